@@ -1,0 +1,79 @@
+/**
+ * Bytes → ModelProto, with a named error for every way a file can fail to be a usable ONNX model.
+ *
+ * protobufjs decodes `bytes` fields as views into the input, so a large model decodes in
+ * milliseconds and its weights are not copied: keep the input buffer alive and do not transfer it
+ * away while the model is in use. Every tensor leaves here with its data in raw_data.
+ */
+import { ModelProtoType } from './protoRoot.ts';
+import { EmptyFileError, InvalidModelError, NotOnnxError, StudioError, TruncatedModelError } from './errors.ts';
+import type { ModelProto } from './model.ts';
+import { forEachTensor } from './walk.ts';
+import { moveTypedFieldsToRaw } from './tensorData.ts';
+import { type ExternalFiles, isExternal, resolveExternalTensor } from './externalData.ts';
+
+export interface DecodeOptions {
+  /** The model's external data files, by file name. */
+  externalData?: ExternalFiles;
+  /** Name of the file, for messages. */
+  fileName?: string;
+}
+
+const signatures: [string, number[]][] = [
+  ['a PNG image', [0x89, 0x50, 0x4e, 0x47]],
+  ['a JPEG image', [0xff, 0xd8, 0xff]],
+  ['a GIF image', [0x47, 0x49, 0x46, 0x38]],
+  ['a ZIP archive (a PyTorch checkpoint or Keras file?)', [0x50, 0x4b, 0x03, 0x04]],
+  ['a PDF document', [0x25, 0x50, 0x44, 0x46]],
+  ['a gzip archive', [0x1f, 0x8b]],
+  ['a GGUF model', [0x47, 0x47, 0x55, 0x46]],
+];
+
+/** What the bytes look like when they are a known non-ONNX format. */
+function sniff(bytes: Uint8Array): string | undefined {
+  for (const [what, sig] of signatures) if (sig.every((b, i) => bytes[i] === b)) return what;
+  if (bytes.length >= 8 && String.fromCharCode(...bytes.subarray(4, 8)) === 'TFL3') return 'a TensorFlow Lite model';
+  const head = String.fromCharCode(...bytes.subarray(0, 64)).trimStart();
+  if (head.startsWith('{') || head.startsWith('[')) return 'a JSON file';
+  if (head.startsWith('<')) return 'an HTML or XML file';
+  return undefined;
+}
+
+/** Parses an ONNX model. Throws EmptyFileError, NotOnnxError, TruncatedModelError, InvalidModelError or ExternalDataError. */
+export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelProto {
+  const file = options.fileName ? `"${options.fileName}"` : 'The file';
+  if (bytes.byteLength === 0) throw new EmptyFileError(`${file} is empty (0 bytes): it is not an ONNX model`);
+  const looksLike = sniff(bytes);
+  if (looksLike) throw new NotOnnxError(`${file} is ${looksLike}, not an ONNX model`);
+
+  let model: ModelProto;
+  try {
+    model = ModelProtoType.decode(bytes) as unknown as ModelProto;
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    // A ModelProto starts with ir_version (field 1, varint: tag byte 0x08). A file that starts so and
+    // ends inside a field was cut short; anything else is not a model.
+    if (bytes[0] === 0x08 && /index out of range/.test(message)) {
+      throw new TruncatedModelError(
+        `${file} ends in the middle of the model (${bytes.byteLength.toLocaleString("en-US")} bytes): it is truncated or damaged, perhaps by an interrupted download or copy`,
+      );
+    }
+    if (e instanceof RangeError && /call stack/i.test(message)) {
+      throw new InvalidModelError(`${file} nests graphs too deeply to be read`);
+    }
+    throw new NotOnnxError(`${file} is not an ONNX model (it does not parse as an ONNX protobuf: ${message})`);
+  }
+  if (!model.graph || !model.ir_version || model.ir_version < 1) {
+    throw new NotOnnxError(`${file} is not an ONNX model (no IR version or no graph in it)`);
+  }
+  try {
+    forEachTensor(model, (t) => {
+      if (isExternal(t)) resolveExternalTensor(t, options.externalData);
+      moveTypedFieldsToRaw(t);
+    });
+  } catch (e) {
+    if (e instanceof StudioError) throw e;
+    throw new InvalidModelError(`${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return model;
+}

@@ -1,0 +1,167 @@
+/**
+ * The graph as the rest of the studio walks it: who produces and who consumes each tensor, a
+ * topological order (also for graphs stored out of order), stable node ids, and where the weights are.
+ *
+ * Weights are found wherever real exporters put them: initializers (also when old IR versions list
+ * them in graph.input too) and Constant nodes. Built once per model, read-only afterwards; adjacency is
+ * kept in flat arrays because selection and layout traverse graphs of tens of thousands of nodes.
+ */
+import { InvalidModelError } from './errors.ts';
+import type { GraphProto, NodeId, NodeProto, TensorName, TensorProto, ValueInfoProto } from './model.ts';
+import { assignNodeIds } from './nodeIds.ts';
+import { subgraphsOf, forEachGraph } from './walk.ts';
+import { constantNodeTensor } from './constantNode.ts';
+
+export interface GraphIndex {
+  readonly graph: GraphProto;
+  /** Nodes in file order; every other per-node array is indexed alike. */
+  readonly nodes: readonly NodeProto[];
+  readonly ids: readonly NodeId[];
+  readonly indexOfId: ReadonlyMap<NodeId, number>;
+  /** Node index producing each tensor. */
+  readonly producer: ReadonlyMap<TensorName, number>;
+  /** Node indices consuming each tensor (a node that reads a tensor twice is listed once). */
+  readonly consumers: ReadonlyMap<TensorName, readonly number[]>;
+  /** Node indices in topological order (stable: file order where the graph allows it). */
+  readonly order: Int32Array;
+  /** Initializers by name. */
+  readonly initializers: ReadonlyMap<TensorName, TensorProto>;
+  /** Tensors produced by Constant nodes, by output name. */
+  readonly constants: ReadonlyMap<TensorName, TensorProto>;
+  /** Graph inputs that are real inputs (not initializers listed as inputs, as old IR versions do). */
+  readonly inputs: readonly ValueInfoProto[];
+  readonly outputs: readonly ValueInfoProto[];
+  /** Tensors every node reads, explicit inputs first, then outer-scope names its subgraphs use. */
+  readonly nodeInputs: readonly (readonly TensorName[])[];
+  /** CSR adjacency over node indices: successors of i are succ[succStart[i] .. succStart[i+1]). */
+  readonly succStart: Int32Array;
+  readonly succ: Int32Array;
+  readonly predStart: Int32Array;
+  readonly pred: Int32Array;
+}
+
+/** The weight value of a tensor name: an initializer or a Constant node's output, else undefined. */
+export function weightOf(index: GraphIndex, name: string): TensorProto | undefined {
+  return index.initializers.get(name as TensorName) ?? index.constants.get(name as TensorName);
+}
+
+/** Names a node's subgraphs read from the enclosing scopes (used by If/Loop/Scan bodies). */
+function outerScopeInputs(node: NodeProto): string[] {
+  const used = new Set<string>();
+  for (const sub of subgraphsOf(node)) {
+    forEachGraph(sub, (g) => {
+      const defined = new Set<string>([
+        ...g.input.map((v) => v.name ?? ''),
+        ...g.initializer.map((t) => t.name ?? ''),
+        ...g.node.flatMap((n) => n.output),
+      ]);
+      for (const n of g.node) for (const i of n.input) if (i && !defined.has(i)) used.add(i);
+    });
+  }
+  return [...used];
+}
+
+function buildCsr(count: number, edges: [number, number][]): { start: Int32Array; targets: Int32Array } {
+  const start = new Int32Array(count + 1);
+  for (const [a] of edges) start[a + 1]++;
+  for (let i = 0; i < count; i++) start[i + 1] += start[i];
+  const fill = start.slice(0, count);
+  const targets = new Int32Array(edges.length);
+  for (const [a, b] of edges) targets[fill[a]++] = b;
+  return { start, targets };
+}
+
+/** Builds the index. Throws InvalidModelError for a cycle or a tensor produced twice. */
+export function buildGraphIndex(graph: GraphProto): GraphIndex {
+  const nodes = graph.node;
+  const ids = assignNodeIds(nodes);
+  const indexOfId = new Map<NodeId, number>(ids.map((id, i) => [id, i]));
+  const producer = new Map<TensorName, number>();
+  const constants = new Map<TensorName, TensorProto>();
+  nodes.forEach((n, i) => {
+    for (const o of n.output) {
+      if (!o) continue;
+      if (producer.has(o as TensorName)) {
+        throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producer.get(o as TensorName)!]} and ${ids[i]})`);
+      }
+      producer.set(o as TensorName, i);
+    }
+    if (n.op_type === 'Constant' && !n.domain && n.output[0]) {
+      const t = constantNodeTensor(n);
+      if (t) constants.set(n.output[0] as TensorName, t);
+    }
+  });
+
+  const initializers = new Map<TensorName, TensorProto>(graph.initializer.map((t) => [(t.name ?? '') as TensorName, t]));
+  const inputs = graph.input.filter((v) => !initializers.has((v.name ?? '') as TensorName));
+
+  const consumers = new Map<TensorName, number[]>();
+  const nodeInputs: TensorName[][] = [];
+  const edges: [number, number][] = [];
+  nodes.forEach((n, i) => {
+    const reads = [...new Set([...n.input.filter((x) => x), ...outerScopeInputs(n)])] as TensorName[];
+    nodeInputs.push(reads);
+    for (const t of reads) {
+      let list = consumers.get(t);
+      if (!list) consumers.set(t, (list = []));
+      list.push(i);
+      const p = producer.get(t);
+      if (p !== undefined) edges.push([p, i]);
+    }
+  });
+  const succCsr = buildCsr(nodes.length, edges);
+  const predCsr = buildCsr(nodes.length, edges.map(([a, b]) => [b, a]));
+  const order = topologicalOrder(nodes.length, succCsr.start, succCsr.targets, predCsr.start);
+  if (order.length < nodes.length) {
+    const placed = new Set(order);
+    const stuck = ids.filter((_, i) => !placed.has(i)).slice(0, 5);
+    throw new InvalidModelError(`the graph has a cycle (it runs through ${stuck.join(', ')}…)`);
+  }
+  return {
+    graph, nodes, ids, indexOfId, producer, consumers, order, initializers, constants, inputs,
+    outputs: graph.output, nodeInputs,
+    succStart: succCsr.start, succ: succCsr.targets, predStart: predCsr.start, pred: predCsr.targets,
+  };
+}
+
+/** Kahn's algorithm with a min-heap on node index, so a graph already in order keeps its order. */
+function topologicalOrder(count: number, succStart: Int32Array, succ: Int32Array, predStart: Int32Array): Int32Array {
+  const indegree = new Int32Array(count);
+  for (let i = 0; i < count; i++) indegree[i] = predStart[i + 1] - predStart[i];
+  const heap: number[] = [];
+  const push = (v: number) => {
+    heap.push(v);
+    for (let c = heap.length - 1; c > 0; ) {
+      const p = (c - 1) >> 1;
+      if (heap[p] <= heap[c]) break;
+      [heap[p], heap[c]] = [heap[c], heap[p]];
+      c = p;
+    }
+  };
+  const pop = (): number => {
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let p = 0; ; ) {
+        const l = 2 * p + 1, r = l + 1;
+        let m = p;
+        if (l < heap.length && heap[l] < heap[m]) m = l;
+        if (r < heap.length && heap[r] < heap[m]) m = r;
+        if (m === p) break;
+        [heap[p], heap[m]] = [heap[m], heap[p]];
+        p = m;
+      }
+    }
+    return top;
+  };
+  for (let i = 0; i < count; i++) if (indegree[i] === 0) push(i);
+  const order = new Int32Array(count);
+  let n = 0;
+  while (heap.length > 0) {
+    const v = pop();
+    order[n++] = v;
+    for (let k = succStart[v]; k < succStart[v + 1]; k++) if (--indegree[succ[k]] === 0) push(succ[k]);
+  }
+  return order.subarray(0, n);
+}

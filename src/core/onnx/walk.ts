@@ -1,0 +1,42 @@
+/**
+ * Visiting every graph and every tensor of a model, subgraphs of If/Loop/Scan included. Decoding,
+ * the summary and the writers all need "every tensor", and a model keeps tensors in three places:
+ * initializers, Constant nodes' attributes, and subgraphs' own initializers.
+ */
+import type { GraphProto, ModelProto, NodeProto, TensorProto } from './model.ts';
+
+/** Calls `fn` on the graph and on every subgraph nested in its nodes' attributes, depth first. */
+export function forEachGraph(graph: GraphProto, fn: (g: GraphProto, depth: number) => void, depth = 0): void {
+  fn(graph, depth);
+  for (const node of graph.node) {
+    for (const sub of subgraphsOf(node)) forEachGraph(sub, fn, depth + 1);
+  }
+}
+
+/** The graphs a node carries in its attributes (If's branches, Loop's body, …). */
+export function subgraphsOf(node: NodeProto): GraphProto[] {
+  const out: GraphProto[] = [];
+  for (const a of node.attribute) {
+    if (a.g) out.push(a.g);
+    for (const g of a.graphs) out.push(g);
+  }
+  return out;
+}
+
+/** Calls `fn` on every dense tensor of the model: initializers and tensor attributes, in every graph. */
+export function forEachTensor(model: ModelProto, fn: (t: TensorProto, where: 'initializer' | 'attribute') => void): void {
+  if (!model.graph) return;
+  forEachGraph(model.graph, (g) => {
+    for (const t of g.initializer) fn(t, 'initializer');
+    for (const s of g.sparse_initializer) {
+      if (s.values) fn(s.values, 'initializer');
+      if (s.indices) fn(s.indices, 'initializer');
+    }
+    for (const node of g.node) {
+      for (const a of node.attribute) {
+        if (a.t) fn(a.t, 'attribute');
+        for (const t of a.tensors) fn(t, 'attribute');
+      }
+    }
+  });
+}
