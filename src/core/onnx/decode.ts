@@ -10,7 +10,7 @@ import { EmptyFileError, InvalidModelError, NotOnnxError, StudioError, Truncated
 import type { ModelProto } from './model.ts';
 import { forEachTensor } from './walk.ts';
 import { moveTypedFieldsToRaw } from './tensorData.ts';
-import { type ExternalFiles, isExternal, resolveExternalTensor } from './externalData.ts';
+import { type ExternalFiles, externalLocation, isExternal, resolveExternalTensor } from './externalData.ts';
 
 export interface DecodeOptions {
   /** The model's external data files, by file name. */
@@ -42,6 +42,31 @@ function sniff(bytes: Uint8Array): string | undefined {
 /** Parses an ONNX model. Throws EmptyFileError, NotOnnxError, TruncatedModelError, InvalidModelError or ExternalDataError. */
 export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelProto {
   const file = options.fileName ? `"${options.fileName}"` : 'The file';
+  const model = parseModelProto(bytes, file);
+  try {
+    forEachTensor(model, (t) => {
+      if (isExternal(t)) resolveExternalTensor(t, options.externalData);
+      moveTypedFieldsToRaw(t);
+    });
+  } catch (e) {
+    if (e instanceof StudioError) throw e;
+    throw new InvalidModelError(`${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return model;
+}
+
+/** The names of the external data files a model refers to (empty for a self-contained model). */
+export function externalDataNames(bytes: Uint8Array, fileName?: string): string[] {
+  const names = new Set<string>();
+  forEachTensor(parseModelProto(bytes, fileName ? `"${fileName}"` : 'The file'), (t) => {
+    const location = isExternal(t) ? externalLocation(t) : undefined;
+    if (location) names.add(location);
+  });
+  return [...names];
+}
+
+/** The protobuf parse, with the file-level checks and errors. */
+function parseModelProto(bytes: Uint8Array, file: string): ModelProto {
   if (bytes.byteLength === 0) throw new EmptyFileError(`${file} is empty (0 bytes): it is not an ONNX model`);
   const looksLike = sniff(bytes);
   if (looksLike) throw new NotOnnxError(`${file} is ${looksLike}, not an ONNX model`);
@@ -65,15 +90,6 @@ export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelPro
   }
   if (!model.graph || !model.ir_version || model.ir_version < 1) {
     throw new NotOnnxError(`${file} is not an ONNX model (no IR version or no graph in it)`);
-  }
-  try {
-    forEachTensor(model, (t) => {
-      if (isExternal(t)) resolveExternalTensor(t, options.externalData);
-      moveTypedFieldsToRaw(t);
-    });
-  } catch (e) {
-    if (e instanceof StudioError) throw e;
-    throw new InvalidModelError(`${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`);
   }
   return model;
 }

@@ -4,7 +4,7 @@
  */
 export * from './model.ts';
 export * from './errors.ts';
-export { decode, type DecodeOptions } from './decode.ts';
+export { decode, externalDataNames, type DecodeOptions } from './decode.ts';
 export { encode, encodeParts } from './encode.ts';
 export * from './elementTypes.ts';
 export * from './tensorData.ts';

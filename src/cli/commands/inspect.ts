@@ -1,0 +1,74 @@
+/**
+ * `qstudio inspect <model.onnx> [--json] [--data <file>...]`: the model summary the page shows after a
+ * drop, as text or JSON. External data files are found beside the model or given with --data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { externalDataNames, openModel, type ModelSummary } from '../../core/onnx/index.ts';
+import { formatBytes, formatCount, formatShape } from '../format.ts';
+import { parse, readInputFile, UsageError } from '../usage.ts';
+
+const usage = `Usage: qstudio inspect <model.onnx> [--json] [--data <file>]...
+
+Prints what is in a model: IR version, opsets, inputs and outputs with their shapes, op types,
+weights, and whether it is already quantized or uses custom ops.
+
+Options:
+  --json         print the summary as JSON (the same data the page shows)
+  --data <file>  an external data file of the model (default: those it names, beside the model)`;
+
+/** External data files the model names, read from beside it unless given with --data. */
+export function loadExternalFiles(modelPath: string, bytes: Uint8Array, given: string[]): Map<string, Uint8Array> {
+  const files = new Map<string, Uint8Array>();
+  for (const f of given) files.set(path.basename(f), readInputFile(f));
+  for (const name of externalDataNames(bytes, path.basename(modelPath))) {
+    if (files.has(name) || files.has(path.basename(name))) continue;
+    const candidate = path.join(path.dirname(modelPath), name);
+    if (fs.existsSync(candidate)) files.set(name, readInputFile(candidate));
+  }
+  return files;
+}
+
+export function printSummary(s: ModelSummary): string {
+  const lines: string[] = [];
+  const opsets = s.opsets.map((o) => `${o.domain || 'ai.onnx'} ${o.version}`).join(', ');
+  lines.push(`${s.fileName}  (${formatBytes(s.byteLength)})`);
+  lines.push(`  IR version ${s.irVersion}; opsets: ${opsets}${s.producer ? `; producer: ${s.producer}` : ''}`);
+  lines.push('');
+  lines.push('Inputs');
+  for (const t of s.inputs) lines.push(`  ${t.name}  ${t.elemType}[${formatShape(t.shape)}]`);
+  lines.push('Outputs');
+  for (const t of s.outputs) lines.push(`  ${t.name}  ${t.elemType}[${formatShape(t.shape)}]`);
+  lines.push('');
+  const sub = s.subgraphNodeCount ? ` (+${formatCount(s.subgraphNodeCount)} in subgraphs)` : '';
+  lines.push(`Nodes: ${formatCount(s.nodeCount)}${sub}, ${formatCount(s.unnamedNodeCount)} unnamed`);
+  const width = Math.max(...s.ops.map((o) => (o.domain ? `${o.domain}.` : '').length + o.opType.length), 4);
+  for (const o of s.ops) lines.push(`  ${`${o.domain ? `${o.domain}.` : ''}${o.opType}`.padEnd(width)}  ${String(o.count).padStart(5)}`);
+  lines.push('');
+  lines.push(`Weights: ${formatCount(s.parameterCount)} values, ${formatBytes(s.parameterBytes)}`);
+  for (const w of s.weightTypes) lines.push(`  ${w.elemType.padEnd(9)} ${String(w.tensors).padStart(5)} tensors  ${formatCount(w.elements)} values`);
+  lines.push(`Quantization: ${s.quantization.state}${s.float16 ? ', float16' : ''}`);
+  if (s.notes.length) {
+    lines.push('');
+    for (const n of s.notes) lines.push(`Note: ${n}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const inspectCommand = {
+  summary: 'print what is in a model (shapes, ops, weights, quantization)',
+  usage,
+  async run(args: string[]): Promise<number> {
+    const { values, positionals } = parse(args, {
+      json: { type: 'boolean', default: false },
+      data: { type: 'string', multiple: true, default: [] },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one model file');
+    const modelPath = positionals[0];
+    const bytes = readInputFile(modelPath);
+    const externalData = loadExternalFiles(modelPath, bytes, values.data as string[]);
+    const { summary } = openModel(bytes, { fileName: path.basename(modelPath), externalData });
+    process.stdout.write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : printSummary(summary));
+    return 0;
+  },
+};
