@@ -1,0 +1,21 @@
+/**
+ * `npm run bench [suite...]`: runs the benchmark suites (all when none is named), writing
+ * bench/results/<suite>.json and the tables in bench/README.md.
+ */
+import { record, type Suite } from './harness.ts';
+import { onnxIoSuite } from './suites/onnxIo.ts';
+
+const suites: Suite[] = [onnxIoSuite];
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
+if (unknown.length) {
+  console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${suites.map((s) => s.name).join(', ')}`);
+  process.exit(1);
+}
+for (const suite of suites.filter((s) => wanted.length === 0 || wanted.includes(s.name))) {
+  console.log(`== ${suite.name}`);
+  const rows = await suite.run();
+  for (const r of rows) console.log(JSON.stringify(r));
+  record(suite, rows);
+}
