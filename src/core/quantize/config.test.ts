@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFromJSON, configToJSON, quarkCalibrateMethod, validateConfig } from './config.ts';
+
+function errorOf(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('validateConfig: defaults', () => {
+  it('an empty object is ORT/Quark defaults: int8/int8, MinMax, float scales, per tensor', () => {
+    const c = validateConfig({});
+    expect(c).toMatchObject({
+      activationType: 'int8', // quantize_static activation_type=QuantType.QInt8
+      weightType: 'int8',
+      calibrationMethod: 'MinMax',
+      scaleType: 'float32',
+      perChannel: false,
+      reduceRange: false,
+      opTypesToQuantize: [],
+      subgraphsToExclude: [],
+      enableNpuCnn: false,
+      includeCle: false,
+    });
+    expect(c.extraOptions).toMatchObject({
+      ActivationSymmetric: false, // documented default of both references
+      WeightSymmetric: true, // int8 weights
+      Int32Bias: true,
+      QuantizeBias: true,
+      AlignConcat: false,
+      CalibTensorRangeSymmetric: false,
+      Percentile: 99.999,
+      NumBins: 2048,
+      NumQuantizedBins: 128,
+      MinMSEMode: 'All',
+      MinimumRealRange: null,
+      UseQDQContribOps: false,
+    });
+  });
+  it('fills dependent defaults the way the references do', () => {
+    // WeightSymmetric follows the weight type's signedness (qdq_quantizer.is_weight_symmetric).
+    expect(validateConfig({ weightType: 'uint8' }).extraOptions.WeightSymmetric).toBe(false);
+    // Int32Bias is false under enable_npu_cnn (Quark docs, Int32Bias).
+    expect(validateConfig({ enableNpuCnn: true }).extraOptions.Int32Bias).toBe(false);
+    // Align* default on with power-of-two scales; the calibration range is symmetric then too.
+    const pof2 = validateConfig({ scaleType: 'powerOfTwo', calibrationMethod: 'MinMSE' }).extraOptions;
+    expect([pof2.AlignConcat, pof2.AlignSlice, pof2.CalibTensorRangeSymmetric]).toEqual([true, true, true]);
+    // Percentile calibrators are symmetric by default; Entropy uses 128 bins.
+    expect(validateConfig({ calibrationMethod: 'Percentile' }).extraOptions.CalibTensorRangeSymmetric).toBe(true);
+    expect(validateConfig({ calibrationMethod: 'Entropy' }).extraOptions.NumBins).toBe(128);
+  });
+  it('an explicit value beats the default', () => {
+    const c = validateConfig({ enableNpuCnn: true, extraOptions: { Int32Bias: true, MinimumRealRange: 1e-4 } });
+    expect(c.extraOptions.Int32Bias).toBe(true);
+    expect(c.extraOptions.MinimumRealRange).toBe(1e-4);
+  });
+  it('keeps exclusions', () => {
+    const c = validateConfig({
+      nodesToExclude: ['/model.22/Concat_3'],
+      opTypesToExclude: ['Softmax'],
+      subgraphsToExclude: [{ starts: ['/model.22/Concat_3'], ends: ['/model.22/Concat_5'] }],
+    });
+    expect(c.subgraphsToExclude).toEqual([{ starts: ['/model.22/Concat_3'], ends: ['/model.22/Concat_5'] }]);
+    expect(c.opTypesToExclude).toEqual(['Softmax']);
+  });
+});
+
+describe('validateConfig: errors name the field', () => {
+  const enumOf = (values: string) => `expected one of ${values}, got`;
+  it.each([
+    [{ activationType: 'int9' }, 'config.activationType', `${enumOf('int8, uint8, int16, uint16')} "int9"`],
+    [{ weightType: 4 }, 'config.weightType', `${enumOf('int8, uint8, int16, uint16')} 4`],
+    [{ perChannel: 'yes' }, 'config.perChannel', 'expected true or false, got "yes"'],
+    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE')} "KL"`],
+    [{ nodesToExclude: 'Conv_1' }, 'config.nodesToExclude', 'expected an array of names, got "Conv_1"'],
+    [{ nodesToExclude: ['a', ''] }, 'config.nodesToExclude[1]', 'expected a non-empty string, got ""'],
+    [{ extraOptions: { Percentile: 101 } }, 'config.extraOptions.Percentile', 'expected a number in (0, 100], got 101'],
+    [{ extraOptions: { NumBins: 10.5 } }, 'config.extraOptions.NumBins', 'expected an integer in [1, 16777216], got 10.5'],
+    [{ extraOptions: { MinMSEMode: 'Fast' } }, 'config.extraOptions.MinMSEMode', `${enumOf('All, MostCommon, Percentile')} "Fast"`],
+  ])('%j → %s', (input, field, message) => {
+    const e = errorOf(() => validateConfig(input));
+    expect(e.name).toBe('ConfigError');
+    expect(e.field).toBe(field);
+    expect(e.message).toBe(`${field}: ${message}`);
+  });
+  it('rejects unknown fields, with a hint for typos and Quark names', () => {
+    expect(errorOf(() => validateConfig({ perChanel: true })).message).toBe(
+      'config.perChanel: unknown field (did you mean perChannel?)',
+    );
+    expect(errorOf(() => validateConfig({ per_channel: true })).message).toBe(
+      "config.per_channel: unknown field (Quark's per_channel is perChannel here)",
+    );
+    expect(errorOf(() => validateConfig({ extraOptions: { ActivationSymetric: true } })).field).toBe(
+      'config.extraOptions.ActivationSymetric',
+    );
+    expect(errorOf(() => validateConfig({ extraOptions: { ConvertBNToConv: true } })).message).toBe(
+      'config.extraOptions.ConvertBNToConv: unknown field',
+    );
+  });
+  it('checks subgraph exclusions', () => {
+    expect(errorOf(() => validateConfig({ subgraphsToExclude: [{ starts: ['a'] }] })).field).toBe(
+      'config.subgraphsToExclude[0].ends',
+    );
+    expect(errorOf(() => validateConfig({ subgraphsToExclude: [{ starts: [], ends: ['b'] }] })).field).toBe(
+      'config.subgraphsToExclude[0].starts',
+    );
+    const extraKey = { subgraphsToExclude: [{ starts: ['a'], ends: ['b'], mid: [] }] };
+    expect(errorOf(() => validateConfig(extraKey)).field).toBe('config.subgraphsToExclude[0].mid');
+  });
+  it('rejects combinations the references cannot run', () => {
+    // Quark deploys power-of-two scales only with MinMax (NonOverflow) or MinMSE.
+    expect(errorOf(() => validateConfig({ scaleType: 'powerOfTwo', calibrationMethod: 'Percentile' })).field).toBe(
+      'config.calibrationMethod',
+    );
+    expect(errorOf(() => validateConfig({ extraOptions: { NumBins: 64, NumQuantizedBins: 128 } })).field).toBe(
+      'config.extraOptions.NumQuantizedBins',
+    );
+  });
+  it('rejects what is not an object', () => {
+    expect(errorOf(() => validateConfig(null)).field).toBe('config');
+    expect(errorOf(() => validateConfig([])).field).toBe('config');
+    expect(errorOf(() => validateConfig({ extraOptions: 3 })).field).toBe('config.extraOptions');
+  });
+});
+
+describe('JSON round trip', () => {
+  it('configFromJSON(configToJSON(c)) equals c, and the text lists every field', () => {
+    const c = validateConfig({
+      activationType: 'uint16',
+      perChannel: true,
+      subgraphsToExclude: [{ starts: ['s'], ends: ['e1', 'e2'] }],
+      extraOptions: { MinimumRealRange: 0.001, Percentile: 99.99 },
+    });
+    const text = configToJSON(c);
+    expect(configFromJSON(text)).toEqual(c);
+    expect(Object.keys(JSON.parse(text).extraOptions)).toHaveLength(Object.keys(c.extraOptions).length);
+    expect(configToJSON(configFromJSON(text))).toBe(text);
+  });
+  it('bad JSON is a ConfigError on config', () => {
+    const e = errorOf(() => configFromJSON('{"perChannel": tru'));
+    expect(e.field).toBe('config');
+  });
+});
+
+describe('quarkCalibrateMethod (config/maps.py)', () => {
+  it.each([
+    ['MinMax', 'float32', 'CalibrationMethod.MinMax'],
+    ['Percentile', 'float32', 'CalibrationMethod.Percentile'],
+    ['Entropy', 'float32', 'CalibrationMethod.Entropy'],
+    ['MinMax', 'powerOfTwo', 'PowerOfTwoMethod.NonOverflow'],
+    ['MinMSE', 'powerOfTwo', 'PowerOfTwoMethod.MinMSE'],
+  ] as const)('%s with %s scales is %s', (calibrationMethod, scaleType, name) => {
+    expect(quarkCalibrateMethod({ calibrationMethod, scaleType })).toBe(name);
+  });
+});

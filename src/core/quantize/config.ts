@@ -1,0 +1,357 @@
+/**
+ * The one quantization configuration, shaped like AMD Quark's QuantizationConfig so that Quark and ONNX Runtime
+ * users recognise it: the constructor arguments become camelCase fields (activation_type → activationType), and
+ * `extraOptions` keeps Quark's (and ORT's) exact PascalCase keys (ActivationSymmetric, Int32Bias, ...).
+ *
+ * A QuantConfig is always complete: validateConfig accepts a partial JSON object, rejects anything unknown or
+ * ill-typed with a ConfigError naming the field, and fills every missing key with the default the references
+ * give for that combination (e.g. Int32Bias is false when enableNpuCnn is set). Downstream code never guesses a
+ * default. This module holds data and validation only; it quantizes nothing.
+ */
+import { StudioError } from '../onnx/errors.ts';
+
+import { QUANT_TYPES } from './numeric.ts';
+
+/** Integer types for activations and weights (Quark QuantType/ExtendedQuantType QInt8, QUInt8, QInt16, QUInt16). */
+export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
+export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
+
+/** Quark's CalibMethod names (quark/onnx/quantization/config/spec.py); ORT's CalibrationMethod has the first 3. */
+export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE'] as const;
+export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
+
+/** Quark's ScaleType.Float32 / ScaleType.PowerOf2. */
+export const SCALE_TYPES = ['float32', 'powerOfTwo'] as const;
+export type ScaleType = (typeof SCALE_TYPES)[number];
+
+/** Quark's MinMSE modes: search on all calibration data, per batch (most common result), or a percentile cut. */
+export const MINMSE_MODES = ['All', 'MostCommon', 'Percentile'] as const;
+export type MinMseMode = (typeof MINMSE_MODES)[number];
+
+/** Quark subgraphs_to_exclude entry ([starts], [ends]): the nodes between them, both ends included. */
+export interface SubgraphExclusion {
+  readonly starts: readonly string[];
+  readonly ends: readonly string[];
+}
+
+/** Quark/ORT extra_options, exact keys. Each line: meaning; default when left out of the input. */
+export interface ExtraOptions {
+  /** Symmetric activations (zero point 0, or 128/127 for unsigned); false. */
+  readonly ActivationSymmetric: boolean;
+  /** Symmetric weights; true for signed weight types, false for unsigned (ORT and Quark quantizers). */
+  readonly WeightSymmetric: boolean;
+  /** Bias as int32 with scale inputScale×weightScale; false: bias quantized like a weight. !enableNpuCnn. */
+  readonly Int32Bias: boolean;
+  /** Quantize biases at all; true. */
+  readonly QuantizeBias: boolean;
+  /** One Q/DQ pair per consumer instead of a shared pair; false. */
+  readonly DedicatedQDQPair: boolean;
+  /** Quantize every op type, not only the supported list; false. */
+  readonly QuantizeAllOpTypes: boolean;
+  /** Quantize latent ops (MaxPool, Transpose, ...) even when their input is not quantized; false. */
+  readonly ForceQuantizeNoInputCheck: boolean;
+  /** Give a Concat's inputs and output one scale; true with power-of-two scales, else false. */
+  readonly AlignConcat: boolean;
+  /** Give a Slice's input and output one scale; true with power-of-two scales, else false. */
+  readonly AlignSlice: boolean;
+  /** Quantize constant inputs of Mul/Add/Sub/Div/Min/Max with the activation type; false. */
+  readonly AlignEltwiseQuantType: boolean;
+  /** Fold a Relu after Conv into the Conv's output quantization; false. */
+  readonly FoldRelu: boolean;
+  /** Calibrate on random inputs when no calibration data is given; false. */
+  readonly UseRandomData: boolean;
+  /** Calibrators make each range symmetric around 0; true for Percentile and power-of-two methods, else false. */
+  readonly CalibTensorRangeSymmetric: boolean;
+  /** MinMax keeps a moving average of per-batch min/max; false. */
+  readonly CalibMovingAverage: boolean;
+  /** Smoothing factor of that moving average, in (0, 1]; 0.01. */
+  readonly CalibMovingAverageConstant: number;
+  /** Percentile kept by Percentile calibration, in percent (ORT: CalibPercentile); 99.999. */
+  readonly Percentile: number;
+  /** Histogram bins of histogram calibrators; 128 for Entropy, else 2048. */
+  readonly NumBins: number;
+  /** Entropy's quantized bins; 128. */
+  readonly NumQuantizedBins: number;
+  /** MinMSE search mode (Quark MinMSEMode; MinMSEModePof2Scale in newer code); 'All'. */
+  readonly MinMSEMode: MinMseMode;
+  /** ORT MinimumRealRange: least rmax − rmin when computing parameters, or null; null. */
+  readonly MinimumRealRange: number | null;
+  /** ORT UseQDQContribOps: write Q/DQ in the com.microsoft domain even when ai.onnx could; false. */
+  readonly UseQDQContribOps: boolean;
+}
+
+export interface QuantConfig {
+  /** activation_type. */
+  readonly activationType: ConfigQuantType;
+  /** weight_type. */
+  readonly weightType: ConfigQuantType;
+  /** calibrate_method, read together with scaleType (see quarkCalibrateMethod). */
+  readonly calibrationMethod: CalibrationMethod;
+  /** Quark ScaleType of activations and weights. */
+  readonly scaleType: ScaleType;
+  /** per_channel: per-channel weight scales. */
+  readonly perChannel: boolean;
+  /** reduce_range: 7-bit-like ranges for weights. */
+  readonly reduceRange: boolean;
+  /** op_types_to_quantize; empty means every supported op type. */
+  readonly opTypesToQuantize: readonly string[];
+  /** nodes_to_exclude (node names). */
+  readonly nodesToExclude: readonly string[];
+  /** Op types left in float (Quark QConfig layer_type_config with a None config). */
+  readonly opTypesToExclude: readonly string[];
+  /** subgraphs_to_exclude. */
+  readonly subgraphsToExclude: readonly SubgraphExclusion[];
+  /** enable_npu_cnn: apply the Ryzen AI NPU CNN constraints. */
+  readonly enableNpuCnn: boolean;
+  /** include_cle: cross-layer equalization before quantization. */
+  readonly includeCle: boolean;
+  readonly extraOptions: ExtraOptions;
+}
+
+/** What validateConfig accepts: any subset of the fields (and of extraOptions). */
+export type QuantConfigInput = Partial<Omit<QuantConfig, 'extraOptions'>> & { extraOptions?: Partial<ExtraOptions> };
+
+/** A configuration that cannot be used; `field` is the path of the offending field, e.g. config.activationType. */
+export class ConfigError extends StudioError {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super(`${field}: ${detail}`);
+  }
+}
+
+/** Quark's name for each top-level field, for messages and documentation. */
+export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, 'extraOptions'>, string>> = {
+  activationType: 'activation_type',
+  weightType: 'weight_type',
+  calibrationMethod: 'calibrate_method',
+  scaleType: 'scale_type',
+  perChannel: 'per_channel',
+  reduceRange: 'reduce_range',
+  opTypesToQuantize: 'op_types_to_quantize',
+  nodesToExclude: 'nodes_to_exclude',
+  opTypesToExclude: 'layer_type_config',
+  subgraphsToExclude: 'subgraphs_to_exclude',
+  enableNpuCnn: 'enable_npu_cnn',
+  includeCle: 'include_cle',
+};
+
+/** Quark's legacy calibrate_method enum for a method and scale type (config/maps.py). */
+export function quarkCalibrateMethod(config: Pick<QuantConfig, 'calibrationMethod' | 'scaleType'>): string {
+  const { calibrationMethod: m, scaleType: s } = config;
+  if (s === 'powerOfTwo') return m === 'MinMax' ? 'PowerOfTwoMethod.NonOverflow' : `PowerOfTwoMethod.${m}`;
+  return m === 'MinMSE' ? 'ExtendedCalibrationMethod.MinMSE' : `CalibrationMethod.${m}`;
+}
+
+// ---- validation -------------------------------------------------------------------------------------------
+
+function show(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' && v !== null ? 'an object' : JSON.stringify(v);
+}
+
+type Check<T> = (value: unknown, field: string) => T;
+
+const bool: Check<boolean> = (v, f) => {
+  if (typeof v !== 'boolean') throw new ConfigError(f, `expected true or false, got ${show(v)}`);
+  return v;
+};
+
+const oneOf =
+  <T extends string>(options: readonly T[]): Check<T> =>
+  (v, f) => {
+    if (typeof v === 'string' && (options as readonly string[]).includes(v)) return v as T;
+    throw new ConfigError(f, `expected one of ${options.join(', ')}, got ${show(v)}`);
+  };
+
+const numberIn =
+  (lo: number, hi: number, opts: { loOpen?: boolean; integer?: boolean } = {}): Check<number> =>
+  (v, f) => {
+    const ok =
+      typeof v === 'number' &&
+      Number.isFinite(v) &&
+      (opts.loOpen ? v > lo : v >= lo) &&
+      v <= hi &&
+      (!opts.integer || Number.isInteger(v));
+    if (ok) return v as number;
+    const kind = opts.integer ? 'an integer' : 'a number';
+    throw new ConfigError(f, `expected ${kind} in ${opts.loOpen ? '(' : '['}${lo}, ${hi}], got ${show(v)}`);
+  };
+
+const nullOr =
+  <T>(check: Check<T>): Check<T | null> =>
+  (v, f) =>
+    v === null ? null : check(v, f);
+
+const stringList: Check<string[]> = (v, f) => {
+  if (!Array.isArray(v)) throw new ConfigError(f, `expected an array of names, got ${show(v)}`);
+  return v.map((s, i) => {
+    if (typeof s === 'string' && s !== '') return s;
+    throw new ConfigError(`${f}[${i}]`, `expected a non-empty string, got ${show(s)}`);
+  });
+};
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+function objectWithKeys(v: unknown, f: string, known: readonly string[]): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new ConfigError(f, `expected an object, got ${show(v)}`);
+  }
+  for (const key of Object.keys(v)) {
+    if (known.includes(key)) continue;
+    const fromQuark = Object.entries(QUARK_PARAMETER_NAMES).find(([, quark]) => quark === key)?.[0];
+    const near = known.find((k) => k.toLowerCase() === key.toLowerCase() || editDistance(k, key) <= 2);
+    const hint = fromQuark ? ` (Quark's ${key} is ${fromQuark} here)` : near ? ` (did you mean ${near}?)` : '';
+    throw new ConfigError(`${f}.${key}`, `unknown field${hint}`);
+  }
+  return v as Record<string, unknown>;
+}
+
+const subgraphList: Check<SubgraphExclusion[]> = (v, f) => {
+  if (!Array.isArray(v)) throw new ConfigError(f, `expected an array of {starts, ends}, got ${show(v)}`);
+  return v.map((item, i) => {
+    const o = objectWithKeys(item, `${f}[${i}]`, ['starts', 'ends']);
+    const starts = stringList(o.starts, `${f}[${i}].starts`);
+    const ends = stringList(o.ends, `${f}[${i}].ends`);
+    if (starts.length === 0) throw new ConfigError(`${f}[${i}].starts`, 'expected at least one node name');
+    if (ends.length === 0) throw new ConfigError(`${f}[${i}].ends`, 'expected at least one node name');
+    return { starts, ends };
+  });
+};
+
+type TopFields = Omit<QuantConfig, 'extraOptions'>;
+
+const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K]>, TopFields[K]] } = {
+  activationType: [oneOf(CONFIG_QUANT_TYPES), 'int8'],
+  weightType: [oneOf(CONFIG_QUANT_TYPES), 'int8'],
+  calibrationMethod: [oneOf(CALIBRATION_METHODS), 'MinMax'],
+  scaleType: [oneOf(SCALE_TYPES), 'float32'],
+  perChannel: [bool, false],
+  reduceRange: [bool, false],
+  opTypesToQuantize: [stringList, []],
+  nodesToExclude: [stringList, []],
+  opTypesToExclude: [stringList, []],
+  subgraphsToExclude: [subgraphList, []],
+  enableNpuCnn: [bool, false],
+  // Quark's QuantizationConfig defaults include_cle to true; plain ORT has no CLE. The Quark presets set it.
+  includeCle: [bool, false],
+};
+
+/** Defaults of the extra options that depend on the top-level fields (Quark docs and quantizer code). */
+function extraDefaults(top: TopFields): ExtraOptions {
+  const pof2 = top.scaleType === 'powerOfTwo';
+  return {
+    ActivationSymmetric: false,
+    WeightSymmetric: QUANT_TYPES[top.weightType].signed,
+    Int32Bias: !top.enableNpuCnn,
+    QuantizeBias: true,
+    DedicatedQDQPair: false,
+    QuantizeAllOpTypes: false,
+    ForceQuantizeNoInputCheck: false,
+    AlignConcat: pof2,
+    AlignSlice: pof2,
+    AlignEltwiseQuantType: false,
+    FoldRelu: false,
+    UseRandomData: false,
+    // Quark calibrators._CALIB_METHOD_DEFAULTS and ORT create_calibrator: Percentile and pof2 default symmetric.
+    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile',
+    CalibMovingAverage: false,
+    CalibMovingAverageConstant: 0.01,
+    Percentile: 99.999,
+    NumBins: top.calibrationMethod === 'Entropy' ? 128 : 2048,
+    NumQuantizedBins: 128,
+    MinMSEMode: 'All',
+    MinimumRealRange: null,
+    UseQDQContribOps: false,
+  };
+}
+
+const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]> } = {
+  ActivationSymmetric: bool,
+  WeightSymmetric: bool,
+  Int32Bias: bool,
+  QuantizeBias: bool,
+  DedicatedQDQPair: bool,
+  QuantizeAllOpTypes: bool,
+  ForceQuantizeNoInputCheck: bool,
+  AlignConcat: bool,
+  AlignSlice: bool,
+  AlignEltwiseQuantType: bool,
+  FoldRelu: bool,
+  UseRandomData: bool,
+  CalibTensorRangeSymmetric: bool,
+  CalibMovingAverage: bool,
+  CalibMovingAverageConstant: numberIn(0, 1, { loOpen: true }),
+  Percentile: numberIn(0, 100, { loOpen: true }),
+  NumBins: numberIn(1, 1 << 24, { integer: true }),
+  NumQuantizedBins: numberIn(1, 1 << 24, { integer: true }),
+  MinMSEMode: oneOf(MINMSE_MODES),
+  MinimumRealRange: nullOr(numberIn(0, Number.MAX_VALUE, { loOpen: true })),
+  UseQDQContribOps: bool,
+};
+
+/** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */
+export function validateConfig(json: unknown): QuantConfig {
+  const input = objectWithKeys(json, 'config', [...Object.keys(TOP_CHECKS), 'extraOptions']);
+  const top = {} as Record<string, unknown>;
+  for (const [key, [check, fallback]] of Object.entries(TOP_CHECKS) as [string, [Check<unknown>, unknown]][]) {
+    top[key] = input[key] === undefined ? structuredClone(fallback) : check(input[key], `config.${key}`);
+  }
+  const topFields = top as unknown as TopFields;
+  if (topFields.scaleType === 'powerOfTwo' && !['MinMax', 'MinMSE'].includes(topFields.calibrationMethod)) {
+    throw new ConfigError(
+      'config.calibrationMethod',
+      `power-of-two scales take MinMax (Quark NonOverflow) or MinMSE, got ${show(topFields.calibrationMethod)}`,
+    );
+  }
+  const rawExtra =
+    input.extraOptions === undefined
+      ? {}
+      : objectWithKeys(input.extraOptions, 'config.extraOptions', Object.keys(EXTRA_CHECKS));
+  const extra = extraDefaults(topFields) as unknown as Record<string, unknown>;
+  for (const [key, check] of Object.entries(EXTRA_CHECKS) as [string, Check<unknown>][]) {
+    if (rawExtra[key] !== undefined) extra[key] = check(rawExtra[key], `config.extraOptions.${key}`);
+  }
+  const extraOptions = extra as unknown as ExtraOptions;
+  if (extraOptions.NumQuantizedBins > extraOptions.NumBins) {
+    throw new ConfigError(
+      'config.extraOptions.NumQuantizedBins',
+      `expected at most NumBins (${extraOptions.NumBins}), got ${extraOptions.NumQuantizedBins}`,
+    );
+  }
+  return { ...topFields, extraOptions };
+}
+
+/** The configuration as JSON text, every field present, in a stable order. */
+export function configToJSON(config: QuantConfig): string {
+  const ordered: Record<string, unknown> = {};
+  for (const key of Object.keys(TOP_CHECKS)) ordered[key] = config[key as keyof TopFields];
+  ordered.extraOptions = Object.fromEntries(
+    Object.keys(EXTRA_CHECKS).map((k) => [k, config.extraOptions[k as keyof ExtraOptions]]),
+  );
+  return JSON.stringify(ordered, null, 2);
+}
+
+/** Parse and validate JSON text; a syntax error is a ConfigError on field `config`. */
+export function configFromJSON(text: string): QuantConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError('config', `not valid JSON (${(e as Error).message})`);
+  }
+  return validateConfig(parsed);
+}
