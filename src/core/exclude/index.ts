@@ -1,0 +1,5 @@
+/** Exclusions: which nodes stay float. Public face of src/core/exclude. */
+export { ExclusionError } from './errors.ts';
+export { matchNodeRef, resolveNodeRefs, resolveOpTypes } from './nodeRefs.ts';
+export { reach, resolveSubgraph, type SubgraphSpec } from './subgraph.ts';
+export { resolveExclusions, type ExclusionSpec, type ResolvedExclusions } from './resolve.ts';

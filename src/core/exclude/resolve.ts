@@ -1,0 +1,48 @@
+/**
+ * All of a configuration's exclusions resolved to nodes: `nodesToExclude` (ids, names, patterns),
+ * `opTypesToExclude`, and `subgraphsToExclude`. The quantizer, the command line and the graph view
+ * all call this, so the nodes a user sees highlighted are the nodes that stay float.
+ */
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import type { NodeId } from '../onnx/model.ts';
+import { resolveNodeRefs, resolveOpTypes } from './nodeRefs.ts';
+import { resolveSubgraph, type SubgraphSpec } from './subgraph.ts';
+
+export interface ExclusionSpec {
+  nodesToExclude?: readonly string[];
+  opTypesToExclude?: readonly string[];
+  subgraphsToExclude?: readonly SubgraphSpec[];
+}
+
+export interface ResolvedExclusions {
+  /** Every excluded node, by index into the graph index's nodes. */
+  nodes: Set<number>;
+  /** The same as stable ids, in topological order. */
+  ids: NodeId[];
+  /** What each rule selected, for reports and the UI's list. */
+  rules: { rule: string; ids: NodeId[] }[];
+}
+
+/** Resolves every exclusion rule; throws ExclusionError for one that names nothing or does not connect. */
+export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): ResolvedExclusions {
+  const nodes = new Set<number>();
+  const rules: ResolvedExclusions['rules'] = [];
+  const toIds = (list: number[]) => list.map((i) => index.ids[i]);
+  const refs = spec.nodesToExclude ?? [];
+  resolveNodeRefs(index, refs, 'nodes_to_exclude').forEach((found, k) => {
+    found.forEach((i) => nodes.add(i));
+    rules.push({ rule: `node ${refs[k]}`, ids: toIds(found) });
+  });
+  if (spec.opTypesToExclude?.length) {
+    const found = resolveOpTypes(index, spec.opTypesToExclude, 'op_types_to_exclude');
+    found.forEach((i) => nodes.add(i));
+    rules.push({ rule: `op types ${spec.opTypesToExclude.join(', ')}`, ids: toIds(found) });
+  }
+  (spec.subgraphsToExclude ?? []).forEach((sub, k) => {
+    const found = resolveSubgraph(index, sub, `subgraphs_to_exclude[${k}]`);
+    found.forEach((i) => nodes.add(i));
+    rules.push({ rule: `subgraph ${sub.starts.join(',')} → ${sub.ends.join(',')}`, ids: toIds(found) });
+  });
+  const ids = Array.from(index.order).filter((i) => nodes.has(i)).map((i) => index.ids[i]);
+  return { nodes, ids, rules };
+}
