@@ -1,0 +1,58 @@
+/**
+ * What every spec shares: the fixture paths, a `test` that fails on any console error or uncaught
+ * page exception, and helpers that give the page files the way a user does (a real drop, the picker).
+ */
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The shared fixture models (../shared/fixtures/models from the repository root). */
+export const MODELS = path.resolve(import.meta.dirname, '../../shared/fixtures/models');
+export const model = (name: string) => path.join(MODELS, name);
+
+export const test = base.extend<{ pageProblems: string[] }>({
+  pageProblems: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(`uncaught exception: ${e.name}: ${e.message}`));
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+      });
+      page.on('crash', () => problems.push('page crashed'));
+      await use(problems);
+      expect(problems, 'the page logged errors or threw').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
+
+/** A file as Playwright gives it to the page. */
+export interface PayloadFile {
+  name: string;
+  mimeType: string;
+  buffer: Buffer;
+}
+
+export function fileFromFixture(name: string, as = path.basename(name)): PayloadFile {
+  return { name: as, mimeType: 'application/octet-stream', buffer: fs.readFileSync(model(name)) };
+}
+
+/** Drops files on a locator with real dragenter/dragover/drop events (Playwright's locator.drop). */
+export async function dropFiles(target: Locator, files: PayloadFile | PayloadFile[]): Promise<void> {
+  await target.drop({ files });
+}
+
+/** Opens the page and waits for the empty state. */
+export async function openStudio(page: Page): Promise<void> {
+  await page.goto('/');
+  await expect(page.getByTestId('drop-zone')).toBeVisible();
+}
+
+/** The open model's summary, once it shows `fileName`. */
+export async function expectSummaryOf(page: Page, fileName: string): Promise<Locator> {
+  const summary = page.getByTestId('model-summary');
+  await expect(summary.getByTestId('summary-file-name')).toHaveText(fileName);
+  return summary;
+}

@@ -1,0 +1,54 @@
+/**
+ * Drag-and-drop of files onto the whole window, not one target: dragover is accepted (preventDefault)
+ * everywhere so the browser never navigates to a dropped file, and `dragging` drives the overlay.
+ *
+ * dragenter/dragleave fire for every child element crossed, so a depth counter tells when the drag
+ * really left the window. Drags that carry no files (selected text, links) are left alone.
+ */
+import { useEffect, useState } from 'react';
+
+const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+
+/** Calls onDrop with the dropped files; returns whether files are being dragged over the page. */
+export function useWindowFileDrop(onDrop: (files: File[]) => void): boolean {
+  const [dragging, setDragging] = useState(false);
+
+  useEffect(() => {
+    let depth = 0;
+    const enter = (e: DragEvent) => {
+      if (!carriesFiles(e)) return;
+      e.preventDefault();
+      depth++;
+      setDragging(true);
+    };
+    const over = (e: DragEvent) => {
+      if (!carriesFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    };
+    const leave = (e: DragEvent) => {
+      if (!carriesFiles(e)) return;
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setDragging(false);
+    };
+    const drop = (e: DragEvent) => {
+      if (!carriesFiles(e)) return;
+      e.preventDefault();
+      depth = 0;
+      setDragging(false);
+      onDrop(Array.from(e.dataTransfer?.files ?? []));
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragover', over);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('drop', drop);
+    };
+  }, [onDrop]);
+
+  return dragging;
+}

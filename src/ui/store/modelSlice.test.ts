@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelSummary } from '../../core/onnx/index.ts';
+import { createStudioStore } from './createStudioStore.ts';
+import type { ModelBytes, ModelService, ModelSource } from './modelSlice.ts';
+
+/** A summary with only what these tests look at. */
+const summaryOf = (fileName: string) => ({ fileName, nodeCount: 1 }) as ModelSummary;
+
+/** A fake worker: opens anything but files named bad*.onnx, which fail with a named error. */
+function fakeService() {
+  const open = new Set<string>();
+  let next = 1;
+  const service: ModelService = {
+    async open(fileName) {
+      if (fileName.startsWith('bad')) throw Object.assign(new Error(`"${fileName}" is truncated`), { name: 'TruncatedModelError' });
+      const handle = `model-${next++}`;
+      open.add(handle);
+      return { handle, summary: summaryOf(fileName) };
+    },
+    async close(handle) {
+      open.delete(handle);
+    },
+  };
+  return { service, open };
+}
+
+const bytes = (n = 4): ModelBytes => ({ bytes: new ArrayBuffer(n), externalFiles: {} });
+
+function source(fileName: string, read: () => Promise<ModelBytes> = async () => bytes()): ModelSource {
+  return { fileName, byteLength: 4, read };
+}
+
+/** A source whose read() finishes when the test says so. */
+function deferredSource(fileName: string) {
+  let resolve!: (b: ModelBytes) => void;
+  const promise = new Promise<ModelBytes>((r) => (resolve = r));
+  return { source: source(fileName, () => promise), finish: () => resolve(bytes()) };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe('model slice', () => {
+  it('starts empty', () => {
+    const store = createStudioStore({ model: fakeService().service });
+    expect(store.getState().model).toMatchObject({ status: 'empty', summary: null, error: null, fileName: null, handle: null });
+  });
+
+  it('is loading with the file name and size while a model opens, then ready with its summary', async () => {
+    const { service } = fakeService();
+    const store = createStudioStore({ model: service });
+    const pending = store.getState().openModel(source('a.onnx'));
+    expect(store.getState().model).toMatchObject({ status: 'loading', pending: { fileName: 'a.onnx', byteLength: 4 } });
+    await pending;
+    expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'a.onnx', handle: 'model-1', pending: null, error: null });
+    expect(store.getState().model.summary?.fileName).toBe('a.onnx');
+  });
+
+  it('learns the size of a download once it is read', async () => {
+    const store = createStudioStore({ model: fakeService().service });
+    const d = deferredSource('sample.onnx');
+    const pending = store.getState().openModel({ ...d.source, byteLength: null });
+    expect(store.getState().model.pending).toEqual({ fileName: 'sample.onnx', byteLength: null });
+    d.finish();
+    await pending;
+    expect(store.getState().model.status).toBe('ready');
+  });
+
+  it('keeps the error name, message and file of a failed open', async () => {
+    const store = createStudioStore({ model: fakeService().service });
+    await store.getState().openModel(source('bad.onnx'));
+    expect(store.getState().model).toMatchObject({
+      status: 'error',
+      summary: null,
+      error: { name: 'TruncatedModelError', message: '"bad.onnx" is truncated', fileName: 'bad.onnx' },
+    });
+  });
+
+  it('keeps the open model when another file fails, and dismissing the error shows it as ready', async () => {
+    const { service, open } = fakeService();
+    const store = createStudioStore({ model: service });
+    await store.getState().openModel(source('good.onnx'));
+    await store.getState().openModel(source('bad.onnx'));
+    expect(store.getState().model).toMatchObject({ status: 'error', fileName: 'good.onnx', handle: 'model-1', error: { fileName: 'bad.onnx' } });
+    expect(store.getState().model.summary?.fileName).toBe('good.onnx');
+    expect(open).toEqual(new Set(['model-1']));
+
+    store.getState().dismissModelError();
+    expect(store.getState().model).toMatchObject({ status: 'ready', error: null, fileName: 'good.onnx' });
+  });
+
+  it('dismissing an error with no model open returns to empty', async () => {
+    const store = createStudioStore({ model: fakeService().service });
+    await store.getState().openModel(source('bad.onnx'));
+    store.getState().dismissModelError();
+    expect(store.getState().model.status).toBe('empty');
+  });
+
+  it('names errors thrown while reading the file too', async () => {
+    const store = createStudioStore({ model: fakeService().service });
+    const failing = source('x.onnx', () => Promise.reject(Object.assign(new Error('nope'), { name: 'SampleUnavailableError' })));
+    await store.getState().openModel(failing);
+    expect(store.getState().model.error).toEqual({ name: 'SampleUnavailableError', message: 'nope', fileName: 'x.onnx' });
+  });
+
+  it('replaces the open model on success and closes the old one in the worker', async () => {
+    const { service, open } = fakeService();
+    const store = createStudioStore({ model: service });
+    await store.getState().openModel(source('a.onnx'));
+    await store.getState().openModel(source('b.onnx'));
+    await flush();
+    expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'b.onnx', handle: 'model-2' });
+    expect(open).toEqual(new Set(['model-2']));
+  });
+
+  it('lets only the newest of overlapping opens win, and closes what the older one opened', async () => {
+    const { service, open } = fakeService();
+    const store = createStudioStore({ model: service });
+    const slow = deferredSource('slow.onnx');
+    const first = store.getState().openModel(slow.source);
+    await store.getState().openModel(source('fast.onnx'));
+    slow.finish();
+    await first;
+    await flush();
+    expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'fast.onnx' });
+    expect([...open]).toEqual([store.getState().model.handle]);
+  });
+
+  it('closeModel empties the slice and frees the model in the worker', async () => {
+    const { service, open } = fakeService();
+    const store = createStudioStore({ model: service });
+    await store.getState().openModel(source('a.onnx'));
+    store.getState().closeModel();
+    await flush();
+    expect(store.getState().model.status).toBe('empty');
+    expect(open.size).toBe(0);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * The model slice: which model is open, what it looks like (its summary), and what went wrong with the
+ * last file the user gave. It holds the worker's handle, never the model's bytes (ARCHITECTURE,
+ * example 8), and it talks to the worker only through the ModelService it is given, so tests drive it
+ * with a fake service and no React.
+ *
+ * Nothing the user had is lost on a bad file: a failed open keeps the model that was open, and only the
+ * newest request wins when files are dropped in quick succession.
+ */
+import type { StateCreator } from 'zustand';
+import type { ModelSummary } from '../../core/onnx/index.ts';
+
+/** 'error' means the last open failed; a model opened before may still be shown (summary not null). */
+export type ModelStatus = 'empty' | 'loading' | 'ready' | 'error';
+
+/** A failed open, as the page shows it: the error's stable name, its message, and the file it was about. */
+export interface ModelError {
+  name: string;
+  message: string;
+  fileName: string;
+}
+
+/** The bytes of a model and of its external-data files (by file name). Both are transferred away. */
+export interface ModelBytes {
+  bytes: ArrayBuffer;
+  externalFiles: Record<string, ArrayBuffer>;
+}
+
+/** Something the user asked to open: a dropped or picked file, or the sample model's URL. */
+export interface ModelSource {
+  fileName: string;
+  /** Size in bytes when known before reading (a File); null for a download. */
+  byteLength: number | null;
+  /** Reads the bytes; rejects with a named error when there is nothing to open. */
+  read(): Promise<ModelBytes>;
+}
+
+export interface OpenedModelInfo {
+  handle: string;
+  summary: ModelSummary;
+}
+
+/** What the slice needs from the model worker (src/ui/remote implements it). */
+export interface ModelService {
+  open(fileName: string, data: ModelBytes): Promise<OpenedModelInfo>;
+  close(handle: string): Promise<void>;
+}
+
+export interface ModelState {
+  status: ModelStatus;
+  /** Name of the open model's file; null when none is open. */
+  fileName: string | null;
+  /** The worker's id of the open model. */
+  handle: string | null;
+  summary: ModelSummary | null;
+  /** The file being opened right now (status 'loading'); byteLength is null until known. */
+  pending: { fileName: string; byteLength: number | null } | null;
+  error: ModelError | null;
+}
+
+export interface ModelSlice {
+  model: ModelState;
+  /** Opens a model, replacing the open one on success and keeping it on failure. */
+  openModel(source: ModelSource): Promise<void>;
+  /** Hides the error of the last failed open. */
+  dismissModelError(): void;
+  /** Closes the open model (and abandons one being opened). */
+  closeModel(): void;
+}
+
+export const emptyModelState: ModelState = {
+  status: 'empty',
+  fileName: null,
+  handle: null,
+  summary: null,
+  pending: null,
+  error: null,
+};
+
+/** Any thrown value as a ModelError; the name is what the page branches on. */
+export function toModelError(e: unknown, fileName: string): ModelError {
+  if (e instanceof Error || (typeof e === 'object' && e !== null && 'message' in e)) {
+    const { name, message } = e as { name?: unknown; message?: unknown };
+    return { name: typeof name === 'string' && name ? name : 'Error', message: String(message ?? ''), fileName };
+  }
+  return { name: 'Error', message: String(e), fileName };
+}
+
+const settled = (state: Pick<ModelState, 'summary'>): ModelStatus => (state.summary ? 'ready' : 'empty');
+
+export function createModelSlice<S extends ModelSlice>(service: ModelService): StateCreator<S, [], [], ModelSlice> {
+  // Each open gets a number; only the newest may change the state when it finishes.
+  let latest = 0;
+  const closeQuietly = (handle: string | null) => {
+    if (handle) service.close(handle).catch(() => undefined);
+  };
+
+  return (set, get) => {
+    const setModel = (patch: Partial<ModelState>) => set((s) => ({ model: { ...s.model, ...patch } }) as Partial<S>);
+
+    return {
+      model: emptyModelState,
+
+      async openModel(source) {
+        const request = ++latest;
+        setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength: source.byteLength }, error: null });
+        try {
+          const data = await source.read();
+          if (request !== latest) return;
+          setModel({ pending: { fileName: source.fileName, byteLength: data.bytes.byteLength } });
+          const opened = await service.open(source.fileName, data);
+          if (request !== latest) {
+            closeQuietly(opened.handle);
+            return;
+          }
+          const previous = get().model.handle;
+          setModel({ status: 'ready', fileName: source.fileName, handle: opened.handle, summary: opened.summary, pending: null, error: null });
+          closeQuietly(previous);
+        } catch (e) {
+          if (request !== latest) return;
+          setModel({ status: 'error', pending: null, error: toModelError(e, source.fileName) });
+        }
+      },
+
+      dismissModelError() {
+        const model = get().model;
+        if (model.status !== 'error') return;
+        setModel({ status: settled(model), error: null });
+      },
+
+      closeModel() {
+        latest++;
+        closeQuietly(get().model.handle);
+        set({ model: emptyModelState } as Partial<S>);
+      },
+    };
+  };
+}

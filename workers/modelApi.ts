@@ -1,0 +1,57 @@
+/**
+ * The model worker's API: open a model from its bytes, keep it here, hand back a handle and its
+ * summary; close it again. Decoding a large model takes the main thread's time and memory, so the page
+ * does it here and keeps only the handle and the summary (ARCHITECTURE, examples 7 and 8).
+ *
+ * This object is plain: tests call it directly, and model.worker.ts only exposes it. It must not
+ * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
+ * `name` survives the trip to the page.
+ */
+import { openModel, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { HandleTable } from './runtime/handles.ts';
+
+/** A model kept in the worker: the decoded model and the buffers its tensors are views into. */
+export interface HeldModel {
+  opened: OpenedModel;
+  bytes: Uint8Array;
+  externalFiles: ReadonlyMap<string, Uint8Array>;
+}
+
+export interface OpenResult {
+  /** Id of the model inside this worker, for later calls. */
+  handle: string;
+  summary: ModelSummary;
+}
+
+const models = new HandleTable<HeldModel>('model');
+
+export const modelApi = {
+  /**
+   * Decodes a model. `bytes` is the .onnx file (transfer it: the decoded tensors are views into it);
+   * `externalFiles` are its external-data files by file name. Throws the core's named errors.
+   */
+  open(bytes: ArrayBuffer, fileName: string, externalFiles: Record<string, ArrayBuffer> = {}): OpenResult {
+    const data = new Uint8Array(bytes);
+    const external = new Map(Object.entries(externalFiles).map(([name, buffer]) => [name, new Uint8Array(buffer)] as const));
+    const opened = openModel(data, { fileName, externalData: external });
+    const handle = models.add({ opened, bytes: data, externalFiles: external });
+    return { handle, summary: opened.summary };
+  },
+
+  /** Forgets a model and its buffers. Closing an unknown handle is not an error (it may be closed already). */
+  close(handle: string): void {
+    models.delete(handle);
+  },
+
+  /** How many models this worker holds (for tests and diagnostics). */
+  openCount(): number {
+    return models.size;
+  },
+};
+
+export type ModelApi = typeof modelApi;
+
+/** For other worker modules of the same worker: the model behind a handle (throws UnknownHandleError). */
+export function heldModel(handle: string): HeldModel {
+  return models.get(handle);
+}
