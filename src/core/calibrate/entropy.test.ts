@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { EntropyCollector, entropyThreshold } from './entropy.ts';
+import { MinMaxCollector } from './minmax.ts';
+import { gaussian, randomPartition, unevenBatches } from './test-data.ts';
+
+const f32 = (xs: number[]) => Float32Array.from(xs);
+const run = (x: Float32Array, options = {}) => EntropyCollector.finalize(EntropyCollector.update(EntropyCollector.create(options), x));
+const repeat = (v: number, n: number) => Array.from({ length: n }, () => v);
+
+describe('Entropy (ORT get_entropy_threshold)', () => {
+  it('defaults follow ORT create_calibrator: 128 bins, 128 quantized bins', () => {
+    expect(EntropyCollector.defaults).toEqual({ numBins: 128, numQuantizedBins: 128 });
+  });
+
+  it('with the defaults there is one candidate, the whole histogram: the MinMax range', () => {
+    // zero bin 64, half of 128 quantized bins is 64: i runs from 64 to 64 only.
+    const x = gaussian(20000, 1);
+    x[7] = 40;
+    const minmax = MinMaxCollector.finalize(MinMaxCollector.update(MinMaxCollector.create(), x));
+    expect(run(x)).toEqual(minmax);
+  });
+
+  it('by hand: 6 bins, 3 quantized bins, an outlier bin on the left', () => {
+    // Values −3 (×1), −0.5, 0.5, 1.5 (×10 each): a = 3, bins of width 1 over [−3, 3]:
+    // hist = [1, 0, 10, 10, 10, 0]; zero bin 3; candidates i = 1, 2, 3.
+    // i = 1, window bins 2…4: p = [10 + 1, 10, 10], merged 1 bin per group → q = [10, 10, 10].
+    //   KL = 11/31 ln(33/31) + 2 · 10/31 ln(30/31) = 0.022185 − 0.021155 ≈ 0.00103.
+    // i = 2, bins 1…5: p = [1, 10, 10, 10, 0], q = [0, 10, 20, 0, 0] (remainder bins get nothing);
+    //   after smoothing q holds 1e-4 where p holds 10: KL ≈ 3.7.
+    // i = 3, bins 0…5: p = [1, 0, 10, 10, 10, 0], groups of 2: q = [1, 1, 10, 10, 10, 10]; KL ≈ 0.304.
+    // i = 1 wins: edges 2 and 5 → [−1, 2], the top clipped to the data's max 1.5.
+    const x = f32([-3, ...repeat(-0.5, 10), ...repeat(0.5, 10), ...repeat(1.5, 10)]);
+    expect(run(x, { numBins: 6, numQuantizedBins: 3 })).toEqual({ min: -1, max: 1.5 });
+  });
+
+  it('by hand: the whole window wins when cutting would lose more', () => {
+    // hist = [1, 2, 4, 1] over [−2, 2], 2 quantized bins; candidates i = 1 (bins 1…3), i = 2 (all).
+    // i = 1: p = [3, 4, 1], q = [2, 5, 0] → smoothed q[2] = 1e-4, KL ≈ 1.058.
+    // i = 2: p = [1, 2, 4, 1], groups [3, 5] spread over two non-empty bins each, truncated:
+    //   q = [1, 1, 2, 2]; KL = 1/8 ln(3/4) + 2/8 ln(3/2) + 4/8 ln(3/2) + 1/8 ln(3/8) ≈ 0.1455.
+    const ref = { counts: Float64Array.from([1, 2, 4, 1]), edges: Float64Array.from([-2, -1, 0, 1, 2]) };
+    expect(entropyThreshold(ref, 2)).toEqual([-2, 2]);
+  });
+
+  it('by hand: outliers folded into the end bins make a narrow window costly', () => {
+    // hist = [1000, 0, 10, 10, 10, 0] over [−3, 3], 3 quantized bins.
+    // i = 1: p = [10 + 1000, 10, 10], q = [10, 10, 10]: KL ≈ 0.981 ln(2.94) + 2 · 0.0097 ln(0.029) ≈ 0.989.
+    // i = 3: p = [1000, 0, 10, 10, 10, 0]; groups [1000, 20, 10] spread over their non-empty bins:
+    //   q = [1000, 1000, 10, 10, 10, 10]; KL ≈ ln((1000/1030)/(1000/2040)) ≈ 0.683. The whole window wins.
+    const ref = { counts: Float64Array.from([1000, 0, 10, 10, 10, 0]), edges: Float64Array.from([-3, -2, -1, 0, 1, 2, 3]) };
+    expect(entropyThreshold(ref, 3)).toEqual([-3, 3]);
+  });
+
+  it("by hand: q is truncated to integers, as ORT's int64 array does", () => {
+    // hist = [3, 2, 2, 2, 2, 0], 3 quantized bins.
+    // i = 1: p = [2 + 5, 2, 2], q = [2, 2, 2]: KL = 7/11 ln(21/11) + 4/11 ln(6/11) ≈ 0.1911.
+    // i = 3: groups [5, 4, 2]; 5 over two bins truncates to 2: q = [2, 2, 2, 2, 2, 2]:
+    //   KL ≈ 3/11 ln(18/11) + 8/11 ln(12/11) ≈ 0.1976, so i = 1 wins → edges 2 and 5.
+    //   (Untruncated, q = [2.5, 2.5, 2, 2, 2, 2] would give ≈ 0.1762 and the whole window.)
+    const ref = { counts: Float64Array.from([3, 2, 2, 2, 2, 0]), edges: Float64Array.from([-3, -2, -1, 0, 1, 2, 3]) };
+    expect(entropyThreshold(ref, 3)).toEqual([-1, 2]);
+  });
+
+  it('clips a far outlier with a real search (2048 bins)', () => {
+    const x = gaussian(200000, 2);
+    x[0] = 60;
+    x[1] = -55;
+    const r = run(x, { numBins: 2048 });
+    expect(r.max).toBeLessThan(30);
+    expect(r.max).toBeGreaterThan(2);
+    expect(r.min).toBeLessThan(-2);
+  });
+
+  it('refuses more quantized bins than bins', () => {
+    expect(() => EntropyCollector.create({ numBins: 64, numQuantizedBins: 128 })).toThrow(RangeError);
+  });
+});
+
+describe('Entropy merging', () => {
+  it('gives the same range in any order and grouping', () => {
+    const batches = unevenBatches(9, 2000, 41);
+    const options = { numBins: 512 };
+    const fold = (bs: Float32Array[]) => bs.reduce((s, b) => EntropyCollector.update(s, b), EntropyCollector.create(options));
+    const whole = EntropyCollector.finalize(fold(batches));
+    for (let seed = 1; seed <= 4; seed++) {
+      const merged = randomPartition(batches, 3, seed)
+        .map(fold)
+        .reduce((a, b) => EntropyCollector.merge(a, b));
+      expect(EntropyCollector.finalize(merged)).toEqual(whole);
+    }
+  });
+});

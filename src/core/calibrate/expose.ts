@@ -1,0 +1,46 @@
+/**
+ * onnxruntime has no API for intermediate tensors, so calibration rewrites the model to make them graph
+ * outputs. Outputs are added without a type (onnxruntime infers it and reports it per run); the runner
+ * keeps the float32 ones. Large models are exposed in chunks so that one run's outputs fit in memory.
+ */
+import type { ModelProto } from '../onnx/model.ts';
+
+/** Every tensor a node produces, plus the graph's real inputs, in graph order: what calibration may observe. */
+export function observableTensors(model: ModelProto): string[] {
+  const graph = model.graph!;
+  const initializers = new Set(graph.initializer.map((t) => t.name ?? ''));
+  const names = graph.input.map((v) => v.name ?? '').filter((n) => n && !initializers.has(n));
+  for (const node of graph.node) for (const o of node.output) if (o) names.push(o);
+  return names;
+}
+
+/** A copy of the model whose outputs are exactly `tensors` (graph inputs among them are read from the feeds). */
+export function exposeTensors(model: ModelProto, tensors: readonly string[]): ModelProto {
+  const graph = model.graph!;
+  const inputs = new Set(graph.input.map((v) => v.name ?? ''));
+  const typed = new Map(graph.output.map((v) => [v.name ?? '', v]));
+  const output = tensors.filter((t) => !inputs.has(t)).map((name) => typed.get(name) ?? { name, metadata_props: [] });
+  return { ...model, graph: { ...graph, output } };
+}
+
+/**
+ * Splits tensors into chunks whose outputs together stay under `budgetBytes` per run, given each tensor's
+ * byte size from a first run (unknown sizes count as `fallbackBytes`).
+ */
+export function chunkTensors(tensors: readonly string[], bytes: ReadonlyMap<string, number>, budgetBytes: number, fallbackBytes = 0): string[][] {
+  const chunks: string[][] = [];
+  let current: string[] = [];
+  let size = 0;
+  for (const t of tensors) {
+    const b = bytes.get(t) ?? fallbackBytes;
+    if (current.length > 0 && size + b > budgetBytes) {
+      chunks.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(t);
+    size += b;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}

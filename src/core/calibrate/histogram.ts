@@ -1,0 +1,226 @@
+/**
+ * The histogram every histogram method folds into: fixed capacity, power-of-two bin width, bins aligned to
+ * multiples of the width. It exists because the references' histograms cannot be merged in any order.
+ *
+ * ONNX Runtime (`calibrate.py`, `HistogramCollector.collect_value` / `merge_histogram`) lays the first batch
+ * over [-t, t] and, when a later batch reaches further, widens the range by whole old-width bins on each
+ * side; Quark's `PowOfTwoCollector.collect_histogram_value` does the same over [min, max]. The bins you end
+ * with depend on which batch came first. Here the layout is a pure function of the data seen so far: the
+ * width is 2^e for the smallest e (≥ MIN_EXPONENT) at which the data's [min, max] spans at most `capacity`
+ * bins, and bin j holds the values x with floor(x / 2^e) = offset + j, offset = floor(min / 2^e). Growing
+ * the range only ever doubles the width, and floor(floor(x / 2^e) / 2^d) = floor(x / 2^(e+d)) holds exactly
+ * in floating point for power-of-two widths, so coarsening is exact. Hence merge(fold(A), fold(B)) is
+ * bit-identical to fold(A ∪ B), whatever the order or grouping.
+ *
+ * The price: at most `capacity` and more than about `capacity / 2` bins are in use, never a fixed count.
+ * Methods that need the reference's own layout (num_bins over [-t, t] or [min, max]) re-bin this one onto it
+ * in `histogram-views.ts`; with capacity ≥ 4 × num_bins, each value moves by at most one fine bin, under half
+ * a reference bin. Non-finite values (NaN, ±Infinity) are counted in `nonFinite` and otherwise ignored.
+ * Knows nothing of methods or quantization.
+ */
+
+import { scan, scanWithAbs } from './scan.ts';
+
+/** Smallest bin-width exponent. At 2^-200 every float32 value (≥ 2^-149 in magnitude) has its own bin. */
+export const MIN_EXPONENT = -200;
+
+export interface Histogram {
+  /** Whether the histogram folds |x| (ORT's `collect_absolute_value`) instead of x. */
+  readonly abs: boolean;
+  /** Number of bins in `bins`. */
+  readonly capacity: number;
+  /** Bin width is 2^exponent. */
+  exponent: number;
+  /** Bin j covers [(offset + j)·2^exponent, (offset + j + 1)·2^exponent). */
+  offset: number;
+  /** Counts (float64: exact up to 2^53 values). */
+  bins: Float64Array;
+  /** Number of finite values folded. */
+  count: number;
+  /** Smallest and largest folded value (of |x| when `abs`); +Infinity / -Infinity while empty. */
+  min: number;
+  max: number;
+  /** Smallest and largest finite input value, signed, whatever `abs` says. */
+  valueMin: number;
+  valueMax: number;
+  /** NaN and ±Infinity inputs skipped. */
+  nonFinite: number;
+}
+
+export function createHistogram(capacity: number, abs = false): Histogram {
+  if (!Number.isInteger(capacity) || capacity < 2) {
+    throw new RangeError(`histogram capacity must be an integer ≥ 2, got ${capacity}`);
+  }
+  return {
+    abs,
+    capacity,
+    exponent: MIN_EXPONENT,
+    offset: 0,
+    bins: new Float64Array(capacity),
+    count: 0,
+    min: Infinity,
+    max: -Infinity,
+    valueMin: Infinity,
+    valueMax: -Infinity,
+    nonFinite: 0,
+  };
+}
+
+/** 2^e, exact for the integer exponents used here. */
+export function pow2(e: number): number {
+  return Math.pow(2, e);
+}
+
+/** Width of one bin, in real units. */
+export function binWidth(h: Histogram): number {
+  return pow2(h.exponent);
+}
+
+/** How many width-2^e bins aligned at multiples of 2^e it takes to cover [min, max]. */
+function spanAt(min: number, max: number, e: number): number {
+  const inv = pow2(-e);
+  return Math.floor(max * inv) - Math.floor(min * inv) + 1;
+}
+
+/** The smallest exponent ≥ MIN_EXPONENT at which [min, max] fits in `capacity` aligned bins. */
+export function minimalExponent(min: number, max: number, capacity: number): number {
+  if (!(max > min)) return MIN_EXPONENT;
+  // span(e) ≈ (max − min) / 2^e and is non-increasing in e: start near the answer, then walk.
+  let e = Math.max(MIN_EXPONENT, Math.floor(Math.log2((max - min) / capacity)));
+  while (spanAt(min, max, e) > capacity) e++;
+  while (e > MIN_EXPONENT && spanAt(min, max, e - 1) <= capacity) e--;
+  return e;
+}
+
+/** Adds src's counts into `target`, laid out at exponent e ≥ src.exponent and offset `offset`. */
+function remapInto(src: Histogram, e: number, offset: number, target: Float64Array): void {
+  if (src.count === 0) return;
+  const scale = pow2(src.exponent - e);
+  const bins = src.bins;
+  for (let j = 0; j < bins.length; j++) {
+    const c = bins[j];
+    if (c !== 0) target[Math.floor((src.offset + j) * scale) - offset] += c;
+  }
+}
+
+/** -0 → +0, so that states do not depend on which zero arrived first. */
+function noNegativeZero(x: number): number {
+  return x === 0 ? 0 : x;
+}
+
+/**
+ * Folds one batch into `h` in place and returns it. Two passes over `values` (range, then counts) and no
+ * per-element allocation; an O(capacity) re-layout when the batch widens the range.
+ */
+export function foldIntoHistogram(h: Histogram, values: Float32Array): Histogram {
+  const n = values.length;
+  const ext = h.abs ? scanWithAbs(values) : scan(values);
+  const bad = ext.nonFinite;
+  const vlo = ext.min;
+  const vhi = ext.max;
+  const lo = h.abs ? ext.absMin : vlo;
+  const hi = h.abs ? Math.max(-vlo, vhi) : vhi;
+  h.nonFinite += bad;
+  const good = n - bad;
+  if (good === 0) return h;
+
+  const min = noNegativeZero(Math.min(h.min, lo));
+  const max = noNegativeZero(Math.max(h.max, hi));
+  const e = minimalExponent(min, max, h.capacity);
+  const inv = pow2(-e);
+  const offset = Math.floor(min * inv);
+  if (h.count > 0 && (e !== h.exponent || offset !== h.offset)) {
+    const target = new Float64Array(h.capacity);
+    remapInto(h, e, offset, target);
+    h.bins = target;
+  }
+  h.exponent = e;
+  h.offset = offset;
+  h.min = min;
+  h.max = max;
+  h.valueMin = noNegativeZero(Math.min(h.valueMin, vlo));
+  h.valueMax = noNegativeZero(Math.max(h.valueMax, vhi));
+  h.count += good;
+
+  if (bad === 0 && !h.abs) countSigned(h.bins, values, inv, offset);
+  else if (bad === 0) countAbs(h.bins, values, inv, offset);
+  else countChecked(h.bins, values, inv, offset, h.abs);
+  return h;
+}
+
+// The counting loops, one per case so that each stays small and monomorphic. The caller guarantees that
+// every (finite) value lands in [0, capacity). Unrolled by four: on Node 20, V8 re-checks a typed-array
+// argument's length on every access (resizable buffers), and the simple loop measured about 3× slower.
+function countSigned(bins: Float64Array, values: Float32Array, inv: number, offset: number): void {
+  const n = values.length;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const j0 = Math.floor(values[i] * inv) - offset;
+    const j1 = Math.floor(values[i + 1] * inv) - offset;
+    const j2 = Math.floor(values[i + 2] * inv) - offset;
+    const j3 = Math.floor(values[i + 3] * inv) - offset;
+    bins[j0] += 1;
+    bins[j1] += 1;
+    bins[j2] += 1;
+    bins[j3] += 1;
+  }
+  for (; i < n; i++) bins[Math.floor(values[i] * inv) - offset] += 1;
+}
+
+function countAbs(bins: Float64Array, values: Float32Array, inv: number, offset: number): void {
+  const n = values.length;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const j0 = Math.floor(Math.abs(values[i]) * inv) - offset;
+    const j1 = Math.floor(Math.abs(values[i + 1]) * inv) - offset;
+    const j2 = Math.floor(Math.abs(values[i + 2]) * inv) - offset;
+    const j3 = Math.floor(Math.abs(values[i + 3]) * inv) - offset;
+    bins[j0] += 1;
+    bins[j1] += 1;
+    bins[j2] += 1;
+    bins[j3] += 1;
+  }
+  for (; i < n; i++) bins[Math.floor(Math.abs(values[i]) * inv) - offset] += 1;
+}
+
+function countChecked(bins: Float64Array, values: Float32Array, inv: number, offset: number, abs: boolean): void {
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i];
+    if (x - x !== 0) continue;
+    bins[Math.floor((abs ? Math.abs(x) : x) * inv) - offset] += 1;
+  }
+}
+
+/** A histogram holding exactly the values of both inputs (which are left untouched). */
+export function mergeHistograms(a: Histogram, b: Histogram): Histogram {
+  if (a.abs !== b.abs || a.capacity !== b.capacity) {
+    throw new RangeError(
+      `cannot merge histograms of different kinds (abs ${a.abs}/${b.abs}, capacity ${a.capacity}/${b.capacity})`,
+    );
+  }
+  const out = createHistogram(a.capacity, a.abs);
+  out.nonFinite = a.nonFinite + b.nonFinite;
+  out.count = a.count + b.count;
+  if (out.count === 0) return out;
+  out.min = noNegativeZero(Math.min(a.min, b.min));
+  out.max = noNegativeZero(Math.max(a.max, b.max));
+  out.valueMin = noNegativeZero(Math.min(a.valueMin, b.valueMin));
+  out.valueMax = noNegativeZero(Math.max(a.valueMax, b.valueMax));
+  out.exponent = minimalExponent(out.min, out.max, out.capacity);
+  out.offset = Math.floor(out.min * pow2(-out.exponent));
+  remapInto(a, out.exponent, out.offset, out.bins);
+  remapInto(b, out.exponent, out.offset, out.bins);
+  return out;
+}
+
+/**
+ * Capacity of the canonical histogram behind a reference of `numBins` bins: at least 4 × numBins, so that
+ * fine bins are at most half a reference bin wide (more than capacity / 2 bins are always in use).
+ */
+export function capacityFor(numBins: number): number {
+  return Math.max(1024, 4 * numBins);
+}
+
+export function cloneHistogram(h: Histogram): Histogram {
+  return { ...h, bins: h.bins.slice() };
+}

@@ -1,0 +1,33 @@
+/**
+ * Which collector, with which options, calibrates activations for a quantization configuration
+ * (Quark's mapping of calibrate_method × scale type, and its extra options such as Percentile,
+ * NumBins, CalibMovingAverage).
+ */
+import type { QuantConfig } from '../quantize/config.ts';
+import { activationCollectorMethod, createState, type CollectorState } from './collectors.ts';
+
+/** A fresh collector state for one activation tensor under `config`. */
+export function activationState(config: QuantConfig): CollectorState {
+  const x = config.extraOptions;
+  const method = activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+  switch (method) {
+    case 'MinMax':
+    case 'NonOverflow':
+      return createState(method, { movingAverage: x.CalibMovingAverage, symmetric: x.CalibTensorRangeSymmetric });
+    case 'Percentile':
+      return createState(method, { percentile: x.Percentile, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
+    case 'Entropy':
+      return createState(method, { numBins: x.NumBins, numQuantizedBins: x.NumQuantizedBins });
+    case 'PowerOfTwoMinMSE':
+      return createState(method, { quantType: config.activationType });
+    case 'MinMSE':
+      return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
+    default:
+      return createState(method);
+  }
+}
+
+/** The collector method name a configuration uses, for reports. */
+export function activationMethodName(config: QuantConfig): string {
+  return activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+}

@@ -1,0 +1,111 @@
+/**
+ * What the error-minimising searches (MinMSE, power-of-two MinMSE, layer-wise percentile) need from
+ * quantization: the scale and zero point a candidate range gives, and the error of quantize-then-
+ * dequantize summed over weighted sample points.
+ *
+ * The scale rules here are private to calibration on purpose: they reproduce Quark's
+ * `quant_utils.compute_scale_zp`, `scale2pos` and `pos2scale` exactly as the searches see them, so that the
+ * searches pick what Quark picks. `src/core/quantize/qparams.ts` owns the scales written into models; the
+ * lead may unify the two once both exist. Rounding and integer ranges come from `quantize/numeric.ts`.
+ */
+
+import { QUANT_TYPES, type QuantType, roundHalfToEven } from '../quantize/numeric.ts';
+
+/** Smallest normal float32 (numpy `finfo(float32).tiny`): scales below it become 1. */
+const FLOAT32_TINY = 1.1754943508222875e-38;
+
+export interface IntegerBounds {
+  readonly qmin: number;
+  readonly qmax: number;
+}
+
+export interface ScaleZeroPoint {
+  /** Real units per integer step, a float32 value. */
+  readonly scale: number;
+  readonly zeroPoint: number;
+}
+
+/**
+ * Quark `get_qmin_qmax_for_qType(qType, symmetric)`: the type's range, narrowed to ±max for symmetric
+ * int8 / int16 / int32 (its `symmetric_ranges`; int4 and the unsigned types keep their full range).
+ */
+export function searchBounds(type: QuantType, symmetric: boolean): IntegerBounds {
+  const { min, max } = QUANT_TYPES[type];
+  const narrow = symmetric && (type === 'int8' || type === 'int16' || type === 'int32');
+  return { qmin: narrow ? -max : min, qmax: max };
+}
+
+/**
+ * Quark `compute_scale_zp` with a float scale: the range is widened to include 0 and, when symmetric,
+ * made [-a, a]; scale = (rmax − rmin) / (qmax − qmin) in float64, zero point = round(qmin − rmin / scale)
+ * (ties to even, before the scale is rounded to float32); a scale under float32's smallest normal becomes
+ * 1 with zero point 0.
+ */
+export function floatScaleZeroPoint(
+  rmin: number,
+  rmax: number,
+  bounds: IntegerBounds,
+  symmetric: boolean,
+): ScaleZeroPoint {
+  let lo = Math.min(rmin, 0);
+  let hi = Math.max(rmax, 0);
+  if (symmetric) {
+    const a = Math.max(Math.abs(lo), Math.abs(hi));
+    lo = -a;
+    hi = a;
+  }
+  const scale = (hi - lo) / (bounds.qmax - bounds.qmin);
+  if (!(scale >= FLOAT32_TINY)) return { scale: 1, zeroPoint: 0 };
+  return { scale: Math.fround(scale), zeroPoint: roundHalfToEven(bounds.qmin - lo / scale) + 0 };
+}
+
+/** Quark `scale2pos`: the fixed-point position round(−log2 scale), ties to even, scale clamped to 2^±127. */
+export function scaleToPosition(scale: number): number {
+  const s = Math.min(Math.max(scale, Math.pow(2, -127)), Math.pow(2, 127));
+  return roundHalfToEven(-Math.log2(s)) + 0;
+}
+
+/** Quark `pos2scale`: 2^−pos. */
+export function positionToScale(pos: number): number {
+  return Math.pow(2, -pos);
+}
+
+/**
+ * Quark `compute_scale_zp` for a `PowerOfTwoMethod`: the float scale rounded to the nearest power of two
+ * in the log domain, and the zero point recomputed for it (rmin' = min((qmin − zp)·scale', 0),
+ * zp' = round(qmin − rmin' / scale')).
+ */
+export function powerOfTwoScaleZeroPoint(
+  rmin: number,
+  rmax: number,
+  bounds: IntegerBounds,
+  symmetric: boolean,
+): ScaleZeroPoint {
+  const f = floatScaleZeroPoint(rmin, rmax, bounds, symmetric);
+  const scale = positionToScale(scaleToPosition(f.scale));
+  const lo = Math.min(Math.fround((bounds.qmin - f.zeroPoint) * scale), 0);
+  return { scale, zeroPoint: roundHalfToEven(bounds.qmin - lo / scale) + 0 };
+}
+
+/**
+ * Σ w·(x − dq(q(x)))² over the points, with q(x) = clamp(round(x / scale) + zp, qmin, qmax) (the division
+ * in float32, as ONNX and Quark's `quantize_nparray` do) and dq(q) = (q − zp)·scale.
+ */
+export function qdqSquaredError(
+  pts: Float64Array,
+  wts: Float64Array,
+  s: ScaleZeroPoint,
+  bounds: IntegerBounds,
+): number {
+  const { scale, zeroPoint: zp } = s;
+  const { qmin, qmax } = bounds;
+  let sum = 0;
+  for (let i = 0; i < pts.length; i++) {
+    const x = pts[i];
+    const r = roundHalfToEven(Math.fround(x / scale)) + zp;
+    const q = r < qmin ? qmin : r > qmax ? qmax : r;
+    const d = x - (q - zp) * scale;
+    sum += wts[i] * d * d;
+  }
+  return sum;
+}

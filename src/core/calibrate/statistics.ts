@@ -1,0 +1,43 @@
+/**
+ * Folding model runs into per-tensor statistics, whatever runs the model: onnxruntime-web in a worker,
+ * onnxruntime-node in the command line. A run gives named outputs; float32 ones are folded into one
+ * collector state per tensor. States merge in any order, so runs can be split across workers.
+ */
+import type { QuantConfig } from '../quantize/config.ts';
+import { finalizeState, mergeStates, updateState, type CollectorState } from './collectors.ts';
+import { activationState } from './methodFromConfig.ts';
+
+/** One output of a run, as onnxruntime (web or node) reports it. */
+export interface RunOutput {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+export type TensorStates = Map<string, CollectorState>;
+
+/** Folds one run's float32 outputs (and float32 feeds, for graph inputs) into `states`. */
+export function foldRun(states: TensorStates, outputs: Readonly<Record<string, RunOutput>>, config: QuantConfig): void {
+  for (const [name, value] of Object.entries(outputs)) {
+    if (value.type !== 'float32') continue;
+    let state = states.get(name);
+    if (!state) states.set(name, (state = activationState(config)));
+    updateState(state, value.data as Float32Array);
+  }
+}
+
+/** Merges partial statistics (from several workers or chunks); the inputs are left untouched. */
+export function mergeTensorStates(a: TensorStates, b: TensorStates): TensorStates {
+  const out: TensorStates = new Map(a);
+  for (const [name, s] of b) out.set(name, out.has(name) ? mergeStates(out.get(name)!, s) : s);
+  return out;
+}
+
+/** The calibrated range of every tensor, as the quantizer takes them. */
+export function rangesOf(states: TensorStates): Map<string, { min: number; max: number }> {
+  const out = new Map<string, { min: number; max: number }>();
+  for (const [name, s] of states) {
+    const r = finalizeState(s);
+    if (Number.isFinite(r.min) && Number.isFinite(r.max)) out.set(name, { min: r.min, max: r.max });
+  }
+  return out;
+}
