@@ -4,7 +4,7 @@
  */
 import type { NodeProto, TensorProto } from './model.ts';
 import { DataType } from './model.ts';
-import { makeTensor } from './tensorData.ts';
+import { makeTensor, saturatingBigInt } from './tensorData.ts';
 
 /** The tensor a Constant node produces, or undefined for forms that hold no dense numbers (strings, sparse). */
 export function constantNodeTensor(node: NodeProto): TensorProto | undefined {
@@ -14,8 +14,8 @@ export function constantNodeTensor(node: NodeProto): TensorProto | undefined {
       case 'value': return a.t;
       case 'value_float': return makeTensor(name, DataType.FLOAT, [], Float32Array.of(a.f ?? 0));
       case 'value_floats': return makeTensor(name, DataType.FLOAT, [a.floats.length], Float32Array.from(a.floats));
-      case 'value_int': return makeTensor(name, DataType.INT64, [], BigInt64Array.of(BigInt(a.i ?? 0)));
-      case 'value_ints': return makeTensor(name, DataType.INT64, [a.ints.length], BigInt64Array.from(a.ints, (v) => BigInt(v)));
+      case 'value_int': return makeTensor(name, DataType.INT64, [], BigInt64Array.of(saturatingBigInt(a.i ?? 0)));
+      case 'value_ints': return makeTensor(name, DataType.INT64, [a.ints.length], BigInt64Array.from(a.ints, (v) => saturatingBigInt(v)));
     }
   }
   return undefined;

@@ -102,3 +102,14 @@ describe('external data', () => {
     expect(() => decode(externalModel(), { externalData: new Map([['weights.bin', new Uint8Array(6)]]) })).toThrow(/truncated/);
   });
 });
+
+describe('Constant nodes', () => {
+  it('keep INT64_MAX in value_ints (decoded as 2^63) instead of wrapping it to INT64_MIN', async () => {
+    const { constantNodeTensor } = await import('./constantNode.ts');
+    const { readTensor } = await import('./tensorData.ts');
+    const node = makeNode('Constant', [], ['k'], '', [
+      { name: 'value_ints', type: 7, ints: [2 ** 63, -5], floats: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
+    ]);
+    expect(Array.from(readTensor(constantNodeTensor(node)!) as BigInt64Array)).toEqual([2n ** 63n - 1n, -5n]);
+  });
+});

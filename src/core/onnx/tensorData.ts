@@ -195,8 +195,8 @@ function typedValuesToBytes(values: number[], dataType: number, bits: number): U
   }
 }
 
-/** A 64-bit integer from a decoded number; values past the limits (rounded sentinels) saturate. */
-function saturatingBigInt(v: number, signed: boolean): bigint {
+/** A 64-bit integer from a decoded number; values past the limits (rounded sentinels such as INT64_MAX) saturate. */
+export function saturatingBigInt(v: number, signed = true): bigint {
   const max = signed ? 2n ** 63n - 1n : 2n ** 64n - 1n;
   const min = signed ? -(2n ** 63n) : 0n;
   const b = BigInt(Math.trunc(v));
