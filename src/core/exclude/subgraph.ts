@@ -11,8 +11,8 @@ import { ExclusionError } from './errors.ts';
 import { resolveNodeRefs } from './nodeRefs.ts';
 
 export interface SubgraphSpec {
-  starts: string[];
-  ends: string[];
+  readonly starts: readonly string[];
+  readonly ends: readonly string[];
 }
 
 /** Marks every node reachable from `from` along the CSR adjacency (start, targets). */

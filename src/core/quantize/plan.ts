@@ -1,0 +1,189 @@
+/**
+ * The quantization plan: which nodes are quantized, which tensors get a Q/DQ pair and with what
+ * parameters, and how each constant becomes integer codes. Pure decisions over the prepared graph;
+ * qdqWriter.ts turns a plan into a model. Anything that stays float says why.
+ */
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { isDefaultDomain, type NodeProto } from '../onnx/model.ts';
+import type { QuantConfig } from './config.ts';
+import type { QuantType } from './numeric.ts';
+import { computeQParams } from './qparams.ts';
+import { ruleFor } from './rules/registry.ts';
+import type { OpRule, RuleContext } from './rules/types.ts';
+import { TensorGroups } from './tensorGroups.ts';
+import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
+
+/** A calibrated range of one tensor, in real units. */
+export interface TensorRange {
+  min: number;
+  max: number;
+}
+export type Ranges = ReadonlyMap<string, TensorRange>;
+
+/** Scale and zero point of one activation tensor. */
+export interface ActivationQuant {
+  type: QuantType;
+  scale: number;
+  zeroPoint: number;
+}
+
+export interface NodeDecision {
+  quantized: boolean;
+  family?: string;
+  /** Why a node stays float. */
+  reason?: string;
+}
+
+export interface QuantPlan {
+  /** One decision per node of the prepared graph, by node index. */
+  decisions: NodeDecision[];
+  /** Activation tensors that get a QuantizeLinear → DequantizeLinear pair. */
+  activations: Map<string, ActivationQuant>;
+  /** Quantized constants by key; `constantInputs` says which node input reads which key. */
+  constants: Map<string, QuantizedConstant>;
+  constantInputs: Map<number, Map<number, string>>;
+  /** Outputs of Conv-like nodes that feed a fused Relu/Clip and get no Q/DQ of their own. */
+  folded: Set<string>;
+  warnings: string[];
+}
+
+/** Why a node is excluded, or undefined when it is not (from the resolved exclusions). */
+export type ExclusionLookup = (nodeIndex: number) => string | undefined;
+
+export function planQuantization(index: GraphIndex, ranges: Ranges, config: QuantConfig, excluded: ExclusionLookup): QuantPlan {
+  const x = config.extraOptions;
+  const ctx: RuleContext = {
+    isConstant: (name) => index.initializers.has(name as never),
+    constantRank: (name) => index.initializers.get(name as never)?.dims.length,
+  };
+  const hasRange = (name: string) => ranges.has(name);
+  const selected = new Set(config.opTypesToQuantize);
+  const ruleOptions = { quantizeAllOpTypes: x.QuantizeAllOpTypes, alignSlice: x.AlignSlice };
+  const decisions: NodeDecision[] = index.nodes.map(() => ({ quantized: false }));
+  const rules: (OpRule | undefined)[] = index.nodes.map(() => undefined);
+  const warnings: string[] = [];
+
+  // 1. Which nodes are quantized.
+  for (const i of index.order) {
+    const node = index.nodes[i];
+    const op = node.op_type ?? '';
+    const why = excluded(i);
+    if (why) { decisions[i] = { quantized: false, reason: why }; continue; }
+    if (!isDefaultDomain(node.domain)) { decisions[i] = { quantized: false, reason: `op of domain ${node.domain}` }; continue; }
+    if (selected.size > 0 && !selected.has(op) && !x.QuantizeAllOpTypes) { decisions[i] = { quantized: false, reason: `${op} is not in op_types_to_quantize` }; continue; }
+    const rule = ruleFor(op, ruleOptions);
+    if (!rule) { decisions[i] = { quantized: false, reason: `no quantization rule for ${op}` }; continue; }
+    const inputs = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter((n) => n && !ctx.isConstant(n));
+    if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: 'its inputs carry no float activations (shape or index computation)' }; continue; }
+    if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
+    if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
+      const p = index.producer.get(node.input[0] as never);
+      if (p !== undefined && !decisions[p].quantized) { decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` }; continue; }
+    }
+    const missing = inputs.filter((n) => !hasRange(n));
+    if (missing.length) warnings.push(`${index.ids[i]}: no calibrated range for input(s) ${missing.join(', ')}; they stay float`);
+    decisions[i] = { quantized: true, family: rule.family };
+    rules[i] = rule;
+  }
+
+  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
+  const folded = new Set<string>();
+  const graphOutputs = new Set(index.outputs.map((o) => o.name ?? ''));
+  for (const i of index.order) {
+    if (!rules[i]?.foldsIntoProducer) continue;
+    const t = index.nodes[i].input[0];
+    const p = index.producer.get(t as never);
+    if (p === undefined || !rules[p]?.acceptsFoldedActivation) continue;
+    if ((index.consumers.get(t as never) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
+  }
+
+  // 3. Activation tensors, grouped where they must share parameters.
+  const groups = new TensorGroups();
+  const quantizable = (n: string) => !!n && !ctx.isConstant(n) && hasRange(n) && !folded.has(n);
+  for (const i of index.order) {
+    const rule = rules[i];
+    if (!rule) continue;
+    const node = index.nodes[i];
+    const acts = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter(quantizable);
+    const outs = node.output.filter(quantizable);
+    [...acts, ...outs].forEach((n) => groups.add(n));
+    if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
+    if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
+  }
+  const activations = new Map<string, ActivationQuant>();
+  const type = config.activationType;
+  for (const members of groups.groups().values()) {
+    let min = Infinity, max = -Infinity;
+    for (const m of members) { min = Math.min(min, ranges.get(m)!.min); max = Math.max(max, ranges.get(m)!.max); }
+    const q = computeQParams(min, max, type, {
+      symmetric: x.ActivationSymmetric,
+      scaleType: config.scaleType,
+      minRealRange: config.scaleType === 'float32' ? x.MinimumRealRange : undefined,
+    });
+    for (const m of members) activations.set(m, { type, scale: q.scale, zeroPoint: q.zeroPoint });
+  }
+
+  // 4. Constants: weights, biases, and constant operands.
+  const constants = new Map<string, QuantizedConstant>();
+  const constantInputs = new Map<number, Map<number, string>>();
+  const weightOptions = (t: QuantType): WeightOptions => ({
+    type: t,
+    symmetric: x.WeightSymmetric,
+    scaleType: config.scaleType,
+    reduceRange: config.reduceRange,
+    minMse: config.calibrationMethod === 'MinMSE',
+  });
+  const use = (i: number, k: number, key: string) => {
+    let m = constantInputs.get(i);
+    if (!m) constantInputs.set(i, (m = new Map()));
+    m.set(k, key);
+  };
+  for (const i of index.order) {
+    const rule = rules[i];
+    if (!rule) continue;
+    const node: NodeProto = index.nodes[i];
+    const w = rule.weight?.(node, ctx);
+    let weightKey: string | undefined;
+    if (w) {
+      const tensor = index.initializers.get(node.input[w.input] as never)!;
+      const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
+      weightKey = `${node.input[w.input]}|w|${axis ?? 't'}`;
+      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(config.weightType));
+      const b = rule.bias?.(node, ctx);
+      const input = activations.get(node.input[0]);
+      if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
+        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b] as never)!, input.scale);
+      }
+      // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
+      if (constants.has(weightKey) && constants.get(weightKey) !== q) weightKey = `${weightKey}|${index.ids[i]}`;
+      constants.set(weightKey, q);
+      use(i, w.input, weightKey);
+      if (b !== undefined && x.QuantizeBias) {
+        const bias = index.initializers.get(node.input[b] as never)!;
+        const channels = q.scales.length;
+        const fits = bias.dims.length === 1 && (channels === 1 || Number(bias.dims[0]) === channels);
+        if (x.Int32Bias && input && fits) {
+          const key = `${node.input[b]}|bias|${index.ids[i]}`;
+          constants.set(key, quantizeInt32Bias(bias, input.scale, q.scales));
+          use(i, b, key);
+        } else if (!x.Int32Bias) {
+          const key = `${node.input[b]}|w|t`;
+          if (!constants.has(key)) constants.set(key, quantizeWeight(bias, undefined, weightOptions(config.weightType)));
+          use(i, b, key);
+        }
+      }
+    }
+    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor.
+    for (const k of rule.activationInputs(node, ctx)) {
+      const name = node.input[k];
+      if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
+      const tensor = index.initializers.get(name as never)!;
+      if (tensor.data_type !== 1) continue; // only float constants
+      const t = x.AlignEltwiseQuantType ? config.activationType : config.weightType;
+      const key = `${name}|c|${t}`;
+      if (!constants.has(key)) constants.set(key, quantizeWeight(tensor, undefined, weightOptions(t)));
+      use(i, k, key);
+    }
+  }
+  return { decisions, activations, constants, constantInputs, folded, warnings };
+}

@@ -1,0 +1,97 @@
+/**
+ * The quantizer: float model + calibrated ranges + configuration → QDQ model and a report.
+ *
+ * Order of work, as the references do it: refuse models that are not float; resolve exclusions on the
+ * model as loaded (Quark resolves subgraphs on the input model); prepare the graph (Constant weights to
+ * initializers, BatchNormalization folded, opset raised to what the Q/DQ types need); plan; write.
+ * Pure: runs in a worker or in Node alike.
+ */
+import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { UnsupportedModelError } from '../onnx/errors.ts';
+import { opsetOf, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
+import { summarize } from '../onnx/summary.ts';
+import { resolveExclusions } from '../exclude/resolve.ts';
+import { prepare } from '../prepare/prepare.ts';
+import { carryNodeIds } from '../prepare/nodeOrigin.ts';
+import type { QuantConfig } from './config.ts';
+import type { QuantType } from './numeric.ts';
+import { MS_DOMAIN, MS_QDQ_OPSET, qdqRequirement } from './opsetFeatures.ts';
+import { planQuantization, type Ranges } from './plan.ts';
+import { writeQdqGraph } from './qdqWriter.ts';
+import type { QuantizeReport } from './report.ts';
+
+export interface QuantizeResult {
+  model: ModelProto;
+  report: QuantizeReport;
+}
+
+/** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
+export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantConfig, configName = 'custom'): QuantizeResult {
+  const index = buildGraphIndex(model.graph!);
+  const summary = summarize(model, index);
+  if (summary.quantization.state !== 'float') {
+    throw new UnsupportedModelError(`the model is already quantized (${summary.quantization.ops.join(', ')}): give the float model`);
+  }
+  if (summary.float16) throw new UnsupportedModelError('the model computes in float16: convert it to float32 before quantizing');
+
+  const exclusions = resolveExclusions(index, config);
+  const excludedBy = new Map<NodeProto, string>();
+  for (const rule of exclusions.rules) for (const id of rule.ids) excludedBy.set(index.nodes[index.indexOfId.get(id)!], `excluded (${rule.rule})`);
+
+  const x = config.extraOptions;
+  const types: QuantType[] = [config.activationType, config.weightType];
+  if (x.Int32Bias) types.push('int32');
+  const requirement = qdqRequirement(types, config.perChannel);
+  const before = opsetOf(model) ?? 1;
+  const baseOpset = Math.max(before, config.perChannel ? 13 : 10);
+  let useMsDomain = x.UseQDQContribOps && requirement.msDomainAlternative;
+  let prepared;
+  try {
+    prepared = prepare(model, { targetOpset: useMsDomain ? baseOpset : Math.max(before, requirement.minOpset) });
+  } catch (e) {
+    if (!(e instanceof UnsupportedModelError) || !requirement.msDomainAlternative || useMsDomain) throw e;
+    // 16-bit Q/DQ need ai.onnx 21; where an op cannot be carried there, ONNX Runtime's contrib Q/DQ serve.
+    useMsDomain = true;
+    prepared = prepare(model, { targetOpset: baseOpset });
+  }
+  const preparedModel = prepared.model;
+  const pIndex = buildGraphIndex(preparedModel.graph!);
+  const origin = (n: NodeProto) => prepared.origin.source.get(n) ?? n;
+  // The user's ids carried to the prepared graph (helpers made around a node are named after it).
+  const carried = carryNodeIds(index.nodes, index.ids, pIndex.nodes, prepared.origin);
+  const idOf = (i: number): NodeId => carried[i];
+
+  const plan = planQuantization(pIndex, ranges, config, (i) => excludedBy.get(origin(pIndex.nodes[i])));
+  const graph = writeQdqGraph(pIndex, plan, { domain: useMsDomain ? MS_DOMAIN : '', dedicatedPairs: x.DedicatedQDQPair, idOf });
+  const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
+  if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
+  const out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph, producer_name: 'quant-studio', producer_version: '0.1.0' };
+
+  const quantized: QuantizeReport['quantized'] = [];
+  const float: QuantizeReport['float'] = [];
+  for (const i of pIndex.order) {
+    const d = plan.decisions[i];
+    const opType = pIndex.nodes[i].op_type ?? '';
+    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '' });
+    else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
+  }
+  return {
+    model: out,
+    report: {
+      config: configName,
+      opset: { before, after: opsetOf(out) ?? before, qdqDomain: useMsDomain ? 'com.microsoft' : 'ai.onnx' },
+      preparation: [...prepared.summary.actions],
+      quantized,
+      float,
+      exclusions: exclusions.rules,
+      counts: {
+        nodes: pIndex.nodes.length,
+        quantized: quantized.length,
+        float: float.length,
+        activationPairs: plan.activations.size,
+        quantizedConstants: plan.constants.size,
+      },
+      warnings: plan.warnings,
+    },
+  };
+}

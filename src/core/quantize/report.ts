@@ -1,0 +1,17 @@
+/**
+ * What a quantization run did, as data: the JSON summary the command line writes beside the model,
+ * and what the page and the report show. Node ids are the stable ids of the float model as loaded.
+ */
+import type { NodeId } from '../onnx/model.ts';
+
+export interface QuantizeReport {
+  config: string;
+  opset: { before: number; after: number; qdqDomain: 'ai.onnx' | 'com.microsoft' };
+  /** What graph preparation changed (BatchNormalization folds, opset adapters, …). */
+  preparation: string[];
+  quantized: { id: NodeId; opType: string; family: string }[];
+  float: { id: NodeId; opType: string; reason: string }[];
+  exclusions: { rule: string; ids: NodeId[] }[];
+  counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
+  warnings: string[];
+}

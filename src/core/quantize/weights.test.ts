@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { DataType, makeTensor } from '../onnx/index.ts';
+import { dequantizeValue, quantizeValue } from './numeric.ts';
+import { quantizeInt32Bias, quantizeWeight } from './weights.ts';
+
+function seeded(n: number, seed: number, spread = 1): Float32Array {
+  let a = seed;
+  return Float32Array.from({ length: n }, () => {
+    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
+    return ((a / 2 ** 32) * 2 - 1) * spread;
+  });
+}
+
+/** The squared error of a scale, computed with the reference quantizeValue/dequantizeValue. */
+function referenceError(data: Float32Array, scale: number): number {
+  let e = 0;
+  for (const x of data) {
+    const d = dequantizeValue(quantizeValue(x, scale, 0, 'int8'), scale, 0) - x;
+    e += d * d;
+  }
+  return e;
+}
+
+describe('weight quantization', () => {
+  it('power-of-two MinMSE picks the candidate exponent with the least error (checked by brute force)', () => {
+    // Mostly small values and a few outliers: clipping the outliers (a finer scale) wins.
+    const data = seeded(4096, 7, 0.05);
+    data[0] = 1.9;
+    data[1] = -1.7;
+    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [4096], data), undefined, { type: 'int8', symmetric: true, scaleType: 'powerOfTwo', reduceRange: false, minMse: true });
+    const chosen = w.scales[0];
+    expect(Number.isInteger(Math.log2(chosen))).toBe(true);
+    const candidates = [-1, 0, 1, 2, 3].map((k) => 2 ** (-6 - k)).concat([2 ** -4, 2 ** -5]);
+    const best = Math.min(...candidates.map((s) => referenceError(data, s)));
+    expect(referenceError(data, chosen)).toBeCloseTo(best, 10);
+  });
+
+  it('per channel: one scale per output channel along the axis, codes from each channel’s own scale', () => {
+    // Conv weight [2, 1, 1, 2]: channel 0 spans ±127 (scale 1), channel 1 ±254 (scale 2);
+    // -63 / 2 = -31.5 is a tie and goes to the even -32.
+    const data = Float32Array.of(127, -127, 254, -63);
+    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 2], data), 0, { type: 'int8', symmetric: true, scaleType: 'float32', reduceRange: false, minMse: false });
+    expect(Array.from(w.scales)).toEqual([1, 2]);
+    expect(Array.from(w.codes)).toEqual([127, -127, 127, -32]);
+    expect(w.axis).toBe(0);
+  });
+
+  it('int32 bias: scale = input scale × weight scale per channel, round half to even', () => {
+    // 0.75 / (0.5 × 0.5) = 3; -0.3125 / (0.5 × 0.25) = -2.5, a tie → -2 (even).
+    const b = quantizeInt32Bias(makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.75, -0.3125)), 0.5, Float32Array.of(0.5, 0.25));
+    expect(Array.from(b.codes)).toEqual([3, -2]);
+    expect(b.zeroPoints).toBeUndefined();
+    expect(Array.from(b.scales)).toEqual([0.25, 0.125]);
+  });
+});

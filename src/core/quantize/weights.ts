@@ -1,0 +1,133 @@
+/**
+ * Constant tensors to integer codes: weights per tensor or per output channel, biases as int32 from the
+ * input and weight scales (or like a weight when Int32Bias is off, as Quark's NPU presets do), and
+ * other constant operands per tensor. Power-of-two weights take, among Quark's candidate exponents
+ * around the min/max one, the exponent with the least squared error (Quark's PowerOfTwoMethod.MinMSE).
+ */
+import type { TensorProto } from '../onnx/model.ts';
+import { readTensorAsFloat32 } from '../onnx/tensorData.ts';
+import type { QuantType } from './numeric.ts';
+import { QUANT_TYPES } from './numeric.ts';
+import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, tensorRange, type ScaleKind } from './qparams.ts';
+import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor, type CodeArray } from './quantizeTensor.ts';
+
+/** A constant as it will be written: codes, scales and zero points (one, or one per channel on `axis`). */
+export interface QuantizedConstant {
+  source: string;
+  type: QuantType;
+  dims: number[];
+  codes: CodeArray;
+  scales: Float32Array;
+  /** Undefined for int32 biases, whose DequantizeLinear takes no zero point. */
+  zeroPoints?: Int32Array;
+  /** Set when per channel. */
+  axis?: number;
+}
+
+export interface WeightOptions {
+  type: QuantType;
+  symmetric: boolean;
+  scaleType: ScaleKind;
+  reduceRange: boolean;
+  /** Search power-of-two exponents for the least squared error (Quark's MinMSE), else min/max. */
+  minMse: boolean;
+}
+
+/** Elements of one channel: `outer` runs of `inner` contiguous values, `channels` runs apart (1, n, 1 for a whole tensor). */
+interface ChannelSpan {
+  channel: number;
+  channels: number;
+  inner: number;
+  outer: number;
+}
+
+/**
+ * Squared error of quantize → dequantize over one channel. The hot loop of the power-of-two search:
+ * quantizeValue/dequantizeValue inlined (same arithmetic: float32 division, ties to even, saturation).
+ */
+function channelError(data: Float32Array, span: ChannelSpan, scale: number, zp: number, type: QuantType): number {
+  const { min: qmin, max: qmax } = QUANT_TYPES[type];
+  let err = 0;
+  for (let o = 0; o < span.outer; o++) {
+    const base = (o * span.channels + span.channel) * span.inner;
+    for (let j = 0; j < span.inner; j++) {
+      const x = data[base + j];
+      const v = Math.fround(x / scale);
+      let r = Math.round(v);
+      if (r - v === 0.5 && r % 2 !== 0) r -= 1; // a tie rounded up to odd: take the even neighbour
+      let q = r + zp;
+      q = q < qmin ? qmin : q > qmax ? qmax : q;
+      const d = Math.fround((q - zp) * scale) - x;
+      err += d * d;
+    }
+  }
+  return err;
+}
+
+function paramsFor(data: Float32Array, lo: number, hi: number, span: ChannelSpan, o: WeightOptions): { scale: number; zeroPoint: number } {
+  const base = computeQParams(lo, hi, o.type, { symmetric: o.symmetric, reduceRange: o.reduceRange, scaleType: o.scaleType });
+  if (o.scaleType !== 'powerOfTwo' || !o.minMse) return base;
+  let best = base;
+  let bestErr = channelError(data, span, base.scale, base.zeroPoint, o.type);
+  for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) {
+    if (offset === 0) continue;
+    // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
+    const scale = Math.fround(base.scale * 2 ** -offset);
+    const err = channelError(data, span, scale, base.zeroPoint, o.type);
+    if (err < bestErr) {
+      bestErr = err;
+      best = { scale, zeroPoint: base.zeroPoint };
+    }
+  }
+  return best;
+}
+
+/** Quantizes a weight per tensor (axis undefined) or per channel along `axis`. */
+export function quantizeWeight(tensor: TensorProto, axis: number | undefined, o: WeightOptions): QuantizedConstant {
+  const data = readTensorAsFloat32(tensor);
+  const dims = tensor.dims.map(Number);
+  if (axis === undefined || dims.length === 0) {
+    const { min, max } = tensorRange(data);
+    const p = paramsFor(data, min, max, { channel: 0, channels: 1, inner: data.length, outer: 1 }, o);
+    const scales = Float32Array.of(p.scale);
+    const zeroPoints = Int32Array.of(p.zeroPoint);
+    return { source: tensor.name ?? '', type: o.type, dims, codes: quantizeTensor(data, scales, zeroPoints, o.type), scales, zeroPoints };
+  }
+  const { mins, maxs } = channelRanges(data, dims, axis);
+  const { channels, inner, outer } = axisLayout(data.length, dims, axis);
+  const scales = new Float32Array(channels);
+  const zeroPoints = new Int32Array(channels);
+  for (let c = 0; c < channels; c++) {
+    const p = paramsFor(data, mins[c], maxs[c], { channel: c, channels, inner, outer }, o);
+    scales[c] = p.scale;
+    zeroPoints[c] = p.zeroPoint;
+  }
+  return { source: tensor.name ?? '', type: o.type, dims, codes: quantizeTensor(data, scales, zeroPoints, o.type, axis, dims), scales, zeroPoints, axis };
+}
+
+/**
+ * Weight scales grown where input × weight scale could not hold the bias in int32 (ONNX Runtime's
+ * QDQ quantizer does this for symmetric weights); the weight is then requantized with them.
+ */
+export function fitWeightToInt32Bias(weight: QuantizedConstant, tensor: TensorProto, bias: TensorProto, inputScale: number): QuantizedConstant {
+  const b = readTensorAsFloat32(bias);
+  const adjusted = adjustWeightScalesForInt32Bias(b, inputScale, weight.scales);
+  if (adjusted.every((s, i) => s === weight.scales[i])) return weight;
+  const data = readTensorAsFloat32(tensor);
+  return { ...weight, scales: adjusted, codes: quantizeTensor(data, adjusted, weight.zeroPoints!, weight.type, weight.axis, weight.dims) };
+}
+
+/** An int32 bias: scale inputScale × weightScale (per channel when the weight is), zero point 0 and none written. */
+export function quantizeInt32Bias(bias: TensorProto, inputScale: number, weightScales: Float32Array): QuantizedConstant {
+  const data = readTensorAsFloat32(bias);
+  const scales = biasScales(inputScale, weightScales);
+  const perChannel = scales.length > 1;
+  return {
+    source: bias.name ?? '',
+    type: 'int32',
+    dims: bias.dims.map(Number),
+    codes: quantizeBias(data, inputScale, weightScales),
+    scales,
+    axis: perChannel ? 0 : undefined,
+  };
+}
