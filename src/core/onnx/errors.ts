@@ -41,7 +41,11 @@ export class UnsupportedModelError extends StudioError {
   override readonly name = 'UnsupportedModelError';
 }
 
-/** Names of the errors above, for code that receives an error through a worker and only has its name. */
+/**
+ * Names of the errors opening a model can raise (the classes above), for code that receives an error
+ * through a worker and only has its name. Other layers name their own errors (ConfigError,
+ * ExclusionError, PreprocessError, …); every one of them extends StudioError.
+ */
 export const STUDIO_ERROR_NAMES = [
   'EmptyFileError',
   'NotOnnxError',
@@ -50,7 +54,3 @@ export const STUDIO_ERROR_NAMES = [
   'ExternalDataError',
   'UnsupportedModelError',
 ] as const;
-
-export function isStudioError(e: unknown): e is Error {
-  return e instanceof Error && (STUDIO_ERROR_NAMES as readonly string[]).includes(e.name);
-}

@@ -1,0 +1,18 @@
+/**
+ * Named errors of reading image files in Node.
+ *
+ * Calibration skips a file that fails with `ImageDecodeError` and names it in its report, so one
+ * corrupt photo in a folder of hundreds does not stop a run; a folder that cannot be listed is a
+ * different matter (`ImageFolderError`), and stops it.
+ */
+import { StudioError } from '../../core/onnx/errors.ts';
+
+/** A file cannot be read as an image: unreadable, not a JPEG or PNG, corrupt, or unsupported. Names the file. */
+export class ImageDecodeError extends StudioError {
+  override readonly name = 'ImageDecodeError';
+}
+
+/** A folder of images cannot be listed (missing, not a folder, no permission). Names the folder. */
+export class ImageFolderError extends StudioError {
+  override readonly name = 'ImageFolderError';
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { getPreprocessPreset, isPresetName, PRESET_DESCRIPTIONS, PRESET_NAMES } from './presets.ts';
+import { validatePreprocess } from './spec.ts';
+
+describe('preprocessing presets', () => {
+  it.each(PRESET_NAMES)('%s is a valid spec, described', (name) => {
+    const spec = getPreprocessPreset(name);
+    expect(validatePreprocess(spec)).toEqual(spec);
+    expect(PRESET_DESCRIPTIONS[name]).toBeTruthy();
+  });
+
+  it('yolo matches YOLOX preproc: BGR 0–255, letterbox at the top-left padded with 114, no normalisation', () => {
+    expect(getPreprocessPreset('yolo')).toMatchObject({
+      resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, channelOrder: 'BGR', scale: 1, mean: [0], std: [1], layout: 'NCHW',
+    });
+  });
+
+  it('ultraface is (x − 127) / 128 in RGB, stretched', () => {
+    expect(getPreprocessPreset('ultraface')).toMatchObject({ resize: 'stretch', channelOrder: 'RGB', scale: 1, mean: [127], std: [128] });
+  });
+
+  it('imagenet is x / 255 with ImageNet mean and std, short side resized and center cropped', () => {
+    expect(getPreprocessPreset('imagenet')).toMatchObject({
+      resize: 'crop', channelOrder: 'RGB', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225],
+    });
+  });
+
+  it('y-channel gives one-channel models the YCbCr Y in 0–1; unit is RGB in 0–1', () => {
+    expect(getPreprocessPreset('y-channel')).toMatchObject({ colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1] });
+    expect(getPreprocessPreset('unit')).toMatchObject({ resize: 'stretch', channelOrder: 'RGB', scale: 1 / 255, mean: [0], std: [1] });
+  });
+
+  it('returns a fresh copy each time', () => {
+    const a = getPreprocessPreset('imagenet');
+    a.mean[0] = 0;
+    a.dims.height = 3;
+    expect(getPreprocessPreset('imagenet').mean[0]).toBe(0.485);
+    expect(getPreprocessPreset('imagenet').dims).toEqual({});
+  });
+
+  it('refuses an unknown name with the list of presets', () => {
+    expect(isPresetName('yolox')).toBe(false);
+    expect(() => getPreprocessPreset('yolox')).toThrow(/Unknown preprocessing preset "yolox".*imagenet, unit, yolo/);
+  });
+});
