@@ -5,6 +5,8 @@
  */
 import { StudioError } from '../core/onnx/index.ts';
 import { inspectCommand } from './commands/inspect.ts';
+import { quantizeCommand } from './commands/quantize.ts';
+import { calibrateCommand } from './commands/calibrate.ts';
 import { UsageError } from './usage.ts';
 
 interface Command {
@@ -15,6 +17,8 @@ interface Command {
 
 const commands: Record<string, Command> = {
   inspect: inspectCommand,
+  calibrate: calibrateCommand,
+  quantize: quantizeCommand,
 };
 
 function help(): string {

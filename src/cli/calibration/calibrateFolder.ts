@@ -1,0 +1,30 @@
+/**
+ * What `qstudio calibrate` and `qstudio quantize --calib` share: list a folder's images, calibrate the
+ * model on them with a progress bar, and say what was skipped.
+ */
+import type { ModelProto } from '../../core/onnx/index.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import { listImageFiles } from '../images/listImages.ts';
+import { loadPreprocessArgument } from '../preprocessArgument.ts';
+import { terminalProgress } from '../progressBar.ts';
+import { calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
+
+export async function calibrateFolder(model: ModelProto, dir: string, config: QuantConfig, preprocess: string | undefined): Promise<CalibrationResult> {
+  const { spec, note } = loadPreprocessArgument(preprocess);
+  if (note) process.stderr.write(`note: ${note}\n`);
+  const { files } = listImageFiles(dir);
+  const bar = terminalProgress('calibrating');
+  const result = await calibrateOnImages(model, files, { spec, config, onProgress: (p) => bar.update(p) });
+  bar.done();
+  for (const s of result.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+  process.stderr.write(
+    `calibrated on ${result.images} image${result.images === 1 ? '' : 's'} in ${result.seconds.toFixed(1)} s ` +
+      `(${(result.images / result.seconds).toFixed(1)} images/s), ${result.ranges.size} tensors\n`,
+  );
+  return result;
+}
+
+/** Ranges as the ranges file stores them: { tensor: [min, max] }. */
+export function rangesToJSON(ranges: ReadonlyMap<string, { min: number; max: number }>): Record<string, [number, number]> {
+  return Object.fromEntries([...ranges].map(([k, v]) => [k, [v.min, v.max]]));
+}

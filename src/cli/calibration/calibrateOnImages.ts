@@ -1,0 +1,103 @@
+/**
+ * Calibration in Node: the float model, with every tensor exposed as an output, runs on onnxruntime-node
+ * over the user's images; each run folds into the same collectors the page's workers use
+ * (core/calibrate/statistics.ts), so the command line and the studio compute the same ranges.
+ * Corrupt images are skipped and named; when one run's outputs would not fit the memory budget, the
+ * tensors are observed in chunks, one session per chunk.
+ */
+import path from 'node:path';
+import { encode, type ModelProto } from '../../core/onnx/index.ts';
+import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
+import { tensorSummary } from '../../core/onnx/summary.ts';
+import { chunkTensors, exposeTensors, observableTensors } from '../../core/calibrate/expose.ts';
+import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import { imageToTensor } from '../../core/preprocess/toTensor.ts';
+import { StudioError } from '../../core/onnx/errors.ts';
+import { decodeImageFile } from '../images/decode.ts';
+import { createSession, float32Tensor, type NodeSession } from '../runtime/ortNode.ts';
+
+/** Calibration that cannot start: no images, a model input that is not an image. */
+export class CalibrationError extends StudioError {
+  override readonly name = 'CalibrationError';
+}
+
+export interface CalibrationProgress {
+  done: number;
+  total: number;
+  imagesPerSecond: number;
+  etaSeconds: number;
+}
+
+export interface CalibrationResult {
+  ranges: Map<string, { min: number; max: number }>;
+  states: TensorStates;
+  images: number;
+  skipped: { file: string; reason: string }[];
+  seconds: number;
+  chunks: number;
+}
+
+export interface CalibrationOptions {
+  spec: PreprocessSpec;
+  config: QuantConfig;
+  onProgress?: (p: CalibrationProgress) => void;
+  /** Most bytes one run may return before tensors are observed in chunks. */
+  budgetBytes?: number;
+}
+
+/** Runs calibration over image files. Throws CalibrationError when nothing can be calibrated. */
+export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
+  const index = buildGraphIndex(model.graph!);
+  if (index.inputs.length !== 1) {
+    throw new CalibrationError(`the model has ${index.inputs.length} inputs; calibrate it with .npy files per input`);
+  }
+  if (files.length === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
+  const input = tensorSummary(index.inputs[0]);
+  const tensors = observableTensors(model);
+  const start = performance.now();
+  const states: TensorStates = new Map();
+  const skipped: CalibrationResult['skipped'] = [];
+  let sessions: { session: NodeSession; tensors: string[] }[] = [];
+  let done = 0;
+
+  for (const file of files) {
+    let feed;
+    try {
+      const tensor = imageToTensor(decodeImageFile(file), input.shape ?? [], options.spec);
+      feed = float32Tensor(tensor.data, tensor.dims);
+    } catch (e) {
+      if (e instanceof StudioError && e.name === 'ImageDecodeError') {
+        skipped.push({ file: path.basename(file), reason: e.message });
+        continue;
+      }
+      throw e;
+    }
+    const feeds = { [input.name]: feed };
+    foldRun(states, { [input.name]: { type: 'float32', data: feed.data } }, options.config);
+    if (sessions.length === 0) sessions = await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20);
+    for (const { session, tensors: names } of sessions) {
+      const outputs = await session.run(feeds, names.filter((n) => n !== input.name));
+      foldRun(states, outputs, options.config);
+    }
+    done++;
+    const seconds = (performance.now() - start) / 1000;
+    options.onProgress?.({ done, total: files.length, imagesPerSecond: done / seconds, etaSeconds: ((files.length - done) * seconds) / done });
+  }
+  await Promise.all(sessions.map((s) => s.session.release()));
+  if (done === 0) throw new CalibrationError(`none of the ${files.length} images could be read (${skipped[0]?.reason ?? ''})`);
+  return { ranges: rangesOf(states), states, images: done, skipped, seconds: (performance.now() - start) / 1000, chunks: sessions.length };
+}
+
+/** One session observing everything, or several over chunks when one run's outputs exceed the budget. */
+async function openSessions(model: ModelProto, tensors: string[], feeds: Record<string, ReturnType<typeof float32Tensor>>, budget: number) {
+  const all = await createSession(encode(exposeTensors(model, tensors)));
+  const probe = await all.run(feeds);
+  const bytes = new Map(Object.entries(probe).map(([k, v]) => [k, (v.data as ArrayBufferView).byteLength]));
+  const total = [...bytes.values()].reduce((a, b) => a + b, 0);
+  if (total <= budget) return [{ session: all, tensors }];
+  await all.release();
+  const chunks = chunkTensors(tensors, bytes, budget);
+  return Promise.all(chunks.map(async (names) => ({ session: await createSession(encode(exposeTensors(model, names))), tensors: names })));
+}

@@ -1,0 +1,43 @@
+/**
+ * `--config <preset|file>`: a preset name or a configuration JSON file, with the command line's own
+ * exclusions and switches added on top. Errors name the file and the bad field.
+ */
+import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
+import fs from 'node:fs';
+import { getPreset, isPresetName, PRESET_NAMES } from '../core/quantize/presets.ts';
+import { readInputFile, InputFileError } from './usage.ts';
+
+export interface ConfigAdditions {
+  perChannel?: boolean;
+  nodesToExclude: string[];
+  opTypesToExclude: string[];
+  subgraphsToExclude: { starts: string[]; ends: string[] }[];
+}
+
+export function loadConfigArgument(argument: string, add: ConfigAdditions): { config: QuantConfig; name: string } {
+  let base: QuantConfig;
+  let name: string;
+  if (isPresetName(argument)) {
+    base = getPreset(argument);
+    name = argument;
+  } else {
+    if (!fs.existsSync(argument)) {
+      throw new InputFileError(`--config "${argument}" is neither a preset (${PRESET_NAMES.join(', ')}) nor an existing file`);
+    }
+    const text = new TextDecoder().decode(readInputFile(argument));
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new InputFileError(`"${argument}" is neither a preset name nor a JSON file: ${(e as Error).message}`);
+    }
+    base = validateConfig(json);
+    name = argument;
+  }
+  const merged = JSON.parse(configToJSON(base));
+  if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
+  merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
+  merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
+  merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];
+  return { config: validateConfig(merged), name };
+}

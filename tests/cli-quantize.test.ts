@@ -1,0 +1,70 @@
+/** `qstudio calibrate` and `qstudio quantize` as a user runs them, on real fixtures and photos. */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { IMAGES, MODELS } from './helpers/fixtures.ts';
+
+const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
+const qstudio = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-cli-'));
+const calib = path.join(tmp, 'calib');
+fs.mkdirSync(calib);
+for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+fs.writeFileSync(path.join(calib, 'broken.jpg'), 'not an image');
+fs.writeFileSync(path.join(calib, 'notes.txt'), 'ignored');
+
+describe('qstudio calibrate and quantize', () => {
+  it('calibrates UltraFace on a folder, skipping and naming a corrupt image', () => {
+    const out = path.join(tmp, 'ranges.json');
+    const r = qstudio('calibrate', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--calib', calib, '--preprocess', 'ultraface', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/skipped broken\.jpg/);
+    const json = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(json.images).toBe(3);
+    expect(json.method).toBe('MinMax');
+    // The input range of (x - 127) / 128 over real photos: within [-127/128, 1].
+    expect(json.ranges.input[0]).toBeGreaterThanOrEqual(-127 / 128);
+    expect(json.ranges.input[1]).toBeLessThanOrEqual(1);
+    expect(Object.keys(json.ranges).length).toBeGreaterThan(150);
+  });
+
+  it('quantizes with those ranges and an excluded subgraph; the model runs in onnxruntime-node', async () => {
+    const out = path.join(tmp, 'uf.onnx');
+    const r = qstudio('quantize', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--ranges', path.join(tmp, 'ranges.json'), '--config', 'A8W8',
+      '--exclude-subgraph', 'Slice_217,Slice_224:Concat_241', '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/nodes quantized/);
+    const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'uf.json'), 'utf8'));
+    expect(summary.exclusions[0].ids).toHaveLength(18);
+    const session = await createSession(fs.readFileSync(out));
+    const result = await session.run({ input: float32Tensor(new Float32Array(3 * 240 * 320), [1, 3, 240, 320]) });
+    expect(result.scores.dims).toEqual([1, 4420, 2]);
+  });
+
+  it('quantizes straight from images with --calib', () => {
+    const out = path.join(tmp, 'mnist.onnx');
+    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'U8S8', '-o', out);
+    // MNIST takes one channel: the photos become luma.
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/calibrated on 3 images/);
+    expect(fs.existsSync(out)).toBe(true);
+  });
+
+  it.each([
+    [['quantize', 'x.onnx', '--config', 'XINT8', '-o', 'y.onnx'], 1, /--calib <dir> or --ranges/],
+    [['quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', 'nope.json', '--config', 'XINT8', '-o', 'y.onnx'], 2, /nope\.json" does not exist/],
+    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'XINT9', '-o', 'y.onnx'], 2, /"XINT9" is neither a preset/],
+    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'U8S8', '--exclude-nodes', 'Conv_999', '-o', path.join(tmp, 'z.onnx')], 2, /ExclusionError: nodes_to_exclude: "Conv_999" names no node/],
+    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', path.join(tmp, 'nowhere'), '--config', 'U8S8', '-o', 'y.onnx'], 2, /nowhere/],
+  ])('names the problem: %j', (args, code, pattern) => {
+    const r = qstudio(...(args as string[]));
+    expect(r.code).toBe(code);
+    expect(r.stderr).toMatch(pattern as RegExp);
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * Excluded subgraphs stay float in the written model, with Q/DQ only at their borders: UltraFace's
+ * post-processing tail picked by start and end nodes (the golden set is what the no-post-processing
+ * export lacks), and YOLOX's named output tail.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildGraphIndex, type ModelProto } from '../src/core/onnx/index.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { validateConfig, configToJSON } from '../src/core/quantize/config.ts';
+import { fixtureRanges } from './helpers/calibration.ts';
+import { readModel } from './helpers/fixtures.ts';
+import { structuralDifference, ULTRAFACE_TAIL } from './exclude-fixtures.test.ts';
+
+/** Nodes of the written model (by name) that read a DequantizeLinear output or feed a QuantizeLinear. */
+function qdqNeighbours(model: ModelProto, names: Set<string>) {
+  const index = buildGraphIndex(model.graph!);
+  const inside = (i: number | undefined) => i !== undefined && names.has(index.nodes[i].name ?? '');
+  const violations: string[] = [];
+  index.nodes.forEach((node, i) => {
+    if (!names.has(node.name ?? '')) return;
+    for (const t of node.input) {
+      const p = index.producer.get(t as never);
+      if (p === undefined) continue;
+      const producer = index.nodes[p];
+      // A DequantizeLinear is allowed only where the value comes from outside the excluded set.
+      if (producer.op_type === 'DequantizeLinear') {
+        const q = index.producer.get(producer.input[0] as never);
+        const source = q === undefined ? undefined : index.producer.get(index.nodes[q].input[0] as never);
+        if (inside(source)) violations.push(`${node.name} reads ${t} quantized inside the excluded set`);
+      }
+    }
+  });
+  return { index, violations };
+}
+
+describe('quantizing with exclusions', () => {
+  it('UltraFace: the tail picked by start and end nodes stays float, exactly the nodes the no-post export lacks', async () => {
+    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('U8S8'))), subgraphsToExclude: [ULTRAFACE_TAIL] });
+    const { model, ranges } = await fixtureRanges('ultraface-rfb-320.onnx', config);
+    const { model: quantized, report } = quantizeModel(model, ranges, config, 'U8S8');
+    const golden = structuralDifference(readModel('ultraface-rfb-320.onnx'), readModel('ultraface-rfb-320-nopost.onnx'));
+    const excluded = report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id);
+    expect([...excluded].sort()).toEqual([...golden].sort());
+    const { index, violations } = qdqNeighbours(quantized, new Set(golden));
+    expect(violations).toEqual([]);
+    // Every golden node is in the written model under its id, and none of them is a quantized one.
+    for (const id of golden) expect(index.nodes.some((n) => n.name === id)).toBe(true);
+    expect(report.quantized.some((q) => golden.includes(q.id))).toBe(false);
+  });
+
+  it('YOLOX: excluding its output tail by name (Concat_397 … Transpose_423 and kin) keeps it float', async () => {
+    // The tail: the three per-scale Concats of box, objectness and class outputs (Concat_331, Concat_364,
+    // Concat_397), their Reshapes, the Concat joining the scales and the final Transpose.
+    const tail = { starts: ['Concat_331', 'Concat_364', 'Concat_397'], ends: ['Transpose_423'] };
+    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('XINT8'))), subgraphsToExclude: [tail] });
+    const { model, ranges } = await fixtureRanges('yolox-nano.onnx', config);
+    const { model: quantized, report } = quantizeModel(model, ranges, config, 'XINT8');
+    const excluded = new Set<string>(report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id));
+    expect(excluded.has('Concat_397')).toBe(true);
+    expect(excluded.has('Transpose_423')).toBe(true);
+    expect([...excluded].sort()).toEqual(['Concat_331', 'Concat_364', 'Concat_397', 'Concat_422', 'Reshape_405', 'Reshape_413', 'Reshape_421', 'Transpose_423']);
+    const { violations } = qdqNeighbours(quantized, new Set(excluded));
+    expect(violations).toEqual([]);
+  });
+
+  it('an exclusion that names nothing is a named error', async () => {
+    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('U8S8'))), nodesToExclude: ['Conv_9999'] });
+    const { model, ranges } = await fixtureRanges('mnist.onnx', config);
+    expect(() => quantizeModel(model, ranges, config)).toThrow(expect.objectContaining({ name: 'ExclusionError' }));
+  });
+});
