@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { encode, type ModelProto } from '../../core/onnx/index.ts';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
-import { tensorSummary } from '../../core/onnx/summary.ts';
+import { summarize, tensorSummary } from '../../core/onnx/summary.ts';
 import { chunkTensors, exposeTensors, observableTensors } from '../../core/calibrate/expose.ts';
 import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
@@ -50,6 +50,11 @@ export interface CalibrationOptions {
 /** Runs calibration over image files. Throws CalibrationError when nothing can be calibrated. */
 export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
   const index = buildGraphIndex(model.graph!);
+  const custom = summarize(model, index).customOps;
+  if (custom.length > 0) {
+    const ops = custom.map((o) => `${o.domain}.${o.opType}`).join(', ');
+    throw new CalibrationError(`the model uses ops of custom domains (${ops}) that onnxruntime cannot run without their library, so it cannot be calibrated`);
+  }
   if (index.inputs.length !== 1) {
     throw new CalibrationError(`the model has ${index.inputs.length} inputs; calibrate it with .npy files per input`);
   }
