@@ -52,3 +52,21 @@ it('onnx.checker accepts every written model whose opset it knows (≤ 17)', () 
   expect(failed).toEqual([]);
   expect(verdicts.length).toBeGreaterThan(30);
 });
+
+describe('16-bit activations in com.microsoft Q/DQ (UseQDQContribOps)', () => {
+  it('A16W8 on UltraFace keeps ai.onnx at 10, runs in onnxruntime-node and passes onnx.checker', async () => {
+    const { configToJSON, validateConfig } = await import('../src/core/quantize/config.ts');
+    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('A16W8'))), extraOptions: { UseQDQContribOps: true } });
+    const { model, ranges } = await fixtureRanges('ultraface-rfb-320.onnx', config);
+    const { model: quantized, report } = quantizeModel(model, ranges, config, 'A16W8');
+    expect(report.opset).toEqual({ before: 9, after: 10, qdqDomain: 'com.microsoft' });
+    expect(quantized.opset_import).toContainEqual({ domain: 'com.microsoft', version: 1 });
+    expect(checkQdqStructure(quantized, report, config)).toEqual([]);
+    const file = path.join(tmp, 'ultraface.A16W8.msdomain.onnx');
+    fs.writeFileSync(file, encode(quantized));
+    expect(checkModels([file])).toEqual([{ path: file, ok: true }]);
+    const session = await createSession(fs.readFileSync(file));
+    const out = await session.run({ input: float32Tensor(new Float32Array(3 * 240 * 320), [1, 3, 240, 320]) });
+    expect(out.scores.dims).toEqual([1, 4420, 2]);
+  });
+});
