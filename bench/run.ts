@@ -4,8 +4,10 @@
  */
 import { record, type Suite } from './harness.ts';
 import { onnxIoSuite } from './suites/onnxIo.ts';
+import { quantizeSuite } from './suites/quantize.ts';
+import { fidelitySuite } from './suites/fidelity.ts';
 
-const suites: Suite[] = [onnxIoSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, fidelitySuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

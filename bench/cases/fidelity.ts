@@ -1,0 +1,64 @@
+/**
+ * How close a quantized detector stays to its float model on real photos, NOTES' protocol: calibrate on
+ * the first 16 COCO images, judge on the last 8 by the output cosine similarity (Quark's definition),
+ * averaged over images and outputs. Usage: fidelity.ts <model> <preset> <variant> where variant is
+ * 'plain', 'tail' (post-processing tail excluded), 'perChannel' or 'perChannel+tail'.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, decode, encode, tensorSummary } from '../../src/core/onnx/index.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { listImageFiles } from '../../src/cli/images/listImages.ts';
+import { decodeImageFile } from '../../src/cli/images/decode.ts';
+import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
+import { cosineSimilarity } from '../../src/core/metrics/index.ts';
+import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { DETECTORS } from './detectors.ts';
+
+const [name, preset, variant] = process.argv.slice(2);
+const detector = DETECTORS[name];
+const model = decode(fs.readFileSync(path.join(import.meta.dirname, '../../../shared/fixtures/models', name)));
+const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
+const calibration = coco.slice(0, 16);
+const evaluation = coco.slice(16, 24);
+
+const base = JSON.parse(configToJSON(getPreset(preset)));
+if (variant.includes('perChannel')) base.perChannel = true;
+if (variant.includes('tail')) base.subgraphsToExclude = [detector.tail];
+const config = validateConfig(base);
+
+const t0 = performance.now();
+const { ranges } = await calibrateOnImages(model, calibration, { spec: detector.preprocess, config });
+const t1 = performance.now();
+const { model: quantized, report } = quantizeModel(model, ranges, config, preset);
+const floatSession = await createSession(encode(model));
+const quantSession = await createSession(encode(quantized));
+const input = tensorSummary(buildGraphIndex(model.graph!).inputs[0]);
+const cosines: number[] = [];
+let undefinedOutputs = 0;
+for (const file of evaluation) {
+  const t = imageToTensor(decodeImageFile(file), input.shape ?? [], detector.preprocess);
+  const feeds = { [input.name]: float32Tensor(t.data, t.dims) };
+  const a = await floatSession.run(feeds);
+  const b = await quantSession.run(feeds);
+  // Quark's cosine is 0/0 (NaN) when an output is all zeros (a face detector's objectness on a photo
+  // without faces can quantize to zeros): counted apart, not averaged.
+  const perOutput = Object.keys(a).map((k) => cosineSimilarity(a[k].data as Float32Array, b[k].data as Float32Array));
+  const defined = perOutput.filter(Number.isFinite);
+  undefinedOutputs += perOutput.length - defined.length;
+  if (defined.length) cosines.push(defined.reduce((x, y) => x + y, 0) / defined.length);
+}
+console.log(JSON.stringify({
+  model: name,
+  preset,
+  variant,
+  cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
+  cosineMin: +Math.min(...cosines).toFixed(5),
+  undefinedOutputs,
+  floatNodes: report.counts.float,
+  calibrationSeconds: +((t1 - t0) / 1000).toFixed(1),
+  opset: `${report.opset.before}→${report.opset.after}`,
+}));
