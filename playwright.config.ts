@@ -2,7 +2,9 @@
 // `npm run test:e2e` does both). Fixture models are read from ../shared/fixtures, never copied here.
 import { defineConfig } from '@playwright/test';
 
-const PORT = 4173;
+// A port of its own (not vite's preview default), so a preview server left running by a developer is
+// neither collided with nor silently reused with a stale build.
+const PORT = Number(process.env.QS_E2E_PORT ?? 4317);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -22,7 +24,7 @@ export default defineConfig({
   webServer: {
     command: `npx vite preview --port ${PORT} --strictPort`,
     url: `http://localhost:${PORT}`,
-    reuseExistingServer: !process.env.CI,
+    reuseExistingServer: false,
     timeout: 60_000,
   },
 });

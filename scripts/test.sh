@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export ONNXRUNTIME_NODE_INSTALL=skip
-mkdir -p test-results
+mkdir -p .test-reports
 
 bash scripts/ensure-system-deps.sh || exit 1
 
@@ -13,15 +13,15 @@ echo "== type check"
 npx tsc --noEmit -p . || status=1
 
 echo "== unit tests"
-npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=1
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json || status=1
 
 echo "== build"
 if npx vite build --logLevel warn; then
   echo "== end-to-end tests"
-  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || status=1
+  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json || status=1
 else
   status=1
 fi
 
-node scripts/test-summary.mjs test-results/vitest.json test-results/playwright.json
+node scripts/test-summary.mjs .test-reports/vitest.json .test-reports/playwright.json
 exit $status

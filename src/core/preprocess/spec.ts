@@ -85,6 +85,7 @@ const CHOICES = {
 
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value); // NaN, Infinity (JSON says null)
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
