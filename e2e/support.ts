@@ -9,6 +9,8 @@ import path from 'node:path';
 /** The shared fixture models (../shared/fixtures/models from the repository root). */
 export const MODELS = path.resolve(import.meta.dirname, '../../shared/fixtures/models');
 export const model = (name: string) => path.join(MODELS, name);
+/** The shared fixture photographs (photos/ and coco/). */
+export const IMAGES = path.resolve(import.meta.dirname, '../../shared/fixtures/images');
 
 export const test = base.extend<{ pageProblems: string[] }>({
   pageProblems: [
@@ -39,6 +41,13 @@ export function fileFromFixture(name: string, as = path.basename(name)): Payload
   return { name: as, mimeType: 'application/octet-stream', buffer: fs.readFileSync(model(name)) };
 }
 
+const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg' };
+
+/** A fixture photo (`photos/camera.png`, `coco/000000000139.jpg`) as the page gets it from a drop. */
+export function imageFromFixture(name: string): PayloadFile {
+  return { name: path.basename(name), mimeType: MIME[path.extname(name).toLowerCase()] ?? 'application/octet-stream', buffer: fs.readFileSync(path.join(IMAGES, name)) };
+}
+
 /** Drops files on a locator with real dragenter/dragover/drop events (Playwright's locator.drop). */
 export async function dropFiles(target: Locator, files: PayloadFile | PayloadFile[]): Promise<void> {
   await target.drop({ files });
@@ -48,6 +57,13 @@ export async function dropFiles(target: Locator, files: PayloadFile | PayloadFil
 export async function openStudio(page: Page): Promise<void> {
   await page.goto('/');
   await expect(page.getByTestId('drop-zone')).toBeVisible();
+}
+
+/** Opens the studio and drops a fixture model on it; resolves when its summary shows. */
+export async function openWithModel(page: Page, name: string): Promise<Locator> {
+  await openStudio(page);
+  await dropFiles(page.getByTestId('drop-zone'), fileFromFixture(name));
+  return expectSummaryOf(page, path.basename(name));
 }
 
 /** The open model's summary, once it shows `fileName`. */

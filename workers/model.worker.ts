@@ -1,7 +1,21 @@
 /**
- * The model worker's entry: wiring only. The API lives in modelApi.ts, where tests import it.
+ * The model worker's entry: wiring only. The APIs live in modelApi.ts and quantizeApi.ts, where tests
+ * import them; the buffers they return are fresh copies, transferred here rather than cloned.
  */
-import { expose } from 'comlink';
+import { expose, transfer } from 'comlink';
 import { modelApi } from './modelApi.ts';
+import { quantizeApi, type ModelWorkerApi } from './quantizeApi.ts';
 
-expose(modelApi);
+const api: ModelWorkerApi = {
+  ...modelApi,
+  modelBytes(handle) {
+    const copy = quantizeApi.modelBytes(handle);
+    return transfer(copy, [copy.bytes, ...Object.values(copy.externalFiles)]);
+  },
+  quantize(...args) {
+    const out = quantizeApi.quantize(...args);
+    return transfer(out, out.parts);
+  },
+};
+
+expose(api);

@@ -1,11 +1,16 @@
 /**
- * The page: a header that says what the studio is and promises that nothing leaves the machine, and
- * the current step's screen. Only the model step exists so far; later steps (graph, calibration,
- * exclusion, run, report) join here as features of their own.
+ * The page: a header that says what the studio is and promises that nothing leaves the machine, the
+ * model step, and once a model is open the calibration and quantization steps (loaded on first use).
+ * Later steps (graph, exclusion, report) join here as features of their own.
  */
+import { lazy, Suspense } from 'react';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
+import { useStudio } from './store/index.ts';
+
+const CalibrationScreen = lazy(() => import('./features/calibration/CalibrationScreen.tsx'));
 
 export function App() {
+  const hasModel = useStudio((s) => s.model.summary !== null);
   return (
     <div className="app">
       <header className="app-header">
@@ -22,6 +27,11 @@ export function App() {
       </header>
       <main className="app-main">
         <ModelScreen />
+        {hasModel && (
+          <Suspense fallback={null}>
+            <CalibrationScreen />
+          </Suspense>
+        )}
       </main>
     </div>
   );

@@ -1,13 +1,16 @@
 /**
- * The model worker as the store sees it: a ModelService. Model bytes are transferred, not copied (the
- * page keeps none of them); the worker keeps the decoded model and answers with a handle and a summary.
+ * The model worker as the store sees it: a ModelService, and the QuantizeService (the worker holds the
+ * decoded float model, so quantizing happens there). Model bytes are transferred, not copied (the page
+ * keeps none of them); the worker keeps the decoded model and answers with a handle and a summary.
+ * A quantized model comes back as transferred parts, which become one Blob to download.
  */
 import { transfer } from 'comlink';
-import type { ModelApi } from '../../../workers/modelApi.ts';
+import type { ModelBytesCopy, ModelWorkerApi } from '../../../workers/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
+import type { QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
-const connection = new WorkerConnection<ModelApi>(
+const connection = new WorkerConnection<ModelWorkerApi>(
   () => new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
   'model worker',
 );
@@ -19,5 +22,17 @@ export const modelRemote: ModelService = {
   },
   async close(handle) {
     await connection.call((api) => api.close(handle));
+  },
+};
+
+/** A fresh copy of the open model's bytes, for a calibration worker (transferred on from the caller). */
+export function modelBytes(handle: string): Promise<ModelBytesCopy> {
+  return connection.call((api) => api.modelBytes(handle));
+}
+
+export const quantizeRemote: QuantizeService = {
+  async quantize(handle, ranges, config, configName) {
+    const out = await connection.call((api) => api.quantize(handle, ranges, config, configName));
+    return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
   },
 };

@@ -21,6 +21,7 @@ interface Live<T> {
 
 export class WorkerConnection<T> {
   private live: Live<T> | null = null;
+  private closed = false;
 
   /** `create` makes the worker (new Worker(new URL(...), { type: 'module' }) so the bundler sees it). */
   constructor(private readonly create: () => Worker, private readonly label: string) {}
@@ -42,8 +43,15 @@ export class WorkerConnection<T> {
 
   /** Runs one call on the worker; rejects with the worker's own (named) error or a WorkerError. */
   call<R>(fn: (remote: Remote<T>) => Promise<R>): Promise<R> {
+    if (this.closed) return Promise.reject(new WorkerError(`The ${this.label} was ended.`));
     const { remote, died } = this.connect();
     return Promise.race([fn(remote), died]);
+  }
+
+  /** Terminates the worker for good: later calls reject instead of starting a new one (disposable workers). */
+  close(): void {
+    this.closed = true;
+    this.dispose();
   }
 
   /** Terminates the worker (everything it held is gone); the next call starts a new one. */

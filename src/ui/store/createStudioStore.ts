@@ -1,22 +1,44 @@
 /**
- * The studio's one store, combined from slices (ARCHITECTURE, example 10). Later steps add their
- * slices here (calibration, exclusion, run); middleware, when some is needed, goes on this combined
- * store only. Services are injected so tests build a store with fakes and read it through getState().
+ * The studio's one store, combined from slices (ARCHITECTURE, example 10): the model, the calibration
+ * (data, preprocessing, ranges) and the run (quantization settings and the quantized model).
+ * Middleware, when some is needed, goes on this combined store only. Services are injected so tests
+ * build a store with fakes and read it through getState().
+ *
+ * One rule spans slices and lives here: when the open model changes, calibration results and the
+ * quantized model of the old one are dropped (and its calibration workers ended).
  */
 import { create } from 'zustand';
 import { createModelSlice, type ModelService, type ModelSlice } from './modelSlice.ts';
+import { createCalibrationSlice, type CalibrationService, type CalibrationSlice } from './calibrationSlice.ts';
+import { createRunSlice, type QuantizeService, type RunSlice } from './runSlice.ts';
 
-export type StudioState = ModelSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice;
 
 export interface StudioServices {
   model: ModelService;
+  /** Calibration and quantization; tests of the model slice alone may leave them out. */
+  calibration?: CalibrationService;
+  quantize?: QuantizeService;
 }
+
+const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
+
+const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
+const noQuantize: QuantizeService = { quantize: unavailable('Quantization') };
 
 /** A new store; the page makes one (index.ts), tests make as many as they like. */
 export function createStudioStore(services: StudioServices) {
-  return create<StudioState>()((...a) => ({
+  const store = create<StudioState>()((...a) => ({
     ...createModelSlice<StudioState>(services.model)(...a),
+    ...createCalibrationSlice<StudioState>(services.calibration ?? noCalibration)(...a),
+    ...createRunSlice<StudioState>(services.quantize ?? noQuantize)(...a),
   }));
+  store.subscribe((state, previous) => {
+    if (state.model.handle === previous.model.handle) return;
+    state.resetCalibrationForModel(state.model.summary);
+    state.clearRunResult();
+  });
+  return store;
 }
 
 export type StudioStore = ReturnType<typeof createStudioStore>;

@@ -1,11 +1,14 @@
 /**
- * The page's store, wired to the real model worker. Components import `useStudio` from here and select
+ * The page's store, wired to the real workers. Components import `useStudio` from here and select
  * narrowly (`useStudio((s) => s.model.status)`); tests use createStudioStore with fake services.
  */
-import { modelRemote } from '../remote/modelRemote.ts';
+import { calibrationRemote } from '../remote/calibrationRemote.ts';
+import { modelRemote, quantizeRemote } from '../remote/modelRemote.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
-export const useStudio = createStudioStore({ model: modelRemote });
+export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote });
 
 export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
+export type { CalibrationState, CalibrationStatus, CalibrationOutcome, NpySample, DataRejection } from './calibrationSlice.ts';
+export type { RunState, RunResult } from './runSlice.ts';

@@ -1,0 +1,171 @@
+/**
+ * The calibration run: the Calibrate button, then a progress bar with images done, pace, time left
+ * and the backend (with why it is not a faster one), and Cancel; then what came out (images used,
+ * images skipped and why, warnings) and the ranges to download. A cancelled run or an error leaves the
+ * page as it was, ready for the next run.
+ */
+import type { BackendInfo } from '../../../../workers/runtime/session.ts';
+import { Callout } from '../../components/Callout.tsx';
+import { Spinner } from '../../components/Spinner.tsx';
+import { exact, plural } from '../../components/format.ts';
+import { useStudio } from '../../store/index.ts';
+import { resultKey } from '../../store/calibrationSlice.ts';
+import { configOf } from '../../store/quantSettings.ts';
+import { downloadRanges } from './actions.ts';
+import { errorHint, errorTitle } from './errorTitles.ts';
+
+export function backendText(b: BackendInfo | null, workers = 1): string {
+  if (!b) return 'starting onnxruntime…';
+  const base = backendName(b);
+  return workers > 1 ? `${workers} workers × ${base}` : base;
+}
+
+function backendName(b: BackendInfo): string {
+  switch (b.kind) {
+    case 'webgpu':
+      return 'WebGPU';
+    case 'wasm-threads':
+      return `WebAssembly, ${b.threads} threads`;
+    case 'wasm':
+      return 'WebAssembly, 1 thread';
+    default:
+      return 'native';
+  }
+}
+
+/** Samples a second as people read them: 12, 2.5, 0.043. */
+export function formatRate(perSecond: number): string {
+  if (perSecond >= 10) return perSecond.toFixed(0);
+  if (perSecond >= 1) return perSecond.toFixed(1);
+  return perSecond > 0 ? String(Number(perSecond.toPrecision(2))) : '0';
+}
+
+/** "about 12 s left", "about 3 min left". */
+export function timeLeft(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return 'estimating time left';
+  if (seconds < 1) return 'almost done';
+  if (seconds < 90) return `about ${Math.ceil(seconds)} s left`;
+  return `about ${Math.round(seconds / 60)} min left`;
+}
+
+function Progress() {
+  const progress = useStudio((s) => s.calibration.progress);
+  const cancel = useStudio((s) => s.cancelCalibration);
+  const done = progress?.done ?? 0;
+  const total = progress?.total ?? 0;
+  const percent = total > 0 ? (100 * done) / total : 0;
+  return (
+    <div className="progress" data-testid="calibration-progress" aria-live="polite">
+      <div className="progress__head">
+        <Spinner size={18} />
+        <span className="progress__title">
+          {progress ? (
+            <>Calibrating: <span data-testid="progress-done">{exact(done)}</span> / {exact(total)} {total === 1 ? 'sample' : 'samples'}</>
+          ) : (
+            'Loading the model into onnxruntime…'
+          )}
+        </span>
+        <button type="button" className="button button--small" onClick={cancel} data-testid="calibration-cancel">Cancel</button>
+      </div>
+      <div className="progress__track" role="progressbar" aria-label="Calibration progress" aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
+        <span className="progress__bar" style={{ width: `${percent}%` }} />
+      </div>
+      <div className="progress__meta">
+        {progress && progress.imagesPerSecond > 0 && <span data-testid="progress-rate">{formatRate(progress.imagesPerSecond)} per second</span>}
+        {progress && <span>{timeLeft(progress.etaSeconds)}</span>}
+        {progress && progress.passes > 1 && <span>pass {progress.pass} of {progress.passes} (outputs split to fit memory)</span>}
+        <span data-testid="calibration-backend">{backendText(progress?.backend ?? null, progress?.workers)}</span>
+        {progress?.backend?.fallbackReason && <span className="muted">({progress.backend.fallbackReason})</span>}
+        {progress && progress.skipped.length > 0 && <span className="progress__skipped">{plural(progress.skipped.length, 'file')} skipped</span>}
+      </div>
+    </div>
+  );
+}
+
+function Outcome() {
+  const result = useStudio((s) => s.calibration.result);
+  const spec = useStudio((s) => s.calibration.spec);
+  const settings = useStudio((s) => s.run.settings);
+  if (!result) return null;
+  const stale = result.key !== resultKey(configOf(settings), spec);
+  const tensors = Object.keys(result.ranges).length;
+  return (
+    <div className="outcome" data-testid="calibration-result">
+      <p className="outcome__line">
+        <strong>Calibrated</strong> on <span data-testid="calibration-used">{exact(result.used)}</span>
+        {result.samples > 0 ? ` of ${exact(result.samples)}` : ''} {result.used === 1 ? 'sample' : 'samples'} in {result.seconds.toFixed(1)} s
+        {result.seconds > 0 && ` (${formatRate(result.used / result.seconds)} per second)`}: ranges of {plural(tensors, 'tensor')}, {result.method}, {backendText(result.backend, result.workers)}.
+      </p>
+      {result.backend.fallbackReason && <p className="muted small">Not on a faster backend: {result.backend.fallbackReason}.</p>}
+      {result.skipped.length > 0 && (
+        <Callout kind="warning" testId="calibration-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
+          <ul className="plain-list">
+            {result.skipped.map((s) => (
+              <li key={s.file} data-testid="skipped-file">
+                <span className="file-name">{s.file}</span>: {s.reason}
+              </li>
+            ))}
+          </ul>
+        </Callout>
+      )}
+      {result.warnings.map((w) => (
+        <Callout key={w} kind="warning" testId="calibration-warning">{w}</Callout>
+      ))}
+      {stale && (
+        <Callout kind="warning" testId="calibration-stale" title="Settings changed since this calibration">
+          The preset or the preprocessing is not what these ranges were collected with: calibrate again before quantizing.
+        </Callout>
+      )}
+      <div className="step__actions">
+        <button type="button" className="button button--small" onClick={downloadRanges} data-testid="download-ranges">Download ranges JSON</button>
+      </div>
+    </div>
+  );
+}
+
+export function CalibrateCard() {
+  const status = useStudio((s) => s.calibration.status);
+  const error = useStudio((s) => s.calibration.error);
+  const count = useStudio((s) => s.calibration.images.length + s.calibration.npy.length);
+  const random = useStudio((s) => s.run.settings.useRandomData);
+  const calibrate = useStudio((s) => s.calibrate);
+  const dismiss = useStudio((s) => s.dismissCalibrationError);
+  const hasResult = useStudio((s) => s.calibration.result !== null);
+  const running = status === 'running';
+
+  return (
+    <section className="card step" aria-labelledby="calibrate-title" data-testid="calibrate-card" data-calibration-status={status}>
+      <h3 id="calibrate-title" className="card__title">
+        <span className="step__number" aria-hidden="true">4</span> Calibrate
+      </h3>
+      <div className="step__actions">
+        <button type="button" className="button button--primary" onClick={() => void calibrate()} disabled={running} data-testid="calibrate-button">
+          {status === 'done' ? 'Calibrate again' : 'Calibrate'}
+        </button>
+        <span className="muted small">
+          {count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
+            : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).'}
+        </span>
+      </div>
+      {running && <Progress />}
+      {status === 'cancelled' && (
+        <Callout kind="info" testId="calibration-cancelled" title="Calibration cancelled">
+          Nothing was kept from the cancelled run{hasResult ? '; the previous ranges are still below' : ''}. Start again when ready.
+        </Callout>
+      )}
+      {error && (
+        <Callout
+          kind="error"
+          testId="calibration-error"
+          data={{ 'data-error-name': error.name }}
+          title={errorTitle(error.name, 'Calibration failed')}
+          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}
+        >
+          <p>{error.message}</p>
+          {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}
+        </Callout>
+      )}
+      {!running && <Outcome />}
+    </section>
+  );
+}

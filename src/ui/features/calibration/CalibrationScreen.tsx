@@ -1,0 +1,30 @@
+/**
+ * The steps after a model is open, in the order they depend on each other: calibration data,
+ * preprocessing, quantization settings, calibrate, quantize. Loaded on first use (App lazy-loads it
+ * once a model is open), so the empty page stays small.
+ */
+import { QuantSettingsCard } from '../run/QuantSettingsCard.tsx';
+import { QuantizeCard } from '../run/QuantizeCard.tsx';
+import { CalibrateCard } from './CalibrateCard.tsx';
+import { DataCard } from './DataCard.tsx';
+import { PreprocessCard } from './PreprocessCard.tsx';
+import './calibration.css';
+import '../run/run.css';
+
+export default function CalibrationScreen() {
+  return (
+    <section className="flow" aria-labelledby="flow-title" data-testid="calibration-screen">
+      <header className="flow__header">
+        <h2 id="flow-title" className="flow__title">Calibrate and quantize</h2>
+        <p className="flow__lead muted">Everything runs in this tab: images and the model never leave your machine.</p>
+      </header>
+      <div className="flow__grid">
+        <DataCard />
+        <QuantSettingsCard />
+      </div>
+      <PreprocessCard />
+      <CalibrateCard />
+      <QuantizeCard />
+    </section>
+  );
+}

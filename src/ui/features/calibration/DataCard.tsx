@@ -1,0 +1,154 @@
+/**
+ * Calibration data: a drop target of its own (files dropped here are data, never a model: the drop
+ * stops here and the page-wide model drop does not see it), buttons for files and for a whole folder,
+ * the count, a strip of the first images, the .npy samples, and the files that were not taken.
+ */
+import { useRef, useState, type DragEvent } from 'react';
+import { useStudio } from '../../store/index.ts';
+import { Callout } from '../../components/Callout.tsx';
+import { plural } from '../../components/format.ts';
+import { addDataFiles } from './actions.ts';
+import { Thumbnails } from './Thumbnails.tsx';
+
+const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+
+export function DataCard() {
+  const images = useStudio((s) => s.calibration.images);
+  const npy = useStudio((s) => s.calibration.npy);
+  const rejected = useStudio((s) => s.calibration.rejected);
+  const inputs = useStudio((s) => s.model.summary?.inputs);
+  const clear = useStudio((s) => s.clearCalibrationData);
+  const running = useStudio((s) => s.calibration.status === 'running');
+  const filesInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const [over, setOver] = useState(0);
+
+  // Drag events stop here: the window's model drop (and its overlay) must not count them.
+  const onDragEnter = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setOver((n) => n + 1);
+  };
+  const onDragOver = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    e.stopPropagation();
+    e.dataTransfer.dropEffect = 'copy';
+  };
+  const onDragLeave = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.stopPropagation();
+    setOver((n) => Math.max(0, n - 1));
+  };
+  const onDrop = (e: DragEvent) => {
+    if (!carriesFiles(e)) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setOver(0);
+    void addDataFiles(e.dataTransfer.files);
+  };
+
+  const count = images.length + npy.length;
+  const multiInput = (inputs?.length ?? 0) > 1;
+
+  return (
+    <section className="card step" aria-labelledby="data-title" data-testid="calibration-data">
+      <h3 id="data-title" className="card__title">
+        <span className="step__number" aria-hidden="true">1</span> Calibration data
+        {count > 0 && <span className="card__count" data-testid="calibration-count">{count}</span>}
+      </h3>
+      <input
+        ref={filesInput}
+        type="file"
+        multiple
+        accept="image/*,.npy"
+        hidden
+        data-testid="calibration-file-input"
+        onChange={(e) => {
+          void addDataFiles(e.currentTarget.files);
+          e.currentTarget.value = '';
+        }}
+      />
+      <input
+        ref={folderInput}
+        type="file"
+        multiple
+        hidden
+        data-testid="calibration-folder-input"
+        {...{ webkitdirectory: '' }}
+        onChange={(e) => {
+          void addDataFiles(e.currentTarget.files);
+          e.currentTarget.value = '';
+        }}
+      />
+      <div
+        className={`data-drop${over > 0 ? ' data-drop--active' : ''}`}
+        data-testid="calibration-drop"
+        role="button"
+        tabIndex={0}
+        aria-label="Add calibration images or .npy files"
+        aria-describedby="data-drop-hint"
+        onClick={() => filesInput.current?.click()}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            filesInput.current?.click();
+          }
+        }}
+        onDragEnter={onDragEnter}
+        onDragOver={onDragOver}
+        onDragLeave={onDragLeave}
+        onDrop={onDrop}
+      >
+        {count === 0 ? (
+          <>
+            <span className="data-drop__title">Drop calibration images here</span>
+            <span id="data-drop-hint" className="data-drop__hint">
+              A few dozen photos like those the model will see (PNG, JPEG, WebP){multiInput ? ', or .npy tensors, one file per input and sample' : ', or .npy tensors'}.
+            </span>
+          </>
+        ) : (
+          <>
+            <span className="data-drop__title" data-testid="calibration-summary">
+              {images.length > 0 && plural(images.length, 'image')}
+              {images.length > 0 && npy.length > 0 && ' · '}
+              {npy.length > 0 && plural(npy.length, '.npy sample')}
+            </span>
+            <span id="data-drop-hint" className="data-drop__hint">Drop more here to add them.</span>
+          </>
+        )}
+      </div>
+      <div className="step__actions">
+        <button type="button" className="button button--small" onClick={() => filesInput.current?.click()}>Add files…</button>
+        <button type="button" className="button button--small" onClick={() => folderInput.current?.click()}>Add a folder…</button>
+        {count > 0 && (
+          <button type="button" className="button button--small button--quiet" onClick={clear} disabled={running} data-testid="calibration-clear">
+            Clear
+          </button>
+        )}
+      </div>
+      {images.length > 0 && <Thumbnails files={images} />}
+      {npy.length > 0 && (
+        <ul className="npy-list" data-testid="npy-samples" aria-label=".npy samples">
+          {npy.slice(0, 8).map((s) => (
+            <li key={s.name} className="pill">{s.name}</li>
+          ))}
+          {npy.length > 8 && <li className="pill pill__sub">+{npy.length - 8} more</li>}
+        </ul>
+      )}
+      {rejected.length > 0 && (
+        <Callout kind="warning" testId="calibration-rejected" title={`${plural(rejected.length, 'file')} not added`}>
+          <ul className="plain-list">
+            {rejected.slice(0, 6).map((r) => (
+              <li key={r.file}>
+                <span className="file-name">{r.file}</span>: {r.reason}
+              </li>
+            ))}
+            {rejected.length > 6 && <li>… and {rejected.length - 6} more</li>}
+          </ul>
+        </Callout>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * The calibration step's user actions as one-liners the components call: adding files (sorted into
+ * images and .npy samples, the latter checked against the model's inputs), and exporting the ranges.
+ */
+import { formatPreprocess } from '../../../core/preprocess/spec.ts';
+import { downloadText } from '../../components/useObjectUrl.ts';
+import { useStudio } from '../../store/index.ts';
+import { npySamples, sortFiles } from './files.ts';
+
+/** Adds dropped or picked files as calibration data. */
+export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
+  const list = files ? Array.from(files) : [];
+  if (list.length === 0) return;
+  const { model, calibration } = useStudio.getState();
+  const sorted = sortFiles(list);
+  let rejected = sorted.rejected;
+  let npy: Awaited<ReturnType<typeof npySamples>>['samples'] = [];
+  if (sorted.npy.length > 0 && model.summary) {
+    const checked = await npySamples(sorted.npy, model.summary.inputs, calibration.spec.dims);
+    npy = checked.samples;
+    rejected = [...rejected, ...checked.rejected];
+  }
+  useStudio.getState().addCalibrationData({ images: sorted.images, npy, rejected });
+}
+
+/** `<model>.ranges.json`: the ranges as `qstudio quantize --ranges` reads them, with how they were made. */
+export function downloadRanges(): void {
+  const { model, calibration } = useStudio.getState();
+  const result = calibration.result;
+  if (!result || !model.fileName) return;
+  const json = {
+    model: model.fileName,
+    method: result.method,
+    samples: result.used,
+    preprocess: JSON.parse(formatPreprocess(calibration.spec)),
+    ranges: result.ranges,
+  };
+  downloadText(`${JSON.stringify(json, null, 2)}\n`, `${model.fileName.replace(/\.onnx$/i, '')}.ranges.json`);
+}

@@ -1,0 +1,59 @@
+/**
+ * The quantization settings: a preset (each with its one-line summary from the core), per-channel
+ * weights, and random calibration data. Calibration depends on them (the preset picks the activation
+ * collector), so they sit before the Calibrate button.
+ */
+import { useId } from 'react';
+import { PRESET_NAMES, presetDefinition, type PresetName } from '../../../core/quantize/presets.ts';
+import { useStudio } from '../../store/index.ts';
+
+export function QuantSettingsCard() {
+  const settings = useStudio((s) => s.run.settings);
+  const setPreset = useStudio((s) => s.setQuantPreset);
+  const setPerChannel = useStudio((s) => s.setPerChannel);
+  const setUseRandomData = useStudio((s) => s.setUseRandomData);
+  const locked = useStudio((s) => s.calibration.status === 'running' || s.run.status === 'running');
+  const presetId = useId();
+  const summaryId = useId();
+
+  return (
+    <section className="card step" aria-labelledby="settings-title" data-testid="quant-settings">
+      <h3 id="settings-title" className="card__title">
+        <span className="step__number" aria-hidden="true">2</span> Quantization
+      </h3>
+      <div className="field">
+        <label className="field__label" htmlFor={presetId}>Preset</label>
+        <select
+          id={presetId}
+          className="select"
+          value={settings.preset}
+          disabled={locked}
+          aria-describedby={summaryId}
+          data-testid="quant-preset"
+          onChange={(e) => setPreset(e.currentTarget.value as PresetName)}
+        >
+          {PRESET_NAMES.map((name) => (
+            <option key={name} value={name}>{name}</option>
+          ))}
+        </select>
+        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">{presetDefinition(settings.preset).summary}</div>
+      </div>
+      <label className="check">
+        <input type="checkbox" checked={settings.perChannel} disabled={locked} data-testid="per-channel"
+          onChange={(e) => setPerChannel(e.currentTarget.checked)} />
+        <span>
+          Per-channel weights
+          <span className="check__hint">One scale per output channel; raises the opset to 13 where needed. Usually much better for depthwise convolutions.</span>
+        </span>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={settings.useRandomData} disabled={locked} data-testid="random-data"
+          onChange={(e) => setUseRandomData(e.currentTarget.checked)} />
+        <span>
+          Random data when no images are given
+          <span className="check__hint">UseRandomData: quick to try, but ranges from noise rarely match real inputs.</span>
+        </span>
+      </label>
+    </section>
+  );
+}

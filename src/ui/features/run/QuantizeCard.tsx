@@ -1,0 +1,70 @@
+/**
+ * Quantize: the button (enabled once there are ranges that match the settings), then the result:
+ * the report's counts, warnings and the float nodes with their reasons, and the downloads (the
+ * quantized model and the report JSON). Nothing is uploaded: the model is a Blob on this page.
+ */
+import { Callout } from '../../components/Callout.tsx';
+import { Spinner } from '../../components/Spinner.tsx';
+import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
+import { useStudio } from '../../store/index.ts';
+import { resultKey } from '../../store/calibrationSlice.ts';
+import { configOf } from '../../store/quantSettings.ts';
+import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
+import { ReportView } from './ReportView.tsx';
+
+export function QuantizeCard() {
+  const status = useStudio((s) => s.run.status);
+  const result = useStudio((s) => s.run.result);
+  const error = useStudio((s) => s.run.error);
+  const quantize = useStudio((s) => s.quantize);
+  const dismiss = useStudio((s) => s.dismissRunError);
+  const ready = useStudio((s) => {
+    const r = s.calibration.result;
+    return r !== null && s.calibration.status !== 'running' && r.key === resultKey(configOf(s.run.settings), s.calibration.spec);
+  });
+  const preset = useStudio((s) => s.run.settings.preset);
+  const url = useObjectUrl(result?.blob);
+  const running = status === 'running';
+
+  return (
+    <section className="card step" aria-labelledby="quantize-title" data-testid="quantize-card" data-run-status={status}>
+      <h3 id="quantize-title" className="card__title">
+        <span className="step__number" aria-hidden="true">5</span> Quantize
+      </h3>
+      <div className="step__actions">
+        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!ready || running} onClick={() => void quantize()} data-testid="quantize-button">
+          {result ? 'Quantize again' : 'Quantize'} with {preset}
+        </button>
+        {running && (
+          <span className="inline-status">
+            <Spinner size={16} /> Quantizing…
+          </span>
+        )}
+        {!ready && !running && <span className="muted small">Calibrate with the current settings first (step 4).</span>}
+      </div>
+      {error && (
+        <Callout kind="error" testId="quantize-error" data={{ 'data-error-name': error.name }} title={errorTitle(error.name, 'Quantization failed')}
+          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+          <p>{error.message}</p>
+          {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}
+        </Callout>
+      )}
+      {result && (
+        <div className="quant-result" data-testid="quantize-result">
+          <ReportView result={result} />
+          <div className="step__actions">
+            {url && (
+              <a className="button button--primary" href={url} download={result.fileName} data-testid="download-model">
+                Download {result.fileName}
+              </a>
+            )}
+            <button type="button" className="button" data-testid="download-report"
+              onClick={() => downloadText(`${JSON.stringify(result.report, null, 2)}\n`, result.fileName.replace(/\.onnx$/, '.report.json'))}>
+              Download report JSON
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}

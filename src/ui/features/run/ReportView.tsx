@@ -1,0 +1,87 @@
+/**
+ * What quantizing did, from the core's report: how many nodes were quantized and how many stayed
+ * float, the Q/DQ pairs written, the opset before and after, warnings, what graph preparation
+ * changed, and every float node with its reason (collapsed: it can be long).
+ */
+import type { ReactNode } from 'react';
+import { exact, formatBytes, plural } from '../../components/format.ts';
+import type { RunResult } from '../../store/index.ts';
+
+function Count({ label, value, testId, sub }: { label: string; value: ReactNode; testId: string; sub?: ReactNode }) {
+  return (
+    <div className="facts__item">
+      <dt>{label}</dt>
+      <dd>
+        <span className="facts__big" data-testid={testId}>{value}</span>
+        {sub && <span className="facts__sub">{sub}</span>}
+      </dd>
+    </div>
+  );
+}
+
+/** Float nodes by reason, most common first. */
+function byReason(float: RunResult['report']['float']): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const f of float) counts.set(f.reason, (counts.get(f.reason) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]);
+}
+
+export function ReportView({ result }: { result: RunResult }) {
+  const { report } = result;
+  const c = report.counts;
+  return (
+    <div className="report" data-testid="quant-report">
+      <dl className="facts">
+        <Count label="Quantized nodes" value={exact(c.quantized)} testId="report-quantized" sub={`of ${exact(c.nodes)}`} />
+        <Count label="Float nodes" value={exact(c.float)} testId="report-float" />
+        <Count label="Q/DQ pairs" value={exact(c.activationPairs)} testId="report-qdq" sub={`+ ${plural(c.quantizedConstants, 'quantized constant')}`} />
+        <Count label="Opset" value={<>{report.opset.before} → {report.opset.after}</>} testId="report-opset" sub={report.opset.qdqDomain === 'com.microsoft' ? 'Q/DQ in com.microsoft' : undefined} />
+        <Count label="Size" value={formatBytes(result.byteLength)} testId="report-size" sub={`${result.seconds.toFixed(1)} s`} />
+      </dl>
+      {report.warnings.length > 0 && (
+        <details className="report__details" data-testid="report-warnings">
+          <summary>{plural(report.warnings.length, 'warning')}</summary>
+          <ul className="plain-list">
+            {report.warnings.map((w, i) => <li key={i}>{w}</li>)}
+          </ul>
+        </details>
+      )}
+      {report.preparation.length > 0 && (
+        <details className="report__details">
+          <summary>Graph preparation: {plural(report.preparation.length, 'change')}</summary>
+          <ul className="plain-list">
+            {report.preparation.map((p, i) => <li key={i}>{p}</li>)}
+          </ul>
+        </details>
+      )}
+      {report.float.length > 0 && (
+        <details className="report__details" data-testid="report-float-nodes">
+          <summary>
+            Float nodes and why: {byReason(report.float).slice(0, 3).map(([reason, n]) => `${reason} (${n})`).join(', ')}
+            {byReason(report.float).length > 3 ? ', …' : ''}
+          </summary>
+          <div className="table-scroll">
+            <table className="tensor-table report__table">
+              <thead>
+                <tr>
+                  <th scope="col">Node</th>
+                  <th scope="col" className="report__col-op">Op</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.float.map((f) => (
+                  <tr key={f.id}>
+                    <td className="tensor-table__name">{f.id}</td>
+                    <td className="tensor-table__type">{f.opType}</td>
+                    <td>{f.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
+    </div>
+  );
+}

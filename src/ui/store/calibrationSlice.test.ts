@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelSummary } from '../../core/onnx/index.ts';
+import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
+import type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+import { createStudioStore } from './createStudioStore.ts';
+import type { CalibrationService } from './calibrationSlice.ts';
+import type { ModelService } from './modelSlice.ts';
+import type { QuantizeService } from './runSlice.ts';
+
+const yoloSummary = {
+  fileName: 'yolox-nano.onnx',
+  byteLength: 1000,
+  inputs: [{ name: 'images', elemType: 'float32', shape: [1, 3, 416, 416] }],
+} as unknown as ModelSummary;
+
+const modelService: ModelService = {
+  async open(fileName) {
+    return { handle: `model-${fileName}`, summary: { ...yoloSummary, fileName } };
+  },
+  async close() {},
+};
+
+const progress = (done: number, total: number): CalibrationProgress => ({
+  done, total, imagesPerSecond: 2, etaSeconds: (total - done) / 2, skipped: [], pass: 1, passes: 1, backend: null,
+});
+
+const result = (used: number): CalibrationResult => ({
+  ranges: { images: [0, 255] }, used, skipped: [], warnings: [], method: 'MinMax',
+  backend: { kind: 'wasm', threads: 1, fallbackReason: null }, passes: 1, seconds: 1, runOutputBytes: 10,
+});
+
+/** A fake calibration service whose runs finish when the test says so. */
+function fakeCalibration() {
+  const runs: { resolve: (r: CalibrationResult) => void; reject: (e: Error) => void; onProgress: (p: CalibrationProgress) => void; samples: number }[] = [];
+  let released = 0;
+  let cancelled = 0;
+  const service: CalibrationService = {
+    calibrate(_model, request, onProgress) {
+      return new Promise((resolve, reject) => runs.push({ resolve, reject, onProgress, samples: request.samples.length }));
+    },
+    cancel() {
+      cancelled++;
+      runs.at(-1)?.reject(Object.assign(new Error('cancelled'), { name: 'CalibrationCancelledError' }));
+    },
+    release() {
+      released++;
+    },
+  };
+  return { service, runs, counts: () => ({ released, cancelled }) };
+}
+
+const quantize: QuantizeService = {
+  async quantize() {
+    return { blob: new Blob([new Uint8Array(4)]), byteLength: 4, report: { counts: { quantized: 1 } } as never, seconds: 0.1 };
+  },
+};
+
+const file = (name: string) => new File([new Uint8Array(3)], name, { lastModified: 1 });
+
+async function openedStore() {
+  const calibration = fakeCalibration();
+  const store = createStudioStore({ model: modelService, calibration: calibration.service, quantize });
+  await store.getState().openModel({ fileName: 'yolox-nano.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  return { store, calibration };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe('calibration slice', () => {
+  it('suggests the YOLO preprocessing for a model named yolox, and says why', async () => {
+    const { store } = await openedStore();
+    const c = store.getState().calibration;
+    expect(c.specPreset).toBe('yolo');
+    expect(c.spec).toEqual(getPreprocessPreset('yolo'));
+    expect(c.specReason).toContain('YOLO');
+  });
+
+  it('adds images once (same name, size and date), and clearing empties the data', async () => {
+    const { store } = await openedStore();
+    store.getState().addCalibrationData({ images: [file('a.png'), file('b.png')] });
+    store.getState().addCalibrationData({ images: [file('a.png'), file('c.png')], rejected: [{ file: 'x.txt', reason: 'not an image' }] });
+    expect(store.getState().calibration.images.map((f) => f.name)).toEqual(['a.png', 'b.png', 'c.png']);
+    expect(store.getState().calibration.rejected).toHaveLength(1);
+    store.getState().clearCalibrationData();
+    expect(store.getState().calibration).toMatchObject({ images: [], npy: [], rejected: [] });
+  });
+
+  it('refuses to start without data (named error, no worker), unless random data is on', async () => {
+    const { store, calibration } = await openedStore();
+    await store.getState().calibrate();
+    expect(store.getState().calibration).toMatchObject({ status: 'error', error: { name: 'NoCalibrationDataError' } });
+    expect(calibration.runs).toHaveLength(0);
+    store.getState().setUseRandomData(true);
+    void store.getState().calibrate();
+    expect(store.getState().calibration.status).toBe('running');
+    expect(calibration.runs[0].samples).toBe(0);
+  });
+
+  it('shows progress while running, then the ranges with the key of the settings they were made under', async () => {
+    const { store, calibration } = await openedStore();
+    store.getState().addCalibrationData({ images: [file('a.png'), file('b.png')] });
+    const done = store.getState().calibrate();
+    expect(store.getState().calibration.status).toBe('running');
+    calibration.runs[0].onProgress(progress(1, 2));
+    expect(store.getState().calibration.progress).toMatchObject({ done: 1, total: 2 });
+    calibration.runs[0].resolve(result(2));
+    await done;
+    const c = store.getState().calibration;
+    expect(c.status).toBe('done');
+    expect(c.result).toMatchObject({ used: 2, samples: 2, ranges: { images: [0, 255] } });
+  });
+
+  it('cancel shows "cancelled" at once, ignores the old run, and a new run can start and complete', async () => {
+    const { store, calibration } = await openedStore();
+    store.getState().addCalibrationData({ images: [file('a.png')] });
+    const first = store.getState().calibrate();
+    store.getState().cancelCalibration();
+    expect(store.getState().calibration.status).toBe('cancelled');
+    await first;
+    expect(store.getState().calibration.status).toBe('cancelled');
+    expect(calibration.counts().cancelled).toBe(1);
+
+    const second = store.getState().calibrate();
+    calibration.runs[1].resolve(result(1));
+    await second;
+    expect(store.getState().calibration.status).toBe('done');
+  });
+
+  it('keeps a worker error by name and message', async () => {
+    const { store, calibration } = await openedStore();
+    store.getState().addCalibrationData({ images: [file('a.png')] });
+    const run = store.getState().calibrate();
+    calibration.runs[0].reject(Object.assign(new Error('uses com.microsoft.extensions'), { name: 'CustomOpsError' }));
+    await run;
+    expect(store.getState().calibration).toMatchObject({ status: 'error', error: { name: 'CustomOpsError', message: 'uses com.microsoft.extensions' } });
+    store.getState().dismissCalibrationError();
+    expect(store.getState().calibration.status).toBe('idle');
+  });
+
+  it('a new model drops the old results, ends the calibration workers and suggests its own preprocessing', async () => {
+    const { store, calibration } = await openedStore();
+    store.getState().addCalibrationData({ images: [file('a.png')] });
+    const run = store.getState().calibrate();
+    calibration.runs[0].resolve(result(1));
+    await run;
+    const released = calibration.counts().released;
+    await store.getState().openModel({ fileName: 'ultraface-rfb-320.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await flush();
+    const c = store.getState().calibration;
+    expect(c).toMatchObject({ status: 'idle', result: null, specPreset: 'ultraface' });
+    expect(c.images).toHaveLength(1); // the user's data stays
+    expect(calibration.counts().released).toBeGreaterThan(released);
+  });
+});
+
+describe('run slice', () => {
+  it('quantizes with matching ranges, names the file <model>.quant.onnx, and refuses stale ranges', async () => {
+    const { store, calibration } = await openedStore();
+    await store.getState().quantize();
+    expect(store.getState().run).toMatchObject({ status: 'error', error: { name: 'NotCalibratedError' } });
+
+    store.getState().addCalibrationData({ images: [file('a.png')] });
+    const run = store.getState().calibrate();
+    calibration.runs[0].resolve(result(1));
+    await run;
+    await store.getState().quantize();
+    expect(store.getState().run).toMatchObject({ status: 'done', result: { fileName: 'yolox-nano.quant.onnx', byteLength: 4 } });
+
+    store.getState().setQuantPreset('U8S8'); // MinMax instead of XINT8's power-of-two MinMSE
+    await store.getState().quantize();
+    expect(store.getState().run.error).toMatchObject({ name: 'NotCalibratedError', message: expect.stringContaining('calibrate again') });
+  });
+
+  it('a preset brings its own per-channel and random-data settings', async () => {
+    const { store } = await openedStore();
+    store.getState().setPerChannel(true);
+    store.getState().setQuantPreset('VINT8');
+    expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true });
+  });
+});

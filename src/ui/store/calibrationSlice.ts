@@ -1,0 +1,221 @@
+/**
+ * The calibration slice: the data the user gave (image files and .npy samples, as File handles: no
+ * bytes are read here), how images become tensors (the preprocessing spec), and the state of a
+ * calibration run: progress while it runs, then the ranges or a named error. It talks to the
+ * calibration workers only through the CalibrationService it is given (tests pass a fake).
+ *
+ * A run can be cancelled; the slice then shows 'cancelled' at once and ignores whatever the old run
+ * still reports. Ranges remember the settings they were collected under (`key`), so the page can tell
+ * when a changed preset or preprocessing makes them stale.
+ */
+import type { StateCreator } from 'zustand';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { ModelSummary } from '../../core/onnx/index.ts';
+import type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
+import { DEFAULT_PREPROCESS } from '../../core/preprocess/spec.ts';
+import { toModelError, type ModelSlice } from './modelSlice.ts';
+import { suggestPreprocess } from './preprocessSuggestion.ts';
+import { calibrationKey, configOf } from './quantSettings.ts';
+import type { RunSlice } from './runSlice.ts';
+
+export type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+
+/** What the slice needs from the calibration workers (src/ui/remote implements it). */
+export interface CalibrationService {
+  /** Calibrates the model the model worker holds under `model.handle`; progress about ten times a second. */
+  calibrate(model: { handle: string; byteLength: number }, request: CalibrationRequest, onProgress: (p: CalibrationProgress) => void): Promise<CalibrationResult>;
+  /** Stops the running calibration (its promise then rejects with CalibrationCancelledError). */
+  cancel(): void;
+  /** Ends the calibration workers: their memory is only returned then. */
+  release(): void;
+}
+
+/** One .npy sample: a file per model input. */
+export interface NpySample {
+  name: string;
+  files: Record<string, File>;
+}
+
+/** A file that was not added, and why. */
+export interface DataRejection {
+  file: string;
+  reason: string;
+}
+
+export type CalibrationStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+
+export interface CalibrationError {
+  name: string;
+  message: string;
+}
+
+/** A finished calibration, with what it was computed under. */
+export interface CalibrationOutcome extends CalibrationResult {
+  /** calibrationKey of the config plus the spec: when it differs from the current one, the ranges are stale. */
+  key: string;
+  /** Samples given (images or .npy), or 0 for random data. */
+  samples: number;
+}
+
+export interface CalibrationState {
+  images: File[];
+  npy: NpySample[];
+  rejected: DataRejection[];
+  /** Which image the preprocessing preview shows (an index into `images`). */
+  previewIndex: number;
+  spec: PreprocessSpec;
+  /** The preset the spec came from, 'custom' once edited or imported. */
+  specPreset: PreprocessPresetName | 'custom';
+  /** Why the current preset was suggested, while it is the suggestion. */
+  specReason: string | null;
+  status: CalibrationStatus;
+  progress: CalibrationProgress | null;
+  result: CalibrationOutcome | null;
+  error: CalibrationError | null;
+}
+
+export interface CalibrationSlice {
+  calibration: CalibrationState;
+  /** Adds data (duplicates by name, size and date are dropped); rejections replace the previous ones. */
+  addCalibrationData(data: { images?: File[]; npy?: NpySample[]; rejected?: DataRejection[] }): void;
+  clearCalibrationData(): void;
+  /** Shows image `index` in the preprocessing preview. */
+  setPreviewImage(index: number): void;
+  setPreprocess(spec: PreprocessSpec, preset: PreprocessPresetName | 'custom'): void;
+  /** Calibrates the open model on the data, with the spec and the run slice's quantization settings. */
+  calibrate(): Promise<void>;
+  cancelCalibration(): void;
+  dismissCalibrationError(): void;
+  /** A new model: suggested preprocessing, no results (data is kept: it is the user's). */
+  resetCalibrationForModel(summary: ModelSummary | null): void;
+}
+
+export const initialCalibrationState: CalibrationState = {
+  images: [],
+  npy: [],
+  rejected: [],
+  previewIndex: 0,
+  spec: { ...DEFAULT_PREPROCESS, mean: [...DEFAULT_PREPROCESS.mean], std: [...DEFAULT_PREPROCESS.std], dims: {} },
+  specPreset: 'unit',
+  specReason: null,
+  status: 'idle',
+  progress: null,
+  result: null,
+  error: null,
+};
+
+/** The key a calibration is valid for: the activation collector settings and the preprocessing. */
+export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
+  return `${calibrationKey(config)}|${JSON.stringify(spec)}`;
+}
+
+const fileKey = (f: File) => `${(f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name}|${f.size}|${f.lastModified}`;
+
+/** The samples of the data: .npy samples when there are any images or not; images otherwise. */
+export function samplesOf(state: Pick<CalibrationState, 'images' | 'npy'>): CalibrationSample[] {
+  const images: CalibrationSample[] = state.images.map((file) => ({ kind: 'image', name: displayName(file), file }));
+  const npy: CalibrationSample[] = state.npy.map((s) => ({ kind: 'npy', name: s.name, files: s.files }));
+  return [...images, ...npy];
+}
+
+/** A file's name as the user knows it: its path inside a chosen folder, else its name. */
+export function displayName(file: File): string {
+  return (file as File & { webkitRelativePath?: string }).webkitRelativePath || file.name;
+}
+
+export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunSlice>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
+  // Each run gets a number; a cancelled or superseded run may not change the state any more.
+  let latest = 0;
+
+  return (set, get) => {
+    const patch = (p: Partial<CalibrationState>) => set((s) => ({ calibration: { ...s.calibration, ...p } }) as Partial<S>);
+
+    return {
+      calibration: initialCalibrationState,
+
+      addCalibrationData({ images = [], npy = [], rejected = [] }) {
+        const c = get().calibration;
+        const known = new Set(c.images.map(fileKey));
+        const newImages = images.filter((f) => !known.has(fileKey(f)) && (known.add(fileKey(f)), true));
+        const names = new Set(c.npy.map((s) => s.name));
+        const newNpy = npy.filter((s) => !names.has(s.name) && (names.add(s.name), true));
+        patch({ images: [...c.images, ...newImages], npy: [...c.npy, ...newNpy], rejected });
+      },
+
+      clearCalibrationData() {
+        patch({ images: [], npy: [], rejected: [], previewIndex: 0 });
+      },
+
+      setPreviewImage(index) {
+        const n = get().calibration.images.length;
+        if (index >= 0 && index < n) patch({ previewIndex: index });
+      },
+
+      setPreprocess(spec, preset) {
+        const c = get().calibration;
+        // The suggestion's reason stays while its preset does (giving dimension values keeps it).
+        patch({ spec, specPreset: preset, specReason: preset === c.specPreset ? c.specReason : null });
+      },
+
+      async calibrate() {
+        const { model, calibration, run } = get();
+        if (!model.handle || calibration.status === 'running') return;
+        const request = ++latest;
+        const config = configOf(run.settings);
+        const spec = calibration.spec;
+        const samples = samplesOf(calibration);
+        if (samples.length === 0 && !config.extraOptions.UseRandomData) {
+          patch({
+            status: 'error',
+            error: { name: 'NoCalibrationDataError', message: 'Add images or .npy tensors in step 1, or turn on random data in step 2.' },
+          });
+          return;
+        }
+        patch({ status: 'running', progress: null, error: null });
+        try {
+          const target = { handle: model.handle, byteLength: model.summary?.byteLength ?? 0 };
+          const result = await service.calibrate(target, { samples, spec, config }, (progress) => {
+            if (request === latest) patch({ progress });
+          });
+          if (request !== latest) return;
+          patch({ status: 'done', result: { ...result, key: resultKey(config, spec), samples: samples.length }, error: null });
+          get().clearRunResult(); // a model quantized with the old ranges no longer matches
+        } catch (e) {
+          if (request !== latest) return;
+          const error = toModelError(e, '');
+          if (error.name === 'CalibrationCancelledError') patch({ status: 'cancelled', progress: null });
+          else patch({ status: 'error', error: { name: error.name, message: error.message } });
+        }
+      },
+
+      cancelCalibration() {
+        if (get().calibration.status !== 'running') return;
+        latest++;
+        service.cancel();
+        patch({ status: 'cancelled', progress: null });
+      },
+
+      dismissCalibrationError() {
+        const c = get().calibration;
+        if (c.status === 'error') patch({ status: c.result ? 'done' : 'idle', error: null });
+      },
+
+      resetCalibrationForModel(summary) {
+        latest++;
+        service.release();
+        const suggestion = summary ? suggestPreprocess(summary) : null;
+        patch({
+          status: 'idle',
+          progress: null,
+          result: null,
+          error: null,
+          ...(suggestion
+            ? { spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.reason }
+            : { spec: initialCalibrationState.spec, specPreset: 'unit' as const, specReason: null }),
+        });
+      },
+    };
+  };
+}

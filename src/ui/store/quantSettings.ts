@@ -1,0 +1,46 @@
+/**
+ * The quantization settings the page offers (a preset, per-channel weights, random calibration data)
+ * turned into the core's QuantConfig, and the part of a config that calibration depends on: ranges
+ * collected for one activation method are wrong for another, so the page compares these keys to know
+ * when a calibration is stale. Pure; no React, no workers.
+ */
+import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
+
+export interface QuantSettings {
+  preset: PresetName;
+  perChannel: boolean;
+  /** Calibrate on random inputs when no data is given (Quark's UseRandomData). */
+  useRandomData: boolean;
+}
+
+/** The preset's own settings (VINT8 turns random data on, the others leave it off). */
+export function presetSettings(preset: PresetName): QuantSettings {
+  const config = getPreset(preset);
+  return { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData };
+}
+
+/** The full configuration for the settings. */
+export function configOf(settings: QuantSettings): QuantConfig {
+  const json = JSON.parse(configToJSON(getPreset(settings.preset)));
+  json.perChannel = settings.perChannel;
+  json.extraOptions.UseRandomData = settings.useRandomData;
+  return validateConfig(json);
+}
+
+/** What calibration results depend on: the activation collector and its options. */
+export function calibrationKey(config: QuantConfig): string {
+  const x = config.extraOptions;
+  return JSON.stringify([
+    config.calibrationMethod,
+    config.scaleType,
+    config.activationType,
+    x.ActivationSymmetric,
+    x.CalibTensorRangeSymmetric,
+    x.CalibMovingAverage,
+    x.Percentile,
+    x.NumBins,
+    x.NumQuantizedBins,
+    x.MinMSEMode,
+  ]);
+}

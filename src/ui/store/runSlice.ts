@@ -1,0 +1,128 @@
+/**
+ * The run slice: the quantization settings (preset, per-channel weights, random calibration data)
+ * and the quantization itself: the model worker turns the open float model and the calibrated
+ * ranges into a QDQ model, returned as a Blob to download, with the core's report.
+ *
+ * The Blob is the one payload the page keeps: the user asked to download it. Quantizing refuses stale
+ * ranges (collected under other settings) rather than quietly producing a wrong model.
+ */
+import type { StateCreator } from 'zustand';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { PresetName } from '../../core/quantize/presets.ts';
+import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { RangeTable } from '../../../workers/quantizeApi.ts';
+import type { CalibrationSlice } from './calibrationSlice.ts';
+import { resultKey } from './calibrationSlice.ts';
+import { toModelError, type ModelSlice } from './modelSlice.ts';
+import { configOf, presetSettings, type QuantSettings } from './quantSettings.ts';
+
+/** A quantized model as the page holds it. */
+export interface QuantizedModel {
+  blob: Blob;
+  byteLength: number;
+  report: QuantizeReport;
+  seconds: number;
+}
+
+/** What the slice needs from the model worker (src/ui/remote implements it). */
+export interface QuantizeService {
+  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string): Promise<QuantizedModel>;
+}
+
+export type RunStatus = 'idle' | 'running' | 'done' | 'error';
+
+export interface RunResult extends QuantizedModel {
+  /** `<model>.quant.onnx`. */
+  fileName: string;
+  settings: QuantSettings;
+}
+
+export interface RunState {
+  settings: QuantSettings;
+  status: RunStatus;
+  result: RunResult | null;
+  error: { name: string; message: string } | null;
+}
+
+export interface RunSlice {
+  run: RunState;
+  /** Picks a preset; per-channel and random data follow the preset's own values. */
+  setQuantPreset(preset: PresetName): void;
+  setPerChannel(perChannel: boolean): void;
+  setUseRandomData(useRandomData: boolean): void;
+  /** Quantizes the open model with the current calibration's ranges. */
+  quantize(): Promise<void>;
+  dismissRunError(): void;
+  /** A new model or new ranges: the old quantized model no longer applies. */
+  clearRunResult(): void;
+}
+
+/** Stale or missing ranges: calibrate (again) first. */
+export class NotCalibratedError extends Error {
+  override readonly name = 'NotCalibratedError';
+}
+
+export const DEFAULT_PRESET: PresetName = 'XINT8';
+
+/** "yolox-nano.onnx" → "yolox-nano.quant.onnx". */
+export function quantizedFileName(fileName: string): string {
+  return `${fileName.replace(/\.onnx$/i, '')}.quant.onnx`;
+}
+
+export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice>(service: QuantizeService): StateCreator<S, [], [], RunSlice> {
+  let latest = 0;
+
+  return (set, get) => {
+    const patch = (p: Partial<RunState>) => set((s) => ({ run: { ...s.run, ...p } }) as Partial<S>);
+    const settings = (p: Partial<QuantSettings>) => patch({ settings: { ...get().run.settings, ...p } });
+
+    return {
+      run: { settings: presetSettings(DEFAULT_PRESET), status: 'idle', result: null, error: null },
+
+      setQuantPreset(preset) {
+        settings(presetSettings(preset));
+      },
+      setPerChannel(perChannel) {
+        settings({ perChannel });
+      },
+      setUseRandomData(useRandomData) {
+        settings({ useRandomData });
+      },
+
+      async quantize() {
+        const { model, calibration, run } = get();
+        if (!model.handle || !model.fileName || run.status === 'running') return;
+        const request = ++latest;
+        const config = configOf(run.settings);
+        patch({ status: 'running', error: null });
+        try {
+          const result = calibration.result;
+          if (!result || result.key !== resultKey(config, calibration.spec)) {
+            throw new NotCalibratedError(
+              result
+                ? 'The quantization settings or the preprocessing changed since the last calibration: calibrate again, so the ranges match.'
+                : 'Calibrate first: quantizing needs the ranges of the activations.',
+            );
+          }
+          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset);
+          if (request !== latest) return;
+          patch({ status: 'done', result: { ...out, fileName: quantizedFileName(model.fileName), settings: run.settings } });
+        } catch (e) {
+          if (request !== latest) return;
+          const { name, message } = toModelError(e, '');
+          patch({ status: 'error', error: { name, message } });
+        }
+      },
+
+      dismissRunError() {
+        const run = get().run;
+        if (run.status === 'error') patch({ status: run.result ? 'done' : 'idle', error: null });
+      },
+
+      clearRunResult() {
+        latest++;
+        patch({ status: 'idle', result: null, error: null });
+      },
+    };
+  };
+}

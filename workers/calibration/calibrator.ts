@@ -1,0 +1,252 @@
+/**
+ * The calibration loop of one model, whatever runtime runs it: expose every observable tensor as an
+ * output, run each sample, fold the float32 outputs into collector states (core `foldRun`), and say how
+ * far it got. onnxruntime has no API for intermediate tensors, so the model is rewritten (core
+ * `exposeTensors`); when one run's outputs exceed the memory budget (measured on the first sample),
+ * the tensors are split into chunks and each chunk is a pass of its own over the samples, one session
+ * alive at a time.
+ *
+ * What it must not do: know how samples are made (images, .npy, random: `SampleSource` does that), talk
+ * to the page, or touch the DOM. Cancellation is a flag the caller flips; it is read between samples.
+ */
+import { encode, type ModelProto } from '../../src/core/onnx/index.ts';
+import { chunkTensors, exposeTensors, observableTensors } from '../../src/core/calibrate/expose.ts';
+import { foldRun, type RunOutput, type TensorStates } from '../../src/core/calibrate/statistics.ts';
+import type { QuantConfig } from '../../src/core/quantize/config.ts';
+import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
+import { CalibrationCancelledError, InferenceError } from './errors.ts';
+
+/** Most bytes of outputs one run may return before tensors are split into chunks (WASM has 4 GB in all). */
+export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
+
+
+/** Why one sample was left out. */
+export interface SkippedSample {
+  file: string;
+  reason: string;
+}
+
+/** One calibration sample, ready to run; `skip` when it could not be made (a corrupt image). */
+export type Produced = { feeds: Record<string, Feed> } | { skip: string };
+
+/** The samples of a run, made on demand (a pass may ask for the same index again). */
+export interface SampleSource {
+  readonly count: number;
+  name(index: number): string;
+  produce(index: number): Promise<Produced>;
+}
+
+export interface Progress {
+  /** Samples finished in the whole run (over all passes, scaled to samples). */
+  done: number;
+  total: number;
+  imagesPerSecond: number;
+  /** Seconds left at the current pace; null until there is a pace. */
+  etaSeconds: number | null;
+  skipped: SkippedSample[];
+  /** 1-based pass and number of passes (more than one when the tensors are chunked). */
+  pass: number;
+  passes: number;
+  backend: BackendInfo | null;
+  /** Workers sharing the run (set by the page when it splits a run; absent means one). */
+  workers?: number;
+}
+
+export interface CalibrationOutcome {
+  states: TensorStates;
+  /** Samples folded. */
+  used: number;
+  skipped: SkippedSample[];
+  passes: number;
+  backend: BackendInfo;
+  seconds: number;
+  /** Bytes of all outputs of one run, measured on the first sample. */
+  runOutputBytes: number;
+}
+
+const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data.byteLength : 0);
+
+/** Feeds as run outputs, so graph inputs are folded like any other tensor. */
+function feedsAsOutputs(feeds: Readonly<Record<string, Feed>>, wanted: ReadonlySet<string>): Record<string, RunOutput> {
+  const out: Record<string, RunOutput> = {};
+  for (const [name, f] of Object.entries(feeds)) if (wanted.has(name)) out[name] = { type: f.type, data: f.data };
+  return out;
+}
+
+interface Session {
+  runner: InferenceRunner;
+  /** Whether runs on this session fold the feeds too (the first pass does). */
+  foldsFeeds: boolean;
+}
+
+export class ModelCalibrator {
+  /** Graph inputs and node outputs, in graph order: every tensor that gets a range. */
+  readonly observable: readonly string[];
+  /** The node outputs among them: what sessions expose and chunks split (graph inputs come from the feeds). */
+  private readonly produced: readonly string[];
+  private readonly graphInputs: ReadonlySet<string>;
+  private full: Session | null = null;
+  /** Null until the first run measured the outputs; then one chunk (everything) or several. */
+  private chunks: string[][] | null = null;
+  private outputBytes = 0;
+  private backend: BackendInfo | null = null;
+
+  constructor(
+    private readonly model: ModelProto,
+    private readonly runtime: Runtime,
+    private readonly budgetBytes = RUN_OUTPUT_BUDGET_BYTES,
+  ) {
+    this.observable = observableTensors(model);
+    this.graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
+    this.produced = this.observable.filter((t) => !this.graphInputs.has(t));
+  }
+
+  private async session(tensors: readonly string[], foldsFeeds: boolean): Promise<Session> {
+    const bytes = encode(exposeTensors(this.model, tensors));
+    try {
+      const { runner, backend } = await this.runtime.createSession(bytes, 'float');
+      this.backend = backend;
+      return { runner, foldsFeeds };
+    } catch (e) {
+      throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Runs one sample and folds it; returns each output's bytes (feeds included when the session observes them). */
+  private async run(session: Session, feeds: Record<string, Feed>, states: TensorStates, config: QuantConfig): Promise<Map<string, number>> {
+    let outputs;
+    try {
+      outputs = await session.runner.run(feeds);
+    } catch (e) {
+      throw new InferenceError(`onnxruntime failed to run the model: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const sizes = new Map<string, number>();
+    for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
+    foldRun(states, outputs, config);
+    if (session.foldsFeeds) foldRun(states, feedsAsOutputs(feeds, this.graphInputs), config);
+    return sizes;
+  }
+
+  /** Calibrates on every sample of `source`; reports progress; stops with CalibrationCancelledError when `cancelled()`. */
+  async calibrate(
+    source: SampleSource,
+    config: QuantConfig,
+    cancelled: () => boolean,
+    onProgress: (p: Progress) => void,
+  ): Promise<CalibrationOutcome> {
+    const start = performance.now();
+    const states: TensorStates = new Map();
+    const skipped: SkippedSample[] = [];
+    const total = source.count;
+    let passes = this.chunks?.length ?? 1;
+    let pass = 1;
+    let doneInPass = 0;
+    let used = 0;
+    let firstDoneAt: number | null = null;
+
+    const progress = (): Progress => {
+      const samplesDone = ((pass - 1) * total + doneInPass) / passes;
+      const now = performance.now();
+      // The first sample pays for building the session: the pace is measured from after it.
+      const pace = firstDoneAt !== null && samplesDone > 1 && now > firstDoneAt
+        ? ((samplesDone - 1) * 1000) / (now - firstDoneAt)
+        : samplesDone > 0 ? (samplesDone * 1000) / (now - start) : 0;
+      return {
+        done: Math.floor(samplesDone + 1e-9),
+        total,
+        imagesPerSecond: pace,
+        etaSeconds: pace > 0 ? (total - samplesDone) / pace : null,
+        skipped: skipped.slice(),
+        pass,
+        passes,
+        backend: this.backend,
+      };
+    };
+    const check = () => {
+      if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
+    };
+    const bad = new Set<number>();
+    /** The sample's feeds, or null when it is (or was found) unusable. */
+    const feedsOf = async (i: number) => {
+      if (bad.has(i)) return null;
+      const made = await source.produce(i);
+      check();
+      if ('feeds' in made) return made.feeds;
+      bad.add(i);
+      skipped.push({ file: source.name(i), reason: made.skip });
+      return null;
+    };
+    const runPass = async (session: Session, from: number) => {
+      for (let i = from; i < total; i++) {
+        check();
+        const feeds = await feedsOf(i);
+        if (feeds) {
+          await this.run(session, feeds, states, config);
+          if (pass === 1) used++;
+        }
+        doneInPass = i + 1;
+        firstDoneAt ??= performance.now();
+        onProgress(progress());
+      }
+    };
+
+    // Until the outputs are measured, samples run with every tensor exposed; the first usable one
+    // decides whether later ones must be chunked. Samples before `next` are then fully folded.
+    let next = 0;
+    if (this.chunks === null) {
+      this.full ??= await this.session(this.produced, true);
+      onProgress(progress()); // the backend is known now
+      while (next < total && this.chunks === null) {
+        check();
+        const feeds = await feedsOf(next);
+        next++;
+        doneInPass = next;
+        if (feeds) {
+          const sizes = await this.run(this.full, feeds, states, config);
+          used++;
+          firstDoneAt = performance.now();
+          this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+          this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
+          passes = this.chunks.length;
+        }
+        onProgress(progress());
+      }
+    }
+    if (this.chunks !== null && this.chunks.length === 1) {
+      this.full ??= await this.session(this.produced, true);
+      await runPass(this.full, next);
+    } else if (this.chunks !== null) {
+      await this.release();
+      for (let c = 0; c < this.chunks.length; c++) {
+        pass = c + 1;
+        doneInPass = next;
+        const s = await this.session(this.chunks[c], c === 0);
+        try {
+          await runPass(s, next);
+        } finally {
+          await s.runner.release();
+        }
+      }
+    }
+    onProgress(progress());
+    return {
+      states,
+      used,
+      skipped,
+      passes,
+      backend: this.backend!,
+      seconds: (performance.now() - start) / 1000,
+      runOutputBytes: this.outputBytes,
+    };
+  }
+
+  /** Backend of the last session, once there is one. */
+  get backendInfo(): BackendInfo | null {
+    return this.backend;
+  }
+
+  async release(): Promise<void> {
+    await this.full?.runner.release();
+    this.full = null;
+  }
+}

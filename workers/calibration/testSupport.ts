@@ -1,0 +1,48 @@
+/**
+ * For tests only (never imported by a worker): onnxruntime-node behind the worker's Runtime
+ * interface, and a fake image decoder, so calibration runs in Node exactly as it does in a worker.
+ */
+import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
+import { seededFloats } from '../../tests/helpers/fixtures.ts';
+import type { Feed, Runtime } from '../runtime/session.ts';
+import type { CalibrationSample } from './samples.ts';
+
+/** onnxruntime-node as a Runtime (float32 feeds only, which is all the tests give); counts sessions. */
+export function nodeRuntime(sessions = { created: 0 }): Runtime {
+  return {
+    async createSession(model) {
+      sessions.created++;
+      const s = await createSession(model, 1);
+      return {
+        runner: {
+          inputNames: s.inputNames,
+          outputNames: s.outputNames,
+          async run(feeds: Readonly<Record<string, Feed>>) {
+            const tensors = Object.fromEntries(Object.entries(feeds).map(([n, f]) => [n, float32Tensor(f.data as Float32Array, f.dims)]));
+            const out = await s.run(tensors);
+            return Object.fromEntries(Object.entries(out).map(([n, t]) => [n, { type: t.type, data: t.data, dims: t.dims }]));
+          },
+          release: () => s.release(),
+        },
+        backend: { kind: 'native', threads: 0, fallbackReason: null },
+      };
+    },
+  };
+}
+
+/** Decodes the fake files of the tests: 'ok:<seed>' is a 40×30 image of seeded noise, anything else is corrupt. */
+export async function fakeDecode(file: Blob): Promise<RgbaImage> {
+  const text = await file.text();
+  if (!text.startsWith('ok:')) throw new Error('The source image could not be decoded.');
+  const seed = Number(text.slice(3));
+  const w = 40;
+  const h = 30;
+  const data = new Uint8ClampedArray(w * h * 4);
+  const values = seededFloats(w * h * 4, seed, 0, 256);
+  for (let i = 0; i < data.length; i++) data[i] = i % 4 === 3 ? 255 : values[i];
+  return { data, width: w, height: h };
+}
+
+export const fakeImage = (name: string, content: string): CalibrationSample => ({ kind: 'image', name, file: new Blob([content]) });
+export const fakeImages = (n: number) => Array.from({ length: n }, (_, i) => fakeImage(`img${i}.png`, `ok:${i + 1}`));

@@ -1,0 +1,220 @@
+/**
+ * The calibration worker's API: open a float model (its bytes are transferred in and stay here), run
+ * calibration samples through it with every intermediate tensor exposed, and hand back the ranges the
+ * quantizer takes (and, on request, the mergeable collector states, for runs split over workers).
+ *
+ * A calibration worker is disposable: onnxruntime frees a session's WASM memory only when its worker
+ * ends (NOTES.md), so the page terminates it when the model changes. Progress goes to a callback
+ * (a Comlink.proxy on the page), at most about ten times a second; `cancel` sets a flag read between
+ * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
+ * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
+ */
+import { openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { rangesOf, mergeTensorStates, type TensorStates } from '../src/core/calibrate/statistics.ts';
+import { activationMethodName } from '../src/core/calibrate/methodFromConfig.ts';
+import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import { UnsupportedModelError } from '../src/core/onnx/errors.ts';
+import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
+import { validatePreprocess } from '../src/core/preprocess/spec.ts';
+import { ModelCalibrator, type Progress, type SkippedSample } from './calibration/calibrator.ts';
+import { CustomOpsError, NoCalibrationDataError, NoUsableSamplesError } from './calibration/errors.ts';
+import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from './calibration/samples.ts';
+import type { BackendPreference } from './runtime/ort.ts';
+import type { BackendInfo, Runtime } from './runtime/session.ts';
+import { HandleTable } from './runtime/handles.ts';
+import type { RangeTable } from './quantizeApi.ts';
+
+export type { CalibrationSample } from './calibration/samples.ts';
+export type { Progress as CalibrationProgress, SkippedSample } from './calibration/calibrator.ts';
+
+export interface CalibrationOpenOptions {
+  fileName: string;
+  externalFiles?: Record<string, ArrayBuffer>;
+  /** 'wasm' keeps calibration off WebGPU (tests, or a GPU that misbehaves). */
+  backend?: BackendPreference;
+  /** Most WASM threads this worker's sessions use (the page shares the cores among its workers). */
+  threads?: number;
+}
+
+export interface CalibrationModel {
+  handle: string;
+  inputs: TensorSummary[];
+  /** Tensors calibration observes (graph inputs and every node output). */
+  observable: number;
+}
+
+export interface CalibrationRequest {
+  samples: readonly CalibrationSample[];
+  /** How images become tensors; needed for images and for random image inputs. */
+  spec: PreprocessSpec | null;
+  /** Chooses the collector (MinMax, histogram methods, …) and `UseRandomData`. */
+  config: QuantConfig;
+  /** Return the collector states as well (to merge runs of several workers). */
+  returnStates?: boolean;
+  /** One share of a run split over workers: no usable sample here is not an error (the others may have some). */
+  partial?: boolean;
+  /** Random samples to run under UseRandomData when no samples are given. */
+  randomSamples?: number;
+}
+
+export interface CalibrationResult {
+  /** tensor → [min, max], what the quantizer (and `qstudio quantize --ranges`) takes. */
+  ranges: RangeTable;
+  states?: TensorStates;
+  /** Samples folded, and those left out with why. */
+  used: number;
+  skipped: SkippedSample[];
+  /** Things the user should know about these ranges (random data, …). */
+  warnings: string[];
+  /** Collector method the ranges come from (MinMax, PowerOfTwoMinMSE, …). */
+  method: string;
+  backend: BackendInfo;
+  /** Passes over the samples (more than one when the exposed tensors did not fit one run). */
+  passes: number;
+  seconds: number;
+  runOutputBytes: number;
+  /** Workers that shared the run (set by the page when it splits a run; absent means one). */
+  workers?: number;
+}
+
+export type ProgressCallback = (progress: Progress) => void;
+
+export interface CalibrationApiDeps {
+  runtime(preference: BackendPreference, threads?: number): Runtime;
+  decodeImage: ImageDecoder;
+}
+
+interface HeldCalibration {
+  model: ModelProto;
+  inputs: TensorSummary[];
+  calibrator: ModelCalibrator;
+  /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
+  active: Set<{ cancelled: boolean }>;
+  /** Settles when the last run started has finished: runs on one session go one at a time. */
+  idle: Promise<void>;
+}
+
+/** Progress at most every `ms` milliseconds, and always the last one. */
+function throttled(callback: ProgressCallback | undefined, ms = 100): ProgressCallback {
+  let last = -Infinity;
+  return (p) => {
+    if (!callback) return;
+    const now = performance.now();
+    if (now - last < ms && p.done < p.total) return;
+    last = now;
+    callback(p);
+  };
+}
+
+/** A record of the ranges, in a stable (graph) order. */
+function rangeTable(states: TensorStates, order: readonly string[]): RangeTable {
+  const ranges = rangesOf(states);
+  const out: Record<string, readonly [number, number]> = {};
+  for (const name of order) {
+    const r = ranges.get(name);
+    if (r) out[name] = [r.min, r.max];
+  }
+  return out;
+}
+
+export function createCalibrationApi(deps: CalibrationApiDeps) {
+  const held = new HandleTable<HeldCalibration>('calibration');
+
+  async function runOnce(h: HeldCalibration, request: CalibrationRequest, cancelled: () => boolean, onProgress?: ProgressCallback): Promise<CalibrationResult> {
+    const config = validateConfig(request.config);
+    const spec = request.spec ? validatePreprocess(request.spec) : null;
+    const warnings: string[] = [];
+    let source;
+    if (request.samples.length > 0) source = sampleSource(request.samples, h.inputs, spec, deps.decodeImage);
+    else if (config.extraOptions.UseRandomData) {
+      const n = request.randomSamples ?? RANDOM_SAMPLES;
+      source = randomSource(h.inputs, spec, n);
+      warnings.push(`Calibrated on ${n} random inputs (UseRandomData), not on real data: the ranges only reflect what the preprocessing can produce, and accuracy may suffer.`);
+    } else {
+      throw new NoCalibrationDataError('No calibration data: add images (or .npy tensors), or turn on random data (UseRandomData).');
+    }
+    const outcome = await h.calibrator.calibrate(source, config, cancelled, throttled(onProgress));
+    if (outcome.used === 0 && !request.partial) {
+      throw new NoUsableSamplesError(
+        `None of the ${source.count} samples could be used: ${outcome.skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${outcome.skipped.length > 3 ? '; …' : ''}.`,
+      );
+    }
+    return {
+      ranges: outcome.used > 0 ? rangeTable(outcome.states, h.calibrator.observable) : {},
+      states: request.returnStates ? outcome.states : undefined,
+      used: outcome.used,
+      skipped: outcome.skipped,
+      warnings,
+      method: activationMethodName(config),
+      backend: outcome.backend,
+      passes: outcome.passes,
+      seconds: outcome.seconds,
+      runOutputBytes: outcome.runOutputBytes,
+    };
+  }
+
+  return {
+    /**
+     * Decodes a model for calibration. Refuses models onnxruntime cannot run (custom-domain ops) and
+     * models that are not float, with named errors, before any runtime is loaded.
+     */
+    open(bytes: ArrayBuffer, options: CalibrationOpenOptions): CalibrationModel {
+      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+      const { model, summary } = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      if (summary.customOps.length > 0) {
+        const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
+        throw new CustomOpsError(
+          `"${options.fileName}" uses ops of custom domains (${list}). onnxruntime cannot run them without their custom-op library, so this model cannot be calibrated here.`,
+        );
+      }
+      if (summary.quantization.state !== 'float') {
+        throw new UnsupportedModelError(`"${options.fileName}" is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
+      }
+      if (summary.float16) throw new UnsupportedModelError(`"${options.fileName}" computes in float16: convert it to float32 before calibrating.`);
+      const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
+      const handle = held.add({ model, inputs: summary.inputs, calibrator, active: new Set(), idle: Promise.resolve() });
+      return { handle, inputs: summary.inputs, observable: calibrator.observable.length };
+    },
+
+    /**
+     * Runs the samples and returns the ranges. With no samples, `UseRandomData` runs random inputs
+     * (and says so in `warnings`); otherwise NoCalibrationDataError. Corrupt images are skipped and
+     * listed; NoUsableSamplesError when none was usable; CalibrationCancelledError after `cancel`.
+     */
+    async run(handle: string, request: CalibrationRequest, onProgress?: ProgressCallback): Promise<CalibrationResult> {
+      const h = held.get(handle);
+      const token = { cancelled: false };
+      h.active.add(token);
+      const previous = h.idle;
+      let finished!: () => void;
+      h.idle = new Promise((resolve) => (finished = resolve));
+      try {
+        await previous; // a cancelled run may still be inside its last sample
+        return await runOnce(h, request, () => token.cancelled, onProgress);
+      } finally {
+        h.active.delete(token);
+        finished();
+      }
+    },
+
+    /** Ranges of merged partial states (from runs of several workers over parts of the samples). */
+    merge(handle: string, parts: readonly TensorStates[]): RangeTable {
+      const h = held.get(handle);
+      const merged = parts.reduce((a, b) => mergeTensorStates(a, b), new Map() as TensorStates);
+      return rangeTable(merged, h.calibrator.observable);
+    },
+
+    /** Asks the running (and queued) calibrations of `handle` to stop after their current sample. */
+    cancel(handle: string): void {
+      if (held.has(handle)) for (const token of held.get(handle).active) token.cancelled = true;
+    },
+
+    async close(handle: string): Promise<void> {
+      if (!held.has(handle)) return;
+      await held.get(handle).calibrator.release();
+      held.delete(handle);
+    },
+  };
+}
+
+export type CalibrationApi = ReturnType<typeof createCalibrationApi>;

@@ -1,0 +1,64 @@
+/**
+ * What the model worker does with the model it holds, beyond showing it: hand a copy of its bytes to a
+ * calibration worker, and quantize it with calibrated ranges. It lives in the model worker because the
+ * decoded float model is already there (ARCHITECTURE, example 8: handles, not payloads); quantizing is
+ * pure CPU work, so no runtime is loaded for it.
+ *
+ * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
+ * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
+ */
+import { encodeParts } from '../src/core/onnx/index.ts';
+import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import type { TensorRange } from '../src/core/quantize/plan.ts';
+import type { QuantizeReport } from '../src/core/quantize/report.ts';
+import { heldModel, type ModelApi } from './modelApi.ts';
+
+/** Copies of a model's file and of its external-data files, for another worker. */
+export interface ModelBytesCopy {
+  fileName: string;
+  bytes: ArrayBuffer;
+  externalFiles: Record<string, ArrayBuffer>;
+}
+
+export interface QuantizeOutput {
+  /** The quantized model as consecutive parts (their concatenation is the .onnx file): `new Blob(parts)`. */
+  parts: ArrayBuffer[];
+  byteLength: number;
+  report: QuantizeReport;
+  /** Wall time of quantizing and encoding, in seconds. */
+  seconds: number;
+}
+
+/** Ranges as they cross the worker boundary: tensor name → [min, max] (what `qstudio calibrate` writes). */
+export type RangeTable = Readonly<Record<string, readonly [number, number]>>;
+
+const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
+
+export const quantizeApi = {
+  /** Fresh copies of the held model's bytes (calibration workers decode their own copy, then end). */
+  modelBytes(handle: string): ModelBytesCopy {
+    const held = heldModel(handle);
+    const externalFiles = Object.fromEntries([...held.externalFiles].map(([name, view]) => [name, copyOf(view)]));
+    return { fileName: held.opened.summary.fileName, bytes: copyOf(held.bytes), externalFiles };
+  },
+
+  /**
+   * Quantizes the held float model. `config` is validated again here (it crossed a boundary).
+   * Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
+   */
+  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string): QuantizeOutput {
+    const start = performance.now();
+    const held = heldModel(handle);
+    const table = new Map<string, TensorRange>(Object.entries(ranges).map(([name, [min, max]]) => [name, { min, max }]));
+    const { model, report } = quantizeModel(held.opened.model, table, validateConfig(config), configName);
+    const parts = encodeParts(model).map(copyOf);
+    const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
+    return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+  },
+};
+
+export type QuantizeApi = typeof quantizeApi;
+
+/** Everything the model worker exposes. */
+export type ModelWorkerApi = ModelApi & QuantizeApi;

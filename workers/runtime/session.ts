@@ -1,0 +1,52 @@
+/**
+ * What calibration needs from an ONNX runtime, without naming one: a session over model bytes that runs
+ * named feeds and gives named outputs back. ort.ts implements it with onnxruntime-web in the browser;
+ * Node tests implement it with onnxruntime-node. Types only: this module must not import a runtime.
+ */
+
+/** Element types a feed may have (what .npy inputs and images become). */
+export type FeedType = 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'int64' | 'bool';
+
+/** One input tensor of a run. `data` is owned by the caller and may be reused after the run. */
+export interface Feed {
+  readonly type: FeedType;
+  readonly data: Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | BigInt64Array;
+  readonly dims: readonly number[];
+}
+
+/** One output of a run, as onnxruntime (web or node) reports it: `data` is a typed array in JS memory. */
+export interface RunTensor {
+  readonly type: string;
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+
+/** A loaded model. `run` without `fetches` returns every graph output. */
+export interface InferenceRunner {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]): Promise<Record<string, RunTensor>>;
+  /** Frees what the runtime can; the WASM heap itself only shrinks when the worker ends (NOTES.md). */
+  release(): Promise<void>;
+}
+
+/** Which engine runs a session, and why it is not a faster one. */
+export type BackendKind = 'webgpu' | 'wasm-threads' | 'wasm' | 'native';
+
+export interface BackendInfo {
+  readonly kind: BackendKind;
+  /** Threads of the WASM backend (1 without threads); 0 for WebGPU and native (runtime's choice). */
+  readonly threads: number;
+  /** Why a faster backend was not used (no WebGPU adapter, not cross-origin isolated, …); null when none was skipped. */
+  readonly fallbackReason: string | null;
+}
+
+/**
+ * What a session is for. Calibration runs the float model and may use WebGPU; quantized models are
+ * evaluated on the WASM CPU backend only (WebGPU's int8 DequantizeLinear computed wrong values, NOTES.md).
+ */
+export type SessionPurpose = 'float' | 'quantized';
+
+export interface Runtime {
+  createSession(model: Uint8Array, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+}
