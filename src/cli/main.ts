@@ -7,6 +7,8 @@ import { StudioError } from '../core/onnx/index.ts';
 import { inspectCommand } from './commands/inspect.ts';
 import { quantizeCommand } from './commands/quantize.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
+import { evaluateCommand } from './commands/evaluate.ts';
+import { suggestCommand } from './commands/suggest.ts';
 import { UsageError } from './usage.ts';
 
 interface Command {
@@ -19,6 +21,8 @@ const commands: Record<string, Command> = {
   inspect: inspectCommand,
   calibrate: calibrateCommand,
   quantize: quantizeCommand,
+  evaluate: evaluateCommand,
+  suggest: suggestCommand,
 };
 
 function help(): string {

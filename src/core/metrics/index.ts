@@ -32,3 +32,6 @@ export {
   type SampleRecord,
 } from './summary.ts';
 export { numpyFloat32Text } from './numpyText.ts';
+export * from './layerwise.ts';
+export * from './layerwiseJumps.ts';
+export * from './layerwiseTensors.ts';

@@ -1,0 +1,210 @@
+/**
+ * `qstudio evaluate <float.onnx> <quant.onnx> --data <dir>`: runs both models on a folder's images
+ * with onnxruntime-node and prints how close the quantized outputs stay, in the layout of AMD Quark's
+ * evaluate tool (so the two can be diffed); `--layers` adds the per-layer table, `--json` prints the
+ * whole report as JSON, `--report` writes the self-contained HTML report.
+ *
+ * Also home of what `qstudio suggest` shares with it: image folder → input feeds, and the Node
+ * runtime that core/evaluate/compareModels drives. The comparison itself, the metrics and the
+ * report are the core's; this file reads files, runs onnxruntime and prints.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, decode, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
+import { renderSummary } from '../../core/metrics/summary.ts';
+import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
+import { compareModels, type Comparison, type ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
+import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
+import { buildReport, renderHtml, renderJson, type Report, type ReportFile } from '../../core/report/index.ts';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import { imageToTensor } from '../../core/preprocess/toTensor.ts';
+import { StudioError } from '../../core/onnx/errors.ts';
+import { listImageFiles } from '../images/listImages.ts';
+import { decodeImageFile } from '../images/decode.ts';
+import { loadPreprocessArgument } from '../preprocessArgument.ts';
+import { createSession, float32Tensor, type Feeds } from '../runtime/ortNode.ts';
+import { loadExternalFiles } from './inspect.ts';
+import { parse, readInputFile, UsageError } from '../usage.ts';
+
+const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
+                        [--layers] [--json] [--report <out.html>] [--limit <n>]
+
+Runs the float model and its quantized model on the same images and prints, per output, the mean
+and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1/top-5 agreement
+for class scores) as AMD Quark's evaluate tool prints them.
+
+Options:
+  --data <dir>               images to evaluate on (.jpg, .png)
+  --preprocess <preset|file> how images become input tensors: imagenet, unit, yolo, ultraface, y-channel,
+                             bgr-255, or the JSON the studio exports
+  --layers                   also compare every intermediate tensor and print the 20 worst layers (SQNR)
+  --json                     print the report as JSON instead of text
+  --report <out.html>        write the report as one self-contained HTML file (implies --layers)
+  --limit <n>                use only the first n images`;
+
+/** A folder of images that cannot serve as evaluation data. */
+export class EvaluationDataError extends StudioError {
+  override readonly name = 'EvaluationDataError';
+}
+
+export interface ImageFeeds {
+  readonly feeds: Feeds[];
+  readonly files: string[];
+  readonly skipped: { file: string; reason: string }[];
+}
+
+/** The model's input tensors for each image of `dir` (sorted by name), decoded up front; unreadable images are skipped and named. */
+export function loadImageFeeds(model: ModelProto, dir: string, spec: PreprocessSpec, limit = Infinity): ImageFeeds {
+  const index = buildGraphIndex(model.graph!);
+  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; evaluation from images needs exactly one`);
+  const input = tensorSummary(index.inputs[0]);
+  const { files } = listImageFiles(dir);
+  const feeds: Feeds[] = [];
+  const used: string[] = [];
+  const skipped: ImageFeeds['skipped'] = [];
+  for (const file of files) {
+    if (feeds.length >= limit) break;
+    try {
+      const t = imageToTensor(decodeImageFile(file), input.shape ?? [], spec, { inputName: input.name });
+      feeds.push({ [input.name]: float32Tensor(t.data, t.dims) });
+      used.push(file);
+    } catch (e) {
+      if (e instanceof StudioError && e.name === 'ImageDecodeError') skipped.push({ file: path.basename(file), reason: e.message });
+      else throw e;
+    }
+  }
+  if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${dir}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
+  return { feeds, files: used, skipped };
+}
+
+/** The Node runtime core/evaluate drives: onnxruntime-node sessions running the given feeds by index. */
+export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
+  return {
+    samples: feeds.length,
+    async open(bytes) {
+      const session = await createSession(bytes);
+      return {
+        async run(sample, outputs) {
+          const out = await session.run(feeds[sample], outputs);
+          return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]));
+        },
+        release: () => session.release(),
+      };
+    },
+    feeds: (sample) => Object.fromEntries(Object.entries(feeds[sample]).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }])),
+  };
+}
+
+/** A model file read and decoded, with what the report says about it. */
+export function readModelFile(file: string): { model: ModelProto; info: ReportFile } {
+  const bytes = readInputFile(file);
+  const model = decode(bytes, { fileName: path.basename(file), externalData: loadExternalFiles(file, bytes, []) });
+  const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+  return { model, info: { name: path.basename(file), sha256, bytes: bytes.length } };
+}
+
+/** The worst layers as a fixed-width text table. */
+export function layerTable(rows: readonly LayerRow[], count = 20): string {
+  const worst = sortByError(rows).slice(0, count);
+  const db = (v: number | null) => (v === null ? '—' : Number.isFinite(v) ? v.toFixed(2) : String(v));
+  const lines = [`${'#'.padStart(3)}  ${'SQNR dB'.padStart(8)}  ${'cosine'.padStart(9)}  ${'value dB'.padStart(8)}  ${'op'.padEnd(18)}  node / tensor`];
+  worst.forEach((r, k) => {
+    const where = r.node && r.node !== r.tensor ? `${r.node}  →  ${r.tensor}` : r.tensor;
+    lines.push(`${String(k + 1).padStart(3)}  ${db(r.sqnr).padStart(8)}  ${(Number.isFinite(r.cosine) ? r.cosine.toFixed(6) : String(r.cosine)).padStart(9)}  ${db(r.valueSqnr).padStart(8)}  ${r.opType.padEnd(18)}  ${where}`);
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** What `qstudio quantize` wrote beside the model (<quant>.json), if it is there and looks like it. */
+function readQuantizeSummary(quantPath: string): { config: string; exclusions: { rule: string; ids: string[] }[]; counts: { nodes: number; quantized: number; float: number } } | null {
+  const file = `${quantPath.replace(/\.onnx$/i, '')}.json`;
+  if (!fs.existsSync(file)) return null;
+  try {
+    const json = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (typeof json.config === 'string' && Array.isArray(json.exclusions) && json.counts) return json;
+  } catch {
+    // not a summary: ignore it
+  }
+  return null;
+}
+
+/** The report of a comparison of two model files. */
+export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[] }): Report {
+  const summary = extra.quantPath ? readQuantizeSummary(extra.quantPath) : null;
+  const lw = comparison.layerwise;
+  return buildReport({
+    floatModel: floatFile,
+    quantizedModel: quantFile,
+    config: summary ? { name: summary.config, settings: { config: summary.config, exclusions: summary.exclusions } } : null,
+    exclusions: summary?.exclusions ?? [],
+    quantization: summary ? { nodes: summary.counts.nodes, quantized: summary.counts.quantized, float: summary.counts.float } : null,
+    samples: comparison.samples,
+    dataSource: extra.dataSource,
+    outputs: comparison.outputs,
+    layers: lw ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing } : undefined,
+    grids: lw ? qdqGrids(quantModel) : undefined,
+    timings: [
+      ...(extra.timings ?? []),
+      { label: 'float model runs', seconds: comparison.seconds.float },
+      { label: 'quantized model runs', seconds: comparison.seconds.quantized },
+      { label: 'comparison in all', seconds: comparison.seconds.total },
+    ],
+  });
+}
+
+export const evaluateCommand = {
+  summary: 'compare a quantized model with its float model on images (Quark metrics, per-layer SQNR, HTML report)',
+  usage,
+  async run(args: string[]): Promise<number> {
+    const { values, positionals } = parse(args, {
+      data: { type: 'string' },
+      preprocess: { type: 'string' },
+      layers: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      report: { type: 'string' },
+      limit: { type: 'string' },
+    });
+    if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
+    if (!values.data) throw new UsageError('--data <dir> is required');
+    const limit = values.limit === undefined ? Infinity : Number(values.limit);
+    if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit "${values.limit}": give a whole number ≥ 1`);
+    const [floatPath, quantPath] = positionals;
+    const t0 = performance.now();
+    const float = readModelFile(floatPath);
+    const quant = readModelFile(quantPath);
+    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    if (note) process.stderr.write(`note: ${note}\n`);
+    const data = loadImageFeeds(float.model, values.data, spec, limit);
+    for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    const t1 = performance.now();
+
+    const layers = values.layers || values.report !== undefined;
+    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers });
+    const report = comparisonReport(float.info, quant.info, float.model, quant.model, comparison, {
+      dataSource: values.data,
+      quantPath,
+      timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],
+    });
+    process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
+    if (values.report) {
+      fs.writeFileSync(values.report, renderHtml(report));
+      process.stderr.write(`report: ${values.report}\n`);
+    }
+    if (values.json) {
+      process.stdout.write(renderJson(report));
+      return 0;
+    }
+    process.stdout.write(renderSummary(comparison.outputs));
+    if (values.layers && comparison.layerwise) {
+      process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);
+      process.stdout.write(layerTable(comparison.layerwise.rows));
+      const jumps = report.layers?.jumps.slice(0, 10) ?? [];
+      if (jumps.length) {
+        process.stdout.write(`\nLargest error jumps (output SQNR below the inputs' SQNR)\n`);
+        for (const j of jumps) process.stdout.write(`  ${j.drop.toFixed(2).padStart(7)} dB  ${j.opType.padEnd(18)}  ${j.node}\n`);
+      }
+    }
+    return 0;
+  },
+};

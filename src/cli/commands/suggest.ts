@@ -1,0 +1,171 @@
+/**
+ * `qstudio suggest <float.onnx> --calib <dir> --config <preset> --target 0.99`: searches for nodes
+ * to keep float until the quantized model's output cosine reaches the target, measuring every
+ * candidate for real: calibrate once, then per step quantize with the candidate exclusion, run both
+ * models on the evaluation images with onnxruntime-node and compare layer by layer. The search
+ * itself is core/evaluate/suggest.ts; this file wires it to files, onnxruntime and the terminal,
+ * prints each step as it is measured, and writes the best configuration found as JSON.
+ */
+import fs from 'node:fs';
+import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
+import type { QuantizeReport } from '../../core/quantize/report.ts';
+import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
+import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
+import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
+import { compareModels } from '../../core/evaluate/compareModels.ts';
+import { meanOutputCosine } from '../../core/evaluate/outputMetrics.ts';
+import { rankLayers, tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
+import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest.ts';
+import { buildReport, renderHtml } from '../../core/report/index.ts';
+import { calibrateFolder } from '../calibration/calibrateFolder.ts';
+import { loadConfigArgument } from '../configArgument.ts';
+import { loadPreprocessArgument } from '../preprocessArgument.ts';
+import { parse, UsageError } from '../usage.ts';
+import { loadImageFeeds, nodeRuntime, readModelFile } from './evaluate.ts';
+
+const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99]
+                       [--data <eval dir>] [--preprocess <preset|file>] [--max-steps <n>]
+                       [--rank drop|sqnr] [--max-tail-nodes <n>] [-o <config.json>] [--report <out.html>]
+
+Greedy search for exclusions: starting from the configuration, repeatedly keeps float the quantized
+node with the worst layer-wise error (or the tail from it to the outputs), re-quantizes, measures the
+mean output cosine on the evaluation images, and keeps the change if the cosine improved. Stops at
+the target or after --max-steps measurements. Every step is printed.
+
+Options:
+  --calib <dir>              images to calibrate on (once, before the search)
+  --config <preset|file>     the starting configuration: XINT8, A8W8, ..., or a config JSON
+  --target <cosine>          mean output cosine to reach (default 0.99)
+  --data <dir>               images to judge each step on (default: the calibration images)
+  --preprocess <preset|file> how images become input tensors (as for quantize)
+  --max-steps <n>            most measurements after the first (default 10)
+  --rank drop|sqnr           rank layers by the SQNR they lose over their inputs (default) or by SQNR
+  --max-tail-nodes <n>       largest output tail tried as one subgraph exclusion (default 32)
+  --min-gain <cosine>        keep a change only if it raises the cosine by more than this (default 0)
+  --limit <n>                use only the first n evaluation images
+  -o, --output <file>        write the best configuration found as JSON
+  --report <out.html>        write an HTML report of the search and the final comparison`;
+
+const positiveInt = (text: string | undefined, name: string, fallback: number) => {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${name} "${text}": give a whole number ≥ 0`);
+  return n;
+};
+
+/** One line per measured step. */
+export function stepLine(s: SuggestStep): string {
+  const cos = Number.isFinite(s.cosine) ? s.cosine.toFixed(6) : String(s.cosine);
+  const time = `(${s.seconds.toFixed(1)} s)`;
+  if (!s.candidate) return `step 0: starting configuration → cosine ${cos} ${time}`;
+  const c = s.candidate;
+  const what = c.kind === 'node' ? `exclude node ${c.node}` : `exclude subgraph ${c.subgraph.starts.join(',')} → ${c.subgraph.ends.join(',')} (${c.nodes} nodes)`;
+  const why = `${c.layer.opType}, SQNR ${c.layer.sqnr.toFixed(2)} dB, drop ${c.layer.drop.toFixed(2)} dB`;
+  const verdict = s.error ? `failed: ${s.error}` : s.kept ? 'kept' : 'not kept';
+  return `step ${s.step}: ${what} [${why}] → cosine ${cos} ${verdict} ${time}`;
+}
+
+export const suggestCommand = {
+  summary: 'search for nodes to keep float until the output cosine reaches a target (measured each step)',
+  usage,
+  async run(args: string[]): Promise<number> {
+    const { values, positionals } = parse(args, {
+      calib: { type: 'string' },
+      config: { type: 'string' },
+      target: { type: 'string' },
+      data: { type: 'string' },
+      preprocess: { type: 'string' },
+      'max-steps': { type: 'string' },
+      rank: { type: 'string' },
+      'max-tail-nodes': { type: 'string' },
+      'min-gain': { type: 'string' },
+      limit: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      report: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one float model');
+    if (!values.calib) throw new UsageError('--calib <dir> is required');
+    if (!values.config) throw new UsageError('--config is required');
+    const target = values.target === undefined ? 0.99 : Number(values.target);
+    if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": give a cosine in (-1, 1]`);
+    const maxSteps = positiveInt(values['max-steps'], '--max-steps', 10);
+    const maxTailNodes = positiveInt(values['max-tail-nodes'], '--max-tail-nodes', 32);
+    const limit = positiveInt(values.limit, '--limit', Infinity);
+    if (limit < 1) throw new UsageError('--limit: give a whole number ≥ 1');
+    const minGain = values['min-gain'] === undefined ? 0 : Number(values['min-gain']);
+    if (!(minGain >= 0)) throw new UsageError(`--min-gain "${values['min-gain']}": give a number ≥ 0`);
+    const rankBy = (values.rank ?? 'drop') as RankBy;
+    if (rankBy !== 'drop' && rankBy !== 'sqnr') throw new UsageError(`--rank "${values.rank}": give drop or sqnr`);
+
+    const { config, name } = loadConfigArgument(values.config, { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    const float = readModelFile(positionals[0]);
+    const model = float.model;
+    const index = buildGraphIndex(model.graph!);
+    const calibration = await calibrateFolder(model, values.calib, config, values.preprocess);
+    const { spec } = loadPreprocessArgument(values.preprocess);
+    const data = loadImageFeeds(model, values.data ?? values.calib, spec, limit);
+    for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    const runtime = nodeRuntime(data.feeds);
+    process.stderr.write(`judging each step on ${data.feeds.length} image(s); target cosine ${target}, at most ${maxSteps} steps\n`);
+
+    let last: { config: QuantConfig; comparison: Awaited<ReturnType<typeof compareModels>>; quantized: ModelProto; report: QuantizeReport } | undefined;
+    const evaluate = async (c: QuantConfig) => {
+      const { model: quantized, report } = quantizeModel(model, calibration.ranges, c, name);
+      const comparison = await compareModels(model, quantized, runtime, { layers: true, floatIndex: index });
+      last = { config: c, comparison, quantized, report };
+      const quantizedIds = new Set<string>(report.quantized.map((q) => q.id));
+      return {
+        cosine: meanOutputCosine(comparison.outputs).cosine,
+        layers: rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy),
+      };
+    };
+    const result = await suggestExclusions({
+      config,
+      target,
+      maxSteps,
+      maxTailNodes,
+      minGain,
+      evaluate,
+      tailOf: (id) => tailSubgraph(index, id),
+      onStep: (s) => process.stdout.write(`${stepLine(s)}\n`),
+    });
+
+    const added = {
+      nodesToExclude: result.config.nodesToExclude.filter((n) => !config.nodesToExclude.includes(n)),
+      subgraphsToExclude: result.config.subgraphsToExclude.slice(config.subgraphsToExclude.length),
+    };
+    process.stdout.write(
+      `\n${result.reached ? 'reached' : 'did not reach'} target ${target}: best cosine ${result.cosine.toFixed(6)} ` +
+        `(start ${result.steps[0].cosine.toFixed(6)}), stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
+    );
+    process.stdout.write(`nodes to exclude: ${added.nodesToExclude.join(', ') || '(none)'}\n`);
+    for (const s of added.subgraphsToExclude) process.stdout.write(`subgraph to exclude: ${s.starts.join(',')} → ${s.ends.join(',')}\n`);
+    if (values.output) {
+      fs.writeFileSync(values.output, `${configToJSON(result.config)}\n`);
+      process.stderr.write(`configuration: ${values.output}\n`);
+    }
+    if (values.report) {
+      // The final comparison: re-measure the best configuration unless it was the last one measured.
+      if (!last || last.config !== result.config) await evaluate(result.config);
+      const lw = last!.comparison.layerwise!;
+      const report = buildReport({
+        title: `Suggested exclusions: ${float.info.name}`,
+        floatModel: float.info,
+        config: { name, settings: JSON.parse(configToJSON(result.config)) },
+        exclusions: last!.report.exclusions,
+        quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },
+        samples: last!.comparison.samples,
+        dataSource: values.data ?? values.calib,
+        outputs: last!.comparison.outputs,
+        layers: { rows: lw.rows, index, pairs: lw.pairs, missing: lw.missing },
+        ranges: calibration.ranges,
+        grids: qdqGrids(last!.quantized),
+        suggest: { target, reached: result.reached, stopped: result.stopped, steps: result.steps },
+        timings: [{ label: 'calibration', seconds: calibration.seconds }, ...result.steps.map((s) => ({ label: `step ${s.step}`, seconds: s.seconds }))],
+      });
+      fs.writeFileSync(values.report, renderHtml(report));
+      process.stderr.write(`report: ${values.report}\n`);
+    }
+    return 0;
+  },
+};

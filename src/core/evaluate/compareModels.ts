@@ -1,0 +1,193 @@
+/**
+ * Runs a float model and its quantized model on the same samples and compares them: output metrics
+ * per sample (Quark's), and optionally every intermediate tensor (layer-wise).
+ *
+ * The runtime is injected, so the same orchestration serves onnxruntime-node in the command line,
+ * onnxruntime-web in a worker, and fakes in tests: the caller says how many samples there are and
+ * opens a session over model bytes that runs a sample by index. This module decides what to expose
+ * (core/calibrate/expose.ts), splits the exposed tensors into chunks when one run's outputs would not
+ * fit the memory budget (measured on the first sample), and folds every run into mergeable sums
+ * (core/metrics/layerwise.ts). Must not import a runtime or read files.
+ */
+
+import { encode, StudioError, type ModelProto } from '../onnx/index.ts';
+import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
+import { chunkTensors, exposeTensors } from '../calibrate/expose.ts';
+import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
+import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
+import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
+import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
+
+/** One output of a run, as onnxruntime (web or node) hands it back. */
+export interface RunTensor {
+  readonly type: string;
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+
+/** A session over one model's bytes that runs sample `sample`, returning the named outputs. */
+export interface SampleSession {
+  run(sample: number, outputs: readonly string[]): Promise<Readonly<Record<string, RunTensor>>>;
+  release(): Promise<void>;
+}
+
+export interface ComparisonRuntime {
+  /** Number of samples; sample indices are 0 … samples − 1, the same inputs for both models. */
+  readonly samples: number;
+  open(model: Uint8Array): Promise<SampleSession>;
+  /**
+   * The inputs of sample `sample`, by graph input name. Optional: with it, layer-wise comparison
+   * also covers the graph inputs' own quantization (onnxruntime cannot return an input as an output).
+   */
+  feeds?(sample: number): Readonly<Record<string, RunTensor>>;
+}
+
+export interface CompareOptions extends OutputMetricOptions {
+  /** Compare every intermediate tensor too. Default false. */
+  readonly layers?: boolean;
+  /** Most bytes one run of one model may return before layer-wise tensors are split into chunks. Default 256 MiB. */
+  readonly budgetBytes?: number;
+  /** The float model's graph index, when the caller has it. */
+  readonly floatIndex?: GraphIndex;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface LayerwiseResult {
+  readonly pairs: readonly TensorPair[];
+  /** Float tensors the quantized model no longer has (folded by graph preparation). */
+  readonly missing: readonly string[];
+  readonly state: LayerwiseState;
+  /** The table in topological order (see sortByError for the worst first). */
+  readonly rows: LayerRow[];
+  /** Runs per sample and model (1 unless the exposed tensors did not fit the budget). */
+  readonly chunks: number;
+}
+
+export interface Comparison {
+  readonly samples: number;
+  /** The compared outputs' names, in the float model's order. */
+  readonly outputNames: readonly string[];
+  readonly records: readonly SampleRecord[];
+  readonly outputs: readonly OutputSummary[];
+  readonly layerwise?: LayerwiseResult;
+  /** Seconds spent running each model (all chunks), and in all. */
+  readonly seconds: { readonly float: number; readonly quantized: number; readonly total: number };
+}
+
+/** A comparison that cannot be made: the models' outputs differ, a model output is not float32. */
+export class ComparisonError extends StudioError {
+  override readonly name = 'ComparisonError';
+}
+
+function floatValues(outputs: Readonly<Record<string, RunTensor>>): Record<string, FloatArray> {
+  const values: Record<string, FloatArray> = {};
+  for (const [k, t] of Object.entries(outputs)) if (t.type === 'float32') values[k] = t.data as Float32Array;
+  return values;
+}
+
+function byteSize(t: RunTensor): number {
+  return (t.data as ArrayBufferView | undefined)?.byteLength ?? 0;
+}
+
+/** Runs both models on every sample and compares them. Throws ComparisonError when the outputs do not correspond. */
+export async function compareModels(floatModel: ModelProto, quantModel: ModelProto, runtime: ComparisonRuntime, options: CompareOptions = {}): Promise<Comparison> {
+  const start = performance.now();
+  const outputNames = floatModel.graph!.output.map((o) => o.name ?? '');
+  const quantOutputs = new Set(quantModel.graph!.output.map((o) => o.name ?? ''));
+  const absent = outputNames.filter((n) => !quantOutputs.has(n));
+  if (absent.length) throw new ComparisonError(`the quantized model has no output named ${absent.map((n) => `"${n}"`).join(', ')}: compare a model with its own quantization`);
+
+  let floatSeconds = 0;
+  let quantSeconds = 0;
+  const timed = async <T>(which: 'float' | 'quant', f: () => Promise<T>): Promise<T> => {
+    const t = performance.now();
+    try {
+      return await f();
+    } finally {
+      const s = (performance.now() - t) / 1000;
+      if (which === 'float') floatSeconds += s;
+      else quantSeconds += s;
+    }
+  };
+
+  const pairing = options.layers ? pairLayerTensors(floatModel, quantModel, options.floatIndex ?? buildGraphIndex(floatModel.graph!)) : undefined;
+  const pairs = pairing?.pairs ?? [];
+  const records: SampleRecord[] = [];
+  let state: LayerwiseState = new Map();
+  const budget = options.budgetBytes ?? 256 * 2 ** 20;
+
+  type Chunk = { pairs: readonly TensorPair[]; float: SampleSession; quant: SampleSession; floatNames: string[]; quantNames: string[] };
+  let chunks: Chunk[] = [];
+  const openChunk = async (chunkPairs: readonly TensorPair[], withOutputs: boolean): Promise<Chunk> => {
+    const names = exposedNames(chunkPairs, withOutputs ? { float: outputNames, quant: outputNames } : {});
+    const exposeFloat = options.layers ? exposeTensors(floatModel, names.float) : floatModel;
+    const exposeQuant = options.layers ? exposeTensors(quantModel, names.quant) : quantModel;
+    const inputs = new Set(floatModel.graph!.input.map((v) => v.name ?? ''));
+    return {
+      pairs: chunkPairs,
+      float: await runtimeOpen(runtime, exposeFloat),
+      quant: await runtimeOpen(runtime, exposeQuant),
+      floatNames: names.float.filter((n) => !inputs.has(n)),
+      quantNames: names.quant.filter((n) => !inputs.has(n)),
+    };
+  };
+
+  try {
+    for (let sample = 0; sample < runtime.samples; sample++) {
+      if (sample === 0) chunks = [await openChunk(pairs, true)];
+      const runs: { pairs: readonly TensorPair[]; float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[] = [];
+      for (const chunk of chunks) {
+        const f = await timed('float', () => chunk.float.run(sample, chunk.floatNames));
+        const q = await timed('quant', () => chunk.quant.run(sample, chunk.quantNames));
+        runs.push({ pairs: chunk.pairs, float: f, quant: q });
+      }
+      if (sample === 0 && options.layers && chunks.length === 1) {
+        // Too much for one run? Split by the float tensors' sizes (the quantized side returns up to two per pair).
+        // This sample's values are already here; the chunks serve from the next sample on.
+        const sizes = new Map(Object.entries(runs[0].float).map(([k, t]) => [k, byteSize(t)]));
+        const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+        if (total * 3 > budget) {
+          const groups = chunkTensors(pairs.map((p) => p.tensor), sizes, budget / 3);
+          const byTensor = new Map(pairs.map((p) => [p.tensor, p]));
+          await Promise.all(chunks.map((c) => Promise.all([c.float.release(), c.quant.release()])));
+          chunks = [];
+          for (let k = 0; k < groups.length; k++) chunks.push(await openChunk(groups[k].map((t) => byTensor.get(t)!), k === 0));
+        }
+      }
+      const first = runs[0];
+      const f0 = floatValues(first.float);
+      const q0 = floatValues(first.quant);
+      for (const name of outputNames) {
+        const a = first.float[name];
+        const b = first.quant[name];
+        if (!a || !b || a.type !== 'float32' || b.type !== 'float32') {
+          throw new ComparisonError(`output "${name}" is ${a?.type ?? 'missing'} in the float model and ${b?.type ?? 'missing'} in the quantized one: only float32 outputs are compared`);
+        }
+        records.push({ output: name, metrics: outputMetrics(f0[name], q0[name], a.dims, options) });
+      }
+      if (options.layers) {
+        const inputs = runtime.feeds ? floatValues(runtime.feeds(sample)) : {};
+        for (const run of runs) state = foldLayerwise(state, run.pairs, { ...inputs, ...floatValues(run.float) }, { ...inputs, ...floatValues(run.quant) });
+      }
+      options.onProgress?.(sample + 1, runtime.samples);
+    }
+  } finally {
+    await Promise.all(chunks.map((c) => Promise.all([c.float.release(), c.quant.release()])));
+  }
+
+  const layerwise: LayerwiseResult | undefined = pairing
+    ? { pairs, missing: pairing.missing, state, rows: layerwiseTable(state, pairs), chunks: chunks.length }
+    : undefined;
+  return {
+    samples: runtime.samples,
+    outputNames,
+    records,
+    outputs: summarizeSamples(records),
+    layerwise,
+    seconds: { float: floatSeconds, quantized: quantSeconds, total: (performance.now() - start) / 1000 },
+  };
+}
+
+function runtimeOpen(runtime: ComparisonRuntime, model: ModelProto): Promise<SampleSession> {
+  return runtime.open(encode(model));
+}

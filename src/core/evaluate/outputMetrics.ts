@@ -1,0 +1,71 @@
+/**
+ * Which metrics one sample's output gets, and the number a search optimises.
+ *
+ * Quark's evaluate tool computes cosine, L2, PSNR and SSIM on every saved output. Cosine, L2 and
+ * PSNR apply to any tensor; SSIM is an image metric and only means something on an output that is
+ * an image (rank 4, both spatial sides at least the 11-pixel window), so by default it is computed
+ * there only; top-1 / top-5 agreement likewise only on classifier-shaped outputs ([classes] or
+ * [N, classes]). Callers can force either on or off. The definitions are those of ../metrics. Must
+ * not run models.
+ */
+
+import { classifierAgreement, cosineSimilarity, l2Distance, psnr, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
+import type { OutputSummary, SampleMetrics } from '../metrics/index.ts';
+
+/** 'auto' computes the metric where the output's shape fits it. */
+export type MetricSwitch = 'auto' | 'always' | 'never';
+
+export interface OutputMetricOptions {
+  /** SSIM (Quark's variant, data range 255). Default 'auto': rank-4 outputs with H and W ≥ 11. */
+  readonly ssim?: MetricSwitch;
+  /** Top-1 / top-5 agreement. Default 'auto': rank 1 or 2 outputs with at least 2 classes. */
+  readonly agreement?: MetricSwitch;
+}
+
+/** Whether an output of `dims` is an image SSIM can slide its window over. */
+export function isImageLike(dims: readonly number[]): boolean {
+  return dims.length === 4 && dims[2] >= SSIM_WINDOW && dims[3] >= SSIM_WINDOW;
+}
+
+/** Whether an output of `dims` looks like class scores. */
+export function isClassifierLike(dims: readonly number[]): boolean {
+  return (dims.length === 1 || dims.length === 2) && dims[dims.length - 1] >= 2;
+}
+
+const wanted = (s: MetricSwitch | undefined, auto: boolean) => (s ?? 'auto') === 'always' || ((s ?? 'auto') === 'auto' && auto);
+
+/** One sample's metrics of one output: float `reference` against quantized `test`, shaped `dims`. */
+export function outputMetrics(reference: FloatArray, test: FloatArray, dims: readonly number[], options: OutputMetricOptions = {}): SampleMetrics {
+  const metrics: SampleMetrics = {
+    cosine: cosineSimilarity(reference, test),
+    l2: l2Distance(reference, test),
+    psnr: psnr(reference, test),
+  };
+  if (wanted(options.ssim, isImageLike(dims))) metrics.ssim = ssim(reference, test, dims);
+  if (wanted(options.agreement, isClassifierLike(dims))) {
+    const a = classifierAgreement(reference, test, dims);
+    metrics.top1 = a.top1;
+    metrics.top5 = a.top5;
+  }
+  return metrics;
+}
+
+/**
+ * The single fidelity number of a comparison: the mean over outputs of each output's mean cosine
+ * over samples. Outputs whose mean is undefined (an all-zero output makes Quark's cosine 0/0) are
+ * left out and counted; NaN when no output has a defined cosine.
+ */
+export function meanOutputCosine(summaries: readonly OutputSummary[]): { cosine: number; undefinedOutputs: number } {
+  let sum = 0;
+  let count = 0;
+  let undefinedOutputs = 0;
+  for (const s of summaries) {
+    const c = s.metrics.cosine?.mean;
+    if (c === undefined) continue;
+    if (Number.isFinite(c)) {
+      sum += c;
+      count++;
+    } else undefinedOutputs++;
+  }
+  return { cosine: count ? sum / count : NaN, undefinedOutputs };
+}

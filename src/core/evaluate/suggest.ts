@@ -1,0 +1,152 @@
+/**
+ * "Suggest exclusions": a greedy search for the nodes to keep float so that the quantized model's
+ * output cosine reaches a target.
+ *
+ * Start from the user's configuration and measure it. Then, repeatedly: take the worst-ranked layer
+ * not tried yet (./candidates.ts ranks them from the layer-wise comparison of the configuration
+ * currently kept), add it to `nodesToExclude` (or, when the node alone was tried, the tail subgraph
+ * from it to the outputs to `subgraphsToExclude`), re-quantize and measure; keep the change only if
+ * the measured cosine improves, and re-rank from that measurement. Stop at the target, after
+ * `maxSteps` measurements, or when nothing is left to try. Every measurement is recorded: what was
+ * excluded, the cosine measured, whether it was kept. Nothing is ever estimated: the injected
+ * `evaluate` quantizes and runs (onnxruntime-node in the command line, a worker in the page, a fake
+ * in tests). Must not quantize or run models itself.
+ */
+
+import type { NodeId } from '../onnx/model.ts';
+import type { QuantConfig, SubgraphExclusion } from '../quantize/config.ts';
+import type { RankedLayer, Tail } from './candidates.ts';
+
+/** What one evaluation of a configuration measured. */
+export interface Measurement {
+  /** Mean output cosine to the float model (see meanOutputCosine). */
+  readonly cosine: number;
+  /** Quantized nodes worst first, when layer-wise errors were measured; the previous ranking is kept otherwise. */
+  readonly layers?: readonly RankedLayer[];
+}
+
+/** One exclusion the search tried. */
+export type Candidate =
+  | { readonly kind: 'node'; readonly node: NodeId; readonly layer: RankedLayer }
+  | { readonly kind: 'subgraph'; readonly node: NodeId; readonly layer: RankedLayer; readonly subgraph: SubgraphExclusion; readonly nodes: number };
+
+export interface SuggestStep {
+  /** 0 is the starting configuration; then one per measurement. */
+  readonly step: number;
+  /** What this step added to the kept configuration; null for step 0. */
+  readonly candidate: Candidate | null;
+  /** Output cosine measured with it. */
+  readonly cosine: number;
+  /** Whether the change was kept (step 0 always is). */
+  readonly kept: boolean;
+  /** Best cosine so far, after this step. */
+  readonly bestCosine: number;
+  /** Why the evaluation failed (the configuration was not kept), if it did. */
+  readonly error?: string;
+  /** Seconds this step's evaluation took. */
+  readonly seconds: number;
+}
+
+export type StopReason = 'target' | 'max-steps' | 'no-candidates';
+
+export interface SuggestResult {
+  /** The best configuration found (the starting one when nothing helped). */
+  readonly config: QuantConfig;
+  readonly cosine: number;
+  readonly reached: boolean;
+  readonly stopped: StopReason;
+  readonly steps: readonly SuggestStep[];
+}
+
+export interface SuggestOptions {
+  readonly config: QuantConfig;
+  /** Output cosine to reach, e.g. 0.99. */
+  readonly target: number;
+  /** Most measurements after the starting one. */
+  readonly maxSteps: number;
+  /** Quantizes with `config` and measures it. May throw; the step is then recorded as failed. */
+  evaluate(config: QuantConfig): Promise<Measurement>;
+  /** The tail subgraph from a node to the outputs (candidates.ts tailSubgraph); without it, only nodes are tried. */
+  tailOf?(node: NodeId): Tail | null;
+  /** Largest tail tried, in nodes: a tail from an early layer would keep most of the model float. Default 32. */
+  readonly maxTailNodes?: number;
+  /** A change is kept when it raises the cosine by more than this. Default 0. */
+  readonly minGain?: number;
+  onStep?(step: SuggestStep): void;
+}
+
+/** The configuration with one more exclusion. */
+export function withCandidate(config: QuantConfig, c: Candidate): QuantConfig {
+  if (c.kind === 'node') return { ...config, nodesToExclude: [...config.nodesToExclude, c.node] };
+  return { ...config, subgraphsToExclude: [...config.subgraphsToExclude, c.subgraph] };
+}
+
+/** Runs the greedy search. */
+export async function suggestExclusions(options: SuggestOptions): Promise<SuggestResult> {
+  const steps: SuggestStep[] = [];
+  const maxTail = options.maxTailNodes ?? 32;
+  const minGain = options.minGain ?? 0;
+  const record = (s: SuggestStep) => {
+    steps.push(s);
+    options.onStep?.(s);
+  };
+
+  const measure = async (config: QuantConfig): Promise<{ m?: Measurement; error?: string; seconds: number }> => {
+    const t = performance.now();
+    try {
+      const m = await options.evaluate(config);
+      return { m, seconds: (performance.now() - t) / 1000 };
+    } catch (e) {
+      return { error: `${(e as Error).name}: ${(e as Error).message}`, seconds: (performance.now() - t) / 1000 };
+    }
+  };
+
+  const first = await measure(options.config);
+  if (!first.m) throw new Error(`the starting configuration could not be evaluated: ${first.error}`);
+  let config = options.config;
+  let best = first.m.cosine;
+  let ranking = first.m.layers ?? [];
+  record({ step: 0, candidate: null, cosine: best, kept: true, bestCosine: best, seconds: first.seconds });
+
+  const tried = new Set<string>();
+  const next = (): Candidate | null => {
+    const excluded = new Set(config.nodesToExclude);
+    for (const layer of ranking) {
+      if (!excluded.has(layer.node) && !tried.has(`node:${layer.node}`)) return { kind: 'node', node: layer.node, layer };
+      if (options.tailOf && !tried.has(`tail:${layer.node}`)) {
+        tried.add(`tail:${layer.node}`);
+        const tail = options.tailOf(layer.node);
+        if (tail && tail.nodes > 1 && tail.nodes <= maxTail) return { kind: 'subgraph', node: layer.node, layer, ...tail };
+      }
+    }
+    return null;
+  };
+
+  let stopped: StopReason;
+  for (let step = 1; ; step++) {
+    if (best >= options.target) {
+      stopped = 'target';
+      break;
+    }
+    if (step > options.maxSteps) {
+      stopped = 'max-steps';
+      break;
+    }
+    const candidate = next();
+    if (!candidate) {
+      stopped = 'no-candidates';
+      break;
+    }
+    tried.add(candidate.kind === 'node' ? `node:${candidate.node}` : `tail:${candidate.node}`);
+    const trial = withCandidate(config, candidate);
+    const { m, error, seconds } = await measure(trial);
+    const kept = m !== undefined && m.cosine > best + minGain;
+    if (kept) {
+      config = trial;
+      best = m.cosine;
+      if (m.layers) ranking = m.layers;
+    }
+    record({ step, candidate, cosine: m?.cosine ?? NaN, kept, bestCosine: best, seconds, ...(error ? { error } : {}) });
+  }
+  return { config, cosine: best, reached: best >= options.target, stopped, steps };
+}

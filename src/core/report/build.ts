@@ -1,0 +1,102 @@
+/**
+ * Assembles a Report from what a comparison produced: picks the worst layers, finds the error jumps,
+ * and attaches the ranges of the worst layers' tensors. Every field has a plain default so the
+ * command line, the page and tests build reports from whatever they have. Must not compute metrics
+ * beyond ranking the ones given.
+ */
+
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import type { OutputSummary } from '../metrics/summary.ts';
+import { sortByError, type LayerRow } from '../metrics/layerwise.ts';
+import { errorJumps } from '../metrics/layerwiseJumps.ts';
+import type { TensorPair } from '../metrics/layerwiseTensors.ts';
+import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import type { QdqGrid } from '../evaluate/qdqGrids.ts';
+import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportRange, type ReportSuggest, type ReportTiming } from './report.ts';
+
+export interface ReportInput {
+  readonly title?: string;
+  readonly createdAt?: string | null;
+  readonly floatModel: ReportFile;
+  readonly quantizedModel?: ReportFile | null;
+  readonly config?: Report['config'];
+  readonly exclusions?: Report['exclusions'];
+  readonly quantization?: Report['quantization'];
+  readonly samples: number;
+  readonly dataSource?: string | null;
+  readonly outputs: readonly OutputSummary[];
+  /** Layer-wise rows (any order), with the float model's graph index for the jumps. */
+  readonly layers?: {
+    readonly rows: readonly LayerRow[];
+    readonly index?: GraphIndex;
+    readonly pairs?: readonly TensorPair[];
+    readonly missing?: readonly string[];
+  };
+  /** How many worst layers the report lists. Default 20. */
+  readonly worstCount?: number;
+  /** SQNR drop that counts as a jump, dB. Default 3. */
+  readonly jumpThresholdDb?: number;
+  /** Calibrated ranges by float tensor name, when the caller calibrated. */
+  readonly ranges?: ReadonlyMap<string, { readonly min: number; readonly max: number }>;
+  /** Grids of the quantized model by its tensor names (./evaluate/qdqGrids.ts). */
+  readonly grids?: ReadonlyMap<string, QdqGrid>;
+  /** Histograms by float tensor name, when the caller has them. */
+  readonly histograms?: ReadonlyMap<string, ReportHistogram>;
+  readonly timings?: readonly ReportTiming[];
+  readonly suggest?: ReportSuggest | null;
+  readonly notes?: readonly string[];
+}
+
+/** The report. */
+export function buildReport(input: ReportInput): Report {
+  const worstCount = input.worstCount ?? 20;
+  const threshold = input.jumpThresholdDb ?? 3;
+  let layers: Report['layers'] = null;
+  let ranges: ReportRange[] = [];
+  if (input.layers) {
+    const rows = input.layers.rows;
+    const worst = sortByError(rows).slice(0, worstCount);
+    layers = {
+      rows,
+      worst,
+      jumps: input.layers.index ? errorJumps(rows, input.layers.index, threshold).slice(0, worstCount) : [],
+      jumpThresholdDb: threshold,
+      missing: input.layers.missing ?? [],
+    };
+    const valueOf = new Map((input.layers.pairs ?? []).map((p) => [p.tensor, p.value]));
+    ranges = worst.flatMap((row): ReportRange[] => {
+      const g = input.grids?.get(valueOf.get(row.tensor) ?? row.tensor);
+      const calibrated = input.ranges?.get(row.tensor);
+      if (!g && !calibrated) return [];
+      const grid = g ? { type: g.type, scale: g.scale, zeroPoint: g.zeroPoint, min: g.min, max: g.max } : null;
+      return [{
+        tensor: row.tensor,
+        node: row.node,
+        min: calibrated?.min ?? g!.min,
+        max: calibrated?.max ?? g!.max,
+        source: calibrated ? 'calibration' : 'grid',
+        grid,
+        histogram: input.histograms?.get(row.tensor) ?? null,
+      }];
+    });
+  }
+  const fidelity = meanOutputCosine(input.outputs);
+  return {
+    schema: REPORT_SCHEMA,
+    title: input.title ?? `Quantization report: ${input.quantizedModel?.name ?? input.floatModel.name}`,
+    createdAt: input.createdAt ?? null,
+    floatModel: input.floatModel,
+    quantizedModel: input.quantizedModel ?? null,
+    config: input.config ?? null,
+    exclusions: input.exclusions ?? [],
+    quantization: input.quantization ?? null,
+    data: { samples: input.samples, source: input.dataSource ?? null },
+    outputs: input.outputs,
+    fidelity: { meanCosine: fidelity.cosine, undefinedOutputs: fidelity.undefinedOutputs },
+    layers,
+    ranges,
+    timings: input.timings ?? [],
+    suggest: input.suggest ?? null,
+    notes: input.notes ?? [],
+  };
+}

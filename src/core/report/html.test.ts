@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeValueInfo, type NodeId } from '../onnx/index.ts';
+import type { LayerRow } from '../metrics/layerwise.ts';
+import type { TensorPair } from '../metrics/layerwiseTensors.ts';
+import { buildReport, type ReportInput } from './build.ts';
+import { renderHtml } from './html.ts';
+import { parseReportNumber, renderJson } from './json.ts';
+
+/** Tags opened and closed in order (void elements and self-closed SVG elements aside); returns the first mismatch or null. */
+function unbalancedTag(html: string): string | null {
+  const voids = new Set(['meta', 'link', 'br', 'hr', 'img', 'input', '!doctype']);
+  const stack: string[] = [];
+  const body = html.replace(/<style>[\s\S]*?<\/style>/, '<style></style>');
+  for (const m of body.matchAll(/<(\/?)([a-zA-Z!][\w-]*)([^>]*?)(\/?)>/g)) {
+    const [, closing, rawName, , selfClosed] = m;
+    const name = rawName.toLowerCase();
+    if (voids.has(name) || selfClosed) continue;
+    if (!closing) stack.push(name);
+    else if (stack.pop() !== name) return `</${name}> at ${m.index}`;
+  }
+  return stack.length ? `<${stack[stack.length - 1]}> never closed` : null;
+}
+
+// A three-node chain with hostile names: x → "A<b>" → a → "B&c" → b → "C" → out.
+const model = makeModel(makeGraph({
+  node: [makeNode('Conv', ['x'], ['a<1>'], 'A<b>'), makeNode('Mul', ['a<1>'], ['b"2'], 'B&c'), makeNode('Sigmoid', ['b"2'], ['out'], 'C')],
+  input: [makeValueInfo('x', DataType.FLOAT, [1])],
+  output: [makeValueInfo('out', DataType.FLOAT, [1])],
+}));
+const index = buildGraphIndex(model.graph!);
+const row = (tensor: string, node: string | null, opType: string, sqnr: number, cosine: number): LayerRow => ({
+  tensor, node: node as NodeId | null, opType, source: 'dequantized', cosine, sqnr, worstSampleCosine: cosine - 0.01,
+  valueCosine: cosine, valueSqnr: sqnr + 0.5, dequantizedCosine: cosine, dequantizedSqnr: sqnr, samples: 3, elementsPerSample: 10,
+});
+const rows = [row('x', null, 'input', 47.46, 0.99999), row('a<1>', 'A<b>', 'Conv', 12.42, 0.9737), row('b"2', 'B&c', 'Mul', -1.3, 0.2515), row('out', 'C', 'Sigmoid', Infinity, 1)];
+const pairs: TensorPair[] = rows.map((r) => ({ tensor: r.tensor, node: r.node, opType: r.opType, value: r.tensor, dequantized: `${r.tensor}_dq` }));
+
+const input: ReportInput = {
+  createdAt: '2026-11-24T10:00:00Z',
+  floatModel: { name: 'yolox-nano.onnx', sha256: 'ab'.repeat(32), bytes: 3660092 },
+  quantizedModel: { name: 'yolox <q>.onnx', sha256: null, bytes: 1106684 },
+  config: { name: 'XINT8', settings: { activationType: 'int8', nodesToExclude: ['B&c'] } },
+  exclusions: [{ rule: 'node B&c', ids: ['B&c'] }],
+  quantization: { nodes: 3, quantized: 2, float: 1 },
+  samples: 3,
+  dataSource: '/data/coco & more',
+  outputs: [{
+    output: 'out',
+    metrics: {
+      cosine: { count: 3, mean: 0.8273957, min: 0.7877319, max: 0.85 },
+      l2: { count: 3, mean: 97.97711, min: 90, max: 108.4101 },
+      psnr: { count: 3, mean: 25.679688, min: 24.382547, max: 27 },
+    },
+  }],
+  layers: { rows, index, pairs, missing: ['folded'] },
+  jumpThresholdDb: 3,
+  grids: new Map([['b"2', { type: 'int8', scale: 0.125, zeroPoint: 0, min: -16, max: 15.875 }]]),
+  histograms: new Map([['b"2', { min: -16, max: 16, counts: [1, 4, 9, 4, 1] }]]),
+  timings: [{ label: 'float model runs', seconds: 1.25 }],
+  suggest: {
+    target: 0.99, reached: false, stopped: 'max-steps',
+    steps: [
+      { step: 0, candidate: null, cosine: 0.8274, kept: true, bestCosine: 0.8274, seconds: 15.5 },
+      {
+        step: 1, kept: false, bestCosine: 0.8274, seconds: 8.2, cosine: 0.8215,
+        candidate: { kind: 'node', node: 'A<b>' as NodeId, layer: { node: 'A<b>' as NodeId, opType: 'Conv', sqnr: 18.63, drop: 28.83 } },
+      },
+      {
+        step: 2, kept: true, bestCosine: 0.83, seconds: 7.1, cosine: 0.83,
+        candidate: { kind: 'subgraph', node: 'C' as NodeId, nodes: 2, subgraph: { starts: ['C'], ends: ['C'] }, layer: { node: 'C' as NodeId, opType: 'Sigmoid', sqnr: 0, drop: 9.5 } },
+      },
+    ],
+  },
+  notes: ['a note with <markup> & "quotes"'],
+};
+
+describe('buildReport', () => {
+  const report = buildReport(input);
+
+  it('ranks the worst layers and finds the jumps', () => {
+    expect(report.layers!.worst.map((r) => r.tensor)).toEqual(['b"2', 'a<1>', 'x', 'out']);
+    expect(report.layers!.jumps.map((j) => [j.node, j.drop])).toEqual([['A<b>', expect.closeTo(35.04, 10)], ['B&c', expect.closeTo(13.72, 10)]]);
+    expect(report.fidelity).toEqual({ meanCosine: 0.8273957, undefinedOutputs: 0 });
+  });
+
+  it('attaches ranges to the worst layers from the quantized grid, with histograms', () => {
+    expect(report.ranges).toEqual([{
+      tensor: 'b"2', node: 'B&c', min: -16, max: 15.875, source: 'grid',
+      grid: { type: 'int8', scale: 0.125, zeroPoint: 0, min: -16, max: 15.875 },
+      histogram: { min: -16, max: 16, counts: [1, 4, 9, 4, 1] },
+    }]);
+    const calibrated = buildReport({ ...input, ranges: new Map([['a<1>', { min: -3, max: 5 }]]) });
+    expect(calibrated.ranges.find((r) => r.tensor === 'a<1>')).toMatchObject({ min: -3, max: 5, source: 'calibration', grid: null });
+  });
+});
+
+describe('renderHtml', () => {
+  const html = renderHtml(buildReport(input));
+
+  it('is one complete document whose tags balance', () => {
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html.trimEnd().endsWith('</html>')).toBe(true);
+    expect(unbalancedTag(html)).toBeNull();
+  });
+
+  it('makes no request: no URLs, no src or href, no script, no external CSS', () => {
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html).not.toMatch(/\s(src|href|xlink:href|srcset|action)\s*=/i);
+    expect(html).not.toMatch(/<script|<link|<iframe|<img|<object|@import|url\(/i);
+  });
+
+  it('shows the numbers: metrics, layer SQNRs, the search steps, the hash', () => {
+    for (const text of ['0.827396', '0.787732', '97.98', '25.68', '−1.30', '12.42', '47.46', '28.83', '0.821500', '15.88', 'ab'.repeat(32), '3.5 MB']) {
+      expect(html).toContain(text);
+    }
+    // Quark's printed layout, verbatim.
+    expect(html).toContain('Mean cos similarity: 0.8273957\nMin cos similarity: 0.7877319');
+    expect(html).toContain('<svg class="chart"');
+  });
+
+  it('escapes every name it shows', () => {
+    expect(html).not.toContain('A<b>');
+    expect(html).toContain('A&lt;b&gt;');
+    expect(html).toContain('B&amp;c');
+    expect(html).toContain('b&quot;2');
+    expect(html).toContain('yolox &lt;q&gt;.onnx');
+    expect(html).not.toContain('<markup>');
+  });
+
+  it('renders a report without layers, ranges or a search', () => {
+    const bare = renderHtml(buildReport({ floatModel: { name: 'm.onnx', sha256: null, bytes: null }, samples: 0, outputs: [] }));
+    expect(unbalancedTag(bare)).toBeNull();
+    expect(bare).toContain('m.onnx');
+  });
+});
+
+describe('renderJson', () => {
+  it('writes non-finite numbers as strings that read back', () => {
+    const json = JSON.parse(renderJson(buildReport(input)));
+    expect(json.schema).toBe('quant-studio/report@1');
+    const out = json.layers.rows.find((r: { tensor: string }) => r.tensor === 'out');
+    expect(out.sqnr).toBe('Infinity');
+    expect(parseReportNumber(out.sqnr)).toBe(Infinity);
+    expect(parseReportNumber(json.outputs[0].metrics.cosine.mean)).toBe(0.8273957);
+    expect(json.ranges[0].histogram.counts).toEqual([1, 4, 9, 4, 1]);
+  });
+});

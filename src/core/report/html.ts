@@ -1,0 +1,173 @@
+/**
+ * The report as ONE self-contained HTML file: inline CSS (./styles.ts), charts as inline SVG
+ * (./charts.ts), no script, no fonts, no images, no links: it makes no request at all and opens
+ * offline, in a mail attachment or a CI artifact alike. Sections: what was compared (file names and
+ * SHA-256), the headline numbers, output metrics per output (Quark's printed summary included, for
+ * diffing against Quark's tool), the per-layer SQNR chart with the worst layers called out, the worst
+ * layers and where the error jumps, ranges of the worst layers, configuration and exclusions, the
+ * suggest search's steps, timings. Every piece of user data (names, paths) is escaped. Must not read
+ * anything but the report.
+ */
+
+import { renderSummary, type MetricName, type MetricStat } from '../metrics/summary.ts';
+import { barChart, histogramSparkline, layerChart, stepChart, type BarItem } from './charts.ts';
+import {
+  cosineSeverity,
+  dbSeverity,
+  escapeHtml as e,
+  formatBytes,
+  formatCosine,
+  formatDb,
+  formatSeconds,
+  formatValue,
+  type Severity,
+} from './htmlText.ts';
+import type { Report, ReportFile } from './report.ts';
+import { REPORT_CSS } from './styles.ts';
+
+const METRIC_LABELS: Readonly<Record<MetricName, string>> = {
+  cosine: 'Cosine similarity',
+  l2: 'L2 distance',
+  psnr: 'PSNR (dB)',
+  ssim: 'SSIM',
+  top1: 'Top-1 agreement',
+  top5: 'Top-5 agreement',
+};
+
+const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
+const dot = (s: Severity) => `<span class="dot ${s}"></span>`;
+
+function metricText(name: MetricName, v: number): string {
+  if (name === 'cosine') return formatCosine(v);
+  if (name === 'psnr') return formatDb(v);
+  return formatValue(v);
+}
+
+function fileRows(label: string, f: ReportFile): string {
+  const size = f.bytes !== null ? ` <span class="muted">(${formatBytes(f.bytes)})</span>` : '';
+  return `<dt>${e(label)}</dt><dd><strong>${e(f.name)}</strong>${size}</dd><dt>SHA-256</dt><dd class="mono">${e(f.sha256 ?? 'not computed')}</dd>`;
+}
+
+function header(r: Report): string {
+  const meta = [fileRows('Float model', r.floatModel)];
+  if (r.quantizedModel) meta.push(fileRows('Quantized model', r.quantizedModel));
+  if (r.config) meta.push(`<dt>Configuration</dt><dd>${e(r.config.name)}</dd>`);
+  meta.push(`<dt>Data</dt><dd>${r.data.samples} sample${r.data.samples === 1 ? '' : 's'}${r.data.source ? ` from <code>${e(r.data.source)}</code>` : ''}</dd>`);
+  if (r.createdAt) meta.push(`<dt>Created</dt><dd>${e(r.createdAt)}</dd>`);
+  return `<header><h1>${e(r.title)}</h1><dl class="meta">${meta.join('')}</dl></header>`;
+}
+
+function cards(r: Report): string {
+  const out: string[] = [];
+  const c = r.fidelity.meanCosine;
+  const undef = r.fidelity.undefinedOutputs ? `; ${r.fidelity.undefinedOutputs} output(s) undefined` : '';
+  out.push(`<div class="card"><div class="label">Mean output cosine</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}</div></div>`);
+  const worst = r.layers?.worst[0];
+  if (worst) {
+    out.push(`<div class="card"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div></div>`);
+  }
+  const jump = r.layers?.jumps[0];
+  if (jump) {
+    out.push(`<div class="card"><div class="label">Largest error jump</div><div class="value">${formatDb(jump.drop)} dB</div><div class="sub mono">${e(jump.node)} (${e(jump.opType)})</div></div>`);
+  }
+  if (r.quantization) {
+    out.push(`<div class="card"><div class="label">Quantized nodes</div><div class="value">${r.quantization.quantized} / ${r.quantization.nodes}</div><div class="sub">${r.quantization.float} left float</div></div>`);
+  }
+  return `<section class="cards">${out.join('')}</section>`;
+}
+
+function outputsSection(r: Report): string {
+  if (r.outputs.length === 0) return '';
+  const tables = r.outputs.map((o) => {
+    const rows = (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s]) => {
+      const sev = name === 'cosine' ? cosineSeverity(s.mean) : name === 'psnr' ? dbSeverity(s.mean) : 'none';
+      return `<tr><td>${sev === 'none' ? '' : dot(sev)}${METRIC_LABELS[name]}</td><td class="num">${metricText(name, s.mean)}</td><td class="num">${metricText(name, s.min)}</td><td class="num">${metricText(name, s.max)}</td></tr>`;
+    });
+    return `<h3 class="mono">${e(o.output)}</h3><table><thead><tr><th>Metric</th><th class="num">Mean</th><th class="num">Min</th><th class="num">Max</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  });
+  const cosBars: BarItem[] = r.outputs.map((o) => {
+    const v = o.metrics.cosine?.mean ?? NaN;
+    return { label: o.output, value: v, severity: cosineSeverity(v), text: formatCosine(v) };
+  });
+  const psnrBars: BarItem[] = r.outputs.filter((o) => o.metrics.psnr).map((o) => {
+    const v = o.metrics.psnr!.mean;
+    return { label: o.output, value: v, severity: dbSeverity(v), text: `${formatDb(v)} dB` };
+  });
+  const cosLo = Math.min(0.9, ...cosBars.map((b) => b.value).filter(Number.isFinite));
+  const psnrHi = Math.max(60, ...psnrBars.map((b) => b.value).filter(Number.isFinite));
+  const charts = [`<h3>Mean cosine per output</h3>${barChart(cosBars, Math.floor(cosLo * 100) / 100, 1, 'Mean cosine per output')}`];
+  if (psnrBars.length) charts.push(`<h3>Mean PSNR per output</h3>${barChart(psnrBars, 0, Math.ceil(psnrHi / 10) * 10, 'Mean PSNR per output')}`);
+  const quark = renderSummary(r.outputs);
+  return `<section><h2>Output metrics</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
+}
+
+function layerSection(r: Report): string {
+  const L = r.layers;
+  if (!L) return '';
+  const legend = `<div class="legend"><span>${dot('good')}≥ 30 dB</span><span>${dot('fair')}20–30 dB</span><span>${dot('poor')}&lt; 20 dB</span><span><span class="dot" style="background:var(--exact)"></span>exact (∞)</span><span>numbered: the ${Math.min(L.worst.length, 10)} worst</span></div>`;
+  const worstRows = L.worst.map((w, k) => `<tr><td class="num">${k + 1}</td><td class="name mono">${e(w.node ?? '(input)')}</td><td>${e(w.opType)}</td><td class="name mono">${e(w.tensor)}</td><td class="num">${dot(dbSeverity(w.sqnr))}${formatDb(w.sqnr)}</td><td class="num">${formatCosine(w.cosine)}</td><td class="num">${formatDb(w.valueSqnr)}</td><td class="num">${w.dequantizedSqnr === null ? '—' : formatDb(w.dequantizedSqnr)}</td></tr>`);
+  const jumps = L.jumps.length
+    ? `<table><thead><tr><th>Node</th><th>Op</th><th class="num">Input SQNR</th><th class="num">Output SQNR</th><th class="num">Drop (dB)</th><th>Worst input</th></tr></thead><tbody>${L.jumps.map((j) => `<tr><td class="name mono">${e(j.node)}</td><td>${e(j.opType)}</td><td class="num">${formatDb(j.inputSqnr)}</td><td class="num">${formatDb(j.sqnr)}</td><td class="num"><strong>${formatDb(j.drop)}</strong></td><td class="name mono">${e(j.worstInput ?? '—')}</td></tr>`).join('')}</tbody></table>`
+    : `<p class="muted">No node loses more than ${L.jumpThresholdDb} dB over its inputs.</p>`;
+  const missing = L.missing.length ? `<p class="muted">${L.missing.length} float tensor(s) have no counterpart in the quantized model (folded by graph preparation) and are not compared.</p>` : '';
+  return `<section><h2>Layer-wise error</h2><p class="muted">SQNR = 10·log10(Σx² / Σ(x−y)²) of each intermediate tensor over all samples, x the float model's value, y the quantized model's. Where a tensor is quantized, y is its dequantized value (what the next layers read); the "value" column is the producer's output before its own quantization.</p>${legend}${layerChart(L.rows, { highlight: L.worst.slice(0, 10) })}<h3>Worst ${L.worst.length} layers</h3><table><thead><tr><th class="num">#</th><th>Node</th><th>Op</th><th>Tensor</th><th class="num">SQNR (dB)</th><th class="num">Cosine</th><th class="num">Value SQNR</th><th class="num">Dequantized SQNR</th></tr></thead><tbody>${worstRows.join('')}</tbody></table><h3>Where the error jumps</h3><p class="muted">Nodes whose output SQNR is more than ${L.jumpThresholdDb} dB below that of the inputs they read: where error is added rather than passed on.</p>${jumps}${missing}</section>`;
+}
+
+function rangesSection(r: Report): string {
+  if (r.ranges.length === 0) return '';
+  const rows = r.ranges.map((g) => {
+    const grid = g.grid ? `${e(g.grid.type)}, scale ${formatValue(g.grid.scale)}, zero point ${g.grid.zeroPoint} → [${formatValue(g.grid.min)}, ${formatValue(g.grid.max)}]` : '—';
+    const hist = g.histogram ? histogramSparkline(g.histogram) : '';
+    return `<tr><td class="name mono">${e(g.tensor)}</td><td class="num">${formatValue(g.min)}</td><td class="num">${formatValue(g.max)}</td><td>${g.source}</td><td>${grid}</td><td>${hist}</td></tr>`;
+  });
+  return `<section><h2>Ranges of the worst layers</h2><table><thead><tr><th>Tensor</th><th class="num">Min</th><th class="num">Max</th><th>From</th><th>Quantization grid</th><th>Histogram</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+function configSection(r: Report): string {
+  const parts: string[] = [];
+  if (r.exclusions.length) {
+    parts.push(`<h3>Exclusions</h3><table><thead><tr><th>Rule</th><th class="num">Nodes</th><th>Nodes kept float</th></tr></thead><tbody>${r.exclusions.map((x) => `<tr><td class="mono">${e(x.rule)}</td><td class="num">${x.ids.length}</td><td class="name mono">${e(x.ids.slice(0, 40).join(', '))}${x.ids.length > 40 ? ' …' : ''}</td></tr>`).join('')}</tbody></table>`);
+  } else if (r.config) parts.push('<p class="muted">No exclusions: every supported node is quantized.</p>');
+  if (r.config) parts.push(`<h3>Settings</h3><pre>${e(JSON.stringify(r.config.settings, null, 2))}</pre>`);
+  return parts.length ? `<section><h2>Configuration</h2>${parts.join('')}</section>` : '';
+}
+
+function suggestSection(r: Report): string {
+  const s = r.suggest;
+  if (!s) return '';
+  const verdict = s.reached ? badge('good', `target ${s.target} reached`) : badge('poor', `target ${s.target} not reached (${s.stopped})`);
+  const rows = s.steps.map((st) => {
+    const c = st.candidate;
+    const what = !c ? 'starting configuration' : c.kind === 'node' ? `exclude node <code>${e(c.node)}</code>` : `exclude subgraph <code>${e(c.subgraph.starts.join(','))}</code> → <code>${e(c.subgraph.ends.join(','))}</code> (${c.nodes} nodes)`;
+    const why = c ? `${formatDb(c.layer.sqnr)} dB, drop ${formatDb(c.layer.drop)} dB` : '';
+    const kept = st.step === 0 ? '' : st.kept ? badge('good', 'kept') : badge('none', st.error ? 'failed' : 'not kept');
+    return `<tr><td class="num">${st.step}</td><td>${what}${st.error ? `<div class="muted">${e(st.error)}</div>` : ''}</td><td class="num">${why}</td><td class="num">${formatCosine(st.cosine)}</td><td>${kept}</td><td class="num">${formatSeconds(st.seconds)}</td></tr>`;
+  });
+  return `<section><h2>Suggested exclusions</h2><p>${verdict}</p>${stepChart(s.steps, s.target)}<table><thead><tr><th class="num">Step</th><th>Change</th><th class="num">Layer error</th><th class="num">Measured cosine</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
+function timingsSection(r: Report): string {
+  if (r.timings.length === 0) return '';
+  return `<section><h2>Timings</h2><table><tbody>${r.timings.map((t) => `<tr><td>${e(t.label)}</td><td class="num">${formatSeconds(t.seconds)}</td></tr>`).join('')}</tbody></table></section>`;
+}
+
+/** The report as a complete HTML document. */
+export function renderHtml(report: Report): string {
+  const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
+  const body = [header(report), cards(report), outputsSection(report), layerSection(report), rangesSection(report), suggestSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="Quant Studio">
+<title>${e(report.title)}</title>
+<style>${REPORT_CSS}</style>
+</head>
+<body>
+${body}
+<footer>Made by Quant Studio (${e(report.schema)}). This file is self-contained: it loads nothing from the network.</footer>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,94 @@
+/**
+ * The report of one quantization judged against its float model: what was compared, how close the
+ * outputs stayed (Quark's metrics), where inside the graph the error arises, and what it cost.
+ *
+ * One plain-data model feeds every renderer (the HTML page, JSON, the page's report view), so they
+ * cannot disagree. It is built by ./build.ts from results the caller already has; nothing here runs
+ * a model or reads a file. The model bytes' SHA-256 is a field: Node's crypto, the browser's
+ * crypto.subtle or ./sha256.ts compute it, whichever the caller has. Numbers keep NaN and ±Infinity
+ * (an exact layer has SQNR +Infinity); the JSON renderer says how it writes them.
+ */
+
+import type { NodeId } from '../onnx/model.ts';
+import type { OutputSummary } from '../metrics/summary.ts';
+import type { LayerRow } from '../metrics/layerwise.ts';
+import type { NodeError } from '../metrics/layerwiseJumps.ts';
+import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
+
+/** Version of the report's shape, written into every JSON report. */
+export const REPORT_SCHEMA = 'quant-studio/report@1';
+
+export interface ReportFile {
+  readonly name: string;
+  /** Lowercase hex SHA-256 of the file's bytes; null when not computed. */
+  readonly sha256: string | null;
+  readonly bytes: number | null;
+}
+
+/** Equal-width bins from min to max. */
+export interface ReportHistogram {
+  readonly min: number;
+  readonly max: number;
+  readonly counts: readonly number[];
+}
+
+/** The range one of the worst layers' tensors was given. */
+export interface ReportRange {
+  readonly tensor: string;
+  readonly node: NodeId | null;
+  /** Calibrated range when the caller had it, else the range of the quantized model's grid. */
+  readonly min: number;
+  readonly max: number;
+  readonly source: 'calibration' | 'grid';
+  /** The quantized model's grid for this tensor, when it has one. */
+  readonly grid: { readonly type: string; readonly scale: number; readonly zeroPoint: number; readonly min: number; readonly max: number } | null;
+  readonly histogram: ReportHistogram | null;
+}
+
+export interface ReportTiming {
+  readonly label: string;
+  readonly seconds: number;
+}
+
+export interface ReportLayers {
+  /** Every compared tensor, in topological order. */
+  readonly rows: readonly LayerRow[];
+  /** The worst rows (lowest SQNR first). */
+  readonly worst: readonly LayerRow[];
+  /** Nodes whose SQNR drop exceeds jumpThresholdDb, largest first. */
+  readonly jumps: readonly NodeError[];
+  readonly jumpThresholdDb: number;
+  /** Float tensors the quantized model no longer has (folded by graph preparation). */
+  readonly missing: readonly string[];
+}
+
+export interface ReportSuggest {
+  readonly target: number;
+  readonly reached: boolean;
+  readonly stopped: StopReason;
+  readonly steps: readonly SuggestStep[];
+}
+
+export interface Report {
+  readonly schema: typeof REPORT_SCHEMA;
+  readonly title: string;
+  /** ISO 8601 time the caller made the report; null leaves it out (reproducible files). */
+  readonly createdAt: string | null;
+  readonly floatModel: ReportFile;
+  readonly quantizedModel: ReportFile | null;
+  /** The configuration's name (preset or file) and its JSON, when known. */
+  readonly config: { readonly name: string; readonly settings: unknown } | null;
+  /** Exclusion rules and the nodes each resolved to. */
+  readonly exclusions: readonly { readonly rule: string; readonly ids: readonly string[] }[];
+  readonly quantization: { readonly nodes: number; readonly quantized: number; readonly float: number } | null;
+  readonly data: { readonly samples: number; readonly source: string | null };
+  /** Per output: mean, min and max of each metric over samples. */
+  readonly outputs: readonly OutputSummary[];
+  /** Mean over outputs of the mean output cosine. */
+  readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
+  readonly layers: ReportLayers | null;
+  readonly ranges: readonly ReportRange[];
+  readonly timings: readonly ReportTiming[];
+  readonly suggest: ReportSuggest | null;
+  readonly notes: readonly string[];
+}
