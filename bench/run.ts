@@ -6,8 +6,9 @@ import { record, type Suite } from './harness.ts';
 import { onnxIoSuite } from './suites/onnxIo.ts';
 import { quantizeSuite } from './suites/quantize.ts';
 import { fidelitySuite } from './suites/fidelity.ts';
+import { calibrationSuite } from './suites/calibration.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, fidelitySuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
