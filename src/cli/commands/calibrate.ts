@@ -3,13 +3,11 @@
  * activation ranges from a folder of images, with the calibration method the configuration names.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { decode } from '../../core/onnx/index.ts';
 import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
 import { calibrateFolder, rangesToJSON } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
-import { loadExternalFiles } from './inspect.ts';
-import { parse, readInputFile, UsageError } from '../usage.ts';
+import { readModelFile } from '../modelFile.ts';
+import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio calibrate <model.onnx> --calib <dir> --config <preset|config.json> [--preprocess <preset|file.json>] -o <ranges.json>
 
@@ -36,8 +34,7 @@ export const calibrateCommand = {
     if (!values.calib) throw new UsageError('--calib <dir> is required');
     if (!values.output) throw new UsageError('-o <ranges.json> is required');
     const modelPath = positionals[0];
-    const bytes = readInputFile(modelPath);
-    const model = decode(bytes, { fileName: path.basename(modelPath), externalData: loadExternalFiles(modelPath, bytes, []) });
+    const { model } = readModelFile(modelPath);
     const { config } = loadConfigArgument(values.config!, { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
     const result = await calibrateFolder(model, values.calib, config, values.preprocess);
     const json = { method: activationMethodName(config), images: result.images, skipped: result.skipped, ranges: rangesToJSON(result.ranges) };

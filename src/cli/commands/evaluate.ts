@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
+import { buildGraphIndex, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
 import { renderSummary } from '../../core/metrics/summary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
@@ -24,8 +24,8 @@ import { listImageFiles } from '../images/listImages.ts';
 import { decodeImageFile } from '../images/decode.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { createSession, float32Tensor, type Feeds } from '../runtime/ortNode.ts';
-import { loadExternalFiles } from './inspect.ts';
-import { parse, readInputFile, UsageError } from '../usage.ts';
+import { readModelFile as readModel } from '../modelFile.ts';
+import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>]
@@ -98,8 +98,7 @@ export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
 
 /** A model file read and decoded, with what the report says about it. */
 export function readModelFile(file: string): { model: ModelProto; info: ReportFile } {
-  const bytes = readInputFile(file);
-  const model = decode(bytes, { fileName: path.basename(file), externalData: loadExternalFiles(file, bytes, []) });
+  const { model, bytes } = readModel(file);
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   return { model, info: { name: path.basename(file), sha256, bytes: bytes.length } };
 }

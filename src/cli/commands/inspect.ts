@@ -2,9 +2,9 @@
  * `qstudio inspect <model.onnx> [--json] [--data <file>...]`: the model summary the page shows after a
  * drop, as text or JSON. External data files are found beside the model or given with --data.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { externalDataNames, openModel, type ModelSummary } from '../../core/onnx/index.ts';
+import { openModel, type ModelSummary } from '../../core/onnx/index.ts';
+import { loadExternalFiles } from '../modelFile.ts';
 import { formatBytes, formatCount, formatShape } from '../format.ts';
 import { parse, readInputFile, UsageError } from '../usage.ts';
 
@@ -16,18 +16,6 @@ weights, and whether it is already quantized or uses custom ops.
 Options:
   --json         print the summary as JSON (the same data the page shows)
   --data <file>  an external data file of the model (default: those it names, beside the model)`;
-
-/** External data files the model names, read from beside it unless given with --data. */
-export function loadExternalFiles(modelPath: string, bytes: Uint8Array, given: string[]): Map<string, Uint8Array> {
-  const files = new Map<string, Uint8Array>();
-  for (const f of given) files.set(path.basename(f), readInputFile(f));
-  for (const name of externalDataNames(bytes, path.basename(modelPath))) {
-    if (files.has(name) || files.has(path.basename(name))) continue;
-    const candidate = path.join(path.dirname(modelPath), name);
-    if (fs.existsSync(candidate)) files.set(name, readInputFile(candidate));
-  }
-  return files;
-}
 
 export function printSummary(s: ModelSummary): string {
   const lines: string[] = [];

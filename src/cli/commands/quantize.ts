@@ -5,13 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { decode, encodeParts } from '../../core/onnx/index.ts';
+import { encodeParts } from '../../core/onnx/index.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
-import { loadExternalFiles } from './inspect.ts';
-import { parse, readInputFile, UsageError } from '../usage.ts';
+import { readModelFile } from '../modelFile.ts';
+import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -72,8 +72,7 @@ export const quantizeCommand = {
       opTypesToExclude: list(values['exclude-op-types']),
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map(parseSubgraphArgument),
     });
-    const bytes = readInputFile(modelPath);
-    const model = decode(bytes, { fileName: path.basename(modelPath), externalData: loadExternalFiles(modelPath, bytes, []) });
+    const { model } = readModelFile(modelPath);
     const ranges = values.ranges ? readRangesFile(values.ranges) : (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
     const start = performance.now();
     const { model: quantized, report } = quantizeModel(model, ranges, config, name);
