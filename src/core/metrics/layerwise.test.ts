@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto, type NodeId } from '../onnx/index.ts';
+import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type NodeId } from '../onnx/index.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { configToJSON, validateConfig } from '../quantize/config.ts';
@@ -18,19 +18,10 @@ import {
 } from './layerwise.ts';
 import { exposedNames, pairLayerTensors, type TensorPair } from './layerwiseTensors.ts';
 import { errorJumps, nodeErrors } from './layerwiseJumps.ts';
+import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
 
-/** x → Conv(w, b) → c → Relu → y (graph output), y → Exp (no rule, stays float) → z. */
-function convRelu(): ModelProto {
-  const w = makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25));
-  const b = makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.1, 0.2));
-  return makeModel(makeGraph({
-    node: [makeNode('Conv', ['x', 'w', 'b'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
-    initializer: [w, b],
-  }), { '': 13 });
-}
-const ranges = new Map([['x', { min: -1, max: 1 }], ['c', { min: -0.5, max: 0.7 }], ['y', { min: 0, max: 0.7 }], ['z', { min: 1, max: 2.1 }]]);
+const convRelu = convReluModel;
+const ranges = CONV_RELU_RANGES;
 
 describe('pairLayerTensors', () => {
   it('pairs each float tensor with its computed value and its dequantized value in the quantized model', () => {

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
 import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';
+import { CONV_RELU_RANGES, convReluModel } from './testModels.ts';
 
-/** x → Conv(w, b) → Relu → y, and y also feeds an Exp (no rule) → z. */
-function convRelu(): ModelProto {
-  const w = makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25));
-  const b = makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.1, 0.2));
-  return makeModel(makeGraph({
-    node: [makeNode('Conv', ['x', 'w', 'b'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
-    initializer: [w, b],
-  }), { '': 13 });
-}
-const ranges = new Map([['x', { min: -1, max: 1 }], ['c', { min: -0.5, max: 0.7 }], ['y', { min: 0, max: 0.7 }], ['z', { min: 1, max: 2.1 }]]);
+const convRelu = convReluModel;
+const ranges = CONV_RELU_RANGES;
 
 describe('quantizeModel on small models', () => {
   it('fuses Relu after Conv (no Q/DQ between them), keeps graph output names, lists ops without a rule as float', () => {
