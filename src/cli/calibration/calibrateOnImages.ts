@@ -5,7 +5,6 @@
  * Corrupt images are skipped and named; when one run's outputs would not fit the memory budget, the
  * tensors are observed in chunks, one session per chunk.
  */
-import path from 'node:path';
 import { encode, type ModelProto } from '../../core/onnx/index.ts';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary } from '../../core/onnx/summary.ts';
@@ -13,9 +12,8 @@ import { chunkTensors, exposeTensors, observableTensors } from '../../core/calib
 import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { imageToTensor } from '../../core/preprocess/toTensor.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
-import { decodeImageFile } from '../images/decode.ts';
+import { readImageFeed } from '../imageFeed.ts';
 import { createSession, float32Tensor, type NodeSession } from '../runtime/ortNode.ts';
 
 /** Calibration that cannot start: no images, a model input that is not an image. */
@@ -68,23 +66,18 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   let done = 0;
 
   for (const file of files) {
-    let feed;
-    try {
-      const tensor = imageToTensor(decodeImageFile(file), input.shape ?? [], options.spec);
-      feed = float32Tensor(tensor.data, tensor.dims);
-    } catch (e) {
-      if (e instanceof StudioError && e.name === 'ImageDecodeError') {
-        skipped.push({ file: path.basename(file), reason: e.message });
-        continue;
-      }
-      throw e;
+    const read = readImageFeed(file, input, options.spec);
+    if ('skipped' in read) {
+      skipped.push(read.skipped);
+      continue;
     }
-    const feeds = { [input.name]: feed };
-    foldRun(states, { [input.name]: { type: 'float32', data: feed.data } }, options.config);
-    if (sessions.length === 0) sessions = await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20);
+    const feeds = { [input.name]: read.tensor };
+    foldRun(states, { [input.name]: { type: 'float32', data: read.tensor.data } }, options.config);
+    // The first image also sizes the outputs; when one session observes everything, its run is used as is.
+    const opened = sessions.length === 0 ? await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20) : undefined;
+    if (opened) sessions = opened.sessions;
     for (const { session, tensors: names } of sessions) {
-      const outputs = await session.run(feeds, names.filter((n) => n !== input.name));
-      foldRun(states, outputs, options.config);
+      foldRun(states, opened?.firstOutputs ?? (await session.run(feeds, names.filter((n) => n !== input.name))), options.config);
     }
     done++;
     const seconds = (performance.now() - start) / 1000;
@@ -95,14 +88,15 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   return { ranges: rangesOf(states), states, images: done, skipped, seconds: (performance.now() - start) / 1000, chunks: sessions.length };
 }
 
-/** One session observing everything, or several over chunks when one run's outputs exceed the budget. */
+/** One session observing everything (with the outputs of its sizing run), or several over chunks when one run's outputs exceed the budget. */
 async function openSessions(model: ModelProto, tensors: string[], feeds: Record<string, ReturnType<typeof float32Tensor>>, budget: number) {
   const all = await createSession(encode(exposeTensors(model, tensors)));
   const probe = await all.run(feeds);
   const bytes = new Map(Object.entries(probe).map(([k, v]) => [k, (v.data as ArrayBufferView).byteLength]));
   const total = [...bytes.values()].reduce((a, b) => a + b, 0);
-  if (total <= budget) return [{ session: all, tensors }];
+  if (total <= budget) return { sessions: [{ session: all, tensors }], firstOutputs: probe };
   await all.release();
   const chunks = chunkTensors(tensors, bytes, budget);
-  return Promise.all(chunks.map(async (names) => ({ session: await createSession(encode(exposeTensors(model, names))), tensors: names })));
+  const sessions = await Promise.all(chunks.map(async (names) => ({ session: await createSession(encode(exposeTensors(model, names))), tensors: names })));
+  return { sessions, firstOutputs: undefined };
 }

@@ -18,13 +18,12 @@ import { compareModels, type Comparison, type ComparisonRuntime } from '../../co
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile } from '../../core/report/index.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { imageToTensor } from '../../core/preprocess/toTensor.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import { listImageFiles } from '../images/listImages.ts';
-import { decodeImageFile } from '../images/decode.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { createSession, float32Tensor, type Feeds } from '../runtime/ortNode.ts';
+import { createSession, type Feeds } from '../runtime/ortNode.ts';
 import { readModelFile as readModel } from '../modelFile.ts';
+import { readImageFeed } from '../imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
@@ -65,14 +64,13 @@ export function loadImageFeeds(model: ModelProto, dir: string, spec: PreprocessS
   const skipped: ImageFeeds['skipped'] = [];
   for (const file of files) {
     if (feeds.length >= limit) break;
-    try {
-      const t = imageToTensor(decodeImageFile(file), input.shape ?? [], spec, { inputName: input.name });
-      feeds.push({ [input.name]: float32Tensor(t.data, t.dims) });
-      used.push(file);
-    } catch (e) {
-      if (e instanceof StudioError && e.name === 'ImageDecodeError') skipped.push({ file: path.basename(file), reason: e.message });
-      else throw e;
+    const read = readImageFeed(file, input, spec);
+    if ('skipped' in read) {
+      skipped.push(read.skipped);
+      continue;
     }
+    feeds.push({ [input.name]: read.tensor });
+    used.push(file);
   }
   if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${dir}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
   return { feeds, files: used, skipped };
