@@ -58,7 +58,8 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   }
   if (files.length === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
   const input = tensorSummary(index.inputs[0]);
-  const tensors = observableTensors(model);
+  // The graph input is folded from its feed; the runs observe everything the nodes compute.
+  const tensors = observableTensors(model).filter((n) => n !== input.name);
   const start = performance.now();
   const states: TensorStates = new Map();
   const skipped: CalibrationResult['skipped'] = [];
@@ -77,7 +78,7 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
     const opened = sessions.length === 0 ? await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20) : undefined;
     if (opened) sessions = opened.sessions;
     for (const { session, tensors: names } of sessions) {
-      foldRun(states, opened?.firstOutputs ?? (await session.run(feeds, names.filter((n) => n !== input.name))), options.config);
+      foldRun(states, opened?.firstOutputs ?? (await session.run(feeds, names)), options.config);
     }
     done++;
     const seconds = (performance.now() - start) / 1000;
