@@ -5,6 +5,8 @@ import { defineConfig } from '@playwright/test';
 // A port of its own (not vite's preview default), so a preview server left running by a developer is
 // neither collided with nor silently reused with a stale build.
 const PORT = Number(process.env.QS_E2E_PORT ?? 4317);
+// The built page to serve (`vite build --outDir` the same folder); lets parallel runs keep apart.
+const DIST = process.env.QS_DIST ?? 'dist';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -22,7 +24,7 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx vite preview --port ${PORT} --strictPort`,
+    command: `npx vite preview --port ${PORT} --strictPort --outDir ${DIST}`,
     url: `http://localhost:${PORT}`,
     reuseExistingServer: false,
     timeout: 60_000,
