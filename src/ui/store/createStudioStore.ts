@@ -5,14 +5,16 @@
  * build a store with fakes and read it through getState().
  *
  * One rule spans slices and lives here: when the open model changes, calibration results and the
- * quantized model of the old one are dropped (and its calibration workers ended).
+ * quantized model of the old one are dropped (and its calibration workers ended), and so are its
+ * exclusions (they name the old model's nodes; a session restore or import sets them after the open).
  */
 import { create } from 'zustand';
 import { createModelSlice, type ModelService, type ModelSlice } from './modelSlice.ts';
 import { createCalibrationSlice, type CalibrationService, type CalibrationSlice } from './calibrationSlice.ts';
 import { createRunSlice, type QuantizeService, type RunSlice } from './runSlice.ts';
+import { createExclusionSlice, type ExclusionSlice } from './exclusionSlice.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -32,11 +34,13 @@ export function createStudioStore(services: StudioServices) {
     ...createModelSlice<StudioState>(services.model)(...a),
     ...createCalibrationSlice<StudioState>(services.calibration ?? noCalibration)(...a),
     ...createRunSlice<StudioState>(services.quantize ?? noQuantize)(...a),
+    ...createExclusionSlice<StudioState>()(...a),
   }));
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
     state.resetCalibrationForModel(state.model.summary);
     state.clearRunResult();
+    if (state.exclusions.entries.length > 0) state.replaceExclusions([]);
   });
   return store;
 }

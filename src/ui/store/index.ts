@@ -12,3 +12,5 @@ export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
 export type { CalibrationState, CalibrationStatus, CalibrationOutcome, NpySample, DataRejection } from './calibrationSlice.ts';
 export type { RunState, RunResult } from './runSlice.ts';
+export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSlice.ts';
+export { exclusionConfig } from './exclusionSlice.ts';

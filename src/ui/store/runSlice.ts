@@ -12,6 +12,7 @@ import type { PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../../../workers/quantizeApi.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
+import { exclusionConfig, type ExclusionSlice } from './exclusionSlice.ts';
 import { resultKey } from './calibrationSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { configOf, presetSettings, type QuantSettings } from './quantSettings.ts';
@@ -50,7 +51,7 @@ export interface RunSlice {
   setQuantPreset(preset: PresetName): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
-  /** Quantizes the open model with the current calibration's ranges. */
+  /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
   quantize(): Promise<void>;
   dismissRunError(): void;
   /** A new model or new ranges: the old quantized model no longer applies. */
@@ -69,7 +70,7 @@ export function quantizedFileName(fileName: string): string {
   return `${fileName.replace(/\.onnx$/i, '')}.quant.onnx`;
 }
 
-export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice>(service: QuantizeService): StateCreator<S, [], [], RunSlice> {
+export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice & ExclusionSlice>(service: QuantizeService): StateCreator<S, [], [], RunSlice> {
   let latest = 0;
 
   return (set, get) => {
@@ -90,10 +91,11 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       },
 
       async quantize() {
-        const { model, calibration, run } = get();
+        const { model, calibration, run, exclusions } = get();
         if (!model.handle || !model.fileName || run.status === 'running') return;
         const request = ++latest;
-        const config = configOf(run.settings);
+        // The user's exclusions ride along; the core resolves them (an entry naming nothing is an ExclusionError).
+        const config: QuantConfig = { ...configOf(run.settings), ...exclusionConfig(exclusions.entries) };
         patch({ status: 'running', error: null });
         try {
           const result = calibration.result;

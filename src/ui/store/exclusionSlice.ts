@@ -1,0 +1,118 @@
+/**
+ * The exclusion slice: the user's list of what stays float — named subgraphs (starts → ends), sets of
+ * single nodes and op types — and which entry the pointer is over (the graph highlights its nodes).
+ *
+ * Entries hold the foundation's stable node ids (src/core/onnx/nodeIds.ts), never resolved node sets:
+ * resolution is the core's (src/core/exclude), run by the quantizer, the command line and the graph view
+ * alike, so the list, the exported config and the written model cannot disagree. This slice does no
+ * resolution and no I/O; `exclusionConfig` turns the list into the QuantConfig fields the core reads.
+ */
+import type { StateCreator } from 'zustand';
+import type { NodeId } from '../../core/onnx/model.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { RunSlice } from './runSlice.ts';
+
+export type ExclusionEntry =
+  | { id: string; kind: 'subgraph'; name: string; starts: NodeId[]; ends: NodeId[] }
+  | { id: string; kind: 'nodes'; name: string; nodes: NodeId[] }
+  | { id: string; kind: 'opTypes'; name: string; opTypes: string[] };
+
+/** Omit over each member of a union (the built-in Omit would merge the members into one shape). */
+export type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An entry as the user makes it; the slice gives it its id. */
+export type NewExclusion = DistributiveOmit<ExclusionEntry, 'id'>;
+
+export type ExclusionKind = ExclusionEntry['kind'];
+
+export interface ExclusionState {
+  entries: ExclusionEntry[];
+  /** Id of the entry under the pointer (or keyboard focus); its nodes are highlighted. */
+  hovered: string | null;
+}
+
+export interface ExclusionSlice {
+  exclusions: ExclusionState;
+  /** Adds an entry and returns its new id; a quantized model made without it no longer applies. */
+  addExclusion(entry: NewExclusion): string;
+  removeExclusion(id: string): void;
+  hoverExclusion(id: string | null): void;
+  /** Replaces the whole list (JSON import, session restore). */
+  replaceExclusions(entries: NewExclusion[]): void;
+}
+
+export const emptyExclusionState: ExclusionState = { entries: [], hovered: null };
+
+type ExclusionFields = Pick<QuantConfig, 'subgraphsToExclude' | 'nodesToExclude' | 'opTypesToExclude'>;
+
+/** The exclusions as the core's QuantConfig fields (subgraphsToExclude, nodesToExclude, opTypesToExclude). */
+export function exclusionConfig(entries: readonly ExclusionEntry[]): ExclusionFields {
+  const nodes = new Set<string>();
+  const opTypes = new Set<string>();
+  const subgraphs: { starts: string[]; ends: string[] }[] = [];
+  for (const entry of entries) {
+    if (entry.kind === 'nodes') entry.nodes.forEach((n) => nodes.add(n));
+    else if (entry.kind === 'opTypes') entry.opTypes.forEach((t) => opTypes.add(t));
+    else subgraphs.push({ starts: [...entry.starts], ends: [...entry.ends] });
+  }
+  return { subgraphsToExclude: subgraphs, nodesToExclude: [...nodes], opTypesToExclude: [...opTypes] };
+}
+
+/** A copy of an entry's own fields (nothing the caller holds is kept by reference). */
+function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
+  switch (entry.kind) {
+    case 'subgraph':
+      return { id, kind: 'subgraph', name: entry.name, starts: [...entry.starts], ends: [...entry.ends] };
+    case 'nodes':
+      return { id, kind: 'nodes', name: entry.name, nodes: [...entry.nodes] };
+    case 'opTypes':
+      return { id, kind: 'opTypes', name: entry.name, opTypes: [...entry.opTypes] };
+  }
+}
+
+export function createExclusionSlice<S extends ExclusionSlice & RunSlice>(): StateCreator<S, [], [], ExclusionSlice> {
+  let next = 1;
+  const newId = () => `exclusion-${next++}`;
+
+  return (set, get) => {
+    const setExclusions = (patch: Partial<ExclusionState>) => set((s) => ({ exclusions: { ...s.exclusions, ...patch } }) as Partial<S>);
+    // A quantized model made under another list is stale; drop it (and any run in flight).
+    const listChanged = (entries: ExclusionEntry[], hovered: string | null) => {
+      setExclusions({ entries, hovered });
+      if (get().run.result || get().run.status === 'running') get().clearRunResult();
+    };
+
+    return {
+      exclusions: emptyExclusionState,
+
+      addExclusion(entry) {
+        const id = newId();
+        const { entries, hovered } = get().exclusions;
+        listChanged([...entries, copyEntry(entry, id)], hovered);
+        return id;
+      },
+
+      removeExclusion(id) {
+        const { entries, hovered } = get().exclusions;
+        if (!entries.some((e) => e.id === id)) return;
+        listChanged(
+          entries.filter((e) => e.id !== id),
+          hovered === id ? null : hovered,
+        );
+      },
+
+      hoverExclusion(id) {
+        const { entries, hovered } = get().exclusions;
+        const target = id !== null && entries.some((e) => e.id === id) ? id : null;
+        if (target !== hovered) setExclusions({ hovered: target });
+      },
+
+      replaceExclusions(list) {
+        listChanged(
+          list.map((e) => copyEntry(e, newId())),
+          null,
+        );
+      },
+    };
+  };
+}
