@@ -157,3 +157,30 @@ describe('quarkCalibrateMethod (config/maps.py)', () => {
     expect(quarkCalibrateMethod({ calibrationMethod, scaleType })).toBe(name);
   });
 });
+
+describe('recovery options: CLE, bias correction, FastFinetune (Quark names)', () => {
+  it('defaults: off, Quark CLE defaults, FastFinetune per Quark TrainParameters', () => {
+    const c = validateConfig({});
+    expect([c.includeCle, c.includeFastFt, c.includeBiasCorrection]).toEqual([false, false, false]);
+    expect(c.extraOptions).toMatchObject({ CLESteps: 1, CLETotalLayerDiffThreshold: 2e-7, CLEScaleAppendBias: true });
+    expect(c.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaround', NumIterations: 1000, LearningRate: 0.1, BatchSize: 1, NumBatches: 1, RegParam: 0.01, BetaRange: [20, 2], WarmStart: 0.2 });
+  });
+  it('a partial FastFinetune is completed; AdaQuant gets its own learning-rate default', () => {
+    const ft = validateConfig({ includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } } }).extraOptions.FastFinetune;
+    expect(ft).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 50, LearningRate: 1e-5, UpdateBias: true });
+  });
+  it.each([
+    [{ extraOptions: { FastFinetune: { OptimAlgorithm: 'adamw' } } }, 'config.extraOptions.FastFinetune.OptimAlgorithm'],
+    [{ extraOptions: { FastFinetune: { NumIterations: 0 } } }, 'config.extraOptions.FastFinetune.NumIterations'],
+    [{ extraOptions: { FastFinetune: { BetaRange: [20] } } }, 'config.extraOptions.FastFinetune.BetaRange'],
+    [{ extraOptions: { FastFinetune: { OptimDevice: 'cuda:0' } } }, 'config.extraOptions.FastFinetune.OptimDevice'],
+    [{ extraOptions: { CLESteps: 0 } }, 'config.extraOptions.CLESteps'],
+    [{ include_fast_ft: true }, 'config.include_fast_ft'],
+  ])('%j is refused at %s', (input, field) => {
+    expect(errorOf(() => validateConfig(input)).field).toBe(field);
+  });
+  it('round-trips through JSON', () => {
+    const c = validateConfig({ includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { CLESteps: 3, FastFinetune: { OptimAlgorithm: 'adaquant', BetaRange: [10, 1], DataSize: 8 } } });
+    expect(configFromJSON(configToJSON(c))).toEqual(c);
+  });
+});

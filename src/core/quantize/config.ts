@@ -28,6 +28,47 @@ export type ScaleType = (typeof SCALE_TYPES)[number];
 export const MINMSE_MODES = ['All', 'MostCommon', 'Percentile'] as const;
 export type MinMseMode = (typeof MINMSE_MODES)[number];
 
+/** Quark FastFinetune OptimAlgorithm values. */
+export const FINETUNE_ALGORITHMS = ['adaround', 'adaquant'] as const;
+export type FinetuneAlgorithm = (typeof FINETUNE_ALGORITHMS)[number];
+
+/**
+ * Quark's extra_options.FastFinetune (quark.onnx.finetuning TrainParameters), exact keys. Our optimizer works on
+ * the exact full-batch gradient of each layer's reconstruction error over every gathered row (its Gram form, see
+ * core/recover/layerProblem.ts), so BatchSize and NumBatches are accepted and kept for Quark compatibility but do
+ * not change the result. PositionsPerSample is ours (Quark feeds whole tensors to PyTorch).
+ */
+export interface FastFinetuneOptions {
+  /** 'adaround' learns each weight's rounding (floor or ceil); 'adaquant' learns the weights (and bias). 'adaround'. */
+  readonly OptimAlgorithm: FinetuneAlgorithm;
+  /** Optimizer steps per layer; 1000 (Quark). */
+  readonly NumIterations: number;
+  /** Adam learning rate; 0.1 for adaround (Quark's initial_lr), 1e-5 for adaquant (ours: weights move in real units). */
+  readonly LearningRate: number;
+  /** Quark: samples per batch; 1. Kept, see above. */
+  readonly BatchSize: number;
+  /** Quark: batches per iteration; 1. Kept, see above. */
+  readonly NumBatches: number;
+  /** Calibration samples the layer data is gathered from, or null for all; null. */
+  readonly DataSize: number | null;
+  /** Seed of position sampling; null is a fixed default seed (runs are reproducible either way). */
+  readonly FixedSeed: number | null;
+  /** Stop a layer early when its loss has not improved for a tenth of the iterations; false. */
+  readonly EarlyStop: boolean;
+  /** AdaQuant also learns the bias; true. */
+  readonly UpdateBias: boolean;
+  /** AdaRound's rounding regularization weight λ; 0.01. */
+  readonly RegParam: number;
+  /** AdaRound's β annealing, from start to end; [20, 2]. */
+  readonly BetaRange: readonly [number, number];
+  /** Fraction of iterations before the rounding regularization starts; 0.2. */
+  readonly WarmStart: number;
+  /** Loss-curve points are recorded every LogPeriod iterations; 10 (Quark logs every 100). */
+  readonly LogPeriod: number;
+  /** Ours: output positions sampled per calibration sample and layer (im2col rows); 256. */
+  readonly PositionsPerSample: number;
+}
+
 /** Quark subgraphs_to_exclude entry ([starts], [ends]): the nodes between them, both ends included. */
 export interface SubgraphExclusion {
   readonly starts: readonly string[];
@@ -78,6 +119,14 @@ export interface ExtraOptions {
   readonly MinimumRealRange: number | null;
   /** ORT UseQDQContribOps: write Q/DQ in the com.microsoft domain even when ai.onnx could; false. */
   readonly UseQDQContribOps: boolean;
+  /** CLE iterations over all pairs (Quark CLESteps); 1. */
+  readonly CLESteps: number;
+  /** CLE stops early when the scales of a step change the weights by less than this in all (Quark); 2e-7. */
+  readonly CLETotalLayerDiffThreshold: number;
+  /** CLE counts the first layer's bias in its channel ranges (Quark CLEScaleAppendBias); true. */
+  readonly CLEScaleAppendBias: boolean;
+  /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
+  readonly FastFinetune: FastFinetuneOptions;
 }
 
 export interface QuantConfig {
@@ -105,11 +154,20 @@ export interface QuantConfig {
   readonly enableNpuCnn: boolean;
   /** include_cle: cross-layer equalization before quantization. */
   readonly includeCle: boolean;
+  /** include_fast_ft: AdaRound or AdaQuant after quantization (extraOptions.FastFinetune). */
+  readonly includeFastFt: boolean;
+  /**
+   * Empirical bias correction after quantization (Nagel et al. 2019, §4.2): each layer's mean output shift on
+   * the calibration data folded into its bias. Ours: Quark's ONNX quantizer has no such switch.
+   */
+  readonly includeBiasCorrection: boolean;
   readonly extraOptions: ExtraOptions;
 }
 
 /** What validateConfig accepts: any subset of the fields (and of extraOptions). */
-export type QuantConfigInput = Partial<Omit<QuantConfig, 'extraOptions'>> & { extraOptions?: Partial<ExtraOptions> };
+export type QuantConfigInput = Partial<Omit<QuantConfig, 'extraOptions'>> & {
+  extraOptions?: Partial<Omit<ExtraOptions, 'FastFinetune'>> & { FastFinetune?: Partial<FastFinetuneOptions> };
+};
 
 /** A configuration that cannot be used; `field` is the path of the offending field, e.g. config.activationType. */
 export class ConfigError extends StudioError {
@@ -136,6 +194,8 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   subgraphsToExclude: 'subgraphs_to_exclude',
   enableNpuCnn: 'enable_npu_cnn',
   includeCle: 'include_cle',
+  includeFastFt: 'include_fast_ft',
+  includeBiasCorrection: 'include_bias_correction (ours)',
 };
 
 /** Quark's legacy calibrate_method enum for a method and scale type (config/maps.py). */
@@ -248,6 +308,8 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   enableNpuCnn: [bool, false],
   // Quark's QuantizationConfig defaults include_cle to true; plain ORT has no CLE. The Quark presets set it.
   includeCle: [bool, false],
+  includeFastFt: [bool, false],
+  includeBiasCorrection: [bool, false],
 };
 
 /** Defaults of the extra options that depend on the top-level fields (Quark docs and quantizer code). */
@@ -276,8 +338,64 @@ function extraDefaults(top: TopFields): ExtraOptions {
     MinMSEMode: 'All',
     MinimumRealRange: null,
     UseQDQContribOps: false,
+    CLESteps: 1,
+    CLETotalLayerDiffThreshold: 2e-7,
+    CLEScaleAppendBias: true,
+    FastFinetune: fastFinetuneDefaults('adaround'),
   };
 }
+
+function fastFinetuneDefaults(algorithm: FinetuneAlgorithm): FastFinetuneOptions {
+  return {
+    OptimAlgorithm: algorithm,
+    NumIterations: 1000,
+    LearningRate: algorithm === 'adaround' ? 0.1 : 1e-5,
+    BatchSize: 1,
+    NumBatches: 1,
+    DataSize: null,
+    FixedSeed: null,
+    EarlyStop: false,
+    UpdateBias: true,
+    RegParam: 0.01,
+    BetaRange: [20, 2],
+    WarmStart: 0.2,
+    LogPeriod: 10,
+    PositionsPerSample: 256,
+  };
+}
+
+const betaRange: Check<readonly [number, number]> = (v, f) => {
+  if (!Array.isArray(v) || v.length !== 2) throw new ConfigError(f, `expected [start, end], got ${show(v)}`);
+  const positive = numberIn(0, 1e6, { loOpen: true });
+  return [positive(v[0], `${f}[0]`), positive(v[1], `${f}[1]`)];
+};
+
+const FAST_FINETUNE_CHECKS: { readonly [K in keyof FastFinetuneOptions]: Check<FastFinetuneOptions[K]> } = {
+  OptimAlgorithm: oneOf(FINETUNE_ALGORITHMS),
+  NumIterations: numberIn(1, 1e7, { integer: true }),
+  LearningRate: numberIn(0, 1e3, { loOpen: true }),
+  BatchSize: numberIn(1, 1e6, { integer: true }),
+  NumBatches: numberIn(1, 1e6, { integer: true }),
+  DataSize: nullOr(numberIn(1, 1e9, { integer: true })),
+  FixedSeed: nullOr(numberIn(0, 2 ** 32 - 1, { integer: true })),
+  EarlyStop: bool,
+  UpdateBias: bool,
+  RegParam: numberIn(0, 1e6),
+  BetaRange: betaRange,
+  WarmStart: numberIn(0, 1),
+  LogPeriod: numberIn(1, 1e7, { integer: true }),
+  PositionsPerSample: numberIn(1, 1 << 20, { integer: true }),
+};
+
+const fastFinetune: Check<FastFinetuneOptions> = (v, f) => {
+  const o = objectWithKeys(v, f, Object.keys(FAST_FINETUNE_CHECKS));
+  const algorithm = o.OptimAlgorithm === undefined ? 'adaround' : FAST_FINETUNE_CHECKS.OptimAlgorithm(o.OptimAlgorithm, `${f}.OptimAlgorithm`);
+  const out = fastFinetuneDefaults(algorithm) as unknown as Record<string, unknown>;
+  for (const [key, check] of Object.entries(FAST_FINETUNE_CHECKS) as [string, Check<unknown>][]) {
+    if (o[key] !== undefined) out[key] = check(o[key], `${f}.${key}`);
+  }
+  return out as unknown as FastFinetuneOptions;
+};
 
 const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]> } = {
   ActivationSymmetric: bool,
@@ -301,6 +419,10 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   MinMSEMode: oneOf(MINMSE_MODES),
   MinimumRealRange: nullOr(numberIn(0, Number.MAX_VALUE, { loOpen: true })),
   UseQDQContribOps: bool,
+  CLESteps: numberIn(1, 1000, { integer: true }),
+  CLETotalLayerDiffThreshold: numberIn(0, Number.MAX_VALUE),
+  CLEScaleAppendBias: bool,
+  FastFinetune: fastFinetune,
 };
 
 /** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */
