@@ -7,7 +7,9 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { openModel, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { weightlessGraph } from '../src/core/graph/structure.ts';
+import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from './runtime/handles.ts';
 
 /** A model kept in the worker: the decoded model and the buffers its tensors are views into. */
@@ -22,6 +24,9 @@ export interface OpenResult {
   handle: string;
   summary: ModelSummary;
 }
+
+/** A weight's statistics, or why there are none (external data not given, strings, …). */
+export type WeightStatistics = { name: string; statistics: TensorStatistics } | { name: string; error: string };
 
 const models = new HandleTable<HeldModel>('model');
 
@@ -41,6 +46,25 @@ export const modelApi = {
   /** Forgets a model and its buffers. Closing an unknown handle is not an error (it may be closed already). */
   close(handle: string): void {
     models.delete(handle);
+  },
+
+  /** The open model's graph without the weights' bytes: what the graph view draws and resolves on. */
+  graphStructure(handle: string): GraphProto {
+    return weightlessGraph(models.get(handle).opened.model.graph!);
+  },
+
+  /** Value statistics of weights (initializers or Constant outputs) by tensor name, for the node inspector. */
+  weightStatistics(handle: string, names: readonly string[]): WeightStatistics[] {
+    const { index } = models.get(handle).opened;
+    return names.map((name) => {
+      const tensor = weightOf(index, name);
+      if (!tensor) return { name, error: 'not a weight of this model' };
+      try {
+        return { name, statistics: tensorStatistics(tensor) };
+      } catch (e) {
+        return { name, error: e instanceof Error ? e.message : String(e) };
+      }
+    });
   },
 
   /** How many models this worker holds (for tests and diagnostics). */

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraphIndex, DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import { SMALL_TENSOR_BYTES, weightlessGraph } from './structure.ts';
+import { tensorStatistics } from './tensorStatistics.ts';
+
+function convWithWeights() {
+  const weight = makeTensor('w', DataType.FLOAT, [4, 3, 3, 3], Float32Array.from({ length: 108 }, (_, i) => i - 54));
+  const scale = makeTensor('s', DataType.FLOAT, [], Float32Array.of(0.1));
+  return makeGraph({
+    node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('Mul', ['c', 's'], ['y']), makeNode('Relu', ['y'], ['z'], 'relu')],
+    input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
+    output: [makeValueInfo('z', DataType.FLOAT, [1, 4, 6, 6])],
+    initializer: [weight, scale],
+  });
+}
+
+describe('weight-less structural copy', () => {
+  it('keeps names, types and dims, drops the bytes of large weights and keeps small ones', () => {
+    const copy = weightlessGraph(convWithWeights());
+    const [w, s] = copy.initializer;
+    expect(w).toMatchObject({ name: 'w', data_type: DataType.FLOAT, dims: [4, 3, 3, 3] });
+    expect(w.raw_data).toBeUndefined();
+    expect(s.raw_data?.byteLength).toBe(4);
+    expect(4).toBeLessThanOrEqual(SMALL_TENSOR_BYTES);
+  });
+
+  it('gives the same stable node ids and adjacency as the full graph (unnamed nodes too)', () => {
+    const full = buildGraphIndex(convWithWeights());
+    const copy = buildGraphIndex(structuredClone(weightlessGraph(convWithWeights())));
+    expect(copy.ids).toEqual(['Conv_0', 'Mul_1', 'relu']);
+    expect(copy.ids).toEqual(full.ids);
+    expect(Array.from(copy.succ)).toEqual(Array.from(full.succ));
+    expect([...copy.initializers.keys()]).toEqual(['w', 's']);
+  });
+});
+
+describe('weight statistics', () => {
+  it('min, max, mean, std, zeros and a histogram that counts every value', () => {
+    const t = makeTensor('w', DataType.FLOAT, [5], Float32Array.of(-2, 0, 0, 2, 5));
+    const s = tensorStatistics(t, 7);
+    expect(s).toMatchObject({ count: 5, min: -2, max: 5, mean: 1, zeros: 2, nonFinite: 0, dims: [5], elementType: 'float32' });
+    expect(s.std).toBeCloseTo(Math.sqrt((9 + 1 + 1 + 1 + 16) / 5), 6);
+    expect(s.histogram).toEqual([1, 0, 2, 0, 1, 0, 1]);
+  });
+
+  it('reads integer weights as numbers and leaves non-finite values out of the range', () => {
+    expect(tensorStatistics(makeTensor('i', DataType.INT8, [3], Int8Array.of(-128, 0, 127))).max).toBe(127);
+    const s = tensorStatistics(makeTensor('f', DataType.FLOAT, [3], Float32Array.of(1, NaN, Infinity)));
+    expect(s).toMatchObject({ min: 1, max: 1, nonFinite: 2 });
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * A weight-less structural copy of a graph, for the page: the graph view needs every node, tensor
+ * name, shape and attribute (and builds the same GraphIndex, so the same stable node ids, and resolves
+ * exclusions with the same core code), but not the weights, which stay in the model worker
+ * (ARCHITECTURE, example 8). Tensors keep name, type and dims; only small ones (scalars, short
+ * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes.
+ */
+import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/model.ts';
+
+/** Tensors up to this many bytes keep their data in the copy. */
+export const SMALL_TENSOR_BYTES = 64;
+
+function tensorShell(t: TensorProto): TensorProto {
+  const small = t.raw_data !== undefined && t.raw_data.byteLength <= SMALL_TENSOR_BYTES && t.external_data.length === 0;
+  const shell: TensorProto = {
+    dims: [...t.dims],
+    float_data: [],
+    int32_data: [],
+    string_data: [],
+    int64_data: [],
+    external_data: [],
+    double_data: [],
+    uint64_data: [],
+    metadata_props: [],
+  };
+  if (t.name !== undefined) shell.name = t.name;
+  if (t.data_type !== undefined) shell.data_type = t.data_type;
+  if (small) shell.raw_data = t.raw_data!.slice();
+  return shell;
+}
+
+function attributeShell(a: AttributeProto): AttributeProto {
+  const copy: AttributeProto = { ...a, tensors: a.tensors.map(tensorShell), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
+  if (a.t) copy.t = tensorShell(a.t);
+  if (a.g) copy.g = weightlessGraph(a.g);
+  delete copy.sparse_tensor;
+  return copy;
+}
+
+function nodeShell(n: NodeProto): NodeProto {
+  return { ...n, input: [...n.input], output: [...n.output], attribute: n.attribute.map(attributeShell) };
+}
+
+/** The graph without its weights' bytes (subgraphs included); everything else is kept. */
+export function weightlessGraph(graph: GraphProto): GraphProto {
+  return {
+    ...graph,
+    node: graph.node.map(nodeShell),
+    initializer: graph.initializer.map(tensorShell),
+    sparse_initializer: [],
+    input: graph.input,
+    output: graph.output,
+    value_info: graph.value_info,
+  };
+}
