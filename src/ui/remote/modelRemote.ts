@@ -7,6 +7,8 @@
 import { transfer } from 'comlink';
 import type { ModelBytesCopy, ModelWorkerApi } from '../../../workers/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
+import type { GraphProto } from '../../core/onnx/model.ts';
+import type { WeightStatistics } from '../../../workers/modelApi.ts';
 import type { QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
@@ -28,6 +30,16 @@ export const modelRemote: ModelService = {
 /** A fresh copy of the open model's bytes, for a calibration worker (transferred on from the caller). */
 export function modelBytes(handle: string): Promise<ModelBytesCopy> {
   return connection.call((api) => api.modelBytes(handle));
+}
+
+/** The open model's graph without weight bytes, for the graph view. */
+export function graphStructure(handle: string): Promise<GraphProto> {
+  return connection.call((api) => api.graphStructure(handle));
+}
+
+/** Value statistics of the named weights, for the node inspector. */
+export function weightStatistics(handle: string, names: readonly string[]): Promise<WeightStatistics[]> {
+  return connection.call((api) => api.weightStatistics(handle, names));
 }
 
 export const quantizeRemote: QuantizeService = {

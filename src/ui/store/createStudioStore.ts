@@ -13,8 +13,9 @@ import { createModelSlice, type ModelService, type ModelSlice } from './modelSli
 import { createCalibrationSlice, type CalibrationService, type CalibrationSlice } from './calibrationSlice.ts';
 import { createRunSlice, type QuantizeService, type RunSlice } from './runSlice.ts';
 import { createExclusionSlice, type ExclusionSlice } from './exclusionSlice.ts';
+import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -35,12 +36,14 @@ export function createStudioStore(services: StudioServices) {
     ...createCalibrationSlice<StudioState>(services.calibration ?? noCalibration)(...a),
     ...createRunSlice<StudioState>(services.quantize ?? noQuantize)(...a),
     ...createExclusionSlice<StudioState>()(...a),
+    ...createGraphSlice<StudioState>()(...a),
   }));
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
     state.resetCalibrationForModel(state.model.summary);
     state.clearRunResult();
     if (state.exclusions.entries.length > 0) state.replaceExclusions([]);
+    state.resetGraph();
   });
   return store;
 }

@@ -14,3 +14,4 @@ export type { CalibrationState, CalibrationStatus, CalibrationOutcome, NpySample
 export type { RunState, RunResult } from './runSlice.ts';
 export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSlice.ts';
 export { exclusionConfig } from './exclusionSlice.ts';
+export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
