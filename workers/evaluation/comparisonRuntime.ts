@@ -1,0 +1,42 @@
+/**
+ * The worker's Runtime (onnxruntime-web, or onnxruntime-node in tests) as the ComparisonRuntime that
+ * core/evaluate/compareModels drives: sessions over model bytes that run decoded samples by index.
+ *
+ * Both models run on the same backend (the page asks for WASM): the comparison must measure the
+ * quantization, not the difference between WebGPU and CPU kernels (NOTES.md: the CPU backend is the
+ * reference for quantized numerics). Cancellation is checked before every run, so a cancel takes
+ * effect within one inference. Must not decode images.
+ */
+import type { ComparisonRuntime, SampleSession } from '../../src/core/evaluate/compareModels.ts';
+import type { BackendInfo, Feed, Runtime } from '../runtime/session.ts';
+
+export interface WorkerComparisonRuntime extends ComparisonRuntime {
+  /** The backend of the last session opened (null before the first). */
+  backend(): BackendInfo | null;
+}
+
+export function comparisonRuntime(
+  runtime: Runtime,
+  feeds: readonly Readonly<Record<string, Feed>>[],
+  checkCancelled: () => void,
+): WorkerComparisonRuntime {
+  let backend: BackendInfo | null = null;
+  return {
+    samples: feeds.length,
+    backend: () => backend,
+    async open(bytes): Promise<SampleSession> {
+      checkCancelled();
+      // 'quantized': both models on the CPU backend, the reference for quantized numerics.
+      const session = await runtime.createSession(bytes, 'quantized');
+      backend = session.backend;
+      return {
+        async run(sample, outputs) {
+          checkCancelled();
+          return session.runner.run(feeds[sample], outputs);
+        },
+        release: () => session.runner.release(),
+      };
+    },
+    feeds: (sample) => feeds[sample],
+  };
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { decode, encode, makeNode } from '../src/core/onnx/index.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { readModel } from '../tests/helpers/fixtures.ts';
+import { floatIO, smallModel } from '../tests/helpers/smallModels.ts';
+import { createCalibrationApi } from './calibrationApi.ts';
+import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeRuntime } from './calibration/testSupport.ts';
+import type { RangeTable } from './quantizeApi.ts';
+
+const unit = getPreprocessPreset('unit');
+const xint8 = getPreset('XINT8');
+
+/** A copy of exactly these bytes (protobufjs hands Node Buffers that are views into a shared pool). */
+function buffer(bytes: Uint8Array): ArrayBuffer {
+  return new Uint8Array(bytes).buffer as ArrayBuffer;
+}
+
+const api = (): EvaluationApi => createEvaluationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: Error) => e,
+  );
+}
+
+/** mnist calibrated on six fake images, and its XINT8 quantization's bytes. */
+async function quantizedMnist(): Promise<{ ranges: RangeTable; quantized: Uint8Array }> {
+  const calibration = createCalibrationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+  const { handle } = calibration.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+  const { ranges } = await calibration.run(handle, { samples: fakeImages(6), spec: unit, config: xint8 });
+  const table = new Map(Object.entries(ranges).map(([n, [min, max]]) => [n, { min, max }]));
+  const { model } = quantizeModel(decode(readModel('mnist.onnx')), table, xint8, 'XINT8');
+  return { ranges, quantized: encode(model) };
+}
+
+describe('evaluationApi', async () => {
+  const mnist = await quantizedMnist();
+
+  it('compares mnist with its XINT8 quantization: output metrics, every layer, node SQNR, a corrupt image skipped and named', async () => {
+    const a = api();
+    const { handle, file } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    expect(file.sha256).toMatch(/^[0-9a-f]{64}$/);
+    const progress: EvaluationProgress[] = [];
+    const samples = [...fakeImages(3), fakeImage('broken.png', 'not an image')];
+    const result = await a.evaluate(handle, { quantized: { name: 'mnist.quant.onnx', data: new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]) }, samples, spec: unit, report: { config: { name: 'XINT8', settings: {} }, ranges: mnist.ranges } }, (p) => progress.push(p));
+
+    expect(result.used).toBe(3);
+    expect(result.skipped).toEqual([{ file: 'broken.png', reason: expect.stringContaining('not a readable image') }]);
+    const r = result.report;
+    expect(r.data.samples).toBe(3);
+    expect(r.outputs.map((o) => o.output)).toEqual(['Plus214_Output_0']);
+    const cosine = r.outputs[0].metrics.cosine!;
+    expect(cosine.count).toBe(3);
+    expect(cosine.mean).toBeGreaterThan(0.9);
+    expect(cosine.mean).toBeLessThan(1); // int8 rounding shows
+    expect(r.outputs[0].metrics.top1).toBeDefined(); // class scores: top-1 agreement
+    expect(r.fidelity.meanCosine).toBe(cosine.mean);
+    expect(r.quantizedModel).toMatchObject({ name: 'mnist.quant.onnx', bytes: mnist.quantized.byteLength });
+    expect(r.layers!.rows.length).toBeGreaterThan(5);
+    expect(r.ranges.some((g) => g.source === 'calibration')).toBe(true);
+    // Per-node SQNR keyed by the float model's stable node ids, finite where quantization rounds.
+    const sqnr = Object.entries(result.nodeSqnr);
+    expect(sqnr.length).toBeGreaterThan(5);
+    expect(sqnr.some(([, v]) => Number.isFinite(v) && v > 0)).toBe(true);
+    expect(progress.filter((p) => p.phase === 'decoding').at(-1)).toMatchObject({ done: 4, total: 4 });
+    expect(progress.filter((p) => p.phase === 'comparing').at(-1)).toMatchObject({ done: 3, total: 3 });
+    expect(result.secondsPerSample).toBeGreaterThan(0);
+  });
+
+  it('a model compared with itself is exact: cosine 1, every layer SQNR +Infinity', async () => {
+    const a = api();
+    const bytes = readModel('mnist.onnx');
+    const { handle } = await a.open(buffer(bytes), { fileName: 'mnist.onnx' });
+    const result = await a.evaluate(handle, { quantized: { name: 'same.onnx', data: buffer(bytes) }, samples: fakeImages(2), spec: unit });
+    expect(result.report.outputs[0].metrics.cosine!.mean).toBeCloseTo(1, 6);
+    expect(result.report.layers!.rows.every((row) => row.sqnr === Infinity)).toBe(true);
+  });
+
+  it('refuses a quantized model of another model, no samples, and samples none of which is readable, by name', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const other = smallModel({ nodes: [makeNode('Relu', ['x'], ['y'])], inputs: [floatIO('x', [1, 1, 28, 28])], outputs: [floatIO('y', [1, 1, 28, 28])], opset: 13 });
+    const mismatch = await rejection(a.evaluate(handle, { quantized: { name: 'other.onnx', data: buffer(encode(other)) }, samples: fakeImages(1), spec: unit }));
+    expect(mismatch.name).toBe('ComparisonError');
+    expect(mismatch.message).toContain('not a quantization of this model');
+    const quantized = { name: 'q.onnx', data: buffer(mnist.quantized) };
+    expect((await rejection(a.evaluate(handle, { quantized, samples: [], spec: unit }))).name).toBe('NoEvaluationDataError');
+    const corrupt = await rejection(a.evaluate(handle, { quantized, samples: [fakeImage('a.jpg', 'x'), fakeImage('b.jpg', 'y')], spec: unit }));
+    expect(corrupt.name).toBe('NoUsableSamplesError');
+    expect(corrupt.message).toContain('a.jpg');
+  });
+
+  it('cancel stops an evaluation with EvaluationCancelledError, and the next one runs', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const quantized = { name: 'q.onnx', data: buffer(mnist.quantized) };
+    const cancelled = await rejection(a.evaluate(handle, { quantized, samples: fakeImages(4), spec: unit }, (p) => {
+      if (p.phase === 'decoding') a.cancel(handle);
+    }));
+    expect(cancelled.name).toBe('EvaluationCancelledError');
+    const again = await a.evaluate(handle, { quantized, samples: fakeImages(2), spec: unit });
+    expect(again.used).toBe(2);
+  });
+
+  it('suggests exclusions by measuring each step: the kept steps are what it adds, cosines are measured', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const measured: number[] = [];
+    const outcome = await a.suggest(handle, { samples: fakeImages(3), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 3 }, (p) => {
+      if (p.measured) measured.push(p.measured.step);
+    });
+    expect(outcome.steps.length).toBeGreaterThanOrEqual(2);
+    expect(measured).toEqual(outcome.steps.map((s) => s.step));
+    expect(outcome.steps[0]).toMatchObject({ step: 0, kept: true, candidate: null });
+    expect(outcome.startCosine).toBe(outcome.steps[0].cosine);
+    for (const s of outcome.steps) expect(Number.isFinite(s.cosine)).toBe(true);
+    const keptNodes = outcome.steps.filter((s) => s.step > 0 && s.kept && s.candidate!.kind === 'node').map((s) => s.candidate!.node);
+    expect(outcome.added.nodes).toEqual(keptNodes);
+    expect(outcome.cosine).toBe(Math.max(...outcome.steps.filter((s) => s.kept).map((s) => s.cosine)));
+  });
+
+  it('cancel during a search stops it with EvaluationCancelledError', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const e = await rejection(a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 5 }, (p) => {
+      if (p.measured?.step === 0) a.cancel(handle);
+    }));
+    expect(e.name).toBe('EvaluationCancelledError');
+  });
+});

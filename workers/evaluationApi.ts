@@ -1,0 +1,376 @@
+/**
+ * The evaluation worker's API: judge a quantized model against its float model on images, layer by
+ * layer, and search for exclusions that bring the output cosine up to a target, measuring each step.
+ *
+ * The worker holds its own decoded copy of the float model (bytes transferred in from the model
+ * worker, as calibration workers do) and runs onnxruntime-web: like a calibration worker it is
+ * disposable (onnxruntime returns WASM memory only when its worker ends). The quantized model of an
+ * evaluation comes in as the Blob the page already holds; the search quantizes its own candidates
+ * here with the core's quantizer and the calibrated ranges. The comparison, the metrics, the greedy
+ * search and the report are the core's (core/evaluate, core/report); this object wires them to
+ * samples, a runtime, progress (a callback, at most about ten times a second) and `cancel`.
+ *
+ * Plain object like calibrationApi: tests build it with onnxruntime-node and a fake decoder, and
+ * evaluation.worker.ts only wires the browser's runtime and image decoder to it.
+ */
+import { openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { compareModels, ComparisonError, type Comparison } from '../src/core/evaluate/compareModels.ts';
+import { meanOutputCosine } from '../src/core/evaluate/outputMetrics.ts';
+import { rankLayers, tailSubgraph, type RankBy } from '../src/core/evaluate/candidates.ts';
+import { suggestExclusions, type StopReason, type SuggestStep } from '../src/core/evaluate/suggest.ts';
+import { qdqGrids } from '../src/core/evaluate/qdqGrids.ts';
+import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
+import { buildReport, type Report, type ReportFile, type ReportTiming } from '../src/core/report/index.ts';
+import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../src/core/quantize/config.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import type { TensorRange } from '../src/core/quantize/plan.ts';
+import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
+import type { SkippedSample } from './calibration/calibrator.ts';
+import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
+import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
+import { EvaluationCancelledError } from './evaluation/errors.ts';
+import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
+import type { BackendPreference } from './runtime/ort.ts';
+import type { BackendInfo, Runtime } from './runtime/session.ts';
+import { HandleTable } from './runtime/handles.ts';
+import type { RangeTable } from './quantizeApi.ts';
+
+export { EvaluationCancelledError, NoEvaluationDataError } from './evaluation/errors.ts';
+
+export interface EvaluationOpenOptions {
+  fileName: string;
+  externalFiles?: Record<string, ArrayBuffer>;
+  /** Most WASM threads this worker's sessions use. */
+  threads?: number;
+}
+
+export interface EvaluationModel {
+  handle: string;
+  inputs: TensorSummary[];
+  /** The float model file as the report names it (SHA-256 of its bytes). */
+  file: ReportFile;
+}
+
+/** What the report says beyond what the worker measures: the page's configuration and quantization. */
+export interface ReportContext {
+  config?: { name: string; settings: unknown } | null;
+  exclusions?: { rule: string; ids: string[] }[];
+  quantization?: { nodes: number; quantized: number; float: number } | null;
+  /** Where the samples came from, in words ("8 calibration images"). */
+  dataSource?: string | null;
+  /** Calibrated ranges (tensor → [min, max]) for the worst layers' range table. */
+  ranges?: RangeTable;
+  /** Earlier steps' times (calibration, quantization). */
+  timings?: ReportTiming[];
+}
+
+export interface EvaluationRequest {
+  /** The quantized model: the page's Blob (or bytes) and its file name. */
+  quantized: { name: string; data: Blob | ArrayBuffer };
+  samples: readonly CalibrationSample[];
+  /** How images become tensors (the calibration's preprocessing). */
+  spec: PreprocessSpec | null;
+  /** Compare every intermediate tensor too. Default true. */
+  layers?: boolean;
+  report?: ReportContext;
+}
+
+export type EvaluationPhase = 'decoding' | 'comparing' | 'searching';
+
+export interface EvaluationProgress {
+  phase: EvaluationPhase;
+  /** Samples decoded or compared so far (in the current measurement, for a search). */
+  done: number;
+  total: number;
+  /** Search only: the steps measured so far, and the most there will be (the starting one included). */
+  step?: { done: number; total: number };
+  /** Search only: the step just measured. */
+  measured?: SuggestStep;
+}
+
+export type EvaluationProgressCallback = (p: EvaluationProgress) => void;
+
+export interface EvaluationResult {
+  /** Everything the page shows and the downloads contain (core/report): one source for all. */
+  report: Report;
+  /** Stable node id → SQNR (dB) of its output (the lowest of its outputs), for the graph heat map. */
+  nodeSqnr: Record<string, number>;
+  used: number;
+  skipped: SkippedSample[];
+  backend: BackendInfo | null;
+  /** Wall time of the comparison over the samples, per sample (both models, all chunks), seconds. */
+  secondsPerSample: number;
+  seconds: number;
+}
+
+export interface SuggestRequest {
+  samples: readonly CalibrationSample[];
+  spec: PreprocessSpec | null;
+  /** Calibrated ranges the quantizer takes. */
+  ranges: RangeTable;
+  /** The starting configuration (the page's settings and exclusions). */
+  config: QuantConfig;
+  configName: string;
+  /** Output cosine to reach. */
+  target: number;
+  /** Most measurements after the starting one. Default 8. */
+  maxSteps?: number;
+  rankBy?: RankBy;
+  maxTailNodes?: number;
+}
+
+export interface SuggestOutcome {
+  target: number;
+  reached: boolean;
+  stopped: StopReason;
+  cosine: number;
+  /** The starting configuration's cosine. */
+  startCosine: number;
+  steps: SuggestStep[];
+  /** What the search added to the starting configuration: the picks the user may accept. */
+  added: { nodes: string[]; subgraphs: SubgraphExclusion[] };
+  used: number;
+  skipped: SkippedSample[];
+  seconds: number;
+}
+
+export interface EvaluationApiDeps {
+  runtime(preference: BackendPreference, threads?: number): Runtime;
+  decodeImage: ImageDecoder;
+}
+
+interface HeldEvaluation {
+  model: ModelProto;
+  index: GraphIndex;
+  inputs: TensorSummary[];
+  file: ReportFile;
+  runtime: Runtime;
+  /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
+  active: Set<{ cancelled: boolean }>;
+}
+
+/** Progress at most every `ms` milliseconds, and always when a phase finishes. */
+function throttled(callback: EvaluationProgressCallback | undefined, ms = 100): EvaluationProgressCallback {
+  let last = -Infinity;
+  return (p) => {
+    if (!callback) return;
+    const now = performance.now();
+    if (now - last < ms && p.done < p.total && !p.measured) return;
+    last = now;
+    callback(p);
+  };
+}
+
+/** Lowercase hex SHA-256 (the platform's crypto.subtle: workers and Node 20 alike). */
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The quantized model must take the float model's inputs: otherwise it was made from another model. */
+function checkSameInputs(float: ModelProto, quant: ModelProto, quantName: string): void {
+  const inits = (m: ModelProto) => new Set(m.graph!.initializer.map((t) => t.name ?? ''));
+  const inputs = (m: ModelProto) => {
+    const skip = inits(m);
+    return m.graph!.input.map((v) => v.name ?? '').filter((n) => !skip.has(n)).sort();
+  };
+  const a = inputs(float);
+  const b = inputs(quant);
+  if (a.join('\u0000') !== b.join('\u0000')) {
+    throw new ComparisonError(`"${quantName}" takes the inputs ${b.map((n) => `"${n}"`).join(', ') || '(none)'}, the float model ${a.map((n) => `"${n}"`).join(', ')}: it is not a quantization of this model.`);
+  }
+}
+
+const toRanges = (table: RangeTable) => new Map<string, TensorRange>(Object.entries(table).map(([n, [min, max]]) => [n, { min, max }]));
+
+export function createEvaluationApi(deps: EvaluationApiDeps) {
+  const held = new HandleTable<HeldEvaluation>('evaluation');
+
+  /** Runs `body` with a fresh cancellation token of `h`; EvaluationCancelledError once cancelled. */
+  async function withToken<T>(h: HeldEvaluation, body: (check: () => void) => Promise<T>): Promise<T> {
+    const token = { cancelled: false };
+    h.active.add(token);
+    const check = () => {
+      if (token.cancelled) throw new EvaluationCancelledError('The evaluation was cancelled.');
+    };
+    try {
+      return await body(check);
+    } finally {
+      h.active.delete(token);
+    }
+  }
+
+  async function decodeSamples(h: HeldEvaluation, samples: readonly CalibrationSample[], spec: PreprocessSpec | null, check: () => void, progress: EvaluationProgressCallback): Promise<EvaluationFeeds> {
+    return loadFeeds(samples, h.inputs, spec, deps.decodeImage, {
+      cancelled: () => {
+        check();
+        return false;
+      },
+      onSample: (done, total) => progress({ phase: 'decoding', done, total }),
+    });
+  }
+
+  return {
+    /** Decodes the float model for evaluation; the bytes stay here. Throws the core's named errors. */
+    async open(bytes: ArrayBuffer, options: EvaluationOpenOptions): Promise<EvaluationModel> {
+      const data = new Uint8Array(bytes);
+      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+      const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
+      if (summary.quantization.state !== 'float') {
+        throw new ComparisonError(`"${options.fileName}" is already quantized: evaluation compares a float model with its quantization.`);
+      }
+      const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
+      // Both models on the CPU (WASM) backend: see evaluation/comparisonRuntime.ts.
+      const runtime = deps.runtime('wasm', options.threads);
+      const handle = held.add({ model, index, inputs: summary.inputs, file, runtime, active: new Set() });
+      return { handle, inputs: summary.inputs, file };
+    },
+
+    /**
+     * Runs the float and the quantized model on the samples and compares them (outputs, and every
+     * intermediate tensor unless `layers` is false); returns the report and the per-node SQNR.
+     * Corrupt samples are skipped and listed. Named errors: NoEvaluationDataError,
+     * NoUsableSamplesError, ComparisonError (a model that is not this one's quantization),
+     * EvaluationCancelledError.
+     */
+    async evaluate(handle: string, request: EvaluationRequest, onProgress?: EvaluationProgressCallback): Promise<EvaluationResult> {
+      const h = held.get(handle);
+      const progress = throttled(onProgress);
+      return withToken(h, async (check) => {
+        const start = performance.now();
+        const quantBytes = new Uint8Array(request.quantized.data instanceof Blob ? await request.quantized.data.arrayBuffer() : request.quantized.data);
+        let quant: ModelProto;
+        try {
+          quant = openModel(quantBytes, { fileName: request.quantized.name }).model;
+        } catch (e) {
+          throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
+        }
+        checkSameInputs(h.model, quant, request.quantized.name);
+        const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256(quantBytes), bytes: quantBytes.byteLength };
+        const data = await decodeSamples(h, request.samples, request.spec, check, progress);
+        const runtime = comparisonRuntime(h.runtime, data.feeds, check);
+        const comparison = await compareModels(h.model, quant, runtime, {
+          layers: request.layers ?? true,
+          floatIndex: h.index,
+          onProgress: (done, total) => progress({ phase: 'comparing', done, total }),
+        });
+        const ctx = request.report ?? {};
+        const report = buildComparisonReport(h, quantFile, quant, comparison, ctx, [
+          { label: 'decoding and preprocessing the samples', seconds: data.seconds },
+        ]);
+        const nodeSqnr: Record<string, number> = {};
+        if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
+        return {
+          report,
+          nodeSqnr,
+          used: data.feeds.length,
+          skipped: data.skipped,
+          backend: runtime.backend(),
+          secondsPerSample: (comparison.seconds.float + comparison.seconds.quantized) / comparison.samples,
+          seconds: (performance.now() - start) / 1000,
+        };
+      });
+    },
+
+    /**
+     * "Suggest exclusions": the core's greedy search (core/evaluate/suggest.ts), each candidate
+     * quantized here with the calibrated ranges and measured on the samples, layer by layer. Progress
+     * reports every measured step. Named errors as `evaluate`, plus the quantizer's (ConfigError, …).
+     */
+    async suggest(handle: string, request: SuggestRequest, onProgress?: EvaluationProgressCallback): Promise<SuggestOutcome> {
+      const h = held.get(handle);
+      const progress = throttled(onProgress);
+      return withToken(h, async (check) => {
+        const start = performance.now();
+        const config = validateConfig(request.config);
+        if (!(request.target > -1 && request.target <= 1)) throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
+        const maxSteps = request.maxSteps ?? 8;
+        const ranges = toRanges(request.ranges);
+        const data = await decodeSamples(h, request.samples, request.spec, check, progress);
+        const runtime = comparisonRuntime(h.runtime, data.feeds, check);
+        let measured = 0;
+        const stepProgress = () => ({ done: measured, total: maxSteps + 1 });
+        const result = await suggestExclusions({
+          config,
+          target: request.target,
+          maxSteps,
+          maxTailNodes: request.maxTailNodes,
+          tailOf: (id) => tailSubgraph(h.index, id),
+          async evaluate(c) {
+            check();
+            const { model: quantized, report } = quantizeModel(h.model, ranges, c, request.configName);
+            const comparison = await compareModels(h.model, quantized, runtime, {
+              layers: true,
+              floatIndex: h.index,
+              onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
+            });
+            return {
+              cosine: meanOutputCosine(comparison.outputs).cosine,
+              layers: rankLayers(comparison.layerwise!.rows, h.index, new Set<string>(report.quantized.map((q) => q.id)), request.rankBy ?? 'drop'),
+            };
+          },
+          onStep(step) {
+            measured++;
+            // A cancel during a measurement is recorded by the search as a failed step: stop here instead.
+            check();
+            progress({ phase: 'searching', done: data.feeds.length, total: data.feeds.length, step: stepProgress(), measured: step });
+          },
+        }).catch((e: unknown) => {
+          check(); // the starting measurement failed because of a cancel: say so, not "could not be evaluated"
+          throw e;
+        });
+        return {
+          target: request.target,
+          reached: result.reached,
+          stopped: result.stopped,
+          cosine: result.cosine,
+          startCosine: result.steps[0].cosine,
+          steps: [...result.steps],
+          added: {
+            nodes: result.config.nodesToExclude.filter((n) => !config.nodesToExclude.includes(n)),
+            subgraphs: result.config.subgraphsToExclude.slice(config.subgraphsToExclude.length),
+          },
+          used: data.feeds.length,
+          skipped: data.skipped,
+          seconds: (performance.now() - start) / 1000,
+        };
+      });
+    },
+
+    /** Asks the running evaluation or search of `handle` to stop before its next inference. */
+    cancel(handle: string): void {
+      if (held.has(handle)) for (const token of held.get(handle).active) token.cancelled = true;
+    },
+
+    close(handle: string): void {
+      held.delete(handle);
+    },
+  };
+
+  function buildComparisonReport(h: HeldEvaluation, quantFile: ReportFile, quant: ModelProto, comparison: Comparison, ctx: ReportContext, timings: ReportTiming[]): Report {
+    const lw = comparison.layerwise;
+    return buildReport({
+      createdAt: new Date().toISOString(),
+      floatModel: h.file,
+      quantizedModel: quantFile,
+      config: ctx.config ?? null,
+      exclusions: ctx.exclusions ?? [],
+      quantization: ctx.quantization ?? null,
+      samples: comparison.samples,
+      dataSource: ctx.dataSource ?? null,
+      outputs: comparison.outputs,
+      layers: lw ? { rows: lw.rows, index: h.index, pairs: lw.pairs, missing: lw.missing } : undefined,
+      grids: lw ? qdqGrids(quant) : undefined,
+      ranges: ctx.ranges ? toRanges(ctx.ranges) : undefined,
+      timings: [
+        ...(ctx.timings ?? []),
+        ...timings,
+        { label: 'float model runs', seconds: comparison.seconds.float },
+        { label: 'quantized model runs', seconds: comparison.seconds.quantized },
+        { label: 'comparison in all', seconds: comparison.seconds.total },
+      ],
+    });
+  }
+}
+
+export type EvaluationApi = ReturnType<typeof createEvaluationApi>;
