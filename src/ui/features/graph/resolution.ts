@@ -1,0 +1,51 @@
+/**
+ * What the graph highlights, resolved by the core (src/core/exclude) on the main thread, as the
+ * architecture allows for cheap pure helpers: the subgraph the current picks resolve to (before the
+ * user commits it), and the nodes each entry of the exclusion list stands for. The same resolution
+ * the quantizer and the command line run, so what is shaded is what stays float.
+ */
+import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
+import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import { exclusionConfig, type ExclusionEntry } from '../../store/exclusionSlice.ts';
+
+export type PickPreview =
+  | { kind: 'empty' }
+  /** Starts without ends or ends without starts: say what is missing. */
+  | { kind: 'incomplete'; message: string }
+  | { kind: 'subgraph'; nodes: number[] }
+  /** The picks resolve to nothing (ExclusionError): the message says why; nothing can be added. */
+  | { kind: 'error'; name: string; message: string };
+
+/** The subgraph between the picked start and end nodes (Quark's semantics: every node on a path, both ends included). */
+export function previewSubgraph(index: GraphIndex, starts: readonly string[], ends: readonly string[]): PickPreview {
+  if (starts.length === 0 && ends.length === 0) return { kind: 'empty' };
+  if (ends.length === 0) return { kind: 'incomplete', message: 'Now pick one or more end nodes (End mode, or Alt+click).' };
+  if (starts.length === 0) return { kind: 'incomplete', message: 'Now pick one or more start nodes (Start mode, or Shift+click).' };
+  try {
+    return { kind: 'subgraph', nodes: resolveSubgraph(index, { starts, ends }) };
+  } catch (e) {
+    const error = e as Error;
+    return { kind: 'error', name: error.name, message: error.message };
+  }
+}
+
+/** Nodes of one list entry, or why it names nothing in this model (an imported list may not fit it). */
+export function resolveEntry(index: GraphIndex, entry: ExclusionEntry): { nodes: number[] } | { error: string } {
+  try {
+    return { nodes: [...resolveExclusions(index, exclusionConfig([entry])).nodes] };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+/** Every excluded node (flag per node index), and the entries that resolve to nothing, with why. */
+export function excludedNodes(index: GraphIndex, entries: readonly ExclusionEntry[]): { excluded: Uint8Array; problems: Map<string, string> } {
+  const excluded = new Uint8Array(index.nodes.length);
+  const problems = new Map<string, string>();
+  for (const entry of entries) {
+    const r = resolveEntry(index, entry);
+    if ('error' in r) problems.set(entry.id, r.error);
+    else for (const i of r.nodes) excluded[i] = 1;
+  }
+  return { excluded, problems };
+}
