@@ -14,20 +14,23 @@ import { createCalibrationSlice, type CalibrationService, type CalibrationSlice 
 import { createRunSlice, type QuantizeService, type RunSlice } from './runSlice.ts';
 import { createExclusionSlice, type ExclusionSlice } from './exclusionSlice.ts';
 import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
+import { createEvaluationSlice, type EvaluationService, type EvaluationSlice } from './evaluationSlice.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice;
 
 export interface StudioServices {
   model: ModelService;
   /** Calibration and quantization; tests of the model slice alone may leave them out. */
   calibration?: CalibrationService;
   quantize?: QuantizeService;
+  evaluation?: EvaluationService;
 }
 
 const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
 
 const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
 const noQuantize: QuantizeService = { quantize: unavailable('Quantization') };
+const noEvaluation: EvaluationService = { evaluate: unavailable('Evaluation'), suggest: unavailable('Evaluation'), cancel: () => undefined, release: () => undefined };
 
 /** A new store; the page makes one (index.ts), tests make as many as they like. */
 export function createStudioStore(services: StudioServices) {
@@ -37,6 +40,7 @@ export function createStudioStore(services: StudioServices) {
     ...createRunSlice<StudioState>(services.quantize ?? noQuantize)(...a),
     ...createExclusionSlice<StudioState>()(...a),
     ...createGraphSlice<StudioState>()(...a),
+    ...createEvaluationSlice<StudioState>(services.evaluation ?? noEvaluation)(...a),
   }));
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
@@ -44,6 +48,7 @@ export function createStudioStore(services: StudioServices) {
     state.clearRunResult();
     if (state.exclusions.entries.length > 0) state.replaceExclusions([]);
     state.resetGraph();
+    state.resetEvaluation();
   });
   return store;
 }

@@ -4,9 +4,10 @@
  */
 import { calibrationRemote } from '../remote/calibrationRemote.ts';
 import { modelRemote, quantizeRemote } from '../remote/modelRemote.ts';
+import { evaluationRemote } from '../remote/evaluationRemote.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
-export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote });
+export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote });
 
 export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
@@ -15,3 +16,4 @@ export type { RunState, RunResult } from './runSlice.ts';
 export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSlice.ts';
 export { exclusionConfig } from './exclusionSlice.ts';
 export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
+export type { EvaluationState, EvaluationStatus, EvaluationOutcome, SuggestState } from './evaluationSlice.ts';

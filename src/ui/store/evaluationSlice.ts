@@ -1,0 +1,326 @@
+/**
+ * The evaluation slice: judging the quantized model against the float one, and the "suggest
+ * exclusions" search. It holds what the user chose (evaluate on the calibration images or on an
+ * evaluation set of their own, the target cosine), the state of each run (progress, cancel, named
+ * errors) and the results the page shows and downloads: the core's Report (one source for the page,
+ * the HTML and the JSON), the per-node SQNR it also lays over the graph (setGraphHeat), and the
+ * search's measured steps, which "accept" turns into exclusion entries (addExclusion).
+ *
+ * It talks to the evaluation worker only through the EvaluationService it is given (tests pass a
+ * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
+ * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
+ */
+import type { StateCreator } from 'zustand';
+import type { NodeId } from '../../core/onnx/model.ts';
+import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
+import type {
+  EvaluationProgress,
+  EvaluationRequest,
+  EvaluationResult,
+  ReportContext,
+  SuggestOutcome,
+  SuggestRequest,
+} from '../../../workers/evaluationApi.ts';
+import type { CalibrationSample } from '../../../workers/calibrationApi.ts';
+import { samplesOf, resultKey, displayName, type CalibrationSlice, type DataRejection } from './calibrationSlice.ts';
+import { exclusionConfig, type ExclusionSlice } from './exclusionSlice.ts';
+import type { GraphSlice } from './graphSlice.ts';
+import { toModelError, type ModelSlice } from './modelSlice.ts';
+import { configOf } from './quantSettings.ts';
+import type { RunSlice } from './runSlice.ts';
+
+export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../../../workers/evaluationApi.ts';
+
+/** What the slice needs from the evaluation worker (src/ui/remote implements it). */
+export interface EvaluationService {
+  /** Compares the quantized model of the request with the float model the model worker holds under `modelHandle`. */
+  evaluate(modelHandle: string, request: EvaluationRequest, onProgress: (p: EvaluationProgress) => void): Promise<EvaluationResult>;
+  /** Runs the measured greedy search for exclusions. */
+  suggest(modelHandle: string, request: SuggestRequest, onProgress: (p: EvaluationProgress) => void): Promise<SuggestOutcome>;
+  /** Stops the running evaluation or search (its promise then rejects with EvaluationCancelledError). */
+  cancel(): void;
+  /** Ends the evaluation worker: its memory is only returned then. */
+  release(): void;
+}
+
+export type EvaluationStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+
+export interface EvaluationError {
+  name: string;
+  message: string;
+}
+
+/** Where the samples come from: the calibration's data (default), or a set dropped for evaluation. */
+export type EvaluationSource = 'calibration' | 'own';
+
+/** A finished evaluation, with what it judged. */
+export interface EvaluationOutcome extends EvaluationResult {
+  /** The quantized model judged (the run slice's Blob): when the run's differs, the result is stale. */
+  quantized: Blob;
+}
+
+export interface SuggestState {
+  /** Output cosine to reach. */
+  target: number;
+  /** Most measurements after the starting one. */
+  maxSteps: number;
+  status: EvaluationStatus;
+  progress: EvaluationProgress | null;
+  /** The steps measured so far (live while the search runs). */
+  steps: SuggestOutcome['steps'];
+  outcome: SuggestOutcome | null;
+  error: EvaluationError | null;
+  /** Ids of the exclusion entries made by "accept", once accepted. */
+  accepted: string[] | null;
+}
+
+export interface EvaluationState {
+  source: EvaluationSource;
+  /** The evaluation set of the user's own (used when `source` is 'own'). */
+  images: File[];
+  rejected: DataRejection[];
+  status: EvaluationStatus;
+  progress: EvaluationProgress | null;
+  result: EvaluationOutcome | null;
+  error: EvaluationError | null;
+  suggest: SuggestState;
+}
+
+export interface EvaluationSlice {
+  evaluation: EvaluationState;
+  setEvaluationSource(source: EvaluationSource): void;
+  /** Adds images to the own evaluation set (and switches to it); duplicates by name and size are dropped. */
+  addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
+  clearEvaluationImages(): void;
+  /** Compares the current quantized model with the float model on the chosen samples. */
+  evaluate(): Promise<void>;
+  cancelEvaluation(): void;
+  dismissEvaluationError(): void;
+  setSuggestTarget(target: number): void;
+  setSuggestMaxSteps(steps: number): void;
+  /** Searches for exclusions reaching the target, from the current settings and exclusions. */
+  suggestExclusions(): Promise<void>;
+  cancelSuggestion(): void;
+  dismissSuggestionError(): void;
+  /** Adds what the search found as exclusion entries (one for the nodes, one per subgraph). */
+  acceptSuggestion(): void;
+  /** A new model: no results, worker ended (the user's evaluation images are kept). */
+  resetEvaluation(): void;
+}
+
+/** Nothing to compare yet: quantize first. */
+export class NotQuantizedError extends Error {
+  override readonly name = 'NotQuantizedError';
+}
+
+export const DEFAULT_TARGET_COSINE = 0.99;
+export const DEFAULT_SUGGEST_STEPS = 8;
+
+const initialSuggest: SuggestState = {
+  target: DEFAULT_TARGET_COSINE,
+  maxSteps: DEFAULT_SUGGEST_STEPS,
+  status: 'idle',
+  progress: null,
+  steps: [],
+  outcome: null,
+  error: null,
+  accepted: null,
+};
+
+export const initialEvaluationState: EvaluationState = {
+  source: 'calibration',
+  images: [],
+  rejected: [],
+  status: 'idle',
+  progress: null,
+  result: null,
+  error: null,
+  suggest: initialSuggest,
+};
+
+const fileKey = (f: File) => `${displayName(f)}|${f.size}|${f.lastModified}`;
+
+type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
+
+/** The samples an evaluation runs on, and how the report names them. */
+export function evaluationSamples(state: Pick<Needs, 'evaluation' | 'calibration'>): { samples: CalibrationSample[]; source: string } {
+  if (state.evaluation.source === 'own') {
+    const samples: CalibrationSample[] = state.evaluation.images.map((file) => ({ kind: 'image', name: displayName(file), file }));
+    return { samples, source: `${samples.length} evaluation image${samples.length === 1 ? '' : 's'}` };
+  }
+  const samples = samplesOf(state.calibration);
+  return { samples, source: `${samples.length} calibration sample${samples.length === 1 ? '' : 's'}` };
+}
+
+/** The configuration the page quantizes with: the settings plus the exclusion list. */
+export function currentConfig(state: Pick<Needs, 'run' | 'exclusions'>): QuantConfig {
+  return { ...configOf(state.run.settings), ...exclusionConfig(state.exclusions.entries) };
+}
+
+export function createEvaluationSlice<S extends Needs>(service: EvaluationService): StateCreator<S, [], [], EvaluationSlice> {
+  // Each run gets a number; a cancelled or superseded run may not change the state any more.
+  let latest = 0;
+
+  return (set, get) => {
+    const patch = (p: Partial<EvaluationState>) => set((s) => ({ evaluation: { ...s.evaluation, ...p } }) as Partial<S>);
+    const patchSuggest = (p: Partial<SuggestState>) => set((s) => ({ evaluation: { ...s.evaluation, suggest: { ...s.evaluation.suggest, ...p } } }) as Partial<S>);
+    const busy = () => get().evaluation.status === 'running' || get().evaluation.suggest.status === 'running';
+
+    /** The report's context: the configuration, exclusions, quantization, ranges and earlier timings. */
+    const reportContext = (dataSource: string): ReportContext => {
+      const { run, calibration } = get();
+      const result = run.result!;
+      const config = { ...configOf(result.settings), ...exclusionConfig(get().exclusions.entries) };
+      return {
+        config: { name: result.settings.preset, settings: JSON.parse(configToJSON(config)) },
+        exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
+        quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
+        dataSource,
+        ranges: calibration.result?.ranges,
+        timings: [
+          ...(calibration.result ? [{ label: 'calibration', seconds: calibration.result.seconds }] : []),
+          { label: 'quantization', seconds: result.seconds },
+        ],
+      };
+    };
+
+    return {
+      evaluation: initialEvaluationState,
+
+      setEvaluationSource(source) {
+        patch({ source });
+      },
+
+      addEvaluationImages({ images, rejected = [] }) {
+        const e = get().evaluation;
+        const known = new Set(e.images.map(fileKey));
+        const added = images.filter((f) => !known.has(fileKey(f)) && (known.add(fileKey(f)), true));
+        patch({ images: [...e.images, ...added], rejected, source: e.images.length + added.length > 0 ? 'own' : e.source });
+      },
+
+      clearEvaluationImages() {
+        patch({ images: [], rejected: [], source: 'calibration' });
+      },
+
+      async evaluate() {
+        const { model, run } = get();
+        if (!model.handle || busy()) return;
+        const request = ++latest;
+        const quantized = run.result;
+        if (!quantized) {
+          patch({ status: 'error', error: { name: 'NotQuantizedError', message: 'Quantize the model first: evaluation compares the quantized model with the float one.' } });
+          return;
+        }
+        const { samples, source } = evaluationSamples(get());
+        if (samples.length === 0) {
+          const where = get().evaluation.source === 'own' ? 'Drop evaluation images, or use the calibration images.' : 'The calibration has no images or tensors (random data): drop evaluation images.';
+          patch({ status: 'error', error: { name: 'NoEvaluationDataError', message: `No evaluation data. ${where}` } });
+          return;
+        }
+        patch({ status: 'running', progress: null, error: null });
+        try {
+          const result = await service.evaluate(
+            model.handle,
+            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, report: reportContext(source) },
+            (progress) => {
+              if (request === latest) patch({ progress });
+            },
+          );
+          if (request !== latest) return;
+          patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
+          get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
+        } catch (e) {
+          if (request !== latest) return;
+          const error = toModelError(e, '');
+          if (error.name === 'EvaluationCancelledError') patch({ status: 'cancelled', progress: null });
+          else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+        }
+      },
+
+      cancelEvaluation() {
+        if (get().evaluation.status !== 'running') return;
+        latest++;
+        service.cancel();
+        patch({ status: 'cancelled', progress: null });
+      },
+
+      dismissEvaluationError() {
+        const e = get().evaluation;
+        if (e.status === 'error') patch({ status: e.result ? 'done' : 'idle', error: null });
+      },
+
+      setSuggestTarget(target) {
+        if (Number.isFinite(target)) patchSuggest({ target });
+      },
+
+      setSuggestMaxSteps(steps) {
+        if (Number.isInteger(steps) && steps >= 1) patchSuggest({ maxSteps: steps });
+      },
+
+      async suggestExclusions() {
+        const { model, run, calibration, evaluation } = get();
+        if (!model.handle || busy()) return;
+        const request = ++latest;
+        const { target, maxSteps } = evaluation.suggest;
+        const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
+        if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
+        const config = currentConfig(get());
+        if (!calibration.result || calibration.result.key !== resultKey(configOf(run.settings), calibration.spec)) {
+          return fail('NotCalibratedError', 'Calibrate with the current settings first: the search re-quantizes with the calibrated ranges.');
+        }
+        const { samples } = evaluationSamples(get());
+        if (samples.length === 0) return fail('NoEvaluationDataError', 'No evaluation data: drop evaluation images, or calibrate on images.');
+        patchSuggest({ status: 'running', progress: null, steps: [], outcome: null, error: null, accepted: null });
+        try {
+          const outcome = await service.suggest(
+            model.handle,
+            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps },
+            (progress) => {
+              if (request !== latest) return;
+              const steps = get().evaluation.suggest.steps;
+              patchSuggest({ progress, ...(progress.measured ? { steps: [...steps, progress.measured] } : {}) });
+            },
+          );
+          if (request !== latest) return;
+          patchSuggest({ status: 'done', progress: null, steps: outcome.steps, outcome });
+        } catch (e) {
+          if (request !== latest) return;
+          const error = toModelError(e, '');
+          if (error.name === 'EvaluationCancelledError') patchSuggest({ status: 'cancelled', progress: null });
+          else patchSuggest({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+        }
+      },
+
+      cancelSuggestion() {
+        if (get().evaluation.suggest.status !== 'running') return;
+        latest++;
+        service.cancel();
+        patchSuggest({ status: 'cancelled', progress: null });
+      },
+
+      dismissSuggestionError() {
+        const s = get().evaluation.suggest;
+        if (s.status === 'error') patchSuggest({ status: s.outcome ? 'done' : 'idle', error: null });
+      },
+
+      acceptSuggestion() {
+        const s = get().evaluation.suggest;
+        if (!s.outcome || s.accepted) return;
+        const { nodes, subgraphs } = s.outcome.added;
+        const ids: string[] = [];
+        const cos = s.outcome.cosine.toFixed(4);
+        if (nodes.length > 0) ids.push(get().addExclusion({ kind: 'nodes', name: `Suggested (cosine ${cos}): ${nodes.length} node${nodes.length === 1 ? '' : 's'}`, nodes: nodes as NodeId[] }));
+        for (const g of subgraphs) {
+          ids.push(get().addExclusion({ kind: 'subgraph', name: `Suggested tail from ${g.starts.join(', ')}`, starts: g.starts as NodeId[], ends: g.ends as NodeId[] }));
+        }
+        patchSuggest({ accepted: ids });
+      },
+
+      resetEvaluation() {
+        latest++;
+        service.release();
+        patch({ status: 'idle', progress: null, result: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps } });
+      },
+    };
+  };
+}
