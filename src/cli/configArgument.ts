@@ -1,10 +1,11 @@
 /**
- * `--config <preset|file>`: a preset name or a configuration JSON file, with the command line's own
+ * `--config <preset|file>`: a preset name or a configuration JSON file (the page's export included), with the command line's own
  * exclusions and switches added on top. Errors name the file and the bad field.
  */
 import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
 import fs from 'node:fs';
 import { getPreset, isPresetName, PRESET_NAMES } from '../core/quantize/presets.ts';
+import { readConfigDocument } from '../core/export/configDocument.ts';
 import { readInputFile, InputFileError } from './usage.ts';
 
 export interface ConfigAdditions {
@@ -31,7 +32,8 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
     } catch (e) {
       throw new InputFileError(`"${argument}" is neither a preset name nor a JSON file: ${(e as Error).message}`);
     }
-    base = validateConfig(json);
+    // A file the page exported carries a `studio` section (its named picks): the config fields are what counts.
+    base = readConfigDocument(json).config;
     name = argument;
   }
   const merged = JSON.parse(configToJSON(base));

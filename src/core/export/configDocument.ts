@@ -1,0 +1,132 @@
+/**
+ * The configuration file the studio exports and `qstudio quantize --config <file>` reads: the full
+ * QuantConfig (exclusions included, as nodesToExclude / opTypesToExclude / subgraphsToExclude) plus an
+ * optional `studio` section the command line ignores — the page's settings and the user's named
+ * exclusion entries, so that importing the file restores the picks as the user named them.
+ *
+ * The config fields are the truth: when the `studio` entries no longer say the same thing (the file was
+ * edited by hand), the entries are rebuilt from the fields. Pure; errors are the core's ConfigError.
+ */
+import { ConfigError, configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
+
+/** An exclusion as the user named it; node references are stable node ids. */
+export type NamedExclusion =
+  | { kind: 'subgraph'; name: string; starts: string[]; ends: string[] }
+  | { kind: 'nodes'; name: string; nodes: string[] }
+  | { kind: 'opTypes'; name: string; opTypes: string[] };
+
+/** The page's own part of the file. */
+export interface StudioSection {
+  /** The model the picks were made on (for the user's information). */
+  model: string | null;
+  /** The page's settings: a preset, per-channel weights, random calibration data. */
+  settings: { preset: string; perChannel: boolean; useRandomData: boolean } | null;
+  exclusions: NamedExclusion[];
+}
+
+export const STUDIO_KEY = 'studio';
+const FORMAT = 'quant-studio-config/1';
+
+/** The QuantConfig fields that a list of named exclusions stands for. */
+export function exclusionFields(entries: readonly NamedExclusion[]): Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude'> {
+  const nodes = new Set<string>();
+  const opTypes = new Set<string>();
+  const subgraphs: { starts: string[]; ends: string[] }[] = [];
+  for (const e of entries) {
+    if (e.kind === 'nodes') e.nodes.forEach((n) => nodes.add(n));
+    else if (e.kind === 'opTypes') e.opTypes.forEach((t) => opTypes.add(t));
+    else subgraphs.push({ starts: [...e.starts], ends: [...e.ends] });
+  }
+  return { nodesToExclude: [...nodes], opTypesToExclude: [...opTypes], subgraphsToExclude: subgraphs };
+}
+
+/** Named entries for a config's exclusion fields (a file without a studio section, or edited by hand). */
+export function entriesOfConfig(config: Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude'>): NamedExclusion[] {
+  const out: NamedExclusion[] = config.subgraphsToExclude.map((s) => ({
+    kind: 'subgraph' as const,
+    name: `${s.starts.join(', ')} → ${s.ends.join(', ')}`,
+    starts: [...s.starts],
+    ends: [...s.ends],
+  }));
+  for (const n of config.nodesToExclude) out.push({ kind: 'nodes', name: n, nodes: [n] });
+  if (config.opTypesToExclude.length) out.push({ kind: 'opTypes', name: config.opTypesToExclude.join(', '), opTypes: [...config.opTypesToExclude] });
+  return out;
+}
+
+/** The file's text: the config with `studio` appended. The exclusion fields come from the entries. */
+export function configDocumentToJSON(config: QuantConfig, studio: StudioSection): string {
+  const full = validateConfig({ ...JSON.parse(configToJSON(config)), ...exclusionFields(studio.exclusions) });
+  const json = JSON.parse(configToJSON(full));
+  json[STUDIO_KEY] = { format: FORMAT, model: studio.model, settings: studio.settings, exclusions: studio.exclusions };
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
+
+const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function stringList(v: unknown, field: string): string[] {
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === '')) throw new ConfigError(field, 'expected a list of non-empty strings');
+  return v as string[];
+}
+
+function readEntry(v: unknown, field: string): NamedExclusion {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(field, 'expected an object');
+  const o = v as Record<string, unknown>;
+  const name = typeof o.name === 'string' && o.name.trim() ? o.name : null;
+  if (!name) throw new ConfigError(`${field}.name`, 'expected a non-empty string');
+  switch (o.kind) {
+    case 'subgraph':
+      return { kind: 'subgraph', name, starts: stringList(o.starts, `${field}.starts`), ends: stringList(o.ends, `${field}.ends`) };
+    case 'nodes':
+      return { kind: 'nodes', name, nodes: stringList(o.nodes, `${field}.nodes`) };
+    case 'opTypes':
+      return { kind: 'opTypes', name, opTypes: stringList(o.opTypes, `${field}.opTypes`) };
+    default:
+      throw new ConfigError(`${field}.kind`, `expected "subgraph", "nodes" or "opTypes", got ${JSON.stringify(o.kind)}`);
+  }
+}
+
+function readSettings(v: unknown): StudioSection['settings'] {
+  if (v === null || v === undefined) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o !== 'object' || typeof o.preset !== 'string' || typeof o.perChannel !== 'boolean' || typeof o.useRandomData !== 'boolean') {
+    throw new ConfigError('studio.settings', 'expected {preset, perChannel, useRandomData}');
+  }
+  return { preset: o.preset, perChannel: o.perChannel, useRandomData: o.useRandomData };
+}
+
+/**
+ * Reads a parsed configuration file: a plain QuantConfig JSON or one the studio exported. Throws
+ * ConfigError naming the bad field. `studio.exclusions` always agrees with `config`'s exclusion fields.
+ */
+export function readConfigDocument(json: unknown): { config: QuantConfig; studio: StudioSection } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError('config', 'expected a JSON object');
+  const { [STUDIO_KEY]: section, ...rest } = json as Record<string, unknown>;
+  const config = validateConfig(rest);
+  let studio: StudioSection = { model: null, settings: null, exclusions: entriesOfConfig(config) };
+  if (section !== undefined) {
+    if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new ConfigError('studio', 'expected an object');
+    const s = section as Record<string, unknown>;
+    const entries = s.exclusions === undefined ? [] : Array.isArray(s.exclusions) ? s.exclusions : null;
+    if (!entries) throw new ConfigError('studio.exclusions', 'expected a list');
+    const named = entries.map((e, i) => readEntry(e, `studio.exclusions[${i}]`));
+    const fields = exclusionFields(named);
+    const agree = sameJSON(fields.nodesToExclude, config.nodesToExclude) && sameJSON(fields.opTypesToExclude, config.opTypesToExclude) && sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude);
+    studio = {
+      model: typeof s.model === 'string' ? s.model : null,
+      settings: readSettings(s.settings),
+      exclusions: agree ? named : studio.exclusions,
+    };
+  }
+  return { config, studio };
+}
+
+/** Parses the file's text; bad JSON is a ConfigError on field `config`. */
+export function configDocumentFromJSON(text: string): { config: QuantConfig; studio: StudioSection } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError('config', `not valid JSON (${(e as Error).message})`);
+  }
+  return readConfigDocument(parsed);
+}
