@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { chooseRung, climbLadder, parseLadderTarget, rungConfig, rungLabel, LadderTargetError, type RungMeasurement } from './ladder.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import { getPreset } from '../quantize/presets.ts';
+
+/** A fake measurement: the score is looked up by the rung's label; unknown labels score 0.5 (0.51 with CLE). */
+function scoring(scores: Record<string, number>) {
+  const tried: string[] = [];
+  const measure = async (_c: QuantConfig, rung: { label: string }): Promise<RungMeasurement> => {
+    tried.push(rung.label);
+    const score = scores[rung.label] ?? (rung.label.includes('CLE') ? 0.51 : 0.5);
+    if (Number.isNaN(score)) throw new Error('boom');
+    return { score, metrics: { cosine: score } };
+  };
+  return { tried, measure };
+}
+
+describe('the best-practice ladder', () => {
+  it('climbs the reference order: XINT8, CLE, AdaRound, AdaQuant, then A8W8 and A16W8 with the algorithms again, per-channel, exclusions', async () => {
+    const { tried, measure } = scoring({});
+    const excluded: string[] = [];
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      exclude: async (c) => {
+        excluded.push(c.activationType);
+        return { score: 0.6, metrics: { cosine: 0.6 }, config: { ...c, nodesToExclude: ['Conv_1'] } };
+      },
+    });
+    expect(tried).toEqual([
+      'XINT8',
+      'XINT8 + CLE',
+      'XINT8 + CLE + AdaRound',
+      'XINT8 + CLE + AdaQuant',
+      'A8W8',
+      'A8W8 + CLE',
+      'A8W8 + CLE + AdaRound',
+      'A8W8 + CLE + AdaQuant',
+      'A16W8',
+      'A16W8 + CLE',
+      'A16W8 + CLE + AdaRound',
+      'A16W8 + CLE + AdaQuant',
+      'A16W8 per-channel',
+    ]);
+    expect(result.results.at(-1)!.rung.label).toBe('Exclude sensitive nodes');
+    expect(result.results.at(-1)!.config.nodesToExclude).toEqual(['Conv_1']);
+    expect(result.stopped).toBe('exhausted');
+    expect(result.chosen).toBe(result.results.length - 1); // the best measured when none met the target
+  });
+
+  it('stops at the first rung that meets the target and chooses it', async () => {
+    const { tried, measure } = scoring({ 'XINT8 + CLE + AdaRound': 0.995, 'A8W8': 0.999 });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });
+    expect(tried.at(-1)).toBe('XINT8 + CLE + AdaRound');
+    expect(result.stopped).toBe('target');
+    expect(result.chosen).toBe(2);
+    expect(result.results[2].met).toBe(true);
+  });
+
+  it('keeps CLE under the fine-tuning rungs only when CLE alone measured better', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.8, 'XINT8 + CLE': 0.7 });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
+    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
+  });
+
+  it('records a failing rung and goes on', async () => {
+    const { measure } = scoring({ 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });
+    expect(result.results[1].error).toBe('Error: boom');
+    expect(result.results[1].met).toBe(false);
+    expect(result.results[2].rung.label).toBe('XINT8 + AdaRound'); // CLE failed, so it is not kept
+    expect(result.chosen).toBe(2);
+  });
+
+  it('starts the exclusion search from the best configuration measured so far', async () => {
+    const { measure } = scoring({ 'A8W8 + CLE': 0.9 });
+    let from: QuantConfig | null = null;
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      exclude: async (c) => {
+        from = c;
+        return { score: 0.95, metrics: {} };
+      },
+    });
+    expect(from!.includeCle).toBe(true);
+    expect(from!.activationType).toBe(getPreset('A8W8').activationType);
+  });
+
+  it('keeps what it measured when cancelled', async () => {
+    const signal = { aborted: false };
+    const { measure } = scoring({});
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: async (c, r) => {
+        if (r.index === 2) signal.aborted = true;
+        return measure(c, r);
+      },
+      signal,
+    });
+    expect(result.stopped).toBe('cancelled');
+    expect(result.results).toHaveLength(2);
+  });
+
+  it('carries the user exclusions into every rung and gives each algorithm its own learning rate', () => {
+    const base = { ...getPreset('XINT8'), nodesToExclude: ['Conv_9'] };
+    const c = rungConfig({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false }, base);
+    expect(c.nodesToExclude).toEqual(['Conv_9']);
+    expect(c.perChannel).toBe(true);
+    expect(c.includeCle).toBe(true);
+    expect(c.includeFastFt).toBe(true);
+    expect(c.extraOptions.FastFinetune.OptimAlgorithm).toBe('adaquant');
+    expect(c.extraOptions.FastFinetune.LearningRate).toBe(rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: 'adaquant', exclusions: false }).extraOptions.FastFinetune.LearningRate);
+    expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe('A16W8 per-channel + CLE + AdaQuant');
+  });
+
+  it('chooses the best measured rung when none met the target, and none when nothing was measured', () => {
+    const r = (score: number, met = false) => ({ score, met }) as never;
+    expect(chooseRung([r(0.5), r(0.8), r(NaN), r(0.7)])).toBe(1);
+    expect(chooseRung([r(NaN)])).toBe(-1);
+  });
+});
+
+describe('ladder targets', () => {
+  it.each([
+    ['0.99', { metric: 'cosine', value: 0.99 }],
+    ['cosine:0.995', { metric: 'cosine', value: 0.995 }],
+    ['psnr:32', { metric: 'psnr', value: 32 }],
+    ['TOP1:0.9', { metric: 'top1', value: 0.9 }],
+  ])('reads %s', (text, expected) => expect(parseLadderTarget(text)).toEqual(expected));
+
+  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc'])('names a bad target: %s', (text) => {
+    expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * The best-practice ladder, automated: given a target on the evaluation set, try the configurations the
+ * reference's flow for Ryzen AI recommends (shared/reference 002, "Best Practice for Ryzen AI in AMD Quark
+ * ONNX"), in its order, and stop at the first one that meets the target.
+ *
+ * The flow: start with XINT8; then the accuracy algorithms in order (CLE, then AdaRound, then AdaQuant);
+ * then a higher-precision format (A8W8, then A16W8), re-applying the algorithms on each; finally exclude the
+ * most sensitive nodes. Our additions, each reported as a rung of its own: per-channel weights on the last
+ * format (a Quark `per_channel` option the flow does not name, but the one that recovers most on depthwise
+ * detectors), and "keep what helped": an algorithm rung keeps CLE on only when CLE alone measured better than
+ * the plain format. The exclusion rung starts from the best configuration measured so far and runs the
+ * measured greedy search (core/evaluate/suggest.ts) with the same target.
+ *
+ * Every rung is measured, never guessed: the injected `measure` calibrates, quantizes, runs the chosen
+ * recovery algorithms and evaluates (onnxruntime-node in the command line, workers in the page, fakes in
+ * tests). This module decides only what to try next and when to stop; it must not run models.
+ */
+
+import type { FinetuneAlgorithm, QuantConfig } from '../quantize/config.ts';
+import { getPreset, type PresetName } from '../quantize/presets.ts';
+import { validateConfig, configToJSON } from '../quantize/config.ts';
+import { StudioError } from '../onnx/errors.ts';
+
+/** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
+export const LADDER_METRICS = ['cosine', 'psnr', 'top1'] as const;
+export type LadderMetric = (typeof LADDER_METRICS)[number];
+
+export interface LadderTarget {
+  readonly metric: LadderMetric;
+  /** Reached when the measured value is at least this (cosine in (−1, 1], PSNR in dB, top-1 in [0, 1]). */
+  readonly value: number;
+}
+
+/** A bad target ("cosine:2", "ssim:0.9"): named so the page and the command line can say what is wrong. */
+export class LadderTargetError extends StudioError {
+  override readonly name = 'LadderTargetError';
+}
+
+/** "cosine:0.99", "psnr:30", "top1:0.95", or a bare number (a cosine). */
+export function parseLadderTarget(text: string): LadderTarget {
+  const [a, b] = text.includes(':') ? text.split(':', 2) : ['cosine', text];
+  const metric = a.trim().toLowerCase();
+  if (!(LADDER_METRICS as readonly string[]).includes(metric)) {
+    throw new LadderTargetError(`target metric "${a}": give one of ${LADDER_METRICS.join(', ')}`);
+  }
+  const value = Number(b);
+  const ok = Number.isFinite(value) && (metric === 'psnr' ? true : metric === 'cosine' ? value > -1 && value <= 1 : value >= 0 && value <= 1);
+  if (!ok || b.trim() === '') throw new LadderTargetError(`target value "${b}" is not a valid ${metric}`);
+  return { metric: metric as LadderMetric, value };
+}
+
+/** What a rung changes over the user's configuration. */
+export interface RungRecipe {
+  readonly preset: PresetName;
+  readonly perChannel: boolean;
+  readonly cle: boolean;
+  readonly finetune: FinetuneAlgorithm | null;
+  /** The measured exclusion search, from the best configuration so far. */
+  readonly exclusions: boolean;
+}
+
+export interface Rung {
+  /** 1, 2, … in the order tried. */
+  readonly index: number;
+  /** "XINT8 + CLE + AdaRound". */
+  readonly label: string;
+  /** Where in the reference's flow: its step 1 to 4, or 'ours' for our additions. */
+  readonly step: 1 | 2 | 3 | 4 | 'ours';
+  readonly recipe: RungRecipe;
+}
+
+/** What measuring one configuration found. */
+export interface RungMeasurement {
+  /** The target metric's value. */
+  readonly score: number;
+  /** Other numbers worth showing side by side (cosine, PSNR, …), by name. */
+  readonly metrics: Readonly<Record<string, number>>;
+  /** The configuration actually measured (the exclusion rung adds the nodes it found). */
+  readonly config?: QuantConfig;
+  /** Free-form detail for reports (the recovery report, the exclusion steps). */
+  readonly detail?: unknown;
+}
+
+export interface RungResult {
+  readonly rung: Rung;
+  readonly config: QuantConfig;
+  /** NaN when the rung failed. */
+  readonly score: number;
+  readonly metrics: Readonly<Record<string, number>>;
+  readonly met: boolean;
+  readonly seconds: number;
+  /** Why it failed (`name: message`), when it did; the ladder goes on to the next rung. */
+  readonly error?: string;
+  readonly detail?: unknown;
+}
+
+export type LadderStop = 'target' | 'exhausted' | 'cancelled';
+
+export interface LadderResult {
+  readonly target: LadderTarget;
+  readonly results: readonly RungResult[];
+  readonly stopped: LadderStop;
+  /** The first rung that met the target, else the best measured one; −1 when none could be measured. */
+  readonly chosen: number;
+}
+
+export interface LadderOptions {
+  readonly target: LadderTarget;
+  /** The user's configuration: its exclusions, calibration method and options carry into every rung. */
+  readonly base?: QuantConfig;
+  /** Formats climbed, in order. Default XINT8, A8W8, A16W8 (the reference's). */
+  readonly formats?: readonly PresetName[];
+  /** Re-apply CLE / AdaRound / AdaQuant after switching format, as the reference says. Default true. */
+  readonly reapplyAlgorithms?: boolean;
+  /** Try per-channel weights on the last format before excluding nodes (ours). Default true. */
+  readonly perChannelRung?: boolean;
+  /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
+  measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
+  /** The exclusion search from `config`, toward the target; omitted → no exclusion rung. */
+  exclude?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
+  /** Called before a rung is measured, and after, with its result. */
+  onRung?(rung: Rung, result?: RungResult): void;
+  /** Checked between rungs; a cancelled ladder keeps what it measured. */
+  readonly signal?: { readonly aborted: boolean };
+}
+
+const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound', adaquant: 'AdaQuant' };
+
+/** "A16W8 per-channel + CLE + AdaQuant". */
+export function rungLabel(r: RungRecipe): string {
+  if (r.exclusions) return 'Exclude sensitive nodes';
+  const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
+  if (r.cle) parts.push('CLE');
+  if (r.finetune) parts.push(ALGORITHM_LABEL[r.finetune]);
+  return parts.join(' + ');
+}
+
+/** The configuration of a rung: the preset's quantization, the user's exclusions and calibration choices. */
+export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig {
+  const preset = JSON.parse(configToJSON(getPreset(recipe.preset)));
+  if (base) {
+    preset.nodesToExclude = base.nodesToExclude;
+    preset.opTypesToExclude = base.opTypesToExclude;
+    preset.subgraphsToExclude = base.subgraphsToExclude;
+    preset.extraOptions.UseRandomData = base.extraOptions.UseRandomData;
+    preset.extraOptions.FastFinetune = base.extraOptions.FastFinetune;
+    for (const k of ['CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias'] as const) preset.extraOptions[k] = base.extraOptions[k];
+  }
+  preset.perChannel = recipe.perChannel;
+  preset.includeCle = recipe.cle;
+  preset.includeFastFt = recipe.finetune !== null;
+  if (recipe.finetune) {
+    const ft = { ...(preset.extraOptions.FastFinetune ?? {}), OptimAlgorithm: recipe.finetune };
+    // Each algorithm's own learning rate unless the user set one for it: the defaults differ by orders.
+    if (!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune) delete ft.LearningRate;
+    preset.extraOptions.FastFinetune = ft;
+  }
+  return validateConfig(preset);
+}
+
+/** Climbs until a rung meets the target, the rungs run out, or the signal aborts. */
+export async function climbLadder(options: LadderOptions): Promise<LadderResult> {
+  const formats = options.formats ?? ['XINT8', 'A8W8', 'A16W8'];
+  const reapply = options.reapplyAlgorithms ?? true;
+  const results: RungResult[] = [];
+  const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
+  const finish = (stopped: LadderStop): LadderResult => ({ target: options.target, results, stopped, chosen: chooseRung(results) });
+
+  const tryRung = async (recipe: RungRecipe, step: Rung['step']): Promise<RungResult> => {
+    const rung: Rung = { index: results.length + 1, label: rungLabel(recipe), step, recipe };
+    options.onRung?.(rung);
+    const start = performance.now();
+    let result: RungResult;
+    let config = rungConfig(recipe, options.base);
+    if (recipe.exclusions) config = bestConfig(results) ?? config;
+    try {
+      const m = recipe.exclusions ? await options.exclude!(config, options.target, rung) : await options.measure(config, rung);
+      result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: seconds(start), detail: m.detail };
+    } catch (e) {
+      const err = e as Error;
+      result = { rung, config, score: NaN, metrics: {}, met: false, seconds: seconds(start), error: `${err.name}: ${err.message}` };
+    }
+    results.push(result);
+    options.onRung?.(rung, result);
+    return result;
+  };
+
+  for (let f = 0; f < formats.length; f++) {
+    const preset = formats[f];
+    const algorithms = f === 0 || reapply;
+    const plain: RungRecipe = { preset, perChannel: false, cle: false, finetune: null, exclusions: false };
+    const recipes: RungRecipe[] = [plain];
+    if (algorithms) recipes.push({ ...plain, cle: true });
+    for (let i = 0; i < recipes.length; i++) {
+      if (options.signal?.aborted) return finish('cancelled');
+      const r = await tryRung(recipes[i], f === 0 && i === 0 ? 1 : i === 0 ? 3 : 2);
+      if (r.met) return finish('target');
+    }
+    if (!algorithms) continue;
+    // Keep CLE under the fine-tuning rungs only if it measured better than the plain format.
+    const [plainScore, cleScore] = results.slice(-2).map((r) => r.score);
+    const keepCle = Number.isFinite(cleScore) && !(cleScore <= plainScore);
+    for (const finetune of ['adaround', 'adaquant'] as const) {
+      if (options.signal?.aborted) return finish('cancelled');
+      const r = await tryRung({ ...plain, cle: keepCle, finetune }, 2);
+      if (r.met) return finish('target');
+    }
+  }
+
+  if (options.perChannelRung ?? true) {
+    if (options.signal?.aborted) return finish('cancelled');
+    const last = formats[formats.length - 1];
+    const r = await tryRung({ preset: last, perChannel: true, cle: false, finetune: null, exclusions: false }, 'ours');
+    if (r.met) return finish('target');
+  }
+
+  if (options.exclude) {
+    if (options.signal?.aborted) return finish('cancelled');
+    const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4);
+    if (r.met) return finish('target');
+  }
+  return finish('exhausted');
+}
+
+/** The first rung that met the target; else the best measured; −1 when none was measured. */
+export function chooseRung(results: readonly RungResult[]): number {
+  const first = results.findIndex((r) => r.met);
+  if (first >= 0) return first;
+  let best = -1;
+  results.forEach((r, i) => {
+    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score)) best = i;
+  });
+  return best;
+}
+
+function bestConfig(results: readonly RungResult[]): QuantConfig | null {
+  const i = chooseRung(results);
+  return i >= 0 ? results[i].config : null;
+}
+
+const seconds = (start: number) => (performance.now() - start) / 1000;
