@@ -8,6 +8,8 @@ import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { useStudio } from './store/index.ts';
 
 const CalibrationScreen = lazy(() => import('./features/calibration/CalibrationScreen.tsx'));
+const GraphScreen = lazy(() => import('./features/graph/GraphScreen.tsx'));
+const EvaluationScreen = lazy(() => import('./features/report/EvaluationScreen.tsx'));
 
 export function App() {
   const hasModel = useStudio((s) => s.model.summary !== null);
@@ -29,7 +31,13 @@ export function App() {
         <ModelScreen />
         {hasModel && (
           <Suspense fallback={null}>
+            <GraphScreen />
+          </Suspense>
+        )}
+        {hasModel && (
+          <Suspense fallback={null}>
             <CalibrationScreen />
+            <EvaluationScreen />
           </Suspense>
         )}
       </main>

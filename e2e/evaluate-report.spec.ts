@@ -1,0 +1,125 @@
+/**
+ * Evaluation and the report in a real Chromium: calibrate and quantize UltraFace on photos, evaluate
+ * it against the float model in the evaluation worker (onnxruntime-web), read the page's numbers,
+ * download the HTML report and open it in Chromium with the network off: it must show the same
+ * numbers and ask for nothing. Also what a user meets: a corrupt image in an evaluation set (skipped
+ * and named), an evaluation set of nothing readable, a cancel.
+ */
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import type { Page } from '@playwright/test';
+
+const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
+const CORRUPT = { name: 'broken.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)) };
+
+async function quantizedUltraface(page: Page): Promise<void> {
+  await openWithModel(page, 'ultraface-rfb-320.onnx');
+  await dropFiles(page.getByTestId('calibration-drop'), CALIBRATION);
+  await expect(page.getByTestId('calibration-summary')).toHaveText('4 images');
+  await page.getByTestId('preprocess-preset').selectOption('ultraface');
+  await page.getByTestId('quant-preset').selectOption('XINT8');
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
+  await page.getByTestId('quantize-button').click();
+  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+}
+
+test.describe('evaluate and report', () => {
+  test('ultraface: evaluate the quantized model, download the HTML report, and it shows the same numbers offline', async ({ page, browser }, info) => {
+    test.setTimeout(180_000);
+    await quantizedUltraface(page);
+
+    await expect(page.getByTestId('eval-source-calibration')).toBeChecked();
+    await page.getByTestId('evaluate-button').click();
+    const result = page.getByTestId('eval-result');
+    await expect(result).toBeVisible({ timeout: 90_000 });
+    const cosine = (await page.getByTestId('eval-mean-cosine').textContent())!;
+    expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
+    expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (NOTES.md: 0.9999)
+    expect(Number(cosine)).toBeLessThan(1);
+    const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();
+    expect(outputCosines).toHaveLength(2); // scores and boxes
+    const worst = (await page.getByTestId('eval-worst-sqnr').textContent())!;
+    expect(worst).toMatch(/^-?\d+\.\d{2} dB$/);
+    await expect(page.getByTestId('eval-layer-row').first()).toBeVisible();
+    await expect(page.getByTestId('eval-layer-chart').locator('svg rect').first()).toBeAttached();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
+    expect(download.suggestedFilename()).toBe('ultraface-rfb-320.quant.report.html');
+    const saved = info.outputPath('report.html');
+    await download.saveAs(saved);
+    const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-json').click()]);
+    const json = JSON.parse(fs.readFileSync((await jsonDownload.path())!, 'utf8'));
+    expect(json.schema).toBe('quant-studio/report@1');
+    expect(Number(json.fidelity.meanCosine).toFixed(6)).toBe(cosine);
+    expect(json.floatModel.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    // The report opens with the network off and asks for nothing but itself.
+    const context = await browser.newContext({ offline: true });
+    const requests: string[] = [];
+    await context.route('**/*', (route) => {
+      if (route.request().url().startsWith('file:')) return route.continue();
+      requests.push(route.request().url());
+      return route.abort();
+    });
+    const offline = await context.newPage();
+    const problems: string[] = [];
+    offline.on('pageerror', (e) => problems.push(e.message));
+    const url = pathToFileURL(saved).href;
+    offline.on('request', (r) => {
+      if (r.url() !== url) requests.push(r.url());
+    });
+    await offline.goto(url);
+    await expect(offline.locator('h1')).toContainText('ultraface-rfb-320');
+    const cards = offline.locator('.cards');
+    await expect(cards).toContainText(cosine);
+    await expect(cards).toContainText(worst);
+    const body = (await offline.locator('body').textContent())!;
+    for (const c of outputCosines) expect(body).toContain(c);
+    expect(body).toContain(json.floatModel.sha256);
+    expect(body).toContain('ultraface-rfb-320.quant.onnx');
+    await expect(offline.locator('svg.chart').first()).toBeVisible();
+    expect(requests).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  test('a separate evaluation set: a corrupt image is skipped and named; nothing readable is a named error; cancel leaves the page usable', async ({ page }) => {
+    test.setTimeout(180_000);
+    await quantizedUltraface(page);
+
+    await dropFiles(page.getByTestId('eval-drop'), [imageFromFixture('photos/flower.jpg'), CORRUPT, imageFromFixture('coco/000000000139.jpg')]);
+    await expect(page.getByTestId('eval-source-own')).toBeChecked();
+    await expect(page.getByTestId('eval-summary')).toHaveText('3 evaluation images');
+    await page.getByTestId('evaluate-button').click();
+    await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
+    const skipped = page.getByTestId('eval-skipped-file');
+    await expect(skipped).toHaveCount(1);
+    await expect(skipped).toContainText('broken.jpg');
+    await expect(page.getByTestId('eval-mean-cosine')).toHaveText(/^0\.\d{6}$/);
+    const first = await page.getByTestId('eval-mean-cosine').textContent();
+
+    await page.getByTestId('eval-clear').click();
+    await dropFiles(page.getByTestId('eval-drop'), [CORRUPT]);
+    await page.getByTestId('evaluate-button').click();
+    const error = page.getByTestId('eval-error');
+    await expect(error).toHaveAttribute('data-error-name', 'NoUsableSamplesError', { timeout: 60_000 });
+    await expect(error).toContainText('broken.jpg');
+    await expect(page.getByTestId('eval-mean-cosine')).toHaveText(first!); // the earlier result is kept
+    await error.getByRole('button', { name: 'Dismiss' }).click();
+
+    // Cancel a run on more images; the page stays usable and a new run completes.
+    await page.getByTestId('eval-clear').click();
+    const coco = fs.readdirSync(`${import.meta.dirname}/../../shared/fixtures/images/coco`).sort();
+    await dropFiles(page.getByTestId('eval-drop'), coco.map((n) => imageFromFixture(`coco/${n}`)));
+    await page.getByTestId('evaluate-button').click();
+    await expect(page.getByTestId('eval-progress')).toBeVisible();
+    await page.getByTestId('eval-progress-cancel').click();
+    await expect(page.getByTestId('eval-cancelled')).toBeVisible();
+    await expect(page.getByTestId('eval-progress')).toHaveCount(0);
+    await page.getByTestId('eval-source-calibration').check();
+    await page.getByTestId('evaluate-button').click();
+    await expect(page.getByTestId('evaluate-card')).toHaveAttribute('data-eval-status', 'done', { timeout: 90_000 });
+  });
+});

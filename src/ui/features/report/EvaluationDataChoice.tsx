@@ -1,0 +1,102 @@
+/**
+ * Which samples the evaluation runs on: the calibration images (the default), or an evaluation set
+ * the user drops here — held-out images judge a quantization more honestly than the ones it was
+ * calibrated on. The drop stops here: files dropped on this zone are data, never a model.
+ */
+import { useRef, useState, type DragEvent } from 'react';
+import { useStudio } from '../../store/index.ts';
+import { plural } from '../../components/format.ts';
+import { Callout } from '../../components/Callout.tsx';
+import { isImageFile } from '../calibration/files.ts';
+
+const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+
+/** Images to add and the other files, named with why they were left out. */
+function sortImages(list: FileList | null) {
+  const files = Array.from(list ?? []);
+  return {
+    images: files.filter(isImageFile),
+    rejected: files.filter((f) => !isImageFile(f)).map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })),
+  };
+}
+
+export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
+  const source = useStudio((s) => s.evaluation.source);
+  const images = useStudio((s) => s.evaluation.images);
+  const rejected = useStudio((s) => s.evaluation.rejected);
+  const calibrationCount = useStudio((s) => s.calibration.images.length + s.calibration.npy.length);
+  const setSource = useStudio((s) => s.setEvaluationSource);
+  const add = useStudio((s) => s.addEvaluationImages);
+  const clear = useStudio((s) => s.clearEvaluationImages);
+  const input = useRef<HTMLInputElement>(null);
+  const [over, setOver] = useState(0);
+
+  const stop = (e: DragEvent) => {
+    if (!carriesFiles(e)) return false;
+    e.preventDefault();
+    e.stopPropagation();
+    return true;
+  };
+
+  return (
+    <fieldset className="eval-source" disabled={disabled}>
+      <legend className="eval-source__legend">Evaluate on</legend>
+      <label className="eval-source__option">
+        <input type="radio" name="eval-source" checked={source === 'calibration'} onChange={() => setSource('calibration')} data-testid="eval-source-calibration" />
+        the calibration data <span className="muted">({plural(calibrationCount, 'sample')})</span>
+      </label>
+      <label className="eval-source__option">
+        <input type="radio" name="eval-source" checked={source === 'own'} onChange={() => setSource('own')} data-testid="eval-source-own" />
+        a separate evaluation set <span className="muted">({plural(images.length, 'image')})</span>
+      </label>
+      <input ref={input} type="file" multiple accept="image/*" hidden data-testid="eval-file-input"
+        onChange={(e) => {
+          add(sortImages(e.currentTarget.files));
+          e.currentTarget.value = '';
+        }} />
+      <div
+        className={`data-drop data-drop--compact${over > 0 ? ' data-drop--active' : ''}`}
+        data-testid="eval-drop"
+        role="button"
+        tabIndex={0}
+        aria-label="Add evaluation images"
+        onClick={() => input.current?.click()}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' || e.key === ' ') {
+            e.preventDefault();
+            input.current?.click();
+          }
+        }}
+        onDragEnter={(e) => stop(e) && setOver((n) => n + 1)}
+        onDragOver={(e) => {
+          if (stop(e)) e.dataTransfer.dropEffect = 'copy';
+        }}
+        onDragLeave={(e) => {
+          if (!carriesFiles(e)) return;
+          e.stopPropagation();
+          setOver((n) => Math.max(0, n - 1));
+        }}
+        onDrop={(e) => {
+          if (!stop(e)) return;
+          setOver(0);
+          add(sortImages(e.dataTransfer.files));
+        }}
+      >
+        <span className="data-drop__title" data-testid="eval-summary">
+          {images.length > 0 ? plural(images.length, 'evaluation image') : 'Drop evaluation images here'}
+        </span>
+        <span className="data-drop__hint">Held-out photos like those the model will see; images not used for calibration judge it best.</span>
+      </div>
+      {images.length > 0 && (
+        <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">Clear evaluation images</button>
+      )}
+      {rejected.length > 0 && (
+        <Callout kind="warning" testId="eval-rejected" title={`${plural(rejected.length, 'file')} not added`}>
+          <ul className="plain-list">
+            {rejected.slice(0, 6).map((r) => <li key={r.file}><span className="file-name">{r.file}</span>: {r.reason}</li>)}
+          </ul>
+        </Callout>
+      )}
+    </fieldset>
+  );
+}

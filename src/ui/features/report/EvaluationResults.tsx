@@ -1,0 +1,77 @@
+/**
+ * A finished evaluation: the headline numbers (mean output cosine, worst layer, pace), the files
+ * skipped, the output metrics, the per-layer chart and table, and the report downloads (HTML that
+ * opens offline, and JSON), built from the same Report the page renders.
+ */
+import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { Callout } from '../../components/Callout.tsx';
+import { plural } from '../../components/format.ts';
+import { downloadText } from '../../components/useObjectUrl.ts';
+import type { EvaluationOutcome, SuggestOutcome } from '../../store/evaluationSlice.ts';
+import { LayerChart } from './LayerChart.tsx';
+import { LayerTable } from './LayerTable.tsx';
+import { OutputMetricsTable } from './OutputMetricsTable.tsx';
+import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
+
+function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: string; severity?: string; testId?: string }) {
+  return (
+    <div className="facts__item">
+      <dt>{label}</dt>
+      <dd>
+        <span className={`facts__big eval-value--${severity ?? 'none'}`} data-testid={testId}>{value}</span>
+        {sub && <span className="facts__sub">{sub}</span>}
+      </dd>
+    </div>
+  );
+}
+
+export function EvaluationResults({ result, stale, search }: { result: EvaluationOutcome; stale: boolean; search: SuggestOutcome | null }) {
+  const r = result.report;
+  const worst = r.layers?.worst[0];
+  const jump = r.layers?.jumps[0];
+  const name = r.quantizedModel?.name ?? 'model.quant.onnx';
+  return (
+    <div className="eval-results" data-testid="eval-result">
+      {stale && (
+        <Callout kind="info" testId="eval-stale" title="From an earlier quantization">
+          The model was quantized again since this evaluation; evaluate again to judge the new one.
+        </Callout>
+      )}
+      <dl className="facts">
+        <Headline label="Mean output cosine" value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
+          sub={`${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}`} />
+        {worst && <Headline label="Worst layer SQNR" value={`${formatDb(worst.sqnr)} dB`} severity={dbSeverity(worst.sqnr)} sub={worst.node ?? worst.tensor} testId="eval-worst-sqnr" />}
+        {jump && <Headline label="Largest error jump" value={`${formatDb(jump.drop)} dB`} sub={`${jump.node} (${jump.opType})`} />}
+        <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
+          sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''}` : undefined} />
+      </dl>
+      {result.skipped.length > 0 && (
+        <Callout kind="warning" testId="eval-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
+          <ul className="plain-list">
+            {result.skipped.map((s) => <li key={s.file} data-testid="eval-skipped-file"><span className="file-name">{s.file}</span>: {s.reason}</li>)}
+          </ul>
+        </Callout>
+      )}
+      <h4 className="eval-subtitle">Output metrics</h4>
+      <OutputMetricsTable outputs={r.outputs} />
+      {r.layers && (
+        <>
+          <h4 className="eval-subtitle">SQNR per layer</h4>
+          <LayerChart layers={r.layers} />
+          <h4 className="eval-subtitle">Layers by error{r.layers.jumps.length > 0 ? `: ${plural(r.layers.jumps.length, 'error jump')} over ${r.layers.jumpThresholdDb} dB` : ''}</h4>
+          <LayerTable layers={r.layers} />
+        </>
+      )}
+      <div className="step__actions">
+        <button type="button" className="button button--primary" data-testid="download-eval-html"
+          onClick={() => downloadText(reportHtml(r, search), reportFileName(name, 'html'), 'text/html')}>
+          Download report (HTML)
+        </button>
+        <button type="button" className="button" data-testid="download-eval-json"
+          onClick={() => downloadText(reportJson(r, search), reportFileName(name, 'json'))}>
+          Download report (JSON)
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * Evaluation and report: once the model is quantized, run both models on the calibration images or
+ * an evaluation set, see how close the outputs stay and where inside the graph the error arises,
+ * download the report, and let the studio search for exclusions that reach a target cosine.
+ * Loaded on first use (App lazy-loads it), like the calibration screen.
+ */
+import { Callout } from '../../components/Callout.tsx';
+import { useStudio } from '../../store/index.ts';
+import { EvaluationDataChoice } from './EvaluationDataChoice.tsx';
+import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
+import { EvaluationResults } from './EvaluationResults.tsx';
+import { SuggestCard } from './SuggestCard.tsx';
+import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
+import './report.css';
+
+function EvaluateCard() {
+  const status = useStudio((s) => s.evaluation.status);
+  const progress = useStudio((s) => s.evaluation.progress);
+  const result = useStudio((s) => s.evaluation.result);
+  const error = useStudio((s) => s.evaluation.error);
+  const quantized = useStudio((s) => s.run.result?.blob ?? null);
+  const search = useStudio((s) => s.evaluation.suggest.outcome);
+  const searching = useStudio((s) => s.evaluation.suggest.status === 'running');
+  const evaluate = useStudio((s) => s.evaluate);
+  const cancel = useStudio((s) => s.cancelEvaluation);
+  const dismiss = useStudio((s) => s.dismissEvaluationError);
+  const running = status === 'running';
+  const stale = result !== null && result.quantized !== quantized;
+
+  return (
+    <section className="card step" aria-labelledby="evaluate-title" data-testid="evaluate-card" data-eval-status={status}>
+      <h3 id="evaluate-title" className="card__title">
+        <span className="step__number" aria-hidden="true">6</span> Evaluate
+      </h3>
+      <EvaluationDataChoice disabled={running} />
+      <div className="step__actions">
+        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!quantized || running || searching} onClick={() => void evaluate()} data-testid="evaluate-button">
+          {result ? 'Evaluate again' : 'Evaluate'}
+        </button>
+        {!quantized && !running && <span className="muted small">Quantize first (step 5): the evaluation compares the quantized model with the float one, layer by layer.</span>}
+      </div>
+      {running && <EvaluationProgressBar progress={progress} onCancel={cancel} testId="eval-progress" label="Evaluating" />}
+      {status === 'cancelled' && <p className="muted small" data-testid="eval-cancelled">The evaluation was cancelled.</p>}
+      {error && (
+        <Callout kind="error" testId="eval-error" data={{ 'data-error-name': error.name }} title={evaluationErrorTitle(error.name, 'The evaluation failed')}
+          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+          <p>{error.message}</p>
+          {evaluationErrorHint(error.name) && <p className="callout__hint">{evaluationErrorHint(error.name)}</p>}
+        </Callout>
+      )}
+      {result && <EvaluationResults result={result} stale={stale} search={search} />}
+    </section>
+  );
+}
+
+export default function EvaluationScreen() {
+  return (
+    <section className="flow" aria-labelledby="eval-flow-title" data-testid="evaluation-screen">
+      <header className="flow__header">
+        <h2 id="eval-flow-title" className="flow__title">Evaluate and report</h2>
+        <p className="flow__lead muted">Both models run here, on the same images; the report downloads as one file that opens offline.</p>
+      </header>
+      <EvaluateCard />
+      <SuggestCard />
+    </section>
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * The compared tensors sorted by error (lowest SQNR first), with the nodes where the error jumps
+ * (output SQNR well below that of their inputs) called out. A row's node can be shown on the graph.
+ */
+import { useMemo, useState } from 'react';
+import { sortByError } from '../../../core/metrics/layerwise.ts';
+import { dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import type { ReportLayers } from '../../../core/report/index.ts';
+import { useStudio } from '../../store/index.ts';
+
+const FIRST = 25;
+
+export function LayerTable({ layers }: { layers: ReportLayers }) {
+  const select = useStudio((s) => s.selectGraphNode);
+  const [all, setAll] = useState(false);
+  const sorted = useMemo(() => sortByError(layers.rows), [layers.rows]);
+  const jumps = useMemo(() => new Map(layers.jumps.map((j) => [j.node as string, j])), [layers.jumps]);
+  const shown = all ? sorted : sorted.slice(0, FIRST);
+  return (
+    <div>
+      <div className="table-scroll">
+        <table className="tensor-table eval-table" data-testid="eval-layers">
+          <thead>
+            <tr>
+              <th scope="col" className="eval-num">#</th>
+              <th scope="col">Node</th>
+              <th scope="col">Op</th>
+              <th scope="col" className="eval-num">SQNR (dB)</th>
+              <th scope="col" className="eval-num">Cosine</th>
+              <th scope="col" className="eval-num">Value SQNR</th>
+              <th scope="col">Error jump</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((r, k) => {
+              const jump = r.node ? jumps.get(r.node) : undefined;
+              return (
+                <tr key={r.tensor} data-testid="eval-layer-row" className={jump ? 'eval-table__jump' : undefined}>
+                  <td className="eval-num">{k + 1}</td>
+                  <td className="tensor-table__name">
+                    {r.node ? (
+                      <button type="button" className="eval-link" title={`Show ${r.node} on the graph (tensor ${r.tensor})`} onClick={() => select(r.node)}>{r.node}</button>
+                    ) : (
+                      <span title={r.tensor}>{r.tensor} (input)</span>
+                    )}
+                  </td>
+                  <td className="tensor-table__type">{r.opType}</td>
+                  <td className="eval-num"><span className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`} aria-hidden="true" />{formatDb(r.sqnr)}</td>
+                  <td className="eval-num">{formatCosine(r.cosine)}</td>
+                  <td className="eval-num">{formatDb(r.valueSqnr)}</td>
+                  <td>{jump && <span className="eval-badge eval-badge--poor" data-testid="eval-jump">−{formatDb(jump.drop)} dB</span>}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {sorted.length > FIRST && (
+        <button type="button" className="button button--small button--quiet" onClick={() => setAll(!all)}>
+          {all ? `Show the ${FIRST} worst` : `Show all ${sorted.length} tensors`}
+        </button>
+      )}
+    </div>
+  );
+}
