@@ -104,6 +104,7 @@ describe('evaluation slice', () => {
     const [call] = fake.evaluations;
     expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
     expect(call.request.quantized).toEqual({ name: 'm.quant.onnx', data: s().run.result!.blob });
+    expect(call.request.layers).toBe(true);
     expect(call.request.report).toMatchObject({
       config: { name: 'XINT8' },
       exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
@@ -135,6 +136,10 @@ describe('evaluation slice', () => {
     await flush();
     s().clearEvaluationImages();
     expect(s().evaluation.source).toBe('calibration');
+    s().setEvaluationLayers(false);
+    void s().evaluate();
+    await flush();
+    expect(fake.evaluations[1].request.layers).toBe(false);
   });
 
   it('an own evaluation set with no images is a named error, not a run', async () => {

@@ -79,6 +79,8 @@ export interface EvaluationState {
   /** The evaluation set of the user's own (used when `source` is 'own'). */
   images: File[];
   rejected: DataRejection[];
+  /** Compare every intermediate tensor too (the per-layer table, chart and graph heat); default on. */
+  layers: boolean;
   status: EvaluationStatus;
   progress: EvaluationProgress | null;
   result: EvaluationOutcome | null;
@@ -92,6 +94,7 @@ export interface EvaluationSlice {
   /** Adds images to the own evaluation set (and switches to it); duplicates by name and size are dropped. */
   addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
   clearEvaluationImages(): void;
+  setEvaluationLayers(layers: boolean): void;
   /** Compares the current quantized model with the float model on the chosen samples. */
   evaluate(): Promise<void>;
   cancelEvaluation(): void;
@@ -131,6 +134,7 @@ export const initialEvaluationState: EvaluationState = {
   source: 'calibration',
   images: [],
   rejected: [],
+  layers: true,
   status: 'idle',
   progress: null,
   result: null,
@@ -202,6 +206,10 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         patch({ images: [], rejected: [], source: 'calibration' });
       },
 
+      setEvaluationLayers(layers) {
+        patch({ layers });
+      },
+
       async evaluate() {
         const { model, run } = get();
         if (!model.handle || busy()) return;
@@ -221,14 +229,14 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, report: reportContext(source) },
+            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, report: reportContext(source) },
             (progress) => {
               if (request === latest) patch({ progress });
             },
           );
           if (request !== latest) return;
           patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
-          get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
+          if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
         } catch (e) {
           if (request !== latest) return;
           const error = toModelError(e, '');

@@ -24,6 +24,8 @@ function EvaluateCard() {
   const evaluate = useStudio((s) => s.evaluate);
   const cancel = useStudio((s) => s.cancelEvaluation);
   const dismiss = useStudio((s) => s.dismissEvaluationError);
+  const layers = useStudio((s) => s.evaluation.layers);
+  const setLayers = useStudio((s) => s.setEvaluationLayers);
   const running = status === 'running';
   const stale = result !== null && result.quantized !== quantized;
 
@@ -33,6 +35,10 @@ function EvaluateCard() {
         <span className="step__number" aria-hidden="true">6</span> Evaluate
       </h3>
       <EvaluationDataChoice disabled={running} />
+      <label className="eval-source__option">
+        <input type="checkbox" checked={layers} disabled={running} onChange={(e) => setLayers(e.currentTarget.checked)} data-testid="eval-layers-toggle" />
+        compare every layer too <span className="muted small">(per-layer SQNR, error jumps, the graph's heat map; slower)</span>
+      </label>
       <div className="step__actions">
         <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!quantized || running || searching} onClick={() => void evaluate()} data-testid="evaluate-button">
           {result ? 'Evaluate again' : 'Evaluate'}
