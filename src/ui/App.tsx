@@ -5,10 +5,12 @@
  */
 import { lazy, Suspense } from 'react';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
+import { SessionBar } from './features/session/SessionBar.tsx';
 import { useStudio } from './store/index.ts';
 
 const CalibrationScreen = lazy(() => import('./features/calibration/CalibrationScreen.tsx'));
 const GraphScreen = lazy(() => import('./features/graph/GraphScreen.tsx'));
+const ExclusionPanel = lazy(() => import('./features/exclusion/ExclusionPanel.tsx'));
 const EvaluationScreen = lazy(() => import('./features/report/EvaluationScreen.tsx'));
 
 export function App() {
@@ -28,10 +30,16 @@ export function App() {
         </div>
       </header>
       <main className="app-main">
+        <SessionBar />
         <ModelScreen />
         {hasModel && (
           <Suspense fallback={null}>
             <GraphScreen />
+          </Suspense>
+        )}
+        {hasModel && (
+          <Suspense fallback={null}>
+            <ExclusionPanel />
           </Suspense>
         )}
         {hasModel && (

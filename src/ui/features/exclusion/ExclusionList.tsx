@@ -1,0 +1,77 @@
+/**
+ * The exclusion list: each entry's name, kind and what it resolves to in this model (node count, or why
+ * it names nothing), resolved by the core as the quantizer will. Pointing at an entry, or focusing it
+ * with the keyboard, highlights its nodes on the graph (hoverExclusion); Delete or the × removes it.
+ */
+import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import { useStudio, type ExclusionEntry } from '../../store/index.ts';
+import { resolveEntry } from '../graph/resolution.ts';
+
+const KIND_LABELS: Record<ExclusionEntry['kind'], string> = { subgraph: 'Subgraph', nodes: 'Nodes', opTypes: 'Op types' };
+
+/** What the entry was made of, in a few words. */
+function detail(entry: ExclusionEntry): string {
+  if (entry.kind === 'subgraph') return `${entry.starts.join(', ')} → ${entry.ends.join(', ')}`;
+  return entry.kind === 'nodes' ? entry.nodes.join(', ') : entry.opTypes.join(', ');
+}
+
+export function ExclusionList({ index }: { index: GraphIndex | null }) {
+  const entries = useStudio((s) => s.exclusions.entries);
+  const hovered = useStudio((s) => s.exclusions.hovered);
+  const hover = useStudio((s) => s.hoverExclusion);
+  const remove = useStudio((s) => s.removeExclusion);
+
+  if (entries.length === 0) {
+    return (
+      <p className="exclusion-empty muted" data-testid="exclusion-empty">
+        Nothing is excluded yet: every supported node will be quantized. Pick a subgraph (start and end nodes) or single nodes on
+        the graph, or add node ids or op types below, to keep them in float.
+      </p>
+    );
+  }
+
+  return (
+    <ul className="exclusion-list" data-testid="exclusion-list" aria-label="Excluded from quantization">
+      {entries.map((entry) => {
+        const resolved = index ? resolveEntry(index, entry) : null;
+        const problem = resolved && 'error' in resolved ? resolved.error : null;
+        const count = resolved && 'nodes' in resolved ? resolved.nodes.length : null;
+        return (
+          <li
+            key={entry.id}
+            className={`exclusion-entry${hovered === entry.id ? ' exclusion-entry--hovered' : ''}${problem ? ' exclusion-entry--problem' : ''}`}
+            tabIndex={0}
+            data-testid="exclusion-entry"
+            data-entry-kind={entry.kind}
+            data-node-count={count ?? ''}
+            aria-label={`${entry.name}: ${KIND_LABELS[entry.kind]}, ${problem ? 'names no node' : count === null ? 'resolving' : `${count} nodes`}`}
+            onMouseEnter={() => hover(entry.id)}
+            onMouseLeave={() => hover(null)}
+            onFocus={() => hover(entry.id)}
+            onBlur={() => hover(null)}
+            onKeyDown={(e) => {
+              if (e.key === 'Delete' || e.key === 'Backspace') {
+                e.preventDefault();
+                remove(entry.id);
+              }
+            }}
+          >
+            <div className="exclusion-entry__main">
+              <span className="exclusion-entry__name" data-testid="exclusion-entry-name">{entry.name}</span>
+              <span className="pill">{KIND_LABELS[entry.kind]}</span>
+              <span className="exclusion-entry__count" data-testid="exclusion-entry-count">
+                {problem ? 'names no node' : count === null ? '…' : `${count} node${count === 1 ? '' : 's'}`}
+              </span>
+            </div>
+            <div className="exclusion-entry__detail muted small">{detail(entry)}</div>
+            {problem && <div className="exclusion-entry__problem small" role="note">{problem}</div>}
+            <button type="button" className="exclusion-entry__remove" aria-label={`Remove ${entry.name}`} title="Remove" data-testid="exclusion-remove"
+              onClick={() => remove(entry.id)}>
+              ×
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { validateConfig } from '../../../core/quantize/config.ts';
+import { getPreset } from '../../../core/quantize/presets.ts';
+import { configOf } from '../../store/quantSettings.ts';
+import { settingsForConfig } from './importedSettings.ts';
+
+describe('settings of an imported configuration', () => {
+  it('finds the preset, per-channel and random-data switches, exclusions aside', () => {
+    const config = { ...configOf({ preset: 'A8W8', perChannel: true, useRandomData: true }), nodesToExclude: ['Conv_0'] };
+    expect(settingsForConfig(config)).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: true });
+  });
+
+  it('prefers the preset the file names when two presets give the same config', () => {
+    for (const preset of ['U8S8', 'XINT8'] as const) expect(settingsForConfig(getPreset(preset), preset)?.preset).toBe(preset);
+  });
+
+  it('is null for a configuration no preset gives', () => {
+    const tuned = validateConfig({ ...JSON.parse(JSON.stringify(getPreset('U8S8'))), extraOptions: { Percentile: 99.5 }, calibrationMethod: 'Percentile' });
+    expect(settingsForConfig(tuned)).toBeNull();
+  });
+});

@@ -1,0 +1,25 @@
+/**
+ * Which of the page's settings (a preset, per-channel weights, random data) an imported configuration
+ * is. The page offers presets only, so a file is matched against each one (the preset the file names
+ * first); a configuration that matches none is not forced onto the nearest — the caller says so.
+ * Pure: no React, no store.
+ */
+import { configToJSON, type QuantConfig } from '../../../core/quantize/config.ts';
+import { isPresetName, PRESET_NAMES } from '../../../core/quantize/presets.ts';
+import { configOf, type QuantSettings } from '../../store/quantSettings.ts';
+
+/** The config without its exclusions, as comparable text. */
+function withoutExclusions(config: QuantConfig): string {
+  return configToJSON({ ...config, nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+}
+
+/** The page settings that give exactly `config` (exclusions aside), or null when no preset does. */
+export function settingsForConfig(config: QuantConfig, presetHint?: string | null): QuantSettings | null {
+  const wanted = withoutExclusions(config);
+  const order = isPresetName(presetHint) ? [presetHint, ...PRESET_NAMES.filter((p) => p !== presetHint)] : PRESET_NAMES;
+  for (const preset of order) {
+    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData };
+    if (withoutExclusions(configOf(settings)) === wanted) return settings;
+  }
+  return null;
+}

@@ -1,0 +1,39 @@
+/**
+ * The open model's graph index on the page (structure only, no weight bytes), for what the exclusion
+ * list resolves and the snippets name. Fetched from the model worker once per model and shared by every
+ * component that asks; a failure is reported, never thrown into React.
+ */
+import { useEffect, useState } from 'react';
+import { buildGraphIndex, type GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import { graphStructure } from '../../remote/modelRemote.ts';
+import { useStudio } from '../../store/index.ts';
+
+export type ModelIndexState = { status: 'none' | 'loading' } | { status: 'ready'; index: GraphIndex } | { status: 'error'; message: string };
+
+// One model is open at a time: keep the newest handle's index only.
+let cached: { handle: string; promise: Promise<GraphIndex> } | null = null;
+
+/** The index of the model behind `handle` (fetched once, then shared). */
+export function modelIndex(handle: string): Promise<GraphIndex> {
+  if (cached?.handle !== handle) cached = { handle, promise: graphStructure(handle).then(buildGraphIndex) };
+  return cached.promise;
+}
+
+/** The open model's index, as React state. */
+export function useModelIndex(): ModelIndexState {
+  const handle = useStudio((s) => s.model.handle);
+  const [state, setState] = useState<ModelIndexState & { handle?: string }>({ status: 'none' });
+  useEffect(() => {
+    if (!handle) return;
+    let live = true;
+    modelIndex(handle).then(
+      (index) => live && setState({ status: 'ready', index, handle }),
+      (e: unknown) => live && setState({ status: 'error', message: (e as Error)?.message ?? String(e), handle }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [handle]);
+  if (!handle) return { status: 'none' };
+  return state.handle === handle ? state : { status: 'loading' };
+}
