@@ -64,6 +64,11 @@ describe('evaluationApi', async () => {
     expect(r.quantizedModel).toMatchObject({ name: 'mnist.quant.onnx', bytes: mnist.quantized.byteLength });
     expect(r.layers!.rows.length).toBeGreaterThan(5);
     expect(r.ranges.some((g) => g.source === 'calibration')).toBe(true);
+    // The worst layers' float activations, binned over the values seen on the evaluation samples.
+    for (const g of r.ranges) {
+      expect(g.histogram, g.tensor).not.toBeNull();
+      expect(g.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(3 * r.layers!.rows.find((row) => row.tensor === g.tensor)!.elementsPerSample);
+    }
     // Per-node SQNR keyed by the float model's stable node ids, finite where quantization rounds.
     const sqnr = Object.entries(result.nodeSqnr);
     expect(sqnr.length).toBeGreaterThan(5);

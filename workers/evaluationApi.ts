@@ -20,7 +20,7 @@ import { rankLayers, tailSubgraph, type RankBy } from '../src/core/evaluate/cand
 import { suggestExclusions, type StopReason, type SuggestStep } from '../src/core/evaluate/suggest.ts';
 import { qdqGrids } from '../src/core/evaluate/qdqGrids.ts';
 import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
-import { buildReport, type Report, type ReportFile, type ReportTiming } from '../src/core/report/index.ts';
+import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTiming } from '../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import type { TensorRange } from '../src/core/quantize/plan.ts';
@@ -30,6 +30,7 @@ import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
 import { EvaluationCancelledError } from './evaluation/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
+import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from './runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
@@ -75,7 +76,7 @@ export interface EvaluationRequest {
   report?: ReportContext;
 }
 
-export type EvaluationPhase = 'decoding' | 'comparing' | 'searching';
+export type EvaluationPhase = 'decoding' | 'comparing' | 'histograms' | 'searching';
 
 export interface EvaluationProgress {
   phase: EvaluationPhase;
@@ -255,9 +256,15 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           onProgress: (done, total) => progress({ phase: 'comparing', done, total }),
         });
         const ctx = request.report ?? {};
-        const report = buildComparisonReport(h, quantFile, quant, comparison, ctx, [
-          { label: 'decoding and preprocessing the samples', seconds: data.seconds },
-        ]);
+        const timings: ReportTiming[] = [{ label: 'decoding and preprocessing the samples', seconds: data.seconds }];
+        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings);
+        if (report.ranges.length > 0) {
+          // The worst layers are known only now: one more float run for their histograms.
+          const t = performance.now();
+          const histograms = await activationHistograms(h.model, report.ranges.map((r) => r.tensor), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
+          timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
+          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, histograms);
+        }
         const nodeSqnr: Record<string, number> = {};
         if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
         return {
@@ -347,7 +354,15 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     },
   };
 
-  function buildComparisonReport(h: HeldEvaluation, quantFile: ReportFile, quant: ModelProto, comparison: Comparison, ctx: ReportContext, timings: ReportTiming[]): Report {
+  function buildComparisonReport(
+    h: HeldEvaluation,
+    quantFile: ReportFile,
+    quant: ModelProto,
+    comparison: Comparison,
+    ctx: ReportContext,
+    timings: readonly ReportTiming[],
+    histograms?: ReadonlyMap<string, ReportHistogram>,
+  ): Report {
     const lw = comparison.layerwise;
     return buildReport({
       createdAt: new Date().toISOString(),
@@ -362,6 +377,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       layers: lw ? { rows: lw.rows, index: h.index, pairs: lw.pairs, missing: lw.missing } : undefined,
       grids: lw ? qdqGrids(quant) : undefined,
       ranges: ctx.ranges ? toRanges(ctx.ranges) : undefined,
+      histograms,
+      notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, over the values seen.'] : [],
       timings: [
         ...(ctx.timings ?? []),
         ...timings,

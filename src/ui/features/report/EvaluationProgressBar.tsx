@@ -9,6 +9,7 @@ import type { EvaluationProgress } from '../../store/evaluationSlice.ts';
 const PHASES: Record<EvaluationProgress['phase'], string> = {
   decoding: 'Decoding images',
   comparing: 'Running both models',
+  histograms: 'Histograms of the worst layers',
   searching: 'Measuring',
 };
 

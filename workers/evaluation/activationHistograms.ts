@@ -1,0 +1,51 @@
+/**
+ * Histograms of the worst layers' float activations, for the report's range table: one more run of
+ * the float model over the evaluation samples with just those tensors exposed, each folded into the
+ * core's mergeable histogram (core/calibrate/histogram.ts) and re-binned to a few dozen equal bins
+ * over the values seen. Next to the calibrated range and the quantization grid, it shows whether the
+ * range clips the tails or wastes levels on outliers. Graph inputs are read from the feeds
+ * (onnxruntime cannot return an input as an output). Must not compare or quantize.
+ */
+import { encode, type ModelProto } from '../../src/core/onnx/index.ts';
+import { exposeTensors } from '../../src/core/calibrate/expose.ts';
+import { capacityFor, createHistogram, foldIntoHistogram, type Histogram } from '../../src/core/calibrate/histogram.ts';
+import { referenceHistogram } from '../../src/core/calibrate/histogram-views.ts';
+import type { ComparisonRuntime } from '../../src/core/evaluate/compareModels.ts';
+import type { ReportHistogram } from '../../src/core/report/index.ts';
+
+/** Equal-width bins of each histogram. */
+export const HISTOGRAM_BINS = 48;
+
+/** Histograms of `tensors` (float32 ones; others are left out) over the runtime's samples. */
+export async function activationHistograms(model: ModelProto, tensors: readonly string[], runtime: ComparisonRuntime, onSample?: (done: number, total: number) => void): Promise<Map<string, ReportHistogram>> {
+  const out = new Map<string, ReportHistogram>();
+  if (tensors.length === 0) return out;
+  const inputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
+  const exposed = tensors.filter((t) => !inputs.has(t));
+  const fromFeeds = tensors.filter((t) => inputs.has(t));
+  const histograms = new Map<string, Histogram>(tensors.map((t) => [t, createHistogram(capacityFor(HISTOGRAM_BINS))]));
+  const fold = (name: string, data: unknown) => {
+    if (data instanceof Float32Array) histograms.set(name, foldIntoHistogram(histograms.get(name)!, data));
+  };
+  const session = exposed.length > 0 ? await runtime.open(encode(exposeTensors(model, exposed))) : null;
+  try {
+    for (let sample = 0; sample < runtime.samples; sample++) {
+      if (session) {
+        const values = await session.run(sample, exposed);
+        for (const name of exposed) fold(name, values[name]?.data);
+      }
+      const feeds = runtime.feeds?.(sample);
+      for (const name of fromFeeds) fold(name, feeds?.[name]?.data);
+      onSample?.(sample + 1, runtime.samples);
+    }
+  } finally {
+    await session?.release();
+  }
+  for (const [name, h] of histograms) {
+    if (h.count === 0) continue;
+    const lo = h.valueMin;
+    const hi = h.valueMax;
+    out.set(name, { min: lo, max: hi, counts: Array.from(referenceHistogram(h, lo, hi, HISTOGRAM_BINS).counts) });
+  }
+  return out;
+}
