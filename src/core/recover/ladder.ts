@@ -20,6 +20,7 @@ import type { FinetuneAlgorithm, QuantConfig } from '../quantize/config.ts';
 import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { validateConfig, configToJSON } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
+import type { ReportLadder } from '../report/report.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
 export const LADDER_METRICS = ['cosine', 'psnr', 'top1'] as const;
@@ -239,3 +240,23 @@ function bestConfig(results: readonly RungResult[]): QuantConfig | null {
 }
 
 const seconds = (start: number) => (performance.now() - start) / 1000;
+
+/** The ladder as the report shows it: every rung tried, its numbers, and which was chosen. */
+export function ladderReport(result: LadderResult): ReportLadder {
+  return {
+    target: result.target,
+    stopped: result.stopped,
+    chosen: result.chosen,
+    rungs: result.results.map((r) => ({
+      index: r.rung.index,
+      label: r.rung.label,
+      step: r.rung.step,
+      score: r.score,
+      metrics: r.metrics,
+      met: r.met,
+      seconds: r.seconds,
+      error: r.error ?? null,
+      excluded: r.config.nodesToExclude.length + r.config.subgraphsToExclude.length + r.config.opTypesToExclude.length,
+    })),
+  };
+}

@@ -12,7 +12,7 @@ import { errorJumps } from '../metrics/layerwiseJumps.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
-import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportRange, type ReportSuggest, type ReportTiming } from './report.ts';
+import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTiming } from './report.ts';
 
 export interface ReportInput {
   readonly title?: string;
@@ -44,6 +44,7 @@ export interface ReportInput {
   readonly histograms?: ReadonlyMap<string, ReportHistogram>;
   readonly timings?: readonly ReportTiming[];
   readonly suggest?: ReportSuggest | null;
+  readonly ladder?: ReportLadder | null;
   readonly notes?: readonly string[];
 }
 
@@ -97,6 +98,7 @@ export function buildReport(input: ReportInput): Report {
     ranges,
     timings: input.timings ?? [],
     suggest: input.suggest ?? null,
+    ladder: input.ladder ?? null,
     notes: input.notes ?? [],
   };
 }

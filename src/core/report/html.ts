@@ -146,6 +146,23 @@ function suggestSection(r: Report): string {
   return `<section><h2>Suggested exclusions</h2><p>${verdict}</p>${stepChart(s.steps, s.target)}<table><thead><tr><th class="num">Step</th><th>Change</th><th class="num">Layer error</th><th class="num">Measured cosine</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
+function ladderSection(r: Report): string {
+  const l = r.ladder;
+  if (!l) return '';
+  const { metric, value } = l.target;
+  const fmt = (v: number) => (metric === 'psnr' ? `${formatDb(v)} dB` : formatCosine(v));
+  const verdict = l.stopped === 'target' ? badge('good', `${metric} ≥ ${value} reached`) : badge('poor', `${metric} ≥ ${value} not reached (${l.stopped})`);
+  const others = [...new Set(l.rungs.flatMap((g) => Object.keys(g.metrics)))].filter((k) => k !== metric);
+  const rows = l.rungs.map((g, i) => {
+    const status = g.error ? badge('none', 'failed') : g.met ? badge('good', 'meets') : badge('poor', 'below');
+    const chosen = i === l.chosen ? ` ${badge('good', 'chosen')}` : '';
+    const cells = others.map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : k === 'psnr' ? formatDb(g.metrics[k]) : formatCosine(g.metrics[k])}</td>`).join('');
+    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${Number.isFinite(g.score) ? fmt(g.score) : '—'}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
+  });
+  const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, climbed in order until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples.</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+}
+
 function timingsSection(r: Report): string {
   if (r.timings.length === 0) return '';
   return `<section><h2>Timings</h2><table><tbody>${r.timings.map((t) => `<tr><td>${e(t.label)}</td><td class="num">${formatSeconds(t.seconds)}</td></tr>`).join('')}</tbody></table></section>`;
@@ -154,7 +171,7 @@ function timingsSection(r: Report): string {
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
   const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), outputsSection(report), layerSection(report), rangesSection(report), suggestSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const body = [header(report), cards(report), outputsSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

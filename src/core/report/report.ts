@@ -69,6 +69,27 @@ export interface ReportSuggest {
   readonly steps: readonly SuggestStep[];
 }
 
+/** The accuracy-recovery ladder (core/recover/ladder.ts): every rung tried, in order. */
+export interface ReportLadder {
+  readonly target: { readonly metric: string; readonly value: number };
+  readonly stopped: 'target' | 'exhausted' | 'cancelled';
+  /** Index into `rungs` of the chosen one; −1 when none could be measured. */
+  readonly chosen: number;
+  readonly rungs: readonly {
+    readonly index: number;
+    readonly label: string;
+    /** The reference flow's step (1–4), or 'ours'. */
+    readonly step: number | 'ours';
+    readonly score: number;
+    readonly metrics: Readonly<Record<string, number>>;
+    readonly met: boolean;
+    readonly seconds: number;
+    readonly error: string | null;
+    /** Exclusion rules in the rung's configuration. */
+    readonly excluded: number;
+  }[];
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly title: string;
@@ -90,5 +111,6 @@ export interface Report {
   readonly ranges: readonly ReportRange[];
   readonly timings: readonly ReportTiming[];
   readonly suggest: ReportSuggest | null;
+  readonly ladder: ReportLadder | null;
   readonly notes: readonly string[];
 }
