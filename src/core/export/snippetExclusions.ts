@@ -5,8 +5,10 @@
  * names. The snippets therefore name every node by the studio's stable id first (the rule of
  * core/onnx/nodeIds.ts, restated in Python by `NAME_NODES_FUNCTION`), which is also the name the studio's
  * own quantized model gives an unnamed node (quantize/qdqWriter.ts): the snippet, the graph and the
- * written model name the same nodes. Resolution is core/exclude's, so an exclusion that names nothing
- * throws the same ExclusionError here as in the quantizer.
+ * written model name the same nodes. (A node the studio's preparation folds away, such as a
+ * BatchNormalization merged into its Conv, exists only in the float model — which is what the snippet
+ * quantizes, so the tool still finds it.) Resolution is core/exclude's, so an exclusion that names
+ * nothing throws the same ExclusionError here as in the quantizer.
  */
 import { resolveExclusions, resolveNodeRefs, type ExclusionSpec } from '../exclude/index.ts';
 import type { GraphIndex } from '../onnx/graphIndex.ts';
