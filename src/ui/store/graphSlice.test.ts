@@ -13,6 +13,8 @@ describe('graph slice', () => {
     s.getState().selectGraphNode('Conv_3');
     expect(s.getState().graph.selected).toBe('Conv_3');
     expect(s.getState().graph.focusRequest).toBe(first + 1);
+    s.getState().selectGraphNode('Relu_4', { centre: false });
+    expect(s.getState().graph).toMatchObject({ selected: 'Relu_4', focusRequest: first + 1 });
   });
 
   it('picks toggle per role and Esc (clearPicks) forgets them all', () => {

@@ -23,7 +23,7 @@ export type PickRole = 'start' | 'end' | 'node';
 
 export interface GraphState {
   selected: string | null;
-  /** Counts selectGraphNode calls, so the view centres again when the same node is asked for twice. */
+  /** Counts requests to centre the selection, so the view centres again when the same node is asked for twice. */
   focusRequest: number;
   heat: GraphHeat | null;
   pickMode: PickMode;
@@ -34,8 +34,11 @@ export interface GraphState {
 
 export interface GraphSlice {
   graph: GraphState;
-  /** Focus and centre a node in the view and show it in the inspector (null: nothing selected). */
-  selectGraphNode(id: string | null): void;
+  /**
+   * Focus and centre a node in the view and show it in the inspector (null: nothing selected).
+   * A click on the graph passes `{ centre: false }`: the node is under the pointer already.
+   */
+  selectGraphNode(id: string | null, options?: { centre?: boolean }): void;
   setGraphHeat(heat: GraphHeat | null): void;
   setPickMode(mode: PickMode): void;
   /** Adds the node to the picks of that role, or takes it out if it is there already. */
@@ -55,8 +58,9 @@ export function createGraphSlice<S extends GraphSlice>(): StateCreator<S, [], []
     const patch = (p: Partial<GraphState>) => set((s) => ({ graph: { ...s.graph, ...p } }) as Partial<S>);
     return {
       graph: initialGraphState,
-      selectGraphNode(id) {
-        patch({ selected: id, focusRequest: get().graph.focusRequest + 1 });
+      selectGraphNode(id, options) {
+        const centre = options?.centre ?? true;
+        patch({ selected: id, focusRequest: get().graph.focusRequest + (centre ? 1 : 0) });
       },
       setGraphHeat(heat) {
         patch({ heat });

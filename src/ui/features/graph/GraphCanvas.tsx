@@ -1,0 +1,107 @@
+/**
+ * The drawing surface: creates the renderer for a laid-out view, feeds it the visual state from the
+ * store, centres the selection when asked, and turns clicks into selection and picks. A plain click
+ * picks in the current mode; Shift+click picks a start, Alt+click an end, Ctrl/⌘+click a single node,
+ * whatever the mode. It also exposes `window.__qsGraph` (positions of boxes on the page) so
+ * end-to-end tests can click a box on the canvas through the real click handler.
+ */
+import { useEffect, useRef, type MutableRefObject } from 'react';
+import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
+import type { NodeId } from '../../../core/onnx/model.ts';
+import { useStudio } from '../../store/index.ts';
+import type { PickRole } from '../../store/graphSlice.ts';
+import { GraphRenderer, type TapModifiers } from './renderer.ts';
+import { boxOfId, type GraphView } from './viewModel.ts';
+
+export interface GraphTestHook {
+  /** Page coordinates of a node's box (id as in the inspector), or null when it has none. */
+  position(id: string): { x: number; y: number } | null;
+  /** Whether the box is drawn by cytoscape now (clickable as a detailed box). */
+  isDetailed(id: string): boolean;
+  boxes: number;
+  detailedBoxes(): number;
+  fit(): void;
+  zoomBy(factor: number): void;
+  panBy(dx: number, dy: number): void;
+}
+
+declare global {
+  interface Window {
+    __qsGraph?: GraphTestHook;
+  }
+}
+
+interface Props {
+  view: GraphView;
+  layout: LayoutResult;
+  flags: Uint8Array;
+  heat: (string | null)[] | null;
+  rendererRef: MutableRefObject<GraphRenderer | null>;
+  onDrawn(): void;
+}
+
+function roleOf(modifiers: TapModifiers, mode: string): PickRole | null {
+  if (modifiers.shift) return 'start';
+  if (modifiers.alt) return 'end';
+  if (modifiers.ctrl) return 'node';
+  return mode === 'inspect' ? null : (mode as PickRole);
+}
+
+export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }: Props) {
+  const host = useRef<HTMLDivElement>(null);
+  const focusRequest = useStudio((s) => s.graph.focusRequest);
+  const drawnRef = useRef(onDrawn);
+  drawnRef.current = onDrawn;
+
+  useEffect(() => {
+    const renderer = new GraphRenderer(host.current!, view, layout, {
+      onTap(box, modifiers) {
+        const target = view.boxes[box];
+        const { graph, togglePick, selectGraphNode } = useStudio.getState();
+        if (target.kind === 'node') {
+          const role = roleOf(modifiers, graph.pickMode);
+          if (role) togglePick(role, target.id as NodeId);
+        }
+        selectGraphNode(target.id, { centre: false });
+      },
+      onBackgroundTap() {
+        useStudio.getState().selectGraphNode(null, { centre: false });
+      },
+      onDrawn: () => drawnRef.current(),
+    });
+    rendererRef.current = renderer;
+    window.__qsGraph = {
+      position: (id) => {
+        const b = boxOfId(view, id);
+        return b === undefined ? null : renderer.clientPosition(b);
+      },
+      isDetailed: (id) => {
+        const b = boxOfId(view, id);
+        return b !== undefined && renderer.isDetailed(b);
+      },
+      boxes: view.boxes.length,
+      detailedBoxes: () => renderer.detailedBoxes,
+      fit: () => renderer.fit(),
+      zoomBy: (f) => renderer.zoomBy(f),
+      panBy: (dx, dy) => renderer.cy.panBy({ x: dx, y: dy }),
+    };
+    return () => {
+      if (rendererRef.current === renderer) rendererRef.current = null;
+      delete window.__qsGraph;
+      renderer.destroy();
+    };
+  }, [view, layout, rendererRef]);
+
+  useEffect(() => {
+    rendererRef.current?.setVisualState(flags, heat);
+  }, [flags, heat, rendererRef, view]);
+
+  useEffect(() => {
+    const selected = useStudio.getState().graph.selected;
+    if (!selected || focusRequest === 0) return;
+    const b = boxOfId(view, selected);
+    if (b !== undefined) rendererRef.current?.focus(b);
+  }, [focusRequest, view, rendererRef]);
+
+  return <div ref={host} className="graph-canvas" data-testid="graph-canvas" />;
+}

@@ -1,0 +1,148 @@
+/**
+ * The graph step: the open model drawn top-down as Netron does (see renderer.ts for how large graphs
+ * stay fluid), with search, fit and zoom, the picking toolbar that builds exclusions, the node
+ * inspector, excluded nodes shaded, the hovered list entry highlighted, and a heat map when another
+ * screen sets one. Loaded on first use (App lazy-loads it), so cytoscape is fetched only then.
+ *
+ * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Callout } from '../../components/Callout.tsx';
+import { useStudio } from '../../store/index.ts';
+import { GraphCanvas } from './GraphCanvas.tsx';
+import { GraphSearch } from './GraphSearch.tsx';
+import { HeatLegend } from './HeatLegend.tsx';
+import { NodeInspector } from './NodeInspector.tsx';
+import { PickToolbar } from './PickToolbar.tsx';
+import { FAMILY_COLOURS, FAMILY_LABELS, type OpFamily } from './families.ts';
+import { heatScale } from './heat.ts';
+import type { GraphRenderer } from './renderer.ts';
+import { excludedNodes, previewSubgraph, resolveEntry } from './resolution.ts';
+import { useGraphView, type GraphLoad } from './useGraphView.ts';
+import { visualFlags } from './visualState.ts';
+import type { GraphView } from './viewModel.ts';
+import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
+import './graph.css';
+
+export default function GraphScreen() {
+  const handle = useStudio((s) => s.model.handle);
+  const load = useGraphView(handle);
+  return (
+    <section className="graph-screen" aria-labelledby="graph-title" data-testid="graph-screen" data-graph-status={load.status}>
+      <header className="flow__header">
+        <h2 id="graph-title" className="flow__title">Graph</h2>
+        <p className="flow__lead muted">Pick what stays in float: start and end nodes of a subgraph, single nodes, or op types.</p>
+      </header>
+      <GraphBody load={load} handle={handle} />
+    </section>
+  );
+}
+
+function GraphBody({ load, handle }: { load: GraphLoad; handle: string | null }) {
+  if (load.status === 'loading') {
+    return (
+      <div className="card graph-loading" data-testid="graph-progress" role="status">
+        <span className="small">Preparing the graph: {load.phase}…</span>
+        <progress max={1} value={load.fraction} />
+      </div>
+    );
+  }
+  if (load.status === 'error') {
+    return (
+      <Callout kind="error" testId="graph-error" data={{ 'data-error-name': load.name }} title="The graph could not be drawn">
+        <p>{load.message}</p>
+      </Callout>
+    );
+  }
+  if (load.view.boxes.length === 0) {
+    return <p className="muted" data-testid="graph-empty">This model’s graph has no nodes, inputs or outputs to draw.</p>;
+  }
+  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} />;
+}
+
+function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number }) {
+  const rendererRef = useRef<GraphRenderer | null>(null);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const [matches, setMatches] = useState<number[]>([]);
+  const [drawn, setDrawn] = useState(false);
+  const entries = useStudio((s) => s.exclusions.entries);
+  const hoveredId = useStudio((s) => s.exclusions.hovered);
+  const starts = useStudio((s) => s.graph.starts);
+  const ends = useStudio((s) => s.graph.ends);
+  const picked = useStudio((s) => s.graph.nodes);
+  const selected = useStudio((s) => s.graph.selected);
+  const heat = useStudio((s) => s.graph.heat);
+  const setHeat = useStudio((s) => s.setGraphHeat);
+  const { index } = view;
+
+  const excluded = useMemo(() => excludedNodes(index, entries), [index, entries]);
+  const preview = useMemo(() => previewSubgraph(index, starts, ends), [index, starts, ends]);
+  const hovered = useMemo(() => {
+    const entry = entries.find((e) => e.id === hoveredId);
+    if (!entry) return [];
+    const r = resolveEntry(index, entry);
+    return 'nodes' in r ? r.nodes : [];
+  }, [index, entries, hoveredId]);
+  const flags = useMemo(
+    () => visualFlags(view, { excluded: excluded.excluded, preview: preview.kind === 'subgraph' ? preview.nodes : [], hovered, starts, ends, picked, selected, matches }),
+    [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
+  );
+  const scale = useMemo(() => (heat ? heatScale(view, heat) : null), [view, heat]);
+  const opTypes = useMemo(() => [...new Set(index.nodes.map((n) => n.op_type ?? ''))].filter(Boolean).sort(), [index]);
+  const families = useMemo(() => [...new Set(view.boxes.map((b) => b.family))] as OpFamily[], [view]);
+
+  useEffect(() => {
+    const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.key === 'f' || e.key === 'F') && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        searchRef.current?.focus();
+        return;
+      }
+      if (typing(e.target) || e.altKey || e.ctrlKey || e.metaKey) return;
+      if (e.key === '/') {
+        e.preventDefault();
+        searchRef.current?.focus();
+      } else if (e.key === 'Escape') {
+        useStudio.getState().clearPicks();
+      } else if (e.key === 'f') {
+        rendererRef.current?.fit();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn={drawn ? 'true' : 'false'}>
+      <div className="graph-toolbar">
+        <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
+        <div className="graph-toolbar__buttons">
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomBy(1.4)} aria-label="Zoom in">+</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomBy(1 / 1.4)} aria-label="Zoom out">−</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the graph (f)">Fit</button>
+        </div>
+        <span className="muted small" data-testid="graph-counts">
+          {index.nodes.length.toLocaleString('en')} nodes · {view.boxes.length.toLocaleString('en')} boxes · laid out in {seconds.toFixed(2)} s
+        </span>
+      </div>
+      <PickToolbar view={view} preview={preview} opTypes={opTypes} />
+      {excluded.problems.size > 0 && (
+        <Callout kind="warning" testId="graph-exclusion-problems" title="Some exclusions name nothing in this model">
+          {entries.filter((e) => excluded.problems.has(e.id)).map((e) => <p key={e.id}>“{e.name}”: {excluded.problems.get(e.id)}</p>)}
+        </Callout>
+      )}
+      {heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
+      <div className="graph-body">
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={scale?.colours ?? null} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); }} />
+        <NodeInspector view={view} handle={handle} />
+      </div>
+      <ul className="graph-families small" aria-label="Colours of op families">
+        {families.map((f) => (
+          <li key={f}><span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}</li>
+        ))}
+        <li><span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)</li>
+      </ul>
+    </div>
+  );
+}

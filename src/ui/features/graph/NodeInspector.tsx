@@ -1,0 +1,179 @@
+/**
+ * The node inspector: the selected node's op type, id and name, its attributes, its inputs (weights
+ * with their shapes, value statistics and a histogram, computed in the model worker) and outputs
+ * (shapes and, once calibrated, the calibrated range with a picture of where zero lies), and which
+ * exclusion entries keep it float. Graph inputs and outputs show their tensor.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { AttributeProto, NodeId } from '../../../core/onnx/model.ts';
+import { AttributeType } from '../../../core/onnx/model.ts';
+import { weightOf } from '../../../core/onnx/graphIndex.ts';
+import { weightStatistics } from '../../remote/modelRemote.ts';
+import type { WeightStatistics } from '../../../../workers/modelApi.ts';
+import { useStudio } from '../../store/index.ts';
+import { resolveEntry } from './resolution.ts';
+import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
+import { FAMILY_COLOURS } from './families.ts';
+
+const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : '');
+const num = (v: number) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
+const list = (xs: readonly (number | string)[]) => `[${xs.slice(0, 16).join(', ')}${xs.length > 16 ? `, … (${xs.length})` : ''}]`;
+
+/** An attribute's value as text. */
+export function attributeText(a: AttributeProto): string {
+  switch (a.type) {
+    case AttributeType.FLOAT: return num(a.f ?? 0);
+    case AttributeType.INT: return String(a.i ?? 0);
+    case AttributeType.STRING: return JSON.stringify(text(a.s));
+    case AttributeType.TENSOR: return `tensor ${a.t?.dims.length ? a.t.dims.join('×') : 'scalar'}`;
+    case AttributeType.GRAPH: return `graph (${a.g?.node.length ?? 0} nodes)`;
+    case AttributeType.FLOATS: return list(a.floats.map(num));
+    case AttributeType.INTS: return list(a.ints);
+    case AttributeType.STRINGS: return list(a.strings.map((s) => JSON.stringify(text(s))));
+    case AttributeType.GRAPHS: return `${a.graphs.length} graphs`;
+    default: return '…';
+  }
+}
+
+function Histogram({ counts }: { counts: number[] }) {
+  const max = Math.max(1, ...counts);
+  return (
+    <svg className="inspector-histogram" viewBox={`0 0 ${counts.length * 4} 24`} preserveAspectRatio="none" role="img" aria-label="histogram of the values">
+      {counts.map((c, i) => <rect key={i} x={i * 4} y={24 - (24 * c) / max} width={3.4} height={(24 * c) / max} />)}
+    </svg>
+  );
+}
+
+/** A range [min, max] as a bar with a mark where zero is. */
+function RangePicture({ min, max }: { min: number; max: number }) {
+  const lo = Math.min(min, 0), hi = Math.max(max, 0);
+  const span = hi - lo || 1;
+  const x = (v: number) => (100 * (v - lo)) / span;
+  return (
+    <svg className="inspector-range" viewBox="0 0 100 12" preserveAspectRatio="none" role="img" aria-label={`range ${num(min)} to ${num(max)}`}>
+      <rect x={0} y={5} width={100} height={2} className="inspector-range__axis" />
+      <rect x={x(min)} y={2} width={Math.max(0.8, x(max) - x(min))} height={8} className="inspector-range__bar" />
+      <rect x={x(0) - 0.4} y={0} width={0.8} height={12} className="inspector-range__zero" />
+    </svg>
+  );
+}
+
+export function NodeInspector({ view, handle }: { view: GraphView; handle: string }) {
+  const selected = useStudio((s) => s.graph.selected);
+  const ranges = useStudio((s) => s.calibration.result?.ranges ?? null);
+  const entries = useStudio((s) => s.exclusions.entries);
+  const heat = useStudio((s) => s.graph.heat);
+  const { index } = view;
+  const nodeIndex = selected ? index.indexOfId.get(selected as NodeId) : undefined;
+  const node = nodeIndex !== undefined ? index.nodes[nodeIndex] : undefined;
+  const weights = useMemo(() => (node ? node.input.filter((t) => t && weightOf(index, t)) : []), [node, index]);
+  const [stats, setStats] = useState<Map<string, WeightStatistics>>(new Map());
+
+  useEffect(() => {
+    setStats(new Map());
+    if (weights.length === 0) return;
+    let live = true;
+    weightStatistics(handle, weights)
+      .then((found) => live && setStats(new Map(found.map((s) => [s.name, s]))))
+      .catch((e: Error) => live && setStats(new Map(weights.map((name) => [name, { name, error: e.message }]))));
+    return () => {
+      live = false;
+    };
+  }, [handle, weights]);
+
+  const excludedBy = useMemo(
+    () => (nodeIndex === undefined ? [] : entries.filter((e) => { const r = resolveEntry(index, e); return 'nodes' in r && r.nodes.includes(nodeIndex); })),
+    [entries, index, nodeIndex],
+  );
+
+  if (!selected) {
+    return (
+      <aside className="inspector inspector--empty" data-testid="node-inspector">
+        <p className="muted">Click a node to see its attributes, weights and tensors. Search with “/”.</p>
+      </aside>
+    );
+  }
+  const box = boxOfId(view, selected);
+  const rangeOf = (t: string) => ranges?.[t];
+  const tensorRow = (t: string) => {
+    const info = view.tensorInfo.get(t);
+    const r = rangeOf(t);
+    return (
+      <li key={t} className="inspector-tensor">
+        <code className="inspector-tensor__name" title={t}>{t || '(none)'}</code>
+        <span className="muted small">{info ? `${info.elemType} ${shapeLabel(info) || 'shape unknown'}` : 'shape unknown'}</span>
+        {r && (
+          <span className="inspector-tensor__range" data-testid="inspector-range">
+            <span className="small">calibrated {num(r[0])} … {num(r[1])}</span>
+            <RangePicture min={r[0]} max={r[1]} />
+          </span>
+        )}
+      </li>
+    );
+  };
+
+  if (!node) {
+    const ioBox = box !== undefined ? view.boxes[box] : undefined;
+    return (
+      <aside className="inspector" data-testid="node-inspector">
+        <h3 className="inspector__title">{ioBox?.kind === 'input' ? 'Graph input' : ioBox?.kind === 'output' ? 'Graph output' : selected}</h3>
+        {ioBox && <ul className="inspector-list">{tensorRow(ioBox.title)}</ul>}
+      </aside>
+    );
+  }
+  const family = box !== undefined ? view.boxes[box].family : 'other';
+  const heatValue = heat?.values[selected];
+  return (
+    <aside className="inspector" data-testid="node-inspector" data-node-id={selected}>
+      <h3 className="inspector__title">
+        <span className="inspector__op" style={{ background: FAMILY_COLOURS[family] }}>{node.op_type}</span>
+        <span data-testid="inspector-id">{selected}</span>
+      </h3>
+      <p className="small muted">
+        {node.name ? <>name <code>{node.name}</code></> : 'unnamed in the file; the id is its op type and position'}
+        {node.domain && node.domain !== 'ai.onnx' ? <> · domain <code>{node.domain}</code></> : null}
+      </p>
+      {heat && heatValue !== undefined && <p className="small">{heat.label}: <strong>{num(heatValue)}</strong></p>}
+      {excludedBy.length > 0 && (
+        <p className="inspector__excluded small" data-testid="inspector-excluded">Stays float: {excludedBy.map((e) => `“${e.name}”`).join(', ')}</p>
+      )}
+      {node.attribute.length > 0 && (
+        <>
+          <h4 className="inspector__heading">Attributes</h4>
+          <dl className="inspector-attributes">
+            {node.attribute.map((a) => (
+              <div key={a.name}>
+                <dt>{a.name}</dt>
+                <dd><code>{attributeText(a)}</code></dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      )}
+      <h4 className="inspector__heading">Inputs</h4>
+      <ul className="inspector-list">
+        {node.input.map((t, k) => {
+          const w = t ? weightOf(index, t) : undefined;
+          if (!w) return tensorRow(t || `(input ${k} omitted)`);
+          const s = stats.get(t);
+          return (
+            <li key={`${t}-${k}`} className="inspector-tensor inspector-tensor--weight" data-testid="inspector-weight">
+              <code className="inspector-tensor__name" title={t}>{t}</code>
+              <span className="small"><span className="pill">weight</span> {w.dims.length ? w.dims.join('×') : 'scalar'}</span>
+              {s && 'statistics' in s && (
+                <span className="inspector-stats small">
+                  min {num(s.statistics.min)} · max {num(s.statistics.max)} · mean {num(s.statistics.mean)} · std {num(s.statistics.std)}
+                  {s.statistics.zeros > 0 && ` · ${s.statistics.zeros} zeros`}
+                  <Histogram counts={s.statistics.histogram} />
+                </span>
+              )}
+              {s && 'error' in s && <span className="small muted">no statistics: {s.error}</span>}
+            </li>
+          );
+        })}
+      </ul>
+      <h4 className="inspector__heading">Outputs</h4>
+      <ul className="inspector-list">{node.output.map((t) => tensorRow(t))}</ul>
+    </aside>
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * One flag array per box for the renderer (FLAG bits): excluded nodes (shaded), the preview of the
+ * current picks, the list entry under the pointer, the picks themselves, the selection and search
+ * matches. Node indices and ids are turned into boxes here (a folded Constant lights its consumer).
+ */
+import type { GraphView } from './viewModel.ts';
+import { boxOfId } from './viewModel.ts';
+import { FLAG } from './renderer.ts';
+
+export interface VisualInputs {
+  excluded: Uint8Array;
+  preview: readonly number[];
+  hovered: readonly number[];
+  starts: readonly string[];
+  ends: readonly string[];
+  picked: readonly string[];
+  selected: string | null;
+  matches: readonly number[];
+}
+
+export function visualFlags(view: GraphView, s: VisualInputs): Uint8Array {
+  const flags = new Uint8Array(view.boxes.length);
+  const byNode = (i: number, bit: number) => {
+    const b = view.boxOfNode[i] >= 0 ? view.boxOfNode[i] : boxOfId(view, view.index.ids[i]);
+    if (b !== undefined && b >= 0) flags[b] |= bit;
+  };
+  const byId = (id: string, bit: number) => {
+    const b = boxOfId(view, id);
+    if (b !== undefined) flags[b] |= bit;
+  };
+  s.excluded.forEach((x, i) => x && byNode(i, FLAG.excluded));
+  s.preview.forEach((i) => byNode(i, FLAG.preview));
+  s.hovered.forEach((i) => byNode(i, FLAG.hovered));
+  s.starts.forEach((id) => byId(id, FLAG.start));
+  s.ends.forEach((id) => byId(id, FLAG.end));
+  s.picked.forEach((id) => byId(id, FLAG.picked));
+  if (s.selected) byId(s.selected, FLAG.selected);
+  for (const b of s.matches) flags[b] |= FLAG.match;
+  return flags;
+}
