@@ -1,0 +1,37 @@
+/**
+ * The recovery worker's entry: wiring only. The API lives in recoverApi.ts (tests call it with a runtime
+ * of their choosing); here it gets onnxruntime-web and the OffscreenCanvas image decoder, and the progress
+ * callback the page passed as a Comlink.proxy is released when its run ends.
+ */
+import { expose, releaseProxy, transfer, type Remote } from 'comlink';
+import { createRecoverApi, type RecoverApi, type RecoverProgressCallback } from './recoverApi.ts';
+import { decodeWithCanvas } from './calibration/decodeImage.ts';
+import { createWebRuntime } from './runtime/ort.ts';
+
+const api = createRecoverApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
+
+const release = (callback: RecoverProgressCallback | undefined) => (callback as Remote<RecoverProgressCallback> | undefined)?.[releaseProxy]?.();
+
+const wired: RecoverApi = {
+  ...api,
+  async recover(handle, request, onProgress) {
+    try {
+      return await api.recover(handle, request, onProgress);
+    } finally {
+      release(onProgress);
+    }
+  },
+  async ladder(handle, request, onProgress) {
+    try {
+      return await api.ladder(handle, request, onProgress);
+    } finally {
+      release(onProgress);
+    }
+  },
+  pick(rungHandle) {
+    const picked = api.pick(rungHandle);
+    return transfer(picked, [picked.bytes]);
+  },
+};
+
+expose(wired);

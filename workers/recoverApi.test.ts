@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import { decode } from '../src/core/onnx/index.ts';
+import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { readModel, seededFloats } from '../tests/helpers/fixtures.ts';
+import { createRecoverApi, type RecoverApi, type RecoverProgress } from './recoverApi.ts';
+import { fakeDecode, fakeImage, fakeImages } from './calibration/testSupport.ts';
+import { createWebRuntime } from './runtime/ort.ts';
+
+// onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
+const api = (): RecoverApi => createRecoverApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });
+const unit = getPreprocessPreset('unit');
+
+function withFinetune(algorithm: 'adaround' | 'adaquant', iterations: number, extra: Partial<QuantConfig> = {}): QuantConfig {
+  const json = JSON.parse(configToJSON(getPreset('XINT8')));
+  json.includeFastFt = true;
+  json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: algorithm, NumIterations: iterations, LogPeriod: 1 };
+  delete json.extraOptions.FastFinetune.LearningRate;
+  return validateConfig({ ...json, ...extra });
+}
+
+async function rejection(p: Promise<unknown>): Promise<Error> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: Error) => e,
+  );
+}
+
+async function openMnist(a: RecoverApi) {
+  return (await a.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' })).handle;
+}
+
+describe('recoverApi (onnxruntime-web WASM)', () => {
+  it('quantizes mnist with AdaRound: loss curves per layer in progress and summary, a model that runs in onnxruntime-node', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    const events: RecoverProgress[] = [];
+    const samples = [...fakeImages(4), fakeImage('broken.png', 'not an image')];
+    const out = await a.recover(handle, { samples, spec: unit, config: withFinetune('adaround', 20), configName: 'XINT8' }, (p) => events.push(p));
+
+    expect(out.used).toBe(4);
+    expect(out.skipped).toEqual([{ file: 'broken.png', reason: expect.stringContaining('not a readable image') }]);
+    const r = out.rung;
+    expect(r.label).toBe('XINT8 + AdaRound');
+    expect(r.handle).not.toBeNull();
+    expect(r.metrics.cosine).toBeGreaterThan(0.9);
+    expect(r.metrics.cosine).toBeLessThanOrEqual(1);
+    expect(r.finetune!.algorithm).toBe('adaround');
+    expect(r.finetune!.layers.length).toBeGreaterThanOrEqual(2); // mnist's Conv and Gemm/MatMul layers
+    for (const l of r.finetune!.layers) {
+      expect(l.curve.length).toBeGreaterThan(1);
+      expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore); // a worse result is not kept
+    }
+    const phases = new Set(events.map((e) => e.phase));
+    for (const p of ['decoding', 'prepare', 'calibrate', 'quantize', 'gather', 'layer', 'evaluate']) expect(phases, p).toContain(p);
+    const layers = events.filter((e) => e.phase === 'layer');
+    expect(layers.at(-1)!.layer).toMatchObject({ done: r.finetune!.layers.length, total: r.finetune!.layers.length });
+    expect(layers.some((e) => (e.layer!.curve?.length ?? 0) > 1)).toBe(true);
+
+    const picked = a.pick(r.handle!);
+    expect(decode(new Uint8Array(picked.bytes)).graph!.node.some((n) => n.op_type === 'DequantizeLinear')).toBe(true);
+    const session = await createSession(new Uint8Array(picked.bytes));
+    const outputs = await session.run({ [session.inputNames[0]]: float32Tensor(seededFloats(28 * 28, 3), [1, 1, 28, 28]) });
+    expect(Object.values(outputs)[0].dims).toEqual([1, 10]);
+    await session.release();
+  });
+
+  it('climbs one format with an unreachable target: every rung measured with numbers and a model, the best chosen, a report with the ladder', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    const finished: RecoverProgress[] = [];
+    const out = await a.ladder(
+      handle,
+      { samples: fakeImages(3), evaluationSamples: fakeImages(2), spec: unit, config: withFinetune('adaround', 3), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false },
+      (p) => p.phase === 'rung-done' && finished.push(p),
+    );
+    expect(out.rungs.map((r) => r.label)).toEqual(expect.arrayContaining(['XINT8', 'XINT8 + CLE']));
+    expect(out.rungs).toHaveLength(4);
+    expect(out.rungs.map((r) => r.label).slice(2).join()).toMatch(/AdaRound.*AdaQuant/);
+    expect(out.stopped).toBe('exhausted');
+    expect(out.evaluated).toBe(2);
+    expect(finished.map((p) => p.finished!.index)).toEqual([1, 2, 3, 4]);
+    // A rung that fails is listed with its named error (mnist is opset 8: see the AdaQuant note in the report).
+    const measured = out.rungs.filter((r) => r.error === null);
+    expect(measured.length).toBeGreaterThanOrEqual(3);
+    for (const r of out.rungs) {
+      expect(r.met).toBe(false);
+      if (r.error) {
+        expect(r.handle).toBeNull();
+        expect(r.score).toBeNaN();
+        continue;
+      }
+      expect(r.handle).not.toBeNull();
+      expect(r.metrics.cosine).toBeGreaterThan(0.8);
+      expect(r.score).toBe(r.metrics.cosine);
+    }
+    const best = Math.max(...measured.map((r) => r.score));
+    expect(out.rungs[out.chosen].score).toBe(best);
+    expect(out.rungs[2].finetune!.algorithm).toBe('adaround');
+    expect(out.rungs[3].error ?? out.rungs[3].finetune!.algorithm).toMatch(/adaquant|Error/);
+
+    const report = await a.ladderReport(out.handle, 0);
+    expect(report.ladder!.rungs).toHaveLength(4);
+    expect(report.ladder!.chosen).toBe(0);
+    expect(report.config!.name).toBe('XINT8');
+    expect(report.outputs[0].metrics.cosine!.mean).toBeCloseTo(out.rungs[0].metrics.cosine, 10);
+  });
+
+  it('a cancel stops the climb with the rungs measured so far', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    const run = a.ladder(handle, { samples: fakeImages(3), spec: unit, config: withFinetune('adaquant', 2000), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false }, (p) => {
+      if (p.phase === 'layer' || (p.phase === 'rung-done' && p.finished!.index === 2)) a.cancel(handle);
+    });
+    const out = await run;
+    expect(out.stopped).toBe('cancelled');
+    expect(out.rungs.length).toBeGreaterThanOrEqual(2);
+    expect(out.rungs.length).toBeLessThan(4);
+  });
+
+  it('names what is wrong: no calibration images, a bad target, a cancelled single run', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    expect((await rejection(a.recover(handle, { samples: [], spec: unit, config: withFinetune('adaround', 2), configName: 'XINT8' }))).name).toBe('NoRecoveryDataError');
+    expect((await rejection(a.ladder(handle, { samples: fakeImages(1), spec: unit, config: getPreset('XINT8'), target: 'ssim:0.9' }))).name).toBe('LadderTargetError');
+    const run = a.recover(handle, { samples: fakeImages(2), spec: unit, config: withFinetune('adaquant', 5000), configName: 'XINT8' }, (p) => {
+      if (p.phase === 'gather') a.cancel(handle);
+    });
+    expect((await rejection(run)).name).toBe('RecoveryCancelledError');
+  });
+});

@@ -1,0 +1,488 @@
+/**
+ * The recovery worker's API: accuracy recovery in the browser. Given the float model (its bytes stay
+ * here), the calibration samples and the preprocessing, it (a) quantizes with the user's recovery steps
+ * (core quantizeWithRecovery: CLE, AdaRound / AdaQuant, bias correction) and (b) climbs the reference's
+ * best-practice ladder (core climbLadder + ladderMeasures) toward a target on the evaluation samples.
+ *
+ * Every quantized model made here stays here, keyed by a handle (ARCHITECTURE example 8): the page shows
+ * the numbers and asks for one model's bytes only when the user picks it ("Use this model"). Samples are
+ * decoded once per run (the evaluation worker's loadFeeds) and serve calibration, fine-tuning and judging
+ * alike; onnxruntime-web runs the models (WASM: the optimizers themselves are plain TypeScript, see
+ * bench/README.md). Progress goes to one callback (a Comlink.proxy on the page); `cancel` stops the run
+ * within one inference or one optimizer step. A cancelled ladder keeps the rungs it measured.
+ *
+ * Plain object like evaluationApi: tests build it with a Node runtime and a fake decoder, and
+ * recover.worker.ts only wires the browser's runtime and image decoder to it.
+ */
+import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { compareModels, ComparisonError, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
+import type { OutputSummary } from '../src/core/metrics/summary.ts';
+import { rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import type { PresetName } from '../src/core/quantize/presets.ts';
+import type { Ranges } from '../src/core/quantize/plan.ts';
+import type { QuantizeReport } from '../src/core/quantize/report.ts';
+import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
+import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
+import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
+import { climbLadder, ladderReport, parseLadderTarget, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
+import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
+import type { CurvePoint } from '../src/core/recover/tuning.ts';
+import { ModelCalibrator, type SampleSource, type SkippedSample } from './calibration/calibrator.ts';
+import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
+import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
+import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
+import type { BackendPreference } from './runtime/ort.ts';
+import type { Feed, Runtime } from './runtime/session.ts';
+import { HandleTable } from './runtime/handles.ts';
+import { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+
+export { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+
+export interface RecoverOpenOptions {
+  fileName: string;
+  externalFiles?: Record<string, ArrayBuffer>;
+  threads?: number;
+}
+
+export interface RecoverModel {
+  handle: string;
+  inputs: TensorSummary[];
+  file: ReportFile;
+}
+
+/** The data every request carries: what to calibrate and tune on, and what to judge on. */
+export interface RecoverData {
+  samples: readonly CalibrationSample[];
+  /** Held-out samples to judge on; empty or absent → the calibration samples. */
+  evaluationSamples?: readonly CalibrationSample[];
+  spec: PreprocessSpec | null;
+}
+
+export interface RecoverRequest extends RecoverData {
+  /** The user's configuration: settings, exclusions and the recovery choices (includeCle, includeFastFt, …). */
+  config: QuantConfig;
+  configName: string;
+}
+
+export interface LadderRequest extends RecoverData {
+  /** The user's configuration: its exclusions and FastFinetune options carry into every rung. */
+  config: QuantConfig;
+  /** "cosine:0.99", "psnr:30", "top1:0.9". */
+  target: string;
+  /** Formats climbed, in order; default the reference's XINT8, A8W8, A16W8. */
+  formats?: PresetName[];
+  perChannelRung?: boolean;
+  /** Run the exclusion search as the last rung (default true), with at most this many measurements. */
+  exclusions?: boolean;
+  maxExclusionSteps?: number;
+}
+
+/** Where a run is: which rung (ladder only), which phase, which stage or layer. */
+export interface RecoverProgress {
+  /** The rung being measured (ladder only). */
+  rung: { index: number; label: string; step: number | 'ours' } | null;
+  phase: 'decoding' | RecoveryProgress['phase'] | 'evaluate' | 'rung-done';
+  /** Samples decoded (phase 'decoding'), or the stage of layers being gathered (phase 'gather'). */
+  done?: number;
+  total?: number;
+  /** Phase 'layer': the layer just tuned or corrected, and its loss curve. */
+  layer?: { id: string; done: number; total: number; lossBefore?: number; lossAfter?: number; curve?: readonly CurvePoint[] };
+  /** Phase 'rung-done': the rung just measured. */
+  finished?: RungSummary;
+}
+
+export type RecoverProgressCallback = (p: RecoverProgress) => void;
+
+/** A tuned layer as the page draws it. */
+export interface LayerCurve {
+  id: string;
+  lossBefore: number;
+  lossAfter: number;
+  kept: boolean;
+  curve: readonly CurvePoint[];
+}
+
+/** One measured configuration: the numbers side by side, and a handle to its quantized model. */
+export interface RungSummary {
+  /** 1, 2, … in the ladder; 1 for a single recovery run. */
+  index: number;
+  label: string;
+  /** The reference flow's step (1–4), 'ours', or null for the user's own configuration. */
+  step: number | 'ours' | null;
+  /** The target metric's value (the ladder's), or the mean output cosine (a single run); NaN when it failed. */
+  score: number;
+  /** cosine, psnr, top1 where defined. */
+  metrics: Record<string, number>;
+  met: boolean;
+  seconds: number;
+  error: string | null;
+  /** The quantized model, kept in the worker; null when the rung failed. */
+  handle: string | null;
+  /** The configuration measured, as JSON (core configToJSON). */
+  config: string;
+  preset: PresetName | null;
+  finetune: { algorithm: 'adaround' | 'adaquant'; lossBefore: number; lossAfter: number; layers: LayerCurve[] } | null;
+  cle: { pairs: number } | null;
+  biasCorrection: { layers: number } | null;
+  skippedLayers: number;
+  quantization: { nodes: number; quantized: number; float: number } | null;
+}
+
+export interface RecoverOutcome {
+  rung: RungSummary;
+  used: number;
+  skipped: SkippedSample[];
+  seconds: number;
+}
+
+export interface LadderOutcome {
+  /** Handle of the climb (for its report). */
+  handle: string;
+  target: { metric: string; value: number };
+  rungs: RungSummary[];
+  stopped: LadderStop;
+  /** Index into `rungs` of the chosen one; −1 when none could be measured. */
+  chosen: number;
+  used: number;
+  evaluated: number;
+  skipped: SkippedSample[];
+  seconds: number;
+}
+
+/** A picked model: its bytes (transferred), the quantizer's report and the configuration. */
+export interface PickedModel {
+  bytes: ArrayBuffer;
+  report: QuantizeReport;
+  config: string;
+  label: string;
+  preset: PresetName | null;
+  seconds: number;
+}
+
+export interface RecoverApiDeps {
+  runtime(preference: BackendPreference, threads?: number): Runtime;
+  decodeImage: ImageDecoder;
+}
+
+interface HeldModel {
+  model: ModelProto;
+  index: GraphIndex;
+  inputs: TensorSummary[];
+  file: ReportFile;
+  runtime: Runtime;
+  active: Set<{ aborted: boolean }>;
+}
+
+interface HeldRung {
+  model: ModelProto;
+  report: QuantizeReport;
+  config: QuantConfig;
+  label: string;
+  preset: PresetName | null;
+  seconds: number;
+  outputs: readonly OutputSummary[];
+  samples: number;
+}
+
+interface HeldLadder {
+  model: string;
+  result: LadderResult;
+  handles: (string | null)[];
+  dataSource: string;
+}
+
+async function sha256(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Decoded feeds as a calibration sample source (no second decode). */
+function feedSource(data: EvaluationFeeds): SampleSource {
+  return {
+    count: data.feeds.length,
+    name: (i) => data.names[i],
+    produce: async (i) => ({ feeds: data.feeds[i] as Record<string, Feed> }),
+  };
+}
+
+export function createRecoverApi(deps: RecoverApiDeps) {
+  const models = new HandleTable<HeldModel>('recover-model');
+  const rungs = new HandleTable<HeldRung>('rung');
+  const ladders = new HandleTable<HeldLadder>('ladder');
+
+  /** Runs `body` with a fresh cancel signal of `h`; RecoveryCancelledError once cancelled, whatever the body threw. */
+  async function withSignal<T>(h: HeldModel, body: (signal: { aborted: boolean }, check: () => void) => Promise<T>): Promise<T> {
+    const signal = { aborted: false };
+    h.active.add(signal);
+    const check = () => {
+      if (signal.aborted) throw new RecoveryCancelledError('The recovery was cancelled.');
+    };
+    try {
+      return await body(signal, check);
+    } catch (e) {
+      check();
+      throw e;
+    } finally {
+      h.active.delete(signal);
+    }
+  }
+
+  /** Decodes calibration and evaluation samples once; the calibrate callback runs the float model on them. */
+  async function prepareData(h: HeldModel, request: RecoverData, check: () => void, progress: RecoverProgressCallback) {
+    if (request.samples.length === 0) {
+      throw new NoRecoveryDataError('No calibration images: recovery calibrates, fine-tunes and measures on real data. Add images in the calibration step.');
+    }
+    const hooks = (what: string) => ({
+      cancelled: () => (check(), false),
+      onSample: (done: number, total: number) => progress({ rung: null, phase: 'decoding', done, total }),
+      cancelledError: () => new RecoveryCancelledError(`cancelled while decoding the ${what}`),
+    });
+    const tuning = await loadFeeds(request.samples, h.inputs, request.spec, deps.decodeImage, hooks('calibration samples'));
+    const own = request.evaluationSamples && request.evaluationSamples.length > 0;
+    const judging = own ? await loadFeeds(request.evaluationSamples!, h.inputs, request.spec, deps.decodeImage, hooks('evaluation samples')) : tuning;
+    const calibrate = async (model: ModelProto, config: QuantConfig): Promise<Ranges> => {
+      const calibrator = new ModelCalibrator(model, h.runtime);
+      try {
+        const outcome = await calibrator.calibrate(feedSource(tuning), config, () => (check(), false), () => undefined);
+        return rangesOf(outcome.states as TensorStates);
+      } finally {
+        await calibrator.release();
+      }
+    };
+    return {
+      tuning,
+      judging,
+      calibrate,
+      tuningRuntime: comparisonRuntime(h.runtime, tuning.feeds, check) as ComparisonRuntime,
+      judgingRuntime: comparisonRuntime(h.runtime, judging.feeds, check) as ComparisonRuntime,
+      skipped: [...tuning.skipped, ...(own ? judging.skipped : [])],
+      dataSource: own ? `${judging.feeds.length} evaluation sample(s)` : `${judging.feeds.length} calibration sample(s)`,
+    };
+  }
+
+  /** Keeps a measured model and describes it. */
+  function summarize(detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization'>): RungSummary {
+    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null };
+    const config = validateConfig(JSON.parse(base.config));
+    const handle = rungs.add({
+      model: detail.quantized,
+      report: detail.report,
+      config,
+      label: base.label,
+      preset: base.preset,
+      seconds: base.seconds,
+      outputs: detail.comparison.outputs,
+      samples: detail.comparison.samples,
+    });
+    return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts } };
+  }
+
+  function recoveryFacts(r: RecoveryReport): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers'> {
+    return {
+      finetune: r.finetune
+        ? {
+            algorithm: r.finetune.algorithm,
+            lossBefore: r.finetune.lossBefore,
+            lossAfter: r.finetune.lossAfter,
+            layers: r.finetune.layers.map((l) => ({ id: l.id, lossBefore: l.lossBefore, lossAfter: l.lossAfter, kept: l.kept, curve: l.curve })),
+          }
+        : null,
+      cle: r.cle ? { pairs: r.cle.pairs.length } : null,
+      biasCorrection: r.biasCorrection ? { layers: r.biasCorrection.layers.length } : null,
+      skippedLayers: r.skippedLayers.length,
+    };
+  }
+
+  const forward = (progress: RecoverProgressCallback, rung: RecoverProgress['rung']) => (p: RecoveryProgress | { phase: 'evaluate' }) => {
+    if (p.phase === 'layer') progress({ rung, phase: 'layer', layer: { id: p.id, done: p.done, total: p.total, lossBefore: p.lossBefore, lossAfter: p.lossAfter, curve: p.curve } });
+    else if (p.phase === 'gather') progress({ rung, phase: 'gather', done: p.stage, total: p.stages });
+    else progress({ rung, phase: p.phase });
+  };
+
+  return {
+    /** Decodes the float model; its bytes stay here. ComparisonError for a model that is already quantized. */
+    async open(bytes: ArrayBuffer, options: RecoverOpenOptions): Promise<RecoverModel> {
+      const data = new Uint8Array(bytes);
+      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+      const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
+      if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
+      const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
+      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: deps.runtime('wasm', options.threads), active: new Set() });
+      return { handle, inputs: summary.inputs, file };
+    },
+
+    /**
+     * Quantizes with the configuration's recovery steps and judges the result on the evaluation samples.
+     * Named errors: NoRecoveryDataError, NoUsableSamplesError, RecoveryCancelledError, RecoveryError,
+     * ConfigError and what the quantizer throws.
+     */
+    async recover(handle: string, request: RecoverRequest, onProgress?: RecoverProgressCallback): Promise<RecoverOutcome> {
+      const h = models.get(handle);
+      const progress = onProgress ?? (() => undefined);
+      return withSignal(h, async (signal, check) => {
+        const start = performance.now();
+        const config = validateConfig(request.config);
+        const data = await prepareData(h, request, check, progress);
+        const result = await quantizeWithRecovery(h.model, config, {
+          calibrate: (m) => data.calibrate(m, config),
+          runtime: data.tuningRuntime,
+          signal,
+          onProgress: forward(progress, null),
+          configName: request.configName,
+        });
+        progress({ rung: null, phase: 'evaluate' });
+        const comparison = await compareModels(h.model, result.model, data.judgingRuntime, { layers: false, floatIndex: h.index });
+        const metrics = ladderMetrics(comparison.outputs);
+        const seconds = (performance.now() - start) / 1000;
+        const rung = summarize(
+          { quantized: result.model, report: result.report, recovery: result.recovery, comparison },
+          { index: 1, label: recipeLabel(config, request.configName), step: null, score: metrics.cosine, metrics, met: true, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
+        );
+        return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds };
+      });
+    },
+
+    /**
+     * Climbs the ladder until a rung meets the target (core climbLadder, measured by ladderMeasures here).
+     * Progress says the rung, its phase and layer, and each rung's numbers as it ends. A cancel ends the
+     * climb with what was measured (stopped: 'cancelled'); a bad target is LadderTargetError.
+     */
+    async ladder(handle: string, request: LadderRequest, onProgress?: RecoverProgressCallback): Promise<LadderOutcome> {
+      const h = models.get(handle);
+      const progress = onProgress ?? (() => undefined);
+      const target = parseLadderTarget(request.target);
+      const signal = { aborted: false };
+      h.active.add(signal);
+      const check = () => {
+        if (signal.aborted) throw new RecoveryCancelledError('The ladder was cancelled.');
+      };
+      try {
+        const start = performance.now();
+        const base = validateConfig(request.config);
+        const data = await prepareData(h, request, check, progress);
+        const info = (r: Rung) => ({ index: r.index, label: r.label, step: r.step });
+        const measures = ladderMeasures(
+          {
+            model: h.model,
+            calibrate: data.calibrate,
+            tuning: data.tuningRuntime,
+            evaluation: data.judgingRuntime,
+            signal,
+            onProgress: (rung, p) => forward(progress, info(rung))(p),
+          },
+          target.metric,
+          { maxExclusionSteps: request.maxExclusionSteps },
+        );
+        const summaries: RungSummary[] = [];
+        const result = await climbLadder({
+          target,
+          base,
+          formats: request.formats,
+          perChannelRung: request.perChannelRung,
+          measure: measures.measure,
+          exclude: request.exclusions === false ? undefined : measures.exclude,
+          signal,
+          onRung: (rung, r?: RungResult) => {
+            if (!r) return progress({ rung: info(rung), phase: 'prepare' });
+            const s = summarize(r.detail as RungDetail | undefined, {
+              index: rung.index,
+              label: rung.label,
+              step: rung.step,
+              score: r.score,
+              metrics: { ...r.metrics },
+              met: r.met,
+              seconds: r.seconds,
+              error: signal.aborted && r.error ? 'RecoveryCancelledError: cancelled while this rung was measured' : (r.error ?? null),
+              config: configToJSON(r.config),
+              preset: rung.recipe.preset,
+            });
+            summaries.push(s);
+            progress({ rung: info(rung), phase: 'rung-done', finished: s });
+          },
+        });
+        const stopped: LadderStop = signal.aborted ? 'cancelled' : result.stopped;
+        const kept: LadderResult = { ...result, stopped };
+        const ladderHandle = ladders.add({ model: handle, result: kept, handles: summaries.map((s) => s.handle), dataSource: data.dataSource });
+        return {
+          handle: ladderHandle,
+          target,
+          rungs: summaries,
+          stopped,
+          chosen: result.chosen,
+          used: data.tuning.feeds.length,
+          evaluated: data.judging.feeds.length,
+          skipped: data.skipped,
+          seconds: (performance.now() - start) / 1000,
+        };
+      } catch (e) {
+        check();
+        throw e;
+      } finally {
+        h.active.delete(signal);
+      }
+    },
+
+    /** The bytes of a measured model (the page makes it the run's result), with its report and configuration. */
+    pick(rungHandle: string): PickedModel {
+      const r = rungs.get(rungHandle);
+      const bytes = encode(r.model);
+      const copy = new Uint8Array(bytes).buffer as ArrayBuffer;
+      return { bytes: copy, report: r.report, config: configToJSON(r.config), label: r.label, preset: r.preset, seconds: r.seconds };
+    },
+
+    /**
+     * The report of a climb (core buildReport, with its ladder section), for the rung the user picked
+     * (default: the chosen one): that rung's model, configuration and output metrics.
+     */
+    async ladderReport(ladderHandle: string, picked?: number): Promise<Report> {
+      const l = ladders.get(ladderHandle);
+      const h = models.get(l.model);
+      const index = picked ?? l.result.chosen;
+      const rungHandle = l.handles[index];
+      const rung = rungHandle ? rungs.get(rungHandle) : null;
+      const result = { ...l.result, chosen: index };
+      const bytes = rung ? encode(rung.model) : null;
+      return buildReport({
+        title: `Accuracy-recovery ladder: ${h.file.name}`,
+        createdAt: new Date().toISOString(),
+        floatModel: h.file,
+        quantizedModel: bytes && rung ? { name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`, bytes: bytes.length, sha256: await sha256(bytes) } : null,
+        config: rung ? { name: rung.label, settings: JSON.parse(configToJSON(rung.config)) } : null,
+        exclusions: rung ? rung.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })) : [],
+        quantization: rung ? { nodes: rung.report.counts.nodes, quantized: rung.report.counts.quantized, float: rung.report.counts.float } : null,
+        samples: rung?.samples ?? 0,
+        dataSource: l.dataSource,
+        outputs: rung?.outputs ?? [],
+        ladder: ladderReport(result),
+        timings: l.result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
+      });
+    },
+
+    /** Forgets measured models the page no longer lists (a new run replaces the old ones). */
+    forget(rungHandles: readonly string[], ladderHandle?: string): void {
+      for (const id of rungHandles) rungs.delete(id);
+      if (ladderHandle) ladders.delete(ladderHandle);
+    },
+
+    /** Asks the running recovery or climb of `handle` to stop within one inference or optimizer step. */
+    cancel(handle: string): void {
+      if (models.has(handle)) for (const s of models.get(handle).active) s.aborted = true;
+    },
+
+    close(handle: string): void {
+      models.delete(handle);
+    },
+  };
+}
+
+/** "XINT8 + CLE + AdaRound + bias correction": what the user's own configuration does. */
+export function recipeLabel(config: QuantConfig, name: string): string {
+  const parts = [name];
+  if (config.includeCle) parts.push('CLE');
+  if (config.includeFastFt) parts.push(config.extraOptions.FastFinetune.OptimAlgorithm === 'adaround' ? 'AdaRound' : 'AdaQuant');
+  if (config.includeBiasCorrection) parts.push('bias correction');
+  return parts.join(' + ');
+}
+
+export type RecoverApi = ReturnType<typeof createRecoverApi>;
