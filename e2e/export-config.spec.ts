@@ -75,4 +75,18 @@ test.describe('export and import of the configuration', () => {
     await expect(panel.getByTestId('import-error')).toHaveAttribute('data-error-name', 'ConfigError');
     await expect(entries).toHaveCount(2);
   });
+
+  test('an imported pick that names no node of this model is flagged, and the scripts refuse it by name', async ({ page }) => {
+    await openWithModel(page, 'mnist.onnx');
+    const panel = page.getByTestId('exclusion-panel');
+    const file = { nodesToExclude: ['Conv_3'], studio: { exclusions: [{ kind: 'nodes', name: 'from another model', nodes: ['Conv_3'] }] } };
+    await panel.getByTestId('import-config-input').setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    const entry = panel.getByTestId('exclusion-entry');
+    await expect(entry).toHaveCount(1);
+    await expect(entry.getByTestId('exclusion-entry-count')).toHaveText('names no node');
+    await expect(entry).toContainText('"Conv_3" names no node');
+    await panel.getByTestId('export-quark').click();
+    await expect(panel.getByTestId('export-error')).toHaveAttribute('data-error-name', 'ExclusionError');
+    await expect(panel.getByTestId('snippet-dialog')).toHaveCount(0);
+  });
 });
