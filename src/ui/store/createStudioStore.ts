@@ -15,8 +15,9 @@ import { createRunSlice, type QuantizeService, type RunSlice } from './runSlice.
 import { createExclusionSlice, type ExclusionSlice } from './exclusionSlice.ts';
 import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
 import { createEvaluationSlice, type EvaluationService, type EvaluationSlice } from './evaluationSlice.ts';
+import { createRecoverySlice, type RecoveryService, type RecoverySlice } from './recoverySlice.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -24,6 +25,7 @@ export interface StudioServices {
   calibration?: CalibrationService;
   quantize?: QuantizeService;
   evaluation?: EvaluationService;
+  recovery?: RecoveryService;
 }
 
 const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
@@ -31,6 +33,7 @@ const unavailable = (what: string) => () => Promise.reject(Object.assign(new Err
 const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
 const noQuantize: QuantizeService = { quantize: unavailable('Quantization') };
 const noEvaluation: EvaluationService = { evaluate: unavailable('Evaluation'), suggest: unavailable('Evaluation'), cancel: () => undefined, release: () => undefined };
+const noRecovery: RecoveryService = { recover: unavailable('Recovery'), ladder: unavailable('Recovery'), pick: unavailable('Recovery'), ladderReport: unavailable('Recovery'), cancel: () => undefined, release: () => undefined };
 
 /** A new store; the page makes one (index.ts), tests make as many as they like. */
 export function createStudioStore(services: StudioServices) {
@@ -41,6 +44,7 @@ export function createStudioStore(services: StudioServices) {
     ...createExclusionSlice<StudioState>()(...a),
     ...createGraphSlice<StudioState>()(...a),
     ...createEvaluationSlice<StudioState>(services.evaluation ?? noEvaluation)(...a),
+    ...createRecoverySlice<StudioState>(services.recovery ?? noRecovery)(...a),
   }));
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
@@ -49,6 +53,7 @@ export function createStudioStore(services: StudioServices) {
     if (state.exclusions.entries.length > 0) state.replaceExclusions([]);
     state.resetGraph();
     state.resetEvaluation();
+    state.resetRecovery();
   });
   return store;
 }

@@ -5,9 +5,10 @@
 import { calibrationRemote } from '../remote/calibrationRemote.ts';
 import { modelRemote, quantizeRemote } from '../remote/modelRemote.ts';
 import { evaluationRemote } from '../remote/evaluationRemote.ts';
+import { recoveryRemote } from '../remote/recoveryRemote.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
-export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote });
+export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote, recovery: recoveryRemote });
 
 export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
@@ -17,3 +18,4 @@ export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSl
 export { exclusionConfig } from './exclusionSlice.ts';
 export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
 export type { EvaluationState, EvaluationStatus, EvaluationOutcome, SuggestState } from './evaluationSlice.ts';
+export type { RecoveryState, RecoveryStatus, RungSummary } from './recoverySlice.ts';

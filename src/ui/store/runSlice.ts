@@ -56,6 +56,8 @@ export interface RunSlice {
   dismissRunError(): void;
   /** A new model or new ranges: the old quantized model no longer applies. */
   clearRunResult(): void;
+  /** Makes a model quantized elsewhere (a recovery run, a ladder rung) the run's result. */
+  adoptQuantized(result: RunResult): void;
 }
 
 /** Stale or missing ranges: calibrate (again) first. */
@@ -124,6 +126,11 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       clearRunResult() {
         latest++;
         patch({ status: 'idle', result: null, error: null });
+      },
+
+      adoptQuantized(result) {
+        latest++;
+        patch({ status: 'done', result, error: null });
       },
     };
   };

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { ModelSummary } from '../../core/onnx/index.ts';
+import type { QuantizeReport } from '../../core/quantize/report.ts';
+import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
+import { getPreset } from '../../core/quantize/presets.ts';
+import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../../../workers/recoverApi.ts';
+import { createStudioStore } from './createStudioStore.ts';
+import type { ModelService } from './modelSlice.ts';
+import type { RecoveryService } from './recoverySlice.ts';
+
+const summary = { fileName: 'm.onnx', byteLength: 10, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
+const modelService: ModelService = {
+  async open(fileName) {
+    return { handle: `model-${fileName}`, summary: { ...summary, fileName } };
+  },
+  async close() {},
+};
+const quantReport = { config: 'XINT8', exclusions: [], counts: { nodes: 3, quantized: 2, float: 1 } } as unknown as QuantizeReport;
+
+const rung = (index: number, label: string, cosine: number, extra: Partial<RungSummary> = {}): RungSummary => ({
+  index, label, step: 1, score: cosine, metrics: { cosine }, met: false, seconds: 1, error: null, handle: `rung-${index}`,
+  config: configToJSON(getPreset('A8W8')), preset: 'A8W8', finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: { nodes: 3, quantized: 2, float: 1 }, ...extra,
+});
+
+/** A fake recovery service whose runs finish when the test says so. */
+function fakeRecovery() {
+  const runs: { request: RecoverRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: RecoverOutcome) => void; reject: (e: Error) => void }[] = [];
+  const climbs: { request: LadderRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: LadderOutcome) => void }[] = [];
+  const counts = { cancelled: 0, released: 0, picked: [] as string[] };
+  const service: RecoveryService = {
+    recover: (_h, request, onProgress) => new Promise((resolve, reject) => runs.push({ request, onProgress, resolve, reject })),
+    ladder: (_h, request, onProgress) => new Promise((resolve) => climbs.push({ request, onProgress, resolve })),
+    pick: async (_h, handle) => {
+      counts.picked.push(handle);
+      return { bytes: new Uint8Array([1, 2, 3]).buffer, report: quantReport, config: configToJSON(validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true })), label: 'A8W8', preset: 'A8W8', seconds: 4 };
+    },
+    ladderReport: async () => ({ ladder: { chosen: 1 } }) as never,
+    cancel: () => void counts.cancelled++,
+    release: () => void counts.released++,
+  };
+  return { service, runs, climbs, counts };
+}
+
+const file = (name: string) => new File([new Uint8Array(3)], name, { lastModified: 1 });
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+async function openStore(images = ['a.png', 'b.png']) {
+  const fake = fakeRecovery();
+  const store = createStudioStore({ model: modelService, recovery: fake.service });
+  const s = () => store.getState();
+  await s().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  if (images.length) s().addCalibrationData({ images: images.map(file) });
+  return { s, fake };
+}
+
+describe('recovery slice', () => {
+  it('says by name that recovery needs calibration images, and starts nothing', async () => {
+    const { s, fake } = await openStore([]);
+    await s().recoverWithSettings();
+    expect(s().recovery).toMatchObject({ status: 'error', error: { name: 'NoRecoveryDataError' } });
+    await s().climbLadder();
+    expect(fake.runs).toHaveLength(0);
+    expect(fake.climbs).toHaveLength(0);
+  });
+
+  it('quantizes with the switched-on algorithms: the config carries them, progress and loss curves fill in, the result is one rung', async () => {
+    const { s, fake } = await openStore();
+    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001 });
+    s().setRecoveryOptions({ iterations: 0 }); // refused: not a whole number ≥ 1
+    expect(s().recovery.options.iterations).toBe(7);
+    const running = s().recoverWithSettings();
+    await flush();
+    const [call] = fake.runs;
+    expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
+    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false });
+    expect(call.request.config.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 0.001 });
+    call.onProgress({ rung: null, phase: 'layer', layer: { id: 'Conv_0', done: 1, total: 2, lossBefore: 2, lossAfter: 1, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] } });
+    expect(s().recovery.status).toBe('running');
+    expect(s().recovery.curves).toEqual([{ id: 'Conv_0', lossBefore: 2, lossAfter: 1, kept: false, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] }]);
+    expect(s().recovery.progress?.layer).toMatchObject({ done: 1, total: 2 });
+    call.resolve({ rung: rung(1, 'XINT8 + CLE + AdaQuant', 0.995), used: 2, skipped: [], seconds: 3 });
+    await running;
+    expect(s().recovery).toMatchObject({ status: 'done', mode: 'recover', climb: null });
+    expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8 + CLE + AdaQuant']);
+  });
+
+  it('climbs toward the target: rungs appear as they are measured, the climb is kept, and a rung becomes the run result', async () => {
+    const { s, fake } = await openStore();
+    s().setLadderChoice({ metric: 'psnr', value: 30, allFormats: false, exclusions: false });
+    const running = s().climbLadder();
+    await flush();
+    const [call] = fake.climbs;
+    expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false });
+    call.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
+    expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
+    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, used: 2, evaluated: 2, skipped: [], seconds: 9 });
+    await running;
+    expect(s().recovery.climb).toEqual({ handle: 'ladder-1', stopped: 'exhausted', chosen: 1, target: { metric: 'psnr', value: 30 } });
+
+    await s().useRung('rung-1');
+    expect(fake.counts.picked).toEqual(['rung-1']);
+    expect(s().recovery.adopted).toBe('rung-1');
+    expect(s().run).toMatchObject({ status: 'done', result: { fileName: 'm.quant.onnx', byteLength: 3, seconds: 4, settings: { preset: 'A8W8', perChannel: true, useRandomData: false } } });
+    expect(await s().ladderReport()).toMatchObject({ ladder: { chosen: 1 } });
+  });
+
+  it('cancel asks the worker; a cancelled single run is "cancelled", not an error; a new model resets and ends the worker', async () => {
+    const { s, fake } = await openStore();
+    const running = s().recoverWithSettings();
+    await flush();
+    s().cancelRecovery();
+    expect(fake.counts.cancelled).toBe(1);
+    fake.runs[0].reject(Object.assign(new Error('The recovery was cancelled.'), { name: 'RecoveryCancelledError' }));
+    await running;
+    expect(s().recovery.status).toBe('cancelled');
+    expect(s().recovery.error).toBeNull();
+
+    const again = s().recoverWithSettings();
+    await flush();
+    fake.runs[1].reject(Object.assign(new Error('bad'), { name: 'RecoveryError' }));
+    await again;
+    expect(s().recovery.error).toEqual({ name: 'RecoveryError', message: 'bad' });
+
+    await s().openModel({ fileName: 'n.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    expect(fake.counts.released).toBeGreaterThanOrEqual(1);
+    expect(s().recovery).toMatchObject({ status: 'idle', rungs: [], error: null });
+  });
+});

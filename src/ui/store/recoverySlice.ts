@@ -1,0 +1,295 @@
+/**
+ * The recovery slice: "Recover accuracy" after quantizing. The user either quantizes with the algorithms
+ * they switch on (CLE, bias correction, AdaRound or AdaQuant with iterations and learning rate), or sets a
+ * target (output cosine, PSNR or top-1 agreement) and lets the studio climb the reference's best-practice
+ * ladder until a rung meets it. It holds those choices, the live progress (rung, phase, layer i of n and
+ * the tuned layers' loss curves), every measured rung's numbers and the handle of its model (the models
+ * stay in the recovery worker), and which rung the user adopted: "Use this model" makes a rung the run's
+ * result, so download and evaluation work on it as on any quantization.
+ *
+ * It talks to the worker only through the RecoveryService it is given (tests pass a fake). A new model
+ * resets it; a cancelled climb keeps the rungs measured before the cancel.
+ */
+import type { StateCreator } from 'zustand';
+import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import type { PresetName } from '../../core/quantize/presets.ts';
+import { LADDER_METRICS, type LadderMetric } from '../../core/recover/ladder.ts';
+import type { Report } from '../../core/report/index.ts';
+import type {
+  LadderOutcome,
+  LadderRequest,
+  LayerCurve,
+  PickedModel,
+  RecoverOutcome,
+  RecoverProgress,
+  RecoverRequest,
+  RungSummary,
+} from '../../../workers/recoverApi.ts';
+import { samplesOf, type CalibrationSlice } from './calibrationSlice.ts';
+import { currentConfig, evaluationSamples, type EvaluationSlice } from './evaluationSlice.ts';
+import type { ExclusionSlice } from './exclusionSlice.ts';
+import { toModelError, type ModelSlice } from './modelSlice.ts';
+import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts';
+
+export type { LayerCurve, RecoverProgress, RungSummary } from '../../../workers/recoverApi.ts';
+
+/** What the slice needs from the recovery worker (src/ui/remote implements it). */
+export interface RecoveryService {
+  recover(modelHandle: string, request: RecoverRequest, onProgress: (p: RecoverProgress) => void): Promise<RecoverOutcome>;
+  ladder(modelHandle: string, request: LadderRequest, onProgress: (p: RecoverProgress) => void): Promise<LadderOutcome>;
+  /** The bytes of a measured model, with its report and configuration. */
+  pick(modelHandle: string, rungHandle: string): Promise<PickedModel>;
+  /** The climb's report (core Report with its ladder section) for the rung at `index`. */
+  ladderReport(modelHandle: string, ladderHandle: string, index: number): Promise<Report>;
+  /** Stops the running recovery or climb. */
+  cancel(): void;
+  /** Ends the worker (its models are gone). */
+  release(): void;
+}
+
+export type FinetuneChoice = 'none' | 'adaround' | 'adaquant';
+
+export interface RecoveryOptions {
+  cle: boolean;
+  biasCorrection: boolean;
+  finetune: FinetuneChoice;
+  /** FastFinetune NumIterations per layer. */
+  iterations: number;
+  /** FastFinetune LearningRate; null → the algorithm's default (0.1 AdaRound, 1e-5 AdaQuant). */
+  learningRate: number | null;
+}
+
+export interface LadderChoice {
+  metric: LadderMetric;
+  value: number;
+  /** Climb XINT8 → A8W8 → A16W8 (the reference's); false climbs the current preset only. */
+  allFormats: boolean;
+  /** End with the measured exclusion search. */
+  exclusions: boolean;
+}
+
+export type RecoveryStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+
+export interface RecoveryState {
+  options: RecoveryOptions;
+  ladder: LadderChoice;
+  status: RecoveryStatus;
+  /** What runs or ran last. */
+  mode: 'recover' | 'ladder' | null;
+  progress: RecoverProgress | null;
+  /** The current rung's tuned layers so far (live), for the loss curves. */
+  curves: LayerCurve[];
+  /** Measured configurations: one for a single run, every rung for a climb. */
+  rungs: RungSummary[];
+  /** The finished climb (absent for a single run). */
+  climb: { handle: string; stopped: LadderOutcome['stopped']; chosen: number; target: { metric: string; value: number } } | null;
+  /** Handle of the rung that is the run's result now. */
+  adopted: string | null;
+  /** A rung being picked ("Use this model" waits for its bytes). */
+  picking: string | null;
+  error: { name: string; message: string } | null;
+}
+
+export interface RecoverySlice {
+  recovery: RecoveryState;
+  setRecoveryOptions(p: Partial<RecoveryOptions>): void;
+  setLadderChoice(p: Partial<LadderChoice>): void;
+  /** Quantizes with the switched-on algorithms (the page's settings and exclusions as the base). */
+  recoverWithSettings(): Promise<void>;
+  /** Climbs the ladder toward the target. */
+  climbLadder(): Promise<void>;
+  cancelRecovery(): void;
+  dismissRecoveryError(): void;
+  /** Makes a measured rung the run's result (download, evaluate). */
+  useRung(handle: string): Promise<void>;
+  /** The climb's report for the rung at `index` (default the chosen one); null without a climb. */
+  ladderReport(index?: number): Promise<Report | null>;
+  resetRecovery(): void;
+}
+
+/** Recovery needs data: the calibration step has no images. */
+export class NoRecoveryDataError extends Error {
+  override readonly name = 'NoRecoveryDataError';
+}
+
+export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true };
+
+export const initialRecoveryState: RecoveryState = {
+  options: DEFAULT_RECOVERY_OPTIONS,
+  ladder: DEFAULT_LADDER_CHOICE,
+  status: 'idle',
+  mode: null,
+  progress: null,
+  curves: [],
+  rungs: [],
+  climb: null,
+  adopted: null,
+  picking: null,
+  error: null,
+};
+
+/** The page's configuration with the recovery options set (validated: a bad learning rate is a ConfigError). */
+export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder = false): QuantConfig {
+  const json = JSON.parse(configToJSON(base));
+  const algorithm = o.finetune === 'none' ? 'adaround' : o.finetune;
+  const ft = { ...json.extraOptions.FastFinetune, OptimAlgorithm: algorithm, NumIterations: o.iterations };
+  if (o.learningRate === null) delete ft.LearningRate;
+  else ft.LearningRate = o.learningRate;
+  json.extraOptions.FastFinetune = ft;
+  if (!forLadder) {
+    json.includeCle = o.cle;
+    json.includeBiasCorrection = o.biasCorrection;
+    json.includeFastFt = o.finetune !== 'none';
+  }
+  return validateConfig(json);
+}
+
+type Needs = RecoverySlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & EvaluationSlice;
+
+export function createRecoverySlice<S extends Needs>(service: RecoveryService): StateCreator<S, [], [], RecoverySlice> {
+  let latest = 0;
+
+  return (set, get) => {
+    const patch = (p: Partial<RecoveryState>) => set((s) => ({ recovery: { ...s.recovery, ...p } }) as Partial<S>);
+
+    const onProgress = (request: number) => (p: RecoverProgress) => {
+      if (request !== latest) return;
+      const r = get().recovery;
+      if (p.phase === 'rung-done' && p.finished) return patch({ progress: p, rungs: [...r.rungs, p.finished], curves: [] });
+      if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
+        const l = p.layer;
+        return patch({ progress: p, curves: [...r.curves, { id: l.id, lossBefore: l.lossBefore!, lossAfter: l.lossAfter!, kept: l.lossAfter! >= l.lossBefore!, curve: l.curve ?? [] }] });
+      }
+      patch({ progress: p });
+    };
+
+    /** The request's common part, or a named error when something is missing. */
+    const prepare = () => {
+      const { model, calibration } = get();
+      if (!model.handle) return null;
+      const samples = samplesOf(calibration);
+      if (samples.length === 0) {
+        patch({ status: 'error', error: { name: 'NoRecoveryDataError', message: 'No calibration images: add images in the calibration step first. Recovery calibrates, fine-tunes and measures on them.' } });
+        return null;
+      }
+      const own = get().evaluation.source === 'own' ? evaluationSamples(get()).samples : [];
+      return { modelHandle: model.handle, data: { samples, evaluationSamples: own, spec: calibration.spec } };
+    };
+
+    const fail = (e: unknown) => {
+      const error = toModelError(e, '');
+      if (error.name === 'RecoveryCancelledError') patch({ status: 'cancelled', progress: null });
+      else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+    };
+
+    return {
+      recovery: initialRecoveryState,
+
+      setRecoveryOptions(p) {
+        const o = { ...get().recovery.options, ...p };
+        if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
+        if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
+        patch({ options: o });
+      },
+
+      setLadderChoice(p) {
+        const c = { ...get().recovery.ladder, ...p };
+        if (!(LADDER_METRICS as readonly string[]).includes(c.metric) || !Number.isFinite(c.value)) return;
+        patch({ ladder: c });
+      },
+
+      async recoverWithSettings() {
+        if (get().recovery.status === 'running') return;
+        const base = prepare();
+        if (!base) return;
+        const request = ++latest;
+        try {
+          const config = recoveryConfig(currentConfig(get()), get().recovery.options);
+          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null });
+          const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset }, onProgress(request));
+          if (request !== latest) return;
+          patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [] });
+        } catch (e) {
+          if (request === latest) fail(e);
+        }
+      },
+
+      async climbLadder() {
+        if (get().recovery.status === 'running') return;
+        const base = prepare();
+        if (!base) return;
+        const request = ++latest;
+        const { ladder, options } = get().recovery;
+        try {
+          const config = recoveryConfig(currentConfig(get()), options, true);
+          const formats: PresetName[] | undefined = ladder.allFormats ? undefined : [get().run.settings.preset];
+          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null });
+          const out = await service.ladder(
+            base.modelHandle,
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions },
+            onProgress(request),
+          );
+          if (request !== latest) return;
+          patch({
+            status: out.stopped === 'cancelled' ? 'cancelled' : 'done',
+            progress: null,
+            curves: [],
+            rungs: out.rungs,
+            climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target },
+          });
+        } catch (e) {
+          if (request === latest) fail(e);
+        }
+      },
+
+      cancelRecovery() {
+        if (get().recovery.status !== 'running') return;
+        service.cancel();
+        // A climb ends by itself with what it measured; a single run ends with RecoveryCancelledError.
+      },
+
+      dismissRecoveryError() {
+        const r = get().recovery;
+        if (r.status === 'error') patch({ status: r.rungs.length > 0 ? 'done' : 'idle', error: null });
+      },
+
+      async useRung(handle) {
+        const { model, recovery } = get();
+        const rung = recovery.rungs.find((r) => r.handle === handle);
+        if (!model.handle || !model.fileName || !rung || recovery.picking) return;
+        patch({ picking: handle, error: null });
+        try {
+          const picked = await service.pick(model.handle, handle);
+          const config = JSON.parse(picked.config) as { perChannel: boolean; extraOptions: { UseRandomData: boolean } };
+          const result: RunResult = {
+            blob: new Blob([picked.bytes], { type: 'application/octet-stream' }),
+            byteLength: picked.bytes.byteLength,
+            report: picked.report,
+            seconds: picked.seconds,
+            fileName: quantizedFileName(model.fileName),
+            settings: { preset: picked.preset ?? get().run.settings.preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData },
+          };
+          get().adoptQuantized(result);
+          patch({ adopted: handle, picking: null });
+        } catch (e) {
+          const error = toModelError(e, '');
+          patch({ picking: null, error: { name: error.name, message: error.message } });
+        }
+      },
+
+      async ladderReport(index) {
+        const { model, recovery } = get();
+        if (!model.handle || !recovery.climb) return null;
+        return service.ladderReport(model.handle, recovery.climb.handle, index ?? recovery.climb.chosen);
+      },
+
+      resetRecovery() {
+        latest++;
+        service.release();
+        const { options, ladder } = get().recovery;
+        patch({ ...initialRecoveryState, options, ladder });
+      },
+    };
+  };
+}
