@@ -1,0 +1,91 @@
+/**
+ * AdaQuant (Hubara et al. 2021, "Accurate Post Training Quantization With Small Calibration Sets"; Quark fast
+ * finetune OptimAlgorithm 'adaquant'): the layer's float weights (and, with UpdateBias, its bias) are learned
+ * so that, once quantized on the layer's grid, they minimise the reconstruction error (layerProblem.ts). The
+ * rounding is seen through the straight-through estimator: d ŵ/d w = 1 inside the grid, 0 where it saturates.
+ * Unlike Quark, the scales and zero points stay as calibrated (writing new weight scales would also move the
+ * int32 bias grids and, with power-of-two scales, leave the grid). Pure.
+ */
+import { Adam, layerLoss, type LayerProblem } from './layerProblem.ts';
+import { throwIfCancelled } from './layerData.ts';
+import { codesLoss, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
+
+/** Learns one layer's weights (and bias). */
+export function adaquant(p: LayerProblem, options: TuneOptions): LayerTuning {
+  const start = performance.now();
+  const l = p.rows.layer;
+  const k = l.inPerGroup + 1;
+  const n = l.outChannels * k;
+  const { min: qmin, max: qmax } = QUANT_TYPES[l.type];
+  const w = new Float64Array(n);
+  const scale = new Float64Array(n);
+  const zp = new Float64Array(n);
+  for (let m = 0; m < l.outChannels; m++) {
+    for (let i = 0; i < l.inPerGroup; i++) {
+      w[m * k + i] = l.floatWeight[l.weightIndex(m, i)];
+      scale[m * k + i] = l.scaleOf(m);
+      zp[m * k + i] = l.zeroPointOf(m);
+    }
+  }
+  const quantize = (at: number) => {
+    const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
+    return q < qmin ? qmin : q > qmax ? qmax : q;
+  };
+  const lossBefore = codesLoss(p, l.codes);
+  const adam = new Adam(n, options.learningRate);
+  const wq = new Float64Array(n);
+  const grad = new Float64Array(n);
+  const curve: CurvePoint[] = [];
+  let best = Infinity;
+  let bestParams: Float64Array | undefined;
+  let sinceBest = 0;
+  let done = 0;
+  for (let it = 0; it < options.iterations; it++) {
+    if (it % 16 === 0) throwIfCancelled(options.signal);
+    for (let m = 0; m < l.outChannels; m++) {
+      for (let i = 0; i < l.inPerGroup; i++) {
+        const at = m * k + i;
+        wq[at] = (quantize(at) - zp[at]) * scale[at];
+      }
+      wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
+    }
+    const loss = layerLoss(p, wq, grad);
+    for (let m = 0; m < l.outChannels; m++) {
+      for (let i = 0; i < l.inPerGroup; i++) {
+        const at = m * k + i;
+        const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
+        if (q < qmin || q > qmax) grad[at] = 0; // saturated: no straight-through gradient
+      }
+      if (!options.updateBias) grad[m * k + l.inPerGroup] = 0;
+    }
+    if (loss < best) { best = loss; bestParams = Float64Array.from(w); sinceBest = 0; }
+    else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
+    adam.step(w, grad);
+    done = it + 1;
+    if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
+  }
+  // The last step is not scored inside the loop: score it, then keep the best iterate seen.
+  for (let at = 0; at < n; at++) wq[at] = (at + 1) % k === 0 ? (options.updateBias ? w[at] : 0) : (quantize(at) - zp[at]) * scale[at];
+  if (layerLoss(p, wq) < best) bestParams = Float64Array.from(w);
+  if (bestParams) w.set(bestParams);
+  const codes = Int32Array.from(l.codes);
+  const biasChange = new Float64Array(l.outChannels);
+  for (let m = 0; m < l.outChannels; m++) {
+    for (let i = 0; i < l.inPerGroup; i++) codes[l.weightIndex(m, i)] = quantize(m * k + i);
+    biasChange[m] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
+  }
+  const lossAfter = codesLoss(p, codes, biasChange);
+  const kept = !(lossAfter < lossBefore);
+  return {
+    id: l.id,
+    lossBefore,
+    lossAfter: kept ? lossBefore : lossAfter,
+    curve,
+    iterations: done,
+    seconds: (performance.now() - start) / 1000,
+    kept,
+    codes: kept ? undefined : codes,
+    bias: kept || !options.updateBias ? undefined : Float32Array.from(l.bias, (b, m) => b + biasChange[m]),
+  };
+}

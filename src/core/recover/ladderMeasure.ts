@@ -1,0 +1,134 @@
+/**
+ * How a rung of the ladder is measured, shared by the command line and the page's worker: calibrate
+ * (once per activation-calibration setting and CLE choice, since the ranges depend on nothing else),
+ * quantize with the rung's recovery steps (quantizeWithRecovery: CLE, AdaRound, AdaQuant, bias correction,
+ * tuned on the calibration samples), then compare with the float model on the evaluation samples and read
+ * the target's metric. The exclusion rung runs the measured greedy search (core/evaluate/suggest.ts) on the
+ * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
+ */
+import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import type { ModelProto } from '../onnx/model.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import type { Ranges } from '../quantize/plan.ts';
+import type { QuantizeReport } from '../quantize/report.ts';
+import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
+import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
+import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
+import type { OutputSummary } from '../metrics/summary.ts';
+import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import type { CancelSignal } from './layerData.ts';
+import { LadderTargetError, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
+
+export interface LadderRuntime {
+  /** The float model as the user gave it; every rung is compared with it. */
+  readonly model: ModelProto;
+  /** Activation ranges of `model` (the float model, equalized when the config has CLE) on the calibration data. */
+  calibrate(model: ModelProto, config: QuantConfig): Promise<Ranges>;
+  /** The calibration samples, for bias correction and fine-tuning. */
+  readonly tuning: ComparisonRuntime;
+  /** The held-out samples every rung is judged on. */
+  readonly evaluation: ComparisonRuntime;
+  readonly signal?: CancelSignal;
+  onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' }): void;
+}
+
+/** What measuring a rung keeps, for the report and for downloading the chosen model. */
+export interface RungDetail {
+  readonly quantized: ModelProto;
+  readonly report: QuantizeReport;
+  readonly recovery: RecoveryReport;
+  readonly comparison: Comparison;
+  /** The exclusion search's steps, on the exclusion rung. */
+  readonly steps?: readonly SuggestStep[];
+}
+
+/** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
+export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric): number {
+  if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
+  const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (values.length === 0) {
+    throw new LadderTargetError(
+      metric === 'top1' ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none' : `no output has a finite ${metric}`,
+    );
+  }
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** The numbers shown side by side for every rung. */
+export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
+  const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
+  for (const m of ['psnr', 'top1'] as const) {
+    try {
+      out[m] = ladderScore(outputs, m);
+    } catch {
+      // not defined for this model's outputs
+    }
+  }
+  return out;
+}
+
+/** Activation calibration depends on these and on CLE only (weights' settings and fine-tuning do not change it). */
+function calibrationKey(config: QuantConfig): string {
+  const { FastFinetune: _ft, ...extra } = config.extraOptions;
+  return JSON.stringify([config.calibrationMethod, config.scaleType, config.activationType, config.includeCle, extra]);
+}
+
+/** The `measure` and `exclude` functions of climbLadder, for one model and its data. */
+export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options: { maxExclusionSteps?: number } = {}): Pick<LadderOptions, 'measure' | 'exclude'> {
+  const ranges = new Map<string, Promise<Ranges>>();
+  const floatIndex = buildGraphIndex(rt.model.graph!);
+
+  const quantize = async (config: QuantConfig, rung: Rung) => {
+    const key = calibrationKey(config);
+    const result = await quantizeWithRecovery(rt.model, config, {
+      calibrate: (m) => {
+        let r = ranges.get(key);
+        if (!r) {
+          r = rt.calibrate(m, config);
+          ranges.set(key, r);
+          r.catch(() => ranges.delete(key));
+        }
+        return r;
+      },
+      runtime: rt.tuning,
+      signal: rt.signal,
+      onProgress: (p) => rt.onProgress?.(rung, p),
+      configName: rung.label,
+    });
+    return result;
+  };
+
+  const judge = async (config: QuantConfig, rung: Rung, layers: boolean) => {
+    const result = await quantize(config, rung);
+    rt.onProgress?.(rung, { phase: 'evaluate' });
+    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex });
+    const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
+    return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
+  };
+
+  return {
+    async measure(config, rung): Promise<RungMeasurement> {
+      const { detail, score, metrics } = await judge(config, rung, false);
+      return { score, metrics, detail };
+    },
+
+    async exclude(config, target, rung): Promise<RungMeasurement> {
+      const measured = new Map<QuantConfig, Awaited<ReturnType<typeof judge>>>();
+      const result = await suggestExclusions({
+        config,
+        target: target.value,
+        maxSteps: options.maxExclusionSteps ?? 10,
+        tailOf: (id) => tailSubgraph(floatIndex, id),
+        evaluate: async (c) => {
+          const m = await judge(c, rung, true);
+          measured.set(c, m);
+          const quantizedIds = new Set<string>(m.detail.report.quantized.map((q) => q.id));
+          return { cosine: m.score, layers: rankLayers(m.detail.comparison.layerwise!.rows, floatIndex, quantizedIds) };
+        },
+      });
+      const best = measured.get(result.config)!;
+      return { score: best.score, metrics: best.metrics, config: result.config, detail: { ...best.detail, steps: result.steps } };
+    },
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * The layers fast finetune and bias correction work on: Conv (2-D, any group), Gemm (transA = 0, alpha = beta = 1)
+ * and MatMul with a 2-D constant weight, found in a QDQ model with their weight codes, scales and zero points, and
+ * matched by output name to the float model they were quantized from. Each is seen as Mg×Kg matrices, one per
+ * group: output channel m of group g reads row elements [g·Kg, (g+1)·Kg) of an input row (an im2col patch for
+ * Conv, a feature vector for Gemm/MatMul). Also writes tuned codes and biases back into the QDQ model.
+ * Pure data plumbing: no optimization here, no runtime.
+ */
+import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
+import { isDefaultDomain, makeNode, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
+import { QUANT_TYPES, roundHalfToEven, type QuantType } from '../quantize/numeric.ts';
+
+export interface ConvGeometry {
+  readonly kernel: readonly [number, number];
+  readonly strides: readonly [number, number];
+  readonly dilations: readonly [number, number];
+  /** top, left, bottom, right; resolved from auto_pad when the input size is known. */
+  readonly pads: readonly [number, number, number, number];
+  readonly autoPad: string;
+}
+
+/** How a quantized bias is stored, so a changed bias can be written back on the same grid. */
+export type BiasStore =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'float'; readonly name: string }
+  | { readonly kind: 'quantized'; readonly codes: string; readonly scales: Float32Array; readonly zeroPoints: Int32Array | undefined; readonly type: QuantType };
+
+export interface LinearLayer {
+  readonly id: NodeId;
+  readonly opType: 'Conv' | 'Gemm' | 'MatMul';
+  /** Node index in the QDQ model. */
+  readonly node: number;
+  /** The input tensor in the float model, and in the QDQ model (a DequantizeLinear output when quantized). */
+  readonly floatInput: string;
+  readonly quantInput: string;
+  readonly outChannels: number;
+  readonly groups: number;
+  /** Inputs per output channel (Cg·kH·kW for Conv, K for Gemm/MatMul). */
+  readonly inPerGroup: number;
+  /** Flat index of weight element (m, k), k within the group. */
+  readonly weightIndex: (m: number, k: number) => number;
+  readonly conv?: ConvGeometry;
+  /** The float weight as the float model has it. */
+  readonly floatWeight: Float32Array;
+  /** Current bias in real units, as the QDQ model computes it (zeros when the layer has none). */
+  readonly bias: Float32Array;
+  /** The float model's bias (zeros when none). */
+  readonly floatBias: Float32Array;
+  readonly codesName: string;
+  readonly codes: Int32Array;
+  readonly type: QuantType;
+  /** Scale and zero point of output channel m's weights. */
+  readonly scaleOf: (m: number) => number;
+  readonly zeroPointOf: (m: number) => number;
+  readonly biasStore: BiasStore;
+}
+
+export interface SkippedLayer {
+  readonly id: NodeId;
+  readonly reason: string;
+}
+
+const ints = (n: NodeProto, name: string): number[] | undefined => n.attribute.find((a) => a.name === name)?.ints.map(Number);
+const int = (n: NodeProto, name: string, fallback: number) => {
+  const a = n.attribute.find((x) => x.name === name);
+  return a?.i !== undefined && a.i !== null ? Number(a.i) : fallback;
+};
+const float = (n: NodeProto, name: string, fallback: number) => n.attribute.find((x) => x.name === name)?.f ?? fallback;
+
+/** The initializers behind a DequantizeLinear output, when it dequantizes a constant. */
+function dequantizedConstant(index: GraphIndex, tensor: string) {
+  const p = index.producer.get(tensor as never);
+  if (p === undefined) return undefined;
+  const dq = index.nodes[p];
+  if (dq.op_type !== 'DequantizeLinear') return undefined;
+  const codes = index.initializers.get(dq.input[0] as never);
+  const scale = index.initializers.get(dq.input[1] as never);
+  if (!codes || !scale) return undefined;
+  const zp = dq.input[2] ? index.initializers.get(dq.input[2] as never) : undefined;
+  const axisAttr = dq.attribute.find((a) => a.name === 'axis');
+  return { codes, scale, zp, axis: axisAttr ? Number(axisAttr.i ?? 1) : 1 };
+}
+
+function quantTypeOf(t: TensorProto): QuantType | undefined {
+  return (Object.keys(QUANT_TYPES) as QuantType[]).find((k) => QUANT_TYPES[k].onnxType === t.data_type);
+}
+
+/** Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. */
+export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto): { layers: LinearLayer[]; skipped: SkippedLayer[] } {
+  const fIndex = buildGraphIndex(floatModel.graph!);
+  const qIndex = buildGraphIndex(quantModel.graph!);
+  const fByName = new Map<string, number>();
+  fIndex.nodes.forEach((n, i) => { if (n.name) fByName.set(n.name, fByName.has(n.name) ? -1 : i); });
+  for (const [k, v] of fByName) if (v < 0) fByName.delete(k);
+  const layers: LinearLayer[] = [];
+  const skipped: SkippedLayer[] = [];
+  for (const i of qIndex.order) {
+    const n = qIndex.nodes[i];
+    const op = n.op_type;
+    if ((op !== 'Conv' && op !== 'Gemm' && op !== 'MatMul') || !isDefaultDomain(n.domain)) continue;
+    const id = qIndex.ids[i];
+    const skip = (reason: string) => skipped.push({ id, reason });
+    const w = dequantizedConstant(qIndex, n.input[1]);
+    if (!w) { if (qIndex.producer.get(n.input[1] as never) !== undefined) skip('its weight is not a quantized constant'); continue; }
+    const type = quantTypeOf(w.codes);
+    if (!type || type === 'int4' || type === 'uint4') { skip('its weight codes have an unsupported type'); continue; }
+    // By node name first (a quantized graph output is renamed inside the graph), then by output tensor.
+    const fNode = (n.name ? fByName.get(n.name) : undefined) ?? fIndex.producer.get(n.output[0] as never);
+    const fn = fNode !== undefined ? fIndex.nodes[fNode] : undefined;
+    const fWeight = fn ? fIndex.initializers.get(fn.input[1] as never) : undefined;
+    if (!fn || fn.op_type !== op || !fWeight) { skip('no matching float node with a constant weight'); continue; }
+    const dims = w.codes.dims.map(Number);
+    const fw = readTensorAsFloat32(fWeight);
+    if (fw.length !== dims.reduce((a, b) => a * b, 1)) { skip('float and quantized weights differ in size'); continue; }
+    const scales = readTensorAsFloat32(w.scale);
+    const zps = w.zp ? Int32Array.from(readTensor(w.zp) as ArrayLike<number>) : new Int32Array(scales.length);
+    let outChannels: number, groups = 1, inPerGroup: number, weightIndex: (m: number, k: number) => number, channelAxisIsOutput: boolean;
+    let conv: ConvGeometry | undefined;
+    if (op === 'Conv') {
+      if (dims.length !== 4) { skip(`a ${dims.length - 2}-D convolution (only 2-D is tuned)`); continue; }
+      groups = int(n, 'group', 1);
+      outChannels = dims[0];
+      inPerGroup = dims[1] * dims[2] * dims[3];
+      weightIndex = (m, k) => m * inPerGroup + k;
+      channelAxisIsOutput = w.axis === 0;
+      const pads = ints(n, 'pads') ?? [0, 0, 0, 0];
+      conv = {
+        kernel: [dims[2], dims[3]],
+        strides: (ints(n, 'strides') ?? [1, 1]) as [number, number],
+        dilations: (ints(n, 'dilations') ?? [1, 1]) as [number, number],
+        pads: [pads[0], pads[1], pads[2], pads[3]],
+        autoPad: n.attribute.find((a) => a.name === 'auto_pad')?.s ? new TextDecoder().decode(n.attribute.find((a) => a.name === 'auto_pad')!.s!) : 'NOTSET',
+      };
+    } else if (op === 'Gemm') {
+      if (int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2) { skip('Gemm with transA, alpha or beta'); continue; }
+      const transB = int(n, 'transB', 0) === 1;
+      outChannels = transB ? dims[0] : dims[1];
+      inPerGroup = transB ? dims[1] : dims[0];
+      const K = inPerGroup, N = outChannels;
+      weightIndex = transB ? (m, k) => m * K + k : (m, k) => k * N + m;
+      channelAxisIsOutput = w.axis === (transB ? 0 : 1);
+    } else {
+      if (dims.length !== 2) { skip('MatMul with a weight of rank other than 2'); continue; }
+      outChannels = dims[1];
+      inPerGroup = dims[0];
+      const N = outChannels;
+      weightIndex = (m, k) => k * N + m;
+      channelAxisIsOutput = w.axis === 1;
+    }
+    const perChannel = scales.length > 1;
+    if (perChannel && !channelAxisIsOutput) { skip('per-channel weights along an input axis'); continue; }
+    const scaleOf = perChannel ? (m: number) => scales[m] : () => scales[0];
+    const zeroPointOf = perChannel ? (m: number) => zps[m] : () => zps[0];
+
+    let biasStore: BiasStore = { kind: 'none' };
+    const bias = new Float32Array(outChannels);
+    const biasName = op === 'MatMul' ? undefined : n.input[2];
+    if (biasName) {
+      const fb = qIndex.initializers.get(biasName as never);
+      const qb = dequantizedConstant(qIndex, biasName);
+      if (fb && fb.data_type === 1 && fb.dims.length === 1 && Number(fb.dims[0]) === outChannels) {
+        bias.set(readTensorAsFloat32(fb));
+        biasStore = { kind: 'float', name: biasName };
+      } else if (qb && quantTypeOf(qb.codes) && qb.codes.dims.length === 1 && Number(qb.codes.dims[0]) === outChannels) {
+        const bs = Float32Array.from(readTensorAsFloat32(qb.scale));
+        const bz = qb.zp ? Int32Array.from(readTensor(qb.zp) as ArrayLike<number>) : undefined;
+        const bc = readTensor(qb.codes) as ArrayLike<number>;
+        for (let m = 0; m < outChannels; m++) bias[m] = (bc[m] - (bz ? bz[bs.length > 1 ? m : 0] : 0)) * bs[bs.length > 1 ? m : 0];
+        biasStore = { kind: 'quantized', codes: qb.codes.name ?? '', scales: bs, zeroPoints: bz, type: quantTypeOf(qb.codes)! };
+      } else {
+        skip('its bias is neither a float nor a quantized 1-D constant');
+        continue;
+      }
+    }
+    const floatBias = new Float32Array(outChannels);
+    const fBiasTensor = op !== 'MatMul' && fn.input[2] ? fIndex.initializers.get(fn.input[2] as never) : undefined;
+    if (fBiasTensor) {
+      const fb = readTensorAsFloat32(fBiasTensor);
+      if (fb.length === outChannels) floatBias.set(fb);
+      else if (fb.length === 1) floatBias.fill(fb[0]);
+    }
+    layers.push({
+      id, floatBias, opType: op, node: i, floatInput: fn.input[0], quantInput: n.input[0], outChannels, groups, inPerGroup, weightIndex, conv,
+      floatWeight: fw, bias, codesName: w.codes.name ?? '', codes: Int32Array.from(readTensor(w.codes) as ArrayLike<number>), type, scaleOf, zeroPointOf, biasStore,
+    });
+  }
+  return { layers, skipped };
+}
+
+/** What tuning changed in one layer: new weight codes and/or a new bias in real units. */
+export interface LayerUpdate {
+  readonly layer: LinearLayer;
+  readonly codes?: Int32Array;
+  readonly bias?: Float32Array;
+}
+
+/**
+ * The QDQ model with the updates written in (the input is not modified). A bias on a quantized grid is rounded
+ * to that grid and saturates at its type's range; a layer without a bias gets a float one (MatMul cannot, and
+ * keeps none). Returns how many bias values saturated.
+ */
+export function applyLayerUpdates(quantModel: ModelProto, updates: readonly LayerUpdate[]): { model: ModelProto; saturatedBiases: number } {
+  const graph = quantModel.graph!;
+  const replaced = new Map<string, TensorProto>();
+  const added: TensorProto[] = [];
+  const nodes = [...graph.node];
+  let saturatedBiases = 0;
+  const byName = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
+  const taken = new Set([...byName.keys(), ...graph.node.flatMap((n) => n.output)]);
+  for (const u of updates) {
+    const l = u.layer;
+    if (u.codes) {
+      const old = byName.get(l.codesName)!;
+      const ctor = QUANT_TYPES[l.type];
+      replaced.set(l.codesName, makeTensor(l.codesName, ctor.onnxType, old.dims.map(Number), typedCodes(l.type, u.codes)));
+    }
+    if (u.bias) {
+      const s = l.biasStore;
+      if (s.kind === 'float') replaced.set(s.name, makeTensor(s.name, 1, [l.outChannels], Float32Array.from(u.bias)));
+      else if (s.kind === 'quantized') {
+        const { min, max } = QUANT_TYPES[s.type];
+        const codes = new Int32Array(l.outChannels);
+        for (let m = 0; m < l.outChannels; m++) {
+          const c = s.scales.length > 1 ? m : 0;
+          const q = roundHalfToEven(u.bias[m] / s.scales[c]) + (s.zeroPoints ? s.zeroPoints[c] : 0);
+          if (q < min || q > max) saturatedBiases++;
+          codes[m] = Math.min(max, Math.max(min, q));
+        }
+        const old = byName.get(s.codes)!;
+        replaced.set(s.codes, makeTensor(s.codes, QUANT_TYPES[s.type].onnxType, old.dims.map(Number), typedCodes(s.type, codes)));
+      } else if (l.opType !== 'MatMul') {
+        let name = `${l.id}_bias_corrected`;
+        for (let k = 2; taken.has(name); k++) name = `${l.id}_bias_corrected_${k}`;
+        taken.add(name);
+        added.push(makeTensor(name, 1, [l.outChannels], Float32Array.from(u.bias)));
+        const n = nodes[l.node];
+        nodes[l.node] = makeNode(n.op_type!, [n.input[0], n.input[1], name], [...n.output], n.name ?? '', n.attribute, n.domain ?? '');
+      }
+    }
+  }
+  const initializer = [...graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t), ...added];
+  return { model: { ...quantModel, graph: { ...graph, node: nodes, initializer } }, saturatedBiases };
+}
+
+function typedCodes(type: QuantType, codes: Int32Array) {
+  switch (type) {
+    case 'int8': return Int8Array.from(codes);
+    case 'uint8': return Uint8Array.from(codes);
+    case 'int16': return Int16Array.from(codes);
+    case 'uint16': return Uint16Array.from(codes);
+    default: return Int32Array.from(codes);
+  }
+}

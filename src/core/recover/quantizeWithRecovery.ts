@@ -1,0 +1,236 @@
+/**
+ * Quantization with Quark's accuracy-recovery steps, the one entry point the command line, a worker and the
+ * ladder share:
+ *
+ *   prepare (BatchNormalization folded, nodes named by their stable ids so exclusions keep their meaning)
+ *   → CLE (include_cle) → calibrate(the equalized model) → quantize
+ *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
+ *
+ * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
+ * Stages are the layers' depth in the graph counted in tuned layers, so each layer learns from inputs that
+ * already carry every upstream layer's tuning (as Quark's layer-by-layer finetune does), while layers of one
+ * depth share one pass over the data. The runtime is injected (ComparisonRuntime); cancel through `signal`.
+ * Must not import a runtime or read files.
+ */
+import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import type { ModelProto, NodeId } from '../onnx/model.ts';
+import { prepare } from '../prepare/prepare.ts';
+import { carryNodeIds } from '../prepare/nodeOrigin.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import type { Ranges } from '../quantize/plan.ts';
+import { quantizeModel } from '../quantize/quantizeModel.ts';
+import type { QuantizeReport } from '../quantize/report.ts';
+import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
+import { crossLayerEqualize, type CleReport } from './cle.ts';
+import { gatherLayerRows, RecoveryError, throwIfCancelled, type CancelSignal } from './layerData.ts';
+import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
+import { buildLayerProblem } from './layerProblem.ts';
+import { adaround } from './adaround.ts';
+import { adaquant } from './adaquant.ts';
+import { correctBias } from './biasCorrection.ts';
+import type { CurvePoint, LayerTuning } from './tuning.ts';
+
+export type RecoveryProgress =
+  | { readonly phase: 'prepare' | 'cle' | 'calibrate' | 'quantize' }
+  | { readonly phase: 'gather'; readonly stage: number; readonly stages: number }
+  | {
+      readonly phase: 'layer';
+      readonly id: NodeId;
+      /** Layers finished, of all tuned layers. */
+      readonly done: number;
+      readonly total: number;
+      readonly lossBefore?: number;
+      readonly lossAfter?: number;
+      readonly curve?: readonly CurvePoint[];
+    };
+
+export interface RecoveryOptions {
+  /** Ranges of the model as it will be quantized (after CLE): the equalized model is passed in. */
+  readonly calibrate: (model: ModelProto) => Promise<Ranges>;
+  /** Runs the models on calibration samples; required for bias correction and fast finetune. */
+  readonly runtime?: ComparisonRuntime;
+  readonly signal?: CancelSignal;
+  readonly onProgress?: (p: RecoveryProgress) => void;
+  readonly configName?: string;
+}
+
+export interface TunedLayerSummary {
+  readonly id: NodeId;
+  readonly lossBefore: number;
+  readonly lossAfter: number;
+  readonly kept: boolean;
+  readonly iterations: number;
+  readonly seconds: number;
+  readonly curve: readonly CurvePoint[];
+}
+
+export interface RecoveryReport {
+  readonly cle?: CleReport;
+  readonly finetune?: {
+    readonly algorithm: 'adaround' | 'adaquant';
+    readonly layers: readonly TunedLayerSummary[];
+    /** Σ of the layers' reconstruction losses before and after. */
+    readonly lossBefore: number;
+    readonly lossAfter: number;
+    readonly seconds: number;
+  };
+  readonly biasCorrection?: {
+    readonly layers: readonly { readonly id: NodeId; readonly shiftBefore: number }[];
+    /** Bias values that did not fit their quantized grid and saturated. */
+    readonly saturatedBiases: number;
+    readonly seconds: number;
+  };
+  /** Layers neither step could work on, and why. */
+  readonly skippedLayers: readonly SkippedLayer[];
+  /** Seconds per phase; `gather` is the time spent running the models for layer data. */
+  readonly seconds: { readonly prepare: number; readonly cle: number; readonly calibrate: number; readonly quantize: number; readonly gather: number; readonly total: number };
+  readonly samples: number;
+  readonly stages: number;
+}
+
+export interface RecoveryResult {
+  readonly model: ModelProto;
+  readonly report: QuantizeReport;
+  readonly recovery: RecoveryReport;
+  /** The float model the steps worked on (prepared, equalized): the reference for comparisons. */
+  readonly floatModel: ModelProto;
+}
+
+/** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
+export function prepareNamed(model: ModelProto): { model: ModelProto; actions: readonly string[] } {
+  const index = buildGraphIndex(model.graph!);
+  const prepared = prepare(model, {});
+  const nodes = prepared.model.graph!.node;
+  const ids = carryNodeIds(index.nodes, index.ids, nodes, prepared.origin);
+  const named = nodes.map((n, i) => ({ ...n, name: ids[i] }));
+  return { model: { ...prepared.model, graph: { ...prepared.model.graph!, node: named } }, actions: prepared.summary.actions };
+}
+
+/** Tuned layers grouped by depth: a layer's stage is the number of tuned layers on its longest input path. */
+function stagesOf(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
+  const index = buildGraphIndex(quantModel.graph!);
+  const target = new Map(layers.map((l) => [l.node, l]));
+  const depth = new Int32Array(index.nodes.length);
+  const stages: LinearLayer[][] = [];
+  for (const i of index.order) {
+    let d = 0;
+    for (let k = index.predStart[i]; k < index.predStart[i + 1]; k++) d = Math.max(d, depth[index.pred[k]]);
+    const l = target.get(i);
+    if (l) (stages[d] ??= []).push(l);
+    depth[i] = d + (l ? 1 : 0);
+  }
+  return stages.filter(Boolean);
+}
+
+/** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
+export async function quantizeWithRecovery(model: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
+  const t0 = performance.now();
+  const tune = config.includeFastFt;
+  const correct = config.includeBiasCorrection;
+  if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
+  const x = config.extraOptions;
+  const ft = x.FastFinetune;
+  const progress = options.onProgress ?? (() => {});
+
+  progress({ phase: 'prepare' });
+  const prepared = config.includeCle || tune || correct ? prepareNamed(model) : { model, actions: [] };
+  const t1 = performance.now();
+  let floatModel = prepared.model;
+  let cle: CleReport | undefined;
+  if (config.includeCle) {
+    progress({ phase: 'cle' });
+    const eq = crossLayerEqualize(floatModel, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias });
+    floatModel = eq.model;
+    cle = eq.report;
+  }
+  const t2 = performance.now();
+  throwIfCancelled(options.signal);
+  progress({ phase: 'calibrate' });
+  const ranges = await options.calibrate(floatModel);
+  const t3 = performance.now();
+  throwIfCancelled(options.signal);
+  progress({ phase: 'quantize' });
+  const quantized = quantizeModel(floatModel, ranges, config, options.configName);
+  const report: QuantizeReport = { ...quantized.report, preparation: [...prepared.actions, ...quantized.report.preparation] };
+  const t4 = performance.now();
+
+  let quantModel = quantized.model;
+  const tuned: TunedLayerSummary[] = [];
+  const corrected: { id: NodeId; shiftBefore: number }[] = [];
+  let saturatedBiases = 0;
+  let gatherSeconds = 0;
+  let finetuneSeconds = 0;
+  let correctSeconds = 0;
+  let skippedLayers: SkippedLayer[] = [];
+  let stageCount = 0;
+  const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
+  if (tune || correct) {
+    const found = findLinearLayers(floatModel, quantModel);
+    skippedLayers = found.skipped;
+    const stages = stagesOf(quantModel, found.layers);
+    stageCount = stages.length;
+    const total = found.layers.length;
+    let done = 0;
+    for (let s = 0; s < stages.length; s++) {
+      throwIfCancelled(options.signal);
+      progress({ phase: 'gather', stage: s, stages: stages.length });
+      const g0 = performance.now();
+      const rows = await gatherLayerRows(floatModel, quantModel, stages[s], options.runtime!, {
+        positionsPerSample: ft.PositionsPerSample,
+        samples,
+        seed: ft.FixedSeed ?? 1705472343,
+        signal: options.signal,
+      });
+      gatherSeconds += (performance.now() - g0) / 1000;
+      const updates: LayerUpdate[] = [];
+      for (const data of rows) {
+        let layer = data.layer;
+        let result: LayerTuning | undefined;
+        if (tune) {
+          const f0 = performance.now();
+          const problem = buildLayerProblem(data);
+          const tuneOptions = {
+            iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
+            warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal,
+          };
+          result = ft.OptimAlgorithm === 'adaround' ? adaround(problem, tuneOptions) : adaquant(problem, tuneOptions);
+          finetuneSeconds += (performance.now() - f0) / 1000;
+          tuned.push({ id: result.id, lossBefore: result.lossBefore, lossAfter: result.lossAfter, kept: result.kept, iterations: result.iterations, seconds: result.seconds, curve: result.curve });
+          layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };
+        }
+        let bias = result?.bias;
+        if (correct) {
+          const c0 = performance.now();
+          const c = correctBias({ ...data, layer });
+          corrected.push({ id: c.id, shiftBefore: c.shiftBefore });
+          bias = c.bias;
+          correctSeconds += (performance.now() - c0) / 1000;
+        }
+        if (result?.codes || bias) updates.push({ layer: data.layer, codes: result?.codes, bias });
+        done++;
+        progress({ phase: 'layer', id: data.layer.id, done, total, lossBefore: result?.lossBefore, lossAfter: result?.lossAfter, curve: result?.curve });
+      }
+      const applied = applyLayerUpdates(quantModel, updates);
+      quantModel = applied.model;
+      saturatedBiases += applied.saturatedBiases;
+    }
+  }
+  const sum = (f: (l: TunedLayerSummary) => number) => tuned.reduce((a, l) => a + f(l), 0);
+  const recovery: RecoveryReport = {
+    cle,
+    finetune: tune ? { algorithm: ft.OptimAlgorithm, layers: tuned, lossBefore: sum((l) => l.lossBefore), lossAfter: sum((l) => l.lossAfter), seconds: finetuneSeconds } : undefined,
+    biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
+    skippedLayers,
+    seconds: {
+      prepare: (t1 - t0) / 1000,
+      cle: (t2 - t1) / 1000,
+      calibrate: (t3 - t2) / 1000,
+      quantize: (t4 - t3) / 1000,
+      gather: gatherSeconds,
+      total: (performance.now() - t0) / 1000,
+    },
+    samples: tune || correct ? samples : 0,
+    stages: stageCount,
+  };
+  return { model: quantModel, report, recovery, floatModel };
+}

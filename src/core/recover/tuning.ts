@@ -1,0 +1,53 @@
+/**
+ * What AdaRound and AdaQuant share: their options, the result of tuning one layer (codes, bias, loss curve),
+ * and the hard-quantized reconstruction loss both report before and after. Pure.
+ */
+import type { NodeId } from '../onnx/model.ts';
+import type { CancelSignal } from './layerData.ts';
+import { augmented, layerLoss, type LayerProblem } from './layerProblem.ts';
+
+export interface TuneOptions {
+  readonly iterations: number;
+  readonly learningRate: number;
+  /** AdaRound's λ, β from start to end, and the warm-up fraction without the rounding term. */
+  readonly regParam: number;
+  readonly betaRange: readonly [number, number];
+  readonly warmStart: number;
+  /** A loss-curve point every logPeriod iterations (and the last). */
+  readonly logPeriod: number;
+  /** Stop when the loss has not improved for a tenth of the iterations. */
+  readonly earlyStop: boolean;
+  /** AdaQuant learns the bias too. */
+  readonly updateBias: boolean;
+  readonly signal?: CancelSignal;
+}
+
+export interface CurvePoint {
+  readonly iteration: number;
+  /** Reconstruction loss (Σ over channels of the mean squared error), without the rounding term. */
+  readonly loss: number;
+}
+
+export interface LayerTuning {
+  readonly id: NodeId;
+  /** Loss of the weights as quantized (nearest rounding) and of the tuned, hard-quantized result. */
+  readonly lossBefore: number;
+  readonly lossAfter: number;
+  readonly curve: readonly CurvePoint[];
+  readonly iterations: number;
+  readonly seconds: number;
+  /** The tuned result was not better, so the layer keeps its codes. */
+  readonly kept: boolean;
+  /** New weight codes (absent when kept). */
+  readonly codes?: Int32Array;
+  /** New bias in real units (AdaQuant with UpdateBias). */
+  readonly bias?: Float32Array;
+}
+
+/** Loss of integer codes (and a bias change per channel) on the layer's problem. */
+export function codesLoss(p: LayerProblem, codes: Int32Array, biasChange?: Float64Array): number {
+  const l = p.rows.layer;
+  const v = augmented(p, (m, i) => (codes[l.weightIndex(m, i)] - l.zeroPointOf(m)) * l.scaleOf(m));
+  if (biasChange) for (let m = 0; m < l.outChannels; m++) v[m * (l.inPerGroup + 1) + l.inPerGroup] = biasChange[m];
+  return layerLoss(p, v);
+}

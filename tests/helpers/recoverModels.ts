@@ -1,0 +1,63 @@
+/**
+ * Small models for the accuracy-recovery tests (CLE, bias correction, AdaRound, AdaQuant): convolution chains
+ * whose channels have very different weight ranges (what CLE exists for), with seeded weights, plus a Node
+ * runtime over seeded inputs shaped like the model's input.
+ */
+import { AttributeType, DataType, intAttribute, floatAttribute, makeNode, makeTensor, type AttributeProto, type ModelProto } from '../../src/core/onnx/index.ts';
+import { float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
+import { seededFloats } from './fixtures.ts';
+import { floatIO, smallModel } from './smallModels.ts';
+
+/** Seeded weights whose output channel c is scaled by spread^(c / (channels − 1)), so channel ranges differ by `spread`. */
+function weights(name: string, dims: number[], seed: number, spread = 1): ReturnType<typeof makeTensor> {
+  const count = dims.reduce((a, b) => a * b, 1);
+  const data = seededFloats(count, seed, -1, 1);
+  const per = count / dims[0];
+  for (let c = 0; c < dims[0]; c++) {
+    const f = spread ** (dims[0] > 1 ? c / (dims[0] - 1) : 0);
+    for (let k = 0; k < per; k++) data[c * per + k] *= f;
+  }
+  return makeTensor(name, DataType.FLOAT, dims, data);
+}
+
+const ints = (name: string, values: number[]): AttributeProto => {
+  const { i: _unused, ...rest } = intAttribute(name, 0);
+  return { ...rest, type: AttributeType.INTS, ints: values };
+};
+
+const conv = (inputs: string[], out: string, name: string, kernel: number, group = 1) =>
+  makeNode('Conv', inputs, [out], name, [intAttribute('group', group), ints('kernel_shape', [kernel, kernel]), ints('pads', Array(4).fill(kernel >> 1))]);
+
+/**
+ * x[1,3,12,12] → Conv 3→8 (3×3) → Relu → depthwise Conv 8 (3×3) → LeakyRelu → Conv 8→6 (1×1) → y, and a
+ * second branch Conv 3→4 → Sigmoid·Mul (SiLU) → Conv 4→4 → z that CLE must skip.
+ */
+export function convChainModel(): ModelProto {
+  return smallModel({
+    opset: 13,
+    inputs: [floatIO('x', [1, 3, 12, 12])],
+    outputs: [floatIO('y', [1, 6, 12, 12]), floatIO('z', [1, 4, 12, 12])],
+    initializers: [
+      weights('w1', [8, 3, 3, 3], 1, 50), weights('b1', [8], 2, 1),
+      weights('w2', [8, 1, 3, 3], 3, 0.02), weights('b2', [8], 4, 1),
+      weights('w3', [6, 8, 1, 1], 5), weights('b3', [6], 6),
+      weights('w4', [4, 3, 3, 3], 7, 10), weights('w5', [4, 4, 1, 1], 8),
+    ],
+    nodes: [
+      conv(['x', 'w1', 'b1'], 'c1', 'conv1', 3),
+      makeNode('Relu', ['c1'], ['r1'], 'relu1'),
+      conv(['r1', 'w2', 'b2'], 'c2', 'dw2', 3, 8),
+      makeNode('LeakyRelu', ['c2'], ['r2'], 'leaky2', [floatAttribute('alpha', 0.1)]),
+      conv(['r2', 'w3', 'b3'], 'y', 'conv3', 1),
+      conv(['x', 'w4'], 'c4', 'conv4', 3),
+      makeNode('Sigmoid', ['c4'], ['s4'], 'sig4'),
+      makeNode('Mul', ['c4', 's4'], ['m4'], 'mul4'),
+      conv(['m4', 'w5'], 'z', 'conv5', 1),
+    ],
+  });
+}
+
+/** `count` seeded inputs for convChainModel, values in [−1, 1). */
+export function convChainFeeds(count: number, seed = 11): Feeds[] {
+  return Array.from({ length: count }, (_, s) => ({ x: float32Tensor(seededFloats(3 * 12 * 12, seed + s, -1, 1), [1, 3, 12, 12]) }));
+}

@@ -1,0 +1,171 @@
+/**
+ * Accuracy recovery run for real in onnxruntime-node: CLE keeps the float function (small chain with a
+ * depthwise layer, and UltraFace), AdaRound only ever picks the floor or the ceiling, AdaQuant lowers the
+ * reconstruction loss, bias correction cancels the mean output shift on its own data, and the written models
+ * run and pass onnx.checker.
+ */
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildGraphIndex, decode, encode, type ModelProto } from '../src/core/onnx/index.ts';
+import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import type { Ranges } from '../src/core/quantize/plan.ts';
+import { crossLayerEqualize, findClePairs } from '../src/core/recover/cle.ts';
+import { gatherLayerRows } from '../src/core/recover/layerData.ts';
+import { findLinearLayers } from '../src/core/recover/linearLayers.ts';
+import { meanOutputShift } from '../src/core/recover/biasCorrection.ts';
+import { prepareNamed, quantizeWithRecovery, type RecoveryProgress } from '../src/core/recover/quantizeWithRecovery.ts';
+import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
+import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
+import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
+import { compareRuns, feedsFor } from './helpers/smallModels.ts';
+import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
+import { checkModels } from './helpers/onnxChecker.ts';
+import { MODELS } from './helpers/fixtures.ts';
+import { COCO } from './helpers/evaluation.ts';
+import { outputsOf } from './helpers/smallModels.ts';
+
+const CLE = { steps: 4, totalDiffThreshold: 2e-7, scaleAppendBias: true };
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recover-'));
+
+/** Ranges of every float tensor of the model over the feeds (min-max), as calibration would give them. */
+async function minMaxRanges(model: ModelProto, feeds = convChainFeeds(8)): Promise<Ranges> {
+  const index = buildGraphIndex(model.graph!);
+  const names = index.nodes.flatMap((n) => n.output);
+  const exposed: ModelProto = { ...model, graph: { ...model.graph!, output: names.map((name) => ({ name, metadata_props: [] })) } };
+  const ranges = new Map<string, { min: number; max: number }>();
+  for (const f of feeds) {
+    const out = await outputsOf(exposed, f);
+    for (const [k, t] of Object.entries({ ...out, x: { data: f.x.data as Float32Array } })) {
+      const r = ranges.get(k) ?? { min: Infinity, max: -Infinity };
+      for (const v of t.data) { r.min = Math.min(r.min, v); r.max = Math.max(r.max, v); }
+      ranges.set(k, r);
+    }
+  }
+  return ranges;
+}
+
+function config(preset: string, extra: QuantConfigInput = {}) {
+  const base = getPreset(preset);
+  return validateConfig({ ...base, ...extra, extraOptions: { ...base.extraOptions, ...extra.extraOptions } });
+}
+
+describe('cross-layer equalization', () => {
+  it('pairs Conv→Relu→depthwise and depthwise→LeakyRelu→Conv, and lists the SiLU pair as skipped', () => {
+    const { pairs, skipped } = findClePairs(buildGraphIndex(convChainModel().graph!));
+    expect(pairs.map((p) => [p.a, p.b, p.activation])).toEqual([[0, 2, 'Relu'], [2, 4, 'LeakyRelu']]);
+    expect(skipped).toEqual([{ first: 'conv4', second: 'conv5', reason: expect.stringMatching(/SiLU.*not positively homogeneous/) }]);
+  });
+
+  it('leaves the float outputs unchanged to 1e-4 relative while evening out the channel ranges', async () => {
+    const model = convChainModel();
+    const { model: equalized, report } = crossLayerEqualize(model, CLE);
+    expect(report.worstChannelSpread.before).toBeGreaterThan(20);
+    expect(report.worstChannelSpread.after).toBeLessThan(report.worstChannelSpread.before / 5);
+    for (const d of await compareRuns(model, equalized, feedsFor(model, 3, -1, 1))) {
+      expect(d.relative, d.name).toBeLessThan(1e-4);
+      expect(d.identical && d.name === 'y').toBe(false); // the equalized branch really changed
+    }
+  });
+
+  it("keeps UltraFace's outputs to 1e-4 relative (BatchNormalization folded first)", async () => {
+    const model = decode(fs.readFileSync(path.join(MODELS, 'ultraface-rfb-320.onnx')));
+    const prepared = prepareNamed(model).model;
+    const { model: equalized, report } = crossLayerEqualize(prepared, CLE);
+    expect(report.pairs.length).toBeGreaterThan(20);
+    for (const d of await compareRuns(model, equalized, feedsFor(model, 7, 0, 1))) expect(d.relative, d.name).toBeLessThan(1e-4);
+  });
+});
+
+describe('fast finetune and bias correction on a small chain', () => {
+  const runtime = nodeRuntime(convChainFeeds(6));
+  const run = (preset: string, extra: QuantConfigInput, onProgress?: (p: RecoveryProgress) => void) =>
+    quantizeWithRecovery(convChainModel(), config(preset, extra), { runtime, calibrate: (m) => minMaxRanges(m), onProgress });
+
+  it('AdaRound keeps every weight code at the floor or the ceiling of w/s, and lowers the loss', async () => {
+    const events: RecoveryProgress[] = [];
+    const r = await run('XINT8', { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 200, LogPeriod: 50 } } }, (p) => events.push(p));
+    const { layers } = findLinearLayers(r.floatModel, r.model);
+    expect(layers.map((l) => l.id).sort()).toEqual(['conv1', 'conv3', 'conv4', 'conv5', 'dw2']);
+    let changed = 0;
+    for (const l of layers) {
+      for (let m = 0; m < l.outChannels; m++) {
+        for (let i = 0; i < l.inPerGroup; i++) {
+          const x = l.floatWeight[l.weightIndex(m, i)] / l.scaleOf(m);
+          const q = l.codes[l.weightIndex(m, i)] - l.zeroPointOf(m);
+          const near = Math.round(x);
+          if (q !== near) changed++;
+          // Saturated codes sit at the grid's end; all others are ⌊x⌋ or ⌈x⌉.
+          expect(q >= Math.floor(x) - 1e-9 && q <= Math.ceil(x) + 1e-9 || q === -128 || q === 127, `${l.id} ${m} ${i}: ${x} → ${q}`).toBe(true);
+        }
+      }
+    }
+    expect(changed).toBeGreaterThan(0); // it did learn something other than nearest rounding
+    const ft = r.recovery.finetune!;
+    expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
+    for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
+    expect(ft.layers[0].curve.map((c) => c.iteration)).toEqual([0, 50, 100, 150, 199]);
+    expect(events.filter((e) => e.phase === 'layer')).toHaveLength(5);
+  });
+
+  it('AdaQuant lowers the layer reconstruction loss', async () => {
+    const r = await run('A8W8', { includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3 } } });
+    const ft = r.recovery.finetune!;
+    expect(ft.lossAfter).toBeLessThan(ft.lossBefore * 0.95);
+    expect(ft.layers.filter((l) => !l.kept).length).toBeGreaterThan(0);
+  });
+
+  it("bias correction cancels each layer's mean output shift on its own data, to the bias grid", async () => {
+    const plain = await run('A8W8', {});
+    const corrected = await run('A8W8', { includeBiasCorrection: true });
+    const shifts = async (r: typeof plain) => {
+      const { layers } = findLinearLayers(r.floatModel, r.model);
+      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, { positionsPerSample: 1e6, samples: 6, seed: 1 });
+      return rows.map((d) => ({ id: d.layer.id, shift: meanOutputShift(d), layer: d.layer }));
+    };
+    const before = await shifts(plain);
+    const after = await shifts(corrected);
+    // The first layers read the graph input, so their data is the same before and after: exact comparison.
+    for (const id of ['conv1', 'conv4']) {
+      const b = before.find((s) => s.id === id)!;
+      const a = after.find((s) => s.id === id)!;
+      // conv1's bias is int32 on the grid input scale × weight scale; conv4 had none and gets a float one.
+      const store = a.layer.biasStore;
+      expect(store.kind).toBe(id === 'conv1' ? 'quantized' : 'float');
+      const grid = store.kind === 'quantized' ? Math.max(...store.scales) : 1e-5;
+      expect(Math.max(...b.shift.map(Math.abs)), id).toBeGreaterThan(grid);
+      for (const s of a.shift) expect(Math.abs(s), id).toBeLessThanOrEqual(grid / 2 + 1e-6);
+    }
+    expect(corrected.recovery.biasCorrection!.layers).toHaveLength(5);
+  });
+
+  it('writes models that run in onnxruntime-node and pass onnx.checker', async () => {
+    const r = await run('XINT8', { includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 20 } } });
+    expect(r.recovery.cle!.pairs).toHaveLength(2);
+    const file = path.join(tmp, 'chain.onnx');
+    fs.writeFileSync(file, encode(r.model));
+    expect(checkModels([file])).toEqual([{ path: file, ok: true }]);
+    const [y] = await compareRuns(convChainModel(), r.model, convChainFeeds(1)[0]);
+    expect(y.relative).toBeLessThan(0.2); // a quantized model of the same function, not noise
+  });
+
+  it('refuses to run without a runtime, and stops with RecoveryError when cancelled', async () => {
+    const cfg = config('XINT8', { includeBiasCorrection: true });
+    await expect(quantizeWithRecovery(convChainModel(), cfg, { calibrate: (m) => minMaxRanges(m) })).rejects.toMatchObject({ name: 'RecoveryError' });
+    await expect(quantizeWithRecovery(convChainModel(), cfg, { runtime, calibrate: (m) => minMaxRanges(m), signal: { aborted: true } })).rejects.toMatchObject({ name: 'RecoveryError', message: /cancelled/ });
+  });
+});
+
+describe('on a fixture', () => {
+  it('exclusions given by the ids of the model as loaded still apply after preparation names the nodes', async () => {
+    const model = decode(fs.readFileSync(path.join(MODELS, 'ultraface-rfb-320.onnx')));
+    const cfg = config('XINT8', { includeCle: true, subgraphsToExclude: [{ starts: ['Slice_217', 'Slice_224'], ends: ['Concat_241'] }] });
+    const spec = getPreprocessPreset('ultraface');
+    const r = await quantizeWithRecovery(model, cfg, { calibrate: async (m) => (await calibrateOnImages(m, COCO.slice(0, 2), { spec, config: cfg })).ranges });
+    const excluded = r.report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id);
+    expect(excluded).toContain('Slice_217');
+    expect(excluded).toContain('Concat_241');
+  });
+});
