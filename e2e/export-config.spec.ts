@@ -47,7 +47,7 @@ test.describe('export and import of the configuration', () => {
     const code = panel.getByTestId('snippet-code');
     await expect(code).toContainText('NODES_TO_EXCLUDE = [');
     const quark = (await code.textContent())!;
-    expect(quark).toContain('subgraphs_to_exclude=SUBGRAPHS_TO_EXCLUDE');
+    expect(quark).toContain('settings.subgraphs_to_exclude = SUBGRAPHS_TO_EXCLUDE');
     expect(quark).toContain('name_nodes_like_quant_studio(model)');
     for (const id of ['"Conv_3"', '"Relu_5"', '"Softmax_']) expect(quark).toContain(id);
     expect(() => pythonParses(quark)).not.toThrow();

@@ -65,11 +65,13 @@ describe('Quark and ONNX Runtime snippets', () => {
   it('pass Quark subgraphs as ([starts], [ends]) and single nodes by name, with the preset settings', () => {
     const source = quarkSnippet(index, config, options);
     expect(readSnippet(source)).toMatchObject({ SUBGRAPHS_TO_EXCLUDE: [[['Conv_0'], ['Relu_1']]], NODES_TO_EXCLUDE: ['Exp_2'] });
-    expect(source).toContain('calibrate_method=PowerOfTwoMethod.MinMSE');
-    expect(source).toContain('activation_type=QuantType.QInt8');
-    expect(source).toContain('enable_npu_cnn=True');
+    expect(source).toContain('quant_config = QConfig.get_default_config("XINT8")');
+    expect(source).toContain('settings.calibrate_method = PowerOfTwoMethod.MinMSE');
+    expect(source).toContain('settings.activation_type = QuantType.QInt8');
+    expect(source).toContain('settings.enable_npu_cnn = True');
     expect(source).toMatch(/"ActivationSymmetric": True/);
-    expect(source).toContain('subgraphs_to_exclude=SUBGRAPHS_TO_EXCLUDE');
+    expect(source).toContain('settings.nodes_to_exclude = NODES_TO_EXCLUDE');
+    expect(source).toContain('settings.subgraphs_to_exclude = SUBGRAPHS_TO_EXCLUDE');
   });
 
   it('give ONNX Runtime every excluded node, subgraphs spelled out, and say what ORT lacks', () => {
@@ -123,7 +125,7 @@ describe('Quark and ONNX Runtime snippets', () => {
   it('leave the naming step out when every node has a name of its own', () => {
     const f = (n: string) => makeValueInfo(n, DataType.FLOAT, [1]);
     const named = buildGraphIndex(makeGraph({ node: [makeNode('Relu', ['x'], ['y'], 'act')], input: [f('x')], output: [f('y')] }));
-    const source = quarkSnippet(named, withExclusions(getPreset('A8W8'), { nodesToExclude: ['act'] }), options);
+    const source = quarkSnippet(named, withExclusions(getPreset('A8W8'), { nodesToExclude: ['act'] }), { ...options, configName: 'A8W8' });
     expect(source).not.toContain('name_nodes_like_quant_studio');
     expect(source).toContain('quantize_model(FLOAT_MODEL, QUANTIZED_MODEL');
   });

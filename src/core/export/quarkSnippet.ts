@@ -1,12 +1,13 @@
 /**
  * A ready-to-run Python script that quantizes the same model with AMD Quark (quark.onnx ModelQuantizer,
- * Config/QuantizationConfig) under the studio's configuration: its types, calibration method and
+ * QConfig.get_default_config as Quark's Ryzen AI guide uses it) under the studio's configuration: its types, calibration method and
  * extra_options, `subgraphs_to_exclude` as [([starts], [ends])] and `nodes_to_exclude` (single nodes,
  * and op-type exclusions expanded to their nodes, so Quark leaves exactly the nodes the graph showed).
  * Pure text from the model's graph index and a QuantConfig; throws ExclusionError like the quantizer.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '../quantize/config.ts';
+import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
 import { fileConstants, namingFunction, namingSteps, readerSkeleton, type SnippetOptions } from './snippetParts.ts';
@@ -28,20 +29,29 @@ function quarkExtraOptions(config: QuantConfig): Record<string, PyValue> {
   return Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
 }
 
+/**
+ * The Quark preset the script starts from (QConfig.get_default_config). Every setting is then written
+ * out explicitly, so the base only matters for options the studio does not model; the page's ONNX
+ * Runtime presets start from the Quark preset with the same types.
+ */
+const QUARK_BASE: Readonly<Record<PresetName, string>> = {
+  XINT8: 'XINT8', VINT8: 'VINT8', A8W8: 'A8W8', A16W8: 'A16W8', U8S8_AAWS: 'U8S8_AAWS', S8S8_AAWS: 'S8S8_AAWS', U8S8: 'U8S8_AAWS', S8S8: 'S8S8_AAWS',
+};
+
 /** The Quark script for `config` on the model behind `index`. */
 export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: SnippetOptions): string {
   const ex = snippetExclusions(index, config);
   const method = quarkCalibrateMethod(config);
   const types = [QUARK_TYPES[config.activationType], QUARK_TYPES[config.weightType]];
-  const quarkImports = ['ModelQuantizer'];
-  const utilImports = new Set<string>();
-  if (types.some((t) => t.startsWith('ExtendedQuantType'))) utilImports.add('ExtendedQuantType');
-  if (method.startsWith('PowerOfTwoMethod')) utilImports.add('PowerOfTwoMethod');
-  if (method.startsWith('ExtendedCalibrationMethod')) utilImports.add('ExtendedCalibrationMethod');
+  const quarkImports = new Set(['ModelQuantizer', 'QConfig']);
+  if (types.some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
+  if (method.startsWith('PowerOfTwoMethod')) quarkImports.add('PowerOfTwoMethod');
+  if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;
   const naming = namingSteps(ex.needsNaming);
+  const base = isPresetName(options.configName) ? QUARK_BASE[options.configName] : config.scaleType === 'powerOfTwo' ? 'XINT8' : 'A8W8';
 
-  const args: [string, string][] = [
+  const settings: [string, string][] = [
     ['quant_format', 'QuantFormat.QDQ'],
     ['calibrate_method', method],
     ['activation_type', types[0]],
@@ -51,9 +61,8 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
     ['enable_npu_cnn', py(config.enableNpuCnn)],
     ['include_cle', py(config.includeCle)],
   ];
-  if (config.opTypesToQuantize.length) args.push(['op_types_to_quantize', py([...config.opTypesToQuantize])]);
-  args.push(['nodes_to_exclude', 'NODES_TO_EXCLUDE'], ['subgraphs_to_exclude', 'SUBGRAPHS_TO_EXCLUDE']);
-  args.push(['extra_options', py(quarkExtraOptions(config), '    ')]);
+  if (config.opTypesToQuantize.length) settings.push(['op_types_to_quantize', py([...config.opTypesToQuantize])]);
+  settings.push(['nodes_to_exclude', 'NODES_TO_EXCLUDE'], ['subgraphs_to_exclude', 'SUBGRAPHS_TO_EXCLUDE']);
 
   return `"""Quantizes ${options.modelFile} with AMD Quark as Quant Studio was set up (${options.configName}).
 
@@ -65,8 +74,7 @@ import numpy as np
 import onnx
 from onnxruntime.quantization.calibrate import CalibrationDataReader, CalibrationMethod
 from onnxruntime.quantization.quant_utils import QuantFormat, QuantType
-from quark.onnx import ${quarkImports.join(', ')}
-${utilImports.size ? `from quark.onnx.quant_utils import ${[...utilImports].sort().join(', ')}\n` : ''}from quark.onnx.quantization.config.config import Config, QuantizationConfig
+from quark.onnx import ${[...quarkImports].join(', ')}
 
 ${fileConstants(options, 'quark', ex.needsNaming)}
 
@@ -76,16 +84,18 @@ SUBGRAPHS_TO_EXCLUDE = ${py(ex.subgraphs.map((s) => new PyTuple([s.starts, s.end
 # Single nodes that stay float${config.opTypesToExclude.length ? ` (with every ${config.opTypesToExclude.join(', ')} node)` : ''}.
 NODES_TO_EXCLUDE = ${py(ex.nodes)}
 
-quant_config = QuantizationConfig(
-${args.map(([k, v]) => `    ${k}=${v},`).join('\n')}
-)${namingFunction(ex.needsNaming)}
+# Quark's ${base} preset, then every setting as Quant Studio used it.
+quant_config = QConfig.get_default_config(${py(base)})
+settings = quant_config.global_quant_config
+${settings.map(([k, v]) => `settings.${k} = ${v}`).join('\n')}
+settings.extra_options.update(${py(quarkExtraOptions(config))})${namingFunction(ex.needsNaming)}
 
 
 ${readerSkeleton(options)}
 
 
 if __name__ == "__main__":
-${[...naming.lines, '    quantizer = ModelQuantizer(Config(global_quant_config=quant_config))',
+${[...naming.lines, '    quantizer = ModelQuantizer(quant_config)',
   random
     ? '    # UseRandomData is set: Quark calibrates on random inputs, no reader needed.\n    reader = None'
     : '    reader = SampleReader(load_samples())',
