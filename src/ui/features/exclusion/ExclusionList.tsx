@@ -3,6 +3,7 @@
  * it names nothing), resolved by the core as the quantizer will. Pointing at an entry, or focusing it
  * with the keyboard, highlights its nodes on the graph (hoverExclusion); Delete or the × removes it.
  */
+import { useMemo } from 'react';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { useStudio, type ExclusionEntry } from '../../store/index.ts';
 import { resolveEntry } from '../graph/resolution.ts';
@@ -20,6 +21,8 @@ export function ExclusionList({ index }: { index: GraphIndex | null }) {
   const hovered = useStudio((s) => s.exclusions.hovered);
   const hover = useStudio((s) => s.hoverExclusion);
   const remove = useStudio((s) => s.removeExclusion);
+  // Resolution walks the graph: once per list or model change, not on every hover.
+  const resolved = useMemo(() => new Map(entries.map((e) => [e.id, index ? resolveEntry(index, e) : null])), [entries, index]);
 
   if (entries.length === 0) {
     return (
@@ -33,9 +36,9 @@ export function ExclusionList({ index }: { index: GraphIndex | null }) {
   return (
     <ul className="exclusion-list" data-testid="exclusion-list" aria-label="Excluded from quantization">
       {entries.map((entry) => {
-        const resolved = index ? resolveEntry(index, entry) : null;
-        const problem = resolved && 'error' in resolved ? resolved.error : null;
-        const count = resolved && 'nodes' in resolved ? resolved.nodes.length : null;
+        const r = resolved.get(entry.id) ?? null;
+        const problem = r && 'error' in r ? r.error : null;
+        const count = r && 'nodes' in r ? r.nodes.length : null;
         return (
           <li
             key={entry.id}
