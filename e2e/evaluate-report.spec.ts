@@ -85,6 +85,39 @@ test.describe('evaluate and report', () => {
     await context.close();
   });
 
+  test('suggest exclusions: each step measured and listed, accept adds the picks and the old quantized model is dropped', async ({ page }) => {
+    test.setTimeout(180_000);
+    await quantizedUltraface(page);
+    await page.getByTestId('suggest-target').fill('0.999999');
+    await page.getByTestId('suggest-steps').fill('2');
+    await page.getByTestId('suggest-button').click();
+    await expect(page.getByTestId('suggest-progress')).toBeVisible();
+    await expect(page.getByTestId('suggest-outcome')).toBeVisible({ timeout: 120_000 });
+    const cosines = await page.getByTestId('suggest-step-cosine').allTextContents();
+    expect(cosines).toHaveLength(3); // the start and two measured steps
+    for (const c of cosines) expect(Number(c)).toBeGreaterThan(0.99);
+    await expect(page.getByTestId('suggest-step').nth(1)).toContainText('float');
+    const best = Number(await page.getByTestId('suggest-best').textContent());
+    expect(best).toBe(Math.max(...cosines.map(Number))); // a step is kept only when it beats the best so far
+    const accept = page.getByTestId('suggest-accept');
+    if (await accept.count()) {
+      await accept.click();
+      await expect(accept).toBeDisabled();
+      await expect(page.getByTestId('quantize-result')).toHaveCount(0); // quantized without the picks: stale, dropped
+    } else {
+      expect(best).toBe(Number(cosines[0])); // nothing kept: nothing to accept
+    }
+
+    // The downloaded report carries the search.
+    await page.getByTestId('quantize-button').click();
+    await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+    await page.getByTestId('evaluate-button').click();
+    await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-json').click()]);
+    const json = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(json.suggest.steps).toHaveLength(3);
+  });
+
   test('a separate evaluation set: a corrupt image is skipped and named; nothing readable is a named error; cancel leaves the page usable', async ({ page }) => {
     test.setTimeout(180_000);
     await quantizedUltraface(page);
