@@ -12,6 +12,7 @@ const CalibrationScreen = lazy(() => import('./features/calibration/CalibrationS
 const GraphScreen = lazy(() => import('./features/graph/GraphScreen.tsx'));
 const ExclusionPanel = lazy(() => import('./features/exclusion/ExclusionPanel.tsx'));
 const EvaluationScreen = lazy(() => import('./features/report/EvaluationScreen.tsx'));
+const RecoverScreen = lazy(() => import('./features/recover/RecoverScreen.tsx'));
 
 export function App() {
   const hasModel = useStudio((s) => s.model.summary !== null);
@@ -45,6 +46,7 @@ export function App() {
         {hasModel && (
           <Suspense fallback={null}>
             <CalibrationScreen />
+            <RecoverScreen />
             <EvaluationScreen />
           </Suspense>
         )}

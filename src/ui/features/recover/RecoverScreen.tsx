@@ -1,0 +1,207 @@
+/**
+ * "Recover accuracy": after quantizing, the user either switches on the reference's algorithms (CLE, bias
+ * correction, AdaRound or AdaQuant) and quantizes with them, or gives a target and lets the studio climb
+ * the best-practice ladder (XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 → exclusions) until a rung
+ * meets it. Live progress with the loss curves, cancel, every measured configuration side by side, "Use
+ * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
+ */
+import { useState } from 'react';
+import { renderHtml } from '../../../core/report/index.ts';
+import { LADDER_METRICS } from '../../../core/recover/ladder.ts';
+import { Callout } from '../../components/Callout.tsx';
+import { Spinner } from '../../components/Spinner.tsx';
+import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
+import { useStudio } from '../../store/index.ts';
+import type { RecoverProgress } from '../../store/recoverySlice.ts';
+import { CurveChart, LayerLosses } from './LossCurves.tsx';
+import { RungTable } from './RungTable.tsx';
+import './recover.css';
+
+const PHASE: Record<RecoverProgress['phase'], string> = {
+  decoding: 'Decoding images',
+  prepare: 'Preparing the graph',
+  cle: 'Cross-layer equalization',
+  calibrate: 'Calibrating',
+  quantize: 'Quantizing',
+  gather: 'Running the models for layer data',
+  layer: 'Tuning layers',
+  evaluate: 'Measuring on the evaluation data',
+  'rung-done': 'Measured',
+};
+
+const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement' } as const;
+
+function ProgressLine({ progress, onCancel }: { progress: RecoverProgress | null; onCancel: () => void }) {
+  const l = progress?.layer;
+  const done = l ? l.done : (progress?.done ?? 0);
+  const total = l ? l.total : (progress?.total ?? 0);
+  return (
+    <div className="progress" data-testid="recover-progress" aria-live="polite">
+      <div className="progress__head">
+        <Spinner size={16} />
+        <span className="progress__title" data-testid="recover-progress-text">
+          {progress?.rung && `Rung ${progress.rung.index} (${progress.rung.label}): `}
+          {progress ? PHASE[progress.phase] : 'Starting…'}
+          {l ? ` — layer ${l.done} of ${l.total}` : total > 0 ? ` — ${done} / ${total}` : ''}
+        </span>
+        <button type="button" className="button button--small" onClick={onCancel} data-testid="recover-cancel">Cancel</button>
+      </div>
+      <div className="progress__track" role="progressbar" aria-label="Recovery" aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
+        <span className="progress__bar" style={{ width: `${total > 0 ? Math.round((done / total) * 100) : 0}%` }} />
+      </div>
+    </div>
+  );
+}
+
+function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
+  const o = useStudio((s) => s.recovery.options);
+  const set = useStudio((s) => s.setRecoveryOptions);
+  const [rate, setRate] = useState(o.learningRate === null ? '' : String(o.learningRate));
+  return (
+    <fieldset className="recover-switches" disabled={disabled}>
+      <legend className="field__label">Algorithms</legend>
+      <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
+      <label className="recover-switch"><input type="checkbox" checked={o.biasCorrection} onChange={(e) => set({ biasCorrection: e.currentTarget.checked })} data-testid="recover-bias" /> Bias correction</label>
+      <label className="field field--inline">
+        <span className="field__label">Fine-tune</span>
+        <select className="input" value={o.finetune} onChange={(e) => set({ finetune: e.currentTarget.value as typeof o.finetune })} data-testid="recover-finetune">
+          <option value="none">none</option>
+          <option value="adaround">AdaRound</option>
+          <option value="adaquant">AdaQuant</option>
+        </select>
+      </label>
+      <label className="field field--inline">
+        <span className="field__label">Iterations per layer</span>
+        <input type="number" className="input input--narrow" min={1} step={1} value={o.iterations} onChange={(e) => set({ iterations: Number(e.currentTarget.value) })} data-testid="recover-iterations" />
+      </label>
+      <label className="field field--inline">
+        <span className="field__label">Learning rate</span>
+        <input type="text" inputMode="decimal" className="input input--narrow" placeholder="default" value={rate} data-testid="recover-lr"
+          onChange={(e) => {
+            const t = e.currentTarget.value;
+            setRate(t);
+            if (t.trim() === '') set({ learningRate: null });
+            else if (Number(t) > 0) set({ learningRate: Number(t) });
+          }} />
+      </label>
+    </fieldset>
+  );
+}
+
+function LadderTarget({ disabled }: { disabled: boolean }) {
+  const c = useStudio((s) => s.recovery.ladder);
+  const set = useStudio((s) => s.setLadderChoice);
+  return (
+    <fieldset className="recover-switches" disabled={disabled}>
+      <legend className="field__label">Target on the evaluation data</legend>
+      <label className="field field--inline">
+        <span className="field__label">Metric</span>
+        <select className="input" value={c.metric} onChange={(e) => {
+          const metric = e.currentTarget.value as typeof c.metric;
+          set({ metric, value: metric === 'psnr' ? 30 : metric === 'top1' ? 0.95 : 0.99 });
+        }} data-testid="ladder-metric">
+          {LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
+        </select>
+      </label>
+      <label className="field field--inline">
+        <span className="field__label">at least</span>
+        <input type="number" className="input input--narrow" step={c.metric === 'psnr' ? 1 : 0.001} value={c.value} onChange={(e) => set({ value: Number(e.currentTarget.value) })} data-testid="ladder-value" />
+      </label>
+      <label className="recover-switch"><input type="checkbox" checked={c.allFormats} onChange={(e) => set({ allFormats: e.currentTarget.checked })} data-testid="ladder-all-formats" /> climb XINT8, A8W8 and A16W8 (else the current preset only)</label>
+      <label className="recover-switch"><input type="checkbox" checked={c.exclusions} onChange={(e) => set({ exclusions: e.currentTarget.checked })} data-testid="ladder-exclusions" /> end by excluding the most sensitive nodes</label>
+    </fieldset>
+  );
+}
+
+function Results() {
+  const r = useStudio((s) => s.recovery);
+  const ladderReport = useStudio((s) => s.ladderReport);
+  const result = useStudio((s) => s.run.result);
+  const adoptedUrl = useObjectUrl(r.adopted ? result?.blob : null);
+  const [reportError, setReportError] = useState<string | null>(null);
+  const shown = r.curves.length > 0 ? r.curves : (r.rungs.at(-1)?.finetune?.layers ?? []);
+  const current = shown.at(-1);
+  const targetMetric = r.climb?.target.metric ?? (r.mode === 'ladder' ? r.ladder.metric : 'cosine');
+  const download = async () => {
+    setReportError(null);
+    try {
+      const report = await ladderReport();
+      if (report) downloadText(renderHtml(report), `${result?.fileName.replace(/\.onnx$/i, '') ?? 'model'}.ladder.report.html`, 'text/html');
+    } catch (e) {
+      setReportError(`${(e as Error).name}: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <>
+      {shown.length > 0 && (
+        <div className="recover-curves" data-testid="recover-curves">
+          {current && <CurveChart layer={current} />}
+          <div>
+            <p className="muted small">Each tuned layer's loss: before (upper bar) and after (lower bar)</p>
+            <LayerLosses layers={shown} />
+          </div>
+        </div>
+      )}
+      {r.rungs.length > 0 && <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />}
+      {r.climb && (
+        <p data-testid="ladder-summary">
+          {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}
+          {r.climb.chosen >= 0 ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).` : '; no rung could be measured.'}
+        </p>
+      )}
+      <div className="step__actions">
+        {r.climb && <button type="button" className="button" onClick={() => void download()} data-testid="ladder-report">Download the ladder report (HTML)</button>}
+        {adoptedUrl && result && (
+          <a className="button button--primary" href={adoptedUrl} download={result.fileName} data-testid="recover-download">Download {result.fileName}</a>
+        )}
+        {r.adopted && <span className="muted small">The chosen model is now the quantized model: evaluate it below.</span>}
+      </div>
+      {reportError && <Callout kind="error" testId="ladder-report-error" title="The report could not be made"><p>{reportError}</p></Callout>}
+    </>
+  );
+}
+
+export default function RecoverScreen() {
+  const r = useStudio((s) => s.recovery);
+  const hasImages = useStudio((s) => s.calibration.images.length + s.calibration.npy.length > 0);
+  const quantized = useStudio((s) => s.run.result !== null);
+  const recover = useStudio((s) => s.recoverWithSettings);
+  const climb = useStudio((s) => s.climbLadder);
+  const cancel = useStudio((s) => s.cancelRecovery);
+  const dismiss = useStudio((s) => s.dismissRecoveryError);
+  const running = r.status === 'running';
+  return (
+    <section className="card step" aria-labelledby="recover-title" data-testid="recover-card" data-recover-status={r.status}>
+      <h3 id="recover-title" className="card__title">Recover accuracy</h3>
+      <p className="muted small">
+        The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then AdaRound; then AdaQuant; then A8W8 or
+        A16W8; then excluding the most sensitive nodes. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
+      </p>
+      {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
+      {hasImages && !quantized && <p className="muted small" data-testid="recover-hint">Quantize first to see where you start; or climb the ladder right away.</p>}
+      <div className="recover-columns">
+        <div>
+          <AlgorithmSwitches disabled={running} />
+          <div className="step__actions">
+            <button type="button" className="button button--primary" disabled={!hasImages || running} onClick={() => void recover()} data-testid="recover-button">Quantize with these</button>
+          </div>
+        </div>
+        <div>
+          <LadderTarget disabled={running} />
+          <div className="step__actions">
+            <button type="button" className="button button--primary" disabled={!hasImages || running} onClick={() => void climb()} data-testid="ladder-button">Climb the ladder</button>
+          </div>
+        </div>
+      </div>
+      {running && <ProgressLine progress={r.progress} onCancel={cancel} />}
+      {r.status === 'cancelled' && <p className="muted small" data-testid="recover-cancelled">Cancelled; what was measured before is kept below.</p>}
+      {r.error && (
+        <Callout kind="error" testId="recover-error" data={{ 'data-error-name': r.error.name }} title={`Recovery failed (${r.error.name})`}
+          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+          <p>{r.error.message}</p>
+        </Callout>
+      )}
+      <Results />
+    </section>
+  );
+}

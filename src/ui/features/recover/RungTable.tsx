@@ -1,0 +1,64 @@
+/**
+ * The measured configurations side by side: label, the reference's step, the target metric with cosine
+ * and PSNR, time, status, and which is chosen; "Use this model" makes one the run's result.
+ */
+import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { useStudio } from '../../store/index.ts';
+import type { RungSummary } from '../../store/recoverySlice.ts';
+
+const STEP: Record<string, string> = { '1': '1: XINT8', '2': '2: algorithms', '3': '3: precision', '4': '4: exclusions', ours: 'ours' };
+
+function metric(name: string, v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '—';
+  return name === 'psnr' ? `${formatDb(v)} dB` : name === 'top1' ? `${(v * 100).toFixed(1)} %` : formatCosine(v);
+}
+
+export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly RungSummary[]; chosen: number | null; targetMetric: string }) {
+  const adopted = useStudio((s) => s.recovery.adopted);
+  const picking = useStudio((s) => s.recovery.picking);
+  const use = useStudio((s) => s.useRung);
+  const others = ['cosine', 'psnr'].filter((m) => m !== targetMetric);
+  return (
+    <div className="table-scroll">
+      <table className="tensor-table eval-table" data-testid="rung-table">
+        <thead>
+          <tr>
+            <th scope="col" className="eval-num">#</th>
+            <th scope="col">Configuration</th>
+            <th scope="col">Reference step</th>
+            <th scope="col" className="eval-num">{targetMetric}</th>
+            {others.map((m) => <th key={m} scope="col" className="eval-num">{m}</th>)}
+            <th scope="col" className="eval-num">Time</th>
+            <th scope="col">Status</th>
+            <th scope="col"><span className="recover-hidden">Use</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          {rungs.map((r, i) => (
+            <tr key={r.index} data-testid="rung-row" data-rung-label={r.label} data-chosen={i === chosen ? 'true' : undefined}>
+              <td className="eval-num">{r.index}</td>
+              <td className="tensor-table__name">
+                {r.label}
+                {i === chosen && <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen"> chosen</span>}
+                {r.handle !== null && r.handle === adopted && <span className="recover-badge" data-testid="rung-adopted"> in use</span>}
+                {r.finetune && <div className="muted small">{r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} → {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers</div>}
+              </td>
+              <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
+              <td className="eval-num" data-testid="rung-score">{metric(targetMetric, r.score)}</td>
+              {others.map((m) => <td key={m} className="eval-num">{metric(m, r.metrics[m])}</td>)}
+              <td className="eval-num">{r.seconds.toFixed(1)} s</td>
+              <td>{r.error ? <span className="muted small" data-testid="rung-error">failed: {r.error}</span> : r.met ? 'meets the target' : r.step === null ? 'measured' : 'below the target'}</td>
+              <td>
+                {r.handle && (
+                  <button type="button" className="button button--small" disabled={picking !== null || r.handle === adopted} onClick={() => void use(r.handle!)} data-testid="rung-use">
+                    {r.handle === adopted ? 'In use' : picking === r.handle ? 'Loading…' : 'Use this model'}
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
