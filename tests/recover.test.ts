@@ -5,6 +5,7 @@
  * run and pass onnx.checker.
  */
 import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,7 @@ import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { compareRuns, feedsFor } from './helpers/smallModels.ts';
 import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
-import { MODELS } from './helpers/fixtures.ts';
+import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { COCO } from './helpers/evaluation.ts';
 import { outputsOf } from './helpers/smallModels.ts';
 
@@ -167,5 +168,36 @@ describe('on a fixture', () => {
     const excluded = r.report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id);
     expect(excluded).toContain('Slice_217');
     expect(excluded).toContain('Concat_241');
+  });
+});
+
+describe('qstudio quantize with recovery switches', () => {
+  const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
+  const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+
+  it('runs CLE, AdaRound and bias correction on a folder of images and reports them', () => {
+    const modelFile = path.join(tmp, 'chain-float.onnx');
+    fs.writeFileSync(modelFile, encode(convChainModel()));
+    const calib = path.join(tmp, 'calib');
+    fs.mkdirSync(calib, { recursive: true });
+    for (const f of ['grace_hopper.jpg', 'astronaut.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    const out = path.join(tmp, 'chain-cli.onnx');
+    const r = qstudio('quantize', modelFile, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--cle', '--bias-correction', '--finetune', 'adaround', '--finetune-iterations', '10', '-o', out);
+    expect(r.stderr).toMatch(/\[5\/5\] \S+ {2}loss/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/CLE: 2 layer pairs equalized/);
+    expect(r.stdout).toMatch(/adaround: \d+ of 5 layers changed/);
+    const summary = JSON.parse(fs.readFileSync(out.replace(/\.onnx$/, '.json'), 'utf8'));
+    expect(summary.recovery.finetune.layers).toHaveLength(5);
+  });
+
+  it.each([
+    [['--ranges', 'r.json', '--cle'], /need --calib/],
+    [['--calib', '.', '--finetune', 'sgd'], /--finetune "sgd": expected adaround or adaquant/],
+    [['--calib', '.', '--finetune-iterations', '5'], /go with --finetune/],
+  ])('refuses %j', (args, message) => {
+    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'XINT8', '-o', path.join(tmp, 'no.onnx'), ...args);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(message);
   });
 });

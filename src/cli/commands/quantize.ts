@@ -1,12 +1,17 @@
 /**
  * `qstudio quantize`: a float model, ranges and a configuration in; a QDQ model and a JSON summary of
  * what was quantized and what stayed float out. Exclusions given on the command line add to those of
- * the configuration.
+ * the configuration, and so do the accuracy-recovery switches (--cle, --bias-correction, --finetune), which
+ * run through core/recover's quantizeWithRecovery with onnxruntime-node on the --calib images.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { encodeParts } from '../../core/onnx/index.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
+import { loadPreprocessArgument } from '../preprocessArgument.ts';
+import { loadImageFeeds, nodeRuntime } from './evaluate.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
@@ -17,6 +22,8 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
+                        [--cle [--cle-steps <n>]] [--bias-correction]
+                        [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
 
 Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what was quantized and
 what stayed float (default: <out>.json).
@@ -31,6 +38,13 @@ Options:
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
+  --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
+  --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
+  --bias-correction          fold each layer's mean output shift on the --calib images into its bias
+  --finetune <algorithm>     adaround (learn each weight's rounding) or adaquant (learn the weights and bias),
+                             layer by layer on the --calib images (Quark include_fast_ft, FastFinetune)
+  --finetune-iterations <n>  optimizer steps per layer (FastFinetune NumIterations; default 1000)
+  --finetune-lr <x>          Adam learning rate (FastFinetune LearningRate; default 0.1 adaround, 1e-5 adaquant)
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
 
@@ -60,33 +74,108 @@ export const quantizeCommand = {
       'exclude-nodes': { type: 'string', multiple: true },
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
+      cle: { type: 'boolean', default: false },
+      'cle-steps': { type: 'string' },
+      'bias-correction': { type: 'boolean', default: false },
+      finetune: { type: 'string' },
+      'finetune-iterations': { type: 'string' },
+      'finetune-lr': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
     const modelPath = positionals[0];
-    const { config, name } = loadConfigArgument(values.config, {
+    const { config: loaded, name } = loadConfigArgument(values.config, {
       perChannel: values['per-channel'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map(parseSubgraphArgument),
     });
+    const config = withRecoverySwitches(loaded, values);
     const { model } = readModelFile(modelPath);
-    const ranges = values.ranges ? readRangesFile(values.ranges) : (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
     const start = performance.now();
-    const { model: quantized, report } = quantizeModel(model, ranges, config, name);
+    let quantized, report, recovery: RecoveryReport | undefined;
+    if (config.includeCle || config.includeBiasCorrection || config.includeFastFt) {
+      if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
+      const { spec } = loadPreprocessArgument(values.preprocess);
+      const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
+      const images = needsRuntime ? loadImageFeeds(model, values.calib, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
+      const result = await quantizeWithRecovery(model, config, {
+        configName: name,
+        runtime: images ? nodeRuntime(images.feeds) : undefined,
+        calibrate: async (equalized) => (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
+        onProgress: recoveryProgress(),
+      });
+      ({ model: quantized, report, recovery } = result);
+    } else {
+      const ranges = values.ranges ? readRangesFile(values.ranges) : (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
+      ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
+    }
     const parts = encodeParts(quantized);
     fs.writeFileSync(values.output, Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
-    fs.writeFileSync(summaryPath, `${JSON.stringify(report, null, 2)}\n`);
+    fs.writeFileSync(summaryPath, `${JSON.stringify(recovery ? { ...report, recovery } : report, null, 2)}\n`);
     const c = report.counts;
     process.stdout.write(
       `${path.basename(values.output)}: ${c.quantized} of ${c.nodes} nodes quantized, ${c.float} float, ` +
         `${c.activationPairs} Q/DQ pairs, opset ${report.opset.before} → ${report.opset.after} ` +
         `(${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${summaryPath}\n`,
     );
+    if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
     return 0;
   },
 };
+
+const positiveNumber = (flag: string, text: string, integer: boolean): number => {
+  const v = Number(text);
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) throw new UsageError(`${flag} "${text}": expected a positive ${integer ? 'integer' : 'number'}`);
+  return v;
+};
+
+/** The configuration with the command line's recovery switches set on top (validated again). */
+function withRecoverySwitches(config: QuantConfig, values: Record<string, unknown>): QuantConfig {
+  const json = JSON.parse(configToJSON(config));
+  const x = json.extraOptions;
+  if (values.cle) json.includeCle = true;
+  if (values['cle-steps'] !== undefined) x.CLESteps = positiveNumber('--cle-steps', String(values['cle-steps']), true);
+  if (values['bias-correction']) json.includeBiasCorrection = true;
+  const algorithm = values.finetune as string | undefined;
+  if (algorithm !== undefined) {
+    if (algorithm !== 'adaround' && algorithm !== 'adaquant') throw new UsageError(`--finetune "${algorithm}": expected adaround or adaquant`);
+    json.includeFastFt = true;
+    // A new algorithm takes its own default learning rate unless one is given.
+    if (x.FastFinetune.OptimAlgorithm !== algorithm) delete x.FastFinetune.LearningRate;
+    x.FastFinetune.OptimAlgorithm = algorithm;
+  } else if (values['finetune-iterations'] !== undefined || values['finetune-lr'] !== undefined) {
+    throw new UsageError('--finetune-iterations and --finetune-lr go with --finetune adaround|adaquant');
+  }
+  if (values['finetune-iterations'] !== undefined) x.FastFinetune.NumIterations = positiveNumber('--finetune-iterations', String(values['finetune-iterations']), true);
+  if (values['finetune-lr'] !== undefined) x.FastFinetune.LearningRate = positiveNumber('--finetune-lr', String(values['finetune-lr']), false);
+  return validateConfig(json);
+}
+
+/** Recovery progress on stderr: phases, and one line per tuned layer with its loss before → after. */
+function recoveryProgress(): (p: RecoveryProgress) => void {
+  return (p) => {
+    if (p.phase === 'layer') {
+      const loss = p.lossBefore !== undefined ? `  loss ${p.lossBefore.toPrecision(4)} → ${p.lossAfter!.toPrecision(4)}` : '';
+      process.stderr.write(`  [${p.done}/${p.total}] ${p.id}${loss}\n`);
+    } else if (p.phase === 'gather') {
+      if (p.stage === 0) process.stderr.write(`layer data: ${p.stages} stage${p.stages === 1 ? '' : 's'} by depth\n`);
+    } else process.stderr.write(`${p.phase}…\n`);
+  };
+}
+
+function recoverySummary(r: RecoveryReport): string {
+  const lines: string[] = [];
+  if (r.cle) lines.push(`CLE: ${r.cle.pairs.length} layer pairs equalized in ${r.cle.steps} step(s), ${r.cle.skipped.length} skipped (${[...new Set(r.cle.skipped.map((s) => s.reason))].slice(0, 2).join('; ') || 'none'})`);
+  if (r.biasCorrection) lines.push(`bias correction: ${r.biasCorrection.layers.length} layers, ${r.biasCorrection.saturatedBiases} bias values saturated`);
+  if (r.finetune) {
+    const f = r.finetune;
+    lines.push(`${f.algorithm}: ${f.layers.filter((l) => !l.kept).length} of ${f.layers.length} layers changed, loss ${f.lossBefore.toPrecision(4)} → ${f.lossAfter.toPrecision(4)} in ${f.seconds.toFixed(1)} s`);
+  }
+  if (r.skippedLayers.length) lines.push(`not tuned: ${r.skippedLayers.length} layer(s) (${r.skippedLayers[0].reason}, …)`);
+  return lines.map((l) => `${l}\n`).join('');
+}

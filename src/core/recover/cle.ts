@@ -16,6 +16,8 @@ import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 
 /** Activations that commute with a positive per-channel scale. */
 const HOMOGENEOUS = new Set(['Relu', 'LeakyRelu']);
+/** Elementwise activations that do not: a pair through one of them is listed as skipped. */
+const NOT_HOMOGENEOUS = new Set(['Sigmoid', 'HardSigmoid', 'HardSwish', 'Clip', 'Tanh', 'Elu', 'Selu', 'Celu', 'Softplus', 'Softsign', 'Gelu', 'Mish', 'ThresholdedRelu', 'PRelu']);
 
 export interface ClePair {
   readonly first: NodeId;
@@ -110,7 +112,7 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     if (c === undefined) continue;
     const nc = index.nodes[c];
     if (isConvWithWeight(index, c)) b = c;
-    else if (nc.op_type && isDefaultDomain(nc.domain) && nc.input[0] === out) {
+    else if (nc.op_type && (HOMOGENEOUS.has(nc.op_type) || NOT_HOMOGENEOUS.has(nc.op_type)) && isDefaultDomain(nc.domain) && nc.input[0] === out) {
       const next = soleConsumer(index, nc.output[0]);
       if (next === undefined || !isConvWithWeight(index, next) || nc.output.length !== 1) continue;
       activation = nc.op_type;
