@@ -8,8 +8,10 @@ import { quantizeSuite } from './suites/quantize.ts';
 import { fidelitySuite } from './suites/fidelity.ts';
 import { calibrationSuite } from './suites/calibration.ts';
 import { evaluationSuite } from './suites/evaluation.ts';
+import { suggestSuite } from './suites/suggest.ts';
+import { ladderSuite } from './suites/ladder.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

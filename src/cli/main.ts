@@ -9,6 +9,7 @@ import { quantizeCommand } from './commands/quantize.ts';
 import { calibrateCommand } from './commands/calibrate.ts';
 import { evaluateCommand } from './commands/evaluate.ts';
 import { suggestCommand } from './commands/suggest.ts';
+import { ladderCommand } from './commands/ladder.ts';
 import { UsageError } from './usage.ts';
 
 interface Command {
@@ -23,6 +24,7 @@ const commands: Record<string, Command> = {
   quantize: quantizeCommand,
   evaluate: evaluateCommand,
   suggest: suggestCommand,
+  ladder: ladderCommand,
 };
 
 function help(): string {

@@ -1,0 +1,32 @@
+/**
+ * NOTES' protocol as folders the command line can read: the first 16 COCO images to calibrate (and tune) on,
+ * the last 8 to judge on, linked into bench/tmp; and a detector's preprocessing as a file `--preprocess` takes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { listImageFiles } from '../../src/cli/images/listImages.ts';
+import { DETECTORS } from './detectors.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const coco = path.resolve(root, '../shared/fixtures/images/coco');
+
+function linkFolder(name: string, files: readonly string[]): string {
+  const dir = path.join(root, 'bench/tmp', name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  for (const f of files) fs.symlinkSync(f, path.join(dir, path.basename(f)));
+  return dir;
+}
+
+/** { calib, judge } folders: COCO 1–16 and 17–24 in name order. */
+export function heldOutFolders(): { calib: string; judge: string } {
+  const files = listImageFiles(coco).files;
+  return { calib: linkFolder('coco-calib', files.slice(0, 16)), judge: linkFolder('coco-judge', files.slice(16, 24)) };
+}
+
+/** The detector's preprocessing written as a JSON file for `--preprocess`. */
+export function preprocessFile(model: string): string {
+  const file = path.join(root, 'bench/tmp', `${model}.preprocess.json`);
+  fs.writeFileSync(file, JSON.stringify(DETECTORS[model].preprocess));
+  return file;
+}

@@ -1,0 +1,183 @@
+/**
+ * `qstudio ladder <float.onnx> --calib <dir> --data <dir> --target cosine:0.99`: the reference's
+ * best-practice flow, automated. Climbs XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 (the algorithms
+ * re-applied on each format) → per-channel weights → excluding sensitive nodes, measuring every rung on the
+ * evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
+ * the measuring core/recover/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
+ * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
+ * that lists every rung tried.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { encode } from '../../core/onnx/index.ts';
+import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
+import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResult } from '../../core/recover/ladder.ts';
+import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
+import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
+import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
+import { listImageFiles } from '../images/listImages.ts';
+import { calibrateOnImages } from '../calibration/calibrateOnImages.ts';
+import { loadConfigArgument } from '../configArgument.ts';
+import { loadPreprocessArgument } from '../preprocessArgument.ts';
+import { parse, UsageError } from '../usage.ts';
+import { loadImageFeeds, nodeRuntime, readModelFile } from './evaluate.ts';
+
+const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
+                      [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
+                      [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
+                      [--iterations <n>] [-o <model.onnx>] [--save-config <config.json>]
+                      [--report <out.html>] [--json <out.json>]
+
+Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
+on the evaluation images: XINT8; + CLE; + AdaRound; + AdaQuant; then A8W8 and A16W8 (each with the
+algorithms again); then per-channel weights (ours); then excluding the most sensitive nodes (a measured
+greedy search). Every rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
+
+Options:
+  --calib <dir>               images to calibrate and fine-tune on
+  --data <dir>                held-out images every rung is judged on (default: the calibration images)
+  --target <metric:value>     cosine:0.99 (default), psnr:<dB>, or top1:<fraction>
+  --preprocess <preset|file>  how images become input tensors (as for quantize)
+  --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
+  --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
+  --no-reapply                run CLE / AdaRound / AdaQuant on the first format only
+  --no-per-channel            skip the per-channel rung
+  --no-exclusions             skip the exclusion search
+  --max-exclusion-steps <n>   measurements the exclusion search may make (default 10)
+  --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)
+  -o, --output <file>         write the chosen rung's quantized model
+  --save-config <file>        write the chosen rung's configuration as JSON
+  --report <out.html>         an HTML report of every rung tried and the chosen model's comparison
+  --json <out.json>           the same as JSON
+
+Exit status: 0 when a rung meets the target, 3 when none does (the best rung is still written).`;
+
+const num = (v: number) => (Number.isFinite(v) ? v.toFixed(5) : String(v));
+
+/** One line per measured rung. */
+export function rungLine(r: RungResult, metric: string): string {
+  const extra = Object.entries(r.metrics)
+    .filter(([k]) => k !== metric)
+    .map(([k, v]) => `${k} ${num(v)}`)
+    .join(', ');
+  const verdict = r.error ? `failed: ${r.error}` : r.met ? 'meets the target' : 'below the target';
+  return `rung ${r.rung.index} ${r.rung.label}: ${metric} ${num(r.score)}${extra ? ` (${extra})` : ''} — ${verdict} (${r.seconds.toFixed(1)} s)`;
+}
+
+export const ladderCommand = {
+  summary: 'climb the best-practice ladder (XINT8, CLE, AdaRound, AdaQuant, A8W8, A16W8, exclusions) to a target',
+  usage,
+  async run(args: string[]): Promise<number> {
+    const { values, positionals } = parse(args, {
+      calib: { type: 'string' },
+      data: { type: 'string' },
+      target: { type: 'string' },
+      preprocess: { type: 'string' },
+      config: { type: 'string' },
+      formats: { type: 'string' },
+      'no-reapply': { type: 'boolean' },
+      'no-per-channel': { type: 'boolean' },
+      'no-exclusions': { type: 'boolean' },
+      'max-exclusion-steps': { type: 'string' },
+      iterations: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      'save-config': { type: 'string' },
+      report: { type: 'string' },
+      json: { type: 'string' },
+    });
+    if (positionals.length !== 1) throw new UsageError('give exactly one float model');
+    if (!values.calib) throw new UsageError('--calib <dir> is required');
+    const target = parseLadderTarget(values.target ?? 'cosine:0.99');
+    const formats = (values.formats ?? 'XINT8,A8W8,A16W8').split(',').map((s) => s.trim());
+    for (const f of formats) if (!isPresetName(f)) throw new UsageError(`--formats: "${f}" is not a preset (${PRESET_NAMES.join(', ')})`);
+    const maxSteps = values['max-exclusion-steps'] === undefined ? 10 : Number(values['max-exclusion-steps']);
+    if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
+    const iterations = values.iterations === undefined ? undefined : Number(values.iterations);
+    if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 1)) throw new UsageError(`--iterations "${values.iterations}": give a whole number ≥ 1`);
+
+    const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
+    let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
+    if (iterations !== undefined) {
+      const json = JSON.parse(configToJSON(base ?? getPreset('XINT8')));
+      json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, NumIterations: iterations };
+      base = validateConfig(json);
+    }
+    const float = readModelFile(positionals[0]);
+    const model = float.model;
+    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    if (note) process.stderr.write(`note: ${note}\n`);
+    const calibFiles = listImageFiles(values.calib).files;
+    const tuningData = loadImageFeeds(model, values.calib, spec);
+    const evalData = values.data ? loadImageFeeds(model, values.data, spec) : tuningData;
+    for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    process.stderr.write(
+      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length}; target ${target.metric} ≥ ${target.value}\n`,
+    );
+
+    const measures = ladderMeasures(
+      {
+        model,
+        calibrate: async (m, config) => (await calibrateOnImages(m, calibFiles, { spec, config })).ranges,
+        tuning: nodeRuntime(tuningData.feeds),
+        evaluation: nodeRuntime(evalData.feeds),
+        onProgress: (rung: Rung, p) => {
+          if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
+        },
+      },
+      target.metric,
+      { maxExclusionSteps: maxSteps },
+    );
+    const result = await climbLadder({
+      target,
+      base,
+      formats: formats as PresetName[],
+      reapplyAlgorithms: !values['no-reapply'],
+      perChannelRung: !values['no-per-channel'],
+      measure: measures.measure,
+      exclude: values['no-exclusions'] ? undefined : measures.exclude,
+      onRung: (rung, r) => {
+        if (!r) process.stderr.write(`rung ${rung.index} ${rung.label} …\n`);
+        else process.stdout.write(`${rungLine(r, target.metric)}\n`);
+      },
+    });
+
+    const chosen = result.results[result.chosen];
+    process.stdout.write(
+      `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
+        (chosen ? `; chosen: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
+        '\n',
+    );
+    const detail = chosen?.detail as RungDetail | undefined;
+    if (values.output && detail) {
+      fs.writeFileSync(values.output, encode(detail.quantized));
+      process.stderr.write(`model: ${values.output}\n`);
+    }
+    if (values['save-config'] && chosen) {
+      fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
+      process.stderr.write(`configuration: ${values['save-config']}\n`);
+    }
+    if ((values.report || values.json) && detail) {
+      const bytes = encode(detail.quantized);
+      const q = detail.report;
+      const report = buildReport({
+        title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
+        createdAt: new Date().toISOString(),
+        floatModel: float.info,
+        quantizedModel: { name: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') },
+        config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
+        exclusions: q.exclusions,
+        quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
+        samples: detail.comparison.samples,
+        dataSource: values.data ?? values.calib,
+        outputs: detail.comparison.outputs,
+        ladder: ladderReport(result),
+        timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
+      });
+      if (values.report) fs.writeFileSync(values.report, renderHtml(report));
+      if (values.json) fs.writeFileSync(values.json, renderJson(report));
+      process.stderr.write(`report: ${[values.report, values.json].filter(Boolean).join(', ')}\n`);
+    }
+    return result.stopped === 'target' ? 0 : 3;
+  },
+};

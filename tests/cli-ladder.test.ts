@@ -1,0 +1,71 @@
+/** `qstudio ladder` as a user runs it: every rung measured for real on MNIST and photos, printed, reported. */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { IMAGES, MODELS } from './helpers/fixtures.ts';
+import { parseReportNumber } from '../src/core/report/json.ts';
+
+const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
+const qstudio = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-ladder-'));
+const calib = path.join(tmp, 'calib');
+const held = path.join(tmp, 'held');
+fs.mkdirSync(calib);
+fs.mkdirSync(held);
+for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+for (const f of ['chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(held, f));
+const mnist = path.join(MODELS, 'mnist.onnx');
+const common = ['--calib', calib, '--data', held, '--preprocess', 'unit', '--iterations', '5', '--formats', 'XINT8'];
+
+describe('qstudio ladder', () => {
+  it('climbs every rung in the reference order when the target is out of reach, and reports each', () => {
+    const json = path.join(tmp, 'all.json');
+    const html = path.join(tmp, 'all.html');
+    const r = qstudio('ladder', mnist, ...common, '--target', 'cosine:1', '--max-exclusion-steps', '1', '--json', json, '--report', html);
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.code).toBe(3);
+    const rungs = [...r.stdout.matchAll(/^rung (\d+) (.+?): cosine/gm)].map((m) => m[2]);
+    expect(rungs).toEqual(['XINT8', 'XINT8 + CLE', expect.stringMatching(/^XINT8( \+ CLE)? \+ AdaRound$/), expect.stringMatching(/^XINT8( \+ CLE)? \+ AdaQuant$/), 'XINT8 per-channel', 'Exclude sensitive nodes']);
+    expect(r.stdout).toMatch(/did not reach cosine ≥ 1 after 6 rung\(s\); chosen: rung \d/);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+    expect(report.ladder.rungs.map((g: { label: string }) => g.label)).toEqual(rungs);
+    expect(report.ladder.stopped).toBe('exhausted');
+    const scores: number[] = report.ladder.rungs.map((g: { score: unknown }) => parseReportNumber(g.score));
+    for (const [i, g] of report.ladder.rungs.entries()) {
+      // A rung either measured a cosine below the target or failed with a named reason.
+      if (Number.isNaN(scores[i])) expect(g.error).toMatch(/\w+: /);
+      else expect(scores[i]).toBeLessThan(1);
+    }
+    expect(scores[report.ladder.chosen]).toBe(Math.max(...scores.filter((s) => !Number.isNaN(s))));
+    const page = fs.readFileSync(html, 'utf8');
+    expect(page).toContain('Accuracy-recovery ladder');
+    for (const label of rungs) expect(page).toContain(label.replace(/&/g, '&amp;'));
+  });
+
+  it('stops at the first rung that meets the target and writes that model, which runs', async () => {
+    const out = path.join(tmp, 'first.onnx');
+    const config = path.join(tmp, 'first.json');
+    const r = qstudio('ladder', mnist, ...common, '--target', '0.9', '-o', out, '--save-config', config);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^rung 1 XINT8: cosine 0\.9\d+ .*meets the target/m);
+    expect(r.stdout).not.toMatch(/^rung 2/m);
+    expect(JSON.parse(fs.readFileSync(config, 'utf8')).activationType).toBeDefined();
+    const session = await createSession(fs.readFileSync(out));
+    const input = session.inputNames[0];
+    const result = await session.run({ [input]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+    expect(Object.values(result)[0].dims).toEqual([1, 10]);
+    await session.release();
+  });
+
+  it('names a bad target', () => {
+    const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/LadderTargetError: target metric "ssim"/);
+  });
+});
