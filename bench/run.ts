@@ -10,8 +10,9 @@ import { calibrationSuite } from './suites/calibration.ts';
 import { evaluationSuite } from './suites/evaluation.ts';
 import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
+import { recoverSuite } from './suites/recover.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

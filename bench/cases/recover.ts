@@ -1,0 +1,87 @@
+/**
+ * One fixture detector quantized with XINT8 plus one accuracy-recovery step, judged as bench/cases/fidelity.ts
+ * judges (calibrate and tune on COCO 1–16, mean output cosine to the float model on COCO 17–24), with the time
+ * of each phase in Node (onnxruntime-node runs the models; the optimizers are plain TypeScript).
+ * Usage: recover.ts <model> <variant> [iterations] where variant is plain, cle, biasCorrection, adaround, adaquant.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, decode, encode, tensorSummary } from '../../src/core/onnx/index.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { listImageFiles } from '../../src/cli/images/listImages.ts';
+import { decodeImageFile } from '../../src/cli/images/decode.ts';
+import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
+import { cosineSimilarity } from '../../src/core/metrics/index.ts';
+import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
+import { nodeRuntime } from '../../src/cli/commands/evaluate.ts';
+import { DETECTORS } from './detectors.ts';
+
+const [name, variant, iterationArg] = process.argv.slice(2);
+const detector = DETECTORS[name];
+const original = decode(fs.readFileSync(path.join(import.meta.dirname, '../../../shared/fixtures/models', name)));
+const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
+const calibration = coco.slice(0, 16);
+const evaluation = coco.slice(16, 24);
+const input = tensorSummary(buildGraphIndex(original.graph!).inputs[0]);
+const feedsOf = (files: readonly string[]): Feeds[] =>
+  files.map((file) => {
+    const t = imageToTensor(decodeImageFile(file), input.shape ?? [], detector.preprocess);
+    return { [input.name]: float32Tensor(t.data, t.dims) };
+  });
+
+const base = JSON.parse(configToJSON(getPreset('XINT8')));
+base.includeCle = variant === 'cle';
+base.includeBiasCorrection = variant === 'biasCorrection';
+base.includeFastFt = variant === 'adaround' || variant === 'adaquant';
+if (base.includeFastFt) {
+  base.extraOptions.FastFinetune = { ...base.extraOptions.FastFinetune, OptimAlgorithm: variant, NumIterations: Number(iterationArg ?? 100) };
+  delete base.extraOptions.FastFinetune.LearningRate;
+}
+const config = validateConfig(base);
+
+let calibrationSeconds = 0;
+const result = await quantizeWithRecovery(original, config, {
+  configName: 'XINT8',
+  runtime: nodeRuntime(feedsOf(calibration)),
+  calibrate: async (model) => {
+    const t = performance.now();
+    const { ranges } = await calibrateOnImages(model, calibration, { spec: detector.preprocess, config });
+    calibrationSeconds = (performance.now() - t) / 1000;
+    return ranges;
+  },
+  onProgress: (p) => { if (p.phase === 'gather' && p.stage % 10 === 0) process.stderr.write(`stage ${p.stage}/${p.stages}\n`); },
+});
+
+// Judged against the model as loaded: CLE and preparation keep the float function, so this is the user's view.
+const floatSession = await createSession(encode(original));
+const quantSession = await createSession(encode(result.model));
+const cosines: number[] = [];
+for (const feeds of feedsOf(evaluation)) {
+  const a = await floatSession.run(feeds);
+  const b = await quantSession.run(feeds);
+  const perOutput = Object.keys(a).map((k) => cosineSimilarity(a[k].data as Float32Array, b[k].data as Float32Array)).filter(Number.isFinite);
+  if (perOutput.length) cosines.push(perOutput.reduce((x, y) => x + y, 0) / perOutput.length);
+}
+const r = result.recovery;
+const algorithmSeconds =
+  variant === 'cle' ? r.seconds.cle
+  : variant === 'plain' ? 0
+  : r.seconds.gather + (r.finetune?.seconds ?? 0) + (r.biasCorrection?.seconds ?? 0);
+console.log(JSON.stringify({
+  model: name,
+  variant,
+  cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
+  cosineMin: +Math.min(...cosines).toFixed(5),
+  touched: r.cle ? r.cle.pairs.length : r.finetune ? r.finetune.layers.filter((l) => !l.kept).length : r.biasCorrection ? r.biasCorrection.layers.length : 0,
+  skipped: r.cle ? r.cle.skipped.length : r.skippedLayers.length,
+  lossBefore: r.finetune ? +r.finetune.lossBefore.toPrecision(4) : null,
+  lossAfter: r.finetune ? +r.finetune.lossAfter.toPrecision(4) : null,
+  iterations: r.finetune ? config.extraOptions.FastFinetune.NumIterations : null,
+  algorithmSeconds: +algorithmSeconds.toFixed(2),
+  gatherSeconds: +r.seconds.gather.toFixed(1),
+  calibrationSeconds: +calibrationSeconds.toFixed(1),
+  totalSeconds: +r.seconds.total.toFixed(1),
+}));
