@@ -174,3 +174,25 @@ describe('error jumps', () => {
     expect(errorJumps(rows, index, 3).map((j) => j.node)).toEqual(['B']);
   });
 });
+
+describe('error jumps across folded tensors', () => {
+  // x → Conv → c → BatchNormalization → y; graph preparation folds the BatchNormalization into the Conv,
+  // so the quantized model has no tensor c: the jump belongs to the pair, measured from x.
+  const model = makeModel(makeGraph({
+    node: [makeNode('Conv', ['x', 'w'], ['c'], 'Conv_0'), makeNode('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['y'], 'BN_1')],
+    input: [makeValueInfo('x', DataType.FLOAT, [1])],
+    output: [makeValueInfo('y', DataType.FLOAT, [1])],
+    initializer: ['w', 's', 'b', 'm', 'v'].map((n) => makeTensor(n, DataType.FLOAT, [1], Float32Array.of(1))),
+  }));
+  const index = buildGraphIndex(model.graph!);
+  const row = (tensor: string, sqnr: number): LayerRow => ({
+    tensor, node: null, opType: '', source: 'value', cosine: 1, sqnr, worstSampleCosine: 1, valueCosine: 1, valueSqnr: sqnr,
+    dequantizedCosine: null, dequantizedSqnr: null, samples: 1, elementsPerSample: 1,
+  });
+
+  it('measure a node that reads a folded tensor from what that tensor was made of, not as if its input were exact', () => {
+    const [bn] = nodeErrors([row('x', 40), row('y', 25)], index);
+    expect(bn).toEqual({ node: 'BN_1', opType: 'BatchNormalization', sqnr: 25, inputSqnr: 40, drop: 15, worstInput: 'x' });
+    expect(errorJumps([row('x', 40), row('y', 25)], index).map((j) => j.drop)).toEqual([15]);
+  });
+});

@@ -9,9 +9,12 @@
  *
  *   drop = min SQNR over the node's compared inputs − min SQNR over its outputs      (dB)
  *
- * A node reading nothing compared (only weights, or integer shape tensors) counts its inputs as
- * exact (+Infinity); a node whose outputs are exact adds nothing (drop 0). Must not run models or
- * decide exclusions: it ranks, the caller chooses.
+ * An input that was not compared but has a producer (a float tensor graph preparation folded away,
+ * e.g. the Conv output a folded BatchNormalization read) stands for what its producer read: the
+ * drop of a BatchNormalization folded into its Conv is measured over the pair, from the Conv's
+ * inputs. A node reading nothing compared upstream (only weights, or integer shape tensors) counts
+ * its inputs as exact (+Infinity); a node whose outputs are exact adds nothing (drop 0). Must not
+ * run models or decide exclusions: it ranks, the caller chooses.
  */
 
 import type { GraphIndex } from '../onnx/graphIndex.ts';
@@ -28,7 +31,7 @@ export interface NodeError {
   readonly inputSqnr: number;
   /** inputSqnr − sqnr, dB (≥ 0 when the node makes things worse); 0 when its outputs are exact. */
   readonly drop: number;
-  /** The input with the lowest SQNR (null when none was compared). */
+  /** The compared tensor upstream with the lowest SQNR (an input, or what a folded input was made from); null when none. */
   readonly worstInput: string | null;
 }
 
@@ -36,6 +39,23 @@ export interface NodeError {
 export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeError[] {
   const byTensor = new Map(rows.map((r) => [r.tensor, r]));
   const out: NodeError[] = [];
+  // Worst compared tensor read by node i, looking through uncompared (folded) producers; memoized in topological order.
+  const upstream = new Map<number, { sqnr: number; tensor: string | null }>();
+  const worstRead = (i: number): { sqnr: number; tensor: string | null } => {
+    let best: { sqnr: number; tensor: string | null } = { sqnr: Infinity, tensor: null };
+    for (const t of index.nodeInputs[i]) {
+      const r = byTensor.get(t);
+      let candidate: { sqnr: number; tensor: string | null };
+      if (r) candidate = { sqnr: r.sqnr, tensor: t };
+      else {
+        const p = index.producer.get(t as never);
+        if (p === undefined) continue;
+        candidate = upstream.get(p) ?? { sqnr: Infinity, tensor: null };
+      }
+      if (candidate.tensor !== null && (best.tensor === null || candidate.sqnr < best.sqnr)) best = candidate;
+    }
+    return best;
+  };
   for (const i of index.order) {
     const node = index.nodes[i];
     let sqnr = Infinity;
@@ -46,17 +66,11 @@ export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeEr
       seen = true;
       if (!(r.sqnr >= sqnr)) sqnr = r.sqnr; // NaN wins: an undefined output is not hidden
     }
+    const read = worstRead(i);
+    upstream.set(i, read);
     if (!seen) continue;
-    let inputSqnr = Infinity;
-    let worstInput: string | null = null;
-    for (const t of index.nodeInputs[i]) {
-      const r = byTensor.get(t);
-      if (!r) continue;
-      if (worstInput === null || r.sqnr < inputSqnr) {
-        inputSqnr = r.sqnr;
-        worstInput = t;
-      }
-    }
+    const inputSqnr = read.sqnr;
+    const worstInput = read.tensor;
     const drop = sqnr === Infinity ? 0 : inputSqnr - sqnr;
     out.push({ node: index.ids[i], opType: node.op_type ?? '', sqnr, inputSqnr, drop, worstInput });
   }
