@@ -3,21 +3,12 @@
  * nodes is exactly what the fixture exported without post-processing lacks; YOLOX's named tail works.
  */
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, decode, type NodeProto } from '../src/core/onnx/index.ts';
+import { buildGraphIndex, decode } from '../src/core/onnx/index.ts';
 import { resolveExclusions } from '../src/core/exclude/index.ts';
 import { readModel } from './helpers/fixtures.ts';
+import { structuralDifference, ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
 
-/** Node ids of `a` with no node of the same op type reading the same tensors in `b`. */
-export function structuralDifference(a: Uint8Array, b: Uint8Array): string[] {
-  const key = (n: NodeProto) => `${n.op_type}(${n.input.join(',')})`;
-  const modelA = decode(a);
-  const inB = new Set(decode(b).graph!.node.map(key));
-  const index = buildGraphIndex(modelA.graph!);
-  return index.nodes.flatMap((n, i) => (inB.has(key(n)) ? [] : [index.ids[i]]));
-}
-
-/** UltraFace's tail: from the two Slices that split the box regressions to the final Concat. */
-export const ULTRAFACE_TAIL = { starts: ['Slice_217', 'Slice_224'], ends: ['Concat_241'] };
+export { structuralDifference, ULTRAFACE_TAIL };
 
 describe('exclusion on the fixtures', () => {
   it('UltraFace: the tail between its start and end nodes is what the no-post-processing export lacks', () => {

@@ -10,7 +10,7 @@ import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickRole } from '../../store/graphSlice.ts';
-import { GraphRenderer, type TapModifiers } from './renderer.ts';
+import { FLAG, GraphRenderer, type TapModifiers } from './renderer.ts';
 import { boxOfId, type GraphView } from './viewModel.ts';
 
 export interface GraphTestHook {
@@ -18,7 +18,11 @@ export interface GraphTestHook {
   position(id: string): { x: number; y: number } | null;
   /** Whether the box is drawn by cytoscape now (clickable as a detailed box). */
   isDetailed(id: string): boolean;
+  /** Whether the view is at rest: no window update or frame pending. */
+  idle(): boolean;
   boxes: number;
+  /** Ids of the boxes drawn with a state now (e.g. 'preview': the subgraph the picks resolve to). */
+  idsWith(state: keyof typeof FLAG): string[];
   detailedBoxes(): number;
   fit(): void;
   zoomBy(factor: number): void;
@@ -79,7 +83,9 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
         const b = boxOfId(view, id);
         return b !== undefined && renderer.isDetailed(b);
       },
+      idle: () => renderer.idle,
       boxes: view.boxes.length,
+      idsWith: (state) => renderer.boxesWith(FLAG[state]).map((b) => view.boxes[b].id),
       detailedBoxes: () => renderer.detailedBoxes,
       fit: () => renderer.fit(),
       zoomBy: (f) => renderer.zoomBy(f),

@@ -253,6 +253,11 @@ export class GraphRenderer {
     return { x: rect.left + this.layout.x[box] * zoom + pan.x, y: rect.top + this.layout.y[box] * zoom + pan.y };
   }
 
+  /** No window update or overview frame pending: what is on screen matches the viewport. */
+  get idle(): boolean {
+    return this.settleTimer === undefined && this.frame === 0;
+  }
+
   /** Whether cytoscape draws this box now (the overview draws the rest). */
   isDetailed(box: number): boolean {
     return this.detailed[box] === 1;
@@ -281,7 +286,10 @@ export class GraphRenderer {
   private viewportChanged() {
     this.scheduleDraw();
     clearTimeout(this.settleTimer);
-    this.settleTimer = setTimeout(() => this.syncWindow(), SETTLE_MS);
+    this.settleTimer = setTimeout(() => {
+      this.settleTimer = undefined;
+      this.syncWindow();
+    }, SETTLE_MS);
   }
 
   private scheduleDraw() {
@@ -403,6 +411,13 @@ export class GraphRenderer {
       ctx.strokeStyle = colour;
       ctx.stroke(p);
     }
+  }
+
+  /** Boxes whose visual state has the flag now. */
+  boxesWith(flag: number): number[] {
+    const out: number[] = [];
+    this.flags.forEach((f, b) => f & flag && out.push(b));
+    return out;
   }
 
   /** How many boxes cytoscape holds now. */
