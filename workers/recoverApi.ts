@@ -127,6 +127,8 @@ export interface RungSummary {
   biasCorrection: { layers: number } | null;
   skippedLayers: number;
   quantization: { nodes: number; quantized: number; float: number } | null;
+  /** Seconds of each step (the recovery report's), null when the rung failed. */
+  timing: { cle: number; calibrate: number; gather: number; finetune: number; biasCorrection: number; total: number } | null;
 }
 
 export interface RecoverOutcome {
@@ -262,8 +264,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
   }
 
   /** Keeps a measured model and describes it. */
-  function summarize(detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization'>): RungSummary {
-    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null };
+  function summarize(detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing'>): RungSummary {
+    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null, timing: null };
     const config = validateConfig(JSON.parse(base.config));
     const handle = rungs.add({
       model: detail.quantized,
@@ -278,8 +280,16 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts } };
   }
 
-  function recoveryFacts(r: RecoveryReport): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers'> {
+  function recoveryFacts(r: RecoveryReport): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing'> {
     return {
+      timing: {
+        cle: r.seconds.cle,
+        calibrate: r.seconds.calibrate,
+        gather: r.seconds.gather,
+        finetune: r.finetune?.seconds ?? 0,
+        biasCorrection: r.biasCorrection?.seconds ?? 0,
+        total: r.seconds.total,
+      },
       finetune: r.finetune
         ? {
             algorithm: r.finetune.algorithm,

@@ -154,9 +154,13 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
     const patch = (p: Partial<RecoveryState>) => set((s) => ({ recovery: { ...s.recovery, ...p } }) as Partial<S>);
 
     const onProgress = (request: number) => (p: RecoverProgress) => {
-      if (request !== latest) return;
+      // Progress may arrive after the run's own answer (messages of two channels): a finished run ignores it.
+      if (request !== latest || get().recovery.status !== 'running') return;
       const r = get().recovery;
-      if (p.phase === 'rung-done' && p.finished) return patch({ progress: p, rungs: [...r.rungs, p.finished], curves: [] });
+      if (p.phase === 'rung-done' && p.finished) {
+        const rungs = [...r.rungs.filter((x) => x.index !== p.finished!.index), p.finished].sort((x, y) => x.index - y.index);
+        return patch({ progress: p, rungs, curves: [] });
+      }
       if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
         const l = p.layer;
         return patch({ progress: p, curves: [...r.curves, { id: l.id, lossBefore: l.lossBefore!, lossAfter: l.lossAfter!, kept: l.lossAfter! >= l.lossBefore!, curve: l.curve ?? [] }] });

@@ -35,7 +35,7 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
         </thead>
         <tbody>
           {rungs.map((r, i) => (
-            <tr key={r.index} data-testid="rung-row" data-rung-label={r.label} data-chosen={i === chosen ? 'true' : undefined}>
+            <tr key={r.index} data-testid="rung-row" data-rung-label={r.label} data-chosen={i === chosen ? 'true' : undefined} data-timing={r.timing ? JSON.stringify(r.timing) : undefined}>
               <td className="eval-num">{r.index}</td>
               <td className="tensor-table__name">
                 {r.label}
@@ -46,7 +46,7 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
               <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
               <td className="eval-num" data-testid="rung-score">{metric(targetMetric, r.score)}</td>
               {others.map((m) => <td key={m} className="eval-num">{metric(m, r.metrics[m])}</td>)}
-              <td className="eval-num">{r.seconds.toFixed(1)} s</td>
+              <td className="eval-num" title={r.timing ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s` : undefined}>{r.seconds.toFixed(1)} s</td>
               <td>{r.error ? <span className="muted small" data-testid="rung-error">failed: {r.error}</span> : r.met ? 'meets the target' : r.step === null ? 'measured' : 'below the target'}</td>
               <td>
                 {r.handle && (

@@ -1,0 +1,87 @@
+/**
+ * Accuracy recovery in a real Chromium: mnist with three photos (preprocess 'unit'). AdaRound with a few
+ * iterations in the recovery worker (onnxruntime-web) draws its loss curves, and the model it made
+ * downloads and runs in onnxruntime-node. Then the ladder on one format with an unreachable target: every
+ * rung is listed with its numbers, a rung is picked and downloaded, and the ladder report names the rungs.
+ */
+import fs from 'node:fs';
+import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import type { Page } from '@playwright/test';
+
+const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
+
+/** The downloaded model runs in onnxruntime-node and gives mnist's ten class scores. */
+async function runsInNode(bytes: Uint8Array): Promise<void> {
+  const session = await createSession(bytes);
+  const out = await session.run({ [session.inputNames[0]]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+  const scores = Object.values(out)[0];
+  expect(scores.dims).toEqual([1, 10]);
+  expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
+  await session.release();
+}
+
+async function download(page: Page, testId: string): Promise<{ name: string; bytes: Buffer }> {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+  return { name: d.suggestedFilename(), bytes: fs.readFileSync((await d.path())!) };
+}
+
+test('mnist: AdaRound draws its loss curves and downloads a model that runs; the ladder lists every rung and one is picked', async ({ page }) => {
+  test.setTimeout(120_000);
+  await openWithModel(page, 'mnist.onnx');
+  const card = page.getByTestId('recover-card');
+  await expect(card.getByTestId('recover-no-data')).toBeVisible(); // no calibration images yet: it says so
+  await expect(card.getByTestId('recover-button')).toBeDisabled();
+  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
+  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
+  await page.getByTestId('preprocess-preset').selectOption('unit');
+
+  // One configuration: AdaRound, few iterations, chosen with the keyboard.
+  await card.getByTestId('recover-finetune').selectOption('adaround');
+  await card.getByTestId('recover-iterations').fill('20');
+  await card.getByTestId('recover-button').focus();
+  await page.keyboard.press('Enter');
+  await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
+  await expect(card.getByTestId('loss-curve').locator('path')).toHaveAttribute('d', /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/);
+  await expect(card.getByTestId('layer-losses').locator('rect')).not.toHaveCount(0);
+  await expect(card.getByTestId('rung-row')).toHaveCount(1);
+  expect(Number(await card.getByTestId('rung-score').textContent())).toBeGreaterThan(0.9);
+  await card.getByTestId('rung-use').click();
+  await expect(card.getByTestId('rung-adopted')).toBeVisible();
+  const tuned = await download(page, 'recover-download');
+  expect(tuned.name).toBe('mnist.quant.onnx');
+  await runsInNode(new Uint8Array(tuned.bytes));
+  await expect(page.getByTestId('quantize-result')).toBeVisible(); // the run's result is the tuned model now
+
+  // The ladder on the current preset only, a target no rung can meet, few iterations.
+  await card.getByTestId('recover-iterations').fill('3');
+  await card.getByTestId('ladder-metric').selectOption('psnr');
+  await card.getByTestId('ladder-value').fill('500');
+  await card.getByTestId('ladder-all-formats').uncheck();
+  await card.getByTestId('ladder-exclusions').uncheck();
+  await card.getByTestId('ladder-button').click();
+  await expect(card.getByTestId('recover-progress-text')).toContainText('Rung');
+  await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 90_000 });
+  const rows = card.getByTestId('rung-row');
+  await expect(rows).toHaveCount(4); // XINT8, + CLE, + AdaRound, + AdaQuant
+  const labels = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-rung-label')));
+  expect(labels.slice(0, 2)).toEqual(['XINT8', 'XINT8 + CLE']);
+  expect(labels[2]).toMatch(/AdaRound$/);
+  expect(labels[3]).toMatch(/AdaQuant$/);
+  const scores = await card.getByTestId('rung-score').allTextContents();
+  const measured = scores.filter((s) => /^\d+\.\d{2} dB$/.test(s));
+  expect(measured.length).toBeGreaterThanOrEqual(3); // a failed rung says why instead (see the report)
+  await expect(card.getByTestId('ladder-summary')).toContainText('No rung reached');
+  await expect(card.getByTestId('rung-chosen')).toHaveCount(1);
+
+  await rows.nth(1).getByTestId('rung-use').click();
+  await expect(rows.nth(1).getByTestId('rung-adopted')).toBeVisible();
+  const picked = await download(page, 'recover-download');
+  await runsInNode(new Uint8Array(picked.bytes));
+  expect(picked.bytes.equals(tuned.bytes)).toBe(false);
+
+  const report = await download(page, 'ladder-report');
+  expect(report.name).toBe('mnist.quant.ladder.report.html');
+  const html = report.bytes.toString('utf8');
+  for (const label of labels) expect(html).toContain(label!.replace(/&/g, '&amp;'));
+});
