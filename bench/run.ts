@@ -11,8 +11,9 @@ import { evaluationSuite } from './suites/evaluation.ts';
 import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
 import { recoverSuite } from './suites/recover.ts';
+import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

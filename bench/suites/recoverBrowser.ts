@@ -1,0 +1,79 @@
+/**
+ * Suite "recover-browser": the time of each accuracy-recovery step (CLE, bias correction, AdaRound, AdaQuant)
+ * on XINT8 for the fixture detectors in the studio itself, in Chromium's recovery worker, with the iteration
+ * count of the Node suite "recover" (bench/suites/recover.ts), tuned on the same COCO 1–16. onnxruntime-web
+ * WASM runs the models; the optimizers are plain TypeScript in the worker (no GPU here; see bench/README.md).
+ * The Node times of the same steps are suite "recover".
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { runCase, type Row, type Suite } from '../harness.ts';
+import { BENCH_ITERATIONS } from './recover.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const PORT = 4394;
+const OUT = 'dist-bench-recover';
+
+const MODELS: [string, string][] = [
+  ['yolox-nano.onnx', 'yolo'],
+  ['ultraface-rfb-320.onnx', 'ultraface'],
+  ['yunet-n-dynamic.onnx', 'bgr-255'],
+];
+const VARIANTS = ['cle', 'biasCorrection', 'adaround', 'adaquant'];
+
+async function withPreviewServer<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  execFileSync('npx', ['vite', 'build', '--outDir', OUT, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--outDir', OUT], { cwd: root, stdio: 'ignore', detached: true });
+  const url = `http://localhost:${PORT}/`;
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(url)).ok) break;
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    return await fn(url);
+  } finally {
+    process.kill(-server.pid!);
+  }
+}
+
+export const recoverBrowserSuite: Suite = {
+  name: 'recover-browser',
+  title: `Accuracy-recovery steps on XINT8 in Chromium (recovery worker), tuned on COCO 1–16, ${BENCH_ITERATIONS} iterations per layer`,
+  columns: [
+    ['model', 'model'],
+    ['variant', 'step'],
+    ['iterations', 'iterations'],
+    ['algorithmSeconds', 'step s (Chromium)'],
+    ['gatherSeconds', 'of which model runs s'],
+    ['optimizerSeconds', 'of which optimizer s'],
+    ['nodeSeconds', 'step s (Node, suite recover)'],
+    ['cosineCalibration', 'cosine (calibration images)'],
+    ['totalSeconds', 'click to result s'],
+  ],
+  async run() {
+    const rows: Row[] = [];
+    await withPreviewServer(async (url) => {
+      for (const [model, preprocess] of MODELS) {
+        for (const variant of VARIANTS) {
+          try {
+            rows.push(await runCase('cases/recoverBrowser.ts', [url, model, variant, BENCH_ITERATIONS, preprocess]));
+          } catch (e) {
+            rows.push({ model, variant, algorithmSeconds: null, totalSeconds: null, error: String((e as Error).message).split('\n')[0].slice(0, 200) });
+          }
+        }
+      }
+    });
+    // The same step's time in Node, from the last run of suite "recover" (bench/results/recover.json), when there is one.
+    try {
+      const fs = await import('node:fs');
+      const node = JSON.parse(fs.readFileSync(path.join(root, 'bench/results/recover.json'), 'utf8')) as { rows: Row[] };
+      for (const r of rows) r.nodeSeconds = node.rows.find((n) => n.model === r.model && n.variant === r.variant)?.algorithmSeconds ?? null;
+    } catch {
+      for (const r of rows) r.nodeSeconds = null;
+    }
+    return rows;
+  },
+};
