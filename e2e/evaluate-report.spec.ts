@@ -44,6 +44,8 @@ test.describe('evaluate and report', () => {
     expect(worst).toMatch(/^-?\d+\.\d{2} dB$/);
     await expect(page.getByTestId('eval-layer-row').first()).toBeVisible();
     await expect(page.getByTestId('eval-layer-chart').locator('svg rect').first()).toBeAttached();
+    const jump = (await page.getByTestId('eval-jumps').locator('li').first().textContent())!; // e.g. "BatchNormalization_1 −25.22 dB"
+    const [jumpNode, jumpDrop] = [jump.split(' ')[0], jump.match(/−(\S+) dB/)![1]];
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
     expect(download.suggestedFilename()).toBe('ultraface-rfb-320.quant.report.html');
@@ -79,6 +81,8 @@ test.describe('evaluate and report', () => {
     for (const c of outputCosines) expect(body).toContain(c);
     expect(body).toContain(json.floatModel.sha256);
     expect(body).toContain('ultraface-rfb-320.quant.onnx');
+    await expect(cards).toContainText(`${jumpDrop} dB`); // the largest error jump, as the page called it out
+    await expect(cards).toContainText(jumpNode);
     await expect(offline.locator('svg.chart').first()).toBeVisible();
     expect(requests).toEqual([]);
     expect(problems).toEqual([]);

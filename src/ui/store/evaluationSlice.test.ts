@@ -192,6 +192,8 @@ describe('evaluation slice', () => {
     ] as SuggestOutcome['steps'];
     call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] });
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
+    call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] }); // a repeat adds nothing
+    expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.resolve({
       target: 0.995, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
       added: { nodes: ['Conv_5'], subgraphs: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] }, used: 2, skipped: [], seconds: 3,
@@ -199,6 +201,10 @@ describe('evaluation slice', () => {
     await searching;
     expect(s().evaluation.suggest.status).toBe('done');
     expect(s().evaluation.suggest.steps).toHaveLength(3);
+    // Progress travels on its own port: a report arriving after the answer changes nothing.
+    call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 3, total: 4 }, measured: steps[2] });
+    expect(s().evaluation.suggest.steps).toHaveLength(3);
+    expect(s().evaluation.suggest.progress).toBeNull();
 
     s().acceptSuggestion();
     const entries = s().exclusions.entries;

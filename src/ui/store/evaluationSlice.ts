@@ -226,14 +226,17 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           return;
         }
         patch({ status: 'running', progress: null, error: null });
+        // Progress comes through its own message port: a last report may arrive after the answer.
+        let answered = false;
         try {
           const result = await service.evaluate(
             model.handle,
             { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, report: reportContext(source) },
             (progress) => {
-              if (request === latest) patch({ progress });
+              if (request === latest && !answered) patch({ progress });
             },
           );
+          answered = true;
           if (request !== latest) return;
           patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
           if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
@@ -279,16 +282,19 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const { samples } = evaluationSamples(get());
         if (samples.length === 0) return fail('NoEvaluationDataError', 'No evaluation data: drop evaluation images, or calibrate on images.');
         patchSuggest({ status: 'running', progress: null, steps: [], outcome: null, error: null, accepted: null });
+        let answered = false; // as in evaluate(): late progress is ignored
         try {
           const outcome = await service.suggest(
             model.handle,
             { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps },
             (progress) => {
-              if (request !== latest) return;
+              if (request !== latest || answered) return;
               const steps = get().evaluation.suggest.steps;
-              patchSuggest({ progress, ...(progress.measured ? { steps: [...steps, progress.measured] } : {}) });
+              const next = progress.measured && progress.measured.step === steps.length ? { steps: [...steps, progress.measured] } : {};
+              patchSuggest({ progress, ...next });
             },
           );
+          answered = true;
           if (request !== latest) return;
           patchSuggest({ status: 'done', progress: null, steps: outcome.steps, outcome });
         } catch (e) {

@@ -18,6 +18,19 @@ export function LayerTable({ layers }: { layers: ReportLayers }) {
   const shown = all ? sorted : sorted.slice(0, FIRST);
   return (
     <div>
+      {layers.jumps.length > 0 && (
+        <div className="eval-jumps" data-testid="eval-jumps">
+          <span className="muted small">Where the error jumps (output SQNR below the inputs' by more than {layers.jumpThresholdDb} dB):</span>
+          <ul className="eval-jumps__list">
+            {layers.jumps.slice(0, 10).map((j) => (
+              <li key={j.node}>
+                <button type="button" className="eval-link" title={`${j.opType}: inputs ${formatDb(j.inputSqnr)} dB → output ${formatDb(j.sqnr)} dB; show on the graph`} onClick={() => select(j.node)}>{j.node}</button>{' '}
+                <span className="eval-badge eval-badge--poor" data-testid="eval-jump">−{formatDb(j.drop)} dB</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="table-scroll">
         <table className="tensor-table eval-table" data-testid="eval-layers">
           <thead>
@@ -48,7 +61,7 @@ export function LayerTable({ layers }: { layers: ReportLayers }) {
                   <td className="eval-num"><span className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`} aria-hidden="true" />{formatDb(r.sqnr)}</td>
                   <td className="eval-num">{formatCosine(r.cosine)}</td>
                   <td className="eval-num">{formatDb(r.valueSqnr)}</td>
-                  <td>{jump && <span className="eval-badge eval-badge--poor" data-testid="eval-jump">−{formatDb(jump.drop)} dB</span>}</td>
+                  <td>{jump && <span className="eval-badge eval-badge--poor">−{formatDb(jump.drop)} dB</span>}</td>
                 </tr>
               );
             })}
