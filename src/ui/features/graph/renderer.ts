@@ -3,9 +3,10 @@
  * hit-testing and clicks), and under it a plain canvas "overview" that draws every other box and edge
  * as coloured rectangles and lines. A flat cytoscape of more than a few thousand elements is sluggish
  * (NOTES.md: 5 s first frame, 0.7 s a pan frame at 20,000), so cytoscape only ever holds the boxes in
- * and around the viewport, and only when few enough are in view to be read; zoomed out, the overview
- * canvas (a few milliseconds for 20,000 rectangles) is the picture. The window follows the viewport
- * once it settles.
+ * and around the viewport, and only when few enough are in view and the zoom makes labels readable;
+ * zoomed out, the overview canvas is the picture. While the viewport moves, the overview is a cached
+ * picture moved and scaled (one drawImage a frame, like cytoscape's textureOnViewport); once it rests,
+ * the overview is drawn afresh and the cytoscape window follows.
  *
  * Visual state (excluded, preview, picks, selection, search matches, heat) arrives as one flag array
  * per box and is applied to cytoscape as class changes in one batch. This is the only module that
@@ -24,6 +25,10 @@ export const DETAIL_LIMIT = 600;
 /** The window covers the viewport plus this share of its size on each side. */
 const WINDOW_MARGIN = 0.5;
 const GRID_CELL = 512;
+/** The cached overview extends this share of the viewport beyond each side. */
+const CACHE_MARGIN = 0.5;
+/** Below this zoom labels are unreadable: the overview alone draws, whatever the count. */
+export const MIN_DETAIL_ZOOM = 0.3;
 const SETTLE_MS = 90;
 
 export interface TapModifiers {
@@ -142,6 +147,9 @@ class Grid {
 export class GraphRenderer {
   readonly cy: Core;
   private readonly overview: HTMLCanvasElement;
+  /** The overview drawn at rest (viewport plus margin), and the zoom and offset it was drawn at. */
+  private readonly cache = document.createElement('canvas');
+  private cacheView: { zoom: number; x: number; y: number } | null = null;
   private readonly grid: Grid;
   private readonly detailed: Uint8Array;
   private detailedCount = 0;
@@ -194,6 +202,7 @@ export class GraphRenderer {
     host.addEventListener('pointerdown', this.noteModifiers, true);
     this.resizeObserver = new ResizeObserver(() => {
       this.cy.resize();
+      this.cacheView = null;
       this.viewportChanged();
     });
     this.resizeObserver.observe(host);
@@ -276,6 +285,7 @@ export class GraphRenderer {
         if (heatChanged) node.data('colour', this.colourOf(b));
       });
     });
+    this.cacheView = null;
     this.scheduleDraw();
   }
 
@@ -292,12 +302,20 @@ export class GraphRenderer {
     }, SETTLE_MS);
   }
 
+  /** During motion: move and scale the cached picture (one drawImage); the full drawing waits for rest. */
   private scheduleDraw() {
     if (this.frame || this.destroyed) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
-      this.drawOverview();
+      if (this.cacheView) this.blit();
+      else this.redraw();
     });
+  }
+
+  /** Draws the overview afresh (into the cache) and shows it. */
+  private redraw() {
+    this.renderCache();
+    this.blit();
   }
 
   /** Hands cytoscape the boxes around the viewport when few enough are in view, else none. */
@@ -305,7 +323,7 @@ export class GraphRenderer {
     if (this.destroyed) return;
     const e = this.cy.extent();
     const mx = e.w * WINDOW_MARGIN, my = e.h * WINDOW_MARGIN;
-    const inView = this.grid.query(e.x1, e.y1, e.x2, e.y2, DETAIL_LIMIT);
+    const inView = this.cy.zoom() >= MIN_DETAIL_ZOOM ? this.grid.query(e.x1, e.y1, e.x2, e.y2, DETAIL_LIMIT) : null;
     const wanted = inView ? this.grid.query(e.x1 - mx, e.y1 - my, e.x2 + mx, e.y2 + my, DETAIL_LIMIT * 2.5) ?? inView : new Set<number>();
     const view = this.view;
     this.cy.batch(() => {
@@ -341,27 +359,32 @@ export class GraphRenderer {
       this.cy.add(added);
     });
     this.detailedCount = wanted.size;
-    this.drawOverview();
+    this.redraw();
     if (!this.drawnOnce) {
       this.drawnOnce = true;
       requestAnimationFrame(() => requestAnimationFrame(() => !this.destroyed && this.events.onDrawn()));
     }
   }
 
-  /** The overview canvas: every box and edge cytoscape does not hold, culled to the viewport. */
-  private drawOverview() {
+  /**
+   * Draws every box and edge cytoscape does not hold into the cache canvas, which covers the viewport
+   * and a margin around it (so a pan shows drawn content until the full redraw at rest).
+   */
+  private renderCache() {
     const { w, h } = this.size();
-    const canvas = this.overview;
-    if (canvas.width !== w || canvas.height !== h) {
-      canvas.width = w;
-      canvas.height = h;
+    const mw = Math.round(w * CACHE_MARGIN), mh = Math.round(h * CACHE_MARGIN);
+    const canvas = this.cache;
+    if (canvas.width !== w + 2 * mw || canvas.height !== h + 2 * mh) {
+      canvas.width = w + 2 * mw;
+      canvas.height = h + 2 * mh;
     }
     const ctx = canvas.getContext('2d')!;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, w, h);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
     const zoom = this.cy.zoom(), pan = this.cy.pan();
-    ctx.setTransform(zoom, 0, 0, zoom, pan.x, pan.y);
-    const x1 = -pan.x / zoom, y1 = -pan.y / zoom, x2 = (w - pan.x) / zoom, y2 = (h - pan.y) / zoom;
+    this.cacheView = { zoom, x: pan.x + mw, y: pan.y + mh };
+    ctx.setTransform(zoom, 0, 0, zoom, pan.x + mw, pan.y + mh);
+    const x1 = -(pan.x + mw) / zoom, y1 = -(pan.y + mh) / zoom, x2 = (w + mw - pan.x) / zoom, y2 = (h + mh - pan.y) / zoom;
     const { boxes, edges } = this.view;
     const { x, y } = this.layout;
     const px = 1 / zoom;
@@ -418,6 +441,23 @@ export class GraphRenderer {
     const out: number[] = [];
     this.flags.forEach((f, b) => f & flag && out.push(b));
     return out;
+  }
+
+  /** Shows the cached picture moved and scaled to the current viewport. */
+  private blit() {
+    const { w, h } = this.size();
+    const canvas = this.overview;
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;
+      canvas.height = h;
+    }
+    const ctx = canvas.getContext('2d')!;
+    ctx.clearRect(0, 0, w, h);
+    const view = this.cacheView;
+    if (!view) return;
+    const zoom = this.cy.zoom(), pan = this.cy.pan();
+    const s = zoom / view.zoom;
+    ctx.drawImage(this.cache, pan.x - view.x * s, pan.y - view.y * s, this.cache.width * s, this.cache.height * s);
   }
 
   /** How many boxes cytoscape holds now. */

@@ -1,0 +1,89 @@
+/**
+ * The graph view in Debian's Chromium: the built page (served by `vite preview` at the URL given) gets
+ * a model dropped on it, and we time the drop to a fully drawn graph (the view's `data-graph-drawn`),
+ * with the page's own phase marks (structure from the model worker, view model, layout in its worker,
+ * first picture). Then the frame time of a pan and of a zoom, at "fit" (whole graph in view, the
+ * overview canvas draws it) and zoomed in on a node (cytoscape draws the boxes near the viewport):
+ * 60 animation frames each, one viewport step per frame, time between frames measured in the page.
+ * Usage: graphBrowser.ts <url> <model path> <label>
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+
+const [url, modelPath, label] = process.argv.slice(2);
+
+/**
+ * Mean and 95th percentile of the frame intervals while one pan or zoom step is made per frame. Kept as
+ * page source text: tsx would wrap named functions in a helper the page does not have.
+ */
+const FRAME_PROBE = `(kind) => new Promise((resolve) => {
+  const g = window.__qsGraph;
+  const times = [];
+  let last = performance.now();
+  let n = 0;
+  const tick = (now) => {
+    if (n > 0) times.push(now - last);
+    last = now;
+    if (n++ >= 60) {
+      times.sort((a, b) => a - b);
+      resolve({ mean: times.reduce((a, b) => a + b, 0) / times.length, p95: times[Math.floor(times.length * 0.95)] });
+      return;
+    }
+    if (kind === 'pan') g.panBy(n % 40 < 20 ? 12 : -12, 5);
+    else g.zoomBy(n % 40 < 20 ? 1.03 : 1 / 1.03);
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`;
+
+async function frames(page: Page, kind: 'pan' | 'zoom'): Promise<{ mean: number; p95: number }> {
+  return page.evaluate(`(${FRAME_PROBE})(${JSON.stringify(kind)})`) as Promise<{ mean: number; p95: number }>;
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(url);
+  const buffer = fs.readFileSync(modelPath);
+  const dropAt = (await page.evaluate('performance.now()')) as number;
+  const start = Date.now();
+  await page.getByTestId('drop-zone').drop({ files: { name: path.basename(modelPath), mimeType: 'application/octet-stream', buffer } });
+  await page.locator('[data-graph-drawn="true"]').waitFor({ timeout: 300_000 });
+  const dropToDrawn = (Date.now() - start) / 1000;
+  const marks = (await page.evaluate(`Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('graph:')).map((m) => [m.name, m.startTime]))`)) as Record<string, number>;
+  const boxes = await page.evaluate(() => window.__qsGraph!.boxes);
+  await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+  const fitPan = await frames(page, 'pan');
+  const fitZoom = await frames(page, 'zoom');
+  // Zoomed in: jump to the first Concat with the search (what a user does).
+  const search = page.getByTestId('graph-search');
+  await search.fill('Concat');
+  await search.press('Enter');
+  await page.waitForFunction(() => window.__qsGraph!.idle() && window.__qsGraph!.detailedBoxes() > 0, undefined, { timeout: 60_000 });
+  const detailed = await page.evaluate(() => window.__qsGraph!.detailedBoxes());
+  const inPan = await frames(page, 'pan');
+  const inZoom = await frames(page, 'zoom');
+  const round = (v: number) => +v.toFixed(1);
+  console.log(JSON.stringify({
+    model: label,
+    boxes,
+    dropToDrawnSeconds: +dropToDrawn.toFixed(2),
+    openSeconds: +((marks['graph:start'] - dropAt) / 1000).toFixed(2),
+    layoutSeconds: +((marks['graph:layout'] - marks['graph:view']) / 1000).toFixed(2),
+    viewModelSeconds: +((marks['graph:view'] - marks['graph:structure']) / 1000).toFixed(2),
+    firstPictureSeconds: +((marks['graph:drawn'] - marks['graph:layout']) / 1000).toFixed(2),
+    fitPanMs: round(fitPan.mean),
+    fitPanP95Ms: round(fitPan.p95),
+    fitZoomMs: round(fitZoom.mean),
+    detailedBoxes: detailed,
+    zoomedPanMs: round(inPan.mean),
+    zoomedPanP95Ms: round(inPan.p95),
+    zoomedZoomMs: round(inZoom.mean),
+  }));
+} finally {
+  await browser.close();
+}
