@@ -46,6 +46,10 @@ test.describe('evaluate and report', () => {
     await expect(page.getByTestId('eval-layer-chart').locator('svg rect').first()).toBeAttached();
     const jump = (await page.getByTestId('eval-jumps').locator('li').first().textContent())!; // e.g. "BatchNormalization_1 −25.22 dB"
     const [jumpNode, jumpDrop] = [jump.split(' ')[0], jump.match(/−(\S+) dB/)![1]];
+    // The per-node SQNR is laid over the graph as a heat map.
+    const legend = page.getByTestId('graph-heat-legend');
+    await expect(legend).toContainText('SQNR (dB)');
+    await expect(legend).toContainText(/[1-9]\d* nodes with a value/);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
     expect(download.suggestedFilename()).toBe('ultraface-rfb-320.quant.report.html');
