@@ -12,8 +12,9 @@ import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
 import { recoverSuite } from './suites/recover.ts';
 import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
+import { graphSuite } from './suites/graph.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

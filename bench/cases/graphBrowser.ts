@@ -73,6 +73,7 @@ try {
     boxes,
     dropToDrawnSeconds: +dropToDrawn.toFixed(2),
     openSeconds: +((marks['graph:start'] - dropAt) / 1000).toFixed(2),
+    graphSeconds: +((marks['graph:drawn'] - marks['graph:start']) / 1000).toFixed(2),
     layoutSeconds: +((marks['graph:layout'] - marks['graph:view']) / 1000).toFixed(2),
     viewModelSeconds: +((marks['graph:view'] - marks['graph:structure']) / 1000).toFixed(2),
     firstPictureSeconds: +((marks['graph:drawn'] - marks['graph:layout']) / 1000).toFixed(2),
