@@ -68,6 +68,8 @@ describe('evaluationApi', async () => {
     for (const g of r.ranges) {
       expect(g.histogram, g.tensor).not.toBeNull();
       expect(g.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(3 * r.layers!.rows.find((row) => row.tensor === g.tensor)!.elementsPerSample);
+      expect(g.histogram!.min).toBeLessThanOrEqual(g.min); // drawn over the range, widened to the values seen
+      expect(g.histogram!.max).toBeGreaterThanOrEqual(g.max);
     }
     // Per-node SQNR keyed by the float model's stable node ids, finite where quantization rounds.
     const sqnr = Object.entries(result.nodeSqnr);

@@ -261,7 +261,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         if (report.ranges.length > 0) {
           // The worst layers are known only now: one more float run for their histograms.
           const t = performance.now();
-          const histograms = await activationHistograms(h.model, report.ranges.map((r) => r.tensor), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
+          const histograms = await activationHistograms(h.model, new Map(report.ranges.map((r) => [r.tensor, r])), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
           timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
           report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, histograms);
         }
@@ -378,7 +378,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       grids: lw ? qdqGrids(quant) : undefined,
       ranges: ctx.ranges ? toRanges(ctx.ranges) : undefined,
       histograms,
-      notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, over the values seen.'] : [],
+      notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, drawn over the tensor\'s range (widened to the values seen where they fall outside it).'] : [],
       timings: [
         ...(ctx.timings ?? []),
         ...timings,

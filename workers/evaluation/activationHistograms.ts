@@ -2,8 +2,9 @@
  * Histograms of the worst layers' float activations, for the report's range table: one more run of
  * the float model over the evaluation samples with just those tensors exposed, each folded into the
  * core's mergeable histogram (core/calibrate/histogram.ts) and re-binned to a few dozen equal bins
- * over the values seen. Next to the calibrated range and the quantization grid, it shows whether the
- * range clips the tails or wastes levels on outliers. Graph inputs are read from the feeds
+ * over the tensor's range in the report, widened to the values seen. Drawn over the same span as the
+ * calibrated range and the quantization grid beside it, it shows whether the range clips the tails
+ * or wastes levels on outliers. Graph inputs are read from the feeds
  * (onnxruntime cannot return an input as an output). Must not compare or quantize.
  */
 import { encode, type ModelProto } from '../../src/core/onnx/index.ts';
@@ -16,9 +17,15 @@ import type { ReportHistogram } from '../../src/core/report/index.ts';
 /** Equal-width bins of each histogram. */
 export const HISTOGRAM_BINS = 48;
 
-/** Histograms of `tensors` (float32 ones; others are left out) over the runtime's samples. */
-export async function activationHistograms(model: ModelProto, tensors: readonly string[], runtime: ComparisonRuntime, onSample?: (done: number, total: number) => void): Promise<Map<string, ReportHistogram>> {
+/** Histograms of the tensors of `spans` (float32 ones; others are left out) over the runtime's samples, binned over each span widened to the values seen. */
+export async function activationHistograms(
+  model: ModelProto,
+  spans: ReadonlyMap<string, { readonly min: number; readonly max: number }>,
+  runtime: ComparisonRuntime,
+  onSample?: (done: number, total: number) => void,
+): Promise<Map<string, ReportHistogram>> {
   const out = new Map<string, ReportHistogram>();
+  const tensors = [...spans.keys()];
   if (tensors.length === 0) return out;
   const inputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
   const exposed = tensors.filter((t) => !inputs.has(t));
@@ -43,8 +50,9 @@ export async function activationHistograms(model: ModelProto, tensors: readonly 
   }
   for (const [name, h] of histograms) {
     if (h.count === 0) continue;
-    const lo = h.valueMin;
-    const hi = h.valueMax;
+    const span = spans.get(name)!;
+    const lo = Math.min(span.min, h.valueMin);
+    const hi = Math.max(span.max, h.valueMax);
     out.set(name, { min: lo, max: hi, counts: Array.from(referenceHistogram(h, lo, hi, HISTOGRAM_BINS).counts) });
   }
   return out;
