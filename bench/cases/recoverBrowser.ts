@@ -27,6 +27,13 @@ try {
     files: coco.map((f) => ({ name: f, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(fixtures, 'images/coco', f)) })),
   });
   await page.getByTestId('preprocess-preset').selectOption(preprocess);
+  if (name.startsWith('yunet')) {
+    // YuNet's input size is symbolic: 320 × 320, as the other suites run it.
+    for (const [dim, value] of [['batch', '1'], ['height', '320'], ['width', '320']]) {
+      const field = page.getByTestId(`spec-dim-${dim}`);
+      if (await field.count()) await field.fill(value);
+    }
+  }
   await page.getByTestId('quant-preset').selectOption('XINT8');
   const card = page.getByTestId('recover-card');
   await card.getByTestId('recover-cle').setChecked(variant === 'cle');
