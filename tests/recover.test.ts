@@ -112,15 +112,19 @@ describe('fast finetune and bias correction on a small chain', () => {
   });
 
   it('AdaQuant lowers the layer reconstruction loss', async () => {
-    const r = await run('A8W8', { includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3 } } });
+    const r = await run('A8W8', { includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3, PositionsPerSample: 1000 } } });
     const ft = r.recovery.finetune!;
-    expect(ft.lossAfter).toBeLessThan(ft.lossBefore * 0.95);
-    expect(ft.layers.filter((l) => !l.kept).length).toBeGreaterThan(0);
+    expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
+    for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
+    // conv1's loss is mostly its input's quantization, which no weight can undo; the depthwise layer's is its own.
+    const dw = ft.layers.find((l) => l.id === 'dw2')!;
+    expect(dw.lossAfter).toBeLessThan(dw.lossBefore * 0.9);
   });
 
   it("bias correction cancels each layer's mean output shift on its own data, to the bias grid", async () => {
     const plain = await run('A8W8', {});
-    const corrected = await run('A8W8', { includeBiasCorrection: true });
+    // Every output position of these 12×12 maps is gathered, so the check below sees the same data.
+    const corrected = await run('A8W8', { includeBiasCorrection: true, extraOptions: { FastFinetune: { PositionsPerSample: 1000 } } });
     const shifts = async (r: typeof plain) => {
       const { layers } = findLinearLayers(r.floatModel, r.model);
       const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, { positionsPerSample: 1e6, samples: 6, seed: 1 });

@@ -65,7 +65,7 @@ export interface FastFinetuneOptions {
   readonly WarmStart: number;
   /** Loss-curve points are recorded every LogPeriod iterations; 10 (Quark logs every 100). */
   readonly LogPeriod: number;
-  /** Ours: output positions sampled per calibration sample and layer (im2col rows); 256. */
+  /** Ours: output positions sampled per calibration sample and layer (im2col rows); 128. */
   readonly PositionsPerSample: number;
 }
 
@@ -360,7 +360,7 @@ function fastFinetuneDefaults(algorithm: FinetuneAlgorithm): FastFinetuneOptions
     BetaRange: [20, 2],
     WarmStart: 0.2,
     LogPeriod: 10,
-    PositionsPerSample: 256,
+    PositionsPerSample: 128,
   };
 }
 

@@ -30,8 +30,17 @@ export interface LayerProblem {
   readonly groups: readonly GroupProblem[];
 }
 
+/**
+ * What the quantized layer should reproduce: 'float' is the float layer on the float input (it then also makes
+ * up what upstream layers lost, AdaRound's asymmetric reconstruction), 'local' is the float weights on the
+ * quantized input (only the layer's own quantization error), for layers whose upstream layers are tuned in the
+ * same pass and would otherwise be compensated twice.
+ */
+export type ReconstructionTarget = 'float' | 'local';
+
 /** Builds G, c and τ of every group from the gathered rows. */
-export function buildLayerProblem(data: LayerRows): LayerProblem {
+export function buildLayerProblem(data: LayerRows, target: ReconstructionTarget = 'float'): LayerProblem {
+  const targetRows = target === 'float' ? data.floatRows : data.quantRows;
   const { layer, rows, width } = data;
   const kg = layer.inPerGroup;
   const k = kg + 1;
@@ -60,7 +69,7 @@ export function buildLayerProblem(data: LayerRows): LayerProblem {
       for (let j = 0; j < outPerGroup; j++) {
         let s = offset[j];
         const wj = j * kg;
-        for (let i = 0; i < kg; i++) s += data.floatRows[base + i] * wf[wj + i];
+        for (let i = 0; i < kg; i++) s += targetRows[base + i] * wf[wj + i];
         cols[(k + j) * rows + r] = s;
       }
     }

@@ -7,9 +7,11 @@
  *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
  *
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
- * Stages are the layers' depth in the graph counted in tuned layers, so each layer learns from inputs that
- * already carry every upstream layer's tuning (as Quark's layer-by-layer finetune does), while layers of one
- * depth share one pass over the data. The runtime is injected (ComparisonRuntime); cancel through `signal`.
+ * Layers are taken by depth in the graph (counted in tuned layers), consecutive depths merged into one pass over
+ * the data while their layer data fits a memory budget (each pass costs two sessions and a run per sample):
+ * a layer whose upstream layers were all tuned in earlier passes learns the float target on inputs that carry
+ * that tuning (as Quark's layer-by-layer finetune does); one tuned in the same pass as an upstream layer learns
+ * only its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
@@ -52,6 +54,8 @@ export interface RecoveryOptions {
   readonly signal?: CancelSignal;
   readonly onProgress?: (p: RecoveryProgress) => void;
   readonly configName?: string;
+  /** Most bytes of layer data (input rows, float and quantized) one pass gathers; default 256 MiB. */
+  readonly layerDataBudgetBytes?: number;
 }
 
 export interface TunedLayerSummary {
@@ -106,20 +110,54 @@ export function prepareNamed(model: ModelProto): { model: ModelProto; actions: r
   return { model: { ...prepared.model, graph: { ...prepared.model.graph!, node: named } }, actions: prepared.summary.actions };
 }
 
-/** Tuned layers grouped by depth: a layer's stage is the number of tuned layers on its longest input path. */
-function stagesOf(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
+/** Tuned layers by depth: a layer's depth is the number of tuned layers on its longest input path. */
+function depthLevels(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
   const index = buildGraphIndex(quantModel.graph!);
   const target = new Map(layers.map((l) => [l.node, l]));
   const depth = new Int32Array(index.nodes.length);
-  const stages: LinearLayer[][] = [];
+  const levels: LinearLayer[][] = [];
   for (const i of index.order) {
     let d = 0;
     for (let k = index.predStart[i]; k < index.predStart[i + 1]; k++) d = Math.max(d, depth[index.pred[k]]);
     const l = target.get(i);
-    if (l) (stages[d] ??= []).push(l);
+    if (l) (levels[d] ??= []).push(l);
     depth[i] = d + (l ? 1 : 0);
   }
-  return stages.filter(Boolean);
+  return levels.filter(Boolean);
+}
+
+/** One pass over the data: its layers, and which of them learn the float target (see ReconstructionTarget). */
+interface Stage {
+  readonly layers: LinearLayer[];
+  readonly floatTarget: Set<LinearLayer>;
+}
+
+/**
+ * Consecutive depth levels merged into passes while their layer data fits `budgetBytes` (one model pass per
+ * stage is what costs: sessions and runs). Layers of a stage's first level see every upstream layer already
+ * tuned and take the float target; deeper layers of the same stage take the local one.
+ */
+function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) => number, budgetBytes: number): Stage[] {
+  const stages: Stage[] = [];
+  let current: Stage | undefined;
+  let bytes = 0;
+  let startLevel = 0;
+  levels.forEach((level, li) => {
+    for (const layer of level) {
+      const b = bytesOf(layer);
+      if (!current || (bytes + b > budgetBytes && current.layers.length > 0)) {
+        current = { layers: [], floatTarget: new Set() };
+        stages.push(current);
+        bytes = 0;
+        startLevel = li;
+      }
+      // Layers of one depth never feed each other, so all of the stage's first depth has its upstream tuned.
+      if (li === startLevel) current.floatTarget.add(layer);
+      current.layers.push(layer);
+      bytes += b;
+    }
+  });
+  return stages;
 }
 
 /** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
@@ -167,7 +205,8 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
   if (tune || correct) {
     const found = findLinearLayers(floatModel, quantModel);
     skippedLayers = found.skipped;
-    const stages = stagesOf(quantModel, found.layers);
+    const rowsPerLayer = samples * ft.PositionsPerSample;
+    const stages = planStages(depthLevels(quantModel, found.layers), (l) => rowsPerLayer * l.groups * l.inPerGroup * 8, options.layerDataBudgetBytes ?? 256 * 2 ** 20);
     stageCount = stages.length;
     const total = found.layers.length;
     let done = 0;
@@ -175,7 +214,8 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
       throwIfCancelled(options.signal);
       progress({ phase: 'gather', stage: s, stages: stages.length });
       const g0 = performance.now();
-      const rows = await gatherLayerRows(floatModel, quantModel, stages[s], options.runtime!, {
+      const stage = stages[s];
+      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, {
         positionsPerSample: ft.PositionsPerSample,
         samples,
         seed: ft.FixedSeed ?? 1705472343,
@@ -188,7 +228,7 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
         let result: LayerTuning | undefined;
         if (tune) {
           const f0 = performance.now();
-          const problem = buildLayerProblem(data);
+          const problem = buildLayerProblem(data, stage.floatTarget.has(data.layer) ? 'float' : 'local');
           const tuneOptions = {
             iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
             warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal,
@@ -201,7 +241,7 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
         let bias = result?.bias;
         if (correct) {
           const c0 = performance.now();
-          const c = correctBias({ ...data, layer });
+          const c = correctBias({ ...data, layer }, stage.floatTarget.has(data.layer) ? 'float' : 'local');
           corrected.push({ id: c.id, shiftBefore: c.shiftBefore });
           bias = c.bias;
           correctSeconds += (performance.now() - c0) / 1000;
