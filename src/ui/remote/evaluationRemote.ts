@@ -23,11 +23,15 @@ export class EvaluationCancelledError extends Error {
 const CANCEL_GRACE_MS = 3000;
 const MAX_THREADS = 4;
 
-interface OpenWorker {
+/** The evaluation worker of one model: its connection and its handle of the model, once decoded. */
+export interface OpenWorker {
   model: string;
-  connection: WorkerConnection<EvaluationApi>;
+  connection: Pick<WorkerConnection<EvaluationApi>, 'call' | 'close'>;
   handle: Promise<string>;
 }
+
+/** Starts an evaluation worker for the model the model worker holds under `modelHandle`. */
+export type OpenEvaluationWorker = (modelHandle: string) => OpenWorker;
 
 function openWorker(modelHandle: string): OpenWorker {
   const connection = new WorkerConnection<EvaluationApi>(
@@ -45,7 +49,7 @@ function openWorker(modelHandle: string): OpenWorker {
   return { model: modelHandle, connection, handle };
 }
 
-export function createEvaluationRemote(): EvaluationService {
+export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, cancelGraceMs = CANCEL_GRACE_MS): EvaluationService {
   let current: OpenWorker | null = null;
   /** Ends the run in progress. */
   let stop: ((e: Error) => void) | null = null;
@@ -59,7 +63,7 @@ export function createEvaluationRemote(): EvaluationService {
   const workerFor = (modelHandle: string): OpenWorker => {
     if (current?.model !== modelHandle) {
       release();
-      current = openWorker(modelHandle);
+      current = open(modelHandle);
     }
     return current;
   };
@@ -100,7 +104,7 @@ export function createEvaluationRemote(): EvaluationService {
       setTimeout(() => {
         if (stop !== stopRun) return; // the run ended by itself
         release();
-      }, CANCEL_GRACE_MS);
+      }, cancelGraceMs);
     },
 
     release,
