@@ -8,7 +8,7 @@ import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const PORT = 4394;
+const PORT = 4397; // a port of its own: other suites serve their builds on 4393–4394
 const DIST = 'dist-bench-evaluation';
 
 async function withPreviewServer<T>(fn: (url: string) => Promise<T>): Promise<T> {
