@@ -43,7 +43,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await page.keyboard.press('Enter');
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
   await expect(card.getByTestId('loss-curve').locator('path')).toHaveAttribute('d', /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/);
-  await expect(card.getByTestId('layer-losses').locator('rect')).not.toHaveCount(0);
+  await expect(card.getByTestId('layer-losses').locator('circle')).not.toHaveCount(0);
   await expect(card.getByTestId('rung-row')).toHaveCount(1);
   expect(Number(await card.getByTestId('rung-score').textContent())).toBeGreaterThan(0.9);
   await card.getByTestId('rung-use').click();
@@ -81,7 +81,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(picked.bytes.equals(tuned.bytes)).toBe(false);
 
   const report = await download(page, 'ladder-report');
-  expect(report.name).toBe('mnist.quant.ladder.report.html');
+  expect(report.name).toBe('mnist.ladder.report.html');
   const html = report.bytes.toString('utf8');
   for (const label of labels) expect(html).toContain(label!.replace(/&/g, '&amp;'));
 });

@@ -67,6 +67,12 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     const outputs = await session.run({ [session.inputNames[0]]: float32Tensor(seededFloats(28 * 28, 3), [1, 1, 28, 28]) });
     expect(Object.values(outputs)[0].dims).toEqual([1, 10]);
     await session.release();
+
+    // A new run replaces the last one's models: the old handle is gone, by name.
+    const again = await a.recover(handle, { samples: fakeImages(2), spec: unit, config: getPreset('XINT8'), configName: 'XINT8' });
+    expect(again.rung.label).toBe('XINT8');
+    expect(again.rung.finetune).toBeNull();
+    expect(() => a.pick(r.handle!)).toThrow(expect.objectContaining({ name: 'UnknownHandleError' }));
   });
 
   it('climbs one format with an unreachable target: every rung measured with numbers and a model, the best chosen, a report with the ladder', async () => {

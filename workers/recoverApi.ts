@@ -174,6 +174,8 @@ interface HeldModel {
   file: ReportFile;
   runtime: Runtime;
   active: Set<{ aborted: boolean }>;
+  /** Rungs and climbs of the last run: a new run replaces them (the page lists only the last run's). */
+  kept: { rungs: string[]; ladders: string[] };
 }
 
 interface HeldRung {
@@ -263,8 +265,15 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     };
   }
 
+  /** Forgets the models of the previous run of `h` (a picked one's bytes are already the page's). */
+  function forgetPrevious(h: HeldModel): void {
+    for (const id of h.kept.rungs) rungs.delete(id);
+    for (const id of h.kept.ladders) ladders.delete(id);
+    h.kept = { rungs: [], ladders: [] };
+  }
+
   /** Keeps a measured model and describes it. */
-  function summarize(detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing'>): RungSummary {
+  function summarize(h: HeldModel, detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing'>): RungSummary {
     if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null, timing: null };
     const config = validateConfig(JSON.parse(base.config));
     const handle = rungs.add({
@@ -277,6 +286,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       outputs: detail.comparison.outputs,
       samples: detail.comparison.samples,
     });
+    h.kept.rungs.push(handle);
     return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts } };
   }
 
@@ -318,7 +328,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
       const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
-      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: deps.runtime('wasm', options.threads), active: new Set() });
+      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: deps.runtime('wasm', options.threads), active: new Set(), kept: { rungs: [], ladders: [] } });
       return { handle, inputs: summary.inputs, file };
     },
 
@@ -345,9 +355,11 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const comparison = await compareModels(h.model, result.model, data.judgingRuntime, { layers: false, floatIndex: h.index });
         const metrics = ladderMetrics(comparison.outputs);
         const seconds = (performance.now() - start) / 1000;
+        forgetPrevious(h);
         const rung = summarize(
+          h,
           { quantized: result.model, report: result.report, recovery: result.recovery, comparison },
-          { index: 1, label: recipeLabel(config, request.configName), step: null, score: metrics.cosine, metrics, met: true, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
+          { index: 1, label: recipeLabel(config, request.configName), step: null, score: metrics.cosine, metrics, met: false, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
         );
         return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds };
       });
@@ -385,6 +397,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           { maxExclusionSteps: request.maxExclusionSteps },
         );
         const summaries: RungSummary[] = [];
+        forgetPrevious(h);
         const result = await climbLadder({
           target,
           base,
@@ -395,7 +408,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           signal,
           onRung: (rung, r?: RungResult) => {
             if (!r) return progress({ rung: info(rung), phase: 'prepare' });
-            const s = summarize(r.detail as RungDetail | undefined, {
+            const s = summarize(h, r.detail as RungDetail | undefined, {
               index: rung.index,
               label: rung.label,
               step: rung.step,
@@ -414,6 +427,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const stopped: LadderStop = signal.aborted ? 'cancelled' : result.stopped;
         const kept: LadderResult = { ...result, stopped };
         const ladderHandle = ladders.add({ model: handle, result: kept, handles: summaries.map((s) => s.handle), dataSource: data.dataSource });
+        h.kept.ladders.push(ladderHandle);
         return {
           handle: ladderHandle,
           target,

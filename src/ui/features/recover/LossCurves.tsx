@@ -35,27 +35,31 @@ export function CurveChart({ layer }: { layer: LayerCurve }) {
   );
 }
 
-/** Every tuned layer's loss before and after, as paired bars (log scale). */
+/** Every tuned layer's loss before (grey) and after (blue), in graph order (log scale): one point per layer. */
 export function LayerLosses({ layers }: { layers: readonly LayerCurve[] }) {
   if (layers.length === 0) return null;
   const values = layers.flatMap((l) => [log(l.lossBefore), log(l.lossAfter)]);
   const [lo, hi] = [Math.min(...values), Math.max(...values)];
-  const bar = 10;
-  const height = layers.length * (bar + 4) + PAD;
-  const sx = (v: number) => 2 + ((log(v) - lo) / (hi - lo || 1)) * (W - 130);
+  const sx = (i: number) => PAD + (layers.length === 1 ? (W - 2 * PAD) / 2 : (i / (layers.length - 1)) * (W - 2 * PAD));
+  const sy = (v: number) => H - PAD - ((log(v) - lo) / (hi - lo || 1)) * (H - 2 * PAD);
+  const line = (f: (l: LayerCurve) => number) => layers.map((l, i) => `${i ? 'L' : 'M'}${sx(i).toFixed(1)},${sy(f(l)).toFixed(1)}`).join('');
+  const improved = layers.filter((l) => l.lossAfter < l.lossBefore).length;
   return (
-    <svg viewBox={`0 0 ${W} ${height}`} width={W} height={height} role="img" aria-label="Loss of each tuned layer before and after" data-testid="layer-losses">
-      {layers.map((l, i) => {
-        const y = PAD + i * (bar + 4);
-        return (
-          <g key={l.id}>
-            <title>{`${l.id}: ${l.lossBefore.toPrecision(3)} → ${l.lossAfter.toPrecision(3)}${l.kept ? ' (kept the nearest rounding)' : ''}`}</title>
-            <rect x={0} y={y} width={sx(l.lossBefore)} height={bar / 2} className="layer-losses__before" />
-            <rect x={0} y={y + bar / 2} width={sx(l.lossAfter)} height={bar / 2} className="layer-losses__after" />
-            <text x={W - 124} y={y + bar - 1} className="layer-losses__label">{l.id.length > 22 ? `${l.id.slice(0, 21)}…` : l.id}</text>
-          </g>
-        );
-      })}
-    </svg>
+    <figure className="loss-curve">
+      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" data-testid="layer-losses"
+        aria-label={`Loss of ${layers.length} tuned layers before and after; ${improved} improved`}>
+        <rect x={0} y={0} width={W} height={H} className="loss-curve__bg" />
+        <path d={line((l) => l.lossBefore)} className="layer-losses__before" fill="none" />
+        <path d={line((l) => l.lossAfter)} className="layer-losses__after" fill="none" />
+        {layers.map((l, i) => (
+          <circle key={l.id} cx={sx(i)} cy={sy(l.lossAfter)} r={2.5} className="layer-losses__point">
+            <title>{`${l.id}: ${l.lossBefore.toPrecision(3)} → ${l.lossAfter.toPrecision(3)}`}</title>
+          </circle>
+        ))}
+      </svg>
+      <figcaption className="muted small">
+        {layers.length} tuned layer{layers.length === 1 ? '' : 's'} in graph order: loss before (grey) and after (blue), log scale; {improved} improved
+      </figcaption>
+    </figure>
   );
 }

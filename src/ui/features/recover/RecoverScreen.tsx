@@ -117,6 +117,7 @@ function Results() {
   const r = useStudio((s) => s.recovery);
   const ladderReport = useStudio((s) => s.ladderReport);
   const result = useStudio((s) => s.run.result);
+  const modelName = useStudio((s) => s.model.fileName);
   const adoptedUrl = useObjectUrl(r.adopted ? result?.blob : null);
   const [reportError, setReportError] = useState<string | null>(null);
   const shown = r.curves.length > 0 ? r.curves : (r.rungs.at(-1)?.finetune?.layers ?? []);
@@ -126,7 +127,7 @@ function Results() {
     setReportError(null);
     try {
       const report = await ladderReport();
-      if (report) downloadText(renderHtml(report), `${result?.fileName.replace(/\.onnx$/i, '') ?? 'model'}.ladder.report.html`, 'text/html');
+      if (report) downloadText(renderHtml(report), `${(modelName ?? 'model.onnx').replace(/\.onnx$/i, '')}.ladder.report.html`, 'text/html');
     } catch (e) {
       setReportError(`${(e as Error).name}: ${(e as Error).message}`);
     }
@@ -136,10 +137,7 @@ function Results() {
       {shown.length > 0 && (
         <div className="recover-curves" data-testid="recover-curves">
           {current && <CurveChart layer={current} />}
-          <div>
-            <p className="muted small">Each tuned layer's loss: before (upper bar) and after (lower bar)</p>
-            <LayerLosses layers={shown} />
-          </div>
+          <LayerLosses layers={shown} />
         </div>
       )}
       {r.rungs.length > 0 && <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />}
