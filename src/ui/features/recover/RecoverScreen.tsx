@@ -120,7 +120,9 @@ function Results() {
   const modelName = useStudio((s) => s.model.fileName);
   const adoptedUrl = useObjectUrl(r.adopted ? result?.blob : null);
   const [reportError, setReportError] = useState<string | null>(null);
-  const shown = r.curves.length > 0 ? r.curves : (r.rungs.at(-1)?.finetune?.layers ?? []);
+  // Live: the current rung's layers; afterwards the adopted rung's, else the last rung that fine-tuned.
+  const tuned = r.rungs.find((x) => x.handle !== null && x.handle === r.adopted && x.finetune) ?? r.rungs.findLast((x) => x.finetune);
+  const shown = r.curves.length > 0 ? r.curves : (tuned?.finetune?.layers ?? []);
   const current = shown.at(-1);
   const targetMetric = r.climb?.target.metric ?? (r.mode === 'ladder' ? r.ladder.metric : 'cosine');
   const download = async () => {
@@ -136,6 +138,7 @@ function Results() {
     <>
       {shown.length > 0 && (
         <div className="recover-curves" data-testid="recover-curves">
+          {r.curves.length === 0 && tuned && <p className="muted small recover-curves__title">Loss curves of {tuned.label}</p>}
           {current && <CurveChart layer={current} />}
           <LayerLosses layers={shown} />
         </div>

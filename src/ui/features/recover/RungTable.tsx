@@ -20,7 +20,7 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
   const others = ['cosine', 'psnr'].filter((m) => m !== targetMetric);
   return (
     <div className="table-scroll">
-      <table className="tensor-table eval-table" data-testid="rung-table">
+      <table className="tensor-table eval-table recover-table" data-testid="rung-table">
         <thead>
           <tr>
             <th scope="col" className="eval-num">#</th>
@@ -47,7 +47,7 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
               <td className="eval-num" data-testid="rung-score">{metric(targetMetric, r.score)}</td>
               {others.map((m) => <td key={m} className="eval-num">{metric(m, r.metrics[m])}</td>)}
               <td className="eval-num" title={r.timing ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s` : undefined}>{r.seconds.toFixed(1)} s</td>
-              <td>{r.error ? <span className="muted small" data-testid="rung-error">failed: {r.error}</span> : r.met ? 'meets the target' : r.step === null ? 'measured' : 'below the target'}</td>
+              <td className="recover-table__status">{r.error ? <span className="muted small" data-testid="rung-error">failed: {r.error}</span> : r.met ? 'meets the target' : r.step === null ? 'measured' : 'below the target'}</td>
               <td>
                 {r.handle && (
                   <button type="button" className="button button--small" disabled={picking !== null || r.handle === adopted} onClick={() => void use(r.handle!)} data-testid="rung-use">
