@@ -52,6 +52,7 @@ export const recoverBrowserSuite: Suite = {
     ['nodeSeconds', 'step s (Node, suite recover)'],
     ['cosineCalibration', 'cosine (calibration images)'],
     ['totalSeconds', 'click to result s'],
+    ['error', 'error'],
   ],
   async run() {
     const rows: Row[] = [];
