@@ -40,6 +40,7 @@ export const graphSuite: Suite = {
     ['model', 'model'],
     ['boxes', 'boxes'],
     ['dropToDrawnSeconds', 'drop → drawn s'],
+    ['summarySeconds', 'drop → model summary s'],
     ['openSeconds', 'model open s'],
     ['graphSeconds', 'graph work s'],
     ['viewModelSeconds', 'index + view model s (main)'],

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { buildGraphIndex, DataType, makeGraph, makeNode, makeValueInfo } from '../../../core/onnx/index.ts';
+import { heatColour, heatScale } from './heat.ts';
+import { buildGraphView } from './viewModel.ts';
+
+function chain() {
+  return buildGraphView(
+    buildGraphIndex(
+      makeGraph({
+        node: [makeNode('Conv', ['x'], ['a'], 'conv'), makeNode('Relu', ['a'], ['b'], 'relu'), makeNode('Sigmoid', ['b'], ['y'], 'sig')],
+        input: [makeValueInfo('x', DataType.FLOAT, [1])],
+        output: [makeValueInfo('y', DataType.FLOAT, [1])],
+      }),
+    ),
+  );
+}
+
+describe('heat map colours', () => {
+  it('runs from red (worst) to green (best)', () => {
+    expect(heatColour(0)).toBe('#c62828');
+    expect(heatColour(1)).toBe('#2e8b3e');
+    expect(heatColour(0.5)).toBe('#e09a1a');
+  });
+
+  it('colours boxes by their value in the direction that is better; boxes without one keep their family colour', () => {
+    const view = chain();
+    const sqnr = heatScale(view, { label: 'SQNR (dB)', higherIsBetter: true, values: { conv: 10, relu: 30, nope: 99 } });
+    const colourOf = (id: string) => sqnr.colours[view.boxById.get(id)!];
+    expect([sqnr.min, sqnr.max, sqnr.count]).toEqual([10, 99, 2]);
+    expect(colourOf('sig')).toBeNull();
+    const error = heatScale(view, { label: 'error', higherIsBetter: false, values: { conv: 1, relu: 5 } });
+    expect(error.colours[view.boxById.get('conv')!]).toBe(heatColour(1));
+    expect(error.colours[view.boxById.get('relu')!]).toBe(heatColour(0));
+  });
+});
