@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
-type Pick = 'Shift' | 'Alt' | null;
+type Pick = 'Shift' | 'Alt' | 'Control' | null;
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -42,7 +42,7 @@ async function clickNode(page: Page, id: string, modifier: Pick = null): Promise
   if (modifier) await page.keyboard.up(modifier);
 }
 
-const highlighted = (page: Page, state: 'preview' | 'excluded' | 'start' | 'end') => page.evaluate((s) => window.__qsGraph!.idsWith(s).sort(), state);
+const highlighted = (page: Page, state: 'preview' | 'excluded' | 'start' | 'end' | 'hovered') => page.evaluate((s) => window.__qsGraph!.idsWith(s).sort(), state);
 
 test.describe('graph picking', () => {
   test('UltraFace: pick the post-processing tail on the graph, add it, quantize; exactly the golden nodes stay float', async ({ page }, info) => {
@@ -95,7 +95,7 @@ test.describe('graph picking', () => {
     expect(float).toEqual(golden);
   });
 
-  test('a start and end that do not connect are explained and cannot be added; Esc clears the picks', async ({ page }) => {
+  test('picks that do not connect are explained and cannot be added; Esc clears; nodes and op types are shaded, hovered and removed', async ({ page }) => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
     await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
     // Concat_241 (the end of the box tail) cannot reach Slice_217 (upstream of it).
@@ -108,5 +108,22 @@ test.describe('graph picking', () => {
     await page.locator('body').press('Escape');
     await expect(page.getByTestId('pick-list')).toHaveCount(0);
     await expect(error).toHaveCount(0);
+    expect(await highlighted(page, 'excluded')).toEqual([]);
+
+    // Single nodes (Ctrl+click picks one whatever the mode) and an op type: shaded once added.
+    await clickNode(page, 'Exp_227', 'Control');
+    await expect(page.getByTestId('add-nodes')).toBeEnabled();
+    await page.getByTestId('add-nodes').click();
+    await page.getByTestId('add-op-type-select').selectOption('Softmax');
+    await page.getByTestId('add-op-type').click();
+    await expect.poll(() => highlighted(page, 'excluded')).toEqual(['Exp_227', 'Softmax_216']);
+
+    // Hovering an entry of the list highlights its nodes; removing it takes its shading away.
+    const entries = page.getByTestId('exclusion-entry');
+    await expect(entries).toHaveCount(2);
+    await entries.filter({ hasText: 'Softmax' }).hover();
+    await expect.poll(() => highlighted(page, 'hovered')).toEqual(['Softmax_216']);
+    await entries.filter({ hasText: 'Softmax' }).getByTestId('exclusion-remove').click();
+    await expect.poll(() => highlighted(page, 'excluded')).toEqual(['Exp_227']);
   });
 });
