@@ -17,6 +17,7 @@ import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { nodeRuntime } from '../../src/cli/commands/evaluate.ts';
+import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
 
 const [name, variant, iterationArg] = process.argv.slice(2);
@@ -46,6 +47,8 @@ let calibrationSeconds = 0;
 const result = await quantizeWithRecovery(original, config, {
   configName: 'XINT8',
   runtime: nodeRuntime(feedsOf(calibration)),
+  // QS_GRAM=ts keeps the optimizers' products in TypeScript (to compare), else onnxruntime-node's MatMul.
+  gramProduct: process.env.QS_GRAM === 'ts' ? undefined : nodeGramProduct,
   calibrate: async (model) => {
     const t = performance.now();
     const { ranges } = await calibrateOnImages(model, calibration, { spec: detector.preprocess, config });

@@ -12,6 +12,7 @@ import { configToJSON, validateConfig, type QuantConfig } from '../../core/quant
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { loadImageFeeds, nodeRuntime } from './evaluate.ts';
+import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
@@ -104,6 +105,7 @@ export const quantizeCommand = {
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,
+        gramProduct: nodeGramProduct,
         calibrate: async (equalized) => (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
         onProgress: recoveryProgress(),
       });

@@ -6,13 +6,13 @@
  * Unlike Quark, the scales and zero points stay as calibrated (writing new weight scales would also move the
  * int32 bias grids and, with power-of-two scales, leave the grid). Pure.
  */
-import { Adam, layerLoss, type LayerProblem } from './layerProblem.ts';
+import { Adam, layerLoss, layerObjective, type LayerProblem } from './layerProblem.ts';
 import { throwIfCancelled } from './layerData.ts';
 import { codesLoss, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
 
 /** Learns one layer's weights (and bias). */
-export function adaquant(p: LayerProblem, options: TuneOptions): LayerTuning {
+export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
   const start = performance.now();
   const l = p.rows.layer;
   const k = l.inPerGroup + 1;
@@ -33,6 +33,7 @@ export function adaquant(p: LayerProblem, options: TuneOptions): LayerTuning {
     return q < qmin ? qmin : q > qmax ? qmax : q;
   };
   const lossBefore = codesLoss(p, l.codes);
+  const objective = await layerObjective(p, options.product);
   const adam = new Adam(n, options.learningRate);
   const wq = new Float64Array(n);
   const grad = new Float64Array(n);
@@ -41,30 +42,35 @@ export function adaquant(p: LayerProblem, options: TuneOptions): LayerTuning {
   let bestParams: Float64Array | undefined;
   let sinceBest = 0;
   let done = 0;
-  for (let it = 0; it < options.iterations; it++) {
-    if (it % 16 === 0) throwIfCancelled(options.signal);
-    for (let m = 0; m < l.outChannels; m++) {
-      for (let i = 0; i < l.inPerGroup; i++) {
-        const at = m * k + i;
-        wq[at] = (quantize(at) - zp[at]) * scale[at];
+  try {
+    for (let it = 0; it < options.iterations; it++) {
+      if (it % 16 === 0) throwIfCancelled(options.signal);
+      for (let m = 0; m < l.outChannels; m++) {
+        for (let i = 0; i < l.inPerGroup; i++) {
+          const at = m * k + i;
+          wq[at] = (quantize(at) - zp[at]) * scale[at];
+        }
+        wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
       }
-      wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
-    }
-    const loss = layerLoss(p, wq, grad);
-    for (let m = 0; m < l.outChannels; m++) {
-      for (let i = 0; i < l.inPerGroup; i++) {
-        const at = m * k + i;
-        const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
-        if (q < qmin || q > qmax) grad[at] = 0; // saturated: no straight-through gradient
+      const loss = await objective.evaluate(wq, grad);
+      for (let m = 0; m < l.outChannels; m++) {
+        for (let i = 0; i < l.inPerGroup; i++) {
+          const at = m * k + i;
+          const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
+          if (q < qmin || q > qmax) grad[at] = 0; // saturated: no straight-through gradient
+        }
+        if (!options.updateBias) grad[m * k + l.inPerGroup] = 0;
       }
-      if (!options.updateBias) grad[m * k + l.inPerGroup] = 0;
+      if (loss < best) { best = loss; bestParams = Float64Array.from(w); sinceBest = 0; }
+      else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
+      adam.step(w, grad);
+      done = it + 1;
+      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
     }
-    if (loss < best) { best = loss; bestParams = Float64Array.from(w); sinceBest = 0; }
-    else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
-    adam.step(w, grad);
-    done = it + 1;
-    if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
+  } finally {
+    await objective.release();
   }
+
   // The last step is not scored inside the loop: score it, then keep the best iterate seen.
   for (let at = 0; at < n; at++) wq[at] = (at + 1) % k === 0 ? (options.updateBias ? w[at] : 0) : (quantize(at) - zp[at]) * scale[at];
   if (layerLoss(p, wq) < best) bestParams = Float64Array.from(w);

@@ -7,9 +7,7 @@
  * to BetaRange[1] after the warm start, which drives every h to 0 or 1. The result is ⌊w/s⌋ + [h ≥ ½]:
  * every code is the floor or the ceiling of w/s (then saturated), never further. Pure.
  */
-import type { LayerProblem } from './layerProblem.ts';
-import { layerLoss } from './layerProblem.ts';
-import { Adam } from './layerProblem.ts';
+import { Adam, layerObjective, type LayerProblem } from './layerProblem.ts';
 import { throwIfCancelled } from './layerData.ts';
 import { codesLoss, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
@@ -18,7 +16,7 @@ const ZETA = 1.1;
 const GAMMA = -0.1;
 
 /** Learns the rounding of one layer. */
-export function adaround(p: LayerProblem, options: TuneOptions): LayerTuning {
+export async function adaround(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
   const start = performance.now();
   const l = p.rows.layer;
   const k = l.inPerGroup + 1;
@@ -48,6 +46,7 @@ export function adaround(p: LayerProblem, options: TuneOptions): LayerTuning {
     }
   }
   const lossBefore = codesLoss(p, l.codes);
+  const objective = await layerObjective(p, options.product);
   const adam = new Adam(n, options.learningRate);
   const w = new Float64Array(n);
   const grad = new Float64Array(n);
@@ -58,43 +57,48 @@ export function adaround(p: LayerProblem, options: TuneOptions): LayerTuning {
   let best = Infinity;
   let sinceBest = 0;
   let done = 0;
-  for (let it = 0; it < options.iterations; it++) {
-    if (it % 16 === 0) throwIfCancelled(options.signal);
-    for (let at = 0; at < n; at++) {
-      if (!learn[at]) continue;
-      const sig = 1 / (1 + Math.exp(-V[at]));
-      const raw = sig * (ZETA - GAMMA) + GAMMA;
-      const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
-      h[at] = hv;
-      const q = floor[at] + hv;
-      const clipped = q < lo[at] || q > hi[at];
-      w[at] = scale[at] * (clipped ? (q < lo[at] ? lo[at] : hi[at]) : q);
-      dh[at] = raw <= 0 || raw >= 1 || clipped ? 0 : scale[at] * (ZETA - GAMMA) * sig * (1 - sig);
-    }
-    const loss = layerLoss(p, w, grad);
-    const annealing = it >= warm && options.regParam > 0;
-    const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
-    const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-    for (let at = 0; at < n; at++) {
-      if (!learn[at]) { grad[at] = 0; continue; }
-      let g = grad[at] * dh[at];
-      if (annealing) {
-        // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
-        const u = 2 * h[at] - 1;
-        const raw = 1 / (1 + Math.exp(-V[at]));
-        const dhdv = h[at] > 0 && h[at] < 1 ? (ZETA - GAMMA) * raw * (1 - raw) : 0;
-        if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv;
+  try {
+    for (let it = 0; it < options.iterations; it++) {
+      if (it % 16 === 0) throwIfCancelled(options.signal);
+      for (let at = 0; at < n; at++) {
+        if (!learn[at]) continue;
+        const sig = 1 / (1 + Math.exp(-V[at]));
+        const raw = sig * (ZETA - GAMMA) + GAMMA;
+        const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
+        h[at] = hv;
+        const q = floor[at] + hv;
+        const clipped = q < lo[at] || q > hi[at];
+        w[at] = scale[at] * (clipped ? (q < lo[at] ? lo[at] : hi[at]) : q);
+        dh[at] = raw <= 0 || raw >= 1 || clipped ? 0 : scale[at] * (ZETA - GAMMA) * sig * (1 - sig);
       }
-      grad[at] = g;
+      const loss = await objective.evaluate(w, grad);
+      const annealing = it >= warm && options.regParam > 0;
+      const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
+      const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
+      for (let at = 0; at < n; at++) {
+        if (!learn[at]) { grad[at] = 0; continue; }
+        let g = grad[at] * dh[at];
+        if (annealing) {
+          // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
+          const u = 2 * h[at] - 1;
+          const raw = 1 / (1 + Math.exp(-V[at]));
+          const dhdv = h[at] > 0 && h[at] < 1 ? (ZETA - GAMMA) * raw * (1 - raw) : 0;
+          if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv;
+        }
+        grad[at] = g;
+      }
+      adam.step(V, grad);
+      done = it + 1;
+      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
+      if (options.earlyStop) {
+        if (loss < best * (1 - 1e-6)) { best = loss; sinceBest = 0; }
+        else if (++sinceBest > Math.max(10, options.iterations / 10)) break;
+      }
     }
-    adam.step(V, grad);
-    done = it + 1;
-    if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
-    if (options.earlyStop) {
-      if (loss < best * (1 - 1e-6)) { best = loss; sinceBest = 0; }
-      else if (++sinceBest > Math.max(10, options.iterations / 10)) break;
-    }
+  } finally {
+    await objective.release();
   }
+
   const codes = Int32Array.from(l.codes);
   for (let m = 0; m < l.outChannels; m++) {
     const z = l.zeroPointOf(m);

@@ -108,37 +108,100 @@ function dot(a: Float64Array, x: number, y: number, n: number): number {
 
 /**
  * Loss of the layer for augmented vectors `v` (outChannels × k: weights then bias change) and, when `grad` is
- * given, dL/dv written there. Returns Σ_m L_m.
+ * given, dL/dv written there. Returns Σ_m L_m. Exact (float64); the optimizers' inner loop is layerObjective.
  */
 export function layerLoss(p: LayerProblem, v: Float64Array, grad?: Float64Array): number {
   let total = 0;
   const k = p.groups[0]?.k ?? 0;
   const gv = new Float64Array(p.outPerGroup * k);
   for (let gi = 0; gi < p.groups.length; gi++) {
-    const { gram, cross, targetSq } = p.groups[gi];
-    const first = gi * p.outPerGroup * k;
-    // gv_m = G v_m for the group's channels; row i of G stays in cache while every channel uses it.
-    for (let i = 0; i < k; i++) {
-      const row = i * k;
-      for (let j = 0; j < p.outPerGroup; j++) {
-        const off = first + j * k;
-        let s0 = 0, s1 = 0;
-        let l = 0;
-        for (; l + 1 < k; l += 2) { s0 += gram[row + l] * v[off + l]; s1 += gram[row + l + 1] * v[off + l + 1]; }
-        if (l < k) s0 += gram[row + l] * v[off + l];
-        gv[j * k + i] = s0 + s1;
-      }
-    }
-    for (let j = 0; j < p.outPerGroup; j++) {
-      const off = first + j * k;
-      let quad = 0;
-      let lin = 0;
-      for (let i = 0; i < k; i++) { quad += v[off + i] * gv[j * k + i]; lin += cross[j * k + i] * v[off + i]; }
-      total += quad - 2 * lin + targetSq[j];
-      if (grad) for (let i = 0; i < k; i++) grad[off + i] = 2 * (gv[j * k + i] - cross[j * k + i]);
-    }
+    multiplyGram(p.groups[gi].gram, k, v, gi * p.outPerGroup * k, p.outPerGroup, gv);
+    total += groupTerms(p, gi, v, gv, grad);
   }
   return total;
+}
+
+/** gv_j = G v_j for `count` vectors starting at v[first]; row i of G stays in cache while every vector uses it. */
+function multiplyGram(gram: Float64Array, k: number, v: Float64Array, first: number, count: number, gv: Float64Array | Float32Array): void {
+  for (let i = 0; i < k; i++) {
+    const row = i * k;
+    for (let j = 0; j < count; j++) {
+      const off = first + j * k;
+      let s0 = 0, s1 = 0;
+      let l = 0;
+      for (; l + 1 < k; l += 2) { s0 += gram[row + l] * v[off + l]; s1 += gram[row + l + 1] * v[off + l + 1]; }
+      if (l < k) s0 += gram[row + l] * v[off + l];
+      gv[j * k + i] = s0 + s1;
+    }
+  }
+}
+
+/** Σ over a group's channels of vᵀGv − 2cᵀv + τ given gv = G v (G is symmetric, so v·G = G v); fills grad. */
+function groupTerms(p: LayerProblem, gi: number, v: Float64Array, gv: Float64Array | Float32Array, grad?: Float64Array): number {
+  const { cross, targetSq, k } = p.groups[gi];
+  const first = gi * p.outPerGroup * k;
+  let total = 0;
+  for (let j = 0; j < p.outPerGroup; j++) {
+    const off = first + j * k;
+    let quad = 0;
+    let lin = 0;
+    for (let i = 0; i < k; i++) { quad += v[off + i] * gv[j * k + i]; lin += cross[j * k + i] * v[off + i]; }
+    total += quad - 2 * lin + targetSq[j];
+    if (grad) for (let i = 0; i < k; i++) grad[off + i] = 2 * (gv[j * k + i] - cross[j * k + i]);
+  }
+  return total;
+}
+
+/** y = v·G for `rows` row vectors of length k (row-major float32), G fixed when the product was made. */
+export interface GramProduct {
+  multiply(v: Float32Array): Promise<Float32Array>;
+  release(): Promise<void>;
+}
+
+/**
+ * Makes a GramProduct for a k×k matrix and `rows` vectors per call: a runtime's MatMul (onnxruntime's is many
+ * times faster than a TypeScript loop, see bench/README.md), injected so that this module stays runtime-free.
+ */
+export type GramProductFactory = (gram: Float32Array, k: number, rows: number) => Promise<GramProduct>;
+
+/** Groups narrower than this stay in TypeScript: a runtime call costs more than the product (depthwise: k = 10). */
+export const RUNTIME_PRODUCT_MIN_K = 48;
+
+export interface LayerObjective {
+  /** Σ_m L_m for `v`, and dL/dv into `grad`; float32 products where a runtime serves (gradients, not reports). */
+  evaluate(v: Float64Array, grad: Float64Array): Promise<number>;
+  release(): Promise<void>;
+}
+
+/** The loss the optimizers minimise, its wide products on the injected runtime when there is one. */
+export async function layerObjective(p: LayerProblem, factory?: GramProductFactory): Promise<LayerObjective> {
+  const k = p.groups[0]?.k ?? 0;
+  const products: (GramProduct | undefined)[] = [];
+  if (factory && k >= RUNTIME_PRODUCT_MIN_K) {
+    for (const g of p.groups) products.push(await factory(Float32Array.from(g.gram), k, p.outPerGroup));
+  }
+  const gv = new Float64Array(p.outPerGroup * k);
+  const buffer = new Float32Array(p.outPerGroup * k);
+  return {
+    async evaluate(v, grad) {
+      let total = 0;
+      for (let gi = 0; gi < p.groups.length; gi++) {
+        const product = products[gi];
+        if (product) {
+          const first = gi * p.outPerGroup * k;
+          for (let i = 0; i < buffer.length; i++) buffer[i] = v[first + i];
+          total += groupTerms(p, gi, v, await product.multiply(buffer), grad);
+        } else {
+          multiplyGram(p.groups[gi].gram, k, v, gi * p.outPerGroup * k, p.outPerGroup, gv);
+          total += groupTerms(p, gi, v, gv, grad);
+        }
+      }
+      return total;
+    },
+    async release() {
+      await Promise.all(products.map((x) => x?.release()));
+    },
+  };
 }
 
 /** The layer's weights as augmented vectors: w(m, i) for i < k − 1, then the bias change (0). */

@@ -26,7 +26,7 @@ import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
 import { gatherLayerRows, RecoveryError, throwIfCancelled, type CancelSignal } from './layerData.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
-import { buildLayerProblem } from './layerProblem.ts';
+import { buildLayerProblem, type GramProductFactory } from './layerProblem.ts';
 import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
@@ -54,6 +54,8 @@ export interface RecoveryOptions {
   readonly signal?: CancelSignal;
   readonly onProgress?: (p: RecoveryProgress) => void;
   readonly configName?: string;
+  /** A runtime's matrix product for the optimizers (see layerProblem.ts); plain TypeScript when absent. */
+  readonly gramProduct?: GramProductFactory;
   /** Most bytes of layer data (input rows, float and quantized) one pass gathers; default 256 MiB. */
   readonly layerDataBudgetBytes?: number;
 }
@@ -231,9 +233,9 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
           const problem = buildLayerProblem(data, stage.floatTarget.has(data.layer) ? 'float' : 'local');
           const tuneOptions = {
             iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
-            warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal,
+            warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct,
           };
-          result = ft.OptimAlgorithm === 'adaround' ? adaround(problem, tuneOptions) : adaquant(problem, tuneOptions);
+          result = ft.OptimAlgorithm === 'adaround' ? await adaround(problem, tuneOptions) : await adaquant(problem, tuneOptions);
           finetuneSeconds += (performance.now() - f0) / 1000;
           tuned.push({ id: result.id, lossBefore: result.lossBefore, lossAfter: result.lossAfter, kept: result.kept, iterations: result.iterations, seconds: result.seconds, curve: result.curve });
           layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };

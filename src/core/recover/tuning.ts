@@ -4,7 +4,7 @@
  */
 import type { NodeId } from '../onnx/model.ts';
 import type { CancelSignal } from './layerData.ts';
-import { augmented, layerLoss, type LayerProblem } from './layerProblem.ts';
+import { augmented, layerLoss, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
 
 export interface TuneOptions {
   readonly iterations: number;
@@ -20,6 +20,8 @@ export interface TuneOptions {
   /** AdaQuant learns the bias too. */
   readonly updateBias: boolean;
   readonly signal?: CancelSignal;
+  /** A runtime's matrix product for the optimizer's inner loop; TypeScript when absent. */
+  readonly product?: GramProductFactory;
 }
 
 export interface CurvePoint {
