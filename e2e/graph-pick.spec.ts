@@ -107,6 +107,8 @@ test.describe('graph picking', () => {
     await expect(page.getByTestId('add-subgraph')).toBeDisabled();
     await page.locator('body').press('Escape');
     await expect(page.getByTestId('pick-list')).toHaveCount(0);
+    await page.locator('body').press('/');
+    await expect(page.getByTestId('graph-search')).toBeFocused();
     await expect(error).toHaveCount(0);
     expect(await highlighted(page, 'excluded')).toEqual([]);
 

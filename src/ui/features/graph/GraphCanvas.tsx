@@ -10,7 +10,8 @@ import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickRole } from '../../store/graphSlice.ts';
-import { FLAG, GraphRenderer, type TapModifiers } from './renderer.ts';
+import { FLAG } from './flags.ts';
+import { GraphRenderer, type TapModifiers } from './renderer.ts';
 import { boxOfId, type GraphView } from './viewModel.ts';
 
 export interface GraphTestHook {

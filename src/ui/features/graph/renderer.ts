@@ -15,9 +15,9 @@
 import cytoscape, { type Core, type EventObject, type ElementDefinition, type StylesheetJson } from 'cytoscape';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { FAMILY_COLOURS } from './families.ts';
+import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
 
-export const FLAG = { excluded: 1, preview: 2, hovered: 4, start: 8, end: 16, picked: 32, selected: 64, match: 128 } as const;
 const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
 
 /** At most this many boxes are handed to cytoscape; with more in view the overview alone draws. */

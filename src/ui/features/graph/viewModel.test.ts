@@ -3,6 +3,8 @@ import { buildGraphIndex, DataType, makeGraph, makeNode, makeTensor, makeValueIn
 import { nodeId } from '../../../core/onnx/model.ts';
 import { buildGraphView, layoutInputOf, searchGraph, shortName, boxOfId } from './viewModel.ts';
 import { excludedNodes, previewSubgraph } from './resolution.ts';
+import { visualFlags } from './visualState.ts';
+import { FLAG } from './flags.ts';
 
 /**
  * input → Conv(w) → Relu → Mul(Constant 0.5) → output, and Relu → Exp → output2; no node has a name
@@ -86,5 +88,19 @@ describe('highlights resolve through the core', () => {
     ]);
     expect(Array.from(excluded)).toEqual([0, 1, 0, 1, 1]);
     expect([...problems.keys()]).toEqual(['c']);
+  });
+});
+
+describe('visual state per box', () => {
+  it('shades excluded nodes, marks picks and selection; a folded Constant in a set does not shade its consumer', () => {
+    const index = unnamedModel();
+    const view = buildGraphView(index);
+    const { excluded } = excludedNodes(index, [{ id: 'a', kind: 'opTypes', name: 'constants', opTypes: ['Constant'] }]);
+    const flags = visualFlags(view, { excluded, preview: [1, 3], hovered: [], starts: ['Relu_1'], ends: ['Mul_3'], picked: [], selected: 'Constant_2', matches: [] });
+    const of = (id: string) => flags[view.boxById.get(id)!];
+    expect(of('Mul_3') & FLAG.excluded).toBe(0);
+    expect(of('Relu_1')).toBe(FLAG.preview | FLAG.start);
+    expect(of('Mul_3')).toBe(FLAG.preview | FLAG.end | FLAG.selected);
+    expect(of('Conv_0')).toBe(0);
   });
 });

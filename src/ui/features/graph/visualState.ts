@@ -1,11 +1,11 @@
 /**
  * One flag array per box for the renderer (FLAG bits): excluded nodes (shaded), the preview of the
  * current picks, the list entry under the pointer, the picks themselves, the selection and search
- * matches. Node indices and ids are turned into boxes here (a folded Constant lights its consumer).
+ * matches. Node indices and ids are turned into boxes here.
  */
 import type { GraphView } from './viewModel.ts';
 import { boxOfId } from './viewModel.ts';
-import { FLAG } from './renderer.ts';
+import { FLAG } from './flags.ts';
 
 export interface VisualInputs {
   excluded: Uint8Array;
@@ -20,9 +20,10 @@ export interface VisualInputs {
 
 export function visualFlags(view: GraphView, s: VisualInputs): Uint8Array {
   const flags = new Uint8Array(view.boxes.length);
+  // Resolved node sets light only nodes that have a box: a folded Constant in a set must not make
+  // its consumer look excluded. Picks and the selection, by id, fall back to the consumer's box.
   const byNode = (i: number, bit: number) => {
-    const b = view.boxOfNode[i] >= 0 ? view.boxOfNode[i] : boxOfId(view, view.index.ids[i]);
-    if (b !== undefined && b >= 0) flags[b] |= bit;
+    if (view.boxOfNode[i] >= 0) flags[view.boxOfNode[i]] |= bit;
   };
   const byId = (id: string, bit: number) => {
     const b = boxOfId(view, id);
