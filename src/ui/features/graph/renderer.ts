@@ -27,6 +27,9 @@ const WINDOW_MARGIN = 0.5;
 const GRID_CELL = 512;
 /** The cached overview extends this share of the viewport beyond each side. */
 const CACHE_MARGIN = 0.5;
+/** From this zoom the overview writes op types on its boxes (11 px text reads from about 5 px). */
+const LABEL_ZOOM = 0.45;
+const MAX_OVERVIEW_LABELS = 4000;
 /** Below this zoom labels are unreadable: the overview alone draws, whatever the count. */
 export const MIN_DETAIL_ZOOM = 0.3;
 const SETTLE_MS = 90;
@@ -411,6 +414,7 @@ export class GraphRenderer {
       return p;
     };
     const minSize = 2 * px;
+    const labelled: number[] = [];
     for (let i = 0; i < boxes.length; i++) {
       if (this.detailed[i]) continue;
       const b = boxes[i];
@@ -418,6 +422,7 @@ export class GraphRenderer {
       const left = x[i] - bw / 2, top = y[i] - bh / 2;
       if (left > x2 || left + bw < x1 || top > y2 || top + bh < y1) continue;
       path(fills, this.colourOf(i)).rect(left, top, bw, bh);
+      labelled.push(i);
       const f = this.flags[i];
       if (f & FLAG.excluded) washed.rect(left, top, bw, bh);
       const outline = f & FLAG.selected ? '#2f7de1' : f & FLAG.start ? '#16a34a' : f & FLAG.end ? '#dc2626' : f & FLAG.picked ? '#7c3aed' : f & FLAG.hovered ? '#ec4899' : f & FLAG.preview ? '#f59e0b' : f & FLAG.match ? '#facc15' : '';
@@ -433,6 +438,14 @@ export class GraphRenderer {
     for (const [colour, p] of outlines) {
       ctx.strokeStyle = colour;
       ctx.stroke(p);
+    }
+    // Titles where they can be read (too many boxes in view for cytoscape, but zoomed in enough).
+    if (zoom >= LABEL_ZOOM && labelled.length <= MAX_OVERVIEW_LABELS) {
+      ctx.fillStyle = '#ffffff';
+      ctx.font = '600 11px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      for (const i of labelled) ctx.fillText(boxes[i].title, x[i], y[i], boxes[i].width - 6);
     }
   }
 
