@@ -53,7 +53,7 @@ try {
   console.log(JSON.stringify({
     model: name,
     variant,
-    runtime: 'Chromium worker (TypeScript; onnxruntime-web WASM runs the models)',
+    runtime: 'Chromium worker: onnxruntime-web WASM runs the models and the optimizers\' MatMul',
     iterations: variant === 'adaround' || variant === 'adaquant' ? Number(iterations) : null,
     cosineCalibration: +cosine.toFixed(5),
     algorithmSeconds: +algorithmSeconds.toFixed(2),
