@@ -49,6 +49,9 @@ const result = await quantizeWithRecovery(original, config, {
   runtime: nodeRuntime(feedsOf(calibration)),
   // QS_GRAM=ts keeps the optimizers' products in TypeScript (to compare), else onnxruntime-node's MatMul.
   gramProduct: process.env.QS_GRAM === 'ts' ? undefined : nodeGramProduct,
+  // QS_RECOVER_MERGE_MB: merge depths into passes of this much layer data (faster, less sequential), to compare.
+  mergeDepths: !!process.env.QS_RECOVER_MERGE_MB,
+  layerDataBudgetBytes: process.env.QS_RECOVER_MERGE_MB ? Number(process.env.QS_RECOVER_MERGE_MB) * 2 ** 20 : undefined,
   calibrate: async (model) => {
     const t = performance.now();
     const { ranges } = await calibrateOnImages(model, calibration, { spec: detector.preprocess, config });
@@ -87,4 +90,5 @@ console.log(JSON.stringify({
   gatherSeconds: +r.seconds.gather.toFixed(1),
   calibrationSeconds: +calibrationSeconds.toFixed(1),
   totalSeconds: +r.seconds.total.toFixed(1),
+  passes: r.stages,
 }));

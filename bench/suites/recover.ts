@@ -24,6 +24,7 @@ export const recoverSuite: Suite = {
     ['iterations', 'iterations'],
     ['algorithmSeconds', 'step s (Node)'],
     ['gatherSeconds', 'of which model runs s'],
+    ['passes', 'passes over the data'],
     ['totalSeconds', 'total s'],
   ],
   async run() {

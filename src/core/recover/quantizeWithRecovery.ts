@@ -7,11 +7,10 @@
  *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
  *
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
- * Layers are taken by depth in the graph (counted in tuned layers), consecutive depths merged into one pass over
- * the data while their layer data fits a memory budget (each pass costs two sessions and a run per sample):
- * a layer whose upstream layers were all tuned in earlier passes learns the float target on inputs that carry
- * that tuning (as Quark's layer-by-layer finetune does); one tuned in the same pass as an upstream layer learns
- * only its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
+ * Layers are taken by depth in the graph (counted in tuned layers), one pass over the data per depth, so each
+ * layer learns the float target on inputs that carry every upstream layer's tuning (as Quark's layer-by-layer
+ * finetune does). Optionally consecutive depths share a pass (faster); a layer tuned in the same pass as an
+ * upstream layer then learns only its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
@@ -58,6 +57,12 @@ export interface RecoveryOptions {
   readonly gramProduct?: GramProductFactory;
   /** Most bytes of layer data (input rows, float and quantized) one pass gathers; default 256 MiB. */
   readonly layerDataBudgetBytes?: number;
+  /**
+   * Merge consecutive depths into one pass while the budget allows: fewer passes (faster), but layers tuned in
+   * the same pass as an upstream layer only learn their own error. Default false: one pass per depth, which
+   * measured better (bench/README.md, suite recover).
+   */
+  readonly mergeDepths?: boolean;
 }
 
 export interface TunedLayerSummary {
@@ -135,11 +140,11 @@ interface Stage {
 }
 
 /**
- * Consecutive depth levels merged into passes while their layer data fits `budgetBytes` (one model pass per
- * stage is what costs: sessions and runs). Layers of a stage's first level see every upstream layer already
- * tuned and take the float target; deeper layers of the same stage take the local one.
+ * One pass per depth (split when its layer data exceeds `budgetBytes`), or with `mergeDepths` consecutive depths
+ * merged while they fit (one pass is what costs: two sessions and a run per sample). Layers of a pass's first
+ * depth see every upstream layer already tuned and take the float target; deeper layers of the pass the local one.
  */
-function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) => number, budgetBytes: number): Stage[] {
+function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) => number, budgetBytes: number, mergeDepths: boolean): Stage[] {
   const stages: Stage[] = [];
   let current: Stage | undefined;
   let bytes = 0;
@@ -147,7 +152,8 @@ function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) 
   levels.forEach((level, li) => {
     for (const layer of level) {
       const b = bytesOf(layer);
-      if (!current || (bytes + b > budgetBytes && current.layers.length > 0)) {
+      const newDepth = li !== startLevel && !mergeDepths;
+      if (!current || newDepth || (bytes + b > budgetBytes && current.layers.length > 0)) {
         current = { layers: [], floatTarget: new Set() };
         stages.push(current);
         bytes = 0;
@@ -208,7 +214,7 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
     const found = findLinearLayers(floatModel, quantModel);
     skippedLayers = found.skipped;
     const rowsPerLayer = samples * ft.PositionsPerSample;
-    const stages = planStages(depthLevels(quantModel, found.layers), (l) => rowsPerLayer * l.groups * l.inPerGroup * 8, options.layerDataBudgetBytes ?? 256 * 2 ** 20);
+    const stages = planStages(depthLevels(quantModel, found.layers), (l) => rowsPerLayer * l.groups * l.inPerGroup * 8, options.layerDataBudgetBytes ?? 256 * 2 ** 20, options.mergeDepths ?? false);
     stageCount = stages.length;
     const total = found.layers.length;
     let done = 0;
