@@ -84,4 +84,13 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(report.name).toBe('mnist.ladder.report.html');
   const html = report.bytes.toString('utf8');
   for (const label of labels) expect(html).toContain(label!.replace(/&/g, '&amp;'));
+
+  // Cancel: a long fine-tune stops within a step and says so; the page is ready for the next run.
+  await card.getByTestId('recover-iterations').fill('50000');
+  await card.getByTestId('recover-button').click();
+  await expect(card.getByTestId('recover-progress')).toBeVisible();
+  await card.getByTestId('recover-cancel').click();
+  await expect(card).toHaveAttribute('data-recover-status', 'cancelled', { timeout: 30_000 });
+  await expect(card.getByTestId('recover-cancelled')).toBeVisible();
+  await expect(card.getByTestId('recover-button')).toBeEnabled();
 });
