@@ -394,6 +394,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
             tuning: data.tuningRuntime,
             evaluation: data.judgingRuntime,
             signal,
+            gramProduct: runtimeGramProduct(h.runtime),
             onProgress: (rung, p) => forward(progress, info(rung))(p),
           },
           target.metric,

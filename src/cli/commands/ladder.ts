@@ -21,6 +21,7 @@ import { calibrateOnImages } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
+import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { loadImageFeeds, nodeRuntime, readModelFile } from './evaluate.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
@@ -121,6 +122,7 @@ export const ladderCommand = {
         calibrate: async (m, config) => (await calibrateOnImages(m, calibFiles, { spec, config })).ranges,
         tuning: nodeRuntime(tuningData.feeds),
         evaluation: nodeRuntime(evalData.feeds),
+        gramProduct: nodeGramProduct,
         onProgress: (rung: Rung, p) => {
           if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
         },

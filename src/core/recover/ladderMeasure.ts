@@ -18,6 +18,7 @@ import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import type { CancelSignal } from './layerData.ts';
+import type { GramProductFactory } from './layerProblem.ts';
 import { LadderTargetError, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
 
 export interface LadderRuntime {
@@ -30,6 +31,8 @@ export interface LadderRuntime {
   /** The held-out samples every rung is judged on. */
   readonly evaluation: ComparisonRuntime;
   readonly signal?: CancelSignal;
+  /** The fine-tuning optimizers' inner product on a runtime's MatMul (see layerProblem.ts); TypeScript without it. */
+  readonly gramProduct?: GramProductFactory;
   onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' }): void;
 }
 
@@ -93,6 +96,7 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
       },
       runtime: rt.tuning,
       signal: rt.signal,
+      gramProduct: rt.gramProduct,
       onProgress: (p) => rt.onProgress?.(rung, p),
       configName: rung.label,
     });
