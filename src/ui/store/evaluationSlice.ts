@@ -174,9 +174,8 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
     const reportContext = (dataSource: string): ReportContext => {
       const { run, calibration } = get();
       const result = run.result!;
-      const config = { ...configOf(result.settings), ...exclusionConfig(get().exclusions.entries) };
       return {
-        config: { name: result.settings.preset, settings: JSON.parse(configToJSON(config)) },
+        config: { name: result.configName, settings: JSON.parse(configToJSON(result.config)) },
         exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
         quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
         dataSource,

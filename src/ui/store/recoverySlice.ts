@@ -265,7 +265,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         patch({ picking: handle, error: null });
         try {
           const picked = await service.pick(model.handle, handle);
-          const config = JSON.parse(picked.config) as { perChannel: boolean; extraOptions: { UseRandomData: boolean } };
+          const config = validateConfig(JSON.parse(picked.config));
           const result: RunResult = {
             blob: new Blob([picked.bytes], { type: 'application/octet-stream' }),
             byteLength: picked.bytes.byteLength,
@@ -273,6 +273,8 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             seconds: picked.seconds,
             fileName: quantizedFileName(model.fileName),
             settings: { preset: picked.preset ?? get().run.settings.preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData },
+            config,
+            configName: picked.label,
           };
           get().adoptQuantized(result);
           patch({ adopted: handle, picking: null });

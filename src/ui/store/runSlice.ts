@@ -36,6 +36,9 @@ export interface RunResult extends QuantizedModel {
   /** `<model>.quant.onnx`. */
   fileName: string;
   settings: QuantSettings;
+  /** The exact configuration the model was made with and its name (a preset, or a ladder rung's label). */
+  config: QuantConfig;
+  configName: string;
 }
 
 export interface RunState {
@@ -110,7 +113,7 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
           }
           const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset);
           if (request !== latest) return;
-          patch({ status: 'done', result: { ...out, fileName: quantizedFileName(model.fileName), settings: run.settings } });
+          patch({ status: 'done', result: { ...out, fileName: quantizedFileName(model.fileName), settings: run.settings, config, configName: run.settings.preset } });
         } catch (e) {
           if (request !== latest) return;
           const { name, message } = toModelError(e, '');
