@@ -138,9 +138,9 @@ describe('fast finetune and bias correction on a small chain', () => {
     for (const id of ['conv1', 'conv4']) {
       const b = before.find((s) => s.id === id)!;
       const a = after.find((s) => s.id === id)!;
-      // conv1's bias is int32 on the grid input scale × weight scale; conv4 had none and gets a float one.
+      // Both biases are int32 on the grid input scale × weight scale: conv1's was, conv4 had none and gets one.
       const store = a.layer.biasStore;
-      expect(store.kind).toBe(id === 'conv1' ? 'quantized' : 'float');
+      expect(store.kind).toBe('quantized');
       const grid = store.kind === 'quantized' ? Math.max(...store.scales) : 1e-5;
       expect(Math.max(...b.shift.map(Math.abs)), id).toBeGreaterThan(grid);
       for (const s of a.shift) expect(Math.abs(s), id).toBeLessThanOrEqual(grid / 2 + 1e-6);
@@ -195,6 +195,29 @@ describe('qstudio quantize with recovery switches', () => {
     expect(r.stdout).toMatch(/adaround: \d+ of 5 layers changed/);
     const summary = JSON.parse(fs.readFileSync(out.replace(/\.onnx$/, '.json'), 'utf8'));
     expect(summary.recovery.finetune.layers).toHaveLength(5);
+  });
+
+  it('gives bias-less convolutions an int32 bias through a DequantizeLinear, so the model runs at opset 10 (MNIST, AdaQuant + bias correction)', async () => {
+    const calib = path.join(tmp, 'calib-mnist');
+    fs.mkdirSync(calib, { recursive: true });
+    for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    const out = path.join(tmp, 'mnist-aq.onnx');
+    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--bias-correction', '--finetune', 'adaquant', '--finetune-iterations', '5', '-o', out);
+    expect(r.stderr).not.toMatch(/Error/);
+    expect(r.status).toBe(0);
+    const model = decode(fs.readFileSync(out));
+    const index = buildGraphIndex(model.graph!);
+    const convs = index.nodes.filter((n) => n.op_type === 'Conv');
+    expect(convs.length).toBe(2);
+    for (const conv of convs) {
+      // Each Conv had no bias in MNIST; the corrected one reaches it through an int32 DequantizeLinear placed before it.
+      const dq = index.nodes[index.producer.get(conv.input[2] as never)!];
+      expect(dq.op_type).toBe('DequantizeLinear');
+      expect(index.initializers.get(dq.input[0] as never)!.data_type).toBe(6);
+    }
+    expect(checkModels([out])[0].ok).toBe(true);
+    const outputs = await outputsOf(model, feedsFor(model, 3, 0, 1));
+    expect(Object.values(outputs)[0].data.length).toBe(10);
   });
 
   it.each([

@@ -7,7 +7,7 @@
  * Pure data plumbing: no optimization here, no runtime.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import { isDefaultDomain, makeNode, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import { intAttribute, isDefaultDomain, makeNode, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
 import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, roundHalfToEven, type QuantType } from '../quantize/numeric.ts';
 
@@ -31,6 +31,8 @@ export interface LinearLayer {
   readonly opType: 'Conv' | 'Gemm' | 'MatMul';
   /** Node index in the QDQ model. */
   readonly node: number;
+  /** The node's first output: finds it again once updates have added nodes before it. */
+  readonly output: string;
   /** The input tensor in the float model, and in the QDQ model (a DequantizeLinear output when quantized). */
   readonly floatInput: string;
   readonly quantInput: string;
@@ -80,6 +82,27 @@ function dequantizedConstant(index: GraphIndex, tensor: string) {
   const zp = dq.input[2] ? index.initializers.get(dq.input[2] as never) : undefined;
   const axisAttr = dq.attribute.find((a) => a.name === 'axis');
   return { codes, scale, zp, axis: axisAttr ? Number(axisAttr.i ?? 1) : 1 };
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/**
+ * The int32 grid of a new bias for a layer whose input comes through a DequantizeLinear with one scale: scale
+ * input × weight (per output channel when the weight is), in the input DequantizeLinear's domain. Null when the
+ * input is not quantized that way (the bias then stays float).
+ */
+function int32BiasGrid(index: GraphIndex, node: NodeProto, layer: LinearLayer): { scales: Float32Array; domain: string } | null {
+  const p = index.producer.get(node.input[0] as never);
+  const dq = p === undefined ? undefined : index.nodes[p];
+  if (!dq || dq.op_type !== 'DequantizeLinear') return null;
+  const inputScale = index.initializers.get(dq.input[1] as never);
+  if (!inputScale || inputScale.dims.reduce((a, b) => a * Number(b), 1) !== 1) return null;
+  const s = readTensorAsFloat32(inputScale)[0];
+  const weight = dequantizedConstant(index, node.input[1]);
+  const perChannel = !!weight && weight.scale.dims.reduce((a, b) => a * Number(b), 1) > 1;
+  const scales = perChannel ? Float32Array.from({ length: layer.outChannels }, (_, m) => s * layer.scaleOf(m)) : Float32Array.of(s * layer.scaleOf(0));
+  return { scales, domain: dq.domain ?? '' };
 }
 
 function quantTypeOf(t: TensorProto): QuantType | undefined {
@@ -181,7 +204,7 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
       else if (fb.length === 1) floatBias.fill(fb[0]);
     }
     layers.push({
-      id, floatBias, opType: op, node: i, floatInput: fn.input[0], quantInput: n.input[0], outChannels, groups, inPerGroup, weightIndex, conv,
+      id, floatBias, opType: op, node: i, output: n.output[0], floatInput: fn.input[0], quantInput: n.input[0], outChannels, groups, inPerGroup, weightIndex, conv,
       floatWeight: fw, bias, codesName: w.codes.name ?? '', codes: Int32Array.from(readTensor(w.codes) as ArrayLike<number>), type, scaleOf, zeroPointOf, biasStore,
     });
   }
@@ -197,8 +220,8 @@ export interface LayerUpdate {
 
 /**
  * The QDQ model with the updates written in (the input is not modified). A bias on a quantized grid is rounded
- * to that grid and saturates at its type's range; a layer without a bias gets a float one (MatMul cannot, and
- * keeps none). Returns how many bias values saturated.
+ * to that grid and saturates at its type's range; a layer without a bias gets one on the int32 grid the quantizer
+ * gives biases when its input is quantized, else a float one (MatMul cannot, and keeps none). Returns how many bias values saturated.
  */
 export function applyLayerUpdates(quantModel: ModelProto, updates: readonly LayerUpdate[]): { model: ModelProto; saturatedBiases: number } {
   const graph = quantModel.graph!;
@@ -208,6 +231,8 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
   let saturatedBiases = 0;
   const byName = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
   const taken = new Set([...byName.keys(), ...graph.node.flatMap((n) => n.output)]);
+  const index = buildGraphIndex(graph);
+  const biasNodes: NodeProto[] = [];
   for (const u of updates) {
     const l = u.layer;
     if (u.codes) {
@@ -233,12 +258,34 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
         let name = `${l.id}_bias_corrected`;
         for (let k = 2; taken.has(name); k++) name = `${l.id}_bias_corrected_${k}`;
         taken.add(name);
-        added.push(makeTensor(name, 1, [l.outChannels], Float32Array.from(u.bias)));
-        const n = nodes[l.node];
-        nodes[l.node] = makeNode(n.op_type!, [n.input[0], n.input[1], name], [...n.output], n.name ?? '', n.attribute, n.domain ?? '');
+        const at = nodes.findIndex((x) => x.output[0] === l.output);
+        const n = nodes[at];
+        const grid = int32BiasGrid(index, n, l);
+        if (grid) {
+          // On the int32 grid the quantizer gives biases (input scale × weight scale), through a DequantizeLinear:
+          // a float bias on a QDQ Conv makes onnxruntime insert its own bias quantization, with Round, which
+          // opsets before 11 do not have.
+          const codes = new Int32Array(l.outChannels);
+          for (let m = 0; m < l.outChannels; m++) {
+            const q = roundHalfToEven(u.bias[m] / grid.scales[grid.scales.length > 1 ? m : 0]);
+            if (q < INT32_MIN || q > INT32_MAX) saturatedBiases++;
+            codes[m] = Math.min(INT32_MAX, Math.max(INT32_MIN, q));
+          }
+          const codesName = `${name}_quantized`;
+          const scaleName = `${name}_scale`;
+          taken.add(codesName).add(scaleName);
+          added.push(makeTensor(codesName, QUANT_TYPES.int32.onnxType, [l.outChannels], codes));
+          added.push(makeTensor(scaleName, 1, grid.scales.length > 1 ? [l.outChannels] : [], grid.scales));
+          const axis = grid.scales.length > 1 ? [intAttribute('axis', 0)] : [];
+          biasNodes.push(makeNode('DequantizeLinear', [codesName, scaleName], [name], `${name}_DequantizeLinear`, axis, grid.domain));
+        } else {
+          added.push(makeTensor(name, 1, [l.outChannels], Float32Array.from(u.bias)));
+        }
+        nodes[at] = makeNode(n.op_type!, [n.input[0], n.input[1], name], [...n.output], n.name ?? '', n.attribute, n.domain ?? '');
       }
     }
   }
+  nodes.unshift(...biasNodes); // constants' DequantizeLinear first, as the writer places them
   const initializer = [...graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t), ...added];
   return { model: { ...quantModel, graph: { ...graph, node: nodes, initializer } }, saturatedBiases };
 }
