@@ -3,30 +3,8 @@
  * Chromium (onnxruntime-web WASM, the studio's own flow) and in onnxruntime-node, their ratio, and the
  * cost of the histogram methods relative to MinMax (Node).
  */
-import { spawn, execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const PORT = 4393;
-
-async function withPreviewServer<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort'], { cwd: root, stdio: 'ignore', detached: true });
-  const url = `http://localhost:${PORT}/`;
-  try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(url)).ok) break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    return await fn(url);
-  } finally {
-    process.kill(-server.pid!);
-  }
-}
+import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
 const DETECTORS: [string, string][] = [
   ['ultraface-rfb-320.onnx', 'ultraface'],
@@ -50,7 +28,7 @@ export const calibrationSuite: Suite = {
     for (const [model] of [...DETECTORS, ['yunet-n-dynamic.onnx', '']]) {
       for (const method of ['MinMax', 'Percentile', 'Entropy', 'PowerOfTwoMinMSE']) rows.push(await runCase('cases/calibrationNode.ts', [model, method]));
     }
-    await withPreviewServer(async (url) => {
+    await withPreviewServer({ port: PREVIEW_PORTS['calibration'], outDir: 'dist-bench-calibration' }, async (url) => {
       for (const [model, preprocess] of DETECTORS) {
         for (const preset of ['U8S8', 'XINT8']) rows.push(await runCase('cases/calibrationBrowser.ts', [url, model, preset, preprocess]));
       }

@@ -5,33 +5,13 @@
  * node. Goals: under 1 s of graph work for the fixtures and 1,000 nodes, under 5 s for 20,000, and
  * pan/zoom under 33 ms a frame at 5,000 nodes.
  */
-import { spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
+import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const PORT = 4394;
-const DIST = 'dist-graph';
 const FIXTURES = ['mnist.onnx', 'super-resolution-10.onnx', 'yunet-n-dynamic.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx'];
 const SYNTHETIC = [1000, 5000, 20000];
-
-async function withPreviewServer<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  execFileSync('npx', ['vite', 'build', '--outDir', DIST, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--outDir', DIST], { cwd: root, stdio: 'ignore', detached: true });
-  const url = `http://localhost:${PORT}/`;
-  try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(url)).ok) break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    return await fn(url);
-  } finally {
-    process.kill(-server.pid!);
-  }
-}
 
 export const graphSuite: Suite = {
   name: 'graph',
@@ -59,7 +39,7 @@ export const graphSuite: Suite = {
       ...SYNTHETIC.map((n) => ({ file: path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), label: `synthetic ${n.toLocaleString('en')} nodes` })),
     ];
     for (const n of SYNTHETIC) await runCase('cases/writeSyntheticGraph.ts', [path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), String(n)]);
-    await withPreviewServer(async (url) => {
+    await withPreviewServer({ port: PREVIEW_PORTS['graph'], outDir: 'dist-bench-graph' }, async (url) => {
       for (const m of models) rows.push(await runCase('cases/graphBrowser.ts', [url, m.file, m.label]));
     });
     return rows;

@@ -5,14 +5,12 @@
  * WASM runs the models; the optimizers are plain TypeScript in the worker (no GPU here; see bench/README.md).
  * The Node times of the same steps are suite "recover".
  */
-import { spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
+import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 import { BENCH_ITERATIONS } from './recover.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const PORT = 4394;
-const OUT = 'dist-bench-recover';
 
 const MODELS: [string, string][] = [
   ['yolox-nano.onnx', 'yolo'],
@@ -20,24 +18,6 @@ const MODELS: [string, string][] = [
   ['yunet-n-dynamic.onnx', 'bgr-255'],
 ];
 const VARIANTS = ['cle', 'biasCorrection', 'adaround', 'adaquant'];
-
-async function withPreviewServer<T>(fn: (url: string) => Promise<T>): Promise<T> {
-  execFileSync('npx', ['vite', 'build', '--outDir', OUT, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  const server = spawn('npx', ['vite', 'preview', '--port', String(PORT), '--strictPort', '--outDir', OUT], { cwd: root, stdio: 'ignore', detached: true });
-  const url = `http://localhost:${PORT}/`;
-  try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(url)).ok) break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    return await fn(url);
-  } finally {
-    process.kill(-server.pid!);
-  }
-}
 
 export const recoverBrowserSuite: Suite = {
   name: 'recover-browser',
@@ -56,7 +36,7 @@ export const recoverBrowserSuite: Suite = {
   ],
   async run() {
     const rows: Row[] = [];
-    await withPreviewServer(async (url) => {
+    await withPreviewServer({ port: PREVIEW_PORTS['recover-browser'], outDir: 'dist-bench-recover' }, async (url) => {
       for (const [model, preprocess] of MODELS) {
         for (const variant of VARIANTS) {
           try {

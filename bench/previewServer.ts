@@ -1,0 +1,58 @@
+/**
+ * The studio's built page served by `vite preview`, for the suites that measure it in Chromium: build into a
+ * folder of the suite's own, serve it on the suite's own port (`--strictPort`, so a clash fails loudly instead
+ * of measuring another suite's build), wait until it answers, and stop it afterwards. It must not measure
+ * anything itself; the cases do, in their own processes.
+ */
+import { spawn, execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/** One port per Chromium suite, kept in one table so that two suites can never serve on the same one. */
+export const PREVIEW_PORTS = {
+  calibration: 4393,
+  graph: 4394,
+  'recover-browser': 4395,
+  evaluation: 4397,
+} as const;
+
+export interface PreviewOptions {
+  /** The suite's port, from PREVIEW_PORTS. */
+  port: number;
+  /** The build folder under the repository root (ignored by git as dist-*). */
+  outDir: string;
+  /** How long to wait for the server to answer, ms. */
+  readyTimeoutMs?: number;
+}
+
+/** Builds the page, serves it and calls `fn` with its URL; the server is stopped however `fn` ends. */
+export async function withPreviewServer<T>({ port, outDir, readyTimeoutMs = 20_000 }: PreviewOptions, fn: (url: string) => Promise<T>): Promise<T> {
+  execFileSync('npx', ['vite', 'build', '--outDir', outDir, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--outDir', outDir], { cwd: root, stdio: 'ignore', detached: true });
+  const url = `http://localhost:${port}/`;
+  try {
+    await waitUntilServed(url, server, readyTimeoutMs);
+    return await fn(url);
+  } finally {
+    try {
+      process.kill(-server.pid!); // the whole group: npx and the vite process under it
+    } catch {
+      // already gone (it failed to start)
+    }
+  }
+}
+
+async function waitUntilServed(url: string, server: ReturnType<typeof spawn>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`vite preview for ${url} exited with code ${server.exitCode} (port taken?)`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`vite preview did not answer on ${url} within ${timeoutMs / 1000} s`);
+}
