@@ -140,4 +140,23 @@ describe('evaluationApi', async () => {
     }));
     expect(e.name).toBe('EvaluationCancelledError');
   });
+  it('histograms of chosen tensors over the first few samples: binned over the calibrated range widened to the values seen', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const names = ['Plus214_Output_0', 'Input3'];
+    const tensors: RangeTable = Object.fromEntries(names.map((n) => [n, mnist.ranges[n]]));
+    const result = await a.tensorHistograms(handle, { tensors, samples: fakeImages(6), spec: unit, maxSamples: 2 });
+    expect(result.used).toBe(2);
+    expect(Object.keys(result.histograms).sort()).toEqual([...names].sort());
+    for (const n of names) {
+      const h = result.histograms[n];
+      expect(h.min).toBeLessThanOrEqual(mnist.ranges[n][0]);
+      expect(h.max).toBeGreaterThanOrEqual(mnist.ranges[n][1]);
+      expect(h.counts.length).toBeGreaterThan(8);
+    }
+    // Two samples: 28×28 input values each, 10 logits each.
+    expect(result.histograms.Input3.counts.reduce((x, y) => x + y, 0)).toBe(2 * 28 * 28);
+    expect(result.histograms.Plus214_Output_0.counts.reduce((x, y) => x + y, 0)).toBe(2 * 10);
+    expect((await rejection(a.tensorHistograms(handle, { tensors, samples: [], spec: unit }))).name).toBe('NoEvaluationDataError');
+  });
 });

@@ -78,6 +78,24 @@ export interface EvaluationRequest {
 
 export type EvaluationPhase = 'decoding' | 'comparing' | 'histograms' | 'searching';
 
+/** Histograms of a few tensors' float values ("Show histogram" in the node inspector). */
+export interface TensorHistogramRequest {
+  /** Tensor → its calibrated [min, max]: each histogram is binned over it, widened to the values seen. */
+  tensors: RangeTable;
+  samples: readonly CalibrationSample[];
+  spec: PreprocessSpec | null;
+  /** Most samples run (the first ones). Default 4: a quick picture, not a calibration. */
+  maxSamples?: number;
+}
+
+export interface TensorHistograms {
+  /** Tensor → its histogram; float32 tensors only (others are left out). */
+  histograms: Record<string, ReportHistogram>;
+  used: number;
+  skipped: SkippedSample[];
+  seconds: number;
+}
+
 export interface EvaluationProgress {
   phase: EvaluationPhase;
   /** Samples decoded or compared so far (in the current measurement, for a search). */
@@ -341,6 +359,23 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           skipped: data.skipped,
           seconds: (performance.now() - start) / 1000,
         };
+      });
+    },
+
+    /**
+     * Histograms of the float values of `tensors` over the first few samples (one run of the float
+     * model with just those tensors exposed, workers/evaluation/activationHistograms.ts). Named
+     * errors: NoEvaluationDataError, NoUsableSamplesError, EvaluationCancelledError.
+     */
+    async tensorHistograms(handle: string, request: TensorHistogramRequest): Promise<TensorHistograms> {
+      const h = held.get(handle);
+      return withToken(h, async (check) => {
+        const start = performance.now();
+        const samples = request.samples.slice(0, Math.max(1, request.maxSamples ?? 4));
+        const data = await decodeSamples(h, samples, request.spec, check, () => undefined);
+        const runtime = comparisonRuntime(h.runtime, data.feeds, check);
+        const found = await activationHistograms(h.model, toRanges(request.tensors), runtime);
+        return { histograms: Object.fromEntries(found), used: data.feeds.length, skipped: data.skipped, seconds: (performance.now() - start) / 1000 };
       });
     },
 
