@@ -4,27 +4,13 @@
  * Calibrate is timed from the click to the result; twice, the second run warm. onnxruntime-web's WASM
  * backend (no GPU here). Usage: calibrationBrowser.ts <url> <model> <preset: U8S8|XINT8> <preprocess preset>
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { chromium } from '@playwright/test';
+import { cocoNames, openForCalibration, withStudioPage } from './browser.ts';
 
 const [url, name, preset, preprocess] = process.argv.slice(2);
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const coco = fs.readdirSync(path.join(fixtures, 'images/coco')).sort().slice(0, 8);
+const coco = cocoNames().slice(0, 8);
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-try {
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.getByTestId('drop-zone').drop({ files: { name, mimeType: 'application/octet-stream', buffer: fs.readFileSync(path.join(fixtures, 'models', name)) } });
-  await page.getByTestId('calibration-drop').waitFor();
-  await page.getByTestId('calibration-drop').drop({
-    files: coco.map((f) => ({ name: f, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(fixtures, 'images/coco', f)) })),
-  });
-  await page.getByTestId('preprocess-preset').selectOption(preprocess);
+await withStudioPage(url, async (page) => {
+  await openForCalibration(page, name, coco, preprocess);
   await page.getByTestId('quant-preset').selectOption(preset);
   const timeRun = async () => {
     const start = performance.now();
@@ -45,6 +31,4 @@ try {
     seconds: +warm.seconds.toFixed(2),
     imagesPerSecond: +(coco.length / warm.seconds).toFixed(2),
   }));
-} finally {
-  await browser.close();
-}
+});

@@ -7,38 +7,19 @@
  * warm. onnxruntime-web's WASM backend (no GPU here).
  * Usage: evaluationBrowser.ts <url> <model> <preprocess preset> <outputs|layers>
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { chromium } from '@playwright/test';
+import { cocoFile, cocoNames, openForCalibration, withStudioPage } from './browser.ts';
 
 const [url, name, preprocess, mode] = process.argv.slice(2);
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const coco = fs.readdirSync(path.join(fixtures, 'images/coco')).sort();
-const image = (f: string) => ({ name: f, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(fixtures, 'images/coco', f)) });
+const coco = cocoNames();
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-try {
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.getByTestId('drop-zone').drop({ files: { name, mimeType: 'application/octet-stream', buffer: fs.readFileSync(path.join(fixtures, 'models', name)) } });
-  await page.getByTestId('calibration-drop').waitFor();
-  await page.getByTestId('calibration-drop').drop({ files: coco.slice(0, 8).map(image) });
-  await page.getByTestId('preprocess-preset').selectOption(preprocess);
-  if (name.startsWith('yunet')) {
-    for (const [dim, value] of [['batch', '1'], ['height', '320'], ['width', '320']]) {
-      const field = page.getByTestId(`spec-dim-${dim}`);
-      if (await field.count()) await field.fill(value);
-    }
-  }
+await withStudioPage(url, async (page) => {
+  await openForCalibration(page, name, coco.slice(0, 8), preprocess);
   await page.getByTestId('quant-preset').selectOption('XINT8');
   await page.getByTestId('calibrate-button').click();
   await page.getByTestId('calibration-result').waitFor({ timeout: 300_000 });
   await page.getByTestId('quantize-button').click();
   await page.getByTestId('quantize-result').waitFor({ timeout: 300_000 });
-  await page.getByTestId('eval-drop').drop({ files: coco.slice(16, 24).map(image) });
+  await page.getByTestId('eval-drop').drop({ files: coco.slice(16, 24).map(cocoFile) });
   if (mode !== 'layers') await page.getByTestId('eval-layers-toggle').uncheck();
   const timeRun = async () => {
     const start = performance.now();
@@ -64,6 +45,4 @@ try {
     layerRowsShown: rows,
     meanCosine: Number(await page.getByTestId('eval-mean-cosine').textContent()),
   }));
-} finally {
-  await browser.close();
-}
+});

@@ -9,7 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { dropModel, withStudioPage } from './browser.ts';
 
 const [url, modelPath, label] = process.argv.slice(2);
 
@@ -41,17 +42,11 @@ async function frames(page: Page, kind: 'pan' | 'zoom'): Promise<{ mean: number;
   return page.evaluate(`(${FRAME_PROBE})(${JSON.stringify(kind)})`) as Promise<{ mean: number; p95: number }>;
 }
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-try {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(url);
+await withStudioPage(url, async (page) => {
   const buffer = fs.readFileSync(modelPath);
   const dropAt = (await page.evaluate('performance.now()')) as number;
   const start = Date.now();
-  await page.getByTestId('drop-zone').drop({ files: { name: path.basename(modelPath), mimeType: 'application/octet-stream', buffer } });
+  await dropModel(page, path.basename(modelPath), buffer);
   await page.getByTestId('summary-file-name').waitFor({ timeout: 300_000 });
   const dropToSummary = (Date.now() - start) / 1000;
   await page.locator('[data-graph-drawn="true"]').waitFor({ timeout: 300_000 });
@@ -88,6 +83,4 @@ try {
     zoomedPanP95Ms: round(inPan.p95),
     zoomedZoomMs: round(inZoom.mean),
   }));
-} finally {
-  await browser.close();
-}
+}, { width: 1400, height: 1000 });

@@ -6,34 +6,13 @@
  * AdaQuant and bias correction are plain TypeScript in the worker). The step's times are the recovery
  * report's, read from the rung row. Usage: recoverBrowser.ts <url> <model> <variant: cle|biasCorrection|adaround|adaquant> <iterations> <preprocess preset>
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { chromium } from '@playwright/test';
+import { cocoNames, openForCalibration, withStudioPage } from './browser.ts';
 
 const [url, name, variant, iterations, preprocess] = process.argv.slice(2);
-const fixtures = path.resolve(import.meta.dirname, '../../../shared/fixtures');
-const coco = fs.readdirSync(path.join(fixtures, 'images/coco')).sort().slice(0, 16);
+const coco = cocoNames().slice(0, 16);
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-});
-try {
-  const page = await browser.newPage();
-  await page.goto(url);
-  await page.getByTestId('drop-zone').drop({ files: { name, mimeType: 'application/octet-stream', buffer: fs.readFileSync(path.join(fixtures, 'models', name)) } });
-  await page.getByTestId('calibration-drop').waitFor();
-  await page.getByTestId('calibration-drop').drop({
-    files: coco.map((f) => ({ name: f, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(fixtures, 'images/coco', f)) })),
-  });
-  await page.getByTestId('preprocess-preset').selectOption(preprocess);
-  if (name.startsWith('yunet')) {
-    // YuNet's input size is symbolic: 320 × 320, as the other suites run it.
-    for (const [dim, value] of [['batch', '1'], ['height', '320'], ['width', '320']]) {
-      const field = page.getByTestId(`spec-dim-${dim}`);
-      if (await field.count()) await field.fill(value);
-    }
-  }
+await withStudioPage(url, async (page) => {
+  await openForCalibration(page, name, coco, preprocess);
   await page.getByTestId('quant-preset').selectOption('XINT8');
   const card = page.getByTestId('recover-card');
   await card.getByTestId('recover-cle').setChecked(variant === 'cle');
@@ -62,6 +41,4 @@ try {
     calibrateSeconds: +timing.calibrate.toFixed(2),
     totalSeconds: +wall.toFixed(2),
   }));
-} finally {
-  await browser.close();
-}
+});

@@ -1,0 +1,55 @@
+/**
+ * The studio page in Debian's Chromium, for the cases that measure it: launch the browser with the flags every
+ * case uses, open the page served by `vite preview` (bench/previewServer.ts), and the first steps that most
+ * flows share (drop a fixture model, drop calibration images, pick the preprocessing). It measures nothing
+ * itself and must not wait on fixed sleeps; the cases time their own steps.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Page } from '@playwright/test';
+
+/** The shared fixtures folder (models/, images/coco/). */
+export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+
+/** The COCO fixture images' file names, in order: the suites calibrate on 1–16 and judge on 17–24. */
+export const cocoNames = (): string[] => fs.readdirSync(path.join(FIXTURES, 'images/coco')).sort();
+
+/** A COCO fixture image as Playwright drops it. */
+export const cocoFile = (name: string) => ({ name, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(FIXTURES, 'images/coco', name)) });
+
+/** Launches Chromium, opens `url` in one page and calls `fn` with it; the browser is closed however `fn` ends. */
+export async function withStudioPage<T>(url: string, fn: (page: Page) => Promise<T>, viewport?: { width: number; height: number }): Promise<T> {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage(viewport ? { viewport } : undefined);
+    await page.goto(url);
+    return await fn(page);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Drops a model file on the page's drop zone (`name` is the file name the page sees). */
+export async function dropModel(page: Page, name: string, buffer: Buffer = fs.readFileSync(path.join(FIXTURES, 'models', name))): Promise<void> {
+  await page.getByTestId('drop-zone').drop({ files: { name, mimeType: 'application/octet-stream', buffer } });
+}
+
+/**
+ * Drops fixture model `model`, then the COCO images `images` as calibration data, and picks the preprocessing
+ * preset; YuNet's symbolic input is set to 1 × 320 × 320, as every suite runs it.
+ */
+export async function openForCalibration(page: Page, model: string, images: string[], preprocess: string): Promise<void> {
+  await dropModel(page, model);
+  await page.getByTestId('calibration-drop').waitFor();
+  await page.getByTestId('calibration-drop').drop({ files: images.map(cocoFile) });
+  await page.getByTestId('preprocess-preset').selectOption(preprocess);
+  if (model.startsWith('yunet')) {
+    for (const [dim, value] of [['batch', '1'], ['height', '320'], ['width', '320']]) {
+      const field = page.getByTestId(`spec-dim-${dim}`);
+      if (await field.count()) await field.fill(value);
+    }
+  }
+}
