@@ -9,7 +9,7 @@
  * long inference) ends it too, so the page is never left waiting.
  */
 import { proxy, transfer, type Remote } from 'comlink';
-import type { EvaluationApi, EvaluationProgress } from '../../../workers/evaluationApi.ts';
+import type { EvaluationApi, EvaluationProgress, TensorHistogramRequest, TensorHistograms } from '../../../workers/evaluationApi.ts';
 import type { EvaluationService } from '../store/evaluationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
@@ -49,7 +49,13 @@ function openWorker(modelHandle: string): OpenWorker {
   return { model: modelHandle, connection, handle };
 }
 
-export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, cancelGraceMs = CANCEL_GRACE_MS): EvaluationService {
+/** The service, plus the node inspector's histograms (quick, not an evaluation: no progress, no cancel). */
+export interface EvaluationRemote extends EvaluationService {
+  /** Float histograms of `request.tensors` on the first few samples, from the worker of `modelHandle`. */
+  tensorHistograms(modelHandle: string, request: TensorHistogramRequest): Promise<TensorHistograms>;
+}
+
+export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, cancelGraceMs = CANCEL_GRACE_MS): EvaluationRemote {
   let current: OpenWorker | null = null;
   /** Ends the run in progress. */
   let stop: ((e: Error) => void) | null = null;
@@ -94,6 +100,13 @@ export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, 
 
     suggest(modelHandle, request, onProgress) {
       return run(modelHandle, (api, handle) => api.suggest(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
+    },
+
+    async tensorHistograms(modelHandle, request) {
+      // Not through `run`: it must neither take over nor end the evaluation's cancel.
+      const w = workerFor(modelHandle);
+      const handle = await w.handle;
+      return w.connection.call((api) => api.tensorHistograms(handle, request));
     },
 
     cancel() {

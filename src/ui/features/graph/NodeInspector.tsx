@@ -1,7 +1,8 @@
 /**
  * The node inspector: the selected node's op type, id and name, its attributes, its inputs (weights
  * with their shapes, value statistics and a histogram, computed in the model worker) and outputs
- * (shapes and, once calibrated, the calibrated range with a picture of where zero lies), and which
+ * (shapes and, once calibrated, the calibrated range with a picture of where zero lies and, on demand,
+ * a histogram of its values: TensorHistogram.tsx), and which
  * exclusion entries keep it float. Graph inputs and outputs show their tensor.
  */
 import { useEffect, useMemo, useState } from 'react';
@@ -14,6 +15,7 @@ import { useStudio } from '../../store/index.ts';
 import { resolveEntry } from './resolution.ts';
 import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
 import { FAMILY_COLOURS } from './families.ts';
+import { TensorHistogram } from './TensorHistogram.tsx';
 
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : '');
 const num = (v: number) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
@@ -106,6 +108,7 @@ export function NodeInspector({ view, handle }: { view: GraphView; handle: strin
           <span className="inspector-tensor__range" data-testid="inspector-range">
             <span className="small">calibrated {num(r[0])} … {num(r[1])}</span>
             <RangePicture min={r[0]} max={r[1]} />
+            <TensorHistogram tensor={t} range={r} />
           </span>
         )}
       </li>
