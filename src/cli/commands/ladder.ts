@@ -1,8 +1,8 @@
 /**
  * `qstudio ladder <float.onnx> --calib <dir> --data <dir> --target cosine:0.99`: the reference's
- * best-practice flow, automated. Climbs XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 (the algorithms
- * re-applied on each format) → per-channel weights → excluding sensitive nodes, measuring every rung on the
- * evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
+ * best-practice flow, automated. Climbs XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 → A16W8 with
+ * per-channel weights (the algorithms re-applied on each) → excluding sensitive nodes, measuring every rung on
+ * the evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
  * the measuring core/recover/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
@@ -32,8 +32,8 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
 on the evaluation images: XINT8; + CLE; + AdaRound; + AdaQuant; then A8W8 and A16W8 (each with the
-algorithms again); then per-channel weights (ours); then excluding the most sensitive nodes (a measured
-greedy search). Every rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
+algorithms again); then the last format with per-channel weights (ours, algorithms again); then excluding
+the most sensitive nodes (a measured greedy search). Every rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
 
 Options:
   --calib <dir>               images to calibrate and fine-tune on
@@ -43,7 +43,7 @@ Options:
   --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
   --no-reapply                run CLE / AdaRound / AdaQuant on the first format only
-  --no-per-channel            skip the per-channel rung
+  --no-per-channel            skip the per-channel stage
   --no-exclusions             skip the exclusion search
   --max-exclusion-steps <n>   measurements the exclusion search may make (default 10)
   --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)

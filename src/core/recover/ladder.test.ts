@@ -16,7 +16,7 @@ function scoring(scores: Record<string, number>) {
 }
 
 describe('the best-practice ladder', () => {
-  it('climbs the reference order: XINT8, CLE, AdaRound, AdaQuant, then A8W8 and A16W8 with the algorithms again, per-channel, exclusions', async () => {
+  it('climbs the reference order: XINT8, CLE, AdaRound, AdaQuant, then A8W8, A16W8 and A16W8 per-channel with the algorithms again, then exclusions', async () => {
     const { tried, measure } = scoring({});
     const excluded: string[] = [];
     const result = await climbLadder({
@@ -41,6 +41,9 @@ describe('the best-practice ladder', () => {
       'A16W8 + CLE + AdaRound',
       'A16W8 + CLE + AdaQuant',
       'A16W8 per-channel',
+      'A16W8 per-channel + CLE',
+      'A16W8 per-channel + CLE + AdaRound',
+      'A16W8 per-channel + CLE + AdaQuant',
     ]);
     expect(result.results.at(-1)!.rung.label).toBe('Exclude sensitive nodes');
     expect(result.results.at(-1)!.config.nodesToExclude).toEqual(['Conv_1']);

@@ -5,10 +5,10 @@
  *
  * The flow: start with XINT8; then the accuracy algorithms in order (CLE, then AdaRound, then AdaQuant);
  * then a higher-precision format (A8W8, then A16W8), re-applying the algorithms on each; finally exclude the
- * most sensitive nodes. Our additions, each reported as a rung of its own: per-channel weights on the last
- * format (a Quark `per_channel` option the flow does not name, but the one that recovers most on depthwise
- * detectors), and "keep what helped": an algorithm rung keeps CLE on only when CLE alone measured better than
- * the plain format. The exclusion rung starts from the best configuration measured so far and runs the
+ * most sensitive nodes. Our additions, each reported as rungs of their own: the last format once more with
+ * per-channel weights (a Quark `per_channel` option the flow does not name, but the one that recovers most on
+ * depthwise detectors; the algorithms re-applied on it as on any format), and "keep what helped": an
+ * algorithm rung keeps CLE on only when CLE alone measured better than the plain format. The exclusion rung starts from the best configuration measured so far and runs the
  * measured greedy search (core/evaluate/suggest.ts) with the same target.
  *
  * Every rung is measured, never guessed: the injected `measure` calibrates, quantizes, runs the chosen
@@ -113,7 +113,7 @@ export interface LadderOptions {
   readonly formats?: readonly PresetName[];
   /** Re-apply CLE / AdaRound / AdaQuant after switching format, as the reference says. Default true. */
   readonly reapplyAlgorithms?: boolean;
-  /** Try per-channel weights on the last format before excluding nodes (ours). Default true. */
+  /** Climb the last format once more with per-channel weights (ours), algorithms re-applied. Default true. */
   readonly perChannelRung?: boolean;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
   measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
@@ -186,15 +186,18 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     return result;
   };
 
-  for (let f = 0; f < formats.length; f++) {
-    const preset = formats[f];
+  // The formats in order, then (ours) the last one with per-channel weights; each a stage of its own.
+  const stages = formats.map((preset) => ({ preset, perChannel: false }));
+  if (options.perChannelRung ?? true) stages.push({ preset: formats[formats.length - 1], perChannel: true });
+  for (let f = 0; f < stages.length; f++) {
+    const { preset, perChannel } = stages[f];
     const algorithms = f === 0 || reapply;
-    const plain: RungRecipe = { preset, perChannel: false, cle: false, finetune: null, exclusions: false };
+    const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
     const recipes: RungRecipe[] = [plain];
     if (algorithms) recipes.push({ ...plain, cle: true });
     for (let i = 0; i < recipes.length; i++) {
       if (options.signal?.aborted) return finish('cancelled');
-      const r = await tryRung(recipes[i], f === 0 && i === 0 ? 1 : i === 0 ? 3 : 2);
+      const r = await tryRung(recipes[i], i > 0 ? 2 : perChannel ? 'ours' : f === 0 ? 1 : 3);
       if (r.met) return finish('target');
     }
     if (!algorithms) continue;
@@ -206,13 +209,6 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const r = await tryRung({ ...plain, cle: keepCle, finetune }, 2);
       if (r.met) return finish('target');
     }
-  }
-
-  if (options.perChannelRung ?? true) {
-    if (options.signal?.aborted) return finish('cancelled');
-    const last = formats[formats.length - 1];
-    const r = await tryRung({ preset: last, perChannel: true, cle: false, finetune: null, exclusions: false }, 'ours');
-    if (r.met) return finish('target');
   }
 
   if (options.exclude) {
