@@ -11,6 +11,7 @@ import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { imageToTensor, imageToUint8Tensor, resolveImageInput, type ImageInputGeometry } from '../../src/core/preprocess/toTensor.ts';
 import { checkNpyInput, parseNpy } from '../../src/core/preprocess/npy.ts';
+import { seededRandom } from '../../src/core/seededRandom.ts';
 import type { Feed, FeedType } from '../runtime/session.ts';
 import type { Produced, SampleSource } from './calibrator.ts';
 import { NoCalibrationDataError, NotAnImageModelError } from './errors.ts';
@@ -118,18 +119,6 @@ async function npyFeeds(files: Readonly<Record<string, Blob>>, inputs: readonly 
   return { feeds };
 }
 
-/** A small deterministic generator (mulberry32), so random calibration is repeatable. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Per channel, the smallest and largest value the spec makes from 0–255 pixels. */
 function channelRanges(spec: PreprocessSpec, channels: number): [number, number][] {
   const out: [number, number][] = [];
@@ -180,7 +169,7 @@ export function randomSource(inputs: readonly TensorSummary[], spec: PreprocessS
     });
     return { input, type: 'float32' as FeedType, dims: shape, channelOf: () => 0, ranges: [[0, 1]] as [number, number][] };
   });
-  const next = random(seed);
+  const next = seededRandom(seed);
   return {
     count,
     name: (i) => `random sample ${i + 1}`,

@@ -12,6 +12,7 @@ import { encode, StudioError, type ModelProto } from '../onnx/index.ts';
 import { exposeTensors } from '../calibrate/expose.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
+import { seededRandom } from '../seededRandom.ts';
 
 /** Recovery that cannot run: a layer input the runtime cannot return, an unexpected tensor shape, a cancel. */
 export class RecoveryError extends StudioError {
@@ -43,18 +44,6 @@ export interface GatherOptions {
   readonly samples: number;
   readonly seed: number;
   readonly signal?: CancelSignal;
-}
-
-/** A small seeded generator (mulberry32): the same positions on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Output height/width and the leading pads of a Conv on an input of size h × w. */
