@@ -6,23 +6,14 @@
  * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes.
  */
 import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/model.ts';
+import { emptyTensor } from '../onnx/tensorData.ts';
 
 /** Tensors up to this many bytes keep their data in the copy. */
 export const SMALL_TENSOR_BYTES = 64;
 
 function tensorShell(t: TensorProto): TensorProto {
   const small = t.raw_data !== undefined && t.raw_data.byteLength <= SMALL_TENSOR_BYTES && t.external_data.length === 0;
-  const shell: TensorProto = {
-    dims: [...t.dims],
-    float_data: [],
-    int32_data: [],
-    string_data: [],
-    int64_data: [],
-    external_data: [],
-    double_data: [],
-    uint64_data: [],
-    metadata_props: [],
-  };
+  const shell = emptyTensor(t.dims);
   if (t.name !== undefined) shell.name = t.name;
   if (t.data_type !== undefined) shell.data_type = t.data_type;
   if (small) shell.raw_data = t.raw_data!.slice();

@@ -127,11 +127,13 @@ export function makeTensor(name: string, dataType: number, dims: readonly number
   const raw = info.bits < 8
     ? packSubByte(data as ArrayLike<number>, info.bits)
     : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return { ...emptyTensor(dims), name, data_type: dataType, raw_data: raw };
+}
+
+/** A tensor of these dims with no name, type or data and every repeated field empty: the base others fill in. */
+export function emptyTensor(dims: readonly number[]): TensorProto {
   return {
-    name,
-    data_type: dataType,
     dims: [...dims],
-    raw_data: raw,
     float_data: [],
     int32_data: [],
     string_data: [],
