@@ -69,4 +69,14 @@ describe('evaluation remote (the worker replaced by the evaluation API in this p
     expect(e?.name).toBe('EvaluationCancelledError');
     expect(log).toEqual(['open model-1', 'close model-1']);
   });
+  it('histograms for the inspector use the same worker, and do not take over an evaluation\'s cancel', async () => {
+    const { open, log } = inProcess();
+    const remote = createEvaluationRemote(open);
+    const found = await remote.tensorHistograms('model-1', { tensors: { Input3: [0, 1] }, samples: fakeImages(3), spec: getPreprocessPreset('unit'), maxSamples: 2 });
+    expect(found.used).toBe(2);
+    expect(found.histograms.Input3.counts.reduce((a, b) => a + b, 0)).toBe(2 * 28 * 28);
+    remote.cancel(); // nothing running: a histogram is not an evaluation
+    await remote.evaluate('model-1', request(), () => undefined);
+    expect(log).toEqual(['open model-1']);
+  });
 });
