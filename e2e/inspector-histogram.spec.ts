@@ -54,13 +54,4 @@ test.describe('inspector histogram', () => {
     await expect(outputs.getByTestId('tensor-histogram')).toBeVisible();
     await expect(outputs.getByTestId('show-histogram')).toHaveCount(0);
   });
-
-  test('YOLOX-nano: time to compute a histogram on 4 calibration photos', async ({ page }, info) => {
-    test.setTimeout(240_000);
-    await calibrate(page, 'yolox-nano.onnx', ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'camera.png'], 'yolo');
-    const first = await showHistogram(page, 'Conv_41');
-    const second = await showHistogram(page, 'Conv_134');
-    info.annotations.push({ type: 'timing', description: `yolox-nano histogram: first ${first.toFixed(2)} s (worker start and model copy included), next ${second.toFixed(2)} s` });
-    console.log(`yolox-nano histogram: first ${first.toFixed(2)} s, next ${second.toFixed(2)} s`);
-  });
 });
