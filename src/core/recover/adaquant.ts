@@ -8,7 +8,7 @@
  */
 import { Adam, layerLoss, layerObjective, type LayerProblem } from './layerProblem.ts';
 import { throwIfCancelled } from './layerData.ts';
-import { codesLoss, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
 
 /** Learns one layer's weights (and bias). */
@@ -81,17 +81,5 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     for (let i = 0; i < l.inPerGroup; i++) codes[l.weightIndex(m, i)] = quantize(m * k + i);
     biasChange[m] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
   }
-  const lossAfter = codesLoss(p, codes, biasChange);
-  const kept = !(lossAfter < lossBefore);
-  return {
-    id: l.id,
-    lossBefore,
-    lossAfter: kept ? lossBefore : lossAfter,
-    curve,
-    iterations: done,
-    seconds: (performance.now() - start) / 1000,
-    kept,
-    codes: kept ? undefined : codes,
-    bias: kept || !options.updateBias ? undefined : Float32Array.from(l.bias, (b, m) => b + biasChange[m]),
-  };
+  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, options.updateBias ? biasChange : undefined);
 }

@@ -9,7 +9,7 @@
  */
 import { Adam, layerObjective, type LayerProblem } from './layerProblem.ts';
 import { throwIfCancelled } from './layerData.ts';
-import { codesLoss, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
 
 const ZETA = 1.1;
@@ -108,16 +108,5 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       codes[l.weightIndex(m, i)] = q < qmin ? qmin : q > qmax ? qmax : q;
     }
   }
-  const lossAfter = codesLoss(p, codes);
-  const kept = !(lossAfter < lossBefore);
-  return {
-    id: l.id,
-    lossBefore,
-    lossAfter: kept ? lossBefore : lossAfter,
-    curve,
-    iterations: done,
-    seconds: (performance.now() - start) / 1000,
-    kept,
-    codes: kept ? undefined : codes,
-  };
+  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes);
 }

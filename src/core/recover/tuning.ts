@@ -1,6 +1,7 @@
 /**
  * What AdaRound and AdaQuant share: their options, the result of tuning one layer (codes, bias, loss curve),
- * and the hard-quantized reconstruction loss both report before and after. Pure.
+ * the hard-quantized reconstruction loss both report before and after, and the rule that a layer adopts the
+ * tuned result only when that loss went down. Pure.
  */
 import type { NodeId } from '../onnx/model.ts';
 import type { CancelSignal } from './layerData.ts';
@@ -52,4 +53,33 @@ export function codesLoss(p: LayerProblem, codes: Int32Array, biasChange?: Float
   const v = augmented(p, (m, i) => (codes[l.weightIndex(m, i)] - l.zeroPointOf(m)) * l.scaleOf(m));
   if (biasChange) for (let m = 0; m < l.outChannels; m++) v[m * (l.inPerGroup + 1) + l.inPerGroup] = biasChange[m];
   return layerLoss(p, v);
+}
+
+/** How one layer's optimization went: its loss before, curve, iterations run, and its start (performance.now(), ms). */
+export interface TuningRun {
+  readonly lossBefore: number;
+  readonly curve: readonly CurvePoint[];
+  readonly iterations: number;
+  readonly start: number;
+}
+
+/**
+ * The layer's result for the tuned codes and, for AdaQuant with UpdateBias, the bias change per output channel
+ * (real units): adopted only when the hard-quantized loss is lower than before; otherwise the layer is kept.
+ */
+export function layerTuning(p: LayerProblem, run: TuningRun, codes: Int32Array, biasChange?: Float64Array): LayerTuning {
+  const l = p.rows.layer;
+  const lossAfter = codesLoss(p, codes, biasChange);
+  const kept = !(lossAfter < run.lossBefore);
+  return {
+    id: l.id,
+    lossBefore: run.lossBefore,
+    lossAfter: kept ? run.lossBefore : lossAfter,
+    curve: run.curve,
+    iterations: run.iterations,
+    seconds: (performance.now() - run.start) / 1000,
+    kept,
+    codes: kept ? undefined : codes,
+    ...(biasChange ? { bias: kept ? undefined : Float32Array.from(l.bias, (b, m) => b + biasChange[m]) } : {}),
+  };
 }
