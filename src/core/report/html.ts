@@ -20,28 +20,16 @@ import {
   formatDb,
   formatSeconds,
   formatValue,
+  METRIC_LABELS,
+  metricSeverity,
+  metricText,
   type Severity,
 } from './htmlText.ts';
 import type { Report, ReportFile } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 
-const METRIC_LABELS: Readonly<Record<MetricName, string>> = {
-  cosine: 'Cosine similarity',
-  l2: 'L2 distance',
-  psnr: 'PSNR (dB)',
-  ssim: 'SSIM',
-  top1: 'Top-1 agreement',
-  top5: 'Top-5 agreement',
-};
-
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
 const dot = (s: Severity) => `<span class="dot ${s}"></span>`;
-
-function metricText(name: MetricName, v: number): string {
-  if (name === 'cosine') return formatCosine(v);
-  if (name === 'psnr') return formatDb(v);
-  return formatValue(v);
-}
 
 function fileRows(label: string, f: ReportFile): string {
   const size = f.bytes !== null ? ` <span class="muted">(${formatBytes(f.bytes)})</span>` : '';
@@ -80,7 +68,7 @@ function outputsSection(r: Report): string {
   if (r.outputs.length === 0) return '';
   const tables = r.outputs.map((o) => {
     const rows = (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s]) => {
-      const sev = name === 'cosine' ? cosineSeverity(s.mean) : name === 'psnr' ? dbSeverity(s.mean) : 'none';
+      const sev = metricSeverity(name, s.mean);
       return `<tr><td>${sev === 'none' ? '' : dot(sev)}${METRIC_LABELS[name]}</td><td class="num">${metricText(name, s.mean)}</td><td class="num">${metricText(name, s.min)}</td><td class="num">${metricText(name, s.max)}</td></tr>`;
     });
     return `<h3 class="mono">${e(o.output)}</h3><table><thead><tr><th>Metric</th><th class="num">Mean</th><th class="num">Min</th><th class="num">Max</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;

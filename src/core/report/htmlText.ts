@@ -3,8 +3,10 @@
  * and may hold `<`, `&` or quotes), fixed number formats per quantity, and the severity classes the
  * tables and charts colour by. Thresholds follow Quark's reading of its metrics (cosine above about
  * 0.98 is good, PSNR above about 30 dB is low noise) and apply the same 30 dB to SQNR. Formatting
- * only; no markup beyond single elements.
+ * only; no markup beyond single elements. The page's tables use the same labels and formats, so the page and
+ * the download read alike.
  */
+import type { MetricName } from '../metrics/summary.ts';
 
 /** Text safe inside element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -63,4 +65,28 @@ export function cosineSeverity(v: number): Severity {
 export function dbSeverity(v: number): Severity {
   if (Number.isNaN(v)) return 'none';
   return v >= 30 ? 'good' : v >= 20 ? 'fair' : 'poor';
+}
+
+/** Each output metric's name as tables show it (Quark's evaluate summary). */
+export const METRIC_LABELS: Readonly<Record<MetricName, string>> = {
+  cosine: 'Cosine similarity',
+  l2: 'L2 distance',
+  psnr: 'PSNR (dB)',
+  ssim: 'SSIM',
+  top1: 'Top-1 agreement',
+  top5: 'Top-5 agreement',
+};
+
+/** A metric's value in its own format: cosine to 6 decimals, PSNR in dB to 2, the others as formatValue. */
+export function metricText(name: MetricName, v: number): string {
+  if (name === 'cosine') return formatCosine(v);
+  if (name === 'psnr') return formatDb(v);
+  return formatValue(v);
+}
+
+/** The colour of a metric's mean: cosine and PSNR have thresholds, the others none. */
+export function metricSeverity(name: MetricName, mean: number): Severity {
+  if (name === 'cosine') return cosineSeverity(mean);
+  if (name === 'psnr') return dbSeverity(mean);
+  return 'none';
 }
