@@ -1,18 +1,30 @@
 /**
  * The page: a header that says what the studio is and promises that nothing leaves the machine, the
- * model step, and once a model is open the calibration and quantization steps (loaded on first use).
- * Later steps (graph, exclusion, report) join here as features of their own.
+ * model step, and once a model is open the later steps (calibration, graph, exclusions, evaluation,
+ * recovery), each a feature of its own, loaded lazily: on first use, or ahead of it once the page is idle.
  */
 import { lazy, Suspense } from 'react';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
 import { useStudio } from './store/index.ts';
 
-const CalibrationScreen = lazy(() => import('./features/calibration/CalibrationScreen.tsx'));
-const GraphScreen = lazy(() => import('./features/graph/GraphScreen.tsx'));
-const ExclusionPanel = lazy(() => import('./features/exclusion/ExclusionPanel.tsx'));
-const EvaluationScreen = lazy(() => import('./features/report/EvaluationScreen.tsx'));
-const RecoverScreen = lazy(() => import('./features/recover/RecoverScreen.tsx'));
+const steps = {
+  calibration: () => import('./features/calibration/CalibrationScreen.tsx'),
+  graph: () => import('./features/graph/GraphScreen.tsx'),
+  exclusion: () => import('./features/exclusion/ExclusionPanel.tsx'),
+  evaluation: () => import('./features/report/EvaluationScreen.tsx'),
+  recover: () => import('./features/recover/RecoverScreen.tsx'),
+};
+const CalibrationScreen = lazy(steps.calibration);
+const GraphScreen = lazy(steps.graph);
+const ExclusionPanel = lazy(steps.exclusion);
+const EvaluationScreen = lazy(steps.evaluation);
+const RecoverScreen = lazy(steps.recover);
+
+/** Fetches the later steps' code (cytoscape with the graph) ahead of the first model; for an idle page. */
+export function prefetchSteps(): void {
+  for (const load of Object.values(steps)) load().catch(() => undefined); // a failure shows when the step renders
+}
 
 export function App() {
   const hasModel = useStudio((s) => s.model.summary !== null);

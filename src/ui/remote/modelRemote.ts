@@ -17,6 +17,11 @@ const connection = new WorkerConnection<ModelWorkerApi>(
   'model worker',
 );
 
+/** Starts the model worker ahead of the first model (its script takes about a second to load on 2 cores). */
+export function warmModelWorker(): void {
+  connection.warm();
+}
+
 export const modelRemote: ModelService = {
   open(fileName, { bytes, externalFiles }) {
     const external = transfer(externalFiles, Object.values(externalFiles));

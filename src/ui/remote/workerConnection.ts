@@ -4,7 +4,8 @@
  * comlink has no idea of a crashed worker: a call to a worker whose script failed to load, or that
  * threw outside a call, would wait forever. Every call here is raced against the worker's `error`
  * event, which rejects it with a WorkerError; the dead worker is then dropped and the next call starts
- * a fresh one. The worker is created on first use, so the page's empty state loads no worker code.
+ * a fresh one. The worker is created on first use (or by `warm`, once the page is idle), so the empty
+ * state paints without waiting for worker code.
  */
 import { wrap, releaseProxy, type Remote } from 'comlink';
 
@@ -39,6 +40,11 @@ export class WorkerConnection<T> {
     died.catch(() => undefined); // observed per call below
     this.live = { worker, remote: wrap<T>(worker), died };
     return this.live;
+  }
+
+  /** Starts the worker now (its script loads and evaluates) so the first call does not wait for it. */
+  warm(): void {
+    if (!this.closed) this.connect();
   }
 
   /** Runs one call on the worker; rejects with the worker's own (named) error or a WorkerError. */
