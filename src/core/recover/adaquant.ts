@@ -37,6 +37,7 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   const adam = new Adam(n, options.learningRate);
   const wq = new Float64Array(n);
   const grad = new Float64Array(n);
+  const saturated = new Uint8Array(n);
   const curve: CurvePoint[] = [];
   let best = Infinity;
   let bestParams: Float64Array | undefined;
@@ -48,20 +49,18 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
       for (let m = 0; m < l.outChannels; m++) {
         for (let i = 0; i < l.inPerGroup; i++) {
           const at = m * k + i;
-          wq[at] = (quantize(at) - zp[at]) * scale[at];
+          const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
+          saturated[at] = q < qmin || q > qmax ? 1 : 0;
+          wq[at] = ((q < qmin ? qmin : q > qmax ? qmax : q) - zp[at]) * scale[at];
         }
         wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
       }
       const loss = await objective.evaluate(wq, grad);
       for (let m = 0; m < l.outChannels; m++) {
-        for (let i = 0; i < l.inPerGroup; i++) {
-          const at = m * k + i;
-          const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
-          if (q < qmin || q > qmax) grad[at] = 0; // saturated: no straight-through gradient
-        }
+        for (let i = 0; i < l.inPerGroup; i++) if (saturated[m * k + i]) grad[m * k + i] = 0; // no straight-through gradient
         if (!options.updateBias) grad[m * k + l.inPerGroup] = 0;
       }
-      if (loss < best) { best = loss; bestParams = Float64Array.from(w); sinceBest = 0; }
+      if (loss < best) { best = loss; (bestParams ??= new Float64Array(n)).set(w); sinceBest = 0; }
       else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
       adam.step(w, grad);
       done = it + 1;
