@@ -3,13 +3,15 @@
  * quantization: the scale and zero point a candidate range gives, and the error of quantize-then-
  * dequantize summed over weighted sample points.
  *
- * The scale rules here are private to calibration on purpose: they reproduce Quark's
- * `quant_utils.compute_scale_zp`, `scale2pos` and `pos2scale` exactly as the searches see them, so that the
- * searches pick what Quark picks. `src/core/quantize/qparams.ts` owns the scales written into models; the
- * lead may unify the two once both exist. Rounding and integer ranges come from `quantize/numeric.ts`.
+ * The float scale rule here stays private to calibration on purpose: it reproduces Quark's
+ * `quant_utils.compute_scale_zp` exactly as the searches see it (float64 range, no float32 rounding of the
+ * bounds, no uint8 zero-point move), so that the searches pick what Quark picks; `src/core/quantize/qparams.ts`
+ * owns the scales written into models. The integer range (`integerRange`, Quark rule) and `scale2pos`
+ * (`powerOfTwoExponent`) are the same in both and come from there. Rounding comes from `quantize/numeric.ts`.
  */
 
-import { QUANT_TYPES, type QuantType, roundHalfToEven } from '../quantize/numeric.ts';
+import { type QuantType, roundHalfToEven } from '../quantize/numeric.ts';
+import { integerRange, powerOfTwoExponent } from '../quantize/qparams.ts';
 
 /** Smallest normal float32 (numpy `finfo(float32).tiny`): scales below it become 1. */
 const FLOAT32_TINY = 1.1754943508222875e-38;
@@ -30,9 +32,8 @@ export interface ScaleZeroPoint {
  * int8 / int16 / int32 (its `symmetric_ranges`; int4 and the unsigned types keep their full range).
  */
 export function searchBounds(type: QuantType, symmetric: boolean): IntegerBounds {
-  const { min, max } = QUANT_TYPES[type];
-  const narrow = symmetric && (type === 'int8' || type === 'int16' || type === 'int32');
-  return { qmin: narrow ? -max : min, qmax: max };
+  const [qmin, qmax] = integerRange(type, { symmetric, rule: 'quark' });
+  return { qmin, qmax };
 }
 
 /**
@@ -60,10 +61,7 @@ export function floatScaleZeroPoint(
 }
 
 /** Quark `scale2pos`: the fixed-point position round(−log2 scale), ties to even, scale clamped to 2^±127. */
-export function scaleToPosition(scale: number): number {
-  const s = Math.min(Math.max(scale, Math.pow(2, -127)), Math.pow(2, 127));
-  return roundHalfToEven(-Math.log2(s)) + 0;
-}
+export const scaleToPosition: (scale: number) => number = powerOfTwoExponent;
 
 /** Quark `pos2scale`: 2^−pos. */
 export function positionToScale(pos: number): number {
