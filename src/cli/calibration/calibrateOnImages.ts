@@ -7,14 +7,14 @@
  */
 import { encode, type ModelProto } from '../../core/onnx/index.ts';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
-import { summarize, tensorSummary } from '../../core/onnx/summary.ts';
+import { summarize, tensorSummary, type TensorSummary } from '../../core/onnx/summary.ts';
 import { chunkTensors, exposeTensors, observableTensors } from '../../core/calibrate/expose.ts';
 import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
-import { readImageFeed } from '../imageFeed.ts';
-import { createSession, float32Tensor, type NodeSession } from '../runtime/ortNode.ts';
+import { readImageFeed, type ImageFeed } from '../imageFeed.ts';
+import { createSession, float32Tensor, type NodeSession, type OrtTensor } from '../runtime/ortNode.ts';
 
 /** Calibration that cannot start: no images, a model input that is not an image. */
 export class CalibrationError extends StudioError {
@@ -45,8 +45,22 @@ export interface CalibrationOptions {
   budgetBytes?: number;
 }
 
-/** Runs calibration over image files. Throws CalibrationError when nothing can be calibrated. */
+/** Runs calibration over image files, decoding each as it is reached. Throws CalibrationError when nothing can be calibrated. */
 export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
+  return calibrate(model, files.length, (input, i) => readImageFeed(files[i], input, options.spec), options);
+}
+
+/** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
+export async function calibrateOnTensors(model: ModelProto, tensors: readonly OrtTensor[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
+  return calibrate(model, tensors.length, (_input, i) => ({ tensor: tensors[i] }), options);
+}
+
+async function calibrate(
+  model: ModelProto,
+  total: number,
+  read: (input: TensorSummary, i: number) => ImageFeed,
+  options: Omit<CalibrationOptions, 'spec'>,
+): Promise<CalibrationResult> {
   const index = buildGraphIndex(model.graph!);
   const custom = summarize(model, index).customOps;
   if (custom.length > 0) {
@@ -56,7 +70,7 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   if (index.inputs.length !== 1) {
     throw new CalibrationError(`the model has ${index.inputs.length} inputs; calibrate it with .npy files per input`);
   }
-  if (files.length === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
+  if (total === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
   const input = tensorSummary(index.inputs[0]);
   // The graph input is folded from its feed; the runs observe everything the nodes compute.
   const tensors = observableTensors(model).filter((n) => n !== input.name);
@@ -66,14 +80,14 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   let sessions: { session: NodeSession; tensors: string[] }[] = [];
   let done = 0;
 
-  for (const file of files) {
-    const read = readImageFeed(file, input, options.spec);
-    if ('skipped' in read) {
-      skipped.push(read.skipped);
+  for (let i = 0; i < total; i++) {
+    const feed = read(input, i);
+    if ('skipped' in feed) {
+      skipped.push(feed.skipped);
       continue;
     }
-    const feeds = { [input.name]: read.tensor };
-    foldRun(states, { [input.name]: { type: 'float32', data: read.tensor.data } }, options.config);
+    const feeds = { [input.name]: feed.tensor };
+    foldRun(states, { [input.name]: { type: 'float32', data: feed.tensor.data } }, options.config);
     // The first image also sizes the outputs; when one session observes everything, its run is used as is.
     const opened = sessions.length === 0 ? await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20) : undefined;
     if (opened) sessions = opened.sessions;
@@ -82,10 +96,10 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
     }
     done++;
     const seconds = (performance.now() - start) / 1000;
-    options.onProgress?.({ done, total: files.length, imagesPerSecond: done / seconds, etaSeconds: ((files.length - done) * seconds) / done });
+    options.onProgress?.({ done, total, imagesPerSecond: done / seconds, etaSeconds: ((total - done) * seconds) / done });
   }
   await Promise.all(sessions.map((s) => s.session.release()));
-  if (done === 0) throw new CalibrationError(`none of the ${files.length} images could be read (${skipped[0]?.reason ?? ''})`);
+  if (done === 0) throw new CalibrationError(`none of the ${total} images could be read (${skipped[0]?.reason ?? ''})`);
   return { ranges: rangesOf(states), states, images: done, skipped, seconds: (performance.now() - start) / 1000, chunks: sessions.length };
 }
 

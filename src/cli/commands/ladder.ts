@@ -16,8 +16,7 @@ import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResul
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
-import { listImageFiles } from '../images/listImages.ts';
-import { calibrateOnImages } from '../calibration/calibrateOnImages.ts';
+import { calibrateOnTensors } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
@@ -108,7 +107,6 @@ export const ladderCommand = {
     const model = float.model;
     const { spec, note } = loadPreprocessArgument(values.preprocess);
     if (note) process.stderr.write(`note: ${note}\n`);
-    const calibFiles = listImageFiles(values.calib).files;
     const tuningData = loadImageFeeds(model, values.calib, spec);
     const evalData = values.data ? loadImageFeeds(model, values.data, spec) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
@@ -119,7 +117,8 @@ export const ladderCommand = {
     const measures = ladderMeasures(
       {
         model,
-        calibrate: async (m, config) => (await calibrateOnImages(m, calibFiles, { spec, config })).ranges,
+        // The tuning images are the calibration images, already decoded: each rung calibrates on them again.
+        calibrate: async (m, config) => (await calibrateOnTensors(m, tuningData.feeds.map((f) => Object.values(f)[0]), { config })).ranges,
         tuning: nodeRuntime(tuningData.feeds),
         evaluation: nodeRuntime(evalData.feeds),
         gramProduct: nodeGramProduct,
