@@ -52,6 +52,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const grad = new Float64Array(n);
   const dh = new Float64Array(n);
   const h = new Float64Array(n);
+  const dhdv = new Float64Array(n); // dh/dV, 0 where h is clipped to 0 or 1
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   let best = Infinity;
@@ -66,6 +67,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
         const raw = sig * (ZETA - GAMMA) + GAMMA;
         const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
         h[at] = hv;
+        dhdv[at] = hv > 0 && hv < 1 ? (ZETA - GAMMA) * sig * (1 - sig) : 0;
         const q = floor[at] + hv;
         const clipped = q < lo[at] || q > hi[at];
         w[at] = scale[at] * (clipped ? (q < lo[at] ? lo[at] : hi[at]) : q);
@@ -81,9 +83,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
         if (annealing) {
           // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
           const u = 2 * h[at] - 1;
-          const raw = 1 / (1 + Math.exp(-V[at]));
-          const dhdv = h[at] > 0 && h[at] < 1 ? (ZETA - GAMMA) * raw * (1 - raw) : 0;
-          if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv;
+          if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
         }
         grad[at] = g;
       }
