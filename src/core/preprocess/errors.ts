@@ -32,11 +32,3 @@ export class NpyInputMismatchError extends StudioError {
   override readonly name = 'NpyInputMismatchError';
 }
 
-/** Names of the errors above, for code that receives an error through a worker and only has its name. */
-export const PREPROCESS_ERROR_NAMES = [
-  'PreprocessError',
-  'NpyFormatError',
-  'NpyDtypeError',
-  'NpyFortranOrderError',
-  'NpyInputMismatchError',
-] as const;

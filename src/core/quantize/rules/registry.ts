@@ -57,9 +57,6 @@ const RULES: Readonly<Record<string, OpRule>> = {
   Tanh: activationRule,
 };
 
-/** Op types that have a rule of their own. */
-export const QUANTIZABLE_OP_TYPES: readonly string[] = Object.keys(RULES);
-
 /**
  * The rule for an op type (default domain), or undefined when it has none. With QuantizeAllOpTypes,
  * every op without a rule of its own takes the generic one; AlignSlice=false gives Slice its own range.
