@@ -217,6 +217,10 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
     const stages = planStages(depthLevels(quantModel, found.layers), (l) => rowsPerLayer * l.groups * l.inPerGroup * 8, options.layerDataBudgetBytes ?? 256 * 2 ** 20, options.mergeDepths ?? false);
     stageCount = stages.length;
     const total = found.layers.length;
+    const tuneOptions = {
+      iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
+      warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct,
+    };
     let done = 0;
     for (let s = 0; s < stages.length; s++) {
       throwIfCancelled(options.signal);
@@ -233,14 +237,11 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
       const updates: LayerUpdate[] = [];
       for (const data of rows) {
         let layer = data.layer;
+        const target = stage.floatTarget.has(data.layer) ? 'float' : 'local';
         let result: LayerTuning | undefined;
         if (tune) {
           const f0 = performance.now();
-          const problem = buildLayerProblem(data, stage.floatTarget.has(data.layer) ? 'float' : 'local');
-          const tuneOptions = {
-            iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
-            warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct,
-          };
+          const problem = buildLayerProblem(data, target);
           result = ft.OptimAlgorithm === 'adaround' ? await adaround(problem, tuneOptions) : await adaquant(problem, tuneOptions);
           finetuneSeconds += (performance.now() - f0) / 1000;
           tuned.push({ id: result.id, lossBefore: result.lossBefore, lossAfter: result.lossAfter, kept: result.kept, iterations: result.iterations, seconds: result.seconds, curve: result.curve });
@@ -249,7 +250,7 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
         let bias = result?.bias;
         if (correct) {
           const c0 = performance.now();
-          const c = correctBias({ ...data, layer }, stage.floatTarget.has(data.layer) ? 'float' : 'local');
+          const c = correctBias({ ...data, layer }, target);
           corrected.push({ id: c.id, shiftBefore: c.shiftBefore });
           bias = c.bias;
           correctSeconds += (performance.now() - c0) / 1000;
