@@ -35,6 +35,7 @@ import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from './runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import type { RangeTable } from './quantizeApi.ts';
+import { sha256 } from './sha256.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from './evaluation/errors.ts';
 
@@ -178,12 +179,6 @@ function throttled(callback: EvaluationProgressCallback | undefined, ms = 100): 
     last = now;
     callback(p);
   };
-}
-
-/** Lowercase hex SHA-256 (the platform's crypto.subtle: workers and Node 20 alike). */
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** The quantized model must take the float model's inputs: otherwise it was made from another model. */

@@ -37,6 +37,7 @@ import type { Feed, Runtime } from './runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
+import { sha256 } from './sha256.ts';
 
 export { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
 
@@ -195,11 +196,6 @@ interface HeldLadder {
   result: LadderResult;
   handles: (string | null)[];
   dataSource: string;
-}
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Decoded feeds as a calibration sample source (no second decode). */
