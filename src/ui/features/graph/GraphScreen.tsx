@@ -17,7 +17,7 @@ import { PickToolbar } from './PickToolbar.tsx';
 import { FAMILY_COLOURS, FAMILY_LABELS, type OpFamily } from './families.ts';
 import { heatScale } from './heat.ts';
 import type { GraphRenderer } from './renderer.ts';
-import { excludedNodes, previewSubgraph, resolveEntry } from './resolution.ts';
+import { excludedNodes, previewSubgraph } from './resolution.ts';
 import { useGraphView, type GraphLoad } from './useGraphView.ts';
 import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
@@ -77,12 +77,7 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
 
   const excluded = useMemo(() => excludedNodes(index, entries), [index, entries]);
   const preview = useMemo(() => previewSubgraph(index, starts, ends), [index, starts, ends]);
-  const hovered = useMemo(() => {
-    const entry = entries.find((e) => e.id === hoveredId);
-    if (!entry) return [];
-    const r = resolveEntry(index, entry);
-    return 'nodes' in r ? r.nodes : [];
-  }, [index, entries, hoveredId]);
+  const hovered = useMemo(() => (hoveredId ? excluded.nodesOf.get(hoveredId) : undefined) ?? [], [excluded, hoveredId]);
   const flags = useMemo(
     () => visualFlags(view, { excluded: excluded.excluded, preview: preview.kind === 'subgraph' ? preview.nodes : [], hovered, starts, ends, picked, selected, matches }),
     [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
@@ -135,7 +130,7 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
       {heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
         <GraphCanvas view={view} layout={layout} flags={flags} heat={scale?.colours ?? null} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); }} />
-        <NodeInspector view={view} handle={handle} />
+        <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
       </div>
       <ul className="graph-families small" aria-label="Colours of op families">
         {families.map((f) => (

@@ -12,7 +12,6 @@ import { weightOf } from '../../../core/onnx/graphIndex.ts';
 import { weightStatistics } from '../../remote/modelRemote.ts';
 import type { WeightStatistics } from '../../../../workers/modelApi.ts';
 import { useStudio } from '../../store/index.ts';
-import { resolveEntry } from './resolution.ts';
 import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { TensorHistogram } from './TensorHistogram.tsx';
@@ -60,7 +59,8 @@ function RangePicture({ min, max }: { min: number; max: number }) {
   );
 }
 
-export function NodeInspector({ view, handle }: { view: GraphView; handle: string }) {
+/** `nodesOf`: the nodes of each resolving exclusion entry, by entry id (resolved once, by the graph screen). */
+export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; handle: string; nodesOf: ReadonlyMap<string, readonly number[]> }) {
   const selected = useStudio((s) => s.graph.selected);
   const ranges = useStudio((s) => s.calibration.result?.ranges ?? null);
   const entries = useStudio((s) => s.exclusions.entries);
@@ -84,8 +84,8 @@ export function NodeInspector({ view, handle }: { view: GraphView; handle: strin
   }, [handle, weights]);
 
   const excludedBy = useMemo(
-    () => (nodeIndex === undefined ? [] : entries.filter((e) => { const r = resolveEntry(index, e); return 'nodes' in r && r.nodes.includes(nodeIndex); })),
-    [entries, index, nodeIndex],
+    () => (nodeIndex === undefined ? [] : entries.filter((e) => nodesOf.get(e.id)?.includes(nodeIndex) ?? false)),
+    [entries, nodesOf, nodeIndex],
   );
 
   if (!selected) {

@@ -38,14 +38,25 @@ export function resolveEntry(index: GraphIndex, entry: ExclusionEntry): { nodes:
   }
 }
 
-/** Every excluded node (flag per node index), and the entries that resolve to nothing, with why. */
-export function excludedNodes(index: GraphIndex, entries: readonly ExclusionEntry[]): { excluded: Uint8Array; problems: Map<string, string> } {
+/**
+ * Every excluded node (flag per node index), the nodes of each entry that resolves (by entry id: the
+ * hover highlight and the inspector look them up instead of resolving again), and the entries that
+ * resolve to nothing, with why.
+ */
+export function excludedNodes(
+  index: GraphIndex,
+  entries: readonly ExclusionEntry[],
+): { excluded: Uint8Array; nodesOf: Map<string, number[]>; problems: Map<string, string> } {
   const excluded = new Uint8Array(index.nodes.length);
+  const nodesOf = new Map<string, number[]>();
   const problems = new Map<string, string>();
   for (const entry of entries) {
     const r = resolveEntry(index, entry);
     if ('error' in r) problems.set(entry.id, r.error);
-    else for (const i of r.nodes) excluded[i] = 1;
+    else {
+      nodesOf.set(entry.id, r.nodes);
+      for (const i of r.nodes) excluded[i] = 1;
+    }
   }
-  return { excluded, problems };
+  return { excluded, nodesOf, problems };
 }
