@@ -150,16 +150,17 @@ export const ladderCommand = {
         '\n',
     );
     const detail = chosen?.detail as RungDetail | undefined;
-    if (values.output && detail) {
-      fs.writeFileSync(values.output, encode(detail.quantized));
+    // Encoded once for the model file and the report's size and hash.
+    const bytes = detail && (values.output || values.report || values.json) ? encode(detail.quantized) : undefined;
+    if (values.output && bytes) {
+      fs.writeFileSync(values.output, bytes);
       process.stderr.write(`model: ${values.output}\n`);
     }
     if (values['save-config'] && chosen) {
       fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
       process.stderr.write(`configuration: ${values['save-config']}\n`);
     }
-    if ((values.report || values.json) && detail) {
-      const bytes = encode(detail.quantized);
+    if ((values.report || values.json) && detail && bytes) {
       const q = detail.report;
       const report = buildReport({
         title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
