@@ -39,6 +39,18 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   const grad = new Float64Array(n);
   const saturated = new Uint8Array(n);
   const curve: CurvePoint[] = [];
+  /** wq = the hard-quantized weights of w (and its bias change), marking the weights that saturate. */
+  const forward = () => {
+    for (let m = 0; m < l.outChannels; m++) {
+      for (let i = 0; i < l.inPerGroup; i++) {
+        const at = m * k + i;
+        const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
+        saturated[at] = q < qmin || q > qmax ? 1 : 0;
+        wq[at] = ((q < qmin ? qmin : q > qmax ? qmax : q) - zp[at]) * scale[at];
+      }
+      wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
+    }
+  };
   let best = Infinity;
   let bestParams: Float64Array | undefined;
   let sinceBest = 0;
@@ -46,15 +58,7 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) throwIfCancelled(options.signal);
-      for (let m = 0; m < l.outChannels; m++) {
-        for (let i = 0; i < l.inPerGroup; i++) {
-          const at = m * k + i;
-          const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
-          saturated[at] = q < qmin || q > qmax ? 1 : 0;
-          wq[at] = ((q < qmin ? qmin : q > qmax ? qmax : q) - zp[at]) * scale[at];
-        }
-        wq[m * k + l.inPerGroup] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
-      }
+      forward();
       const loss = await objective.evaluate(wq, grad);
       for (let m = 0; m < l.outChannels; m++) {
         for (let i = 0; i < l.inPerGroup; i++) if (saturated[m * k + i]) grad[m * k + i] = 0; // no straight-through gradient
@@ -71,9 +75,8 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   }
 
   // The last step is not scored inside the loop: score it, then keep the best iterate seen.
-  for (let at = 0; at < n; at++) wq[at] = (at + 1) % k === 0 ? (options.updateBias ? w[at] : 0) : (quantize(at) - zp[at]) * scale[at];
-  if (layerLoss(p, wq) < best) bestParams = Float64Array.from(w);
-  if (bestParams) w.set(bestParams);
+  forward();
+  if (!(layerLoss(p, wq) < best) && bestParams) w.set(bestParams);
   const codes = Int32Array.from(l.codes);
   const biasChange = new Float64Array(l.outChannels);
   for (let m = 0; m < l.outChannels; m++) {
