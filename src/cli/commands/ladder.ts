@@ -39,7 +39,9 @@ the most sensitive nodes (a measured greedy search). Every rung is calibrated, q
 Options:
   --calib <dir>               images to calibrate and fine-tune on
   --data <dir>                held-out images every rung is judged on (default: the calibration images)
-  --target <metric:value>     cosine:0.99 (default), psnr:<dB>, or top1:<fraction>
+  --target <metric:value>     cosine:0.99 (default), psnr:<dB>, top1:<fraction>, or sequence:<fraction>
+                              (share of [batch, steps, classes] outputs whose greedy CTC decoding is the
+                              float model's; CER shown beside it)
   --preprocess <preset|file>  how images become input tensors (as for quantize)
   --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
