@@ -8,8 +8,8 @@ import { seededFloats } from '../../tests/helpers/fixtures.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 import type { CalibrationSample } from '../../src/core/calibrate/samples.ts';
 
-/** onnxruntime-node as a Runtime, one thread a session; counts sessions. */
-export function nodeRuntime(sessions = { created: 0 }): Runtime {
+/** onnxruntime-node (src/cli/runtime/ortNode.ts) as a worker's Runtime, one thread a session; counts sessions. */
+export function nodeWorkerRuntime(sessions = { created: 0 }): Runtime {
   return ortNodeRuntime(1, sessions);
 }
 

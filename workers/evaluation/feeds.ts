@@ -13,7 +13,7 @@ import type { SkippedSample } from '../../src/core/calibrate/runner.ts';
 import { NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
 import { sampleSource, type CalibrationSample, type ImageDecoder } from '../../src/core/calibrate/samples.ts';
 import type { Feed } from '../../src/core/runtime/session.ts';
-import { NoEvaluationDataError } from './errors.ts';
+import { NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
 export interface EvaluationFeeds {
   /** One feed set per usable sample, in the order given. */

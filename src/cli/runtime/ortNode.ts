@@ -1,20 +1,36 @@
 /**
- * onnxruntime-node for the command line and the Node tests: the only importer of onnxruntime-node.
+ * onnxruntime-node for the command line, the Node tests and the benchmarks: the only importer of
+ * onnxruntime-node, and the one place a Node session is made. Everything that runs a model in Node
+ * (calibration, evaluation, the recovery optimizers' products, the tests' stand-in for a worker's
+ * runtime) opens its sessions here.
  *
  * Sessions run at graph optimization level 'basic', where native and web onnxruntime agree to 1e-6
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  */
 import * as ort from 'onnxruntime-node';
-import type { Feed, Runtime, RunTensor } from '../../core/runtime/session.ts';
+import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
+import type { Runtime } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
 
+/** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
+export interface TensorLike {
+  readonly type: string;
+  readonly data: unknown;
+  readonly dims: readonly number[];
+}
+
 export interface NodeSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
-  run(feeds: Feeds, outputs?: readonly string[]): Promise<Record<string, ort.Tensor>>;
+  run(feeds: Readonly<Record<string, TensorLike>>, outputs?: readonly string[]): Promise<Record<string, ort.Tensor>>;
   release(): Promise<void>;
+}
+
+/** The feed as onnxruntime's tensor (the same memory, not a copy). */
+function ortTensor(t: TensorLike): ort.Tensor {
+  return t instanceof ort.Tensor ? t : new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
 }
 
 /** A session over model bytes (or a path). */
@@ -30,7 +46,10 @@ export async function createSession(model: Uint8Array | string, threads = 0): Pr
   return {
     inputNames: session.inputNames,
     outputNames: session.outputNames,
-    run: (feeds, outputs) => (outputs ? session.run(feeds, outputs as string[]) : session.run(feeds)),
+    run: (feeds, outputs) => {
+      const tensors = Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, ortTensor(t)]));
+      return outputs ? session.run(tensors, outputs as string[]) : session.run(tensors);
+    },
     release: () => session.release(),
   };
 }
@@ -38,6 +57,26 @@ export async function createSession(model: Uint8Array | string, threads = 0): Pr
 /** A float32 tensor. */
 export function float32Tensor(data: Float32Array, dims: readonly number[]): ort.Tensor {
   return new ort.Tensor('float32', data, dims as number[]);
+}
+
+/** Plain type, data and dims of each tensor (what core/evaluate keeps). */
+function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, RunTensor> {
+  return Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]));
+}
+
+/** The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by index. */
+export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
+  return {
+    samples: feeds.length,
+    async open(bytes) {
+      const session = await createSession(bytes);
+      return {
+        run: async (sample, outputs) => plain(await session.run(feeds[sample], outputs)),
+        release: () => session.release(),
+      };
+    },
+    feeds: (sample) => plain(feeds[sample]),
+  };
 }
 
 /**
@@ -54,14 +93,7 @@ export function ortNodeRuntime(threads = 0, sessions = { created: 0 }): Runtime 
         runner: {
           inputNames: s.inputNames,
           outputNames: s.outputNames,
-          async run(feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]) {
-            const tensors: Feeds = {};
-            for (const [name, f] of Object.entries(feeds)) tensors[name] = new ort.Tensor(f.type, f.data, f.dims as number[]);
-            const out = await s.run(tensors, fetches);
-            const result: Record<string, RunTensor> = {};
-            for (const [name, t] of Object.entries(out)) result[name] = { type: t.type, data: t.data, dims: t.dims };
-            return result;
-          },
+          run: async (feeds, fetches) => plain(await s.run(feeds, fetches)),
           release: () => s.release(),
         },
         backend: { kind: 'native', threads, fallbackReason: null },
