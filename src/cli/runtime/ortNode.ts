@@ -9,17 +9,13 @@
  */
 import * as ort from 'onnxruntime-node';
 import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
-import type { Runtime } from '../../core/runtime/session.ts';
+import type { Runtime, RunTensor as CoreRunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
 
 /** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
-export interface TensorLike {
-  readonly type: string;
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
+export type TensorLike = CoreRunTensor;
 
 export interface NodeSession {
   readonly inputNames: readonly string[];
