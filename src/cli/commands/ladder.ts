@@ -105,7 +105,7 @@ export const ladderCommand = {
     }
     const float = readModelFile(positionals[0]);
     const model = float.model;
-    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    const { spec, note } = loadPreprocessArgument(values.preprocess, model, float.info.name);
     if (note) process.stderr.write(`note: ${note}\n`);
     const tuningData = loadImageFeeds(model, values.calib, spec);
     const evalData = values.data ? loadImageFeeds(model, values.data, spec) : tuningData;
