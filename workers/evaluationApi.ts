@@ -28,7 +28,7 @@ import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import type { SkippedSample } from './calibration/calibrator.ts';
 import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
-import { EvaluationCancelledError } from './evaluation/errors.ts';
+import { EvaluationCancelledError } from '../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
@@ -37,7 +37,7 @@ import { HandleTable } from './runtime/handles.ts';
 import type { RangeTable } from './quantizeApi.ts';
 import { sha256 } from './sha256.ts';
 
-export { EvaluationCancelledError, NoEvaluationDataError } from './evaluation/errors.ts';
+export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
 export interface EvaluationOpenOptions {
   fileName: string;

@@ -35,11 +35,11 @@ import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { Feed, Runtime } from './runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
-import { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
 import { sha256 } from './sha256.ts';
 
-export { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 
 export interface RecoverOpenOptions {
   fileName: string;

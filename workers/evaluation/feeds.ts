@@ -13,7 +13,7 @@ import type { SkippedSample } from '../calibration/calibrator.ts';
 import { NoUsableSamplesError } from '../calibration/errors.ts';
 import { sampleSource, type CalibrationSample, type ImageDecoder } from '../calibration/samples.ts';
 import type { Feed } from '../runtime/session.ts';
-import { NoEvaluationDataError } from './errors.ts';
+import { NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
 export interface EvaluationFeeds {
   /** One feed set per usable sample, in the order given. */
