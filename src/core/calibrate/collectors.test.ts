@@ -92,7 +92,7 @@ describe('configuration → collector (Quark maps.py)', () => {
     expect(activationCollectorMethod('MinMax', 'Float32')).toBe('MinMax');
     expect(activationCollectorMethod('MinMax', 'PowerOf2')).toBe('NonOverflow');
     expect(activationCollectorMethod('MinMSE', 'PowerOf2')).toBe('PowerOfTwoMinMSE');
-    expect(activationCollectorMethod('MinMSE', 'Float32')).toBe('PowerOfTwoMinMSE');
+    expect(activationCollectorMethod('MinMSE', 'Float32')).toBe('MinMSE');
     expect(activationCollectorMethod('Percentile', 'Float32')).toBe('Percentile');
     expect(activationCollectorMethod('LayerwisePercentile', 'Float32')).toBe('LayerwisePercentile');
   });

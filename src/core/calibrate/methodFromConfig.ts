@@ -22,6 +22,8 @@ export function activationState(config: QuantConfig): CollectorState {
       return createState(method, { quantType: config.activationType });
     case 'MinMSE':
       return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
+    case 'LayerwisePercentile':
+      return createState(method, { quantType: config.activationType, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
     default:
       return createState(method);
   }
