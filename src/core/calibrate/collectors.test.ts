@@ -24,6 +24,7 @@ describe('collector registry', () => {
       'MinMSE',
       'PowerOfTwoMinMSE',
       'LayerwisePercentile',
+      'ConsumerMSE',
     ]);
     for (const m of CALIBRATION_METHODS) {
       expect(COLLECTORS[m].method).toBe(m);

@@ -168,3 +168,38 @@ export const MinMseCollector: Collector<MinMseOptions, MinMseState, SearchedRang
     return minMseSearch(state.hist, state.options);
   },
 };
+
+/**
+ * The state of ConsumerMSE (consumerSearch.ts): MinMSE's histogram, plus the range the search chose once the
+ * calibration runner has run it. Without a choice (a state merged from parts, before the search) it reports
+ * MinMSE's range; merging drops the choice, since it was made on other data.
+ */
+export interface ConsumerMseState {
+  readonly method: 'ConsumerMSE';
+  readonly options: MinMseOptions;
+  readonly hist: Histogram;
+  chosen: CalibrationRange | null;
+}
+
+export const ConsumerMseCollector: Collector<MinMseOptions, ConsumerMseState, CalibrationRange> = {
+  method: 'ConsumerMSE',
+  defaults: MIN_MSE_DEFAULTS,
+  create(options) {
+    const s = MinMseCollector.create(options);
+    return { method: 'ConsumerMSE', options: s.options, hist: s.hist, chosen: null };
+  },
+  update(state, values) {
+    foldIntoHistogram(state.hist, values);
+    return state;
+  },
+  merge(a, b) {
+    assertSameOptions('ConsumerMSE', a.options, b.options);
+    return { method: 'ConsumerMSE', options: a.options, hist: mergeHistograms(a.hist, b.hist), chosen: null };
+  },
+  finalize(state) {
+    if (state.chosen) return state.chosen;
+    if (state.hist.count === 0) return { min: 0, max: 0 };
+    const r = minMseSearch(state.hist, state.options);
+    return { min: r.min, max: r.max };
+  },
+};

@@ -19,9 +19,10 @@ export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
 
 /**
  * Quark's CalibMethod names (quark/onnx/quantization/config/spec.py, LayerwisePercentile included); ORT's
- * CalibrationMethod has the first 3.
+ * CalibrationMethod has the first 3. ConsumerMSE is ours (core/calibrate/consumerSearch.ts, after NNCF's range
+ * search): float scales only.
  */
-export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile'] as const;
+export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE'] as const;
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Quark's ScaleType.Float32 / ScaleType.PowerOf2. */
