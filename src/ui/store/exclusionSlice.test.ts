@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { nodeId } from '../../core/onnx/model.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
-import type { CalibrationResult } from '../../../workers/calibrationApi.ts';
+import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import { createStudioStore } from './createStudioStore.ts';
-import { exclusionConfig, type ExclusionEntry } from './exclusionSlice.ts';
+import type { ExclusionEntry } from './exclusionSlice.ts';
+import { exclusionConfig } from './selectors.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 

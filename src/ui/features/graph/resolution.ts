@@ -6,7 +6,8 @@
  */
 import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
-import { exclusionConfig, type ExclusionEntry } from '../../store/exclusionSlice.ts';
+import type { ExclusionEntry } from '../../store/exclusionSlice.ts';
+import { exclusionConfig } from '../../store/selectors.ts';
 
 export type PickPreview =
   | { kind: 'empty' }
