@@ -58,8 +58,8 @@ export type ExclusionLookup = (nodeIndex: number) => string | undefined;
 export function planQuantization(index: GraphIndex, ranges: Ranges, config: QuantConfig, excluded: ExclusionLookup): QuantPlan {
   const x = config.extraOptions;
   const ctx: RuleContext = {
-    isConstant: (name) => index.initializers.has(name as never),
-    constantRank: (name) => index.initializers.get(name as never)?.dims.length,
+    isConstant: (name) => index.initializers.has(name),
+    constantRank: (name) => index.initializers.get(name)?.dims.length,
   };
   const hasRange = (name: string) => ranges.has(name);
   const selected = new Set(config.opTypesToQuantize);
@@ -82,7 +82,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: 'its inputs carry no float activations (shape or index computation)' }; continue; }
     if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
     if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
-      const p = index.producer.get(node.input[0] as never);
+      const p = index.producer.get(node.input[0]);
       if (p !== undefined && !decisions[p].quantized) { decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` }; continue; }
     }
     const missing = inputs.filter((n) => !hasRange(n));
@@ -112,9 +112,9 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
   for (const i of index.order) {
     if (!rules[i]?.foldsIntoProducer) continue;
     const t = index.nodes[i].input[0];
-    const p = index.producer.get(t as never);
+    const p = index.producer.get(t);
     if (p === undefined || !rules[p]?.acceptsFoldedActivation) continue;
-    if ((index.consumers.get(t as never) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
+    if ((index.consumers.get(t) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
   }
 
   // 3. Activation tensors, grouped where they must share parameters.
@@ -174,21 +174,21 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const w = rule.weight?.(node, ctx);
     let weightKey: string | undefined;
     if (w) {
-      const tensor = index.initializers.get(node.input[w.input] as never)!;
+      const tensor = index.initializers.get(node.input[w.input])!;
       const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
       weightKey = `${node.input[w.input]}|w|${axis ?? 't'}`;
       let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(config.weightType));
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
-        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b] as never)!, input.scale);
+        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b])!, input.scale);
       }
       // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
       if (constants.has(weightKey) && constants.get(weightKey) !== q) weightKey = `${weightKey}|${index.ids[i]}`;
       constants.set(weightKey, q);
       use(i, w.input, weightKey);
       if (b !== undefined && x.QuantizeBias) {
-        const bias = index.initializers.get(node.input[b] as never)!;
+        const bias = index.initializers.get(node.input[b])!;
         const channels = q.scales.length;
         const fits = bias.dims.length === 1 && (channels === 1 || Number(bias.dims[0]) === channels);
         if (x.Int32Bias && input && fits) {
@@ -208,7 +208,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     for (const k of rule.activationInputs(node, ctx)) {
       const name = node.input[k];
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
-      const tensor = index.initializers.get(name as never)!;
+      const tensor = index.initializers.get(name)!;
       if (tensor.data_type !== 1) continue; // only float constants
       const t = x.AlignEltwiseQuantType ? config.activationType : config.weightType;
       const key = `${name}|c|${t}`;
