@@ -4,7 +4,6 @@
  * take these types from here, never from workers/, so a worker's API can move (into core, into another
  * worker) by changing this file alone. Types only: nothing here starts or imports a worker at run time.
  */
-export type { BackendInfo } from '../../../workers/runtime/session.ts';
 export type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
 export type {
   EvaluationProgress,

@@ -5,8 +5,8 @@
  * Entries hold the foundation's stable node ids (src/core/onnx/nodeIds.ts), never resolved node sets:
  * resolution is the core's (src/core/exclude), run by the quantizer, the command line and the graph view
  * alike, so the list, the exported config and the written model cannot disagree. This slice does no
- * resolution and no I/O; `exclusionConfig` (selectors.ts) turns the list into the QuantConfig fields the
- * core reads.
+ * resolution and no I/O; the core's `exclusionFields` (core/export/configDocument.ts) turns the list into
+ * the QuantConfig fields the core reads.
  */
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';

@@ -1,33 +1,20 @@
 /**
  * What the page derives from the store's state rather than keeps in it: the configuration it quantizes
- * with (settings plus exclusion list), the key calibration results are valid for, and whether the ranges
- * at hand still match the settings. Slices, components and exports call these on the state they hold, so
- * each rule is written once. Each takes only the parts of the state it reads (structurally), so this module
- * imports no slice but the exclusion list's types, and every slice can import it without a cycle.
+ * with (settings plus exclusion list, the latter as the core's exclusionFields turns it into config fields),
+ * the key calibration results are valid for, and whether the ranges at hand still match the settings.
+ * Slices, components and exports call these on the state they hold, so each rule is written once. Each
+ * takes only the parts of the state it reads (structurally), so this module imports no slice but the
+ * exclusion list's types, and every slice can import it without a cycle.
  */
+import { exclusionFields } from '../../core/export/configDocument.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { ExclusionEntry } from './exclusionSlice.ts';
 import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts';
 
-type ExclusionFields = Pick<QuantConfig, 'subgraphsToExclude' | 'nodesToExclude' | 'opTypesToExclude'>;
-
-/** The exclusions as the core's QuantConfig fields (subgraphsToExclude, nodesToExclude, opTypesToExclude). */
-export function exclusionConfig(entries: readonly ExclusionEntry[]): ExclusionFields {
-  const nodes = new Set<string>();
-  const opTypes = new Set<string>();
-  const subgraphs: { starts: string[]; ends: string[] }[] = [];
-  for (const entry of entries) {
-    if (entry.kind === 'nodes') entry.nodes.forEach((n) => nodes.add(n));
-    else if (entry.kind === 'opTypes') entry.opTypes.forEach((t) => opTypes.add(t));
-    else subgraphs.push({ starts: [...entry.starts], ends: [...entry.ends] });
-  }
-  return { subgraphsToExclude: subgraphs, nodesToExclude: [...nodes], opTypesToExclude: [...opTypes] };
-}
-
 /** The configuration the page quantizes with: the settings plus the exclusion list. */
 export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
-  return { ...configOf(state.run.settings), ...exclusionConfig(state.exclusions.entries) };
+  return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
 }
 
 /** The key a calibration is valid for: the activation collector settings and the preprocessing. */
