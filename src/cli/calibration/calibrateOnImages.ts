@@ -13,7 +13,7 @@ import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/stati
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
-import { readImageFeed, type ImageFeed } from '../imageFeed.ts';
+import { readImageFeed, type ImageFeed } from '../images/imageFeed.ts';
 import { createSession, float32Tensor, type NodeSession, type OrtTensor } from '../runtime/ortNode.ts';
 
 /** Calibration that cannot start: no images, a model input that is not an image. */

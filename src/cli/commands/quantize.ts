@@ -11,7 +11,8 @@ import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { loadImageFeeds, nodeRuntime } from './evaluate.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
@@ -101,7 +102,7 @@ export const quantizeCommand = {
       if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
       const { spec } = loadPreprocessArgument(values.preprocess);
       const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
-      const images = needsRuntime ? loadImageFeeds(model, values.calib, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
+      const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,

@@ -6,6 +6,7 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { ExclusionError } from './errors.ts';
+import { editDistance } from '../editDistance.ts';
 
 const REGEX_HINT = /[\^$*+?()[\]{}|\\]/;
 
@@ -66,15 +67,3 @@ function suggest(index: GraphIndex, ref: string): string {
   return scored.length ? ` (did you mean ${scored.map((s) => `"${s.id}"`).join(', ')}?)` : '';
 }
 
-/** Levenshtein distance, for suggestions. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length];
-}

@@ -11,6 +11,7 @@
 import { StudioError } from '../onnx/errors.ts';
 
 import { QUANT_TYPES } from './numeric.ts';
+import { editDistance } from '../editDistance.ts';
 
 /** Integer types for activations and weights (Quark QuantType/ExtendedQuantType QInt8, QUInt8, QInt16, QUInt16). */
 export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
@@ -254,17 +255,6 @@ const stringList: Check<string[]> = (v, f) => {
   });
 };
 
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
 
 function objectWithKeys(v: unknown, f: string, known: readonly string[]): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
