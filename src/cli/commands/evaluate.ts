@@ -29,8 +29,9 @@ for class scores) as AMD Quark's evaluate tool prints them.
 
 Options:
   --data <dir>               images to evaluate on (.jpg, .png)
-  --preprocess <preset|file> how images become input tensors: imagenet, unit, yolo, ultraface, y-channel,
-                             bgr-255, or the JSON the studio exports
+  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
+                             paddleocr-rec, or the JSON the studio exports
   --layers                   also compare every intermediate tensor and print the 20 worst layers (SQNR)
   --json                     print the report as JSON instead of text
   --report <out.html>        write the report as one self-contained HTML file (implies --layers)
@@ -107,7 +108,7 @@ export const evaluateCommand = {
     const quant = readModelFile(quantPath);
     const floatInfo = modelFileInfo(float);
     const quantInfo = modelFileInfo(quant);
-    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
     if (note) process.stderr.write(`note: ${note}\n`);
     const data = imageFeeds(float.model, { dir: values.data }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);

@@ -109,7 +109,7 @@ export const ladderCommand = {
     }
     const float = readModelFile(positionals[0]);
     const model = float.model;
-    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    const { spec, note } = loadPreprocessArgument(values.preprocess, model, float.fileName);
     if (note) process.stderr.write(`note: ${note}\n`);
     const tuningData = imageFeeds(model, { dir: values.calib }, spec);
     const evalData = values.data ? imageFeeds(model, { dir: values.data }, spec) : tuningData;

@@ -104,7 +104,7 @@ export const suggestCommand = {
     const model = float.model;
     const index = buildGraphIndex(model.graph!);
     const calibration = await calibrateFolder(model, values.calib, config, values.preprocess);
-    const { spec } = loadPreprocessArgument(values.preprocess);
+    const { spec } = loadPreprocessArgument(values.preprocess, model);
     const data = imageFeeds(model, { dir: values.data ?? values.calib }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);

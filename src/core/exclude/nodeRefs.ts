@@ -5,6 +5,7 @@
  * and suggests the closest ids: a silently empty exclusion is the worst outcome.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { nodeId } from '../onnx/model.ts';
 import { ExclusionError } from './errors.ts';
 import { editDistance } from '../editDistance.ts';
 
@@ -12,7 +13,7 @@ const REGEX_HINT = /[\^$*+?()[\]{}|\\]/;
 
 /** Node indices a reference names. Exact ids and names win over a regular-expression reading. */
 export function matchNodeRef(index: GraphIndex, ref: string): number[] {
-  const byId = index.indexOfId.get(ref as never);
+  const byId = index.indexOfId.get(nodeId(ref));
   if (byId !== undefined) return [byId];
   const byName: number[] = [];
   index.nodes.forEach((n, i) => {

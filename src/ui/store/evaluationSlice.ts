@@ -10,6 +10,7 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
@@ -112,7 +113,7 @@ export interface EvaluationSlice {
 }
 
 /** Nothing to compare yet: quantize first. */
-export class NotQuantizedError extends Error {
+export class NotQuantizedError extends StudioError {
   override readonly name = 'NotQuantizedError';
 }
 

@@ -107,11 +107,6 @@ export interface RecoverySlice {
   resetRecovery(): void;
 }
 
-/** Recovery needs data: the calibration step has no images. */
-export class NoRecoveryDataError extends Error {
-  override readonly name = 'NoRecoveryDataError';
-}
-
 export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };
 export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true };
 

@@ -6,6 +6,7 @@
  * The Blob is the one payload the page keeps: the user asked to download it. Quantizing refuses stale
  * ranges (collected under other settings) rather than quietly producing a wrong model.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
@@ -64,7 +65,7 @@ export interface RunSlice {
 }
 
 /** Stale or missing ranges: calibrate (again) first. */
-export class NotCalibratedError extends Error {
+export class NotCalibratedError extends StudioError {
   override readonly name = 'NotCalibratedError';
 }
 
