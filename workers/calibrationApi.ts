@@ -9,7 +9,8 @@
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { buildGraphIndex, openModel, summarize, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { asFloat32 } from '../src/core/precision/float16.ts';
 import { rangesOf, mergeTensorStates, type TensorStates } from '../src/core/calibrate/statistics.ts';
 import { activationMethodName } from '../src/core/calibrate/methodFromConfig.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
@@ -160,7 +161,10 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
      */
     open(bytes: ArrayBuffer, options: CalibrationOpenOptions): CalibrationModel {
       const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
-      const { model, summary } = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      const opened = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+      const model = opened.summary.float16 ? asFloat32(opened.model) : opened.model;
+      const summary = opened.summary.float16 ? summarize(model, buildGraphIndex(model.graph!)) : opened.summary;
       if (summary.customOps.length > 0) {
         const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
         throw new CustomOpsError(
@@ -170,7 +174,6 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
       if (summary.quantization.state !== 'float') {
         throw new UnsupportedModelError(`"${options.fileName}" is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
       }
-      if (summary.float16) throw new UnsupportedModelError(`"${options.fileName}" computes in float16: convert it to float32 before calibrating.`);
       const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
       const handle = held.add({ model, inputs: summary.inputs, calibrator, active: new Set(), idle: Promise.resolve() });
       return { handle, inputs: summary.inputs, observable: calibrator.observable.length };

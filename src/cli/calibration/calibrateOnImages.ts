@@ -13,6 +13,7 @@ import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/stati
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
+import { asFloat32 } from '../../core/precision/float16.ts';
 import { readImageFeed, type ImageFeed } from '../imageFeed.ts';
 import { createSession, float32Tensor, type NodeSession, type OrtTensor } from '../runtime/ortNode.ts';
 
@@ -56,11 +57,13 @@ export async function calibrateOnTensors(model: ModelProto, tensors: readonly Or
 }
 
 async function calibrate(
-  model: ModelProto,
+  source: ModelProto,
   total: number,
   read: (input: TensorSummary, i: number) => ImageFeed,
   options: Omit<CalibrationOptions, 'spec'>,
 ): Promise<CalibrationResult> {
+  // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+  const model = asFloat32(source);
   const index = buildGraphIndex(model.graph!);
   const custom = summarize(model, index).customOps;
   if (custom.length > 0) {
