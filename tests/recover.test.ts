@@ -20,7 +20,7 @@ import { meanOutputShift } from '../src/core/recover/biasCorrection.ts';
 import { layerLoss, layerObjective, type LayerProblem } from '../src/core/recover/layerProblem.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress } from '../src/core/recover/quantizeWithRecovery.ts';
-import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
+import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { compareRuns, feedsFor } from './helpers/smallModels.ts';

@@ -47,12 +47,16 @@ export interface RungDetail {
 }
 
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
-export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric): number {
+export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
   if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
   const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (values.length === 0) {
     throw new LadderTargetError(
-      metric === 'top1' ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none' : `no output has a finite ${metric}`,
+      metric === 'top1'
+        ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none'
+        : metric === 'sequence'
+          ? 'sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model has none'
+          : `no output has a finite ${metric}`,
     );
   }
   return values.reduce((a, b) => a + b, 0) / values.length;
@@ -61,7 +65,7 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
 /** The numbers shown side by side for every rung. */
 export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
   const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
-  for (const m of ['psnr', 'top1'] as const) {
+  for (const m of ['psnr', 'top1', 'sequence', 'cer'] as const) {
     try {
       out[m] = ladderScore(outputs, m);
     } catch {
@@ -106,7 +110,8 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
   const judge = async (config: QuantConfig, rung: Rung, layers: boolean) => {
     const result = await quantize(config, rung);
     rt.onProgress?.(rung, { phase: 'evaluate' });
-    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex });
+    // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
+    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
     return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
   };
