@@ -6,6 +6,7 @@
 import { lazy, Suspense } from 'react';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
+import { SampleRunCard } from './features/sample/SampleRunCard.tsx';
 import { useStudio } from './store/index.ts';
 
 const steps = {
@@ -44,6 +45,7 @@ export function App() {
       </header>
       <main className="app-main">
         <SessionBar />
+        <SampleRunCard />
         <ModelScreen />
         {hasModel && (
           <Suspense fallback={null}>
