@@ -5,8 +5,8 @@ import { validateConfig } from '../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { readModel } from '../tests/helpers/fixtures.ts';
 import { createCalibrationApi, type CalibrationApi, type CalibrationProgress } from './calibrationApi.ts';
-import { ModelCalibrator } from './calibration/calibrator.ts';
-import { sampleSource } from './calibration/samples.ts';
+import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
+import { sampleSource } from '../src/core/calibrate/samples.ts';
 import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
 
 const image = fakeImage;

@@ -2,20 +2,15 @@
  * For tests only (never imported by a worker): onnxruntime-node behind the worker's Runtime
  * interface, and a fake image decoder, so calibration runs in Node exactly as it does in a worker.
  */
-import { createSession } from '../../src/cli/runtime/ortNode.ts';
+import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
 import { seededFloats } from '../../tests/helpers/fixtures.ts';
-import type { Runtime } from '../runtime/session.ts';
-import type { CalibrationSample } from './samples.ts';
+import type { Runtime } from '../../src/core/runtime/session.ts';
+import type { CalibrationSample } from '../../src/core/calibrate/samples.ts';
 
-/** onnxruntime-node (src/cli/runtime/ortNode.ts) as a worker's Runtime; counts sessions. */
+/** onnxruntime-node (src/cli/runtime/ortNode.ts) as a worker's Runtime, one thread a session; counts sessions. */
 export function nodeWorkerRuntime(sessions = { created: 0 }): Runtime {
-  return {
-    async createSession(model) {
-      sessions.created++;
-      return { runner: await createSession(model, 1), backend: { kind: 'native', threads: 0, fallbackReason: null } };
-    },
-  };
+  return ortNodeRuntime(1, sessions);
 }
 
 /** Decodes the fake files of the tests: 'ok:<seed>' is a 40×30 image of seeded noise, anything else is corrupt. */

@@ -9,16 +9,13 @@
  */
 import * as ort from 'onnxruntime-node';
 import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
+import type { Runtime, RunTensor as CoreRunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
 
 /** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
-export interface TensorLike {
-  readonly type: string;
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
+export type TensorLike = CoreRunTensor;
 
 export interface NodeSession {
   readonly inputNames: readonly string[];
@@ -75,5 +72,28 @@ export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
       };
     },
     feeds: (sample) => plain(feeds[sample]),
+  };
+}
+
+/**
+ * onnxruntime-node behind the core's `Runtime` (core/runtime/session.ts), the interface the calibration
+ * runner (and the workers' onnxruntime-web) speak: feeds of any element type, outputs as plain typed arrays.
+ * `threads` 0 lets onnxruntime choose; `sessions.created` counts the sessions opened (tests read it).
+ */
+export function ortNodeRuntime(threads = 0, sessions = { created: 0 }): Runtime {
+  return {
+    async createSession(model) {
+      sessions.created++;
+      const s = await createSession(model, threads);
+      return {
+        runner: {
+          inputNames: s.inputNames,
+          outputNames: s.outputNames,
+          run: async (feeds, fetches) => plain(await s.run(feeds, fetches)),
+          release: () => s.release(),
+        },
+        backend: { kind: 'native', threads, fallbackReason: null },
+      };
+    },
   };
 }

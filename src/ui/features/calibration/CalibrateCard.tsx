@@ -4,7 +4,7 @@
  * images skipped and why, warnings) and the ranges to download. A cancelled run or an error leaves the
  * page as it was, ready for the next run.
  */
-import type { BackendInfo } from '../../../../workers/runtime/session.ts';
+import type { BackendInfo } from '../../../core/runtime/session.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { exact, plural } from '../../components/format.ts';
