@@ -35,7 +35,7 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
   };
   const calibration: CalibrationService = {
     async calibrate(_m, request) {
-      calls.push(`calibrate ${request.samples.length} ${JSON.stringify(request.spec.dims)} ${request.spec.channelOrder}`);
+      calls.push(`calibrate ${request.samples.length} ${JSON.stringify(request.spec?.dims)} ${request.spec?.channelOrder}`);
       if (options.holdCalibration) await new Promise<void>((r) => (release = r));
       if (options.failCalibration) throw Object.assign(new Error('the worker ran out of memory'), { name: 'WorkerError' });
       return {
