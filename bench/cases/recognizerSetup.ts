@@ -14,7 +14,10 @@ export interface RecognizerVariant {
 
 export function recognizerVariant(variant: string): RecognizerVariant {
   const parts = new Set(variant.split('+'));
-  const known = new Set(['plain', 'perChannel']);
+  const known = new Set(['plain', 'perChannel', 'attention', 'sq']);
   for (const p of parts) if (!known.has(p)) throw new Error(`unknown variant part "${p}"`);
-  return { perChannel: parts.has('perChannel'), config: { extraOptions: {} } };
+  const config: RecognizerVariant['config'] = { extraOptions: {} };
+  if (parts.has('attention')) config.enableNpuTransformer = true;
+  if (parts.has('sq')) config.includeSq = true;
+  return { perChannel: parts.has('perChannel'), config };
 }

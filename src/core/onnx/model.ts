@@ -84,6 +84,11 @@ export function intAttribute(name: string, value: number): AttributeProto {
   return emptyAttribute(name, AttributeProto_AttributeType.INT, { i: value });
 }
 
+/** An INTS attribute. */
+export function intsAttribute(name: string, values: readonly number[]): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.INTS, { ints: [...values] });
+}
+
 /** A FLOAT attribute. */
 export function floatAttribute(name: string, value: number): AttributeProto {
   return emptyAttribute(name, AttributeProto_AttributeType.FLOAT, { f: value });

@@ -9,6 +9,8 @@ import type { QuantConfig } from './config.ts';
 import type { QuantType } from './numeric.ts';
 import { computeQParams } from './qparams.ts';
 import { ruleFor } from './rules/registry.ts';
+import { fusedFunctionRule } from './rules/activation.ts';
+import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
@@ -42,7 +44,10 @@ export interface QuantPlan {
   /** Quantized constants by key; `constantInputs` says which node input reads which key. */
   constants: Map<string, QuantizedConstant>;
   constantInputs: Map<number, Map<number, string>>;
-  /** Outputs of Conv-like nodes that feed a fused Relu/Clip and get no Q/DQ of their own. */
+  /**
+   * Tensors that get no Q/DQ of their own: outputs of Conv-like nodes that feed a fused Relu/Clip, and the
+   * internal tensors of functions written out as several nodes (enableNpuTransformer).
+   */
   folded: Set<string>;
   warnings: string[];
 }
@@ -86,8 +91,23 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     rules[i] = rule;
   }
 
-  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
+  // 1b. Functions written out as several element-wise nodes run as one op: Q/DQ at their input and output only.
   const folded = new Set<string>();
+  const inFunction = new Set<number>();
+  if (config.enableNpuTransformer) {
+    const allowed = (i: number) => !excluded(i) && (selected.size === 0 || x.QuantizeAllOpTypes || selected.has(index.nodes[i].op_type ?? ''));
+    for (const fn of findFusedFunctions(index, allowed)) {
+      if (!hasRange(fn.input) || !hasRange(fn.output)) continue;
+      for (const i of fn.nodes) {
+        decisions[i] = { quantized: true, family: fn.kind };
+        rules[i] = fusedFunctionRule;
+        inFunction.add(i);
+      }
+      fn.internal.forEach((t) => folded.add(t));
+    }
+  }
+
+  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
   const graphOutputs = new Set(index.outputs.map((o) => o.name ?? ''));
   for (const i of index.order) {
     if (!rules[i]?.foldsIntoProducer) continue;
@@ -110,11 +130,20 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
+  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one.
+  const known = new Map<string, TensorRange>();
+  if (config.enableNpuTransformer) {
+    for (const i of index.order) {
+      const r = rules[i]?.outputRange;
+      if (r) index.nodes[i].output.forEach((o) => known.set(o, r));
+    }
+  }
+  const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;
   const activations = new Map<string, ActivationQuant>();
   const type = config.activationType;
   for (const members of groups.groups().values()) {
     let min = Infinity, max = -Infinity;
-    for (const m of members) { min = Math.min(min, ranges.get(m)!.min); max = Math.max(max, ranges.get(m)!.max); }
+    for (const m of members) { min = Math.min(min, rangeOf(m).min); max = Math.max(max, rangeOf(m).max); }
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,
@@ -173,7 +202,9 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
         }
       }
     }
-    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor.
+    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor. Inside a
+    // written-out function they are the fused op's parameters and stay float.
+    if (inFunction.has(i)) continue;
     for (const k of rule.activationInputs(node, ctx)) {
       const name = node.input[k];
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
