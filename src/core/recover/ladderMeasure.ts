@@ -16,7 +16,9 @@ import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
-import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import { crossLayerEqualize } from './cle.ts';
+import { FloatRowCache } from './floatRowCache.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
 import { LadderTargetError, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
@@ -85,6 +87,22 @@ function calibrationKey(config: QuantConfig): string {
 export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options: { maxExclusionSteps?: number } = {}): Pick<LadderOptions, 'measure' | 'exclude'> {
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
+  // The float model's layer inputs, shared by every fine-tuning rung (they do not depend on the format).
+  const floatRows = new FloatRowCache();
+  // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
+  const cleSettings = new Map<string, boolean>();
+  const cleChanges = (config: QuantConfig): boolean => {
+    const x = config.extraOptions;
+    const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias]);
+    let changes = cleSettings.get(key);
+    if (changes === undefined) {
+      const report = crossLayerEqualize(prepareNamed(rt.model).model, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias }).report;
+      changes = report.pairs.length > 0;
+      cleSettings.set(key, changes);
+    }
+    return changes;
+  };
+  const measured = new Map<string, Promise<Awaited<ReturnType<typeof judgeOnce>>>>();
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
     const key = calibrationKey(config);
@@ -103,11 +121,26 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
       gramProduct: rt.gramProduct,
       onProgress: (p) => rt.onProgress?.(rung, p),
       configName: rung.label,
+      floatRowCache: floatRows,
     });
     return result;
   };
 
-  const judge = async (config: QuantConfig, rung: Rung, layers: boolean) => {
+  /** A rung's measurement; the same effective configuration (CLE that changes nothing dropped) is measured once. */
+  const judge = (config: QuantConfig, rung: Rung, layers: boolean) => {
+    const effective = config.includeCle && !cleChanges(config) ? { ...config, includeCle: false } : config;
+    if (layers) return judgeOnce(effective, rung, layers); // the exclusion search keeps its own (large) measurements
+    const key = JSON.stringify(effective);
+    let m = measured.get(key);
+    if (!m) {
+      m = judgeOnce(effective, rung, layers);
+      measured.set(key, m);
+      m.catch(() => measured.delete(key));
+    }
+    return m;
+  };
+
+  const judgeOnce = async (config: QuantConfig, rung: Rung, layers: boolean) => {
     const result = await quantize(config, rung);
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).

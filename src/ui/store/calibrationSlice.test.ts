@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
-import type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+import type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import type { ModelService } from './modelSlice.ts';

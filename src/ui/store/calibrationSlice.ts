@@ -11,18 +11,18 @@
 import type { StateCreator } from 'zustand';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { ModelSummary } from '../../core/onnx/index.ts';
-import type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
+import type { CalibrationProgress, CalibrationRequest, CalibrationResult } from '../remote/workerTypes.ts';
 import { DEFAULT_PREPROCESS } from '../../core/preprocess/spec.ts';
 import { defaultImageDims, type DimsSource, type ImageSize } from '../../core/preprocess/defaultDims.ts';
 import type { PreprocessGuess } from '../../core/preprocess/recognize.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { suggestPreprocess } from './preprocessSuggestion.ts';
-import { calibrationKey, configOf } from './quantSettings.ts';
-import type { RunSlice } from './runSlice.ts';
+import { configOf, type QuantSettings } from './quantSettings.ts';
+import { appendNew, fileKey, samplesOf } from './samples.ts';
+import { resultKey } from './selectors.ts';
 
-export type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+export type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the calibration workers (src/ui/remote implements it). */
 export interface CalibrationService {
@@ -121,26 +121,16 @@ export const initialCalibrationState: CalibrationState = {
   error: null,
 };
 
-/** The key a calibration is valid for: the activation collector settings and the preprocessing. */
-export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
-  return `${calibrationKey(config)}|${JSON.stringify(spec)}`;
+/**
+ * What calibration reads from the run slice (the quantization settings) and asks of it (drop a quantized
+ * model made with older ranges), named here so that the two slices do not import each other.
+ */
+interface RunPort {
+  readonly run: { readonly settings: QuantSettings };
+  clearRunResult(): void;
 }
 
-const fileKey = (f: File) => `${(f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name}|${f.size}|${f.lastModified}`;
-
-/** The samples of the data: .npy samples when there are any images or not; images otherwise. */
-export function samplesOf(state: Pick<CalibrationState, 'images' | 'npy'>): CalibrationSample[] {
-  const images: CalibrationSample[] = state.images.map((file) => ({ kind: 'image', name: displayName(file), file }));
-  const npy: CalibrationSample[] = state.npy.map((s) => ({ kind: 'npy', name: s.name, files: s.files }));
-  return [...images, ...npy];
-}
-
-/** A file's name as the user knows it: its path inside a chosen folder, else its name. */
-export function displayName(file: File): string {
-  return (file as File & { webkitRelativePath?: string }).webkitRelativePath || file.name;
-}
-
-export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunSlice>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
+export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunPort>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
   let latest = 0;
 
@@ -152,11 +142,7 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
 
       addCalibrationData({ images = [], npy = [], rejected = [] }) {
         const c = get().calibration;
-        const known = new Set(c.images.map(fileKey));
-        const newImages = images.filter((f) => !known.has(fileKey(f)) && (known.add(fileKey(f)), true));
-        const names = new Set(c.npy.map((s) => s.name));
-        const newNpy = npy.filter((s) => !names.has(s.name) && (names.add(s.name), true));
-        patch({ images: [...c.images, ...newImages], npy: [...c.npy, ...newNpy], rejected });
+        patch({ images: appendNew(c.images, images, fileKey), npy: appendNew(c.npy, npy, (s) => s.name), rejected });
       },
 
       clearCalibrationData() {

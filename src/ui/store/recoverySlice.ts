@@ -24,14 +24,16 @@ import type {
   RecoverProgress,
   RecoverRequest,
   RungSummary,
-} from '../../../workers/recoverApi.ts';
-import { samplesOf, type CalibrationSlice } from './calibrationSlice.ts';
-import { currentConfig, evaluationSamples, type EvaluationSlice } from './evaluationSlice.ts';
+} from '../remote/workerTypes.ts';
+import type { CalibrationSlice } from './calibrationSlice.ts';
+import type { EvaluationSlice } from './evaluationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts';
+import { evaluationSamples, samplesOf } from './samples.ts';
+import { currentConfig } from './selectors.ts';
 
-export type { LayerCurve, RecoverProgress, RungSummary } from '../../../workers/recoverApi.ts';
+export type { LayerCurve, RecoverProgress, RungSummary } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the recovery worker (src/ui/remote implements it). */
 export interface RecoveryService {
