@@ -31,10 +31,10 @@ export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
 
 /**
  * Throws a named error when the model cannot be calibrated: ops of custom domains (CustomOpsError), an
- * already quantized or float16 model (UnsupportedModelError). `label` names the model at the start of the
+ * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (precision/float16.ts asFloat32). `label` names the model at the start of the
  * message (`"model.onnx"`, `The model`).
  */
-export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization' | 'float16'>, label: string): void {
+export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization'>, label: string): void {
   if (summary.customOps.length > 0) {
     const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
     throw new CustomOpsError(
@@ -44,7 +44,6 @@ export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'qu
   if (summary.quantization.state !== 'float') {
     throw new UnsupportedModelError(`${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
   }
-  if (summary.float16) throw new UnsupportedModelError(`${label} computes in float16: convert it to float32 before calibrating.`);
 }
 /** Why one sample was left out. */
 export interface SkippedSample {

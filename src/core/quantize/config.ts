@@ -130,6 +130,15 @@ export interface ExtraOptions {
   readonly SmoothAlpha: number;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
+  /**
+   * The source model computes in float16: Q/DQ go on its float16 tensors and the parts left float stay float16
+   * (Quark QuantizeFP16). A float16 model quantized without this or ConvertFP16ToFP32 is treated as if it were set; false.
+   */
+  readonly QuantizeFP16: boolean;
+  /** With QuantizeFP16: Q/DQ scales of float16 tensors are float32 with Casts around them (Quark); QuantizeFP16. */
+  readonly UseFP32Scale: boolean;
+  /** Convert a float16 model wholly to float32 before quantizing; the result is a float32 model (Quark); false. */
+  readonly ConvertFP16ToFP32: boolean;
 }
 
 export interface QuantConfig {
@@ -153,6 +162,11 @@ export interface QuantConfig {
   readonly opTypesToExclude: readonly string[];
   /** subgraphs_to_exclude. */
   readonly subgraphsToExclude: readonly SubgraphExclusion[];
+  /**
+   * Of a float16 model, the subgraphs converted to float32 before quantizing (the guide's Shapeshifter pass
+   * convert_fp16_to_fp32, `subgraphs_to_include`); the rest keeps float16. Empty: the QuantizeFP16 options decide.
+   */
+  readonly fp16SubgraphsToFp32: readonly SubgraphExclusion[];
   /** enable_npu_cnn: apply the Ryzen AI NPU CNN constraints. */
   readonly enableNpuCnn: boolean;
   /**
@@ -207,6 +221,7 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   nodesToExclude: 'nodes_to_exclude',
   opTypesToExclude: 'layer_type_config',
   subgraphsToExclude: 'subgraphs_to_exclude',
+  fp16SubgraphsToFp32: 'subgraphs_to_include (Shapeshifter convert_fp16_to_fp32)',
   enableNpuCnn: 'enable_npu_cnn',
   enableNpuTransformer: 'enable_npu_transformer',
   includeSq: 'include_sq',
@@ -311,6 +326,7 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   nodesToExclude: [stringList, []],
   opTypesToExclude: [stringList, []],
   subgraphsToExclude: [subgraphList, []],
+  fp16SubgraphsToFp32: [subgraphList, []],
   enableNpuCnn: [bool, false],
   enableNpuTransformer: [bool, false],
   includeSq: [bool, false],
@@ -351,6 +367,9 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLEScaleAppendBias: true,
     SmoothAlpha: 0.5,
     FastFinetune: fastFinetuneDefaults('adaround'),
+    QuantizeFP16: false,
+    UseFP32Scale: false,
+    ConvertFP16ToFP32: false,
   };
 }
 
@@ -433,6 +452,9 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLEScaleAppendBias: bool,
   SmoothAlpha: numberIn(0, 1),
   FastFinetune: fastFinetune,
+  QuantizeFP16: bool,
+  UseFP32Scale: bool,
+  ConvertFP16ToFP32: bool,
 };
 
 /** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */
@@ -457,6 +479,8 @@ export function validateConfig(json: unknown): QuantConfig {
   for (const [key, check] of Object.entries(EXTRA_CHECKS) as [string, Check<unknown>][]) {
     if (rawExtra[key] !== undefined) extra[key] = check(rawExtra[key], `config.extraOptions.${key}`);
   }
+  // Quark: UseFP32Scale defaults to QuantizeFP16 (quantize_static: extra_options.get("UseFP32Scale", quantize_fp16)).
+  if (rawExtra.UseFP32Scale === undefined) extra.UseFP32Scale = extra.QuantizeFP16;
   const extraOptions = extra as unknown as ExtraOptions;
   if (extraOptions.NumQuantizedBins > extraOptions.NumBins) {
     throw new ConfigError(

@@ -18,6 +18,7 @@
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { float16Nodes, float16ToFloat32 } from '../precision/float16.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
@@ -181,10 +182,16 @@ function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) 
 }
 
 /** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
-export async function quantizeWithRecovery(model: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
+export async function quantizeWithRecovery(source: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
   const t0 = performance.now();
   const tune = config.includeFastFt;
   const correct = config.includeBiasCorrection;
+  // The recovery algorithms rewrite float32 weights: a float16 model goes through them as float32 (ConvertFP16ToFP32).
+  const half = (config.includeCle || tune || correct) && float16Nodes(source).size > 0;
+  if (half && !config.extraOptions.ConvertFP16ToFP32) {
+    throw new RecoveryError('CLE, bias correction and fast finetune work on float32 weights: for a float16 model set ConvertFP16ToFP32 (qstudio: --fp16-to-fp32 all), or quantize it without them');
+  }
+  const model = half ? float16ToFloat32(source) : source;
   if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
   if (config.includeSq && !options.runtime) throw new RecoveryError('SmoothQuant needs a runtime and calibration samples (its channel maxima are measured)');
   const x = config.extraOptions;
