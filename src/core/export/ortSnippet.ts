@@ -40,6 +40,8 @@ function ortExtraOptions(config: QuantConfig): Record<string, PyValue> {
     UseQDQContribOps: x.UseQDQContribOps,
   };
   if (config.calibrationMethod === 'Percentile') out.CalibPercentile = x.Percentile;
+  // ORT's SmoothQuant (through Intel Neural Compressor) folds the scales into the preceding ops as ours does.
+  if (config.includeSq) Object.assign(out, { SmoothQuant: true, SmoothQuantAlpha: x.SmoothAlpha, SmoothQuantFolding: true });
   if (x.MinimumRealRange !== null) out.MinimumRealRange = x.MinimumRealRange;
   return out;
 }
