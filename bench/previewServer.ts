@@ -19,6 +19,8 @@ export const PREVIEW_PORTS = {
   'graph-anchor': 4396,
   'recover-browser': 4395,
   evaluation: 4397,
+  // and 4399 for the Vite dev server that draws the held-out scenes for the judge
+  sample: 4398,
 } as const;
 
 export interface PreviewOptions {

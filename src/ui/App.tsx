@@ -8,6 +8,7 @@ import { preloadable } from './components/preloadable.ts';
 import { useIdleMount } from './components/useIdleMount.ts';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
+import { SampleRunCard } from './features/sample/SampleRunCard.tsx';
 import { useStudio } from './store/index.ts';
 
 const steps = {
@@ -51,6 +52,7 @@ export function App() {
       </header>
       <main className="app-main">
         <SessionBar />
+        <SampleRunCard />
         <ModelScreen />
         {hasModel && (
           <Suspense fallback={null}>

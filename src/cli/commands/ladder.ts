@@ -7,11 +7,11 @@
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
+import { hasAttentionBlocks } from '../../core/quantize/attentionBlocks.ts';
 import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResult } from '../../core/recover/ladder.ts';
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
@@ -139,6 +139,7 @@ export const ladderCommand = {
       formats: formats as PresetName[],
       reapplyAlgorithms: !values['no-reapply'],
       perChannelRung: !values['no-per-channel'],
+      attentionRungs: hasAttentionBlocks(model),
       measure: measures.measure,
       exclude: values['no-exclusions'] ? undefined : measures.exclude,
       onRung: (rung, r) => {
@@ -169,8 +170,8 @@ export const ladderCommand = {
       const report = buildReport({
         title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
         createdAt: new Date().toISOString(),
-        floatModel: modelFileInfo(float),
-        quantizedModel: { name: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') },
+        floatModel: await modelFileInfo(float),
+        quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
         config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
         exclusions: q.exclusions,
         quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },

@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeParts } from '../../core/onnx/index.ts';
+import { encode, encodeParts } from '../../core/onnx/index.ts';
+import { bf16Model } from '../../core/precision/bfloat16.ts';
+import { float16Nodes, float16ToFloat32 } from '../../core/precision/float16.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
@@ -24,6 +26,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
+                        [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
 
@@ -36,11 +39,18 @@ Options:
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
-  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON
+  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON;
+                             BF16: Quark's BF16 with BF16QDQToCast (Casts to bfloat16 and back where Q/DQ would
+                             go) to measure BF16 loss on a CPU; it needs no calibration (--calib/--ranges optional)
   --exclude-subgraph <s:e>   keep float the nodes between start and end nodes (Quark subgraphs_to_exclude)
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
+  --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
+                             convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
+                             the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
+                             QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
+  --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
   --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
@@ -54,11 +64,11 @@ Options:
 const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 
 /** "a,b:c,d" → { starts: [a, b], ends: [c, d] }. */
-export function parseSubgraphArgument(text: string) {
+export function parseSubgraphArgument(text: string, flag = '--exclude-subgraph') {
   const parts = text.split(':');
-  if (parts.length !== 2) throw new UsageError(`--exclude-subgraph "${text}": expected "<start,...>:<end,...>"`);
+  if (parts.length !== 2) throw new UsageError(`${flag} "${text}": expected "<start,...>:<end,...>"`);
   const [starts, ends] = parts.map((p) => list([p]));
-  if (!starts.length || !ends.length) throw new UsageError(`--exclude-subgraph "${text}": give at least one start and one end node`);
+  if (!starts.length || !ends.length) throw new UsageError(`${flag} "${text}": give at least one start and one end node`);
   return { starts, ends };
 }
 
@@ -77,6 +87,8 @@ export const quantizeCommand = {
       'exclude-nodes': { type: 'string', multiple: true },
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
+      'fp16-to-fp32': { type: 'string', multiple: true },
+      'fp32-scale': { type: 'boolean', default: false },
       cle: { type: 'boolean', default: false },
       'cle-steps': { type: 'string' },
       'bias-correction': { type: 'boolean', default: false },
@@ -85,6 +97,7 @@ export const quantizeCommand = {
       'finetune-lr': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
+    if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
@@ -93,7 +106,8 @@ export const quantizeCommand = {
       perChannel: values['per-channel'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
-      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map(parseSubgraphArgument),
+      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
+      ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
     const config = withRecoverySwitches(loaded, values);
     const { model } = readModelFile(modelPath);
@@ -131,6 +145,29 @@ export const quantizeCommand = {
     return 0;
   },
 };
+
+/** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
+function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {
+  if (!output) throw new UsageError('-o <out.onnx> is required');
+  const start = performance.now();
+  const { model: source } = readModelFile(modelPath);
+  const { model, summary } = bf16Model(float16Nodes(source).size ? float16ToFloat32(source) : source);
+  fs.writeFileSync(output, encode(model));
+  const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
+  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);
+  process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);
+  return 0;
+}
+
+/** --fp16-to-fp32 and --fp32-scale as configuration additions. */
+function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
+  const all = (conversions ?? []).includes('all');
+  const subgraphs = (conversions ?? []).filter((c) => c !== 'all').map((c) => parseSubgraphArgument(c, '--fp16-to-fp32'));
+  return {
+    fp16SubgraphsToFp32: subgraphs,
+    fp16Options: { ConvertFP16ToFP32: all || undefined, UseFP32Scale: fp32Scale || undefined, QuantizeFP16: subgraphs.length > 0 || fp32Scale || undefined },
+  };
+}
 
 const positiveNumber = (flag: string, text: string, integer: boolean): number => {
   const v = Number(text);

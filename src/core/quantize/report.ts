@@ -14,4 +14,6 @@ export interface QuantizeReport {
   exclusions: { rule: string; ids: NodeId[] }[];
   counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
   warnings: string[];
+  /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
+  float16?: { keptNodes: number; scales: 'float16' | 'float32' };
 }
