@@ -20,7 +20,8 @@ export type CalibrationMethod =
   | 'Distribution'
   | 'MinMSE'
   | 'PowerOfTwoMinMSE'
-  | 'LayerwisePercentile';
+  | 'LayerwisePercentile'
+  | 'ConsumerMSE';
 
 /** A calibrated range in real units: the values a tensor's quantization grid must cover. */
 export interface CalibrationRange {
