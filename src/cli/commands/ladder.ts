@@ -7,7 +7,6 @@
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
@@ -171,8 +170,8 @@ export const ladderCommand = {
       const report = buildReport({
         title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
         createdAt: new Date().toISOString(),
-        floatModel: modelFileInfo(float),
-        quantizedModel: { name: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') },
+        floatModel: await modelFileInfo(float),
+        quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
         config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
         exclusions: q.exclusions,
         quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },

@@ -152,7 +152,7 @@ export const suggestCommand = {
       const lw = last!.comparison.layerwise!;
       const report = buildReport({
         title: `Suggested exclusions: ${float.fileName}`,
-        floatModel: modelFileInfo(float),
+        floatModel: await modelFileInfo(float),
         config: { name, settings: JSON.parse(configToJSON(result.config)) },
         exclusions: last!.report.exclusions,
         quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },
