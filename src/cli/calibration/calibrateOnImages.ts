@@ -13,8 +13,8 @@ import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/stati
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
-import { readImageFeed, type ImageFeed } from '../imageFeed.ts';
-import { createSession, float32Tensor, type NodeSession, type OrtTensor } from '../runtime/ortNode.ts';
+import { readImageFeed } from '../imageFeed.ts';
+import { createSession, hasNodeTensorType, type Feeds, type NodeSession } from '../runtime/ortNode.ts';
 
 /** Calibration that cannot start: no images, a model input that is not an image. */
 export class CalibrationError extends StudioError {
@@ -47,18 +47,37 @@ export interface CalibrationOptions {
 
 /** Runs calibration over image files, decoding each as it is reached. Throws CalibrationError when nothing can be calibrated. */
 export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
-  return calibrate(model, files.length, (input, i) => readImageFeed(files[i], input, options.spec), options);
+  const input = singleInput(model);
+  return calibrate(model, files.length, (i) => {
+    const feed = readImageFeed(files[i], input, options.spec);
+    return 'skipped' in feed ? feed : { feeds: { [input.name]: feed.tensor } };
+  }, options);
 }
 
-/** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
-export async function calibrateOnTensors(model: ModelProto, tensors: readonly OrtTensor[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
-  return calibrate(model, tensors.length, (_input, i) => ({ tensor: tensors[i] }), options);
+/**
+ * Runs calibration over feeds already decoded, one record of named inputs per run (as a command that
+ * also tunes or evaluates on the same images holds them, or a test set stored as tensors). Models with
+ * several inputs calibrate this way.
+ */
+export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Feeds[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
+  return calibrate(model, feeds.length, (i) => ({ feeds: feeds[i] }), options);
 }
+
+/** The one input an image feeds; a model with several inputs needs its feeds given as tensors. */
+function singleInput(model: ModelProto): TensorSummary {
+  const inputs = buildGraphIndex(model.graph!).inputs;
+  if (inputs.length !== 1) {
+    throw new CalibrationError(`the model has ${inputs.length} inputs; calibrate it with .npy files per input`);
+  }
+  return tensorSummary(inputs[0]);
+}
+
+type RunFeed = { feeds: Feeds } | { skipped: { file: string; reason: string } };
 
 async function calibrate(
   model: ModelProto,
   total: number,
-  read: (input: TensorSummary, i: number) => ImageFeed,
+  read: (i: number) => RunFeed,
   options: Omit<CalibrationOptions, 'spec'>,
 ): Promise<CalibrationResult> {
   const index = buildGraphIndex(model.graph!);
@@ -67,13 +86,18 @@ async function calibrate(
     const ops = custom.map((o) => `${o.domain}.${o.opType}`).join(', ');
     throw new CalibrationError(`the model uses ops of custom domains (${ops}) that onnxruntime cannot run without their library, so it cannot be calibrated`);
   }
-  if (index.inputs.length !== 1) {
-    throw new CalibrationError(`the model has ${index.inputs.length} inputs; calibrate it with .npy files per input`);
-  }
   if (total === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
-  const input = tensorSummary(index.inputs[0]);
-  // The graph input is folded from its feed; the runs observe everything the nodes compute.
-  const tensors = observableTensors(model).filter((n) => n !== input.name);
+  const foreign = [...index.inputs, ...index.outputs].filter((v) => {
+    const t = v.type?.tensor_type?.elem_type;
+    return t !== undefined && t !== null && t > 0 && !hasNodeTensorType(t);
+  });
+  if (foreign.length > 0) {
+    const list = foreign.map((v) => `${v.name} (${tensorSummary(v).elemType})`).join(', ');
+    throw new CalibrationError(`onnxruntime-node takes no tensors of the type of ${list}, so it cannot run the model to calibrate it`);
+  }
+  // Graph inputs are folded from their feeds; the runs observe every float32 tensor the nodes compute.
+  const inputNames = new Set(index.inputs.map((v) => v.name ?? ''));
+  const tensors = observableTensors(model).filter((n) => !inputNames.has(n));
   const start = performance.now();
   const states: TensorStates = new Map();
   const skipped: CalibrationResult['skipped'] = [];
@@ -81,18 +105,18 @@ async function calibrate(
   let done = 0;
 
   for (let i = 0; i < total; i++) {
-    const feed = read(input, i);
+    const feed = read(i);
     if ('skipped' in feed) {
       skipped.push(feed.skipped);
       continue;
     }
-    const feeds = { [input.name]: feed.tensor };
-    foldRun(states, { [input.name]: { type: 'float32', data: feed.tensor.data } }, options.config);
-    // The first image also sizes the outputs; when one session observes everything, its run is used as is.
-    const opened = sessions.length === 0 ? await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20) : undefined;
+    const feeds = feed.feeds;
+    foldRun(states, feeds, options.config);
+    // The first run also sizes the outputs; when one session observes everything, its run is used as is.
+    const opened = sessions.length === 0 && tensors.length > 0 ? await inRuntime(() => openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20)) : undefined;
     if (opened) sessions = opened.sessions;
     for (const { session, tensors: names } of sessions) {
-      foldRun(states, opened?.firstOutputs ?? (await session.run(feeds, names)), options.config);
+      foldRun(states, opened?.firstOutputs ?? (await inRuntime(() => session.run(feeds, names))), options.config);
     }
     done++;
     const seconds = (performance.now() - start) / 1000;
@@ -103,8 +127,19 @@ async function calibrate(
   return { ranges: rangesOf(states), states, images: done, skipped, seconds: (performance.now() - start) / 1000, chunks: sessions.length };
 }
 
+/** onnxruntime's own failures (an op it has no kernel for, a value it cannot return) as a CalibrationError that says so. */
+async function inRuntime<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    if (e instanceof StudioError) throw e;
+    const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    throw new CalibrationError(`onnxruntime cannot run the float model, so it cannot be calibrated: ${message}`);
+  }
+}
+
 /** One session observing everything (with the outputs of its sizing run), or several over chunks when one run's outputs exceed the budget. */
-async function openSessions(model: ModelProto, tensors: string[], feeds: Record<string, ReturnType<typeof float32Tensor>>, budget: number) {
+async function openSessions(model: ModelProto, tensors: string[], feeds: Feeds, budget: number) {
   const all = await createSession(encode(exposeTensors(model, tensors)));
   const probe = await all.run(feeds);
   const bytes = new Map(Object.entries(probe).map(([k, v]) => [k, (v.data as ArrayBufferView).byteLength]));
