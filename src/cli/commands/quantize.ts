@@ -11,7 +11,8 @@ import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { loadImageFeeds, nodeRuntime } from './evaluate.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
@@ -31,8 +32,9 @@ what stayed float (default: <out>.json).
 
 Options:
   --calib <dir>              calibrate on this folder's images first (.jpg, .png)
-  --preprocess <preset|file> how images become input tensors: imagenet, unit, yolo, ultraface, y-channel,
-                             bgr-255, or the JSON the studio exports
+  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
+                             paddleocr-rec, or the JSON the studio exports
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
   --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON
   --exclude-subgraph <s:e>   keep float the nodes between start and end nodes (Quark subgraphs_to_exclude)
@@ -99,9 +101,9 @@ export const quantizeCommand = {
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeBiasCorrection || config.includeFastFt) {
       if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
-      const { spec } = loadPreprocessArgument(values.preprocess);
+      const { spec } = loadPreprocessArgument(values.preprocess, model);
       const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
-      const images = needsRuntime ? loadImageFeeds(model, values.calib, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
+      const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,

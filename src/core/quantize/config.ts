@@ -11,6 +11,7 @@
 import { StudioError } from '../onnx/errors.ts';
 
 import { QUANT_TYPES } from './numeric.ts';
+import { editDistance } from '../editDistance.ts';
 
 /** Integer types for activations and weights (Quark QuantType/ExtendedQuantType QInt8, QUInt8, QInt16, QUInt16). */
 export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
@@ -125,6 +126,8 @@ export interface ExtraOptions {
   readonly CLETotalLayerDiffThreshold: number;
   /** CLE counts the first layer's bias in its channel ranges (Quark CLEScaleAppendBias); true. */
   readonly CLEScaleAppendBias: boolean;
+  /** SmoothQuant's migration strength α in [0, 1] (Quark SmoothAlpha), used when includeSq is set; 0.5. */
+  readonly SmoothAlpha: number;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
 }
@@ -152,6 +155,18 @@ export interface QuantConfig {
   readonly subgraphsToExclude: readonly SubgraphExclusion[];
   /** enable_npu_cnn: apply the Ryzen AI NPU CNN constraints. */
   readonly enableNpuCnn: boolean;
+  /**
+   * enable_npu_transformer: quantize attention blocks as the NPU runs them: functions written out as several
+   * element-wise nodes (LayerNorm, GELU, HardSwish, Swish) with Q/DQ at their input and output only
+   * (quantize/fusedFunctions.ts), Softmax on its known [0, 1] output range.
+   */
+  readonly enableNpuTransformer: boolean;
+  /**
+   * include_sq: SmoothQuant before calibration (Xiao et al. 2023): each MatMul/Gemm input channel divided by
+   * s = max|x|^α / max|w|^(1−α) and its weight row multiplied by it, folded into the LayerNorm (or scale)
+   * before; the float outputs do not change (extraOptions.SmoothAlpha is α).
+   */
+  readonly includeSq: boolean;
   /** include_cle: cross-layer equalization before quantization. */
   readonly includeCle: boolean;
   /** include_fast_ft: AdaRound or AdaQuant after quantization (extraOptions.FastFinetune). */
@@ -193,6 +208,8 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   opTypesToExclude: 'layer_type_config',
   subgraphsToExclude: 'subgraphs_to_exclude',
   enableNpuCnn: 'enable_npu_cnn',
+  enableNpuTransformer: 'enable_npu_transformer',
+  includeSq: 'include_sq',
   includeCle: 'include_cle',
   includeFastFt: 'include_fast_ft',
   includeBiasCorrection: 'include_bias_correction (ours)',
@@ -254,17 +271,6 @@ const stringList: Check<string[]> = (v, f) => {
   });
 };
 
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
 
 function objectWithKeys(v: unknown, f: string, known: readonly string[]): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
@@ -306,6 +312,8 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   opTypesToExclude: [stringList, []],
   subgraphsToExclude: [subgraphList, []],
   enableNpuCnn: [bool, false],
+  enableNpuTransformer: [bool, false],
+  includeSq: [bool, false],
   // Quark's QuantizationConfig defaults include_cle to true; plain ORT has no CLE. The Quark presets set it.
   includeCle: [bool, false],
   includeFastFt: [bool, false],
@@ -341,6 +349,7 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLESteps: 1,
     CLETotalLayerDiffThreshold: 2e-7,
     CLEScaleAppendBias: true,
+    SmoothAlpha: 0.5,
     FastFinetune: fastFinetuneDefaults('adaround'),
   };
 }
@@ -422,6 +431,7 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLESteps: numberIn(1, 1000, { integer: true }),
   CLETotalLayerDiffThreshold: numberIn(0, Number.MAX_VALUE),
   CLEScaleAppendBias: bool,
+  SmoothAlpha: numberIn(0, 1),
   FastFinetune: fastFinetune,
 };
 

@@ -4,13 +4,15 @@
  * qdqWriter.ts turns a plan into a model. Anything that stays float says why.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import type { TensorElementTypes } from '../onnx/elementTypeInference.ts';
+import { inferElementTypes, type TensorElementTypes } from '../onnx/elementTypeInference.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
 import { DataType, isDefaultDomain, type NodeProto } from '../onnx/model.ts';
 import type { QuantConfig } from './config.ts';
 import type { QuantType } from './numeric.ts';
 import { computeQParams } from './qparams.ts';
 import { ruleFor } from './rules/registry.ts';
+import { fusedFunctionRule } from './rules/activation.ts';
+import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
@@ -44,7 +46,10 @@ export interface QuantPlan {
   /** Quantized constants by key; `constantInputs` says which node input reads which key. */
   constants: Map<string, QuantizedConstant>;
   constantInputs: Map<number, Map<number, string>>;
-  /** Outputs of Conv-like nodes that feed a fused Relu/Clip and get no Q/DQ of their own. */
+  /**
+   * Tensors that get no Q/DQ of their own: outputs of Conv-like nodes that feed a fused Relu/Clip, and the
+   * internal tensors of functions written out as several nodes (enableNpuTransformer).
+   */
   folded: Set<string>;
   /** Tensors at quantized nodes left without Q/DQ because they are not known to be float32, with their type ('unknown' when none is known). */
   notFloat: { tensor: string; elemType: string }[];
@@ -57,13 +62,20 @@ export type ExclusionLookup = (nodeIndex: number) => string | undefined;
 /**
  * Plans the quantization of a prepared graph. `types` are the element types of its tensors
  * (core/onnx/elementTypeInference.ts): Q/DQ go on float32 tensors only, whatever ranges say, so int64
- * shapes, indices, booleans and tensors of unknown type stay as they are.
+ * shapes, indices, booleans and tensors of unknown type stay as they are. Without them they are inferred
+ * here, as at opset 10 (the least a prepared graph has; no output's type changed after it).
  */
-export function planQuantization(index: GraphIndex, ranges: Ranges, config: QuantConfig, excluded: ExclusionLookup, types: TensorElementTypes): QuantPlan {
+export function planQuantization(
+  index: GraphIndex,
+  ranges: Ranges,
+  config: QuantConfig,
+  excluded: ExclusionLookup,
+  types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
+): QuantPlan {
   const x = config.extraOptions;
   const ctx: RuleContext = {
-    isConstant: (name) => index.initializers.has(name as never),
-    constantRank: (name) => index.initializers.get(name as never)?.dims.length,
+    isConstant: (name) => index.initializers.has(name),
+    constantRank: (name) => index.initializers.get(name)?.dims.length,
   };
   const isFloat = (name: string) => types.get(name) === DataType.FLOAT;
   /** A float32 tensor with a calibrated range: the only kind that gets a Q/DQ pair. */
@@ -88,7 +100,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: noActivationReason(inputs, types) }; continue; }
     if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
     if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
-      const p = index.producer.get(node.input[0] as never);
+      const p = index.producer.get(node.input[0]);
       if (p !== undefined && !decisions[p].quantized) { decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` }; continue; }
     }
     const missing = inputs.filter((n) => !hasRange(n));
@@ -97,15 +109,30 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     rules[i] = rule;
   }
 
-  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
+  // 1b. Functions written out as several element-wise nodes run as one op: Q/DQ at their input and output only.
   const folded = new Set<string>();
+  const inFunction = new Set<number>();
+  if (config.enableNpuTransformer) {
+    const allowed = (i: number) => !excluded(i) && (selected.size === 0 || x.QuantizeAllOpTypes || selected.has(index.nodes[i].op_type ?? ''));
+    for (const fn of findFusedFunctions(index, allowed)) {
+      if (!hasRange(fn.input) || !hasRange(fn.output)) continue;
+      for (const i of fn.nodes) {
+        decisions[i] = { quantized: true, family: fn.kind };
+        rules[i] = fusedFunctionRule;
+        inFunction.add(i);
+      }
+      fn.internal.forEach((t) => folded.add(t));
+    }
+  }
+
+  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
   const graphOutputs = new Set(index.outputs.map((o) => o.name ?? ''));
   for (const i of index.order) {
     if (!rules[i]?.foldsIntoProducer) continue;
     const t = index.nodes[i].input[0];
-    const p = index.producer.get(t as never);
+    const p = index.producer.get(t);
     if (p === undefined || !rules[p]?.acceptsFoldedActivation) continue;
-    if ((index.consumers.get(t as never) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
+    if ((index.consumers.get(t) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
   }
 
   // 3. Activation tensors, grouped where they must share parameters.
@@ -118,7 +145,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const node = index.nodes[i];
     const candidates = [...rule.activationInputs(node, ctx).map((k) => node.input[k]), ...node.output];
     for (const n of candidates) {
-      if (n && !ctx.isConstant(n) && !isFloat(n)) notFloat.set(n, types.get(n) === undefined ? 'unknown' : elementTypeName(types.get(n)));
+      if (n && !ctx.isConstant(n) && !folded.has(n) && !isFloat(n)) notFloat.set(n, types.get(n) === undefined ? 'unknown' : elementTypeName(types.get(n)));
     }
     const acts = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter(quantizable);
     const outs = node.output.filter(quantizable);
@@ -126,11 +153,20 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
+  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one.
+  const known = new Map<string, TensorRange>();
+  if (config.enableNpuTransformer) {
+    for (const i of index.order) {
+      const r = rules[i]?.outputRange;
+      if (r) index.nodes[i].output.forEach((o) => known.set(o, r));
+    }
+  }
+  const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;
   const activations = new Map<string, ActivationQuant>();
   const type = config.activationType;
   for (const members of groups.groups().values()) {
     let min = Infinity, max = -Infinity;
-    for (const m of members) { min = Math.min(min, ranges.get(m)!.min); max = Math.max(max, ranges.get(m)!.max); }
+    for (const m of members) { min = Math.min(min, rangeOf(m).min); max = Math.max(max, rangeOf(m).max); }
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,
@@ -161,21 +197,21 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const w = rule.weight?.(node, ctx);
     let weightKey: string | undefined;
     if (w) {
-      const tensor = index.initializers.get(node.input[w.input] as never)!;
+      const tensor = index.initializers.get(node.input[w.input])!;
       const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
       weightKey = `${node.input[w.input]}|w|${axis ?? 't'}`;
       let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(config.weightType));
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
-        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b] as never)!, input.scale);
+        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b])!, input.scale);
       }
       // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
       if (constants.has(weightKey) && constants.get(weightKey) !== q) weightKey = `${weightKey}|${index.ids[i]}`;
       constants.set(weightKey, q);
       use(i, w.input, weightKey);
       if (b !== undefined && x.QuantizeBias) {
-        const bias = index.initializers.get(node.input[b] as never)!;
+        const bias = index.initializers.get(node.input[b])!;
         const channels = q.scales.length;
         const fits = bias.dims.length === 1 && (channels === 1 || Number(bias.dims[0]) === channels);
         if (x.Int32Bias && input && fits) {
@@ -189,11 +225,13 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
         }
       }
     }
-    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor.
+    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor. Inside a
+    // written-out function they are the fused op's parameters and stay float.
+    if (inFunction.has(i)) continue;
     for (const k of rule.activationInputs(node, ctx)) {
       const name = node.input[k];
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
-      const tensor = index.initializers.get(name as never)!;
+      const tensor = index.initializers.get(name)!;
       if (tensor.data_type !== 1) continue; // only float constants
       const t = x.AlignEltwiseQuantType ? config.activationType : config.weightType;
       const key = `${name}|c|${t}`;

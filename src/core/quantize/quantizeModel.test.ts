@@ -16,7 +16,7 @@ describe('quantizeModel on small models', () => {
     const relu = index.nodes.find((n) => n.op_type === 'Relu')!;
     expect(relu.input[0]).toBe(conv.output[0]); // read straight from the Conv
     expect(model.graph!.output.map((o) => o.name)).toEqual(['y', 'z']);
-    expect(index.nodes[index.producer.get('y' as never)!].op_type).toBe('DequantizeLinear');
+    expect(index.nodes[index.producer.get('y')!].op_type).toBe('DequantizeLinear');
     expect(report.float).toEqual([{ id: 'Exp_2', opType: 'Exp', reason: 'no quantization rule for Exp' }]);
     expect(report.quantized.map((q) => q.id)).toEqual(['Conv_0', 'Relu_1']);
     // Unnamed nodes take their stable ids as names in the written file.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { quantizeValue } from './numeric.ts';
 import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor } from './quantizeTensor.ts';
 
 const f32 = Math.fround;
@@ -21,6 +22,15 @@ describe('quantizeTensor', () => {
     // columns: scale 1 and 0.5 → [[1/1, 1/0.5], [3/1, -2/0.5]] = [[1, 2], [3, -4]]
     const q = quantizeTensor(new Float32Array([1, 1, 3, -2]), [1, 0.5], [0, 0], 'int8', -1, [2, 2]);
     expect(Array.from(q)).toEqual([1, 2, 3, -4]);
+  });
+  it('every code equals quantizeValue of its element: ties, saturation, infinities, NaN, per tensor and per channel', () => {
+    const data = [0.5, 1.5, 2.5, -0.5, -2.5, 1e9, -1e9, Infinity, -Infinity, NaN, 0.1, 126.5, -127.5, 300];
+    for (const type of ['int8', 'uint8', 'int16', 'uint16', 'int4', 'uint4', 'int32'] as const) {
+      const zp = type.startsWith('u') ? 3 : -2;
+      expect(Array.from(quantizeTensor(data, 0.5, zp, type))).toEqual(data.map((x) => quantizeValue(x, 0.5, zp, type) || 0));
+      const perChannel = quantizeTensor(data, [0.5, 0.25], [zp, 0], type, 0, [2, 7]);
+      expect(Array.from(perChannel)).toEqual(data.map((x, i) => (i < 7 ? quantizeValue(x, 0.5, zp, type) : quantizeValue(x, 0.25, 0, type)) || 0));
+    }
   });
   it('returns the right array type and saturates at each range', () => {
     expect(quantizeTensor([1e6], 1, 0, 'int16')).toBeInstanceOf(Int16Array);
