@@ -9,12 +9,13 @@
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { buildGraphIndex, summarize, openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
 import { rangesOf, mergeTensorStates, type TensorStates } from '../src/core/calibrate/statistics.ts';
 import { activationMethodName } from '../src/core/calibrate/methodFromConfig.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../src/core/preprocess/spec.ts';
+import { asFloat32 } from '../src/core/precision/float16.ts';
 import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../src/core/calibrate/runner.ts';
 import { NoCalibrationDataError, NoUsableSamplesError } from '../src/core/calibrate/errors.ts';
 import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../src/core/calibrate/samples.ts';
@@ -159,7 +160,10 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
      */
     open(bytes: ArrayBuffer, options: CalibrationOpenOptions): CalibrationModel {
       const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
-      const { model, summary } = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      const opened = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+      const model = opened.summary.float16 ? asFloat32(opened.model) : opened.model;
+      const summary = model === opened.model ? opened.summary : summarize(model, buildGraphIndex(model.graph!));
       assertCalibratable(summary, `"${options.fileName}"`);
       const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
       const handle = held.add({ model, inputs: summary.inputs, calibrator, active: new Set(), idle: Promise.resolve() });

@@ -236,8 +236,10 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
       // Both models on the CPU (WASM) backend: see evaluation/comparisonRuntime.ts.
       const runtime = deps.runtime('wasm', options.threads);
-      const handle = held.add({ model, index, inputs: summary.inputs, file, runtime, active: new Set() });
-      return { handle, inputs: summary.inputs, file };
+      // A float16 model is fed float32 (compareModels puts Casts at its interface).
+      const inputs = summary.inputs.map((i) => (i.elemType === 'float16' ? { ...i, elemType: 'float32' } : i));
+      const handle = held.add({ model, index, inputs, file, runtime, active: new Set() });
+      return { handle, inputs, file };
     },
 
     /**

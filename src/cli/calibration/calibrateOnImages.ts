@@ -12,6 +12,7 @@ import { InferenceError, NoCalibrationDataError, NoUsableSamplesError } from '..
 import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource } from '../../core/calibrate/runner.ts';
 import { sampleSource } from '../../core/calibrate/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import { asFloat32 } from '../../core/precision/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { Feed } from '../../core/runtime/session.ts';
@@ -80,10 +81,12 @@ export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Readon
 
 /** Checks the model, makes the samples for its inputs, runs the core's runner on onnxruntime-node. */
 async function calibrate(
-  model: ModelProto,
+  given: ModelProto,
   samplesFor: (inputs: ModelSummary['inputs']) => SampleSource,
   options: Omit<CalibrationOptions, 'spec'>,
 ): Promise<CalibrationResult> {
+  // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+  const model = asFloat32(given);
   const summary = summarize(model, buildGraphIndex(model.graph!));
   assertCalibratable(summary, 'The model');
   const source = samplesFor(summary.inputs);

@@ -24,6 +24,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
+                        [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
 
@@ -41,6 +42,11 @@ Options:
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
+  --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
+                             convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
+                             the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
+                             QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
+  --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
   --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
@@ -54,11 +60,11 @@ Options:
 const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 
 /** "a,b:c,d" → { starts: [a, b], ends: [c, d] }. */
-export function parseSubgraphArgument(text: string) {
+export function parseSubgraphArgument(text: string, flag = '--exclude-subgraph') {
   const parts = text.split(':');
-  if (parts.length !== 2) throw new UsageError(`--exclude-subgraph "${text}": expected "<start,...>:<end,...>"`);
+  if (parts.length !== 2) throw new UsageError(`${flag} "${text}": expected "<start,...>:<end,...>"`);
   const [starts, ends] = parts.map((p) => list([p]));
-  if (!starts.length || !ends.length) throw new UsageError(`--exclude-subgraph "${text}": give at least one start and one end node`);
+  if (!starts.length || !ends.length) throw new UsageError(`${flag} "${text}": give at least one start and one end node`);
   return { starts, ends };
 }
 
@@ -77,6 +83,8 @@ export const quantizeCommand = {
       'exclude-nodes': { type: 'string', multiple: true },
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
+      'fp16-to-fp32': { type: 'string', multiple: true },
+      'fp32-scale': { type: 'boolean', default: false },
       cle: { type: 'boolean', default: false },
       'cle-steps': { type: 'string' },
       'bias-correction': { type: 'boolean', default: false },
@@ -93,7 +101,8 @@ export const quantizeCommand = {
       perChannel: values['per-channel'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
-      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map(parseSubgraphArgument),
+      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
+      ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
     const config = withRecoverySwitches(loaded, values);
     const { model } = readModelFile(modelPath);
@@ -135,6 +144,16 @@ export const quantizeCommand = {
     return 0;
   },
 };
+
+/** --fp16-to-fp32 and --fp32-scale as configuration additions. */
+function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
+  const all = (conversions ?? []).includes('all');
+  const subgraphs = (conversions ?? []).filter((c) => c !== 'all').map((c) => parseSubgraphArgument(c, '--fp16-to-fp32'));
+  return {
+    fp16SubgraphsToFp32: subgraphs,
+    fp16Options: { ConvertFP16ToFP32: all || undefined, UseFP32Scale: fp32Scale || undefined, QuantizeFP16: subgraphs.length > 0 || fp32Scale || undefined },
+  };
+}
 
 const positiveNumber = (flag: string, text: string, integer: boolean): number => {
   const v = Number(text);

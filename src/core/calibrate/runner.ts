@@ -22,6 +22,8 @@ import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeTensors, observableTensors } from './expose.ts';
 import { foldRun, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
+import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
+import type { ConsumerMseState } from './minmse.ts';
 
 /**
  * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
@@ -31,10 +33,10 @@ export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
 
 /**
  * Throws a named error when the model cannot be calibrated: ops of custom domains (CustomOpsError), an
- * already quantized or float16 model (UnsupportedModelError). `label` names the model at the start of the
+ * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (precision/float16.ts asFloat32). `label` names the model at the start of the
  * message (`"model.onnx"`, `The model`).
  */
-export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization' | 'float16'>, label: string): void {
+export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization'>, label: string): void {
   if (summary.customOps.length > 0) {
     const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
     throw new CustomOpsError(
@@ -44,7 +46,6 @@ export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'qu
   if (summary.quantization.state !== 'float') {
     throw new UnsupportedModelError(`${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
   }
-  if (summary.float16) throw new UnsupportedModelError(`${label} computes in float16: convert it to float32 before calibrating.`);
 }
 /** Why one sample was left out. */
 export interface SkippedSample {
@@ -256,6 +257,7 @@ export class ModelCalibrator {
         }
       }
     }
+    await this.searchConsumers(states, config, source, bad, check);
     onProgress(progress());
     return {
       states,
@@ -266,6 +268,33 @@ export class ModelCalibrator {
       seconds: (performance.now() - start) / 1000,
       runOutputBytes: this.outputBytes,
     };
+  }
+
+  /**
+   * ConsumerMSE states get their range from the consumer search (consumerSearch.ts), run on the first
+   * SEARCH_SAMPLES usable samples after the statistics are complete; other states are left alone.
+   */
+  private async searchConsumers(states: TensorStates, config: QuantConfig, source: SampleSource, bad: ReadonlySet<number>, check: () => void): Promise<void> {
+    const searched = new Map<string, ConsumerMseState>();
+    for (const [name, s] of states) if (s.method === 'ConsumerMSE') searched.set(name, s);
+    if (searched.size === 0) return;
+    const samples: Record<string, Feed>[] = [];
+    for (let i = 0; i < source.count && samples.length < SEARCH_SAMPLES; i++) {
+      if (bad.has(i)) continue;
+      const made = await source.produce(i);
+      if ('feeds' in made) samples.push(made.feeds);
+    }
+    await this.release();
+    const histograms = new Map([...searched].map(([name, s]) => [name, s.hist]));
+    const chosen = await consumerSearch(
+      this.model,
+      histograms,
+      { quantType: config.activationType, symmetric: config.extraOptions.ActivationSymmetric },
+      this.runtime,
+      samples,
+      check,
+    );
+    for (const [name, range] of chosen) searched.get(name)!.chosen = range;
   }
 
   /** Backend of the last session, once there is one. */

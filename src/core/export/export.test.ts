@@ -8,6 +8,7 @@ import { ConfigError, validateConfig, type QuantConfig } from '../quantize/confi
 import { getPreset } from '../quantize/presets.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
+import { float32ToFloat16 } from '../precision/float16.ts';
 import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet, readConfigDocument, type NamedExclusion } from './index.ts';
 
 const scratch = path.resolve(import.meta.dirname, '../../../bench/tmp/exclusions/export-test');
@@ -74,6 +75,23 @@ describe('Quark and ONNX Runtime snippets', () => {
     expect(source).toContain('settings.subgraphs_to_exclude = SUBGRAPHS_TO_EXCLUDE');
   });
 
+  it('reproduce the guide\'s FP16 workflow for a float16 model: Shapeshifter convert_fp16_to_fp32 on the chosen subgraphs, then VINT8 with QuantizeFP16', () => {
+    const half = float32ToFloat16(model);
+    const halfIndex = buildGraphIndex(half.graph!);
+    const c = withExclusions(getPreset('VINT8'), { fp16SubgraphsToFp32: [{ starts: ['Conv_0'], ends: ['Relu_1'] }], subgraphsToExclude: [{ starts: ['Exp_2'], ends: ['Exp_2'] }] });
+    const source = quarkSnippet(halfIndex, c, { ...options, configName: 'VINT8' });
+    expect(() => pythonParses(source)).not.toThrow();
+    expect(source).toContain('FP16_SUBGRAPHS_TO_FP32 = [[["Conv_0"], ["Relu_1"]]]');
+    expect(source).toContain('"onnx_convert_fp16_to_fp32": {"convert_fp16_to_fp32": True, "subgraphs_to_include": FP16_SUBGRAPHS_TO_FP32}');
+    expect(source).toContain('quantizer.quantize_model(CONVERTED_MODEL, QUANTIZED_MODEL, reader)');
+    expect(source).toMatch(/"QuantizeFP16": True/);
+    expect(source).toMatch(/"UseFP32Scale": False/);
+    // A float32 model gets neither step 1 nor QuantizeFP16.
+    const plain = quarkSnippet(index, config, options);
+    expect(plain).not.toContain('convert_fp16_to_fp32');
+    expect(plain).toMatch(/"QuantizeFP16": False/);
+  });
+
   it('give ONNX Runtime every excluded node, subgraphs spelled out, and say what ORT lacks', () => {
     const source = ortSnippet(index, config, options);
     expect(readSnippet(source).NODES_TO_EXCLUDE).toEqual(['Conv_0', 'Relu_1', 'Exp_2']);
@@ -134,6 +152,19 @@ describe('Quark and ONNX Runtime snippets', () => {
     const bad = withExclusions(getPreset('XINT8'), { nodesToExclude: ['Conv_9'] });
     expect(() => quarkSnippet(index, bad, options)).toThrow(expect.objectContaining({ name: 'ExclusionError' }));
     expect(() => ortSnippet(index, bad, options)).toThrow(expect.objectContaining({ name: 'ExclusionError' }));
+  });
+
+  it('carry the transformer rules and SmoothQuant with its alpha, and leave them out when off', () => {
+    const on = validateConfig({ ...JSON.parse(JSON.stringify(getPreset('A8W8'))), enableNpuTransformer: true, includeSq: true, extraOptions: { SmoothAlpha: 0.7 } });
+    const quark = quarkSnippet(index, on, options);
+    expect(quark).toMatch(/enable_npu_transformer = True/);
+    expect(quark).toMatch(/include_sq = True/);
+    expect(quark).toMatch(/"SmoothAlpha": 0\.7/);
+    expect(ortSnippet(index, on, options)).toMatch(/"SmoothQuant": True[\s\S]*"SmoothQuantAlpha": 0\.7/);
+    const off = getPreset('A8W8');
+    expect(quarkSnippet(index, off, options)).not.toMatch(/include_sq|enable_npu_transformer|SmoothAlpha/);
+    expect(ortSnippet(index, off, options)).not.toMatch(/SmoothQuant/);
+    for (const c of [on, off]) expect(() => pythonParses(quarkSnippet(index, c, options))).not.toThrow();
   });
 });
 

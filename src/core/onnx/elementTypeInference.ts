@@ -8,20 +8,23 @@
  *
  * A type the file does not state and no rule can tell stays unknown (undefined); so does every value
  * that is not a dense tensor (sequences, optionals, maps). Callers treat unknown as "not float".
- * Subgraphs see their enclosing graph's tensors through `outer`.
+ * Subgraphs see their enclosing graph's tensors through `outer` (ONNX forbids a subgraph to reuse an
+ * outer name, so the enclosing types can simply be included). The precision code (core/precision) reads
+ * the same types to tell float16 from float32.
  */
 import { outerScopeInputs } from './graphIndex.ts';
-import { isDefaultDomain, type GraphProto, type ValueInfoProto } from './model.ts';
+import type { GraphProto, ValueInfoProto } from './model.ts';
 import { outputTypeRule, type OutputTypeContext } from './outputElementTypes.ts';
 
-/** Element types by tensor name (DataType codes); undefined where unknown. */
-export interface TensorElementTypes {
-  get(name: string): number | undefined;
-}
+/** Element types by tensor name (DataType codes); a tensor whose type is unknown is absent. */
+export type TensorElementTypes = ReadonlyMap<string, number>;
 
 export interface InferenceOptions {
-  /** The ai.onnx opset the model imports (some schemas changed their outputs' types over versions). */
-  opset: number;
+  /**
+   * The ai.onnx opset the model imports (Dropout's mask was typed like its data before opset 7).
+   * Default: the current schemas.
+   */
+  opset?: number;
   /** Types of the enclosing graphs' tensors, for a subgraph. */
   outer?: TensorElementTypes;
   /** Types of the graph's inputs by position, for those that state none (a Loop body's carried values). */
@@ -37,10 +40,9 @@ function declaredType(v: ValueInfoProto): number | null | undefined {
 }
 
 /** Infers the element type of every tensor of `graph`. */
-export function inferElementTypes(graph: GraphProto, options: InferenceOptions): TensorElementTypes {
-  const known = new Map<string, number>();
-  /** Names that are defined in this graph (so the outer scope must not answer for them). */
-  const local = new Set<string>();
+export function inferElementTypes(graph: GraphProto, options: InferenceOptions = {}): Map<string, number> {
+  const opset = options.opset ?? Infinity;
+  const known = new Map<string, number>(options.outer);
   /** Names stated by the file: inference never overrides them. */
   const stated = new Set<string>();
 
@@ -53,34 +55,28 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions):
   }
   graph.input.forEach((v, k) => {
     if (!v.name) return;
-    local.add(v.name);
     const given = options.inputs?.[k];
     if (!stated.has(v.name) && given !== undefined) known.set(v.name, given);
   });
   for (const t of graph.initializer) {
     if (!t.name) continue;
-    local.add(t.name);
     stated.add(t.name);
     if (t.data_type) known.set(t.name, t.data_type);
   }
   for (const s of graph.sparse_initializer) {
     const name = s.values?.name;
     if (!name) continue;
-    local.add(name);
     stated.add(name);
     if (s.values?.data_type) known.set(name, s.values.data_type);
   }
   const producer = new Map<string, number>();
-  graph.node.forEach((n, i) => n.output.forEach((o) => { if (o) { producer.set(o, i); local.add(o); } }));
-
-  const lookup = (name: string): number | undefined => (local.has(name) ? known.get(name) : options.outer?.get(name));
-  const types: TensorElementTypes = { get: (name) => (name ? lookup(name) : undefined) };
+  graph.node.forEach((n, i) => n.output.forEach((o) => { if (o) producer.set(o, i); }));
 
   const subgraphTypes = new Map<GraphProto, (number | undefined)[]>();
   const subgraphOutputs = (g: GraphProto, inputs: readonly (number | undefined)[]) => {
     let out = subgraphTypes.get(g);
     if (!out) {
-      const inner = inferElementTypes(g, { opset: options.opset, outer: types, inputs });
+      const inner = inferElementTypes(g, { opset, outer: known, inputs });
       subgraphTypes.set(g, (out = g.output.map((v) => inner.get(v.name ?? ''))));
     }
     return out;
@@ -97,9 +93,8 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions):
       if (reads[i].some((t) => { const p = producer.get(t); return p !== undefined && p !== i && !done[p]; })) return;
       done[i] = 1;
       progress = true;
-      const rule = isDefaultDomain(node.domain) ? outputTypeRule(node.op_type ?? '') : undefined;
-      if (!rule) return;
-      const ctx: OutputTypeContext = { input: (k) => types.get(node.input[k] ?? ''), opset: options.opset, subgraphOutputs };
+      const rule = outputTypeRule(node.op_type ?? '', node.domain);
+      const ctx: OutputTypeContext = { input: (k) => (node.input[k] ? known.get(node.input[k]) : undefined), opset, subgraphOutputs };
       node.output.forEach((o, k) => {
         if (!o || stated.has(o)) return;
         const t = rule(node, k, ctx);
@@ -107,5 +102,5 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions):
       });
     });
   }
-  return types;
+  return known;
 }

@@ -9,7 +9,7 @@
  * unknown type as "not known to be float" and never guess.
  */
 import type { GraphProto, NodeProto } from './model.ts';
-import { DataType } from './model.ts';
+import { DataType, isDefaultDomain } from './model.ts';
 import { constantNodeTensor } from './constantNode.ts';
 
 /** What a rule may ask about the node it types. */
@@ -178,7 +178,11 @@ const RULES: Readonly<Record<string, OutputTypeRule>> = {
   Scan: subgraphOutput(['body'], 0, (node, ctx) => inputTypes(node, ctx, ctx.opset >= 9 ? 0 : 1)),
 };
 
-/** The rule of an ai.onnx op type; unknown ops and other domains get a rule that always answers undefined. */
-export function outputTypeRule(opType: string): OutputTypeRule {
-  return Object.prototype.hasOwnProperty.call(RULES, opType) ? RULES[opType] : unknown;
+/** ONNX Runtime's contrib Q/DQ (what the quantizer writes for 16-bit types below opset 21) follow ai.onnx's rules. */
+const MS_RULES: Readonly<Record<string, OutputTypeRule>> = { QuantizeLinear: RULES.QuantizeLinear, DequantizeLinear: RULES.DequantizeLinear };
+
+/** The rule of an op; unknown ops and other domains get a rule that always answers undefined. */
+export function outputTypeRule(opType: string, domain?: string): OutputTypeRule {
+  const table = isDefaultDomain(domain) ? RULES : domain === 'com.microsoft' ? MS_RULES : undefined;
+  return table && Object.prototype.hasOwnProperty.call(table, opType) ? table[opType] : unknown;
 }

@@ -128,7 +128,7 @@ export function summarize(model: ModelProto, index: GraphIndex, file: { name?: s
   if (state !== 'float') {
     notes.push(`Already quantized (${quantOps.map((o) => o.opType).join(', ')}): the quantizer takes float models only.`);
   }
-  if (float16) notes.push('Computes in float16: convert it to float32 before quantizing.');
+  if (float16) notes.push('Computes in float16: calibrated in float32 and quantized as the Ryzen AI guide does FP16 models (QuantizeFP16; parts left float stay float16).');
   if (customOps.length > 0) {
     const list = customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
     notes.push(`Uses ops of custom domains (${list}): onnxruntime cannot run it without their library, so calibration and evaluation cannot run.`);

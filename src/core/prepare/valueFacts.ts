@@ -63,7 +63,12 @@ export class ValueFacts {
 
   /** The tensor's element type (a DataType code) when the file states it or the producing op's schema gives it. */
   elemType(name: string): number | undefined {
-    this.types ??= inferElementTypes(this.graph, { opset: this.opset, outer: this.parent ? { get: (n) => this.parent!.elemType(n) } : undefined });
-    return this.types.get(name);
+    return this.elementTypes().get(name);
+  }
+
+  /** Element types of this graph's tensors and of the enclosing graphs' (inferred once, on first use). */
+  private elementTypes(): TensorElementTypes {
+    this.types ??= inferElementTypes(this.graph, { opset: this.opset, outer: this.parent?.elementTypes() });
+    return this.types;
   }
 }

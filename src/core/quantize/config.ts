@@ -17,8 +17,12 @@ import { editDistance } from '../editDistance.ts';
 export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
 export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
 
-/** Quark's CalibMethod names (quark/onnx/quantization/config/spec.py); ORT's CalibrationMethod has the first 3. */
-export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE'] as const;
+/**
+ * Quark's CalibMethod names (quark/onnx/quantization/config/spec.py, LayerwisePercentile included); ORT's
+ * CalibrationMethod has the first 3. ConsumerMSE is ours (core/calibrate/consumerSearch.ts, after NNCF's range
+ * search): float scales only.
+ */
+export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE'] as const;
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Quark's ScaleType.Float32 / ScaleType.PowerOf2. */
@@ -130,6 +134,15 @@ export interface ExtraOptions {
   readonly SmoothAlpha: number;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
+  /**
+   * The source model computes in float16: Q/DQ go on its float16 tensors and the parts left float stay float16
+   * (Quark QuantizeFP16). A float16 model quantized without this or ConvertFP16ToFP32 is treated as if it were set; false.
+   */
+  readonly QuantizeFP16: boolean;
+  /** With QuantizeFP16: Q/DQ scales of float16 tensors are float32 with Casts around them (Quark); QuantizeFP16. */
+  readonly UseFP32Scale: boolean;
+  /** Convert a float16 model wholly to float32 before quantizing; the result is a float32 model (Quark); false. */
+  readonly ConvertFP16ToFP32: boolean;
 }
 
 export interface QuantConfig {
@@ -153,6 +166,11 @@ export interface QuantConfig {
   readonly opTypesToExclude: readonly string[];
   /** subgraphs_to_exclude. */
   readonly subgraphsToExclude: readonly SubgraphExclusion[];
+  /**
+   * Of a float16 model, the subgraphs converted to float32 before quantizing (the guide's Shapeshifter pass
+   * convert_fp16_to_fp32, `subgraphs_to_include`); the rest keeps float16. Empty: the QuantizeFP16 options decide.
+   */
+  readonly fp16SubgraphsToFp32: readonly SubgraphExclusion[];
   /** enable_npu_cnn: apply the Ryzen AI NPU CNN constraints. */
   readonly enableNpuCnn: boolean;
   /**
@@ -207,6 +225,7 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   nodesToExclude: 'nodes_to_exclude',
   opTypesToExclude: 'layer_type_config',
   subgraphsToExclude: 'subgraphs_to_exclude',
+  fp16SubgraphsToFp32: 'subgraphs_to_include (Shapeshifter convert_fp16_to_fp32)',
   enableNpuCnn: 'enable_npu_cnn',
   enableNpuTransformer: 'enable_npu_transformer',
   includeSq: 'include_sq',
@@ -311,6 +330,7 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   nodesToExclude: [stringList, []],
   opTypesToExclude: [stringList, []],
   subgraphsToExclude: [subgraphList, []],
+  fp16SubgraphsToFp32: [subgraphList, []],
   enableNpuCnn: [bool, false],
   enableNpuTransformer: [bool, false],
   includeSq: [bool, false],
@@ -337,11 +357,13 @@ function extraDefaults(top: TopFields): ExtraOptions {
     FoldRelu: false,
     UseRandomData: false,
     // Quark calibrators._CALIB_METHOD_DEFAULTS and ORT create_calibrator: Percentile and pof2 default symmetric.
-    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile',
+    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile' || top.calibrationMethod === 'LayerwisePercentile',
     CalibMovingAverage: false,
     CalibMovingAverageConstant: 0.01,
     Percentile: 99.999,
-    NumBins: top.calibrationMethod === 'Entropy' ? 128 : 2048,
+    // ORT and Quark default Entropy to 128 bins, as many as its 128 quantized bins: then the search has one
+    // candidate, the whole histogram, and Entropy returns MinMax's range (NOTES). TensorRT's 2048 lets it search.
+    NumBins: 2048,
     NumQuantizedBins: 128,
     MinMSEMode: 'All',
     MinimumRealRange: null,
@@ -351,6 +373,9 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLEScaleAppendBias: true,
     SmoothAlpha: 0.5,
     FastFinetune: fastFinetuneDefaults('adaround'),
+    QuantizeFP16: false,
+    UseFP32Scale: false,
+    ConvertFP16ToFP32: false,
   };
 }
 
@@ -433,6 +458,9 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLEScaleAppendBias: bool,
   SmoothAlpha: numberIn(0, 1),
   FastFinetune: fastFinetune,
+  QuantizeFP16: bool,
+  UseFP32Scale: bool,
+  ConvertFP16ToFP32: bool,
 };
 
 /** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */
@@ -457,6 +485,8 @@ export function validateConfig(json: unknown): QuantConfig {
   for (const [key, check] of Object.entries(EXTRA_CHECKS) as [string, Check<unknown>][]) {
     if (rawExtra[key] !== undefined) extra[key] = check(rawExtra[key], `config.extraOptions.${key}`);
   }
+  // Quark: UseFP32Scale defaults to QuantizeFP16 (quantize_static: extra_options.get("UseFP32Scale", quantize_fp16)).
+  if (rawExtra.UseFP32Scale === undefined) extra.UseFP32Scale = extra.QuantizeFP16;
   const extraOptions = extra as unknown as ExtraOptions;
   if (extraOptions.NumQuantizedBins > extraOptions.NumBins) {
     throw new ConfigError(

@@ -41,6 +41,12 @@ describe('quantizeTensor', () => {
     expect(quantizeTensor([1], 1, 0, 'uint4')).toBeInstanceOf(Uint8Array);
     expect(quantizeTensor([1], 1, 0, 'int32')).toBeInstanceOf(Int32Array);
   });
+  it('per channel along axis 1 of [1,3,3,2]: the ONNX QuantizeLinear spec vector (test_quantizelinear_axis)', () => {
+    const x = [-162, 10, -100, 232, -20, -50, -76, 0, 0, 252, 32, -44, 245, -485, -960, -270, -375, -470];
+    const q = quantizeTensor(Float32Array.from(x), [2, 4, 5], [84, 24, 196], 'uint8', 1, [1, 3, 3, 2]);
+    expect(q).toBeInstanceOf(Uint8Array);
+    expect(Array.from(q)).toEqual([3, 89, 34, 200, 74, 59, 5, 24, 24, 87, 32, 13, 245, 99, 4, 142, 121, 102]);
+  });
   it('rejects mismatched scales, zero points and channels', () => {
     expect(() => quantizeTensor([1, 2], [1, 1], [0], 'int8', 0, [2])).toThrow(RangeError);
     expect(() => quantizeTensor([1, 2], [1, 1], [0, 0], 'int8')).toThrow(RangeError);

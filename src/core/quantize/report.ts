@@ -20,4 +20,6 @@ export interface QuantizeReport {
    */
   notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
+  /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
+  float16?: { keptNodes: number; scales: 'float16' | 'float32' };
 }

@@ -77,4 +77,18 @@ describe('weight quantization', () => {
     expect(b.zeroPoints).toBeUndefined();
     expect(Array.from(b.scales)).toEqual([0.25, 0.125]);
   });
+
+  // A Conv weight [2, 1, 1, 3]: channel 0 in [-1, 0.5], channel 1 in [0.125, 0.5].
+  const twoChannels = (scaleType: 'float32' | 'powerOfTwo') =>
+    quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 3], Float32Array.of(-1, 0.5, 0.25, 0.125, 0.25, 0.5)), 0, { type: 'int8', symmetric: true, scaleType, reduceRange: false, minMse: false });
+
+  it('per channel, symmetric int8 (ORT quantize_weight_per_channel): channel 0 absmax 1 → 2/254, channel 1 absmax 0.5 → 1/254', () => {
+    const w = twoChannels('float32');
+    expect(Array.from(w.scales)).toEqual([Math.fround(2 / 254), Math.fround(1 / 254)]);
+    expect(Array.from(w.zeroPoints!)).toEqual([0, 0]);
+  });
+
+  it('per channel, power-of-two (min/max): 2/254 → 2^-7, 1/254 → 2^-8', () => {
+    expect(Array.from(twoChannels('powerOfTwo').scales)).toEqual([2 ** -7, 2 ** -8]);
+  });
 });

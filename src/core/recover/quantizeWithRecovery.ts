@@ -3,7 +3,8 @@
  * ladder share:
  *
  *   prepare (BatchNormalization folded, nodes named by their stable ids so exclusions keep their meaning)
- *   → CLE (include_cle) → calibrate(the equalized model) → quantize
+ *   → CLE (include_cle) → SmoothQuant (include_sq, channel maxima measured on the samples)
+ *   → calibrate(the equalized, smoothed model) → quantize
  *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
  *
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
@@ -17,6 +18,7 @@
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { float16Nodes, float16ToFloat32 } from '../precision/float16.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
@@ -26,6 +28,7 @@ import { quantizeModel } from '../quantize/quantizeModel.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
+import { applySmoothQuant, channelAbsMax, smoothQuantCandidates, type SmoothQuantReport } from './smoothQuant.ts';
 import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, type CancelSignal, type SideRows } from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
@@ -36,7 +39,7 @@ import { correctBias } from './biasCorrection.ts';
 import type { CurvePoint, LayerTuning } from './tuning.ts';
 
 export type RecoveryProgress =
-  | { readonly phase: 'prepare' | 'cle' | 'calibrate' | 'quantize' }
+  | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
   | { readonly phase: 'gather'; readonly stage: number; readonly stages: number }
   | {
       readonly phase: 'layer';
@@ -86,6 +89,7 @@ export interface TunedLayerSummary {
 
 export interface RecoveryReport {
   readonly cle?: CleReport;
+  readonly smoothQuant?: SmoothQuantReport;
   readonly finetune?: {
     readonly algorithm: 'adaround' | 'adaquant';
     readonly layers: readonly TunedLayerSummary[];
@@ -178,17 +182,24 @@ function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) 
 }
 
 /** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
-export async function quantizeWithRecovery(model: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
+export async function quantizeWithRecovery(source: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
   const t0 = performance.now();
   const tune = config.includeFastFt;
   const correct = config.includeBiasCorrection;
+  // The recovery algorithms rewrite float32 weights: a float16 model goes through them as float32 (ConvertFP16ToFP32).
+  const half = (config.includeCle || tune || correct) && float16Nodes(source).size > 0;
+  if (half && !config.extraOptions.ConvertFP16ToFP32) {
+    throw new RecoveryError('CLE, bias correction and fast finetune work on float32 weights: for a float16 model set ConvertFP16ToFP32 (qstudio: --fp16-to-fp32 all), or quantize it without them');
+  }
+  const model = half ? float16ToFloat32(source) : source;
   if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
+  if (config.includeSq && !options.runtime) throw new RecoveryError('SmoothQuant needs a runtime and calibration samples (its channel maxima are measured)');
   const x = config.extraOptions;
   const ft = x.FastFinetune;
   const progress = options.onProgress ?? (() => {});
 
   progress({ phase: 'prepare' });
-  const prepared = config.includeCle || tune || correct ? prepareNamed(model) : { model, actions: [] };
+  const prepared = config.includeCle || config.includeSq || tune || correct ? prepareNamed(model) : { model, actions: [] };
   const t1 = performance.now();
   let floatModel = prepared.model;
   let cle: CleReport | undefined;
@@ -197,6 +208,15 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
     const eq = crossLayerEqualize(floatModel, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias });
     floatModel = eq.model;
     cle = eq.report;
+  }
+  let smoothQuant: SmoothQuantReport | undefined;
+  if (config.includeSq) {
+    progress({ phase: 'smoothquant' });
+    const candidates = smoothQuantCandidates(floatModel);
+    const maxima = await channelAbsMax(floatModel, candidates.map((c) => c.tensor), options.runtime!);
+    const sq = applySmoothQuant(floatModel, candidates, maxima, x.SmoothAlpha);
+    floatModel = sq.model;
+    smoothQuant = sq.report;
   }
   const t2 = performance.now();
   throwIfCancelled(options.signal);
@@ -301,6 +321,7 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
   const sum = (f: (l: TunedLayerSummary) => number) => tuned.reduce((a, l) => a + f(l), 0);
   const recovery: RecoveryReport = {
     cle,
+    smoothQuant,
     finetune: tune ? { algorithm: ft.OptimAlgorithm, layers: tuned, lossBefore: sum((l) => l.lossBefore), lossAfter: sum((l) => l.lossAfter), seconds: finetuneSeconds } : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
     skippedLayers,
