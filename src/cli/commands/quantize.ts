@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeParts } from '../../core/onnx/index.ts';
+import { encode, encodeParts } from '../../core/onnx/index.ts';
+import { bf16Model } from '../../core/precision/bfloat16.ts';
+import { float16Nodes, float16ToFloat32 } from '../../core/precision/float16.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
@@ -37,7 +39,9 @@ Options:
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
-  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON
+  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON;
+                             BF16: Quark's BF16 with BF16QDQToCast (Casts to bfloat16 and back where Q/DQ would
+                             go) to measure BF16 loss on a CPU; it needs no calibration (--calib/--ranges optional)
   --exclude-subgraph <s:e>   keep float the nodes between start and end nodes (Quark subgraphs_to_exclude)
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
@@ -93,6 +97,7 @@ export const quantizeCommand = {
       'finetune-lr': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
+    if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
@@ -144,6 +149,19 @@ export const quantizeCommand = {
     return 0;
   },
 };
+
+/** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
+function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {
+  if (!output) throw new UsageError('-o <out.onnx> is required');
+  const start = performance.now();
+  const { model: source } = readModelFile(modelPath);
+  const { model, summary } = bf16Model(float16Nodes(source).size ? float16ToFloat32(source) : source);
+  fs.writeFileSync(output, encode(model));
+  const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
+  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);
+  process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);
+  return 0;
+}
 
 /** --fp16-to-fp32 and --fp32-scale as configuration additions. */
 function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
