@@ -110,7 +110,7 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
  */
 export function floatParts(model: ModelProto): Set<NodeProto> {
   const graph = model.graph!;
-  const types = inferElementTypes(graph, { opset: opsetOf(model) });
+  const types = inferElementTypes(graph);
   const consumers = new Map<string, NodeProto[]>();
   for (const n of graph.node) n.input.forEach((t) => consumers.set(t, [...(consumers.get(t) ?? []), n]));
   const graphOutputs = new Set(graph.output.map((v) => v.name ?? ''));

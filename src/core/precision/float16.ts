@@ -11,7 +11,7 @@ import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 /** The nodes of the main graph that read or write a float16 tensor (Casts to float16 included). */
 export function float16Nodes(model: ModelProto): Set<NodeProto> {
   const graph = model.graph!;
-  const types = inferElementTypes(graph, { opset: opsetOf(model) });
+  const types = inferElementTypes(graph);
   const half = (t: string) => !!t && types.get(t) === DataType.FLOAT16;
   return new Set(graph.node.filter((n) => n.input.some(half) || n.output.some(half)));
 }
