@@ -90,5 +90,9 @@ describe('float parts judged as the NPU runs them', () => {
     expect(e.status).toBe(0);
     expect(e.stdout).toMatch(/As written \(float parts in float32\)/);
     expect(e.stdout).toMatch(/As the NPU runs it \(float parts in BF16: \d+ nodes/);
+    // The exclusion search can aim at that figure.
+    const s = spawnSync(process.execPath, [bin, 'suggest', path.join(MODELS, 'mnist.onnx'), '--calib', data, '--preprocess', 'unit', '--config', 'XINT8', '--target', '0.999999', '--max-steps', '1', '--npu-bf16'], { encoding: 'utf8' });
+    expect(s.stderr).not.toMatch(/Error/);
+    expect(s.stdout).toMatch(/step 1: exclude .* → cosine/);
   });
 });

@@ -111,8 +111,8 @@ export const evaluateCommand = {
     const t0 = performance.now();
     const float = readModelFile(floatPath);
     const quant = readModelFile(quantPath);
-    const floatInfo = modelFileInfo(float);
-    const quantInfo = modelFileInfo(quant);
+    const floatInfo = await modelFileInfo(float);
+    const quantInfo = await modelFileInfo(quant);
     const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
     if (note) process.stderr.write(`note: ${note}\n`);
     const data = imageFeeds(float.model, { dir: values.data }, spec, limit);

@@ -27,6 +27,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
+                        [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
 
@@ -51,6 +52,12 @@ Options:
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
                              QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
   --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
+  --attention                quantize attention blocks as the NPU runs them (Quark enable_npu_transformer): functions
+                             written out as element-wise nodes (LayerNorm, GELU, HardSwish, Swish) get Q/DQ at their
+                             input and output only, Softmax is quantized on its known [0, 1] range
+  --smooth-quant             SmoothQuant before calibration (Quark include_sq; needs --calib): activation outlier
+                             channels before MatMul/Gemm weights moved into the weights, float outputs unchanged
+  --sq-alpha <a>             SmoothQuant's migration strength in [0, 1] (Quark SmoothAlpha; default 0.5)
   --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
@@ -89,6 +96,9 @@ export const quantizeCommand = {
       'per-channel': { type: 'boolean', default: false },
       'fp16-to-fp32': { type: 'string', multiple: true },
       'fp32-scale': { type: 'boolean', default: false },
+      attention: { type: 'boolean', default: false },
+      'smooth-quant': { type: 'boolean', default: false },
+      'sq-alpha': { type: 'string' },
       cle: { type: 'boolean', default: false },
       'cle-steps': { type: 'string' },
       'bias-correction': { type: 'boolean', default: false },
@@ -113,10 +123,10 @@ export const quantizeCommand = {
     const { model } = readModelFile(modelPath);
     const start = performance.now();
     let quantized, report, recovery: RecoveryReport | undefined;
-    if (config.includeCle || config.includeBiasCorrection || config.includeFastFt) {
-      if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
+    if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
+      if (!values.calib) throw new UsageError('CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
       const { spec } = loadPreprocessArgument(values.preprocess, model);
-      const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
+      const needsRuntime = config.includeSq || config.includeBiasCorrection || config.includeFastFt;
       const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
@@ -184,6 +194,14 @@ function withRecoverySwitches(config: QuantConfig, values: Record<string, unknow
   const json = JSON.parse(configToJSON(config));
   const x = json.extraOptions;
   if (values.cle) json.includeCle = true;
+  if (values.attention) json.enableNpuTransformer = true;
+  if (values['smooth-quant']) json.includeSq = true;
+  if (values['sq-alpha'] !== undefined) {
+    if (!json.includeSq) throw new UsageError('--sq-alpha goes with --smooth-quant');
+    const a = Number(values['sq-alpha']);
+    if (!Number.isFinite(a) || a < 0 || a > 1) throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
+    x.SmoothAlpha = a;
+  }
   if (values['cle-steps'] !== undefined) x.CLESteps = positiveNumber('--cle-steps', String(values['cle-steps']), true);
   if (values['bias-correction']) json.includeBiasCorrection = true;
   const algorithm = values.finetune as string | undefined;
@@ -216,6 +234,7 @@ function recoveryProgress(): (p: RecoveryProgress) => void {
 function recoverySummary(r: RecoveryReport): string {
   const lines: string[] = [];
   if (r.cle) lines.push(`CLE: ${r.cle.pairs.length} layer pairs equalized in ${r.cle.steps} step(s), ${r.cle.skipped.length} skipped (${[...new Set(r.cle.skipped.map((s) => s.reason))].slice(0, 2).join('; ') || 'none'})`);
+  if (r.smoothQuant) lines.push(`SmoothQuant (alpha ${r.smoothQuant.alpha}): ${r.smoothQuant.tensors.length} activation tensor(s) smoothed`);
   if (r.biasCorrection) lines.push(`bias correction: ${r.biasCorrection.layers.length} layers, ${r.biasCorrection.saturatedBiases} bias values saturated`);
   if (r.finetune) {
     const f = r.finetune;
