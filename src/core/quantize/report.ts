@@ -13,6 +13,12 @@ export interface QuantizeReport {
   float: { id: NodeId; opType: string; reason: string }[];
   exclusions: { rule: string; ids: NodeId[] }[];
   counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
+  /**
+   * Tensors at quantized nodes that got no Q/DQ because they are not known to be float32: int64 shapes
+   * and indices, booleans, and tensors whose element type neither the file nor the op's schema tells
+   * ('unknown').
+   */
+  notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
