@@ -75,6 +75,18 @@ export interface SubgraphExclusion {
   readonly ends: readonly string[];
 }
 
+/**
+ * One entry of ORT's (and Quark's) extra_options.TensorQuantOverrides for a tensor: the integer type that tensor
+ * is quantized to instead of the configuration's activation or weight type. Only `quant_type` is modelled (ORT's
+ * other override keys, such as a fixed scale, are refused by validation rather than silently ignored).
+ */
+export interface TensorQuantOverride {
+  readonly quant_type: ConfigQuantType;
+}
+
+/** Tensor name → its overrides (ORT takes a list per tensor; one entry per tensor here). */
+export type TensorQuantOverrides = Readonly<Record<string, readonly TensorQuantOverride[]>>;
+
 /** Quark/ORT extra_options, exact keys. Each line: meaning; default when left out of the input. */
 export interface ExtraOptions {
   /** Symmetric activations (zero point 0, or 128/127 for unsigned); false. */
@@ -127,6 +139,11 @@ export interface ExtraOptions {
   readonly CLEScaleAppendBias: boolean;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
+  /**
+   * Per-tensor integer types (mixed precision: a few activations or weights at 16 bits in an 8-bit model), by the
+   * tensor's name in the graph as quantized; {} (ORT TensorQuantOverrides; Quark reads the same key).
+   */
+  readonly TensorQuantOverrides: TensorQuantOverrides;
 }
 
 export interface QuantConfig {
@@ -342,6 +359,7 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLETotalLayerDiffThreshold: 2e-7,
     CLEScaleAppendBias: true,
     FastFinetune: fastFinetuneDefaults('adaround'),
+    TensorQuantOverrides: {},
   };
 }
 
@@ -397,6 +415,19 @@ const fastFinetune: Check<FastFinetuneOptions> = (v, f) => {
   return out as unknown as FastFinetuneOptions;
 };
 
+const tensorQuantOverrides: Check<TensorQuantOverrides> = (v, f) => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(f, `expected an object of tensor name → [{quant_type}], got ${show(v)}`);
+  const out: Record<string, TensorQuantOverride[]> = {};
+  for (const [tensor, list] of Object.entries(v)) {
+    const field = `${f}[${JSON.stringify(tensor)}]`;
+    if (tensor === '') throw new ConfigError(field, 'expected a tensor name');
+    if (!Array.isArray(list) || list.length !== 1) throw new ConfigError(field, `expected a list of one override, got ${show(list)}`);
+    const o = objectWithKeys(list[0], `${field}[0]`, ['quant_type']);
+    out[tensor] = [{ quant_type: oneOf(CONFIG_QUANT_TYPES)(o.quant_type, `${field}[0].quant_type`) }];
+  }
+  return out;
+};
+
 const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]> } = {
   ActivationSymmetric: bool,
   WeightSymmetric: bool,
@@ -423,6 +454,7 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLETotalLayerDiffThreshold: numberIn(0, Number.MAX_VALUE),
   CLEScaleAppendBias: bool,
   FastFinetune: fastFinetune,
+  TensorQuantOverrides: tensorQuantOverrides,
 };
 
 /** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */

@@ -6,7 +6,8 @@
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { isDefaultDomain, type NodeProto } from '../onnx/model.ts';
 import type { QuantConfig } from './config.ts';
-import type { QuantType } from './numeric.ts';
+import { QUANT_TYPES, type QuantType } from './numeric.ts';
+import { overrideType, precisionLabel, widerOf } from './precision.ts';
 import { computeQParams } from './qparams.ts';
 import { ruleFor } from './rules/registry.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
@@ -32,6 +33,8 @@ export interface NodeDecision {
   family?: string;
   /** Why a node stays float. */
   reason?: string;
+  /** Bits of its quantized activations (the widest) and weight, as a label: "A8W8", "A16W8", "A8W16", "A8". */
+  precision?: string;
 }
 
 export interface QuantPlan {
@@ -44,6 +47,10 @@ export interface QuantPlan {
   constantInputs: Map<number, Map<number, string>>;
   /** Outputs of Conv-like nodes that feed a fused Relu/Clip and get no Q/DQ of their own. */
   folded: Set<string>;
+  /** Activation tensors that share one scale and zero point (and so one type), each group in graph order. */
+  groups: string[][];
+  /** Weight tensors (initializer names) of quantized nodes, with the type each was quantized to. */
+  weights: Map<string, QuantType>;
   warnings: string[];
 }
 
@@ -111,10 +118,12 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
   const activations = new Map<string, ActivationQuant>();
-  const type = config.activationType;
-  for (const members of groups.groups().values()) {
+  const activationGroups = [...groups.groups().values()];
+  for (const members of activationGroups) {
     let min = Infinity, max = -Infinity;
     for (const m of members) { min = Math.min(min, ranges.get(m)!.min); max = Math.max(max, ranges.get(m)!.max); }
+    // Tensors sharing parameters share a type: the widest any member's override asks for (mixed precision).
+    const type = members.reduce<QuantType>((t, m) => widerOf(t, overrideType(config, m) ?? t), config.activationType);
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,
@@ -125,6 +134,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
 
   // 4. Constants: weights, biases, and constant operands.
   const constants = new Map<string, QuantizedConstant>();
+  const weights = new Map<string, QuantType>();
   const constantInputs = new Map<number, Map<number, string>>();
   const weightOptions = (t: QuantType): WeightOptions => ({
     type: t,
@@ -147,8 +157,10 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (w) {
       const tensor = index.initializers.get(node.input[w.input] as never)!;
       const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
-      weightKey = `${node.input[w.input]}|w|${axis ?? 't'}`;
-      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(config.weightType));
+      const weightType = overrideType(config, node.input[w.input]) ?? config.weightType;
+      weights.set(node.input[w.input], weightType);
+      weightKey = `${node.input[w.input]}|w|${axis ?? 't'}|${weightType}`;
+      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(weightType));
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
@@ -179,11 +191,21 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
       const tensor = index.initializers.get(name as never)!;
       if (tensor.data_type !== 1) continue; // only float constants
-      const t = x.AlignEltwiseQuantType ? config.activationType : config.weightType;
+      const t = overrideType(config, name) ?? (x.AlignEltwiseQuantType ? config.activationType : config.weightType);
       const key = `${name}|c|${t}`;
       if (!constants.has(key)) constants.set(key, quantizeWeight(tensor, undefined, weightOptions(t)));
       use(i, k, key);
     }
   }
-  return { decisions, activations, constants, constantInputs, folded, warnings };
+  // 5. Each quantized node's precision, for the report, the layer table and the graph's colours.
+  const bits = (t: string) => { const q = activations.get(t); return q ? QUANT_TYPES[q.type].bits : undefined; };
+  for (const i of index.order) {
+    if (!rules[i]) continue;
+    const node = index.nodes[i];
+    const actBits = [...node.input, ...node.output].map(bits).filter((b): b is number => b !== undefined);
+    const w = rules[i]!.weight?.(node, ctx);
+    const wType = w ? weights.get(node.input[w.input]) : undefined;
+    decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
+  }
+  return { decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings };
 }

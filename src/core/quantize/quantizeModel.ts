@@ -16,13 +16,17 @@ import { carryNodeIds } from '../prepare/nodeOrigin.ts';
 import type { QuantConfig } from './config.ts';
 import type { QuantType } from './numeric.ts';
 import { MS_DOMAIN, MS_QDQ_OPSET, qdqRequirement } from './opsetFeatures.ts';
-import { planQuantization, type Ranges } from './plan.ts';
+import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
+import { overrideTypes } from './precision.ts';
+import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import type { QuantizeReport } from './report.ts';
 
 export interface QuantizeResult {
   model: ModelProto;
   report: QuantizeReport;
+  /** The plan on the prepared graph (its tensor groups and weights are what mixed precision chooses among). */
+  plan: QuantPlan;
 }
 
 /** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
@@ -39,7 +43,7 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
   for (const rule of exclusions.rules) for (const id of rule.ids) excludedBy.set(index.nodes[index.indexOfId.get(id)!], `excluded (${rule.rule})`);
 
   const x = config.extraOptions;
-  const types: QuantType[] = [config.activationType, config.weightType];
+  const types: QuantType[] = [config.activationType, config.weightType, ...overrideTypes(config)];
   if (x.Int32Bias) types.push('int32');
   const requirement = qdqRequirement(types, config.perChannel);
   const before = opsetOf(model) ?? 1;
@@ -72,11 +76,15 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
   for (const i of pIndex.order) {
     const d = plan.decisions[i];
     const opType = pIndex.nodes[i].op_type ?? '';
-    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '' });
+    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '' });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
+  const precision = precisionSummary(plan, config);
+  const warnings = [...plan.warnings];
+  if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
   return {
     model: out,
+    plan,
     report: {
       config: configName,
       opset: { before, after: opsetOf(out) ?? before, qdqDomain: useMsDomain ? 'com.microsoft' : 'ai.onnx' },
@@ -91,7 +99,24 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
         activationPairs: plan.activations.size,
         quantizedConstants: plan.constants.size,
       },
-      warnings: plan.warnings,
+      precision,
+      warnings,
     },
+  };
+}
+
+/** How many activation Q/DQ pairs and weights are wider than the configuration's types, and which. */
+function precisionSummary(plan: QuantPlan, config: QuantConfig): QuantizeReport['precision'] {
+  const base = { activation: QUANT_TYPES[config.activationType].bits, weight: QUANT_TYPES[config.weightType].bits };
+  const wideActivations = [...plan.activations].filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation).map(([t]) => t);
+  const wideWeights = [...plan.weights].filter(([, t]) => QUANT_TYPES[t].bits > base.weight).map(([t]) => t);
+  const named = Object.keys(config.extraOptions.TensorQuantOverrides);
+  const seen = new Set([...plan.activations.keys(), ...plan.weights.keys()]);
+  return {
+    activations: plan.activations.size,
+    weights: plan.weights.size,
+    wideActivations,
+    wideWeights,
+    unmatchedOverrides: named.filter((t) => !seen.has(t)),
   };
 }
