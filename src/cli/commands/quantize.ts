@@ -191,7 +191,7 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
     reached: m.reached,
     chosen: m.chosen,
     budget: m.budget,
-    sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.unit.kind, names: s.unit.names, cost: s.unit.cost, gain: s.gain })),
+    sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
     measurements: m.steps.length,
     seconds: m.seconds,
   };

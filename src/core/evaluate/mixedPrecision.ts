@@ -36,9 +36,15 @@ export interface PrecisionUnit {
   readonly cost: number;
 }
 
-/** A unit with its measured gain: the drop in relative output noise power when it alone leaves 8 bits. */
+/**
+ * A measured set of units of one kind (a single unit, or a block of neighbours) and its gain: the drop in
+ * relative output noise power when it alone leaves 8 bits.
+ */
 export interface UnitSensitivity {
-  readonly unit: PrecisionUnit;
+  readonly kind: PrecisionKind;
+  readonly units: readonly PrecisionUnit[];
+  /** Budget it takes: the sum of its units' costs. */
+  readonly cost: number;
   readonly gain: number;
 }
 
@@ -114,11 +120,6 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
   };
 }
 
-interface Block {
-  readonly kind: PrecisionKind;
-  readonly units: readonly PrecisionUnit[];
-  readonly gain: number;
-}
 
 /** Runs the search. Throws when the starting configuration cannot be quantized or run. */
 export async function searchMixedPrecision(options: MixedPrecisionOptions): Promise<MixedPrecisionResult> {
@@ -151,14 +152,20 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const used: Record<PrecisionKind, number> = { act16: 0, w16: 0, float: 0 };
   const startPoint = await measure(options.config, 'base', 0);
 
-  /** Greedy choice within what each kind has left: largest gain per unit of cost first, gains above `floor` only. */
+  /**
+   * Greedy choice within what each kind has left: measured sets (single units, and blocks whose members only
+   * help together, such as a chain that must be wide end to end to keep a small channel) by largest gain per
+   * unit of cost, none overlapping a set already taken, gains above `floor` only.
+   */
   const choose = (found: readonly UnitSensitivity[], floor: number) => {
     const taken = { ...used };
     const picked: UnitSensitivity[] = [];
-    for (const s of [...found].filter((f) => f.gain > floor).sort((a, b) => b.gain / b.unit.cost - a.gain / a.unit.cost)) {
-      if (taken[s.unit.kind] + s.unit.cost > limits[s.unit.kind]) continue;
-      taken[s.unit.kind] += s.unit.cost;
+    const inPicked = new Set<PrecisionUnit>();
+    for (const s of [...found].filter((f) => f.gain > floor).sort((a, b) => b.gain / b.cost - a.gain / a.cost)) {
+      if (taken[s.kind] + s.cost > limits[s.kind] || s.units.some((u) => inPicked.has(u))) continue;
+      taken[s.kind] += s.cost;
       picked.push(s);
+      s.units.forEach((u) => inPicked.add(u));
     }
     return { picked, taken, gain: picked.reduce((a, s) => a + s.gain, 0) };
   };
@@ -169,15 +176,15 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
    */
   const round = async (config: QuantConfig, from: Point, kinds: readonly PrecisionKind[], taken: ReadonlySet<PrecisionUnit>) => {
     const found: UnitSensitivity[] = [];
-    const queue: Block[] = [];
+    const queue: UnitSensitivity[] = [];
     // The noise to remove, assuming it shrinks in proportion to 1 − cosine; gains under 1 % of it are noise.
     const needed = from.noise * Math.max(0, 1 - targetError / from.error);
     const negligible = Math.max(1e-9, 0.01 * needed);
     const push = async (kind: PrecisionKind, blockUnits: readonly PrecisionUnit[]) => {
       const p = await measure(withUnits(config, blockUnits), kind, blockUnits.length, from);
-      const gain = from.noise - p.noise;
-      if (blockUnits.length === 1) found.push({ unit: blockUnits[0], gain });
-      else queue.push({ kind, units: blockUnits, gain });
+      const set = { kind, units: blockUnits, cost: blockUnits.reduce((a, u) => a + u.cost, 0), gain: from.noise - p.noise };
+      found.push(set);
+      if (blockUnits.length > 1) queue.push(set);
     };
     for (const kind of kinds) {
       const left = units[kind].filter((u) => !taken.has(u));
@@ -189,16 +196,16 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       if (best.gain <= negligible) break;
       const choice = choose(found, negligible);
       if (choice.gain >= 1.25 * needed) break;
-      // A block gains about the sum of its members: once a kind's budget is full and a block gains less than the
-      // weakest unit chosen of that kind, nothing in it can displace one.
-      const mine = choice.picked.filter((p) => p.unit.kind === best.kind);
+      // A block gains at least about what any of its members gains: once a kind's budget is full and a block gains
+      // less than the weakest set chosen of that kind, nothing in it can displace one.
+      const mine = choice.picked.filter((p) => p.kind === best.kind);
       const full = limits[best.kind] - choice.taken[best.kind] < Math.min(...best.units.map((u) => u.cost));
       if (full && mine.length && best.gain < Math.min(...mine.map((p) => p.gain))) continue;
       const size = Math.ceil(best.units.length / branching);
       for (let k = 0; k < best.units.length && measurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
     }
-    sensitivities.push(...found);
-    return choose(found, negligible).picked.map((p) => p.unit);
+    sensitivities.push(...found.filter((f) => f.units.length === 1 || f.cost <= limits[f.kind]));
+    return choose(found, negligible).picked.flatMap((p) => p.units);
   };
 
   let config = options.config;

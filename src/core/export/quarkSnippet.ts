@@ -10,7 +10,7 @@ import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '..
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, type SnippetOptions } from './snippetParts.ts';
+import { fileConstants, namingFunction, namingSteps, readerSkeleton, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 /** Quark's name of a quantization type (16-bit types are Quark's ExtendedQuantType). */
 const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
@@ -25,8 +25,12 @@ const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
  * of steps the config does not run (CLE without include_cle; fast finetuning, which the studio never runs).
  */
 function quarkExtraOptions(config: QuantConfig): Record<string, PyValue> {
-  const used = ([key, value]: [string, unknown]) => value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE'));
-  return Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
+  const used = ([key, value]: [string, unknown]) =>
+    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && key !== 'TensorQuantOverrides';
+  const out = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
+  // Mixed precision: the same key as ONNX Runtime's, with Quark's type names.
+  if (Object.keys(config.extraOptions.TensorQuantOverrides).length) out.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
+  return out;
 }
 
 /**
@@ -44,7 +48,8 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
   const method = quarkCalibrateMethod(config);
   const types = [QUARK_TYPES[config.activationType], QUARK_TYPES[config.weightType]];
   const quarkImports = new Set(['ModelQuantizer', 'QConfig']);
-  if (types.some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
+  const overrideTypes = Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) => l.map((o) => QUARK_TYPES[o.quant_type]));
+  if ([...types, ...overrideTypes].some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
   if (method.startsWith('PowerOfTwoMethod')) quarkImports.add('PowerOfTwoMethod');
   if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;
