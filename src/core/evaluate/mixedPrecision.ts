@@ -71,7 +71,7 @@ export interface MixedPrecisionOptions {
   /** Quantizes a configuration (the same ranges every time). */
   quantize(config: QuantConfig): Promise<QuantizeResult> | QuantizeResult;
   readonly judge: OutputJudge;
-  /** Most measurements in all; default 160. */
+  /** Most measurements in all; default 100. */
   readonly maxMeasurements?: number;
   /** Parts a block is split into; default 4. */
   readonly branching?: number;
@@ -124,8 +124,10 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
 /** Runs the search. Throws when the starting configuration cannot be quantized or run. */
 export async function searchMixedPrecision(options: MixedPrecisionOptions): Promise<MixedPrecisionResult> {
   const start = performance.now();
-  const maxMeasurements = options.maxMeasurements ?? 160;
+  const maxMeasurements = options.maxMeasurements ?? 100;
   const branching = Math.max(2, options.branching ?? 4);
+  // Measurements one round may spend before it commits what it found (the next round measures from there).
+  const perRound = Math.max(8, Math.round(maxMeasurements / 4));
   const steps: MixedPrecisionStep[] = [];
   const sensitivities: UnitSensitivity[] = [];
   const targetError = 1 - options.target;
@@ -153,21 +155,29 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const startPoint = await measure(options.config, 'base', 0);
 
   /**
-   * Greedy choice within what each kind has left: measured sets (single units, and blocks whose members only
-   * help together, such as a chain that must be wide end to end to keep a small channel) by largest gain per
-   * unit of cost, none overlapping a set already taken, gains above `floor` only.
+   * Choice within what each kind has left among the measured sets (single units, and blocks whose members only
+   * help together, such as a chain that must be wide end to end to keep a small channel), none overlapping a set
+   * already taken, gains above `floor` only.
    */
   const choose = (found: readonly UnitSensitivity[], floor: number) => {
-    const taken = { ...used };
-    const picked: UnitSensitivity[] = [];
-    const inPicked = new Set<PrecisionUnit>();
-    for (const s of [...found].filter((f) => f.gain > floor).sort((a, b) => b.gain / b.cost - a.gain / a.cost)) {
-      if (taken[s.kind] + s.cost > limits[s.kind] || s.units.some((u) => inPicked.has(u))) continue;
-      taken[s.kind] += s.cost;
-      picked.push(s);
-      s.units.forEach((u) => inPicked.add(u));
-    }
-    return { picked, taken, gain: picked.reduce((a, s) => a + s.gain, 0) };
+    const pick = (order: readonly UnitSensitivity[]) => {
+      const taken = { ...used };
+      const picked: UnitSensitivity[] = [];
+      const inPicked = new Set<PrecisionUnit>();
+      for (const s of order) {
+        if (taken[s.kind] + s.cost > limits[s.kind] || s.units.some((u) => inPicked.has(u))) continue;
+        taken[s.kind] += s.cost;
+        picked.push(s);
+        s.units.forEach((u) => inPicked.add(u));
+      }
+      return { picked, taken, gain: picked.reduce((a, s) => a + s.gain, 0) };
+    };
+    // The better of two greedy orders (the knapsack's classic pair): by gain per cost, and by gain alone, so a
+    // block that gains much at a fair cost is not crowded out by small sets that gain a little cheaply.
+    const useful = found.filter((f) => f.gain > floor);
+    const byRatio = pick([...useful].sort((a, b) => b.gain / b.cost - a.gain / a.cost));
+    const byGain = pick([...useful].sort((a, b) => b.gain - a.gain));
+    return byGain.gain > byRatio.gain ? byGain : byRatio;
   };
 
   /**
@@ -190,7 +200,8 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       const left = units[kind].filter((u) => !taken.has(u));
       if (left.length && used[kind] < limits[kind] && measurementsLeft()) await push(kind, left);
     }
-    while (queue.length && measurementsLeft()) {
+    const roundEnd = steps.length + perRound;
+    while (queue.length && measurementsLeft() && steps.length < roundEnd) {
       queue.sort((a, b) => b.gain - a.gain);
       const best = queue.shift()!;
       if (best.gain <= negligible) break;

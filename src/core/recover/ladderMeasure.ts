@@ -15,6 +15,8 @@ import { compareModels, type Comparison, type ComparisonRuntime } from '../evalu
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import type { CancelSignal } from './layerData.ts';
@@ -44,6 +46,8 @@ export interface RungDetail {
   readonly comparison: Comparison;
   /** The exclusion search's steps, on the exclusion rung. */
   readonly steps?: readonly SuggestStep[];
+  /** What the mixed-precision search measured and chose, on the mixed-precision rung. */
+  readonly mixedPrecision?: MixedPrecisionResult;
 }
 
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
@@ -78,22 +82,28 @@ function calibrationKey(config: QuantConfig): string {
 }
 
 /** The `measure` and `exclude` functions of climbLadder, for one model and its data. */
-export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options: { maxExclusionSteps?: number } = {}): Pick<LadderOptions, 'measure' | 'exclude'> {
+export function ladderMeasures(
+  rt: LadderRuntime,
+  metric: LadderMetric,
+  options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
+): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed'> {
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
+  /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */
+  const rangesFor = (model: ModelProto, config: QuantConfig) => {
+    const key = calibrationKey(config);
+    let r = ranges.get(key);
+    if (!r) {
+      r = rt.calibrate(model, config);
+      ranges.set(key, r);
+      r.catch(() => ranges.delete(key));
+    }
+    return r;
+  };
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
-    const key = calibrationKey(config);
     const result = await quantizeWithRecovery(rt.model, config, {
-      calibrate: (m) => {
-        let r = ranges.get(key);
-        if (!r) {
-          r = rt.calibrate(m, config);
-          ranges.set(key, r);
-          r.catch(() => ranges.delete(key));
-        }
-        return r;
-      },
+      calibrate: (m) => rangesFor(m, config),
       runtime: rt.tuning,
       signal: rt.signal,
       gramProduct: rt.gramProduct,
@@ -115,6 +125,18 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
     async measure(config, rung): Promise<RungMeasurement> {
       const { detail, score, metrics } = await judge(config, rung, false);
       return { score, metrics, detail };
+    },
+
+    async mixed(config, target, rung): Promise<RungMeasurement> {
+      const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
+      const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.tuning, {
+        budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
+        // A cosine target is aimed at on the calibration samples; for other metrics, a high cosine.
+        target: target.metric === 'cosine' ? target.value : 0.999,
+        signal: rt.signal,
+      });
+      const { detail, score, metrics } = await judge(chosen.config, rung, false);
+      return { score, metrics, config: chosen.config, detail: { ...detail, mixedPrecision: chosen } };
     },
 
     async exclude(config, target, rung): Promise<RungMeasurement> {
