@@ -10,6 +10,9 @@ test('the preprocessing JSON exports, imports back, and a bad file is named', as
   await openWithModel(page, 'yolox-nano.onnx');
   await expect(page.getByTestId('preprocess-preset')).toHaveValue('yolo');
   await expect(page.getByTestId('preprocess-suggestion')).toContainText('YOLO');
+  const recognition = page.getByTestId('preprocess-recognition');
+  await expect(recognition).toContainText('Recognised: YOLOX detector');
+  await expect(recognition).toHaveAttribute('data-state', 'suggested');
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('preprocess-export').click()]);
   expect(download.suggestedFilename()).toBe('yolox-nano.preprocess.json');
@@ -26,6 +29,14 @@ test('the preprocessing JSON exports, imports back, and a bad file is named', as
   const error = page.getByTestId('preprocess-import-error');
   await expect(error).toContainText('bad.json');
   await expect(error).toContainText('channelOrder');
+  await expect(page.getByTestId('spec-channel-order')).toHaveValue('BGR');
+
+  // An edit leaves the suggestion on offer; one click takes it back, accepted.
+  await page.getByTestId('spec-channel-order').selectOption('RGB');
+  await expect(recognition).toHaveAttribute('data-state', 'changed');
+  await page.getByTestId('preprocess-accept').click();
+  await expect(recognition).toHaveAttribute('data-state', 'accepted');
+  await expect(page.getByTestId('preprocess-preset')).toHaveValue('yolo');
   await expect(page.getByTestId('spec-channel-order')).toHaveValue('BGR');
 });
 

@@ -62,7 +62,7 @@ describe('qstudio calibrate and quantize', () => {
     [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'XINT9', '-o', 'y.onnx'], 2, /"XINT9" is neither a preset/],
     [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'U8S8', '--exclude-nodes', 'Conv_999', '-o', path.join(tmp, 'z.onnx')], 2, /ExclusionError: nodes_to_exclude: "Conv_999" names no node/],
     [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', path.join(tmp, 'nowhere'), '--config', 'U8S8', '-o', 'y.onnx'], 2, /nowhere/],
-    [['calibrate', path.join(MODELS, 'negative', 'custom-domain-op.onnx'), '--calib', calib, '-o', path.join(tmp, 'r.json')], 2, /CalibrationError: the model uses ops of custom domains \(com\.microsoft\.extensions/],
+    [['calibrate', path.join(MODELS, 'negative', 'custom-domain-op.onnx'), '--calib', calib, '-o', path.join(tmp, 'r.json')], 2, /CustomOpsError: The model uses ops of custom domains \(com\.microsoft\.extensions/],
   ])('names the problem: %j', (args, code, pattern) => {
     const r = qstudio(...(args as string[]));
     expect(r.code).toBe(code);

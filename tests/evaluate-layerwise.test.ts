@@ -23,11 +23,11 @@ import { exposeTensors } from '../src/core/calibrate/expose.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
 import { sortByError } from '../src/core/metrics/layerwise.ts';
 import { errorJumps } from '../src/core/metrics/layerwiseJumps.ts';
-import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
-import { createSession } from '../src/cli/runtime/ortNode.ts';
+import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { imageFeeds } from '../src/cli/images/imageFeed.ts';
 import { DETECTORS } from '../bench/cases/detectors.ts';
 import { fixtureRanges } from './helpers/calibration.ts';
-import { COCO_EVAL, imageFeeds } from './helpers/evaluation.ts';
+import { COCO_EVAL } from './helpers/evaluation.ts';
 import { readModel } from './helpers/fixtures.ts';
 
 const NAME = 'yolox-nano.onnx';
@@ -61,7 +61,7 @@ describe('layer-wise comparison of YOLOX-nano, XINT8, nothing excluded', () => {
     const calibrated = await fixtureRanges(NAME, config);
     model = calibrated.model;
     ({ model: quantized, report } = quantizeModel(model, calibrated.ranges, config, 'XINT8'));
-    feeds = imageFeeds(model, COCO_EVAL.slice(0, 2), DETECTORS[NAME].preprocess);
+    feeds = imageFeeds(model, { files: COCO_EVAL.slice(0, 2) }, DETECTORS[NAME].preprocess).feeds;
     const comparison = await compareModels(model, quantized, nodeRuntime(feeds), { layers: true, floatIndex: index });
     lw = comparison.layerwise!;
     worst = sortByError(lw.rows);

@@ -8,10 +8,10 @@ import { encode } from '../src/core/onnx/index.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
-import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
-import { createSession, type Feeds } from '../src/cli/runtime/ortNode.ts';
+import { createSession, nodeRuntime, type Feeds } from '../src/cli/runtime/ortNode.ts';
+import { imageFeeds } from '../src/cli/images/imageFeed.ts';
 import { FIXTURE_PREPROCESS, fixtureRanges } from './helpers/calibration.ts';
-import { COCO_EVAL, imageFeeds } from './helpers/evaluation.ts';
+import { COCO_EVAL } from './helpers/evaluation.ts';
 
 // ---- independent computations (Quark's evaluate.py definitions, written plainly) ----------------
 
@@ -104,7 +104,7 @@ describe('output metrics of float vs quantized fixture models equal independent 
   it.each(MODELS)('%s', async (name) => {
     const { model, ranges } = await fixtureRanges(name, config);
     const quantized = quantizeModel(model, ranges, config, 'A8W8').model;
-    const feeds = imageFeeds(model, COCO_EVAL.slice(0, 2), FIXTURE_PREPROCESS[name]);
+    const feeds = imageFeeds(model, { files: COCO_EVAL.slice(0, 2) }, FIXTURE_PREPROCESS[name]).feeds;
     const comparison = await compareModels(model, quantized, nodeRuntime(feeds));
 
     // Both models run again, here, with their own sessions; metrics recomputed sample by sample.

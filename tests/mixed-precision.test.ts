@@ -16,7 +16,7 @@ import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../src/core/quan
 import { chooseMixedPrecision, precisionUnits, withUnits } from '../src/core/evaluate/mixedPrecision.ts';
 import { createOutputJudge, sampleSubset } from '../src/core/evaluate/outputJudge.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
-import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
+import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
 import { checkQdqStructure } from './helpers/qdqStructure.ts';
 import { checkModels } from './helpers/onnxChecker.ts';

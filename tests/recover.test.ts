@@ -15,12 +15,14 @@ import { getPreset } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
 import { crossLayerEqualize, findClePairs } from '../src/core/recover/cle.ts';
 import { gatherLayerRows } from '../src/core/recover/layerData.ts';
+import { FloatRowCache } from '../src/core/recover/floatRowCache.ts';
+import type { ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 import { findLinearLayers } from '../src/core/recover/linearLayers.ts';
 import { meanOutputShift } from '../src/core/recover/biasCorrection.ts';
 import { layerLoss, layerObjective, type LayerProblem } from '../src/core/recover/layerProblem.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress } from '../src/core/recover/quantizeWithRecovery.ts';
-import { nodeRuntime } from '../src/cli/commands/evaluate.ts';
+import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { compareRuns, feedsFor } from './helpers/smallModels.ts';
@@ -84,6 +86,7 @@ describe('cross-layer equalization', () => {
 
 describe('fast finetune and bias correction on a small chain', () => {
   const runtime = nodeRuntime(convChainFeeds(6));
+  const cache = new FloatRowCache();
   const run = (preset: string, extra: QuantConfigInput, onProgress?: (p: RecoveryProgress) => void) =>
     quantizeWithRecovery(convChainModel(), config(preset, extra), { runtime, calibrate: (m) => minMaxRanges(m), onProgress });
 
@@ -121,6 +124,27 @@ describe('fast finetune and bias correction on a small chain', () => {
     // conv1's loss is mostly its input's quantization, which no weight can undo; the depthwise layer's is its own.
     const dw = ft.layers.find((l) => l.id === 'dw2')!;
     expect(dw.lossAfter).toBeLessThan(dw.lossBefore * 0.9);
+  });
+
+  it('float layer rows gathered once serve every depth and a second run (FloatRowCache): same model, fewer sessions', async () => {
+    const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
+    const counting = () => {
+      const opened: number[] = [];
+      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(m).graph!.node.length); return runtime.open(m); } };
+      return { rt, opened };
+    };
+    const a = counting();
+    const first = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: a.rt, calibrate: (m) => minMaxRanges(m), floatRowCache: cache });
+    const stages = first.recovery.stages;
+    // One quantized session per depth that does not read the graph input, one float session for all of them.
+    expect(stages).toBeGreaterThan(2);
+    expect(a.opened.length).toBeLessThan(2 * stages);
+    const b = counting();
+    const second = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: b.rt, calibrate: (m) => minMaxRanges(m), floatRowCache: cache });
+    expect(b.opened.length).toBe(a.opened.length - 1);
+    expect(encode(second.model)).toEqual(encode(first.model));
+    // Each pass runs only the nodes its layers' inputs depend on: the first passes open smaller graphs.
+    expect(Math.min(...b.opened)).toBeLessThan(Math.max(...b.opened));
   });
 
   it("bias correction cancels each layer's mean output shift on its own data, to the bias grid", async () => {

@@ -5,9 +5,9 @@ import { validateConfig } from '../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { readModel } from '../tests/helpers/fixtures.ts';
 import { createCalibrationApi, type CalibrationApi, type CalibrationProgress } from './calibrationApi.ts';
-import { ModelCalibrator } from './calibration/calibrator.ts';
-import { sampleSource } from './calibration/samples.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeRuntime } from './calibration/testSupport.ts';
+import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
+import { sampleSource } from '../src/core/calibrate/samples.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
 
 const image = fakeImage;
 const images = fakeImages;
@@ -18,7 +18,7 @@ function buffer(name: string): ArrayBuffer {
 }
 
 function api(sessions?: { created: number }): CalibrationApi {
-  return createCalibrationApi({ runtime: () => nodeRuntime(sessions), decodeImage: fakeDecode });
+  return createCalibrationApi({ runtime: () => nodeWorkerRuntime(sessions), decodeImage: fakeDecode });
 }
 
 const unit = getPreprocessPreset('unit');
@@ -140,9 +140,9 @@ describe('calibrationApi', () => {
     const { inputs } = openModel(bytes).summary;
     const config = getPreset('XINT8'); // histogram states: the merge-free path must match exactly too
     const source = () => sampleSource(images(4), inputs, unit, fakeDecode);
-    const whole = await new ModelCalibrator(model, nodeRuntime()).calibrate(source(), config, () => false, () => undefined);
+    const whole = await new ModelCalibrator(model, nodeWorkerRuntime()).calibrate(source(), config, () => false, () => undefined);
     const sessions = { created: 0 };
-    const chunked = new ModelCalibrator(model, nodeRuntime(sessions), 8 * 1024);
+    const chunked = new ModelCalibrator(model, nodeWorkerRuntime(sessions), 8 * 1024);
     const progress: CalibrationProgress[] = [];
     const split = await chunked.calibrate(source(), config, () => false, (p) => progress.push(p));
     expect(whole.passes).toBe(1);

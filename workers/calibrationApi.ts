@@ -9,23 +9,23 @@
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
+import { buildGraphIndex, summarize, openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
 import { rangesOf, mergeTensorStates, type TensorStates } from '../src/core/calibrate/statistics.ts';
 import { activationMethodName } from '../src/core/calibrate/methodFromConfig.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
-import { UnsupportedModelError } from '../src/core/onnx/errors.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../src/core/preprocess/spec.ts';
-import { ModelCalibrator, type Progress, type SkippedSample } from './calibration/calibrator.ts';
-import { CustomOpsError, NoCalibrationDataError, NoUsableSamplesError } from './calibration/errors.ts';
-import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from './calibration/samples.ts';
+import { asFloat32 } from '../src/core/precision/float16.ts';
+import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../src/core/calibrate/runner.ts';
+import { NoCalibrationDataError, NoUsableSamplesError } from '../src/core/calibrate/errors.ts';
+import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../src/core/calibrate/samples.ts';
 import type { BackendPreference } from './runtime/ort.ts';
-import type { BackendInfo, Runtime } from './runtime/session.ts';
+import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import type { RangeTable } from './quantizeApi.ts';
 
-export type { CalibrationSample } from './calibration/samples.ts';
-export type { Progress as CalibrationProgress, SkippedSample } from './calibration/calibrator.ts';
+export type { CalibrationSample } from '../src/core/calibrate/samples.ts';
+export type { Progress as CalibrationProgress, SkippedSample } from '../src/core/calibrate/runner.ts';
 
 export interface CalibrationOpenOptions {
   fileName: string;
@@ -160,17 +160,11 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
      */
     open(bytes: ArrayBuffer, options: CalibrationOpenOptions): CalibrationModel {
       const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
-      const { model, summary } = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
-      if (summary.customOps.length > 0) {
-        const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
-        throw new CustomOpsError(
-          `"${options.fileName}" uses ops of custom domains (${list}). onnxruntime cannot run them without their custom-op library, so this model cannot be calibrated here.`,
-        );
-      }
-      if (summary.quantization.state !== 'float') {
-        throw new UnsupportedModelError(`"${options.fileName}" is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
-      }
-      if (summary.float16) throw new UnsupportedModelError(`"${options.fileName}" computes in float16: convert it to float32 before calibrating.`);
+      const opened = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
+      // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+      const model = opened.summary.float16 ? asFloat32(opened.model) : opened.model;
+      const summary = model === opened.model ? opened.summary : summarize(model, buildGraphIndex(model.graph!));
+      assertCalibratable(summary, `"${options.fileName}"`);
       const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
       const handle = held.add({ model, inputs: summary.inputs, calibrator, active: new Set(), idle: Promise.resolve() });
       return { handle, inputs: summary.inputs, observable: calibrator.observable.length };

@@ -7,7 +7,7 @@ import { readModel } from '../tests/helpers/fixtures.ts';
 import { floatIO, smallModel } from '../tests/helpers/smallModels.ts';
 import { createCalibrationApi } from './calibrationApi.ts';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeRuntime } from './calibration/testSupport.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
 import type { RangeTable } from './quantizeApi.ts';
 
 const unit = getPreprocessPreset('unit');
@@ -18,7 +18,7 @@ function buffer(bytes: Uint8Array): ArrayBuffer {
   return new Uint8Array(bytes).buffer as ArrayBuffer;
 }
 
-const api = (): EvaluationApi => createEvaluationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+const api = (): EvaluationApi => createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
   return p.then(
@@ -31,7 +31,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 
 /** mnist calibrated on six fake images, and its XINT8 quantization's bytes. */
 async function quantizedMnist(): Promise<{ ranges: RangeTable; quantized: Uint8Array }> {
-  const calibration = createCalibrationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+  const calibration = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
   const { handle } = calibration.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
   const { ranges } = await calibration.run(handle, { samples: fakeImages(6), spec: unit, config: xint8 });
   const table = new Map(Object.entries(ranges).map(([n, [min, max]]) => [n, { min, max }]));

@@ -25,19 +25,19 @@ import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion }
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import type { TensorRange } from '../src/core/quantize/plan.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
-import type { SkippedSample } from './calibration/calibrator.ts';
-import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
+import type { SkippedSample } from '../src/core/calibrate/runner.ts';
+import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
-import { EvaluationCancelledError } from './evaluation/errors.ts';
+import { EvaluationCancelledError } from '../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
-import type { BackendInfo, Runtime } from './runtime/session.ts';
+import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import type { RangeTable } from './quantizeApi.ts';
 import { sha256 } from './sha256.ts';
 
-export { EvaluationCancelledError, NoEvaluationDataError } from './evaluation/errors.ts';
+export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
 export interface EvaluationOpenOptions {
   fileName: string;
@@ -236,8 +236,10 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
       // Both models on the CPU (WASM) backend: see evaluation/comparisonRuntime.ts.
       const runtime = deps.runtime('wasm', options.threads);
-      const handle = held.add({ model, index, inputs: summary.inputs, file, runtime, active: new Set() });
-      return { handle, inputs: summary.inputs, file };
+      // A float16 model is fed float32 (compareModels puts Casts at its interface).
+      const inputs = summary.inputs.map((i) => (i.elemType === 'float16' ? { ...i, elemType: 'float32' } : i));
+      const handle = held.add({ model, index, inputs, file, runtime, active: new Set() });
+      return { handle, inputs, file };
     },
 
     /**

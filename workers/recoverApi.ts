@@ -28,18 +28,18 @@ import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from
 import { climbLadder, ladderReport, parseLadderTarget, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
 import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
-import { ModelCalibrator, type SampleSource, type SkippedSample } from './calibration/calibrator.ts';
-import type { CalibrationSample, ImageDecoder } from './calibration/samples.ts';
+import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/runner.ts';
+import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import type { BackendPreference } from './runtime/ort.ts';
-import type { Feed, Runtime } from './runtime/session.ts';
+import type { Feed, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
-import { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
 import { sha256 } from './sha256.ts';
 
-export { NoRecoveryDataError, RecoveryCancelledError } from './recover/errors.ts';
+export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 
 export interface RecoverOpenOptions {
   fileName: string;

@@ -6,17 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, tensorSummary } from '../../src/core/onnx/index.ts';
+import { decode } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
-import { float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { compareModels } from '../../src/core/evaluate/compareModels.ts';
 import { meanOutputCosine } from '../../src/core/evaluate/outputMetrics.ts';
-import { nodeRuntime } from '../../src/cli/commands/evaluate.ts';
+import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { DETECTORS } from './detectors.ts';
 
 const [name, mode] = process.argv.slice(2);
@@ -27,11 +25,7 @@ const config = getPreset('XINT8');
 
 const { ranges } = await calibrateOnImages(model, coco.slice(0, 8), { spec: detector.preprocess, config });
 const { model: quantized } = quantizeModel(model, ranges, config, 'XINT8');
-const input = tensorSummary(buildGraphIndex(model.graph!).inputs[0]);
-const feeds = coco.slice(16, 24).map((file) => {
-  const t = imageToTensor(decodeImageFile(file), input.shape ?? [], detector.preprocess);
-  return { [input.name]: float32Tensor(t.data, t.dims) };
-});
+const { feeds } = imageFeeds(model, { files: coco.slice(16, 24) }, detector.preprocess);
 const comparison = await compareModels(model, quantized, nodeRuntime(feeds), { layers: mode === 'layers' });
 const n = comparison.samples;
 console.log(JSON.stringify({

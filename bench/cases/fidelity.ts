@@ -6,16 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, encode, tensorSummary } from '../../src/core/onnx/index.ts';
+import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
+import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { cosineSimilarity } from '../../src/core/metrics/index.ts';
-import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { DETECTORS } from './detectors.ts';
 
 const [name, preset, variant] = process.argv.slice(2);
@@ -36,12 +35,9 @@ const t1 = performance.now();
 const { model: quantized, report } = quantizeModel(model, ranges, config, preset);
 const floatSession = await createSession(encode(model));
 const quantSession = await createSession(encode(quantized));
-const input = tensorSummary(buildGraphIndex(model.graph!).inputs[0]);
 const cosines: number[] = [];
 let undefinedOutputs = 0;
-for (const file of evaluation) {
-  const t = imageToTensor(decodeImageFile(file), input.shape ?? [], detector.preprocess);
-  const feeds = { [input.name]: float32Tensor(t.data, t.dims) };
+for (const feeds of imageFeeds(model, { files: evaluation }, detector.preprocess).feeds) {
   const a = await floatSession.run(feeds);
   const b = await quantSession.run(feeds);
   // Quark's cosine is 0/0 (NaN) when an output is all zeros (a face detector's objectness on a photo

@@ -6,17 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, encode, tensorSummary } from '../../src/core/onnx/index.ts';
+import { decode, encode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
+import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { cosineSimilarity } from '../../src/core/metrics/index.ts';
-import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
-import { nodeRuntime } from '../../src/cli/commands/evaluate.ts';
+import { createSession, nodeRuntime, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
 
@@ -26,12 +24,7 @@ const original = decode(fs.readFileSync(path.join(import.meta.dirname, '../../..
 const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
 const calibration = coco.slice(0, 16);
 const evaluation = coco.slice(16, 24);
-const input = tensorSummary(buildGraphIndex(original.graph!).inputs[0]);
-const feedsOf = (files: readonly string[]): Feeds[] =>
-  files.map((file) => {
-    const t = imageToTensor(decodeImageFile(file), input.shape ?? [], detector.preprocess);
-    return { [input.name]: float32Tensor(t.data, t.dims) };
-  });
+const feedsOf = (files: readonly string[]): Feeds[] => imageFeeds(original, { files }, detector.preprocess).feeds;
 
 const base = JSON.parse(configToJSON(getPreset('XINT8')));
 base.includeCle = variant === 'cle';

@@ -13,7 +13,8 @@ import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.t
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { compareModels, meanOutputCosine, rankLayers, suggestExclusions, tailSubgraph } from '../../src/core/evaluate/index.ts';
 import { resolveSubgraph } from '../../src/core/exclude/index.ts';
-import { loadImageFeeds, nodeRuntime } from '../../src/cli/commands/evaluate.ts';
+import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
+import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { DETECTORS } from './detectors.ts';
 
 const [name, preset, stepsText] = process.argv.slice(2);
@@ -26,7 +27,7 @@ const index = buildGraphIndex(model.graph!);
 const tail = new Set(resolveSubgraph(index, detector.tail).map((i) => index.ids[i]));
 
 const { ranges } = await calibrateOnImages(model, coco.slice(0, 16), { spec: detector.preprocess, config });
-const judge = loadImageFeeds(model, cocoDir, detector.preprocess, 24);
+const judge = imageFeeds(model, { dir: cocoDir }, detector.preprocess, 24);
 const runtime = nodeRuntime(judge.feeds.slice(16, 24));
 const result = await suggestExclusions({
   config,

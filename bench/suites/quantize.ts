@@ -1,6 +1,6 @@
 /** Suite "quantize": time and peak memory to quantize each fixture (XINT8 and U8S8) and the synthetic 104 MB model. */
 import path from 'node:path';
-import { runCase, type Suite } from '../harness.ts';
+import { runCase, type Row, type Suite } from '../harness.ts';
 import { SYNTHETIC_PATH } from './onnxIo.ts';
 
 const MODELS = path.resolve(import.meta.dirname, '../../../shared/fixtures/models');
@@ -22,10 +22,11 @@ export const quantizeSuite: Suite = {
     ['bytes', 'float bytes'],
     ['quantizedBytes', 'QDQ bytes'],
     ['quantizeMs', 'quantize + encode ms'],
+    ['vsU8S8', 'time vs U8S8 (same run)'],
     ['peakRssMB', 'peak RSS MB'],
   ],
   async run() {
-    const rows = [];
+    const rows: Row[] = [];
     for (const [f, dims] of FIXTURES) {
       for (const preset of ['U8S8', 'XINT8']) rows.push(await runCase('cases/quantize.ts', [path.join(MODELS, f), preset, ...dims]));
     }
@@ -33,6 +34,10 @@ export const quantizeSuite: Suite = {
     for (const preset of ['U8S8', 'XINT8']) {
       rows.push({ ...(await runCase('cases/quantize.ts', [SYNTHETIC_PATH, preset])), model: 'synthetic MLP, 104 MB of weights' });
     }
-    return rows;
+    // The anchor: the float-scale preset on the same model in the same run.
+    return rows.map((r) => {
+      const anchor = rows.find((a) => a.model === r.model && a.preset === 'U8S8');
+      return { ...r, vsU8S8: anchor ? +(Number(r.quantizeMs) / Number(anchor.quantizeMs)).toFixed(2) : null };
+    });
   },
 };

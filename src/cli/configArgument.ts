@@ -13,6 +13,10 @@ export interface ConfigAdditions {
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
+  /** FP16 source models: subgraphs converted to float32 (Shapeshifter subgraphs_to_include). */
+  fp16SubgraphsToFp32?: { starts: string[]; ends: string[] }[];
+  /** FP16 source models: extra options set on the command line (QuantizeFP16, UseFP32Scale, ConvertFP16ToFP32). */
+  fp16Options?: { QuantizeFP16?: boolean; UseFP32Scale?: boolean; ConvertFP16ToFP32?: boolean };
 }
 
 export function loadConfigArgument(argument: string, add: ConfigAdditions): { config: QuantConfig; name: string } {
@@ -41,5 +45,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];
+  merged.fp16SubgraphsToFp32 = [...merged.fp16SubgraphsToFp32, ...(add.fp16SubgraphsToFp32 ?? [])];
+  for (const [k, v] of Object.entries(add.fp16Options ?? {})) if (v !== undefined) merged.extraOptions[k] = v;
   return { config: validateConfig(merged), name };
 }

@@ -1,10 +1,13 @@
 /**
  * Reading a model named on the command line: its bytes, its external data files (found beside it or
- * given with --data), decoded with errors that name the file. Every command that takes a model uses it.
+ * given with --data), decoded with errors that name the file. Every command that takes a model uses it;
+ * the reports also name the file by its digest.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, externalDataNames, type ModelProto } from '../core/onnx/index.ts';
+import type { ReportFile } from '../core/report/index.ts';
 import { readInputFile } from './usage.ts';
 
 /** External data files the model names, read from beside it unless given explicitly. */
@@ -24,4 +27,9 @@ export function readModelFile(modelPath: string, dataFiles: readonly string[] = 
   const bytes = readInputFile(modelPath);
   const fileName = path.basename(modelPath);
   return { model: decode(bytes, { fileName, externalData: loadExternalFiles(modelPath, bytes, dataFiles) }), bytes, fileName };
+}
+
+/** What a report says about a model file read with readModelFile: its name, SHA-256 and size. */
+export function modelFileInfo(file: { bytes: Uint8Array; fileName: string }): ReportFile {
+  return { name: file.fileName, sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'), bytes: file.bytes.length };
 }

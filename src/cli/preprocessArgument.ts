@@ -1,15 +1,57 @@
 /**
- * `--preprocess <preset|file.json>`: a preprocessing preset name or the JSON the page exports. Without
- * it, the 'unit' preset (RGB scaled to 0–1) is used and the command says so.
+ * `--preprocess <auto|preset|file.json>`: the model's recognised preprocessing (`auto`, which prints
+ * what it chose and why), a preset name, or the JSON the page exports. Without it, the 'unit'
+ * preset (RGB scaled to 0–1) is used and the note says what `auto` would pick. In every case the
+ * model's symbolic input dimensions the spec leaves open get a value (the recognised family's usual
+ * size, else a default; core defaultDims.ts), and the note says which.
  */
+import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
+import { defaultImageDims } from '../core/preprocess/defaultDims.ts';
 import { getPreprocessPreset, isPresetName, PRESET_NAMES } from '../core/preprocess/presets.ts';
+import { describeGuess, MODEL_FAMILIES, recognizePreprocess, type PreprocessGuess } from '../core/preprocess/recognize.ts';
 import { parsePreprocess, type PreprocessSpec } from '../core/preprocess/spec.ts';
 import { readInputFile } from './usage.ts';
 
-export function loadPreprocessArgument(argument: string | undefined): { spec: PreprocessSpec; note?: string } {
-  if (!argument) {
-    return { spec: getPreprocessPreset('unit'), note: `no --preprocess given: using 'unit' (RGB, 0–1); presets: ${PRESET_NAMES.join(', ')}` };
+function guessFor(model: ModelProto, fileName?: string): PreprocessGuess {
+  const summary = summarize(model, buildGraphIndex(model.graph!), { name: fileName });
+  return recognizePreprocess(summary);
+}
+
+/** Values for the symbolic dimensions the spec leaves open; the names and values set, or null. */
+function completeDims(spec: PreprocessSpec, model: ModelProto, guess: PreprocessGuess): string | null {
+  const input = guessInputShape(model);
+  if (!input) return null;
+  const familySize = guess.family ? MODEL_FAMILIES[guess.family].size : null;
+  const { dims, source } = defaultImageDims(input, spec.layout, { familySize });
+  const added = Object.entries(dims).filter(([k]) => spec.dims[k] === undefined);
+  if (added.length === 0) return null;
+  for (const [k, v] of added) spec.dims[k] = v;
+  const from = source === 'family' ? ` (${guess.label}'s usual size)` : source === 'fallback' ? ' (a default: set "dims" in a --preprocess file to change it)' : '';
+  return `symbolic dimensions ${added.map(([k, v]) => `${k}=${v}`).join(', ')}${from}`;
+}
+
+function guessInputShape(model: ModelProto): (number | string)[] | null {
+  const summary = summarize(model, buildGraphIndex(model.graph!));
+  return summary.inputs.find((i) => i.shape && (i.shape.length === 3 || i.shape.length === 4))?.shape ?? null;
+}
+
+export function loadPreprocessArgument(argument: string | undefined, model: ModelProto, fileName?: string): { spec: PreprocessSpec; note?: string } {
+  const guess = guessFor(model, fileName);
+  const notes: string[] = [];
+  let spec: PreprocessSpec;
+  if (argument === 'auto') {
+    spec = { ...guess.spec, dims: { ...guess.spec.dims } };
+    notes.push(`--preprocess auto: ${describeGuess(guess)}`);
+  } else if (!argument) {
+    spec = getPreprocessPreset('unit');
+    const hint = guess.family ? `; this model looks like a ${guess.label}: --preprocess auto would use ${guess.preset}` : '';
+    notes.push(`no --preprocess given: using 'unit' (RGB, 0–1); presets: auto, ${PRESET_NAMES.join(', ')}${hint}`);
+  } else if (isPresetName(argument)) {
+    spec = getPreprocessPreset(argument);
+  } else {
+    spec = parsePreprocess(new TextDecoder().decode(readInputFile(argument)));
   }
-  if (isPresetName(argument)) return { spec: getPreprocessPreset(argument) };
-  return { spec: parsePreprocess(new TextDecoder().decode(readInputFile(argument))) };
+  const dims = argument === 'auto' ? null : completeDims(spec, model, guess);
+  if (dims) notes.push(dims);
+  return { spec, note: notes.length > 0 ? notes.join('\nnote: ') : undefined };
 }

@@ -13,7 +13,7 @@ export function terminalProgress(label: string): { update(p: CalibrationProgress
       const width = 30;
       const filled = Math.round((p.done / p.total) * width);
       const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
-      const eta = p.done < p.total ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
+      const eta = p.done < p.total && p.etaSeconds !== null ? `, ${Math.ceil(p.etaSeconds)} s left` : '';
       process.stderr.write(`\r${label} ${bar} ${p.done}/${p.total} images, ${p.imagesPerSecond.toFixed(1)}/s${eta}   `);
     },
     done() {

@@ -7,7 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { StudioError } from '../core/onnx/errors.ts';
 
 /** A mistake in how the command was called; printed with the command's usage. */
-export class UsageError extends Error {
+export class UsageError extends StudioError {
   override readonly name = 'UsageError';
 }
 

@@ -3,27 +3,31 @@
  * model step, and once a model is open the later steps (calibration, graph, exclusions, evaluation,
  * recovery), each a feature of its own, loaded lazily: on first use, or ahead of it once the page is idle.
  */
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
+import { preloadable } from './components/preloadable.ts';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
 import { useStudio } from './store/index.ts';
 
 const steps = {
-  calibration: () => import('./features/calibration/CalibrationScreen.tsx'),
-  graph: () => import('./features/graph/GraphScreen.tsx'),
-  exclusion: () => import('./features/exclusion/ExclusionPanel.tsx'),
-  evaluation: () => import('./features/report/EvaluationScreen.tsx'),
-  recover: () => import('./features/recover/RecoverScreen.tsx'),
+  calibration: preloadable(() => import('./features/calibration/CalibrationScreen.tsx')),
+  graph: preloadable(() => import('./features/graph/GraphScreen.tsx')),
+  exclusion: preloadable(() => import('./features/exclusion/ExclusionPanel.tsx')),
+  evaluation: preloadable(() => import('./features/report/EvaluationScreen.tsx')),
+  recover: preloadable(() => import('./features/recover/RecoverScreen.tsx')),
 };
-const CalibrationScreen = lazy(steps.calibration);
-const GraphScreen = lazy(steps.graph);
-const ExclusionPanel = lazy(steps.exclusion);
-const EvaluationScreen = lazy(steps.evaluation);
-const RecoverScreen = lazy(steps.recover);
+const CalibrationScreen = steps.calibration.Component;
+const GraphScreen = steps.graph.Component;
+const ExclusionPanel = steps.exclusion.Component;
+const EvaluationScreen = steps.evaluation.Component;
+const RecoverScreen = steps.recover.Component;
 
-/** Fetches the later steps' code (cytoscape with the graph) ahead of the first model; for an idle page. */
+/**
+ * Fetches the later steps' code (cytoscape with the graph) ahead of the first model; for an idle page. Once
+ * loaded, the steps render with the model's summary in the same frame instead of suspending.
+ */
 export function prefetchSteps(): void {
-  for (const load of Object.values(steps)) load().catch(() => undefined); // a failure shows when the step renders
+  for (const step of Object.values(steps)) step.load().catch(() => undefined); // a failure shows when the step renders
 }
 
 export function App() {

@@ -2,33 +2,15 @@
  * For tests only (never imported by a worker): onnxruntime-node behind the worker's Runtime
  * interface, and a fake image decoder, so calibration runs in Node exactly as it does in a worker.
  */
-import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
 import { seededFloats } from '../../tests/helpers/fixtures.ts';
-import type { Feed, Runtime } from '../runtime/session.ts';
-import type { CalibrationSample } from './samples.ts';
+import type { Runtime } from '../../src/core/runtime/session.ts';
+import type { CalibrationSample } from '../../src/core/calibrate/samples.ts';
 
-/** onnxruntime-node as a Runtime (float32 feeds only, which is all the tests give); counts sessions. */
-export function nodeRuntime(sessions = { created: 0 }): Runtime {
-  return {
-    async createSession(model) {
-      sessions.created++;
-      const s = await createSession(model, 1);
-      return {
-        runner: {
-          inputNames: s.inputNames,
-          outputNames: s.outputNames,
-          async run(feeds: Readonly<Record<string, Feed>>) {
-            const tensors = Object.fromEntries(Object.entries(feeds).map(([n, f]) => [n, float32Tensor(f.data as Float32Array, f.dims)]));
-            const out = await s.run(tensors);
-            return Object.fromEntries(Object.entries(out).map(([n, t]) => [n, { type: t.type, data: t.data, dims: t.dims }]));
-          },
-          release: () => s.release(),
-        },
-        backend: { kind: 'native', threads: 0, fallbackReason: null },
-      };
-    },
-  };
+/** onnxruntime-node (src/cli/runtime/ortNode.ts) as a worker's Runtime, one thread a session; counts sessions. */
+export function nodeWorkerRuntime(sessions = { created: 0 }): Runtime {
+  return ortNodeRuntime(1, sessions);
 }
 
 /** Decodes the fake files of the tests: 'ok:<seed>' is a 40×30 image of seeded noise, anything else is corrupt. */

@@ -8,7 +8,7 @@
  * effect within one inference. Must not decode images.
  */
 import type { ComparisonRuntime, SampleSession } from '../../src/core/evaluate/compareModels.ts';
-import type { BackendInfo, Feed, Runtime } from '../runtime/session.ts';
+import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
 
 export interface WorkerComparisonRuntime extends ComparisonRuntime {
   /** The backend of the last session opened (null before the first). */

@@ -9,11 +9,11 @@
 import type { TensorSummary } from '../../src/core/onnx/index.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
-import type { SkippedSample } from '../calibration/calibrator.ts';
-import { NoUsableSamplesError } from '../calibration/errors.ts';
-import { sampleSource, type CalibrationSample, type ImageDecoder } from '../calibration/samples.ts';
-import type { Feed } from '../runtime/session.ts';
-import { NoEvaluationDataError } from './errors.ts';
+import type { SkippedSample } from '../../src/core/calibrate/runner.ts';
+import { NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
+import { sampleSource, type CalibrationSample, type ImageDecoder } from '../../src/core/calibrate/samples.ts';
+import type { Feed } from '../../src/core/runtime/session.ts';
+import { NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
 export interface EvaluationFeeds {
   /** One feed set per usable sample, in the order given. */

@@ -7,7 +7,7 @@
  */
 import { GRAM_INPUT, GRAM_OUTPUT, gramProductModel } from '../../src/core/recover/gramModel.ts';
 import type { GramProductFactory } from '../../src/core/recover/layerProblem.ts';
-import type { Runtime } from '../runtime/session.ts';
+import type { Runtime } from '../../src/core/runtime/session.ts';
 
 /** A GramProductFactory on `runtime` (sessions of purpose 'float': the page's worker asks for WASM). */
 export function runtimeGramProduct(runtime: Runtime): GramProductFactory {

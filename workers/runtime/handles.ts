@@ -4,9 +4,10 @@
  *
  * A table knows nothing of what it stores; freeing memory is dropping the entry.
  */
+import { StudioError } from '../../src/core/onnx/errors.ts';
 
 /** Thrown when an id is not (or no longer) in the table: the page used a closed or foreign handle. */
-export class UnknownHandleError extends Error {
+export class UnknownHandleError extends StudioError {
   override readonly name = 'UnknownHandleError';
 }
 

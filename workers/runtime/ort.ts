@@ -13,7 +13,7 @@
  * The module is imported dynamically, so a worker that never runs a model never loads it.
  */
 import type * as OrtModule from 'onnxruntime-web';
-import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPurpose } from './session.ts';
+import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPurpose } from '../../src/core/runtime/session.ts';
 
 type Ort = typeof OrtModule;
 

@@ -10,7 +10,7 @@ import { terminalProgress } from '../progressBar.ts';
 import { calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
 
 export async function calibrateFolder(model: ModelProto, dir: string, config: QuantConfig, preprocess: string | undefined): Promise<CalibrationResult> {
-  const { spec, note } = loadPreprocessArgument(preprocess);
+  const { spec, note } = loadPreprocessArgument(preprocess, model);
   if (note) process.stderr.write(`note: ${note}\n`);
   const { files } = listImageFiles(dir);
   const bar = terminalProgress('calibrating');

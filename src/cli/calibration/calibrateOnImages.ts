@@ -1,39 +1,34 @@
 /**
- * Calibration in Node: the float model, with every tensor exposed as an output, runs on onnxruntime-node
- * over the user's images; each run folds into the same collectors the page's workers use
- * (core/calibrate/statistics.ts), so the command line and the studio compute the same ranges.
- * Corrupt images are skipped and named; when one run's outputs would not fit the memory budget, the
- * tensors are observed in chunks, one session per chunk.
+ * Calibration in Node: the core's calibration runner (core/calibrate/runner.ts), the same one the page's
+ * workers use, with onnxruntime-node as its runtime and the Node image decoder reading the user's files.
+ * So the command line and the studio share one loop, one memory budget and one chunking rule, and compute
+ * the same ranges. Corrupt images are skipped and named; problems that stop calibration are the core's
+ * named errors (CustomOpsError, NotAnImageModelError, NoCalibrationDataError, NoUsableSamplesError).
  */
-import { encode, type ModelProto } from '../../core/onnx/index.ts';
+import path from 'node:path';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
-import { summarize, tensorSummary, type TensorSummary } from '../../core/onnx/summary.ts';
-import { chunkTensors, exposeTensors, observableTensors } from '../../core/calibrate/expose.ts';
-import { foldRun, rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import { summarize, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
+import { NoCalibrationDataError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
+import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource } from '../../core/calibrate/runner.ts';
+import { sampleSource } from '../../core/calibrate/samples.ts';
+import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import { asFloat32 } from '../../core/precision/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { StudioError } from '../../core/onnx/errors.ts';
-import { readImageFeed, type ImageFeed } from '../imageFeed.ts';
-import { createSession, float32Tensor, type NodeSession, type OrtTensor } from '../runtime/ortNode.ts';
+import type { Feed } from '../../core/runtime/session.ts';
+import { decodeImageFile } from '../images/decode.ts';
+import { ortNodeRuntime, type OrtTensor } from '../runtime/ortNode.ts';
 
-/** Calibration that cannot start: no images, a model input that is not an image. */
-export class CalibrationError extends StudioError {
-  override readonly name = 'CalibrationError';
-}
-
-export interface CalibrationProgress {
-  done: number;
-  total: number;
-  imagesPerSecond: number;
-  etaSeconds: number;
-}
+export type CalibrationProgress = Progress;
 
 export interface CalibrationResult {
+  /** Ranges in graph order (graph inputs, then node outputs). */
   ranges: Map<string, { min: number; max: number }>;
   states: TensorStates;
   images: number;
   skipped: { file: string; reason: string }[];
   seconds: number;
+  /** Passes over the images: 1, or the number of chunks when one run's outputs exceeded the budget. */
   chunks: number;
 }
 
@@ -41,77 +36,53 @@ export interface CalibrationOptions {
   spec: PreprocessSpec;
   config: QuantConfig;
   onProgress?: (p: CalibrationProgress) => void;
-  /** Most bytes one run may return before tensors are observed in chunks. */
+  /** Most bytes one run may return before tensors are observed in chunks (the core's budget unless given). */
   budgetBytes?: number;
 }
 
-/** Runs calibration over image files, decoding each as it is reached. Throws CalibrationError when nothing can be calibrated. */
+/** Runs calibration over image files, decoding each as it is reached. */
 export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
-  return calibrate(model, files.length, (input, i) => readImageFeed(files[i], input, options.spec), options);
+  const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
+  return calibrate(model, (inputs) => {
+    if (files.length === 0) throw new NoCalibrationDataError('no images to calibrate on: give a folder of .jpg or .png files');
+    return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
+  }, options);
 }
 
 /** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
 export async function calibrateOnTensors(model: ModelProto, tensors: readonly OrtTensor[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
-  return calibrate(model, tensors.length, (_input, i) => ({ tensor: tensors[i] }), options);
+  const input = buildGraphIndex(model.graph!).inputs[0]?.name ?? '';
+  const feeds = tensors.map((t): Record<string, Feed> => ({ [input]: { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims } }));
+  const source: SampleSource = {
+    count: feeds.length,
+    name: (i) => `sample ${i + 1}`,
+    produce: async (i) => ({ feeds: feeds[i] }),
+  };
+  return calibrate(model, () => source, options);
 }
 
+/** Checks the model, makes the samples for its inputs, runs the core's runner on onnxruntime-node. */
 async function calibrate(
-  model: ModelProto,
-  total: number,
-  read: (input: TensorSummary, i: number) => ImageFeed,
+  given: ModelProto,
+  samplesFor: (inputs: ModelSummary['inputs']) => SampleSource,
   options: Omit<CalibrationOptions, 'spec'>,
 ): Promise<CalibrationResult> {
-  const index = buildGraphIndex(model.graph!);
-  const custom = summarize(model, index).customOps;
-  if (custom.length > 0) {
-    const ops = custom.map((o) => `${o.domain}.${o.opType}`).join(', ');
-    throw new CalibrationError(`the model uses ops of custom domains (${ops}) that onnxruntime cannot run without their library, so it cannot be calibrated`);
-  }
-  if (index.inputs.length !== 1) {
-    throw new CalibrationError(`the model has ${index.inputs.length} inputs; calibrate it with .npy files per input`);
-  }
-  if (total === 0) throw new CalibrationError('no images to calibrate on: give a folder of .jpg or .png files');
-  const input = tensorSummary(index.inputs[0]);
-  // The graph input is folded from its feed; the runs observe everything the nodes compute.
-  const tensors = observableTensors(model).filter((n) => n !== input.name);
-  const start = performance.now();
-  const states: TensorStates = new Map();
-  const skipped: CalibrationResult['skipped'] = [];
-  let sessions: { session: NodeSession; tensors: string[] }[] = [];
-  let done = 0;
-
-  for (let i = 0; i < total; i++) {
-    const feed = read(input, i);
-    if ('skipped' in feed) {
-      skipped.push(feed.skipped);
-      continue;
+  // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
+  const model = asFloat32(given);
+  const summary = summarize(model, buildGraphIndex(model.graph!));
+  assertCalibratable(summary, 'The model');
+  const source = samplesFor(summary.inputs);
+  const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes);
+  try {
+    const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined));
+    if (outcome.used === 0) {
+      throw new NoUsableSamplesError(`none of the ${source.count} images could be read (${outcome.skipped[0]?.reason ?? ''})`);
     }
-    const feeds = { [input.name]: feed.tensor };
-    foldRun(states, { [input.name]: { type: 'float32', data: feed.tensor.data } }, options.config);
-    // The first image also sizes the outputs; when one session observes everything, its run is used as is.
-    const opened = sessions.length === 0 ? await openSessions(model, tensors, feeds, options.budgetBytes ?? 512 * 2 ** 20) : undefined;
-    if (opened) sessions = opened.sessions;
-    for (const { session, tensors: names } of sessions) {
-      foldRun(states, opened?.firstOutputs ?? (await session.run(feeds, names)), options.config);
-    }
-    done++;
-    const seconds = (performance.now() - start) / 1000;
-    options.onProgress?.({ done, total, imagesPerSecond: done / seconds, etaSeconds: ((total - done) * seconds) / done });
+    const all = rangesOf(outcome.states);
+    const ranges = new Map<string, { min: number; max: number }>();
+    for (const name of calibrator.observable) if (all.has(name)) ranges.set(name, all.get(name)!);
+    return { ranges, states: outcome.states, images: outcome.used, skipped: outcome.skipped, seconds: outcome.seconds, chunks: outcome.passes };
+  } finally {
+    await calibrator.release();
   }
-  await Promise.all(sessions.map((s) => s.session.release()));
-  if (done === 0) throw new CalibrationError(`none of the ${total} images could be read (${skipped[0]?.reason ?? ''})`);
-  return { ranges: rangesOf(states), states, images: done, skipped, seconds: (performance.now() - start) / 1000, chunks: sessions.length };
-}
-
-/** One session observing everything (with the outputs of its sizing run), or several over chunks when one run's outputs exceed the budget. */
-async function openSessions(model: ModelProto, tensors: string[], feeds: Record<string, ReturnType<typeof float32Tensor>>, budget: number) {
-  const all = await createSession(encode(exposeTensors(model, tensors)));
-  const probe = await all.run(feeds);
-  const bytes = new Map(Object.entries(probe).map(([k, v]) => [k, (v.data as ArrayBufferView).byteLength]));
-  const total = [...bytes.values()].reduce((a, b) => a + b, 0);
-  if (total <= budget) return { sessions: [{ session: all, tensors }], firstOutputs: probe };
-  await all.release();
-  const chunks = chunkTensors(tensors, bytes, budget);
-  const sessions = await Promise.all(chunks.map(async (names) => ({ session: await createSession(encode(exposeTensors(model, names))), tensors: names })));
-  return { sessions, firstOutputs: undefined };
 }

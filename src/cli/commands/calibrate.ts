@@ -17,7 +17,8 @@ tensor, with the calibration method of the configuration (MinMax, Percentile, En
 Options:
   --calib <dir>              folder of calibration images
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
-  --preprocess <preset|file> imagenet, unit, yolo, ultraface, y-channel, bgr-255, or the page's JSON
+  --preprocess <preset|file> auto (recognised from the model, printed), a preset (imagenet, unit, yolo,
+                             ultralytics, ultraface, y-channel, bgr-255, paddleocr-det, paddleocr-rec), or the page's JSON
   -o, --output <file>        where to write the ranges JSON`;
 
 export const calibrateCommand = {

@@ -4,26 +4,20 @@
  * evaluate tool (so the two can be diffed); `--layers` adds the per-layer table, `--json` prints the
  * whole report as JSON, `--report` writes the self-contained HTML report.
  *
- * Also home of what `qstudio suggest` shares with it: image folder → input feeds, and the Node
- * runtime that core/evaluate/compareModels drives. The comparison itself, the metrics and the
- * report are the core's; this file reads files, runs onnxruntime and prints.
+ * The comparison itself, the metrics and the report are the core's; the images become feeds in
+ * images/imageFeed.ts and the models run in runtime/ortNode.ts; this file wires them and prints.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
-import { buildGraphIndex, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
+import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
 import { renderSummary } from '../../core/metrics/summary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
-import { compareModels, type Comparison, type ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
+import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile } from '../../core/report/index.ts';
-import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { StudioError } from '../../core/onnx/errors.ts';
-import { listImageFiles } from '../images/listImages.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { createSession, type Feeds } from '../runtime/ortNode.ts';
-import { readModelFile as readModel } from '../modelFile.ts';
-import { readImageFeed } from '../imageFeed.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
+import { modelFileInfo, readModelFile } from '../modelFile.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
@@ -35,71 +29,13 @@ for class scores) as AMD Quark's evaluate tool prints them.
 
 Options:
   --data <dir>               images to evaluate on (.jpg, .png)
-  --preprocess <preset|file> how images become input tensors: imagenet, unit, yolo, ultraface, y-channel,
-                             bgr-255, or the JSON the studio exports
+  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
+                             paddleocr-rec, or the JSON the studio exports
   --layers                   also compare every intermediate tensor and print the 20 worst layers (SQNR)
   --json                     print the report as JSON instead of text
   --report <out.html>        write the report as one self-contained HTML file (implies --layers)
   --limit <n>                use only the first n images`;
-
-/** A folder of images that cannot serve as evaluation data. */
-export class EvaluationDataError extends StudioError {
-  override readonly name = 'EvaluationDataError';
-}
-
-export interface ImageFeeds {
-  readonly feeds: Feeds[];
-  readonly files: string[];
-  readonly skipped: { file: string; reason: string }[];
-}
-
-/** The model's input tensors for each image of `dir` (sorted by name), decoded up front; unreadable images are skipped and named. */
-export function loadImageFeeds(model: ModelProto, dir: string, spec: PreprocessSpec, limit = Infinity): ImageFeeds {
-  const index = buildGraphIndex(model.graph!);
-  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; evaluation from images needs exactly one`);
-  const input = tensorSummary(index.inputs[0]);
-  const { files } = listImageFiles(dir);
-  const feeds: Feeds[] = [];
-  const used: string[] = [];
-  const skipped: ImageFeeds['skipped'] = [];
-  for (const file of files) {
-    if (feeds.length >= limit) break;
-    const read = readImageFeed(file, input, spec);
-    if ('skipped' in read) {
-      skipped.push(read.skipped);
-      continue;
-    }
-    feeds.push({ [input.name]: read.tensor });
-    used.push(file);
-  }
-  if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${dir}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
-  return { feeds, files: used, skipped };
-}
-
-/** The Node runtime core/evaluate drives: onnxruntime-node sessions running the given feeds by index. */
-export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
-  return {
-    samples: feeds.length,
-    async open(bytes) {
-      const session = await createSession(bytes);
-      return {
-        async run(sample, outputs) {
-          const out = await session.run(feeds[sample], outputs);
-          return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]));
-        },
-        release: () => session.release(),
-      };
-    },
-    feeds: (sample) => Object.fromEntries(Object.entries(feeds[sample]).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }])),
-  };
-}
-
-/** A model file read and decoded, with what the report says about it. */
-export function readModelFile(file: string): { model: ModelProto; info: ReportFile } {
-  const { model, bytes } = readModel(file);
-  const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
-  return { model, info: { name: path.basename(file), sha256, bytes: bytes.length } };
-}
 
 /** The worst layers as a fixed-width text table. */
 export function layerTable(rows: readonly LayerRow[], count = 20): string {
@@ -170,15 +106,17 @@ export const evaluateCommand = {
     const t0 = performance.now();
     const float = readModelFile(floatPath);
     const quant = readModelFile(quantPath);
-    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    const floatInfo = modelFileInfo(float);
+    const quantInfo = modelFileInfo(quant);
+    const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
     if (note) process.stderr.write(`note: ${note}\n`);
-    const data = loadImageFeeds(float.model, values.data, spec, limit);
+    const data = imageFeeds(float.model, { dir: values.data }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const t1 = performance.now();
 
     const layers = values.layers || values.report !== undefined;
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers });
-    const report = comparisonReport(float.info, quant.info, float.model, quant.model, comparison, {
+    const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
       quantPath,
       timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],

@@ -22,7 +22,9 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
 import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
-import { loadImageFeeds, nodeRuntime, readModelFile } from './evaluate.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
+import { modelFileInfo, readModelFile } from '../modelFile.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -39,7 +41,9 @@ the most sensitive nodes (a measured greedy search). Every rung is calibrated, q
 Options:
   --calib <dir>               images to calibrate and fine-tune on
   --data <dir>                held-out images every rung is judged on (default: the calibration images)
-  --target <metric:value>     cosine:0.99 (default), psnr:<dB>, or top1:<fraction>
+  --target <metric:value>     cosine:0.99 (default), psnr:<dB>, top1:<fraction>, or sequence:<fraction>
+                              (share of [batch, steps, classes] outputs whose greedy CTC decoding is the
+                              float model's; CER shown beside it)
   --preprocess <preset|file>  how images become input tensors (as for quantize)
   --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
@@ -115,10 +119,10 @@ export const ladderCommand = {
     }
     const float = readModelFile(positionals[0]);
     const model = float.model;
-    const { spec, note } = loadPreprocessArgument(values.preprocess);
+    const { spec, note } = loadPreprocessArgument(values.preprocess, model, float.fileName);
     if (note) process.stderr.write(`note: ${note}\n`);
-    const tuningData = loadImageFeeds(model, values.calib, spec);
-    const evalData = values.data ? loadImageFeeds(model, values.data, spec) : tuningData;
+    const tuningData = imageFeeds(model, { dir: values.calib }, spec);
+    const evalData = values.data ? imageFeeds(model, { dir: values.data }, spec) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     process.stderr.write(
       `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length}; target ${target.metric} ≥ ${target.value}\n`,
@@ -176,7 +180,7 @@ export const ladderCommand = {
       const report = buildReport({
         title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
         createdAt: new Date().toISOString(),
-        floatModel: float.info,
+        floatModel: modelFileInfo(float),
         quantizedModel: { name: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') },
         config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
         exclusions: q.exclusions,

@@ -11,7 +11,8 @@ import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { loadImageFeeds, nodeRuntime } from './evaluate.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
@@ -26,6 +27,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
+                        [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
                         [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <cosine>]
@@ -36,14 +38,20 @@ what stayed float (default: <out>.json).
 
 Options:
   --calib <dir>              calibrate on this folder's images first (.jpg, .png)
-  --preprocess <preset|file> how images become input tensors: imagenet, unit, yolo, ultraface, y-channel,
-                             bgr-255, or the JSON the studio exports
+  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
+                             paddleocr-rec, or the JSON the studio exports
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
   --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON
   --exclude-subgraph <s:e>   keep float the nodes between start and end nodes (Quark subgraphs_to_exclude)
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
+  --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
+                             convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
+                             the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
+                             QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
+  --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
   --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
@@ -65,11 +73,11 @@ Options:
 const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
 
 /** "a,b:c,d" → { starts: [a, b], ends: [c, d] }. */
-export function parseSubgraphArgument(text: string) {
+export function parseSubgraphArgument(text: string, flag = '--exclude-subgraph') {
   const parts = text.split(':');
-  if (parts.length !== 2) throw new UsageError(`--exclude-subgraph "${text}": expected "<start,...>:<end,...>"`);
+  if (parts.length !== 2) throw new UsageError(`${flag} "${text}": expected "<start,...>:<end,...>"`);
   const [starts, ends] = parts.map((p) => list([p]));
-  if (!starts.length || !ends.length) throw new UsageError(`--exclude-subgraph "${text}": give at least one start and one end node`);
+  if (!starts.length || !ends.length) throw new UsageError(`${flag} "${text}": give at least one start and one end node`);
   return { starts, ends };
 }
 
@@ -88,6 +96,8 @@ export const quantizeCommand = {
       'exclude-nodes': { type: 'string', multiple: true },
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
+      'fp16-to-fp32': { type: 'string', multiple: true },
+      'fp32-scale': { type: 'boolean', default: false },
       cle: { type: 'boolean', default: false },
       'cle-steps': { type: 'string' },
       'bias-correction': { type: 'boolean', default: false },
@@ -109,7 +119,8 @@ export const quantizeCommand = {
       perChannel: values['per-channel'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
-      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map(parseSubgraphArgument),
+      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
+      ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
     let config = withRecoverySwitches(loaded, values);
     const { model } = readModelFile(modelPath);
@@ -122,8 +133,8 @@ export const quantizeCommand = {
       const target = values.target === undefined ? 0.99 : Number(values.target);
       if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": expected a cosine in (−1, 1]`);
       const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
-      const { spec } = loadPreprocessArgument(values.preprocess);
-      const images = loadImageFeeds(model, values.calib, spec, Infinity);
+      const { spec } = loadPreprocessArgument(values.preprocess, model);
+      const images = imageFeeds(model, { dir: values.calib }, spec);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
       process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds), {
@@ -140,9 +151,9 @@ export const quantizeCommand = {
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeBiasCorrection || config.includeFastFt) {
       if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
-      const { spec } = loadPreprocessArgument(values.preprocess);
+      const { spec } = loadPreprocessArgument(values.preprocess, model);
       const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
-      const images = needsRuntime ? loadImageFeeds(model, values.calib, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
+      const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,
@@ -194,6 +205,16 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
     sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
     measurements: m.steps.length,
     seconds: m.seconds,
+  };
+}
+
+/** --fp16-to-fp32 and --fp32-scale as configuration additions. */
+function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
+  const all = (conversions ?? []).includes('all');
+  const subgraphs = (conversions ?? []).filter((c) => c !== 'all').map((c) => parseSubgraphArgument(c, '--fp16-to-fp32'));
+  return {
+    fp16SubgraphsToFp32: subgraphs,
+    fp16Options: { ConvertFP16ToFP32: all || undefined, UseFP32Scale: fp32Scale || undefined, QuantizeFP16: subgraphs.length > 0 || fp32Scale || undefined },
   };
 }
 

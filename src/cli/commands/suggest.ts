@@ -21,7 +21,9 @@ import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
-import { loadImageFeeds, nodeRuntime, readModelFile } from './evaluate.ts';
+import { imageFeeds } from '../images/imageFeed.ts';
+import { modelFileInfo, readModelFile } from '../modelFile.ts';
+import { nodeRuntime } from '../runtime/ortNode.ts';
 
 const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99]
                        [--data <eval dir>] [--preprocess <preset|file>] [--max-steps <n>]
@@ -102,8 +104,8 @@ export const suggestCommand = {
     const model = float.model;
     const index = buildGraphIndex(model.graph!);
     const calibration = await calibrateFolder(model, values.calib, config, values.preprocess);
-    const { spec } = loadPreprocessArgument(values.preprocess);
-    const data = loadImageFeeds(model, values.data ?? values.calib, spec, limit);
+    const { spec } = loadPreprocessArgument(values.preprocess, model);
+    const data = imageFeeds(model, { dir: values.data ?? values.calib }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);
     process.stderr.write(`judging each step on ${data.feeds.length} image(s); target cosine ${target}, at most ${maxSteps} steps\n`);
@@ -149,8 +151,8 @@ export const suggestCommand = {
       if (!last || last.config !== result.config) await evaluate(result.config);
       const lw = last!.comparison.layerwise!;
       const report = buildReport({
-        title: `Suggested exclusions: ${float.info.name}`,
-        floatModel: float.info,
+        title: `Suggested exclusions: ${float.fileName}`,
+        floatModel: modelFileInfo(float),
         config: { name, settings: JSON.parse(configToJSON(result.config)) },
         exclusions: last!.report.exclusions,
         quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },

@@ -16,3 +16,8 @@ export class ImageDecodeError extends StudioError {
 export class ImageFolderError extends StudioError {
   override readonly name = 'ImageFolderError';
 }
+
+/** Images that cannot feed a model: it has more than one input, or none of the images could be read. */
+export class EvaluationDataError extends StudioError {
+  override readonly name = 'EvaluationDataError';
+}

@@ -1,19 +1,32 @@
 /**
- * onnxruntime-node for the command line and the Node tests: the only importer of onnxruntime-node.
+ * onnxruntime-node for the command line, the Node tests and the benchmarks: the only importer of
+ * onnxruntime-node, and the one place a Node session is made. Everything that runs a model in Node
+ * (calibration, evaluation, the recovery optimizers' products, the tests' stand-in for a worker's
+ * runtime) opens its sessions here.
  *
  * Sessions run at graph optimization level 'basic', where native and web onnxruntime agree to 1e-6
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  */
 import * as ort from 'onnxruntime-node';
+import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
+import type { Runtime, RunTensor as CoreRunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
 
+/** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
+export type TensorLike = CoreRunTensor;
+
 export interface NodeSession {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
-  run(feeds: Feeds, outputs?: readonly string[]): Promise<Record<string, ort.Tensor>>;
+  run(feeds: Readonly<Record<string, TensorLike>>, outputs?: readonly string[]): Promise<Record<string, ort.Tensor>>;
   release(): Promise<void>;
+}
+
+/** The feed as onnxruntime's tensor (the same memory, not a copy). */
+function ortTensor(t: TensorLike): ort.Tensor {
+  return t instanceof ort.Tensor ? t : new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
 }
 
 /** A session over model bytes (or a path). */
@@ -29,7 +42,10 @@ export async function createSession(model: Uint8Array | string, threads = 0): Pr
   return {
     inputNames: session.inputNames,
     outputNames: session.outputNames,
-    run: (feeds, outputs) => (outputs ? session.run(feeds, outputs as string[]) : session.run(feeds)),
+    run: (feeds, outputs) => {
+      const tensors = Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, ortTensor(t)]));
+      return outputs ? session.run(tensors, outputs as string[]) : session.run(tensors);
+    },
     release: () => session.release(),
   };
 }
@@ -37,4 +53,47 @@ export async function createSession(model: Uint8Array | string, threads = 0): Pr
 /** A float32 tensor. */
 export function float32Tensor(data: Float32Array, dims: readonly number[]): ort.Tensor {
   return new ort.Tensor('float32', data, dims as number[]);
+}
+
+/** Plain type, data and dims of each tensor (what core/evaluate keeps). */
+function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, RunTensor> {
+  return Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]));
+}
+
+/** The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by index. */
+export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
+  return {
+    samples: feeds.length,
+    async open(bytes) {
+      const session = await createSession(bytes);
+      return {
+        run: async (sample, outputs) => plain(await session.run(feeds[sample], outputs)),
+        release: () => session.release(),
+      };
+    },
+    feeds: (sample) => plain(feeds[sample]),
+  };
+}
+
+/**
+ * onnxruntime-node behind the core's `Runtime` (core/runtime/session.ts), the interface the calibration
+ * runner (and the workers' onnxruntime-web) speak: feeds of any element type, outputs as plain typed arrays.
+ * `threads` 0 lets onnxruntime choose; `sessions.created` counts the sessions opened (tests read it).
+ */
+export function ortNodeRuntime(threads = 0, sessions = { created: 0 }): Runtime {
+  return {
+    async createSession(model) {
+      sessions.created++;
+      const s = await createSession(model, threads);
+      return {
+        runner: {
+          inputNames: s.inputNames,
+          outputNames: s.outputNames,
+          run: async (feeds, fetches) => plain(await s.run(feeds, fetches)),
+          release: () => s.release(),
+        },
+        backend: { kind: 'native', threads, fallbackReason: null },
+      };
+    },
+  };
 }

@@ -4,6 +4,7 @@
  * keeps the float32 ones. Large models are exposed in chunks so that one run's outputs fit in memory.
  */
 import type { ModelProto } from '../onnx/model.ts';
+import { subgraphsOf } from '../onnx/walk.ts';
 
 /** Every tensor a node produces, plus the graph's real inputs, in graph order: what calibration may observe. */
 export function observableTensors(model: ModelProto): string[] {
@@ -21,6 +22,25 @@ export function exposeTensors(model: ModelProto, tensors: readonly string[]): Mo
   const typed = new Map(graph.output.map((v) => [v.name ?? '', v]));
   const output = tensors.filter((t) => !inputs.has(t)).map((name) => typed.get(name) ?? { name, metadata_props: [] });
   return { ...model, graph: { ...graph, output } };
+}
+
+/**
+ * exposeTensors, and only the nodes those tensors depend on: a run then computes no more of the model than it
+ * must (fine-tuning reads layer inputs at every depth; the early ones need a fraction of the graph). A model with
+ * control flow (subgraphs that may read outer tensors) is only exposed, not pruned.
+ */
+export function exposeOnly(model: ModelProto, tensors: readonly string[]): ModelProto {
+  const exposed = exposeTensors(model, tensors);
+  const nodes = exposed.graph!.node;
+  if (nodes.some((n) => subgraphsOf(n).length > 0)) return exposed;
+  const needed = new Set(tensors);
+  const keep = new Uint8Array(nodes.length);
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    if (!nodes[i].output.some((o) => needed.has(o))) continue;
+    keep[i] = 1;
+    for (const input of nodes[i].input) if (input) needed.add(input);
+  }
+  return { ...exposed, graph: { ...exposed.graph!, node: nodes.filter((_, i) => keep[i]) } };
 }
 
 /**

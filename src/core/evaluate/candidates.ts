@@ -60,7 +60,7 @@ export function tailSubgraph(index: GraphIndex, id: NodeId): Tail | null {
   const down = reach(count, [start], index.succStart, index.succ);
   const ends: number[] = [];
   for (const o of index.outputs) {
-    const p = index.producer.get((o.name ?? '') as never);
+    const p = index.producer.get(o.name ?? '');
     if (p !== undefined && down[p] && !ends.includes(p)) ends.push(p);
   }
   if (ends.length === 0) return null;

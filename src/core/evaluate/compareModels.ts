@@ -17,6 +17,7 @@ import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArra
 import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
+import { withFloat32Interface } from '../precision/float16.ts';
 
 /** One output of a run, as onnxruntime (web or node) hands it back. */
 export interface RunTensor {
@@ -90,8 +91,11 @@ function byteSize(t: RunTensor): number {
 }
 
 /** Runs both models on every sample and compares them. Throws ComparisonError when the outputs do not correspond. */
-export async function compareModels(floatModel: ModelProto, quantModel: ModelProto, runtime: ComparisonRuntime, options: CompareOptions = {}): Promise<Comparison> {
+export async function compareModels(floatSource: ModelProto, quantSource: ModelProto, runtime: ComparisonRuntime, options: CompareOptions = {}): Promise<Comparison> {
   const start = performance.now();
+  // FP16 models are fed and compared in float32 (Casts at their interface; their inside is unchanged).
+  const floatModel = withFloat32Interface(floatSource);
+  const quantModel = withFloat32Interface(quantSource);
   const outputNames = floatModel.graph!.output.map((o) => o.name ?? '');
   const quantOutputs = new Set(quantModel.graph!.output.map((o) => o.name ?? ''));
   const absent = outputNames.filter((n) => !quantOutputs.has(n));
@@ -110,7 +114,7 @@ export async function compareModels(floatModel: ModelProto, quantModel: ModelPro
     }
   };
 
-  const pairing = options.layers ? pairLayerTensors(floatModel, quantModel, options.floatIndex ?? buildGraphIndex(floatModel.graph!)) : undefined;
+  const pairing = options.layers ? pairLayerTensors(floatModel, quantModel, (floatModel === floatSource ? options.floatIndex : undefined) ?? buildGraphIndex(floatModel.graph!)) : undefined;
   const pairs = pairing?.pairs ?? [];
   const records: SampleRecord[] = [];
   let state: LayerwiseState = new Map();

@@ -4,3 +4,4 @@ export { isClassifierLike, isImageLike, meanOutputCosine, outputMetrics, type Me
 export { rankLayers, tailSubgraph, type RankBy, type RankedLayer, type Tail } from './candidates.ts';
 export { suggestExclusions, withCandidate, type Candidate, type Measurement, type StopReason, type SuggestOptions, type SuggestResult, type SuggestStep } from './suggest.ts';
 export { qdqGrids, type QdqGrid } from './qdqGrids.ts';
+export { EvaluationCancelledError, NoEvaluationDataError } from './errors.ts';

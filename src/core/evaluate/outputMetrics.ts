@@ -5,11 +5,13 @@
  * PSNR apply to any tensor; SSIM is an image metric and only means something on an output that is
  * an image (rank 4, both spatial sides at least the 11-pixel window), so by default it is computed
  * there only; top-1 / top-5 agreement likewise only on classifier-shaped outputs ([classes] or
- * [N, classes]). Callers can force either on or off. The definitions are those of ../metrics. Must
+ * [N, classes]), and the sequence metrics (step top-1, greedy-CTC sequence match, CER) only on outputs
+ * that are sequences of class probabilities ([batch, steps, classes], every row summing to 1, as a CTC
+ * recognizer's softmax head gives; a detector's [1, boxes, 85] rows do not). Callers can force any on or off. The definitions are those of ../metrics. Must
  * not run models.
  */
 
-import { classifierAgreement, cosineSimilarity, l2Distance, psnr, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
+import { classifierAgreement, cosineSimilarity, l2Distance, psnr, sequenceAgreement, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
 import type { OutputSummary, SampleMetrics } from '../metrics/index.ts';
 
 /** 'auto' computes the metric where the output's shape fits it. */
@@ -20,6 +22,8 @@ export interface OutputMetricOptions {
   readonly ssim?: MetricSwitch;
   /** Top-1 / top-5 agreement. Default 'auto': rank 1 or 2 outputs with at least 2 classes. */
   readonly agreement?: MetricSwitch;
+  /** Step top-1, sequence match and CER. Default 'auto': rank-3 outputs whose rows are probability distributions; 'always': every rank-3 output (logits too). */
+  readonly sequence?: MetricSwitch;
 }
 
 /** Whether an output of `dims` is an image SSIM can slide its window over. */
@@ -30,6 +34,26 @@ export function isImageLike(dims: readonly number[]): boolean {
 /** Whether an output of `dims` looks like class scores. */
 export function isClassifierLike(dims: readonly number[]): boolean {
   return (dims.length === 1 || dims.length === 2) && dims[dims.length - 1] >= 2;
+}
+
+/**
+ * Whether an output of `dims` with float values `reference` is a sequence of class probabilities:
+ * [batch, steps, classes], at least 2 steps and 3 classes, every row non-negative and summing to 1
+ * (within 1e-3).
+ */
+export function isSequenceLike(dims: readonly number[], reference: FloatArray): boolean {
+  if (dims.length !== 3 || dims[1] < 2 || dims[2] < 3) return false;
+  const classes = dims[2];
+  for (let start = 0; start < reference.length; start += classes) {
+    let sum = 0;
+    for (let c = 0; c < classes; c++) {
+      const v = reference[start + c];
+      if (!(v >= 0)) return false;
+      sum += v;
+    }
+    if (Math.abs(sum - 1) > 1e-3) return false;
+  }
+  return reference.length > 0;
 }
 
 const wanted = (s: MetricSwitch | undefined, auto: boolean) => (s ?? 'auto') === 'always' || ((s ?? 'auto') === 'auto' && auto);
@@ -46,6 +70,13 @@ export function outputMetrics(reference: FloatArray, test: FloatArray, dims: rea
     const a = classifierAgreement(reference, test, dims);
     metrics.top1 = a.top1;
     metrics.top5 = a.top5;
+  }
+  const sequence = options.sequence ?? 'auto';
+  if ((sequence === 'always' && dims.length === 3) || (sequence === 'auto' && isSequenceLike(dims, reference))) {
+    const s = sequenceAgreement(reference, test, dims);
+    metrics.stepTop1 = s.stepTop1;
+    metrics.sequence = s.sequence;
+    metrics.cer = s.cer;
   }
   return metrics;
 }

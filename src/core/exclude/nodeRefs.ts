@@ -5,13 +5,15 @@
  * and suggests the closest ids: a silently empty exclusion is the worst outcome.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { nodeId } from '../onnx/model.ts';
 import { ExclusionError } from './errors.ts';
+import { editDistance } from '../editDistance.ts';
 
 const REGEX_HINT = /[\^$*+?()[\]{}|\\]/;
 
 /** Node indices a reference names. Exact ids and names win over a regular-expression reading. */
 export function matchNodeRef(index: GraphIndex, ref: string): number[] {
-  const byId = index.indexOfId.get(ref as never);
+  const byId = index.indexOfId.get(nodeId(ref));
   if (byId !== undefined) return [byId];
   const byName: number[] = [];
   index.nodes.forEach((n, i) => {
@@ -66,15 +68,3 @@ function suggest(index: GraphIndex, ref: string): string {
   return scored.length ? ` (did you mean ${scored.map((s) => `"${s.id}"`).join(', ')}?)` : '';
 }
 
-/** Levenshtein distance, for suggestions. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length];
-}

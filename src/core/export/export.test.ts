@@ -8,6 +8,7 @@ import { ConfigError, validateConfig, type QuantConfig } from '../quantize/confi
 import { getPreset } from '../quantize/presets.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
+import { float32ToFloat16 } from '../precision/float16.ts';
 import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet, readConfigDocument, type NamedExclusion } from './index.ts';
 
 const scratch = path.resolve(import.meta.dirname, '../../../bench/tmp/exclusions/export-test');
@@ -85,6 +86,23 @@ describe('Quark and ONNX Runtime snippets', () => {
     expect(source).toMatch(/"ActivationSymmetric": True/);
     expect(source).toContain('settings.nodes_to_exclude = NODES_TO_EXCLUDE');
     expect(source).toContain('settings.subgraphs_to_exclude = SUBGRAPHS_TO_EXCLUDE');
+  });
+
+  it('reproduce the guide\'s FP16 workflow for a float16 model: Shapeshifter convert_fp16_to_fp32 on the chosen subgraphs, then VINT8 with QuantizeFP16', () => {
+    const half = float32ToFloat16(model);
+    const halfIndex = buildGraphIndex(half.graph!);
+    const c = withExclusions(getPreset('VINT8'), { fp16SubgraphsToFp32: [{ starts: ['Conv_0'], ends: ['Relu_1'] }], subgraphsToExclude: [{ starts: ['Exp_2'], ends: ['Exp_2'] }] });
+    const source = quarkSnippet(halfIndex, c, { ...options, configName: 'VINT8' });
+    expect(() => pythonParses(source)).not.toThrow();
+    expect(source).toContain('FP16_SUBGRAPHS_TO_FP32 = [[["Conv_0"], ["Relu_1"]]]');
+    expect(source).toContain('"onnx_convert_fp16_to_fp32": {"convert_fp16_to_fp32": True, "subgraphs_to_include": FP16_SUBGRAPHS_TO_FP32}');
+    expect(source).toContain('quantizer.quantize_model(CONVERTED_MODEL, QUANTIZED_MODEL, reader)');
+    expect(source).toMatch(/"QuantizeFP16": True/);
+    expect(source).toMatch(/"UseFP32Scale": False/);
+    // A float32 model gets neither step 1 nor QuantizeFP16.
+    const plain = quarkSnippet(index, config, options);
+    expect(plain).not.toContain('convert_fp16_to_fp32');
+    expect(plain).toMatch(/"QuantizeFP16": False/);
   });
 
   it('give ONNX Runtime every excluded node, subgraphs spelled out, and say what ORT lacks', () => {

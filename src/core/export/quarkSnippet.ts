@@ -6,6 +6,8 @@
  * Pure text from the model's graph index and a QuantConfig; throws ExclusionError like the quantizer.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
+import type { ModelProto } from '../onnx/model.ts';
+import { float16Nodes } from '../precision/float16.ts';
 import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '../quantize/config.ts';
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
@@ -24,13 +26,40 @@ const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
  * extra_options as Quark reads them (same keys). Unset values (null) are left out, and so are the options
  * of steps the config does not run (CLE without include_cle; fast finetuning, which the studio never runs).
  */
-function quarkExtraOptions(config: QuantConfig): Record<string, PyValue> {
+function quarkExtraOptions(config: QuantConfig, float16: boolean): Record<string, PyValue> {
   const used = ([key, value]: [string, unknown]) =>
     value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && key !== 'TensorQuantOverrides';
-  const out = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
+  const options = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
   // Mixed precision: the same key as ONNX Runtime's, with Quark's type names.
-  if (Object.keys(config.extraOptions.TensorQuantOverrides).length) out.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
-  return out;
+  if (Object.keys(config.extraOptions.TensorQuantOverrides).length) options.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
+  // A float16 model the studio quantizes with QuantizeFP16 (its default for such models) says so to Quark,
+  // which needs it set; the guide's FP16 workflow sets both options.
+  if (float16 && !config.extraOptions.ConvertFP16ToFP32) options.QuantizeFP16 = true;
+  return options;
+}
+
+/**
+ * Step 1 of the guide's FP16 workflow: Quark's Shapeshifter pass convert_fp16_to_fp32 on the chosen
+ * subgraphs (the rest stays float16), written to CONVERTED_MODEL; nothing when none is chosen.
+ */
+function fp16ConversionStep(subgraphs: readonly { starts: string[]; ends: string[] }[], input: string): { constants: string; lines: string[]; input: string } {
+  if (subgraphs.length === 0) return { constants: '', lines: [], input };
+  return {
+    constants: `\n\n# Float16 model: these subgraphs are converted to float32 first (Shapeshifter convert_fp16_to_fp32),
+# the rest stays float16. Each entry: [[first nodes], [last nodes]].
+FP16_SUBGRAPHS_TO_FP32 = ${py(subgraphs.map((s) => [s.starts, s.ends]))}
+CONVERTED_MODEL = QUANTIZED_MODEL.replace(".onnx", ".fp32_parts.onnx")`,
+    lines: [
+      '    # Step 1: the chosen float16 subgraphs to float32.',
+      '    from quark.shapeshifter import Engine, LoadConfigFromFileOrDict',
+      `    passes = {"onnx_convert_fp16_to_fp32": {"convert_fp16_to_fp32": True, "subgraphs_to_include": FP16_SUBGRAPHS_TO_FP32}}`,
+      `    engine = Engine(config=LoadConfigFromFileOrDict({"input_model_path": ${input}, "passes": passes, "output_model_path": CONVERTED_MODEL}).data)`,
+      '    engine.initialize()',
+      '    engine.run()',
+      '    # Step 2: quantize the mixed float16/float32 model.',
+    ],
+    input: 'CONVERTED_MODEL',
+  };
 }
 
 /**
@@ -54,6 +83,9 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
   if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;
   const naming = namingSteps(ex.needsNaming);
+  const float16 = float16Nodes({ graph: index.graph } as ModelProto).size > 0;
+  const fp16Parts = config.fp16SubgraphsToFp32.length ? snippetExclusions(index, { subgraphsToExclude: config.fp16SubgraphsToFp32 }).subgraphs : [];
+  const conversion = fp16ConversionStep(fp16Parts, naming.input);
   const base = isPresetName(options.configName) ? QUARK_BASE[options.configName] : config.scaleType === 'powerOfTwo' ? 'XINT8' : 'A8W8';
 
   const settings: [string, string][] = [
@@ -87,24 +119,24 @@ ${fileConstants(options, 'quark', ex.needsNaming)}
 SUBGRAPHS_TO_EXCLUDE = ${py(ex.subgraphs.map((s) => new PyTuple([s.starts, s.ends])))}
 
 # Single nodes that stay float${config.opTypesToExclude.length ? ` (with every ${config.opTypesToExclude.join(', ')} node)` : ''}.
-NODES_TO_EXCLUDE = ${py(ex.nodes)}
+NODES_TO_EXCLUDE = ${py(ex.nodes)}${conversion.constants}
 
 # Quark's ${base} preset, then every setting as Quant Studio used it.
 quant_config = QConfig.get_default_config(${py(base)})
 settings = quant_config.global_quant_config
 ${settings.map(([k, v]) => `settings.${k} = ${v}`).join('\n')}
-settings.extra_options.update(${py(quarkExtraOptions(config))})${namingFunction(ex.needsNaming)}
+settings.extra_options.update(${py(quarkExtraOptions(config, float16))})${namingFunction(ex.needsNaming)}
 
 
 ${readerSkeleton(options)}
 
 
 if __name__ == "__main__":
-${[...naming.lines, '    quantizer = ModelQuantizer(quant_config)',
+${[...naming.lines, ...conversion.lines, '    quantizer = ModelQuantizer(quant_config)',
   random
     ? '    # UseRandomData is set: Quark calibrates on random inputs, no reader needed.\n    reader = None'
     : '    reader = SampleReader(load_samples())',
-  `    quantizer.quantize_model(${naming.input}, QUANTIZED_MODEL, reader)`,
+  `    quantizer.quantize_model(${conversion.input}, QUANTIZED_MODEL, reader)`,
   '    print("wrote", QUANTIZED_MODEL)'].join('\n')}
 `;
 }

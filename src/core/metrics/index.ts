@@ -14,6 +14,8 @@ export { ssim, SSIM_EPSILON, type SsimOptions, type SsimVariant } from './ssim.t
 export { defaultLayout, imagePlanes, type ImageLayout, type Plane } from './planes.ts';
 export { gaussianBlur, gaussianKernel, reflect101, SSIM_SIGMA, SSIM_WINDOW } from './gaussian.ts';
 export { argmax, classifierAgreement, topKMatches, type Agreement } from './agreement.ts';
+export { editDistance } from '../editDistance.ts';
+export { characterErrorRate, ctcGreedyDecode, sequenceAgreement, type SequenceAgreement } from './sequence.ts';
 export {
   EMPTY_STAT,
   finishStat,

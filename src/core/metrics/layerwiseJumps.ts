@@ -48,7 +48,7 @@ export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeEr
       let candidate: { sqnr: number; tensor: string | null };
       if (r) candidate = { sqnr: r.sqnr, tensor: t };
       else {
-        const p = index.producer.get(t as never);
+        const p = index.producer.get(t);
         if (p === undefined) continue;
         candidate = upstream.get(p) ?? { sqnr: Infinity, tensor: null };
       }

@@ -45,7 +45,7 @@ function qdqChains(index: GraphIndex): { dequantizedOf: Map<string, string[]>; v
   const valueOf = new Map<string, string>();
   for (const q of index.nodes) {
     if (!isQdqOp(q, 'QuantizeLinear') || !q.input[0] || !q.output[0]) continue;
-    for (const c of index.consumers.get(q.output[0] as never) ?? []) {
+    for (const c of index.consumers.get(q.output[0]) ?? []) {
       const dq = index.nodes[c];
       if (!isQdqOp(dq, 'DequantizeLinear') || dq.input[0] !== q.output[0] || !dq.output[0]) continue;
       const list = dequantizedOf.get(q.input[0]) ?? [];
@@ -66,7 +66,7 @@ export function pairLayerTensors(floatModel: ModelProto, quantModel: ModelProto,
   const qIndex = buildGraphIndex(quantModel.graph!);
   const { dequantizedOf, valueOf } = qdqChains(qIndex);
   const qInputs = new Set(qIndex.inputs.map((v) => v.name ?? ''));
-  const computed = (name: string) => qInputs.has(name) || (qIndex.producer.has(name as never) && !valueOf.has(name));
+  const computed = (name: string) => qInputs.has(name) || (qIndex.producer.has(name) && !valueOf.has(name));
 
   const pairs: TensorPair[] = [];
   const missing: string[] = [];

@@ -71,7 +71,7 @@ export function summarizeValues(values: ArrayLike<number>): MetricStat {
 }
 
 /** The metrics a summary knows, in report order. */
-export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5'] as const;
+export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5', 'stepTop1', 'sequence', 'cer'] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /** One sample's metric values for one output; a metric not computed is absent. */
@@ -117,6 +117,9 @@ const REPORT: Readonly<Record<MetricName, { label: string; worst: 'min' | 'max' 
   ssim: { label: 'ssim', worst: 'min' },
   top1: { label: 'top1 agreement', worst: 'min' },
   top5: { label: 'top5 agreement', worst: 'min' },
+  stepTop1: { label: 'step top1 agreement', worst: 'min' },
+  sequence: { label: 'sequence match', worst: 'min' },
+  cer: { label: 'character error rate', worst: 'max' },
 };
 
 export interface RenderOptions {
@@ -130,7 +133,7 @@ export interface RenderOptions {
 
 /**
  * The summary as text, one `label: value` line each, e.g. `Mean cos similarity: 0.9867`, in Quark's
- * order (cosine, L2, PSNR, SSIM; then our top-1 / top-5 agreement). Ends with a newline.
+ * order (cosine, L2, PSNR, SSIM; then our top-1 / top-5 agreement and the sequence metrics). Ends with a newline.
  */
 export function renderSummary(summaries: readonly OutputSummary[], options: RenderOptions = {}): string {
   const format = options.format ?? numpyFloat32Text;

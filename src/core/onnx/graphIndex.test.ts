@@ -20,8 +20,8 @@ describe('graph index', () => {
     ];
     const index = buildGraphIndex(makeGraph({ node: nodes, input: [f32('x')], output: [f32('c'), f32('d')] }));
     expect(Array.from(index.order, (i) => index.ids[i])).toEqual(['a', 'b', 'c', 'd']);
-    expect(index.producer.get('b' as never)).toBe(2);
-    expect(index.consumers.get('x' as never)).toEqual([1, 3]);
+    expect(index.producer.get('b')).toBe(2);
+    expect(index.consumers.get('x')).toEqual([1, 3]);
   });
 
   it('finds weights in initializers, initializers listed as inputs, and Constant nodes', () => {

@@ -7,7 +7,7 @@
  * kept in flat arrays because selection and layout traverse graphs of tens of thousands of nodes.
  */
 import { InvalidModelError } from './errors.ts';
-import type { GraphProto, NodeId, NodeProto, TensorName, TensorProto, ValueInfoProto } from './model.ts';
+import type { GraphProto, NodeId, NodeProto, TensorProto, ValueInfoProto } from './model.ts';
 import { assignNodeIds } from './nodeIds.ts';
 import { subgraphsOf, forEachGraph } from './walk.ts';
 import { constantNodeTensor } from './constantNode.ts';
@@ -19,20 +19,20 @@ export interface GraphIndex {
   readonly ids: readonly NodeId[];
   readonly indexOfId: ReadonlyMap<NodeId, number>;
   /** Node index producing each tensor. */
-  readonly producer: ReadonlyMap<TensorName, number>;
+  readonly producer: ReadonlyMap<string, number>;
   /** Node indices consuming each tensor (a node that reads a tensor twice is listed once). */
-  readonly consumers: ReadonlyMap<TensorName, readonly number[]>;
+  readonly consumers: ReadonlyMap<string, readonly number[]>;
   /** Node indices in topological order (stable: file order where the graph allows it). */
   readonly order: Int32Array;
   /** Initializers by name. */
-  readonly initializers: ReadonlyMap<TensorName, TensorProto>;
+  readonly initializers: ReadonlyMap<string, TensorProto>;
   /** Tensors produced by Constant nodes, by output name. */
-  readonly constants: ReadonlyMap<TensorName, TensorProto>;
+  readonly constants: ReadonlyMap<string, TensorProto>;
   /** Graph inputs that are real inputs (not initializers listed as inputs, as old IR versions do). */
   readonly inputs: readonly ValueInfoProto[];
   readonly outputs: readonly ValueInfoProto[];
   /** Tensors every node reads, explicit inputs first, then outer-scope names its subgraphs use. */
-  readonly nodeInputs: readonly (readonly TensorName[])[];
+  readonly nodeInputs: readonly (readonly string[])[];
   /** CSR adjacency over node indices: successors of i are succ[succStart[i] .. succStart[i+1]). */
   readonly succStart: Int32Array;
   readonly succ: Int32Array;
@@ -42,7 +42,7 @@ export interface GraphIndex {
 
 /** The weight value of a tensor name: an initializer or a Constant node's output, else undefined. */
 export function weightOf(index: GraphIndex, name: string): TensorProto | undefined {
-  return index.initializers.get(name as TensorName) ?? index.constants.get(name as TensorName);
+  return index.initializers.get(name) ?? index.constants.get(name);
 }
 
 /** Names a node's subgraphs read from the enclosing scopes (used by If/Loop/Scan bodies). */
@@ -76,30 +76,30 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
   const nodes = graph.node;
   const ids = assignNodeIds(nodes);
   const indexOfId = new Map<NodeId, number>(ids.map((id, i) => [id, i]));
-  const producer = new Map<TensorName, number>();
-  const constants = new Map<TensorName, TensorProto>();
+  const producer = new Map<string, number>();
+  const constants = new Map<string, TensorProto>();
   nodes.forEach((n, i) => {
     for (const o of n.output) {
       if (!o) continue;
-      if (producer.has(o as TensorName)) {
-        throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producer.get(o as TensorName)!]} and ${ids[i]})`);
+      if (producer.has(o)) {
+        throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producer.get(o)!]} and ${ids[i]})`);
       }
-      producer.set(o as TensorName, i);
+      producer.set(o, i);
     }
     if (n.op_type === 'Constant' && !n.domain && n.output[0]) {
       const t = constantNodeTensor(n);
-      if (t) constants.set(n.output[0] as TensorName, t);
+      if (t) constants.set(n.output[0], t);
     }
   });
 
-  const initializers = new Map<TensorName, TensorProto>(graph.initializer.map((t) => [(t.name ?? '') as TensorName, t]));
-  const inputs = graph.input.filter((v) => !initializers.has((v.name ?? '') as TensorName));
+  const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
+  const inputs = graph.input.filter((v) => !initializers.has(v.name ?? ''));
 
-  const consumers = new Map<TensorName, number[]>();
-  const nodeInputs: TensorName[][] = [];
+  const consumers = new Map<string, number[]>();
+  const nodeInputs: string[][] = [];
   const edges: [number, number][] = [];
   nodes.forEach((n, i) => {
-    const reads = [...new Set([...n.input.filter((x) => x), ...outerScopeInputs(n)])] as TensorName[];
+    const reads = [...new Set([...n.input.filter((x) => x), ...outerScopeInputs(n)])];
     nodeInputs.push(reads);
     for (const t of reads) {
       let list = consumers.get(t);

@@ -34,14 +34,14 @@ export { AttributeProto_AttributeType as AttributeType, TensorProto_DataType as 
 declare const brand: unique symbol;
 type Brand<T, B extends string> = T & { readonly [brand]: B };
 
-/** The name of a tensor (an edge of the graph): graph inputs, initializers and node outputs. */
-export type TensorName = Brand<string, 'TensorName'>;
-/** A node's `name` field as written in the file; may be empty or repeated in real models. */
-export type NodeName = Brand<string, 'NodeName'>;
-/** The stable, unique id every node gets on load, shared by the UI, exclusions and reports. */
+/**
+ * The stable, unique id every node gets on load, shared by the UI, exclusions and reports. Branded because
+ * it is derived (a node's `name` when that is unique and non-empty, else a generated one) and must not be
+ * mixed up with the `name` field as written in the file. Tensor names need no brand: they are the file's own
+ * strings (node inputs and outputs, initializer names), used as they are.
+ */
 export type NodeId = Brand<string, 'NodeId'>;
 
-export const tensorName = (s: string): TensorName => s as TensorName;
 export const nodeId = (s: string): NodeId => s as NodeId;
 
 /** The default ONNX domain, written either as '' or 'ai.onnx'. */
@@ -82,6 +82,11 @@ export function makeNode(
 /** An INT attribute. */
 export function intAttribute(name: string, value: number): AttributeProto {
   return emptyAttribute(name, AttributeProto_AttributeType.INT, { i: value });
+}
+
+/** An INTS attribute. */
+export function intsAttribute(name: string, values: readonly number[]): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.INTS, { ints: [...values] });
 }
 
 /** A FLOAT attribute. */

@@ -33,6 +33,8 @@ export interface ModelSummary {
   opsets: { domain: string; version: number }[];
   producer: string;
   graphName: string;
+  /** The model's metadata_props (key → value; values over 2,000 characters cut), e.g. Ultralytics' `imgsz`, `names`. */
+  metadata: Record<string, string>;
   inputs: TensorSummary[];
   outputs: TensorSummary[];
   nodeCount: number;
@@ -65,6 +67,15 @@ function shapeOf(type: TypeProto | undefined): (number | string)[] | null {
   return shape.dim.map((d) => (d.dim_value !== undefined && d.dim_value !== null && (d.dim_value > 0 || !d.dim_param) && Object.prototype.hasOwnProperty.call(d, 'dim_value')
     ? Number(d.dim_value)
     : d.dim_param || '?'));
+}
+
+const METADATA_VALUE_LIMIT = 2000;
+
+/** metadata_props as a record; a repeated key keeps its last value, as onnxruntime's ModelMetadata does. */
+function metadataOf(model: ModelProto): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of model.metadata_props ?? []) if (p.key) out[p.key] = (p.value ?? '').slice(0, METADATA_VALUE_LIMIT);
+  return out;
 }
 
 /** A graph input or output as shown to the user. */
@@ -117,7 +128,7 @@ export function summarize(model: ModelProto, index: GraphIndex, file: { name?: s
   if (state !== 'float') {
     notes.push(`Already quantized (${quantOps.map((o) => o.opType).join(', ')}): the quantizer takes float models only.`);
   }
-  if (float16) notes.push('Computes in float16: convert it to float32 before quantizing.');
+  if (float16) notes.push('Computes in float16: calibrated in float32 and quantized as the Ryzen AI guide does FP16 models (QuantizeFP16; parts left float stay float16).');
   if (customOps.length > 0) {
     const list = customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
     notes.push(`Uses ops of custom domains (${list}): onnxruntime cannot run it without their library, so calibration and evaluation cannot run.`);
@@ -133,6 +144,7 @@ export function summarize(model: ModelProto, index: GraphIndex, file: { name?: s
     opsets: model.opset_import.map((o) => ({ domain: isDefaultDomain(o.domain) ? '' : o.domain!, version: Number(o.version ?? 0) })),
     producer: [model.producer_name, model.producer_version].filter((s) => s).join(' '),
     graphName: graph.name ?? '',
+    metadata: metadataOf(model),
     inputs,
     outputs: index.outputs.map(tensorSummary),
     nodeCount: index.nodes.length,

@@ -17,7 +17,7 @@
  * new names; weights no node reads any more are dropped.
  */
 import type { GraphIndex, ModelProto, NodeProto, TensorProto, ValueInfoProto } from '../onnx/index.ts';
-import { DataType, buildGraphIndex, forEachGraph, isDefaultDomain, makeTensor, readTensorAsFloat32, subgraphsOf, tensorName } from '../onnx/index.ts';
+import { DataType, buildGraphIndex, forEachGraph, isDefaultDomain, makeTensor, readTensorAsFloat32, subgraphsOf } from '../onnx/index.ts';
 import { floatOf, intOf } from './attributes.ts';
 import { NameAllocator } from './names.ts';
 import { OriginRecorder, type NodeOrigin } from './nodeOrigin.ts';
@@ -120,13 +120,13 @@ function planFold(bn: NodeProto, index: GraphIndex, graphOutputs: Set<string>, g
   if (bn.output.slice(1).some((o) => o) || !bn.output[0] || bn.input.length !== 5) return undefined;
   if ((intOf(bn, 'training_mode') ?? 0) !== 0 || (intOf(bn, 'spatial') ?? 1) !== 1) return undefined;
   // A weight that is also a graph input can be replaced when the model runs: it is not a constant.
-  const weight = (name: string) => (graphInputs.has(name) ? undefined : floatInitializer(index.initializers.get(tensorName(name))));
+  const weight = (name: string) => (graphInputs.has(name) ? undefined : floatInitializer(index.initializers.get(name)));
   const x = bn.input[0];
-  const p = index.producer.get(tensorName(x));
+  const p = index.producer.get(x);
   if (p === undefined) return undefined;
   const conv = index.nodes[p];
   if ((conv.op_type !== 'Conv' && conv.op_type !== 'ConvTranspose') || !isDefaultDomain(conv.domain)) return undefined;
-  if (conv.output[0] !== x || graphOutputs.has(x) || (index.consumers.get(tensorName(x))?.length ?? 0) !== 1) return undefined;
+  if (conv.output[0] !== x || graphOutputs.has(x) || (index.consumers.get(x)?.length ?? 0) !== 1) return undefined;
 
   const w = weight(conv.input[1]);
   if (!w || w.tensor.dims.length < 3) return undefined;

@@ -8,3 +8,5 @@ export * from './presets.ts';
 export * from './resize.ts';
 export * from './toTensor.ts';
 export * from './npy.ts';
+export * from './defaultDims.ts';
+export * from './recognize.ts';

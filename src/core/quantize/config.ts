@@ -11,6 +11,7 @@
 import { StudioError } from '../onnx/errors.ts';
 
 import { QUANT_TYPES } from './numeric.ts';
+import { editDistance } from '../editDistance.ts';
 
 /** Integer types for activations and weights (Quark QuantType/ExtendedQuantType QInt8, QUInt8, QInt16, QUInt16). */
 export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
@@ -137,6 +138,8 @@ export interface ExtraOptions {
   readonly CLETotalLayerDiffThreshold: number;
   /** CLE counts the first layer's bias in its channel ranges (Quark CLEScaleAppendBias); true. */
   readonly CLEScaleAppendBias: boolean;
+  /** SmoothQuant's migration strength α in [0, 1] (Quark SmoothAlpha), used when includeSq is set; 0.5. */
+  readonly SmoothAlpha: number;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
   /**
@@ -144,6 +147,15 @@ export interface ExtraOptions {
    * tensor's name in the graph as quantized; {} (ORT TensorQuantOverrides; Quark reads the same key).
    */
   readonly TensorQuantOverrides: TensorQuantOverrides;
+  /**
+   * The source model computes in float16: Q/DQ go on its float16 tensors and the parts left float stay float16
+   * (Quark QuantizeFP16). A float16 model quantized without this or ConvertFP16ToFP32 is treated as if it were set; false.
+   */
+  readonly QuantizeFP16: boolean;
+  /** With QuantizeFP16: Q/DQ scales of float16 tensors are float32 with Casts around them (Quark); QuantizeFP16. */
+  readonly UseFP32Scale: boolean;
+  /** Convert a float16 model wholly to float32 before quantizing; the result is a float32 model (Quark); false. */
+  readonly ConvertFP16ToFP32: boolean;
 }
 
 export interface QuantConfig {
@@ -167,8 +179,25 @@ export interface QuantConfig {
   readonly opTypesToExclude: readonly string[];
   /** subgraphs_to_exclude. */
   readonly subgraphsToExclude: readonly SubgraphExclusion[];
+  /**
+   * Of a float16 model, the subgraphs converted to float32 before quantizing (the guide's Shapeshifter pass
+   * convert_fp16_to_fp32, `subgraphs_to_include`); the rest keeps float16. Empty: the QuantizeFP16 options decide.
+   */
+  readonly fp16SubgraphsToFp32: readonly SubgraphExclusion[];
   /** enable_npu_cnn: apply the Ryzen AI NPU CNN constraints. */
   readonly enableNpuCnn: boolean;
+  /**
+   * enable_npu_transformer: quantize attention blocks as the NPU runs them: functions written out as several
+   * element-wise nodes (LayerNorm, GELU, HardSwish, Swish) with Q/DQ at their input and output only
+   * (quantize/fusedFunctions.ts), Softmax on its known [0, 1] output range.
+   */
+  readonly enableNpuTransformer: boolean;
+  /**
+   * include_sq: SmoothQuant before calibration (Xiao et al. 2023): each MatMul/Gemm input channel divided by
+   * s = max|x|^α / max|w|^(1−α) and its weight row multiplied by it, folded into the LayerNorm (or scale)
+   * before; the float outputs do not change (extraOptions.SmoothAlpha is α).
+   */
+  readonly includeSq: boolean;
   /** include_cle: cross-layer equalization before quantization. */
   readonly includeCle: boolean;
   /** include_fast_ft: AdaRound or AdaQuant after quantization (extraOptions.FastFinetune). */
@@ -209,7 +238,10 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   nodesToExclude: 'nodes_to_exclude',
   opTypesToExclude: 'layer_type_config',
   subgraphsToExclude: 'subgraphs_to_exclude',
+  fp16SubgraphsToFp32: 'subgraphs_to_include (Shapeshifter convert_fp16_to_fp32)',
   enableNpuCnn: 'enable_npu_cnn',
+  enableNpuTransformer: 'enable_npu_transformer',
+  includeSq: 'include_sq',
   includeCle: 'include_cle',
   includeFastFt: 'include_fast_ft',
   includeBiasCorrection: 'include_bias_correction (ours)',
@@ -271,17 +303,6 @@ const stringList: Check<string[]> = (v, f) => {
   });
 };
 
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
 
 function objectWithKeys(v: unknown, f: string, known: readonly string[]): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
@@ -322,7 +343,10 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   nodesToExclude: [stringList, []],
   opTypesToExclude: [stringList, []],
   subgraphsToExclude: [subgraphList, []],
+  fp16SubgraphsToFp32: [subgraphList, []],
   enableNpuCnn: [bool, false],
+  enableNpuTransformer: [bool, false],
+  includeSq: [bool, false],
   // Quark's QuantizationConfig defaults include_cle to true; plain ORT has no CLE. The Quark presets set it.
   includeCle: [bool, false],
   includeFastFt: [bool, false],
@@ -358,8 +382,12 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLESteps: 1,
     CLETotalLayerDiffThreshold: 2e-7,
     CLEScaleAppendBias: true,
+    SmoothAlpha: 0.5,
     FastFinetune: fastFinetuneDefaults('adaround'),
     TensorQuantOverrides: {},
+    QuantizeFP16: false,
+    UseFP32Scale: false,
+    ConvertFP16ToFP32: false,
   };
 }
 
@@ -453,8 +481,12 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLESteps: numberIn(1, 1000, { integer: true }),
   CLETotalLayerDiffThreshold: numberIn(0, Number.MAX_VALUE),
   CLEScaleAppendBias: bool,
+  SmoothAlpha: numberIn(0, 1),
   FastFinetune: fastFinetune,
   TensorQuantOverrides: tensorQuantOverrides,
+  QuantizeFP16: bool,
+  UseFP32Scale: bool,
+  ConvertFP16ToFP32: bool,
 };
 
 /** Check a parsed JSON value and complete it with the references' defaults; throws ConfigError on the first fault. */
@@ -479,6 +511,8 @@ export function validateConfig(json: unknown): QuantConfig {
   for (const [key, check] of Object.entries(EXTRA_CHECKS) as [string, Check<unknown>][]) {
     if (rawExtra[key] !== undefined) extra[key] = check(rawExtra[key], `config.extraOptions.${key}`);
   }
+  // Quark: UseFP32Scale defaults to QuantizeFP16 (quantize_static: extra_options.get("UseFP32Scale", quantize_fp16)).
+  if (rawExtra.UseFP32Scale === undefined) extra.UseFP32Scale = extra.QuantizeFP16;
   const extraOptions = extra as unknown as ExtraOptions;
   if (extraOptions.NumQuantizedBins > extraOptions.NumBins) {
     throw new ConfigError(

@@ -48,6 +48,38 @@ export function roundHalfToEven(x: number): number {
   return floor % 2 === 0 ? floor : floor + 1;
 }
 
+/**
+ * Adding and subtracting 1.5 × 2^52 rounds a float64 to the nearest integer, ties to even (the FPU's default
+ * mode), for |x| < 2^51: the same result as roundHalfToEven, without its branches. Hot loops clamp first (to
+ * integer bounds, which commutes with rounding) so that the magnitude stays in range and infinities never reach it.
+ */
+export const ROUND_TIES_EVEN_MAGIC = 6755399441055744;
+
+/**
+ * QuantizeLinear of `data[from..to)` with one scale and zero point into `out` (same indices): the arithmetic of
+ * quantizeValue (x / scale in float32, ties to even, saturation) in one tight loop for whole tensors.
+ */
+export function quantizeRun(
+  data: ArrayLike<number>,
+  out: { [i: number]: number },
+  from: number,
+  to: number,
+  scale: number,
+  zeroPoint: number,
+  type: QuantType,
+): void {
+  const { min, max } = QUANT_TYPES[type];
+  const lo = min - zeroPoint;
+  const hi = max - zeroPoint;
+  for (let i = from; i < to; i++) {
+    let v = Math.fround(data[i] / scale);
+    // Clamping to integer bounds before rounding equals rounding then saturating; NaN passes both tests and
+    // becomes 0 on storing into an integer array, as quantizeValue's NaN does.
+    v = v < lo ? lo : v > hi ? hi : v;
+    out[i] = v + ROUND_TIES_EVEN_MAGIC - ROUND_TIES_EVEN_MAGIC + zeroPoint;
+  }
+}
+
 /** Clamp an integer code into the type's range. */
 export function saturate(q: number, type: QuantType): number {
   const { min, max } = QUANT_TYPES[type];

@@ -10,6 +10,8 @@ import { QUANT_TYPES, type QuantType } from './numeric.ts';
 import { overrideType, precisionLabel, widerOf } from './precision.ts';
 import { computeQParams } from './qparams.ts';
 import { ruleFor } from './rules/registry.ts';
+import { fusedFunctionRule } from './rules/activation.ts';
+import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
@@ -45,7 +47,10 @@ export interface QuantPlan {
   /** Quantized constants by key; `constantInputs` says which node input reads which key. */
   constants: Map<string, QuantizedConstant>;
   constantInputs: Map<number, Map<number, string>>;
-  /** Outputs of Conv-like nodes that feed a fused Relu/Clip and get no Q/DQ of their own. */
+  /**
+   * Tensors that get no Q/DQ of their own: outputs of Conv-like nodes that feed a fused Relu/Clip, and the
+   * internal tensors of functions written out as several nodes (enableNpuTransformer).
+   */
   folded: Set<string>;
   /** Activation tensors that share one scale and zero point (and so one type), each group in graph order. */
   groups: string[][];
@@ -60,8 +65,8 @@ export type ExclusionLookup = (nodeIndex: number) => string | undefined;
 export function planQuantization(index: GraphIndex, ranges: Ranges, config: QuantConfig, excluded: ExclusionLookup): QuantPlan {
   const x = config.extraOptions;
   const ctx: RuleContext = {
-    isConstant: (name) => index.initializers.has(name as never),
-    constantRank: (name) => index.initializers.get(name as never)?.dims.length,
+    isConstant: (name) => index.initializers.has(name),
+    constantRank: (name) => index.initializers.get(name)?.dims.length,
   };
   const hasRange = (name: string) => ranges.has(name);
   const selected = new Set(config.opTypesToQuantize);
@@ -84,7 +89,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: 'its inputs carry no float activations (shape or index computation)' }; continue; }
     if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
     if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
-      const p = index.producer.get(node.input[0] as never);
+      const p = index.producer.get(node.input[0]);
       if (p !== undefined && !decisions[p].quantized) { decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` }; continue; }
     }
     const missing = inputs.filter((n) => !hasRange(n));
@@ -93,15 +98,30 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     rules[i] = rule;
   }
 
-  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
+  // 1b. Functions written out as several element-wise nodes run as one op: Q/DQ at their input and output only.
   const folded = new Set<string>();
+  const inFunction = new Set<number>();
+  if (config.enableNpuTransformer) {
+    const allowed = (i: number) => !excluded(i) && (selected.size === 0 || x.QuantizeAllOpTypes || selected.has(index.nodes[i].op_type ?? ''));
+    for (const fn of findFusedFunctions(index, allowed)) {
+      if (!hasRange(fn.input) || !hasRange(fn.output)) continue;
+      for (const i of fn.nodes) {
+        decisions[i] = { quantized: true, family: fn.kind };
+        rules[i] = fusedFunctionRule;
+        inFunction.add(i);
+      }
+      fn.internal.forEach((t) => folded.add(t));
+    }
+  }
+
+  // 2. Relu/Clip right after a Conv-like node share its output: no Q/DQ between them.
   const graphOutputs = new Set(index.outputs.map((o) => o.name ?? ''));
   for (const i of index.order) {
     if (!rules[i]?.foldsIntoProducer) continue;
     const t = index.nodes[i].input[0];
-    const p = index.producer.get(t as never);
+    const p = index.producer.get(t);
     if (p === undefined || !rules[p]?.acceptsFoldedActivation) continue;
-    if ((index.consumers.get(t as never) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
+    if ((index.consumers.get(t) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
   }
 
   // 3. Activation tensors, grouped where they must share parameters.
@@ -117,11 +137,20 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
+  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one.
+  const known = new Map<string, TensorRange>();
+  if (config.enableNpuTransformer) {
+    for (const i of index.order) {
+      const r = rules[i]?.outputRange;
+      if (r) index.nodes[i].output.forEach((o) => known.set(o, r));
+    }
+  }
+  const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;
   const activations = new Map<string, ActivationQuant>();
   const activationGroups = [...groups.groups().values()];
   for (const members of activationGroups) {
     let min = Infinity, max = -Infinity;
-    for (const m of members) { min = Math.min(min, ranges.get(m)!.min); max = Math.max(max, ranges.get(m)!.max); }
+    for (const m of members) { min = Math.min(min, rangeOf(m).min); max = Math.max(max, rangeOf(m).max); }
     // Tensors sharing parameters share a type: the widest any member's override asks for (mixed precision).
     const type = members.reduce<QuantType>((t, m) => widerOf(t, overrideType(config, m) ?? t), config.activationType);
     const q = computeQParams(min, max, type, {
@@ -155,7 +184,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const w = rule.weight?.(node, ctx);
     let weightKey: string | undefined;
     if (w) {
-      const tensor = index.initializers.get(node.input[w.input] as never)!;
+      const tensor = index.initializers.get(node.input[w.input])!;
       const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
       const weightType = overrideType(config, node.input[w.input]) ?? config.weightType;
       weights.set(node.input[w.input], weightType);
@@ -164,14 +193,14 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
-        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b] as never)!, input.scale);
+        q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b])!, input.scale);
       }
       // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
       if (constants.has(weightKey) && constants.get(weightKey) !== q) weightKey = `${weightKey}|${index.ids[i]}`;
       constants.set(weightKey, q);
       use(i, w.input, weightKey);
       if (b !== undefined && x.QuantizeBias) {
-        const bias = index.initializers.get(node.input[b] as never)!;
+        const bias = index.initializers.get(node.input[b])!;
         const channels = q.scales.length;
         const fits = bias.dims.length === 1 && (channels === 1 || Number(bias.dims[0]) === channels);
         if (x.Int32Bias && input && fits) {
@@ -185,11 +214,13 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
         }
       }
     }
-    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor.
+    // Constant operands at activation positions (a Mul's scale, an Add's offset): per tensor. Inside a
+    // written-out function they are the fused op's parameters and stay float.
+    if (inFunction.has(i)) continue;
     for (const k of rule.activationInputs(node, ctx)) {
       const name = node.input[k];
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
-      const tensor = index.initializers.get(name as never)!;
+      const tensor = index.initializers.get(name)!;
       if (tensor.data_type !== 1) continue; // only float constants
       const t = overrideType(config, name) ?? (x.AlignEltwiseQuantType ? config.activationType : config.weightType);
       const key = `${name}|c|${t}`;
@@ -205,7 +236,8 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const actBits = [...node.input, ...node.output].map(bits).filter((b): b is number => b !== undefined);
     const w = rules[i]!.weight?.(node, ctx);
     const wType = w ? weights.get(node.input[w.input]) : undefined;
-    decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
+    // Nodes inside a fused function carry no Q/DQ of their own: no label.
+    if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
   }
   return { decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings };
 }

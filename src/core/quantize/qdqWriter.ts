@@ -102,7 +102,7 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   const renamedOutputs = new Map<string, string>();
   const quantizeTensor = (t: string, floatName: string) => {
     const q = plan.activations.get(t)!;
-    const consumers = index.consumers.get(t as never) ?? [];
+    const consumers = index.consumers.get(t) ?? [];
     const map = new Map<number, string>();
     if (options.dedicatedPairs && consumers.length > 1) {
       consumers.forEach((c, k) => map.set(c, emitPair(t, floatName, q, undefined, `_${k + 1}`)));

@@ -6,7 +6,6 @@ import {
   computeQParams,
   computeScaleZeroPoint,
   integerRange,
-  perChannelQParams,
   powerOfTwoExponent,
   tensorRange,
 } from './qparams.ts';
@@ -167,19 +166,5 @@ describe('ranges', () => {
   it('rejects a bad axis or dims that do not match the data', () => {
     expect(() => channelRanges(new Float32Array(6), [3, 2], 2)).toThrow(RangeError);
     expect(() => channelRanges(new Float32Array(5), [3, 2], 0)).toThrow(RangeError);
-  });
-});
-
-describe('perChannelQParams', () => {
-  it('symmetric int8 per output channel: channel 0 absmax 1 → 2/254, channel 1 absmax 0.5 → 1/254', () => {
-    const w = new Float32Array([-1, 0.5, 0.25, 0.125, 0.25, 0.5]);
-    const { scales, zeroPoints } = perChannelQParams(w, [2, 1, 1, 3], 0, 'int8', { symmetric: true });
-    expect(Array.from(scales)).toEqual([f32(2 / 254), f32(1 / 254)]);
-    expect(Array.from(zeroPoints)).toEqual([0, 0]);
-  });
-  it('power-of-two per channel: 2/254 → 2^-7, 1/254 → 2^-8', () => {
-    const w = new Float32Array([-1, 0.5, 0.25, 0.125, 0.25, 0.5]);
-    const p = perChannelQParams(w, [2, 1, 1, 3], 0, 'int8', { symmetric: true, scaleType: 'powerOfTwo' });
-    expect(Array.from(p.scales)).toEqual([2 ** -7, 2 ** -8]);
   });
 });

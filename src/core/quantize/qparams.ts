@@ -8,6 +8,8 @@
  *    with a PowerOfTwoMethod, scale2pos, pos2scale) — used by XINT8/VINT8.
  * Everything is a pure function of numbers and typed arrays. This module does not calibrate (choosing rmin and
  * rmax is the calibrators' job), does not produce codes (quantizeTensor.ts does) and knows nothing of graphs.
+ * A weight's parameters, per tensor or per channel (each channel from its own range, channelRanges here, then
+ * the MinMSE search for power-of-two scales), are chosen in one place: weights.ts, quantizeWeight.
  */
 
 import { QUANT_TYPES, roundHalfToEven, saturate, type QuantType } from './numeric.ts';
@@ -227,26 +229,4 @@ export function channelRanges(
     maxs[c] = hi;
   }
   return { mins, maxs };
-}
-
-/**
- * Per-channel parameters of a weight tensor along `axis`, each channel from its own min and max, as ORT's
- * quantize_weight_per_channel does. Scales in real units per step, zero points as integer codes.
- */
-export function perChannelQParams(
-  data: ArrayLike<number>,
-  dims: readonly number[],
-  axis: number,
-  type: QuantType,
-  opts: QParamOptions & { scaleType?: ScaleKind } = {},
-): { scales: Float32Array; zeroPoints: Int32Array } {
-  const { mins, maxs } = channelRanges(data, dims, axis);
-  const scales = new Float32Array(mins.length);
-  const zeroPoints = new Int32Array(mins.length);
-  for (let c = 0; c < mins.length; c++) {
-    const p = computeQParams(mins[c], maxs[c], type, opts);
-    scales[c] = p.scale;
-    zeroPoints[c] = p.zeroPoint;
-  }
-  return { scales, zeroPoints };
 }

@@ -20,6 +20,20 @@ import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
 import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
+import { float16Source, restoreFloat16, type Float16Source } from '../precision/float16.ts';
+import { resolveSubgraph } from '../exclude/subgraph.ts';
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+
+/** ai.onnx opset from which QuantizeLinear/DequantizeLinear accept float16 inputs and scales. */
+const FLOAT16_QDQ_OPSET = 19;
+
+/** The float16 side of a quantization run, or undefined for a float32 model; subgraphs resolve on the source. */
+function float16Plan(source: ModelProto, index: GraphIndex, config: QuantConfig): Float16Source | undefined {
+  // Graph-index positions are positions in graph.node (the index keeps the node list as it is).
+  const toFp32 = new Set<number>();
+  config.fp16SubgraphsToFp32.forEach((sub, k) => resolveSubgraph(index, sub, `fp16SubgraphsToFp32[${k}]`).forEach((i) => toFp32.add(i)));
+  return float16Source(source, { convertAll: config.extraOptions.ConvertFP16ToFP32, useFp32Scale: config.extraOptions.UseFP32Scale, toFp32 });
+}
 import type { QuantizeReport } from './report.ts';
 
 export interface QuantizeResult {
@@ -30,13 +44,17 @@ export interface QuantizeResult {
 }
 
 /** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
-export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantConfig, configName = 'custom'): QuantizeResult {
-  const index = buildGraphIndex(model.graph!);
-  const summary = summarize(model, index);
+export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantConfig, configName = 'custom'): QuantizeResult {
+  const sourceIndex = buildGraphIndex(source.graph!);
+  const summary = summarize(source, sourceIndex);
   if (summary.quantization.state !== 'float') {
     throw new UnsupportedModelError(`the model is already quantized (${summary.quantization.ops.join(', ')}): give the float model`);
   }
-  if (summary.float16) throw new UnsupportedModelError('the model computes in float16: convert it to float32 before quantizing');
+  // FP16 source models (the guide's "INT8 Quantization for FP16 Models"): plan and write on the float32 form,
+  // whose nodes and tensors are the source's, then put the float16 parts back.
+  const half = float16Plan(source, sourceIndex, config);
+  const model = half?.model32 ?? source;
+  const index = half ? buildGraphIndex(model.graph!) : sourceIndex;
 
   const exclusions = resolveExclusions(index, config);
   const excludedBy = new Map<NodeProto, string>();
@@ -45,7 +63,11 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
   const x = config.extraOptions;
   const types: QuantType[] = [config.activationType, config.weightType, ...overrideTypes(config)];
   if (x.Int32Bias) types.push('int32');
-  const requirement = qdqRequirement(types, config.perChannel);
+  const qdq = qdqRequirement(types, config.perChannel);
+  // QuantizeLinear/DequantizeLinear take float16 tensors and scales from ai.onnx 19 (or in com.microsoft).
+  const requirement = half?.fp16Scales && half.keepHalf.size > 0
+    ? { minOpset: Math.max(qdq.minOpset, FLOAT16_QDQ_OPSET), msDomainAlternative: true }
+    : qdq;
   const before = opsetOf(model) ?? 1;
   const baseOpset = Math.max(before, config.perChannel ? 13 : 10);
   let useMsDomain = x.UseQDQContribOps && requirement.msDomainAlternative;
@@ -69,7 +91,15 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
   const graph = writeQdqGraph(pIndex, plan, { domain: useMsDomain ? MS_DOMAIN : '', dedicatedPairs: x.DedicatedQDQPair, idOf });
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
-  const out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph, producer_name: 'quant-studio', producer_version: '0.1.0' };
+  let out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph, producer_name: 'quant-studio', producer_version: '0.1.0' };
+  const warnings = [...plan.warnings];
+  if (half) {
+    const keep = new Set(Array.from(half.keepHalf, (k) => model.graph!.node[k]));
+    const names = new Set<string>();
+    for (const i of pIndex.order) if (keep.has(origin(pIndex.nodes[i]))) names.add(pIndex.nodes[i].name || idOf(i));
+    out = restoreFloat16(out, names, half.halfIo, half.fp16Scales);
+    if (!x.QuantizeFP16 && !x.ConvertFP16ToFP32) warnings.unshift('the model computes in float16: quantized as with QuantizeFP16 (set it, or ConvertFP16ToFP32, in the configuration to say so)');
+  }
 
   const quantized: QuantizeReport['quantized'] = [];
   const float: QuantizeReport['float'] = [];
@@ -80,7 +110,6 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
   const precision = precisionSummary(plan, config);
-  const warnings = [...plan.warnings];
   if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
   return {
     model: out,
@@ -101,6 +130,7 @@ export function quantizeModel(model: ModelProto, ranges: Ranges, config: QuantCo
       },
       precision,
       warnings,
+      ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { quantizeValue } from './numeric.ts';
 import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor } from './quantizeTensor.ts';
 
 const f32 = Math.fround;
@@ -22,6 +23,15 @@ describe('quantizeTensor', () => {
     const q = quantizeTensor(new Float32Array([1, 1, 3, -2]), [1, 0.5], [0, 0], 'int8', -1, [2, 2]);
     expect(Array.from(q)).toEqual([1, 2, 3, -4]);
   });
+  it('every code equals quantizeValue of its element: ties, saturation, infinities, NaN, per tensor and per channel', () => {
+    const data = [0.5, 1.5, 2.5, -0.5, -2.5, 1e9, -1e9, Infinity, -Infinity, NaN, 0.1, 126.5, -127.5, 300];
+    for (const type of ['int8', 'uint8', 'int16', 'uint16', 'int4', 'uint4', 'int32'] as const) {
+      const zp = type.startsWith('u') ? 3 : -2;
+      expect(Array.from(quantizeTensor(data, 0.5, zp, type))).toEqual(data.map((x) => quantizeValue(x, 0.5, zp, type) || 0));
+      const perChannel = quantizeTensor(data, [0.5, 0.25], [zp, 0], type, 0, [2, 7]);
+      expect(Array.from(perChannel)).toEqual(data.map((x, i) => (i < 7 ? quantizeValue(x, 0.5, zp, type) : quantizeValue(x, 0.25, 0, type)) || 0));
+    }
+  });
   it('returns the right array type and saturates at each range', () => {
     expect(quantizeTensor([1e6], 1, 0, 'int16')).toBeInstanceOf(Int16Array);
     expect(Array.from(quantizeTensor([1e6, -1e6], 1, 0, 'int16'))).toEqual([32767, -32768]);
@@ -30,6 +40,12 @@ describe('quantizeTensor', () => {
     expect(quantizeTensor([1], 1, 0, 'int4')).toBeInstanceOf(Int8Array);
     expect(quantizeTensor([1], 1, 0, 'uint4')).toBeInstanceOf(Uint8Array);
     expect(quantizeTensor([1], 1, 0, 'int32')).toBeInstanceOf(Int32Array);
+  });
+  it('per channel along axis 1 of [1,3,3,2]: the ONNX QuantizeLinear spec vector (test_quantizelinear_axis)', () => {
+    const x = [-162, 10, -100, 232, -20, -50, -76, 0, 0, 252, 32, -44, 245, -485, -960, -270, -375, -470];
+    const q = quantizeTensor(Float32Array.from(x), [2, 4, 5], [84, 24, 196], 'uint8', 1, [1, 3, 3, 2]);
+    expect(q).toBeInstanceOf(Uint8Array);
+    expect(Array.from(q)).toEqual([3, 89, 34, 200, 74, 59, 5, 24, 24, 87, 32, 13, 245, 99, 4, 142, 121, 102]);
   });
   it('rejects mismatched scales, zero points and channels', () => {
     expect(() => quantizeTensor([1, 2], [1, 1], [0], 'int8', 0, [2])).toThrow(RangeError);

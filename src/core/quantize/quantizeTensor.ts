@@ -7,7 +7,7 @@
  * codes into bytes (that is the tensor encoder's job).
  */
 
-import { quantizeValue, roundHalfToEven, type QuantType } from './numeric.ts';
+import { quantizeRun, roundHalfToEven, type QuantType } from './numeric.ts';
 import { axisLayout } from './qparams.ts';
 
 /** The typed array that holds codes of each type; 4-bit codes stay unpacked, one per byte. */
@@ -49,15 +49,14 @@ export function quantizeTensor(
   if (s.length !== z.length) throw new RangeError(`${s.length} scales but ${z.length} zero points`);
   const out = allocateCodes(type, data.length);
   if (s.length === 1) {
-    for (let i = 0; i < data.length; i++) out[i] = quantizeValue(data[i], s[0], z[0], type);
+    quantizeRun(data, out, 0, data.length, s[0], z[0], type);
     return out;
   }
   if (axis === undefined || dims === undefined) throw new RangeError(`${s.length} scales need an axis and dims`);
   const { channels, inner } = axisLayout(data.length, dims, axis);
   if (channels !== s.length) throw new RangeError(`axis has ${channels} channels but ${s.length} scales were given`);
-  for (let i = 0; i < data.length; i++) {
-    const c = Math.floor(i / inner) % channels;
-    out[i] = quantizeValue(data[i], s[c], z[c], type);
+  for (let start = 0, c = 0; start < data.length; start += inner, c = c + 1 === channels ? 0 : c + 1) {
+    quantizeRun(data, out, start, start + inner, s[c], z[c], type);
   }
   return out;
 }

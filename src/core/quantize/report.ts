@@ -25,4 +25,6 @@ export interface QuantizeReport {
     unmatchedOverrides: string[];
   };
   warnings: string[];
+  /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
+  float16?: { keptNodes: number; scales: 'float16' | 'float32' };
 }

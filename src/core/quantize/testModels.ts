@@ -2,7 +2,7 @@
  * Small models built in code for the quantizer's and the metrics' tests: real graphs onnxruntime runs,
  * with the calibrated ranges a test would otherwise have to invent each time.
  */
-import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import { DataType, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
 
 /** x → Conv(w, b) → c → Relu → y (graph output), y → Exp (no rule, stays float) → z. */
 export function convReluModel(): ModelProto {
@@ -23,3 +23,58 @@ export const CONV_RELU_RANGES: ReadonlyMap<string, { min: number; max: number }>
   ['y', { min: 0, max: 0.7 }],
   ['z', { min: 1, max: 2.1 }],
 ]);
+
+/**
+ * A transformer block as older exporters write it (opset 13): LayerNorm written out (ReduceMean, Sub, Pow,
+ * ReduceMean, Add, Sqrt, Div, Mul, Add), single-head attention (MatMul with weights, MatMul between two
+ * activations, Softmax), the residual Add, then HardSwish written out (Add 3, Clip, Mul, Div 6) and GELU
+ * written out (Div √2, Erf, Add 1, Mul, Mul 0.5). x: [1, 6, 8] → y: [1, 6, 8].
+ */
+export function attentionBlockModel(): ModelProto {
+  const d = 8;
+  const weight = (name: string, seed: number) =>
+    makeTensor(name, DataType.FLOAT, [d, d], Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed * 7.1 + i * 1.3) * 0.4));
+  const scalar = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
+  const vector = (name: string, f: (i: number) => number) => makeTensor(name, DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => f(i)));
+  const mean = (x: string, y: string) => makeNode('ReduceMean', [x], [y], '', [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]);
+  return makeModel(makeGraph({
+    name: 'attention_block',
+    node: [
+      mean('x', 'ln_mean'),
+      makeNode('Sub', ['x', 'ln_mean'], ['ln_centered']),
+      makeNode('Pow', ['ln_centered', 'two'], ['ln_squared']),
+      mean('ln_squared', 'ln_variance'),
+      makeNode('Add', ['ln_variance', 'epsilon'], ['ln_variance_eps']),
+      makeNode('Sqrt', ['ln_variance_eps'], ['ln_std']),
+      makeNode('Div', ['ln_centered', 'ln_std'], ['ln_normalized']),
+      makeNode('Mul', ['ln_normalized', 'gamma'], ['ln_scaled']),
+      makeNode('Add', ['ln_scaled', 'beta'], ['h']),
+      makeNode('MatMul', ['h', 'wq'], ['q']),
+      makeNode('MatMul', ['h', 'wk'], ['k']),
+      makeNode('MatMul', ['h', 'wv'], ['v']),
+      makeNode('Transpose', ['k'], ['kt'], '', [intsAttribute('perm', [0, 2, 1])]),
+      makeNode('MatMul', ['q', 'kt'], ['scores']),
+      makeNode('Mul', ['scores', 'inv_sqrt_d'], ['scores_scaled']),
+      makeNode('Softmax', ['scores_scaled'], ['attention'], '', [intAttribute('axis', -1)]),
+      makeNode('MatMul', ['attention', 'v'], ['context']),
+      makeNode('Add', ['x', 'context'], ['residual']),
+      makeNode('Add', ['residual', 'three'], ['hs_shifted']),
+      makeNode('Clip', ['hs_shifted', 'zero', 'six'], ['hs_clipped']),
+      makeNode('Mul', ['residual', 'hs_clipped'], ['hs_product']),
+      makeNode('Div', ['hs_product', 'six'], ['hs']),
+      makeNode('Div', ['hs', 'sqrt2'], ['gelu_scaled']),
+      makeNode('Erf', ['gelu_scaled'], ['gelu_erf']),
+      makeNode('Add', ['gelu_erf', 'one'], ['gelu_shifted']),
+      makeNode('Mul', ['hs', 'gelu_shifted'], ['gelu_product']),
+      makeNode('Mul', ['gelu_product', 'half'], ['y']),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1, 6, d])],
+    output: [makeValueInfo('y', DataType.FLOAT, [1, 6, d])],
+    initializer: [
+      scalar('two', 2), scalar('epsilon', 1e-5), scalar('three', 3), scalar('zero', 0), scalar('six', 6), scalar('sqrt2', Math.SQRT2),
+      scalar('one', 1), scalar('half', 0.5), scalar('inv_sqrt_d', 1 / Math.sqrt(d)),
+      vector('gamma', (i) => 0.5 + 0.1 * i), vector('beta', (i) => 0.05 * i - 0.2),
+      weight('wq', 1), weight('wk', 2), weight('wv', 3),
+    ],
+  }), { '': 13 });
+}

@@ -7,7 +7,7 @@
 import type { TensorProto } from '../onnx/model.ts';
 import { readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import type { QuantType } from './numeric.ts';
-import { QUANT_TYPES } from './numeric.ts';
+import { QUANT_TYPES, ROUND_TIES_EVEN_MAGIC } from './numeric.ts';
 import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, tensorRange, type ScaleKind } from './qparams.ts';
 import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor, type CodeArray } from './quantizeTensor.ts';
 
@@ -42,44 +42,71 @@ interface ChannelSpan {
 }
 
 /**
- * Squared error of quantize → dequantize over one channel. The hot loop of the power-of-two search:
- * quantizeValue/dequantizeValue inlined (same arithmetic: float32 division, ties to even, saturation).
+ * Squared error of quantize → dequantize of `data[from..to)` at one scale, added to `err`. Same arithmetic as
+ * quantizeValue/dequantizeValue (x / scale in float32, ties to even, saturation). For power-of-two scales of
+ * normal magnitude, x / 2^-n is x · 2^n without rounding and so is code · 2^-n, so the float32 roundings are
+ * no-ops and the loop multiplies instead; the clamp to integer bounds comes before the rounding, which gives the
+ * same code and keeps the rounding trick (ROUND_TIES_EVEN_MAGIC) in range.
  */
-function channelError(data: Float32Array, span: ChannelSpan, scale: number, zp: number, type: QuantType): number {
-  const { min: qmin, max: qmax } = QUANT_TYPES[type];
-  let err = 0;
-  for (let o = 0; o < span.outer; o++) {
-    const base = (o * span.channels + span.channel) * span.inner;
-    for (let j = 0; j < span.inner; j++) {
-      const x = data[base + j];
-      const v = Math.fround(x / scale);
-      let r = Math.round(v);
-      if (r - v === 0.5 && r % 2 !== 0) r -= 1; // a tie rounded up to odd: take the even neighbour
-      let q = r + zp;
-      q = q < qmin ? qmin : q > qmax ? qmax : q;
-      const d = Math.fround((q - zp) * scale) - x;
+function addError(data: Float32Array, from: number, to: number, scale: number, lo: number, hi: number, err: number): number {
+  if (scale >= 2 ** -100 && scale <= 2 ** 100 && Math.log2(scale) % 1 === 0) {
+    const inverse = 1 / scale;
+    for (let j = from; j < to; j++) {
+      const x = data[j];
+      let v = x * inverse;
+      v = v < lo ? lo : v > hi ? hi : v;
+      const d = (v + ROUND_TIES_EVEN_MAGIC - ROUND_TIES_EVEN_MAGIC) * scale - x;
       err += d * d;
     }
+    return err;
+  }
+  for (let j = from; j < to; j++) {
+    const x = data[j];
+    let v = Math.fround(x / scale);
+    v = v < lo ? lo : v > hi ? hi : v;
+    const d = Math.fround((v + ROUND_TIES_EVEN_MAGIC - ROUND_TIES_EVEN_MAGIC) * scale) - x;
+    err += d * d;
   }
   return err;
+}
+
+/** Elements per step of the search, between checks of a candidate's running error against the best one's. */
+const SEARCH_STEP = 8192;
+
+/**
+ * The candidate scale of least squared error over one channel (the first such in `scales` on ties), as if each
+ * error were summed in full. A candidate stops being summed once its running sum exceeds the best complete sum
+ * so far: a sum of squares only grows, so it could no longer win (or tie), and the choice is unchanged.
+ */
+function leastErrorScale(data: Float32Array, span: ChannelSpan, scales: readonly number[], zp: number, type: QuantType): number {
+  const { min: qmin, max: qmax } = QUANT_TYPES[type];
+  let best = -1;
+  let bestErr = Infinity;
+  for (let c = 0; c < scales.length; c++) {
+    let err = 0;
+    for (let o = 0; o < span.outer && err <= bestErr; o++) {
+      const base = (o * span.channels + span.channel) * span.inner;
+      const end = base + span.inner;
+      for (let from = base; from < end && err <= bestErr; from += SEARCH_STEP) {
+        err = addError(data, from, Math.min(end, from + SEARCH_STEP), scales[c], qmin - zp, qmax - zp, err);
+      }
+    }
+    // Strictly less: an earlier candidate wins a tie; NaN never wins, as in a plain comparison of full sums.
+    if (best < 0 || err < bestErr) {
+      best = c;
+      bestErr = err;
+    }
+  }
+  return scales[best];
 }
 
 function paramsFor(data: Float32Array, lo: number, hi: number, span: ChannelSpan, o: WeightOptions): { scale: number; zeroPoint: number } {
   const base = computeQParams(lo, hi, o.type, { symmetric: o.symmetric, reduceRange: o.reduceRange, scaleType: o.scaleType });
   if (o.scaleType !== 'powerOfTwo' || !o.minMse) return base;
-  let best = base;
-  let bestErr = channelError(data, span, base.scale, base.zeroPoint, o.type);
-  for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) {
-    if (offset === 0) continue;
-    // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
-    const scale = Math.fround(base.scale * 2 ** -offset);
-    const err = channelError(data, span, scale, base.zeroPoint, o.type);
-    if (err < bestErr) {
-      bestErr = err;
-      best = { scale, zeroPoint: base.zeroPoint };
-    }
-  }
-  return best;
+  // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
+  const candidates = [base.scale];
+  for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) if (offset !== 0) candidates.push(Math.fround(base.scale * 2 ** -offset));
+  return { scale: leastErrorScale(data, span, candidates, base.zeroPoint, o.type), zeroPoint: base.zeroPoint };
 }
 
 /** Quantizes a weight per tensor (axis undefined) or per channel along `axis`. */

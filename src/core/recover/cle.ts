@@ -67,23 +67,23 @@ const attrInt = (n: NodeProto, name: string, fallback: number) => {
 function isConvWithWeight(index: GraphIndex, i: number): boolean {
   const n = index.nodes[i];
   if (n.op_type !== 'Conv' || !isDefaultDomain(n.domain)) return false;
-  const w = index.initializers.get(n.input[1] as never);
+  const w = index.initializers.get(n.input[1]);
   if (!w || w.data_type !== 1 || w.dims.length < 3) return false;
   const bias = n.input[2];
-  if (bias && index.initializers.get(bias as never)?.data_type !== 1) return false;
+  if (bias && index.initializers.get(bias)?.data_type !== 1) return false;
   return true;
 }
 
 /** The single consumer of a tensor that is not a graph output, else undefined. */
 function soleConsumer(index: GraphIndex, tensor: string): number | undefined {
   if (index.outputs.some((o) => o.name === tensor)) return undefined;
-  const c = index.consumers.get(tensor as never) ?? [];
+  const c = index.consumers.get(tensor) ?? [];
   return c.length === 1 ? c[0] : undefined;
 }
 
 /** Whether an initializer is read by exactly one node (CLE rewrites it in place). */
 function ownedBy(index: GraphIndex, name: string | undefined): boolean {
-  return !name || (index.consumers.get(name as never) ?? []).length === 1;
+  return !name || (index.consumers.get(name) ?? []).length === 1;
 }
 
 /** Conv→Conv and Conv→act→Conv pairs of the graph, and the pairs CLE must leave alone with the reason. */
@@ -94,7 +94,7 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     if (!isConvWithWeight(index, a)) continue;
     const na = index.nodes[a];
     const out = na.output[0];
-    const consumers = index.consumers.get(out as never) ?? [];
+    const consumers = index.consumers.get(out) ?? [];
     let activation: string | null = null;
     let b: number | undefined;
     let blocked: string | undefined;
@@ -121,8 +121,8 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     }
     if (b === undefined) continue;
     const nb = index.nodes[b];
-    const wa = index.initializers.get(na.input[1] as never)!;
-    const wb = index.initializers.get(nb.input[1] as never)!;
+    const wa = index.initializers.get(na.input[1])!;
+    const wb = index.initializers.get(nb.input[1])!;
     if (!blocked && Number(wb.dims[1]) * attrInt(nb, 'group', 1) !== Number(wa.dims[0])) blocked = 'channel counts do not match';
     if (!blocked && (!ownedBy(index, na.input[1]) || !ownedBy(index, na.input[2]) || !ownedBy(index, nb.input[1]))) blocked = 'a weight is shared with another node';
     if (!blocked && pairs.some((p) => p.b === b)) blocked = 'the second layer already pairs with another';
@@ -194,9 +194,9 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
     let l = layers.get(i);
     if (l) return l;
     const n = index.nodes[i];
-    const wt = index.initializers.get(n.input[1] as never)!;
+    const wt = index.initializers.get(n.input[1])!;
     const dims = wt.dims.map(Number);
-    const biasT = n.input[2] ? index.initializers.get(n.input[2] as never) : undefined;
+    const biasT = n.input[2] ? index.initializers.get(n.input[2]) : undefined;
     l = {
       w: Float32Array.from(readTensorAsFloat32(wt)),
       bias: biasT ? Float32Array.from(readTensorAsFloat32(biasT)) : undefined,
@@ -221,7 +221,7 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
   const replaced = new Map<string, TensorProto>();
   for (const [i, l] of layers) {
     const n = index.nodes[i];
-    const wt = index.initializers.get(n.input[1] as never)!;
+    const wt = index.initializers.get(n.input[1])!;
     replaced.set(n.input[1], makeTensor(n.input[1], 1, wt.dims.map(Number), l.w));
     if (l.bias) replaced.set(n.input[2], makeTensor(n.input[2], 1, [l.bias.length], l.bias));
   }

@@ -8,3 +8,4 @@ export { adaquant } from './adaquant.ts';
 export { correctBias, meanOutputShift } from './biasCorrection.ts';
 export { quantizeWithRecovery, prepareNamed, type RecoveryOptions, type RecoveryProgress, type RecoveryReport, type RecoveryResult } from './quantizeWithRecovery.ts';
 export type { TuneOptions, LayerTuning, CurvePoint } from './tuning.ts';
+export { NoRecoveryDataError, RecoveryCancelledError } from './errors.ts';

@@ -166,9 +166,10 @@ describe('ladder targets', () => {
     ['cosine:0.995', { metric: 'cosine', value: 0.995 }],
     ['psnr:32', { metric: 'psnr', value: 32 }],
     ['TOP1:0.9', { metric: 'top1', value: 0.9 }],
+    ['sequence:0.9', { metric: 'sequence', value: 0.9 }],
   ])('reads %s', (text, expected) => expect(parseLadderTarget(text)).toEqual(expected));
 
-  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc'])('names a bad target: %s', (text) => {
+  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc', 'sequence:1.1', 'sequence:-0.1'])('names a bad target: %s', (text) => {
     expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);
   });
 });

@@ -23,12 +23,15 @@ import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
-export const LADDER_METRICS = ['cosine', 'psnr', 'top1'] as const;
+export const LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence'] as const;
 export type LadderMetric = (typeof LADDER_METRICS)[number];
 
 export interface LadderTarget {
   readonly metric: LadderMetric;
-  /** Reached when the measured value is at least this (cosine in (−1, 1], PSNR in dB, top-1 in [0, 1]). */
+  /**
+   * Reached when the measured value is at least this (cosine in (−1, 1], PSNR in dB, top-1 and sequence in
+   * [0, 1]; sequence: the share of sequences whose greedy CTC decoding is the float model's).
+   */
   readonly value: number;
 }
 
@@ -37,7 +40,7 @@ export class LadderTargetError extends StudioError {
   override readonly name = 'LadderTargetError';
 }
 
-/** "cosine:0.99", "psnr:30", "top1:0.95", or a bare number (a cosine). */
+/** "cosine:0.99", "psnr:30", "top1:0.95", "sequence:0.9", or a bare number (a cosine). */
 export function parseLadderTarget(text: string): LadderTarget {
   const [a, b] = text.includes(':') ? text.split(':', 2) : ['cosine', text];
   const metric = a.trim().toLowerCase();

@@ -18,7 +18,9 @@ import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
-import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import { crossLayerEqualize } from './cle.ts';
+import { FloatRowCache } from './floatRowCache.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
 import { LadderTargetError, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
@@ -51,12 +53,16 @@ export interface RungDetail {
 }
 
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
-export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric): number {
+export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
   if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
   const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (values.length === 0) {
     throw new LadderTargetError(
-      metric === 'top1' ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none' : `no output has a finite ${metric}`,
+      metric === 'top1'
+        ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none'
+        : metric === 'sequence'
+          ? 'sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model has none'
+          : `no output has a finite ${metric}`,
     );
   }
   return values.reduce((a, b) => a + b, 0) / values.length;
@@ -65,7 +71,7 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
 /** The numbers shown side by side for every rung. */
 export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
   const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
-  for (const m of ['psnr', 'top1'] as const) {
+  for (const m of ['psnr', 'top1', 'sequence', 'cer'] as const) {
     try {
       out[m] = ladderScore(outputs, m);
     } catch {
@@ -100,6 +106,22 @@ export function ladderMeasures(
     }
     return r;
   };
+  // The float model's layer inputs, shared by every fine-tuning rung (they do not depend on the format).
+  const floatRows = new FloatRowCache();
+  // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
+  const cleSettings = new Map<string, boolean>();
+  const cleChanges = (config: QuantConfig): boolean => {
+    const x = config.extraOptions;
+    const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias]);
+    let changes = cleSettings.get(key);
+    if (changes === undefined) {
+      const report = crossLayerEqualize(prepareNamed(rt.model).model, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias }).report;
+      changes = report.pairs.length > 0;
+      cleSettings.set(key, changes);
+    }
+    return changes;
+  };
+  const measured = new Map<string, Promise<Awaited<ReturnType<typeof judgeOnce>>>>();
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
     const result = await quantizeWithRecovery(rt.model, config, {
@@ -109,14 +131,30 @@ export function ladderMeasures(
       gramProduct: rt.gramProduct,
       onProgress: (p) => rt.onProgress?.(rung, p),
       configName: rung.label,
+      floatRowCache: floatRows,
     });
     return result;
   };
 
-  const judge = async (config: QuantConfig, rung: Rung, layers: boolean) => {
+  /** A rung's measurement; the same effective configuration (CLE that changes nothing dropped) is measured once. */
+  const judge = (config: QuantConfig, rung: Rung, layers: boolean) => {
+    const effective = config.includeCle && !cleChanges(config) ? { ...config, includeCle: false } : config;
+    if (layers) return judgeOnce(effective, rung, layers); // the exclusion search keeps its own (large) measurements
+    const key = JSON.stringify(effective);
+    let m = measured.get(key);
+    if (!m) {
+      m = judgeOnce(effective, rung, layers);
+      measured.set(key, m);
+      m.catch(() => measured.delete(key));
+    }
+    return m;
+  };
+
+  const judgeOnce = async (config: QuantConfig, rung: Rung, layers: boolean) => {
     const result = await quantize(config, rung);
     rt.onProgress?.(rung, { phase: 'evaluate' });
-    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex });
+    // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
+    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
     return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
   };

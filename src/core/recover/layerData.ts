@@ -9,7 +9,7 @@
  * row width, not with the feature maps. Must not import a runtime or read files.
  */
 import { encode, StudioError, type ModelProto } from '../onnx/index.ts';
-import { exposeTensors } from '../calibrate/expose.ts';
+import { exposeOnly } from '../calibrate/expose.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
 import { seededRandom } from '../seededRandom.ts';
@@ -106,59 +106,88 @@ function floatData(t: RunTensor | undefined, name: string): { data: Float32Array
   return { data: t.data as Float32Array, dims: t.dims };
 }
 
-/** Gathers the layers' input rows on the first `samples` samples. Throws RecoveryError (also when cancelled). */
-export async function gatherLayerRows(floatModel: ModelProto, quantModel: ModelProto, layers: readonly LinearLayer[], runtime: ComparisonRuntime, options: GatherOptions): Promise<LayerRows[]> {
-  const fInputs = new Set(floatModel.graph!.input.map((v) => v.name ?? ''));
-  const qInputs = new Set(quantModel.graph!.input.map((v) => v.name ?? ''));
-  const needsFeeds = layers.some((l) => fInputs.has(l.floatInput) || qInputs.has(l.quantInput));
+/** A stable number per layer (FNV-1a of its id), so a layer samples the same positions in every pass and rung. */
+function layerKey(layer: LinearLayer): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < layer.id.length; i++) h = Math.imul(h ^ layer.id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** One side's rows of each layer: the rows, and how many positions its input had (float and quantized must agree). */
+export interface SideRows {
+  readonly rows: number;
+  readonly width: number;
+  readonly positions: number;
+  readonly data: Float32Array;
+}
+
+/**
+ * The input rows of `layers` as `model` computes them (`side` names which input tensor of each layer to read),
+ * at positions seeded per layer and sample: one session of the model cut down to those tensors (exposeOnly), one
+ * run per sample. Throws RecoveryError (also when cancelled).
+ */
+export async function sampleLayerInputs(model: ModelProto, layers: readonly LinearLayer[], side: 'float' | 'quant', runtime: ComparisonRuntime, options: GatherOptions): Promise<SideRows[]> {
+  const tensorOf = (l: LinearLayer) => (side === 'float' ? l.floatInput : l.quantInput);
+  const graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
+  const needsFeeds = layers.some((l) => graphInputs.has(tensorOf(l)));
   if (needsFeeds && !runtime.feeds) throw new RecoveryError('a tuned layer reads a graph input, and the runtime gives no feeds');
-  const fNames = [...new Set(layers.map((l) => l.floatInput).filter((n) => !fInputs.has(n)))];
-  const qNames = [...new Set(layers.map((l) => l.quantInput).filter((n) => !qInputs.has(n)))];
+  const names = [...new Set(layers.map(tensorOf).filter((n) => !graphInputs.has(n)))];
   const samples = Math.min(options.samples, runtime.samples);
-  const parts = layers.map(() => ({ float: [] as Float32Array[], quant: [] as Float32Array[], rows: 0, width: 0 }));
-  const fSession = await runtime.open(encode(exposeTensors(floatModel, fNames)));
-  let qSession;
+  const parts = layers.map(() => ({ chunks: [] as Float32Array[], rows: 0, width: 0, positions: -1 }));
+  const session = names.length ? await runtime.open(encode(exposeOnly(model, names))) : undefined;
   try {
-    qSession = await runtime.open(encode(exposeTensors(quantModel, qNames)));
     for (let s = 0; s < samples; s++) {
       throwIfCancelled(options.signal);
-      const feeds = needsFeeds ? runtime.feeds!(s) : {};
-      const f = { ...feeds, ...(fNames.length ? await fSession.run(s, fNames) : {}) };
-      const q = { ...feeds, ...(qNames.length ? await qSession.run(s, qNames) : {}) };
+      const out = { ...(needsFeeds ? runtime.feeds!(s) : {}), ...(session ? await session.run(s, names) : {}) };
       layers.forEach((layer, li) => {
-        const fx = floatData(f[layer.floatInput], layer.floatInput);
-        const qx = floatData(q[layer.quantInput], layer.quantInput);
-        const fr = rowReader(layer, fx.dims, fx.data);
-        const qr = rowReader(layer, qx.dims, qx.data);
-        if (fr.positions !== qr.positions) throw new RecoveryError(`${layer.id}: float and quantized inputs differ in shape`);
-        const random = seededRandom(options.seed + 7919 * s + 104729 * li);
-        const count = Math.min(options.positionsPerSample, fr.positions);
-        const fOut = new Float32Array(count * fr.width);
-        const qOut = new Float32Array(count * fr.width);
-        for (let r = 0; r < count; r++) {
-          // All positions when they fit, else a seeded uniform draw (with replacement).
-          const p = count === fr.positions ? r : Math.floor(random() * fr.positions);
-          fr.write(p, fOut, r * fr.width);
-          qr.write(p, qOut, r * fr.width);
-        }
-        parts[li].float.push(fOut);
-        parts[li].quant.push(qOut);
-        parts[li].rows += count;
-        parts[li].width = fr.width;
+        const x = floatData(out[tensorOf(layer)], tensorOf(layer));
+        const reader = rowReader(layer, x.dims, x.data);
+        const random = seededRandom(options.seed + 7919 * s + 104729 * layerKey(layer));
+        const count = Math.min(options.positionsPerSample, reader.positions);
+        const rows = new Float32Array(count * reader.width);
+        // All positions when they fit, else a seeded uniform draw (with replacement).
+        for (let r = 0; r < count; r++) reader.write(count === reader.positions ? r : Math.floor(random() * reader.positions), rows, r * reader.width);
+        const part = parts[li];
+        if (part.positions >= 0 && part.positions !== reader.positions) throw new RecoveryError(`${layer.id}: its input changes shape between samples`);
+        part.chunks.push(rows);
+        part.rows += count;
+        part.width = reader.width;
+        part.positions = reader.positions;
       });
     }
   } finally {
-    await fSession.release();
-    await qSession?.release();
+    await session?.release();
   }
-  return layers.map((layer, li) => {
-    const p = parts[li];
-    const concat = (arrays: Float32Array[]) => {
-      const out = new Float32Array(p.rows * p.width);
-      let at = 0;
-      for (const a of arrays) { out.set(a, at); at += a.length; }
-      return out;
-    };
-    return { layer, rows: p.rows, width: p.width, floatRows: concat(p.float), quantRows: concat(p.quant) };
+  return parts.map((p) => {
+    const data = new Float32Array(p.rows * p.width);
+    let at = 0;
+    for (const a of p.chunks) { data.set(a, at); at += a.length; }
+    return { rows: p.rows, width: p.width, positions: p.positions, data };
   });
+}
+
+/** Float and quantized rows of one layer as LayerRows, checked to come from inputs of the same shape. */
+export function pairRows(layer: LinearLayer, float: SideRows, quant: SideRows): LayerRows {
+  if (float.positions !== quant.positions || float.rows !== quant.rows) throw new RecoveryError(`${layer.id}: float and quantized inputs differ in shape`);
+  return { layer, rows: quant.rows, width: quant.width, floatRows: float.data, quantRows: quant.data };
+}
+
+/**
+ * Gathers the layers' input rows on the first `samples` samples: the float model's and the quantized model's, at
+ * the same positions. Float rows already gathered (by layer id, e.g. by an earlier pass) are taken as given.
+ * Throws RecoveryError (also when cancelled).
+ */
+export async function gatherLayerRows(
+  floatModel: ModelProto,
+  quantModel: ModelProto,
+  layers: readonly LinearLayer[],
+  runtime: ComparisonRuntime,
+  options: GatherOptions,
+  floatRows?: ReadonlyMap<string, SideRows>,
+): Promise<LayerRows[]> {
+  const missing = layers.filter((l) => !floatRows?.has(l.id));
+  const gathered = missing.length ? await sampleLayerInputs(floatModel, missing, 'float', runtime, options) : [];
+  const float = new Map(missing.map((l, i) => [l.id, gathered[i]] as const));
+  const quant = await sampleLayerInputs(quantModel, layers, 'quant', runtime, options);
+  return layers.map((layer, li) => pairRows(layer, floatRows?.get(layer.id) ?? float.get(layer.id)!, quant[li]));
 }

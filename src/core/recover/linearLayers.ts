@@ -72,14 +72,14 @@ const float = (n: NodeProto, name: string, fallback: number) => n.attribute.find
 
 /** The initializers behind a DequantizeLinear output, when it dequantizes a constant. */
 function dequantizedConstant(index: GraphIndex, tensor: string) {
-  const p = index.producer.get(tensor as never);
+  const p = index.producer.get(tensor);
   if (p === undefined) return undefined;
   const dq = index.nodes[p];
   if (dq.op_type !== 'DequantizeLinear') return undefined;
-  const codes = index.initializers.get(dq.input[0] as never);
-  const scale = index.initializers.get(dq.input[1] as never);
+  const codes = index.initializers.get(dq.input[0]);
+  const scale = index.initializers.get(dq.input[1]);
   if (!codes || !scale) return undefined;
-  const zp = dq.input[2] ? index.initializers.get(dq.input[2] as never) : undefined;
+  const zp = dq.input[2] ? index.initializers.get(dq.input[2]) : undefined;
   const axisAttr = dq.attribute.find((a) => a.name === 'axis');
   return { codes, scale, zp, axis: axisAttr ? Number(axisAttr.i ?? 1) : 1 };
 }
@@ -93,10 +93,10 @@ const INT32_MAX = 2147483647;
  * input is not quantized that way (the bias then stays float).
  */
 function int32BiasGrid(index: GraphIndex, node: NodeProto, layer: LinearLayer): { scales: Float32Array; domain: string } | null {
-  const p = index.producer.get(node.input[0] as never);
+  const p = index.producer.get(node.input[0]);
   const dq = p === undefined ? undefined : index.nodes[p];
   if (!dq || dq.op_type !== 'DequantizeLinear') return null;
-  const inputScale = index.initializers.get(dq.input[1] as never);
+  const inputScale = index.initializers.get(dq.input[1]);
   if (!inputScale || inputScale.dims.reduce((a, b) => a * Number(b), 1) !== 1) return null;
   const s = readTensorAsFloat32(inputScale)[0];
   const weight = dequantizedConstant(index, node.input[1]);
@@ -125,13 +125,13 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
     const id = qIndex.ids[i];
     const skip = (reason: string) => skipped.push({ id, reason });
     const w = dequantizedConstant(qIndex, n.input[1]);
-    if (!w) { if (qIndex.producer.get(n.input[1] as never) !== undefined) skip('its weight is not a quantized constant'); continue; }
+    if (!w) { if (qIndex.producer.get(n.input[1]) !== undefined) skip('its weight is not a quantized constant'); continue; }
     const type = quantTypeOf(w.codes);
     if (!type || type === 'int4' || type === 'uint4') { skip('its weight codes have an unsupported type'); continue; }
     // By node name first (a quantized graph output is renamed inside the graph), then by output tensor.
-    const fNode = (n.name ? fByName.get(n.name) : undefined) ?? fIndex.producer.get(n.output[0] as never);
+    const fNode = (n.name ? fByName.get(n.name) : undefined) ?? fIndex.producer.get(n.output[0]);
     const fn = fNode !== undefined ? fIndex.nodes[fNode] : undefined;
-    const fWeight = fn ? fIndex.initializers.get(fn.input[1] as never) : undefined;
+    const fWeight = fn ? fIndex.initializers.get(fn.input[1]) : undefined;
     if (!fn || fn.op_type !== op || !fWeight) { skip('no matching float node with a constant weight'); continue; }
     const dims = w.codes.dims.map(Number);
     const fw = readTensorAsFloat32(fWeight);
@@ -180,7 +180,7 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
     const bias = new Float32Array(outChannels);
     const biasName = op === 'MatMul' ? undefined : n.input[2];
     if (biasName) {
-      const fb = qIndex.initializers.get(biasName as never);
+      const fb = qIndex.initializers.get(biasName);
       const qb = dequantizedConstant(qIndex, biasName);
       if (fb && fb.data_type === 1 && fb.dims.length === 1 && Number(fb.dims[0]) === outChannels) {
         bias.set(readTensorAsFloat32(fb));
@@ -197,7 +197,7 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
       }
     }
     const floatBias = new Float32Array(outChannels);
-    const fBiasTensor = op !== 'MatMul' && fn.input[2] ? fIndex.initializers.get(fn.input[2] as never) : undefined;
+    const fBiasTensor = op !== 'MatMul' && fn.input[2] ? fIndex.initializers.get(fn.input[2]) : undefined;
     if (fBiasTensor) {
       const fb = readTensorAsFloat32(fBiasTensor);
       if (fb.length === outChannels) floatBias.set(fb);

@@ -9,11 +9,15 @@
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
  * Layers are taken by depth in the graph (counted in tuned layers), one pass over the data per depth, so each
  * layer learns the float target on inputs that carry every upstream layer's tuning (as Quark's layer-by-layer
- * finetune does). Optionally consecutive depths share a pass (faster); a layer tuned in the same pass as an
- * upstream layer then learns only its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
+ * finetune does). The float model's layer inputs never change, so they are gathered once for many depths (one
+ * run per sample for as many layers as the memory budget holds, and kept across calls in a FloatRowCache); each
+ * depth's pass runs only the quantized model, cut down to the nodes its layers' inputs depend on. Optionally
+ * consecutive depths share a pass (faster); a layer tuned in the same pass as an upstream layer then learns only
+ * its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { float16Nodes, float16ToFloat32 } from '../precision/float16.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
@@ -23,7 +27,8 @@ import { quantizeModel } from '../quantize/quantizeModel.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
-import { gatherLayerRows, RecoveryError, throwIfCancelled, type CancelSignal } from './layerData.ts';
+import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, type CancelSignal, type SideRows } from './layerData.ts';
+import { FloatRowCache } from './floatRowCache.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
 import { buildLayerProblem, type GramProductFactory } from './layerProblem.ts';
 import { adaround } from './adaround.ts';
@@ -63,6 +68,11 @@ export interface RecoveryOptions {
    * measured better (bench/README.md, suite recover).
    */
   readonly mergeDepths?: boolean;
+  /**
+   * Float layer rows kept from earlier calls on the same model, runtime and samples (the ladder's rungs): the float
+   * model's layer inputs do not depend on the format or the algorithm, only on the graph and CLE.
+   */
+  readonly floatRowCache?: FloatRowCache;
 }
 
 export interface TunedLayerSummary {
@@ -169,10 +179,16 @@ function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) 
 }
 
 /** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
-export async function quantizeWithRecovery(model: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
+export async function quantizeWithRecovery(source: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
   const t0 = performance.now();
   const tune = config.includeFastFt;
   const correct = config.includeBiasCorrection;
+  // The recovery algorithms rewrite float32 weights: a float16 model goes through them as float32 (ConvertFP16ToFP32).
+  const half = (config.includeCle || tune || correct) && float16Nodes(source).size > 0;
+  if (half && !config.extraOptions.ConvertFP16ToFP32) {
+    throw new RecoveryError('CLE, bias correction and fast finetune work on float32 weights: for a float16 model set ConvertFP16ToFP32 (qstudio: --fp16-to-fp32 all), or quantize it without them');
+  }
+  const model = half ? float16ToFloat32(source) : source;
   if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
   const x = config.extraOptions;
   const ft = x.FastFinetune;
@@ -222,17 +238,42 @@ export async function quantizeWithRecovery(model: ModelProto, config: QuantConfi
       warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct,
     };
     let done = 0;
+    const gatherOptions = { positionsPerSample: ft.PositionsPerSample, samples, seed: ft.FixedSeed ?? 1705472343, signal: options.signal };
+    // The float rows of the stages ahead, gathered in chunks of stages under half the budget (the other half is
+    // the quantized rows of one stage), and kept across calls when a cache is given.
+    const budget = options.layerDataBudgetBytes ?? 256 * 2 ** 20;
+    const floatBytes = (l: LinearLayer) => rowsPerLayer * l.groups * l.inPerGroup * 4;
+    const cacheKey = JSON.stringify([config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias] : null, gatherOptions.positionsPerSample, samples, gatherOptions.seed]);
+    const floatRows = new Map<string, SideRows>();
+    const floatRowsFor = async (s: number) => {
+      for (const l of stages[s].layers) {
+        const cached = options.floatRowCache?.get(cacheKey, l.id);
+        if (cached) floatRows.set(l.id, cached);
+      }
+      if (stages[s].layers.every((l) => floatRows.has(l.id))) return;
+      for (let e = 0; e < s; e++) for (const l of stages[e].layers) floatRows.delete(l.id);
+      const chunk: LinearLayer[] = [];
+      let bytes = 0;
+      for (let t = s; t < stages.length; t++) {
+        const wanted = stages[t].layers.filter((l) => !floatRows.has(l.id));
+        const more = wanted.reduce((a, l) => a + floatBytes(l), 0);
+        if (t > s && bytes + more > budget / 2) break;
+        chunk.push(...wanted);
+        bytes += more;
+      }
+      const gathered = await sampleLayerInputs(floatModel, chunk, 'float', options.runtime!, gatherOptions);
+      chunk.forEach((l, i) => {
+        floatRows.set(l.id, gathered[i]);
+        options.floatRowCache?.set(cacheKey, l.id, gathered[i]);
+      });
+    };
     for (let s = 0; s < stages.length; s++) {
       throwIfCancelled(options.signal);
       progress({ phase: 'gather', stage: s, stages: stages.length });
       const g0 = performance.now();
       const stage = stages[s];
-      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, {
-        positionsPerSample: ft.PositionsPerSample,
-        samples,
-        seed: ft.FixedSeed ?? 1705472343,
-        signal: options.signal,
-      });
+      await floatRowsFor(s);
+      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, gatherOptions, floatRows);
       gatherSeconds += (performance.now() - g0) / 1000;
       const updates: LayerUpdate[] = [];
       for (const data of rows) {

@@ -18,6 +18,7 @@ import {
   formatBytes,
   formatCosine,
   formatDb,
+  ladderValueText,
   formatSeconds,
   formatValue,
   METRIC_LABELS,
@@ -138,14 +139,13 @@ function ladderSection(r: Report): string {
   const l = r.ladder;
   if (!l) return '';
   const { metric, value } = l.target;
-  const fmt = (v: number) => (metric === 'psnr' ? `${formatDb(v)} dB` : formatCosine(v));
   const verdict = l.stopped === 'target' ? badge('good', `${metric} ≥ ${value} reached`) : badge('poor', `${metric} ≥ ${value} not reached (${l.stopped})`);
   const others = [...new Set(l.rungs.flatMap((g) => Object.keys(g.metrics)))].filter((k) => k !== metric);
   const rows = l.rungs.map((g, i) => {
     const status = g.error ? badge('none', 'failed') : g.met ? badge('good', 'meets') : badge('poor', 'below');
     const chosen = i === l.chosen ? ` ${badge('good', 'chosen')}` : '';
-    const cells = others.map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : k === 'psnr' ? formatDb(g.metrics[k]) : formatCosine(g.metrics[k])}</td>`).join('');
-    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${Number.isFinite(g.score) ? fmt(g.score) : '—'}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
+    const cells = others.map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : ladderValueText(k, g.metrics[k])}</td>`).join('');
+    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
   return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, climbed in order until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples.</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;

@@ -75,13 +75,25 @@ export const METRIC_LABELS: Readonly<Record<MetricName, string>> = {
   ssim: 'SSIM',
   top1: 'Top-1 agreement',
   top5: 'Top-5 agreement',
+  stepTop1: 'Top-1 agreement per step',
+  sequence: 'Sequences decoded alike (greedy CTC)',
+  cer: 'Character error rate',
 };
 
-/** A metric's value in its own format: cosine to 6 decimals, PSNR in dB to 2, the others as formatValue. */
+/** A metric's value in its own format: cosine to 6 decimals, PSNR in dB to 2, CER in percent to 2, the others as formatValue. */
 export function metricText(name: MetricName, v: number): string {
   if (name === 'cosine') return formatCosine(v);
   if (name === 'psnr') return formatDb(v);
+  if (name === 'cer') return Number.isFinite(v) ? `${(v * 100).toFixed(2)} %` : formatValue(v);
   return formatValue(v);
+}
+
+/** A ladder rung's number by metric name: PSNR in dB, shares (top-1, sequence match, CER) in percent, cosine to 6 decimals. */
+export function ladderValueText(name: string, v: number): string {
+  if (!Number.isFinite(v)) return '—';
+  if (name === 'psnr') return `${formatDb(v)} dB`;
+  if (name === 'top1' || name === 'sequence' || name === 'cer') return `${(v * 100).toFixed(1)} %`;
+  return formatCosine(v);
 }
 
 /** The colour of a metric's mean: cosine and PSNR have thresholds, the others none. */

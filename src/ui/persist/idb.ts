@@ -3,9 +3,10 @@
  * session (a handful of records, Blobs included: IndexedDB keeps File and Blob values by reference to
  * the browser's blob storage, without reading them into memory). No dependency, no schema beyond that.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 
 /** IndexedDB is missing (some private modes) or refused to open. */
-export class StorageUnavailableError extends Error {
+export class StorageUnavailableError extends StudioError {
   override readonly name = 'StorageUnavailableError';
 }
 

@@ -10,7 +10,7 @@
  */
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
-import type { ModelBytesCopy } from '../../../workers/quantizeApi.ts';
+import type { ModelBytesCopy } from '../remote/workerTypes.ts';
 import { sourceFromFiles } from '../features/model/sources.ts';
 import type { StudioState, StudioStore } from '../store/createStudioStore.ts';
 import type { NpySample } from '../store/calibrationSlice.ts';

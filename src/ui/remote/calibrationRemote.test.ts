@@ -24,7 +24,7 @@ describe('calibration workers', () => {
 describe('calibration pool (workers replaced by in-process calibration APIs on onnxruntime-node)', async () => {
   const { createCalibrationApi } = await import('../../../workers/calibrationApi.ts');
   const { createCalibrationPool } = await import('./calibrationRemote.ts');
-  const { fakeDecode, fakeImage, fakeImages, nodeRuntime } = await import('../../../workers/calibration/testSupport.ts');
+  const { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } = await import('../../../workers/calibration/testSupport.ts');
   const { getPreset } = await import('../../core/quantize/presets.ts');
   const { getPreprocessPreset } = await import('../../core/preprocess/presets.ts');
   const { readModel } = await import('../../../tests/helpers/fixtures.ts');
@@ -35,7 +35,7 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     let spawned = 0;
     const service = createCalibrationPool(() => cores, (_handle, index) => {
       spawned++;
-      const api = createCalibrationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+      const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
       const bytes = readModel('mnist.onnx');
       const { handle } = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' });
       let open = true;

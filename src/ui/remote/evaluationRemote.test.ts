@@ -5,7 +5,7 @@ import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { readModel } from '../../../tests/helpers/fixtures.ts';
 import { createEvaluationApi } from '../../../workers/evaluationApi.ts';
-import { fakeDecode, fakeImages, nodeRuntime } from '../../../workers/calibration/testSupport.ts';
+import { fakeDecode, fakeImages, nodeWorkerRuntime } from '../../../workers/calibration/testSupport.ts';
 import { createEvaluationRemote, type OpenWorker } from './evaluationRemote.ts';
 
 /** The evaluation worker replaced by the evaluation API in this process (onnxruntime-node); records opens and closes. */
@@ -13,7 +13,7 @@ function inProcess(options: { stuck?: boolean } = {}) {
   const log: string[] = [];
   const open = (model: string): OpenWorker => {
     log.push(`open ${model}`);
-    const api = createEvaluationApi({ runtime: () => nodeRuntime(), decodeImage: fakeDecode });
+    const api = createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
     const handle = api.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
     let live = true;
     return {

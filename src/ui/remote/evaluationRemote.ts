@@ -9,14 +9,10 @@
  * long inference) ends it too, so the page is never left waiting.
  */
 import { proxy } from 'comlink';
+import { EvaluationCancelledError } from '../../core/evaluate/errors.ts';
 import type { EvaluationApi, EvaluationProgress, TensorHistogramRequest, TensorHistograms } from '../../../workers/evaluationApi.ts';
 import type { EvaluationService } from '../store/evaluationSlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker as ModelOpenWorker } from './modelWorker.ts';
-
-/** Ended by the page: the run was cancelled. Same name as the worker's own, so the store treats both alike. */
-export class EvaluationCancelledError extends Error {
-  override readonly name = 'EvaluationCancelledError';
-}
 
 /** How long a cancelled run may take to notice before its worker is ended. */
 const CANCEL_GRACE_MS = 3000;

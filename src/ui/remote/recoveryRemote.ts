@@ -6,14 +6,10 @@
  * step), so the page is never left waiting. Runs and picks go one at a time through one connection.
  */
 import { proxy } from 'comlink';
+import { RecoveryCancelledError } from '../../core/recover/errors.ts';
 import type { RecoverApi, RecoverProgress } from '../../../workers/recoverApi.ts';
 import type { RecoveryService } from '../store/recoverySlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker } from './modelWorker.ts';
-
-/** Ended by the page: same name as the worker's own, so the store treats both alike. */
-export class RecoveryCancelledError extends Error {
-  override readonly name = 'RecoveryCancelledError';
-}
 
 /** How long a cancelled run may take to notice before its worker is ended. */
 const CANCEL_GRACE_MS = 10_000;

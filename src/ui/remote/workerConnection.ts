@@ -7,10 +7,11 @@
  * a fresh one. The worker is created on first use (or by `warm`, once the page is idle), so the empty
  * state paints without waiting for worker code.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 import { wrap, releaseProxy, type Remote } from 'comlink';
 
 /** The worker itself failed (script not loaded, out of memory, uncaught error): not the user's file. */
-export class WorkerError extends Error {
+export class WorkerError extends StudioError {
   override readonly name = 'WorkerError';
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
-import type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+import type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
@@ -15,7 +15,9 @@ const yoloSummary = {
 
 const modelService: ModelService = {
   async open(fileName) {
-    return { handle: `model-${fileName}`, summary: { ...yoloSummary, fileName } };
+    // A file named "dynamic" has YuNet's open batch, height and width.
+    const inputs = /dynamic/.test(fileName) ? [{ name: 'input', elemType: 'float32', shape: ['batch', 3, 'height', 'width'] }] : yoloSummary.inputs;
+    return { handle: `model-${fileName}`, summary: { ...yoloSummary, fileName, inputs } };
   },
   async close() {},
 };
@@ -176,5 +178,27 @@ describe('run slice', () => {
     store.getState().setPerChannel(true);
     store.getState().setQuantPreset('VINT8');
     expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true });
+  });
+
+  it('the suggestion stays after edits, and accepting it takes it back and marks it accepted', async () => {
+    const { store } = await openedStore();
+    expect(store.getState().calibration).toMatchObject({ suggestionAccepted: false, suggestion: { family: 'yolox', preset: 'yolo' } });
+    store.getState().setPreprocess({ ...getPreprocessPreset('unit') }, 'custom');
+    expect(store.getState().calibration.specPreset).toBe('custom');
+    store.getState().acceptPreprocessSuggestion();
+    expect(store.getState().calibration).toMatchObject({ specPreset: 'yolo', spec: getPreprocessPreset('yolo'), suggestionAccepted: true });
+  });
+
+  it('symbolic height and width start at the fallback and follow the first image until the user types them', async () => {
+    const { store } = await openedStore();
+    await store.getState().openModel({ fileName: 'yunet-n-dynamic.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await flush();
+    expect(store.getState().calibration).toMatchObject({ dimsSource: 'fallback', spec: { dims: { batch: 1, height: 640, width: 640 } } });
+    store.getState().fitDimsToImage({ height: 576, width: 768 });
+    expect(store.getState().calibration).toMatchObject({ dimsSource: 'images', spec: { dims: { batch: 1, height: 480, width: 640 } } });
+    const spec = store.getState().calibration.spec;
+    store.getState().setPreprocess({ ...spec, dims: { ...spec.dims, height: 320 } }, store.getState().calibration.specPreset);
+    store.getState().fitDimsToImage({ height: 100, width: 100 });
+    expect(store.getState().calibration).toMatchObject({ dimsSource: 'user', spec: { dims: { height: 320, width: 640 } } });
   });
 });

@@ -11,16 +11,18 @@
 import type { StateCreator } from 'zustand';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { ModelSummary } from '../../core/onnx/index.ts';
-import type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
+import type { CalibrationProgress, CalibrationRequest, CalibrationResult } from '../remote/workerTypes.ts';
 import { DEFAULT_PREPROCESS } from '../../core/preprocess/spec.ts';
+import { defaultImageDims, type DimsSource, type ImageSize } from '../../core/preprocess/defaultDims.ts';
+import type { PreprocessGuess } from '../../core/preprocess/recognize.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { suggestPreprocess } from './preprocessSuggestion.ts';
-import { calibrationKey, configOf } from './quantSettings.ts';
-import type { RunSlice } from './runSlice.ts';
+import { configOf, type QuantSettings } from './quantSettings.ts';
+import { appendNew, fileKey, samplesOf } from './samples.ts';
+import { resultKey } from './selectors.ts';
 
-export type { CalibrationProgress, CalibrationResult } from '../../../workers/calibrationApi.ts';
+export type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the calibration workers (src/ui/remote implements it). */
 export interface CalibrationService {
@@ -70,6 +72,12 @@ export interface CalibrationState {
   specPreset: PreprocessPresetName | 'custom';
   /** Why the current preset was suggested, while it is the suggestion. */
   specReason: string | null;
+  /** What was recognised for the open model (kept after edits, so the user can go back to it). */
+  suggestion: PreprocessGuess | null;
+  /** The user accepted the suggestion as it stands. */
+  suggestionAccepted: boolean;
+  /** Where the symbolic height and width values came from; 'user' once typed or imported. */
+  dimsSource: DimsSource | 'user';
   status: CalibrationStatus;
   progress: CalibrationProgress | null;
   result: CalibrationOutcome | null;
@@ -84,6 +92,10 @@ export interface CalibrationSlice {
   /** Shows image `index` in the preprocessing preview. */
   setPreviewImage(index: number): void;
   setPreprocess(spec: PreprocessSpec, preset: PreprocessPresetName | 'custom'): void;
+  /** Takes the suggestion as the preprocessing (again, after edits) and marks it accepted. */
+  acceptPreprocessSuggestion(): void;
+  /** Symbolic height and width from the first image's size, while they hold the fallback guess. */
+  fitDimsToImage(image: ImageSize): void;
   /** Calibrates the open model on the data, with the spec and the run slice's quantization settings. */
   calibrate(): Promise<void>;
   cancelCalibration(): void;
@@ -100,32 +112,25 @@ export const initialCalibrationState: CalibrationState = {
   spec: { ...DEFAULT_PREPROCESS, mean: [...DEFAULT_PREPROCESS.mean], std: [...DEFAULT_PREPROCESS.std], dims: {} },
   specPreset: 'unit',
   specReason: null,
+  suggestion: null,
+  suggestionAccepted: false,
+  dimsSource: 'none',
   status: 'idle',
   progress: null,
   result: null,
   error: null,
 };
 
-/** The key a calibration is valid for: the activation collector settings and the preprocessing. */
-export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
-  return `${calibrationKey(config)}|${JSON.stringify(spec)}`;
+/**
+ * What calibration reads from the run slice (the quantization settings) and asks of it (drop a quantized
+ * model made with older ranges), named here so that the two slices do not import each other.
+ */
+interface RunPort {
+  readonly run: { readonly settings: QuantSettings };
+  clearRunResult(): void;
 }
 
-const fileKey = (f: File) => `${(f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name}|${f.size}|${f.lastModified}`;
-
-/** The samples of the data: .npy samples when there are any images or not; images otherwise. */
-export function samplesOf(state: Pick<CalibrationState, 'images' | 'npy'>): CalibrationSample[] {
-  const images: CalibrationSample[] = state.images.map((file) => ({ kind: 'image', name: displayName(file), file }));
-  const npy: CalibrationSample[] = state.npy.map((s) => ({ kind: 'npy', name: s.name, files: s.files }));
-  return [...images, ...npy];
-}
-
-/** A file's name as the user knows it: its path inside a chosen folder, else its name. */
-export function displayName(file: File): string {
-  return (file as File & { webkitRelativePath?: string }).webkitRelativePath || file.name;
-}
-
-export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunSlice>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
+export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunPort>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
   let latest = 0;
 
@@ -137,11 +142,7 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
 
       addCalibrationData({ images = [], npy = [], rejected = [] }) {
         const c = get().calibration;
-        const known = new Set(c.images.map(fileKey));
-        const newImages = images.filter((f) => !known.has(fileKey(f)) && (known.add(fileKey(f)), true));
-        const names = new Set(c.npy.map((s) => s.name));
-        const newNpy = npy.filter((s) => !names.has(s.name) && (names.add(s.name), true));
-        patch({ images: [...c.images, ...newImages], npy: [...c.npy, ...newNpy], rejected });
+        patch({ images: appendNew(c.images, images, fileKey), npy: appendNew(c.npy, npy, (s) => s.name), rejected });
       },
 
       clearCalibrationData() {
@@ -156,7 +157,30 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
       setPreprocess(spec, preset) {
         const c = get().calibration;
         // The suggestion's reason stays while its preset does (giving dimension values keeps it).
-        patch({ spec, specPreset: preset, specReason: preset === c.specPreset ? c.specReason : null });
+        const dimsChanged = JSON.stringify(spec.dims) !== JSON.stringify(c.spec.dims);
+        patch({
+          spec,
+          specPreset: preset,
+          specReason: preset === c.specPreset ? c.specReason : null,
+          suggestionAccepted: c.suggestionAccepted && !dimsChanged && preset === c.specPreset,
+          ...(dimsChanged ? { dimsSource: 'user' as const } : {}),
+        });
+      },
+
+      acceptPreprocessSuggestion() {
+        const { suggestion } = get().calibration;
+        if (!suggestion) return;
+        patch({ spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.label, suggestionAccepted: true, dimsSource: suggestion.dimsSource });
+      },
+
+      fitDimsToImage(image) {
+        const c = get().calibration;
+        const input = get().model.summary?.inputs.find((i) => i.shape && (i.shape.length === 3 || i.shape.length === 4));
+        if (c.dimsSource !== 'fallback' || !input?.shape) return;
+        const { dims, source } = defaultImageDims(input.shape, c.spec.layout, { image });
+        const spec = { ...c.spec, dims: { ...c.spec.dims, ...dims } };
+        const suggestion = c.suggestion && { ...c.suggestion, spec: { ...c.suggestion.spec, dims: spec.dims }, dimsSource: source };
+        patch({ spec, dimsSource: source, suggestion });
       },
 
       async calibrate() {
@@ -211,9 +235,10 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           progress: null,
           result: null,
           error: null,
+          suggestionAccepted: false,
           ...(suggestion
-            ? { spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.reason }
-            : { spec: initialCalibrationState.spec, specPreset: 'unit' as const, specReason: null }),
+            ? { spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.reason, suggestion: suggestion.guess, dimsSource: suggestion.guess.dimsSource }
+            : { spec: initialCalibrationState.spec, specPreset: 'unit' as const, specReason: null, suggestion: null, dimsSource: 'none' as const }),
         });
       },
     };

@@ -10,9 +10,10 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
-import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON } from '../../core/quantize/config.ts';
 import type {
   EvaluationProgress,
   EvaluationRequest,
@@ -20,16 +21,16 @@ import type {
   ReportContext,
   SuggestOutcome,
   SuggestRequest,
-} from '../../../workers/evaluationApi.ts';
-import type { CalibrationSample } from '../../../workers/calibrationApi.ts';
-import { samplesOf, resultKey, displayName, type CalibrationSlice, type DataRejection } from './calibrationSlice.ts';
-import { exclusionConfig, type ExclusionSlice } from './exclusionSlice.ts';
+} from '../remote/workerTypes.ts';
+import type { CalibrationSlice, DataRejection } from './calibrationSlice.ts';
+import type { ExclusionSlice } from './exclusionSlice.ts';
 import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { configOf } from './quantSettings.ts';
 import type { RunSlice } from './runSlice.ts';
+import { appendNew, evaluationSamples, fileKey } from './samples.ts';
+import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
-export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../../../workers/evaluationApi.ts';
+export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the evaluation worker (src/ui/remote implements it). */
 export interface EvaluationService {
@@ -112,7 +113,7 @@ export interface EvaluationSlice {
 }
 
 /** Nothing to compare yet: quantize first. */
-export class NotQuantizedError extends Error {
+export class NotQuantizedError extends StudioError {
   override readonly name = 'NotQuantizedError';
 }
 
@@ -142,24 +143,7 @@ export const initialEvaluationState: EvaluationState = {
   suggest: initialSuggest,
 };
 
-const fileKey = (f: File) => `${displayName(f)}|${f.size}|${f.lastModified}`;
-
 type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
-
-/** The samples an evaluation runs on, and how the report names them. */
-export function evaluationSamples(state: Pick<Needs, 'evaluation' | 'calibration'>): { samples: CalibrationSample[]; source: string } {
-  if (state.evaluation.source === 'own') {
-    const samples: CalibrationSample[] = state.evaluation.images.map((file) => ({ kind: 'image', name: displayName(file), file }));
-    return { samples, source: `${samples.length} evaluation image${samples.length === 1 ? '' : 's'}` };
-  }
-  const samples = samplesOf(state.calibration);
-  return { samples, source: `${samples.length} calibration sample${samples.length === 1 ? '' : 's'}` };
-}
-
-/** The configuration the page quantizes with: the settings plus the exclusion list. */
-export function currentConfig(state: Pick<Needs, 'run' | 'exclusions'>): QuantConfig {
-  return { ...configOf(state.run.settings), ...exclusionConfig(state.exclusions.entries) };
-}
 
 export function createEvaluationSlice<S extends Needs>(service: EvaluationService): StateCreator<S, [], [], EvaluationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
@@ -196,9 +180,8 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
 
       addEvaluationImages({ images, rejected = [] }) {
         const e = get().evaluation;
-        const known = new Set(e.images.map(fileKey));
-        const added = images.filter((f) => !known.has(fileKey(f)) && (known.add(fileKey(f)), true));
-        patch({ images: [...e.images, ...added], rejected, source: e.images.length + added.length > 0 ? 'own' : e.source });
+        const all = appendNew(e.images, images, fileKey);
+        patch({ images: all, rejected, source: all.length > 0 ? 'own' : e.source });
       },
 
       clearEvaluationImages() {
@@ -275,7 +258,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
         if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
         const config = currentConfig(get());
-        if (!calibration.result || calibration.result.key !== resultKey(configOf(run.settings), calibration.spec)) {
+        if (!calibration.result || !rangesAreCurrent(get())) {
           return fail('NotCalibratedError', 'Calibrate with the current settings first: the search re-quantizes with the calibrated ranges.');
         }
         const { samples } = evaluationSamples(get());

@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { nodeId } from '../../core/onnx/model.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
-import type { CalibrationResult } from '../../../workers/calibrationApi.ts';
+import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import { createStudioStore } from './createStudioStore.ts';
-import { exclusionConfig, type ExclusionEntry } from './exclusionSlice.ts';
+import type { ExclusionEntry } from './exclusionSlice.ts';
+import { exclusionFields } from '../../core/export/configDocument.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 
@@ -112,7 +113,7 @@ describe('exclusion slice', () => {
       { id: '5', kind: 'opTypes', name: 'e', opTypes: ['Sigmoid'] },
       { id: '6', kind: 'subgraph', name: 'f', starts: ids('s3'), ends: ids('e2', 'e3') },
     ];
-    expect(exclusionConfig(entries)).toEqual({
+    expect(exclusionFields(entries)).toEqual({
       nodesToExclude: ['n1', 'n2', 'n3'],
       opTypesToExclude: ['Softmax', 'Sigmoid'],
       subgraphsToExclude: [
@@ -120,7 +121,7 @@ describe('exclusion slice', () => {
         { starts: ['s3'], ends: ['e2', 'e3'] },
       ],
     });
-    expect(exclusionConfig([])).toEqual({ nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    expect(exclusionFields([])).toEqual({ nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
   });
 
   it('quantize() hands the exclusions to the quantizer along with the settings', async () => {

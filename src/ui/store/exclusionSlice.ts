@@ -5,12 +5,11 @@
  * Entries hold the foundation's stable node ids (src/core/onnx/nodeIds.ts), never resolved node sets:
  * resolution is the core's (src/core/exclude), run by the quantizer, the command line and the graph view
  * alike, so the list, the exported config and the written model cannot disagree. This slice does no
- * resolution and no I/O; `exclusionConfig` turns the list into the QuantConfig fields the core reads.
+ * resolution and no I/O; the core's `exclusionFields` (core/export/configDocument.ts) turns the list into
+ * the QuantConfig fields the core reads.
  */
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
-import type { RunSlice } from './runSlice.ts';
 
 export type ExclusionEntry =
   | { id: string; kind: 'subgraph'; name: string; starts: NodeId[]; ends: NodeId[] }
@@ -43,21 +42,6 @@ export interface ExclusionSlice {
 
 export const emptyExclusionState: ExclusionState = { entries: [], hovered: null };
 
-type ExclusionFields = Pick<QuantConfig, 'subgraphsToExclude' | 'nodesToExclude' | 'opTypesToExclude'>;
-
-/** The exclusions as the core's QuantConfig fields (subgraphsToExclude, nodesToExclude, opTypesToExclude). */
-export function exclusionConfig(entries: readonly ExclusionEntry[]): ExclusionFields {
-  const nodes = new Set<string>();
-  const opTypes = new Set<string>();
-  const subgraphs: { starts: string[]; ends: string[] }[] = [];
-  for (const entry of entries) {
-    if (entry.kind === 'nodes') entry.nodes.forEach((n) => nodes.add(n));
-    else if (entry.kind === 'opTypes') entry.opTypes.forEach((t) => opTypes.add(t));
-    else subgraphs.push({ starts: [...entry.starts], ends: [...entry.ends] });
-  }
-  return { subgraphsToExclude: subgraphs, nodesToExclude: [...nodes], opTypesToExclude: [...opTypes] };
-}
-
 /** A copy of an entry's own fields (nothing the caller holds is kept by reference). */
 function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
   switch (entry.kind) {
@@ -70,7 +54,16 @@ function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
   }
 }
 
-export function createExclusionSlice<S extends ExclusionSlice & RunSlice>(): StateCreator<S, [], [], ExclusionSlice> {
+/**
+ * What the exclusion list reads from the run slice and asks of it (a quantized model made under another list
+ * is stale), named here so that the two slices do not import each other.
+ */
+interface RunPort {
+  readonly run: { readonly result: unknown; readonly status: string };
+  clearRunResult(): void;
+}
+
+export function createExclusionSlice<S extends ExclusionSlice & RunPort>(): StateCreator<S, [], [], ExclusionSlice> {
   let next = 1;
   const newId = () => `exclusion-${next++}`;
 

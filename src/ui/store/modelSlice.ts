@@ -105,10 +105,13 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
         const request = ++latest;
         setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength: source.byteLength }, error: null });
         try {
+          performance.mark('model:read-start');
           const data = await source.read();
+          performance.mark('model:read');
           if (request !== latest) return;
           setModel({ pending: { fileName: source.fileName, byteLength: data.bytes.byteLength } });
           const opened = await service.open(source.fileName, data);
+          performance.mark('model:opened');
           if (request !== latest) {
             closeQuietly(opened.handle);
             return;

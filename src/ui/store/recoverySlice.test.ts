@@ -3,7 +3,7 @@ import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
 import { getPreset } from '../../core/quantize/presets.ts';
-import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../../../workers/recoverApi.ts';
+import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { RecoveryService } from './recoverySlice.ts';

@@ -24,14 +24,16 @@ import type {
   RecoverProgress,
   RecoverRequest,
   RungSummary,
-} from '../../../workers/recoverApi.ts';
-import { samplesOf, type CalibrationSlice } from './calibrationSlice.ts';
-import { currentConfig, evaluationSamples, type EvaluationSlice } from './evaluationSlice.ts';
+} from '../remote/workerTypes.ts';
+import type { CalibrationSlice } from './calibrationSlice.ts';
+import type { EvaluationSlice } from './evaluationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts';
+import { evaluationSamples, samplesOf } from './samples.ts';
+import { currentConfig } from './selectors.ts';
 
-export type { LayerCurve, RecoverProgress, RungSummary } from '../../../workers/recoverApi.ts';
+export type { LayerCurve, RecoverProgress, RungSummary } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the recovery worker (src/ui/remote implements it). */
 export interface RecoveryService {
@@ -105,11 +107,6 @@ export interface RecoverySlice {
   /** The climb's report for the rung at `index` (default the chosen one); null without a climb. */
   ladderReport(index?: number): Promise<Report | null>;
   resetRecovery(): void;
-}
-
-/** Recovery needs data: the calibration step has no images. */
-export class NoRecoveryDataError extends Error {
-  override readonly name = 'NoRecoveryDataError';
 }
 
 export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };

@@ -6,16 +6,17 @@
  * The Blob is the one payload the page keeps: the user asked to download it. Quantizing refuses stale
  * ranges (collected under other settings) rather than quietly producing a wrong model.
  */
+import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
-import type { RangeTable } from '../../../workers/quantizeApi.ts';
+import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
-import { exclusionConfig, type ExclusionSlice } from './exclusionSlice.ts';
-import { resultKey } from './calibrationSlice.ts';
+import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { configOf, presetSettings, type QuantSettings } from './quantSettings.ts';
+import { presetSettings, type QuantSettings } from './quantSettings.ts';
+import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
 /** A quantized model as the page holds it. */
 export interface QuantizedModel {
@@ -64,7 +65,7 @@ export interface RunSlice {
 }
 
 /** Stale or missing ranges: calibrate (again) first. */
-export class NotCalibratedError extends Error {
+export class NotCalibratedError extends StudioError {
   override readonly name = 'NotCalibratedError';
 }
 
@@ -96,15 +97,15 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       },
 
       async quantize() {
-        const { model, calibration, run, exclusions } = get();
+        const { model, calibration, run } = get();
         if (!model.handle || !model.fileName || run.status === 'running') return;
         const request = ++latest;
         // The user's exclusions ride along; the core resolves them (an entry naming nothing is an ExclusionError).
-        const config: QuantConfig = { ...configOf(run.settings), ...exclusionConfig(exclusions.entries) };
+        const config = currentConfig(get());
         patch({ status: 'running', error: null });
         try {
           const result = calibration.result;
-          if (!result || result.key !== resultKey(config, calibration.spec)) {
+          if (!result || !rangesAreCurrent(get())) {
             throw new NotCalibratedError(
               result
                 ? 'The quantization settings or the preprocessing changed since the last calibration: calibrate again, so the ranges match.'

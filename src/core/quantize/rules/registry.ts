@@ -10,7 +10,8 @@ import { concatRule } from './concat.ts';
 import { averagePoolRule, maxPoolRule } from './pooling.ts';
 import { resizeRule } from './resize.ts';
 import { dataMovementRule, unalignedSliceRule } from './dataMovement.ts';
-import { activationRule, foldableActivationRule } from './activation.ts';
+import { activationRule, foldableActivationRule, softmaxRule } from './activation.ts';
+import { layerNormRule } from './normalization.ts';
 import { genericRule } from './generic.ts';
 
 const RULES: Readonly<Record<string, OpRule>> = {
@@ -53,8 +54,11 @@ const RULES: Readonly<Record<string, OpRule>> = {
   Sigmoid: activationRule,
   HardSigmoid: activationRule,
   HardSwish: activationRule,
-  Softmax: activationRule,
+  Softmax: softmaxRule,
   Tanh: activationRule,
+  Erf: activationRule,
+  Gelu: activationRule,
+  LayerNormalization: layerNormRule,
 };
 
 /**

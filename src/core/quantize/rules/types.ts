@@ -32,6 +32,8 @@ export interface OpRule {
   readonly foldsIntoProducer?: boolean;
   /** Conv, Gemm, MatMul, Add: an activation after them may fold into their output range. */
   readonly acceptsFoldedActivation?: boolean;
+  /** An output range the op guarantees (Softmax: [0, 1]), used instead of the calibrated one under enableNpuTransformer. */
+  readonly outputRange?: { readonly min: number; readonly max: number };
 }
 
 /** An attribute's int value, or a default. */

@@ -4,13 +4,12 @@
  * images skipped and why, warnings) and the ranges to download. A cancelled run or an error leaves the
  * page as it was, ready for the next run.
  */
-import type { BackendInfo } from '../../../../workers/runtime/session.ts';
+import type { BackendInfo } from '../../../core/runtime/session.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
-import { resultKey } from '../../store/calibrationSlice.ts';
-import { configOf } from '../../store/quantSettings.ts';
+import { rangesAreCurrent } from '../../store/selectors.ts';
 import { downloadRanges } from './actions.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
 
@@ -84,10 +83,8 @@ function Progress() {
 
 function Outcome() {
   const result = useStudio((s) => s.calibration.result);
-  const spec = useStudio((s) => s.calibration.spec);
-  const settings = useStudio((s) => s.run.settings);
+  const stale = !useStudio(rangesAreCurrent);
   if (!result) return null;
-  const stale = result.key !== resultKey(configOf(settings), spec);
   const tensors = Object.keys(result.ranges).length;
   return (
     <div className="outcome" data-testid="calibration-result">

@@ -8,10 +8,12 @@ import { QuantizeCard } from '../run/QuantizeCard.tsx';
 import { CalibrateCard } from './CalibrateCard.tsx';
 import { DataCard } from './DataCard.tsx';
 import { PreprocessCard } from './PreprocessCard.tsx';
+import { useDimsFromImages } from './useDimsFromImages.ts';
 import './calibration.css';
 import '../run/run.css';
 
 export default function CalibrationScreen() {
+  useDimsFromImages();
   return (
     <section className="flow" aria-labelledby="flow-title" data-testid="calibration-screen">
       <header className="flow__header">

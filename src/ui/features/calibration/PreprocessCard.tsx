@@ -10,6 +10,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import { symbolicDims } from '../../store/preprocessSuggestion.ts';
+import { PreprocessSuggestionBox } from './PreprocessSuggestionBox.tsx';
 import { PreviewPanel } from './PreviewPanel.tsx';
 import { SpecFields } from './SpecFields.tsx';
 
@@ -24,6 +25,9 @@ export function PreprocessCard() {
   const spec = useStudio((s) => s.calibration.spec);
   const preset = useStudio((s) => s.calibration.specPreset);
   const reason = useStudio((s) => s.calibration.specReason);
+  const suggestion = useStudio((s) => s.calibration.suggestion);
+  const accepted = useStudio((s) => s.calibration.suggestionAccepted);
+  const acceptSuggestion = useStudio((s) => s.acceptPreprocessSuggestion);
   const summary = useStudio((s) => s.model.summary);
   const previewImage = useStudio((s) => s.calibration.images[s.calibration.previewIndex] ?? s.calibration.images[0] ?? null);
   const setPreprocess = useStudio((s) => s.setPreprocess);
@@ -43,6 +47,10 @@ export function PreprocessCard() {
       <h3 id="preprocess-title" className="card__title">
         <span className="step__number" aria-hidden="true">3</span> Preprocessing
       </h3>
+      {suggestion && (
+        <PreprocessSuggestionBox guess={suggestion} accepted={accepted} onAccept={acceptSuggestion}
+          inForm={formatPreprocess(spec) === formatPreprocess(suggestion.spec)} />
+      )}
       <div className="preprocess">
         <div className="preprocess__form">
           <div className="field">

@@ -9,7 +9,7 @@ import type { TensorSummary } from '../../../core/onnx/index.ts';
 import type { PreprocessSpec } from '../../../core/preprocess/spec.ts';
 import type { RgbaImage } from '../../../core/preprocess/resize.ts';
 import { imageToTensor, imageToUint8Tensor } from '../../../core/preprocess/toTensor.ts';
-import { displayName } from '../../store/calibrationSlice.ts';
+import { displayName } from '../../store/samples.ts';
 import { tensorToRgba, type PreviewPixels } from './preview.ts';
 
 async function decode(file: File): Promise<RgbaImage> {

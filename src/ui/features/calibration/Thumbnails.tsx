@@ -5,7 +5,7 @@
  * skip it and say why).
  */
 import { useEffect, useState } from 'react';
-import { displayName } from '../../store/calibrationSlice.ts';
+import { displayName } from '../../store/samples.ts';
 import { useStudio } from '../../store/index.ts';
 
 const SHOWN = 12;

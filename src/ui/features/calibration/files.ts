@@ -11,7 +11,7 @@
 import type { TensorSummary } from '../../../core/onnx/index.ts';
 import { checkNpyInput, parseNpy } from '../../../core/preprocess/npy.ts';
 import type { DataRejection, NpySample } from '../../store/index.ts';
-import { displayName } from '../../store/calibrationSlice.ts';
+import { displayName } from '../../store/samples.ts';
 
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|webp|bmp|gif|avif)$/i;
 const NPY = /\.npy$/i;

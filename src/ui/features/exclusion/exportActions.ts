@@ -8,7 +8,7 @@ import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet,
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
-import { exclusionConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
+import { currentConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
 import { configOf } from '../../store/quantSettings.ts';
 import { settingsForConfig } from './importedSettings.ts';
 
@@ -39,8 +39,9 @@ export function downloadConfigFile(): void {
 
 /** The script's text; throws the core's ExclusionError when a pick names nothing in this model. */
 export function snippetText(kind: SnippetKind, index: GraphIndex): string {
-  const { model, run, exclusions } = useStudio.getState();
-  const config = { ...configOf(run.settings), ...exclusionConfig(exclusions.entries) };
+  const state = useStudio.getState();
+  const { model, run } = state;
+  const config = currentConfig(state);
   const options = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [], configName: run.settings.preset };
   return kind === 'quark' ? quarkSnippet(index, config, options) : ortSnippet(index, config, options);
 }

@@ -10,7 +10,7 @@ import type { AttributeProto, NodeId } from '../../../core/onnx/model.ts';
 import { AttributeType } from '../../../core/onnx/model.ts';
 import { weightOf } from '../../../core/onnx/graphIndex.ts';
 import { weightStatistics } from '../../remote/modelRemote.ts';
-import type { WeightStatistics } from '../../../../workers/modelApi.ts';
+import type { WeightStatistics } from '../../remote/workerTypes.ts';
 import { useStudio } from '../../store/index.ts';
 import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
 import { FAMILY_COLOURS } from './families.ts';

@@ -11,7 +11,7 @@
 import { useEffect, useState } from 'react';
 import type { ReportHistogram } from '../../../core/report/index.ts';
 import { evaluationRemote } from '../../remote/evaluationRemote.ts';
-import { samplesOf } from '../../store/calibrationSlice.ts';
+import { samplesOf } from '../../store/samples.ts';
 import { useStudio, type StudioState } from '../../store/index.ts';
 import { Spinner } from '../../components/Spinner.tsx';
 

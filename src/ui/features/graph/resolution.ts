@@ -6,7 +6,8 @@
  */
 import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
-import { exclusionConfig, type ExclusionEntry } from '../../store/exclusionSlice.ts';
+import type { ExclusionEntry } from '../../store/exclusionSlice.ts';
+import { exclusionFields } from '../../../core/export/configDocument.ts';
 
 export type PickPreview =
   | { kind: 'empty' }
@@ -32,7 +33,7 @@ export function previewSubgraph(index: GraphIndex, starts: readonly string[], en
 /** Nodes of one list entry, or why it names nothing in this model (an imported list may not fit it). */
 export function resolveEntry(index: GraphIndex, entry: ExclusionEntry): { nodes: number[] } | { error: string } {
   try {
-    return { nodes: [...resolveExclusions(index, exclusionConfig([entry])).nodes] };
+    return { nodes: [...resolveExclusions(index, exclusionFields([entry])).nodes] };
   } catch (e) {
     return { error: (e as Error).message };
   }

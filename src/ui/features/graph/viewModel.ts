@@ -86,7 +86,7 @@ function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
 function isFoldedConstant(index: GraphIndex, i: number, graphOutputs: Set<string>): boolean {
   const node = index.nodes[i];
   if (node.op_type !== 'Constant' || node.domain) return false;
-  return node.output.every((o) => !graphOutputs.has(o) && (index.consumers.get(o as never)?.length ?? 0) > 0);
+  return node.output.every((o) => !graphOutputs.has(o) && (index.consumers.get(o)?.length ?? 0) > 0);
 }
 
 /** The boxes and edges of a graph. */
@@ -185,7 +185,7 @@ export function boxOfId(view: GraphView, id: string): number | undefined {
   const i = view.index.indexOfId.get(id as NodeId);
   if (i === undefined) return undefined;
   for (const o of view.index.nodes[i].output) {
-    const consumer = view.index.consumers.get(o as never)?.[0];
+    const consumer = view.index.consumers.get(o)?.[0];
     if (consumer !== undefined && view.boxOfNode[consumer] >= 0) return view.boxOfNode[consumer];
   }
   return undefined;

@@ -6,20 +6,21 @@
  * Problems with the choice itself (no .onnx among many files, two models at once, a sample that does
  * not download) become named errors thrown by read(), so they reach the page like a bad model does.
  */
+import { StudioError } from '../../../core/onnx/errors.ts';
 import type { ModelBytes, ModelSource } from '../../store/index.ts';
 
 /** Several files were given and none of them is an .onnx model. */
-export class NoModelFileError extends Error {
+export class NoModelFileError extends StudioError {
   override readonly name = 'NoModelFileError';
 }
 
 /** More than one .onnx file was given at once. */
-export class MultipleModelsError extends Error {
+export class MultipleModelsError extends StudioError {
   override readonly name = 'MultipleModelsError';
 }
 
 /** The sample model could not be downloaded from this site. */
-export class SampleUnavailableError extends Error {
+export class SampleUnavailableError extends StudioError {
   override readonly name = 'SampleUnavailableError';
 }
 

@@ -29,7 +29,7 @@ const PHASE: Record<RecoverProgress['phase'], string> = {
   'rung-done': 'Measured',
 };
 
-const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement' } as const;
+const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)' } as const;
 
 function ProgressLine({ progress, onCancel }: { progress: RecoverProgress | null; onCancel: () => void }) {
   const l = progress?.layer;
@@ -98,7 +98,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
         <span className="field__label">Metric</span>
         <select className="input" value={c.metric} onChange={(e) => {
           const metric = e.currentTarget.value as typeof c.metric;
-          set({ metric, value: metric === 'psnr' ? 30 : metric === 'top1' ? 0.95 : 0.99 });
+          set({ metric, value: metric === 'psnr' ? 30 : metric === 'top1' ? 0.95 : metric === 'sequence' ? 0.9 : 0.99 });
         }} data-testid="ladder-metric">
           {LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
         </select>

@@ -2,22 +2,21 @@
  * The measured configurations side by side: label, the reference's step, the target metric with cosine
  * and PSNR, time, status, and which is chosen; "Use this model" makes one the run's result.
  */
-import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
 
 const STEP: Record<string, string> = { '1': '1: XINT8', '2': '2: algorithms', '3': '3: precision', '4': '4: exclusions', ours: 'ours' };
 
 function metric(name: string, v: number | undefined): string {
-  if (v === undefined || !Number.isFinite(v)) return '—';
-  return name === 'psnr' ? `${formatDb(v)} dB` : name === 'top1' ? `${(v * 100).toFixed(1)} %` : formatCosine(v);
+  return v === undefined ? '—' : ladderValueText(name, v);
 }
 
 export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly RungSummary[]; chosen: number | null; targetMetric: string }) {
   const adopted = useStudio((s) => s.recovery.adopted);
   const picking = useStudio((s) => s.recovery.picking);
   const use = useStudio((s) => s.useRung);
-  const others = ['cosine', 'psnr'].filter((m) => m !== targetMetric);
+  const others = ['cosine', 'psnr', ...(targetMetric === 'sequence' ? ['cer'] : [])].filter((m) => m !== targetMetric);
   return (
     <div className="table-scroll">
       <table className="tensor-table eval-table recover-table" data-testid="rung-table">

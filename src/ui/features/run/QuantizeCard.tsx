@@ -7,8 +7,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
-import { resultKey } from '../../store/calibrationSlice.ts';
-import { configOf } from '../../store/quantSettings.ts';
+import { rangesAreCurrent } from '../../store/selectors.ts';
 import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
 import { ReportView } from './ReportView.tsx';
 
@@ -18,10 +17,7 @@ export function QuantizeCard() {
   const error = useStudio((s) => s.run.error);
   const quantize = useStudio((s) => s.quantize);
   const dismiss = useStudio((s) => s.dismissRunError);
-  const ready = useStudio((s) => {
-    const r = s.calibration.result;
-    return r !== null && s.calibration.status !== 'running' && r.key === resultKey(configOf(s.run.settings), s.calibration.spec);
-  });
+  const ready = useStudio((s) => s.calibration.status !== 'running' && rangesAreCurrent(s));
   const preset = useStudio((s) => s.run.settings.preset);
   const url = useObjectUrl(result?.blob);
   const running = status === 'running';

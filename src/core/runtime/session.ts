@@ -1,7 +1,8 @@
 /**
- * What calibration needs from an ONNX runtime, without naming one: a session over model bytes that runs
- * named feeds and gives named outputs back. ort.ts implements it with onnxruntime-web in the browser;
- * Node tests implement it with onnxruntime-node. Types only: this module must not import a runtime.
+ * What calibration (and the workers' evaluation and recovery) need from an ONNX runtime, without naming
+ * one: a session over model bytes that runs named feeds and gives named outputs back. The workers implement
+ * it with onnxruntime-web (workers/runtime/ort.ts), the command line with onnxruntime-node
+ * (src/cli/runtime/ortNode.ts). Types only: this module must not import a runtime.
  */
 
 /** Element types a feed may have (what .npy inputs and images become). */

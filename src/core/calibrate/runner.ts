@@ -1,25 +1,50 @@
 /**
- * The calibration loop of one model, whatever runtime runs it: expose every observable tensor as an
- * output, run each sample, fold the float32 outputs into collector states (core `foldRun`), and say how
+ * The calibration loop of one model, whatever runtime runs it (onnxruntime-web in the page's workers,
+ * onnxruntime-node in the command line, both injected as a `Runtime`): expose every observable tensor as an
+ * output, run each sample, fold the float32 outputs into collector states (`foldRun`), and say how
  * far it got. onnxruntime has no API for intermediate tensors, so the model is rewritten (core
  * `exposeTensors`); when one run's outputs exceed the memory budget (measured on the first sample),
  * the tensors are split into chunks and each chunk is a pass of its own over the samples, one session
  * alive at a time.
  *
+ * One memory budget and one chunking rule for every runtime: a chunk is a pass of its own over the samples
+ * (the samples are produced again for it), so only one session's outputs are ever alive.
+ *
  * What it must not do: know how samples are made (images, .npy, random: `SampleSource` does that), talk
- * to the page, or touch the DOM. Cancellation is a flag the caller flips; it is read between samples.
+ * to the page, or touch the DOM or a file system. Cancellation is a flag the caller flips; it is read
+ * between samples.
  */
-import { encode, type ModelProto } from '../../src/core/onnx/index.ts';
-import { chunkTensors, exposeTensors, observableTensors } from '../../src/core/calibrate/expose.ts';
-import { foldRun, type RunOutput, type TensorStates } from '../../src/core/calibrate/statistics.ts';
-import type { QuantConfig } from '../../src/core/quantize/config.ts';
+import { encode, type ModelProto } from '../onnx/index.ts';
+import { UnsupportedModelError } from '../onnx/errors.ts';
+import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
-import { CalibrationCancelledError, InferenceError } from './errors.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import { chunkTensors, exposeTensors, observableTensors } from './expose.ts';
+import { foldRun, type RunOutput, type TensorStates } from './statistics.ts';
+import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 
-/** Most bytes of outputs one run may return before tensors are split into chunks (WASM has 4 GB in all). */
+/**
+ * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
+ * 4 GB in all, and the folded batch is copied out of it once more.
+ */
 export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
 
-
+/**
+ * Throws a named error when the model cannot be calibrated: ops of custom domains (CustomOpsError), an
+ * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (precision/float16.ts asFloat32). `label` names the model at the start of the
+ * message (`"model.onnx"`, `The model`).
+ */
+export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization'>, label: string): void {
+  if (summary.customOps.length > 0) {
+    const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
+    throw new CustomOpsError(
+      `${label} uses ops of custom domains (${list}). onnxruntime cannot run them without their custom-op library, so this model cannot be calibrated here.`,
+    );
+  }
+  if (summary.quantization.state !== 'float') {
+    throw new UnsupportedModelError(`${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
+  }
+}
 /** Why one sample was left out. */
 export interface SkippedSample {
   file: string;

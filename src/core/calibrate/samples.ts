@@ -4,24 +4,31 @@
  *
  * A sample that cannot be read (a corrupt image) is skipped with a reason; a problem that would hit
  * every sample (a preprocessing spec that does not fit the input) is thrown before the run starts.
- * Decoding is injected (`ImageDecoder`): OffscreenCanvas in the worker, a fake or a Node decoder in tests.
+ * Decoding is injected (`ImageDecoder`): OffscreenCanvas over a Blob in the worker, the Node decoder over a
+ * file path in the command line, a fake in tests. Core code: no DOM, no file system.
  */
-import type { TensorSummary } from '../../src/core/onnx/index.ts';
-import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
-import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import { imageToTensor, imageToUint8Tensor, resolveImageInput, type ImageInputGeometry } from '../../src/core/preprocess/toTensor.ts';
-import { checkNpyInput, parseNpy } from '../../src/core/preprocess/npy.ts';
-import { seededRandom } from '../../src/core/seededRandom.ts';
+import type { TensorSummary } from '../onnx/index.ts';
+import type { RgbaImage } from '../preprocess/resize.ts';
+import type { PreprocessSpec } from '../preprocess/spec.ts';
+import { imageToTensor, imageToUint8Tensor, resolveImageInput, type ImageInputGeometry } from '../preprocess/toTensor.ts';
+import { checkNpyInput, parseNpy } from '../preprocess/npy.ts';
+import { seededRandom } from '../seededRandom.ts';
 import type { Feed, FeedType } from '../runtime/session.ts';
-import type { Produced, SampleSource } from './calibrator.ts';
+import type { Produced, SampleSource } from './runner.ts';
 import { NoCalibrationDataError, NotAnImageModelError } from './errors.ts';
 
-/** Decodes an encoded image file (PNG, JPEG, WebP, …) to RGBA pixels; rejects when it cannot. */
-export type ImageDecoder = (file: Blob) => Promise<RgbaImage>;
+/**
+ * Decodes an encoded image file (PNG, JPEG, WebP, …) to RGBA pixels; rejects when it cannot. `F` is what
+ * names the file: a Blob on the page, a path in the command line.
+ */
+export type ImageDecoder<F = Blob> = (file: F) => Promise<RgbaImage>;
 
-/** One calibration sample as the page sends it. Files are sent as File/Blob handles: no bytes are read on the page. */
-export type CalibrationSample =
-  | { readonly kind: 'image'; readonly name: string; readonly file: Blob }
+/**
+ * One calibration sample. The page sends files as File/Blob handles (no bytes are read on the page); the
+ * command line gives image paths.
+ */
+export type CalibrationSample<F = Blob> =
+  | { readonly kind: 'image'; readonly name: string; readonly file: F }
   | { readonly kind: 'pixels'; readonly name: string; readonly pixels: RgbaImage }
   | { readonly kind: 'tensors'; readonly name: string; readonly feeds: Readonly<Record<string, Feed>> }
   /** One .npy file per model input (by input name), parsed here. */
@@ -55,11 +62,11 @@ function describeFailure(e: unknown): string {
 }
 
 /** Samples as a SampleSource over `inputs`. Throws before any run when the spec cannot fit the model. */
-export function sampleSource(
-  samples: readonly CalibrationSample[],
+export function sampleSource<F = Blob>(
+  samples: readonly CalibrationSample<F>[],
   inputs: readonly TensorSummary[],
   spec: PreprocessSpec | null,
-  decode: ImageDecoder,
+  decode: ImageDecoder<F>,
 ): SampleSource {
   const hasImages = samples.some((s) => s.kind === 'image' || s.kind === 'pixels');
   let image: { input: TensorSummary; geometry: ImageInputGeometry } | null = null;

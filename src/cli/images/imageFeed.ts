@@ -1,0 +1,62 @@
+/**
+ * Image files as a model's input tensors, for everything in Node that runs a model on photos: the
+ * commands (calibrate, quantize --calib, evaluate, suggest, ladder), the tests and the benchmarks.
+ * Each file is decoded (images/decode.ts) and preprocessed (core/preprocess) into one feed for the
+ * model's single input. An unreadable image is a skip with its reason, never an abort: the caller
+ * lists it and goes on.
+ */
+import path from 'node:path';
+import { StudioError } from '../../core/onnx/errors.ts';
+import { buildGraphIndex, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
+import type { TensorSummary } from '../../core/onnx/summary.ts';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import { imageToTensor } from '../../core/preprocess/toTensor.ts';
+import { float32Tensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
+import { decodeImageFile } from './decode.ts';
+import { EvaluationDataError } from './errors.ts';
+import { listImageFiles } from './listImages.ts';
+
+export type ImageFeed = { tensor: OrtTensor } | { skipped: { file: string; reason: string } };
+
+/** One image file as the input tensor `input` takes; a file that does not decode is a skip with its reason. */
+export function readImageFeed(file: string, input: TensorSummary, spec: PreprocessSpec): ImageFeed {
+  try {
+    const t = imageToTensor(decodeImageFile(file), input.shape ?? [], spec, { inputName: input.name });
+    return { tensor: float32Tensor(t.data, t.dims) };
+  } catch (e) {
+    if (e instanceof StudioError && e.name === 'ImageDecodeError') return { skipped: { file: path.basename(file), reason: e.message } };
+    throw e;
+  }
+}
+
+export interface ImageFeeds {
+  readonly feeds: Feeds[];
+  readonly files: string[];
+  readonly skipped: { file: string; reason: string }[];
+}
+
+/**
+ * The model's input tensors for each image of the folder `dir` (sorted by name) or of the `files` given, at most
+ * `limit`, decoded up front; unreadable images are skipped and named.
+ */
+export function imageFeeds(model: ModelProto, source: { readonly dir: string } | { readonly files: readonly string[] }, spec: PreprocessSpec, limit = Infinity): ImageFeeds {
+  const index = buildGraphIndex(model.graph!);
+  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; evaluation from images needs exactly one`);
+  const input = tensorSummary(index.inputs[0]);
+  const files = 'dir' in source ? listImageFiles(source.dir).files : source.files;
+  const feeds: Feeds[] = [];
+  const used: string[] = [];
+  const skipped: ImageFeeds['skipped'] = [];
+  for (const file of files) {
+    if (feeds.length >= limit) break;
+    const read = readImageFeed(file, input, spec);
+    if ('skipped' in read) {
+      skipped.push(read.skipped);
+      continue;
+    }
+    feeds.push({ [input.name]: read.tensor });
+    used.push(file);
+  }
+  if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${'dir' in source ? source.dir : 'the files given'}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
+  return { feeds, files: used, skipped };
+}

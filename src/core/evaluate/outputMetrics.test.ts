@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { isSequenceLike, outputMetrics } from './outputMetrics.ts';
+import { ladderMetrics, ladderScore } from '../recover/ladderMeasure.ts';
+import { summarizeSamples } from '../metrics/summary.ts';
+import { LadderTargetError } from '../recover/ladder.ts';
+
+/** [1, steps, 3] probabilities with the given winner per step (0.8 on it, 0.1 elsewhere). */
+function probabilities(winners: number[]): Float32Array {
+  const out = new Float32Array(winners.length * 3).fill(0.1);
+  winners.forEach((c, t) => (out[t * 3 + c] = 0.8));
+  return out;
+}
+
+describe('sequence metrics in a sample\'s output metrics', () => {
+  it('are computed on [batch, steps, classes] probabilities', () => {
+    // float "1 2" (1 1 _ 2), quantized "1" (1 1 _ _): one deletion of two characters
+    const m = outputMetrics(probabilities([1, 1, 0, 2]), probabilities([1, 1, 0, 0]), [1, 4, 3]);
+    expect(m.stepTop1).toBe(0.75);
+    expect(m.sequence).toBe(0);
+    expect(m.cer).toBe(0.5);
+  });
+
+  it('are left out of outputs that are not sequences of probabilities, unless forced', () => {
+    const logits = new Float32Array([3, -1, 0, 0, 2, 1]);
+    expect(isSequenceLike([1, 2, 3], logits)).toBe(false);
+    expect(isSequenceLike([1, 2, 3], probabilities([1, 2]))).toBe(true);
+    expect(isSequenceLike([2, 3], probabilities([1, 2]))).toBe(false);
+    expect(outputMetrics(logits, logits, [1, 2, 3]).sequence).toBeUndefined();
+    expect(outputMetrics(logits, logits, [1, 2, 3], { sequence: 'always' }).sequence).toBe(1);
+    expect(outputMetrics(probabilities([1, 2]), probabilities([1, 2]), [1, 2, 3], { sequence: 'never' }).cer).toBeUndefined();
+  });
+
+  it('make a ladder score (mean over samples of the share decoded alike) with CER beside it', () => {
+    const records = [
+      { output: 'y', metrics: outputMetrics(probabilities([1, 0, 2]), probabilities([1, 0, 2]), [1, 3, 3]) },
+      { output: 'y', metrics: outputMetrics(probabilities([1, 0, 2]), probabilities([1, 0, 1]), [1, 3, 3]) },
+    ];
+    const outputs = summarizeSamples(records);
+    expect(ladderScore(outputs, 'sequence')).toBe(0.5);
+    expect(ladderMetrics(outputs).cer).toBe(0.25);
+    expect(() => ladderScore(summarizeSamples([{ output: 'y', metrics: { cosine: 1 } }]), 'sequence')).toThrow(LadderTargetError);
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * Float layer rows kept between fine-tuning runs on the same model and samples. The float model's layer inputs
+ * depend on the graph (and CLE) only, not on the format, the weights' settings or the algorithm, so the ladder's
+ * rungs (XINT8, A8W8, A16W8, each with AdaRound and AdaQuant) can share one gathering. Bounded by bytes: once
+ * full, further rows are simply not kept (and are gathered again when needed). One cache belongs to one source
+ * model and one set of samples; the key given with each entry names the rest (CLE settings, positions, seed).
+ */
+import type { SideRows } from './layerData.ts';
+
+export class FloatRowCache {
+  private readonly entries = new Map<string, SideRows>();
+  private bytes = 0;
+
+  /** `budgetBytes`: most bytes of rows kept (default 256 MiB). */
+  constructor(readonly budgetBytes = 256 * 2 ** 20) {}
+
+  get(key: string, layerId: string): SideRows | undefined {
+    return this.entries.get(`${key}\u0000${layerId}`);
+  }
+
+  set(key: string, layerId: string, rows: SideRows): void {
+    const k = `${key}\u0000${layerId}`;
+    if (this.entries.has(k) || this.bytes + rows.data.byteLength > this.budgetBytes) return;
+    this.entries.set(k, rows);
+    this.bytes += rows.data.byteLength;
+  }
+
+  /** Bytes of rows held. */
+  get size(): number {
+    return this.bytes;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The data the page exchanges with its workers (requests, progress, results), named for the rest of the
+ * page. ui/remote is the only code that knows workers exist: the store, the persistence and the components
+ * take these types from here, never from workers/, so a worker's API can move (into core, into another
+ * worker) by changing this file alone. Types only: nothing here starts or imports a worker at run time.
+ */
+export type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
+export type {
+  EvaluationProgress,
+  EvaluationRequest,
+  EvaluationResult,
+  ReportContext,
+  SuggestOutcome,
+  SuggestRequest,
+  TensorHistogramRequest,
+  TensorHistograms,
+} from '../../../workers/evaluationApi.ts';
+export type { WeightStatistics } from '../../../workers/modelApi.ts';
+export type { ModelBytesCopy, RangeTable } from '../../../workers/quantizeApi.ts';
+export type {
+  LadderOutcome,
+  LadderRequest,
+  LayerCurve,
+  PickedModel,
+  RecoverOutcome,
+  RecoverProgress,
+  RecoverRequest,
+  RungSummary,
+} from '../../../workers/recoverApi.ts';

@@ -1,0 +1,32 @@
+/**
+ * What the page derives from the store's state rather than keeps in it: the configuration it quantizes
+ * with (settings plus exclusion list, the latter as the core's exclusionFields turns it into config fields),
+ * the key calibration results are valid for, and whether the ranges at hand still match the settings.
+ * Slices, components and exports call these on the state they hold, so each rule is written once. Each
+ * takes only the parts of the state it reads (structurally), so this module imports no slice but the
+ * exclusion list's types, and every slice can import it without a cycle.
+ */
+import { exclusionFields } from '../../core/export/configDocument.ts';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { ExclusionEntry } from './exclusionSlice.ts';
+import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts';
+
+/** The configuration the page quantizes with: the settings plus the exclusion list. */
+export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
+  return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
+}
+
+/** The key a calibration is valid for: the activation collector settings and the preprocessing. */
+export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
+  return `${calibrationKey(config)}|${JSON.stringify(spec)}`;
+}
+
+/** Whether there are calibrated ranges and they were collected under the current settings and preprocessing. */
+export function rangesAreCurrent(state: {
+  readonly run: { readonly settings: QuantSettings };
+  readonly calibration: { readonly result: { readonly key: string } | null; readonly spec: PreprocessSpec };
+}): boolean {
+  const result = state.calibration.result;
+  return result !== null && result.key === resultKey(configOf(state.run.settings), state.calibration.spec);
+}

@@ -1,0 +1,85 @@
+/**
+ * Attention blocks quantized under enableNpuTransformer, judged by onnxruntime-node running the written
+ * file: a written-out transformer block (LayerNorm, attention with a MatMul between activations, Softmax,
+ * residual Add, HardSwish and GELU written out) and an opset-17 LayerNormalization. Every model loads,
+ * runs, stays close to the float model and passes onnx.checker.
+ */
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DataType, encode, makeNode, makeTensor, type ModelProto } from '../src/core/onnx/index.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';
+import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
+import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
+import { float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { cosineSimilarity } from '../src/core/metrics/index.ts';
+import { checkModels } from './helpers/onnxChecker.ts';
+import { runModel } from './helpers/runModels.ts';
+import { seededFloats } from './helpers/fixtures.ts';
+import { floatIO, smallModel } from './helpers/smallModels.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-attention-'));
+const samples = (n: number, dims: number[], seed: number) =>
+  Array.from({ length: n }, (_, k) => float32Tensor(seededFloats(dims.reduce((a, b) => a * b, 1), seed + k).map((v) => v * 3), dims));
+
+/** LayerNormalization (opset 17) → MatMul → Softmax. */
+function layerNorm17Model(): ModelProto {
+  const d = 8;
+  return smallModel({
+    nodes: [
+      makeNode('LayerNormalization', ['x', 'gamma', 'beta'], ['h'], 'ln', []),
+      makeNode('MatMul', ['h', 'w'], ['s']),
+      makeNode('Softmax', ['s'], ['y']),
+    ],
+    inputs: [floatIO('x', [1, 6, d])],
+    outputs: [floatIO('y', [1, 6, d])],
+    initializers: [
+      makeTensor('gamma', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => 0.5 + 0.1 * i)),
+      makeTensor('beta', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => 0.05 * i)),
+      makeTensor('w', DataType.FLOAT, [d, d], Float32Array.from({ length: d * d }, (_, i) => Math.cos(i * 0.7))),
+    ],
+    opset: 17,
+  });
+}
+
+async function quantizeAndJudge(model: ModelProto, preset: string, extra: Record<string, unknown>) {
+  const config = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), ...extra });
+  const dims = [1, 6, 8];
+  const { ranges } = await calibrateOnTensors(model, samples(8, dims, 3), { config });
+  const { model: quantized, report } = quantizeModel(model, ranges, config, preset);
+  const file = path.join(tmp, `${preset}-${Object.keys(extra).join('-')}-${report.counts.activationPairs}.onnx`);
+  fs.writeFileSync(file, encode(quantized));
+  const feeds = { x: samples(1, dims, 99)[0] };
+  const a = await runModel(encode(model), feeds);
+  const b = await runModel(fs.readFileSync(file), feeds);
+  return { file, report, cosine: cosineSimilarity(a.y.data, b.y.data) };
+}
+
+describe('attention blocks under enableNpuTransformer', () => {
+  const written: string[] = [];
+
+  it.each(['XINT8', 'A8W8'])('%s: the written-out block keeps Q/DQ at function borders only, runs and stays close to float', async (preset) => {
+    const on = await quantizeAndJudge(attentionBlockModel(), preset, { enableNpuTransformer: true, perChannel: true });
+    const off = await quantizeAndJudge(attentionBlockModel(), preset, { perChannel: true });
+    written.push(on.file, off.file);
+    expect(on.report.counts.activationPairs).toBeLessThan(off.report.counts.activationPairs);
+    expect(on.report.quantized.map((q) => q.family)).toEqual(expect.arrayContaining(['layernorm', 'gelu', 'softmax', 'matmul']));
+    expect(on.cosine).toBeGreaterThan(0.99);
+    expect(on.cosine).toBeGreaterThanOrEqual(off.cosine - 1e-3);
+  });
+
+  it('quantizes an opset-17 LayerNormalization: input, output and γ', async () => {
+    const r = await quantizeAndJudge(layerNorm17Model(), 'A8W8', { enableNpuTransformer: true });
+    written.push(r.file);
+    expect(r.report.quantized.find((q) => q.opType === 'LayerNormalization')?.family).toBe('layernorm');
+    expect(r.report.opset.after).toBe(17);
+    expect(r.cosine).toBeGreaterThan(0.99);
+  });
+
+  it('every written model passes onnx.checker', () => {
+    expect(checkModels(written).filter((v) => !v.ok)).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * The one calibration runner (core/calibrate/runner.ts) under both runtimes it is given in the product:
+ * onnxruntime-node (the command line) and onnxruntime-web's WASM backend (the page's workers; it runs in
+ * Node too). On a real detector and real photos: a budget too small for one run splits the tensors into
+ * chunks and changes no range, on either runtime; and the two runtimes give the same ranges.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openModel } from '../src/core/onnx/index.ts';
+import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
+import { sampleSource } from '../src/core/calibrate/samples.ts';
+import { rangesOf } from '../src/core/calibrate/statistics.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import type { Runtime } from '../src/core/runtime/session.ts';
+import { decodeImageFile } from '../src/cli/images/decode.ts';
+import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
+import { createWebRuntime } from '../workers/runtime/ort.ts';
+import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { readModel } from './helpers/fixtures.ts';
+
+const name = 'ultraface-rfb-320.onnx';
+const { model, summary } = openModel(readModel(name));
+const source = () =>
+  sampleSource(PHOTOS.slice(0, 1).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
+
+const runtimes: [string, () => Runtime][] = [
+  ['onnxruntime-node', () => ortNodeRuntime(1)],
+  ['onnxruntime-web (wasm)', () => createWebRuntime('wasm', 1)],
+];
+
+async function ranges(runtime: Runtime, preset: string, budget?: number) {
+  const calibrator = new ModelCalibrator(model, runtime, budget);
+  try {
+    const outcome = await calibrator.calibrate(source(), getPreset(preset), () => false, () => undefined);
+    return { ranges: rangesOf(outcome.states), passes: outcome.passes, used: outcome.used, bytes: outcome.runOutputBytes };
+  } finally {
+    await calibrator.release();
+  }
+}
+
+describe('the calibration runner on both runtimes', () => {
+  const byRuntime = new Map<string, Map<string, { min: number; max: number }>>();
+
+  it.each(runtimes)('%s: chunks under a small budget give exactly the ranges of one pass', async (label, make) => {
+    const whole = await ranges(make(), 'XINT8'); // histogram states: chunks must fold them exactly as one pass
+    const chunked = await ranges(make(), 'XINT8', Math.ceil(whole.bytes / 2));
+    expect(whole.passes).toBe(1);
+    expect(chunked.passes).toBeGreaterThanOrEqual(2);
+    expect(chunked.used).toBe(1);
+    expect(Object.fromEntries(chunked.ranges)).toEqual(Object.fromEntries(whole.ranges));
+    byRuntime.set(label, (await ranges(make(), 'U8S8')).ranges);
+  });
+
+  it('onnxruntime-node and onnxruntime-web give the same ranges, and the command line the node ones', async () => {
+    const node = byRuntime.get('onnxruntime-node')!;
+    const cli = await calibrateOnImages(model, PHOTOS.slice(0, 1), { spec: FIXTURE_PREPROCESS[name], config: getPreset('U8S8') });
+    for (const other of [byRuntime.get('onnxruntime-web (wasm)')!, cli.ranges]) {
+      expect([...other.keys()].sort()).toEqual([...node.keys()].sort());
+      for (const [tensor, r] of node) {
+        const o = other.get(tensor)!;
+        // Thread counts and builds sum in different orders: agreement to float32 rounding, not bit for bit.
+        const tolerance = 1e-5 * Math.max(1, Math.abs(r.min), Math.abs(r.max));
+        expect(Math.abs(o.min - r.min), tensor).toBeLessThanOrEqual(tolerance);
+        expect(Math.abs(o.max - r.max), tensor).toBeLessThanOrEqual(tolerance);
+      }
+    }
+  });
+});
