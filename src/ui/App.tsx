@@ -7,6 +7,7 @@ import { Suspense } from 'react';
 import { preloadable } from './components/preloadable.ts';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
+import { SampleRunCard } from './features/sample/SampleRunCard.tsx';
 import { useStudio } from './store/index.ts';
 
 const steps = {
@@ -48,6 +49,7 @@ export function App() {
       </header>
       <main className="app-main">
         <SessionBar />
+        <SampleRunCard />
         <ModelScreen />
         {hasModel && (
           <Suspense fallback={null}>

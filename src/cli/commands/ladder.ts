@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
+import { hasAttentionBlocks } from '../../core/quantize/attentionBlocks.ts';
 import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResult } from '../../core/recover/ladder.ts';
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
@@ -149,6 +150,7 @@ export const ladderCommand = {
       formats: formats as PresetName[],
       reapplyAlgorithms: !values['no-reapply'],
       perChannelRung: !values['no-per-channel'],
+      attentionRungs: hasAttentionBlocks(model),
       measure: measures.measure,
       exclude: values['no-exclusions'] ? undefined : measures.exclude,
       mixed: values['no-mixed-precision'] ? undefined : measures.mixed,

@@ -24,6 +24,7 @@ describe('collector registry', () => {
       'MinMSE',
       'PowerOfTwoMinMSE',
       'LayerwisePercentile',
+      'ConsumerMSE',
     ]);
     for (const m of CALIBRATION_METHODS) {
       expect(COLLECTORS[m].method).toBe(m);
@@ -92,7 +93,7 @@ describe('configuration → collector (Quark maps.py)', () => {
     expect(activationCollectorMethod('MinMax', 'Float32')).toBe('MinMax');
     expect(activationCollectorMethod('MinMax', 'PowerOf2')).toBe('NonOverflow');
     expect(activationCollectorMethod('MinMSE', 'PowerOf2')).toBe('PowerOfTwoMinMSE');
-    expect(activationCollectorMethod('MinMSE', 'Float32')).toBe('PowerOfTwoMinMSE');
+    expect(activationCollectorMethod('MinMSE', 'Float32')).toBe('MinMSE');
     expect(activationCollectorMethod('Percentile', 'Float32')).toBe('Percentile');
     expect(activationCollectorMethod('LayerwisePercentile', 'Float32')).toBe('LayerwisePercentile');
   });

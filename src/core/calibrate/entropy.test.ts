@@ -8,16 +8,24 @@ const run = (x: Float32Array, options = {}) => EntropyCollector.finalize(Entropy
 const repeat = (v: number, n: number) => Array.from({ length: n }, () => v);
 
 describe('Entropy (ORT get_entropy_threshold)', () => {
-  it('defaults follow ORT create_calibrator: 128 bins, 128 quantized bins', () => {
-    expect(EntropyCollector.defaults).toEqual({ numBins: 128, numQuantizedBins: 128 });
+  it('defaults: TensorRT\'s 2048 bins, ORT\'s 128 quantized bins', () => {
+    expect(EntropyCollector.defaults).toEqual({ numBins: 2048, numQuantizedBins: 128 });
   });
 
-  it('with the defaults there is one candidate, the whole histogram: the MinMax range', () => {
+  it('with ORT\'s defaults (128 bins) there is one candidate, the whole histogram: the MinMax range', () => {
     // zero bin 64, half of 128 quantized bins is 64: i runs from 64 to 64 only.
     const x = gaussian(20000, 1);
     x[7] = 40;
     const minmax = MinMaxCollector.finalize(MinMaxCollector.update(MinMaxCollector.create(), x));
-    expect(run(x)).toEqual(minmax);
+    expect(run(x, { numBins: 128 })).toEqual(minmax);
+  });
+
+  it('with the defaults it searches: an outlier far out does not set the range', () => {
+    const x = gaussian(20000, 1);
+    x[7] = 40;
+    const r = run(x);
+    expect(r.max).toBeLessThan(10);
+    expect(r.max).toBeGreaterThan(2);
   });
 
   it('by hand: 6 bins, 3 quantized bins, an outlier bin on the left', () => {

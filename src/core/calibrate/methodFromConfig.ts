@@ -21,7 +21,10 @@ export function activationState(config: QuantConfig): CollectorState {
     case 'PowerOfTwoMinMSE':
       return createState(method, { quantType: config.activationType });
     case 'MinMSE':
+    case 'ConsumerMSE':
       return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
+    case 'LayerwisePercentile':
+      return createState(method, { quantType: config.activationType, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
     default:
       return createState(method);
   }

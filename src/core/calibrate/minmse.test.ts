@@ -27,8 +27,8 @@ function rawPercentile(sorted: Float64Array, q: number): number {
 }
 
 describe('MinMSE, float scale (Quark compute_minmse)', () => {
-  it("defaults follow Quark: 'Percentile' mode, symmetric int8, ≤ 2048 bins", () => {
-    expect(MinMseCollector.defaults).toEqual({ mode: 'Percentile', quantType: 'int8', symmetric: true, numBins: 2048 });
+  it("defaults follow Quark: 'Percentile' mode, symmetric int8, ≤ 2048 bins (plus the sweep)", () => {
+    expect(MinMseCollector.defaults).toEqual({ mode: 'Percentile', quantType: 'int8', symmetric: true, numBins: 2048, sweep: true });
     expect(MIN_MSE_PERCENTILES).toEqual([99.9, 99.99, 99.999, 99.9999]);
   });
 
@@ -38,14 +38,14 @@ describe('MinMSE, float scale (Quark compute_minmse)', () => {
     //          −2.5 clamps to code −128 → 0, error 2.5² = 6.25.
     //   c = 3: [centre 0, centre 3] = [−2.5, 6.5]: scale 9/255, zp round(−128 + 70.83) = −57;
     //          every centre within 0.006 of a code: error ≈ 1.4e-4. c = 3 wins.
-    const r = run(f32([-4, 0, 3, 8]), { mode: 'HistCenter', numBins: 4, symmetric: false });
+    const r = run(f32([-4, 0, 3, 8]), { mode: 'HistCenter', numBins: 4, symmetric: false, sweep: false });
     expect(r).toEqual({ min: -2.5, max: 6.5, scale: Math.fround(9 / 255), zeroPoint: -57 });
   });
 
   it("'HistCenter' by hand, symmetric: a repeated scale is skipped and the range is returned as found", () => {
     // c = 2 gives [0.5, 6.5] and c = 3 gives [−2.5, 6.5]; symmetrised both are [−6.5, 6.5], the same
     // scale 13/254, so c = 3 is skipped and Quark returns the first candidate un-symmetrised.
-    const r = run(f32([-4, 0, 3, 8]), { mode: 'HistCenter', numBins: 4 });
+    const r = run(f32([-4, 0, 3, 8]), { mode: 'HistCenter', numBins: 4, sweep: false });
     expect(r).toEqual({ min: 0.5, max: 6.5, scale: Math.fround(13 / 254), zeroPoint: 0 });
   });
 
@@ -55,12 +55,26 @@ describe('MinMSE, float scale (Quark compute_minmse)', () => {
     const x = uniform(300000, 3, -1, 1);
     for (let i = 0; i < 9; i++) x[i * 1000] = 30 + i;
     const sorted = Float64Array.from(x).sort();
-    const r = run(x);
+    const r = run(x, { sweep: false });
     const candidates = MIN_MSE_PERCENTILES.map((p) => [rawPercentile(sorted, (100 - p) / 200), rawPercentile(sorted, 1 - (100 - p) / 200)]);
     const errors = candidates.map(([lo, hi]) => rawMse(x, lo, hi, true));
     const best = errors.indexOf(Math.min(...errors));
     expect(r.max).toBeCloseTo(candidates[best][1], 2);
     expect(rawMse(x, r.min, r.max, true)).toBeLessThanOrEqual(errors[best] * 1.001);
+  });
+
+  it('with the sweep (the default), never errs more than MinMax or than Quark\'s candidates alone, on its own values', () => {
+    for (const [seed, x] of [[1, gaussian(50000, 11)], [2, uniform(50000, 12, 0, 6)]] as const) {
+      x[seed] = 25; // one outlier
+      const minmax = MinMaxCollector.finalize(MinMaxCollector.update(MinMaxCollector.create(), x));
+      for (const symmetric of [true, false]) {
+        const swept = run(x, { symmetric });
+        const quark = run(x, { symmetric, sweep: false });
+        const error = rawMse(x, swept.min, swept.max, symmetric);
+        expect(error).toBeLessThanOrEqual(rawMse(x, minmax.min, minmax.max, symmetric) * 1.0001);
+        expect(error).toBeLessThanOrEqual(rawMse(x, quark.min, quark.max, symmetric) * 1.0001);
+      }
+    }
   });
 
   it("'HistCenter' and 'All' clip outliers and beat MinMax on the raw values", () => {

@@ -14,6 +14,11 @@
  * A candidate whose scale equals an earlier one's is skipped; the first smallest error wins. The result is
  * the candidate range (before symmetrising, as Quark returns it) with the scale and zero point it gave.
  *
+ * Added to Quark's candidates, in every mode: first the data's whole range (MinMax's), so that the result
+ * never errs more than MinMax on the objective it minimises, then a sweep of that range shrunk by 1 % steps
+ * down to 30 % (`SWEEP_FRACTIONS`), the clipping-against-rounding trade-off Quark's four percentiles sample
+ * only near the top. The error is always the tensor's own round-trip error at the candidate's scale.
+ *
  * Deviations: raw values are not kept, so "all values" means the canonical histogram's bin points and the
  * percentiles are read from it (each value moved by at most one fine bin; the histogram has at least
  * 4 × numBins capacity). The 'HistCenter' histogram is the single-batch one Quark builds, re-binned.
@@ -42,6 +47,8 @@ export interface MinMseOptions {
   readonly symmetric: boolean;
   /** Upper bound on the 'HistCenter' / 'All' histogram's bins (Quark: min(2048, n)). */
   readonly numBins: number;
+  /** Also try the data's whole range and the sweep below it (see module note); false: Quark's candidates only. */
+  readonly sweep: boolean;
 }
 
 export interface MinMseState {
@@ -53,12 +60,13 @@ export interface MinMseState {
 /** A range chosen by an error search, with the quantization parameters the search settled on. */
 export interface SearchedRange extends CalibrationRange, ScaleZeroPoint {}
 
-/** Quark: `MinMSEModeFloatScale` unset → 'Percentile'; Int8 specs are symmetric; histogram of ≤ 2048 bins. */
+/** Quark: `MinMSEModeFloatScale` unset → 'Percentile'; Int8 specs are symmetric; histogram of ≤ 2048 bins; plus the sweep. */
 export const MIN_MSE_DEFAULTS: MinMseOptions = {
   mode: 'Percentile',
   quantType: 'int8',
   symmetric: true,
   numBins: 2048,
+  sweep: true,
 };
 
 /** Quark `compute_minmse`'s percentile candidates. */
@@ -67,6 +75,15 @@ export const MIN_MSE_PERCENTILES: readonly number[] = [99.9, 99.99, 99.999, 99.9
 interface Candidate {
   readonly min: number;
   readonly max: number;
+}
+
+/** Fractions of the data's range the sweep tries: 0.99, 0.98, …, 0.30. */
+export const SWEEP_FRACTIONS: readonly number[] = Array.from({ length: 70 }, (_, k) => 0.99 - 0.01 * k);
+
+/** The data's range, then the sweep (see module note); none when `sweep` is off. */
+function rangeCandidates(h: Histogram, sweep: boolean): Candidate[] {
+  if (!sweep) return [];
+  return [{ min: h.min, max: h.max }, ...SWEEP_FRACTIONS.map((f) => ({ min: f * h.min, max: f * h.max }))];
 }
 
 function percentileCandidates(h: Histogram): Candidate[] {
@@ -114,11 +131,11 @@ export function minMseSearch(h: Histogram, options: MinMseOptions): SearchedRang
   const bounds = searchBounds(options.quantType, options.symmetric);
   if (options.mode === 'Percentile') {
     const { points, weights } = binPoints(h);
-    return search(percentileCandidates(h), points, weights, bounds, options.symmetric);
+    return search([...rangeCandidates(h, options.sweep), ...percentileCandidates(h)], points, weights, bounds, options.symmetric);
   }
   const ref = spanReference(h, Math.min(options.numBins, h.count));
   const centers = binCenters(ref.edges);
-  const candidates = histCenterCandidates(centers);
+  const candidates = [...rangeCandidates(h, options.sweep), ...histCenterCandidates(centers)];
   if (options.mode === 'HistCenter') return search(candidates, centers, ref.counts, bounds, options.symmetric);
   const { points, weights } = binPoints(h);
   return search(candidates, points, weights, bounds, options.symmetric);
@@ -149,5 +166,40 @@ export const MinMseCollector: Collector<MinMseOptions, MinMseState, SearchedRang
   finalize(state) {
     if (state.hist.count === 0) return { min: 0, max: 0, scale: 1, zeroPoint: 0 };
     return minMseSearch(state.hist, state.options);
+  },
+};
+
+/**
+ * The state of ConsumerMSE (consumerSearch.ts): MinMSE's histogram, plus the range the search chose once the
+ * calibration runner has run it. Without a choice (a state merged from parts, before the search) it reports
+ * MinMSE's range; merging drops the choice, since it was made on other data.
+ */
+export interface ConsumerMseState {
+  readonly method: 'ConsumerMSE';
+  readonly options: MinMseOptions;
+  readonly hist: Histogram;
+  chosen: CalibrationRange | null;
+}
+
+export const ConsumerMseCollector: Collector<MinMseOptions, ConsumerMseState, CalibrationRange> = {
+  method: 'ConsumerMSE',
+  defaults: MIN_MSE_DEFAULTS,
+  create(options) {
+    const s = MinMseCollector.create(options);
+    return { method: 'ConsumerMSE', options: s.options, hist: s.hist, chosen: null };
+  },
+  update(state, values) {
+    foldIntoHistogram(state.hist, values);
+    return state;
+  },
+  merge(a, b) {
+    assertSameOptions('ConsumerMSE', a.options, b.options);
+    return { method: 'ConsumerMSE', options: a.options, hist: mergeHistograms(a.hist, b.hist), chosen: null };
+  },
+  finalize(state) {
+    if (state.chosen) return state.chosen;
+    if (state.hist.count === 0) return { min: 0, max: 0 };
+    const r = minMseSearch(state.hist, state.options);
+    return { min: r.min, max: r.max };
   },
 };

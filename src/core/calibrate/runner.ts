@@ -22,6 +22,8 @@ import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeTensors, observableTensors } from './expose.ts';
 import { foldRun, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
+import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
+import type { ConsumerMseState } from './minmse.ts';
 
 /**
  * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
@@ -253,6 +255,7 @@ export class ModelCalibrator {
         }
       }
     }
+    await this.searchConsumers(states, config, source, bad, check);
     onProgress(progress());
     return {
       states,
@@ -263,6 +266,33 @@ export class ModelCalibrator {
       seconds: (performance.now() - start) / 1000,
       runOutputBytes: this.outputBytes,
     };
+  }
+
+  /**
+   * ConsumerMSE states get their range from the consumer search (consumerSearch.ts), run on the first
+   * SEARCH_SAMPLES usable samples after the statistics are complete; other states are left alone.
+   */
+  private async searchConsumers(states: TensorStates, config: QuantConfig, source: SampleSource, bad: ReadonlySet<number>, check: () => void): Promise<void> {
+    const searched = new Map<string, ConsumerMseState>();
+    for (const [name, s] of states) if (s.method === 'ConsumerMSE') searched.set(name, s);
+    if (searched.size === 0) return;
+    const samples: Record<string, Feed>[] = [];
+    for (let i = 0; i < source.count && samples.length < SEARCH_SAMPLES; i++) {
+      if (bad.has(i)) continue;
+      const made = await source.produce(i);
+      if ('feeds' in made) samples.push(made.feeds);
+    }
+    await this.release();
+    const histograms = new Map([...searched].map(([name, s]) => [name, s.hist]));
+    const chosen = await consumerSearch(
+      this.model,
+      histograms,
+      { quantType: config.activationType, symmetric: config.extraOptions.ActivationSymmetric },
+      this.runtime,
+      samples,
+      check,
+    );
+    for (const [name, range] of chosen) searched.get(name)!.chosen = range;
   }
 
   /** Backend of the last session, once there is one. */

@@ -9,6 +9,7 @@
  * documents where and by how much it departs from its reference to make that hold.
  * This module holds types and option checks only; it must not grow algorithms.
  */
+import { StudioError } from '../onnx/errors.ts';
 
 /** Method names, as a configuration spells them (Quark's `CalibMethod` names, plus the power-of-two pair). */
 export type CalibrationMethod =
@@ -19,7 +20,8 @@ export type CalibrationMethod =
   | 'Distribution'
   | 'MinMSE'
   | 'PowerOfTwoMinMSE'
-  | 'LayerwisePercentile';
+  | 'LayerwisePercentile'
+  | 'ConsumerMSE';
 
 /** A calibrated range in real units: the values a tensor's quantization grid must cover. */
 export interface CalibrationRange {
@@ -47,11 +49,8 @@ export interface Collector<
 }
 
 /** Two states that cannot be merged (different methods, options or histogram capacities). */
-export class CollectorMismatchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CollectorMismatchError';
-  }
+export class CollectorMismatchError extends StudioError {
+  override readonly name = 'CollectorMismatchError';
 }
 
 /** Throws CollectorMismatchError unless two option objects agree on every key. */

@@ -166,6 +166,19 @@ describe('Quark and ONNX Runtime snippets', () => {
     expect(() => quarkSnippet(index, bad, options)).toThrow(expect.objectContaining({ name: 'ExclusionError' }));
     expect(() => ortSnippet(index, bad, options)).toThrow(expect.objectContaining({ name: 'ExclusionError' }));
   });
+
+  it('carry the transformer rules and SmoothQuant with its alpha, and leave them out when off', () => {
+    const on = validateConfig({ ...JSON.parse(JSON.stringify(getPreset('A8W8'))), enableNpuTransformer: true, includeSq: true, extraOptions: { SmoothAlpha: 0.7 } });
+    const quark = quarkSnippet(index, on, options);
+    expect(quark).toMatch(/enable_npu_transformer = True/);
+    expect(quark).toMatch(/include_sq = True/);
+    expect(quark).toMatch(/"SmoothAlpha": 0\.7/);
+    expect(ortSnippet(index, on, options)).toMatch(/"SmoothQuant": True[\s\S]*"SmoothQuantAlpha": 0\.7/);
+    const off = getPreset('A8W8');
+    expect(quarkSnippet(index, off, options)).not.toMatch(/include_sq|enable_npu_transformer|SmoothAlpha/);
+    expect(ortSnippet(index, off, options)).not.toMatch(/SmoothQuant/);
+    for (const c of [on, off]) expect(() => pythonParses(quarkSnippet(index, c, options))).not.toThrow();
+  });
 });
 
 describe('the exported configuration file', () => {

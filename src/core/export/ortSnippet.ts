@@ -21,6 +21,8 @@ const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
 /** The calibrate_method ORT has for the config, and a note when it is not the same method. */
 function ortMethod(config: QuantConfig): { method: string; note?: string } {
   const pof2 = config.scaleType === 'powerOfTwo' ? '; ONNX Runtime has no power-of-two scales, so its scales are float' : '';
+  if (config.calibrationMethod === 'LayerwisePercentile') return { method: 'CalibrationMethod.Percentile', note: `LayerwisePercentile is Quark's: Percentile is ORT's nearest${pof2}` };
+  if (config.calibrationMethod === 'ConsumerMSE') return { method: 'CalibrationMethod.MinMax', note: `ConsumerMSE is ours: MinMax is ORT's nearest${pof2}` };
   if (config.calibrationMethod === 'MinMSE') return { method: 'CalibrationMethod.MinMax', note: `MinMSE is Quark's: MinMax is ORT's nearest${pof2}` };
   return { method: `CalibrationMethod.${config.calibrationMethod}`, note: pof2 ? pof2.slice(2) : undefined };
 }
@@ -40,6 +42,8 @@ function ortExtraOptions(config: QuantConfig): Record<string, PyValue> {
     UseQDQContribOps: x.UseQDQContribOps,
   };
   if (config.calibrationMethod === 'Percentile') out.CalibPercentile = x.Percentile;
+  // ORT's SmoothQuant (through Intel Neural Compressor) folds the scales into the preceding ops as ours does.
+  if (config.includeSq) Object.assign(out, { SmoothQuant: true, SmoothQuantAlpha: x.SmoothAlpha, SmoothQuantFolding: true });
   if (x.MinimumRealRange !== null) out.MinimumRealRange = x.MinimumRealRange;
   // Mixed precision: ORT moves Q/DQ to com.microsoft by itself when an override needs 16 bits below opset 21.
   if (Object.keys(x.TensorQuantOverrides).length) out.TensorQuantOverrides = tensorOverridesValue(config, ORT_TYPES);

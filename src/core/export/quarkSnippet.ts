@@ -24,11 +24,12 @@ const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
 
 /**
  * extra_options as Quark reads them (same keys). Unset values (null) are left out, and so are the options
- * of steps the config does not run (CLE without include_cle; fast finetuning, which the studio never runs).
+ * of steps the config does not run (CLE without include_cle, SmoothAlpha without include_sq; fast finetuning,
+ * which the studio never runs).
  */
 function quarkExtraOptions(config: QuantConfig, float16: boolean): Record<string, PyValue> {
   const used = ([key, value]: [string, unknown]) =>
-    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && key !== 'TensorQuantOverrides';
+    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && (config.includeSq || key !== 'SmoothAlpha') && key !== 'TensorQuantOverrides';
   const options = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
   // Mixed precision: the same key as ONNX Runtime's, with Quark's type names.
   if (Object.keys(config.extraOptions.TensorQuantOverrides).length) options.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
@@ -98,6 +99,8 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
     ['enable_npu_cnn', py(config.enableNpuCnn)],
     ['include_cle', py(config.includeCle)],
   ];
+  if (config.enableNpuTransformer) settings.push(['enable_npu_transformer', py(true)]);
+  if (config.includeSq) settings.push(['include_sq', py(true)]);
   if (config.opTypesToQuantize.length) settings.push(['op_types_to_quantize', py([...config.opTypesToQuantize])]);
   settings.push(['nodes_to_exclude', 'NODES_TO_EXCLUDE'], ['subgraphs_to_exclude', 'SUBGRAPHS_TO_EXCLUDE']);
 

@@ -49,9 +49,9 @@ describe('validateConfig: defaults', () => {
     // Align* default on with power-of-two scales; the calibration range is symmetric then too.
     const pof2 = validateConfig({ scaleType: 'powerOfTwo', calibrationMethod: 'MinMSE' }).extraOptions;
     expect([pof2.AlignConcat, pof2.AlignSlice, pof2.CalibTensorRangeSymmetric]).toEqual([true, true, true]);
-    // Percentile calibrators are symmetric by default; Entropy uses 128 bins.
+    // Percentile calibrators are symmetric by default; Entropy uses 2048 bins (not ORT's 128, which cannot search).
     expect(validateConfig({ calibrationMethod: 'Percentile' }).extraOptions.CalibTensorRangeSymmetric).toBe(true);
-    expect(validateConfig({ calibrationMethod: 'Entropy' }).extraOptions.NumBins).toBe(128);
+    expect(validateConfig({ calibrationMethod: 'Entropy' }).extraOptions.NumBins).toBe(2048);
   });
   it('an explicit value beats the default', () => {
     const c = validateConfig({ enableNpuCnn: true, extraOptions: { Int32Bias: true, MinimumRealRange: 1e-4 } });
@@ -75,7 +75,7 @@ describe('validateConfig: errors name the field', () => {
     [{ activationType: 'int9' }, 'config.activationType', `${enumOf('int8, uint8, int16, uint16')} "int9"`],
     [{ weightType: 4 }, 'config.weightType', `${enumOf('int8, uint8, int16, uint16')} 4`],
     [{ perChannel: 'yes' }, 'config.perChannel', 'expected true or false, got "yes"'],
-    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE')} "KL"`],
+    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE')} "KL"`],
     [{ nodesToExclude: 'Conv_1' }, 'config.nodesToExclude', 'expected an array of names, got "Conv_1"'],
     [{ nodesToExclude: ['a', ''] }, 'config.nodesToExclude[1]', 'expected a non-empty string, got ""'],
     [{ extraOptions: { Percentile: 101 } }, 'config.extraOptions.Percentile', 'expected a number in (0, 100], got 101'],

@@ -17,8 +17,12 @@ import { editDistance } from '../editDistance.ts';
 export const CONFIG_QUANT_TYPES = ['int8', 'uint8', 'int16', 'uint16'] as const;
 export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
 
-/** Quark's CalibMethod names (quark/onnx/quantization/config/spec.py); ORT's CalibrationMethod has the first 3. */
-export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE'] as const;
+/**
+ * Quark's CalibMethod names (quark/onnx/quantization/config/spec.py, LayerwisePercentile included); ORT's
+ * CalibrationMethod has the first 3. ConsumerMSE is ours (core/calibrate/consumerSearch.ts, after NNCF's range
+ * search): float scales only.
+ */
+export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE'] as const;
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Quark's ScaleType.Float32 / ScaleType.PowerOf2. */
@@ -370,11 +374,13 @@ function extraDefaults(top: TopFields): ExtraOptions {
     FoldRelu: false,
     UseRandomData: false,
     // Quark calibrators._CALIB_METHOD_DEFAULTS and ORT create_calibrator: Percentile and pof2 default symmetric.
-    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile',
+    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile' || top.calibrationMethod === 'LayerwisePercentile',
     CalibMovingAverage: false,
     CalibMovingAverageConstant: 0.01,
     Percentile: 99.999,
-    NumBins: top.calibrationMethod === 'Entropy' ? 128 : 2048,
+    // ORT and Quark default Entropy to 128 bins, as many as its 128 quantized bins: then the search has one
+    // candidate, the whole histogram, and Entropy returns MinMax's range (NOTES). TensorRT's 2048 lets it search.
+    NumBins: 2048,
     NumQuantizedBins: 128,
     MinMSEMode: 'All',
     MinimumRealRange: null,

@@ -4,6 +4,7 @@ import { findFusedFunctions } from './fusedFunctions.ts';
 import { attentionBlockModel, convReluModel } from './testModels.ts';
 import { planQuantization } from './plan.ts';
 import { validateConfig } from './config.ts';
+import { hasAttentionBlocks } from './attentionBlocks.ts';
 
 const outputsOf = (index: ReturnType<typeof buildGraphIndex>, nodes: readonly number[]) => nodes.map((n) => index.nodes[n].output[0]);
 
@@ -72,5 +73,12 @@ describe('the plan under enableNpuTransformer', () => {
     expect(attention.zeroPoint).toBe(0);
     expect(attention.scale).toBeCloseTo(1 / 255, 9);
     expect(plan(false).activations.get('attention')!.scale).toBeCloseTo(0.3 / 255, 9);
+  });
+});
+
+describe('hasAttentionBlocks', () => {
+  it('is true for a written-out transformer block and false for a Conv/Relu model', () => {
+    expect(hasAttentionBlocks(attentionBlockModel())).toBe(true);
+    expect(hasAttentionBlocks(convReluModel())).toBe(false);
   });
 });

@@ -102,6 +102,31 @@ describe('the best-practice ladder', () => {
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
   });
 
+  it('tries each format with the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best', async () => {
+    const configs: QuantConfig[] = [];
+    const { tried, measure } = scoring({ 'XINT8 + attention rules': 0.7, 'XINT8 + attention rules + SmoothQuant': 0.6, 'XINT8 + attention rules + AdaQuant': 0.995 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      attentionRungs: true,
+      measure: (c, r) => {
+        configs.push(c);
+        return measure(c, r);
+      },
+    });
+    expect(tried).toEqual([
+      'XINT8',
+      'XINT8 + CLE',
+      'XINT8 + attention rules',
+      'XINT8 + attention rules + SmoothQuant',
+      'XINT8 + attention rules + AdaRound',
+      'XINT8 + attention rules + AdaQuant',
+    ]);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
+      [false, false], [false, false], [true, false], [true, true], [true, false], [true, false],
+    ]);
+    expect(result.stopped).toBe('target');
+  });
+
   it('records a failing rung and goes on', async () => {
     const { measure } = scoring({ 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
     const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });

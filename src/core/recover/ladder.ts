@@ -8,7 +8,10 @@
  * most sensitive nodes. Our additions, each reported as rungs of their own: the last format once more with
  * per-channel weights (a Quark `per_channel` option the flow does not name, but the one that recovers most on
  * depthwise detectors; the algorithms re-applied on it as on any format), and "keep what helped": an
- * algorithm rung keeps CLE on only when CLE alone measured better than the plain format. The exclusion rung starts from the best configuration measured so far and runs the
+ * algorithm rung keeps CLE on only when CLE alone measured better than the plain format. For models with attention
+ * blocks (`attentionRungs`), each format is also tried with the transformer rules (enableNpuTransformer: written-out
+ * functions quantized as one op, Softmax on [0, 1]) and with them plus SmoothQuant (include_sq), and the fine-tuning
+ * rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
  * measured greedy search (core/evaluate/suggest.ts) with the same target.
  *
  * Every rung is measured, never guessed: the injected `measure` calibrates, quantizes, runs the chosen
@@ -63,6 +66,10 @@ export interface RungRecipe {
   readonly exclusions: boolean;
   /** Automatic mixed precision (core/evaluate/mixedPrecision.ts) from the best 8-bit configuration so far. */
   readonly mixedPrecision?: boolean;
+  /** The transformer rules (enableNpuTransformer). Absent: off. */
+  readonly transformer?: boolean;
+  /** SmoothQuant (includeSq). Absent: off. */
+  readonly smoothQuant?: boolean;
 }
 
 export interface Rung {
@@ -120,6 +127,8 @@ export interface LadderOptions {
   readonly reapplyAlgorithms?: boolean;
   /** Climb the last format once more with per-channel weights (ours), algorithms re-applied. Default true. */
   readonly perChannelRung?: boolean;
+  /** Try each format with the transformer rules, and with them plus SmoothQuant (core/quantize/attentionBlocks.ts says when). Default false. */
+  readonly attentionRungs?: boolean;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
   measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
   /** The exclusion search from `config`, toward the target; omitted → no exclusion rung. */
@@ -140,8 +149,13 @@ const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound
 /** "A16W8 per-channel + CLE + AdaQuant". */
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
-  if (r.mixedPrecision) return `Mixed precision (${r.preset}${r.perChannel ? ' per-channel' : ''})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
+  if (r.mixedPrecision) {
+    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}`;
+    return `Mixed precision (${on})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
+  }
   const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
+  if (r.transformer) parts.push('attention rules');
+  if (r.smoothQuant) parts.push('SmoothQuant');
   if (r.cle) parts.push('CLE');
   if (r.finetune) parts.push(ALGORITHM_LABEL[r.finetune]);
   return parts.join(' + ');
@@ -156,8 +170,10 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
     preset.subgraphsToExclude = base.subgraphsToExclude;
     preset.extraOptions.UseRandomData = base.extraOptions.UseRandomData;
     preset.extraOptions.FastFinetune = base.extraOptions.FastFinetune;
-    for (const k of ['CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias'] as const) preset.extraOptions[k] = base.extraOptions[k];
+    for (const k of ['CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const) preset.extraOptions[k] = base.extraOptions[k];
   }
+  preset.enableNpuTransformer = recipe.transformer ?? false;
+  preset.includeSq = recipe.smoothQuant ?? false;
   preset.perChannel = recipe.perChannel;
   preset.includeCle = recipe.cle;
   preset.includeFastFt = recipe.finetune !== null;
@@ -216,7 +232,8 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const eight = results.filter((r) => !r.error && isEightBit(r.rung.recipe.preset));
     const best = eight[chooseRung(eight)];
     if (!best) return false;
-    const recipe: RungRecipe = { preset: best.rung.recipe.preset, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
+    // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
+    const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
     if ((await tryRung(recipe, 'ours')).met) return true;
     if (options.signal?.aborted) return false;
     return (await tryRung({ ...recipe, finetune: best.rung.recipe.finetune ?? 'adaround' }, 'ours')).met;
@@ -231,18 +248,23 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
     const recipes: RungRecipe[] = [plain];
     if (algorithms) recipes.push({ ...plain, cle: true });
+    if (algorithms && options.attentionRungs) recipes.push({ ...plain, transformer: true }, { ...plain, transformer: true, smoothQuant: true });
+    const measured: RungResult[] = [];
     for (let i = 0; i < recipes.length; i++) {
       if (options.signal?.aborted) return finish('cancelled');
-      const r = await tryRung(recipes[i], i > 0 ? 2 : perChannel ? 'ours' : f === 0 ? 1 : 3);
+      const r = await tryRung(recipes[i], i > 0 ? (recipes[i].cle ? 2 : 'ours') : perChannel ? 'ours' : f === 0 ? 1 : 3);
+      measured.push(r);
       if (r.met) return finish('target');
     }
     if (!algorithms) continue;
-    // Keep CLE under the fine-tuning rungs only if it measured better than the plain format.
-    const [plainScore, cleScore] = results.slice(-2).map((r) => r.score);
-    const keepCle = Number.isFinite(cleScore) && !(cleScore <= plainScore);
+    // The fine-tuning rungs start from the best of these (CLE kept only if it measured better than the plain format).
+    let from = 0;
+    measured.forEach((r, i) => {
+      if (Number.isFinite(r.score) && !(r.score <= measured[from].score)) from = i;
+    });
     for (const finetune of ['adaround', 'adaquant'] as const) {
       if (options.signal?.aborted) return finish('cancelled');
-      const r = await tryRung({ ...plain, cle: keepCle, finetune }, 2);
+      const r = await tryRung({ ...recipes[from], finetune }, 2);
       if (r.met) return finish('target');
     }
   }

@@ -3,7 +3,8 @@
  * ladder share:
  *
  *   prepare (BatchNormalization folded, nodes named by their stable ids so exclusions keep their meaning)
- *   → CLE (include_cle) → calibrate(the equalized model) → quantize
+ *   → CLE (include_cle) → SmoothQuant (include_sq, channel maxima measured on the samples)
+ *   → calibrate(the equalized, smoothed model) → quantize
  *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
  *
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
@@ -27,6 +28,7 @@ import { quantizeModel } from '../quantize/quantizeModel.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
+import { applySmoothQuant, channelAbsMax, smoothQuantCandidates, type SmoothQuantReport } from './smoothQuant.ts';
 import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, type CancelSignal, type SideRows } from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
@@ -37,7 +39,7 @@ import { correctBias } from './biasCorrection.ts';
 import type { CurvePoint, LayerTuning } from './tuning.ts';
 
 export type RecoveryProgress =
-  | { readonly phase: 'prepare' | 'cle' | 'calibrate' | 'quantize' }
+  | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
   | { readonly phase: 'gather'; readonly stage: number; readonly stages: number }
   | {
       readonly phase: 'layer';
@@ -87,6 +89,7 @@ export interface TunedLayerSummary {
 
 export interface RecoveryReport {
   readonly cle?: CleReport;
+  readonly smoothQuant?: SmoothQuantReport;
   readonly finetune?: {
     readonly algorithm: 'adaround' | 'adaquant';
     readonly layers: readonly TunedLayerSummary[];
@@ -190,12 +193,13 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   }
   const model = half ? float16ToFloat32(source) : source;
   if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
+  if (config.includeSq && !options.runtime) throw new RecoveryError('SmoothQuant needs a runtime and calibration samples (its channel maxima are measured)');
   const x = config.extraOptions;
   const ft = x.FastFinetune;
   const progress = options.onProgress ?? (() => {});
 
   progress({ phase: 'prepare' });
-  const prepared = config.includeCle || tune || correct ? prepareNamed(model) : { model, actions: [] };
+  const prepared = config.includeCle || config.includeSq || tune || correct ? prepareNamed(model) : { model, actions: [] };
   const t1 = performance.now();
   let floatModel = prepared.model;
   let cle: CleReport | undefined;
@@ -204,6 +208,15 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
     const eq = crossLayerEqualize(floatModel, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias });
     floatModel = eq.model;
     cle = eq.report;
+  }
+  let smoothQuant: SmoothQuantReport | undefined;
+  if (config.includeSq) {
+    progress({ phase: 'smoothquant' });
+    const candidates = smoothQuantCandidates(floatModel);
+    const maxima = await channelAbsMax(floatModel, candidates.map((c) => c.tensor), options.runtime!);
+    const sq = applySmoothQuant(floatModel, candidates, maxima, x.SmoothAlpha);
+    floatModel = sq.model;
+    smoothQuant = sq.report;
   }
   const t2 = performance.now();
   throwIfCancelled(options.signal);
@@ -308,6 +321,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   const sum = (f: (l: TunedLayerSummary) => number) => tuned.reduce((a, l) => a + f(l), 0);
   const recovery: RecoveryReport = {
     cle,
+    smoothQuant,
     finetune: tune ? { algorithm: ft.OptimAlgorithm, layers: tuned, lossBefore: sum((l) => l.lossBefore), lossAfter: sum((l) => l.lossAfter), seconds: finetuneSeconds } : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
     skippedLayers,

@@ -9,20 +9,11 @@
  * that a worker does not honour within a few seconds (stuck in one long run) ends it too.
  */
 import { proxy, transfer } from 'comlink';
+import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
 import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
-
-/** Ended by the page: the run was cancelled. Same name as the worker's own, so the store treats both alike. */
-export class CalibrationCancelledError extends Error {
-  override readonly name = 'CalibrationCancelledError';
-}
-
-/** Every sample of a split run was skipped (the workers' own error, for a run done by one worker). */
-export class NoUsableSamplesError extends Error {
-  override readonly name = 'NoUsableSamplesError';
-}
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */
 const SAMPLES_FOR_TWO_WORKERS = 8;

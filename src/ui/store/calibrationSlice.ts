@@ -162,7 +162,7 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           spec,
           specPreset: preset,
           specReason: preset === c.specPreset ? c.specReason : null,
-          suggestionAccepted: c.suggestionAccepted && !dimsChanged && preset === c.specPreset,
+          suggestionAccepted: c.suggestionAccepted && preset === c.specPreset, // sizes are the model's, not the family's
           ...(dimsChanged ? { dimsSource: 'user' as const } : {}),
         });
       },

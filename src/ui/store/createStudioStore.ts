@@ -16,8 +16,9 @@ import { createExclusionSlice, type ExclusionSlice } from './exclusionSlice.ts';
 import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
 import { createEvaluationSlice, type EvaluationService, type EvaluationSlice } from './evaluationSlice.ts';
 import { createRecoverySlice, type RecoveryService, type RecoverySlice } from './recoverySlice.ts';
+import { createSampleSlice, type SampleService, type SampleSlice } from './sampleSlice.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice & SampleSlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -26,6 +27,8 @@ export interface StudioServices {
   quantize?: QuantizeService;
   evaluation?: EvaluationService;
   recovery?: RecoveryService;
+  /** The embedded sample and its drawn images. */
+  sample?: SampleService;
 }
 
 const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
@@ -33,6 +36,14 @@ const unavailable = (what: string) => () => Promise.reject(Object.assign(new Err
 const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
 const noQuantize: QuantizeService = { quantize: unavailable('Quantization') };
 const noEvaluation: EvaluationService = { evaluate: unavailable('Evaluation'), suggest: unavailable('Evaluation'), cancel: () => undefined, release: () => undefined };
+const noSample: SampleService = {
+  fileName: '',
+  source: () => ({ fileName: 'sample', byteLength: null, read: unavailable('The sample') }),
+  preset: 'unit',
+  size: { height: 1, width: 1 },
+  counts: { calibration: 0, heldOut: 0 },
+  images: unavailable('The sample'),
+};
 const noRecovery: RecoveryService = { recover: unavailable('Recovery'), ladder: unavailable('Recovery'), pick: unavailable('Recovery'), ladderReport: unavailable('Recovery'), cancel: () => undefined, release: () => undefined };
 
 /** A new store; the page makes one (index.ts), tests make as many as they like. */
@@ -45,6 +56,7 @@ export function createStudioStore(services: StudioServices) {
     ...createGraphSlice<StudioState>()(...a),
     ...createEvaluationSlice<StudioState>(services.evaluation ?? noEvaluation)(...a),
     ...createRecoverySlice<StudioState>(services.recovery ?? noRecovery)(...a),
+    ...createSampleSlice<StudioState>(services.sample ?? noSample)(...a),
   }));
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
@@ -54,6 +66,7 @@ export function createStudioStore(services: StudioServices) {
     state.resetGraph();
     state.resetEvaluation();
     state.resetRecovery();
+    state.resetSample();
   });
   return store;
 }

@@ -6,9 +6,12 @@ import { calibrationRemote } from '../remote/calibrationRemote.ts';
 import { modelRemote, quantizeRemote } from '../remote/modelRemote.ts';
 import { evaluationRemote } from '../remote/evaluationRemote.ts';
 import { recoveryRemote } from '../remote/recoveryRemote.ts';
+import { sampleService } from '../features/sample/sampleService.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
-export const useStudio = createStudioStore({ model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote, recovery: recoveryRemote });
+export const useStudio = createStudioStore({
+  model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote, recovery: recoveryRemote, sample: sampleService,
+});
 
 export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
@@ -19,3 +22,4 @@ export { currentConfig, rangesAreCurrent } from './selectors.ts';
 export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
 export type { EvaluationState, EvaluationStatus, EvaluationOutcome, SuggestState } from './evaluationSlice.ts';
 export type { RecoveryState, RecoveryStatus, RungSummary } from './recoverySlice.ts';
+export type { SampleState, SampleStage, SampleStatus } from './sampleSlice.ts';

@@ -14,12 +14,14 @@ import { PreprocessSuggestionBox } from './PreprocessSuggestionBox.tsx';
 import { PreviewPanel } from './PreviewPanel.tsx';
 import { SpecFields } from './SpecFields.tsx';
 
-/** Whether a spec is still the preset's (dimension values belong to the model, not to a preset). */
-function sameBesidesDims(spec: PreprocessSpec, preset: string): boolean {
-  if (!isPresetName(preset)) return false;
+/** Whether two specs differ only in dimension values (those belong to the model, not to a preset). */
+function sameBesidesDims(a: PreprocessSpec, b: PreprocessSpec): boolean {
   const plain = (s: PreprocessSpec) => formatPreprocess({ ...s, dims: {} });
-  return plain(spec) === plain(getPreprocessPreset(preset));
+  return plain(a) === plain(b);
 }
+
+/** Whether a spec is still the preset's. */
+const isPresetSpec = (spec: PreprocessSpec, preset: string) => isPresetName(preset) && sameBesidesDims(spec, getPreprocessPreset(preset));
 
 export function PreprocessCard() {
   const spec = useStudio((s) => s.calibration.spec);
@@ -48,8 +50,8 @@ export function PreprocessCard() {
         <span className="step__number" aria-hidden="true">3</span> Preprocessing
       </h3>
       {suggestion && (
-        <PreprocessSuggestionBox guess={suggestion} accepted={accepted} onAccept={acceptSuggestion}
-          inForm={formatPreprocess(spec) === formatPreprocess(suggestion.spec)} />
+        <PreprocessSuggestionBox guess={suggestion} formDims={spec.dims} accepted={accepted} onAccept={acceptSuggestion}
+          inForm={sameBesidesDims(spec, suggestion.spec)} />
       )}
       <div className="preprocess">
         <div className="preprocess__form">
@@ -74,7 +76,7 @@ export function PreprocessCard() {
               <div className="field__hint" data-testid="preprocess-suggestion">Suggested: {reason}. Check it against the model's documentation.</div>
             )}
           </div>
-          <SpecFields spec={spec} channels={channels} dimNames={dimNames} onChange={(next) => setPreprocess(next, sameBesidesDims(next, preset) ? preset : 'custom')} />
+          <SpecFields spec={spec} channels={channels} dimNames={dimNames} onChange={(next) => setPreprocess(next, isPresetSpec(next, preset) ? preset : 'custom')} />
           <div className="step__actions">
             <button type="button" className="button button--small" data-testid="preprocess-export"
               onClick={() => downloadText(`${formatPreprocess(spec)}\n`, `${baseName}.preprocess.json`)}>

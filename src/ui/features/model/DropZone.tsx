@@ -4,7 +4,7 @@
  * it is a keyboard-reachable button of its own: Enter or Space opens the file dialog.
  */
 import { SAMPLE_MODEL } from './sources.ts';
-import { openSample } from './actions.ts';
+import { openSample, quantizeSample } from './actions.ts';
 
 export function DropZone({ onChoose, dragging }: { onChoose: () => void; dragging: boolean }) {
   return (
@@ -33,12 +33,15 @@ export function DropZone({ onChoose, dragging }: { onChoose: () => void; draggin
         </p>
       </div>
       <div className="drop-zone__actions">
-        <button type="button" className="button button--primary" onClick={onChoose}>
+        <button type="button" className="button" onClick={onChoose}>
           Choose file…
         </button>
-        <span className="drop-zone__or">or</span>
+        <span className="drop-zone__or">or try the sample ({SAMPLE_MODEL.label}):</span>
+        <button type="button" className="button button--primary" data-testid="quantize-sample-button" onClick={quantizeSample}>
+          Quantize the sample
+        </button>
         <button type="button" className="button" data-testid="sample-model-button" onClick={openSample}>
-          Try the sample model ({SAMPLE_MODEL.label})
+          Open it
         </button>
       </div>
       <p className="drop-zone__privacy">The model is read on this computer only: nothing is uploaded.</p>

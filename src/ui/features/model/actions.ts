@@ -1,9 +1,9 @@
 /**
  * The user's ways of opening a model, as one-liners the components call: files (dropped anywhere or
- * picked) and the sample model. They build a ModelSource and hand it to the store.
+ * picked) and the sample model (whose store action also brings its images and runs it).
  */
 import { useStudio } from '../../store/index.ts';
-import { SAMPLE_MODEL, sourceFromFiles, sourceFromUrl } from './sources.ts';
+import { sourceFromFiles } from './sources.ts';
 
 /** Opens dropped or picked files (the .onnx is the model, the rest its external data). */
 export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): void {
@@ -11,7 +11,12 @@ export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undef
   if (source) void useStudio.getState().openModel(source);
 }
 
-/** Downloads the bundled sample model from this site and opens it. */
+/** Downloads the bundled sample model from this site and opens it with its images and preprocessing. */
 export function openSample(): void {
-  void useStudio.getState().openModel(sourceFromUrl(SAMPLE_MODEL.url, SAMPLE_MODEL.fileName));
+  void useStudio.getState().openSample();
+}
+
+/** The sample in one click: open, calibrate, quantize, evaluate, and land on the report. */
+export function quantizeSample(): void {
+  void useStudio.getState().quantizeSample();
 }

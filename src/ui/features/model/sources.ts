@@ -7,7 +7,7 @@
  * not download) become named errors thrown by read(), so they reach the page like a bad model does.
  */
 import { StudioError } from '../../../core/onnx/errors.ts';
-import type { ModelBytes, ModelSource } from '../../store/index.ts';
+import type { ModelBytes, ModelSource } from '../../store/modelSlice.ts';
 
 /** Several files were given and none of them is an .onnx model. */
 export class NoModelFileError extends StudioError {

@@ -21,6 +21,7 @@ const PHASE: Record<RecoverProgress['phase'], string> = {
   decoding: 'Decoding images',
   prepare: 'Preparing the graph',
   cle: 'Cross-layer equalization',
+  smoothquant: 'SmoothQuant: measuring activation channels',
   calibrate: 'Calibrating',
   quantize: 'Quantizing',
   gather: 'Running the models for layer data',
