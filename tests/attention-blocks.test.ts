@@ -2,7 +2,7 @@
  * Attention blocks quantized under enableNpuTransformer, judged by onnxruntime-node running the written
  * file: a written-out transformer block (LayerNorm, attention with a MatMul between activations, Softmax,
  * residual Add, HardSwish and GELU written out) and an opset-17 LayerNormalization. Every model loads,
- * runs, stays close to the float model and passes onnx.checker.
+ * runs (onnxruntime-node and -web alike), stays close to the float model and passes onnx.checker.
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -20,6 +20,9 @@ import { checkModels } from './helpers/onnxChecker.ts';
 import { runModel } from './helpers/runModels.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { floatIO, smallModel } from './helpers/smallModels.ts';
+import * as ortWeb from 'onnxruntime-web';
+
+ortWeb.env.wasm.numThreads = 1;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-attention-'));
 const samples = (n: number, dims: number[], seed: number) =>
@@ -77,6 +80,17 @@ describe('attention blocks under enableNpuTransformer', () => {
     expect(r.report.quantized.find((q) => q.opType === 'LayerNormalization')?.family).toBe('layernorm');
     expect(r.report.opset.after).toBe(17);
     expect(r.cosine).toBeGreaterThan(0.99);
+  });
+
+  it('every written model runs in onnxruntime-web and agrees with onnxruntime-node', async () => {
+    for (const file of written) {
+      const x = samples(1, [1, 6, 8], 99)[0];
+      const node = (await runModel(fs.readFileSync(file), { x })).y.data;
+      const session = await ortWeb.InferenceSession.create(fs.readFileSync(file), { graphOptimizationLevel: 'basic' });
+      const web = (await session.run({ x: new ortWeb.Tensor('float32', x.data as Float32Array, [1, 6, 8]) })).y.data as Float32Array;
+      await session.release();
+      expect(Math.max(...web.map((v, i) => Math.abs(v - node[i])))).toBeLessThan(1e-4);
+    }
   });
 
   it('every written model passes onnx.checker', () => {

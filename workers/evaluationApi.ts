@@ -35,7 +35,7 @@ import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import type { RangeTable } from './quantizeApi.ts';
-import { sha256 } from './sha256.ts';
+import { sha256Hex } from '../src/core/report/sha256.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
@@ -233,7 +233,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       if (summary.quantization.state !== 'float') {
         throw new ComparisonError(`"${options.fileName}" is already quantized: evaluation compares a float model with its quantization.`);
       }
-      const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
+      const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
       // Both models on the CPU (WASM) backend: see evaluation/comparisonRuntime.ts.
       const runtime = deps.runtime('wasm', options.threads);
       // A float16 model is fed float32 (compareModels puts Casts at its interface).
@@ -262,7 +262,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
         }
         checkSameInputs(h.model, quant, request.quantized.name);
-        const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256(quantBytes), bytes: quantBytes.byteLength };
+        const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256Hex(quantBytes), bytes: quantBytes.byteLength };
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         const comparison = await compareModels(h.model, quant, runtime, {

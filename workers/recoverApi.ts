@@ -38,7 +38,7 @@ import type { Feed, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
-import { sha256 } from './sha256.ts';
+import { sha256Hex } from '../src/core/report/sha256.ts';
 
 export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 
@@ -327,7 +327,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
-      const file: ReportFile = { name: options.fileName, sha256: await sha256(data), bytes: data.byteLength };
+      const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
       const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: deps.runtime('wasm', options.threads), active: new Set(), kept: { rungs: [], ladders: [] } });
       return { handle, inputs: summary.inputs, file };
     },
@@ -476,7 +476,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         title: `Accuracy-recovery ladder: ${h.file.name}`,
         createdAt: new Date().toISOString(),
         floatModel: h.file,
-        quantizedModel: bytes && rung ? { name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`, bytes: bytes.length, sha256: await sha256(bytes) } : null,
+        quantizedModel: bytes && rung ? { name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`, bytes: bytes.length, sha256: await sha256Hex(bytes) } : null,
         config: rung ? { name: rung.label, settings: JSON.parse(configToJSON(rung.config)) } : null,
         exclusions: rung ? rung.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })) : [],
         quantization: rung ? { nodes: rung.report.counts.nodes, quantized: rung.report.counts.quantized, float: rung.report.counts.float } : null,

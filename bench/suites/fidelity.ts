@@ -1,5 +1,13 @@
-/** Suite "fidelity": output cosine of each fixture detector quantized with each preset, on held-out COCO photos. */
-import { runCase, type Suite } from '../harness.ts';
+/**
+ * Suite "fidelity": output cosine of each fixture detector quantized with each preset, on held-out COCO photos;
+ * and the PP-OCRv4 text recognizer (attention blocks, CTC output) on held-out text lines: lines whose greedy
+ * CTC decoding equals the float model's, CER against the float decoding, with and without the attention
+ * rules and SmoothQuant. QS_FIDELITY_ONLY=recognizer (or =detectors) re-measures one part and keeps the
+ * other part's rows from the last results file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { runCase, type Row, type Suite } from '../harness.ts';
 
 const PRESETS = ['XINT8', 'A8W8', 'A16W8', 'U8S8', 'S8S8'];
 const CASES: [string, string[]][] = [
@@ -7,10 +15,21 @@ const CASES: [string, string[]][] = [
   ['yolox-nano.onnx', ['plain', 'tail', 'perChannel+tail']],
   ['yunet-n-dynamic.onnx', ['plain']],
 ];
+const RECOGNIZER_PRESETS = ['XINT8', 'A8W8'];
+const RECOGNIZER_VARIANTS = ['plain', 'perChannel', 'attention', 'attention+perChannel', 'attention+sq', 'attention+perChannel+sq'];
+const RECOGNIZER = 'ch_PP-OCRv4_rec_infer.onnx';
+
+function previousRows(keep: (r: Row) => boolean): Row[] {
+  const file = path.join(import.meta.dirname, '../results/fidelity.json');
+  if (!fs.existsSync(file)) return [];
+  return (JSON.parse(fs.readFileSync(file, 'utf8')).rows as Row[]).filter(keep);
+}
 
 export const fidelitySuite: Suite = {
   name: 'fidelity',
-  title: 'Output cosine similarity to the float model (calibrated on COCO 1–16, judged on COCO 17–24)',
+  title:
+    'Fidelity to the float model: detectors by output cosine (calibrated on COCO 1–16, judged on COCO 17–24); ' +
+    'the PP-OCRv4 recognizer by text (calibrated on textlines 00–15, judged on 16–31: lines decoding to the float text, CER against it, step top-1)',
   columns: [
     ['model', 'model'],
     ['preset', 'preset'],
@@ -18,14 +37,25 @@ export const fidelitySuite: Suite = {
     ['cosineMean', 'mean cosine'],
     ['cosineMin', 'min cosine'],
     ['undefinedOutputs', 'all-zero outputs (cosine undefined)'],
+    ['linesMatching', 'lines = float text'],
+    ['cer', 'CER %'],
+    ['stepTop1', 'step top-1'],
     ['floatNodes', 'float nodes'],
     ['opset', 'opset'],
     ['calibrationSeconds', 'calibration s'],
   ],
   async run() {
-    const rows = [];
-    for (const [model, variants] of CASES) {
-      for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
+    const only = process.env.QS_FIDELITY_ONLY;
+    const rows: Row[] = [];
+    if (only === 'recognizer') rows.push(...previousRows((r) => r.model !== RECOGNIZER));
+    else {
+      for (const [model, variants] of CASES) {
+        for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
+      }
+    }
+    if (only === 'detectors') rows.push(...previousRows((r) => r.model === RECOGNIZER));
+    else {
+      for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
     }
     return rows;
   },

@@ -10,6 +10,7 @@ import { calibrateCommand } from './commands/calibrate.ts';
 import { evaluateCommand } from './commands/evaluate.ts';
 import { suggestCommand } from './commands/suggest.ts';
 import { ladderCommand } from './commands/ladder.ts';
+import { mergeCommand } from './commands/merge.ts';
 import { UsageError } from './usage.ts';
 
 interface Command {
@@ -25,6 +26,7 @@ const commands: Record<string, Command> = {
   evaluate: evaluateCommand,
   suggest: suggestCommand,
   ladder: ladderCommand,
+  merge: mergeCommand,
 };
 
 function help(): string {

@@ -3,11 +3,11 @@
  * given with --data), decoded with errors that name the file. Every command that takes a model uses it;
  * the reports also name the file by its digest.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, externalDataNames, type ModelProto } from '../core/onnx/index.ts';
 import type { ReportFile } from '../core/report/index.ts';
+import { sha256Hex } from '../core/report/sha256.ts';
 import { readInputFile } from './usage.ts';
 
 /** External data files the model names, read from beside it unless given explicitly. */
@@ -30,6 +30,6 @@ export function readModelFile(modelPath: string, dataFiles: readonly string[] = 
 }
 
 /** What a report says about a model file read with readModelFile: its name, SHA-256 and size. */
-export function modelFileInfo(file: { bytes: Uint8Array; fileName: string }): ReportFile {
-  return { name: file.fileName, sha256: crypto.createHash('sha256').update(file.bytes).digest('hex'), bytes: file.bytes.length };
+export async function modelFileInfo(file: { bytes: Uint8Array; fileName: string }): Promise<ReportFile> {
+  return { name: file.fileName, sha256: await sha256Hex(file.bytes), bytes: file.bytes.length };
 }

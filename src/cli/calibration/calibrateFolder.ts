@@ -9,10 +9,23 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { terminalProgress } from '../progressBar.ts';
 import { calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
 
-export async function calibrateFolder(model: ModelProto, dir: string, config: QuantConfig, preprocess: string | undefined): Promise<CalibrationResult> {
+/** Share `index` (0-based) of `count`: a contiguous block of the folder's images in name order. */
+export interface Shard {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** The images of one shard: block index of count, floor(i·N/n) to floor((i+1)·N/n). */
+export function shardFiles<T>(files: readonly T[], shard: Shard | undefined): T[] {
+  if (!shard) return files.slice();
+  const n = files.length;
+  return files.slice(Math.floor((shard.index * n) / shard.count), Math.floor(((shard.index + 1) * n) / shard.count));
+}
+
+export async function calibrateFolder(model: ModelProto, dir: string, config: QuantConfig, preprocess: string | undefined, shard?: Shard): Promise<CalibrationResult> {
   const { spec, note } = loadPreprocessArgument(preprocess, model);
   if (note) process.stderr.write(`note: ${note}\n`);
-  const { files } = listImageFiles(dir);
+  const files = shardFiles(listImageFiles(dir).files, shard);
   const bar = terminalProgress('calibrating');
   const result = await calibrateOnImages(model, files, { spec, config, onProgress: (p) => bar.update(p) });
   bar.done();

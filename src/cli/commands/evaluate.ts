@@ -12,6 +12,7 @@ import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
 import { renderSummary } from '../../core/metrics/summary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
+import { floatPartsAsBf16 } from '../../core/precision/bfloat16.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile } from '../../core/report/index.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
@@ -21,7 +22,7 @@ import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
-                        [--layers] [--json] [--report <out.html>] [--limit <n>]
+                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
 and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1/top-5 agreement
@@ -35,7 +36,10 @@ Options:
   --layers                   also compare every intermediate tensor and print the 20 worst layers (SQNR)
   --json                     print the report as JSON instead of text
   --report <out.html>        write the report as one self-contained HTML file (implies --layers)
-  --limit <n>                use only the first n images`;
+  --limit <n>                use only the first n images
+  --npu-bf16                 also judge the quantized model with its float parts (excluded subgraphs, ops left
+                             float) in BF16, as the Ryzen AI compiler runs them on the NPU (Quark's with-cast
+                             BF16): both figures are printed, labelled`;
 
 /** The worst layers as a fixed-width text table. */
 export function layerTable(rows: readonly LayerRow[], count = 20): string {
@@ -97,6 +101,7 @@ export const evaluateCommand = {
       json: { type: 'boolean', default: false },
       report: { type: 'string' },
       limit: { type: 'string' },
+      'npu-bf16': { type: 'boolean', default: false },
     });
     if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
     if (!values.data) throw new UsageError('--data <dir> is required');
@@ -106,8 +111,8 @@ export const evaluateCommand = {
     const t0 = performance.now();
     const float = readModelFile(floatPath);
     const quant = readModelFile(quantPath);
-    const floatInfo = modelFileInfo(float);
-    const quantInfo = modelFileInfo(quant);
+    const floatInfo = await modelFileInfo(float);
+    const quantInfo = await modelFileInfo(quant);
     const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
     if (note) process.stderr.write(`note: ${note}\n`);
     const data = imageFeeds(float.model, { dir: values.data }, spec, limit);
@@ -130,7 +135,14 @@ export const evaluateCommand = {
       process.stdout.write(renderJson(report));
       return 0;
     }
+    const npu = values['npu-bf16'] ? floatPartsAsBf16(quant.model) : undefined;
+    if (npu) process.stdout.write('As written (float parts in float32):\n');
     process.stdout.write(renderSummary(comparison.outputs));
+    if (npu) {
+      const asNpu = await compareModels(float.model, npu.model, nodeRuntime(data.feeds), { layers: false });
+      process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.nodes} nodes, ${npu.summary.activations} activations and ${npu.summary.weights} weights rounded):\n`);
+      process.stdout.write(renderSummary(asNpu.outputs));
+    }
     if (values.layers && comparison.layerwise) {
       process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);
       process.stdout.write(layerTable(comparison.layerwise.rows));

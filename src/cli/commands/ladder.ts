@@ -7,7 +7,6 @@
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
@@ -32,7 +31,7 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
                       [--iterations <n>] [-o <model.onnx>] [--save-config <config.json>]
-                      [--report <out.html>] [--json <out.json>]
+                      [--report <out.html>] [--json <out.json>] [--npu-bf16]
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
 on the evaluation images: XINT8; + CLE; + AdaRound; + AdaQuant; then A8W8 and A16W8 (each with the
@@ -50,6 +49,8 @@ Options:
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
   --no-reapply                run CLE / AdaRound / AdaQuant on the first format only
   --no-per-channel            skip the per-channel stage
+  --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
+                              excluded subgraphs on the NPU (the written model keeps them float32)
   --no-exclusions             skip the exclusion search
   --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit formats, before any 16-bit one:
                               the best 8-bit rung with per-channel weights, the activations and weights that
@@ -100,6 +101,7 @@ export const ladderCommand = {
       'save-config': { type: 'string' },
       report: { type: 'string' },
       json: { type: 'string' },
+      'npu-bf16': { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -136,6 +138,7 @@ export const ladderCommand = {
         calibrate: async (m, config) => (await calibrateOnTensors(m, tuningData.feeds.map((f) => Object.values(f)[0]), { config })).ranges,
         tuning: nodeRuntime(tuningData.feeds),
         evaluation: nodeRuntime(evalData.feeds),
+        floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         onProgress: (rung: Rung, p) => {
           if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
@@ -182,8 +185,8 @@ export const ladderCommand = {
       const report = buildReport({
         title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
         createdAt: new Date().toISOString(),
-        floatModel: modelFileInfo(float),
-        quantizedModel: { name: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') },
+        floatModel: await modelFileInfo(float),
+        quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
         config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
         exclusions: q.exclusions,
         quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },

@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeParts } from '../../core/onnx/index.ts';
+import { encode, encodeParts } from '../../core/onnx/index.ts';
+import { bf16Model } from '../../core/precision/bfloat16.ts';
+import { float16Nodes, float16ToFloat32 } from '../../core/precision/float16.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
@@ -28,6 +30,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
                         [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
+                        [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
                         [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <cosine>]
@@ -42,7 +45,9 @@ Options:
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
-  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON
+  --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON;
+                             BF16: Quark's BF16 with BF16QDQToCast (Casts to bfloat16 and back where Q/DQ would
+                             go) to measure BF16 loss on a CPU; it needs no calibration (--calib/--ranges optional)
   --exclude-subgraph <s:e>   keep float the nodes between start and end nodes (Quark subgraphs_to_exclude)
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
@@ -52,6 +57,12 @@ Options:
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
                              QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
   --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
+  --attention                quantize attention blocks as the NPU runs them (Quark enable_npu_transformer): functions
+                             written out as element-wise nodes (LayerNorm, GELU, HardSwish, Swish) get Q/DQ at their
+                             input and output only, Softmax is quantized on its known [0, 1] range
+  --smooth-quant             SmoothQuant before calibration (Quark include_sq; needs --calib): activation outlier
+                             channels before MatMul/Gemm weights moved into the weights, float outputs unchanged
+  --sq-alpha <a>             SmoothQuant's migration strength in [0, 1] (Quark SmoothAlpha; default 0.5)
   --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
@@ -98,6 +109,9 @@ export const quantizeCommand = {
       'per-channel': { type: 'boolean', default: false },
       'fp16-to-fp32': { type: 'string', multiple: true },
       'fp32-scale': { type: 'boolean', default: false },
+      attention: { type: 'boolean', default: false },
+      'smooth-quant': { type: 'boolean', default: false },
+      'sq-alpha': { type: 'string' },
       cle: { type: 'boolean', default: false },
       'cle-steps': { type: 'string' },
       'bias-correction': { type: 'boolean', default: false },
@@ -111,6 +125,7 @@ export const quantizeCommand = {
       'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
+    if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
@@ -149,10 +164,10 @@ export const quantizeCommand = {
       throw new UsageError('--budget, --target and --sensitivity-samples go with --mixed-precision');
     }
     let quantized, report, recovery: RecoveryReport | undefined;
-    if (config.includeCle || config.includeBiasCorrection || config.includeFastFt) {
-      if (!values.calib) throw new UsageError('CLE, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
+    if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
+      if (!values.calib) throw new UsageError('CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
       const { spec } = loadPreprocessArgument(values.preprocess, model);
-      const needsRuntime = config.includeBiasCorrection || config.includeFastFt;
+      const needsRuntime = config.includeSq || config.includeBiasCorrection || config.includeFastFt;
       const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
@@ -208,6 +223,19 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
   };
 }
 
+/** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
+function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {
+  if (!output) throw new UsageError('-o <out.onnx> is required');
+  const start = performance.now();
+  const { model: source } = readModelFile(modelPath);
+  const { model, summary } = bf16Model(float16Nodes(source).size ? float16ToFloat32(source) : source);
+  fs.writeFileSync(output, encode(model));
+  const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
+  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);
+  process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);
+  return 0;
+}
+
 /** --fp16-to-fp32 and --fp32-scale as configuration additions. */
 function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
   const all = (conversions ?? []).includes('all');
@@ -229,6 +257,14 @@ function withRecoverySwitches(config: QuantConfig, values: Record<string, unknow
   const json = JSON.parse(configToJSON(config));
   const x = json.extraOptions;
   if (values.cle) json.includeCle = true;
+  if (values.attention) json.enableNpuTransformer = true;
+  if (values['smooth-quant']) json.includeSq = true;
+  if (values['sq-alpha'] !== undefined) {
+    if (!json.includeSq) throw new UsageError('--sq-alpha goes with --smooth-quant');
+    const a = Number(values['sq-alpha']);
+    if (!Number.isFinite(a) || a < 0 || a > 1) throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
+    x.SmoothAlpha = a;
+  }
   if (values['cle-steps'] !== undefined) x.CLESteps = positiveNumber('--cle-steps', String(values['cle-steps']), true);
   if (values['bias-correction']) json.includeBiasCorrection = true;
   const algorithm = values.finetune as string | undefined;
@@ -261,6 +297,7 @@ function recoveryProgress(): (p: RecoveryProgress) => void {
 function recoverySummary(r: RecoveryReport): string {
   const lines: string[] = [];
   if (r.cle) lines.push(`CLE: ${r.cle.pairs.length} layer pairs equalized in ${r.cle.steps} step(s), ${r.cle.skipped.length} skipped (${[...new Set(r.cle.skipped.map((s) => s.reason))].slice(0, 2).join('; ') || 'none'})`);
+  if (r.smoothQuant) lines.push(`SmoothQuant (alpha ${r.smoothQuant.alpha}): ${r.smoothQuant.tensors.length} activation tensor(s) smoothed`);
   if (r.biasCorrection) lines.push(`bias correction: ${r.biasCorrection.layers.length} layers, ${r.biasCorrection.saturatedBiases} bias values saturated`);
   if (r.finetune) {
     const f = r.finetune;

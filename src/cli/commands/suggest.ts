@@ -13,6 +13,7 @@ import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
+import { floatPartsAsBf16 } from '../../core/precision/bfloat16.ts';
 import { meanOutputCosine } from '../../core/evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest.ts';
@@ -27,7 +28,7 @@ import { nodeRuntime } from '../runtime/ortNode.ts';
 
 const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99]
                        [--data <eval dir>] [--preprocess <preset|file>] [--max-steps <n>]
-                       [--rank drop|sqnr] [--max-tail-nodes <n>] [-o <config.json>] [--report <out.html>]
+                       [--rank drop|sqnr] [--max-tail-nodes <n>] [-o <config.json>] [--report <out.html>] [--npu-bf16]
 
 Greedy search for exclusions: starting from the configuration, repeatedly keeps float the quantized
 node with the worst layer-wise error (or the tail from it to the outputs), re-quantizes, measures the
@@ -46,7 +47,8 @@ Options:
   --min-gain <cosine>        keep a change only if it raises the cosine by more than this (default 0)
   --limit <n>                use only the first n evaluation images
   -o, --output <file>        write the best configuration found as JSON
-  --report <out.html>        write an HTML report of the search and the final comparison`;
+  --report <out.html>        write an HTML report of the search and the final comparison
+  --npu-bf16                 meet the target as the NPU runs the model: float parts (the exclusions) in BF16`;
 
 const positiveInt = (text: string | undefined, name: string, fallback: number) => {
   if (text === undefined) return fallback;
@@ -84,6 +86,7 @@ export const suggestCommand = {
       limit: { type: 'string' },
       output: { type: 'string', short: 'o' },
       report: { type: 'string' },
+      'npu-bf16': { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -116,8 +119,10 @@ export const suggestCommand = {
       const comparison = await compareModels(model, quantized, runtime, { layers: true, floatIndex: index });
       last = { config: c, comparison, quantized, report };
       const quantizedIds = new Set<string>(report.quantized.map((q) => q.id));
+      // --npu-bf16: the target is met as the NPU runs the model (float parts in BF16); layers rank as written.
+      const asNpu = values['npu-bf16'] ? await compareModels(model, floatPartsAsBf16(quantized).model, runtime, { layers: false }) : undefined;
       return {
-        cosine: meanOutputCosine(comparison.outputs).cosine,
+        cosine: meanOutputCosine((asNpu ?? comparison).outputs).cosine,
         layers: rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy),
       };
     };
@@ -152,7 +157,7 @@ export const suggestCommand = {
       const lw = last!.comparison.layerwise!;
       const report = buildReport({
         title: `Suggested exclusions: ${float.fileName}`,
-        floatModel: modelFileInfo(float),
+        floatModel: await modelFileInfo(float),
         config: { name, settings: JSON.parse(configToJSON(result.config)) },
         exclusions: last!.report.exclusions,
         quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },

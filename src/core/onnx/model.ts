@@ -1,6 +1,7 @@
 /**
  * The model types the rest of the code sees: ONNX's own messages (generated from onnx.proto, field
- * names as in the schema), plus branded names so that a tensor name and a node name cannot be mixed up.
+ * names as in the schema), plus the branded NodeId so that a derived node id and a node's `name` as the
+ * file writes it cannot be mixed up.
  *
  * Decoded models keep every tensor's data in `raw_data` (decode.ts moves the typed fields there), so
  * code that reads weights has one place to look.

@@ -12,6 +12,7 @@ import type { QuantConfig } from '../quantize/config.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
+import { floatPartsAsBf16 } from '../precision/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
@@ -35,6 +36,11 @@ export interface LadderRuntime {
   /** The held-out samples every rung is judged on. */
   readonly evaluation: ComparisonRuntime;
   readonly signal?: CancelSignal;
+  /**
+   * Judge every rung with its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs
+   * them on the NPU (precision/bfloat16.ts); the written model is unchanged. Default: as written (float32).
+   */
+  readonly floatPartsAsBf16?: boolean;
   /** The fine-tuning optimizers' inner product on a runtime's MatMul (see layerProblem.ts); TypeScript without it. */
   readonly gramProduct?: GramProductFactory;
   onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' }): void;
@@ -154,7 +160,8 @@ export function ladderMeasures(
     const result = await quantize(config, rung);
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
-    const comparison = await compareModels(rt.model, result.model, rt.evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
+    const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
+    const comparison = await compareModels(rt.model, judged, rt.evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
     return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
   };

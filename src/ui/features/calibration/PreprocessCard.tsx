@@ -1,6 +1,6 @@
 /**
- * How images become the model's input: a preset to start from (suggested from the model when that is
- * trivial), every field of the spec editable, the same JSON the command line takes (`--preprocess`)
+ * How images become the model's input: the recognised preprocessing as a suggestion to accept, a preset
+ * to start from, every field of the spec editable, the same JSON the command line takes (`--preprocess`)
  * to export and import, and a preview of the first image as the model will see it.
  */
 import { useId, useRef, useState } from 'react';
@@ -26,7 +26,6 @@ const isPresetSpec = (spec: PreprocessSpec, preset: string) => isPresetName(pres
 export function PreprocessCard() {
   const spec = useStudio((s) => s.calibration.spec);
   const preset = useStudio((s) => s.calibration.specPreset);
-  const reason = useStudio((s) => s.calibration.specReason);
   const suggestion = useStudio((s) => s.calibration.suggestion);
   const accepted = useStudio((s) => s.calibration.suggestionAccepted);
   const acceptSuggestion = useStudio((s) => s.acceptPreprocessSuggestion);
@@ -72,9 +71,6 @@ export function PreprocessCard() {
               ))}
               {preset === 'custom' && <option value="custom">custom (edited)</option>}
             </select>
-            {reason && preset !== 'custom' && (
-              <div className="field__hint" data-testid="preprocess-suggestion">Suggested: {reason}. Check it against the model's documentation.</div>
-            )}
           </div>
           <SpecFields spec={spec} channels={channels} dimNames={dimNames} onChange={(next) => setPreprocess(next, isPresetSpec(next, preset) ? preset : 'custom')} />
           <div className="step__actions">

@@ -19,6 +19,7 @@ const TEXTS: Record<string, ErrorText> = {
   MultipleModelsError: { title: 'More than one model' },
   SampleUnavailableError: { title: 'Sample model unavailable', hint: 'The site was built without its sample model; open a model of your own.' },
   WorkerError: { title: 'The model worker stopped' },
+  ModelTooLargeError: { title: 'Too large for the page', hint: 'Use the command line: npx qstudio quantize <model.onnx> --calib <dir> --config <preset> -o <out.onnx>.' },
 };
 
 /** The title shown for an error name; unknown names get a generic title. */

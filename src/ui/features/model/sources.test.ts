@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sourceFromFiles } from './sources.ts';
+import { PAGE_MODEL_LIMIT_BYTES, sourceFromFiles } from './sources.ts';
 
 const file = (name: string, text = 'x') => new File([text], name);
 
@@ -30,6 +30,15 @@ describe('sourceFromFiles', () => {
 
   it('still tries a single file of another name (the decoder says what it is)', () => {
     expect(sourceFromFiles([file('photo.png')])!.fileName).toBe('photo.png');
+  });
+
+  it('refuses a model that cannot fit in the page\'s WebAssembly memory before reading a byte', async () => {
+    let read = false;
+    const huge = (name: string, size: number) => ({ name, size, arrayBuffer: () => { read = true; return Promise.resolve(new ArrayBuffer(0)); } }) as unknown as File;
+    const source = sourceFromFiles([huge('big.onnx', 2 ** 20), huge('big.onnx.data', PAGE_MODEL_LIMIT_BYTES)])!;
+    await expect(source.read()).rejects.toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/3\.00 GiB with its data files.*npx qstudio quantize/) });
+    expect(read).toBe(false);
+    expect(sourceFromFiles([huge('ok.onnx', 2 ** 20), huge('ok.onnx.data', PAGE_MODEL_LIMIT_BYTES - 2 ** 20)])!.fileName).toBe('ok.onnx');
   });
 
   it('refuses several files without a model, and two models at once, by name', async () => {

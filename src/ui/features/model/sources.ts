@@ -24,6 +24,20 @@ export class SampleUnavailableError extends StudioError {
   override readonly name = 'SampleUnavailableError';
 }
 
+/** The model and its data files are more than the page's WebAssembly memory can hold. */
+export class ModelTooLargeError extends StudioError {
+  override readonly name = 'ModelTooLargeError';
+}
+
+/**
+ * Most bytes (model file and external data together) the page accepts. Every onnxruntime-web build has a
+ * 4 GiB memory ceiling (NOTES.md) that must hold the weights, the activations of a run and onnxruntime
+ * itself; a quarter is kept for those (a choice, not a measurement). Larger models go to the CLI.
+ */
+export const PAGE_MODEL_LIMIT_BYTES = 3 * 2 ** 30;
+
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+
 /** The sample model, served by vite/sampleModelPlugin.ts. */
 export const SAMPLE_MODEL = {
   url: `${import.meta.env.BASE_URL}samples/ppocr-det.onnx`,
@@ -53,6 +67,13 @@ export function sourceFromFiles(files: readonly File[]): ModelSource | null {
   // One file without the .onnx extension is still tried: the decoder says what it really is.
   const model = models[0] ?? files[0];
   const external = files.filter((f) => f !== model);
+  const total = files.reduce((sum, f) => sum + f.size, 0);
+  if (total > PAGE_MODEL_LIMIT_BYTES) {
+    // Refused before a byte is read: reading it would crash the tab, or onnxruntime-web would fail deep inside.
+    return failing(model.name, new ModelTooLargeError(
+      `"${model.name}" is ${gib(total)} with its data files; the page's WebAssembly memory (4 GiB, shared with onnxruntime and the activations) holds models up to ${gib(PAGE_MODEL_LIMIT_BYTES)}: quantize it with the command line (npx qstudio quantize), which has no such ceiling`,
+    ));
+  }
   return {
     fileName: model.name,
     byteLength: model.size,

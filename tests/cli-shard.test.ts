@@ -1,0 +1,55 @@
+/**
+ * Calibration past one machine: `qstudio calibrate --shard i/n --stats` on each share of a folder, then
+ * `qstudio merge`, gives exactly the ranges of one run over all the images (XINT8: a histogram method, the
+ * hard case; MinMax merges are simpler); shards of different configurations are refused by name.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { IMAGES, MODELS } from './helpers/fixtures.ts';
+
+const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
+const qstudio = (...args: string[]) => {
+  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+};
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-shard-'));
+const calib = path.join(tmp, 'calib');
+fs.mkdirSync(calib);
+for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+const model = path.join(MODELS, 'mnist.onnx');
+const preprocess = path.join(tmp, 'gray.json');
+fs.writeFileSync(preprocess, '{"colorSpace": "gray"}');
+const common = ['--calib', calib, '--preprocess', preprocess];
+
+describe('qstudio calibrate --shard and qstudio merge', () => {
+  it.each(['XINT8'])('%s: two shards merged give the ranges of one run, exactly', (config) => {
+    const whole = path.join(tmp, `${config}-whole.json`);
+    expect(qstudio('calibrate', model, ...common, '--config', config, '-o', whole).code).toBe(0);
+    const stats = [0, 1].map((i) => path.join(tmp, `${config}-${i}.stats.json`));
+    stats.forEach((file, i) => {
+      const r = qstudio('calibrate', model, ...common, '--config', config, '--shard', `${i}/2`, '--stats', file);
+      expect(r.code, r.stderr).toBe(0);
+    });
+    const merged = path.join(tmp, `${config}-merged.json`);
+    const r = qstudio('merge', ...stats, '-o', merged);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/merged 2 shards, 5 images/);
+    const a = JSON.parse(fs.readFileSync(whole, 'utf8'));
+    const b = JSON.parse(fs.readFileSync(merged, 'utf8'));
+    expect(b.ranges).toEqual(a.ranges);
+    expect(b.method).toBe(a.method);
+  });
+
+  it('refuses to merge shards of different configurations, and a file that is not statistics', () => {
+    const other = path.join(tmp, 'U8S8-0.stats.json');
+    expect(qstudio('calibrate', model, ...common, '--config', 'U8S8', '--shard', '0/2', '--stats', other).code).toBe(0);
+    const r = qstudio('merge', other, path.join(tmp, 'XINT8-1.stats.json'), '-o', path.join(tmp, 'x.json'));
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/StatisticsFileError: .*share one configuration/);
+    const bad = qstudio('merge', path.join(tmp, 'XINT8-whole.json'), '-o', path.join(tmp, 'y.json'));
+    expect(bad.stderr).toMatch(/StatisticsFileError: .*not a calibration statistics file/);
+  });
+});
