@@ -5,6 +5,8 @@
  * anything itself; the cases do, in their own processes.
  */
 import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -13,6 +15,8 @@ const root = path.resolve(import.meta.dirname, '..');
 export const PREVIEW_PORTS = {
   calibration: 4393,
   graph: 4394,
+  /** The anchor (Netron) beside the studio in suite graph. */
+  'graph-anchor': 4396,
   'recover-browser': 4395,
   evaluation: 4397,
   // and 4399 for the Vite dev server that draws the held-out scenes for the judge
@@ -57,4 +61,26 @@ async function waitUntilServed(url: string, server: ReturnType<typeof spawn>, ti
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`vite preview did not answer on ${url} within ${timeoutMs / 1000} s`);
+}
+
+const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon' };
+
+/** Serves a folder of static files (an anchor application) on `port` while `fn` runs. */
+export async function withStaticServer<T>(folder: string, port: number, fn: (url: string) => Promise<T>): Promise<T> {
+  const server = http.createServer((req, res) => {
+    let file = decodeURIComponent(new URL(req.url ?? '/', 'http://localhost').pathname);
+    if (file.endsWith('/')) file += 'index.html';
+    const full = path.join(folder, path.normalize(file));
+    if (!full.startsWith(folder)) return void res.writeHead(403).end();
+    fs.readFile(full, (e, data) => {
+      if (e) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': CONTENT_TYPES[path.extname(full)] ?? 'application/octet-stream' }).end(data);
+    });
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, resolve));
+  try {
+    return await fn(`http://localhost:${port}/`);
+  } finally {
+    server.close();
+  }
 }

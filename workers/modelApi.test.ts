@@ -36,6 +36,15 @@ describe('modelApi', () => {
     expect(modelApi.openCount()).toBe(1);
   });
 
+  it('sends a small model’s graph structure with open (the same the view would ask for); warm-up keeps nothing open', () => {
+    modelApi.warmUp();
+    expect(modelApi.openCount()).toBe(0);
+    const { handle, structure } = modelApi.open(fixtureBuffer('yolox-nano.onnx'), 'yolox-nano.onnx');
+    opened.push(handle);
+    expect(structure).toBeDefined();
+    expect(structure).toEqual(modelApi.graphStructure(handle));
+  });
+
   it('gives each open model its own handle, and close forgets it', () => {
     const a = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx').handle;
     const b = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx').handle;

@@ -7,7 +7,7 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
 import { weightlessGraph } from '../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from './runtime/handles.ts';
@@ -23,7 +23,16 @@ export interface OpenResult {
   /** Id of the model inside this worker, for later calls. */
   handle: string;
   summary: ModelSummary;
+  /**
+   * The weight-less graph, sent along for models of up to STRUCTURE_WITH_OPEN_NODES nodes: the graph view then
+   * starts without another round trip (which waits behind the page's first render of the summary). Larger
+   * graphs are asked for by the view, so their summary is not held up by the copy.
+   */
+  structure?: GraphProto;
 }
+
+/** Up to this many nodes, open() returns the graph structure too. */
+export const STRUCTURE_WITH_OPEN_NODES = 3000;
 
 /** A weight's statistics, or why there are none (external data not given, strings, …). */
 export type WeightStatistics = { name: string; statistics: TensorStatistics } | { name: string; error: string };
@@ -40,7 +49,8 @@ export const modelApi = {
     const external = new Map(Object.entries(externalFiles).map(([name, buffer]) => [name, new Uint8Array(buffer)] as const));
     const opened = openModel(data, { fileName, externalData: external });
     const handle = models.add({ opened, bytes: data, externalFiles: external });
-    return { handle, summary: opened.summary };
+    const graph = opened.model.graph!;
+    return { handle, summary: opened.summary, ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}) };
   },
 
   /** Forgets a model and its buffers. Closing an unknown handle is not an error (it may be closed already). */
@@ -65,6 +75,21 @@ export const modelApi = {
         return { name, error: e instanceof Error ? e.message : String(e) };
       }
     });
+  },
+
+  /**
+   * Opens and drops a two-node model, so that the first real model does not also pay for compiling the decoder,
+   * the summary and the graph structure code (the idle page calls this once it has started the worker).
+   */
+  warmUp(): void {
+    const graph = makeGraph({
+      node: [makeNode('Conv', ['x', 'w'], ['y'], 'conv'), makeNode('Relu', ['y'], ['z'], 'relu')],
+      input: [makeValueInfo('x', DataType.FLOAT, ['batch', 1, 4, 4])],
+      output: [makeValueInfo('z', DataType.FLOAT)],
+      initializer: [makeTensor('w', DataType.FLOAT, [1, 1, 1, 1], new Float32Array([1]))],
+    });
+    const opened = openModel(encode(makeModel(graph)), { fileName: 'warm-up.onnx' });
+    weightlessGraph(opened.model.graph!);
   },
 
   /** How many models this worker holds (for tests and diagnostics). */

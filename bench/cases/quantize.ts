@@ -1,7 +1,9 @@
 /**
  * One quantization benchmark case in its own process: ranges from one onnxruntime-node run on a seeded
  * input (not timed), then quantizeModel + encode timed, peak memory after. Prints one JSON line.
- * Usage: quantize.ts <model.onnx> <preset> [dim=value ...]
+ * With `anchor=<preset>` among the arguments, that preset is timed too, alternating with the measured one in the
+ * same process (so both see the same load), and the ratio is printed.
+ * Usage: quantize.ts <model.onnx> <preset> [dim=value ...] [anchor=<preset>]
  */
 import fs from 'node:fs';
 import { buildGraphIndex, decode, encodeParts, tensorSummary } from '../../src/core/onnx/index.ts';
@@ -12,7 +14,9 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { encode } from '../../src/core/onnx/index.ts';
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 
-const [file, preset, ...dimArgs] = process.argv.slice(2);
+const [file, preset, ...rest] = process.argv.slice(2);
+const anchorPreset = rest.find((a) => a.startsWith('anchor='))?.slice('anchor='.length);
+const dimArgs = rest.filter((a) => !a.startsWith('anchor='));
 const dims = Object.fromEntries(dimArgs.map((a) => a.split('=')).map(([k, v]) => [k, Number(v)]));
 const bytes = new Uint8Array(fs.readFileSync(file));
 const model = decode(bytes);
@@ -31,6 +35,7 @@ globalThis.gc?.();
 const rssBefore = process.memoryUsage().rss / 2 ** 20;
 
 const times: number[] = [];
+const anchorTimes: number[] = [];
 let nodes = 0;
 let out = 0;
 for (let r = 0; r < 3; r++) {
@@ -40,8 +45,15 @@ for (let r = 0; r < 3; r++) {
   times.push(performance.now() - start);
   nodes = report.counts.quantized;
   out = parts.reduce((a, p) => a + p.byteLength, 0);
+  if (anchorPreset) {
+    // The same ranges serve: the anchor is timed on the same work, not judged.
+    const a0 = performance.now();
+    encodeParts(quantizeModel(model, ranges, getPreset(anchorPreset), anchorPreset).model);
+    anchorTimes.push(performance.now() - a0);
+  }
 }
 times.sort((a, b) => a - b);
+anchorTimes.sort((a, b) => a - b);
 console.log(JSON.stringify({
   model: file.split('/').pop(),
   preset,
@@ -49,6 +61,7 @@ console.log(JSON.stringify({
   quantizedBytes: out,
   quantizedNodes: nodes,
   quantizeMs: +times[1].toFixed(1),
+  ...(anchorPreset ? { anchor: anchorPreset, anchorMs: +anchorTimes[1].toFixed(1), vsAnchor: +(times[1] / anchorTimes[1]).toFixed(2) } : {}),
   rssBeforeMB: +rssBefore.toFixed(1),
   peakRssMB: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
 }));

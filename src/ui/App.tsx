@@ -5,6 +5,7 @@
  */
 import { Suspense } from 'react';
 import { preloadable } from './components/preloadable.ts';
+import { useIdleMount } from './components/useIdleMount.ts';
 import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
 import { SampleRunCard } from './features/sample/SampleRunCard.tsx';
@@ -33,6 +34,8 @@ export function prefetchSteps(): void {
 
 export function App() {
   const hasModel = useStudio((s) => s.model.summary !== null);
+  // The summary and the graph first; the steps below them once the page is idle.
+  const laterSteps = useIdleMount(hasModel);
   return (
     <div className="app">
       <header className="app-header">
@@ -56,12 +59,12 @@ export function App() {
             <GraphScreen />
           </Suspense>
         )}
-        {hasModel && (
+        {laterSteps && (
           <Suspense fallback={null}>
             <ExclusionPanel />
           </Suspense>
         )}
-        {hasModel && (
+        {laterSteps && (
           <Suspense fallback={null}>
             <CalibrationScreen />
             <RecoverScreen />

@@ -17,17 +17,27 @@ const connection = new WorkerConnection<ModelWorkerApi>(
   'model worker',
 );
 
-/** Starts the model worker ahead of the first model (its script takes about a second to load on 2 cores). */
+/**
+ * Starts the model worker ahead of the first model (its script takes about a second to load on 2 cores) and has
+ * it open a tiny model, so the first real one finds its code compiled.
+ */
 export function warmModelWorker(): void {
   connection.warm();
+  connection.call((api) => api.warmUp()).catch(() => undefined); // a failure shows on the first real open
 }
 
+/** Graph structures the worker sent with open(), by handle, until the model is closed. */
+const structures = new Map<string, GraphProto>();
+
 export const modelRemote: ModelService = {
-  open(fileName, { bytes, externalFiles }) {
+  async open(fileName, { bytes, externalFiles }) {
     const external = transfer(externalFiles, Object.values(externalFiles));
-    return connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, external));
+    const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, external));
+    if (structure) structures.set(opened.handle, structure);
+    return opened;
   },
   async close(handle) {
+    structures.delete(handle);
     await connection.call((api) => api.close(handle));
   },
 };
@@ -39,7 +49,8 @@ export function modelBytes(handle: string): Promise<ModelBytesCopy> {
 
 /** The open model's graph without weight bytes, for the graph view. */
 export function graphStructure(handle: string): Promise<GraphProto> {
-  return connection.call((api) => api.graphStructure(handle));
+  const sent = structures.get(handle);
+  return sent ? Promise.resolve(sent) : connection.call((api) => api.graphStructure(handle));
 }
 
 /** Value statistics of the named weights, for the node inspector. */

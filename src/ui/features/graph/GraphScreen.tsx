@@ -6,6 +6,7 @@
  *
  * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph.
  */
+import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { useStudio } from '../../store/index.ts';
@@ -129,7 +130,7 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
       )}
       {heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={scale?.colours ?? null} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); }} />
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={scale?.colours ?? null} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); notifyGraphDrawn(); }} />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
       </div>
       <ul className="graph-families small" aria-label="Colours of op families">
