@@ -13,7 +13,7 @@ import * as ort from 'onnxruntime-node';
 import { decode, encode, DataType, type ModelProto } from '../src/core/onnx/index.ts';
 import { float16ToNumber, numberToFloat16 } from '../src/core/onnx/halfFloat.ts';
 import { float32ToFloat16 } from '../src/core/precision/float16.ts';
-import { inferElementTypes } from '../src/core/precision/tensorTypes.ts';
+import { inferElementTypes } from '../src/core/onnx/elementTypeInference.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';

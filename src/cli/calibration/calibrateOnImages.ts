@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
-import { summarize, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
-import { NoCalibrationDataError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
+import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
+import { InferenceError, NoCalibrationDataError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
 import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource } from '../../core/calibrate/runner.ts';
 import { sampleSource } from '../../core/calibrate/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
@@ -17,7 +17,7 @@ import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { Feed } from '../../core/runtime/session.ts';
 import { decodeImageFile } from '../images/decode.ts';
-import { ortNodeRuntime, type OrtTensor } from '../runtime/ortNode.ts';
+import { hasNodeTensorType, ortNodeRuntime, type OrtTensor, type TensorLike } from '../runtime/ortNode.ts';
 
 export type CalibrationProgress = Progress;
 
@@ -52,11 +52,29 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
 /** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
 export async function calibrateOnTensors(model: ModelProto, tensors: readonly OrtTensor[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
   const input = buildGraphIndex(model.graph!).inputs[0]?.name ?? '';
-  const feeds = tensors.map((t): Record<string, Feed> => ({ [input]: { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims } }));
+  return calibrateOnFeeds(model, tensors.map((t) => ({ [input]: t })), options);
+}
+
+/**
+ * Runs calibration over feeds already decoded, one record of named inputs per sample: models with
+ * several inputs, test sets stored as tensors. A model input of a type onnxruntime-node takes no tensors
+ * of (bfloat16, …) is an InferenceError: the model cannot run here.
+ */
+export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Readonly<Record<string, TensorLike>>[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
+  const index = buildGraphIndex(model.graph!);
+  const foreign = [...index.inputs, ...index.outputs].filter((v) => {
+    const t = v.type?.tensor_type?.elem_type;
+    return !!t && !hasNodeTensorType(t);
+  });
+  if (foreign.length > 0) {
+    const list = foreign.map((v) => `${v.name} (${tensorSummary(v).elemType})`).join(', ');
+    throw new InferenceError(`onnxruntime-node passes no tensors of the type of ${list}, so it cannot run the model to calibrate it`);
+  }
+  const plain = feeds.map((f) => Object.fromEntries(Object.entries(f).map(([name, t]): [string, Feed] => [name, { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims }])));
   const source: SampleSource = {
-    count: feeds.length,
+    count: plain.length,
     name: (i) => `sample ${i + 1}`,
-    produce: async (i) => ({ feeds: feeds[i] }),
+    produce: async (i) => ({ feeds: plain[i] }),
   };
   return calibrate(model, () => source, options);
 }

@@ -16,7 +16,7 @@ import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResul
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
-import { calibrateOnTensors } from '../calibration/calibrateOnImages.ts';
+import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
@@ -135,7 +135,7 @@ export const ladderCommand = {
       {
         model,
         // The tuning images are the calibration images, already decoded: each rung calibrates on them again.
-        calibrate: async (m, config) => (await calibrateOnTensors(m, tuningData.feeds.map((f) => Object.values(f)[0]), { config })).ranges,
+        calibrate: async (m, config) => (await calibrateOnFeeds(m, tuningData.feeds, { config })).ranges,
         tuning: nodeRuntime(tuningData.feeds),
         evaluation: nodeRuntime(evalData.feeds),
         floatPartsAsBf16: values['npu-bf16'] === true,

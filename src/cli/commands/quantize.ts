@@ -195,6 +195,10 @@ export const quantizeCommand = {
     );
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
+    const unknown = report.notFloat.filter((t) => t.elemType === 'unknown');
+    if (unknown.length > 0) {
+      process.stderr.write(`note: ${unknown.length} tensor(s) at quantized nodes have no known element type and got no Q/DQ (listed under notFloat in the summary)\n`);
+    }
     return 0;
   },
 };

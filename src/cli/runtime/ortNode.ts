@@ -8,6 +8,7 @@
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  */
 import * as ort from 'onnxruntime-node';
+import { DataType, elementTypeName, readTensor, UnsupportedModelError, type TensorProto } from '../../core/onnx/index.ts';
 import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
 import type { Runtime, RunTensor as CoreRunTensor } from '../../core/runtime/session.ts';
 
@@ -53,6 +54,27 @@ export async function createSession(model: Uint8Array | string, threads = 0): Pr
 /** A float32 tensor. */
 export function float32Tensor(data: Float32Array, dims: readonly number[]): ort.Tensor {
   return new ort.Tensor('float32', data, dims as number[]);
+}
+
+const ORT_TYPE_NAMES: Readonly<Record<number, ort.Tensor.Type>> = {
+  [DataType.FLOAT]: 'float32', [DataType.DOUBLE]: 'float64', [DataType.FLOAT16]: 'float16',
+  [DataType.INT8]: 'int8', [DataType.UINT8]: 'uint8', [DataType.INT16]: 'int16', [DataType.UINT16]: 'uint16',
+  [DataType.INT32]: 'int32', [DataType.UINT32]: 'uint32', [DataType.INT64]: 'int64', [DataType.UINT64]: 'uint64',
+  [DataType.BOOL]: 'bool', [DataType.STRING]: 'string',
+};
+
+/** Whether onnxruntime-node can pass tensors of this element type in and out (it cannot even load a model with a bfloat16 output). */
+export function hasNodeTensorType(dataType: number): boolean {
+  return ORT_TYPE_NAMES[dataType] !== undefined;
+}
+
+/** A TensorProto (a test set's stored input) as an onnxruntime tensor of the same element type. */
+export function tensorFromProto(t: TensorProto): ort.Tensor {
+  const type = ORT_TYPE_NAMES[t.data_type ?? 0];
+  if (!type) throw new UnsupportedModelError(`tensor "${t.name ?? ''}" is ${elementTypeName(t.data_type)}, which onnxruntime-node takes no feeds of`);
+  const dims = t.dims.map(Number);
+  if (type === 'string') return new ort.Tensor('string', t.string_data.map((b) => new TextDecoder().decode(b)), dims);
+  return new ort.Tensor(type, readTensor(t), dims);
 }
 
 /** Plain type, data and dims of each tensor (what core/evaluate keeps). */

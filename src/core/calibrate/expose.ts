@@ -2,16 +2,22 @@
  * onnxruntime has no API for intermediate tensors, so calibration rewrites the model to make them graph
  * outputs. Outputs are added without a type (onnxruntime infers it and reports it per run); the runner
  * keeps the float32 ones. Large models are exposed in chunks so that one run's outputs fit in memory.
+ *
+ * Only tensors known to be float32 are observed (core/onnx/elementTypeInference.ts): the quantizer puts
+ * Q/DQ on nothing else, and onnxruntime cannot return some other values at all (sequences, bfloat16).
  */
-import type { ModelProto } from '../onnx/model.ts';
+import { DataType, opsetOf, type ModelProto } from '../onnx/model.ts';
+import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { subgraphsOf } from '../onnx/walk.ts';
 
-/** Every tensor a node produces, plus the graph's real inputs, in graph order: what calibration may observe. */
+/** Every float32 tensor a node produces, plus the graph's real float32 inputs, in graph order: what calibration observes. */
 export function observableTensors(model: ModelProto): string[] {
   const graph = model.graph!;
+  const types = inferElementTypes(graph, { opset: opsetOf(model) ?? 1 });
+  const float = (n: string) => !!n && types.get(n) === DataType.FLOAT;
   const initializers = new Set(graph.initializer.map((t) => t.name ?? ''));
-  const names = graph.input.map((v) => v.name ?? '').filter((n) => n && !initializers.has(n));
-  for (const node of graph.node) for (const o of node.output) if (o) names.push(o);
+  const names = graph.input.map((v) => v.name ?? '').filter((n) => float(n) && !initializers.has(n));
+  for (const node of graph.node) for (const o of node.output) if (float(o)) names.push(o);
   return names;
 }
 

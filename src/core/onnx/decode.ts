@@ -5,9 +5,9 @@
  * milliseconds and its weights are not copied: keep the input buffer alive and do not transfer it
  * away while the model is in use. Every tensor leaves here with its data in raw_data.
  */
-import { ModelProtoType } from './protoRoot.ts';
+import { ModelProtoType, TensorProtoType } from './protoRoot.ts';
 import { EmptyFileError, InvalidModelError, NotOnnxError, StudioError, TruncatedModelError } from './errors.ts';
-import type { ModelProto } from './model.ts';
+import type { ModelProto, TensorProto } from './model.ts';
 import { forEachTensor } from './walk.ts';
 import { moveTypedFieldsToRaw } from './tensorData.ts';
 import { type ExternalFiles, externalLocation, isExternal, resolveExternalTensor } from './externalData.ts';
@@ -53,6 +53,23 @@ export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelPro
     throw new InvalidModelError(`${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`);
   }
   return model;
+}
+
+/**
+ * Parses one serialized TensorProto (a test set's `input_0.pb`, a tensor saved by onnx.numpy_helper),
+ * with its data moved to raw_data like a model's tensors. Throws EmptyFileError or InvalidModelError.
+ */
+export function decodeTensor(bytes: Uint8Array, fileName = 'the tensor file'): TensorProto {
+  if (bytes.byteLength === 0) throw new EmptyFileError(`${fileName} is empty (0 bytes): it holds no tensor`);
+  let tensor: TensorProto;
+  try {
+    tensor = TensorProtoType.decode(bytes) as unknown as TensorProto;
+    moveTypedFieldsToRaw(tensor);
+  } catch (e) {
+    if (e instanceof StudioError) throw e;
+    throw new InvalidModelError(`${fileName} is not a serialized ONNX TensorProto (${e instanceof Error ? e.message : String(e)})`);
+  }
+  return tensor;
 }
 
 /** The names of the external data files a model refers to (empty for a self-contained model). */

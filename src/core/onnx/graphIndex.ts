@@ -46,7 +46,7 @@ export function weightOf(index: GraphIndex, name: string): TensorProto | undefin
 }
 
 /** Names a node's subgraphs read from the enclosing scopes (used by If/Loop/Scan bodies). */
-function outerScopeInputs(node: NodeProto): string[] {
+export function outerScopeInputs(node: NodeProto): string[] {
   const used = new Set<string>();
   for (const sub of subgraphsOf(node)) {
     forEachGraph(sub, (g) => {

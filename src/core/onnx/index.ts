@@ -4,12 +4,13 @@
  */
 export * from './model.ts';
 export * from './errors.ts';
-export { decode, externalDataNames, type DecodeOptions } from './decode.ts';
+export { decode, decodeTensor, externalDataNames, type DecodeOptions } from './decode.ts';
 export { encode, encodeParts } from './encode.ts';
 export * from './elementTypes.ts';
 export * from './tensorData.ts';
 export { type ExternalFiles, externalLocation, isExternal } from './externalData.ts';
 export { buildGraphIndex, weightOf, type GraphIndex } from './graphIndex.ts';
+export { inferElementTypes, type TensorElementTypes } from './elementTypeInference.ts';
 export { assignNodeIds } from './nodeIds.ts';
 export { constantNodeTensor } from './constantNode.ts';
 export { forEachGraph, forEachTensor, subgraphsOf } from './walk.ts';

@@ -12,7 +12,7 @@ import { DataType, intAttribute, makeNode, type GraphProto, type ModelProto, typ
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { numberToBfloat16 } from '../onnx/halfFloat.ts';
 import { NameAllocator } from '../prepare/names.ts';
-import { inferElementTypes } from './tensorTypes.ts';
+import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { isFixedFloat32Input } from './castRegion.ts';
 import { opsetOf } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
@@ -33,7 +33,7 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
   const graph = model.graph!;
   const inRegion = region ?? new Set(graph.node);
   const opset = opsetOf(model) ?? 1;
-  const types = inferElementTypes(graph);
+  const types = inferElementTypes(graph, { opset });
   const isF32 = (t: string) => !!t && types.get(t) === DataType.FLOAT;
   const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
   const names = new NameAllocator();

@@ -15,7 +15,8 @@ import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { numberToFloat16 } from '../onnx/halfFloat.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import { NameAllocator } from '../prepare/names.ts';
-import { inferElementTypes, isConvertibleFloat } from './tensorTypes.ts';
+import { inferElementTypes } from '../onnx/elementTypeInference.ts';
+import { isConvertibleFloat } from './tensorTypes.ts';
 
 /** Inputs that stay float32 in every precision: op type → input positions (Resize-11+ scales, Upsample scales). */
 const FLOAT32_INPUTS: Readonly<Record<string, readonly number[]>> = { Resize: [2], Upsample: [1] };
@@ -48,7 +49,7 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
       throw new UnsupportedModelError(`node ${n.name || n.op_type} holds a subgraph: changing the float precision inside If/Loop/Scan is not supported`);
     }
   }
-  const before = inferElementTypes(graph);
+  const before = inferElementTypes(graph, { opset });
   const io = options.io ?? new Map<string, number>();
   const have = new Map<string, number>(before);
 

@@ -3,7 +3,7 @@ import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, re
 import { bfloat16ToNumber, float16ToNumber, numberToBfloat16, numberToFloat16 } from '../onnx/halfFloat.ts';
 import { castRegion } from './castRegion.ts';
 import { float16Nodes, float16ToFloat32, float32ToFloat16, withFloat32Interface } from './float16.ts';
-import { inferElementTypes } from './tensorTypes.ts';
+import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 
 describe('half-float rounding', () => {
   it.each([

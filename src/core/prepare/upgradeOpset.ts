@@ -175,7 +175,7 @@ class Upgrader {
     from: number,
     sink: WeightSink,
   ): NodeProto[] | undefined {
-    const facts = new ValueFacts(graph, parent);
+    const facts = new ValueFacts(graph, parent, from);
     const ids = assignNodeIds(list);
     const out: NodeProto[] = [];
     let changed = false;

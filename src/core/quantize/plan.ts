@@ -4,7 +4,9 @@
  * qdqWriter.ts turns a plan into a model. Anything that stays float says why.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import { isDefaultDomain, type NodeProto } from '../onnx/model.ts';
+import { inferElementTypes, type TensorElementTypes } from '../onnx/elementTypeInference.ts';
+import { elementTypeName } from '../onnx/elementTypes.ts';
+import { DataType, isDefaultDomain, type NodeProto } from '../onnx/model.ts';
 import type { QuantConfig } from './config.ts';
 import { QUANT_TYPES, type QuantType } from './numeric.ts';
 import { overrideType, precisionLabel, widerOf } from './precision.ts';
@@ -56,19 +58,35 @@ export interface QuantPlan {
   groups: string[][];
   /** Weight tensors (initializer names) of quantized nodes, with the type each was quantized to. */
   weights: Map<string, QuantType>;
+  /** Tensors at quantized nodes left without Q/DQ because they are not known to be float32, with their type ('unknown' when none is known). */
+  notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
 }
 
 /** Why a node is excluded, or undefined when it is not (from the resolved exclusions). */
 export type ExclusionLookup = (nodeIndex: number) => string | undefined;
 
-export function planQuantization(index: GraphIndex, ranges: Ranges, config: QuantConfig, excluded: ExclusionLookup): QuantPlan {
+/**
+ * Plans the quantization of a prepared graph. `types` are the element types of its tensors
+ * (core/onnx/elementTypeInference.ts): Q/DQ go on float32 tensors only, whatever ranges say, so int64
+ * shapes, indices, booleans and tensors of unknown type stay as they are. Without them they are inferred
+ * here, as at opset 10 (the least a prepared graph has; no output's type changed after it).
+ */
+export function planQuantization(
+  index: GraphIndex,
+  ranges: Ranges,
+  config: QuantConfig,
+  excluded: ExclusionLookup,
+  types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
+): QuantPlan {
   const x = config.extraOptions;
   const ctx: RuleContext = {
     isConstant: (name) => index.initializers.has(name),
     constantRank: (name) => index.initializers.get(name)?.dims.length,
   };
-  const hasRange = (name: string) => ranges.has(name);
+  const isFloat = (name: string) => types.get(name) === DataType.FLOAT;
+  /** A float32 tensor with a calibrated range: the only kind that gets a Q/DQ pair. */
+  const hasRange = (name: string) => isFloat(name) && ranges.has(name);
   const selected = new Set(config.opTypesToQuantize);
   const ruleOptions = { quantizeAllOpTypes: x.QuantizeAllOpTypes, alignSlice: x.AlignSlice };
   const decisions: NodeDecision[] = index.nodes.map(() => ({ quantized: false }));
@@ -86,7 +104,7 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     const rule = ruleFor(op, ruleOptions);
     if (!rule) { decisions[i] = { quantized: false, reason: `no quantization rule for ${op}` }; continue; }
     const inputs = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter((n) => n && !ctx.isConstant(n));
-    if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: 'its inputs carry no float activations (shape or index computation)' }; continue; }
+    if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: noActivationReason(inputs, types) }; continue; }
     if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
     if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
       const p = index.producer.get(node.input[0]);
@@ -127,10 +145,15 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
   // 3. Activation tensors, grouped where they must share parameters.
   const groups = new TensorGroups();
   const quantizable = (n: string) => !!n && !ctx.isConstant(n) && hasRange(n) && !folded.has(n);
+  const notFloat = new Map<string, string>();
   for (const i of index.order) {
     const rule = rules[i];
     if (!rule) continue;
     const node = index.nodes[i];
+    const candidates = [...rule.activationInputs(node, ctx).map((k) => node.input[k]), ...node.output];
+    for (const n of candidates) {
+      if (n && !ctx.isConstant(n) && !folded.has(n) && !isFloat(n)) notFloat.set(n, types.get(n) === undefined ? 'unknown' : elementTypeName(types.get(n)));
+    }
     const acts = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter(quantizable);
     const outs = node.output.filter(quantizable);
     [...acts, ...outs].forEach((n) => groups.add(n));
@@ -239,5 +262,16 @@ export function planQuantization(index: GraphIndex, ranges: Ranges, config: Quan
     // Nodes inside a fused function carry no Q/DQ of their own: no label.
     if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
   }
-  return { decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings };
+  return {
+    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings,
+    notFloat: [...notFloat].map(([tensor, elemType]) => ({ tensor, elemType })),
+  };
+}
+
+/** Why a node whose inputs include no calibrated float32 tensor stays float. */
+function noActivationReason(inputs: string[], types: TensorElementTypes): string {
+  const unknown = inputs.filter((n) => types.get(n) === undefined);
+  if (inputs.some((n) => types.get(n) === DataType.FLOAT)) return 'no calibrated range for its float inputs';
+  if (unknown.length > 0) return `the element type of ${unknown.join(', ')} is not known, so it is not treated as float`;
+  return 'its inputs carry no float activations (shape or index computation)';
 }

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import { buildGraphIndex, DataType, inferElementTypes, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, opsetOf, type ModelProto } from '../onnx/index.ts';
 import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';
-import { CONV_RELU_RANGES, convReluModel } from './testModels.ts';
+import { CONV_RELU_RANGES, convReluModel, maxPoolWithIndicesModel, rangesForEveryTensor, shapeArithmeticModel } from './testModels.ts';
 import { float32ToFloat16 } from '../precision/float16.ts';
-import { inferElementTypes } from '../precision/tensorTypes.ts';
 
 const convRelu = convReluModel;
 const ranges = CONV_RELU_RANGES;
@@ -68,5 +67,44 @@ describe('quantizeModel on small models', () => {
     expect(converted.model.graph!.input[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT);
     expect([...inferElementTypes(converted.model.graph!).values()]).not.toContain(DataType.FLOAT16);
     expect(converted.report.warnings).toEqual([]);
+  });
+
+});
+
+/** The element type of the tensor each QuantizeLinear of a written model reads. */
+function quantizedTypes(model: ModelProto): Map<string, number | undefined> {
+  const types = inferElementTypes(model.graph!, { opset: opsetOf(model) ?? 13 });
+  const q = model.graph!.node.filter((n) => n.op_type === 'QuantizeLinear');
+  return new Map(q.map((n) => [n.input[0], types.get(n.input[0])]));
+}
+
+describe('Q/DQ only on float tensors', () => {
+  it('leaves the int64 shape arithmetic of an expanded LayerNormalization alone, even with ranges for it', () => {
+    const { model, report } = quantizeModel(shapeArithmeticModel(), rangesForEveryTensor(shapeArithmeticModel()), getPreset('U8S8'));
+    const read = quantizedTypes(model);
+    expect([...read.values()].every((t) => t === DataType.FLOAT)).toBe(true);
+    expect([...read.keys()]).toEqual(expect.arrayContaining(['x', 'mean', 'centred', 'scaled']));
+    const floatReasons = Object.fromEntries(report.float.map((f) => [f.opType, f.reason]));
+    expect(floatReasons.Gather).toBe('its inputs carry no float activations (shape or index computation)');
+    expect(floatReasons.Concat).toBe('its inputs carry no float activations (shape or index computation)');
+    expect(report.quantized.map((q) => q.opType)).toEqual(expect.arrayContaining(['Reshape', 'Sub', 'Mul']));
+  });
+
+  it("gives MaxPool's int64 Indices no Q/DQ and says so in the report", () => {
+    const { model, report } = quantizeModel(maxPoolWithIndicesModel(), rangesForEveryTensor(maxPoolWithIndicesModel()), getPreset('A16W8'));
+    expect([...quantizedTypes(model).keys()].sort()).toEqual(['pooled_QuantizeLinear_Input', 'x']);
+    expect(report.notFloat).toEqual([{ tensor: 'indices', elemType: 'int64' }]);
+    expect(model.graph!.output.map((o) => o.name)).toEqual(['pooled', 'indices']);
+  });
+
+  it('treats a tensor of unknown type as not float: a custom op\'s output gets no Q/DQ and its reader says why', () => {
+    const model = makeModel(makeGraph({
+      node: [makeNode('Mystery', ['x'], ['m'], 'mystery', [], 'com.example'), makeNode('Relu', ['m'], ['y'], 'relu'), makeNode('Sigmoid', ['x'], ['s'], 'sigmoid')],
+      input: [makeValueInfo('x', DataType.FLOAT, [4])],
+      output: [makeValueInfo('y', DataType.FLOAT, [4]), makeValueInfo('s', DataType.FLOAT, [4])],
+    }), { '': 13, 'com.example': 1 });
+    const { report } = quantizeModel(model, rangesForEveryTensor(model), getPreset('U8S8'));
+    expect(report.float).toContainEqual({ id: 'relu', opType: 'Relu', reason: 'the element type of m is not known, so it is not treated as float' });
+    expect(report.quantized.map((q) => q.id)).toEqual(['sigmoid']);
   });
 });

@@ -7,6 +7,7 @@
  * Pure: runs in a worker or in Node alike.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import { opsetOf, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
 import { summarize } from '../onnx/summary.ts';
@@ -87,7 +88,8 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   const carried = carryNodeIds(index.nodes, index.ids, pIndex.nodes, prepared.origin);
   const idOf = (i: number): NodeId => carried[i];
 
-  const plan = planQuantization(pIndex, ranges, config, (i) => excludedBy.get(origin(pIndex.nodes[i])));
+  const elementTypes = inferElementTypes(preparedModel.graph!, { opset: opsetOf(preparedModel) ?? before });
+  const plan = planQuantization(pIndex, ranges, config, (i) => excludedBy.get(origin(pIndex.nodes[i])), elementTypes);
   const graph = writeQdqGraph(pIndex, plan, { domain: useMsDomain ? MS_DOMAIN : '', dedicatedPairs: x.DedicatedQDQPair, idOf });
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
@@ -129,6 +131,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
         quantizedConstants: plan.constants.size,
       },
       precision,
+      notFloat: plan.notFloat,
       warnings,
       ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },

@@ -24,6 +24,12 @@ export interface QuantizeReport {
     /** TensorQuantOverrides entries that named no quantized tensor (a typo, or a tensor graph preparation folded). */
     unmatchedOverrides: string[];
   };
+  /**
+   * Tensors at quantized nodes that got no Q/DQ because they are not known to be float32: int64 shapes
+   * and indices, booleans, and tensors whose element type neither the file nor the op's schema tells
+   * ('unknown').
+   */
+  notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };

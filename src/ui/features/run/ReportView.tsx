@@ -1,7 +1,8 @@
 /**
  * What quantizing did, from the core's report: how many nodes were quantized and how many stayed
- * float, the Q/DQ pairs written, the opset before and after, warnings, what graph preparation
- * changed, and every float node with its reason (collapsed: it can be long).
+ * float, the Q/DQ pairs written, the opset before and after, warnings, the tensors left without Q/DQ
+ * because they are not float, what graph preparation changed, and every float node with its reason
+ * (collapsed: it can be long).
  */
 import type { ReactNode } from 'react';
 import { exact, formatBytes, plural } from '../../components/format.ts';
@@ -43,6 +44,14 @@ export function ReportView({ result }: { result: RunResult }) {
           <summary>{plural(report.warnings.length, 'warning')}</summary>
           <ul className="plain-list">
             {report.warnings.map((w, i) => <li key={i}>{w}</li>)}
+          </ul>
+        </details>
+      )}
+      {report.notFloat.length > 0 && (
+        <details className="report__details" data-testid="report-not-float">
+          <summary>{plural(report.notFloat.length, 'tensor')} at quantized nodes left without Q/DQ: not float32</summary>
+          <ul className="plain-list">
+            {report.notFloat.map((t) => <li key={t.tensor}>{t.tensor} ({t.elemType === 'unknown' ? 'element type unknown' : t.elemType})</li>)}
           </ul>
         </details>
       )}
