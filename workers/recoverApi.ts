@@ -505,6 +505,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
 /** "XINT8 + CLE + AdaRound + bias correction": what the user's own configuration does. */
 export function recipeLabel(config: QuantConfig, name: string): string {
   const parts = [name];
+  if (config.enableNpuTransformer) parts.push('attention rules');
+  if (config.includeSq) parts.push('SmoothQuant');
   if (config.includeCle) parts.push('CLE');
   if (config.includeFastFt) parts.push(config.extraOptions.FastFinetune.OptimAlgorithm === 'adaround' ? 'AdaRound' : 'AdaQuant');
   if (config.includeBiasCorrection) parts.push('bias correction');

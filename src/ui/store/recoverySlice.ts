@@ -53,6 +53,10 @@ export type FinetuneChoice = 'none' | 'adaround' | 'adaquant';
 
 export interface RecoveryOptions {
   cle: boolean;
+  /** Attention blocks quantized as the NPU runs them (enableNpuTransformer). */
+  attention: boolean;
+  /** SmoothQuant before calibration (includeSq, alpha SmoothAlpha from the configuration). */
+  smoothQuant: boolean;
   biasCorrection: boolean;
   finetune: FinetuneChoice;
   /** FastFinetune NumIterations per layer. */
@@ -109,7 +113,7 @@ export interface RecoverySlice {
   resetRecovery(): void;
 }
 
-export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };
+export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };
 export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true };
 
 export const initialRecoveryState: RecoveryState = {
@@ -136,6 +140,8 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   json.extraOptions.FastFinetune = ft;
   if (!forLadder) {
     json.includeCle = o.cle;
+    json.enableNpuTransformer = o.attention;
+    json.includeSq = o.smoothQuant;
     json.includeBiasCorrection = o.biasCorrection;
     json.includeFastFt = o.finetune !== 'none';
   }

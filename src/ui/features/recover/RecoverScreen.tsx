@@ -62,6 +62,8 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Algorithms</legend>
       <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
+      <label className="recover-switch"><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention rules (LayerNorm, GELU, HardSwish as one op; Softmax on [0, 1])</label>
+      <label className="recover-switch"><input type="checkbox" checked={o.smoothQuant} onChange={(e) => set({ smoothQuant: e.currentTarget.checked })} data-testid="recover-smoothquant" /> SmoothQuant (activation outliers into the weights)</label>
       <label className="recover-switch"><input type="checkbox" checked={o.biasCorrection} onChange={(e) => set({ biasCorrection: e.currentTarget.checked })} data-testid="recover-bias" /> Bias correction</label>
       <label className="field field--inline">
         <span className="field__label">Fine-tune</span>
