@@ -6,7 +6,7 @@ import { record, type Suite } from './harness.ts';
 import { onnxIoSuite } from './suites/onnxIo.ts';
 import { quantizeSuite } from './suites/quantize.ts';
 import { fidelitySuite } from './suites/fidelity.ts';
-import { calibrationSuite } from './suites/calibration.ts';
+import { calibrationMethodsSuite, calibrationSuite } from './suites/calibration.ts';
 import { evaluationSuite } from './suites/evaluation.ts';
 import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
@@ -15,7 +15,7 @@ import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 import { graphSuite } from './suites/graph.ts';
 import { sampleSuite } from './suites/sample.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, sampleSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, sampleSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

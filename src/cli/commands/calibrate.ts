@@ -4,9 +4,8 @@
  * `--shard i/n --stats <file>`, the statistics of share i of n of the images, for `qstudio merge`.
  */
 import fs from 'node:fs';
-import { activationMethodName, activationState } from '../../core/calibrate/methodFromConfig.ts';
-import { formatStatistics, STATISTICS_FORMAT } from '../../core/calibrate/statisticsFile.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
+import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/statisticsFile.ts';
 import type { TensorStates } from '../../core/calibrate/statistics.ts';
 import { listImageFiles } from '../images/listImages.ts';
 import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibration/calibrateFolder.ts';
@@ -28,11 +27,6 @@ Options:
   --shard <i/n>              calibrate only share i of n of the images (0 ≤ i < n, contiguous blocks in name
                              order), for a batch scheduler's array of jobs; use with --stats
   --stats <file>             also write the statistics (histograms, not only ranges) for \`qstudio merge\``;
-
-/** What statistics depend on besides the method: the collector's options under this configuration. */
-export function statisticsKey(config: QuantConfig): string {
-  return JSON.stringify((activationState(config) as { options?: unknown }).options ?? {});
-}
 
 function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text);

@@ -11,8 +11,10 @@
  * configurations are refused instead of mixed. Pure: no file system here.
  */
 import { StudioError } from '../onnx/errors.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import { activationMethodName, activationState } from './methodFromConfig.ts';
 import type { TensorStates } from './statistics.ts';
-import { mergeTensorStates } from './statistics.ts';
+import { mergeTensorStates, rangesOf } from './statistics.ts';
 
 /** A statistics file that cannot be read or merged with the others. */
 export class StatisticsFileError extends StudioError {
@@ -100,4 +102,23 @@ export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; whe
     shards += file.shards;
   }
   return { format: STATISTICS_FORMAT, version: 1, method: first.file.method, key: first.file.key, images, shards, states };
+}
+
+/** What statistics depend on besides the method: the collector's options under `config`. */
+export function statisticsKey(config: QuantConfig): string {
+  return JSON.stringify((activationState(config) as { options?: unknown }).options ?? {});
+}
+
+/**
+ * The ranges of a (merged) statistics file for a configuration, as if calibration had run under it; a
+ * StatisticsFileError when the file was calibrated with another method or other collector options.
+ */
+export function rangesForConfig(file: StatisticsFile, config: QuantConfig, where: string): Map<string, { min: number; max: number }> {
+  const method = activationMethodName(config);
+  if (file.method !== method || file.key !== statisticsKey(config)) {
+    throw new StatisticsFileError(
+      `${where} holds ${file.method} statistics ${file.key}; the current settings calibrate with ${method} ${statisticsKey(config)}. Calibrate the shards with the same configuration.`,
+    );
+  }
+  return rangesOf(file.states);
 }

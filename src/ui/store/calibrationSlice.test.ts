@@ -6,6 +6,12 @@ import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
+import { activationMethodName, activationState } from '../../core/calibrate/methodFromConfig.ts';
+import { updateState } from '../../core/calibrate/collectors.ts';
+import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/statisticsFile.ts';
+import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { configOf } from './quantSettings.ts';
+import { rangesAreCurrent } from './selectors.ts';
 
 const yoloSummary = {
   fileName: 'yolox-nano.onnx',
@@ -152,6 +158,35 @@ describe('calibration slice', () => {
     expect(c).toMatchObject({ status: 'idle', result: null, specPreset: 'ultraface' });
     expect(c.images).toHaveLength(1); // the user's data stays
     expect(calibration.counts().released).toBeGreaterThan(released);
+  });
+});
+
+describe('importing calibration statistics (qstudio calibrate --shard / merge)', () => {
+  const statistics = (config: QuantConfig) => {
+    const state = activationState(config);
+    updateState(state, Float32Array.of(-2, 0, 3));
+    return formatStatistics({ format: STATISTICS_FORMAT, version: 1, method: activationMethodName(config), key: statisticsKey(config), images: 7, shards: 2, states: new Map([['images', state]]) });
+  };
+
+  it('takes the ranges as if the page had calibrated, and says where they came from', async () => {
+    const { store } = await openedStore();
+    const config = configOf(store.getState().run.settings);
+    await store.getState().importStatistics(new File([statistics(config)], 'merged.json'));
+    const c = store.getState().calibration;
+    expect(c.status).toBe('done');
+    expect(c.result).toMatchObject({ used: 7, method: activationMethodName(config) });
+    expect(c.result!.ranges.images[1]).toBeGreaterThanOrEqual(3);
+    expect(c.result!.warnings.join(' ')).toContain('2 shards');
+    expect(rangesAreCurrent(store.getState())).toBe(true);
+  });
+
+  it('refuses statistics of another configuration, or a file that is not statistics, by name', async () => {
+    const { store } = await openedStore();
+    const other = validateConfig({ calibrationMethod: 'Entropy' });
+    await store.getState().importStatistics(new File([statistics(other)], 'entropy.json'));
+    expect(store.getState().calibration).toMatchObject({ status: 'error', error: { name: 'StatisticsFileError' } });
+    await store.getState().importStatistics(new File(['{"ranges": {}}'], 'ranges.json'));
+    expect(store.getState().calibration.error).toMatchObject({ name: 'StatisticsFileError', message: expect.stringContaining('ranges.json') });
   });
 });
 

@@ -21,6 +21,7 @@ import { suggestPreprocess } from './preprocessSuggestion.ts';
 import { configOf, type QuantSettings } from './quantSettings.ts';
 import { appendNew, fileKey, samplesOf } from './samples.ts';
 import { resultKey } from './selectors.ts';
+import { parseStatistics, rangesForConfig } from '../../core/calibrate/statisticsFile.ts';
 
 export type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 
@@ -99,6 +100,11 @@ export interface CalibrationSlice {
   /** Calibrates the open model on the data, with the spec and the run slice's quantization settings. */
   calibrate(): Promise<void>;
   cancelCalibration(): void;
+  /**
+   * Takes a statistics file `qstudio merge --stats` (or `calibrate --stats`) wrote as if the page had
+   * calibrated: its ranges under the current settings, or a named error when it was made under others.
+   */
+  importStatistics(file: File): Promise<void>;
   dismissCalibrationError(): void;
   /** A new model: suggested preprocessing, no results (data is kept: it is the user's). */
   resetCalibrationForModel(summary: ModelSummary | null): void;
@@ -219,6 +225,33 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
         latest++;
         service.cancel();
         patch({ status: 'cancelled', progress: null });
+      },
+
+      async importStatistics(file) {
+        const { calibration, run } = get();
+        if (calibration.status === 'running') return;
+        latest++;
+        const config = configOf(run.settings);
+        try {
+          const stats = parseStatistics(await file.text(), `"${file.name}"`);
+          const ranges = rangesForConfig(stats, config, `"${file.name}"`);
+          const result: CalibrationResult = {
+            ranges: Object.fromEntries([...ranges].map(([k, v]) => [k, [v.min, v.max] as const])),
+            used: stats.images,
+            skipped: [],
+            warnings: [`Imported from ${file.name}: statistics of ${stats.images} images in ${stats.shards} shard${stats.shards === 1 ? '' : 's'}, calibrated by qstudio (onnxruntime-node) with its own preprocessing.`],
+            method: stats.method,
+            backend: { kind: 'native', threads: 0, fallbackReason: null },
+            passes: 1,
+            seconds: 0,
+            runOutputBytes: 0,
+          };
+          patch({ status: 'done', progress: null, result: { ...result, key: resultKey(config, calibration.spec), samples: stats.images }, error: null });
+          get().clearRunResult();
+        } catch (e) {
+          const error = toModelError(e, '');
+          patch({ status: 'error', error: { name: error.name, message: error.message } });
+        }
       },
 
       dismissCalibrationError() {

@@ -4,6 +4,7 @@
  * images skipped and why, warnings) and the ranges to download. A cancelled run or an error leaves the
  * page as it was, ready for the next run.
  */
+import { useRef } from 'react';
 import type { BackendInfo } from '../../../core/runtime/session.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
@@ -128,6 +129,8 @@ export function CalibrateCard() {
   const calibrate = useStudio((s) => s.calibrate);
   const dismiss = useStudio((s) => s.dismissCalibrationError);
   const hasResult = useStudio((s) => s.calibration.result !== null);
+  const importStatistics = useStudio((s) => s.importStatistics);
+  const statisticsInput = useRef<HTMLInputElement>(null);
   const running = status === 'running';
 
   return (
@@ -139,6 +142,16 @@ export function CalibrateCard() {
         <button type="button" className="button button--primary" onClick={() => void calibrate()} disabled={running} data-testid="calibrate-button">
           {status === 'done' ? 'Calibrate again' : 'Calibrate'}
         </button>
+        <button type="button" className="button button--small" onClick={() => statisticsInput.current?.click()} disabled={running}
+          title="Ranges from the statistics qstudio calibrate --shard … --stats and qstudio merge --stats write" data-testid="import-statistics-button">
+          Import statistics…
+        </button>
+        <input ref={statisticsInput} type="file" accept=".json,application/json" hidden data-testid="import-statistics"
+          onChange={(e) => {
+            const file = e.currentTarget.files?.[0];
+            e.currentTarget.value = '';
+            if (file) void importStatistics(file);
+          }} />
         <span className="muted small">
           {count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
             : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).'}
