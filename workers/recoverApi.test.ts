@@ -81,7 +81,7 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     const finished: RecoverProgress[] = [];
     const out = await a.ladder(
       handle,
-      { samples: fakeImages(3), evaluationSamples: fakeImages(2), spec: unit, config: withFinetune('adaround', 3), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false },
+      { samples: fakeImages(3), evaluationSamples: fakeImages(2), spec: unit, config: withFinetune('adaround', 3), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, mixedPrecision: false },
       (p) => p.phase === 'rung-done' && finished.push(p),
     );
     expect(out.rungs.map((r) => r.label)).toEqual(expect.arrayContaining(['XINT8', 'XINT8 + CLE']));

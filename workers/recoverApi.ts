@@ -79,6 +79,8 @@ export interface LadderRequest extends RecoverData {
   /** Run the exclusion search as the last rung (default true), with at most this many measurements. */
   exclusions?: boolean;
   maxExclusionSteps?: number;
+  /** Mixed-precision rungs after the 8-bit formats (default true), within the default budget. */
+  mixedPrecision?: boolean;
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */
@@ -407,6 +409,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           attentionRungs: hasAttentionBlocks(h.model),
           measure: measures.measure,
           exclude: request.exclusions === false ? undefined : measures.exclude,
+          mixed: request.mixedPrecision === false ? undefined : measures.mixed,
           signal,
           onRung: (rung, r?: RungResult) => {
             if (!r) return progress({ rung: info(rung), phase: 'prepare' });

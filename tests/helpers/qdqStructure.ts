@@ -8,6 +8,7 @@
  */
 import { buildGraphIndex, readTensor, readTensorAsFloat32, type ModelProto, type NodeProto, type TensorProto } from '../../src/core/onnx/index.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
+import { overrideType } from '../../src/core/quantize/precision.ts';
 import type { QuantizeReport } from '../../src/core/quantize/report.ts';
 
 const ONNX_TYPE: Record<string, number> = { int8: 3, uint8: 2, int16: 5, uint16: 4, int32: 6 };
@@ -40,10 +41,12 @@ export function checkQdqStructure(model: ModelProto, report: QuantizeReport, con
     const q = producerOf(dq.input[0]);
     if (q?.op_type !== 'QuantizeLinear') return problems.push(`${where}: ${dq.name} does not read a QuantizeLinear`);
     const zp = init(q.input[2] ?? '');
-    if (!zp || zp.data_type !== ONNX_TYPE[config.activationType]) problems.push(`${where}: activation zero point is not ${config.activationType}`);
+    // Mixed precision: a tensor named in TensorQuantOverrides carries its own type (graph outputs are renamed inside).
+    const type = overrideType(config, q.input[0].replace(/_QuantizeLinear_Input(_\d+)?$/, '')) ?? config.activationType;
+    if (!zp || zp.data_type !== ONNX_TYPE[type]) problems.push(`${where}: activation zero point is not ${type}`);
     if (zp && x.ActivationSymmetric) {
       const z = Number(readTensor(zp)[0]);
-      const expected = config.activationType.startsWith('u') ? [127, 128, 32767, 32768] : [0];
+      const expected = type.startsWith('u') ? [127, 128, 32767, 32768] : [0];
       if (!expected.includes(z)) problems.push(`${where}: symmetric activation with zero point ${z}`);
     }
     checkScale(where, q.input[1]);
@@ -78,7 +81,9 @@ export function checkQdqStructure(model: ModelProto, report: QuantizeReport, con
       expectActivation(where, t);
     }
     if (weightInput) {
-      const dq = expectConstant(where, node.input[1], config.weightType, true);
+      const weightDq = producerOf(node.input[1]);
+      const weightName = (weightDq?.input[0] ?? '').replace(/_quantized(_\d+)?$/, '');
+      const dq = expectConstant(where, node.input[1], overrideType(config, weightName) ?? config.weightType, true);
       const axisAttr = dq?.attribute.find((a) => a.name === 'axis');
       const scale = dq && init(dq.input[1]);
       const perChannel = !!scale && scale.dims.length === 1 && Number(scale.dims[0]) > 1;

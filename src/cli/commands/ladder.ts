@@ -20,6 +20,7 @@ import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
+import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
@@ -28,6 +29,7 @@ import { nodeRuntime } from '../runtime/ortNode.ts';
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
+                      [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
                       [--iterations <n>] [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16]
 
@@ -50,6 +52,12 @@ Options:
   --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
                               excluded subgraphs on the NPU (the written model keeps them float32)
   --no-exclusions             skip the exclusion search
+  --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit formats, before any 16-bit one:
+                              the best 8-bit rung with per-channel weights, the activations and weights that
+                              measurably hurt most at 16 bits and, if still short, a few nodes float, within
+                              --budget; then fine-tuned as that rung was). --formats XINT8,A8W8 keeps every
+                              rung at 8 bits, with mixed precision inside the budget
+  --budget <shares>           what mixed precision may leave 8 bits (default act16=0.1,w16=0.1,float=0.05)
   --max-exclusion-steps <n>   measurements the exclusion search may make (default 10)
   --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)
   -o, --output <file>         write the chosen rung's quantized model
@@ -85,6 +93,8 @@ export const ladderCommand = {
       'no-reapply': { type: 'boolean' },
       'no-per-channel': { type: 'boolean' },
       'no-exclusions': { type: 'boolean' },
+      'no-mixed-precision': { type: 'boolean' },
+      budget: { type: 'string' },
       'max-exclusion-steps': { type: 'string' },
       iterations: { type: 'string' },
       output: { type: 'string', short: 'o' },
@@ -135,7 +145,7 @@ export const ladderCommand = {
         },
       },
       target.metric,
-      { maxExclusionSteps: maxSteps },
+      { maxExclusionSteps: maxSteps, precisionBudget: parsePrecisionBudget(values.budget ?? '') },
     );
     const result = await climbLadder({
       target,
@@ -146,6 +156,7 @@ export const ladderCommand = {
       attentionRungs: hasAttentionBlocks(model),
       measure: measures.measure,
       exclude: values['no-exclusions'] ? undefined : measures.exclude,
+      mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
       onRung: (rung, r) => {
         if (!r) process.stderr.write(`rung ${rung.index} ${rung.label} …\n`);
         else process.stdout.write(`${rungLine(r, target.metric)}\n`);

@@ -21,6 +21,9 @@ import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { readModelFile } from '../modelFile.ts';
 import { parse, UsageError } from '../usage.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
+import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
+import type { Ranges } from '../../core/quantize/plan.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -30,6 +33,8 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
+                        [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <cosine>]
+                         [--sensitivity-samples <n>]] [--save-config <config.json>]
 
 Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what was quantized and
 what stayed float (default: <out>.json).
@@ -65,6 +70,14 @@ Options:
                              layer by layer on the --calib images (Quark include_fast_ft, FastFinetune)
   --finetune-iterations <n>  optimizer steps per layer (FastFinetune NumIterations; default 1000)
   --finetune-lr <x>          Adam learning rate (FastFinetune LearningRate; default 0.1 adaround, 1e-5 adaquant)
+  --mixed-precision          automatic mixed precision (needs --calib): the model stays at the config's 8 bits,
+                             and the activations and weights whose measured effect on the output is largest go
+                             to 16 bits, then (if still short of --target) a few nodes stay float, within --budget
+  --budget <shares>          what may leave 8 bits: act16 (share of activation Q/DQ pairs), w16 (share of
+                             weights) and float (share of quantized nodes); default act16=0.1,w16=0.1,float=0.05
+  --target <cosine>          output cosine the mixed-precision search aims for on the --calib images (default 0.99)
+  --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
+  --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
 
@@ -105,6 +118,11 @@ export const quantizeCommand = {
       finetune: { type: 'string' },
       'finetune-iterations': { type: 'string' },
       'finetune-lr': { type: 'string' },
+      'mixed-precision': { type: 'boolean', default: false },
+      budget: { type: 'string' },
+      target: { type: 'string' },
+      'sensitivity-samples': { type: 'string' },
+      'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
     if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
@@ -119,9 +137,32 @@ export const quantizeCommand = {
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
       ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
-    const config = withRecoverySwitches(loaded, values);
+    let config = withRecoverySwitches(loaded, values);
     const { model } = readModelFile(modelPath);
     const start = performance.now();
+    let mixed: MixedPrecisionResult | undefined;
+    let calibrated: Ranges | undefined;
+    if (values['mixed-precision']) {
+      if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
+      const budget = parsePrecisionBudget(values.budget ?? '');
+      const target = values.target === undefined ? 0.99 : Number(values.target);
+      if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": expected a cosine in (−1, 1]`);
+      const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
+      const { spec } = loadPreprocessArgument(values.preprocess, model);
+      const images = imageFeeds(model, { dir: values.calib }, spec);
+      calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
+      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
+      mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds), {
+        budget,
+        target,
+        samples,
+        onStep: (s) => process.stderr.write(`  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}\n`),
+      });
+      config = mixed.config;
+      process.stderr.write(mixedPrecisionSummary(mixed));
+    } else if (values.budget !== undefined || values.target !== undefined || values['sensitivity-samples'] !== undefined) {
+      throw new UsageError('--budget, --target and --sensitivity-samples go with --mixed-precision');
+    }
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
       if (!values.calib) throw new UsageError('CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
@@ -132,18 +173,20 @@ export const quantizeCommand = {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,
         gramProduct: nodeGramProduct,
-        calibrate: async (equalized) => (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
+        calibrate: async (equalized) => (!config.includeCle && calibrated) || (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
         onProgress: recoveryProgress(),
       });
       ({ model: quantized, report, recovery } = result);
     } else {
-      const ranges = values.ranges ? readRangesFile(values.ranges) : (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
+      const ranges = values.ranges ? readRangesFile(values.ranges) : calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
     const parts = encodeParts(quantized);
     fs.writeFileSync(values.output, Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
-    fs.writeFileSync(summaryPath, `${JSON.stringify(recovery ? { ...report, recovery } : report, null, 2)}\n`);
+    const summary = { ...report, ...(recovery ? { recovery } : {}), ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}) };
+    fs.writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
+    if (values['save-config']) fs.writeFileSync(values['save-config'], `${configToJSON(config)}\n`);
     const c = report.counts;
     process.stdout.write(
       `${path.basename(values.output)}: ${c.quantized} of ${c.nodes} nodes quantized, ${c.float} float, ` +
@@ -159,6 +202,30 @@ export const quantizeCommand = {
     return 0;
   },
 };
+
+/** What the search chose, in a few lines. */
+function mixedPrecisionSummary(m: MixedPrecisionResult): string {
+  const b = m.budget;
+  const use = (k: keyof typeof b) => `${b[k].used}/${b[k].limit} of ${b[k].of}`;
+  return (
+    `mixed precision: cosine ${m.startCosine.toFixed(5)} → ${m.cosine.toFixed(5)} on the sensitivity images (${m.reached ? 'target reached' : 'target not reached within the budget'}); ` +
+    `16-bit activations ${use('act16')}, 16-bit weights ${use('w16')}, float nodes ${use('float')}; ${m.steps.length} measurements in ${m.seconds.toFixed(1)} s\n`
+  );
+}
+
+/** The search's result for the JSON summary (the configuration itself is written by --save-config). */
+function mixedPrecisionJson(m: MixedPrecisionResult) {
+  return {
+    startCosine: m.startCosine,
+    cosine: m.cosine,
+    reached: m.reached,
+    chosen: m.chosen,
+    budget: m.budget,
+    sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
+    measurements: m.steps.length,
+    seconds: m.seconds,
+  };
+}
 
 /** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
 function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {

@@ -63,6 +63,19 @@ describe('Quark and ONNX Runtime snippets', () => {
     }
   });
 
+  it('carry mixed precision as TensorQuantOverrides with each tool\'s type names', () => {
+    const mixed = withExclusions(getPreset('A8W8'), { extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { y: [{ quant_type: 'int16' }], w: [{ quant_type: 'int16' }] } } });
+    const ort = ortSnippet(index, mixed, options);
+    const quark = quarkSnippet(index, mixed, options);
+    expect(() => pythonParses(ort)).not.toThrow();
+    expect(() => pythonParses(quark)).not.toThrow();
+    expect(ort).toMatch(/"TensorQuantOverrides": \{\s+"y": \[\{\s+"quant_type": QuantType\.QInt16,/);
+    expect(quark).toMatch(/"w": \[\{\s+"quant_type": ExtendedQuantType\.QInt16,/);
+    expect(quark).toMatch(/from quark\.onnx import .*ExtendedQuantType/);
+    // No overrides, no key.
+    expect(ortSnippet(index, config, options)).not.toContain('TensorQuantOverrides');
+  });
+
   it('pass Quark subgraphs as ([starts], [ends]) and single nodes by name, with the preset settings', () => {
     const source = quarkSnippet(index, config, options);
     expect(readSnippet(source)).toMatchObject({ SUBGRAPHS_TO_EXCLUDE: [[['Conv_0'], ['Relu_1']]], NODES_TO_EXCLUDE: ['Exp_2'] });

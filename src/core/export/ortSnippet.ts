@@ -9,7 +9,7 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 import { py, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, type SnippetOptions } from './snippetParts.ts';
+import { fileConstants, namingFunction, namingSteps, readerSkeleton, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
   int8: 'QuantType.QInt8',
@@ -45,6 +45,8 @@ function ortExtraOptions(config: QuantConfig): Record<string, PyValue> {
   // ORT's SmoothQuant (through Intel Neural Compressor) folds the scales into the preceding ops as ours does.
   if (config.includeSq) Object.assign(out, { SmoothQuant: true, SmoothQuantAlpha: x.SmoothAlpha, SmoothQuantFolding: true });
   if (x.MinimumRealRange !== null) out.MinimumRealRange = x.MinimumRealRange;
+  // Mixed precision: ORT moves Q/DQ to com.microsoft by itself when an override needs 16 bits below opset 21.
+  if (Object.keys(x.TensorQuantOverrides).length) out.TensorQuantOverrides = tensorOverridesValue(config, ORT_TYPES);
   return out;
 }
 

@@ -4,8 +4,15 @@
  * nothing about quantization.
  */
 
-/** A Python value: what JSON holds, plus tuples. */
-export type PyValue = string | number | boolean | null | PyValue[] | PyTuple | { [key: string]: PyValue };
+/** A Python value: what JSON holds, plus tuples and names the script imports (QuantType.QInt16). */
+export type PyValue = string | number | boolean | null | PyValue[] | PyTuple | PyName | { [key: string]: PyValue };
+
+/** A dotted name written as is (an enum member the script imports), e.g. QuantType.QInt16. */
+export class PyName {
+  constructor(readonly name: string) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) throw new Error(`not a Python name: ${name}`);
+  }
+}
 
 /** A tuple (Quark's subgraphs_to_exclude takes ([starts], [ends]) tuples). */
 export class PyTuple {
@@ -22,6 +29,7 @@ export function py(value: PyValue, indent = '', wrapAt = 6): string {
   }
   // JSON string escapes (\", \\, \n, \uXXXX) mean the same in a Python string literal.
   if (typeof value === 'string') return JSON.stringify(value);
+  if (value instanceof PyName) return value.name;
   const inner = indent + '    ';
   if (value instanceof PyTuple) {
     const items = value.items.map((v) => py(v, indent, wrapAt));

@@ -12,7 +12,7 @@ import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '..
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, type SnippetOptions } from './snippetParts.ts';
+import { fileConstants, namingFunction, namingSteps, readerSkeleton, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 /** Quark's name of a quantization type (16-bit types are Quark's ExtendedQuantType). */
 const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
@@ -29,8 +29,10 @@ const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
  */
 function quarkExtraOptions(config: QuantConfig, float16: boolean): Record<string, PyValue> {
   const used = ([key, value]: [string, unknown]) =>
-    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && (config.includeSq || key !== 'SmoothAlpha');
+    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && (config.includeSq || key !== 'SmoothAlpha') && key !== 'TensorQuantOverrides';
   const options = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
+  // Mixed precision: the same key as ONNX Runtime's, with Quark's type names.
+  if (Object.keys(config.extraOptions.TensorQuantOverrides).length) options.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
   // A float16 model the studio quantizes with QuantizeFP16 (its default for such models) says so to Quark,
   // which needs it set; the guide's FP16 workflow sets both options.
   if (float16 && !config.extraOptions.ConvertFP16ToFP32) options.QuantizeFP16 = true;
@@ -76,7 +78,8 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
   const method = quarkCalibrateMethod(config);
   const types = [QUARK_TYPES[config.activationType], QUARK_TYPES[config.weightType]];
   const quarkImports = new Set(['ModelQuantizer', 'QConfig']);
-  if (types.some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
+  const overrideTypes = Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) => l.map((o) => QUARK_TYPES[o.quant_type]));
+  if ([...types, ...overrideTypes].some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
   if (method.startsWith('PowerOfTwoMethod')) quarkImports.add('PowerOfTwoMethod');
   if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;

@@ -5,7 +5,8 @@
  */
 import type { TensorSummary } from '../onnx/summary.ts';
 import { NAME_NODES, NAME_NODES_FUNCTION } from './snippetExclusions.ts';
-import { py } from './python.ts';
+import { py, PyName, type PyValue } from './python.ts';
+import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 
 export interface SnippetOptions {
   /** The float model's file name, e.g. "yolox-nano.onnx". */
@@ -81,4 +82,11 @@ export function namingSteps(naming: boolean): { lines: string[]; input: string }
     ],
     input: 'NAMED_MODEL',
   };
+}
+
+/** TensorQuantOverrides with each quant_type written as the tool's enum member (typeNames maps int16 → QuantType.QInt16). */
+export function tensorOverridesValue(config: QuantConfig, typeNames: Readonly<Record<ConfigQuantType, string>>): Record<string, PyValue> {
+  return Object.fromEntries(
+    Object.entries(config.extraOptions.TensorQuantOverrides).map(([tensor, list]) => [tensor, list.map((o) => ({ quant_type: new PyName(typeNames[o.quant_type]) }))]),
+  );
 }

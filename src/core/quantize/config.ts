@@ -80,6 +80,18 @@ export interface SubgraphExclusion {
   readonly ends: readonly string[];
 }
 
+/**
+ * One entry of ORT's (and Quark's) extra_options.TensorQuantOverrides for a tensor: the integer type that tensor
+ * is quantized to instead of the configuration's activation or weight type. Only `quant_type` is modelled (ORT's
+ * other override keys, such as a fixed scale, are refused by validation rather than silently ignored).
+ */
+export interface TensorQuantOverride {
+  readonly quant_type: ConfigQuantType;
+}
+
+/** Tensor name → its overrides (ORT takes a list per tensor; one entry per tensor here). */
+export type TensorQuantOverrides = Readonly<Record<string, readonly TensorQuantOverride[]>>;
+
 /** Quark/ORT extra_options, exact keys. Each line: meaning; default when left out of the input. */
 export interface ExtraOptions {
   /** Symmetric activations (zero point 0, or 128/127 for unsigned); false. */
@@ -134,6 +146,11 @@ export interface ExtraOptions {
   readonly SmoothAlpha: number;
   /** Fast finetune (AdaRound/AdaQuant) options, used when includeFastFt is set (Quark FastFinetune). */
   readonly FastFinetune: FastFinetuneOptions;
+  /**
+   * Per-tensor integer types (mixed precision: a few activations or weights at 16 bits in an 8-bit model), by the
+   * tensor's name in the graph as quantized; {} (ORT TensorQuantOverrides; Quark reads the same key).
+   */
+  readonly TensorQuantOverrides: TensorQuantOverrides;
   /**
    * The source model computes in float16: Q/DQ go on its float16 tensors and the parts left float stay float16
    * (Quark QuantizeFP16). A float16 model quantized without this or ConvertFP16ToFP32 is treated as if it were set; false.
@@ -373,6 +390,7 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CLEScaleAppendBias: true,
     SmoothAlpha: 0.5,
     FastFinetune: fastFinetuneDefaults('adaround'),
+    TensorQuantOverrides: {},
     QuantizeFP16: false,
     UseFP32Scale: false,
     ConvertFP16ToFP32: false,
@@ -431,6 +449,19 @@ const fastFinetune: Check<FastFinetuneOptions> = (v, f) => {
   return out as unknown as FastFinetuneOptions;
 };
 
+const tensorQuantOverrides: Check<TensorQuantOverrides> = (v, f) => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(f, `expected an object of tensor name → [{quant_type}], got ${show(v)}`);
+  const out: Record<string, TensorQuantOverride[]> = {};
+  for (const [tensor, list] of Object.entries(v)) {
+    const field = `${f}[${JSON.stringify(tensor)}]`;
+    if (tensor === '') throw new ConfigError(field, 'expected a tensor name');
+    if (!Array.isArray(list) || list.length !== 1) throw new ConfigError(field, `expected a list of one override, got ${show(list)}`);
+    const o = objectWithKeys(list[0], `${field}[0]`, ['quant_type']);
+    out[tensor] = [{ quant_type: oneOf(CONFIG_QUANT_TYPES)(o.quant_type, `${field}[0].quant_type`) }];
+  }
+  return out;
+};
+
 const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]> } = {
   ActivationSymmetric: bool,
   WeightSymmetric: bool,
@@ -458,6 +489,7 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   CLEScaleAppendBias: bool,
   SmoothAlpha: numberIn(0, 1),
   FastFinetune: fastFinetune,
+  TensorQuantOverrides: tensorQuantOverrides,
   QuantizeFP16: bool,
   UseFP32Scale: bool,
   ConvertFP16ToFP32: bool,

@@ -8,7 +8,8 @@ import { inferElementTypes, type TensorElementTypes } from '../onnx/elementTypeI
 import { elementTypeName } from '../onnx/elementTypes.ts';
 import { DataType, isDefaultDomain, type NodeProto } from '../onnx/model.ts';
 import type { QuantConfig } from './config.ts';
-import type { QuantType } from './numeric.ts';
+import { QUANT_TYPES, type QuantType } from './numeric.ts';
+import { overrideType, precisionLabel, widerOf } from './precision.ts';
 import { computeQParams } from './qparams.ts';
 import { ruleFor } from './rules/registry.ts';
 import { fusedFunctionRule } from './rules/activation.ts';
@@ -36,6 +37,8 @@ export interface NodeDecision {
   family?: string;
   /** Why a node stays float. */
   reason?: string;
+  /** Bits of its quantized activations (the widest) and weight, as a label: "A8W8", "A16W8", "A8W16", "A8". */
+  precision?: string;
 }
 
 export interface QuantPlan {
@@ -51,6 +54,10 @@ export interface QuantPlan {
    * internal tensors of functions written out as several nodes (enableNpuTransformer).
    */
   folded: Set<string>;
+  /** Activation tensors that share one scale and zero point (and so one type), each group in graph order. */
+  groups: string[][];
+  /** Weight tensors (initializer names) of quantized nodes, with the type each was quantized to. */
+  weights: Map<string, QuantType>;
   /** Tensors at quantized nodes left without Q/DQ because they are not known to be float32, with their type ('unknown' when none is known). */
   notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
@@ -163,10 +170,12 @@ export function planQuantization(
   }
   const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;
   const activations = new Map<string, ActivationQuant>();
-  const type = config.activationType;
-  for (const members of groups.groups().values()) {
+  const activationGroups = [...groups.groups().values()];
+  for (const members of activationGroups) {
     let min = Infinity, max = -Infinity;
     for (const m of members) { min = Math.min(min, rangeOf(m).min); max = Math.max(max, rangeOf(m).max); }
+    // Tensors sharing parameters share a type: the widest any member's override asks for (mixed precision).
+    const type = members.reduce<QuantType>((t, m) => widerOf(t, overrideType(config, m) ?? t), config.activationType);
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,
@@ -177,6 +186,7 @@ export function planQuantization(
 
   // 4. Constants: weights, biases, and constant operands.
   const constants = new Map<string, QuantizedConstant>();
+  const weights = new Map<string, QuantType>();
   const constantInputs = new Map<number, Map<number, string>>();
   const weightOptions = (t: QuantType): WeightOptions => ({
     type: t,
@@ -199,8 +209,10 @@ export function planQuantization(
     if (w) {
       const tensor = index.initializers.get(node.input[w.input])!;
       const axis = config.perChannel && w.axis >= 0 && tensor.dims.length >= 2 ? w.axis : undefined;
-      weightKey = `${node.input[w.input]}|w|${axis ?? 't'}`;
-      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(config.weightType));
+      const weightType = overrideType(config, node.input[w.input]) ?? config.weightType;
+      weights.set(node.input[w.input], weightType);
+      weightKey = `${node.input[w.input]}|w|${axis ?? 't'}|${weightType}`;
+      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(weightType));
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
@@ -233,14 +245,25 @@ export function planQuantization(
       if (!name || !ctx.isConstant(name) || (w && k === w.input)) continue;
       const tensor = index.initializers.get(name)!;
       if (tensor.data_type !== 1) continue; // only float constants
-      const t = x.AlignEltwiseQuantType ? config.activationType : config.weightType;
+      const t = overrideType(config, name) ?? (x.AlignEltwiseQuantType ? config.activationType : config.weightType);
       const key = `${name}|c|${t}`;
       if (!constants.has(key)) constants.set(key, quantizeWeight(tensor, undefined, weightOptions(t)));
       use(i, k, key);
     }
   }
+  // 5. Each quantized node's precision, for the report, the layer table and the graph's colours.
+  const bits = (t: string) => { const q = activations.get(t); return q ? QUANT_TYPES[q.type].bits : undefined; };
+  for (const i of index.order) {
+    if (!rules[i]) continue;
+    const node = index.nodes[i];
+    const actBits = [...node.input, ...node.output].map(bits).filter((b): b is number => b !== undefined);
+    const w = rules[i]!.weight?.(node, ctx);
+    const wType = w ? weights.get(node.input[w.input]) : undefined;
+    // Nodes inside a fused function carry no Q/DQ of their own: no label.
+    if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
+  }
   return {
-    decisions, activations, constants, constantInputs, folded, warnings,
+    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings,
     notFloat: [...notFloat].map(([tensor, elemType]) => ({ tensor, elemType })),
   };
 }

@@ -17,7 +17,9 @@ import { carryNodeIds } from '../prepare/nodeOrigin.ts';
 import type { QuantConfig } from './config.ts';
 import type { QuantType } from './numeric.ts';
 import { MS_DOMAIN, MS_QDQ_OPSET, qdqRequirement } from './opsetFeatures.ts';
-import { planQuantization, type Ranges } from './plan.ts';
+import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
+import { overrideTypes } from './precision.ts';
+import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../precision/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
@@ -38,6 +40,8 @@ import type { QuantizeReport } from './report.ts';
 export interface QuantizeResult {
   model: ModelProto;
   report: QuantizeReport;
+  /** The plan on the prepared graph (its tensor groups and weights are what mixed precision chooses among). */
+  plan: QuantPlan;
 }
 
 /** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
@@ -58,7 +62,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   for (const rule of exclusions.rules) for (const id of rule.ids) excludedBy.set(index.nodes[index.indexOfId.get(id)!], `excluded (${rule.rule})`);
 
   const x = config.extraOptions;
-  const types: QuantType[] = [config.activationType, config.weightType];
+  const types: QuantType[] = [config.activationType, config.weightType, ...overrideTypes(config)];
   if (x.Int32Bias) types.push('int32');
   const qdq = qdqRequirement(types, config.perChannel);
   // QuantizeLinear/DequantizeLinear take float16 tensors and scales from ai.onnx 19 (or in com.microsoft).
@@ -104,11 +108,14 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   for (const i of pIndex.order) {
     const d = plan.decisions[i];
     const opType = pIndex.nodes[i].op_type ?? '';
-    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '' });
+    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '' });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
+  const precision = precisionSummary(plan, config);
+  if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
   return {
     model: out,
+    plan,
     report: {
       config: configName,
       opset: { before, after: opsetOf(out) ?? before, qdqDomain: useMsDomain ? 'com.microsoft' : 'ai.onnx' },
@@ -123,9 +130,26 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
         activationPairs: plan.activations.size,
         quantizedConstants: plan.constants.size,
       },
+      precision,
       notFloat: plan.notFloat,
       warnings,
       ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },
+  };
+}
+
+/** How many activation Q/DQ pairs and weights are wider than the configuration's types, and which. */
+function precisionSummary(plan: QuantPlan, config: QuantConfig): QuantizeReport['precision'] {
+  const base = { activation: QUANT_TYPES[config.activationType].bits, weight: QUANT_TYPES[config.weightType].bits };
+  const wideActivations = [...plan.activations].filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation).map(([t]) => t);
+  const wideWeights = [...plan.weights].filter(([, t]) => QUANT_TYPES[t].bits > base.weight).map(([t]) => t);
+  const named = Object.keys(config.extraOptions.TensorQuantOverrides);
+  const seen = new Set([...plan.activations.keys(), ...plan.weights.keys()]);
+  return {
+    activations: plan.activations.size,
+    weights: plan.weights.size,
+    wideActivations,
+    wideWeights,
+    unmatchedOverrides: named.filter((t) => !seen.has(t)),
   };
 }

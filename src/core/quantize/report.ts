@@ -9,10 +9,21 @@ export interface QuantizeReport {
   opset: { before: number; after: number; qdqDomain: 'ai.onnx' | 'com.microsoft' };
   /** What graph preparation changed (BatchNormalization folds, opset adapters, …). */
   preparation: string[];
-  quantized: { id: NodeId; opType: string; family: string }[];
+  /** `precision`: "A8W8", "A16W8", "A8W16", "A8" (see precision.ts). */
+  quantized: { id: NodeId; opType: string; family: string; precision: string }[];
   float: { id: NodeId; opType: string; reason: string }[];
   exclusions: { rule: string; ids: NodeId[] }[];
   counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
+  /** Mixed precision: the activation tensors and weights quantized wider than the configuration's types. */
+  precision: {
+    /** Activation tensors with a Q/DQ pair, and weight tensors quantized, in all. */
+    activations: number;
+    weights: number;
+    wideActivations: string[];
+    wideWeights: string[];
+    /** TensorQuantOverrides entries that named no quantized tensor (a typo, or a tensor graph preparation folded). */
+    unmatchedOverrides: string[];
+  };
   /**
    * Tensors at quantized nodes that got no Q/DQ because they are not known to be float32: int64 shapes
    * and indices, booleans, and tensors whose element type neither the file nor the op's schema tells

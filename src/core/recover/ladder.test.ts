@@ -51,6 +51,42 @@ describe('the best-practice ladder', () => {
     expect(result.chosen).toBe(result.results.length - 1); // the best measured when none met the target
   });
 
+  it('puts the mixed-precision rungs after the 8-bit formats and before A16W8, from the best 8-bit rung, fine-tuned on the chosen precisions', async () => {
+    const { tried, measure } = scoring({ 'A8W8 + CLE + AdaRound': 0.7 });
+    const mixedFrom: QuantConfig[] = [];
+    const tuned: QuantConfig[] = [];
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: async (c, rung) => {
+        if (rung.recipe.mixedPrecision) tuned.push(c);
+        return measure(c, rung);
+      },
+      mixed: async (c) => {
+        mixedFrom.push(c);
+        const config = { ...c, nodesToExclude: ['Conv_9'], extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } } };
+        return { score: 0.8, metrics: { cosine: 0.8 }, config };
+      },
+    });
+    const labels = result.results.map((r) => r.rung.label);
+    const at = labels.indexOf('Mixed precision (A8W8 per-channel)');
+    expect(labels.slice(at - 1, at + 3)).toEqual(['A8W8 + CLE + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound', 'A16W8']);
+    expect(mixedFrom[0]).toMatchObject({ activationType: 'int8', perChannel: true, includeFastFt: false });
+    expect(tuned[0]).toMatchObject({ includeFastFt: true, nodesToExclude: ['Conv_9'], extraOptions: { TensorQuantOverrides: { t: [{ quant_type: 'int16' }] } } });
+    expect(tried).not.toContain('Mixed precision (A8W8 per-channel)'); // the search rung is measured by mixed()
+  });
+
+  it('with 8-bit formats only, runs the mixed-precision rungs after the per-channel stage', async () => {
+    const { measure } = scoring({ 'A8W8 per-channel + CLE + AdaRound': 0.7 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      measure,
+      mixed: async (c) => ({ score: 0.9, metrics: { cosine: 0.9 }, config: c }),
+    });
+    const labels = result.results.map((r) => r.rung.label);
+    expect(labels.slice(-3)).toEqual(['A8W8 per-channel + CLE + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound']);
+  });
+
   it('stops at the first rung that meets the target and chooses it', async () => {
     const { tried, measure } = scoring({ 'XINT8 + CLE + AdaRound': 0.995, 'A8W8': 0.999 });
     const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });

@@ -64,6 +64,8 @@ export interface RungRecipe {
   readonly finetune: FinetuneAlgorithm | null;
   /** The measured exclusion search, from the best configuration so far. */
   readonly exclusions: boolean;
+  /** Automatic mixed precision (core/evaluate/mixedPrecision.ts) from the best 8-bit configuration so far. */
+  readonly mixedPrecision?: boolean;
   /** The transformer rules (enableNpuTransformer). Absent: off. */
   readonly transformer?: boolean;
   /** SmoothQuant (includeSq). Absent: off. */
@@ -131,6 +133,11 @@ export interface LadderOptions {
   measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
   /** The exclusion search from `config`, toward the target; omitted → no exclusion rung. */
   exclude?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
+  /**
+   * Automatic mixed precision from the 8-bit `config`, toward the target, then measured; omitted → no mixed-precision
+   * rungs. They come after the 8-bit formats and before the first 16-bit one.
+   */
+  mixed?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
   /** Called before a rung is measured, and after, with its result. */
   onRung?(rung: Rung, result?: RungResult): void;
   /** Checked between rungs; a cancelled ladder keeps what it measured. */
@@ -142,6 +149,10 @@ const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound
 /** "A16W8 per-channel + CLE + AdaQuant". */
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
+  if (r.mixedPrecision) {
+    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}`;
+    return `Mixed precision (${on})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
+  }
   const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
   if (r.transformer) parts.push('attention rules');
   if (r.smoothQuant) parts.push('SmoothQuant');
@@ -190,8 +201,17 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     let result: RungResult;
     let config = rungConfig(recipe, options.base);
     if (recipe.exclusions) config = bestConfig(results) ?? config;
+    // Fine-tuning on mixed precision keeps the precisions the search chose (the last mixed rung's configuration).
+    const chosenPrecision = [...results].reverse().find((r) => r.rung.recipe.mixedPrecision && !r.error)?.config;
+    if (recipe.mixedPrecision && recipe.finetune && chosenPrecision) {
+      config = { ...config, nodesToExclude: chosenPrecision.nodesToExclude, extraOptions: { ...config.extraOptions, TensorQuantOverrides: chosenPrecision.extraOptions.TensorQuantOverrides } };
+    }
     try {
-      const m = recipe.exclusions ? await options.exclude!(config, options.target, rung) : await options.measure(config, rung);
+      const m = recipe.exclusions
+        ? await options.exclude!(config, options.target, rung)
+        : recipe.mixedPrecision && !recipe.finetune
+          ? await options.mixed!(config, options.target, rung)
+          : await options.measure(config, rung);
       result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: seconds(start), detail: m.detail };
     } catch (e) {
       const err = e as Error;
@@ -205,8 +225,25 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   // The formats in order, then (ours) the last one with per-channel weights; each a stage of its own.
   const stages = formats.map((preset) => ({ preset, perChannel: false }));
   if (options.perChannelRung ?? true) stages.push({ preset: formats[formats.length - 1], perChannel: true });
+  let mixedDone = !options.mixed;
+  /** Mixed precision from the best 8-bit format so far (ours), with per-channel weights, then fine-tuned. */
+  const mixedRungs = async (): Promise<boolean> => {
+    mixedDone = true;
+    const eight = results.filter((r) => !r.error && isEightBit(r.rung.recipe.preset));
+    const best = eight[chooseRung(eight)];
+    if (!best) return false;
+    // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
+    const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
+    if ((await tryRung(recipe, 'ours')).met) return true;
+    if (options.signal?.aborted) return false;
+    return (await tryRung({ ...recipe, finetune: best.rung.recipe.finetune ?? 'adaround' }, 'ours')).met;
+  };
   for (let f = 0; f < stages.length; f++) {
     const { preset, perChannel } = stages[f];
+    if (!mixedDone && !isEightBit(preset)) {
+      if (options.signal?.aborted) return finish('cancelled');
+      if (await mixedRungs()) return finish('target');
+    }
     const algorithms = f === 0 || reapply;
     const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
     const recipes: RungRecipe[] = [plain];
@@ -232,12 +269,22 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     }
   }
 
+  if (!mixedDone) {
+    if (options.signal?.aborted) return finish('cancelled');
+    if (await mixedRungs()) return finish('target');
+  }
   if (options.exclude) {
     if (options.signal?.aborted) return finish('cancelled');
     const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4);
     if (r.met) return finish('target');
   }
   return finish('exhausted');
+}
+
+/** True when the preset's activations and weights are both 8-bit (or narrower). */
+function isEightBit(preset: PresetName): boolean {
+  const c = getPreset(preset);
+  return !c.activationType.endsWith('16') && !c.weightType.endsWith('16');
 }
 
 /** The first rung that met the target; else the best measured; −1 when none was measured. */

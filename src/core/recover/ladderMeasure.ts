@@ -16,6 +16,8 @@ import { floatPartsAsBf16 } from '../precision/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
@@ -52,6 +54,8 @@ export interface RungDetail {
   readonly comparison: Comparison;
   /** The exclusion search's steps, on the exclusion rung. */
   readonly steps?: readonly SuggestStep[];
+  /** What the mixed-precision search measured and chose, on the mixed-precision rung. */
+  readonly mixedPrecision?: MixedPrecisionResult;
 }
 
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
@@ -90,9 +94,24 @@ function calibrationKey(config: QuantConfig): string {
 }
 
 /** The `measure` and `exclude` functions of climbLadder, for one model and its data. */
-export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options: { maxExclusionSteps?: number } = {}): Pick<LadderOptions, 'measure' | 'exclude'> {
+export function ladderMeasures(
+  rt: LadderRuntime,
+  metric: LadderMetric,
+  options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
+): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed'> {
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
+  /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */
+  const rangesFor = (model: ModelProto, config: QuantConfig) => {
+    const key = calibrationKey(config);
+    let r = ranges.get(key);
+    if (!r) {
+      r = rt.calibrate(model, config);
+      ranges.set(key, r);
+      r.catch(() => ranges.delete(key));
+    }
+    return r;
+  };
   // The float model's layer inputs, shared by every fine-tuning rung (they do not depend on the format).
   const floatRows = new FloatRowCache();
   // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
@@ -111,17 +130,8 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
   const measured = new Map<string, Promise<Awaited<ReturnType<typeof judgeOnce>>>>();
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
-    const key = calibrationKey(config);
     const result = await quantizeWithRecovery(rt.model, config, {
-      calibrate: (m) => {
-        let r = ranges.get(key);
-        if (!r) {
-          r = rt.calibrate(m, config);
-          ranges.set(key, r);
-          r.catch(() => ranges.delete(key));
-        }
-        return r;
-      },
+      calibrate: (m) => rangesFor(m, config),
       runtime: rt.tuning,
       signal: rt.signal,
       gramProduct: rt.gramProduct,
@@ -160,6 +170,18 @@ export function ladderMeasures(rt: LadderRuntime, metric: LadderMetric, options:
     async measure(config, rung): Promise<RungMeasurement> {
       const { detail, score, metrics } = await judge(config, rung, false);
       return { score, metrics, detail };
+    },
+
+    async mixed(config, target, rung): Promise<RungMeasurement> {
+      const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
+      const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.tuning, {
+        budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
+        // A cosine target is aimed at on the calibration samples; for other metrics, a high cosine.
+        target: target.metric === 'cosine' ? target.value : 0.999,
+        signal: rt.signal,
+      });
+      const { detail, score, metrics } = await judge(chosen.config, rung, false);
+      return { score, metrics, config: chosen.config, detail: { ...detail, mixedPrecision: chosen } };
     },
 
     async exclude(config, target, rung): Promise<RungMeasurement> {

@@ -1,0 +1,298 @@
+/**
+ * Automatic mixed precision: the model stays 8-bit, and only what measurably hurts most leaves 8 bits, under
+ * a budget (core/quantize/precisionBudget.ts). First activation tensors and weights go to 16 bits; where that
+ * is not enough, a few nodes stay float.
+ *
+ * Sensitivity is measured, never guessed from op types: a candidate's gain is how much the output error
+ * (1 − cosine to the float model, on a few of the user's samples; ./outputJudge.ts) falls when it alone leaves
+ * 8 bits. Measuring every tensor apart would cost one model run per tensor, so the search measures groups
+ * (group testing): quantization noises of different tensors are independent and their output errors add up,
+ * so a block of candidates widened together gains about the sum of its members' gains. Starting from "all
+ * activations" and "all weights" at 16 bits, the block with the largest measured gain is split into contiguous
+ * parts (graph order) and each part measured, best first, until the blocks left cannot hold a candidate better
+ * than those already found, or the ones found reach the target. The chosen set (largest gain per budget unit
+ * first) is then measured as a whole. The float stage does the same over the quantized nodes, from there.
+ *
+ * Quantization and the judge are injected; must not import a runtime or read files.
+ */
+import type { ModelProto, NodeId } from '../onnx/model.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import type { Ranges } from '../quantize/plan.ts';
+import { quantizeModel, type QuantizeResult } from '../quantize/quantizeModel.ts';
+import type { ComparisonRuntime } from './compareModels.ts';
+import { createOutputJudge, sampleSubset } from './outputJudge.ts';
+import { wideType } from '../quantize/precision.ts';
+import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
+import type { OutputJudge } from './outputJudge.ts';
+
+export type PrecisionKind = 'act16' | 'w16' | 'float';
+
+/** One thing the search may move out of 8 bits: an activation group, a weight tensor, or a node. */
+export interface PrecisionUnit {
+  readonly kind: PrecisionKind;
+  /** Tensors (act16: a group that shares parameters; w16: the weight) or the node's id (float). */
+  readonly names: readonly string[];
+  /** What it costs of its budget: the group's Q/DQ pairs, 1 weight, 1 node. */
+  readonly cost: number;
+}
+
+/**
+ * A measured set of units of one kind (a single unit, or a block of neighbours) and its gain: the drop in
+ * relative output noise power when it alone leaves 8 bits.
+ */
+export interface UnitSensitivity {
+  readonly kind: PrecisionKind;
+  readonly units: readonly PrecisionUnit[];
+  /** Budget it takes: the sum of its units' costs. */
+  readonly cost: number;
+  readonly gain: number;
+}
+
+export interface MixedPrecisionStep {
+  /** 1, 2, … */
+  readonly index: number;
+  /** 'base' (the 8-bit model), a block of one kind measured, or 'check' (a chosen set measured whole). */
+  readonly phase: 'base' | PrecisionKind | 'check';
+  /** Units in the measured block (or chosen set). */
+  readonly units: number;
+  /** Cosine measured. */
+  readonly cosine: number;
+  /** Drop in relative noise power (outputJudge.ts) against the round's starting point (0 for base and checks). */
+  readonly gain: number;
+  readonly seconds: number;
+}
+
+export interface MixedPrecisionOptions {
+  /** The 8-bit configuration to start from (its exclusions and overrides are kept). */
+  readonly config: QuantConfig;
+  readonly budget: PrecisionBudget;
+  /** Cosine to reach on the judge's samples; the search stops once the chosen set reaches it. */
+  readonly target: number;
+  /** Quantizes a configuration (the same ranges every time). */
+  quantize(config: QuantConfig): Promise<QuantizeResult> | QuantizeResult;
+  readonly judge: OutputJudge;
+  /** Most measurements in all; default 100. */
+  readonly maxMeasurements?: number;
+  /** Parts a block is split into; default 4. */
+  readonly branching?: number;
+  onStep?(step: MixedPrecisionStep): void;
+  readonly signal?: { readonly aborted: boolean };
+}
+
+export interface MixedPrecisionResult {
+  /** The configuration chosen: TensorQuantOverrides for 16-bit tensors, nodesToExclude for float nodes. */
+  readonly config: QuantConfig;
+  /** Cosine of the 8-bit start and of the chosen configuration, on the judge's samples. */
+  readonly startCosine: number;
+  readonly cosine: number;
+  readonly reached: boolean;
+  readonly chosen: { readonly act16: readonly string[]; readonly w16: readonly string[]; readonly float: readonly NodeId[] };
+  /** Each kind's budget: how many it allows and how many the chosen set uses. */
+  readonly budget: Readonly<Record<PrecisionKind, { readonly limit: number; readonly used: number; readonly of: number }>>;
+  /** Every single unit measured, largest gain first (the evidence for the choice and for what could not be reached). */
+  readonly sensitivities: readonly UnitSensitivity[];
+  readonly steps: readonly MixedPrecisionStep[];
+  readonly seconds: number;
+}
+
+/** The configuration with these units out of 8 bits (16-bit overrides, float exclusions). */
+export function withUnits(config: QuantConfig, units: readonly PrecisionUnit[]): QuantConfig {
+  const overrides = { ...config.extraOptions.TensorQuantOverrides };
+  const excluded = [...config.nodesToExclude];
+  for (const u of units) {
+    if (u.kind === 'float') excluded.push(...u.names);
+    else {
+      const type = wideType(u.kind === 'act16' ? config.activationType : config.weightType);
+      for (const t of u.names) overrides[t] = [{ quant_type: type }];
+    }
+  }
+  return { ...config, nodesToExclude: [...new Set(excluded)], extraOptions: { ...config.extraOptions, TensorQuantOverrides: overrides } };
+}
+
+/** The candidates of a quantization: its activation groups, its weights, its quantized nodes (graph order). */
+export function precisionUnits(result: QuantizeResult, config: QuantConfig): Record<PrecisionKind, PrecisionUnit[]> {
+  const overridden = new Set(Object.keys(config.extraOptions.TensorQuantOverrides));
+  const excluded = new Set(config.nodesToExclude);
+  return {
+    act16: result.plan.groups.filter((g) => !g.some((t) => overridden.has(t))).map((g) => ({ kind: 'act16', names: g, cost: g.length })),
+    w16: [...result.plan.weights.keys()].filter((t) => !overridden.has(t)).map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
+    float: result.report.quantized.filter((q) => !excluded.has(q.id)).map((q) => ({ kind: 'float', names: [q.id], cost: 1 })),
+  };
+}
+
+
+/** Runs the search. Throws when the starting configuration cannot be quantized or run. */
+export async function searchMixedPrecision(options: MixedPrecisionOptions): Promise<MixedPrecisionResult> {
+  const start = performance.now();
+  const maxMeasurements = options.maxMeasurements ?? 100;
+  const branching = Math.max(2, options.branching ?? 4);
+  // Measurements one round may spend before it commits what it found (the next round measures from there).
+  const perRound = Math.max(8, Math.round(maxMeasurements / 4));
+  const steps: MixedPrecisionStep[] = [];
+  const sensitivities: UnitSensitivity[] = [];
+  const targetError = 1 - options.target;
+  type Point = { noise: number; error: number };
+
+  const measure = async (config: QuantConfig, phase: MixedPrecisionStep['phase'], units: number, from?: Point): Promise<Point> => {
+    const t = performance.now();
+    const q = await options.quantize(config);
+    const { error, cosine, noise } = await options.judge.score(q.model);
+    const step = { index: steps.length + 1, phase, units, cosine, gain: from ? from.noise - noise : 0, seconds: (performance.now() - t) / 1000 };
+    steps.push(step);
+    options.onStep?.(step);
+    return { noise, error };
+  };
+  const measurementsLeft = () => steps.length < maxMeasurements && !options.signal?.aborted;
+
+  const baseResult = await options.quantize(options.config);
+  const units = precisionUnits(baseResult, options.config);
+  const limits = budgetCounts(options.budget, {
+    activations: baseResult.plan.activations.size,
+    weights: baseResult.plan.weights.size,
+    nodes: baseResult.report.quantized.length,
+  });
+  const used: Record<PrecisionKind, number> = { act16: 0, w16: 0, float: 0 };
+  const startPoint = await measure(options.config, 'base', 0);
+
+  /**
+   * Choice within what each kind has left among the measured sets (single units, and blocks whose members only
+   * help together, such as a chain that must be wide end to end to keep a small channel), none overlapping a set
+   * already taken, gains above `floor` only.
+   */
+  const choose = (found: readonly UnitSensitivity[], floor: number) => {
+    const pick = (order: readonly UnitSensitivity[]) => {
+      const taken = { ...used };
+      const picked: UnitSensitivity[] = [];
+      const inPicked = new Set<PrecisionUnit>();
+      for (const s of order) {
+        if (taken[s.kind] + s.cost > limits[s.kind] || s.units.some((u) => inPicked.has(u))) continue;
+        taken[s.kind] += s.cost;
+        picked.push(s);
+        s.units.forEach((u) => inPicked.add(u));
+      }
+      return { picked, taken, gain: picked.reduce((a, s) => a + s.gain, 0) };
+    };
+    // The better of two greedy orders (the knapsack's classic pair): by gain per cost, and by gain alone, so a
+    // block that gains much at a fair cost is not crowded out by small sets that gain a little cheaply.
+    const useful = found.filter((f) => f.gain > floor);
+    const byRatio = pick([...useful].sort((a, b) => b.gain / b.cost - a.gain / a.cost));
+    const byGain = pick([...useful].sort((a, b) => b.gain - a.gain));
+    return byGain.gain > byRatio.gain ? byGain : byRatio;
+  };
+
+  /**
+   * One round: best-first splitting over the candidates of `kinds` not chosen yet, from `config` (measured at
+   * `from`). Returns the units worth taking.
+   */
+  const round = async (config: QuantConfig, from: Point, kinds: readonly PrecisionKind[], taken: ReadonlySet<PrecisionUnit>) => {
+    const found: UnitSensitivity[] = [];
+    const queue: UnitSensitivity[] = [];
+    // The noise to remove, assuming it shrinks in proportion to 1 − cosine; gains under 1 % of it are noise.
+    const needed = from.noise * Math.max(0, 1 - targetError / from.error);
+    const negligible = Math.max(1e-9, 0.01 * needed);
+    const push = async (kind: PrecisionKind, blockUnits: readonly PrecisionUnit[]) => {
+      const p = await measure(withUnits(config, blockUnits), kind, blockUnits.length, from);
+      const set = { kind, units: blockUnits, cost: blockUnits.reduce((a, u) => a + u.cost, 0), gain: from.noise - p.noise };
+      found.push(set);
+      if (blockUnits.length > 1) queue.push(set);
+    };
+    for (const kind of kinds) {
+      const left = units[kind].filter((u) => !taken.has(u));
+      if (left.length && used[kind] < limits[kind] && measurementsLeft()) await push(kind, left);
+    }
+    const roundEnd = steps.length + perRound;
+    while (queue.length && measurementsLeft() && steps.length < roundEnd) {
+      queue.sort((a, b) => b.gain - a.gain);
+      const best = queue.shift()!;
+      if (best.gain <= negligible) break;
+      const choice = choose(found, negligible);
+      if (choice.gain >= 1.25 * needed) break;
+      // A block gains at least about what any of its members gains: once a kind's budget is full and a block gains
+      // less than the weakest set chosen of that kind, nothing in it can displace one.
+      const mine = choice.picked.filter((p) => p.kind === best.kind);
+      const full = limits[best.kind] - choice.taken[best.kind] < Math.min(...best.units.map((u) => u.cost));
+      if (full && mine.length && best.gain < Math.min(...mine.map((p) => p.gain))) continue;
+      const size = Math.ceil(best.units.length / branching);
+      for (let k = 0; k < best.units.length && measurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
+    }
+    sensitivities.push(...found.filter((f) => f.units.length === 1 || f.cost <= limits[f.kind]));
+    return choose(found, negligible).picked.flatMap((p) => p.units);
+  };
+
+  let config = options.config;
+  let point = startPoint;
+  const chosen = new Set<PrecisionUnit>();
+  // Rounds, each from what the last one chose: gains are measured against the current model, so a unit whose
+  // effect was hidden behind a larger one is found once that one is gone.
+  for (const kinds of [['act16', 'w16'], ['float']] as const) {
+    while (point.error > targetError && measurementsLeft()) {
+      const picks = await round(config, point, kinds, chosen);
+      if (picks.length === 0) break;
+      const trial = withUnits(config, picks);
+      const p = await measure(trial, 'check', picks.length);
+      if (!(p.noise < point.noise)) break;
+      config = trial;
+      point = p;
+      for (const u of picks) { chosen.add(u); used[u.kind] += u.cost; }
+    }
+  }
+
+  const list = [...chosen];
+  const names = (kind: PrecisionKind) => list.filter((u) => u.kind === kind).flatMap((u) => u.names);
+  const of = { act16: baseResult.plan.activations.size, w16: baseResult.plan.weights.size, float: baseResult.report.quantized.length };
+  return {
+    config,
+    startCosine: 1 - startPoint.error,
+    cosine: 1 - point.error,
+    reached: point.error <= targetError,
+    chosen: { act16: names('act16'), w16: names('w16'), float: names('float') as NodeId[] },
+    budget: {
+      act16: { limit: limits.act16, used: used.act16, of: of.act16 },
+      w16: { limit: limits.w16, used: used.w16, of: of.w16 },
+      float: { limit: limits.float, used: used.float, of: of.float },
+    },
+    sensitivities: sensitivities.sort((a, b) => b.gain - a.gain),
+    steps,
+    seconds: (performance.now() - start) / 1000,
+  };
+}
+
+export interface ChooseMixedPrecisionOptions {
+  readonly budget: PrecisionBudget;
+  /** Cosine to reach on the sensitivity samples. */
+  readonly target: number;
+  /** Calibration samples the sensitivities are measured on (spread over the runtime's); default 4. */
+  readonly samples?: number;
+  readonly maxMeasurements?: number;
+  onStep?(step: MixedPrecisionStep): void;
+  readonly signal?: { readonly aborted: boolean };
+}
+
+/**
+ * The search as the command line, the page and the ladder run it: on the model and its calibrated ranges, with a
+ * judge over a few calibration samples. Sensitivity is measured on plain quantization (no CLE, bias correction or
+ * fine-tuning, which would cost minutes per measurement); the chosen configuration keeps the given switches, so
+ * those steps then run once with the chosen precisions.
+ */
+export async function chooseMixedPrecision(
+  model: ModelProto,
+  ranges: Ranges,
+  config: QuantConfig,
+  runtime: ComparisonRuntime,
+  options: ChooseMixedPrecisionOptions,
+): Promise<MixedPrecisionResult> {
+  const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
+  const judge = await createOutputJudge(model, sampleSubset(runtime, options.samples ?? 4));
+  const result = await searchMixedPrecision({
+    config: plain,
+    budget: options.budget,
+    target: options.target,
+    judge,
+    quantize: (c) => quantizeModel(model, ranges, c),
+    maxMeasurements: options.maxMeasurements,
+    onStep: options.onStep,
+    signal: options.signal,
+  });
+  const { includeCle, includeFastFt, includeBiasCorrection } = config;
+  return { ...result, config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection } };
+}

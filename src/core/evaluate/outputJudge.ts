@@ -1,0 +1,94 @@
+/**
+ * A quick, repeatable judge for searches that measure many candidate models on the same few samples: the
+ * float model runs once per sample and its outputs are kept; each candidate then runs alone and is scored by
+ * the mean output cosine (Quark's) and the relative noise power, which adds up over independent
+ * quantization noises (so the gains of tensors measured apart can be summed). The runtime is injected; must
+ * not import a runtime.
+ */
+import { encode, type ModelProto } from '../onnx/index.ts';
+import { cosineSimilarity, type FloatArray } from '../metrics/index.ts';
+import type { ComparisonRuntime, RunTensor } from './compareModels.ts';
+
+export interface JudgeScore {
+  /** Mean over samples and outputs with a defined cosine. */
+  readonly cosine: number;
+  /** 1 − cosine. */
+  readonly error: number;
+  /**
+   * Relative noise power: mean over samples and outputs of ‖quantized − float‖² / ‖float‖². Independent
+   * quantization noises add up in it (where 1 − cosine saturates once the noise is large).
+   */
+  readonly noise: number;
+}
+
+export interface OutputJudge {
+  readonly samples: number;
+  /** Runs `model` (same outputs as the float model) on every sample and scores it against the float outputs. */
+  score(model: ModelProto): Promise<JudgeScore>;
+}
+
+/** Runs the float model once on every sample of `runtime` and returns a judge against its outputs. */
+export async function createOutputJudge(floatModel: ModelProto, runtime: ComparisonRuntime): Promise<OutputJudge> {
+  const names = floatModel.graph!.output.map((o) => o.name ?? '');
+  const reference = await runAll(floatModel, runtime, names);
+  return {
+    samples: runtime.samples,
+    async score(model) {
+      const outputs = await runAll(model, runtime, names);
+      let sum = 0;
+      let n = 0;
+      let noise = 0;
+      let m = 0;
+      outputs.forEach((sample, s) => {
+        for (const name of names) {
+          const c = cosineSimilarity(reference[s][name], sample[name]);
+          if (Number.isFinite(c)) { sum += c; n++; }
+          const r = relativeNoise(reference[s][name], sample[name]);
+          if (Number.isFinite(r)) { noise += r; m++; }
+        }
+      });
+      const cosine = n ? sum / n : NaN;
+      return { cosine, error: 1 - cosine, noise: m ? noise / m : NaN };
+    },
+  };
+}
+
+/** ‖b − a‖² / ‖a‖² (NaN when a is all zeros). */
+function relativeNoise(a: FloatArray, b: FloatArray): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < a.length; i++) {
+    const d = b[i] - a[i];
+    num += d * d;
+    den += a[i] * a[i];
+  }
+  return den > 0 ? num / den : NaN;
+}
+
+async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Record<string, FloatArray>[]> {
+  const session = await runtime.open(encode(model));
+  try {
+    const out: Record<string, FloatArray>[] = [];
+    for (let s = 0; s < runtime.samples; s++) {
+      const r: Readonly<Record<string, RunTensor>> = await session.run(s, names);
+      out.push(Object.fromEntries(names.map((k) => [k, r[k].data as FloatArray])));
+    }
+    return out;
+  } finally {
+    await session.release();
+  }
+}
+
+/** The runtime restricted to `count` samples spread evenly over its own (all when it has no more). */
+export function sampleSubset(runtime: ComparisonRuntime, count: number): ComparisonRuntime {
+  if (count >= runtime.samples) return runtime;
+  const picks = Array.from({ length: count }, (_, k) => Math.floor(((k + 0.5) * runtime.samples) / count));
+  return {
+    samples: count,
+    open: async (bytes) => {
+      const s = await runtime.open(bytes);
+      return { run: (i, outputs) => s.run(picks[i], outputs), release: () => s.release() };
+    },
+    feeds: runtime.feeds ? (i) => runtime.feeds!(picks[i]) : undefined,
+  };
+}
