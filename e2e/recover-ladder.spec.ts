@@ -5,7 +5,7 @@
  * rung is listed with its numbers, a rung is picked and downloaded, and the ladder report names the rungs.
  */
 import fs from 'node:fs';
-import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import * as ort from 'onnxruntime-node';
 import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 import type { Page } from '@playwright/test';
 
@@ -13,8 +13,8 @@ const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imag
 
 /** The downloaded model runs in onnxruntime-node and gives mnist's ten class scores. */
 async function runsInNode(bytes: Uint8Array): Promise<void> {
-  const session = await createSession(bytes);
-  const out = await session.run({ [session.inputNames[0]]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+  const session = await ort.InferenceSession.create(bytes);
+  const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
   const scores = Object.values(out)[0];
   expect(scores.dims).toEqual([1, 10]);
   expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
