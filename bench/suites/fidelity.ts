@@ -2,8 +2,9 @@
  * Suite "fidelity": output cosine of each fixture detector quantized with each preset, on held-out COCO photos;
  * and the PP-OCRv4 text recognizer (attention blocks, CTC output) on held-out text lines: lines whose greedy
  * CTC decoding equals the float model's, CER against the float decoding, with and without the attention
- * rules and SmoothQuant. QS_FIDELITY_ONLY=recognizer (or =detectors) re-measures one part and keeps the
- * other part's rows from the last results file.
+ * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano and the
+ * PP-OCRv4 detector within the default budget, before and after AdaRound. QS_FIDELITY_ONLY=recognizer
+ * (or =detectors, =mixed) re-measures one part and keeps the other parts' rows from the last results file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,22 @@ const CASES: [string, string[]][] = [
 const RECOGNIZER_PRESETS = ['XINT8', 'A8W8'];
 const RECOGNIZER_VARIANTS = ['plain', 'perChannel', 'attention', 'attention+perChannel', 'attention+sq', 'attention+perChannel+sq'];
 const RECOGNIZER = 'ch_PP-OCRv4_rec_infer.onnx';
+/** Mixed precision, 8-bit per-channel A8W8 within the default budget: [model, case arguments]. */
+const MIXED: [string, string[]][] = [
+  ['yolox-nano', ['A8W8', 'perChannel', 'adaround', 'max=80']],
+  ['ppocr-det', ['A8W8', 'perChannel', 'adaround', 'max=50']],
+];
+const isMixed = (r: Row) => String(r.variant).startsWith('mixed precision');
+
+/** The case's one line as two suite rows: mixed precision alone, then with AdaRound (details in `detail`). */
+function mixedRows(r: Row): Row[] {
+  const detail = `search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s); 16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; 8-bit start ${r.startCosine}; web ${r.webRuns}, checker ${r.checker}`;
+  const base = { model: r.model, preset: r.preset, opset: r.opset, calibrationSeconds: r.calibrationSeconds, detail };
+  return [
+    { ...base, variant: 'mixed precision', cosineMean: r.mixedCosine },
+    { ...base, variant: 'mixed precision + AdaRound', cosineMean: r.adaroundCosine },
+  ];
+}
 
 function previousRows(keep: (r: Row) => boolean): Row[] {
   const file = path.join(import.meta.dirname, '../results/fidelity.json');
@@ -47,16 +64,18 @@ export const fidelitySuite: Suite = {
   async run() {
     const only = process.env.QS_FIDELITY_ONLY;
     const rows: Row[] = [];
-    if (only === 'recognizer') rows.push(...previousRows((r) => r.model !== RECOGNIZER));
+    if (only === 'recognizer' || only === 'mixed') rows.push(...previousRows((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
         for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
       }
     }
-    if (only === 'detectors') rows.push(...previousRows((r) => r.model === RECOGNIZER));
+    if (only === 'detectors' || only === 'mixed') rows.push(...previousRows((r) => r.model === RECOGNIZER));
     else {
       for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
     }
+    if (only === 'detectors' || only === 'recognizer') rows.push(...previousRows(isMixed));
+    else for (const [model, args] of MIXED) rows.push(...mixedRows(await runCase('cases/mixedPrecision.ts', [model, ...args])));
     return rows;
   },
 };
