@@ -9,14 +9,14 @@
  */
 import * as ort from 'onnxruntime-node';
 import { DataType, elementTypeName, readTensor, UnsupportedModelError, type TensorProto } from '../../core/onnx/index.ts';
-import type { ComparisonRuntime, RunTensor } from '../../core/evaluate/compareModels.ts';
-import type { Runtime, RunTensor as CoreRunTensor } from '../../core/runtime/session.ts';
+import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
+import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
 
 /** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
-export type TensorLike = CoreRunTensor;
+export type TensorLike = RunTensor;
 
 export interface NodeSession {
   readonly inputNames: readonly string[];

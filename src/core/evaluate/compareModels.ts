@@ -18,13 +18,10 @@ import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/laye
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
 import { withFloat32Interface } from '../precision/float16.ts';
+import type { RunTensor } from '../runtime/session.ts';
 
-/** One output of a run, as onnxruntime (web or node) hands it back. */
-export interface RunTensor {
-  readonly type: string;
-  readonly data: unknown;
-  readonly dims: readonly number[];
-}
+/** One output of a run, as onnxruntime (web or node) hands it back: the runtime contract's own type. */
+export type { RunTensor };
 
 /** A session over one model's bytes that runs sample `sample`, returning the named outputs. */
 export interface SampleSession {
