@@ -63,14 +63,17 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await expect(card.getByTestId('recover-progress-text')).toContainText('Rung');
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 90_000 });
   const rows = card.getByTestId('rung-row');
-  await expect(rows).toHaveCount(4); // XINT8, + CLE, + AdaRound, + AdaQuant
+  // XINT8, + CLE, + AdaRound, + AdaQuant, then mixed precision inside the budget and its fine-tuned rung.
+  await expect(rows).toHaveCount(6);
   const labels = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-rung-label')));
   expect(labels.slice(0, 2)).toEqual(['XINT8', 'XINT8 + CLE']);
   expect(labels[2]).toMatch(/AdaRound$/);
   expect(labels[3]).toMatch(/AdaQuant$/);
+  expect(labels[4]).toMatch(/^Mixed precision \(/);
+  expect(labels[5]).toMatch(/^Mixed precision \(.*\) \+ Ada(Round|Quant)$/);
   const scores = await card.getByTestId('rung-score').allTextContents();
   const measured = scores.filter((s) => /^\d+\.\d{2} dB$/.test(s));
-  expect(measured).toHaveLength(4);
+  expect(measured).toHaveLength(6);
   await expect(card.getByTestId('ladder-summary')).toContainText('No rung reached');
   await expect(card.getByTestId('rung-chosen')).toHaveCount(1);
 
