@@ -3,7 +3,6 @@
  * Q/DQ), and a quantized model's float parts judged as the NPU runs them (BF16), in onnxruntime-node.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { fixtureRanges } from './helpers/calibration.ts';
 import { IMAGES, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
 import { ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
 async function run(bytes: Uint8Array, input: Float32Array, dims: number[]) {
   const s = await createSession(bytes);
@@ -78,20 +78,19 @@ describe('float parts judged as the NPU runs them', () => {
 
   it('qstudio: quantize --config BF16 needs no calibration; evaluate --npu-bf16 prints both figures, labelled', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-bf16-'));
-    const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
     const out = path.join(tmp, 'mnist-bf16.onnx');
-    const q = spawnSync(process.execPath, [bin, 'quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'BF16', '-o', out], { encoding: 'utf8' });
-    expect(q.status).toBe(0);
+    const q = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'BF16', '-o', out);
+    expect(q.code).toBe(0);
     expect(q.stdout).toMatch(/BF16 with-cast, \d+ activations and \d+ weights/);
     const data = path.join(tmp, 'data');
     fs.mkdirSync(data);
     fs.copyFileSync(path.join(IMAGES, 'photos', 'camera.png'), path.join(data, 'camera.png'));
-    const e = spawnSync(process.execPath, [bin, 'evaluate', path.join(MODELS, 'mnist.onnx'), out, '--data', data, '--preprocess', 'unit', '--npu-bf16'], { encoding: 'utf8' });
-    expect(e.status).toBe(0);
+    const e = qstudio('evaluate', path.join(MODELS, 'mnist.onnx'), out, '--data', data, '--preprocess', 'unit', '--npu-bf16');
+    expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/As written \(float parts in float32\)/);
     expect(e.stdout).toMatch(/As the NPU runs it \(float parts in BF16: \d+ nodes/);
     // The exclusion search can aim at that figure.
-    const s = spawnSync(process.execPath, [bin, 'suggest', path.join(MODELS, 'mnist.onnx'), '--calib', data, '--preprocess', 'unit', '--config', 'XINT8', '--target', '0.999999', '--max-steps', '1', '--npu-bf16'], { encoding: 'utf8' });
+    const s = qstudio('suggest', path.join(MODELS, 'mnist.onnx'), '--calib', data, '--preprocess', 'unit', '--config', 'XINT8', '--target', '0.999999', '--max-steps', '1', '--npu-bf16');
     expect(s.stderr).not.toMatch(/Error/);
     expect(s.stdout).toMatch(/step 1: exclude .* → cosine/);
   });

@@ -1,5 +1,4 @@
 /** `qstudio quantize --config <file>` with the configuration file the page exports, exclusions included. */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,9 +7,8 @@ import { configDocumentToJSON } from '../src/core/export/index.ts';
 import { decode, encode } from '../src/core/onnx/index.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../src/core/quantize/testModels.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-config-export-'));
 const modelPath = path.join(tmp, 'tiny.onnx');
 const rangesPath = path.join(tmp, 'ranges.json');
@@ -29,7 +27,7 @@ describe('the exported configuration on the command line', () => {
     const out = path.join(tmp, 'tiny.quant.onnx');
     const r = qstudio('quantize', modelPath, '--ranges', rangesPath, '--config', configPath, '-o', out);
     expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'tiny.quant.json'), 'utf8'));
     expect(summary.exclusions).toEqual([{ rule: 'node Conv_0', ids: ['Conv_0'] }]);
     expect(summary.float.map((f: { id: string }) => f.id)).toContain('Conv_0');
@@ -43,7 +41,7 @@ describe('the exported configuration on the command line', () => {
     const configPath = path.join(tmp, 'bad.json');
     fs.writeFileSync(configPath, configDocumentToJSON(getPreset('U8S8'), { model: null, settings: null, exclusions: [{ kind: 'nodes', name: 'typo', nodes: ['Conv_7'] }] }));
     const r = qstudio('quantize', modelPath, '--ranges', rangesPath, '--config', configPath, '-o', path.join(tmp, 'bad.onnx'));
-    expect(r.status).not.toBe(0);
+    expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ExclusionError|Conv_7/);
   });
 });

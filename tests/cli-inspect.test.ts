@@ -1,17 +1,12 @@
 /** `qstudio inspect` as a user runs it: a real process, real fixtures, exit codes and output. */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../src/core/onnx/index.ts';
 import { MODELS } from './helpers/fixtures.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-function qstudio(...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe('qstudio inspect', () => {
   it('prints the summary of yolox-nano as JSON', () => {

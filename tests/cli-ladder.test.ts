@@ -1,18 +1,13 @@
 /** `qstudio ladder` as a user runs it: every rung measured for real on MNIST and photos, printed, reported. */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { parseReportNumber } from '../src/core/report/json.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-const qstudio = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-ladder-'));
 const calib = path.join(tmp, 'calib');
 const held = path.join(tmp, 'held');

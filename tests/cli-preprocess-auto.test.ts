@@ -4,14 +4,12 @@
  * calibrates with no spec file. Without `--preprocess`, the note says what `auto` would pick.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-auto-'));
 const calib = path.join(tmp, 'calib');
@@ -25,7 +23,7 @@ describe('qstudio --preprocess auto', () => {
     expect(r.stderr).toContain('--preprocess auto: YuNet face detector (high confidence): preset bgr-255 — BGR, scale 1');
     expect(r.stderr).toContain('dims batch=1, height=640, width=640');
     expect(r.stderr).toContain("YuNet's per-stride heads");
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     // The input's range is that of BGR bytes: 0–255, not 0–1.
     const ranges = JSON.parse(fs.readFileSync(out, 'utf8'));
     expect(ranges.ranges.input[1]).toBeGreaterThan(200);
@@ -33,7 +31,7 @@ describe('qstudio --preprocess auto', () => {
 
   it('without --preprocess, keeps unit and names what auto would choose', () => {
     const r = qstudio('calibrate', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--calib', calib, '-o', path.join(tmp, 'uf.json'));
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     expect(r.stderr).toContain('this model looks like a UltraFace face detector: --preprocess auto would use ultraface');
   });
 });

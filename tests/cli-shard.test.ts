@@ -4,17 +4,12 @@
  * hard case; MinMax merges are simpler); shards of different configurations are refused by name.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-const qstudio = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-shard-'));
 const calib = path.join(tmp, 'calib');
 fs.mkdirSync(calib);

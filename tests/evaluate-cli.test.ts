@@ -1,6 +1,5 @@
 /** `qstudio evaluate` as a user runs it (UltraFace against its A8W8 quantization, on two photos), and `qstudio suggest` on MNIST. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,12 +10,8 @@ import { validateConfig } from '../src/core/quantize/config.ts';
 import { fixtureRanges } from './helpers/calibration.ts';
 import { COCO_EVAL } from './helpers/evaluation.ts';
 import { MODELS } from './helpers/fixtures.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
-const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-const qstudio = (...args: string[]) => {
-  const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-};
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-evaluate-'));
 const data = path.join(tmp, 'data');
 const floatPath = path.join(MODELS, 'ultraface-rfb-320.onnx');

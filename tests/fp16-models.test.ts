@@ -5,7 +5,6 @@
  * subgraphs converted to float32 first (subgraphs_to_include), and run in onnxruntime-node.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
 import { IMAGES, readModel, seededFloats } from './helpers/fixtures.ts';
 import { ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-fp16-'));
 const UF_SHAPE = [1, 3, 240, 320];
@@ -116,14 +116,13 @@ describe('FP16 source models', () => {
     const calib = path.join(tmp, 'calib');
     fs.mkdirSync(calib);
     for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
-    const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
     const out = path.join(tmp, 'mnist-q.onnx');
-    const q = spawnSync(process.execPath, [bin, 'quantize', file, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '-o', out], { encoding: 'utf8' });
+    const q = qstudio('quantize', file, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '-o', out);
     expect(q.stderr).not.toMatch(/Unexpected input data type/);
-    expect(q.status).toBe(0);
+    expect(q.code).toBe(0);
     expect(q.stderr).toMatch(/quantized as with QuantizeFP16/);
-    const e = spawnSync(process.execPath, [bin, 'evaluate', file, out, '--data', calib, '--preprocess', 'unit'], { encoding: 'utf8' });
-    expect(e.status).toBe(0);
+    const e = qstudio('evaluate', file, out, '--data', calib, '--preprocess', 'unit');
+    expect(e.code).toBe(0);
     expect(Number(/Mean cos similarity: ([\d.]+)/.exec(e.stdout)?.[1])).toBeGreaterThan(0.9);
   });
 });

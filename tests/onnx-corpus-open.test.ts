@@ -8,7 +8,6 @@
  * tensor onnxruntime-node returns has the type core/onnx/elementTypeInference.ts inferred for it.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, decode, elementTypeName, encode, inferElementTypes, openModel, opsetOf } from '../src/core/onnx/index.ts';
@@ -18,6 +17,7 @@ import { buildGraphView, layoutInputOf } from '../src/ui/features/graph/viewMode
 import { modelApi } from '../workers/modelApi.ts';
 import { createSession } from '../src/cli/runtime/ortNode.ts';
 import { corpusModels, testSetFeeds } from './helpers/onnxCorpus.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
 const models = corpusModels();
 
@@ -51,16 +51,15 @@ describe("ONNX's backend test corpus through the open path", () => {
   }, 300_000);
 
   it('qstudio inspect prints the same summary as the open path, on a sample', () => {
-    const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
     const sample = ['node/test_maxpool_with_argmax_2d_precomputed_pads', 'node/test_loop11'];
     for (const name of sample) {
       const m = models.find((x) => x.name === name)!;
-      const r = spawnSync(process.execPath, [bin, 'inspect', m.modelPath, '--json'], { encoding: 'utf8' });
-      expect(r.status, r.stderr).toBe(0);
+      const r = qstudio('inspect', m.modelPath, '--json');
+      expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual(openModel(fs.readFileSync(m.modelPath), { fileName: 'model.onnx' }).summary);
     }
-    const text = spawnSync(process.execPath, [bin, 'inspect', models.find((x) => x.name === 'simple/test_sequence_model1')!.modelPath], { encoding: 'utf8' });
-    expect(text.status, text.stderr).toBe(0);
+    const text = qstudio('inspect', models.find((x) => x.name === 'simple/test_sequence_model1')!.modelPath);
+    expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/SequenceInsert +3/);
   }, 120_000);
 

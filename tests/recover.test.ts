@@ -5,7 +5,6 @@
  * run and pass onnx.checker.
  */
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +30,7 @@ import { checkModels } from './helpers/onnxChecker.ts';
 import { IMAGES, MODELS, seededFloats } from './helpers/fixtures.ts';
 import { COCO } from './helpers/evaluation.ts';
 import { outputsOf } from './helpers/smallModels.ts';
+import { qstudio } from './helpers/qstudio.ts';
 
 const CLE = { steps: 4, totalDiffThreshold: 2e-7, scaleAppendBias: true };
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recover-'));
@@ -202,8 +202,6 @@ describe('on a fixture', () => {
 });
 
 describe('qstudio quantize with recovery switches', () => {
-  const bin = path.resolve(import.meta.dirname, '../bin/qstudio.js');
-  const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
 
   it('runs CLE, AdaRound and bias correction on a folder of images and reports them', () => {
     const modelFile = path.join(tmp, 'chain-float.onnx');
@@ -214,7 +212,7 @@ describe('qstudio quantize with recovery switches', () => {
     const out = path.join(tmp, 'chain-cli.onnx');
     const r = qstudio('quantize', modelFile, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--cle', '--bias-correction', '--finetune', 'adaround', '--finetune-iterations', '10', '-o', out);
     expect(r.stderr).toMatch(/\[5\/5\] \S+ {2}loss/);
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/CLE: 2 layer pairs equalized/);
     expect(r.stdout).toMatch(/adaround: \d+ of 5 layers changed/);
     const summary = JSON.parse(fs.readFileSync(out.replace(/\.onnx$/, '.json'), 'utf8'));
@@ -228,7 +226,7 @@ describe('qstudio quantize with recovery switches', () => {
     const out = path.join(tmp, 'mnist-aq.onnx');
     const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--bias-correction', '--finetune', 'adaquant', '--finetune-iterations', '5', '-o', out);
     expect(r.stderr).not.toMatch(/Error/);
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
     const model = decode(fs.readFileSync(out));
     const index = buildGraphIndex(model.graph!);
     const convs = index.nodes.filter((n) => n.op_type === 'Conv');
@@ -250,7 +248,7 @@ describe('qstudio quantize with recovery switches', () => {
     [['--calib', '.', '--finetune-iterations', '5'], /go with --finetune/],
   ])('refuses %j', (args, message) => {
     const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'XINT8', '-o', path.join(tmp, 'no.onnx'), ...args);
-    expect(r.status).not.toBe(0);
+    expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
   });
 });
