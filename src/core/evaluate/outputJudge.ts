@@ -6,7 +6,7 @@
  * not import a runtime.
  */
 import { encode, type ModelProto } from '../onnx/index.ts';
-import { cosineSimilarity, type FloatArray } from '../metrics/index.ts';
+import { sampleSums, type FloatArray } from '../metrics/index.ts';
 import type { ComparisonRuntime, RunTensor } from './compareModels.ts';
 
 export interface JudgeScore {
@@ -41,9 +41,11 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
       let m = 0;
       outputs.forEach((sample, s) => {
         for (const name of names) {
-          const c = cosineSimilarity(reference[s][name], sample[name]);
+          // One pass gives both: the cosine and ‖q − f‖² / ‖f‖² (NaN when the float output is all zeros).
+          const sums = sampleSums(reference[s][name], sample[name]);
+          const c = sums.worstSampleCosine;
           if (Number.isFinite(c)) { sum += c; n++; }
-          const r = relativeNoise(reference[s][name], sample[name]);
+          const r = sums.signal > 0 ? sums.noise / sums.signal : NaN;
           if (Number.isFinite(r)) { noise += r; m++; }
         }
       });
@@ -51,18 +53,6 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
       return { cosine, error: 1 - cosine, noise: m ? noise / m : NaN };
     },
   };
-}
-
-/** ‖b − a‖² / ‖a‖² (NaN when a is all zeros). */
-function relativeNoise(a: FloatArray, b: FloatArray): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < a.length; i++) {
-    const d = b[i] - a[i];
-    num += d * d;
-    den += a[i] * a[i];
-  }
-  return den > 0 ? num / den : NaN;
 }
 
 async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Record<string, FloatArray>[]> {
