@@ -18,10 +18,10 @@ import { validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
-import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { DETECTORS } from './detectors.ts';
+import { sampleCosine } from './heldOut.ts';
 import { TEXT_DETECTOR, textSceneFeeds, writeTextScenes } from './textScenes.ts';
 
 const [name, method] = process.argv.slice(2);
@@ -67,11 +67,9 @@ for (const perChannel of [false, true]) {
   let undefinedOutputs = 0;
   for (let i = 0; i < feeds.length; i++) {
     const b = await session.run(feeds[i]);
-    const a = floatOutputs[i];
-    const perOutput = Object.keys(a).map((k) => cosineSimilarity(a[k].data as Float32Array, b[k].data as Float32Array));
-    const defined = perOutput.filter(Number.isFinite);
-    undefinedOutputs += perOutput.length - defined.length;
-    if (defined.length) cosines.push(defined.reduce((x, y) => x + y, 0) / defined.length);
+    const judged = sampleCosine(floatOutputs[i], b);
+    undefinedOutputs += judged.undefinedOutputs;
+    if (judged.cosine !== null) cosines.push(judged.cosine);
   }
   await session.release();
   const key = perChannel ? 'perChannel' : 'perTensor';

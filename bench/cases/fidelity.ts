@@ -13,9 +13,9 @@ import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts'
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
-import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { DETECTORS } from './detectors.ts';
+import { sampleCosine } from './heldOut.ts';
 
 const [name, preset, variant] = process.argv.slice(2);
 const detector = DETECTORS[name];
@@ -40,12 +40,9 @@ let undefinedOutputs = 0;
 for (const feeds of imageFeeds(model, { files: evaluation }, detector.preprocess).feeds) {
   const a = await floatSession.run(feeds);
   const b = await quantSession.run(feeds);
-  // Quark's cosine is 0/0 (NaN) when an output is all zeros (a face detector's objectness on a photo
-  // without faces can quantize to zeros): counted apart, not averaged.
-  const perOutput = Object.keys(a).map((k) => cosineSimilarity(a[k].data as Float32Array, b[k].data as Float32Array));
-  const defined = perOutput.filter(Number.isFinite);
-  undefinedOutputs += perOutput.length - defined.length;
-  if (defined.length) cosines.push(defined.reduce((x, y) => x + y, 0) / defined.length);
+  const judged = sampleCosine(a, b);
+  undefinedOutputs += judged.undefinedOutputs;
+  if (judged.cosine !== null) cosines.push(judged.cosine);
 }
 console.log(JSON.stringify({
   model: name,

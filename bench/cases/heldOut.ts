@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
+import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { DETECTORS } from './detectors.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -29,4 +30,17 @@ export function preprocessFile(model: string): string {
   const file = path.join(root, 'bench/tmp', `${model}.preprocess.json`);
   fs.writeFileSync(file, JSON.stringify(DETECTORS[model].preprocess));
   return file;
+}
+
+type Outputs = Readonly<Record<string, { readonly data: unknown }>>;
+
+/**
+ * The judge's score of one sample: Quark's mean output cosine of `quantized` to `float` over the outputs
+ * where it is defined. An output that is all zeros on either side has no cosine (0/0: a face detector's
+ * objectness on a photo without faces can quantize to zeros); those are counted apart, never averaged in.
+ */
+export function sampleCosine(float: Outputs, quantized: Outputs): { cosine: number | null; undefinedOutputs: number } {
+  const perOutput = Object.keys(float).map((k) => cosineSimilarity(float[k].data as Float32Array, quantized[k].data as Float32Array));
+  const defined = perOutput.filter(Number.isFinite);
+  return { cosine: defined.length ? defined.reduce((x, y) => x + y, 0) / defined.length : null, undefinedOutputs: perOutput.length - defined.length };
 }

@@ -13,10 +13,10 @@ import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecover
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
-import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { createSession, nodeRuntime, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
+import { sampleCosine } from './heldOut.ts';
 
 const [name, variant, iterationArg] = process.argv.slice(2);
 const detector = DETECTORS[name];
@@ -61,8 +61,8 @@ const cosines: number[] = [];
 for (const feeds of feedsOf(evaluation)) {
   const a = await floatSession.run(feeds);
   const b = await quantSession.run(feeds);
-  const perOutput = Object.keys(a).map((k) => cosineSimilarity(a[k].data as Float32Array, b[k].data as Float32Array)).filter(Number.isFinite);
-  if (perOutput.length) cosines.push(perOutput.reduce((x, y) => x + y, 0) / perOutput.length);
+  const { cosine } = sampleCosine(a, b);
+  if (cosine !== null) cosines.push(cosine);
 }
 const r = result.recovery;
 const algorithmSeconds =
