@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Page } from '@playwright/test';
+import { chromium, type Browser, type Page } from '@playwright/test';
 
 /** The shared fixtures folder (models/, images/coco/). */
 export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures');
@@ -17,12 +17,17 @@ export const cocoNames = (): string[] => fs.readdirSync(path.join(FIXTURES, 'ima
 /** A COCO fixture image as Playwright drops it. */
 export const cocoFile = (name: string) => ({ name, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(FIXTURES, 'images/coco', name)) });
 
-/** Launches Chromium, opens `url` in one page and calls `fn` with it; the browser is closed however `fn` ends. */
-export async function withStudioPage<T>(url: string, fn: (page: Page) => Promise<T>, viewport?: { width: number; height: number }): Promise<T> {
-  const browser = await chromium.launch({
+/** Debian's Chromium with the flags this machine needs (no sandbox as root, no background connections). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/** Launches Chromium, opens `url` in one page and calls `fn` with it; the browser is closed however `fn` ends. */
+export async function withStudioPage<T>(url: string, fn: (page: Page) => Promise<T>, viewport?: { width: number; height: number }): Promise<T> {
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage(viewport ? { viewport } : undefined);
     await page.goto(url);

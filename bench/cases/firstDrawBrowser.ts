@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from '@playwright/test';
+import { launchChromium } from './browser.ts';
 
 const [app, url, modelPath, label, repeatArg = '3'] = process.argv.slice(2);
 const drawnTest = app === 'netron' ? `document.body.classList.contains('default')` : `!!document.querySelector('[data-graph-drawn="true"]')`;
@@ -34,10 +34,7 @@ interface Run {
 }
 
 async function once(): Promise<Run> {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     // Netron asks for cookie consent on a first visit and opens nothing until it is given: give it, as a returning user.
