@@ -45,7 +45,7 @@ function kindOf(ops: ReadonlySet<string>): string {
 export function findFusedFunctions(index: GraphIndex, allowed: (node: number) => boolean): FusedFunction[] {
   const position = new Int32Array(index.nodes.length);
   index.order.forEach((n, k) => (position[n] = k));
-  const isConstant = (t: string) => index.initializers.has(t as never) || index.constants.has(t as never);
+  const isConstant = (t: string) => index.initializers.has(t) || index.constants.has(t);
   const graphOutputs = new Set(index.outputs.map((o) => o.name ?? ''));
   const taken = new Set<number>();
   const found: FusedFunction[] = [];
@@ -61,13 +61,13 @@ export function findFusedFunctions(index: GraphIndex, allowed: (node: number) =>
     for (let k = nodes.indexOf(last); k >= 0; k--) {
       if (!needed.has(nodes[k])) continue;
       for (const i of index.nodes[nodes[k]].input) {
-        const p = index.producer.get(i as never);
+        const p = index.producer.get(i);
         if (p !== undefined && inside.has(p)) needed.add(p);
       }
     }
     const kept = nodes.filter((n) => needed.has(n));
     const internal = kept.filter((n) => n !== last).map((n) => index.nodes[n].output[0]);
-    const closed = internal.every((t) => !graphOutputs.has(t) && (index.consumers.get(t as never) ?? []).every((c) => needed.has(c)));
+    const closed = internal.every((t) => !graphOutputs.has(t) && (index.consumers.get(t) ?? []).every((c) => needed.has(c)));
     return kept.length >= 2 && closed ? { kept, output: index.nodes[last].output[0], internal } : undefined;
   };
   const closedFunction = (nodes: readonly number[], inside: ReadonlySet<number>) => {
@@ -88,7 +88,7 @@ export function findFusedFunctions(index: GraphIndex, allowed: (node: number) =>
       const frontier = [x];
       while (frontier.length) {
         const t = frontier.pop()!;
-        for (const c of index.consumers.get(t as never) ?? []) {
+        for (const c of index.consumers.get(t) ?? []) {
           if (inside.has(c) || !eligible(c)) continue;
           const node = index.nodes[c];
           if (!node.input.every((i) => !i || i === x || isConstant(i) || produced.has(i))) continue;

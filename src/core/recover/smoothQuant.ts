@@ -49,7 +49,7 @@ const attr = (node: NodeProto, name: string, fallback: number) => {
 };
 
 function constant(index: GraphIndex, name: string | undefined): TensorProto | undefined {
-  return name ? index.initializers.get(name as never) : undefined;
+  return name ? index.initializers.get(name) : undefined;
 }
 
 /** A constant holding one value per channel on the last axis (a [K] vector, or [1, …, K]), or a scalar (not foldable). */
@@ -62,13 +62,13 @@ function perChannelConstant(index: GraphIndex, name: string, channels: number): 
 
 /** The one consumer of a tensor, when it has exactly one and the tensor is not a graph output. */
 function soleConsumer(index: GraphIndex, tensor: string, outputs: ReadonlySet<string>): number | undefined {
-  const c = index.consumers.get(tensor as never) ?? [];
+  const c = index.consumers.get(tensor) ?? [];
   return c.length === 1 && !outputs.has(tensor) ? c[0] : undefined;
 }
 
 /** How X = `tensor` (K channels) can absorb a division by s, from its producer; undefined when it cannot. */
 function foldOf(index: GraphIndex, tensor: string, channels: number, outputs: ReadonlySet<string>): Fold | undefined {
-  const p = index.producer.get(tensor as never);
+  const p = index.producer.get(tensor);
   if (p === undefined) return undefined;
   const node = index.nodes[p];
   const op = node.op_type ?? '';
@@ -101,7 +101,7 @@ function foldOf(index: GraphIndex, tensor: string, channels: number, outputs: Re
     const other = node.input[1 - k];
     if (op === 'Mul') return { divide: [node.input[k]], columns: [] };
     // Add(β): the division must reach what β is added to: Mul(γ) or a linear op, read by this Add alone.
-    const q = index.producer.get(other as never);
+    const q = index.producer.get(other);
     if (q === undefined || soleConsumer(index, other, outputs) !== p) return undefined;
     const inner = index.nodes[q];
     if (inner.op_type === 'Mul') {
@@ -129,7 +129,7 @@ export function smoothQuantCandidates(model: ModelProto): SmoothCandidate[] {
     seen.add(x);
     const weights: { name: string; axis: number }[] = [];
     let channels = -1;
-    const ok = (index.consumers.get(x as never) ?? []).every((c) => {
+    const ok = (index.consumers.get(x) ?? []).every((c) => {
       const n = index.nodes[c];
       const w = constant(index, n.input[1]);
       if (n.input[0] !== x || n.input[1] === x || !w || w.data_type !== 1 || w.dims.length !== 2) return false;
@@ -149,7 +149,7 @@ export function smoothQuantCandidates(model: ModelProto): SmoothCandidate[] {
   }
   // A constant read by another node would change that node too: skip those. Two candidates may scale the same
   // weight (rows for one, columns for the other): the factors compose.
-  const readers = (name: string) => index.consumers.get(name as never)?.length ?? 0;
+  const readers = (name: string) => index.consumers.get(name)?.length ?? 0;
   return found.filter((c) => [...c.weights.map((w) => w.name), ...c.fold.divide, ...c.fold.columns.map((w) => w.name)].every((n) => readers(n) === 1));
 }
 
