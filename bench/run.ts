@@ -14,8 +14,9 @@ import { recoverSuite } from './suites/recover.ts';
 import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 import { graphSuite } from './suites/graph.ts';
 import { sampleSuite } from './suites/sample.ts';
+import { largeModelSuite } from './suites/largeModel.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, sampleSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, sampleSuite, largeModelSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

@@ -14,7 +14,7 @@ const api: ModelWorkerApi = {
   },
   quantize(...args) {
     const out = quantizeApi.quantize(...args);
-    return transfer(out, out.parts);
+    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
   },
 };
 

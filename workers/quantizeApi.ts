@@ -7,7 +7,7 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts } from '../src/core/onnx/index.ts';
+import { encodeParts, externalDataLayout, needsExternalData } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import type { TensorRange } from '../src/core/quantize/plan.ts';
@@ -28,6 +28,11 @@ export interface QuantizeOutput {
   report: QuantizeReport;
   /** Wall time of quantizing and encoding, in seconds. */
   seconds: number;
+  /**
+   * The external data file (`dataFileName`) when the model is written with one: the source had external data,
+   * or the result is too large for one protobuf. `parts` is then the .onnx that refers to it.
+   */
+  data?: { parts: ArrayBuffer[]; byteLength: number };
 }
 
 /** Ranges as they cross the worker boundary: tensor name → [min, max] (what `qstudio calibrate` writes). */
@@ -44,17 +49,25 @@ export const quantizeApi = {
   },
 
   /**
-   * Quantizes the held float model. `config` is validated again here (it crossed a boundary).
-   * Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
+   * Quantizes the held float model. `config` is validated again here (it crossed a boundary). A source with
+   * external data gives a result with external data too, in a file named `dataFileName` (by default the
+   * source's name + `.quant.onnx.data`). Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
    */
-  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string): QuantizeOutput {
+  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): QuantizeOutput {
     const start = performance.now();
     const held = heldModel(handle);
     const table = new Map<string, TensorRange>(Object.entries(ranges).map(([name, [min, max]]) => [name, { min, max }]));
     const { model, report } = quantizeModel(held.opened.model, table, validateConfig(config), configName);
+    const total = (parts: ArrayBuffer[]) => parts.reduce((n, p) => n + p.byteLength, 0);
+    if (held.externalFiles.size > 0 || needsExternalData(model)) {
+      const name = dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`;
+      const layout = externalDataLayout(model, name);
+      const parts = encodeParts(layout.model).map(copyOf);
+      const data = layout.dataParts.map(copyOf);
+      return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000, data: { parts: data, byteLength: total(data) } };
+    }
     const parts = encodeParts(model).map(copyOf);
-    const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
-    return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+    return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000 };
   },
 };
 

@@ -28,7 +28,10 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
 /** fs.readFileSync stops at 2 GiB; larger files (a model's external data) are read in pieces of this size. */
 const READ_PIECE_BYTES = 1024 ** 3;
 
-/** A file over READ_PIECE_BYTES, read piece by piece into one buffer of its own (Node's buffers stop at 4 GiB). */
+/** Files above this are read straight into a buffer of their own (no copy, which `new Uint8Array(readFileSync())` makes). */
+const LARGE_FILE_BYTES = 16 * 1024 ** 2;
+
+/** A large file, read piece by piece into one buffer of exactly its size (Node's buffers stop at 4 GiB). */
 function readLargeFile(path: string, size: number): Uint8Array {
   if (size > buffer.constants.MAX_LENGTH) {
     throw new InputFileError(`"${path}" has ${size.toLocaleString('en-US')} bytes, more than one Node buffer holds (${buffer.constants.MAX_LENGTH.toLocaleString('en-US')}): split its external data into several files`);
@@ -52,7 +55,7 @@ export function readInputFile(path: string): Uint8Array {
   try {
     const stat = fs.statSync(path);
     if (stat.isDirectory()) throw new InputFileError(`"${path}" is a directory, not a file`);
-    return stat.size > READ_PIECE_BYTES ? readLargeFile(path, stat.size) : new Uint8Array(fs.readFileSync(path));
+    return stat.size > LARGE_FILE_BYTES ? readLargeFile(path, stat.size) : new Uint8Array(fs.readFileSync(path));
   } catch (e) {
     if (e instanceof InputFileError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

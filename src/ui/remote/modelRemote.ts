@@ -59,8 +59,10 @@ export function weightStatistics(handle: string, names: readonly string[]): Prom
 }
 
 export const quantizeRemote: QuantizeService = {
-  async quantize(handle, ranges, config, configName) {
-    const out = await connection.call((api) => api.quantize(handle, ranges, config, configName));
-    return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
+  async quantize(handle, ranges, config, configName, dataFileName) {
+    const out = await connection.call((api) => api.quantize(handle, ranges, config, configName, dataFileName));
+    const blob = (parts: ArrayBuffer[]) => new Blob(parts, { type: 'application/octet-stream' });
+    const data = out.data && dataFileName ? { fileName: dataFileName, blob: blob(out.data.parts), byteLength: out.data.byteLength } : undefined;
+    return { blob: blob(out.parts), byteLength: out.byteLength, report: out.report, seconds: out.seconds, ...(data ? { data } : {}) };
   },
 };

@@ -213,7 +213,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, report: reportContext(source) },
+            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, report: reportContext(source) },
             (progress) => {
               if (request === latest && !answered) patch({ progress });
             },

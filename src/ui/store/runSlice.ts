@@ -7,6 +7,7 @@
  * ranges (collected under other settings) rather than quietly producing a wrong model.
  */
 import { StudioError } from '../../core/onnx/errors.ts';
+import { externalDataFileName } from '../../core/onnx/externalize.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
@@ -24,11 +25,13 @@ export interface QuantizedModel {
   byteLength: number;
   report: QuantizeReport;
   seconds: number;
+  /** The external data file the .onnx refers to (a source with external data, or a result over 2 GB); both are downloads. */
+  data?: { fileName: string; blob: Blob; byteLength: number };
 }
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
 export interface QuantizeService {
-  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string): Promise<QuantizedModel>;
+  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): Promise<QuantizedModel>;
 }
 
 export type RunStatus = 'idle' | 'running' | 'done' | 'error';
@@ -112,9 +115,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
                 : 'Calibrate first: quantizing needs the ranges of the activations.',
             );
           }
-          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset);
+          const fileName = quantizedFileName(model.fileName);
+          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset, externalDataFileName(fileName));
           if (request !== latest) return;
-          patch({ status: 'done', result: { ...out, fileName: quantizedFileName(model.fileName), settings: run.settings, config, configName: run.settings.preset } });
+          patch({ status: 'done', result: { ...out, fileName, settings: run.settings, config, configName: run.settings.preset } });
         } catch (e) {
           if (request !== latest) return;
           const { name, message } = toModelError(e, '');

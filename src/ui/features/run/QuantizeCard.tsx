@@ -20,6 +20,7 @@ export function QuantizeCard() {
   const ready = useStudio((s) => s.calibration.status !== 'running' && rangesAreCurrent(s));
   const preset = useStudio((s) => s.run.settings.preset);
   const url = useObjectUrl(result?.blob);
+  const dataUrl = useObjectUrl(result?.data?.blob);
   const running = status === 'running';
 
   return (
@@ -52,6 +53,12 @@ export function QuantizeCard() {
             {url && (
               <a className="button button--primary" href={url} download={result.fileName} data-testid="download-model">
                 Download {result.fileName}
+              </a>
+            )}
+            {dataUrl && result.data && (
+              <a className="button button--primary" href={dataUrl} download={result.data.fileName} data-testid="download-model-data"
+                title="The weights, which the .onnx file refers to: keep both files in the same folder">
+                Download {result.data.fileName}
               </a>
             )}
             <button type="button" className="button" data-testid="download-report"
