@@ -1,6 +1,6 @@
 /** rangesOf: the method's range, and the extremes seen beside it where the method clipped them. */
 import { describe, expect, it } from 'vitest';
-import { createState, updateState } from './collectors.ts';
+import { createState, updateState, type CollectorState } from './collectors.ts';
 import { rangesOf, type TensorStates } from './statistics.ts';
 import { gaussian } from './test-data.ts';
 
@@ -9,7 +9,7 @@ describe('rangesOf', () => {
     const values = gaussian(5000, 1);
     values[7] = 30;
     values[8] = -12;
-    const states: TensorStates = new Map([['p', createState('Percentile')], ['m', createState('MinMax')]]);
+    const states: TensorStates = new Map<string, CollectorState>([['p', createState('Percentile')], ['m', createState('MinMax')]]);
     for (const s of states.values()) updateState(s, values);
     const r = rangesOf(states);
     expect(r.get('p')!.max).toBeLessThan(30);
