@@ -17,7 +17,8 @@
  * per box and is applied to cytoscape as class changes in one batch. This is the only module that
  * imports cytoscape (ARCHITECTURE: each library in one place).
  */
-import cytoscape, { type Core, type EventObject, type ElementDefinition, type StylesheetJson } from 'cytoscape';
+import type cytoscape from 'cytoscape';
+import type { Core, EventObject, ElementDefinition, StylesheetJson } from 'cytoscape';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
 import { FAMILY_COLOURS } from './families.ts';
@@ -25,6 +26,17 @@ import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
 
 const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
+
+let cytoscapeCode: Promise<typeof cytoscape> | null = null;
+/**
+ * cytoscape's code (about 400 KB), fetched apart from the graph step's: the first picture does not need it, so a
+ * model dropped before the idle page has fetched it is drawn without waiting for it. The idle page calls this too.
+ */
+export function loadCytoscape(): Promise<typeof cytoscape> {
+  cytoscapeCode ??= import('cytoscape').then((m) => m.default);
+  cytoscapeCode.catch(() => (cytoscapeCode = null)); // a failed fetch may be retried
+  return cytoscapeCode;
+}
 
 /** At most this many boxes are handed to cytoscape; with more in view the overview alone draws. */
 export const DETAIL_LIMIT = 600;
@@ -227,7 +239,12 @@ export class GraphRenderer {
     this.events.onDrawn();
     // cytoscape once that frame is out.
     requestAnimationFrame(() => {
-      this.attachTimer = setTimeout(() => this.attachCytoscape(), 0);
+      this.attachTimer = setTimeout(() => {
+        loadCytoscape().then(
+          (create) => this.attachCytoscape(create),
+          (e: unknown) => console.error('The graph stays a plain picture: cytoscape could not be loaded', e),
+        );
+      }, 0);
     });
   }
 
@@ -247,10 +264,10 @@ export class GraphRenderer {
     else this.events.onBackgroundTap();
   };
 
-  private attachCytoscape() {
+  private attachCytoscape(create: typeof cytoscape) {
     if (this.destroyed || this.cy) return;
     const { zoom, x, y } = this.viewport;
-    const cy = cytoscape({
+    const cy = create({
       container: this.cyHost,
       elements: [],
       style: STYLE,
