@@ -13,10 +13,11 @@ import { ladderSuite } from './suites/ladder.ts';
 import { recoverSuite } from './suites/recover.ts';
 import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 import { graphSuite } from './suites/graph.ts';
+import { graphFirstDrawSuite } from './suites/graphFirstDraw.ts';
 import { sampleSuite } from './suites/sample.ts';
 import { largeModelSuite } from './suites/largeModel.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, sampleSuite, largeModelSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
