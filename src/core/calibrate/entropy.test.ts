@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EntropyCollector, entropyThreshold, windowDivergence } from './entropy.ts';
+import { EntropyCollector, entropyThreshold, windowDivergence, withoutZeroSpike } from './entropy.ts';
 import { MinMaxCollector } from './minmax.ts';
 import { gaussian, randomPartition, unevenBatches } from './test-data.ts';
 
@@ -77,6 +77,17 @@ describe('Entropy (ORT get_entropy_threshold)', () => {
     expect(r.max).toBeLessThan(30);
     expect(r.max).toBeGreaterThan(2);
     expect(r.min).toBeLessThan(-2);
+  });
+
+  it("does not let a ReLU's spike of exact zeros shrink the range (pytorch-quantization's zero bin)", () => {
+    // 80 % of the values exactly 0, the rest |N(0, 1)| (max 3.9): with the spike kept in p, the search
+    // cuts at about 2.0; without it, at 3.4.
+    const g = gaussian(40000, 5);
+    const x = Float32Array.from(g, (v, i) => (i % 5 ? 0 : Math.abs(v)));
+    expect(run(x).max).toBeGreaterThan(3);
+    const ref = { counts: Float64Array.from([1, 2, 90, 3, 4]), edges: Float64Array.from([-2, -1, 0, 1, 2, 3]) };
+    expect(Array.from(withoutZeroSpike(ref).counts)).toEqual([1, 2, 3, 3, 4]);
+    expect(Array.from(ref.counts)).toEqual([1, 2, 90, 3, 4]);
   });
 
   it('refuses more quantized bins than bins', () => {
