@@ -61,8 +61,13 @@ export function compareToMinMax(rows: Row[]): Row[] {
   for (const r of rows) {
     const base = rows.find((b) => b.model === r.model && b.method === 'MinMax');
     if (!base) continue;
-    r.timeVsMinMax = +(Number(r.seconds) / Number(base.seconds)).toFixed(2);
-    if (r.cpuSeconds && base.cpuSeconds) r.cpuVsMinMax = +(Number(r.cpuSeconds) / Number(base.cpuSeconds)).toFixed(2);
+    // Time ratios only between rows of the same protocol (both with CPU time, measured in one run of the suite).
+    delete r.timeVsMinMax;
+    delete r.cpuVsMinMax;
+    if (r.cpuSeconds && base.cpuSeconds) {
+      r.timeVsMinMax = +(Number(r.seconds) / Number(base.seconds)).toFixed(2);
+      r.cpuVsMinMax = +(Number(r.cpuSeconds) / Number(base.cpuSeconds)).toFixed(2);
+    }
     let atLeast = true;
     for (const key of ['perTensor', 'perChannel']) {
       let mine = Number(r[key]);
@@ -105,17 +110,24 @@ export const calibrationMethodsSuite: Suite = {
     ['atLeastMinMax', '≥ MinMax (both)'],
   ],
   async run() {
-    // QS_BENCH_FIXTURES=a,b runs those fixtures only and carries the other fixtures' rows over from the last
-    // results (each row keeps its own date of measurement in `measured`).
-    const only = process.env.QS_BENCH_FIXTURES?.split(',').filter(Boolean);
-    const previous = only ? previousRows('calibration-methods') : [];
+    // QS_BENCH_FIXTURES=a,b and QS_BENCH_METHODS=c,d run only those rows; the others are carried over from the
+    // last results as they stand when this run ends (each row keeps its date of measurement in `measured`).
+    const fixtures = process.env.QS_BENCH_FIXTURES?.split(',').filter(Boolean);
+    const methods = process.env.QS_BENCH_METHODS?.split(',').filter(Boolean);
+    const runs = (model: string, method: string) => (!fixtures || fixtures.includes(model)) && (!methods || methods.includes(method));
+    const fresh: Row[] = [];
+    for (const model of HELD_OUT_FIXTURES) {
+      for (const method of HELD_OUT_METHODS) {
+        if (runs(model, method)) fresh.push({ ...(await runCase('cases/calibrationHeldOut.ts', [model, method])), measured: new Date().toISOString().slice(0, 10) });
+      }
+    }
+    const previous = fixtures || methods ? previousRows('calibration-methods') : [];
     const rows: Row[] = [];
     for (const model of HELD_OUT_FIXTURES) {
-      if (only && !only.includes(model)) {
-        rows.push(...previous.filter((r) => r.model === model));
-        continue;
+      for (const method of HELD_OUT_METHODS) {
+        const row = runs(model, method) ? fresh.find((r) => r.model === model && r.method === method) : previous.find((r) => r.model === model && r.method === method);
+        if (row) rows.push(row);
       }
-      for (const method of HELD_OUT_METHODS) rows.push({ ...(await runCase('cases/calibrationHeldOut.ts', [model, method])), measured: new Date().toISOString().slice(0, 10) });
     }
     return compareToMinMax(rows);
   },
