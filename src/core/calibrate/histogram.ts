@@ -111,19 +111,21 @@ function noNegativeZero(x: number): number {
 /**
  * Folds one batch into `h` in place and returns it, with no per-element allocation.
  *
- * Once the histogram holds data, a batch is first counted in the current layout while its extremes are
- * taken, in one pass. When every value landed inside the layout, the layout cannot change (it is a
- * function of the data's [min, max], and a batch inside the bins neither moves the offset nor needs a wider
- * bin), so that one pass is all. Otherwise the values counted stay counted, the bins are re-laid for the
- * new range (exact, see the module note), and a second pass counts the rest: the same bins as counting
- * everything at the new layout. An empty histogram takes two passes (range, then counts).
+ * A histogram of |x| that holds data first counts a batch in the current layout while taking its extremes,
+ * in one pass. When every value landed inside the layout, the layout cannot change (it is a function of
+ * the data's [min, max], and a batch inside the bins neither moves the offset nor needs a wider bin), so
+ * that one pass is all. Otherwise the values counted stay counted, the bins are re-laid for the new range
+ * (exact, see the module note), and a second pass counts the rest: the same bins as counting everything at
+ * the new layout. Signed histograms (and empty ones) take two passes, range then counts: for signed data
+ * the one-pass loop measured slower than the two (CPU time, Node 20: 18 against 16 ms for 3.2 M values;
+ * 13 against 17 ms for |x|).
  */
 export function foldIntoHistogram(h: Histogram, values: Float32Array): Histogram {
-  if (h.count > 0) {
-    const inside = h.abs ? countInsideAbs(h, values) : countInsideSigned(h, values);
+  if (h.count > 0 && h.abs) {
+    const inside = countInsideAbs(h, values);
     if (inside.outside === 0) {
-      h.min = noNegativeZero(Math.min(h.min, h.abs ? inside.absMin : inside.min));
-      h.max = noNegativeZero(Math.max(h.max, h.abs ? Math.max(-inside.min, inside.max) : inside.max));
+      h.min = noNegativeZero(Math.min(h.min, inside.absMin));
+      h.max = noNegativeZero(Math.max(h.max, Math.max(-inside.min, inside.max)));
       h.valueMin = noNegativeZero(Math.min(h.valueMin, inside.min));
       h.valueMax = noNegativeZero(Math.max(h.valueMax, inside.max));
       h.count += values.length;
@@ -168,14 +170,14 @@ function relayout(h: Histogram, ext: Extremes): number {
 }
 
 /**
- * The second pass of a batch that did not fit the layout: its finite extremes (a checked scan), a wider
- * layout with the values already counted carried over, then the values outside the old bins counted.
+ * The second pass of a batch that did not fit an abs histogram's layout: its finite extremes (a scan), a
+ * wider layout with the values already counted carried over, then the values outside the old bins counted.
  */
 function foldOutside(h: Histogram, values: Float32Array): Histogram {
   const oldInv = pow2(-h.exponent);
   const oldOffset = h.offset;
   const capacity = h.capacity;
-  const ext = h.abs ? scanWithAbs(values) : scan(values);
+  const ext = scanWithAbs(values);
   const bad = ext.nonFinite;
   h.nonFinite += bad;
   const good = values.length - bad;
@@ -187,7 +189,7 @@ function foldOutside(h: Histogram, values: Float32Array): Histogram {
   for (let i = 0; i < values.length; i++) {
     const x = values[i];
     if (x - x !== 0) continue;
-    const v = h.abs ? Math.abs(x) : x;
+    const v = Math.abs(x);
     const old = Math.floor(v * oldInv) - oldOffset;
     if (old >= 0 && old < capacity) continue;
     bins[Math.floor(v * inv) - offset] += 1;
@@ -195,70 +197,16 @@ function foldOutside(h: Histogram, values: Float32Array): Histogram {
   return h;
 }
 
-/** What one counting pass in the current layout saw: signed extremes, smallest |x|, values outside the bins. */
-interface Inside {
-  min: number;
-  max: number;
-  absMin: number;
+/** What one counting pass in the current layout saw: a scan's extremes, and the values outside the bins. */
+interface Inside extends Omit<Extremes, 'nonFinite'> {
   outside: number;
 }
 const inside: Inside = { min: Infinity, max: -Infinity, absMin: Infinity, outside: 0 };
 
-// The one-pass loops count each value that lands inside the bins and tally the others (values beyond the
-// bins, NaN, ±Infinity: the comparisons fail for NaN). Extremes are taken over every value; they are only
-// used when nothing was outside, when every value is finite.
-function countInsideSigned(h: Histogram, values: Float32Array): Inside {
-  const bins = h.bins;
-  const capacity = h.capacity;
-  const inv = pow2(-h.exponent);
-  const offset = h.offset;
-  const n = values.length;
-  let lo = Infinity;
-  let hi = -Infinity;
-  let outside = 0;
-  let i = 0;
-  // Unrolled by four, as the counting loops below (the same V8 bounds re-checks).
-  for (; i + 3 < n; i += 4) {
-    const x0 = values[i];
-    const x1 = values[i + 1];
-    const x2 = values[i + 2];
-    const x3 = values[i + 3];
-    lo = x0 < lo ? x0 : lo;
-    hi = x0 > hi ? x0 : hi;
-    lo = x1 < lo ? x1 : lo;
-    hi = x1 > hi ? x1 : hi;
-    lo = x2 < lo ? x2 : lo;
-    hi = x2 > hi ? x2 : hi;
-    lo = x3 < lo ? x3 : lo;
-    hi = x3 > hi ? x3 : hi;
-    const j0 = Math.floor(x0 * inv) - offset;
-    const j1 = Math.floor(x1 * inv) - offset;
-    const j2 = Math.floor(x2 * inv) - offset;
-    const j3 = Math.floor(x3 * inv) - offset;
-    if (j0 >= 0 && j0 < capacity) bins[j0] += 1;
-    else outside++;
-    if (j1 >= 0 && j1 < capacity) bins[j1] += 1;
-    else outside++;
-    if (j2 >= 0 && j2 < capacity) bins[j2] += 1;
-    else outside++;
-    if (j3 >= 0 && j3 < capacity) bins[j3] += 1;
-    else outside++;
-  }
-  for (; i < n; i++) {
-    const x = values[i];
-    lo = x < lo ? x : lo;
-    hi = x > hi ? x : hi;
-    const j = Math.floor(x * inv) - offset;
-    if (j >= 0 && j < capacity) bins[j] += 1;
-    else outside++;
-  }
-  inside.min = lo;
-  inside.max = hi;
-  inside.absMin = Infinity;
-  inside.outside = outside;
-  return inside;
-}
-
+// The one-pass loop of an abs histogram: counts each |x| that lands inside the bins and tallies the others
+// (beyond the bins, NaN, ±Infinity: the comparisons fail for NaN). Extremes are taken over every value;
+// they are only used when nothing was outside, so when every value is finite. Unrolled by four, as the
+// counting loops below (the same V8 bounds re-checks).
 function countInsideAbs(h: Histogram, values: Float32Array): Inside {
   const bins = h.bins;
   const capacity = h.capacity;
