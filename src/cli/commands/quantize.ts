@@ -23,6 +23,7 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
+import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladder.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -32,7 +33,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
-                        [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <cosine>]
+                        [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <metric:value>]
                          [--sensitivity-samples <n>]] [--save-config <config.json>]
 
 Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what was quantized and
@@ -74,7 +75,9 @@ Options:
                              to 16 bits, then (if still short of --target) a few nodes stay float, within --budget
   --budget <shares>          what may leave 8 bits: act16 (share of activation Q/DQ pairs), w16 (share of
                              weights) and float (share of quantized nodes); default act16=0.1,w16=0.1,float=0.05
-  --target <cosine>          output cosine the mixed-precision search aims for on the --calib images (default 0.99)
+  --target <metric:value>    what the mixed-precision search aims for on the --calib images: cosine:<c> (default
+                             cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
+                             (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
   --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
@@ -144,13 +147,16 @@ export const quantizeCommand = {
     if (values['mixed-precision']) {
       if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
       const budget = parsePrecisionBudget(values.budget ?? '');
-      const target = values.target === undefined ? 0.99 : Number(values.target);
-      if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": expected a cosine in (−1, 1]`);
+      // A cosine target is aimed at as it is; another metric (sequence:0.9, top1:0.95, psnr:30) spends the budget
+      // toward a high cosine, as the ladder's mixed-precision rung does.
+      const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
+      const target = mixedPrecisionCosine(goal);
       const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
       const { spec } = loadPreprocessArgument(values.preprocess, model);
       const images = imageFeeds(model, { dir: values.calib }, spec);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
-      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
+      const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
+      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds), {
         budget,
         target,
