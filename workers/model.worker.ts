@@ -16,6 +16,10 @@ const api: ModelWorkerApi = {
     const out = quantizeApi.quantize(...args);
     return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
   },
+  quantizeBf16(...args) {
+    const out = quantizeApi.quantizeBf16(...args);
+    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
+  },
 };
 
 expose(api);

@@ -7,7 +7,8 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts, externalDataLayout, needsExternalData } from '../src/core/onnx/index.ts';
+import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } from '../src/core/onnx/index.ts';
+import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
@@ -56,18 +57,34 @@ export const quantizeApi = {
     const start = performance.now();
     const held = heldModel(handle);
     const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
-    const total = (parts: ArrayBuffer[]) => parts.reduce((n, p) => n + p.byteLength, 0);
-    if (held.externalFiles.size > 0 || needsExternalData(model)) {
-      const name = dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`;
-      const layout = externalDataLayout(model, name);
-      const parts = encodeParts(layout.model).map(copyOf);
-      const data = layout.dataParts.map(copyOf);
-      return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000, data: { parts: data, byteLength: total(data) } };
-    }
-    const parts = encodeParts(model).map(copyOf);
-    return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000 };
+    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`);
+  },
+
+  /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
+  quantizeBf16(handle: string, dataFileName?: string): QuantizeOutput {
+    const start = performance.now();
+    const held = heldModel(handle);
+    const { model, report } = quantizeBf16(held.opened.model);
+    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.bf16.onnx.data`);
   },
 };
+
+/** A written model as fresh parts for the page, with its report and the time since `start`. */
+/**
+ * The result's parts; with external data (`external`: the source had it, or the model is too large for one
+ * protobuf) the .onnx refers to `dataFileName`, whose parts come as `data`.
+ */
+function encoded(model: ModelProto, report: QuantizeReport, start: number, external: boolean, dataFileName: string): QuantizeOutput {
+  const total = (parts: ArrayBuffer[]) => parts.reduce((n, p) => n + p.byteLength, 0);
+  if (external || needsExternalData(model)) {
+    const layout = externalDataLayout(model, dataFileName);
+    const parts = encodeParts(layout.model).map(copyOf);
+    const data = layout.dataParts.map(copyOf);
+    return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000, data: { parts: data, byteLength: total(data) } };
+  }
+  const parts = encodeParts(model).map(copyOf);
+  return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000 };
+}
 
 export type QuantizeApi = typeof quantizeApi;
 
