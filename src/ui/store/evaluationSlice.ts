@@ -219,7 +219,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           return;
         }
         // Both models' sessions are open together in the evaluation worker: refuse before starting what cannot fit.
-        const floatBytes = model.summary ? Math.max(model.summary.parameterBytes, model.summary.byteLength) : 0;
+        const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
         const quantBytes = quantized.byteLength + (quantized.data?.byteLength ?? 0);
         if (!fitsWasmHeap(floatBytes, quantBytes)) {
           const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
