@@ -205,6 +205,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setQuantPreset(choices.settings.preset);
       s.setPerChannel(choices.settings.perChannel);
       s.setUseRandomData(choices.settings.useRandomData);
+      s.setTensorOverrides(choices.settings.tensorOverrides ?? {});
       // Picks name the saved model's nodes: only onto that model (the user may have dropped another meanwhile).
       if (s.model.handle && s.model.handle === storedHandle && choices.exclusions.length) {
         s.replaceExclusions(choices.exclusions);

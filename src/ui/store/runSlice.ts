@@ -8,7 +8,7 @@
  */
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
@@ -55,6 +55,8 @@ export interface RunSlice {
   setQuantPreset(preset: PresetName): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
+  /** Per-tensor types (mixed precision's 16-bit tensors); a preset change keeps them. */
+  setTensorOverrides(tensorOverrides: TensorQuantOverrides): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
   quantize(): Promise<void>;
   dismissRunError(): void;
@@ -87,7 +89,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       run: { settings: presetSettings(DEFAULT_PRESET), status: 'idle', result: null, error: null },
 
       setQuantPreset(preset) {
-        settings(presetSettings(preset));
+        settings({ ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides });
+      },
+      setTensorOverrides(tensorOverrides) {
+        settings({ tensorOverrides });
       },
       setPerChannel(perChannel) {
         settings({ perChannel });
