@@ -89,6 +89,11 @@ describe('float parts judged as the NPU runs them', () => {
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/As written \(float parts in float32\)/);
     expect(e.stdout).toMatch(/As the NPU runs it \(float parts in BF16: \d+ nodes/);
+    // The report file carries both figures.
+    const json = qstudio('evaluate', path.join(MODELS, 'mnist.onnx'), out, '--data', data, '--preprocess', 'unit', '--npu-bf16', '--json');
+    const report = JSON.parse(json.stdout);
+    expect(report.npu.floatNodes).toBeGreaterThan(0);
+    expect(typeof report.npu.fidelity.meanCosine).toBe('number');
     // The exclusion search can aim at that figure.
     const s = qstudio('suggest', path.join(MODELS, 'mnist.onnx'), '--calib', data, '--preprocess', 'unit', '--config', 'XINT8', '--target', '0.999999', '--max-steps', '1', '--npu-bf16');
     expect(s.stderr).not.toMatch(/Error/);

@@ -116,6 +116,15 @@ describe('fast finetune and bias correction on a small chain', () => {
     expect(events.filter((e) => e.phase === 'layer')).toHaveLength(5);
   });
 
+  it('AdaRound with EarlyStop stops layers whose hard-rounding loss has flattened, and keeps the best rounding it checked', async () => {
+    const iterations = 1000;
+    const r = await run('XINT8', { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: iterations, EarlyStop: true } } });
+    const ft = r.recovery.finetune!;
+    expect(ft.layers.some((l) => l.iterations < iterations)).toBe(true);
+    for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
+    expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
+  });
+
   it('AdaQuant lowers the layer reconstruction loss', async () => {
     const r = await run('A8W8', { includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3, PositionsPerSample: 1000 } } });
     const ft = r.recovery.finetune!;
@@ -145,6 +154,28 @@ describe('fast finetune and bias correction on a small chain', () => {
     expect(encode(second.model)).toEqual(encode(first.model));
     // Each pass runs only the nodes its layers' inputs depend on: the first passes open smaller graphs.
     expect(Math.min(...b.opened)).toBeLessThan(Math.max(...b.opened));
+  });
+
+  it('quantized passes fed with kept tensors give the same model as passes run from the graph inputs, running fewer nodes', async () => {
+    const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
+    const counting = () => {
+      const opened: number[] = [];
+      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(m).graph!.node.length); return runtime.open(m); } };
+      return { rt, opened };
+    };
+    const plain = counting();
+    const fromInputs = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: plain.rt, calibrate: (m) => minMaxRanges(m), keptTensorBudgetBytes: 0 });
+    const kept = counting();
+    const fed = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: kept.rt, calibrate: (m) => minMaxRanges(m) });
+    expect(fromInputs.recovery.passes).toBeUndefined();
+    expect(fed.recovery.passes!.peakBytes).toBeGreaterThan(0);
+    expect(encode(fed.model)).toEqual(encode(fromInputs.model));
+    const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
+    expect(sum(kept.opened)).toBeLessThan(sum(plain.opened));
+    // With room for one sample's tensor only, passes walk back to the graph inputs where they must: still the same model.
+    const tight = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime, calibrate: (m) => minMaxRanges(m), keptTensorBudgetBytes: 1 });
+    expect(tight.recovery.passes!.notKept).toBeGreaterThan(0);
+    expect(encode(tight.model)).toEqual(encode(fromInputs.model));
   });
 
   it("bias correction cancels each layer's mean output shift on its own data, to the bias grid", async () => {

@@ -80,6 +80,26 @@ describe('evaluationApi', async () => {
     expect(result.secondsPerSample).toBeGreaterThan(0);
   });
 
+  it('judges a model with float parts also as the NPU runs it: both figures, labelled apart in the report', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const config = { ...xint8, opTypesToExclude: ['MatMul', 'Add'] };
+    const table = new Map(Object.entries(mnist.ranges).map(([n, [min, max]]) => [n, { min, max }]));
+    const mixed = encode(quantizeModel(decode(readModel('mnist.onnx')), table, config, 'XINT8').model);
+    const progress: EvaluationProgress[] = [];
+    const result = await a.evaluate(handle, { quantized: { name: 'mixed.onnx', data: buffer(mixed) }, samples: fakeImages(3), spec: unit, layers: false, npuBf16: true }, (p) => progress.push(p));
+    const npu = result.report.npu!;
+    expect(npu.floatNodes).toBeGreaterThanOrEqual(2); // the excluded MatMul and Add (at least)
+    expect(npu.activations + npu.weights).toBeGreaterThan(0);
+    expect(npu.outputs.map((o) => o.output)).toEqual(['Plus214_Output_0']);
+    expect(npu.fidelity.meanCosine).toBeGreaterThan(0.9);
+    expect(npu.fidelity.meanCosine).not.toBe(result.report.fidelity.meanCosine); // BF16 rounding of the float tail shows
+    expect(progress.some((p) => p.phase === 'npu')).toBe(true);
+    const plain = await a.evaluate(handle, { quantized: { name: 'mixed.onnx', data: buffer(mixed) }, samples: fakeImages(3), spec: unit, layers: false });
+    expect(plain.report.npu).toBeNull();
+    expect(plain.report.fidelity.meanCosine).toBe(result.report.fidelity.meanCosine);
+  });
+
   it('a model compared with itself is exact: cosine 1, every layer SQNR +Infinity', async () => {
     const a = api();
     const bytes = readModel('mnist.onnx');

@@ -19,6 +19,7 @@ import { meanOutputCosine } from '../src/core/evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph, type RankBy } from '../src/core/evaluate/candidates.ts';
 import { suggestExclusions, type StopReason, type SuggestStep } from '../src/core/evaluate/suggest.ts';
 import { qdqGrids } from '../src/core/evaluate/qdqGrids.ts';
+import { compareAsNpu, npuReportInput, type NpuFigure } from '../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
 import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTiming } from '../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../src/core/quantize/config.ts';
@@ -34,7 +35,7 @@ import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
-import type { RangeTable } from './quantizeApi.ts';
+import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
 import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
 
@@ -77,10 +78,12 @@ export interface EvaluationRequest {
   spec: PreprocessSpec | null;
   /** Compare every intermediate tensor too. Default true. */
   layers?: boolean;
+  /** Also judge the quantized model as the NPU runs it (float parts in BF16): the report's `npu` figure. */
+  npuBf16?: boolean;
   report?: ReportContext;
 }
 
-export type EvaluationPhase = 'decoding' | 'comparing' | 'histograms' | 'searching';
+export type EvaluationPhase = 'decoding' | 'comparing' | 'npu' | 'histograms' | 'searching';
 
 /** Histograms of a few tensors' float values ("Show histogram" in the node inspector). */
 export interface TensorHistogramRequest {
@@ -140,10 +143,14 @@ export interface SuggestRequest {
   maxSteps?: number;
   rankBy?: RankBy;
   maxTailNodes?: number;
+  /** Meet the target as the NPU runs the model (float parts in BF16); layers still rank as written. */
+  npuBf16?: boolean;
 }
 
 export interface SuggestOutcome {
   target: number;
+  /** The cosines are as the NPU runs the model (float parts in BF16). */
+  npuBf16: boolean;
   reached: boolean;
   stopped: StopReason;
   cosine: number;
@@ -198,7 +205,6 @@ function checkSameInputs(float: ModelProto, quant: ModelProto, quantName: string
   }
 }
 
-const toRanges = (table: RangeTable) => new Map<string, TensorRange>(Object.entries(table).map(([n, [min, max]]) => [n, { min, max }]));
 
 export function createEvaluationApi(deps: EvaluationApiDeps) {
   const held = new HandleTable<HeldEvaluation>('evaluation');
@@ -275,13 +281,18 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         });
         const ctx = request.report ?? {};
         const timings: ReportTiming[] = [{ label: 'decoding and preprocessing the samples', seconds: data.seconds }];
-        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings);
+        let npu: NpuFigure | undefined;
+        if (request.npuBf16) {
+          npu = await compareAsNpu(h.model, quant, runtime, { onProgress: (done, total) => progress({ phase: 'npu', done, total }) });
+          timings.push({ label: 'as the NPU runs it (float parts in BF16), both models', seconds: npu.comparison.seconds.total });
+        }
+        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu);
         if (report.ranges.length > 0) {
           // The worst layers are known only now: one more float run for their histograms.
           const t = performance.now();
           const histograms = await activationHistograms(h.model, new Map(report.ranges.map((r) => [r.tensor, r])), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
           timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
-          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, histograms);
+          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, histograms);
         }
         const nodeSqnr: Record<string, number> = {};
         if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
@@ -310,7 +321,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const config = validateConfig(request.config);
         if (!(request.target > -1 && request.target <= 1)) throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
         const maxSteps = request.maxSteps ?? 8;
-        const ranges = toRanges(request.ranges);
+        const ranges = rangesFromTable(request.ranges);
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         let measured = 0;
@@ -329,8 +340,9 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
               floatIndex: h.index,
               onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
             });
+            const asNpu = request.npuBf16 ? await compareAsNpu(h.model, quantized, runtime) : undefined;
             return {
-              cosine: meanOutputCosine(comparison.outputs).cosine,
+              cosine: meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine,
               layers: rankLayers(comparison.layerwise!.rows, h.index, new Set<string>(report.quantized.map((q) => q.id)), request.rankBy ?? 'drop'),
             };
           },
@@ -346,6 +358,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         });
         return {
           target: request.target,
+          npuBf16: request.npuBf16 ?? false,
           reached: result.reached,
           stopped: result.stopped,
           cosine: result.cosine,
@@ -374,7 +387,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const samples = request.samples.slice(0, Math.max(1, request.maxSamples ?? 4));
         const data = await decodeSamples(h, samples, request.spec, check, () => undefined);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
-        const found = await activationHistograms(h.model, toRanges(request.tensors), runtime);
+        const found = await activationHistograms(h.model, rangesFromTable(request.tensors), runtime);
         return { histograms: Object.fromEntries(found), used: data.feeds.length, skipped: data.skipped, seconds: (performance.now() - start) / 1000 };
       });
     },
@@ -396,6 +409,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     comparison: Comparison,
     ctx: ReportContext,
     timings: readonly ReportTiming[],
+    npu?: NpuFigure,
     histograms?: ReadonlyMap<string, ReportHistogram>,
   ): Report {
     const lw = comparison.layerwise;
@@ -410,9 +424,10 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       samples: comparison.samples,
       dataSource: ctx.dataSource ?? null,
       outputs: comparison.outputs,
+      npu: npu ? npuReportInput(npu) : null,
       layers: lw ? { rows: lw.rows, index: h.index, pairs: lw.pairs, missing: lw.missing } : undefined,
       grids: lw ? qdqGrids(quant) : undefined,
-      ranges: ctx.ranges ? toRanges(ctx.ranges) : undefined,
+      ranges: ctx.ranges ? rangesFromTable(ctx.ranges) : undefined,
       histograms,
       notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, drawn over the tensor\'s range (widened to the values seen where they fall outside it).'] : [],
       timings: [

@@ -10,7 +10,7 @@
 import { encodeParts } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import type { TensorRange } from '../src/core/quantize/plan.ts';
+import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 
@@ -30,8 +30,7 @@ export interface QuantizeOutput {
   seconds: number;
 }
 
-/** Ranges as they cross the worker boundary: tensor name → [min, max] (what `qstudio calibrate` writes). */
-export type RangeTable = Readonly<Record<string, readonly [number, number]>>;
+export type { RangeTable } from '../src/core/calibrate/rangeTable.ts';
 
 const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
 
@@ -50,8 +49,7 @@ export const quantizeApi = {
   quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string): QuantizeOutput {
     const start = performance.now();
     const held = heldModel(handle);
-    const table = new Map<string, TensorRange>(Object.entries(ranges).map(([name, [min, max]]) => [name, { min, max }]));
-    const { model, report } = quantizeModel(held.opened.model, table, validateConfig(config), configName);
+    const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
     const parts = encodeParts(model).map(copyOf);
     const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
     return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };

@@ -89,6 +89,8 @@ export interface LadderRequest extends RecoverData {
   maxExclusionSteps?: number;
   /** Mixed-precision rungs after the 8-bit formats (default true), within the default budget. */
   mixedPrecision?: boolean;
+  /** Judge every rung as the NPU runs it: float parts (exclusions, ops left float) in BF16 (default false). */
+  npuBf16?: boolean;
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */
@@ -230,6 +232,8 @@ interface HeldLadder {
   result: LadderResult;
   handles: (string | null)[];
   dataSource: string;
+  /** Rungs were judged as the NPU runs them (float parts in BF16). */
+  npuBf16: boolean;
 }
 
 /** Decoded feeds as a calibration sample source (no second decode). */
@@ -440,6 +444,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
             evaluation: data.judgingRuntime,
             signal,
             gramProduct: runtimeGramProduct(h.runtime),
+            floatPartsAsBf16: request.npuBf16 ?? false,
             onProgress: (rung, p) => forward(progress, info(rung))(p),
           },
           target.metric,
@@ -477,7 +482,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         });
         const stopped: LadderStop = signal.aborted ? 'cancelled' : result.stopped;
         const kept: LadderResult = { ...result, stopped };
-        const ladderHandle = ladders.add({ model: handle, result: kept, handles: summaries.map((s) => s.handle), dataSource: data.dataSource });
+        const ladderHandle = ladders.add({ model: handle, result: kept, handles: summaries.map((s) => s.handle), dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false });
         h.kept.ladders.push(ladderHandle);
         return {
           handle: ladderHandle,
@@ -532,6 +537,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         outputs: rung?.outputs ?? [],
         ladder: ladderReport(result),
         timings: l.result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
+        notes: l.npuBf16 ? ['Every rung was judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs them; the written models keep them in float32.'] : [],
       });
     },
 

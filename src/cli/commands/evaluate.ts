@@ -12,9 +12,9 @@ import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
 import { renderSummary } from '../../core/metrics/summary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
-import { floatPartsAsBf16 } from '../../core/precision/bfloat16.ts';
+import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
-import { buildReport, renderHtml, renderJson, type Report, type ReportFile } from '../../core/report/index.ts';
+import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
@@ -69,7 +69,7 @@ function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' |
 }
 
 /** The report of a comparison of two model files. */
-export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[] }): Report {
+export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu'] }): Report {
   const summary = extra.quantPath ? readQuantizeSummary(extra.quantPath) : null;
   const lw = comparison.layerwise;
   return buildReport({
@@ -82,6 +82,7 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
     samples: comparison.samples,
     dataSource: extra.dataSource,
     outputs: comparison.outputs,
+    npu: extra.npu,
     layers: lw ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing } : undefined,
     grids: lw ? qdqGrids(quantModel) : undefined,
     timings: [
@@ -124,10 +125,12 @@ export const evaluateCommand = {
 
     const layers = values.layers || values.report !== undefined;
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers });
+    const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
       quantPath,
       timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],
+      npu: npu ? npuReportInput(npu) : undefined,
     });
     process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
     if (values.report) {
@@ -138,13 +141,11 @@ export const evaluateCommand = {
       process.stdout.write(renderJson(report));
       return 0;
     }
-    const npu = values['npu-bf16'] ? floatPartsAsBf16(quant.model) : undefined;
     if (npu) process.stdout.write('As written (float parts in float32):\n');
     process.stdout.write(renderSummary(comparison.outputs));
     if (npu) {
-      const asNpu = await compareModels(float.model, npu.model, nodeRuntime(data.feeds), { layers: false });
-      process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.nodes} nodes, ${npu.summary.activations} activations and ${npu.summary.weights} weights rounded):\n`);
-      process.stdout.write(renderSummary(asNpu.outputs));
+      process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`);
+      process.stdout.write(renderSummary(npu.comparison.outputs));
     }
     if (values.layers && comparison.layerwise) {
       process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);

@@ -13,7 +13,7 @@ import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
-import { floatPartsAsBf16 } from '../../core/precision/bfloat16.ts';
+import { compareAsNpu } from '../../core/evaluate/npuFigure.ts';
 import { meanOutputCosine } from '../../core/evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest.ts';
@@ -120,9 +120,9 @@ export const suggestCommand = {
       last = { config: c, comparison, quantized, report };
       const quantizedIds = new Set<string>(report.quantized.map((q) => q.id));
       // --npu-bf16: the target is met as the NPU runs the model (float parts in BF16); layers rank as written.
-      const asNpu = values['npu-bf16'] ? await compareModels(model, floatPartsAsBf16(quantized).model, runtime, { layers: false }) : undefined;
+      const asNpu = values['npu-bf16'] ? await compareAsNpu(model, quantized, runtime) : undefined;
       return {
-        cosine: meanOutputCosine((asNpu ?? comparison).outputs).cosine,
+        cosine: meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine,
         layers: rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy),
       };
     };

@@ -90,6 +90,7 @@ export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
       const session = await createSession(bytes);
       return {
         run: async (sample, outputs) => plain(await session.run(feeds[sample], outputs)),
+        runFeeds: async (given, outputs) => plain(await session.run(given, outputs)),
         release: () => session.release(),
       };
     },

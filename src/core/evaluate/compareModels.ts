@@ -26,6 +26,8 @@ export type { RunTensor };
 /** A session over one model's bytes that runs sample `sample`, returning the named outputs. */
 export interface SampleSession {
   run(sample: number, outputs: readonly string[]): Promise<Readonly<Record<string, RunTensor>>>;
+  /** Runs on the given feeds instead of a sample's (fine-tuning feeds a cut model with kept tensors). Optional. */
+  runFeeds?(feeds: Readonly<Record<string, RunTensor>>, outputs: readonly string[]): Promise<Readonly<Record<string, RunTensor>>>;
   release(): Promise<void>;
 }
 

@@ -14,6 +14,8 @@ import { QUANT_TYPES } from '../quantize/numeric.ts';
 
 const ZETA = 1.1;
 const GAMMA = -0.1;
+/** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
+const PATIENCE = 3;
 
 /** Learns the rounding of one layer. */
 export async function adaround(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
@@ -55,8 +57,24 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const dhdv = new Float64Array(n); // dh/dV, 0 where h is clipped to 0 or 1
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
-  let best = Infinity;
+  // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
+  // (V ≥ 0) is scored; the best rounding seen is kept, and the layer stops once that loss has not improved for
+  // PATIENCE checks in a row. The soft loss cannot serve: the rounding term drives it up while annealing.
+  const check = Math.max(10, Math.floor(options.iterations / 20));
+  let bestHard = lossBefore;
+  let bestUp: Uint8Array | undefined;
   let sinceBest = 0;
+  const hard = options.earlyStop ? new Float64Array(n) : undefined;
+  const scratch = options.earlyStop ? new Float64Array(n) : undefined;
+  /** The loss of the current hard rounding (⌊w/s⌋ + [V ≥ 0], saturated). */
+  const hardRoundingLoss = () => {
+    for (let at = 0; at < n; at++) {
+      if (!learn[at]) { hard![at] = 0; continue; }
+      const q = floor[at] + (V[at] >= 0 ? 1 : 0);
+      hard![at] = scale[at] * (q < lo[at] ? lo[at] : q > hi[at] ? hi[at] : q);
+    }
+    return objective.evaluate(hard!, scratch!);
+  };
   let done = 0;
   try {
     for (let it = 0; it < options.iterations; it++) {
@@ -90,11 +108,18 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       adam.step(V, grad);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
-      if (options.earlyStop) {
-        if (loss < best * (1 - 1e-6)) { best = loss; sinceBest = 0; }
-        else if (++sinceBest > Math.max(10, options.iterations / 10)) break;
+      if (hard && scratch && it >= warm && (it - warm) % check === check - 1) {
+        const hardLoss = await hardRoundingLoss();
+        if (hardLoss < bestHard * (1 - 1e-4)) {
+          bestHard = hardLoss;
+          bestUp ??= new Uint8Array(n);
+          for (let at = 0; at < n; at++) bestUp[at] = V[at] >= 0 ? 1 : 0;
+          sinceBest = 0;
+        } else if (++sinceBest >= PATIENCE) break;
       }
     }
+    // Ran to the end: the last rounding wins unless a checked one was better.
+    if (bestUp && done === options.iterations && (await hardRoundingLoss()) <= bestHard) bestUp = undefined;
   } finally {
     await objective.release();
   }
@@ -104,7 +129,8 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
     const z = l.zeroPointOf(m);
     for (let i = 0; i < l.inPerGroup; i++) {
       const at = m * k + i;
-      const q = floor[at] + (V[at] >= 0 ? 1 : 0) + z; // h(V) ≥ ½ exactly when V ≥ 0
+      const up = bestUp ? bestUp[at] : V[at] >= 0 ? 1 : 0; // h(V) ≥ ½ exactly when V ≥ 0
+      const q = floor[at] + up + z;
       codes[l.weightIndex(m, i)] = q < qmin ? qmin : q > qmax ? qmax : q;
     }
   }

@@ -121,6 +121,9 @@ export interface SideRows {
   readonly data: Float32Array;
 }
 
+/** Each sample's tensors in sample order, handed to `onSample`: from one session, or from the quantized passes. */
+export type SampleTensors = (onSample: (sample: number, tensors: Readonly<Record<string, RunTensor>>) => void) => Promise<void>;
+
 /**
  * The input rows of `layers` as `model` computes them (`side` names which input tensor of each layer to read),
  * at positions seeded per layer and sample: one session of the model cut down to those tensors (exposeOnly), one
@@ -133,31 +136,40 @@ export async function sampleLayerInputs(model: ModelProto, layers: readonly Line
   if (needsFeeds && !runtime.feeds) throw new RecoveryError('a tuned layer reads a graph input, and the runtime gives no feeds');
   const names = [...new Set(layers.map(tensorOf).filter((n) => !graphInputs.has(n)))];
   const samples = Math.min(options.samples, runtime.samples);
-  const parts = layers.map(() => ({ chunks: [] as Float32Array[], rows: 0, width: 0, positions: -1 }));
-  const session = names.length ? await runtime.open(encode(exposeOnly(model, names))) : undefined;
-  try {
-    for (let s = 0; s < samples; s++) {
-      throwIfCancelled(options.signal);
-      const out = { ...(needsFeeds ? runtime.feeds!(s) : {}), ...(session ? await session.run(s, names) : {}) };
-      layers.forEach((layer, li) => {
-        const x = floatData(out[tensorOf(layer)], tensorOf(layer));
-        const reader = rowReader(layer, x.dims, x.data);
-        const random = seededRandom(options.seed + 7919 * s + 104729 * layerKey(layer));
-        const count = Math.min(options.positionsPerSample, reader.positions);
-        const rows = new Float32Array(count * reader.width);
-        // All positions when they fit, else a seeded uniform draw (with replacement).
-        for (let r = 0; r < count; r++) reader.write(count === reader.positions ? r : Math.floor(random() * reader.positions), rows, r * reader.width);
-        const part = parts[li];
-        if (part.positions >= 0 && part.positions !== reader.positions) throw new RecoveryError(`${layer.id}: its input changes shape between samples`);
-        part.chunks.push(rows);
-        part.rows += count;
-        part.width = reader.width;
-        part.positions = reader.positions;
-      });
+  const runs: SampleTensors = async (onSample) => {
+    const session = names.length ? await runtime.open(encode(exposeOnly(model, names))) : undefined;
+    try {
+      for (let s = 0; s < samples; s++) {
+        throwIfCancelled(options.signal);
+        onSample(s, { ...(needsFeeds ? runtime.feeds!(s) : {}), ...(session ? await session.run(s, names) : {}) });
+      }
+    } finally {
+      await session?.release();
     }
-  } finally {
-    await session?.release();
-  }
+  };
+  return layerRowsOf(layers, tensorOf, runs, options);
+}
+
+/** The rows of `layers` read from each sample's tensors (`tensorOf` names a layer's input among them). */
+export async function layerRowsOf(layers: readonly LinearLayer[], tensorOf: (l: LinearLayer) => string, runs: SampleTensors, options: GatherOptions): Promise<SideRows[]> {
+  const parts = layers.map(() => ({ chunks: [] as Float32Array[], rows: 0, width: 0, positions: -1 }));
+  await runs((s, out) => {
+    layers.forEach((layer, li) => {
+      const x = floatData(out[tensorOf(layer)], tensorOf(layer));
+      const reader = rowReader(layer, x.dims, x.data);
+      const random = seededRandom(options.seed + 7919 * s + 104729 * layerKey(layer));
+      const count = Math.min(options.positionsPerSample, reader.positions);
+      const rows = new Float32Array(count * reader.width);
+      // All positions when they fit, else a seeded uniform draw (with replacement).
+      for (let r = 0; r < count; r++) reader.write(count === reader.positions ? r : Math.floor(random() * reader.positions), rows, r * reader.width);
+      const part = parts[li];
+      if (part.positions >= 0 && part.positions !== reader.positions) throw new RecoveryError(`${layer.id}: its input changes shape between samples`);
+      part.chunks.push(rows);
+      part.rows += count;
+      part.width = reader.width;
+      part.positions = reader.positions;
+    });
+  });
   return parts.map((p) => {
     const data = new Float32Array(p.rows * p.width);
     let at = 0;
@@ -174,7 +186,8 @@ export function pairRows(layer: LinearLayer, float: SideRows, quant: SideRows): 
 
 /**
  * Gathers the layers' input rows on the first `samples` samples: the float model's and the quantized model's, at
- * the same positions. Float rows already gathered (by layer id, e.g. by an earlier pass) are taken as given.
+ * the same positions. Float rows already gathered (by layer id, e.g. by an earlier pass) are taken as given;
+ * `quantRuns`, when given, serves the quantized model's tensors (the quantized passes) instead of a session.
  * Throws RecoveryError (also when cancelled).
  */
 export async function gatherLayerRows(
@@ -184,10 +197,13 @@ export async function gatherLayerRows(
   runtime: ComparisonRuntime,
   options: GatherOptions,
   floatRows?: ReadonlyMap<string, SideRows>,
+  quantRuns?: SampleTensors,
 ): Promise<LayerRows[]> {
   const missing = layers.filter((l) => !floatRows?.has(l.id));
   const gathered = missing.length ? await sampleLayerInputs(floatModel, missing, 'float', runtime, options) : [];
   const float = new Map(missing.map((l, i) => [l.id, gathered[i]] as const));
-  const quant = await sampleLayerInputs(quantModel, layers, 'quant', runtime, options);
+  const quant = quantRuns
+    ? await layerRowsOf(layers, (l) => l.quantInput, quantRuns, options)
+    : await sampleLayerInputs(quantModel, layers, 'quant', runtime, options);
   return layers.map((layer, li) => pairRows(layer, floatRows?.get(layer.id) ?? float.get(layer.id)!, quant[li]));
 }

@@ -31,6 +31,7 @@ import { crossLayerEqualize, type CleReport } from './cle.ts';
 import { applySmoothQuant, channelAbsMax, smoothQuantCandidates, type SmoothQuantReport } from './smoothQuant.ts';
 import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, type CancelSignal, type SideRows } from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
+import { canRunIncrementally, QuantizedPasses, type PassStats } from './quantizedPasses.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
 import { buildLayerProblem, type GramProductFactory } from './layerProblem.ts';
 import { adaround } from './adaround.ts';
@@ -75,6 +76,11 @@ export interface RecoveryOptions {
    * model's layer inputs do not depend on the format or the algorithm, only on the graph and CLE.
    */
   readonly floatRowCache?: FloatRowCache;
+  /**
+   * Most bytes of the quantized model's tensors kept between passes (QuantizedPasses: each node runs about once per
+   * sample over all passes instead of once per pass); 0 runs every pass from the graph inputs. Default 1 GiB.
+   */
+  readonly keptTensorBudgetBytes?: number;
 }
 
 export interface TunedLayerSummary {
@@ -110,6 +116,8 @@ export interface RecoveryReport {
   readonly seconds: { readonly prepare: number; readonly cle: number; readonly calibrate: number; readonly quantize: number; readonly gather: number; readonly total: number };
   readonly samples: number;
   readonly stages: number;
+  /** What the quantized passes ran and kept, when they ran as sub-models (QuantizedPasses). */
+  readonly passes?: PassStats;
 }
 
 export interface RecoveryResult {
@@ -128,6 +136,12 @@ export function prepareNamed(model: ModelProto): { model: ModelProto; actions: r
   const ids = carryNodeIds(index.nodes, index.ids, nodes, prepared.origin);
   const named = nodes.map((n, i) => ({ ...n, name: ids[i] }));
   return { model: { ...prepared.model, graph: { ...prepared.model.graph!, node: named } }, actions: prepared.summary.actions };
+}
+
+/** The initializers a layer's update may rewrite besides its weight codes: its bias. */
+function biasTensors(l: LinearLayer): string[] {
+  const b = l.biasStore;
+  return b.kind === 'float' ? [b.name] : b.kind === 'quantized' ? [b.codes] : [];
 }
 
 /** Tuned layers by depth: a layer's depth is the number of tuned layers on its longest input path. */
@@ -238,6 +252,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   let correctSeconds = 0;
   let skippedLayers: SkippedLayer[] = [];
   let stageCount = 0;
+  let passStats: PassStats | undefined;
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
     const found = findLinearLayers(floatModel, quantModel);
@@ -280,13 +295,23 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
         options.floatRowCache?.set(cacheKey, l.id, gathered[i]);
       });
     };
+    const keptBudget = options.keptTensorBudgetBytes ?? 2 ** 30;
+    const passes = keptBudget > 0 && canRunIncrementally(quantModel, options.runtime!)
+      ? new QuantizedPasses(quantModel, {
+        wanted: stages.map((st) => [...new Set(st.layers.map((l) => l.quantInput))]),
+        changed: stages.map((st) => st.layers.flatMap((l) => [l.output, l.codesName, ...biasTensors(l)])),
+      }, options.runtime!, { samples, budgetBytes: keptBudget, signal: options.signal })
+      : undefined;
+    passStats = passes?.stats;
     for (let s = 0; s < stages.length; s++) {
       throwIfCancelled(options.signal);
       progress({ phase: 'gather', stage: s, stages: stages.length });
       const g0 = performance.now();
       const stage = stages[s];
       await floatRowsFor(s);
-      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, gatherOptions, floatRows);
+      const model = quantModel;
+      const quantRuns = passes && ((onSample: Parameters<typeof passes.run>[2]) => passes.run(s, model, onSample));
+      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, gatherOptions, floatRows, quantRuns);
       gatherSeconds += (performance.now() - g0) / 1000;
       const updates: LayerUpdate[] = [];
       for (const data of rows) {
@@ -335,6 +360,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
     },
     samples: tune || correct ? samples : 0,
     stages: stageCount,
+    passes: passStats,
   };
   return { model: quantModel, report, recovery, floatModel };
 }

@@ -16,7 +16,11 @@ export interface TuneOptions {
   readonly warmStart: number;
   /** A loss-curve point every logPeriod iterations (and the last). */
   readonly logPeriod: number;
-  /** Stop when the loss has not improved for a tenth of the iterations. */
+  /**
+   * Stop a layer once its loss has flattened: AdaQuant when its loss has not improved for a tenth of the
+   * iterations, AdaRound when its hard rounding's loss (checked every twentieth of the iterations after the warm
+   * start) has not improved for three checks; each keeps the best result seen.
+   */
   readonly earlyStop: boolean;
   /** AdaQuant learns the bias too. */
   readonly updateBias: boolean;

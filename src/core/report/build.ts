@@ -12,7 +12,7 @@ import { errorJumps } from '../metrics/layerwiseJumps.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
-import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTiming } from './report.ts';
+import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTiming } from './report.ts';
 
 export interface ReportInput {
   readonly title?: string;
@@ -26,6 +26,8 @@ export interface ReportInput {
   readonly samples: number;
   readonly dataSource?: string | null;
   readonly outputs: readonly OutputSummary[];
+  /** The outputs judged with the float parts in BF16 (as the NPU runs them), and what was rounded. */
+  readonly npu?: { readonly floatNodes: number; readonly activations: number; readonly weights: number; readonly outputs: readonly OutputSummary[] } | null;
   /** Layer-wise rows (any order), with the float model's graph index for the jumps. */
   readonly layers?: {
     readonly rows: readonly LayerRow[];
@@ -83,6 +85,11 @@ export function buildReport(input: ReportInput): Report {
     });
   }
   const fidelity = meanOutputCosine(input.outputs);
+  let npu: ReportNpu | null = null;
+  if (input.npu) {
+    const f = meanOutputCosine(input.npu.outputs);
+    npu = { ...input.npu, fidelity: { meanCosine: f.cosine, undefinedOutputs: f.undefinedOutputs } };
+  }
   return {
     schema: REPORT_SCHEMA,
     title: input.title ?? `Quantization report: ${input.quantizedModel?.name ?? input.floatModel.name}`,
@@ -96,6 +103,7 @@ export function buildReport(input: ReportInput): Report {
     data: { samples: input.samples, source: input.dataSource ?? null },
     outputs: input.outputs,
     fidelity: { meanCosine: fidelity.cosine, undefinedOutputs: fidelity.undefinedOutputs },
+    npu,
     layers,
     ranges,
     timings: input.timings ?? [],

@@ -127,6 +127,21 @@ describe('renderHtml', () => {
     expect(html).not.toContain('<markup>');
   });
 
+  it('labels the figure as written and the one as the NPU runs it apart, each with its own numbers', () => {
+    const npuOutputs = input.outputs.map((o) => ({ ...o, metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5123456 } } }));
+    const both = buildReport({ ...input, npu: { floatNodes: 7, activations: 9, weights: 2, outputs: npuOutputs } });
+    expect(both.npu!.fidelity.meanCosine).toBeCloseTo(0.5123456, 7);
+    const page = renderHtml(both);
+    expect(unbalancedTag(page)).toBeNull();
+    expect(page).toContain('Mean output cosine, as written');
+    expect(page).toContain('Mean output cosine, as the NPU runs it');
+    expect(page).toContain('0.512346');
+    expect(page).toContain('float parts in BF16: 7 node(s), 9 activation(s) and 2 weight(s) rounded');
+    expect(page).toContain('<h2>As the NPU runs it</h2>');
+    expect(html).not.toContain('As the NPU runs it'); // only when asked for
+    expect(JSON.parse(renderJson(both)).npu.floatNodes).toBe(7);
+  });
+
   it('renders a report without layers, ranges or a search', () => {
     const bare = renderHtml(buildReport({ floatModel: { name: 'm.onnx', sha256: null, bytes: null }, samples: 0, outputs: [] }));
     expect(unbalancedTag(bare)).toBeNull();

@@ -26,7 +26,7 @@ import {
   metricText,
   type Severity,
 } from './htmlText.ts';
-import type { Report, ReportFile } from './report.ts';
+import type { Report, ReportFile, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
@@ -51,7 +51,11 @@ function cards(r: Report): string {
   const out: string[] = [];
   const c = r.fidelity.meanCosine;
   const undef = r.fidelity.undefinedOutputs ? `; ${r.fidelity.undefinedOutputs} output(s) undefined` : '';
-  out.push(`<div class="card"><div class="label">Mean output cosine</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}</div></div>`);
+  out.push(`<div class="card"><div class="label">Mean output cosine${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`);
+  if (r.npu) {
+    const n = r.npu.fidelity.meanCosine;
+    out.push(`<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div></div>`);
+  }
   const worst = r.layers?.worst[0];
   if (worst) {
     out.push(`<div class="card"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div></div>`);
@@ -66,15 +70,33 @@ function cards(r: Report): string {
   return `<section class="cards">${out.join('')}</section>`;
 }
 
-function outputsSection(r: Report): string {
-  if (r.outputs.length === 0) return '';
-  const tables = r.outputs.map((o) => {
+/** What the NPU figure rounded, in words. */
+function npuWhat(n: ReportNpu): string {
+  return n.floatNodes === 0
+    ? 'no float parts: the same model'
+    : `float parts in BF16: ${n.floatNodes} node(s), ${n.activations} activation(s) and ${n.weights} weight(s) rounded`;
+}
+
+/** One table per output: each metric's mean, min and max. */
+function metricTables(outputs: Report['outputs']): string[] {
+  return outputs.map((o) => {
     const rows = (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s]) => {
       const sev = metricSeverity(name, s.mean);
       return `<tr><td>${sev === 'none' ? '' : dot(sev)}${METRIC_LABELS[name]}</td><td class="num">${metricText(name, s.mean)}</td><td class="num">${metricText(name, s.min)}</td><td class="num">${metricText(name, s.max)}</td></tr>`;
     });
     return `<h3 class="mono">${e(o.output)}</h3><table><thead><tr><th>Metric</th><th class="num">Mean</th><th class="num">Min</th><th class="num">Max</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
   });
+}
+
+/** The NPU figure's own section: the same metrics with the float parts in BF16. */
+function npuSection(r: Report): string {
+  if (!r.npu) return '';
+  return `<section id="npu"><h2>As the NPU runs it</h2><p class="muted">The same quantized model with its float parts (exclusions, ops left float) computed in BF16, as the Ryzen AI compiler runs float subgraphs (Quark's with-cast BF16: a Cast to bfloat16 and back at every float tensor). ${e(npuWhat(r.npu))}. The figures above are the model as written (float parts in float32).</p>${metricTables(r.npu.outputs).join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(renderSummary(r.npu.outputs))}</pre></section>`;
+}
+
+function outputsSection(r: Report): string {
+  if (r.outputs.length === 0) return '';
+  const tables = metricTables(r.outputs);
   const cosBars: BarItem[] = r.outputs.map((o) => {
     const v = o.metrics.cosine?.mean ?? NaN;
     return { label: o.output, value: v, severity: cosineSeverity(v), text: formatCosine(v) };
@@ -88,7 +110,7 @@ function outputsSection(r: Report): string {
   const charts = [`<h3>Mean cosine per output</h3>${barChart(cosBars, Math.floor(cosLo * 100) / 100, 1, 'Mean cosine per output')}`];
   if (psnrBars.length) charts.push(`<h3>Mean PSNR per output</h3>${barChart(psnrBars, 0, Math.ceil(psnrHi / 10) * 10, 'Mean PSNR per output')}`);
   const quark = renderSummary(r.outputs);
-  return `<section><h2>Output metrics</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
+  return `<section><h2>Output metrics${r.npu ? ', as written' : ''}</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
 }
 
 function layerSection(r: Report): string {
@@ -174,7 +196,7 @@ function timingsSection(r: Report): string {
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
   const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), outputsSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const body = [header(report), cards(report), outputsSection(report), npuSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -91,6 +91,21 @@ export interface ReportLadder {
   }[];
 }
 
+/**
+ * The same quantized model judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16 with
+ * Casts (precision/bfloat16.ts floatPartsAsBf16), as the Ryzen AI compiler turns float subgraphs into BF16.
+ * `outputs` and `fidelity` read like the report's own ("as written"), on the same samples.
+ */
+export interface ReportNpu {
+  /** Nodes of the quantized model that compute in float, and so run in BF16 on the NPU. */
+  readonly floatNodes: number;
+  /** Float32 activations and weights rounded to bfloat16. */
+  readonly activations: number;
+  readonly weights: number;
+  readonly outputs: readonly OutputSummary[];
+  readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly title: string;
@@ -110,6 +125,8 @@ export interface Report {
   readonly outputs: readonly OutputSummary[];
   /** Mean over outputs of the mean output cosine. */
   readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
+  /** The figure as the NPU runs the model (float parts in BF16), when asked for; `outputs` is the model as written. */
+  readonly npu: ReportNpu | null;
   readonly layers: ReportLayers | null;
   readonly ranges: readonly ReportRange[];
   readonly timings: readonly ReportTiming[];

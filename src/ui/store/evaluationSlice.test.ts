@@ -182,7 +182,7 @@ describe('evaluation slice', () => {
     const searching = s().suggestExclusions();
     await flush();
     const [call] = fake.searches;
-    expect(call.request).toMatchObject({ target: 0.995, maxSteps: 3, configName: 'XINT8', ranges: { x: [0, 1] } });
+    expect(call.request).toMatchObject({ target: 0.995, maxSteps: 3, configName: 'XINT8', ranges: { x: [0, 1] }, npuBf16: false });
     expect(call.request.samples).toHaveLength(2);
     const layer = { node: 'Conv_5', opType: 'Conv', sqnr: 12, drop: 9 } as never;
     const steps = [
@@ -195,7 +195,7 @@ describe('evaluation slice', () => {
     call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] }); // a repeat adds nothing
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.resolve({
-      target: 0.995, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
+      target: 0.995, npuBf16: false, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
       added: { nodes: ['Conv_5'], subgraphs: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] }, used: 2, skipped: [], seconds: 3,
     });
     await searching;

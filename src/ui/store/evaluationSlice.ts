@@ -74,6 +74,8 @@ export interface SuggestState {
   error: EvaluationError | null;
   /** Ids of the exclusion entries made by "accept", once accepted. */
   accepted: string[] | null;
+  /** Meet the target as the NPU runs the model (float parts in BF16, the CLI's --npu-bf16); default off. */
+  npuBf16: boolean;
 }
 
 export interface EvaluationState {
@@ -83,6 +85,8 @@ export interface EvaluationState {
   rejected: DataRejection[];
   /** Compare every intermediate tensor too (the per-layer table, chart and graph heat); default on. */
   layers: boolean;
+  /** Also judge the model as the NPU runs it (float parts in BF16): a second figure, labelled; default off. */
+  npuBf16: boolean;
   status: EvaluationStatus;
   progress: EvaluationProgress | null;
   result: EvaluationOutcome | null;
@@ -97,6 +101,8 @@ export interface EvaluationSlice {
   addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
   clearEvaluationImages(): void;
   setEvaluationLayers(layers: boolean): void;
+  setEvaluationNpuBf16(npuBf16: boolean): void;
+  setSuggestNpuBf16(npuBf16: boolean): void;
   /** Compares the current quantized model with the float model on the chosen samples. */
   evaluate(): Promise<void>;
   cancelEvaluation(): void;
@@ -130,6 +136,7 @@ const initialSuggest: SuggestState = {
   outcome: null,
   error: null,
   accepted: null,
+  npuBf16: false,
 };
 
 export const initialEvaluationState: EvaluationState = {
@@ -137,6 +144,7 @@ export const initialEvaluationState: EvaluationState = {
   images: [],
   rejected: [],
   layers: true,
+  npuBf16: false,
   status: 'idle',
   progress: null,
   result: null,
@@ -194,6 +202,14 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         patch({ layers });
       },
 
+      setEvaluationNpuBf16(npuBf16) {
+        patch({ npuBf16 });
+      },
+
+      setSuggestNpuBf16(npuBf16) {
+        patchSuggest({ npuBf16 });
+      },
+
       async evaluate() {
         const { model, run } = get();
         if (!model.handle || busy()) return;
@@ -215,7 +231,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, report: reportContext(source) },
+            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, report: reportContext(source) },
             (progress) => {
               if (request === latest && !answered) patch({ progress });
             },
@@ -256,7 +272,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const { model, run, calibration, evaluation } = get();
         if (!model.handle || busy()) return;
         const request = ++latest;
-        const { target, maxSteps } = evaluation.suggest;
+        const { target, maxSteps, npuBf16 } = evaluation.suggest;
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
         if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
         const config = currentConfig(get());
@@ -270,7 +286,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const outcome = await service.suggest(
             model.handle,
-            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps },
+            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps, npuBf16 },
             (progress) => {
               if (request !== latest || answered) return;
               const steps = get().evaluation.suggest.steps;
@@ -317,7 +333,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       resetEvaluation() {
         latest++;
         service.release();
-        patch({ status: 'idle', progress: null, result: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps } });
+        patch({ status: 'idle', progress: null, result: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
       },
     };
   };

@@ -81,6 +81,8 @@ export interface LadderChoice {
   allFormats: boolean;
   /** End with the measured exclusion search. */
   exclusions: boolean;
+  /** Judge every rung as the NPU runs it (float parts in BF16, the CLI's --npu-bf16). */
+  npuBf16: boolean;
 }
 
 export type RecoveryStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -126,7 +128,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
-export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false };
 
 export const initialRecoveryState: RecoveryState = {
   options: DEFAULT_RECOVERY_OPTIONS,
@@ -261,7 +263,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null });
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions },
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16 },
             onProgress(request),
           );
           if (request !== latest) return;

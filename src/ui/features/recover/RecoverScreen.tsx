@@ -158,6 +158,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       </label>
       <label className="recover-switch"><input type="checkbox" checked={c.allFormats} onChange={(e) => set({ allFormats: e.currentTarget.checked })} data-testid="ladder-all-formats" /> climb XINT8, A8W8 and A16W8 (else the current preset only)</label>
       <label className="recover-switch"><input type="checkbox" checked={c.exclusions} onChange={(e) => set({ exclusions: e.currentTarget.checked })} data-testid="ladder-exclusions" /> end by excluding the most sensitive nodes</label>
+      <label className="recover-switch"><input type="checkbox" checked={c.npuBf16} onChange={(e) => set({ npuBf16: e.currentTarget.checked })} data-testid="ladder-npu" /> judge every rung as the NPU runs it (float parts in BF16)</label>
     </fieldset>
   );
 }

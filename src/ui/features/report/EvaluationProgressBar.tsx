@@ -9,6 +9,7 @@ import type { EvaluationProgress } from '../../store/evaluationSlice.ts';
 const PHASES: Record<EvaluationProgress['phase'], string> = {
   decoding: 'Decoding images',
   comparing: 'Running both models',
+  npu: 'Running it as the NPU runs it (float parts in BF16)',
   histograms: 'Histograms of the worst layers',
   searching: 'Measuring',
 };

@@ -28,6 +28,7 @@ function Headline({ label, value, sub, severity, testId }: { label: string; valu
 export function EvaluationResults({ result, stale, search }: { result: EvaluationOutcome; stale: boolean; search: SuggestOutcome | null }) {
   const r = result.report;
   const worst = r.layers?.worst[0];
+  const npu = r.npu;
   const jump = r.layers?.jumps[0];
   const name = r.quantizedModel?.name ?? 'model.quant.onnx';
   return (
@@ -38,8 +39,12 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         </Callout>
       )}
       <dl className="facts">
-        <Headline label="Mean output cosine" value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
-          sub={`${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}`} />
+        <Headline label={npu ? 'Mean output cosine, as written' : 'Mean output cosine'} value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
+          sub={`${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`} />
+        {npu && (
+          <Headline label="Mean output cosine, as the NPU runs it" value={formatCosine(npu.fidelity.meanCosine)} severity={cosineSeverity(npu.fidelity.meanCosine)} testId="eval-npu-cosine"
+            sub={npu.floatNodes === 0 ? 'no float parts: the same model' : `float parts in BF16: ${plural(npu.floatNodes, 'node')}, ${plural(npu.activations, 'activation')} and ${plural(npu.weights, 'weight')} rounded`} />
+        )}
         {worst && <Headline label="Worst layer SQNR" value={`${formatDb(worst.sqnr)} dB`} severity={dbSeverity(worst.sqnr)} sub={worst.node ?? worst.tensor} testId="eval-worst-sqnr" />}
         {jump && <Headline label="Largest error jump" value={`${formatDb(jump.drop)} dB`} sub={`${jump.node} (${jump.opType})`} />}
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
@@ -52,8 +57,14 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           </ul>
         </Callout>
       )}
-      <h4 className="eval-subtitle">Output metrics</h4>
+      <h4 className="eval-subtitle">Output metrics{npu ? ', as written (float parts in float32)' : ''}</h4>
       <OutputMetricsTable outputs={r.outputs} />
+      {npu && (
+        <>
+          <h4 className="eval-subtitle">Output metrics, as the NPU runs it (float parts in BF16)</h4>
+          <OutputMetricsTable outputs={npu.outputs} testId="eval-npu-outputs" />
+        </>
+      )}
       {r.layers && (
         <>
           <h4 className="eval-subtitle">SQNR per layer</h4>

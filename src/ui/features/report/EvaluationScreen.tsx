@@ -26,6 +26,8 @@ function EvaluateCard() {
   const dismiss = useStudio((s) => s.dismissEvaluationError);
   const layers = useStudio((s) => s.evaluation.layers);
   const setLayers = useStudio((s) => s.setEvaluationLayers);
+  const npuBf16 = useStudio((s) => s.evaluation.npuBf16);
+  const setNpuBf16 = useStudio((s) => s.setEvaluationNpuBf16);
   const running = status === 'running';
   const stale = result !== null && result.quantized !== quantized;
 
@@ -38,6 +40,10 @@ function EvaluateCard() {
       <label className="eval-source__option">
         <input type="checkbox" checked={layers} disabled={running} onChange={(e) => setLayers(e.currentTarget.checked)} data-testid="eval-layers-toggle" />
         compare every layer too <span className="muted small">(per-layer SQNR, error jumps, the graph's heat map; slower)</span>
+      </label>
+      <label className="eval-source__option">
+        <input type="checkbox" checked={npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="eval-npu-toggle" />
+        also judge it as the NPU runs it <span className="muted small">(the parts left float — exclusions, ops without a rule — run in BF16, as the Ryzen AI compiler runs them; a second figure beside the one as written)</span>
       </label>
       <div className="step__actions">
         <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!quantized || running || searching} onClick={() => void evaluate()} data-testid="evaluate-button">

@@ -7,10 +7,10 @@
 import type { MetricName, MetricStat, OutputSummary } from '../../../core/metrics/summary.ts';
 import { METRIC_LABELS, metricSeverity, metricText } from '../../../core/report/htmlText.ts';
 
-export function OutputMetricsTable({ outputs }: { outputs: readonly OutputSummary[] }) {
+export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outputs: readonly OutputSummary[]; testId?: string }) {
   return (
     <div className="table-scroll">
-      <table className="tensor-table eval-table" data-testid="eval-outputs">
+      <table className="tensor-table eval-table" data-testid={testId}>
         <thead>
           <tr>
             <th scope="col">Output</th>

@@ -23,6 +23,7 @@ export function SuggestCard() {
   const canRun = useStudio((st) => st.model.handle !== null && st.calibration.result !== null && st.evaluation.status !== 'running');
   const setTarget = useStudio((st) => st.setSuggestTarget);
   const setSteps = useStudio((st) => st.setSuggestMaxSteps);
+  const setNpuBf16 = useStudio((st) => st.setSuggestNpuBf16);
   const run = useStudio((st) => st.suggestExclusions);
   const cancel = useStudio((st) => st.cancelSuggestion);
   const dismiss = useStudio((st) => st.dismissSuggestionError);
@@ -50,6 +51,10 @@ export function SuggestCard() {
           <input type="number" className="input input--narrow" min={1} max={50} step={1} value={s.maxSteps} disabled={running}
             onChange={(e) => setSteps(Number(e.currentTarget.value))} data-testid="suggest-steps" />
           <span className="muted small">steps</span>
+        </label>
+        <label className="eval-source__option">
+          <input type="checkbox" checked={s.npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="suggest-npu-toggle" />
+          as the NPU runs it <span className="muted small">(measure with the float parts in BF16)</span>
         </label>
         <button type="button" className="button button--primary" disabled={!canRun || running} onClick={() => void run()} data-testid="suggest-button">
           Suggest exclusions
@@ -95,7 +100,7 @@ export function SuggestCard() {
       {s.outcome && (
         <div className="eval-suggestion" data-testid="suggest-outcome">
           <p>
-            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target {s.outcome.target}: best cosine <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong>{' '}
+            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target {s.outcome.target}{s.outcome.npuBf16 ? ' as the NPU runs it (float parts in BF16)' : ''}: best cosine <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong>{' '}
             (from {formatCosine(s.outcome.startCosine)}), {added === 0 ? 'with nothing more kept float' : `keeping ${plural(added, 'more pick')} float`}.
             {s.outcome.stopped === 'max-steps' && !s.outcome.reached && ' The step limit was hit: allow more steps to keep searching.'}
           </p>
