@@ -87,6 +87,10 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   for (const c of classified) {
     expect(await page.evaluate((id) => window.__qsGraph!.fillOf(id), c.node)).toBe(PRECISION_COLOURS[c.precision]);
   }
+  // Pictures for a person to look at (test-results/): the graph by precision, the layer table, the recovery card.
+  await page.getByTestId('graph-workspace').screenshot({ path: info.outputPath('graph-by-precision.png') });
+  await page.getByTestId('eval-layers').screenshot({ path: info.outputPath('layer-table.png') });
+  await card.screenshot({ path: info.outputPath('recover-card.png') });
   await page.getByTestId('colour-by-family').check();
   await expect(legend).toHaveCount(0);
 
