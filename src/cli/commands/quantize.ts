@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode, encodeParts } from '../../core/onnx/index.ts';
-import { bf16Model } from '../../core/precision/bfloat16.ts';
-import { float16Nodes, float16ToFloat32 } from '../../core/precision/float16.ts';
+import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
@@ -16,7 +15,7 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
-import { loadConfigArgument } from '../configArgument.ts';
+import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { readModelFile } from '../modelFile.ts';
@@ -128,7 +127,7 @@ export const quantizeCommand = {
       'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
-    if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
+    if (values.config === BF16_PRESET || isBf16ConfigFile(values.config)) return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
@@ -238,7 +237,7 @@ function writeBf16(modelPath: string, output: string | undefined, summaryPath: s
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
   const { model: source } = readModelFile(modelPath);
-  const { model, summary } = bf16Model(float16Nodes(source).size ? float16ToFloat32(source) : source);
+  const { model, summary } = quantizeBf16(source);
   fs.writeFileSync(output, encode(model));
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
   fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);

@@ -43,4 +43,6 @@ export interface QuantizeReport {
   warnings: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
+  /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */
+  bf16?: { activations: number; weights: number };
 }
