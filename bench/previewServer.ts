@@ -15,7 +15,9 @@ const root = path.resolve(import.meta.dirname, '..');
 export const PREVIEW_PORTS = {
   calibration: 4393,
   graph: 4394,
-  /** The anchor (Netron) beside the studio in suite graph. */
+  /** The studio's first draw beside the anchor, suite graph-first-draw. */
+  'graph-first-draw': 4391,
+  /** The anchor (Netron) beside the studio in suite graph-first-draw. */
   'graph-anchor': 4396,
   'recover-browser': 4395,
   evaluation: 4397,

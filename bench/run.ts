@@ -14,9 +14,10 @@ import { recoverSuite } from './suites/recover.ts';
 import { finetuneCostSuite } from './suites/finetuneCost.ts';
 import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 import { graphSuite } from './suites/graph.ts';
+import { graphFirstDrawSuite } from './suites/graphFirstDraw.ts';
 import { sampleSuite } from './suites/sample.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, sampleSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

@@ -6,7 +6,8 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decode, encode, encodeParts, openModel } from '../src/core/onnx/index.ts';
+import { decode, encode, encodeParts, openModel, type GraphProto } from '../src/core/onnx/index.ts';
+import { GraphProtoType, protobuf } from '../src/core/onnx/protoRoot.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { CONCRETE_DIMS, FIXTURE_MODELS, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
@@ -63,5 +64,18 @@ describe('ONNX round trip on the fixtures', () => {
     const joined = Buffer.concat(parts.map((p) => Buffer.from(p)));
     const again = decode(joined);
     expect(Buffer.compare(Buffer.from(encode(again)), Buffer.from(encode(model)))).toBe(0);
+    // The graph is one field of the model, holding every node and initializer: readers that keep only the last
+    // occurrence of a message field (Netron 9.2.1) would otherwise see a graph with no nodes.
+    const reader = protobuf.Reader.create(joined);
+    const graphs: Uint8Array[] = [];
+    while (reader.pos < reader.len) {
+      const key = reader.uint32();
+      if (key >>> 3 === 7) graphs.push(reader.bytes());
+      else reader.skipType(key & 7);
+    }
+    expect(graphs).toHaveLength(1);
+    const graph = GraphProtoType.decode(graphs[0]) as unknown as GraphProto;
+    expect(graph.node.length).toBe(model.graph!.node.length);
+    expect(graph.initializer.length).toBe(model.graph!.initializer.length);
   });
 });

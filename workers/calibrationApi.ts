@@ -22,7 +22,7 @@ import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, 
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
-import type { RangeTable } from './quantizeApi.ts';
+import { rangeEntry, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 
 export type { CalibrationSample } from '../src/core/calibrate/samples.ts';
 export type { Progress as CalibrationProgress, SkippedSample } from '../src/core/calibrate/runner.ts';
@@ -109,10 +109,10 @@ function throttled(callback: ProgressCallback | undefined, ms = 100): ProgressCa
 /** A record of the ranges, in a stable (graph) order. */
 function rangeTable(states: TensorStates, order: readonly string[]): RangeTable {
   const ranges = rangesOf(states);
-  const out: Record<string, readonly [number, number]> = {};
+  const out: Record<string, RangeTable[string]> = {};
   for (const name of order) {
     const r = ranges.get(name);
-    if (r) out[name] = [r.min, r.max];
+    if (r) out[name] = rangeEntry(r);
   }
   return out;
 }

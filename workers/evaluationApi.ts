@@ -35,7 +35,7 @@ import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
-import type { RangeTable } from './quantizeApi.ts';
+import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
@@ -202,7 +202,6 @@ function checkSameInputs(float: ModelProto, quant: ModelProto, quantName: string
   }
 }
 
-const toRanges = (table: RangeTable) => new Map<string, TensorRange>(Object.entries(table).map(([n, [min, max]]) => [n, { min, max }]));
 
 export function createEvaluationApi(deps: EvaluationApiDeps) {
   const held = new HandleTable<HeldEvaluation>('evaluation');
@@ -319,7 +318,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const config = validateConfig(request.config);
         if (!(request.target > -1 && request.target <= 1)) throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
         const maxSteps = request.maxSteps ?? 8;
-        const ranges = toRanges(request.ranges);
+        const ranges = rangesFromTable(request.ranges);
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         let measured = 0;
@@ -385,7 +384,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const samples = request.samples.slice(0, Math.max(1, request.maxSamples ?? 4));
         const data = await decodeSamples(h, samples, request.spec, check, () => undefined);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
-        const found = await activationHistograms(h.model, toRanges(request.tensors), runtime);
+        const found = await activationHistograms(h.model, rangesFromTable(request.tensors), runtime);
         return { histograms: Object.fromEntries(found), used: data.feeds.length, skipped: data.skipped, seconds: (performance.now() - start) / 1000 };
       });
     },
@@ -424,7 +423,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       npu: npu ? npuReportInput(npu) : null,
       layers: lw ? { rows: lw.rows, index: h.index, pairs: lw.pairs, missing: lw.missing } : undefined,
       grids: lw ? qdqGrids(quant) : undefined,
-      ranges: ctx.ranges ? toRanges(ctx.ranges) : undefined,
+      ranges: ctx.ranges ? rangesFromTable(ctx.ranges) : undefined,
       histograms,
       notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, drawn over the tensor\'s range (widened to the values seen where they fall outside it).'] : [],
       timings: [

@@ -7,10 +7,11 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts } from '../src/core/onnx/index.ts';
+import { encodeParts, type ModelProto } from '../src/core/onnx/index.ts';
+import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import type { TensorRange } from '../src/core/quantize/plan.ts';
+import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 
@@ -30,8 +31,7 @@ export interface QuantizeOutput {
   seconds: number;
 }
 
-/** Ranges as they cross the worker boundary: tensor name → [min, max] (what `qstudio calibrate` writes). */
-export type RangeTable = Readonly<Record<string, readonly [number, number]>>;
+export type { RangeTable } from '../src/core/calibrate/rangeTable.ts';
 
 const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
 
@@ -50,13 +50,24 @@ export const quantizeApi = {
   quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string): QuantizeOutput {
     const start = performance.now();
     const held = heldModel(handle);
-    const table = new Map<string, TensorRange>(Object.entries(ranges).map(([name, [min, max]]) => [name, { min, max }]));
-    const { model, report } = quantizeModel(held.opened.model, table, validateConfig(config), configName);
-    const parts = encodeParts(model).map(copyOf);
-    const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
-    return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+    const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
+    return encoded(model, report, start);
+  },
+
+  /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
+  quantizeBf16(handle: string): QuantizeOutput {
+    const start = performance.now();
+    const { model, report } = quantizeBf16(heldModel(handle).opened.model);
+    return encoded(model, report, start);
   },
 };
+
+/** A written model as fresh parts for the page, with its report and the time since `start`. */
+function encoded(model: ModelProto, report: QuantizeReport, start: number): QuantizeOutput {
+  const parts = encodeParts(model).map(copyOf);
+  const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
+  return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+}
 
 export type QuantizeApi = typeof quantizeApi;
 

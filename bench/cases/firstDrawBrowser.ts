@@ -2,8 +2,8 @@
  * The first model opened on a page, to its graph on screen, for the studio and for the anchor (Netron 9.2.1, served
  * from ../shared/anchors, see its README) in the same harness: the page opened and left idle for 3 s (a user
  * reaching for a file), then the model given to the page's file input; the clock runs in the page, from the
- * input's `change` event to the first animation frame in which the graph is drawn (the studio's
- * `data-graph-drawn`, Netron's `body.default`), so Playwright's own file transfer is not counted on either side.
+ * input's `change` event to the first animation frame in which the graph is drawn (see `drawnTest`), so
+ * Playwright's own file transfer is not counted on either side.
  * Prints the median of `repeats` fresh pages, and for the studio the page's phase marks of the median run.
  * Usage: firstDrawBrowser.ts <studio|netron> <url> <model path> <label> [repeats]
  */
@@ -12,7 +12,17 @@ import path from 'node:path';
 import { launchChromium } from './browser.ts';
 
 const [app, url, modelPath, label, repeatArg = '3'] = process.argv.slice(2);
-const drawnTest = app === 'netron' ? `document.body.classList.contains('default')` : `!!document.querySelector('[data-graph-drawn="true"]')`;
+/**
+ * "Drawn" means the same on both sides: the graph's boxes are on screen. The studio marks its graph
+ * `data-graph-drawn` once its boxes are painted into the visible canvas. Netron shows its graph (the `.target`
+ * element, hidden while the body has `welcome`) with the body's class `default`, and its boxes are SVG `g.node`
+ * elements: both are required, since `default` alone also follows a graph that came out empty (as Netron drew a
+ * model whose graph was written as several fields) and the large-graph notice takes `default` away meanwhile.
+ */
+const drawnTest =
+  app === 'netron'
+    ? `document.body.classList.contains('default') && !document.body.classList.contains('welcome') && !!document.querySelector('#canvas g.node')`
+    : `!!document.querySelector('[data-graph-drawn="true"]')`;
 const inputSelector = app === 'netron' ? '#open-file-dialog' : '[data-testid="file-input"]';
 
 /** Page source (tsx would wrap a named function in a helper the page lacks): clocks the change → drawn interval. */

@@ -30,6 +30,7 @@ const RecoverScreen = steps.recover.Component;
  */
 export function prefetchSteps(): void {
   for (const step of Object.values(steps)) step.load().catch(() => undefined); // a failure shows when the step renders
+  import('./features/graph/renderer.ts').then((m) => m.loadCytoscape()).catch(() => undefined); // its own chunk, see loadCytoscape
 }
 
 export function App() {

@@ -111,6 +111,16 @@ export function finalizeState<S extends CollectorState>(state: S): CollectorType
   return collectorOf(state).finalize(state) as CollectorTypes[S['method']]['result'];
 }
 
+/**
+ * The extremes a state has seen, whatever range its method chose (a percentile or an error search clips them).
+ * A tensor that mixed precision widens to 16 bits is quantized on these: 16 bits afford the whole range, and a
+ * range clipped for 8 bits would saturate its outliers for nothing.
+ */
+export function observedRange(state: CollectorState): { min: number; max: number } {
+  if ('hist' in state) return { min: state.hist.valueMin, max: state.hist.valueMax };
+  return { min: state.min, max: state.max };
+}
+
 /** Quark `CalibMethod` names, as a configuration spells them. */
 export type QuarkCalibMethod = 'MinMax' | 'Percentile' | 'LayerwisePercentile' | 'Entropy' | 'Distribution' | 'MinMSE' | 'ConsumerMSE';
 export type ScaleType = 'Float32' | 'PowerOf2';

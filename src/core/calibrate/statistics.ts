@@ -4,7 +4,8 @@
  * collector state per tensor. States merge in any order, so runs can be split across workers.
  */
 import type { QuantConfig } from '../quantize/config.ts';
-import { finalizeState, mergeStates, updateState, type CollectorState } from './collectors.ts';
+import { finalizeState, mergeStates, observedRange, updateState, type CollectorState } from './collectors.ts';
+import type { TensorRange } from '../quantize/plan.ts';
 import { activationState } from './methodFromConfig.ts';
 
 /** One output of a run, as onnxruntime (web or node) reports it. */
@@ -32,12 +33,18 @@ export function mergeTensorStates(a: TensorStates, b: TensorStates): TensorState
   return out;
 }
 
-/** The calibrated range of every tensor, as the quantizer takes them. */
-export function rangesOf(states: TensorStates): Map<string, { min: number; max: number }> {
-  const out = new Map<string, { min: number; max: number }>();
+/**
+ * The calibrated range of every tensor, as the quantizer takes them; with the observed extremes where the
+ * method chose a narrower range (for tensors mixed precision widens to 16 bits).
+ */
+export function rangesOf(states: TensorStates): Map<string, TensorRange> {
+  const out = new Map<string, TensorRange>();
   for (const [name, s] of states) {
     const r = finalizeState(s);
-    if (Number.isFinite(r.min) && Number.isFinite(r.max)) out.set(name, { min: r.min, max: r.max });
+    if (!Number.isFinite(r.min) || !Number.isFinite(r.max)) continue;
+    const seen = observedRange(s);
+    const clipped = Number.isFinite(seen.min) && Number.isFinite(seen.max) && (seen.min < r.min || seen.max > r.max);
+    out.set(name, clipped ? { min: r.min, max: r.max, observed: { min: Math.min(seen.min, r.min), max: Math.max(seen.max, r.max) } } : { min: r.min, max: r.max });
   }
   return out;
 }

@@ -22,6 +22,11 @@ import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type Quantized
 export interface TensorRange {
   min: number;
   max: number;
+  /**
+   * The extremes calibration saw, where its method chose a narrower range (Percentile, MinMSE, Entropy):
+   * a tensor widened beyond the configuration's activation type (mixed precision) is quantized on these.
+   */
+  observed?: { min: number; max: number };
 }
 export type Ranges = ReadonlyMap<string, TensorRange>;
 
@@ -169,13 +174,16 @@ export function planQuantization(
     }
   }
   const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;
+  // A group widened beyond the configuration's type (mixed precision) can afford the extremes calibration saw.
+  const wideRangeOf = (m: string) => known.get(m) ?? ranges.get(m)!.observed ?? ranges.get(m)!;
   const activations = new Map<string, ActivationQuant>();
   const activationGroups = [...groups.groups().values()];
   for (const members of activationGroups) {
-    let min = Infinity, max = -Infinity;
-    for (const m of members) { min = Math.min(min, rangeOf(m).min); max = Math.max(max, rangeOf(m).max); }
     // Tensors sharing parameters share a type: the widest any member's override asks for (mixed precision).
     const type = members.reduce<QuantType>((t, m) => widerOf(t, overrideType(config, m) ?? t), config.activationType);
+    const range = QUANT_TYPES[type].bits > QUANT_TYPES[config.activationType].bits ? wideRangeOf : rangeOf;
+    let min = Infinity, max = -Infinity;
+    for (const m of members) { min = Math.min(min, range(m).min); max = Math.max(max, range(m).max); }
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,

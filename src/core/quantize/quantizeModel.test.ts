@@ -69,6 +69,18 @@ describe('quantizeModel on small models', () => {
     expect(converted.report.warnings).toEqual([]);
   });
 
+  it('quantizes a tensor widened to 16 bits on the extremes calibration saw, an 8-bit one on its clipped range', () => {
+    const clipped = new Map([...ranges].map(([k, r]) => [k, k === 'y' ? { min: 0, max: 0.5, observed: { min: 0, max: 0.7 } } : r]));
+    const base = JSON.parse(configToJSON(getPreset('A8W8')));
+    const scaleOf = (m: ModelProto, t: string) => {
+      const q = m.graph!.node.find((n) => n.op_type === 'QuantizeLinear' && n.input[0].startsWith(t))!;
+      return new Float32Array(new Uint8Array(m.graph!.initializer.find((i) => i.name === q.input[1])!.raw_data!).slice().buffer)[0];
+    };
+    const eight = quantizeModel(convRelu(), clipped, validateConfig(base)).model;
+    expect(scaleOf(eight, 'y')).toBeCloseTo(0.5 / 127, 7);
+    const wide = quantizeModel(convRelu(), clipped, validateConfig({ ...base, extraOptions: { ...base.extraOptions, TensorQuantOverrides: { y: [{ quant_type: 'int16' }] } } })).model;
+    expect(scaleOf(wide, 'y')).toBeCloseTo(0.7 / 32767, 9);
+  });
 });
 
 /** The element type of the tensor each QuantizeLinear of a written model reads. */

@@ -5,7 +5,7 @@
  * whatever the mode. It also exposes `window.__qsGraph` (positions of boxes on the page) so
  * end-to-end tests can click a box on the canvas through the real click handler.
  */
-import { useEffect, useRef, type MutableRefObject } from 'react';
+import { useEffect, useLayoutEffect, useRef, type MutableRefObject } from 'react';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
@@ -57,8 +57,12 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
   const focusRequest = useStudio((s) => s.graph.focusRequest);
   const drawnRef = useRef(onDrawn);
   drawnRef.current = onDrawn;
+  const stateRef = useRef({ flags, heat });
+  stateRef.current = { flags, heat };
 
-  useEffect(() => {
+  // A layout effect: the renderer paints its first picture as it is created, and the "drawn" state it reports goes
+  // into the same frame (React re-renders before the browser paints).
+  useLayoutEffect(() => {
     const renderer = new GraphRenderer(host.current!, view, layout, {
       onTap(box, modifiers) {
         const target = view.boxes[box];
@@ -73,7 +77,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
         useStudio.getState().selectGraphNode(null, { centre: false });
       },
       onDrawn: () => drawnRef.current(),
-    });
+    }, stateRef.current);
     rendererRef.current = renderer;
     window.__qsGraph = {
       position: (id) => {
@@ -90,7 +94,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       detailedBoxes: () => renderer.detailedBoxes,
       fit: () => renderer.fit(),
       zoomBy: (f) => renderer.zoomBy(f),
-      panBy: (dx, dy) => renderer.cy.panBy({ x: dx, y: dy }),
+      panBy: (dx, dy) => renderer.panBy(dx, dy),
     };
     return () => {
       if (rendererRef.current === renderer) rendererRef.current = null;

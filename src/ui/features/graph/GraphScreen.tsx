@@ -9,6 +9,7 @@
 import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import { GraphCanvas } from './GraphCanvas.tsx';
 import { GraphSearch } from './GraphSearch.tsx';
@@ -119,7 +120,7 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
           <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the graph (f)">Fit</button>
         </div>
         <span className="muted small" data-testid="graph-counts">
-          {index.nodes.length.toLocaleString('en')} nodes · {view.boxes.length.toLocaleString('en')} boxes · laid out in {seconds.toFixed(2)} s
+          {exact(index.nodes.length)} nodes · {exact(view.boxes.length)} boxes · laid out in {seconds.toFixed(2)} s
         </span>
       </div>
       <PickToolbar view={view} preview={preview} opTypes={opTypes} />

@@ -108,7 +108,7 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
           <span className="inspector-tensor__range" data-testid="inspector-range">
             <span className="small">calibrated {num(r[0])} … {num(r[1])}</span>
             <RangePicture min={r[0]} max={r[1]} />
-            <TensorHistogram tensor={t} range={r} />
+            <TensorHistogram tensor={t} range={[r[0], r[1]]} />
           </span>
         )}
       </li>

@@ -8,17 +8,35 @@
  * picture moved and scaled (one drawImage a frame, like cytoscape's textureOnViewport); once it rests,
  * the overview is drawn afresh and the cytoscape window follows.
  *
+ * The first picture is painted on the plain canvas in the constructor, the boxes meant for cytoscape in its
+ * style (detailPainter.ts), so a graph is on screen in the frame its layout is done. cytoscape is created after
+ * that frame; the canvas keeps painting those boxes until cytoscape's first render, in whose frame the canvas
+ * stops (no visible change). Until then the renderer holds the viewport itself and hit-tests clicks on the canvas.
+ *
  * Visual state (excluded, preview, picks, selection, search matches, heat) arrives as one flag array
  * per box and is applied to cytoscape as class changes in one batch. This is the only module that
  * imports cytoscape (ARCHITECTURE: each library in one place).
  */
-import cytoscape, { type Core, type EventObject, type ElementDefinition, type StylesheetJson } from 'cytoscape';
+import type cytoscape from 'cytoscape';
+import type { Core, EventObject, ElementDefinition, StylesheetJson } from 'cytoscape';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
+import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
 
 const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
+
+let cytoscapeCode: Promise<typeof cytoscape> | null = null;
+/**
+ * cytoscape's code (about 400 KB), fetched apart from the graph step's: the first picture does not need it, so a
+ * model dropped before the idle page has fetched it is drawn without waiting for it. The idle page calls this too.
+ */
+export function loadCytoscape(): Promise<typeof cytoscape> {
+  cytoscapeCode ??= import('cytoscape').then((m) => m.default);
+  cytoscapeCode.catch(() => (cytoscapeCode = null)); // a failed fetch may be retried
+  return cytoscapeCode;
+}
 
 /** At most this many boxes are handed to cytoscape; with more in view the overview alone draws. */
 export const DETAIL_LIMIT = 600;
@@ -48,6 +66,7 @@ export interface RendererEvents {
   onDrawn(): void;
 }
 
+const S = DETAIL_STYLE;
 const STYLE: StylesheetJson = [
   {
     selector: 'node',
@@ -57,40 +76,41 @@ const STYLE: StylesheetJson = [
       height: 'data(h)',
       'background-color': 'data(colour)',
       label: 'data(label)',
-      color: '#ffffff',
-      'font-size': 11,
-      'font-family': 'system-ui, sans-serif',
+      color: S.nodeTextColour,
+      'font-size': S.nodeFontSize,
+      'font-family': S.font,
       'text-wrap': 'wrap',
       'text-valign': 'center',
       'text-halign': 'center',
-      'min-zoomed-font-size': 7,
+      'min-zoomed-font-size': S.nodeMinZoomedFontSize,
       'border-width': 0,
     },
   },
-  { selector: 'node.excluded', style: { 'background-opacity': 0.32, color: '#2b3440', 'border-width': 2, 'border-style': 'dashed', 'border-color': '#7b8794' } },
-  { selector: 'node.preview', style: { 'underlay-color': '#f59e0b', 'underlay-padding': 7, 'underlay-opacity': 0.75, 'underlay-shape': 'round-rectangle' } },
-  { selector: 'node.hovered', style: { 'underlay-color': '#ec4899', 'underlay-padding': 7, 'underlay-opacity': 0.75, 'underlay-shape': 'round-rectangle' } },
-  { selector: 'node.start', style: { 'border-width': 4, 'border-style': 'solid', 'border-color': '#16a34a' } },
-  { selector: 'node.end', style: { 'border-width': 4, 'border-style': 'solid', 'border-color': '#dc2626' } },
-  { selector: 'node.picked', style: { 'border-width': 4, 'border-style': 'solid', 'border-color': '#7c3aed' } },
-  { selector: 'node.match', style: { 'outline-width': 3, 'outline-color': '#facc15', 'outline-offset': 2 } },
-  { selector: 'node.selected', style: { 'outline-width': 4, 'outline-color': '#2f7de1', 'outline-offset': 3 } },
+  { selector: 'node.excluded', style: { 'background-opacity': S.excluded.opacity, color: S.excluded.textColour, 'border-width': S.excluded.borderWidth, 'border-style': 'dashed', 'border-color': S.excluded.borderColour } },
+  { selector: 'node.preview', style: { 'underlay-color': S.underlay.preview, 'underlay-padding': S.underlay.padding, 'underlay-opacity': S.underlay.opacity, 'underlay-shape': 'round-rectangle' } },
+  { selector: 'node.hovered', style: { 'underlay-color': S.underlay.hovered, 'underlay-padding': S.underlay.padding, 'underlay-opacity': S.underlay.opacity, 'underlay-shape': 'round-rectangle' } },
+  { selector: 'node.start', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.start } },
+  { selector: 'node.end', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.end } },
+  { selector: 'node.picked', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.picked } },
+  { selector: 'node.match', style: { 'outline-width': S.outline.match.width, 'outline-color': S.outline.match.colour, 'outline-offset': S.outline.match.offset } },
+  { selector: 'node.selected', style: { 'outline-width': S.outline.selected.width, 'outline-color': S.outline.selected.colour, 'outline-offset': S.outline.selected.offset } },
   {
     selector: 'edge',
     style: {
-      width: 1.2,
+      width: S.edgeWidth,
       'curve-style': 'straight',
-      'line-color': '#98a2af',
+      'line-color': S.edgeColour,
       'target-arrow-shape': 'triangle',
-      'target-arrow-color': '#98a2af',
-      'arrow-scale': 0.7,
+      'target-arrow-color': S.edgeColour,
+      'arrow-scale': S.arrowScale,
       label: 'data(label)',
-      'font-size': 9,
-      color: '#4a5562',
-      'text-background-color': '#f5f7fa',
-      'text-background-opacity': 0.85,
+      'font-size': S.edgeFontSize,
+      'font-family': S.font,
+      color: S.edgeTextColour,
+      'text-background-color': S.edgeTextBackground,
+      'text-background-opacity': S.edgeTextBackgroundOpacity,
       'text-background-padding': '1px',
-      'min-zoomed-font-size': 8,
+      'min-zoomed-font-size': S.edgeMinZoomedFontSize,
     },
   },
 ];
@@ -147,8 +167,21 @@ class Grid {
   }
 }
 
+export interface InitialState {
+  flags: Uint8Array;
+  heat: (string | null)[] | null;
+}
+
 export class GraphRenderer {
-  readonly cy: Core;
+  /** null until created after the first picture. */
+  private cy: Core | null = null;
+  private readonly cyHost: HTMLDivElement;
+  /** The viewport while cytoscape is not there yet (afterwards cytoscape holds it). */
+  private viewport = { zoom: 1, x: 0, y: 0 };
+  /** The boxes meant for cytoscape (the window); the canvas paints them in detail until cytoscape has drawn. */
+  private window = new Set<number>();
+  /** cytoscape has drawn its first picture: from then on it, not the canvas, draws the boxes it holds. */
+  private handedOver = false;
   private readonly overview: HTMLCanvasElement;
   /** The overview drawn at rest (viewport plus margin), and the zoom and offset it was drawn at. */
   private readonly cache = document.createElement('canvas');
@@ -160,18 +193,20 @@ export class GraphRenderer {
   private heat: (string | null)[] | null = null;
   private frame = 0;
   private settleTimer: ReturnType<typeof setTimeout> | undefined;
-  private drawnOnce = false;
+  private attachTimer: ReturnType<typeof setTimeout> | undefined;
   private destroyed = false;
   private readonly resizeObserver: ResizeObserver;
+  private lastSize = { w: 0, h: 0 };
   /** Edges by box, for adding a box's edges to the window. */
   private readonly edgesOf: number[][];
   /** Edges cytoscape holds. */
   private readonly edgeIn: Uint8Array;
 
-  constructor(private readonly host: HTMLElement, private readonly view: GraphView, private readonly layout: LayoutResult, private readonly events: RendererEvents) {
+  constructor(private readonly host: HTMLElement, private readonly view: GraphView, private readonly layout: LayoutResult, private readonly events: RendererEvents, initial?: InitialState) {
     const n = view.boxes.length;
     this.detailed = new Uint8Array(n);
-    this.flags = new Uint8Array(n);
+    this.flags = initial?.flags.length === n ? initial.flags : new Uint8Array(n);
+    this.heat = initial?.heat ?? null;
     this.grid = new Grid(view, layout);
     this.edgeIn = new Uint8Array(view.edges.length);
     this.edgesOf = Array.from({ length: n }, () => []);
@@ -182,14 +217,63 @@ export class GraphRenderer {
     this.overview = document.createElement('canvas');
     this.overview.className = 'graph-overview';
     host.appendChild(this.overview);
-    const cyHost = document.createElement('div');
-    cyHost.className = 'graph-cy';
-    host.appendChild(cyHost);
-    this.cy = cytoscape({
-      container: cyHost,
+    this.cyHost = document.createElement('div');
+    this.cyHost.className = 'graph-cy';
+    host.appendChild(this.cyHost);
+    // cytoscape's tap event does not carry the keys reliably: note them on the pointer going down.
+    host.addEventListener('pointerdown', this.noteModifiers, true);
+    host.addEventListener('click', this.clickBeforeCytoscape);
+    this.resizeObserver = new ResizeObserver(() => {
+      const { w, h } = this.size();
+      if (w === this.lastSize.w && h === this.lastSize.h) return; // the observer's first call, or no change
+      this.cy?.resize();
+      this.cacheView = null;
+      this.viewportChanged();
+    });
+    this.resizeObserver.observe(host);
+
+    // The first picture, now: the whole graph fitted, the window's boxes painted as cytoscape would.
+    this.viewport = this.fitted(); // not fit(): no redraw of the cache in the frame that shows this picture
+    this.window = this.windowBoxes();
+    this.paintFirstPicture();
+    this.events.onDrawn();
+    // cytoscape once that frame is out.
+    requestAnimationFrame(() => {
+      this.attachTimer = setTimeout(() => {
+        loadCytoscape().then(
+          (create) => this.attachCytoscape(create),
+          (e: unknown) => console.error('The graph stays a plain picture: cytoscape could not be loaded', e),
+        );
+      }, 0);
+    });
+  }
+
+  private modifiers: TapModifiers = { shift: false, alt: false, ctrl: false };
+  private readonly noteModifiers = (e: PointerEvent) => {
+    this.modifiers = { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey };
+  };
+
+  /** Clicks on the first picture, before cytoscape handles them. */
+  private readonly clickBeforeCytoscape = (e: MouseEvent) => {
+    if (this.cy) return;
+    const rect = this.host.getBoundingClientRect();
+    const { zoom, x, y } = this.viewport;
+    const box = this.hit((e.clientX - rect.left - x) / zoom, (e.clientY - rect.top - y) / zoom);
+    this.modifiers = { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey };
+    if (box >= 0) this.events.onTap(box, this.modifiers);
+    else this.events.onBackgroundTap();
+  };
+
+  private attachCytoscape(create: typeof cytoscape) {
+    if (this.destroyed || this.cy) return;
+    const { zoom, x, y } = this.viewport;
+    const cy = create({
+      container: this.cyHost,
       elements: [],
       style: STYLE,
       layout: { name: 'preset' },
+      zoom,
+      pan: { x, y },
       minZoom: 1e-3,
       maxZoom: 4,
       boxSelectionEnabled: false,
@@ -199,24 +283,23 @@ export class GraphRenderer {
       hideEdgesOnViewport: false,
       pixelRatio: 1,
     });
-    this.cy.on('viewport', () => this.viewportChanged());
-    this.cy.on('tap', (evt: EventObject) => this.tapped(evt));
-    // cytoscape's tap event does not carry the keys reliably: note them on the pointer going down.
-    host.addEventListener('pointerdown', this.noteModifiers, true);
-    this.resizeObserver = new ResizeObserver(() => {
-      this.cy.resize();
+    this.cy = cy;
+    cy.on('viewport', () => this.viewportChanged());
+    cy.on('tap', (evt: EventObject) => this.tapped(evt));
+    this.host.removeEventListener('click', this.clickBeforeCytoscape);
+    // Hand over in the frame cytoscape first draws in: the canvas then stops painting the boxes cytoscape holds.
+    cy.one('render', () => {
+      this.handedOver = true;
       this.cacheView = null;
-      this.viewportChanged();
+      if (!this.destroyed) this.redraw();
     });
-    this.resizeObserver.observe(host);
-    this.fit();
-    this.syncWindow();
+    this.syncWindow(false);
+    if (this.detailedCount === 0) {
+      this.handedOver = true; // nothing for cytoscape to draw (zoomed out): the canvas is the picture
+      this.cacheView = null;
+      this.scheduleDraw();
+    }
   }
-
-  private modifiers: TapModifiers = { shift: false, alt: false, ctrl: false };
-  private readonly noteModifiers = (e: PointerEvent) => {
-    this.modifiers = { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey };
-  };
 
   private tapped(evt: EventObject) {
     const modifiers = this.modifiers;
@@ -237,42 +320,83 @@ export class GraphRenderer {
     return { w: this.host.clientWidth || 1, h: this.host.clientHeight || 1 };
   }
 
+  private zoom(): number {
+    return this.cy ? this.cy.zoom() : this.viewport.zoom;
+  }
+
+  private pan(): { x: number; y: number } {
+    return this.cy ? this.cy.pan() : { x: this.viewport.x, y: this.viewport.y };
+  }
+
+  private setViewport(zoom: number, pan: { x: number; y: number }) {
+    if (this.cy) {
+      this.cy.viewport({ zoom, pan });
+      return;
+    }
+    this.viewport = { zoom, x: pan.x, y: pan.y };
+    this.viewportChanged();
+  }
+
+  /** The model-space rectangle in view. */
+  private extent() {
+    const { w, h } = this.size();
+    const zoom = this.zoom(), pan = this.pan();
+    const x1 = -pan.x / zoom, y1 = -pan.y / zoom;
+    return { x1, y1, x2: x1 + w / zoom, y2: y1 + h / zoom, w: w / zoom, h: h / zoom };
+  }
+
   /** The whole graph in view. */
   fit(): void {
+    const { zoom, x, y } = this.fitted();
+    this.setViewport(zoom, { x, y });
+  }
+
+  private fitted() {
     const [x1, y1, x2, y2] = this.layout.bounds;
     const { w, h } = this.size();
     const pad = 30;
     const zoom = Math.min(1.2, Math.max(1e-3, Math.min((w - 2 * pad) / Math.max(1, x2 - x1), (h - 2 * pad) / Math.max(1, y2 - y1))));
-    this.cy.viewport({ zoom, pan: { x: w / 2 - ((x1 + x2) / 2) * zoom, y: h / 2 - ((y1 + y2) / 2) * zoom } });
+    return { zoom, x: w / 2 - ((x1 + x2) / 2) * zoom, y: h / 2 - ((y1 + y2) / 2) * zoom };
   }
 
   /** Centres a box, zoomed in enough to read it. */
   focus(box: number): void {
     const { w, h } = this.size();
-    const zoom = Math.max(this.cy.zoom(), 1);
-    this.cy.viewport({ zoom, pan: { x: w / 2 - this.layout.x[box] * zoom, y: h / 2 - this.layout.y[box] * zoom } });
+    const zoom = Math.max(this.zoom(), 1);
+    this.setViewport(zoom, { x: w / 2 - this.layout.x[box] * zoom, y: h / 2 - this.layout.y[box] * zoom });
   }
 
   zoomBy(factor: number): void {
     const { w, h } = this.size();
-    this.cy.zoom({ level: Math.min(4, Math.max(1e-3, this.cy.zoom() * factor)), renderedPosition: { x: w / 2, y: h / 2 } });
+    const level = Math.min(4, Math.max(1e-3, this.zoom() * factor));
+    if (this.cy) {
+      this.cy.zoom({ level, renderedPosition: { x: w / 2, y: h / 2 } });
+      return;
+    }
+    const pan = this.pan(), k = level / this.zoom();
+    this.setViewport(level, { x: w / 2 - (w / 2 - pan.x) * k, y: h / 2 - (h / 2 - pan.y) * k });
+  }
+
+  panBy(dx: number, dy: number): void {
+    const pan = this.pan();
+    this.setViewport(this.zoom(), { x: pan.x + dx, y: pan.y + dy });
   }
 
   /** Where a box is on the page (client coordinates), for tests that click it. */
   clientPosition(box: number): { x: number; y: number } {
     const rect = this.host.getBoundingClientRect();
-    const pan = this.cy.pan(), zoom = this.cy.zoom();
+    const pan = this.pan(), zoom = this.zoom();
     return { x: rect.left + this.layout.x[box] * zoom + pan.x, y: rect.top + this.layout.y[box] * zoom + pan.y };
   }
 
-  /** No window update or overview frame pending: what is on screen matches the viewport. */
+  /** No window update or overview frame pending, and cytoscape has taken over: what is on screen matches the viewport. */
   get idle(): boolean {
-    return this.settleTimer === undefined && this.frame === 0;
+    return this.handedOver && this.settleTimer === undefined && this.frame === 0;
   }
 
   /** Whether cytoscape draws this box now (the overview draws the rest). */
   isDetailed(box: number): boolean {
-    return this.detailed[box] === 1;
+    return this.handedOver && this.detailed[box] === 1;
   }
 
   /** New visual state: flags per box (FLAG bits) and heat colours (null: family colours). */
@@ -281,13 +405,14 @@ export class GraphRenderer {
     const heatChanged = heat !== this.heat;
     this.flags = flags;
     this.heat = heat;
-    this.cy.batch(() => {
-      this.cy.nodes().forEach((node) => {
+    this.cy?.batch(() => {
+      this.cy!.nodes().forEach((node) => {
         const b = Number(node.data('box'));
         if (old[b] !== flags[b]) node.classes(classesOf(flags[b]));
         if (heatChanged) node.data('colour', this.colourOf(b));
       });
     });
+    if (old === flags && !heatChanged) return;
     this.cacheView = null;
     this.scheduleDraw();
   }
@@ -321,22 +446,34 @@ export class GraphRenderer {
     this.blit();
   }
 
-  /** Hands cytoscape the boxes around the viewport when few enough are in view, else none. */
-  syncWindow(): void {
-    if (this.destroyed) return;
-    const e = this.cy.extent();
+  /** The boxes around the viewport when few enough are in view at a readable zoom, else none. */
+  private windowBoxes(): Set<number> {
+    const e = this.extent();
     const mx = e.w * WINDOW_MARGIN, my = e.h * WINDOW_MARGIN;
-    const inView = this.cy.zoom() >= MIN_DETAIL_ZOOM ? this.grid.query(e.x1, e.y1, e.x2, e.y2, DETAIL_LIMIT) : null;
-    const wanted = inView ? this.grid.query(e.x1 - mx, e.y1 - my, e.x2 + mx, e.y2 + my, DETAIL_LIMIT * 2.5) ?? inView : new Set<number>();
+    const inView = this.zoom() >= MIN_DETAIL_ZOOM ? this.grid.query(e.x1, e.y1, e.x2, e.y2, DETAIL_LIMIT) : null;
+    return inView ? this.grid.query(e.x1 - mx, e.y1 - my, e.x2 + mx, e.y2 + my, DETAIL_LIMIT * 2.5) ?? inView : new Set<number>();
+  }
+
+  /** Hands cytoscape the window's boxes (before cytoscape is there: the canvas paints them in detail). */
+  syncWindow(redraw = true): void {
+    if (this.destroyed) return;
+    const wanted = this.windowBoxes();
+    this.window = wanted;
+    const cy = this.cy;
+    if (!cy) {
+      this.cacheView = null;
+      this.redraw();
+      return;
+    }
     const view = this.view;
-    this.cy.batch(() => {
-      const gone = this.cy.nodes().filter((node) => !wanted.has(Number(node.data('box'))));
+    cy.batch(() => {
+      const gone = cy.nodes().filter((node) => !wanted.has(Number(node.data('box'))));
       gone.forEach((node) => {
         const b = Number(node.data('box'));
         this.detailed[b] = 0;
         for (const k of this.edgesOf[b]) this.edgeIn[k] = 0;
       });
-      this.cy.remove(gone);
+      cy.remove(gone);
       const added: ElementDefinition[] = [];
       const fresh: number[] = [];
       for (const b of wanted) {
@@ -359,22 +496,33 @@ export class GraphRenderer {
           added.push({ group: 'edges', data: { id: `e${k}`, source: `b${edge.source}`, target: `b${edge.target}`, label: edge.label } });
         }
       }
-      this.cy.add(added);
+      cy.add(added);
     });
     this.detailedCount = wanted.size;
-    this.redraw();
-    if (!this.drawnOnce) {
-      this.drawnOnce = true;
-      requestAnimationFrame(() => requestAnimationFrame(() => !this.destroyed && this.events.onDrawn()));
-    }
+    if (redraw) this.redraw();
+  }
+
+  /** Whether the canvas paints box b in cytoscape's style now (cytoscape meant to hold it but not drawing yet). */
+  private readonly paintedInDetail = (b: number) => !this.handedOver && this.window.has(b);
+
+  /** The first picture, straight onto the visible canvas (no cache: its allocation alone costs tens of ms). */
+  private paintFirstPicture() {
+    const { w, h } = this.size();
+    this.lastSize = { w, h };
+    this.overview.width = w;
+    this.overview.height = h;
+    const ctx = this.overview.getContext('2d')!;
+    const { zoom, x, y } = this.viewport;
+    this.paint(ctx, zoom, x, y, -x / zoom, -y / zoom, (w - x) / zoom, (h - y) / zoom);
   }
 
   /**
-   * Draws every box and edge cytoscape does not hold into the cache canvas, which covers the viewport
+   * Draws every box and edge cytoscape does not draw into the cache canvas, which covers the viewport
    * and a margin around it (so a pan shows drawn content until the full redraw at rest).
    */
   private renderCache() {
     const { w, h } = this.size();
+    this.lastSize = { w, h };
     const mw = Math.round(w * CACHE_MARGIN), mh = Math.round(h * CACHE_MARGIN);
     const canvas = this.cache;
     if (canvas.width !== w + 2 * mw || canvas.height !== h + 2 * mh) {
@@ -384,17 +532,22 @@ export class GraphRenderer {
     const ctx = canvas.getContext('2d')!;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    const zoom = this.cy.zoom(), pan = this.cy.pan();
+    const zoom = this.zoom(), pan = this.pan();
     this.cacheView = { zoom, x: pan.x + mw, y: pan.y + mh };
-    ctx.setTransform(zoom, 0, 0, zoom, pan.x + mw, pan.y + mh);
-    const x1 = -(pan.x + mw) / zoom, y1 = -(pan.y + mh) / zoom, x2 = (w + mw - pan.x) / zoom, y2 = (h + mh - pan.y) / zoom;
+    this.paint(ctx, zoom, pan.x + mw, pan.y + mh, -(pan.x + mw) / zoom, -(pan.y + mh) / zoom, (w + mw - pan.x) / zoom, (h + mh - pan.y) / zoom);
+  }
+
+  /** Paints, at `zoom` with model (0, 0) at canvas (ox, oy), what of model rectangle x1..x2, y1..y2 cytoscape does not draw. */
+  private paint(ctx: CanvasRenderingContext2D, zoom: number, ox: number, oy: number, x1: number, y1: number, x2: number, y2: number) {
+    ctx.setTransform(zoom, 0, 0, zoom, ox, oy);
     const { boxes, edges } = this.view;
     const { x, y } = this.layout;
     const px = 1 / zoom;
+    const own = (b: number) => this.handedOver && this.detailed[b] === 1;
 
     ctx.beginPath();
     for (const e of edges) {
-      if (this.detailed[e.source] && this.detailed[e.target]) continue;
+      if ((own(e.source) && own(e.target)) || (this.paintedInDetail(e.source) && this.paintedInDetail(e.target))) continue;
       const sx = x[e.source], sy = y[e.source] + boxes[e.source].height / 2;
       const tx = x[e.target], ty = y[e.target] - boxes[e.target].height / 2;
       if ((sx < x1 && tx < x1) || (sx > x2 && tx > x2) || (sy < y1 && ty < y1) || (sy > y2 && ty > y2)) continue;
@@ -415,12 +568,17 @@ export class GraphRenderer {
     };
     const minSize = 2 * px;
     const labelled: number[] = [];
+    const inDetail: number[] = [];
     for (let i = 0; i < boxes.length; i++) {
-      if (this.detailed[i]) continue;
+      if (own(i)) continue;
       const b = boxes[i];
       const bw = Math.max(b.width, minSize), bh = Math.max(b.height, minSize);
       const left = x[i] - bw / 2, top = y[i] - bh / 2;
       if (left > x2 || left + bw < x1 || top > y2 || top + bh < y1) continue;
+      if (this.paintedInDetail(i)) {
+        inDetail.push(i);
+        continue;
+      }
       path(fills, this.colourOf(i)).rect(left, top, bw, bh);
       labelled.push(i);
       const f = this.flags[i];
@@ -447,6 +605,9 @@ export class GraphRenderer {
       ctx.textBaseline = 'middle';
       for (const i of labelled) ctx.fillText(boxes[i].title, x[i], y[i], boxes[i].width - 6);
     }
+    if (inDetail.length) {
+      paintDetail(ctx, { view: this.view, x, y, zoom, boxes: this.paintedInDetail, flags: this.flags, colourOf: (b) => this.colourOf(b) }, inDetail);
+    }
   }
 
   /** Boxes whose visual state has the flag now. */
@@ -468,7 +629,7 @@ export class GraphRenderer {
     ctx.clearRect(0, 0, w, h);
     const view = this.cacheView;
     if (!view) return;
-    const zoom = this.cy.zoom(), pan = this.cy.pan();
+    const zoom = this.zoom(), pan = this.pan();
     const s = zoom / view.zoom;
     ctx.drawImage(this.cache, pan.x - view.x * s, pan.y - view.y * s, this.cache.width * s, this.cache.height * s);
   }
@@ -481,10 +642,12 @@ export class GraphRenderer {
   destroy(): void {
     this.destroyed = true;
     clearTimeout(this.settleTimer);
+    clearTimeout(this.attachTimer);
     cancelAnimationFrame(this.frame);
     this.resizeObserver.disconnect();
     this.host.removeEventListener('pointerdown', this.noteModifiers, true);
-    this.cy.destroy();
+    this.host.removeEventListener('click', this.clickBeforeCytoscape);
+    this.cy?.destroy();
     this.host.replaceChildren();
   }
 }

@@ -9,8 +9,10 @@
  * on the first model, about 0.1 s on 2 cores) would be most of the wait for the first picture.
  */
 import { useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
+import { exact } from '../../components/format.ts';
 import { layoutInWorker } from '../../remote/layoutRemote.ts';
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { buildGraphView, layoutInputOf, type GraphView } from './viewModel.ts';
@@ -39,14 +41,16 @@ export function useGraphView(handle: string | null): GraphLoad {
       const view = buildGraphView(buildGraphIndex(structure));
       performance.mark('graph:view');
       const here = view.boxes.length <= MAIN_THREAD_LAYOUT_BOXES;
-      if (!here) setLoad({ status: 'loading', phase: `laying out ${view.boxes.length.toLocaleString('en')} boxes`, fraction: 0.05 });
+      if (!here) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes`, fraction: 0.05 });
       const layout = here ? layeredLayout(layoutInputOf(view)) : await layoutInWorker(layoutInputOf(view), (fraction, phase) => {
         // Progress comes through its own message port and may arrive after the result: drop it then.
-        if (live && !laidOut) setLoad({ status: 'loading', phase: `laying out ${view.boxes.length.toLocaleString('en')} boxes: ${phase}`, fraction: 0.05 + 0.95 * fraction });
+        if (live && !laidOut) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes: ${phase}`, fraction: 0.05 + 0.95 * fraction });
       });
       laidOut = true;
       performance.mark('graph:layout');
-      if (live) setLoad({ status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 });
+      // Rendered at once (not in a later task, after a frame of the old state): the first picture is painted as the
+      // view mounts, so it reaches the screen in the next frame.
+      if (live) flushSync(() => setLoad({ status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 }));
     })().catch((e: unknown) => {
       const error = e as Error;
       if (live) setLoad({ status: 'error', name: error?.name || 'Error', message: error?.message ?? String(e) });
