@@ -7,6 +7,7 @@
  * runtime gave them, so callers must not write into them (none of core/evaluate does). Must not import a runtime.
  */
 import type { ComparisonRuntime, RunTensor, SampleSession } from '../evaluate/compareModels.ts';
+import { asSessionModel, type ModelBytes } from '../onnx/externalize.ts';
 
 /** FNV-1a over the bytes (sampled past 1 MiB: every 16th byte) with the length: tells models apart in practice. */
 function fingerprint(bytes: Uint8Array): string {
@@ -14,6 +15,12 @@ function fingerprint(bytes: Uint8Array): string {
   const step = bytes.length > 2 ** 20 ? 16 : 1;
   for (let i = 0; i < bytes.length; i += step) h = Math.imul(h ^ bytes[i], 0x01000193);
   return `${bytes.length}:${(h >>> 0).toString(16)}`;
+}
+
+/** The fingerprint of a model with its external data files (a large model's protobuf alone holds no weights). */
+function modelFingerprint(model: ModelBytes): string {
+  const { bytes, externalData } = asSessionModel(model);
+  return [fingerprint(bytes), ...externalData.map((f) => `${f.path}=${fingerprint(f.data)}`)].join('+');
 }
 
 function bytesOf(out: Readonly<Record<string, RunTensor>>): number {
@@ -37,8 +44,8 @@ export function memoizedRuntime(runtime: ComparisonRuntime, budgetBytes = 128 * 
     get hits() {
       return hits;
     },
-    async open(model: Uint8Array): Promise<SampleSession> {
-      const id = fingerprint(model);
+    async open(model: ModelBytes): Promise<SampleSession> {
+      const id = modelFingerprint(model);
       opens.set(id, (opens.get(id) ?? 0) + 1);
       const remember = opens.get(id)! > 1;
       let session: SampleSession | undefined;
