@@ -37,6 +37,7 @@ import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
+import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
@@ -59,6 +60,8 @@ export interface ReportContext {
   config?: { name: string; settings: unknown } | null;
   exclusions?: { rule: string; ids: string[] }[];
   quantization?: { nodes: number; quantized: number; float: number } | null;
+  /** Each node's precision in the quantized model (core nodePrecisions of its quantize report). */
+  precisions?: Record<string, NodePrecision> | null;
   /** Where the samples came from, in words ("8 calibration images"). */
   dataSource?: string | null;
   /** Calibrated ranges (tensor → [min, max]) for the worst layers' range table. */
@@ -69,7 +72,7 @@ export interface ReportContext {
 
 export interface EvaluationRequest {
   /** The quantized model: the page's Blob (or bytes) and its file name. */
-  quantized: { name: string; data: Blob | ArrayBuffer };
+  quantized: { name: string; data: Blob | ArrayBuffer; externalData?: Record<string, Blob> };
   samples: readonly CalibrationSample[];
   /** How images become tensors (the calibration's preprocessing). */
   spec: PreprocessSpec | null;
@@ -263,7 +266,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const quantBytes = new Uint8Array(request.quantized.data instanceof Blob ? await request.quantized.data.arrayBuffer() : request.quantized.data);
         let quant: ModelProto;
         try {
-          quant = openModel(quantBytes, { fileName: request.quantized.name }).model;
+          const external = await Promise.all(Object.entries(request.quantized.externalData ?? {}).map(async ([n, b]) => [n, new Uint8Array(await b.arrayBuffer())] as const));
+          quant = openModel(quantBytes, { fileName: request.quantized.name, externalData: new Map(external) }).model;
         } catch (e) {
           throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
         }
@@ -417,6 +421,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       config: ctx.config ?? null,
       exclusions: ctx.exclusions ?? [],
       quantization: ctx.quantization ?? null,
+      precisions: ctx.precisions ?? null,
       samples: comparison.samples,
       dataSource: ctx.dataSource ?? null,
       outputs: comparison.outputs,

@@ -10,7 +10,7 @@ import type { EvaluationService } from './evaluationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 
-const summary = { fileName: 'm.onnx', byteLength: 10, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
+const summary = { fileName: 'm.onnx', byteLength: 10, parameterBytes: 8, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
 
 const modelService: ModelService = {
   async open(fileName) {
@@ -33,6 +33,8 @@ const calibration: CalibrationService = {
 const quantReport = {
   config: 'XINT8', exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
   counts: { nodes: 3, quantized: 2, float: 1, activationPairs: 2, quantizedConstants: 1 },
+  quantized: [{ id: 'Relu_1', opType: 'Relu', family: 'activation', precision: 'A16' }, { id: 'Add_2', opType: 'Add', family: 'math', precision: 'A8' }],
+  float: [{ id: 'Conv_0', opType: 'Conv', reason: 'excluded by nodes: Conv_0' }],
 } as unknown as QuantizeReport;
 
 let blobs = 0;
@@ -110,6 +112,8 @@ describe('evaluation slice', () => {
       config: { name: 'XINT8' },
       exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
       quantization: { nodes: 3, quantized: 2, float: 1 },
+      // Each node's precision, for the layer table's column and the report.
+      precisions: { Relu_1: { label: 'A16', class: 'act16' }, Add_2: { label: 'A8', class: 'int8' }, Conv_0: { label: 'float', class: 'float' } },
       dataSource: '2 calibration samples',
       ranges: { x: [0, 1] },
       timings: [{ label: 'calibration', seconds: 2 }, { label: 'quantization', seconds: 0.5 }],
@@ -141,6 +145,15 @@ describe('evaluation slice', () => {
     void s().evaluate();
     await flush();
     expect(fake.evaluations[1].request.layers).toBe(false);
+  });
+
+  it('refuses, by name and before any work, a float and quantized model whose sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
+    const { store, s, fake } = await quantizedStore();
+    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 2 * 2 ** 30 } } }));
+    s().adoptQuantized({ ...s().run.result!, data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 512 * 2 ** 20 } });
+    await s().evaluate();
+    expect(s().evaluation.error).toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/2\.00 GiB.*0\.50 GiB.*4\.00 GiB/) });
+    expect(fake.evaluations).toHaveLength(0);
   });
 
   it('an own evaluation set with no images is a named error, not a run', async () => {
