@@ -11,7 +11,7 @@ function fakeRuntime(outputs: Record<string, number[][]>): ComparisonRuntime {
   return {
     samples: 2,
     async open(bytes) {
-      const text = new TextDecoder().decode(bytes);
+      const text = new TextDecoder().decode(bytes instanceof Uint8Array ? bytes : bytes.bytes);
       const name = Object.keys(outputs).find((n) => text.includes(n))!;
       return { run: async (s: number) => ({ y: { type: 'float32', data: Float32Array.from(outputs[name][s]), dims: [2] } }), release: async () => undefined };
     },
