@@ -18,6 +18,8 @@ import { fixtureRanges } from './helpers/calibration.ts';
 import { IMAGES, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
 import { ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import { bf16DocumentToJSON, readBf16Document } from '../src/core/export/index.ts';
+import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 
 async function run(bytes: Uint8Array, input: Float32Array, dims: number[]) {
   const s = await createSession(bytes);
@@ -76,6 +78,27 @@ describe('float parts judged as the NPU runs them', () => {
     expect(Array.from(written.boxes)).not.toEqual(Array.from(asNpu.boxes));
   });
 
+  it('the BF16 preset as the page runs it: every node in BF16, none float, a report like a quantization\'s; already quantized models refused', async () => {
+    const source = decode(readModel('mnist.onnx'));
+    const { model, report, summary } = quantizeBf16(source);
+    expect(report.config).toBe('BF16');
+    expect(report.counts).toMatchObject({ nodes: source.graph!.node.length, quantized: source.graph!.node.length, float: 0, activationPairs: summary.activations });
+    expect(report.bf16).toEqual(summary);
+    expect(report.opset.after).toBeGreaterThanOrEqual(13);
+    expect(model.graph!.node.filter((n) => n.op_type === 'Cast').length).toBe(2 * summary.activations + summary.weights);
+    const { ranges } = await fixtureRanges('mnist.onnx', getPreset('XINT8'));
+    const xint8 = quantizeModel(source, ranges, getPreset('XINT8')).model;
+    expect(() => quantizeBf16(xint8)).toThrow(expect.objectContaining({ name: 'UnsupportedModelError' }));
+  });
+
+  it('the BF16 config document: read back, and anything but with-cast refused by name', () => {
+    const studio = { model: 'm.onnx', settings: { preset: 'BF16', perChannel: false, useRandomData: false }, exclusions: [{ kind: 'nodes' as const, name: 'a', nodes: ['Conv_1'] }] };
+    expect(readBf16Document(JSON.parse(bf16DocumentToJSON(studio)))).toEqual(studio);
+    expect(readBf16Document({ activationType: 'int8' })).toBeNull();
+    expect(() => readBf16Document({ preset: 'BF16', extraOptions: { BF16QDQToCast: false } })).toThrow(expect.objectContaining({ name: 'ConfigError', field: 'extraOptions' }));
+    expect(() => readBf16Document({ preset: 'BF16', perChannel: true })).toThrow(expect.objectContaining({ name: 'ConfigError', field: 'perChannel' }));
+  });
+
   it('qstudio: quantize --config BF16 needs no calibration; evaluate --npu-bf16 prints both figures, labelled', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-bf16-'));
     const out = path.join(tmp, 'mnist-bf16.onnx');
@@ -89,6 +112,15 @@ describe('float parts judged as the NPU runs them', () => {
     expect(e.code).toBe(0);
     expect(e.stdout).toMatch(/As written \(float parts in float32\)/);
     expect(e.stdout).toMatch(/As the NPU runs it \(float parts in BF16: \d+ nodes/);
+    // The page's exported BF16 configuration reproduces the same model through the command line.
+    const doc = path.join(tmp, 'mnist.qstudio.json');
+    fs.writeFileSync(doc, bf16DocumentToJSON({ model: 'mnist.onnx', settings: { preset: 'BF16', perChannel: false, useRandomData: false }, exclusions: [] }));
+    const fromFile = path.join(tmp, 'mnist-from-file.onnx');
+    expect(qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', doc, '-o', fromFile).code).toBe(0);
+    expect(Buffer.compare(fs.readFileSync(fromFile), fs.readFileSync(out))).toBe(0);
+    const other = qstudio('calibrate', path.join(MODELS, 'mnist.onnx'), '--calib', path.join(IMAGES, 'photos'), '--config', doc, '-o', path.join(tmp, 'r.json'));
+    expect(other.code).not.toBe(0);
+    expect(other.stderr).toContain('BF16 preset');
     // The report file carries both figures.
     const json = qstudio('evaluate', path.join(MODELS, 'mnist.onnx'), out, '--data', data, '--preprocess', 'unit', '--npu-bf16', '--json');
     const report = JSON.parse(json.stdout);

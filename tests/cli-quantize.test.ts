@@ -51,6 +51,21 @@ describe('qstudio calibrate and quantize', () => {
     expect(fs.existsSync(out)).toBe(true);
   });
 
+  it('takes a metric target for --mixed-precision: a sequence target aims the search at a high cosine (no budget here: parsing and wiring only)', () => {
+    const out = path.join(tmp, 'mnist-mixed.onnx');
+    const saved = path.join(tmp, 'mnist-mixed-config.json');
+    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--mixed-precision',
+      '--target', 'sequence:0.9', '--budget', 'act16=0,w16=0,float=0', '--sensitivity-samples', '1', '--save-config', saved, '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/target cosine 0\.999 \(for sequence 0\.9: judge it with qstudio evaluate or the ladder\)/);
+    const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'mnist-mixed.json'), 'utf8'));
+    const chosen = summary.mixedPrecision.chosen;
+    expect(Object.keys(JSON.parse(fs.readFileSync(saved, 'utf8')).extraOptions.TensorQuantOverrides).sort()).toEqual([...chosen.act16, ...chosen.w16].sort());
+    const bad = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--mixed-precision', '--target', 'ssim:0.9', '-o', out);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/LadderTargetError: target metric "ssim"/);
+  });
+
   it.each([
     [['quantize', 'x.onnx', '--config', 'XINT8', '-o', 'y.onnx'], 1, /--calib <dir> or --ranges/],
     [['quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', 'nope.json', '--config', 'XINT8', '-o', 'y.onnx'], 2, /nope\.json" does not exist/],

@@ -20,7 +20,10 @@ import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
 import { checkQdqStructure } from './helpers/qdqStructure.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
-import { outputsOf } from './helpers/smallModels.ts';
+import { f32, floatIO, outputsOf, smallModel } from './helpers/smallModels.ts';
+import { makeNode } from '../src/core/onnx/index.ts';
+import { prepare } from '../src/core/prepare/prepare.ts';
+import { rangesForEveryTensor } from '../src/core/quantize/testModels.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-mixed-'));
 const feeds = convChainFeeds(6);
@@ -76,6 +79,27 @@ describe('TensorQuantOverrides in the quantizer', () => {
     // The overrides survive the config file round trip.
     const round = configFromJSON(configToJSON(preset('A8W8', { extraOptions: { TensorQuantOverrides: { r1: [{ quant_type: 'int16' }] } } })));
     expect(round.extraOptions.TensorQuantOverrides).toEqual({ r1: [{ quant_type: 'int16' }] });
+  });
+});
+
+describe('float candidates', () => {
+  it('are nodes of the model as loaded: a Softmax that opset 13 spells out as Flatten → Softmax → Reshape is one candidate, and each one quantizes', () => {
+    // Conv → Softmax(axis 1, rank 4) at opset 9: per-channel weights raise it to 13, which writes the Softmax out.
+    const old = smallModel({
+      nodes: [makeNode('Conv', ['x', 'w'], ['c'], 'conv'), makeNode('Softmax', ['c'], ['y'], 'softmax')],
+      inputs: [floatIO('x', [1, 1, 3, 3])],
+      outputs: [floatIO('y', [1, 2, 3, 3])],
+      initializers: [f32('w', [2, 1, 1, 1], [1, -2])],
+      opset: 9,
+    });
+    const config = preset('A8W8', { perChannel: true });
+    const ranges = rangesForEveryTensor(prepare(old, { targetOpset: 13 }).model);
+    const base = quantizeModel(old, ranges, config);
+    expect(base.report.quantized.map((q) => q.source ?? q.id)).toContain('softmax');
+    expect(base.report.quantized.some((q) => q.source === 'softmax' && q.id !== 'softmax')).toBe(true);
+    const float = precisionUnits(base, config).float.map((u) => u.names[0]);
+    expect(float.sort()).toEqual(['conv', 'softmax']);
+    for (const id of float) expect(quantizeModel(old, ranges, withUnits(config, precisionUnits(base, config).float.filter((u) => u.names[0] === id))).report.float.map((f) => f.id)).toContain(id);
   });
 });
 

@@ -16,6 +16,10 @@ const api: ModelWorkerApi = {
     const out = quantizeApi.quantize(...args);
     return transfer(out, out.parts);
   },
+  quantizeBf16(handle) {
+    const out = quantizeApi.quantizeBf16(handle);
+    return transfer(out, out.parts);
+  },
 };
 
 expose(api);

@@ -7,7 +7,8 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts } from '../src/core/onnx/index.ts';
+import { encodeParts, type ModelProto } from '../src/core/onnx/index.ts';
+import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
@@ -50,11 +51,23 @@ export const quantizeApi = {
     const start = performance.now();
     const held = heldModel(handle);
     const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
-    const parts = encodeParts(model).map(copyOf);
-    const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
-    return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+    return encoded(model, report, start);
+  },
+
+  /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
+  quantizeBf16(handle: string): QuantizeOutput {
+    const start = performance.now();
+    const { model, report } = quantizeBf16(heldModel(handle).opened.model);
+    return encoded(model, report, start);
   },
 };
+
+/** A written model as fresh parts for the page, with its report and the time since `start`. */
+function encoded(model: ModelProto, report: QuantizeReport, start: number): QuantizeOutput {
+  const parts = encodeParts(model).map(copyOf);
+  const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
+  return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+}
 
 export type QuantizeApi = typeof quantizeApi;
 

@@ -9,10 +9,8 @@
  *   yolox-nano: COCO 1–16 calibrate, 17–24 judge (NOTES' split). ppocr-det: textScenes' calibration scenes
  *   (lines 00–15 on COCO 1–16) calibrate, its held-out scenes (lines 16–31 on COCO 17–24 and the photos) judge.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import * as ortWeb from 'onnxruntime-web';
 import { decode, encode, opsetOf, type ModelProto } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
@@ -28,6 +26,7 @@ import { float32Tensor, nodeRuntime, type Feeds } from '../../src/cli/runtime/or
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
+import { checkWrittenFile } from './writtenFile.ts';
 
 const [which, preset, ...flags] = process.argv.slice(2);
 const perChannel = flags.includes('perChannel');
@@ -84,16 +83,8 @@ if (adaround) {
 
 // The written file: onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows.
 const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${adaround ? '-adaround' : ''}.onnx`);
-const bytes = encode(final);
-fs.writeFileSync(file, bytes);
-ortWeb.env.wasm.numThreads = 1;
-const web = await ortWeb.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'basic' });
-const feed = Object.fromEntries(Object.entries(judge[0]).map(([k, t]) => [k, new ortWeb.Tensor('float32', t.data as Float32Array, t.dims as number[])]));
-const webRuns = Object.keys(await web.run(feed)).length > 0;
+const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
 const opset = opsetOf(final) ?? 0;
-const checker = opset <= 17
-  ? JSON.parse(execFileSync('/usr/bin/python3', [path.join(root, 'scripts/check_onnx.py'), file], { encoding: 'utf8' }).trim()).ok
-  : 'opset > 17';
 
 const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
 console.log(JSON.stringify({

@@ -5,12 +5,16 @@
  * decoding equals the float model's, the character error rate against the float decoding (pooled), the
  * step top-1 agreement. Usage: recognizer.ts <preset> <variant>, variant a '+'-joined list of
  * 'perChannel', 'attention' (the transformer rules: LayerNormalization, Softmax's known range, …),
- * 'sq' (SmoothQuant), or 'plain'.
+ * 'sq' (SmoothQuant), 'mixed' (automatic mixed precision within the default budget, its sensitivities measured
+ * on 4 of the calibration lines, at most 60 measurements, core/evaluate/mixedPrecision.ts), 'adaround' or 'adaquant' (fast finetune on
+ * the calibration lines, after the mixed-precision choice), or 'plain'. The written file is also loaded and
+ * run in onnxruntime-web, and checked by onnx.checker where its opset is at most 17.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
@@ -20,7 +24,11 @@ import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { sequenceAgreement, ctcGreedyDecode, characterErrorRate } from '../../src/core/metrics/sequence.ts';
 import { editDistance } from '../../src/core/editDistance.ts';
 import { createSession, float32Tensor, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { RECOGNIZER_PATH, recognizerVariant } from './recognizerSetup.ts';
+import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
 const [preset, variant = 'plain'] = process.argv.slice(2);
@@ -36,55 +44,97 @@ const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
 if (options.perChannel) base.perChannel = true;
 if (process.env.QS_METHOD) base.calibrationMethod = process.env.QS_METHOD;
-const config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
+let config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
 
 const tensorOf = (file: string) => {
   const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], spec);
   return float32Tensor(t.data, t.dims);
 };
 const calibrationTensors = calibration.map(tensorOf);
+const calibrationRuntime = nodeRuntime(calibrationTensors.map((x) => ({ x })));
 let calibrationSeconds = 0;
-const { model: quantized, report, recovery } = await quantizeWithRecovery(model, config, {
-  calibrate: async (m: ModelProto) => {
-    const t = performance.now();
-    const { ranges } = await calibrateOnTensors(m, calibrationTensors, { config });
-    calibrationSeconds += (performance.now() - t) / 1000;
-    return ranges;
-  },
-  runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
-  configName: preset,
-});
-const bytes = encode(quantized);
-if (process.env.QS_WRITE) fs.writeFileSync(process.env.QS_WRITE, bytes);
-const floatSession = await createSession(encode(model));
-const quantSession = await createSession(bytes);
-let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0;
-for (const file of evaluation) {
-  const feeds = { x: tensorOf(file) };
-  const a = Object.values(await floatSession.run(feeds))[0];
-  const b = Object.values(await quantSession.run(feeds))[0];
-  const s = sequenceAgreement(a.data as Float32Array, b.data as Float32Array, a.dims as number[]);
-  matches += s.sequenceMatches;
-  steps += s.steps;
-  stepMatches += s.stepMatches;
-  errors += s.charErrors;
-  chars += s.referenceChars;
-  if (process.env.QS_VERBOSE) {
-    const [, T, C] = a.dims as number[];
-    const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C), fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
-    console.error(path.basename(file), fa.join(','), '|', fb.join(','), editDistance(fa, fb));
-  }
+const calibrate = async (m: ModelProto) => {
+  const t = performance.now();
+  const { ranges } = await calibrateOnTensors(m, calibrationTensors, { config });
+  calibrationSeconds += (performance.now() - t) / 1000;
+  return ranges;
+};
+let mixed: MixedPrecisionResult | undefined;
+let searchSeconds = 0;
+let tuneSeconds = 0;
+const searchRanges = options.mixed ? await calibrate(model) : undefined;
+if (searchRanges) {
+  const t = performance.now();
+  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget: DEFAULT_PRECISION_BUDGET, target: 0.999, samples: 4, maxMeasurements: 60,
+    onStep: (step) => process.stderr.write(`mixed [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`) });
+  searchSeconds = (performance.now() - t) / 1000;
+  config = mixed.config;
 }
+const t0 = performance.now();
+const { model: quantized, report, recovery } = await quantizeWithRecovery(model, config, {
+  // The search's ranges where nothing before calibration changes the model (no CLE, no SmoothQuant).
+  calibrate: async (m: ModelProto) => (searchRanges && !config.includeCle && !config.includeSq ? searchRanges : calibrate(m)),
+  runtime: calibrationRuntime,
+  gramProduct: nodeGramProduct,
+  configName: preset,
+  onProgress: (p) => { if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total})\n`); },
+});
+if (config.includeFastFt) tuneSeconds = (performance.now() - t0) / 1000;
+const bytes = encode(quantized);
+const floatSession = await createSession(encode(model));
+const floatOutputs: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
+for (const file of evaluation) floatOutputs.push(Object.values(await floatSession.run({ x: tensorOf(file) }))[0]);
+
+/** Lines of 16–31 decoding to the float text, pooled CER against it, step top-1: onnxruntime-node on `bytes`. */
+async function judgeText(bytes: Uint8Array) {
+  const quantSession = await createSession(bytes);
+  let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0;
+  for (const [k, file] of evaluation.entries()) {
+    const a = floatOutputs[k];
+    const b = Object.values(await quantSession.run({ x: tensorOf(file) }))[0];
+    const s = sequenceAgreement(a.data as Float32Array, b.data as Float32Array, a.dims as number[]);
+    matches += s.sequenceMatches;
+    steps += s.steps;
+    stepMatches += s.stepMatches;
+    errors += s.charErrors;
+    chars += s.referenceChars;
+    if (process.env.QS_VERBOSE) {
+      const [, T, C] = a.dims as number[];
+      const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C), fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
+      console.error(path.basename(file), fa.join(','), '|', fb.join(','), editDistance(fa, fb));
+    }
+  }
+  return { linesMatching: `${matches}/${evaluation.length}`, cer: +(100 * characterErrorRate(errors, chars)).toFixed(2), stepTop1: +(stepMatches / steps).toFixed(4) };
+}
+const judged = await judgeText(bytes);
+// With mixed precision and fine-tuning, the chosen precisions alone too (the same choice, not tuned).
+const untuned = mixed && config.includeFastFt && searchRanges ? await judgeText(encode(quantizeModel(model, searchRanges, { ...config, includeFastFt: false }).model)) : undefined;
+// The written file: onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows.
+const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', `recognizer-${preset}-${variant}.onnx`), quantized, bytes, { x: tensorOf(evaluation[0]) });
+const budgetUse = (k: 'act16' | 'w16' | 'float') => (mixed ? `${mixed.budget[k].used}/${mixed.budget[k].limit} of ${mixed.budget[k].of}` : undefined);
 console.log(JSON.stringify({
   model: 'ch_PP-OCRv4_rec_infer.onnx',
   preset,
   variant,
-  linesMatching: `${matches}/${evaluation.length}`,
-  cer: +(100 * characterErrorRate(errors, chars)).toFixed(2),
-  stepTop1: +(stepMatches / steps).toFixed(4),
+  ...judged,
+  ...(untuned ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 } : {}),
   floatNodes: report.counts.float,
   activationPairs: report.counts.activationPairs,
   opset: `${report.opset.before}→${report.opset.after}`,
   smoothed: recovery.smoothQuant?.tensors.length ?? 0,
   calibrationSeconds: +calibrationSeconds.toFixed(1),
+  ...(mixed
+    ? {
+        act16: budgetUse('act16'),
+        w16: budgetUse('w16'),
+        float: budgetUse('float'),
+        searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
+        measurements: mixed.steps.length,
+        searchSeconds: +searchSeconds.toFixed(0),
+        chosen: JSON.stringify(mixed.chosen),
+      }
+    : {}),
+  ...(config.includeFastFt ? { tuneSeconds: +tuneSeconds.toFixed(0) } : {}),
+  webRuns,
+  checker,
 }));

@@ -4,7 +4,8 @@
  * CTC decoding equals the float model's, CER against the float decoding, with and without the attention
  * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano and the
  * PP-OCRv4 detector within the default budget, before and after AdaRound. QS_FIDELITY_ONLY=recognizer
- * (or =detectors, =mixed) re-measures one part and keeps the other parts' rows from the last results file.
+ * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only) re-measures one part and
+ * keeps the other parts' rows from the last results file.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,23 @@ const CASES: [string, string[]][] = [
 const RECOGNIZER_PRESETS = ['XINT8', 'A8W8'];
 const RECOGNIZER_VARIANTS = ['plain', 'perChannel', 'attention', 'attention+perChannel', 'attention+sq', 'attention+perChannel+sq'];
 const RECOGNIZER = 'ch_PP-OCRv4_rec_infer.onnx';
+/** Recognizer with automatic mixed precision (default budget), alone and fine-tuned: [preset, variant]. */
+const RECOGNIZER_MIXED: [string, string][] = [['A8W8', 'attention+perChannel+mixed+adaround']];
+const isRecognizerMixed = (r: Row) => r.model === RECOGNIZER && String(r.variant).includes('mixed');
+
+/**
+ * A recognizer mixed-precision case as rows: the chosen precisions alone (when the case also fine-tuned, its
+ * untuned judgement), then as run; what the search chose and how the written file was checked in `detail`.
+ */
+function recognizerMixedRows(r: Row): Row[] {
+  const detail = `16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s)` +
+    `${r.tuneSeconds === undefined ? '' : `; fine-tuned in ${r.tuneSeconds} s`}; web ${r.webRuns}, checker ${r.checker} (fine-tuned file)`;
+  const { untunedLinesMatching, untunedCer, untunedStepTop1, ...row } = r;
+  const untuned = untunedLinesMatching === undefined
+    ? []
+    : [{ ...row, variant: String(r.variant).replace(/\+(adaround|adaquant)$/, ''), linesMatching: untunedLinesMatching, cer: untunedCer, stepTop1: untunedStepTop1, detail }];
+  return [...untuned, { ...row, detail }];
+}
 /** Mixed precision, 8-bit per-channel A8W8 within the default budget: [model, case arguments]. */
 const MIXED: [string, string[]][] = [
   ['yolox-nano', ['A8W8', 'perChannel', 'adaround', 'max=80']],
@@ -60,11 +78,12 @@ export const fidelitySuite: Suite = {
     ['floatNodes', 'float nodes'],
     ['opset', 'opset'],
     ['calibrationSeconds', 'calibration s'],
+    ['detail', 'mixed precision'],
   ],
   async run() {
     const only = process.env.QS_FIDELITY_ONLY;
     const rows: Row[] = [];
-    if (only === 'recognizer' || only === 'mixed') rows.push(...previousRows((r) => r.model !== RECOGNIZER && !isMixed(r)));
+    if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...previousRows((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
         for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
@@ -72,9 +91,11 @@ export const fidelitySuite: Suite = {
     }
     if (only === 'detectors' || only === 'mixed') rows.push(...previousRows((r) => r.model === RECOGNIZER));
     else {
-      for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
+      if (only === 'recognizer-mixed') rows.push(...previousRows((r) => r.model === RECOGNIZER && !isRecognizerMixed(r)));
+      else for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
+      for (const [preset, variant] of RECOGNIZER_MIXED) rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant])));
     }
-    if (only === 'detectors' || only === 'recognizer') rows.push(...previousRows(isMixed));
+    if (only === 'detectors' || only === 'recognizer' || only === 'recognizer-mixed') rows.push(...previousRows(isMixed));
     else for (const [model, args] of MIXED) rows.push(...mixedRows(await runCase('cases/mixedPrecision.ts', [model, ...args])));
     return rows;
   },

@@ -5,7 +5,7 @@
 import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
 import fs from 'node:fs';
 import { getPreset, isPresetName, PRESET_NAMES } from '../core/quantize/presets.ts';
-import { readConfigDocument } from '../core/export/configDocument.ts';
+import { readBf16Document, readConfigDocument } from '../core/export/configDocument.ts';
 import { readInputFile, InputFileError } from './usage.ts';
 
 export interface ConfigAdditions {
@@ -36,6 +36,9 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
     } catch (e) {
       throw new InputFileError(`"${argument}" is neither a preset name nor a JSON file: ${(e as Error).message}`);
     }
+    if (readBf16Document(json)) {
+      throw new InputFileError(`"${argument}" is the BF16 preset's configuration: "qstudio quantize --config ${argument}" writes its model (BF16 needs no ranges)`);
+    }
     // A file the page exported carries a `studio` section (its named picks): the config fields are what counts.
     base = readConfigDocument(json).config;
     name = argument;
@@ -48,4 +51,15 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   merged.fp16SubgraphsToFp32 = [...merged.fp16SubgraphsToFp32, ...(add.fp16SubgraphsToFp32 ?? [])];
   for (const [k, v] of Object.entries(add.fp16Options ?? {})) if (v !== undefined) merged.extraOptions[k] = v;
   return { config: validateConfig(merged), name };
+}
+
+/** Whether `--config <argument>` names a BF16 configuration file (the page's export of the BF16 preset). */
+export function isBf16ConfigFile(argument: string | undefined): boolean {
+  if (!argument || isPresetName(argument) || !fs.existsSync(argument)) return false;
+  try {
+    return readBf16Document(JSON.parse(new TextDecoder().decode(readInputFile(argument)))) !== null;
+  } catch (e) {
+    if (e instanceof SyntaxError) return false; // not JSON: loadConfigArgument names the problem
+    throw e;
+  }
 }

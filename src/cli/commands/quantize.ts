@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode, encodeParts } from '../../core/onnx/index.ts';
-import { bf16Model } from '../../core/precision/bfloat16.ts';
-import { float16Nodes, float16ToFloat32 } from '../../core/precision/float16.ts';
+import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
@@ -16,7 +15,7 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
-import { loadConfigArgument } from '../configArgument.ts';
+import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { readModelFile } from '../modelFile.ts';
@@ -24,6 +23,7 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
+import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladder.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -33,7 +33,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
-                        [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <cosine>]
+                        [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <metric:value>]
                          [--sensitivity-samples <n>]] [--save-config <config.json>]
 
 Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what was quantized and
@@ -75,7 +75,9 @@ Options:
                              to 16 bits, then (if still short of --target) a few nodes stay float, within --budget
   --budget <shares>          what may leave 8 bits: act16 (share of activation Q/DQ pairs), w16 (share of
                              weights) and float (share of quantized nodes); default act16=0.1,w16=0.1,float=0.05
-  --target <cosine>          output cosine the mixed-precision search aims for on the --calib images (default 0.99)
+  --target <metric:value>    what the mixed-precision search aims for on the --calib images: cosine:<c> (default
+                             cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
+                             (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
   --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
@@ -125,7 +127,7 @@ export const quantizeCommand = {
       'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
-    if (values.config === 'BF16') return writeBf16(positionals[0], values.output, values.summary);
+    if (values.config === BF16_PRESET || isBf16ConfigFile(values.config)) return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
@@ -145,13 +147,16 @@ export const quantizeCommand = {
     if (values['mixed-precision']) {
       if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
       const budget = parsePrecisionBudget(values.budget ?? '');
-      const target = values.target === undefined ? 0.99 : Number(values.target);
-      if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": expected a cosine in (−1, 1]`);
+      // A cosine target is aimed at as it is; another metric (sequence:0.9, top1:0.95, psnr:30) spends the budget
+      // toward a high cosine, as the ladder's mixed-precision rung does.
+      const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
+      const target = mixedPrecisionCosine(goal);
       const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
       const { spec } = loadPreprocessArgument(values.preprocess, model);
       const images = imageFeeds(model, { dir: values.calib }, spec);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
-      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
+      const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
+      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds), {
         budget,
         target,
@@ -232,7 +237,7 @@ function writeBf16(modelPath: string, output: string | undefined, summaryPath: s
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
   const { model: source } = readModelFile(modelPath);
-  const { model, summary } = bf16Model(float16Nodes(source).size ? float16ToFloat32(source) : source);
+  const { model, summary } = quantizeBf16(source);
   fs.writeFileSync(output, encode(model));
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
   fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);

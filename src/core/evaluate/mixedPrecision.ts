@@ -116,7 +116,9 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
   return {
     act16: result.plan.groups.filter((g) => !g.some((t) => overridden.has(t))).map((g) => ({ kind: 'act16', names: g, cost: g.length })),
     w16: [...result.plan.weights.keys()].filter((t) => !overridden.has(t)).map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
-    float: result.report.quantized.filter((q) => !excluded.has(q.id)).map((q) => ({ kind: 'float', names: [q.id], cost: 1 })),
+    // A node preparation made around another (a Softmax's Flatten and Reshape) stays float with it: one unit, named
+    // by the node of the loaded model, which is what an exclusion resolves.
+    float: [...new Set(result.report.quantized.map((q) => q.source ?? q.id))].filter((id) => !excluded.has(id)).map((id) => ({ kind: 'float', names: [id], cost: 1 })),
   };
 }
 

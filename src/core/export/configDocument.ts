@@ -8,6 +8,7 @@
  * edited by hand), the entries are rebuilt from the fields. Pure; errors are the core's ConfigError.
  */
 import { ConfigError, configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
+import { BF16_PRESET } from '../precision/bf16Preset.ts';
 
 /** An exclusion as the user named it; node references are stable node ids. */
 export type NamedExclusion =
@@ -104,20 +105,50 @@ export function readConfigDocument(json: unknown): { config: QuantConfig; studio
   const config = validateConfig(rest);
   let studio: StudioSection = { model: null, settings: null, exclusions: entriesOfConfig(config) };
   if (section !== undefined) {
-    if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new ConfigError('studio', 'expected an object');
-    const s = section as Record<string, unknown>;
-    const entries = s.exclusions === undefined ? [] : Array.isArray(s.exclusions) ? s.exclusions : null;
-    if (!entries) throw new ConfigError('studio.exclusions', 'expected a list');
-    const named = entries.map((e, i) => readEntry(e, `studio.exclusions[${i}]`));
-    const fields = exclusionFields(named);
+    const read = readStudioSection(section);
+    const fields = exclusionFields(read.exclusions);
     const agree = sameJSON(fields.nodesToExclude, config.nodesToExclude) && sameJSON(fields.opTypesToExclude, config.opTypesToExclude) && sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude);
-    studio = {
-      model: typeof s.model === 'string' ? s.model : null,
-      settings: readSettings(s.settings),
-      exclusions: agree ? named : studio.exclusions,
-    };
+    studio = { ...read, exclusions: agree ? read.exclusions : studio.exclusions };
   }
   return { config, studio };
+}
+
+/** The `studio` section as written, checked field by field. */
+function readStudioSection(section: unknown): StudioSection {
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new ConfigError('studio', 'expected an object');
+  const s = section as Record<string, unknown>;
+  const entries = s.exclusions === undefined ? [] : Array.isArray(s.exclusions) ? s.exclusions : null;
+  if (!entries) throw new ConfigError('studio.exclusions', 'expected a list');
+  return {
+    model: typeof s.model === 'string' ? s.model : null,
+    settings: readSettings(s.settings),
+    exclusions: entries.map((e, i) => readEntry(e, `studio.exclusions[${i}]`)),
+  };
+}
+
+/**
+ * The file for the BF16 preset: Quark's BF16 configuration with BF16QDQToCast, which has no integer
+ * QuantConfig (bfloat16 needs no ranges and no scales), plus the page's section. `qstudio quantize --config`
+ * takes it as it takes `--config BF16`. The exclusion picks are kept for the page only: BF16 rounds every node.
+ */
+export function bf16DocumentToJSON(studio: StudioSection): string {
+  const json = { preset: BF16_PRESET, extraOptions: { BF16QDQToCast: true }, [STUDIO_KEY]: { format: FORMAT, model: studio.model, settings: studio.settings, exclusions: studio.exclusions } };
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
+
+/** A BF16 document's studio section, or null when `json` is not a BF16 document. Throws ConfigError for a bad one. */
+export function readBf16Document(json: unknown): StudioSection | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const o = json as Record<string, unknown>;
+  if (o.preset !== BF16_PRESET) return null;
+  for (const key of Object.keys(o)) {
+    if (key !== 'preset' && key !== 'extraOptions' && key !== STUDIO_KEY) throw new ConfigError(key, 'not an option of the BF16 preset (it takes extraOptions.BF16QDQToCast only)');
+  }
+  const extra = o.extraOptions ?? { BF16QDQToCast: true };
+  if (typeof extra !== 'object' || extra === null || !sameJSON(extra, { BF16QDQToCast: true })) {
+    throw new ConfigError('extraOptions', 'the BF16 preset is written with-cast only: expected {"BF16QDQToCast": true}');
+  }
+  return o[STUDIO_KEY] === undefined ? { model: null, settings: null, exclusions: [] } : readStudioSection(o[STUDIO_KEY]);
 }
 
 /** Parses the file's text; bad JSON is a ConfigError on field `config`. */

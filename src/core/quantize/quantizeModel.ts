@@ -105,10 +105,12 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
 
   const quantized: QuantizeReport['quantized'] = [];
   const float: QuantizeReport['float'] = [];
+  const sourceIds = new Map(index.nodes.map((n, k) => [n, index.ids[k]]));
   for (const i of pIndex.order) {
     const d = plan.decisions[i];
     const opType = pIndex.nodes[i].op_type ?? '';
-    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '' });
+    const source = sourceIds.get(origin(pIndex.nodes[i]));
+    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '', ...(source !== undefined && source !== idOf(i) ? { source } : {}) });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
   const precision = precisionSummary(plan, config);

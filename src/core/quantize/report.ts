@@ -10,7 +10,17 @@ export interface QuantizeReport {
   /** What graph preparation changed (BatchNormalization folds, opset adapters, …). */
   preparation: string[];
   /** `precision`: "A8W8", "A16W8", "A8W16", "A8" (see precision.ts). */
-  quantized: { id: NodeId; opType: string; family: string; precision: string }[];
+  quantized: {
+    id: NodeId;
+    opType: string;
+    family: string;
+    precision: string;
+    /**
+     * The node of the model as loaded that this one comes from, where preparation made it around another (the
+     * Flatten and Reshape of a Softmax raised to opset 13): exclusions name that node, not this one.
+     */
+    source?: NodeId;
+  }[];
   float: { id: NodeId; opType: string; reason: string }[];
   exclusions: { rule: string; ids: NodeId[] }[];
   counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
@@ -33,4 +43,6 @@ export interface QuantizeReport {
   warnings: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
+  /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */
+  bf16?: { activations: number; weights: number };
 }

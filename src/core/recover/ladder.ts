@@ -56,6 +56,15 @@ export function parseLadderTarget(text: string): LadderTarget {
   return { metric: metric as LadderMetric, value };
 }
 
+/**
+ * The output cosine the mixed-precision search aims for on the calibration samples, for a target: a cosine target
+ * as it is; any other metric (PSNR, top-1, sequence agreement, judged on the evaluation data afterwards) a high
+ * cosine, so the search spends its budget on what lowers the output error most.
+ */
+export function mixedPrecisionCosine(target: LadderTarget): number {
+  return target.metric === 'cosine' ? target.value : 0.999;
+}
+
 /** What a rung changes over the user's configuration. */
 export interface RungRecipe {
   readonly preset: PresetName;

@@ -24,7 +24,7 @@ import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
-import { LadderTargetError, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
+import { LadderTargetError, mixedPrecisionCosine, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
 
 export interface LadderRuntime {
   /** The float model as the user gave it; every rung is compared with it. */
@@ -176,8 +176,7 @@ export function ladderMeasures(
       const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
       const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
-        // A cosine target is aimed at on the calibration samples; for other metrics, a high cosine.
-        target: target.metric === 'cosine' ? target.value : 0.999,
+        target: mixedPrecisionCosine(target),
         signal: rt.signal,
       });
       const { detail, score, metrics } = await judge(chosen.config, rung, false);

@@ -8,6 +8,7 @@
  * (a full quota) becomes status.error for the page to show; it is never thrown. The storage and the
  * model worker's byte copy are injected, so tests drive this with an in-memory store and fakes.
  */
+import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
 import type { ModelBytesCopy } from '../remote/workerTypes.ts';
@@ -205,6 +206,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setQuantPreset(choices.settings.preset);
       s.setPerChannel(choices.settings.perChannel);
       s.setUseRandomData(choices.settings.useRandomData);
+      if (choices.settings.bf16) s.setQuantPreset(BF16_PRESET);
       // Picks name the saved model's nodes: only onto that model (the user may have dropped another meanwhile).
       if (s.model.handle && s.model.handle === storedHandle && choices.exclusions.length) {
         s.replaceExclusions(choices.exclusions);

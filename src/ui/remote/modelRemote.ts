@@ -63,4 +63,8 @@ export const quantizeRemote: QuantizeService = {
     const out = await connection.call((api) => api.quantize(handle, ranges, config, configName));
     return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
   },
+  async quantizeBf16(handle) {
+    const out = await connection.call((api) => api.quantizeBf16(handle));
+    return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
+  },
 };

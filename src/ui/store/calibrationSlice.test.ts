@@ -58,6 +58,7 @@ function fakeCalibration() {
 }
 
 const quantize: QuantizeService = {
+    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
   async quantize() {
     return { blob: new Blob([new Uint8Array(4)]), byteLength: 4, report: { counts: { quantized: 1 } } as never, seconds: 0.1 };
   },

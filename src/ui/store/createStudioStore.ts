@@ -34,7 +34,7 @@ export interface StudioServices {
 const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
 
 const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
-const noQuantize: QuantizeService = { quantize: unavailable('Quantization') };
+const noQuantize: QuantizeService = { quantize: unavailable('Quantization'), quantizeBf16: unavailable('Quantization') };
 const noEvaluation: EvaluationService = { evaluate: unavailable('Evaluation'), suggest: unavailable('Evaluation'), cancel: () => undefined, release: () => undefined };
 const noSample: SampleService = {
   fileName: '',

@@ -37,6 +37,7 @@ const quantReport = {
 
 let blobs = 0;
 const quantize: QuantizeService = {
+    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
   async quantize() {
     blobs++;
     return { blob: new Blob([new Uint8Array(blobs)]), byteLength: blobs, report: quantReport, seconds: 0.5 };

@@ -167,7 +167,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       const { run, calibration } = get();
       const result = run.result!;
       return {
-        config: { name: result.configName, settings: JSON.parse(configToJSON(result.config)) },
+        config: { name: result.configName, settings: result.config ? JSON.parse(configToJSON(result.config)) : { preset: result.configName, extraOptions: { BF16QDQToCast: true } } },
         exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
         quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
         dataSource,
@@ -273,6 +273,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const { target, maxSteps, npuBf16 } = evaluation.suggest;
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
         if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
+        if (run.settings.bf16) return fail('Bf16PresetError', 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.');
         const config = currentConfig(get());
         if (!calibration.result || !rangesAreCurrent(get())) {
           return fail('NotCalibratedError', 'Calibrate with the current settings first: the search re-quantizes with the calibrated ranges.');

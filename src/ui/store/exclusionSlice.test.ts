@@ -28,6 +28,7 @@ function fakeQuantize() {
   const configs: QuantConfig[] = [];
   let failWith: Error | null = null;
   const service: QuantizeService = {
+    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
     async quantize(_handle, _ranges, config) {
       configs.push(config);
       if (failWith) throw failWith;

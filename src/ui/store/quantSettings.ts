@@ -6,13 +6,26 @@
  */
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
+import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 
 export interface QuantSettings {
+  /** The integer preset (calibration, the exclusion search and the ladder use it, BF16 or not). */
   preset: PresetName;
   perChannel: boolean;
   /** Calibrate on random inputs when no data is given (Quark's UseRandomData). */
   useRandomData: boolean;
+  /**
+   * The BF16 preset instead (Quark BF16 with BF16QDQToCast, core/precision/bf16Preset.ts): the model written
+   * is the with-cast BF16 model, which needs no ranges; absent means false (settings saved before it).
+   */
+  bf16?: boolean;
 }
+
+/** What the page's preset list offers: the integer presets and BF16. */
+export type StudioPreset = PresetName | typeof BF16_PRESET;
+
+/** The preset the page shows as chosen. */
+export const shownPreset = (settings: QuantSettings): StudioPreset => (settings.bf16 ? BF16_PRESET : settings.preset);
 
 /** The preset's own settings (VINT8 turns random data on, the others leave it off). */
 export function presetSettings(preset: PresetName): QuantSettings {

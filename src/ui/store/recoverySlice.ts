@@ -175,8 +175,12 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
 
     /** The request's common part, or a named error when something is missing. */
     const prepare = () => {
-      const { model, calibration } = get();
+      const { model, calibration, run } = get();
       if (!model.handle) return null;
+      if (run.settings.bf16) {
+        patch({ status: 'error', error: { name: 'Bf16PresetError', message: 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.' } });
+        return null;
+      }
       const samples = samplesOf(calibration);
       if (samples.length === 0) {
         patch({ status: 'error', error: { name: 'NoRecoveryDataError', message: 'No calibration images: add images in the calibration step first. Recovery calibrates, fine-tunes and measures on them.' } });

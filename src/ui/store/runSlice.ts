@@ -15,7 +15,8 @@ import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { presetSettings, type QuantSettings } from './quantSettings.ts';
+import { presetSettings, type QuantSettings, type StudioPreset } from './quantSettings.ts';
+import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
 /** A quantized model as the page holds it. */
@@ -29,6 +30,8 @@ export interface QuantizedModel {
 /** What the slice needs from the model worker (src/ui/remote implements it). */
 export interface QuantizeService {
   quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string): Promise<QuantizedModel>;
+  /** The BF16 preset's with-cast model of the open model (no ranges). */
+  quantizeBf16(modelHandle: string): Promise<QuantizedModel>;
 }
 
 export type RunStatus = 'idle' | 'running' | 'done' | 'error';
@@ -37,8 +40,8 @@ export interface RunResult extends QuantizedModel {
   /** `<model>.quant.onnx`. */
   fileName: string;
   settings: QuantSettings;
-  /** The exact configuration the model was made with and its name (a preset, or a ladder rung's label). */
-  config: QuantConfig;
+  /** The exact configuration the model was made with and its name (a preset, or a ladder rung's label); null for BF16. */
+  config: QuantConfig | null;
   configName: string;
 }
 
@@ -51,8 +54,8 @@ export interface RunState {
 
 export interface RunSlice {
   run: RunState;
-  /** Picks a preset; per-channel and random data follow the preset's own values. */
-  setQuantPreset(preset: PresetName): void;
+  /** Picks a preset; per-channel and random data follow the preset's own values. BF16 keeps the integer settings behind it. */
+  setQuantPreset(preset: StudioPreset): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
@@ -71,6 +74,11 @@ export class NotCalibratedError extends StudioError {
 
 export const DEFAULT_PRESET: PresetName = 'XINT8';
 
+/** "yolox-nano.onnx" → "yolox-nano.bf16.onnx". */
+export function bf16FileName(fileName: string): string {
+  return `${fileName.replace(/\.onnx$/i, '')}.bf16.onnx`;
+}
+
 /** "yolox-nano.onnx" → "yolox-nano.quant.onnx". */
 export function quantizedFileName(fileName: string): string {
   return `${fileName.replace(/\.onnx$/i, '')}.quant.onnx`;
@@ -87,7 +95,8 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       run: { settings: presetSettings(DEFAULT_PRESET), status: 'idle', result: null, error: null },
 
       setQuantPreset(preset) {
-        settings(presetSettings(preset));
+        if (preset === BF16_PRESET) settings({ bf16: true });
+        else patch({ settings: presetSettings(preset) }); // the whole settings: BF16 off
       },
       setPerChannel(perChannel) {
         settings({ perChannel });
@@ -100,9 +109,22 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
         const { model, calibration, run } = get();
         if (!model.handle || !model.fileName || run.status === 'running') return;
         const request = ++latest;
+        patch({ status: 'running', error: null });
+        if (run.settings.bf16) {
+          // BF16 with-cast needs no ranges (bfloat16 keeps float32's range): calibration is optional, as in the guide.
+          try {
+            const out = await service.quantizeBf16(model.handle);
+            if (request !== latest) return;
+            patch({ status: 'done', result: { ...out, fileName: bf16FileName(model.fileName), settings: run.settings, config: null, configName: BF16_PRESET } });
+          } catch (e) {
+            if (request !== latest) return;
+            const { name, message } = toModelError(e, '');
+            patch({ status: 'error', error: { name, message } });
+          }
+          return;
+        }
         // The user's exclusions ride along; the core resolves them (an entry naming nothing is an ExclusionError).
         const config = currentConfig(get());
-        patch({ status: 'running', error: null });
         try {
           const result = calibration.result;
           if (!result || !rangesAreCurrent(get())) {

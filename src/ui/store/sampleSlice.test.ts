@@ -49,6 +49,7 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
     release() {},
   };
   const quantize: QuantizeService = {
+    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
     async quantize() {
       calls.push('quantize');
       return { blob: new Blob([new Uint8Array(1)]), byteLength: 1, report: quantReport, seconds: 0.1 };

@@ -73,7 +73,7 @@ export function ExportImport({ index }: { index: GraphIndex | null }) {
           title={problem.during === 'import' ? 'This file cannot be imported' : 'The script cannot be written'}
           actions={<button type="button" className="button button--small" onClick={() => setProblem(null)}>Dismiss</button>}>
           <p><strong>{problem.name}:</strong> {problem.message}</p>
-          <p className="callout__kept">{problem.during === 'import' ? 'Nothing was changed: your settings and exclusions are as they were.' : 'Fix or remove the exclusion named above.'}</p>
+          <p className="callout__kept">{problem.during === 'import' ? 'Nothing was changed: your settings and exclusions are as they were.' : problem.name === 'ExclusionError' ? 'Fix or remove the exclusion named above.' : 'Nothing was written.'}</p>
         </Callout>
       )}
       {note && <p className="muted small" role="status" data-testid="import-note">{note}</p>}

@@ -4,15 +4,31 @@
  * file back (settings and picks). Nothing is changed unless the whole file is good: a bad file is a
  * named error for the page to show.
  */
-import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet, type NamedExclusion } from '../../../core/export/index.ts';
+import { bf16DocumentToJSON, configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkBf16Snippet, quarkSnippet, readBf16Document, type NamedExclusion } from '../../../core/export/index.ts';
+import { BF16_PRESET } from '../../../core/precision/bf16Preset.ts';
+import { StudioError } from '../../../core/onnx/errors.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import { currentConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
-import { configOf } from '../../store/quantSettings.ts';
+import { configOf, shownPreset } from '../../store/quantSettings.ts';
 import { settingsForConfig } from './importedSettings.ts';
 
 export type SnippetKind = 'quark' | 'ort';
+
+/** The ONNX Runtime script was asked for under the BF16 preset, which quantize_static does not have. */
+export class NoOrtBf16Error extends StudioError {
+  override readonly name = 'NoOrtBf16Error';
+}
+
+/** The file's JSON, or undefined when it is not JSON (configDocumentFromJSON then names the problem). */
+function parseConfigText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 const stem = (fileName: string | null) => (fileName ?? 'model.onnx').replace(/\.onnx$/i, '');
 
@@ -25,7 +41,9 @@ function named(entry: ExclusionEntry): NamedExclusion {
 /** The config file's text for the current settings and picks. */
 export function configFileText(): string {
   const { model, run, exclusions } = useStudio.getState();
-  return configDocumentToJSON(configOf(run.settings), { model: model.fileName, settings: { ...run.settings }, exclusions: exclusions.entries.map(named) });
+  const { preset, perChannel, useRandomData } = run.settings;
+  const studio = { model: model.fileName, settings: { preset: shownPreset(run.settings), perChannel, useRandomData }, exclusions: exclusions.entries.map(named) };
+  return run.settings.bf16 ? bf16DocumentToJSON(studio) : configDocumentToJSON(configOf({ ...run.settings, preset }), studio);
 }
 
 /** `<model>.qstudio.json`, which `qstudio quantize --config` reads as is. */
@@ -41,8 +59,12 @@ export function downloadConfigFile(): void {
 export function snippetText(kind: SnippetKind, index: GraphIndex): string {
   const state = useStudio.getState();
   const { model, run } = state;
+  const options = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [], configName: shownPreset(run.settings) };
+  if (run.settings.bf16) {
+    if (kind === 'ort') throw new NoOrtBf16Error('ONNX Runtime\'s quantize_static has no BF16 format: use the Quark script (Quark\'s BF16 with BF16QDQToCast), or download the model from step 5.');
+    return quarkBf16Snippet(options, model.summary?.float16 ?? false);
+  }
   const config = currentConfig(state);
-  const options = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [], configName: run.settings.preset };
   return kind === 'quark' ? quarkSnippet(index, config, options) : ortSnippet(index, config, options);
 }
 
@@ -57,7 +79,15 @@ export interface ImportOutcome {
 
 /** Reads a config file and restores its settings and picks; throws ConfigError (nothing changed) for a bad file. */
 export async function importConfigFile(file: File): Promise<ImportOutcome> {
-  const { config, studio } = configDocumentFromJSON(await file.text());
+  const text = await file.text();
+  const bf16 = readBf16Document(parseConfigText(text));
+  if (bf16) {
+    const store = useStudio.getState();
+    store.setQuantPreset(BF16_PRESET);
+    store.replaceExclusions(bf16.exclusions.map((e) => ({ ...e }) as unknown as NewExclusion));
+    return { picks: bf16.exclusions.length, settingsNote: null };
+  }
+  const { config, studio } = configDocumentFromJSON(text);
   const settings = settingsForConfig(config, studio.settings?.preset);
   const store = useStudio.getState();
   if (settings) {

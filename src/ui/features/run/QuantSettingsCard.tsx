@@ -4,8 +4,10 @@
  * collector), so they sit before the Calibrate button.
  */
 import { useId } from 'react';
-import { PRESET_NAMES, presetDefinition, type PresetName } from '../../../core/quantize/presets.ts';
+import { PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
+import { BF16_PRESET, BF16_SUMMARY } from '../../../core/precision/bf16Preset.ts';
 import { useStudio } from '../../store/index.ts';
+import { shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
@@ -14,6 +16,7 @@ export function QuantSettingsCard() {
   const setUseRandomData = useStudio((s) => s.setUseRandomData);
   const locked = useStudio((s) => s.calibration.status === 'running' || s.run.status === 'running');
   const presetId = useId();
+  const bf16 = settings.bf16 === true;
   const summaryId = useId();
 
   return (
@@ -26,20 +29,27 @@ export function QuantSettingsCard() {
         <select
           id={presetId}
           className="select"
-          value={settings.preset}
+          value={shownPreset(settings)}
           disabled={locked}
           aria-describedby={summaryId}
           data-testid="quant-preset"
-          onChange={(e) => setPreset(e.currentTarget.value as PresetName)}
+          onChange={(e) => setPreset(e.currentTarget.value as StudioPreset)}
         >
           {PRESET_NAMES.map((name) => (
             <option key={name} value={name}>{name}</option>
           ))}
+          <option value={BF16_PRESET}>{BF16_PRESET} (with-cast)</option>
         </select>
-        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">{presetDefinition(settings.preset).summary}</div>
+        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">{bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}</div>
       </div>
+      {bf16 && (
+        <p className="field__hint" data-testid="bf16-note">
+          Calibration is optional: bfloat16 keeps float32's range, so there is no scale to choose. Every node is rounded to BF16; the
+          Keep-in-float list does not apply. Compile the float model for the NPU; this model measures BF16 loss on a CPU.
+        </p>
+      )}
       <label className="check">
-        <input type="checkbox" checked={settings.perChannel} disabled={locked} data-testid="per-channel"
+        <input type="checkbox" checked={settings.perChannel} disabled={locked || bf16} data-testid="per-channel"
           onChange={(e) => setPerChannel(e.currentTarget.checked)} />
         <span>
           Per-channel weights
@@ -47,7 +57,7 @@ export function QuantSettingsCard() {
         </span>
       </label>
       <label className="check">
-        <input type="checkbox" checked={settings.useRandomData} disabled={locked} data-testid="random-data"
+        <input type="checkbox" checked={settings.useRandomData} disabled={locked || bf16} data-testid="random-data"
           onChange={(e) => setUseRandomData(e.currentTarget.checked)} />
         <span>
           Random data when no images are given

@@ -10,6 +10,7 @@ import { useStudio } from '../../store/index.ts';
 import { rangesAreCurrent } from '../../store/selectors.ts';
 import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
 import { ReportView } from './ReportView.tsx';
+import { shownPreset } from '../../store/quantSettings.ts';
 
 export function QuantizeCard() {
   const status = useStudio((s) => s.run.status);
@@ -17,8 +18,10 @@ export function QuantizeCard() {
   const error = useStudio((s) => s.run.error);
   const quantize = useStudio((s) => s.quantize);
   const dismiss = useStudio((s) => s.dismissRunError);
-  const ready = useStudio((s) => s.calibration.status !== 'running' && rangesAreCurrent(s));
-  const preset = useStudio((s) => s.run.settings.preset);
+  const bf16 = useStudio((s) => s.run.settings.bf16 === true);
+  // BF16 with-cast needs no ranges: it is ready as soon as a model is open.
+  const ready = useStudio((s) => s.calibration.status !== 'running' && (s.run.settings.bf16 === true ? s.model.handle !== null : rangesAreCurrent(s)));
+  const preset = useStudio((s) => shownPreset(s.run.settings));
   const url = useObjectUrl(result?.blob);
   const running = status === 'running';
 
@@ -37,6 +40,7 @@ export function QuantizeCard() {
           </span>
         )}
         {!ready && !running && <span className="muted small">Calibrate with the current settings first (step 4).</span>}
+        {bf16 && !running && <span className="muted small" data-testid="bf16-ready">BF16 needs no calibration.</span>}
       </div>
       {error && (
         <Callout kind="error" testId="quantize-error" data={{ 'data-error-name': error.name }} title={errorTitle(error.name, 'Quantization failed')}

@@ -30,12 +30,15 @@ function byReason(float: RunResult['report']['float']): [string, number][] {
 export function ReportView({ result }: { result: RunResult }) {
   const { report } = result;
   const c = report.counts;
+  const bf16 = report.bf16;
   return (
     <div className="report" data-testid="quant-report">
       <dl className="facts">
-        <Count label="Quantized nodes" value={exact(c.quantized)} testId="report-quantized" sub={`of ${exact(c.nodes)}`} />
+        <Count label={bf16 ? 'Nodes in BF16' : 'Quantized nodes'} value={exact(c.quantized)} testId="report-quantized" sub={`of ${exact(c.nodes)}`} />
         <Count label="Float nodes" value={exact(c.float)} testId="report-float" />
-        <Count label="Q/DQ pairs" value={exact(c.activationPairs)} testId="report-qdq" sub={`+ ${plural(c.quantizedConstants, 'quantized constant')}`} />
+        {bf16
+          ? <Count label="BF16 Cast pairs" value={exact(bf16.activations)} testId="report-qdq" sub={`+ ${plural(bf16.weights, 'weight')} stored as bfloat16`} />
+          : <Count label="Q/DQ pairs" value={exact(c.activationPairs)} testId="report-qdq" sub={`+ ${plural(c.quantizedConstants, 'quantized constant')}`} />}
         <Count label="Opset" value={<>{report.opset.before} → {report.opset.after}</>} testId="report-opset" sub={report.opset.qdqDomain === 'com.microsoft' ? 'Q/DQ in com.microsoft' : undefined} />
         <Count label="Size" value={formatBytes(result.byteLength)} testId="report-size" sub={`${result.seconds.toFixed(1)} s`} />
       </dl>
