@@ -8,7 +8,7 @@
  */
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
@@ -58,6 +58,8 @@ export interface RunSlice {
   setQuantPreset(preset: StudioPreset): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
+  /** Per-tensor types (mixed precision's 16-bit tensors); a preset change keeps them. */
+  setTensorOverrides(tensorOverrides: TensorQuantOverrides): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
   quantize(): Promise<void>;
   dismissRunError(): void;
@@ -96,7 +98,11 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
 
       setQuantPreset(preset) {
         if (preset === BF16_PRESET) settings({ bf16: true });
-        else patch({ settings: presetSettings(preset) }); // the whole settings: BF16 off
+        // The whole settings (BF16 off); mixed precision's per-tensor types stay.
+        else patch({ settings: { ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides } });
+      },
+      setTensorOverrides(tensorOverrides) {
+        settings({ tensorOverrides });
       },
       setPerChannel(perChannel) {
         settings({ perChannel });

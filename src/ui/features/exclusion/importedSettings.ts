@@ -1,5 +1,5 @@
 /**
- * Which of the page's settings (a preset, per-channel weights, random data) an imported configuration
+ * Which of the page's settings (a preset, per-channel weights, random data, mixed precision's per-tensor types) an imported configuration
  * is. The page offers presets only, so a file is matched against each one (the preset the file names
  * first); a configuration that matches none is not forced onto the nearest — the caller says so.
  * Pure: no React, no store.
@@ -18,7 +18,7 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
   const wanted = withoutExclusions(config);
   const order = isPresetName(presetHint) ? [presetHint, ...PRESET_NAMES.filter((p) => p !== presetHint)] : PRESET_NAMES;
   for (const preset of order) {
-    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData };
+    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }
   return null;
