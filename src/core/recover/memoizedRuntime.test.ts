@@ -7,7 +7,8 @@ function counting() {
   const runs: string[] = [];
   const rt: ComparisonRuntime = {
     samples: 3,
-    async open(model) {
+    async open(bytes) {
+      const model = bytes as Uint8Array;
       return {
         async run(sample, outputs) {
           runs.push(`${model[0]}:${sample}`);
