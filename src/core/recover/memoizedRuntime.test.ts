@@ -7,8 +7,8 @@ function counting() {
   const runs: string[] = [];
   const rt: ComparisonRuntime = {
     samples: 3,
-    async open(bytes) {
-      const model = bytes as Uint8Array;
+    async open(model) {
+      if (!(model instanceof Uint8Array)) throw new Error('this fake runtime takes bytes only');
       return {
         async run(sample, outputs) {
           runs.push(`${model[0]}:${sample}`);
