@@ -15,7 +15,7 @@ import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { presetSettings, type QuantSettings, type StudioPreset } from './quantSettings.ts';
+import { DEFAULT_FP16_OPTIONS, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
@@ -58,6 +58,8 @@ export interface RunSlice {
   setQuantPreset(preset: StudioPreset): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
+  /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
+  setFp16Options(options: Partial<Fp16Options>): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
   quantize(): Promise<void>;
   dismissRunError(): void;
@@ -96,13 +98,16 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
 
       setQuantPreset(preset) {
         if (preset === BF16_PRESET) settings({ bf16: true });
-        else patch({ settings: presetSettings(preset) }); // the whole settings: BF16 off
+        else patch({ settings: { ...presetSettings(preset), ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}) } }); // BF16 off
       },
       setPerChannel(perChannel) {
         settings({ perChannel });
       },
       setUseRandomData(useRandomData) {
         settings({ useRandomData });
+      },
+      setFp16Options(options) {
+        settings({ fp16: { ...DEFAULT_FP16_OPTIONS, ...get().run.settings.fp16, ...options } });
       },
 
       async quantize() {
