@@ -43,6 +43,14 @@ function table(suite: Suite, rows: Row[]): string {
   return [head, rule, ...body].join('\n');
 }
 
+/** The rows of a suite's last results, each with `measured` (its run's date unless the row names its own). */
+export function previousRows(suiteName: string): Row[] {
+  const file = path.join(benchDir, 'results', `${suiteName}.json`);
+  if (!fs.existsSync(file)) return [];
+  const last = JSON.parse(fs.readFileSync(file, 'utf8')) as { date: string; rows: Row[] };
+  return last.rows.map((r) => ({ measured: last.date.slice(0, 10), ...r }));
+}
+
 /** Writes the results JSON and replaces the suite's section of bench/README.md. */
 export function record(suite: Suite, rows: Row[]): void {
   const resultsDir = path.join(benchDir, 'results');

@@ -37,6 +37,7 @@ import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
+import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
@@ -59,6 +60,8 @@ export interface ReportContext {
   config?: { name: string; settings: unknown } | null;
   exclusions?: { rule: string; ids: string[] }[];
   quantization?: { nodes: number; quantized: number; float: number } | null;
+  /** Each node's precision in the quantized model (core nodePrecisions of its quantize report). */
+  precisions?: Record<string, NodePrecision> | null;
   /** Where the samples came from, in words ("8 calibration images"). */
   dataSource?: string | null;
   /** Calibrated ranges (tensor → [min, max]) for the worst layers' range table. */
@@ -417,6 +420,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       config: ctx.config ?? null,
       exclusions: ctx.exclusions ?? [],
       quantization: ctx.quantization ?? null,
+      precisions: ctx.precisions ?? null,
       samples: comparison.samples,
       dataSource: ctx.dataSource ?? null,
       outputs: comparison.outputs,

@@ -39,6 +39,9 @@ import { HandleTable } from './runtime/handles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../src/core/evaluate/mixedPrecision.ts';
+import type { PrecisionBudget } from '../src/core/quantize/precisionBudget.ts';
+import { nodePrecisions } from '../src/core/quantize/precisionClasses.ts';
 
 export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 
@@ -66,6 +69,11 @@ export interface RecoverRequest extends RecoverData {
   /** The user's configuration: settings, exclusions and the recovery choices (includeCle, includeFastFt, …). */
   config: QuantConfig;
   configName: string;
+  /**
+   * Automatic mixed precision first (core chooseMixedPrecision on the calibration samples): the configuration
+   * gets the chosen 16-bit TensorQuantOverrides and float nodes, then the switched-on algorithms run with it.
+   */
+  mixedPrecision?: { budget: PrecisionBudget; target: number; maxMeasurements?: number };
 }
 
 export interface LadderRequest extends RecoverData {
@@ -89,10 +97,15 @@ export interface LadderRequest extends RecoverData {
 export interface RecoverProgress {
   /** The rung being measured (ladder only). */
   rung: { index: number; label: string; step: number | 'ours' } | null;
-  phase: 'decoding' | RecoveryProgress['phase'] | 'evaluate' | 'rung-done';
-  /** Samples decoded (phase 'decoding'), or the stage of layers being gathered (phase 'gather'). */
+  phase: 'decoding' | RecoveryProgress['phase'] | 'evaluate' | 'rung-done' | 'mixed';
+  /**
+   * Samples decoded (phase 'decoding'), the stage of layers being gathered (phase 'gather'), or measurements of
+   * the mixed-precision search (phase 'mixed': done so far, total its most).
+   */
   done?: number;
   total?: number;
+  /** Phase 'mixed': the cosine of the configuration just measured. */
+  cosine?: number;
   /** Phase 'layer': the layer just tuned or corrected, and its loss curve. */
   layer?: { id: string; done: number; total: number; lossBefore?: number; lossAfter?: number; curve?: readonly CurvePoint[] };
   /** Phase 'rung-done': the rung just measured. */
@@ -134,8 +147,26 @@ export interface RungSummary {
   biasCorrection: { layers: number } | null;
   skippedLayers: number;
   quantization: { nodes: number; quantized: number; float: number } | null;
+  /** What the mixed-precision search chose (a mixed-precision run or rung), null otherwise. */
+  mixedPrecision: MixedPrecisionSummary | null;
   /** Seconds of each step (the recovery report's), null when the rung failed. */
   timing: { cle: number; calibrate: number; gather: number; finetune: number; biasCorrection: number; total: number } | null;
+}
+
+/** The mixed-precision search in numbers: its cosine on the sensitivity samples before and after, and each kind's budget. */
+export interface MixedPrecisionSummary {
+  startCosine: number;
+  cosine: number;
+  reached: boolean;
+  measurements: number;
+  seconds: number;
+  budget: Record<'act16' | 'w16' | 'float', { limit: number; used: number; of: number }>;
+}
+
+function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummary | null {
+  if (!m) return null;
+  const b = (k: 'act16' | 'w16' | 'float') => ({ ...m.budget[k] });
+  return { startCosine: m.startCosine, cosine: m.cosine, reached: m.reached, measurements: m.steps.length, seconds: m.seconds, budget: { act16: b('act16'), w16: b('w16'), float: b('float') } };
 }
 
 export interface RecoverOutcome {
@@ -277,8 +308,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
   }
 
   /** Keeps a measured model and describes it. */
-  function summarize(h: HeldModel, detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing'>): RungSummary {
-    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null, timing: null };
+  function summarize(h: HeldModel, detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing' | 'mixedPrecision'>): RungSummary {
+    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null, timing: null, mixedPrecision: null };
     const config = validateConfig(JSON.parse(base.config));
     const handle = rungs.add({
       model: detail.quantized,
@@ -291,7 +322,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       samples: detail.comparison.samples,
     });
     h.kept.rungs.push(handle);
-    return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts } };
+    return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts }, mixedPrecision: mixedSummary(detail.mixedPrecision) };
   }
 
   function recoveryFacts(r: RecoveryReport): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing'> {
@@ -346,8 +377,23 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       const progress = onProgress ?? (() => undefined);
       return withSignal(h, async (signal, check) => {
         const start = performance.now();
-        const config = validateConfig(request.config);
+        let config = validateConfig(request.config);
         const data = await prepareData(h, request, check, progress);
+        let mixed: MixedPrecisionResult | undefined;
+        if (request.mixedPrecision) {
+          const { budget, target, maxMeasurements = 100 } = request.mixedPrecision;
+          progress({ rung: null, phase: 'calibrate' });
+          const plain: QuantConfig = { ...config, includeCle: false, includeSq: false, includeFastFt: false, includeBiasCorrection: false };
+          mixed = await chooseMixedPrecision(h.model, await data.calibrate(h.model, plain), config, data.tuningRuntime, {
+            budget,
+            target,
+            maxMeasurements,
+            signal,
+            onStep: (s) => progress({ rung: null, phase: 'mixed', done: s.index, total: maxMeasurements, cosine: s.cosine }),
+          });
+          check();
+          config = mixed.config;
+        }
         const result = await quantizeWithRecovery(h.model, config, {
           calibrate: (m) => data.calibrate(m, config),
           runtime: data.tuningRuntime,
@@ -364,8 +410,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         forgetPrevious(h);
         const rung = summarize(
           h,
-          { quantized: result.model, report: result.report, recovery: result.recovery, comparison },
-          { index: 1, label: recipeLabel(config, request.configName), step: null, score: metrics.cosine, metrics, met: false, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
+          { quantized: result.model, report: result.report, recovery: result.recovery, comparison, mixedPrecision: mixed },
+          { index: 1, label: recipeLabel(config, request.configName, mixed !== undefined), step: null, score: metrics.cosine, metrics, met: false, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
         );
         return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds };
       });
@@ -485,6 +531,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         config: rung ? { name: rung.label, settings: JSON.parse(configToJSON(rung.config)) } : null,
         exclusions: rung ? rung.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })) : [],
         quantization: rung ? { nodes: rung.report.counts.nodes, quantized: rung.report.counts.quantized, float: rung.report.counts.float } : null,
+        precisions: rung ? nodePrecisions(rung.report) : null,
         samples: rung?.samples ?? 0,
         dataSource: l.dataSource,
         outputs: rung?.outputs ?? [],
@@ -512,8 +559,9 @@ export function createRecoverApi(deps: RecoverApiDeps) {
 }
 
 /** "XINT8 + CLE + AdaRound + bias correction": what the user's own configuration does. */
-export function recipeLabel(config: QuantConfig, name: string): string {
+export function recipeLabel(config: QuantConfig, name: string, mixedPrecision = false): string {
   const parts = [name];
+  if (mixedPrecision) parts.push('mixed precision');
   if (config.enableNpuTransformer) parts.push('attention rules');
   if (config.includeSq) parts.push('SmoothQuant');
   if (config.includeCle) parts.push('CLE');

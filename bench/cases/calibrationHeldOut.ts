@@ -2,7 +2,8 @@
  * One calibration method on one fixture, judged on held-out images: calibrate with the command line's
  * runner (onnxruntime-node) on the calibration set, quantize at A8W8 per tensor and per channel, and judge
  * each written model against the float model with onnxruntime-node on images never calibrated on (mean
- * output cosine, Quark's definition, averaged over images and outputs; all-zero outputs are counted apart).
+ * output cosine, Quark's definition, averaged over images and outputs; all-zero outputs are counted apart,
+ * and each output's cosine is kept for the suite to compare methods on the same outputs).
  *
  * Sets: the PP-OCRv4 text detector ('ppocr-det') calibrates on the text scenes' calibration set (lines
  * 00–15 on COCO 1–16) and is judged on their held-out set (lines 16–31 on COCO 17–24 and the photos); the
@@ -21,7 +22,7 @@ import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { DETECTORS } from './detectors.ts';
-import { sampleCosine } from './heldOut.ts';
+import { outputCosines, sampleCosine } from './heldOut.ts';
 import { TEXT_DETECTOR, textSceneFeeds, writeTextScenes } from './textScenes.ts';
 
 const [name, method] = process.argv.slice(2);
@@ -49,9 +50,14 @@ const model = decode(fs.readFileSync(modelFile));
 const configFor = (perChannel: boolean) => validateConfig({ ...presetDefinition('A8W8').input, calibrationMethod: method, perChannel });
 const config = configFor(false);
 
+// Wall time, and the CPU time of every thread of this process (onnxruntime's included): on a shared machine
+// the wall time follows the load, the CPU time follows the work.
 const t0 = performance.now();
+const c0 = process.cpuUsage();
 const { ranges, images } = await calibrateOnImages(model, calibration, { spec, config });
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(c0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 
 const feeds = judge();
 const floatSession = await createSession(encode(model));
@@ -59,21 +65,25 @@ const floatOutputs = [];
 for (const f of feeds) floatOutputs.push(await floatSession.run(f));
 await floatSession.release();
 
-const row: Record<string, number | string> = { model: name, method, images, judged: feeds.length, seconds: +seconds.toFixed(2) };
+const row: Record<string, number | string | (number | null)[][]> = { model: name, method, images, judged: feeds.length, seconds: +seconds.toFixed(2), cpuSeconds: +cpuSeconds.toFixed(2) };
 for (const perChannel of [false, true]) {
   const quantized = quantizeModel(model, ranges, configFor(perChannel), 'A8W8').model;
   const session = await createSession(encode(quantized));
   const cosines: number[] = [];
+  const perOutput: (number | null)[][] = [];
   let undefinedOutputs = 0;
   for (let i = 0; i < feeds.length; i++) {
     const b = await session.run(feeds[i]);
     const judged = sampleCosine(floatOutputs[i], b);
     undefinedOutputs += judged.undefinedOutputs;
     if (judged.cosine !== null) cosines.push(judged.cosine);
+    perOutput.push(outputCosines(floatOutputs[i], b).map((c) => (Number.isFinite(c) ? c : null)));
   }
   await session.release();
   const key = perChannel ? 'perChannel' : 'perTensor';
   row[key] = +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5);
   if (undefinedOutputs) row[`${key}ZeroOutputs`] = undefinedOutputs;
+  // Per sample and output, for the suite's comparison on the outputs both this method and MinMax define.
+  row[`${key}Outputs`] = perOutput;
 }
 console.log(JSON.stringify(row));

@@ -40,7 +40,26 @@ type Outputs = Readonly<Record<string, { readonly data: unknown }>>;
  * objectness on a photo without faces can quantize to zeros); those are counted apart, never averaged in.
  */
 export function sampleCosine(float: Outputs, quantized: Outputs): { cosine: number | null; undefinedOutputs: number } {
-  const perOutput = Object.keys(float).map((k) => cosineSimilarity(float[k].data as Float32Array, quantized[k].data as Float32Array));
+  const perOutput = outputCosines(float, quantized);
   const defined = perOutput.filter(Number.isFinite);
   return { cosine: defined.length ? defined.reduce((x, y) => x + y, 0) / defined.length : null, undefinedOutputs: perOutput.length - defined.length };
+}
+
+/** Each output's cosine of `quantized` to `float`, in the float outputs' order; NaN where it is undefined (all zeros). */
+export function outputCosines(float: Outputs, quantized: Outputs): number[] {
+  return Object.keys(float).map((k) => cosineSimilarity(float[k].data as Float32Array, quantized[k].data as Float32Array));
+}
+
+/**
+ * Mean over samples of the mean cosine over the outputs defined in both `a` and `b` (per sample, per output;
+ * null marks an undefined one): two methods judged on the same outputs even when each quantizes different
+ * ones to all zeros. Null when no sample has an output defined in both.
+ */
+export function sharedMeanCosine(a: readonly (readonly (number | null)[])[], b: readonly (readonly (number | null)[])[]): number | null {
+  const means: number[] = [];
+  a.forEach((outputs, i) => {
+    const both = outputs.filter((c, k): c is number => c !== null && b[i]?.[k] != null);
+    if (both.length) means.push(both.reduce((x, y) => x + y, 0) / both.length);
+  });
+  return means.length ? means.reduce((x, y) => x + y, 0) / means.length : null;
 }

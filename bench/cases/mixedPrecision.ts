@@ -5,7 +5,8 @@
  * the written file on held-out data (never the calibration data). Every written model is also loaded in
  * onnxruntime-web and, where its opset is at most 17, checked by onnx.checker.
  *
- * Usage: mixedPrecision.ts <yolox-nano|ppocr-det> <preset> [perChannel] [adaround] [max=<measurements>] [method=<calibration method>]
+ * Usage: mixedPrecision.ts <yolox-nano|ppocr-det> <preset> [perChannel] [adaround] [max=<measurements>] [method=<calibration method>] [fused]
+ *   fused: enableNpuTransformer (written-out functions such as HardSwish and SiLU quantized as one op).
  *   yolox-nano: COCO 1–16 calibrate, 17–24 judge (NOTES' split). ppocr-det: textScenes' calibration scenes
  *   (lines 00–15 on COCO 1–16) calibrate, its held-out scenes (lines 16–31 on COCO 17–24 and the photos) judge.
  */
@@ -34,6 +35,7 @@ const adaround = flags.includes('adaround');
 const maxMeasurements = Number(flags.find((f) => f.startsWith('max='))?.slice(4) ?? 100);
 /** The 8-bit tensors' calibration method, when not the preset's (16-bit tensors take the extremes seen, whatever it is). */
 const method = flags.find((f) => f.startsWith('method='))?.slice(7);
+const fused = flags.includes('fused');
 const root = path.resolve(import.meta.dirname, '../..');
 const tmp = path.join(root, 'bench/tmp');
 fs.mkdirSync(tmp, { recursive: true });
@@ -55,55 +57,59 @@ function load(): { model: ModelProto; calib: Feeds[]; judge: Feeds[]; samples: n
 }
 
 const { model, calib, judge, samples } = load();
-const base: QuantConfig = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), perChannel, ...(method ? { calibrationMethod: method } : {}) });
+const base: QuantConfig = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), perChannel, enableNpuTransformer: fused, ...(method ? { calibrationMethod: method } : {}) });
 const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(model, calib.map((f) => Object.values(f)[0]), { config: base });
 const held = await createOutputJudge(model, nodeRuntime(judge));
 const start = await held.score(quantizeModel(model, ranges, base).model);
 
 const t1 = performance.now();
-const mixed = await chooseMixedPrecision(model, ranges, base, nodeRuntime(calib), { budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples, maxMeasurements });
+const mixed = await chooseMixedPrecision(model, ranges, base, nodeRuntime(calib), {
+  budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples, maxMeasurements,
+  onStep: (s) => process.stderr.write(`step ${s.index} ${s.phase} units ${s.units} cosine ${s.cosine.toFixed(4)} gain ${s.gain.toFixed(4)} ${s.seconds.toFixed(1)} s\n`),
+});
 const searchSeconds = (performance.now() - t1) / 1000;
 const plain = quantizeModel(model, ranges, mixed.config);
 const plainScore = await held.score(plain.model);
 
-let final = plain.model;
-let tunedScore: number | null = null;
-let tuneSeconds: number | null = null;
+/**
+ * The written file (onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows) and the
+ * result line. Printed once after mixed precision and again after AdaRound, so a run cut short keeps the first.
+ */
+async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds: number | null): Promise<void> {
+  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${tunedScore !== null ? '-adaround' : ''}.onnx`);
+  const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
+  const opset = opsetOf(final) ?? 0;
+  const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
+  console.log(JSON.stringify({
+    model: which,
+    preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}${fused ? ' fused functions' : ''}`,
+    startCosine: +start.cosine.toFixed(5),
+    mixedCosine: +plainScore.cosine.toFixed(5),
+    adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
+    searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
+    act16: `${mixed.budget.act16.used}/${mixed.budget.act16.limit} of ${mixed.budget.act16.of}`,
+    w16: `${mixed.budget.w16.used}/${mixed.budget.w16.limit} of ${mixed.budget.w16.of}`,
+    float: `${mixed.budget.float.used}/${mixed.budget.float.limit} of ${mixed.budget.float.of}`,
+    measurements: mixed.steps.length,
+    searchSeconds: +searchSeconds.toFixed(0),
+    tuneSeconds: tuneSeconds === null ? null : +tuneSeconds.toFixed(0),
+    calibrationSeconds: +((t1 - t0) / 1000).toFixed(0),
+    opset: `${opsetOf(model)}→${opset}`,
+    webRuns,
+    checker,
+    topSensitivities: top.join('; '),
+    chosen: JSON.stringify(mixed.chosen),
+  }));
+}
+
+await finish(plain.model, null, null);
 if (adaround) {
   const t2 = performance.now();
   const json = JSON.parse(configToJSON(mixed.config));
   json.includeFastFt = true;
   json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaround' };
   const tuned = await quantizeWithRecovery(model, validateConfig(json), { calibrate: async () => ranges, runtime: nodeRuntime(calib), gramProduct: nodeGramProduct });
-  tuneSeconds = (performance.now() - t2) / 1000;
-  final = tuned.model;
-  tunedScore = (await held.score(final)).cosine;
+  const tuneSeconds = (performance.now() - t2) / 1000;
+  await finish(tuned.model, (await held.score(tuned.model)).cosine, tuneSeconds);
 }
-
-// The written file: onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows.
-const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${adaround ? '-adaround' : ''}.onnx`);
-const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
-const opset = opsetOf(final) ?? 0;
-
-const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
-console.log(JSON.stringify({
-  model: which,
-  preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}`,
-  startCosine: +start.cosine.toFixed(5),
-  mixedCosine: +plainScore.cosine.toFixed(5),
-  adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
-  searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
-  act16: `${mixed.budget.act16.used}/${mixed.budget.act16.limit} of ${mixed.budget.act16.of}`,
-  w16: `${mixed.budget.w16.used}/${mixed.budget.w16.limit} of ${mixed.budget.w16.of}`,
-  float: `${mixed.budget.float.used}/${mixed.budget.float.limit} of ${mixed.budget.float.of}`,
-  measurements: mixed.steps.length,
-  searchSeconds: +searchSeconds.toFixed(0),
-  tuneSeconds: tuneSeconds === null ? null : +tuneSeconds.toFixed(0),
-  calibrationSeconds: +((t1 - t0) / 1000).toFixed(0),
-  opset: `${opsetOf(model)}→${opset}`,
-  webRuns,
-  checker,
-  topSensitivities: top.join('; '),
-  chosen: JSON.stringify(mixed.chosen),
-}));

@@ -20,6 +20,8 @@ import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
+import type { QuantizeReport } from '../../core/quantize/report.ts';
+import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16]
@@ -54,12 +56,12 @@ export function layerTable(rows: readonly LayerRow[], count = 20): string {
 }
 
 /** What `qstudio quantize` wrote beside the model (<quant>.json), if it is there and looks like it. */
-function readQuantizeSummary(quantPath: string): { config: string; exclusions: { rule: string; ids: string[] }[]; counts: { nodes: number; quantized: number; float: number } } | null {
+function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' | 'exclusions' | 'counts' | 'quantized' | 'float'> | null {
   const file = `${quantPath.replace(/\.onnx$/i, '')}.json`;
   if (!fs.existsSync(file)) return null;
   try {
     const json = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (typeof json.config === 'string' && Array.isArray(json.exclusions) && json.counts) return json;
+    if (typeof json.config === 'string' && Array.isArray(json.exclusions) && json.counts && Array.isArray(json.quantized) && Array.isArray(json.float)) return json;
   } catch {
     // not a summary: ignore it
   }
@@ -76,6 +78,7 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
     config: summary ? { name: summary.config, settings: { config: summary.config, exclusions: summary.exclusions } } : null,
     exclusions: summary?.exclusions ?? [],
     quantization: summary ? { nodes: summary.counts.nodes, quantized: summary.counts.quantized, float: summary.counts.float } : null,
+    precisions: summary ? nodePrecisions(summary) : null,
     samples: comparison.samples,
     dataSource: extra.dataSource,
     outputs: comparison.outputs,

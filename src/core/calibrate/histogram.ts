@@ -19,7 +19,7 @@
  * Knows nothing of methods or quantization.
  */
 
-import { scan, scanWithAbs } from './scan.ts';
+import { type Extremes, scan, scanWithAbs } from './scan.ts';
 
 /** Smallest bin-width exponent. At 2^-200 every float32 value (≥ 2^-149 in magnitude) has its own bin. */
 export const MIN_EXPONENT = -200;
@@ -109,21 +109,47 @@ function noNegativeZero(x: number): number {
 }
 
 /**
- * Folds one batch into `h` in place and returns it. Two passes over `values` (range, then counts) and no
- * per-element allocation; an O(capacity) re-layout when the batch widens the range.
+ * Folds one batch into `h` in place and returns it, with no per-element allocation.
+ *
+ * A histogram of |x| that holds data first counts a batch in the current layout while taking its extremes,
+ * in one pass. When every value landed inside the layout, the layout cannot change (it is a function of
+ * the data's [min, max], and a batch inside the bins neither moves the offset nor needs a wider bin), so
+ * that one pass is all. Otherwise the values counted stay counted, the bins are re-laid for the new range
+ * (exact, see the module note), and a second pass counts the rest: the same bins as counting everything at
+ * the new layout. Signed histograms (and empty ones) take two passes, range then counts: for signed data
+ * the one-pass loop measured slower than the two (CPU time, Node 20: 18 against 16 ms for 3.2 M values;
+ * 13 against 17 ms for |x|).
  */
 export function foldIntoHistogram(h: Histogram, values: Float32Array): Histogram {
+  if (h.count > 0 && h.abs) {
+    const inside = countInsideAbs(h, values);
+    if (inside.outside === 0) {
+      h.min = noNegativeZero(Math.min(h.min, inside.absMin));
+      h.max = noNegativeZero(Math.max(h.max, Math.max(-inside.min, inside.max)));
+      h.valueMin = noNegativeZero(Math.min(h.valueMin, inside.min));
+      h.valueMax = noNegativeZero(Math.max(h.valueMax, inside.max));
+      h.count += values.length;
+      return h;
+    }
+    return foldOutside(h, values);
+  }
   const n = values.length;
   const ext = h.abs ? scanWithAbs(values) : scan(values);
   const bad = ext.nonFinite;
-  const vlo = ext.min;
-  const vhi = ext.max;
-  const lo = h.abs ? ext.absMin : vlo;
-  const hi = h.abs ? Math.max(-vlo, vhi) : vhi;
   h.nonFinite += bad;
-  const good = n - bad;
-  if (good === 0) return h;
+  if (n - bad === 0) return h;
+  const inv = relayout(h, ext);
+  h.count += n - bad;
+  if (bad === 0 && !h.abs) countSigned(h.bins, values, inv, h.offset);
+  else if (bad === 0) countAbs(h.bins, values, inv, h.offset);
+  else countChecked(h.bins, values, inv, h.offset, h.abs);
+  return h;
+}
 
+/** Widens h's range and layout to take a batch of extremes `ext` (finite values; min, max, absMin); returns 2^-exponent. */
+function relayout(h: Histogram, ext: Extremes): number {
+  const lo = h.abs ? ext.absMin : ext.min;
+  const hi = h.abs ? Math.max(-ext.min, ext.max) : ext.max;
   const min = noNegativeZero(Math.min(h.min, lo));
   const max = noNegativeZero(Math.max(h.max, hi));
   const e = minimalExponent(min, max, h.capacity);
@@ -138,14 +164,109 @@ export function foldIntoHistogram(h: Histogram, values: Float32Array): Histogram
   h.offset = offset;
   h.min = min;
   h.max = max;
-  h.valueMin = noNegativeZero(Math.min(h.valueMin, vlo));
-  h.valueMax = noNegativeZero(Math.max(h.valueMax, vhi));
-  h.count += good;
+  h.valueMin = noNegativeZero(Math.min(h.valueMin, ext.min));
+  h.valueMax = noNegativeZero(Math.max(h.valueMax, ext.max));
+  return inv;
+}
 
-  if (bad === 0 && !h.abs) countSigned(h.bins, values, inv, offset);
-  else if (bad === 0) countAbs(h.bins, values, inv, offset);
-  else countChecked(h.bins, values, inv, offset, h.abs);
+/**
+ * The second pass of a batch that did not fit an abs histogram's layout: its finite extremes (a scan), a
+ * wider layout with the values already counted carried over, then the values outside the old bins counted.
+ */
+function foldOutside(h: Histogram, values: Float32Array): Histogram {
+  const oldInv = pow2(-h.exponent);
+  const oldOffset = h.offset;
+  const capacity = h.capacity;
+  const ext = scanWithAbs(values);
+  const bad = ext.nonFinite;
+  h.nonFinite += bad;
+  const good = values.length - bad;
+  if (good === 0) return h;
+  const inv = relayout(h, ext);
+  h.count += good;
+  const bins = h.bins;
+  const offset = h.offset;
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i];
+    if (x - x !== 0) continue;
+    const v = Math.abs(x);
+    const old = Math.floor(v * oldInv) - oldOffset;
+    if (old >= 0 && old < capacity) continue;
+    bins[Math.floor(v * inv) - offset] += 1;
+  }
   return h;
+}
+
+/** What one counting pass in the current layout saw: a scan's extremes, and the values outside the bins. */
+interface Inside extends Omit<Extremes, 'nonFinite'> {
+  outside: number;
+}
+const inside: Inside = { min: Infinity, max: -Infinity, absMin: Infinity, outside: 0 };
+
+// The one-pass loop of an abs histogram: counts each |x| that lands inside the bins and tallies the others
+// (beyond the bins, NaN, ±Infinity: the comparisons fail for NaN). Extremes are taken over every value;
+// they are only used when nothing was outside, so when every value is finite. Unrolled by four, as the
+// counting loops below (the same V8 bounds re-checks).
+function countInsideAbs(h: Histogram, values: Float32Array): Inside {
+  const bins = h.bins;
+  const capacity = h.capacity;
+  const inv = pow2(-h.exponent);
+  const offset = h.offset;
+  const n = values.length;
+  let lo = Infinity;
+  let hi = -Infinity;
+  let alo = Infinity;
+  let outside = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const x0 = values[i];
+    const x1 = values[i + 1];
+    const x2 = values[i + 2];
+    const x3 = values[i + 3];
+    lo = x0 < lo ? x0 : lo;
+    hi = x0 > hi ? x0 : hi;
+    lo = x1 < lo ? x1 : lo;
+    hi = x1 > hi ? x1 : hi;
+    lo = x2 < lo ? x2 : lo;
+    hi = x2 > hi ? x2 : hi;
+    lo = x3 < lo ? x3 : lo;
+    hi = x3 > hi ? x3 : hi;
+    const a0 = Math.abs(x0);
+    const a1 = Math.abs(x1);
+    const a2 = Math.abs(x2);
+    const a3 = Math.abs(x3);
+    alo = a0 < alo ? a0 : alo;
+    alo = a1 < alo ? a1 : alo;
+    alo = a2 < alo ? a2 : alo;
+    alo = a3 < alo ? a3 : alo;
+    const j0 = Math.floor(a0 * inv) - offset;
+    const j1 = Math.floor(a1 * inv) - offset;
+    const j2 = Math.floor(a2 * inv) - offset;
+    const j3 = Math.floor(a3 * inv) - offset;
+    if (j0 >= 0 && j0 < capacity) bins[j0] += 1;
+    else outside++;
+    if (j1 >= 0 && j1 < capacity) bins[j1] += 1;
+    else outside++;
+    if (j2 >= 0 && j2 < capacity) bins[j2] += 1;
+    else outside++;
+    if (j3 >= 0 && j3 < capacity) bins[j3] += 1;
+    else outside++;
+  }
+  for (; i < n; i++) {
+    const x = values[i];
+    lo = x < lo ? x : lo;
+    hi = x > hi ? x : hi;
+    const a = Math.abs(x);
+    alo = a < alo ? a : alo;
+    const j = Math.floor(a * inv) - offset;
+    if (j >= 0 && j < capacity) bins[j] += 1;
+    else outside++;
+  }
+  inside.min = lo;
+  inside.max = hi;
+  inside.absMin = alo;
+  inside.outside = outside;
+  return inside;
 }
 
 // The counting loops, one per case so that each stays small and monomorphic. The caller guarantees that

@@ -5,6 +5,12 @@
  * graph output is renamed inside the graph and its DequantizeLinear writes the original name.
  * Original nodes keep their names, unnamed ones take their stable ids (so the report, the exclusion
  * snippets and the file name the same node); new nodes and tensors get names derived from what they serve.
+ *
+ * A Conv, ConvTranspose or Gemm kept float (its weight a float initializer) reads the float tensor, not the
+ * DequantizeLinear output: onnxruntime's WeightBiasQuantization rewrite (graph level 1, on by default, node and
+ * web) quantizes any such node whose input comes from a DequantizeLinear, weight to int8 per tensor and bias
+ * through Div → Round → Cast, so the node would not stay float, and below opset 11 (no Round) the model would
+ * not load at all.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { intAttribute, makeNode, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
@@ -30,6 +36,18 @@ function zeroPointArray(type: QuantType, values: ArrayLike<number>) {
     case 'uint16': return Uint16Array.from(values);
     default: return Int32Array.from(values);
   }
+}
+
+/** Ops whose float form onnxruntime quantizes by itself when their first input comes from a DequantizeLinear. */
+const RUNTIME_QUANTIZED_WHEN_FED_BY_DQ = new Set(['Conv', 'ConvTranspose', 'Gemm']);
+
+/** Whether node i stays float and must read its first input unquantized (see the header). */
+export function readsFloatInput(index: GraphIndex, plan: QuantPlan, i: number): boolean {
+  const node = index.nodes[i];
+  if ((node.domain ?? '') !== '' || !RUNTIME_QUANTIZED_WHEN_FED_BY_DQ.has(node.op_type ?? '')) return false;
+  if (plan.constantInputs.get(i)?.get(1) !== undefined) return false;
+  const weight = index.initializers.get(node.input[1] ?? '');
+  return weight !== undefined && weight.data_type === 1;
 }
 
 export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: WriterOptions): GraphProto {
@@ -102,8 +120,12 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   const renamedOutputs = new Map<string, string>();
   const quantizeTensor = (t: string, floatName: string) => {
     const q = plan.activations.get(t)!;
-    const consumers = index.consumers.get(t) ?? [];
     const map = new Map<number, string>();
+    const all = index.consumers.get(t) ?? [];
+    const consumers = all.filter((c) => !(index.nodes[c].input[0] === t && readsFloatInput(index, plan, c)));
+    for (const c of all) if (!consumers.includes(c)) map.set(c, floatName);
+    readAs.set(t, map);
+    if (consumers.length === 0 && !graphOutputs.has(t)) return;
     if (options.dedicatedPairs && consumers.length > 1) {
       consumers.forEach((c, k) => map.set(c, emitPair(t, floatName, q, undefined, `_${k + 1}`)));
       if (graphOutputs.has(t)) emitPair(t, floatName, q, t, '_output');
@@ -111,7 +133,6 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
       const out = emitPair(t, floatName, q, graphOutputs.has(t) ? t : undefined);
       consumers.forEach((c) => map.set(c, out));
     }
-    readAs.set(t, map);
   };
 
   for (const v of graph.input) if (plan.activations.has(v.name ?? '')) quantizeTensor(v.name!, v.name!);

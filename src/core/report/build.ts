@@ -22,6 +22,7 @@ export interface ReportInput {
   readonly config?: Report['config'];
   readonly exclusions?: Report['exclusions'];
   readonly quantization?: Report['quantization'];
+  readonly precisions?: Report['precisions'];
   readonly samples: number;
   readonly dataSource?: string | null;
   readonly outputs: readonly OutputSummary[];
@@ -98,6 +99,7 @@ export function buildReport(input: ReportInput): Report {
     config: input.config ?? null,
     exclusions: input.exclusions ?? [],
     quantization: input.quantization ?? null,
+    precisions: input.precisions ?? null,
     data: { samples: input.samples, source: input.dataSource ?? null },
     outputs: input.outputs,
     fidelity: { meanCosine: fidelity.cosine, undefinedOutputs: fidelity.undefinedOutputs },

@@ -142,6 +142,20 @@ describe('renderHtml', () => {
     expect(JSON.parse(renderJson(both)).npu.floatNodes).toBe(7);
   });
 
+  it('names each node\'s precision in the worst-layer table and lists the nodes outside 8 bits (HTML and JSON)', () => {
+    const precisions = { 'A<b>': { label: 'A16W8', class: 'act16' as const }, 'B&c': { label: 'A8', class: 'int8' as const }, C: { label: 'float', class: 'float' as const } };
+    const report = buildReport({ ...input, precisions });
+    const page = renderHtml(report);
+    expect(unbalancedTag(page)).toBeNull();
+    expect(page).toContain('<th>Precision</th>');
+    expect(page).toMatch(/A&lt;b&gt;<\/td><td>Conv<\/td><td class="mono">A16W8<\/td>/);
+    expect(page).toContain('<h3>Precision per node</h3>');
+    expect(page).toMatch(/<tr data-precision="act16"><td>16-bit activation<\/td><td class="num">1<\/td><td class="name mono">A&lt;b&gt; \(A16W8\)<\/td>/);
+    expect(page).toMatch(/<tr data-precision="float"><td>float \(excluded or not quantized\)<\/td><td class="num">1<\/td>/);
+    expect(JSON.parse(renderJson(report)).precisions['A<b>']).toEqual({ label: 'A16W8', class: 'act16' });
+    expect(renderHtml(buildReport(input))).not.toContain('Precision per node');
+  });
+
   it('renders a report without layers, ranges or a search', () => {
     const bare = renderHtml(buildReport({ floatModel: { name: 'm.onnx', sha256: null, bytes: null }, samples: 0, outputs: [] }));
     expect(unbalancedTag(bare)).toBeNull();

@@ -28,6 +28,7 @@ import {
 } from './htmlText.ts';
 import type { Report, ReportFile, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
+import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
 const dot = (s: Severity) => `<span class="dot ${s}"></span>`;
@@ -116,12 +117,14 @@ function layerSection(r: Report): string {
   const L = r.layers;
   if (!L) return '';
   const legend = `<div class="legend"><span>${dot('good')}≥ 30 dB</span><span>${dot('fair')}20–30 dB</span><span>${dot('poor')}&lt; 20 dB</span><span><span class="dot" style="background:var(--exact)"></span>exact (∞)</span><span>numbered: the ${Math.min(L.worst.length, 10)} worst</span></div>`;
-  const worstRows = L.worst.map((w, k) => `<tr><td class="num">${k + 1}</td><td class="name mono">${e(w.node ?? '(input)')}</td><td>${e(w.opType)}</td><td class="name mono">${e(w.tensor)}</td><td class="num">${dot(dbSeverity(w.sqnr))}${formatDb(w.sqnr)}</td><td class="num">${formatCosine(w.cosine)}</td><td class="num">${formatDb(w.valueSqnr)}</td><td class="num">${w.dequantizedSqnr === null ? '—' : formatDb(w.dequantizedSqnr)}</td></tr>`);
+  const precisionOf = (node: string | null) => (node && r.precisions?.[node]?.label) ?? '—';
+  const precisionHead = r.precisions ? '<th>Precision</th>' : '';
+  const worstRows = L.worst.map((w, k) => `<tr><td class="num">${k + 1}</td><td class="name mono">${e(w.node ?? '(input)')}</td><td>${e(w.opType)}</td>${r.precisions ? `<td class="mono">${e(precisionOf(w.node))}</td>` : ''}<td class="name mono">${e(w.tensor)}</td><td class="num">${dot(dbSeverity(w.sqnr))}${formatDb(w.sqnr)}</td><td class="num">${formatCosine(w.cosine)}</td><td class="num">${formatDb(w.valueSqnr)}</td><td class="num">${w.dequantizedSqnr === null ? '—' : formatDb(w.dequantizedSqnr)}</td></tr>`);
   const jumps = L.jumps.length
     ? `<table><thead><tr><th>Node</th><th>Op</th><th class="num">Input SQNR</th><th class="num">Output SQNR</th><th class="num">Drop (dB)</th><th>Worst input</th></tr></thead><tbody>${L.jumps.map((j) => `<tr><td class="name mono">${e(j.node)}</td><td>${e(j.opType)}</td><td class="num">${formatDb(j.inputSqnr)}</td><td class="num">${formatDb(j.sqnr)}</td><td class="num"><strong>${formatDb(j.drop)}</strong></td><td class="name mono">${e(j.worstInput ?? '—')}</td></tr>`).join('')}</tbody></table>`
     : `<p class="muted">No node loses more than ${L.jumpThresholdDb} dB over its inputs.</p>`;
   const missing = L.missing.length ? `<p class="muted">${L.missing.length} float tensor(s) have no counterpart in the quantized model (folded by graph preparation) and are not compared.</p>` : '';
-  return `<section><h2>Layer-wise error</h2><p class="muted">SQNR = 10·log10(Σx² / Σ(x−y)²) of each intermediate tensor over all samples, x the float model's value, y the quantized model's. Where a tensor is quantized, y is its dequantized value (what the next layers read); the "value" column is the producer's output before its own quantization.</p>${legend}${layerChart(L.rows, { highlight: L.worst.slice(0, 10) })}<h3>Worst ${L.worst.length} layers</h3><table><thead><tr><th class="num">#</th><th>Node</th><th>Op</th><th>Tensor</th><th class="num">SQNR (dB)</th><th class="num">Cosine</th><th class="num">Value SQNR</th><th class="num">Dequantized SQNR</th></tr></thead><tbody>${worstRows.join('')}</tbody></table><h3>Where the error jumps</h3><p class="muted">Nodes whose output SQNR is more than ${L.jumpThresholdDb} dB below that of the inputs they read: where error is added rather than passed on.</p>${jumps}${missing}</section>`;
+  return `<section><h2>Layer-wise error</h2><p class="muted">SQNR = 10·log10(Σx² / Σ(x−y)²) of each intermediate tensor over all samples, x the float model's value, y the quantized model's. Where a tensor is quantized, y is its dequantized value (what the next layers read); the "value" column is the producer's output before its own quantization.</p>${legend}${layerChart(L.rows, { highlight: L.worst.slice(0, 10) })}<h3>Worst ${L.worst.length} layers</h3><table><thead><tr><th class="num">#</th><th>Node</th><th>Op</th>${precisionHead}<th>Tensor</th><th class="num">SQNR (dB)</th><th class="num">Cosine</th><th class="num">Value SQNR</th><th class="num">Dequantized SQNR</th></tr></thead><tbody>${worstRows.join('')}</tbody></table><h3>Where the error jumps</h3><p class="muted">Nodes whose output SQNR is more than ${L.jumpThresholdDb} dB below that of the inputs they read: where error is added rather than passed on.</p>${jumps}${missing}</section>`;
 }
 
 function rangesSection(r: Report): string {
@@ -139,8 +142,20 @@ function configSection(r: Report): string {
   if (r.exclusions.length) {
     parts.push(`<h3>Exclusions</h3><table><thead><tr><th>Rule</th><th class="num">Nodes</th><th>Nodes kept float</th></tr></thead><tbody>${r.exclusions.map((x) => `<tr><td class="mono">${e(x.rule)}</td><td class="num">${x.ids.length}</td><td class="name mono">${e(x.ids.slice(0, 40).join(', '))}${x.ids.length > 40 ? ' …' : ''}</td></tr>`).join('')}</tbody></table>`);
   } else if (r.config) parts.push('<p class="muted">No exclusions: every supported node is quantized.</p>');
+  if (r.precisions) parts.push(precisionTable(r.precisions));
   if (r.config) parts.push(`<h3>Settings</h3><pre>${e(JSON.stringify(r.config.settings, null, 2))}</pre>`);
   return parts.length ? `<section><h2>Configuration</h2>${parts.join('')}</section>` : '';
+}
+
+/** How many nodes each precision has, and which nodes left 8 bits (mixed precision, exclusions). */
+function precisionTable(precisions: NonNullable<Report['precisions']>): string {
+  const counts = precisionCounts(precisions);
+  const rows = PRECISION_CLASSES.filter((c) => counts[c]).map((c) => {
+    const ids = c === 'int8' ? [] : Object.keys(precisions).filter((id) => precisions[id].class === c);
+    const list = ids.length ? `${e(ids.slice(0, 40).map((id) => `${id} (${precisions[id].label})`).join(', '))}${ids.length > 40 ? ' …' : ''}` : '';
+    return `<tr data-precision="${c}"><td>${e(PRECISION_CLASS_LABELS[c])}</td><td class="num">${counts[c]}</td><td class="name mono">${list}</td></tr>`;
+  });
+  return `<h3>Precision per node</h3><table><thead><tr><th>Precision</th><th class="num">Nodes</th><th>Nodes outside 8 bits</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function suggestSection(r: Report): string {

@@ -14,6 +14,7 @@ import type { OutputSummary } from '../metrics/summary.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import type { NodeError } from '../metrics/layerwiseJumps.ts';
 import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
+import type { NodePrecision } from '../quantize/precisionClasses.ts';
 
 /** Version of the report's shape, written into every JSON report. */
 export const REPORT_SCHEMA = 'quant-studio/report@1';
@@ -117,6 +118,8 @@ export interface Report {
   /** Exclusion rules and the nodes each resolved to. */
   readonly exclusions: readonly { readonly rule: string; readonly ids: readonly string[] }[];
   readonly quantization: { readonly nodes: number; readonly quantized: number; readonly float: number } | null;
+  /** Each node's precision in the quantized model (core/quantize/precisionClasses.ts), by stable node id; null when not known. */
+  readonly precisions: Readonly<Record<string, NodePrecision>> | null;
   readonly data: { readonly samples: number; readonly source: string | null };
   /** Per output: mean, min and max of each metric over samples. */
   readonly outputs: readonly OutputSummary[];

@@ -84,7 +84,7 @@ describe('session persistence', () => {
     // The model was reopened from the saved bytes.
     expect(new Uint8Array(second.worker.held.get(s.model.handle!)!.bytes)).toEqual(Uint8Array.of(8, 1, 2, 3));
     expect(s.calibration.images.map((f) => f.name)).toEqual(['cat.png']);
-    expect(s.run.settings).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false });
+    expect(s.run.settings).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {} });
     expect(s.exclusions.entries.map(({ id: _, ...e }) => e)).toEqual([
       { kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] },
       { kind: 'subgraph', name: 'head', starts: ['Conv_3'], ends: ['Sigmoid_9'] },

@@ -206,6 +206,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setQuantPreset(choices.settings.preset);
       s.setPerChannel(choices.settings.perChannel);
       s.setUseRandomData(choices.settings.useRandomData);
+      s.setTensorOverrides(choices.settings.tensorOverrides ?? {});
       if (choices.settings.bf16) s.setQuantPreset(BF16_PRESET);
       // Picks name the saved model's nodes: only onto that model (the user may have dropped another meanwhile).
       if (s.model.handle && s.model.handle === storedHandle && choices.exclusions.length) {

@@ -213,7 +213,7 @@ describe('run slice', () => {
     const { store } = await openedStore();
     store.getState().setPerChannel(true);
     store.getState().setQuantPreset('VINT8');
-    expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true });
+    expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true, tensorOverrides: {} });
   });
 
   it('the suggestion stays after edits, and accepting it takes it back and marks it accepted', async () => {

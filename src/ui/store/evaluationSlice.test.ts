@@ -33,6 +33,8 @@ const calibration: CalibrationService = {
 const quantReport = {
   config: 'XINT8', exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
   counts: { nodes: 3, quantized: 2, float: 1, activationPairs: 2, quantizedConstants: 1 },
+  quantized: [{ id: 'Relu_1', opType: 'Relu', family: 'activation', precision: 'A16' }, { id: 'Add_2', opType: 'Add', family: 'math', precision: 'A8' }],
+  float: [{ id: 'Conv_0', opType: 'Conv', reason: 'excluded by nodes: Conv_0' }],
 } as unknown as QuantizeReport;
 
 let blobs = 0;
@@ -110,6 +112,8 @@ describe('evaluation slice', () => {
       config: { name: 'XINT8' },
       exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
       quantization: { nodes: 3, quantized: 2, float: 1 },
+      // Each node's precision, for the layer table's column and the report.
+      precisions: { Relu_1: { label: 'A16', class: 'act16' }, Add_2: { label: 'A8', class: 'int8' }, Conv_0: { label: 'float', class: 'float' } },
       dataSource: '2 calibration samples',
       ranges: { x: [0, 1] },
       timings: [{ label: 'calibration', seconds: 2 }, { label: 'quantization', seconds: 0.5 }],

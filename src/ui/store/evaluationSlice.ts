@@ -14,6 +14,7 @@ import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { configToJSON } from '../../core/quantize/config.ts';
+import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
 import type {
   EvaluationProgress,
   EvaluationRequest,
@@ -170,6 +171,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         config: { name: result.configName, settings: result.config ? JSON.parse(configToJSON(result.config)) : { preset: result.configName, extraOptions: { BF16QDQToCast: true } } },
         exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
         quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
+        precisions: nodePrecisions(result.report),
         dataSource,
         ranges: calibration.result?.ranges,
         timings: [

@@ -16,6 +16,9 @@ export interface GraphHeat {
   values: Record<string /* NodeId */, number>;
 }
 
+/** What fills the boxes: their op family (with a heat map when one is set), or their precision in the last quantization. */
+export type GraphColouring = 'family' | 'precision';
+
 /** What a plain click on a node does besides selecting it. */
 export type PickMode = 'inspect' | 'start' | 'end' | 'node';
 /** The roles a pick can have; a click with Shift, Alt or Ctrl/⌘ picks one regardless of the mode. */
@@ -26,6 +29,7 @@ export interface GraphState {
   /** Counts requests to centre the selection, so the view centres again when the same node is asked for twice. */
   focusRequest: number;
   heat: GraphHeat | null;
+  colourBy: GraphColouring;
   pickMode: PickMode;
   starts: NodeId[];
   ends: NodeId[];
@@ -39,7 +43,9 @@ export interface GraphSlice {
    * A click on the graph passes `{ centre: false }`: the node is under the pointer already.
    */
   selectGraphNode(id: string | null, options?: { centre?: boolean }): void;
+  /** Lays a heat map over the graph (and shows it: the colouring goes back to families), or takes it off. */
   setGraphHeat(heat: GraphHeat | null): void;
+  setGraphColouring(colourBy: GraphColouring): void;
   setPickMode(mode: PickMode): void;
   /** Adds the node to the picks of that role, or takes it out if it is there already. */
   togglePick(role: PickRole, id: NodeId): void;
@@ -49,7 +55,7 @@ export interface GraphSlice {
   resetGraph(): void;
 }
 
-export const initialGraphState: GraphState = { selected: null, focusRequest: 0, heat: null, pickMode: 'inspect', starts: [], ends: [], nodes: [] };
+export const initialGraphState: GraphState = { selected: null, focusRequest: 0, heat: null, colourBy: 'family', pickMode: 'inspect', starts: [], ends: [], nodes: [] };
 
 const ROLE_FIELD = { start: 'starts', end: 'ends', node: 'nodes' } as const;
 
@@ -63,7 +69,10 @@ export function createGraphSlice<S extends GraphSlice>(): StateCreator<S, [], []
         patch({ selected: id, focusRequest: get().graph.focusRequest + (centre ? 1 : 0) });
       },
       setGraphHeat(heat) {
-        patch({ heat });
+        patch(heat ? { heat, colourBy: 'family' } : { heat });
+      },
+      setGraphColouring(colourBy) {
+        patch({ colourBy });
       },
       setPickMode(pickMode) {
         patch({ pickMode });

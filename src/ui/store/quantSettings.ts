@@ -1,10 +1,11 @@
 /**
- * The quantization settings the page offers (a preset, per-channel weights, random calibration data)
+ * The quantization settings the page offers (a preset, per-channel weights, random calibration data, and the
+ * per-tensor 16-bit types a mixed-precision search chose, as TensorQuantOverrides)
  * turned into the core's QuantConfig, and the part of a config that calibration depends on: ranges
  * collected for one activation method are wrong for another, so the page compares these keys to know
  * when a calibration is stale. Pure; no React, no workers.
  */
-import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON, validateConfig, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 
@@ -14,6 +15,8 @@ export interface QuantSettings {
   perChannel: boolean;
   /** Calibrate on random inputs when no data is given (Quark's UseRandomData). */
   useRandomData: boolean;
+  /** Tensors quantized to another type than the preset's (mixed precision); {} for none. */
+  tensorOverrides: TensorQuantOverrides;
   /**
    * The BF16 preset instead (Quark BF16 with BF16QDQToCast, core/precision/bf16Preset.ts): the model written
    * is the with-cast BF16 model, which needs no ranges; absent means false (settings saved before it).
@@ -44,7 +47,7 @@ export const shownPreset = (settings: QuantSettings): StudioPreset => (settings.
 /** The preset's own settings (VINT8 turns random data on, the others leave it off). */
 export function presetSettings(preset: PresetName): QuantSettings {
   const config = getPreset(preset);
-  return { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData };
+  return { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: {} };
 }
 
 /** The full configuration for the settings. */
@@ -57,6 +60,8 @@ export function configOf(settings: QuantSettings): QuantConfig {
     json.extraOptions.UseFP32Scale = settings.fp16.useFp32Scale;
     json.extraOptions.ConvertFP16ToFP32 = settings.fp16.convertAll;
   }
+  // Sessions saved before mixed precision have no overrides.
+  json.extraOptions.TensorQuantOverrides = settings.tensorOverrides ?? {};
   return validateConfig(json);
 }
 

@@ -19,7 +19,7 @@ const quantReport = { config: 'XINT8', exclusions: [], counts: { nodes: 3, quant
 
 const rung = (index: number, label: string, cosine: number, extra: Partial<RungSummary> = {}): RungSummary => ({
   index, label, step: 1, score: cosine, metrics: { cosine }, met: false, seconds: 1, error: null, handle: `rung-${index}`,
-  config: configToJSON(getPreset('A8W8')), preset: 'A8W8', finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: { nodes: 3, quantized: 2, float: 1 }, timing: null, ...extra,
+  config: configToJSON(getPreset('A8W8')), preset: 'A8W8', finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: { nodes: 3, quantized: 2, float: 1 }, timing: null, mixedPrecision: null, ...extra,
 });
 
 /** A fake recovery service whose runs finish when the test says so. */

@@ -1,6 +1,7 @@
 /**
  * The recovery slice: "Recover accuracy" after quantizing. The user either quantizes with the algorithms
- * they switch on (CLE, bias correction, AdaRound or AdaQuant with iterations and learning rate), or sets a
+ * they switch on (automatic mixed precision within a budget, CLE, bias correction, AdaRound or AdaQuant with
+ * iterations and learning rate), or sets a
  * target (output cosine, PSNR or top-1 agreement) and lets the studio climb the reference's best-practice
  * ladder until a rung meets it. It holds those choices, the live progress (rung, phase, layer i of n and
  * the tuned layers' loss curves), every measured rung's numbers and the handle of its model (the models
@@ -11,9 +12,11 @@
  * resets it; a cancelled climb keeps the rungs measured before the cancel.
  */
 import type { StateCreator } from 'zustand';
+import type { NodeId } from '../../core/onnx/model.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import { LADDER_METRICS, type LadderMetric } from '../../core/recover/ladder.ts';
+import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
 import type {
   LadderOutcome,
@@ -63,6 +66,12 @@ export interface RecoveryOptions {
   iterations: number;
   /** FastFinetune LearningRate; null → the algorithm's default (0.1 AdaRound, 1e-5 AdaQuant). */
   learningRate: number | null;
+  /** Automatic mixed precision before the algorithms: what hurts most leaves 8 bits, within the budget. */
+  mixedPrecision: boolean;
+  /** Shares that may leave 8 bits: activations and weights at 16 bits, nodes float (each in [0, 1]). */
+  budget: PrecisionBudget;
+  /** Output cosine the search aims for on the calibration images. */
+  mixedTarget: number;
 }
 
 export interface LadderChoice {
@@ -115,7 +124,10 @@ export interface RecoverySlice {
   resetRecovery(): void;
 }
 
-export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null };
+export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
+  cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
+  mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
+};
 export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false };
 
 export const initialRecoveryState: RecoveryState = {
@@ -190,6 +202,18 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       return { modelHandle: model.handle, data: { samples, evaluationSamples: own, spec: calibration.spec } };
     };
 
+    /**
+     * A mixed-precision model becomes the page's settings too: its 16-bit tensors as the settings' overrides and
+     * the nodes the search kept float as one exclusion entry, so the exported config, the snippets and a new
+     * quantization reproduce it. (Before the model is adopted: a changed exclusion list drops the run's result.)
+     */
+    const keepMixedPrecision = (config: QuantConfig) => {
+      get().setTensorOverrides(config.extraOptions.TensorQuantOverrides);
+      const listed = new Set<string>(currentConfig(get()).nodesToExclude);
+      const added = config.nodesToExclude.filter((id) => !listed.has(id));
+      if (added.length) get().addExclusion({ kind: 'nodes', name: 'Mixed precision: kept float', nodes: added as NodeId[] });
+    };
+
     const fail = (e: unknown) => {
       const error = toModelError(e, '');
       if (error.name === 'RecoveryCancelledError') patch({ status: 'cancelled', progress: null });
@@ -203,6 +227,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const o = { ...get().recovery.options, ...p };
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
+        if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1)) return;
         patch({ options: o });
       },
 
@@ -218,9 +243,11 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         if (!base) return;
         const request = ++latest;
         try {
-          const config = recoveryConfig(currentConfig(get()), get().recovery.options);
+          const options = get().recovery.options;
+          const config = recoveryConfig(currentConfig(get()), options);
+          const mixedPrecision = options.mixedPrecision ? { budget: options.budget, target: options.mixedTarget } : undefined;
           patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null });
-          const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset }, onProgress(request));
+          const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset, mixedPrecision }, onProgress(request));
           if (request !== latest) return;
           patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [] });
         } catch (e) {
@@ -281,10 +308,11 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             report: picked.report,
             seconds: picked.seconds,
             fileName: quantizedFileName(model.fileName),
-            settings: { preset: picked.preset ?? get().run.settings.preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData },
+            settings: { preset: picked.preset ?? get().run.settings.preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides },
             config,
             configName: picked.label,
           };
+          if (rung.mixedPrecision) keepMixedPrecision(config);
           get().adoptQuantized(result);
           patch({ adopted: handle, picking: null });
         } catch (e) {

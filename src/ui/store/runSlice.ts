@@ -8,7 +8,7 @@
  */
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
@@ -60,6 +60,8 @@ export interface RunSlice {
   setUseRandomData(useRandomData: boolean): void;
   /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
   setFp16Options(options: Partial<Fp16Options>): void;
+  /** Per-tensor types (mixed precision's 16-bit tensors); a preset change keeps them. */
+  setTensorOverrides(tensorOverrides: TensorQuantOverrides): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
   quantize(): Promise<void>;
   dismissRunError(): void;
@@ -98,7 +100,11 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
 
       setQuantPreset(preset) {
         if (preset === BF16_PRESET) settings({ bf16: true });
-        else patch({ settings: { ...presetSettings(preset), ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}) } }); // BF16 off
+        // The whole settings (BF16 off); mixed precision's per-tensor types and the FP16 options stay.
+        else patch({ settings: { ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides, ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}) } });
+      },
+      setTensorOverrides(tensorOverrides) {
+        settings({ tensorOverrides });
       },
       setPerChannel(perChannel) {
         settings({ perChannel });

@@ -19,7 +19,7 @@ const paddleSummary = {
 } as unknown as ModelSummary;
 
 const quantReport = {
-  config: 'XINT8', exclusions: [], counts: { nodes: 3, quantized: 3, float: 0, activationPairs: 2, quantizedConstants: 1 },
+  config: 'XINT8', exclusions: [], counts: { nodes: 3, quantized: 3, float: 0, activationPairs: 2, quantizedConstants: 1 }, quantized: [], float: [],
 } as unknown as QuantizeReport;
 
 function services(options: { failCalibration?: boolean; holdCalibration?: boolean } = {}) {

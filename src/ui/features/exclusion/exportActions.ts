@@ -95,6 +95,7 @@ export async function importConfigFile(file: File): Promise<ImportOutcome> {
     store.setPerChannel(settings.perChannel);
     store.setUseRandomData(settings.useRandomData);
     if (settings.fp16) store.setFp16Options(settings.fp16);
+    store.setTensorOverrides(settings.tensorOverrides);
   }
   // Ids in a file are plain strings; they become node references here (the list shows any that name nothing).
   store.replaceExclusions(studio.exclusions.map((e) => ({ ...e }) as unknown as NewExclusion & { nodes?: NodeId[] }));

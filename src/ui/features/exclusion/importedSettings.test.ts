@@ -6,8 +6,15 @@ import { settingsForConfig } from './importedSettings.ts';
 
 describe('settings of an imported configuration', () => {
   it('finds the preset, per-channel and random-data switches, exclusions aside', () => {
-    const config = { ...configOf({ preset: 'A8W8', perChannel: true, useRandomData: true }), nodesToExclude: ['Conv_0'] };
-    expect(settingsForConfig(config)).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: true });
+    const config = { ...configOf({ preset: 'A8W8', perChannel: true, useRandomData: true, tensorOverrides: {} }), nodesToExclude: ['Conv_0'] };
+    expect(settingsForConfig(config)).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: true, tensorOverrides: {} });
+  });
+
+  it('keeps mixed precision\'s per-tensor types (TensorQuantOverrides) through export and import', () => {
+    const tensorOverrides = { conv1_out: [{ quant_type: 'int16' as const }], 'conv2.weight': [{ quant_type: 'int16' as const }] };
+    const config = configOf({ preset: 'XINT8', perChannel: false, useRandomData: false, tensorOverrides });
+    expect(config.extraOptions.TensorQuantOverrides).toEqual(tensorOverrides);
+    expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'XINT8')).toEqual({ preset: 'XINT8', perChannel: false, useRandomData: false, tensorOverrides });
   });
 
   it('prefers the preset the file names when two presets give the same config', () => {

@@ -1,5 +1,5 @@
 /**
- * Which of the page's settings (a preset, per-channel weights, random data) an imported configuration
+ * Which of the page's settings (a preset, per-channel weights, random data, mixed precision's per-tensor types) an imported configuration
  * is. The page offers presets only, so a file is matched against each one (the preset the file names
  * first); a configuration that matches none is not forced onto the nearest — the caller says so.
  * Pure: no React, no store.
@@ -20,7 +20,7 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
   for (const preset of order) {
     const x = config.extraOptions;
     const fp16 = x.QuantizeFP16 || x.UseFP32Scale || x.ConvertFP16ToFP32 ? { fp16: { quantizeFp16: x.QuantizeFP16, useFp32Scale: x.UseFP32Scale, convertAll: x.ConvertFP16ToFP32 } } : {};
-    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, ...fp16 };
+    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides, ...fp16 };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }
   return null;

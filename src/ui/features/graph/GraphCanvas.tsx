@@ -24,6 +24,8 @@ export interface GraphTestHook {
   boxes: number;
   /** Ids of the boxes drawn with a state now (e.g. 'preview': the subgraph the picks resolve to). */
   idsWith(state: keyof typeof FLAG): string[];
+  /** The fill a node's box is drawn with now (family, heat or precision colour), or null when it has no box. */
+  fillOf(id: string): string | null;
   detailedBoxes(): number;
   fit(): void;
   zoomBy(factor: number): void;
@@ -91,6 +93,10 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       idle: () => renderer.idle,
       boxes: view.boxes.length,
       idsWith: (state) => renderer.boxesWith(FLAG[state]).map((b) => view.boxes[b].id),
+      fillOf: (id) => {
+        const b = boxOfId(view, id);
+        return b === undefined ? null : renderer.fillOf(b);
+      },
       detailedBoxes: () => renderer.detailedBoxes,
       fit: () => renderer.fit(),
       zoomBy: (f) => renderer.zoomBy(f),

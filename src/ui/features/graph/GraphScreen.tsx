@@ -4,7 +4,12 @@
  * inspector, excluded nodes shaded, the hovered list entry highlighted, and a heat map when another
  * screen sets one. Loaded on first use (App lazy-loads it), so cytoscape is fetched only then.
  *
- * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph.
+ * Colour by op family (the default, with the evaluation's heat map when it set one) or by precision in the
+ * last quantization (8-bit, 16-bit activation or weight, float), so a mixed-precision model shows where it
+ * left 8 bits.
+ *
+ * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, p switches between
+ * colouring by family and by precision.
  */
 import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
 import { useEffect, useMemo, useRef, useState } from 'react';
@@ -14,6 +19,9 @@ import { useStudio } from '../../store/index.ts';
 import { GraphCanvas } from './GraphCanvas.tsx';
 import { GraphSearch } from './GraphSearch.tsx';
 import { HeatLegend } from './HeatLegend.tsx';
+import { PrecisionLegend } from './PrecisionLegend.tsx';
+import { precisionScale } from './precisionColours.ts';
+import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
 import { NodeInspector } from './NodeInspector.tsx';
 import { PickToolbar } from './PickToolbar.tsx';
 import { FAMILY_COLOURS, FAMILY_LABELS, type OpFamily } from './families.ts';
@@ -75,6 +83,9 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
   const selected = useStudio((s) => s.graph.selected);
   const heat = useStudio((s) => s.graph.heat);
   const setHeat = useStudio((s) => s.setGraphHeat);
+  const colourBy = useStudio((s) => s.graph.colourBy);
+  const setColourBy = useStudio((s) => s.setGraphColouring);
+  const quantized = useStudio((s) => s.run.result);
   const { index } = view;
 
   const excluded = useMemo(() => excludedNodes(index, entries), [index, entries]);
@@ -85,6 +96,9 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
     [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
   );
   const scale = useMemo(() => (heat ? heatScale(view, heat) : null), [view, heat]);
+  const precision = useMemo(() => (quantized ? precisionScale(view, nodePrecisions(quantized.report)) : null), [view, quantized]);
+  const byPrecision = colourBy === 'precision' && precision !== null;
+  const colours = byPrecision ? precision.colours : (scale?.colours ?? null);
   const opTypes = useMemo(() => [...new Set(index.nodes.map((n) => n.op_type ?? ''))].filter(Boolean).sort(), [index]);
   const families = useMemo(() => [...new Set(view.boxes.map((b) => b.family))] as OpFamily[], [view]);
 
@@ -104,6 +118,9 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
         useStudio.getState().clearPicks();
       } else if (e.key === 'f') {
         rendererRef.current?.fit();
+      } else if (e.key === 'p') {
+        const { graph, run, setGraphColouring } = useStudio.getState();
+        if (run.result) setGraphColouring(graph.colourBy === 'precision' ? 'family' : 'precision');
       }
     };
     document.addEventListener('keydown', onKey);
@@ -119,6 +136,15 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
           <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomBy(1 / 1.4)} aria-label="Zoom out">−</button>
           <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the graph (f)">Fit</button>
         </div>
+        <fieldset className="graph-colouring" data-testid="graph-colouring">
+          <legend className="small">Colour by</legend>
+          <label className="small">
+            <input type="radio" name="graph-colouring" value="family" checked={!byPrecision} onChange={() => setColourBy('family')} data-testid="colour-by-family" /> op family
+          </label>
+          <label className="small" title={quantized ? 'Precision of each node in the last quantization (p)' : 'Quantize the model first: the colours show the precision each node got'}>
+            <input type="radio" name="graph-colouring" value="precision" checked={byPrecision} disabled={!quantized} onChange={() => setColourBy('precision')} data-testid="colour-by-precision" /> precision
+          </label>
+        </fieldset>
         <span className="muted small" data-testid="graph-counts">
           {exact(index.nodes.length)} nodes · {exact(view.boxes.length)} boxes · laid out in {seconds.toFixed(2)} s
         </span>
@@ -129,17 +155,18 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
           {entries.filter((e) => excluded.problems.has(e.id)).map((e) => <p key={e.id}>“{e.name}”: {excluded.problems.get(e.id)}</p>)}
         </Callout>
       )}
-      {heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
+      {byPrecision && <PrecisionLegend scale={precision} source={quantized!.fileName} />}
+      {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={scale?.colours ?? null} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); notifyGraphDrawn(); }} />
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); notifyGraphDrawn(); }} />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
       </div>
-      <ul className="graph-families small" aria-label="Colours of op families">
+      {!byPrecision && <ul className="graph-families small" aria-label="Colours of op families">
         {families.map((f) => (
           <li key={f}><span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}</li>
         ))}
         <li><span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)</li>
-      </ul>
+      </ul>}
     </div>
   );
 }

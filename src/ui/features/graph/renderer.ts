@@ -417,6 +417,11 @@ export class GraphRenderer {
     this.scheduleDraw();
   }
 
+  /** The fill box `box` is drawn with. */
+  fillOf(box: number): string {
+    return this.colourOf(box);
+  }
+
   private colourOf(box: number): string {
     return this.heat?.[box] ?? FAMILY_COLOURS[this.view.boxes[box].family];
   }

@@ -28,6 +28,7 @@ const PHASE: Record<RecoverProgress['phase'], string> = {
   layer: 'Tuning layers',
   evaluate: 'Measuring on the evaluation data',
   'rung-done': 'Measured',
+  mixed: 'Mixed precision: measuring what hurts most',
 };
 
 const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)' } as const;
@@ -43,13 +44,57 @@ function ProgressLine({ progress, onCancel }: { progress: RecoverProgress | null
         <span className="progress__title" data-testid="recover-progress-text">
           {progress?.rung && `Rung ${progress.rung.index} (${progress.rung.label}): `}
           {progress ? PHASE[progress.phase] : 'Starting…'}
-          {l ? ` — layer ${l.done} of ${l.total}` : total > 0 ? ` — ${done} / ${total}` : ''}
+          {l ? ` — layer ${l.done} of ${l.total}` : progress?.phase === 'mixed' ? ` — measurement ${done} (at most ${total}), cosine ${progress.cosine?.toFixed(5) ?? '—'}` : total > 0 ? ` — ${done} / ${total}` : ''}
         </span>
         <button type="button" className="button button--small" onClick={onCancel} data-testid="recover-cancel">Cancel</button>
       </div>
       <div className="progress__track" role="progressbar" aria-label="Recovery" aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
         <span className="progress__bar" style={{ width: `${total > 0 ? Math.round((done / total) * 100) : 0}%` }} />
       </div>
+    </div>
+  );
+}
+
+/** A share in [0, 1] edited as a percentage. */
+function PercentField({ label, value, onChange, testId, hint }: { label: string; value: number; onChange(v: number): void; testId: string; hint: string }) {
+  return (
+    <label className="field field--inline" title={hint}>
+      <span className="field__label">{label}</span>
+      <input type="number" className="input input--narrow" min={0} max={100} step={1} value={Math.round(value * 1000) / 10} data-testid={testId}
+        onChange={(e) => {
+          const v = Number(e.currentTarget.value);
+          if (e.currentTarget.value.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
+        }} />
+      <span className="small muted">%</span>
+    </label>
+  );
+}
+
+/** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the cosine it aims for. */
+function MixedPrecisionChoice() {
+  const o = useStudio((s) => s.recovery.options);
+  const set = useStudio((s) => s.setRecoveryOptions);
+  return (
+    <div className="recover-mixed" data-testid="recover-mixed-options">
+      <label className="recover-switch">
+        <input type="checkbox" checked={o.mixedPrecision} onChange={(e) => set({ mixedPrecision: e.currentTarget.checked })} data-testid="recover-mixed" /> Mixed precision:
+        the model stays 8-bit; what measurably hurts most goes to 16 bits, then a few nodes float
+      </label>
+      {o.mixedPrecision && (
+        <div className="recover-mixed__budget">
+          <PercentField label="16-bit activations" value={o.budget.act16} onChange={(act16) => set({ budget: { ...o.budget, act16 } })} testId="budget-act16"
+            hint="Share of the activation Q/DQ pairs that may be 16-bit (act16)" />
+          <PercentField label="16-bit weights" value={o.budget.w16} onChange={(w16) => set({ budget: { ...o.budget, w16 } })} testId="budget-w16"
+            hint="Share of the quantized weights that may be 16-bit (w16)" />
+          <PercentField label="float nodes" value={o.budget.float} onChange={(float) => set({ budget: { ...o.budget, float } })} testId="budget-float"
+            hint="Share of the quantized nodes that may stay float (float)" />
+          <label className="field field--inline" title="Output cosine the search aims for on the calibration images; it stops once reached">
+            <span className="field__label">aim for cosine</span>
+            <input type="number" className="input input--narrow" step={0.001} min={0} max={1} value={o.mixedTarget} data-testid="mixed-target"
+              onChange={(e) => set({ mixedTarget: Number(e.currentTarget.value) })} />
+          </label>
+        </div>
+      )}
     </div>
   );
 }
@@ -61,6 +106,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
   return (
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Algorithms</legend>
+      <MixedPrecisionChoice />
       <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
       <label className="recover-switch"><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention rules (LayerNorm, GELU, HardSwish as one op; Softmax on [0, 1])</label>
       <label className="recover-switch"><input type="checkbox" checked={o.smoothQuant} onChange={(e) => set({ smoothQuant: e.currentTarget.checked })} data-testid="recover-smoothquant" /> SmoothQuant (activation outliers into the weights)</label>

@@ -1,6 +1,7 @@
 /**
  * The measured configurations side by side: label, the reference's step, the target metric with cosine
- * and PSNR, time, status, and which is chosen; "Use this model" makes one the run's result.
+ * and PSNR, time, status, which is chosen, and what a mixed-precision search chose; "Use this model" makes
+ * one the run's result.
  */
 import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
@@ -40,6 +41,7 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
                 {r.label}
                 {i === chosen && <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen"> chosen</span>}
                 {r.handle !== null && r.handle === adopted && <span className="recover-badge" data-testid="rung-adopted"> in use</span>}
+                {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
                 {r.finetune && <div className="muted small">{r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} → {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers</div>}
               </td>
               <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
@@ -58,6 +60,17 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** What the mixed-precision search did: its cosine on the calibration images, and how much of each budget it used. */
+function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
+  const b = m.budget;
+  return (
+    <div className="muted small" data-testid="rung-mixed">
+      mixed precision: cosine {m.startCosine.toFixed(4)} → {m.cosine.toFixed(4)} on the calibration images ({m.reached ? 'aim reached' : 'aim not reached within the budget'}, {m.measurements} measurements);
+      16-bit activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in all), 16-bit weights {b.w16.used} of {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
     </div>
   );
 }

@@ -70,7 +70,7 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           <h4 className="eval-subtitle">SQNR per layer</h4>
           <LayerChart layers={r.layers} />
           <h4 className="eval-subtitle">Layers by error{r.layers.jumps.length > 0 ? `: ${plural(r.layers.jumps.length, 'error jump')} over ${r.layers.jumpThresholdDb} dB` : ''}</h4>
-          <LayerTable layers={r.layers} />
+          <LayerTable layers={r.layers} precisions={r.precisions} />
         </>
       )}
       <div className="step__actions">

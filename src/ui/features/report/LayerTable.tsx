@@ -1,16 +1,18 @@
 /**
  * The compared tensors sorted by error (lowest SQNR first), with the nodes where the error jumps
- * (output SQNR well below that of their inputs) called out. A row's node can be shown on the graph.
+ * (output SQNR well below that of their inputs) called out, with each node's precision in the quantized
+ * model (8-bit, 16-bit activation or weight, float). A row's node can be shown on the graph.
  */
 import { useMemo, useState } from 'react';
 import { sortByError } from '../../../core/metrics/layerwise.ts';
 import { dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
-import type { ReportLayers } from '../../../core/report/index.ts';
+import type { Report, ReportLayers } from '../../../core/report/index.ts';
+import { PRECISION_COLOURS } from '../graph/precisionColours.ts';
 import { useStudio } from '../../store/index.ts';
 
 const FIRST = 25;
 
-export function LayerTable({ layers }: { layers: ReportLayers }) {
+export function LayerTable({ layers, precisions }: { layers: ReportLayers; precisions: Report['precisions'] }) {
   const select = useStudio((s) => s.selectGraphNode);
   const [all, setAll] = useState(false);
   const sorted = useMemo(() => sortByError(layers.rows), [layers.rows]);
@@ -38,6 +40,7 @@ export function LayerTable({ layers }: { layers: ReportLayers }) {
               <th scope="col" className="eval-num">#</th>
               <th scope="col">Node</th>
               <th scope="col">Op</th>
+              {precisions && <th scope="col">Precision</th>}
               <th scope="col" className="eval-num">SQNR (dB)</th>
               <th scope="col" className="eval-num">Cosine</th>
               <th scope="col" className="eval-num">Value SQNR</th>
@@ -58,6 +61,7 @@ export function LayerTable({ layers }: { layers: ReportLayers }) {
                     )}
                   </td>
                   <td className="tensor-table__type">{r.opType}</td>
+                  {precisions && <PrecisionCell precision={r.node ? precisions[r.node] : undefined} />}
                   <td className="eval-num"><span className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`} aria-hidden="true" />{formatDb(r.sqnr)}</td>
                   <td className="eval-num">{formatCosine(r.cosine)}</td>
                   <td className="eval-num">{formatDb(r.valueSqnr)}</td>
@@ -74,5 +78,14 @@ export function LayerTable({ layers }: { layers: ReportLayers }) {
         </button>
       )}
     </div>
+  );
+}
+
+function PrecisionCell({ precision }: { precision: NonNullable<Report['precisions']>[string] | undefined }) {
+  if (!precision) return <td className="muted" data-testid="eval-layer-precision">—</td>;
+  return (
+    <td data-testid="eval-layer-precision" data-precision={precision.class}>
+      <span className="eval-dot" style={{ background: PRECISION_COLOURS[precision.class] }} aria-hidden="true" />{precision.label}
+    </td>
   );
 }

@@ -1,6 +1,6 @@
 /**
  * The quantization settings: a preset (each with its one-line summary from the core), per-channel
- * weights, and random calibration data. Calibration depends on them (the preset picks the activation
+ * weights, random calibration data, and the 16-bit tensors a mixed-precision search chose (shown, clearable). Calibration depends on them (the preset picks the activation
  * collector), so they sit before the Calibrate button.
  */
 import { useId } from 'react';
@@ -14,6 +14,8 @@ export function QuantSettingsCard() {
   const setPreset = useStudio((s) => s.setQuantPreset);
   const setPerChannel = useStudio((s) => s.setPerChannel);
   const setUseRandomData = useStudio((s) => s.setUseRandomData);
+  const setTensorOverrides = useStudio((s) => s.setTensorOverrides);
+  const overrides = Object.entries(settings.tensorOverrides ?? {});
   const locked = useStudio((s) => s.calibration.status === 'running' || s.run.status === 'running');
   const presetId = useId();
   const float16 = useStudio((s) => s.model.summary?.float16 === true);
@@ -95,6 +97,17 @@ export function QuantSettingsCard() {
             </span>
           </label>
         </fieldset>
+      )}
+      {overrides.length > 0 && (
+        <div className="field__hint" data-testid="tensor-overrides" data-count={overrides.length}>
+          Mixed precision: {overrides.length} tensor{overrides.length === 1 ? '' : 's'} quantized as{' '}
+          {[...new Set(overrides.map(([, o]) => o[0]?.quant_type))].join(', ')} (TensorQuantOverrides; exported with the config){' '}
+          <button type="button" className="button button--small button--quiet" disabled={locked} onClick={() => setTensorOverrides({})} data-testid="tensor-overrides-clear">Clear</button>
+          <details>
+            <summary className="small">Which</summary>
+            <ul className="small mono">{overrides.slice(0, 200).map(([t, o]) => <li key={t}>{t}: {o[0]?.quant_type}</li>)}</ul>
+          </details>
+        </div>
       )}
     </section>
   );
