@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildGraphIndex, decode, encode, type ModelProto } from '../src/core/onnx/index.ts';
+import { asSessionModel, buildGraphIndex, decode, encode, type ModelProto } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
@@ -139,7 +139,7 @@ describe('fast finetune and bias correction on a small chain', () => {
     const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
     const counting = () => {
       const opened: number[] = [];
-      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(m).graph!.node.length); return runtime.open(m); } };
+      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(asSessionModel(m).bytes).graph!.node.length); return runtime.open(m); } };
       return { rt, opened };
     };
     const a = counting();
@@ -160,7 +160,7 @@ describe('fast finetune and bias correction on a small chain', () => {
     const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
     const counting = () => {
       const opened: number[] = [];
-      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(m).graph!.node.length); return runtime.open(m); } };
+      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(asSessionModel(m).bytes).graph!.node.length); return runtime.open(m); } };
       return { rt, opened };
     };
     const plain = counting();

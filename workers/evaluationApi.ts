@@ -72,7 +72,7 @@ export interface ReportContext {
 
 export interface EvaluationRequest {
   /** The quantized model: the page's Blob (or bytes) and its file name. */
-  quantized: { name: string; data: Blob | ArrayBuffer };
+  quantized: { name: string; data: Blob | ArrayBuffer; externalData?: Record<string, Blob> };
   samples: readonly CalibrationSample[];
   /** How images become tensors (the calibration's preprocessing). */
   spec: PreprocessSpec | null;
@@ -266,7 +266,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const quantBytes = new Uint8Array(request.quantized.data instanceof Blob ? await request.quantized.data.arrayBuffer() : request.quantized.data);
         let quant: ModelProto;
         try {
-          quant = openModel(quantBytes, { fileName: request.quantized.name }).model;
+          const external = await Promise.all(Object.entries(request.quantized.externalData ?? {}).map(async ([n, b]) => [n, new Uint8Array(await b.arrayBuffer())] as const));
+          quant = openModel(quantBytes, { fileName: request.quantized.name, externalData: new Map(external) }).model;
         } catch (e) {
           throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
         }

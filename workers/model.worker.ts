@@ -14,11 +14,11 @@ const api: ModelWorkerApi = {
   },
   quantize(...args) {
     const out = quantizeApi.quantize(...args);
-    return transfer(out, out.parts);
+    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
   },
-  quantizeBf16(handle) {
-    const out = quantizeApi.quantizeBf16(handle);
-    return transfer(out, out.parts);
+  quantizeBf16(...args) {
+    const out = quantizeApi.quantizeBf16(...args);
+    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
   },
 };
 

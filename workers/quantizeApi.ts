@@ -7,7 +7,7 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts, type ModelProto } from '../src/core/onnx/index.ts';
+import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } from '../src/core/onnx/index.ts';
 import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
@@ -29,6 +29,11 @@ export interface QuantizeOutput {
   report: QuantizeReport;
   /** Wall time of quantizing and encoding, in seconds. */
   seconds: number;
+  /**
+   * The external data file (`dataFileName`) when the model is written with one: the source had external data,
+   * or the result is too large for one protobuf. `parts` is then the .onnx that refers to it.
+   */
+  data?: { parts: ArrayBuffer[]; byteLength: number };
 }
 
 export type { RangeTable } from '../src/core/calibrate/rangeTable.ts';
@@ -44,29 +49,41 @@ export const quantizeApi = {
   },
 
   /**
-   * Quantizes the held float model. `config` is validated again here (it crossed a boundary).
-   * Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
+   * Quantizes the held float model. `config` is validated again here (it crossed a boundary). A source with
+   * external data gives a result with external data too, in a file named `dataFileName` (by default the
+   * source's name + `.quant.onnx.data`). Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
    */
-  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string): QuantizeOutput {
+  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): QuantizeOutput {
     const start = performance.now();
     const held = heldModel(handle);
     const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
-    return encoded(model, report, start);
+    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`);
   },
 
   /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
-  quantizeBf16(handle: string): QuantizeOutput {
+  quantizeBf16(handle: string, dataFileName?: string): QuantizeOutput {
     const start = performance.now();
-    const { model, report } = quantizeBf16(heldModel(handle).opened.model);
-    return encoded(model, report, start);
+    const held = heldModel(handle);
+    const { model, report } = quantizeBf16(held.opened.model);
+    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.bf16.onnx.data`);
   },
 };
 
 /** A written model as fresh parts for the page, with its report and the time since `start`. */
-function encoded(model: ModelProto, report: QuantizeReport, start: number): QuantizeOutput {
+/**
+ * The result's parts; with external data (`external`: the source had it, or the model is too large for one
+ * protobuf) the .onnx refers to `dataFileName`, whose parts come as `data`.
+ */
+function encoded(model: ModelProto, report: QuantizeReport, start: number, external: boolean, dataFileName: string): QuantizeOutput {
+  const total = (parts: ArrayBuffer[]) => parts.reduce((n, p) => n + p.byteLength, 0);
+  if (external || needsExternalData(model)) {
+    const layout = externalDataLayout(model, dataFileName);
+    const parts = encodeParts(layout.model).map(copyOf);
+    const data = layout.dataParts.map(copyOf);
+    return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000, data: { parts: data, byteLength: total(data) } };
+  }
   const parts = encodeParts(model).map(copyOf);
-  const byteLength = parts.reduce((n, p) => n + p.byteLength, 0);
-  return { parts, byteLength, report, seconds: (performance.now() - start) / 1000 };
+  return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000 };
 }
 
 export type QuantizeApi = typeof quantizeApi;

@@ -7,7 +7,7 @@
  * or wastes levels on outliers. Graph inputs are read from the feeds
  * (onnxruntime cannot return an input as an output). Must not compare or quantize.
  */
-import { encode, type ModelProto } from '../../src/core/onnx/index.ts';
+import { sessionModel, type ModelProto } from '../../src/core/onnx/index.ts';
 import { exposeTensors } from '../../src/core/calibrate/expose.ts';
 import { capacityFor, createHistogram, foldIntoHistogram, type Histogram } from '../../src/core/calibrate/histogram.ts';
 import { referenceHistogram } from '../../src/core/calibrate/histogram-views.ts';
@@ -34,7 +34,7 @@ export async function activationHistograms(
   const fold = (name: string, data: unknown) => {
     if (data instanceof Float32Array) histograms.set(name, foldIntoHistogram(histograms.get(name)!, data));
   };
-  const session = exposed.length > 0 ? await runtime.open(encode(exposeTensors(model, exposed))) : null;
+  const session = exposed.length > 0 ? await runtime.open(sessionModel(exposeTensors(model, exposed))) : null;
   try {
     for (let sample = 0; sample < runtime.samples; sample++) {
       if (session) {

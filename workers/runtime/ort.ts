@@ -14,6 +14,7 @@
  */
 import type * as OrtModule from 'onnxruntime-web';
 import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPurpose } from '../../src/core/runtime/session.ts';
+import { asSessionModel, type ModelBytes, type SessionModel } from '../../src/core/onnx/externalize.ts';
 
 type Ort = typeof OrtModule;
 
@@ -93,10 +94,13 @@ function wrap(ort: Ort, session: OrtModule.InferenceSession): InferenceRunner {
   };
 }
 
-const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderConfig[]): OrtModule.InferenceSession.SessionOptions => ({
+// A model over 2 GB comes with its weights beside it (core/onnx/externalize.ts): onnxruntime-web takes those
+// buffers as they are through `externalData` and copies each tensor once, into its heap.
+const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderConfig[], model: SessionModel): OrtModule.InferenceSession.SessionOptions => ({
   executionProviders: providers,
   graphOptimizationLevel: 'basic',
   logSeverityLevel: 3,
+  ...(model.externalData.length > 0 ? { externalData: model.externalData.map((f) => ({ path: f.path, data: f.data })) } : {}),
 });
 
 /**
@@ -113,14 +117,15 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
     fallbackReason: [why, wasm.reason].filter(Boolean).join('; ') || null,
   });
 
-  async function onWasm(model: Uint8Array, why: string | null) {
+  async function onWasm(model: SessionModel, why: string | null) {
     const ort = await loadWasm(wasm.threads);
-    const session = await ort.InferenceSession.create(model, sessionOptions(['wasm']));
+    const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['wasm'], model));
     return { runner: wrap(ort, session), backend: wasmInfo(why) };
   }
 
   return {
-    async createSession(model: Uint8Array, purpose: SessionPurpose) {
+    async createSession(bytes: ModelBytes, purpose: SessionPurpose) {
+      const model = asSessionModel(bytes);
       if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)');
       if (preference === 'wasm') return onWasm(model, 'WebGPU was not requested');
       gpuReason ??= webGpuUnavailable();
@@ -128,7 +133,7 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
       if (why) return onWasm(model, why);
       try {
         const ort = await loadWebGpu(wasm.threads);
-        const session = await ort.InferenceSession.create(model, sessionOptions(['webgpu', 'wasm']));
+        const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['webgpu', 'wasm'], model));
         return { runner: wrap(ort, session), backend: { kind: 'webgpu' as const, threads: 0, fallbackReason: null } };
       } catch (e) {
         gpuReason = Promise.resolve(`WebGPU could not load the model (${e instanceof Error ? e.message : String(e)})`);

@@ -6,7 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { encode, encodeParts } from '../../core/onnx/index.ts';
 import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
@@ -18,7 +17,7 @@ import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
-import { readModelFile } from '../modelFile.ts';
+import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
@@ -140,7 +139,7 @@ export const quantizeCommand = {
       ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
     let config = withRecoverySwitches(loaded, values);
-    const { model } = readModelFile(modelPath);
+    const { model, external } = readModelFile(modelPath);
     const start = performance.now();
     let mixed: MixedPrecisionResult | undefined;
     let calibrated: Ranges | undefined;
@@ -186,8 +185,7 @@ export const quantizeCommand = {
       const ranges = values.ranges ? readRangesFile(values.ranges) : calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
-    const parts = encodeParts(quantized);
-    fs.writeFileSync(values.output, Buffer.concat(parts.map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
+    const dataFile = writeModelFile(values.output, quantized, external);
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
     const summary = { ...report, ...(recovery ? { recovery } : {}), ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}) };
     fs.writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
@@ -196,7 +194,7 @@ export const quantizeCommand = {
     process.stdout.write(
       `${path.basename(values.output)}: ${c.quantized} of ${c.nodes} nodes quantized, ${c.float} float, ` +
         `${c.activationPairs} Q/DQ pairs, opset ${report.opset.before} → ${report.opset.after} ` +
-        `(${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${summaryPath}\n`,
+        `(${((performance.now() - start) / 1000).toFixed(2)} s)\n${dataFile ? `external data: ${dataFile}\n` : ''}summary: ${summaryPath}\n`,
     );
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
@@ -236,9 +234,9 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
 function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
-  const { model: source } = readModelFile(modelPath);
+  const { model: source, external } = readModelFile(modelPath);
   const { model, summary } = quantizeBf16(source);
-  fs.writeFileSync(output, encode(model));
+  writeModelFile(output, model, external);
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
   fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);
   process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);

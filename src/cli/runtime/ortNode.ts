@@ -8,7 +8,8 @@
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  */
 import * as ort from 'onnxruntime-node';
-import { DataType, elementTypeName, readTensor, UnsupportedModelError, type TensorProto } from '../../core/onnx/index.ts';
+import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';
+import { sessionModelFolder } from './sessionFiles.ts';
 import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
 import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
 
@@ -30,16 +31,29 @@ function ortTensor(t: TensorLike): ort.Tensor {
   return t instanceof ort.Tensor ? t : new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
 }
 
-/** A session over model bytes (or a path). */
-export async function createSession(model: Uint8Array | string, threads = 0): Promise<NodeSession> {
+/**
+ * A session over model bytes, a model with external data (loaded from a session folder, see
+ * sessionFiles.ts), or a path.
+ */
+export async function createSession(model: ModelBytes | string, threads = 0): Promise<NodeSession> {
   const options: ort.InferenceSession.SessionOptions = {
     graphOptimizationLevel: 'basic',
     intraOpNumThreads: threads,
     logSeverityLevel: 3,
   };
-  const session = typeof model === 'string'
-    ? await ort.InferenceSession.create(model, options)
-    : await ort.InferenceSession.create(model, options);
+  let session: ort.InferenceSession;
+  if (typeof model === 'string') session = await ort.InferenceSession.create(model, options);
+  else if (model instanceof Uint8Array) session = await ort.InferenceSession.create(model, options);
+  else if (model.externalData.length === 0) session = await ort.InferenceSession.create(model.bytes, options);
+  else {
+    // onnxruntime reads the external data while it builds the session; the folder's links are not needed after.
+    const folder = sessionModelFolder(model);
+    try {
+      session = await ort.InferenceSession.create(folder.onnx, options);
+    } finally {
+      folder.remove();
+    }
+  }
   return {
     inputNames: session.inputNames,
     outputNames: session.outputNames,

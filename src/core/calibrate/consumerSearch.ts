@@ -21,7 +21,7 @@ import { makeTensor } from '../onnx/tensorData.ts';
 import { prepare } from '../prepare/prepare.ts';
 import type { QuantType } from '../quantize/numeric.ts';
 import type { Feed, Runtime } from '../runtime/session.ts';
-import { encode } from '../onnx/index.ts';
+import { sessionModel } from '../onnx/index.ts';
 import { entropyThreshold } from './entropy.ts';
 import type { Histogram } from './histogram.ts';
 import { centeredReference, histogramQuantile } from './histogram-views.ts';
@@ -156,7 +156,7 @@ export async function consumerSearch(
   const bounds = searchBounds(options.quantType, options.symmetric);
   const built = searchModel(model, searchedTensors, new Set(histograms.keys()), bounds);
   if (built.searched.length === 0) return chosen;
-  const { runner } = await runtime.createSession(encode(built.model), 'float');
+  const { runner } = await runtime.createSession(sessionModel(built.model), 'float');
   const listOf = (i: number) => candidates[open[i]];
   const errors = searchedTensors.map((_, i) => new Float64Array(listOf(i).length));
   const K = Math.max(...candidates.map((c) => c.length));

@@ -14,7 +14,7 @@
  * to the page, or touch the DOM or a file system. Cancellation is a flag the caller flips; it is read
  * between samples.
  */
-import { encode, type ModelProto } from '../onnx/index.ts';
+import { sessionModel, type ModelProto } from '../onnx/index.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
@@ -130,7 +130,7 @@ export class ModelCalibrator {
 
   private async session(tensors: readonly string[], foldsFeeds: boolean): Promise<Session> {
     // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
-    const bytes = encode(tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
+    const bytes = sessionModel(tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
     try {
       const { runner, backend } = await this.runtime.createSession(bytes, 'float');
       this.backend = backend;

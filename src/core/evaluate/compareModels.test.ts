@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, decode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import { asSessionModel, DataType, decode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { compareModels, type ComparisonRuntime, type RunTensor } from './compareModels.ts';
@@ -30,7 +30,7 @@ function fakeRuntime(samples: number, shift: Record<string, number>) {
   const runtime: ComparisonRuntime = {
     samples,
     async open(bytes) {
-      const model = decode(bytes);
+      const model = decode(asSessionModel(bytes).bytes);
       const isQuant = model.graph!.node.some((n) => n.op_type === 'QuantizeLinear');
       const outputs = model.graph!.output.map((o) => o.name ?? '');
       open++;

@@ -10,7 +10,7 @@
  * (core/metrics/layerwise.ts). Must not import a runtime or read files.
  */
 
-import { encode, StudioError, type ModelProto } from '../onnx/index.ts';
+import { sessionModel, StudioError, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { chunkTensors, exposeTensors } from '../calibrate/expose.ts';
 import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
@@ -34,7 +34,7 @@ export interface SampleSession {
 export interface ComparisonRuntime {
   /** Number of samples; sample indices are 0 … samples − 1, the same inputs for both models. */
   readonly samples: number;
-  open(model: Uint8Array): Promise<SampleSession>;
+  open(model: ModelBytes): Promise<SampleSession>;
   /**
    * The inputs of sample `sample`, by graph input name. Optional: with it, layer-wise comparison
    * also covers the graph inputs' own quantization (onnxruntime cannot return an input as an output).
@@ -192,5 +192,5 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
 }
 
 function runtimeOpen(runtime: ComparisonRuntime, model: ModelProto): Promise<SampleSession> {
-  return runtime.open(encode(model));
+  return runtime.open(sessionModel(model));
 }

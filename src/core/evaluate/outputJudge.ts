@@ -5,7 +5,7 @@
  * quantization noises (so the gains of tensors measured apart can be summed). The runtime is injected; must
  * not import a runtime.
  */
-import { encode, type ModelProto } from '../onnx/index.ts';
+import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { sampleSums, type FloatArray } from '../metrics/index.ts';
 import type { ComparisonRuntime, RunTensor } from './compareModels.ts';
 
@@ -56,7 +56,7 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
 }
 
 async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Record<string, FloatArray>[]> {
-  const session = await runtime.open(encode(model));
+  const session = await runtime.open(sessionModel(model));
   try {
     const out: Record<string, FloatArray>[] = [];
     for (let s = 0; s < runtime.samples; s++) {
@@ -75,7 +75,7 @@ export function sampleSubset(runtime: ComparisonRuntime, count: number): Compari
   const picks = Array.from({ length: count }, (_, k) => Math.floor(((k + 0.5) * runtime.samples) / count));
   return {
     samples: count,
-    open: async (bytes) => {
+    open: async (bytes: ModelBytes) => {
       const s = await runtime.open(bytes);
       return { run: (i, outputs) => s.run(picks[i], outputs), release: () => s.release() };
     },

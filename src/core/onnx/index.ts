@@ -6,6 +6,7 @@ export * from './model.ts';
 export * from './errors.ts';
 export { decode, decodeTensor, externalDataNames, type DecodeOptions } from './decode.ts';
 export { encode, encodeParts } from './encode.ts';
+export * from './externalize.ts';
 export * from './elementTypes.ts';
 export * from './tensorData.ts';
 export { type ExternalFiles, externalLocation, isExternal } from './externalData.ts';

@@ -16,6 +16,8 @@ const ZETA = 1.1;
 const GAMMA = -0.1;
 /** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
 const PATIENCE = 3;
+/** |V| from which h(V) is clipped: σ(V)(ζ − γ) + γ ∉ (0, 1) once |V| ≥ ln 11 ≈ 2.398. */
+const SATURATED = 2.4;
 
 /** Learns the rounding of one layer. */
 export async function adaround(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
@@ -81,7 +83,18 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       if (it % 16 === 0) throwIfCancelled(options.signal);
       for (let at = 0; at < n; at++) {
         if (!learn[at]) continue;
-        const sig = 1 / (1 + Math.exp(-V[at]));
+        const va = V[at];
+        if (va <= -SATURATED || va >= SATURATED) {
+          // h(V) is clipped to 0 or 1 here (σ(±2.4)·1.2 − 0.1 lies outside [0, 1]): no exp, and no gradient.
+          const hv = va > 0 ? 1 : 0;
+          h[at] = hv;
+          dhdv[at] = 0;
+          dh[at] = 0;
+          const q = floor[at] + hv;
+          w[at] = scale[at] * (q < lo[at] ? lo[at] : q > hi[at] ? hi[at] : q);
+          continue;
+        }
+        const sig = 1 / (1 + Math.exp(-va));
         const raw = sig * (ZETA - GAMMA) + GAMMA;
         const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
         h[at] = hv;
@@ -98,7 +111,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       for (let at = 0; at < n; at++) {
         if (!learn[at]) { grad[at] = 0; continue; }
         let g = grad[at] * dh[at];
-        if (annealing) {
+        if (annealing && dhdv[at] !== 0) {
           // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
           const u = 2 * h[at] - 1;
           if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];

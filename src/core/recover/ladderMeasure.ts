@@ -22,6 +22,7 @@ import type { OutputSummary } from '../metrics/summary.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
+import { memoizedRuntime } from './memoizedRuntime.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
 import { LadderTargetError, mixedPrecisionCosine, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
@@ -128,6 +129,8 @@ export function ladderMeasures(
     return changes;
   };
   const measured = new Map<string, Promise<Awaited<ReturnType<typeof judgeOnce>>>>();
+  // The float model's outputs on the evaluation samples, run once for all rungs.
+  const evaluation = memoizedRuntime(rt.evaluation);
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
     const result = await quantizeWithRecovery(rt.model, config, {
@@ -161,7 +164,7 @@ export function ladderMeasures(
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
     const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
-    const comparison = await compareModels(rt.model, judged, rt.evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
+    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
     return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
   };

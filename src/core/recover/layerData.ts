@@ -8,7 +8,7 @@
  * per sample and layer are kept (seeded, the same for both models), so memory grows with samples × positions ×
  * row width, not with the feature maps. Must not import a runtime or read files.
  */
-import { encode, StudioError, type ModelProto } from '../onnx/index.ts';
+import { sessionModel, StudioError, type ModelProto } from '../onnx/index.ts';
 import { exposeOnly } from '../calibrate/expose.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
@@ -137,7 +137,7 @@ export async function sampleLayerInputs(model: ModelProto, layers: readonly Line
   const names = [...new Set(layers.map(tensorOf).filter((n) => !graphInputs.has(n)))];
   const samples = Math.min(options.samples, runtime.samples);
   const runs: SampleTensors = async (onSample) => {
-    const session = names.length ? await runtime.open(encode(exposeOnly(model, names))) : undefined;
+    const session = names.length ? await runtime.open(sessionModel(exposeOnly(model, names))) : undefined;
     try {
       for (let s = 0; s < samples; s++) {
         throwIfCancelled(options.signal);

@@ -15,7 +15,7 @@
  * so it has its final weights. Needs a runtime whose sessions run given feeds (SampleSession.runFeeds) and that
  * gives the samples' graph inputs; models with control flow are not split. Must not import a runtime.
  */
-import { encode, elementType, makeValueInfo, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
+import { elementType, sessionModel, makeValueInfo, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
 import { subgraphsOf } from '../onnx/walk.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import { RecoveryError, throwIfCancelled, type CancelSignal } from './layerData.ts';
@@ -137,7 +137,7 @@ export class QuantizedPasses {
     try {
       if (fetch.length) {
         const sub = this.subModel(model, nodes, fromKept, fromFeeds, fetch);
-        session = await this.runtime.open(encode(sub));
+        session = await this.runtime.open(sessionModel(sub));
         if (!session.runFeeds) throw new RecoveryError('the runtime cannot run a model on given feeds');
       }
       for (let s = 0; s < samples; s++) {

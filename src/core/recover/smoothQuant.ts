@@ -17,7 +17,7 @@ import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto, NodeProto, TensorProto } from '../onnx/model.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { exposeTensors } from '../calibrate/expose.ts';
-import { encode } from '../onnx/encode.ts';
+import { sessionModel } from '../onnx/externalize.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 
 /** Where the channel division of one smoothed tensor is folded: the constants divided (channels on their last axis). */
@@ -157,7 +157,7 @@ export function smoothQuantCandidates(model: ModelProto): SmoothCandidate[] {
 export async function channelAbsMax(model: ModelProto, tensors: readonly string[], runtime: ComparisonRuntime): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
   if (tensors.length === 0) return out;
-  const session = await runtime.open(encode(exposeTensors(model, tensors)));
+  const session = await runtime.open(sessionModel(exposeTensors(model, tensors)));
   try {
     for (let s = 0; s < runtime.samples; s++) {
       const run = await session.run(s, tensors);

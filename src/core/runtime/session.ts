@@ -4,6 +4,7 @@
  * it with onnxruntime-web (workers/runtime/ort.ts), the command line with onnxruntime-node
  * (src/cli/runtime/ortNode.ts). Types only: this module must not import a runtime.
  */
+import type { ModelBytes } from '../onnx/externalize.ts';
 
 /** Element types a feed may have (what .npy inputs and images become). */
 export type FeedType = 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'int64' | 'bool';
@@ -49,5 +50,5 @@ export interface BackendInfo {
 export type SessionPurpose = 'float' | 'quantized';
 
 export interface Runtime {
-  createSession(model: Uint8Array, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+  createSession(model: ModelBytes, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
 }

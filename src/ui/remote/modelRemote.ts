@@ -5,11 +5,11 @@
  * A quantized model comes back as transferred parts, which become one Blob to download.
  */
 import { transfer } from 'comlink';
-import type { ModelBytesCopy, ModelWorkerApi } from '../../../workers/quantizeApi.ts';
+import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
 import type { GraphProto } from '../../core/onnx/model.ts';
 import type { WeightStatistics } from '../../../workers/modelApi.ts';
-import type { QuantizeService } from '../store/runSlice.ts';
+import type { QuantizedModel, QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
@@ -58,13 +58,18 @@ export function weightStatistics(handle: string, names: readonly string[]): Prom
   return connection.call((api) => api.weightStatistics(handle, names));
 }
 
+/** The worker's parts as the page's Blobs (the .onnx, and its data file when it has one). */
+function quantizedModel(out: QuantizeOutput, dataFileName: string | undefined): QuantizedModel {
+  const blob = (parts: ArrayBuffer[]) => new Blob(parts, { type: 'application/octet-stream' });
+  const data = out.data && dataFileName ? { fileName: dataFileName, blob: blob(out.data.parts), byteLength: out.data.byteLength } : undefined;
+  return { blob: blob(out.parts), byteLength: out.byteLength, report: out.report, seconds: out.seconds, ...(data ? { data } : {}) };
+}
+
 export const quantizeRemote: QuantizeService = {
-  async quantize(handle, ranges, config, configName) {
-    const out = await connection.call((api) => api.quantize(handle, ranges, config, configName));
-    return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
+  async quantize(handle, ranges, config, configName, dataFileName) {
+    return quantizedModel(await connection.call((api) => api.quantize(handle, ranges, config, configName, dataFileName)), dataFileName);
   },
-  async quantizeBf16(handle) {
-    const out = await connection.call((api) => api.quantizeBf16(handle));
-    return { blob: new Blob(out.parts, { type: 'application/octet-stream' }), byteLength: out.byteLength, report: out.report, seconds: out.seconds };
+  async quantizeBf16(handle, dataFileName) {
+    return quantizedModel(await connection.call((api) => api.quantizeBf16(handle, dataFileName)), dataFileName);
   },
 };

@@ -10,7 +10,7 @@ import type { EvaluationService } from './evaluationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 
-const summary = { fileName: 'm.onnx', byteLength: 10, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
+const summary = { fileName: 'm.onnx', byteLength: 10, parameterBytes: 8, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
 
 const modelService: ModelService = {
   async open(fileName) {
@@ -145,6 +145,15 @@ describe('evaluation slice', () => {
     void s().evaluate();
     await flush();
     expect(fake.evaluations[1].request.layers).toBe(false);
+  });
+
+  it('refuses, by name and before any work, a float and quantized model whose sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
+    const { store, s, fake } = await quantizedStore();
+    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 2 * 2 ** 30 } } }));
+    s().adoptQuantized({ ...s().run.result!, data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 512 * 2 ** 20 } });
+    await s().evaluate();
+    expect(s().evaluation.error).toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/2\.00 GiB.*0\.50 GiB.*4\.00 GiB/) });
+    expect(fake.evaluations).toHaveLength(0);
   });
 
   it('an own evaluation set with no images is a named error, not a run', async () => {

@@ -10,6 +10,7 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
+import { fitsWasmHeap, sessionHeapBytes, WASM_HEAP_LIMIT_BYTES } from '../../core/runtime/wasmHeap.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
@@ -219,6 +220,14 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           patch({ status: 'error', error: { name: 'NotQuantizedError', message: 'Quantize the model first: evaluation compares the quantized model with the float one.' } });
           return;
         }
+        // Both models' sessions are open together in the evaluation worker: refuse before starting what cannot fit.
+        const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
+        const quantBytes = quantized.byteLength + (quantized.data?.byteLength ?? 0);
+        if (!fitsWasmHeap(floatBytes, quantBytes)) {
+          const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+          patch({ status: 'error', error: { name: 'ModelTooLargeError', message: `The float model (${gib(floatBytes)}) and the quantized model (${gib(quantBytes)}) run side by side in the evaluation; onnxruntime-web would need about ${gib(sessionHeapBytes(floatBytes) + sessionHeapBytes(quantBytes))} of WebAssembly memory for them, and the page has ${gib(WASM_HEAP_LIMIT_BYTES)}.` } });
+          return;
+        }
         const { samples, source } = evaluationSamples(get());
         if (samples.length === 0) {
           const where = get().evaluation.source === 'own' ? 'Drop evaluation images, or use the calibration images.' : 'The calibration has no images or tensors (random data): drop evaluation images.';
@@ -231,7 +240,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, report: reportContext(source) },
+            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, report: reportContext(source) },
             (progress) => {
               if (request === latest && !answered) patch({ progress });
             },

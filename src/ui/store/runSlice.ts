@@ -7,6 +7,7 @@
  * ranges (collected under other settings) rather than quietly producing a wrong model.
  */
 import { StudioError } from '../../core/onnx/errors.ts';
+import { externalDataFileName } from '../../core/onnx/externalize.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
@@ -25,13 +26,15 @@ export interface QuantizedModel {
   byteLength: number;
   report: QuantizeReport;
   seconds: number;
+  /** The external data file the .onnx refers to (a source with external data, or a result over 2 GB); both are downloads. */
+  data?: { fileName: string; blob: Blob; byteLength: number };
 }
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
 export interface QuantizeService {
-  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string): Promise<QuantizedModel>;
+  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): Promise<QuantizedModel>;
   /** The BF16 preset's with-cast model of the open model (no ranges). */
-  quantizeBf16(modelHandle: string): Promise<QuantizedModel>;
+  quantizeBf16(modelHandle: string, dataFileName?: string): Promise<QuantizedModel>;
 }
 
 export type RunStatus = 'idle' | 'running' | 'done' | 'error';
@@ -124,9 +127,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
         if (run.settings.bf16) {
           // BF16 with-cast needs no ranges (bfloat16 keeps float32's range): calibration is optional, as in the guide.
           try {
-            const out = await service.quantizeBf16(model.handle);
+            const fileName = bf16FileName(model.fileName);
+            const out = await service.quantizeBf16(model.handle, externalDataFileName(fileName));
             if (request !== latest) return;
-            patch({ status: 'done', result: { ...out, fileName: bf16FileName(model.fileName), settings: run.settings, config: null, configName: BF16_PRESET } });
+            patch({ status: 'done', result: { ...out, fileName, settings: run.settings, config: null, configName: BF16_PRESET } });
           } catch (e) {
             if (request !== latest) return;
             const { name, message } = toModelError(e, '');
@@ -145,9 +149,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
                 : 'Calibrate first: quantizing needs the ranges of the activations.',
             );
           }
-          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset);
+          const fileName = quantizedFileName(model.fileName);
+          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset, externalDataFileName(fileName));
           if (request !== latest) return;
-          patch({ status: 'done', result: { ...out, fileName: quantizedFileName(model.fileName), settings: run.settings, config, configName: run.settings.preset } });
+          patch({ status: 'done', result: { ...out, fileName, settings: run.settings, config, configName: run.settings.preset } });
         } catch (e) {
           if (request !== latest) return;
           const { name, message } = toModelError(e, '');

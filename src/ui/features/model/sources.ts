@@ -8,6 +8,7 @@
  */
 import { StudioError } from '../../../core/onnx/errors.ts';
 import type { ModelBytes, ModelSource } from '../../store/modelSlice.ts';
+import { PAGE_MODEL_LIMIT_BYTES, WASM_HEAP_LIMIT_BYTES, sessionHeapBytes } from '../../../core/runtime/wasmHeap.ts';
 
 /** Several files were given and none of them is an .onnx model. */
 export class NoModelFileError extends StudioError {
@@ -30,11 +31,11 @@ export class ModelTooLargeError extends StudioError {
 }
 
 /**
- * Most bytes (model file and external data together) the page accepts. Every onnxruntime-web build has a
- * 4 GiB memory ceiling (NOTES.md) that must hold the weights, the activations of a run and onnxruntime
- * itself; a quarter is kept for those (a choice, not a measurement). Larger models go to the CLI.
+ * Most bytes (model file and external data together) the page accepts: the largest model whose
+ * onnxruntime-web session fits the 4 GiB WebAssembly ceiling with room for a run's activations, from the
+ * heap measured against model size (core/runtime/wasmHeap.ts). Larger models go to the CLI.
  */
-export const PAGE_MODEL_LIMIT_BYTES = 3 * 2 ** 30;
+export { PAGE_MODEL_LIMIT_BYTES };
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 
@@ -71,7 +72,7 @@ export function sourceFromFiles(files: readonly File[]): ModelSource | null {
   if (total > PAGE_MODEL_LIMIT_BYTES) {
     // Refused before a byte is read: reading it would crash the tab, or onnxruntime-web would fail deep inside.
     return failing(model.name, new ModelTooLargeError(
-      `"${model.name}" is ${gib(total)} with its data files; the page's WebAssembly memory (4 GiB, shared with onnxruntime and the activations) holds models up to ${gib(PAGE_MODEL_LIMIT_BYTES)}: quantize it with the command line (npx qstudio quantize), which has no such ceiling`,
+      `"${model.name}" is ${gib(total)} with its data files; onnxruntime-web would need about ${gib(sessionHeapBytes(total))} of WebAssembly memory for it, and the page has ${gib(WASM_HEAP_LIMIT_BYTES)} (models up to ${gib(PAGE_MODEL_LIMIT_BYTES)} fit): quantize it with the command line (npx qstudio quantize), which has no such ceiling`,
     ));
   }
   return {

@@ -59,13 +59,12 @@ function ProgressLine({ progress, onCancel }: { progress: RecoverProgress | null
 function PercentField({ label, value, onChange, testId, hint }: { label: string; value: number; onChange(v: number): void; testId: string; hint: string }) {
   return (
     <label className="field field--inline" title={hint}>
-      <span className="field__label">{label}</span>
+      <span className="field__label">{label} (%)</span>
       <input type="number" className="input input--narrow" min={0} max={100} step={1} value={Math.round(value * 1000) / 10} data-testid={testId}
         onChange={(e) => {
           const v = Number(e.currentTarget.value);
           if (e.currentTarget.value.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
         }} />
-      <span className="small muted">%</span>
     </label>
   );
 }

@@ -12,6 +12,7 @@ const TEXTS: Record<string, { title: string; hint?: string }> = {
   NotCalibratedError: { title: 'Calibrate first', hint: 'The search re-quantizes with the calibrated ranges of the current settings.' },
   ConfigError: { title: 'Check the settings' },
   ExclusionError: { title: 'An exclusion names nothing in this model' },
+  ModelTooLargeError: { title: 'Too large to evaluate in the page', hint: 'Evaluate with the command line: npx qstudio evaluate <float.onnx> <quant.onnx> --data <dir>.' },
 };
 
 export function evaluationErrorTitle(name: string, fallback: string): string {

@@ -23,6 +23,7 @@ export function QuantizeCard() {
   const ready = useStudio((s) => s.calibration.status !== 'running' && (s.run.settings.bf16 === true ? s.model.handle !== null : rangesAreCurrent(s)));
   const preset = useStudio((s) => shownPreset(s.run.settings));
   const url = useObjectUrl(result?.blob);
+  const dataUrl = useObjectUrl(result?.data?.blob);
   const running = status === 'running';
 
   return (
@@ -56,6 +57,12 @@ export function QuantizeCard() {
             {url && (
               <a className="button button--primary" href={url} download={result.fileName} data-testid="download-model">
                 Download {result.fileName}
+              </a>
+            )}
+            {dataUrl && result.data && (
+              <a className="button button--primary" href={dataUrl} download={result.data.fileName} data-testid="download-model-data"
+                title="The weights, which the .onnx file refers to: keep both files in the same folder">
+                Download {result.data.fileName}
               </a>
             )}
             <button type="button" className="button" data-testid="download-report"
