@@ -3,7 +3,7 @@
  * the JSON line it prints, writes bench/results/<suite>.json and the suite's table in bench/README.md
  * (between `<!-- suite:NAME -->` markers). Benchmarks measure; tests never assert timings.
  */
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,13 +20,16 @@ export interface Suite {
 
 const benchDir = import.meta.dirname;
 
-/** Runs bench/<script> in a fresh Node process with tsx; returns the last JSON line it printed. */
+/**
+ * Runs bench/<script> in a fresh Node process with tsx; returns the last JSON line it printed. Asynchronous, so that
+ * servers in this process (the anchor's static files, see previewServer.ts) keep answering while the case runs.
+ */
 export async function runCase(script: string, args: string[]): Promise<Row> {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(benchDir, script), ...args], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(benchDir, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
+  if (code !== 0) throw new Error(`${script} ${args.join(' ')} exited with code ${code}`);
   const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
   if (!line) throw new Error(`${script} ${args.join(' ')} printed no result`);
   return JSON.parse(line) as Row;

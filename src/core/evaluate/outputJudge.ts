@@ -15,8 +15,11 @@ export interface JudgeScore {
   /** 1 − cosine. */
   readonly error: number;
   /**
-   * Relative noise power: mean over samples and outputs of ‖quantized − float‖² / ‖float‖². Independent
-   * quantization noises add up in it (where 1 − cosine saturates once the noise is large).
+   * Relative noise power: per output, Σ over samples of ‖quantized − float‖² over Σ of ‖float‖² (pooled), then
+   * the mean over outputs. Independent quantization noises add up in it (where 1 − cosine saturates once the
+   * noise is large). Pooled, not a mean of per-sample ratios: a sample whose float output is nearly empty (a text
+   * map of a scene with little text) has a huge ratio that would outweigh every other sample and steer a search
+   * toward what only that sample needs, while its cosine, like every sample's, counts 1/n.
    */
   readonly noise: number;
 }
@@ -37,20 +40,19 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
       const outputs = await runAll(model, runtime, names);
       let sum = 0;
       let n = 0;
-      let noise = 0;
-      let m = 0;
+      const pooled = names.map(() => ({ noise: 0, signal: 0 }));
       outputs.forEach((sample, s) => {
-        for (const name of names) {
-          // One pass gives both: the cosine and ‖q − f‖² / ‖f‖² (NaN when the float output is all zeros).
+        names.forEach((name, k) => {
+          // One pass gives both: the cosine and the noise and signal powers.
           const sums = sampleSums(reference[s][name], sample[name]);
           const c = sums.worstSampleCosine;
           if (Number.isFinite(c)) { sum += c; n++; }
-          const r = sums.signal > 0 ? sums.noise / sums.signal : NaN;
-          if (Number.isFinite(r)) { noise += r; m++; }
-        }
+          if (Number.isFinite(sums.noise) && Number.isFinite(sums.signal)) { pooled[k].noise += sums.noise; pooled[k].signal += sums.signal; }
+        });
       });
+      const ratios = pooled.filter((p) => p.signal > 0).map((p) => p.noise / p.signal);
       const cosine = n ? sum / n : NaN;
-      return { cosine, error: 1 - cosine, noise: m ? noise / m : NaN };
+      return { cosine, error: 1 - cosine, noise: ratios.length ? ratios.reduce((a, r) => a + r, 0) / ratios.length : NaN };
     },
   };
 }

@@ -8,6 +8,7 @@ function counting() {
   const rt: ComparisonRuntime = {
     samples: 3,
     async open(model) {
+      if (!(model instanceof Uint8Array)) throw new Error('this fake runtime takes bytes only');
       return {
         async run(sample, outputs) {
           runs.push(`${model[0]}:${sample}`);
