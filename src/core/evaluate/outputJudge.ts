@@ -17,9 +17,9 @@ export interface JudgeScore {
   /**
    * Relative noise power: per output, Σ over samples of ‖quantized − float‖² over Σ of ‖float‖² (pooled), then
    * the mean over outputs. Independent quantization noises add up in it (where 1 − cosine saturates once the
-   * noise is large). Pooled, not a mean of per-sample ratios: a sample whose float output is nearly empty (a text
-   * map of a scene with little text) has a huge ratio that would outweigh every other sample and steer a search
-   * toward what only that sample needs, while its cosine, like every sample's, counts 1/n.
+   * noise is large). Pooled, not a mean of per-sample ratios: a sample whose float output is nearly empty would
+   * have a huge ratio that outweighs every other sample, while its cosine, like every sample's, counts 1/n.
+   * Unlike the cosine it also counts an error of scale (noise along the signal).
    */
   readonly noise: number;
 }
