@@ -6,6 +6,7 @@
  * an answer that does not fit the byte budget, runs as usual. Results are returned as the
  * runtime gave them, so callers must not write into them (none of core/evaluate does). Must not import a runtime.
  */
+import type { ModelBytes } from '../onnx/index.ts';
 import type { ComparisonRuntime, RunTensor, SampleSession } from '../evaluate/compareModels.ts';
 
 /** FNV-1a over the bytes (sampled past 1 MiB: every 16th byte) with the length: tells models apart in practice. */
@@ -37,8 +38,9 @@ export function memoizedRuntime(runtime: ComparisonRuntime, budgetBytes = 128 * 
     get hits() {
       return hits;
     },
-    async open(model: Uint8Array): Promise<SampleSession> {
-      const id = fingerprint(model);
+    async open(model: ModelBytes): Promise<SampleSession> {
+      // A model with external data (not one byte array) is never remembered.
+      const id = model instanceof Uint8Array ? fingerprint(model) : `unique:${Math.random()}`;
       opens.set(id, (opens.get(id) ?? 0) + 1);
       const remember = opens.get(id)! > 1;
       let session: SampleSession | undefined;
