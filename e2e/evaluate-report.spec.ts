@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import { calibrateAndQuantize, dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 import type { Page } from '@playwright/test';
 
 const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
@@ -15,14 +15,7 @@ const CORRUPT = { name: 'broken.jpg', mimeType: 'image/jpeg', buffer: Buffer.fro
 
 async function quantizedUltraface(page: Page): Promise<void> {
   await openWithModel(page, 'ultraface-rfb-320.onnx');
-  await dropFiles(page.getByTestId('calibration-drop'), CALIBRATION);
-  await expect(page.getByTestId('calibration-summary')).toHaveText('4 images');
-  await page.getByTestId('preprocess-preset').selectOption('ultraface');
-  await page.getByTestId('quant-preset').selectOption('XINT8');
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+  await calibrateAndQuantize(page, CALIBRATION, 'ultraface', 'XINT8');
 }
 
 test.describe('evaluate and report', () => {

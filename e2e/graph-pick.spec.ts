@@ -8,9 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
-
-type Pick = 'Shift' | 'Alt' | 'Control' | null;
+import { calibrateAndQuantize, clickGraphNode, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -19,27 +17,6 @@ function tailFloatNodes(model: string | null): { golden: string[]; float: string
   const args = ['--import', 'tsx', path.join(ROOT, 'e2e/builders/tailFloatNodes.ts'), ...(model ? [model] : [])];
   const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!);
-}
-
-/** Finds a node with the search box (Enter jumps to it), then clicks its box on the canvas. */
-async function clickNode(page: Page, id: string, modifier: Pick = null): Promise<void> {
-  const search = page.getByTestId('graph-search');
-  await search.fill(id);
-  await search.press('Enter');
-  await expect(page.getByTestId('node-inspector')).toHaveAttribute('data-node-id', id);
-  const canvas = page.getByTestId('graph-canvas');
-  await canvas.scrollIntoViewIfNeeded();
-  // The jump centres the node in the canvas; wait until the view is there and at rest.
-  await page.waitForFunction((node) => {
-    const g = window.__qsGraph;
-    const box = document.querySelector('[data-testid="graph-canvas"]')!.getBoundingClientRect();
-    const at = g?.position(node);
-    return !!g && !!at && g.idle() && g.isDetailed(node) && Math.abs(at.x - (box.left + box.width / 2)) < 2 && Math.abs(at.y - (box.top + box.height / 2)) < 2;
-  }, id);
-  const at = await page.evaluate((node) => window.__qsGraph!.position(node), id);
-  if (modifier) await page.keyboard.down(modifier);
-  await page.mouse.click(at!.x, at!.y);
-  if (modifier) await page.keyboard.up(modifier);
 }
 
 const highlighted = (page: Page, state: 'preview' | 'excluded' | 'start' | 'end' | 'hovered') => page.evaluate((s) => window.__qsGraph!.idsWith(s).sort(), state);
@@ -57,12 +34,12 @@ test.describe('graph picking', () => {
 
     // Starts: one by the Start mode, one by Shift+click; the end by the End mode.
     await page.getByTestId('pick-mode-start').click();
-    await clickNode(page, 'Slice_217');
+    await clickGraphNode(page, 'Slice_217');
     await page.getByTestId('pick-mode-inspect').click();
-    await clickNode(page, 'Slice_224', 'Shift');
+    await clickGraphNode(page, 'Slice_224', 'Shift');
     await expect(page.getByTestId('pick-incomplete')).toContainText('end node');
     await page.getByTestId('pick-mode-end').click();
-    await clickNode(page, 'Concat_241');
+    await clickGraphNode(page, 'Concat_241');
 
     const preview = page.getByTestId('pick-preview');
     await expect(preview).toHaveAttribute('data-count', '18');
@@ -77,14 +54,7 @@ test.describe('graph picking', () => {
     await expect.poll(() => highlighted(page, 'excluded')).toEqual(golden);
 
     // Calibrate on a few photos with UltraFace's preprocessing, quantize, download.
-    await dropFiles(page.getByTestId('calibration-drop'), ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)));
-    await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
-    await page.getByTestId('preprocess-preset').selectOption('ultraface');
-    await page.getByTestId('quant-preset').selectOption('U8S8');
-    await page.getByTestId('calibrate-button').click();
-    await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
-    await page.getByTestId('quantize-button').click();
-    await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+    await calibrateAndQuantize(page, ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)), 'ultraface', 'U8S8');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
     const saved = info.outputPath('ultraface-rfb-320.quant.onnx');
     await download.saveAs(saved);
@@ -99,8 +69,8 @@ test.describe('graph picking', () => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
     await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
     // Concat_241 (the end of the box tail) cannot reach Slice_217 (upstream of it).
-    await clickNode(page, 'Concat_241', 'Shift');
-    await clickNode(page, 'Slice_217', 'Alt');
+    await clickGraphNode(page, 'Concat_241', 'Shift');
+    await clickGraphNode(page, 'Slice_217', 'Alt');
     const error = page.getByTestId('pick-error');
     await expect(error).toHaveAttribute('data-error-name', 'ExclusionError');
     await expect(error).toContainText('cannot be reached');
@@ -113,7 +83,7 @@ test.describe('graph picking', () => {
     expect(await highlighted(page, 'excluded')).toEqual([]);
 
     // Single nodes (Ctrl+click picks one whatever the mode) and an op type: shaded once added.
-    await clickNode(page, 'Exp_227', 'Control');
+    await clickGraphNode(page, 'Exp_227', 'Control');
     await expect(page.getByTestId('add-nodes')).toBeEnabled();
     await page.getByTestId('add-nodes').click();
     await page.getByTestId('add-op-type-select').selectOption('Softmax');

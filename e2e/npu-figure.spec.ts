@@ -5,25 +5,19 @@
  * offer the same target. Everything by keyboard where a user would.
  */
 import fs from 'node:fs';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import { calibrateAndQuantize, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
 const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
 
 test('ultraface with float parts: evaluation shows the figure as written and as the NPU runs it, and the report carries both', async ({ page }, info) => {
   test.setTimeout(240_000);
   await openWithModel(page, 'ultraface-rfb-320.onnx');
-  await dropFiles(page.getByTestId('calibration-drop'), CALIBRATION);
-  await page.getByTestId('preprocess-preset').selectOption('ultraface');
-  await page.getByTestId('quant-preset').selectOption('XINT8');
   // Keep the box decoding's Exp float: a float part the NPU runs in BF16.
   await page.getByTestId('add-optype-select').selectOption('Exp');
   await page.getByTestId('add-optype-button').focus();
   await page.keyboard.press('Enter');
   await expect(page.getByTestId('exclusion-count')).toHaveText('1');
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+  await calibrateAndQuantize(page, CALIBRATION, 'ultraface', 'XINT8');
 
   // Off by default: one figure, as before.
   const toggle = page.getByTestId('eval-npu-toggle');

@@ -72,3 +72,39 @@ export async function expectSummaryOf(page: Page, fileName: string): Promise<Loc
   await expect(summary.getByTestId('summary-file-name')).toHaveText(fileName);
   return summary;
 }
+
+/** A modifier held while clicking a graph node: Shift picks a start, Alt an end, Control a single node. */
+export type PickModifier = 'Shift' | 'Alt' | 'Control' | null;
+
+/** Finds a node with the graph search (Enter jumps to it), waits until the view rests on it, and clicks its box. */
+export async function clickGraphNode(page: Page, id: string, modifier: PickModifier = null): Promise<void> {
+  const search = page.getByTestId('graph-search');
+  await search.fill(id);
+  await search.press('Enter');
+  await expect(page.getByTestId('node-inspector')).toHaveAttribute('data-node-id', id);
+  const canvas = page.getByTestId('graph-canvas');
+  await canvas.scrollIntoViewIfNeeded();
+  // The jump centres the node in the canvas; wait until the view is there and at rest.
+  await page.waitForFunction((node) => {
+    const g = window.__qsGraph;
+    const box = document.querySelector('[data-testid="graph-canvas"]')!.getBoundingClientRect();
+    const at = g?.position(node);
+    return !!g && !!at && g.idle() && g.isDetailed(node) && Math.abs(at.x - (box.left + box.width / 2)) < 2 && Math.abs(at.y - (box.top + box.height / 2)) < 2;
+  }, id);
+  const at = await page.evaluate((node) => window.__qsGraph!.position(node), id);
+  if (modifier) await page.keyboard.down(modifier);
+  await page.mouse.click(at!.x, at!.y);
+  if (modifier) await page.keyboard.up(modifier);
+}
+
+/** Drops calibration images, sets the preprocessing and preset, calibrates and quantizes the open model. */
+export async function calibrateAndQuantize(page: Page, images: PayloadFile[], preprocess: string, preset: string): Promise<void> {
+  await dropFiles(page.getByTestId('calibration-drop'), images);
+  await expect(page.getByTestId('calibration-summary')).toHaveText(`${images.length} images`);
+  await page.getByTestId('preprocess-preset').selectOption(preprocess);
+  await page.getByTestId('quant-preset').selectOption(preset);
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
+  await page.getByTestId('quantize-button').click();
+  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+}

@@ -10,9 +10,13 @@
 import { ConfigError, configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { BF16_PRESET } from '../precision/bf16Preset.ts';
 
-/** An exclusion as the user named it; node references are stable node ids. */
+/**
+ * An exclusion as the user named it; node references are stable node ids. A subgraph with `toFp32` is of the
+ * other list a float16 model has: picked the same way, converted to float32 before quantizing (the guide's
+ * convert_fp16_to_fp32 `subgraphs_to_include`, config fp16SubgraphsToFp32) rather than kept float.
+ */
 export type NamedExclusion =
-  | { kind: 'subgraph'; name: string; starts: string[]; ends: string[] }
+  | { kind: 'subgraph'; name: string; starts: string[]; ends: string[]; toFp32?: boolean }
   | { kind: 'nodes'; name: string; nodes: string[] }
   | { kind: 'opTypes'; name: string; opTypes: string[] };
 
@@ -28,27 +32,32 @@ export interface StudioSection {
 export const STUDIO_KEY = 'studio';
 const FORMAT = 'quant-studio-config/1';
 
-/** The QuantConfig fields that a list of named exclusions stands for. */
-export function exclusionFields(entries: readonly NamedExclusion[]): Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude'> {
+type ListFields = Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude' | 'fp16SubgraphsToFp32'>;
+
+/** The QuantConfig fields that a list of named exclusions stands for (the float list and the FP16→FP32 list). */
+export function exclusionFields(entries: readonly NamedExclusion[]): ListFields {
   const nodes = new Set<string>();
   const opTypes = new Set<string>();
   const subgraphs: { starts: string[]; ends: string[] }[] = [];
+  const toFp32: { starts: string[]; ends: string[] }[] = [];
   for (const e of entries) {
     if (e.kind === 'nodes') e.nodes.forEach((n) => nodes.add(n));
     else if (e.kind === 'opTypes') e.opTypes.forEach((t) => opTypes.add(t));
-    else subgraphs.push({ starts: [...e.starts], ends: [...e.ends] });
+    else (e.toFp32 ? toFp32 : subgraphs).push({ starts: [...e.starts], ends: [...e.ends] });
   }
-  return { nodesToExclude: [...nodes], opTypesToExclude: [...opTypes], subgraphsToExclude: subgraphs };
+  return { nodesToExclude: [...nodes], opTypesToExclude: [...opTypes], subgraphsToExclude: subgraphs, fp16SubgraphsToFp32: toFp32 };
 }
 
 /** Named entries for a config's exclusion fields (a file without a studio section, or edited by hand). */
-export function entriesOfConfig(config: Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude'>): NamedExclusion[] {
-  const out: NamedExclusion[] = config.subgraphsToExclude.map((s) => ({
+export function entriesOfConfig(config: ListFields): NamedExclusion[] {
+  const subgraph = (s: { starts: readonly string[]; ends: readonly string[] }, toFp32: boolean): NamedExclusion => ({
     kind: 'subgraph' as const,
     name: `${s.starts.join(', ')} → ${s.ends.join(', ')}`,
     starts: [...s.starts],
     ends: [...s.ends],
-  }));
+    ...(toFp32 ? { toFp32: true } : {}),
+  });
+  const out: NamedExclusion[] = [...config.subgraphsToExclude.map((s) => subgraph(s, false)), ...config.fp16SubgraphsToFp32.map((s) => subgraph(s, true))];
   for (const n of config.nodesToExclude) out.push({ kind: 'nodes', name: n, nodes: [n] });
   if (config.opTypesToExclude.length) out.push({ kind: 'opTypes', name: config.opTypesToExclude.join(', '), opTypes: [...config.opTypesToExclude] });
   return out;
@@ -76,7 +85,7 @@ function readEntry(v: unknown, field: string): NamedExclusion {
   if (!name) throw new ConfigError(`${field}.name`, 'expected a non-empty string');
   switch (o.kind) {
     case 'subgraph':
-      return { kind: 'subgraph', name, starts: stringList(o.starts, `${field}.starts`), ends: stringList(o.ends, `${field}.ends`) };
+      return { kind: 'subgraph', name, starts: stringList(o.starts, `${field}.starts`), ends: stringList(o.ends, `${field}.ends`), ...(o.toFp32 === true ? { toFp32: true } : {}) };
     case 'nodes':
       return { kind: 'nodes', name, nodes: stringList(o.nodes, `${field}.nodes`) };
     case 'opTypes':
@@ -107,7 +116,7 @@ export function readConfigDocument(json: unknown): { config: QuantConfig; studio
   if (section !== undefined) {
     const read = readStudioSection(section);
     const fields = exclusionFields(read.exclusions);
-    const agree = sameJSON(fields.nodesToExclude, config.nodesToExclude) && sameJSON(fields.opTypesToExclude, config.opTypesToExclude) && sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude);
+    const agree = sameJSON(fields.nodesToExclude, config.nodesToExclude) && sameJSON(fields.opTypesToExclude, config.opTypesToExclude) && sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude) && sameJSON(fields.fp16SubgraphsToFp32, config.fp16SubgraphsToFp32);
     studio = { ...read, exclusions: agree ? read.exclusions : studio.exclusions };
   }
   return { config, studio };

@@ -121,8 +121,15 @@ describe('exclusion slice', () => {
         { starts: ['s1', 's2'], ends: ['e1'] },
         { starts: ['s3'], ends: ['e2', 'e3'] },
       ],
+      fp16SubgraphsToFp32: [],
     });
-    expect(exclusionFields([])).toEqual({ nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    expect(exclusionFields([])).toEqual({ nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [], fp16SubgraphsToFp32: [] });
+    // The FP16→FP32 list: picked the same way, its own config field.
+    const fp32: ExclusionEntry = { id: '7', kind: 'subgraph', name: 'g', starts: ids('s4'), ends: ids('e4'), toFp32: true };
+    expect(exclusionFields([fp32])).toMatchObject({
+      subgraphsToExclude: [],
+      fp16SubgraphsToFp32: [{ starts: ['s4'], ends: ['e4'] }],
+    });
   });
 
   it('quantize() hands the exclusions to the quantizer along with the settings', async () => {

@@ -12,7 +12,8 @@ import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 
 export type ExclusionEntry =
-  | { id: string; kind: 'subgraph'; name: string; starts: NodeId[]; ends: NodeId[] }
+  /** `toFp32`: of the FP16→FP32 list (float16 models), not kept float (see core NamedExclusion). */
+  | { id: string; kind: 'subgraph'; name: string; starts: NodeId[]; ends: NodeId[]; toFp32?: boolean }
   | { id: string; kind: 'nodes'; name: string; nodes: NodeId[] }
   | { id: string; kind: 'opTypes'; name: string; opTypes: string[] };
 
@@ -46,7 +47,7 @@ export const emptyExclusionState: ExclusionState = { entries: [], hovered: null 
 function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
   switch (entry.kind) {
     case 'subgraph':
-      return { id, kind: 'subgraph', name: entry.name, starts: [...entry.starts], ends: [...entry.ends] };
+      return { id, kind: 'subgraph', name: entry.name, starts: [...entry.starts], ends: [...entry.ends], ...(entry.toFp32 ? { toFp32: true } : {}) };
     case 'nodes':
       return { id, kind: 'nodes', name: entry.name, nodes: [...entry.nodes] };
     case 'opTypes':

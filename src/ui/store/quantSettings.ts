@@ -22,7 +22,21 @@ export interface QuantSettings {
    * is the with-cast BF16 model, which needs no ranges; absent means false (settings saved before it).
    */
   bf16?: boolean;
+  /** Float16 source models (the guide's FP16 workflow); absent: the core's defaults (QuantizeFP16 as if set). */
+  fp16?: Fp16Options;
 }
+
+/** The FP16 options of Quark's extra_options the page offers for a float16 model. */
+export interface Fp16Options {
+  /** QuantizeFP16: Q/DQ on the float16 tensors, float parts kept float16 (default on). */
+  quantizeFp16: boolean;
+  /** UseFP32Scale: float32 Q/DQ scales with Casts around them (default off). */
+  useFp32Scale: boolean;
+  /** ConvertFP16ToFP32: the whole model to float32 first (the "all" choice of convert_fp16_to_fp32; default off). */
+  convertAll: boolean;
+}
+
+export const DEFAULT_FP16_OPTIONS: Fp16Options = { quantizeFp16: true, useFp32Scale: false, convertAll: false };
 
 /** What the page's preset list offers: the integer presets and BF16. */
 export type StudioPreset = PresetName | typeof BF16_PRESET;
@@ -41,6 +55,11 @@ export function configOf(settings: QuantSettings): QuantConfig {
   const json = JSON.parse(configToJSON(getPreset(settings.preset)));
   json.perChannel = settings.perChannel;
   json.extraOptions.UseRandomData = settings.useRandomData;
+  if (settings.fp16) {
+    json.extraOptions.QuantizeFP16 = settings.fp16.quantizeFp16 && !settings.fp16.convertAll;
+    json.extraOptions.UseFP32Scale = settings.fp16.useFp32Scale;
+    json.extraOptions.ConvertFP16ToFP32 = settings.fp16.convertAll;
+  }
   // Sessions saved before mixed precision have no overrides.
   json.extraOptions.TensorQuantOverrides = settings.tensorOverrides ?? {};
   return validateConfig(json);

@@ -16,7 +16,7 @@ import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { presetSettings, type QuantSettings, type StudioPreset } from './quantSettings.ts';
+import { DEFAULT_FP16_OPTIONS, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
@@ -61,6 +61,8 @@ export interface RunSlice {
   setQuantPreset(preset: StudioPreset): void;
   setPerChannel(perChannel: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
+  /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
+  setFp16Options(options: Partial<Fp16Options>): void;
   /** Per-tensor types (mixed precision's 16-bit tensors); a preset change keeps them. */
   setTensorOverrides(tensorOverrides: TensorQuantOverrides): void;
   /** Quantizes the open model with the current calibration's ranges, leaving the exclusion list's nodes float. */
@@ -101,8 +103,8 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
 
       setQuantPreset(preset) {
         if (preset === BF16_PRESET) settings({ bf16: true });
-        // The whole settings (BF16 off); mixed precision's per-tensor types stay.
-        else patch({ settings: { ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides } });
+        // The whole settings (BF16 off); mixed precision's per-tensor types and the FP16 options stay.
+        else patch({ settings: { ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides, ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}) } });
       },
       setTensorOverrides(tensorOverrides) {
         settings({ tensorOverrides });
@@ -112,6 +114,9 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       },
       setUseRandomData(useRandomData) {
         settings({ useRandomData });
+      },
+      setFp16Options(options) {
+        settings({ fp16: { ...DEFAULT_FP16_OPTIONS, ...get().run.settings.fp16, ...options } });
       },
 
       async quantize() {

@@ -14,6 +14,7 @@ import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts
 
 /** The configuration the page quantizes with: the settings plus the exclusion list. */
 export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
+  // exclusionFields gives both lists: subgraphsToExclude and the FP16→FP32 list (fp16SubgraphsToFp32).
   return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
 }
 

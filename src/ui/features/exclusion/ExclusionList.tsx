@@ -16,14 +16,30 @@ function detail(entry: ExclusionEntry): string {
   return entry.kind === 'nodes' ? entry.nodes.join(', ') : entry.opTypes.join(', ');
 }
 
-export function ExclusionList({ index }: { index: GraphIndex | null }) {
-  const entries = useStudio((s) => s.exclusions.entries);
+/** Whether an entry belongs to the FP16→FP32 list rather than the float list. */
+export const isFp32Entry = (e: ExclusionEntry) => e.kind === 'subgraph' && e.toFp32 === true;
+
+/**
+ * One of the two lists picks go to: `float` (kept float, the default) or `fp32` (a float16 model's subgraphs
+ * converted to float32 before quantizing). Same entries, same resolution, same keys.
+ */
+export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | null; list?: 'float' | 'fp32' }) {
+  const all = useStudio((s) => s.exclusions.entries);
+  const entries = useMemo(() => all.filter((e) => isFp32Entry(e) === (list === 'fp32')), [all, list]);
   const hovered = useStudio((s) => s.exclusions.hovered);
   const hover = useStudio((s) => s.hoverExclusion);
   const remove = useStudio((s) => s.removeExclusion);
   // Resolution walks the graph: once per list or model change, not on every hover.
   const resolved = useMemo(() => new Map(entries.map((e) => [e.id, index ? resolveEntry(index, e) : null])), [entries, index]);
 
+  if (entries.length === 0 && list === 'fp32') {
+    return (
+      <p className="exclusion-empty muted" data-testid="fp32-empty">
+        No subgraph is converted: the float16 parts stay float16 and are quantized with QuantizeFP16. Pick start and end nodes on the graph
+        and press “Convert subgraph to FP32”, or convert the whole model in the settings (step 2).
+      </p>
+    );
+  }
   if (entries.length === 0) {
     return (
       <p className="exclusion-empty muted" data-testid="exclusion-empty">
@@ -34,7 +50,7 @@ export function ExclusionList({ index }: { index: GraphIndex | null }) {
   }
 
   return (
-    <ul className="exclusion-list" data-testid="exclusion-list" aria-label="Excluded from quantization">
+    <ul className="exclusion-list" data-testid={list === 'fp32' ? 'fp32-list' : 'exclusion-list'} aria-label={list === 'fp32' ? 'Converted from FP16 to FP32 before quantizing' : 'Excluded from quantization'}>
       {entries.map((entry) => {
         const r = resolved.get(entry.id) ?? null;
         const problem = r && 'error' in r ? r.error : null;

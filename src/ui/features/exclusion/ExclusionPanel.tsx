@@ -5,13 +5,15 @@
  */
 import { useStudio } from '../../store/index.ts';
 import { AddExclusion } from './AddExclusion.tsx';
-import { ExclusionList } from './ExclusionList.tsx';
+import { ExclusionList, isFp32Entry } from './ExclusionList.tsx';
 import { ExportImport } from './ExportImport.tsx';
 import { useModelIndex } from './useModelIndex.ts';
 import './exclusion.css';
 
 export default function ExclusionPanel() {
-  const count = useStudio((s) => s.exclusions.entries.length);
+  const count = useStudio((s) => s.exclusions.entries.filter((e) => !isFp32Entry(e)).length);
+  const fp32Count = useStudio((s) => s.exclusions.entries.filter(isFp32Entry).length);
+  const float16 = useStudio((s) => s.model.summary?.float16 === true);
   const indexState = useModelIndex();
   const index = indexState.status === 'ready' ? indexState.index : null;
   return (
@@ -22,6 +24,15 @@ export default function ExclusionPanel() {
       {indexState.status === 'error' && <p className="exclusion-add__error small" role="alert">The model's graph could not be read: {indexState.message}</p>}
       <ExclusionList index={index} />
       <AddExclusion index={index} />
+      {(float16 || fp32Count > 0) && (
+        <section className="fp32-section" aria-labelledby="fp32-title" data-testid="fp32-panel">
+          <h4 id="fp32-title" className="card__subtitle">
+            Convert to FP32 <span className="card__count" data-testid="fp32-count">{fp32Count}</span>
+          </h4>
+          <p className="muted small">Float16 model: the guide's first step (convert_fp16_to_fp32, subgraphs_to_include). These subgraphs are quantized from float32; the rest stays float16.</p>
+          <ExclusionList index={index} list="fp32" />
+        </section>
+      )}
       <ExportImport index={index} />
     </section>
   );

@@ -94,6 +94,7 @@ export async function importConfigFile(file: File): Promise<ImportOutcome> {
     store.setQuantPreset(settings.preset);
     store.setPerChannel(settings.perChannel);
     store.setUseRandomData(settings.useRandomData);
+    if (settings.fp16) store.setFp16Options(settings.fp16);
     store.setTensorOverrides(settings.tensorOverrides);
   }
   // Ids in a file are plain strings; they become node references here (the list shows any that name nothing).

@@ -10,7 +10,7 @@ import { configOf, type QuantSettings } from '../../store/quantSettings.ts';
 
 /** The config without its exclusions, as comparable text. */
 function withoutExclusions(config: QuantConfig): string {
-  return configToJSON({ ...config, nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+  return configToJSON({ ...config, nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [], fp16SubgraphsToFp32: [] });
 }
 
 /** The page settings that give exactly `config` (exclusions aside), or null when no preset does. */
@@ -18,7 +18,9 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
   const wanted = withoutExclusions(config);
   const order = isPresetName(presetHint) ? [presetHint, ...PRESET_NAMES.filter((p) => p !== presetHint)] : PRESET_NAMES;
   for (const preset of order) {
-    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides };
+    const x = config.extraOptions;
+    const fp16 = x.QuantizeFP16 || x.UseFP32Scale || x.ConvertFP16ToFP32 ? { fp16: { quantizeFp16: x.QuantizeFP16, useFp32Scale: x.UseFP32Scale, convertAll: x.ConvertFP16ToFP32 } } : {};
+    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides, ...fp16 };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }
   return null;

@@ -39,14 +39,16 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
   const addExclusion = useStudio((s) => s.addExclusion);
   const [name, setName] = useState('');
   const [opType, setOpType] = useState('');
-  const [added, setAdded] = useState<string | null>(null);
+  const [added, setAdded] = useState<{ name: string; list: string } | null>(null);
+  const float16 = useStudio((s) => s.model.summary?.float16 === true);
 
   const selectedOp = selected ? view.index.nodes[view.index.indexOfId.get(selected as NodeId) ?? -1]?.op_type : undefined;
   const chosenOp = opType || selectedOp || opTypes[0] || '';
   const add = (entryName: string, make: (n: string) => Parameters<typeof addExclusion>[0]) => {
     const finalName = name.trim() || entryName;
-    addExclusion(make(finalName));
-    setAdded(finalName);
+    const entry = make(finalName);
+    addExclusion(entry);
+    setAdded({ name: finalName, list: entry.kind === 'subgraph' && entry.toFp32 ? 'Convert to FP32' : 'excluded' });
     setName('');
     clearPicks();
   };
@@ -100,6 +102,13 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
           onClick={() => add(`${listText(starts)} → ${listText(ends)}`, (n) => ({ kind: 'subgraph', name: n, starts: [...starts], ends: [...ends] }))}>
           Exclude subgraph
         </button>
+        {float16 && (
+          <button type="button" className="button" disabled={preview.kind !== 'subgraph'} data-testid="add-fp32-subgraph"
+            title="Float16 model: convert this subgraph to float32 before quantizing (convert_fp16_to_fp32, subgraphs_to_include)"
+            onClick={() => add(`${listText(starts)} → ${listText(ends)}`, (n) => ({ kind: 'subgraph', name: n, starts: [...starts], ends: [...ends], toFp32: true }))}>
+            Convert subgraph to FP32
+          </button>
+        )}
         <button type="button" className="button" disabled={nodes.length === 0} data-testid="add-nodes"
           onClick={() => add(`nodes ${listText(nodes)}`, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}>
           Exclude {nodes.length || ''} node{nodes.length === 1 ? '' : 's'}
@@ -114,7 +123,7 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
           </button>
         </span>
       </div>
-      {added && <p className="small muted" data-testid="pick-added" role="status">Added “{added}” to the excluded list.</p>}
+      {added && <p className="small muted" data-testid="pick-added" role="status">Added “{added.name}” to the {added.list} list.</p>}
     </div>
   );
 }

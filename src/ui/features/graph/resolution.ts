@@ -33,7 +33,9 @@ export function previewSubgraph(index: GraphIndex, starts: readonly string[], en
 /** Nodes of one list entry, or why it names nothing in this model (an imported list may not fit it). */
 export function resolveEntry(index: GraphIndex, entry: ExclusionEntry): { nodes: number[] } | { error: string } {
   try {
-    return { nodes: [...resolveExclusions(index, exclusionFields([entry])).nodes] };
+    // Both lists resolve alike (an FP16→FP32 subgraph is the same start/end subgraph).
+    const asExclusion = entry.kind === 'subgraph' ? { ...entry, toFp32: false } : entry;
+    return { nodes: [...resolveExclusions(index, exclusionFields([asExclusion])).nodes] };
   } catch (e) {
     return { error: (e as Error).message };
   }
@@ -56,6 +58,7 @@ export function excludedNodes(
     if ('error' in r) problems.set(entry.id, r.error);
     else {
       nodesOf.set(entry.id, r.nodes);
+      if (entry.kind === 'subgraph' && entry.toFp32) continue; // converted to float32, not kept float
       for (const i of r.nodes) excluded[i] = 1;
     }
   }

@@ -7,7 +7,7 @@ import { useId } from 'react';
 import { PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
 import { BF16_PRESET, BF16_SUMMARY } from '../../../core/precision/bf16Preset.ts';
 import { useStudio } from '../../store/index.ts';
-import { shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
+import { DEFAULT_FP16_OPTIONS, shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
@@ -18,6 +18,9 @@ export function QuantSettingsCard() {
   const overrides = Object.entries(settings.tensorOverrides ?? {});
   const locked = useStudio((s) => s.calibration.status === 'running' || s.run.status === 'running');
   const presetId = useId();
+  const float16 = useStudio((s) => s.model.summary?.float16 === true);
+  const fp16 = { ...DEFAULT_FP16_OPTIONS, ...settings.fp16 };
+  const setFp16 = useStudio((s) => s.setFp16Options);
   const bf16 = settings.bf16 === true;
   const summaryId = useId();
 
@@ -66,6 +69,35 @@ export function QuantSettingsCard() {
           <span className="check__hint">UseRandomData: quick to try, but ranges from noise rarely match real inputs.</span>
         </span>
       </label>
+      {float16 && !bf16 && (
+        <fieldset className="fp16-options" data-testid="fp16-options">
+          <legend className="field__label">Float16 model</legend>
+          <label className="check">
+            <input type="checkbox" checked={fp16.convertAll} disabled={locked} data-testid="fp16-convert-all"
+              onChange={(e) => setFp16({ convertAll: e.currentTarget.checked })} />
+            <span>
+              Convert the whole model to FP32 first
+              <span className="check__hint">ConvertFP16ToFP32 (convert_fp16_to_fp32 on "all"): the result is a float32 model. Off: pick subgraphs to convert in the list “Convert to FP32”.</span>
+            </span>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={fp16.quantizeFp16 && !fp16.convertAll} disabled={locked || fp16.convertAll} data-testid="fp16-quantize"
+              onChange={(e) => setFp16({ quantizeFp16: e.currentTarget.checked })} />
+            <span>
+              QuantizeFP16
+              <span className="check__hint">Q/DQ on the float16 tensors; the parts left float stay float16, with Casts at every border.</span>
+            </span>
+          </label>
+          <label className="check">
+            <input type="checkbox" checked={fp16.useFp32Scale} disabled={locked || fp16.convertAll} data-testid="fp16-fp32-scale"
+              onChange={(e) => setFp16({ useFp32Scale: e.currentTarget.checked })} />
+            <span>
+              UseFP32Scale
+              <span className="check__hint">Float32 Q/DQ scales with Casts around them, as the guide sets for the NPU; off: float16 scales.</span>
+            </span>
+          </label>
+        </fieldset>
+      )}
       {overrides.length > 0 && (
         <div className="field__hint" data-testid="tensor-overrides" data-count={overrides.length}>
           Mixed precision: {overrides.length} tensor{overrides.length === 1 ? '' : 's'} quantized as{' '}
