@@ -113,3 +113,25 @@ describe('float Conv, ConvTranspose and Gemm after a quantized tensor', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('a tensor read only by float Conv/Gemm keeps its Q/DQ pair', () => {
+  it('so onnxruntime at its default level (all) loads the model: its QDQ propagation has no DequantizeLinear to carry past a MaxPool', async () => {
+    // MNIST at opset 21 (A16W8) with Convolution110 kept float: MaxPool Pooling66 reads a DequantizeLinear and only
+    // that float Conv reads its output. Without the pair, onnxruntime's extended-level propagation wrote
+    // "Pooling66_Output_0_q" with output_dtype INT8 against a UINT8 zero point and refused the model.
+    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('A16W8'))), nodesToExclude: ['Convolution110'] });
+    const { model, ranges } = await fixtureRanges('mnist.onnx', config);
+    const { model: quantized } = quantizeModel(model, ranges, config, 'A16W8');
+    expect(quantized.opset_import.find((o) => (o.domain ?? '') === '')?.version).toBe(21);
+    const index = buildGraphIndex(quantized.graph!);
+    const conv = index.nodes.find((n) => n.name === 'Convolution110')!;
+    expect(index.nodes.some((n) => n.op_type === 'QuantizeLinear' && n.input[0] === conv.input[0])).toBe(true);
+    const ortNode = await import('onnxruntime-node');
+    for (const level of ['basic', 'all'] as const) {
+      const session = await ortNode.InferenceSession.create(encode(quantized), { graphOptimizationLevel: level });
+      await session.release();
+    }
+    const web = await ortWeb.InferenceSession.create(encode(quantized), { executionProviders: ['wasm'] });
+    await web.release();
+  });
+});

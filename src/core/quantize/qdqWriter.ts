@@ -10,7 +10,7 @@
  * DequantizeLinear output: onnxruntime's WeightBiasQuantization rewrite (graph level 1, on by default, node and
  * web) quantizes any such node whose input comes from a DequantizeLinear, weight to int8 per tensor and bias
  * through Div → Round → Cast, so the node would not stay float, and below opset 11 (no Round) the model would
- * not load at all.
+ * not load at all. The tensor's own pair is still written, read by nobody (see quantizeTensor).
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { intAttribute, makeNode, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
@@ -125,7 +125,9 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
     const consumers = all.filter((c) => !(index.nodes[c].input[0] === t && readsFloatInput(index, plan, c)));
     for (const c of all) if (!consumers.includes(c)) map.set(c, floatName);
     readAs.set(t, map);
-    if (consumers.length === 0 && !graphOutputs.has(t)) return;
+    // A tensor whose only readers now read it float keeps its pair, read by nobody: without a QuantizeLinear after
+    // it, onnxruntime's extended-level QDQ propagation copies the DequantizeLinear feeding its producer (e.g. a
+    // MaxPool) past it and, at opset 21, writes a QuantizeLinear whose output_dtype contradicts its zero point.
     if (options.dedicatedPairs && consumers.length > 1) {
       consumers.forEach((c, k) => map.set(c, emitPair(t, floatName, q, undefined, `_${k + 1}`)));
       if (graphOutputs.has(t)) emitPair(t, floatName, q, t, '_output');
