@@ -7,9 +7,7 @@
  * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only) re-measures one part and
  * keeps the other parts' rows from the last results file.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { runCase, type Row, type Suite } from '../harness.ts';
+import { previousRows, runCase, type Row, type Suite } from '../harness.ts';
 
 const PRESETS = ['XINT8', 'A8W8', 'A16W8', 'U8S8', 'S8S8'];
 const CASES: [string, string[]][] = [
@@ -59,10 +57,9 @@ export function mixedRows(r: Row): Row[] {
   return rows;
 }
 
-function previousRows(keep: (r: Row) => boolean): Row[] {
-  const file = path.join(import.meta.dirname, '../results/fidelity.json');
-  if (!fs.existsSync(file)) return [];
-  return (JSON.parse(fs.readFileSync(file, 'utf8')).rows as Row[]).filter(keep);
+/** The last run's rows that this run does not measure again (the harness's carry-over, dated). */
+function carried(keep: (r: Row) => boolean): Row[] {
+  return previousRows('fidelity').filter(keep);
 }
 
 export const fidelitySuite: Suite = {
@@ -88,19 +85,19 @@ export const fidelitySuite: Suite = {
   async run() {
     const only = process.env.QS_FIDELITY_ONLY;
     const rows: Row[] = [];
-    if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...previousRows((r) => r.model !== RECOGNIZER && !isMixed(r)));
+    if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...carried((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
         for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
       }
     }
-    if (only === 'detectors' || only === 'mixed') rows.push(...previousRows((r) => r.model === RECOGNIZER));
+    if (only === 'detectors' || only === 'mixed') rows.push(...carried((r) => r.model === RECOGNIZER));
     else {
-      if (only === 'recognizer-mixed') rows.push(...previousRows((r) => r.model === RECOGNIZER && !isRecognizerMixed(r)));
+      if (only === 'recognizer-mixed') rows.push(...carried((r) => r.model === RECOGNIZER && !isRecognizerMixed(r)));
       else for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
       for (const [preset, variant] of RECOGNIZER_MIXED) rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant])));
     }
-    if (only === 'detectors' || only === 'recognizer' || only === 'recognizer-mixed') rows.push(...previousRows(isMixed));
+    if (only === 'detectors' || only === 'recognizer' || only === 'recognizer-mixed') rows.push(...carried(isMixed));
     else for (const [model, args] of MIXED) rows.push(...mixedRows(await runCase('cases/mixedPrecision.ts', [model, ...args])));
     return rows;
   },
