@@ -7,6 +7,7 @@
  * runtime gave them, so callers must not write into them (none of core/evaluate does). Must not import a runtime.
  */
 import type { ComparisonRuntime, RunTensor, SampleSession } from '../evaluate/compareModels.ts';
+import { runTensorBytes } from '../runtime/session.ts';
 import { asSessionModel, type ModelBytes } from '../onnx/externalize.ts';
 
 /** FNV-1a over the bytes (sampled past 1 MiB: every 16th byte) with the length: tells models apart in practice. */
@@ -25,7 +26,7 @@ function modelFingerprint(model: ModelBytes): string {
 
 function bytesOf(out: Readonly<Record<string, RunTensor>>): number {
   let n = 0;
-  for (const t of Object.values(out)) n += (t.data as { byteLength?: number }).byteLength ?? 0;
+  for (const t of Object.values(out)) n += runTensorBytes(t);
   return n;
 }
 

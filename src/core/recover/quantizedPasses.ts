@@ -18,6 +18,7 @@
 import { elementType, sessionModel, makeValueInfo, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
 import { subgraphsOf } from '../onnx/walk.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
+import { runTensorBytes } from '../runtime/session.ts';
 import { RecoveryError, throwIfCancelled, type CancelSignal } from './layerData.ts';
 
 export interface PassPlan {
@@ -43,11 +44,6 @@ const TYPE_CODES = new Map<string, number>();
 for (let code = 1; code < 64; code++) {
   const info = elementType(code);
   if (info && !TYPE_CODES.has(info.name)) TYPE_CODES.set(info.name, code);
-}
-
-function bytesOf(t: RunTensor): number {
-  const d = t.data as { byteLength?: number; length?: number };
-  return d.byteLength ?? (d.length ?? 0) * 8;
 }
 
 export class QuantizedPasses {
@@ -149,7 +145,7 @@ export class QuantizedPasses {
         const out = session ? await session.runFeeds!(feeds, fetch) : {};
         if (s === 0) {
           for (const t of toKeep) {
-            const bytes = out[t] ? bytesOf(out[t]) * samples : Infinity;
+            const bytes = out[t] ? runTensorBytes(out[t]) * samples : Infinity;
             if (this.keptBytes + bytes > this.options.budgetBytes) { this.stats.notKept++; continue; }
             keeping.add(t);
             this.kept.set(t, []);

@@ -23,6 +23,12 @@ export interface RunTensor {
   readonly dims: readonly number[];
 }
 
+/** The memory a run's output holds: its typed array's bytes (a plain array, e.g. of strings, counted at 8 bytes a value). */
+export function runTensorBytes(t: RunTensor): number {
+  const d = t.data as { byteLength?: number; length?: number };
+  return d.byteLength ?? (d.length ?? 0) * 8;
+}
+
 /** A loaded model. `run` without `fetches` returns every graph output. */
 export interface InferenceRunner {
   readonly inputNames: readonly string[];
