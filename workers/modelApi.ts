@@ -7,7 +7,8 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { encode, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { tinyModel } from '../src/core/onnx/tinyModel.ts';
 import { weightlessGraph } from '../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from './runtime/handles.ts';
@@ -82,13 +83,7 @@ export const modelApi = {
    * the summary and the graph structure code (the idle page calls this once it has started the worker).
    */
   warmUp(): void {
-    const graph = makeGraph({
-      node: [makeNode('Conv', ['x', 'w'], ['y'], 'conv'), makeNode('Relu', ['y'], ['z'], 'relu')],
-      input: [makeValueInfo('x', DataType.FLOAT, ['batch', 1, 4, 4])],
-      output: [makeValueInfo('z', DataType.FLOAT)],
-      initializer: [makeTensor('w', DataType.FLOAT, [1, 1, 1, 1], new Float32Array([1]))],
-    });
-    const opened = openModel(encode(makeModel(graph)), { fileName: 'warm-up.onnx' });
+    const opened = openModel(encode(tinyModel()), { fileName: 'warm-up.onnx' });
     weightlessGraph(opened.model.graph!);
   },
 

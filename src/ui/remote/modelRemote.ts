@@ -53,6 +53,11 @@ export function graphStructure(handle: string): Promise<GraphProto> {
   return sent ? Promise.resolve(sent) : connection.call((api) => api.graphStructure(handle));
 }
 
+/** The structure sent with open() for `handle`, without waiting; undefined for a large model (ask graphStructure). */
+export function structureAtHand(handle: string): GraphProto | undefined {
+  return structures.get(handle);
+}
+
 /** Value statistics of the named weights, for the node inspector. */
 export function weightStatistics(handle: string, names: readonly string[]): Promise<WeightStatistics[]> {
   return connection.call((api) => api.weightStatistics(handle, names));
