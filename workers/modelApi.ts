@@ -12,12 +12,15 @@ import { tinyModel } from '../src/core/onnx/tinyModel.ts';
 import { weightlessGraph } from '../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from './runtime/handles.ts';
+import { readExternalFiles } from './runtime/externalFiles.ts';
 
-/** A model kept in the worker: the decoded model and the buffers its tensors are views into. */
+/** A model kept in the worker: the decoded model, the buffers its tensors are views into, and the user's data files. */
 export interface HeldModel {
   opened: OpenedModel;
   bytes: Uint8Array;
   externalFiles: ReadonlyMap<string, Uint8Array>;
+  /** The external-data files as given (Files): what other workers get, by reference, to read for themselves. */
+  externalBlobs: Readonly<Record<string, Blob>>;
 }
 
 export interface OpenResult {
@@ -43,13 +46,14 @@ const models = new HandleTable<HeldModel>('model');
 export const modelApi = {
   /**
    * Decodes a model. `bytes` is the .onnx file (transfer it: the decoded tensors are views into it);
-   * `externalFiles` are its external-data files by file name. Throws the core's named errors.
+   * `externalFiles` are its external-data files (the user's Files) by file name, read here
+   * (runtime/externalFiles.ts). Throws the core's named errors.
    */
-  open(bytes: ArrayBuffer, fileName: string, externalFiles: Record<string, ArrayBuffer> = {}): OpenResult {
+  async open(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>> = {}): Promise<OpenResult> {
     const data = new Uint8Array(bytes);
-    const external = new Map(Object.entries(externalFiles).map(([name, buffer]) => [name, new Uint8Array(buffer)] as const));
+    const external = await readExternalFiles(externalFiles);
     const opened = openModel(data, { fileName, externalData: external });
-    const handle = models.add({ opened, bytes: data, externalFiles: external });
+    const handle = models.add({ opened, bytes: data, externalFiles: external, externalBlobs: { ...externalFiles } });
     const graph = opened.model.graph!;
     return { handle, summary: opened.summary, ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}) };
   },
