@@ -37,10 +37,10 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
       spawned++;
       const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
       const bytes = readModel('mnist.onnx');
-      const { handle } = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' });
+      const handle = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
       let open = true;
       return {
-        handle: Promise.resolve(handle),
+        handle,
         connection: {
           call: (fn) => (open ? fn(api as never) : Promise.reject(Object.assign(new Error('ended'), { name: 'WorkerError' }))),
           close: () => {

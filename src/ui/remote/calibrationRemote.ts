@@ -86,9 +86,9 @@ function createWorker(modelHandle: string, index: number, threads: number): Pool
   );
   const handle = (async () => {
     const copy = await modelBytes(modelHandle);
-    const external = transfer(copy.externalFiles, Object.values(copy.externalFiles));
+    // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: external, threads }),
+      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads }),
     );
     return opened.handle;
   })();
