@@ -26,3 +26,20 @@ export function recognizerVariant(variant: string): RecognizerVariant {
   }
   return { perChannel: parts.has('perChannel'), config, mixed: parts.has('mixed') };
 }
+
+/** The case's arguments after preset and variant: method=<calibration method>, budget=<act16=…,w16=…,float=…>. */
+export interface RecognizerCaseArguments {
+  readonly method?: string;
+  readonly budget?: string;
+}
+
+export function recognizerCaseArguments(args: readonly string[]): RecognizerCaseArguments {
+  const value = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
+  return { method: value('method'), budget: value('budget') };
+}
+
+/** The preset column of a case's row: the preset, then the method and the budget where the case sets them. */
+export function recognizerPresetLabel(preset: string, args: readonly string[]): string {
+  const { method, budget } = recognizerCaseArguments(args);
+  return [preset, method, budget && `budget ${budget}`].filter(Boolean).join(' ');
+}
