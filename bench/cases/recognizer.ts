@@ -21,16 +21,13 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
-import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { sequenceAgreement, ctcGreedyDecode, characterErrorRate } from '../../src/core/metrics/sequence.ts';
 import { editDistance } from '../../src/core/editDistance.ts';
-import { createSession, float32Tensor, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { createSession, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
-import { RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant } from './recognizerSetup.ts';
+import { RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant, textLineFiles, textLineTensor as tensorOf } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
@@ -38,12 +35,7 @@ const [preset, variant = 'plain', ...caseArguments] = process.argv.slice(2);
 const { method, budget: budgetArgument } = recognizerCaseArguments(caseArguments);
 const budget = budgetArgument ? parsePrecisionBudget(budgetArgument) : DEFAULT_PRECISION_BUDGET;
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
-const dir = path.join(import.meta.dirname, '../../../shared/fixtures/images/textlines');
-const lines = fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort().map((f) => path.join(dir, f));
-const calibration = lines.slice(0, 16);
-const evaluation = lines.slice(16, 32);
-// PaddleOCR's recognizer preprocessing: BGR, (x / 255 − 0.5) / 0.5, 48 × 320.
-const spec = validatePreprocess({ resize: 'stretch', channelOrder: 'BGR', scale: 1 / 255, mean: [0.5], std: [0.5], dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 } });
+const { calibration, evaluation } = textLineFiles();
 
 const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
@@ -51,10 +43,6 @@ if (options.perChannel) base.perChannel = true;
 if (method) base.calibrationMethod = method;
 let config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
 
-const tensorOf = (file: string) => {
-  const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], spec);
-  return float32Tensor(t.data, t.dims);
-};
 const calibrationTensors = calibration.map(tensorOf);
 const calibrationRuntime = nodeRuntime(calibrationTensors.map((x) => ({ x })));
 let calibrationSeconds = 0;

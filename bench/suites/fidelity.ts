@@ -4,7 +4,8 @@
  * CTC decoding equals the float model's, CER against the float decoding, with and without the attention
  * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano and the
  * PP-OCRv4 detector within the default budget, before and after AdaRound. QS_FIDELITY_ONLY=recognizer
- * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only) re-measures one part and
+ * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only, =recognizer-fragility: the
+ * float recognizer under input noise, what its text target tolerates) re-measures one part and
  * keeps the other parts' rows from the last results file; with =recognizer-mixed, QS_FIDELITY_CASE='<variant> <arguments>' (a
  * case of RECOGNIZER_MIXED without its preset, e.g. 'attention+perChannel+mixed+bc method=MinMSE') re-measures that case only.
  */
@@ -68,6 +69,9 @@ const MIXED: [string, string[]][] = [
   ['ppocr-det', ['A8W8', 'perChannel', 'adaround', 'max=40', 'method=Entropy', 'fused']],
 ];
 const isMixed = (r: Row) => String(r.variant).startsWith('mixed precision');
+/** The float recognizer under input noise of ± these image levels (bench/cases/recognizerFragility.ts): what the text target tolerates. */
+const FRAGILITY_LEVELS = ['0.5', '1', '2'];
+const isFragility = (r: Row) => r.model === RECOGNIZER && r.preset === 'float';
 
 /** The case's line as suite rows: mixed precision alone, then with AdaRound where it ran (details in `detail`). */
 export function mixedRows(r: Row): Row[] {
@@ -106,6 +110,11 @@ export const fidelitySuite: Suite = {
   async run() {
     const only = process.env.QS_FIDELITY_ONLY;
     const rows: Row[] = [];
+    if (only === 'recognizer-fragility') {
+      rows.push(...carried((r) => !isFragility(r)));
+      for (const level of FRAGILITY_LEVELS) rows.push(await runCase('cases/recognizerFragility.ts', [level]));
+      return rows;
+    }
     if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...carried((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
@@ -115,8 +124,12 @@ export const fidelitySuite: Suite = {
     if (only === 'detectors' || only === 'mixed') rows.push(...carried((r) => r.model === RECOGNIZER));
     else {
       const cases = recognizerMixedCases();
+      // (Carried: the recognizer rows this run does not measure, the float model's fragility rows among them.)
       if (only === 'recognizer-mixed') rows.push(...carried((r) => r.model === RECOGNIZER && (!isRecognizerMixed(r) || !cases.some((c) => fromCase(r, c)))));
-      else for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
+      else {
+        for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
+        for (const level of FRAGILITY_LEVELS) rows.push(await runCase('cases/recognizerFragility.ts', [level]));
+      }
       for (const [preset, variant, ...args] of cases) rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant, ...args])));
     }
     if (only === 'detectors' || only === 'recognizer' || only === 'recognizer-mixed') rows.push(...carried(isMixed));
