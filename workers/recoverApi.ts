@@ -89,8 +89,10 @@ export interface LadderRequest extends RecoverData {
   /** Run the exclusion search as the last rung (default true), with at most this many measurements. */
   exclusions?: boolean;
   maxExclusionSteps?: number;
-  /** Mixed-precision rungs after the 8-bit formats (default true), within the default budget. */
+  /** Mixed-precision rungs after the fine-tuning rungs (default true), within the default budget. */
   mixedPrecision?: boolean;
+  /** The largest share of a rung's error fine-tuning is expected to remove (default core FINETUNE_REACH; 1 tries every fine-tuning rung). */
+  finetuneReach?: number;
   /** Judge every rung as the NPU runs it: float parts (exclusions, ops left float) in BF16 (default false). */
   npuBf16?: boolean;
 }
@@ -461,6 +463,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           perChannelRung: request.perChannelRung,
           attentionRungs: hasAttentionBlocks(h.model),
           measure: measures.measure,
+          cleApplies: measures.cleApplies,
+          finetuneReach: request.finetuneReach,
           exclude: request.exclusions === false ? undefined : measures.exclude,
           mixed: request.mixedPrecision === false ? undefined : measures.mixed,
           signal,

@@ -2,8 +2,8 @@
  * Suite "fidelity": output cosine of each fixture detector quantized with each preset, on held-out COCO photos;
  * and the PP-OCRv4 text recognizer (attention blocks, CTC output) on held-out text lines: lines whose greedy
  * CTC decoding equals the float model's, CER against the float decoding, with and without the attention
- * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano and the
- * PP-OCRv4 detector within the default budget, before and after AdaRound. QS_FIDELITY_ONLY=recognizer
+ * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano within the
+ * default budget, before and after AdaRound (the PP-OCRv4 detector's: suite detector-8bit). QS_FIDELITY_ONLY=recognizer
  * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only, =recognizer-fragility: the
  * float recognizer under input noise, what its text target tolerates) re-measures one part and
  * keeps the other parts' rows from the last results file; with =recognizer-mixed, QS_FIDELITY_CASE='<variant> <arguments>' (a
@@ -59,14 +59,12 @@ function recognizerMixedRows(r: Row): Row[] {
 }
 /**
  * Mixed precision, 8-bit per-channel A8W8 within the default budget: [model, case arguments]. The 8-bit tensors
- * take Entropy ranges (held-out before mixed precision, against MinMax: YOLOX 0.909 vs 0.826, the detector
- * 0.930 vs 0.858); the tensors widened to 16 bits take the extremes calibration saw. The detector's written-out
- * HardSwish/HardSigmoid·Mul are quantized as one op each (`fused`: 294 → 145 Q/DQ pairs, 0.910 → 0.951 with
- * Percentile ranges); YOLOX's SiLU gains nothing from it (0.826 → 0.825), so it runs without.
+ * take Entropy ranges (held-out before mixed precision, against MinMax: YOLOX 0.909 vs 0.826); the tensors widened to
+ * 16 bits take the extremes calibration saw. The PP-OCRv4 text detector's mixed-precision rows are in suite
+ * detector-8bit (suites/detector8bit.ts), beside its other 8-bit steps.
  */
 const MIXED: [string, string[]][] = [
   ['yolox-nano', ['A8W8', 'perChannel', 'adaround', 'max=60', 'method=Entropy']],
-  ['ppocr-det', ['A8W8', 'perChannel', 'adaround', 'max=40', 'method=Entropy', 'fused']],
 ];
 const isMixed = (r: Row) => String(r.variant).startsWith('mixed precision');
 /** The float recognizer under input noise of ± these image levels (bench/cases/recognizerFragility.ts): what the text target tolerates. */
@@ -78,7 +76,7 @@ export function mixedRows(r: Row): Row[] {
   const detail = `search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s); 16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; 8-bit start ${r.startCosine}; web ${r.webRuns}, checker ${r.checker}`;
   const base = { model: r.model, preset: r.preset, opset: r.opset, calibrationSeconds: r.calibrationSeconds, detail };
   const rows: Row[] = [{ ...base, variant: 'mixed precision', cosineMean: r.mixedCosine }];
-  if (r.adaroundCosine !== null) rows.push({ ...base, variant: 'mixed precision + AdaRound', cosineMean: r.adaroundCosine });
+  if (r.adaroundCosine !== null) rows.push({ ...base, variant: `mixed precision + ${r.recovery ?? 'AdaRound'}`, cosineMean: r.adaroundCosine });
   return rows;
 }
 
