@@ -71,6 +71,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const dh = new Float64Array(n); // dw/dV, 0 where h or the weight is clipped
   const h = new Float64Array(n);
   const dhdv = new Float64Array(n); // dh/dV, 0 where h is clipped to 0 or 1
+  const rounding: Rounding = { learning, floor, scale, lo, hi, V, w, h, dhdv, dh };
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
@@ -94,40 +95,13 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) throwIfCancelled(options.signal);
-      let leaving = 0;
-      for (let q = 0; q < active; q++) {
-        const at = learning[q];
-        const sig = 1 / (1 + Math.exp(-V[at]));
-        const raw = sig * (ZETA - GAMMA) + GAMMA;
-        const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
-        h[at] = hv;
-        const r = floor[at] + hv;
-        const clipped = r < lo[at] || r > hi[at];
-        w[at] = scale[at] * (clipped ? (r < lo[at] ? lo[at] : hi[at]) : r);
-        if (raw <= 0 || raw >= 1) {
-          dhdv[at] = 0;
-          dh[at] = 0;
-          leaving++;
-        } else {
-          dhdv[at] = (ZETA - GAMMA) * sig * (1 - sig);
-          dh[at] = clipped ? 0 : scale[at] * dhdv[at];
-        }
-      }
+      const leaving = softWeights(rounding, active);
       await objective.update(w, learning, active);
       const loss = objective.loss();
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-      for (let q = 0; q < active; q++) {
-        const at = learning[q];
-        let g = 2 * (gv[at] - cross[at]) * dh[at];
-        if (annealing && dhdv[at] !== 0) {
-          // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
-          const u = 2 * h[at] - 1;
-          if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
-        }
-        grad[at] = g;
-      }
+      gradient(rounding, active, gv, cross, annealing ? options.regParam : 0, beta, grad);
       adam.step(V, grad, learning, active);
       if (leaving > 0) {
         let kept = 0;
@@ -167,4 +141,66 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
     }
   }
   return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes);
+}
+
+/** AdaRound's per-weight state (flat, outChannels × k), the weights still learning first in `learning`. */
+interface Rounding {
+  readonly learning: Int32Array;
+  readonly floor: Float64Array;
+  readonly scale: Float64Array;
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  readonly V: Float64Array;
+  /** The soft weight s·clip(⌊w/s⌋ + h(V)). */
+  readonly w: Float64Array;
+  readonly h: Float64Array;
+  /** dh/dV, 0 where h is clipped to 0 or 1 (the weight then leaves). */
+  readonly dhdv: Float64Array;
+  /** dw/dV, 0 where h or the weight is clipped. */
+  readonly dh: Float64Array;
+}
+
+/**
+ * h(V), the soft weights and their derivatives for the first `active` learning weights; returns how many have h
+ * clipped (they leave after this step). Synchronous and module-level, so the optimizing compiler sees a plain loop.
+ */
+function softWeights(r: Rounding, active: number): number {
+  const { learning, floor, scale, lo, hi, V, w, h, dhdv, dh } = r;
+  let leaving = 0;
+  for (let q = 0; q < active; q++) {
+    const at = learning[q];
+    const sig = 1 / (1 + Math.exp(-V[at]));
+    const raw = sig * (ZETA - GAMMA) + GAMMA;
+    const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
+    h[at] = hv;
+    const x = floor[at] + hv;
+    const clipped = x < lo[at] || x > hi[at];
+    w[at] = scale[at] * (clipped ? (x < lo[at] ? lo[at] : hi[at]) : x);
+    if (raw <= 0 || raw >= 1) {
+      dhdv[at] = 0;
+      dh[at] = 0;
+      leaving++;
+    } else {
+      dhdv[at] = (ZETA - GAMMA) * sig * (1 - sig);
+      dh[at] = clipped ? 0 : scale[at] * dhdv[at];
+    }
+  }
+  return leaving;
+}
+
+/**
+ * dLoss/dV of the first `active` learning weights into `grad`: the reconstruction gradient 2(Gv − c) through dw/dV,
+ * plus, with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
+ */
+function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number, grad: Float64Array): void {
+  const { learning, h, dhdv, dh } = r;
+  for (let q = 0; q < active; q++) {
+    const at = learning[q];
+    let g = 2 * (gv[at] - cross[at]) * dh[at];
+    if (lambda > 0 && dhdv[at] !== 0) {
+      const u = 2 * h[at] - 1;
+      if (u !== 0) g -= lambda * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
+    }
+    grad[at] = g;
+  }
 }
