@@ -97,7 +97,6 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       if (it % 16 === 0) throwIfCancelled(options.signal);
       const leaving = softWeights(rounding, active);
       await objective.update(w, learning, active);
-      const loss = objective.loss();
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
@@ -113,7 +112,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
         active = kept;
       }
       done = it + 1;
-      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
+      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
         const hardLoss = await hardRoundingLoss();
         if (hardLoss < bestHard * (1 - 1e-4)) {

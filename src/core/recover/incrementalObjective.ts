@@ -83,29 +83,33 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   const subSize = new Int32Array(channels);
   const local = new Int32Array(n);
   const posOf = new Int32Array(n);
-  let loss = 0;
   let known = false;
   const buffer = products.length > 0 ? new Float32Array(outPerGroup * k) : undefined;
   const scratchValue = new Float64Array(n);
   const scratchGv = new Float64Array(n);
 
-  /** gv = G v at every entry of v, and the loss of v. */
-  const full = async (v: Float64Array, out: Float64Array): Promise<number> => {
+  /** out = G v at every entry of v. */
+  const product = async (v: Float64Array, out: Float64Array): Promise<void> => {
     for (let gi = 0; gi < p.groups.length; gi++) {
       const first = gi * outPerGroup * k;
       const span = outPerGroup * k;
       if (buffer) {
         for (let i = 0; i < span; i++) buffer[i] = v[first + i];
-        const y = await products[gi].multiply(buffer);
-        out.set(y, first);
+        out.set(await products[gi].multiply(buffer), first);
       } else {
         multiplyGram(p.groups[gi].gram, k, v, first, outPerGroup, out.subarray(first, first + span));
       }
     }
+  };
+  /** The loss of v given g = G v at every entry. */
+  const sum = (v: Float64Array, g: Float64Array): number => {
     let total = tau;
-    for (let at = 0; at < n; at++) total += v[at] * (out[at] - 2 * cross[at]);
+    for (let at = 0; at < n; at++) total += v[at] * (g[at] - 2 * cross[at]);
     return total;
   };
+  /** The loss at `value`; undefined right after a full product until asked for (gv is then valid at every entry). */
+  let loss: number | undefined;
+  const currentLoss = () => (loss ??= sum(value, gv));
 
   const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize };
   const apply = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number) =>
@@ -153,16 +157,17 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
     value,
     gv,
     cross,
-    loss: () => loss,
+    loss: currentLoss,
     async update(next, changed, count) {
       compact();
       if (!known || incrementalCost(next, changed, count, value) > fullCost) {
         if (known) for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
         else value.set(next);
         known = true;
-        loss = await full(value, gv);
+        await product(value, gv);
+        loss = undefined;
       } else {
-        loss = apply(next, changed, count, value, gv, loss);
+        loss = apply(next, changed, count, value, gv, currentLoss());
       }
     },
     async lossAt(next, changed, count) {
@@ -170,10 +175,11 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
       scratchValue.set(value);
       if (!known || incrementalCost(next, changed, count, value) > fullCost) {
         for (let q = 0; q < count; q++) scratchValue[changed[q]] = next[changed[q]];
-        return full(scratchValue, scratchGv);
+        await product(scratchValue, scratchGv);
+        return sum(scratchValue, scratchGv);
       }
       scratchGv.set(gv);
-      return apply(next, changed, count, scratchValue, scratchGv, loss);
+      return apply(next, changed, count, scratchValue, scratchGv, currentLoss());
     },
     unwatch(at) {
       if (!flags[at]) return;
