@@ -23,6 +23,8 @@ export const PREVIEW_PORTS = {
   evaluation: 4397,
   // and 4399 for the Vite dev server that draws the held-out scenes for the judge
   sample: 4398,
+  /** A model over 2 GiB in the page, suite large-model-page. */
+  'large-model-page': 4392,
 } as const;
 
 export interface PreviewOptions {

@@ -17,8 +17,10 @@ import { graphSuite } from './suites/graph.ts';
 import { graphFirstDrawSuite } from './suites/graphFirstDraw.ts';
 import { sampleSuite } from './suites/sample.ts';
 import { largeModelSuite } from './suites/largeModel.ts';
+import { largeModelPageSuite } from './suites/largeModelPage.ts';
+import { detector8bitSuite } from './suites/detector8bit.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

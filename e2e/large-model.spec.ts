@@ -1,6 +1,7 @@
 /**
  * Models with external data in the page (issue 19): the .onnx and its data file picked together open,
- * calibrate and quantize, and the result downloads as two files (the .onnx and its .onnx.data) that
+ * calibrate, quantize and evaluate (the data file reaches every worker as the user's File, which the worker
+ * reads itself: the path a file of 2 GiB or more takes), and the result downloads as two files (the .onnx and its .onnx.data) that
  * onnxruntime-node loads; a model whose session cannot fit the 4 GiB WebAssembly memory is refused by name
  * before a byte of it is read. The files are made on disk (bench/largeModel.ts; the oversized data file is
  * sparse) and given by path, as a user's file dialog gives them.
@@ -32,7 +33,7 @@ test.describe('models with external data, large ones', () => {
     await expect(error).toContainText('npx qstudio quantize');
   });
 
-  test('the .onnx with its data file opens, calibrates and quantizes; the result downloads as .onnx + .onnx.data that onnxruntime-node runs', async ({ page }, info) => {
+  test('the .onnx with its data file (the user\'s Files, read by each worker) opens, calibrates, quantizes and evaluates; the result downloads as .onnx + .onnx.data that onnxruntime-node runs', async ({ page }, info) => {
     test.setTimeout(240_000);
     const dir = info.outputPath('model');
     fs.mkdirSync(dir, { recursive: true });
@@ -67,5 +68,11 @@ test.describe('models with external data, large ones', () => {
     } finally {
       await session.release();
     }
+
+    // The evaluation worker gets the data file as the user's File too, reads it itself, and compares.
+    await page.getByTestId('eval-layers-toggle').uncheck();
+    await page.getByTestId('evaluate-button').click();
+    await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 120_000 });
+    expect(Number(await page.getByTestId('eval-mean-cosine').textContent())).toBeGreaterThan(0.9);
   });
 });

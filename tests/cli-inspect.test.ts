@@ -5,10 +5,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../src/core/onnx/index.ts';
 import { MODELS } from './helpers/fixtures.ts';
+import { syntheticMlp } from '../bench/synthetic.ts';
+import { writeModelFile } from '../src/cli/modelFile.ts';
+import { formatBytes } from '../src/cli/format.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
 
 describe('qstudio inspect', () => {
+  it('gives a model with external data its size with the data file, not only the .onnx file\'s', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-inspect-ext-'));
+    try {
+      const out = path.join(dir, 'mlp.onnx');
+      const dataFile = writeModelFile(out, syntheticMlp(3, 64), true)!;
+      const r = qstudio('inspect', out);
+      expect(r.code).toBe(0);
+      const total = fs.statSync(out).size + fs.statSync(dataFile).size;
+      expect(r.stdout.split('\n')[0]).toBe(`mlp.onnx  (${formatBytes(fs.statSync(out).size)}; ${formatBytes(total)}, external data included)`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('prints the summary of yolox-nano as JSON', () => {
     const r = qstudio('inspect', path.join(MODELS, 'yolox-nano.onnx'), '--json');
     expect(r.code).toBe(0);

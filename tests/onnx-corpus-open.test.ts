@@ -28,11 +28,11 @@ function fileBuffer(file: string): ArrayBuffer {
 }
 
 describe("ONNX's backend test corpus through the open path", () => {
-  it('every model opens, summarises, draws and lays out as the page does, and re-encodes to the same summary', () => {
+  it('every model opens, summarises, draws and lays out as the page does, and re-encodes to the same summary', async () => {
     const failures: string[] = [];
     for (const m of models) {
       try {
-        const { handle, summary } = modelApi.open(fileBuffer(m.modelPath), path.basename(m.dir));
+        const { handle, summary } = await modelApi.open(fileBuffer(m.modelPath), path.basename(m.dir));
         try {
           const view = buildGraphView(buildGraphIndex(modelApi.graphStructure(handle)));
           const layout = layeredLayout(layoutInputOf(view));

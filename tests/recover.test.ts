@@ -201,6 +201,25 @@ describe('fast finetune and bias correction on a small chain', () => {
     expect(corrected.recovery.biasCorrection!.layers).toHaveLength(5);
   });
 
+  it("with the local reconstruction every layer cancels only its own weights' mean shift, not what its input lost upstream", async () => {
+    const extra = { includeBiasCorrection: true, extraOptions: { FastFinetune: { PositionsPerSample: 1000 } } };
+    const local = await quantizeWithRecovery(convChainModel(), config('A8W8', extra), { runtime, calibrate: (m) => minMaxRanges(m), reconstruction: 'local' });
+    const asymmetric = await run('A8W8', extra);
+    const shifts = async (r: typeof local, target: 'float' | 'local') => {
+      const { layers } = findLinearLayers(r.floatModel, r.model);
+      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, { positionsPerSample: 1e6, samples: 6, seed: 1 });
+      return rows.map((d) => {
+        const store = d.layer.biasStore;
+        return { id: d.layer.id, worst: Math.max(...meanOutputShift(d, target).map(Math.abs)), grid: store.kind === 'quantized' ? Math.max(...store.scales) : 1e-5 };
+      });
+    };
+    // Local shifts (float weights on the layer's own quantized input) are cancelled to the bias grid in every layer.
+    for (const s of await shifts(local, 'local')) expect(s.worst, s.id).toBeLessThanOrEqual(s.grid / 2 + 1e-6);
+    // The default makes downstream layers absorb their inputs' shift too, so some layer keeps a local shift the local run does not.
+    const kept = (await shifts(asymmetric, 'local')).filter((s) => s.worst > s.grid / 2 + 1e-6);
+    expect(kept.length).toBeGreaterThan(0);
+  });
+
   it('writes models that run in onnxruntime-node and pass onnx.checker', async () => {
     const r = await run('XINT8', { includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 20 } } });
     expect(r.recovery.cle!.pairs).toHaveLength(2);

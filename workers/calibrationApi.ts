@@ -22,6 +22,7 @@ import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, 
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
+import { readExternalFiles } from './runtime/externalFiles.ts';
 import { rangeEntry, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 
 export type { CalibrationSample } from '../src/core/calibrate/samples.ts';
@@ -29,7 +30,8 @@ export type { Progress as CalibrationProgress, SkippedSample } from '../src/core
 
 export interface CalibrationOpenOptions {
   fileName: string;
-  externalFiles?: Record<string, ArrayBuffer>;
+  /** The model's external-data files (the user's Files), by the name its tensors use; read here. */
+  externalFiles?: Readonly<Record<string, Blob>>;
   /** 'wasm' keeps calibration off WebGPU (tests, or a GPU that misbehaves). */
   backend?: BackendPreference;
   /** Most WASM threads this worker's sessions use (the page shares the cores among its workers). */
@@ -158,8 +160,8 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
      * Decodes a model for calibration. Refuses models onnxruntime cannot run (custom-domain ops) and
      * models that are not float, with named errors, before any runtime is loaded.
      */
-    open(bytes: ArrayBuffer, options: CalibrationOpenOptions): CalibrationModel {
-      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+    async open(bytes: ArrayBuffer, options: CalibrationOpenOptions): Promise<CalibrationModel> {
+      const external = await readExternalFiles(options.externalFiles);
       const opened = openModel(new Uint8Array(bytes), { fileName: options.fileName, externalData: external });
       // A float16 model calibrates as its float32 form: the same tensors, fed and observed in float32.
       const model = opened.summary.float16 ? asFloat32(opened.model) : opened.model;

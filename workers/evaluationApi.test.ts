@@ -32,7 +32,7 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 /** mnist calibrated on six fake images, and its XINT8 quantization's bytes. */
 async function quantizedMnist(): Promise<{ ranges: RangeTable; quantized: Uint8Array }> {
   const calibration = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
-  const { handle } = calibration.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+  const { handle } = await calibration.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
   const { ranges } = await calibration.run(handle, { samples: fakeImages(6), spec: unit, config: xint8 });
   const table = new Map(Object.entries(ranges).map(([n, [min, max]]) => [n, { min, max }]));
   const { model } = quantizeModel(decode(readModel('mnist.onnx')), table, xint8, 'XINT8');

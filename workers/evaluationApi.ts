@@ -35,6 +35,7 @@ import { activationHistograms } from './evaluation/activationHistograms.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
+import { readExternalFiles } from './runtime/externalFiles.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
 import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
@@ -43,7 +44,8 @@ export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/eva
 
 export interface EvaluationOpenOptions {
   fileName: string;
-  externalFiles?: Record<string, ArrayBuffer>;
+  /** The model's external-data files (the user's Files), by the name its tensors use; read here. */
+  externalFiles?: Readonly<Record<string, Blob>>;
   /** Most WASM threads this worker's sessions use. */
   threads?: number;
 }
@@ -237,7 +239,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     /** Decodes the float model for evaluation; the bytes stay here. Throws the core's named errors. */
     async open(bytes: ArrayBuffer, options: EvaluationOpenOptions): Promise<EvaluationModel> {
       const data = new Uint8Array(bytes);
-      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+      const external = await readExternalFiles(options.externalFiles);
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') {
         throw new ComparisonError(`"${options.fileName}" is already quantized: evaluation compares a float model with its quantization.`);
@@ -266,8 +268,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const quantBytes = new Uint8Array(request.quantized.data instanceof Blob ? await request.quantized.data.arrayBuffer() : request.quantized.data);
         let quant: ModelProto;
         try {
-          const external = await Promise.all(Object.entries(request.quantized.externalData ?? {}).map(async ([n, b]) => [n, new Uint8Array(await b.arrayBuffer())] as const));
-          quant = openModel(quantBytes, { fileName: request.quantized.name, externalData: new Map(external) }).model;
+          quant = openModel(quantBytes, { fileName: request.quantized.name, externalData: await readExternalFiles(request.quantized.externalData) }).model;
         } catch (e) {
           throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
         }

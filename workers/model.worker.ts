@@ -10,7 +10,7 @@ const api: ModelWorkerApi = {
   ...modelApi,
   modelBytes(handle) {
     const copy = quantizeApi.modelBytes(handle);
-    return transfer(copy, [copy.bytes, ...Object.values(copy.externalFiles)]);
+    return transfer(copy, [copy.bytes]); // the data files are Files: cloned by reference
   },
   quantize(...args) {
     const out = quantizeApi.quantize(...args);

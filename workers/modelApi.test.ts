@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { expose, transfer, wrap, type Remote } from 'comlink';
 import { modelApi, type ModelApi } from './modelApi.ts';
+import { quantizeApi } from './quantizeApi.ts';
 import { HandleTable, UnknownHandleError } from './runtime/handles.ts';
 import { readModel } from '../tests/helpers/fixtures.ts';
 import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from '../src/core/onnx/index.ts';
@@ -9,6 +10,15 @@ import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type T
 function fixtureBuffer(name: string): ArrayBuffer {
   const bytes = readModel(name);
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error('expected a rejection');
 }
 
 function errorOf(fn: () => unknown): Error {
@@ -26,8 +36,8 @@ describe('modelApi', () => {
     for (const h of opened.splice(0)) modelApi.close(h);
   });
 
-  it('opens a model, keeps it under a handle and returns its summary', () => {
-    const { handle, summary } = modelApi.open(fixtureBuffer('yolox-nano.onnx'), 'yolox-nano.onnx');
+  it('opens a model, keeps it under a handle and returns its summary', async () => {
+    const { handle, summary } = await modelApi.open(fixtureBuffer('yolox-nano.onnx'), 'yolox-nano.onnx');
     opened.push(handle);
     expect(handle).toMatch(/^model-\d+$/);
     expect(summary.fileName).toBe('yolox-nano.onnx');
@@ -36,18 +46,18 @@ describe('modelApi', () => {
     expect(modelApi.openCount()).toBe(1);
   });
 
-  it('sends a small model’s graph structure with open (the same the view would ask for); warm-up keeps nothing open', () => {
+  it('sends a small model’s graph structure with open (the same the view would ask for); warm-up keeps nothing open', async () => {
     modelApi.warmUp();
     expect(modelApi.openCount()).toBe(0);
-    const { handle, structure } = modelApi.open(fixtureBuffer('yolox-nano.onnx'), 'yolox-nano.onnx');
+    const { handle, structure } = await modelApi.open(fixtureBuffer('yolox-nano.onnx'), 'yolox-nano.onnx');
     opened.push(handle);
     expect(structure).toBeDefined();
     expect(structure).toEqual(modelApi.graphStructure(handle));
   });
 
-  it('gives each open model its own handle, and close forgets it', () => {
-    const a = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx').handle;
-    const b = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx').handle;
+  it('gives each open model its own handle, and close forgets it', async () => {
+    const a = (await modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx')).handle;
+    const b = (await modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx')).handle;
     expect(a).not.toBe(b);
     expect(modelApi.openCount()).toBe(2);
     modelApi.close(a);
@@ -60,19 +70,19 @@ describe('modelApi', () => {
     ['an empty file', new ArrayBuffer(0), 'EmptyFileError'],
     ['a PNG renamed .onnx', fixtureBuffer('negative/not-a-model.onnx'), 'NotOnnxError'],
     ['a cut-short model', fixtureBuffer('negative/truncated.onnx'), 'TruncatedModelError'],
-  ])('throws a named error for %s and keeps nothing', (_what, bytes, name) => {
-    expect(errorOf(() => modelApi.open(bytes, 'bad.onnx')).name).toBe(name);
+  ])('throws a named error for %s and keeps nothing', async (_what, bytes, name) => {
+    expect((await rejectionOf(modelApi.open(bytes, 'bad.onnx'))).name).toBe(name);
     expect(modelApi.openCount()).toBe(0);
   });
 
-  it('opens a model with custom-domain ops and says so in the notes', () => {
-    const { handle, summary } = modelApi.open(fixtureBuffer('negative/custom-domain-op.onnx'), 'custom-domain-op.onnx');
+  it('opens a model with custom-domain ops and says so in the notes', async () => {
+    const { handle, summary } = await modelApi.open(fixtureBuffer('negative/custom-domain-op.onnx'), 'custom-domain-op.onnx');
     opened.push(handle);
     expect(summary.customOps.map((o) => o.domain)).toContain('com.microsoft.extensions');
     expect(summary.notes.some((n) => n.includes('custom domains'))).toBe(true);
   });
 
-  it('reads external data from the files given by name, and names the missing one otherwise', () => {
+  it('reads external data from the files given by name, and names the missing one otherwise', async () => {
     // A one-initializer model whose tensor lives in "weights.bin".
     const weight = { name: 'w', dims: [2], data_type: DataType.FLOAT, data_location: 1, external_data: [{ key: 'location', value: 'weights.bin' }] } as TensorProto;
     const model = makeModel(makeGraph({
@@ -83,11 +93,18 @@ describe('modelApi', () => {
     }));
     const bytes = encode(model);
     const buffer = () => new Uint8Array(bytes).buffer; // a copy of exactly the model's bytes (encode may return a view into a pool)
-    expect(errorOf(() => modelApi.open(buffer(), 'ext.onnx')).name).toBe('ExternalDataError');
-    const weights = new Float32Array([1, 2]).buffer;
-    const { handle, summary } = modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': weights });
+    const missing = await rejectionOf(modelApi.open(buffer(), 'ext.onnx'));
+    expect(missing.name).toBe('ExternalDataError');
+    expect(missing.message).toContain('"weights.bin", which was not given');
+    const truncated = await rejectionOf(modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': new Blob([new Uint8Array(5)]) }));
+    expect(truncated.name).toBe('ExternalDataError');
+    expect(truncated.message).toContain('truncated');
+    const weights = new File([new Float32Array([1, 2])], 'weights.bin');
+    const { handle, summary } = await modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': weights });
     opened.push(handle);
     expect(summary.parameterCount).toBe(2);
+    // Other workers get the user's File itself (by reference), never a copy of its bytes.
+    expect(quantizeApi.modelBytes(handle).externalFiles['weights.bin']).toBe(weights);
   });
 });
 
@@ -118,7 +135,7 @@ describe('modelApi through comlink (what the page sees)', () => {
 });
 
 describe('HandleTable', () => {
-  it('hands out distinct ids and refuses unknown ones by name', () => {
+  it('hands out distinct ids and refuses unknown ones by name', async () => {
     const table = new HandleTable<number>('thing');
     const a = table.add(1);
     const b = table.add(2);

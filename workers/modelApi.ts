@@ -7,16 +7,20 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { encode, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
+import { tinyModel } from '../src/core/onnx/tinyModel.ts';
 import { weightlessGraph } from '../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from './runtime/handles.ts';
+import { readExternalFiles } from './runtime/externalFiles.ts';
 
-/** A model kept in the worker: the decoded model and the buffers its tensors are views into. */
+/** A model kept in the worker: the decoded model, the buffers its tensors are views into, and the user's data files. */
 export interface HeldModel {
   opened: OpenedModel;
   bytes: Uint8Array;
   externalFiles: ReadonlyMap<string, Uint8Array>;
+  /** The external-data files as given (Files): what other workers get, by reference, to read for themselves. */
+  externalBlobs: Readonly<Record<string, Blob>>;
 }
 
 export interface OpenResult {
@@ -42,13 +46,14 @@ const models = new HandleTable<HeldModel>('model');
 export const modelApi = {
   /**
    * Decodes a model. `bytes` is the .onnx file (transfer it: the decoded tensors are views into it);
-   * `externalFiles` are its external-data files by file name. Throws the core's named errors.
+   * `externalFiles` are its external-data files (the user's Files) by file name, read here
+   * (runtime/externalFiles.ts). Throws the core's named errors.
    */
-  open(bytes: ArrayBuffer, fileName: string, externalFiles: Record<string, ArrayBuffer> = {}): OpenResult {
+  async open(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>> = {}): Promise<OpenResult> {
     const data = new Uint8Array(bytes);
-    const external = new Map(Object.entries(externalFiles).map(([name, buffer]) => [name, new Uint8Array(buffer)] as const));
+    const external = await readExternalFiles(externalFiles);
     const opened = openModel(data, { fileName, externalData: external });
-    const handle = models.add({ opened, bytes: data, externalFiles: external });
+    const handle = models.add({ opened, bytes: data, externalFiles: external, externalBlobs: { ...externalFiles } });
     const graph = opened.model.graph!;
     return { handle, summary: opened.summary, ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}) };
   },
@@ -82,13 +87,7 @@ export const modelApi = {
    * the summary and the graph structure code (the idle page calls this once it has started the worker).
    */
   warmUp(): void {
-    const graph = makeGraph({
-      node: [makeNode('Conv', ['x', 'w'], ['y'], 'conv'), makeNode('Relu', ['y'], ['z'], 'relu')],
-      input: [makeValueInfo('x', DataType.FLOAT, ['batch', 1, 4, 4])],
-      output: [makeValueInfo('z', DataType.FLOAT)],
-      initializer: [makeTensor('w', DataType.FLOAT, [1, 1, 1, 1], new Float32Array([1]))],
-    });
-    const opened = openModel(encode(makeModel(graph)), { fileName: 'warm-up.onnx' });
+    const opened = openModel(encode(tinyModel()), { fileName: 'warm-up.onnx' });
     weightlessGraph(opened.model.graph!);
   },
 

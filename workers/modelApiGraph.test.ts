@@ -14,8 +14,8 @@ describe('the model worker hands the graph view a structure and weight statistic
     for (const h of opened.splice(0)) modelApi.close(h);
   });
 
-  it('UltraFace (every node unnamed): the structure indexes to the same ids as the file, without weight bytes', () => {
-    const { handle } = modelApi.open(buffer('ultraface-rfb-320.onnx'), 'ultraface-rfb-320.onnx');
+  it('UltraFace (every node unnamed): the structure indexes to the same ids as the file, without weight bytes', async () => {
+    const { handle } = await modelApi.open(buffer('ultraface-rfb-320.onnx'), 'ultraface-rfb-320.onnx');
     opened.push(handle);
     const structure = structuredClone(modelApi.graphStructure(handle));
     const index = buildGraphIndex(structure);
@@ -25,8 +25,8 @@ describe('the model worker hands the graph view a structure and weight statistic
     expect(bytes).toBeLessThan(64 * structure.initializer.length);
   });
 
-  it('weight statistics by tensor name, and a named reason for a name that is no weight', () => {
-    const { handle } = modelApi.open(buffer('mnist.onnx'), 'mnist.onnx');
+  it('weight statistics by tensor name, and a named reason for a name that is no weight', async () => {
+    const { handle } = await modelApi.open(buffer('mnist.onnx'), 'mnist.onnx');
     opened.push(handle);
     const index = buildGraphIndex(modelApi.graphStructure(handle));
     const weight = [...index.initializers.keys()].find((n) => index.initializers.get(n)!.dims.length === 4)!;

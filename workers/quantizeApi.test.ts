@@ -36,7 +36,7 @@ describe('quantizeApi (in the model worker)', () => {
   });
 
   it('quantizes the held model into fresh parts that onnxruntime loads, and leaves the held bytes alone', async () => {
-    const { handle } = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx');
+    const { handle } = await modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx');
     opened.push(handle);
     const out = quantizeApi.quantize(handle, await mnistRanges(), getPreset('U8S8'), 'U8S8');
     expect(out.report.counts.quantized).toBeGreaterThan(0);
@@ -56,8 +56,8 @@ describe('quantizeApi (in the model worker)', () => {
     expect(heldModel(handle).bytes.byteLength).toBe(readModel('mnist.onnx').byteLength);
   });
 
-  it('gives a copy of the model bytes equal to the file', () => {
-    const { handle } = modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx');
+  it('gives a copy of the model bytes equal to the file', async () => {
+    const { handle } = await modelApi.open(fixtureBuffer('mnist.onnx'), 'mnist.onnx');
     opened.push(handle);
     const copy = quantizeApi.modelBytes(handle);
     expect(copy.fileName).toBe('mnist.onnx');

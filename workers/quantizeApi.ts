@@ -15,11 +15,14 @@ import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTab
 import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 
-/** Copies of a model's file and of its external-data files, for another worker. */
+/**
+ * A model for another worker: a copy of its .onnx file (the small protobuf when it has external data), and
+ * its external-data files as the user's Files, which cross to a worker by reference and are read there.
+ */
 export interface ModelBytesCopy {
   fileName: string;
   bytes: ArrayBuffer;
-  externalFiles: Record<string, ArrayBuffer>;
+  externalFiles: Record<string, Blob>;
 }
 
 export interface QuantizeOutput {
@@ -41,11 +44,10 @@ export type { RangeTable } from '../src/core/calibrate/rangeTable.ts';
 const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
 
 export const quantizeApi = {
-  /** Fresh copies of the held model's bytes (calibration workers decode their own copy, then end). */
+  /** A fresh copy of the held model's .onnx bytes, and its data files as given (other workers read those themselves). */
   modelBytes(handle: string): ModelBytesCopy {
     const held = heldModel(handle);
-    const externalFiles = Object.fromEntries([...held.externalFiles].map(([name, view]) => [name, copyOf(view)]));
-    return { fileName: held.opened.summary.fileName, bytes: copyOf(held.bytes), externalFiles };
+    return { fileName: held.opened.summary.fileName, bytes: copyOf(held.bytes), externalFiles: { ...held.externalBlobs } };
   },
 
   /**

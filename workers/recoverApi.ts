@@ -36,6 +36,7 @@ import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import type { BackendPreference } from './runtime/ort.ts';
 import type { Feed, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
+import { readExternalFiles } from './runtime/externalFiles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
@@ -47,7 +48,8 @@ export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover
 
 export interface RecoverOpenOptions {
   fileName: string;
-  externalFiles?: Record<string, ArrayBuffer>;
+  /** The model's external-data files (the user's Files), by the name its tensors use; read here. */
+  externalFiles?: Readonly<Record<string, Blob>>;
   threads?: number;
 }
 
@@ -87,8 +89,10 @@ export interface LadderRequest extends RecoverData {
   /** Run the exclusion search as the last rung (default true), with at most this many measurements. */
   exclusions?: boolean;
   maxExclusionSteps?: number;
-  /** Mixed-precision rungs after the 8-bit formats (default true), within the default budget. */
+  /** Mixed-precision rungs after the fine-tuning rungs (default true), within the default budget. */
   mixedPrecision?: boolean;
+  /** The largest share of a rung's error fine-tuning is expected to remove (default core FINETUNE_REACH; 1 tries every fine-tuning rung). */
+  finetuneReach?: number;
   /** Judge every rung as the NPU runs it: float parts (exclusions, ops left float) in BF16 (default false). */
   npuBf16?: boolean;
 }
@@ -359,7 +363,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     /** Decodes the float model; its bytes stay here. ComparisonError for a model that is already quantized. */
     async open(bytes: ArrayBuffer, options: RecoverOpenOptions): Promise<RecoverModel> {
       const data = new Uint8Array(bytes);
-      const external = new Map(Object.entries(options.externalFiles ?? {}).map(([n, b]) => [n, new Uint8Array(b)] as const));
+      const external = await readExternalFiles(options.externalFiles);
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
       const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
@@ -459,6 +463,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           perChannelRung: request.perChannelRung,
           attentionRungs: hasAttentionBlocks(h.model),
           measure: measures.measure,
+          cleApplies: measures.cleApplies,
+          finetuneReach: request.finetuneReach,
           exclude: request.exclusions === false ? undefined : measures.exclude,
           mixed: request.mixedPrecision === false ? undefined : measures.mixed,
           signal,

@@ -5,8 +5,13 @@
  * the written file on held-out data (never the calibration data). Every written model is also loaded in
  * onnxruntime-web and, where its opset is at most 17, checked by onnx.checker.
  *
- * Usage: mixedPrecision.ts <yolox-nano|ppocr-det> <preset> [perChannel] [adaround] [max=<measurements>] [method=<calibration method>] [fused]
+ * Usage: mixedPrecision.ts <yolox-nano|ppocr-det> <preset> [perChannel] [adaround] [bc] [max=<measurements>] [method=<calibration method>]
+ *   [fused] [samples=<n>] [tune=<n>] [iterations=<n>] [earlyStop]
  *   fused: enableNpuTransformer (written-out functions such as HardSwish and SiLU quantized as one op).
+ *   bc: bias correction after the search (with AdaRound: after it, as Quark orders them).
+ *   samples: calibration samples the search measures sensitivity on (default 4 for YOLOX, 3 for the detector).
+ *   tune: calibration samples AdaRound and bias correction gather layer data from (default all); iterations: AdaRound's
+ *   steps per layer (default Quark's 1000); earlyStop: AdaRound's early stop.
  *   yolox-nano: COCO 1–16 calibrate, 17–24 judge (NOTES' split). ppocr-det: textScenes' calibration scenes
  *   (lines 00–15 on COCO 1–16) calibrate, its held-out scenes (lines 16–31 on COCO 17–24 and the photos) judge.
  */
@@ -36,6 +41,12 @@ const maxMeasurements = Number(flags.find((f) => f.startsWith('max='))?.slice(4)
 /** The 8-bit tensors' calibration method, when not the preset's (16-bit tensors take the extremes seen, whatever it is). */
 const method = flags.find((f) => f.startsWith('method='))?.slice(7);
 const fused = flags.includes('fused');
+const biasCorrection = flags.includes('bc');
+const value = (key: string) => flags.find((f) => f.startsWith(`${key}=`))?.slice(key.length + 1);
+const searchSamples = value('samples') === undefined ? undefined : Number(value('samples'));
+const tuneSamples = value('tune') === undefined ? undefined : Number(value('tune'));
+const iterations = value('iterations') === undefined ? undefined : Number(value('iterations'));
+const earlyStop = flags.includes('earlyStop');
 const root = path.resolve(import.meta.dirname, '../..');
 const tmp = path.join(root, 'bench/tmp');
 fs.mkdirSync(tmp, { recursive: true });
@@ -65,7 +76,7 @@ const start = await held.score(quantizeModel(model, ranges, base).model);
 
 const t1 = performance.now();
 const mixed = await chooseMixedPrecision(model, ranges, base, nodeRuntime(calib), {
-  budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples, maxMeasurements,
+  budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples: searchSamples ?? samples, maxMeasurements,
   onStep: (s) => process.stderr.write(`step ${s.index} ${s.phase} units ${s.units} cosine ${s.cosine.toFixed(4)} gain ${s.gain.toFixed(4)} ${s.seconds.toFixed(1)} s\n`),
 });
 const searchSeconds = (performance.now() - t1) / 1000;
@@ -77,7 +88,7 @@ const plainScore = await held.score(plain.model);
  * result line. Printed once after mixed precision and again after AdaRound, so a run cut short keeps the first.
  */
 async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds: number | null): Promise<void> {
-  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${tunedScore !== null ? '-adaround' : ''}.onnx`);
+  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${tunedScore !== null ? `-${recoverySteps.replace(/\W+/g, '-')}` : ''}.onnx`);
   const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
   const opset = opsetOf(final) ?? 0;
   const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
@@ -87,6 +98,8 @@ async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds:
     startCosine: +start.cosine.toFixed(5),
     mixedCosine: +plainScore.cosine.toFixed(5),
     adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
+    recovery: recoverySteps || null,
+    searchSamples: searchSamples ?? samples,
     searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
     act16: `${mixed.budget.act16.used}/${mixed.budget.act16.limit} of ${mixed.budget.act16.of}`,
     w16: `${mixed.budget.w16.used}/${mixed.budget.w16.limit} of ${mixed.budget.w16.of}`,
@@ -103,13 +116,21 @@ async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds:
   }));
 }
 
+/** The recovery steps run after the search, as the result line names them. */
+const recoverySteps = [adaround && `AdaRound${iterations ? ` ${iterations} it.` : ''}${earlyStop ? ' early stop' : ''}${tuneSamples ? ` on ${tuneSamples} samples` : ''}`, biasCorrection && 'bias correction'].filter(Boolean).join(' + ');
+
 await finish(plain.model, null, null);
-if (adaround) {
+if (adaround || biasCorrection) {
   const t2 = performance.now();
   const json = JSON.parse(configToJSON(mixed.config));
-  json.includeFastFt = true;
-  json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaround' };
-  const tuned = await quantizeWithRecovery(model, validateConfig(json), { calibrate: async () => ranges, runtime: nodeRuntime(calib), gramProduct: nodeGramProduct });
+  json.includeFastFt = adaround;
+  json.includeBiasCorrection = biasCorrection;
+  json.extraOptions.FastFinetune = {
+    ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaround', ...(iterations ? { NumIterations: iterations } : {}), ...(earlyStop ? { EarlyStop: true } : {}),
+  };
+  const tuned = await quantizeWithRecovery(model, validateConfig(json), {
+    calibrate: async () => ranges, runtime: nodeRuntime(tuneSamples ? calib.slice(0, tuneSamples) : calib), gramProduct: nodeGramProduct,
+  });
   const tuneSeconds = (performance.now() - t2) / 1000;
   await finish(tuned.model, (await held.score(tuned.model)).cosine, tuneSeconds);
 }

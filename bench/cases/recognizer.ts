@@ -7,7 +7,9 @@
  * 'perChannel', 'attention' (the transformer rules: LayerNormalization, Softmax's known range, …),
  * 'sq' (SmoothQuant), 'mixed' (automatic mixed precision within the default budget, its sensitivities measured
  * on 4 of the calibration lines, at most 60 measurements, core/evaluate/mixedPrecision.ts), 'adaround' or 'adaquant' (fast finetune on
- * the calibration lines, after the mixed-precision choice), or 'plain'. The written file is also loaded and
+ * the calibration lines, after the mixed-precision choice), 'bc' (empirical bias correction on the calibration lines,
+ * after the choice), or 'plain'; an optional third argument method=<calibration method> replaces the preset's
+ * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is). The written file is also loaded and
  * run in onnxruntime-web, and checked by onnx.checker where its opset is at most 17.
  */
 import fs from 'node:fs';
@@ -31,7 +33,8 @@ import { RECOGNIZER_PATH, recognizerVariant } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
-const [preset, variant = 'plain'] = process.argv.slice(2);
+const [preset, variant = 'plain', methodArgument] = process.argv.slice(2);
+const method = methodArgument?.startsWith('method=') ? methodArgument.slice(7) : undefined;
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const dir = path.join(import.meta.dirname, '../../../shared/fixtures/images/textlines');
 const lines = fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort().map((f) => path.join(dir, f));
@@ -43,7 +46,7 @@ const spec = validatePreprocess({ resize: 'stretch', channelOrder: 'BGR', scale:
 const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
 if (options.perChannel) base.perChannel = true;
-if (process.env.QS_METHOD) base.calibrationMethod = process.env.QS_METHOD;
+if (method) base.calibrationMethod = method;
 let config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
 
 const tensorOf = (file: string) => {
@@ -79,7 +82,8 @@ const { model: quantized, report, recovery } = await quantizeWithRecovery(model,
   configName: preset,
   onProgress: (p) => { if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total})\n`); },
 });
-if (config.includeFastFt) tuneSeconds = (performance.now() - t0) / 1000;
+const recovers = config.includeFastFt || config.includeBiasCorrection;
+if (recovers) tuneSeconds = (performance.now() - t0) / 1000;
 const bytes = encode(quantized);
 const floatSession = await createSession(encode(model));
 const floatOutputs: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
@@ -107,14 +111,14 @@ async function judgeText(bytes: Uint8Array) {
   return { linesMatching: `${matches}/${evaluation.length}`, cer: +(100 * characterErrorRate(errors, chars)).toFixed(2), stepTop1: +(stepMatches / steps).toFixed(4) };
 }
 const judged = await judgeText(bytes);
-// With mixed precision and fine-tuning, the chosen precisions alone too (the same choice, not tuned).
-const untuned = mixed && config.includeFastFt && searchRanges ? await judgeText(encode(quantizeModel(model, searchRanges, { ...config, includeFastFt: false }).model)) : undefined;
+// With mixed precision and fine-tuning or bias correction, the chosen precisions alone too (the same choice, not tuned).
+const untuned = mixed && recovers && searchRanges ? await judgeText(encode(quantizeModel(model, searchRanges, { ...config, includeFastFt: false, includeBiasCorrection: false }).model)) : undefined;
 // The written file: onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows.
 const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', `recognizer-${preset}-${variant}.onnx`), quantized, bytes, { x: tensorOf(evaluation[0]) });
 const budgetUse = (k: 'act16' | 'w16' | 'float') => (mixed ? `${mixed.budget[k].used}/${mixed.budget[k].limit} of ${mixed.budget[k].of}` : undefined);
 console.log(JSON.stringify({
   model: 'ch_PP-OCRv4_rec_infer.onnx',
-  preset,
+  preset: method ? `${preset} ${method}` : preset,
   variant,
   ...judged,
   ...(untuned ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 } : {}),
@@ -134,7 +138,7 @@ console.log(JSON.stringify({
         chosen: JSON.stringify(mixed.chosen),
       }
     : {}),
-  ...(config.includeFastFt ? { tuneSeconds: +tuneSeconds.toFixed(0) } : {}),
+  ...(recovers ? { tuneSeconds: +tuneSeconds.toFixed(0) } : {}),
   webRuns,
   checker,
 }));

@@ -13,11 +13,12 @@ export interface RecognizerVariant {
 
 export function recognizerVariant(variant: string): RecognizerVariant {
   const parts = new Set(variant.split('+'));
-  const known = new Set(['plain', 'perChannel', 'attention', 'sq', 'mixed', 'adaround', 'adaquant']);
+  const known = new Set(['plain', 'perChannel', 'attention', 'sq', 'mixed', 'adaround', 'adaquant', 'bc']);
   for (const p of parts) if (!known.has(p)) throw new Error(`unknown variant part "${p}"`);
   const config: RecognizerVariant['config'] = { extraOptions: {} };
   if (parts.has('attention')) config.enableNpuTransformer = true;
   if (parts.has('sq')) config.includeSq = true;
+  if (parts.has('bc')) config.includeBiasCorrection = true;
   for (const algorithm of ['adaround', 'adaquant']) {
     if (!parts.has(algorithm)) continue;
     config.includeFastFt = true;

@@ -79,6 +79,11 @@ export function compareToMinMax(rows: Row[]): Row[] {
         theirs = sharedMeanCosine(b, a) ?? NaN;
         r[`${key}Shared`] = +mine.toFixed(5);
         r[`${key}MinMaxShared`] = +theirs.toFixed(5);
+      } else if (r[`${key}Shared`] != null && r[`${key}MinMaxShared`] != null && !r[`${key}Outputs`]) {
+        // A row carried over from the last results (its per-output cosines were dropped when recorded): the
+        // comparison on shared outputs it was recorded with, not the plain means of different outputs.
+        mine = Number(r[`${key}Shared`]);
+        theirs = Number(r[`${key}MinMaxShared`]);
       }
       atLeast &&= mine >= theirs;
     }

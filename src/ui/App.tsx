@@ -31,6 +31,8 @@ const RecoverScreen = steps.recover.Component;
 export function prefetchSteps(): void {
   for (const step of Object.values(steps)) step.load().catch(() => undefined); // a failure shows when the step renders
   import('./features/graph/renderer.ts').then((m) => m.loadCytoscape()).catch(() => undefined); // its own chunk, see loadCytoscape
+  // The graph step's code run once on a tiny graph, so the first model's draw finds it compiled (see warmUp.ts).
+  import('./features/graph/warmUp.ts').then((m) => m.warmGraphPath()).catch(() => undefined);
 }
 
 export function App() {

@@ -17,10 +17,12 @@ Options:
   --json         print the summary as JSON (the same data the page shows)
   --data <file>  an external data file of the model (default: those it names, beside the model)`;
 
-export function printSummary(s: ModelSummary): string {
+/** The summary as text; `dataBytes` are the bytes of the model's external-data files (0: none). */
+export function printSummary(s: ModelSummary, dataBytes = 0): string {
   const lines: string[] = [];
   const opsets = s.opsets.map((o) => `${o.domain || 'ai.onnx'} ${o.version}`).join(', ');
-  lines.push(`${s.fileName}  (${formatBytes(s.byteLength)})`);
+  const total = dataBytes > 0 ? `; ${formatBytes(s.byteLength + dataBytes)}, external data included` : '';
+  lines.push(`${s.fileName}  (${formatBytes(s.byteLength)}${total})`);
   lines.push(`  IR version ${s.irVersion}; opsets: ${opsets}${s.producer ? `; producer: ${s.producer}` : ''}`);
   lines.push('');
   lines.push('Inputs');
@@ -56,7 +58,8 @@ export const inspectCommand = {
     const bytes = readInputFile(modelPath);
     const externalData = loadExternalFiles(modelPath, bytes, values.data as string[]);
     const { summary } = openModel(bytes, { fileName: path.basename(modelPath), externalData });
-    process.stdout.write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : printSummary(summary));
+    const dataBytes = [...externalData.values()].reduce((n, d) => n + d.byteLength, 0);
+    process.stdout.write(values.json ? `${JSON.stringify(summary, null, 2)}\n` : printSummary(summary, dataBytes));
     return 0;
   },
 };

@@ -1,8 +1,8 @@
 /**
  * `qstudio ladder <float.onnx> --calib <dir> --data <dir> --target cosine:0.99`: the reference's
- * best-practice flow, automated. Climbs XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 → A16W8 with
- * per-channel weights (the algorithms re-applied on each) → excluding sensitive nodes, measuring every rung on
- * the evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
+ * best-practice flow, automated and ordered by what measurement says (core/recover/ladder.ts): the formats
+ * without fine-tuning first, then fine-tuning from the most promising, then mixed precision and exclusions,
+ * measuring every rung on the evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
  * the measuring core/recover/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
@@ -30,13 +30,15 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
-                      [--iterations <n>] [-o <model.onnx>] [--save-config <config.json>]
+                      [--iterations <n>] [--finetune-reach <share>] [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16]
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
-on the evaluation images: XINT8; + CLE; + AdaRound; + AdaQuant; then A8W8 and A16W8 (each with the
-algorithms again); then the last format with per-channel weights (ours, algorithms again); then excluding
-the most sensitive nodes (a measured greedy search). Every rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
+on the evaluation images, cheapest measurements first: every format without fine-tuning (XINT8; + CLE;
+A8W8; A16W8; the last format with per-channel weights, ours), then AdaRound and AdaQuant from each format's
+best, closest to the target first (a rung whose error fine-tuning cannot remove is skipped and listed), then
+mixed precision, then excluding the most sensitive nodes (a measured greedy search). Every rung is
+calibrated, quantized, tuned and judged for real; each is printed as it ends.
 
 Options:
   --calib <dir>               images to calibrate and fine-tune on
@@ -52,7 +54,7 @@ Options:
   --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
                               excluded subgraphs on the NPU (the written model keeps them float32)
   --no-exclusions             skip the exclusion search
-  --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit formats, before any 16-bit one:
+  --no-mixed-precision        skip the mixed-precision rungs (after the fine-tuning rungs:
                               the best 8-bit rung with per-channel weights, the activations and weights that
                               measurably hurt most at 16 bits and, if still short, a few nodes float, within
                               --budget; then fine-tuned as that rung was). --formats XINT8,A8W8 keeps every
@@ -60,6 +62,8 @@ Options:
   --budget <shares>           what mixed precision may leave 8 bits (default act16=0.1,w16=0.1,float=0.05)
   --max-exclusion-steps <n>   measurements the exclusion search may make (default 10)
   --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)
+  --finetune-reach <share>    the largest share of a rung's output error fine-tuning is expected to remove
+                              (default 0.9); rungs that would need more are skipped. 1 tries every one
   -o, --output <file>         write the chosen rung's quantized model
   --save-config <file>        write the chosen rung's configuration as JSON
   --report <out.html>         an HTML report of every rung tried and the chosen model's comparison
@@ -97,6 +101,7 @@ export const ladderCommand = {
       budget: { type: 'string' },
       'max-exclusion-steps': { type: 'string' },
       iterations: { type: 'string' },
+      'finetune-reach': { type: 'string' },
       output: { type: 'string', short: 'o' },
       'save-config': { type: 'string' },
       report: { type: 'string' },
@@ -112,6 +117,9 @@ export const ladderCommand = {
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
     const iterations = values.iterations === undefined ? undefined : Number(values.iterations);
     if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 1)) throw new UsageError(`--iterations "${values.iterations}": give a whole number ≥ 1`);
+
+    const reach = values['finetune-reach'] === undefined ? undefined : Number(values['finetune-reach']);
+    if (reach !== undefined && !(reach > 0 && reach <= 1)) throw new UsageError(`--finetune-reach "${values['finetune-reach']}": give a share in (0, 1]`);
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
@@ -155,6 +163,8 @@ export const ladderCommand = {
       perChannelRung: !values['no-per-channel'],
       attentionRungs: hasAttentionBlocks(model),
       measure: measures.measure,
+      cleApplies: measures.cleApplies,
+      finetuneReach: reach,
       exclude: values['no-exclusions'] ? undefined : measures.exclude,
       mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
       onRung: (rung, r) => {
@@ -163,6 +173,7 @@ export const ladderCommand = {
       },
     });
 
+    for (const k of result.skipped) process.stdout.write(`skipped ${k.label}: ${k.reason}\n`);
     const chosen = result.results[result.chosen];
     process.stdout.write(
       `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +

@@ -16,6 +16,7 @@
  */
 import { encode } from './encode.ts';
 import type { ModelProto, TensorProto } from './model.ts';
+import { SESSION_EXTERNAL_FROM_BYTES } from './sessionExternal.ts';
 
 /** One file of external data: the name the model's tensors give as `location`, and its bytes. */
 export interface ExternalDataFile {
@@ -32,12 +33,7 @@ export interface SessionModel {
 /** Largest protobuf we let a model be; above it the weights go out as external data (2 GiB is protobuf's hard limit). */
 export const PROTOBUF_LIMIT_BYTES = 2 ** 31 - 1;
 
-/**
- * Models whose tensors hold at least this many bytes go to sessions with external data. Below it one
- * encoded buffer is simpler and as fast; above it the encode would copy every weight once more, and a
- * little higher it would pass protobuf's limit.
- */
-export const SESSION_EXTERNAL_FROM_BYTES = 1024 ** 3;
+export { SESSION_EXTERNAL_FROM_BYTES } from './sessionExternal.ts';
 
 /** Tensors smaller than this stay inline (onnx's convert_model_to_external_data threshold). */
 export const EXTERNAL_MIN_TENSOR_BYTES = 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseRung, climbLadder, parseLadderTarget, rungConfig, rungLabel, LadderTargetError, type RungMeasurement } from './ladder.ts';
+import { chooseRung, climbLadder, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement } from './ladder.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
@@ -16,8 +16,8 @@ function scoring(scores: Record<string, number>) {
 }
 
 describe('the best-practice ladder', () => {
-  it('climbs the reference order: XINT8, CLE, AdaRound, AdaQuant, then A8W8, A16W8 and A16W8 per-channel with the algorithms again, then exclusions', async () => {
-    const { tried, measure } = scoring({});
+  it('screens every format without fine-tuning first, then fine-tunes from the closest to the target (AdaRound before AdaQuant), then exclusions', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
     const excluded: string[] = [];
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
@@ -30,33 +30,64 @@ describe('the best-practice ladder', () => {
     expect(tried).toEqual([
       'XINT8',
       'XINT8 + CLE',
-      'XINT8 + CLE + AdaRound',
-      'XINT8 + CLE + AdaQuant',
       'A8W8',
       'A8W8 + CLE',
-      'A8W8 + CLE + AdaRound',
-      'A8W8 + CLE + AdaQuant',
       'A16W8',
       'A16W8 + CLE',
-      'A16W8 + CLE + AdaRound',
-      'A16W8 + CLE + AdaQuant',
       'A16W8 per-channel',
       'A16W8 per-channel + CLE',
-      'A16W8 per-channel + CLE + AdaRound',
-      'A16W8 per-channel + CLE + AdaQuant',
+      // 0.97 needs a third of its error removed, 0.95 a fifth more, … XINT8 (0.9) 90 %: at the reach, still tried.
+      'A16W8 per-channel + AdaRound',
+      'A16W8 + AdaRound',
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+      'A16W8 per-channel + AdaQuant',
+      'A16W8 + AdaQuant',
+      'A8W8 + AdaQuant',
+      'XINT8 + AdaQuant',
     ]);
     expect(result.results.at(-1)!.rung.label).toBe('Exclude sensitive nodes');
     expect(result.results.at(-1)!.config.nodesToExclude).toEqual(['Conv_1']);
     expect(result.stopped).toBe('exhausted');
-    expect(result.chosen).toBe(result.results.length - 1); // the best measured when none met the target
+    expect(result.chosen).toBe(6); // the best measured when none met the target
+    expect(result.skipped).toEqual([]);
   });
 
-  it('puts the mixed-precision rungs after the 8-bit formats and before A16W8, from the best 8-bit rung, fine-tuned on the chosen precisions', async () => {
-    const { tried, measure } = scoring({ 'A8W8 + CLE + AdaRound': 0.7 });
+  it('skips, and lists, the fine-tuning rungs whose error fine-tuning cannot be expected to remove, and CLE where it changes nothing', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.9961 });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, cleApplies: () => false });
+    expect(tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
+    expect(result.stopped).toBe('target');
+    expect(result.chosen).toBe(4);
+    expect(result.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'A8W8 + CLE', 'A16W8 + CLE', 'A16W8 per-channel + CLE']);
+    // Short of the target after AdaRound: the far formats are skipped, AdaQuant tried where it may still reach.
+    const short = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.985 });
+    const shortResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: short.measure, cleApplies: () => false });
+    expect(short.tried.slice(4)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 per-channel + AdaQuant']);
+    expect(shortResult.skipped.map((k) => k.label).slice(4)).toEqual(['A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A16W8 + AdaQuant', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant']);
+    expect(shortResult.skipped[4].reason).toMatch(/93 % of the error of A16W8 \(0\.8483\)/);
+    // With a reach of 1 every fine-tuning rung is tried, closest first.
+    const all = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: all.measure, cleApplies: () => false, finetuneReach: 1, perChannelRung: true });
+    expect(all.tried.slice(4, 8)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound']);
+  });
+
+  it('measures the share of error to remove on the metric: 1 − value, or the noise power for PSNR', () => {
+    expect(requiredReduction('cosine', 0.98, 0.99)).toBeCloseTo(0.5, 12);
+    expect(requiredReduction('top1', 0.9, 0.95)).toBeCloseTo(0.5, 12);
+    expect(requiredReduction('psnr', 30, 40)).toBeCloseTo(0.9, 12);
+    expect(requiredReduction('cosine', 0.995, 0.99)).toBeLessThan(0);
+    expect(requiredReduction('cosine', NaN, 0.99)).toBe(Infinity);
+  });
+
+  it('puts the mixed-precision rungs after the fine-tuning rungs, from the best 8-bit rung, fine-tuned on the chosen precisions', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.95, A8W8: 0.96, 'A8W8 + AdaRound': 0.97 });
     const mixedFrom: QuantConfig[] = [];
     const tuned: QuantConfig[] = [];
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      perChannelRung: false,
       measure: async (c, rung) => {
         if (rung.recipe.mixedPrecision) tuned.push(c);
         return measure(c, rung);
@@ -64,72 +95,55 @@ describe('the best-practice ladder', () => {
       mixed: async (c) => {
         mixedFrom.push(c);
         const config = { ...c, nodesToExclude: ['Conv_9'], extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } } };
-        return { score: 0.8, metrics: { cosine: 0.8 }, config };
+        return { score: 0.98, metrics: { cosine: 0.98 }, config };
       },
     });
     const labels = result.results.map((r) => r.rung.label);
-    const at = labels.indexOf('Mixed precision (A8W8 per-channel)');
-    expect(labels.slice(at - 1, at + 3)).toEqual(['A8W8 + CLE + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound', 'A16W8']);
+    expect(labels.slice(-3)).toEqual(['XINT8 + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound']);
     expect(mixedFrom[0]).toMatchObject({ activationType: 'int8', perChannel: true, includeFastFt: false });
     expect(tuned[0]).toMatchObject({ includeFastFt: true, nodesToExclude: ['Conv_9'], extraOptions: { TensorQuantOverrides: { t: [{ quant_type: 'int16' }] } } });
     expect(tried).not.toContain('Mixed precision (A8W8 per-channel)'); // the search rung is measured by mixed()
   });
 
-  it('with 8-bit formats only, runs the mixed-precision rungs after the per-channel stage', async () => {
-    const { measure } = scoring({ 'A8W8 per-channel + CLE + AdaRound': 0.7 });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      formats: ['XINT8', 'A8W8'],
-      measure,
-      mixed: async (c) => ({ score: 0.9, metrics: { cosine: 0.9 }, config: c }),
-    });
-    const labels = result.results.map((r) => r.rung.label);
-    expect(labels.slice(-3)).toEqual(['A8W8 per-channel + CLE + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound']);
-  });
-
-  it('stops at the first rung that meets the target and chooses it', async () => {
-    const { tried, measure } = scoring({ 'XINT8 + CLE + AdaRound': 0.995, 'A8W8': 0.999 });
+  it('stops at the first rung that meets the target and chooses it: a screened format before any fine-tuning', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.95, 'XINT8 + AdaRound': 0.995, A8W8: 0.999 });
     const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });
-    expect(tried.at(-1)).toBe('XINT8 + CLE + AdaRound');
+    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'A8W8']);
     expect(result.stopped).toBe('target');
     expect(result.chosen).toBe(2);
     expect(result.results[2].met).toBe(true);
   });
 
   it('keeps CLE under the fine-tuning rungs only when CLE alone measured better', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.8, 'XINT8 + CLE': 0.7 });
+    const { tried, measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.94 });
     await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
+    const better = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.96 });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: better.measure, formats: ['XINT8'], perChannelRung: false });
+    expect(better.tried.slice(2)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
   });
 
   it('tries each format with the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best', async () => {
     const configs: QuantConfig[] = [];
-    const { tried, measure } = scoring({ 'XINT8 + attention rules': 0.7, 'XINT8 + attention rules + SmoothQuant': 0.6, 'XINT8 + attention rules + AdaQuant': 0.995 });
+    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + SmoothQuant': 0.94, 'XINT8 + attention rules + AdaRound': 0.995 });
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       attentionRungs: true,
+      formats: ['XINT8'],
+      perChannelRung: false,
       measure: (c, r) => {
         configs.push(c);
         return measure(c, r);
       },
     });
-    expect(tried).toEqual([
-      'XINT8',
-      'XINT8 + CLE',
-      'XINT8 + attention rules',
-      'XINT8 + attention rules + SmoothQuant',
-      'XINT8 + attention rules + AdaRound',
-      'XINT8 + attention rules + AdaQuant',
-    ]);
-    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
-      [false, false], [false, false], [true, false], [true, true], [true, false], [true, false],
-    ]);
+    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + SmoothQuant', 'XINT8 + attention rules + AdaRound']);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([[false, false], [false, false], [true, false], [true, true], [true, false]]);
     expect(result.stopped).toBe('target');
   });
 
   it('records a failing rung and goes on', async () => {
-    const { measure } = scoring({ 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });
+    const { measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
     expect(result.results[1].error).toBe('Error: boom');
     expect(result.results[1].met).toBe(false);
     expect(result.results[2].rung.label).toBe('XINT8 + AdaRound'); // CLE failed, so it is not kept

@@ -118,9 +118,17 @@ export interface RungResult {
 
 export type LadderStop = 'target' | 'exhausted' | 'cancelled';
 
+/** A rung the ladder did not measure, and why (measurement said it could not win). */
+export interface SkippedRung {
+  readonly label: string;
+  readonly reason: string;
+}
+
 export interface LadderResult {
   readonly target: LadderTarget;
   readonly results: readonly RungResult[];
+  /** Rungs not measured because earlier measurements said they could not win. */
+  readonly skipped: readonly SkippedRung[];
   readonly stopped: LadderStop;
   /** The first rung that met the target, else the best measured one; −1 when none could be measured. */
   readonly chosen: number;
@@ -138,13 +146,20 @@ export interface LadderOptions {
   readonly perChannelRung?: boolean;
   /** Try each format with the transformer rules, and with them plus SmoothQuant (core/quantize/attentionBlocks.ts says when). Default false. */
   readonly attentionRungs?: boolean;
+  /**
+   * Whether CLE changes the model under `config` (some pair of layers qualifies); a CLE rung where it does not is
+   * the plain rung again and is skipped. Omitted: CLE rungs always run.
+   */
+  cleApplies?(config: QuantConfig): boolean;
+  /** The largest share of a configuration's output error fine-tuning is expected to remove. Default FINETUNE_REACH. */
+  readonly finetuneReach?: number;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
   measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
   /** The exclusion search from `config`, toward the target; omitted → no exclusion rung. */
   exclude?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
   /**
    * Automatic mixed precision from the 8-bit `config`, toward the target, then measured; omitted → no mixed-precision
-   * rungs. They come after the 8-bit formats and before the first 16-bit one.
+   * rungs. They come after the fine-tuning rungs (see climbLadder).
    */
   mixed?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
   /** Called before a rung is measured, and after, with its result. */
@@ -195,13 +210,54 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
   return validateConfig(preset);
 }
 
-/** Climbs until a rung meets the target, the rungs run out, or the signal aborts. */
+/**
+ * The share of a configuration's error that fine-tuning must remove for `score` to reach `target`: the error is
+ * what separates the metric from perfect (1 − value for cosine, top-1 and sequence agreement; the noise power
+ * 10^(−dB/10) for PSNR). 0 or less: already there.
+ */
+export function requiredReduction(metric: LadderMetric, score: number, target: number): number {
+  const error = (v: number) => (metric === 'psnr' ? 10 ** (-v / 10) : 1 - v);
+  if (!Number.isFinite(score)) return Infinity;
+  const now = error(score);
+  return now <= 0 ? 0 : 1 - error(target) / now;
+}
+
+/**
+ * Default of LadderOptions.finetuneReach: the largest share of a configuration's error that fine-tuning is expected
+ * to remove. Measured (bench/README.md, suites ladder and finetune-cost): AdaRound removed 37–74 % of the output
+ * error on YOLOX-nano's formats and 42 % on the PP-OCRv4 detector, AdaQuant 21–48 %; 0.9 leaves a wide margin.
+ */
+export const FINETUNE_REACH = 0.9;
+
+/**
+ * Climbs until a rung meets the target, the rungs run out, or the signal aborts. The order is by expected gain per
+ * second, from what the ladder has measured:
+ *
+ *   1. screening: every format's rungs without fine-tuning (plain; + CLE where CLE changes the model; the attention
+ *      rules), in the reference's order: each costs a calibration (shared when the settings are) and an evaluation,
+ *      seconds where a fine-tuning rung costs minutes, and the first that meets the target is chosen;
+ *   2. fine-tuning (AdaRound, then AdaQuant), from each format's best screened configuration, closest to the target
+ *      first (the least share of its error to remove: every fine-tuning rung runs the same layers on the same
+ *      samples, so costs about the same); a configuration whose error fine-tuning cannot be expected to remove
+ *      (more than `finetuneReach` of it) is skipped and listed, never measured, except the closest one (so that a
+ *      ladder that cannot reach its target still ends with the best model it can make);
+ *   3. mixed precision from the best 8-bit configuration, then that fine-tuned (AdaRound on the search's winner only,
+ *      under the same rule);
+ *   4. the exclusion search from the best configuration measured.
+ *
+ * The reference's flow fine-tunes each format before moving to the next; on YOLOX-nano that spent 98 % of a
+ * 37-minute ladder in fine-tuning rungs that could not reach the target. Measured here first, the cheap rungs say
+ * which format fine-tuning can lift far enough. A user who wants 8 bits whatever the cost of reaching the target
+ * climbs 8-bit formats only (`formats`), where mixed precision is the way up.
+ */
 export async function climbLadder(options: LadderOptions): Promise<LadderResult> {
   const formats = options.formats ?? ['XINT8', 'A8W8', 'A16W8'];
   const reapply = options.reapplyAlgorithms ?? true;
+  const reach = options.finetuneReach ?? FINETUNE_REACH;
   const results: RungResult[] = [];
+  const skipped: SkippedRung[] = [];
   const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
-  const finish = (stopped: LadderStop): LadderResult => ({ target: options.target, results, stopped, chosen: chooseRung(results) });
+  const finish = (stopped: LadderStop): LadderResult => ({ target: options.target, results, skipped, stopped, chosen: chooseRung(results) });
 
   const tryRung = async (recipe: RungRecipe, step: Rung['step']): Promise<RungResult> => {
     const rung: Rung = { index: results.length + 1, label: rungLabel(recipe), step, recipe };
@@ -231,32 +287,34 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     return result;
   };
 
-  // The formats in order, then (ours) the last one with per-channel weights; each a stage of its own.
+  /**
+   * Fine-tunes `from` with `finetune` unless measurement says it cannot reach the target, or it is `closest` (the
+   * best configuration there is to fine-tune: tried whatever it needs, so that a ladder short of its target still
+   * ends with the best model it can make); true when it met the target.
+   */
+  const fineTune = async (from: RungResult, finetune: FinetuneAlgorithm, step: Rung['step'], closest: boolean): Promise<boolean> => {
+    const recipe: RungRecipe = { ...from.rung.recipe, finetune };
+    const needed = requiredReduction(options.target.metric, from.score, options.target.value);
+    if (needed > reach && !closest) {
+      const share = Number.isFinite(needed) ? `${Math.round(needed * 100)} %` : 'all';
+      skipped.push({ label: rungLabel(recipe), reason: `${share} of the error of ${from.rung.label} (${from.score.toFixed(4)}) would have to go; fine-tuning is expected to remove at most ${Math.round(reach * 100)} %` });
+      return false;
+    }
+    return (await tryRung(recipe, step)).met;
+  };
+
+  // 1. Screening: the formats in order, then (ours) the last one with per-channel weights.
   const stages = formats.map((preset) => ({ preset, perChannel: false }));
   if (options.perChannelRung ?? true) stages.push({ preset: formats[formats.length - 1], perChannel: true });
-  let mixedDone = !options.mixed;
-  /** Mixed precision from the best 8-bit format so far (ours), with per-channel weights, then fine-tuned. */
-  const mixedRungs = async (): Promise<boolean> => {
-    mixedDone = true;
-    const eight = results.filter((r) => !r.error && isEightBit(r.rung.recipe.preset));
-    const best = eight[chooseRung(eight)];
-    if (!best) return false;
-    // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
-    const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
-    if ((await tryRung(recipe, 'ours')).met) return true;
-    if (options.signal?.aborted) return false;
-    return (await tryRung({ ...recipe, finetune: best.rung.recipe.finetune ?? 'adaround' }, 'ours')).met;
-  };
+  /** Each stage's best screened rung (CLE kept only if it measured better than the plain format), to fine-tune. */
+  const candidates: RungResult[] = [];
   for (let f = 0; f < stages.length; f++) {
     const { preset, perChannel } = stages[f];
-    if (!mixedDone && !isEightBit(preset)) {
-      if (options.signal?.aborted) return finish('cancelled');
-      if (await mixedRungs()) return finish('target');
-    }
     const algorithms = f === 0 || reapply;
     const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
     const recipes: RungRecipe[] = [plain];
-    if (algorithms) recipes.push({ ...plain, cle: true });
+    if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true)) recipes.push({ ...plain, cle: true });
+    else if (algorithms) skipped.push({ label: rungLabel({ ...plain, cle: true }), reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one' });
     if (algorithms && options.attentionRungs) recipes.push({ ...plain, transformer: true }, { ...plain, transformer: true, smoothQuant: true });
     const measured: RungResult[] = [];
     for (let i = 0; i < recipes.length; i++) {
@@ -266,22 +324,39 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       if (r.met) return finish('target');
     }
     if (!algorithms) continue;
-    // The fine-tuning rungs start from the best of these (CLE kept only if it measured better than the plain format).
     let from = 0;
     measured.forEach((r, i) => {
       if (Number.isFinite(r.score) && !(r.score <= measured[from].score)) from = i;
     });
-    for (const finetune of ['adaround', 'adaquant'] as const) {
+    candidates.push(measured[from]);
+  }
+
+  // 2. Fine-tuning, closest to the target first; AdaRound (which measured better everywhere) before AdaQuant.
+  const closest = [...candidates].sort((a, b) => scoreOrder(b.score) - scoreOrder(a.score));
+  for (const finetune of ['adaround', 'adaquant'] as const) {
+    for (const from of closest) {
       if (options.signal?.aborted) return finish('cancelled');
-      const r = await tryRung({ ...recipes[from], finetune }, 2);
-      if (r.met) return finish('target');
+      if (await fineTune(from, finetune, 2, from === closest[0])) return finish('target');
     }
   }
 
-  if (!mixedDone) {
-    if (options.signal?.aborted) return finish('cancelled');
-    if (await mixedRungs()) return finish('target');
+  // 3. Mixed precision (ours) from the best 8-bit rung, with per-channel weights, then fine-tuned.
+  if (options.mixed) {
+    const eight = results.filter((r) => !r.error && isEightBit(r.rung.recipe.preset) && !r.rung.recipe.mixedPrecision);
+    const best = eight[chooseRung(eight)];
+    if (best) {
+      if (options.signal?.aborted) return finish('cancelled');
+      // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
+      const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
+      const searched = await tryRung(recipe, 'ours');
+      if (searched.met) return finish('target');
+      if (options.signal?.aborted) return finish('cancelled');
+      const bestSoFar = results[chooseRung(results)] === searched;
+      if (!searched.error && (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar))) return finish('target');
+    }
   }
+
+  // 4. The exclusion search.
   if (options.exclude) {
     if (options.signal?.aborted) return finish('cancelled');
     const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4);
@@ -289,6 +364,9 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   }
   return finish('exhausted');
 }
+
+/** A score to sort by (higher is closer to the target); a failed rung last. */
+const scoreOrder = (score: number) => (Number.isFinite(score) ? score : -Infinity);
 
 /** True when the preset's activations and weights are both 8-bit (or narrower). */
 function isEightBit(preset: PresetName): boolean {
@@ -319,6 +397,7 @@ export function ladderReport(result: LadderResult): ReportLadder {
   return {
     target: result.target,
     stopped: result.stopped,
+    skipped: result.skipped,
     chosen: result.chosen,
     rungs: result.results.map((r) => ({
       index: r.rung.index,

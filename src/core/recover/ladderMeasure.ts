@@ -9,6 +9,7 @@
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
+import { activationMethodName } from '../calibrate/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
@@ -88,18 +89,28 @@ export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string,
   return out;
 }
 
-/** Activation calibration depends on these and on CLE only (weights' settings and fine-tuning do not change it). */
-function calibrationKey(config: QuantConfig): string {
-  const { FastFinetune: _ft, ...extra } = config.extraOptions;
-  return JSON.stringify([config.calibrationMethod, config.scaleType, config.activationType, config.includeCle, extra]);
+/** The activation collectors whose statistics do not depend on the activation type (no search on a quantized grid). */
+const TYPE_FREE_COLLECTORS = new Set(['MinMax', 'NonOverflow', 'Percentile', 'Entropy']);
+
+/**
+ * Rungs with the same key share one calibration. Activation calibration depends on the collector (the method and
+ * the scale type choose it), its options, and CLE; the activation type only for the collectors that search a
+ * quantized grid (MinMSE, ConsumerMSE, LayerwisePercentile, power-of-two MinMSE). So A8W8 and A16W8 (both MinMax)
+ * share theirs. Weights' settings, fine-tuning and the plan's type alignment never change it.
+ */
+export function calibrationKey(config: QuantConfig): string {
+  // Fine-tuning and the elementwise type alignment act after calibration (the quantization plan), not on it.
+  const { FastFinetune: _ft, AlignEltwiseQuantType: _align, ...extra } = config.extraOptions;
+  const collector = activationMethodName(config);
+  return JSON.stringify([collector, TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType, config.includeCle, extra]);
 }
 
-/** The `measure` and `exclude` functions of climbLadder, for one model and its data. */
+/** The `measure`, `exclude`, `mixed` and `cleApplies` functions of climbLadder, for one model and its data. */
 export function ladderMeasures(
   rt: LadderRuntime,
   metric: LadderMetric,
   options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
-): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed'> {
+): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies'> {
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
   /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */
@@ -170,6 +181,8 @@ export function ladderMeasures(
   };
 
   return {
+    cleApplies: cleChanges,
+
     async measure(config, rung): Promise<RungMeasurement> {
       const { detail, score, metrics } = await judge(config, rung, false);
       return { score, metrics, detail };

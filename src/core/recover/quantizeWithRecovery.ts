@@ -81,6 +81,14 @@ export interface RecoveryOptions {
    * sample over all passes instead of once per pass); 0 runs every pass from the graph inputs. Default 1 GiB.
    */
   readonly keptTensorBudgetBytes?: number;
+  /**
+   * What every layer reconstructs: 'asymmetric' (default) the float layer on the float input where its upstream
+   * layers are done (it then also makes up their loss; layers tuned in the same pass as an upstream layer take
+   * the local target), or 'local' everywhere: the float weights on the layer's own quantized input, so a layer
+   * only undoes its own weights' rounding and does not fit the activation noise it receives (which, with most
+   * activations at 8 bits and a few calibration samples, is what the asymmetric target mostly learns).
+   */
+  readonly reconstruction?: 'asymmetric' | 'local';
 }
 
 export interface TunedLayerSummary {
@@ -316,7 +324,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
       const updates: LayerUpdate[] = [];
       for (const data of rows) {
         let layer = data.layer;
-        const target = stage.floatTarget.has(data.layer) ? 'float' : 'local';
+        const target = options.reconstruction !== 'local' && stage.floatTarget.has(data.layer) ? 'float' : 'local';
         let result: LayerTuning | undefined;
         if (tune) {
           const f0 = performance.now();

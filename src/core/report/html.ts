@@ -185,7 +185,8 @@ function ladderSection(r: Report): string {
     return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
-  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, climbed in order until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples.</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, cheapest measurements first (every format without fine-tuning, then fine-tuning from the closest to the target), until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples.</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
 }
 
 function timingsSection(r: Report): string {

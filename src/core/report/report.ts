@@ -74,6 +74,8 @@ export interface ReportSuggest {
 export interface ReportLadder {
   readonly target: { readonly metric: string; readonly value: number };
   readonly stopped: 'target' | 'exhausted' | 'cancelled';
+  /** Rungs not measured because earlier measurements said they could not win, and why. */
+  readonly skipped?: readonly { readonly label: string; readonly reason: string }[];
   /** Index into `rungs` of the chosen one; −1 when none could be measured. */
   readonly chosen: number;
   readonly rungs: readonly {

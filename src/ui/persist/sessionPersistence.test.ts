@@ -30,7 +30,7 @@ function memoryStore() {
 
 /** A model worker that keeps what it opened, as the real one does, and hands back copies. */
 function fakeWorker() {
-  const held = new Map<string, { fileName: string; bytes: ArrayBuffer; externalFiles: Record<string, ArrayBuffer> }>();
+  const held = new Map<string, { fileName: string; bytes: ArrayBuffer; externalFiles: Record<string, Blob> }>();
   let next = 1;
   const service: ModelService = {
     async open(fileName, data) {
@@ -68,6 +68,8 @@ async function userWorks(kv: KeyValueStore) {
   first.store.getState().setPerChannel(true);
   first.store.getState().addExclusion({ kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] });
   first.store.getState().addExclusion({ kind: 'subgraph', name: 'head', starts: [nodeId('Conv_3')], ends: [nodeId('Sigmoid_9')] });
+  first.store.getState().setEvaluationNpuBf16(true);
+  first.store.getState().setSuggestNpuBf16(true);
   await first.session.flush();
   return first;
 }
@@ -90,6 +92,25 @@ describe('session persistence', () => {
       { kind: 'subgraph', name: 'head', starts: ['Conv_3'], ends: ['Sigmoid_9'] },
     ]);
     expect(second.session.getStatus().restored).toMatch(/net\.onnx.*2 exclusions.*1 calibration image/);
+    // The choice to judge the model as the NPU runs it (float parts in BF16) comes back for the evaluation and the search.
+    expect(s.evaluation.npuBf16).toBe(true);
+    expect(s.evaluation.suggest.npuBf16).toBe(true);
+  });
+
+  it("keeps a model's data file as the user's File (no copy of its bytes) and reopens the model with it", async () => {
+    const { kv, data } = memoryStore();
+    const first = page(kv);
+    await first.session.start();
+    const weights = new File([new Uint8Array(16)], 'net.onnx.data');
+    await first.store.getState().openModel({ fileName: 'net.onnx', byteLength: 4, read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: { 'net.onnx.data': weights } }) });
+    await first.session.flush();
+    expect((data.get('model') as { externalFiles: File[] }).externalFiles).toEqual([weights]);
+    expect((data.get('model') as { externalFiles: File[] }).externalFiles[0]).toBe(weights);
+    const second = page(kv);
+    await second.session.start();
+    const held = second.worker.held.get(second.store.getState().model.handle!)!;
+    expect(Object.keys(held.externalFiles)).toEqual(['net.onnx.data']);
+    expect(held.externalFiles['net.onnx.data'].size).toBe(16);
   });
 
   it('does not write the restored model back, and keeps following changes', async () => {

@@ -1,6 +1,7 @@
 /**
  * Nothing lost on a reload: the current model file (bytes and external-data files), the calibration
- * data (File references), the preprocessing, the quantization settings and the exclusion entries are
+ * data (File references), the preprocessing, the quantization settings, the exclusion entries and the
+ * choice to judge the model as the NPU runs it (evaluation and search) are
  * kept in IndexedDB and restored when the page loads — the model reopened through the store's own
  * openModel, the data re-added through addCalibrationData — and "new session" clears them.
  *
@@ -35,6 +36,8 @@ export interface SavedChoices {
   specPreset: PreprocessPresetName | 'custom';
   settings: QuantSettings;
   exclusions: NewExclusion[];
+  /** Whether the evaluation also judges the model as the NPU runs it, and whether the search targets that figure (absent in older records: off). */
+  npu?: { evaluation: boolean; suggest: boolean };
 }
 
 export interface SessionStatus {
@@ -102,6 +105,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       specPreset: s.calibration.specPreset,
       settings: s.run.settings,
       exclusions: s.exclusions.entries.map(withoutId),
+      npu: { evaluation: s.evaluation.npuBf16, suggest: s.evaluation.suggest.npuBf16 },
     };
     const data: SavedData = { images: s.calibration.images, npy: s.calibration.npy };
     void enqueue((kv) => kv.putAll({ choices, data }));
@@ -118,7 +122,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       if (store.getState().model.handle !== handle) return; // another model since
       const saved: SavedModel = {
         file: new File([copy.bytes], copy.fileName),
-        externalFiles: Object.entries(copy.externalFiles).map(([name, bytes]) => new File([bytes], name)),
+        externalFiles: Object.entries(copy.externalFiles).map(([name, file]) => (file instanceof File && file.name === name ? file : new File([file], name))),
       };
       await kv.putAll({ model: saved });
       storedHandle = handle;
@@ -131,7 +135,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     }
     const c = s.calibration;
     const pc = p.calibration;
-    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle) {
+    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16) {
       schedule();
     }
   };
@@ -208,6 +212,10 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setUseRandomData(choices.settings.useRandomData);
       s.setTensorOverrides(choices.settings.tensorOverrides ?? {});
       if (choices.settings.bf16) s.setQuantPreset(BF16_PRESET);
+      if (choices.npu) {
+        s.setEvaluationNpuBf16(choices.npu.evaluation);
+        s.setSuggestNpuBf16(choices.npu.suggest);
+      }
       // Picks name the saved model's nodes: only onto that model (the user may have dropped another meanwhile).
       if (s.model.handle && s.model.handle === storedHandle && choices.exclusions.length) {
         s.replaceExclusions(choices.exclusions);

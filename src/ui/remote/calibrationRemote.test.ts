@@ -23,7 +23,7 @@ describe('calibration workers', () => {
 
 describe('calibration pool (workers replaced by in-process calibration APIs on onnxruntime-node)', async () => {
   const { createCalibrationApi } = await import('../../../workers/calibrationApi.ts');
-  const { createCalibrationPool } = await import('./calibrationRemote.ts');
+  const { createCalibrationPool, RELEASE_AFTER_RUN_BYTES } = await import('./calibrationRemote.ts');
   const { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } = await import('../../../workers/calibration/testSupport.ts');
   const { getPreset } = await import('../../core/quantize/presets.ts');
   const { getPreprocessPreset } = await import('../../core/preprocess/presets.ts');
@@ -37,10 +37,10 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
       spawned++;
       const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
       const bytes = readModel('mnist.onnx');
-      const { handle } = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' });
+      const handle = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
       let open = true;
       return {
-        handle: Promise.resolve(handle),
+        handle,
         connection: {
           call: (fn) => (open ? fn(api as never) : Promise.reject(Object.assign(new Error('ended'), { name: 'WorkerError' }))),
           close: () => {
@@ -77,6 +77,17 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     expect((await service.calibrate(model, request(mixed), () => undefined)).used).toBe(4);
     const allBad = Array.from({ length: 8 }, (_, i) => fakeImage(`bad${i}.jpg`, 'nope'));
     await expect(service.calibrate(model, request(allBad), () => undefined)).rejects.toMatchObject({ name: 'NoUsableSamplesError' });
+  });
+
+  it('a model of a gigabyte or more calibrates in one worker, which is ended after the run (its weights and heap are not kept)', async () => {
+    const { service, closed, spawned } = pool(2);
+    const large = { handle: 'model-1', byteLength: RELEASE_AFTER_RUN_BYTES };
+    expect((await service.calibrate(large, request(fakeImages(8)), () => undefined)).used).toBe(8);
+    expect(spawned()).toBe(1);
+    expect(closed).toEqual([0]);
+    expect((await service.calibrate(large, request(fakeImages(2)), () => undefined)).used).toBe(2);
+    expect(spawned()).toBe(2);
+    expect(closed).toEqual([0, 0]);
   });
 
   it('cancel rejects the run by name and keeps the workers; a new model ends them', async () => {

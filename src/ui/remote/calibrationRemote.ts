@@ -5,8 +5,9 @@
  * up to two workers whose collector states are merged (the merges are associative, so the split
  * changes nothing); otherwise one worker does everything.
  *
- * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), and a cancel
- * that a worker does not honour within a few seconds (stuck in one long run) ends it too.
+ * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), a model of a
+ * gigabyte or more ends them after each run (RELEASE_AFTER_RUN_BYTES), and a cancel that a worker does not
+ * honour within a few seconds (stuck in one long run) ends it too.
  */
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
@@ -14,12 +15,19 @@ import type { CalibrationApi, CalibrationProgress, CalibrationRequest, Calibrati
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
+import { SESSION_EXTERNAL_FROM_BYTES } from '../../core/onnx/sessionExternal.ts';
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */
 const SAMPLES_FOR_TWO_WORKERS = 8;
 const MAX_WORKERS = 2;
 /** Models above this size calibrate in one worker: each worker holds its own copy and session. */
 const LARGE_MODEL_BYTES = 200 * 1000 * 1000;
+/**
+ * Models of this size or more (those whose sessions take external data) do not keep their calibration worker
+ * after a run: its copy of the weights and its WebAssembly heap (about twice the model) would stay beside the
+ * evaluation worker's; a re-calibration reads the data file again instead.
+ */
+export const RELEASE_AFTER_RUN_BYTES = SESSION_EXTERNAL_FROM_BYTES;
 const MAX_THREADS = 4;
 /** Errors about the data or the settings, after which the workers and their sessions are still good. */
 const KEEPS_WORKERS = new Set([
@@ -86,9 +94,9 @@ function createWorker(modelHandle: string, index: number, threads: number): Pool
   );
   const handle = (async () => {
     const copy = await modelBytes(modelHandle);
-    const external = transfer(copy.externalFiles, Object.values(copy.externalFiles));
+    // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: external, threads }),
+      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads }),
     );
     return opened.handle;
   })();
@@ -174,7 +182,12 @@ export function createCalibrationPool(
       stop = mine;
       pending.add(mine);
       try {
-        return await Promise.race([runOn(workers, request, onProgress), stopped]);
+        const result = await Promise.race([runOn(workers, request, onProgress), stopped]);
+        if (model.byteLength >= RELEASE_AFTER_RUN_BYTES && stop === mine) {
+          pending.delete(mine);
+          release();
+        }
+        return result;
       } catch (e) {
         // A worker that failed to open the model, failed in onnxruntime or died is not reused; one
         // that only refused the data (or was cancelled) keeps its session for the next run.

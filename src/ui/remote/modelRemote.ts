@@ -31,8 +31,8 @@ const structures = new Map<string, GraphProto>();
 
 export const modelRemote: ModelService = {
   async open(fileName, { bytes, externalFiles }) {
-    const external = transfer(externalFiles, Object.values(externalFiles));
-    const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, external));
+    // The data files go as the user's Files (by reference, any size); the worker reads them.
+    const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles));
     if (structure) structures.set(opened.handle, structure);
     return opened;
   },
@@ -42,7 +42,7 @@ export const modelRemote: ModelService = {
   },
 };
 
-/** A fresh copy of the open model's bytes, for a calibration worker (transferred on from the caller). */
+/** A fresh copy of the open model's .onnx bytes (transferred on from the caller) and its data Files, for another worker. */
 export function modelBytes(handle: string): Promise<ModelBytesCopy> {
   return connection.call((api) => api.modelBytes(handle));
 }
@@ -51,6 +51,11 @@ export function modelBytes(handle: string): Promise<ModelBytesCopy> {
 export function graphStructure(handle: string): Promise<GraphProto> {
   const sent = structures.get(handle);
   return sent ? Promise.resolve(sent) : connection.call((api) => api.graphStructure(handle));
+}
+
+/** The structure sent with open() for `handle`, without waiting; undefined for a large model (ask graphStructure). */
+export function structureAtHand(handle: string): GraphProto | undefined {
+  return structures.get(handle);
 }
 
 /** Value statistics of the named weights, for the node inspector. */

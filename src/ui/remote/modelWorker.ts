@@ -1,6 +1,6 @@
 /**
  * One disposable worker per open model, shared by the evaluation and recovery remotes: the worker gets
- * its own copy of the model's bytes from the model worker, a new model ends it, and a cancel it does not
+ * its own copy of the model's .onnx bytes from the model worker and the user's data Files, which it reads itself, a new model ends it, and a cancel it does not
  * honour within a grace period ends it too. Only the remotes' own rules (which calls are cancellable,
  * which failures end the worker) differ; they are options here.
  */
@@ -12,7 +12,7 @@ const MAX_THREADS = 4;
 
 /** What a per-model worker's API must offer: open a model (by transferred bytes) and cancel its runs. */
 export interface ModelWorkerApi {
-  open(bytes: ArrayBuffer, options: { fileName: string; externalFiles?: Record<string, ArrayBuffer>; threads?: number }): Promise<{ handle: string }>;
+  open(bytes: ArrayBuffer, options: { fileName: string; externalFiles?: Readonly<Record<string, Blob>>; threads?: number }): Promise<{ handle: string }>;
   cancel(handle: string): void;
 }
 
@@ -29,9 +29,9 @@ export function openModelWorker<Api extends ModelWorkerApi>(create: () => Worker
   const threads = Math.max(1, Math.min(MAX_THREADS, globalThis.navigator?.hardwareConcurrency ?? 1));
   const handle = (async () => {
     const copy = await modelBytes(modelHandle);
-    const external = transfer(copy.externalFiles, Object.values(copy.externalFiles));
+    // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      (api as unknown as Remote<ModelWorkerApi>).open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: external, threads }),
+      (api as unknown as Remote<ModelWorkerApi>).open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads }),
     );
     return opened.handle;
   })();

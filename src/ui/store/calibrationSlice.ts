@@ -205,7 +205,8 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
         }
         patch({ status: 'running', progress: null, error: null });
         try {
-          const target = { handle: model.handle, byteLength: model.summary?.byteLength ?? 0 };
+          // The model's size with its external data (the .onnx of a model with external data is only its graph).
+          const target = { handle: model.handle, byteLength: Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0) };
           const result = await service.calibrate(target, { samples, spec, config }, (progress) => {
             if (request === latest) patch({ progress });
           });

@@ -149,10 +149,10 @@ describe('evaluation slice', () => {
 
   it('refuses, by name and before any work, a float and quantized model whose sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
     const { store, s, fake } = await quantizedStore();
-    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 2 * 2 ** 30 } } }));
-    s().adoptQuantized({ ...s().run.result!, data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 512 * 2 ** 20 } });
+    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 3 * 2 ** 30 } } }));
+    s().adoptQuantized({ ...s().run.result!, data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 768 * 2 ** 20 } });
     await s().evaluate();
-    expect(s().evaluation.error).toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/2\.00 GiB.*0\.50 GiB.*4\.00 GiB/) });
+    expect(s().evaluation.error).toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/3\.00 GiB.*0\.75 GiB.*4\.00 GiB/) });
     expect(fake.evaluations).toHaveLength(0);
   });
 

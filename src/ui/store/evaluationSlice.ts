@@ -10,7 +10,7 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
-import { fitsWasmHeap, sessionHeapBytes, WASM_HEAP_LIMIT_BYTES } from '../../core/runtime/wasmHeap.ts';
+import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
@@ -223,9 +223,9 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         // Both models' sessions are open together in the evaluation worker: refuse before starting what cannot fit.
         const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
         const quantBytes = quantized.byteLength + (quantized.data?.byteLength ?? 0);
-        if (!fitsWasmHeap(floatBytes, quantBytes)) {
-          const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
-          patch({ status: 'error', error: { name: 'ModelTooLargeError', message: `The float model (${gib(floatBytes)}) and the quantized model (${gib(quantBytes)}) run side by side in the evaluation; onnxruntime-web would need about ${gib(sessionHeapBytes(floatBytes) + sessionHeapBytes(quantBytes))} of WebAssembly memory for them, and the page has ${gib(WASM_HEAP_LIMIT_BYTES)}.` } });
+        const tooLarge = heapShortfall('the evaluation', [['The float model', floatBytes], ['the quantized model', quantBytes]]);
+        if (tooLarge) {
+          patch({ status: 'error', error: { name: 'ModelTooLargeError', message: tooLarge } });
           return;
         }
         const { samples, source } = evaluationSamples(get());

@@ -20,10 +20,14 @@ export interface ModelError {
   fileName: string;
 }
 
-/** The bytes of a model and of its external-data files (by file name). Both are transferred away. */
+/**
+ * A model to open: the .onnx file's bytes (transferred away) and its external-data files by file name, as
+ * the user's Files: never read on the page (a File of 2 GiB or more cannot be read at once, nor its bytes
+ * posted to a worker), the workers read them.
+ */
 export interface ModelBytes {
   bytes: ArrayBuffer;
-  externalFiles: Record<string, ArrayBuffer>;
+  externalFiles: Record<string, Blob>;
 }
 
 /** Something the user asked to open: a dropped or picked file, or the sample model's URL. */

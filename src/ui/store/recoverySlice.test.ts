@@ -50,7 +50,7 @@ async function openStore(images = ['a.png', 'b.png']) {
   const s = () => store.getState();
   await s().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
   if (images.length) s().addCalibrationData({ images: images.map(file) });
-  return { s, fake };
+  return { s, fake, store };
 }
 
 describe('recovery slice', () => {
@@ -59,6 +59,17 @@ describe('recovery slice', () => {
     await s().recoverWithSettings();
     expect(s().recovery).toMatchObject({ status: 'error', error: { name: 'NoRecoveryDataError' } });
     await s().climbLadder();
+    expect(fake.runs).toHaveLength(0);
+    expect(fake.climbs).toHaveLength(0);
+  });
+
+  it('refuses by name, before any work, a model whose float and quantized sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
+    const { s, fake, store } = await openStore();
+    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 2.25e9 } } }));
+    await s().recoverWithSettings();
+    expect(s().recovery).toMatchObject({ status: 'error', error: { name: 'ModelTooLargeError', message: expect.stringMatching(/2\.10 GiB.*4\.00 GiB.*npx qstudio quantize/) } });
+    await s().climbLadder();
+    expect(s().recovery.error?.name).toBe('ModelTooLargeError');
     expect(fake.runs).toHaveLength(0);
     expect(fake.climbs).toHaveLength(0);
   });

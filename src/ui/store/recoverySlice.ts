@@ -13,6 +13,7 @@
  */
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
+import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import { LADDER_METRICS, type LadderMetric } from '../../core/recover/ladder.ts';
@@ -191,6 +192,13 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       if (!model.handle) return null;
       if (run.settings.bf16) {
         patch({ status: 'error', error: { name: 'Bf16PresetError', message: 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.' } });
+        return null;
+      }
+      // The float model and a quantized candidate (at most as large: a rung may keep parts float) are open together in the worker.
+      const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
+      const tooLarge = heapShortfall('recovery and the ladder', [['The float model', floatBytes], ['a quantized candidate of up to its size', floatBytes]]);
+      if (tooLarge) {
+        patch({ status: 'error', error: { name: 'ModelTooLargeError', message: `${tooLarge} Quantize it with the command line (npx qstudio quantize), which has no such ceiling.` } });
         return null;
       }
       const samples = samplesOf(calibration);

@@ -8,14 +8,17 @@
  * Small graphs are laid out right here: a few milliseconds of work, where the worker's round trip (and its start
  * on the first model, about 0.1 s on 2 cores) would be most of the wait for the first picture.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
+import type { GraphProto } from '../../../core/onnx/model.ts';
 import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { exact } from '../../components/format.ts';
 import { layoutInWorker } from '../../remote/layoutRemote.ts';
-import { graphStructure } from '../../remote/modelRemote.ts';
+import { graphStructure, structureAtHand } from '../../remote/modelRemote.ts';
 import { buildGraphView, layoutInputOf, type GraphView } from './viewModel.ts';
+
+const LOADING: GraphLoad = { status: 'loading', phase: 'reading the graph', fraction: 0 };
 
 /** Up to this many boxes the layout runs on the main thread (measured: about 10 ms at 1,000 boxes). */
 const MAIN_THREAD_LAYOUT_BOXES = 1500;
@@ -25,14 +28,52 @@ export type GraphLoad =
   | { status: 'ready'; view: GraphView; layout: LayoutResult; seconds: number }
   | { status: 'error'; name: string; message: string };
 
+/**
+ * The graph of `handle` ready at once, when its structure is already on the page (sent with the open, or decoded
+ * here) and small enough to lay out here: then the graph renders in the same pass as the model's summary, with no
+ * loading state, effect and second render in between. Null otherwise (the graph loads in steps, below).
+ */
+function readyAtOnce(handle: string | null): GraphLoad | null {
+  const structure = handle ? structureAtHand(handle) : undefined;
+  if (!structure || structure.node.length > MAIN_THREAD_LAYOUT_BOXES) return null;
+  try {
+    return laidOutHere(structure);
+  } catch {
+    return null; // the steps below run it again and show the error
+  }
+}
+
+function laidOutHere(structure: GraphProto): GraphLoad | null {
+  const start = performance.now();
+  performance.mark('graph:start');
+  performance.mark('graph:structure');
+  const view = buildGraphView(buildGraphIndex(structure));
+  performance.mark('graph:view');
+  if (view.boxes.length > MAIN_THREAD_LAYOUT_BOXES) return null;
+  const layout = layeredLayout(layoutInputOf(view));
+  performance.mark('graph:layout');
+  return { status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 };
+}
+
 export function useGraphView(handle: string | null): GraphLoad {
-  const [load, setLoad] = useState<GraphLoad>({ status: 'loading', phase: 'reading the graph', fraction: 0 });
+  // The load and the handle it is for; a handle whose graph was ready at the first render is not loaded again.
+  const [state, setState] = useState<{ handle: string | null; load: GraphLoad }>(() => {
+    const now = readyAtOnce(handle);
+    return now ? { handle, load: now } : { handle: null, load: LOADING };
+  });
+  const readyFor = useRef(state.handle);
   useEffect(() => {
-    if (!handle) return;
+    if (!handle || readyFor.current === handle) return;
+    const now = readyAtOnce(handle);
+    if (now) {
+      readyFor.current = handle;
+      setState({ handle, load: now });
+      return;
+    }
     let live = true;
     let laidOut = false;
+    const setLoad = (load: GraphLoad) => setState({ handle, load });
     const start = performance.now();
-    setLoad({ status: 'loading', phase: 'reading the graph', fraction: 0 });
     (async () => {
       performance.mark('graph:start');
       const structure = await graphStructure(handle);
@@ -59,5 +100,5 @@ export function useGraphView(handle: string | null): GraphLoad {
       live = false;
     };
   }, [handle]);
-  return load;
+  return state.handle === handle ? state.load : LOADING;
 }

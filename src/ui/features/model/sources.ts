@@ -79,8 +79,8 @@ export function sourceFromFiles(files: readonly File[]): ModelSource | null {
     fileName: model.name,
     byteLength: model.size,
     async read(): Promise<ModelBytes> {
-      const [bytes, ...buffers] = await Promise.all([model, ...external].map((f) => f.arrayBuffer()));
-      return { bytes, externalFiles: Object.fromEntries(external.map((f, i) => [f.name, buffers[i]])) };
+      // Only the .onnx is read here (a protobuf: under 2 GiB); the data files stay Files, read by the workers.
+      return { bytes: await model.arrayBuffer(), externalFiles: Object.fromEntries(external.map((f) => [f.name, f])) };
     },
   };
 }

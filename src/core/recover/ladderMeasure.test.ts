@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { calibrationKey } from './ladderMeasure.ts';
+import { getPreset } from '../quantize/presets.ts';
+
+describe('the ladder\'s shared calibrations', () => {
+  it('shares one calibration between formats whose collector ignores the activation type, and not otherwise', () => {
+    // A8W8 and A16W8 both collect MinMax ranges: one calibration serves both.
+    expect(calibrationKey(getPreset('A16W8'))).toBe(calibrationKey(getPreset('A8W8')));
+    expect(calibrationKey({ ...getPreset('A16W8'), perChannel: true })).toBe(calibrationKey(getPreset('A8W8')));
+    // XINT8 collects power-of-two MinMSE, which searches the activation type's grid.
+    expect(calibrationKey(getPreset('XINT8'))).not.toBe(calibrationKey(getPreset('A8W8')));
+    const mse = { ...getPreset('A8W8'), calibrationMethod: 'MinMSE' as const };
+    expect(calibrationKey({ ...mse, activationType: 'int16' as const })).not.toBe(calibrationKey(mse));
+    // CLE changes the model calibrated.
+    expect(calibrationKey({ ...getPreset('A8W8'), includeCle: true })).not.toBe(calibrationKey(getPreset('A8W8')));
+  });
+});
