@@ -29,8 +29,8 @@ export interface OpenResult {
   summary: ModelSummary;
   /**
    * The weight-less graph, sent along for models of up to STRUCTURE_WITH_OPEN_NODES nodes: the graph view then
-   * starts without another round trip (which waits behind the page's first render of the summary). Larger
-   * graphs are asked for by the view, so their summary is not held up by the copy.
+   * starts without another round trip. Larger graphs are asked for by the page as soon as open() answers (made
+   * here while the page renders the summary), so their summary is not held up by the copy.
    */
   structure?: GraphProto;
 }

@@ -26,14 +26,22 @@ export function warmModelWorker(): void {
   connection.call((api) => api.warmUp()).catch(() => undefined); // a failure shows on the first real open
 }
 
-/** Graph structures the worker sent with open(), by handle, until the model is closed. */
-const structures = new Map<string, GraphProto>();
+/**
+ * Graph structures by handle, until the model is closed: sent with open() for small graphs; for larger ones asked
+ * for as soon as open() answers, so the worker makes it while the page renders the summary instead of after.
+ */
+const structures = new Map<string, GraphProto | Promise<GraphProto>>();
 
 export const modelRemote: ModelService = {
   async open(fileName, { bytes, externalFiles }) {
     // The data files go as the user's Files (by reference, any size); the worker reads them.
     const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles));
     if (structure) structures.set(opened.handle, structure);
+    else {
+      const asked = connection.call((api) => api.graphStructure(opened.handle));
+      asked.catch(() => undefined); // the graph view awaits it and shows its error
+      structures.set(opened.handle, asked);
+    }
     return opened;
   },
   async close(handle) {
@@ -55,7 +63,8 @@ export function graphStructure(handle: string): Promise<GraphProto> {
 
 /** The structure sent with open() for `handle`, without waiting; undefined for a large model (ask graphStructure). */
 export function structureAtHand(handle: string): GraphProto | undefined {
-  return structures.get(handle);
+  const sent = structures.get(handle);
+  return sent instanceof Promise ? undefined : sent;
 }
 
 /** Value statistics of the named weights, for the node inspector. */
