@@ -1,11 +1,12 @@
 /**
  * The best-practice ladder, automated: given a target on the evaluation set, try the configurations the
  * reference's flow for Ryzen AI recommends (shared/reference 002, "Best Practice for Ryzen AI in AMD Quark
- * ONNX"), in its order, and stop at the first one that meets the target.
+ * ONNX") and stop at the first one that meets the target; cheapest measurements first (see climbLadder for the
+ * order and why).
  *
  * The flow: start with XINT8; then the accuracy algorithms in order (CLE, then AdaRound, then AdaQuant);
  * then a higher-precision format (A8W8, then A16W8), re-applying the algorithms on each; finally exclude the
- * most sensitive nodes. Our additions, each reported as rungs of their own: the last format once more with
+ * most sensitive nodes. The same rungs are climbed here, the formats before the fine-tuning. Our additions, each reported as rungs of their own: the last format once more with
  * per-channel weights (a Quark `per_channel` option the flow does not name, but the one that recovers most on
  * depthwise detectors; the algorithms re-applied on it as on any format), and "keep what helped": an
  * algorithm rung keeps CLE on only when CLE alone measured better than the plain format. For models with attention

@@ -225,7 +225,8 @@ export default function RecoverScreen() {
       <h3 id="recover-title" className="card__title">Recover accuracy</h3>
       <p className="muted small">
         The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then AdaRound; then AdaQuant; then A8W8 or
-        A16W8; then excluding the most sensitive nodes. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
+        A16W8; then excluding the most sensitive nodes. The ladder measures every format first (seconds each), then fine-tunes the one closest to the target
+        (minutes), skipping what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
       </p>
       {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
       {hasImages && !quantized && <p className="muted small" data-testid="recover-hint">Quantize first to see where you start; or climb the ladder right away.</p>}
