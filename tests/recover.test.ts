@@ -18,8 +18,6 @@ import { FloatRowCache } from '../src/core/recover/floatRowCache.ts';
 import type { ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 import { findLinearLayers } from '../src/core/recover/linearLayers.ts';
 import { meanOutputShift } from '../src/core/recover/biasCorrection.ts';
-import { layerLoss, layerObjective, type LayerProblem } from '../src/core/recover/layerProblem.ts';
-import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress } from '../src/core/recover/quantizeWithRecovery.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
@@ -27,7 +25,7 @@ import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { compareRuns, feedsFor } from './helpers/smallModels.ts';
 import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
-import { IMAGES, MODELS, seededFloats } from './helpers/fixtures.ts';
+import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { COCO } from './helpers/evaluation.ts';
 import { outputsOf } from './helpers/smallModels.ts';
 import { qstudio } from './helpers/qstudio.ts';
@@ -300,25 +298,5 @@ describe('qstudio quantize with recovery switches', () => {
     const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'XINT8', '-o', path.join(tmp, 'no.onnx'), ...args);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
-  });
-});
-
-describe("the optimizers' inner product on onnxruntime-node", () => {
-  it('gives the same loss and gradient as the TypeScript product', async () => {
-    const k = 65, rows = 7;
-    const a = seededFloats(k * k, 3, -1, 1);
-    const gram = new Float64Array(k * k);
-    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) gram[i * k + j] = a[i * k + j] + a[j * k + i]; // symmetric, as G is
-    const p = { outPerGroup: rows, groups: [{ k, gram, cross: Float64Array.from(seededFloats(rows * k, 4)), targetSq: Float64Array.from(seededFloats(rows, 5)) }] } as unknown as LayerProblem;
-    const v = Float64Array.from(seededFloats(rows * k, 6, -1, 1));
-    const exact = new Float64Array(v.length);
-    const viaRuntime = new Float64Array(v.length);
-    const loss = layerLoss(p, v, exact);
-    const objective = await layerObjective(p, nodeGramProduct);
-    const lossRuntime = await objective.evaluate(v, viaRuntime);
-    await objective.release();
-    expect(Math.abs(lossRuntime - loss) / Math.abs(loss)).toBeLessThan(1e-5);
-    const scale = Math.max(...exact.map(Math.abs));
-    for (let i = 0; i < v.length; i++) expect(Math.abs(viaRuntime[i] - exact[i])).toBeLessThan(1e-5 * scale);
   });
 });

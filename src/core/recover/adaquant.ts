@@ -6,7 +6,8 @@
  * Unlike Quark, the scales and zero points stay as calibrated (writing new weight scales would also move the
  * int32 bias grids and, with power-of-two scales, leave the grid). Pure.
  */
-import { Adam, layerLoss, layerObjective, type LayerProblem } from './layerProblem.ts';
+import { Adam, layerLoss, type LayerProblem } from './layerProblem.ts';
+import { incrementalObjective } from './incrementalObjective.ts';
 import { throwIfCancelled } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
@@ -21,11 +22,20 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   const w = new Float64Array(n);
   const scale = new Float64Array(n);
   const zp = new Float64Array(n);
+  // Every weight learns, and each channel's bias change with UpdateBias; the other entries stay 0.
+  const learning = new Int32Array(n);
+  const watched = new Uint8Array(n);
+  let count = 0;
   for (let m = 0; m < l.outChannels; m++) {
-    for (let i = 0; i < l.inPerGroup; i++) {
-      w[m * k + i] = l.floatWeight[l.weightIndex(m, i)];
-      scale[m * k + i] = l.scaleOf(m);
-      zp[m * k + i] = l.zeroPointOf(m);
+    for (let i = 0; i < k; i++) {
+      const at = m * k + i;
+      if (i < l.inPerGroup) {
+        w[at] = l.floatWeight[l.weightIndex(m, i)];
+        scale[at] = l.scaleOf(m);
+        zp[at] = l.zeroPointOf(m);
+      } else if (!options.updateBias) continue;
+      learning[count++] = at;
+      watched[at] = 1;
     }
   }
   const quantize = (at: number) => {
@@ -33,7 +43,9 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     return q < qmin ? qmin : q > qmax ? qmax : q;
   };
   const lossBefore = codesLoss(p, l.codes);
-  const objective = await layerObjective(p, options.product);
+  // The hard-quantized weights change only where a code flips, so the objective follows them incrementally.
+  const objective = await incrementalObjective(p, watched, options.product);
+  const { gv, cross } = objective;
   const adam = new Adam(n, options.learningRate);
   const wq = new Float64Array(n);
   const grad = new Float64Array(n);
@@ -59,14 +71,16 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) throwIfCancelled(options.signal);
       forward();
-      const loss = await objective.evaluate(wq, grad);
-      for (let m = 0; m < l.outChannels; m++) {
-        for (let i = 0; i < l.inPerGroup; i++) if (saturated[m * k + i]) grad[m * k + i] = 0; // no straight-through gradient
-        if (!options.updateBias) grad[m * k + l.inPerGroup] = 0;
+      await objective.update(wq, learning, count);
+      const loss = objective.loss();
+      // No straight-through gradient where the weight saturates.
+      for (let q = 0; q < count; q++) {
+        const at = learning[q];
+        grad[at] = saturated[at] ? 0 : 2 * (gv[at] - cross[at]);
       }
       if (loss < best) { best = loss; (bestParams ??= new Float64Array(n)).set(w); sinceBest = 0; }
       else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
-      adam.step(w, grad);
+      adam.step(w, grad, learning, count);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
     }

@@ -5,9 +5,12 @@
  * (ζ = 1.1, γ = −0.1) and the soft weight s·clip(⌊w/s⌋ + h(V), q_min − z, q_max − z); Adam minimises the
  * layer's reconstruction error (layerProblem.ts) plus λ·Σ(1 − |2h(V) − 1|^β), β annealed from BetaRange[0]
  * to BetaRange[1] after the warm start, which drives every h to 0 or 1. The result is ⌊w/s⌋ + [h ≥ ½]:
- * every code is the floor or the ceiling of w/s (then saturated), never further. Pure.
+ * every code is the floor or the ceiling of w/s (then saturated), never further. A weight whose h(V) is clipped
+ * leaves the loop for good (see below), and the loss follows only the weights that changed (incrementalObjective.ts),
+ * so a step costs what is still learning, not the whole layer. Pure.
  */
-import { Adam, layerObjective, type LayerProblem } from './layerProblem.ts';
+import { Adam, type LayerProblem } from './layerProblem.ts';
+import { incrementalObjective } from './incrementalObjective.ts';
 import { throwIfCancelled } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
@@ -16,8 +19,6 @@ const ZETA = 1.1;
 const GAMMA = -0.1;
 /** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
 const PATIENCE = 3;
-/** |V| from which h(V) is clipped: σ(V)(ζ − γ) + γ ∉ (0, 1) once |V| ≥ ln 11 ≈ 2.398. */
-const SATURATED = 2.4;
 
 /** Learns the rounding of one layer. */
 export async function adaround(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
@@ -31,7 +32,15 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const lo = new Float64Array(n);
   const hi = new Float64Array(n);
   const V = new Float64Array(n);
-  const learn = new Uint8Array(n);
+  const w = new Float64Array(n);
+  // The weights still learning, in increasing order. A weight leaves for good once h(V) is clipped to 0 or 1: its
+  // gradient is 0 from then on, so Adam's momentum keeps its sign and only carries V further out (the step is
+  // −lr·m̂/(√v̂ + ε) and m decays by β₁ each step), h(V) and the weight never change again, and neither does the sign
+  // of V that decides the rounding. Skipping it changes nothing. A weight whose floor lies at or past an end of the
+  // grid is not learned at all: its soft and hard values are that end whatever h is.
+  const learning = new Int32Array(n);
+  const watched = new Uint8Array(n);
+  let active = 0;
   for (let m = 0; m < l.outChannels; m++) {
     const s = l.scaleOf(m);
     const z = l.zeroPointOf(m);
@@ -43,20 +52,26 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       scale[at] = s;
       lo[at] = qmin - z;
       hi[at] = qmax - z;
-      learn[at] = 1;
+      if (f >= hi[at] || f + 1 <= lo[at]) {
+        w[at] = s * (f >= hi[at] ? hi[at] : lo[at]);
+        continue;
+      }
+      learning[active++] = at;
+      watched[at] = 1;
       // h(V) starts at the fractional part, so the soft weight starts at w itself (AdaRound's initialisation).
       const rest = Math.min(0.99, Math.max(0.01, x - f));
       V[at] = -Math.log((ZETA - GAMMA) / (rest - GAMMA) - 1);
     }
   }
   const lossBefore = codesLoss(p, l.codes);
-  const objective = await layerObjective(p, options.product);
+  const objective = await incrementalObjective(p, watched, options.product);
+  const { gv, cross } = objective;
   const adam = new Adam(n, options.learningRate);
-  const w = new Float64Array(n);
   const grad = new Float64Array(n);
-  const dh = new Float64Array(n);
+  const dh = new Float64Array(n); // dw/dV, 0 where h or the weight is clipped
   const h = new Float64Array(n);
   const dhdv = new Float64Array(n); // dh/dV, 0 where h is clipped to 0 or 1
+  const rounding: Rounding = { learning, floor, scale, lo, hi, V, w, h, dhdv, dh };
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
@@ -66,62 +81,39 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   let bestHard = lossBefore;
   let bestUp: Uint8Array | undefined;
   let sinceBest = 0;
-  const hard = options.earlyStop ? new Float64Array(n) : undefined;
-  const scratch = options.earlyStop ? new Float64Array(n) : undefined;
-  /** The loss of the current hard rounding (⌊w/s⌋ + [V ≥ 0], saturated). */
+  const hard = new Float64Array(n);
+  /** The loss of the current hard rounding (⌊w/s⌋ + [V ≥ 0], saturated): it differs from w only where still learning. */
   const hardRoundingLoss = () => {
-    for (let at = 0; at < n; at++) {
-      if (!learn[at]) { hard![at] = 0; continue; }
-      const q = floor[at] + (V[at] >= 0 ? 1 : 0);
-      hard![at] = scale[at] * (q < lo[at] ? lo[at] : q > hi[at] ? hi[at] : q);
+    for (let q = 0; q < active; q++) {
+      const at = learning[q];
+      const r = floor[at] + (V[at] >= 0 ? 1 : 0);
+      hard[at] = scale[at] * (r < lo[at] ? lo[at] : r > hi[at] ? hi[at] : r);
     }
-    return objective.evaluate(hard!, scratch!);
+    return objective.lossAt(hard, learning, active);
   };
   let done = 0;
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) throwIfCancelled(options.signal);
-      for (let at = 0; at < n; at++) {
-        if (!learn[at]) continue;
-        const va = V[at];
-        if (va <= -SATURATED || va >= SATURATED) {
-          // h(V) is clipped to 0 or 1 here (σ(±2.4)·1.2 − 0.1 lies outside [0, 1]): no exp, and no gradient.
-          const hv = va > 0 ? 1 : 0;
-          h[at] = hv;
-          dhdv[at] = 0;
-          dh[at] = 0;
-          const q = floor[at] + hv;
-          w[at] = scale[at] * (q < lo[at] ? lo[at] : q > hi[at] ? hi[at] : q);
-          continue;
-        }
-        const sig = 1 / (1 + Math.exp(-va));
-        const raw = sig * (ZETA - GAMMA) + GAMMA;
-        const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
-        h[at] = hv;
-        dhdv[at] = hv > 0 && hv < 1 ? (ZETA - GAMMA) * sig * (1 - sig) : 0;
-        const q = floor[at] + hv;
-        const clipped = q < lo[at] || q > hi[at];
-        w[at] = scale[at] * (clipped ? (q < lo[at] ? lo[at] : hi[at]) : q);
-        dh[at] = raw <= 0 || raw >= 1 || clipped ? 0 : scale[at] * (ZETA - GAMMA) * sig * (1 - sig);
-      }
-      const loss = await objective.evaluate(w, grad);
+      const leaving = softWeights(rounding, active);
+      await objective.update(w, learning, active);
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-      for (let at = 0; at < n; at++) {
-        if (!learn[at]) { grad[at] = 0; continue; }
-        let g = grad[at] * dh[at];
-        if (annealing && dhdv[at] !== 0) {
-          // d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
-          const u = 2 * h[at] - 1;
-          if (u !== 0) g += -options.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
+      gradient(rounding, active, gv, cross, annealing ? options.regParam : 0, beta, grad);
+      adam.step(V, grad, learning, active);
+      if (leaving > 0) {
+        let kept = 0;
+        for (let q = 0; q < active; q++) {
+          const at = learning[q];
+          if (dhdv[at] === 0) objective.unwatch(at); // h(V) clipped this step: it leaves
+          else learning[kept++] = at;
         }
-        grad[at] = g;
+        active = kept;
       }
-      adam.step(V, grad);
       done = it + 1;
-      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
-      if (hard && scratch && it >= warm && (it - warm) % check === check - 1) {
+      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
+      if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
         const hardLoss = await hardRoundingLoss();
         if (hardLoss < bestHard * (1 - 1e-4)) {
           bestHard = hardLoss;
@@ -148,4 +140,66 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
     }
   }
   return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes);
+}
+
+/** AdaRound's per-weight state (flat, outChannels × k), the weights still learning first in `learning`. */
+interface Rounding {
+  readonly learning: Int32Array;
+  readonly floor: Float64Array;
+  readonly scale: Float64Array;
+  readonly lo: Float64Array;
+  readonly hi: Float64Array;
+  readonly V: Float64Array;
+  /** The soft weight s·clip(⌊w/s⌋ + h(V)). */
+  readonly w: Float64Array;
+  readonly h: Float64Array;
+  /** dh/dV, 0 where h is clipped to 0 or 1 (the weight then leaves). */
+  readonly dhdv: Float64Array;
+  /** dw/dV, 0 where h or the weight is clipped. */
+  readonly dh: Float64Array;
+}
+
+/**
+ * h(V), the soft weights and their derivatives for the first `active` learning weights; returns how many have h
+ * clipped (they leave after this step). Synchronous and module-level, so the optimizing compiler sees a plain loop.
+ */
+function softWeights(r: Rounding, active: number): number {
+  const { learning, floor, scale, lo, hi, V, w, h, dhdv, dh } = r;
+  let leaving = 0;
+  for (let q = 0; q < active; q++) {
+    const at = learning[q];
+    const sig = 1 / (1 + Math.exp(-V[at]));
+    const raw = sig * (ZETA - GAMMA) + GAMMA;
+    const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
+    h[at] = hv;
+    const x = floor[at] + hv;
+    const clipped = x < lo[at] || x > hi[at];
+    w[at] = scale[at] * (clipped ? (x < lo[at] ? lo[at] : hi[at]) : x);
+    if (raw <= 0 || raw >= 1) {
+      dhdv[at] = 0;
+      dh[at] = 0;
+      leaving++;
+    } else {
+      dhdv[at] = (ZETA - GAMMA) * sig * (1 - sig);
+      dh[at] = clipped ? 0 : scale[at] * dhdv[at];
+    }
+  }
+  return leaving;
+}
+
+/**
+ * dLoss/dV of the first `active` learning weights into `grad`: the reconstruction gradient 2(Gv − c) through dw/dV,
+ * plus, with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
+ */
+function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number, grad: Float64Array): void {
+  const { learning, h, dhdv, dh } = r;
+  for (let q = 0; q < active; q++) {
+    const at = learning[q];
+    let g = 2 * (gv[at] - cross[at]) * dh[at];
+    if (lambda > 0 && dhdv[at] !== 0) {
+      const u = 2 * h[at] - 1;
+      if (u !== 0) g -= lambda * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
+    }
+    grad[at] = g;
+  }
 }

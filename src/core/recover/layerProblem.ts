@@ -9,7 +9,7 @@
  * so after one pass over the gathered rows every optimizer step costs M·k² instead of rows·M·k, and the gradient
  * is exact over all rows (the reconstruction loss of AdaRound, Nagel et al. 2020, eq. 25, and of AdaQuant,
  * Hubara et al. 2021). The layer loss is Σ_m L_m: squared error summed over channels, averaged over rows.
- * Also the Adam optimizer both algorithms use. Pure arithmetic.
+ * Also the Adam optimizer both algorithms use; their inner loop keeps the loss in incrementalObjective.ts. Pure arithmetic.
  */
 import type { LayerRows } from './layerData.ts';
 
@@ -108,7 +108,7 @@ function dot(a: Float64Array, x: number, y: number, n: number): number {
 
 /**
  * Loss of the layer for augmented vectors `v` (outChannels × k: weights then bias change) and, when `grad` is
- * given, dL/dv written there. Returns Σ_m L_m. Exact (float64); the optimizers' inner loop is layerObjective.
+ * given, dL/dv written there. Returns Σ_m L_m. Exact (float64); the optimizers' inner loop is incrementalObjective.ts.
  */
 export function layerLoss(p: LayerProblem, v: Float64Array, grad?: Float64Array): number {
   let total = 0;
@@ -122,7 +122,7 @@ export function layerLoss(p: LayerProblem, v: Float64Array, grad?: Float64Array)
 }
 
 /** gv_j = G v_j for `count` vectors starting at v[first]; row i of G stays in cache while every vector uses it. */
-function multiplyGram(gram: Float64Array, k: number, v: Float64Array, first: number, count: number, gv: Float64Array | Float32Array): void {
+export function multiplyGram(gram: Float64Array, k: number, v: Float64Array, first: number, count: number, gv: Float64Array | Float32Array): void {
   for (let i = 0; i < k; i++) {
     const row = i * k;
     for (let j = 0; j < count; j++) {
@@ -167,43 +167,6 @@ export type GramProductFactory = (gram: Float32Array, k: number, rows: number) =
 /** Groups narrower than this stay in TypeScript: a runtime call costs more than the product (depthwise: k = 10). */
 export const RUNTIME_PRODUCT_MIN_K = 48;
 
-export interface LayerObjective {
-  /** Σ_m L_m for `v`, and dL/dv into `grad`; float32 products where a runtime serves (gradients, not reports). */
-  evaluate(v: Float64Array, grad: Float64Array): Promise<number>;
-  release(): Promise<void>;
-}
-
-/** The loss the optimizers minimise, its wide products on the injected runtime when there is one. */
-export async function layerObjective(p: LayerProblem, factory?: GramProductFactory): Promise<LayerObjective> {
-  const k = p.groups[0]?.k ?? 0;
-  const products: (GramProduct | undefined)[] = [];
-  if (factory && k >= RUNTIME_PRODUCT_MIN_K) {
-    for (const g of p.groups) products.push(await factory(Float32Array.from(g.gram), k, p.outPerGroup));
-  }
-  const gv = new Float64Array(p.outPerGroup * k);
-  const buffer = new Float32Array(p.outPerGroup * k);
-  return {
-    async evaluate(v, grad) {
-      let total = 0;
-      for (let gi = 0; gi < p.groups.length; gi++) {
-        const product = products[gi];
-        if (product) {
-          const first = gi * p.outPerGroup * k;
-          for (let i = 0; i < buffer.length; i++) buffer[i] = v[first + i];
-          total += groupTerms(p, gi, v, await product.multiply(buffer), grad);
-        } else {
-          multiplyGram(p.groups[gi].gram, k, v, gi * p.outPerGroup * k, p.outPerGroup, gv);
-          total += groupTerms(p, gi, v, gv, grad);
-        }
-      }
-      return total;
-    },
-    async release() {
-      await Promise.all(products.map((x) => x?.release()));
-    },
-  };
-}
-
 /** The layer's weights as augmented vectors: w(m, i) for i < k − 1, then the bias change (0). */
 export function augmented(p: LayerProblem, weight: (m: number, i: number) => number): Float64Array {
   const { layer } = p.rows;
@@ -222,12 +185,13 @@ export class Adam {
     this.m = new Float64Array(size);
     this.v = new Float64Array(size);
   }
-  /** params −= lr · m̂ / (√v̂ + ε). */
-  step(params: Float64Array, grad: Float64Array): void {
+  /** params −= lr · m̂ / (√v̂ + ε) for the `count` entries listed in `at`; the others keep their values and moments. */
+  step(params: Float64Array, grad: Float64Array, at: Int32Array, count: number): void {
     this.t++;
     const c1 = 1 - this.beta1 ** this.t;
     const c2 = 1 - this.beta2 ** this.t;
-    for (let i = 0; i < params.length; i++) {
+    for (let q = 0; q < count; q++) {
+      const i = at[q];
       const g = grad[i];
       this.m[i] = this.beta1 * this.m[i] + (1 - this.beta1) * g;
       this.v[i] = this.beta2 * this.v[i] + (1 - this.beta2) * g * g;

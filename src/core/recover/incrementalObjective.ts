@@ -1,0 +1,236 @@
+/**
+ * The layer's reconstruction loss (layerProblem.ts) kept up to date while only some entries of the weight vectors
+ * change: the optimizers' inner loop. Recomputing G·v for every vector at every step (M·k² per step) was most of
+ * fine-tuning's cost, yet few entries change late in a run: AdaRound's soft weights stop changing one by one as
+ * their rounding variable saturates (h(V) clipped to 0 or 1, so no gradient, and Adam's momentum then only carries V
+ * further out), and AdaQuant's hard-quantized weights change only where a code flips.
+ *
+ * So G·v is kept only at the *watched* entries (those whose gradient is still wanted), and a changed entry l of
+ * vector m adds its column of G, restricted to m's watched entries, times its change Δ: a step over a vector with
+ * a of its k entries watched and changing costs a² instead of k². The loss moves with each change as well
+ * (ΔL = 2Δ(Gv)_l + G_ll·Δ² − 2c_l·Δ, exact in exact arithmetic). When so many entries change that the full
+ * product is cheaper (the first steps), the full product serves, on the injected runtime when there is one
+ * (onnxruntime's MatMul, measured RUNTIME_SPEEDUP times faster per multiply-add than the update). Pure.
+ */
+import { RUNTIME_PRODUCT_MIN_K, multiplyGram, type GramProduct, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
+
+/**
+ * The update's cost model, in multiply-adds of its own loop (7 ns each on the 2-core test machine under load): the
+ * runtime's full product does RUNTIME_SPEEDUP of them in that time (onnxruntime-node's float32 MatMul, single
+ * thread: 24 G multiply-adds per CPU second on a 384 × 385 · 385 × 385 product against 0.15 G for the update), the
+ * TypeScript full product (contiguous rows) TS_FULL_SPEEDUP; a changed entry costs ENTRY_COST besides its
+ * multiply-adds, and a full product one per entry copied. bench/README.md, suite finetune-cost.
+ */
+export const RUNTIME_SPEEDUP = 150;
+const TS_FULL_SPEEDUP = 3;
+const ENTRY_COST = 20;
+/** A channel gets its own block of G once at most this fraction of its entries is watched (memory ≤ 1/16 of G per channel)… */
+const BLOCK_BELOW = 0.25;
+/** …and a smaller one once its watched count falls below this fraction of the block's (each rebuild costs about one update). */
+const REBUILD_BELOW = 0.7;
+
+export interface IncrementalObjective {
+  /** The current vectors (outChannels × k: each channel's weights, then its bias change). */
+  readonly value: Float64Array;
+  /** (G v) at every watched entry (other entries hold stale values). */
+  readonly gv: Float64Array;
+  /** c of every entry: the gradient at a watched entry is 2·(gv − c). */
+  readonly cross: Float64Array;
+  /** Σ_m L_m at `value`. */
+  loss(): number;
+  /** Moves to `next`, which differs from `value` at most at the `count` entries listed in `changed`, all watched. */
+  update(next: Float64Array, changed: Int32Array, count: number): Promise<void>;
+  /** The loss at `next` (same rule as `update`) without moving. */
+  lossAt(next: Float64Array, changed: Int32Array, count: number): Promise<number>;
+  /** Stops keeping (G v) at entry `at`: its gradient is no longer wanted (it may still change once, before this). */
+  unwatch(at: number): void;
+  release(): Promise<void>;
+}
+
+/**
+ * The objective for `p` with the entries flagged in `watched` watched; the first `update` sets every entry and runs
+ * the full product (the vectors start unknown).
+ */
+export async function incrementalObjective(p: LayerProblem, watched: Uint8Array, factory?: GramProductFactory): Promise<IncrementalObjective> {
+  const l = p.rows.layer;
+  const k = p.groups[0]?.k ?? 0;
+  const outPerGroup = p.outPerGroup;
+  const channels = l.outChannels;
+  const n = channels * k;
+  const products: GramProduct[] = [];
+  if (factory && k >= RUNTIME_PRODUCT_MIN_K) {
+    for (const g of p.groups) products.push(await factory(Float32Array.from(g.gram), k, outPerGroup));
+  }
+  const fullCost = (channels * k * k) / (products.length > 0 ? RUNTIME_SPEEDUP : TS_FULL_SPEEDUP) + n;
+  const cross = new Float64Array(n);
+  let tau = 0;
+  p.groups.forEach((g, gi) => {
+    cross.set(g.cross, gi * outPerGroup * k);
+    for (const t of g.targetSq) tau += t;
+  });
+  const value = new Float64Array(n);
+  const gv = new Float64Array(n);
+  const flags = Uint8Array.from(watched);
+  // Channel m's watched columns are list[m·k .. m·k + counts[m]), in increasing order.
+  const list = new Int32Array(n);
+  const counts = new Int32Array(channels);
+  const dirty = new Uint8Array(channels).fill(1);
+  for (let m = 0; m < channels; m++) for (let i = 0; i < k; i++) if (flags[m * k + i]) list[m * k + counts[m]++] = i;
+  // A channel with few watched columns gets its own copy of G restricted to them (sub[m], subSize[m]² values; entry
+  // `at` sits at row posOf[at], and list entry s at column local[s]): the update then reads one small block that
+  // stays in cache instead of scattered values of G's rows. Rebuilt as the channel's watched set shrinks.
+  const sub: (Float64Array | undefined)[] = new Array(channels);
+  const subSize = new Int32Array(channels);
+  const local = new Int32Array(n);
+  const posOf = new Int32Array(n);
+  let known = false;
+  const buffer = products.length > 0 ? new Float32Array(outPerGroup * k) : undefined;
+  const scratchValue = new Float64Array(n);
+  const scratchGv = new Float64Array(n);
+
+  /** out = G v at every entry of v. */
+  const product = async (v: Float64Array, out: Float64Array): Promise<void> => {
+    for (let gi = 0; gi < p.groups.length; gi++) {
+      const first = gi * outPerGroup * k;
+      const span = outPerGroup * k;
+      if (buffer) {
+        for (let i = 0; i < span; i++) buffer[i] = v[first + i];
+        out.set(await products[gi].multiply(buffer), first);
+      } else {
+        multiplyGram(p.groups[gi].gram, k, v, first, outPerGroup, out.subarray(first, first + span));
+      }
+    }
+  };
+  /** The loss of v given g = G v at every entry. */
+  const sum = (v: Float64Array, g: Float64Array): number => {
+    let total = tau;
+    for (let at = 0; at < n; at++) total += v[at] * (g[at] - 2 * cross[at]);
+    return total;
+  };
+  /** The loss at `value`; undefined right after a full product until asked for (gv is then valid at every entry). */
+  let loss: number | undefined;
+  const currentLoss = () => (loss ??= sum(value, gv));
+
+  const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize };
+  const apply = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number) =>
+    applyChanges(structure, next, changed, count, v, g, total);
+
+  /** Drops unwatched columns from the lists of the channels that lost some, and rebuilds their blocks of G when due. */
+  const compact = () => {
+    for (let m = 0; m < channels; m++) {
+      if (!dirty[m]) continue;
+      dirty[m] = 0;
+      const base = m * k;
+      let kept = 0;
+      for (let s = base; s < base + counts[m]; s++) {
+        if (!flags[base + list[s]]) continue;
+        list[base + kept] = list[s];
+        local[base + kept++] = local[s];
+      }
+      counts[m] = kept;
+      if (kept <= k * BLOCK_BELOW && (!sub[m] || kept < subSize[m] * REBUILD_BELOW)) {
+        const gram = p.groups[(m / outPerGroup) | 0].gram;
+        const block = new Float64Array(kept * kept);
+        for (let a = 0; a < kept; a++) {
+          const row = list[base + a] * k;
+          for (let b = 0; b < kept; b++) block[a * kept + b] = gram[row + list[base + b]];
+          local[base + a] = a;
+          posOf[base + list[base + a]] = a;
+        }
+        sub[m] = block;
+        subSize[m] = kept;
+      }
+    }
+  };
+
+  /** The incremental update's multiply-adds for these changes. */
+  const incrementalCost = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array) => {
+    let cost = 0;
+    for (let q = 0; q < count; q++) {
+      const at = changed[q];
+      if (next[at] !== v[at]) cost += counts[(at / k) | 0] + ENTRY_COST;
+    }
+    return cost;
+  };
+
+  return {
+    value,
+    gv,
+    cross,
+    loss: currentLoss,
+    async update(next, changed, count) {
+      compact();
+      if (!known || incrementalCost(next, changed, count, value) > fullCost) {
+        if (known) for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
+        else value.set(next);
+        known = true;
+        await product(value, gv);
+        loss = undefined;
+      } else {
+        loss = apply(next, changed, count, value, gv, currentLoss());
+      }
+    },
+    async lossAt(next, changed, count) {
+      compact();
+      scratchValue.set(value);
+      if (!known || incrementalCost(next, changed, count, value) > fullCost) {
+        for (let q = 0; q < count; q++) scratchValue[changed[q]] = next[changed[q]];
+        await product(scratchValue, scratchGv);
+        return sum(scratchValue, scratchGv);
+      }
+      scratchGv.set(gv);
+      return apply(next, changed, count, scratchValue, scratchGv, currentLoss());
+    },
+    unwatch(at) {
+      if (!flags[at]) return;
+      flags[at] = 0;
+      dirty[(at / k) | 0] = 1;
+    },
+    async release() {
+      await Promise.all(products.map((x) => x.release()));
+    },
+  };
+}
+
+/** What applyChanges reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
+interface Watch {
+  readonly k: number;
+  readonly outPerGroup: number;
+  readonly grams: readonly Float64Array[];
+  readonly cross: Float64Array;
+  readonly list: Int32Array;
+  readonly local: Int32Array;
+  readonly counts: Int32Array;
+  readonly posOf: Int32Array;
+  readonly sub: readonly (Float64Array | undefined)[];
+  readonly subSize: Int32Array;
+}
+
+/**
+ * Applies the changes at the listed entries (next − v) to (v, g), whose loss is `total`; returns the new loss. A
+ * module-level function with everything in locals: the hot loop then reads no closure context.
+ */
+function applyChanges(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
+  const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize } = w;
+  for (let q = 0; q < count; q++) {
+    const at = changed[q];
+    const d = next[at] - v[at];
+    if (d === 0) continue;
+    const m = (at / k) | 0;
+    const col = at - m * k;
+    const gram = grams[(m / outPerGroup) | 0];
+    const base = m * k;
+    total += d * (2 * g[at] + gram[col * k + col] * d - 2 * cross[at]);
+    const end = base + counts[m];
+    const block = sub[m];
+    if (block !== undefined) {
+      const row = posOf[at] * subSize[m];
+      for (let s = base; s < end; s++) g[base + list[s]] += block[row + local[s]] * d;
+    } else {
+      const row = col * k;
+      for (let s = base; s < end; s++) g[base + list[s]] += gram[row + list[s]] * d;
+    }
+    v[at] = next[at];
+  }
+  return total;
+}
