@@ -8,8 +8,9 @@
  * 'sq' (SmoothQuant), 'mixed' (automatic mixed precision within the default budget, its sensitivities measured
  * on 4 of the calibration lines, at most 60 measurements, core/evaluate/mixedPrecision.ts), 'adaround' or 'adaquant' (fast finetune on
  * the calibration lines, after the mixed-precision choice), 'bc' (empirical bias correction on the calibration lines,
- * after the choice), or 'plain'; an optional third argument method=<calibration method> replaces the preset's
- * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is). The written file is also loaded and
+ * after the choice), or 'plain'; optional arguments after them: method=<calibration method> replaces the preset's
+ * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is), budget=act16=…,w16=…,float=…
+ * replaces the default mixed-precision budget. The written file is also loaded and
  * run in onnxruntime-web, and checked by onnx.checker where its opset is at most 17.
  */
 import fs from 'node:fs';
@@ -20,28 +21,21 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
-import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { sequenceAgreement, ctcGreedyDecode, characterErrorRate } from '../../src/core/metrics/sequence.ts';
 import { editDistance } from '../../src/core/editDistance.ts';
-import { createSession, float32Tensor, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { createSession, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
-import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
-import { RECOGNIZER_PATH, recognizerVariant } from './recognizerSetup.ts';
+import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
+import { RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant, textLineFiles, textLineTensor as tensorOf } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
-const [preset, variant = 'plain', methodArgument] = process.argv.slice(2);
-const method = methodArgument?.startsWith('method=') ? methodArgument.slice(7) : undefined;
+const [preset, variant = 'plain', ...caseArguments] = process.argv.slice(2);
+const { method, budget: budgetArgument } = recognizerCaseArguments(caseArguments);
+const budget = budgetArgument ? parsePrecisionBudget(budgetArgument) : DEFAULT_PRECISION_BUDGET;
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
-const dir = path.join(import.meta.dirname, '../../../shared/fixtures/images/textlines');
-const lines = fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort().map((f) => path.join(dir, f));
-const calibration = lines.slice(0, 16);
-const evaluation = lines.slice(16, 32);
-// PaddleOCR's recognizer preprocessing: BGR, (x / 255 − 0.5) / 0.5, 48 × 320.
-const spec = validatePreprocess({ resize: 'stretch', channelOrder: 'BGR', scale: 1 / 255, mean: [0.5], std: [0.5], dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 } });
+const { calibration, evaluation } = textLineFiles();
 
 const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
@@ -49,10 +43,6 @@ if (options.perChannel) base.perChannel = true;
 if (method) base.calibrationMethod = method;
 let config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
 
-const tensorOf = (file: string) => {
-  const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], spec);
-  return float32Tensor(t.data, t.dims);
-};
 const calibrationTensors = calibration.map(tensorOf);
 const calibrationRuntime = nodeRuntime(calibrationTensors.map((x) => ({ x })));
 let calibrationSeconds = 0;
@@ -68,7 +58,7 @@ let tuneSeconds = 0;
 const searchRanges = options.mixed ? await calibrate(model) : undefined;
 if (searchRanges) {
   const t = performance.now();
-  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget: DEFAULT_PRECISION_BUDGET, target: 0.999, samples: 4, maxMeasurements: 60,
+  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget, target: 0.999, samples: 4, maxMeasurements: 60,
     onStep: (step) => process.stderr.write(`mixed [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`) });
   searchSeconds = (performance.now() - t) / 1000;
   config = mixed.config;
@@ -118,7 +108,7 @@ const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirnam
 const budgetUse = (k: 'act16' | 'w16' | 'float') => (mixed ? `${mixed.budget[k].used}/${mixed.budget[k].limit} of ${mixed.budget[k].of}` : undefined);
 console.log(JSON.stringify({
   model: 'ch_PP-OCRv4_rec_infer.onnx',
-  preset: method ? `${preset} ${method}` : preset,
+  preset: recognizerPresetLabel(preset, caseArguments),
   variant,
   ...judged,
   ...(untuned ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 } : {}),
