@@ -62,7 +62,7 @@ const final = recovery === 'bc'
   : plain;
 const bytes = encode(final);
 const untuned = recovery === 'bc' ? await heldOut(encode(plain)) : undefined;
-const judged = await heldOut(bytes);
+const { kl: _kl, ...judged } = await heldOut(bytes);
 const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', `recognizer-elimination-${preset}-${method}.onnx`), final, bytes, { x: textLineTensor(evaluation[0]) });
 const names = (kind: string) => set.filter((u) => u.kind === kind).flatMap((u) => u.names);
 console.log(JSON.stringify({
