@@ -83,7 +83,8 @@ function adaroundReference(p: LayerProblem, o: TuneOptions): Int32Array {
       const dhdv = inside ? SPAN * sig[q] * (1 - sig[q]) : 0;
       let g = inside && r >= min && r <= max ? grad[at] * (scale[at] * dhdv) : 0;
       const u = 2 * raw - 1;
-      if (it >= warm && inside && u !== 0) g -= o.regParam * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv;
+      // |u|^(β−1) written as adaround.ts computes it (exp of a log), so that the two loops agree to the bit.
+      if (it >= warm && inside && u !== 0) g -= o.regParam * beta * Math.exp((beta - 1) * Math.log(Math.abs(u))) * Math.sign(u) * 2 * dhdv;
       grad[at] = g;
     });
     adam.step(V, grad, all, count);

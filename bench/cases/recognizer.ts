@@ -21,13 +21,11 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { sequenceAgreement, ctcGreedyDecode, characterErrorRate } from '../../src/core/metrics/sequence.ts';
-import { editDistance } from '../../src/core/editDistance.ts';
-import { createSession, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
-import { RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant, textLineFiles, textLineTensor as tensorOf } from './recognizerSetup.ts';
+import { createTextJudge, RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant, textLineFiles, textLineTensor as tensorOf } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
@@ -75,31 +73,8 @@ const { model: quantized, report, recovery } = await quantizeWithRecovery(model,
 const recovers = config.includeFastFt || config.includeBiasCorrection;
 if (recovers) tuneSeconds = (performance.now() - t0) / 1000;
 const bytes = encode(quantized);
-const floatSession = await createSession(encode(model));
-const floatOutputs: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
-for (const file of evaluation) floatOutputs.push(Object.values(await floatSession.run({ x: tensorOf(file) }))[0]);
-
-/** Lines of 16–31 decoding to the float text, pooled CER against it, step top-1: onnxruntime-node on `bytes`. */
-async function judgeText(bytes: Uint8Array) {
-  const quantSession = await createSession(bytes);
-  let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0;
-  for (const [k, file] of evaluation.entries()) {
-    const a = floatOutputs[k];
-    const b = Object.values(await quantSession.run({ x: tensorOf(file) }))[0];
-    const s = sequenceAgreement(a.data as Float32Array, b.data as Float32Array, a.dims as number[]);
-    matches += s.sequenceMatches;
-    steps += s.steps;
-    stepMatches += s.stepMatches;
-    errors += s.charErrors;
-    chars += s.referenceChars;
-    if (process.env.QS_VERBOSE) {
-      const [, T, C] = a.dims as number[];
-      const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C), fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
-      console.error(path.basename(file), fa.join(','), '|', fb.join(','), editDistance(fa, fb));
-    }
-  }
-  return { linesMatching: `${matches}/${evaluation.length}`, cer: +(100 * characterErrorRate(errors, chars)).toFixed(2), stepTop1: +(stepMatches / steps).toFixed(4) };
-}
+const judgeLines = await createTextJudge(encode(model), evaluation);
+const judgeText = async (bytes: Uint8Array) => { const { kl: _kl, ...text } = await judgeLines(bytes); return text; };
 const judged = await judgeText(bytes);
 // With mixed precision and fine-tuning or bias correction, the chosen precisions alone too (the same choice, not tuned).
 const untuned = mixed && recovers && searchRanges ? await judgeText(encode(quantizeModel(model, searchRanges, { ...config, includeFastFt: false, includeBiasCorrection: false }).model)) : undefined;

@@ -2,7 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { characterErrorRate, ctcGreedyDecode, sequenceAgreement } from '../../src/core/metrics/sequence.ts';
+import { editDistance } from '../../src/core/editDistance.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 
@@ -22,6 +24,60 @@ const TEXT_LINE_SPEC = validatePreprocess({ resize: 'stretch', channelOrder: 'BG
 export function textLineTensor(file: string) {
   const t = imageToTensor(decodeImageFile(file), [1, 3, 48, 320], TEXT_LINE_SPEC);
   return float32Tensor(t.data, t.dims);
+}
+
+/** What the text judge reports: lines decoding to the float text, pooled CER against it, step top-1, mean per-step KL (nats). */
+export interface TextJudgement {
+  readonly linesMatching: string;
+  readonly cer: number;
+  readonly stepTop1: number;
+  readonly kl: number;
+}
+
+/** Mean over steps of KL(float ‖ quantized) between two [1, steps, classes] softmax outputs (the quantized floored at 1e-12). */
+function meanStepKl(p: Float32Array, q: Float32Array, classes: number): number {
+  let sum = 0;
+  const steps = p.length / classes;
+  for (let i = 0; i < p.length; i++) if (p[i] > 1e-12) sum += p[i] * (Math.log(p[i]) - Math.log(Math.max(q[i], 1e-12)));
+  return sum / steps;
+}
+
+/**
+ * The float model run once on `files`; the judge runs a model (its bytes, onnxruntime-node) on them and compares
+ * greedy CTC decodings with the float model's. QS_VERBOSE prints both decodings of every line.
+ */
+export async function createTextJudge(floatBytes: Uint8Array, files: readonly string[]): Promise<(bytes: Uint8Array) => Promise<TextJudgement>> {
+  const floatSession = await createSession(floatBytes);
+  const inputs = files.map(textLineTensor);
+  const reference: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
+  for (const x of inputs) reference.push(Object.values(await floatSession.run({ x }))[0]);
+  return async (bytes) => {
+    const session = await createSession(bytes);
+    let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0, kl = 0;
+    for (const [k, x] of inputs.entries()) {
+      const a = reference[k];
+      const b = Object.values(await session.run({ x }))[0];
+      const dims = a.dims as number[];
+      const s = sequenceAgreement(a.data as Float32Array, b.data as Float32Array, dims);
+      matches += s.sequenceMatches;
+      steps += s.steps;
+      stepMatches += s.stepMatches;
+      errors += s.charErrors;
+      chars += s.referenceChars;
+      kl += meanStepKl(a.data as Float32Array, b.data as Float32Array, dims[dims.length - 1]);
+      if (process.env.QS_VERBOSE) {
+        const [, T, C] = dims;
+        const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C), fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
+        console.error(path.basename(files[k]), fa.join(','), '|', fb.join(','), editDistance(fa, fb));
+      }
+    }
+    return {
+      linesMatching: `${matches}/${files.length}`,
+      cer: +(100 * characterErrorRate(errors, chars)).toFixed(2),
+      stepTop1: +(stepMatches / steps).toFixed(4),
+      kl: +(kl / files.length).toFixed(4),
+    };
+  };
 }
 
 export interface RecognizerVariant {

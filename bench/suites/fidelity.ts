@@ -5,7 +5,8 @@
  * rules and SmoothQuant; and automatic mixed precision (bench/cases/mixedPrecision.ts) on YOLOX-nano within the
  * default budget, before and after AdaRound (the PP-OCRv4 detector's: suite detector-8bit). QS_FIDELITY_ONLY=recognizer
  * (or =detectors, =mixed, =recognizer-mixed: the recognizer's mixed-precision rows only, =recognizer-fragility: the
- * float recognizer under input noise, what its text target tolerates) re-measures one part and
+ * float recognizer under input noise, what its text target tolerates, =recognizer-elimination: its stem taken to the
+ * budget by backward elimination) re-measures one part and
  * keeps the other parts' rows from the last results file; with =recognizer-mixed, QS_FIDELITY_CASE='<variant> <arguments>' (a
  * case of RECOGNIZER_MIXED without its preset, e.g. 'attention+perChannel+mixed+bc method=MinMSE') re-measures that case only.
  */
@@ -70,6 +71,12 @@ const isMixed = (r: Row) => String(r.variant).startsWith('mixed precision');
 /** The float recognizer under input noise of ± these image levels (bench/cases/recognizerFragility.ts): what the text target tolerates. */
 const FRAGILITY_LEVELS = ['0.5', '1', '2'];
 const isFragility = (r: Row) => r.model === RECOGNIZER && r.preset === 'float';
+/**
+ * The recognizer's stem taken to the default budget by backward elimination on the calibration lines
+ * (bench/cases/recognizerElimination.ts): [preset, method, first activation groups, first weights, recovery].
+ */
+const RECOGNIZER_ELIMINATION: string[][] = [['A8W8', 'MinMSE', '15', '8', 'bc']];
+const isElimination = (r: Row) => r.model === RECOGNIZER && String(r.variant).includes('elimination');
 
 /** The case's line as suite rows: mixed precision alone, then with AdaRound where it ran (details in `detail`). */
 export function mixedRows(r: Row): Row[] {
@@ -113,6 +120,11 @@ export const fidelitySuite: Suite = {
       for (const level of FRAGILITY_LEVELS) rows.push(await runCase('cases/recognizerFragility.ts', [level]));
       return rows;
     }
+    if (only === 'recognizer-elimination') {
+      rows.push(...carried((r) => !isElimination(r)));
+      for (const args of RECOGNIZER_ELIMINATION) rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
+      return rows;
+    }
     if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...carried((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
@@ -127,6 +139,7 @@ export const fidelitySuite: Suite = {
       else {
         for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
         for (const level of FRAGILITY_LEVELS) rows.push(await runCase('cases/recognizerFragility.ts', [level]));
+        for (const args of RECOGNIZER_ELIMINATION) rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
       }
       for (const [preset, variant, ...args] of cases) rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant, ...args])));
     }

@@ -1,14 +1,15 @@
 /**
  * Suite "finetune-cost": what XINT8 + AdaRound (Quark's default 1000 iterations) costs against plain XINT8 on the
- * PP-OCRv4 text detector (the embedded sample), in one Node process each as the CLI runs them; fine-tuning with the
- * quantized passes run from the graph inputs (before issue 16's kept tensors), with kept tensors, and with kept
- * tensors plus early stop. Held-out cosine judged by onnxruntime-node on the written file (bench/cases/finetuneCost.ts).
- * QS_FT_IMAGES sets the calibration/tuning image count (default 16, the whole calibration set).
+ * PP-OCRv4 text detector (the embedded sample), in one Node process each as the CLI runs them; fine-tuning with
+ * kept tensors, and with kept tensors plus early stop (the variant with every quantized pass run from the graph
+ * inputs, before issue 16, is left out: it did not finish in the time measured). Held-out cosine judged by
+ * onnxruntime-node on the written file (bench/cases/finetuneCost.ts). QS_FT_IMAGES sets the calibration/tuning image
+ * count (default 16, the whole calibration set).
  */
 import { runCase, type Row, type Suite } from '../harness.ts';
 
 const IMAGES = process.env.QS_FT_IMAGES ?? '16';
-const VARIANTS: [string, string, string][] = [['plain', '0', '0'], ['adaround', '0', '0'], ['adaround', '1024', '0'], ['adaround', '1024', '1']];
+const VARIANTS: [string, string, string][] = [['plain', '0', '0'], ['adaround', '1024', '0'], ['adaround', '1024', '1']];
 
 export const finetuneCostSuite: Suite = {
   name: 'finetune-cost',

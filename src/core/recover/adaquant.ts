@@ -73,14 +73,9 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
       forward();
       await objective.update(wq, learning, count);
       const loss = objective.loss();
-      // No straight-through gradient where the weight saturates.
-      for (let q = 0; q < count; q++) {
-        const at = learning[q];
-        grad[at] = saturated[at] ? 0 : 2 * (gv[at] - cross[at]);
-      }
       if (loss < best) { best = loss; (bestParams ??= new Float64Array(n)).set(w); sinceBest = 0; }
       else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
-      adam.step(w, grad, learning, count);
+      descend(w, learning, count, saturated, gv, cross, grad, adam);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
     }
@@ -98,4 +93,17 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     biasChange[m] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
   }
   return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, options.updateBias ? biasChange : undefined);
+}
+
+/**
+ * One Adam step on the learning entries with the straight-through gradient 2(Gv − c), none where the weight
+ * saturates. Synchronous and module-level: inside the async loop the optimizing compiler made this several times
+ * slower (measured: 30 against 11 ms a step on a synthetic 384 × 385 layer).
+ */
+function descend(w: Float64Array, learning: Int32Array, count: number, saturated: Uint8Array, gv: Float64Array, cross: Float64Array, grad: Float64Array, adam: Adam): void {
+  for (let q = 0; q < count; q++) {
+    const at = learning[q];
+    grad[at] = saturated[at] ? 0 : 2 * (gv[at] - cross[at]);
+  }
+  adam.step(w, grad, learning, count);
 }

@@ -10,7 +10,7 @@
  * so a step costs what is still learning, not the whole layer. Pure.
  */
 import { Adam, type LayerProblem } from './layerProblem.ts';
-import { incrementalObjective } from './incrementalObjective.ts';
+import { incrementalObjective, type IncrementalObjective } from './incrementalObjective.ts';
 import { throwIfCancelled } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
@@ -27,19 +27,21 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const k = l.inPerGroup + 1;
   const n = l.outChannels * k;
   const { min: qmin, max: qmax } = QUANT_TYPES[l.type];
+  // Per weight (flat, outChannels × k): ⌊w/s⌋, whether it rounds up, and the soft weight the objective reads.
   const floor = new Float64Array(n);
-  const scale = new Float64Array(n);
-  const lo = new Float64Array(n);
-  const hi = new Float64Array(n);
-  const V = new Float64Array(n);
+  const up = new Uint8Array(n).fill(1);
   const w = new Float64Array(n);
-  // The weights still learning, in increasing order. A weight leaves for good once h(V) is clipped to 0 or 1: its
-  // gradient is 0 from then on, so Adam's momentum keeps its sign and only carries V further out (the step is
-  // −lr·m̂/(√v̂ + ε) and m decays by β₁ each step), h(V) and the weight never change again, and neither does the sign
-  // of V that decides the rounding. Skipping it changes nothing. A weight whose floor lies at or past an end of the
-  // grid is not learned at all: its soft and hard values are that end whatever h is.
-  const learning = new Int32Array(n);
   const watched = new Uint8Array(n);
+  // The weights still learning, packed in increasing order: position q holds weight r.learning[q] and its state. A
+  // weight leaves for good once h(V) is clipped to 0 or 1: its gradient is 0 from then on, so Adam's momentum keeps
+  // its sign and only carries V further out (the step is −lr·m̂/(√v̂ + ε) and m decays by β₁ each step), h(V) and the
+  // weight never change again, and neither does the sign of V that decides the rounding. Dropping it changes
+  // nothing, and packing keeps the loops over what is left dense. A weight whose floor lies at or past an end of the
+  // grid is not learned at all: its soft and hard values are that end whatever h is.
+  const r: Rounding = {
+    learning: new Int32Array(n), floor: new Float64Array(n), scale: new Float64Array(n), lo: new Float64Array(n), hi: new Float64Array(n),
+    V: new Float64Array(n), h: new Float64Array(n), dhdv: new Float64Array(n), dh: new Float64Array(n), grad: new Float64Array(n),
+  };
   let active = 0;
   for (let m = 0; m < l.outChannels; m++) {
     const s = l.scaleOf(m);
@@ -49,29 +51,27 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       const x = l.floatWeight[l.weightIndex(m, i)] / s;
       const f = Math.floor(x);
       floor[at] = f;
-      scale[at] = s;
-      lo[at] = qmin - z;
-      hi[at] = qmax - z;
-      if (f >= hi[at] || f + 1 <= lo[at]) {
-        w[at] = s * (f >= hi[at] ? hi[at] : lo[at]);
+      if (f >= qmax - z || f + 1 <= qmin - z) {
+        w[at] = s * (f >= qmax - z ? qmax - z : qmin - z);
         continue;
       }
-      learning[active++] = at;
+      const q = active++;
+      r.learning[q] = at;
+      r.floor[q] = f;
+      r.scale[q] = s;
+      r.lo[q] = qmin - z;
+      r.hi[q] = qmax - z;
       watched[at] = 1;
       // h(V) starts at the fractional part, so the soft weight starts at w itself (AdaRound's initialisation).
       const rest = Math.min(0.99, Math.max(0.01, x - f));
-      V[at] = -Math.log((ZETA - GAMMA) / (rest - GAMMA) - 1);
+      r.V[q] = -Math.log((ZETA - GAMMA) / (rest - GAMMA) - 1);
     }
   }
   const lossBefore = codesLoss(p, l.codes);
   const objective = await incrementalObjective(p, watched, options.product);
   const { gv, cross } = objective;
   const adam = new Adam(n, options.learningRate);
-  const grad = new Float64Array(n);
-  const dh = new Float64Array(n); // dw/dV, 0 where h or the weight is clipped
-  const h = new Float64Array(n);
-  const dhdv = new Float64Array(n); // dh/dV, 0 where h is clipped to 0 or 1
-  const rounding: Rounding = { learning, floor, scale, lo, hi, V, w, h, dhdv, dh };
+  const positions = Int32Array.from({ length: n }, (_, q) => q);
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
@@ -85,40 +85,36 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   /** The loss of the current hard rounding (⌊w/s⌋ + [V ≥ 0], saturated): it differs from w only where still learning. */
   const hardRoundingLoss = () => {
     for (let q = 0; q < active; q++) {
-      const at = learning[q];
-      const r = floor[at] + (V[at] >= 0 ? 1 : 0);
-      hard[at] = scale[at] * (r < lo[at] ? lo[at] : r > hi[at] ? hi[at] : r);
+      const x = r.floor[q] + (r.V[q] >= 0 ? 1 : 0);
+      hard[r.learning[q]] = r.scale[q] * (x < r.lo[q] ? r.lo[q] : x > r.hi[q] ? r.hi[q] : x);
     }
-    return objective.lossAt(hard, learning, active);
+    return objective.lossAt(hard, r.learning, active);
+  };
+  /** Every weight's rounding now: up[] for those that left, the sign of V for those still learning. */
+  const rounding = (into: Uint8Array) => {
+    into.set(up);
+    for (let q = 0; q < active; q++) into[r.learning[q]] = r.V[q] >= 0 ? 1 : 0; // h(V) ≥ ½ exactly when V ≥ 0
+    return into;
   };
   let done = 0;
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) throwIfCancelled(options.signal);
-      const leaving = softWeights(rounding, active);
-      await objective.update(w, learning, active);
+      const leaving = softWeights(r, active, w);
+      await objective.update(w, r.learning, active);
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-      gradient(rounding, active, gv, cross, annealing ? options.regParam : 0, beta, grad);
-      adam.step(V, grad, learning, active);
-      if (leaving > 0) {
-        let kept = 0;
-        for (let q = 0; q < active; q++) {
-          const at = learning[q];
-          if (dhdv[at] === 0) objective.unwatch(at); // h(V) clipped this step: it leaves
-          else learning[kept++] = at;
-        }
-        active = kept;
-      }
+      gradient(r, active, gv, cross, annealing ? options.regParam : 0, beta);
+      adam.step(r.V, r.grad, positions, active);
+      if (leaving > 0) active = pack(r, active, adam, up, objective);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
         const hardLoss = await hardRoundingLoss();
         if (hardLoss < bestHard * (1 - 1e-4)) {
           bestHard = hardLoss;
-          bestUp ??= new Uint8Array(n);
-          for (let at = 0; at < n; at++) bestUp[at] = V[at] >= 0 ? 1 : 0;
+          bestUp = rounding(bestUp ?? new Uint8Array(n));
           sinceBest = 0;
         } else if (++sinceBest >= PATIENCE) break;
       }
@@ -129,77 +125,105 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
     await objective.release();
   }
 
+  const final = bestUp ?? rounding(new Uint8Array(n));
   const codes = Int32Array.from(l.codes);
   for (let m = 0; m < l.outChannels; m++) {
     const z = l.zeroPointOf(m);
     for (let i = 0; i < l.inPerGroup; i++) {
       const at = m * k + i;
-      const up = bestUp ? bestUp[at] : V[at] >= 0 ? 1 : 0; // h(V) ≥ ½ exactly when V ≥ 0
-      const q = floor[at] + up + z;
+      const q = floor[at] + final[at] + z;
       codes[l.weightIndex(m, i)] = q < qmin ? qmin : q > qmax ? qmax : q;
     }
   }
   return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes);
 }
 
-/** AdaRound's per-weight state (flat, outChannels × k), the weights still learning first in `learning`. */
+/** The state of the weights still learning, packed: position q is weight learning[q] (flat index, outChannels × k). */
 interface Rounding {
   readonly learning: Int32Array;
   readonly floor: Float64Array;
   readonly scale: Float64Array;
+  /** The grid's ends less the zero point. */
   readonly lo: Float64Array;
   readonly hi: Float64Array;
   readonly V: Float64Array;
-  /** The soft weight s·clip(⌊w/s⌋ + h(V)). */
-  readonly w: Float64Array;
+  /** This step's h(V), dh/dV (0 where h is clipped to 0 or 1: the weight then leaves), dw/dV (0 also where the weight is clipped), dLoss/dV. */
   readonly h: Float64Array;
-  /** dh/dV, 0 where h is clipped to 0 or 1 (the weight then leaves). */
   readonly dhdv: Float64Array;
-  /** dw/dV, 0 where h or the weight is clipped. */
   readonly dh: Float64Array;
+  readonly grad: Float64Array;
 }
 
 /**
- * h(V), the soft weights and their derivatives for the first `active` learning weights; returns how many have h
- * clipped (they leave after this step). Synchronous and module-level, so the optimizing compiler sees a plain loop.
+ * h(V) and its derivatives for the first `active` learning weights, and their soft weights s·clip(⌊w/s⌋ + h(V))
+ * into w (flat); returns how many have h clipped (they leave after this step). Synchronous and module-level, so
+ * the optimizing compiler sees a plain loop.
  */
-function softWeights(r: Rounding, active: number): number {
-  const { learning, floor, scale, lo, hi, V, w, h, dhdv, dh } = r;
+function softWeights(r: Rounding, active: number, w: Float64Array): number {
+  const { learning, floor, scale, lo, hi, V, h, dhdv, dh } = r;
   let leaving = 0;
   for (let q = 0; q < active; q++) {
-    const at = learning[q];
-    const sig = 1 / (1 + Math.exp(-V[at]));
+    const sig = 1 / (1 + Math.exp(-V[q]));
     const raw = sig * (ZETA - GAMMA) + GAMMA;
     const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
-    h[at] = hv;
-    const x = floor[at] + hv;
-    const clipped = x < lo[at] || x > hi[at];
-    w[at] = scale[at] * (clipped ? (x < lo[at] ? lo[at] : hi[at]) : x);
+    h[q] = hv;
+    const x = floor[q] + hv;
+    const clipped = x < lo[q] || x > hi[q];
+    w[learning[q]] = scale[q] * (clipped ? (x < lo[q] ? lo[q] : hi[q]) : x);
     if (raw <= 0 || raw >= 1) {
-      dhdv[at] = 0;
-      dh[at] = 0;
+      dhdv[q] = 0;
+      dh[q] = 0;
       leaving++;
     } else {
-      dhdv[at] = (ZETA - GAMMA) * sig * (1 - sig);
-      dh[at] = clipped ? 0 : scale[at] * dhdv[at];
+      dhdv[q] = (ZETA - GAMMA) * sig * (1 - sig);
+      dh[q] = clipped ? 0 : scale[q] * dhdv[q];
     }
   }
   return leaving;
 }
 
 /**
- * dLoss/dV of the first `active` learning weights into `grad`: the reconstruction gradient 2(Gv − c) through dw/dV,
- * plus, with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
+ * dLoss/dV of the first `active` learning weights: the reconstruction gradient 2(Gv − c) (flat) through dw/dV, plus,
+ * with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
  */
-function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number, grad: Float64Array): void {
-  const { learning, h, dhdv, dh } = r;
+function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number): void {
+  const { learning, h, dhdv, dh, grad } = r;
   for (let q = 0; q < active; q++) {
     const at = learning[q];
-    let g = 2 * (gv[at] - cross[at]) * dh[at];
-    if (lambda > 0 && dhdv[at] !== 0) {
-      const u = 2 * h[at] - 1;
-      if (u !== 0) g -= lambda * beta * Math.abs(u) ** (beta - 1) * Math.sign(u) * 2 * dhdv[at];
+    let g = 2 * (gv[at] - cross[at]) * dh[q];
+    if (lambda > 0 && dhdv[q] !== 0) {
+      const u = 2 * h[q] - 1;
+      // |u|^(β−1) as exp((β−1)·ln|u|): half the cost of Math.pow in V8, the same to a few ulps.
+      if (u !== 0) g -= lambda * beta * Math.exp((beta - 1) * Math.log(u < 0 ? -u : u)) * (u < 0 ? -1 : 1) * 2 * dhdv[q];
     }
-    grad[at] = g;
+    grad[q] = g;
   }
+}
+
+/**
+ * Drops the weights whose h(V) was clipped this step: their rounding (the sign of V, final) goes to `up`, the
+ * objective stops watching them, and the others (with their Adam moments) close up in order. Returns the new count.
+ */
+function pack(r: Rounding, active: number, adam: Adam, up: Uint8Array, objective: IncrementalObjective): number {
+  const { learning, floor, scale, lo, hi, V, dhdv } = r;
+  let kept = 0;
+  for (let q = 0; q < active; q++) {
+    const at = learning[q];
+    if (dhdv[q] === 0) {
+      up[at] = V[q] >= 0 ? 1 : 0;
+      objective.unwatch(at);
+      continue;
+    }
+    if (kept !== q) {
+      learning[kept] = at;
+      floor[kept] = floor[q];
+      scale[kept] = scale[q];
+      lo[kept] = lo[q];
+      hi[kept] = hi[q];
+      V[kept] = V[q];
+      adam.move(q, kept);
+    }
+    kept++;
+  }
+  return kept;
 }

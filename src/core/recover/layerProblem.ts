@@ -198,4 +198,9 @@ export class Adam {
       params[i] -= (this.lr * (this.m[i] / c1)) / (Math.sqrt(this.v[i] / c2) + this.eps);
     }
   }
+  /** Entry `from`'s moments move to entry `to` (for a caller that packs its parameters). */
+  move(from: number, to: number): void {
+    this.m[to] = this.m[from];
+    this.v[to] = this.v[from];
+  }
 }
