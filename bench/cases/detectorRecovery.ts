@@ -84,7 +84,7 @@ if (bc || adaround || cle) {
     gramProduct: nodeGramProduct,
     onProgress: (p) => { if (p.phase === 'gather') process.stderr.write(`stage ${p.stage}/${p.stages}\r`); },
   });
-  row.steps = [cle && 'cle', bc && 'bias correction', adaround && `adaround ${iterations}`].filter(Boolean).join(' + ');
+  row.steps = [cle && 'CLE', adaround && `AdaRound ${iterations} it.${flags.includes('earlyStop') ? ' early stop' : ''}`, bc && 'bias correction'].filter(Boolean).join(' + ');
   row.tuneScenes = tuneScenes;
   row.positions = config.extraOptions.FastFinetune.PositionsPerSample;
   row.recovered = +(await judge.score(result.model)).cosine.toFixed(5);

@@ -26,9 +26,13 @@ const CASES: [string, string[]][] = [
   ['detectorRecovery.ts', ['method=Entropy', 'perTensor', 'adaround', 'tune=4', 'earlyStop']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'bc']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'samples=8']],
+  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'bc']],
+  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop', 'bc']],
 ];
 
 const caseName = (script: string, args: readonly string[]) => `${script} ${args.join(' ')}`;
+/** The calibration method a case names (its `method=` argument). */
+const methodOf = (name: string) => /\bmethod=(\w+)/.exec(name)?.[1] ?? '';
 
 /** A recovery case's line as rows: the ranges alone, then with the steps. */
 function recoveryRows(r: Row, name: string): Row[] {
@@ -41,7 +45,7 @@ function recoveryRows(r: Row, name: string): Row[] {
 /** A mixed-precision case's line as rows: the 8-bit start, the chosen precisions, then the recovery on them. */
 function mixedRows(r: Row, name: string): Row[] {
   const detail = `16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; search on ${r.searchSamples} scenes ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s); web ${r.webRuns}, checker ${r.checker}`;
-  const base = { case: name, method: String(r.preset).split(' ').at(-1) ?? '', weights: 'per channel', functions: String(r.preset).includes('fused') ? 'one op' : 'written out', detail };
+  const base = { case: name, method: methodOf(name), weights: 'per channel', functions: String(r.preset).includes('fused') ? 'one op' : 'written out', detail };
   const rows: Row[] = [{ ...base, steps: 'ranges only', cosine: r.startCosine }, { ...base, steps: 'mixed precision', cosine: r.mixedCosine, seconds: r.searchSeconds }];
   if (r.adaroundCosine !== null && r.adaroundCosine !== undefined) rows.push({ ...base, steps: `mixed precision + ${r.recovery}`, cosine: r.adaroundCosine, seconds: r.tuneSeconds });
   return rows;
@@ -65,7 +69,6 @@ export const detector8bitSuite: Suite = {
   async run() {
     const only = process.env.QS_DETECTOR_ONLY?.split('|').filter(Boolean);
     const runs = (name: string) => !only || only.some((o) => name.includes(o));
-    const previous = only ? previousRows('detector-8bit') : [];
     const today = new Date().toISOString().slice(0, 10);
     const results = new Map<string, Row[]>();
     const queue = CASES.filter(([script, args]) => runs(caseName(script, args)));
@@ -83,6 +86,9 @@ export const detector8bitSuite: Suite = {
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Number(process.env.QS_DETECTOR_JOBS ?? 1)) }, worker));
-    return CASES.flatMap(([script, args]) => results.get(caseName(script, args)) ?? previous.filter((r) => r.case === caseName(script, args)));
+    // Read after the cases ran, so that two runs re-measuring different cases keep each other's rows.
+    const previous = only ? previousRows('detector-8bit') : [];
+    // The ranges column from the case's arguments, for carried rows too (rows recorded before it was derived so).
+    return CASES.flatMap(([script, args]) => (results.get(caseName(script, args)) ?? previous.filter((r) => r.case === caseName(script, args))).map((r) => (r.method === undefined ? r : { ...r, method: methodOf(String(r.case)) })));
   },
 };
