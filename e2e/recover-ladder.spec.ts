@@ -59,12 +59,18 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await card.getByTestId('ladder-value').fill('500');
   await card.getByTestId('ladder-all-formats').uncheck();
   await card.getByTestId('ladder-exclusions').uncheck();
+  // 8 bits first by default; the fastest order (the one whose rungs are listed below) is one keyboard step away.
+  const order = card.getByTestId('ladder-order');
+  await expect(order).toHaveValue('eight-bit-first');
+  await order.focus();
+  await expect(order).toBeFocused();
+  await order.selectOption('fastest');
   await card.getByTestId('ladder-button').click();
   await expect(card.getByTestId('recover-progress-text')).toContainText('Rung');
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 90_000 });
   const rows = card.getByTestId('rung-row');
-  // XINT8 (MNIST has no pair for CLE: no CLE rung), + AdaRound, + AdaQuant (the closest configuration is fine-tuned
-  // even when out of reach), then mixed precision inside the budget and its fine-tuned rung.
+  // Order fastest: XINT8 (MNIST has no pair for CLE: no CLE rung), + AdaRound, + AdaQuant (the closest configuration
+  // is fine-tuned even when out of reach), then mixed precision inside the budget and its fine-tuned rung.
   await expect(rows).toHaveCount(5);
   const labels = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-rung-label')));
   expect(labels[0]).toBe('XINT8');
@@ -88,6 +94,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(report.name).toBe('mnist.ladder.report.html');
   const html = report.bytes.toString('utf8');
   for (const label of labels) expect(html).toContain(label!.replace(/&/g, '&amp;'));
+  expect(html).toContain('Order: fastest');
 
   // Cancel: a long fine-tune stops within a step and says so; the page is ready for the next run.
   await card.getByTestId('recover-iterations').fill('50000');

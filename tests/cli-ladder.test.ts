@@ -36,6 +36,7 @@ describe('qstudio ladder', () => {
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
     expect(report.ladder.rungs.map((g: { label: string }) => g.label)).toEqual(rungs);
     expect(report.ladder.stopped).toBe('exhausted');
+    expect(report.ladder.order).toBe('eight-bit-first');
     const scores: number[] = report.ladder.rungs.map((g: { score: unknown }) => parseReportNumber(g.score));
     for (const [i, g] of report.ladder.rungs.entries()) {
       // A rung either measured a cosine below the target or failed with a named reason.
@@ -45,6 +46,7 @@ describe('qstudio ladder', () => {
     expect(scores[report.ladder.chosen]).toBe(Math.max(...scores.filter((s) => !Number.isNaN(s))));
     const page = fs.readFileSync(html, 'utf8');
     expect(page).toContain('Accuracy-recovery ladder');
+    expect(page).toContain('Order: 8-bit first');
     for (const label of rungs) expect(page).toContain(label.replace(/&/g, '&amp;'));
   });
 
@@ -63,9 +65,12 @@ describe('qstudio ladder', () => {
     await session.release();
   });
 
-  it('names a bad target', () => {
+  it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/LadderTargetError: target metric "ssim"/);
+    const order = qstudio('ladder', mnist, ...common, '--order', 'sideways');
+    expect(order.code).toBe(1); // a usage error
+    expect(order.stderr).toMatch(/--order "sideways": give one of eight-bit-first, fastest/);
   });
 });

@@ -111,6 +111,7 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     const report = await a.ladderReport(out.handle, 0);
     expect(report.ladder!.rungs).toHaveLength(3);
     expect(report.ladder!.skipped!.map((k) => k.label)).toEqual(['XINT8 + CLE']);
+    expect(report.ladder!.order).toBe('eight-bit-first');
     expect(report.ladder!.chosen).toBe(0);
     expect(report.config!.name).toBe('XINT8');
     expect(report.outputs[0].metrics.cosine!.mean).toBeCloseTo(out.rungs[0].metrics.cosine, 10);

@@ -26,7 +26,7 @@ import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
 import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
-import { climbLadder, ladderReport, parseLadderTarget, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
+import { climbLadder, ladderReport, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
 import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/runner.ts';
@@ -85,11 +85,13 @@ export interface LadderRequest extends RecoverData {
   target: string;
   /** Formats climbed, in order; default the reference's XINT8, A8W8, A16W8. */
   formats?: PresetName[];
+  /** The order rungs are climbed in (core LadderOrder); default 8-bit routes first. */
+  order?: LadderOrder;
   perChannelRung?: boolean;
   /** Run the exclusion search as the last rung (default true), with at most this many measurements. */
   exclusions?: boolean;
   maxExclusionSteps?: number;
-  /** Mixed-precision rungs after the fine-tuning rungs (default true), within the default budget. */
+  /** Mixed-precision rungs after the 8-bit fine-tuning rungs (default true), within the default budget. */
   mixedPrecision?: boolean;
   /** The largest share of a rung's error fine-tuning is expected to remove (default core FINETUNE_REACH; 1 tries every fine-tuning rung). */
   finetuneReach?: number;
@@ -459,6 +461,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const result = await climbLadder({
           target,
           base,
+          order: request.order,
           formats: request.formats,
           perChannelRung: request.perChannelRung,
           attentionRungs: hasAttentionBlocks(h.model),

@@ -5,7 +5,7 @@
  * (onnxruntime-node runs the models and the optimizers' products). Reports wall and CPU seconds (the machine is
  * shared: CPU seconds are the steadier measure) and the held-out mean output cosine, judged by onnxruntime-node
  * on the written file over the held-out scenes (no image in common with the tuning ones).
- * Usage: finetuneCost.ts <plain|adaround> <images> <kept MiB, 0: every pass from the graph inputs> <early 0|1>
+ * Usage: finetuneCost.ts <plain|adaround> <images> <kept MiB, 0: every pass from the graph inputs> <early 0|1> [iterations, default 1000]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +21,7 @@ import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { TEXT_DETECTOR, writeTextScenes } from './textScenes.ts';
 import { sampleCosine } from './heldOut.ts';
 
-const [variant, imageArg, keptArg, earlyArg] = process.argv.slice(2);
+const [variant, imageArg, keptArg, earlyArg, iterationArg] = process.argv.slice(2);
 const root = path.resolve(import.meta.dirname, '../..');
 const calibDir = path.join(root, 'bench/tmp/text-scenes-calib');
 const judgeDir = path.join(root, 'bench/tmp/text-scenes-judge');
@@ -31,7 +31,7 @@ const original = decode(fs.readFileSync(TEXT_DETECTOR.model));
 const files = listImageFiles(calibDir).files.slice(0, Number(imageArg));
 const base = JSON.parse(configToJSON(getPreset('XINT8')));
 base.includeFastFt = variant === 'adaround';
-if (base.includeFastFt) base.extraOptions.FastFinetune = { ...base.extraOptions.FastFinetune, EarlyStop: earlyArg === '1' };
+if (base.includeFastFt) base.extraOptions.FastFinetune = { ...base.extraOptions.FastFinetune, EarlyStop: earlyArg === '1', ...(iterationArg ? { NumIterations: Number(iterationArg) } : {}) };
 const config = validateConfig(base);
 
 const t0 = performance.now();
@@ -60,7 +60,7 @@ for (const f of imageFeeds(original, { files: listImageFiles(judgeDir).files }, 
 const ft = result.recovery.finetune;
 console.log(JSON.stringify({
   model: 'ppocr-det',
-  variant: variant === 'plain' ? 'XINT8' : `XINT8 + AdaRound${Number(keptArg) > 0 ? ', kept tensors' : ', passes from the inputs'}${earlyArg === '1' ? ', early stop' : ''}`,
+  variant: variant === 'plain' ? 'XINT8' : `XINT8 + AdaRound${Number(keptArg) > 0 ? ', kept tensors' : ', passes from the inputs'}${earlyArg === '1' ? ', early stop' : ''}${iterationArg ? `, ${iterationArg} iterations` : ''}`,
   images: files.length,
   judged: cosines.length,
   wallSeconds: +wall.toFixed(1),

@@ -4,13 +4,14 @@
  * ladder skipped (not measured, with its reason), and a last row for the whole command: its wall time, its CPU
  * time (user + system, from /usr/bin/time: the machine is shared, so CPU seconds are the steadier figure), and the
  * written model judged again by `qstudio evaluate` (onnxruntime-node on the file, COCO 17–24). The command's own
- * JSON report is kept in bench/tmp/ladder-yolox.json (and the HTML beside it).
+ * JSON report is kept in bench/tmp/ladder-yolox.json (and the HTML beside it). QS_LADDER_ORDER picks the order
+ * (eight-bit-first, the default, or fastest); the other order's last rows are kept beside the new ones.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Row, Suite } from '../harness.ts';
+import { previousRows, type Row, type Suite } from '../harness.ts';
 import { parseReportNumber } from '../../src/core/report/json.ts';
 import { heldOutFolders, preprocessFile } from '../cases/heldOut.ts';
 
@@ -18,11 +19,14 @@ const root = path.resolve(import.meta.dirname, '../..');
 const MODEL = 'yolox-nano.onnx';
 /** Fine-tuning iterations per layer (FastFinetune NumIterations) for the bench; QS_LADDER_ITERATIONS overrides. */
 const ITERATIONS = process.env.QS_LADDER_ITERATIONS ?? '200';
+/** The ladder's order (qstudio ladder --order): eight-bit-first (the default) or fastest. */
+const ORDER = process.env.QS_LADDER_ORDER ?? 'eight-bit-first';
 
 export const ladderSuite: Suite = {
   name: 'ladder',
   title: `The automated ladder on ${MODEL}, target output cosine ≥ 0.99 (tuned on COCO 1–16, judged on COCO 17–24)`,
   columns: [
+    ['order', 'order'],
     ['index', '#'],
     ['label', 'rung'],
     ['step', 'reference step'],
@@ -44,7 +48,7 @@ export const ladderSuite: Suite = {
       '-f', '%e %U %S', '-o', times, process.execPath,
       path.join(root, 'bin/qstudio.js'), 'ladder', floatModel,
       '--calib', calib, '--data', judge, '--preprocess', preprocessFile(MODEL), '--target', 'cosine:0.99',
-      '--iterations', ITERATIONS, '-o', written, '--json', json, '--report', json.replace(/\.json$/, '.html'),
+      '--iterations', ITERATIONS, '--order', ORDER, '-o', written, '--json', json, '--report', json.replace(/\.json$/, '.html'),
     ];
     const load = os.loadavg()[0];
     try {
@@ -62,8 +66,11 @@ export const ladderSuite: Suite = {
     const judged = JSON.parse(execFileSync(process.execPath, [path.join(root, 'bin/qstudio.js'), 'evaluate', floatModel, written, '--data', judge, '--preprocess', preprocessFile(MODEL), '--json'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
     const cosine = judged.outputs.map((o: { metrics: { cosine?: { mean: unknown } } }) => parseReportNumber(o.metrics.cosine?.mean)).reduce((a: number, b: number) => a + b, 0) / judged.outputs.length;
     const chosen = report.ladder.rungs[report.ladder.chosen];
-    const base = { model: MODEL, iterations: Number(ITERATIONS) };
+    const base = { model: MODEL, iterations: Number(ITERATIONS), order: ORDER };
+    // The other order's rows are kept, side by side (rows from before the option existed were climbed 'fastest').
+    const other = previousRows('ladder').map((r) => ({ ...r, order: r.order ?? 'fastest' })).filter((r) => r.order !== ORDER);
     return [
+      ...other,
       ...report.ladder.rungs.map((g: Record<string, any>, i: number): Row => ({
         ...base,
         index: g.index,

@@ -1,8 +1,9 @@
 /**
  * `qstudio ladder <float.onnx> --calib <dir> --data <dir> --target cosine:0.99`: the reference's
- * best-practice flow, automated and ordered by what measurement says (core/recover/ladder.ts): the formats
- * without fine-tuning first, then fine-tuning from the most promising, then mixed precision and exclusions,
- * measuring every rung on the evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
+ * best-practice flow, automated and ordered by what measurement says (core/recover/ladder.ts): by default every
+ * 8-bit route first (the 8-bit formats, their fine-tuning, mixed precision), then the 16-bit formats, then
+ * exclusions (`--order fastest`: every format screened first, whatever its bits), measuring every rung on the
+ * evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
  * the measuring core/recover/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
 import { hasAttentionBlocks } from '../../core/quantize/attentionBlocks.ts';
-import { climbLadder, ladderReport, parseLadderTarget, type Rung, type RungResult } from '../../core/recover/ladder.ts';
+import { climbLadder, isLadderOrder, ladderReport, parseLadderTarget, DEFAULT_LADDER_ORDER, LADDER_ORDERS, type Rung, type RungResult } from '../../core/recover/ladder.ts';
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
@@ -28,17 +29,19 @@ import { nodeRuntime } from '../runtime/ortNode.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
+                      [--order eight-bit-first|fastest]
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
                       [--iterations <n>] [--finetune-reach <share>] [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16]
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
-on the evaluation images, cheapest measurements first: every format without fine-tuning (XINT8; + CLE;
-A8W8; A16W8; the last format with per-channel weights, ours), then AdaRound and AdaQuant from each format's
-best, closest to the target first (a rung whose error fine-tuning cannot remove is skipped and listed), then
-mixed precision, then excluding the most sensitive nodes (a measured greedy search). Every rung is
-calibrated, quantized, tuned and judged for real; each is printed as it ends.
+on the evaluation images. By default 8 bits first: the 8-bit formats without fine-tuning (XINT8; + CLE;
+A8W8), then AdaRound and AdaQuant from each one's best, closest to the target first (a rung whose error
+fine-tuning cannot remove is skipped and listed), then mixed precision from the best 8-bit rung with
+AdaRound on its winner; only then the 16-bit formats (A16W8; the last format with per-channel weights,
+ours) and their fine-tuning; last, excluding the most sensitive nodes (a measured greedy search). Every
+rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
 
 Options:
   --calib <dir>               images to calibrate and fine-tune on
@@ -49,12 +52,16 @@ Options:
   --preprocess <preset|file>  how images become input tensors (as for quantize)
   --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
+  --order <order>             eight-bit-first (default): every 8-bit route, mixed precision included, before
+                              any 16-bit format; fastest: every format screened without fine-tuning first,
+                              the first that meets the target chosen whatever its bits, then fine-tuning,
+                              mixed precision and exclusions
   --no-reapply                run CLE / AdaRound / AdaQuant on the first format only
   --no-per-channel            skip the per-channel stage
   --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
                               excluded subgraphs on the NPU (the written model keeps them float32)
   --no-exclusions             skip the exclusion search
-  --no-mixed-precision        skip the mixed-precision rungs (after the fine-tuning rungs:
+  --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit fine-tuning rungs:
                               the best 8-bit rung with per-channel weights, the activations and weights that
                               measurably hurt most at 16 bits and, if still short, a few nodes float, within
                               --budget; then fine-tuned as that rung was). --formats XINT8,A8W8 keeps every
@@ -94,6 +101,7 @@ export const ladderCommand = {
       preprocess: { type: 'string' },
       config: { type: 'string' },
       formats: { type: 'string' },
+      order: { type: 'string' },
       'no-reapply': { type: 'boolean' },
       'no-per-channel': { type: 'boolean' },
       'no-exclusions': { type: 'boolean' },
@@ -113,6 +121,8 @@ export const ladderCommand = {
     const target = parseLadderTarget(values.target ?? 'cosine:0.99');
     const formats = (values.formats ?? 'XINT8,A8W8,A16W8').split(',').map((s) => s.trim());
     for (const f of formats) if (!isPresetName(f)) throw new UsageError(`--formats: "${f}" is not a preset (${PRESET_NAMES.join(', ')})`);
+    const order = values.order ?? DEFAULT_LADDER_ORDER;
+    if (!isLadderOrder(order)) throw new UsageError(`--order "${values.order}": give one of ${LADDER_ORDERS.join(', ')}`);
     const maxSteps = values['max-exclusion-steps'] === undefined ? 10 : Number(values['max-exclusion-steps']);
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
     const iterations = values.iterations === undefined ? undefined : Number(values.iterations);
@@ -136,7 +146,7 @@ export const ladderCommand = {
     const evalData = values.data ? imageFeeds(model, { dir: values.data }, spec) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     process.stderr.write(
-      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length}; target ${target.metric} ≥ ${target.value}\n`,
+      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
     );
 
     const measures = ladderMeasures(
@@ -158,6 +168,7 @@ export const ladderCommand = {
     const result = await climbLadder({
       target,
       base,
+      order,
       formats: formats as PresetName[],
       reapplyAlgorithms: !values['no-reapply'],
       perChannelRung: !values['no-per-channel'],

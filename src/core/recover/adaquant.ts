@@ -8,7 +8,7 @@
  */
 import { Adam, layerLoss, type LayerProblem } from './layerProblem.ts';
 import { incrementalObjective } from './incrementalObjective.ts';
-import { throwIfCancelled } from './layerData.ts';
+import { cancelPoint } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
 
@@ -69,7 +69,7 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   let done = 0;
   try {
     for (let it = 0; it < options.iterations; it++) {
-      if (it % 16 === 0) throwIfCancelled(options.signal);
+      if (it % 16 === 0) await cancelPoint(options.signal);
       forward();
       await objective.update(wq, learning, count);
       const loss = objective.loss();

@@ -11,7 +11,7 @@
  */
 import { Adam, type LayerProblem } from './layerProblem.ts';
 import { incrementalObjective, type IncrementalObjective } from './incrementalObjective.ts';
-import { throwIfCancelled } from './layerData.ts';
+import { cancelPoint } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
 
@@ -99,7 +99,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   let done = 0;
   try {
     for (let it = 0; it < options.iterations; it++) {
-      if (it % 16 === 0) throwIfCancelled(options.signal);
+      if (it % 16 === 0) await cancelPoint(options.signal);
       const leaving = softWeights(r, active, w);
       await objective.update(w, r.learning, active);
       const annealing = it >= warm && options.regParam > 0;

@@ -16,11 +16,12 @@ function scoring(scores: Record<string, number>) {
 }
 
 describe('the best-practice ladder', () => {
-  it('screens every format without fine-tuning first, then fine-tunes from the closest to the target (AdaRound before AdaQuant), then exclusions', async () => {
+  it('in order fastest, screens every format without fine-tuning first, then fine-tunes from the closest to the target (AdaRound before AdaQuant), then exclusions', async () => {
     const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
     const excluded: string[] = [];
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
+      order: 'fastest',
       measure,
       exclude: async (c) => {
         excluded.push(c.activationType);
@@ -51,24 +52,89 @@ describe('the best-practice ladder', () => {
     expect(result.stopped).toBe('exhausted');
     expect(result.chosen).toBe(6); // the best measured when none met the target
     expect(result.skipped).toEqual([]);
+    expect(result.order).toBe('fastest');
+  });
+
+  it('by default climbs every 8-bit route (screening, fine-tuning, mixed precision) before any 16-bit format', async () => {
+    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      mixed: async (c) => ({ score: 0.96, metrics: { cosine: 0.96 }, config: c }),
+      exclude: async (c) => ({ score: 0.6, metrics: { cosine: 0.6 }, config: c }),
+    });
+    expect(result.order).toBe('eight-bit-first');
+    expect(result.results.map((r) => r.rung.label)).toEqual([
+      'XINT8',
+      'XINT8 + CLE',
+      'A8W8',
+      'A8W8 + CLE',
+      // 8-bit fine-tuning, closest first: A8W8 (0.92, better than its CLE rung) before XINT8 (0.9, better than its CLE rung).
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+      'A8W8 + AdaQuant',
+      'XINT8 + AdaQuant',
+      'Mixed precision (A8W8 per-channel)',
+      'Mixed precision (A8W8 per-channel) + AdaRound',
+      'A16W8',
+      'A16W8 + CLE',
+      'A16W8 per-channel',
+      'A16W8 per-channel + CLE',
+      'A16W8 per-channel + AdaRound',
+      'A16W8 + AdaRound',
+      'A16W8 per-channel + AdaQuant',
+      'A16W8 + AdaQuant',
+      'Exclude sensitive nodes',
+    ]);
+    expect(tried.indexOf('A16W8')).toBeGreaterThan(tried.indexOf('Mixed precision (A8W8 per-channel) + AdaRound'));
+  });
+
+  it('chooses a mixed-precision 8-bit rung that meets the target over a 16-bit format that also meets it; order fastest takes the 16-bit format', async () => {
+    const scores = { XINT8: 0.9, A8W8: 0.93, A16W8: 0.995, 'A16W8 per-channel': 0.997 };
+    const mixedCalls: string[] = [];
+    const mixed = async (c: QuantConfig) => {
+      mixedCalls.push(c.activationType);
+      return { score: 0.992, metrics: { cosine: 0.992 }, config: { ...c, extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } } } };
+    };
+    const eight = scoring(scores);
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: eight.measure, cleApplies: () => false, mixed });
+    expect(result.stopped).toBe('target');
+    expect(result.results[result.chosen].rung.label).toBe('Mixed precision (A8W8 per-channel)');
+    expect(result.results[result.chosen].config.activationType).toBe('int8');
+    expect(eight.tried).not.toContain('A16W8');
+    // 8-bit fine-tuning came first, under the reach rule: A8W8 needs 86 % of its error gone (tried), XINT8 90 % (tried).
+    expect(eight.tried).toEqual(['XINT8', 'A8W8', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant']);
+
+    const fast = scoring(scores);
+    mixedCalls.length = 0;
+    const fastest = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, order: 'fastest', measure: fast.measure, cleApplies: () => false, mixed });
+    expect(fast.tried).toEqual(['XINT8', 'A8W8', 'A16W8']);
+    expect(fastest.results[fastest.chosen].rung.label).toBe('A16W8');
+    expect(mixedCalls).toEqual([]);
   });
 
   it('skips, and lists, the fine-tuning rungs whose error fine-tuning cannot be expected to remove, and CLE where it changes nothing', async () => {
     const { tried, measure } = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.9961 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, cleApplies: () => false });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, cleApplies: () => false, order: 'fastest' });
     expect(tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
     expect(result.stopped).toBe('target');
     expect(result.chosen).toBe(4);
     expect(result.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'A8W8 + CLE', 'A16W8 + CLE', 'A16W8 per-channel + CLE']);
+    // 8-bit first: the same rungs measured here (the 8-bit ones cannot be fine-tuned to the target, and 16-bit formats
+    // follow, so none is tried anyway), the 8-bit fine-tuning skipped and listed before the 16-bit formats are screened.
+    const eight = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.9961 });
+    const eightResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: eight.measure, cleApplies: () => false });
+    expect(eight.tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
+    expect(eightResult.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'A8W8 + CLE', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant', 'A16W8 + CLE', 'A16W8 per-channel + CLE']);
     // Short of the target after AdaRound: the far formats are skipped, AdaQuant tried where it may still reach.
     const short = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.985 });
-    const shortResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: short.measure, cleApplies: () => false });
+    const shortResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: short.measure, cleApplies: () => false, order: 'fastest' });
     expect(short.tried.slice(4)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 per-channel + AdaQuant']);
     expect(shortResult.skipped.map((k) => k.label).slice(4)).toEqual(['A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A16W8 + AdaQuant', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant']);
     expect(shortResult.skipped[4].reason).toMatch(/93 % of the error of A16W8 \(0\.8483\)/);
     // With a reach of 1 every fine-tuning rung is tried, closest first.
     const all = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: all.measure, cleApplies: () => false, finetuneReach: 1, perChannelRung: true });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: all.measure, cleApplies: () => false, finetuneReach: 1, perChannelRung: true, order: 'fastest' });
     expect(all.tried.slice(4, 8)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound']);
   });
 
@@ -80,7 +146,7 @@ describe('the best-practice ladder', () => {
     expect(requiredReduction('cosine', NaN, 0.99)).toBe(Infinity);
   });
 
-  it('puts the mixed-precision rungs after the fine-tuning rungs, from the best 8-bit rung, fine-tuned on the chosen precisions', async () => {
+  it('puts the mixed-precision rungs after the 8-bit fine-tuning rungs, from the best 8-bit rung, fine-tuned on the chosen precisions', async () => {
     const { tried, measure } = scoring({ XINT8: 0.95, A8W8: 0.96, 'A8W8 + AdaRound': 0.97 });
     const mixedFrom: QuantConfig[] = [];
     const tuned: QuantConfig[] = [];

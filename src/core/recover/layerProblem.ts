@@ -64,33 +64,70 @@ export function buildLayerProblem(data: LayerRows, target: ReconstructionTarget 
       // The float layer's bias minus the quantized one: a constant the quantized layer must also make up.
       offset[j] = layer.floatBias[m] - layer.bias[m];
     }
-    for (let r = 0; r < rows; r++) {
-      const base = r * width + g * kg;
-      for (let j = 0; j < outPerGroup; j++) {
-        let s = offset[j];
-        const wj = j * kg;
-        for (let i = 0; i < kg; i++) s += targetRows[base + i] * wf[wj + i];
-        cols[(k + j) * rows + r] = s;
+    const four = new Float64Array(4);
+    // Two rows against two channels at a time (each value loaded serves two products).
+    for (let r = 0; r < rows; r += 2) {
+      const r1 = Math.min(r + 1, rows - 1);
+      const b0 = r * width + g * kg;
+      const b1 = r1 * width + g * kg;
+      for (let j = 0; j < outPerGroup; j += 2) {
+        const j1 = Math.min(j + 1, outPerGroup - 1);
+        dots2x2(targetRows, b0, b1, wf, j * kg, j1 * kg, kg, four);
+        cols[(k + j) * rows + r] = offset[j] + four[0];
+        cols[(k + j1) * rows + r] = offset[j1] + four[1];
+        cols[(k + j) * rows + r1] = offset[j] + four[2];
+        cols[(k + j1) * rows + r1] = offset[j1] + four[3];
       }
     }
     const gram = new Float64Array(k * k);
     const cross = new Float64Array(outPerGroup * k);
     const targetSq = new Float64Array(outPerGroup);
-    for (let i = 0; i < k; i++) {
-      for (let j = i; j < k; j++) {
-        const v = dot(cols, i * rows, j * rows, rows) * inv;
-        gram[i * k + j] = v;
-        gram[j * k + i] = v;
+    // Two columns against two at a time: each value loaded serves two products.
+    for (let i = 0; i < k; i += 2) {
+      const i1 = Math.min(i + 1, k - 1);
+      for (let j = i; j < k; j += 2) {
+        const j1 = Math.min(j + 1, k - 1);
+        dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
+        gram[i * k + j] = gram[j * k + i] = four[0] * inv;
+        gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
+        gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
+        gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
       }
     }
-    for (let j = 0; j < outPerGroup; j++) {
-      const tCol = (k + j) * rows;
-      for (let i = 0; i < k; i++) cross[j * k + i] = dot(cols, tCol, i * rows, rows) * inv;
-      targetSq[j] = dot(cols, tCol, tCol, rows) * inv;
+    for (let j = 0; j < outPerGroup; j += 2) {
+      const j1 = Math.min(j + 1, outPerGroup - 1);
+      const t0 = (k + j) * rows;
+      const t1 = (k + j1) * rows;
+      for (let i = 0; i < k; i += 2) {
+        const i1 = Math.min(i + 1, k - 1);
+        dots2x2(cols, t0, t1, cols, i * rows, i1 * rows, rows, four);
+        cross[j * k + i] = four[0] * inv;
+        cross[j * k + i1] = four[1] * inv;
+        cross[j1 * k + i] = four[2] * inv;
+        cross[j1 * k + i1] = four[3] * inv;
+      }
+      targetSq[j] = dot(cols, t0, t0, rows) * inv;
+      targetSq[j1] = dot(cols, t1, t1, rows) * inv;
     }
     groups.push({ k, gram, cross, targetSq });
   }
   return { rows: data, outPerGroup, groups };
+}
+
+/** out = [a_x0·b_y0, a_x0·b_y1, a_x1·b_y0, a_x1·b_y1] over n values from each start. */
+function dots2x2(a: Float32Array | Float64Array, x0: number, x1: number, b: Float64Array, y0: number, y1: number, n: number, out: Float64Array): void {
+  let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+  for (let r = 0; r < n; r++) {
+    const p = a[x0 + r], q = a[x1 + r], u = b[y0 + r], v = b[y1 + r];
+    s00 += p * u;
+    s01 += p * v;
+    s10 += q * u;
+    s11 += q * v;
+  }
+  out[0] = s00;
+  out[1] = s01;
+  out[2] = s10;
+  out[3] = s11;
 }
 
 function dot(a: Float64Array, x: number, y: number, n: number): number {

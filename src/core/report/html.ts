@@ -26,7 +26,7 @@ import {
   metricText,
   type Severity,
 } from './htmlText.ts';
-import type { Report, ReportFile, ReportNpu } from './report.ts';
+import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
@@ -172,6 +172,14 @@ function suggestSection(r: Report): string {
   return `<section><h2>Suggested exclusions</h2><p>${verdict}</p>${stepChart(s.steps, s.target)}<table><thead><tr><th class="num">Step</th><th>Change</th><th class="num">Layer error</th><th class="num">Measured cosine</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
+/** What the ladder's order means, for the report. */
+export function ladderOrderText(order: ReportLadder['order']): string {
+  if (!order) return '';
+  return order === 'fastest'
+    ? 'Order: fastest (every format, 8- and 16-bit, screened without fine-tuning first, then fine-tuning from the closest to the target, then mixed precision): the first format that meets the target is chosen, whatever its bits.'
+    : 'Order: 8-bit first (the 8-bit formats screened, then fine-tuned closest first, then mixed precision within its budget fine-tuned with AdaRound; only then the 16-bit formats): a whole-model 16-bit format is chosen only when no 8-bit route meets the target.';
+}
+
 function ladderSection(r: Report): string {
   const l = r.ladder;
   if (!l) return '';
@@ -186,7 +194,7 @@ function ladderSection(r: Report): string {
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
   const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
-  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, cheapest measurements first (every format without fine-tuning, then fine-tuning from the closest to the target), until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples.</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples. ${e(ladderOrderText(l.order))}</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
 }
 
 function timingsSection(r: Report): string {

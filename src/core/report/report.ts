@@ -73,6 +73,8 @@ export interface ReportSuggest {
 /** The accuracy-recovery ladder (core/recover/ladder.ts): every rung tried, in order. */
 export interface ReportLadder {
   readonly target: { readonly metric: string; readonly value: number };
+  /** The order the rungs were climbed in (core/recover/ladder.ts LadderOrder); absent in reports written before it existed. */
+  readonly order?: 'eight-bit-first' | 'fastest';
   readonly stopped: 'target' | 'exhausted' | 'cancelled';
   /** Rungs not measured because earlier measurements said they could not win, and why. */
   readonly skipped?: readonly { readonly label: string; readonly reason: string }[];

@@ -101,7 +101,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     const [call] = fake.climbs;
-    expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false });
+    expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false, order: 'eight-bit-first' });
     call.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
     call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, used: 2, evaluated: 2, skipped: [], seconds: 9 });
@@ -113,6 +113,19 @@ describe('recovery slice', () => {
     expect(s().recovery.adopted).toBe('rung-1');
     expect(s().run).toMatchObject({ status: 'done', result: { fileName: 'm.quant.onnx', byteLength: 3, seconds: 4, settings: { preset: 'A8W8', perChannel: true, useRandomData: false } } });
     expect(await s().ladderReport()).toMatchObject({ ladder: { chosen: 1 } });
+  });
+
+  it('climbs in the chosen order: 8-bit routes first by default, fastest when asked; an unknown order is refused', async () => {
+    const { s, fake } = await openStore();
+    expect(s().recovery.ladder.order).toBe('eight-bit-first');
+    s().setLadderChoice({ order: 'sideways' as never });
+    expect(s().recovery.ladder.order).toBe('eight-bit-first');
+    s().setLadderChoice({ order: 'fastest' });
+    const running = s().climbLadder();
+    await flush();
+    expect(fake.climbs[0].request).toMatchObject({ order: 'fastest' });
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, used: 2, evaluated: 2, skipped: [], seconds: 1 });
+    await running;
   });
 
   it('cancel asks the worker; a cancelled single run is "cancelled", not an error; a new model resets and ends the worker', async () => {

@@ -16,7 +16,7 @@ import type { NodeId } from '../../core/onnx/model.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
-import { LADDER_METRICS, type LadderMetric } from '../../core/recover/ladder.ts';
+import { DEFAULT_LADDER_ORDER, LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
 import type {
@@ -84,6 +84,8 @@ export interface LadderChoice {
   exclusions: boolean;
   /** Judge every rung as the NPU runs it (float parts in BF16, the CLI's --npu-bf16). */
   npuBf16: boolean;
+  /** The order rungs are climbed in (the CLI's --order): 8-bit routes first (default) or fastest. */
+  order: LadderOrder;
 }
 
 export type RecoveryStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -129,7 +131,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
-export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER };
 
 export const initialRecoveryState: RecoveryState = {
   options: DEFAULT_RECOVERY_OPTIONS,
@@ -241,7 +243,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
 
       setLadderChoice(p) {
         const c = { ...get().recovery.ladder, ...p };
-        if (!(LADDER_METRICS as readonly string[]).includes(c.metric) || !Number.isFinite(c.value)) return;
+        if (!(LADDER_METRICS as readonly string[]).includes(c.metric) || !Number.isFinite(c.value) || !isLadderOrder(c.order)) return;
         patch({ ladder: c });
       },
 
@@ -275,7 +277,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null });
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16 },
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, order: ladder.order },
             onProgress(request),
           );
           if (request !== latest) return;

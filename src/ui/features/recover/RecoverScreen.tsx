@@ -1,13 +1,13 @@
 /**
  * "Recover accuracy": after quantizing, the user either switches on the reference's algorithms (CLE, bias
  * correction, AdaRound or AdaQuant) and quantizes with them, or gives a target and lets the studio climb
- * the best-practice ladder (XINT8 → CLE → AdaRound → AdaQuant → A8W8 → A16W8 → exclusions) until a rung
- * meets it. Live progress with the loss curves, cancel, every measured configuration side by side, "Use
+ * the best-practice ladder (by default every 8-bit route first: XINT8 → CLE → A8W8 → AdaRound → AdaQuant →
+ * mixed precision; then A16W8; then exclusions; or the fastest order) until a rung meets it. Live progress with the loss curves, cancel, every measured configuration side by side, "Use
  * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
  */
 import { useState } from 'react';
 import { renderHtml } from '../../../core/report/index.ts';
-import { LADDER_METRICS } from '../../../core/recover/ladder.ts';
+import { LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
@@ -155,6 +155,13 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
         <span className="field__label">at least</span>
         <input type="number" className="input input--narrow" step={c.metric === 'psnr' ? 1 : 0.001} value={c.value} onChange={(e) => set({ value: Number(e.currentTarget.value) })} data-testid="ladder-value" />
       </label>
+      <label className="field field--inline">
+        <span className="field__label">Order</span>
+        <select className="input" value={c.order} onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })} data-testid="ladder-order">
+          <option value="eight-bit-first">8 bits first (mixed precision before any 16-bit format)</option>
+          <option value="fastest">fastest (every format screened first, 16-bit included)</option>
+        </select>
+      </label>
       <label className="recover-switch"><input type="checkbox" checked={c.allFormats} onChange={(e) => set({ allFormats: e.currentTarget.checked })} data-testid="ladder-all-formats" /> climb XINT8, A8W8 and A16W8 (else the current preset only)</label>
       <label className="recover-switch"><input type="checkbox" checked={c.exclusions} onChange={(e) => set({ exclusions: e.currentTarget.checked })} data-testid="ladder-exclusions" /> end by excluding the most sensitive nodes</label>
       <label className="recover-switch"><input type="checkbox" checked={c.npuBf16} onChange={(e) => set({ npuBf16: e.currentTarget.checked })} data-testid="ladder-npu" /> judge every rung as the NPU runs it (float parts in BF16)</label>
@@ -225,8 +232,9 @@ export default function RecoverScreen() {
       <h3 id="recover-title" className="card__title">Recover accuracy</h3>
       <p className="muted small">
         The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then AdaRound; then AdaQuant; then A8W8 or
-        A16W8; then excluding the most sensitive nodes. The ladder measures every format first (seconds each), then fine-tunes the one closest to the target
-        (minutes), skipping what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
+        A16W8; then excluding the most sensitive nodes. By default the ladder keeps to 8 bits as long as it can: the 8-bit formats (seconds each), their
+        fine-tuning closest to the target first (minutes), then mixed precision (a few tensors at 16 bits within the budget) with AdaRound; only then A16W8.
+        The fastest order measures every format first, 16-bit included, and takes the first that meets the target. Both skip what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
       </p>
       {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
       {hasImages && !quantized && <p className="muted small" data-testid="recover-hint">Quantize first to see where you start; or climb the ladder right away.</p>}
