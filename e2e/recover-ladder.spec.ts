@@ -78,6 +78,10 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(labels[2]).toMatch(/AdaQuant$/);
   expect(labels[3]).toMatch(/^Mixed precision \(/);
   expect(labels[4]).toMatch(/^Mixed precision \(.*\) \+ Ada(Round|Quant)$/);
+  await expect(card.getByTestId('ladder-summary-order')).toContainText('Order: fastest');
+  // The rung CLE would have been (MNIST has no pair) is listed as not tried, with why.
+  await card.getByTestId('ladder-skipped').locator('summary').click();
+  await expect(card.getByTestId('ladder-skipped')).toContainText('CLE finds no pair');
   const scores = await card.getByTestId('rung-score').allTextContents();
   const measured = scores.filter((s) => /^\d+\.\d{2} dB$/.test(s));
   expect(measured).toHaveLength(5);

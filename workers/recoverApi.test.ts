@@ -112,6 +112,8 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     expect(report.ladder!.rungs).toHaveLength(3);
     expect(report.ladder!.skipped!.map((k) => k.label)).toEqual(['XINT8 + CLE']);
     expect(report.ladder!.order).toBe('eight-bit-first');
+    expect(out.order).toBe('eight-bit-first');
+    expect(out.skippedRungs.map((k) => k.label)).toEqual(['XINT8 + CLE']); // the page lists them as the report does
     expect(report.ladder!.chosen).toBe(0);
     expect(report.config!.name).toBe('XINT8');
     expect(report.outputs[0].metrics.cosine!.mean).toBeCloseTo(out.rungs[0].metrics.cosine, 10);

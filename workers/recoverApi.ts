@@ -26,7 +26,7 @@ import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
 import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
-import { climbLadder, ladderReport, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult } from '../src/core/recover/ladder.ts';
+import { climbLadder, ladderReport, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
 import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/runner.ts';
@@ -190,6 +190,9 @@ export interface LadderOutcome {
   stopped: LadderStop;
   /** Index into `rungs` of the chosen one; −1 when none could be measured. */
   chosen: number;
+  /** The order the rungs were climbed in, and the rungs measurement said to leave out (with why). */
+  order: LadderOrder;
+  skippedRungs: SkippedRung[];
   used: number;
   evaluated: number;
   skipped: SkippedSample[];
@@ -499,6 +502,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           rungs: summaries,
           stopped,
           chosen: result.chosen,
+          order: result.order,
+          skippedRungs: [...result.skipped],
           used: data.tuning.feeds.length,
           evaluated: data.judging.feeds.length,
           skipped: data.skipped,

@@ -104,9 +104,9 @@ describe('recovery slice', () => {
     expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false, order: 'eight-bit-first' });
     call.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
-    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, used: 2, evaluated: 2, skipped: [], seconds: 9 });
+    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }], used: 2, evaluated: 2, skipped: [], seconds: 9 });
     await running;
-    expect(s().recovery.climb).toEqual({ handle: 'ladder-1', stopped: 'exhausted', chosen: 1, target: { metric: 'psnr', value: 30 } });
+    expect(s().recovery.climb).toEqual({ handle: 'ladder-1', stopped: 'exhausted', chosen: 1, target: { metric: 'psnr', value: 30 }, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }] });
 
     await s().useRung('rung-1');
     expect(fake.counts.picked).toEqual(['rung-1']);
@@ -124,7 +124,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     expect(fake.climbs[0].request).toMatchObject({ order: 'fastest' });
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, used: 2, evaluated: 2, skipped: [], seconds: 1 });
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, order: 'fastest', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 1 });
     await running;
   });
 

@@ -102,7 +102,7 @@ export interface RecoveryState {
   /** Measured configurations: one for a single run, every rung for a climb. */
   rungs: RungSummary[];
   /** The finished climb (absent for a single run). */
-  climb: { handle: string; stopped: LadderOutcome['stopped']; chosen: number; target: { metric: string; value: number } } | null;
+  climb: Pick<LadderOutcome, 'handle' | 'stopped' | 'chosen' | 'target' | 'order' | 'skippedRungs'> | null;
   /** Handle of the rung that is the run's result now. */
   adopted: string | null;
   /** A rung being picked ("Use this model" waits for its bytes). */
@@ -286,7 +286,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             progress: null,
             curves: [],
             rungs: out.rungs,
-            climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target },
+            climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target, order: out.order, skippedRungs: out.skippedRungs },
           });
         } catch (e) {
           if (request === latest) fail(e);

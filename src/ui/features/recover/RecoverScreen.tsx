@@ -204,7 +204,14 @@ function Results() {
         <p data-testid="ladder-summary">
           {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}
           {r.climb.chosen >= 0 ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).` : '; no rung could be measured.'}
+          {' '}<span className="muted" data-testid="ladder-summary-order">{r.climb.order === 'fastest' ? 'Order: fastest (first format that meets the target, whatever its bits).' : 'Order: 8-bit first (16-bit formats only when no 8-bit route meets the target).'}</span>
         </p>
+      )}
+      {r.climb && r.climb.skippedRungs.length > 0 && (
+        <details className="small" data-testid="ladder-skipped">
+          <summary>{r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win</summary>
+          <ul>{r.climb.skippedRungs.map((s) => <li key={s.label}><strong>{s.label}</strong>: {s.reason}</li>)}</ul>
+        </details>
       )}
       <div className="step__actions">
         {r.climb && <button type="button" className="button" onClick={() => void download()} data-testid="ladder-report">Download the ladder report (HTML)</button>}
