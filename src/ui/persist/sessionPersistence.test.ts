@@ -70,6 +70,8 @@ async function userWorks(kv: KeyValueStore) {
   first.store.getState().addExclusion({ kind: 'subgraph', name: 'head', starts: [nodeId('Conv_3')], ends: [nodeId('Sigmoid_9')] });
   first.store.getState().setEvaluationNpuBf16(true);
   first.store.getState().setSuggestNpuBf16(true);
+  first.store.getState().setRecoveryOptions({ iterations: 250, mixedPrecision: true });
+  first.store.getState().setLadderChoice({ metric: 'psnr', value: 31, order: 'fastest' });
   await first.session.flush();
   return first;
 }
@@ -95,6 +97,9 @@ describe('session persistence', () => {
     // The choice to judge the model as the NPU runs it (float parts in BF16) comes back for the evaluation and the search.
     expect(s.evaluation.npuBf16).toBe(true);
     expect(s.evaluation.suggest.npuBf16).toBe(true);
+    // The recovery card's settings: the algorithms' and the ladder's.
+    expect(s.recovery.options).toMatchObject({ iterations: 250, mixedPrecision: true });
+    expect(s.recovery.ladder).toMatchObject({ metric: 'psnr', value: 31, order: 'fastest' });
   });
 
   it("keeps a model's data file as the user's File (no copy of its bytes) and reopens the model with it", async () => {

@@ -1,7 +1,8 @@
 /**
  * Nothing lost on a reload: the current model file (bytes and external-data files), the calibration
- * data (File references), the preprocessing, the quantization settings, the exclusion entries and the
- * choice to judge the model as the NPU runs it (evaluation and search) are
+ * data (File references), the preprocessing, the quantization settings, the exclusion entries, the
+ * choice to judge the model as the NPU runs it (evaluation and search) and the recovery card's settings
+ * (algorithms, budget, the ladder's target and order) are
  * kept in IndexedDB and restored when the page loads — the model reopened through the store's own
  * openModel, the data re-added through addCalibrationData — and "new session" clears them.
  *
@@ -19,6 +20,7 @@ import type { NpySample } from '../store/calibrationSlice.ts';
 import type { ExclusionEntry, NewExclusion } from '../store/exclusionSlice.ts';
 import type { QuantSettings } from '../store/quantSettings.ts';
 import { DEFAULT_PRESET } from '../store/runSlice.ts';
+import type { LadderChoice, RecoveryOptions } from '../store/recoverySlice.ts';
 import type { KeyValueStore } from './idb.ts';
 
 /** The records kept, by key. */
@@ -38,6 +40,8 @@ export interface SavedChoices {
   exclusions: NewExclusion[];
   /** Whether the evaluation also judges the model as the NPU runs it, and whether the search targets that figure (absent in older records: off). */
   npu?: { evaluation: boolean; suggest: boolean };
+  /** The recovery card's settings (absent in older records: the defaults); restored through the store's own checks. */
+  recovery?: { options: RecoveryOptions; ladder: LadderChoice };
 }
 
 export interface SessionStatus {
@@ -106,6 +110,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       settings: s.run.settings,
       exclusions: s.exclusions.entries.map(withoutId),
       npu: { evaluation: s.evaluation.npuBf16, suggest: s.evaluation.suggest.npuBf16 },
+      recovery: { options: s.recovery.options, ladder: s.recovery.ladder },
     };
     const data: SavedData = { images: s.calibration.images, npy: s.calibration.npy };
     void enqueue((kv) => kv.putAll({ choices, data }));
@@ -135,7 +140,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     }
     const c = s.calibration;
     const pc = p.calibration;
-    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16) {
+    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16 || s.recovery.options !== p.recovery.options || s.recovery.ladder !== p.recovery.ladder) {
       schedule();
     }
   };
@@ -215,6 +220,10 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       if (choices.npu) {
         s.setEvaluationNpuBf16(choices.npu.evaluation);
         s.setSuggestNpuBf16(choices.npu.suggest);
+      }
+      if (choices.recovery) {
+        s.setRecoveryOptions(choices.recovery.options);
+        s.setLadderChoice(choices.recovery.ladder);
       }
       // Picks name the saved model's nodes: only onto that model (the user may have dropped another meanwhile).
       if (s.model.handle && s.model.handle === storedHandle && choices.exclusions.length) {
