@@ -6,7 +6,8 @@
  * different outputs exposed), so each buffer is written once per process and reused; a buffer that is a
  * whole file read from disk (a model's data file, registered by src/cli/modelFile.ts) is not written at
  * all but hard-linked (where the file system allows; onnxruntime refuses symbolic links that leave the
-model's folder). The folder is removed when the process exits.
+model's folder). The folder is removed when the process exits, and when it is stopped by Ctrl-C, SIGTERM (a batch
+ * scheduler's cancel) or SIGHUP; only SIGKILL, which no process can catch, leaves it behind.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +23,8 @@ export function registerBackingFile(buffer: ArrayBufferLike, file: string): void
 }
 
 let folder: string | undefined;
+/** Signals that stop the command, with the exit status a shell reports for each (128 + its number). */
+const STOP_SIGNALS: readonly (readonly [NodeJS.Signals, number])[] = [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]];
 const written = new WeakMap<object, string>();
 let sessions = 0;
 let files = 0;
@@ -30,7 +33,10 @@ function sessionFolder(): string {
   if (!folder) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qstudio-session-'));
     folder = dir;
-    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const remove = () => fs.rmSync(dir, { recursive: true, force: true });
+    process.once('exit', remove);
+    // A handled signal no longer ends the process by itself: remove the folder, then exit as the signal would have.
+    for (const [signal, code] of STOP_SIGNALS) process.once(signal, () => process.exit(code));
   }
   return folder;
 }
