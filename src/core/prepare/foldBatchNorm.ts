@@ -168,13 +168,13 @@ function planFold(bn: NodeProto, index: GraphIndex, graphOutputs: Set<string>, g
   return { conv, bn, weight: makeTensor('', DataType.FLOAT, dims, weights), bias };
 }
 
-function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
+export function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
   if (!t || t.data_type !== DataType.FLOAT) return undefined;
   return { tensor: t, values: readTensorAsFloat32(t) };
 }
 
 /** How many node inputs (any graph, outer-scope reads included) and graph outputs name each tensor. */
-function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoProto[]): Map<string, number> {
+export function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoProto[]): Map<string, number> {
   const readers = new Map<string, number>();
   const add = (t: string) => {
     if (t) readers.set(t, (readers.get(t) ?? 0) + 1);
@@ -187,7 +187,7 @@ function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoPr
   return readers;
 }
 
-function release(name: string, readers: Map<string, number>): void {
+export function release(name: string, readers: Map<string, number>): void {
   if (name) readers.set(name, (readers.get(name) ?? 1) - 1);
 }
 
@@ -195,7 +195,7 @@ function release(name: string, readers: Map<string, number>): void {
  * Stores `tensor` as the new value of the initializer `name` when this node was its only reader (the name
  * stays), else under a fresh name; returns the name the node should read.
  */
-function placeTensor(
+export function placeTensor(
   name: string,
   tensor: TensorProto,
   hint: string,
