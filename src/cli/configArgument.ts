@@ -4,12 +4,14 @@
  */
 import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
 import fs from 'node:fs';
-import { getPreset, isPresetName, PRESET_NAMES } from '../core/quantize/presets.ts';
+import { isPresetName, PRESET_NAMES, presetWithMethod } from '../core/quantize/presets.ts';
 import { readBf16Document, readConfigDocument } from '../core/export/configDocument.ts';
 import { readInputFile, InputFileError } from './usage.ts';
 
 export interface ConfigAdditions {
   perChannel?: boolean;
+  /** `--calibration-method`: instead of the preset's or the file's (a preset keeps the options that follow its method defaulted). */
+  calibrationMethod?: string;
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
@@ -23,7 +25,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   let base: QuantConfig;
   let name: string;
   if (isPresetName(argument)) {
-    base = getPreset(argument);
+    base = presetWithMethod(argument, add.calibrationMethod as QuantConfig['calibrationMethod'] | undefined);
     name = argument;
   } else {
     if (!fs.existsSync(argument)) {
@@ -45,6 +47,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   }
   const merged = JSON.parse(configToJSON(base));
   if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
+  if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];
