@@ -79,16 +79,7 @@ export function foldBatchNorm(model: ModelProto): FoldResult {
       continue;
     }
     const { conv, bn } = fold;
-    const weightName = placeTensor(conv.input[1], fold.weight, `${conv.input[1]}_bn`, readers, initializers, names);
-    const biasName = placeTensor(
-      conv.input[2] || '',
-      makeTensor('', DataType.FLOAT, [fold.bias.length], fold.bias),
-      conv.input[2] ? `${conv.input[2]}_bn` : `${conv.input[1]}_bias`,
-      readers,
-      initializers,
-      names,
-    );
-    const copy: NodeProto = { ...conv, input: [conv.input[0], weightName, biasName], output: [bn.output[0]], attribute: [...conv.attribute] };
+    const copy = foldedConv(conv, fold.weight, fold.bias, bn.output[0], '_bn', { readers, initializers, names });
     removedOutputs.add(conv.output[0]);
     for (const t of bn.input.slice(1)) release(t, readers);
     nodes.push(copy);
@@ -191,11 +182,35 @@ export function release(name: string, readers: Map<string, number>): void {
   if (name) readers.set(name, (readers.get(name) ?? 1) - 1);
 }
 
+/** The tensors and names a fold rewrites convolutions against. */
+export interface FoldTables {
+  readers: Map<string, number>;
+  initializers: Map<string, TensorProto>;
+  names: NameAllocator;
+}
+
+/**
+ * A copy of `conv` reading `weight` and `bias` (stored under the old names where it was their only reader, else
+ * under new names ending in `suffix`) and writing `output`.
+ */
+export function foldedConv(conv: NodeProto, weight: TensorProto, bias: Float32Array, output: string, suffix: string, t: FoldTables): NodeProto {
+  const weightName = placeTensor(conv.input[1], weight, `${conv.input[1]}${suffix}`, t.readers, t.initializers, t.names);
+  const biasName = placeTensor(
+    conv.input[2] || '',
+    makeTensor('', DataType.FLOAT, [bias.length], bias),
+    conv.input[2] ? `${conv.input[2]}${suffix}` : `${conv.input[1]}_bias`,
+    t.readers,
+    t.initializers,
+    t.names,
+  );
+  return { ...conv, input: [conv.input[0], weightName, biasName], output: [output], attribute: [...conv.attribute] };
+}
+
 /**
  * Stores `tensor` as the new value of the initializer `name` when this node was its only reader (the name
  * stays), else under a fresh name; returns the name the node should read.
  */
-export function placeTensor(
+function placeTensor(
   name: string,
   tensor: TensorProto,
   hint: string,

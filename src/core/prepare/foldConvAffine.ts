@@ -18,7 +18,7 @@
  */
 import type { GraphIndex, ModelProto, NodeProto, TensorProto } from '../onnx/index.ts';
 import { DataType, buildGraphIndex, isDefaultDomain, makeTensor } from '../onnx/index.ts';
-import { countReaders, floatInitializer, placeTensor, release } from './foldBatchNorm.ts';
+import { countReaders, floatInitializer, foldedConv, release } from './foldBatchNorm.ts';
 import { NameAllocator } from './names.ts';
 import { OriginRecorder, type NodeOrigin } from './nodeOrigin.ts';
 
@@ -76,17 +76,7 @@ export function foldConvAffine(model: ModelProto): ConvAffineFoldResult {
       continue;
     }
     const { conv, steps } = chain;
-    const weightName = placeTensor(conv.input[1], chain.weight, `${conv.input[1]}_affine`, readers, initializers, names);
-    const biasName = placeTensor(
-      conv.input[2] || '',
-      makeTensor('', DataType.FLOAT, [chain.bias.length], chain.bias),
-      conv.input[2] ? `${conv.input[2]}_affine` : `${conv.input[1]}_bias`,
-      readers,
-      initializers,
-      names,
-    );
-    const last = steps[steps.length - 1];
-    const copy: NodeProto = { ...conv, input: [conv.input[0], weightName, biasName], output: [last.output[0]], attribute: [...conv.attribute] };
+    const copy = foldedConv(conv, chain.weight, chain.bias, steps[steps.length - 1].output[0], '_affine', { readers, initializers, names });
     removedOutputs.add(conv.output[0]);
     for (const s of steps.slice(0, -1)) removedOutputs.add(s.output[0]);
     for (const c of chain.constants) release(c, readers);
