@@ -12,6 +12,8 @@ export interface ConfigAdditions {
   perChannel?: boolean;
   /** `--calibration-method`: instead of the preset's or the file's (a preset keeps the options that follow its method defaulted). */
   calibrationMethod?: string;
+  /** 7-bit weights (ONNX Runtime's reduce_range), for CPUs whose int8 kernels saturate. */
+  reduceRange?: boolean;
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
@@ -48,6 +50,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   const merged = JSON.parse(configToJSON(base));
   if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
   if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
+  if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];

@@ -27,8 +27,8 @@ import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladd
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
-                        [--exclude-op-types <type,...>] [--per-channel] [--calibration-method <m>]
-                        [--summary <file.json>]
+                        [--exclude-op-types <type,...>] [--per-channel] [--reduce-range]
+                        [--calibration-method <m>] [--summary <file.json>]
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
@@ -56,6 +56,8 @@ Options:
                              ConsumerMSE instead of the config's (default: the preset's own, as its reference
                              sets it; power-of-two presets take MinMax or MinMSE). Entropy measured at least as
                              good as MinMax on every benchmarked model (bench calibration-methods)
+  --reduce-range             7-bit weights (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels saturate
+                             on x86 CPUs without VNNI (qstudio evaluate --cpu-kernels shows the loss); this avoids it
   --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
                              convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
@@ -114,6 +116,7 @@ export const quantizeCommand = {
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
       'calibration-method': { type: 'string' },
+      'reduce-range': { type: 'boolean', default: false },
       'fp16-to-fp32': { type: 'string', multiple: true },
       'fp32-scale': { type: 'boolean', default: false },
       attention: { type: 'boolean', default: false },
@@ -140,6 +143,7 @@ export const quantizeCommand = {
     const { config: loaded, name } = loadConfigArgument(values.config, {
       perChannel: values['per-channel'] || undefined,
       calibrationMethod: values['calibration-method'],
+      reduceRange: values['reduce-range'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
