@@ -14,6 +14,7 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
+import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
@@ -188,6 +189,7 @@ export const quantizeCommand = {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,
         gramProduct: nodeGramProduct,
+        denseProduct: nodeDenseProduct,
         calibrate: async (equalized) => (!config.includeCle && calibrated) || (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
         onProgress: recoveryProgress(),
       });
