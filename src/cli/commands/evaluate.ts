@@ -153,6 +153,9 @@ export const evaluateCommand = {
       npu: npu ? npuReportInput(npu) : undefined,
     });
     process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
+    if (comparison.skippedOutputs.length) {
+      process.stderr.write(`note: not compared: ${comparison.skippedOutputs.map((o) => `${o.name} (${o.type})`).join(', ')}; only float outputs have a cosine\n`);
+    }
     if (values.report) {
       fs.writeFileSync(values.report, renderHtml(report));
       process.stderr.write(`report: ${values.report}\n`);
