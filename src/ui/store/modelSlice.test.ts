@@ -134,4 +134,60 @@ describe('model slice', () => {
     expect(store.getState().model.status).toBe('empty');
     expect(open.size).toBe(0);
   });
+
+  describe('a model the page shows before the worker holds it (settled)', () => {
+    /** A service that answers at once and settles each open when the test says: held, or failed in the worker. */
+    function pageFirstService() {
+      const { service, open } = fakeService();
+      const settle: { [handle: string]: { hold: () => void; fail: (e: Error) => void } } = {};
+      const pageFirst: ModelService = {
+        async open(fileName, data) {
+          const opened = await service.open(fileName, data);
+          const settled = new Promise<void>((hold, fail) => (settle[opened.handle] = { hold, fail }));
+          return { ...opened, settled };
+        },
+        close: service.close,
+      };
+      return { service: pageFirst, open, settle };
+    }
+
+    it('shows the model at once and closes the one before only once the worker holds the new one', async () => {
+      const { service, open, settle } = pageFirstService();
+      const store = createStudioStore({ model: service });
+      const first = store.getState().openModel(source('a.onnx'));
+      await flush();
+      settle['model-1'].hold();
+      await first;
+      const second = store.getState().openModel(source('b.onnx'));
+      await flush();
+      expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'b.onnx', handle: 'model-2' });
+      expect(open).toEqual(new Set(['model-1', 'model-2']));
+      settle['model-2'].hold();
+      await second;
+      await flush();
+      expect(open).toEqual(new Set(['model-2']));
+    });
+
+    it('gives the previous model back with the named error when the worker cannot open what the page showed', async () => {
+      const { service, open, settle } = pageFirstService();
+      const store = createStudioStore({ model: service });
+      const first = store.getState().openModel(source('a.onnx'));
+      await flush();
+      settle['model-1'].hold();
+      await first;
+      const second = store.getState().openModel(source('b.onnx'));
+      await flush();
+      settle['model-2'].fail(Object.assign(new Error('The model worker stopped'), { name: 'WorkerError' }));
+      await second;
+      await flush();
+      expect(store.getState().model).toMatchObject({
+        status: 'error',
+        fileName: 'a.onnx',
+        handle: 'model-1',
+        summary: { fileName: 'a.onnx' },
+        error: { name: 'WorkerError', fileName: 'b.onnx' },
+      });
+      expect(open).toEqual(new Set(['model-1']));
+    });
+  });
 });

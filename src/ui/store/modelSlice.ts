@@ -42,6 +42,11 @@ export interface ModelSource {
 export interface OpenedModelInfo {
   handle: string;
   summary: ModelSummary;
+  /**
+   * For a model the page read itself and shows at once while the worker opens it too: settles when the worker
+   * holds it. A rejection (the worker could not open what the page could) undoes the open.
+   */
+  settled?: Promise<void>;
 }
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
@@ -122,9 +127,20 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
             closeQuietly(opened.handle);
             return;
           }
-          const previous = get().model.handle;
+          const previous = get().model;
           setModel({ status: 'ready', fileName: source.fileName, handle: opened.handle, summary: opened.summary, pending: null, error: null });
-          closeQuietly(previous);
+          // The model the user had stays open until the new one is surely usable, so that a failure can give it back.
+          const failure = opened.settled ? await opened.settled.then(() => null, (e: unknown) => e ?? new Error('the model could not be opened')) : null;
+          if (failure === null) {
+            closeQuietly(previous.handle);
+            return;
+          }
+          closeQuietly(opened.handle);
+          if (get().model.handle !== opened.handle) {
+            closeQuietly(previous.handle); // a newer model or a close since: that one stands
+            return;
+          }
+          setModel({ ...previous, status: 'error', pending: null, error: toModelError(failure, source.fileName) });
         } catch (e) {
           if (request !== latest) return;
           setModel({ status: 'error', pending: null, error: toModelError(e, source.fileName) });
