@@ -13,7 +13,7 @@ import type { WeightStatistics } from '../../../workers/modelApi.ts';
 import type { QuantizedModel, QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
-import { openOnPage } from './openOnPage.ts';
+import { openOnPage, type OpenedOnPage } from './openOnPage.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
   () => new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
@@ -22,14 +22,15 @@ const connection = new WorkerConnection<ModelWorkerApi>(
 
 /**
  * Starts the model worker ahead of the first model (its script takes about a second to load on 2 cores) and has
- * it open a tiny model, so the first real one finds its code compiled.
+ * it open a tiny model, so the first real one finds its code compiled; the page then opens the tiny model's bytes
+ * itself, for the same reason. Resolves with what the page opened (for the first screen's warm-up), or null.
  */
-export function warmModelWorker(): void {
+export function warmModelWorker(): Promise<OpenedOnPage | null> {
   connection.warm();
-  connection
+  return connection
     .call((api) => api.warmUp())
-    .then((tiny) => openOnPage(tiny, 'warm-up.onnx', {})) // the page's own open path, compiled before the first model
-    .catch(() => undefined); // a failure shows on the first real open
+    .then((tiny) => openOnPage(tiny, 'warm-up.onnx', {}))
+    .catch(() => null); // a failure shows on the first real open
 }
 
 /**

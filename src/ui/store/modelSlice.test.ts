@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { createStudioStore } from './createStudioStore.ts';
-import type { ModelBytes, ModelService, ModelSource } from './modelSlice.ts';
+import { LOADING_STATE_DELAY_MS, type ModelBytes, type ModelService, type ModelSource } from './modelSlice.ts';
 
 /** A summary with only what these tests look at. */
 const summaryOf = (fileName: string) => ({ fileName, nodeCount: 1 }) as ModelSummary;
@@ -38,6 +38,8 @@ function deferredSource(fileName: string) {
 }
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
+/** Past the delay after which an open that has not finished shows the loading state. */
+const pastLoadingDelay = () => new Promise((r) => setTimeout(r, LOADING_STATE_DELAY_MS + 20));
 
 describe('model slice', () => {
   it('starts empty', () => {
@@ -45,20 +47,34 @@ describe('model slice', () => {
     expect(store.getState().model).toMatchObject({ status: 'empty', summary: null, error: null, fileName: null, handle: null });
   });
 
-  it('is loading with the file name and size while a model opens, then ready with its summary', async () => {
+  it('is loading with the file name and size while a model takes a while to open, then ready with its summary', async () => {
     const { service } = fakeService();
     const store = createStudioStore({ model: service });
-    const pending = store.getState().openModel(source('a.onnx'));
+    const d = deferredSource('a.onnx');
+    const pending = store.getState().openModel(d.source);
+    await pastLoadingDelay();
     expect(store.getState().model).toMatchObject({ status: 'loading', pending: { fileName: 'a.onnx', byteLength: 4 } });
+    d.finish();
     await pending;
     expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'a.onnx', handle: 'model-1', pending: null, error: null });
     expect(store.getState().model.summary?.fileName).toBe('a.onnx');
+  });
+
+  it('shows no loading state for an open quicker than the delay (the model is on screen first)', async () => {
+    const store = createStudioStore({ model: fakeService().service });
+    const statuses: string[] = [];
+    store.subscribe((s) => statuses.push(s.model.status));
+    await store.getState().openModel(source('a.onnx'));
+    await pastLoadingDelay();
+    expect(statuses).not.toContain('loading');
+    expect(store.getState().model.status).toBe('ready');
   });
 
   it('learns the size of a download once it is read', async () => {
     const store = createStudioStore({ model: fakeService().service });
     const d = deferredSource('sample.onnx');
     const pending = store.getState().openModel({ ...d.source, byteLength: null });
+    await pastLoadingDelay();
     expect(store.getState().model.pending).toEqual({ fileName: 'sample.onnx', byteLength: null });
     d.finish();
     await pending;
