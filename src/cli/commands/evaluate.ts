@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
-import { renderSummary } from '../../core/metrics/summary.ts';
+import { renderSummary, type OutputSummary } from '../../core/metrics/summary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
@@ -24,7 +24,7 @@ import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
-                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16]
+                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--cpu-kernels]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
 and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1/top-5 agreement
@@ -41,7 +41,24 @@ Options:
   --limit <n>                use only the first n images
   --npu-bf16                 also judge the quantized model with its float parts (excluded subgraphs, ops left
                              float) in BF16, as the Ryzen AI compiler runs them on the NPU (Quark's with-cast
-                             BF16): both figures are printed, labelled`;
+                             BF16): both figures are printed, labelled
+  --cpu-kernels              also judge both models as onnxruntime's CPU provider runs them by default (graph
+                             optimization 'all': Q/DQ fused into int8 kernels). The main figure runs the
+                             model's own arithmetic ('basic', as onnxruntime-web and the studio do); on x86 CPUs
+                             without VNNI the int8 kernels' products can saturate and lose accuracy, which
+                             --reduce-range at quantize ("reduceRange": true, 7-bit weights) avoids`;
+
+/** Below the model's own figure by more than this (mean output cosine), the CPU kernels' loss is worth a word. */
+const CPU_KERNEL_LOSS = 0.005;
+
+/** Outputs whose mean cosine under the CPU provider's int8 kernels falls below the model's own figure by more than CPU_KERNEL_LOSS. */
+export function cpuKernelLosses(own: readonly OutputSummary[], cpu: readonly OutputSummary[]): { output: string; own: number; cpu: number }[] {
+  return own.flatMap((o) => {
+    const own = o.metrics.cosine?.mean;
+    const kernels = cpu.find((c) => c.output === o.output)?.metrics.cosine?.mean;
+    return own !== undefined && kernels !== undefined && own - kernels > CPU_KERNEL_LOSS ? [{ output: o.output, own, cpu: kernels }] : [];
+  });
+}
 
 /** The worst layers as a fixed-width text table. */
 export function layerTable(rows: readonly LayerRow[], count = 20): string {
@@ -106,6 +123,7 @@ export const evaluateCommand = {
       report: { type: 'string' },
       limit: { type: 'string' },
       'npu-bf16': { type: 'boolean', default: false },
+      'cpu-kernels': { type: 'boolean', default: false },
     });
     if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
     if (!values.data) throw new UsageError('--data <dir> is required');
@@ -126,6 +144,8 @@ export const evaluateCommand = {
     const layers = values.layers || values.report !== undefined;
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers });
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
+    const cpu = values['cpu-kernels'] ? await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all')) : undefined;
+    const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
       quantPath,
@@ -133,19 +153,37 @@ export const evaluateCommand = {
       npu: npu ? npuReportInput(npu) : undefined,
     });
     process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
+    if (comparison.skippedOutputs.length) {
+      process.stderr.write(`note: not compared: ${comparison.skippedOutputs.map((o) => `${o.name} (${o.type})`).join(', ')}; only float outputs have a cosine\n`);
+    }
     if (values.report) {
       fs.writeFileSync(values.report, renderHtml(report));
       process.stderr.write(`report: ${values.report}\n`);
     }
+    if (losses.length) {
+      const which = losses.map((l) => `${l.output} ${l.own.toFixed(5)} → ${l.cpu.toFixed(5)}`).join(', ');
+      process.stderr.write(
+        `warning: onnxruntime's CPU int8 kernels lose accuracy on this model (mean cosine ${which}): their 8-bit products ` +
+          `saturate on x86 CPUs without VNNI. For a CPU deployment, quantize with --reduce-range ("reduceRange": true, 7-bit weights).\n`,
+      );
+    }
     if (values.json) {
-      process.stdout.write(renderJson(report));
+      if (!cpu) {
+        process.stdout.write(renderJson(report));
+        return 0;
+      }
+      process.stdout.write(`${JSON.stringify({ ...JSON.parse(renderJson(report)), cpuKernels: { optimization: 'all', outputs: cpu.outputs, losses } }, null, 2)}\n`);
       return 0;
     }
-    if (npu) process.stdout.write('As written (float parts in float32):\n');
+    if (npu || cpu) process.stdout.write(npu ? 'As written (float parts in float32):\n' : "As written (the model's own arithmetic):\n");
     process.stdout.write(renderSummary(comparison.outputs));
     if (npu) {
       process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`);
       process.stdout.write(renderSummary(npu.comparison.outputs));
+    }
+    if (cpu) {
+      process.stdout.write(`\nAs onnxruntime's CPU provider runs it by default (graph optimization 'all', Q/DQ fused into int8 kernels):\n`);
+      process.stdout.write(renderSummary(cpu.outputs));
     }
     if (values.layers && comparison.layerwise) {
       process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);

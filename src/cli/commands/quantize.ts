@@ -27,7 +27,7 @@ import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladd
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
-                        [--exclude-op-types <type,...>] [--per-channel] [--summary <file.json>]
+                        [--exclude-op-types <type,...>] [--per-channel] [--reduce-range] [--summary <file.json>]
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
@@ -51,6 +51,8 @@ Options:
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
+  --reduce-range             7-bit weights (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels saturate
+                             on x86 CPUs without VNNI (qstudio evaluate --cpu-kernels shows the loss); this avoids it
   --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
                              convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
@@ -108,6 +110,7 @@ export const quantizeCommand = {
       'exclude-nodes': { type: 'string', multiple: true },
       'exclude-op-types': { type: 'string', multiple: true },
       'per-channel': { type: 'boolean', default: false },
+      'reduce-range': { type: 'boolean', default: false },
       'fp16-to-fp32': { type: 'string', multiple: true },
       'fp32-scale': { type: 'boolean', default: false },
       attention: { type: 'boolean', default: false },
@@ -133,6 +136,7 @@ export const quantizeCommand = {
     const modelPath = positionals[0];
     const { config: loaded, name } = loadConfigArgument(values.config, {
       perChannel: values['per-channel'] || undefined,
+      reduceRange: values['reduce-range'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),

@@ -6,6 +6,9 @@
  *
  * Sessions run at graph optimization level 'basic', where native and web onnxruntime agree to 1e-6
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
+ * 'all' is onnxruntime's own default, and what a CPU deployment runs: Q/DQ pairs fused into int8
+ * kernels (QLinearConv, QLinearMatMul, QGemm), whose 8-bit products saturate on x86 CPUs without VNNI.
+ * `qstudio evaluate --cpu-kernels` measures that figure too (`SessionOptimization`).
  */
 import * as ort from 'onnxruntime-node';
 import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';
@@ -15,6 +18,12 @@ import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
 export type Feeds = Record<string, ort.Tensor>;
+
+/**
+ * How much onnxruntime rewrites the graph before running it: 'basic' (the studio's measurements, the
+ * model's own arithmetic) or 'all' (onnxruntime's default: the CPU provider's fused int8 kernels).
+ */
+export type SessionOptimization = 'basic' | 'all';
 
 /** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
 export type TensorLike = RunTensor;
@@ -35,9 +44,9 @@ function ortTensor(t: TensorLike): ort.Tensor {
  * A session over model bytes, a model with external data (loaded from a session folder, see
  * sessionFiles.ts), or a path.
  */
-export async function createSession(model: ModelBytes | string, threads = 0): Promise<NodeSession> {
+export async function createSession(model: ModelBytes | string, threads = 0, optimization: SessionOptimization = 'basic'): Promise<NodeSession> {
   const options: ort.InferenceSession.SessionOptions = {
-    graphOptimizationLevel: 'basic',
+    graphOptimizationLevel: optimization,
     intraOpNumThreads: threads,
     logSeverityLevel: 3,
   };
@@ -97,11 +106,11 @@ function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, Ru
 }
 
 /** The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by index. */
-export function nodeRuntime(feeds: readonly Feeds[]): ComparisonRuntime {
+export function nodeRuntime(feeds: readonly Feeds[], optimization: SessionOptimization = 'basic'): ComparisonRuntime {
   return {
     samples: feeds.length,
     async open(bytes) {
-      const session = await createSession(bytes);
+      const session = await createSession(bytes, 0, optimization);
       return {
         run: async (sample, outputs) => plain(await session.run(feeds[sample], outputs)),
         runFeeds: async (given, outputs) => plain(await session.run(given, outputs)),

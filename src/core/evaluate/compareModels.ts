@@ -10,7 +10,7 @@
  * (core/metrics/layerwise.ts). Must not import a runtime or read files.
  */
 
-import { sessionModel, StudioError, type ModelBytes, type ModelProto } from '../onnx/index.ts';
+import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { chunkTensors, exposeTensors } from '../calibrate/expose.ts';
 import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
@@ -18,6 +18,8 @@ import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/laye
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
 import { withFloat32Interface } from '../precision/float16.ts';
+import { ComparisonError } from './errors.ts';
+import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';
 
 /** One output of a run, as onnxruntime (web or node) hands it back: the runtime contract's own type. */
@@ -67,6 +69,8 @@ export interface Comparison {
   readonly samples: number;
   /** The compared outputs' names, in the float model's order. */
   readonly outputNames: readonly string[];
+  /** Outputs not compared: integer, bool or string ones (comparedOutputs.ts). */
+  readonly skippedOutputs: readonly { readonly name: string; readonly type: string }[];
   readonly records: readonly SampleRecord[];
   readonly outputs: readonly OutputSummary[];
   readonly layerwise?: LayerwiseResult;
@@ -74,10 +78,7 @@ export interface Comparison {
   readonly seconds: { readonly float: number; readonly quantized: number; readonly total: number };
 }
 
-/** A comparison that cannot be made: the models' outputs differ, a model output is not float32. */
-export class ComparisonError extends StudioError {
-  override readonly name = 'ComparisonError';
-}
+export { ComparisonError };
 
 function floatValues(outputs: Readonly<Record<string, RunTensor>>): Record<string, FloatArray> {
   const values: Record<string, FloatArray> = {};
@@ -95,7 +96,7 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
   // FP16 models are fed and compared in float32 (Casts at their interface; their inside is unchanged).
   const floatModel = withFloat32Interface(floatSource);
   const quantModel = withFloat32Interface(quantSource);
-  const outputNames = floatModel.graph!.output.map((o) => o.name ?? '');
+  const { compared: outputNames, skipped: skippedOutputs } = comparedOutputs(floatModel);
   const quantOutputs = new Set(quantModel.graph!.output.map((o) => o.name ?? ''));
   const absent = outputNames.filter((n) => !quantOutputs.has(n));
   if (absent.length) throw new ComparisonError(`the quantized model has no output named ${absent.map((n) => `"${n}"`).join(', ')}: compare a model with its own quantization`);
@@ -184,6 +185,7 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
   return {
     samples: runtime.samples,
     outputNames,
+    skippedOutputs,
     records,
     outputs: summarizeSamples(records),
     layerwise,

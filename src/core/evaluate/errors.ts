@@ -16,3 +16,8 @@ export class NoEvaluationDataError extends StudioError {
 export class EvaluationCancelledError extends StudioError {
   override readonly name = 'EvaluationCancelledError';
 }
+
+/** A comparison that cannot be made: the models' outputs differ, or the model has no float output. */
+export class ComparisonError extends StudioError {
+  override readonly name = 'ComparisonError';
+}

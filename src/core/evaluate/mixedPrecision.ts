@@ -75,6 +75,11 @@ export interface MixedPrecisionOptions {
   readonly maxMeasurements?: number;
   /** Parts a block is split into; default 4. */
   readonly branching?: number;
+  /**
+   * The kinds searched together, stage after stage; default `[['act16', 'w16'], ['float']]` (16 bits first, float
+   * nodes only where 16 bits did not reach the target).
+   */
+  readonly stages?: readonly (readonly PrecisionKind[])[];
   onStep?(step: MixedPrecisionStep): void;
   readonly signal?: { readonly aborted: boolean };
 }
@@ -123,6 +128,8 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
 }
 
 
+const DEFAULT_STAGES: readonly (readonly PrecisionKind[])[] = [['act16', 'w16'], ['float']];
+
 /** Runs the search. Throws when the starting configuration cannot be quantized or run. */
 export async function searchMixedPrecision(options: MixedPrecisionOptions): Promise<MixedPrecisionResult> {
   const start = performance.now();
@@ -145,6 +152,8 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     return { noise, error };
   };
   const measurementsLeft = () => steps.length < maxMeasurements && !options.signal?.aborted;
+  // A round keeps one measurement for checking what it chose.
+  const roundMeasurementsLeft = () => steps.length < maxMeasurements - 1 && !options.signal?.aborted;
 
   const baseResult = await options.quantize(options.config);
   const units = precisionUnits(baseResult, options.config);
@@ -200,10 +209,13 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     };
     for (const kind of kinds) {
       const left = units[kind].filter((u) => !taken.has(u));
-      if (left.length && used[kind] < limits[kind] && measurementsLeft()) await push(kind, left);
+      if (left.length && used[kind] < limits[kind] && roundMeasurementsLeft()) await push(kind, left);
     }
     const roundEnd = steps.length + perRound;
-    while (queue.length && measurementsLeft() && steps.length < roundEnd) {
+    // A round that has spent its share but found no set that fits what a kind has left goes on splitting (ending
+    // it there would end the search with nothing chosen while measurements remain).
+    const fits = () => choose(found, negligible).picked.length > 0;
+    while (queue.length && roundMeasurementsLeft() && (steps.length < roundEnd || !fits())) {
       queue.sort((a, b) => b.gain - a.gain);
       const best = queue.shift()!;
       if (best.gain <= negligible) break;
@@ -215,7 +227,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       const full = limits[best.kind] - choice.taken[best.kind] < Math.min(...best.units.map((u) => u.cost));
       if (full && mine.length && best.gain < Math.min(...mine.map((p) => p.gain))) continue;
       const size = Math.ceil(best.units.length / branching);
-      for (let k = 0; k < best.units.length && measurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
+      for (let k = 0; k < best.units.length && roundMeasurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
     }
     sensitivities.push(...found.filter((f) => f.units.length === 1 || f.cost <= limits[f.kind]));
     return choose(found, negligible).picked.flatMap((p) => p.units);
@@ -226,7 +238,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const chosen = new Set<PrecisionUnit>();
   // Rounds, each from what the last one chose: gains are measured against the current model, so a unit whose
   // effect was hidden behind a larger one is found once that one is gone.
-  for (const kinds of [['act16', 'w16'], ['float']] as const) {
+  for (const kinds of options.stages ?? DEFAULT_STAGES) {
     while (point.error > targetError && measurementsLeft()) {
       const picks = await round(config, point, kinds, chosen);
       if (picks.length === 0) break;
@@ -266,6 +278,7 @@ export interface ChooseMixedPrecisionOptions {
   /** Calibration samples the sensitivities are measured on (spread over the runtime's); default 4. */
   readonly samples?: number;
   readonly maxMeasurements?: number;
+  readonly stages?: MixedPrecisionOptions['stages'];
   onStep?(step: MixedPrecisionStep): void;
   readonly signal?: { readonly aborted: boolean };
 }
@@ -292,6 +305,7 @@ export async function chooseMixedPrecision(
     judge,
     quantize: (c) => quantizeModel(model, ranges, c),
     maxMeasurements: options.maxMeasurements,
+    stages: options.stages,
     onStep: options.onStep,
     signal: options.signal,
   });

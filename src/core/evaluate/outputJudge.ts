@@ -8,6 +8,7 @@
 import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { sampleSums, type FloatArray } from '../metrics/index.ts';
 import type { ComparisonRuntime, RunTensor } from './compareModels.ts';
+import { comparedOutputs } from './comparedOutputs.ts';
 
 export interface JudgeScore {
   /** Mean over samples and outputs with a defined cosine. */
@@ -32,7 +33,7 @@ export interface OutputJudge {
 
 /** Runs the float model once on every sample of `runtime` and returns a judge against its outputs. */
 export async function createOutputJudge(floatModel: ModelProto, runtime: ComparisonRuntime): Promise<OutputJudge> {
-  const names = floatModel.graph!.output.map((o) => o.name ?? '');
+  const names = comparedOutputs(floatModel).compared;
   const reference = await runAll(floatModel, runtime, names);
   return {
     samples: runtime.samples,
