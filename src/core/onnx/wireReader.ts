@@ -53,21 +53,32 @@ export class WireReader {
     return false;
   }
 
-  /** An unsigned 32-bit varint (a longer one keeps its low 32 bits). */
-  uint32(): number {
+  /**
+   * A 32-bit varint as protobufjs reads each kind: a value (a longer varint keeps its low 32 bits), a field's tag
+   * (at most five bytes, within 32 bits), or a length prefix (the same, with its own error).
+   */
+  private varint32(kind: 'value' | 'tag' | 'size'): number {
     if (this.nearEnd()) return this.varint32NearEnd();
     const buf = this.buf;
     let pos = this.pos;
-    let value = (buf[pos] & 127) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 7)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 14)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 21)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 15) << 28)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
+    let value = 0;
+    for (let shift = 0; shift < 28; shift += 7) {
+      const b = buf[pos++];
+      value = (value | ((b & 127) << shift)) >>> 0;
+      if (b < 128) return ((this.pos = pos), value);
+    }
+    const fifth = buf[pos++];
+    this.pos = pos;
+    if (kind === 'tag') {
+      if (fifth < 128 && (fifth & 112) === 0) return (value | ((fifth & 15) << 28)) >>> 0;
+      throw new Error('invalid tag encoding');
+    }
+    if (kind === 'size') {
+      if (fifth > 7) throw new Error('invalid length encoding');
+      return (value | (fifth << 28)) >>> 0;
+    }
+    value = (value | ((fifth & 15) << 28)) >>> 0;
+    if (fifth < 128) return value;
     for (let i = 0; i < 5; ++i) {
       if (pos >= this.len) {
         this.pos = pos;
@@ -79,41 +90,19 @@ export class WireReader {
     throw new Error('invalid varint encoding');
   }
 
-  /** A field's tag: field number << 3 | wire type, at most five bytes that fit in 32 bits. */
-  tag(): number {
-    if (this.nearEnd()) return this.varint32NearEnd();
-    const buf = this.buf;
-    let pos = this.pos;
-    let value = (buf[pos] & 127) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 7)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 14)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 21)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 15) << 28)) >>> 0;
-    if (buf[pos] < 128 && (buf[pos] & 112) === 0) return ((this.pos = pos + 1), value);
-    this.pos = pos + 1;
-    throw new Error('invalid tag encoding');
+  /** An unsigned 32-bit varint (a longer one keeps its low 32 bits). */
+  uint32(): number {
+    return this.varint32('value');
   }
 
-  /** A length prefix: at most five bytes that fit in 32 bits. */
+  /** A field's tag: field number << 3 | wire type. */
+  tag(): number {
+    return this.varint32('tag');
+  }
+
+  /** A length prefix. */
   size(): number {
-    if (this.nearEnd()) return this.varint32NearEnd();
-    const buf = this.buf;
-    let pos = this.pos;
-    let value = (buf[pos] & 127) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 7)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 14)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    value = (value | ((buf[pos] & 127) << 21)) >>> 0;
-    if (buf[pos++] < 128) return ((this.pos = pos), value);
-    this.pos = pos + 1;
-    if (buf[pos] > 7) throw new Error('invalid length encoding');
-    return (value | (buf[pos] << 28)) >>> 0;
+    return this.varint32('size');
   }
 
   int32(): number {

@@ -167,15 +167,21 @@ describe('model slice', () => {
       return { service: pageFirst, open, settle };
     }
 
-    it('shows the model at once and closes the one before only once the worker holds the new one', async () => {
-      const { service, open, settle } = pageFirstService();
-      const store = createStudioStore({ model: service });
+    /** a.onnx opened and held by the worker, then b.onnx shown and not yet held. */
+    async function secondShown() {
+      const fake = pageFirstService();
+      const store = createStudioStore({ model: fake.service });
       const first = store.getState().openModel(source('a.onnx'));
       await flush();
-      settle['model-1'].hold();
+      fake.settle['model-1'].hold();
       await first;
       const second = store.getState().openModel(source('b.onnx'));
       await flush();
+      return { ...fake, store, second };
+    }
+
+    it('shows the model at once and closes the one before only once the worker holds the new one', async () => {
+      const { open, settle, store, second } = await secondShown();
       expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'b.onnx', handle: 'model-2' });
       expect(open).toEqual(new Set(['model-1', 'model-2']));
       settle['model-2'].hold();
@@ -185,14 +191,7 @@ describe('model slice', () => {
     });
 
     it('gives the previous model back with the named error when the worker cannot open what the page showed', async () => {
-      const { service, open, settle } = pageFirstService();
-      const store = createStudioStore({ model: service });
-      const first = store.getState().openModel(source('a.onnx'));
-      await flush();
-      settle['model-1'].hold();
-      await first;
-      const second = store.getState().openModel(source('b.onnx'));
-      await flush();
+      const { open, settle, store, second } = await secondShown();
       settle['model-2'].fail(Object.assign(new Error('The model worker stopped'), { name: 'WorkerError' }));
       await second;
       await flush();
