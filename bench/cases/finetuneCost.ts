@@ -18,6 +18,7 @@ import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { createSession, nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
+import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import { TEXT_DETECTOR, writeTextScenes } from './textScenes.ts';
 import { sampleCosine } from './heldOut.ts';
 
@@ -41,6 +42,7 @@ const result = await quantizeWithRecovery(original, config, {
   configName: 'XINT8',
   runtime: base.includeFastFt ? nodeRuntime(feeds) : undefined,
   gramProduct: nodeGramProduct,
+  denseProduct: nodeDenseProduct,
   keptTensorBudgetBytes: Number(keptArg) * 2 ** 20,
   calibrate: async (m) => (await calibrateOnImages(m, files, { spec: TEXT_DETECTOR.preprocess, config })).ranges,
 });

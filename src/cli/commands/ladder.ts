@@ -23,6 +23,7 @@ import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
 import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
+import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
@@ -158,6 +159,7 @@ export const ladderCommand = {
         evaluation: nodeRuntime(evalData.feeds),
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
+        denseProduct: nodeDenseProduct,
         onProgress: (rung: Rung, p) => {
           if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
         },

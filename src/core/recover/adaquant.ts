@@ -6,7 +6,7 @@
  * Unlike Quark, the scales and zero points stay as calibrated (writing new weight scales would also move the
  * int32 bias grids and, with power-of-two scales, leave the grid). Pure.
  */
-import { Adam, layerLoss, type LayerProblem } from './layerProblem.ts';
+import { Adam, layerLossOn, type LayerProblem } from './layerProblem.ts';
 import { incrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
@@ -42,7 +42,7 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     const q = roundHalfToEven(w[at] / scale[at]) + zp[at];
     return q < qmin ? qmin : q > qmax ? qmax : q;
   };
-  const lossBefore = codesLoss(p, l.codes);
+  const lossBefore = await codesLoss(p, l.codes, undefined, options.dense);
   // The hard-quantized weights change only where a code flips, so the objective follows them incrementally.
   const objective = await incrementalObjective(p, watched, options.product);
   const { gv, cross } = objective;
@@ -85,14 +85,14 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
 
   // The last step is not scored inside the loop: score it, then keep the best iterate seen.
   forward();
-  if (!(layerLoss(p, wq) < best) && bestParams) w.set(bestParams);
+  if (!((await layerLossOn(p, wq, options.dense)) < best) && bestParams) w.set(bestParams);
   const codes = Int32Array.from(l.codes);
   const biasChange = new Float64Array(l.outChannels);
   for (let m = 0; m < l.outChannels; m++) {
     for (let i = 0; i < l.inPerGroup; i++) codes[l.weightIndex(m, i)] = quantize(m * k + i);
     biasChange[m] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
   }
-  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, options.updateBias ? biasChange : undefined);
+  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, options.updateBias ? biasChange : undefined, options.dense);
 }
 
 /**

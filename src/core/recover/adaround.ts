@@ -40,7 +40,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   // grid is not learned at all: its soft and hard values are that end whatever h is.
   const r: Rounding = {
     learning: new Int32Array(n), floor: new Float64Array(n), scale: new Float64Array(n), lo: new Float64Array(n), hi: new Float64Array(n),
-    V: new Float64Array(n), h: new Float64Array(n), dhdv: new Float64Array(n), dh: new Float64Array(n), grad: new Float64Array(n),
+    V: new Float64Array(n), h: new Float64Array(n), dhdv: new Float64Array(n), dh: new Float64Array(n),
   };
   let active = 0;
   for (let m = 0; m < l.outChannels; m++) {
@@ -67,11 +67,10 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       r.V[q] = -Math.log((ZETA - GAMMA) / (rest - GAMMA) - 1);
     }
   }
-  const lossBefore = codesLoss(p, l.codes);
+  const lossBefore = await codesLoss(p, l.codes, undefined, options.dense);
   const objective = await incrementalObjective(p, watched, options.product);
   const { gv, cross } = objective;
   const adam = new Adam(n, options.learningRate);
-  const positions = Int32Array.from({ length: n }, (_, q) => q);
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
@@ -105,9 +104,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-      gradient(r, active, gv, cross, annealing ? options.regParam : 0, beta);
-      adam.step(r.V, r.grad, positions, active);
-      if (leaving > 0) active = pack(r, active, adam, up, objective);
+      active = descend(r, active, gv, cross, annealing ? options.regParam : 0, beta, adam, leaving > 0 ? up : undefined, objective);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
@@ -135,7 +132,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       codes[l.weightIndex(m, i)] = q < qmin ? qmin : q > qmax ? qmax : q;
     }
   }
-  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes);
+  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, undefined, options.dense);
 }
 
 /** The state of the weights still learning, packed: position q is weight learning[q] (flat index, outChannels × k). */
@@ -147,11 +144,10 @@ interface Rounding {
   readonly lo: Float64Array;
   readonly hi: Float64Array;
   readonly V: Float64Array;
-  /** This step's h(V), dh/dV (0 where h is clipped to 0 or 1: the weight then leaves), dw/dV (0 also where the weight is clipped), dLoss/dV. */
+  /** This step's h(V), dh/dV (0 where h is clipped to 0 or 1: the weight then leaves), dw/dV (0 also where the weight is clipped). */
   readonly h: Float64Array;
   readonly dhdv: Float64Array;
   readonly dh: Float64Array;
-  readonly grad: Float64Array;
 }
 
 /**
@@ -183,11 +179,16 @@ function softWeights(r: Rounding, active: number, w: Float64Array): number {
 }
 
 /**
- * dLoss/dV of the first `active` learning weights: the reconstruction gradient 2(Gv − c) (flat) through dw/dV, plus,
- * with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) = −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV.
+ * One step of the first `active` learning weights, in one pass: dLoss/dV (the reconstruction gradient 2(Gv − c),
+ * flat, through dw/dV, plus, with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) =
+ * −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV), Adam's update of V, and, when `up` is given (some h(V) was clipped this
+ * step), the packing: a clipped weight's rounding (the sign of V after this step, final) goes to `up`, the objective
+ * stops watching it, and the others (with their Adam moments) close up in order. Returns the new count.
  */
-function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number): void {
-  const { learning, h, dhdv, dh, grad } = r;
+function descend(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number, adam: Adam, up: Uint8Array | undefined, objective: IncrementalObjective): number {
+  const { learning, floor, scale, lo, hi, V, h, dhdv, dh } = r;
+  adam.next();
+  let kept = 0;
   for (let q = 0; q < active; q++) {
     const at = learning[q];
     let g = 2 * (gv[at] - cross[at]) * dh[q];
@@ -196,21 +197,13 @@ function gradient(r: Rounding, active: number, gv: Float64Array, cross: Float64A
       // |u|^(β−1) as exp((β−1)·ln|u|): half the cost of Math.pow in V8, the same to a few ulps.
       if (u !== 0) g -= lambda * beta * Math.exp((beta - 1) * Math.log(u < 0 ? -u : u)) * (u < 0 ? -1 : 1) * 2 * dhdv[q];
     }
-    grad[q] = g;
-  }
-}
-
-/**
- * Drops the weights whose h(V) was clipped this step: their rounding (the sign of V, final) goes to `up`, the
- * objective stops watching them, and the others (with their Adam moments) close up in order. Returns the new count.
- */
-function pack(r: Rounding, active: number, adam: Adam, up: Uint8Array, objective: IncrementalObjective): number {
-  const { learning, floor, scale, lo, hi, V, dhdv } = r;
-  let kept = 0;
-  for (let q = 0; q < active; q++) {
-    const at = learning[q];
+    const next = adam.update(q, V[q], g);
+    if (up === undefined) {
+      V[q] = next;
+      continue;
+    }
     if (dhdv[q] === 0) {
-      up[at] = V[q] >= 0 ? 1 : 0;
+      up[at] = next >= 0 ? 1 : 0;
       objective.unwatch(at);
       continue;
     }
@@ -220,10 +213,10 @@ function pack(r: Rounding, active: number, adam: Adam, up: Uint8Array, objective
       scale[kept] = scale[q];
       lo[kept] = lo[q];
       hi[kept] = hi[q];
-      V[kept] = V[q];
       adam.move(q, kept);
     }
+    V[kept] = next;
     kept++;
   }
-  return kept;
+  return up === undefined ? active : kept;
 }

@@ -26,6 +26,7 @@ import { FloatRowCache } from './floatRowCache.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
+import type { DenseProduct } from './denseProduct.ts';
 import { LadderTargetError, mixedPrecisionCosine, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
 
 export interface LadderRuntime {
@@ -45,6 +46,8 @@ export interface LadderRuntime {
   readonly floatPartsAsBf16?: boolean;
   /** The fine-tuning optimizers' inner product on a runtime's MatMul (see layerProblem.ts); TypeScript without it. */
   readonly gramProduct?: GramProductFactory;
+  /** Building each layer's problem and scoring codes on a runtime's float64 MatMul (see denseProduct.ts); TypeScript without it. */
+  readonly denseProduct?: DenseProduct;
   onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' }): void;
 }
 
@@ -149,6 +152,7 @@ export function ladderMeasures(
       runtime: rt.tuning,
       signal: rt.signal,
       gramProduct: rt.gramProduct,
+      denseProduct: rt.denseProduct,
       onProgress: (p) => rt.onProgress?.(rung, p),
       configName: rung.label,
       floatRowCache: floatRows,

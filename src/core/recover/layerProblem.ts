@@ -12,6 +12,7 @@
  * Also the Adam optimizer both algorithms use; their inner loop keeps the loss in incrementalObjective.ts. Pure arithmetic.
  */
 import type { LayerRows } from './layerData.ts';
+import { DENSE_RUNTIME_MIN_WORK, type DenseProduct } from './denseProduct.ts';
 
 export interface GroupProblem {
   /** Rows of the augmented input: inPerGroup + 1. */
@@ -38,80 +39,152 @@ export interface LayerProblem {
  */
 export type ReconstructionTarget = 'float' | 'local';
 
-/** Builds G, c and τ of every group from the gathered rows. */
+/** Builds G, c and τ of every group from the gathered rows, in TypeScript. */
 export function buildLayerProblem(data: LayerRows, target: ReconstructionTarget = 'float'): LayerProblem {
-  const targetRows = target === 'float' ? data.floatRows : data.quantRows;
+  const { layer } = data;
+  const groups: GroupProblem[] = [];
+  for (let g = 0; g < layer.groups; g++) groups.push(groupProblem(data, target, g));
+  return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
+}
+
+/**
+ * The same problem with the large groups' sums on a runtime's float64 MatMul (denseProduct.ts): equal to
+ * buildLayerProblem's up to the order of summation. Groups under DENSE_RUNTIME_MIN_WORK stay in TypeScript.
+ */
+export async function buildLayerProblemOn(data: LayerRows, target: ReconstructionTarget, product: DenseProduct | undefined): Promise<LayerProblem> {
+  const { layer, rows } = data;
+  const k = layer.inPerGroup + 1;
+  if (!product || rows * k * k < DENSE_RUNTIME_MIN_WORK) return buildLayerProblem(data, target);
+  const groups: GroupProblem[] = [];
+  for (let g = 0; g < layer.groups; g++) groups.push(await groupProblemOn(data, target, g, product));
+  return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
+}
+
+/** The rows the target is computed from, and the sizes every group shares (inv: 1 / rows, for the means). */
+function shapeOf(data: LayerRows, target: ReconstructionTarget) {
   const { layer, rows, width } = data;
   const kg = layer.inPerGroup;
-  const k = kg + 1;
+  return { targetRows: target === 'float' ? data.floatRows : data.quantRows, rows, width, kg, k: kg + 1, outPerGroup: layer.outChannels / layer.groups, inv: 1 / Math.max(1, rows) };
+}
+
+/** Group g's float weights (outPerGroup × kg, float64) and the constant each channel must make up (float bias − quantized bias). */
+function groupWeights(data: LayerRows, g: number) {
+  const { layer } = data;
+  const kg = layer.inPerGroup;
   const outPerGroup = layer.outChannels / layer.groups;
-  const groups: GroupProblem[] = [];
-  const inv = 1 / Math.max(1, rows);
+  const wf = new Float64Array(outPerGroup * kg);
+  const offset = new Float64Array(outPerGroup);
+  for (let j = 0; j < outPerGroup; j++) {
+    const m = g * outPerGroup + j;
+    for (let i = 0; i < kg; i++) wf[j * kg + i] = layer.floatWeight[layer.weightIndex(m, i)];
+    // The float layer's bias minus the quantized one: a constant the quantized layer must also make up.
+    offset[j] = layer.floatBias[m] - layer.bias[m];
+  }
+  return { wf, offset };
+}
+
+/** Group g's problem in TypeScript. */
+function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number): GroupProblem {
+  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
   // Column-major copies (one column per input, then the constant and the targets), so every entry of G and c is
   // one contiguous dot product over the rows: far kinder to the cache than rank-1 updates of G row by row.
   const cols = new Float64Array((k + outPerGroup) * rows);
-  for (let g = 0; g < layer.groups; g++) {
-    for (let r = 0; r < rows; r++) {
-      const base = r * width + g * kg;
-      for (let i = 0; i < kg; i++) cols[i * rows + r] = data.quantRows[base + i];
-      cols[kg * rows + r] = 1;
-    }
-    const wf = new Float64Array(outPerGroup * kg);
-    const offset = new Float64Array(outPerGroup);
-    for (let j = 0; j < outPerGroup; j++) {
-      const m = g * outPerGroup + j;
-      for (let i = 0; i < kg; i++) wf[j * kg + i] = layer.floatWeight[layer.weightIndex(m, i)];
-      // The float layer's bias minus the quantized one: a constant the quantized layer must also make up.
-      offset[j] = layer.floatBias[m] - layer.bias[m];
-    }
-    const four = new Float64Array(4);
-    // Two rows against two channels at a time (each value loaded serves two products).
-    for (let r = 0; r < rows; r += 2) {
-      const r1 = Math.min(r + 1, rows - 1);
-      const b0 = r * width + g * kg;
-      const b1 = r1 * width + g * kg;
-      for (let j = 0; j < outPerGroup; j += 2) {
-        const j1 = Math.min(j + 1, outPerGroup - 1);
-        dots2x2(targetRows, b0, b1, wf, j * kg, j1 * kg, kg, four);
-        cols[(k + j) * rows + r] = offset[j] + four[0];
-        cols[(k + j1) * rows + r] = offset[j1] + four[1];
-        cols[(k + j) * rows + r1] = offset[j] + four[2];
-        cols[(k + j1) * rows + r1] = offset[j1] + four[3];
-      }
-    }
-    const gram = new Float64Array(k * k);
-    const cross = new Float64Array(outPerGroup * k);
-    const targetSq = new Float64Array(outPerGroup);
-    // Two columns against two at a time: each value loaded serves two products.
-    for (let i = 0; i < k; i += 2) {
-      const i1 = Math.min(i + 1, k - 1);
-      for (let j = i; j < k; j += 2) {
-        const j1 = Math.min(j + 1, k - 1);
-        dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
-        gram[i * k + j] = gram[j * k + i] = four[0] * inv;
-        gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
-        gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
-        gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
-      }
-    }
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + g * kg;
+    for (let i = 0; i < kg; i++) cols[i * rows + r] = data.quantRows[base + i];
+    cols[kg * rows + r] = 1;
+  }
+  const { wf, offset } = groupWeights(data, g);
+  const four = new Float64Array(4);
+  // Two rows against two channels at a time (each value loaded serves two products).
+  for (let r = 0; r < rows; r += 2) {
+    const r1 = Math.min(r + 1, rows - 1);
+    const b0 = r * width + g * kg;
+    const b1 = r1 * width + g * kg;
     for (let j = 0; j < outPerGroup; j += 2) {
       const j1 = Math.min(j + 1, outPerGroup - 1);
-      const t0 = (k + j) * rows;
-      const t1 = (k + j1) * rows;
-      for (let i = 0; i < k; i += 2) {
-        const i1 = Math.min(i + 1, k - 1);
-        dots2x2(cols, t0, t1, cols, i * rows, i1 * rows, rows, four);
-        cross[j * k + i] = four[0] * inv;
-        cross[j * k + i1] = four[1] * inv;
-        cross[j1 * k + i] = four[2] * inv;
-        cross[j1 * k + i1] = four[3] * inv;
-      }
-      targetSq[j] = dot(cols, t0, t0, rows) * inv;
-      targetSq[j1] = dot(cols, t1, t1, rows) * inv;
+      dots2x2(targetRows, b0, b1, wf, j * kg, j1 * kg, kg, four);
+      cols[(k + j) * rows + r] = offset[j] + four[0];
+      cols[(k + j1) * rows + r] = offset[j1] + four[1];
+      cols[(k + j) * rows + r1] = offset[j] + four[2];
+      cols[(k + j1) * rows + r1] = offset[j1] + four[3];
     }
-    groups.push({ k, gram, cross, targetSq });
   }
-  return { rows: data, outPerGroup, groups };
+  const gram = new Float64Array(k * k);
+  const cross = new Float64Array(outPerGroup * k);
+  const targetSq = new Float64Array(outPerGroup);
+  // Two columns against two at a time: each value loaded serves two products.
+  for (let i = 0; i < k; i += 2) {
+    const i1 = Math.min(i + 1, k - 1);
+    for (let j = i; j < k; j += 2) {
+      const j1 = Math.min(j + 1, k - 1);
+      dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
+      gram[i * k + j] = gram[j * k + i] = four[0] * inv;
+      gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
+      gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
+      gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
+    }
+  }
+  for (let j = 0; j < outPerGroup; j += 2) {
+    const j1 = Math.min(j + 1, outPerGroup - 1);
+    const t0 = (k + j) * rows;
+    const t1 = (k + j1) * rows;
+    for (let i = 0; i < k; i += 2) {
+      const i1 = Math.min(i + 1, k - 1);
+      dots2x2(cols, t0, t1, cols, i * rows, i1 * rows, rows, four);
+      cross[j * k + i] = four[0] * inv;
+      cross[j * k + i1] = four[1] * inv;
+      cross[j1 * k + i] = four[2] * inv;
+      cross[j1 * k + i1] = four[3] * inv;
+    }
+    targetSq[j] = dot(cols, t0, t0, rows) * inv;
+    targetSq[j1] = dot(cols, t1, t1, rows) * inv;
+  }
+  return { k, gram, cross, targetSq };
+}
+
+/** Group g's problem with its three products (targets, G, c) on the runtime's float64 MatMul. */
+async function groupProblemOn(data: LayerRows, target: ReconstructionTarget, g: number, product: DenseProduct): Promise<GroupProblem> {
+  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  // A = [x_q, 1] (rows × k) and its transpose; X = the rows the target is computed from (rows × kg).
+  const a = new Float64Array(rows * k);
+  const at = new Float64Array(k * rows);
+  const x = new Float64Array(rows * kg);
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + g * kg;
+    for (let i = 0; i < kg; i++) {
+      const q = data.quantRows[base + i];
+      a[r * k + i] = q;
+      at[i * rows + r] = q;
+      x[r * kg + i] = targetRows[base + i];
+    }
+    a[r * k + kg] = 1;
+    at[kg * rows + r] = 1;
+  }
+  const { wf, offset } = groupWeights(data, g);
+  const wt = new Float64Array(kg * outPerGroup);
+  for (let j = 0; j < outPerGroup; j++) for (let i = 0; i < kg; i++) wt[i * outPerGroup + j] = wf[j * kg + i];
+  // t = X·W_fᵀ + offset (rows × outPerGroup), kept transposed for c = tᵀA.
+  const t = await product(x, wt, rows, kg, outPerGroup);
+  const tt = new Float64Array(outPerGroup * rows);
+  const targetSq = new Float64Array(outPerGroup);
+  for (let r = 0; r < rows; r++) {
+    for (let j = 0; j < outPerGroup; j++) {
+      const v = t[r * outPerGroup + j] + offset[j];
+      tt[j * rows + r] = v;
+      targetSq[j] += v * v;
+    }
+  }
+  for (let j = 0; j < outPerGroup; j++) targetSq[j] *= inv;
+  const gram = await product(at, a, k, rows, k);
+  // G exactly symmetric (the objective reads columns as rows), scaled to a mean.
+  for (let i = 0; i < k; i++) {
+    gram[i * k + i] *= inv;
+    for (let j = i + 1; j < k; j++) gram[j * k + i] = gram[i * k + j] *= inv;
+  }
+  const cross = await product(tt, a, outPerGroup, rows, k);
+  for (let i = 0; i < cross.length; i++) cross[i] *= inv;
+  return { k, gram, cross, targetSq };
 }
 
 /** out = [a_x0·b_y0, a_x0·b_y1, a_x1·b_y0, a_x1·b_y1] over n values from each start. */
@@ -154,6 +227,20 @@ export function layerLoss(p: LayerProblem, v: Float64Array, grad?: Float64Array)
   for (let gi = 0; gi < p.groups.length; gi++) {
     multiplyGram(p.groups[gi].gram, k, v, gi * p.outPerGroup * k, p.outPerGroup, gv);
     total += groupTerms(p, gi, v, gv, grad);
+  }
+  return total;
+}
+
+/** layerLoss without the gradient, the large groups' products V·G on a runtime's float64 MatMul when one is given. */
+export async function layerLossOn(p: LayerProblem, v: Float64Array, product: DenseProduct | undefined): Promise<number> {
+  const k = p.groups[0]?.k ?? 0;
+  if (!product || p.outPerGroup * k * k < DENSE_RUNTIME_MIN_WORK) return layerLoss(p, v);
+  let total = 0;
+  for (let gi = 0; gi < p.groups.length; gi++) {
+    const first = gi * p.outPerGroup * k;
+    // G is symmetric, so row j of V·G is G v_j.
+    const gv = await product(v.slice(first, first + p.outPerGroup * k), p.groups[gi].gram, p.outPerGroup, k, k);
+    total += groupTerms(p, gi, v, gv);
   }
   return total;
 }
@@ -218,22 +305,32 @@ export class Adam {
   private readonly m: Float64Array;
   private readonly v: Float64Array;
   private t = 0;
+  /** This step's bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ (set by `next`). */
+  private c1 = 1;
+  private c2 = 1;
   constructor(size: number, private readonly lr: number, private readonly beta1 = 0.9, private readonly beta2 = 0.999, private readonly eps = 1e-8) {
     this.m = new Float64Array(size);
     this.v = new Float64Array(size);
   }
   /** params −= lr · m̂ / (√v̂ + ε) for the `count` entries listed in `at`; the others keep their values and moments. */
   step(params: Float64Array, grad: Float64Array, at: Int32Array, count: number): void {
-    this.t++;
-    const c1 = 1 - this.beta1 ** this.t;
-    const c2 = 1 - this.beta2 ** this.t;
+    this.next();
     for (let q = 0; q < count; q++) {
       const i = at[q];
-      const g = grad[i];
-      this.m[i] = this.beta1 * this.m[i] + (1 - this.beta1) * g;
-      this.v[i] = this.beta2 * this.v[i] + (1 - this.beta2) * g * g;
-      params[i] -= (this.lr * (this.m[i] / c1)) / (Math.sqrt(this.v[i] / c2) + this.eps);
+      params[i] = this.update(i, params[i], grad[i]);
     }
+  }
+  /** Starts a step: the entries' updates that follow (`update`) belong to it. */
+  next(): void {
+    this.t++;
+    this.c1 = 1 - this.beta1 ** this.t;
+    this.c2 = 1 - this.beta2 ** this.t;
+  }
+  /** Entry i's moments take gradient g; returns its parameter `param` after this step (for a caller fusing its own loop). */
+  update(i: number, param: number, g: number): number {
+    const m = (this.m[i] = this.beta1 * this.m[i] + (1 - this.beta1) * g);
+    const v = (this.v[i] = this.beta2 * this.v[i] + (1 - this.beta2) * g * g);
+    return param - (this.lr * (m / this.c1)) / (Math.sqrt(v / this.c2) + this.eps);
   }
   /** Entry `from`'s moments move to entry `to` (for a caller that packs its parameters). */
   move(from: number, to: number): void {

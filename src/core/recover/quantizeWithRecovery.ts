@@ -33,7 +33,8 @@ import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, ty
 import { FloatRowCache } from './floatRowCache.ts';
 import { canRunIncrementally, QuantizedPasses, type PassStats } from './quantizedPasses.ts';
 import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
-import { buildLayerProblem, type GramProductFactory } from './layerProblem.ts';
+import { buildLayerProblemOn, type GramProductFactory } from './layerProblem.ts';
+import type { DenseProduct } from './denseProduct.ts';
 import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
@@ -63,6 +64,8 @@ export interface RecoveryOptions {
   readonly configName?: string;
   /** A runtime's matrix product for the optimizers (see layerProblem.ts); plain TypeScript when absent. */
   readonly gramProduct?: GramProductFactory;
+  /** A runtime's float64 MatMul for building each layer's problem and scoring its codes (denseProduct.ts); TypeScript when absent. */
+  readonly denseProduct?: DenseProduct;
   /** Most bytes of layer data (input rows, float and quantized) one pass gathers; default 256 MiB. */
   readonly layerDataBudgetBytes?: number;
   /**
@@ -271,7 +274,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
     const total = found.layers.length;
     const tuneOptions = {
       iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
-      warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct,
+      warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct, dense: options.denseProduct,
     };
     let done = 0;
     const gatherOptions = { positionsPerSample: ft.PositionsPerSample, samples, seed: ft.FixedSeed ?? 1705472343, signal: options.signal };
@@ -328,7 +331,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
         let result: LayerTuning | undefined;
         if (tune) {
           const f0 = performance.now();
-          const problem = buildLayerProblem(data, target);
+          const problem = await buildLayerProblemOn(data, target, options.denseProduct);
           result = ft.OptimAlgorithm === 'adaround' ? await adaround(problem, tuneOptions) : await adaquant(problem, tuneOptions);
           finetuneSeconds += (performance.now() - f0) / 1000;
           tuned.push({ id: result.id, lossBefore: result.lossBefore, lossAfter: result.lossAfter, kept: result.kept, iterations: result.iterations, seconds: result.seconds, curve: result.curve });

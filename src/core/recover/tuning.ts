@@ -5,7 +5,8 @@
  */
 import type { NodeId } from '../onnx/model.ts';
 import type { CancelSignal } from './layerData.ts';
-import { augmented, layerLoss, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
+import { augmented, layerLossOn, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
+import type { DenseProduct } from './denseProduct.ts';
 
 export interface TuneOptions {
   readonly iterations: number;
@@ -27,6 +28,8 @@ export interface TuneOptions {
   readonly signal?: CancelSignal;
   /** A runtime's matrix product for the optimizer's inner loop; TypeScript when absent. */
   readonly product?: GramProductFactory;
+  /** A runtime's float64 MatMul for scoring codes before and after (denseProduct.ts); TypeScript when absent. */
+  readonly dense?: DenseProduct;
 }
 
 export interface CurvePoint {
@@ -51,12 +54,12 @@ export interface LayerTuning {
   readonly bias?: Float32Array;
 }
 
-/** Loss of integer codes (and a bias change per channel) on the layer's problem. */
-export function codesLoss(p: LayerProblem, codes: Int32Array, biasChange?: Float64Array): number {
+/** Loss of integer codes (and a bias change per channel) on the layer's problem; `dense` runs the large products. */
+export function codesLoss(p: LayerProblem, codes: Int32Array, biasChange?: Float64Array, dense?: DenseProduct): Promise<number> {
   const l = p.rows.layer;
   const v = augmented(p, (m, i) => (codes[l.weightIndex(m, i)] - l.zeroPointOf(m)) * l.scaleOf(m));
   if (biasChange) for (let m = 0; m < l.outChannels; m++) v[m * (l.inPerGroup + 1) + l.inPerGroup] = biasChange[m];
-  return layerLoss(p, v);
+  return layerLossOn(p, v, dense);
 }
 
 /** How one layer's optimization went: its loss before, curve, iterations run, and its start (performance.now(), ms). */
@@ -71,9 +74,9 @@ export interface TuningRun {
  * The layer's result for the tuned codes and, for AdaQuant with UpdateBias, the bias change per output channel
  * (real units): adopted only when the hard-quantized loss is lower than before; otherwise the layer is kept.
  */
-export function layerTuning(p: LayerProblem, run: TuningRun, codes: Int32Array, biasChange?: Float64Array): LayerTuning {
+export async function layerTuning(p: LayerProblem, run: TuningRun, codes: Int32Array, biasChange?: Float64Array, dense?: DenseProduct): Promise<LayerTuning> {
   const l = p.rows.layer;
-  const lossAfter = codesLoss(p, codes, biasChange);
+  const lossAfter = await codesLoss(p, codes, biasChange, dense);
   const kept = !(lossAfter < run.lossBefore);
   return {
     id: l.id,

@@ -70,7 +70,11 @@ function GraphBody({ load, handle }: { load: GraphLoad; handle: string | null })
   return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} />;
 }
 
-function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number }) {
+/**
+ * The graph of a laid-out view with its tools. `rehearsal` (the idle page's warm-up, ui/warmUp.tsx) draws it without
+ * telling anything outside: no "drawn" mark, and the later steps are not released.
+ */
+export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean }) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [matches, setMatches] = useState<number[]>([]);
@@ -158,7 +162,12 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
       {byPrecision && <PrecisionLegend scale={precision} source={quantized!.fileName} />}
       {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); notifyGraphDrawn(); }} />
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={() => {
+          if (rehearsal) return;
+          performance.mark('graph:drawn');
+          setDrawn(true);
+          notifyGraphDrawn();
+        }} />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
       </div>
       {!byPrecision && <ul className="graph-families small" aria-label="Colours of op families">
