@@ -78,7 +78,6 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [matches, setMatches] = useState<number[]>([]);
-  const [drawn, setDrawn] = useState(false);
   const entries = useStudio((s) => s.exclusions.entries);
   const hoveredId = useStudio((s) => s.exclusions.hovered);
   const starts = useStudio((s) => s.graph.starts);
@@ -132,7 +131,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   }, []);
 
   return (
-    <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn={drawn ? 'true' : 'false'}>
+    <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn="false">
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
@@ -162,10 +161,12 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
       {byPrecision && <PrecisionLegend scale={precision} source={quantized!.fileName} />}
       {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={() => {
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={(canvas) => {
           if (rehearsal) return;
           performance.mark('graph:drawn');
-          setDrawn(true);
+          // Marked on the element, not through state: a state change would re-render the whole workspace in the task
+          // that paints the first picture, and hold that frame back (React never rewrites the constant it rendered).
+          canvas.closest('.graph-workspace')?.setAttribute('data-graph-drawn', 'true');
           notifyGraphDrawn();
         }} />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
