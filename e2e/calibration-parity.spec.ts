@@ -55,3 +55,24 @@ test('ranges computed in the page equal those of Node on the same model and PNG 
   }
   expect(off, 'tensors whose ranges differ by more than 1e-4 relative').toEqual([]);
 });
+
+test('the calibration method field: the preset\'s by default, another method calibrates with it, a preset change goes back to the preset\'s', async ({ page }, info) => {
+  test.setTimeout(90_000);
+  await openWithModel(page, 'yolox-nano.onnx');
+  await dropFiles(page.getByTestId('calibration-drop'), PNGS.slice(0, 2).map((n) => imageFromFixture(`photos/${n}`)));
+  await page.getByTestId('preprocess-preset').selectOption('yolo');
+  await page.getByTestId('quant-preset').selectOption('A8W8');
+  const method = page.getByTestId('calibration-method');
+  await expect(method).toHaveValue('');
+  await expect(method.locator('option').first()).toHaveText('The preset’s (MinMax)');
+  await method.selectOption('Entropy');
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toContainText('Entropy', { timeout: 60_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-ranges').click()]);
+  const saved = info.outputPath('entropy-ranges.json');
+  await download.saveAs(saved);
+  expect(JSON.parse(fs.readFileSync(saved, 'utf8')).method).toBe('Entropy');
+  await page.getByTestId('quant-preset').selectOption('XINT8');
+  await expect(method).toHaveValue('');
+  await expect(method.locator('option')).toHaveText(['The preset’s (MinMSE)', 'MinMax']);
+});

@@ -17,6 +17,21 @@ test.describe('opening a model', () => {
     await expect(page.getByTestId('model-error')).toHaveCount(0);
   });
 
+  test('the idle page rehearses the first screen on a tiny model and leaves nothing of it behind', async ({ page }) => {
+    await openStudio(page);
+    await page.waitForFunction(() => performance.getEntriesByName('warm-up:first-screen').length === 1);
+    expect(await page.evaluate(() => document.body.children.length)).toBe(1); // only the page's root
+    expect(await page.evaluate(() => '__qsGraph' in window)).toBe(false);
+    await expect(page.getByTestId('model-summary')).toHaveCount(0);
+    await expect(page.getByTestId('graph-screen')).toHaveCount(0);
+    await expect(page.getByTestId('drop-zone')).toBeVisible();
+    await expect(page.getByTestId('calibration-drop')).toHaveCount(0); // the later steps wait for a real graph
+    await page.getByTestId('file-input').setInputFiles(model('mnist.onnx'));
+    await expectSummaryOf(page, 'mnist.onnx');
+    await expect(page.locator('[data-graph-drawn="true"]')).toHaveCount(1);
+    expect(await page.evaluate(() => performance.getEntriesByName('graph:drawn').length)).toBe(1);
+  });
+
   test('a model chosen in the file picker opens', async ({ page }) => {
     await openStudio(page);
     await page.getByTestId('file-input').setInputFiles(model('ultraface-rfb-320.onnx'));

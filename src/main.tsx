@@ -19,7 +19,4 @@ createRoot(document.getElementById('root')!).render(
 );
 
 const whenIdle = window.requestIdleCallback ?? ((run: () => void) => window.setTimeout(run, 200));
-whenIdle(() => {
-  warmModelWorker();
-  prefetchSteps();
-});
+whenIdle(() => prefetchSteps(warmModelWorker()));

@@ -42,6 +42,20 @@ describe('qstudio calibrate and quantize', () => {
     expect(result.scores.dims).toEqual([1, 4420, 2]);
   });
 
+  it('takes --calibration-method instead of the preset\'s, and refuses one the scale type does not take', () => {
+    const out = path.join(tmp, 'mnist-entropy.json');
+    const r = qstudio('calibrate', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'A8W8', '--calibration-method', 'Entropy', '-o', out);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).method).toBe('Entropy');
+    const saved = path.join(tmp, 'mnist-entropy-config.json');
+    const q = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', out, '--config', 'A8W8', '--calibration-method', 'Entropy', '--save-config', saved, '-o', path.join(tmp, 'mnist-entropy.onnx'));
+    expect(q.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(saved, 'utf8')).calibrationMethod).toBe('Entropy');
+    const bad = qstudio('calibrate', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--calibration-method', 'Entropy', '-o', out);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/power-of-two scales take MinMax/);
+  });
+
   it('quantizes straight from images with --calib', () => {
     const out = path.join(tmp, 'mnist.onnx');
     const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'U8S8', '-o', out);

@@ -35,6 +35,15 @@ export interface OpenResult {
   structure?: GraphProto;
 }
 
+/** How the page asks for an open. */
+export interface OpenOptions {
+  /**
+   * The handle to keep the model under, chosen by the page when it opened the model itself for the first
+   * picture (ui/remote/openOnPage.ts): it has the summary and the structure already, so neither comes back.
+   */
+  handle?: string;
+}
+
 /** Up to this many nodes, open() returns the graph structure too. */
 export const STRUCTURE_WITH_OPEN_NODES = 3000;
 
@@ -49,11 +58,13 @@ export const modelApi = {
    * `externalFiles` are its external-data files (the user's Files) by file name, read here
    * (runtime/externalFiles.ts). Throws the core's named errors.
    */
-  async open(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>> = {}): Promise<OpenResult> {
+  async open(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>> = {}, options: OpenOptions = {}): Promise<OpenResult> {
     const data = new Uint8Array(bytes);
     const external = await readExternalFiles(externalFiles);
     const opened = openModel(data, { fileName, externalData: external });
-    const handle = models.add({ opened, bytes: data, externalFiles: external, externalBlobs: { ...externalFiles } });
+    const held: HeldModel = { opened, bytes: data, externalFiles: external, externalBlobs: { ...externalFiles } };
+    if (options.handle) return { handle: models.put(options.handle, held), summary: opened.summary };
+    const handle = models.add(held);
     const graph = opened.model.graph!;
     return { handle, summary: opened.summary, ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}) };
   },
@@ -84,11 +95,15 @@ export const modelApi = {
 
   /**
    * Opens and drops a two-node model, so that the first real model does not also pay for compiling the decoder,
-   * the summary and the graph structure code (the idle page calls this once it has started the worker).
+   * the summary and the graph structure code (the idle page calls this once it has started the worker). Returns
+   * the tiny model's bytes: the page warms its own open path on them (it cannot encode: protobufjs's encoder
+   * compiles code, which the page's content security policy forbids).
    */
-  warmUp(): void {
-    const opened = openModel(encode(tinyModel()), { fileName: 'warm-up.onnx' });
+  warmUp(): ArrayBuffer {
+    const bytes = encode(tinyModel());
+    const opened = openModel(bytes, { fileName: 'warm-up.onnx' });
     weightlessGraph(opened.model.graph!);
+    return bytes.slice().buffer;
   },
 
   /** How many models this worker holds (for tests and diagnostics). */

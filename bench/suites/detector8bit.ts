@@ -29,6 +29,7 @@ const CASES: [string, string[]][] = [
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'bc']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop', 'bc']],
+  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop', 'bc']],
 ];
 
 const caseName = (script: string, args: readonly string[]) => `${script} ${args.join(' ')}`;

@@ -32,6 +32,9 @@ const RECOGNIZER_MIXED: [string, string, ...string[]][] = [
   ['A8W8', 'attention+perChannel+mixed+bc', 'method=MinMSE'],
   // What a budget twice the default gives (issue 15: the figure just past the budget).
   ['A8W8', 'attention+perChannel+mixed+bc', 'method=MinMSE', 'budget=act16=0.2,w16=0.2,float=0.1'],
+  // Float nodes searched beside 16 bits in one stage (the float budget spent where measurement says, not only after
+  // 16 bits): issue 15's idea (c), measured and not made the default.
+  ['A8W8', 'attention+perChannel+mixed+bc', 'method=MinMSE', 'stages=act16+w16+float'],
 ];
 const isRecognizerMixed = (r: Row) => r.model === RECOGNIZER && String(r.variant).includes('mixed');
 /** The recognizer mixed-precision cases this run measures (QS_FIDELITY_CASE narrows them to one). */

@@ -4,12 +4,14 @@
  */
 import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
 import fs from 'node:fs';
-import { getPreset, isPresetName, PRESET_NAMES } from '../core/quantize/presets.ts';
+import { isPresetName, PRESET_NAMES, presetWithMethod } from '../core/quantize/presets.ts';
 import { readBf16Document, readConfigDocument } from '../core/export/configDocument.ts';
 import { readInputFile, InputFileError } from './usage.ts';
 
 export interface ConfigAdditions {
   perChannel?: boolean;
+  /** `--calibration-method`: instead of the preset's or the file's (a preset keeps the options that follow its method defaulted). */
+  calibrationMethod?: string;
   /** 7-bit weights (ONNX Runtime's reduce_range), for CPUs whose int8 kernels saturate. */
   reduceRange?: boolean;
   nodesToExclude: string[];
@@ -25,7 +27,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   let base: QuantConfig;
   let name: string;
   if (isPresetName(argument)) {
-    base = getPreset(argument);
+    base = presetWithMethod(argument, add.calibrationMethod as QuantConfig['calibrationMethod'] | undefined);
     name = argument;
   } else {
     if (!fs.existsSync(argument)) {
@@ -47,6 +49,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   }
   const merged = JSON.parse(configToJSON(base));
   if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
+  if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
   if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];

@@ -10,6 +10,7 @@ import { ModelScreen } from './features/model/ModelScreen.tsx';
 import { SessionBar } from './features/session/SessionBar.tsx';
 import { SampleRunCard } from './features/sample/SampleRunCard.tsx';
 import { useStudio } from './store/index.ts';
+import type { OpenedOnPage } from './remote/openOnPage.ts';
 
 const steps = {
   calibration: preloadable(() => import('./features/calibration/CalibrationScreen.tsx')),
@@ -28,11 +29,16 @@ const RecoverScreen = steps.recover.Component;
  * Fetches the later steps' code (cytoscape with the graph) ahead of the first model; for an idle page. Once
  * loaded, the steps render with the model's summary in the same frame instead of suspending.
  */
-export function prefetchSteps(): void {
+export function prefetchSteps(tiny: Promise<OpenedOnPage | null>): void {
   for (const step of Object.values(steps)) step.load().catch(() => undefined); // a failure shows when the step renders
   import('./features/graph/renderer.ts').then((m) => m.loadCytoscape()).catch(() => undefined); // its own chunk, see loadCytoscape
-  // The graph step's code run once on a tiny graph, so the first model's draw finds it compiled (see warmUp.ts).
-  import('./features/graph/warmUp.ts').then((m) => m.warmGraphPath()).catch(() => undefined);
+  // The first screen rendered once for a tiny model, hidden, so the first real model finds it ready (see warmUp.tsx);
+  // not when a model is open or opening already (a restored session).
+  Promise.all([import('./warmUp.tsx'), tiny])
+    .then(([m, opened]) => {
+      if (opened && useStudio.getState().model.status === 'empty') m.warmFirstScreen(opened);
+    })
+    .catch(() => undefined);
 }
 
 export function App() {

@@ -32,6 +32,16 @@ export class HandleTable<T> {
     return value;
   }
 
+  /**
+   * Stores a value under an id the caller chose (the page names a model it opened itself before the worker has
+   * it); throws when the id is taken.
+   */
+  put(id: string, value: T): string {
+    if (this.items.has(id)) throw new Error(`${this.prefix} handle "${id}" is taken`);
+    this.items.set(id, value);
+    return id;
+  }
+
   has(id: string): boolean {
     return this.items.has(id);
   }

@@ -21,6 +21,8 @@ tensor, with the calibration method of the configuration (MinMax, Percentile, En
 Options:
   --calib <dir>              folder of calibration images
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
+  --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile or ConsumerMSE instead
+                             of the config's (as "qstudio quantize --calibration-method" takes it)
   --preprocess <preset|file> auto (recognised from the model, printed), a preset (imagenet, unit, yolo,
                              ultralytics, ultraface, y-channel, bgr-255, paddleocr-det, paddleocr-rec), or the page's JSON
   -o, --output <file>        where to write the ranges JSON
@@ -43,6 +45,7 @@ export const calibrateCommand = {
     const { values, positionals } = parse(args, {
       calib: { type: 'string' },
       config: { type: 'string', default: 'U8S8' },
+      'calibration-method': { type: 'string' },
       preprocess: { type: 'string' },
       output: { type: 'string', short: 'o' },
       shard: { type: 'string' },
@@ -55,7 +58,7 @@ export const calibrateCommand = {
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const modelPath = positionals[0];
     const { model } = readModelFile(modelPath);
-    const { config } = loadConfigArgument(values.config!, { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    const { config } = loadConfigArgument(values.config!, { calibrationMethod: values['calibration-method'], nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
     const method = activationMethodName(config);
     const empty = shard !== undefined && shardFiles(listImageFiles(values.calib).files, shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.

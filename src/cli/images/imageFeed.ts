@@ -10,8 +10,8 @@ import { StudioError } from '../../core/onnx/errors.ts';
 import { buildGraphIndex, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
 import type { TensorSummary } from '../../core/onnx/summary.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { imageToTensor } from '../../core/preprocess/toTensor.ts';
-import { float32Tensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
+import { imageToInputTensor } from '../../core/preprocess/toTensor.ts';
+import { ortTensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
 import { decodeImageFile } from './decode.ts';
 import { EvaluationDataError } from './errors.ts';
 import { listImageFiles } from './listImages.ts';
@@ -21,8 +21,7 @@ export type ImageFeed = { tensor: OrtTensor } | { skipped: { file: string; reaso
 /** One image file as the input tensor `input` takes; a file that does not decode is a skip with its reason. */
 export function readImageFeed(file: string, input: TensorSummary, spec: PreprocessSpec): ImageFeed {
   try {
-    const t = imageToTensor(decodeImageFile(file), input.shape ?? [], spec, { inputName: input.name });
-    return { tensor: float32Tensor(t.data, t.dims) };
+    return { tensor: ortTensor(imageToInputTensor(decodeImageFile(file), input.shape ?? [], spec, input.name)) };
   } catch (e) {
     if (e instanceof StudioError && e.name === 'ImageDecodeError') return { skipped: { file: path.basename(file), reason: e.message } };
     throw e;

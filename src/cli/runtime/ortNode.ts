@@ -36,7 +36,7 @@ export interface NodeSession {
 }
 
 /** The feed as onnxruntime's tensor (the same memory, not a copy). */
-function ortTensor(t: TensorLike): ort.Tensor {
+export function ortTensor(t: TensorLike): ort.Tensor {
   return t instanceof ort.Tensor ? t : new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
 }
 

@@ -74,7 +74,7 @@ export function searchModel(
   floatTensors: ReadonlySet<string>,
   bounds: IntegerBounds,
 ): { model: ModelProto; searched: number[] } {
-  const base = (opsetOf(model, '') ?? 0) < 11 ? prepare(model, { targetOpset: 11, foldBatchNorm: false }).model : model;
+  const base = (opsetOf(model, '') ?? 0) < 11 ? prepare(model, { targetOpset: 11, foldBatchNorm: false, foldConvAffine: false }).model : model;
   const graph = base.graph!;
   const consumers = new Map<string, NodeProto[]>();
   for (const node of graph.node) {

@@ -1,6 +1,6 @@
 /**
  * Calibration samples → model feeds: images (decoded here, off the main thread, then preprocessed by
- * the core's `imageToTensor`), ready-made tensors, and random inputs for `UseRandomData`.
+ * the core's `imageToInputTensor`), ready-made tensors, and random inputs for `UseRandomData`.
  *
  * A sample that cannot be read (a corrupt image) is skipped with a reason; a problem that would hit
  * every sample (a preprocessing spec that does not fit the input) is thrown before the run starts.
@@ -10,7 +10,7 @@
 import type { TensorSummary } from '../onnx/index.ts';
 import type { RgbaImage } from '../preprocess/resize.ts';
 import type { PreprocessSpec } from '../preprocess/spec.ts';
-import { imageToTensor, imageToUint8Tensor, resolveImageInput, type ImageInputGeometry } from '../preprocess/toTensor.ts';
+import { imageToInputTensor, resolveImageInput, type ImageInputGeometry } from '../preprocess/toTensor.ts';
 import { checkNpyInput, parseNpy } from '../preprocess/npy.ts';
 import { seededRandom } from '../seededRandom.ts';
 import type { Feed, FeedType } from '../runtime/session.ts';
@@ -77,12 +77,7 @@ export function sampleSource<F = Blob>(
 
   const fromPixels = (pixels: RgbaImage): Record<string, Feed> => {
     const { input } = image!;
-    if (spec!.elementType === 'uint8') {
-      const t = imageToUint8Tensor(pixels, input.shape!, spec!, { inputName: input.name });
-      return { [input.name]: { type: 'uint8', data: t.data, dims: t.dims } };
-    }
-    const t = imageToTensor(pixels, input.shape!, spec!, { inputName: input.name });
-    return { [input.name]: { type: 'float32', data: t.data, dims: t.dims } };
+    return { [input.name]: imageToInputTensor(pixels, input.shape!, spec!, input.name) };
   };
 
   return {

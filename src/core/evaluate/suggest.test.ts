@@ -3,6 +3,7 @@ import type { NodeId } from '../onnx/model.ts';
 import { getPreset } from '../quantize/presets.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { RankedLayer, Tail } from './candidates.ts';
+import { EvaluationCancelledError } from './errors.ts';
 import { suggestExclusions, type Measurement } from './suggest.ts';
 
 /**
@@ -96,6 +97,13 @@ describe('suggestExclusions', () => {
     expect(result.steps[1]).toMatchObject({ kept: false, error: 'ExclusionError: A cannot be excluded' });
     expect(result.steps[1].cosine).toBeNaN();
     expect(result.config.nodesToExclude).toEqual(['B']);
+  });
+
+  it('a starting configuration that cannot be evaluated stops the search with a named error: its own, or a ComparisonError quoting it', async () => {
+    const named = new EvaluationCancelledError('cancelled');
+    await expect(suggestExclusions({ config: base, target: 0.99, maxSteps: 3, evaluate: async () => { throw named; } })).rejects.toBe(named);
+    const plain = suggestExclusions({ config: base, target: 0.99, maxSteps: 3, evaluate: async () => { throw new TypeError('x is undefined'); } });
+    await expect(plain).rejects.toMatchObject({ name: 'ComparisonError', message: expect.stringContaining('TypeError: x is undefined') });
   });
 
   it('stops when the starting configuration already reaches the target, and skips nodes already excluded', async () => {

@@ -14,6 +14,7 @@
  */
 
 import type { NodeId } from '../onnx/model.ts';
+import { ComparisonError } from './errors.ts';
 import type { QuantConfig, SubgraphExclusion } from '../quantize/config.ts';
 import type { RankedLayer, Tail } from './candidates.ts';
 
@@ -81,6 +82,16 @@ export function withCandidate(config: QuantConfig, c: Candidate): QuantConfig {
   return { ...config, subgraphsToExclude: [...config.subgraphsToExclude, c.subgraph] };
 }
 
+/**
+ * Why the search could not start: the starting configuration's own error when it is one of the studio's
+ * named errors (a cancel, a model that cannot be compared: the page and the CLI branch on its name; it may
+ * have crossed a worker, where only name and message survive), otherwise a ComparisonError that quotes it.
+ */
+function startFailure(cause: unknown, described: string): Error {
+  if (cause instanceof Error && cause.name !== 'Error' && cause.name !== 'TypeError' && cause.name !== 'RangeError') return cause;
+  return new ComparisonError(`the starting configuration could not be evaluated: ${described}`);
+}
+
 /** Runs the greedy search. */
 export async function suggestExclusions(options: SuggestOptions): Promise<SuggestResult> {
   const steps: SuggestStep[] = [];
@@ -91,18 +102,18 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
     options.onStep?.(s);
   };
 
-  const measure = async (config: QuantConfig): Promise<{ m?: Measurement; error?: string; seconds: number }> => {
+  const measure = async (config: QuantConfig): Promise<{ m?: Measurement; error?: string; cause?: unknown; seconds: number }> => {
     const t = performance.now();
     try {
       const m = await options.evaluate(config);
       return { m, seconds: (performance.now() - t) / 1000 };
     } catch (e) {
-      return { error: `${(e as Error).name}: ${(e as Error).message}`, seconds: (performance.now() - t) / 1000 };
+      return { error: `${(e as Error).name}: ${(e as Error).message}`, cause: e, seconds: (performance.now() - t) / 1000 };
     }
   };
 
   const first = await measure(options.config);
-  if (!first.m) throw new Error(`the starting configuration could not be evaluated: ${first.error}`);
+  if (!first.m) throw startFailure(first.cause, first.error!);
   let config = options.config;
   let best = first.m.cosine;
   let ranking = first.m.layers ?? [];

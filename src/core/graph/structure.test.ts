@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, DataType, decode, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
 import { SMALL_TENSOR_BYTES, weightlessGraph } from './structure.ts';
 import { tensorStatistics } from './tensorStatistics.ts';
 
@@ -22,6 +24,19 @@ describe('weight-less structural copy', () => {
     expect(w.raw_data).toBeUndefined();
     expect(s.raw_data?.byteLength).toBe(4);
     expect(4).toBeLessThanOrEqual(SMALL_TENSOR_BYTES);
+  });
+
+  it('holds no view of the model file: string attributes and small tensors are copied out of it', () => {
+    const bytes = new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../../shared/fixtures/models/mnist.onnx')));
+    const copy = weightlessGraph(decode(bytes).graph!);
+    const views: Uint8Array[] = [];
+    const visit = (value: unknown) => {
+      if (value instanceof Uint8Array) views.push(value);
+      else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+    };
+    visit(copy);
+    expect(views.some((v) => v.byteLength > 0)).toBe(true); // MNIST's Conv auto_pad strings, its small shape tensor
+    expect(views.filter((v) => v.buffer === bytes.buffer)).toEqual([]);
   });
 
   it('gives the same stable node ids and adjacency as the full graph (unnamed nodes too)', () => {

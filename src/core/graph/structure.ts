@@ -4,6 +4,10 @@
  * exclusions with the same core code), but not the weights, which stay in the model worker
  * (ARCHITECTURE, example 8). Tensors keep name, type and dims; only small ones (scalars, short
  * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes.
+ *
+ * Every byte string left in the copy (small tensors, string attributes such as auto_pad) is copied out of the
+ * model's buffer: a view would make a structured clone carry the whole file along, and would go empty on the
+ * page once the file's buffer is transferred to the model worker after the page drew from it.
  */
 import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/model.ts';
 import { emptyTensor } from '../onnx/tensorData.ts';
@@ -21,7 +25,8 @@ function tensorShell(t: TensorProto): TensorProto {
 }
 
 function attributeShell(a: AttributeProto): AttributeProto {
-  const copy: AttributeProto = { ...a, tensors: a.tensors.map(tensorShell), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
+  const copy: AttributeProto = { ...a, strings: a.strings.map((s) => s.slice()), tensors: a.tensors.map(tensorShell), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
+  if (copy.s) copy.s = copy.s.slice();
   if (a.t) copy.t = tensorShell(a.t);
   if (a.g) copy.g = weightlessGraph(a.g);
   delete copy.sparse_tensor;

@@ -1,11 +1,13 @@
 /**
  * Bytes → ModelProto, with a named error for every way a file can fail to be a usable ONNX model.
  *
- * protobufjs decodes `bytes` fields as views into the input, so a large model decodes in
+ * The decoder (schemaDecoder.ts) reads `bytes` fields as views into the input, so a large model decodes in
  * milliseconds and its weights are not copied: keep the input buffer alive and do not transfer it
- * away while the model is in use. Every tensor leaves here with its data in raw_data.
+ * away while the model is in use. Every tensor leaves here with its data in raw_data. It compiles no code
+ * (protobufjs's decoder does, with `new Function`), so the page can decode a model too, under its content
+ * security policy.
  */
-import { ModelProtoType, TensorProtoType } from './protoRoot.ts';
+import { decodeMessage } from './schemaDecoder.ts';
 import { EmptyFileError, InvalidModelError, NotOnnxError, StudioError, TruncatedModelError } from './errors.ts';
 import type { ModelProto, TensorProto } from './model.ts';
 import { forEachTensor } from './walk.ts';
@@ -63,7 +65,7 @@ export function decodeTensor(bytes: Uint8Array, fileName = 'the tensor file'): T
   if (bytes.byteLength === 0) throw new EmptyFileError(`${fileName} is empty (0 bytes): it holds no tensor`);
   let tensor: TensorProto;
   try {
-    tensor = TensorProtoType.decode(bytes) as unknown as TensorProto;
+    tensor = decodeMessage<TensorProto>('onnx.TensorProto', bytes);
     moveTypedFieldsToRaw(tensor);
   } catch (e) {
     if (e instanceof StudioError) throw e;
@@ -90,7 +92,7 @@ function parseModelProto(bytes: Uint8Array, file: string): ModelProto {
 
   let model: ModelProto;
   try {
-    model = ModelProtoType.decode(bytes) as unknown as ModelProto;
+    model = decodeMessage<ModelProto>('onnx.ModelProto', bytes);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // A ModelProto starts with ir_version (field 1, varint: tag byte 0x08). A file that starts so and

@@ -79,16 +79,7 @@ export function foldBatchNorm(model: ModelProto): FoldResult {
       continue;
     }
     const { conv, bn } = fold;
-    const weightName = placeTensor(conv.input[1], fold.weight, `${conv.input[1]}_bn`, readers, initializers, names);
-    const biasName = placeTensor(
-      conv.input[2] || '',
-      makeTensor('', DataType.FLOAT, [fold.bias.length], fold.bias),
-      conv.input[2] ? `${conv.input[2]}_bn` : `${conv.input[1]}_bias`,
-      readers,
-      initializers,
-      names,
-    );
-    const copy: NodeProto = { ...conv, input: [conv.input[0], weightName, biasName], output: [bn.output[0]], attribute: [...conv.attribute] };
+    const copy = foldedConv(conv, fold.weight, fold.bias, bn.output[0], '_bn', { readers, initializers, names });
     removedOutputs.add(conv.output[0]);
     for (const t of bn.input.slice(1)) release(t, readers);
     nodes.push(copy);
@@ -168,13 +159,13 @@ function planFold(bn: NodeProto, index: GraphIndex, graphOutputs: Set<string>, g
   return { conv, bn, weight: makeTensor('', DataType.FLOAT, dims, weights), bias };
 }
 
-function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
+export function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
   if (!t || t.data_type !== DataType.FLOAT) return undefined;
   return { tensor: t, values: readTensorAsFloat32(t) };
 }
 
 /** How many node inputs (any graph, outer-scope reads included) and graph outputs name each tensor. */
-function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoProto[]): Map<string, number> {
+export function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoProto[]): Map<string, number> {
   const readers = new Map<string, number>();
   const add = (t: string) => {
     if (t) readers.set(t, (readers.get(t) ?? 0) + 1);
@@ -187,8 +178,32 @@ function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoPr
   return readers;
 }
 
-function release(name: string, readers: Map<string, number>): void {
+export function release(name: string, readers: Map<string, number>): void {
   if (name) readers.set(name, (readers.get(name) ?? 1) - 1);
+}
+
+/** The tensors and names a fold rewrites convolutions against. */
+export interface FoldTables {
+  readers: Map<string, number>;
+  initializers: Map<string, TensorProto>;
+  names: NameAllocator;
+}
+
+/**
+ * A copy of `conv` reading `weight` and `bias` (stored under the old names where it was their only reader, else
+ * under new names ending in `suffix`) and writing `output`.
+ */
+export function foldedConv(conv: NodeProto, weight: TensorProto, bias: Float32Array, output: string, suffix: string, t: FoldTables): NodeProto {
+  const weightName = placeTensor(conv.input[1], weight, `${conv.input[1]}${suffix}`, t.readers, t.initializers, t.names);
+  const biasName = placeTensor(
+    conv.input[2] || '',
+    makeTensor('', DataType.FLOAT, [bias.length], bias),
+    conv.input[2] ? `${conv.input[2]}${suffix}` : `${conv.input[1]}_bias`,
+    t.readers,
+    t.initializers,
+    t.names,
+  );
+  return { ...conv, input: [conv.input[0], weightName, biasName], output: [output], attribute: [...conv.attribute] };
 }
 
 /**

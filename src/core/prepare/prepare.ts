@@ -10,6 +10,7 @@ import type { ModelProto } from '../onnx/index.ts';
 import { opsetOf } from '../onnx/index.ts';
 import { constantsToInitializers } from './constantsToInitializers.ts';
 import { foldBatchNorm } from './foldBatchNorm.ts';
+import { foldConvAffine } from './foldConvAffine.ts';
 import { composeOrigins, type NodeOrigin } from './nodeOrigin.ts';
 import { removeInitializerInputs } from './removeInitializerInputs.ts';
 import { upgradeOpset, type OpsetChange } from './upgradeOpset.ts';
@@ -19,6 +20,8 @@ export interface PrepareOptions {
   readonly targetOpset?: number;
   /** Fold Conv/ConvTranspose → BatchNormalization pairs (default true). */
   readonly foldBatchNorm?: boolean;
+  /** Fold Conv → Mul/Add by per-channel constants (ONNX Runtime's ConvMulFusion/ConvAddFusion; default true). */
+  readonly foldConvAffine?: boolean;
 }
 
 /** What preparation did, as data (for the report) and as sentences. */
@@ -27,6 +30,8 @@ export interface PrepareSummary {
   readonly initializerInputsRemoved: number;
   /** BatchNormalization nodes folded, by the op they were folded into. */
   readonly batchNormsFolded: Readonly<Record<string, number>>;
+  /** Mul/Add nodes by constants folded into the convolution before them. */
+  readonly affineFolded: number;
   readonly opset: { readonly from: number | undefined; readonly to: number | undefined };
   readonly irVersion: { readonly from: number; readonly to: number };
   readonly opsetChanges: readonly OpsetChange[];
@@ -63,6 +68,14 @@ export function prepare(model: ModelProto, options: PrepareOptions = {}): Prepar
     folded = fold.folded;
     for (const [op, n] of Object.entries(folded)) actions.push(`folded ${n} BatchNormalization into ${op}`);
   }
+  let affineFolded = 0;
+  if (options.foldConvAffine !== false) {
+    const fold = foldConvAffine(current);
+    origin = composeOrigins(origin, fold.origin);
+    current = fold.model;
+    affineFolded = fold.folded;
+    if (affineFolded > 0) actions.push(`folded ${affineFolded} Mul/Add by constant${plural(affineFolded)} into Conv`);
+  }
 
   let opsetChanges: readonly OpsetChange[] = [];
   let opsetAfter = opsetBefore;
@@ -88,6 +101,7 @@ export function prepare(model: ModelProto, options: PrepareOptions = {}): Prepar
       constantsMoved: constants.converted,
       initializerInputsRemoved: inputs.removed,
       batchNormsFolded: folded,
+      affineFolded,
       opset: { from: opsetBefore, to: opsetAfter },
       irVersion: { from: irBefore, to: irAfter },
       opsetChanges,

@@ -7,11 +7,11 @@ import { describeGuess, recognizePreprocess } from './recognize.ts';
 type Shape = (number | string)[];
 
 /** A small model as an exporter writes it: named inputs and outputs, producer, graph name, metadata (no nodes needed). */
-function modelFacts(o: { inputs: [string, Shape][]; outputs: [string, Shape][]; producer?: string; graphName?: string; metadata?: Record<string, string>; fileName?: string }): ModelSummary {
+function modelFacts(o: { inputs: [string, Shape][]; outputs: [string, Shape][]; producer?: string; graphName?: string; metadata?: Record<string, string>; fileName?: string; inputType?: number }): ModelSummary {
   const graph = makeGraph({
     name: o.graphName ?? 'main',
     node: [],
-    input: o.inputs.map(([n, s]) => makeValueInfo(n, DataType.FLOAT, s)),
+    input: o.inputs.map(([n, s]) => makeValueInfo(n, o.inputType ?? DataType.FLOAT, s)),
     output: o.outputs.map(([n, s]) => makeValueInfo(n, DataType.FLOAT, s)),
   });
   const model = makeModel(graph);
@@ -21,6 +21,13 @@ function modelFacts(o: { inputs: [string, Shape][]; outputs: [string, Shape][]; 
 }
 
 describe('recognising preprocessing from a model\'s facts', () => {
+  it('an input that takes uint8 (as TensorFlow exports often do) gets raw bytes: elementType uint8, no scaling', () => {
+    const g = recognizePreprocess(modelFacts({ inputs: [['image', [1, 32, 32, 3]]], outputs: [['prob', [1, 5]]], inputType: DataType.UINT8 }));
+    expect(g.spec).toMatchObject({ elementType: 'uint8', scale: 1, mean: [0], std: [1], layout: 'NHWC' });
+    expect(g.evidence.join(' ')).toContain('takes uint8');
+    expect(describeGuess(g)).toContain('uint8, RGB, scale 1,');
+  });
+
   it('an Ultralytics export by its metadata: letterbox centered, RGB / 255, imgsz for symbolic sizes', () => {
     const facts = modelFacts({
       inputs: [['images', [1, 3, 'height', 'width']]],

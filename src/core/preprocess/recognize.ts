@@ -298,12 +298,16 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
   const preset: PresetName = family?.preset ?? 'unit';
   const spec: PreprocessSpec = { ...getPreprocessPreset(preset), ...match?.spec, ...fromMetadata.spec };
   if (g) spec.layout = g.layout;
+  // A model that takes bytes (TensorFlow exports often do) gets them as they are: the normalisation is inside it.
+  const bytes = input?.elemType === 'uint8';
+  if (bytes) Object.assign(spec, { elementType: 'uint8', scale: 1, mean: [0], std: [1] });
   const size = match?.size ?? family?.size ?? null;
   const { dims, source } = input?.shape ? defaultImageDims(input.shape, spec.layout, { familySize: size }) : { dims: {}, source: 'none' as const };
   spec.dims = dims;
 
   const evidence = [...(match?.evidence ?? []), ...fromMetadata.evidence];
   if (g?.layout === 'NHWC') evidence.push(`input ${shapeText(input!.shape)} has its channels last (NHWC)`);
+  if (bytes) evidence.push(`input ${quote(input!.name)} takes uint8: raw bytes 0–255, no scaling`);
   let label = family?.label ?? (fromMetadata.evidence.length > 0 ? "the model's metadata" : 'no known family');
   let confidence: GuessConfidence = match?.confidence ?? (fromMetadata.evidence.length > 0 ? 'medium' : 'low');
   if (!input || !g) {
@@ -311,7 +315,7 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
     confidence = 'low';
     evidence.push(input ? `input ${quote(input.name)} has no known shape` : 'no input of rank 3 or 4');
   } else if (!match && fromMetadata.evidence.length === 0) {
-    evidence.push('nothing in the file names a family: RGB scaled to 0–1 is only a starting point');
+    evidence.push(`nothing in the file names a family: RGB${bytes ? '' : ' scaled to 0–1'} is only a starting point`);
   }
   return { family: match?.family ?? null, label, preset, spec, evidence, confidence, dimsSource: source };
 }
@@ -320,6 +324,6 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
 export function describeGuess(guess: PreprocessGuess): string {
   const s = guess.spec;
   const dims = Object.entries(s.dims).map(([k, v]) => `${k}=${v}`).join(', ');
-  const values = `${s.channelOrder}, scale ${s.scale === 1 / 255 ? '1/255' : s.scale}, mean [${s.mean.join(', ')}], std [${s.std.join(', ')}], ${s.resize}${s.resize === 'letterbox' ? ` ${s.letterboxAlign} pad ${s.padValue}` : ''}, ${s.layout}`;
+  const values = `${s.elementType === 'uint8' ? 'uint8, ' : ''}${s.channelOrder}, scale ${s.scale === 1 / 255 ? '1/255' : s.scale}, mean [${s.mean.join(', ')}], std [${s.std.join(', ')}], ${s.resize}${s.resize === 'letterbox' ? ` ${s.letterboxAlign} pad ${s.padValue}` : ''}, ${s.layout}`;
   return `${guess.label} (${guess.confidence} confidence): preset ${guess.preset} — ${values}${dims ? `; dims ${dims}${guess.dimsSource === 'family' ? ' (the family\'s usual size)' : ''}` : ''}\n  because ${guess.evidence.join('; ')}`;
 }

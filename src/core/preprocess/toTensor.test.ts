@@ -16,6 +16,18 @@ function image(rows: number[][][]): RgbaImage {
 const raw = (json: PreprocessJson = {}) => validatePreprocess({ scale: 1, ...json });
 const twoPixels = image([[[10, 20, 30], [40, 50, 60]]]);
 
+describe('a batch fixed above 1', () => {
+  it('puts the image in every slot of the batch (float32 and uint8), so a model exported with batch 2 runs on images', () => {
+    const t = imageToTensor(twoPixels, [2, 3, 1, 2], raw());
+    expect(t.dims).toEqual([2, 3, 1, 2]);
+    expect(Array.from(t.data)).toEqual([10, 40, 20, 50, 30, 60, 10, 40, 20, 50, 30, 60]);
+    const u = imageToUint8Tensor(twoPixels, [3, 1, 2, 3], raw({ layout: 'NHWC', elementType: 'uint8' }));
+    expect(u.dims).toEqual([3, 1, 2, 3]);
+    expect(Array.from(u.data)).toEqual([10, 20, 30, 40, 50, 60, 10, 20, 30, 40, 50, 60, 10, 20, 30, 40, 50, 60]);
+    expect(resolveImageInput([2, 3, 1, 2], raw()).batch).toBe(2);
+  });
+});
+
 describe('channel order and layout', () => {
   it('NCHW RGB: planes R, G, B', () => {
     const t = imageToTensor(twoPixels, [1, 3, 1, 2], raw());
@@ -137,7 +149,7 @@ describe('resizing and padding inside the tensor', () => {
 
   it('writes into a given buffer slice (one image of a batch)', () => {
     const batch = new Float32Array(12);
-    imageToTensor(twoPixels, [2, 3, 1, 2], raw(), { out: batch.subarray(6) });
+    imageToTensor(twoPixels, ['N', 3, 1, 2], raw(), { out: batch.subarray(6) });
     expect(Array.from(batch)).toEqual([0, 0, 0, 0, 0, 0, 10, 40, 20, 50, 30, 60]);
     expect(() => imageToTensor(twoPixels, [1, 3, 1, 2], raw(), { out: new Float32Array(5) })).toThrow(/5 elements/);
   });

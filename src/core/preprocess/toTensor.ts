@@ -37,7 +37,10 @@ export interface ImageInputGeometry {
   readonly channels: 1 | 3;
   readonly height: number;
   readonly width: number;
-  /** Dims of the tensor one image makes: the input's rank, batch 1. */
+  /**
+   * Dims of the tensor one image makes: the input's rank, batch 1 where the batch is open. A model whose
+   * batch is fixed above 1 gets the image in every slot of it (ranges and metrics are those of the image).
+   */
   readonly dims: number[];
 }
 
@@ -116,7 +119,9 @@ export function resolveImageInput(
     );
   }
   const dims = spec.layout === 'NCHW' ? [channels, height, width] : [height, width, channels];
-  return { layout: spec.layout, batch, channels, height, width, dims: rank === 4 ? [1, ...dims] : dims };
+  // A batch fixed in the model must be filled; an open one takes one image.
+  const slots = typeof inputShape[0] === 'number' ? batch : 1;
+  return { layout: spec.layout, batch, channels, height, width, dims: rank === 4 ? [slots, ...dims] : dims };
 }
 
 /** Pillow's YCbCr Y tables: round(weight · 64 · v) for v = 0…255 (ConvertYCbCr.c, SCALE 6). */
@@ -234,11 +239,19 @@ function fill(
 function prepare(pixels: RgbaImage, inputShape: readonly InputDim[], spec: PreprocessSpec, options: ImageTensorOptions) {
   checkRgbaImage(pixels);
   const geometry = resolveImageInput(inputShape, spec, options.inputName);
-  const count = geometry.channels * geometry.height * geometry.width;
+  const count = geometry.dims.reduce((a, b) => a * b, 1);
   return { geometry, count, tables: normalisationTables(spec, geometry.channels, options.inputName) };
 }
 
-/** The float32 tensor (values `(x · scale − mean) / std`, dims with batch 1) of one image for an input of `inputShape`. */
+/** Fills the first slot of the batch with the image, then copies it into the others (a batch fixed above 1). */
+function fillBatch(out: Float32Array | Uint8Array, pixels: RgbaImage, geometry: ImageInputGeometry, spec: PreprocessSpec, tables: ReturnType<typeof normalisationTables>): void {
+  const slots = geometry.dims.length === 4 ? geometry.dims[0] : 1;
+  const one = out.length / slots;
+  fill(slots === 1 ? out : out.subarray(0, one), pixels, geometry, spec, tables);
+  for (let b = 1; b < slots; b++) out.copyWithin(b * one, 0, one);
+}
+
+/** The float32 tensor (values `(x · scale − mean) / std`, dims as geometry.dims) of one image for an input of `inputShape`. */
 export function imageToTensor(
   pixels: RgbaImage,
   inputShape: readonly InputDim[],
@@ -253,11 +266,11 @@ export function imageToTensor(
   if (data.length !== count) {
     throw new PreprocessError(`The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`);
   }
-  fill(data, pixels, geometry, spec, tables);
+  fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
 }
 
-/** The uint8 tensor (raw 0–255 values, dims with batch 1) of one image, for models that take bytes. */
+/** The uint8 tensor (raw 0–255 values, dims as geometry.dims) of one image, for models that take bytes. */
 export function imageToUint8Tensor(
   pixels: RgbaImage,
   inputShape: readonly InputDim[],
@@ -275,6 +288,17 @@ export function imageToUint8Tensor(
   if (data.length !== count) {
     throw new PreprocessError(`The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`);
   }
-  fill(data, pixels, geometry, spec, tables);
+  fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
+}
+
+/** One image as the tensor an image input takes: uint8 bytes where the spec says so, else float32. */
+export function imageToInputTensor(
+  pixels: RgbaImage,
+  inputShape: readonly InputDim[],
+  spec: PreprocessSpec,
+  inputName?: string,
+): { type: 'float32'; data: Float32Array; dims: number[] } | { type: 'uint8'; data: Uint8Array; dims: number[] } {
+  if (spec.elementType === 'uint8') return { type: 'uint8', ...imageToUint8Tensor(pixels, inputShape, spec, { inputName }) };
+  return { type: 'float32', ...imageToTensor(pixels, inputShape, spec, { inputName }) };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromJSON, configToJSON } from './config.ts';
-import { PRESET_NAMES, getPreset, presetDefinition } from './presets.ts';
+import { PRESET_NAMES, getPreset, presetDefinition, presetWithMethod } from './presets.ts';
 
 // Sources: Quark = quark/onnx/quantization/config/custom_config.py (DefaultConfigMapping, legacy
 // QuantizationConfig); Quark docs = "Full List of Quantization Configuration Features" (extra_options defaults);
@@ -134,5 +134,22 @@ describe('getPreset', () => {
     expect(() => getPreset('INT8')).toThrow(
       'preset: unknown preset "INT8"; expected one of XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS',
     );
+  });
+});
+
+describe('presetWithMethod', () => {
+  it('swaps the method in with the options that follow it defaulted, and gives the preset itself for its own method', () => {
+    const entropy = presetWithMethod('A8W8', 'Entropy');
+    expect(entropy).toEqual({ ...getPreset('A8W8'), calibrationMethod: 'Entropy' });
+    const percentile = presetWithMethod('A8W8', 'Percentile');
+    expect(percentile.extraOptions.CalibTensorRangeSymmetric).toBe(true);
+    expect(getPreset('A8W8').extraOptions.CalibTensorRangeSymmetric).toBe(false);
+    expect(presetWithMethod('A8W8', 'MinMax')).toEqual(getPreset('A8W8'));
+    expect(presetWithMethod('A8W8', undefined)).toEqual(getPreset('A8W8'));
+  });
+
+  it('refuses a method the scale type does not take (power of two: MinMax or MinMSE)', () => {
+    expect(() => presetWithMethod('XINT8', 'Entropy')).toThrow(ConfigError);
+    expect(presetWithMethod('XINT8', 'MinMax').calibrationMethod).toBe('MinMax');
   });
 });

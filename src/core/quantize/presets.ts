@@ -10,7 +10,7 @@
  * best-practice flow (shared/reference 002) CLE is the rung after plain XINT8, so it is a step of its own.
  */
 
-import { ConfigError, validateConfig, type QuantConfig, type QuantConfigInput } from './config.ts';
+import { ConfigError, validateConfig, type CalibrationMethod, type QuantConfig, type QuantConfigInput } from './config.ts';
 
 export const PRESET_NAMES = ['XINT8', 'VINT8', 'A8W8', 'A16W8', 'U8S8', 'S8S8', 'U8S8_AAWS', 'S8S8_AAWS'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
@@ -177,4 +177,16 @@ export function getPreset(name: string): QuantConfig {
     throw new ConfigError('preset', `unknown preset ${JSON.stringify(name)}; expected one of ${valid}`);
   }
   return validateConfig(structuredClone(PRESETS[name].input));
+}
+
+/**
+ * A preset with another calibration method: the preset as its reference states it, the method swapped in, so
+ * the options that follow the method (Percentile's symmetric histogram, Entropy's bins, ...) default for it as
+ * in any configuration naming it. The preset's own method (or none) gives the preset itself. Throws ConfigError
+ * for a method the preset's scale type does not take (power-of-two scales: MinMax or MinMSE).
+ */
+export function presetWithMethod(name: string, method: CalibrationMethod | undefined): QuantConfig {
+  const preset = getPreset(name);
+  if (method === undefined || method === preset.calibrationMethod) return preset;
+  return validateConfig({ ...structuredClone(PRESETS[name as PresetName].input), calibrationMethod: method });
 }

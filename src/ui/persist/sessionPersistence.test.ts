@@ -66,6 +66,7 @@ async function userWorks(kv: KeyValueStore) {
   first.store.getState().addCalibrationData({ images: [image] });
   first.store.getState().setQuantPreset('A8W8');
   first.store.getState().setPerChannel(true);
+  first.store.getState().setCalibrationMethod('Entropy');
   first.store.getState().addExclusion({ kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] });
   first.store.getState().addExclusion({ kind: 'subgraph', name: 'head', starts: [nodeId('Conv_3')], ends: [nodeId('Sigmoid_9')] });
   first.store.getState().setEvaluationNpuBf16(true);
@@ -88,7 +89,7 @@ describe('session persistence', () => {
     // The model was reopened from the saved bytes.
     expect(new Uint8Array(second.worker.held.get(s.model.handle!)!.bytes)).toEqual(Uint8Array.of(8, 1, 2, 3));
     expect(s.calibration.images.map((f) => f.name)).toEqual(['cat.png']);
-    expect(s.run.settings).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {} });
+    expect(s.run.settings).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {}, calibrationMethod: 'Entropy' });
     expect(s.exclusions.entries.map(({ id: _, ...e }) => e)).toEqual([
       { kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] },
       { kind: 'subgraph', name: 'head', starts: ['Conv_3'], ends: ['Sigmoid_9'] },

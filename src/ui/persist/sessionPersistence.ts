@@ -214,6 +214,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setPreprocess(choices.spec, choices.specPreset);
       s.setQuantPreset(choices.settings.preset);
       s.setPerChannel(choices.settings.perChannel);
+      s.setCalibrationMethod(choices.settings.calibrationMethod ?? null);
       s.setUseRandomData(choices.settings.useRandomData);
       s.setTensorOverrides(choices.settings.tensorOverrides ?? {});
       if (choices.settings.bf16) s.setQuantPreset(BF16_PRESET);

@@ -1,7 +1,8 @@
 /**
  * The model worker as the store sees it: a ModelService, and the QuantizeService (the worker holds the
  * decoded float model, so quantizing happens there). Model bytes are transferred, not copied (the page
- * keeps none of them); the worker keeps the decoded model and answers with a handle and a summary.
+ * keeps none of them); the worker keeps the decoded model and answers with a handle and a summary. A small
+ * model is opened on the page first (openOnPage.ts), for its first picture, while the worker opens it too.
  * A quantized model comes back as transferred parts, which become one Blob to download.
  */
 import { transfer } from 'comlink';
@@ -11,6 +12,8 @@ import type { GraphProto } from '../../core/onnx/model.ts';
 import type { WeightStatistics } from '../../../workers/modelApi.ts';
 import type { QuantizedModel, QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
+import { StudioError } from '../../core/onnx/errors.ts';
+import { openOnPage, type OpenedOnPage } from './openOnPage.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
   () => new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
@@ -19,21 +22,56 @@ const connection = new WorkerConnection<ModelWorkerApi>(
 
 /**
  * Starts the model worker ahead of the first model (its script takes about a second to load on 2 cores) and has
- * it open a tiny model, so the first real one finds its code compiled.
+ * it open a tiny model, so the first real one finds its code compiled; the page then opens the tiny model's bytes
+ * itself, for the same reason. Resolves with what the page opened (for the first screen's warm-up), or null.
  */
-export function warmModelWorker(): void {
+export function warmModelWorker(): Promise<OpenedOnPage | null> {
   connection.warm();
-  connection.call((api) => api.warmUp()).catch(() => undefined); // a failure shows on the first real open
+  return connection
+    .call((api) => api.warmUp())
+    .then((tiny) => openOnPage(tiny, 'warm-up.onnx', {}))
+    .catch(() => null); // a failure shows on the first real open
 }
 
 /**
- * Graph structures by handle, until the model is closed: sent with open() for small graphs; for larger ones asked
- * for as soon as open() answers, so the worker makes it while the page renders the summary instead of after.
+ * Graph structures by handle, until the model is closed: made on the page for a model it opened itself, sent with
+ * open() for small graphs; for larger ones asked for as soon as open() answers, so the worker makes it while the
+ * page renders the summary instead of after.
  */
 const structures = new Map<string, GraphProto | Promise<GraphProto>>();
 
+/**
+ * Opens of models the page opened itself (openOnPage.ts), by handle, until the worker has them: every call about
+ * such a model waits for it, and fails with the worker's error if the worker could not open it.
+ */
+const opening = new Map<string, Promise<void>>();
+let pageOpens = 0;
+
+/** Resolves once the worker holds `handle`'s model (at once for a model the worker opened itself). */
+function whenHeld(handle: string): Promise<void> {
+  return opening.get(handle) ?? Promise.resolve();
+}
+
 export const modelRemote: ModelService = {
   async open(fileName, { bytes, externalFiles }) {
+    let here = null;
+    try {
+      here = openOnPage(bytes, fileName, externalFiles);
+    } catch (e) {
+      // A named error is the one the worker would give (the same code reads the file there); anything else is
+      // left to the worker to judge.
+      if (e instanceof StudioError) throw e;
+    }
+    if (here) {
+      // The page has the summary and the structure: the worker opens the model under the page's handle meanwhile.
+      const handle = `page-model-${++pageOpens}`;
+      structures.set(handle, here.structure);
+      const held = connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles, { handle })).then(() => undefined);
+      held.catch(() => undefined); // observed through `settled` and by every later call about the model
+      opening.set(handle, held);
+      held.then(() => opening.delete(handle), () => undefined);
+      return { handle, summary: here.summary, settled: held };
+    }
     // The data files go as the user's Files (by reference, any size); the worker reads them.
     const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles));
     if (structure) structures.set(opened.handle, structure);
@@ -46,19 +84,24 @@ export const modelRemote: ModelService = {
   },
   async close(handle) {
     structures.delete(handle);
-    await connection.call((api) => api.close(handle));
+    const held = whenHeld(handle);
+    opening.delete(handle);
+    if (await held.then(() => true, () => false)) await connection.call((api) => api.close(handle));
   },
 };
 
 /** A fresh copy of the open model's .onnx bytes (transferred on from the caller) and its data Files, for another worker. */
-export function modelBytes(handle: string): Promise<ModelBytesCopy> {
+export async function modelBytes(handle: string): Promise<ModelBytesCopy> {
+  await whenHeld(handle);
   return connection.call((api) => api.modelBytes(handle));
 }
 
 /** The open model's graph without weight bytes, for the graph view. */
-export function graphStructure(handle: string): Promise<GraphProto> {
+export async function graphStructure(handle: string): Promise<GraphProto> {
   const sent = structures.get(handle);
-  return sent ? Promise.resolve(sent) : connection.call((api) => api.graphStructure(handle));
+  if (sent) return sent;
+  await whenHeld(handle);
+  return connection.call((api) => api.graphStructure(handle));
 }
 
 /** The structure sent with open() for `handle`, without waiting; undefined for a large model (ask graphStructure). */
@@ -68,7 +111,8 @@ export function structureAtHand(handle: string): GraphProto | undefined {
 }
 
 /** Value statistics of the named weights, for the node inspector. */
-export function weightStatistics(handle: string, names: readonly string[]): Promise<WeightStatistics[]> {
+export async function weightStatistics(handle: string, names: readonly string[]): Promise<WeightStatistics[]> {
+  await whenHeld(handle);
   return connection.call((api) => api.weightStatistics(handle, names));
 }
 
@@ -81,9 +125,11 @@ function quantizedModel(out: QuantizeOutput, dataFileName: string | undefined): 
 
 export const quantizeRemote: QuantizeService = {
   async quantize(handle, ranges, config, configName, dataFileName) {
+    await whenHeld(handle);
     return quantizedModel(await connection.call((api) => api.quantize(handle, ranges, config, configName, dataFileName)), dataFileName);
   },
   async quantizeBf16(handle, dataFileName) {
+    await whenHeld(handle);
     return quantizedModel(await connection.call((api) => api.quantizeBf16(handle, dataFileName)), dataFileName);
   },
 };

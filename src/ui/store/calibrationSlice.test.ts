@@ -216,6 +216,25 @@ describe('run slice', () => {
     expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true, tensorOverrides: {} });
   });
 
+  it('a calibration method instead of the preset\'s: kept in the config, stale ranges after a change, dropped with the preset, refused when the scale type does not take it', async () => {
+    const { store } = await openedStore();
+    store.getState().setQuantPreset('A8W8');
+    store.getState().setCalibrationMethod('Entropy');
+    expect(store.getState().run.settings.calibrationMethod).toBe('Entropy');
+    const config = configOf(store.getState().run.settings);
+    expect(config.calibrationMethod).toBe('Entropy');
+    expect(activationMethodName(config)).toBe('Entropy');
+    store.getState().setCalibrationMethod('MinMax'); // the preset's own is stored as none
+    expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
+    store.getState().setCalibrationMethod('Percentile');
+    store.getState().setQuantPreset('XINT8');
+    expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
+    store.getState().setCalibrationMethod('Entropy'); // power-of-two scales take MinMax or MinMSE only
+    expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
+    store.getState().setCalibrationMethod('nonsense');
+    expect(configOf(store.getState().run.settings).calibrationMethod).toBe('MinMSE');
+  });
+
   it('the suggestion stays after edits, and accepting it takes it back and marks it accepted', async () => {
     const { store } = await openedStore();
     expect(store.getState().calibration).toMatchObject({ suggestionAccepted: false, suggestion: { family: 'yolox', preset: 'yolo' } });

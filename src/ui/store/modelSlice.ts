@@ -42,6 +42,11 @@ export interface ModelSource {
 export interface OpenedModelInfo {
   handle: string;
   summary: ModelSummary;
+  /**
+   * For a model the page read itself and shows at once while the worker opens it too: settles when the worker
+   * holds it. A rejection (the worker could not open what the page could) undoes the open.
+   */
+  settled?: Promise<void>;
 }
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
@@ -90,6 +95,9 @@ export function toModelError(e: unknown, fileName: string): ModelError {
   return { name: 'Error', message: String(e), fileName };
 }
 
+/** An open that has not finished after this long shows the loading state (file name, size, spinner). */
+export const LOADING_STATE_DELAY_MS = 150;
+
 const settled = (state: Pick<ModelState, 'summary'>): ModelStatus => (state.summary ? 'ready' : 'empty');
 
 export function createModelSlice<S extends ModelSlice>(service: ModelService): StateCreator<S, [], [], ModelSlice> {
@@ -107,26 +115,45 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
 
       async openModel(source) {
         const request = ++latest;
-        // The read starts before the loading state renders: that render would otherwise hold it back (tens of ms).
         performance.mark('model:read-start');
         const reading = source.read();
-        setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength: source.byteLength }, error: null });
+        // The loading state only for an open that takes a while: a small model is on screen sooner than that, and
+        // rendering the card first cost its first frame's style, layout and paint (20 ms on 2 cores, Chromium
+        // trace), which also held back the read's result. Until then the page shows what it showed.
+        let byteLength = source.byteLength;
+        const showLoading = setTimeout(() => {
+          if (request === latest) setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength }, error: null });
+        }, LOADING_STATE_DELAY_MS);
         try {
           const data = await reading;
           performance.mark('model:read');
           if (request !== latest) return;
-          setModel({ pending: { fileName: source.fileName, byteLength: data.bytes.byteLength } });
+          byteLength = data.bytes.byteLength;
+          if (get().model.pending) setModel({ pending: { fileName: source.fileName, byteLength } });
           const opened = await service.open(source.fileName, data);
           performance.mark('model:opened');
           if (request !== latest) {
             closeQuietly(opened.handle);
             return;
           }
-          const previous = get().model.handle;
+          clearTimeout(showLoading);
+          const previous = get().model;
           setModel({ status: 'ready', fileName: source.fileName, handle: opened.handle, summary: opened.summary, pending: null, error: null });
-          closeQuietly(previous);
+          // The model the user had stays open until the new one is surely usable, so that a failure can give it back.
+          const failure = opened.settled ? await opened.settled.then(() => null, (e: unknown) => e ?? new Error('the model could not be opened')) : null;
+          if (failure === null) {
+            closeQuietly(previous.handle);
+            return;
+          }
+          closeQuietly(opened.handle);
+          if (get().model.handle !== opened.handle) {
+            closeQuietly(previous.handle); // a newer model or a close since: that one stands
+            return;
+          }
+          setModel({ ...previous, status: 'error', pending: null, error: toModelError(failure, source.fileName) });
         } catch (e) {
           if (request !== latest) return;
+          clearTimeout(showLoading);
           setModel({ status: 'error', pending: null, error: toModelError(e, source.fileName) });
         }
       },

@@ -5,8 +5,8 @@
  * collected for one activation method are wrong for another, so the page compares these keys to know
  * when a calibration is stale. Pure; no React, no workers.
  */
-import { configToJSON, validateConfig, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
-import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
+import { CALIBRATION_METHODS, configToJSON, validateConfig, type CalibrationMethod, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
+import { getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 
 export interface QuantSettings {
@@ -24,6 +24,16 @@ export interface QuantSettings {
   bf16?: boolean;
   /** Float16 source models (the guide's FP16 workflow); absent: the core's defaults (QuantizeFP16 as if set). */
   fp16?: Fp16Options;
+  /**
+   * The activation calibration method instead of the preset's own; absent: the preset's (so a preset keeps
+   * reproducing its reference's configuration unless the user picks otherwise).
+   */
+  calibrationMethod?: CalibrationMethod;
+}
+
+/** The methods a preset's scale type takes (power-of-two scales: MinMax or MinMSE, as Quark's PowerOfTwoMethod). */
+export function methodsFor(preset: PresetName): readonly CalibrationMethod[] {
+  return getPreset(preset).scaleType === 'powerOfTwo' ? ['MinMax', 'MinMSE'] : CALIBRATION_METHODS;
 }
 
 /** The FP16 options of Quark's extra_options the page offers for a float16 model. */
@@ -52,7 +62,7 @@ export function presetSettings(preset: PresetName): QuantSettings {
 
 /** The full configuration for the settings. */
 export function configOf(settings: QuantSettings): QuantConfig {
-  const json = JSON.parse(configToJSON(getPreset(settings.preset)));
+  const json = JSON.parse(configToJSON(presetWithMethod(settings.preset, settings.calibrationMethod)));
   json.perChannel = settings.perChannel;
   json.extraOptions.UseRandomData = settings.useRandomData;
   if (settings.fp16) {

@@ -10,13 +10,13 @@ import { StudioError } from '../../core/onnx/errors.ts';
 import { externalDataFileName } from '../../core/onnx/externalize.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
-import type { PresetName } from '../../core/quantize/presets.ts';
+import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { DEFAULT_FP16_OPTIONS, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
+import { DEFAULT_FP16_OPTIONS, methodsFor, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
@@ -60,6 +60,11 @@ export interface RunSlice {
   /** Picks a preset; per-channel and random data follow the preset's own values. BF16 keeps the integer settings behind it. */
   setQuantPreset(preset: StudioPreset): void;
   setPerChannel(perChannel: boolean): void;
+  /**
+   * The calibration method instead of the preset's (null: the preset's own). One the preset's scale type does
+   * not take (or no method at all, from an old or edited record) leaves the preset's.
+   */
+  setCalibrationMethod(method: string | null): void;
   setUseRandomData(useRandomData: boolean): void;
   /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
   setFp16Options(options: Partial<Fp16Options>): void;
@@ -111,6 +116,13 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       },
       setPerChannel(perChannel) {
         settings({ perChannel });
+      },
+      setCalibrationMethod(method) {
+        const { preset } = get().run.settings;
+        const valid = methodsFor(preset).find((m) => m === method);
+        // The preset's own method is stored as none, so the preset keeps stating only its reference's config.
+        const { calibrationMethod: _dropped, ...rest } = get().run.settings;
+        patch({ settings: valid && valid !== getPreset(preset).calibrationMethod ? { ...rest, calibrationMethod: valid } : rest });
       },
       setUseRandomData(useRandomData) {
         settings({ useRandomData });

@@ -93,6 +93,7 @@ export async function importConfigFile(file: File): Promise<ImportOutcome> {
   if (settings) {
     store.setQuantPreset(settings.preset);
     store.setPerChannel(settings.perChannel);
+    store.setCalibrationMethod(settings.calibrationMethod ?? null);
     store.setUseRandomData(settings.useRandomData);
     if (settings.fp16) store.setFp16Options(settings.fp16);
     store.setTensorOverrides(settings.tensorOverrides);

@@ -17,6 +17,13 @@ describe('settings of an imported configuration', () => {
     expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'XINT8')).toEqual({ preset: 'XINT8', perChannel: false, useRandomData: false, tensorOverrides });
   });
 
+  it('reads a method other than the preset\'s as the page\'s method choice, with the options that follow it defaulted', () => {
+    const config = configOf({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {}, calibrationMethod: 'Percentile' });
+    expect(config.calibrationMethod).toBe('Percentile');
+    expect(config.extraOptions.CalibTensorRangeSymmetric).toBe(true); // as a config naming Percentile gets it
+    expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'A8W8')).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {}, calibrationMethod: 'Percentile' });
+  });
+
   it('prefers the preset the file names when two presets give the same config', () => {
     for (const preset of ['U8S8', 'XINT8'] as const) expect(settingsForConfig(getPreset(preset), preset)?.preset).toBe(preset);
   });

@@ -44,7 +44,7 @@ interface Props {
   flags: Uint8Array;
   heat: (string | null)[] | null;
   rendererRef: MutableRefObject<GraphRenderer | null>;
-  onDrawn(): void;
+  onDrawn(canvas: HTMLElement): void;
 }
 
 function roleOf(modifiers: TapModifiers, mode: string): PickRole | null {
@@ -78,7 +78,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       onBackgroundTap() {
         useStudio.getState().selectGraphNode(null, { centre: false });
       },
-      onDrawn: () => drawnRef.current(),
+      onDrawn: () => drawnRef.current(host.current!),
     }, stateRef.current);
     rendererRef.current = renderer;
     window.__qsGraph = {

@@ -70,11 +70,14 @@ function GraphBody({ load, handle }: { load: GraphLoad; handle: string | null })
   return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} />;
 }
 
-function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number }) {
+/**
+ * The graph of a laid-out view with its tools. `rehearsal` (the idle page's warm-up, ui/warmUp.tsx) draws it without
+ * telling anything outside: no "drawn" mark, and the later steps are not released.
+ */
+export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean }) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [matches, setMatches] = useState<number[]>([]);
-  const [drawn, setDrawn] = useState(false);
   const entries = useStudio((s) => s.exclusions.entries);
   const hoveredId = useStudio((s) => s.exclusions.hovered);
   const starts = useStudio((s) => s.graph.starts);
@@ -128,7 +131,7 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
   }, []);
 
   return (
-    <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn={drawn ? 'true' : 'false'}>
+    <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn="false">
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
@@ -158,7 +161,14 @@ function GraphWorkspace({ view, layout, handle, seconds }: { view: GraphView; la
       {byPrecision && <PrecisionLegend scale={precision} source={quantized!.fileName} />}
       {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={() => { performance.mark('graph:drawn'); setDrawn(true); notifyGraphDrawn(); }} />
+        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={(canvas) => {
+          if (rehearsal) return;
+          performance.mark('graph:drawn');
+          // Marked on the element, not through state: a state change would re-render the whole workspace in the task
+          // that paints the first picture, and hold that frame back (React never rewrites the constant it rendered).
+          canvas.closest('.graph-workspace')?.setAttribute('data-graph-drawn', 'true');
+          notifyGraphDrawn();
+        }} />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
       </div>
       {!byPrecision && <ul className="graph-families small" aria-label="Colours of op families">

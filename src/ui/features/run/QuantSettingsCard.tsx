@@ -1,18 +1,21 @@
 /**
- * The quantization settings: a preset (each with its one-line summary from the core), per-channel
+ * The quantization settings: a preset (each with its one-line summary from the core), its calibration method (the preset's own unless picked), per-channel
  * weights, random calibration data, and the 16-bit tensors a mixed-precision search chose (shown, clearable). Calibration depends on them (the preset picks the activation
  * collector), so they sit before the Calibrate button.
  */
 import { useId } from 'react';
-import { PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
+import { getPreset, PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
 import { BF16_PRESET, BF16_SUMMARY } from '../../../core/precision/bf16Preset.ts';
 import { useStudio } from '../../store/index.ts';
-import { DEFAULT_FP16_OPTIONS, shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
+import { DEFAULT_FP16_OPTIONS, methodsFor, shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
   const setPreset = useStudio((s) => s.setQuantPreset);
   const setPerChannel = useStudio((s) => s.setPerChannel);
+  const setCalibrationMethod = useStudio((s) => s.setCalibrationMethod);
+  const methodId = useId();
+  const methodHintId = useId();
   const setUseRandomData = useStudio((s) => s.setUseRandomData);
   const setTensorOverrides = useStudio((s) => s.setTensorOverrides);
   const overrides = Object.entries(settings.tensorOverrides ?? {});
@@ -47,6 +50,29 @@ export function QuantSettingsCard() {
         </select>
         <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">{bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}</div>
       </div>
+      {!bf16 && (
+        <div className="field">
+          <label className="field__label" htmlFor={methodId}>Calibration method</label>
+          <select
+            id={methodId}
+            className="select"
+            value={settings.calibrationMethod ?? ''}
+            disabled={locked}
+            aria-describedby={methodHintId}
+            data-testid="calibration-method"
+            onChange={(e) => setCalibrationMethod(e.currentTarget.value || null)}
+          >
+            <option value="">The preset’s ({getPreset(settings.preset).calibrationMethod})</option>
+            {methodsFor(settings.preset).filter((m) => m !== getPreset(settings.preset).calibrationMethod).map((m) => (
+              <option key={m} value={m}>{m}</option>
+            ))}
+          </select>
+          <div id={methodHintId} className="field__hint">
+            How activation ranges are chosen. The preset’s keeps its reference’s configuration; with float scales, Entropy
+            measured at least as good as MinMax on every model we benchmark (bench suite calibration-methods).
+          </div>
+        </div>
+      )}
       {bf16 && (
         <p className="field__hint" data-testid="bf16-note">
           Calibration is optional: bfloat16 keeps float32's range, so there is no scale to choose. Every node is rounded to BF16; the

@@ -1,0 +1,62 @@
+/**
+ * The PP-OCRv4 recognizer with each mixed-precision budget spent at the front of the network by hand, where the
+ * calibration-line block maps (bench/README.md) put the loss: the first `float` quantized nodes stay float, the next
+ * activation groups and weights (graph order, from `act-from` and `w-from`) go to 16 bits, as many as the default
+ * budget allows; then optionally bias correction on the calibration lines (00–15). Judged on lines 00–15 and,
+ * separately, on the held-out lines 16–31 by onnxruntime-node on the written file, which onnxruntime-web also runs.
+ * A measurement of what a front-loaded choice reaches, not the product's search.
+ * Usage: recognizerFront.ts <float nodes> <act-from> <w-from> [bc]   (MinMSE ranges, A8W8 per-channel, attention rules)
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { decode, encode } from '../../src/core/onnx/index.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { precisionUnits, withUnits } from '../../src/core/evaluate/mixedPrecision.ts';
+import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
+import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { checkWrittenFile } from './writtenFile.ts';
+
+const [floatArgument, actFrom, weightFrom, recovery] = process.argv.slice(2);
+const model = decode(fs.readFileSync(RECOGNIZER_PATH));
+const { calibration, evaluation } = textLineFiles();
+const base = JSON.parse(configToJSON(getPreset('A8W8')));
+const config: QuantConfig = validateConfig({ ...base, perChannel: true, enableNpuTransformer: true, calibrationMethod: 'MinMSE' });
+const calibrationTensors = calibration.map(textLineTensor);
+const { ranges } = await calibrateOnTensors(model, calibrationTensors, { config });
+const start = quantizeModel(model, ranges, config);
+const units = precisionUnits(start, config);
+const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, { activations: start.plan.activations.size, weights: start.plan.weights.size, nodes: start.report.quantized.length });
+const floatCount = Math.min(Number(floatArgument), limits.float);
+const set = [
+  ...units.float.slice(0, floatCount),
+  ...units.act16.slice(Number(actFrom), Number(actFrom) + limits.act16),
+  ...units.w16.slice(Number(weightFrom), Number(weightFrom) + limits.w16),
+];
+const chosen = withUnits(config, set);
+const final = recovery === 'bc'
+  ? (await quantizeWithRecovery(model, { ...chosen, includeBiasCorrection: true }, { calibrate: async () => ranges, runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))) })).model
+  : quantizeModel(model, ranges, chosen).model;
+const bytes = encode(final);
+const floatBytes = encode(model);
+const { kl: _a, ...onCalibration } = await (await createTextJudge(floatBytes, calibration))(bytes);
+const { kl: _b, ...heldOut } = await (await createTextJudge(floatBytes, evaluation))(bytes);
+const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', 'recognizer-front.onnx'), final, bytes, { x: textLineTensor(evaluation[0]) });
+const written = quantizeModel(model, ranges, chosen).report;
+const names = (kind: string) => set.filter((u) => u.kind === kind).flatMap((u) => u.names);
+console.log(JSON.stringify({
+  model: 'ch_PP-OCRv4_rec_infer.onnx',
+  variant: `front-loaded${recovery === 'bc' ? '+bc' : ''}`,
+  calibrationLines: onCalibration,
+  ...heldOut,
+  act16: `${written.precision.wideActivations.length}/${limits.act16} of ${start.plan.activations.size}`,
+  w16: `${written.precision.wideWeights.length}/${limits.w16} of ${start.plan.weights.size}`,
+  float: `${floatCount}/${limits.float} of ${start.report.quantized.length}`,
+  chosen: JSON.stringify({ float: names('float'), act16: names('act16'), w16: names('w16') }),
+  webRuns,
+  checker,
+}));
