@@ -88,4 +88,23 @@ describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
     expect(Math.abs(means[1] - means[0])).toBeLessThan(0.005);
     expect(r.stderr).not.toMatch(/warning/);
   });
+
+  it('--saturation-safe gives 7-bit codes to the weight channels that could saturate, lists them, and the CPU kernels keep the model\'s own figure', () => {
+    const safe = path.join(tmp, 'a8w8-safe.onnx');
+    const q = qstudio('quantize', floatPath, '--ranges', rangesPath, '--config', 'A8W8', '--per-channel', '--saturation-safe', '-o', safe);
+    expect(q.code, q.stderr).toBe(0);
+    expect(q.stdout).toMatch(/saturation-safe weights: 1 of 1 given 7-bit channels/);
+    expect(JSON.parse(fs.readFileSync(safe.replace(/\.onnx$/, '.json'), 'utf8')).saturationSafeWeights).toEqual(['w']);
+    const weights = decode(new Uint8Array(fs.readFileSync(safe))).graph!.initializer.find((t) => t.data_type === DataType.INT8 && t.dims.length === 2)!;
+    const codes = readTensor(weights) as Int8Array;
+    // Every column of this weight has two same-sign codes past 128 at 8 bits, so every column is at 7 bits.
+    expect(Math.max(...codes.map(Math.abs))).toBe(64);
+
+    const r = qstudio('evaluate', floatPath, safe, '--data', data, '--preprocess', 'unit', '--cpu-kernels');
+    expect(r.code, r.stderr).toBe(0);
+    const means = [...r.stdout.matchAll(/Mean cos similarity: ([\d.]+)/g)].map((m) => Number(m[1]));
+    expect(means[0]).toBeGreaterThan(0.99);
+    expect(Math.abs(means[1] - means[0])).toBeLessThan(0.005);
+    expect(r.stderr).not.toMatch(/warning/);
+  });
 });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
-import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { createSession, float32Tensor, type SessionOptimization } from '../../src/cli/runtime/ortNode.ts';
 import { characterErrorRate, ctcGreedyDecode, sequenceAgreement } from '../../src/core/metrics/sequence.ts';
 import { editDistance } from '../../src/core/editDistance.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
@@ -45,15 +45,16 @@ function meanStepKl(p: Float32Array, q: Float32Array, classes: number): number {
 
 /**
  * The float model run once on `files`; the judge runs a model (its bytes, onnxruntime-node) on them and compares
- * greedy CTC decodings with the float model's. QS_VERBOSE prints both decodings of every line.
+ * greedy CTC decodings with the float model's. QS_VERBOSE prints both decodings of every line. `optimization`
+ * 'all' judges both as onnxruntime's CPU provider runs them by default (fused int8 kernels).
  */
-export async function createTextJudge(floatBytes: Uint8Array, files: readonly string[]): Promise<(bytes: Uint8Array) => Promise<TextJudgement>> {
-  const floatSession = await createSession(floatBytes);
+export async function createTextJudge(floatBytes: Uint8Array, files: readonly string[], optimization: SessionOptimization = 'basic'): Promise<(bytes: Uint8Array) => Promise<TextJudgement>> {
+  const floatSession = await createSession(floatBytes, 0, optimization);
   const inputs = files.map(textLineTensor);
   const reference: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
   for (const x of inputs) reference.push(Object.values(await floatSession.run({ x }))[0]);
   return async (bytes) => {
-    const session = await createSession(bytes);
+    const session = await createSession(bytes, 0, optimization);
     let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0, kl = 0;
     for (const [k, x] of inputs.entries()) {
       const a = reference[k];

@@ -14,6 +14,8 @@ export interface ConfigAdditions {
   calibrationMethod?: string;
   /** 7-bit weights (ONNX Runtime's reduce_range), for CPUs whose int8 kernels saturate. */
   reduceRange?: boolean;
+  /** 7-bit codes only in the weight channels that could saturate those kernels (quantize/cpuKernelSafety.ts). */
+  saturationSafeWeights?: boolean;
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
@@ -51,6 +53,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
   if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
   if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
+  if (add.saturationSafeWeights !== undefined) merged.saturationSafeWeights = add.saturationSafeWeights;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];

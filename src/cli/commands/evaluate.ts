@@ -46,7 +46,8 @@ Options:
                              optimization 'all': Q/DQ fused into int8 kernels). The main figure runs the
                              model's own arithmetic ('basic', as onnxruntime-web and the studio do); on x86 CPUs
                              without VNNI the int8 kernels' products can saturate and lose accuracy, which
-                             --reduce-range at quantize ("reduceRange": true, 7-bit weights) avoids`;
+                             quantize --saturation-safe ("saturationSafeWeights": true: 7-bit codes only in the
+                             weight channels that could saturate) or --reduce-range (7-bit weights) avoids`;
 
 /** Below the model's own figure by more than this (mean output cosine), the CPU kernels' loss is worth a word. */
 const CPU_KERNEL_LOSS = 0.005;
@@ -164,7 +165,7 @@ export const evaluateCommand = {
       const which = losses.map((l) => `${l.output} ${l.own.toFixed(5)} → ${l.cpu.toFixed(5)}`).join(', ');
       process.stderr.write(
         `warning: onnxruntime's CPU int8 kernels lose accuracy on this model (mean cosine ${which}): their 8-bit products ` +
-          `saturate on x86 CPUs without VNNI. For a CPU deployment, quantize with --reduce-range ("reduceRange": true, 7-bit weights).\n`,
+          `saturate on x86 CPUs without VNNI. For a CPU deployment, quantize with --saturation-safe ("saturationSafeWeights": true: 7-bit codes only in the weight channels that could saturate) or --reduce-range (7-bit weights everywhere).\n`,
       );
     }
     if (values.json) {

@@ -28,7 +28,7 @@ import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladd
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
                         [--exclude-subgraph "<start,...>:<end,...>"]... [--exclude-nodes <id,...>]...
-                        [--exclude-op-types <type,...>] [--per-channel] [--reduce-range]
+                        [--exclude-op-types <type,...>] [--per-channel] [--reduce-range | --saturation-safe]
                         [--calibration-method <m>] [--summary <file.json>]
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
@@ -57,8 +57,13 @@ Options:
                              ConsumerMSE instead of the config's (default: the preset's own, as its reference
                              sets it; power-of-two presets take MinMax or MinMSE). Entropy measured at least as
                              good as MinMax on every benchmarked model (bench calibration-methods)
-  --reduce-range             7-bit weights (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels saturate
-                             on x86 CPUs without VNNI (qstudio evaluate --cpu-kernels shows the loss); this avoids it
+  --reduce-range             7-bit weights everywhere (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels
+                             saturate on x86 CPUs without VNNI (qstudio evaluate --cpu-kernels shows the loss)
+  --saturation-safe          7-bit codes only where they are needed ("saturationSafeWeights": true): the weight
+                             channels of Conv/MatMul/Gemm with 8-bit inputs whose codes could saturate those
+                             kernels (two same-sign codes adding past 128); depthwise convs, 16-bit parts and
+                             channels that cannot overflow keep 8 bits. Off in every preset (Quark's NPU presets
+                             reproduce Quark's configs); for a CPU deployment judged with onnxruntime's defaults
   --fp16-to-fp32 [<s:e>]     float16 models: convert these subgraphs to float32 first (Quark Shapeshifter's
                              convert_fp16_to_fp32, subgraphs_to_include), the rest stays float16; with "all",
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
@@ -118,6 +123,7 @@ export const quantizeCommand = {
       'per-channel': { type: 'boolean', default: false },
       'calibration-method': { type: 'string' },
       'reduce-range': { type: 'boolean', default: false },
+      'saturation-safe': { type: 'boolean', default: false },
       'fp16-to-fp32': { type: 'string', multiple: true },
       'fp32-scale': { type: 'boolean', default: false },
       attention: { type: 'boolean', default: false },
@@ -145,6 +151,7 @@ export const quantizeCommand = {
       perChannel: values['per-channel'] || undefined,
       calibrationMethod: values['calibration-method'],
       reduceRange: values['reduce-range'] || undefined,
+      saturationSafeWeights: values['saturation-safe'] || undefined,
       nodesToExclude: list(values['exclude-nodes']),
       opTypesToExclude: list(values['exclude-op-types']),
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
@@ -209,6 +216,9 @@ export const quantizeCommand = {
         `${c.activationPairs} Q/DQ pairs, opset ${report.opset.before} → ${report.opset.after} ` +
         `(${((performance.now() - start) / 1000).toFixed(2)} s)\n${dataFile ? `external data: ${dataFile}\n` : ''}summary: ${summaryPath}\n`,
     );
+    if (report.saturationSafeWeights) {
+      process.stdout.write(`saturation-safe weights: ${report.saturationSafeWeights.length} of ${report.precision.weights} given 7-bit channels where onnxruntime's x86 int8 kernels could saturate (listed under saturationSafeWeights in the summary)\n`);
+    }
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
     const unknown = report.notFloat.filter((t) => t.elemType === 'unknown');

@@ -175,6 +175,11 @@ export interface QuantConfig {
   readonly perChannel: boolean;
   /** reduce_range: 7-bit-like ranges for weights. */
   readonly reduceRange: boolean;
+  /**
+   * 7-bit codes only for the weight channels whose 8-bit codes could saturate onnxruntime's x86 CPU int8
+   * kernels without VNNI (quantize/cpuKernelSafety.ts); every other weight keeps 8 bits. Ours.
+   */
+  readonly saturationSafeWeights: boolean;
   /** op_types_to_quantize; empty means every supported op type. */
   readonly opTypesToQuantize: readonly string[];
   /** nodes_to_exclude (node names). */
@@ -238,6 +243,7 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   scaleType: 'scale_type',
   perChannel: 'per_channel',
   reduceRange: 'reduce_range',
+  saturationSafeWeights: 'saturation_safe_weights (ours)',
   opTypesToQuantize: 'op_types_to_quantize',
   nodesToExclude: 'nodes_to_exclude',
   opTypesToExclude: 'layer_type_config',
@@ -343,6 +349,7 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   scaleType: [oneOf(SCALE_TYPES), 'float32'],
   perChannel: [bool, false],
   reduceRange: [bool, false],
+  saturationSafeWeights: [bool, false],
   opTypesToQuantize: [stringList, []],
   nodesToExclude: [stringList, []],
   opTypesToExclude: [stringList, []],

@@ -16,7 +16,8 @@ import { fusedFunctionRule } from './rules/activation.ts';
 import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
-import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
+import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, saturationSafeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
+import { runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
 /** A calibrated range of one tensor, in real units. */
 export interface TensorRange {
@@ -63,6 +64,8 @@ export interface QuantPlan {
   groups: string[][];
   /** Weight tensors (initializer names) of quantized nodes, with the type each was quantized to. */
   weights: Map<string, QuantType>;
+  /** Weights given 7-bit channels so that onnxruntime's x86 CPU int8 kernels cannot saturate on them (config.saturationSafeWeights). */
+  saturationSafe: Set<string>;
   /** Tensors at quantized nodes left without Q/DQ because they are not known to be float32, with their type ('unknown' when none is known). */
   notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
@@ -195,6 +198,7 @@ export function planQuantization(
   // 4. Constants: weights, biases, and constant operands.
   const constants = new Map<string, QuantizedConstant>();
   const weights = new Map<string, QuantType>();
+  const saturationSafe = new Set<string>();
   const constantInputs = new Map<number, Map<number, string>>();
   const weightOptions = (t: QuantType): WeightOptions => ({
     type: t,
@@ -221,6 +225,15 @@ export function planQuantization(
       weights.set(node.input[w.input], weightType);
       weightKey = `${node.input[w.input]}|w|${axis ?? 't'}|${weightType}`;
       let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(weightType));
+      const activation = activations.get(node.input[w.input === 0 ? 1 : 0] ?? '');
+      if (config.saturationSafeWeights && !config.reduceRange && runsInSaturatingKernel(node, q.dims, activation?.type, weightType)) {
+        const safe = saturationSafeWeight(q, tensor, w.axis >= 0 ? w.axis : undefined, weightOptions(weightType));
+        if (safe !== q) {
+          q = safe;
+          weightKey = `${weightKey}|safe`;
+          saturationSafe.add(node.input[w.input]);
+        }
+      }
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
@@ -271,7 +284,7 @@ export function planQuantization(
     if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
   }
   return {
-    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, warnings,
+    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, saturationSafe, warnings,
     notFloat: [...notFloat].map(([tensor, elemType]) => ({ tensor, elemType })),
   };
 }

@@ -135,6 +135,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
       precision,
       notFloat: plan.notFloat,
       warnings,
+      ...(config.saturationSafeWeights ? { saturationSafeWeights: [...plan.saturationSafe] } : {}),
       ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },
   };

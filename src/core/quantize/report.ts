@@ -41,6 +41,11 @@ export interface QuantizeReport {
    */
   notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
+  /**
+   * With config.saturationSafeWeights: the weights given 7-bit channels so that onnxruntime's x86 CPU int8
+   * kernels (no VNNI) cannot saturate on them; every other weight kept 8 bits.
+   */
+  saturationSafeWeights?: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
   /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */

@@ -9,6 +9,7 @@ import { readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import type { QuantType } from './numeric.ts';
 import { QUANT_TYPES, ROUND_TIES_EVEN_MAGIC } from './numeric.ts';
 import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, tensorRange, type ScaleKind } from './qparams.ts';
+import { overflowingChannels } from './cpuKernelSafety.ts';
 import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor, type CodeArray } from './quantizeTensor.ts';
 
 /** A constant as it will be written: codes, scales and zero points (one, or one per channel on `axis`). */
@@ -102,7 +103,9 @@ function leastErrorScale(data: Float32Array, span: ChannelSpan, scales: readonly
 
 function paramsFor(data: Float32Array, lo: number, hi: number, span: ChannelSpan, o: WeightOptions): { scale: number; zeroPoint: number } {
   const base = computeQParams(lo, hi, o.type, { symmetric: o.symmetric, reduceRange: o.reduceRange, scaleType: o.scaleType });
-  if (o.scaleType !== 'powerOfTwo' || !o.minMse) return base;
+  // With reduce range the min/max exponent is kept: a finer candidate would clip in the search at the type's full
+  // range and write codes past the reduced one (which is what keeps onnxruntime's x86 int8 kernels from saturating).
+  if (o.scaleType !== 'powerOfTwo' || !o.minMse || o.reduceRange) return base;
   // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
   const candidates = [base.scale];
   for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) if (offset !== 0) candidates.push(Math.fround(base.scale * 2 ** -offset));
@@ -157,4 +160,20 @@ export function quantizeInt32Bias(bias: TensorProto, inputScale: number, weightS
     scales,
     axis: perChannel ? 0 : undefined,
   };
+}
+
+/**
+ * A weight with 7-bit codes (reduce range) in the output channels whose 8-bit codes could saturate
+ * onnxruntime's x86 U8S8 kernels (cpuKernelSafety.ts), the others as they were. Per tensor, the whole weight
+ * is requantized when any channel along `outputAxis` could. Unchanged (the same object) when none could.
+ */
+export function saturationSafeWeight(weight: QuantizedConstant, tensor: TensorProto, outputAxis: number | undefined, o: WeightOptions): QuantizedConstant {
+  const flagged = overflowingChannels(weight.codes, weight.dims, weight.axis ?? outputAxis);
+  if (!flagged.includes(true)) return weight;
+  const reduced = quantizeWeight(tensor, weight.axis, { ...o, reduceRange: true });
+  if (weight.axis === undefined) return reduced;
+  const scales = weight.scales.map((s, c) => (flagged[c] ? reduced.scales[c] : s));
+  const zeroPoints = weight.zeroPoints!.map((z, c) => (flagged[c] ? reduced.zeroPoints![c] : z));
+  const data = readTensorAsFloat32(tensor);
+  return { ...weight, scales, zeroPoints, codes: quantizeTensor(data, scales, zeroPoints, weight.type, weight.axis, weight.dims) };
 }

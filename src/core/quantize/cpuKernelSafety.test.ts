@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { DataType, intAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, readTensor, type ModelProto } from '../onnx/index.ts';
+import { overflowingChannels, runsInSaturatingKernel, SAFE_PAIR_MAGNITUDE } from './cpuKernelSafety.ts';
+import { quantizeModel } from './quantizeModel.ts';
+import { getPreset, } from './presets.ts';
+import { configToJSON, validateConfig } from './config.ts';
+
+describe('overflowingChannels', () => {
+  it('flags a channel whose two largest same-sign codes add past 128, per channel along the axis', () => {
+    // [2 channels, 4]: channel 0 = 127, 2 (129: can overflow); channel 1 = 127, -127, 1, -1 (128 either sign: cannot).
+    const codes = Int8Array.of(127, 2, 0, -5, 127, -127, 1, -1);
+    expect(overflowingChannels(codes, [2, 4], 0)).toEqual([true, false]);
+    expect(overflowingChannels(codes, [2, 4], undefined)).toEqual([true]);
+    // Negative side: -64 and -65.
+    expect(overflowingChannels(Int8Array.of(-64, -65, 10), [3], 0)).toEqual([false, false, false]);
+    expect(overflowingChannels(Int8Array.of(-64, -65, 10), [3], undefined)).toEqual([true]);
+    expect(SAFE_PAIR_MAGNITUDE).toBe(128);
+  });
+
+  it('reads channels on the last axis too (MatMul weights [K, N])', () => {
+    // K = 2, N = 2: column 0 = 100, 100; column 1 = 100, -100.
+    expect(overflowingChannels(Int8Array.of(100, 100, 100, -100), [2, 2], 1)).toEqual([true, false]);
+  });
+});
+
+describe('runsInSaturatingKernel', () => {
+  const conv = (group: number) => makeNode('Conv', ['x', 'w'], ['y'], 'c', group > 1 ? [intAttribute('group', group)] : []);
+  it('Conv, MatMul and Gemm with 8-bit activations and int8 weights; not depthwise, 16-bit, uint8 weights or other ops', () => {
+    expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'uint8', 'int8')).toBe(true);
+    expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'int8', 'int8')).toBe(true);
+    expect(runsInSaturatingKernel(conv(2), [4, 2, 3, 3], 'int8', 'int8')).toBe(true);
+    expect(runsInSaturatingKernel(conv(4), [4, 1, 3, 3], 'int8', 'int8')).toBe(false);
+    expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'int16', 'int8')).toBe(false);
+    expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], undefined, 'int8')).toBe(false);
+    expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'uint8', 'uint8')).toBe(false);
+    expect(runsInSaturatingKernel(makeNode('MatMul', ['x', 'w'], ['y']), [8, 4], 'uint8', 'int8')).toBe(true);
+    expect(runsInSaturatingKernel(makeNode('Gemm', ['x', 'w'], ['y']), [8, 4], 'int8', 'int8')).toBe(true);
+    expect(runsInSaturatingKernel(makeNode('Mul', ['x', 'w'], ['y']), [8], 'int8', 'int8')).toBe(false);
+  });
+});
+
+/**
+ * x [1, 4, 2, 2] → Conv 1×1 (dense, 3 out channels) → a → depthwise Conv 1×1 (3 groups) → b → Flatten → MatMul [12, 2] → y.
+ * Dense conv channel 2 has codes 127, -127, ±1 only: no same-sign pair can pass 128.
+ */
+function model(): ModelProto {
+  const dense = Float32Array.of(1, 0.9, 0.5, -0.2, /**/ -1, -0.8, 0.3, 0.1, /**/ 1, -1, 0.004, -0.004);
+  const depthwise = Float32Array.of(1, -0.7, 0.9);
+  const fc = new Float32Array(24).map((_, i) => ((i * 7) % 11) / 5 - 1);
+  return makeModel(makeGraph({
+    node: [
+      makeNode('Conv', ['x', 'wd'], ['a'], 'dense'),
+      makeNode('Conv', ['a', 'wg'], ['b'], 'depthwise', [intAttribute('group', 3)]),
+      makeNode('Flatten', ['b'], ['f'], 'flatten'),
+      makeNode('MatMul', ['f', 'wf'], ['y'], 'fc'),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1, 4, 2, 2])],
+    output: [makeValueInfo('y', DataType.FLOAT, [1, 2])],
+    initializer: [
+      makeTensor('wd', DataType.FLOAT, [3, 4, 1, 1], dense),
+      makeTensor('wg', DataType.FLOAT, [3, 1, 1, 1], depthwise),
+      makeTensor('wf', DataType.FLOAT, [12, 2], fc),
+    ],
+  }), { '': 13 });
+}
+
+const RANGES = new Map([
+  ['x', { min: 0, max: 1 }], ['a', { min: -2, max: 2 }], ['b', { min: -2, max: 2 }], ['f', { min: -2, max: 2 }], ['y', { min: -5, max: 5 }],
+]);
+
+/** The int8 codes written for a weight (its DequantizeLinear's input initializer). */
+function writtenCodes(m: ModelProto, weight: string): Int8Array {
+  const dq = m.graph!.node.find((n) => n.op_type === 'DequantizeLinear' && n.output[0].startsWith(weight))!;
+  return readTensor(m.graph!.initializer.find((t) => t.name === dq.input[0])!) as Int8Array;
+}
+
+function quantize(preset: string, extra: Record<string, unknown>) {
+  return quantizeModel(model(), RANGES, validateConfig({ ...JSON.parse(configToJSON(getPreset(preset))), ...extra }), preset);
+}
+
+describe('saturationSafeWeights', () => {
+  it('per channel: 7-bit codes only in the channels that could overflow; depthwise and safe channels keep 8 bits', () => {
+    const { model: q, report } = quantize('A8W8', { perChannel: true, saturationSafeWeights: true });
+    const dense = writtenCodes(q, 'wd');
+    expect([...dense.slice(0, 4)].map(Math.abs)).toContain(64);
+    expect(Math.max(...dense.slice(0, 8).map(Math.abs))).toBe(64);
+    expect([...dense.slice(8)]).toEqual([127, -127, 1, -1]);
+    expect(Math.max(...writtenCodes(q, 'wg').map(Math.abs))).toBe(127);
+    expect(Math.max(...writtenCodes(q, 'wf').map(Math.abs))).toBeLessThanOrEqual(64);
+    expect(overflowingChannels(writtenCodes(q, 'wf'), [12, 2], 1)).toEqual([false, false]);
+    expect(report.saturationSafeWeights?.sort()).toEqual(['wd', 'wf']);
+  });
+
+  it('per tensor: the whole weight at 7 bits when any channel could overflow; off by default, Quark presets unchanged', () => {
+    const safe = quantize('U8S8', { saturationSafeWeights: true }).model;
+    expect(Math.max(...writtenCodes(safe, 'wd').map(Math.abs))).toBe(64);
+    const plain = quantize('U8S8', {});
+    expect(Math.max(...writtenCodes(plain.model, 'wd').map(Math.abs))).toBe(127);
+    expect(plain.report.saturationSafeWeights).toBeUndefined();
+    expect(getPreset('XINT8').saturationSafeWeights).toBe(false);
+    expect(getPreset('A8W8').saturationSafeWeights).toBe(false);
+  });
+
+  it('leaves layers with 16-bit inputs alone (they run float DequantizeLinear → op, not an int8 kernel)', () => {
+    const { model: q, report } = quantize('A16W8', { perChannel: true, saturationSafeWeights: true });
+    expect(Math.max(...writtenCodes(q, 'wd').map(Math.abs))).toBe(127);
+    expect(report.saturationSafeWeights).toEqual([]);
+  });
+});
