@@ -76,6 +76,17 @@ describe('Quark and ONNX Runtime snippets', () => {
     expect(ortSnippet(index, config, options)).not.toContain('TensorQuantOverrides');
   });
 
+  it('pass saturation-safe weights as reduce_range, the nearest each tool has, and say so', () => {
+    const safe = withExclusions(getPreset('U8S8'), { saturationSafeWeights: true });
+    const ort = ortSnippet(index, safe, options);
+    const quark = quarkSnippet(index, safe, options);
+    expect(() => pythonParses(ort)).not.toThrow();
+    expect(() => pythonParses(quark)).not.toThrow();
+    expect(ort).toMatch(/reduce_range=True,\s+# saturation-safe weights .* are Quant Studio's: 7-bit weights everywhere are the nearest/);
+    expect(quark).toMatch(/settings\.reduce_range = True\s+# saturation-safe weights/);
+    expect(ortSnippet(index, getPreset('U8S8'), options)).toMatch(/reduce_range=False,\n/);
+  });
+
   it('pass Quark subgraphs as ([starts], [ends]) and single nodes by name, with the preset settings', () => {
     const source = quarkSnippet(index, config, options);
     expect(readSnippet(source)).toMatchObject({ SUBGRAPHS_TO_EXCLUDE: [[['Conv_0'], ['Relu_1']]], NODES_TO_EXCLUDE: ['Exp_2'] });

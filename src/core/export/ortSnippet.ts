@@ -9,7 +9,7 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 import { py, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
+import { fileConstants, namingFunction, namingSteps, readerSkeleton, reduceRangeSetting, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
   int8: 'QuantType.QInt8',
@@ -62,7 +62,7 @@ export function ortSnippet(index: GraphIndex, config: QuantConfig, options: Snip
     ['activation_type', ORT_TYPES[config.activationType]],
     ['weight_type', ORT_TYPES[config.weightType]],
     ['per_channel', py(config.perChannel)],
-    ['reduce_range', py(config.reduceRange)],
+    ['reduce_range', py(reduceRangeSetting(config).value), reduceRangeSetting(config).note],
   ];
   if (config.opTypesToQuantize.length) args.push(['op_types_to_quantize', py([...config.opTypesToQuantize])]);
   args.push(['nodes_to_exclude', 'NODES_TO_EXCLUDE'], ['extra_options', py(ortExtraOptions(config), '        ')]);

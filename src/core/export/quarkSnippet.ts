@@ -12,7 +12,7 @@ import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '..
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
+import { fileConstants, namingFunction, namingSteps, readerSkeleton, reduceRangeSetting, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 /** Quark's name of a quantization type (16-bit types are Quark's ExtendedQuantType). */
 const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
@@ -95,7 +95,7 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
     ['activation_type', types[0]],
     ['weight_type', types[1]],
     ['per_channel', py(config.perChannel)],
-    ['reduce_range', py(config.reduceRange)],
+    ['reduce_range', py(reduceRangeSetting(config).value)],
     ['enable_npu_cnn', py(config.enableNpuCnn)],
     ['include_cle', py(config.includeCle)],
   ];
@@ -127,7 +127,7 @@ NODES_TO_EXCLUDE = ${py(ex.nodes)}${conversion.constants}
 # Quark's ${base} preset, then every setting as Quant Studio used it.
 quant_config = QConfig.get_default_config(${py(base)})
 settings = quant_config.global_quant_config
-${settings.map(([k, v]) => `settings.${k} = ${v}`).join('\n')}
+${settings.map(([k, v]) => `settings.${k} = ${v}${k === 'reduce_range' && reduceRangeSetting(config).note ? `  # ${reduceRangeSetting(config).note}` : ''}`).join('\n')}
 settings.extra_options.update(${py(quarkExtraOptions(config, float16))})${namingFunction(ex.needsNaming)}
 
 

@@ -90,3 +90,13 @@ export function tensorOverridesValue(config: QuantConfig, typeNames: Readonly<Re
     Object.entries(config.extraOptions.TensorQuantOverrides).map(([tensor, list]) => [tensor, list.map((o) => ({ quant_type: new PyName(typeNames[o.quant_type]) }))]),
   );
 }
+
+/**
+ * The reduce_range a snippet passes for `config`, and a note when that is not the studio's own rule: saturation-safe
+ * weights (7-bit codes only in the channels onnxruntime's x86 int8 kernels could saturate on) have no form in
+ * ONNX Runtime or Quark, whose nearest is 7-bit weights everywhere.
+ */
+export function reduceRangeSetting(config: QuantConfig): { value: boolean; note?: string } {
+  if (config.reduceRange || !config.saturationSafeWeights) return { value: config.reduceRange };
+  return { value: true, note: "saturation-safe weights (7-bit codes only where x86 int8 kernels could saturate) are Quant Studio's: 7-bit weights everywhere are the nearest" };
+}
