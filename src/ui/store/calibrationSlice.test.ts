@@ -216,6 +216,16 @@ describe('run slice', () => {
     expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true, tensorOverrides: {} });
   });
 
+  it('saturation-safe weights: on in the config when chosen, no setting when off (as every preset has it)', async () => {
+    const { store } = await openedStore();
+    store.getState().setQuantPreset('U8S8');
+    store.getState().setSaturationSafeWeights(true);
+    expect(configOf(store.getState().run.settings).saturationSafeWeights).toBe(true);
+    store.getState().setSaturationSafeWeights(false);
+    expect(store.getState().run.settings).not.toHaveProperty('saturationSafeWeights');
+    expect(configOf(store.getState().run.settings).saturationSafeWeights).toBe(false);
+  });
+
   it('a calibration method instead of the preset\'s: kept in the config, stale ranges after a change, dropped with the preset, refused when the scale type does not take it', async () => {
     const { store } = await openedStore();
     store.getState().setQuantPreset('A8W8');

@@ -29,6 +29,11 @@ export interface QuantSettings {
    * reproducing its reference's configuration unless the user picks otherwise).
    */
   calibrationMethod?: CalibrationMethod;
+  /**
+   * 7-bit codes only in the weight channels onnxruntime's x86 CPU int8 kernels could saturate on
+   * (config.saturationSafeWeights); absent means off, as in every preset.
+   */
+  saturationSafeWeights?: boolean;
 }
 
 /** The methods a preset's scale type takes (power-of-two scales: MinMax or MinMSE, as Quark's PowerOfTwoMethod). */
@@ -65,6 +70,7 @@ export function configOf(settings: QuantSettings): QuantConfig {
   const json = JSON.parse(configToJSON(presetWithMethod(settings.preset, settings.calibrationMethod)));
   json.perChannel = settings.perChannel;
   json.extraOptions.UseRandomData = settings.useRandomData;
+  if (settings.saturationSafeWeights) json.saturationSafeWeights = true;
   if (settings.fp16) {
     json.extraOptions.QuantizeFP16 = settings.fp16.quantizeFp16 && !settings.fp16.convertAll;
     json.extraOptions.UseFP32Scale = settings.fp16.useFp32Scale;

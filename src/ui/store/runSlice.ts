@@ -65,6 +65,8 @@ export interface RunSlice {
    * not take (or no method at all, from an old or edited record) leaves the preset's.
    */
   setCalibrationMethod(method: string | null): void;
+  /** Saturation-safe weights for a CPU deployment (off: the setting is dropped, as the presets have it). */
+  setSaturationSafeWeights(on: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
   /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
   setFp16Options(options: Partial<Fp16Options>): void;
@@ -123,6 +125,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
         // The preset's own method is stored as none, so the preset keeps stating only its reference's config.
         const { calibrationMethod: _dropped, ...rest } = get().run.settings;
         patch({ settings: valid && valid !== getPreset(preset).calibrationMethod ? { ...rest, calibrationMethod: valid } : rest });
+      },
+      setSaturationSafeWeights(on) {
+        const { saturationSafeWeights: _dropped, ...rest } = get().run.settings;
+        patch({ settings: on ? { ...rest, saturationSafeWeights: true } : rest });
       },
       setUseRandomData(useRandomData) {
         settings({ useRandomData });

@@ -24,6 +24,13 @@ describe('settings of an imported configuration', () => {
     expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'A8W8')).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {}, calibrationMethod: 'Percentile' });
   });
 
+  it('keeps saturation-safe weights (the page\'s CPU-kernels switch) through export and import; off is no setting', () => {
+    const config = configOf({ preset: 'U8S8', perChannel: true, useRandomData: false, tensorOverrides: {}, saturationSafeWeights: true });
+    expect(config.saturationSafeWeights).toBe(true);
+    expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'U8S8')).toEqual({ preset: 'U8S8', perChannel: true, useRandomData: false, tensorOverrides: {}, saturationSafeWeights: true });
+    expect(configOf({ preset: 'U8S8', perChannel: true, useRandomData: false, tensorOverrides: {} }).saturationSafeWeights).toBe(false);
+  });
+
   it('prefers the preset the file names when two presets give the same config', () => {
     for (const preset of ['U8S8', 'XINT8'] as const) expect(settingsForConfig(getPreset(preset), preset)?.preset).toBe(preset);
   });

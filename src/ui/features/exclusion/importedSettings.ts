@@ -23,7 +23,8 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
     // A method other than the preset's is the page's method choice on top of that preset.
     if (!methodsFor(preset).includes(config.calibrationMethod)) continue;
     const method = config.calibrationMethod !== getPreset(preset).calibrationMethod ? { calibrationMethod: config.calibrationMethod } : {};
-    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides, ...fp16, ...method };
+    const safe = config.saturationSafeWeights ? { saturationSafeWeights: true } : {};
+    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides, ...fp16, ...method, ...safe };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }
   return null;

@@ -13,6 +13,7 @@ export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
   const setPreset = useStudio((s) => s.setQuantPreset);
   const setPerChannel = useStudio((s) => s.setPerChannel);
+  const setSaturationSafeWeights = useStudio((s) => s.setSaturationSafeWeights);
   const setCalibrationMethod = useStudio((s) => s.setCalibrationMethod);
   const methodId = useId();
   const methodHintId = useId();
@@ -85,6 +86,18 @@ export function QuantSettingsCard() {
         <span>
           Per-channel weights
           <span className="check__hint">One scale per output channel; raises the opset to 13 where needed. Usually much better for depthwise convolutions.</span>
+        </span>
+      </label>
+      <label className="check">
+        <input type="checkbox" checked={settings.saturationSafeWeights === true} disabled={locked || bf16} data-testid="saturation-safe"
+          onChange={(e) => setSaturationSafeWeights(e.currentTarget.checked)} />
+        <span>
+          Safe for x86 CPU int8 kernels
+          <span className="check__hint">
+            7-bit codes only in the weight channels whose 8-bit products onnxruntime's CPU kernels (default options, x86 without VNNI)
+            could saturate; the rest keep 8 bits. Off in every preset (the NPU presets reproduce Quark's configs); for a model
+            deployed with onnxruntime on a CPU (bench cpu-kernels).
+          </span>
         </span>
       </label>
       <label className="check">
