@@ -25,6 +25,7 @@ test('BF16 with-cast: no calibration, the model runs in onnxruntime-web and -nod
   await expect(page.getByTestId('quant-preset-summary')).toContainText('BF16QDQToCast');
   await expect(page.getByTestId('bf16-note')).toContainText('Calibration is optional');
   await expect(page.getByTestId('per-channel')).toBeDisabled();
+  await expect(page.getByTestId('saturation-safe')).toBeDisabled();
 
   // No images, no calibration: Quantize is ready.
   const button = page.getByTestId('quantize-button');
