@@ -50,6 +50,23 @@ async function minMaxRanges(model: ModelProto, feeds = convChainFeeds(8)): Promi
   return ranges;
 }
 
+/**
+ * MNIST with the Add after each Conv removed, so its convolutions have no bias at all (MNIST's own bias Adds are
+ * folded into the Conv by prepare, which gives every Conv a bias).
+ */
+function withoutConvBiasAdds(model: ModelProto): ModelProto {
+  const index = buildGraphIndex(model.graph!);
+  const rename = new Map<string, string>();
+  const kept = model.graph!.node.filter((n) => {
+    const producer = index.producer.get(n.input[0] as never);
+    const dropped = n.op_type === 'Add' && producer !== undefined && index.nodes[producer].op_type === 'Conv' && index.initializers.has(n.input[1] as never);
+    if (dropped) rename.set(n.output[0], n.input[0]);
+    return !dropped;
+  });
+  const node = kept.map((n) => ({ ...n, input: n.input.map((i) => rename.get(i) ?? i) }));
+  return { ...model, graph: { ...model.graph!, node } };
+}
+
 function config(preset: string, extra: QuantConfigInput = {}) {
   const base = getPreset(preset);
   return validateConfig({ ...base, ...extra, extraOptions: { ...base.extraOptions, ...extra.extraOptions } });
@@ -267,12 +284,14 @@ describe('qstudio quantize with recovery switches', () => {
     expect(summary.recovery.finetune.layers).toHaveLength(5);
   });
 
-  it('gives bias-less convolutions an int32 bias through a DequantizeLinear, so the model runs at opset 10 (MNIST, AdaQuant + bias correction)', async () => {
+  it('gives bias-less convolutions an int32 bias through a DequantizeLinear, so the model runs at opset 10 (MNIST without its bias Adds, AdaQuant + bias correction)', async () => {
     const calib = path.join(tmp, 'calib-mnist');
     fs.mkdirSync(calib, { recursive: true });
     for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    const biasless = path.join(tmp, 'mnist-biasless.onnx');
+    fs.writeFileSync(biasless, encode(withoutConvBiasAdds(decode(fs.readFileSync(path.join(MODELS, 'mnist.onnx'))))));
     const out = path.join(tmp, 'mnist-aq.onnx');
-    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--bias-correction', '--finetune', 'adaquant', '--finetune-iterations', '5', '-o', out);
+    const r = qstudio('quantize', biasless, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--bias-correction', '--finetune', 'adaquant', '--finetune-iterations', '5', '-o', out);
     expect(r.stderr).not.toMatch(/Error/);
     expect(r.code).toBe(0);
     const model = decode(fs.readFileSync(out));
@@ -280,7 +299,7 @@ describe('qstudio quantize with recovery switches', () => {
     const convs = index.nodes.filter((n) => n.op_type === 'Conv');
     expect(convs.length).toBe(2);
     for (const conv of convs) {
-      // Each Conv had no bias in MNIST; the corrected one reaches it through an int32 DequantizeLinear placed before it.
+      // Each Conv had no bias; the corrected one reaches it through an int32 DequantizeLinear placed before it.
       const dq = index.nodes[index.producer.get(conv.input[2] as never)!];
       expect(dq.op_type).toBe('DequantizeLinear');
       expect(index.initializers.get(dq.input[0] as never)!.data_type).toBe(6);
