@@ -16,10 +16,10 @@
  * absorbed into the convolution. Weights shared with other nodes are left in place and the folded ones get
  * new names; weights no node reads any more are dropped.
  */
-import type { GraphIndex, ModelProto, NodeProto, TensorProto, ValueInfoProto } from '../onnx/index.ts';
-import { DataType, buildGraphIndex, forEachGraph, isDefaultDomain, makeTensor, readTensorAsFloat32, subgraphsOf } from '../onnx/index.ts';
+import type { GraphIndex, ModelProto, NodeProto, TensorProto } from '../onnx/index.ts';
+import { DataType, buildGraphIndex, isDefaultDomain, makeTensor } from '../onnx/index.ts';
 import { floatOf, intOf } from './attributes.ts';
-import { NameAllocator } from './names.ts';
+import { applyConvFolds, floatInitializer } from './convFold.ts';
 import { OriginRecorder, type NodeOrigin } from './nodeOrigin.ts';
 
 export interface FoldResult {
@@ -49,60 +49,27 @@ export function foldBatchNorm(model: ModelProto): FoldResult {
   const graphInputs = new Set(graph.input.map((v) => v.name ?? ''));
 
   const folds = new Map<NodeProto, Fold>();
-  const bnFolded = new Set<NodeProto>();
   for (const bn of graph.node) {
     const fold = planFold(bn, index, graphOutputs, graphInputs);
-    if (fold) {
-      folds.set(fold.conv, fold);
-      bnFolded.add(bn);
-    }
+    if (fold) folds.set(fold.conv, fold);
   }
   if (folds.size === 0) {
     origin.keepGraph(graph);
     return { model: { ...model }, origin: origin.finish(), folded: {} };
   }
 
-  const names = new NameAllocator(model);
-  const readers = countReaders(graph.node, graph.output);
-  const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
-  const removedOutputs = new Set<string>();
-  const nodes: NodeProto[] = [];
+  const rewritten = applyConvFolds(model, origin, '_bn', [...folds.values()].map((f) => ({
+    conv: f.conv,
+    weight: f.weight,
+    bias: f.bias,
+    output: f.bn.output[0],
+    absorbed: [f.bn],
+    released: f.bn.input.slice(1),
+    removedOutputs: [f.conv.output[0]],
+  })));
   const folded: Record<string, number> = {};
-
-  for (const node of graph.node) {
-    if (bnFolded.has(node)) continue;
-    const fold = folds.get(node);
-    if (!fold) {
-      nodes.push(node);
-      origin.keep(node);
-      origin.keepSubgraphsOf(node);
-      continue;
-    }
-    const { conv, bn } = fold;
-    const copy = foldedConv(conv, fold.weight, fold.bias, bn.output[0], '_bn', { readers, initializers, names });
-    removedOutputs.add(conv.output[0]);
-    for (const t of bn.input.slice(1)) release(t, readers);
-    nodes.push(copy);
-    origin.keep(copy, conv);
-    origin.absorb(bn, conv);
-    folded[conv.op_type ?? ''] = (folded[conv.op_type ?? ''] ?? 0) + 1;
-  }
-
-  // Drop initializers no node reads any more (BatchNormalization parameters, replaced weights).
-  const kept = [...initializers.values()].filter((t) => (readers.get(t.name ?? '') ?? 0) > 0);
-  return {
-    model: {
-      ...model,
-      graph: {
-        ...graph,
-        node: nodes,
-        initializer: kept,
-        value_info: graph.value_info.filter((v) => !removedOutputs.has(v.name ?? '')),
-      },
-    },
-    origin: origin.finish(),
-    folded,
-  };
+  for (const { conv } of folds.values()) folded[conv.op_type ?? ''] = (folded[conv.op_type ?? ''] ?? 0) + 1;
+  return { model: rewritten, origin: origin.finish(), folded };
 }
 
 /** The fold for `bn`, or undefined when any condition of the module comment fails. */
@@ -157,74 +124,4 @@ function planFold(bn: NodeProto, index: GraphIndex, graphOutputs: Set<string>, g
   const bias = new Float32Array(channels);
   for (let c = 0; c < channels; c++) bias[c] = (b[c] - mean[c]) * factor[c] + beta[c];
   return { conv, bn, weight: makeTensor('', DataType.FLOAT, dims, weights), bias };
-}
-
-export function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
-  if (!t || t.data_type !== DataType.FLOAT) return undefined;
-  return { tensor: t, values: readTensorAsFloat32(t) };
-}
-
-/** How many node inputs (any graph, outer-scope reads included) and graph outputs name each tensor. */
-export function countReaders(nodes: readonly NodeProto[], outputs: readonly ValueInfoProto[]): Map<string, number> {
-  const readers = new Map<string, number>();
-  const add = (t: string) => {
-    if (t) readers.set(t, (readers.get(t) ?? 0) + 1);
-  };
-  for (const n of nodes) {
-    n.input.forEach(add);
-    for (const g of subgraphsOf(n)) forEachGraph(g, (sub) => sub.node.forEach((m) => m.input.forEach(add)));
-  }
-  outputs.forEach((v) => add(v.name ?? ''));
-  return readers;
-}
-
-export function release(name: string, readers: Map<string, number>): void {
-  if (name) readers.set(name, (readers.get(name) ?? 1) - 1);
-}
-
-/** The tensors and names a fold rewrites convolutions against. */
-export interface FoldTables {
-  readers: Map<string, number>;
-  initializers: Map<string, TensorProto>;
-  names: NameAllocator;
-}
-
-/**
- * A copy of `conv` reading `weight` and `bias` (stored under the old names where it was their only reader, else
- * under new names ending in `suffix`) and writing `output`.
- */
-export function foldedConv(conv: NodeProto, weight: TensorProto, bias: Float32Array, output: string, suffix: string, t: FoldTables): NodeProto {
-  const weightName = placeTensor(conv.input[1], weight, `${conv.input[1]}${suffix}`, t.readers, t.initializers, t.names);
-  const biasName = placeTensor(
-    conv.input[2] || '',
-    makeTensor('', DataType.FLOAT, [bias.length], bias),
-    conv.input[2] ? `${conv.input[2]}${suffix}` : `${conv.input[1]}_bias`,
-    t.readers,
-    t.initializers,
-    t.names,
-  );
-  return { ...conv, input: [conv.input[0], weightName, biasName], output: [output], attribute: [...conv.attribute] };
-}
-
-/**
- * Stores `tensor` as the new value of the initializer `name` when this node was its only reader (the name
- * stays), else under a fresh name; returns the name the node should read.
- */
-function placeTensor(
-  name: string,
-  tensor: TensorProto,
-  hint: string,
-  readers: Map<string, number>,
-  initializers: Map<string, TensorProto>,
-  names: NameAllocator,
-): string {
-  if (name && readers.get(name) === 1) {
-    initializers.set(name, { ...tensor, name });
-    return name;
-  }
-  release(name, readers);
-  const fresh = names.fresh(hint);
-  initializers.set(fresh, { ...tensor, name: fresh });
-  readers.set(fresh, 1);
-  return fresh;
 }

@@ -18,8 +18,7 @@
  */
 import type { GraphIndex, ModelProto, NodeProto, TensorProto } from '../onnx/index.ts';
 import { DataType, buildGraphIndex, isDefaultDomain, makeTensor } from '../onnx/index.ts';
-import { countReaders, floatInitializer, foldedConv, release } from './foldBatchNorm.ts';
-import { NameAllocator } from './names.ts';
+import { applyConvFolds, floatInitializer } from './convFold.ts';
 import { OriginRecorder, type NodeOrigin } from './nodeOrigin.ts';
 
 export interface ConvAffineFoldResult {
@@ -60,40 +59,17 @@ export function foldConvAffine(model: ModelProto): ConvAffineFoldResult {
     return { model: { ...model }, origin: origin.finish(), folded: 0 };
   }
 
-  const names = new NameAllocator(model);
-  const readers = countReaders(graph.node, graph.output);
-  const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
-  const removedOutputs = new Set<string>();
-  const nodes: NodeProto[] = [];
-  let folded = 0;
-  for (const node of graph.node) {
-    if (absorbed.has(node)) continue;
-    const chain = chains.get(node);
-    if (!chain) {
-      nodes.push(node);
-      origin.keep(node);
-      origin.keepSubgraphsOf(node);
-      continue;
-    }
-    const { conv, steps } = chain;
-    const copy = foldedConv(conv, chain.weight, chain.bias, steps[steps.length - 1].output[0], '_affine', { readers, initializers, names });
-    removedOutputs.add(conv.output[0]);
-    for (const s of steps.slice(0, -1)) removedOutputs.add(s.output[0]);
-    for (const c of chain.constants) release(c, readers);
-    nodes.push(copy);
-    origin.keep(copy, conv);
-    for (const s of steps) origin.absorb(s, conv);
-    folded += steps.length;
-  }
-  const kept = [...initializers.values()].filter((t) => (readers.get(t.name ?? '') ?? 0) > 0);
-  return {
-    model: {
-      ...model,
-      graph: { ...graph, node: nodes, initializer: kept, value_info: graph.value_info.filter((v) => !removedOutputs.has(v.name ?? '')) },
-    },
-    origin: origin.finish(),
-    folded,
-  };
+  const rewritten = applyConvFolds(model, origin, '_affine', [...chains.values()].map((c) => ({
+    conv: c.conv,
+    weight: c.weight,
+    bias: c.bias,
+    output: c.steps[c.steps.length - 1].output[0],
+    absorbed: c.steps,
+    released: c.constants,
+    removedOutputs: [c.conv.output[0], ...c.steps.slice(0, -1).map((s) => s.output[0])],
+  })));
+  const folded = [...chains.values()].reduce((n, c) => n + c.steps.length, 0);
+  return { model: rewritten, origin: origin.finish(), folded };
 }
 
 /** The chain after `conv` and its folded weights, or undefined when nothing folds (see the module note). */
