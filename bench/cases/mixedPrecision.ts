@@ -6,7 +6,7 @@
  * onnxruntime-web and, where its opset is at most 17, checked by onnx.checker.
  *
  * Usage: mixedPrecision.ts <yolox-nano|ppocr-det> <preset> [perChannel] [adaround] [bc] [max=<measurements>] [method=<calibration method>]
- *   [fused] [samples=<n>] [tune=<n>] [iterations=<n>] [earlyStop]
+ *   [fused] [samples=<n>] [tune=<n>] [iterations=<n>] [earlyStop] [safe]
  *   fused: enableNpuTransformer (written-out functions such as HardSwish and SiLU quantized as one op).
  *   bc: bias correction after the search (with AdaRound: after it, as Quark orders them).
  *   samples: calibration samples the search measures sensitivity on (default 4 for YOLOX, 3 for the detector).
@@ -47,6 +47,7 @@ const searchSamples = value('samples') === undefined ? undefined : Number(value(
 const tuneSamples = value('tune') === undefined ? undefined : Number(value('tune'));
 const iterations = value('iterations') === undefined ? undefined : Number(value('iterations'));
 const earlyStop = flags.includes('earlyStop');
+const saturationSafe = flags.includes('safe');
 const root = path.resolve(import.meta.dirname, '../..');
 const tmp = path.join(root, 'bench/tmp');
 fs.mkdirSync(tmp, { recursive: true });
@@ -68,7 +69,7 @@ function load(): { model: ModelProto; calib: Feeds[]; judge: Feeds[]; samples: n
 }
 
 const { model, calib, judge, samples } = load();
-const base: QuantConfig = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), perChannel, enableNpuTransformer: fused, ...(method ? { calibrationMethod: method } : {}) });
+const base: QuantConfig = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), perChannel, enableNpuTransformer: fused, saturationSafeWeights: saturationSafe, ...(method ? { calibrationMethod: method } : {}) });
 const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(model, calib.map((f) => Object.values(f)[0]), { config: base });
 const held = await createOutputJudge(model, nodeRuntime(judge));
@@ -88,13 +89,13 @@ const plainScore = await held.score(plain.model);
  * result line. Printed once after mixed precision and again after AdaRound, so a run cut short keeps the first.
  */
 async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds: number | null): Promise<void> {
-  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${tunedScore !== null ? `-${recoverySteps.replace(/\W+/g, '-')}` : ''}.onnx`);
+  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${saturationSafe ? '-safe' : ''}${tunedScore !== null ? `-${recoverySteps.replace(/\W+/g, '-')}` : ''}.onnx`);
   const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
   const opset = opsetOf(final) ?? 0;
   const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
   console.log(JSON.stringify({
     model: which,
-    preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}${fused ? ' fused functions' : ''}`,
+    preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}${fused ? ' fused functions' : ''}${saturationSafe ? ' saturation-safe weights' : ''}`,
     startCosine: +start.cosine.toFixed(5),
     mixedCosine: +plainScore.cosine.toFixed(5),
     adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
