@@ -68,4 +68,20 @@ describe('image inputs of other exporters, on the command line', () => {
     const q = quantizeAndEvaluate('uint8', classifier(input, before), 'auto');
     expect(q.stderr).toContain('takes uint8: raw bytes 0–255');
   });
+
+  it('a model with two inputs: calibration on images stops with a named error that says where .npy tensors are taken', () => {
+    const graph = makeGraph({
+      name: 'two_inputs',
+      node: [makeNode('Add', ['a', 'b'], ['x'], 'add'), makeNode('Relu', ['x'], ['y'], 'relu')],
+      input: [makeValueInfo('a', DataType.FLOAT, [1, 3, 32, 32]), makeValueInfo('b', DataType.FLOAT, [1, 3, 32, 32])],
+      output: [makeValueInfo('y', DataType.FLOAT)],
+    });
+    const floatPath = path.join(tmp, 'two-inputs.onnx');
+    fs.writeFileSync(floatPath, encode(makeModel(graph, { '': 13 }, 7)));
+    const q = qstudio('quantize', floatPath, '--calib', data, '--preprocess', 'imagenet', '--config', 'A8W8', '-o', path.join(tmp, 'two-inputs.q.onnx'));
+    expect(q.code).not.toBe(0);
+    expect(q.stderr).toMatch(/NotAnImageModelError/);
+    expect(q.stderr).toMatch(/2 inputs \(a, b\)/);
+    expect(q.stderr).toMatch(/command line calibrates on image folders only.*studio/);
+  });
 });

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
-import { InferenceError, NoCalibrationDataError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
+import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImageModelError } from '../../core/calibrate/errors.ts';
 import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource } from '../../core/calibrate/runner.ts';
 import { sampleSource } from '../../core/calibrate/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
@@ -45,8 +45,21 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
   const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
   return calibrate(model, (inputs) => {
     if (files.length === 0) throw new NoCalibrationDataError('no images to calibrate on: give a folder of .jpg or .png files');
-    return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
+    try {
+      return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
+    } catch (e) {
+      throw inCommandLineTerms(e);
+    }
   }, options);
+}
+
+/**
+ * The core's "images cannot feed this model" error as the command line can act on it: the core suggests .npy
+ * tensors, which the studio's page takes for calibration but the command line does not read.
+ */
+function inCommandLineTerms(e: unknown): unknown {
+  if (!(e instanceof NotAnImageModelError) || !/\.npy/.test(e.message)) return e;
+  return new NotAnImageModelError(`${e.message} The command line calibrates on image folders only: open the model in the studio and drop the .npy files there.`);
 }
 
 /** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
