@@ -169,11 +169,7 @@ export const evaluateCommand = {
       );
     }
     if (values.json) {
-      if (!cpu) {
-        process.stdout.write(renderJson(report));
-        return 0;
-      }
-      process.stdout.write(`${JSON.stringify({ ...JSON.parse(renderJson(report)), cpuKernels: { optimization: 'all', outputs: cpu.outputs, losses } }, null, 2)}\n`);
+      process.stdout.write(renderJson(report, cpu ? { cpuKernels: { optimization: 'all', outputs: cpu.outputs, losses } } : {}));
       return 0;
     }
     if (npu || cpu) process.stdout.write(npu ? 'As written (float parts in float32):\n' : "As written (the model's own arithmetic):\n");

@@ -153,6 +153,8 @@ describe('renderHtml', () => {
     expect(page).toMatch(/<tr data-precision="act16"><td>16-bit activation<\/td><td class="num">1<\/td><td class="name mono">A&lt;b&gt; \(A16W8\)<\/td>/);
     expect(page).toMatch(/<tr data-precision="float"><td>float \(excluded or not quantized\)<\/td><td class="num">1<\/td>/);
     expect(JSON.parse(renderJson(report)).precisions['A<b>']).toEqual({ label: 'A16W8', class: 'act16' });
+    // Fields measured beside the report are written by the same rules: NaN as "NaN", never null.
+    expect(JSON.parse(renderJson(report, { cpuKernels: { outputs: [{ cosine: NaN }] } })).cpuKernels.outputs[0].cosine).toBe('NaN');
     expect(renderHtml(buildReport(input))).not.toContain('Precision per node');
   });
 

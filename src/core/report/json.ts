@@ -17,9 +17,12 @@ function replacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-/** The report as indented JSON text, ending with a newline. */
-export function renderJson(report: Report): string {
-  return `${JSON.stringify(report, replacer, 2)}\n`;
+/**
+ * The report as indented JSON text, ending with a newline; `extra` adds top-level fields a command measured beside
+ * the report (written by the same rules).
+ */
+export function renderJson(report: Report, extra: Readonly<Record<string, unknown>> = {}): string {
+  return `${JSON.stringify({ ...report, ...extra }, replacer, 2)}\n`;
 }
 
 /** A number field of a parsed JSON report: numbers as they are, "NaN" / "Infinity" / "-Infinity" as those values. */
