@@ -27,7 +27,7 @@ import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statisti
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
 import type { ConsumerMseState } from './minmse.ts';
-import { depthGroups, quantizedReadout } from './sequential.ts';
+import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 
 /**
@@ -202,7 +202,7 @@ export class ModelCalibrator {
       if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
     };
     // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
-    const sequential = config.calibrationMethod === 'Sequential' ? depthGroups(this.model, this.produced) : null;
+    const sequential = config.calibrationMethod === 'Sequential' ? depthGroups(this.model, computedTensors(this.model, this.produced)) : null;
     if (sequential) passes += sequential.length;
     const bad = new Set<number>();
     /** The sample's feeds, or null when it is (or was found) unusable. */

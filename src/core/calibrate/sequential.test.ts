@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DataType, makeGraph, makeModel, makeNode, makeValueInfo } from '../onnx/model.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
-import { depthGroups, quantizedReadout } from './sequential.ts';
+import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
 
 // x → a → b → c (output), and x → d → c: d is shallow but feeds the deepest tensor.
 const model = makeModel(
@@ -29,6 +29,10 @@ describe('sequential calibration plan', () => {
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 2)).toEqual([['a', 'd'], ['b', 'c']]);
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 3)).toEqual([['a'], ['d', 'b'], ['c']]);
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 10)).toEqual([['a'], ['d'], ['b'], ['c']]);
+  });
+
+  it('gathers again only tensors whose producer computes new values (a Relu copies its quantized input)', () => {
+    expect(computedTensors(model, ['a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
   });
 
   it('reads each tensor before its own quantization in the quantized model, graph outputs included', () => {

@@ -11,12 +11,32 @@
  * the whole costs about 1 + (G + 1) / 2 runs of the model per sample, and the quantizer once per pass.
  * Within a group, a tensor below another of the same group sees it quantized at its float-pass range.
  *
+ * Only tensors whose producer computes new values are gathered again. An op that copies, selects or moves the
+ * values of a quantized input (Reshape, Transpose, Concat, Slice, MaxPool, Relu, …) outputs values on that
+ * input's integer grid: a histogram of spikes, on which Entropy's threshold search clips far too much (on
+ * UltraFace those ranges shrank to 0.3–0.7 of their float ones and the held-out cosine fell under MinMax's). Such
+ * a tensor adds no error of its own to absorb, so its float-pass statistics stand.
+ *
  * The value read for a tensor in the quantized model is its value before its own QuantizeLinear: the tensor of
  * the same name, or, for a graph output (whose name the quantizer gives to the DequantizeLinear output), the
  * input of the QuantizeLinear that feeds that DequantizeLinear. Tensors the quantizer folded away (a Conv output
  * folded with its Mul/Add) keep their float-pass statistics: nothing quantizes them.
  */
 import type { ModelProto, NodeProto } from '../onnx/model.ts';
+
+/** Ops whose outputs are copies, selections or rearrangements of input values (see the module note). */
+export const VALUE_COPYING_OPS: ReadonlySet<string> = new Set([
+  'Identity', 'Reshape', 'Transpose', 'Flatten', 'Squeeze', 'Unsqueeze', 'Concat', 'Slice', 'Split', 'Gather',
+  'GatherElements', 'GatherND', 'Pad', 'Expand', 'Tile', 'DepthToSpace', 'SpaceToDepth', 'MaxPool', 'ReduceMax',
+  'ReduceMin', 'Relu', 'Clip', 'Max', 'Min',
+]);
+
+/** The produced tensors whose producer computes new values (not in VALUE_COPYING_OPS): those sequential passes gather. */
+export function computedTensors(model: ModelProto, produced: readonly string[]): string[] {
+  const copied = new Set<string>();
+  for (const node of model.graph!.node) if (VALUE_COPYING_OPS.has(node.op_type ?? '')) for (const o of node.output) if (o) copied.add(o);
+  return produced.filter((t) => !copied.has(t));
+}
 
 /** Groups of the produced tensors, each gathered in a pass of its own on the partly quantized model. */
 export const SEQUENTIAL_GROUPS = 4;
