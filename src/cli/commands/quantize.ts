@@ -172,6 +172,7 @@ export const quantizeCommand = {
     if (values['mixed-precision']) {
       if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
       const budget = parsePrecisionBudget(values.budget ?? '');
+      const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
       // A cosine target is aimed at as it is; another metric (sequence:0.9, top1:0.95, psnr:30) spends the budget
       // toward a high cosine, as the ladder's mixed-precision rung does.
       const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
@@ -180,7 +181,6 @@ export const quantizeCommand = {
       const { spec } = loadPreprocessArgument(values.preprocess, model);
       const images = imageFeeds(model, { dir: values.calib }, spec);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
-      const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
       const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
