@@ -37,6 +37,8 @@ describe('qstudio ladder', () => {
     expect(report.ladder.rungs.map((g: { label: string }) => g.label)).toEqual(rungs);
     expect(report.ladder.stopped).toBe('exhausted');
     expect(report.ladder.order).toBe('eight-bit-first');
+    expect(report.graphOptimization).toBe('basic');
+    expect(rungs.some((l) => l.includes('saturation-safe'))).toBe(false); // judged at 'basic', nothing saturates
     const scores: number[] = report.ladder.rungs.map((g: { score: unknown }) => parseReportNumber(g.score));
     for (const [i, g] of report.ladder.rungs.entries()) {
       // A rung either measured a cosine below the target or failed with a named reason.
@@ -63,6 +65,24 @@ describe('qstudio ladder', () => {
     const result = await session.run({ [input]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
     expect(Object.values(result)[0].dims).toEqual([1, 10]);
     await session.release();
+  });
+
+  it("aims at onnxruntime's CPU default when asked: judged at 'all', a format whose weights could saturate is tried with saturation-safe weights", () => {
+    const json = path.join(tmp, 'cpu.json');
+    const html = path.join(tmp, 'cpu.html');
+    const r = qstudio('ladder', mnist, ...common, '--formats', 'A8W8', '--no-per-channel', '--no-mixed-precision', '--no-exclusions', '--finetune-reach', '0.01',
+      '--target', 'cosine:1', '--judge-optimization', 'all', '--json', json, '--report', html);
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.stderr).toMatch(/judging on 2 with onnxruntime at graph optimization 'all'/);
+    const rungs = [...r.stdout.matchAll(/^rung (\d+) (.+?): cosine/gm)].map((m) => m[2]);
+    // MNIST's A8W8 weights (per tensor) hold same-sign code pairs past 128: the safe variant is measured right after.
+    expect(rungs.slice(0, 2)).toEqual(['A8W8', 'A8W8 + saturation-safe weights']);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+    expect(report.graphOptimization).toBe('all');
+    expect(fs.readFileSync(html, 'utf8')).toContain('data-graph-optimization="all"');
+    const bad = qstudio('ladder', mnist, ...common, '--judge-optimization', 'fast');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--judge-optimization "fast": give one of basic, all/);
   });
 
   it('names a bad target and a bad order', () => {

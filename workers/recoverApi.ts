@@ -7,8 +7,9 @@
  * Every quantized model made here stays here, keyed by a handle (ARCHITECTURE example 8): the page shows
  * the numbers and asks for one model's bytes only when the user picks it ("Use this model"). Samples are
  * decoded once per run (the evaluation worker's loadFeeds) and serve calibration, fine-tuning and judging
- * alike; onnxruntime-web runs the models (WASM: the optimizers themselves are plain TypeScript, see
- * bench/README.md). Progress goes to one callback (a Comlink.proxy on the page); `cancel` stops the run
+ * alike; onnxruntime-web runs the models (WASM) and the optimizers' matrix products (the Gram product of each
+ * step and the float64 products that build each layer's problem); the rest of the optimizers is TypeScript, see
+ * bench/README.md. Progress goes to one callback (a Comlink.proxy on the page); `cancel` stops the run
  * within one inference or one optimizer step. A cancelled ladder keeps the rungs it measured.
  *
  * Plain object like evaluationApi: tests build it with a Node runtime and a fake decoder, and
@@ -39,6 +40,8 @@ import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './recover/gramProduct.ts';
+import { checkedDenseProduct } from './recover/denseProduct.ts';
+import type { RuntimeDenseProduct } from '../src/core/recover/denseProduct.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../src/core/evaluate/mixedPrecision.ts';
 import type { PrecisionBudget } from '../src/core/quantize/precisionBudget.ts';
@@ -220,6 +223,8 @@ interface HeldModel {
   inputs: TensorSummary[];
   file: ReportFile;
   runtime: Runtime;
+  /** The float64 MatMul for layer problems on `runtime`, checked once on the first recovery (undefined: TypeScript). */
+  dense?: Promise<RuntimeDenseProduct | undefined>;
   active: Set<{ aborted: boolean }>;
   /** Rungs and climbs of the last run: a new run replaces them (the page lists only the last run's). */
   kept: { rungs: string[]; ladders: string[] };
@@ -307,6 +312,12 @@ export function createRecoverApi(deps: RecoverApiDeps) {
       skipped: [...tuning.skipped, ...(own ? judging.skipped : [])],
       dataSource: own ? `${judging.feeds.length} evaluation sample(s)` : `${judging.feeds.length} calibration sample(s)`,
     };
+  }
+
+  /** The model's float64 MatMul (workers/recover/denseProduct.ts), checked on first use and kept for its runs. */
+  function denseOf(h: HeldModel): Promise<RuntimeDenseProduct | undefined> {
+    h.dense ??= checkedDenseProduct(h.runtime);
+    return h.dense;
   }
 
   /** Forgets the models of the previous run of `h` (a picked one's bytes are already the page's). */
@@ -406,8 +417,10 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const result = await quantizeWithRecovery(h.model, config, {
           calibrate: (m) => data.calibrate(m, config),
           runtime: data.tuningRuntime,
-          // The optimizers' inner product as an onnxruntime MatMul (many times faster than TypeScript, bench/README.md).
+          // The optimizers' inner product and the layer problems' products as onnxruntime MatMuls (many times faster
+          // than TypeScript, bench/README.md).
           gramProduct: runtimeGramProduct(h.runtime),
+          denseProduct: (await denseOf(h))?.product,
           signal,
           onProgress: forward(progress, null),
           configName: request.configName,
@@ -453,6 +466,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
             evaluation: data.judgingRuntime,
             signal,
             gramProduct: runtimeGramProduct(h.runtime),
+            denseProduct: (await denseOf(h))?.product,
             floatPartsAsBf16: request.npuBf16 ?? false,
             onProgress: (rung, p) => forward(progress, info(rung))(p),
           },
@@ -567,6 +581,8 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     },
 
     close(handle: string): void {
+      const h = models.has(handle) ? models.get(handle) : undefined;
+      void h?.dense?.then((d) => d?.release());
       models.delete(handle);
     },
   };

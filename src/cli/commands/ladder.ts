@@ -27,6 +27,8 @@ import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
+import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -34,7 +36,7 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
                       [--iterations <n>] [--finetune-reach <share>] [-o <model.onnx>] [--save-config <config.json>]
-                      [--report <out.html>] [--json <out.json>] [--npu-bf16]
+                      [--report <out.html>] [--json <out.json>] [--npu-bf16] [--judge-optimization basic|all]
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
 on the evaluation images. By default 8 bits first: the 8-bit formats without fine-tuning (XINT8; + CLE;
@@ -61,6 +63,12 @@ Options:
   --no-per-channel            skip the per-channel stage
   --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
                               excluded subgraphs on the NPU (the written model keeps them float32)
+  --judge-optimization <l>    onnxruntime's graph optimization level every rung, and the mixed-precision search, is
+                              judged at: basic (default; the model's own Q/DQ arithmetic, as onnxruntime-web and the
+                              studio run it) or all (onnxruntime's CPU default, what a CPU deployment with
+                              onnxruntime-node/-python runs: Q/DQ fused into int8 kernels, which saturate on x86 CPUs
+                              without VNNI). At all, a format whose model could saturate them is also tried with
+                              saturation-safe weights. Fine-tuning learns on the model's own arithmetic either way
   --no-exclusions             skip the exclusion search
   --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit fine-tuning rungs:
                               the best 8-bit rung with per-channel weights, the activations and weights that
@@ -116,6 +124,7 @@ export const ladderCommand = {
       report: { type: 'string' },
       json: { type: 'string' },
       'npu-bf16': { type: 'boolean' },
+      'judge-optimization': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -128,6 +137,8 @@ export const ladderCommand = {
     if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
     const iterations = values.iterations === undefined ? undefined : Number(values.iterations);
     if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 1)) throw new UsageError(`--iterations "${values.iterations}": give a whole number ≥ 1`);
+
+    const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
 
     const reach = values['finetune-reach'] === undefined ? undefined : Number(values['finetune-reach']);
     if (reach !== undefined && !(reach > 0 && reach <= 1)) throw new UsageError(`--finetune-reach "${values['finetune-reach']}": give a share in (0, 1]`);
@@ -147,7 +158,7 @@ export const ladderCommand = {
     const evalData = values.data ? imageFeeds(model, { dir: values.data }, spec) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     process.stderr.write(
-      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
+      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
     );
 
     const measures = ladderMeasures(
@@ -156,7 +167,8 @@ export const ladderCommand = {
         // The tuning images are the calibration images, already decoded: each rung calibrates on them again.
         calibrate: async (m, config) => (await calibrateOnFeeds(m, tuningData.feeds, { config })).ranges,
         tuning: nodeRuntime(tuningData.feeds),
-        evaluation: nodeRuntime(evalData.feeds),
+        evaluation: nodeRuntime(evalData.feeds, judgeLevel),
+        sensitivity: nodeRuntime(tuningData.feeds, judgeLevel),
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
@@ -177,6 +189,7 @@ export const ladderCommand = {
       attentionRungs: hasAttentionBlocks(model),
       measure: measures.measure,
       cleApplies: measures.cleApplies,
+      saturationRisk: measures.saturationRisk,
       finetuneReach: reach,
       exclude: values['no-exclusions'] ? undefined : measures.exclude,
       mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
@@ -216,6 +229,7 @@ export const ladderCommand = {
         quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
         samples: detail.comparison.samples,
         dataSource: values.data ?? values.calib,
+        graphOptimization: judgeLevel,
         outputs: detail.comparison.outputs,
         ladder: ladderReport(result),
         timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),

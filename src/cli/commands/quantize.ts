@@ -13,6 +13,8 @@ import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
+import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
@@ -35,7 +37,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--cle [--cle-steps <n>]] [--bias-correction]
                         [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
                         [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <metric:value>]
-                         [--sensitivity-samples <n>]] [--save-config <config.json>]
+                         [--sensitivity-samples <n>] [--judge-optimization basic|all]] [--save-config <config.json>]
 
 Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what was quantized and
 what stayed float (default: <out>.json).
@@ -91,6 +93,10 @@ Options:
                              cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
                              (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
+  --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: basic (default; the
+                             model's own Q/DQ arithmetic, as onnxruntime-web and the studio run it) or all
+                             (onnxruntime's CPU default, what a CPU deployment runs: Q/DQ fused into int8 kernels,
+                             which saturate on x86 CPUs without VNNI; add --saturation-safe where they do)
   --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
@@ -139,6 +145,7 @@ export const quantizeCommand = {
       budget: { type: 'string' },
       target: { type: 'string' },
       'sensitivity-samples': { type: 'string' },
+      'judge-optimization': { type: 'string' },
       'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
@@ -165,6 +172,7 @@ export const quantizeCommand = {
     if (values['mixed-precision']) {
       if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
       const budget = parsePrecisionBudget(values.budget ?? '');
+      const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
       // A cosine target is aimed at as it is; another metric (sequence:0.9, top1:0.95, psnr:30) spends the budget
       // toward a high cosine, as the ladder's mixed-precision rung does.
       const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
@@ -174,8 +182,8 @@ export const quantizeCommand = {
       const images = imageFeeds(model, { dir: values.calib }, spec);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
       const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
-      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s)\n`);
-      mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds), {
+      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
+      mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
         target,
         samples,
@@ -183,8 +191,8 @@ export const quantizeCommand = {
       });
       config = mixed.config;
       process.stderr.write(mixedPrecisionSummary(mixed));
-    } else if (values.budget !== undefined || values.target !== undefined || values['sensitivity-samples'] !== undefined) {
-      throw new UsageError('--budget, --target and --sensitivity-samples go with --mixed-precision');
+    } else if (values.budget !== undefined || values.target !== undefined || values['sensitivity-samples'] !== undefined || values['judge-optimization'] !== undefined) {
+      throw new UsageError('--budget, --target, --sensitivity-samples and --judge-optimization go with --mixed-precision');
     }
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
@@ -218,6 +226,9 @@ export const quantizeCommand = {
     );
     if (report.saturationSafeWeights) {
       process.stdout.write(`saturation-safe weights: ${report.saturationSafeWeights.length} of ${report.precision.weights} given 7-bit channels where onnxruntime's x86 int8 kernels could saturate (listed under saturationSafeWeights in the summary)\n`);
+    }
+    if (report.saturationRisk) {
+      process.stderr.write(`note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's x86 CPU int8 kernels (no VNNI) at its default graph optimization: qstudio evaluate --cpu-kernels measures it, --saturation-safe avoids it (listed under saturationRisk in the summary)\n`);
     }
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);

@@ -14,6 +14,7 @@ import * as ort from 'onnxruntime-node';
 import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';
 import { sessionModelFolder } from './sessionFiles.ts';
 import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
+import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;
@@ -23,7 +24,7 @@ export type Feeds = Record<string, ort.Tensor>;
  * How much onnxruntime rewrites the graph before running it: 'basic' (the studio's measurements, the
  * model's own arithmetic) or 'all' (onnxruntime's default: the CPU provider's fused int8 kernels).
  */
-export type SessionOptimization = 'basic' | 'all';
+export type SessionOptimization = GraphOptimization;
 
 /** An input as the runtimes hand them around: onnxruntime's own tensor, or plain element type, data and dims. */
 export type TensorLike = RunTensor;
@@ -109,6 +110,7 @@ function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, Ru
 export function nodeRuntime(feeds: readonly Feeds[], optimization: SessionOptimization = 'basic'): ComparisonRuntime {
   return {
     samples: feeds.length,
+    graphOptimization: optimization,
     async open(bytes) {
       const session = await createSession(bytes, 0, optimization);
       return {

@@ -21,6 +21,7 @@ import { withFloat32Interface } from '../precision/float16.ts';
 import { ComparisonError } from './errors.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';
+import type { GraphOptimization } from './graphOptimization.ts';
 
 /** One output of a run, as onnxruntime (web or node) hands it back: the runtime contract's own type. */
 export type { RunTensor };
@@ -42,6 +43,11 @@ export interface ComparisonRuntime {
    * also covers the graph inputs' own quantization (onnxruntime cannot return an input as an output).
    */
   feeds?(sample: number): Readonly<Record<string, RunTensor>>;
+  /**
+   * The graph optimization level its sessions run at (./graphOptimization.ts): which figure its measurements are.
+   * Absent: 'basic', the model's own Q/DQ arithmetic.
+   */
+  readonly graphOptimization?: GraphOptimization;
 }
 
 export interface CompareOptions extends OutputMetricOptions {

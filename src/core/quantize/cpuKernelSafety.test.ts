@@ -107,3 +107,14 @@ describe('saturationSafeWeights', () => {
     expect(report.saturationSafeWeights).toEqual([]);
   });
 });
+
+describe('saturationRisk (the quantize report)', () => {
+  it('lists the weights whose written codes could saturate, by the same rule; none with saturation-safe weights, 16-bit inputs or reduce range', () => {
+    // Per channel: the dense conv's channels 0 and 1 and the MatMul's columns can overflow; the depthwise conv runs apart.
+    expect(quantize('A8W8', { perChannel: true }).report.saturationRisk?.sort()).toEqual(['wd', 'wf']);
+    expect(quantize('U8S8', {}).report.saturationRisk?.sort()).toEqual(['wd', 'wf']);
+    expect(quantize('A8W8', { perChannel: true, saturationSafeWeights: true }).report.saturationRisk).toBeUndefined();
+    expect(quantize('A8W8', { perChannel: true, reduceRange: true }).report.saturationRisk).toBeUndefined();
+    expect(quantize('A16W8', { perChannel: true }).report.saturationRisk).toBeUndefined();
+  });
+});

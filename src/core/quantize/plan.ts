@@ -17,7 +17,7 @@ import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, saturationSafeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
-import { runsInSaturatingKernel } from './cpuKernelSafety.ts';
+import { overflowingChannels, runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
 /** A calibrated range of one tensor, in real units. */
 export interface TensorRange {
@@ -66,6 +66,12 @@ export interface QuantPlan {
   weights: Map<string, QuantType>;
   /** Weights given 7-bit channels so that onnxruntime's x86 CPU int8 kernels cannot saturate on them (config.saturationSafeWeights). */
   saturationSafe: Set<string>;
+  /**
+   * Weights as written whose 8-bit codes could saturate onnxruntime's x86 CPU int8 kernels at its default graph
+   * optimization (cpuKernelSafety.ts: a Conv, MatMul or Gemm with 8-bit input and int8 weights, an output channel
+   * with two same-sign codes adding past 128). Empty with saturationSafeWeights or reduceRange.
+   */
+  saturationRisk: Set<string>;
   /** Tensors at quantized nodes left without Q/DQ because they are not known to be float32, with their type ('unknown' when none is known). */
   notFloat: { tensor: string; elemType: string }[];
   warnings: string[];
@@ -199,6 +205,7 @@ export function planQuantization(
   const constants = new Map<string, QuantizedConstant>();
   const weights = new Map<string, QuantType>();
   const saturationSafe = new Set<string>();
+  const saturationRisk = new Set<string>();
   const constantInputs = new Map<number, Map<number, string>>();
   const weightOptions = (t: QuantType): WeightOptions => ({
     type: t,
@@ -238,6 +245,9 @@ export function planQuantization(
       const input = activations.get(node.input[0]);
       if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
         q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b])!, input.scale);
+      }
+      if (runsInSaturatingKernel(node, q.dims, activation?.type, weightType) && overflowingChannels(q.codes, q.dims, q.axis ?? (w.axis >= 0 ? w.axis : undefined)).includes(true)) {
+        saturationRisk.add(node.input[w.input]);
       }
       // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
       if (constants.has(weightKey) && constants.get(weightKey) !== q) weightKey = `${weightKey}|${index.ids[i]}`;
@@ -284,7 +294,7 @@ export function planQuantization(
     if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
   }
   return {
-    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, saturationSafe, warnings,
+    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, saturationSafe, saturationRisk, warnings,
     notFloat: [...notFloat].map(([tensor, elemType]) => ({ tensor, elemType })),
   };
 }

@@ -136,6 +136,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
       notFloat: plan.notFloat,
       warnings,
       ...(config.saturationSafeWeights ? { saturationSafeWeights: [...plan.saturationSafe] } : {}),
+      ...(plan.saturationRisk.size > 0 ? { saturationRisk: [...plan.saturationRisk] } : {}),
       ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },
   };

@@ -46,6 +46,12 @@ export interface QuantizeReport {
    * kernels (no VNNI) cannot saturate on them; every other weight kept 8 bits.
    */
   saturationSafeWeights?: string[];
+  /**
+   * Weights whose codes, as written, could saturate onnxruntime's x86 CPU int8 kernels (no VNNI) at its default
+   * graph optimization 'all' (cpuKernelSafety.ts); absent when none could. The studio's own figures (graph
+   * optimization 'basic') do not see it: `qstudio evaluate --cpu-kernels` measures it, saturationSafeWeights avoids it.
+   */
+  saturationRisk?: string[];
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
   /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */

@@ -258,6 +258,47 @@ describe('the best-practice ladder', () => {
     expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe('A16W8 per-channel + CLE + AdaQuant');
   });
 
+  it('where the judge says a model could saturate its int8 kernels, measures the best rung of the format again with saturation-safe weights and goes on from the better', async () => {
+    const configs = new Map<string, QuantConfig>();
+    const scores: Record<string, number> = { XINT8: 0.9, A8W8: 0.92, 'A8W8 + saturation-safe weights': 0.95 };
+    const measure = async (c: QuantConfig, rung: { label: string }): Promise<RungMeasurement> => {
+      configs.set(rung.label, c);
+      const score = scores[rung.label] ?? 0.5;
+      return { score, metrics: { cosine: score } };
+    };
+    const risky = new Set(['A8W8']); // XINT8's model has no weight that could saturate
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      finetuneReach: 0.85,
+      measure,
+      mixed: async (c) => {
+        configs.set('mixed', c);
+        return { score: 0.5, metrics: { cosine: 0.5 }, config: c };
+      },
+      saturationRisk: (r) => risky.has(r.rung.label),
+    });
+    expect(result.results.map((r) => r.rung.label)).toEqual([
+      'XINT8',
+      'A8W8',
+      'A8W8 + saturation-safe weights',
+      // Fine-tuning (closest first, under the reach) and mixed precision start from the safe rung, the better of A8W8's.
+      'A8W8 + saturation-safe weights + AdaRound',
+      'A8W8 + saturation-safe weights + AdaQuant',
+      'Mixed precision (A8W8 per-channel + saturation-safe weights)',
+    ]);
+    expect(configs.get('A8W8')!.saturationSafeWeights).toBe(false);
+    expect(configs.get('A8W8 + saturation-safe weights')!.saturationSafeWeights).toBe(true);
+    expect(configs.get('A8W8 + saturation-safe weights + AdaRound')!.saturationSafeWeights).toBe(true);
+    expect(configs.get('mixed')!.saturationSafeWeights).toBe(true);
+    expect(result.results[2].rung.step).toBe('ours');
+    // Without a judge that saturates (the default), no such rung.
+    const plain = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, formats: ['XINT8', 'A8W8'], perChannelRung: false, cleApplies: () => false, measure });
+    expect(plain.results.map((r) => r.rung.label).filter((l) => l.includes('saturation'))).toEqual([]);
+  });
+
   it('chooses the best measured rung when none met the target, and none when nothing was measured', () => {
     const r = (score: number, met = false) => ({ score, met }) as never;
     expect(chooseRung([r(0.5), r(0.8), r(NaN), r(0.7)])).toBe(1);

@@ -17,6 +17,9 @@
  * functions quantized as one op, Softmax on [0, 1]) and with them plus SmoothQuant (include_sq), and the fine-tuning
  * rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
  * measured greedy search (core/evaluate/suggest.ts) with the same target.
+ * Where the judge runs onnxruntime's CPU int8 kernels (graph optimization 'all', core/evaluate/graphOptimization.ts)
+ * and a format's best screened model has weights that could saturate them (`saturationRisk`), that rung is measured
+ * once more with saturation-safe weights (core/quantize/cpuKernelSafety.ts), and what follows starts from the better.
  *
  * Every rung is measured, never guessed: the injected `measure` calibrates, quantizes, runs the chosen
  * recovery algorithms and evaluates (onnxruntime-node in the command line, workers in the page, fakes in
@@ -83,6 +86,8 @@ export interface RungRecipe {
   readonly transformer?: boolean;
   /** SmoothQuant (includeSq). Absent: off. */
   readonly smoothQuant?: boolean;
+  /** Saturation-safe weights (saturationSafeWeights, core/quantize/cpuKernelSafety.ts). Absent: off. */
+  readonly saturationSafe?: boolean;
 }
 
 export interface Rung {
@@ -183,6 +188,12 @@ export interface LadderOptions {
    * rungs. They come after the 8-bit fine-tuning rungs (see climbLadder).
    */
   mixed?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
+  /**
+   * Whether a measured rung's model has weights that could saturate the int8 kernels its judge runs (the judge at
+   * onnxruntime's graph optimization 'all' on an x86 CPU; see core/quantize/cpuKernelSafety.ts). Where it says so,
+   * the screened format's best rung is measured again with saturation-safe weights. Omitted: never.
+   */
+  saturationRisk?(result: RungResult): boolean;
   /** Called before a rung is measured, and after, with its result. */
   onRung?(rung: Rung, result?: RungResult): void;
   /** Checked between rungs; a cancelled ladder keeps what it measured. */
@@ -195,12 +206,13 @@ const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
   if (r.mixedPrecision) {
-    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}`;
+    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}${r.saturationSafe ? ' + saturation-safe weights' : ''}`;
     return `Mixed precision (${on})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
   }
   const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
   if (r.transformer) parts.push('attention rules');
   if (r.smoothQuant) parts.push('SmoothQuant');
+  if (r.saturationSafe) parts.push('saturation-safe weights');
   if (r.cle) parts.push('CLE');
   if (r.finetune) parts.push(ALGORITHM_LABEL[r.finetune]);
   return parts.join(' + ');
@@ -219,6 +231,7 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
   }
   preset.enableNpuTransformer = recipe.transformer ?? false;
   preset.includeSq = recipe.smoothQuant ?? false;
+  preset.saturationSafeWeights = recipe.saturationSafe ?? false;
   preset.perChannel = recipe.perChannel;
   preset.includeCle = recipe.cle;
   preset.includeFastFt = recipe.finetune !== null;
@@ -354,12 +367,23 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         measured.push(r);
         if (r.met) return 'target';
       }
+      const best = () => {
+        let from = 0;
+        measured.forEach((r, i) => {
+          if (Number.isFinite(r.score) && !(r.score <= measured[from].score)) from = i;
+        });
+        return measured[from];
+      };
+      // Judged where int8 kernels can saturate: the stage's best rung once more with saturation-safe weights, where its model is at risk.
+      const risky = best();
+      if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
+        if (options.signal?.aborted) return 'cancelled';
+        const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours');
+        measured.push(r);
+        if (r.met) return 'target';
+      }
       if (!algorithms) continue;
-      let from = 0;
-      measured.forEach((r, i) => {
-        if (Number.isFinite(r.score) && !(r.score <= measured[from].score)) from = i;
-      });
-      candidates.push(measured[from]);
+      candidates.push(best());
     }
     return null;
   };

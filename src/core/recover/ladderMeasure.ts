@@ -36,8 +36,17 @@ export interface LadderRuntime {
   calibrate(model: ModelProto, config: QuantConfig): Promise<Ranges>;
   /** The calibration samples, for bias correction and fine-tuning. */
   readonly tuning: ComparisonRuntime;
-  /** The held-out samples every rung is judged on. */
+  /**
+   * The held-out samples every rung is judged on. Its graph optimization (compareModels.ts) is the figure the ladder
+   * aims at; at 'all' (onnxruntime's CPU int8 kernels) a format whose model could saturate them is also measured with
+   * saturation-safe weights.
+   */
   readonly evaluation: ComparisonRuntime;
+  /**
+   * The calibration samples as `evaluation` runs models, for the mixed-precision search's measurements; default
+   * `tuning`. Fine-tuning and bias correction always read `tuning` (the model's own Q/DQ arithmetic, which they model).
+   */
+  readonly sensitivity?: ComparisonRuntime;
   readonly signal?: CancelSignal;
   /**
    * Judge every rung with its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs
@@ -113,7 +122,7 @@ export function ladderMeasures(
   rt: LadderRuntime,
   metric: LadderMetric,
   options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
-): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies'> {
+): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
   /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */
@@ -186,6 +195,8 @@ export function ladderMeasures(
 
   return {
     cleApplies: cleChanges,
+    saturationRisk:
+      rt.evaluation.graphOptimization === 'all' ? (r) => ((r.detail as RungDetail | undefined)?.report.saturationRisk?.length ?? 0) > 0 : undefined,
 
     async measure(config, rung): Promise<RungMeasurement> {
       const { detail, score, metrics } = await judge(config, rung, false);
@@ -194,7 +205,7 @@ export function ladderMeasures(
 
     async mixed(config, target, rung): Promise<RungMeasurement> {
       const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
-      const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.tuning, {
+      const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
         target: mixedPrecisionCosine(target),
         signal: rt.signal,

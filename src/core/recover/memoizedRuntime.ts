@@ -42,6 +42,7 @@ export function memoizedRuntime(runtime: ComparisonRuntime, budgetBytes = 128 * 
   return {
     samples: runtime.samples,
     feeds: runtime.feeds ? (s) => runtime.feeds!(s) : undefined,
+    graphOptimization: runtime.graphOptimization,
     get hits() {
       return hits;
     },

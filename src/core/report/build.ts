@@ -12,6 +12,7 @@ import { errorJumps } from '../metrics/layerwiseJumps.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../evaluate/graphOptimization.ts';
 import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTiming } from './report.ts';
 
 export interface ReportInput {
@@ -25,6 +26,8 @@ export interface ReportInput {
   readonly precisions?: Report['precisions'];
   readonly samples: number;
   readonly dataSource?: string | null;
+  /** The graph optimization level the figures were measured at (the runtime's); default 'basic'. */
+  readonly graphOptimization?: GraphOptimization;
   readonly outputs: readonly OutputSummary[];
   /** The outputs judged with the float parts in BF16 (as the NPU runs them), and what was rounded. */
   readonly npu?: { readonly floatNodes: number; readonly activations: number; readonly weights: number; readonly outputs: readonly OutputSummary[] } | null;
@@ -101,6 +104,7 @@ export function buildReport(input: ReportInput): Report {
     quantization: input.quantization ?? null,
     precisions: input.precisions ?? null,
     data: { samples: input.samples, source: input.dataSource ?? null },
+    graphOptimization: input.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION,
     outputs: input.outputs,
     fidelity: { meanCosine: fidelity.cosine, undefinedOutputs: fidelity.undefinedOutputs },
     npu,

@@ -109,6 +109,15 @@ describe('renderHtml', () => {
     expect(html).not.toMatch(/<script|<link|<iframe|<img|<object|@import|url\(/i);
   });
 
+  it("says which onnxruntime judged the figures: 'basic' unless the caller says 'all' (HTML and JSON)", () => {
+    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, as onnxruntime-web runs it</dd>');
+    expect(JSON.parse(renderJson(buildReport(input))).graphOptimization).toBe('basic');
+    const cpu = buildReport({ ...input, graphOptimization: 'all' });
+    expect(renderHtml(cpu)).toContain('data-graph-optimization="all"');
+    expect(renderHtml(cpu)).toContain('its CPU default');
+    expect(JSON.parse(renderJson(cpu)).graphOptimization).toBe('all');
+  });
+
   it('shows the numbers: metrics, layer SQNRs, the search steps, the hash', () => {
     for (const text of ['0.827396', '0.787732', '97.98', '25.68', '−1.30', '12.42', '47.46', '28.83', '0.821500', '15.88', 'ab'.repeat(32), '3.5 MB']) {
       expect(html).toContain(text);

@@ -28,6 +28,7 @@ import {
 } from './htmlText.ts';
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../evaluate/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
@@ -43,6 +44,7 @@ function header(r: Report): string {
   if (r.quantizedModel) meta.push(fileRows('Quantized model', r.quantizedModel));
   if (r.config) meta.push(`<dt>Configuration</dt><dd>${e(r.config.name)}</dd>`);
   meta.push(`<dt>Data</dt><dd>${r.data.samples} sample${r.data.samples === 1 ? '' : 's'}${r.data.source ? ` from <code>${e(r.data.source)}</code>` : ''}</dd>`);
+  meta.push(`<dt>Judged by</dt><dd data-graph-optimization="${e(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}">${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}</dd>`);
   if (r.createdAt) meta.push(`<dt>Created</dt><dd>${e(r.createdAt)}</dd>`);
   return `<header><h1>${e(r.title)}</h1><dl class="meta">${meta.join('')}</dl></header>`;
 }
@@ -194,7 +196,7 @@ function ladderSection(r: Report): string {
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
   const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
-  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples. ${e(ladderOrderText(l.order))}</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
 }
 
 function timingsSection(r: Report): string {

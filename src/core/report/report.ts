@@ -15,6 +15,7 @@ import type { LayerRow } from '../metrics/layerwise.ts';
 import type { NodeError } from '../metrics/layerwiseJumps.ts';
 import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
 import type { NodePrecision } from '../quantize/precisionClasses.ts';
+import type { GraphOptimization } from '../evaluate/graphOptimization.ts';
 
 /** Version of the report's shape, written into every JSON report. */
 export const REPORT_SCHEMA = 'quant-studio/report@1';
@@ -125,6 +126,12 @@ export interface Report {
   /** Each node's precision in the quantized model (core/quantize/precisionClasses.ts), by stable node id; null when not known. */
   readonly precisions: Readonly<Record<string, NodePrecision>> | null;
   readonly data: { readonly samples: number; readonly source: string | null };
+  /**
+   * The onnxruntime graph optimization level every figure here was measured at (core/evaluate/graphOptimization.ts):
+   * 'basic', the model's own Q/DQ arithmetic as onnxruntime-web runs it, or 'all', onnxruntime's CPU default with
+   * its int8 kernels. Absent in reports written before it was recorded: those are 'basic'.
+   */
+  readonly graphOptimization?: GraphOptimization;
   /** Per output: mean, min and max of each metric over samples. */
   readonly outputs: readonly OutputSummary[];
   /** Mean over outputs of the mean output cosine. */

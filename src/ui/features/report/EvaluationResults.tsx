@@ -4,6 +4,7 @@
  * opens offline, and JSON), built from the same Report the page renders.
  */
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { plural } from '../../components/format.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
@@ -50,6 +51,10 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
           sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''}` : undefined} />
       </dl>
+      <p className="muted" data-testid="eval-judged-by" data-graph-optimization={r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION}>
+        Judged by {graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}. A CPU deployment with onnxruntime&apos;s
+        defaults (graph optimization &apos;all&apos;) runs int8 kernels that can differ: <code>qstudio evaluate --cpu-kernels</code> measures both.
+      </p>
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="eval-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
           <ul className="plain-list">

@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import { exact, formatBytes, plural } from '../../components/format.ts';
 import type { RunResult } from '../../store/index.ts';
+import { Callout } from '../../components/Callout.tsx';
 
 function Count({ label, value, testId, sub }: { label: string; value: ReactNode; testId: string; sub?: ReactNode }) {
   return (
@@ -42,6 +43,20 @@ export function ReportView({ result }: { result: RunResult }) {
         <Count label="Opset" value={<>{report.opset.before} → {report.opset.after}</>} testId="report-opset" sub={report.opset.qdqDomain === 'com.microsoft' ? 'Q/DQ in com.microsoft' : undefined} />
         <Count label="Size" value={formatBytes(result.byteLength)} testId="report-size" sub={`${result.seconds.toFixed(1)} s`} />
       </dl>
+      {report.saturationRisk && (
+        <Callout kind="info" testId="report-saturation-risk" title={`For a CPU deployment: ${plural(report.saturationRisk.length, 'weight')} could saturate x86 int8 kernels`}>
+          Their 8-bit codes hold same-sign pairs past 128, which onnxruntime&apos;s CPU provider at its default graph optimization
+          (x86 without VNNI) adds in 16 bits and can saturate. The studio&apos;s figures run the model&apos;s own Q/DQ arithmetic (as
+          onnxruntime-web does) and do not show it; <code>qstudio evaluate --cpu-kernels</code> measures it. To deploy with onnxruntime on
+          such a CPU, tick &ldquo;Safe for x86 CPU int8 kernels&rdquo; and quantize again.
+          <details className="report__details">
+            <summary>Weights</summary>
+            <ul className="plain-list">
+              {report.saturationRisk.map((w) => <li key={w} className="mono">{w}</li>)}
+            </ul>
+          </details>
+        </Callout>
+      )}
       {report.warnings.length > 0 && (
         <details className="report__details" data-testid="report-warnings">
           <summary>{plural(report.warnings.length, 'warning')}</summary>
