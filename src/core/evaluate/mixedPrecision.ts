@@ -12,6 +12,10 @@
  * parts (graph order) and each part measured, best first, until the blocks left cannot hold a candidate better
  * than those already found, or the ones found reach the target. The chosen set (largest gain per budget unit
  * first) is then measured as a whole. The float stage does the same over the quantized nodes, from there.
+ * Where that ends short of the target with measurements left, windows (./precisionWindows.ts) are measured: every
+ * budget spent on one stretch of the graph (float nodes, then 16 bits after them), front first; for a loss spread
+ * over a whole stage, whose parts gain nothing apart, and the best window replaces the units' choice only if it
+ * measures better on the same judge.
  *
  * Quantization and the judge are injected; must not import a runtime or read files.
  */
