@@ -22,6 +22,8 @@ test.describe('evaluate and report', () => {
   test('ultraface: evaluate the quantized model, download the HTML report, and it shows the same numbers offline', async ({ page, browser }, info) => {
     test.setTimeout(180_000);
     await quantizedUltraface(page);
+    // XINT8 per tensor: some of UltraFace's weights hold same-sign code pairs past 128 (the rule of cpuKernelSafety.ts).
+    await expect(page.getByTestId('report-saturation-risk')).toContainText(/For a CPU deployment: \d+ weights? could saturate x86 int8 kernels/);
 
     await expect(page.getByTestId('eval-source-calibration')).toBeChecked();
     await page.getByTestId('evaluate-button').click();
@@ -29,6 +31,9 @@ test.describe('evaluate and report', () => {
     await expect(result).toBeVisible({ timeout: 90_000 });
     const cosine = (await page.getByTestId('eval-mean-cosine').textContent())!;
     expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
+    // Which onnxruntime the figures are: the page's own (onnxruntime-web, the model's Q/DQ arithmetic).
+    await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'basic');
+    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as onnxruntime-web runs it");
     expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (NOTES.md: 0.9999)
     expect(Number(cosine)).toBeLessThan(1);
     const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();
@@ -51,6 +56,7 @@ test.describe('evaluate and report', () => {
     const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-json').click()]);
     const json = JSON.parse(fs.readFileSync((await jsonDownload.path())!, 'utf8'));
     expect(json.schema).toBe('quant-studio/report@1');
+    expect(json.graphOptimization).toBe('basic');
     expect(Number(json.fidelity.meanCosine).toFixed(6)).toBe(cosine);
     expect(json.floatModel.sha256).toMatch(/^[0-9a-f]{64}$/);
 
@@ -77,6 +83,7 @@ test.describe('evaluate and report', () => {
     const body = (await offline.locator('body').textContent())!;
     for (const c of outputCosines) expect(body).toContain(c);
     expect(body).toContain(json.floatModel.sha256);
+    expect(body).toContain("Judged byonnxruntime at graph optimization 'basic'");
     expect(body).toContain('ultraface-rfb-320.quant.onnx');
     await expect(cards).toContainText(`${jumpDrop} dB`); // the largest error jump, as the page called it out
     await expect(cards).toContainText(jumpNode);

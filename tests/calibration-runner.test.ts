@@ -10,7 +10,9 @@ import { openModel } from '../src/core/onnx/index.ts';
 import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
 import { sampleSource } from '../src/core/calibrate/samples.ts';
 import { rangesOf } from '../src/core/calibrate/statistics.ts';
-import { getPreset } from '../src/core/quantize/presets.ts';
+import { getPreset, presetWithMethod } from '../src/core/quantize/presets.ts';
+import { computedTensors, depthGroups } from '../src/core/calibrate/sequential.ts';
+import { CalibrationCancelledError } from '../src/core/calibrate/errors.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -64,6 +66,36 @@ describe('the calibration runner on both runtimes', () => {
         expect(Math.abs(o.min - r.min), tensor).toBeLessThanOrEqual(tolerance);
         expect(Math.abs(o.max - r.max), tensor).toBeLessThanOrEqual(tolerance);
       }
+    }
+  });
+});
+
+describe('sequential calibration through the one runner', () => {
+  it.each(runtimes)('%s: one pass per depth group after the float pass, upstream error absorbed, cancellable', async (_label, make) => {
+    const config = presetWithMethod('A8W8', 'Sequential');
+    const calibrator = new ModelCalibrator(model, make());
+    const seen: { pass: number; passes: number; done: number }[] = [];
+    try {
+      const outcome = await calibrator.calibrate(source(), config, () => false, (p) => seen.push({ pass: p.pass, passes: p.passes, done: p.done }));
+      const sequential = rangesOf(outcome.states);
+      const entropy = rangesOf((await calibrator.calibrate(source(), presetWithMethod('A8W8', 'Entropy'), () => false, () => undefined)).states);
+      const computed = computedTensors(model, calibrator.observable.filter((t) => !model.graph!.input.some((v) => v.name === t)));
+      const groups = depthGroups(model, computed);
+      expect(seen.at(-1)).toEqual({ pass: 1 + groups.length, passes: 1 + groups.length, done: 1 });
+      expect([...sequential.keys()].sort()).toEqual([...entropy.keys()].sort());
+      // The graph input has nothing upstream: the float pass's range.
+      const input = model.graph!.input[0].name!;
+      expect(sequential.get(input)).toEqual(entropy.get(input));
+      // Deeper computed tensors are gathered on the quantized model; copies of quantized values keep their float-pass statistics.
+      const moved = [...sequential].filter(([t, r]) => r.min !== entropy.get(t)!.min || r.max !== entropy.get(t)!.max).map(([t]) => t);
+      expect(moved.filter((t) => !computed.includes(t))).toEqual([]);
+      expect(moved.length).toBeGreaterThan(computed.length / 2);
+      // Cancelled inside the second sequential pass.
+      let pass = 0;
+      await expect(calibrator.calibrate(source(), config, () => pass >= 3, (p) => void (pass = p.pass))).rejects.toBeInstanceOf(CalibrationCancelledError);
+      expect(pass).toBe(3);
+    } finally {
+      await calibrator.release();
     }
   });
 });

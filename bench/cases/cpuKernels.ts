@@ -4,7 +4,12 @@
  * ('all': Q/DQ fused into QLinearConv / QLinearMatMul / QGemm, whose U8S8 products saturate in 16 bits on x86
  * CPUs without VNNI); each with and without saturation-safe weights (quantize/cpuKernelSafety.ts).
  *
- * Usage: cpuKernels.ts <yolox|ultraface|detector|recognizer> <preset> [perChannel] [attention] [method=<m>]
+ * Usage: cpuKernels.ts <yolox|ultraface|detector|recognizer> <preset> [perChannel] [attention] [method=<m>] [mixed search=<basic|all>]
+ *   mixed: automatic mixed precision within the default budget (core/evaluate/mixedPrecision.ts; 4 calibration
+ *   samples, at most 60 measurements, target cosine 0.999, as bench/cases/recognizer.ts), its measurements run at
+ *   graph optimization `search` (what `qstudio quantize --mixed-precision --judge-optimization` does); searched once
+ *   for the plain weights and once with saturation-safe weights in the configuration, each written model judged at
+ *   both levels.
  * Splits: COCO 1–16 calibrate, 17–24 judged (YOLOX-nano, UltraFace); the text detector's 16 calibration scenes
  * and 21 held-out scenes (textScenes.ts); the recognizer's text lines 00–15 and 16–31 (recognizerSetup.ts).
  * Prints one JSON row: basic/all without safe weights, safeBasic/safeAll with them (recognizer: lines and CER).
@@ -23,11 +28,17 @@ import { float32Tensor, nodeRuntime, type Feeds, type OrtTensor } from '../../sr
 import { DETECTORS } from './detectors.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
+import { isGraphOptimization, type GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 
 const [which, preset, ...rest] = process.argv.slice(2);
 const perChannel = rest.includes('perChannel');
 const attention = rest.includes('attention');
 const method = rest.find((a) => a.startsWith('method='))?.slice('method='.length);
+const mixedPrecision = rest.includes('mixed');
+const searchLevel = (rest.find((a) => a.startsWith('search='))?.slice('search='.length) ?? 'basic') as GraphOptimization;
+if (!isGraphOptimization(searchLevel)) throw new Error(`search=${searchLevel}: basic or all`);
 const fixtures = path.join(import.meta.dirname, '../../../shared/fixtures');
 
 interface Setup {
@@ -87,8 +98,20 @@ const { ranges } = await calibrateOnTensors(s.model, s.calib, { config: validate
 const calibrationSeconds = +((performance.now() - t0) / 1000).toFixed(1);
 const judged: Record<string, unknown>[] = [];
 let changed = 0;
+const searches: { safe: boolean; result: MixedPrecisionResult; seconds: number }[] = [];
+const calibrationFeeds = s.calib.map((t) => ({ [s.model.graph!.input[0].name!]: t }));
 for (const safe of [false, true]) {
-  const { model: quantized, report } = quantizeModel(s.model, ranges, validateConfig({ ...json, saturationSafeWeights: safe }), preset);
+  let config = validateConfig({ ...json, saturationSafeWeights: safe });
+  if (mixedPrecision) {
+    const t = performance.now();
+    const result = await chooseMixedPrecision(s.model, ranges, config, nodeRuntime(calibrationFeeds, searchLevel), {
+      budget: DEFAULT_PRECISION_BUDGET, target: 0.999, samples: 4, maxMeasurements: 60,
+      onStep: (step) => process.stderr.write(`mixed${safe ? ' (safe)' : ''} [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`),
+    });
+    searches.push({ safe, result, seconds: (performance.now() - t) / 1000 });
+    config = result.config;
+  }
+  const { model: quantized, report } = quantizeModel(s.model, ranges, config, preset);
   judged.push(await s.judge(quantized));
   if (safe) changed = report.saturationSafeWeights?.length ?? 0;
   else judged.push({ weights: report.precision.weights });
@@ -98,10 +121,15 @@ const prefixed = (prefix: string, r: Record<string, unknown>) => Object.fromEntr
 console.log(JSON.stringify({
   model: which,
   preset: `${preset}${method ? ` ${method}` : ''}`,
-  variant: [perChannel ? 'perChannel' : 'perTensor', ...(attention ? ['attention'] : [])].join('+'),
+  variant: [perChannel ? 'perChannel' : 'perTensor', ...(attention ? ['attention'] : []), ...(mixedPrecision ? [`mixed searched at '${searchLevel}'`] : [])].join('+'),
   ...plain,
   ...prefixed('safe', safe),
   weights,
   safeWeightsChanged: changed,
   calibrationSeconds,
+  ...Object.fromEntries(searches.map(({ safe, result, seconds }) => [safe ? 'safeSearch' : 'search', {
+    cosine: `${result.startCosine.toFixed(4)}→${result.cosine.toFixed(4)}`,
+    act16: result.chosen.act16.length, w16: result.chosen.w16.length, float: result.chosen.float.length,
+    measurements: result.steps.length, seconds: +seconds.toFixed(0), chosen: result.chosen,
+  }])),
 }));

@@ -46,7 +46,7 @@ export const calibrationSuite: Suite = {
 };
 
 /** The methods compared on held-out data, MinMax first (the baseline of the time ratio). */
-export const HELD_OUT_METHODS = ['MinMax', 'Percentile', 'LayerwisePercentile', 'Entropy', 'MinMSE', 'ConsumerMSE'];
+export const HELD_OUT_METHODS = ['MinMax', 'Percentile', 'LayerwisePercentile', 'Entropy', 'MinMSE', 'ConsumerMSE', 'Sequential'];
 export const HELD_OUT_FIXTURES = ['ppocr-det', 'ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx'];
 
 type PerOutput = (number | null)[][];

@@ -7,6 +7,7 @@
  * COCO 1–16 calibrate, 17–24 judged (YOLOX-nano, UltraFace); the text detector's 16 calibration and 21 held-out
  * scenes; the recognizer's text lines 00–15 and 16–31 (lines decoding to the float text, CER against it).
  * QS_CPU_KERNELS_ONLY=<substring> re-measures the matching cases and keeps the others' rows from the last results.
+ * The `mixed` cases search mixed precision at the named level (with and without saturation-safe weights) first.
  */
 import { previousRows, runCase, type Row, type Suite } from '../harness.ts';
 
@@ -20,6 +21,9 @@ const CASES: string[][] = [
   ['detector', 'XINT8', 'perChannel'], ['detector', 'A8W8'], ['detector', 'A8W8', 'perChannel'],
   ['recognizer', 'XINT8', 'perChannel', 'attention'],
   ['recognizer', 'A8W8', 'attention', 'method=MinMSE'], ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE'],
+  // Mixed precision searched at each level (qstudio quantize --mixed-precision --judge-optimization), judged at both.
+  ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE', 'mixed', 'search=basic'],
+  ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE', 'mixed', 'search=all'],
 ];
 
 /** The row's key: model, preset (with its method) and variant. */
@@ -28,6 +32,9 @@ export const cpuKernelsKey = (r: Row) => `${r.model} ${r.preset} ${r.variant}`;
 /** A case's row with its text-judge columns (recognizer) folded into the cosine columns' places. */
 function shown(r: Row): Row {
   const judged = (lines: unknown, cer: unknown) => `${lines}, CER ${cer} %`;
+  type Search = { act16: number; w16: number; float: number; measurements: number };
+  const choice = (x: unknown) => (x ? `${(x as Search).act16} / ${(x as Search).w16} / ${(x as Search).float} (${(x as Search).measurements} meas.)` : null);
+  if (r.search) r = { ...r, mixedChoice: `${choice(r.search)}; safe: ${choice(r.safeSearch)}` };
   if (r.model !== 'recognizer') return r;
   return { ...r, basic: judged(r.basic, r.basicCer), all: judged(r.all, r.allCer), safeBasic: judged(r.safeBasic, r.safeBasicCer), safeAll: judged(r.safeAll, r.safeAllCer) };
 }
@@ -44,6 +51,7 @@ export const cpuKernelsSuite: Suite = {
     ['safeBasic', "safe weights, 'basic'"],
     ['safeAll', "safe weights, 'all'"],
     ['safeWeightsChanged', 'weights given 7-bit channels'],
+    ['mixedChoice', 'mixed precision: 16-bit activations / weights / float nodes'],
     ['measured', 'measured'],
   ],
   async run() {

@@ -21,8 +21,8 @@ tensor, with the calibration method of the configuration (MinMax, Percentile, En
 Options:
   --calib <dir>              folder of calibration images
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
-  --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile or ConsumerMSE instead
-                             of the config's (as "qstudio quantize --calibration-method" takes it)
+  --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE or
+                             Sequential instead of the config's (as "qstudio quantize --calibration-method" takes it)
   --preprocess <preset|file> auto (recognised from the model, printed), a preset (imagenet, unit, yolo,
                              ultralytics, ultraface, y-channel, bgr-255, paddleocr-det, paddleocr-rec), or the page's JSON
   -o, --output <file>        where to write the ranges JSON

@@ -55,8 +55,8 @@ Options:
   --exclude-nodes <ids>      keep these nodes float (ids, names or regular expressions; comma-separated)
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
-  --calibration-method <m>   activation ranges by MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile or
-                             ConsumerMSE instead of the config's (default: the preset's own, as its reference
+  --calibration-method <m>   activation ranges by MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile,
+                             ConsumerMSE or Sequential instead of the config's (default: the preset's own, as its reference
                              sets it; power-of-two presets take MinMax or MinMSE). Entropy measured at least as
                              good as MinMax on every benchmarked model (bench calibration-methods)
   --reduce-range             7-bit weights everywhere (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels

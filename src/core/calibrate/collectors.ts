@@ -122,7 +122,7 @@ export function observedRange(state: CollectorState): { min: number; max: number
 }
 
 /** Quark `CalibMethod` names, as a configuration spells them. */
-export type QuarkCalibMethod = 'MinMax' | 'Percentile' | 'LayerwisePercentile' | 'Entropy' | 'Distribution' | 'MinMSE' | 'ConsumerMSE';
+export type QuarkCalibMethod = 'MinMax' | 'Percentile' | 'LayerwisePercentile' | 'Entropy' | 'Distribution' | 'MinMSE' | 'ConsumerMSE' | 'Sequential';
 export type ScaleType = 'Float32' | 'PowerOf2';
 
 /**
@@ -136,6 +136,8 @@ export function activationCollectorMethod(method: QuarkCalibMethod, scaleType: S
   if (method === 'MinMax') return scaleType === 'PowerOf2' ? 'NonOverflow' : 'MinMax';
   if (method === 'MinMSE') return scaleType === 'PowerOf2' ? 'PowerOfTwoMinMSE' : 'MinMSE';
   if (method === 'ConsumerMSE') return scaleType === 'PowerOf2' ? 'PowerOfTwoMinMSE' : 'ConsumerMSE';
+  // Sequential gathers Entropy's statistics, pass by pass on the partly quantized model (sequential.ts).
+  if (method === 'Sequential') return scaleType === 'PowerOf2' ? 'PowerOfTwoMinMSE' : 'Entropy';
   return method;
 }
 

@@ -10,6 +10,9 @@
  * One memory budget and one chunking rule for every runtime: a chunk is a pass of its own over the samples
  * (the samples are produced again for it), so only one session's outputs are ever alive.
  *
+ * Sequential calibration (sequential.ts) adds passes after the float one, each on the model quantized with the
+ * ranges known so far, gathering one depth group of tensors afresh; ConsumerMSE ends with its search.
+ *
  * What it must not do: know how samples are made (images, .npy, random: `SampleSource` does that), talk
  * to the page, or touch the DOM or a file system. Cancellation is a flag the caller flips; it is read
  * between samples.
@@ -19,11 +22,13 @@ import { UnsupportedModelError } from '../onnx/errors.ts';
 import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
 import type { QuantConfig } from '../quantize/config.ts';
-import { chunkTensors, exposeTensors, observableTensors } from './expose.ts';
-import { foldRun, type RunOutput, type TensorStates } from './statistics.ts';
+import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
+import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
 import type { ConsumerMseState } from './minmse.ts';
+import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
+import { quantizeModel } from '../quantize/quantizeModel.ts';
 
 /**
  * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
@@ -116,6 +121,8 @@ export class ModelCalibrator {
   /** Null until the first run measured the outputs; then one chunk (everything) or several. */
   private chunks: string[][] | null = null;
   private outputBytes = 0;
+  /** Bytes of each output of one run, measured on the first sample. */
+  private outputSizes = new Map<string, number>();
   private backend: BackendInfo | null = null;
 
   constructor(
@@ -194,6 +201,9 @@ export class ModelCalibrator {
     const check = () => {
       if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
     };
+    // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
+    const sequential = config.calibrationMethod === 'Sequential' ? depthGroups(this.model, computedTensors(this.model, this.produced)) : null;
+    if (sequential) passes += sequential.length;
     const bad = new Set<number>();
     /** The sample's feeds, or null when it is (or was found) unusable. */
     const feedsOf = async (i: number) => {
@@ -235,8 +245,9 @@ export class ModelCalibrator {
           used++;
           firstDoneAt = performance.now();
           this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+          this.outputSizes = sizes;
           this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
-          passes = this.chunks.length;
+          passes = this.chunks.length + (sequential?.length ?? 0);
         }
         onProgress(progress());
       }
@@ -257,6 +268,27 @@ export class ModelCalibrator {
         }
       }
     }
+    if (sequential) {
+      await this.release();
+      for (const group of sequential) {
+        // A group whose outputs exceed the budget is gathered in chunks, each a pass of its own.
+        const parts = chunkTensors(group, this.outputSizes, this.budgetBytes);
+        passes += parts.length - 1;
+        for (const part of parts) {
+          pass++;
+          doneInPass = 0;
+          await this.gatherQuantized(part, states, config, async (gather) => {
+            for (let i = 0; i < total; i++) {
+              check();
+              const feeds = await feedsOf(i);
+              if (feeds) await gather(feeds);
+              doneInPass = i + 1;
+              onProgress(progress());
+            }
+          });
+        }
+      }
+    }
     await this.searchConsumers(states, config, source, bad, check);
     onProgress(progress());
     return {
@@ -268,6 +300,46 @@ export class ModelCalibrator {
       seconds: (performance.now() - start) / 1000,
       runOutputBytes: this.outputBytes,
     };
+  }
+
+  /**
+   * One pass of a sequential calibration: quantizes the model with the ranges of `states` as they stand, and
+   * gathers `tensors` afresh on it (their values before their own quantization; tensors the quantized model
+   * does not compute keep their states). `each` runs the samples through `gather`.
+   */
+  private async gatherQuantized(
+    tensors: readonly string[],
+    states: TensorStates,
+    config: QuantConfig,
+    each: (gather: (feeds: Record<string, Feed>) => Promise<void>) => Promise<void>,
+  ): Promise<void> {
+    const quantized = quantizeModel(this.model, rangesOf(states), config).model;
+    const readout = quantizedReadout(quantized, tensors);
+    if (readout.size === 0) return;
+    const names = [...readout.values()];
+    let runner: InferenceRunner;
+    try {
+      ({ runner } = await this.runtime.createSession(sessionModel(exposeOnly(quantized, names)), 'quantized'));
+    } catch (e) {
+      throw new InferenceError(`onnxruntime could not load the partly quantized model for sequential calibration: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const fresh: TensorStates = new Map();
+    try {
+      await each(async (feeds) => {
+        let outputs;
+        try {
+          outputs = await runner.run(feeds);
+        } catch (e) {
+          throw new InferenceError(`onnxruntime failed to run the partly quantized model: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const renamed: Record<string, RunOutput> = {};
+        for (const [t, name] of readout) if (outputs[name]) renamed[t] = outputs[name];
+        foldRun(fresh, renamed, config);
+      });
+    } finally {
+      await runner.release();
+    }
+    for (const [t, s] of fresh) states.set(t, s);
   }
 
   /**

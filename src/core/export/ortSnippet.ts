@@ -23,6 +23,7 @@ function ortMethod(config: QuantConfig): { method: string; note?: string } {
   const pof2 = config.scaleType === 'powerOfTwo' ? '; ONNX Runtime has no power-of-two scales, so its scales are float' : '';
   if (config.calibrationMethod === 'LayerwisePercentile') return { method: 'CalibrationMethod.Percentile', note: `LayerwisePercentile is Quark's: Percentile is ORT's nearest${pof2}` };
   if (config.calibrationMethod === 'ConsumerMSE') return { method: 'CalibrationMethod.MinMax', note: `ConsumerMSE is ours: MinMax is ORT's nearest${pof2}` };
+  if (config.calibrationMethod === 'Sequential') return { method: 'CalibrationMethod.Entropy', note: `Sequential is ours (Entropy on the partly quantized model): Entropy is ORT's nearest${pof2}` };
   if (config.calibrationMethod === 'MinMSE') return { method: 'CalibrationMethod.MinMax', note: `MinMSE is Quark's: MinMax is ORT's nearest${pof2}` };
   return { method: `CalibrationMethod.${config.calibrationMethod}`, note: pof2 ? pof2.slice(2) : undefined };
 }

@@ -75,7 +75,7 @@ describe('validateConfig: errors name the field', () => {
     [{ activationType: 'int9' }, 'config.activationType', `${enumOf('int8, uint8, int16, uint16')} "int9"`],
     [{ weightType: 4 }, 'config.weightType', `${enumOf('int8, uint8, int16, uint16')} 4`],
     [{ perChannel: 'yes' }, 'config.perChannel', 'expected true or false, got "yes"'],
-    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE')} "KL"`],
+    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE, Sequential')} "KL"`],
     [{ nodesToExclude: 'Conv_1' }, 'config.nodesToExclude', 'expected an array of names, got "Conv_1"'],
     [{ nodesToExclude: ['a', ''] }, 'config.nodesToExclude[1]', 'expected a non-empty string, got ""'],
     [{ extraOptions: { Percentile: 101 } }, 'config.extraOptions.Percentile', 'expected a number in (0, 100], got 101'],

@@ -1,0 +1,50 @@
+/**
+ * The plan of sequential calibration (sequential.ts) on a model built in code: depth groups never put a
+ * tensor before one it depends on, and the value read for each tensor in the quantized model is the one
+ * before its own QuantizeLinear (a graph output's included, which the quantizer renames).
+ */
+import { describe, expect, it } from 'vitest';
+import { DataType, makeGraph, makeModel, makeNode, makeValueInfo } from '../onnx/model.ts';
+import { quantizeModel } from '../quantize/quantizeModel.ts';
+import { getPreset } from '../quantize/presets.ts';
+import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
+
+// x → a → b → c (output), and x → d → c: d is shallow but feeds the deepest tensor.
+const model = makeModel(
+  makeGraph({
+    node: [
+      makeNode('Relu', ['x'], ['a']),
+      makeNode('Sigmoid', ['a'], ['b']),
+      makeNode('Abs', ['x'], ['d']),
+      makeNode('Add', ['b', 'd'], ['c']),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1, 8])],
+    output: [makeValueInfo('c', DataType.FLOAT, [1, 8])],
+  }),
+  { '': 13 },
+);
+
+describe('sequential calibration plan', () => {
+  it('groups tensors by depth, upstream first, into at most the groups asked for', () => {
+    expect(depthGroups(model, ['a', 'b', 'd', 'c'], 2)).toEqual([['a', 'd'], ['b', 'c']]);
+    expect(depthGroups(model, ['a', 'b', 'd', 'c'], 3)).toEqual([['a'], ['d', 'b'], ['c']]);
+    expect(depthGroups(model, ['a', 'b', 'd', 'c'], 10)).toEqual([['a'], ['d'], ['b'], ['c']]);
+  });
+
+  it('gathers again only tensors whose producer computes new values (a Relu copies its quantized input)', () => {
+    expect(computedTensors(model, ['a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
+  });
+
+  it('reads each tensor before its own quantization in the quantized model, graph outputs included', () => {
+    const r = { min: -1, max: 1 };
+    const ranges = new Map(['x', 'a', 'b', 'c', 'd'].map((t) => [t, r]));
+    const quantized = quantizeModel(model, ranges, getPreset('A8W8')).model;
+    const readout = quantizedReadout(quantized, ['a', 'b', 'c', 'd', 'gone']);
+    expect(readout.get('a')).toBe('a');
+    const c = readout.get('c')!;
+    expect(c).not.toBe('c'); // the graph output's name is its dequantized value
+    const producer = quantized.graph!.node.find((n) => n.output.includes(c))!;
+    expect(producer.op_type).toBe('Add');
+    expect(readout.has('gone')).toBe(false);
+  });
+});
