@@ -8,6 +8,8 @@ import { readModel, seededFloats } from '../tests/helpers/fixtures.ts';
 import { createRecoverApi, type RecoverApi, type RecoverProgress } from './recoverApi.ts';
 import { fakeDecode, fakeImage, fakeImages } from './calibration/testSupport.ts';
 import { createWebRuntime } from './runtime/ort.ts';
+import type { Runtime } from '../src/core/runtime/session.ts';
+import { DENSE_A, DENSE_B } from '../src/core/recover/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
 const api = (): RecoverApi => createRecoverApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });
@@ -140,5 +142,27 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
       if (p.phase === 'gather') a.cancel(handle);
     });
     expect((await rejection(run)).name).toBe('RecoveryCancelledError');
+  });
+
+  it('builds the layer problems on the runtime\'s float64 MatMul: one session for every layer and run of the model', async () => {
+    const web = createWebRuntime('wasm', 1);
+    const dense = { sessions: 0, runs: 0 };
+    const counting: Runtime = {
+      async createSession(bytes, purpose) {
+        const opened = await web.createSession(bytes, purpose);
+        if (opened.runner.inputNames.join() !== [DENSE_A, DENSE_B].join()) return opened;
+        dense.sessions++;
+        const run: typeof opened.runner.run = (feeds, fetches) => (dense.runs++, opened.runner.run(feeds, fetches));
+        return { ...opened, runner: { ...opened.runner, run } };
+      },
+    };
+    const a = createRecoverApi({ runtime: () => counting, decodeImage: fakeDecode });
+    const handle = await openMnist(a);
+    for (const algorithm of ['adaround', 'adaquant'] as const) {
+      const out = await a.recover(handle, { samples: fakeImages(4), spec: unit, config: withFinetune(algorithm, 3), configName: 'XINT8' });
+      expect(out.rung.finetune!.layers.length).toBeGreaterThanOrEqual(2);
+    }
+    expect(dense.sessions).toBe(1);
+    expect(dense.runs).toBeGreaterThan(1 + 3); // the check, then mnist's second Conv (k = 201 over 4 × 196 rows) in each run
   });
 });

@@ -420,7 +420,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           // The optimizers' inner product and the layer problems' products as onnxruntime MatMuls (many times faster
           // than TypeScript, bench/README.md).
           gramProduct: runtimeGramProduct(h.runtime),
-          denseProduct: (await denseOf(h))?.product,
+          denseProduct: config.includeFastFt ? (await denseOf(h))?.product : undefined,
           signal,
           onProgress: forward(progress, null),
           configName: request.configName,
