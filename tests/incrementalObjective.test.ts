@@ -173,6 +173,16 @@ describe('the incremental objective', () => {
     expect(Math.abs(objective.loss() - loss)).toBeLessThan(1e-10 * Math.abs(loss));
     const scale = Math.max(...exact.map(Math.abs));
     for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(1e-10 * scale);
+    // lossAt on the blocks does not move them: the next update is still exact.
+    const probe = Float64Array.from(v);
+    const some = list.slice(0, 5);
+    for (const at of some) probe[at] -= 0.25;
+    expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(1e-10 * Math.abs(loss));
+    list.forEach((at) => (v[at] += 0.01));
+    await objective.update(v, list, list.length, true);
+    const after = new Float64Array(n);
+    expect(Math.abs(objective.loss() - layerLoss(p, v, after))).toBeLessThan(1e-10 * Math.abs(loss));
+    for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - after[at]), `entry ${at} after lossAt`).toBeLessThan(1e-10 * scale);
     await objective.release();
   });
 });

@@ -129,8 +129,6 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   const currentLoss = () => (loss ??= sum(value, gv));
 
   const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched };
-  const apply = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number) =>
-    applyChanges(structure, next, changed, count, v, g, total);
 
   /** Drops unwatched columns from the lists of the channels that lost some, and rebuilds their blocks of G when due. */
   const compact = () => {
@@ -201,8 +199,14 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
         await product(scratchValue, scratchGv);
         return sum(scratchValue, scratchGv);
       }
+      // The same update on copies: the blocks' values and their sync flags are put back after.
       scratchGv.set(gv);
-      return apply(next, changed, count, scratchValue, scratchGv, currentLoss());
+      const kept = subGv.map((x) => x?.slice());
+      const keptSynced = synced.slice();
+      const total = applyInPlace(structure, next, changed, count, scratchValue, scratchGv, currentLoss());
+      kept.forEach((x, m) => x && subGv[m]!.set(x));
+      synced.set(keptSynced);
+      return total;
     },
     unwatch(at) {
       if (!flags[at]) return;
@@ -215,7 +219,7 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   };
 }
 
-/** What applyChanges reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
+/** What applyInPlace reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
 interface Watch {
   readonly k: number;
   readonly outPerGroup: number;
@@ -234,10 +238,11 @@ interface Watch {
 }
 
 /**
- * applyChanges for the objective's own state: a channel with a block updates its G v at the block's positions
- * (subGv: one contiguous row of the block per changed entry, the positions no longer watched included), and the
- * watched values are copied back to g once the step's changes are in. The same sums in the same order per entry
- * as applyChanges, so the same values.
+ * Applies the changes at the listed entries (next − v) to (v, g), whose loss is `total`; returns the new loss. A
+ * changed entry adds its column of G restricted to its channel's watched entries, times its change; a channel with a
+ * block updates its G v at the block's positions (subGv: one contiguous row of the block per changed entry, the
+ * positions no longer watched included), and the watched values go back to g once the step's changes are in. A
+ * module-level function with everything in locals: the hot loop then reads no closure context.
  */
 function applyInPlace(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
   const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched } = w;
@@ -282,35 +287,6 @@ function applyInPlace(w: Watch, next: Float64Array, changed: Int32Array, count: 
     const base = m * k;
     const end = base + counts[m];
     for (let s = base; s < end; s++) g[base + list[s]] = gs[local[s]];
-  }
-  return total;
-}
-
-/**
- * Applies the changes at the listed entries (next − v) to (v, g), whose loss is `total`; returns the new loss. A
- * module-level function with everything in locals: the hot loop then reads no closure context.
- */
-function applyChanges(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
-  const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize } = w;
-  for (let q = 0; q < count; q++) {
-    const at = changed[q];
-    const d = next[at] - v[at];
-    if (d === 0) continue;
-    const m = (at / k) | 0;
-    const col = at - m * k;
-    const gram = grams[(m / outPerGroup) | 0];
-    const base = m * k;
-    total += d * (2 * g[at] + gram[col * k + col] * d - 2 * cross[at]);
-    const end = base + counts[m];
-    const block = sub[m];
-    if (block !== undefined) {
-      const row = posOf[at] * subSize[m];
-      for (let s = base; s < end; s++) g[base + list[s]] += block[row + local[s]] * d;
-    } else {
-      const row = col * k;
-      for (let s = base; s < end; s++) g[base + list[s]] += gram[row + list[s]] * d;
-    }
-    v[at] = next[at];
   }
   return total;
 }
