@@ -86,10 +86,10 @@ describe('sequential calibration through the one runner', () => {
       // The graph input has nothing upstream: the float pass's range.
       const input = model.graph!.input[0].name!;
       expect(sequential.get(input)).toEqual(entropy.get(input));
-      // Deeper computed tensors are gathered on the quantized model; copies of quantized values keep their float-pass statistics.
+      // Computed tensors are gathered on the quantized model (where it mixes values); the others keep their float-pass statistics.
       const moved = [...sequential].filter(([t, r]) => r.min !== entropy.get(t)!.min || r.max !== entropy.get(t)!.max).map(([t]) => t);
       expect(moved.filter((t) => !computed.includes(t))).toEqual([]);
-      expect(moved.length).toBeGreaterThan(computed.length / 2);
+      expect(moved.length).toBeGreaterThan(computed.length / 4);
       // Cancelled once the first sequential pass has reported (at the next sample: here the second pass).
       let pass = 0;
       await expect(calibrator.calibrate(source(), config, () => pass >= 2, (p) => void (pass = p.pass))).rejects.toBeInstanceOf(CalibrationCancelledError);

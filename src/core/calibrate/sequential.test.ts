@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DataType, makeGraph, makeModel, makeNode, makeValueInfo } from '../onnx/model.ts';
+import { makeTensor } from '../onnx/tensorData.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
@@ -37,16 +38,26 @@ describe('sequential calibration plan', () => {
     expect(computedTensors(withConstant, ['k', 'nk', 'a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
   });
 
-  it('reads each tensor before its own quantization in the quantized model, graph outputs included', () => {
+  it('reads each tensor before its own quantization where the quantized graph mixes values, graph outputs included', () => {
+    // x → MatMul → m → Relu → r → MatMul → y (output)
+    const w = makeTensor('w', DataType.FLOAT, [8, 8], new Float32Array(64).map((_, i) => ((i % 7) - 3) / 8));
+    const chain = makeModel(
+      makeGraph({
+        node: [makeNode('MatMul', ['x', 'w'], ['m']), makeNode('Relu', ['m'], ['r']), makeNode('MatMul', ['r', 'w'], ['y'])],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 8])],
+        output: [makeValueInfo('y', DataType.FLOAT, [1, 8])],
+        initializer: [w],
+      }),
+      { '': 13 },
+    );
     const r = { min: -1, max: 1 };
-    const ranges = new Map(['x', 'a', 'b', 'c', 'd'].map((t) => [t, r]));
-    const quantized = quantizeModel(model, ranges, getPreset('A8W8')).model;
-    const readout = quantizedReadout(quantized, ['a', 'b', 'c', 'd', 'gone']);
-    expect(readout.get('a')).toBe('a');
-    const c = readout.get('c')!;
-    expect(c).not.toBe('c'); // the graph output's name is its dequantized value
-    const producer = quantized.graph!.node.find((n) => n.output.includes(c))!;
-    expect(producer.op_type).toBe('Add');
+    const quantized = quantizeModel(chain, new Map(['x', 'm', 'r', 'y'].map((t) => [t, r])), getPreset('A8W8')).model;
+    const readout = quantizedReadout(quantized, ['m', 'r', 'y', 'gone']);
+    expect(readout.get('m')).toBe('m');
+    expect(readout.has('r')).toBe(false); // a copy of quantized values: spikes on m's grid
+    const y = readout.get('y')!;
+    expect(y).not.toBe('y'); // the graph output's name is its dequantized value
+    expect(quantized.graph!.node.find((n) => n.output.includes(y))!.op_type).toBe('MatMul');
     expect(readout.has('gone')).toBe(false);
   });
 });
