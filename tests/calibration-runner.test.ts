@@ -90,12 +90,12 @@ describe('sequential calibration through the one runner', () => {
       const moved = [...sequential].filter(([t, r]) => r.min !== entropy.get(t)!.min || r.max !== entropy.get(t)!.max).map(([t]) => t);
       expect(moved.filter((t) => !computed.includes(t))).toEqual([]);
       expect(moved.length).toBeGreaterThan(computed.length / 2);
-      // Cancelled inside the second sequential pass.
+      // Cancelled once the first sequential pass has reported (at the next sample: here the second pass).
       let pass = 0;
-      await expect(calibrator.calibrate(source(), config, () => pass >= 3, (p) => void (pass = p.pass))).rejects.toBeInstanceOf(CalibrationCancelledError);
-      expect(pass).toBe(3);
+      await expect(calibrator.calibrate(source(), config, () => pass >= 2, (p) => void (pass = p.pass))).rejects.toBeInstanceOf(CalibrationCancelledError);
+      expect(pass).toBe(2);
     } finally {
       await calibrator.release();
     }
-  });
+  }, 120_000);
 });

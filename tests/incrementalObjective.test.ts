@@ -147,6 +147,44 @@ describe('the incremental objective', () => {
       await objective.release();
     });
   }
+  it('every watched entry changing each step (AdaRound\'s case: allChange, channels on their own blocks of G): the exact loss and gradient', async () => {
+    const p = smallProblem(6, 63, 1, 200, 13);
+    const k = 64, n = 6 * k;
+    // A fifth of each channel watched: under the quarter at which a channel gets its own block.
+    const watched = Uint8Array.from(seededFloats(n, 14), (x) => (x < 0.2 ? 1 : 0));
+    const objective = await incrementalObjective(p, watched, undefined);
+    const v = Float64Array.from(seededFloats(n, 15, -1, 1));
+    let list = Int32Array.from({ length: n }, (_, i) => i).filter((at) => watched[at]);
+    await objective.update(v, list, list.length, true); // the first update is a full product
+    for (let round = 0; round < 30; round++) {
+      const steps = seededFloats(list.length, 400 + round, -0.2, 0.2);
+      list.forEach((at, q) => (v[at] += steps[q]));
+      await objective.update(v, list, list.length, true);
+      // Some leave (the blocks get rebuilt as the channels shrink).
+      const leaving = list.filter((_, q) => seededFloats(1, 500 + round * 97 + q)[0] < 0.08);
+      for (const at of leaving) {
+        watched[at] = 0;
+        objective.unwatch(at);
+      }
+      list = list.filter((at) => watched[at]);
+    }
+    const exact = new Float64Array(n);
+    const loss = layerLoss(p, v, exact);
+    expect(Math.abs(objective.loss() - loss)).toBeLessThan(1e-10 * Math.abs(loss));
+    const scale = Math.max(...exact.map(Math.abs));
+    for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(1e-10 * scale);
+    // lossAt on the blocks does not move them: the next update is still exact.
+    const probe = Float64Array.from(v);
+    const some = list.slice(0, 5);
+    for (const at of some) probe[at] -= 0.25;
+    expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(1e-10 * Math.abs(loss));
+    list.forEach((at) => (v[at] += 0.01));
+    await objective.update(v, list, list.length, true);
+    const after = new Float64Array(n);
+    expect(Math.abs(objective.loss() - layerLoss(p, v, after))).toBeLessThan(1e-10 * Math.abs(loss));
+    for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - after[at]), `entry ${at} after lossAt`).toBeLessThan(1e-10 * scale);
+    await objective.release();
+  });
 });
 
 describe('AdaRound and AdaQuant against the textbook loop', () => {

@@ -14,6 +14,7 @@ import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../src/core/quantize/precisionBudget.ts';
 import { chooseMixedPrecision, precisionUnits, withUnits } from '../src/core/evaluate/mixedPrecision.ts';
+import { precisionWindow, unitPositions } from '../src/core/evaluate/precisionWindows.ts';
 import { createOutputJudge, sampleSubset } from '../src/core/evaluate/outputJudge.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -100,6 +101,34 @@ describe('float candidates', () => {
     const float = precisionUnits(base, config).float.map((u) => u.names[0]);
     expect(float.sort()).toEqual(['conv', 'softmax']);
     for (const id of float) expect(quantizeModel(old, ranges, withUnits(config, precisionUnits(base, config).float.filter((u) => u.names[0] === id))).report.float.map((f) => f.id)).toContain(id);
+  });
+});
+
+describe('precision windows', () => {
+  it('place every candidate in the written model\'s node order and take a window as float nodes, then 16 bits after them', async () => {
+    const config = preset('A8W8', { perChannel: true });
+    const base = quantizeModel(model, await rangesFor(config), config);
+    const units = precisionUnits(base, config);
+    const at = unitPositions(base.model, units);
+    const position = (kind: 'act16' | 'w16' | 'float', name: string) => at.get(units[kind].find((u) => u.names.includes(name))!)!;
+    // Node order in the written model, Q/DQ left out: the graph's own topological order.
+    const order = base.model.graph!.node.filter((n) => n.op_type !== 'QuantizeLinear' && n.op_type !== 'DequantizeLinear').map((n) => n.name);
+    expect(position('act16', 'x')).toBe(-1);
+    for (const [weight, node] of [['w1', 'conv1'], ['w2', 'dw2'], ['w3', 'conv3'], ['w4', 'conv4'], ['w5', 'conv5']]) {
+      expect(position('w16', weight)).toBe(order.indexOf(node));
+      expect(position('float', node)).toBe(order.indexOf(node));
+    }
+    expect(position('act16', 'r1')).toBe(order.indexOf('relu1'));
+    // Two float nodes from the front, then the activations and weights that come after the last of them.
+    const window = precisionWindow(units, at, { act16: 1, w16: 1, float: 2 }, { start: -1, floatNodes: 2 }, ['act16', 'w16', 'float']);
+    const first = units.float.map((u) => u.names[0]).sort((a, b) => order.indexOf(a) - order.indexOf(b)).slice(0, 2);
+    expect(window.filter((u) => u.kind === 'float').map((u) => u.names[0])).toEqual(first);
+    const end = Math.max(...first.map((id) => order.indexOf(id)));
+    for (const u of window.filter((u) => u.kind !== 'float')) expect(at.get(u)!).toBeGreaterThan(end);
+    expect(window.filter((u) => u.kind === 'act16')).toHaveLength(1);
+    expect(window.filter((u) => u.kind === 'w16')).toHaveLength(1);
+    // No float kind: the window starts with the graph input.
+    expect(precisionWindow(units, at, { act16: 1, w16: 0, float: 2 }, { start: -1, floatNodes: 2 }, ['act16'])[0].names).toContain('x');
   });
 });
 

@@ -2,8 +2,8 @@
  * One accuracy-recovery step in the studio itself: Debian's Chromium opens the built page (served by
  * `vite preview` on the URL given), a fixture detector and COCO images 1–16 are dropped, the XINT8 preset and
  * the detector's preprocessing chosen, one algorithm switched on in the "Recover accuracy" card, and
- * "Quantize with these" run in the recovery worker (onnxruntime-web WASM runs the models; CLE, AdaRound,
- * AdaQuant and bias correction are plain TypeScript in the worker). The step's times are the recovery
+ * "Quantize with these" run in the recovery worker (onnxruntime-web WASM runs the models and the optimizers'
+ * matrix products; the rest of CLE, AdaRound, AdaQuant and bias correction is TypeScript in the worker). The step's times are the recovery
  * report's, read from the rung row. Usage: recoverBrowser.ts <url> <model> <variant: cle|biasCorrection|adaround|adaquant> <iterations> <preprocess preset>
  */
 import { cocoNames, openForCalibration, withStudioPage } from './browser.ts';

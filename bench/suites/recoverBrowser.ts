@@ -2,7 +2,8 @@
  * Suite "recover-browser": the time of each accuracy-recovery step (CLE, bias correction, AdaRound, AdaQuant)
  * on XINT8 for the fixture detectors in the studio itself, in Chromium's recovery worker, with the iteration
  * count of the Node suite "recover" (bench/suites/recover.ts), tuned on the same COCO 1–16. onnxruntime-web
- * WASM runs the models; the optimizers are plain TypeScript in the worker (no GPU here; see bench/README.md).
+ * WASM runs the models and the optimizers' matrix products (each step's Gram product, the float64 products that build
+ * each layer's problem); the rest of the optimizers is TypeScript in the worker (no GPU here; see bench/README.md).
  * The Node times of the same steps are suite "recover".
  */
 import path from 'node:path';

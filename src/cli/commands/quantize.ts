@@ -246,7 +246,9 @@ function mixedPrecisionSummary(m: MixedPrecisionResult): string {
   const use = (k: keyof typeof b) => `${b[k].used}/${b[k].limit} of ${b[k].of}`;
   return (
     `mixed precision: cosine ${m.startCosine.toFixed(5)} → ${m.cosine.toFixed(5)} on the sensitivity images (${m.reached ? 'target reached' : 'target not reached within the budget'}); ` +
-    `16-bit activations ${use('act16')}, 16-bit weights ${use('w16')}, float nodes ${use('float')}; ${m.steps.length} measurements in ${m.seconds.toFixed(1)} s\n`
+    `16-bit activations ${use('act16')}, 16-bit weights ${use('w16')}, float nodes ${use('float')}` +
+    `${m.window ? ` (one stretch of the graph: its first ${m.window.floatNodes} float nodes, 16 bits after them; it measured better than the units chosen apart)` : ''}; ` +
+    `${m.steps.length} measurements in ${m.seconds.toFixed(1)} s\n`
   );
 }
 
@@ -257,6 +259,7 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
     cosine: m.cosine,
     reached: m.reached,
     chosen: m.chosen,
+    ...(m.window ? { window: m.window } : {}),
     budget: m.budget,
     sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
     measurements: m.steps.length,

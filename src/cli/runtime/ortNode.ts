@@ -43,13 +43,16 @@ export function ortTensor(t: TensorLike): ort.Tensor {
 
 /**
  * A session over model bytes, a model with external data (loaded from a session folder, see
- * sessionFiles.ts), or a path.
+ * sessionFiles.ts), or a path. `spinning` false: the pool threads sleep between runs instead of busy-waiting.
  */
-export async function createSession(model: ModelBytes | string, threads = 0, optimization: SessionOptimization = 'basic'): Promise<NodeSession> {
+export async function createSession(model: ModelBytes | string, threads = 0, optimization: SessionOptimization = 'basic', spinning = true): Promise<NodeSession> {
   const options: ort.InferenceSession.SessionOptions = {
     graphOptimizationLevel: optimization,
     intraOpNumThreads: threads,
     logSeverityLevel: 3,
+    // onnxruntime's pool threads busy-wait for work between and after runs unless told not to (config key
+    // session.intra_op.allow_spinning): CPU burnt for nothing when runs are short and many.
+    ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
   };
   let session: ort.InferenceSession;
   if (typeof model === 'string') session = await ort.InferenceSession.create(model, options);
@@ -106,13 +109,17 @@ function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, Ru
   return Object.fromEntries(Object.entries(tensors).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]));
 }
 
-/** The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by index. */
+/**
+ * The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by
+ * index. They run many short runs (a recovery pass per depth of tuned layers, a search's measurements), so their
+ * pool threads do not spin between runs.
+ */
 export function nodeRuntime(feeds: readonly Feeds[], optimization: SessionOptimization = 'basic'): ComparisonRuntime {
   return {
     samples: feeds.length,
     graphOptimization: optimization,
     async open(bytes) {
-      const session = await createSession(bytes, 0, optimization);
+      const session = await createSession(bytes, 0, optimization, false);
       return {
         run: async (sample, outputs) => plain(await session.run(feeds[sample], outputs)),
         runFeeds: async (given, outputs) => plain(await session.run(given, outputs)),

@@ -31,8 +31,10 @@ describe('sequential calibration plan', () => {
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 10)).toEqual([['a'], ['d'], ['b'], ['c']]);
   });
 
-  it('gathers again only tensors whose producer computes new values (a Relu copies its quantized input)', () => {
+  it('gathers again only tensors computed from the input by an op that computes new values (a Relu copies its quantized input; a Constant is a weight)', () => {
     expect(computedTensors(model, ['a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
+    const withConstant = { ...model, graph: { ...model.graph!, node: [makeNode('Constant', [], ['k']), makeNode('Neg', ['k'], ['nk']), ...model.graph!.node] } };
+    expect(computedTensors(withConstant, ['k', 'nk', 'a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
   });
 
   it('reads each tensor before its own quantization in the quantized model, graph outputs included', () => {

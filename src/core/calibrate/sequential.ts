@@ -31,11 +31,25 @@ export const VALUE_COPYING_OPS: ReadonlySet<string> = new Set([
   'ReduceMin', 'Relu', 'Clip', 'Max', 'Min',
 ]);
 
-/** The produced tensors whose producer computes new values (not in VALUE_COPYING_OPS): those sequential passes gather. */
+/**
+ * The produced tensors that sequential passes gather: those computed from a graph input (not weights written as
+ * Constant nodes, nor anything computed from weights alone: nothing upstream of them is quantized activation) by
+ * an op that computes new values (not in VALUE_COPYING_OPS).
+ */
 export function computedTensors(model: ModelProto, produced: readonly string[]): string[] {
-  const copied = new Set<string>();
-  for (const node of model.graph!.node) if (VALUE_COPYING_OPS.has(node.op_type ?? '')) for (const o of node.output) if (o) copied.add(o);
-  return produced.filter((t) => !copied.has(t));
+  const graph = model.graph!;
+  const initializers = new Set(graph.initializer.map((t) => t.name ?? ''));
+  const live = new Set(graph.input.map((v) => v.name ?? '').filter((n) => n && !initializers.has(n)));
+  const gathered = new Set<string>();
+  for (const node of graph.node) {
+    if (!node.input.some((i) => i && live.has(i))) continue;
+    for (const o of node.output) {
+      if (!o) continue;
+      live.add(o);
+      if (!VALUE_COPYING_OPS.has(node.op_type ?? '')) gathered.add(o);
+    }
+  }
+  return produced.filter((t) => gathered.has(t));
 }
 
 /** Groups of the produced tensors, each gathered in a pass of its own on the partly quantized model. */

@@ -12,6 +12,10 @@
  * parts (graph order) and each part measured, best first, until the blocks left cannot hold a candidate better
  * than those already found, or the ones found reach the target. The chosen set (largest gain per budget unit
  * first) is then measured as a whole. The float stage does the same over the quantized nodes, from there.
+ * Where that ends short of the target with measurements left, windows (./precisionWindows.ts) are measured: every
+ * budget spent on one stretch of the graph (float nodes, then 16 bits after them), front first; for a loss spread
+ * over a whole stage, whose parts gain nothing apart, and the best window replaces the units' choice only if it
+ * measures better on the same judge.
  *
  * Quantization and the judge are injected; must not import a runtime or read files.
  */
@@ -24,6 +28,7 @@ import { createOutputJudge, sampleSubset } from './outputJudge.ts';
 import { wideType } from '../quantize/precision.ts';
 import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputJudge } from './outputJudge.ts';
+import { precisionWindow, unitPositions, type WindowShape } from './precisionWindows.ts';
 
 export type PrecisionKind = 'act16' | 'w16' | 'float';
 
@@ -51,8 +56,11 @@ export interface UnitSensitivity {
 export interface MixedPrecisionStep {
   /** 1, 2, … */
   readonly index: number;
-  /** 'base' (the 8-bit model), a block of one kind measured, or 'check' (a chosen set measured whole). */
-  readonly phase: 'base' | PrecisionKind | 'check';
+  /**
+   * 'base' (the 8-bit model), a block of one kind measured, 'check' (a chosen set measured whole), or 'window' (a
+   * stretch of the graph holding every budget, ./precisionWindows.ts).
+   */
+  readonly phase: 'base' | PrecisionKind | 'check' | 'window';
   /** Units in the measured block (or chosen set). */
   readonly units: number;
   /** Cosine measured. */
@@ -80,6 +88,13 @@ export interface MixedPrecisionOptions {
    * nodes only where 16 bits did not reach the target).
    */
   readonly stages?: readonly (readonly PrecisionKind[])[];
+  /**
+   * Where the unit search ends short of the target: how many window starts are measured, evenly spread over the
+   * graph from its front (./precisionWindows.ts); 0 measures no window. Default 4.
+   */
+  readonly windowStarts?: number;
+  /** Most measurements the windows may take (within `maxMeasurements`); default 16. */
+  readonly maxWindowMeasurements?: number;
   onStep?(step: MixedPrecisionStep): void;
   readonly signal?: { readonly aborted: boolean };
 }
@@ -92,6 +107,8 @@ export interface MixedPrecisionResult {
   readonly cosine: number;
   readonly reached: boolean;
   readonly chosen: { readonly act16: readonly string[]; readonly w16: readonly string[]; readonly float: readonly NodeId[] };
+  /** The window chosen, where one measured better than the units the search chose (then `chosen` is the window). */
+  readonly window?: WindowShape;
   /** Each kind's budget: how many it allows and how many the chosen set uses. */
   readonly budget: Readonly<Record<PrecisionKind, { readonly limit: number; readonly used: number; readonly of: number }>>;
   /** Every single unit measured, largest gain first (the evidence for the choice and for what could not be reached). */
@@ -251,6 +268,77 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     }
   }
 
+  // Windows: where the units chosen apart leave the target unreached, every budget spent on one stretch of the
+  // graph, measured whole from the 8-bit start; the best replaces the units' choice only if it measures better.
+  let window: WindowShape | undefined;
+  const stages = options.stages ?? DEFAULT_STAGES;
+  if (point.error > targetError && measurementsLeft()) {
+    const found = await searchWindows(stages.flat());
+    if (found && found.point.noise < point.noise) {
+      window = found.shape;
+      config = withUnits(options.config, found.units);
+      point = found.point;
+      chosen.clear();
+      used.act16 = used.w16 = used.float = 0;
+      for (const u of found.units) { chosen.add(u); used[u.kind] += u.cost; }
+    }
+  }
+
+  /**
+   * Windows front first: the front of the graph, opened by 0 … all the float nodes the budget allows (a scan in
+   * about 8 steps, then the neighbours of the best count; where a stage kept float should end and 16 bits begin is
+   * measured, not guessed: the loss of each count does not fall smoothly); then starts spread evenly over the rest of
+   * the graph with the whole float budget, and where one of those beats the front, the same scan there, as far as
+   * the measurements go. Quantization noise that enters early passes through every later layer, which is why the
+   * front is measured first and most closely. Returns the best window measured.
+   */
+  async function searchWindows(kinds: readonly PrecisionKind[]) {
+    const count = options.windowStarts ?? 4;
+    if (count <= 0) return undefined;
+    const stopAt = Math.min(maxMeasurements, steps.length + (options.maxWindowMeasurements ?? 16));
+    const positions = unitPositions(baseResult.model, units);
+    const starts = [...new Set(kinds.flatMap((k) => units[k].map((u) => positions.get(u)!)))].sort((a, b) => a - b);
+    if (!starts.length) return undefined;
+    const floatRoom = kinds.includes('float') ? limits.float : 0;
+    type Measured = { shape: WindowShape; units: PrecisionUnit[]; point: Point };
+    const seen = new Map<string, Measured>();
+    let best: Measured | undefined;
+    const tryWindow = async (shape: WindowShape): Promise<Measured | undefined> => {
+      const set = precisionWindow(units, positions, limits, shape, kinds);
+      if (!set.length) return undefined;
+      const key = set.map((u) => `${u.kind}:${u.names.join(',')}`).join('|');
+      if (seen.has(key)) return seen.get(key);
+      if (steps.length >= stopAt || !measurementsLeft()) return undefined;
+      const m: Measured = { shape, units: set, point: await measure(withUnits(options.config, set), 'window', set.length, startPoint) };
+      seen.set(key, m);
+      // Front first: a later window must measure strictly better to be kept.
+      if (!best || m.point.noise < best.point.noise) best = m;
+      return m;
+    };
+    /** The float nodes opening the window at `start`: 0 … floatRoom in steps, then the best count's neighbours. */
+    const scan = async (start: number) => {
+      const step = Math.max(1, Math.ceil(floatRoom / 8));
+      const counts = new Set<number>();
+      for (let f = 0; f < floatRoom; f += step) counts.add(f);
+      counts.add(floatRoom);
+      const measured: { f: number; m: Measured }[] = [];
+      for (const f of counts) { const m = await tryWindow({ start, floatNodes: f }); if (m) measured.push({ f, m }); }
+      if (!measured.length) return undefined;
+      const top = measured.reduce((a, b) => (b.m.point.noise < a.m.point.noise ? b : a));
+      for (let f = top.f - step + 1; f < top.f + step; f++) if (f >= 0 && f <= floatRoom && f !== top.f) await tryWindow({ start, floatNodes: f });
+      return top.m;
+    };
+    const front = floatRoom > 0 ? await scan(starts[0]) : await tryWindow({ start: starts[0], floatNodes: 0 });
+    const others: Measured[] = [];
+    for (let k = 1; k < Math.min(count, starts.length); k++) {
+      const m = await tryWindow({ start: starts[Math.floor((k * starts.length) / count)], floatNodes: floatRoom });
+      if (m) others.push(m);
+    }
+    const later = others.reduce<Measured | undefined>((a, b) => (!a || b.point.noise < a.point.noise ? b : a), undefined);
+    if (floatRoom > 0 && later && (!front || later.point.noise < front.point.noise)) await scan(later.shape.start);
+    return best;
+  }
+
   const list = [...chosen];
   const names = (kind: PrecisionKind) => list.filter((u) => u.kind === kind).flatMap((u) => u.names);
   const of = { act16: baseResult.plan.activations.size, w16: baseResult.plan.weights.size, float: baseResult.report.quantized.length };
@@ -260,6 +348,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     cosine: 1 - point.error,
     reached: point.error <= targetError,
     chosen: { act16: names('act16'), w16: names('w16'), float: names('float') as NodeId[] },
+    ...(window ? { window } : {}),
     budget: {
       act16: { limit: limits.act16, used: used.act16, of: of.act16 },
       w16: { limit: limits.w16, used: used.w16, of: of.w16 },

@@ -7,16 +7,16 @@
  * to BetaRange[1] after the warm start, which drives every h to 0 or 1. The result is ⌊w/s⌋ + [h ≥ ½]:
  * every code is the floor or the ceiling of w/s (then saturated), never further. A weight whose h(V) is clipped
  * leaves the loop for good (see below), and the loss follows only the weights that changed (incrementalObjective.ts),
- * so a step costs what is still learning, not the whole layer. Pure.
+ * so a step costs what is still learning, not the whole layer. The per-weight arithmetic (h(V), the gradient, Adam)
+ * runs on float32 state in a WebAssembly SIMD kernel (roundingKernel.ts). Pure.
  */
-import { Adam, type LayerProblem } from './layerProblem.ts';
+import type { LayerProblem } from './layerProblem.ts';
 import { incrementalObjective, type IncrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
 import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { QUANT_TYPES } from '../quantize/numeric.ts';
+import { GAMMA, roundingState, ZETA, type RoundingState } from './roundingKernel.ts';
 
-const ZETA = 1.1;
-const GAMMA = -0.1;
 /** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
 const PATIENCE = 3;
 
@@ -38,10 +38,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   // weight never change again, and neither does the sign of V that decides the rounding. Dropping it changes
   // nothing, and packing keeps the loops over what is left dense. A weight whose floor lies at or past an end of the
   // grid is not learned at all: its soft and hard values are that end whatever h is.
-  const r: Rounding = {
-    learning: new Int32Array(n), floor: new Float64Array(n), scale: new Float64Array(n), lo: new Float64Array(n), hi: new Float64Array(n),
-    V: new Float64Array(n), h: new Float64Array(n), dhdv: new Float64Array(n), dh: new Float64Array(n),
-  };
+  const r = roundingState(n);
   let active = 0;
   for (let m = 0; m < l.outChannels; m++) {
     const s = l.scaleOf(m);
@@ -70,7 +67,6 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const lossBefore = await codesLoss(p, l.codes, undefined, options.dense);
   const objective = await incrementalObjective(p, watched, options.product);
   const { gv, cross } = objective;
-  const adam = new Adam(n, options.learningRate);
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
@@ -99,12 +95,15 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) await cancelPoint(options.signal);
-      const leaving = softWeights(r, active, w);
-      await objective.update(w, r.learning, active);
+      const leaving = r.soft(active);
+      for (let q = 0; q < active; q++) w[r.learning[q]] = r.w[q];
+      await objective.update(w, r.learning, active, true);
       const annealing = it >= warm && options.regParam > 0;
       const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
-      active = descend(r, active, gv, cross, annealing ? options.regParam : 0, beta, adam, leaving > 0 ? up : undefined, objective);
+      gradients(r, active, gv, cross);
+      r.descend(active, it + 1, options.learningRate, annealing ? options.regParam : 0, beta);
+      if (leaving > 0) active = pack(r, active, up, objective);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
@@ -135,75 +134,27 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, undefined, options.dense);
 }
 
-/** The state of the weights still learning, packed: position q is weight learning[q] (flat index, outChannels × k). */
-interface Rounding {
-  readonly learning: Int32Array;
-  readonly floor: Float64Array;
-  readonly scale: Float64Array;
-  /** The grid's ends less the zero point. */
-  readonly lo: Float64Array;
-  readonly hi: Float64Array;
-  readonly V: Float64Array;
-  /** This step's h(V), dh/dV (0 where h is clipped to 0 or 1: the weight then leaves), dw/dV (0 also where the weight is clipped). */
-  readonly h: Float64Array;
-  readonly dhdv: Float64Array;
-  readonly dh: Float64Array;
-}
-
-/**
- * h(V) and its derivatives for the first `active` learning weights, and their soft weights s·clip(⌊w/s⌋ + h(V))
- * into w (flat); returns how many have h clipped (they leave after this step). Synchronous and module-level, so
- * the optimizing compiler sees a plain loop.
- */
-function softWeights(r: Rounding, active: number, w: Float64Array): number {
-  const { learning, floor, scale, lo, hi, V, h, dhdv, dh } = r;
-  let leaving = 0;
+/** r = 2(Gv − c) at each of the first `active` learning weights: the reconstruction gradient with respect to the weight. */
+function gradients(r: RoundingState, active: number, gv: Float64Array, cross: Float64Array): void {
+  const { learning, r: out } = r;
   for (let q = 0; q < active; q++) {
-    const sig = 1 / (1 + Math.exp(-V[q]));
-    const raw = sig * (ZETA - GAMMA) + GAMMA;
-    const hv = raw < 0 ? 0 : raw > 1 ? 1 : raw;
-    h[q] = hv;
-    const x = floor[q] + hv;
-    const clipped = x < lo[q] || x > hi[q];
-    w[learning[q]] = scale[q] * (clipped ? (x < lo[q] ? lo[q] : hi[q]) : x);
-    if (raw <= 0 || raw >= 1) {
-      dhdv[q] = 0;
-      dh[q] = 0;
-      leaving++;
-    } else {
-      dhdv[q] = (ZETA - GAMMA) * sig * (1 - sig);
-      dh[q] = clipped ? 0 : scale[q] * dhdv[q];
-    }
+    const at = learning[q];
+    out[q] = 2 * (gv[at] - cross[at]);
   }
-  return leaving;
 }
 
 /**
- * One step of the first `active` learning weights, in one pass: dLoss/dV (the reconstruction gradient 2(Gv − c),
- * flat, through dw/dV, plus, with λ > 0 (annealing), the rounding term's d/dV of λ(1 − |2h − 1|^β) =
- * −λβ|2h − 1|^(β−1)·sign(2h − 1)·2·dh/dV), Adam's update of V, and, when `up` is given (some h(V) was clipped this
- * step), the packing: a clipped weight's rounding (the sign of V after this step, final) goes to `up`, the objective
- * stops watching it, and the others (with their Adam moments) close up in order. Returns the new count.
+ * After a step in which some h(V) was clipped (dh/dV = 0): each such weight's rounding (the sign of V after this
+ * step, final) goes to `up`, the objective stops watching it, and the others (with their Adam moments) close up in
+ * order. Returns the new count.
  */
-function descend(r: Rounding, active: number, gv: Float64Array, cross: Float64Array, lambda: number, beta: number, adam: Adam, up: Uint8Array | undefined, objective: IncrementalObjective): number {
-  const { learning, floor, scale, lo, hi, V, h, dhdv, dh } = r;
-  adam.next();
+function pack(r: RoundingState, active: number, up: Uint8Array, objective: IncrementalObjective): number {
+  const { learning, floor, scale, lo, hi, V, m, v, dhdv } = r;
   let kept = 0;
   for (let q = 0; q < active; q++) {
     const at = learning[q];
-    let g = 2 * (gv[at] - cross[at]) * dh[q];
-    if (lambda > 0 && dhdv[q] !== 0) {
-      const u = 2 * h[q] - 1;
-      // |u|^(β−1) as exp((β−1)·ln|u|): half the cost of Math.pow in V8, the same to a few ulps.
-      if (u !== 0) g -= lambda * beta * Math.exp((beta - 1) * Math.log(u < 0 ? -u : u)) * (u < 0 ? -1 : 1) * 2 * dhdv[q];
-    }
-    const next = adam.update(q, V[q], g);
-    if (up === undefined) {
-      V[q] = next;
-      continue;
-    }
     if (dhdv[q] === 0) {
-      up[at] = next >= 0 ? 1 : 0;
+      up[at] = V[q] >= 0 ? 1 : 0;
       objective.unwatch(at);
       continue;
     }
@@ -213,10 +164,11 @@ function descend(r: Rounding, active: number, gv: Float64Array, cross: Float64Ar
       scale[kept] = scale[q];
       lo[kept] = lo[q];
       hi[kept] = hi[q];
-      adam.move(q, kept);
+      V[kept] = V[q];
+      m[kept] = m[q];
+      v[kept] = v[q];
     }
-    V[kept] = next;
     kept++;
   }
-  return up === undefined ? active : kept;
+  return kept;
 }

@@ -38,8 +38,12 @@ export interface IncrementalObjective {
   readonly cross: Float64Array;
   /** Σ_m L_m at `value`. */
   loss(): number;
-  /** Moves to `next`, which differs from `value` at most at the `count` entries listed in `changed`, all watched. */
-  update(next: Float64Array, changed: Int32Array, count: number): Promise<void>;
+  /**
+   * Moves to `next`, which differs from `value` at most at the `count` entries listed in `changed`, all watched.
+   * `allChange`: the caller knows (nearly) every listed entry changes (AdaRound's soft weights), so the choice between
+   * the update and the full product need not look at each entry.
+   */
+  update(next: Float64Array, changed: Int32Array, count: number, allChange?: boolean): Promise<void>;
   /** The loss at `next` (same rule as `update`) without moving. */
   lossAt(next: Float64Array, changed: Int32Array, count: number): Promise<number>;
   /** Stops keeping (G v) at entry `at`: its gradient is no longer wanted (it may still change once, before this). */
@@ -76,11 +80,24 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   const counts = new Int32Array(channels);
   const dirty = new Uint8Array(channels).fill(1);
   for (let m = 0; m < channels; m++) for (let i = 0; i < k; i++) if (flags[m * k + i]) list[m * k + counts[m]++] = i;
+  // Σ_m counts[m]² and Σ_m counts[m] after compact: the update's cost when every watched entry changes.
+  let countSq = 0;
+  let countSum = 0;
+  for (let m = 0; m < channels; m++) {
+    countSq += counts[m] * counts[m];
+    countSum += counts[m];
+  }
   // A channel with few watched columns gets its own copy of G restricted to them (sub[m], subSize[m]² values; entry
   // `at` sits at row posOf[at], and list entry s at column local[s]): the update then reads one small block that
   // stays in cache instead of scattered values of G's rows. Rebuilt as the channel's watched set shrinks.
   const sub: (Float64Array | undefined)[] = new Array(channels);
   const subSize = new Int32Array(channels);
+  // A channel with a block also keeps G v at the block's positions (subGv[m], valid where watched): the update then
+  // runs over the block's row contiguously, and the watched values go back to gv once per step (synced[m] = 0 while
+  // gv holds newer values than the block, after a full product).
+  const subGv: (Float64Array | undefined)[] = new Array(channels);
+  const synced = new Uint8Array(channels);
+  const touched = new Int32Array(channels);
   const local = new Int32Array(n);
   const posOf = new Int32Array(n);
   let known = false;
@@ -111,9 +128,7 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   let loss: number | undefined;
   const currentLoss = () => (loss ??= sum(value, gv));
 
-  const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize };
-  const apply = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number) =>
-    applyChanges(structure, next, changed, count, v, g, total);
+  const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched };
 
   /** Drops unwatched columns from the lists of the channels that lost some, and rebuilds their blocks of G when due. */
   const compact = () => {
@@ -127,6 +142,8 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
         list[base + kept] = list[s];
         local[base + kept++] = local[s];
       }
+      countSq += kept * kept - counts[m] * counts[m];
+      countSum += kept - counts[m];
       counts[m] = kept;
       if (kept <= k * BLOCK_BELOW && (!sub[m] || kept < subSize[m] * REBUILD_BELOW)) {
         const gram = p.groups[(m / outPerGroup) | 0].gram;
@@ -139,6 +156,8 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
         }
         sub[m] = block;
         subSize[m] = kept;
+        subGv[m] = new Float64Array(kept);
+        synced[m] = 0;
       }
     }
   };
@@ -158,16 +177,18 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
     gv,
     cross,
     loss: currentLoss,
-    async update(next, changed, count) {
+    async update(next, changed, count, allChange = false) {
       compact();
-      if (!known || incrementalCost(next, changed, count, value) > fullCost) {
+      const cost = allChange && count === countSum ? countSq + ENTRY_COST * count : incrementalCost(next, changed, count, value);
+      if (!known || cost > fullCost) {
         if (known) for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
         else value.set(next);
         known = true;
         await product(value, gv);
+        synced.fill(0);
         loss = undefined;
       } else {
-        loss = apply(next, changed, count, value, gv, currentLoss());
+        loss = applyInPlace(structure, next, changed, count, value, gv, currentLoss());
       }
     },
     async lossAt(next, changed, count) {
@@ -178,8 +199,14 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
         await product(scratchValue, scratchGv);
         return sum(scratchValue, scratchGv);
       }
+      // The same update on copies: the blocks' values and their sync flags are put back after.
       scratchGv.set(gv);
-      return apply(next, changed, count, scratchValue, scratchGv, currentLoss());
+      const kept = subGv.map((x) => x?.slice());
+      const keptSynced = synced.slice();
+      const total = applyInPlace(structure, next, changed, count, scratchValue, scratchGv, currentLoss());
+      kept.forEach((x, m) => x && subGv[m]!.set(x));
+      synced.set(keptSynced);
+      return total;
     },
     unwatch(at) {
       if (!flags[at]) return;
@@ -192,7 +219,7 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   };
 }
 
-/** What applyChanges reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
+/** What applyInPlace reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
 interface Watch {
   readonly k: number;
   readonly outPerGroup: number;
@@ -204,14 +231,23 @@ interface Watch {
   readonly posOf: Int32Array;
   readonly sub: readonly (Float64Array | undefined)[];
   readonly subSize: Int32Array;
+  readonly subGv: readonly (Float64Array | undefined)[];
+  readonly synced: Uint8Array;
+  /** Scratch: the channels whose block values changed this step. */
+  readonly touched: Int32Array;
 }
 
 /**
  * Applies the changes at the listed entries (next − v) to (v, g), whose loss is `total`; returns the new loss. A
+ * changed entry adds its column of G restricted to its channel's watched entries, times its change; a channel with a
+ * block updates its G v at the block's positions (subGv: one contiguous row of the block per changed entry, the
+ * positions no longer watched included), and the watched values go back to g once the step's changes are in. A
  * module-level function with everything in locals: the hot loop then reads no closure context.
  */
-function applyChanges(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
-  const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize } = w;
+function applyInPlace(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
+  const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched } = w;
+  let touchedCount = 0;
+  let last = -1;
   for (let q = 0; q < count; q++) {
     const at = changed[q];
     const d = next[at] - v[at];
@@ -220,17 +256,37 @@ function applyChanges(w: Watch, next: Float64Array, changed: Int32Array, count: 
     const col = at - m * k;
     const gram = grams[(m / outPerGroup) | 0];
     const base = m * k;
-    total += d * (2 * g[at] + gram[col * k + col] * d - 2 * cross[at]);
-    const end = base + counts[m];
     const block = sub[m];
     if (block !== undefined) {
-      const row = posOf[at] * subSize[m];
-      for (let s = base; s < end; s++) g[base + list[s]] += block[row + local[s]] * d;
+      const gs = subGv[m]!;
+      const size = subSize[m];
+      const end = base + counts[m];
+      if (!synced[m]) {
+        for (let s = base; s < end; s++) gs[local[s]] = g[base + list[s]];
+        synced[m] = 1;
+      }
+      if (m !== last) {
+        touched[touchedCount++] = m;
+        last = m;
+      }
+      const pos = posOf[at];
+      total += d * (2 * gs[pos] + gram[col * k + col] * d - 2 * cross[at]);
+      const row = pos * size;
+      for (let a = 0; a < size; a++) gs[a] += block[row + a] * d;
     } else {
+      total += d * (2 * g[at] + gram[col * k + col] * d - 2 * cross[at]);
+      const end = base + counts[m];
       const row = col * k;
       for (let s = base; s < end; s++) g[base + list[s]] += gram[row + list[s]] * d;
     }
     v[at] = next[at];
+  }
+  for (let t = 0; t < touchedCount; t++) {
+    const m = touched[t];
+    const gs = subGv[m]!;
+    const base = m * k;
+    const end = base + counts[m];
+    for (let s = base; s < end; s++) g[base + list[s]] = gs[local[s]];
   }
   return total;
 }

@@ -9,7 +9,8 @@
  * so after one pass over the gathered rows every optimizer step costs M·k² instead of rows·M·k, and the gradient
  * is exact over all rows (the reconstruction loss of AdaRound, Nagel et al. 2020, eq. 25, and of AdaQuant,
  * Hubara et al. 2021). The layer loss is Σ_m L_m: squared error summed over channels, averaged over rows.
- * Also the Adam optimizer both algorithms use; their inner loop keeps the loss in incrementalObjective.ts. Pure arithmetic.
+ * Also the Adam optimizer (AdaQuant's; AdaRound runs the same arithmetic in float32, roundingKernel.ts); their
+ * inner loop keeps the loss in incrementalObjective.ts. Pure arithmetic.
  */
 import type { LayerRows } from './layerData.ts';
 import { DENSE_RUNTIME_MIN_WORK, type DenseProduct } from './denseProduct.ts';
