@@ -30,7 +30,11 @@ export function activationState(config: QuantConfig): CollectorState {
   }
 }
 
-/** The collector method name a configuration uses, for reports. */
+/**
+ * The calibration method a configuration uses, for reports, statistics files and calibration caches: the collector's
+ * name, except Sequential, which runs Entropy's collector on the partly quantized model and so gives other ranges.
+ */
 export function activationMethodName(config: QuantConfig): string {
+  if (config.calibrationMethod === 'Sequential') return 'Sequential';
   return activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
 }

@@ -14,4 +14,13 @@ describe('the ladder\'s shared calibrations', () => {
     // CLE changes the model calibrated.
     expect(calibrationKey({ ...getPreset('A8W8'), includeCle: true })).not.toBe(calibrationKey(getPreset('A8W8')));
   });
+
+  it('gives Sequential its own calibration per weight setting: it gathers on the model quantized with them', () => {
+    const entropy = { ...getPreset('A8W8'), calibrationMethod: 'Entropy' as const };
+    const sequential = { ...getPreset('A8W8'), calibrationMethod: 'Sequential' as const };
+    // Sequential runs Entropy's collector, but on the partly quantized model: never Entropy's ranges.
+    expect(calibrationKey(sequential)).not.toBe(calibrationKey(entropy));
+    expect(calibrationKey({ ...sequential, perChannel: true })).not.toBe(calibrationKey(sequential));
+    expect(calibrationKey({ ...entropy, perChannel: true })).toBe(calibrationKey(entropy));
+  });
 });

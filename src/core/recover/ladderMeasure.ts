@@ -114,6 +114,8 @@ export function calibrationKey(config: QuantConfig): string {
   // Fine-tuning and the elementwise type alignment act after calibration (the quantization plan), not on it.
   const { FastFinetune: _ft, AlignEltwiseQuantType: _align, ...extra } = config.extraOptions;
   const collector = activationMethodName(config);
+  // Sequential gathers its statistics on the model quantized with this configuration, weights included.
+  if (collector === 'Sequential') return JSON.stringify([collector, { ...config, extraOptions: extra }]);
   return JSON.stringify([collector, TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType, config.includeCle, extra]);
 }
 
