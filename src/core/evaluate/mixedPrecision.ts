@@ -29,17 +29,9 @@ import { wideType } from '../quantize/precision.ts';
 import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputJudge } from './outputJudge.ts';
 import { precisionWindow, unitPositions, type WindowShape } from './precisionWindows.ts';
+import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
 
-export type PrecisionKind = 'act16' | 'w16' | 'float';
-
-/** One thing the search may move out of 8 bits: an activation group, a weight tensor, or a node. */
-export interface PrecisionUnit {
-  readonly kind: PrecisionKind;
-  /** Tensors (act16: a group that shares parameters; w16: the weight) or the node's id (float). */
-  readonly names: readonly string[];
-  /** What it costs of its budget: the group's Q/DQ pairs, 1 weight, 1 node. */
-  readonly cost: number;
-}
+export type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
 
 /**
  * A measured set of units of one kind (a single unit, or a block of neighbours) and its gain: the drop in

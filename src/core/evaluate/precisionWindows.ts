@@ -8,7 +8,7 @@
  * many as their budgets allow). Pure: positions come from the written model's node order.
  */
 import type { ModelProto } from '../onnx/model.ts';
-import type { PrecisionKind, PrecisionUnit } from './mixedPrecision.ts';
+import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
 
 const QDQ = new Set(['QuantizeLinear', 'DequantizeLinear']);
 
