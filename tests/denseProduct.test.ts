@@ -11,15 +11,9 @@ import { adaround } from '../src/core/recover/adaround.ts';
 import { nodeDenseProduct } from '../src/cli/runtime/denseProduct.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';
-import { smallLayerRows } from './helpers/layerRows.ts';
+import { maxRelative, smallLayerRows } from './helpers/layerRows.ts';
 
 const rowsOf = smallLayerRows;
-
-const maxRelative = (a: Float64Array, b: Float64Array) => {
-  let scale = 0, diff = 0;
-  for (let i = 0; i < a.length; i++) { scale = Math.max(scale, Math.abs(b[i])); diff = Math.max(diff, Math.abs(a[i] - b[i])); }
-  return diff / scale;
-};
 
 describe('dense products on the runtime (float64)', () => {
   it('a layer problem built on onnxruntime equals the TypeScript one to float64 rounding, with G exactly symmetric', async () => {

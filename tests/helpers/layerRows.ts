@@ -27,3 +27,10 @@ export function smallLayerRows(outChannels: number, inPerGroup: number, groups: 
   const quantRows = floatRows.map((x, i) => x + noise[i]);
   return { layer, rows, width, floatRows, quantRows };
 }
+
+/** The largest difference between `a` and the reference `b`, relative to `b`'s largest magnitude. */
+export function maxRelative(a: Float64Array, b: Float64Array): number {
+  let scale = 0, diff = 0;
+  for (let i = 0; i < a.length; i++) { scale = Math.max(scale, Math.abs(b[i])); diff = Math.max(diff, Math.abs(a[i] - b[i])); }
+  return diff / scale;
+}

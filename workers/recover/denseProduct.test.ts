@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededFloats } from '../../tests/helpers/fixtures.ts';
-import { smallLayerRows } from '../../tests/helpers/layerRows.ts';
+import { maxRelative, smallLayerRows } from '../../tests/helpers/layerRows.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 import { buildLayerProblem, buildLayerProblemOn, layerLoss, layerLossOn } from '../../src/core/recover/layerProblem.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
@@ -16,12 +16,6 @@ function product(a: Float64Array, b: Float64Array, m: number, k: number, n: numb
   }
   return c;
 }
-
-const maxRelative = (a: Float64Array, b: Float64Array) => {
-  let scale = 0, diff = 0;
-  for (let i = 0; i < a.length; i++) { scale = Math.max(scale, Math.abs(b[i])); diff = Math.max(diff, Math.abs(a[i] - b[i])); }
-  return diff / scale;
-};
 
 describe('checkedDenseProduct (onnxruntime-web WASM in Node)', () => {
   it('multiplies in float64 as the TypeScript loop does, within 1e-12 relative, shape after shape on one session', async () => {
