@@ -215,19 +215,22 @@ export class ModelCalibrator {
       skipped.push({ file: source.name(i), reason: made.skip });
       return null;
     };
-    const runPass = async (session: Session, from: number) => {
+    /** Samples `from` on through `fold`, one pass's progress and cancel points. */
+    const eachSample = async (from: number, fold: (feeds: Record<string, Feed>) => Promise<void>) => {
       for (let i = from; i < total; i++) {
         check();
         const feeds = await feedsOf(i);
-        if (feeds) {
-          await this.run(session, feeds, states, config);
-          if (pass === 1) used++;
-        }
+        if (feeds) await fold(feeds);
         doneInPass = i + 1;
         firstDoneAt ??= performance.now();
         onProgress(progress());
       }
     };
+    const runPass = (session: Session, from: number) =>
+      eachSample(from, async (feeds) => {
+        await this.run(session, feeds, states, config);
+        if (pass === 1) used++;
+      });
 
     // Until the outputs are measured, samples run with every tensor exposed; the first usable one
     // decides whether later ones must be chunked. Samples before `next` are then fully folded.
@@ -277,15 +280,7 @@ export class ModelCalibrator {
         for (const part of parts) {
           pass++;
           doneInPass = 0;
-          await this.gatherQuantized(part, states, config, async (gather) => {
-            for (let i = 0; i < total; i++) {
-              check();
-              const feeds = await feedsOf(i);
-              if (feeds) await gather(feeds);
-              doneInPass = i + 1;
-              onProgress(progress());
-            }
-          });
+          await this.gatherQuantized(part, states, config, (gather) => eachSample(0, gather));
         }
       }
     }
