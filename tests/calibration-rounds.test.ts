@@ -6,8 +6,8 @@
  * way (each share its whole sequential calibration, then a merge) did not.
  */
 import { describe, expect, it } from 'vitest';
-import { afterRound, ModelCalibrator, type SampleSource } from '../src/core/calibrate/runner.ts';
-import { mergeTensorStates, rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
+import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/runner.ts';
+import { afterRound, mergeTensorStates, rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
 import { computedTensors, depthGroups } from '../src/core/calibrate/sequential.ts';
 import { presetWithMethod } from '../src/core/quantize/presets.ts';
 import type { Feed } from '../src/core/runtime/session.ts';

@@ -26,7 +26,7 @@ import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
-import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { afterRound, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
 import type { ConsumerMseState } from './minmse.ts';
@@ -111,16 +111,6 @@ export interface CalibrationOutcome {
   runOutputBytes: number;
   /** Rounds of a sequential calibration (the float pass and one per depth group); absent for other methods. */
   rounds?: number;
-}
-
-/**
- * What a tensor has after a round: `base`'s entry, or the round's where it gathered one (states, or their ranges:
- * a range depends on its own tensor's state only). `base` is left alone.
- */
-export function afterRound<V>(base: ReadonlyMap<string, V>, round: ReadonlyMap<string, V>): Map<string, V> {
-  const out = new Map(base);
-  for (const [t, v] of round) out.set(t, v);
-  return out;
 }
 
 const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data.byteLength : 0);
