@@ -183,7 +183,7 @@ export function createCalibrationPool(
     let last = results;
     for (let g = 1; g < (sequential ? (results[0].rounds ?? 1) : 1); g++) {
       last = await everywhere({ index: g, ranges });
-      // A round's tensors take the ranges of its merged states; every other tensor keeps its own (core afterRound).
+      // A round's tensors take the ranges of its merged states; every other tensor keeps its own (core statistics.ts afterRound).
       ranges = { ...ranges, ...(await merged(last)) };
     }
     return {
