@@ -77,14 +77,16 @@ describe('recovery slice', () => {
 
   it('quantizes with the switched-on algorithms: the config carries them, progress and loss curves fill in, the result is one rung', async () => {
     const { s, fake } = await openStore();
-    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001 });
+    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001, smoothQuant: true, smoothAlpha: 0.75 });
     s().setRecoveryOptions({ iterations: 0 }); // refused: not a whole number ≥ 1
-    expect(s().recovery.options.iterations).toBe(7);
+    s().setRecoveryOptions({ smoothAlpha: 1.5 }); // refused: α is in [0, 1]
+    expect(s().recovery.options).toMatchObject({ iterations: 7, smoothAlpha: 0.75 });
     const running = s().recoverWithSettings();
     await flush();
     const [call] = fake.runs;
     expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
-    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false });
+    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false, includeSq: true });
+    expect(call.request.config.extraOptions.SmoothAlpha).toBe(0.75);
     expect(call.request.config.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 0.001 });
     call.onProgress({ rung: null, phase: 'layer', layer: { id: 'Conv_0', done: 1, total: 2, lossBefore: 2, lossAfter: 1, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] } });
     expect(s().recovery.status).toBe('running');
