@@ -323,7 +323,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             configName: picked.label,
           };
           if (rung.mixedPrecision) keepMixedPrecision(config);
-          get().adoptQuantized(result);
+          get().adoptQuantized({ ...result, adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries } });
           patch({ adopted: handle, picking: null });
         } catch (e) {
           const error = toModelError(e, '');
