@@ -322,6 +322,15 @@ describe('the best-practice ladder', () => {
     expect(chooseRung([r(0.5), r(0.8), r(NaN), r(0.7)])).toBe(1);
     expect(chooseRung([r(NaN)])).toBe(-1);
   });
+
+  it('breaks a tie of scores by the lower character error rate, else the higher cosine, else the earlier rung', () => {
+    const r = (score: number, metrics: Record<string, number>) => ({ score, met: false, metrics }) as never;
+    // PP-OCRv4 recognizer to sequence:0.9 on 8 lines: three rungs at 5/8, the third with a third of the CER.
+    expect(chooseRung([r(0.625, { cer: 0.062, cosine: 0.959 }), r(0.5, { cer: 0.02, cosine: 0.99 }), r(0.625, { cer: 0.026, cosine: 0.976 })])).toBe(2);
+    expect(chooseRung([r(0.9, { cosine: 0.95 }), r(0.9, { cosine: 0.97 })])).toBe(1);
+    expect(chooseRung([r(0.9, { cer: 0.1, cosine: 0.97 }), r(0.9, { cer: 0.1, cosine: 0.95 })])).toBe(0);
+    expect(chooseRung([r(0.9, {}), r(0.9, {})])).toBe(0);
+  });
 });
 
 describe('ladder targets', () => {

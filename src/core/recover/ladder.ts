@@ -462,15 +462,27 @@ function isEightBit(preset: PresetName): boolean {
   return !c.activationType.endsWith('16') && !c.weightType.endsWith('16');
 }
 
-/** The first rung that met the target; else the best measured; −1 when none was measured. */
+/**
+ * The first rung that met the target; else the best measured; −1 when none was measured. Equal scores are
+ * common with a coarse target (sequence: lines decoded alike, in steps of 1/16 on 16 lines): such a tie goes to
+ * the rung whose character error rate is lower, else whose cosine is higher, else the earlier.
+ */
 export function chooseRung(results: readonly RungResult[]): number {
   const first = results.findIndex((r) => r.met);
   if (first >= 0) return first;
   let best = -1;
   results.forEach((r, i) => {
-    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score)) best = i;
+    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score || (r.score === results[best].score && winsTie(r, results[best])))) best = i;
   });
   return best;
+}
+
+/** Whether `a` beats `b` at an equal score: a lower CER where both have one, else a higher cosine. */
+function winsTie(a: RungResult, b: RungResult): boolean {
+  const [ca, cb] = [a.metrics?.cer, b.metrics?.cer];
+  if (Number.isFinite(ca) && Number.isFinite(cb) && ca !== cb) return ca! < cb!;
+  const [ka, kb] = [a.metrics?.cosine, b.metrics?.cosine];
+  return Number.isFinite(ka) && Number.isFinite(kb) && ka! > kb!;
 }
 
 function bestConfig(results: readonly RungResult[]): QuantConfig | null {
