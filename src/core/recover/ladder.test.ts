@@ -207,6 +207,24 @@ describe('the best-practice ladder', () => {
     expect(result.stopped).toBe('target');
   });
 
+  it('tries each format with the function rules alone for models with written-out activations and no attention blocks', async () => {
+    const configs: QuantConfig[] = [];
+    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + AdaRound': 0.995 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      functionRungs: true,
+      formats: ['XINT8'],
+      perChannelRung: false,
+      measure: (c, r) => {
+        configs.push(c);
+        return measure(c, r);
+      },
+    });
+    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + AdaRound']);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([[false, false], [false, false], [true, false], [true, false]]);
+    expect(result.stopped).toBe('target');
+  });
+
   it('records a failing rung and goes on', async () => {
     const { measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
     const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
