@@ -174,12 +174,21 @@ export function planQuantization(
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
-  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one.
+  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one. The range
+  // holds through ops that only move or select values (not Pad, which adds its own): raising an opset-11 Softmax
+  // to 13 writes Flatten → Softmax → Reshape, whose inner tensors have no calibrated range, so the Softmax itself
+  // gets no Q/DQ and the Reshape's output is the tensor its consumers quantize.
   const known = new Map<string, TensorRange>();
   if (config.enableNpuTransformer) {
     for (const i of index.order) {
-      const r = rules[i]?.outputRange;
-      if (r) index.nodes[i].output.forEach((o) => known.set(o, r));
+      const node = index.nodes[i];
+      const op = node.op_type ?? '';
+      const r = rules[i]?.outputRange ?? (excluded(i) ? undefined : ruleFor(op, ruleOptions)?.outputRange);
+      if (r) node.output.forEach((o) => known.set(o, r));
+      else if (op !== 'Pad' && ruleFor(op, ruleOptions)?.family === 'dataMovement' && known.has(node.input[0])) {
+        const through = known.get(node.input[0])!;
+        node.output.forEach((o) => known.set(o, through));
+      }
     }
   }
   const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;

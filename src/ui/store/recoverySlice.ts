@@ -59,8 +59,10 @@ export interface RecoveryOptions {
   cle: boolean;
   /** Attention blocks quantized as the NPU runs them (enableNpuTransformer). */
   attention: boolean;
-  /** SmoothQuant before calibration (includeSq, alpha SmoothAlpha from the configuration). */
+  /** SmoothQuant before calibration (includeSq). */
   smoothQuant: boolean;
+  /** SmoothQuant's migration strength α in [0, 1] (Quark SmoothAlpha), for this run and the ladder's SmoothQuant rungs. */
+  smoothAlpha: number;
   biasCorrection: boolean;
   finetune: FinetuneChoice;
   /** FastFinetune NumIterations per layer. */
@@ -128,7 +130,7 @@ export interface RecoverySlice {
 }
 
 export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
-  cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
+  cle: false, attention: false, smoothQuant: false, smoothAlpha: 0.5, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
 export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER };
@@ -155,6 +157,7 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   if (o.learningRate === null) delete ft.LearningRate;
   else ft.LearningRate = o.learningRate;
   json.extraOptions.FastFinetune = ft;
+  json.extraOptions.SmoothAlpha = o.smoothAlpha;
   if (!forLadder) {
     json.includeCle = o.cle;
     json.enableNpuTransformer = o.attention;
@@ -237,6 +240,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const o = { ...get().recovery.options, ...p };
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
+        if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1)) return;
         patch({ options: o });
       },
@@ -323,7 +327,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             configName: picked.label,
           };
           if (rung.mixedPrecision) keepMixedPrecision(config);
-          get().adoptQuantized(result);
+          get().adoptQuantized({ ...result, adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries } });
           patch({ adopted: handle, picking: null });
         } catch (e) {
           const error = toModelError(e, '');
