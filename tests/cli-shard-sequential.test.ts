@@ -9,21 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { IMAGES, MODELS } from './helpers/fixtures.ts';
+import { shardFolder } from './helpers/shardFolder.ts';
 import { calibrateCommand } from '../src/cli/commands/calibrate.ts';
 import { mergeCommand } from '../src/cli/commands/merge.ts';
 import { parseStatistics } from '../src/core/calibrate/statisticsFile.ts';
 import { rangesOf } from '../src/core/calibrate/statistics.ts';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-shard-seq-'));
-const calib = path.join(tmp, 'calib');
-fs.mkdirSync(calib);
-for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
-const model = path.join(MODELS, 'mnist.onnx');
-const preprocess = path.join(tmp, 'gray.json');
-fs.writeFileSync(preprocess, '{"colorSpace": "gray"}');
+const { tmp, calib, model, preprocess } = shardFolder('qs-shard-seq-');
 const common = [model, '--calib', calib, '--preprocess', preprocess, '--config', 'A8W8', '--calibration-method', 'Sequential'];
 const at = (name: string) => path.join(tmp, name);
 const calibrate = (...args: string[]) => calibrateCommand.run([...common, ...args]);
