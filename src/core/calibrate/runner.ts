@@ -180,14 +180,14 @@ export class ModelCalibrator {
     return sizes;
   }
 
-  /** Depth groups of a sequential calibration under `config` (one round each after the float pass), or null for other methods. */
-  private sequentialGroups(config: QuantConfig): string[][] | null {
-    return config.calibrationMethod === 'Sequential' ? depthGroups(this.model, computedTensors(this.model, this.produced)) : null;
+  /** Depth groups of a sequential calibration of this model: one round each after the float pass. */
+  private depthGroups(): string[][] {
+    return depthGroups(this.model, computedTensors(this.model, this.produced));
   }
 
   /** Rounds of a sequential calibration of this model: the float pass and one per depth group. */
   sequentialRounds(): number {
-    return 1 + depthGroups(this.model, computedTensors(this.model, this.produced)).length;
+    return 1 + this.depthGroups().length;
   }
 
   /**
@@ -206,7 +206,7 @@ export class ModelCalibrator {
     const skipped: SkippedSample[] = [];
     const total = source.count;
     // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
-    const sequential = this.sequentialGroups(config);
+    const sequential = config.calibrationMethod === 'Sequential' ? this.depthGroups() : null;
     if (round && (!sequential || !Number.isInteger(round.index) || round.index < 0 || round.index > sequential.length || (round.index > 0 && !round.ranges))) {
       throw new RangeError(`round ${round.index} of a calibration that has ${sequential ? sequential.length + 1 : 'no'} rounds${round.index > 0 && !round.ranges ? ', without the ranges of the rounds before' : ''}`);
     }
