@@ -145,6 +145,30 @@ describe('recovery slice', () => {
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' });
   });
 
+  it('adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page\'s picks and settings', async () => {
+    const found = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A8W8'))), nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
+      extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+    });
+    const label = 'Mixed precision (A8W8 per-channel) + AdaRound';
+    const { s, fake } = await openStore(['a.png'], { config: found, label, preset: 'A8W8' });
+    const running = s().climbLadder();
+    await flush();
+    // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    await running;
+    await s().useRung('rung-1');
+    expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
+    expect(s().exclusions.entries.map((e) => e.kind === 'nodes' ? [e.name, e.nodes] : e.kind === 'subgraph' ? [e.name, e.starts, e.ends] : null)).toEqual([
+      ['Mixed precision: kept float', ['Conv_7']],
+      ['Mixed precision: kept float (subgraph 1)', ['Mul_9'], ['Concat_12']],
+    ]);
+    const exported = exportedConfig(s()).config;
+    expect(exported.nodesToExclude).toEqual(['Conv_7']);
+    expect(exported.subgraphsToExclude).toEqual([{ starts: ['Mul_9'], ends: ['Concat_12'] }]);
+    expect(currentConfig(s())).toMatchObject({ nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] });
+  });
+
   it('climbs in the chosen order: 8-bit routes first by default, fastest when asked; an unknown order is refused', async () => {
     const { s, fake } = await openStore();
     expect(s().recovery.ladder.order).toBe('eight-bit-first');
