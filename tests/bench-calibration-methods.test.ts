@@ -24,4 +24,15 @@ describe('compareToMinMax', () => {
     expect(rows[1].atLeastMinMax).toBe('yes');
     expect(rows[2].atLeastMinMax).toBe('no');
   });
+
+  it('compares a row with the function rules against MinMax with the function rules', () => {
+    const rows = compareToMinMax([
+      { model: 'm', method: 'MinMax', perTensor: 0.9, perChannel: 0.9 },
+      { model: 'm', method: 'MinMax', functionRules: 'on', perTensor: 0.95, perChannel: 0.95 },
+      { model: 'm', method: 'E', functionRules: 'on', perTensor: 0.93, perChannel: 0.96 },
+      { model: 'm', method: 'E', perTensor: 0.93, perChannel: 0.96 },
+    ]);
+    expect(rows[2].atLeastMinMax).toBe('no');
+    expect(rows[3].atLeastMinMax).toBe('yes');
+  });
 });

@@ -36,7 +36,11 @@ describe('qstudio evaluate', () => {
     // UltraFace has two outputs: a header for each, Quark's lines under it.
     expect(r.stdout).toMatch(/^\[scores\]\nMean cos similarity: 0\.99\d*\nMin cos similarity: 0\.99\d*\nMean l2 distance: [\d.]+\nMax l2 distance: [\d.]+\nMean psnr: [\d.]+\nMin psnr: [\d.]+\n\n\[boxes\]\nMean cos similarity: /);
     expect(r.stdout).toMatch(/Worst layers/);
-    expect(r.stdout.split('\n').filter((l) => /^\s+\d+\s+-?[\d.]+\s+[\d.]+/.test(l)).length).toBe(20);
+    const rows = r.stdout.split('\n').filter((l) => /^\s+\d+\s+-?[\d.]+\s+[\d.]+/.test(l));
+    expect(rows.length).toBe(20);
+    // Each node's precision, read from the summary beside the model (issue 15: a column in the layer table).
+    expect(r.stdout).toMatch(/op {18}precision {2}node \/ tensor/);
+    expect(rows.every((l) => /\s(A8W8|A8|float|—)\s/.test(l))).toBe(true);
 
     const page = fs.readFileSync(html, 'utf8');
     expect(page.startsWith('<!DOCTYPE html>')).toBe(true);

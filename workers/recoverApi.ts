@@ -26,7 +26,7 @@ import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
-import { hasAttentionBlocks } from '../src/core/quantize/attentionBlocks.ts';
+import { hasAttentionBlocks, hasWrittenOutActivations } from '../src/core/quantize/attentionBlocks.ts';
 import { climbLadder, ladderReport, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
 import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
@@ -482,6 +482,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           formats: request.formats,
           perChannelRung: request.perChannelRung,
           attentionRungs: hasAttentionBlocks(h.model),
+          functionRungs: hasWrittenOutActivations(h.model),
           measure: measures.measure,
           cleApplies: measures.cleApplies,
           finetuneReach: request.finetuneReach,

@@ -9,7 +9,10 @@
  * 00–15 on COCO 1–16) and is judged on their held-out set (lines 16–31 on COCO 17–24 and the photos); the
  * fixture detectors calibrate on COCO 1–16 and are judged on COCO 17–24 (NOTES' protocol).
  * Sequential calibrates once per weight granularity (its statistics come from the quantized model).
- * Usage: calibrationHeldOut.ts <ppocr-det | fixture model> <method>
+ * With a third argument 'functions', every quantization (Sequential's passes included) uses the function rules
+ * (enableNpuTransformer, the CLI's --attention: functions written out as several nodes get Q/DQ at their input and
+ * output only).
+ * Usage: calibrationHeldOut.ts <ppocr-det | fixture model> <method> [functions]
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,7 +29,8 @@ import { DETECTORS } from './detectors.ts';
 import { outputCosines, sampleCosine } from './heldOut.ts';
 import { TEXT_DETECTOR, textSceneFeeds, writeTextScenes } from './textScenes.ts';
 
-const [name, method] = process.argv.slice(2);
+const [name, method, rules] = process.argv.slice(2);
+const functionRules = rules === 'functions';
 const fixtures = path.join(import.meta.dirname, '../../../shared/fixtures');
 
 let modelFile: string;
@@ -36,7 +40,7 @@ let judge: () => Feeds[];
 if (name === 'ppocr-det') {
   modelFile = TEXT_DETECTOR.model;
   spec = TEXT_DETECTOR.preprocess;
-  calibration = listImageFiles(writeTextScenes('calib', path.join(import.meta.dirname, '../tmp', `text-scenes-calib-${method}`))).files;
+  calibration = listImageFiles(writeTextScenes('calib', path.join(import.meta.dirname, '../tmp', `text-scenes-calib-${method}${functionRules ? '-functions' : ''}`))).files;
   judge = () => textSceneFeeds('judge').map((f) => ({ x: float32Tensor(f.data, f.dims) }));
 } else {
   modelFile = path.join(fixtures, 'models', name);
@@ -48,7 +52,7 @@ if (name === 'ppocr-det') {
 const model = decode(fs.readFileSync(modelFile));
 // The preset as its reference states it, with the method swapped in; everything else defaults for that method
 // (Percentile's symmetric histogram, Entropy's bins), as a config naming the method gets.
-const configFor = (perChannel: boolean) => validateConfig({ ...presetDefinition('A8W8').input, calibrationMethod: method, perChannel });
+const configFor = (perChannel: boolean) => validateConfig({ ...presetDefinition('A8W8').input, calibrationMethod: method, perChannel, enableNpuTransformer: functionRules });
 const config = configFor(false);
 
 // Wall time, and the CPU time of every thread of this process (onnxruntime's included): on a shared machine
@@ -69,7 +73,7 @@ const floatOutputs = [];
 for (const f of feeds) floatOutputs.push(await floatSession.run(f));
 await floatSession.release();
 
-const row: Record<string, number | string | (number | null)[][]> = { model: name, method, images, judged: feeds.length, seconds: +seconds.toFixed(2), cpuSeconds: +cpuSeconds.toFixed(2) };
+const row: Record<string, number | string | (number | null)[][]> = { model: name, method, functionRules: functionRules ? 'on' : 'off', images, judged: feeds.length, seconds: +seconds.toFixed(2), cpuSeconds: +cpuSeconds.toFixed(2) };
 for (const perChannel of [false, true]) {
   const quantized = quantizeModel(model, perChannel ? perChannelRanges : ranges, configFor(perChannel), 'A8W8').model;
   const session = await createSession(encode(quantized));

@@ -48,18 +48,24 @@ export const calibrationSuite: Suite = {
 /** The methods compared on held-out data, MinMax first (the baseline of the time ratio). */
 export const HELD_OUT_METHODS = ['MinMax', 'Percentile', 'LayerwisePercentile', 'Entropy', 'MinMSE', 'ConsumerMSE', 'Sequential'];
 export const HELD_OUT_FIXTURES = ['ppocr-det', 'ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx'];
+/**
+ * Without and with the function rules (enableNpuTransformer, the CLI's --attention: functions written out as several
+ * nodes, HardSwish, SiLU, a scale-and-shift, get Q/DQ at their input and output only). A row without the field is 'off'.
+ */
+export const HELD_OUT_RULES = ['off', 'on'] as const;
+const rulesOf = (r: Row) => (r.functionRules ?? 'off') as string;
 
 type PerOutput = (number | null)[][];
 
 /**
- * Time against the same fixture's MinMax row, and whether each cosine is at least MinMax's. Where a method
+ * Time against the same fixture's MinMax row (with the same function rules), and whether each cosine is at least MinMax's. Where a method
  * and MinMax quantize different outputs to all zeros (a face detector's objectness on photos without faces),
  * their plain means average different outputs, so both are also taken over the outputs defined in both
  * (`…Shared`) and the comparison uses those. The per-output cosines are dropped from the rows afterwards.
  */
 export function compareToMinMax(rows: Row[]): Row[] {
   for (const r of rows) {
-    const base = rows.find((b) => b.model === r.model && b.method === 'MinMax');
+    const base = rows.find((b) => b.model === r.model && b.method === 'MinMax' && rulesOf(b) === rulesOf(r));
     if (!base) continue;
     // Time ratios only between rows of the same protocol (both with CPU time, measured in one run of the suite).
     delete r.timeVsMinMax;
@@ -102,6 +108,7 @@ export const calibrationMethodsSuite: Suite = {
   columns: [
     ['model', 'model'],
     ['method', 'method'],
+    ['functionRules', 'function rules'],
     ['images', 'calibrated on'],
     ['judged', 'judged on'],
     ['perTensor', 'cosine per tensor'],
@@ -115,23 +122,32 @@ export const calibrationMethodsSuite: Suite = {
     ['atLeastMinMax', '≥ MinMax (both)'],
   ],
   async run() {
-    // QS_BENCH_FIXTURES=a,b and QS_BENCH_METHODS=c,d run only those rows; the others are carried over from the
-    // last results as they stand when this run ends (each row keeps its date of measurement in `measured`).
+    // QS_BENCH_FIXTURES=a,b, QS_BENCH_METHODS=c,d and QS_BENCH_RULES=on (or off) run only those rows; the others are carried
+    // over from the last results as they stand when this run ends (each row keeps its date of measurement in `measured`).
     const fixtures = process.env.QS_BENCH_FIXTURES?.split(',').filter(Boolean);
     const methods = process.env.QS_BENCH_METHODS?.split(',').filter(Boolean);
-    const runs = (model: string, method: string) => (!fixtures || fixtures.includes(model)) && (!methods || methods.includes(method));
+    const rules = process.env.QS_BENCH_RULES?.split(',').filter(Boolean);
+    const runs = (model: string, method: string, rule: string) =>
+      (!fixtures || fixtures.includes(model)) && (!methods || methods.includes(method)) && (!rules || rules.includes(rule));
+    const same = (r: Row, model: string, method: string, rule: string) => r.model === model && r.method === method && rulesOf(r) === rule;
     const fresh: Row[] = [];
-    for (const model of HELD_OUT_FIXTURES) {
-      for (const method of HELD_OUT_METHODS) {
-        if (runs(model, method)) fresh.push({ ...(await runCase('cases/calibrationHeldOut.ts', [model, method])), measured: new Date().toISOString().slice(0, 10) });
+    for (const rule of HELD_OUT_RULES) {
+      for (const model of HELD_OUT_FIXTURES) {
+        for (const method of HELD_OUT_METHODS) {
+          if (!runs(model, method, rule)) continue;
+          const row = await runCase('cases/calibrationHeldOut.ts', rule === 'on' ? [model, method, 'functions'] : [model, method]);
+          fresh.push({ ...row, measured: new Date().toISOString().slice(0, 10) });
+        }
       }
     }
-    const previous = fixtures || methods ? previousRows('calibration-methods') : [];
+    const previous = fixtures || methods || rules ? previousRows('calibration-methods') : [];
     const rows: Row[] = [];
-    for (const model of HELD_OUT_FIXTURES) {
-      for (const method of HELD_OUT_METHODS) {
-        const row = runs(model, method) ? fresh.find((r) => r.model === model && r.method === method) : previous.find((r) => r.model === model && r.method === method);
-        if (row) rows.push(row);
+    for (const rule of HELD_OUT_RULES) {
+      for (const model of HELD_OUT_FIXTURES) {
+        for (const method of HELD_OUT_METHODS) {
+          const row = runs(model, method, rule) ? fresh.find((r) => same(r, model, method, rule)) : previous.find((r) => same(r, model, method, rule));
+          if (row) rows.push({ ...row, functionRules: rule });
+        }
       }
     }
     return compareToMinMax(rows);

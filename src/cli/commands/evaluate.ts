@@ -21,7 +21,7 @@ import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
-import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
+import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--cpu-kernels]
@@ -61,14 +61,18 @@ export function cpuKernelLosses(own: readonly OutputSummary[], cpu: readonly Out
   });
 }
 
-/** The worst layers as a fixed-width text table. */
-export function layerTable(rows: readonly LayerRow[], count = 20): string {
+/**
+ * The worst layers as a fixed-width text table; with the quantization's node precisions (from the summary
+ * `qstudio quantize` wrote beside the model), a precision column as the page's layer table and the report have.
+ */
+export function layerTable(rows: readonly LayerRow[], count = 20, precisions: Readonly<Record<string, NodePrecision>> | null = null): string {
   const worst = sortByError(rows).slice(0, count);
   const db = (v: number | null) => (v === null ? '—' : Number.isFinite(v) ? v.toFixed(2) : String(v));
-  const lines = [`${'#'.padStart(3)}  ${'SQNR dB'.padStart(8)}  ${'cosine'.padStart(9)}  ${'value dB'.padStart(8)}  ${'op'.padEnd(18)}  node / tensor`];
+  const precision = (node: string | null) => (precisions ? `${((node && precisions[node]?.label) ?? '—').padEnd(9)}  ` : '');
+  const lines = [`${'#'.padStart(3)}  ${'SQNR dB'.padStart(8)}  ${'cosine'.padStart(9)}  ${'value dB'.padStart(8)}  ${'op'.padEnd(18)}  ${precisions ? `${'precision'.padEnd(9)}  ` : ''}node / tensor`];
   worst.forEach((r, k) => {
     const where = r.node && r.node !== r.tensor ? `${r.node}  →  ${r.tensor}` : r.tensor;
-    lines.push(`${String(k + 1).padStart(3)}  ${db(r.sqnr).padStart(8)}  ${(Number.isFinite(r.cosine) ? r.cosine.toFixed(6) : String(r.cosine)).padStart(9)}  ${db(r.valueSqnr).padStart(8)}  ${r.opType.padEnd(18)}  ${where}`);
+    lines.push(`${String(k + 1).padStart(3)}  ${db(r.sqnr).padStart(8)}  ${(Number.isFinite(r.cosine) ? r.cosine.toFixed(6) : String(r.cosine)).padStart(9)}  ${db(r.valueSqnr).padStart(8)}  ${r.opType.padEnd(18)}  ${precision(r.node)}${where}`);
   });
   return `${lines.join('\n')}\n`;
 }
@@ -184,7 +188,7 @@ export const evaluateCommand = {
     }
     if (values.layers && comparison.layerwise) {
       process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);
-      process.stdout.write(layerTable(comparison.layerwise.rows));
+      process.stdout.write(layerTable(comparison.layerwise.rows, 20, report.precisions));
       const jumps = report.layers?.jumps.slice(0, 10) ?? [];
       if (jumps.length) {
         process.stdout.write(`\nLargest error jumps (output SQNR below the inputs' SQNR)\n`);

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
-import { hasAttentionBlocks } from '../../core/quantize/attentionBlocks.ts';
+import { hasAttentionBlocks, hasWrittenOutActivations } from '../../core/quantize/attentionBlocks.ts';
 import { climbLadder, isLadderOrder, ladderReport, parseLadderTarget, DEFAULT_LADDER_ORDER, LADDER_ORDERS, type Rung, type RungResult } from '../../core/recover/ladder.ts';
 import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
@@ -187,6 +187,7 @@ export const ladderCommand = {
       reapplyAlgorithms: !values['no-reapply'],
       perChannelRung: !values['no-per-channel'],
       attentionRungs: hasAttentionBlocks(model),
+      functionRungs: hasWrittenOutActivations(model),
       measure: measures.measure,
       cleApplies: measures.cleApplies,
       saturationRisk: measures.saturationRisk,

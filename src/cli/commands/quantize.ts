@@ -26,6 +26,7 @@ import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/eval
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
 import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladder.ts';
+import { functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -231,6 +232,10 @@ export const quantizeCommand = {
     }
     if (report.saturationRisk) {
       process.stderr.write(`note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's x86 CPU int8 kernels (no VNNI) at its default graph optimization: qstudio evaluate --cpu-kernels measures it, --saturation-safe avoids it (listed under saturationRisk in the summary)\n`);
+    }
+    const written = functionRulesSuggestion(model, config);
+    if (written) {
+      process.stderr.write(`note: this model writes activations out as several nodes (${written}); --attention quantizes each as one op, with Q/DQ at its input and output only, which measured better at 8 bits on the benchmarked CNNs (bench/README.md, calibration-methods)\n`);
     }
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);

@@ -2,12 +2,17 @@
  * Whether a model has the blocks the transformer rules (enableNpuTransformer) and SmoothQuant work on: a
  * MatMul between two computed tensors (attention's Q·Kᵀ and softmax·V), a LayerNormalization or Gelu op,
  * or a LayerNorm or GELU written out as several nodes (quantize/fusedFunctions.ts). The ladder adds its
- * attention rungs only for such models, so a plain CNN climbs as before: a classifier's final Softmax, a
- * SiLU written as Sigmoid·Mul or a bias Add are no attention block.
+ * attention rungs only for such models: a classifier's final Softmax, a SiLU written as Sigmoid·Mul or a bias Add
+ * are no attention block. Models with activations written out as several nodes (`hasWrittenOutActivations`:
+ * HardSwish as Add/Clip/Mul/Div, SiLU as Sigmoid·Mul) get the function rules alone (without SmoothQuant, which is
+ * for transformer blocks): on 8-bit CNNs they measured better (bench/README.md, suite calibration-methods). A lone
+ * two-node element-wise function (a box decoding's Mul/Add, an input normalisation) is no reason to.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto } from '../onnx/model.ts';
 import { findFusedFunctions } from './fusedFunctions.ts';
+import type { QuantConfig } from './config.ts';
+import { QUANT_TYPES } from './numeric.ts';
 
 /** Written-out functions that only transformer blocks hold. */
 const TRANSFORMER_FUNCTIONS = new Set(['layernorm', 'gelu']);
@@ -32,4 +37,32 @@ export function hasAttentionBlocks(model: ModelProto): boolean {
     return op === 'MatMul' && n.input.length >= 2 && !isConstant(n.input[0]) && !isConstant(n.input[1]);
   });
   return direct || findFusedFunctions(index, () => true).some((f) => TRANSFORMER_FUNCTIONS.has(f.kind));
+}
+
+/** The functions written out as several nodes (quantize/fusedFunctions.ts), counted by kind: what the function rules quantize as one op. */
+export function writtenOutFunctions(model: ModelProto): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const f of findFusedFunctions(buildGraphIndex(model.graph!), () => true)) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  return counts;
+}
+
+/** Written-out activations, the kinds the function rules help 8-bit CNNs with. */
+const ACTIVATION_FUNCTIONS = new Set(['hardswish', 'swish']);
+
+/** Whether the model has activations written out as several nodes (HardSwish, SiLU): the ladder's function rungs. */
+export function hasWrittenOutActivations(model: ModelProto): boolean {
+  return [...writtenOutFunctions(model).keys()].some((k) => ACTIVATION_FUNCTIONS.has(k));
+}
+
+const ACTIVATION_NAMES: Record<string, string> = { hardswish: 'HardSwish', swish: 'SiLU' };
+
+/**
+ * The written-out activations of a model quantized at 8-bit activations without the function rules, as "24 HardSwish,
+ * 1 SiLU", for a note that suggests the rules; null when there is nothing to suggest.
+ */
+export function functionRulesSuggestion(model: ModelProto, config: Pick<QuantConfig, 'enableNpuTransformer' | 'activationType'>): string | null {
+  if (config.enableNpuTransformer || QUANT_TYPES[config.activationType].bits !== 8) return null;
+  const counts = writtenOutFunctions(model);
+  const parts = Object.entries(ACTIVATION_NAMES).filter(([k]) => counts.has(k)).map(([k, name]) => `${counts.get(k)} ${name}`);
+  return parts.length > 0 ? parts.join(', ') : null;
 }

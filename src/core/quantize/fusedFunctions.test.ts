@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex } from '../onnx/index.ts';
+import { buildGraphIndex, DataType, intAttribute, makeNode, makeTensor } from '../onnx/index.ts';
 import { findFusedFunctions } from './fusedFunctions.ts';
 import { attentionBlockModel, convReluModel } from './testModels.ts';
 import { planQuantization } from './plan.ts';
@@ -73,6 +73,35 @@ describe('the plan under enableNpuTransformer', () => {
     expect(attention.zeroPoint).toBe(0);
     expect(attention.scale).toBeCloseTo(1 / 255, 9);
     expect(plan(false).activations.get('attention')!.scale).toBeCloseTo(0.3 / 255, 9);
+  });
+
+  it('keeps Softmax\'s [0, 1] through the Flatten and Reshape that raising an opset-11 Softmax to 13 puts around it', () => {
+    // As preparation writes it (PP-OCRv4's recognizer): scores_scaled → Flatten → Softmax → Reshape → attention.
+    // Calibration ran on the source model, so only attention (the Reshape's output) has a calibrated range.
+    const wrapped = attentionBlockModel();
+    const nodes = wrapped.graph!.node;
+    const at = nodes.findIndex((n) => n.op_type === 'Softmax');
+    nodes.splice(at, 1,
+      makeNode('Flatten', ['scores_scaled'], ['sm_flat'], 'Softmax/Flatten', [intAttribute('axis', 2)]),
+      makeNode('Softmax', ['sm_flat'], ['sm_out'], 'Softmax', [intAttribute('axis', -1)]),
+      makeNode('Reshape', ['sm_out', 'sm_shape'], ['attention'], 'Softmax/Reshape'));
+    wrapped.graph!.initializer.push(makeTensor('sm_shape', DataType.INT64, [3], BigInt64Array.of(1n, 6n, 8n)));
+    const wrappedIndex = buildGraphIndex(wrapped.graph!);
+    const wrappedRanges = new Map([...ranges].filter(([t]) => t !== 'sm_flat' && t !== 'sm_out'));
+    const wrappedPlan = (enableNpuTransformer: boolean) =>
+      planQuantization(wrappedIndex, wrappedRanges, validateConfig({ activationType: 'uint8', weightType: 'int8', enableNpuTransformer }), () => undefined);
+    const on = wrappedPlan(true);
+    expect(on.activations.get('attention')!.scale).toBeCloseTo(1 / 255, 9);
+    // The inner tensors take their neighbours' ranges across the Flatten and the Reshape: the Softmax is
+    // quantized (Q/DQ on its input and output), not a float island between DQ and Q.
+    const softmax = wrappedIndex.nodes.findIndex((n) => n.op_type === 'Softmax');
+    expect(on.decisions[softmax]).toMatchObject({ quantized: true, family: 'softmax' });
+    expect(on.activations.get('sm_flat')!.scale).toBeCloseTo(on.activations.get('scores_scaled')!.scale, 12);
+    expect(on.activations.get('sm_out')!.scale).toBeCloseTo(1 / 255, 9);
+    // Without the transformer rules its output shares the calibrated range of the Reshape's output.
+    const off = wrappedPlan(false);
+    expect(off.decisions[softmax]).toMatchObject({ quantized: true, family: 'softmax' });
+    expect(off.activations.get('sm_out')!.scale).toBeCloseTo(0.3 / 255, 9);
   });
 });
 

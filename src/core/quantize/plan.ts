@@ -16,6 +16,7 @@ import { fusedFunctionRule } from './rules/activation.ts';
 import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
+import { withReshapedRanges } from './reshapedRanges.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, saturationSafeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
 import { overflowingChannels, runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
@@ -94,6 +95,8 @@ export function planQuantization(
   types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
 ): QuantPlan {
   const x = config.extraOptions;
+  // Tensors preparation made around a wrapped op (Flatten → Softmax → Reshape) take their neighbours' ranges.
+  ranges = withReshapedRanges(index, ranges);
   const ctx: RuleContext = {
     isConstant: (name) => index.initializers.has(name),
     constantRank: (name) => index.initializers.get(name)?.dims.length,
@@ -174,12 +177,20 @@ export function planQuantization(
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
-  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one.
+  // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one. The range
+  // holds through ops that only move or select values (not Pad, which adds its own): the Reshape after a Softmax
+  // raised from opset 11 to 13 (withReshapedRanges) shares its group, and so does a consumer's copy.
   const known = new Map<string, TensorRange>();
   if (config.enableNpuTransformer) {
     for (const i of index.order) {
-      const r = rules[i]?.outputRange;
-      if (r) index.nodes[i].output.forEach((o) => known.set(o, r));
+      const node = index.nodes[i];
+      const op = node.op_type ?? '';
+      const r = rules[i]?.outputRange ?? (excluded(i) ? undefined : ruleFor(op, ruleOptions)?.outputRange);
+      if (r) node.output.forEach((o) => known.set(o, r));
+      else if (op !== 'Pad' && ruleFor(op, ruleOptions)?.family === 'dataMovement' && known.has(node.input[0])) {
+        const through = known.get(node.input[0])!;
+        node.output.forEach((o) => known.set(o, through));
+      }
     }
   }
   const rangeOf = (m: string) => known.get(m) ?? ranges.get(m)!;

@@ -207,6 +207,24 @@ describe('the best-practice ladder', () => {
     expect(result.stopped).toBe('target');
   });
 
+  it('tries each format with the function rules alone for models with written-out activations and no attention blocks', async () => {
+    const configs: QuantConfig[] = [];
+    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + AdaRound': 0.995 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      functionRungs: true,
+      formats: ['XINT8'],
+      perChannelRung: false,
+      measure: (c, r) => {
+        configs.push(c);
+        return measure(c, r);
+      },
+    });
+    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + AdaRound']);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([[false, false], [false, false], [true, false], [true, false]]);
+    expect(result.stopped).toBe('target');
+  });
+
   it('records a failing rung and goes on', async () => {
     const { measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
     const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
@@ -303,6 +321,15 @@ describe('the best-practice ladder', () => {
     const r = (score: number, met = false) => ({ score, met }) as never;
     expect(chooseRung([r(0.5), r(0.8), r(NaN), r(0.7)])).toBe(1);
     expect(chooseRung([r(NaN)])).toBe(-1);
+  });
+
+  it('breaks a tie of scores by the lower character error rate, else the higher cosine, else the earlier rung', () => {
+    const r = (score: number, metrics: Record<string, number>) => ({ score, met: false, metrics }) as never;
+    // PP-OCRv4 recognizer to sequence:0.9 on 8 lines: three rungs at 5/8, the third with a third of the CER.
+    expect(chooseRung([r(0.625, { cer: 0.062, cosine: 0.959 }), r(0.5, { cer: 0.02, cosine: 0.99 }), r(0.625, { cer: 0.026, cosine: 0.976 })])).toBe(2);
+    expect(chooseRung([r(0.9, { cosine: 0.95 }), r(0.9, { cosine: 0.97 })])).toBe(1);
+    expect(chooseRung([r(0.9, { cer: 0.1, cosine: 0.97 }), r(0.9, { cer: 0.1, cosine: 0.95 })])).toBe(0);
+    expect(chooseRung([r(0.9, {}), r(0.9, {})])).toBe(0);
   });
 });
 

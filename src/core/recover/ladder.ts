@@ -14,8 +14,9 @@
  * algorithm rung keeps CLE on only when CLE alone measured better than the plain format), and automatic mixed
  * precision from the best 8-bit configuration, fine-tuned with AdaRound on the search's winner. For models with attention
  * blocks (`attentionRungs`), each format is also tried with the transformer rules (enableNpuTransformer: written-out
- * functions quantized as one op, Softmax on [0, 1]) and with them plus SmoothQuant (include_sq), and the fine-tuning
- * rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
+ * functions quantized as one op, Softmax on [0, 1]) and with them plus SmoothQuant (include_sq); for other models
+ * whose functions are written out as several nodes (`functionRungs`: HardSwish, SiLU, scale-and-shift blocks), with the
+ * function rules alone. The fine-tuning and mixed-precision rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
  * measured greedy search (core/evaluate/suggest.ts) with the same target.
  * Where the judge runs onnxruntime's CPU int8 kernels (graph optimization 'all', core/evaluate/graphOptimization.ts)
  * and a format's best screened model has weights that could saturate them (`saturationRisk`), that rung is measured
@@ -172,6 +173,11 @@ export interface LadderOptions {
   readonly perChannelRung?: boolean;
   /** Try each format with the transformer rules, and with them plus SmoothQuant (core/quantize/attentionBlocks.ts says when). Default false. */
   readonly attentionRungs?: boolean;
+  /**
+   * Without attention blocks: try each format with the function rules alone (functions written out as several nodes
+   * quantized as one op; attentionBlocks.ts hasWrittenOutActivations says when). Default false.
+   */
+  readonly functionRungs?: boolean;
   /**
    * Whether CLE changes the model under `config` (some pair of layers qualifies); a CLE rung where it does not is
    * the plain rung again and is skipped. Omitted: CLE rungs always run.
@@ -360,6 +366,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true)) recipes.push({ ...plain, cle: true });
       else if (algorithms) skipped.push({ label: rungLabel({ ...plain, cle: true }), reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one' });
       if (algorithms && options.attentionRungs) recipes.push({ ...plain, transformer: true }, { ...plain, transformer: true, smoothQuant: true });
+      else if (algorithms && options.functionRungs) recipes.push({ ...plain, transformer: true });
       const measured: RungResult[] = [];
       for (let i = 0; i < recipes.length; i++) {
         if (options.signal?.aborted) return 'cancelled';
@@ -455,15 +462,27 @@ function isEightBit(preset: PresetName): boolean {
   return !c.activationType.endsWith('16') && !c.weightType.endsWith('16');
 }
 
-/** The first rung that met the target; else the best measured; −1 when none was measured. */
+/**
+ * The first rung that met the target; else the best measured; −1 when none was measured. Equal scores are
+ * common with a coarse target (sequence: lines decoded alike, in steps of 1/16 on 16 lines): such a tie goes to
+ * the rung whose character error rate is lower, else whose cosine is higher, else the earlier.
+ */
 export function chooseRung(results: readonly RungResult[]): number {
   const first = results.findIndex((r) => r.met);
   if (first >= 0) return first;
   let best = -1;
   results.forEach((r, i) => {
-    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score)) best = i;
+    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score || (r.score === results[best].score && winsTie(r, results[best])))) best = i;
   });
   return best;
+}
+
+/** Whether `a` beats `b` at an equal score: a lower CER where both have one, else a higher cosine. */
+function winsTie(a: RungResult, b: RungResult): boolean {
+  const [ca, cb] = [a.metrics?.cer, b.metrics?.cer];
+  if (Number.isFinite(ca) && Number.isFinite(cb) && ca !== cb) return ca! < cb!;
+  const [ka, kb] = [a.metrics?.cosine, b.metrics?.cosine];
+  return Number.isFinite(ka) && Number.isFinite(kb) && ka! > kb!;
 }
 
 function bestConfig(results: readonly RungResult[]): QuantConfig | null {

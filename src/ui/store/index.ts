@@ -18,7 +18,7 @@ export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } fro
 export type { CalibrationState, CalibrationStatus, CalibrationOutcome, NpySample, DataRejection } from './calibrationSlice.ts';
 export type { RunState, RunResult } from './runSlice.ts';
 export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSlice.ts';
-export { currentConfig, rangesAreCurrent } from './selectors.ts';
+export { currentConfig, exportedConfig, rangesAreCurrent } from './selectors.ts';
 export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
 export type { EvaluationState, EvaluationStatus, EvaluationOutcome, SuggestState } from './evaluationSlice.ts';
 export type { RecoveryState, RecoveryStatus, RungSummary } from './recoverySlice.ts';

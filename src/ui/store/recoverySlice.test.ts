@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
-import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
-import { getPreset } from '../../core/quantize/presets.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
+import { currentConfig, exportedConfig } from './selectors.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { RecoveryService } from './recoverySlice.ts';
 
@@ -23,7 +24,7 @@ const rung = (index: number, label: string, cosine: number, extra: Partial<RungS
 });
 
 /** A fake recovery service whose runs finish when the test says so. */
-function fakeRecovery() {
+function fakeRecovery(picked: { config: QuantConfig; label: string; preset: PresetName } = { config: validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true }), label: 'A8W8', preset: 'A8W8' }) {
   const runs: { request: RecoverRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: RecoverOutcome) => void; reject: (e: Error) => void }[] = [];
   const climbs: { request: LadderRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: LadderOutcome) => void }[] = [];
   const counts = { cancelled: 0, released: 0, picked: [] as string[] };
@@ -32,7 +33,7 @@ function fakeRecovery() {
     ladder: (_h, request, onProgress) => new Promise((resolve) => climbs.push({ request, onProgress, resolve })),
     pick: async (_h, handle) => {
       counts.picked.push(handle);
-      return { bytes: new Uint8Array([1, 2, 3]).buffer, report: quantReport, config: configToJSON(validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true })), label: 'A8W8', preset: 'A8W8', seconds: 4 };
+      return { bytes: new Uint8Array([1, 2, 3]).buffer, report: quantReport, config: configToJSON(picked.config), label: picked.label, preset: picked.preset, seconds: 4 };
     },
     ladderReport: async () => ({ ladder: { chosen: 1 } }) as never,
     cancel: () => void counts.cancelled++,
@@ -44,8 +45,8 @@ function fakeRecovery() {
 const file = (name: string) => new File([new Uint8Array(3)], name, { lastModified: 1 });
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
-async function openStore(images = ['a.png', 'b.png']) {
-  const fake = fakeRecovery();
+async function openStore(images = ['a.png', 'b.png'], picked?: Parameters<typeof fakeRecovery>[0]) {
+  const fake = fakeRecovery(picked);
   const store = createStudioStore({ model: modelService, recovery: fake.service });
   const s = () => store.getState();
   await s().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
@@ -76,14 +77,16 @@ describe('recovery slice', () => {
 
   it('quantizes with the switched-on algorithms: the config carries them, progress and loss curves fill in, the result is one rung', async () => {
     const { s, fake } = await openStore();
-    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001 });
+    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001, smoothQuant: true, smoothAlpha: 0.75 });
     s().setRecoveryOptions({ iterations: 0 }); // refused: not a whole number ≥ 1
-    expect(s().recovery.options.iterations).toBe(7);
+    s().setRecoveryOptions({ smoothAlpha: 1.5 }); // refused: α is in [0, 1]
+    expect(s().recovery.options).toMatchObject({ iterations: 7, smoothAlpha: 0.75 });
     const running = s().recoverWithSettings();
     await flush();
     const [call] = fake.runs;
     expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
-    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false });
+    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false, includeSq: true });
+    expect(call.request.config.extraOptions.SmoothAlpha).toBe(0.75);
     expect(call.request.config.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 0.001 });
     call.onProgress({ rung: null, phase: 'layer', layer: { id: 'Conv_0', done: 1, total: 2, lossBefore: 2, lossAfter: 1, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] } });
     expect(s().recovery.status).toBe('running');
@@ -113,6 +116,57 @@ describe('recovery slice', () => {
     expect(s().recovery.adopted).toBe('rung-1');
     expect(s().run).toMatchObject({ status: 'done', result: { fileName: 'm.quant.onnx', byteLength: 3, seconds: 4, settings: { preset: 'A8W8', perChannel: true, useRandomData: false } } });
     expect(await s().ladderReport()).toMatchObject({ ladder: { chosen: 1 } });
+  });
+
+  it('after "Use this model", the config file and the scripts describe the adopted rung (its preset, transformer rules, SmoothQuant, precisions) until a setting or pick changes', async () => {
+    const rungConfig = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('XINT8'))), perChannel: true, enableNpuTransformer: true, includeSq: true,
+      extraOptions: { ...getPreset('XINT8').extraOptions, SmoothAlpha: 0.7, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+    });
+    const label = 'Mixed precision (XINT8 per-channel + attention rules + SmoothQuant)';
+    const { s, fake } = await openStore(['a.png'], { config: rungConfig, label, preset: 'XINT8' });
+    s().setQuantPreset('A8W8');
+    const running = s().climbLadder();
+    await flush();
+    const mixed = { budget: { act16: { limit: 1, used: 1, of: 4 }, w16: { limit: 0, used: 0, of: 2 }, float: { limit: 0, used: 0, of: 3 } }, startCosine: 0.9, cosine: 0.95, reached: false, measurements: 3, seconds: 1, chosen: { act16: ['t1'], w16: [], float: [] } };
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    await running;
+    expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' }); // nothing adopted yet
+
+    await s().useRung('rung-1');
+    const adopted = exportedConfig(s());
+    expect(adopted.preset).toBe('XINT8');
+    expect(adopted.config).toMatchObject({ scaleType: 'powerOfTwo', perChannel: true, enableNpuTransformer: true, includeSq: true });
+    expect(adopted.config.extraOptions).toMatchObject({ SmoothAlpha: 0.7, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } });
+    // The page's own settings (A8W8, no transformer rules) would describe another model.
+    expect(currentConfig(s())).toMatchObject({ scaleType: 'float32', enableNpuTransformer: false, includeSq: false });
+
+    s().setPerChannel(false);
+    expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' });
+  });
+
+  it('adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page\'s picks and settings', async () => {
+    const found = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A8W8'))), nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
+      extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+    });
+    const label = 'Mixed precision (A8W8 per-channel) + AdaRound';
+    const { s, fake } = await openStore(['a.png'], { config: found, label, preset: 'A8W8' });
+    const running = s().climbLadder();
+    await flush();
+    // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    await running;
+    await s().useRung('rung-1');
+    expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
+    expect(s().exclusions.entries.map((e) => e.kind === 'nodes' ? [e.name, e.nodes] : e.kind === 'subgraph' ? [e.name, e.starts, e.ends] : null)).toEqual([
+      ['Mixed precision: kept float', ['Conv_7']],
+      ['Mixed precision: kept float (subgraph 1)', ['Mul_9'], ['Concat_12']],
+    ]);
+    const exported = exportedConfig(s()).config;
+    expect(exported.nodesToExclude).toEqual(['Conv_7']);
+    expect(exported.subgraphsToExclude).toEqual([{ starts: ['Mul_9'], ends: ['Concat_12'] }]);
+    expect(currentConfig(s())).toMatchObject({ nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] });
   });
 
   it('climbs in the chosen order: 8-bit routes first by default, fastest when asked; an unknown order is refused', async () => {

@@ -14,7 +14,7 @@ import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
-import type { ExclusionSlice } from './exclusionSlice.ts';
+import type { ExclusionEntry, ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { DEFAULT_FP16_OPTIONS, methodsFor, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
@@ -46,6 +46,12 @@ export interface RunResult extends QuantizedModel {
   /** The exact configuration the model was made with and its name (a preset, or a ladder rung's label); null for BF16. */
   config: QuantConfig | null;
   configName: string;
+  /**
+   * For a model made elsewhere (a recovery run or ladder rung made the result by "Use this model"): the page's
+   * settings and exclusion list right after it was adopted. While both are still these very objects, the config
+   * file and the scripts describe the adopted model's own configuration (selectors.ts, exportedConfig).
+   */
+  adoptedUnder?: { settings: QuantSettings; exclusions: readonly ExclusionEntry[] };
 }
 
 export interface RunState {

@@ -18,6 +18,25 @@ export function currentConfig(state: { readonly run: { readonly settings: QuantS
   return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
 }
 
+/**
+ * The configuration the config file and the Quark and ONNX Runtime scripts describe, with the preset they name.
+ * After "Use this model" on a recovery run or a ladder rung, that is the adopted model's own configuration (its
+ * preset, transformer rules, SmoothQuant, CLE, fine-tuning and chosen precisions), as long as the settings and
+ * the exclusion list are the ones it was adopted under: the page's settings hold only what its quantize step
+ * does, so they alone would describe another model. Otherwise, the current settings and picks.
+ */
+export function exportedConfig(state: {
+  readonly run: { readonly settings: QuantSettings; readonly result: { readonly config: QuantConfig | null; readonly settings: QuantSettings; readonly adoptedUnder?: { readonly settings: QuantSettings; readonly exclusions: readonly ExclusionEntry[] } } | null };
+  readonly exclusions: { readonly entries: readonly ExclusionEntry[] };
+}): { config: QuantConfig; preset: QuantSettings['preset'] } {
+  const result = state.run.result;
+  const under = result?.adoptedUnder;
+  if (result?.config && under && under.settings === state.run.settings && under.exclusions === state.exclusions.entries) {
+    return { config: result.config, preset: result.settings.preset };
+  }
+  return { config: currentConfig(state), preset: state.run.settings.preset };
+}
+
 /** The key a calibration is valid for: the activation collector settings and the preprocessing. */
 export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
   return `${calibrationKey(config)}|${JSON.stringify(spec)}`;

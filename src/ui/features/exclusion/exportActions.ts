@@ -10,9 +10,9 @@ import { StudioError } from '../../../core/onnx/errors.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
-import { currentConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
-import { configOf, shownPreset } from '../../store/quantSettings.ts';
-import { settingsForConfig } from './importedSettings.ts';
+import { exportedConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
+import { shownPreset } from '../../store/quantSettings.ts';
+import { recoveryStepsOf, settingsForConfig } from './importedSettings.ts';
 
 export type SnippetKind = 'quark' | 'ort';
 
@@ -40,10 +40,14 @@ function named(entry: ExclusionEntry): NamedExclusion {
 
 /** The config file's text for the current settings and picks. */
 export function configFileText(): string {
-  const { model, run, exclusions } = useStudio.getState();
-  const { preset, perChannel, useRandomData } = run.settings;
-  const studio = { model: model.fileName, settings: { preset: shownPreset(run.settings), perChannel, useRandomData }, exclusions: exclusions.entries.map(named) };
-  return run.settings.bf16 ? bf16DocumentToJSON(studio) : configDocumentToJSON(configOf({ ...run.settings, preset }), studio);
+  const state = useStudio.getState();
+  const { model, run, exclusions } = state;
+  const { perChannel, useRandomData } = run.settings;
+  if (run.settings.bf16) return bf16DocumentToJSON({ model: model.fileName, settings: { preset: shownPreset(run.settings), perChannel, useRandomData }, exclusions: exclusions.entries.map(named) });
+  // The adopted model's own configuration where there is one (exportedConfig), else the settings'.
+  const exported = exportedConfig(state);
+  const settings = { preset: exported.preset, perChannel: exported.config.perChannel, useRandomData: exported.config.extraOptions.UseRandomData };
+  return configDocumentToJSON(exported.config, { model: model.fileName, settings, exclusions: exclusions.entries.map(named) });
 }
 
 /** `<model>.qstudio.json`, which `qstudio quantize --config` reads as is. */
@@ -59,12 +63,13 @@ export function downloadConfigFile(): void {
 export function snippetText(kind: SnippetKind, index: GraphIndex): string {
   const state = useStudio.getState();
   const { model, run } = state;
-  const options = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [], configName: shownPreset(run.settings) };
+  const modelOptions = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [] };
   if (run.settings.bf16) {
     if (kind === 'ort') throw new NoOrtBf16Error('ONNX Runtime\'s quantize_static has no BF16 format: use the Quark script (Quark\'s BF16 with BF16QDQToCast), or download the model from step 5.');
-    return quarkBf16Snippet(options, model.summary?.float16 ?? false);
+    return quarkBf16Snippet({ ...modelOptions, configName: shownPreset(run.settings) }, model.summary?.float16 ?? false);
   }
-  const config = currentConfig(state);
+  const { config, preset } = exportedConfig(state);
+  const options = { ...modelOptions, configName: preset };
   return kind === 'quark' ? quarkSnippet(index, config, options) : ortSnippet(index, config, options);
 }
 
@@ -77,7 +82,7 @@ export interface ImportOutcome {
   settingsNote: string | null;
 }
 
-/** Reads a config file and restores its settings and picks; throws ConfigError (nothing changed) for a bad file. */
+/** Reads a config file and restores its settings, the recovery steps it switches on, and its picks; throws ConfigError (nothing changed) for a bad file. */
 export async function importConfigFile(file: File): Promise<ImportOutcome> {
   const text = await file.text();
   const bf16 = readBf16Document(parseConfigText(text));
@@ -97,6 +102,7 @@ export async function importConfigFile(file: File): Promise<ImportOutcome> {
     store.setUseRandomData(settings.useRandomData);
     if (settings.fp16) store.setFp16Options(settings.fp16);
     store.setTensorOverrides(settings.tensorOverrides);
+    store.setRecoveryOptions(recoveryStepsOf(config));
   }
   // Ids in a file are plain strings; they become node references here (the list shows any that name nothing).
   store.replaceExclusions(studio.exclusions.map((e) => ({ ...e }) as unknown as NewExclusion & { nodes?: NodeId[] }));

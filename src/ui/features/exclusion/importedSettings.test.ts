@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { validateConfig } from '../../../core/quantize/config.ts';
+import { configToJSON, validateConfig } from '../../../core/quantize/config.ts';
 import { getPreset } from '../../../core/quantize/presets.ts';
 import { configOf } from '../../store/quantSettings.ts';
-import { settingsForConfig } from './importedSettings.ts';
+import { recoveryStepsOf, settingsForConfig } from './importedSettings.ts';
 
 describe('settings of an imported configuration', () => {
   it('finds the preset, per-channel and random-data switches, exclusions aside', () => {
@@ -33,6 +33,18 @@ describe('settings of an imported configuration', () => {
 
   it('prefers the preset the file names when two presets give the same config', () => {
     for (const preset of ['U8S8', 'XINT8'] as const) expect(settingsForConfig(getPreset(preset), preset)?.preset).toBe(preset);
+  });
+
+  it('reads the recovery steps a file switches on (an adopted rung\'s config) as the recovery card\'s switches, not as settings', () => {
+    const plain = configOf({ preset: 'XINT8', perChannel: true, useRandomData: false, tensorOverrides: { t: [{ quant_type: 'int16' as const }] } });
+    const json = JSON.parse(configToJSON(plain));
+    Object.assign(json, { enableNpuTransformer: true, includeSq: true, includeFastFt: true });
+    json.extraOptions.SmoothAlpha = 0.7;
+    json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaquant', NumIterations: 50, LearningRate: 1e-5 };
+    const rung = validateConfig(json);
+    expect(settingsForConfig(rung, 'XINT8')).toEqual({ preset: 'XINT8', perChannel: true, useRandomData: false, tensorOverrides: { t: [{ quant_type: 'int16' }] } });
+    expect(recoveryStepsOf(rung)).toEqual({ attention: true, smoothQuant: true, smoothAlpha: 0.7, cle: false, biasCorrection: false, finetune: 'adaquant', iterations: 50, learningRate: null });
+    expect(recoveryStepsOf(plain)).toEqual({ attention: false, smoothQuant: false, cle: false, biasCorrection: false });
   });
 
   it('is null for a configuration no preset gives', () => {
