@@ -5,18 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { IMAGES, MODELS } from './helpers/fixtures.ts';
+import { shardFolder } from './helpers/shardFolder.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-shard-'));
-const calib = path.join(tmp, 'calib');
-fs.mkdirSync(calib);
-for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
-const model = path.join(MODELS, 'mnist.onnx');
-const preprocess = path.join(tmp, 'gray.json');
-fs.writeFileSync(preprocess, '{"colorSpace": "gray"}');
+const { tmp, calib, model, preprocess } = shardFolder('qs-shard-');
 const common = ['--calib', calib, '--preprocess', preprocess];
 
 describe('qstudio calibrate --shard and qstudio merge', () => {

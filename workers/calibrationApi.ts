@@ -23,7 +23,7 @@ import type { BackendPreference } from './runtime/ort.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';
-import { rangeEntry, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
+import { rangeEntry, rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 
 export type { CalibrationSample } from '../src/core/calibrate/samples.ts';
 export type { Progress as CalibrationProgress, SkippedSample } from '../src/core/calibrate/runner.ts';
@@ -57,6 +57,12 @@ export interface CalibrationRequest {
   partial?: boolean;
   /** Random samples to run under UseRandomData when no samples are given. */
   randomSamples?: number;
+  /**
+   * One round of a sequential calibration split over workers (core SequentialRound): 0 the float pass, g ≥ 1
+   * depth group g gathered on the model quantized with `ranges`, the ranges of every worker's statistics merged
+   * after round g − 1. The result's states are then that round's only.
+   */
+  round?: { index: number; ranges: RangeTable | null };
 }
 
 export interface CalibrationResult {
@@ -77,6 +83,8 @@ export interface CalibrationResult {
   runOutputBytes: number;
   /** Workers that shared the run (set by the page when it splits a run; absent means one). */
   workers?: number;
+  /** Rounds of a sequential calibration (SequentialRound); absent for other methods. */
+  rounds?: number;
 }
 
 export type ProgressCallback = (progress: Progress) => void;
@@ -135,7 +143,8 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
     } else {
       throw new NoCalibrationDataError('No calibration data: add images (or .npy tensors), or turn on random data (UseRandomData).');
     }
-    const outcome = await h.calibrator.calibrate(source, config, cancelled, throttled(onProgress));
+    const round = request.round ? { index: request.round.index, ranges: request.round.ranges ? rangesFromTable(request.round.ranges) : null } : undefined;
+    const outcome = await h.calibrator.calibrate(source, config, cancelled, throttled(onProgress), round);
     if (outcome.used === 0 && !request.partial) {
       throw new NoUsableSamplesError(
         `None of the ${source.count} samples could be used: ${outcome.skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${outcome.skipped.length > 3 ? '; …' : ''}.`,
@@ -152,6 +161,7 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
       passes: outcome.passes,
       seconds: outcome.seconds,
       runOutputBytes: outcome.runOutputBytes,
+      ...(outcome.rounds ? { rounds: outcome.rounds } : {}),
     };
   }
 

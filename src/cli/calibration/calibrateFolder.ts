@@ -8,6 +8,7 @@ import { listImageFiles } from '../images/listImages.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { terminalProgress } from '../progressBar.ts';
 import { calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
+import type { SequentialRound } from '../../core/calibrate/runner.ts';
 
 /** Share `index` (0-based) of `count`: a contiguous block of the folder's images in name order. */
 export interface Shard {
@@ -22,12 +23,19 @@ export function shardFiles<T>(files: readonly T[], shard: Shard | undefined): T[
   return files.slice(Math.floor((shard.index * n) / shard.count), Math.floor(((shard.index + 1) * n) / shard.count));
 }
 
-export async function calibrateFolder(model: ModelProto, dir: string, config: QuantConfig, preprocess: string | undefined, shard?: Shard): Promise<CalibrationResult> {
+export async function calibrateFolder(
+  model: ModelProto,
+  dir: string,
+  config: QuantConfig,
+  preprocess: string | undefined,
+  shard?: Shard,
+  round?: SequentialRound,
+): Promise<CalibrationResult> {
   const { spec, note } = loadPreprocessArgument(preprocess, model);
   if (note) process.stderr.write(`note: ${note}\n`);
   const files = shardFiles(listImageFiles(dir).files, shard);
   const bar = terminalProgress('calibrating');
-  const result = await calibrateOnImages(model, files, { spec, config, onProgress: (p) => bar.update(p) });
+  const result = await calibrateOnImages(model, files, { spec, config, onProgress: (p) => bar.update(p), round });
   bar.done();
   for (const s of result.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
   process.stderr.write(

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
 import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImageModelError } from '../../core/calibrate/errors.ts';
-import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource } from '../../core/calibrate/runner.ts';
+import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/runner.ts';
 import { sampleSource } from '../../core/calibrate/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
 import { asFloat32 } from '../../core/precision/float16.ts';
@@ -30,6 +30,8 @@ export interface CalibrationResult {
   seconds: number;
   /** Passes over the images: 1, or the number of chunks when one run's outputs exceeded the budget. */
   chunks: number;
+  /** Rounds of a sequential calibration (the core's SequentialRound); absent for other methods. */
+  rounds?: number;
 }
 
 export interface CalibrationOptions {
@@ -38,6 +40,8 @@ export interface CalibrationOptions {
   onProgress?: (p: CalibrationProgress) => void;
   /** Most bytes one run may return before tensors are observed in chunks (the core's budget unless given). */
   budgetBytes?: number;
+  /** One round of a sequential calibration only (its statistics alone; `images` counts the float pass's samples or the round's). */
+  round?: SequentialRound;
 }
 
 /** Runs calibration over image files, decoding each as it is reached. */
@@ -105,14 +109,15 @@ async function calibrate(
   const source = samplesFor(summary.inputs);
   const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes);
   try {
-    const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined));
-    if (outcome.used === 0) {
+    const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined), options.round);
+    // A later round gathers nothing where the quantized model computes none of its tensors: no sample is read then.
+    if (outcome.used === 0 && !(options.round && options.round.index > 0 && outcome.skipped.length < source.count)) {
       throw new NoUsableSamplesError(`none of the ${source.count} images could be read (${outcome.skipped[0]?.reason ?? ''})`);
     }
     const all = rangesOf(outcome.states);
     const ranges = new Map<string, { min: number; max: number }>();
     for (const name of calibrator.observable) if (all.has(name)) ranges.set(name, all.get(name)!);
-    return { ranges, states: outcome.states, images: outcome.used, skipped: outcome.skipped, seconds: outcome.seconds, chunks: outcome.passes };
+    return { ranges, states: outcome.states, images: outcome.used, skipped: outcome.skipped, seconds: outcome.seconds, chunks: outcome.passes, ...(outcome.rounds ? { rounds: outcome.rounds } : {}) };
   } finally {
     await calibrator.release();
   }

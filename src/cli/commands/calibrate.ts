@@ -1,17 +1,33 @@
 /**
  * `qstudio calibrate <model.onnx> --calib <dir> --config <preset|config.json> [--preprocess …] -o ranges.json`:
  * activation ranges from a folder of images, with the calibration method the configuration names. With
- * `--shard i/n --stats <file>`, the statistics of share i of n of the images, for `qstudio merge`.
+ * `--shard i/n --stats <file>`, the statistics of share i of n of the images, for `qstudio merge`. A sequential
+ * calibration shards in rounds (core SequentialRound): `--shard` alone runs round 1, the float pass; each later
+ * round runs on every share with `--after <the merged statistics of the rounds before>`, and is merged onto them
+ * (`qstudio merge … --after`), so that the shards compute exactly what one run over all the images computes.
  */
 import fs from 'node:fs';
 import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
-import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/statisticsFile.ts';
-import type { TensorStates } from '../../core/calibrate/statistics.ts';
+import {
+  formatStatistics,
+  isComplete,
+  parseStatistics,
+  rangesDigest,
+  SequentialRoundsError,
+  StatisticsFileError,
+  statisticsKey,
+  STATISTICS_FORMAT,
+} from '../../core/calibrate/statisticsFile.ts';
+import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/runner.ts';
+import { asFloat32 } from '../../core/precision/float16.ts';
+import type { QuantConfig } from '../../core/quantize/config.ts';
+import { ortNodeRuntime } from '../runtime/ortNode.ts';
 import { listImageFiles } from '../images/listImages.ts';
 import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readModelFile } from '../modelFile.ts';
-import { parse, UsageError } from '../usage.ts';
+import { parse, readInputFile, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio calibrate <model.onnx> --calib <dir> --config <preset|config.json> [--preprocess <preset|file.json>] -o <ranges.json>
 
@@ -28,7 +44,37 @@ Options:
   -o, --output <file>        where to write the ranges JSON
   --shard <i/n>              calibrate only share i of n of the images (0 ≤ i < n, contiguous blocks in name
                              order), for a batch scheduler's array of jobs; use with --stats
-  --stats <file>             also write the statistics (histograms, not only ranges) for \`qstudio merge\``;
+  --stats <file>             also write the statistics (histograms, not only ranges) for \`qstudio merge\`
+  --after <merged.json>      Sequential with --shard: run the next round after the merged statistics of the
+                             rounds before (see below)
+
+Sequential with --shard runs in rounds, because each round after the float pass quantizes the model with the
+ranges of all the images so far (a shard's own ranges would give other statistics). With n shards and R rounds
+(the command prints R; 5 on most models):
+  round 1:      qstudio calibrate m.onnx --calib <dir> --calibration-method Sequential --shard i/n --stats r1-i.json
+                qstudio merge r1-*.json --stats after-1.json
+  round k ≥ 2:  qstudio calibrate m.onnx --calib <dir> --calibration-method Sequential --shard i/n --after after-<k-1>.json --stats rk-i.json
+                qstudio merge rk-*.json --after after-<k-1>.json --stats after-k.json   (and -o ranges.json at k = R)
+Every shard of every round must see its same images; the result equals one run over all of them.`;
+
+/**
+ * The round a sharded sequential calibration runs: the float pass without `--after`; with it, the round after
+ * the merged statistics `after` holds, on the model quantized with their ranges (their digest marks the file).
+ */
+function roundAfter(after: string | undefined, config: QuantConfig): (SequentialRound & { rounds?: number; basis?: string }) | undefined {
+  if (!after) return { index: 0, ranges: null };
+  const base = parseStatistics(new TextDecoder().decode(readInputFile(after)), `"${after}"`);
+  if (base.method !== 'Sequential' || base.key !== statisticsKey(config)) {
+    throw new StatisticsFileError(`"${after}" holds ${base.method} statistics ${base.key}; this round calibrates with Sequential ${statisticsKey(config)}. Give the merged statistics of the rounds before, made with the same configuration.`);
+  }
+  const seq = base.sequential;
+  if (!seq || seq.basis || base.shard) {
+    throw new StatisticsFileError(`"${after}" is not the merged statistics of a sequential calibration's rounds: give the file qstudio merge --stats wrote for the round before`);
+  }
+  if (isComplete(base)) throw new SequentialRoundsError(`"${after}" already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge "${after}" -o <ranges.json>)`);
+  const ranges = rangesOf(base.states);
+  return { index: seq.round + 1, ranges, rounds: seq.rounds, basis: rangesDigest(ranges) };
+}
 
 function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text);
@@ -50,6 +96,7 @@ export const calibrateCommand = {
       output: { type: 'string', short: 'o' },
       shard: { type: 'string' },
       stats: { type: 'string' },
+      after: { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -60,13 +107,39 @@ export const calibrateCommand = {
     const { model } = readModelFile(modelPath);
     const { config } = loadConfigArgument(values.config!, { calibrationMethod: values['calibration-method'], nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
     const method = activationMethodName(config);
+    const sequential = config.calibrationMethod === 'Sequential';
+    if (values.after && !sequential) throw new UsageError('--after runs a later round of a sequential calibration: give --calibration-method Sequential');
+    if (values.after && !shard) throw new UsageError('--after runs one round on one share: give --shard i/n (without shards, a plain run does every round)');
+    if (sequential && shard && values.output) throw new UsageError('a sequential calibration\'s shard writes statistics only (--stats): the ranges come from qstudio merge after its last round');
+    const round = sequential && shard ? roundAfter(values.after, config) : undefined;
     const empty = shard !== undefined && shardFiles(listImageFiles(values.calib).files, shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.
-    const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard);
+    const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard, round);
+    // The rounds of a sequential calibration; a share with no images learns them from the previous round or the model.
+    const rounds = result?.rounds ?? round?.rounds ?? (sequential ? new ModelCalibrator(asFloat32(model), ortNodeRuntime()).sequentialRounds() : undefined);
     if (values.stats) {
-      const stats = { format: STATISTICS_FORMAT, version: 1 as const, method, key: statisticsKey(config), images: result?.images ?? 0, shards: 1, shard, states: result?.states ?? (new Map() as TensorStates) };
+      const progress = round && rounds ? { round: round.index, rounds, ...(round.basis ? { basis: round.basis } : {}) } : sequential && rounds ? { round: rounds - 1, rounds } : undefined;
+      const stats = {
+        format: STATISTICS_FORMAT,
+        version: 1 as const,
+        method,
+        key: statisticsKey(config),
+        images: result?.images ?? 0,
+        shards: 1,
+        shard,
+        ...(progress ? { sequential: progress } : {}),
+        states: result?.states ?? (new Map() as TensorStates),
+      };
       fs.writeFileSync(values.stats, formatStatistics(stats));
       process.stdout.write(`statistics: ${values.stats}\n`);
+      if (round && rounds) {
+        const next = round.index + 1;
+        process.stdout.write(
+          next < rounds
+            ? `round ${next} of ${rounds} of a sequential calibration: merge every share's file of this round (qstudio merge <files>${round.index > 0 ? ` --after ${values.after}` : ''} --stats <merged.json>), then run round ${next + 1} on every share with --after <merged.json>\n`
+            : `round ${next} of ${rounds}, the last: qstudio merge <this round's files> --after ${values.after} -o <ranges.json> gives the ranges\n`,
+        );
+      }
     }
     if (values.output && result) {
       const json = { method, images: result.images, skipped: result.skipped, ranges: rangesToJSON(result.ranges) };

@@ -133,13 +133,15 @@ export function nodeRuntime(feeds: readonly Feeds[], optimization: SessionOptimi
 /**
  * onnxruntime-node behind the core's `Runtime` (core/runtime/session.ts), the interface the calibration
  * runner (and the workers' onnxruntime-web) speak: feeds of any element type, outputs as plain typed arrays.
- * `threads` 0 lets onnxruntime choose; `sessions.created` counts the sessions opened (tests read it).
+ * `threads` 0 lets onnxruntime choose; `sessions.created` counts the sessions opened (tests read it). Its pool
+ * threads do not spin between runs either: calibration folds every run's outputs in JavaScript, and spinning
+ * threads would burn the cores that folding needs.
  */
 export function ortNodeRuntime(threads = 0, sessions = { created: 0 }): Runtime {
   return {
     async createSession(model) {
       sessions.created++;
-      const s = await createSession(model, threads);
+      const s = await createSession(model, threads, 'basic', false);
       return {
         runner: {
           inputNames: s.inputNames,

@@ -11,7 +11,10 @@
  * (the samples are produced again for it), so only one session's outputs are ever alive.
  *
  * Sequential calibration (sequential.ts) adds passes after the float one, each on the model quantized with the
- * ranges known so far, gathering one depth group of tensors afresh; ConsumerMSE ends with its search.
+ * ranges known so far, gathering one depth group of tensors afresh; ConsumerMSE ends with its search. Those
+ * passes are rounds (`SequentialRound`): a run split over workers or machines runs one round at a time on
+ * every share, merges the round's statistics and fixes the ranges before the next round starts anywhere, so
+ * that it computes what one run over all the samples computes.
  *
  * What it must not do: know how samples are made (images, .npy, random: `SampleSource` does that), talk
  * to the page, or touch the DOM or a file system. Cancellation is a flag the caller flips; it is read
@@ -23,12 +26,13 @@ import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
-import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { afterRound, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
 import type { ConsumerMseState } from './minmse.ts';
 import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
+import type { TensorRange } from '../quantize/plan.ts';
 
 /**
  * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
@@ -84,9 +88,20 @@ export interface Progress {
   workers?: number;
 }
 
+/**
+ * One round of a sequential calibration run apart from the others (on one share of the samples). Round 0 is the
+ * float pass: the statistics of every tensor. Round g ≥ 1 quantizes the model with `ranges` (those of the merged
+ * statistics of every share after round g − 1) and gathers depth group g afresh: its outcome holds the states of
+ * that group's tensors only, which replace theirs in the merged statistics.
+ */
+export interface SequentialRound {
+  readonly index: number;
+  readonly ranges: ReadonlyMap<string, TensorRange> | null;
+}
+
 export interface CalibrationOutcome {
   states: TensorStates;
-  /** Samples folded. */
+  /** Samples folded (by the float pass; in a later round run alone, by that round: none where it gathers nothing). */
   used: number;
   skipped: SkippedSample[];
   passes: number;
@@ -94,6 +109,8 @@ export interface CalibrationOutcome {
   seconds: number;
   /** Bytes of all outputs of one run, measured on the first sample. */
   runOutputBytes: number;
+  /** Rounds of a sequential calibration (the float pass and one per depth group); absent for other methods. */
+  rounds?: number;
 }
 
 const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data.byteLength : 0);
@@ -163,25 +180,48 @@ export class ModelCalibrator {
     return sizes;
   }
 
-  /** Calibrates on every sample of `source`; reports progress; stops with CalibrationCancelledError when `cancelled()`. */
+  /** Depth groups of a sequential calibration of this model: one round each after the float pass. */
+  private depthGroups(): string[][] {
+    return depthGroups(this.model, computedTensors(this.model, this.produced));
+  }
+
+  /** Rounds of a sequential calibration of this model: the float pass and one per depth group. */
+  sequentialRounds(): number {
+    return 1 + this.depthGroups().length;
+  }
+
+  /**
+   * Calibrates on every sample of `source`; reports progress; stops with CalibrationCancelledError when `cancelled()`.
+   * With `round` (Sequential only), runs that round alone (SequentialRound) and returns its statistics.
+   */
   async calibrate(
     source: SampleSource,
     config: QuantConfig,
     cancelled: () => boolean,
     onProgress: (p: Progress) => void,
+    round?: SequentialRound,
   ): Promise<CalibrationOutcome> {
     const start = performance.now();
     const states: TensorStates = new Map();
     const skipped: SkippedSample[] = [];
     const total = source.count;
-    let passes = this.chunks?.length ?? 1;
-    let pass = 1;
+    // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
+    const sequential = config.calibrationMethod === 'Sequential' ? this.depthGroups() : null;
+    if (round && (!sequential || !Number.isInteger(round.index) || round.index < 0 || round.index > sequential.length || (round.index > 0 && !round.ranges))) {
+      throw new RangeError(`round ${round.index} of a calibration that has ${sequential ? sequential.length + 1 : 'no'} rounds${round.index > 0 && !round.ranges ? ', without the ranges of the rounds before' : ''}`);
+    }
+    const floatPass = !round || round.index === 0;
+    /** Groups this call gathers on the partly quantized model. */
+    const groups = !sequential ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
+    let passes = (this.chunks?.length ?? 1) + (sequential?.length ?? 0);
+    // A round run alone numbers its passes as in the whole run, so progress reads on across rounds.
+    let pass = round && round.index > 0 ? (this.chunks?.length ?? 1) + round.index - 1 : 0;
     let doneInPass = 0;
     let used = 0;
     let firstDoneAt: number | null = null;
 
     const progress = (): Progress => {
-      const samplesDone = ((pass - 1) * total + doneInPass) / passes;
+      const samplesDone = ((Math.max(pass, 1) - 1) * total + doneInPass) / passes;
       const now = performance.now();
       // The first sample pays for building the session: the pace is measured from after it.
       const pace = firstDoneAt !== null && samplesDone > 1 && now > firstDoneAt
@@ -193,7 +233,7 @@ export class ModelCalibrator {
         imagesPerSecond: pace,
         etaSeconds: pace > 0 ? (total - samplesDone) / pace : null,
         skipped: skipped.slice(),
-        pass,
+        pass: Math.max(pass, 1),
         passes,
         backend: this.backend,
       };
@@ -201,9 +241,6 @@ export class ModelCalibrator {
     const check = () => {
       if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
     };
-    // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
-    const sequential = config.calibrationMethod === 'Sequential' ? depthGroups(this.model, computedTensors(this.model, this.produced)) : null;
-    if (sequential) passes += sequential.length;
     const bad = new Set<number>();
     /** The sample's feeds, or null when it is (or was found) unusable. */
     const feedsOf = async (i: number) => {
@@ -233,55 +270,74 @@ export class ModelCalibrator {
       });
 
     // Until the outputs are measured, samples run with every tensor exposed; the first usable one
-    // decides whether later ones must be chunked. Samples before `next` are then fully folded.
+    // decides whether later ones must be chunked. Samples before `next` are then fully folded (by the
+    // float pass; a later round run alone only measures on it, into statistics it drops).
     let next = 0;
     if (this.chunks === null) {
       this.full ??= await this.session(this.produced, true);
+      if (floatPass) pass = 1;
       onProgress(progress()); // the backend is known now
       while (next < total && this.chunks === null) {
         check();
         const feeds = await feedsOf(next);
         next++;
-        doneInPass = next;
+        if (floatPass) doneInPass = next;
         if (feeds) {
-          const sizes = await this.run(this.full, feeds, states, config);
-          used++;
+          const sizes = await this.run(this.full, feeds, floatPass ? states : new Map(), config);
+          if (floatPass) used++;
           firstDoneAt = performance.now();
           this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
           this.outputSizes = sizes;
           this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
           passes = this.chunks.length + (sequential?.length ?? 0);
+          if (!floatPass) pass = this.chunks.length + round!.index - 1;
         }
         onProgress(progress());
       }
     }
-    if (this.chunks !== null && this.chunks.length === 1) {
-      this.full ??= await this.session(this.produced, true);
-      await runPass(this.full, next);
-    } else if (this.chunks !== null) {
-      await this.release();
-      for (let c = 0; c < this.chunks.length; c++) {
-        pass = c + 1;
-        doneInPass = next;
-        const s = await this.session(this.chunks[c], c === 0);
-        try {
-          await runPass(s, next);
-        } finally {
-          await s.runner.release();
+    if (floatPass) {
+      pass = 1;
+      if (this.chunks !== null && this.chunks.length === 1) {
+        this.full ??= await this.session(this.produced, true);
+        await runPass(this.full, next);
+      } else if (this.chunks !== null) {
+        await this.release();
+        for (let c = 0; c < this.chunks.length; c++) {
+          pass = c + 1;
+          doneInPass = next;
+          const s = await this.session(this.chunks[c], c === 0);
+          try {
+            await runPass(s, next);
+          } finally {
+            await s.runner.release();
+          }
         }
       }
     }
-    if (sequential) {
+    if (groups.length > 0) {
       await this.release();
-      for (const group of sequential) {
+      for (const group of groups) {
+        // The ranges every tensor has when the group's pass starts: fixed for the whole group.
+        const ranges = round?.ranges ?? rangesOf(states);
         // A group whose outputs exceed the budget is gathered in chunks, each a pass of its own.
         const parts = chunkTensors(group, this.outputSizes, this.budgetBytes);
         passes += parts.length - 1;
-        for (const part of parts) {
+        let fresh: TensorStates = new Map();
+        for (const [k, part] of parts.entries()) {
           pass++;
           doneInPass = 0;
-          await this.gatherQuantized(part, states, config, (gather) => eachSample(0, gather));
+          // A round run alone counts its samples on its first pass.
+          const counts = !floatPass && k === 0;
+          const gathered = await this.gatherQuantized(part, ranges, config, (gather) =>
+            eachSample(0, async (feeds) => {
+              await gather(feeds);
+              if (counts) used++;
+            }),
+          );
+          fresh = afterRound(fresh, gathered);
+          doneInPass = total; // a pass with nothing to gather ran no sample, and is done too
         }
+        for (const [t, s] of fresh) states.set(t, s);
       }
     }
     await this.searchConsumers(states, config, source, bad, check);
@@ -294,23 +350,25 @@ export class ModelCalibrator {
       backend: this.backend!,
       seconds: (performance.now() - start) / 1000,
       runOutputBytes: this.outputBytes,
+      ...(sequential ? { rounds: sequential.length + 1 } : {}),
     };
   }
 
   /**
-   * One pass of a sequential calibration: quantizes the model with the ranges of `states` as they stand, and
-   * gathers `tensors` afresh on it (their values before their own quantization; tensors the quantized model
-   * does not compute keep their states). `each` runs the samples through `gather`.
+   * One pass of a sequential calibration: quantizes the model with `ranges`, and gathers `tensors` afresh on it
+   * (their values before their own quantization; tensors the quantized model does not compute are left out of
+   * the states returned). `each` runs the samples through `gather`.
    */
   private async gatherQuantized(
     tensors: readonly string[],
-    states: TensorStates,
+    ranges: ReadonlyMap<string, TensorRange>,
     config: QuantConfig,
     each: (gather: (feeds: Record<string, Feed>) => Promise<void>) => Promise<void>,
-  ): Promise<void> {
-    const quantized = quantizeModel(this.model, rangesOf(states), config).model;
+  ): Promise<TensorStates> {
+    const fresh: TensorStates = new Map();
+    const quantized = quantizeModel(this.model, ranges, config).model;
     const readout = quantizedReadout(quantized, tensors);
-    if (readout.size === 0) return;
+    if (readout.size === 0) return fresh;
     const names = [...readout.values()];
     let runner: InferenceRunner;
     try {
@@ -318,7 +376,6 @@ export class ModelCalibrator {
     } catch (e) {
       throw new InferenceError(`onnxruntime could not load the partly quantized model for sequential calibration: ${e instanceof Error ? e.message : String(e)}`);
     }
-    const fresh: TensorStates = new Map();
     try {
       await each(async (feeds) => {
         let outputs;
@@ -334,7 +391,7 @@ export class ModelCalibrator {
     } finally {
       await runner.release();
     }
-    for (const [t, s] of fresh) states.set(t, s);
+    return fresh;
   }
 
   /**

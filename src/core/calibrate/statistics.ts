@@ -34,6 +34,17 @@ export function mergeTensorStates(a: TensorStates, b: TensorStates): TensorState
 }
 
 /**
+ * What a tensor has after a round of a sequential calibration (runner.ts SequentialRound): `base`'s entry, or the
+ * round's where it gathered one (states, or their ranges: a range depends on its own tensor's state only). `base`
+ * is left alone.
+ */
+export function afterRound<V>(base: ReadonlyMap<string, V>, round: ReadonlyMap<string, V>): Map<string, V> {
+  const out = new Map(base);
+  for (const [t, v] of round) out.set(t, v);
+  return out;
+}
+
+/**
  * The calibrated range of every tensor, as the quantizer takes them; with the observed extremes where the
  * method chose a narrower range (for tensors mixed precision widens to 16 bits).
  */

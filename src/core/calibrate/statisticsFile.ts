@@ -9,12 +9,19 @@
  * `{"$big": "…"}` for a bigint, `{"$num": "Infinity" | "-Infinity" | "NaN"}` for what JSON has no number for.
  * A file also says what made it (method, the options that change statistics), so that statistics of different
  * configurations are refused instead of mixed. Pure: no file system here.
+ *
+ * Sequential calibration merges round by round (runner.ts SequentialRound): a round after the float pass
+ * quantizes the model with the ranges of every shard's merged statistics so far, so its shards must all start
+ * from the same merged file. A file says which round it holds (`sequential`); the shards of round g ≥ 1 name the
+ * ranges they started from by a digest (`basis`) and merge only onto the file those ranges came from
+ * (`mergeRound`). Ranges come only from a file that holds every round.
  */
 import { StudioError } from '../onnx/errors.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName, activationState } from './methodFromConfig.ts';
 import type { TensorStates } from './statistics.ts';
-import { mergeTensorStates, rangesOf } from './statistics.ts';
+import { afterRound, mergeTensorStates, rangesOf } from './statistics.ts';
+import type { TensorRange } from '../quantize/plan.ts';
 
 /** A statistics file that cannot be read or merged with the others. */
 export class StatisticsFileError extends StudioError {
@@ -35,7 +42,58 @@ export interface StatisticsFile {
   readonly shards: number;
   /** Which share of the images, for a shard's own file: 0-based index and count; absent for a merged file. */
   readonly shard?: { readonly index: number; readonly count: number };
+  /** Sequential calibration only: the rounds done (see the module note). */
+  readonly sequential?: SequentialProgress;
   readonly states: TensorStates;
+}
+
+/**
+ * Where a sequential calibration's statistics stand. Without `basis`: every tensor's statistics after rounds 0 to
+ * `round` (what round `round` + 1 starts from). With `basis`: round `round` ≥ 1 alone, on one share, gathered on
+ * the model quantized with the ranges whose digest (rangesDigest) is `basis`; it merges onto that file only.
+ */
+export interface SequentialProgress {
+  readonly round: number;
+  readonly rounds: number;
+  readonly basis?: string;
+}
+
+/** Statistics that cannot give ranges or merge yet: a sequential calibration with rounds still to run. */
+export class SequentialRoundsError extends StudioError {
+  override readonly name = 'SequentialRoundsError';
+}
+
+/** A digest of ranges (tensor names and exact values, in name order): which ranges a sequential round started from. */
+export function rangesDigest(ranges: ReadonlyMap<string, { readonly min: number; readonly max: number }>): string {
+  const text = JSON.stringify([...ranges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, r]) => [t, r.min, r.max]));
+  // Two independent 32-bit FNV-1a hashes (different offsets) make a 64-bit digest: a guard against mixing rounds, not a secret.
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+    h2 = Math.imul(h2 ^ c, 0x01000193 + 2) >>> 0;
+  }
+  return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+}
+
+/** Whether the file's statistics give ranges: any method's, or a sequential calibration's after its last round. */
+export function isComplete(file: Pick<StatisticsFile, 'sequential'>): boolean {
+  return !file.sequential || (!file.sequential.basis && file.sequential.round === file.sequential.rounds - 1);
+}
+
+/** The ranges of a file's statistics; a SequentialRoundsError when rounds remain to be run. */
+export function rangesOfFile(file: StatisticsFile, where: string): Map<string, TensorRange> {
+  const seq = file.sequential;
+  if (seq && !isComplete(file)) {
+    const next = seq.basis ? seq.round : seq.round + 1;
+    throw new SequentialRoundsError(
+      seq.basis
+        ? `${where} holds round ${seq.round + 1} of ${seq.rounds} of a sequential calibration on one share: merge every share's file of that round onto the statistics it started from (qstudio merge <round files> --after <merged statistics> --stats <merged.json>).`
+        : `${where} holds rounds 1 to ${seq.round + 1} of the ${seq.rounds} of a sequential calibration: its ranges would still be the float ones downstream. Run round ${next + 1} on every share (qstudio calibrate … --shard i/n --after ${where} --stats <file>), merge with --after, and so on to round ${seq.rounds}.`,
+    );
+  }
+  return rangesOf(file.states);
 }
 
 function encodeValue(_key: string, value: unknown): unknown {
@@ -88,6 +146,20 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
 export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
   if (files.length === 0) throw new StatisticsFileError('no statistics files to merge');
   const first = files[0];
+  const seq = first.file.sequential;
+  if (seq?.basis) {
+    throw new SequentialRoundsError(`${first.where} holds round ${seq.round + 1} of a sequential calibration on one share: merge it with --after <the merged statistics its round started from>.`);
+  }
+  if (seq && seq.round > 0 && files.length > 1) {
+    throw new SequentialRoundsError(
+      `${first.where} holds a sequential calibration after its round 1: its later rounds quantized the model with its own images' ranges, so it cannot merge with others exactly. Shard a sequential calibration in rounds (qstudio calibrate --help).`,
+    );
+  }
+  for (const { file, where } of files) {
+    if (file.sequential?.round !== seq?.round || file.sequential?.basis !== undefined) {
+      throw new StatisticsFileError(`${where} and ${first.where} hold different rounds of a calibration: merge the files of one round (for a later round of a sequential calibration: --after <merged statistics>)`);
+    }
+  }
   let states: TensorStates = new Map();
   let images = 0;
   let shards = 0;
@@ -101,7 +173,51 @@ export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; whe
     images += file.images;
     shards += file.shards;
   }
-  return { format: STATISTICS_FORMAT, version: 1, method: first.file.method, key: first.file.key, images, shards, states };
+  return { format: STATISTICS_FORMAT, version: 1, method: first.file.method, key: first.file.key, images, shards, ...(seq ? { sequential: seq } : {}), states };
+}
+
+/**
+ * The statistics after a round of a sequential calibration: `base` (every tensor after the rounds before) with
+ * the merged states of the round's shards in place of theirs. The shards must be round `base.round + 1`, started
+ * from `base`'s ranges, and together cover shares 0 to n − 1 of one n once each: a SequentialRoundsError or a
+ * StatisticsFileError names what does not fit.
+ */
+export function mergeRound(base: { file: StatisticsFile; where: string }, shards: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
+  const seq = base.file.sequential;
+  if (!seq || seq.basis) {
+    throw new StatisticsFileError(`${base.where} is not the merged statistics of a sequential calibration's rounds (qstudio calibrate --calibration-method Sequential --shard i/n, then qstudio merge)`);
+  }
+  if (isComplete(base.file)) throw new SequentialRoundsError(`${base.where} already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge ${base.where} -o <ranges.json>)`);
+  if (shards.length === 0) throw new StatisticsFileError(`no files of round ${seq.round + 2} to merge onto ${base.where}`);
+  const basis = rangesDigest(rangesOf(base.file.states));
+  const count = shards[0].file.shard?.count;
+  const seen = new Set<number>();
+  let states: TensorStates = new Map();
+  for (const { file, where } of shards) {
+    if (file.method !== base.file.method || file.key !== base.file.key) {
+      throw new StatisticsFileError(`${where} was calibrated with ${file.method} ${file.key}, ${base.where} with ${base.file.method} ${base.file.key}: shards must share one configuration`);
+    }
+    const s = file.sequential;
+    if (!s?.basis || s.round !== seq.round + 1) {
+      throw new SequentialRoundsError(`${where} is not round ${seq.round + 2} of ${seq.rounds} run after ${base.where} (qstudio calibrate … --shard i/n --after ${base.where})`);
+    }
+    if (s.basis !== basis) throw new SequentialRoundsError(`${where} started from other ranges than those of ${base.where}: run its round again with --after ${base.where}`);
+    if (!file.shard || file.shard.count !== count || seen.has(file.shard.index)) {
+      throw new StatisticsFileError(`${where} is not one more share of ${count ?? '?'}: give one file per share i/n of the round, each once`);
+    }
+    seen.add(file.shard.index);
+    states = mergeTensorStates(states, file.states);
+  }
+  if (seen.size !== count) {
+    const missing = Array.from({ length: count! }, (_, i) => i).filter((i) => !seen.has(i));
+    throw new StatisticsFileError(`round ${seq.round + 2} lacks share${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}: every image must take part in every round`);
+  }
+  return {
+    ...base.file,
+    shard: undefined,
+    sequential: { round: seq.round + 1, rounds: seq.rounds },
+    states: afterRound(base.file.states, states),
+  };
 }
 
 /** What statistics depend on besides the method: the collector's options under `config`. */
@@ -120,5 +236,5 @@ export function rangesForConfig(file: StatisticsFile, config: QuantConfig, where
       `${where} holds ${file.method} statistics ${file.key}; the current settings calibrate with ${method} ${statisticsKey(config)}. Calibrate the shards with the same configuration.`,
     );
   }
-  return rangesOf(file.states);
+  return rangesOfFile(file, where);
 }

@@ -88,9 +88,20 @@ describe('the plan under enableNpuTransformer', () => {
     wrapped.graph!.initializer.push(makeTensor('sm_shape', DataType.INT64, [3], BigInt64Array.of(1n, 6n, 8n)));
     const wrappedIndex = buildGraphIndex(wrapped.graph!);
     const wrappedRanges = new Map([...ranges].filter(([t]) => t !== 'sm_flat' && t !== 'sm_out'));
-    const attention = planQuantization(wrappedIndex, wrappedRanges, validateConfig({ activationType: 'uint8', weightType: 'int8', enableNpuTransformer: true }), () => undefined)
-      .activations.get('attention')!;
-    expect(attention.scale).toBeCloseTo(1 / 255, 9);
+    const wrappedPlan = (enableNpuTransformer: boolean) =>
+      planQuantization(wrappedIndex, wrappedRanges, validateConfig({ activationType: 'uint8', weightType: 'int8', enableNpuTransformer }), () => undefined);
+    const on = wrappedPlan(true);
+    expect(on.activations.get('attention')!.scale).toBeCloseTo(1 / 255, 9);
+    // The inner tensors take their neighbours' ranges across the Flatten and the Reshape: the Softmax is
+    // quantized (Q/DQ on its input and output), not a float island between DQ and Q.
+    const softmax = wrappedIndex.nodes.findIndex((n) => n.op_type === 'Softmax');
+    expect(on.decisions[softmax]).toMatchObject({ quantized: true, family: 'softmax' });
+    expect(on.activations.get('sm_flat')!.scale).toBeCloseTo(on.activations.get('scores_scaled')!.scale, 12);
+    expect(on.activations.get('sm_out')!.scale).toBeCloseTo(1 / 255, 9);
+    // Without the transformer rules its output shares the calibrated range of the Reshape's output.
+    const off = wrappedPlan(false);
+    expect(off.decisions[softmax]).toMatchObject({ quantized: true, family: 'softmax' });
+    expect(off.activations.get('sm_out')!.scale).toBeCloseTo(0.3 / 255, 9);
   });
 });
 

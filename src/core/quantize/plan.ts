@@ -16,6 +16,7 @@ import { fusedFunctionRule } from './rules/activation.ts';
 import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
+import { withReshapedRanges } from './reshapedRanges.ts';
 import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, saturationSafeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
 import { overflowingChannels, runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
@@ -94,6 +95,8 @@ export function planQuantization(
   types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
 ): QuantPlan {
   const x = config.extraOptions;
+  // Tensors preparation made around a wrapped op (Flatten → Softmax → Reshape) take their neighbours' ranges.
+  ranges = withReshapedRanges(index, ranges);
   const ctx: RuleContext = {
     isConstant: (name) => index.initializers.has(name),
     constantRank: (name) => index.initializers.get(name)?.dims.length,
@@ -175,9 +178,8 @@ export function planQuantization(
     if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
   // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one. The range
-  // holds through ops that only move or select values (not Pad, which adds its own): raising an opset-11 Softmax
-  // to 13 writes Flatten → Softmax → Reshape, whose inner tensors have no calibrated range, so the Softmax itself
-  // gets no Q/DQ and the Reshape's output is the tensor its consumers quantize.
+  // holds through ops that only move or select values (not Pad, which adds its own): the Reshape after a Softmax
+  // raised from opset 11 to 13 (withReshapedRanges) shares its group, and so does a consumer's copy.
   const known = new Map<string, TensorRange>();
   if (config.enableNpuTransformer) {
     for (const i of index.order) {

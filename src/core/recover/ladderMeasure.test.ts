@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calibrationKey } from './ladderMeasure.ts';
+import { assertTargetFits, calibrationKey } from './ladderMeasure.ts';
+import { attentionBlockModel, convReluModel } from '../quantize/testModels.ts';
 import { getPreset } from '../quantize/presets.ts';
 
 describe('the ladder\'s shared calibrations', () => {
@@ -22,5 +23,16 @@ describe('the ladder\'s shared calibrations', () => {
     expect(calibrationKey(sequential)).not.toBe(calibrationKey(entropy));
     expect(calibrationKey({ ...sequential, perChannel: true })).not.toBe(calibrationKey(sequential));
     expect(calibrationKey({ ...entropy, perChannel: true })).toBe(calibrationKey(entropy));
+  });
+});
+
+describe('a target the model\'s outputs cannot have', () => {
+  it('refuses a sequence target by name before any rung when no output can be [batch, steps, classes]; rank 3 or an undeclared rank is let through', () => {
+    expect(() => assertTargetFits(convReluModel(), 'sequence')).toThrow(expect.objectContaining({ name: 'LadderTargetError', message: expect.stringMatching(/rank 4, 4/) }));
+    expect(() => assertTargetFits(attentionBlockModel(), 'sequence')).not.toThrow();
+    const undeclared = convReluModel();
+    delete undeclared.graph!.output[0].type;
+    expect(() => assertTargetFits(undeclared, 'sequence')).not.toThrow();
+    expect(() => assertTargetFits(convReluModel(), 'cosine')).not.toThrow();
   });
 });

@@ -119,12 +119,25 @@ export function calibrationKey(config: QuantConfig): string {
   return JSON.stringify([collector, TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType, config.includeCle, extra]);
 }
 
-/** The `measure`, `exclude`, `mixed` and `cleApplies` functions of climbLadder, for one model and its data. */
+/**
+ * Refuses a sequence target for a model none of whose outputs can be [batch, steps, classes] (every output's rank
+ * declared, none 3), before any rung is calibrated: each rung would fail the same way, one calibration at a time.
+ */
+export function assertTargetFits(model: ModelProto, metric: LadderMetric): void {
+  if (metric !== 'sequence') return;
+  const ranks = model.graph!.output.map((o) => o.type?.tensor_type?.shape?.dim?.length);
+  if (ranks.length > 0 && ranks.every((r) => r !== undefined && r !== 3)) {
+    throw new LadderTargetError(`sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model's outputs have rank ${ranks.join(', ')}`);
+  }
+}
+
+/** The `measure`, `exclude`, `mixed` and `cleApplies` functions of climbLadder, for one model and its data (its target checked first: assertTargetFits). */
 export function ladderMeasures(
   rt: LadderRuntime,
   metric: LadderMetric,
   options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
+  assertTargetFits(rt.model, metric);
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
   /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */

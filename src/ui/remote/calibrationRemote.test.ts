@@ -71,6 +71,37 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     expect(Math.max(...seen)).toBe(8);
   });
 
+  it('Sequential over two workers runs round by round and gives exactly the ranges one worker gives; progress goes on across rounds', async () => {
+    const { presetWithMethod } = await import('../../core/quantize/presets.ts');
+    const sequential = (samples: ReturnType<typeof fakeImages>) => ({ ...request(samples), config: presetWithMethod('A8W8', 'Sequential') });
+    const samples = [...fakeImages(9), fakeImage('bad.jpg', 'nope')];
+    const single = await pool(1).service.calibrate(model, sequential(samples), () => undefined);
+    const seen: { done: number; pass: number }[] = [];
+    const split = await pool(2).service.calibrate(model, sequential(samples), (p) => seen.push({ done: p.done, pass: p.pass }));
+    expect(split.workers).toBe(2);
+    expect(split.used).toBe(9);
+    expect(split.skipped).toEqual([{ file: 'bad.jpg', reason: expect.stringContaining('not a readable image') }]);
+    expect(split.passes).toBe(single.passes);
+    expect(split.ranges).toEqual(single.ranges);
+    // Passes after the float one were reported, and the count of samples done never went back.
+    expect(Math.max(...seen.map((p) => p.pass))).toBe(single.passes);
+    expect(seen.map((p) => p.done)).toEqual(seen.map((p) => p.done).sort((a, b) => a - b));
+    expect(seen.at(-1)!.done).toBe(10);
+  });
+
+  it('a cancel between the rounds of a split sequential calibration stops it by name; the workers stay', async () => {
+    const { presetWithMethod } = await import('../../core/quantize/presets.ts');
+    const { service, closed } = pool(2);
+    let cancelled = false;
+    const run = service.calibrate(model, { ...request(fakeImages(8)), config: presetWithMethod('A8W8', 'Sequential') }, (p) => {
+      if (p.pass >= 2 && !cancelled) service.cancel();
+      cancelled ||= p.pass >= 2;
+    });
+    await expect(run).rejects.toMatchObject({ name: 'CalibrationCancelledError' });
+    expect(closed).toEqual([]);
+    expect((await service.calibrate(model, request(fakeImages(8)), () => undefined)).used).toBe(8);
+  });
+
   it('one worker whose share is all corrupt does not fail the run; all corrupt is a named error', async () => {
     const { service } = pool(2);
     const mixed = fakeImages(8).map((s, i) => (i % 2 === 1 ? fakeImage(`bad${i}.jpg`, 'nope') : s));

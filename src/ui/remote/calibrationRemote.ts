@@ -3,7 +3,10 @@
  * the open model's bytes from the model worker (transferred through here, never kept), decodes it,
  * and runs its share of the samples. With many samples and cores to spare, the samples are split over
  * up to two workers whose collector states are merged (the merges are associative, so the split
- * changes nothing); otherwise one worker does everything.
+ * changes nothing); otherwise one worker does everything. A sequential calibration is split round by
+ * round (core SequentialRound): every worker runs a round on its share, the round's states are merged and
+ * the ranges fixed, and only then does the next round start, on every worker with the same ranges; so it
+ * too gives what one worker gives.
  *
  * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), a model of a
  * gigabyte or more ends them after each run (RELEASE_AFTER_RUN_BYTES), and a cancel that a worker does not
@@ -112,6 +115,8 @@ export function createCalibrationPool(
   let pool: { model: string; key: string; workers: PoolWorker[] } | null = null;
   /** Ends the run in progress (the newest); `pending` ends every run still waiting on the workers. */
   let stop: ((e: Error) => void) | null = null;
+  /** The run in progress: a cancel flips its flag, which a run split in rounds reads before each round. */
+  let current: { cancelled: boolean } | null = null;
   const pending = new Set<(e: Error) => void>();
 
   const release = () => {
@@ -131,7 +136,12 @@ export function createCalibrationPool(
     return pool.workers;
   }
 
-  async function runOn(workers: PoolWorker[], request: CalibrationRequest, onProgress: (p: CalibrationProgress) => void): Promise<CalibrationResult> {
+  async function runOn(
+    workers: PoolWorker[],
+    request: CalibrationRequest,
+    onProgress: (p: CalibrationProgress) => void,
+    cancelled: () => boolean,
+  ): Promise<CalibrationResult> {
     const start = performance.now();
     if (workers.length === 1) {
       const [w] = workers;
@@ -141,15 +151,27 @@ export function createCalibrationPool(
     // Interleaved shares, so a folder sorted by size or scene still splits evenly.
     const shares = workers.map((_, i) => request.samples.filter((_, k) => k % workers.length === i));
     const progress: (CalibrationProgress | undefined)[] = new Array(workers.length);
-    const results = await Promise.all(shares.map(async (samples, i) => {
-      const w = workers[i];
-      const handle = await w.handle;
-      const report = proxy((p: CalibrationProgress) => {
-        progress[i] = p;
-        onProgress(combineProgress(progress, request.samples.length));
-      });
-      return w.connection.call((api) => api.run(handle, { ...request, samples, returnStates: true, partial: true }, report));
-    }));
+    /** Every worker runs the request (or one round of it) on its share. */
+    const everywhere = (round?: CalibrationRequest['round']) => {
+      if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
+      return Promise.all(shares.map(async (samples, i) => {
+        const w = workers[i];
+        const handle = await w.handle;
+        const report = proxy((p: CalibrationProgress) => {
+          progress[i] = p;
+          onProgress(combineProgress(progress, request.samples.length));
+        });
+        return w.connection.call((api) => api.run(handle, { ...request, samples, returnStates: true, partial: true, round }, report));
+      }));
+    };
+    const first = workers[0];
+    /** The ranges of the workers' merged states. */
+    const merged = async (results: readonly CalibrationResult[]) => {
+      const firstHandle = await first.handle;
+      return first.connection.call((api) => api.merge(firstHandle, results.filter((r) => r.used > 0).map((r) => r.states!)));
+    };
+    const sequential = request.config.calibrationMethod === 'Sequential';
+    const results = await everywhere(sequential ? { index: 0, ranges: null } : undefined);
     const skipped = inGivenOrder(results.flatMap((r) => r.skipped), request.samples);
     const used = results.reduce((k, r) => k + r.used, 0);
     if (used === 0) {
@@ -157,16 +179,20 @@ export function createCalibrationPool(
         `None of the ${request.samples.length} samples could be used: ${skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
       );
     }
-    const first = workers[0];
-    const firstHandle = await first.handle;
-    const ranges = await first.connection.call((api) => api.merge(firstHandle, results.filter((r) => r.used > 0).map((r) => r.states!)));
+    let ranges = await merged(results);
+    let last = results;
+    for (let g = 1; g < (sequential ? (results[0].rounds ?? 1) : 1); g++) {
+      last = await everywhere({ index: g, ranges });
+      // A round's tensors take the ranges of its merged states; every other tensor keeps its own (core statistics.ts afterRound).
+      ranges = { ...ranges, ...(await merged(last)) };
+    }
     return {
       ...results[0],
       ranges,
       states: undefined,
       used,
       skipped,
-      passes: Math.max(...results.map((r) => r.passes)),
+      passes: Math.max(...last.map((r) => r.passes)),
       seconds: (performance.now() - start) / 1000,
       workers: workers.length,
     };
@@ -181,8 +207,10 @@ export function createCalibrationPool(
       stopped.catch(() => undefined);
       stop = mine;
       pending.add(mine);
+      const token = { cancelled: false };
+      current = token;
       try {
-        const result = await Promise.race([runOn(workers, request, onProgress), stopped]);
+        const result = await Promise.race([runOn(workers, request, onProgress, () => token.cancelled), stopped]);
         if (model.byteLength >= RELEASE_AFTER_RUN_BYTES && stop === mine) {
           pending.delete(mine);
           release();
@@ -196,12 +224,14 @@ export function createCalibrationPool(
       } finally {
         pending.delete(mine);
         if (stop === mine) stop = null;
+        if (current === token) current = null;
       }
     },
 
     cancel() {
       const stopRun = stop;
       if (!stopRun) return;
+      if (current) current.cancelled = true;
       for (const w of pool?.workers ?? []) w.handle.then((h) => w.connection.call((api) => api.cancel(h))).catch(() => undefined);
       setTimeout(() => {
         if (stop !== stopRun) return; // the run ended by itself

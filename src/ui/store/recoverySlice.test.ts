@@ -77,14 +77,16 @@ describe('recovery slice', () => {
 
   it('quantizes with the switched-on algorithms: the config carries them, progress and loss curves fill in, the result is one rung', async () => {
     const { s, fake } = await openStore();
-    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001 });
+    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001, smoothQuant: true, smoothAlpha: 0.75 });
     s().setRecoveryOptions({ iterations: 0 }); // refused: not a whole number ≥ 1
-    expect(s().recovery.options.iterations).toBe(7);
+    s().setRecoveryOptions({ smoothAlpha: 1.5 }); // refused: α is in [0, 1]
+    expect(s().recovery.options).toMatchObject({ iterations: 7, smoothAlpha: 0.75 });
     const running = s().recoverWithSettings();
     await flush();
     const [call] = fake.runs;
     expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
-    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false });
+    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false, includeSq: true });
+    expect(call.request.config.extraOptions.SmoothAlpha).toBe(0.75);
     expect(call.request.config.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 0.001 });
     call.onProgress({ rung: null, phase: 'layer', layer: { id: 'Conv_0', done: 1, total: 2, lossBefore: 2, lossAfter: 1, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] } });
     expect(s().recovery.status).toBe('running');
@@ -141,6 +143,30 @@ describe('recovery slice', () => {
 
     s().setPerChannel(false);
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' });
+  });
+
+  it('adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page\'s picks and settings', async () => {
+    const found = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A8W8'))), nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
+      extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+    });
+    const label = 'Mixed precision (A8W8 per-channel) + AdaRound';
+    const { s, fake } = await openStore(['a.png'], { config: found, label, preset: 'A8W8' });
+    const running = s().climbLadder();
+    await flush();
+    // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    await running;
+    await s().useRung('rung-1');
+    expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
+    expect(s().exclusions.entries.map((e) => e.kind === 'nodes' ? [e.name, e.nodes] : e.kind === 'subgraph' ? [e.name, e.starts, e.ends] : null)).toEqual([
+      ['Mixed precision: kept float', ['Conv_7']],
+      ['Mixed precision: kept float (subgraph 1)', ['Mul_9'], ['Concat_12']],
+    ]);
+    const exported = exportedConfig(s()).config;
+    expect(exported.nodesToExclude).toEqual(['Conv_7']);
+    expect(exported.subgraphsToExclude).toEqual([{ starts: ['Mul_9'], ends: ['Concat_12'] }]);
+    expect(currentConfig(s())).toMatchObject({ nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] });
   });
 
   it('climbs in the chosen order: 8-bit routes first by default, fastest when asked; an unknown order is refused', async () => {

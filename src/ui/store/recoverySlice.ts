@@ -59,8 +59,10 @@ export interface RecoveryOptions {
   cle: boolean;
   /** Attention blocks quantized as the NPU runs them (enableNpuTransformer). */
   attention: boolean;
-  /** SmoothQuant before calibration (includeSq, alpha SmoothAlpha from the configuration). */
+  /** SmoothQuant before calibration (includeSq). */
   smoothQuant: boolean;
+  /** SmoothQuant's migration strength α in [0, 1] (Quark SmoothAlpha), for this run and the ladder's SmoothQuant rungs. */
+  smoothAlpha: number;
   biasCorrection: boolean;
   finetune: FinetuneChoice;
   /** FastFinetune NumIterations per layer. */
@@ -128,7 +130,7 @@ export interface RecoverySlice {
 }
 
 export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
-  cle: false, attention: false, smoothQuant: false, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
+  cle: false, attention: false, smoothQuant: false, smoothAlpha: 0.5, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
 export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER };
@@ -155,6 +157,7 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   if (o.learningRate === null) delete ft.LearningRate;
   else ft.LearningRate = o.learningRate;
   json.extraOptions.FastFinetune = ft;
+  json.extraOptions.SmoothAlpha = o.smoothAlpha;
   if (!forLadder) {
     json.includeCle = o.cle;
     json.enableNpuTransformer = o.attention;
@@ -213,15 +216,25 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
     };
 
     /**
-     * A mixed-precision model becomes the page's settings too: its 16-bit tensors as the settings' overrides and
-     * the nodes the search kept float as one exclusion entry, so the exported config, the snippets and a new
-     * quantization reproduce it. (Before the model is adopted: a changed exclusion list drops the run's result.)
+     * An adopted rung's choices become the page's settings and picks too: a mixed-precision model's 16-bit tensors
+     * as the settings' overrides, and whatever the rung kept float beyond the page's list (the nodes the
+     * mixed-precision search kept float, the nodes and tail subgraphs the exclusion rung found) as exclusion
+     * entries, so the exported config, the snippets and a new quantization reproduce it. (Before the model is
+     * adopted: a changed exclusion list drops the run's result.)
      */
-    const keepMixedPrecision = (config: QuantConfig) => {
+    const keepRungChoices = (config: QuantConfig, mixedPrecision: boolean) => {
+      // Every rung starts from the page's overrides; a mixed-precision rung, or its fine-tuning, adds its own.
       get().setTensorOverrides(config.extraOptions.TensorQuantOverrides);
-      const listed = new Set<string>(currentConfig(get()).nodesToExclude);
+      const current = currentConfig(get());
+      const listed = new Set<string>(current.nodesToExclude);
       const added = config.nodesToExclude.filter((id) => !listed.has(id));
-      if (added.length) get().addExclusion({ kind: 'nodes', name: 'Mixed precision: kept float', nodes: added as NodeId[] });
+      const by = mixedPrecision ? 'Mixed precision' : 'Ladder';
+      if (added.length) get().addExclusion({ kind: 'nodes', name: `${by}: kept float`, nodes: added as NodeId[] });
+      const subgraphKey = (g: { starts: readonly string[]; ends: readonly string[] }) => JSON.stringify([g.starts, g.ends]);
+      const listedSubgraphs = new Set(current.subgraphsToExclude.map(subgraphKey));
+      config.subgraphsToExclude.filter((g) => !listedSubgraphs.has(subgraphKey(g))).forEach((g, k) => {
+        get().addExclusion({ kind: 'subgraph', name: `${by}: kept float (subgraph ${k + 1})`, starts: g.starts as NodeId[], ends: g.ends as NodeId[] });
+      });
     };
 
     const fail = (e: unknown) => {
@@ -237,6 +250,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const o = { ...get().recovery.options, ...p };
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
+        if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1)) return;
         patch({ options: o });
       },
@@ -322,7 +336,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             config,
             configName: picked.label,
           };
-          if (rung.mixedPrecision) keepMixedPrecision(config);
+          keepRungChoices(config, rung.mixedPrecision !== null || Object.keys(config.extraOptions.TensorQuantOverrides).length > 0);
           get().adoptQuantized({ ...result, adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries } });
           patch({ adopted: handle, picking: null });
         } catch (e) {

@@ -22,6 +22,8 @@ const TEXTS: Record<string, ErrorText> = {
   ExclusionError: { title: 'Invalid exclusion' },
   WorkerError: { title: 'A worker stopped', hint: 'The browser may have run out of memory; try fewer or smaller images, or reload the page.' },
   UnknownHandleError: { title: 'The model is no longer open', hint: 'Open the model again.' },
+  StatisticsFileError: { title: 'Cannot use these statistics' },
+  SequentialRoundsError: { title: 'Sequential calibration not finished', hint: 'Import the statistics qstudio merge wrote after the last round.' },
 };
 
 export function errorTitle(name: string, fallback = 'Something went wrong'): string {

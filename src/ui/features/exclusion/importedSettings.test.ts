@@ -39,10 +39,11 @@ describe('settings of an imported configuration', () => {
     const plain = configOf({ preset: 'XINT8', perChannel: true, useRandomData: false, tensorOverrides: { t: [{ quant_type: 'int16' as const }] } });
     const json = JSON.parse(configToJSON(plain));
     Object.assign(json, { enableNpuTransformer: true, includeSq: true, includeFastFt: true });
+    json.extraOptions.SmoothAlpha = 0.7;
     json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaquant', NumIterations: 50, LearningRate: 1e-5 };
     const rung = validateConfig(json);
     expect(settingsForConfig(rung, 'XINT8')).toEqual({ preset: 'XINT8', perChannel: true, useRandomData: false, tensorOverrides: { t: [{ quant_type: 'int16' }] } });
-    expect(recoveryStepsOf(rung)).toEqual({ attention: true, smoothQuant: true, cle: false, biasCorrection: false, finetune: 'adaquant', iterations: 50, learningRate: null });
+    expect(recoveryStepsOf(rung)).toEqual({ attention: true, smoothQuant: true, smoothAlpha: 0.7, cle: false, biasCorrection: false, finetune: 'adaquant', iterations: 50, learningRate: null });
     expect(recoveryStepsOf(plain)).toEqual({ attention: false, smoothQuant: false, cle: false, biasCorrection: false });
   });
 

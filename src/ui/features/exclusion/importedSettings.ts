@@ -2,7 +2,7 @@
  * Which of the page's settings (a preset, its calibration method, per-channel weights, random data, mixed precision's per-tensor types) an imported configuration
  * is. The page offers presets only, so a file is matched against each one (the preset the file names
  * first); a configuration that matches none is not forced onto the nearest — the caller says so.
- * The recovery steps a file switches on (transformer rules, SmoothQuant, CLE, bias correction, fast
+ * The recovery steps a file switches on (transformer rules, SmoothQuant and its α, CLE, bias correction, fast
  * fine-tuning: what a model adopted from the recovery card was made with) are the recovery card's switches,
  * not settings: they are read apart (recoveryStepsOf) and left out of the match.
  * Pure: no React, no store.
@@ -19,14 +19,17 @@ function withoutExclusions(config: QuantConfig): string {
   return configToJSON({
     ...config, nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [], fp16SubgraphsToFp32: [],
     includeCle: false, enableNpuTransformer: false, includeSq: false, includeBiasCorrection: false, includeFastFt: false,
-    extraOptions: { ...config.extraOptions, FastFinetune: fastFinetune as typeof ft },
+    extraOptions: { ...config.extraOptions, FastFinetune: fastFinetune as typeof ft, SmoothAlpha: 0 },
   });
 }
 
 /** The recovery card's switches a configuration turns on: its transformer rules, SmoothQuant, CLE, bias correction and fast fine-tuning. */
 export function recoveryStepsOf(config: QuantConfig): Partial<RecoveryOptions> {
   const ft = config.extraOptions.FastFinetune;
-  const steps: Partial<RecoveryOptions> = { attention: config.enableNpuTransformer, smoothQuant: config.includeSq, cle: config.includeCle, biasCorrection: config.includeBiasCorrection };
+  const steps: Partial<RecoveryOptions> = {
+    attention: config.enableNpuTransformer, smoothQuant: config.includeSq, cle: config.includeCle, biasCorrection: config.includeBiasCorrection,
+    ...(config.includeSq ? { smoothAlpha: config.extraOptions.SmoothAlpha } : {}),
+  };
   // The algorithm's own default rate is the card's "default" (null).
   const learningRate = ft.LearningRate === (ft.OptimAlgorithm === 'adaround' ? 0.1 : 1e-5) ? null : ft.LearningRate;
   return config.includeFastFt ? { ...steps, finetune: ft.OptimAlgorithm, iterations: ft.NumIterations, learningRate } : steps;
