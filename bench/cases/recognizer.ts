@@ -11,7 +11,7 @@
  * after the choice), or 'plain'; optional arguments after them: method=<calibration method> replaces the preset's
  * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is), budget=act16=…,w16=…,float=…
  * replaces the default mixed-precision budget, stages=act16+w16+float (kinds searched together, stages
- * '/'-separated) replaces the search's default stages. The written file is also loaded and
+ * '/'-separated) replaces the search's default stages, iterations=<n> the fine-tuning's steps per layer. The written file is also loaded and
  * run in onnxruntime-web, and checked by onnx.checker where its opset is at most 17.
  */
 import fs from 'node:fs';
@@ -31,7 +31,7 @@ import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
 const [preset, variant = 'plain', ...caseArguments] = process.argv.slice(2);
-const { method, budget: budgetArgument, stages } = recognizerCaseArguments(caseArguments);
+const { method, budget: budgetArgument, stages, iterations } = recognizerCaseArguments(caseArguments);
 const budget = budgetArgument ? parsePrecisionBudget(budgetArgument) : DEFAULT_PRECISION_BUDGET;
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
@@ -40,7 +40,9 @@ const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
 if (options.perChannel) base.perChannel = true;
 if (method) base.calibrationMethod = method;
-let config = validateConfig({ ...base, ...options.config, extraOptions: { ...base.extraOptions, ...options.config.extraOptions } });
+const extraOptions = { ...base.extraOptions, ...options.config.extraOptions };
+if (iterations !== undefined) extraOptions.FastFinetune = { ...extraOptions.FastFinetune, NumIterations: iterations };
+let config = validateConfig({ ...base, ...options.config, extraOptions });
 
 const calibrationTensors = calibration.map(tensorOf);
 const calibrationRuntime = nodeRuntime(calibrationTensors.map((x) => ({ x })));

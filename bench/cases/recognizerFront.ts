@@ -5,7 +5,9 @@
  * budget allows; then optionally bias correction on the calibration lines (00–15). Judged on lines 00–15 and,
  * separately, on the held-out lines 16–31 by onnxruntime-node on the written file, which onnxruntime-web also runs.
  * A measurement of what a front-loaded choice reaches, not the product's search.
- * Usage: recognizerFront.ts <float nodes> <act-from> <w-from> [bc]   (MinMSE ranges, A8W8 per-channel, attention rules)
+ * Usage: recognizerFront.ts <float nodes> <act-from> <w-from> [bc] [method=<m>] [recover=<steps>] [iterations=<n>]
+ *   [sq=<alpha>] [reconstruction=local]   (A8W8 per-channel, attention rules; MinMSE ranges unless method= says;
+ *   recover= a '+'-joined list of adaround, adaquant, bc; sq= SmoothQuant with that alpha before calibration)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,19 +17,27 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { precisionUnits, withUnits } from '../../src/core/evaluate/mixedPrecision.ts';
 import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 
-const [floatArgument, actFrom, weightFrom, recovery] = process.argv.slice(2);
+const [floatArgument, actFrom, weightFrom, ...rest] = process.argv.slice(2);
+const option = (key: string) => rest.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
+const steps = new Set([...(rest.includes('bc') ? ['bc'] : []), ...(option('recover')?.split('+') ?? [])]);
+const finetune = steps.has('adaround') ? 'adaround' : steps.has('adaquant') ? 'adaquant' : undefined;
+const alpha = option('sq');
+const recovery = [...steps].join('+') + (alpha ? `${steps.size ? '+' : ''}sq ${alpha}` : '');
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const base = JSON.parse(configToJSON(getPreset('A8W8')));
-const config: QuantConfig = validateConfig({ ...base, perChannel: true, enableNpuTransformer: true, calibrationMethod: 'MinMSE' });
+const config: QuantConfig = validateConfig({ ...base, perChannel: true, enableNpuTransformer: true, calibrationMethod: option('method') ?? 'MinMSE' });
 const calibrationTensors = calibration.map(textLineTensor);
+const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(model, calibrationTensors, { config });
+const calibrationSeconds = (performance.now() - t0) / 1000;
 const start = quantizeModel(model, ranges, config);
 const units = precisionUnits(start, config);
 const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, { activations: start.plan.activations.size, weights: start.plan.weights.size, nodes: start.report.quantized.length });
@@ -38,9 +48,25 @@ const set = [
   ...units.w16.slice(Number(weightFrom), Number(weightFrom) + limits.w16),
 ];
 const chosen = withUnits(config, set);
-const final = recovery === 'bc'
-  ? (await quantizeWithRecovery(model, { ...chosen, includeBiasCorrection: true }, { calibrate: async () => ranges, runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))) })).model
+const recovered = validateConfig({
+  ...JSON.parse(configToJSON(chosen)),
+  includeBiasCorrection: steps.has('bc'),
+  includeFastFt: finetune !== undefined,
+  includeSq: alpha !== undefined,
+  extraOptions: { ...JSON.parse(configToJSON(chosen)).extraOptions, ...(alpha ? { SmoothAlpha: Number(alpha) } : {}), ...(finetune ? { FastFinetune: { OptimAlgorithm: finetune, ...(option('iterations') ? { NumIterations: Number(option('iterations')) } : {}) } } : {}) },
+});
+const t1 = performance.now();
+// SmoothQuant changes the model before calibration, so its ranges are measured again on the smoothed model.
+const final = recovered.includeBiasCorrection || recovered.includeFastFt || recovered.includeSq
+  ? (await quantizeWithRecovery(model, recovered, {
+      calibrate: async (m) => (recovered.includeSq ? (await calibrateOnTensors(m, calibrationTensors, { config })).ranges : ranges),
+      runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
+      gramProduct: nodeGramProduct,
+      reconstruction: option('reconstruction') === 'local' ? 'local' : 'asymmetric',
+      onProgress: (p) => { if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total}) ${p.lossBefore?.toPrecision(3)} → ${p.lossAfter?.toPrecision(3)}\n`); },
+    })).model
   : quantizeModel(model, ranges, chosen).model;
+const recoverySeconds = (performance.now() - t1) / 1000;
 const bytes = encode(final);
 const floatBytes = encode(model);
 const { kl: _a, ...onCalibration } = await (await createTextJudge(floatBytes, calibration))(bytes);
@@ -50,7 +76,10 @@ const written = quantizeModel(model, ranges, chosen).report;
 const names = (kind: string) => set.filter((u) => u.kind === kind).flatMap((u) => u.names);
 console.log(JSON.stringify({
   model: 'ch_PP-OCRv4_rec_infer.onnx',
-  variant: `front-loaded${recovery === 'bc' ? '+bc' : ''}`,
+  variant: `front-loaded${recovery ? `+${recovery}` : ''}`,
+  method: config.calibrationMethod,
+  calibrationSeconds: +calibrationSeconds.toFixed(0),
+  recoverySeconds: +recoverySeconds.toFixed(0),
   calibrationLines: onCalibration,
   ...heldOut,
   act16: `${written.precision.wideActivations.length}/${limits.act16} of ${start.plan.activations.size}`,

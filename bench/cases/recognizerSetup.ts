@@ -108,22 +108,25 @@ export function recognizerVariant(variant: string): RecognizerVariant {
 
 /**
  * The case's arguments after preset and variant: method=<calibration method>, budget=<act16=…,w16=…,float=…>,
- * stages=<kinds searched together, '+'-joined, stages '/'-separated, e.g. act16+w16+float>.
+ * stages=<kinds searched together, '+'-joined, stages '/'-separated, e.g. act16+w16+float>, iterations=<fine-tuning
+ * steps per layer> (FastFinetune NumIterations, as `--finetune-iterations`).
  */
 export interface RecognizerCaseArguments {
   readonly method?: string;
   readonly budget?: string;
   readonly stages?: PrecisionKind[][];
+  readonly iterations?: number;
 }
 
 export function recognizerCaseArguments(args: readonly string[]): RecognizerCaseArguments {
   const value = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
   const stages = value('stages')?.split('/').map((stage) => stage.split('+') as PrecisionKind[]);
-  return { method: value('method'), budget: value('budget'), stages };
+  const iterations = value('iterations');
+  return { method: value('method'), budget: value('budget'), stages, iterations: iterations === undefined ? undefined : Number(iterations) };
 }
 
 /** The preset column of a case's row: the preset, then the method and the budget where the case sets them. */
 export function recognizerPresetLabel(preset: string, args: readonly string[]): string {
-  const { method, budget, stages } = recognizerCaseArguments(args);
-  return [preset, method, budget && `budget ${budget}`, stages && `stages ${stages.map((s) => s.join('+')).join('/')}`].filter(Boolean).join(' ');
+  const { method, budget, stages, iterations } = recognizerCaseArguments(args);
+  return [preset, method, budget && `budget ${budget}`, stages && `stages ${stages.map((s) => s.join('+')).join('/')}`, iterations && `${iterations} iterations`].filter(Boolean).join(' ');
 }

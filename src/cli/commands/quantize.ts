@@ -76,7 +76,9 @@ Options:
   --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale)
   --attention                quantize attention blocks as the NPU runs them (Quark enable_npu_transformer): functions
                              written out as element-wise nodes (LayerNorm, GELU, HardSwish, Swish) get Q/DQ at their
-                             input and output only, Softmax is quantized on its known [0, 1] range
+                             input and output only, Softmax is quantized on its known [0, 1] range. Also for 8-bit
+                             CNNs with written-out HardSwish: PP-OCRv4 text detector, A8W8 per channel, Sequential
+                             0.9595 -> 0.9688 held out; neutral on YOLOX-nano's SiLU (bench calibration-methods)
   --smooth-quant             SmoothQuant before calibration (Quark include_sq; needs --calib): activation outlier
                              channels before MatMul/Gemm weights moved into the weights, float outputs unchanged
   --sq-alpha <a>             SmoothQuant's migration strength in [0, 1] (Quark SmoothAlpha; default 0.5)

@@ -27,7 +27,6 @@
  */
 
 import { QUANT_TYPES, type QuantType, isQuantType } from '../quantize/numeric.ts';
-import { RANGE_SWEEP_FRACTIONS } from '../quantize/qparams.ts';
 import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from './histogram.ts';
 import { binCenters, binPoints, histogramQuantile, spanReference } from './histogram-views.ts';
 import {
@@ -79,7 +78,7 @@ interface Candidate {
 }
 
 /** Fractions of the data's range the sweep tries: 0.99, 0.98, …, 0.30. */
-export const SWEEP_FRACTIONS: readonly number[] = RANGE_SWEEP_FRACTIONS;
+export const SWEEP_FRACTIONS: readonly number[] = Array.from({ length: 70 }, (_, k) => 0.99 - 0.01 * k);
 
 /** The data's range, then the sweep (see module note); none when `sweep` is off. */
 function rangeCandidates(h: Histogram, sweep: boolean): Candidate[] {

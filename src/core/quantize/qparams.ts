@@ -123,12 +123,6 @@ export function powerOfTwoExponent(scale: number): number {
 export const POF2_MINMSE_EXPONENT_OFFSETS: readonly number[] = [-1, 0, 1, 2, 3];
 
 /**
- * Fractions of a range a float-scale MinMSE search shrinks it by, after the whole range: 0.99, 0.98, …, 0.30
- * (activations: calibrate/minmse.ts; weights: quantize/weights.ts).
- */
-export const RANGE_SWEEP_FRACTIONS: readonly number[] = Array.from({ length: 70 }, (_, k) => 0.99 - 0.01 * k);
-
-/**
  * Power-of-two scale and zero point by Quark's rule (quark/onnx/quantization/quant_utils.compute_scale_zp with a
  * PowerOfTwoMethod). Scale = 2^-exponent (float32); the exponent is the float scale's log2 rounded to nearest,
  * not up, so the extreme values of the range may saturate (Quark's "NonOverflow" does not guarantee it). The

@@ -3,17 +3,12 @@
  * input and weight scales (or like a weight when Int32Bias is off, as Quark's NPU presets do), and
  * other constant operands per tensor. Power-of-two weights take, among Quark's candidate exponents
  * around the min/max one, the exponent with the least squared error (Quark's PowerOfTwoMethod.MinMSE).
- * Float-scale weights under MinMSE (Quark maps MinMSE to its float-scale search for weights) take, among the
- * min/max range and that range shrunk by 1 % steps down to 30 % (RANGE_SWEEP_FRACTIONS), the one with the least
- * squared error: clipping a few large weights against rounding all the others more finely. Quark samples that
- * trade-off at four percentiles of the weights; the sweep covers it evenly and always holds min/max, so the
- * result never errs more than min/max on the weight.
  */
 import type { TensorProto } from '../onnx/model.ts';
 import { readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import type { QuantType } from './numeric.ts';
 import { QUANT_TYPES, ROUND_TIES_EVEN_MAGIC } from './numeric.ts';
-import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, RANGE_SWEEP_FRACTIONS, tensorRange, type ScaleKind } from './qparams.ts';
+import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, tensorRange, type ScaleKind } from './qparams.ts';
 import { overflowingChannels } from './cpuKernelSafety.ts';
 import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor, type CodeArray } from './quantizeTensor.ts';
 
@@ -35,7 +30,7 @@ export interface WeightOptions {
   symmetric: boolean;
   scaleType: ScaleKind;
   reduceRange: boolean;
-  /** Search the scale of least squared error (Quark's MinMSE: power-of-two exponents, or a float range sweep), else min/max. */
+  /** Search power-of-two exponents for the least squared error (Quark's MinMSE), else min/max. */
   minMse: boolean;
 }
 
@@ -110,12 +105,7 @@ function paramsFor(data: Float32Array, lo: number, hi: number, span: ChannelSpan
   const base = computeQParams(lo, hi, o.type, { symmetric: o.symmetric, reduceRange: o.reduceRange, scaleType: o.scaleType });
   // With reduce range the min/max exponent is kept: a finer candidate would clip in the search at the type's full
   // range and write codes past the reduced one (which is what keeps onnxruntime's x86 int8 kernels from saturating).
-  if (!o.minMse || o.reduceRange) return base;
-  if (o.scaleType !== 'powerOfTwo') {
-    // Shrinking lo and hi by one factor scales the scale by it and keeps the zero point.
-    const candidates = [base.scale, ...RANGE_SWEEP_FRACTIONS.map((f) => Math.fround(base.scale * f))];
-    return { scale: leastErrorScale(data, span, candidates, base.zeroPoint, o.type), zeroPoint: base.zeroPoint };
-  }
+  if (o.scaleType !== 'powerOfTwo' || !o.minMse || o.reduceRange) return base;
   // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
   const candidates = [base.scale];
   for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) if (offset !== 0) candidates.push(Math.fround(base.scale * 2 ** -offset));

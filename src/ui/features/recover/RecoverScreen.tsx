@@ -107,7 +107,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       <legend className="field__label">Algorithms</legend>
       <MixedPrecisionChoice />
       <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
-      <label className="recover-switch"><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention rules (LayerNorm, GELU, HardSwish as one op; Softmax on [0, 1])</label>
+      <label className="recover-switch" title="Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out HardSwish: the PP-OCRv4 text detector, A8W8 per channel, Sequential, 0.9595 → 0.9688 held out; the ladder tries them on such models by itself"><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])</label>
       <label className="recover-switch"><input type="checkbox" checked={o.smoothQuant} onChange={(e) => set({ smoothQuant: e.currentTarget.checked })} data-testid="recover-smoothquant" /> SmoothQuant (activation outliers into the weights)</label>
       <label className="field field--inline" title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs">
         <span className="field__label">SmoothQuant α</span>
