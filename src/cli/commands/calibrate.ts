@@ -116,7 +116,7 @@ export const calibrateCommand = {
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.
     const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard, round);
     // The rounds of a sequential calibration; a share with no images learns them from the previous round or the model.
-    const rounds = result?.rounds ?? round?.rounds ?? (sequential ? new ModelCalibrator(asFloat32(model), ortNodeRuntime()).sequentialRounds() : undefined);
+    const rounds = round?.rounds ?? result?.rounds ?? (sequential ? new ModelCalibrator(asFloat32(model), ortNodeRuntime()).sequentialRounds() : undefined);
     if (values.stats) {
       const progress = round && rounds ? { round: round.index, rounds, ...(round.basis ? { basis: round.basis } : {}) } : sequential && rounds ? { round: rounds - 1, rounds } : undefined;
       const stats = {

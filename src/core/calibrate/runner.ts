@@ -26,7 +26,7 @@ import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
-import { afterRound, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
 import type { ConsumerMseState } from './minmse.ts';
@@ -91,8 +91,9 @@ export interface Progress {
 /**
  * One round of a sequential calibration run apart from the others (on one share of the samples). Round 0 is the
  * float pass: the statistics of every tensor. Round g ≥ 1 quantizes the model with `ranges` (those of the merged
- * statistics of every share after round g − 1) and gathers depth group g afresh: its outcome holds the states of
- * that group's tensors only, which replace theirs in the merged statistics.
+ * statistics of every share after round g − 1) and gathers sequential pass g afresh (a depth group, or one chunk
+ * of a group whose outputs exceed the memory budget): its outcome holds the states of those tensors only, which
+ * replace theirs in the merged statistics. Each pass of a run over all samples is such a round.
  */
 export interface SequentialRound {
   readonly index: number;
@@ -180,14 +181,17 @@ export class ModelCalibrator {
     return sizes;
   }
 
-  /** Depth groups of a sequential calibration of this model: one round each after the float pass. */
-  private depthGroups(): string[][] {
-    return depthGroups(this.model, computedTensors(this.model, this.produced));
+  /**
+   * The passes of a sequential calibration after the float one: each depth group, in chunks where its outputs
+   * exceed the budget (known once a sample has run; before, one pass a group).
+   */
+  private sequentialPasses(): string[][] {
+    return depthGroups(this.model, computedTensors(this.model, this.produced)).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
   }
 
-  /** Rounds of a sequential calibration of this model: the float pass and one per depth group. */
+  /** Rounds of a sequential calibration of this model: the float pass and one per sequential pass (exact once a sample has run). */
   sequentialRounds(): number {
-    return 1 + this.depthGroups().length;
+    return 1 + this.sequentialPasses().length;
   }
 
   /**
@@ -206,13 +210,12 @@ export class ModelCalibrator {
     const skipped: SkippedSample[] = [];
     const total = source.count;
     // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
-    const sequential = config.calibrationMethod === 'Sequential' ? this.depthGroups() : null;
-    if (round && (!sequential || !Number.isInteger(round.index) || round.index < 0 || round.index > sequential.length || (round.index > 0 && !round.ranges))) {
-      throw new RangeError(`round ${round.index} of a calibration that has ${sequential ? sequential.length + 1 : 'no'} rounds${round.index > 0 && !round.ranges ? ', without the ranges of the rounds before' : ''}`);
-    }
+    const isSequential = config.calibrationMethod === 'Sequential';
+    const badRound = (rounds: number | string) =>
+      new RangeError(`round ${round!.index} of a calibration that has ${rounds} rounds${round!.index > 0 && !round!.ranges ? ', without the ranges of the rounds before' : ''}`);
+    if (round && (!isSequential || !Number.isInteger(round.index) || round.index < 0 || (round.index > 0 && !round.ranges))) throw badRound(isSequential ? this.sequentialRounds() : 'no');
+    let sequential = isSequential ? this.sequentialPasses() : null;
     const floatPass = !round || round.index === 0;
-    /** Groups this call gathers on the partly quantized model. */
-    const groups = !sequential ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
     let passes = (this.chunks?.length ?? 1) + (sequential?.length ?? 0);
     // A round run alone numbers its passes as in the whole run, so progress reads on across rounds.
     let pass = round && round.index > 0 ? (this.chunks?.length ?? 1) + round.index - 1 : 0;
@@ -289,6 +292,7 @@ export class ModelCalibrator {
           this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
           this.outputSizes = sizes;
           this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
+          if (sequential) sequential = this.sequentialPasses(); // the groups' chunks are known now
           passes = this.chunks.length + (sequential?.length ?? 0);
           if (!floatPass) pass = this.chunks.length + round!.index - 1;
         }
@@ -314,31 +318,23 @@ export class ModelCalibrator {
         }
       }
     }
-    if (groups.length > 0) {
-      await this.release();
-      for (const group of groups) {
-        // The ranges every tensor has when the group's pass starts: fixed for the whole group.
-        const ranges = round?.ranges ?? rangesOf(states);
-        // A group whose outputs exceed the budget is gathered in chunks, each a pass of its own.
-        const parts = chunkTensors(group, this.outputSizes, this.budgetBytes);
-        passes += parts.length - 1;
-        let fresh: TensorStates = new Map();
-        for (const [k, part] of parts.entries()) {
-          pass++;
-          doneInPass = 0;
-          // A round run alone counts its samples on its first pass.
-          const counts = !floatPass && k === 0;
-          const gathered = await this.gatherQuantized(part, ranges, config, (gather) =>
-            eachSample(0, async (feeds) => {
-              await gather(feeds);
-              if (counts) used++;
-            }),
-          );
-          fresh = afterRound(fresh, gathered);
-          doneInPass = total; // a pass with nothing to gather ran no sample, and is done too
-        }
-        for (const [t, s] of fresh) states.set(t, s);
-      }
+    // A later round on a share without one usable sample has nothing to gather (nor the outputs' sizes to plan by).
+    const nothingUsable = this.chunks === null;
+    if (round && !nothingUsable && round.index > (sequential?.length ?? 0)) throw badRound(1 + sequential!.length);
+    /** The sequential passes this call runs, each on the model quantized with the ranges as they stand before it. */
+    const gathering = !sequential || nothingUsable ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
+    if (gathering.length > 0) await this.release();
+    for (const tensors of gathering) {
+      pass++;
+      doneInPass = 0;
+      const gathered = await this.gatherQuantized(tensors, round?.ranges ?? rangesOf(states), config, (gather) =>
+        eachSample(0, async (feeds) => {
+          await gather(feeds);
+          if (!floatPass) used++;
+        }),
+      );
+      for (const [t, st] of gathered) states.set(t, st);
+      doneInPass = total; // a pass with nothing to gather ran no sample, and is done too
     }
     await this.searchConsumers(states, config, source, bad, check);
     onProgress(progress());

@@ -146,7 +146,8 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
 export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
   if (files.length === 0) throw new StatisticsFileError('no statistics files to merge');
   const first = files[0];
-  const seq = first.file.sequential;
+  // The rounds as a shard with images counted them (an empty shard could not measure how the passes chunk).
+  const seq = (files.find((f) => f.file.images > 0) ?? first).file.sequential;
   if (seq?.basis) {
     throw new SequentialRoundsError(`${first.where} holds round ${seq.round + 1} of a sequential calibration on one share: merge it with --after <the merged statistics its round started from>.`);
   }

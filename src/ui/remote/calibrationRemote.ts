@@ -181,7 +181,9 @@ export function createCalibrationPool(
     }
     let ranges = await merged(results);
     let last = results;
-    for (let g = 1; g < (sequential ? (results[0].rounds ?? 1) : 1); g++) {
+    // Rounds as a worker that could measure the outputs counts them (a worker with no usable sample cannot).
+    const rounds = sequential ? Math.max(...results.map((r) => r.rounds ?? 1)) : 1;
+    for (let g = 1; g < rounds; g++) {
       last = await everywhere({ index: g, ranges });
       // A round's tensors take the ranges of its merged states; every other tensor keeps its own (core statistics.ts afterRound).
       ranges = { ...ranges, ...(await merged(last)) };
