@@ -237,7 +237,7 @@ export const quantizeCommand = {
     }
     const written = functionRulesSuggestion(model, config);
     if (written) {
-      process.stderr.write(`note: this model writes activations out as several nodes (${written}); --attention quantizes each as one op, with Q/DQ at its input and output only, which measured better at 8 bits on the benchmarked CNNs (bench/README.md, calibration-methods)\n`);
+      process.stderr.write(`note: this model writes activations out as several nodes (${written}); --attention quantizes each as one op, with Q/DQ at its input and output only: at 8 bits it measured better with written-out HardSwish (PP-OCRv4 detector) and neutral with SiLU (YOLOX-nano); qstudio ladder measures both (bench/README.md, calibration-methods)\n`);
     }
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
