@@ -405,11 +405,16 @@ function extraDefaults(top: TopFields): ExtraOptions {
   };
 }
 
+/** The Adam learning rate an algorithm takes when the config names none: 0.1 AdaRound (Quark's initial_lr), 1e-5 AdaQuant. */
+export function defaultFinetuneLearningRate(algorithm: FinetuneAlgorithm): number {
+  return algorithm === 'adaround' ? 0.1 : 1e-5;
+}
+
 function fastFinetuneDefaults(algorithm: FinetuneAlgorithm): FastFinetuneOptions {
   return {
     OptimAlgorithm: algorithm,
     NumIterations: 1000,
-    LearningRate: algorithm === 'adaround' ? 0.1 : 1e-5,
+    LearningRate: defaultFinetuneLearningRate(algorithm),
     BatchSize: 1,
     NumBatches: 1,
     DataSize: null,

@@ -7,7 +7,7 @@
  * not settings: they are read apart (recoveryStepsOf) and left out of the match.
  * Pure: no React, no store.
  */
-import { configToJSON, type QuantConfig } from '../../../core/quantize/config.ts';
+import { configToJSON, defaultFinetuneLearningRate, type QuantConfig } from '../../../core/quantize/config.ts';
 import { getPreset, isPresetName, PRESET_NAMES } from '../../../core/quantize/presets.ts';
 import { configOf, methodsFor, type QuantSettings } from '../../store/quantSettings.ts';
 import type { RecoveryOptions } from '../../store/recoverySlice.ts';
@@ -31,7 +31,7 @@ export function recoveryStepsOf(config: QuantConfig): Partial<RecoveryOptions> {
     ...(config.includeSq ? { smoothAlpha: config.extraOptions.SmoothAlpha } : {}),
   };
   // The algorithm's own default rate is the card's "default" (null).
-  const learningRate = ft.LearningRate === (ft.OptimAlgorithm === 'adaround' ? 0.1 : 1e-5) ? null : ft.LearningRate;
+  const learningRate = ft.LearningRate === defaultFinetuneLearningRate(ft.OptimAlgorithm) ? null : ft.LearningRate;
   return config.includeFastFt ? { ...steps, finetune: ft.OptimAlgorithm, iterations: ft.NumIterations, learningRate } : steps;
 }
 
