@@ -188,6 +188,7 @@ export const ladderCommand = {
       perChannelRung: !values['no-per-channel'],
       attentionRungs: hasAttentionBlocks(model),
       functionRungs: hasWrittenOutActivations(model),
+      calibrationRungs: true,
       measure: measures.measure,
       cleApplies: measures.cleApplies,
       saturationRisk: measures.saturationRisk,
