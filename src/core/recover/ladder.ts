@@ -432,19 +432,19 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         measured.push(r);
         if (r.met) return 'target';
       }
-      // The best screened recipe with ranges by the method measured best on 8-bit CNNs, where its own is another.
-      const screened = best();
-      if (options.calibrationRungs && !screened.error && screened.config.scaleType !== 'powerOfTwo' && screened.config.calibrationMethod !== LADDER_CALIBRATION_METHOD) {
-        if (options.signal?.aborted) return 'cancelled';
-        const r = await tryRung({ ...screened.rung.recipe, calibrationMethod: LADDER_CALIBRATION_METHOD }, 'ours');
-        measured.push(r);
-        if (r.met) return 'target';
-      }
       // Judged where int8 kernels can saturate: the stage's best rung once more with saturation-safe weights, where its model is at risk.
       const risky = best();
       if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
         if (options.signal?.aborted) return 'cancelled';
         const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours');
+        measured.push(r);
+        if (r.met) return 'target';
+      }
+      // The best screened recipe with ranges by the method measured best on 8-bit CNNs, where its own is another.
+      const screened = best();
+      if (algorithms && options.calibrationRungs && !screened.error && screened.config.scaleType !== 'powerOfTwo' && screened.config.calibrationMethod !== LADDER_CALIBRATION_METHOD) {
+        if (options.signal?.aborted) return 'cancelled';
+        const r = await tryRung({ ...screened.rung.recipe, calibrationMethod: LADDER_CALIBRATION_METHOD }, 'ours');
         measured.push(r);
         if (r.met) return 'target';
       }
