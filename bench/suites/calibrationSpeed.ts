@@ -7,10 +7,16 @@
  * process's CPU time, all threads: it follows the work where the wall time follows the load); the wall-time ratio
  * and the machine's load average during the fixture's runs are reported beside it.
  *
+ * Then the page (cases/calibrationBrowserSpeed.ts): UltraFace in Chromium, the page's Web Workers calibrating with
+ * MinMax and Entropy in turn (the same core collectors and histogram kernel, on onnxruntime-web), one browser session
+ * after a warm-up run of each, charged the CPU time of every Chromium process.
+ *
  * QS_BENCH_REPEATS (default 3), QS_BENCH_FIXTURES=a,b, QS_BENCH_METHODS=c,d (MinMax is always run: it is the
- * baseline) and QS_BENCH_SCENES (text scenes for the PP-OCRv4 detector, default 4) make leaner runs.
+ * baseline), QS_BENCH_SCENES (text scenes for the PP-OCRv4 detector, default 4) and QS_BENCH_BROWSER=0 (no page
+ * rows) make leaner runs; QS_BENCH_PORT and QS_DIST serve the page from another port and build folder.
  */
 import { runCase, type Row, type Suite } from '../harness.ts';
+import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
 export const SPEED_FIXTURES = ['ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx', 'mnist.onnx', 'ppocr-det'];
 /** MinMax first; the bound applies to Percentile and Entropy, the others are measured for information. */
@@ -108,6 +114,22 @@ export const calibrationSpeedSuite: Suite = {
         }
       }
     }
-    return summarize(runs);
+    const rows = summarize(runs);
+    if (process.env.QS_BENCH_BROWSER !== '0') {
+      const port = Number(process.env.QS_BENCH_PORT ?? PREVIEW_PORTS['calibration-speed']);
+      const outDir = process.env.QS_DIST ?? 'dist-bench-calibration-speed';
+      const page = await withPreviewServer({ port, outDir }, (url) => runCase('cases/calibrationBrowserSpeed.ts', [url, String(repeats), 'MinMax', 'Entropy']));
+      const pageRuns = (page.runs as unknown as Row[]).map((r) => ({
+        ...r,
+        model: 'ultraface-rfb-320.onnx (page, Chromium)',
+        images: page.images,
+        tensors: '',
+        rangesCpuSeconds: NaN,
+        loadBefore: page.loadMin,
+        loadAfter: page.loadMax,
+      }));
+      rows.push(...summarize(pageRuns).map((r) => ({ ...r, tensors: '', rangesCpuSeconds: '' })));
+    }
+    return rows;
   },
 };
