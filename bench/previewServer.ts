@@ -25,6 +25,8 @@ export const PREVIEW_PORTS = {
   sample: 4398,
   /** A model over 2 GiB in the page, suite large-model-page. */
   'large-model-page': 4392,
+  /** MinMax against Entropy in the page's workers, suite calibration-speed. */
+  'calibration-speed': 4389,
 } as const;
 
 export interface PreviewOptions {

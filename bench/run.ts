@@ -7,6 +7,7 @@ import { onnxIoSuite } from './suites/onnxIo.ts';
 import { quantizeSuite } from './suites/quantize.ts';
 import { fidelitySuite } from './suites/fidelity.ts';
 import { calibrationMethodsSuite, calibrationSuite } from './suites/calibration.ts';
+import { calibrationSpeedSuite } from './suites/calibrationSpeed.ts';
 import { evaluationSuite } from './suites/evaluation.ts';
 import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
@@ -21,7 +22,7 @@ import { largeModelPageSuite } from './suites/largeModelPage.ts';
 import { detector8bitSuite } from './suites/detector8bit.ts';
 import { cpuKernelsSuite } from './suites/cpuKernels.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, cpuKernelsSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, cpuKernelsSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

@@ -1,14 +1,15 @@
 /**
- * `npm run gen:kernel`: builds src/core/recover/roundingKernelWasm.ts (the bytes of AdaRound's WebAssembly SIMD
- * kernel) from the committed text src/core/recover/roundingKernel.wat, with wabt's wat2wasm (a devDependency: it
- * runs here, never at run time). Nothing in the generated file is edited by hand; the kernel's test checks that
- * it matches the text.
+ * `npm run gen:kernel`: builds the generated modules of the WebAssembly SIMD kernels (roundingKernelBytes.ts KERNELS:
+ * AdaRound's src/core/recover/roundingKernelWasm.ts, the calibration histogram's
+ * src/core/calibrate/histogramKernelWasm.ts) from their committed .wat texts, with wabt's wat2wasm (a devDependency:
+ * it runs here, never at run time). Nothing in a generated file is edited by hand; each kernel's test checks that it
+ * matches the text.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { kernelModuleSource, wasmFromWat } from './roundingKernelBytes.ts';
+import { KERNELS, kernelModuleSource, kernelPath, wasmFromWat } from './roundingKernelBytes.ts';
 
-const dir = path.resolve(import.meta.dirname, '../src/core/recover');
-const bytes = await wasmFromWat(fs.readFileSync(path.join(dir, 'roundingKernel.wat'), 'utf8'));
-fs.writeFileSync(path.join(dir, 'roundingKernelWasm.ts'), kernelModuleSource(bytes));
-console.log(`roundingKernelWasm.ts: ${bytes.length} bytes of WebAssembly`);
+for (const kernel of Object.values(KERNELS)) {
+  const bytes = await wasmFromWat(fs.readFileSync(kernelPath(kernel, 'wat'), 'utf8'), kernel.wat);
+  fs.writeFileSync(kernelPath(kernel, 'module'), kernelModuleSource(bytes, kernel));
+  console.log(`${kernel.module}: ${bytes.length} bytes of WebAssembly`);
+}

@@ -53,7 +53,10 @@ export interface CalibrationRequest {
   config: QuantConfig;
   /** Return the collector states as well (to merge runs of several workers). */
   returnStates?: boolean;
-  /** One share of a run split over workers: no usable sample here is not an error (the others may have some). */
+  /**
+   * One share of a run split over workers: no usable sample here is not an error (the others may have some), and the
+   * result carries no ranges of its own (the caller merges the states and ranges those).
+   */
   partial?: boolean;
   /** Random samples to run under UseRandomData when no samples are given. */
   randomSamples?: number;
@@ -151,7 +154,8 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
       );
     }
     return {
-      ranges: outcome.used > 0 ? rangeTable(outcome.states, h.calibrator.observable) : {},
+      // A share's ranges would be thrown away (the pool ranges the merged states): no threshold search for them.
+      ranges: outcome.used > 0 && !request.partial ? rangeTable(outcome.states, h.calibrator.observable) : {},
       states: request.returnStates ? outcome.states : undefined,
       used: outcome.used,
       skipped: outcome.skipped,

@@ -41,17 +41,29 @@ export function binPoints(h: Histogram): WeightedPoints {
   for (let j = 0; j < h.bins.length; j++) if (h.bins[j] !== 0) used++;
   const points = new Float64Array(used);
   const weights = new Float64Array(used);
-  const w = binWidth(h);
   let k = 0;
-  for (let j = 0; j < h.bins.length; j++) {
-    const c = h.bins[j];
-    if (c === 0) continue;
-    const [lo, hi] = binSpan(h, j, w);
-    points[k] = (lo + hi) / 2;
+  forEachBinPoint(h, (p, c) => {
+    points[k] = p;
     weights[k] = c;
     k++;
-  }
+  });
   return { points, weights };
+}
+
+/** Calls `visit(point, count)` for each non-empty bin in order, its point as `binPoints` gives it (no allocation). */
+function forEachBinPoint(h: Histogram, visit: (point: number, count: number) => void): void {
+  const w = binWidth(h);
+  const bins = h.bins;
+  const { offset, min, max } = h;
+  for (let j = 0; j < bins.length; j++) {
+    const c = bins[j];
+    if (c === 0) continue;
+    // binSpan, inline: the bin's part inside [min, max], and its middle.
+    const a = (offset + j) * w;
+    const lo = a < min ? min : a;
+    const hi = a + w > max ? max : a + w;
+    visit((lo + hi) / 2, c);
+  }
 }
 
 /**
@@ -70,16 +82,15 @@ export function referenceHistogram(h: Histogram, lo: number, hi: number, n: numb
   for (let i = 0; i < n; i++) edges[i] = Math.fround(lo + i * step);
   edges[n] = Math.fround(hi);
   const norm = n / (hi - lo);
-  const { points, weights } = binPoints(h);
-  for (let k = 0; k < points.length; k++) {
-    const p = points[k];
-    let i = Math.floor((p - lo) * norm);
+  const base = lo;
+  forEachBinPoint(h, (p, c) => {
+    let i = Math.floor((p - base) * norm);
     i = i < 0 ? 0 : i > n - 1 ? n - 1 : i;
     // numpy's correction against the rounded edges.
     if (i > 0 && p < edges[i]) i--;
     else if (i < n - 1 && p >= edges[i + 1]) i++;
-    counts[i] += weights[k];
-  }
+    counts[i] += c;
+  });
   return { counts, edges };
 }
 

@@ -117,7 +117,7 @@ function search(
     const sz = floatScaleZeroPoint(c.min, c.max, bounds, symmetric);
     if (seen.has(sz.scale)) continue;
     seen.add(sz.scale);
-    const error = qdqSquaredError(pts, wts, sz, bounds);
+    const error = qdqSquaredError(pts, wts, sz, bounds, bestError);
     if (best === undefined || error < bestError) {
       best = { min: c.min, max: c.max, ...sz };
       bestError = error;

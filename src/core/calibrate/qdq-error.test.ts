@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { roundHalfToEven } from '../quantize/numeric.ts';
+import { gaussian, uniform } from './test-data.ts';
 import {
   floatScaleZeroPoint,
   positionToScale,
@@ -53,5 +55,29 @@ describe('qdqSquaredError', () => {
     // 100 → 200 clamps to 127 → 63.5, error 36.5². Weights 1, 2, 1.
     const e = qdqSquaredError(Float64Array.from([0.3, 0.25, 100]), Float64Array.from([1, 2, 1]), { scale: 0.5, zeroPoint: 0 }, searchBounds('int8', true));
     expect(e).toBeCloseTo(0.2 ** 2 + 2 * 0.25 ** 2 + 36.5 ** 2, 9);
+  });
+
+  it('is the textbook sum term for term (branch-free rounding, asymmetric zero points, saturation both sides)', () => {
+    const pts = Float64Array.from(gaussian(3000, 9, 0.4, 3));
+    const wts = Float64Array.from(uniform(3000, 10, 1, 50), Math.round);
+    for (const [bounds, s] of [
+      [searchBounds('int8', true), { scale: Math.fround(0.011), zeroPoint: 0 }],
+      [searchBounds('uint8', false), { scale: Math.fround(0.02), zeroPoint: 131 }],
+      [searchBounds('int16', false), { scale: Math.fround(1e-4), zeroPoint: -7 }],
+      [searchBounds('int8', true), { scale: 0.5, zeroPoint: 0 }], // exact ties: x / 0.5 = k + 0.5
+    ] as const) {
+      let textbook = 0;
+      for (let i = 0; i < pts.length; i++) {
+        const r = roundHalfToEven(Math.fround(pts[i] / s.scale)) + s.zeroPoint;
+        const q = r < bounds.qmin ? bounds.qmin : r > bounds.qmax ? bounds.qmax : r;
+        const d = pts[i] - (q - s.zeroPoint) * s.scale;
+        textbook += wts[i] * d * d;
+      }
+      expect(qdqSquaredError(pts, wts, s, bounds)).toBe(textbook);
+      // Cut short at a bound below the sum: a value at or above it. At a bound above it: the whole sum.
+      expect(qdqSquaredError(pts, wts, s, bounds, textbook / 3)).toBeGreaterThanOrEqual(textbook / 3);
+      expect(qdqSquaredError(pts, wts, s, bounds, textbook / 3)).toBeLessThan(textbook);
+      expect(qdqSquaredError(pts, wts, s, bounds, textbook * 2)).toBe(textbook);
+    }
   });
 });

@@ -10,7 +10,7 @@
  * (`powerOfTwoExponent`) are the same in both and come from there. Rounding comes from `quantize/numeric.ts`.
  */
 
-import { type QuantType, roundHalfToEven } from '../quantize/numeric.ts';
+import { ROUND_TIES_EVEN_MAGIC, type QuantType, roundHalfToEven } from '../quantize/numeric.ts';
 import { integerRange, powerOfTwoExponent } from '../quantize/qparams.ts';
 
 /** Smallest normal float32 (numpy `finfo(float32).tiny`): scales below it become 1. */
@@ -88,22 +88,36 @@ export function powerOfTwoScaleZeroPoint(
 /**
  * Σ w·(x − dq(q(x)))² over the points, with q(x) = clamp(round(x / scale) + zp, qmin, qmax) (the division
  * in float32, as ONNX and Quark's `quantize_nparray` do) and dq(q) = (q − zp)·scale.
+ *
+ * Computed as d = x − c·scale with c = round(clamp(x / scale, qmin − zp, qmax − zp)): clamping to integer bounds
+ * commutes with rounding, and the rounding is the branch-free ties-to-even of `ROUND_TIES_EVEN_MAGIC`, so the loop
+ * has no call and no branch (the same sum, term for term). With `stopAt`, the sum stops as soon as it reaches that
+ * value (a sum of squares only grows): a search that keeps the first candidate with a smaller error than the best so
+ * far passes the best error there and gets the same choice, the rejected candidates' sums cut short.
  */
 export function qdqSquaredError(
   pts: Float64Array,
   wts: Float64Array,
   s: ScaleZeroPoint,
   bounds: IntegerBounds,
+  stopAt = Infinity,
 ): number {
   const { scale, zeroPoint: zp } = s;
-  const { qmin, qmax } = bounds;
+  const lo = bounds.qmin - zp;
+  const hi = bounds.qmax - zp;
+  const n = pts.length;
   let sum = 0;
-  for (let i = 0; i < pts.length; i++) {
-    const x = pts[i];
-    const r = roundHalfToEven(Math.fround(x / scale)) + zp;
-    const q = r < qmin ? qmin : r > qmax ? qmax : r;
-    const d = x - (q - zp) * scale;
-    sum += wts[i] * d * d;
+  // Blocks of 64 points between checks of the bound, so that the check stays out of the inner loop.
+  for (let start = 0; start < n && sum < stopAt; start += 64) {
+    const end = start + 64 < n ? start + 64 : n;
+    for (let i = start; i < end; i++) {
+      const x = pts[i];
+      let v = Math.fround(x / scale);
+      v = v < lo ? lo : v > hi ? hi : v;
+      const c = v + ROUND_TIES_EVEN_MAGIC - ROUND_TIES_EVEN_MAGIC;
+      const d = x - c * scale;
+      sum += wts[i] * d * d;
+    }
   }
   return sum;
 }
