@@ -150,9 +150,13 @@ for (let g = 1; g < rounds; g++) {
     picks = bestName === 'sequential' ? new Map() : rules.get(bestName)!;
     note = `${scores.join(', ')} → ${bestName}`;
   } else throw new Error(`unknown mode ${mode}`);
-  for (const [t, r] of picks) fixed.set(t, r);
-  console.error(`round ${g} of ${rounds - 1}: ${gathered.size} tensors gathered, ${picks.size} ranges set${note ? `; ${note}` : ''}`);
+  let moved = 0;
+  for (const [t, r] of picks) {
+    if (r.min !== ranges.get(t)?.min || r.max !== ranges.get(t)?.max) moved++;
+    fixed.set(t, r);
+  }
+  console.error(`round ${g} of ${rounds - 1}: ${gathered.size} tensors gathered, ${picks.size} chosen, ${moved} of them moved${note ? `; ${note}` : ''}`);
 }
 const ranges = rangesNow(states);
 fs.writeFileSync(outFile, encode(quantizeModel(model, ranges, config, 'A8W8').model));
-console.log(JSON.stringify({ mode, perChannel, samples: samples.length, rounds, changed: fixed.size, seconds: +((performance.now() - t0) / 1000).toFixed(1) }));
+console.log(JSON.stringify({ mode, perChannel, samples: samples.length, rounds, chosen: fixed.size, seconds: +((performance.now() - t0) / 1000).toFixed(1) }));
