@@ -20,9 +20,10 @@ import { sampleSuite } from './suites/sample.ts';
 import { largeModelSuite } from './suites/largeModel.ts';
 import { largeModelPageSuite } from './suites/largeModelPage.ts';
 import { detector8bitSuite } from './suites/detector8bit.ts';
+import { detectorTargetsSuite } from './suites/detectorTargets.ts';
 import { cpuKernelsSuite } from './suites/cpuKernels.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, cpuKernelsSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

@@ -483,6 +483,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           perChannelRung: request.perChannelRung,
           attentionRungs: hasAttentionBlocks(h.model),
           functionRungs: hasWrittenOutActivations(h.model),
+          calibrationRungs: true,
           measure: measures.measure,
           cleApplies: measures.cleApplies,
           finetuneReach: request.finetuneReach,

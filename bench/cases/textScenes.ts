@@ -111,11 +111,16 @@ export function textSceneSources(set: SceneSet): { backgrounds: string[]; lines:
   return sources(set);
 }
 
-/** The scenes of one set, in a fixed order (calib: 16, judge: 21); `count` keeps only the first ones. */
-export function textScenes(set: SceneSet, count = Infinity): TextScene[] {
+/** Each set's default seed: the scenes every suite calibrates and judges on. */
+const SEEDS: Record<SceneSet, number> = { calib: 14, judge: 1414 };
+
+/**
+ * The scenes of one set, in a fixed order (calib: 16, judge: 21); `count` keeps only the first ones. Another `seed`
+ * places and scales the same lines on the same backgrounds anew (a second split with nothing added from the other set).
+ */
+export function textScenes(set: SceneSet, count = Infinity, seed = SEEDS[set]): TextScene[] {
   const { backgrounds, lines } = sources(set);
   const lineImages = new Map(lines.map((f) => [f, decodeImageFile(f)] as [string, RgbaImage]));
-  const seed = set === 'calib' ? 14 : 1414;
   return backgrounds.slice(0, count).map((background, i) => compose(i, background, lines, lineImages, seed));
 }
 
@@ -124,11 +129,11 @@ export function textSceneFeeds(set: SceneSet): { name: string; data: Float32Arra
   return textScenes(set).map((s) => ({ name: s.name, ...imageToTensor(s.image, TEXT_DETECTOR.inputShape, TEXT_DETECTOR.preprocess) }));
 }
 
-/** Writes the set's scenes as PNG files into `dir` (default bench/tmp/text-scenes-<set>, emptied first); returns the folder. */
-export function writeTextScenes(set: SceneSet, dir = path.join(root, 'bench/tmp', `text-scenes-${set}`)): string {
+/** Writes the set's scenes (drawn with `seed`, default the set's own) as PNG files into `dir` (default bench/tmp/text-scenes-<set>, emptied first); returns the folder. */
+export function writeTextScenes(set: SceneSet, dir = path.join(root, 'bench/tmp', `text-scenes-${set}`), seed = SEEDS[set]): string {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  for (const scene of textScenes(set)) {
+  for (const scene of textScenes(set, Infinity, seed)) {
     const png = new pngjs.PNG({ width: scene.image.width, height: scene.image.height });
     png.data = Buffer.from(scene.image.data.buffer, scene.image.data.byteOffset, scene.image.data.byteLength);
     fs.writeFileSync(path.join(dir, scene.name), pngjs.PNG.sync.write(png));

@@ -40,7 +40,10 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
 on the evaluation images. By default 8 bits first: the 8-bit formats without fine-tuning (XINT8; + CLE;
-A8W8), then AdaRound and AdaQuant from each one's best, closest to the target first (a rung whose error
+A8W8; on models with written-out functions each also with the function rules, and with CLE and them
+together where each helped; each float-scale format's best also with Sequential ranges, unless --config
+calibrates with Sequential already; a --config's calibration method carries into the formats of its scale
+type), then AdaRound and AdaQuant from each one's best, closest to the target first (a rung whose error
 fine-tuning cannot remove is skipped and listed), then mixed precision from the best 8-bit rung with
 AdaRound on its winner; only then the 16-bit formats (A16W8; the last format with per-channel weights,
 ours) and their fine-tuning; last, excluding the most sensitive nodes (a measured greedy search). Every
@@ -188,6 +191,7 @@ export const ladderCommand = {
       perChannelRung: !values['no-per-channel'],
       attentionRungs: hasAttentionBlocks(model),
       functionRungs: hasWrittenOutActivations(model),
+      calibrationRungs: true,
       measure: measures.measure,
       cleApplies: measures.cleApplies,
       saturationRisk: measures.saturationRisk,

@@ -26,7 +26,7 @@ import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/eval
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
 import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladder.ts';
-import { functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
+import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -78,7 +78,8 @@ Options:
                              written out as element-wise nodes (LayerNorm, GELU, HardSwish, Swish) get Q/DQ at their
                              input and output only, Softmax is quantized on its known [0, 1] range. Also for 8-bit
                              CNNs with written-out HardSwish: PP-OCRv4 text detector, A8W8 per channel, Sequential
-                             0.9595 -> 0.9688 held out; neutral on YOLOX-nano's SiLU (bench calibration-methods)
+                             0.9595 -> 0.9688 held out, 0.9772 with --finetune adaround --finetune-iterations 200;
+                             neutral on YOLOX-nano's SiLU (bench detector-targets, calibration-methods)
   --smooth-quant             SmoothQuant before calibration (Quark include_sq; needs --calib): activation outlier
                              channels before MatMul/Gemm weights moved into the weights, float outputs unchanged
   --sq-alpha <a>             SmoothQuant's migration strength in [0, 1] (Quark SmoothAlpha; default 0.5)
@@ -237,7 +238,11 @@ export const quantizeCommand = {
     }
     const written = functionRulesSuggestion(model, config);
     if (written) {
-      process.stderr.write(`note: this model writes activations out as several nodes (${written}); --attention quantizes each as one op, with Q/DQ at its input and output only: at 8 bits it measured better with written-out HardSwish (PP-OCRv4 detector) and neutral with SiLU (YOLOX-nano); qstudio ladder measures both (bench/README.md, calibration-methods)\n`);
+      process.stderr.write(
+        `note: this model writes activations out as several nodes (${written}); --attention quantizes each as one op, with Q/DQ at its input and output only. ` +
+          `The best 8-bit route measured: --attention --calibration-method Sequential, then --finetune adaround --finetune-iterations 200 (${FUNCTION_RULES_ROUTE}); ` +
+          `qstudio ladder tries it (bench/README.md, detector-targets)\n`,
+      );
     }
     if (recovery) process.stdout.write(recoverySummary(recovery));
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);

@@ -22,6 +22,7 @@ import { prepare } from '../prepare/prepare.ts';
 import type { QuantType } from '../quantize/numeric.ts';
 import type { Feed, Runtime } from '../runtime/session.ts';
 import { sessionModel } from '../onnx/index.ts';
+import { exposeOnly } from './expose.ts';
 import { entropyThreshold } from './entropy.ts';
 import type { Histogram } from './histogram.ts';
 import { centeredReference, histogramQuantile } from './histogram-views.ts';
@@ -73,7 +74,8 @@ export function searchModel(
   tensors: readonly string[],
   floatTensors: ReadonlySet<string>,
   bounds: IntegerBounds,
-): { model: ModelProto; searched: number[] } {
+  referenceInputs = false,
+): { model: ModelProto; searched: number[]; references: string[] } {
   const base = (opsetOf(model, '') ?? 0) < 11 ? prepare(model, { targetOpset: 11, foldBatchNorm: false, foldConvAffine: false }).model : model;
   const graph = base.graph!;
   const consumers = new Map<string, NodeProto[]>();
@@ -91,6 +93,16 @@ export function searchModel(
   const inputs = [...graph.input];
   const errorOutputs: ValueInfoProto[] = [];
   const searched: number[] = [];
+  const references = new Set<string>();
+  /** What a consumer output is compared with: itself in this graph, or a graph input fed from another model's run. */
+  const referenceOf = (o: string) => {
+    if (!referenceInputs) return o;
+    if (!references.has(o)) {
+      references.add(o);
+      inputs.push(makeValueInfo(`qs:ref:${o}`, DataType.FLOAT));
+    }
+    return `qs:ref:${o}`;
+  };
   const initializers = [...graph.initializer];
   initializers.push(makeTensor('qs:qmin', DataType.FLOAT, [], Float32Array.of(bounds.qmin)));
   initializers.push(makeTensor('qs:qmax', DataType.FLOAT, [], Float32Array.of(bounds.qmax)));
@@ -98,32 +110,35 @@ export function searchModel(
   tensors.forEach((t, i) => {
     const terms: string[] = [];
     const fq = `qs:fq:${i}`;
-    const step = (op: string, ins: string[], out: string) => nodes.push(makeNode(op, ins, [out]));
+    // The tensor's nodes, in an order that runs (its fake quantization first): pruning walks them backwards.
+    const quantization: NodeProto[] = [];
+    const measured: NodeProto[] = [];
+    const step = (op: string, ins: string[], out: string, into = measured) => into.push(makeNode(op, ins, [out]));
     const p = `qs:${i}:`;
     const squaredError = (a: string, b: string, k: string) => {
       step('Sub', [a, b], `${p}d${k}`);
-      nodes.push(makeNode('ReduceSumSquare', [`${p}d${k}`], [`${p}e${k}`], '', [intAttribute('keepdims', 0)]));
+      measured.push(makeNode('ReduceSumSquare', [`${p}d${k}`], [`${p}e${k}`], '', [intAttribute('keepdims', 0)]));
       terms.push(`${p}e${k}`);
     };
     (consumers.get(t) ?? []).forEach((c, j) => {
       const floatOuts = c.output.filter((o) => o && floatTensors.has(o));
       if (floatOuts.length === 0) return;
       const renamed = c.output.map((o) => (o ? `${p}c${j}:${o}` : ''));
-      nodes.push({ ...c, name: c.name ? `${c.name}:qs${i}` : undefined, input: c.input.map((x) => (x === t ? fq : x)), output: renamed });
+      measured.push({ ...c, name: c.name ? `${c.name}:qs${i}` : undefined, input: c.input.map((x) => (x === t ? fq : x)), output: renamed });
       c.output.forEach((o, k) => {
-        if (o && floatTensors.has(o)) squaredError(renamed[k], o, `${j}:${k}`);
+        if (o && floatTensors.has(o)) squaredError(renamed[k], referenceOf(o), `${j}:${k}`);
       });
     });
-    if (outputs.has(t)) squaredError(fq, t, 'out');
+    if (outputs.has(t)) squaredError(fq, referenceOf(t), 'out');
     if (terms.length === 0) return;
     // The fake quantization, in float ops: ONNX QuantizeLinear rounds half to even, as Round does.
-    step('Div', [t, `qs:s:${i}`], `${p}a`);
-    step('Round', [`${p}a`], `${p}r`);
-    step('Add', [`${p}r`, `qs:z:${i}`], `${p}q`);
-    step('Clip', [`${p}q`, 'qs:qmin', 'qs:qmax'], `${p}c`);
-    step('Sub', [`${p}c`, `qs:z:${i}`], `${p}u`);
-    step('Mul', [`${p}u`, `qs:s:${i}`], fq);
-    nodes.push(makeNode(terms.length === 1 ? 'Identity' : 'Sum', terms, [`qs:e:${i}`]));
+    step('Div', [t, `qs:s:${i}`], `${p}a`, quantization);
+    step('Round', [`${p}a`], `${p}r`, quantization);
+    step('Add', [`${p}r`, `qs:z:${i}`], `${p}q`, quantization);
+    step('Clip', [`${p}q`, 'qs:qmin', 'qs:qmax'], `${p}c`, quantization);
+    step('Sub', [`${p}c`, `qs:z:${i}`], `${p}u`, quantization);
+    step('Mul', [`${p}u`, `qs:s:${i}`], fq, quantization);
+    nodes.push(...quantization, ...measured, makeNode(terms.length === 1 ? 'Identity' : 'Sum', terms, [`qs:e:${i}`]));
     inputs.push(scalarInput(`qs:s:${i}`), scalarInput(`qs:z:${i}`));
     errorOutputs.push(makeValueInfo(`qs:e:${i}`, DataType.FLOAT, []));
     searched.push(i);
@@ -131,7 +146,57 @@ export function searchModel(
   return {
     model: { ...base, graph: { ...graph, node: nodes, input: inputs, initializer: initializers, output: errorOutputs } },
     searched,
+    references: [...references],
   };
+}
+
+/**
+ * The summed consumer errors of every candidate of every searched tensor of `built` (searchModel's result over
+ * tensors whose candidates are `candidates[i]`), over `samples`; `extraFeeds` adds feeds of a sample (the
+ * references a search model with reference inputs compares with). Errors of a tensor not searched stay empty.
+ */
+export async function candidateErrors(
+  built: { model: ModelProto; searched: readonly number[] },
+  candidates: readonly (readonly Candidate[])[],
+  runtime: Runtime,
+  samples: readonly Readonly<Record<string, Feed>>[],
+  check: () => void = () => undefined,
+  extraFeeds: (sample: Readonly<Record<string, Feed>>) => Promise<Record<string, Feed>> = async () => ({}),
+): Promise<Float64Array[]> {
+  const errors = candidates.map((list, i) => new Float64Array(built.searched.includes(i) ? list.length : 0));
+  if (built.searched.length === 0 || samples.length === 0) return errors;
+  const outputs = built.searched.map((i) => `qs:e:${i}`);
+  // Only what the errors depend on runs (a search over an early group needs the model's first layers only).
+  const { runner } = await runtime.createSession(sessionModel(exposeOnly(built.model, outputs)), 'float');
+  const K = Math.max(...built.searched.map((i) => candidates[i].length));
+  try {
+    for (const sample of samples) {
+      check();
+      const base: Record<string, Feed> = { ...sample, ...(await extraFeeds(sample)) };
+      for (let k = 0; k < K; k++) {
+        check();
+        const feeds: Record<string, Feed> = { ...base };
+        for (const i of built.searched) {
+          const list = candidates[i];
+          const c = list[Math.min(k, list.length - 1)];
+          feeds[`qs:s:${i}`] = { type: 'float32', data: Float32Array.of(c.scale), dims: [] };
+          feeds[`qs:z:${i}`] = { type: 'float32', data: Float32Array.of(c.zeroPoint), dims: [] };
+        }
+        const out = await runner.run(feeds);
+        for (const i of built.searched) if (k < errors[i].length) errors[i][k] += (out[`qs:e:${i}`].data as Float32Array)[0];
+      }
+    }
+  } finally {
+    await runner.release();
+  }
+  return errors;
+}
+
+/** The index of the least error (ties to the earlier candidate). */
+export function leastError(errors: Float64Array): number {
+  let best = 0;
+  for (let k = 1; k < errors.length; k++) if (errors[k] < errors[best]) best = k;
+  return best;
 }
 
 /**
@@ -155,34 +220,11 @@ export async function consumerSearch(
   if (searchedTensors.length === 0 || samples.length === 0) return chosen;
   const bounds = searchBounds(options.quantType, options.symmetric);
   const built = searchModel(model, searchedTensors, new Set(histograms.keys()), bounds);
-  if (built.searched.length === 0) return chosen;
-  const { runner } = await runtime.createSession(sessionModel(built.model), 'float');
-  const listOf = (i: number) => candidates[open[i]];
-  const errors = searchedTensors.map((_, i) => new Float64Array(listOf(i).length));
-  const K = Math.max(...candidates.map((c) => c.length));
-  try {
-    for (const sample of samples) {
-      for (let k = 0; k < K; k++) {
-        check();
-        const feeds: Record<string, Feed> = { ...sample };
-        for (const i of built.searched) {
-          const list = listOf(i);
-          const c = list[Math.min(k, list.length - 1)];
-          feeds[`qs:s:${i}`] = { type: 'float32', data: Float32Array.of(c.scale), dims: [] };
-          feeds[`qs:z:${i}`] = { type: 'float32', data: Float32Array.of(c.zeroPoint), dims: [] };
-        }
-        const out = await runner.run(feeds);
-        for (const i of built.searched) if (k < errors[i].length) errors[i][k] += (out[`qs:e:${i}`].data as Float32Array)[0];
-      }
-    }
-  } finally {
-    await runner.release();
-  }
+  const lists = open.map((i) => candidates[i]);
+  const errors = await candidateErrors(built, lists, runtime, samples, check);
   for (const i of built.searched) {
-    const list = listOf(i);
-    let best = 0;
-    for (let k = 1; k < list.length; k++) if (errors[i][k] < errors[i][best]) best = k;
-    chosen.set(searchedTensors[i], { min: list[best].min, max: list[best].max });
+    const best = lists[i][leastError(errors[i])];
+    chosen.set(searchedTensors[i], { min: best.min, max: best.max });
   }
   return chosen;
 }

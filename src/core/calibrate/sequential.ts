@@ -91,7 +91,7 @@ export function depthGroups(model: ModelProto, produced: readonly string[], grou
  * For each of `tensors`, the name of its value before its own quantization in `quantized` (see the module
  * note); tensors the quantized graph does not compute are left out.
  */
-export function quantizedReadout(quantized: ModelProto, tensors: readonly string[]): Map<string, string> {
+export function quantizedReadout(quantized: ModelProto, tensors: readonly string[], mixingOnly = true): Map<string, string> {
   const producer = new Map<string, NodeProto>();
   for (const node of quantized.graph!.node) for (const o of node.output) if (o) producer.set(o, node);
   const out = new Map<string, string>();
@@ -105,7 +105,7 @@ export function quantizedReadout(quantized: ModelProto, tensors: readonly string
       value = q.input[0];
     }
     // Read where the quantized graph mixes many values (after its folds: a Conv may now write a former Add's output).
-    if (MIXING_OPS.has(producer.get(value)?.op_type ?? '')) out.set(t, value);
+    if (!mixingOnly || MIXING_OPS.has(producer.get(value)?.op_type ?? '')) out.set(t, value);
   }
   return out;
 }

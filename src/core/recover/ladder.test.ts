@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseRung, climbLadder, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement } from './ladder.ts';
-import type { QuantConfig } from '../quantize/config.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
 /** A fake measurement: the score is looked up by the rung's label; unknown labels score 0.5 (0.51 with CLE). */
@@ -274,6 +274,78 @@ describe('the best-practice ladder', () => {
     expect(c.extraOptions.FastFinetune.OptimAlgorithm).toBe('adaquant');
     expect(c.extraOptions.FastFinetune.LearningRate).toBe(rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: 'adaquant', exclusions: false }).extraOptions.FastFinetune.LearningRate);
     expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe('A16W8 per-channel + CLE + AdaQuant');
+  });
+
+  it("carries the user's calibration method and its settings into the formats of the same scale type, never across scale types", () => {
+    const sequential = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
+    const a16 = rungConfig({ preset: 'A16W8', perChannel: true, cle: false, finetune: null, exclusions: false }, sequential);
+    expect(a16.calibrationMethod).toBe('Sequential');
+    // XINT8's power-of-two MinMSE is not a float-scale method: it keeps its own, and a power-of-two base leaves A8W8 its own.
+    expect(rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: null, exclusions: false }, sequential).calibrationMethod).toBe('MinMSE');
+    expect(rungConfig({ preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false }, getPreset('XINT8')).calibrationMethod).toBe('MinMax');
+    const percentile = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Percentile', extraOptions: { Percentile: 99.9 } });
+    const p = rungConfig({ preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false }, percentile);
+    expect([p.calibrationMethod, p.extraOptions.Percentile, p.extraOptions.CalibTensorRangeSymmetric]).toEqual(['Percentile', 99.9, true]);
+    // A recipe naming a method wins, with that method's own symmetry.
+    const recipe = { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false, calibrationMethod: 'Sequential' } as const;
+    const s = rungConfig(recipe, percentile);
+    expect([s.calibrationMethod, s.extraOptions.CalibTensorRangeSymmetric]).toEqual(['Sequential', false]);
+    expect(rungLabel({ ...recipe, transformer: true, cle: true, finetune: 'adaround' })).toBe('A8W8 + Sequential ranges + attention rules + CLE + AdaRound');
+  });
+
+  it('where CLE and the function rules each beat the plain format, measures them together', async () => {
+    const { tried, measure } = scoring({ A8W8: 0.9, 'A8W8 + CLE': 0.91, 'A8W8 + attention rules': 0.92, 'A8W8 + attention rules + CLE': 0.93, 'A8W8 + attention rules + CLE + AdaRound': 0.99 });
+    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, functionRungs: true, formats: ['A8W8'], perChannelRung: false, measure });
+    expect(tried).toEqual(['A8W8', 'A8W8 + CLE', 'A8W8 + attention rules', 'A8W8 + attention rules + CLE', 'A8W8 + attention rules + CLE + AdaRound']);
+    expect(result.results[3].config.includeCle && result.results[3].config.enableNpuTransformer).toBe(true);
+    // Only one of them helped: no combined rung.
+    const one = scoring({ A8W8: 0.9, 'A8W8 + CLE': 0.89, 'A8W8 + attention rules': 0.92 });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, functionRungs: true, formats: ['A8W8'], perChannelRung: false, measure: one.measure });
+    expect(one.tried).not.toContain('A8W8 + attention rules + CLE');
+  });
+
+  it('with calibrationRungs, measures each float-scale stage\'s best recipe with Sequential ranges and fine-tunes from the better', async () => {
+    const configs = new Map<string, QuantConfig>();
+    const { tried, measure } = scoring({
+      XINT8: 0.8,
+      A8W8: 0.9,
+      'A8W8 + attention rules': 0.92,
+      'A8W8 per-channel': 0.93,
+      'A8W8 per-channel + attention rules': 0.95,
+      'A8W8 + Sequential ranges + attention rules': 0.93,
+      'A8W8 per-channel + Sequential ranges + attention rules': 0.97,
+      'A8W8 per-channel + Sequential ranges + attention rules + AdaRound': 0.977,
+    });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.975 },
+      functionRungs: true,
+      calibrationRungs: true,
+      formats: ['XINT8', 'A8W8'],
+      cleApplies: () => false,
+      measure: (c, r) => {
+        configs.set(r.label, c);
+        return measure(c, r);
+      },
+    });
+    expect(tried).toEqual([
+      // XINT8's power-of-two scales take no Sequential ranges.
+      'XINT8',
+      'XINT8 + attention rules',
+      'A8W8',
+      'A8W8 + attention rules',
+      'A8W8 + Sequential ranges + attention rules',
+      'A8W8 per-channel',
+      'A8W8 per-channel + attention rules',
+      'A8W8 per-channel + Sequential ranges + attention rules',
+      'A8W8 per-channel + Sequential ranges + attention rules + AdaRound',
+    ]);
+    expect(configs.get('A8W8 per-channel + Sequential ranges + attention rules + AdaRound')!.calibrationMethod).toBe('Sequential');
+    expect(result.stopped).toBe('target');
+    // A user already calibrating with Sequential gets no second Sequential rung.
+    const seq = scoring({});
+    const base = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, base, calibrationRungs: true, formats: ['A8W8'], perChannelRung: false, cleApplies: () => false, measure: seq.measure });
+    expect(seq.tried.filter((l) => l.includes('Sequential'))).toEqual([]);
   });
 
   it('where the judge says a model could saturate its int8 kernels, measures the best rung of the format again with saturation-safe weights and goes on from the better', async () => {

@@ -27,7 +27,7 @@
  * tests). This module decides only what to try next and when to stop; it must not run models.
  */
 
-import type { FinetuneAlgorithm, QuantConfig } from '../quantize/config.ts';
+import type { CalibrationMethod, FinetuneAlgorithm, QuantConfig } from '../quantize/config.ts';
 import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { validateConfig, configToJSON } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
@@ -89,6 +89,8 @@ export interface RungRecipe {
   readonly smoothQuant?: boolean;
   /** Saturation-safe weights (saturationSafeWeights, core/quantize/cpuKernelSafety.ts). Absent: off. */
   readonly saturationSafe?: boolean;
+  /** Ranges by this calibration method instead of the user's (or the preset's). Absent: theirs. */
+  readonly calibrationMethod?: CalibrationMethod;
 }
 
 export interface Rung {
@@ -179,6 +181,11 @@ export interface LadderOptions {
    */
   readonly functionRungs?: boolean;
   /**
+   * Screen each float-scale format's best rung once more with ranges by LADDER_CALIBRATION_METHOD, where its own
+   * method is another (see climbLadder). Default false.
+   */
+  readonly calibrationRungs?: boolean;
+  /**
    * Whether CLE changes the model under `config` (some pair of layers qualifies); a CLE rung where it does not is
    * the plain rung again and is skipped. Omitted: CLE rungs always run.
    */
@@ -212,10 +219,11 @@ const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
   if (r.mixedPrecision) {
-    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}${r.saturationSafe ? ' + saturation-safe weights' : ''}`;
+    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.calibrationMethod ? ` + ${r.calibrationMethod} ranges` : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}${r.saturationSafe ? ' + saturation-safe weights' : ''}`;
     return `Mixed precision (${on})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
   }
   const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
+  if (r.calibrationMethod) parts.push(`${r.calibrationMethod} ranges`);
   if (r.transformer) parts.push('attention rules');
   if (r.smoothQuant) parts.push('SmoothQuant');
   if (r.saturationSafe) parts.push('saturation-safe weights');
@@ -224,9 +232,27 @@ export function rungLabel(r: RungRecipe): string {
   return parts.join(' + ');
 }
 
-/** The configuration of a rung: the preset's quantization, the user's exclusions and calibration choices. */
+/** Calibration settings of the user's configuration that carry into a rung, with its method (see rungConfig). */
+const CALIBRATION_OPTIONS = ['CalibMovingAverage', 'CalibMovingAverageConstant', 'Percentile', 'NumBins', 'NumQuantizedBins', 'MinMSEMode'] as const;
+
+/**
+ * The configuration of a rung: the preset's quantization, the user's exclusions and calibration choices. The user's
+ * calibration method (with its settings) carries into every format of the same scale type as the user's configuration:
+ * a power-of-two method (Quark's PowerOfTwoMethod NonOverflow or MinMSE) is not the float-scale method of the same
+ * name, so across scale types each format keeps its own. The recipe's method, where it names one, wins over both.
+ */
 export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig {
   const preset = JSON.parse(configToJSON(getPreset(recipe.preset)));
+  const carries = base !== undefined && base.scaleType === preset.scaleType;
+  const method = recipe.calibrationMethod ?? (carries ? base.calibrationMethod : undefined);
+  if (method && method !== preset.calibrationMethod) {
+    preset.calibrationMethod = method;
+    // The preset's symmetry was its own method's default (Percentile's symmetric): the user's with their method,
+    // else the method's own default.
+    if (!recipe.calibrationMethod && base) preset.extraOptions.CalibTensorRangeSymmetric = base.extraOptions.CalibTensorRangeSymmetric;
+    else delete preset.extraOptions.CalibTensorRangeSymmetric;
+  }
+  if (carries) for (const k of CALIBRATION_OPTIONS) preset.extraOptions[k] = base.extraOptions[k];
   if (base) {
     preset.nodesToExclude = base.nodesToExclude;
     preset.opTypesToExclude = base.opTypesToExclude;
@@ -270,6 +296,14 @@ export function requiredReduction(metric: LadderMetric, score: number, target: n
 export const FINETUNE_REACH = 0.9;
 
 /**
+ * The calibration method the ladder screens float-scale formats with besides the user's (LadderOptions.calibrationRungs):
+ * Sequential (core/calibrate/sequential.ts) measured at least MinMax's held-out cosine on every benchmarked model, and
+ * best on the PP-OCRv4 text detector (per channel 0.9595 against MinMax 0.8989) and on YOLOX-nano per channel
+ * (0.8977 against 0.8257), at 1.6–4.8× MinMax's calibration time (bench/README.md, calibration-methods).
+ */
+export const LADDER_CALIBRATION_METHOD: CalibrationMethod = 'Sequential';
+
+/**
  * Climbs until a rung meets the target, the rungs run out, or the signal aborts. Within a group of formats the
  * order is by expected gain per second, from what the ladder has measured: screening (every format's rungs without
  * fine-tuning: plain; + CLE where CLE changes the model; the attention rules), each costing a calibration (shared
@@ -296,6 +330,13 @@ export const FINETUNE_REACH = 0.9;
  * The reference's flow fine-tunes each format before moving to the next; on YOLOX-nano that spent 98 % of a
  * 37-minute ladder in fine-tuning rungs that could not reach the target. Screened first, the cheap rungs say
  * which format fine-tuning can lift far enough.
+ *
+ * Two screening rungs of ours follow a stage's own, measured only where they can differ: where CLE and the function
+ * rules each measured better than the plain format, both together (the PP-OCRv4 detector per tensor: Sequential with
+ * rules and CLE is its best 8-bit start); and, with `calibrationRungs`, the stage's best recipe with ranges by
+ * LADDER_CALIBRATION_METHOD where the stage calibrates with another method on float scales. Fine-tuning then starts
+ * from whichever measured best, so AdaRound runs on the function rules and the better ranges together (the PP-OCRv4
+ * detector, A8W8 per channel: Sequential + rules 0.9688, + AdaRound 200 iterations 0.9772 held out).
  */
 export async function climbLadder(options: LadderOptions): Promise<LadderResult> {
   const order = options.order ?? DEFAULT_LADDER_ORDER;
@@ -381,11 +422,29 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         });
         return measured[from];
       };
+      // Keep what helped, together: CLE and the function rules each measured better than the plain format.
+      const helped = (r: RungResult | undefined) => r !== undefined && r.score > measured[0].score;
+      const cleAlone = measured.find((r) => r.rung.recipe.cle && !r.rung.recipe.transformer);
+      const rulesAlone = measured.find((r) => r.rung.recipe.transformer && !r.rung.recipe.smoothQuant && !r.rung.recipe.cle);
+      if (helped(cleAlone) && helped(rulesAlone)) {
+        if (options.signal?.aborted) return 'cancelled';
+        const r = await tryRung({ ...rulesAlone!.rung.recipe, cle: true }, 'ours');
+        measured.push(r);
+        if (r.met) return 'target';
+      }
       // Judged where int8 kernels can saturate: the stage's best rung once more with saturation-safe weights, where its model is at risk.
       const risky = best();
       if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
         if (options.signal?.aborted) return 'cancelled';
         const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours');
+        measured.push(r);
+        if (r.met) return 'target';
+      }
+      // The best screened recipe with ranges by the method measured best on 8-bit CNNs, where its own is another.
+      const screened = best();
+      if (algorithms && options.calibrationRungs && !screened.error && screened.config.scaleType !== 'powerOfTwo' && screened.config.calibrationMethod !== LADDER_CALIBRATION_METHOD) {
+        if (options.signal?.aborted) return 'cancelled';
+        const r = await tryRung({ ...screened.rung.recipe, calibrationMethod: LADDER_CALIBRATION_METHOD }, 'ours');
         measured.push(r);
         if (r.met) return 'target';
       }

@@ -23,6 +23,10 @@ describe('the ladder\'s shared calibrations', () => {
     expect(calibrationKey(sequential)).not.toBe(calibrationKey(entropy));
     expect(calibrationKey({ ...sequential, perChannel: true })).not.toBe(calibrationKey(sequential));
     expect(calibrationKey({ ...entropy, perChannel: true })).toBe(calibrationKey(entropy));
+    // Fine-tuning and bias correction act after calibration: a fine-tuning rung reuses its start's ranges.
+    const tuned = { ...sequential, includeFastFt: true, includeBiasCorrection: true, extraOptions: { ...sequential.extraOptions, FastFinetune: { ...sequential.extraOptions.FastFinetune, NumIterations: 200 } } };
+    expect(calibrationKey(tuned)).toBe(calibrationKey(sequential));
+    expect(calibrationKey({ ...sequential, includeCle: true })).not.toBe(calibrationKey(sequential));
   });
 });
 

@@ -114,8 +114,12 @@ export function calibrationKey(config: QuantConfig): string {
   // Fine-tuning and the elementwise type alignment act after calibration (the quantization plan), not on it.
   const { FastFinetune: _ft, AlignEltwiseQuantType: _align, ...extra } = config.extraOptions;
   const collector = activationMethodName(config);
-  // Sequential gathers its statistics on the model quantized with this configuration, weights included.
-  if (collector === 'Sequential') return JSON.stringify([collector, { ...config, extraOptions: extra }]);
+  // Sequential gathers its statistics on the model quantized with this configuration, weights included; not on the
+  // recovered one (fine-tuning and bias correction run after calibration), so a fine-tuning rung shares its start's.
+  if (collector === 'Sequential') {
+    const { includeFastFt: _f, includeBiasCorrection: _b, ...top } = config;
+    return JSON.stringify([collector, { ...top, extraOptions: extra }]);
+  }
   return JSON.stringify([collector, TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType, config.includeCle, extra]);
 }
 

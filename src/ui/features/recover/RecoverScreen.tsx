@@ -8,6 +8,7 @@
 import { useState } from 'react';
 import { renderHtml } from '../../../core/report/index.ts';
 import { LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
+import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
@@ -107,7 +108,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       <legend className="field__label">Algorithms</legend>
       <MixedPrecisionChoice />
       <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
-      <label className="recover-switch" title="Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out HardSwish: the PP-OCRv4 text detector, A8W8 per channel, Sequential, 0.9595 → 0.9688 held out; the ladder tries them on such models by itself"><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])</label>
+      <label className="recover-switch" title={`Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out activations: the best route measured is these rules with Sequential ranges, then AdaRound (${FUNCTION_RULES_ROUTE}); the ladder tries them on such models by itself`}><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])</label>
       <label className="recover-switch"><input type="checkbox" checked={o.smoothQuant} onChange={(e) => set({ smoothQuant: e.currentTarget.checked })} data-testid="recover-smoothquant" /> SmoothQuant (activation outliers into the weights)</label>
       <label className="field field--inline" title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs">
         <span className="field__label">SmoothQuant α</span>
@@ -246,6 +247,7 @@ export default function RecoverScreen() {
         The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then AdaRound; then AdaQuant; then A8W8 or
         A16W8; then excluding the most sensitive nodes. By default the ladder keeps to 8 bits as long as it can: the 8-bit formats (seconds each), their
         fine-tuning closest to the target first (minutes), then mixed precision (a few tensors at 16 bits within the budget) with AdaRound; only then A16W8.
+        On models with written-out functions each format is also tried with the function rules (with CLE too where both helped), and every float-scale format with Sequential ranges: fine-tuning starts from the best of them.
         The fastest order measures every format first, 16-bit included, and takes the first that meets the target. Both skip what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
       </p>
       {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
