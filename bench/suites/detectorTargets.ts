@@ -52,6 +52,10 @@ export const detectorTargetsSuite: Suite = {
     const lines = process.env.QS_TARGETS_LINES?.split(',').filter(Boolean);
     if (lines) {
       const rows = lines.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{"row"')).map((l) => JSON.parse(l) as Row));
+      // In the cases' order: per channel, its second split, per tensor; within each, the rows as the case lists them.
+      const group = (r: Row) => (r.weights === 'per channel' ? (r.calibrationSeed === 'default' ? 0 : 1) : 2);
+      const order = ['ort', 'minmax', 'best', 'bc', 'adaround200', 'adaround1000', 'adaquant200'];
+      rows.sort((a, b) => group(a) - group(b) || order.indexOf(String(a.row)) - order.indexOf(String(b.row)));
       return rows.map((r) => targetRow(r, today));
     }
     const results = new Map<number, Row[]>();
