@@ -6,7 +6,8 @@
  * changes nothing); otherwise one worker does everything. A sequential calibration is split round by
  * round (core SequentialRound): every worker runs a round on its share, the round's states are merged and
  * the ranges fixed, and only then does the next round start, on every worker with the same ranges; so it
- * too gives what one worker gives.
+ * too gives what one worker gives. ConsumerMSE runs on one worker: its search needs the whole run's histograms and
+ * first samples in one place.
  *
  * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), a model of a
  * gigabyte or more ends them after each run (RELEASE_AFTER_RUN_BYTES), and a cancel that a worker does not
@@ -14,6 +15,7 @@
  */
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
+import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
 import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
@@ -144,8 +146,10 @@ export function createCalibrationPool(
     cancelled: () => boolean,
   ): Promise<CalibrationResult> {
     const start = performance.now();
-    if (workers.length === 1) {
-      const [w] = workers;
+    // ConsumerMSE searches on the first samples of the whole run with every sample's histogram: one worker runs it
+    // (a worker's own search would be another, and merged states fall back to MinMSE; core statisticsFile.ts).
+    if (workers.length === 1 || activationMethodName(request.config) === 'ConsumerMSE') {
+      const w = workers[0];
       const handle = await w.handle;
       return w.connection.call((api) => api.run(handle, request, proxy(onProgress)));
     }
