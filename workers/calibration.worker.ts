@@ -1,9 +1,11 @@
 /**
  * The calibration worker's entry: wiring only. The API lives in calibrationApi.ts (tests build it with
  * a Node runtime); here it gets onnxruntime-web and the OffscreenCanvas image decoder, and the
- * progress callback the page passed as a Comlink.proxy is released when its run ends.
+ * progress callback the page passed as a Comlink.proxy is released when its run ends, and the collector states a
+ * share returns are transferred, not copied.
  */
-import { expose, releaseProxy, type Remote } from 'comlink';
+import { expose, releaseProxy, transfer, type Remote } from 'comlink';
+import { stateBuffers } from '../src/core/calibrate/statistics.ts';
 import { createCalibrationApi, type CalibrationApi, type ProgressCallback } from './calibrationApi.ts';
 import { decodeWithCanvas } from './calibration/decodeImage.ts';
 import { createWebRuntime } from './runtime/ort.ts';
@@ -14,7 +16,9 @@ const wired: CalibrationApi = {
   ...api,
   async run(handle, request, onProgress) {
     try {
-      return await api.run(handle, request, onProgress);
+      const result = await api.run(handle, request, onProgress);
+      // A share's states go to the page to be merged: their bins move instead of being copied (the worker keeps none).
+      return result.states ? transfer(result, stateBuffers(result.states)) : result;
     } finally {
       (onProgress as Remote<ProgressCallback> | undefined)?.[releaseProxy]?.();
     }

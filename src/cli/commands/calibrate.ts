@@ -14,6 +14,8 @@ import {
   parseStatistics,
   rangesDigest,
   SequentialRoundsError,
+  ConsumerSearchSplitError,
+  consumerSearchSplitMessage,
   StatisticsFileError,
   statisticsKey,
   STATISTICS_FORMAT,
@@ -55,7 +57,10 @@ ranges of all the images so far (a shard's own ranges would give other statistic
                 qstudio merge r1-*.json --stats after-1.json
   round k ≥ 2:  qstudio calibrate m.onnx --calib <dir> --calibration-method Sequential --shard i/n --after after-<k-1>.json --stats rk-i.json
                 qstudio merge rk-*.json --after after-<k-1>.json --stats after-k.json   (and -o ranges.json at k = R)
-Every shard of every round must see its same images; the result equals one run over all of them.`;
+Every shard of every round must see its same images; the result equals one run over all of them.
+
+ConsumerMSE does not shard (a named error): its search measures the candidates on the first images of the whole
+run with every image's histogram in. Run it in one calibration, or shard MinMSE.`;
 
 /**
  * The round a sharded sequential calibration runs: the float pass without `--after`; with it, the round after
@@ -111,6 +116,7 @@ export const calibrateCommand = {
     if (values.after && !sequential) throw new UsageError('--after runs a later round of a sequential calibration: give --calibration-method Sequential');
     if (values.after && !shard) throw new UsageError('--after runs one round on one share: give --shard i/n (without shards, a plain run does every round)');
     if (sequential && shard && values.output) throw new UsageError('a sequential calibration\'s shard writes statistics only (--stats): the ranges come from qstudio merge after its last round');
+    if (shard && method === 'ConsumerMSE') throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
     const round = sequential && shard ? roundAfter(values.after, config) : undefined;
     const empty = shard !== undefined && shardFiles(listImageFiles(values.calib).files, shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.

@@ -172,7 +172,9 @@ export const MinMseCollector: Collector<MinMseOptions, MinMseState, SearchedRang
 /**
  * The state of ConsumerMSE (consumerSearch.ts): MinMSE's histogram, plus the range the search chose once the
  * calibration runner has run it. Without a choice (a state merged from parts, before the search) it reports
- * MinMSE's range; merging drops the choice, since it was made on other data.
+ * MinMSE's range; merging drops the choice, since it was made on other data. So a ConsumerMSE run is never
+ * split: the page runs it on one worker, and the command line refuses its shards (statisticsFile.ts
+ * ConsumerSearchSplitError).
  */
 export interface ConsumerMseState {
   readonly method: 'ConsumerMSE';

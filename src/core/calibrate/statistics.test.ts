@@ -1,7 +1,10 @@
-/** rangesOf: the method's range, and the extremes seen beside it where the method clipped them. */
+/**
+ * rangesOf: the method's range, and the extremes seen beside it where the method clipped them. stateBuffers: what a
+ * worker may transfer of its states.
+ */
 import { describe, expect, it } from 'vitest';
 import { createState, updateState, type CollectorState } from './collectors.ts';
-import { rangesOf, type TensorStates } from './statistics.ts';
+import { rangesOf, stateBuffers, type TensorStates } from './statistics.ts';
 import { gaussian } from './test-data.ts';
 
 describe('rangesOf', () => {
@@ -15,5 +18,18 @@ describe('rangesOf', () => {
     expect(r.get('p')!.max).toBeLessThan(30);
     expect(r.get('p')!.observed).toEqual({ min: -12, max: 30 });
     expect(r.get('m')).toEqual({ min: -12, max: 30 });
+  });
+});
+
+describe('stateBuffers', () => {
+  it("lists each histogram's bins once and nothing for MinMax; a view on part of a buffer is left to be copied", () => {
+    const values = gaussian(5000, 1);
+    const states: TensorStates = new Map<string, CollectorState>([['e', createState('Entropy')], ['p', createState('Percentile')], ['m', createState('MinMax')]]);
+    for (const s of states.values()) updateState(s, values);
+    const bins = (name: string) => (states.get(name) as unknown as { hist: { bins: Float64Array } }).hist.bins;
+    expect(stateBuffers(states)).toEqual([bins('e').buffer, bins('p').buffer]);
+    const whole = new Float64Array(2 * bins('p').length);
+    (states.get('p') as unknown as { hist: { bins: Float64Array } }).hist.bins = whole.subarray(0, whole.length / 2);
+    expect(stateBuffers(states)).toEqual([bins('e').buffer]);
   });
 });

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { CALIBRATION_METHODS, createState, updateState } from './collectors.ts';
 import { rangesOf, type TensorStates } from './statistics.ts';
-import { formatStatistics, mergeStatisticsFiles, parseStatistics, STATISTICS_FORMAT, type StatisticsFile } from './statisticsFile.ts';
+import { formatStatistics, mergeStatisticsFiles, parseStatistics, rangesOfFile, STATISTICS_FORMAT, type StatisticsFile } from './statisticsFile.ts';
+import type { ConsumerMseState } from './minmse.ts';
 import { gaussian } from './test-data.ts';
 
 const file = (states: TensorStates, images: number): StatisticsFile => ({ format: STATISTICS_FORMAT, version: 1, method: 'm', key: 'k', images, shards: 1, states });
@@ -25,6 +26,20 @@ describe('calibration statistics files', () => {
     expect(merged.images).toBe(3);
     expect(rangesOf(merged.states)).toEqual(rangesOf(whole));
     expect(rangesOf(parseStatistics(formatStatistics(file(whole, 3)), 'whole').states)).toEqual(rangesOf(whole));
+  });
+
+  it('ConsumerMSE: one run\'s file keeps the searched ranges; shares, or files merged, are refused by name', () => {
+    const state = createState('ConsumerMSE') as ConsumerMseState;
+    updateState(state, gaussian(2000, 1));
+    state.chosen = { min: -1, max: 1 };
+    const whole: StatisticsFile = { ...file(new Map([['t', state]]), 4), method: 'ConsumerMSE' };
+    const read = parseStatistics(formatStatistics(whole), 'whole');
+    expect(rangesOfFile(mergeStatisticsFiles([{ file: read, where: 'whole' }]), 'merged').get('t')).toMatchObject({ min: -1, max: 1 });
+    const split = expect.objectContaining({ name: 'ConsumerSearchSplitError' });
+    expect(() => mergeStatisticsFiles([{ file: read, where: 'a' }, { file: read, where: 'b' }])).toThrow(split);
+    const share = { ...read, shard: { index: 1, count: 2 } };
+    expect(() => mergeStatisticsFiles([{ file: share, where: 'share' }])).toThrow(split);
+    expect(() => rangesOfFile(share, 'share')).toThrow(split);
   });
 
   it('refuses files of different configurations and files that are not statistics, by name', () => {

@@ -63,6 +63,27 @@ export class SequentialRoundsError extends StudioError {
   override readonly name = 'SequentialRoundsError';
 }
 
+/**
+ * ConsumerMSE statistics split over shards: its search (consumerSearch.ts) measures each candidate range on the
+ * first SEARCH_SAMPLES images of the whole run, from the histograms of every image, so one share's search is not
+ * the whole run's and merged shares have only MinMSE's ranges to give. Refused by name instead of answered wrongly.
+ */
+export class ConsumerSearchSplitError extends StudioError {
+  override readonly name = 'ConsumerSearchSplitError';
+}
+
+/** The message of a ConsumerSearchSplitError: why, and what to run instead. */
+export function consumerSearchSplitMessage(what: string): string {
+  return `${what}: ConsumerMSE chooses each range by measuring its consumers' error on the first images of the whole run, after every image's histogram is in, so its shards cannot be merged into the ranges one run gives. Calibrate ConsumerMSE in one run (qstudio calibrate without --shard), or shard with MinMSE, whose shards merge exactly.`;
+}
+
+/** A ConsumerSearchSplitError for ConsumerMSE statistics of a share, or of shares merged (see ConsumerSearchSplitError). */
+function assertWholeConsumerSearch(file: StatisticsFile, where: string): void {
+  if (file.method === 'ConsumerMSE' && (file.shard || file.shards > 1)) {
+    throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${where} holds ConsumerMSE statistics of ${file.shard ? `share ${file.shard.index}/${file.shard.count}` : `${file.shards} shards`}`));
+  }
+}
+
 /** A digest of ranges (tensor names and exact values, in name order): which ranges a sequential round started from. */
 export function rangesDigest(ranges: ReadonlyMap<string, { readonly min: number; readonly max: number }>): string {
   const text = JSON.stringify([...ranges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, r]) => [t, r.min, r.max]));
@@ -84,6 +105,7 @@ export function isComplete(file: Pick<StatisticsFile, 'sequential'>): boolean {
 
 /** The ranges of a file's statistics; a SequentialRoundsError when rounds remain to be run. */
 export function rangesOfFile(file: StatisticsFile, where: string): Map<string, TensorRange> {
+  assertWholeConsumerSearch(file, where);
   const seq = file.sequential;
   if (seq && !isComplete(file)) {
     const next = seq.basis ? seq.round : seq.round + 1;
@@ -146,6 +168,8 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
 export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
   if (files.length === 0) throw new StatisticsFileError('no statistics files to merge');
   const first = files[0];
+  if (first.file.method === 'ConsumerMSE' && files.length > 1) throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${first.where} and ${files.length - 1} more hold ConsumerMSE statistics`));
+  for (const { file, where } of files) assertWholeConsumerSearch(file, where);
   // The rounds as a shard with images counted them (an empty shard could not measure how the passes chunk).
   const seq = (files.find((f) => f.file.images > 0) ?? first).file.sequential;
   if (seq?.basis) {

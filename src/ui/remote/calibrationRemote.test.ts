@@ -89,6 +89,19 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     expect(seen.at(-1)!.done).toBe(10);
   });
 
+  it('ConsumerMSE with enough samples for two workers gives exactly the ranges one worker gives (its search is not split)', async () => {
+    const { presetWithMethod } = await import('../../core/quantize/presets.ts');
+    const consumer = (samples: ReturnType<typeof fakeImages>) => ({ ...request(samples), config: presetWithMethod('A8W8', 'ConsumerMSE') });
+    const samples = fakeImages(9);
+    const single = await pool(1).service.calibrate(model, consumer(samples), () => undefined);
+    const split = await pool(2).service.calibrate(model, consumer(samples), () => undefined);
+    const minMse = await pool(1).service.calibrate(model, { ...request(samples), config: presetWithMethod('A8W8', 'MinMSE') }, () => undefined);
+    expect(split.used).toBe(9);
+    // The search chose something else than MinMSE somewhere, so this compares the search and not MinMSE twice.
+    expect(single.ranges).not.toEqual(minMse.ranges);
+    expect(split.ranges).toEqual(single.ranges);
+  });
+
   it('a cancel between the rounds of a split sequential calibration stops it by name; the workers stay', async () => {
     const { presetWithMethod } = await import('../../core/quantize/presets.ts');
     const { service, closed } = pool(2);

@@ -6,7 +6,8 @@
  * changes nothing); otherwise one worker does everything. A sequential calibration is split round by
  * round (core SequentialRound): every worker runs a round on its share, the round's states are merged and
  * the ranges fixed, and only then does the next round start, on every worker with the same ranges; so it
- * too gives what one worker gives.
+ * too gives what one worker gives. ConsumerMSE runs on one worker: its search needs the whole run's histograms and
+ * first samples in one place.
  *
  * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), a model of a
  * gigabyte or more ends them after each run (RELEASE_AFTER_RUN_BYTES), and a cancel that a worker does not
@@ -14,11 +15,13 @@
  */
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
+import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
 import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { SESSION_EXTERNAL_FROM_BYTES } from '../../core/onnx/sessionExternal.ts';
+import { stateBuffers } from '../../core/calibrate/statistics.ts';
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */
 const SAMPLES_FOR_TWO_WORKERS = 8;
@@ -143,8 +146,10 @@ export function createCalibrationPool(
     cancelled: () => boolean,
   ): Promise<CalibrationResult> {
     const start = performance.now();
-    if (workers.length === 1) {
-      const [w] = workers;
+    // ConsumerMSE searches on the first samples of the whole run with every sample's histogram: one worker runs it
+    // (a worker's own search would be another, and merged states fall back to MinMSE; core statisticsFile.ts).
+    if (workers.length === 1 || activationMethodName(request.config) === 'ConsumerMSE') {
+      const w = workers[0];
       const handle = await w.handle;
       return w.connection.call((api) => api.run(handle, request, proxy(onProgress)));
     }
@@ -168,7 +173,9 @@ export function createCalibrationPool(
     /** The ranges of the workers' merged states. */
     const merged = async (results: readonly CalibrationResult[]) => {
       const firstHandle = await first.handle;
-      return first.connection.call((api) => api.merge(firstHandle, results.filter((r) => r.used > 0).map((r) => r.states!)));
+      const parts = results.filter((r) => r.used > 0).map((r) => r.states!);
+      // The page keeps no state: the bins move to the worker that merges them (11 MB a share for UltraFace's Entropy).
+      return first.connection.call((api) => api.merge(firstHandle, transfer(parts, parts.flatMap(stateBuffers))));
     };
     const sequential = request.config.calibrationMethod === 'Sequential';
     const results = await everywhere(sequential ? { index: 0, ranges: null } : undefined);

@@ -24,6 +24,7 @@ const TEXTS: Record<string, ErrorText> = {
   UnknownHandleError: { title: 'The model is no longer open', hint: 'Open the model again.' },
   StatisticsFileError: { title: 'Cannot use these statistics' },
   SequentialRoundsError: { title: 'Sequential calibration not finished', hint: 'Import the statistics qstudio merge wrote after the last round.' },
+  ConsumerSearchSplitError: { title: 'ConsumerMSE statistics of shards', hint: 'Calibrate ConsumerMSE here or in one qstudio run, or import MinMSE shards.' },
 };
 
 export function errorTitle(name: string, fallback = 'Something went wrong'): string {
