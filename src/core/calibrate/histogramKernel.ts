@@ -117,29 +117,34 @@ function kernelOn(k: KernelExports): HistogramKernel {
     into.absMin = first ? alo : Math.min(into.absMin, alo);
   };
 
+  /** Copies `values` into the kernel's memory a block at a time and calls `each(n, first)` for the block of n values there. */
+  const byBlocks = (values: Float32Array, each: (n: number, first: boolean) => void) => {
+    for (let at = 0; at < values.length; at += BLOCK) {
+      const part = values.subarray(at, Math.min(at + BLOCK, values.length));
+      values32.set(part);
+      each(part.length, at === 0);
+    }
+  };
+
   return {
     last,
     extremes(values) {
       ext.min = ext.absMin = Infinity;
       ext.max = -Infinity;
-      for (let at = 0; at < values.length; at += BLOCK) {
-        const part = values.subarray(at, Math.min(at + BLOCK, values.length));
-        values32.set(part);
-        k.extremes(valuesAt, part.length);
-        fold(ext, at === 0);
-      }
+      byBlocks(values, (n, first) => {
+        k.extremes(valuesAt, n);
+        fold(ext, first);
+      });
       return ext;
     },
     countInside(bins, values, inv, offset, abs) {
       layoutFor(bins.length);
       let outside = 0;
       const count = float32Exact(inv, offset, bins.length) ? k.countInside32 : k.countInside;
-      for (let at = 0; at < values.length; at += BLOCK) {
-        const part = values.subarray(at, Math.min(at + BLOCK, values.length));
-        values32.set(part);
-        outside += count(countsAt, valuesAt, part.length, inv, offset, bins.length, abs ? 1 : 0);
-        fold(last, at === 0);
-      }
+      byBlocks(values, (n, first) => {
+        outside += count(countsAt, valuesAt, n, inv, offset, bins.length, abs ? 1 : 0);
+        fold(last, first);
+      });
       // Counted values lie between the bins of the batch's extremes (all of them where some extreme is not finite).
       if (finiteExtremes(last)) {
         const top = abs ? Math.max(-last.min, last.max) : last.max;
@@ -149,23 +154,18 @@ function kernelOn(k: KernelExports): HistogramKernel {
     },
     countOutside(bins, values, oldInv, oldOffset, inv, offset, abs, reach) {
       layoutFor(bins.length);
-      for (let at = 0; at < values.length; at += BLOCK) {
-        const part = values.subarray(at, Math.min(at + BLOCK, values.length));
-        values32.set(part);
-        k.countOutside(countsAt, valuesAt, part.length, oldInv, oldOffset, inv, offset, bins.length, abs ? 1 : 0);
-      }
+      byBlocks(values, (n) => k.countOutside(countsAt, valuesAt, n, oldInv, oldOffset, inv, offset, bins.length, abs ? 1 : 0));
       flush(bins, reach[0], reach[1]);
     },
   };
 }
 
-let available: boolean | undefined;
 let instance: HistogramKernel | null | undefined;
 
 /** The kernel, or null where this JavaScript has no WebAssembly SIMD (the TypeScript loops serve then). */
 export function histogramKernel(): HistogramKernel | null {
   if (instance !== undefined) return instance;
-  available = typeof WebAssembly === 'object' && WebAssembly.validate(HISTOGRAM_KERNEL_WASM);
+  const available = typeof WebAssembly === 'object' && WebAssembly.validate(HISTOGRAM_KERNEL_WASM);
   instance = available ? kernelOn(new WebAssembly.Instance(new WebAssembly.Module(HISTOGRAM_KERNEL_WASM)).exports as unknown as KernelExports) : null;
   return instance;
 }
