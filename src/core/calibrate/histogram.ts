@@ -20,7 +20,7 @@
  */
 
 import { type HistogramKernel, finiteExtremes, histogramKernel } from './histogramKernel.ts';
-import { type Extremes, scan, scanWithAbs } from './scan.ts';
+import { type Extremes, countedHigh, countedLow, scan, scanWithAbs } from './scan.ts';
 
 /** Smallest bin-width exponent. At 2^-200 every float32 value (≥ 2^-149 in magnitude) has its own bin. */
 export const MIN_EXPONENT = -200;
@@ -125,14 +125,7 @@ export function foldIntoHistogram(h: Histogram, values: Float32Array, kernel = v
   if (kernel) return foldWithKernel(h, values, kernel);
   if (h.count > 0 && h.abs) {
     const inside = countInsideAbs(h, values);
-    if (inside.outside === 0) {
-      h.min = noNegativeZero(Math.min(h.min, inside.absMin));
-      h.max = noNegativeZero(Math.max(h.max, Math.max(-inside.min, inside.max)));
-      h.valueMin = noNegativeZero(Math.min(h.valueMin, inside.min));
-      h.valueMax = noNegativeZero(Math.max(h.valueMax, inside.max));
-      h.count += values.length;
-      return h;
-    }
+    if (inside.outside === 0) return takeInside(h, inside, values.length);
     return foldOutside(h, values);
   }
   const n = values.length;
@@ -174,32 +167,32 @@ function foldWithKernel(h: Histogram, values: Float32Array, kernel: HistogramKer
   const oldOffset = h.offset;
   const outside = kernel.countInside(h.bins, values, oldInv, oldOffset, h.abs);
   const e = kernel.last;
-  if (outside === 0) {
-    h.min = noNegativeZero(Math.min(h.min, h.abs ? e.absMin : e.min));
-    h.max = noNegativeZero(Math.max(h.max, h.abs ? Math.max(-e.min, e.max) : e.max));
-    h.valueMin = noNegativeZero(Math.min(h.valueMin, e.min));
-    h.valueMax = noNegativeZero(Math.max(h.valueMax, e.max));
-    h.count += n;
-    return h;
-  }
+  if (outside === 0) return takeInside(h, e, n);
   const ext: Extremes = finiteExtremes(e) ? { min: e.min, max: e.max, absMin: e.absMin, nonFinite: 0 } : { ...scanWithAbs(values) };
   h.nonFinite += ext.nonFinite;
   const good = n - ext.nonFinite;
   if (good === 0) return h;
   const inv = relayout(h, ext);
   h.count += good;
-  const lo = h.abs ? ext.absMin : ext.min;
-  const hi = h.abs ? Math.max(-ext.min, ext.max) : ext.max;
-  kernel.countOutside(h.bins, values, oldInv, oldOffset, inv, h.offset, h.abs, [Math.floor(lo * inv) - h.offset, Math.floor(hi * inv) - h.offset]);
+  const reach: [number, number] = [Math.floor(countedLow(ext, h.abs) * inv) - h.offset, Math.floor(countedHigh(ext, h.abs) * inv) - h.offset];
+  kernel.countOutside(h.bins, values, oldInv, oldOffset, inv, h.offset, h.abs, reach);
+  return h;
+}
+
+/** Takes a batch of `n` values, all counted inside h's bins already, with extremes `e`: its range and count into h. */
+function takeInside(h: Histogram, e: Omit<Extremes, 'nonFinite'>, n: number): Histogram {
+  h.min = noNegativeZero(Math.min(h.min, countedLow(e, h.abs)));
+  h.max = noNegativeZero(Math.max(h.max, countedHigh(e, h.abs)));
+  h.valueMin = noNegativeZero(Math.min(h.valueMin, e.min));
+  h.valueMax = noNegativeZero(Math.max(h.valueMax, e.max));
+  h.count += n;
   return h;
 }
 
 /** Widens h's range and layout to take a batch of extremes `ext` (finite values; min, max, absMin); returns 2^-exponent. */
 function relayout(h: Histogram, ext: Extremes): number {
-  const lo = h.abs ? ext.absMin : ext.min;
-  const hi = h.abs ? Math.max(-ext.min, ext.max) : ext.max;
-  const min = noNegativeZero(Math.min(h.min, lo));
-  const max = noNegativeZero(Math.max(h.max, hi));
+  const min = noNegativeZero(Math.min(h.min, countedLow(ext, h.abs)));
+  const max = noNegativeZero(Math.max(h.max, countedHigh(ext, h.abs)));
   const e = minimalExponent(min, max, h.capacity);
   const inv = pow2(-e);
   const offset = Math.floor(min * inv);

@@ -17,6 +17,7 @@
  * TypeScript loops serve. Pure: WebAssembly is a language built-in, not a runtime.
  */
 import { HISTOGRAM_KERNEL_WASM } from './histogramKernelWasm.ts';
+import { countedHigh, countedLow } from './scan.ts';
 
 /** Values copied into the kernel's memory at a time (64 KiB). */
 export const BLOCK = 16384;
@@ -147,8 +148,7 @@ function kernelOn(k: KernelExports): HistogramKernel {
       });
       // Counted values lie between the bins of the batch's extremes (all of them where some extreme is not finite).
       if (finiteExtremes(last)) {
-        const top = abs ? Math.max(-last.min, last.max) : last.max;
-        flush(bins, Math.floor((abs ? last.absMin : last.min) * inv) - offset, Math.floor(top * inv) - offset);
+        flush(bins, Math.floor(countedLow(last, abs) * inv) - offset, Math.floor(countedHigh(last, abs) * inv) - offset);
       } else flush(bins, 0, bins.length - 1);
       return outside;
     },

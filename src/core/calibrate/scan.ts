@@ -17,6 +17,16 @@ export interface Extremes {
   nonFinite: number;
 }
 
+/** The least value a histogram counts of a batch with extremes `e`: its min, or when `abs` its least magnitude. */
+export function countedLow(e: Pick<Extremes, 'min' | 'absMin'>, abs: boolean): number {
+  return abs ? e.absMin : e.min;
+}
+
+/** The greatest value a histogram counts of a batch with extremes `e`: its max, or when `abs` its greatest magnitude. */
+export function countedHigh(e: Pick<Extremes, 'min' | 'max'>, abs: boolean): number {
+  return abs ? Math.max(-e.min, e.max) : e.max;
+}
+
 const result: Extremes = { min: Infinity, max: -Infinity, absMin: Infinity, nonFinite: 0 };
 
 function checked(values: Float32Array, withAbs: boolean): Extremes {
