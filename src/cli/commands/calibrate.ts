@@ -16,6 +16,7 @@ import {
   SequentialRoundsError,
   ConsumerSearchSplitError,
   consumerSearchSplitMessage,
+  needsWholeRun,
   StatisticsFileError,
   statisticsKey,
   STATISTICS_FORMAT,
@@ -116,7 +117,7 @@ export const calibrateCommand = {
     if (values.after && !sequential) throw new UsageError('--after runs a later round of a sequential calibration: give --calibration-method Sequential');
     if (values.after && !shard) throw new UsageError('--after runs one round on one share: give --shard i/n (without shards, a plain run does every round)');
     if (sequential && shard && values.output) throw new UsageError('a sequential calibration\'s shard writes statistics only (--stats): the ranges come from qstudio merge after its last round');
-    if (shard && method === 'ConsumerMSE') throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
+    if (shard && needsWholeRun(method)) throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
     const round = sequential && shard ? roundAfter(values.after, config) : undefined;
     const empty = shard !== undefined && shardFiles(listImageFiles(values.calib).files, shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.

@@ -72,6 +72,14 @@ export class ConsumerSearchSplitError extends StudioError {
   override readonly name = 'ConsumerSearchSplitError';
 }
 
+/**
+ * Whether statistics by `method` (activationMethodName) give their ranges only when one run gathers them all
+ * (ConsumerMSE's search, see ConsumerSearchSplitError): such a calibration is neither sharded nor split over workers.
+ */
+export function needsWholeRun(method: string): boolean {
+  return method === 'ConsumerMSE';
+}
+
 /** The message of a ConsumerSearchSplitError: why, and what to run instead. */
 export function consumerSearchSplitMessage(what: string): string {
   return `${what}: ConsumerMSE chooses each range by measuring its consumers' error on the first images of the whole run, after every image's histogram is in, so its shards cannot be merged into the ranges one run gives. Calibrate ConsumerMSE in one run (qstudio calibrate without --shard), or shard with MinMSE, whose shards merge exactly.`;
@@ -79,7 +87,7 @@ export function consumerSearchSplitMessage(what: string): string {
 
 /** A ConsumerSearchSplitError for ConsumerMSE statistics of a share, or of shares merged (see ConsumerSearchSplitError). */
 function assertWholeConsumerSearch(file: StatisticsFile, where: string): void {
-  if (file.method === 'ConsumerMSE' && (file.shard || file.shards > 1)) {
+  if (needsWholeRun(file.method) && (file.shard || file.shards > 1)) {
     throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${where} holds ConsumerMSE statistics of ${file.shard ? `share ${file.shard.index}/${file.shard.count}` : `${file.shards} shards`}`));
   }
 }
@@ -168,7 +176,7 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
 export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
   if (files.length === 0) throw new StatisticsFileError('no statistics files to merge');
   const first = files[0];
-  if (first.file.method === 'ConsumerMSE' && files.length > 1) throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${first.where} and ${files.length - 1} more hold ConsumerMSE statistics`));
+  if (needsWholeRun(first.file.method) && files.length > 1) throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${first.where} and ${files.length - 1} more hold ConsumerMSE statistics`));
   for (const { file, where } of files) assertWholeConsumerSearch(file, where);
   // The rounds as a shard with images counted them (an empty shard could not measure how the passes chunk).
   const seq = (files.find((f) => f.file.images > 0) ?? first).file.sequential;

@@ -22,6 +22,7 @@ import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { SESSION_EXTERNAL_FROM_BYTES } from '../../core/onnx/sessionExternal.ts';
 import { stateBuffers } from '../../core/calibrate/statistics.ts';
+import { needsWholeRun } from '../../core/calibrate/statisticsFile.ts';
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */
 const SAMPLES_FOR_TWO_WORKERS = 8;
@@ -148,7 +149,7 @@ export function createCalibrationPool(
     const start = performance.now();
     // ConsumerMSE searches on the first samples of the whole run with every sample's histogram: one worker runs it
     // (a worker's own search would be another, and merged states fall back to MinMSE; core statisticsFile.ts).
-    if (workers.length === 1 || activationMethodName(request.config) === 'ConsumerMSE') {
+    if (workers.length === 1 || needsWholeRun(activationMethodName(request.config))) {
       const w = workers[0];
       const handle = await w.handle;
       return w.connection.call((api) => api.run(handle, request, proxy(onProgress)));
