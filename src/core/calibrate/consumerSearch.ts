@@ -37,10 +37,15 @@ export const SEARCH_SAMPLES = 4;
 /** A candidate range with the scale and zero point the quantizer derives from it. */
 export interface Candidate extends CalibrationRange, ScaleZeroPoint {}
 
-/** The candidate ranges of one tensor, from its histogram, MinMax's first (see module note). */
-export function candidateRanges(h: Histogram, quantType: QuantType, symmetric: boolean): Candidate[] {
+/**
+ * The candidate ranges of one tensor, from its histogram, MinMax's first (see module note); `lead`, where given,
+ * before them all (Sequential's search, sequentialSearch.ts, starts from the range the tensor has). Ranges giving a
+ * scale and zero point an earlier one gave are left out.
+ */
+export function candidateRanges(h: Histogram, quantType: QuantType, symmetric: boolean, lead?: CalibrationRange): Candidate[] {
   const bounds = searchBounds(quantType, symmetric);
-  const ranges: CalibrationRange[] = [{ min: h.min, max: h.max }];
+  const ranges: CalibrationRange[] = lead ? [{ min: lead.min, max: lead.max }] : [];
+  ranges.push({ min: h.min, max: h.max });
   const mse = minMseSearch(h, { mode: 'Percentile', quantType, symmetric, numBins: 2048, sweep: true });
   ranges.push({ min: mse.min, max: mse.max });
   ranges.push(clipToData(entropyThreshold(centeredReference(h, 2048), 128), h));

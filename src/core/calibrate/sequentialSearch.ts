@@ -32,7 +32,7 @@ import type { Feed, Runtime } from '../runtime/session.ts';
 import { type Candidate, candidateErrors, candidateRanges, searchModel } from './consumerSearch.ts';
 import { exposeOnly } from './expose.ts';
 import type { Histogram } from './histogram.ts';
-import { floatScaleZeroPoint, searchBounds } from './qdq-error.ts';
+import { searchBounds } from './qdq-error.ts';
 import { quantizedReadout } from './sequential.ts';
 import type { CalibrationRange } from './types.ts';
 
@@ -82,23 +82,6 @@ export interface SearchedCandidates {
 }
 
 /**
- * Candidates of a tensor: the range it has (`current`), then ConsumerMSE's from its histogram, repeated scales removed.
- */
-export function sequentialCandidates(h: Histogram, current: CalibrationRange, quantType: QuantType, symmetric: boolean): Candidate[] {
-  const bounds = searchBounds(quantType, symmetric);
-  const first: Candidate = { min: current.min, max: current.max, ...floatScaleZeroPoint(current.min, current.max, bounds, symmetric) };
-  const key = (c: Candidate) => `${c.scale}/${c.zeroPoint}`;
-  const out = [first];
-  const seen = new Set([key(first)]);
-  for (const c of candidateRanges(h, quantType, symmetric)) {
-    if (seen.has(key(c))) continue;
-    seen.add(key(c));
-    out.push(c);
-  }
-  return out;
-}
-
-/**
  * The summed consumer errors of each candidate of each tensor of `group` (tensor → histogram and current
  * range) on `quantized` (the model quantized with the ranges fixed so far, the group's at their current range),
  * over `samples`. Tensors the quantized model does not quantize, or whose consumers give nothing to compare,
@@ -117,7 +100,8 @@ export async function searchPartlyQuantized(
   const readout = quantizedReadout(quantized, [...group.keys()].filter((t) => group.get(t)!.hist.count > 0), !options.everyQuantized);
   if (readout.size === 0 || samples.length === 0) return out;
   const tensors = [...readout.keys()];
-  const candidates = tensors.map((t) => sequentialCandidates(group.get(t)!.hist, group.get(t)!.current, options.quantType, options.symmetric));
+  // Each tensor's candidates: the range it has (index 0), then ConsumerMSE's from its histogram.
+  const candidates = tensors.map((t) => candidateRanges(group.get(t)!.hist, options.quantType, options.symmetric, group.get(t)!.current));
   const open = tensors.map((_, i) => i).filter((i) => candidates[i].length > 1);
   if (open.length === 0) return out;
   const base = withoutRequantization(quantized, open.map((i) => readout.get(tensors[i])!));
