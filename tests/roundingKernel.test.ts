@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { kernelMath, roundingState, wasmAvailable, type RoundingState } from '../src/core/recover/roundingKernel.ts';
 import { ROUNDING_KERNEL_WASM } from '../src/core/recover/roundingKernelWasm.ts';
-import { kernelModuleSource, wasmFromWat } from '../scripts/roundingKernelBytes.ts';
+import { kernelModuleSource, wasmFromWat } from '../scripts/kernelBytes.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 
 const recover = path.resolve(import.meta.dirname, '../src/core/recover');

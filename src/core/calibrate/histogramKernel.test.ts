@@ -11,7 +11,7 @@ import { KERNEL_MIN_VALUES, createHistogram, foldIntoHistogram, pow2, type Histo
 import { BLOCK, float32Exact, histogramKernel } from './histogramKernel.ts';
 import { HISTOGRAM_KERNEL_WASM } from './histogramKernelWasm.ts';
 import { gaussian, rng, unevenBatches } from './test-data.ts';
-import { KERNELS, kernelModuleSource, wasmFromWat } from '../../../scripts/roundingKernelBytes.ts';
+import { KERNELS, kernelModuleSource, wasmFromWat } from '../../../scripts/kernelBytes.ts';
 
 const kernel = histogramKernel();
 

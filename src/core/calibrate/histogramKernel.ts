@@ -5,7 +5,7 @@
  * 2.5 for a scan on Node 20 (bench/README.md, suite calibration-speed): that, not the threshold searches, was most
  * of what Entropy and Percentile added to MinMax's time.
  *
- * The kernel (histogramKernel.wat, built into histogramKernelWasm.ts by scripts/build-rounding-kernel.ts) reads its
+ * The kernel (histogramKernel.wat, built into histogramKernelWasm.ts by scripts/build-kernels.ts) reads its
  * own memory only, so a batch is copied in by blocks of BLOCK values (a block fits in the second-level cache) and
  * counted into int32 counters there (four interleaved copies, so that runs of one value do not queue on one
  * counter); the counters are added into the histogram's float64 bins at the end of the batch, over the bins the

@@ -1,6 +1,6 @@
 ;; The histogram's hot loops in WebAssembly SIMD (histogramKernel.ts explains their use and holds nothing else of the
 ;; histogram's logic; histogram.ts keeps the plain TypeScript loops they must agree with, bin for bin). Built into
-;; histogramKernelWasm.ts by scripts/build-rounding-kernel.ts; edit this text, never the bytes.
+;; histogramKernelWasm.ts by scripts/build-kernels.ts; edit this text, never the bytes.
 ;;
 ;; Memory: bytes 0..12 hold the last call's extremes (float32 min, max, min |x|); the caller passes the byte offsets
 ;; of the values (float32) and of the counts (int32, four interleaved copies: bin j of lane k at counts + 16 j + 4 k,

@@ -4,7 +4,7 @@
  * its gradient with the rounding term's |2h − 1|^(β−1) and an Adam step ("descend"). In float64 TypeScript each
  * weight-step cost about 70 ns, most of it Math.exp and Math.log calls; here the state is float32 (packed: position
  * q is the q-th weight still learning) and the two passes run in WebAssembly SIMD, four weights at a time, with
- * polynomial exp and log (roundingKernel.wat, built into roundingKernelWasm.ts by scripts/build-rounding-kernel.ts).
+ * polynomial exp and log (roundingKernel.wat, built into roundingKernelWasm.ts by scripts/build-kernels.ts).
  *
  * The plain TypeScript loops below are the reference the kernel is pinned against (tests/roundingKernel.test.ts)
  * and serve where WebAssembly SIMD is missing. Both read and write the same Float32Array views. Float32 is enough:

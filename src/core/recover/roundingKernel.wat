@@ -1,6 +1,6 @@
 ;; AdaRound's per-weight step in WebAssembly SIMD, four float32 weights at a time (roundingKernel.ts explains the
 ;; layout and holds the plain TypeScript loop this must agree with). Built into roundingKernelWasm.ts by
-;; scripts/build-rounding-kernel.ts; edit this text, never the bytes.
+;; scripts/build-kernels.ts; edit this text, never the bytes.
 ;;
 ;; Every array is float32 (learning and leftAt int32), packed: position q is the q-th weight still learning. The
 ;; caller passes byte offsets into this module's memory and n, the weights still learning; arrays have room for n

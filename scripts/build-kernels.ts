@@ -1,12 +1,12 @@
 /**
- * `npm run gen:kernel`: builds the generated modules of the WebAssembly SIMD kernels (roundingKernelBytes.ts KERNELS:
+ * `npm run gen:kernel`: builds the generated modules of the WebAssembly SIMD kernels (kernelBytes.ts KERNELS:
  * AdaRound's src/core/recover/roundingKernelWasm.ts, the calibration histogram's
  * src/core/calibrate/histogramKernelWasm.ts) from their committed .wat texts, with wabt's wat2wasm (a devDependency:
  * it runs here, never at run time). Nothing in a generated file is edited by hand; each kernel's test checks that it
  * matches the text.
  */
 import fs from 'node:fs';
-import { KERNELS, kernelModuleSource, kernelPath, wasmFromWat } from './roundingKernelBytes.ts';
+import { KERNELS, kernelModuleSource, kernelPath, wasmFromWat } from './kernelBytes.ts';
 
 for (const kernel of Object.values(KERNELS)) {
   const bytes = await wasmFromWat(fs.readFileSync(kernelPath(kernel, 'wat'), 'utf8'), kernel.wat);
