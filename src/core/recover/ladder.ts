@@ -215,21 +215,22 @@ export interface LadderOptions {
 
 const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound', adaquant: 'AdaQuant' };
 
-/** "A16W8 per-channel + CLE + AdaQuant". */
-export function rungLabel(r: RungRecipe): string {
-  if (r.exclusions) return 'Exclude sensitive nodes';
-  if (r.mixedPrecision) {
-    const on = `${r.preset}${r.perChannel ? ' per-channel' : ''}${r.calibrationMethod ? ` + ${r.calibrationMethod} ranges` : ''}${r.transformer ? ' + attention rules' : ''}${r.smoothQuant ? ' + SmoothQuant' : ''}${r.saturationSafe ? ' + saturation-safe weights' : ''}`;
-    return `Mixed precision (${on})${r.finetune ? ` + ${ALGORITHM_LABEL[r.finetune]}` : ''}`;
-  }
+/** What a rung quantizes with before any algorithm: "A8W8 per-channel", then its ranges and rules, in label order. */
+function startParts(r: RungRecipe): string[] {
   const parts = [`${r.preset}${r.perChannel ? ' per-channel' : ''}`];
   if (r.calibrationMethod) parts.push(`${r.calibrationMethod} ranges`);
   if (r.transformer) parts.push('attention rules');
   if (r.smoothQuant) parts.push('SmoothQuant');
   if (r.saturationSafe) parts.push('saturation-safe weights');
-  if (r.cle) parts.push('CLE');
-  if (r.finetune) parts.push(ALGORITHM_LABEL[r.finetune]);
-  return parts.join(' + ');
+  return parts;
+}
+
+/** "A16W8 per-channel + CLE + AdaQuant". */
+export function rungLabel(r: RungRecipe): string {
+  if (r.exclusions) return 'Exclude sensitive nodes';
+  const finetune = r.finetune ? [ALGORITHM_LABEL[r.finetune]] : [];
+  if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
+  return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
 }
 
 /** Calibration settings of the user's configuration that carry into a rung, with its method (see rungConfig). */
