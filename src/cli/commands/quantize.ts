@@ -286,11 +286,13 @@ function writeBf16(modelPath: string, output: string | undefined, summaryPath: s
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
   const { model: source, external } = readModelFile(modelPath);
-  const { model, summary } = quantizeBf16(source);
+  const { model, summary, report } = quantizeBf16(source);
   writeModelFile(output, model, external);
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
-  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary }, null, 2)}\n`);
+  const extra = { warnings: report.warnings, ...(report.subgraphs ? { subgraphs: report.subgraphs } : {}) };
+  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary, ...extra }, null, 2)}\n`);
   process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);
+  for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
   return 0;
 }
 

@@ -61,6 +61,19 @@ export function outerScopeInputs(node: NodeProto): string[] {
   return [...used];
 }
 
+/**
+ * Every tensor name the nodes read: their inputs and the outer-scope names their subgraphs (If, Loop, Scan, at any
+ * depth) read. What a writer that drops unread initializers must keep: a subgraph's reads are not node inputs.
+ */
+export function tensorsReadBy(nodes: readonly NodeProto[]): Set<string> {
+  const read = new Set<string>();
+  for (const n of nodes) {
+    for (const i of n.input) if (i) read.add(i);
+    for (const i of outerScopeInputs(n)) read.add(i);
+  }
+  return read;
+}
+
 function buildCsr(count: number, edges: [number, number][]): { start: Int32Array; targets: Int32Array } {
   const start = new Int32Array(count + 1);
   for (const [a] of edges) start[a + 1]++;

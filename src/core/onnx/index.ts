@@ -10,7 +10,7 @@ export * from './externalize.ts';
 export * from './elementTypes.ts';
 export * from './tensorData.ts';
 export { type ExternalFiles, externalLocation, isExternal } from './externalData.ts';
-export { buildGraphIndex, weightOf, type GraphIndex } from './graphIndex.ts';
+export { buildGraphIndex, tensorsReadBy, weightOf, type GraphIndex } from './graphIndex.ts';
 export { inferElementTypes, type TensorElementTypes } from './elementTypeInference.ts';
 export { assignNodeIds } from './nodeIds.ts';
 export { constantNodeTensor } from './constantNode.ts';

@@ -10,6 +10,7 @@ import { summarize } from '../onnx/summary.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import { bf16Model, type Bf16Summary } from './bfloat16.ts';
+import { subgraphCoverage, subgraphWarning } from '../quantize/subgraphCoverage.ts';
 import { float16Nodes, float16ToFloat32 } from './float16.ts';
 
 /** The preset's name where the page and the command line offer it beside the integer presets. */
@@ -29,6 +30,7 @@ export function quantizeBf16(source: ModelProto): { model: ModelProto; report: Q
   if (state.state !== 'float') throw new UnsupportedModelError(`the model is already quantized (${state.ops.join(', ')}): give the float model`);
   const half = float16Nodes(source).size > 0;
   const { model, summary } = bf16Model(half ? float16ToFloat32(source) : source);
+  const subgraphs = subgraphCoverage(index);
   const before = opsetOf(source) ?? 1;
   const after = opsetOf(model) ?? before;
   const report: QuantizeReport = {
@@ -44,7 +46,8 @@ export function quantizeBf16(source: ModelProto): { model: ModelProto; report: Q
     counts: { nodes: index.nodes.length, quantized: index.nodes.length, float: 0, activationPairs: summary.activations, quantizedConstants: summary.weights },
     precision: { activations: summary.activations, weights: summary.weights, wideActivations: [], wideWeights: [], unmatchedOverrides: [] },
     notFloat: [],
-    warnings: [],
+    warnings: subgraphs ? [subgraphWarning(subgraphs, 'rounds to bfloat16 in')] : [],
+    ...(subgraphs ? { subgraphs } : {}),
     bf16: summary,
   };
   return { model, report, summary };

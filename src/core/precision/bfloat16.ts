@@ -8,7 +8,7 @@
  * as the NPU runs them (the compiler turns excluded float32 subgraphs into BF16). No calibration is needed:
  * bfloat16 has float32's range, so there is no scale to choose.
  */
-import { DataType, intAttribute, makeNode, type GraphProto, type ModelProto, type NodeProto, type TensorProto } from '../onnx/index.ts';
+import { DataType, intAttribute, makeNode, tensorsReadBy, type GraphProto, type ModelProto, type NodeProto, type TensorProto } from '../onnx/index.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { numberToBfloat16 } from '../onnx/halfFloat.ts';
 import { NameAllocator } from '../prepare/names.ts';
@@ -96,7 +96,7 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
     outputsRounded++;
   }
 
-  const read = new Set(nodes.flatMap((n) => n.input));
+  const read = tensorsReadBy(nodes);
   const initializer = [...graph.initializer.filter((t) => read.has(t.name ?? '')), ...bf16Weights];
   const out: GraphProto = { ...graph, node: nodes.map((n) => ({ ...n })), initializer };
   return { model: { ...model, graph: out }, summary: { activations: roundTrip.size + outputsRounded, weights: bf16Weights.length } };

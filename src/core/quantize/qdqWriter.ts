@@ -12,7 +12,7 @@
  * through Div → Round → Cast, so the node would not stay float, and below opset 11 (no Round) the model would
  * not load at all. The tensor's own pair is still written, read by nobody (see quantizeTensor).
  */
-import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { tensorsReadBy, type GraphIndex } from '../onnx/graphIndex.ts';
 import { intAttribute, makeNode, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
 import { makeTensor } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, type QuantType } from './numeric.ts';
@@ -158,8 +158,8 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
     for (const o of node.output) if (plan.activations.has(o)) quantizeTensor(o, renamedOutputs.get(o) ?? o);
   }
 
-  // Float initializers no node reads any more (replaced by their codes) are dropped.
-  const read = new Set(nodes.flatMap((n) => n.input));
+  // Float initializers no node reads any more (replaced by their codes) are dropped; those a subgraph reads stay.
+  const read = tensorsReadBy(nodes);
   const initializer = [...graph.initializer.filter((t) => read.has(t.name ?? '')), ...newInitializers];
   return { ...graph, node: nodes, initializer };
 }

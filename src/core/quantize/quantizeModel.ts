@@ -21,6 +21,7 @@ import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
 import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
+import { subgraphCoverage, subgraphWarning } from './subgraphCoverage.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../precision/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
 import type { GraphIndex } from '../onnx/graphIndex.ts';
@@ -113,6 +114,8 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
     if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '', ...(source !== undefined && source !== idOf(i) ? { source } : {}) });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
+  const subgraphs = subgraphCoverage(pIndex);
+  if (subgraphs) warnings.push(subgraphWarning(subgraphs));
   const precision = precisionSummary(plan, config);
   if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
   return {
@@ -137,6 +140,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
       warnings,
       ...(config.saturationSafeWeights ? { saturationSafeWeights: [...plan.saturationSafe] } : {}),
       ...(plan.saturationRisk.size > 0 ? { saturationRisk: [...plan.saturationRisk] } : {}),
+      ...(subgraphs ? { subgraphs } : {}),
       ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
     },
   };

@@ -3,6 +3,7 @@
  * and what the page and the report show. Node ids are the stable ids of the float model as loaded.
  */
 import type { NodeId } from '../onnx/model.ts';
+import type { SubgraphCoverage } from './subgraphCoverage.ts';
 
 export interface QuantizeReport {
   config: string;
@@ -52,6 +53,11 @@ export interface QuantizeReport {
    * optimization 'basic') do not see it: `qstudio evaluate --cpu-kernels` measures it, saturationSafeWeights avoids it.
    */
   saturationRisk?: string[];
+  /**
+   * Models with control flow (If, Loop, Scan): the nodes inside their subgraphs, which stay float32 (the main graph
+   * alone is calibrated and quantized; warnings say so). Absent when the model has none.
+   */
+  subgraphs?: SubgraphCoverage;
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */
   float16?: { keptNodes: number; scales: 'float16' | 'float32' };
   /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */

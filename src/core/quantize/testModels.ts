@@ -2,7 +2,7 @@
  * Small models built in code for the quantizer's and the metrics' tests: real graphs onnxruntime runs,
  * with the calibrated ranges a test would otherwise have to invent each time.
  */
-import { DataType, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import { AttributeType, DataType, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type AttributeProto, type GraphProto, type ModelProto } from '../onnx/index.ts';
 
 /** x → Conv(w, b) → c → Relu → y (graph output), y → Exp (no rule, stays float) → z. */
 export function convReluModel(): ModelProto {
@@ -120,4 +120,60 @@ export function attentionBlockModel(): ModelProto {
       weight('wq', 1), weight('wk', 2), weight('wv', 3),
     ],
   }), { '': 13 });
+}
+
+/** A GRAPH attribute (If's branches, Loop's body). */
+function graphAttribute(name: string, g: GraphProto): AttributeProto {
+  return { name, type: AttributeType.GRAPH, g, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] };
+}
+
+/**
+ * Control flow as exported RNNs and wake-word models write it: subgraphs that read main-graph initializers and
+ * tensors by name (outer scope), at two depths. x [1, 4] → Gemm(w0, b0) → h; If(sum(h) > 0) computes y from h:
+ * its then branch Gemm(wt, bt) and a nested If (MatMul by wn, or Relu), its else branch MatMul by we; Loop runs
+ * v ← Tanh(v·w0 + b0) three times from y (w0, b0 shared with the main Gemm, which quantizes them); Relu → out.
+ * wt, bt, wn, we are read only inside subgraphs.
+ */
+export function controlFlowModel(): ModelProto {
+  const seeded = (name: string, dims: number[], seed: number) => {
+    const count = dims.reduce((a, b) => a * b, 1);
+    return makeTensor(name, DataType.FLOAT, dims, Float32Array.from({ length: count }, (_, k) => Math.sin(seed * 7.1 + k * 1.3) * 0.8));
+  };
+  const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 4]);
+  const inner = makeNode('If', ['cond'], ['t2'], 'inner_if', [
+    graphAttribute('then_branch', makeGraph({ name: 'inner_then', node: [makeNode('MatMul', ['t1', 'wn'], ['nt'], 'inner_matmul')], input: [], output: [row('nt')] })),
+    graphAttribute('else_branch', makeGraph({ name: 'inner_else', node: [makeNode('Relu', ['t1'], ['ne'], 'inner_relu')], input: [], output: [row('ne')] })),
+  ]);
+  const thenBranch = makeGraph({ name: 'then', node: [makeNode('Gemm', ['h', 'wt', 'bt'], ['t1'], 'then_gemm'), inner], input: [], output: [row('t2')] });
+  const elseBranch = makeGraph({ name: 'else', node: [makeNode('MatMul', ['h', 'we'], ['ye'], 'else_matmul')], input: [], output: [row('ye')] });
+  const body = makeGraph({
+    name: 'body',
+    node: [
+      makeNode('MatMul', ['v', 'w0'], ['m'], 'body_matmul'),
+      makeNode('Add', ['m', 'b0'], ['a'], 'body_add'),
+      makeNode('Tanh', ['a'], ['v_next'], 'body_tanh'),
+      makeNode('Identity', ['cond_in'], ['cond_out'], 'body_cond'),
+    ],
+    input: [makeValueInfo('iteration', DataType.INT64, []), makeValueInfo('cond_in', DataType.BOOL, []), row('v')],
+    output: [makeValueInfo('cond_out', DataType.BOOL, []), row('v_next')],
+  });
+  return makeModel(makeGraph({
+    name: 'control_flow',
+    node: [
+      makeNode('Gemm', ['x', 'w0', 'b0'], ['h'], 'gemm'),
+      makeNode('ReduceSum', ['h'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
+      makeNode('Greater', ['s', 'zero'], ['cond'], 'positive'),
+      makeNode('If', ['cond'], ['y'], 'if', [graphAttribute('then_branch', thenBranch), graphAttribute('else_branch', elseBranch)]),
+      makeNode('Loop', ['trips', 'keep_going', 'y'], ['z'], 'loop', [graphAttribute('body', body)]),
+      makeNode('Relu', ['z'], ['out'], 'relu'),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
+    output: [makeValueInfo('out', DataType.FLOAT, [1, 4])],
+    initializer: [
+      seeded('w0', [4, 4], 1), seeded('b0', [4], 2), seeded('wt', [4, 4], 3), seeded('bt', [4], 4), seeded('wn', [4, 4], 5), seeded('we', [4, 4], 6),
+      makeTensor('zero', DataType.FLOAT, [], Float32Array.of(0)),
+      makeTensor('trips', DataType.INT64, [], BigInt64Array.of(3n)),
+      makeTensor('keep_going', DataType.BOOL, [], Uint8Array.of(1)),
+    ],
+  }), { '': 13 }, 7);
 }

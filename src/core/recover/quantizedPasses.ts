@@ -15,7 +15,7 @@
  * so it has its final weights. Needs a runtime whose sessions run given feeds (SampleSession.runFeeds) and that
  * gives the samples' graph inputs; models with control flow are not split. Must not import a runtime.
  */
-import { elementType, sessionModel, makeValueInfo, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
+import { elementType, sessionModel, makeValueInfo, tensorsReadBy, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
 import { subgraphsOf } from '../onnx/walk.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import { runTensorBytes } from '../runtime/session.ts';
@@ -177,7 +177,7 @@ export class QuantizedPasses {
   private subModel(model: ModelProto, nodes: readonly number[], fromKept: readonly string[], fromFeeds: readonly string[], outputs: readonly string[]): ModelProto {
     const graph = model.graph!;
     const node = nodes.map((i) => graph.node[i]);
-    const used = new Set(node.flatMap((n) => n.input));
+    const used = tensorsReadBy(node);
     const declared = new Map(graph.input.map((v) => [v.name ?? '', v]));
     const input: ValueInfoProto[] = [
       ...fromFeeds.map((t) => declared.get(t)!),

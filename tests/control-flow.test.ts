@@ -1,0 +1,97 @@
+/**
+ * Models with control flow (If, Loop, nested): the writers keep every initializer a subgraph reads (implicitly,
+ * by outer scope, at any depth), the written models load and run in onnxruntime at its default level and at
+ * 'basic' and pass onnx.checker, and the report counts the nodes left float inside subgraphs and says why.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encode, forEachGraph, type ModelProto } from '../src/core/onnx/index.ts';
+import { controlFlowModel } from '../src/core/quantize/testModels.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
+import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
+import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { seededFloats } from './helpers/fixtures.ts';
+import { checkModels } from './helpers/onnxChecker.ts';
+import { qstudio } from './helpers/qstudio.ts';
+
+const feeds = Array.from({ length: 8 }, (_, k) => ({ x: float32Tensor(seededFloats(4, 40 + k, -1.5, 1.5), [1, 4]) }));
+
+async function outputs(model: ModelProto, level: 'all' | 'basic'): Promise<Float32Array[]> {
+  const session = await createSession(encode(model), 1, level);
+  try {
+    const out: Float32Array[] = [];
+    for (const f of feeds) out.push((await session.run(f)).out.data as Float32Array);
+    return out;
+  } finally {
+    await session.release();
+  }
+}
+
+/** Names every graph of the model reads that no graph defines (input, initializer or node output). */
+function undefinedReads(model: ModelProto): string[] {
+  const defined = new Set<string>();
+  forEachGraph(model.graph!, (g) => {
+    g.input.forEach((v) => defined.add(v.name ?? ''));
+    g.initializer.forEach((t) => defined.add(t.name ?? ''));
+    g.node.forEach((n) => n.output.forEach((o) => defined.add(o)));
+  });
+  const missing = new Set<string>();
+  forEachGraph(model.graph!, (g) => g.node.forEach((n) => n.input.forEach((i) => i && !defined.has(i) && missing.add(i))));
+  return [...missing];
+}
+
+describe('control flow (If, Loop, nested If)', () => {
+  const model = controlFlowModel();
+
+  it.each([
+    ['A8W8', false],
+    ['XINT8', false],
+    ['A8W8', true],
+    ['A16W8', false],
+  ] as const)('%s (per channel %s): subgraph initializers kept, loads at all and basic, close to float, warning counts the float subgraph nodes', async (preset, perChannel) => {
+    const config = { ...getPreset(preset), perChannel };
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config });
+    const { model: q, report } = quantizeModel(model, ranges, config, preset);
+    expect(undefinedReads(q)).toEqual([]);
+    const names = new Set(q.graph!.initializer.map((t) => t.name));
+    for (const t of ['wt', 'bt', 'wn', 'we', 'w0', 'b0']) expect(names.has(t), t).toBe(true);
+    expect(report.counts.quantized).toBeGreaterThan(0);
+    expect(report.subgraphs).toMatchObject({ nodes: 9, opTypes: { MatMul: 3, Gemm: 1 } });
+    expect(report.subgraphs!.holders.map((h) => h.opType)).toEqual(['If', 'Loop']);
+    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm/);
+    const float = await outputs(model, 'basic');
+    for (const level of ['all', 'basic'] as const) {
+      const got = await outputs(q, level);
+      got.forEach((o, k) => o.forEach((v, j) => expect(Math.abs(v - float[k][j]), `${level} sample ${k}`).toBeLessThan(0.1)));
+    }
+  });
+
+  it('BF16 keeps the subgraph initializers and warns', async () => {
+    const { model: b, report } = quantizeBf16(model);
+    expect(undefinedReads(b)).toEqual([]);
+    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside .* stay float32/);
+    for (const level of ['all', 'basic'] as const) expect((await outputs(b, level)).length).toBe(feeds.length);
+  });
+
+  it('onnx.checker accepts the written models; qstudio quantize warns on stderr', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-control-flow-'));
+    const source = path.join(dir, 'cf.onnx');
+    fs.writeFileSync(source, encode(model));
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config: getPreset('A8W8') });
+    const rangesFile = path.join(dir, 'ranges.json');
+    fs.writeFileSync(rangesFile, JSON.stringify(Object.fromEntries([...ranges].map(([k, r]) => [k, [r.min, r.max]]))));
+    const written: string[] = [];
+    for (const config of ['A8W8', 'XINT8', 'BF16']) {
+      const out = path.join(dir, `cf_${config}.onnx`);
+      const run = qstudio('quantize', source, '--ranges', rangesFile, '--config', config, '-o', out);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/warning: 9 node\(s\) inside the subgraphs/);
+      written.push(out);
+    }
+    for (const v of checkModels(written)) expect(v.ok, `${v.path}: ${v.error}`).toBe(true);
+  });
+});
