@@ -64,7 +64,7 @@ function cards(r: Report): string {
   }
   const jump = r.layers?.jumps[0];
   if (jump) {
-    out.push(`<div class="card"><div class="label">Largest error jump</div><div class="value">${formatDb(jump.drop)} dB</div><div class="sub mono">${e(jump.node)} (${e(jump.opType)})</div></div>`);
+    out.push(`<div class="card"><div class="label">Largest error jump</div><div class="value">−${formatDb(jump.drop)} dB</div><div class="sub">SQNR falls there: <span class="mono">${e(jump.node)}</span> (${e(jump.opType)})</div></div>`);
   }
   if (r.quantization) {
     out.push(`<div class="card"><div class="label">Quantized nodes</div><div class="value">${r.quantization.quantized} / ${r.quantization.nodes}</div><div class="sub">${r.quantization.float} left float</div></div>`);

@@ -4,6 +4,7 @@
  */
 import type { TensorSummary } from '../../../core/onnx/index.ts';
 import { shapeParts } from './shape.ts';
+import { TensorName } from '../../components/TensorName.tsx';
 
 function Shape({ shape }: { shape: TensorSummary['shape'] }) {
   const parts = shapeParts(shape);
@@ -44,7 +45,7 @@ export function TensorTable({ title, tensors, testId, rowTestId }: { title: stri
           <tbody>
             {tensors.map((t) => (
               <tr key={t.name} data-testid={rowTestId}>
-                <td className="tensor-table__name" data-testid="tensor-name">{t.name}</td>
+                <td className="tensor-table__name" data-testid="tensor-name"><TensorName name={t.name} /></td>
                 <td className="tensor-table__type" data-testid="tensor-type">{t.elemType}</td>
                 <td data-testid="tensor-shape"><Shape shape={t.shape} /></td>
               </tr>

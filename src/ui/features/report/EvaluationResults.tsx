@@ -5,7 +5,9 @@
  */
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
+import type { ReactNode } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { TensorName } from '../../components/TensorName.tsx';
 import { plural } from '../../components/format.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import type { EvaluationOutcome, SuggestOutcome } from '../../store/evaluationSlice.ts';
@@ -14,7 +16,7 @@ import { LayerTable } from './LayerTable.tsx';
 import { OutputMetricsTable } from './OutputMetricsTable.tsx';
 import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
 
-function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: string; severity?: string; testId?: string }) {
+function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: ReactNode; severity?: string; testId?: string }) {
   return (
     <div className="facts__item">
       <dt>{label}</dt>
@@ -46,8 +48,9 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           <Headline label="Mean output cosine, as the NPU runs it" value={formatCosine(npu.fidelity.meanCosine)} severity={cosineSeverity(npu.fidelity.meanCosine)} testId="eval-npu-cosine"
             sub={npu.floatNodes === 0 ? 'no float parts: the same model' : `float parts in BF16: ${plural(npu.floatNodes, 'node')}, ${plural(npu.activations, 'activation')} and ${plural(npu.weights, 'weight')} rounded`} />
         )}
-        {worst && <Headline label="Worst layer SQNR" value={`${formatDb(worst.sqnr)} dB`} severity={dbSeverity(worst.sqnr)} sub={worst.node ?? worst.tensor} testId="eval-worst-sqnr" />}
-        {jump && <Headline label="Largest error jump" value={`${formatDb(jump.drop)} dB`} sub={`${jump.node} (${jump.opType})`} />}
+        {worst && <Headline label="Worst layer SQNR" value={`${formatDb(worst.sqnr)} dB`} severity={dbSeverity(worst.sqnr)} sub={<TensorName name={worst.node ?? worst.tensor} />} testId="eval-worst-sqnr" />}
+        {jump && <Headline label="Largest error jump" value={`−${formatDb(jump.drop)} dB`} severity="poor" testId="eval-largest-jump"
+          sub={<>SQNR falls there: <TensorName name={jump.node} /> ({jump.opType})</>} />}
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
           sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''}` : undefined} />
       </dl>

@@ -6,6 +6,7 @@
  */
 import type { MetricName, MetricStat, OutputSummary } from '../../../core/metrics/summary.ts';
 import { METRIC_LABELS, metricSeverity, metricText } from '../../../core/report/htmlText.ts';
+import { TensorName } from '../../components/TensorName.tsx';
 
 export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outputs: readonly OutputSummary[]; testId?: string }) {
   return (
@@ -24,7 +25,7 @@ export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outpu
           {outputs.flatMap((o) =>
             (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s], k) => (
               <tr key={`${o.output}-${name}`} data-output={o.output} data-metric={name}>
-                <td className="tensor-table__name">{k === 0 ? o.output : ''}</td>
+                <td className="tensor-table__name">{k === 0 ? <TensorName name={o.output} /> : ''}</td>
                 <td><span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />{METRIC_LABELS[name]}</td>
                 <td className="eval-num" data-testid={`metric-${name}-mean`}>{metricText(name, s.mean)}</td>
                 <td className="eval-num">{metricText(name, s.min)}</td>

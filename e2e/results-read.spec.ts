@@ -1,0 +1,68 @@
+/**
+ * The sample's results, read for the user (issue 29, points 4 and 6): the stat tiles keep a value on one
+ * line, names wrap only at their separators, and the largest error jump reads with the chips' sign.
+ * One sample run (about 25 s) serves every check.
+ */
+import type { Locator, Page } from '@playwright/test';
+import { expect, openStudio, test } from './support.ts';
+
+/** Where the text inside `el` wraps: the character before each line break (a space or a separator is a clean break). */
+function wrapPoints(el: Locator): Promise<string[]> {
+  return el.evaluate((root) => {
+    const breaks: string[] = [];
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let lastTop: number | null = null;
+    let lastChar = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect || text[i] === ' ') {
+          lastChar = text[i];
+          continue;
+        }
+        if (lastTop !== null && rect.top > lastTop + 4) breaks.push(`${lastChar}|${text[i]}`);
+        lastTop = rect.top;
+        lastChar = text[i];
+      }
+    }
+    return breaks;
+  });
+}
+
+const cleanBreak = (b: string) => /^[ ./_:\-(]\|/.test(b) || /\|[ (]/.test(b);
+
+async function runSample(page: Page): Promise<void> {
+  await openStudio(page);
+  await page.getByTestId('quantize-sample-button').click();
+  await expect(page.getByTestId('sample-run')).toHaveAttribute('data-status', 'done', { timeout: 200_000 });
+  await expect(page.getByTestId('eval-result')).toBeVisible();
+}
+
+test('the sample report: values on one line, names broken at separators, the jump signed as the chips', async ({ page }) => {
+  test.setTimeout(240_000);
+  await page.setViewportSize({ width: 900, height: 900 });
+  await runSample(page);
+  const result = page.getByTestId('eval-result');
+  // Each tile's value is one line: its box is no taller than one line of its own font.
+  for (const value of await result.locator('.facts__big').all()) {
+    const { height, line } = await value.evaluate((e) => ({ height: e.getBoundingClientRect().height, line: parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.3 }));
+    expect(height, `${await value.textContent()} fits one line`).toBeLessThanOrEqual(line + 2);
+  }
+  // Names in the tiles, the output table and the model's outputs break only at a separator.
+  const named = [result.locator('.facts__sub'), page.getByTestId('eval-outputs').locator('td.tensor-table__name'), page.getByTestId('model-summary').getByTestId('tensor-name')];
+  for (const group of named) {
+    for (const el of await group.all()) {
+      const breaks = await wrapPoints(el);
+      expect(breaks.filter((b) => !cleanBreak(b)), `${await el.textContent()} breaks mid-word`).toEqual([]);
+    }
+  }
+  // The largest error jump: the tile and the first chip say the same signed figure.
+  const tile = (await page.getByTestId('eval-largest-jump').textContent())!;
+  expect(tile).toMatch(/^−\d+\.\d{2} dB$/);
+  const chips = await page.getByTestId('eval-jump').allTextContents();
+  expect(chips).toContain(tile);
+});
