@@ -7,16 +7,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encode, forEachGraph, type ModelProto } from '../src/core/onnx/index.ts';
+import { encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from '../src/core/onnx/index.ts';
 import { controlFlowModel } from '../src/core/quantize/testModels.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
-import { seededFloats } from './helpers/fixtures.ts';
+import { IMAGES, seededFloats } from './helpers/fixtures.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import { checkWrittenModel } from '../src/cli/runtime/modelCheck.ts';
 
 const feeds = Array.from({ length: 8 }, (_, k) => ({ x: float32Tensor(seededFloats(4, 40 + k, -1.5, 1.5), [1, 4]) }));
 
@@ -93,5 +94,22 @@ describe('control flow (If, Loop, nested If)', () => {
       written.push(out);
     }
     for (const v of checkModels(written)) expect(v.ok, `${v.path}: ${v.error}`).toBe(true);
+  });
+
+  it('a model onnxruntime refuses is named, not a stack trace: the writers\' check and evaluate', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-refused-'));
+    // The If model as the writers used to write it: the initializers only subgraphs read dropped.
+    const broken: ModelProto = { ...model, graph: { ...model.graph!, initializer: model.graph!.initializer.filter((t) => !['wt', 'bt', 'wn', 'we'].includes(t.name ?? '')) } };
+    const file = path.join(dir, 'broken.onnx');
+    fs.writeFileSync(file, encode(broken));
+    await expect(checkWrittenModel(file)).rejects.toThrow(WrittenModelRefusedError);
+    await expect(checkWrittenModel(file)).rejects.toThrow(/broken\.onnx was written, but onnxruntime refuses to load it at its default options \(graph optimization 'all'\): .*wt/);
+    const source = path.join(dir, 'cf.onnx');
+    fs.writeFileSync(source, encode(model));
+    await expect(checkWrittenModel(source)).resolves.toBeUndefined();
+    const run = qstudio('evaluate', source, file, '--data', path.join(IMAGES, 'photos'));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^qstudio evaluate: InferenceError: onnxruntime refuses to load the quantized model broken\.onnx: .*topologically sorted/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -18,6 +18,7 @@ import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
+import { checkGivenModel } from '../runtime/modelCheck.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
@@ -138,6 +139,8 @@ export const evaluateCommand = {
     const t0 = performance.now();
     const float = readModelFile(floatPath);
     const quant = readModelFile(quantPath);
+    await checkGivenModel(floatPath, 'float model');
+    await checkGivenModel(quantPath, 'quantized model');
     const floatInfo = await modelFileInfo(float);
     const quantInfo = await modelFileInfo(quant);
     const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);

@@ -27,6 +27,7 @@ import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { imageFeeds } from '../images/imageFeed.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
+import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 
@@ -216,6 +217,7 @@ export const ladderCommand = {
     const bytes = detail && (values.output || values.report || values.json) ? encode(detail.quantized) : undefined;
     if (values.output && bytes) {
       fs.writeFileSync(values.output, bytes);
+      await checkWrittenModel(values.output);
       process.stderr.write(`model: ${values.output}\n`);
     }
     if (values['save-config'] && chosen) {

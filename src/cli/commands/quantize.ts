@@ -21,6 +21,7 @@ import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
+import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
@@ -220,6 +221,7 @@ export const quantizeCommand = {
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
     const dataFile = writeModelFile(values.output, quantized, external);
+    await checkWrittenModel(values.output);
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
     const summary = { ...report, ...(recovery ? { recovery } : {}), ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}) };
     fs.writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
@@ -282,12 +284,13 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
 }
 
 /** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
-function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): number {
+async function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): Promise<number> {
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
   const { model: source, external } = readModelFile(modelPath);
   const { model, summary, report } = quantizeBf16(source);
   writeModelFile(output, model, external);
+  await checkWrittenModel(output);
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
   const extra = { warnings: report.warnings, ...(report.subgraphs ? { subgraphs: report.subgraphs } : {}) };
   fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary, ...extra }, null, 2)}\n`);

@@ -13,6 +13,7 @@
 import * as ort from 'onnxruntime-node';
 import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';
 import { sessionModelFolder } from './sessionFiles.ts';
+import { InferenceError } from '../../core/calibrate/errors.ts';
 import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
 import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
@@ -41,9 +42,32 @@ export function ortTensor(t: TensorLike): ort.Tensor {
   return t instanceof ort.Tensor ? t : new ort.Tensor(t.type as ort.Tensor.Type, t.data as ort.Tensor.DataType, t.dims);
 }
 
+/** How an InferenceError from createSession begins: onnxruntime's reason follows. */
+export const REFUSED = 'onnxruntime refuses to load the model:';
+
+/** onnxruntime's own words, without the binding's "Error: " and the "Load model from <path> failed:" it wraps them in. */
+export function runtimeReason(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.replace(/^Error:\s*/, '').replace(/^Load model from .*? failed:\s*/s, '').trim();
+}
+
+async function openOrtSession(model: ModelBytes | string, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+  if (typeof model === 'string') return ort.InferenceSession.create(model, options);
+  if (model instanceof Uint8Array) return ort.InferenceSession.create(model, options);
+  if (model.externalData.length === 0) return ort.InferenceSession.create(model.bytes, options);
+  // onnxruntime reads the external data while it builds the session; the folder's links are not needed after.
+  const folder = sessionModelFolder(model);
+  try {
+    return await ort.InferenceSession.create(folder.onnx, options);
+  } finally {
+    folder.remove();
+  }
+}
+
 /**
  * A session over model bytes, a model with external data (loaded from a session folder, see
  * sessionFiles.ts), or a path. `spinning` false: the pool threads sleep between runs instead of busy-waiting.
+ * onnxruntime's refusals to load or run are InferenceErrors with its reason (the command line prints them by name).
  */
 export async function createSession(model: ModelBytes | string, threads = 0, optimization: SessionOptimization = 'basic', spinning = true): Promise<NodeSession> {
   const options: ort.InferenceSession.SessionOptions = {
@@ -55,24 +79,19 @@ export async function createSession(model: ModelBytes | string, threads = 0, opt
     ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
   };
   let session: ort.InferenceSession;
-  if (typeof model === 'string') session = await ort.InferenceSession.create(model, options);
-  else if (model instanceof Uint8Array) session = await ort.InferenceSession.create(model, options);
-  else if (model.externalData.length === 0) session = await ort.InferenceSession.create(model.bytes, options);
-  else {
-    // onnxruntime reads the external data while it builds the session; the folder's links are not needed after.
-    const folder = sessionModelFolder(model);
-    try {
-      session = await ort.InferenceSession.create(folder.onnx, options);
-    } finally {
-      folder.remove();
-    }
+  try {
+    session = await openOrtSession(model, options);
+  } catch (e) {
+    throw new InferenceError(`${REFUSED} ${runtimeReason(e)}`);
   }
   return {
     inputNames: session.inputNames,
     outputNames: session.outputNames,
     run: (feeds, outputs) => {
       const tensors = Object.fromEntries(Object.entries(feeds).map(([name, t]) => [name, ortTensor(t)]));
-      return outputs ? session.run(tensors, outputs as string[]) : session.run(tensors);
+      return (outputs ? session.run(tensors, outputs as string[]) : session.run(tensors)).catch((e: unknown) => {
+        throw new InferenceError(`onnxruntime failed to run the model: ${runtimeReason(e)}`);
+      });
     },
     release: () => session.release(),
   };

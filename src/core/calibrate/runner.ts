@@ -161,6 +161,7 @@ export class ModelCalibrator {
       this.backend = backend;
       return { runner, foldsFeeds };
     } catch (e) {
+      if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
@@ -172,6 +173,7 @@ export class ModelCalibrator {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
     } catch (e) {
+      if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime failed to run the model: ${e instanceof Error ? e.message : String(e)}`);
     }
     const sizes = new Map<string, number>();

@@ -42,6 +42,14 @@ export class UnsupportedModelError extends StudioError {
 }
 
 /**
+ * A model the studio wrote that onnxruntime refuses to load (at its default options or at 'basic'): reported
+ * instead of success, with onnxruntime's reason; the file is kept for inspection.
+ */
+export class WrittenModelRefusedError extends StudioError {
+  override readonly name = 'WrittenModelRefusedError';
+}
+
+/**
  * Names of the errors opening a model can raise (the classes above), for code that receives an error
  * through a worker and only has its name. Other layers name their own errors (ConfigError,
  * ExclusionError, PreprocessError, …); every one of them extends StudioError.
