@@ -68,8 +68,12 @@ describe('FP16 source models', () => {
     const { model, report } = quantizeModel(half, r, getPreset('XINT8'));
     expect(report.float16).toEqual({ keptNodes: expect.any(Number), scales: 'float16' });
     expect(model.graph!.input[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT16);
+    // Float16 scales where onnxruntime takes them; float32 (with a Cast) next to the ops its CPU provider fuses
+    // into QLinear kernels, which refuse float16 scales at onnxruntime's default options.
     const scales = model.graph!.initializer.filter((t) => /_scale$/.test(t.name ?? ''));
-    expect(scales.every((t) => t.data_type === DataType.FLOAT16)).toBe(true);
+    expect(scales.some((t) => t.data_type === DataType.FLOAT16)).toBe(true);
+    expect(report.warnings.some((w) => /keep float32 scales/.test(w))).toBe(true);
+    await (await createSession(encode(model), 0, 'all')).release();
     const viaFp32 = quantizeModel(ultraface, r, getPreset('XINT8')).model;
     const [reference, q16, q32] = [await run(half, input, UF_SHAPE), await run(model, input, UF_SHAPE), await run(viaFp32, input, UF_SHAPE)];
     const fp16Cosine = cosineSimilarity(reference.scores, q16.scores);

@@ -7,6 +7,7 @@
 import { DataType, opsetOf, type ModelProto, type NodeProto } from '../onnx/index.ts';
 import { castRegion } from './castRegion.ts';
 import { inferElementTypes } from '../onnx/elementTypeInference.ts';
+import { fusedIntoFloat32ScaleKernel } from '../quantize/ortCpuFusions.ts';
 
 /** The nodes of the main graph that read or write a float16 tensor (Casts to float16 included). */
 export function float16Nodes(model: ModelProto): Set<NodeProto> {
@@ -85,7 +86,10 @@ export function float16Source(
  * Puts the float16 parts back into a quantized graph: the nodes named in `halfNames` compute in float16
  * again, with their Q/DQ too when `fp16Scales` (a QuantizeLinear reading a float16 tensor, a
  * DequantizeLinear whose readers are all float16; int32 bias DequantizeLinear keep float32 scales, which
- * float16 would flush towards zero). Every border gets a Cast; the interface is restored as `halfIo` says.
+ * float16 would flush towards zero). A Q/DQ next to an op that onnxruntime's CPU provider fuses into a
+ * QLinear kernel (ortCpuFusions.ts) keeps float32 scales with a Cast between it and the op: with float16
+ * scales onnxruntime would fuse it anyway and refuse the model at its default options. Every border gets a
+ * Cast; the interface is restored as `halfIo` says.
  */
 export function restoreFloat16(model: ModelProto, halfNames: ReadonlySet<string>, halfIo: ReadonlyMap<string, number>, fp16Scales: boolean): ModelProto {
   const graph = model.graph!;
@@ -99,14 +103,15 @@ export function restoreFloat16(model: ModelProto, halfNames: ReadonlySet<string>
     }
     const int32 = new Set(graph.initializer.filter((t) => t.data_type === DataType.INT32).map((t) => t.name ?? ''));
     const halfInput = (t: string) => region.has(producer.get(t)!) || halfIo.get(t) === DataType.FLOAT16;
+    const fusedProducer = (t: string) => { const p = producer.get(t); return p !== undefined && fusedIntoFloat32ScaleKernel(p); };
     for (const n of graph.node) {
-      if (n.op_type === 'QuantizeLinear' && halfInput(n.input[0])) region.add(n);
+      if (n.op_type === 'QuantizeLinear' && halfInput(n.input[0]) && !fusedProducer(n.input[0])) region.add(n);
     }
     for (const n of graph.node) {
       if (n.op_type !== 'DequantizeLinear' || int32.has(n.input[0])) continue;
       const readers = consumers.get(n.output[0]) ?? [];
       const toHalfOutput = halfIo.get(n.output[0]) === DataType.FLOAT16;
-      if ((readers.length > 0 || toHalfOutput) && readers.every((r) => region.has(r))) region.add(n);
+      if ((readers.length > 0 || toHalfOutput) && readers.every((r) => region.has(r) && !fusedIntoFloat32ScaleKernel(r))) region.add(n);
     }
   }
   return { ...model, graph: castRegion(graph, { region, to: DataType.FLOAT16, opset: opsetOf(model) ?? 1, io: halfIo }) };

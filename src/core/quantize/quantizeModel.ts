@@ -9,6 +9,7 @@
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
+import { DataType } from '../onnx/index.ts';
 import { opsetOf, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
 import { summarize } from '../onnx/summary.ts';
 import { resolveExclusions } from '../exclude/resolve.ts';
@@ -37,6 +38,12 @@ function float16Plan(source: ModelProto, index: GraphIndex, config: QuantConfig)
   return float16Source(source, { convertAll: config.extraOptions.ConvertFP16ToFP32, useFp32Scale: config.extraOptions.UseFP32Scale, toFp32 });
 }
 import type { QuantizeReport } from './report.ts';
+
+/** Activation and weight Q/DQ whose scale is float32 in a model whose float parts compute in float16 (int32 bias DQ left out). */
+function float32ScaledQdq(model: ModelProto): number {
+  const types = new Map(model.graph!.initializer.map((t) => [t.name ?? '', t.data_type]));
+  return model.graph!.node.filter((n) => (n.op_type === 'QuantizeLinear' || n.op_type === 'DequantizeLinear') && types.get(n.input[0]) !== DataType.INT32 && types.get(n.input[1]) === DataType.FLOAT).length;
+}
 
 export interface QuantizeResult {
   model: ModelProto;
@@ -102,6 +109,10 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
     for (const i of pIndex.order) if (keep.has(origin(pIndex.nodes[i]))) names.add(pIndex.nodes[i].name || idOf(i));
     out = restoreFloat16(out, names, half.halfIo, half.fp16Scales);
     if (!x.QuantizeFP16 && !x.ConvertFP16ToFP32) warnings.unshift('the model computes in float16: quantized as with QuantizeFP16 (set it, or ConvertFP16ToFP32, in the configuration to say so)');
+    if (half.fp16Scales) {
+      const kept = float32ScaledQdq(out);
+      if (kept > 0) warnings.push(`${kept} Q/DQ next to Conv, MatMul, Gemm, Add, Mul, Concat and the like keep float32 scales (a Cast between them and the float16 op): onnxruntime's CPU provider fuses those into QLinear kernels that take float32 scales only, and would refuse the model at its default options with float16 scales`);
+    }
   }
 
   const quantized: QuantizeReport['quantized'] = [];
