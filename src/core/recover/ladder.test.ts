@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseRung, climbLadder, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement } from './ladder.ts';
+import { chooseRung, climbLadder, ladderSoFar, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement, type RungResult, type SkippedRung } from './ladder.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
@@ -262,6 +262,44 @@ describe('the best-practice ladder', () => {
     });
     expect(result.stopped).toBe('cancelled');
     expect(result.results).toHaveLength(2);
+  });
+
+  it('keeps the best rung when something between rungs fails: stopped "failed", with what failed', async () => {
+    const { measure } = scoring({ XINT8: 0.95 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      saturationRisk: () => {
+        throw new RangeError('no kernels here');
+      },
+    });
+    expect(result.stopped).toBe('failed');
+    expect(result.error).toBe('RangeError: no kernels here');
+    expect(result.results).toHaveLength(2);
+    expect(result.chosen).toBe(0);
+  });
+
+  it('tells the caller, rung by rung and skip by skip, what it needs to keep the best so far (ladderSoFar)', async () => {
+    const { measure } = scoring({ XINT8: 0.9, 'XINT8 per-channel': 0.95 });
+    const results: RungResult[] = [];
+    const skipped: SkippedRung[] = [];
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      formats: ['XINT8'],
+      cleApplies: () => false,
+      onRung: (_r, m) => m && results.push(m),
+      onSkip: (s) => skipped.push(s),
+    });
+    const so = ladderSoFar({ metric: 'cosine', value: 0.99 }, 'eight-bit-first', results.slice(0, 2), skipped, 'cancelled');
+    expect(so.chosen).toBe(1);
+    expect(so.stopped).toBe('cancelled');
+    expect(so.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE', 'XINT8 per-channel + CLE']);
+    expect(results.map((r) => r.rung.why).slice(0, 3)).toEqual([
+      expect.stringMatching(/^screening XINT8:/),
+      expect.stringMatching(/^screening XINT8 per-channel:/),
+      expect.stringMatching(/^fine-tuning the 8-bit configurations .*closest to the target first \(1 of 2\).*XINT8 per-channel \(0\.9500\) needs 80 % of its error removed/),
+    ]);
   });
 
   it('carries the user exclusions into every rung and gives each algorithm its own learning rate', () => {

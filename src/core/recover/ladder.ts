@@ -32,6 +32,7 @@ import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { validateConfig, configToJSON } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
+import { estimateRung, formatDuration, type CostPrior, type RungEstimate } from './ladderBudget.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
 export const LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence'] as const;
@@ -101,6 +102,12 @@ export interface Rung {
   /** Where in the reference's flow: its step 1 to 4, or 'ours' for our additions. */
   readonly step: 1 | 2 | 3 | 4 | 'ours';
   readonly recipe: RungRecipe;
+  /** Why it comes now: which phase of the climb, and what measurement put it there. */
+  readonly why?: string;
+  /** Its expected cost before it ran (LadderOptions.costPrior and the rungs measured before it). */
+  readonly estimate?: RungEstimate;
+  /** The most rungs the climb may measure, this one and those before it included (fewer as rungs are ruled out). */
+  readonly of?: number;
 }
 
 /** What measuring one configuration found. */
@@ -128,7 +135,11 @@ export interface RungResult {
   readonly detail?: unknown;
 }
 
-export type LadderStop = 'target' | 'exhausted' | 'cancelled';
+/**
+ * Why the climb ended: a rung met the target; every rung was tried; the caller cancelled it (Cancel, SIGINT); the time
+ * budget ran out (rungs that could not fit were skipped); or something outside any one rung failed (`error`).
+ */
+export type LadderStop = 'target' | 'exhausted' | 'cancelled' | 'budget' | 'failed';
 
 /** A rung the ladder did not measure, and why (measurement said it could not win). */
 export interface SkippedRung {
@@ -159,6 +170,22 @@ export interface LadderResult {
   readonly stopped: LadderStop;
   /** The first rung that met the target, else the best measured one; −1 when none could be measured. */
   readonly chosen: number;
+  /** Why the climb failed (stopped 'failed'), `name: message`. */
+  readonly error?: string;
+  /** The time budget (seconds) it planned against, and the seconds it took; absent without a budget. */
+  readonly budget?: { readonly seconds: number; readonly used: number };
+}
+
+/** The climb as it stands: the rungs measured and skipped so far, with the best chosen (a cancelled or interrupted climb keeps this). */
+export function ladderSoFar(
+  target: LadderTarget,
+  order: LadderOrder,
+  results: readonly RungResult[],
+  skipped: readonly SkippedRung[],
+  stopped: LadderStop,
+  extra: Pick<LadderResult, 'error' | 'budget'> = {},
+): LadderResult {
+  return { target, order, results: [...results], skipped: [...skipped], stopped, chosen: chooseRung(results), ...extra };
 }
 
 export interface LadderOptions {
@@ -209,6 +236,19 @@ export interface LadderOptions {
   saturationRisk?(result: RungResult): boolean;
   /** Called before a rung is measured, and after, with its result. */
   onRung?(rung: Rung, result?: RungResult): void;
+  /** Called when a rung is ruled out (listed in the result's `skipped`). */
+  onSkip?(skipped: SkippedRung): void;
+  /**
+   * Seconds the climb may take. Before each rung its cost is estimated (`costPrior` and the rungs measured); a rung
+   * that cannot finish within what is left is skipped and listed, and the climb then ends 'budget' unless a rung met
+   * the target. The first rung always runs (a climb ends with a model). Stopping a rung that overruns is the caller's
+   * (set `signal` at the deadline: a climb aborted past its budget ends 'budget', not 'cancelled').
+   */
+  readonly timeBudget?: number;
+  /** Seconds per kind of rung before anything is measured (ladderBudget.ts priorCosts). Default: unknown until measured. */
+  readonly costPrior?: CostPrior;
+  /** Seconds since some origin; default performance.now() / 1000 (tests pass a fake clock). */
+  now?(): number;
   /** Checked between rungs; a cancelled ladder keeps what it measured. */
   readonly signal?: { readonly aborted: boolean };
 }
@@ -346,15 +386,45 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   const reach = options.finetuneReach ?? FINETUNE_REACH;
   const results: RungResult[] = [];
   const skipped: SkippedRung[] = [];
+  const now = options.now ?? (() => performance.now() / 1000);
+  const startedAt = now();
+  const elapsed = () => now() - startedAt;
+  const budget = options.timeBudget;
+  /** Rungs skipped because they could not fit in the budget. */
+  let overBudget = 0;
   const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
-  const finish = (stopped: LadderStop): LadderResult => ({ target: options.target, order, results, skipped, stopped, chosen: chooseRung(results) });
+  const finish = (stopped: LadderStop, error?: string): LadderResult => {
+    const ended: LadderStop = stopped === 'exhausted' && overBudget > 0 ? 'budget' : stopped === 'cancelled' && budget !== undefined && elapsed() >= budget ? 'budget' : stopped;
+    return ladderSoFar(options.target, order, results, skipped, ended, { ...(error ? { error } : {}), ...(budget !== undefined ? { budget: { seconds: budget, used: elapsed() } } : {}) });
+  };
+  const skip = (s: SkippedRung) => {
+    skipped.push(s);
+    options.onSkip?.(s);
+  };
   /** A phase's outcome: the climb ends ('target', 'cancelled') or goes on (null). */
   type Ended = 'target' | 'cancelled' | null;
+  /** The most rungs the climb may still measure: set below from the options, lowered as rungs are ruled out. */
+  let planned = 0;
+  const drop = (n = 1) => {
+    planned = Math.max(results.length, planned - n);
+  };
 
-  const tryRung = async (recipe: RungRecipe, step: Rung['step']): Promise<RungResult> => {
-    const rung: Rung = { index: results.length + 1, label: rungLabel(recipe), step, recipe };
+  /** Measures `recipe`; null when the time budget cannot fit it (skipped and listed). */
+  const tryRung = async (recipe: RungRecipe, step: Rung['step'], why: string): Promise<RungResult | null> => {
+    const label = rungLabel(recipe);
+    const estimate = options.costPrior || results.length > 0 ? estimateRung(recipe, results, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN }) : undefined;
+    if (budget !== undefined && results.length > 0 && estimate && Number.isFinite(estimate.seconds)) {
+      const left = budget - elapsed();
+      if (estimate.seconds > left) {
+        overBudget++;
+        drop();
+        skip({ label, reason: `over the time budget: estimated ${formatDuration(estimate.seconds)} (${estimate.basis}), ${formatDuration(Math.max(0, left))} of ${formatDuration(budget)} left` });
+        return null;
+      }
+    }
+    const rung: Rung = { index: results.length + 1, label, step, recipe, why, ...(estimate && Number.isFinite(estimate.seconds) ? { estimate } : {}), of: Math.max(planned, results.length + 1) };
     options.onRung?.(rung);
-    const start = performance.now();
+    const start = now();
     let result: RungResult;
     let config = rungConfig(recipe, options.base);
     if (recipe.exclusions) config = bestConfig(results) ?? config;
@@ -369,52 +439,82 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         : recipe.mixedPrecision && !recipe.finetune
           ? await options.mixed!(config, options.target, rung)
           : await options.measure(config, rung);
-      result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: seconds(start), detail: m.detail };
+      result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: now() - start, detail: m.detail };
     } catch (e) {
       const err = e as Error;
-      result = { rung, config, score: NaN, metrics: {}, met: false, seconds: seconds(start), error: `${err.name}: ${err.message}` };
+      result = { rung, config, score: NaN, metrics: {}, met: false, seconds: now() - start, error: `${err.name}: ${err.message}` };
     }
     results.push(result);
     options.onRung?.(rung, result);
     return result;
   };
+  /** The climb ends here: the caller cancelled, or the budget has no time left for any rung. */
+  const stopNow = () => options.signal?.aborted === true;
 
   /**
    * Fine-tunes `from` with `finetune` unless measurement says it cannot reach the target, or it is `closest` (the
    * best configuration there is to fine-tune: tried whatever it needs, so that a ladder short of its target still
    * ends with the best model it can make); true when it met the target.
    */
-  const fineTune = async (from: RungResult, finetune: FinetuneAlgorithm, step: Rung['step'], closest: boolean): Promise<boolean> => {
+  const fineTune = async (from: RungResult, finetune: FinetuneAlgorithm, step: Rung['step'], closest: boolean, why0: string): Promise<boolean> => {
     const recipe: RungRecipe = { ...from.rung.recipe, finetune };
     const needed = requiredReduction(options.target.metric, from.score, options.target.value);
+    const share = Number.isFinite(needed) ? `${Math.round(needed * 100)} %` : 'all';
     if (needed > reach && !closest) {
-      const share = Number.isFinite(needed) ? `${Math.round(needed * 100)} %` : 'all';
-      skipped.push({ label: rungLabel(recipe), reason: `${share} of the error of ${from.rung.label} (${from.score.toFixed(4)}) would have to go; fine-tuning is expected to remove at most ${Math.round(reach * 100)} %` });
+      drop();
+      skip({ label: rungLabel(recipe), reason: `${share} of the error of ${from.rung.label} (${from.score.toFixed(4)}) would have to go; fine-tuning is expected to remove at most ${Math.round(reach * 100)} %` });
       return false;
     }
-    return (await tryRung(recipe, step)).met;
+    const why =
+      needed > reach
+        ? `${why0}: ${from.rung.label} (${from.score.toFixed(4)}) is the best configuration there is to fine-tune, so it is tried although ${share} of its error would have to go`
+        : `${why0}: ${from.rung.label} (${from.score.toFixed(4)}) needs ${share} of its error removed, within fine-tuning's reach (${Math.round(reach * 100)} %)`;
+    return (await tryRung(recipe, step, why))?.met ?? false;
   };
 
   // The formats in order, then (ours) the last one with per-channel weights; `position` numbers them for the flow's steps.
   const stages = formats.map((preset, position) => ({ preset, perChannel: false, position }));
   if (options.perChannelRung ?? true) stages.push({ preset: formats[formats.length - 1], perChannel: true, position: stages.length });
 
+  // The most rungs there can be: each stage's screening rungs (plain; CLE; the rules; CLE and rules together; saturation-safe
+  // weights; Sequential ranges), two fine-tuning rungs from each stage that fine-tunes, the two mixed-precision rungs, the
+  // exclusion search. Lowered as measurement rules rungs out.
+  const rules = options.attentionRungs ? 2 : options.functionRungs ? 1 : 0;
+  for (const { position } of stages) {
+    const algorithms = position === 0 || reapply;
+    planned += 1 + (options.saturationRisk ? 1 : 0) + (algorithms ? 1 + rules + (rules > 0 ? 1 : 0) + (options.calibrationRungs ? 1 : 0) + 2 : 0);
+  }
+  planned += (options.mixed ? 2 : 0) + (options.exclude ? 1 : 0);
+
   /** Screens `group`, pushing each stage's best screened rung (CLE kept only if it measured better than the plain format) to `candidates`. */
   const screen = async (group: typeof stages, candidates: RungResult[]): Promise<Ended> => {
     for (const { preset, perChannel, position } of group) {
       const algorithms = position === 0 || reapply;
       const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
-      const recipes: RungRecipe[] = [plain];
-      if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true)) recipes.push({ ...plain, cle: true });
-      else if (algorithms) skipped.push({ label: rungLabel({ ...plain, cle: true }), reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one' });
-      if (algorithms && options.attentionRungs) recipes.push({ ...plain, transformer: true }, { ...plain, transformer: true, smoothQuant: true });
-      else if (algorithms && options.functionRungs) recipes.push({ ...plain, transformer: true });
+      const format = `${preset}${perChannel ? ' per-channel' : ''}`;
+      const recipes: { recipe: RungRecipe; why: string }[] = [{ recipe: plain, why: `screening ${format}: a calibration and an evaluation, seconds where fine-tuning costs minutes` }];
+      if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true)) recipes.push({ recipe: { ...plain, cle: true }, why: `screening ${format} with CLE (the reference's first algorithm), before any fine-tuning` });
+      else if (algorithms) {
+        drop();
+        skip({ label: rungLabel({ ...plain, cle: true }), reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one' });
+      }
+      if (algorithms && options.attentionRungs) {
+        recipes.push(
+          { recipe: { ...plain, transformer: true }, why: `screening ${format} with the attention rules: the model has attention blocks` },
+          { recipe: { ...plain, transformer: true, smoothQuant: true }, why: `screening ${format} with the attention rules and SmoothQuant: the model has attention blocks` },
+        );
+      } else if (algorithms && options.functionRungs) recipes.push({ recipe: { ...plain, transformer: true }, why: `screening ${format} with the function rules: the model has functions written out as several nodes` });
       const measured: RungResult[] = [];
       for (let i = 0; i < recipes.length; i++) {
-        if (options.signal?.aborted) return 'cancelled';
-        const r = await tryRung(recipes[i], i > 0 ? (recipes[i].cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3);
+        if (stopNow()) return 'cancelled';
+        const r = await tryRung(recipes[i].recipe, i > 0 ? (recipes[i].recipe.cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3, recipes[i].why);
+        if (!r) continue;
         measured.push(r);
         if (r.met) return 'target';
+      }
+      if (measured.length === 0) {
+        drop(2 + (algorithms ? 3 : 0));
+        continue;
       }
       const best = () => {
         let from = 0;
@@ -428,27 +528,31 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const cleAlone = measured.find((r) => r.rung.recipe.cle && !r.rung.recipe.transformer);
       const rulesAlone = measured.find((r) => r.rung.recipe.transformer && !r.rung.recipe.smoothQuant && !r.rung.recipe.cle);
       if (helped(cleAlone) && helped(rulesAlone)) {
-        if (options.signal?.aborted) return 'cancelled';
-        const r = await tryRung({ ...rulesAlone!.rung.recipe, cle: true }, 'ours');
-        measured.push(r);
-        if (r.met) return 'target';
-      }
+        if (stopNow()) return 'cancelled';
+        const r = await tryRung({ ...rulesAlone!.rung.recipe, cle: true }, 'ours', `CLE (${cleAlone!.score.toFixed(4)}) and the rules (${rulesAlone!.score.toFixed(4)}) each measured better than plain ${format} (${measured[0].score.toFixed(4)}): both together`);
+        if (r) measured.push(r);
+        if (r?.met) return 'target';
+      } else if (rules > 0 && algorithms) drop();
       // Judged where int8 kernels can saturate: the stage's best rung once more with saturation-safe weights, where its model is at risk.
       const risky = best();
       if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
-        if (options.signal?.aborted) return 'cancelled';
-        const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours');
-        measured.push(r);
-        if (r.met) return 'target';
-      }
+        if (stopNow()) return 'cancelled';
+        const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours', `${risky.rung.label} has weights that could saturate the judge's int8 kernels: once more with saturation-safe weights`);
+        if (r) measured.push(r);
+        if (r?.met) return 'target';
+      } else if (options.saturationRisk) drop();
       // The best screened recipe with ranges by the method measured best on 8-bit CNNs, where its own is another.
       const screened = best();
       if (algorithms && options.calibrationRungs && !screened.error && screened.config.scaleType !== 'powerOfTwo' && screened.config.calibrationMethod !== LADDER_CALIBRATION_METHOD) {
-        if (options.signal?.aborted) return 'cancelled';
-        const r = await tryRung({ ...screened.rung.recipe, calibrationMethod: LADDER_CALIBRATION_METHOD }, 'ours');
-        measured.push(r);
-        if (r.met) return 'target';
-      }
+        if (stopNow()) return 'cancelled';
+        const r = await tryRung(
+          { ...screened.rung.recipe, calibrationMethod: LADDER_CALIBRATION_METHOD },
+          'ours',
+          `${screened.rung.label} measured best of ${format}: once more with ${LADDER_CALIBRATION_METHOD} ranges, the method measured best on 8-bit CNNs`,
+        );
+        if (r) measured.push(r);
+        if (r?.met) return 'target';
+      } else if (algorithms && options.calibrationRungs) drop();
       if (!algorithms) continue;
       candidates.push(best());
     }
@@ -456,12 +560,13 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   };
 
   /** Fine-tunes `candidates`, closest to the target first; AdaRound (which measured better everywhere) before AdaQuant. */
-  const fineTuneAll = async (candidates: readonly RungResult[], tryClosest: boolean): Promise<Ended> => {
+  const fineTuneAll = async (candidates: readonly RungResult[], tryClosest: boolean, group: string): Promise<Ended> => {
     const closest = [...candidates].sort((a, b) => scoreOrder(b.score) - scoreOrder(a.score));
     for (const finetune of ['adaround', 'adaquant'] as const) {
-      for (const from of closest) {
-        if (options.signal?.aborted) return 'cancelled';
-        if (await fineTune(from, finetune, 2, tryClosest && from === closest[0])) return 'target';
+      for (const [k, from] of closest.entries()) {
+        if (stopNow()) return 'cancelled';
+        const why = `fine-tuning the ${group} configurations after screening them all, closest to the target first (${k + 1} of ${closest.length}), ${finetune === 'adaround' ? 'AdaRound (measured better everywhere) first' : 'AdaQuant after AdaRound'}`;
+        if (await fineTune(from, finetune, 2, tryClosest && from === closest[0], why)) return 'target';
       }
     }
     return null;
@@ -472,45 +577,59 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (!options.mixed) return null;
     const eight = results.filter((r) => !r.error && isEightBit(r.rung.recipe.preset) && !r.rung.recipe.mixedPrecision);
     const best = eight[chooseRung(eight)];
-    if (!best) return null;
-    if (options.signal?.aborted) return 'cancelled';
+    if (!best) {
+      drop(2);
+      return null;
+    }
+    if (stopNow()) return 'cancelled';
     // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
     const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
-    const searched = await tryRung(recipe, 'ours');
+    const searched = await tryRung(recipe, 'ours', `mixed precision from the best 8-bit rung, ${best.rung.label} (${best.score.toFixed(4)}): the 8-bit routes are tried before any 16-bit format`);
+    if (!searched) {
+      drop();
+      return null;
+    }
     if (searched.met) return 'target';
-    if (options.signal?.aborted) return 'cancelled';
+    if (stopNow()) return 'cancelled';
     const bestSoFar = results[chooseRung(results)] === searched;
-    if (!searched.error && (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar))) return 'target';
+    if (searched.error) drop();
+    else if (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar, 'fine-tuning the precisions the mixed-precision search chose')) return 'target';
     return null;
   };
 
-  let ended: Ended = null;
-  if (order === 'fastest') {
-    const candidates: RungResult[] = [];
-    ended = (await screen(stages, candidates)) ?? (await fineTuneAll(candidates, true)) ?? (await mixedPrecision());
-  } else {
-    const eightBit = stages.filter((s) => isEightBit(s.preset));
-    const sixteenBit = stages.filter((s) => !isEightBit(s.preset));
-    const eight: RungResult[] = [];
-    const sixteen: RungResult[] = [];
-    // The closest 8-bit configuration is fine-tuned whatever it needs only when nothing else can lift the ladder after it.
-    const eightLast = sixteenBit.length === 0 && !options.mixed;
-    ended =
-      (await screen(eightBit, eight)) ??
-      (await fineTuneAll(eight, eightLast)) ??
-      (await mixedPrecision()) ??
-      (await screen(sixteenBit, sixteen)) ??
-      (await fineTuneAll(sixteen, true));
-  }
-  if (ended) return finish(ended);
+  try {
+    let ended: Ended = null;
+    if (order === 'fastest') {
+      const candidates: RungResult[] = [];
+      ended = (await screen(stages, candidates)) ?? (await fineTuneAll(candidates, true, 'screened')) ?? (await mixedPrecision());
+    } else {
+      const eightBit = stages.filter((s) => isEightBit(s.preset));
+      const sixteenBit = stages.filter((s) => !isEightBit(s.preset));
+      const eight: RungResult[] = [];
+      const sixteen: RungResult[] = [];
+      // The closest 8-bit configuration is fine-tuned whatever it needs only when nothing else can lift the ladder after it.
+      const eightLast = sixteenBit.length === 0 && !options.mixed;
+      ended =
+        (await screen(eightBit, eight)) ??
+        (await fineTuneAll(eight, eightLast, '8-bit')) ??
+        (await mixedPrecision()) ??
+        (await screen(sixteenBit, sixteen)) ??
+        (await fineTuneAll(sixteen, true, '16-bit'));
+    }
+    if (ended) return finish(ended);
 
-  // The exclusion search, last in either order.
-  if (options.exclude) {
-    if (options.signal?.aborted) return finish('cancelled');
-    const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4);
-    if (r.met) return finish('target');
+    // The exclusion search, last in either order.
+    if (options.exclude) {
+      if (stopNow()) return finish('cancelled');
+      const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4, 'the exclusion search comes last: every format and algorithm was tried first, and it starts from the best configuration measured');
+      if (r?.met) return finish('target');
+    }
+    return finish('exhausted');
+  } catch (e) {
+    // Each rung's own failure is recorded in its result; this is a failure between rungs. What was measured stays.
+    const err = e as Error;
+    return finish('failed', `${err?.name ?? 'Error'}: ${err?.message ?? String(e)}`);
   }
-  return finish('exhausted');
 }
 
 /** A score to sort by (higher is closer to the target); a failed rung last. */
@@ -550,14 +669,14 @@ function bestConfig(results: readonly RungResult[]): QuantConfig | null {
   return i >= 0 ? results[i].config : null;
 }
 
-const seconds = (start: number) => (performance.now() - start) / 1000;
-
 /** The ladder as the report shows it: every rung tried, its numbers, and which was chosen. */
 export function ladderReport(result: LadderResult): ReportLadder {
   return {
     target: result.target,
     order: result.order,
     stopped: result.stopped,
+    ...(result.error ? { error: result.error } : {}),
+    ...(result.budget ? { budget: result.budget } : {}),
     skipped: result.skipped,
     chosen: result.chosen,
     rungs: result.results.map((r) => ({
@@ -570,6 +689,8 @@ export function ladderReport(result: LadderResult): ReportLadder {
       seconds: r.seconds,
       error: r.error ?? null,
       excluded: r.config.nodesToExclude.length + r.config.subgraphsToExclude.length + r.config.opTypesToExclude.length,
+      ...(r.rung.why ? { why: r.rung.why } : {}),
+      ...(r.rung.estimate ? { estimate: { seconds: r.rung.estimate.seconds, basis: r.rung.estimate.basis } } : {}),
     })),
   };
 }

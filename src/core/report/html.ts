@@ -182,21 +182,32 @@ export function ladderOrderText(order: ReportLadder['order']): string {
     : 'Order: 8-bit first (the 8-bit formats screened, then fine-tuned closest first, then mixed precision within its budget fine-tuned with AdaRound; only then the 16-bit formats): a whole-model 16-bit format is chosen only when no 8-bit route meets the target.';
 }
 
+const LADDER_STOP_TEXT: Record<NonNullable<Report['ladder']>['stopped'], string> = {
+  target: 'reached',
+  exhausted: 'every rung tried',
+  cancelled: 'cancelled or interrupted; the best rung measured so far is kept',
+  budget: 'the time budget ran out; the best rung measured within it is kept',
+  failed: 'the climb failed; the best rung measured before is kept',
+};
+
 function ladderSection(r: Report): string {
   const l = r.ladder;
   if (!l) return '';
   const { metric, value } = l.target;
-  const verdict = l.stopped === 'target' ? badge('good', `${metric} ≥ ${value} reached`) : badge('poor', `${metric} ≥ ${value} not reached (${l.stopped})`);
+  const verdict = l.stopped === 'target' ? badge('good', `${metric} ≥ ${value} reached`) : badge('poor', `${metric} ≥ ${value} not reached (${LADDER_STOP_TEXT[l.stopped]})`);
+  const budget = l.budget ? ` Time budget ${formatSeconds(l.budget.seconds)}, used ${formatSeconds(l.budget.used)}.` : '';
+  const failure = l.error ? `<div class="muted">${e(l.error)}</div>` : '';
   const others = [...new Set(l.rungs.flatMap((g) => Object.keys(g.metrics)))].filter((k) => k !== metric);
   const rows = l.rungs.map((g, i) => {
     const status = g.error ? badge('none', 'failed') : g.met ? badge('good', 'meets') : badge('poor', 'below');
     const chosen = i === l.chosen ? ` ${badge('good', 'chosen')}` : '';
     const cells = others.map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : ladderValueText(k, g.metrics[k])}</td>`).join('');
-    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
+    const why = g.why ? `<div class="muted">${e(g.why)}${g.estimate ? ` (estimated ${e(formatSeconds(g.estimate.seconds))}: ${e(g.estimate.basis)})` : ''}</div>` : '';
+    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}${why}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
-  const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
-  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}</p><table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
+  const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win, or they could not fit in the time budget):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}${e(budget)}</p>${failure}<table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
 }
 
 function timingsSection(r: Report): string {

@@ -76,7 +76,12 @@ export interface ReportLadder {
   readonly target: { readonly metric: string; readonly value: number };
   /** The order the rungs were climbed in (core/recover/ladder.ts LadderOrder); absent in reports written before it existed. */
   readonly order?: 'eight-bit-first' | 'fastest';
-  readonly stopped: 'target' | 'exhausted' | 'cancelled';
+  /** Why the climb ended (core/recover/ladder.ts LadderStop): 'budget' when its time budget ran out, 'failed' with `error`. */
+  readonly stopped: 'target' | 'exhausted' | 'cancelled' | 'budget' | 'failed';
+  /** What failed between rungs (stopped 'failed'). */
+  readonly error?: string;
+  /** The time budget it planned against and the seconds it took (seconds). */
+  readonly budget?: { readonly seconds: number; readonly used: number };
   /** Rungs not measured because earlier measurements said they could not win, and why. */
   readonly skipped?: readonly { readonly label: string; readonly reason: string }[];
   /** Index into `rungs` of the chosen one; −1 when none could be measured. */
@@ -93,6 +98,10 @@ export interface ReportLadder {
     readonly error: string | null;
     /** Exclusion rules in the rung's configuration. */
     readonly excluded: number;
+    /** Why it came when it did. */
+    readonly why?: string;
+    /** Its estimated seconds before it ran, and what the estimate rested on. */
+    readonly estimate?: { readonly seconds: number; readonly basis: string };
   }[];
 }
 

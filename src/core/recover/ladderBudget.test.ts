@@ -1,0 +1,132 @@
+/** The ladder under a time budget: durations parsed, each rung's cost estimated before it runs, rungs that cannot fit skipped and listed. */
+import { describe, expect, it } from 'vitest';
+import { estimateRung, formatDuration, parseTimeBudget, priorCosts, rungKind, TimeBudgetError } from './ladderBudget.ts';
+import { climbLadder, ladderReport, type Rung, type RungMeasurement, type RungRecipe, type RungResult } from './ladder.ts';
+import { getPreset } from '../quantize/presets.ts';
+
+const recipe = (p: Partial<RungRecipe> = {}): RungRecipe => ({ preset: 'XINT8', perChannel: false, cle: false, finetune: null, exclusions: false, ...p });
+const result = (index: number, r: RungRecipe, seconds: number, error?: string): RungResult => ({
+  rung: { index, label: `r${index}`, step: 1, recipe: r },
+  config: getPreset('XINT8'),
+  score: 0.9,
+  metrics: {},
+  met: false,
+  seconds,
+  ...(error ? { error } : {}),
+});
+
+describe('time budgets', () => {
+  it('parses 15m, 90s, 1h30m, 2.5m and bare seconds; names anything else', () => {
+    expect(parseTimeBudget('15m')).toBe(900);
+    expect(parseTimeBudget('90s')).toBe(90);
+    expect(parseTimeBudget('1h30m')).toBe(5400);
+    expect(parseTimeBudget('2.5m')).toBe(150);
+    expect(parseTimeBudget('600')).toBe(600);
+    for (const bad of ['', '15 minutes', '-3m', '0', 'm', '3x']) expect(() => parseTimeBudget(bad)).toThrow(TimeBudgetError);
+    expect(formatDuration(42)).toBe('42 s');
+    expect(formatDuration(65)).toBe('1 min 05 s');
+    expect(formatDuration(3720)).toBe('1 h 02 min');
+  });
+
+  it('estimates from the model and images first, then from the rungs measured, per kind', () => {
+    const prior = priorCosts({ parameters: 1e6, calibrationSamples: 16, evaluationSamples: 8, iterations: 200, mixedMeasurements: 60, exclusionSteps: 10 });
+    // YOLOX-nano-sized: a screening rung of about 13 s, fine-tuning at 200 iterations seven times that.
+    expect(prior.screen).toBeCloseTo(1 + 3e-7 * 1e6 * 40, 6);
+    expect(prior.finetune).toBeCloseTo(prior.screen * 7, 6);
+    expect(prior.exclusions).toBeCloseTo(prior.screen * 10, 6);
+    expect(estimateRung(recipe(), [], prior)).toEqual({ seconds: prior.screen, basis: "the model's size and the images" });
+    // Two screening rungs measured at 10 and 20 s: the next screening rung is their mean.
+    const measured = [result(1, recipe(), 10), result(2, recipe({ cle: true }), 20)];
+    expect(estimateRung(recipe({ preset: 'A8W8' }), measured, prior)).toEqual({ seconds: 15, basis: 'the mean of rungs 1, 2' });
+    // No fine-tuning measured yet: the prior, scaled by how the screening rungs compared with the prior's screening figure.
+    const ft = estimateRung(recipe({ finetune: 'adaround' }), measured, prior);
+    expect(ft.seconds).toBeCloseTo(prior.finetune * (15 / prior.screen), 6);
+    expect(ft.basis).toMatch(/scaled by the screening rungs/);
+    // A fine-tuning rung measured: the next of the same algorithm costs what it cost; a failed rung is no evidence.
+    const withFt = [...measured, result(3, recipe({ finetune: 'adaround' }), 300), result(4, recipe({ finetune: 'adaround', cle: true }), 5, 'Error: boom')];
+    expect(estimateRung(recipe({ preset: 'A8W8', finetune: 'adaround' }), withFt, prior)).toEqual({ seconds: 300, basis: 'like rung 3' });
+    expect(estimateRung(recipe({ finetune: 'adaquant' }), withFt, prior).seconds).toBe(300);
+    // Sequential ranges cost several calibrations: never estimated from MinMax rungs alone as if equal.
+    expect(estimateRung(recipe({ calibrationMethod: 'Sequential' }), measured, prior).seconds).toBeCloseTo(prior.screen * (15 / prior.screen) * 3, 6);
+    expect(rungKind(recipe({ mixedPrecision: true, finetune: 'adaround' }))).toBe('finetune');
+    expect(rungKind(recipe({ mixedPrecision: true }))).toBe('mixed');
+  });
+
+  it('skips and lists the rungs that cannot fit in what is left, shows each estimate, and ends "budget" with the best kept', async () => {
+    // A fake clock: screening costs 10 s, fine-tuning 200 s; the budget is 100 s.
+    let clock = 0;
+    const cost = (r: Rung) => (r.recipe.finetune ? 200 : 10);
+    const seen: Rung[] = [];
+    const measure = async (_c: unknown, r: Rung): Promise<RungMeasurement> => {
+      clock += cost(r);
+      const score = r.recipe.finetune ? 0.97 : r.recipe.cle ? 0.93 : 0.92;
+      return { score, metrics: { cosine: score } };
+    };
+    const prior = { screen: 10, finetune: 150, mixed: 100, exclusions: 100 };
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8'],
+      perChannelRung: false,
+      timeBudget: 100,
+      costPrior: prior,
+      now: () => clock,
+      measure: measure as never,
+      onRung: (r, m) => {
+        if (!m) seen.push(r);
+      },
+    });
+    // XINT8 and XINT8 + CLE fit (10 s each); the fine-tuning rungs (estimated 150 s from the prior) do not.
+    expect(result.results.map((r) => r.rung.label)).toEqual(['XINT8', 'XINT8 + CLE']);
+    expect(result.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
+    expect(result.skipped[0].reason).toMatch(/^over the time budget: estimated 2 min 30 s \(.*\), 1 min 20 s of 1 min 40 s left$/);
+    expect(result.stopped).toBe('budget');
+    expect(result.chosen).toBe(1); // the best measured within the budget
+    expect(result.budget).toEqual({ seconds: 100, used: 20 });
+    expect(seen[0].estimate).toEqual({ seconds: 10, basis: "the model's size and the images" });
+    expect(seen[1].estimate).toEqual({ seconds: 10, basis: 'like rung 1' });
+    expect(seen[1].why).toMatch(/CLE/);
+    expect(seen[0].of).toBeGreaterThanOrEqual(seen.length);
+    const report = ladderReport(result);
+    expect(report.stopped).toBe('budget');
+    expect(report.rungs[1].estimate).toEqual({ seconds: 10, basis: 'like rung 1' });
+  });
+
+  it('always measures the first rung, however tight the budget, so that a climb ends with a model', async () => {
+    let clock = 0;
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8'],
+      perChannelRung: false,
+      timeBudget: 1,
+      costPrior: { screen: 50, finetune: 500, mixed: 500, exclusions: 500 },
+      now: () => clock,
+      measure: async () => {
+        clock += 50;
+        return { score: 0.9, metrics: {} };
+      },
+    });
+    expect(result.results).toHaveLength(1);
+    expect(result.stopped).toBe('budget');
+    expect(result.chosen).toBe(0);
+  });
+
+  it('a climb the caller aborts past its budget (the deadline) ends "budget", before it "cancelled"', async () => {
+    for (const [at, stopped] of [[150, 'budget'], [50, 'cancelled']] as const) {
+      let clock = 0;
+      const signal = { aborted: false };
+      const result = await climbLadder({
+        target: { metric: 'cosine', value: 0.99 },
+        timeBudget: 100,
+        now: () => clock,
+        signal,
+        measure: async () => {
+          clock = at;
+          signal.aborted = true;
+          return { score: 0.9, metrics: {} };
+        },
+      });
+      expect(result.stopped).toBe(stopped);
+      expect(result.results).toHaveLength(1);
+    }
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The ladder's time budget: what each rung is expected to cost before it runs, and the parsing of a budget
+ * ("15m", "90s", "1h30m"). An estimate comes from the rungs already measured where one of the same kind exists
+ * (screening, fine-tuning, mixed precision, the exclusion search), else from the model's size and the images
+ * (`priorCosts`), scaled by how the measured screening rungs compared with the prior's own screening figure (the
+ * machine's speed and load). climbLadder skips, and lists, a rung whose estimate does not fit in what is left.
+ * Pure arithmetic: no runtime, no clock.
+ */
+import { StudioError } from '../onnx/errors.ts';
+import type { RungRecipe, RungResult } from './ladder.ts';
+
+/** A bad --time-budget ("15 minutes", "-3m"): named for the page and the command line. */
+export class TimeBudgetError extends StudioError {
+  override readonly name = 'TimeBudgetError';
+}
+
+const UNIT_SECONDS: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/** Seconds of "15m", "90s", "1h30m", "2.5m" or a bare number of seconds; TimeBudgetError otherwise. */
+export function parseTimeBudget(text: string): number {
+  const t = text.trim().toLowerCase();
+  if (/^\d+(\.\d+)?$/.test(t)) return positive(Number(t), text);
+  const parts = [...t.matchAll(/(\d+(?:\.\d+)?)\s*([hms])/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('').replace(/\s/g, '') !== t.replace(/\s/g, '')) {
+    throw new TimeBudgetError(`time budget "${text}": give a duration such as 15m, 90s or 1h30m`);
+  }
+  return positive(parts.reduce((s, p) => s + Number(p[1]) * UNIT_SECONDS[p[2]], 0), text);
+}
+
+function positive(seconds: number, text: string): number {
+  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new TimeBudgetError(`time budget "${text}": give a duration above zero`);
+  return seconds;
+}
+
+/** "1 min 05 s", "42 s", "1 h 02 min". */
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')} min`;
+}
+
+/** What a rung costs like: screening (calibrate, quantize, judge), fine-tuning, the mixed-precision search, the exclusion search. */
+export type RungKind = 'screen' | 'finetune' | 'mixed' | 'exclusions';
+
+export function rungKind(recipe: RungRecipe): RungKind {
+  if (recipe.exclusions) return 'exclusions';
+  if (recipe.finetune) return 'finetune';
+  if (recipe.mixedPrecision) return 'mixed';
+  return 'screen';
+}
+
+/** The model and data facts the prior reads. */
+export interface CostFacts {
+  /** Weights in the model (elements). */
+  readonly parameters: number;
+  readonly calibrationSamples: number;
+  readonly evaluationSamples: number;
+  /** Fine-tuning iterations per layer (FastFinetune NumIterations). */
+  readonly iterations: number;
+  /** The mixed-precision search's largest number of measurements. */
+  readonly mixedMeasurements: number;
+  /** The exclusion search's largest number of measurements. */
+  readonly exclusionSteps: number;
+}
+
+/** Seconds per kind before anything was measured. */
+export type CostPrior = Readonly<Record<RungKind, number>>;
+
+/**
+ * Seconds of a screening rung per weight and per model run, fitted on YOLOX-nano (0.9 M weights, 16 calibration
+ * and 8 evaluation images: 7–20 s a screening rung on this machine, bench/results/ladder.json).
+ */
+const SCREEN_SECONDS_PER_WEIGHT_RUN = 3e-7;
+/**
+ * A fine-tuning rung's extra seconds per iteration, as a share of a screening rung: YOLOX-nano at 200 iterations,
+ * 22–96 s against 7–11 s screening (bench/results/ladder.json).
+ */
+const FINETUNE_SHARE_PER_ITERATION = 0.03;
+/** A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano: 66 s for ~60 measurements, 8 s screening). */
+const MIXED_SHARE_PER_MEASUREMENT = 0.12;
+
+/** The prior: from the model's size and the images only. */
+export function priorCosts(f: CostFacts): CostPrior {
+  // A screening rung runs the float model on the calibration images (with every tensor an output, about 1.5 runs)
+  // and both models on the evaluation images.
+  const runs = 1.5 * f.calibrationSamples + 2 * f.evaluationSamples;
+  const screen = 1 + SCREEN_SECONDS_PER_WEIGHT_RUN * f.parameters * runs;
+  return {
+    screen,
+    finetune: screen * (1 + FINETUNE_SHARE_PER_ITERATION * f.iterations),
+    mixed: screen * (1 + MIXED_SHARE_PER_MEASUREMENT * f.mixedMeasurements),
+    exclusions: screen * Math.max(1, f.exclusionSteps),
+  };
+}
+
+export interface RungEstimate {
+  readonly seconds: number;
+  /** What the figure rests on ("like rung 3", "the model's size and the images, scaled by the screening rungs"). */
+  readonly basis: string;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The expected seconds of `recipe` given what the ladder measured. Same kind measured: their mean (for fine-tuning,
+ * the same algorithm's where measured; for screening, rungs with the same ranges method, since Sequential ranges cost
+ * several MinMax calibrations). Otherwise the prior, scaled by measured screening time over the prior's.
+ */
+export function estimateRung(recipe: RungRecipe, measured: readonly RungResult[], prior: CostPrior): RungEstimate {
+  const kind = rungKind(recipe);
+  const ok = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === kind);
+  const like = (rs: readonly RungResult[]): RungEstimate => ({
+    seconds: mean(rs.map((r) => r.seconds)),
+    basis: rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
+  });
+  if (kind === 'finetune') {
+    const same = ok.filter((r) => r.rung.recipe.finetune === recipe.finetune);
+    if (same.length > 0) return like(same);
+    if (ok.length > 0) return like(ok);
+  } else if (kind === 'screen') {
+    const same = ok.filter((r) => (r.rung.recipe.calibrationMethod ?? null) === (recipe.calibrationMethod ?? null));
+    if (same.length > 0) return like(same);
+  } else if (ok.length > 0) {
+    return like(ok);
+  }
+  const screens = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === 'screen' && !r.rung.recipe.calibrationMethod);
+  if (screens.length === 0) return { seconds: prior[kind], basis: "the model's size and the images" };
+  const speed = mean(screens.map((r) => r.seconds)) / prior.screen;
+  // A screening rung with another ranges method than any measured: a few calibrations' worth more.
+  const factor = kind === 'screen' ? 3 : 1;
+  return { seconds: prior[kind] * speed * factor, basis: "the model's size and the images, scaled by the screening rungs measured" };
+}
