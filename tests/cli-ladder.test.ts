@@ -7,6 +7,29 @@ import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { parseReportNumber } from '../src/core/report/json.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import { spawn } from 'node:child_process';
+
+const BIN = path.resolve(import.meta.dirname, '../bin/qstudio.js');
+
+/** Starts `qstudio ...args`, sends `signal` once stdout has printed the first measured rung, and waits for the exit. */
+function interruptAfterFirstRung(signal: NodeJS.Signals, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!sent && /^rung 1 /m.test(stdout)) {
+        sent = true;
+        child.kill(signal);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-ladder-'));
 const calib = path.join(tmp, 'calib');
@@ -84,6 +107,50 @@ describe('qstudio ladder', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--judge-optimization "fast": give one of basic, all/);
   });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('stopped by %s after its first rung, writes the best rung so far (a model that runs) and its report, noting the target was not met', async (signal, status) => {
+    const out = path.join(tmp, `${signal}.onnx`);
+    const json = path.join(tmp, `${signal}.json`);
+    const html = path.join(tmp, `${signal}.html`);
+    // 100000 iterations a layer: the fine-tuning rungs would run for hours; the signal comes after rung 1.
+    const r = await interruptAfterFirstRung(signal, 'ladder', mnist, '--calib', calib, '--data', held, '--preprocess', 'unit', '--formats', 'XINT8', '--iterations', '100000', '--finetune-reach', '1', '--target', 'cosine:1', '-o', out, '--json', json, '--report', html);
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.code).toBe(status);
+    expect(r.stderr).toContain(`${signal}: stopping; writing the best rung measured so far`);
+    expect(r.stdout).toMatch(/did not reach cosine ≥ 1 after \d+ rung\(s\) \(interrupted\); best so far: rung \d+ /);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+    expect(report.ladder.stopped).toBe('cancelled');
+    expect(report.ladder.rungs.length).toBeGreaterThanOrEqual(1);
+    expect(report.notes.join(' ')).toMatch(/^The target cosine ≥ 1 was not met: the climb ended early \(interrupted\)\. This model is the best rung measured, rung \d/);
+    expect(fs.readFileSync(html, 'utf8')).toContain('cancelled or interrupted; the best rung measured so far is kept');
+    const session = await createSession(fs.readFileSync(out));
+    const result = await session.run({ [session.inputNames[0]]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+    expect(Object.values(result)[0].dims).toEqual([1, 10]);
+    await session.release();
+  }, 120_000);
+
+  it('plans against --time-budget: prints each estimate, skips and lists the rungs that cannot fit, ends with the best kept', async () => {
+    const out = path.join(tmp, 'budget.onnx');
+    const json = path.join(tmp, 'budget.json');
+    // Fine-tuning at 100000 iterations is estimated far past a 20-second budget: skipped, never started.
+    const r = qstudio('ladder', mnist, ...common, '--iterations', '100000', '--finetune-reach', '1', '--target', 'cosine:1', '--time-budget', '20s', '-o', out, '--json', json);
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/^rung 2 of at most \d+ .* \(estimated \d+ s: like rung 1\) …$/m);
+    expect(r.stdout).toMatch(/^skipped XINT8( per-channel)? \+ AdaRound: over the time budget: estimated .* left$/m);
+    expect(r.stdout).not.toMatch(/^rung \d+ .*AdaRound: cosine/m);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+    expect(report.ladder.stopped).toBe('budget');
+    expect(report.ladder.budget.seconds).toBe(20);
+    expect(report.notes[0]).toMatch(/the time budget ran out/);
+    expect(fs.existsSync(out)).toBe(true);
+    const bad = qstudio('ladder', mnist, ...common, '--time-budget', '15 minutes');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--time-budget: time budget "15 minutes": give a duration such as 15m/);
+  }, 120_000);
 
   it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');

@@ -13,8 +13,22 @@ import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
 import { hasAttentionBlocks, hasWrittenOutActivations } from '../../core/quantize/attentionBlocks.ts';
-import { climbLadder, isLadderOrder, ladderReport, parseLadderTarget, DEFAULT_LADDER_ORDER, LADDER_ORDERS, type Rung, type RungResult } from '../../core/recover/ladder.ts';
-import { ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
+import {
+  climbLadder,
+  isLadderOrder,
+  ladderReport,
+  ladderSoFar,
+  parseLadderTarget,
+  DEFAULT_LADDER_ORDER,
+  LADDER_ORDERS,
+  type LadderResult,
+  type LadderStop,
+  type Rung,
+  type RungResult,
+  type SkippedRung,
+} from '../../core/recover/ladder.ts';
+import { ladderCostPrior, ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
+import { formatDuration, parseTimeBudget } from '../../core/recover/ladderBudget.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
 import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
@@ -36,7 +50,8 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--order eight-bit-first|fastest]
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
-                      [--iterations <n>] [--finetune-reach <share>] [-o <model.onnx>] [--save-config <config.json>]
+                      [--iterations <n>] [--finetune-reach <share>] [--time-budget <15m>]
+                      [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16] [--judge-optimization basic|all]
 
 Climbs the best-practice ladder of AMD Quark's Ryzen AI guide until the quantized model meets the target
@@ -49,6 +64,10 @@ fine-tuning cannot remove is skipped and listed), then mixed precision from the 
 AdaRound on its winner; only then the 16-bit formats (A16W8; the last format with per-channel weights,
 ours) and their fine-tuning; last, excluding the most sensitive nodes (a measured greedy search). Every
 rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
+
+The best rung so far is never lost: when the ladder ends without meeting the target, fails, runs out of
+its time budget or is stopped (Ctrl-C, SIGTERM), the best rung measured is written (-o, --save-config,
+--report, --json) with a note that the target was not met.
 
 Options:
   --calib <dir>               images to calibrate and fine-tune on
@@ -84,14 +103,35 @@ Options:
   --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)
   --finetune-reach <share>    the largest share of a rung's output error fine-tuning is expected to remove
                               (default 0.9); rungs that would need more are skipped. 1 tries every one
+  --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
+                              estimated before it runs (from the model's size, the images and the rungs
+                              measured) and printed; rungs that cannot finish in what is left are skipped
+                              and listed; a rung still running at the deadline is stopped
   -o, --output <file>         write the chosen rung's quantized model
   --save-config <file>        write the chosen rung's configuration as JSON
   --report <out.html>         an HTML report of every rung tried and the chosen model's comparison
   --json <out.json>           the same as JSON
 
-Exit status: 0 when a rung meets the target, 3 when none does (the best rung is still written).`;
+Exit status: 0 when a rung meets the target, 3 when none does (the best rung is still written), 130 / 143
+when stopped by SIGINT / SIGTERM (the best rung so far is still written).`;
 
 const num = (v: number) => (Number.isFinite(v) ? v.toFixed(5) : String(v));
+
+/** Why a climb ended short of its target, in words. */
+const STOP_TEXT: Record<LadderStop, string> = {
+  target: 'reached',
+  exhausted: 'every rung tried',
+  cancelled: 'interrupted',
+  budget: 'the time budget ran out',
+  failed: 'the climb failed',
+};
+
+/** The report's note when the written model is not one that met the target. */
+export function notMetNote(result: LadderResult, metric: string, value: number): string {
+  const chosen = result.results[result.chosen];
+  const why = result.stopped === 'exhausted' ? 'no rung met it' : `the climb ended early (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`;
+  return `The target ${metric} ≥ ${value} was not met: ${why}. This model is the best rung measured${chosen ? `, rung ${chosen.rung.index} ${chosen.rung.label} (${metric} ${num(chosen.score)})` : ''}, out of ${result.results.length} measured.`;
+}
 
 /** One line per measured rung. */
 export function rungLine(r: RungResult, metric: string): string {
@@ -123,6 +163,7 @@ export const ladderCommand = {
       'max-exclusion-steps': { type: 'string' },
       iterations: { type: 'string' },
       'finetune-reach': { type: 'string' },
+      'time-budget': { type: 'string' },
       output: { type: 'string', short: 'o' },
       'save-config': { type: 'string' },
       report: { type: 'string' },
@@ -144,6 +185,12 @@ export const ladderCommand = {
 
     const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
 
+    let budget: number | undefined;
+    try {
+      budget = values['time-budget'] === undefined ? undefined : parseTimeBudget(values['time-budget']);
+    } catch (e) {
+      throw new UsageError(`--time-budget: ${(e as Error).message}`);
+    }
     const reach = values['finetune-reach'] === undefined ? undefined : Number(values['finetune-reach']);
     if (reach !== undefined && !(reach > 0 && reach <= 1)) throw new UsageError(`--finetune-reach "${values['finetune-reach']}": give a share in (0, 1]`);
 
@@ -165,6 +212,8 @@ export const ladderCommand = {
       `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
     );
 
+    // Cancelled by SIGINT/SIGTERM or by the budget's deadline: the rung in flight stops within one inference or step.
+    const signal = { aborted: false };
     const measures = ladderMeasures(
       {
         model,
@@ -173,6 +222,7 @@ export const ladderCommand = {
         tuning: nodeRuntime(tuningData.feeds),
         evaluation: nodeRuntime(evalData.feeds, judgeLevel),
         sensitivity: nodeRuntime(tuningData.feeds, judgeLevel),
+        signal,
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
@@ -183,68 +233,119 @@ export const ladderCommand = {
       target.metric,
       { maxExclusionSteps: maxSteps, precisionBudget: parsePrecisionBudget(values.budget ?? '') },
     );
-    const result = await climbLadder({
-      target,
-      base,
-      order,
-      formats: formats as PresetName[],
-      reapplyAlgorithms: !values['no-reapply'],
-      perChannelRung: !values['no-per-channel'],
-      attentionRungs: hasAttentionBlocks(model),
-      functionRungs: hasWrittenOutActivations(model),
-      calibrationRungs: true,
-      measure: measures.measure,
-      cleApplies: measures.cleApplies,
-      saturationRisk: measures.saturationRisk,
-      finetuneReach: reach,
-      exclude: values['no-exclusions'] ? undefined : measures.exclude,
-      mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
-      onRung: (rung, r) => {
-        if (!r) process.stderr.write(`rung ${rung.index} ${rung.label} …\n`);
-        else process.stdout.write(`${rungLine(r, target.metric)}\n`);
-      },
-    });
 
-    for (const k of result.skipped) process.stdout.write(`skipped ${k.label}: ${k.reason}\n`);
-    const chosen = result.results[result.chosen];
-    process.stdout.write(
-      `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
-        (chosen ? `; chosen: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
-        '\n',
-    );
-    const detail = chosen?.detail as RungDetail | undefined;
-    // Encoded once for the model file and the report's size and hash.
-    const bytes = detail && (values.output || values.report || values.json) ? encode(detail.quantized) : undefined;
-    if (values.output && bytes) {
-      fs.writeFileSync(values.output, bytes);
-      await checkWrittenModel(values.output);
-      process.stderr.write(`model: ${values.output}\n`);
-    }
-    if (values['save-config'] && chosen) {
-      fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
-      process.stderr.write(`configuration: ${values['save-config']}\n`);
-    }
-    if ((values.report || values.json) && detail && bytes) {
-      const q = detail.report;
-      const report = buildReport({
-        title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
-        createdAt: new Date().toISOString(),
-        floatModel: await modelFileInfo(float),
-        quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
-        config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
-        exclusions: q.exclusions,
-        quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
-        samples: detail.comparison.samples,
-        dataSource: values.data ?? values.calib,
-        graphOptimization: judgeLevel,
-        outputs: detail.comparison.outputs,
-        ladder: ladderReport(result),
-        timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
+    /** Writes the best rung of `result` and its report; once, whichever of the end, a failure or a signal comes first. */
+    let written: Promise<void> | null = null;
+    const writeBest = (result: LadderResult): Promise<void> => (written ??= writeOutcome(result));
+    const writeOutcome = async (result: LadderResult): Promise<void> => {
+      for (const k of result.skipped) process.stdout.write(`skipped ${k.label}: ${k.reason}\n`);
+      const chosen = result.results[result.chosen];
+      process.stdout.write(
+        `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
+          (result.stopped === 'target' || result.stopped === 'exhausted' ? '' : ` (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`) +
+          (chosen ? `; ${result.stopped === 'target' ? 'chosen' : 'best so far'}: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
+          '\n',
+      );
+      const detail = chosen?.detail as RungDetail | undefined;
+      // Encoded once for the model file and the report's size and hash.
+      const bytes = detail && (values.output || values.report || values.json) ? encode(detail.quantized) : undefined;
+      if (values.output && bytes) {
+        fs.writeFileSync(values.output, bytes);
+        await checkWrittenModel(values.output);
+        process.stderr.write(`model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`);
+      }
+      if (values['save-config'] && chosen) {
+        fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
+        process.stderr.write(`configuration: ${values['save-config']}\n`);
+      }
+      if ((values.report || values.json) && detail && bytes) {
+        const q = detail.report;
+        const report = buildReport({
+          title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
+          createdAt: new Date().toISOString(),
+          floatModel: await modelFileInfo(float),
+          quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
+          config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
+          exclusions: q.exclusions,
+          quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
+          samples: detail.comparison.samples,
+          dataSource: values.data ?? values.calib,
+          graphOptimization: judgeLevel,
+          outputs: detail.comparison.outputs,
+          ladder: ladderReport(result),
+          timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
+          notes: result.stopped === 'target' ? [] : [notMetNote(result, target.metric, target.value)],
+        });
+        if (values.report) fs.writeFileSync(values.report, renderHtml(report));
+        if (values.json) fs.writeFileSync(values.json, renderJson(report));
+        process.stderr.write(`report: ${[values.report, values.json].filter(Boolean).join(', ')}\n`);
+      }
+    };
+
+    // What was measured so far, for a signal that comes while a rung runs.
+    const results: RungResult[] = [];
+    const skipped: SkippedRung[] = [];
+    const soFar = (stopped: LadderStop) => ladderSoFar(target, order, results, skipped, stopped);
+    const stopSignals = [['SIGINT', 130], ['SIGTERM', 143]] as const;
+    // Kept registered until the process exits (the session folder's own handler defers to it); a second signal exits at once.
+    const onSignal = (signalName: NodeJS.Signals, code: number) => () => {
+      if (signal.aborted && written) process.exit(code);
+      signal.aborted = true;
+      process.stderr.write(`\n${signalName}: stopping; writing the best rung measured so far\n`);
+      void writeBest(soFar('cancelled'))
+        .catch((e) => process.stderr.write(`could not write the best rung: ${(e as Error).message}\n`))
+        .finally(() => process.exit(code));
+    };
+    const handlers = stopSignals.map(([name, code]) => [name, onSignal(name, code)] as const);
+    for (const [name, handler] of handlers) process.on(name, handler);
+    const deadline = budget === undefined ? undefined : setTimeout(() => {
+      process.stderr.write(`time budget of ${formatDuration(budget!)} spent: stopping the rung in flight\n`);
+      signal.aborted = true;
+    }, budget * 1000);
+    deadline?.unref();
+
+    let result: LadderResult;
+    try {
+      result = await climbLadder({
+        target,
+        base,
+        order,
+        formats: formats as PresetName[],
+        reapplyAlgorithms: !values['no-reapply'],
+        perChannelRung: !values['no-per-channel'],
+        attentionRungs: hasAttentionBlocks(model),
+        functionRungs: hasWrittenOutActivations(model),
+        calibrationRungs: true,
+        measure: measures.measure,
+        cleApplies: measures.cleApplies,
+        saturationRisk: measures.saturationRisk,
+        finetuneReach: reach,
+        exclude: values['no-exclusions'] ? undefined : measures.exclude,
+        mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
+        signal,
+        timeBudget: budget,
+        costPrior: ladderCostPrior(model, { calibrationSamples: tuningData.feeds.length, evaluationSamples: evalData.feeds.length, base, maxExclusionSteps: maxSteps }),
+        onRung: (rung, r) => {
+          if (!r) {
+            const estimate = rung.estimate ? ` (estimated ${formatDuration(rung.estimate.seconds)}: ${rung.estimate.basis})` : '';
+            process.stderr.write(`rung ${rung.index} of at most ${rung.of ?? '?'} ${rung.label}${estimate} …\n${rung.why ? `  why now: ${rung.why}\n` : ''}`);
+          } else {
+            results.push(r);
+            process.stdout.write(`${rungLine(r, target.metric)}\n`);
+          }
+        },
+        onSkip: (k) => skipped.push(k),
       });
-      if (values.report) fs.writeFileSync(values.report, renderHtml(report));
-      if (values.json) fs.writeFileSync(values.json, renderJson(report));
-      process.stderr.write(`report: ${[values.report, values.json].filter(Boolean).join(', ')}\n`);
+    } finally {
+      if (deadline) clearTimeout(deadline);
     }
+    // A signal that came during the climb writes (and exits) itself.
+    if (written) {
+      await written;
+      return 3;
+    }
+    for (const [name, handler] of handlers) process.removeListener(name, handler);
+    await writeBest(result);
     return result.stopped === 'target' ? 0 : 3;
   },
 };

@@ -35,8 +35,13 @@ function sessionFolder(): string {
     folder = dir;
     const remove = () => fs.rmSync(dir, { recursive: true, force: true });
     process.once('exit', remove);
-    // A handled signal no longer ends the process by itself: remove the folder, then exit as the signal would have.
-    for (const [signal, code] of STOP_SIGNALS) process.once(signal, () => process.exit(code));
+    // A handled signal no longer ends the process by itself: remove the folder, then exit as the signal would have,
+    // unless a command handles the signal itself (the ladder writes its best rung first, then exits).
+    for (const [signal, code] of STOP_SIGNALS) {
+      process.once(signal, () => {
+        if (process.listenerCount(signal) === 0) process.exit(code);
+      });
+    }
   }
   return folder;
 }

@@ -27,6 +27,9 @@ import { memoizedRuntime } from './memoizedRuntime.ts';
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
+import { forEachTensor } from '../onnx/walk.ts';
+import { elementCount } from '../onnx/elementTypes.ts';
+import { priorCosts, type CostPrior } from './ladderBudget.ts';
 import { LadderTargetError, mixedPrecisionCosine, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
 
 export interface LadderRuntime {
@@ -251,4 +254,26 @@ export function ladderMeasures(
       return { score: best.score, metrics: best.metrics, config: result.config, detail: { ...best.detail, steps: result.steps } };
     },
   };
+}
+
+/** The mixed-precision search's most measurements in the ladder (chooseMixedPrecision's default). */
+const LADDER_MIXED_MEASUREMENTS = 100;
+
+/**
+ * What each kind of rung is expected to cost on `model` before any is measured (ladderBudget.ts priorCosts): from its
+ * weights, the calibration and evaluation samples, the fine-tuning iterations of `base` and the searches' limits.
+ */
+export function ladderCostPrior(model: ModelProto, f: { calibrationSamples: number; evaluationSamples: number; base?: QuantConfig; maxExclusionSteps?: number }): CostPrior {
+  let parameters = 0;
+  forEachTensor(model, (t) => {
+    parameters += elementCount((t.dims ?? []).map(Number));
+  });
+  return priorCosts({
+    parameters,
+    calibrationSamples: f.calibrationSamples,
+    evaluationSamples: f.evaluationSamples,
+    iterations: f.base?.extraOptions.FastFinetune.NumIterations ?? 1000,
+    mixedMeasurements: LADDER_MIXED_MEASUREMENTS,
+    exclusionSteps: f.maxExclusionSteps ?? 10,
+  });
 }
