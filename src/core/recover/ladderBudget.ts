@@ -7,7 +7,22 @@
  * Pure arithmetic: no runtime, no clock.
  */
 import { StudioError } from '../onnx/errors.ts';
-import type { RungRecipe, RungResult } from './ladder.ts';
+import type { CalibrationMethod, FinetuneAlgorithm } from '../quantize/config.ts';
+
+/** What the estimate reads of a rung's recipe (ladder.ts RungRecipe). */
+export interface CostedRecipe {
+  readonly finetune: FinetuneAlgorithm | null;
+  readonly exclusions: boolean;
+  readonly mixedPrecision?: boolean;
+  readonly calibrationMethod?: CalibrationMethod;
+}
+
+/** What the estimate reads of a measured rung (ladder.ts RungResult). */
+export interface MeasuredRung {
+  readonly rung: { readonly index: number; readonly recipe: CostedRecipe };
+  readonly seconds: number;
+  readonly error?: string;
+}
 
 /** A bad --time-budget ("15 minutes", "-3m"): named for the page and the command line. */
 export class TimeBudgetError extends StudioError {
@@ -44,7 +59,7 @@ export function formatDuration(seconds: number): string {
 /** What a rung costs like: screening (calibrate, quantize, judge), fine-tuning, the mixed-precision search, the exclusion search. */
 export type RungKind = 'screen' | 'finetune' | 'mixed' | 'exclusions';
 
-export function rungKind(recipe: RungRecipe): RungKind {
+export function rungKind(recipe: CostedRecipe): RungKind {
   if (recipe.exclusions) return 'exclusions';
   if (recipe.finetune) return 'finetune';
   if (recipe.mixedPrecision) return 'mixed';
@@ -108,10 +123,10 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
  * the same algorithm's where measured; for screening, rungs with the same ranges method, since Sequential ranges cost
  * several MinMax calibrations). Otherwise the prior, scaled by measured screening time over the prior's.
  */
-export function estimateRung(recipe: RungRecipe, measured: readonly RungResult[], prior: CostPrior): RungEstimate {
+export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRung[], prior: CostPrior): RungEstimate {
   const kind = rungKind(recipe);
   const ok = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === kind);
-  const like = (rs: readonly RungResult[]): RungEstimate => ({
+  const like = (rs: readonly MeasuredRung[]): RungEstimate => ({
     seconds: mean(rs.map((r) => r.seconds)),
     basis: rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
   });
