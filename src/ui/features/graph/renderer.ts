@@ -519,6 +519,7 @@ export class GraphRenderer {
     const ctx = this.overview.getContext('2d')!;
     const { zoom, x, y } = this.viewport;
     this.paint(ctx, zoom, x, y, -x / zoom, -y / zoom, (w - x) / zoom, (h - y) / zoom);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
   }
 
   /**
@@ -631,6 +632,8 @@ export class GraphRenderer {
       canvas.height = h;
     }
     const ctx = canvas.getContext('2d')!;
+    // The first picture was painted on this canvas under the model transform; what follows is in screen pixels.
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, w, h);
     const view = this.cacheView;
     if (!view) return;
