@@ -243,7 +243,7 @@ export const ladderCommand = {
       process.stdout.write(
         `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
           (result.stopped === 'target' || result.stopped === 'exhausted' ? '' : ` (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`) +
-          (chosen ? `; ${result.stopped === 'target' ? 'chosen' : 'best so far'}: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
+          (chosen ? `; ${result.stopped === 'target' || result.stopped === 'exhausted' ? 'chosen' : 'best so far'}: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
           '\n',
       );
       const detail = chosen?.detail as RungDetail | undefined;
