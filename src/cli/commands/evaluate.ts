@@ -28,8 +28,9 @@ const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [-
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--cpu-kernels]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
-and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1/top-5 agreement
-for class scores) as AMD Quark's evaluate tool prints them.
+and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1 agreement for class
+scores, top-5 where there are more than 5 classes) as AMD Quark's evaluate tool prints them. The mean
+PSNR is the set's: from the mean squared error over all samples, not an average of decibels.
 
 Options:
   --data <dir>               images to evaluate on (.jpg, .png)

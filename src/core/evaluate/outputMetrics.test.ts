@@ -41,3 +41,29 @@ describe('sequence metrics in a sample\'s output metrics', () => {
     expect(() => ladderScore(summarizeSamples([{ output: 'y', metrics: { cosine: 1 } }]), 'sequence')).toThrow(LadderTargetError);
   });
 });
+
+describe('metrics that make sense for the output', () => {
+  it('top-5 agreement only where there are more than 5 classes; top-1 from 2', () => {
+    const two = outputMetrics(Float32Array.of(0.2, 0.8), Float32Array.of(0.7, 0.3), [1, 2]);
+    expect(two.top1).toBe(0);
+    expect(two.top5).toBeUndefined();
+    const five = outputMetrics(Float32Array.of(1, 2, 3, 4, 5), Float32Array.of(1, 2, 3, 4, 5), [1, 5]);
+    expect(five.top5).toBeUndefined();
+    const six = outputMetrics(Float32Array.of(1, 2, 3, 4, 5, 6), Float32Array.of(6, 5, 4, 3, 2, 1), [1, 6]);
+    expect(six.top1).toBe(0);
+    expect(six.top5).toBe(0);
+  });
+
+  it('the mean PSNR over samples is the set MSE\'s, not decibels averaged: an exact sample does not hide a ruined one', () => {
+    const reference = Float32Array.of(1, 0, 1, 0);
+    const exact = outputMetrics(reference, reference, [4]);
+    const ruined = outputMetrics(reference, Float32Array.of(0, 1, 0, 1), [4]);
+    expect(exact.psnr).toBeCloseTo(100, 6);
+    expect(ruined.psnr).toBeCloseTo(0, 6);
+    const [summary] = summarizeSamples([{ output: 'y', metrics: exact }, { output: 'y', metrics: ruined }]);
+    // mean MSE (0 + 1) / 2 = 0.5 against peak 1: 10·log10(2) ≈ 3.01 dB (averaged dB would say 50).
+    expect(summary.metrics.psnr!.mean).toBeCloseTo(10 * Math.log10(2), 6);
+    expect(summary.metrics.psnr!.min).toBeCloseTo(0, 6);
+    expect(summary.metrics.psnr!.max).toBeCloseTo(100, 6);
+  });
+});

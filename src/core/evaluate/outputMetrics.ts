@@ -11,7 +11,10 @@
  * not run models.
  */
 
-import { classifierAgreement, cosineSimilarity, l2Distance, psnr, sequenceAgreement, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
+import { classifierAgreement, cosineSimilarity, l2Distance, maxOf, meanSquaredError, psnrFromMse, sequenceAgreement, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
+
+/** The k of top-k agreement beside top-1. */
+const TOP5 = 5;
 import type { OutputSummary, SampleMetrics } from '../metrics/index.ts';
 
 /** 'auto' computes the metric where the output's shape fits it. */
@@ -20,7 +23,7 @@ export type MetricSwitch = 'auto' | 'always' | 'never';
 export interface OutputMetricOptions {
   /** SSIM (Quark's variant, data range 255). Default 'auto': rank-4 outputs with H and W ≥ 11. */
   readonly ssim?: MetricSwitch;
-  /** Top-1 / top-5 agreement. Default 'auto': rank 1 or 2 outputs with at least 2 classes. */
+  /** Top-1 / top-5 agreement. Default 'auto': rank 1 or 2 outputs with at least 2 classes (top-5 only with more than 5). */
   readonly agreement?: MetricSwitch;
   /** Step top-1, sequence match and CER. Default 'auto': rank-3 outputs whose rows are probability distributions; 'always': every rank-3 output (logits too). */
   readonly sequence?: MetricSwitch;
@@ -60,16 +63,22 @@ const wanted = (s: MetricSwitch | undefined, auto: boolean) => (s ?? 'auto') ===
 
 /** One sample's metrics of one output: float `reference` against quantized `test`, shaped `dims`. */
 export function outputMetrics(reference: FloatArray, test: FloatArray, dims: readonly number[], options: OutputMetricOptions = {}): SampleMetrics {
+  const mse = meanSquaredError(reference, test);
+  const peak = maxOf(reference);
   const metrics: SampleMetrics = {
     cosine: cosineSimilarity(reference, test),
     l2: l2Distance(reference, test),
-    psnr: psnr(reference, test),
+    psnr: psnrFromMse(mse, peak),
+    // The summary's mean PSNR is the set's, from these (summary.ts PSNR_PARTS).
+    mse,
+    peak,
   };
   if (wanted(options.ssim, isImageLike(dims))) metrics.ssim = ssim(reference, test, dims);
   if (wanted(options.agreement, isClassifierLike(dims))) {
     const a = classifierAgreement(reference, test, dims);
     metrics.top1 = a.top1;
-    metrics.top5 = a.top5;
+    // Top-5 of 5 classes or fewer always agrees: it says nothing, so it is not reported.
+    if (dims[dims.length - 1] > TOP5) metrics.top5 = a.top5;
   }
   const sequence = options.sequence ?? 'auto';
   if ((sequence === 'always' && dims.length === 3) || (sequence === 'auto' && isSequenceLike(dims, reference))) {

@@ -9,7 +9,7 @@
 export { MetricInputError, type FloatArray } from './input.ts';
 export { cosineSimilarity } from './cosine.ts';
 export { l2Distance } from './l2.ts';
-export { meanSquaredError, psnr, PSNR_EPSILON, type PsnrOptions } from './psnr.ts';
+export { maxOf, meanSquaredError, psnr, psnrFromMse, PSNR_EPSILON, type PsnrOptions } from './psnr.ts';
 export { ssim, SSIM_EPSILON, type SsimOptions, type SsimVariant } from './ssim.ts';
 export { defaultLayout, imagePlanes, type ImageLayout, type Plane } from './planes.ts';
 export { gaussianBlur, gaussianKernel, reflect101, SSIM_SIGMA, SSIM_WINDOW } from './gaussian.ts';
@@ -22,6 +22,7 @@ export {
   foldValue,
   mergeStats,
   METRIC_NAMES,
+  PSNR_PARTS,
   renderSummary,
   summarizeSamples,
   summarizeValues,

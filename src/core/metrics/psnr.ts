@@ -43,7 +43,7 @@ export function meanSquaredError(reference: FloatArray, test: FloatArray): numbe
 }
 
 /** Largest element, NaN if any element is NaN (as numpy's max), -Infinity when empty. */
-function maxOf(values: FloatArray): number {
+export function maxOf(values: FloatArray): number {
   let max = -Infinity;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
@@ -66,13 +66,17 @@ export function psnr(reference: FloatArray, test: FloatArray, options: PsnrOptio
     throw new MetricInputError(`PSNR peak must be a finite number > 0, got ${options.peak}.`);
   }
 
-  let mse = meanSquaredError(reference, test);
+  return psnrFromMse(meanSquaredError(reference, test), options.peak ?? maxOf(reference), mseFloor);
+}
+
+/**
+ * PSNR in dB of a mean squared error against a peak, with Quark's guards. Also the PSNR of a set of samples:
+ * their mean MSE against the largest peak (evaluate's mean PSNR), not an average of their decibels.
+ */
+export function psnrFromMse(mse: number, peak: number, mseFloor = PSNR_EPSILON): number {
   // quark/onnx/tools/evaluate.py calculate_psnr: `if mse == 0: mse += 1e-10` — only an exact zero.
-  if (mse === 0) mse = mseFloor;
-
-  let peak = options.peak ?? maxOf(reference);
+  const m = mse === 0 ? mseFloor : mse;
   // Same function: `if max <= 0: max = 1e-10` (a NaN peak fails the test and stays NaN).
-  if (peak <= 0) peak = PSNR_EPSILON;
-
-  return 20 * Math.log10(peak) - 10 * Math.log10(mse);
+  const p = peak <= 0 ? PSNR_EPSILON : peak;
+  return 20 * Math.log10(p) - 10 * Math.log10(m);
 }

@@ -12,6 +12,7 @@
  */
 
 import { numpyFloat32Text } from './numpyText.ts';
+import { psnrFromMse } from './psnr.ts';
 
 /** A running statistic: fold values in with `foldValue`, combine partial ones with `mergeStats`. */
 export interface RunningStat {
@@ -74,8 +75,16 @@ export function summarizeValues(values: ArrayLike<number>): MetricStat {
 export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5', 'stepTop1', 'sequence', 'cer'] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
+/**
+ * What one sample carries besides its reported metrics: its PSNR's mean squared error and peak, so the summary's
+ * mean PSNR is the set's (20·log10(peak over the set) − 10·log10(mean of the samples' MSE)), not an average of
+ * decibels, where one sample whose output matches exactly (+100 dB by Quark's guard) would hide a ruined one.
+ */
+export const PSNR_PARTS = ['mse', 'peak'] as const;
+type PsnrPart = (typeof PSNR_PARTS)[number];
+
 /** One sample's metric values for one output; a metric not computed is absent. */
-export type SampleMetrics = Partial<Record<MetricName, number>>;
+export type SampleMetrics = Partial<Record<MetricName | PsnrPart, number>>;
 
 export interface SampleRecord {
   /** The compared output's tensor name. */
@@ -90,11 +99,11 @@ export interface OutputSummary {
 
 /** Per output (in order of first appearance), mean / min / max of each metric over its samples. */
 export function summarizeSamples(records: readonly SampleRecord[]): OutputSummary[] {
-  const running = new Map<string, Partial<Record<MetricName, RunningStat>>>();
+  const running = new Map<string, Partial<Record<MetricName | PsnrPart, RunningStat>>>();
   for (const { output, metrics } of records) {
     let stats = running.get(output);
     if (!stats) running.set(output, (stats = {}));
-    for (const name of METRIC_NAMES) {
+    for (const name of [...METRIC_NAMES, ...PSNR_PARTS]) {
       const value = metrics[name];
       if (value !== undefined) stats[name] = foldValue(stats[name] ?? EMPTY_STAT, value);
     }
@@ -104,6 +113,12 @@ export function summarizeSamples(records: readonly SampleRecord[]): OutputSummar
     for (const name of METRIC_NAMES) {
       const stat = stats[name];
       if (stat) metrics[name] = finishStat(stat);
+    }
+    const psnr = metrics.psnr;
+    const mse = stats.mse && finishStat(stats.mse);
+    const peak = stats.peak && finishStat(stats.peak);
+    if (psnr && mse && peak && mse.count === psnr.count && Number.isFinite(psnr.mean)) {
+      metrics.psnr = { ...psnr, mean: psnrFromMse(mse.mean, peak.max) };
     }
     return { output, metrics };
   });
