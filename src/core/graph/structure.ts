@@ -3,7 +3,8 @@
  * name, shape and attribute (and builds the same GraphIndex, so the same stable node ids, and resolves
  * exclusions with the same core code), but not the weights, which stay in the model worker
  * (ARCHITECTURE, example 8). Tensors keep name, type and dims; only small ones (scalars, short
- * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes.
+ * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes, and so do the scales and zero points of
+ * Q/DQ nodes whatever their size (per channel, one per channel): the view reads a QDQ model from them (qdqFold.ts).
  *
  * Every byte string left in the copy (small tensors, string attributes such as auto_pad) is copied out of the
  * model's buffer: a view would make a structured clone carry the whole file along, and would go empty on the
@@ -14,9 +15,25 @@ import { emptyTensor } from '../onnx/tensorData.ts';
 
 /** Tensors up to this many bytes keep their data in the copy. */
 export const SMALL_TENSOR_BYTES = 64;
+/** Q/DQ scales and zero points up to this many bytes keep their data. */
+export const QDQ_PARAMETER_BYTES = 1 << 18;
 
-function tensorShell(t: TensorProto): TensorProto {
-  const small = t.raw_data !== undefined && t.raw_data.byteLength <= SMALL_TENSOR_BYTES && t.external_data.length === 0;
+const QDQ_OPS = new Set(['QuantizeLinear', 'DequantizeLinear', 'ExtendedQuantizeLinear', 'ExtendedDequantizeLinear']);
+
+/** Names of the scales and zero points the graph's Q/DQ nodes read. */
+function qdqParameters(graph: GraphProto): Set<string> {
+  const names = new Set<string>();
+  for (const n of graph.node) {
+    if (!QDQ_OPS.has(n.op_type ?? '')) continue;
+    if (n.input[1]) names.add(n.input[1]);
+    if (n.input[2]) names.add(n.input[2]);
+  }
+  return names;
+}
+
+function tensorShell(t: TensorProto, keep = false): TensorProto {
+  const limit = keep ? QDQ_PARAMETER_BYTES : SMALL_TENSOR_BYTES;
+  const small = t.raw_data !== undefined && t.raw_data.byteLength <= limit && t.external_data.length === 0;
   const shell = emptyTensor(t.dims);
   if (t.name !== undefined) shell.name = t.name;
   if (t.data_type !== undefined) shell.data_type = t.data_type;
@@ -24,25 +41,27 @@ function tensorShell(t: TensorProto): TensorProto {
   return shell;
 }
 
-function attributeShell(a: AttributeProto): AttributeProto {
-  const copy: AttributeProto = { ...a, strings: a.strings.map((s) => s.slice()), tensors: a.tensors.map(tensorShell), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
+function attributeShell(a: AttributeProto, keep = false): AttributeProto {
+  const copy: AttributeProto = { ...a, strings: a.strings.map((s) => s.slice()), tensors: a.tensors.map((t) => tensorShell(t)), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
   if (copy.s) copy.s = copy.s.slice();
-  if (a.t) copy.t = tensorShell(a.t);
+  if (a.t) copy.t = tensorShell(a.t, keep);
   if (a.g) copy.g = weightlessGraph(a.g);
   delete copy.sparse_tensor;
   return copy;
 }
 
-function nodeShell(n: NodeProto): NodeProto {
-  return { ...n, input: [...n.input], output: [...n.output], attribute: n.attribute.map(attributeShell) };
+function nodeShell(n: NodeProto, keep: Set<string>): NodeProto {
+  const keepValue = n.op_type === 'Constant' && n.output.some((o) => keep.has(o));
+  return { ...n, input: [...n.input], output: [...n.output], attribute: n.attribute.map((a) => attributeShell(a, keepValue)) };
 }
 
 /** The graph without its weights' bytes (subgraphs included); everything else is kept. */
 export function weightlessGraph(graph: GraphProto): GraphProto {
+  const keep = qdqParameters(graph);
   return {
     ...graph,
-    node: graph.node.map(nodeShell),
-    initializer: graph.initializer.map(tensorShell),
+    node: graph.node.map((n) => nodeShell(n, keep)),
+    initializer: graph.initializer.map((t) => tensorShell(t, keep.has(t.name ?? ''))),
     sparse_initializer: [],
     input: graph.input,
     output: graph.output,

@@ -8,11 +8,16 @@
  * last quantization (8-bit, 16-bit activation or weight, float), so a mixed-precision model shows where it
  * left 8 bits.
  *
+ * A QDQ model (already quantized) is read as quantized: its Q/DQ pairs folded onto the edges they quantize (a
+ * toggle shows them as nodes), its precision colours and layer table read from the file (filePrecisions.ts).
+ *
  * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, p switches between
  * colouring by family and by precision.
  */
 import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { filePrecisions } from './filePrecisions.ts';
+import { QdqLayerTable } from './QdqLayerTable.tsx';
 import { Callout } from '../../components/Callout.tsx';
 import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
@@ -36,19 +41,20 @@ import './graph.css';
 
 export default function GraphScreen() {
   const handle = useStudio((s) => s.model.handle);
-  const load = useGraphView(handle);
+  const [showQdq, setShowQdq] = useState(false);
+  const load = useGraphView(handle, showQdq);
   return (
     <section className="graph-screen" aria-labelledby="graph-title" data-testid="graph-screen" data-graph-status={load.status}>
       <header className="flow__header">
         <h2 id="graph-title" className="flow__title">Graph</h2>
         <p className="flow__lead muted">Pick what stays in float: start and end nodes of a subgraph, single nodes, or op types.</p>
       </header>
-      <GraphBody load={load} handle={handle} />
+      <GraphBody load={load} handle={handle} showQdq={showQdq} setShowQdq={setShowQdq} />
     </section>
   );
 }
 
-function GraphBody({ load, handle }: { load: GraphLoad; handle: string | null }) {
+function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; handle: string | null; showQdq: boolean; setShowQdq(shown: boolean): void }) {
   if (load.status === 'loading') {
     return (
       <div className="card graph-loading" data-testid="graph-progress" role="status">
@@ -67,14 +73,19 @@ function GraphBody({ load, handle }: { load: GraphLoad; handle: string | null })
   if (load.view.boxes.length === 0) {
     return <p className="muted" data-testid="graph-empty">This model’s graph has no nodes, inputs or outputs to draw.</p>;
   }
-  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} />;
+  const toggle = load.view.qdq ? (
+    <label className="small graph-qdq-toggle" title="Show QuantizeLinear and DequantizeLinear as nodes instead of folding them onto the edges they quantize">
+      <input type="checkbox" checked={showQdq} onChange={(e) => setShowQdq(e.target.checked)} data-testid="graph-show-qdq" /> Q/DQ as nodes
+    </label>
+  ) : null;
+  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} tools={toggle} />;
 }
 
 /**
  * The graph of a laid-out view with its tools. `rehearsal` (the idle page's warm-up, ui/warmUp.tsx) draws it without
  * telling anything outside: no "drawn" mark, and the later steps are not released.
  */
-export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean }) {
+export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false, tools = null }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean; tools?: ReactNode }) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [matches, setMatches] = useState<number[]>([]);
@@ -89,7 +100,10 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   const colourBy = useStudio((s) => s.graph.colourBy);
   const setColourBy = useStudio((s) => s.setGraphColouring);
   const quantized = useStudio((s) => s.run.result);
+  const modelFile = useStudio((s) => s.model.fileName);
   const { index } = view;
+  /** A QDQ file's own precisions (the quantizer takes float models only, so a run result never describes one). */
+  const fromFile = useMemo(() => (view.qdq ? filePrecisions(view) : null), [view]);
 
   const excluded = useMemo(() => excludedNodes(index, entries), [index, entries]);
   const preview = useMemo(() => previewSubgraph(index, starts, ends), [index, starts, ends]);
@@ -99,8 +113,14 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
     [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
   );
   const scale = useMemo(() => (heat ? heatScale(view, heat) : null), [view, heat]);
-  const precision = useMemo(() => (quantized ? precisionScale(view, nodePrecisions(quantized.report)) : null), [view, quantized]);
+  const precision = useMemo(
+    () => (fromFile ? precisionScale(view, fromFile) : quantized ? precisionScale(view, nodePrecisions(quantized.report)) : null),
+    [view, quantized, fromFile],
+  );
+  const precisionSource = fromFile ? (modelFile ?? 'this model') : (quantized?.fileName ?? '');
   const byPrecision = colourBy === 'precision' && precision !== null;
+  const colourableRef = useRef(false);
+  colourableRef.current = precision !== null;
   const colours = byPrecision ? precision.colours : (scale?.colours ?? null);
   const opTypes = useMemo(() => [...new Set(index.nodes.map((n) => n.op_type ?? ''))].filter(Boolean).sort(), [index]);
   const families = useMemo(() => [...new Set(view.boxes.map((b) => b.family))] as OpFamily[], [view]);
@@ -122,8 +142,8 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
       } else if (e.key === 'f') {
         rendererRef.current?.fit();
       } else if (e.key === 'p') {
-        const { graph, run, setGraphColouring } = useStudio.getState();
-        if (run.result) setGraphColouring(graph.colourBy === 'precision' ? 'family' : 'precision');
+        const { graph, setGraphColouring } = useStudio.getState();
+        if (colourableRef.current) setGraphColouring(graph.colourBy === 'precision' ? 'family' : 'precision');
       }
     };
     document.addEventListener('keydown', onKey);
@@ -144,10 +164,11 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
           <label className="small">
             <input type="radio" name="graph-colouring" value="family" checked={!byPrecision} onChange={() => setColourBy('family')} data-testid="colour-by-family" /> op family
           </label>
-          <label className="small" title={quantized ? 'Precision of each node in the last quantization (p)' : 'Quantize the model first: the colours show the precision each node got'}>
-            <input type="radio" name="graph-colouring" value="precision" checked={byPrecision} disabled={!quantized} onChange={() => setColourBy('precision')} data-testid="colour-by-precision" /> precision
+          <label className="small" title={fromFile ? 'Precision of each node, read from the model\'s Q/DQ (p)' : quantized ? 'Precision of each node in the last quantization (p)' : 'Quantize the model first (or open a quantized one): the colours show the precision each node got'}>
+            <input type="radio" name="graph-colouring" value="precision" checked={byPrecision} disabled={!precision} onChange={() => setColourBy('precision')} data-testid="colour-by-precision" /> precision
           </label>
         </fieldset>
+        {tools}
         <span className="muted small" data-testid="graph-counts">
           {exact(index.nodes.length)} nodes · {exact(view.boxes.length)} boxes · laid out in {seconds.toFixed(2)} s
         </span>
@@ -158,7 +179,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
           {entries.filter((e) => excluded.problems.has(e.id)).map((e) => <p key={e.id}>“{e.name}”: {excluded.problems.get(e.id)}</p>)}
         </Callout>
       )}
-      {byPrecision && <PrecisionLegend scale={precision} source={quantized!.fileName} />}
+      {byPrecision && <PrecisionLegend scale={precision} source={precisionSource} />}
       {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
         <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={(canvas) => {
@@ -177,6 +198,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
         ))}
         <li><span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)</li>
       </ul>}
+      {view.qdq && fromFile && <QdqLayerTable view={view} precisions={fromFile} />}
     </div>
   );
 }

@@ -4,6 +4,10 @@
  * (shapes and, once calibrated, the calibrated range with a picture of where zero lies and, on demand,
  * a histogram of its values: TensorHistogram.tsx), and which
  * exclusion entries keep it float. Graph inputs and outputs show their tensor.
+ *
+ * In a QDQ model a tensor quantized by a folded Q/DQ pair shows its type, scale and zero point; a quantized weight
+ * shows its integer codes (statistics and histogram of the codes themselves) and the scale(s) that map them to
+ * float, per channel as a chart. A Q or DQ node shown as a node says the same of itself.
  */
 import { useEffect, useMemo, useState } from 'react';
 import type { AttributeProto, NodeId } from '../../../core/onnx/model.ts';
@@ -15,6 +19,20 @@ import { useStudio } from '../../store/index.ts';
 import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { TensorHistogram } from './TensorHistogram.tsx';
+import { ScaleChart } from './ScaleChart.tsx';
+import { isDequantizeNode, isQuantizeNode, quantLabel, quantParamsOf, type QuantParams } from '../../../core/graph/qdqFold.ts';
+import './quantized.css';
+
+function QuantLine({ params, testId }: { params: QuantParams; testId: string }) {
+  return (
+    <span className="inspector-quant small" data-testid={testId} data-type={params.type} data-channels={params.channels}
+      data-scale={params.scales && params.scales.length === 1 ? params.scales[0] : undefined}
+      data-zero-point={params.zeroPoints && params.zeroPoints.length === 1 ? params.zeroPoints[0] : undefined}>
+      <strong>{quantLabel(params)}</strong>
+      {params.scales && params.scales.length > 1 && <ScaleChart scales={params.scales} />}
+    </span>
+  );
+}
 
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : '');
 const num = (v: number) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
@@ -68,7 +86,11 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
   const { index } = view;
   const nodeIndex = selected ? index.indexOfId.get(selected as NodeId) : undefined;
   const node = nodeIndex !== undefined ? index.nodes[nodeIndex] : undefined;
-  const weights = useMemo(() => (node ? node.input.filter((t) => t && weightOf(index, t)) : []), [node, index]);
+  // Weights read directly, and the integer codes behind a folded DequantizeLinear.
+  const weights = useMemo(
+    () => (node ? node.input.map((t) => view.qdq?.weights.get(t)?.codes ?? t).filter((t) => t && weightOf(index, t)) : []),
+    [node, index, view],
+  );
   const [stats, setStats] = useState<Map<string, WeightStatistics>>(new Map());
 
   useEffect(() => {
@@ -98,12 +120,14 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
   const box = boxOfId(view, selected);
   const rangeOf = (t: string) => ranges?.[t];
   const tensorRow = (t: string) => {
-    const info = view.tensorInfo.get(t);
-    const r = rangeOf(t);
+    const quant = view.qdq?.edges.get(t);
+    const info = view.tensorInfo.get(t) ?? (quant ? view.tensorInfo.get(quant.source) : undefined);
+    const r = rangeOf(t) ?? (quant ? rangeOf(quant.source) : undefined);
     return (
       <li key={t} className="inspector-tensor">
         <code className="inspector-tensor__name" title={t}>{t || '(none)'}</code>
         <span className="muted small">{info ? `${info.elemType} ${shapeLabel(info) || 'shape unknown'}` : 'shape unknown'}</span>
+        {quant && <QuantLine params={quant.params} testId="inspector-quant" />}
         {r && (
           <span className="inspector-tensor__range" data-testid="inspector-range">
             <span className="small">calibrated {num(r[0])} … {num(r[1])}</span>
@@ -136,6 +160,9 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
         {node.name ? <>name <code>{node.name}</code></> : 'unnamed in the file; the id is its op type and position'}
         {node.domain && node.domain !== 'ai.onnx' ? <> · domain <code>{node.domain}</code></> : null}
       </p>
+      {(isQuantizeNode(node) || isDequantizeNode(node)) && (
+        <QuantLine params={quantParamsOf(index, node, isDequantizeNode(node) ? weightOf(index, node.input[0] ?? '')?.data_type : undefined)} testId="inspector-qdq-node" />
+      )}
       {heat && heatValue !== undefined && <p className="small">{heat.label}: <strong>{num(heatValue)}</strong></p>}
       {excludedBy.length > 0 && (
         <p className="inspector__excluded small" data-testid="inspector-excluded">Stays float: {excludedBy.map((e) => `“${e.name}”`).join(', ')}</p>
@@ -156,17 +183,22 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
       <h4 className="inspector__heading">Inputs</h4>
       <ul className="inspector-list">
         {node.input.map((t, k) => {
-          const w = t ? weightOf(index, t) : undefined;
+          const folded = t ? view.qdq?.weights.get(t) : undefined;
+          const codes = folded && !folded.quantizedAtRun;
+          const name = folded?.codes ?? t;
+          const w = name ? weightOf(index, name) : undefined;
           if (!w) return tensorRow(t || `(input ${k} omitted)`);
-          const s = stats.get(t);
+          const s = stats.get(name);
           return (
             <li key={`${t}-${k}`} className="inspector-tensor inspector-tensor--weight" data-testid="inspector-weight">
-              <code className="inspector-tensor__name" title={t}>{t}</code>
-              <span className="small"><span className="pill">weight</span> {w.dims.length ? w.dims.join('×') : 'scalar'}</span>
+              <code className="inspector-tensor__name" title={name}>{name}</code>
+              <span className="small"><span className="pill">{folded ? (folded.params.bits >= 32 ? 'quantized bias' : 'quantized weight') : 'weight'}</span> {w.dims.length ? w.dims.join('×') : 'scalar'}</span>
+              {folded && <QuantLine params={folded.params} testId="inspector-weight-quant" />}
               {s && 'statistics' in s && (
-                <span className="inspector-stats small">
-                  min {num(s.statistics.min)} · max {num(s.statistics.max)} · mean {num(s.statistics.mean)} · std {num(s.statistics.std)}
+                <span className="inspector-stats small" data-testid={codes ? 'inspector-codes' : undefined}>
+                  {codes ? `${folded.params.type} codes: ` : ''}min {num(s.statistics.min)} · max {num(s.statistics.max)} · mean {num(s.statistics.mean)} · std {num(s.statistics.std)}
                   {s.statistics.zeros > 0 && ` · ${s.statistics.zeros} zeros`}
+                  {codes && folded.params.scales?.length === 1 && ` · as float (code − zp) × scale: ${num((s.statistics.min - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])} … ${num((s.statistics.max - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])}`}
                   <Histogram counts={s.statistics.histogram} />
                 </span>
               )}

@@ -16,7 +16,7 @@ import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLay
 import { exact } from '../../components/format.ts';
 import { layoutInWorker } from '../../remote/layoutRemote.ts';
 import { graphStructure, structureAtHand } from '../../remote/modelRemote.ts';
-import { buildGraphView, layoutInputOf, type GraphView } from './viewModel.ts';
+import { buildGraphView, layoutInputOf, type GraphView, type GraphViewOptions } from './viewModel.ts';
 
 const LOADING: GraphLoad = { status: 'loading', phase: 'reading the graph', fraction: 0 };
 
@@ -33,21 +33,21 @@ export type GraphLoad =
  * here) and small enough to lay out here: then the graph renders in the same pass as the model's summary, with no
  * loading state, effect and second render in between. Null otherwise (the graph loads in steps, below).
  */
-function readyAtOnce(handle: string | null): GraphLoad | null {
+function readyAtOnce(handle: string | null, options: GraphViewOptions): GraphLoad | null {
   const structure = handle ? structureAtHand(handle) : undefined;
   if (!structure || structure.node.length > MAIN_THREAD_LAYOUT_BOXES) return null;
   try {
-    return laidOutHere(structure);
+    return laidOutHere(structure, options);
   } catch {
     return null; // the steps below run it again and show the error
   }
 }
 
-function laidOutHere(structure: GraphProto): GraphLoad | null {
+function laidOutHere(structure: GraphProto, options: GraphViewOptions): GraphLoad | null {
   const start = performance.now();
   performance.mark('graph:start');
   performance.mark('graph:structure');
-  const view = buildGraphView(buildGraphIndex(structure));
+  const view = buildGraphView(buildGraphIndex(structure), options);
   performance.mark('graph:view');
   if (view.boxes.length > MAIN_THREAD_LAYOUT_BOXES) return null;
   const layout = layeredLayout(layoutInputOf(view));
@@ -55,31 +55,33 @@ function laidOutHere(structure: GraphProto): GraphLoad | null {
   return { status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 };
 }
 
-export function useGraphView(handle: string | null): GraphLoad {
-  // The load and the handle it is for; a handle whose graph was ready at the first render is not loaded again.
-  const [state, setState] = useState<{ handle: string | null; load: GraphLoad }>(() => {
-    const now = readyAtOnce(handle);
-    return now ? { handle, load: now } : { handle: null, load: LOADING };
+/** `showQdq`: Q/DQ drawn as nodes rather than folded onto edges (viewModel.ts). */
+export function useGraphView(handle: string | null, showQdq = false): GraphLoad {
+  // The load and the handle (and Q/DQ form) it is for; one ready at the first render is not loaded again.
+  const key = handle ? `${showQdq ? 'qdq' : 'folded'}|${handle}` : null;
+  const [state, setState] = useState<{ key: string | null; load: GraphLoad }>(() => {
+    const now = readyAtOnce(handle, { showQdq });
+    return now ? { key, load: now } : { key: null, load: LOADING };
   });
-  const readyFor = useRef(state.handle);
+  const shown = useRef(state.key);
+  shown.current = state.key;
   useEffect(() => {
-    if (!handle || readyFor.current === handle) return;
-    const now = readyAtOnce(handle);
+    if (!handle || shown.current === key) return;
+    const now = readyAtOnce(handle, { showQdq });
     if (now) {
-      readyFor.current = handle;
-      setState({ handle, load: now });
+      setState({ key, load: now });
       return;
     }
     let live = true;
     let laidOut = false;
-    const setLoad = (load: GraphLoad) => setState({ handle, load });
+    const setLoad = (load: GraphLoad) => setState({ key, load });
     const start = performance.now();
     (async () => {
       performance.mark('graph:start');
       const structure = await graphStructure(handle);
       if (!live) return;
       performance.mark('graph:structure');
-      const view = buildGraphView(buildGraphIndex(structure));
+      const view = buildGraphView(buildGraphIndex(structure), { showQdq });
       performance.mark('graph:view');
       const here = view.boxes.length <= MAIN_THREAD_LAYOUT_BOXES;
       if (!here) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes`, fraction: 0.05 });
@@ -99,6 +101,6 @@ export function useGraphView(handle: string | null): GraphLoad {
     return () => {
       live = false;
     };
-  }, [handle]);
-  return state.handle === handle ? state.load : LOADING;
+  }, [handle, key, showQdq]);
+  return state.key === key ? state.load : LOADING;
 }

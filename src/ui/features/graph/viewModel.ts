@@ -4,13 +4,16 @@
  * a box per graph input and output; an edge per tensor from its producer to each consumer, labelled
  * with its shape where the model says it. Weights and constants are folded into the node that uses
  * them (the inspector lists them): initializers get no box, nor do Constant nodes whose outputs all
- * feed other nodes. Pure (no DOM, no cytoscape): tests build it in Node.
+ * feed other nodes. A QDQ model is read as quantized (core/graph/qdqFold.ts): unless asked to show Q/DQ as
+ * nodes, each Q → DQ pair is folded onto the edge it quantizes (labelled "int8 · scale 0.0123 · zp 0") and each
+ * DQ of an integer weight into the node that reads it. Pure (no DOM, no cytoscape): tests build it in Node.
  */
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { tensorSummary, type TensorSummary } from '../../../core/onnx/summary.ts';
 import { elementTypeName } from '../../../core/onnx/elementTypes.ts';
 import type { NodeId, ValueInfoProto } from '../../../core/onnx/model.ts';
 import { opFamily, type OpFamily } from './families.ts';
+import { foldQdq, hasQdq, quantLabel, type FoldedEdge, type QdqFold } from '../../../core/graph/qdqFold.ts';
 
 export type BoxKind = 'node' | 'input' | 'output';
 
@@ -33,8 +36,15 @@ export interface ViewEdge {
   source: number;
   target: number;
   tensor: string;
-  /** The tensor's shape ("1×3×240×320"), or '' when the model does not say. */
+  /** The tensor's shape ("1×3×240×320"), or its quantization when a Q/DQ pair is folded onto it. */
   label: string;
+  /** The Q/DQ pair folded onto this edge. */
+  quant?: FoldedEdge;
+}
+
+export interface GraphViewOptions {
+  /** Show QuantizeLinear/DequantizeLinear as nodes instead of folding them (default false: folded). */
+  showQdq?: boolean;
 }
 
 export interface GraphView {
@@ -46,6 +56,10 @@ export interface GraphView {
   boxById: Map<string, number>;
   /** Element type and shape of every tensor the model describes (inputs, outputs, value_info, weights). */
   tensorInfo: Map<string, TensorSummary>;
+  /** The Q/DQ of a QDQ model (null for a float model); its nodes have no box unless shown as nodes. */
+  qdq: QdqFold | null;
+  /** Whether the Q/DQ nodes are folded away in this view. */
+  qdqFolded: boolean;
 }
 
 const NODE_HEIGHT = 42;
@@ -90,8 +104,10 @@ function isFoldedConstant(index: GraphIndex, i: number, graphOutputs: Set<string
 }
 
 /** The boxes and edges of a graph. */
-export function buildGraphView(index: GraphIndex): GraphView {
+export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}): GraphView {
   const tensorInfo = describeTensors(index);
+  const qdq = hasQdq(index) ? foldQdq(index) : null;
+  const fold = qdq && !options.showQdq ? qdq : null;
   const graphOutputs = new Set(index.outputs.map((v) => v.name ?? ''));
   const boxes: ViewBox[] = [];
   const boxById = new Map<string, number>();
@@ -111,6 +127,13 @@ export function buildGraphView(index: GraphIndex): GraphView {
   for (const i of index.order) {
     if (isFoldedConstant(index, i, graphOutputs)) continue;
     const node = index.nodes[i];
+    if (fold?.folded[i]) {
+      // A folded DQ's output stands for the float tensor its Q read: edges run from that tensor's producer.
+      const edge = fold.edges.get(node.output[0] ?? '');
+      const source = edge ? producerBox.get(edge.source) : undefined;
+      if (edge && source !== undefined) producerBox.set(edge.tensor, source);
+      continue;
+    }
     const title = node.domain && node.domain !== 'ai.onnx' ? `${node.op_type}` : node.op_type ?? '?';
     const subtitle = shortName(node.name || index.ids[i]);
     const b = addBox({ kind: 'node', id: index.ids[i], node: i, title, subtitle, family: opFamily(node.op_type ?? ''), width: boxWidth(title, subtitle), height: NODE_HEIGHT });
@@ -124,7 +147,9 @@ export function buildGraphView(index: GraphIndex): GraphView {
     if (target < 0) continue;
     for (const t of index.nodeInputs[i]) {
       const source = producerBox.get(t);
-      if (source !== undefined && source !== target) edges.push({ source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) });
+      if (source === undefined || source === target) continue;
+      const quant = fold?.edges.get(t);
+      edges.push(quant ? { source, target, tensor: t, label: quantLabel(quant.params), quant } : { source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) });
     }
   }
   for (const output of index.outputs) {
@@ -132,9 +157,10 @@ export function buildGraphView(index: GraphIndex): GraphView {
     const subtitle = shapeLabel(tensorInfo.get(name));
     const b = addBox({ kind: 'output', id: `output:${name}`, node: -1, title: name, subtitle, family: 'io', width: boxWidth(name, subtitle), height: IO_HEIGHT });
     const source = producerBox.get(name);
-    if (source !== undefined) edges.push({ source, target: b, tensor: name, label: subtitle });
+    const quant = fold?.edges.get(name);
+    if (source !== undefined) edges.push(quant ? { source, target: b, tensor: name, label: quantLabel(quant.params), quant } : { source, target: b, tensor: name, label: subtitle });
   }
-  return { index, boxes, edges, boxOfNode, boxById, tensorInfo };
+  return { index, boxes, edges, boxOfNode, boxById, tensorInfo, qdq, qdqFolded: fold !== null };
 }
 
 /** The layout's input: box sizes and edges as typed arrays (transferable to the layout worker). */
@@ -178,15 +204,25 @@ export function searchGraph(view: GraphView, query: string, limit = 200): number
   return [...exact, ...partial].slice(0, limit);
 }
 
-/** The box of a node id (a folded Constant shows as the first node that reads it). */
+/** The box of a node id (a folded Constant or Q/DQ shows as the first node after it that has a box). */
 export function boxOfId(view: GraphView, id: string): number | undefined {
   const direct = view.boxById.get(id);
   if (direct !== undefined) return direct;
-  const i = view.index.indexOfId.get(id as NodeId);
-  if (i === undefined) return undefined;
-  for (const o of view.index.nodes[i].output) {
-    const consumer = view.index.consumers.get(o)?.[0];
-    if (consumer !== undefined && view.boxOfNode[consumer] >= 0) return view.boxOfNode[consumer];
+  const start = view.index.indexOfId.get(id as NodeId);
+  if (start === undefined) return undefined;
+  // Breadth first through folded nodes (a Q's DQ, then the DQ's reader): a few steps at most.
+  const queue = [start];
+  const seen = new Set(queue);
+  for (let k = 0; k < queue.length && k < 64; k++) {
+    for (const o of view.index.nodes[queue[k]].output) {
+      for (const consumer of view.index.consumers.get(o) ?? []) {
+        if (view.boxOfNode[consumer] >= 0) return view.boxOfNode[consumer];
+        if (!seen.has(consumer)) {
+          seen.add(consumer);
+          queue.push(consumer);
+        }
+      }
+    }
   }
   return undefined;
 }

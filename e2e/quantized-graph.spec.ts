@@ -1,0 +1,79 @@
+/**
+ * A QDQ model read as quantized, in a real Chromium: UltraFace quantized by the studio's core (U8S8, per-channel
+ * weights) in Node, dropped on the page; its Q/DQ are folded, a Conv's quantized input shows the type, scale and
+ * zero point the file holds, its weight the integer codes and the 16 channel scales; precision colouring works on
+ * the file; a toggle shows the Q/DQ as nodes.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clickGraphNode, dropFiles, expect, expectSummaryOf, openStudio, test } from './support.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+interface Expected {
+  node: string;
+  tensor: string;
+  type: string;
+  scale: number;
+  zeroPoint: number;
+  weightType: string;
+  weightChannels: number;
+}
+
+/** The fixture quantized by the core and written to `out`; what the file says of one quantized Conv. */
+function quantize(fixture: string, out: string): Expected {
+  const args = ['--import', 'tsx', path.join(ROOT, 'e2e/builders/quantizedModel.ts'), fixture, out, 'per-channel'];
+  return JSON.parse(execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!);
+}
+
+/** A scale as the page writes it: 4 significant digits (exponent form below 1e-3). */
+const plain = (v: number) => (Math.abs(v) < 1e-3 && v !== 0 ? v.toExponential(3) : String(Number(v.toPrecision(4))));
+
+test.describe('a quantized model read as quantized', () => {
+  test('UltraFace U8S8: a Q/DQ edge\'s type, scale and zero point on screen, as the file holds them', async ({ page }, info) => {
+    test.setTimeout(120_000);
+    const file = path.join(os.tmpdir(), `qs-quantized-graph-${process.pid}.onnx`);
+    const expected = quantize('ultraface-rfb-320.onnx', file);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openStudio(page);
+    await dropFiles(page.getByTestId('drop-zone'), { name: 'ultraface-u8s8.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) });
+    fs.rmSync(file, { force: true });
+    await expectSummaryOf(page, 'ultraface-u8s8.onnx');
+    const workspace = page.getByTestId('graph-workspace');
+    await expect(workspace).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
+    const foldedBoxes = await page.evaluate(() => window.__qsGraph!.boxes);
+
+    await clickGraphNode(page, expected.node);
+    const inspector = page.getByTestId('node-inspector');
+    const quant = inspector.getByTestId('inspector-quant').first();
+    await expect(quant).toHaveText(`${expected.type} · scale ${plain(expected.scale)} · zp ${expected.zeroPoint}`);
+    await expect(quant).toHaveAttribute('data-scale', String(expected.scale));
+    await expect(quant).toHaveAttribute('data-zero-point', String(expected.zeroPoint));
+    // The weight: its codes and the per-channel scales that map them to float.
+    const weight = inspector.getByTestId('inspector-weight-quant').first();
+    await expect(weight).toContainText(`${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `);
+    await expect(weight.getByTestId('scale-chart')).toHaveAttribute('data-channels', String(expected.weightChannels));
+    await expect(inspector.getByTestId('inspector-codes').first()).toContainText(`${expected.weightType} codes: min `);
+    await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('quantized-1440.png') });
+
+    // Precision colouring works on the file itself.
+    const byPrecision = page.getByTestId('colour-by-precision');
+    await expect(byPrecision).toBeEnabled();
+    await byPrecision.check();
+    await expect(page.getByTestId('precision-legend-int8')).toBeVisible();
+    await expect(page.getByTestId('qdq-layers')).toContainText('Quantized layers');
+
+    // Q/DQ as nodes: more boxes, the Q/DQ among them.
+    await page.getByTestId('graph-show-qdq').check();
+    await expect.poll(() => page.evaluate(() => window.__qsGraph?.boxes ?? 0), { timeout: 30_000 }).toBeGreaterThan(foldedBoxes);
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.getByTestId('graph-show-qdq').uncheck();
+    await expect.poll(() => page.evaluate(() => window.__qsGraph?.boxes ?? 0), { timeout: 30_000 }).toBe(foldedBoxes);
+    await clickGraphNode(page, expected.node);
+    await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('quantized-900.png') });
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, decode, DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import { quantizedFixture } from '../../../tests/helpers/quantizedFixtures.ts';
+import { foldQdq, hasQdq, qdqPrecisionLabels, quantLabel } from './qdqFold.ts';
+import { weightlessGraph } from './structure.ts';
+
+const MNIST = path.resolve(import.meta.dirname, '../../../../shared/fixtures/models/mnist.onnx');
+const quantizedMnist = (perChannel: boolean) => quantizedFixture('mnist.onnx', { perChannel });
+
+describe('Q/DQ folding', () => {
+  it('folds every Q → DQ pair of the studio\'s U8S8 MNIST onto its edge, weights onto their nodes, with the file\'s values', () => {
+    const model = quantizedMnist(false);
+    const index = buildGraphIndex(weightlessGraph(model.graph!));
+    expect(hasQdq(index)).toBe(true);
+    const fold = foldQdq(index);
+    const qdq = index.nodes.filter((n) => n.op_type === 'QuantizeLinear' || n.op_type === 'DequantizeLinear').length;
+    expect(fold.qdqNodes).toBe(qdq);
+    expect([...fold.folded].filter(Boolean).length).toBe(qdq);
+    // An activation edge: the scale and zero point the Q node reads in the file.
+    const edge = [...fold.edges.values()][0];
+    const full = buildGraphIndex(model.graph!);
+    const q = full.nodes[edge.quantize];
+    const scale = full.initializers.get(q.input[1])!;
+    const expected = new Float32Array(scale.raw_data!.slice().buffer)[0];
+    expect(edge.params.type).toBe('uint8');
+    expect(edge.params.scales![0]).toBe(expected);
+    expect(quantLabel(edge.params)).toMatch(/^uint8 · scale [\d.e-]+ · zp \d+$/);
+    // Conv weights: int8 codes behind a DQ, per tensor; the bias int32.
+    const conv = index.nodes.findIndex((n) => n.op_type === 'Conv');
+    const [, w, b] = index.nodes[conv].input;
+    expect(fold.weights.get(w)).toMatchObject({ params: { type: 'int8', channels: 1 }, quantizedAtRun: false });
+    expect(fold.weights.get(b)?.params.type).toBe('int32');
+    expect(qdqPrecisionLabels(index, fold).get(conv)).toBe('A8W8');
+  });
+
+  it('per channel: the channel count, axis and every scale', () => {
+    const model = quantizedMnist(true);
+    const index = buildGraphIndex(weightlessGraph(model.graph!));
+    const fold = foldQdq(index);
+    const conv = index.nodes.findIndex((n) => n.op_type === 'Conv');
+    const weight = fold.weights.get(index.nodes[conv].input[1])!;
+    expect(weight.params.channels).toBe(8); // MNIST's first Conv has 8 filters
+    expect(weight.params.axis).toBe(0);
+    expect(weight.params.scales).toHaveLength(8);
+    expect(quantLabel(weight.params)).toMatch(/^int8 · 8 channels \(axis 0\) · scale [\d.e-]+…[\d.e-]+ · zp 0$/);
+  });
+
+  it('reads ONNX Runtime\'s and Quark\'s forms: com.microsoft int16 Q/DQ, a Q read by two DQs, a float weight behind Q → DQ', () => {
+    const f = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
+    const graph = makeGraph({
+      node: [
+        makeNode('QuantizeLinear', ['x', 's', 'z16'], ['xq'], 'q', [], 'com.microsoft'),
+        makeNode('DequantizeLinear', ['xq', 's', 'z16'], ['xd1'], 'dq1', [], 'com.microsoft'),
+        makeNode('DequantizeLinear', ['xq', 's', 'z16'], ['xd2'], 'dq2', [], 'com.microsoft'),
+        makeNode('QuantizeLinear', ['w', 'sw', 'z8'], ['wq'], 'qw'),
+        makeNode('DequantizeLinear', ['wq', 'sw', 'z8'], ['wd'], 'dqw'),
+        makeNode('MatMul', ['xd1', 'wd'], ['m'], 'mm'),
+        makeNode('Add', ['m', 'xd2'], ['y'], 'add'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [2, 2])],
+      output: [makeValueInfo('y', DataType.FLOAT, [2, 2])],
+      initializer: [f('s', 0.5), makeTensor('z16', DataType.INT16, [], Int16Array.of(3)), f('sw', 0.25), makeTensor('z8', DataType.INT8, [], Int8Array.of(0)), makeTensor('w', DataType.FLOAT, [2, 2], Float32Array.of(1, 2, 3, 4))],
+    });
+    const index = buildGraphIndex(graph);
+    const fold = foldQdq(index);
+    expect([...fold.folded].filter(Boolean).length).toBe(5);
+    expect(quantLabel(fold.edges.get('xd1')!.params)).toBe('int16 · scale 0.5 · zp 3');
+    expect(fold.edges.get('xd2')!.source).toBe('x');
+    expect(fold.weights.get('wd')).toMatchObject({ codes: 'w', quantizedAtRun: true, params: { type: 'int8' } });
+    const labels = qdqPrecisionLabels(index, fold);
+    expect(labels.get(index.nodes.findIndex((n) => n.name === 'mm'))).toBe('A16W8');
+    expect(labels.get(index.nodes.findIndex((n) => n.name === 'add'))).toBe('A16');
+  });
+
+  it('a float model has nothing to fold', () => {
+    const index = buildGraphIndex(decode(new Uint8Array(fs.readFileSync(MNIST))).graph!);
+    expect(hasQdq(index)).toBe(false);
+    expect(foldQdq(index).edges.size).toBe(0);
+  });
+});
