@@ -57,19 +57,21 @@ test.describe('calibrate and quantize', () => {
     }
   });
 
-  test('a corrupt image is skipped and named; the others calibrate', async ({ page }) => {
+  test('a corrupt image is named as it is added; the others calibrate', async ({ page }) => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
     const corrupt = { name: 'x.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)) };
     await dropFiles(page.getByTestId('calibration-drop'), [imageFromFixture('photos/face.png'), corrupt, imageFromFixture('photos/grace_hopper.jpg')]);
-    await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
+    // Named at once, before any calibration: the file is not taken.
+    await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
+    const rejected = page.getByTestId('calibration-rejected').getByTestId('rejected-file');
+    await expect(rejected).toHaveCount(1);
+    await expect(rejected).toContainText('x.jpg');
+    await expect(rejected).toContainText('not a readable image');
     await page.getByTestId('quant-preset').selectOption('U8S8');
     await page.getByTestId('calibrate-button').click();
     await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
     await expect(page.getByTestId('calibration-used')).toHaveText('2');
-    const skipped = page.getByTestId('skipped-file');
-    await expect(skipped).toHaveCount(1);
-    await expect(skipped).toContainText('x.jpg');
-    await expect(skipped).toContainText('not a readable image');
+    await expect(page.getByTestId('skipped-file')).toHaveCount(0);
     await expect(page.getByTestId('quantize-button')).toBeEnabled();
   });
 

@@ -8,7 +8,7 @@ import { useStudio } from '../../store/index.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { plural } from '../../components/format.ts';
 import { addDataFiles } from './actions.ts';
-import { Thumbnails } from './Thumbnails.tsx';
+import { Thumbnails } from '../../components/Thumbnails.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -19,6 +19,8 @@ export function DataCard() {
   const inputs = useStudio((s) => s.model.summary?.inputs);
   const clear = useStudio((s) => s.clearCalibrationData);
   const running = useStudio((s) => s.calibration.status === 'running');
+  const previewIndex = useStudio((s) => s.calibration.previewIndex);
+  const setPreviewImage = useStudio((s) => s.setPreviewImage);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const [over, setOver] = useState(0);
@@ -128,7 +130,7 @@ export function DataCard() {
           </button>
         )}
       </div>
-      {images.length > 0 && <Thumbnails files={images} />}
+      {images.length > 0 && <Thumbnails files={images} selected={previewIndex} onSelect={setPreviewImage} testId="calibration-thumbnails" label="calibration images" />}
       {npy.length > 0 && (
         <ul className="npy-list" data-testid="npy-samples" aria-label=".npy samples">
           {npy.slice(0, 8).map((s) => (
@@ -139,13 +141,12 @@ export function DataCard() {
       )}
       {rejected.length > 0 && (
         <Callout kind="warning" testId="calibration-rejected" title={`${plural(rejected.length, 'file')} not added`}>
-          <ul className="plain-list">
-            {rejected.slice(0, 6).map((r) => (
-              <li key={r.file}>
+          <ul className="plain-list rejected-list">
+            {rejected.map((r) => (
+              <li key={r.file} data-testid="rejected-file">
                 <span className="file-name">{r.file}</span>: {r.reason}
               </li>
             ))}
-            {rejected.length > 6 && <li>… and {rejected.length - 6} more</li>}
           </ul>
         </Callout>
       )}

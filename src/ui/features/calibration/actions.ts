@@ -1,11 +1,13 @@
 /**
  * The calibration step's user actions as one-liners the components call: adding files (sorted into
- * images and .npy samples, the latter checked against the model's inputs), and exporting the ranges.
+ * images, each decoded once to check it, and .npy samples, checked against the model's inputs), and
+ * exporting the ranges.
  */
 import { formatPreprocess } from '../../../core/preprocess/spec.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import { npySamples, sortFiles } from './files.ts';
+import { readableImages } from './readableImages.ts';
 
 /** Adds dropped or picked files as calibration data. */
 export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
@@ -13,14 +15,15 @@ export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | nul
   if (list.length === 0) return;
   const { model, calibration } = useStudio.getState();
   const sorted = sortFiles(list);
-  let rejected = sorted.rejected;
+  const checked = await readableImages(sorted.images);
+  let rejected = [...sorted.rejected, ...checked.rejected];
   let npy: Awaited<ReturnType<typeof npySamples>>['samples'] = [];
   if (sorted.npy.length > 0 && model.summary) {
-    const checked = await npySamples(sorted.npy, model.summary.inputs, calibration.spec.dims);
-    npy = checked.samples;
-    rejected = [...rejected, ...checked.rejected];
+    const arrays = await npySamples(sorted.npy, model.summary.inputs, calibration.spec.dims);
+    npy = arrays.samples;
+    rejected = [...rejected, ...arrays.rejected];
   }
-  useStudio.getState().addCalibrationData({ images: sorted.images, npy, rejected });
+  useStudio.getState().addCalibrationData({ images: checked.images, npy, rejected });
 }
 
 /** `<model>.ranges.json`: the ranges as `qstudio quantize --ranges` reads them, with how they were made. */

@@ -1,22 +1,26 @@
 /**
- * Which samples the evaluation runs on: the calibration images (the default), or an evaluation set
- * the user drops here — held-out images judge a quantization more honestly than the ones it was
- * calibrated on. The drop stops here: files dropped on this zone are data, never a model.
+ * Which samples the evaluation runs on: the calibration images (the default), or an evaluation set the
+ * user drops here or picks with "Add files…" — held-out images judge a quantization more honestly than
+ * the ones it was calibrated on. Each image is decoded as it is added (a corrupt one is named at once),
+ * and the set shows as thumbnails. The drop stops here: files dropped on this zone are data, never a model.
  */
 import { useRef, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
 import { Callout } from '../../components/Callout.tsx';
+import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { isImageFile } from '../calibration/files.ts';
+import { readableImages } from '../calibration/readableImages.ts';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
-/** Images to add and the other files, named with why they were left out. */
-function sortImages(list: FileList | null) {
+/** Images that decode, and the other files named with why they were left out. */
+async function sortImages(list: FileList | null) {
   const files = Array.from(list ?? []);
+  const checked = await readableImages(files.filter(isImageFile));
   return {
-    images: files.filter(isImageFile),
-    rejected: files.filter((f) => !isImageFile(f)).map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })),
+    images: checked.images,
+    rejected: [...files.filter((f) => !isImageFile(f)).map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })), ...checked.rejected],
   };
 }
 
@@ -51,7 +55,8 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
       </label>
       <input ref={input} type="file" multiple accept="image/*" hidden data-testid="eval-file-input"
         onChange={(e) => {
-          add(sortImages(e.currentTarget.files));
+          const files = e.currentTarget.files;
+          void sortImages(files).then(add);
           e.currentTarget.value = '';
         }} />
       <div
@@ -79,7 +84,7 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         onDrop={(e) => {
           if (!stop(e)) return;
           setOver(0);
-          add(sortImages(e.dataTransfer.files));
+          void sortImages(e.dataTransfer.files).then(add);
         }}
       >
         <span className="data-drop__title" data-testid="eval-summary">
@@ -87,13 +92,17 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         </span>
         <span className="data-drop__hint">Held-out photos like those the model will see; images not used for calibration judge it best.</span>
       </div>
-      {images.length > 0 && (
-        <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">Clear evaluation images</button>
-      )}
+      <div className="step__actions">
+        <button type="button" className="button button--small" onClick={() => input.current?.click()} data-testid="eval-add-files">Add files…</button>
+        {images.length > 0 && (
+          <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">Clear evaluation images</button>
+        )}
+      </div>
+      {images.length > 0 && <Thumbnails files={images} testId="eval-thumbnails" label="evaluation images" />}
       {rejected.length > 0 && (
         <Callout kind="warning" testId="eval-rejected" title={`${plural(rejected.length, 'file')} not added`}>
-          <ul className="plain-list">
-            {rejected.slice(0, 6).map((r) => <li key={r.file}><span className="file-name">{r.file}</span>: {r.reason}</li>)}
+          <ul className="plain-list rejected-list">
+            {rejected.map((r) => <li key={r.file} data-testid="rejected-file"><span className="file-name">{r.file}</span>: {r.reason}</li>)}
           </ul>
         </Callout>
       )}
