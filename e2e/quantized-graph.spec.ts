@@ -14,6 +14,7 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 interface Expected {
   node: string;
+  output: string;
   tensor: string;
   type: string;
   scale: number;
@@ -65,6 +66,15 @@ test.describe('a quantized model read as quantized', () => {
     await byPrecision.check();
     await expect(page.getByTestId('precision-legend-int8')).toBeVisible();
     await expect(page.getByTestId('qdq-layers')).toContainText('Quantized layers');
+
+    // The bit widths export as Model Explorer node data, keyed by output tensor.
+    await page.getByTestId('node-data-pick').selectOption('bits');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('node-data-save').click()]);
+    expect(download.suggestedFilename()).toBe('ultraface-u8s8.bit-width.node-data.json');
+    const nodeData = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    const graph = Object.values(nodeData)[0] as { results: Record<string, { value: number }>; gradient: { stop: number }[] };
+    expect(graph.results[expected.output]).toEqual({ value: 8 });
+    expect(graph.gradient.map((g) => g.stop)).toEqual([0, 0.5, 1]);
 
     // Q/DQ as nodes: more boxes, the Q/DQ among them.
     await page.getByTestId('graph-show-qdq').check();

@@ -23,6 +23,7 @@ const wdq = producer(conv.input[1])!;
 const value = (name: string) => readTensorAsFloat32(index.initializers.get(name)!);
 console.log(JSON.stringify({
   node: conv.name,
+  output: conv.output[0],
   tensor: conv.input[0],
   type: elementTypeName(index.initializers.get(q.input[2])!.data_type),
   scale: value(q.input[1])[0],

@@ -80,3 +80,25 @@ describe('Q/DQ folding', () => {
     expect(foldQdq(index).edges.size).toBe(0);
   });
 });
+
+describe('per-node values of a QDQ model and their export', () => {
+  it('bit width, kept float and output scale by node; Model Explorer\'s node-data JSON keyed by output tensor', async () => {
+    const { bitWidthValues, keptFloatValues, outputScaleValues, modelExplorerNodeData } = await import('./nodeValues.ts');
+    const index = buildGraphIndex(weightlessGraph(quantizedMnist(false).graph!));
+    const fold = foldQdq(index);
+    const conv = index.nodes.findIndex((n) => n.op_type === 'Conv');
+    const id = index.ids[conv];
+    expect(bitWidthValues(index, fold).values[id]).toBe(8);
+    expect(keptFloatValues(index, fold).values[id]).toBe(0);
+    const scales = outputScaleValues(index, fold);
+    expect(scales.values[id] ?? scales.values[index.ids[index.consumers.get(index.nodes[conv].output[0])![0]]]).toBeGreaterThan(0);
+    const json = modelExplorerNodeData(index, bitWidthValues(index, fold), 'main');
+    expect(json.main.results[index.nodes[conv].output[0]]).toEqual({ value: 8 });
+    expect(json.main.gradient[0]).toEqual({ stop: 0, bgColor: '#c62828' });
+    expect(json.main.gradient.at(-1)!.stop).toBe(1);
+    // Every key is an output tensor of the file, and JSON round-trips.
+    const outputs = new Set(index.nodes.flatMap((n) => n.output));
+    for (const k of Object.keys(json.main.results)) expect(outputs.has(k)).toBe(true);
+    expect(JSON.parse(JSON.stringify(json))).toEqual(json);
+  });
+});

@@ -18,6 +18,7 @@ import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { filePrecisions } from './filePrecisions.ts';
 import { QdqLayerTable } from './QdqLayerTable.tsx';
+import { NodeDataExport } from './NodeDataExport.tsx';
 import { Callout } from '../../components/Callout.tsx';
 import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
@@ -169,6 +170,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
           </label>
         </fieldset>
         {tools}
+        {!rehearsal && <NodeDataExport view={view} />}
         <span className="muted small" data-testid="graph-counts">
           {exact(index.nodes.length)} nodes · {exact(view.boxes.length)} boxes · laid out in {seconds.toFixed(2)} s
         </span>

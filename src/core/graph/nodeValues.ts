@@ -1,0 +1,80 @@
+/**
+ * Per-node values (bit width, scale, kept float, SQNR, error jump, …) as one shape the graph colours, the split
+ * view paints on both panes and the export writes, and their export in Google Model Explorer's node-data format:
+ * `{ <graph id>: { results: { <key>: { value } }, gradient: [{ stop, bgColor }] } }`, where a key is one of the
+ * node's output tensor names (Model Explorer matches it against each node's outputs) so the file opens on any
+ * adapter's view of the same ONNX model.
+ */
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import type { QdqFold } from './qdqFold.ts';
+import { qdqPrecisionLabels } from './qdqFold.ts';
+
+export interface NodeValues {
+  /** What the values are, with units: 'SQNR (dB)', 'bit width'. */
+  label: string;
+  higherIsBetter: boolean;
+  /** By stable node id. */
+  values: Record<string, number>;
+}
+
+/** The widest integer type a node computes in (32 for float), from its precision label ("A16W8" → 16). */
+export function bitsOfLabel(label: string): number {
+  const bits = [...label.matchAll(/[AW](\d+)/g)].map((m) => Number(m[1]));
+  return bits.length ? Math.max(...bits) : 32;
+}
+
+/** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). */
+export function bitWidthValues(index: GraphIndex, fold: QdqFold): NodeValues {
+  const values: Record<string, number> = {};
+  for (const [i, label] of qdqPrecisionLabels(index, fold)) values[index.ids[i]] = bitsOfLabel(label);
+  return { label: 'bit width', higherIsBetter: true, values };
+}
+
+/** 1 where a node computes in float (no Q/DQ on its inputs, outputs or weights), 0 where it is quantized. */
+export function keptFloatValues(index: GraphIndex, fold: QdqFold): NodeValues {
+  const values: Record<string, number> = {};
+  for (const [i, label] of qdqPrecisionLabels(index, fold)) values[index.ids[i]] = label === 'float' ? 1 : 0;
+  return { label: 'kept float (1) or quantized (0)', higherIsBetter: false, values };
+}
+
+/** The scale of each node's quantized output (the Q/DQ pair after it), per tensor; nodes without one left out. */
+export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues {
+  const scaleOf = new Map<string, number>();
+  for (const e of fold.edges.values()) if (e.params.scales?.length === 1) scaleOf.set(e.source, e.params.scales[0]);
+  const values: Record<string, number> = {};
+  index.nodes.forEach((node, i) => {
+    if (fold.folded[i]) return;
+    const s = node.output.map((o) => scaleOf.get(o)).find((v) => v !== undefined);
+    if (s !== undefined) values[index.ids[i]] = s;
+  });
+  return { label: 'output scale', higherIsBetter: false, values };
+}
+
+export interface ModelExplorerResult {
+  value: number;
+  bgColor?: string;
+}
+
+export interface ModelExplorerGraphData {
+  results: Record<string, ModelExplorerResult>;
+  gradient: { stop: number; bgColor: string }[];
+}
+
+/** Bad (red) to good (green), as the graph's heat colours; reversed where lower is better. */
+const GRADIENT = ['#c62828', '#e09a1a', '#2e8b3e'];
+
+/**
+ * The values in Model Explorer's node-data format, keyed by each node's first output tensor name (a node whose id
+ * the index does not know is left out). `graphId`: the graph's name in the file ('main_graph' when unnamed).
+ */
+export function modelExplorerNodeData(index: GraphIndex, values: NodeValues, graphId = index.graph.name || 'main_graph'): Record<string, ModelExplorerGraphData> {
+  const results: Record<string, ModelExplorerResult> = {};
+  for (const [id, value] of Object.entries(values.values)) {
+    const i = index.indexOfId.get(id as never);
+    const key = i === undefined ? undefined : index.nodes[i].output.find((o) => o);
+    if (key && Number.isFinite(value)) results[key] = { value };
+  }
+  const colours = values.higherIsBetter ? GRADIENT : [...GRADIENT].reverse();
+  const gradient = colours.map((bgColor, k) => ({ stop: k / (colours.length - 1), bgColor }));
+  return { [graphId]: { results, gradient } };
+}

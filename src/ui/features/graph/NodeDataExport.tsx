@@ -1,0 +1,60 @@
+/**
+ * Exports the per-node values the graph can show (the heat map another screen laid over it, and for a quantized
+ * model its bit widths, output scales and what stayed float) as JSON in Google Model Explorer's node-data format
+ * (core/graph/nodeValues.ts), so they can be opened beside the model in Model Explorer or read by a script.
+ */
+import { useMemo, useState } from 'react';
+import { bitWidthValues, bitsOfLabel, keptFloatValues, modelExplorerNodeData, outputScaleValues, type NodeValues } from '../../../core/graph/nodeValues.ts';
+import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
+import { downloadText } from '../../components/useObjectUrl.ts';
+import { useStudio } from '../../store/index.ts';
+import type { GraphView } from './viewModel.ts';
+import './quantized.css';
+
+/** The value sets at hand for this view, by a key the picker shows. */
+export function availableNodeValues(view: GraphView, heat: NodeValues | null, runPrecisions: Record<string, { label: string }> | null): Map<string, NodeValues> {
+  const sets = new Map<string, NodeValues>();
+  if (heat) sets.set('heat', heat);
+  if (view.qdq) {
+    sets.set('bits', bitWidthValues(view.index, view.qdq));
+    sets.set('scale', outputScaleValues(view.index, view.qdq));
+    sets.set('float', keptFloatValues(view.index, view.qdq));
+  } else if (runPrecisions) {
+    const bits: Record<string, number> = {};
+    const float: Record<string, number> = {};
+    for (const [id, p] of Object.entries(runPrecisions)) {
+      bits[id] = bitsOfLabel(p.label);
+      float[id] = bits[id] === 32 ? 1 : 0;
+    }
+    sets.set('bits', { label: 'bit width (last quantization)', higherIsBetter: true, values: bits });
+    sets.set('float', { label: 'kept float (1) or quantized (0), last quantization', higherIsBetter: false, values: float });
+  }
+  return sets;
+}
+
+const base = (fileName: string) => fileName.replace(/\.onnx$/i, '');
+const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+
+export function NodeDataExport({ view }: { view: GraphView }) {
+  const heat = useStudio((s) => s.graph.heat);
+  const run = useStudio((s) => s.run.result);
+  const fileName = useStudio((s) => s.model.fileName) ?? 'model.onnx';
+  const runPrecisions = useMemo(() => (run ? nodePrecisions(run.report) : null), [run]);
+  const sets = useMemo(() => availableNodeValues(view, heat, runPrecisions), [view, heat, runPrecisions]);
+  const [picked, setPicked] = useState<string>('');
+  if (sets.size === 0) return null;
+  const key = sets.has(picked) ? picked : [...sets.keys()][0];
+  const values = sets.get(key)!;
+  const save = () => {
+    const json = modelExplorerNodeData(view.index, values);
+    downloadText(JSON.stringify(json, null, 1), `${base(fileName)}.${slug(values.label)}.node-data.json`);
+  };
+  return (
+    <span className="graph-node-data small" data-testid="node-data-export">
+      <select value={key} onChange={(e) => setPicked(e.target.value)} aria-label="Per-node values to export" data-testid="node-data-pick">
+        {[...sets].map(([k, v]) => <option key={k} value={k}>{v.label}</option>)}
+      </select>
+      <button type="button" className="button button--small" onClick={save} data-testid="node-data-save" title="Per-node values as JSON in Google Model Explorer's node-data format (keys: each node's output tensor)">Export JSON</button>
+    </span>
+  );
+}
