@@ -7,6 +7,7 @@
  * The comparison itself, the metrics and the report are the core's; the images become feeds in
  * images/imageFeed.ts and the models run in runtime/ortNode.ts; this file wires them and prints.
  */
+import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
 import { renderSummary, type OutputSummary } from '../../core/metrics/summary.ts';
@@ -171,9 +172,13 @@ export const evaluateCommand = {
     }
     if (losses.length) {
       const which = losses.map((l) => `${l.output} ${l.own.toFixed(5)} → ${l.cpu.toFixed(5)}`).join(', ');
+      const cpuKernels = cpuInt8Kernels();
       process.stderr.write(
-        `warning: onnxruntime's CPU int8 kernels lose accuracy on this model (mean cosine ${which}): their 8-bit products ` +
-          `saturate on x86 CPUs without VNNI. For a CPU deployment, quantize with --saturation-safe ("saturationSafeWeights": true: 7-bit codes only in the weight channels that could saturate) or --reduce-range (7-bit weights everywhere).\n`,
+        cpuKernels.saturates === false
+          ? `warning: onnxruntime's CPU int8 kernels lose accuracy on this model (mean cosine ${which}). Not by saturation: ${cpuKernels.text}. ` +
+              `The fused kernels requantize each op's output on their own (integer accumulation, one rounding per op, no float between Q/DQ), which is different arithmetic from the model's own Q/DQ.\n`
+          : `warning: onnxruntime's CPU int8 kernels lose accuracy on this model (mean cosine ${which}): their 8-bit products ` +
+              `saturate on ${SATURATING_CPUS} (${cpuKernels.text}). For a CPU deployment, quantize with --saturation-safe ("saturationSafeWeights": true: 7-bit codes only in the weight channels that could saturate) or --reduce-range (7-bit weights everywhere).\n`,
       );
     }
     if (values.json) {

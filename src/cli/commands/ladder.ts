@@ -8,6 +8,7 @@
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
  */
+import { cpuInt8Kernels } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
@@ -318,7 +319,8 @@ export const ladderCommand = {
         calibrationRungs: true,
         measure: measures.measure,
         cleApplies: measures.cleApplies,
-        saturationRisk: measures.saturationRisk,
+        // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
+        saturationRisk: cpuInt8Kernels().saturates === false ? undefined : measures.saturationRisk,
         finetuneReach: reach,
         exclude: values['no-exclusions'] ? undefined : measures.exclude,
         mixed: values['no-mixed-precision'] ? undefined : measures.mixed,

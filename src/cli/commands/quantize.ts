@@ -4,6 +4,7 @@
  * the configuration, and so do the accuracy-recovery switches (--cle, --bias-correction, --finetune), which
  * run through core/recover's quantizeWithRecovery with onnxruntime-node on the --calib images.
  */
+import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
@@ -236,7 +237,12 @@ export const quantizeCommand = {
       process.stdout.write(`saturation-safe weights: ${report.saturationSafeWeights.length} of ${report.precision.weights} given 7-bit channels where onnxruntime's x86 int8 kernels could saturate (listed under saturationSafeWeights in the summary)\n`);
     }
     if (report.saturationRisk) {
-      process.stderr.write(`note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's x86 CPU int8 kernels (no VNNI) at its default graph optimization: qstudio evaluate --cpu-kernels measures it, --saturation-safe avoids it (listed under saturationRisk in the summary)\n`);
+      const cpu = cpuInt8Kernels();
+      process.stderr.write(
+        cpu.saturates === false
+          ? `note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's int8 kernels at its default graph optimization on ${SATURATING_CPUS}, not here: ${cpu.text} (--saturation-safe for such a deployment; listed under saturationRisk in the summary)\n`
+          : `note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's x86 CPU int8 kernels at its default graph optimization (${cpu.text}): qstudio evaluate measures it, --saturation-safe avoids it (listed under saturationRisk in the summary)\n`,
+      );
     }
     const written = functionRulesSuggestion(model, config);
     if (written) {
