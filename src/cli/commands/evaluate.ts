@@ -24,9 +24,18 @@ import { imageFeeds } from '../images/imageFeed.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
+import { planResize } from '../../core/preprocess/resize.ts';
+import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
+import { evaluateTask, taskReport, type ReportTask, type RunOutputs, type TaskHead, type TaskSample } from '../../core/task/index.ts';
+import type { RunTensor } from '../../core/runtime/session.ts';
+import { imageDataUrl, picturesArgument, readTaskLabels, TASK_OPTIONS, TASK_USAGE, taskHeadArgument } from '../taskArgument.ts';
+import { taskSummaryText } from '../taskSummary.ts';
+import path from 'node:path';
+import type { ImageFeeds } from '../images/imageFeed.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--cpu-kernels]
+                        [--task auto|detect|classify|segment|text] [--labels <file|dir>]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
 and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1 agreement for class
@@ -94,7 +103,7 @@ function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' |
 }
 
 /** The report of a comparison of two model files. */
-export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu'] }): Report {
+export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu']; task?: ReportTask | null }): Report {
   const summary = extra.quantPath ? readQuantizeSummary(extra.quantPath) : null;
   const lw = comparison.layerwise;
   return buildReport({
@@ -110,12 +119,32 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
     npu: extra.npu,
     layers: lw ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing } : undefined,
     grids: lw ? qdqGrids(quantModel) : undefined,
+    task: extra.task ?? null,
     timings: [
       ...(extra.timings ?? []),
       { label: 'float model runs', seconds: comparison.seconds.float },
       { label: 'quantized model runs', seconds: comparison.seconds.quantized },
       { label: 'comparison in all', seconds: comparison.seconds.total },
     ],
+  });
+}
+
+/** A run's float outputs, as the task decoders read them. */
+function floatOutputs(run: Readonly<Record<string, RunTensor>>): RunOutputs {
+  const out: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
+  for (const [k, t] of Object.entries(run)) if (t.type === 'float32') out[k] = { data: t.data as Float32Array, dims: t.dims as number[] };
+  return out;
+}
+
+/** Each image's outputs, its geometry (how the model input maps onto the photo) and its label, for core/task. */
+export function taskSamples(data: ImageFeeds, spec: PreprocessSpec, outputs: readonly { float: RunOutputs; quant: RunOutputs }[], labels: ReadonlyMap<string, TaskSample['label']> | null): TaskSample[] {
+  return data.files.map((file, i) => {
+    const dims = Object.values(data.feeds[i])[0].dims;
+    const [height, width] = spec.layout === 'NHWC' ? dims.slice(-3, -1) : dims.slice(-2);
+    const { width: w, height: h } = data.sizes[i];
+    const plan = planResize(w, h, width, height, spec.resize, spec.letterboxAlign);
+    const name = path.basename(file);
+    return { name, geometry: { ...plan, width, height }, float: outputs[i].float, quant: outputs[i].quant, label: labels?.get(name) };
   });
 }
 
@@ -132,6 +161,7 @@ export const evaluateCommand = {
       limit: { type: 'string' },
       'npu-bf16': { type: 'boolean', default: false },
       'cpu-kernels': { type: 'boolean', default: false },
+      ...TASK_OPTIONS,
     });
     if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
     if (!values.data) throw new UsageError('--data <dir> is required');
@@ -147,12 +177,19 @@ export const evaluateCommand = {
     const quantInfo = await modelFileInfo(quant);
     const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
     if (note) process.stderr.write(`note: ${note}\n`);
+    const task = taskHeadArgument(values, float.model, floatInfo.name);
+    if (task) process.stderr.write(`${task.note}\n`);
+    const pictures = picturesArgument(values.pictures);
     const data = imageFeeds(float.model, { dir: values.data }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    const labels = task && values.labels ? readTaskLabels(values.labels, task.head, float.model, data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] }))) : null;
     const t1 = performance.now();
 
     const layers = values.layers || values.report !== undefined;
-    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers });
+    const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
+    const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: floatOutputs(f), quant: floatOutputs(q) }) : undefined;
+    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs });
+    const taskResult = task ? evaluateTask(task.head, taskSamples(data, spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     const cpu = values['cpu-kernels'] ? await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all')) : undefined;
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
@@ -161,6 +198,7 @@ export const evaluateCommand = {
       quantPath,
       timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],
       npu: npu ? npuReportInput(npu) : undefined,
+      task: taskResult ? taskReport(taskResult, (name) => (values.report ? imageDataUrl(data.files.find((f) => path.basename(f) === name)!) : null), values.report ? pictures : 0) : null,
     });
     process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
     if (comparison.skippedOutputs.length) {
@@ -187,6 +225,7 @@ export const evaluateCommand = {
     }
     if (npu || cpu) process.stdout.write(npu ? 'As written (float parts in float32):\n' : "As written (the model's own arithmetic):\n");
     process.stdout.write(renderSummary(comparison.outputs));
+    if (report.task) process.stdout.write(`\n${taskSummaryText(report.task)}`);
     if (npu) {
       process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`);
       process.stdout.write(renderSummary(npu.comparison.outputs));

@@ -16,12 +16,13 @@ import { decodeImageFile } from './decode.ts';
 import { EvaluationDataError } from './errors.ts';
 import { listImageFiles } from './listImages.ts';
 
-export type ImageFeed = { tensor: OrtTensor } | { skipped: { file: string; reason: string } };
+export type ImageFeed = { tensor: OrtTensor; width: number; height: number } | { skipped: { file: string; reason: string } };
 
 /** One image file as the input tensor `input` takes; a file that does not decode is a skip with its reason. */
 export function readImageFeed(file: string, input: TensorSummary, spec: PreprocessSpec): ImageFeed {
   try {
-    return { tensor: ortTensor(imageToInputTensor(decodeImageFile(file), input.shape ?? [], spec, input.name)) };
+    const image = decodeImageFile(file);
+    return { tensor: ortTensor(imageToInputTensor(image, input.shape ?? [], spec, input.name)), width: image.width, height: image.height };
   } catch (e) {
     if (e instanceof StudioError && e.name === 'ImageDecodeError') return { skipped: { file: path.basename(file), reason: e.message } };
     throw e;
@@ -31,6 +32,8 @@ export function readImageFeed(file: string, input: TensorSummary, spec: Preproce
 export interface ImageFeeds {
   readonly feeds: Feeds[];
   readonly files: string[];
+  /** Each used image's size in pixels (as decoded), in the order of `files`: where the model input's boxes map back to. */
+  readonly sizes: { width: number; height: number }[];
   readonly skipped: { file: string; reason: string }[];
 }
 
@@ -45,6 +48,7 @@ export function imageFeeds(model: ModelProto, source: { readonly dir: string } |
   const files = 'dir' in source ? listImageFiles(source.dir).files : source.files;
   const feeds: Feeds[] = [];
   const used: string[] = [];
+  const sizes: { width: number; height: number }[] = [];
   const skipped: ImageFeeds['skipped'] = [];
   for (const file of files) {
     if (feeds.length >= limit) break;
@@ -55,7 +59,8 @@ export function imageFeeds(model: ModelProto, source: { readonly dir: string } |
     }
     feeds.push({ [input.name]: read.tensor });
     used.push(file);
+    sizes.push({ width: read.width, height: read.height });
   }
   if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${'dir' in source ? source.dir : 'the files given'}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
-  return { feeds, files: used, skipped };
+  return { feeds, files: used, sizes, skipped };
 }

@@ -58,6 +58,8 @@ export interface CompareOptions extends OutputMetricOptions {
   /** The float model's graph index, when the caller has it. */
   readonly floatIndex?: GraphIndex;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Each sample's model outputs as they come (task-level evaluation decodes them: core/task). */
+  readonly onOutputs?: (sample: number, float: Readonly<Record<string, RunTensor>>, quant: Readonly<Record<string, RunTensor>>) => void;
 }
 
 export interface LayerwiseResult {
@@ -175,6 +177,7 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
         }
         records.push({ output: name, metrics: outputMetrics(f0[name], q0[name], a.dims, options) });
       }
+      options.onOutputs?.(sample, first.float, first.quant);
       if (options.layers) {
         const inputs = runtime.feeds ? floatValues(runtime.feeds(sample)) : {};
         for (const run of runs) state = foldLayerwise(state, run.pairs, { ...inputs, ...floatValues(run.float) }, { ...inputs, ...floatValues(run.quant) });

@@ -13,7 +13,7 @@ import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../evaluate/graphOptimization.ts';
-import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTiming } from './report.ts';
+import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
 
 export interface ReportInput {
   readonly title?: string;
@@ -51,6 +51,7 @@ export interface ReportInput {
   readonly timings?: readonly ReportTiming[];
   readonly suggest?: ReportSuggest | null;
   readonly ladder?: ReportLadder | null;
+  readonly task?: ReportTask | null;
   readonly notes?: readonly string[];
 }
 
@@ -113,6 +114,7 @@ export function buildReport(input: ReportInput): Report {
     timings: input.timings ?? [],
     suggest: input.suggest ?? null,
     ladder: input.ladder ?? null,
+    task: input.task ?? null,
     notes: input.notes ?? [],
   };
 }

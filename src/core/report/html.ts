@@ -1,11 +1,11 @@
 /**
  * The report as ONE self-contained HTML file: inline CSS (./styles.ts), charts as inline SVG
- * (./charts.ts), no script, no fonts, no images, no links: it makes no request at all and opens
+ * (./charts.ts), no script, no fonts, no links, images only as data URLs (the task section's photos): it makes no request at all and opens
  * offline, in a mail attachment or a CI artifact alike. Sections: what was compared (file names and
  * SHA-256), the headline numbers, output metrics per output (Quark's printed summary included, for
  * diffing against Quark's tool), the per-layer SQNR chart with the worst layers called out, the worst
  * layers and where the error jumps, ranges of the worst layers, configuration and exclusions, the
- * suggest search's steps, timings. Every piece of user data (names, paths) is escaped. Must not read
+ * suggest search's steps, task accuracy with pictures (./taskSection.ts), timings. Every piece of user data (names, paths) is escaped. Must not read
  * anything but the report.
  */
 
@@ -28,6 +28,7 @@ import {
 } from './htmlText.ts';
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
+import { TASK_CSS, taskSection } from './taskSection.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../evaluate/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
@@ -218,7 +219,7 @@ function timingsSection(r: Report): string {
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
   const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), outputsSection(report), npuSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const body = [header(report), cards(report), taskSection(report.task), outputsSection(report), npuSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -226,7 +227,7 @@ export function renderHtml(report: Report): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="Quant Studio">
 <title>${e(report.title)}</title>
-<style>${REPORT_CSS}</style>
+<style>${REPORT_CSS}${report.task ? TASK_CSS : ''}</style>
 </head>
 <body>
 ${body}

@@ -16,6 +16,9 @@ import type { NodeError } from '../metrics/layerwiseJumps.ts';
 import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
 import type { NodePrecision } from '../quantize/precisionClasses.ts';
 import type { GraphOptimization } from '../evaluate/graphOptimization.ts';
+import type { ReportTask } from '../task/taskReport.ts';
+
+export type { ReportTask };
 
 /** Version of the report's shape, written into every JSON report. */
 export const REPORT_SCHEMA = 'quant-studio/report@1';
@@ -152,5 +155,7 @@ export interface Report {
   readonly timings: readonly ReportTiming[];
   readonly suggest: ReportSuggest | null;
   readonly ladder: ReportLadder | null;
+  /** Task-level accuracy (core/task): boxes, classes, masks or text against the float model and labels; null when not asked. */
+  readonly task?: ReportTask | null;
   readonly notes: readonly string[];
 }

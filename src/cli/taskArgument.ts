@@ -1,0 +1,143 @@
+/**
+ * `--task auto|detect|classify|segment|text`, the head's thresholds (`--score`, `--min-score`, `--nms`,
+ * `--max-detections`) and `--labels <file|dir>` for the commands that judge a task (evaluate): the head
+ * recognised from the model (core/task/recognizeHead.ts, printed with its evidence) or refused with
+ * "not recognised, choose one"; labels read from COCO JSON, YOLO txt, a CSV, a folder per class or
+ * grayscale PNG masks, checked against the images by the core's readers.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
+import {
+  baseName, checkMaskLabel, csvPairs, describeHead, headClassCount, readClassLabels, readCocoLabels, readYoloLabels, recognizeHead, requireHead,
+  TASK_KINDS, TaskLabelError, type ImageSizeByName, type LabelSet, type TaskHead, type TaskKind,
+} from '../core/task/index.ts';
+import { decodeImageFile } from './images/decode.ts';
+import { UsageError } from './usage.ts';
+
+export const TASK_OPTIONS = {
+  task: { type: 'string' },
+  labels: { type: 'string' },
+  score: { type: 'string' },
+  'min-score': { type: 'string' },
+  nms: { type: 'string' },
+  'max-detections': { type: 'string' },
+  pictures: { type: 'string' },
+} as const;
+
+export const TASK_USAGE = `  --task <auto|detect|classify|segment|text>
+                             also judge the task: the head is recognised from the model (auto, printed with its
+                             evidence) or named; detection: mAP@0.5 and mAP@0.5:0.95 of the quantized model's boxes
+                             against the float model's (COCO AP), boxes found/lost/moved; classification: top-1/top-5
+                             agreement; segmentation: mIoU; text: lines read the same and CER
+  --labels <file|dir>        judge both models against labels too (implies --task auto): COCO JSON or a folder of
+                             YOLO .txt for boxes, a CSV (file,class) or a folder per class for classes, a folder of
+                             grayscale PNG masks (class per pixel, 255 ignored) for segmentation
+  --score <v>                detection: a box counts as found at this score (family default, e.g. 0.3 for YOLO)
+  --min-score <v>            detection: boxes down to this score are ranked for AP (default 0.01 for YOLO)
+  --nms <iou>                detection: per-class NMS IoU (family default, e.g. 0.45 for YOLO)
+  --max-detections <n>       detection: at most n boxes an image (default 100, COCO's)
+  --pictures <n>             pictures of the n worst images in the HTML report (default 8)`;
+
+type TaskValues = { [K in keyof typeof TASK_OPTIONS]?: string };
+
+function fraction(name: string, text: string | undefined, max = 1): number | undefined {
+  if (text === undefined) return undefined;
+  const v = Number(text);
+  if (!(Number.isFinite(v) && v >= 0 && v <= max)) throw new UsageError(`--${name} "${text}": give a number from 0 to ${max}`);
+  return v;
+}
+
+/** The head the options ask for, with a line saying what was recognised and why; null when no task was asked. */
+export function taskHeadArgument(values: TaskValues, model: ModelProto, fileName: string): { head: TaskHead; note: string } | null {
+  if (values.task === undefined && values.labels === undefined) return null;
+  const asked = values.task ?? 'auto';
+  if (asked !== 'auto' && !TASK_KINDS.includes(asked as TaskKind)) throw new UsageError(`--task "${asked}": choose auto, ${TASK_KINDS.join(', ')}`);
+  const summary = summarize(model, buildGraphIndex(model.graph!), { name: fileName });
+  const guess = recognizeHead(summary, asked === 'auto' ? undefined : (asked as TaskKind));
+  let head = requireHead(guess);
+  if (head.task === 'detect') {
+    const p = { ...head.params };
+    p.scoreThreshold = fraction('score', values.score) ?? p.scoreThreshold;
+    p.minScore = fraction('min-score', values['min-score']) ?? Math.min(p.minScore, p.scoreThreshold);
+    p.nmsIou = fraction('nms', values.nms) ?? p.nmsIou;
+    if (values['max-detections'] !== undefined) {
+      const n = Number(values['max-detections']);
+      if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`--max-detections "${values['max-detections']}": give a whole number ≥ 1`);
+      p.maxDetections = n;
+    }
+    if (p.minScore > p.scoreThreshold) throw new UsageError(`--min-score ${p.minScore} is above --score ${p.scoreThreshold}: boxes that count as found must be ranked too`);
+    head = { ...head, params: p };
+  } else if (values.score !== undefined || values.nms !== undefined) {
+    throw new UsageError(`--score and --nms apply to detection; this head is ${head.task}`);
+  }
+  return { head, note: `task: ${guess.label} (${guess.confidence} confidence): ${describeHead(head)}\n  because ${guess.evidence.join('; ')}` };
+}
+
+export function picturesArgument(text: string | undefined): number {
+  if (text === undefined) return 8;
+  const n = Number(text);
+  if (!(Number.isInteger(n) && n >= 0)) throw new UsageError(`--pictures "${text}": give a whole number ≥ 0`);
+  return n;
+}
+
+/** Labels for the images evaluated, read and checked; a TaskLabelError names what does not fit. */
+export function readTaskLabels(source: string, head: TaskHead, model: ModelProto, images: readonly ImageSizeByName[]): LabelSet {
+  if (!fs.existsSync(source)) throw new TaskLabelError(`--labels ${source}: no such file or folder`);
+  const summary = summarize(model, buildGraphIndex(model.graph!));
+  const classCount = headClassCount(head, summary.outputs);
+  const names = head.task === 'text' ? null : head.classNames;
+  if (head.task === 'text') throw new TaskLabelError('labels for text recognizers are not read yet: the float model is the reference');
+  if (classCount === null) throw new TaskLabelError(`--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`);
+  const stat = fs.statSync(source);
+  if (stat.isFile()) {
+    const text = fs.readFileSync(source, 'utf8');
+    if (/\.json$/i.test(source)) {
+      if (head.task !== 'detect') throw new TaskLabelError(`${source}: COCO JSON holds boxes; this head is ${head.task}`);
+      return readCocoLabels(path.basename(source), text, images, names, classCount);
+    }
+    if (/\.csv$/i.test(source)) {
+      if (head.task !== 'classify') throw new TaskLabelError(`${source}: a CSV holds classes; this head is ${head.task}`);
+      return readClassLabels(path.basename(source), csvPairs(text), images, names, classCount);
+    }
+    throw new TaskLabelError(`${source}: give a COCO .json, a .csv, or a folder (YOLO .txt files, a folder per class, PNG masks)`);
+  }
+  const entries = fs.readdirSync(source, { withFileTypes: true });
+  const txt = entries.filter((d) => d.isFile() && /\.txt$/i.test(d.name));
+  const png = entries.filter((d) => d.isFile() && /\.png$/i.test(d.name));
+  const dirs = entries.filter((d) => d.isDirectory());
+  if (head.task === 'detect') {
+    if (!txt.length) throw new TaskLabelError(`${source}: no YOLO .txt label files (a detection head needs boxes)`);
+    return readYoloLabels(source, new Map(txt.map((d) => [d.name, fs.readFileSync(path.join(source, d.name), 'utf8')])), images, names, classCount);
+  }
+  if (head.task === 'classify') {
+    if (!dirs.length) throw new TaskLabelError(`${source}: no class folders (a folder per class holding its images)`);
+    const pairs = dirs.flatMap((d) => fs.readdirSync(path.join(source, d.name)).map((f) => [f, d.name] as [string, string]));
+    return readClassLabels(source, pairs, images, names, classCount);
+  }
+  const byStem = new Map(png.map((d) => [d.name.replace(/\.png$/i, ''), d.name]));
+  const have = new Set(images.map((i) => i.name.replace(/\.[^.]+$/, '')));
+  const orphan = [...byStem.keys()].filter((s) => !have.has(s));
+  if (orphan.length) throw new TaskLabelError(`${source}: ${orphan.length} mask(s) name no image of the data: ${orphan.slice(0, 5).join(', ')}`);
+  const out = new Map();
+  for (const im of images) {
+    const file = byStem.get(im.name.replace(/\.[^.]+$/, ''));
+    if (!file) throw new TaskLabelError(`${source}: no mask for "${im.name}" (expected ${im.name.replace(/\.[^.]+$/, '')}.png)`);
+    const rgba = decodeImageFile(path.join(source, file));
+    const data = new Uint8Array(rgba.width * rgba.height);
+    for (let k = 0; k < data.length; k++) {
+      const [r, g, b] = [rgba.data[k * 4], rgba.data[k * 4 + 1], rgba.data[k * 4 + 2]];
+      if (r !== g || g !== b) throw new TaskLabelError(`${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored)`);
+      data[k] = r;
+    }
+    out.set(baseName(im.name), checkMaskLabel(source, file, { data, width: rgba.width, height: rgba.height }, im, classCount));
+  }
+  return out;
+}
+
+/** An image file as a data URL for the report's pictures. */
+export function imageDataUrl(file: string): string {
+  const ext = path.extname(file).toLowerCase();
+  const mime = ext === '.png' ? 'image/png' : ext === '.webp' ? 'image/webp' : ext === '.bmp' ? 'image/bmp' : 'image/jpeg';
+  return `data:${mime};base64,${fs.readFileSync(file).toString('base64')}`;
+}

@@ -1,0 +1,83 @@
+/**
+ * The report's task section: does the quantized model still do its job. The figures against the float
+ * model (mAP@0.5 and @0.5:0.95 per class with boxes found/lost/moved, top-1/top-5 agreement, mIoU, text
+ * read the same), against labels when given (the float and the quantized figure side by side and the
+ * drop), and pictures: the worst images first, the float model's and the quantized model's predictions
+ * (and the labels) drawn over the same photo side by side, as inline SVG (the photo embedded as a data URL).
+ */
+import type { PictureContent, ReportTask, TaskPicture } from '../task/taskReport.ts';
+import type { TaskFigures } from '../task/taskEvaluation.ts';
+import { classColor } from '../task/maskImage.ts';
+import { escapeHtml as e } from './htmlText.ts';
+
+const pct = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? '—' : `${(v * 100).toFixed(2)} %`);
+
+/** The figures of a task, as label/value pairs in the order they are read. */
+export function taskFigureRows(task: ReportTask['task'], f: TaskFigures): [string, number | undefined][] {
+  if (task === 'detect') return [['mAP@0.5', f.map50], ['mAP@0.5:0.95', f.map5095], ['mAP@0.75', f.map75]];
+  if (task === 'classify') return [['top-1', f.top1], ['top-5', f.top5]];
+  if (task === 'segment') return [['mIoU', f.miou]];
+  return [['lines read the same', f.sequence], ['CER', f.cer]];
+}
+
+const color = (label: number) => `rgb(${classColor(label + 1).join(',')})`;
+
+function svgContent(c: PictureContent, w: number, h: number): string {
+  const stroke = Math.max(1.5, Math.max(w, h) / 300);
+  const font = Math.max(10, Math.max(w, h) / 45);
+  const parts: string[] = [];
+  if (c.mask) parts.push(`<image href="${c.mask.image}" x="${c.mask.x}" y="${c.mask.y}" width="${c.mask.width}" height="${c.mask.height}" preserveAspectRatio="none" style="image-rendering:pixelated"/>`);
+  for (const b of c.boxes ?? []) {
+    const col = color(b.label);
+    const text = `${b.name}${b.score < 1 ? ` ${b.score.toFixed(2)}` : ''}`;
+    parts.push(`<rect x="${b.x1}" y="${b.y1}" width="${b.x2 - b.x1}" height="${b.y2 - b.y1}" fill="none" stroke="${col}" stroke-width="${stroke}"/>`);
+    parts.push(`<text x="${b.x1 + stroke}" y="${Math.max(font, b.y1 - stroke)}" font-size="${font}" fill="${col}" stroke="#000" stroke-width="${font / 12}" paint-order="stroke">${e(text)}</text>`);
+  }
+  return parts.join('');
+}
+
+function caption(c: PictureContent): string {
+  if (c.top) return `<ol class="task-top">${c.top.map((t) => `<li>${e(t.name)} <span class="muted">${t.score.toFixed(3)}</span></li>`).join('')}</ol>`;
+  if (c.boxes) return `<div class="muted">${c.boxes.length} box${c.boxes.length === 1 ? '' : 'es'}</div>`;
+  if (c.text) return `<div class="mono">${e(c.text.join(' '))}</div>`;
+  return '';
+}
+
+function panel(title: string, p: TaskPicture, c: PictureContent): string {
+  const photo = p.image ? `<image href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>` : `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`;
+  return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width, p.height)}</svg>${caption(c)}</figure>`;
+}
+
+function pictures(t: ReportTask): string {
+  if (!t.pictures.length) return '';
+  const rows = t.pictures.map((p) => {
+    const panels = [panel('Float model', p, p.float), panel('Quantized model', p, p.quantized)];
+    if (p.labels) panels.push(panel('Labels', p, p.labels));
+    return `<div class="task-picture" data-image="${e(p.name)}"><h4>${e(p.name)} <span class="muted">agreement ${pct(p.agreement)}</span></h4><div class="task-panels">${panels.join('')}</div></div>`;
+  });
+  return `<h3>Pictures, worst agreement first</h3>${rows.join('')}`;
+}
+
+function classTable(t: ReportTask): string {
+  const classes = t.agreement.classes ?? [];
+  if (!classes.length) return '';
+  const det = t.task === 'detect';
+  const head = det ? '<th class="num">Float boxes</th><th class="num">AP@0.5</th><th class="num">AP@0.5:0.95</th>' : '<th class="num">IoU</th>';
+  const rows = classes.map((c) => `<tr><td>${e(c.name)}</td>${det ? `<td class="num">${c.references}</td><td class="num">${pct(c.ap50)}</td><td class="num">${pct(c.ap5095)}</td>` : `<td class="num">${pct(c.iou)}</td>`}</tr>`);
+  return `<h3>Per class</h3><table><thead><tr><th>Class</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+export function taskSection(t: ReportTask | null | undefined): string {
+  if (!t) return '';
+  const agreement = taskFigureRows(t.task, t.agreement).map(([k, v]) => `<tr><td>${e(k)}</td><td class="num">${pct(v)}</td></tr>`).join('');
+  const ch = t.changes;
+  const changes = ch
+    ? `<p>Of the float model's ${ch.reference} boxes at score ≥ ${t.scoreThreshold}: <b>${ch.found} found</b> by the quantized model (${ch.moved} moved: IoU under 0.75; mean IoU ${ch.found ? (ch.iouSum / ch.found).toFixed(3) : '—'}), <b>${ch.lost} lost</b>; ${ch.added} box${ch.added === 1 ? '' : 'es'} added that the float model did not find.</p>`
+    : '';
+  const labels = t.labels
+    ? `<h3>Against the labels</h3><table><thead><tr><th>Metric</th><th class="num">Float model</th><th class="num">Quantized model</th><th class="num">Drop</th></tr></thead><tbody>${t.labels.figures.map((f) => `<tr><td>${e(f.metric)}</td><td class="num">${pct(f.float)}</td><td class="num">${pct(f.quantized)}</td><td class="num">${Number.isNaN(f.drop) ? '—' : `${(f.drop * 100).toFixed(2)} pt`}</td></tr>`).join('')}</tbody></table>`
+    : '<p class="muted">No labels given: the float model\'s predictions are the reference.</p>';
+  return `<section id="task"><h2>Task accuracy (${e(t.task)})</h2><p class="muted">${e(t.head)}. ${t.images} image(s). The quantized model's predictions scored against the float model's (COCO's AP for boxes: 101 recall points, IoU 0.50–0.95).</p><h3>Agreement with the float model</h3><table><tbody>${agreement}</tbody></table>${changes}${classTable(t)}${labels}${pictures(t)}</section>`;
+}
+
+export const TASK_CSS = `.task-panels{display:flex;gap:12px;flex-wrap:wrap}.task-panel{margin:0;flex:1 1 260px;max-width:480px}.task-panel svg{width:100%;height:auto;display:block;background:#eee}.task-panel figcaption{font-weight:600;margin-bottom:4px}.task-picture{margin:16px 0}.task-top{margin:4px 0;padding-left:20px}`;
