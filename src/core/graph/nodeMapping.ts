@@ -1,0 +1,227 @@
+/**
+ * Which node of one model is which node of another: the split view's panes follow each other through it (a
+ * selection, the point in view), and it marks nodes added, removed and changed. It must hold across what the
+ * studio and other tools do to a model between two files:
+ * - Q/DQ insertion: Q/DQ nodes are not nodes of the comparison (qdqFold.ts); a DQ's output stands for the float
+ *   tensor its Q read, and a dequantized weight for a weight.
+ * - folded BatchNormalization and affine blocks (Mul/Add by constants after a Conv): an unmatched node of the first
+ *   model that reads only a matched Conv/Gemm/MatMul's output is "merged" into that node's counterpart.
+ * - opset upgrades: an op renamed across versions (Upsample → Resize) still matches; helper nodes an adapter adds
+ *   are "added".
+ * - renamed nodes and tensors: after names, nodes are matched by structure, from the graph inputs down (same op,
+ *   same matched producers), in topological order.
+ *
+ * Passes, each only among nodes still unmatched: (1) the same stable id (a real name, or the positional id the
+ * studio writes back as the name), (2) the same output tensor name, (3) structure. A pair from (1) or (2) is kept
+ * only when its op types agree. Two models share nothing when fewer than MIN_COMMON_SHARE of the smaller one's
+ * nodes match: coincidences (two unnamed exports both starting "Conv_0 → Relu_1") then do not pass for a relation.
+ * Pure, linear-ish in the node count (maps and arrays; no cytoscape traversal).
+ */
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { weightOf } from '../onnx/graphIndex.ts';
+import type { AttributeProto } from '../onnx/model.ts';
+import { foldQdq, hasQdq, type QdqFold } from './qdqFold.ts';
+
+/** Ops a later opset (or another exporter) writes under another name for the same computation. */
+const SAME_OP: Record<string, string> = { Upsample: 'Resize' };
+/** Ops a float model has that quantization tools fold into the preceding Conv/Gemm/MatMul. */
+const FOLDABLE = new Set(['BatchNormalization', 'Mul', 'Add', 'Sub', 'Div', 'Identity', 'Dropout']);
+const FOLD_TARGETS = new Set(['Conv', 'ConvTranspose', 'Gemm', 'MatMul']);
+/** Below this share of the smaller model's nodes in common, two models are unrelated. */
+export const MIN_COMMON_SHARE = 0.1;
+
+export type SideAStatus = 'same' | 'changed' | 'removed' | 'merged' | 'ignored';
+export type SideBStatus = 'same' | 'changed' | 'added' | 'ignored';
+export type MatchKind = 'id' | 'tensor' | 'structure';
+
+export interface NodeMapping {
+  /** Node index in B of each node of A (-1: none; a merged node maps to the node it was folded into). */
+  aToB: Int32Array;
+  /** Node index in A of each node of B (-1: none). */
+  bToA: Int32Array;
+  statusA: SideAStatus[];
+  statusB: SideBStatus[];
+  /** How each matched node of A was matched (undefined: not matched, or merged). */
+  kindA: (MatchKind | undefined)[];
+  /** Nodes matched one to one. */
+  common: number;
+  /** Whether the models share enough nodes to be compared (see MIN_COMMON_SHARE). */
+  related: boolean;
+  counts: { same: number; changed: number; removed: number; merged: number; added: number };
+}
+
+/** A graph with Q/DQ and Constants taken out: what the comparison sees. */
+interface Semantic {
+  index: GraphIndex;
+  /** Whether a node takes part (not a folded Q/DQ, not a Constant). */
+  part: Uint8Array;
+  /** The activation inputs each node reads, as tensors of the float graph (a DQ output → the tensor it stands for). */
+  inputs: string[][];
+  /** Position of each graph input. */
+  inputPosition: Map<string, number>;
+  /** For a node that reads only constants: its op, attributes and rank among such nodes alike, in topological order. */
+  constantKey: (string | null)[];
+}
+
+function semantic(index: GraphIndex): Semantic {
+  const fold: QdqFold | null = hasQdq(index) ? foldQdq(index) : null;
+  const part = new Uint8Array(index.nodes.length);
+  const inputs: string[][] = [];
+  index.nodes.forEach((node, i) => {
+    part[i] = fold?.folded[i] || node.op_type === 'Constant' ? 0 : 1;
+    const list: string[] = [];
+    for (const t of node.input) {
+      if (!t || fold?.weights.has(t) || weightOf(index, t)) continue;
+      const source = fold?.edges.get(t)?.source ?? t;
+      const p = index.producer.get(source);
+      if (p !== undefined && index.nodes[p].op_type === 'Constant') continue;
+      list.push(source);
+    }
+    inputs.push(list);
+  });
+  const inputPosition = new Map(index.inputs.map((v, k) => [v.name ?? '', k]));
+  const constantKey: (string | null)[] = new Array(index.nodes.length).fill(null);
+  const seen = new Map<string, number>();
+  for (const i of index.order) {
+    if (!part[i] || inputs[i].length > 0) continue;
+    const node = index.nodes[i];
+    const base = `${SAME_OP[node.op_type ?? ''] ?? node.op_type}|const|${node.attribute.map(attributeKey).sort().join(',')}`;
+    const k = seen.get(base) ?? 0;
+    seen.set(base, k + 1);
+    constantKey[i] = `${base}#${k}`;
+  }
+  return { index, part, inputs, inputPosition, constantKey };
+}
+
+const opOf = (s: Semantic, i: number) => {
+  const op = s.index.nodes[i].op_type ?? '';
+  return SAME_OP[op] ?? op;
+};
+
+function attributeKey(a: AttributeProto): string {
+  return JSON.stringify([a.name, a.i, a.f, a.ints, a.floats, a.s ? Array.from(a.s) : null]);
+}
+
+function sameAttributes(a: GraphIndex, i: number, b: GraphIndex, j: number): boolean {
+  const ka = a.nodes[i].attribute.map(attributeKey).sort();
+  const kb = b.nodes[j].attribute.map(attributeKey).sort();
+  return ka.length === kb.length && ka.every((k, n) => k === kb[n]);
+}
+
+/** Maps the nodes of `a` to those of `b`. */
+export function mapNodes(a: GraphIndex, b: GraphIndex): NodeMapping {
+  const A = semantic(a), B = semantic(b);
+  const aToB = new Int32Array(a.nodes.length).fill(-1);
+  const bToA = new Int32Array(b.nodes.length).fill(-1);
+  const mergedInto = new Int32Array(a.nodes.length).fill(-1);
+  const kindA: (MatchKind | undefined)[] = new Array(a.nodes.length);
+  const pair = (i: number, j: number, kind: MatchKind) => {
+    aToB[i] = j;
+    bToA[j] = i;
+    kindA[i] = kind;
+  };
+  const free = (i: number, j: number) => A.part[i] && B.part[j] && aToB[i] < 0 && bToA[j] < 0 && mergedInto[i] < 0 && opOf(A, i) === opOf(B, j);
+
+  // (1) The same stable id.
+  b.ids.forEach((id, j) => {
+    const i = a.indexOfId.get(id);
+    if (i !== undefined && free(i, j)) pair(i, j, 'id');
+  });
+  // (2) The same output tensor name.
+  a.nodes.forEach((node, i) => {
+    if (!A.part[i] || aToB[i] >= 0) return;
+    for (const o of node.output) {
+      const j = o ? b.producer.get(o) : undefined;
+      if (j !== undefined && free(i, j)) {
+        pair(i, j, 'tensor');
+        return;
+      }
+    }
+  });
+
+  // (3) Structure, interleaved with (4) folds: a node's key is its op and the counterparts of what it reads.
+  const counterpartA = (s: Semantic, t: string): string | null => {
+    const p = s.index.producer.get(t);
+    if (p === undefined) {
+      const k = s.inputPosition.get(t);
+      return k === undefined ? null : `in${k}`;
+    }
+    const j = aToB[p] >= 0 ? aToB[p] : mergedInto[p];
+    return j >= 0 ? `n${j}` : null;
+  };
+  const counterpartB = (s: Semantic, t: string): string | null => {
+    const p = s.index.producer.get(t);
+    if (p === undefined) {
+      const k = s.inputPosition.get(t);
+      return k === undefined ? null : `in${k}`;
+    }
+    return p !== undefined && s.part[p] ? `n${p}` : null;
+  };
+  const keyOf = (s: Semantic, i: number, side: 'a' | 'b'): string | null => {
+    if (s.constantKey[i] !== null) return s.constantKey[i];
+    const parts: string[] = [opOf(s, i)];
+    for (const t of s.inputs[i]) {
+      const c = side === 'a' ? counterpartA(s, t) : counterpartB(s, t);
+      if (c === null) return null;
+      parts.push(c);
+    }
+    return parts.length > 1 ? parts.join('|') : null;
+  };
+  for (let round = 0; round < 8; round++) {
+    let changed = false;
+    // Keys of B's unmatched nodes (B's own producer indices: A's keys name B nodes through aToB).
+    const waiting = new Map<string, number[]>();
+    for (const j of b.order) {
+      if (!B.part[j] || bToA[j] >= 0) continue;
+      const k = keyOf(B, j, 'b');
+      if (k === null) continue;
+      const list = waiting.get(k);
+      if (list) list.push(j);
+      else waiting.set(k, [j]);
+    }
+    for (const i of a.order) {
+      if (!A.part[i] || aToB[i] >= 0 || mergedInto[i] >= 0) continue;
+      const k = keyOf(A, i, 'a');
+      const list = k === null ? undefined : waiting.get(k);
+      const j = list?.find((x) => bToA[x] < 0);
+      if (j !== undefined) {
+        pair(i, j, 'structure');
+        changed = true;
+        continue;
+      }
+      // (4) A fold: a foldable op reading one matched Conv/Gemm/MatMul output (its other inputs constants).
+      if (FOLDABLE.has(a.nodes[i].op_type ?? '') && A.inputs[i].length === 1) {
+        const p = a.producer.get(A.inputs[i][0]);
+        const target = p === undefined ? -1 : aToB[p] >= 0 ? aToB[p] : mergedInto[p];
+        if (p !== undefined && target >= 0 && FOLD_TARGETS.has(b.nodes[target].op_type ?? '')) {
+          mergedInto[i] = target;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+
+  const statusA: SideAStatus[] = a.nodes.map((_, i) => (!A.part[i] ? 'ignored' : aToB[i] >= 0 ? 'same' : mergedInto[i] >= 0 ? 'merged' : 'removed'));
+  const statusB: SideBStatus[] = b.nodes.map((_, j) => (!B.part[j] ? 'ignored' : bToA[j] >= 0 ? 'same' : 'added'));
+  const absorbed = new Set<number>();
+  mergedInto.forEach((j) => j >= 0 && absorbed.add(j));
+  for (let i = 0; i < a.nodes.length; i++) {
+    const j = aToB[i];
+    if (j < 0) continue;
+    if ((a.nodes[i].op_type ?? '') !== (b.nodes[j].op_type ?? '') || !sameAttributes(a, i, b, j) || absorbed.has(j)) {
+      statusA[i] = 'changed';
+      statusB[j] = 'changed';
+    }
+  }
+  // Merged nodes map to their target too (a selection there lands on what computes it now).
+  mergedInto.forEach((j, i) => {
+    if (j >= 0) aToB[i] = j;
+  });
+  const counts = { same: 0, changed: 0, removed: 0, merged: 0, added: 0 };
+  for (const s of statusA) if (s === 'same' || s === 'changed' || s === 'removed' || s === 'merged') counts[s]++;
+  for (const s of statusB) if (s === 'added') counts.added++;
+  const common = counts.same + counts.changed;
+  const smaller = Math.min(A.part.reduce((n, v) => n + v, 0), B.part.reduce((n, v) => n + v, 0));
+  return { aToB, bToA, statusA, statusB, kindA, common, related: smaller > 0 && common >= Math.max(1, MIN_COMMON_SHARE * smaller), counts };
+}
