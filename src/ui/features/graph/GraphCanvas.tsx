@@ -2,15 +2,18 @@
  * The drawing surface: creates the renderer for a laid-out view, feeds it the visual state from the
  * store, centres the selection when asked, and turns clicks into selection and picks. A plain click
  * picks in the current mode; Shift+click picks a start, Alt+click an end, Ctrl/⌘+click a single node,
- * whatever the mode. It also exposes `window.__qsGraph` (positions of boxes on the page) so
+ * whatever the mode. The pane takes the keyboard's focus: the arrow keys move the selection along the edges
+ * (keyboardNavigation.ts) and bring it into view, Enter or Space does what a click on the selected box does (with
+ * Shift, Alt or Ctrl/⌘ as a click would). It also exposes `window.__qsGraph` (positions of boxes on the page) so
  * end-to-end tests can click a box on the canvas through the real click handler.
  */
-import { useEffect, useLayoutEffect, useRef, type MutableRefObject } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, type KeyboardEvent, type MutableRefObject } from 'react';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickRole } from '../../store/graphSlice.ts';
 import { FLAG } from './flags.ts';
+import { graphNavigator, type ArrowKey } from './keyboardNavigation.ts';
 import { GraphRenderer, type TapModifiers } from './renderer.ts';
 import { boxOfId, type GraphView } from './viewModel.ts';
 
@@ -27,6 +30,8 @@ export interface GraphTestHook {
   /** The fill a node's box is drawn with now (family, heat or precision colour), or null when it has no box. */
   fillOf(id: string): string | null;
   detailedBoxes(): number;
+  /** The zoom now (1: 100 %). */
+  zoom(): number;
   fit(): void;
   zoomBy(factor: number): void;
   panBy(dx: number, dy: number): void;
@@ -54,6 +59,19 @@ function roleOf(modifiers: TapModifiers, mode: string): PickRole | null {
   return mode === 'inspect' ? null : (mode as PickRole);
 }
 
+const ARROWS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']);
+
+/** What a click on a box does: pick it in the current mode (or the modifier's role) and select it. */
+function tapBox(view: GraphView, box: number, modifiers: TapModifiers): void {
+  const target = view.boxes[box];
+  const { graph, togglePick, selectGraphNode } = useStudio.getState();
+  if (target.kind === 'node') {
+    const role = roleOf(modifiers, graph.pickMode);
+    if (role) togglePick(role, target.id as NodeId);
+  }
+  selectGraphNode(target.id, { centre: false });
+}
+
 export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }: Props) {
   const host = useRef<HTMLDivElement>(null);
   const focusRequest = useStudio((s) => s.graph.focusRequest);
@@ -66,15 +84,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
   // into the same frame (React re-renders before the browser paints).
   useLayoutEffect(() => {
     const renderer = new GraphRenderer(host.current!, view, layout, {
-      onTap(box, modifiers) {
-        const target = view.boxes[box];
-        const { graph, togglePick, selectGraphNode } = useStudio.getState();
-        if (target.kind === 'node') {
-          const role = roleOf(modifiers, graph.pickMode);
-          if (role) togglePick(role, target.id as NodeId);
-        }
-        selectGraphNode(target.id, { centre: false });
-      },
+      onTap: (box, modifiers) => tapBox(view, box, modifiers),
       onBackgroundTap() {
         useStudio.getState().selectGraphNode(null, { centre: false });
       },
@@ -98,6 +108,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
         return b === undefined ? null : renderer.fillOf(b);
       },
       detailedBoxes: () => renderer.detailedBoxes,
+      zoom: () => renderer.currentZoom,
       fit: () => renderer.fit(),
       zoomBy: (f) => renderer.zoomBy(f),
       panBy: (dx, dy) => renderer.panBy(dx, dy),
@@ -120,5 +131,30 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
     if (b !== undefined) rendererRef.current?.focus(b);
   }, [focusRequest, view, rendererRef]);
 
-  return <div ref={host} className="graph-canvas" data-testid="graph-canvas" />;
+  const navigator = useMemo(() => graphNavigator(view, layout), [view, layout]);
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const renderer = rendererRef.current;
+    if (!renderer || e.target !== host.current) return;
+    const selected = useStudio.getState().graph.selected;
+    const current = selected === null ? undefined : boxOfId(view, selected);
+    if (ARROWS.has(e.key) && !e.altKey && !e.ctrlKey && !e.metaKey) {
+      e.preventDefault(); // not the page's scroll
+      const next = current === undefined ? renderer.centreBox() : navigator.step(current, e.key as ArrowKey);
+      if (next < 0) return;
+      useStudio.getState().selectGraphNode(view.boxes[next].id, { centre: false });
+      renderer.reveal(next);
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      const box = current ?? renderer.centreBox();
+      if (box < 0) return;
+      tapBox(view, box, { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey });
+      renderer.reveal(box);
+    }
+  };
+
+  return (
+    <div ref={host} className="graph-canvas" data-testid="graph-canvas" tabIndex={0} role="application" aria-roledescription="graph"
+      aria-label="Graph. Arrow keys move the selection along the edges: up to inputs, down to consumers, left and right among siblings. Enter or Space picks the selected node as a click would."
+      onKeyDown={onKeyDown} />
+  );
 }

@@ -11,8 +11,9 @@
  * A QDQ model (already quantized) is read as quantized: its Q/DQ pairs folded onto the edges they quantize (a
  * toggle shows them as nodes), its precision colours and layer table read from the file (filePrecisions.ts).
  *
- * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, p switches between
- * colouring by family and by precision.
+ * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, 0 shows it at 100 %, + and −
+ * zoom a step (zoomSteps.ts), p switches between colouring by family and by precision. On the focused canvas, the
+ * arrow keys move the selection and Enter or Space picks (GraphCanvas).
  */
 import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
@@ -142,6 +143,12 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
         useStudio.getState().clearPicks();
       } else if (e.key === 'f') {
         rendererRef.current?.fit();
+      } else if (e.key === '0') {
+        rendererRef.current?.actualSize();
+      } else if (e.key === '+' || e.key === '=') {
+        rendererRef.current?.zoomStep(1);
+      } else if (e.key === '-') {
+        rendererRef.current?.zoomStep(-1);
       } else if (e.key === 'p') {
         const { graph, setGraphColouring } = useStudio.getState();
         if (colourableRef.current) setGraphColouring(graph.colourBy === 'precision' ? 'family' : 'precision');
@@ -156,9 +163,10 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomBy(1.4)} aria-label="Zoom in">+</button>
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomBy(1 / 1.4)} aria-label="Zoom out">−</button>
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the graph (f)">Fit</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomStep(1)} aria-label="Zoom in" title="Zoom in (+)">+</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomStep(-1)} aria-label="Zoom out" title="Zoom out (−)">−</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the whole graph in view (f)">Fit</button>
+          <button type="button" className="button button--small" onClick={() => rendererRef.current?.actualSize()} data-testid="graph-actual-size" title="Boxes at their size, labels readable (0)">100 %</button>
         </div>
         <fieldset className="graph-colouring" data-testid="graph-colouring">
           <legend className="small">Colour by</legend>

@@ -24,6 +24,7 @@ import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
+import { ACTUAL_SIZE, MAX_ZOOM, MIN_ZOOM, nextZoom } from './zoomSteps.ts';
 
 const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
 
@@ -51,6 +52,8 @@ const MAX_OVERVIEW_LABELS = 4000;
 /** Below this zoom labels are unreadable: the overview alone draws, whatever the count. */
 export const MIN_DETAIL_ZOOM = 0.3;
 const SETTLE_MS = 90;
+/** Room left around the graph when it is fitted, and above its top when it opens at 100 %. */
+const PAD = 30;
 
 export interface TapModifiers {
   shift: boolean;
@@ -232,8 +235,8 @@ export class GraphRenderer {
     });
     this.resizeObserver.observe(host);
 
-    // The first picture, now: the whole graph fitted, the window's boxes painted as cytoscape would.
-    this.viewport = this.fitted(); // not fit(): no redraw of the cache in the frame that shows this picture
+    // The first picture, now: the graph as it opens, the window's boxes painted as cytoscape would.
+    this.viewport = this.opening(); // not setViewport(): no redraw of the cache in the frame that shows this picture
     this.window = this.windowBoxes();
     this.paintFirstPicture();
     this.events.onDrawn();
@@ -274,8 +277,8 @@ export class GraphRenderer {
       layout: { name: 'preset' },
       zoom,
       pan: { x, y },
-      minZoom: 1e-3,
-      maxZoom: 4,
+      minZoom: MIN_ZOOM,
+      maxZoom: MAX_ZOOM,
       boxSelectionEnabled: false,
       autoungrabify: true,
       autounselectify: true,
@@ -354,21 +357,88 @@ export class GraphRenderer {
   private fitted() {
     const [x1, y1, x2, y2] = this.layout.bounds;
     const { w, h } = this.size();
-    const pad = 30;
-    const zoom = Math.min(1.2, Math.max(1e-3, Math.min((w - 2 * pad) / Math.max(1, x2 - x1), (h - 2 * pad) / Math.max(1, y2 - y1))));
+    const zoom = Math.min(1.2, Math.max(MIN_ZOOM, Math.min((w - 2 * PAD) / Math.max(1, x2 - x1), (h - 2 * PAD) / Math.max(1, y2 - y1))));
     return { zoom, x: w / 2 - ((x1 + x2) / 2) * zoom, y: h / 2 - ((y1 + y2) / 2) * zoom };
+  }
+
+  /**
+   * How a graph opens, as Netron opens it: whole when it fits at a zoom where labels read, else at 100 % with its
+   * top (the inputs) at the top of the pane, centred on the inputs (or on the whole graph when it is narrower).
+   */
+  private opening() {
+    const fit = this.fitted();
+    if (fit.zoom >= ACTUAL_SIZE) return fit;
+    const [x1, y1, x2] = this.layout.bounds;
+    const { w } = this.size();
+    const zoom = ACTUAL_SIZE;
+    let cx = (x1 + x2) / 2;
+    if ((x2 - x1) * zoom > w - 2 * PAD) {
+      const inputs = this.view.boxes.flatMap((b, i) => (b.kind === 'input' ? [this.layout.x[i]] : []));
+      const at = inputs.length ? inputs.reduce((a, b) => a + b, 0) / inputs.length : this.layout.x[0];
+      const half = (w / 2 - PAD) / zoom;
+      cx = Math.min(Math.max(at, x1 + half), x2 - half); // no empty margin beside the graph
+    }
+    return { zoom, x: w / 2 - cx * zoom, y: PAD - y1 * zoom };
   }
 
   /** Centres a box, zoomed in enough to read it. */
   focus(box: number): void {
     const { w, h } = this.size();
-    const zoom = Math.max(this.zoom(), 1);
+    const zoom = Math.max(this.zoom(), ACTUAL_SIZE);
     this.setViewport(zoom, { x: w / 2 - this.layout.x[box] * zoom, y: h / 2 - this.layout.y[box] * zoom });
   }
 
-  zoomBy(factor: number): void {
+  /** Brings a box into view with the least movement (the keyboard's selection): zoomed to 100 % first when labels do not read. */
+  reveal(box: number): void {
+    if (this.zoom() < ACTUAL_SIZE * 0.75) {
+      this.focus(box);
+      return;
+    }
     const { w, h } = this.size();
-    const level = Math.min(4, Math.max(1e-3, this.zoom() * factor));
+    const zoom = this.zoom(), pan = this.pan();
+    const b = this.view.boxes[box];
+    const left = (this.layout.x[box] - b.width / 2) * zoom + pan.x, right = (this.layout.x[box] + b.width / 2) * zoom + pan.x;
+    const top = (this.layout.y[box] - b.height / 2) * zoom + pan.y, bottom = (this.layout.y[box] + b.height / 2) * zoom + pan.y;
+    const margin = Math.min(PAD * 2, w / 4, h / 4);
+    const dx = left < margin ? margin - left : right > w - margin ? w - margin - right : 0;
+    const dy = top < margin ? margin - top : bottom > h - margin ? h - margin - bottom : 0;
+    if (dx || dy) this.setViewport(zoom, { x: pan.x + dx, y: pan.y + dy });
+  }
+
+  /** The box nearest the centre of the view (where the keyboard starts when nothing is selected), or -1. */
+  centreBox(): number {
+    const e = this.extent();
+    const cx = (e.x1 + e.x2) / 2, cy = (e.y1 + e.y2) / 2;
+    let best = -1, bestDistance = Infinity;
+    for (const b of this.grid.query(e.x1, e.y1, e.x2, e.y2, Infinity) ?? []) {
+      const d = Math.hypot(this.layout.x[b] - cx, this.layout.y[b] - cy);
+      if (d < bestDistance) [best, bestDistance] = [b, d];
+    }
+    return best;
+  }
+
+  /** The current zoom (1: 100 %). */
+  get currentZoom(): number {
+    return this.zoom();
+  }
+
+  /** 100 %, around the centre of the view. */
+  actualSize(): void {
+    this.zoomTo(ACTUAL_SIZE);
+  }
+
+  /** One step of the zoom ladder in (1) or out (−1) around the centre of the view (zoomSteps.ts). */
+  zoomStep(direction: 1 | -1): void {
+    this.zoomTo(nextZoom(this.zoom(), direction, this.fitted().zoom));
+  }
+
+  zoomBy(factor: number): void {
+    this.zoomTo(this.zoom() * factor);
+  }
+
+  private zoomTo(zoom: number): void {
+    const { w, h } = this.size();
+    const level = Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, zoom));
     if (this.cy) {
       this.cy.zoom({ level, renderedPosition: { x: w / 2, y: h / 2 } });
       return;
