@@ -133,6 +133,33 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     expect(out.rungs.length).toBeLessThan(4);
   });
 
+  it('after a cancel every finished rung still picks (a model that decodes) and the report, by the handle progress gave from the start, lists them', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    let live: string | undefined;
+    const seen: RecoverProgress[] = [];
+    const out = await a.ladder(handle, { samples: fakeImages(3), spec: unit, config: withFinetune('adaquant', 2000), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, timeBudget: 3600 }, (p) => {
+      seen.push(p);
+      live ??= p.ladder;
+      if (p.phase === 'layer') a.cancel(handle);
+    });
+    expect(out.stopped).toBe('cancelled');
+    expect(live).toBe(out.handle);
+    const finished = out.rungs.filter((g) => g.handle !== null);
+    expect(finished.length).toBeGreaterThanOrEqual(1);
+    for (const g of finished) expect(a.pick(g.handle!).bytes.byteLength).toBeGreaterThan(1000);
+    const report = await a.ladderReport(live!);
+    expect(report.ladder!.stopped).toBe('cancelled');
+    expect(report.ladder!.rungs.map((g) => g.label)).toEqual(out.rungs.map((g) => g.label));
+    expect(report.quantizedModel).not.toBeNull();
+    // Progress said which rung of at most how many, its estimate and why it came.
+    const first = seen.find((p) => p.rung)!.rung!;
+    expect(first.index).toBe(1);
+    expect(first.of).toBeGreaterThanOrEqual(out.rungs.length);
+    expect(first.estimate!.seconds).toBeGreaterThan(0);
+    expect(first.why).toMatch(/^screening XINT8/);
+  });
+
   it('names what is wrong: no calibration images, a bad target, a cancelled single run', async () => {
     const a = api();
     const handle = await openMnist(a);

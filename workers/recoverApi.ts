@@ -27,8 +27,8 @@ import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
 import { hasAttentionBlocks, hasWrittenOutActivations } from '../src/core/quantize/attentionBlocks.ts';
-import { climbLadder, ladderReport, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
-import { ladderMeasures, ladderMetrics, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
+import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
+import { ladderCostPrior, ladderMeasures, ladderMetrics, type LadderSearchProgress, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/samples.ts';
@@ -100,12 +100,22 @@ export interface LadderRequest extends RecoverData {
   finetuneReach?: number;
   /** Judge every rung as the NPU runs it: float parts (exclusions, ops left float) in BF16 (default false). */
   npuBf16?: boolean;
+  /**
+   * Seconds the climb may take (core LadderOptions.timeBudget): rungs that cannot fit are skipped and listed, the rung
+   * in flight at the deadline is stopped. Absent: no budget.
+   */
+  timeBudget?: number;
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */
 export interface RecoverProgress {
-  /** The rung being measured (ladder only). */
-  rung: { index: number; label: string; step: number | 'ours' } | null;
+  /**
+   * The rung being measured (ladder only): `of` the most rungs the climb may measure (fewer as rungs are ruled out),
+   * `estimate` its expected seconds and what they rest on, `why` why it comes now.
+   */
+  rung: { index: number; label: string; step: number | 'ours'; of?: number; estimate?: { seconds: number; basis: string }; why?: string } | null;
+  /** The climb's handle from its start (ladder only): its report and its rungs are there even before it ends. */
+  ladder?: string;
   phase: 'decoding' | RecoveryProgress['phase'] | 'evaluate' | 'rung-done' | 'mixed';
   /**
    * Samples decoded (phase 'decoding'), the stage of layers being gathered (phase 'gather'), or measurements of
@@ -369,10 +379,11 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     };
   }
 
-  const forward = (progress: RecoverProgressCallback, rung: RecoverProgress['rung']) => (p: RecoveryProgress | { phase: 'evaluate' }) => {
-    if (p.phase === 'layer') progress({ rung, phase: 'layer', layer: { id: p.id, done: p.done, total: p.total, lossBefore: p.lossBefore, lossAfter: p.lossAfter, curve: p.curve } });
-    else if (p.phase === 'gather') progress({ rung, phase: 'gather', done: p.stage, total: p.stages });
-    else progress({ rung, phase: p.phase });
+  const forward = (progress: RecoverProgressCallback, rung: RecoverProgress['rung'], ladder?: string) => (p: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress) => {
+    if (p.phase === 'mixed') progress({ rung, ladder, phase: 'mixed', done: p.done, total: p.total, cosine: p.cosine });
+    else if (p.phase === 'layer') progress({ rung, ladder, phase: 'layer', layer: { id: p.id, done: p.done, total: p.total, lossBefore: p.lossBefore, lossAfter: p.lossAfter, curve: p.curve } });
+    else if (p.phase === 'gather') progress({ rung, ladder, phase: 'gather', done: p.stage, total: p.stages });
+    else progress({ rung, ladder, phase: p.phase });
   };
 
   return {
@@ -457,7 +468,19 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const start = performance.now();
         const base = validateConfig(request.config);
         const data = await prepareData(h, request, check, progress);
-        const info = (r: Rung) => ({ index: r.index, label: r.label, step: r.step });
+        const info = (r: Rung): RecoverProgress['rung'] => ({ index: r.index, label: r.label, step: r.step, of: r.of, estimate: r.estimate ? { ...r.estimate } : undefined, why: r.why });
+        forgetPrevious(h);
+        // The climb is held from its start, its result the rungs measured so far: after a Cancel (or while it runs) its
+        // report and every finished rung's model are there, whatever becomes of the rung in flight.
+        const measuredSoFar: RungResult[] = [];
+        const skippedSoFar: SkippedRung[] = [];
+        const order = request.order ?? 'eight-bit-first';
+        const held: HeldLadder = { model: handle, result: ladderSoFar(target, order, [], [], 'cancelled'), handles: [], dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false };
+        const ladderHandle = ladders.add(held);
+        h.kept.ladders.push(ladderHandle);
+        const update = () => {
+          held.result = ladderSoFar(target, order, measuredSoFar, skippedSoFar, 'cancelled');
+        };
         const measures = ladderMeasures(
           {
             model: h.model,
@@ -468,13 +491,14 @@ export function createRecoverApi(deps: RecoverApiDeps) {
             gramProduct: runtimeGramProduct(h.runtime),
             denseProduct: (await denseOf(h))?.product,
             floatPartsAsBf16: request.npuBf16 ?? false,
-            onProgress: (rung, p) => forward(progress, info(rung))(p),
+            onProgress: (rung, p) => forward(progress, info(rung), ladderHandle)(p),
           },
           target.metric,
           { maxExclusionSteps: request.maxExclusionSteps },
         );
         const summaries: RungSummary[] = [];
-        forgetPrevious(h);
+        // The budget's deadline stops the rung in flight (the climb then ends 'budget').
+        const deadline = request.timeBudget === undefined ? undefined : setTimeout(() => (signal.aborted = true), request.timeBudget * 1000);
         const result = await climbLadder({
           target,
           base,
@@ -490,8 +514,14 @@ export function createRecoverApi(deps: RecoverApiDeps) {
           exclude: request.exclusions === false ? undefined : measures.exclude,
           mixed: request.mixedPrecision === false ? undefined : measures.mixed,
           signal,
+          timeBudget: request.timeBudget,
+          costPrior: ladderCostPrior(h.model, { calibrationSamples: data.tuning.feeds.length, evaluationSamples: data.judging.feeds.length, base, maxExclusionSteps: request.maxExclusionSteps }),
+          onSkip: (k) => {
+            skippedSoFar.push(k);
+            update();
+          },
           onRung: (rung, r?: RungResult) => {
-            if (!r) return progress({ rung: info(rung), phase: 'prepare' });
+            if (!r) return progress({ rung: info(rung), ladder: ladderHandle, phase: 'prepare' });
             const s = summarize(h, r.detail as RungDetail | undefined, {
               index: rung.index,
               label: rung.label,
@@ -505,13 +535,15 @@ export function createRecoverApi(deps: RecoverApiDeps) {
               preset: rung.recipe.preset,
             });
             summaries.push(s);
-            progress({ rung: info(rung), phase: 'rung-done', finished: s });
+            measuredSoFar.push(r);
+            held.handles.push(s.handle);
+            update();
+            progress({ rung: info(rung), ladder: ladderHandle, phase: 'rung-done', finished: s });
           },
         });
-        const stopped: LadderStop = signal.aborted ? 'cancelled' : result.stopped;
-        const kept: LadderResult = { ...result, stopped };
-        const ladderHandle = ladders.add({ model: handle, result: kept, handles: summaries.map((s) => s.handle), dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false });
-        h.kept.ladders.push(ladderHandle);
+        if (deadline !== undefined) clearTimeout(deadline);
+        const stopped: LadderStop = signal.aborted && result.stopped !== 'budget' ? 'cancelled' : result.stopped;
+        held.result = { ...result, stopped };
         return {
           handle: ladderHandle,
           target,

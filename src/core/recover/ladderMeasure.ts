@@ -60,7 +60,15 @@ export interface LadderRuntime {
   readonly gramProduct?: GramProductFactory;
   /** Building each layer's problem and scoring codes on a runtime's float64 MatMul (see denseProduct.ts); TypeScript without it. */
   readonly denseProduct?: DenseProduct;
-  onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' }): void;
+  onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress): void;
+}
+
+/** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
+export interface LadderSearchProgress {
+  readonly phase: 'mixed';
+  readonly done: number;
+  readonly total: number;
+  readonly cosine: number;
 }
 
 /** What measuring a rung keeps, for the report and for downloading the chosen model. */
@@ -230,7 +238,9 @@ export function ladderMeasures(
       const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
         target: mixedPrecisionCosine(target),
+        maxMeasurements: LADDER_MIXED_MEASUREMENTS,
         signal: rt.signal,
+        onStep: (s) => rt.onProgress?.(rung, { phase: 'mixed', done: s.index, total: LADDER_MIXED_MEASUREMENTS, cosine: s.cosine }),
       });
       const { detail, score, metrics } = await judge(chosen.config, rung, false);
       return { score, metrics, config: chosen.config, detail: { ...detail, mixedPrecision: chosen } };

@@ -57,6 +57,8 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
   let current: OpenWorker<Api> | null = null;
   /** Ends the cancellable run in progress. */
   let stop: ((e: Error) => void) | null = null;
+  /** The run in progress keeps its worker on a cancel (it holds results the page still needs; see `run`). */
+  let soft = false;
 
   const release = () => {
     current?.connection.close();
@@ -72,12 +74,20 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
     return current;
   };
 
-  async function run<T>(modelHandle: string, fn: (api: Remote<Api>, handle: string) => Promise<T>, cancellable = true): Promise<T> {
+  /**
+   * Runs `fn` on the model's worker. `cancellable` true: a cancel asks the worker to stop and ends the worker if it has
+   * not within the grace period. 'soft': a cancel only asks; the worker is never ended for it, because the run holds
+   * results the page still needs after the cancel (the ladder's measured rungs: "Use this model", its report).
+   */
+  async function run<T>(modelHandle: string, fn: (api: Remote<Api>, handle: string) => Promise<T>, cancellable: boolean | 'soft' = true): Promise<T> {
     const w = workerFor(modelHandle);
     let mine!: (e: Error) => void;
     const stopped = new Promise<never>((_, reject) => (mine = reject));
     stopped.catch(() => undefined);
-    if (cancellable) stop = mine;
+    if (cancellable) {
+      stop = mine;
+      soft = cancellable === 'soft';
+    }
     try {
       const handle = await Promise.race([w.handle, stopped]);
       return await Promise.race([w.connection.call((api) => fn(api, handle)), stopped]);
@@ -97,6 +107,7 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
     const w = current;
     if (!stopRun || !w) return;
     w.handle.then((h) => w.connection.call((api) => (api as unknown as Remote<ModelWorkerApi>).cancel(h))).catch(() => undefined);
+    if (soft) return;
     setTimeout(() => {
       if (stop !== stopRun) return; // the run ended by itself
       release();

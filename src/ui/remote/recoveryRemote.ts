@@ -2,8 +2,8 @@
  * The recovery worker as the store sees it: a RecoveryService. The worker gets its own copy of the open
  * model's bytes from the model worker (transferred through here, never kept) and keeps every model it
  * measures by handle; only a picked model's bytes come back. Like the evaluation worker it is disposable:
- * a new model ends it, and so does a cancel it does not honour within a grace period (a long optimizer
- * step), so the page is never left waiting. Runs and picks go one at a time through one connection.
+ * a new model ends it, and so does a cancel of a single run it does not honour within a grace period (a long
+ * optimizer step), so the page is never left waiting. A cancelled climb never ends it: its measured rungs live there. Runs and picks go one at a time through one connection.
  */
 import { proxy } from 'comlink';
 import { RecoveryCancelledError } from '../../core/recover/errors.ts';
@@ -35,7 +35,9 @@ export function createRecoveryRemote(): RecoveryService {
       return call(modelHandle, (api, h) => api.recover(h, request, proxy((p: RecoverProgress) => onProgress(p))), true);
     },
     ladder(modelHandle, request, onProgress) {
-      return call(modelHandle, (api, h) => api.ladder(h, request, proxy((p: RecoverProgress) => onProgress(p))), true);
+      // Soft: a cancelled climb ends by itself within a step and keeps its measured rungs in this worker; ending the
+      // worker would lose them ("Use this model" and the report after a Cancel).
+      return call(modelHandle, (api, h) => api.ladder(h, request, proxy((p: RecoverProgress) => onProgress(p))), 'soft');
     },
     pick(modelHandle, rungHandle) {
       return call(modelHandle, (api) => api.pick(rungHandle), false);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
@@ -202,5 +202,49 @@ describe('recovery slice', () => {
     await s().openModel({ fileName: 'n.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
     expect(fake.counts.released).toBeGreaterThanOrEqual(1);
     expect(s().recovery).toMatchObject({ status: 'idle', rungs: [], error: null });
+  });
+
+  it('a cancelled climb whose answer is slow is shown cancelled with its rungs after the grace period: each stays usable, the report comes from the climb started', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
+    try {
+      const { s, fake } = await openStore();
+      s().setLadderChoice({ timeBudgetMinutes: 15 });
+      void s().climbLadder();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(fake.climbs[0].request.timeBudget).toBe(900);
+      const c = fake.climbs[0];
+      c.onProgress({ rung: { index: 1, label: 'XINT8', step: 1, of: 9, estimate: { seconds: 10, basis: 'x' } }, ladder: 'ladder-7', phase: 'prepare' });
+      c.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, ladder: 'ladder-7', phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
+      c.onProgress({ rung: { index: 2, label: 'XINT8 + CLE', step: 2 }, ladder: 'ladder-7', phase: 'rung-done', finished: rung(2, 'XINT8 + CLE', 0.95) });
+      c.onProgress({ rung: { index: 3, label: 'XINT8 + CLE + AdaRound', step: 2 }, ladder: 'ladder-7', phase: 'layer', layer: { id: 'c', done: 1, total: 40 } });
+      expect(s().recovery.liveClimb).toBe('ladder-7');
+      s().cancelRecovery();
+      expect(fake.counts.cancelled).toBe(1);
+      expect(s().recovery).toMatchObject({ status: 'running', cancelling: true });
+      s().cancelRecovery(); // a second press asks nothing more
+      expect(fake.counts.cancelled).toBe(1);
+      await vi.advanceTimersByTimeAsync(15_000);
+      expect(s().recovery).toMatchObject({ status: 'cancelled', cancelling: false, climb: { handle: 'ladder-7', stopped: 'cancelled', chosen: 1 } });
+      await s().useRung('rung-2');
+      expect(fake.counts.picked).toEqual(['rung-2']);
+      expect(s().recovery.adopted).toBe('rung-2');
+      expect(await s().ladderReport()).toEqual({ ladder: { chosen: 1 } });
+      // The worker's own answer, late, replaces the page's guess with the climb's own account.
+      c.resolve({ handle: 'ladder-7', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'cancelled', chosen: 1, order: 'eight-bit-first', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 30 });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(s().recovery.status).toBe('cancelled');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('refuses a time budget that is not a positive number of minutes; empty means none', async () => {
+    const { s } = await openStore();
+    s().setLadderChoice({ timeBudgetMinutes: -5 });
+    expect(s().recovery.ladder.timeBudgetMinutes).toBeNull();
+    s().setLadderChoice({ timeBudgetMinutes: 2.5 });
+    expect(s().recovery.ladder.timeBudgetMinutes).toBe(2.5);
+    s().setLadderChoice({ timeBudgetMinutes: null });
+    expect(s().recovery.ladder.timeBudgetMinutes).toBeNull();
   });
 });

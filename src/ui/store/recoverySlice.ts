@@ -88,6 +88,8 @@ export interface LadderChoice {
   npuBf16: boolean;
   /** The order rungs are climbed in (the CLI's --order): 8-bit routes first (default) or fastest. */
   order: LadderOrder;
+  /** Minutes the climb may take (the CLI's --time-budget); null: no budget. */
+  timeBudgetMinutes: number | null;
 }
 
 export type RecoveryStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -109,6 +111,13 @@ export interface RecoveryState {
   adopted: string | null;
   /** A rung being picked ("Use this model" waits for its bytes). */
   picking: string | null;
+  /** When the run started and when its current rung did (ms, the page's clock), for elapsed times and estimates. */
+  startedAt: number | null;
+  rungStartedAt: number | null;
+  /** The climb's handle in the worker from its start (its report and rungs are there before it ends, and after a Cancel). */
+  liveClimb: string | null;
+  /** Cancel was pressed; the rung in flight is stopping (a climb keeps what it measured). */
+  cancelling: boolean;
   error: { name: string; message: string } | null;
 }
 
@@ -133,7 +142,13 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   cle: false, attention: false, smoothQuant: false, smoothAlpha: 0.5, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
-export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER, timeBudgetMinutes: null };
+
+/**
+ * How long a cancelled climb may take to answer before the page shows it cancelled with the rungs it has (their models
+ * and the climb's report stay in the worker, which a climb's cancel never ends).
+ */
+export const LADDER_CANCEL_GRACE_MS = 15_000;
 
 export const initialRecoveryState: RecoveryState = {
   options: DEFAULT_RECOVERY_OPTIONS,
@@ -146,6 +161,10 @@ export const initialRecoveryState: RecoveryState = {
   climb: null,
   adopted: null,
   picking: null,
+  startedAt: null,
+  rungStartedAt: null,
+  liveClimb: null,
+  cancelling: false,
   error: null,
 };
 
@@ -168,6 +187,16 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   return validateConfig(json);
 }
 
+/** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
+function climbSoFar(r: RecoveryState, stopped: LadderOutcome['stopped']): NonNullable<RecoveryState['climb']> {
+  let chosen = -1;
+  r.rungs.forEach((g, i) => {
+    if (Number.isFinite(g.score) && (chosen < 0 || g.score > r.rungs[chosen].score)) chosen = i;
+  });
+  const met = r.rungs.findIndex((g) => g.met);
+  return { handle: r.liveClimb!, stopped, chosen: met >= 0 ? met : chosen, target: { metric: r.ladder.metric, value: r.ladder.value }, order: r.ladder.order, skippedRungs: [] };
+}
+
 type Needs = RecoverySlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & EvaluationSlice;
 
 export function createRecoverySlice<S extends Needs>(service: RecoveryService): StateCreator<S, [], [], RecoverySlice> {
@@ -180,15 +209,18 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       // Progress may arrive after the run's own answer (messages of two channels): a finished run ignores it.
       if (request !== latest || get().recovery.status !== 'running') return;
       const r = get().recovery;
+      const live: Partial<RecoveryState> = {};
+      if (p.ladder && p.ladder !== r.liveClimb) live.liveClimb = p.ladder;
+      if (p.rung && p.rung.index !== r.progress?.rung?.index) live.rungStartedAt = Date.now();
       if (p.phase === 'rung-done' && p.finished) {
         const rungs = [...r.rungs.filter((x) => x.index !== p.finished!.index), p.finished].sort((x, y) => x.index - y.index);
-        return patch({ progress: p, rungs, curves: [] });
+        return patch({ ...live, progress: p, rungs, curves: [] });
       }
       if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
         const l = p.layer;
-        return patch({ progress: p, curves: [...r.curves, { id: l.id, lossBefore: l.lossBefore!, lossAfter: l.lossAfter!, kept: l.lossAfter! >= l.lossBefore!, curve: l.curve ?? [] }] });
+        return patch({ ...live, progress: p, curves: [...r.curves, { id: l.id, lossBefore: l.lossBefore!, lossAfter: l.lossAfter!, kept: l.lossAfter! >= l.lossBefore!, curve: l.curve ?? [] }] });
       }
-      patch({ progress: p });
+      patch({ ...live, progress: p });
     };
 
     /** The request's common part, or a named error when something is missing. */
@@ -258,6 +290,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       setLadderChoice(p) {
         const c = { ...get().recovery.ladder, ...p };
         if (!(LADDER_METRICS as readonly string[]).includes(c.metric) || !Number.isFinite(c.value) || !isLadderOrder(c.order)) return;
+        if (c.timeBudgetMinutes !== null && !(c.timeBudgetMinutes > 0 && Number.isFinite(c.timeBudgetMinutes))) return;
         patch({ ladder: c });
       },
 
@@ -270,7 +303,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           const options = get().recovery.options;
           const config = recoveryConfig(currentConfig(get()), options);
           const mixedPrecision = options.mixedPrecision ? { budget: options.budget, target: options.mixedTarget } : undefined;
-          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null });
+          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false });
           const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset, mixedPrecision }, onProgress(request));
           if (request !== latest) return;
           patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [] });
@@ -288,29 +321,45 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         try {
           const config = recoveryConfig(currentConfig(get()), options, true);
           const formats: PresetName[] | undefined = ladder.allFormats ? undefined : [get().run.settings.preset];
-          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null });
+          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false });
+          const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, order: ladder.order },
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, order: ladder.order, timeBudget },
             onProgress(request),
           );
           if (request !== latest) return;
           patch({
             status: out.stopped === 'cancelled' ? 'cancelled' : 'done',
+            cancelling: false,
             progress: null,
             curves: [],
             rungs: out.rungs,
             climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target, order: out.order, skippedRungs: out.skippedRungs },
           });
         } catch (e) {
-          if (request === latest) fail(e);
+          if (request !== latest) return;
+          fail(e);
+          // A climb that failed after measuring rungs still has them, and its report, in the worker.
+          const r = get().recovery;
+          if (r.liveClimb && r.rungs.length > 0) patch({ climb: climbSoFar(r, 'cancelled') });
         }
       },
 
       cancelRecovery() {
-        if (get().recovery.status !== 'running') return;
+        const r = get().recovery;
+        if (r.status !== 'running' || r.cancelling) return;
+        patch({ cancelling: true });
         service.cancel();
-        // A climb ends by itself with what it measured; a single run ends with RecoveryCancelledError.
+        // A single run ends with RecoveryCancelledError. A climb ends by itself with what it measured; if its answer is
+        // slow (a long step), the page shows it cancelled with the rungs it has, which stay usable in the worker.
+        if (r.mode !== 'ladder') return;
+        const request = latest;
+        setTimeout(() => {
+          const now = get().recovery;
+          if (request !== latest || now.status !== 'running') return;
+          patch({ status: 'cancelled', cancelling: false, progress: null, curves: [], climb: now.liveClimb ? climbSoFar(now, 'cancelled') : null });
+        }, LADDER_CANCEL_GRACE_MS);
       },
 
       dismissRecoveryError() {

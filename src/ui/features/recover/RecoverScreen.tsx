@@ -5,7 +5,8 @@
  * mixed precision; then A16W8; then exclusions; or the fastest order) until a rung meets it. Live progress with the loss curves, cancel, every measured configuration side by side, "Use
  * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { formatDuration } from '../../../core/recover/ladderBudget.ts';
 import { renderHtml } from '../../../core/report/index.ts';
 import { LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
@@ -20,7 +21,7 @@ import './recover.css';
 
 const PHASE: Record<RecoverProgress['phase'], string> = {
   decoding: 'Decoding images',
-  prepare: 'Preparing the graph',
+  prepare: 'Starting the rung',
   cle: 'Cross-layer equalization',
   smoothquant: 'SmoothQuant: measuring activation channels',
   calibrate: 'Calibrating',
@@ -34,24 +35,78 @@ const PHASE: Record<RecoverProgress['phase'], string> = {
 
 const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)' } as const;
 
-function ProgressLine({ progress, onCancel }: { progress: RecoverProgress | null; onCancel: () => void }) {
+/** Re-renders every second while mounted (elapsed times and estimates move on their own). */
+function useSecondTick(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const id = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(id);
+  }, []);
+  return now;
+}
+
+/**
+ * The share of the current rung done: by its phase's own count where it has one (layers tuned, samples decoded, stages
+ * gathered, mixed-precision measurements), else by the time spent against the rung's estimate (never past 95 %), so the
+ * bar moves in every phase.
+ */
+function rungShare(progress: RecoverProgress | null, rungSeconds: number): number {
   const l = progress?.layer;
   const done = l ? l.done : (progress?.done ?? 0);
   const total = l ? l.total : (progress?.total ?? 0);
+  if (total > 0) return Math.min(1, done / total);
+  const estimate = progress?.rung?.estimate?.seconds;
+  if (estimate && estimate > 0) return Math.min(0.95, rungSeconds / estimate);
+  return 0;
+}
+
+function ProgressLine({ progress, onCancel, startedAt, rungStartedAt, cancelling, budgetMinutes }: {
+  progress: RecoverProgress | null; onCancel: () => void; startedAt: number | null; rungStartedAt: number | null; cancelling: boolean; budgetMinutes: number | null;
+}) {
+  const now = useSecondTick();
+  const ref = useRef<HTMLDivElement>(null);
+  // Brought into view when the run starts: the choices above are long, the progress would sit below the fold.
+  useEffect(() => {
+    ref.current?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
+  }, []);
+  const l = progress?.layer;
+  const done = l ? l.done : (progress?.done ?? 0);
+  const total = l ? l.total : (progress?.total ?? 0);
+  const rung = progress?.rung ?? null;
+  const elapsed = startedAt === null ? 0 : (now - startedAt) / 1000;
+  const inRung = rungStartedAt === null ? 0 : (now - rungStartedAt) / 1000;
+  const share = rungShare(progress, inRung);
+  // The climb's bar: rungs finished plus the share of the one in flight, of the most there may be.
+  const climbShare = rung?.of ? Math.min(1, (rung.index - 1 + (progress?.phase === 'rung-done' ? 1 : share)) / rung.of) : null;
+  const estimate = rung?.estimate;
+  const rungLeft = estimate ? Math.max(0, estimate.seconds - inRung) : null;
+  const budgetLeft = budgetMinutes === null ? null : Math.max(0, budgetMinutes * 60 - elapsed);
   return (
-    <div className="progress" data-testid="recover-progress" aria-live="polite">
+    <div className="progress" data-testid="recover-progress" aria-live="polite" ref={ref}>
       <div className="progress__head">
         <Spinner size={16} />
         <span className="progress__title" data-testid="recover-progress-text">
-          {progress?.rung && `Rung ${progress.rung.index} (${progress.rung.label}): `}
+          {cancelling && 'Cancelling: the current step ends first, the rungs measured are kept. '}
+          {rung && <span data-testid="recover-progress-rung">{`Rung ${rung.index}${rung.of ? ` of at most ${rung.of}` : ''} (${rung.label}): `}</span>}
           {progress ? PHASE[progress.phase] : 'Starting…'}
           {l ? ` — layer ${l.done} of ${l.total}` : progress?.phase === 'mixed' ? ` — measurement ${done} (at most ${total}), cosine ${progress.cosine?.toFixed(5) ?? '—'}` : total > 0 ? ` — ${done} / ${total}` : ''}
         </span>
-        <button type="button" className="button button--small" onClick={onCancel} data-testid="recover-cancel">Cancel</button>
+        <button type="button" className="button button--small" onClick={onCancel} disabled={cancelling} data-testid="recover-cancel">{cancelling ? 'Cancelling…' : 'Cancel'}</button>
       </div>
-      <div className="progress__track" role="progressbar" aria-label="Recovery" aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
-        <span className="progress__bar" style={{ width: `${total > 0 ? Math.round((done / total) * 100) : 0}%` }} />
+      <div className="progress__track" role="progressbar" aria-label={rung ? 'This rung' : 'Recovery'} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)} data-testid="recover-progress-bar">
+        <span className="progress__bar" style={{ width: `${Math.round(share * 100)}%` }} />
       </div>
+      {climbShare !== null && (
+        <div className="progress__track progress__track--thin" role="progressbar" aria-label="The ladder" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(climbShare * 100)} data-testid="recover-progress-climb">
+          <span className="progress__bar" style={{ width: `${Math.round(climbShare * 100)}%` }} />
+        </div>
+      )}
+      <p className="muted small progress__times" data-testid="recover-progress-times">
+        Elapsed {formatDuration(elapsed)}
+        {rungLeft !== null && estimate && <>{' · '}this rung about {formatDuration(rungLeft)} left (estimated {formatDuration(estimate.seconds)}: {estimate.basis})</>}
+        {budgetLeft !== null && <>{' · '}time budget {formatDuration(budgetMinutes! * 60)}, {formatDuration(budgetLeft)} left</>}
+      </p>
+      {rung?.why && <p className="muted small progress__why" data-testid="recover-progress-why">Why this rung now: {rung.why}</p>}
     </div>
   );
 }
@@ -170,6 +225,15 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       </label>
       <label className="recover-switch"><input type="checkbox" checked={c.allFormats} onChange={(e) => set({ allFormats: e.currentTarget.checked })} data-testid="ladder-all-formats" /> climb XINT8, A8W8 and A16W8 (else the current preset only)</label>
       <label className="recover-switch"><input type="checkbox" checked={c.exclusions} onChange={(e) => set({ exclusions: e.currentTarget.checked })} data-testid="ladder-exclusions" /> end by excluding the most sensitive nodes</label>
+      <label className="field field--inline" title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget">
+        <span className="field__label">Time budget (min)</span>
+        <input type="number" className="input input--narrow" min={1} step={1} placeholder="none" value={c.timeBudgetMinutes ?? ''} data-testid="ladder-time-budget"
+          onChange={(e) => {
+            const t = e.currentTarget.value.trim();
+            if (t === '') set({ timeBudgetMinutes: null });
+            else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
+          }} />
+      </label>
       <label className="recover-switch"><input type="checkbox" checked={c.npuBf16} onChange={(e) => set({ npuBf16: e.currentTarget.checked })} data-testid="ladder-npu" /> judge every rung as the NPU runs it (float parts in BF16)</label>
     </fieldset>
   );
@@ -208,14 +272,14 @@ function Results() {
       {r.rungs.length > 0 && <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />}
       {r.climb && (
         <p data-testid="ladder-summary">
-          {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}
+          {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : r.climb.stopped === 'budget' ? 'The time budget ran out before reaching' : r.climb.stopped === 'failed' ? 'The climb failed before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}
           {r.climb.chosen >= 0 ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).` : '; no rung could be measured.'}
           {' '}<span className="muted" data-testid="ladder-summary-order">{r.climb.order === 'fastest' ? 'Order: fastest (first format that meets the target, whatever its bits).' : 'Order: 8-bit first (16-bit formats only when no 8-bit route meets the target).'}</span>
         </p>
       )}
       {r.climb && r.climb.skippedRungs.length > 0 && (
         <details className="small" data-testid="ladder-skipped">
-          <summary>{r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win</summary>
+          <summary>{r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win or fit in the time budget</summary>
           <ul>{r.climb.skippedRungs.map((s) => <li key={s.label}><strong>{s.label}</strong>: {s.reason}</li>)}</ul>
         </details>
       )}
@@ -266,8 +330,11 @@ export default function RecoverScreen() {
           </div>
         </div>
       </div>
-      {running && <ProgressLine progress={r.progress} onCancel={cancel} />}
-      {r.status === 'cancelled' && <p className="muted small" data-testid="recover-cancelled">Cancelled; what was measured before is kept below.</p>}
+      {running && (
+        <ProgressLine progress={r.progress} onCancel={cancel} startedAt={r.startedAt} rungStartedAt={r.rungStartedAt} cancelling={r.cancelling}
+          budgetMinutes={r.mode === 'ladder' ? r.ladder.timeBudgetMinutes : null} />
+      )}
+      {r.status === 'cancelled' && <p className="muted small" data-testid="recover-cancelled">Cancelled; what was measured before is kept below{r.mode === 'ladder' && r.rungs.some((g) => g.handle) ? ': every finished rung can still be used, and the ladder report downloads' : ''}.</p>}
       {r.error && (
         <Callout kind="error" testId="recover-error" data={{ 'data-error-name': r.error.name }} title={`Recovery failed (${r.error.name})`}
           actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>

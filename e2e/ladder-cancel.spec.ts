@@ -1,0 +1,70 @@
+/**
+ * Cancel on the ladder keeps what it measured (issue 29 point 2): MNIST climbed toward a target no rung can meet, with a
+ * fine-tuning rung that runs for a minute; the progress comes into view and says rung n of N with a moving bar, the
+ * elapsed time and an estimate. Cancelled during fine-tuning, every finished rung is still usable ("Use this model"
+ * gives a model that runs in onnxruntime-node) and the ladder's report downloads and lists the rungs.
+ */
+import fs from 'node:fs';
+import * as ort from 'onnxruntime-node';
+import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+
+const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
+
+test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usable and its report', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openWithModel(page, 'mnist.onnx');
+  const card = page.getByTestId('recover-card');
+  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
+  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
+  await page.getByTestId('preprocess-preset').selectOption('unit');
+
+  await card.getByTestId('recover-iterations').fill('50000'); // AdaQuant: about a minute on MNIST's two layers
+  await card.getByTestId('ladder-metric').selectOption('psnr');
+  await card.getByTestId('ladder-value').fill('500');
+  await card.getByTestId('ladder-all-formats').uncheck();
+  await card.getByTestId('ladder-exclusions').uncheck();
+  await card.getByTestId('ladder-order').selectOption('fastest');
+  await card.getByTestId('ladder-time-budget').fill('30');
+  await card.getByTestId('ladder-button').click();
+
+  // Progress in view, rung n of N, the times line with the budget.
+  const progress = card.getByTestId('recover-progress');
+  await expect(progress).toBeInViewport();
+  await expect(card.getByTestId('recover-progress-rung')).toHaveText(/^Rung \d+ of at most \d+ \(/);
+  await expect(card.getByTestId('recover-progress-times')).toContainText('time budget 30 min 00 s');
+  // Rungs 1 (XINT8) and 2 (+ AdaRound, seconds on MNIST's two layers) measured; rung 3 (+ AdaQuant) runs for a minute.
+  await expect(card.getByTestId('rung-row')).toHaveCount(2, { timeout: 60_000 });
+  await expect(card.getByTestId('recover-progress-rung')).toContainText('Rung 3 of at most', { timeout: 30_000 });
+  await expect(card.getByTestId('recover-progress-why')).toContainText('fine-tuning');
+  await expect(card.getByTestId('recover-progress-times')).toContainText(/this rung about .* left \(estimated/);
+  await expect.poll(async () => Number(await card.getByTestId('recover-progress-bar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
+  await page.screenshot({ path: test.info().outputPath('ladder-progress.png') });
+
+  await card.getByTestId('recover-cancel').click();
+  await expect(card).toHaveAttribute('data-recover-status', 'cancelled', { timeout: 30_000 });
+  await expect(card.getByTestId('recover-cancelled')).toContainText('every finished rung can still be used');
+  await expect(card.getByTestId('ladder-summary')).toContainText('Cancelled before reaching');
+  const first = card.getByTestId('rung-row').first();
+  await expect(first).toHaveAttribute('data-rung-label', 'XINT8');
+  // The rung in flight is listed as cancelled, without a model; the two before it are whole.
+  await expect(card.getByTestId('rung-row')).toHaveCount(3);
+  await expect(card.getByTestId('rung-row').nth(2)).toContainText('cancelled');
+  await first.getByTestId('rung-use').click();
+  await expect(first.getByTestId('rung-adopted')).toBeVisible();
+  await expect(card.getByTestId('recover-error')).toHaveCount(0);
+  const [model] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
+  const session = await ort.InferenceSession.create(fs.readFileSync((await model.path())!));
+  const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+  expect(Object.values(out)[0].dims).toEqual([1, 10]);
+  await session.release();
+
+  const [report] = await Promise.all([page.waitForEvent('download'), card.getByTestId('ladder-report').click()]);
+  const html = fs.readFileSync((await report.path())!, 'utf8');
+  expect(html).toContain('Accuracy-recovery ladder');
+  expect(html).toContain('cancelled or interrupted; the best rung measured so far is kept');
+  expect(html).toContain('XINT8 + AdaRound');
+  await card.screenshot({ path: test.info().outputPath('ladder-cancelled.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await card.screenshot({ path: test.info().outputPath('ladder-cancelled-900.png') });
+});
