@@ -19,7 +19,7 @@ import { asFloat32 } from '../src/core/precision/float16.ts';
 import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../src/core/calibrate/runner.ts';
 import { NoCalibrationDataError, NoUsableSamplesError } from '../src/core/calibrate/errors.ts';
 import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../src/core/calibrate/samples.ts';
-import type { BackendPreference } from './runtime/ort.ts';
+import type { BackendPreference } from '../src/core/runtime/session.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';
@@ -66,6 +66,8 @@ export interface CalibrationRequest {
    * after round g − 1. The result's states are then that round's only.
    */
   round?: { index: number; ranges: RangeTable | null };
+  /** The runtime switch, read by the page's pool when it makes its workers (a worker's runtime is fixed at `open`). */
+  backend?: BackendPreference;
 }
 
 export interface CalibrationResult {

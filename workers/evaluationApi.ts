@@ -32,7 +32,7 @@ import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
 import { EvaluationCancelledError } from '../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import { activationHistograms } from './evaluation/activationHistograms.ts';
-import type { BackendPreference } from './runtime/ort.ts';
+import type { BackendPreference } from '../src/core/runtime/session.ts';
 import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';

@@ -34,7 +34,7 @@ import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/c
 import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
-import type { BackendPreference } from './runtime/ort.ts';
+import type { BackendPreference } from '../src/core/runtime/session.ts';
 import type { Feed, Runtime } from '../src/core/runtime/session.ts';
 import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';

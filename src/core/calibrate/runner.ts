@@ -26,6 +26,7 @@ import type { ModelSummary } from '../onnx/summary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../runtime/session.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
+import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
 import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from './errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from './consumerSearch.ts';
@@ -127,6 +128,8 @@ interface Session {
   runner: InferenceRunner;
   /** Whether runs on this session fold the feeds too (the first pass does). */
   foldsFeeds: boolean;
+  /** The packed outputs' layout, where the exposed tensors come back as one (packOutputs.ts). */
+  packed: PackedOutputs | null;
 }
 
 export class ModelCalibrator {
@@ -154,12 +157,14 @@ export class ModelCalibrator {
   }
 
   private async session(tensors: readonly string[], foldsFeeds: boolean): Promise<Session> {
+    // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
+    const packed = tensors.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(this.model, tensors) : null;
     // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
-    const bytes = sessionModel(tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
+    const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
     try {
       const { runner, backend } = await this.runtime.createSession(bytes, 'float');
       this.backend = backend;
-      return { runner, foldsFeeds };
+      return { runner, foldsFeeds, packed };
     } catch (e) {
       if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
@@ -172,10 +177,13 @@ export class ModelCalibrator {
     try {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
+      if (session.packed) outputs = unpackOutputs(session.packed, outputs);
     } catch (e) {
       if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime failed to run the model: ${e instanceof Error ? e.message : String(e)}`);
     }
+    // A runtime that probes backends on the first runs settles on one after them.
+    if (session.runner.backend) this.backend = session.runner.backend();
     const sizes = new Map<string, number>();
     for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
     foldRun(states, outputs, config);

@@ -36,7 +36,15 @@ export interface InferenceRunner {
   run(feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]): Promise<Record<string, RunTensor>>;
   /** Frees what the runtime can; the WASM heap itself only shrinks when the worker ends (NOTES.md). */
   release(): Promise<void>;
+  /**
+   * The backend running it now, where that can change after the session was made (a probe that times the first
+   * runs on two backends and keeps the faster: workers/runtime/ort.ts).
+   */
+  backend?(): BackendInfo;
 }
+
+/** The page's runtime switch: 'auto' measures (workers/runtime/backendChoice.ts); 'webgpu' and 'wasm' force one. */
+export type BackendPreference = 'auto' | 'webgpu' | 'wasm';
 
 /** Which engine runs a session, and why it is not a faster one. */
 export type BackendKind = 'webgpu' | 'wasm-threads' | 'wasm' | 'native';
@@ -47,6 +55,10 @@ export interface BackendInfo {
   readonly threads: number;
   /** Why a faster backend was not used (no WebGPU adapter, not cross-origin isolated, …); null when none was skipped. */
   readonly fallbackReason: string | null;
+  /** Why this backend was chosen, in words (a probe's numbers, the user's switch), where there was a choice. */
+  readonly chosenBecause?: string;
+  /** The WebGPU adapter, where one was looked at ("nvidia hopper", "google swiftshader"). */
+  readonly adapter?: string;
 }
 
 /**
@@ -57,4 +69,9 @@ export type SessionPurpose = 'float' | 'quantized';
 
 export interface Runtime {
   createSession(model: ModelBytes, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+  /**
+   * Whether a float session may run where each graph output costs a round trip of its own (a GPU): calibration
+   * then reads its exposed tensors back as one (core/calibrate/packOutputs.ts). Absent means no.
+   */
+  packsOutputs?(): Promise<boolean>;
 }

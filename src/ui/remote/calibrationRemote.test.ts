@@ -33,8 +33,10 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
   function pool(cores: number) {
     const closed: number[] = [];
     let spawned = 0;
-    const service = createCalibrationPool(() => cores, (_handle, index) => {
+    const backends: string[] = [];
+    const service = createCalibrationPool(() => cores, (_handle, index, _threads, backend) => {
       spawned++;
+      backends.push(backend);
       const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
       const bytes = readModel('mnist.onnx');
       const handle = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
@@ -50,7 +52,7 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
         },
       };
     });
-    return { service, closed, spawned: () => spawned };
+    return { service, closed, spawned: () => spawned, backends };
   }
 
   const request = (samples: ReturnType<typeof fakeImages>) => ({ samples, spec: getPreprocessPreset('unit'), config: getPreset('U8S8') });
@@ -147,5 +149,15 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     expect(closed).toEqual([]);
     await service.calibrate({ handle: 'model-2', byteLength: 30_000 }, request(fakeImages(2)), () => undefined);
     expect(closed.sort()).toEqual([0, 1]);
+  });
+
+  it('the runtime switch reaches the workers it makes; another choice replaces them', async () => {
+    const { service, closed, backends } = pool(1);
+    await service.calibrate(model, request(fakeImages(2)), () => undefined);
+    await service.calibrate(model, { ...request(fakeImages(2)), backend: 'auto' as const }, () => undefined);
+    expect(backends).toEqual(['auto']);
+    await service.calibrate(model, { ...request(fakeImages(2)), backend: 'wasm' as const }, () => undefined);
+    expect(backends).toEqual(['auto', 'wasm']);
+    expect(closed).toEqual([0]);
   });
 });

@@ -23,6 +23,7 @@ import { WorkerConnection } from './workerConnection.ts';
 import { SESSION_EXTERNAL_FROM_BYTES } from '../../core/onnx/sessionExternal.ts';
 import { stateBuffers } from '../../core/calibrate/statistics.ts';
 import { needsWholeRun } from '../../core/calibrate/statisticsFile.ts';
+import type { BackendPreference } from '../../core/runtime/session.ts';
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */
 const SAMPLES_FOR_TWO_WORKERS = 8;
@@ -92,9 +93,9 @@ export interface PoolWorker {
 }
 
 /** Starts calibration worker `index` for the model the model worker holds under `modelHandle`. */
-export type SpawnWorker = (modelHandle: string, index: number, threads: number) => PoolWorker;
+export type SpawnWorker = (modelHandle: string, index: number, threads: number, backend: BackendPreference) => PoolWorker;
 
-function createWorker(modelHandle: string, index: number, threads: number): PoolWorker {
+function createWorker(modelHandle: string, index: number, threads: number, backend: BackendPreference): PoolWorker {
   const connection = new WorkerConnection<CalibrationApi>(
     () => new Worker(new URL('../../../workers/calibration.worker.ts', import.meta.url), { type: 'module', name: `calibration-${index + 1}` }),
     'calibration worker',
@@ -103,7 +104,7 @@ function createWorker(modelHandle: string, index: number, threads: number): Pool
     const copy = await modelBytes(modelHandle);
     // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads }),
+      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads, backend }),
     );
     return opened.handle;
   })();
@@ -130,12 +131,12 @@ export function createCalibrationPool(
     pending.clear();
   };
 
-  function workersFor(model: { handle: string; byteLength: number }, samples: number): PoolWorker[] {
+  function workersFor(model: { handle: string; byteLength: number }, samples: number, backend: BackendPreference): PoolWorker[] {
     const plan = calibrationPlan(samples, cores(), model.byteLength);
-    const key = `${model.handle}|${plan.workers}|${plan.threads}`;
+    const key = `${model.handle}|${plan.workers}|${plan.threads}|${backend}`;
     if (pool?.key !== key) {
       release();
-      pool = { model: model.handle, key, workers: Array.from({ length: plan.workers }, (_, i) => spawn(model.handle, i, plan.threads)) };
+      pool = { model: model.handle, key, workers: Array.from({ length: plan.workers }, (_, i) => spawn(model.handle, i, plan.threads, backend)) };
     }
     return pool.workers;
   }
@@ -211,7 +212,7 @@ export function createCalibrationPool(
   return {
     async calibrate(model, request, onProgress) {
       if (pool && pool.model !== model.handle) release();
-      const workers = workersFor(model, request.samples.length); // may end older workers, and their runs
+      const workers = workersFor(model, request.samples.length, request.backend ?? 'auto'); // may end older workers, and their runs
       let mine!: (e: Error) => void;
       const stopped = new Promise<never>((_, reject) => (mine = reject));
       stopped.catch(() => undefined);

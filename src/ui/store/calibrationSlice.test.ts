@@ -39,12 +39,12 @@ const result = (used: number): CalibrationResult => ({
 
 /** A fake calibration service whose runs finish when the test says so. */
 function fakeCalibration() {
-  const runs: { resolve: (r: CalibrationResult) => void; reject: (e: Error) => void; onProgress: (p: CalibrationProgress) => void; samples: number }[] = [];
+  const runs: { resolve: (r: CalibrationResult) => void; reject: (e: Error) => void; onProgress: (p: CalibrationProgress) => void; samples: number; backend?: string }[] = [];
   let released = 0;
   let cancelled = 0;
   const service: CalibrationService = {
     calibrate(_model, request, onProgress) {
-      return new Promise((resolve, reject) => runs.push({ resolve, reject, onProgress, samples: request.samples.length }));
+      return new Promise((resolve, reject) => runs.push({ resolve, reject, onProgress, samples: request.samples.length, backend: request.backend }));
     },
     cancel() {
       cancelled++;
@@ -76,6 +76,17 @@ async function openedStore() {
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
 describe('calibration slice', () => {
+  it('the runtime switch (Auto by default) goes with each calibration request', async () => {
+    const { store, calibration } = await openedStore();
+    expect(store.getState().calibration.runtime).toBe('auto');
+    store.getState().addCalibrationData({ images: [file('a.png')] });
+    store.getState().setRuntime('wasm');
+    const done = store.getState().calibrate();
+    expect(calibration.runs[0].backend).toBe('wasm');
+    calibration.runs[0].resolve(result(1));
+    await done;
+  });
+
   it('suggests the YOLO preprocessing for a model named yolox, and says why', async () => {
     const { store } = await openedStore();
     const c = store.getState().calibration;

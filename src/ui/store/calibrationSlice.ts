@@ -12,6 +12,7 @@ import type { StateCreator } from 'zustand';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
 import type { ModelSummary } from '../../core/onnx/index.ts';
+import type { BackendPreference } from '../../core/runtime/session.ts';
 import type { CalibrationProgress, CalibrationRequest, CalibrationResult } from '../remote/workerTypes.ts';
 import { DEFAULT_PREPROCESS } from '../../core/preprocess/spec.ts';
 import { defaultImageDims, type DimsSource, type ImageSize } from '../../core/preprocess/defaultDims.ts';
@@ -79,6 +80,8 @@ export interface CalibrationState {
   suggestionAccepted: boolean;
   /** Where the symbolic height and width values came from; 'user' once typed or imported. */
   dimsSource: DimsSource | 'user';
+  /** The runtime switch (Auto measures, WebGPU or WASM forces one); kept in this browser across sessions. */
+  runtime: BackendPreference;
   status: CalibrationStatus;
   progress: CalibrationProgress | null;
   result: CalibrationOutcome | null;
@@ -99,6 +102,8 @@ export interface CalibrationSlice {
   fitDimsToImage(image: ImageSize): void;
   /** Calibrates the open model on the data, with the spec and the run slice's quantization settings. */
   calibrate(): Promise<void>;
+  /** The runtime switch: the next calibration's workers run on it. */
+  setRuntime(runtime: BackendPreference): void;
   cancelCalibration(): void;
   /**
    * Takes a statistics file `qstudio merge --stats` (or `calibrate --stats`) wrote as if the page had
@@ -121,6 +126,7 @@ export const initialCalibrationState: CalibrationState = {
   suggestion: null,
   suggestionAccepted: false,
   dimsSource: 'none',
+  runtime: 'auto',
   status: 'idle',
   progress: null,
   result: null,
@@ -136,6 +142,26 @@ interface RunPort {
   clearRunResult(): void;
 }
 
+const RUNTIME_KEY = 'quant-studio.runtime';
+
+/** The switch as this browser last left it ('auto' where storage is unavailable or holds something else). */
+export function readRuntimeChoice(): BackendPreference {
+  try {
+    const v = globalThis.localStorage?.getItem(RUNTIME_KEY);
+    return v === 'webgpu' || v === 'wasm' ? v : 'auto';
+  } catch {
+    return 'auto';
+  }
+}
+
+function writeRuntimeChoice(runtime: BackendPreference): void {
+  try {
+    globalThis.localStorage?.setItem(RUNTIME_KEY, runtime);
+  } catch {
+    // storage refused (private mode, quota): the choice holds for this page only
+  }
+}
+
 export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunPort>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
   let latest = 0;
@@ -144,7 +170,7 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
     const patch = (p: Partial<CalibrationState>) => set((s) => ({ calibration: { ...s.calibration, ...p } }) as Partial<S>);
 
     return {
-      calibration: initialCalibrationState,
+      calibration: { ...initialCalibrationState, runtime: readRuntimeChoice() },
 
       addCalibrationData({ images = [], npy = [], rejected = [] }) {
         const c = get().calibration;
@@ -207,7 +233,7 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
         try {
           // The model's size with its external data (the .onnx of a model with external data is only its graph).
           const target = { handle: model.handle, byteLength: Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0) };
-          const result = await service.calibrate(target, { samples, spec, config }, (progress) => {
+          const result = await service.calibrate(target, { samples, spec, config, backend: calibration.runtime }, (progress) => {
             if (request === latest) patch({ progress });
           });
           if (request !== latest) return;
@@ -219,6 +245,11 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           if (error.name === 'CalibrationCancelledError') patch({ status: 'cancelled', progress: null });
           else patch({ status: 'error', error: { name: error.name, message: error.message } });
         }
+      },
+
+      setRuntime(runtime) {
+        patch({ runtime });
+        writeRuntimeChoice(runtime);
       },
 
       cancelCalibration() {

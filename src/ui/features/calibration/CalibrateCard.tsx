@@ -12,6 +12,7 @@ import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import { rangesAreCurrent } from '../../store/selectors.ts';
 import { downloadRanges } from './actions.ts';
+import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { errorHint, errorTitle } from './errorTitles.ts';
 
 export function backendText(b: BackendInfo | null, workers = 1): string {
@@ -23,7 +24,7 @@ export function backendText(b: BackendInfo | null, workers = 1): string {
 function backendName(b: BackendInfo): string {
   switch (b.kind) {
     case 'webgpu':
-      return 'WebGPU';
+      return b.adapter ? `WebGPU (${b.adapter})` : 'WebGPU';
     case 'wasm-threads':
       return `WebAssembly, ${b.threads} threads`;
     case 'wasm':
@@ -31,6 +32,13 @@ function backendName(b: BackendInfo): string {
     default:
       return 'native';
   }
+}
+
+/** Why this backend ran the step: the probe or the switch, and whatever made a faster one unavailable. */
+export function whyText(b: BackendInfo | null): string | null {
+  if (!b) return null;
+  const parts = [b.chosenBecause, b.fallbackReason].filter((p): p is string => !!p);
+  return parts.length > 0 ? [...new Set(parts)].join('; ') : null;
 }
 
 /** Samples a second as people read them: 12, 2.5, 0.043. */
@@ -75,7 +83,7 @@ function Progress() {
         {progress && <span>{timeLeft(progress.etaSeconds)}</span>}
         {progress && progress.passes > 1 && <span>pass {progress.pass} of {progress.passes} (outputs split to fit memory)</span>}
         <span data-testid="calibration-backend">{backendText(progress?.backend ?? null, progress?.workers)}</span>
-        {progress?.backend?.fallbackReason && <span className="muted">({progress.backend.fallbackReason})</span>}
+        {whyText(progress?.backend ?? null) && <span className="muted" data-testid="calibration-backend-why">({whyText(progress?.backend ?? null)})</span>}
         {progress && progress.skipped.length > 0 && <span className="progress__skipped">{plural(progress.skipped.length, 'file')} skipped</span>}
       </div>
     </div>
@@ -94,7 +102,7 @@ function Outcome() {
         {result.samples > 0 ? ` of ${exact(result.samples)}` : ''} {result.used === 1 ? 'sample' : 'samples'} in {result.seconds.toFixed(1)} s
         {result.seconds > 0 && ` (${formatRate(result.used / result.seconds)} per second)`}: ranges of {plural(tensors, 'tensor')}, {result.method}, {backendText(result.backend, result.workers)}.
       </p>
-      {result.backend.fallbackReason && <p className="muted small">Not on a faster backend: {result.backend.fallbackReason}.</p>}
+      {whyText(result.backend) && <p className="muted small" data-testid="calibration-backend-why">Why {backendName(result.backend)}: {whyText(result.backend)}.</p>}
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="calibration-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
           <ul className="plain-list">
@@ -152,6 +160,7 @@ export function CalibrateCard() {
             e.currentTarget.value = '';
             if (file) void importStatistics(file);
           }} />
+        <RuntimeSwitch disabled={running} />
         <span className="muted small">
           {count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
             : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).'}

@@ -52,7 +52,7 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         {jump && <Headline label="Largest error jump" value={`−${formatDb(jump.drop)} dB`} severity="poor" testId="eval-largest-jump"
           sub={<>SQNR falls there: <TensorName name={jump.node} /> ({jump.opType})</>} />}
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
-          sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''}` : undefined} />
+          sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''} (WASM: the reference for quantized numerics)` : undefined} />
       </dl>
       <p className="muted" data-testid="eval-judged-by" data-graph-optimization={r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION}>
         Judged by {graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}. A CPU deployment with onnxruntime&apos;s

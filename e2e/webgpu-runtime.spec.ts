@@ -1,0 +1,88 @@
+/**
+ * WebGPU by measurement (issue 34), in headless Chromium with `--enable-unsafe-webgpu`: its adapter is the
+ * software one ("google swiftshader"). Auto never calibrates on it: the sample reaches its report on WASM,
+ * and the page says why. Forced on (the runtime switch), WebGPU calibrates with its outputs packed into one
+ * read-back, and its ranges equal the WASM run's to float rounding.
+ */
+import fs from 'node:fs';
+import type { Page } from '@playwright/test';
+import { dropFiles, expect, imageFromFixture, openStudio, openWithModel, test } from './support.ts';
+
+test.use({
+  launchOptions: {
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-webgpu'],
+  },
+});
+
+type Ranges = Record<string, [number, number]>;
+
+async function downloadedRanges(page: Page, saved: string): Promise<Ranges> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-ranges').click()]);
+  await download.saveAs(saved);
+  return (JSON.parse(fs.readFileSync(saved, 'utf8')) as { ranges: Ranges }).ranges;
+}
+
+test('the page has a software WebGPU adapter here; Auto calibrates the sample on WASM, says why, and reaches the report', async ({ page }, info) => {
+  test.setTimeout(240_000);
+  await openStudio(page);
+  expect(await page.evaluate(async () => {
+    const a = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string } } | null> } }).gpu?.requestAdapter();
+    return a?.info ? `${a.info.vendor} ${a.info.architecture}` : null;
+  })).toMatch(/swiftshader/);
+  const started = Date.now();
+  await page.getByTestId('quantize-sample-button').click();
+  await expect(page.getByTestId('sample-run')).toHaveAttribute('data-status', 'done', { timeout: 220_000 });
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`sample with a software WebGPU adapter present: click to report ${seconds.toFixed(1)} s`);
+  info.annotations.push({ type: 'click-to-report', description: `${seconds.toFixed(1)} s` });
+  await expect(page.getByTestId('eval-result')).toBeVisible();
+  await expect(page.getByTestId('calibration-backend-why')).toContainText(/google swiftshader.*(fallback|software).*slower than WASM/);
+  await expect(page.getByTestId('calibration-result')).toContainText('WebAssembly');
+  await expect(page.getByTestId('runtime-auto')).toHaveAttribute('aria-checked', 'true');
+});
+
+test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within float rounding; the switch is kept', async ({ page }, info) => {
+  test.setTimeout(240_000);
+  await openWithModel(page, 'ultraface-rfb-320.onnx');
+  await dropFiles(page.getByTestId('calibration-drop'), ['astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`)));
+  await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
+  await page.getByTestId('preprocess-preset').selectOption('ultraface');
+  // MinMax: ranges as computed, not rounded to powers of two (which would hide differences).
+  await page.getByTestId('quant-preset').selectOption('U8S8');
+
+  await page.getByTestId('runtime-wasm').click();
+  let t0 = Date.now();
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 120_000 });
+  const wasmSeconds = (Date.now() - t0) / 1000;
+  await expect(page.getByTestId('calibration-result')).toContainText('WebAssembly');
+  await expect(page.getByTestId('calibration-backend-why')).toContainText('the runtime switch says WASM');
+  const wasm = await downloadedRanges(page, info.outputPath('wasm-ranges.json'));
+
+  await page.getByTestId('runtime-webgpu').click();
+  await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
+  t0 = Date.now();
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toContainText('WebGPU (google swiftshader)', { timeout: 200_000 });
+  const gpuSeconds = (Date.now() - t0) / 1000;
+  console.log(`UltraFace, 2 photos: calibration WASM ${wasmSeconds.toFixed(1)} s, WebGPU (software adapter) ${gpuSeconds.toFixed(1)} s`);
+  await expect(page.getByTestId('calibration-backend-why')).toContainText('the runtime switch says WebGPU');
+  const gpu = await downloadedRanges(page, info.outputPath('webgpu-ranges.json'));
+
+  expect(Object.keys(gpu).sort()).toEqual(Object.keys(wasm).sort());
+  const off: string[] = [];
+  let largest = 0;
+  for (const [tensor, [min, max]] of Object.entries(wasm)) {
+    const [gmin, gmax] = gpu[tensor];
+    const scale = Math.max(Math.abs(min), Math.abs(max), 1e-6);
+    const d = Math.max(Math.abs(gmin - min), Math.abs(gmax - max)) / scale;
+    largest = Math.max(largest, d);
+    if (d > 1e-4) off.push(`${tensor}: WebGPU [${gmin}, ${gmax}] vs WASM [${min}, ${max}]`);
+  }
+  console.log(`largest range difference, relative to the tensor's scale: ${largest.toExponential(2)} over ${Object.keys(wasm).length} tensors`);
+  expect(off, 'tensors whose WebGPU range differs from WASM by more than 1e-4 of their scale').toEqual([]);
+
+  await page.reload();
+  await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
+});

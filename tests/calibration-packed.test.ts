@@ -1,0 +1,77 @@
+/**
+ * Calibration with its exposed tensors read back as one (core/calibrate/packOutputs.ts, what the page does where
+ * a session may run on a GPU): on a real detector and a real photo, exactly the ranges and states of the run
+ * that reads every tensor on its own, on onnxruntime-node and onnxruntime-web's WASM backend, and under a budget
+ * that splits the tensors into chunks. The packed model loads at graph optimization 'basic' and 'all'.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openModel, sessionModel } from '../src/core/onnx/index.ts';
+import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
+import { sampleSource } from '../src/core/calibrate/samples.ts';
+import { observableTensors } from '../src/core/calibrate/expose.ts';
+import { packOutputs, PACK_FAN_IN, unpackOutputs } from '../src/core/calibrate/packOutputs.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import type { Runtime } from '../src/core/runtime/session.ts';
+import { decodeImageFile } from '../src/cli/images/decode.ts';
+import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { createWebRuntime } from '../workers/runtime/ort.ts';
+import * as ort from 'onnxruntime-node';
+import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { readModel } from './helpers/fixtures.ts';
+
+const name = 'ultraface-rfb-320.onnx';
+const { model, summary } = openModel(readModel(name));
+const source = () =>
+  sampleSource(PHOTOS.slice(0, 2).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
+
+/** The same runtime, asking calibration to pack (as the web runtime does where a GPU may run the session). */
+const packing = (r: Runtime): Runtime => ({ createSession: (b, p) => r.createSession(b, p), packsOutputs: async () => true });
+
+async function calibrate(runtime: Runtime, budget?: number) {
+  const calibrator = new ModelCalibrator(model, runtime, budget);
+  try {
+    const outcome = await calibrator.calibrate(source(), getPreset('XINT8'), () => false, () => undefined);
+    return { states: outcome.states, passes: outcome.passes, bytes: outcome.runOutputBytes };
+  } finally {
+    await calibrator.release();
+  }
+}
+
+describe('packed calibration outputs', () => {
+  it.each([
+    ['onnxruntime-node', () => ortNodeRuntime(1)],
+    ['onnxruntime-web (wasm)', () => createWebRuntime('wasm', 1)],
+  ] as const)('%s: packed gives exactly the states of one output a tensor, whole and chunked', async (_label, make) => {
+    const plain = await calibrate(make());
+    const packed = await calibrate(packing(make()));
+    expect(packed.bytes).toBe(plain.bytes);
+    expect(packed.states).toEqual(plain.states);
+    const chunked = await calibrate(packing(make()), Math.ceil(plain.bytes / 2));
+    expect(chunked.passes).toBeGreaterThanOrEqual(2);
+    expect(chunked.states).toEqual(plain.states);
+  });
+
+  it('the packed model has two outputs, Concats of at most PACK_FAN_IN inputs, and loads at basic and all', async () => {
+    const tensors = observableTensors(model).filter((t) => t !== 'input');
+    const packed = packOutputs(model, tensors);
+    expect(packed.model.graph!.output.map((o) => o.name)).toEqual([packed.values, packed.sizes]);
+    const concats = packed.model.graph!.node.filter((n) => n.op_type === 'Concat');
+    expect(Math.max(...concats.map((n) => n.input.length))).toBeLessThanOrEqual(PACK_FAN_IN);
+    expect(model.graph!.output.length).toBe(2); // the original is untouched
+    const x = new Float32Array(summary.inputs[0].shape!.reduce<number>((a, d) => a * Number(d), 1)).map((_, i) => Math.sin(i));
+    const feed = { [summary.inputs[0].name]: new ort.Tensor('float32', x, summary.inputs[0].shape!.map(Number)) };
+    const plain = await ort.InferenceSession.create(sessionModel({ ...model, graph: { ...model.graph!, output: tensors.map((name) => ({ name, metadata_props: [] })) } }).bytes, { graphOptimizationLevel: 'basic' });
+    const expected = await plain.run(feed);
+    for (const level of ['basic', 'all'] as const) {
+      const session = await ort.InferenceSession.create(sessionModel(packed.model).bytes, { graphOptimizationLevel: level });
+      const out = unpackOutputs(packed, await session.run(feed));
+      expect(Object.keys(out).sort()).toEqual([...tensors].sort());
+      const bytes = (a: unknown) => Buffer.from((a as Float32Array).buffer, (a as Float32Array).byteOffset, (a as Float32Array).byteLength);
+      const differ = tensors.filter((t) => !bytes(out[t].data).equals(bytes(expected[t].data)));
+      expect(differ, level).toEqual([]);
+      await session.release();
+    }
+    await plain.release();
+  });
+});
