@@ -51,7 +51,7 @@ for (const file of models) {
   const model = decode(fs.readFileSync(file));
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const spec = PREPROCESS[name] ?? getPreprocessPreset('imagenet');
-  const source = () => sampleSource(images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, spec, (f: string) => decodeImageFile(f));
+  const source = () => sampleSource(images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, spec, async (f: string) => decodeImageFile(f));
   const runs: [string, () => Runtime][] = [
     ['wasm', () => withPacking(createWebRuntime('wasm', threads), false)],
     ['webgpu-unpacked', () => withPacking(createWebRuntime('webgpu', threads), false)],
