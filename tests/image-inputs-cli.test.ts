@@ -69,7 +69,7 @@ describe('image inputs of other exporters, on the command line', () => {
     expect(q.stderr).toContain('takes uint8: raw bytes 0–255');
   });
 
-  it('a model with two inputs: calibration on images stops with a named error that says where .npy tensors are taken', () => {
+  it('a model with two inputs: calibration on images stops with a named error that says how to give .npy tensors', () => {
     const graph = makeGraph({
       name: 'two_inputs',
       node: [makeNode('Add', ['a', 'b'], ['x'], 'add'), makeNode('Relu', ['x'], ['y'], 'relu')],
@@ -82,6 +82,6 @@ describe('image inputs of other exporters, on the command line', () => {
     expect(q.code).not.toBe(0);
     expect(q.stderr).toMatch(/NotAnImageModelError/);
     expect(q.stderr).toMatch(/2 inputs \(a, b\)/);
-    expect(q.stderr).toMatch(/command line calibrates on image folders only.*studio/);
+    expect(q.stderr).toMatch(/Give --calib a folder of \.npy\/\.npz tensors instead: .*<input>_<k>\.npy/);
   });
 });

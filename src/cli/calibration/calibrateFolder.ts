@@ -1,13 +1,14 @@
 /**
- * What `qstudio calibrate` and `qstudio quantize --calib` share: list a folder's images, calibrate the
- * model on them with a progress bar, and say what was skipped.
+ * What `qstudio calibrate`, `qstudio quantize --calib` and `suggest` share: read a folder's samples (images, or
+ * .npy/.npz tensors: data/dataFeeds.ts), calibrate the model on them with progress, and say what was skipped.
  */
 import type { ModelProto } from '../../core/onnx/index.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
-import { listImageFiles } from '../images/listImages.ts';
+import { listDataFolder } from '../data/dataFolder.ts';
+import { folderKind, tensorFolderFeeds } from '../data/dataFeeds.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { terminalProgress } from '../progressBar.ts';
-import { calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
+import { rateText, terminalProgress } from '../progressBar.ts';
+import { calibrateOnFeeds, calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
 import type { SequentialRound } from '../../core/calibrate/runner.ts';
 
 /** Share `index` (0-based) of `count`: a contiguous block of the folder's images in name order. */
@@ -31,16 +32,25 @@ export async function calibrateFolder(
   shard?: Shard,
   round?: SequentialRound,
 ): Promise<CalibrationResult> {
-  const { spec, note } = loadPreprocessArgument(preprocess, model);
-  if (note) process.stderr.write(`note: ${note}\n`);
-  const files = shardFiles(listImageFiles(dir).files, shard);
-  const bar = terminalProgress('calibrating');
-  const result = await calibrateOnImages(model, files, { spec, config, onProgress: (p) => bar.update(p), round });
+  const listing = listDataFolder(dir);
+  const tensors = folderKind(dir, listing) === 'tensors';
+  const bar = terminalProgress('calibrating', tensors ? 'samples' : 'images');
+  let result: CalibrationResult;
+  if (tensors) {
+    const data = tensorFolderFeeds(dir, listing, model);
+    for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    result = await calibrateOnFeeds(model, shardFiles(data.feeds, shard), { config, onProgress: (p) => bar.update(p), round });
+  } else {
+    const { spec, note } = loadPreprocessArgument(preprocess, model);
+    if (note) process.stderr.write(`note: ${note}\n`);
+    result = await calibrateOnImages(model, shardFiles(listing.images, shard), { spec, config, onProgress: (p) => bar.update(p), round });
+  }
   bar.done();
   for (const s of result.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+  const what = tensors ? 'tensor sample' : 'image';
   process.stderr.write(
-    `calibrated on ${result.images} image${result.images === 1 ? '' : 's'} in ${result.seconds.toFixed(1)} s ` +
-      `(${(result.images / result.seconds).toFixed(1)} images/s), ${result.ranges.size} tensors\n`,
+    `calibrated on ${result.images} ${what}${result.images === 1 ? '' : 's'} in ${result.seconds.toFixed(1)} s ` +
+      `(${rateText(result.images / result.seconds, tensors ? 'samples' : 'images')}), ${result.ranges.size} tensors\n`,
   );
   return result;
 }

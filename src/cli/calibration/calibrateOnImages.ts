@@ -18,6 +18,7 @@ import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { Feed } from '../../core/runtime/session.ts';
 import { decodeImageFile } from '../images/decode.ts';
 import { hasNodeTensorType, ortNodeRuntime, type OrtTensor, type TensorLike } from '../runtime/ortNode.ts';
+import { TENSOR_CONVENTION } from '../data/dataFolder.ts';
 
 export type CalibrationProgress = Progress;
 
@@ -48,7 +49,7 @@ export interface CalibrationOptions {
 export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
   const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
   return calibrate(model, (inputs) => {
-    if (files.length === 0) throw new NoCalibrationDataError('no images to calibrate on: give a folder of .jpg or .png files');
+    if (files.length === 0) throw new NoCalibrationDataError('no images to calibrate on: give a folder of .jpg or .png files, or of .npy/.npz tensors');
     try {
       return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
     } catch (e) {
@@ -63,7 +64,7 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
  */
 function inCommandLineTerms(e: unknown): unknown {
   if (!(e instanceof NotAnImageModelError) || !/\.npy/.test(e.message)) return e;
-  return new NotAnImageModelError(`${e.message} The command line calibrates on image folders only: open the model in the studio and drop the .npy files there.`);
+  return new NotAnImageModelError(`${e.message} Give --calib a folder of .npy/.npz tensors instead: ${TENSOR_CONVENTION}.`);
 }
 
 /** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
@@ -112,7 +113,7 @@ async function calibrate(
     const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined), options.round);
     // A later round gathers nothing where the quantized model computes none of its tensors: no sample is read then.
     if (outcome.used === 0 && !(options.round && options.round.index > 0 && outcome.skipped.length < source.count)) {
-      throw new NoUsableSamplesError(`none of the ${source.count} images could be read (${outcome.skipped[0]?.reason ?? ''})`);
+      throw new NoUsableSamplesError(`none of the ${source.count} samples could be read (${outcome.skipped[0]?.reason ?? ''})`);
     }
     const all = rangesOf(outcome.states);
     const ranges = new Map<string, { min: number; max: number }>();

@@ -26,7 +26,7 @@ import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/runn
 import { asFloat32 } from '../../core/precision/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { ortNodeRuntime } from '../runtime/ortNode.ts';
-import { listImageFiles } from '../images/listImages.ts';
+import { folderSampleCount } from '../data/dataFeeds.ts';
 import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { readModelFile } from '../modelFile.ts';
@@ -34,11 +34,14 @@ import { parse, readInputFile, UsageError } from '../usage.ts';
 
 const usage = `Usage: qstudio calibrate <model.onnx> --calib <dir> --config <preset|config.json> [--preprocess <preset|file.json>] -o <ranges.json>
 
-Runs the float model over the images of a folder (.jpg, .png) and writes the calibrated range of every
+Runs the float model over a folder of images (.jpg, .png) or tensors (.npy, .npz) and writes the calibrated range of every
 tensor, with the calibration method of the configuration (MinMax, Percentile, Entropy, MinMSE, ...).
 
 Options:
-  --calib <dir>              folder of calibration images
+  --calib <dir>              folder of calibration samples: images
+                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
+                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
+                             .npz per sample with arrays named as the inputs for several)
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
   --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE or
                              Sequential instead of the config's (as "qstudio quantize --calibration-method" takes it)
@@ -119,7 +122,7 @@ export const calibrateCommand = {
     if (sequential && shard && values.output) throw new UsageError('a sequential calibration\'s shard writes statistics only (--stats): the ranges come from qstudio merge after its last round');
     if (shard && needsWholeRun(method)) throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
     const round = sequential && shard ? roundAfter(values.after, config) : undefined;
-    const empty = shard !== undefined && shardFiles(listImageFiles(values.calib).files, shard).length === 0;
+    const empty = shard !== undefined && shardFiles(Array.from({ length: folderSampleCount(values.calib, model) }), shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.
     const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard, round);
     // The rounds of a sequential calibration; a share with no images learns them from the previous round or the model.

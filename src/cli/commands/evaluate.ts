@@ -16,11 +16,10 @@ import { compareModels, type Comparison } from '../../core/evaluate/compareModel
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
-import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { checkGivenModel } from '../runtime/modelCheck.ts';
-import { imageFeeds } from '../images/imageFeed.ts';
+import { folderFeeds } from '../data/dataFeeds.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
@@ -43,7 +42,10 @@ scores, top-5 where there are more than 5 classes) as AMD Quark's evaluate tool 
 PSNR is the set's: from the mean squared error over all samples, not an average of decibels.
 
 Options:
-  --data <dir>               images to evaluate on (.jpg, .png)
+  --data <dir>               samples to evaluate on: images
+                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
+                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
+                             .npz per sample with arrays named as the inputs for several)
   --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports
@@ -149,7 +151,7 @@ export function taskSamples(data: ImageFeeds, spec: PreprocessSpec, outputs: rea
 }
 
 export const evaluateCommand = {
-  summary: 'compare a quantized model with its float model on images (Quark metrics, per-layer SQNR, HTML report)',
+  summary: 'compare a quantized model with its float model on images or tensors (Quark metrics, per-layer SQNR, HTML report)',
   usage,
   async run(args: string[]): Promise<number> {
     const { values, positionals } = parse(args, {
@@ -175,21 +177,22 @@ export const evaluateCommand = {
     await checkGivenModel(quantPath, 'quantized model');
     const floatInfo = await modelFileInfo(float);
     const quantInfo = await modelFileInfo(quant);
-    const { spec, note } = loadPreprocessArgument(values.preprocess, float.model, floatInfo.name);
-    if (note) process.stderr.write(`note: ${note}\n`);
-    const task = taskHeadArgument(values, float.model, floatInfo.name);
+    const data = folderFeeds(float.model, values.data, values.preprocess, { limit, fileName: floatInfo.name });
+    // Task metrics read detections and masks on the photos: image folders only.
+    const images = data.kind === 'images' ? data : null;
+    if (!images && values.task) process.stderr.write('note: --task judges detections and masks on photos; a tensor folder gets the output metrics only\n');
+    const task = images ? taskHeadArgument(values, float.model, floatInfo.name) : null;
     if (task) process.stderr.write(`${task.note}\n`);
     const pictures = picturesArgument(values.pictures);
-    const data = imageFeeds(float.model, { dir: values.data }, spec, limit);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const labels = task && values.labels ? readTaskLabels(values.labels, task.head, float.model, data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] }))) : null;
+    const labels = task && images && values.labels ? readTaskLabels(values.labels, task.head, float.model, images.files.map((f, i) => ({ name: path.basename(f), ...images.sizes[i] }))) : null;
     const t1 = performance.now();
 
     const layers = values.layers || values.report !== undefined;
     const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
     const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: floatOutputs(f), quant: floatOutputs(q) }) : undefined;
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs });
-    const taskResult = task ? evaluateTask(task.head, taskSamples(data, spec, outputs, labels)) : null;
+    const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     const cpu = values['cpu-kernels'] ? await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all')) : undefined;
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
@@ -200,7 +203,7 @@ export const evaluateCommand = {
       npu: npu ? npuReportInput(npu) : undefined,
       task: taskResult ? taskReport(taskResult, (name) => (values.report ? imageDataUrl(data.files.find((f) => path.basename(f) === name)!) : null), values.report ? pictures : 0) : null,
     });
-    process.stderr.write(`compared on ${comparison.samples} image${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
+    process.stderr.write(`compared on ${comparison.samples} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
     if (comparison.skippedOutputs.length) {
       process.stderr.write(`note: not compared: ${comparison.skippedOutputs.map((o) => `${o.name} (${o.type})`).join(', ')}; only float outputs have a cosine\n`);
     }

@@ -34,12 +34,11 @@ import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../co
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
 import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
-import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
 import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';
-import { imageFeeds } from '../images/imageFeed.ts';
+import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
@@ -71,8 +70,12 @@ its time budget or is stopped (Ctrl-C, SIGTERM), the best rung measured is writt
 --report, --json) with a note that the target was not met.
 
 Options:
-  --calib <dir>               images to calibrate and fine-tune on
-  --data <dir>                held-out images every rung is judged on (default: the calibration images)
+  --calib <dir>               samples to calibrate and fine-tune on: images
+                              (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
+                              file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
+                              .npz per sample with arrays named as the inputs for several)
+  --data <dir>                held-out samples (images or tensors, as --calib) every rung is judged on
+                              (default: the calibration samples)
   --target <metric:value>     cosine:0.99 (default), psnr:<dB>, top1:<fraction>, or sequence:<fraction>
                               (share of [batch, steps, classes] outputs whose greedy CTC decoding is the
                               float model's; CER shown beside it)
@@ -204,13 +207,11 @@ export const ladderCommand = {
     }
     const float = readModelFile(positionals[0]);
     const model = float.model;
-    const { spec, note } = loadPreprocessArgument(values.preprocess, model, float.fileName);
-    if (note) process.stderr.write(`note: ${note}\n`);
-    const tuningData = imageFeeds(model, { dir: values.calib }, spec);
-    const evalData = values.data ? imageFeeds(model, { dir: values.data }, spec) : tuningData;
+    const tuningData = folderFeeds(model, values.calib, values.preprocess, { fileName: float.fileName });
+    const evalData = values.data ? folderFeeds(model, values.data, values.preprocess, { fileName: float.fileName }) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     process.stderr.write(
-      `calibrating and tuning on ${tuningData.feeds.length} image(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
+      `calibrating and tuning on ${tuningData.feeds.length} ${tuningData.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
     );
 
     // Cancelled by SIGINT/SIGTERM or by the budget's deadline: the rung in flight stops within one inference or step.

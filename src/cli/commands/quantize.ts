@@ -11,8 +11,7 @@ import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
-import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { imageFeeds } from '../images/imageFeed.ts';
+import { folderFeeds } from '../data/dataFeeds.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
@@ -46,7 +45,10 @@ Writes a QDQ model (QuantizeLinear/DequantizeLinear) and a JSON summary of what 
 what stayed float (default: <out>.json).
 
 Options:
-  --calib <dir>              calibrate on this folder's images first (.jpg, .png)
+  --calib <dir>              calibrate on this folder's samples first: images
+                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
+                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
+                             .npz per sample with arrays named as the inputs for several)
   --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports
@@ -186,8 +188,7 @@ export const quantizeCommand = {
       const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
       const target = mixedPrecisionCosine(goal);
       const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
-      const { spec } = loadPreprocessArgument(values.preprocess, model);
-      const images = imageFeeds(model, { dir: values.calib }, spec);
+      const images = folderFeeds(model, values.calib, values.preprocess);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
       const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
@@ -205,9 +206,8 @@ export const quantizeCommand = {
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
       if (!values.calib) throw new UsageError('CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
-      const { spec } = loadPreprocessArgument(values.preprocess, model);
       const needsRuntime = config.includeSq || config.includeBiasCorrection || config.includeFastFt;
-      const images = needsRuntime ? imageFeeds(model, { dir: values.calib }, spec, config.extraOptions.FastFinetune.DataSize ?? Infinity) : undefined;
+      const images = needsRuntime ? folderFeeds(model, values.calib, values.preprocess, { limit: config.extraOptions.FastFinetune.DataSize ?? Infinity }) : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,

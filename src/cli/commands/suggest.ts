@@ -20,9 +20,8 @@ import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest
 import { buildReport, renderHtml } from '../../core/report/index.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
-import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { parse, UsageError } from '../usage.ts';
-import { imageFeeds } from '../images/imageFeed.ts';
+import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 
@@ -36,10 +35,13 @@ mean output cosine on the evaluation images, and keeps the change if the cosine 
 the target or after --max-steps measurements. Every step is printed.
 
 Options:
-  --calib <dir>              images to calibrate on (once, before the search)
+  --calib <dir>              samples to calibrate on (once, before the search): images
+                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
+                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
+                             .npz per sample with arrays named as the inputs for several)
   --config <preset|file>     the starting configuration: XINT8, A8W8, ..., or a config JSON
   --target <cosine>          mean output cosine to reach (default 0.99)
-  --data <dir>               images to judge each step on (default: the calibration images)
+  --data <dir>               samples (images or tensors, as --calib) to judge each step on (default: --calib)
   --preprocess <preset|file> how images become input tensors (as for quantize)
   --max-steps <n>            most measurements after the first (default 10)
   --rank drop|sqnr           rank layers by the SQNR they lose over their inputs (default) or by SQNR
@@ -107,11 +109,10 @@ export const suggestCommand = {
     const model = float.model;
     const index = buildGraphIndex(model.graph!);
     const calibration = await calibrateFolder(model, values.calib, config, values.preprocess);
-    const { spec } = loadPreprocessArgument(values.preprocess, model);
-    const data = imageFeeds(model, { dir: values.data ?? values.calib }, spec, limit);
+    const data = folderFeeds(model, values.data ?? values.calib, values.preprocess, { limit });
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);
-    process.stderr.write(`judging each step on ${data.feeds.length} image(s); target cosine ${target}, at most ${maxSteps} steps\n`);
+    process.stderr.write(`judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target cosine ${target}, at most ${maxSteps} steps\n`);
 
     let last: { config: QuantConfig; comparison: Awaited<ReturnType<typeof compareModels>>; quantized: ModelProto; report: QuantizeReport } | undefined;
     const evaluate = async (c: QuantConfig) => {

@@ -14,6 +14,7 @@ import { imageToInputTensor } from '../../core/preprocess/toTensor.ts';
 import { ortTensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
 import { decodeImageFile } from './decode.ts';
 import { EvaluationDataError } from './errors.ts';
+import { TENSOR_CONVENTION } from '../data/dataFolder.ts';
 import { listImageFiles } from './listImages.ts';
 
 export type ImageFeed = { tensor: OrtTensor; width: number; height: number } | { skipped: { file: string; reason: string } };
@@ -43,7 +44,7 @@ export interface ImageFeeds {
  */
 export function imageFeeds(model: ModelProto, source: { readonly dir: string } | { readonly files: readonly string[] }, spec: PreprocessSpec, limit = Infinity): ImageFeeds {
   const index = buildGraphIndex(model.graph!);
-  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; evaluation from images needs exactly one`);
+  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; images feed exactly one: give a folder of .npy/.npz tensors (${TENSOR_CONVENTION})`);
   const input = tensorSummary(index.inputs[0]);
   const files = 'dir' in source ? listImageFiles(source.dir).files : source.files;
   const feeds: Feeds[] = [];

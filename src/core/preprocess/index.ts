@@ -8,5 +8,6 @@ export * from './presets.ts';
 export * from './resize.ts';
 export * from './toTensor.ts';
 export * from './npy.ts';
+export * from './npySamples.ts';
 export * from './defaultDims.ts';
 export * from './recognize.ts';

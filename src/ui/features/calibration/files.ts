@@ -2,16 +2,16 @@
  * Files the user gives as calibration data, sorted out: images (by extension or MIME type), .npy
  * tensors grouped into samples, and everything else rejected with a reason.
  *
- * .npy samples: with one model input, every .npy file is a sample. With several inputs, a file belongs
- * to the input its name starts with (the longest such input name) and the rest of its path names the
- * sample, so `input_ids_0.npy` and `attention_mask_0.npy` (or `s0/input_ids.npy` and
- * `s0/attention_mask.npy`) form sample "0" (or "s0/"). Each array is checked against its input with
+ * .npy samples follow the core's convention (core/preprocess/npySamples.ts, which the command line shares). Each array is checked against its input with
  * the core's npy checks when it is added, so a bad file is named at once rather than mid-run.
  */
 import type { TensorSummary } from '../../../core/onnx/index.ts';
 import { checkNpyInput, parseNpy } from '../../../core/preprocess/npy.ts';
+import { npyTarget } from '../../../core/preprocess/npySamples.ts';
 import type { DataRejection, NpySample } from '../../store/index.ts';
 import { displayName } from '../../store/samples.ts';
+
+export { npyTarget };
 
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|webp|bmp|gif|avif)$/i;
 const NPY = /\.npy$/i;
@@ -36,18 +36,6 @@ export function sortFiles(files: readonly File[]): SortedFiles {
   }
   out.images.sort((a, b) => displayName(a).localeCompare(displayName(b), undefined, { numeric: true }));
   return out;
-}
-
-/** The input a .npy path belongs to and the sample key, or null when its name starts with no input name. */
-export function npyTarget(path: string, inputs: readonly string[]): { input: string; sample: string } | null {
-  if (inputs.length === 1) return { input: inputs[0], sample: path };
-  const slash = path.lastIndexOf('/');
-  const dir = path.slice(0, slash + 1);
-  const base = path.slice(slash + 1).replace(NPY, '');
-  const input = inputs.filter((name) => base.startsWith(name)).sort((a, b) => b.length - a.length)[0];
-  if (input === undefined) return null;
-  const rest = base.slice(input.length).replace(/^[._-]+/, '');
-  return { input, sample: `${dir}${rest}` || '(unnamed)' };
 }
 
 /** Reads, parses and checks .npy files against the model's inputs; groups them into samples. */
