@@ -61,7 +61,8 @@ together where each helped; each float-scale format's best also with Sequential 
 calibrates with Sequential already; a --config's calibration method carries into the formats of its scale
 type), then AdaRound and AdaQuant from each one's best, closest to the target first (a rung whose error
 fine-tuning cannot remove is skipped and listed), then mixed precision from the best 8-bit rung with
-AdaRound on its winner; only then the 16-bit formats (A16W8; the last format with per-channel weights,
+AdaRound on its winner (mixed precision first where it is expected to remove more of the error per second:
+fine-tuning with many iterations on a large model); only then the 16-bit formats (A16W8; the last format with per-channel weights,
 ours) and their fine-tuning; last, excluding the most sensitive nodes (a measured greedy search). Every
 rung is calibrated, quantized, tuned and judged for real; each is printed as it ends.
 

@@ -337,6 +337,19 @@ export function requiredReduction(metric: LadderMetric, score: number, target: n
 export const FINETUNE_REACH = 0.9;
 
 /**
+ * The share of a configuration's output error fine-tuning is expected to remove, for ordering by gain per second:
+ * AdaRound removed 37–74 % on YOLOX-nano's formats and 42 % on the PP-OCRv4 detector, AdaQuant 21–48 %
+ * (bench/README.md, suites ladder and finetune-cost); 0.4 sits at the low end of AdaRound's.
+ */
+export const FINETUNE_EXPECTED_REDUCTION = 0.4;
+
+/**
+ * The share mixed precision within its default budget is expected to remove: YOLOX-nano A8W8 per channel 0.892 → 0.971
+ * held out (73 %), the PP-OCRv4 recognizer 0.938 → 0.979 on its search's lines (66 %) (bench/README.md); 0.6 below both.
+ */
+export const MIXED_EXPECTED_REDUCTION = 0.6;
+
+/**
  * The calibration method the ladder screens float-scale formats with besides the user's (LadderOptions.calibrationRungs):
  * Sequential (core/calibrate/sequential.ts) measured at least MinMax's held-out cosine on every benchmarked model, and
  * best on the PP-OCRv4 text detector (per channel 0.9595 against MinMax 0.8989) and on YOLOX-nano per channel
@@ -572,6 +585,29 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     return null;
   };
 
+  /**
+   * Whether the mixed-precision search promises more of the error removed per second than fine-tuning the closest
+   * screened 8-bit configuration: each one's expected share (MIXED_EXPECTED_REDUCTION, FINETUNE_EXPECTED_REDUCTION)
+   * over its estimated seconds (from the rungs measured and the prior). Returns why, or false; false too when either
+   * cost is unknown (no prior and nothing of its kind measured: the flow's own order).
+   */
+  const mixedBeforeFineTuning = (candidates: readonly RungResult[]): string | false => {
+    const from = [...candidates].filter((r) => !r.error).sort((a, b) => scoreOrder(b.score) - scoreOrder(a.score))[0];
+    if (!from) return false;
+    const prior = options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN };
+    const ft = estimateRung({ ...from.rung.recipe, finetune: 'adaround' }, results, prior);
+    const mixedRecipe: RungRecipe = { ...from.rung.recipe, perChannel: true, mixedPrecision: true, finetune: null };
+    const mp = estimateRung(mixedRecipe, results, prior);
+    if (!(ft.seconds > 0 && mp.seconds > 0)) return false;
+    const ftRate = FINETUNE_EXPECTED_REDUCTION / ft.seconds;
+    const mpRate = MIXED_EXPECTED_REDUCTION / mp.seconds;
+    if (!(mpRate > ftRate)) return false;
+    const pct = (x: number) => `${Math.round(x * 100)} %`;
+    return `mixed precision before 8-bit fine-tuning: expected to remove ${pct(MIXED_EXPECTED_REDUCTION)} of the error in about ${formatDuration(mp.seconds)} (${mp.basis}), against ${pct(FINETUNE_EXPECTED_REDUCTION)} in about ${formatDuration(ft.seconds)} (${ft.basis}) for fine-tuning ${from.rung.label}`;
+  };
+  /** Why mixed precision came before fine-tuning, when it did. */
+  let mixedReason: string | null = null;
+
   /** Mixed precision (ours) from the best 8-bit rung, with per-channel weights, then fine-tuned. */
   const mixedPrecision = async (): Promise<Ended> => {
     if (!options.mixed) return null;
@@ -584,7 +620,11 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (stopNow()) return 'cancelled';
     // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
     const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
-    const searched = await tryRung(recipe, 'ours', `mixed precision from the best 8-bit rung, ${best.rung.label} (${best.score.toFixed(4)}): the 8-bit routes are tried before any 16-bit format`);
+    const searched = await tryRung(
+      recipe,
+      'ours',
+      `mixed precision from the best 8-bit rung, ${best.rung.label} (${best.score.toFixed(4)}): ${mixedReason ?? 'after 8-bit fine-tuning; the 8-bit routes are tried before any 16-bit format'}`,
+    );
     if (!searched) {
       drop();
       return null;
@@ -609,12 +649,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const sixteen: RungResult[] = [];
       // The closest 8-bit configuration is fine-tuned whatever it needs only when nothing else can lift the ladder after it.
       const eightLast = sixteenBit.length === 0 && !options.mixed;
-      ended =
-        (await screen(eightBit, eight)) ??
-        (await fineTuneAll(eight, eightLast, '8-bit')) ??
-        (await mixedPrecision()) ??
-        (await screen(sixteenBit, sixteen)) ??
-        (await fineTuneAll(sixteen, true, '16-bit'));
+      ended = await screen(eightBit, eight);
+      // After screening, 8-bit fine-tuning and mixed precision in the order of their expected gain per second.
+      const mixedFirst = ended === null && options.mixed !== undefined && mixedBeforeFineTuning(eight);
+      if (mixedFirst) mixedReason = mixedFirst;
+      ended ??= mixedFirst
+        ? ((await mixedPrecision()) ?? (await fineTuneAll(eight, eightLast, '8-bit')))
+        : ((await fineTuneAll(eight, eightLast, '8-bit')) ?? (await mixedPrecision()));
+      ended ??= (await screen(sixteenBit, sixteen)) ?? (await fineTuneAll(sixteen, true, '16-bit'));
     }
     if (ended) return finish(ended);
 
