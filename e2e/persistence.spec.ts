@@ -62,6 +62,7 @@ test.describe('the session survives a reload', () => {
     await expect(page.getByTestId('quant-preset')).toHaveValue('A8W8');
 
     await page.getByTestId('new-session').click();
+    await page.getByTestId('new-session-confirm-button').click();
     await expect(page.getByTestId('drop-zone')).toBeVisible();
     await expect(page.getByTestId('model-summary')).toHaveCount(0);
     await expect(page.getByTestId('session-restored')).toHaveCount(0);

@@ -136,7 +136,7 @@ describe('session persistence', () => {
     const { store, session } = page(kv);
     await session.start();
     expect(store.getState().model.status).toBe('empty');
-    expect(session.getStatus()).toEqual({ restored: null, restoring: false, error: null });
+    expect(session.getStatus()).toEqual({ restored: null, notKept: null, restoring: false, error: null });
   });
 
   it('a new session empties the page and the storage', async () => {

@@ -86,6 +86,20 @@ export interface CalibrationState {
   progress: CalibrationProgress | null;
   result: CalibrationOutcome | null;
   error: CalibrationError | null;
+  /**
+   * Data given for another model, now open with this one: offered ('offer': keep or clear?) until the user
+   * answers, or already cleared ('cleared': the sample's drawn scenes, which fit no other model), to be said.
+   */
+  carried: CarriedData | null;
+}
+
+/** Calibration and evaluation data that came from the model opened before (see CalibrationState.carried). */
+export interface CarriedData {
+  kind: 'offer' | 'cleared';
+  /** The model they were added for. */
+  from: string;
+  calibration: number;
+  evaluation: number;
 }
 
 export interface CalibrationSlice {
@@ -113,6 +127,8 @@ export interface CalibrationSlice {
   dismissCalibrationError(): void;
   /** A new model: suggested preprocessing, no results (data is kept: it is the user's). */
   resetCalibrationForModel(summary: ModelSummary | null): void;
+  /** Says what happened to the data of the model opened before (null: nothing to say). */
+  setCarriedData(carried: CarriedData | null): void;
 }
 
 export const initialCalibrationState: CalibrationState = {
@@ -131,6 +147,7 @@ export const initialCalibrationState: CalibrationState = {
   progress: null,
   result: null,
   error: null,
+  carried: null,
 };
 
 /**
@@ -178,7 +195,11 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
       },
 
       clearCalibrationData() {
-        patch({ images: [], npy: [], rejected: [], previewIndex: 0 });
+        patch({ images: [], npy: [], rejected: [], previewIndex: 0, carried: null });
+      },
+
+      setCarriedData(carried) {
+        patch({ carried });
       },
 
       setPreviewImage(index) {

@@ -5,8 +5,10 @@
  * build a store with fakes and read it through getState().
  *
  * One rule spans slices and lives here: when the open model changes, calibration results and the
- * quantized model of the old one are dropped (and its calibration workers ended), and so are its
- * exclusions (they name the old model's nodes; a session restore or import sets them after the open).
+ * quantized model of the old one are dropped (and its calibration workers ended); its exclusions (they name
+ * the old model's nodes) are put aside for when it is reopened, and the new model's own come back. Data the
+ * user gave for the old model is never carried over silently: it is offered ("keep these images for this
+ * model?"), and the sample's drawn scenes, which fit no other model, are cleared and said to be.
  */
 import { create } from 'zustand';
 import { createModelSlice, type ModelService, type ModelSlice } from './modelSlice.ts';
@@ -17,6 +19,7 @@ import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
 import { createEvaluationSlice, type EvaluationService, type EvaluationSlice } from './evaluationSlice.ts';
 import { createRecoverySlice, type RecoveryService, type RecoverySlice } from './recoverySlice.ts';
 import { createSampleSlice, type SampleService, type SampleSlice } from './sampleSlice.ts';
+import { modelKey } from './selectors.ts';
 
 export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice & SampleSlice;
 
@@ -58,16 +61,37 @@ export function createStudioStore(services: StudioServices) {
     ...createRecoverySlice<StudioState>(services.recovery ?? noRecovery)(...a),
     ...createSampleSlice<StudioState>(services.sample ?? noSample)(...a),
   }));
+  const sampleName = services.sample?.fileName || null;
   store.subscribe((state, previous) => {
     if (state.model.handle === previous.model.handle) return;
-    state.resetCalibrationForModel(state.model.summary);
+    const leaving = previous.model.summary;
+    const arriving = state.model.summary;
+    state.resetCalibrationForModel(arriving);
     state.clearRunResult();
-    if (state.exclusions.entries.length > 0) state.replaceExclusions([]);
+    state.switchExclusionModel(modelKey(leaving), modelKey(arriving));
+    carryData(leaving?.fileName ?? null, arriving?.fileName ?? null);
     state.resetGraph();
     state.resetEvaluation();
     state.resetRecovery();
     state.resetSample();
   });
+
+  /** The data of the model left behind: offered to the new one, or cleared when it was the sample's. */
+  function carryData(from: string | null, to: string | null): void {
+    const s = store.getState();
+    const calibration = s.calibration.images.length + s.calibration.npy.length;
+    const evaluation = s.evaluation.images.length;
+    // Back to the model the data came from (a failed open gives the old model back): nothing to ask.
+    if (s.calibration.carried && s.calibration.carried.from === to) return s.setCarriedData(null);
+    if (from === null || to === null || from === to || calibration + evaluation === 0) return;
+    if (from === sampleName) {
+      s.clearCalibrationData();
+      s.clearEvaluationImages();
+      s.setCarriedData({ kind: 'cleared', from, calibration, evaluation });
+    } else {
+      s.setCarriedData({ kind: 'offer', from: s.calibration.carried?.kind === 'offer' ? s.calibration.carried.from : from, calibration, evaluation });
+    }
+  }
   return store;
 }
 

@@ -24,11 +24,11 @@ import type {
   SuggestOutcome,
   SuggestRequest,
 } from '../remote/workerTypes.ts';
-import type { CalibrationSlice, DataRejection } from './calibrationSlice.ts';
+import type { CalibrationOutcome, CalibrationSlice, DataRejection } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import type { RunSlice } from './runSlice.ts';
+import type { RunResult, RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
@@ -118,6 +118,11 @@ export interface EvaluationSlice {
   acceptSuggestion(): void;
   /** A new model: no results, worker ended (the user's evaluation images are kept). */
   resetEvaluation(): void;
+  /**
+   * Results kept from an earlier visit, for the model open now (a session restore): the calibration, the
+   * quantized model and its evaluation (with its heat over the graph), as if just made.
+   */
+  restoreResults(results: { calibration: CalibrationOutcome | null; run: RunResult | null; evaluation: EvaluationOutcome | null }): void;
 }
 
 /** Nothing to compare yet: quantize first. */
@@ -163,6 +168,10 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
     const patch = (p: Partial<EvaluationState>) => set((s) => ({ evaluation: { ...s.evaluation, ...p } }) as Partial<S>);
     const patchSuggest = (p: Partial<SuggestState>) => set((s) => ({ evaluation: { ...s.evaluation, suggest: { ...s.evaluation.suggest, ...p } } }) as Partial<S>);
     const busy = () => get().evaluation.status === 'running' || get().evaluation.suggest.status === 'running';
+    /** The per-node SQNR of an evaluation laid over the graph. */
+    const showHeat = (result: EvaluationResult) => {
+      if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
+    };
 
     /** The report's context: the configuration, exclusions, quantization, ranges and earlier timings. */
     const reportContext = (dataSource: string): ReportContext => {
@@ -248,7 +257,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           answered = true;
           if (request !== latest) return;
           patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
-          if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
+          showHeat(result);
         } catch (e) {
           if (request !== latest) return;
           const error = toModelError(e, '');
@@ -338,6 +347,15 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           ids.push(get().addExclusion({ kind: 'subgraph', name: `Suggested tail from ${g.starts.join(', ')}`, starts: g.starts as NodeId[], ends: g.ends as NodeId[] }));
         }
         patchSuggest({ accepted: ids });
+      },
+
+      restoreResults({ calibration, run, evaluation }) {
+        set((s) => ({
+          calibration: calibration ? { ...s.calibration, status: 'done', result: calibration, error: null } : s.calibration,
+          run: run ? { ...s.run, status: 'done', result: run, error: null } : s.run,
+          evaluation: evaluation && run ? { ...s.evaluation, status: 'done', result: evaluation, error: null } : s.evaluation,
+        }) as Partial<S>);
+        if (evaluation && run) showHeat(evaluation);
       },
 
       resetEvaluation() {

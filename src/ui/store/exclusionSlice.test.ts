@@ -53,7 +53,7 @@ const ids = (...s: string[]) => s.map(nodeId);
 describe('exclusion slice', () => {
   it('starts with no entries and nothing hovered', async () => {
     const { store } = await readyStore();
-    expect(store.getState().exclusions).toEqual({ entries: [], hovered: null });
+    expect(store.getState().exclusions).toEqual({ entries: [], hovered: null, byModel: {} });
   });
 
   it('adds entries of each kind with fresh ids, in order, and removes them by id', async () => {
@@ -167,10 +167,16 @@ describe('exclusion slice', () => {
     expect(store.getState().exclusions.entries).toHaveLength(1);
   });
 
-  it('a different model clears the old model’s entries', async () => {
+  it('a different model puts the old model’s entries aside; they come back when it is reopened', async () => {
     const { store } = await readyStore();
+    const open = (fileName: string) => store.getState().openModel({ fileName, byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
     store.getState().addExclusion({ kind: 'nodes', name: 'a', nodes: ids('a') });
-    await store.getState().openModel({ fileName: 'other.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
-    expect(store.getState().exclusions).toEqual({ entries: [], hovered: null });
+    await open('other.onnx');
+    expect(store.getState().exclusions.entries).toEqual([]);
+    store.getState().addExclusion({ kind: 'opTypes', name: 'All Softmax', opTypes: ['Softmax'] });
+    await open('m.onnx');
+    expect(store.getState().exclusions.entries.map((e) => e.name)).toEqual(['a']);
+    await open('other.onnx');
+    expect(store.getState().exclusions.entries.map((e) => e.name)).toEqual(['All Softmax']);
   });
 });

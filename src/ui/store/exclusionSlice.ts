@@ -7,6 +7,9 @@
  * alike, so the list, the exported config and the written model cannot disagree. This slice does no
  * resolution and no I/O; the core's `exclusionFields` (core/export/configDocument.ts) turns the list into
  * the QuantConfig fields the core reads.
+ *
+ * The list belongs to one model: when another model opens, the list is put aside under the old model's key
+ * (`byModel`) and the new model's own list, if it had one earlier in the session, comes back.
  */
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
@@ -29,6 +32,8 @@ export interface ExclusionState {
   entries: ExclusionEntry[];
   /** Id of the entry under the pointer (or keyboard focus); its nodes are highlighted. */
   hovered: string | null;
+  /** The lists of models opened before, by model key (selectors.ts modelKey), for when they are reopened. */
+  byModel: Record<string, NewExclusion[]>;
 }
 
 export interface ExclusionSlice {
@@ -39,9 +44,19 @@ export interface ExclusionSlice {
   hoverExclusion(id: string | null): void;
   /** Replaces the whole list (JSON import, session restore). */
   replaceExclusions(entries: NewExclusion[]): void;
+  /**
+   * Another model is open: the current list is kept under `leaving` (when a model is left) and the list kept
+   * under `arriving` becomes the current one (empty when that model had none). Returns how many entries came back.
+   */
+  switchExclusionModel(leaving: string | null, arriving: string | null): number;
+  /** The kept lists of other models (a restored session); the current list is left as it is. */
+  setExclusionsByModel(byModel: Record<string, NewExclusion[]>): void;
 }
 
-export const emptyExclusionState: ExclusionState = { entries: [], hovered: null };
+export const emptyExclusionState: ExclusionState = { entries: [], hovered: null, byModel: {} };
+
+/** An entry without its id, as it is kept for later. */
+export const withoutId = ({ id: _id, ...entry }: ExclusionEntry): NewExclusion => entry as NewExclusion;
 
 /** A copy of an entry's own fields (nothing the caller holds is kept by reference). */
 function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
@@ -106,6 +121,23 @@ export function createExclusionSlice<S extends ExclusionSlice & RunPort>(): Stat
           list.map((e) => copyEntry(e, newId())),
           null,
         );
+      },
+
+      switchExclusionModel(leaving, arriving) {
+        const { entries, byModel } = get().exclusions;
+        const kept = { ...byModel };
+        if (leaving !== null) {
+          if (entries.length > 0) kept[leaving] = entries.map(withoutId);
+          else delete kept[leaving];
+        }
+        const back = arriving !== null ? (kept[arriving] ?? []) : [];
+        setExclusions({ byModel: kept });
+        if (back.length > 0 || entries.length > 0) get().replaceExclusions(back);
+        return back.length;
+      },
+
+      setExclusionsByModel(byModel) {
+        setExclusions({ byModel: { ...byModel } });
       },
     };
   };

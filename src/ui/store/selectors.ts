@@ -50,3 +50,18 @@ export function rangesAreCurrent(state: {
   const result = state.calibration.result;
   return result !== null && result.key === resultKey(configOf(state.run.settings), state.calibration.spec);
 }
+
+/**
+ * Why the open model cannot be calibrated, quantized or tuned (null when it can): steps that start from a
+ * float model say so before they are clicked, rather than failing after.
+ */
+export function floatModelNeeded(state: { readonly model: { readonly summary: { readonly quantization: { readonly state: string; readonly ops: readonly string[] } } | null } }): string | null {
+  const q = state.model.summary?.quantization;
+  if (!q || q.state === 'float') return null;
+  return `This model is already quantized (${q.ops.slice(0, 3).join(', ')}${q.ops.length > 3 ? ', …' : ''}): calibration, quantization and recovery start from the float model. Open the float model to quantize it again.`;
+}
+
+/** The key a model's own things are kept under across opens (its file name and size): "yolox-nano.onnx|3660108". */
+export function modelKey(summary: { readonly fileName: string; readonly byteLength: number } | null): string | null {
+  return summary ? `${summary.fileName}|${summary.byteLength}` : null;
+}

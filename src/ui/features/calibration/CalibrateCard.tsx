@@ -10,7 +10,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
-import { rangesAreCurrent } from '../../store/selectors.ts';
+import { floatModelNeeded, rangesAreCurrent } from '../../store/selectors.ts';
 import { downloadRanges } from './actions.ts';
 import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { errorHint, errorTitle } from './errorTitles.ts';
@@ -140,6 +140,7 @@ export function CalibrateCard() {
   const importStatistics = useStudio((s) => s.importStatistics);
   const statisticsInput = useRef<HTMLInputElement>(null);
   const running = status === 'running';
+  const floatNeeded = useStudio(floatModelNeeded);
 
   return (
     <section className="card step" aria-labelledby="calibrate-title" data-testid="calibrate-card" data-calibration-status={status}>
@@ -147,7 +148,7 @@ export function CalibrateCard() {
         <span className="step__number" aria-hidden="true">4</span> Calibrate
       </h3>
       <div className="step__actions">
-        <button type="button" className="button button--primary" onClick={() => void calibrate()} disabled={running} data-testid="calibrate-button">
+        <button type="button" className="button button--primary" onClick={() => void calibrate()} disabled={running || floatNeeded !== null} title={floatNeeded ?? undefined} data-testid="calibrate-button">
           {status === 'done' ? 'Calibrate again' : 'Calibrate'}
         </button>
         <button type="button" className="button button--small" onClick={() => statisticsInput.current?.click()} disabled={running}
@@ -161,9 +162,9 @@ export function CalibrateCard() {
             if (file) void importStatistics(file);
           }} />
         <RuntimeSwitch disabled={running} />
-        <span className="muted small">
-          {count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
-            : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).'}
+        <span className="muted small" data-testid={floatNeeded ? 'float-model-needed' : undefined}>
+          {floatNeeded ?? (count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
+            : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).')}
         </span>
       </div>
       {running && <Progress />}

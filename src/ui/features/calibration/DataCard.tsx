@@ -9,6 +9,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { plural } from '../../components/format.ts';
 import { addDataFiles } from './actions.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
+import { CarriedDataNotice } from './CarriedDataNotice.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -60,6 +61,7 @@ export function DataCard() {
         <span className="step__number" aria-hidden="true">1</span> Calibration data
         {count > 0 && <span className="card__count" data-testid="calibration-count">{count}</span>}
       </h3>
+      <CarriedDataNotice />
       <input
         ref={filesInput}
         type="file"

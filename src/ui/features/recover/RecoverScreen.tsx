@@ -15,6 +15,7 @@ import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RecoverProgress } from '../../store/recoverySlice.ts';
+import { floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import './recover.css';
@@ -304,6 +305,7 @@ export default function RecoverScreen() {
   const cancel = useStudio((s) => s.cancelRecovery);
   const dismiss = useStudio((s) => s.dismissRecoveryError);
   const running = r.status === 'running';
+  const floatNeeded = useStudio(floatModelNeeded);
   return (
     <section className="card step" aria-labelledby="recover-title" data-testid="recover-card" data-recover-status={r.status}>
       <h3 id="recover-title" className="card__title">Recover accuracy</h3>
@@ -314,19 +316,20 @@ export default function RecoverScreen() {
         On models with written-out functions each format is also tried with the function rules (with CLE too where both helped), and every float-scale format with Sequential ranges: fine-tuning starts from the best of them.
         The fastest order measures every format first, 16-bit included, and takes the first that meets the target. Both skip what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
       </p>
+      {floatNeeded && <Callout kind="info" testId="recover-float-needed" title="Needs the float model">{floatNeeded}</Callout>}
       {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
       {hasImages && !quantized && <p className="muted small" data-testid="recover-hint">Quantize first to see where you start; or climb the ladder right away.</p>}
       <div className="recover-columns">
         <div>
           <AlgorithmSwitches disabled={running} />
           <div className="step__actions">
-            <button type="button" className="button button--primary" disabled={!hasImages || running} onClick={() => void recover()} data-testid="recover-button">Quantize with these</button>
+            <button type="button" className="button button--primary" disabled={!hasImages || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void recover()} data-testid="recover-button">Quantize with these</button>
           </div>
         </div>
         <div>
           <LadderTarget disabled={running} />
           <div className="step__actions">
-            <button type="button" className="button button--primary" disabled={!hasImages || running} onClick={() => void climb()} data-testid="ladder-button">Climb the ladder</button>
+            <button type="button" className="button button--primary" disabled={!hasImages || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void climb()} data-testid="ladder-button">Climb the ladder</button>
           </div>
         </div>
       </div>

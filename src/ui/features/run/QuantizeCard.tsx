@@ -7,7 +7,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
-import { rangesAreCurrent } from '../../store/selectors.ts';
+import { floatModelNeeded, rangesAreCurrent } from '../../store/selectors.ts';
 import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
 import { ReportView } from './ReportView.tsx';
 import { shownPreset } from '../../store/quantSettings.ts';
@@ -25,6 +25,7 @@ export function QuantizeCard() {
   const url = useObjectUrl(result?.blob);
   const dataUrl = useObjectUrl(result?.data?.blob);
   const running = status === 'running';
+  const floatNeeded = useStudio(floatModelNeeded);
 
   return (
     <section className="card step" aria-labelledby="quantize-title" data-testid="quantize-card" data-run-status={status}>
@@ -32,7 +33,7 @@ export function QuantizeCard() {
         <span className="step__number" aria-hidden="true">5</span> Quantize
       </h3>
       <div className="step__actions">
-        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!ready || running} onClick={() => void quantize()} data-testid="quantize-button">
+        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!ready || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void quantize()} data-testid="quantize-button">
           {result ? 'Quantize again' : 'Quantize'} with {preset}
         </button>
         {running && (
@@ -40,7 +41,8 @@ export function QuantizeCard() {
             <Spinner size={16} /> Quantizing…
           </span>
         )}
-        {!ready && !running && <span className="muted small">Calibrate with the current settings first (step 4).</span>}
+        {floatNeeded && <span className="muted small">Needs the float model: see step 4.</span>}
+        {!ready && !running && !floatNeeded && <span className="muted small">Calibrate with the current settings first (step 4).</span>}
         {bf16 && !running && <span className="muted small" data-testid="bf16-ready">BF16 needs no calibration.</span>}
       </div>
       {error && (
