@@ -10,6 +10,7 @@
  *
  * A QDQ model (already quantized) is read as quantized: its Q/DQ pairs folded onto the edges they quantize (a
  * toggle shows them as nodes), its precision colours and layer table read from the file (filePrecisions.ts).
+ * Two models side by side (float and quantized after a run, or two dropped files): ../compare/SplitView.tsx.
  *
  * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, 0 shows it at 100 %, + and −
  * zoom a step (zoomSteps.ts), p switches between colouring by family and by precision. On the focused canvas, the
@@ -20,6 +21,9 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { filePrecisions } from './filePrecisions.ts';
 import { QdqLayerTable } from './QdqLayerTable.tsx';
 import { NodeDataExport } from './NodeDataExport.tsx';
+import { CompareLauncher } from '../compare/CompareLauncher.tsx';
+import { SplitView } from '../compare/SplitView.tsx';
+import type { CompareModel } from '../compare/compareModel.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
@@ -45,13 +49,17 @@ export default function GraphScreen() {
   const handle = useStudio((s) => s.model.handle);
   const [showQdq, setShowQdq] = useState(false);
   const load = useGraphView(handle, showQdq);
+  // The split view, with the model it was opened on (a new model closes it).
+  const [compare, setCompare] = useState<{ handle: string | null; model: CompareModel } | null>(null);
+  const comparing = compare && compare.handle === handle ? compare.model : null;
   return (
     <section className="graph-screen" aria-labelledby="graph-title" data-testid="graph-screen" data-graph-status={load.status}>
       <header className="flow__header">
         <h2 id="graph-title" className="flow__title">Graph</h2>
         <p className="flow__lead muted">Pick what stays in float: start and end nodes of a subgraph, single nodes, or op types.</p>
       </header>
-      <GraphBody load={load} handle={handle} showQdq={showQdq} setShowQdq={setShowQdq} />
+      <CompareLauncher handle={handle} quantizedFile={load.status === 'ready' && load.view.qdq !== null} onOpen={(model) => setCompare({ handle, model })} />
+      {comparing ? <SplitView model={comparing} onClose={() => setCompare(null)} /> : <GraphBody load={load} handle={handle} showQdq={showQdq} setShowQdq={setShowQdq} />}
     </section>
   );
 }

@@ -67,6 +67,8 @@ export interface RendererEvents {
   onBackgroundTap(): void;
   /** The first complete picture is on screen. */
   onDrawn(): void;
+  /** The viewport moved (pan, zoom, resize; also when moved by code). The split view follows it. */
+  onViewport?(): void;
 }
 
 const S = DETAIL_STYLE;
@@ -496,7 +498,21 @@ export class GraphRenderer {
     return this.heat?.[box] ?? FAMILY_COLOURS[this.view.boxes[box].family];
   }
 
+  /** The zoom and the model-space point at the centre of the view. */
+  viewCentre(): { x: number; y: number; zoom: number } {
+    const e = this.extent();
+    return { x: (e.x1 + e.x2) / 2, y: (e.y1 + e.y2) / 2, zoom: this.zoom() };
+  }
+
+  /** Puts model point (x, y) at the centre of the view at `zoom`. */
+  centreOn(x: number, y: number, zoom: number): void {
+    const { w, h } = this.size();
+    const level = Math.min(4, Math.max(1e-3, zoom));
+    this.setViewport(level, { x: w / 2 - x * level, y: h / 2 - y * level });
+  }
+
   private viewportChanged() {
+    this.events.onViewport?.();
     this.scheduleDraw();
     clearTimeout(this.settleTimer);
     this.settleTimer = setTimeout(() => {

@@ -3,7 +3,8 @@
  * everywhere so the browser never navigates to a dropped file, and `dragging` drives the overlay.
  *
  * dragenter/dragleave fire for every child element crossed, so a depth counter tells when the drag
- * really left the window. Drags that carry no files (selected text, links) are left alone.
+ * really left the window. Drags that carry no files (selected text, links) are left alone, and so are drops an
+ * element below took for itself (it called preventDefault): the overlay goes, no model opens.
  */
 import { useEffect, useState } from 'react';
 
@@ -33,10 +34,12 @@ export function useWindowFileDrop(onDrop: (files: File[]) => void): boolean {
     };
     const drop = (e: DragEvent) => {
       if (!carriesFiles(e)) return;
+      // A drop target that takes the files itself (the graph step's "compare two models") cancels the drop.
+      const taken = e.defaultPrevented;
       e.preventDefault();
       depth = 0;
       setDragging(false);
-      onDrop(Array.from(e.dataTransfer?.files ?? []));
+      if (!taken) onDrop(Array.from(e.dataTransfer?.files ?? []));
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragover', over);
