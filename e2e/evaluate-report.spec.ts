@@ -33,7 +33,7 @@ test.describe('evaluate and report', () => {
     expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
     // Which onnxruntime the figures are: the page's own (onnxruntime-web, the model's Q/DQ arithmetic).
     await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'basic');
-    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as onnxruntime-web runs it");
+    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as the studio's page runs it");
     expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (NOTES.md: 0.9999)
     expect(Number(cosine)).toBeLessThan(1);
     const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();

@@ -33,8 +33,8 @@ describe('qstudio evaluate', () => {
     const r = qstudio('evaluate', floatPath, quantPath, '--data', data, '--preprocess', 'ultraface', '--layers', '--report', html);
     expect(r.stderr).toMatch(/compared on 2 images/);
     expect(r.code).toBe(0);
-    // UltraFace has two outputs: a header for each, Quark's lines under it.
-    expect(r.stdout).toMatch(/^\[scores\]\nMean cos similarity: 0\.99\d*\nMin cos similarity: 0\.99\d*\nMean l2 distance: [\d.]+\nMax l2 distance: [\d.]+\nMean psnr: [\d.]+\nMin psnr: [\d.]+\n\n\[boxes\]\nMean cos similarity: /);
+    // UltraFace has two outputs: a header for each, Quark's lines under it; onnxruntime's default options first, labelled.
+    expect(r.stdout).toMatch(/^At onnxruntime's default options \(onnxruntime at graph optimization 'all'[^\n]*\):\n\[scores\]\nMean cos similarity: 0\.99\d*\nMin cos similarity: 0\.99\d*\nMean l2 distance: [\d.]+\nMax l2 distance: [\d.]+\nMean psnr: [\d.]+\nMin psnr: [\d.]+\n\n\[boxes\]\nMean cos similarity: /);
     expect(r.stdout).toMatch(/Worst layers/);
     const rows = r.stdout.split('\n').filter((l) => /^\s+\d+\s+-?[\d.]+\s+[\d.]+/.test(l));
     expect(rows.length).toBe(20);

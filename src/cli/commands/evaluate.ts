@@ -15,6 +15,7 @@ import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
+import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
@@ -33,7 +34,7 @@ import path from 'node:path';
 import type { ImageFeeds } from '../images/imageFeed.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
-                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--cpu-kernels]
+                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only]
                         [--task auto|detect|classify|segment|text] [--labels <file|dir>]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
@@ -56,12 +57,16 @@ Options:
   --npu-bf16                 also judge the quantized model with its float parts (excluded subgraphs, ops left
                              float) in BF16, as the Ryzen AI compiler runs them on the NPU (Quark's with-cast
                              BF16): both figures are printed, labelled
-  --cpu-kernels              also judge both models as onnxruntime's CPU provider runs them by default (graph
-                             optimization 'all': Q/DQ fused into int8 kernels). The main figure runs the
-                             model's own arithmetic ('basic', as onnxruntime-web and the studio do); on x86 CPUs
-                             without VNNI the int8 kernels' products can saturate and lose accuracy, which
-                             quantize --saturation-safe ("saturationSafeWeights": true: 7-bit codes only in the
-                             weight channels that could saturate) or --reduce-range (7-bit weights) avoids`;
+  --basic-only               judge only the model's own Q/DQ arithmetic (graph optimization 'basic'), not
+                             onnxruntime's default as well
+  --cpu-kernels              (the default now; accepted for older scripts)
+
+Two figures, labelled, the first the one a user's runtime gives:
+  at onnxruntime's default options (graph optimization 'all'), what onnxruntime-node, -python and onnxruntime-web
+  run unless told otherwise: Q/DQ fused into int8 kernels (QLinearConv, QLinearAdd, ...), one rounding per fused
+  op; then the model's own Q/DQ arithmetic (graph optimization 'basic'), what the studio's page runs and what the
+  per-layer table compares. On x86 CPUs without VNNI the fused kernels' 8-bit products can also saturate (the
+  CPU this runs on is read and named); quantize --saturation-safe or --reduce-range avoids that`;
 
 /** Below the model's own figure by more than this (mean output cosine), the CPU kernels' loss is worth a word. */
 const CPU_KERNEL_LOSS = 0.005;
@@ -164,6 +169,7 @@ export const evaluateCommand = {
       'npu-bf16': { type: 'boolean', default: false },
       'cpu-kernels': { type: 'boolean', default: false },
       ...TASK_OPTIONS,
+      'basic-only': { type: 'boolean', default: false },
     });
     if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
     if (!values.data) throw new UsageError('--data <dir> is required');
@@ -194,7 +200,8 @@ export const evaluateCommand = {
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs });
     const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
-    const cpu = values['cpu-kernels'] ? await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all')) : undefined;
+    // onnxruntime's default options first: what a user's session runs unless it sets a level.
+    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'));
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
@@ -223,19 +230,20 @@ export const evaluateCommand = {
       );
     }
     if (values.json) {
-      process.stdout.write(renderJson(report, cpu ? { cpuKernels: { optimization: 'all', outputs: cpu.outputs, losses } } : {}));
+      process.stdout.write(renderJson(report, cpu ? { atDefaultOptions: { optimization: 'all', label: graphOptimizationText('all'), outputs: cpu.outputs, losses } } : {}));
       return 0;
     }
-    if (npu || cpu) process.stdout.write(npu ? 'As written (float parts in float32):\n' : "As written (the model's own arithmetic):\n");
+    if (cpu) {
+      process.stdout.write(`At onnxruntime's default options (${graphOptimizationText('all')}):\n`);
+      process.stdout.write(renderSummary(cpu.outputs));
+      process.stdout.write('\n');
+    }
+    if (npu || cpu) process.stdout.write(`The model's own arithmetic (${graphOptimizationText('basic')}${npu ? '; float parts in float32' : ''}):\n`);
     process.stdout.write(renderSummary(comparison.outputs));
     if (report.task) process.stdout.write(`\n${taskSummaryText(report.task)}`);
     if (npu) {
       process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`);
       process.stdout.write(renderSummary(npu.comparison.outputs));
-    }
-    if (cpu) {
-      process.stdout.write(`\nAs onnxruntime's CPU provider runs it by default (graph optimization 'all', Q/DQ fused into int8 kernels):\n`);
-      process.stdout.write(renderSummary(cpu.outputs));
     }
     if (values.layers && comparison.layerwise) {
       process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);

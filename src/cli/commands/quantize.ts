@@ -67,7 +67,7 @@ Options:
                              partly quantized model, 1.6-4.8x MinMax's time) best on the text detector and on
                              YOLOX per channel (bench calibration-methods)
   --reduce-range             7-bit weights everywhere (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels
-                             saturate on x86 CPUs without VNNI (qstudio evaluate --cpu-kernels shows the loss)
+                             saturate on x86 CPUs without VNNI (qstudio evaluate shows the loss)
   --saturation-safe          7-bit codes only where they are needed ("saturationSafeWeights": true): the weight
                              channels of Conv/MatMul/Gemm with 8-bit inputs whose codes could saturate those
                              kernels (two same-sign codes adding past 128); depthwise convs, 16-bit parts and

@@ -8,7 +8,7 @@
  * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  * 'all' is onnxruntime's own default, and what a CPU deployment runs: Q/DQ pairs fused into int8
  * kernels (QLinearConv, QLinearMatMul, QGemm), whose 8-bit products saturate on x86 CPUs without VNNI.
- * `qstudio evaluate --cpu-kernels` measures that figure too (`SessionOptimization`).
+ * `qstudio evaluate` reports that figure first (`SessionOptimization`).
  */
 import * as ort from 'onnxruntime-node';
 import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';

@@ -50,7 +50,7 @@ export interface QuantizeReport {
   /**
    * Weights whose codes, as written, could saturate onnxruntime's x86 CPU int8 kernels (no VNNI) at its default
    * graph optimization 'all' (cpuKernelSafety.ts); absent when none could. The studio's own figures (graph
-   * optimization 'basic') do not see it: `qstudio evaluate --cpu-kernels` measures it, saturationSafeWeights avoids it.
+   * optimization 'basic') do not see it: `qstudio evaluate` measures it, saturationSafeWeights avoids it.
    */
   saturationRisk?: string[];
   /**

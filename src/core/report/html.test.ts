@@ -110,11 +110,11 @@ describe('renderHtml', () => {
   });
 
   it("says which onnxruntime judged the figures: 'basic' unless the caller says 'all' (HTML and JSON)", () => {
-    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, as onnxruntime-web runs it</dd>');
+    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, as the studio&#39;s page runs it (its sessions set &#39;basic&#39;)</dd>');
     expect(JSON.parse(renderJson(buildReport(input))).graphOptimization).toBe('basic');
     const cpu = buildReport({ ...input, graphOptimization: 'all' });
     expect(renderHtml(cpu)).toContain('data-graph-optimization="all"');
-    expect(renderHtml(cpu)).toContain('its CPU default');
+    expect(renderHtml(cpu)).toContain('its default in onnxruntime-node, -python and onnxruntime-web');
     expect(JSON.parse(renderJson(cpu)).graphOptimization).toBe('all');
   });
 

@@ -55,8 +55,9 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''} (WASM: the reference for quantized numerics)` : undefined} />
       </dl>
       <p className="muted" data-testid="eval-judged-by" data-graph-optimization={r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION}>
-        Judged by {graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}. A CPU deployment with onnxruntime&apos;s
-        defaults (graph optimization &apos;all&apos;) runs int8 kernels that can differ: <code>qstudio evaluate --cpu-kernels</code> measures both.
+        Judged by {graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}. onnxruntime at its default options
+        (graph optimization &apos;all&apos;, in onnxruntime-node and onnxruntime-web alike) runs fused int8 kernels that can differ:
+        <code>qstudio evaluate</code> reports that figure first, this one beside it.
       </p>
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="eval-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>

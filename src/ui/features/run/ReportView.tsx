@@ -46,8 +46,8 @@ export function ReportView({ result }: { result: RunResult }) {
       {report.saturationRisk && (
         <Callout kind="info" testId="report-saturation-risk" title={`For a CPU deployment: ${plural(report.saturationRisk.length, 'weight')} could saturate x86 int8 kernels`}>
           Their 8-bit codes hold same-sign pairs past 128, which onnxruntime&apos;s CPU provider at its default graph optimization
-          (x86 without VNNI) adds in 16 bits and can saturate. The studio&apos;s figures run the model&apos;s own Q/DQ arithmetic (as
-          onnxruntime-web does) and do not show it; <code>qstudio evaluate --cpu-kernels</code> measures it. To deploy with onnxruntime on
+          (x86 without VNNI) adds in 16 bits and can saturate. The studio&apos;s figures run the model&apos;s own Q/DQ arithmetic
+          (graph optimization &apos;basic&apos;) and do not show it; <code>qstudio evaluate</code> measures it at onnxruntime&apos;s default. To deploy with onnxruntime on
           such a CPU, tick &ldquo;Safe for x86 CPU int8 kernels&rdquo; and quantize again.
           <details className="report__details">
             <summary>Weights</summary>
