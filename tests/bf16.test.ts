@@ -110,7 +110,7 @@ describe('float parts judged as the NPU runs them', () => {
     fs.copyFileSync(path.join(IMAGES, 'photos', 'camera.png'), path.join(data, 'camera.png'));
     const e = qstudio('evaluate', path.join(MODELS, 'mnist.onnx'), out, '--data', data, '--preprocess', 'unit', '--npu-bf16');
     expect(e.code).toBe(0);
-    expect(e.stdout).toMatch(/As written \(float parts in float32\)/);
+    expect(e.stdout).toMatch(/The model.s own arithmetic \(onnxruntime at graph optimization .basic.[^\n]*; float parts in float32\)/);
     expect(e.stdout).toMatch(/As the NPU runs it \(float parts in BF16: \d+ nodes/);
     // The page's exported BF16 configuration reproduces the same model through the command line.
     const doc = path.join(tmp, 'mnist.qstudio.json');
