@@ -24,14 +24,12 @@ import { folderFeeds } from '../data/dataFeeds.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
-import { planResize } from '../../core/preprocess/resize.ts';
-import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import { evaluateTask, taskReport, type ReportTask, type RunOutputs, type TaskHead, type TaskSample } from '../../core/task/index.ts';
+import { evaluateTask, taskReport, type ReportTask, type RunOutputs } from '../../core/task/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
 import { imageDataUrl, picturesArgument, readTaskLabels, TASK_OPTIONS, TASK_USAGE, taskHeadArgument } from '../taskArgument.ts';
+import { floatOutputs, taskSamples } from '../taskSamples.ts';
 import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
-import type { ImageFeeds } from '../images/imageFeed.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only]
@@ -133,25 +131,6 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
       { label: 'quantized model runs', seconds: comparison.seconds.quantized },
       { label: 'comparison in all', seconds: comparison.seconds.total },
     ],
-  });
-}
-
-/** A run's float outputs, as the task decoders read them. */
-function floatOutputs(run: Readonly<Record<string, RunTensor>>): RunOutputs {
-  const out: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
-  for (const [k, t] of Object.entries(run)) if (t.type === 'float32') out[k] = { data: t.data as Float32Array, dims: t.dims as number[] };
-  return out;
-}
-
-/** Each image's outputs, its geometry (how the model input maps onto the photo) and its label, for core/task. */
-export function taskSamples(data: ImageFeeds, spec: PreprocessSpec, outputs: readonly { float: RunOutputs; quant: RunOutputs }[], labels: ReadonlyMap<string, TaskSample['label']> | null): TaskSample[] {
-  return data.files.map((file, i) => {
-    const dims = Object.values(data.feeds[i])[0].dims;
-    const [height, width] = spec.layout === 'NHWC' ? dims.slice(-3, -1) : dims.slice(-2);
-    const { width: w, height: h } = data.sizes[i];
-    const plan = planResize(w, h, width, height, spec.resize, spec.letterboxAlign);
-    const name = path.basename(file);
-    return { name, geometry: { ...plan, width, height }, float: outputs[i].float, quant: outputs[i].quant, label: labels?.get(name) };
   });
 }
 

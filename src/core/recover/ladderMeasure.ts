@@ -13,6 +13,7 @@ import { activationMethodName } from '../calibrate/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
+import type { RunTensor } from '../runtime/session.ts';
 import { floatPartsAsBf16 } from '../precision/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
@@ -61,6 +62,11 @@ export interface LadderRuntime {
   /** Building each layer's problem and scoring codes on a runtime's float64 MatMul (see denseProduct.ts); TypeScript without it. */
   readonly denseProduct?: DenseProduct;
   onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress): void;
+  /**
+   * Task figures of a rung from each evaluation sample's outputs (core/task/taskTarget.ts: mAP, mIoU, accuracy
+   * against labels), for task targets; the caller knows the head, the images' geometry and the labels.
+   */
+  task?(outputs: readonly { readonly float: Readonly<Record<string, RunTensor>>; readonly quant: Readonly<Record<string, RunTensor>> }[]): Readonly<Record<string, number>>;
 }
 
 /** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
@@ -86,6 +92,7 @@ export interface RungDetail {
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
 export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
   if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
+  if (metric === 'map50' || metric === 'map' || metric === 'miou') throw new LadderTargetError(`a ${metric} target is a task figure: give the task (qstudio ladder --task auto|detect|segment)`);
   const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (values.length === 0) {
     throw new LadderTargetError(
@@ -218,9 +225,13 @@ export function ladderMeasures(
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
     const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
-    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
+    const outputs: { float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[] = [];
+    const onOutputs = rt.task ? (i: number, float: Readonly<Record<string, RunTensor>>, quant: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float, quant }) : undefined;
+    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
-    return { detail, score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
+    const task = rt.task ? rt.task(outputs) : {};
+    const score = metric in task ? task[metric] : ladderScore(comparison.outputs, metric);
+    return { detail, score, metrics: { ...ladderMetrics(comparison.outputs), ...task } };
   };
 
   return {

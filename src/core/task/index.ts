@@ -15,3 +15,4 @@ export * from './taskEvaluation.ts';
 export * from './taskReport.ts';
 export * from './maskImage.ts';
 export * from './headClasses.ts';
+export * from './taskTarget.ts';

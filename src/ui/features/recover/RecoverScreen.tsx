@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { formatDuration } from '../../../core/recover/ladderBudget.ts';
 import { renderHtml } from '../../../core/report/index.ts';
-import { LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
+import { OUTPUT_LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
@@ -210,7 +210,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
           const metric = e.currentTarget.value as typeof c.metric;
           set({ metric, value: metric === 'psnr' ? 30 : metric === 'top1' ? 0.95 : metric === 'sequence' ? 0.9 : 0.99 });
         }} data-testid="ladder-metric">
-          {LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
+          {OUTPUT_LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
         </select>
       </label>
       <label className="field field--inline">
