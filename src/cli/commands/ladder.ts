@@ -42,21 +42,19 @@ import { parse, UsageError } from '../usage.ts';
 import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';
-import { folderFeeds } from '../data/dataFeeds.ts';
+import { folderFeeds, type FolderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import type { ModelProto } from '../../core/onnx/index.ts';
-import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
 import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
 import { DEFAULT_TASK_METRIC, evaluateTask, floatLabelFigures, parseMaxDrop, taskTargetFigures } from '../../core/task/index.ts';
 import { readTaskLabels, TASK_OPTIONS, taskHeadArgument } from '../taskArgument.ts';
 import { floatOutputs, taskSamples } from '../taskSamples.ts';
-import type { ImageFeeds } from '../images/imageFeed.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -173,9 +171,11 @@ export function rungLine(r: RungResult, metric: string): string {
  * its evidence), the rung figures from each evaluation image's outputs, and the target (with --max-drop: the float
  * model's figure against the labels less the drop).
  */
-async function ladderTaskJudge(values: { task?: string; labels?: string; 'max-drop'?: string; target?: string; score?: string; 'min-score'?: string; nms?: string; 'max-detections'?: string }, target: LadderTarget, model: ModelProto, fileName: string, evalData: ImageFeeds, spec: PreprocessSpec, level: GraphOptimization) {
+async function ladderTaskJudge(values: { task?: string; labels?: string; 'max-drop'?: string; target?: string; score?: string; 'min-score'?: string; nms?: string; 'max-detections'?: string }, target: LadderTarget, model: ModelProto, fileName: string, evalData: FolderFeeds, level: GraphOptimization) {
   const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(target.metric);
   if (!values.task && !values.labels && !values['max-drop'] && !taskMetric) return null;
+  if (evalData.kind !== 'images') throw new UsageError('task targets (--task, --labels, --max-drop, map50/map/miou) are judged on images: --data must hold images');
+  const spec = evalData.spec;
   const task = taskHeadArgument({ ...values, task: values.task ?? 'auto' }, model, fileName)!;
   process.stderr.write(`${task.note}\n`);
   const labels = values.labels ? readTaskLabels(values.labels, task.head, model, evalData.files.map((f, i) => ({ name: path.basename(f), ...evalData.sizes[i] }))) : null;
@@ -260,7 +260,7 @@ export const ladderCommand = {
     const tuningData = folderFeeds(model, values.calib, values.preprocess, { fileName: float.fileName });
     const evalData = values.data ? folderFeeds(model, values.data, values.preprocess, { fileName: float.fileName }) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const taskJudge = await ladderTaskJudge(values, target, model, float.fileName, evalData, spec, judgeLevel);
+    const taskJudge = await ladderTaskJudge(values, target, model, float.fileName, evalData, judgeLevel);
     if (taskJudge) target = taskJudge.target;
     process.stderr.write(
       `calibrating and tuning on ${tuningData.feeds.length} ${tuningData.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
