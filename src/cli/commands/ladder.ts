@@ -16,6 +16,7 @@ import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
 import { hasAttentionBlocks, hasWrittenOutActivations } from '../../core/quantize/attentionBlocks.ts';
 import {
   climbLadder,
+  rankRungs,
   isLadderOrder,
   ladderReport,
   ladderSoFar,
@@ -152,6 +153,9 @@ const STOP_TEXT: Record<LadderStop, string> = {
 /** The report's note when the written model is not one that met the target. */
 export function notMetNote(result: LadderResult, metric: string, value: number): string {
   const chosen = result.results[result.chosen];
+  if (result.stopped === 'target' && !chosen?.met) {
+    return `The rung that met ${metric} ≥ ${value} could not be written (below). This model is the best rung whose model onnxruntime loads${chosen ? `, rung ${chosen.rung.index} ${chosen.rung.label} (${metric} ${num(chosen.score)})` : ''}: the target is not met by it.`;
+  }
   const why = result.stopped === 'exhausted' ? 'no rung met it' : `the climb ended early (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`;
   return `The target ${metric} ≥ ${value} was not met: ${why}. This model is the best rung measured${chosen ? `, rung ${chosen.rung.index} ${chosen.rung.label} (${metric} ${num(chosen.score)})` : ''}, out of ${result.results.length} measured.`;
 }
@@ -292,8 +296,33 @@ export const ladderCommand = {
     /** Writes the best rung of `result` and its report; once, whichever of the end, a failure or a signal comes first. */
     let written: Promise<void> | null = null;
     const writeBest = (result: LadderResult): Promise<void> => (written ??= writeOutcome(result));
-    const writeOutcome = async (result: LadderResult): Promise<void> => {
-      for (const k of result.skipped) process.stdout.write(`skipped ${k.label}: ${k.reason}\n`);
+    const writeOutcome = async (measured: LadderResult): Promise<void> => {
+      for (const k of measured.skipped) process.stdout.write(`skipped ${k.label}: ${k.reason}\n`);
+      // The chosen rung's model is written and loaded at onnxruntime's default options and 'basic'; one onnxruntime
+      // refuses gives way to the next best rung whose model loads (said in the report), so a usable model is kept.
+      const refusals: string[] = [];
+      let result = measured;
+      let bytes: Uint8Array | undefined;
+      for (;;) {
+        const rung = result.results[result.chosen];
+        const rungDetail = rung?.detail as RungDetail | undefined;
+        bytes = rungDetail && (values.output || values.report || values.json) ? encode(rungDetail.quantized) : undefined;
+        if (!values.output || !bytes) break;
+        fs.writeFileSync(values.output, bytes);
+        try {
+          await checkWrittenModel(values.output);
+          break;
+        } catch (e) {
+          if ((e as Error).name !== 'WrittenModelRefusedError') throw e;
+          const ranked = rankRungs(result.results.map((r) => (r.detail === undefined ? { ...r, score: NaN } : r)));
+          const next = ranked[ranked.indexOf(result.chosen) + 1] ?? -1;
+          refusals.push(`rung ${rung.rung.index} ${rung.rung.label}: ${(e as Error).message}`);
+          process.stderr.write(`${(e as Error).name}: ${(e as Error).message}\n`);
+          if (next < 0) throw e;
+          process.stderr.write(`writing the next best rung instead: rung ${result.results[next].rung.index} ${result.results[next].rung.label}\n`);
+          result = { ...result, chosen: next };
+        }
+      }
       const chosen = result.results[result.chosen];
       process.stdout.write(
         `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
@@ -302,11 +331,7 @@ export const ladderCommand = {
           '\n',
       );
       const detail = chosen?.detail as RungDetail | undefined;
-      // Encoded once for the model file and the report's size and hash.
-      const bytes = detail && (values.output || values.report || values.json) ? encode(detail.quantized) : undefined;
       if (values.output && bytes) {
-        fs.writeFileSync(values.output, bytes);
-        await checkWrittenModel(values.output);
         process.stderr.write(`model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`);
       }
       if (values['save-config'] && chosen) {
@@ -329,7 +354,10 @@ export const ladderCommand = {
           outputs: detail.comparison.outputs,
           ladder: ladderReport(result),
           timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
-          notes: result.stopped === 'target' ? [] : [notMetNote(result, target.metric, target.value)],
+          notes: [
+            ...(result.stopped === 'target' && refusals.length === 0 ? [] : [notMetNote(result, target.metric, target.value)]),
+            ...refusals.map((r) => `Not written, onnxruntime refused its model (a fault of the writer): ${r}`),
+          ],
         });
         if (values.report) fs.writeFileSync(values.report, renderHtml(report));
         if (values.json) fs.writeFileSync(values.json, renderJson(report));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseRung, climbLadder, ladderSoFar, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement, type RungResult, type SkippedRung } from './ladder.ts';
+import { chooseRung, climbLadder, ladderSoFar, rankRungs, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement, type RungResult, type SkippedRung } from './ladder.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
@@ -431,6 +431,12 @@ describe('the best-practice ladder', () => {
     const r = (score: number, met = false) => ({ score, met }) as never;
     expect(chooseRung([r(0.5), r(0.8), r(NaN), r(0.7)])).toBe(1);
     expect(chooseRung([r(NaN)])).toBe(-1);
+  });
+
+  it('ranks the measured rungs best first, as chooseRung picks, failed rungs left out (the next to write when one cannot be)', () => {
+    const r = (score: number, met = false, cer?: number) => ({ score, met, metrics: cer === undefined ? {} : { cer } }) as unknown as RungResult;
+    expect(rankRungs([r(0.5), r(NaN), r(0.9, true), r(0.7), r(0.95, true), r(0.7, false, 0.01)])).toEqual([2, 4, 3, 5, 0]);
+    expect(rankRungs([])).toEqual([]);
   });
 
   it('breaks a tie of scores by the lower character error rate, else the higher cosine, else the earlier rung', () => {

@@ -702,6 +702,21 @@ export function chooseRung(results: readonly RungResult[]): number {
   return best;
 }
 
+/**
+ * Every measured rung's index, best first as chooseRung picks (those that met the target in order, then by score, ties
+ * by CER and cosine); failed rungs left out. The CLI writes the next one where onnxruntime refuses the chosen's model.
+ */
+export function rankRungs(results: readonly RungResult[]): number[] {
+  const left = results.map((r, i) => ({ r, i }));
+  const order: number[] = [];
+  for (;;) {
+    const k = chooseRung(left.map(({ r }) => r));
+    if (k < 0) return order;
+    order.push(left[k].i);
+    left.splice(k, 1);
+  }
+}
+
 /** Whether `a` beats `b` at an equal score: a lower CER where both have one, else a higher cosine. */
 function winsTie(a: RungResult, b: RungResult): boolean {
   const [ca, cb] = [a.metrics?.cer, b.metrics?.cer];
