@@ -1,6 +1,8 @@
 /**
  * The sample's results, read for the user (issue 29, points 4 and 6): the stat tiles keep a value on one
- * line, names wrap only at their separators, and the largest error jump reads with the chips' sign.
+ * line, names wrap only at their separators, the largest error jump reads with the chips' sign; each figure
+ * is read against its target (Quark's thresholds), the next step is one click (keep the largest error jump's
+ * node float, quantize and evaluate again) and the change from the previous run is then read.
  * One sample run (about 25 s) serves every check.
  */
 import type { Locator, Page } from '@playwright/test';
@@ -65,4 +67,23 @@ test('the sample report: values on one line, names broken at separators, the jum
   expect(tile).toMatch(/^−\d+\.\d{2} dB$/);
   const chips = await page.getByTestId('eval-jump').allTextContents();
   expect(chips).toContain(tile);
+
+  // Read for the user: each figure against its target, the change from the previous run, the next step in one click.
+  await expect(page.getByTestId('sample-verdict')).toHaveText("below the target ≥ 0.98 (Quark's threshold)");
+  const reading = page.getByTestId('result-reading');
+  const cosine = reading.getByTestId('reading-cosine');
+  await expect(cosine).toHaveAttribute('data-meets', 'false');
+  await expect(cosine.getByTestId('reading-verdict')).toContainText("is below the target ≥ 0.98 (Quark's threshold), short by 0.0");
+  await expect(reading.getByTestId('reading-psnr').getByTestId('reading-verdict')).toContainText("the target ≥ 30 dB (Quark's threshold)");
+  await expect(cosine.getByTestId('reading-change')).toContainText('The first evaluation of this model');
+  const next = reading.getByTestId('next-step');
+  await expect(next).toHaveAttribute('data-step', 'exclude');
+  const jumpNode = (await page.getByTestId('eval-jumps').locator('li button').first().textContent())!;
+  await expect(next.getByTestId('next-step-exclude')).toHaveText(`Keep ${jumpNode} float and quantize again`);
+  await expect(next.getByTestId('next-step-ladder')).toBeEnabled();
+  await next.getByTestId('next-step-exclude').click();
+  // One click: the node is excluded, the model quantized and evaluated again, and the change is read.
+  await expect(page.getByTestId('exclusion-entry')).toHaveCount(1);
+  await expect(cosine.getByTestId('reading-change')).toHaveText(/^[+−±]0\.\d{4} since the previous run \(XINT8\)\.$/, { timeout: 90_000 });
+  await expect(page.getByTestId('evaluate-card')).toHaveAttribute('data-eval-status', 'done');
 });

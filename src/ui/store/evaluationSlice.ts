@@ -31,6 +31,7 @@ import { toModelError, type ModelSlice } from './modelSlice.ts';
 import type { RunResult, RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
+import { headlineFigures, type ReadMetric } from '../../core/report/reading.ts';
 
 export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../remote/workerTypes.ts';
 
@@ -60,6 +61,14 @@ export type EvaluationSource = 'calibration' | 'own';
 export interface EvaluationOutcome extends EvaluationResult {
   /** The quantized model judged (the run slice's Blob): when the run's differs, the result is stale. */
   quantized: Blob;
+  /** What was judged, in words ("XINT8, 1 exclusion"); absent in results kept by older pages. */
+  label?: string;
+}
+
+/** The evaluation before the current one (the same model), to read the change from. */
+export interface PreviousEvaluation {
+  figures: Record<ReadMetric, number | null>;
+  label: string;
 }
 
 export interface SuggestState {
@@ -91,6 +100,8 @@ export interface EvaluationState {
   status: EvaluationStatus;
   progress: EvaluationProgress | null;
   result: EvaluationOutcome | null;
+  /** The result the current one replaced (null for a model's first evaluation). */
+  previous: PreviousEvaluation | null;
   error: EvaluationError | null;
   suggest: SuggestState;
 }
@@ -106,6 +117,8 @@ export interface EvaluationSlice {
   setSuggestNpuBf16(npuBf16: boolean): void;
   /** Compares the current quantized model with the float model on the chosen samples. */
   evaluate(): Promise<void>;
+  /** The next step a result suggests, in one click: keep `node` float, quantize again and evaluate again. */
+  keepFloatAndRetry(node: string, why: string): Promise<void>;
   cancelEvaluation(): void;
   dismissEvaluationError(): void;
   setSuggestTarget(target: number): void;
@@ -154,6 +167,7 @@ export const initialEvaluationState: EvaluationState = {
   status: 'idle',
   progress: null,
   result: null,
+  previous: null,
   error: null,
   suggest: initialSuggest,
 };
@@ -256,7 +270,13 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           );
           answered = true;
           if (request !== latest) return;
-          patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
+          const before = get().evaluation.result;
+          const entries = get().exclusions.entries.length;
+          const label = `${quantized.configName}${entries ? `, ${entries} exclusion${entries === 1 ? '' : 's'}` : ''}`;
+          patch({
+            status: 'done', progress: null, result: { ...result, quantized: quantized.blob, label },
+            previous: before ? { figures: headlineFigures(before.report), label: before.label ?? 'the previous quantization' } : get().evaluation.previous,
+          });
           showHeat(result);
         } catch (e) {
           if (request !== latest) return;
@@ -264,6 +284,14 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           if (error.name === 'EvaluationCancelledError') patch({ status: 'cancelled', progress: null });
           else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
         }
+      },
+
+      async keepFloatAndRetry(node, why) {
+        if (busy()) return;
+        get().addExclusion({ kind: 'nodes', name: `${node} (${why})`, nodes: [node as NodeId] });
+        await get().quantize();
+        if (get().run.status !== 'done' || !get().run.result) return;
+        await get().evaluate();
       },
 
       cancelEvaluation() {
@@ -361,7 +389,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       resetEvaluation() {
         latest++;
         service.release();
-        patch({ status: 'idle', progress: null, result: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
+        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
       },
     };
   };

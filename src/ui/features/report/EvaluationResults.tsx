@@ -14,6 +14,7 @@ import type { EvaluationOutcome, SuggestOutcome } from '../../store/evaluationSl
 import { LayerChart } from './LayerChart.tsx';
 import { LayerTable } from './LayerTable.tsx';
 import { OutputMetricsTable } from './OutputMetricsTable.tsx';
+import { ResultReading } from './ResultReading.tsx';
 import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
 
 function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: ReactNode; severity?: string; testId?: string }) {
@@ -41,6 +42,7 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           The model was quantized again since this evaluation; evaluate again to judge the new one.
         </Callout>
       )}
+      <ResultReading result={result} />
       <dl className="facts">
         <Headline label={npu ? 'Mean output cosine, as written' : 'Mean output cosine'} value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
           sub={`${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`} />

@@ -13,6 +13,7 @@ import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio, type SampleStage } from '../../store/index.ts';
 import { sampleService } from './sampleService.ts';
 import { SAMPLE_MODEL } from '../model/sources.ts';
+import { resultTargets } from '../report/targets.ts';
 import './sample.css';
 
 const STAGES: readonly [SampleStage, string][] = [
@@ -44,6 +45,10 @@ export function SampleRunCard() {
   const isSample = useStudio((s) => s.model.fileName === sampleService.fileName);
   const quantized = useStudio((s) => s.run.result);
   const cosine = useStudio((s) => s.evaluation.result?.report.fidelity.meanCosine ?? null);
+  const ladder = useStudio((s) => s.recovery.ladder);
+  const suggestTarget = useStudio((s) => s.evaluation.suggest.target);
+  const target = resultTargets({ recovery: { ladder }, evaluation: { suggest: { target: suggestTarget } } }).cosine;
+  const meets = cosine !== null && cosine >= target.value;
   const quantizeSample = useStudio((s) => s.quantizeSample);
   const cancel = useStudio((s) => s.cancelSample);
   const dismiss = useStudio((s) => s.dismissSampleError);
@@ -107,12 +112,13 @@ export function SampleRunCard() {
         {sample.status === 'done' && (
           <>
             <span className="small" data-testid="sample-done">
-              Done in {sample.seconds?.toFixed(1)} s{cosine !== null && <>: mean output cosine <strong>{formatCosine(cosine)}</strong> on the held-out scenes</>}.
+              Done in {sample.seconds?.toFixed(1)} s{cosine !== null && <>: mean output cosine <strong>{formatCosine(cosine)}</strong> on the held-out scenes,{' '}
+                <span data-testid="sample-verdict" data-meets={meets ? 'true' : 'false'}>{meets ? 'meets' : 'below'} the target ≥ {target.value} ({target.source === 'quark' ? "Quark's threshold" : 'yours'})</span></>}.
             </span>
             {url && quantized && (
               <a className="button button--primary" href={url} download={quantized.fileName} data-testid="sample-download-model">Download {quantized.fileName}</a>
             )}
-            <button type="button" className="button" onClick={showReport} data-testid="sample-show-report">Go to the report</button>
+            <button type="button" className="button" onClick={showReport} data-testid="sample-show-report">{meets ? 'Go to the report' : 'See what to try next'}</button>
           </>
         )}
       </div>

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { QUARK_TARGETS, headlineFigures, readResult } from './reading.ts';
+
+const quark = { cosine: { value: QUARK_TARGETS.cosine, source: 'quark' as const }, psnr: { value: QUARK_TARGETS.psnr, source: 'quark' as const } };
+
+describe('reading a result', () => {
+  it('reads the sample-like figures against Quark’s thresholds, with no change on a first run', () => {
+    const figures = headlineFigures({ fidelity: { meanCosine: 0.949452 }, outputs: [{ output: 'y', metrics: { cosine: { mean: 0.949452, min: 0.9, max: 0.97, count: 6 }, psnr: { mean: 25.01, min: 19, max: 31, count: 6 } } }] });
+    expect(figures).toEqual({ cosine: 0.949452, psnr: 25.01 });
+    const [cos, psnr] = readResult(figures, quark, null);
+    expect(cos).toMatchObject({ metric: 'cosine', meets: false, change: null });
+    expect(cos.margin).toBeCloseTo(-0.030548, 6);
+    expect(psnr).toMatchObject({ metric: 'psnr', meets: false });
+  });
+
+  it('takes the user’s target and measures the change from the previous run', () => {
+    const [cos] = readResult({ cosine: 0.995, psnr: null }, { ...quark, cosine: { value: 0.99, source: 'user' } }, { cosine: 0.98, psnr: 31 });
+    expect(cos.meets).toBe(true);
+    expect(cos.target.source).toBe('user');
+    expect(cos.change).toBeCloseTo(0.015, 9);
+  });
+
+  it('leaves out a metric the report does not have', () => {
+    expect(readResult({ cosine: 0.99, psnr: null }, quark, null).map((r) => r.metric)).toEqual(['cosine']);
+  });
+});

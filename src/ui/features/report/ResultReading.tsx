@@ -1,0 +1,122 @@
+/**
+ * A result read for the user, above the numbers: each headline metric against its target (Quark's
+ * thresholds, or the user's own ladder or search target where set), the change from the previous run,
+ * and the next step the measurements suggest, one click away: keep the node where the per-layer
+ * comparison finds the largest error jump float and quantize again; use the best 8-bit rung the ladder
+ * measured for this model; or climb the ladder to the target. When the target is met: the download.
+ */
+import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { headlineFigures, readResult, type MetricReading, type ReadMetric } from '../../../core/report/reading.ts';
+import { useObjectUrl } from '../../components/useObjectUrl.ts';
+import { useStudio } from '../../store/index.ts';
+import type { EvaluationOutcome } from '../../store/evaluationSlice.ts';
+import { resultTargets } from './targets.ts';
+
+const LABELS: Record<ReadMetric, string> = { cosine: 'Mean output cosine', psnr: 'Mean PSNR' };
+
+const figure = (metric: ReadMetric, v: number) => (metric === 'cosine' ? formatCosine(v) : `${formatDb(v)} dB`);
+const delta = (metric: ReadMetric, v: number) => {
+  const text = metric === 'cosine' ? Math.abs(v).toFixed(4) : `${Math.abs(v).toFixed(2)} dB`;
+  return `${v > 0 ? '+' : v < 0 ? '−' : '±'}${text}`;
+};
+
+function Reading({ r, previousLabel }: { r: MetricReading; previousLabel: string | null }) {
+  return (
+    <li className={`reading__item reading__item--${r.meets ? 'meets' : 'short'}`} data-testid={`reading-${r.metric}`} data-meets={r.meets ? 'true' : 'false'}>
+      <span className="reading__mark" aria-hidden="true">{r.meets ? '✓' : '✗'}</span>
+      <span>
+        {LABELS[r.metric]} <strong>{figure(r.metric, r.value)}</strong>{' '}
+        <span data-testid="reading-verdict">
+          {r.meets ? 'meets' : 'is below'} the target ≥ {r.metric === 'cosine' ? String(r.target.value) : `${r.target.value} dB`} ({r.target.source === 'quark' ? "Quark's threshold" : 'your target'})
+          {r.meets ? '' : `, short by ${delta(r.metric, -r.margin).slice(1)}`}
+        </span>
+        .{' '}
+        <span className="muted" data-testid="reading-change">
+          {r.change === null ? 'The first evaluation of this model: the next one will be compared with it.' : `${delta(r.metric, r.change)} since the previous run (${previousLabel}).`}
+        </span>
+      </span>
+    </li>
+  );
+}
+
+function scrollToRecovery() {
+  document.querySelector('[data-testid="recover-card"]')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+}
+
+function NextStep({ result, readings }: { result: EvaluationOutcome; readings: MetricReading[] }) {
+  const run = useStudio((s) => s.run.result);
+  const busy = useStudio((s) => s.evaluation.status === 'running' || s.run.status === 'running' || s.recovery.status === 'running');
+  const hasImages = useStudio((s) => s.calibration.images.length + s.calibration.npy.length > 0);
+  const rungs = useStudio((s) => s.recovery.rungs);
+  const adopted = useStudio((s) => s.recovery.adopted);
+  const retry = useStudio((s) => s.keepFloatAndRetry);
+  const useRung = useStudio((s) => s.useRung);
+  const setLadder = useStudio((s) => s.setLadderChoice);
+  const climb = useStudio((s) => s.climbLadder);
+  const url = useObjectUrl(run?.blob);
+  const cosine = readings.find((r) => r.metric === 'cosine');
+  const jump = result.report.layers?.jumps[0];
+  const alreadyFloat = useStudio((s) => !!jump && s.exclusions.entries.some((e) => e.kind === 'nodes' && e.nodes.includes(jump.node as never)));
+  const bestRung = rungs.filter((r) => r.met && r.handle && r.handle !== adopted && !/16/.test(r.label)).sort((a, b) => b.score - a.score)[0];
+
+  if (readings.every((r) => r.meets)) {
+    return (
+      <div className="reading__next" data-testid="next-step" data-step="download">
+        <span>Next step: the model meets its target{run?.fileName ? '' : '.'}</span>
+        {url && run && <a className="button button--primary button--small" href={url} download={run.fileName} data-testid="next-step-download">Download {run.fileName}</a>}
+      </div>
+    );
+  }
+  return (
+    <div className="reading__next" data-testid="next-step" data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : 'ladder'}>
+      <span className="reading__next-title">Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:</span>
+      {jump && !alreadyFloat && (
+        <span className="reading__option">
+          <button type="button" className="button button--primary button--small" disabled={busy} data-testid="next-step-exclude"
+            onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}>
+            Keep {jump.node} float and quantize again
+          </button>
+          <span className="muted small">the largest error jump (SQNR falls {formatDb(jump.drop)} dB there); the result is then compared with this one.</span>
+        </span>
+      )}
+      {bestRung && (
+        <span className="reading__option">
+          <button type="button" className="button button--small" disabled={busy} data-testid="next-step-rung" onClick={() => void useRung(bestRung.handle!)}>
+            Use {bestRung.label}
+          </button>
+          <span className="muted small">the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its target).</span>
+        </span>
+      )}
+      {!bestRung && cosine && (
+        <span className="reading__option">
+          <button type="button" className="button button--small" disabled={busy || !hasImages} data-testid="next-step-ladder"
+            onClick={() => {
+              setLadder({ metric: 'cosine', value: cosine.target.value });
+              scrollToRecovery();
+              void climb();
+            }}>
+            Climb the ladder to cosine ≥ {cosine.target.value}
+          </button>
+          <span className="muted small">measures the 8-bit routes first (formats, CLE, fine-tuning, mixed precision), then 16-bit, and keeps the first that meets it.</span>
+        </span>
+      )}
+    </div>
+  );
+}
+
+export function ResultReading({ result }: { result: EvaluationOutcome }) {
+  const ladder = useStudio((s) => s.recovery.ladder);
+  const suggestTarget = useStudio((s) => s.evaluation.suggest.target);
+  const targets = resultTargets({ recovery: { ladder }, evaluation: { suggest: { target: suggestTarget } } });
+  const previous = useStudio((s) => s.evaluation.previous);
+  const readings = readResult(headlineFigures(result.report), targets, previous?.figures ?? null);
+  if (readings.length === 0) return null;
+  return (
+    <section className="reading" aria-label="What the result means" data-testid="result-reading" data-verdict={readings.every((r) => r.meets) ? 'meets' : 'short'}>
+      <ul className="reading__list">
+        {readings.map((r) => <Reading key={r.metric} r={r} previousLabel={previous?.label ?? null} />)}
+      </ul>
+      <NextStep result={result} readings={readings} />
+    </section>
+  );
+}
