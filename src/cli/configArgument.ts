@@ -16,6 +16,8 @@ export interface ConfigAdditions {
   reduceRange?: boolean;
   /** 7-bit codes only in the weight channels that could saturate those kernels (quantize/cpuKernelSafety.ts). */
   saturationSafeWeights?: boolean;
+  /** `--no-fold-conv-affine`: keep Conv → Mul/Add by constants as written (config.foldConvAffine false). */
+  foldConvAffine?: boolean;
   nodesToExclude: string[];
   opTypesToExclude: string[];
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
@@ -54,6 +56,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
   if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
   if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
   if (add.saturationSafeWeights !== undefined) merged.saturationSafeWeights = add.saturationSafeWeights;
+  if (add.foldConvAffine !== undefined) merged.foldConvAffine = add.foldConvAffine;
   merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
   merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
   merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];

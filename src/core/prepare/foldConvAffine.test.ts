@@ -93,3 +93,24 @@ describe('foldConvAffine', () => {
     expect(Buffer.compare(Buffer.from(encode(model)), Buffer.from(before))).toBe(0);
   });
 });
+
+describe('the fold as a quantization option (config.foldConvAffine)', () => {
+  it('off keeps Mul/Add as written (each with its own Q/DQ); on or off, a scalar scale leaves the per-tensor weight codes the same', async () => {
+    const { quantizeModel } = await import('../quantize/quantizeModel.ts');
+    const { getPreset } = await import('../quantize/presets.ts');
+    const { validateConfig, configToJSON } = await import('../quantize/config.ts');
+    const { rangesForEveryTensor } = await import('../quantize/testModels.ts');
+    const { readTensor } = await import('../onnx/index.ts');
+    const model = convAffine({ scale: [], shift: [] });
+    const config = (fold: boolean) => validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), foldConvAffine: fold });
+    expect(getPreset('A8W8').foldConvAffine).toBe(true);
+    const on = quantizeModel(model, rangesForEveryTensor(model), config(true)).model;
+    const off = quantizeModel(model, rangesForEveryTensor(model), config(false)).model;
+    expect(on.graph!.node.some((n) => n.op_type === 'Mul')).toBe(false);
+    expect(off.graph!.node.filter((n) => n.op_type === 'Mul' || n.op_type === 'Add').length).toBe(2);
+    expect(off.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length).toBeGreaterThan(on.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length);
+    // W·s with s a positive scalar: per-tensor codes W·s / (s·max|W| / 127) are W's own codes; only the scale moves.
+    const codes = (m: ModelProto) => Array.from(readTensor(m.graph!.initializer.find((t) => t.data_type === 3 && t.dims.length === 4)!) as Int8Array);
+    expect(codes(on)).toEqual(codes(off));
+  });
+});

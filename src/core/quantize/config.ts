@@ -181,6 +181,11 @@ export interface QuantConfig {
    * kernels without VNNI (quantize/cpuKernelSafety.ts); every other weight keeps 8 bits. Ours.
    */
   readonly saturationSafeWeights: boolean;
+  /**
+   * Fold Conv → Mul/Add by per-channel constants into the Conv before quantizing (prepare/foldConvAffine.ts,
+   * onnxruntime's ConvMulFusion/ConvAddFusion). Ours; see its default's measurement in bench/README.md.
+   */
+  readonly foldConvAffine: boolean;
   /** op_types_to_quantize; empty means every supported op type. */
   readonly opTypesToQuantize: readonly string[];
   /** nodes_to_exclude (node names). */
@@ -245,6 +250,7 @@ export const QUARK_PARAMETER_NAMES: Readonly<Record<Exclude<keyof QuantConfig, '
   perChannel: 'per_channel',
   reduceRange: 'reduce_range',
   saturationSafeWeights: 'saturation_safe_weights (ours)',
+  foldConvAffine: 'fold_conv_affine (ours)',
   opTypesToQuantize: 'op_types_to_quantize',
   nodesToExclude: 'nodes_to_exclude',
   opTypesToExclude: 'layer_type_config',
@@ -351,6 +357,7 @@ const TOP_CHECKS: { readonly [K in keyof TopFields]: readonly [Check<TopFields[K
   perChannel: [bool, false],
   reduceRange: [bool, false],
   saturationSafeWeights: [bool, false],
+  foldConvAffine: [bool, true],
   opTypesToQuantize: [stringList, []],
   nodesToExclude: [stringList, []],
   opTypesToExclude: [stringList, []],

@@ -82,12 +82,12 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   let useMsDomain = x.UseQDQContribOps && requirement.msDomainAlternative;
   let prepared;
   try {
-    prepared = prepare(model, { targetOpset: useMsDomain ? baseOpset : Math.max(before, requirement.minOpset) });
+    prepared = prepare(model, { targetOpset: useMsDomain ? baseOpset : Math.max(before, requirement.minOpset), foldConvAffine: config.foldConvAffine });
   } catch (e) {
     if (!(e instanceof UnsupportedModelError) || !requirement.msDomainAlternative || useMsDomain) throw e;
     // 16-bit Q/DQ need ai.onnx 21; where an op cannot be carried there, ONNX Runtime's contrib Q/DQ serve.
     useMsDomain = true;
-    prepared = prepare(model, { targetOpset: baseOpset });
+    prepared = prepare(model, { targetOpset: baseOpset, foldConvAffine: config.foldConvAffine });
   }
   const preparedModel = prepared.model;
   const pIndex = buildGraphIndex(preparedModel.graph!);

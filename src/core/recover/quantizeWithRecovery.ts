@@ -140,9 +140,9 @@ export interface RecoveryResult {
 }
 
 /** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
-export function prepareNamed(model: ModelProto): { model: ModelProto; actions: readonly string[] } {
+export function prepareNamed(model: ModelProto, foldConvAffine = true): { model: ModelProto; actions: readonly string[] } {
   const index = buildGraphIndex(model.graph!);
-  const prepared = prepare(model, {});
+  const prepared = prepare(model, { foldConvAffine });
   const nodes = prepared.model.graph!.node;
   const ids = carryNodeIds(index.nodes, index.ids, nodes, prepared.origin);
   const named = nodes.map((n, i) => ({ ...n, name: ids[i] }));
@@ -224,7 +224,7 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   const progress = options.onProgress ?? (() => {});
 
   progress({ phase: 'prepare' });
-  const prepared = config.includeCle || config.includeSq || tune || correct ? prepareNamed(model) : { model, actions: [] };
+  const prepared = config.includeCle || config.includeSq || tune || correct ? prepareNamed(model, config.foldConvAffine) : { model, actions: [] };
   const t1 = performance.now();
   let floatModel = prepared.model;
   let cle: CleReport | undefined;
