@@ -32,6 +32,8 @@ export interface GraphTestHook {
   detailedBoxes(): number;
   /** The zoom now (1: 100 %). */
   zoom(): number;
+  /** The edge labels drawn now and their boxes (model units). */
+  edgeLabelBoxes(): { text: string; x1: number; y1: number; x2: number; y2: number }[];
   fit(): void;
   zoomBy(factor: number): void;
   panBy(dx: number, dy: number): void;
@@ -109,6 +111,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       },
       detailedBoxes: () => renderer.detailedBoxes,
       zoom: () => renderer.currentZoom,
+      edgeLabelBoxes: () => renderer.edgeLabelBoxes(),
       fit: () => renderer.fit(),
       zoomBy: (f) => renderer.zoomBy(f),
       panBy: (dx, dy) => renderer.panBy(dx, dy),

@@ -168,6 +168,8 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
 
   return (
     <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn="false">
+      {/* The picking tools first, the search and zoom right above the canvas: the search's results drop over the graph they point into, not over the picking tools. */}
+      <PickToolbar preview={preview} opTypes={opTypes} />
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
@@ -191,7 +193,6 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
           {exact(index.nodes.length)} nodes · {exact(view.boxes.length)} boxes · laid out in {seconds.toFixed(2)} s
         </span>
       </div>
-      <PickToolbar view={view} preview={preview} opTypes={opTypes} />
       {excluded.problems.size > 0 && (
         <Callout kind="warning" testId="graph-exclusion-problems" title="Some exclusions name nothing in this model">
           {entries.filter((e) => excluded.problems.has(e.id)).map((e) => <p key={e.id}>“{e.name}”: {excluded.problems.get(e.id)}</p>)}

@@ -3,7 +3,7 @@
  * match (Shift+Enter the previous), a click on a listed result goes to it. Matches are outlined on the
  * graph. "/" or Ctrl+F focuses the field (GraphScreen's keys); Esc in it clears it.
  */
-import { useMemo, useState, type RefObject } from 'react';
+import { useMemo, useRef, useState, type RefObject } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { searchGraph, type GraphView } from './viewModel.ts';
 
@@ -17,6 +17,9 @@ export function GraphSearch({ view, inputRef, onMatches }: Props) {
   const [query, setQuery] = useState('');
   const [cursor, setCursor] = useState(-1);
   const [open, setOpen] = useState(false);
+  // The list closes a moment after the field loses focus (so a click on a result lands first); focus coming back
+  // before then must not be closed by that earlier blur.
+  const closing = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const select = useStudio((s) => s.selectGraphNode);
   const matches = useMemo(() => searchGraph(view, query), [view, query]);
 
@@ -43,8 +46,14 @@ export function GraphSearch({ view, inputRef, onMatches }: Props) {
         aria-label="Search the graph by node name, op type or tensor name"
         value={query}
         onChange={(e) => change(e.target.value)}
-        onFocus={() => setOpen(true)}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onFocus={() => {
+          clearTimeout(closing.current);
+          setOpen(true);
+        }}
+        onBlur={() => {
+          clearTimeout(closing.current);
+          closing.current = setTimeout(() => setOpen(false), 150);
+        }}
         onKeyDown={(e) => {
           if (e.key === 'Enter') {
             e.preventDefault();

@@ -17,6 +17,7 @@ import { weightStatistics } from '../../remote/modelRemote.ts';
 import type { WeightStatistics } from '../../remote/workerTypes.ts';
 import { useStudio } from '../../store/index.ts';
 import { boxOfId, shapeLabel, type GraphView } from './viewModel.ts';
+import { BreakableName } from './BreakableName.tsx';
 import { FAMILY_COLOURS } from './families.ts';
 import { TensorHistogram } from './TensorHistogram.tsx';
 import { ScaleChart } from './ScaleChart.tsx';
@@ -154,7 +155,7 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
     <aside className="inspector" data-testid="node-inspector" data-node-id={selected}>
       <h3 className="inspector__title">
         <span className="inspector__op" style={{ background: FAMILY_COLOURS[family] }}>{node.op_type}</span>
-        <span data-testid="inspector-id">{selected}</span>
+        <span className="inspector__id" data-testid="inspector-id"><BreakableName name={selected} /></span>
       </h3>
       <p className="small muted">
         {node.name ? <>name <code>{node.name}</code></> : 'unnamed in the file; the id is its op type and position'}

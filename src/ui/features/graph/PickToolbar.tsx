@@ -3,14 +3,16 @@
  * Ctrl/⌘ pick a start, an end or a node whatever the mode), the current picks, what they resolve to
  * (highlighted on the graph before anything is committed, or why they resolve to nothing), a name,
  * and the buttons that add the subgraph, the picked nodes, or every node of an op type to the list.
+ *
+ * Its height does not change as picks come and go (the graph below must not jump under the pointer): the picks sit
+ * on one row that scrolls sideways, and what they resolve to (or why not, or what was just added) on one status row
+ * of a reserved height. The op-type list starts on a placeholder, not on an op whose name reads as a verb ("Add").
  */
 import { useState } from 'react';
 import type { NodeId } from '../../../core/onnx/model.ts';
-import { Callout } from '../../components/Callout.tsx';
 import { useStudio } from '../../store/index.ts';
 import type { PickMode } from '../../store/graphSlice.ts';
 import type { PickPreview } from './resolution.ts';
-import type { GraphView } from './viewModel.ts';
 
 const MODES: { mode: PickMode; label: string; hint: string }[] = [
   { mode: 'inspect', label: 'Inspect', hint: 'a click shows the node' },
@@ -22,17 +24,15 @@ const MODES: { mode: PickMode; label: string; hint: string }[] = [
 const listText = (ids: readonly string[], max = 3) => (ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} +${ids.length - max}`);
 
 interface Props {
-  view: GraphView;
   preview: PickPreview;
   opTypes: string[];
 }
 
-export function PickToolbar({ view, preview, opTypes }: Props) {
+export function PickToolbar({ preview, opTypes }: Props) {
   const mode = useStudio((s) => s.graph.pickMode);
   const starts = useStudio((s) => s.graph.starts);
   const ends = useStudio((s) => s.graph.ends);
   const nodes = useStudio((s) => s.graph.nodes);
-  const selected = useStudio((s) => s.graph.selected);
   const setMode = useStudio((s) => s.setPickMode);
   const togglePick = useStudio((s) => s.togglePick);
   const clearPicks = useStudio((s) => s.clearPicks);
@@ -42,8 +42,8 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
   const [added, setAdded] = useState<{ name: string; list: string } | null>(null);
   const float16 = useStudio((s) => s.model.summary?.float16 === true);
 
-  const selectedOp = selected ? view.index.nodes[view.index.indexOfId.get(selected as NodeId) ?? -1]?.op_type : undefined;
-  const chosenOp = opType || selectedOp || opTypes[0] || '';
+  const chosenOp = opTypes.includes(opType) ? opType : '';
+  const hasPicks = starts.length > 0 || ends.length > 0 || nodes.length > 0;
   const add = (entryName: string, make: (n: string) => Parameters<typeof addExclusion>[0]) => {
     const finalName = name.trim() || entryName;
     const entry = make(finalName);
@@ -72,26 +72,35 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
         </div>
         <span className="muted small">Shift+click start · Alt+click end · Ctrl+click node · Esc clears · f fits</span>
       </div>
-      {(starts.length > 0 || ends.length > 0 || nodes.length > 0) && (
-        <div className="pick-toolbar__row pick-toolbar__picks" data-testid="pick-list">
-          {starts.length > 0 && <span className="pick-group"><span className="pick-group__label">Starts</span>{chips(starts, 'start')}</span>}
-          {ends.length > 0 && <span className="pick-group"><span className="pick-group__label">Ends</span>{chips(ends, 'end')}</span>}
-          {nodes.length > 0 && <span className="pick-group"><span className="pick-group__label">Nodes</span>{chips(nodes, 'node')}</span>}
-          <button type="button" className="button button--small" onClick={clearPicks}>Clear picks</button>
-        </div>
-      )}
-      {preview.kind === 'subgraph' && (
-        <p className="pick-preview" data-testid="pick-preview" data-count={preview.nodes.length}>
-          The subgraph has <strong>{preview.nodes.length}</strong> node{preview.nodes.length === 1 ? '' : 's'} (highlighted): every node on a path from a start to an end.
-        </p>
-      )}
-      {preview.kind === 'incomplete' && <p className="pick-preview muted" data-testid="pick-incomplete">{preview.message}</p>}
-      {preview.kind === 'error' && (
-        <Callout kind="error" testId="pick-error" data={{ 'data-error-name': preview.name }} title="These picks select no subgraph">
-          <p>{preview.message}</p>
-          <p className="callout__hint">Pick an end that follows the starts in the graph, or swap starts and ends.</p>
-        </Callout>
-      )}
+      <div className="pick-toolbar__row pick-toolbar__picks">
+        {hasPicks ? (
+          <span className="pick-toolbar__chips" data-testid="pick-list">
+            {starts.length > 0 && <span className="pick-group"><span className="pick-group__label">Starts</span>{chips(starts, 'start')}</span>}
+            {ends.length > 0 && <span className="pick-group"><span className="pick-group__label">Ends</span>{chips(ends, 'end')}</span>}
+            {nodes.length > 0 && <span className="pick-group"><span className="pick-group__label">Nodes</span>{chips(nodes, 'node')}</span>}
+          </span>
+        ) : (
+          <span className="pick-toolbar__chips muted small">No picks yet: pick start and end nodes (or single nodes) on the graph.</span>
+        )}
+        <button type="button" className="button button--small" onClick={clearPicks} disabled={!hasPicks}>Clear picks</button>
+      </div>
+      <div className="pick-toolbar__status" aria-live="polite">
+        {preview.kind === 'subgraph' ? (
+          <p className="pick-preview" data-testid="pick-preview" data-count={preview.nodes.length}>
+            The subgraph has <strong>{preview.nodes.length}</strong> node{preview.nodes.length === 1 ? '' : 's'} (highlighted): every node on a path from a start to an end.
+          </p>
+        ) : preview.kind === 'incomplete' ? (
+          <p className="pick-preview muted" data-testid="pick-incomplete">{preview.message}</p>
+        ) : preview.kind === 'error' ? (
+          <p className="pick-preview pick-preview--error" role="alert" data-testid="pick-error" data-error-name={preview.name}>
+            <strong>These picks select no subgraph.</strong> {preview.message} Pick an end that follows the starts in the graph, or swap starts and ends.
+          </p>
+        ) : added ? (
+          <p className="pick-preview muted" data-testid="pick-added" role="status">Added “{added.name}” to the {added.list} list.</p>
+        ) : (
+          <p className="pick-preview muted">Picks are highlighted on the graph before anything is added.</p>
+        )}
+      </div>
       <div className="pick-toolbar__row">
         <label className="pick-name">
           <span className="small muted">Name</span>
@@ -115,6 +124,7 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
         </button>
         <span className="pick-optype">
           <select value={chosenOp} onChange={(e) => setOpType(e.target.value)} aria-label="Op type to exclude" data-testid="add-op-type-select">
+            <option value="" disabled>Choose an op type…</option>
             {opTypes.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
           <button type="button" className="button" disabled={!chosenOp} data-testid="add-op-type"
@@ -123,7 +133,6 @@ export function PickToolbar({ view, preview, opTypes }: Props) {
           </button>
         </span>
       </div>
-      {added && <p className="small muted" data-testid="pick-added" role="status">Added “{added.name}” to the {added.list} list.</p>}
     </div>
   );
 }

@@ -6,6 +6,7 @@
  * stylesheet, style resolution and label measuring) takes over a moment later without a visible change, because
  * both draw the same shapes from the same numbers (`DETAIL_STYLE`, which the cytoscape stylesheet reads too).
  */
+import { edgeSegment, type EdgeLabels } from './edgeLabels.ts';
 import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
 
@@ -50,14 +51,6 @@ function roundRectPath(ctx: CanvasRenderingContext2D, x: number, y: number, w: n
   ctx.closePath();
 }
 
-/** Where the segment from a box's centre towards (tx, ty) leaves the box (its rectangle). */
-function boxExit(cx: number, cy: number, hw: number, hh: number, tx: number, ty: number): [number, number] {
-  const dx = tx - cx, dy = ty - cy;
-  if (dx === 0 && dy === 0) return [cx, cy];
-  const t = Math.min(dx === 0 ? Infinity : hw / Math.abs(dx), dy === 0 ? Infinity : hh / Math.abs(dy));
-  return [cx + dx * t, cy + dy * t];
-}
-
 export interface DetailScene {
   view: GraphView;
   x: ArrayLike<number>;
@@ -67,6 +60,8 @@ export interface DetailScene {
   boxes: (b: number) => boolean;
   flags: Uint8Array;
   colourOf(b: number): string;
+  /** Which edges show their shape label, and where (edgeLabels.ts). */
+  labels: EdgeLabels;
 }
 
 /**
@@ -99,11 +94,10 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
   const labels: [number, number, string][] = [];
   ctx.beginPath();
   const heads = new Path2D();
-  for (const e of view.edges) {
+  for (let k = 0; k < view.edges.length; k++) {
+    const e = view.edges[k];
     if (!scene.boxes(e.source) || !scene.boxes(e.target)) continue;
-    const s = view.boxes[e.source], t = view.boxes[e.target];
-    const [sx, sy] = boxExit(x[e.source], y[e.source], s.width / 2, s.height / 2, x[e.target], y[e.target]);
-    const [tx, ty] = boxExit(x[e.target], y[e.target], t.width / 2, t.height / 2, x[e.source], y[e.source]);
+    const [sx, sy, tx, ty] = edgeSegment(view, x, y, k);
     const length = Math.hypot(tx - sx, ty - sy);
     if (length === 0) continue;
     const ux = (tx - sx) / length, uy = (ty - sy) / length;
@@ -113,7 +107,8 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
     heads.lineTo(tx - ux * arrowLength - uy * arrowHalfWidth, ty - uy * arrowLength + ux * arrowHalfWidth);
     heads.lineTo(tx - ux * arrowLength + uy * arrowHalfWidth, ty - uy * arrowLength - ux * arrowHalfWidth);
     heads.closePath();
-    if (edgeLabels && e.label) labels.push([(sx + tx) / 2, (sy + ty) / 2, e.label]);
+    const text = scene.labels.text[k];
+    if (edgeLabels && text) labels.push([(sx + tx) / 2 + scene.labels.dx[k], (sy + ty) / 2 + scene.labels.dy[k], text]);
   }
   ctx.lineWidth = S.edgeWidth;
   ctx.strokeStyle = S.edgeColour;

@@ -21,6 +21,7 @@ import type cytoscape from 'cytoscape';
 import type { Core, EventObject, ElementDefinition, StylesheetJson } from 'cytoscape';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
+import { placeEdgeLabels, type EdgeLabels } from './edgeLabels.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { FLAG } from './flags.ts';
 import type { GraphView } from './viewModel.ts';
@@ -109,6 +110,8 @@ const STYLE: StylesheetJson = [
       'target-arrow-color': S.edgeColour,
       'arrow-scale': S.arrowScale,
       label: 'data(label)',
+      'text-margin-x': (edge: cytoscape.EdgeSingular) => edge.data('lx') as number,
+      'text-margin-y': (edge: cytoscape.EdgeSingular) => edge.data('ly') as number,
       'font-size': S.edgeFontSize,
       'font-family': S.font,
       color: S.edgeTextColour,
@@ -206,6 +209,8 @@ export class GraphRenderer {
   private readonly edgesOf: number[][];
   /** Edges cytoscape holds. */
   private readonly edgeIn: Uint8Array;
+  /** Which edges show their shape label, and where: no two overlap (edgeLabels.ts). */
+  private readonly labels: EdgeLabels;
 
   constructor(private readonly host: HTMLElement, private readonly view: GraphView, private readonly layout: LayoutResult, private readonly events: RendererEvents, initial?: InitialState) {
     const n = view.boxes.length;
@@ -213,6 +218,8 @@ export class GraphRenderer {
     this.flags = initial?.flags.length === n ? initial.flags : new Uint8Array(n);
     this.heat = initial?.heat ?? null;
     this.grid = new Grid(view, layout);
+    // (A query with limit 0 stops, returning null, at the first box it finds.)
+    this.labels = placeEdgeLabels(view, layout, labelMeasure(), (x1, y1, x2, y2) => this.grid.query(x1, y1, x2, y2, 0) === null);
     this.edgeIn = new Uint8Array(view.edges.length);
     this.edgesOf = Array.from({ length: n }, () => []);
     view.edges.forEach((e, k) => {
@@ -584,7 +591,7 @@ export class GraphRenderer {
           const edge = view.edges[k];
           if (this.edgeIn[k] || !this.detailed[edge.source] || !this.detailed[edge.target]) continue;
           this.edgeIn[k] = 1;
-          added.push({ group: 'edges', data: { id: `e${k}`, source: `b${edge.source}`, target: `b${edge.target}`, label: edge.label } });
+          added.push({ group: 'edges', data: { id: `e${k}`, source: `b${edge.source}`, target: `b${edge.target}`, label: this.labels.text[k], lx: this.labels.dx[k], ly: this.labels.dy[k] } });
         }
       }
       cy.add(added);
@@ -698,7 +705,7 @@ export class GraphRenderer {
       for (const i of labelled) ctx.fillText(boxes[i].title, x[i], y[i], boxes[i].width - 6);
     }
     if (inDetail.length) {
-      paintDetail(ctx, { view: this.view, x, y, zoom, boxes: this.paintedInDetail, flags: this.flags, colourOf: (b) => this.colourOf(b) }, inDetail);
+      paintDetail(ctx, { view: this.view, x, y, zoom, boxes: this.paintedInDetail, flags: this.flags, colourOf: (b) => this.colourOf(b), labels: this.labels }, inDetail);
     }
   }
 
@@ -728,6 +735,18 @@ export class GraphRenderer {
     ctx.drawImage(this.cache, pan.x - view.x * s, pan.y - view.y * s, this.cache.width * s, this.cache.height * s);
   }
 
+  /** The edge labels cytoscape draws now, as their rendered boxes (model units): for tests that check none overlap. */
+  edgeLabelBoxes(): { text: string; x1: number; y1: number; x2: number; y2: number }[] {
+    const out: { text: string; x1: number; y1: number; x2: number; y2: number }[] = [];
+    this.cy?.edges().forEach((edge) => {
+      const text = edge.data('label') as string;
+      if (!text) return;
+      const b = edge.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeMainLabels: true, includeSourceLabels: false, includeTargetLabels: false, includeOverlays: false });
+      out.push({ text, x1: b.x1, y1: b.y1, x2: b.x2, y2: b.y2 });
+    });
+    return out;
+  }
+
   /** How many boxes cytoscape holds now. */
   get detailedBoxes(): number {
     return this.detailedCount;
@@ -744,6 +763,13 @@ export class GraphRenderer {
     this.cy?.destroy();
     this.host.replaceChildren();
   }
+}
+
+/** The width of an edge label as cytoscape draws it (its font, measured on a canvas). */
+function labelMeasure(): (text: string) => number {
+  const ctx = document.createElement('canvas').getContext('2d')!;
+  ctx.font = `normal normal ${S.edgeFontSize}px ${S.font}`;
+  return (text) => ctx.measureText(text).width;
 }
 
 function classesOf(flags: number): string {
