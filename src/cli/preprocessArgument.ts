@@ -11,6 +11,8 @@ import { getPreprocessPreset, isPresetName, PRESET_NAMES } from '../core/preproc
 import { describeGuess, MODEL_FAMILIES, recognizePreprocess, type PreprocessGuess } from '../core/preprocess/recognize.ts';
 import { parsePreprocess, type PreprocessSpec } from '../core/preprocess/spec.ts';
 import { readInputFile } from './usage.ts';
+import { NotAnImageModelError } from '../core/calibrate/errors.ts';
+import { TENSOR_CONVENTION } from './data/dataFolder.ts';
 
 function guessFor(model: ModelProto, fileName?: string): PreprocessGuess {
   const summary = summarize(model, buildGraphIndex(model.graph!), { name: fileName });
@@ -35,8 +37,20 @@ function guessInputShape(model: ModelProto): (number | string)[] | null {
   return summary.inputs.find((i) => i.shape && (i.shape.length === 3 || i.shape.length === 4))?.shape ?? null;
 }
 
+/**
+ * The spec images are preprocessed with. A model whose inputs are not images (recognize.ts `notImage`: audio,
+ * spectrogram frames, token ids, sequences, states) is refused with NotAnImageModelError saying to give tensors,
+ * unless a preset or a spec file is named: then the user has said how photos become its input.
+ */
 export function loadPreprocessArgument(argument: string | undefined, model: ModelProto, fileName?: string): { spec: PreprocessSpec; note?: string } {
   const guess = guessFor(model, fileName);
+  if (guess.notImage && (!argument || argument === 'auto')) {
+    const n = guess.notImage;
+    throw new NotAnImageModelError(
+      `the model's input is not an image (${n.kind}: ${n.evidence}), so photos would calibrate or judge it on data it never sees. ` +
+        `Give a folder of .npy/.npz tensors instead: ${TENSOR_CONVENTION}. (To feed images anyway, name a --preprocess preset or file.)`,
+    );
+  }
   const notes: string[] = [];
   let spec: PreprocessSpec;
   if (argument === 'auto') {

@@ -2,7 +2,8 @@
  * What `qstudio calibrate`, `qstudio quantize --calib` and `suggest` share: read a folder's samples (images, or
  * .npy/.npz tensors: data/dataFeeds.ts), calibrate the model on them with progress, and say what was skipped.
  */
-import type { ModelProto } from '../../core/onnx/index.ts';
+import { buildGraphIndex, summarize, type ModelProto } from '../../core/onnx/index.ts';
+import { assertCalibratable } from '../../core/calibrate/runner.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { listDataFolder } from '../data/dataFolder.ts';
 import { folderKind, tensorFolderFeeds } from '../data/dataFeeds.ts';
@@ -41,6 +42,8 @@ export async function calibrateFolder(
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     result = await calibrateOnFeeds(model, shardFiles(data.feeds, shard), { config, onProgress: (p) => bar.update(p), round });
   } else {
+    // What no data can fix (custom-domain ops, an already quantized model) is said before how data would feed it.
+    assertCalibratable(summarize(model, buildGraphIndex(model.graph!)), 'The model');
     const { spec, note } = loadPreprocessArgument(preprocess, model);
     if (note) process.stderr.write(`note: ${note}\n`);
     result = await calibrateOnImages(model, shardFiles(listing.images, shard), { spec, config, onProgress: (p) => bar.update(p), round });

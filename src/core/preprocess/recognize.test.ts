@@ -109,7 +109,43 @@ describe('recognising preprocessing from a model\'s facts', () => {
 
   it('a model without an image input is said to have none', () => {
     const g = recognizePreprocess(modelFacts({ inputs: [['ids', [1, 128]]], outputs: [['logits', [1, 128, 30522]]] }));
-    expect(g).toMatchObject({ label: 'no image input', confidence: 'low' });
+    expect(g).toMatchObject({ label: 'not an image input (a vector or sequence): give tensors', confidence: 'high', notImage: { input: 'ids' } });
+  });
+
+  it.each([
+    ['token ids', { inputs: [['input_ids', [1, 'sequence']]] as [string, Shape][], inputType: DataType.INT64 }, /token ids/, /sequence of integers/],
+    ['audio samples', { inputs: [['input', ['batch_size', 'samples']]] as [string, Shape][] }, /audio samples/, /rank 2: no height, width and channels/],
+    ['[1, 16, 96] embeddings', { inputs: [['x.1', [1, 16, 96]]] as [string, Shape][] }, /a sequence of feature vectors/, /rank 3, neither \[3, H, W\] nor \[H, W, 1 or 3\]/],
+    ['[?, 76, 32, 1] mel frames', { inputs: [['input_1', ['unk__314', 76, 32, 1]]] as [string, Shape][] }, /spectrogram frames/, /32 a mel-bin count, 76 frames/],
+    ['Silero VAD: audio, a state and an int64 sample rate', { inputs: [['input', ['?', '?']], ['state', [2, '?', 128]], ['sr', []]] as [string, Shape][] }, /a recurrent model with state inputs/, /3 inputs .*images feed one/],
+  ])('%s: not an image, give tensors', (_, o, kind, evidence) => {
+    const g = recognizePreprocess(modelFacts({ ...o, outputs: [['y', [1, 1]]] }));
+    expect(g.notImage?.kind).toMatch(kind);
+    expect(g.label).toMatch(/^not an image input .*: give tensors$/);
+    expect(g.evidence[0]).toMatch(evidence);
+  });
+
+  it('images stay images: MNIST 28 × 28, a one-channel super-resolution input, a 224 × 224 classifier', () => {
+    expect(recognizePreprocess(modelFacts({ inputs: [['Input3', [1, 1, 28, 28]]], outputs: [['Plus214_Output_0', [1, 10]]] })).notImage).toBeNull();
+    expect(recognizePreprocess(modelFacts({ inputs: [['input', ['batch_size', 1, 224, 224]]], outputs: [['output', ['batch_size', 1, 672, 672]]] })).notImage).toBeNull();
+    expect(recognizePreprocess(modelFacts({ inputs: [['data', [1, 3, 224, 224]]], outputs: [['prob', [1, 1000]]] })).notImage).toBeNull();
+  });
+
+  it('salient-object models: imgly ISNet (x − 128) / 256 at 1024, U²-Net ImageNet at 320, MODNet 0.5/0.5 at 512, RMBG 0.5/1', () => {
+    const isnet = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 1024, 1024]]], outputs: [['output', [1, 1, 1024, 1024]]], fileName: 'isnet_fp16.onnx' }));
+    expect(isnet).toMatchObject({ family: 'salient-object', confidence: 'high', spec: { scale: 1, mean: [128], std: [256], channelOrder: 'RGB', resize: 'stretch' } });
+    expect(isnet.evidence.join(' ')).toMatch(/one-channel map as large as input/);
+    // Unnamed, by shape alone: a mask as large as the image.
+    const unnamed = recognizePreprocess(modelFacts({ inputs: [['img', [1, 3, 'h', 'w']]], outputs: [['mask', [1, 1, 'h', 'w']]] }));
+    expect(unnamed.family).not.toBe('salient-object');
+    const byShape = recognizePreprocess(modelFacts({ inputs: [['img', [1, 3, 512, 512]]], outputs: [['d0', [1, 1, 512, 512]], ['d1', [1, 1, 512, 512]]] }));
+    expect(byShape).toMatchObject({ family: 'salient-object', confidence: 'medium' });
+    const u2 = recognizePreprocess(modelFacts({ inputs: [['input.1', [1, 3, 320, 320]]], outputs: [['1959', [1, 1, 320, 320]]], fileName: 'u2net.onnx' }));
+    expect(u2.spec).toMatchObject({ mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], dims: {} });
+    const modnet = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 'h', 'w']]], outputs: [['output', [1, 1, 'h', 'w']]], fileName: 'modnet_photographic.onnx' }));
+    expect(modnet.spec).toMatchObject({ mean: [0.5], std: [0.5], dims: { h: 512, w: 512 } });
+    const rmbg = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 1024, 1024]]], outputs: [['output', [1, 1, 1024, 1024]]], fileName: 'RMBG-1.4.onnx' }));
+    expect(rmbg.spec).toMatchObject({ mean: [0.5], std: [1] });
   });
 
   it('describes a guess on one line plus its reasons', () => {

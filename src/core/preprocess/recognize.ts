@@ -3,8 +3,11 @@
  * names, shapes and number of its inputs and outputs, its metadata (Ultralytics writes `imgsz` and
  * `names`; some exporters write `mean`, `std`, a channel order or a value range), the graph name and
  * the producer. PaddleOCR's detector, recognizer and direction classifier, YOLOX and Ultralytics
- * YOLO, UltraFace and YuNet face detectors, ImageNet classifiers (torchvision, timm) and
- * super-resolution models are told apart; anything else gets the plain 'unit' preset, marked low.
+ * YOLO, UltraFace and YuNet face detectors, ImageNet classifiers (torchvision, timm), super-resolution models
+ * and salient-object / background-removal models (ISNet, U²-Net, MODNet, RMBG) are told apart; anything else gets
+ * the plain 'unit' preset, marked low. Inputs that are not images (audio samples, spectrogram frames, token ids,
+ * sequences of feature vectors, recurrent states) are said to be so (`notImage`), with the facts: photos cannot
+ * feed them, tensors must.
  *
  * The answer is a guess with its evidence, never a decision: the page shows it as a suggestion the
  * user accepts or changes, and `qstudio --preprocess auto` prints it. It reads facts only (no
@@ -27,7 +30,7 @@ export interface ModelFacts {
 
 export type ModelFamilyId =
   | 'paddleocr-det' | 'paddleocr-rec' | 'paddleocr-cls' | 'yolox' | 'ultralytics' | 'ultraface' | 'yunet'
-  | 'imagenet-classifier' | 'super-resolution' | 'digit-classifier';
+  | 'imagenet-classifier' | 'super-resolution' | 'digit-classifier' | 'salient-object';
 
 export interface ModelFamily {
   /** How the page and the CLI name it. */
@@ -49,6 +52,9 @@ export const MODEL_FAMILIES: Readonly<Record<ModelFamilyId, ModelFamily>> = {
   'imagenet-classifier': { label: 'ImageNet classifier (torchvision, timm)', preset: 'imagenet', size: { height: 224, width: 224 } },
   'super-resolution': { label: 'super-resolution model (Y channel)', preset: 'y-channel', size: null },
   'digit-classifier': { label: 'one-channel digit classifier (MNIST-style)', preset: 'unit', size: { height: 28, width: 28 } },
+  // imgly's ISNet (@imgly/background-removal): RGB, (x − 128) / 256 at 1024 × 1024; U²-Net, MODNet and RMBG variants
+  // set their own values (salientObject below).
+  'salient-object': { label: 'salient-object / background-removal model', preset: 'unit', size: { height: 1024, width: 1024 } },
 };
 
 export type GuessConfidence = 'high' | 'medium' | 'low';
@@ -67,6 +73,8 @@ export interface PreprocessGuess {
   confidence: GuessConfidence;
   /** Where the symbolic height and width came from ('none' when the input has none open). */
   dimsSource: DimsSource;
+  /** Set when the model's inputs are not images (audio, features, tokens, states): what they look like, and why. */
+  notImage: { input: string; kind: string; evidence: string } | null;
 }
 
 /** What a rule found: a family and the facts it rests on. */
@@ -277,8 +285,82 @@ function metadataValues(metadata: Readonly<Record<string, string>>): { spec: Par
   return { spec, evidence };
 }
 
+/**
+ * Salient-object and background-removal models: a three-channel image in, one-channel maps of the same height and
+ * width out (the mask and, for ISNet and U²-Net, side outputs), or a file name that names the family. The
+ * normalisation is the variant's reference code's: imgly's ISNet (x − 128) / 256, U²-Net ImageNet mean and std at
+ * 320, MODNet (x/255 − 0.5) / 0.5 at 512, RMBG (x/255 − 0.5) / 1 at 1024.
+ */
+function salientObject(facts: ModelFacts, input: TensorSummary, g: Geometry): Match | null {
+  if (g.channels !== 3) return null;
+  const name = (facts.fileName ?? '').toLowerCase();
+  const masks = facts.outputs.filter((o) => {
+    if (!o.shape || o.shape.length !== 4) return false;
+    const og = geometry(o.shape);
+    return og.channels === 1 && og.height === g.height && og.width === g.width;
+  });
+  const named = /isnet|u2net|u2netp|modnet|rmbg|briaai|background|bg[-_]?remov|matting|salient|dis[-_]/.test(name);
+  const allMasks = masks.length > 0 && masks.length === facts.outputs.length;
+  if (!named && !(allMasks && typeof g.height === 'number' && g.height >= 256)) return null;
+  const evidence = [
+    ...(named ? [`the file name ${quote(facts.fileName!)} names a background-removal / salient-object model`] : []),
+    ...(masks.length ? [`output${masks.length > 1 ? 's' : ''} ${masks.slice(0, 3).map((o) => `${quote(o.name)} ${shapeText(o.shape)}`).join(', ')}: one-channel map${masks.length > 1 ? 's' : ''} as large as input ${quote(input.name)} ${shapeText(input.shape)}`] : []),
+  ];
+  const confidence: GuessConfidence = named && masks.length ? 'high' : 'medium';
+  if (/u2net/.test(name)) {
+    return { family: 'salient-object', confidence, evidence: [...evidence, "U²-Net: ImageNet mean and std on x/255, 320 × 320 (rembg's values)"], size: { height: 320, width: 320 }, spec: { scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], resize: 'stretch' } };
+  }
+  if (/modnet|matting/.test(name)) {
+    return { family: 'salient-object', confidence, evidence: [...evidence, 'MODNet: (x/255 − 0.5) / 0.5, 512 × 512'], size: { height: 512, width: 512 }, spec: { scale: 1 / 255, mean: [0.5], std: [0.5], resize: 'stretch' } };
+  }
+  if (/rmbg|briaai/.test(name)) {
+    return { family: 'salient-object', confidence, evidence: [...evidence, 'RMBG: (x/255 − 0.5) / 1, 1024 × 1024'], size: { height: 1024, width: 1024 }, spec: { scale: 1 / 255, mean: [0.5], std: [1], resize: 'stretch' } };
+  }
+  return { family: 'salient-object', confidence, evidence: [...evidence, "ISNet as @imgly/background-removal feeds it: RGB, (x − 128) / 256, 1024 × 1024"], spec: { scale: 1, mean: [128], std: [256], resize: 'stretch' } };
+}
+
+/** Mel bin counts audio front ends use: a one-channel grid with one side among these is spectrogram frames. */
+const MEL_BINS = new Set([32, 40, 64, 80, 96, 128]);
+
+/**
+ * Why the model's inputs are not images, or null when one can be: several inputs (states, sample rates, masks
+ * only tensors carry), an integer sequence (token ids), rank 1 or 2 (audio samples, feature vectors), a rank-3
+ * input whose ends are no channel count (a sequence of feature vectors, [1, 16, 96] embeddings), or a one-channel
+ * grid with a mel-bin side and no known image family ([?, 76, 32, 1] spectrogram frames).
+ */
+function nonImageInput(facts: ModelFacts, match: Match | null): PreprocessGuess['notImage'] {
+  if (facts.inputs.length === 0) return null;
+  const text = (i: TensorSummary) => `${quote(i.name)} ${i.elemType} ${shapeText(i.shape)}`;
+  if (facts.inputs.length > 1) {
+    const kind = facts.inputs.some((i) => /state|^h$|^c$|hidden|cache|past/i.test(i.name)) ? 'a recurrent model with state inputs' : 'a model with several inputs';
+    return { input: facts.inputs[0].name, kind, evidence: `${facts.inputs.length} inputs (${facts.inputs.map(text).join(', ')}): images feed one` };
+  }
+  const input = facts.inputs[0];
+  const shape = input.shape;
+  if (!shape) return null;
+  if (/^u?int(32|64)$/.test(input.elemType) && shape.length <= 2) return { input: input.name, kind: 'token ids', evidence: `input ${text(input)} is a sequence of integers` };
+  if (shape.length <= 2) {
+    const audio = /audio|wav|pcm|sample|signal|speech|^input$/i.test(input.name) || shape.some((d) => typeof d === 'string' && /sample|time|len/i.test(d));
+    return { input: input.name, kind: audio ? 'audio samples' : 'a vector or sequence', evidence: `input ${text(input)} has rank ${shape.length}: no height, width and channels` };
+  }
+  if (shape.length === 3) {
+    // An image without a batch axis is [3, H, W] or [H, W, 1 or 3]; [1, steps, features] is a batch of one sequence.
+    const [a, , c] = shape;
+    if (a !== 3 && c !== 1 && c !== 3) return { input: input.name, kind: 'a sequence of feature vectors', evidence: `input ${text(input)}: rank 3, neither [3, H, W] nor [H, W, 1 or 3]` };
+    return null;
+  }
+  if (match) return null;
+  const g = geometry(shape);
+  if (g.channels === 1 && typeof g.height === 'number' && typeof g.width === 'number' && g.height !== g.width && (MEL_BINS.has(g.height) || MEL_BINS.has(g.width)) && Math.max(g.height, g.width) <= 512) {
+    const bins = MEL_BINS.has(g.width) ? g.width : g.height;
+    return { input: input.name, kind: 'spectrogram frames', evidence: `input ${text(input)}: one channel, ${bins} a mel-bin count, ${g.height === bins ? g.width : g.height} frames, and no image family matches` };
+  }
+  return null;
+}
+
 const RULES = [
   (f: ModelFacts, i: TensorSummary, g: Geometry) => paddle(f, i, g),
+  (f: ModelFacts, i: TensorSummary, g: Geometry) => salientObject(f, i, g),
   (f: ModelFacts) => ultralyticsByMetadata(f),
   (f: ModelFacts, _i: TensorSummary, g: Geometry) => faces(f, g),
   (f: ModelFacts, i: TensorSummary, g: Geometry) => yoloByShape(f, i, g),
@@ -291,7 +373,8 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
   const input = imageInput(facts);
   const g = input?.shape ? geometry(input.shape) : null;
   let match: Match | null = null;
-  if (input && g) for (const rule of RULES) if ((match = rule(facts, input, g))) break;
+  if (input && g && facts.inputs.length === 1) for (const rule of RULES) if ((match = rule(facts, input, g))) break;
+  const notImage = nonImageInput(facts, match);
 
   const fromMetadata = metadataValues(facts.metadata ?? {});
   const family = match ? MODEL_FAMILIES[match.family] : null;
@@ -310,14 +393,18 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
   if (bytes) evidence.push(`input ${quote(input!.name)} takes uint8: raw bytes 0–255, no scaling`);
   let label = family?.label ?? (fromMetadata.evidence.length > 0 ? "the model's metadata" : 'no known family');
   let confidence: GuessConfidence = match?.confidence ?? (fromMetadata.evidence.length > 0 ? 'medium' : 'low');
-  if (!input || !g) {
+  if (notImage) {
+    label = `not an image input (${notImage.kind}): give tensors`;
+    confidence = 'high';
+    evidence.unshift(notImage.evidence);
+  } else if (!input || !g) {
     label = 'no image input';
     confidence = 'low';
     evidence.push(input ? `input ${quote(input.name)} has no known shape` : 'no input of rank 3 or 4');
   } else if (!match && fromMetadata.evidence.length === 0) {
     evidence.push(`nothing in the file names a family: RGB${bytes ? '' : ' scaled to 0–1'} is only a starting point`);
   }
-  return { family: match?.family ?? null, label, preset, spec, evidence, confidence, dimsSource: source };
+  return { family: match?.family ?? null, label, preset, spec, evidence, confidence, dimsSource: source, notImage };
 }
 
 /** One line for the CLI: "PaddleOCR text detector (high): paddleocr-det, BGR, ... — because ...". */
