@@ -48,9 +48,11 @@ describe('quantizeModel on small models', () => {
     const exp = model.graph!.node.find((n) => n.op_type === 'Exp')!;
     expect(types.get(exp.output[0])).toBe(DataType.FLOAT16);
     expect(model.graph!.input[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT16);
-    // One Cast: the int32 bias keeps its float32 scale (float16 would flush input·weight scales towards zero).
+    // The int32 bias keeps its float32 scale (float16 would flush input·weight scales towards zero), and so do
+    // the Conv's input and weight Q/DQ, which onnxruntime's default session fuses into a float32-scale QLinearConv:
+    // a Cast stands between each and the float16 Conv, and x's float16 QuantizeLinear reads its scale cast.
     const casts = model.graph!.node.filter((n) => n.op_type === 'Cast');
-    expect(casts.map((c) => c.input[0])).toEqual(['b_DequantizeLinear_Output']);
+    expect(casts.map((c) => c.input[0]).sort()).toEqual(['b_DequantizeLinear_Output', 'w_DequantizeLinear_Output', 'x_DequantizeLinear_Output', 'x_scale']);
     expect(model.opset_import.find((o) => !o.domain)!.version).toBe(19); // float16 Q/DQ need ai.onnx 19
     expect(report.float16).toEqual({ keptNodes: 3, scales: 'float16' });
     expect(report.warnings[0]).toMatch(/quantized as with QuantizeFP16/);
