@@ -27,6 +27,8 @@ export const PREVIEW_PORTS = {
   'large-model-page': 4392,
   /** MinMax against Entropy in the page's workers, suite calibration-speed. */
   'calibration-speed': 4389,
+  /** Two models side by side, suite compare. */
+  compare: 4388,
 } as const;
 
 export interface PreviewOptions {

@@ -22,8 +22,9 @@ import { largeModelPageSuite } from './suites/largeModelPage.ts';
 import { detector8bitSuite } from './suites/detector8bit.ts';
 import { detectorTargetsSuite } from './suites/detectorTargets.ts';
 import { cpuKernelsSuite } from './suites/cpuKernels.ts';
+import { compareSuite } from './suites/compare.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite, compareSuite];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));

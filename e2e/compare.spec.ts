@@ -96,6 +96,18 @@ test.describe('models side by side', () => {
     await expect(page.getByTestId('compare-selected-b')).toHaveAttribute('data-node-id', 'Conv_0');
   });
 
+  test('two models dropped together on the empty page: the first opens, both side by side', async ({ page }) => {
+    await page.goto('/');
+    await dropFiles(page.getByTestId('drop-zone'), [fileFromFixture('ultraface-rfb-320.onnx'), fileFromFixture('ultraface-rfb-320-nopost.onnx')]);
+    await expect(page.getByTestId('summary-file-name')).toHaveText('ultraface-rfb-320.onnx');
+    const view = page.getByTestId('compare-view');
+    await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
+    await expect(view).toHaveAttribute('data-related', 'true');
+    // The export without post-processing lacks the 18-node tail (tests/helpers/ultrafaceTail.ts).
+    await expect(page.getByTestId('compare-counts')).toContainText('18 only in ultraface-rfb-320.onnx');
+    await expect(page.getByTestId('model-error')).toHaveCount(0);
+  });
+
   test('two unrelated models: a named "No common nodes" message, both panes drawn', async ({ page }) => {
     await openWithModel(page, 'mnist.onnx');
     await dropFiles(page.getByTestId('compare-drop'), [fileFromFixture('mnist.onnx'), fileFromFixture('ultraface-rfb-320.onnx')]);

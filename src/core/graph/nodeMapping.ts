@@ -63,8 +63,8 @@ interface Semantic {
   constantKey: (string | null)[];
 }
 
-function semantic(index: GraphIndex): Semantic {
-  const fold: QdqFold | null = hasQdq(index) ? foldQdq(index) : null;
+function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
+  const fold: QdqFold | null = known !== undefined ? known : hasQdq(index) ? foldQdq(index) : null;
   const part = new Uint8Array(index.nodes.length);
   const inputs: string[][] = [];
   index.nodes.forEach((node, i) => {
@@ -108,9 +108,9 @@ function sameAttributes(a: GraphIndex, i: number, b: GraphIndex, j: number): boo
   return ka.length === kb.length && ka.every((k, n) => k === kb[n]);
 }
 
-/** Maps the nodes of `a` to those of `b`. */
-export function mapNodes(a: GraphIndex, b: GraphIndex): NodeMapping {
-  const A = semantic(a), B = semantic(b);
+/** Maps the nodes of `a` to those of `b`. `folds`: their Q/DQ folds when already at hand (the graph views have them). */
+export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | null; b: QdqFold | null }): NodeMapping {
+  const A = semantic(a, folds?.a), B = semantic(b, folds?.b);
   const aToB = new Int32Array(a.nodes.length).fill(-1);
   const bToA = new Int32Array(b.nodes.length).fill(-1);
   const mergedInto = new Int32Array(a.nodes.length).fill(-1);

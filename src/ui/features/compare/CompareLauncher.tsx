@@ -1,9 +1,11 @@
 /**
  * Where a comparison starts: after a quantization, one click puts the float and the quantized model side by side;
- * at any time two .onnx files dropped on (or picked with) the "Compare two models" target open side by side. The
+ * at any time two .onnx files dropped on (or picked with) the "Compare two models" target, or dropped together anywhere
+ * on the page (the first then opens as the model too), open side by side. The
  * models are decoded on the page (compareSources.ts) and mapped (compareModel.ts); errors are shown by name.
  */
-import { useRef, useState, type DragEvent } from 'react';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { comparisonTaken, onComparisonRequest } from './compareRequests.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { useStudio } from '../../store/index.ts';
@@ -36,7 +38,7 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
   const withQuantized = () =>
     run(async () => {
       const [a, b] = await Promise.all([graphStructure(handle!), structureOfBlob(result!.blob, result!.fileName)]);
-      return buildCompareModel({ name: fileName ?? 'float model', graph: a }, { name: result!.fileName, graph: b });
+      return { ...buildCompareModel({ name: fileName ?? 'float model', graph: a }, { name: result!.fileName, graph: b }), fromRun: true };
     });
   const withFiles = (files: File[]) =>
     run(async () => {
@@ -44,6 +46,13 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
       const [a, b] = await Promise.all([structureOfBlob(fa, fa.name), structureOfBlob(fb, fb.name)]);
       return buildCompareModel({ name: fa.name, graph: a }, { name: fb.name, graph: b });
     });
+  // Two models dropped together anywhere on the page (compareRequests.ts).
+  const latest = useRef(withFiles);
+  latest.current = withFiles;
+  useEffect(() => onComparisonRequest((files) => {
+    comparisonTaken();
+    void latest.current(files);
+  }), []);
   const onDrop = (e: DragEvent) => {
     e.preventDefault(); // taken here: the window's drop (which opens a model) leaves it (useWindowFileDrop.ts)
     setOver(false);

@@ -18,6 +18,7 @@ import type { GraphRenderer } from '../graph/renderer.ts';
 import { boxOfId, layoutInputOf, type GraphView } from '../graph/viewModel.ts';
 import { heatColour } from '../graph/heat.ts';
 import { ComparePane } from './ComparePane.tsx';
+import { measuredValues } from './measuredValues.ts';
 import { compareValueSets, MARK_COLOURS, MARK_LABELS, markColours, paintValues, type CompareModel, type Side } from './compareModel.ts';
 import './compare.css';
 
@@ -32,6 +33,9 @@ export interface CompareTestHook {
   counterpart(side: Side, id: string): string | null;
   /** Centres a node on its pane, zoomed in enough to read it (as a search jump does). */
   focus(side: Side, id: string): void;
+  /** Pans a pane as a drag would (the other pane follows); for the benchmark's frame probe. */
+  panBy(side: Side, dx: number, dy: number): void;
+  fit(side: Side): void;
 }
 
 declare global {
@@ -72,7 +76,10 @@ const num = (v: number) => (!Number.isFinite(v) ? '—' : Number.isInteger(v) ? 
 export function SplitView({ model, onClose }: { model: CompareModel; onClose(): void }) {
   const layouts = useLayouts(model);
   const heat = useStudio((s) => s.graph.heat);
-  const sets = useMemo(() => compareValueSets(model, heat), [model, heat]);
+  const evaluation = useStudio((s) => s.evaluation.result);
+  // The evaluation measured the open model and its quantization: its values belong to a comparison made from the run.
+  const measured = useMemo(() => (model.fromRun ? measuredValues(evaluation, heat) : new Map()), [model, evaluation, heat]);
+  const sets = useMemo(() => compareValueSets(model, measured), [model, measured]);
   const [paint, setPaint] = useState<string>('diff');
   const painted = useMemo(() => (paint !== 'diff' && sets.has(paint) ? paintValues(model, sets.get(paint)!) : null), [model, sets, paint]);
   const diffFills = useMemo(() => ({ a: markColours(model, 'a'), b: markColours(model, 'b') }), [model]);
@@ -133,6 +140,11 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
       selected: (side) => idOf(side, selected[side]),
       idle: (side) => renderers[side].current?.idle ?? false,
       centre: (side) => renderers[side].current?.viewCentre() ?? null,
+      panBy: (side, dx, dy) => {
+        driver.current = side;
+        renderers[side].current?.panBy(dx, dy);
+      },
+      fit: (side) => renderers[side].current?.fit(),
       focus: (side, id) => {
         const b = boxOfId(model.views[side], id);
         if (b !== undefined) renderers[side].current?.focus(b);

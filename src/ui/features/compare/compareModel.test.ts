@@ -23,7 +23,7 @@ describe('the split view model', () => {
 
   it('values painted on one scale for both panes; a value known on one side reaches its counterpart', () => {
     const convs = model.views.a.boxes.filter((b) => b.title === 'Conv').map((b) => b.id);
-    const sets = compareValueSets(model, { label: 'SQNR (dB)', higherIsBetter: true, values: { [convs[0]]: 10, [convs[1]]: 40 } });
+    const sets = compareValueSets(model, new Map([['heat', { label: 'SQNR (dB)', higherIsBetter: true, values: { [convs[0]]: 10, [convs[1]]: 40 } }]]));
     const bits = paintValues(model, sets.get('bits')!);
     expect([bits.min, bits.max]).toEqual([8, 32]);
     const conv = model.views.a.boxById.get(convs[1])!;

@@ -21,6 +21,8 @@ export interface CompareModel {
   /** Counterpart box of each box on the other side (-1: none). */
   counterpart: { a: Int32Array; b: Int32Array };
   marks: { a: BoxMark[]; b: BoxMark[] };
+  /** Made from the open model and its quantization (the evaluation's measurements then apply to side a). */
+  fromRun?: boolean;
 }
 
 /** The two views and their mapping. */
@@ -30,7 +32,7 @@ export function buildCompareModel(a: { name: string; graph: GraphProto }, b: { n
 }
 
 export function compareViews(va: GraphView, vb: GraphView, names: { a: string; b: string }): CompareModel {
-  const mapping = mapNodes(va.index, vb.index);
+  const mapping = mapNodes(va.index, vb.index, { a: va.qdq, b: vb.qdq });
   const toB = new Int32Array(va.boxes.length).fill(-1);
   const toA = new Int32Array(vb.boxes.length).fill(-1);
   va.boxes.forEach((box, i) => {
@@ -97,10 +99,13 @@ export interface SidedValues {
   b: NodeValues['values'] | null;
 }
 
-/** The value sets both panes can be painted with, by key. `heat`: the store's heat map, keyed by the first model's ids. */
-export function compareValueSets(model: CompareModel, heat: NodeValues | null): Map<string, SidedValues> {
+/**
+ * The value sets both panes can be painted with, by key. `measured`: values keyed by the first model's ids (the
+ * evaluation's SQNR and error jumps, when the first model is the one evaluated).
+ */
+export function compareValueSets(model: CompareModel, measured: ReadonlyMap<string, NodeValues>): Map<string, SidedValues> {
   const sets = new Map<string, SidedValues>();
-  if (heat) sets.set('heat', { label: heat.label, higherIsBetter: heat.higherIsBetter, a: heat.values, b: null });
+  for (const [k, v] of measured) sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: v.values, b: null });
   const per = (make: (v: GraphView) => NodeValues | null) => {
     const a = make(model.views.a), b = make(model.views.b);
     return a || b ? { label: (a ?? b)!.label, higherIsBetter: (a ?? b)!.higherIsBetter, a: a?.values ?? null, b: b?.values ?? null } : null;

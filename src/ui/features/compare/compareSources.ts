@@ -1,10 +1,8 @@
 /**
- * The two models of a comparison, as weight-less structures decoded on the page (the graph needs no weights but
- * the Q/DQ scales, which the structure keeps): the open model's from the model worker, a quantization result's or a
- * dropped file's decoded here. A file that is not a model fails with the core's named errors (NotOnnxError, …).
+ * The two models of a comparison: the open model's weight-less structure from the model worker, a quantization
+ * result's or a dropped file's graph decoded here. A file that is not a model fails with the core's named errors (NotOnnxError, …).
  */
-import { weightlessGraph } from '../../../core/graph/structure.ts';
-import { openModel } from '../../../core/onnx/openModel.ts';
+import { decode } from '../../../core/onnx/decode.ts';
 import { StudioError } from '../../../core/onnx/errors.ts';
 import type { GraphProto } from '../../../core/onnx/model.ts';
 
@@ -16,10 +14,16 @@ export class CompareInputError extends StudioError {
   override readonly name = 'CompareInputError';
 }
 
+/**
+ * The graph of a model file, decoded here. Only decoded (no summary, no index: the view builds its own), and not
+ * copied weight-less: the copy costs more than it saves while the comparison is open (tensors stay views into the
+ * file's bytes, released with the comparison).
+ */
 export async function structureOfBlob(blob: Blob, fileName: string): Promise<GraphProto> {
   if (blob.size > COMPARE_MAX_BYTES) throw new CompareInputError(`${fileName} is ${Math.round(blob.size / 2 ** 20)} MiB: comparing on the page takes files up to 1 GiB`);
-  const { model } = openModel(new Uint8Array(await blob.arrayBuffer()), { fileName });
-  return weightlessGraph(model.graph!);
+  const graph = decode(new Uint8Array(await blob.arrayBuffer()), { fileName }).graph;
+  if (!graph) throw new CompareInputError(`${fileName} holds no graph to compare`);
+  return graph;
 }
 
 /** Checks a drop or pick for comparison: exactly two .onnx files. */

@@ -8,13 +8,13 @@ import { bitWidthValues, bitsOfLabel, keptFloatValues, modelExplorerNodeData, ou
 import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
+import { measuredValues } from '../compare/measuredValues.ts';
 import type { GraphView } from './viewModel.ts';
 import './quantized.css';
 
 /** The value sets at hand for this view, by a key the picker shows. */
-export function availableNodeValues(view: GraphView, heat: NodeValues | null, runPrecisions: Record<string, { label: string }> | null): Map<string, NodeValues> {
-  const sets = new Map<string, NodeValues>();
-  if (heat) sets.set('heat', heat);
+export function availableNodeValues(view: GraphView, measured: ReadonlyMap<string, NodeValues>, runPrecisions: Record<string, { label: string }> | null): Map<string, NodeValues> {
+  const sets = new Map<string, NodeValues>(measured);
   if (view.qdq) {
     sets.set('bits', bitWidthValues(view.index, view.qdq));
     sets.set('scale', outputScaleValues(view.index, view.qdq));
@@ -37,10 +37,13 @@ const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '-').
 
 export function NodeDataExport({ view }: { view: GraphView }) {
   const heat = useStudio((s) => s.graph.heat);
+  const evaluation = useStudio((s) => s.evaluation.result);
   const run = useStudio((s) => s.run.result);
   const fileName = useStudio((s) => s.model.fileName) ?? 'model.onnx';
   const runPrecisions = useMemo(() => (run ? nodePrecisions(run.report) : null), [run]);
-  const sets = useMemo(() => availableNodeValues(view, heat, runPrecisions), [view, heat, runPrecisions]);
+  // The evaluation's values are keyed by the float model's ids: they describe this view only when it is not a QDQ file.
+  const measured = useMemo(() => (view.qdq ? new Map<string, NodeValues>() : measuredValues(evaluation, heat)), [view, evaluation, heat]);
+  const sets = useMemo(() => availableNodeValues(view, measured, runPrecisions), [view, measured, runPrecisions]);
   const [picked, setPicked] = useState<string>('');
   if (sets.size === 0) return null;
   const key = sets.has(picked) ? picked : [...sets.keys()][0];

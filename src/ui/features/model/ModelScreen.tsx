@@ -1,7 +1,7 @@
 /**
  * The model step's screen: the empty state, the file being opened, the error of the last file, and
  * the open model's summary, in that order of what the user needs to see. It also owns the page-wide
- * drop handling, since every drop opens a model.
+ * drop handling, since every drop opens a model (two models dropped together: the first, beside the second).
  */
 import { useCallback } from 'react';
 import { useStudio } from '../../store/index.ts';
@@ -13,6 +13,7 @@ import { ModelSummaryView } from './ModelSummaryView.tsx';
 import { openFiles } from './actions.ts';
 import { useFilePicker } from './useFilePicker.tsx';
 import { useWindowFileDrop } from './useWindowFileDrop.ts';
+import { isComparePair, requestComparison } from '../compare/compareRequests.ts';
 
 export function ModelScreen() {
   const status = useStudio((s) => s.model.status);
@@ -22,7 +23,14 @@ export function ModelScreen() {
   const dismissError = useStudio((s) => s.dismissModelError);
   const closeModel = useStudio((s) => s.closeModel);
   const { openPicker, pickerInput } = useFilePicker();
-  const dragging = useWindowFileDrop(useCallback((files: File[]) => openFiles(files), []));
+  const dragging = useWindowFileDrop(useCallback((files: File[]) => {
+    // Two models dropped together: the first opens, and both go side by side (the graph step's split view).
+    if (isComparePair(files)) {
+      requestComparison(files);
+      return openFiles([files[0]]);
+    }
+    return openFiles(files);
+  }, []));
 
   return (
     <div className="model-screen" data-model-status={status}>

@@ -1,0 +1,84 @@
+/**
+ * The split view in Debian's Chromium: the built page gets the float model dropped on it (one pane: drop → drawn,
+ * the graph step's own marks), then the quantized model alone (one pane again), then both dropped together on the
+ * comparison target (drop → both panes drawn: decoding both on the page, the views, the node mapping, two layouts,
+ * two first pictures). Then the frame time of a pan on one pane while the other follows, against a pan of one pane.
+ * Usage: compareBrowser.ts <url> <float model> <quantized model> <label>
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from '@playwright/test';
+import { dropModel, withStudioPage } from './browser.ts';
+
+const [url, floatPath, quantPath, label] = process.argv.slice(2);
+
+/** Mean and 95th percentile of the frame intervals while `step` runs once a frame (page source: see graphBrowser.ts). */
+const FRAME_PROBE = `(step) => new Promise((resolve) => {
+  const times = [];
+  let last = performance.now();
+  let n = 0;
+  const tick = (now) => {
+    if (n > 0) times.push(now - last);
+    last = now;
+    if (n++ >= 60) {
+      times.sort((a, b) => a - b);
+      resolve({ mean: times.reduce((a, b) => a + b, 0) / times.length, p95: times[Math.floor(times.length * 0.95)] });
+      return;
+    }
+    const dx = n % 40 < 20 ? 12 : -12;
+    if (step === 'one') window.__qsGraph.panBy(dx, 5);
+    else window.__qsCompare.panBy('a', dx, 5);
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`;
+
+const frames = (page: Page, step: 'one' | 'split') => page.evaluate(`(${FRAME_PROBE})(${JSON.stringify(step)})`) as Promise<{ mean: number; p95: number }>;
+const file = (p: string) => ({ name: path.basename(p), mimeType: 'application/octet-stream', buffer: fs.readFileSync(p) });
+const round = (v: number, d = 2) => +v.toFixed(d);
+
+async function onePane(page: Page, modelPath: string): Promise<number> {
+  const start = Date.now();
+  // The first on the empty page's drop zone; later ones anywhere on the page (the window takes them), as a user does.
+  const zone = page.getByTestId('drop-zone');
+  if (await zone.count()) await dropModel(page, path.basename(modelPath), fs.readFileSync(modelPath));
+  else await page.getByTestId('model-summary').drop({ files: file(modelPath) });
+  await page.getByTestId('summary-file-name').filter({ hasText: path.basename(modelPath) }).waitFor({ timeout: 300_000 });
+  await page.locator('[data-graph-drawn="true"]').waitFor({ timeout: 300_000 });
+  return (Date.now() - start) / 1000;
+}
+
+await withStudioPage(url, async (page) => {
+  await page.waitForTimeout(3000); // the idle page starts its workers and fetches the later steps, as before a user's drop
+  const quantSeconds = await onePane(page, quantPath);
+  const floatSeconds = await onePane(page, floatPath);
+  const boxes = await page.evaluate(() => window.__qsGraph!.boxes);
+  await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+  const onePan = await frames(page, 'one');
+
+  const dropAt = (await page.evaluate('performance.now()')) as number;
+  const start = Date.now();
+  await page.getByTestId('compare-drop').drop({ files: [file(floatPath), file(quantPath)] });
+  await page.locator('[data-compare-drawn="true"]').waitFor({ timeout: 600_000 });
+  const splitSeconds = (Date.now() - start) / 1000;
+  const marks = (await page.evaluate(`Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('compare:')).map((m) => [m.name, m.startTime]))`)) as Record<string, number>;
+  const related = await page.getByTestId('compare-view').getAttribute('data-related');
+  await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+  const splitPan = await frames(page, 'split');
+  console.log(JSON.stringify({
+    model: label,
+    boxes,
+    onePaneFloatSeconds: round(floatSeconds),
+    onePaneQuantizedSeconds: round(quantSeconds),
+    splitSeconds: round(splitSeconds),
+    splitOverOnePane: round(splitSeconds / Math.max(floatSeconds, quantSeconds)),
+    readAndMapSeconds: round(((marks['compare:start'] ?? NaN) - dropAt) / 1000),
+    layoutSeconds: round(((marks['compare:layout'] ?? NaN) - (marks['compare:start'] ?? NaN)) / 1000),
+    drawSeconds: round(((marks['compare:drawn'] ?? NaN) - (marks['compare:layout'] ?? NaN)) / 1000),
+    related,
+    onePanMs: round(onePan.mean, 1),
+    onePanP95Ms: round(onePan.p95, 1),
+    splitPanMs: round(splitPan.mean, 1),
+    splitPanP95Ms: round(splitPan.p95, 1),
+  }));
+}, { width: 1440, height: 900 });

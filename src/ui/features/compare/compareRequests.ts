@@ -1,0 +1,31 @@
+/**
+ * Two .onnx files dropped together anywhere on the page ask for a comparison: the model step opens the first as the
+ * model and leaves the pair here; the graph step's comparison launcher takes it as soon as it is mounted (at once
+ * when it already is). One pending request at a time; a newer one replaces it.
+ */
+type Listener = (files: File[]) => void;
+
+let pending: File[] | null = null;
+const listeners = new Set<Listener>();
+
+/** Whether these dropped files are two models to compare (exactly two .onnx files, nothing else). */
+export function isComparePair(files: readonly File[]): boolean {
+  return files.length === 2 && files.every((f) => /\.onnx$/i.test(f.name));
+}
+
+export function requestComparison(files: File[]): void {
+  pending = files;
+  for (const l of listeners) l(files);
+}
+
+/** Calls `listener` with the pending request (if any) and every later one; returns the unsubscribe. */
+export function onComparisonRequest(listener: Listener): () => void {
+  listeners.add(listener);
+  if (pending) listener(pending);
+  return () => listeners.delete(listener);
+}
+
+/** The request was taken: it is not handed out again. */
+export function comparisonTaken(): void {
+  pending = null;
+}
