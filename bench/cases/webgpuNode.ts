@@ -1,50 +1,91 @@
 /**
- * Calibration on WebGPU against WASM where there is a GPU and no browser (issue 34): the page's own runtime
- * (workers/runtime/ort.ts: onnxruntime-web's native WebGPU backend and its WASM one) in Node, with WebGPU from
- * Dawn's Node bindings (the `webgpu` npm package, given by path: it is not a dependency of the project).
- * For each model, a whole calibration (U8S8, MinMax: ranges as computed) of the first images is timed on:
- * WASM, WebGPU reading each exposed tensor back on its own (what the page did before), WebGPU with the outputs
- * packed into one read-back (what it does now), and Auto (the timed probe, as the page decides). Each run's
- * ranges are compared with the WASM run's. One JSON line per model.
- * Usage: webgpuNode.ts <webgpu package index.js> <images dir> <images> <model path>...
+ * Calibration on WebGPU against WASM on a machine with a GPU and no browser (issue 34). WASM is the page's own
+ * runtime (workers/runtime/ort.ts, onnxruntime-web's WASM backend, run in Node). WebGPU is onnxruntime's native
+ * WebGPU execution provider (the same C++ EP the page's `onnxruntime-web/webgpu` compiles to WebAssembly), as
+ * onnxruntime-node bundles it with Dawn: what the GPU computes is the same, the browser's JS/WASM bridge to it is
+ * not measured. (onnxruntime-web's own WebGPU in Node through Dawn's `webgpu` package hung on its first read-back.)
+ *
+ * For each model, a whole calibration (U8S8, MinMax: ranges as computed) over the first images, timed on:
+ * WASM; WebGPU reading each exposed tensor back on its own (the page before issue 34); WebGPU with the outputs
+ * packed into one read-back (core/calibrate/packOutputs.ts); and the page's Auto probe (ort.ts probingRunner)
+ * between those two, with what it decided. Ranges are compared with the WASM run's. One JSON line per model.
+ * Usage: webgpuNode.ts <images dir> <images> <model path>...
  */
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { decode } from '../../src/core/onnx/index.ts';
+import * as ort from 'onnxruntime-node';
+import { decode, summarize, buildGraphIndex } from '../../src/core/onnx/index.ts';
+import { asSessionModel } from '../../src/core/onnx/externalize.ts';
 import { ModelCalibrator } from '../../src/core/calibrate/runner.ts';
 import { sampleSource } from '../../src/core/calibrate/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/statistics.ts';
-import { summarize, buildGraphIndex } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { validatePreprocess, type PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import type { Runtime } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, InferenceRunner, Runtime, RunTensor } from '../../src/core/runtime/session.ts';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { createWebRuntime } from '../../workers/runtime/ort.ts';
+import { createWebRuntime, probingRunner } from '../../workers/runtime/ort.ts';
+import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 
-const [dawnPath, imagesDir, count, ...models] = process.argv.slice(2);
-const { create, globals } = (await import(pathToFileURL(path.resolve(dawnPath)).href)) as { create(flags: string[]): unknown; globals: object };
-Object.assign(globalThis, globals);
-Object.defineProperty(globalThis, 'navigator', { value: { gpu: create([]), hardwareConcurrency: os.cpus().length }, configurable: true });
+const [imagesDir, count, ...models] = process.argv.slice(2);
+const cores = os.cpus().length;
+// onnxruntime-web's WASM threads need a browser's workers (in Node its threaded start fails): WASM runs one thread
+// here, where the page would give each of its two calibration workers up to four. onnxruntime-node's CPU EP with
+// four threads stands in as the stronger CPU baseline (it is faster than the page's WASM).
+const threads = 1;
 
 const PREPROCESS: Record<string, PreprocessSpec> = {
+  'mnist.onnx': validatePreprocess({ colorSpace: 'gray', scale: 1 / 255, mean: [0], std: [1] }),
   'ultraface-rfb-320.onnx': getPreprocessPreset('ultraface'),
   'yolox-nano.onnx': getPreprocessPreset('yolo'),
-  'ppocr-det.onnx': getPreprocessPreset('paddleocr-det'),
+  'ppocr-det.onnx': validatePreprocess({ ...getPreprocessPreset('paddleocr-det'), resize: 'stretch', dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320, 'p2o.DynamicDimension.2': 320 } }),
   'super-resolution-10.onnx': validatePreprocess({ colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1], dims: { batch_size: 1 } }),
+  'yunet-n-dynamic.onnx': validatePreprocess({ ...getPreprocessPreset('bgr-255'), resize: 'stretch', dims: { batch: 1, height: 320, width: 320 } }),
 };
 
-const adapter = await (globalThis.navigator as unknown as { gpu: { requestAdapter(): Promise<{ info: Record<string, unknown> } | null> } }).gpu.requestAdapter();
-const info = adapter?.info ?? {};
-console.log(JSON.stringify({ adapter: { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description, isFallbackAdapter: info.isFallbackAdapter } }));
+/** onnxruntime-node's native WebGPU EP as a core Runtime (float sessions only: this bench calibrates). */
+async function webGpuSession(bytes: Uint8Array): Promise<{ runner: InferenceRunner; backend: BackendInfo }> {
+  const s = await ort.InferenceSession.create(bytes, { executionProviders: ['webgpu'], graphOptimizationLevel: 'basic', logSeverityLevel: 3 });
+  return {
+    runner: {
+      inputNames: s.inputNames,
+      outputNames: s.outputNames,
+      async run(feeds, fetches) {
+        const t: Record<string, ort.Tensor> = {};
+        for (const [k, f] of Object.entries(feeds)) t[k] = new ort.Tensor(f.type, f.data, f.dims as number[]);
+        const out = fetches ? await s.run(t, fetches as string[]) : await s.run(t);
+        return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, { type: v.type, data: v.data, dims: v.dims } as RunTensor]));
+      },
+      release: () => s.release(),
+    },
+    backend: { kind: 'webgpu', threads: 0, fallbackReason: null, adapter: 'onnxruntime-node WebGPU EP (Dawn)' },
+  };
+}
+
+const webgpu = (pack: boolean): Runtime => ({ createSession: (b) => webGpuSession(asSessionModel(b).bytes), packsOutputs: async () => pack });
+const wasm = (): Runtime => {
+  const web = createWebRuntime('wasm', threads);
+  return { createSession: (b, p) => web.createSession(b, p), packsOutputs: async () => false };
+};
+/** The page's Auto on this GPU: its timed probe between WASM and (packed) WebGPU, the first three runs on both. */
+const auto = (): Runtime => {
+  const web = createWebRuntime('wasm', threads);
+  let key = 0;
+  return {
+    async createSession(b, p) {
+      const [cpu, gpu] = [await web.createSession(b, p), await webGpuSession(asSessionModel(b).bytes)];
+      const runner = probingRunner(cpu, gpu, `bench-${Date.now()}-${key++}`);
+      return { runner, backend: runner.backend!() };
+    },
+    packsOutputs: async () => true,
+  };
+};
 
 const images = listImageFiles(imagesDir).files.slice(0, Number(count));
 const config = getPreset('U8S8');
-const threads = Math.min(4, os.cpus().length);
-const withPacking = (r: Runtime, pack: boolean): Runtime => ({ createSession: (b, p) => r.createSession(b, p), packsOutputs: async () => pack });
+console.log(JSON.stringify({ cpu: os.cpus()[0]?.model, cores, wasmThreads: threads, images: images.length, onnxruntime: ort.env.versions?.common }));
 
 for (const file of models) {
   const name = path.basename(file);
@@ -53,12 +94,13 @@ for (const file of models) {
   const spec = PREPROCESS[name] ?? getPreprocessPreset('imagenet');
   const source = () => sampleSource(images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, spec, async (f: string) => decodeImageFile(f));
   const runs: [string, () => Runtime][] = [
-    ['wasm', () => withPacking(createWebRuntime('wasm', threads), false)],
-    ['webgpu-unpacked', () => withPacking(createWebRuntime('webgpu', threads), false)],
-    ['webgpu-packed', () => createWebRuntime('webgpu', threads)],
-    ['auto', () => createWebRuntime('auto', threads)],
+    ['wasm', wasm],
+    ['native-cpu-4-threads', () => ortNodeRuntime(Math.min(4, cores))],
+    ['webgpu-unpacked', () => webgpu(false)],
+    ['webgpu-packed', () => webgpu(true)],
+    ['auto', auto],
   ];
-  const row: Record<string, unknown> = { model: name, images: images.length, threads };
+  const row: Record<string, unknown> = { model: name };
   let reference: Map<string, { min: number; max: number }> | null = null;
   for (const [label, make] of runs) {
     const calibrator = new ModelCalibrator(model, make());
@@ -75,7 +117,7 @@ for (const file of models) {
         const scale = Math.max(Math.abs(r.min), Math.abs(r.max), 1e-6);
         largest = Math.max(largest, Math.abs(o.min - r.min) / scale, Math.abs(o.max - r.max) / scale);
       }
-      row[label] = { seconds: +seconds.toFixed(2), backend: outcome.backend.kind, why: outcome.backend.chosenBecause ?? outcome.backend.fallbackReason, largestRangeDifference: largest, tensors: ranges.size };
+      row[label] = { seconds: +seconds.toFixed(2), backend: outcome.backend.kind, ...(label === 'auto' ? { why: outcome.backend.chosenBecause } : {}), largestRangeDifference: +largest.toExponential(2), tensors: ranges.size, outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1) };
     } catch (e) {
       row[label] = { error: e instanceof Error ? e.message.slice(0, 300) : String(e) };
     } finally {
