@@ -23,8 +23,23 @@ import { detector8bitSuite } from './suites/detector8bit.ts';
 import { detectorTargetsSuite } from './suites/detectorTargets.ts';
 import { cpuKernelsSuite } from './suites/cpuKernels.ts';
 import { compareSuite } from './suites/compare.ts';
+import { measureGuard, mergeGuardRows, presetGuardSuite } from './suites/presetGuard.ts';
+import { compareGuardRows, guardText } from './guard.ts';
+import { previousRows } from './harness.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite, compareSuite];
+const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite, compareSuite, presetGuardSuite];
+
+// `npm run bench -- guard [--record]`: the regression guard. Measures every preset's held-out figure again
+// (suite preset-guard; QS_GUARD_ONLY narrows it), flags any that dropped more than 0.002 from the last recorded
+// one and exits 1 if one did; records the new figures only when none dropped, or with --record.
+if (process.argv[2] === 'guard') {
+  const measured = await measureGuard();
+  const lines = compareGuardRows(previousRows(presetGuardSuite.name), measured);
+  process.stdout.write(guardText(lines));
+  const dropped = lines.some((l) => l.dropped);
+  if (!dropped || process.argv.includes('--record')) record(presetGuardSuite, mergeGuardRows(measured));
+  process.exit(dropped ? 1 : 0);
+}
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !suites.some((s) => s.name === w));
