@@ -6,10 +6,11 @@
  * named errors (CustomOpsError, NotAnImageModelError, NoCalibrationDataError, NoUsableSamplesError).
  */
 import path from 'node:path';
+import os from 'node:os';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
 import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImageModelError } from '../../core/calibrate/errors.ts';
-import { assertCalibratable, ModelCalibrator, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/runner.ts';
+import { assertCalibratable, ModelCalibrator, RUN_OUTPUT_BUDGET_BYTES, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/runner.ts';
 import { sampleSource } from '../../core/calibrate/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
 import { asFloat32 } from '../../core/precision/float16.ts';
@@ -97,6 +98,16 @@ export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Readon
   return calibrate(model, () => source, options);
 }
 
+/**
+ * How many bytes of exposed tensors one run may return in Node. The core's 256 MB budget is WASM's (4 GB in all);
+ * onnxruntime-node has the machine's memory, and every chunk beyond the first is one more run of the whole model
+ * on every sample: at 1024 × 1024 (PP-OCRv4's detector, 673 tensors) 256 MB made 7 passes. A quarter of the free
+ * memory, between 256 MB and 4 GB.
+ */
+export function nodeOutputBudget(): number {
+  return Math.min(4 * 1024 ** 3, Math.max(RUN_OUTPUT_BUDGET_BYTES, Math.floor(os.freemem() / 4)));
+}
+
 /** Checks the model, makes the samples for its inputs, runs the core's runner on onnxruntime-node. */
 async function calibrate(
   given: ModelProto,
@@ -108,7 +119,7 @@ async function calibrate(
   const summary = summarize(model, buildGraphIndex(model.graph!));
   assertCalibratable(summary, 'The model');
   const source = samplesFor(summary.inputs);
-  const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes);
+  const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes ?? nodeOutputBudget());
   try {
     const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined), options.round);
     // A later round gathers nothing where the quantized model computes none of its tensors: no sample is read then.
