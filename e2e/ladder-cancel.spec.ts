@@ -40,6 +40,9 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await expect(card.getByTestId('recover-progress-times')).toContainText(/this rung about .* left \(estimated/);
   await expect.poll(async () => Number(await card.getByTestId('recover-progress-bar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
   await page.screenshot({ path: test.info().outputPath('ladder-progress.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await progress.screenshot({ path: test.info().outputPath('ladder-progress-900.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
 
   await card.getByTestId('recover-cancel').click();
   await expect(card).toHaveAttribute('data-recover-status', 'cancelled', { timeout: 30_000 });
