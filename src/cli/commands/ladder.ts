@@ -111,11 +111,11 @@ Options:
   --npu-bf16                  judge every rung with its float parts in BF16, as the Ryzen AI compiler runs
                               excluded subgraphs on the NPU (the written model keeps them float32)
   --judge-optimization <l>    onnxruntime's graph optimization level every rung, and the mixed-precision search, is
-                              judged at: basic (default; the model's own Q/DQ arithmetic, as onnxruntime-web and the
-                              studio run it) or all (onnxruntime's CPU default, what a CPU deployment with
-                              onnxruntime-node/-python runs: Q/DQ fused into int8 kernels, which saturate on x86 CPUs
-                              without VNNI). At all, a format whose model could saturate them is also tried with
-                              saturation-safe weights. Fine-tuning learns on the model's own arithmetic either way
+                              judged at: all (default: onnxruntime's default options in onnxruntime-node, -python
+                              and onnxruntime-web, what a user's session runs: Q/DQ fused into int8 kernels, which
+                              also saturate on x86 CPUs without VNNI) or basic (the model's own Q/DQ arithmetic, as
+                              the studio's page runs it). At all, on a CPU without VNNI (read from /proc/cpuinfo),
+                              a format whose model could saturate them is also tried with saturation-safe weights. Fine-tuning learns on the model's own arithmetic either way
   --no-exclusions             skip the exclusion search
   --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit fine-tuning rungs:
                               the best 8-bit rung with per-channel weights, the activations and weights that

@@ -108,10 +108,11 @@ Options:
                              cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
                              (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
-  --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: basic (default; the
-                             model's own Q/DQ arithmetic, as onnxruntime-web and the studio run it) or all
-                             (onnxruntime's CPU default, what a CPU deployment runs: Q/DQ fused into int8 kernels,
-                             which saturate on x86 CPUs without VNNI; add --saturation-safe where they do)
+  --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: all (default:
+                             onnxruntime's default options in onnxruntime-node, -python and onnxruntime-web, what a
+                             user's session runs: Q/DQ fused into int8 kernels, which also saturate on x86 CPUs
+                             without VNNI; add --saturation-safe where they do) or basic (the model's own Q/DQ
+                             arithmetic, as the studio's page runs it)
   --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
