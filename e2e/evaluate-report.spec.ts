@@ -36,6 +36,18 @@ test.describe('evaluate and report', () => {
     await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as the studio's page runs it");
     expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (NOTES.md: 0.9999)
     expect(Number(cosine)).toBeLessThan(1);
+    // Task accuracy: the face detector recognised, its boxes compared with the float model's and drawn side by side.
+    const task = page.getByTestId('eval-task');
+    await expect(task).toHaveAttribute('data-task', 'detect');
+    await expect(task).toContainText('Agreement with the float model');
+    await expect(task).toContainText(/boxes at score ≥ 0\.7: \d+ found/);
+    await expect(task.locator('.task-picture').first().locator('svg image').first()).toHaveAttribute('href', /^data:image\//);
+    await task.locator('.task-picture').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('task-1440.png') });
+    await page.setViewportSize({ width: 900, height: 900 });
+    await task.locator('.task-picture').first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('task-900.png') });
+    await page.setViewportSize({ width: 1440, height: 900 });
     const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();
     expect(outputCosines).toHaveLength(2); // scores and boxes
     const worst = (await page.getByTestId('eval-worst-sqnr').textContent())!;

@@ -60,6 +60,12 @@ describe('evaluationApi', async () => {
     expect(cosine.mean).toBeGreaterThan(0.9);
     expect(cosine.mean).toBeLessThan(1); // int8 rounding shows
     expect(r.outputs[0].metrics.top1).toBeDefined(); // class scores: top-1 agreement
+    // The task recognised from the model (a digit classifier): top-1/top-5 agreement, pictures over the photos.
+    expect(r.task).toMatchObject({ task: 'classify', images: 3 });
+    expect(r.task!.agreement.top1).toBe(r.outputs[0].metrics.top1!.mean);
+    expect(r.task!.pictures).toHaveLength(3);
+    expect(r.task!.pictures[0].image).toMatch(/^data:image\/.*;base64,/);
+    expect(r.task!.pictures[0].float.top).toHaveLength(5);
     expect(r.fidelity.meanCosine).toBe(cosine.mean);
     expect(r.quantizedModel).toMatchObject({ name: 'mnist.quant.onnx', bytes: mnist.quantized.byteLength });
     expect(r.layers!.rows.length).toBeGreaterThan(5);

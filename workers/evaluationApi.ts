@@ -21,7 +21,7 @@ import { suggestExclusions, type StopReason, type SuggestStep } from '../src/cor
 import { qdqGrids } from '../src/core/evaluate/qdqGrids.ts';
 import { compareAsNpu, npuReportInput, type NpuFigure } from '../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
-import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTiming } from '../src/core/report/index.ts';
+import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTask, type ReportTiming } from '../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import type { TensorRange } from '../src/core/quantize/plan.ts';
@@ -39,6 +39,8 @@ import { readExternalFiles } from './runtime/externalFiles.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
 import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
+import { evaluateTask, inputGeometry, recognizeHead, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../src/core/task/index.ts';
+import type { RunTensor } from '../src/core/runtime/session.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
 
@@ -53,6 +55,8 @@ export interface EvaluationOpenOptions {
 export interface EvaluationModel {
   handle: string;
   inputs: TensorSummary[];
+  /** The task head recognised from the model (core/task/recognizeHead.ts): the suggestion the page shows. */
+  head: HeadGuess;
   /** The float model file as the report names it (SHA-256 of its bytes). */
   file: ReportFile;
 }
@@ -82,6 +86,11 @@ export interface EvaluationRequest {
   layers?: boolean;
   /** Also judge the quantized model as the NPU runs it (float parts in BF16): the report's `npu` figure. */
   npuBf16?: boolean;
+  /**
+   * The task to judge (boxes, classes, masks, text against the float model): 'auto' (default) the head recognised
+   * when the model has one, 'none' to skip, or a head the user chose. Judged on image samples only.
+   */
+  task?: 'auto' | 'none' | TaskHead;
   report?: ReportContext;
 }
 
@@ -173,6 +182,7 @@ export interface EvaluationApiDeps {
 
 interface HeldEvaluation {
   model: ModelProto;
+  head: HeadGuess;
   index: GraphIndex;
   inputs: TensorSummary[];
   file: ReportFile;
@@ -207,6 +217,31 @@ function checkSameInputs(float: ModelProto, quant: ModelProto, quantName: string
   }
 }
 
+
+/** An image file as a data URL, for the task pictures (the page and the downloaded report alike). */
+async function blobDataUrl(blob: Blob): Promise<string> {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return `data:${blob.type || 'image/jpeg'};base64,${btoa(text)}`;
+}
+
+/** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */
+async function taskFigures(head: TaskHead, request: EvaluationRequest, data: EvaluationFeeds, outputs: readonly { float: RunOutputs; quant: RunOutputs }[]): Promise<ReportTask> {
+  const samples: TaskSample[] = data.feeds.map((feeds, i) => ({
+    name: data.names[i],
+    geometry: inputGeometry(data.sizes[i]!, Object.values(feeds)[0].dims, request.spec!),
+    float: outputs[i].float,
+    quant: outputs[i].quant,
+  }));
+  const evaluation = evaluateTask(head, samples);
+  const photos = new Map<string, string>();
+  for (const r of evaluation.perImage.slice(0, 8)) {
+    const sample = request.samples[data.indices[r.index]];
+    if (sample?.kind === 'image') photos.set(r.name, await blobDataUrl(sample.file));
+  }
+  return taskReport(evaluation, (name) => photos.get(name) ?? null, 8);
+}
 
 export function createEvaluationApi(deps: EvaluationApiDeps) {
   const held = new HandleTable<HeldEvaluation>('evaluation');
@@ -249,8 +284,9 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       const runtime = deps.runtime('wasm', options.threads);
       // A float16 model is fed float32 (compareModels puts Casts at its interface).
       const inputs = summary.inputs.map((i) => (i.elemType === 'float16' ? { ...i, elemType: 'float32' } : i));
-      const handle = held.add({ model, index, inputs, file, runtime, active: new Set() });
-      return { handle, inputs, file };
+      const head = recognizeHead(summary);
+      const handle = held.add({ model, index, head, inputs, file, runtime, active: new Set() });
+      return { handle, inputs, file, head };
     },
 
     /**
@@ -276,11 +312,17 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256Hex(quantBytes), bytes: quantBytes.byteLength };
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
+        const head = request.task === 'none' ? null : request.task === undefined || request.task === 'auto' ? h.head.head : request.task;
+        // Task figures read boxes and masks on photos: image samples only (their sizes place the boxes).
+        const judgeTask = head !== null && request.spec !== null && data.sizes.every((s) => s !== null);
+        const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
         const comparison = await compareModels(h.model, quant, runtime, {
           layers: request.layers ?? true,
           floatIndex: h.index,
           onProgress: (done, total) => progress({ phase: 'comparing', done, total }),
+          onOutputs: judgeTask ? (i, f, q) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined,
         });
+        const task = judgeTask ? await taskFigures(head!, request, data, outputs) : null;
         const ctx = request.report ?? {};
         const timings: ReportTiming[] = [{ label: 'decoding and preprocessing the samples', seconds: data.seconds }];
         let npu: NpuFigure | undefined;
@@ -288,13 +330,13 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           npu = await compareAsNpu(h.model, quant, runtime, { onProgress: (done, total) => progress({ phase: 'npu', done, total }) });
           timings.push({ label: 'as the NPU runs it (float parts in BF16), both models', seconds: npu.comparison.seconds.total });
         }
-        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu);
+        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, undefined, task);
         if (report.ranges.length > 0) {
           // The worst layers are known only now: one more float run for their histograms.
           const t = performance.now();
           const histograms = await activationHistograms(h.model, new Map(report.ranges.map((r) => [r.tensor, r])), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
           timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
-          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, histograms);
+          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, histograms, task);
         }
         const nodeSqnr: Record<string, number> = {};
         if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
@@ -413,9 +455,11 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     timings: readonly ReportTiming[],
     npu?: NpuFigure,
     histograms?: ReadonlyMap<string, ReportHistogram>,
+    task?: ReportTask | null,
   ): Report {
     const lw = comparison.layerwise;
     return buildReport({
+      task: task ?? null,
       createdAt: new Date().toISOString(),
       floatModel: h.file,
       quantizedModel: quantFile,

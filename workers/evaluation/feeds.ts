@@ -20,6 +20,9 @@ export interface EvaluationFeeds {
   readonly feeds: Readonly<Record<string, Feed>>[];
   /** The usable samples' names, parallel to `feeds`. */
   readonly names: string[];
+  /** Parallel to `feeds`: the sample's index in the request, and an image's size in pixels (null for tensors). */
+  readonly indices: number[];
+  readonly sizes: ({ width: number; height: number } | null)[];
   readonly skipped: SkippedSample[];
   /** Seconds spent decoding and preprocessing. */
   readonly seconds: number;
@@ -38,6 +41,8 @@ export async function loadFeeds(
   const source = sampleSource(samples, inputs, spec ? validatePreprocess(spec) : null, decode);
   const feeds: Readonly<Record<string, Feed>>[] = [];
   const names: string[] = [];
+  const indices: number[] = [];
+  const sizes: ({ width: number; height: number } | null)[] = [];
   const skipped: SkippedSample[] = [];
   for (let i = 0; i < source.count; i++) {
     if (hooks.cancelled?.()) throw hooks.cancelledError?.() ?? new Error('cancelled');
@@ -46,6 +51,8 @@ export async function loadFeeds(
     else {
       feeds.push(produced.feeds);
       names.push(source.name(i));
+      indices.push(i);
+      sizes.push(produced.size ?? null);
     }
     hooks.onSample?.(i + 1, source.count);
   }
@@ -54,5 +61,5 @@ export async function loadFeeds(
       `None of the ${source.count} evaluation samples could be used: ${skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
     );
   }
-  return { feeds, names, skipped, seconds: (performance.now() - start) / 1000 };
+  return { feeds, names, indices, sizes, skipped, seconds: (performance.now() - start) / 1000 };
 }

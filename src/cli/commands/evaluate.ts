@@ -24,10 +24,10 @@ import { folderFeeds } from '../data/dataFeeds.ts';
 import { parse, UsageError } from '../usage.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
-import { evaluateTask, taskReport, type ReportTask, type RunOutputs } from '../../core/task/index.ts';
+import { evaluateTask, runOutputs, taskReport, type ReportTask, type RunOutputs } from '../../core/task/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
 import { imageDataUrl, picturesArgument, readTaskLabels, TASK_OPTIONS, TASK_USAGE, taskHeadArgument } from '../taskArgument.ts';
-import { floatOutputs, taskSamples } from '../taskSamples.ts';
+import { taskSamples } from '../taskSamples.ts';
 import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
 
@@ -175,7 +175,7 @@ export const evaluateCommand = {
 
     const layers = values.layers || values.report !== undefined;
     const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
-    const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: floatOutputs(f), quant: floatOutputs(q) }) : undefined;
+    const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined;
     const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs });
     const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;

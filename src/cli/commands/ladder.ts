@@ -53,9 +53,9 @@ import type { ModelProto } from '../../core/onnx/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
 import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
-import { DEFAULT_TASK_METRIC, evaluateTask, floatLabelFigures, parseMaxDrop, taskTargetFigures } from '../../core/task/index.ts';
+import { DEFAULT_TASK_METRIC, evaluateTask, runOutputs, floatLabelFigures, parseMaxDrop, taskTargetFigures } from '../../core/task/index.ts';
 import { readTaskLabels, TASK_OPTIONS, taskHeadArgument } from '../taskArgument.ts';
-import { floatOutputs, taskSamples } from '../taskSamples.ts';
+import { taskSamples } from '../taskSamples.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -184,7 +184,7 @@ async function ladderTaskJudge(values: { task?: string; labels?: string; 'max-dr
   process.stderr.write(`${task.note}\n`);
   const labels = values.labels ? readTaskLabels(values.labels, task.head, model, evalData.files.map((f, i) => ({ name: path.basename(f), ...evalData.sizes[i] }))) : null;
   const evaluate = (outputs: readonly { float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[]) =>
-    evaluateTask(task.head, taskSamples(evalData, spec, outputs.map((o) => ({ float: floatOutputs(o.float), quant: floatOutputs(o.quant) })), labels));
+    evaluateTask(task.head, taskSamples(evalData, spec, outputs.map((o) => ({ float: runOutputs(o.float), quant: runOutputs(o.quant) })), labels));
   let goal = target;
   if (values['max-drop'] !== undefined) {
     const drop = parseMaxDrop(values['max-drop']);

@@ -64,7 +64,8 @@ export interface SkippedSample {
 }
 
 /** One calibration sample, ready to run; `skip` when it could not be made (a corrupt image). */
-export type Produced = { feeds: Record<string, Feed> } | { skip: string };
+/** A sample's feeds (and, for an image, its size in pixels: where a detector's boxes map back to), or why it was skipped. */
+export type Produced = { feeds: Record<string, Feed>; size?: { width: number; height: number } } | { skip: string };
 
 /** The samples of a run, made on demand (a pass may ask for the same index again). */
 export interface SampleSource {

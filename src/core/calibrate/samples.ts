@@ -97,7 +97,7 @@ export function sampleSource<F = Blob>(
         }
       }
       if (pixels.width < 1 || pixels.height < 1) return { skip: 'the image has no pixels' };
-      return { feeds: fromPixels(pixels) };
+      return { feeds: fromPixels(pixels), size: { width: pixels.width, height: pixels.height } };
     },
   };
 }

@@ -121,5 +121,10 @@ describe('segmentation mIoU and the task fold', () => {
     expect(self.agreement.map50).toBe(1);
     expect(self.agreement.map5095).toBe(1);
     expect(self.changes).toMatchObject({ reference: 2, found: 2, lost: 0, added: 0, moved: 0 });
+    const lost = { o: t([1, 3, 7], (d) => d.set(o.o.data)) };
+    lost.o.data[7 + 4] = 0.05; // the second box's objectness falls: lost at the found score
+    const one = evaluateTask(det, [{ name: 'x', geometry: id, float: o, quant: lost }]);
+    expect(one.changes).toMatchObject({ reference: 2, found: 1, lost: 1, added: 0 });
+    expect(one.perImage[0].agreement).toBeCloseTo(2 / 3, 12); // F1 of boxes found
   });
 });

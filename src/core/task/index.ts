@@ -16,3 +16,4 @@ export * from './taskReport.ts';
 export * from './maskImage.ts';
 export * from './headClasses.ts';
 export * from './taskTarget.ts';
+export * from './geometry.ts';

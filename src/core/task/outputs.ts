@@ -1,5 +1,6 @@
 /** The float outputs of one run as decoders read them, and the checks that name a misfit instead of misreading it. */
 import { TaskHeadError } from './errors.ts';
+import type { RunTensor } from '../runtime/session.ts';
 
 export interface OutputTensor {
   readonly data: Float32Array;
@@ -24,3 +25,10 @@ export function outputOf(outputs: RunOutputs, name: string, expected: string, fi
 }
 
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** A run's float outputs (as onnxruntime hands them back) as the decoders read them; other types left out. */
+export function runOutputs(run: Readonly<Record<string, RunTensor>>): RunOutputs {
+  const out: Record<string, OutputTensor> = {};
+  for (const [k, t] of Object.entries(run)) if (t.type === 'float32') out[k] = { data: t.data as Float32Array, dims: t.dims as number[] };
+  return out;
+}

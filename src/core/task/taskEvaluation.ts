@@ -4,8 +4,9 @@
  * detection mAP@0.5 and @0.5:0.95 (COCO AP, the float boxes at the found score as references) per
  * class, and boxes found/lost/moved; classification top-1/top-5 agreement; segmentation mIoU; text
  * lines read the same and CER. Against labels, when given: the float model's figure and the quantized
- * model's side by side (AMD's two baselines) and the drop. Per image an agreement in [0, 1], so the
- * pictures can show the worst first. Pure: the caller runs the models and hands the outputs in.
+ * model's side by side (AMD's two baselines) and the drop. Per image an agreement in [0, 1] (detection: the
+ * F1 of the boxes found at the found score; classification: the same top-1; segmentation: mIoU; text:
+ * 1 − CER), so the pictures can show the worst first. Pure: the caller runs the models and hands the outputs in.
  */
 import { classifierAgreement, sequenceAgreement, type Agreement, type SequenceAgreement } from '../metrics/index.ts';
 import type { Box, InputGeometry } from './boxes.ts';
@@ -68,7 +69,7 @@ export interface ImageResult {
   readonly name: string;
   readonly width: number;
   readonly height: number;
-  /** Agreement of this image in [0, 1]: detection AP@0.5, same top-1, mIoU, or 1 − CER (clipped). */
+  /** Agreement of this image in [0, 1]: detection F1 of boxes found (IoU ≥ 0.5), same top-1, mIoU, or 1 − CER (clipped). */
   readonly agreement: number;
   readonly float: Prediction;
   readonly quant: Prediction;
@@ -151,9 +152,11 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
     if (f.task === 'detect' && q.task === 'detect') {
       const truth = asTruth(f.boxes, threshold);
       agreementImages.push({ truth, detections: q.boxes });
-      changes = addChanges(changes, boxChanges(f.boxes, q.boxes, threshold));
-      const one = detectionAp([{ truth, detections: q.boxes }]);
-      agreement = truth.length === 0 ? (q.boxes.some((b) => b.score >= threshold) ? 0 : 1) : one.map50;
+      const c = boxChanges(f.boxes, q.boxes, threshold);
+      changes = addChanges(changes, c);
+      // Per image: the F1 of the boxes found at the found score (a lost or an added box counts), 1 when neither model has one.
+      const found = c.found + c.added;
+      agreement = c.reference + found === 0 ? 1 : (2 * c.found) / (c.reference + found);
       if (s.label) {
         if (s.label.kind !== 'boxes') throw new TaskLabelError(`"${s.name}": a detection head needs boxes as labels`);
         floatVsLabels.push({ truth: s.label.boxes, detections: f.boxes });

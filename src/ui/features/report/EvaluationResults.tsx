@@ -15,6 +15,7 @@ import { LayerChart } from './LayerChart.tsx';
 import { LayerTable } from './LayerTable.tsx';
 import { OutputMetricsTable } from './OutputMetricsTable.tsx';
 import { ResultReading } from './ResultReading.tsx';
+import { TaskAccuracy } from './TaskAccuracy.tsx';
 import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
 
 function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: ReactNode; severity?: string; testId?: string }) {
@@ -68,6 +69,7 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
           </ul>
         </Callout>
       )}
+      {r.task && <TaskAccuracy task={r.task} />}
       <h4 className="eval-subtitle">Output metrics{npu ? ', as written (float parts in float32)' : ''}</h4>
       <OutputMetricsTable outputs={r.outputs} />
       {npu && (

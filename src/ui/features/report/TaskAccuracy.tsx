@@ -1,0 +1,13 @@
+/**
+ * Task accuracy on the evaluation screen: does the quantized model still do its job. The figures
+ * against the float model (mAP and boxes found/lost/moved, top-1/top-5, mIoU, text) and the pictures,
+ * worst images first, float and quantized predictions over the same photo side by side. The markup is
+ * the HTML report's own section (core/report/taskSection.ts: every name escaped there), so the page and
+ * the downloaded report show the same thing.
+ */
+import type { ReportTask } from '../../../core/report/index.ts';
+import { taskSection } from '../../../core/report/taskSection.ts';
+
+export function TaskAccuracy({ task }: { task: ReportTask }) {
+  return <div className="task-accuracy" data-testid="eval-task" data-task={task.task} dangerouslySetInnerHTML={{ __html: taskSection(task) }} />;
+}
