@@ -8,18 +8,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { clickGraphNode, dropFiles, expect, expectSummaryOf, fileFromFixture, openStudio, test, type PayloadFile } from './support.ts';
+import { openGraph } from './graphPage.ts';
+import { clickGraphNode, expect, fileFromFixture, test } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const WIDTHS = [1440, 900];
-
-async function openGraph(page: Page, file: PayloadFile, width: number): Promise<void> {
-  await page.setViewportSize({ width, height: 900 });
-  await openStudio(page);
-  await dropFiles(page.getByTestId('drop-zone'), file);
-  await expectSummaryOf(page, file.name);
-  await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 90_000 });
-}
 
 /** The graph pane's top edge in the document (not the viewport: the page may scroll). */
 const paneTop = (page: Page) => page.getByTestId('graph-canvas').evaluate((el) => el.getBoundingClientRect().top + window.scrollY);

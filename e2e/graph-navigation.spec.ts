@@ -5,24 +5,10 @@
  * 0, +, − do what they say; the canvas takes the focus with Tab (a visible ring), the arrow keys move the
  * selection along the edges, Enter and Space pick the selected node as a click would.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { PNG } from 'pngjs';
-import { dropFiles, expect, expectSummaryOf, fileFromFixture, openStudio, test, type PayloadFile } from './support.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-async function openGraph(page: Page, file: PayloadFile): Promise<void> {
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await openStudio(page);
-  await dropFiles(page.getByTestId('drop-zone'), file);
-  await expectSummaryOf(page, file.name);
-  await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 90_000 });
-  await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
-  await page.waitForFunction(() => window.__qsGraph?.idle() === true);
-}
+import { openGraph, syntheticGraphFile } from './graphPage.ts';
+import { expect, fileFromFixture, test } from './support.ts';
 
 const zoom = (page: Page) => page.evaluate(() => window.__qsGraph!.zoom());
 const atRest = (page: Page) => page.waitForFunction(() => window.__qsGraph?.idle() === true);
@@ -64,9 +50,7 @@ test.describe('the graph opens readable, zooms in few steps and is used from the
 
   test('a 5,000-node graph: opens readable; Fit shows it whole; three "Zoom in" clicks reach 100 %; the 100 % button and keys', async ({ page }, info) => {
     test.setTimeout(180_000);
-    const file = info.outputPath('synthetic-5000.onnx');
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/cases/writeSyntheticGraph.ts'), file, '5000'], { cwd: ROOT });
-    await openGraph(page, { name: 'synthetic-5000.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) });
+    await openGraph(page, syntheticGraphFile(info.outputPath('synthetic-5000.onnx'), 5000));
     expect(await zoom(page)).toBeCloseTo(1, 3);
     expect((await placeInPane(page, 'input:images')).y).toBeLessThan(0.2);
     expect(await drawnShare(page)).toBeGreaterThan(0.08);
