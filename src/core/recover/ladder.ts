@@ -32,7 +32,7 @@ import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { validateConfig, configToJSON } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
-import { estimateRung, formatDuration, type CostPrior, type RungEstimate } from './ladderBudget.ts';
+import { estimateRung, formatDuration, FINETUNE_SHARE_PER_ITERATION, type CostPrior, type RungEstimate } from './ladderBudget.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
 export const OUTPUT_LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence'] as const;
@@ -96,6 +96,8 @@ export interface RungRecipe {
   readonly saturationSafe?: boolean;
   /** Ranges by this calibration method instead of the user's (or the preset's). Absent: theirs. */
   readonly calibrationMethod?: CalibrationMethod;
+  /** Fine-tuning iterations per layer fitted to what is left of the time budget, fewer than the user's. Absent: theirs. */
+  readonly iterations?: number;
 }
 
 export interface Rung {
@@ -272,7 +274,7 @@ function startParts(r: RungRecipe): string[] {
 /** "A16W8 per-channel + CLE + AdaQuant". */
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
-  const finetune = r.finetune ? [ALGORITHM_LABEL[r.finetune]] : [];
+  const finetune = r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : [];
   if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
   return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
 }
@@ -313,7 +315,7 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
   preset.includeCle = recipe.cle;
   preset.includeFastFt = recipe.finetune !== null;
   if (recipe.finetune) {
-    const ft = { ...(preset.extraOptions.FastFinetune ?? {}), OptimAlgorithm: recipe.finetune };
+    const ft = { ...(preset.extraOptions.FastFinetune ?? {}), OptimAlgorithm: recipe.finetune, ...(recipe.iterations ? { NumIterations: recipe.iterations } : {}) };
     // Each algorithm's own learning rate unless the user set one for it: the defaults differ by orders.
     if (!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune) delete ft.LearningRate;
     preset.extraOptions.FastFinetune = ft;
@@ -352,6 +354,13 @@ export const FINETUNE_EXPECTED_REDUCTION = 0.4;
  * held out (73 %), the PP-OCRv4 recognizer 0.938 → 0.979 on its search's lines (66 %) (bench/README.md); 0.6 below both.
  */
 export const MIXED_EXPECTED_REDUCTION = 0.6;
+
+/**
+ * The fewest fine-tuning iterations a layer a rung is fitted to a time budget with (fewer: the rung is skipped). AdaRound
+ * at 200 iterations measured the recognizer's best 8-bit text within the default budget (12/16 held out, against 10/16 at
+ * 1000; bench/README.md), and YOLOX-nano's ladder reaches its target with 200; 100 leaves room below that.
+ */
+export const MIN_BUDGET_ITERATIONS = 100;
 
 /**
  * The calibration method the ladder screens float-scale formats with besides the user's (LadderOptions.calibrationRungs):
@@ -426,10 +435,19 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     planned = Math.max(results.length, planned - n);
   };
 
+  /** The expected cost of `recipe` (ladderBudget.ts estimateRung), scaled to its fitted iterations where it has them. */
+  const estimateOf = (recipe: RungRecipe): RungEstimate => {
+    const e = estimateRung(recipe, results, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN });
+    if (!recipe.iterations) return e;
+    const user = rungConfig({ ...recipe, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
+    const k = FINETUNE_SHARE_PER_ITERATION;
+    return { seconds: (e.seconds * (1 + k * recipe.iterations)) / (1 + k * user), basis: `${e.basis}, scaled to ${recipe.iterations} of ${user} iterations` };
+  };
+
   /** Measures `recipe`; null when the time budget cannot fit it (skipped and listed). */
   const tryRung = async (recipe: RungRecipe, step: Rung['step'], why: string): Promise<RungResult | null> => {
     const label = rungLabel(recipe);
-    const estimate = options.costPrior || results.length > 0 ? estimateRung(recipe, results, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN }) : undefined;
+    const estimate = options.costPrior || results.length > 0 ? estimateOf(recipe) : undefined;
     if (budget !== undefined && results.length > 0 && estimate && Number.isFinite(estimate.seconds)) {
       const left = budget - elapsed();
       if (estimate.seconds > left) {
@@ -486,7 +504,28 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       needed > reach
         ? `${why0}: ${from.rung.label} (${from.score.toFixed(4)}) is the best configuration there is to fine-tune, so it is tried although ${share} of its error would have to go`
         : `${why0}: ${from.rung.label} (${from.score.toFixed(4)}) needs ${share} of its error removed, within fine-tuning's reach (${Math.round(reach * 100)} %)`;
-    return (await tryRung(recipe, step, why))?.met ?? false;
+    const fitted = fitIterations(recipe);
+    return (await tryRung(fitted?.recipe ?? recipe, step, fitted ? `${why}; ${fitted.why}` : why))?.met ?? false;
+  };
+
+  /**
+   * A fine-tuning rung that cannot fit in what is left of the budget at the user's iterations, with fewer that fit (at
+   * least MIN_BUDGET_ITERATIONS), where the estimate says so: its cost is taken as a fixed part (a screening rung's worth)
+   * plus a part per iteration (ladderBudget.ts priorCosts's shape). Null: it fits as it is, or not even so.
+   */
+  const fitIterations = (recipe: RungRecipe): { recipe: RungRecipe; why: string } | null => {
+    if (budget === undefined || results.length === 0) return null;
+    const user = rungConfig(recipe, options.base).extraOptions.FastFinetune.NumIterations;
+    const estimate = estimateOf(recipe);
+    const left = budget - elapsed();
+    if (!(estimate.seconds > left) || !Number.isFinite(estimate.seconds)) return null;
+    const k = FINETUNE_SHARE_PER_ITERATION;
+    const fits = Math.floor((((left / estimate.seconds) * (1 + k * user) - 1) / k / 50)) * 50;
+    if (fits < MIN_BUDGET_ITERATIONS || fits >= user) return null;
+    return {
+      recipe: { ...recipe, iterations: fits },
+      why: `at ${user} iterations a layer it would take about ${formatDuration(estimate.seconds)} (${estimate.basis}), ${formatDuration(left)} are left: ${fits} iterations fit`,
+    };
   };
 
   // The formats in order, then (ours) the last one with per-channel weights; `position` numbers them for the flow's steps.

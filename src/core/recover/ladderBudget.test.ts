@@ -62,7 +62,7 @@ describe('time budgets', () => {
       const score = r.recipe.finetune ? 0.97 : r.recipe.cle ? 0.93 : 0.92;
       return { score, metrics: { cosine: score } };
     };
-    const prior = { screen: 10, finetune: 150, mixed: 100, exclusions: 100 };
+    const prior = { screen: 10, finetune: 5000, mixed: 100, exclusions: 100 };
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       formats: ['XINT8'],
@@ -75,10 +75,10 @@ describe('time budgets', () => {
         if (!m) seen.push(r);
       },
     });
-    // XINT8 and XINT8 + CLE fit (10 s each); the fine-tuning rungs (estimated 150 s from the prior) do not.
+    // XINT8 and XINT8 + CLE fit (10 s each); the fine-tuning rungs (estimated 5000 s from the prior) do not, even with 100 iterations.
     expect(result.results.map((r) => r.rung.label)).toEqual(['XINT8', 'XINT8 + CLE']);
     expect(result.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
-    expect(result.skipped[0].reason).toMatch(/^over the time budget: estimated 2 min 30 s \(.*\), 1 min 20 s of 1 min 40 s left$/);
+    expect(result.skipped[0].reason).toMatch(/^over the time budget: estimated 1 h 23 min \(.*\), 1 min 20 s of 1 min 40 s left$/);
     expect(result.stopped).toBe('budget');
     expect(result.chosen).toBe(1); // the best measured within the budget
     expect(result.budget).toEqual({ seconds: 100, used: 20 });
@@ -167,5 +167,35 @@ describe('time budgets', () => {
       'Mixed precision (XINT8 per-channel)',
       'Mixed precision (XINT8 per-channel) + AdaRound',
     ]);
+  });
+
+  it('fits a fine-tuning rung that cannot finish at the user\'s iterations to what is left, with fewer iterations that fit', async () => {
+    let clock = 0;
+    const configs: number[] = [];
+    const seen: Rung[] = [];
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      timeBudget: 300,
+      costPrior: { screen: 10, finetune: 310, mixed: 1000, exclusions: 1000 }, // 1000 iterations: 10 s + 300 s
+      now: () => clock,
+      measure: async (c, r) => {
+        if (r.recipe.finetune) configs.push(c.extraOptions.FastFinetune.NumIterations);
+        clock += r.recipe.finetune ? 10 + 0.3 * c.extraOptions.FastFinetune.NumIterations : 10;
+        return { score: 0.95, metrics: {} };
+      },
+      onRung: (r, m) => {
+        if (!m) seen.push(r);
+      },
+    });
+    // 290 s left after XINT8: 900 iterations fit; then 10 s are left, too few for AdaQuant at any count: skipped.
+    expect(result.results.map((r) => r.rung.label)).toEqual(['XINT8', 'XINT8 + AdaRound (900 iterations)']);
+    expect(configs).toEqual([900]);
+    expect(result.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'XINT8 + AdaQuant']);
+    expect(seen[1].why).toMatch(/at 1000 iterations a layer it would take about 5 min 10 s .*, 4 min 50 s are left: 900 iterations fit$/);
+    expect(seen[1].estimate!.basis).toMatch(/scaled to 900 of 1000 iterations$/);
+    expect(result.stopped).toBe('budget');
   });
 });

@@ -92,7 +92,7 @@ const SCREEN_SECONDS_PER_WEIGHT_RUN = 3e-7;
  * A fine-tuning rung's extra seconds per iteration, as a share of a screening rung: YOLOX-nano at 200 iterations,
  * 22–96 s against 7–11 s screening (bench/results/ladder.json).
  */
-const FINETUNE_SHARE_PER_ITERATION = 0.03;
+export const FINETUNE_SHARE_PER_ITERATION = 0.03;
 /** A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano: 66 s for ~60 measurements, 8 s screening). */
 const MIXED_SHARE_PER_MEASUREMENT = 0.12;
 
