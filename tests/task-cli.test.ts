@@ -72,6 +72,20 @@ describe('qstudio evaluate --task', () => {
     expect(report.task.labels.figures[0].float).toBeGreaterThan(0.5);
   });
 
+  it('a classifier against a CSV of classes: both models\' top-1 accuracy side by side; a class out of range refused', () => {
+    const mnist = path.join(MODELS, 'mnist.onnx');
+    const csv = write('classes.csv', 'file,class\nyolox_dog.jpg,3\n000000001584.jpg,7\n');
+    const r = qstudio('evaluate', mnist, mnist, '--data', data, '--preprocess', 'auto', '--labels', csv, '--json');
+    expect(r.code).toBe(0);
+    const task = JSON.parse(r.stdout).task;
+    expect(task).toMatchObject({ task: 'classify', agreement: { top1: 1, top5: 1 } });
+    expect(task.labels.figures.map((f: { metric: string }) => f.metric)).toEqual(['top-1 accuracy', 'top-5 accuracy']);
+    expect(task.labels.float.top1).toBe(task.labels.quantized.top1);
+    const bad = qstudio('evaluate', mnist, mnist, '--data', data, '--preprocess', 'auto', '--labels', write('bad.csv', 'yolox_dog.jpg,3\n000000001584.jpg,12\n'));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/class 12 is out of range: the model has 10 classes/);
+  });
+
   it('bad labels and heads are named errors, never numbers', () => {
     const run = (...extra: string[]) => qstudio('evaluate', yolox, yolox, '--data', data, '--preprocess', 'auto', ...extra);
     const orphan = run('--labels', write('orphan.json', { ...subset, images: [...subset.images, { id: 9, file_name: 'nowhere.jpg', width: 10, height: 10 }] }));
