@@ -191,7 +191,8 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
 
       addCalibrationData({ images = [], npy = [], rejected = [] }) {
         const c = get().calibration;
-        patch({ images: appendNew(c.images, images, fileKey), npy: appendNew(c.npy, npy, (s) => s.name), rejected });
+        // New data for this model: a note that the sample's scenes were cleared has served.
+        patch({ images: appendNew(c.images, images, fileKey), npy: appendNew(c.npy, npy, (s) => s.name), rejected, ...(c.carried?.kind === 'cleared' ? { carried: null } : {}) });
       },
 
       clearCalibrationData() {

@@ -1,9 +1,12 @@
 /**
  * A result read for the user, above the numbers: each headline metric against its target (Quark's
  * thresholds, or the user's own ladder or search target where set), the change from the previous run,
- * and the next step the measurements suggest, one click away: keep the node where the per-layer
- * comparison finds the largest error jump float and quantize again; use the best 8-bit rung the ladder
- * measured for this model; or climb the ladder to the target. When the target is met: the download.
+ * and the next step the measurements suggest, one click away: keep float the weighted layer (Conv, Gemm,
+ * MatMul) where the per-layer comparison finds the largest error jump and quantize again — a jump at an
+ * elementwise node between quantized ones changes nothing when that node is excluded (measured on the
+ * sample: Add.214, cosine unchanged to 6 digits), so then the measured exclusion search instead; use the
+ * best 8-bit rung the ladder measured for this model; or climb the ladder to the target. When the target
+ * is met: the download.
  */
 import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
 import { headlineFigures, readResult, type MetricReading, type ReadMetric } from '../../../core/report/reading.ts';
@@ -11,6 +14,8 @@ import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import type { EvaluationOutcome } from '../../store/evaluationSlice.ts';
 import { resultTargets } from './targets.ts';
+
+const WEIGHTED = /^(Conv|ConvTranspose|Gemm|MatMul)$/;
 
 const LABELS: Record<ReadMetric, string> = { cosine: 'Mean output cosine', psnr: 'Mean PSNR' };
 
@@ -55,7 +60,13 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
   const climb = useStudio((s) => s.climbLadder);
   const url = useObjectUrl(run?.blob);
   const cosine = readings.find((r) => r.metric === 'cosine');
-  const jump = result.report.layers?.jumps[0];
+  // The largest error jump at a weighted layer the quantization touched: excluding an elementwise node between
+  // quantized neighbours keeps every Q/DQ around it, so the model computes the same.
+  const precisions = result.report.precisions;
+  const jump = result.report.layers?.jumps.find((j) => WEIGHTED.test(j.opType) && (!precisions || (precisions[j.node] && precisions[j.node].label !== 'float' && precisions[j.node].label !== 'BF16')));
+  const setSuggestTarget = useStudio((s) => s.setSuggestTarget);
+  const search = useStudio((s) => s.suggestExclusions);
+  const canSearch = useStudio((s) => s.calibration.result !== null && !s.run.settings.bf16);
   const alreadyFloat = useStudio((s) => !!jump && s.exclusions.entries.some((e) => e.kind === 'nodes' && e.nodes.includes(jump.node as never)));
   const bestRung = rungs.filter((r) => r.met && r.handle && r.handle !== adopted && !/16/.test(r.label)).sort((a, b) => b.score - a.score)[0];
 
@@ -68,7 +79,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
     );
   }
   return (
-    <div className="reading__next" data-testid="next-step" data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : 'ladder'}>
+    <div className="reading__next" data-testid="next-step" data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : cosine && canSearch ? 'search' : 'ladder'}>
       <span className="reading__next-title">Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:</span>
       {jump && !alreadyFloat && (
         <span className="reading__option">
@@ -76,7 +87,23 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
             onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}>
             Keep {jump.node} float and quantize again
           </button>
-          <span className="muted small">the largest error jump (SQNR falls {formatDb(jump.drop)} dB there); the result is then compared with this one.</span>
+          <span className="muted small">the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType}); the result is then compared with this one.</span>
+        </span>
+      )}
+      {(!jump || alreadyFloat) && cosine && canSearch && (
+        <span className="reading__option">
+          <button type="button" className="button button--primary button--small" disabled={busy} data-testid="next-step-search"
+            onClick={() => {
+              setSuggestTarget(cosine.target.value);
+              document.querySelector('[data-testid="suggest-card"]')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+              void search();
+            }}>
+            Search for the exclusions that reach cosine ≥ {cosine.target.value}
+          </button>
+          <span className="muted small">
+            {!jump && result.report.layers?.jumps.length ? `the error jumps are at elementwise nodes (${result.report.layers.jumps.slice(0, 3).map((j) => j.opType).join(', ')}), where keeping one float changes nothing by itself: ` : ''}
+            the search measures each candidate, nodes and tails, and keeps what helps.
+          </span>
         </span>
       )}
       {bestRung && (

@@ -12,7 +12,7 @@ export function resultTargets(s: { recovery: Pick<StudioState['recovery'], 'ladd
   const ladder = s.recovery.ladder;
   const quark = (m: ReadMetric): Target => ({ value: QUARK_TARGETS[m], source: 'quark' });
   const cosine: Target = ladder.metric === 'cosine' && ladder.value !== DEFAULT_LADDER_CHOICE.value ? { value: ladder.value, source: 'user' }
-    : s.evaluation.suggest.target !== DEFAULT_TARGET_COSINE ? { value: s.evaluation.suggest.target, source: 'user' } : quark('cosine');
+    : s.evaluation.suggest.target !== DEFAULT_TARGET_COSINE && s.evaluation.suggest.target !== QUARK_TARGETS.cosine ? { value: s.evaluation.suggest.target, source: 'user' } : quark('cosine');
   const psnr: Target = ladder.metric === 'psnr' ? { value: ladder.value, source: 'user' } : quark('psnr');
   return { cosine, psnr };
 }
