@@ -86,3 +86,42 @@ test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within fl
   await page.reload();
   await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
 });
+
+test('parity: mnist and its U8S8 quantization on WASM, WebGPU and the JSEP build; the JSEP int8 DequantizeLinear case is flagged and located', async ({ page }, info) => {
+  test.setTimeout(300_000);
+  await openWithModel(page, 'mnist.onnx');
+  await dropFiles(page.getByTestId('calibration-drop'), ['face.png', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)));
+  await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
+  await page.getByTestId('preprocess-preset').selectOption('unit');
+  await page.getByTestId('quant-preset').selectOption('U8S8');
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
+  await page.getByTestId('quantize-button').click();
+  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+
+  const card = page.getByTestId('parity-card');
+  await card.getByTestId('parity-button').click();
+  await expect(card).toHaveAttribute('data-parity-status', 'done', { timeout: 240_000 });
+  const table = card.getByTestId('parity-table');
+  for (const runtime of ['wasm', 'webgpu', 'webgpu-jsep']) {
+    for (const model of ['float', 'quantized']) await expect(table.getByTestId(`parity-row-${runtime}-${model}`)).toBeVisible();
+  }
+  await expect(card).toContainText('WebNN: this browser exposes no WebNN');
+  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '').join(' | ')));
+  console.log(rows.join('\n'));
+  fs.writeFileSync(info.outputPath('parity.txt'), rows.join('\n'));
+  await card.screenshot({ path: info.outputPath('parity-card.png') });
+  // The reference and the native WebGPU backend agree with WASM on both models; float on every runtime.
+  await expect(table.getByTestId('parity-row-wasm-float')).toHaveAttribute('data-flagged', 'false');
+  await expect(table.getByTestId('parity-row-webgpu-float')).toHaveAttribute('data-flagged', 'false');
+  await expect(table.getByTestId('parity-row-webgpu-quantized')).toHaveAttribute('data-flagged', 'false');
+  await expect(table.getByTestId('parity-row-webgpu-jsep-float')).toHaveAttribute('data-flagged', 'false');
+  // JSEP's int8 DequantizeLinear (onnxruntime #32578): flagged, and located at a DequantizeLinear.
+  const jsep = table.getByTestId('parity-row-webgpu-jsep-quantized');
+  await expect(jsep).toHaveAttribute('data-flagged', 'true');
+  await expect(card.getByTestId('parity-flag')).toContainText('JSEP');
+  await expect(jsep.getByTestId('parity-parting')).toContainText('DequantizeLinear');
+  await jsep.getByTestId('parity-show-node').click();
+  await expect(page.getByTestId('node-inspector')).not.toHaveClass(/inspector--empty/);
+  await page.getByTestId('node-inspector').screenshot({ path: info.outputPath('parity-node.png') });
+});

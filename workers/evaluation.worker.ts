@@ -6,9 +6,9 @@
 import { expose, releaseProxy, type Remote } from 'comlink';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgressCallback } from './evaluationApi.ts';
 import { decodeWithCanvas } from './calibration/decodeImage.ts';
-import { createWebRuntime } from './runtime/ort.ts';
+import { createWebRuntime, parityRuntimes } from './runtime/ort.ts';
 
-const api = createEvaluationApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
+const api = createEvaluationApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas, parityRuntimes });
 
 const release = (callback: EvaluationProgressCallback | undefined) => (callback as Remote<EvaluationProgressCallback> | undefined)?.[releaseProxy]?.();
 
@@ -17,6 +17,13 @@ const wired: EvaluationApi = {
   async evaluate(handle, request, onProgress) {
     try {
       return await api.evaluate(handle, request, onProgress);
+    } finally {
+      release(onProgress);
+    }
+  },
+  async parity(handle, request, onProgress) {
+    try {
+      return await api.parity(handle, request, onProgress);
     } finally {
       release(onProgress);
     }

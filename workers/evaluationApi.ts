@@ -38,6 +38,7 @@ import { HandleTable } from './runtime/handles.ts';
 import { readExternalFiles } from './runtime/externalFiles.ts';
 import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
 import { sha256Hex } from '../src/core/report/sha256.ts';
+import { runParity, type ParityResult, type ParityRuntime } from '../src/core/evaluate/parity.ts';
 import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
 import { evaluateTask, inputGeometry, recognizeHead, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../src/core/task/index.ts';
 import type { RunTensor } from '../src/core/runtime/session.ts';
@@ -94,7 +95,7 @@ export interface EvaluationRequest {
   report?: ReportContext;
 }
 
-export type EvaluationPhase = 'decoding' | 'comparing' | 'npu' | 'histograms' | 'searching';
+export type EvaluationPhase = 'decoding' | 'comparing' | 'npu' | 'histograms' | 'searching' | 'parity';
 
 /** Histograms of a few tensors' float values ("Show histogram" in the node inspector). */
 export interface TensorHistogramRequest {
@@ -178,6 +179,18 @@ export interface SuggestOutcome {
 export interface EvaluationApiDeps {
   runtime(preference: BackendPreference, threads?: number): Runtime;
   decodeImage: ImageDecoder;
+  /** The runtimes of the parity check, WASM first (workers/runtime/ort.ts parityRuntimes), and those missing. */
+  parityRuntimes?(threads?: number): Promise<{ available: ParityRuntime[]; unavailable: ParityResult['unavailable'] }>;
+}
+
+/** Samples the parity check runs at most (the first evaluation samples): every runtime runs both models on each. */
+export const PARITY_SAMPLES = 4;
+
+export interface ParityRequest {
+  quantized: EvaluationRequest['quantized'];
+  samples: readonly CalibrationSample[];
+  spec: PreprocessSpec | null;
+  maxSamples?: number;
 }
 
 interface HeldEvaluation {
@@ -187,6 +200,8 @@ interface HeldEvaluation {
   inputs: TensorSummary[];
   file: ReportFile;
   runtime: Runtime;
+  /** WASM threads this worker's sessions may use. */
+  threads?: number;
   /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
   active: Set<{ cancelled: boolean }>;
 }
@@ -260,6 +275,19 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     }
   }
 
+  /** The quantized model of a request, read and checked against the float one (ComparisonError otherwise). */
+  async function openQuantized(h: HeldEvaluation, quantized: EvaluationRequest['quantized']): Promise<{ quant: ModelProto; quantBytes: Uint8Array }> {
+    const quantBytes = new Uint8Array(quantized.data instanceof Blob ? await quantized.data.arrayBuffer() : quantized.data);
+    let quant: ModelProto;
+    try {
+      quant = openModel(quantBytes, { fileName: quantized.name, externalData: await readExternalFiles(quantized.externalData) }).model;
+    } catch (e) {
+      throw new ComparisonError(`"${quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
+    }
+    checkSameInputs(h.model, quant, quantized.name);
+    return { quant, quantBytes };
+  }
+
   async function decodeSamples(h: HeldEvaluation, samples: readonly CalibrationSample[], spec: PreprocessSpec | null, check: () => void, progress: EvaluationProgressCallback): Promise<EvaluationFeeds> {
     return loadFeeds(samples, h.inputs, spec, deps.decodeImage, {
       cancelled: () => {
@@ -285,7 +313,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       // A float16 model is fed float32 (compareModels puts Casts at its interface).
       const inputs = summary.inputs.map((i) => (i.elemType === 'float16' ? { ...i, elemType: 'float32' } : i));
       const head = recognizeHead(summary);
-      const handle = held.add({ model, index, head, inputs, file, runtime, active: new Set() });
+      const handle = held.add({ model, index, head, inputs, file, runtime, threads: options.threads, active: new Set() });
       return { handle, inputs, file, head };
     },
 
@@ -301,14 +329,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       const progress = throttled(onProgress);
       return withToken(h, async (check) => {
         const start = performance.now();
-        const quantBytes = new Uint8Array(request.quantized.data instanceof Blob ? await request.quantized.data.arrayBuffer() : request.quantized.data);
-        let quant: ModelProto;
-        try {
-          quant = openModel(quantBytes, { fileName: request.quantized.name, externalData: await readExternalFiles(request.quantized.externalData) }).model;
-        } catch (e) {
-          throw new ComparisonError(`"${request.quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
-        }
-        checkSameInputs(h.model, quant, request.quantized.name);
+        const { quant, quantBytes } = await openQuantized(h, request.quantized);
         const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256Hex(quantBytes), bytes: quantBytes.byteLength };
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
@@ -433,6 +454,25 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         const found = await activationHistograms(h.model, rangesFromTable(request.tensors), runtime);
         return { histograms: Object.fromEntries(found), used: data.feeds.length, skipped: data.skipped, seconds: (performance.now() - start) / 1000 };
+      });
+    },
+
+    /**
+     * Parity across runtimes (core/evaluate/parity.ts): the float and the quantized model on every runtime this
+     * browser has, against the WASM float reference, with the first node where a runtime parts from WASM.
+     * Named errors as evaluate's; a runtime that fails gets its error in its row.
+     */
+    async parity(handle: string, request: ParityRequest, onProgress?: EvaluationProgressCallback): Promise<ParityResult> {
+      const h = held.get(handle);
+      const progress = throttled(onProgress);
+      return withToken(h, async (check) => {
+        const { quant } = await openQuantized(h, request.quantized);
+        const data = await decodeSamples(h, request.samples.slice(0, Math.max(1, request.maxSamples ?? PARITY_SAMPLES)), request.spec, check, progress);
+        if (!deps.parityRuntimes) throw new ComparisonError('This build has no parity runtimes.');
+        const { available, unavailable } = await deps.parityRuntimes(h.threads);
+        check();
+        const result = await runParity(h.model, quant, available, data.feeds, { check, onProgress: (done, total) => progress({ phase: 'parity', done, total }) });
+        return { ...result, unavailable };
       });
     },
 

@@ -22,6 +22,7 @@ import {
   type AdapterFacts, type BackendPreference,
 } from './backendChoice.ts';
 import { probeKey, readProbe, writeProbe } from './probeCache.ts';
+import type { ParityRuntime } from '../../src/core/evaluate/parity.ts';
 
 type Ort = typeof OrtModule;
 
@@ -257,4 +258,46 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
       return { runner, backend: runner.backend!() };
     },
   };
+}
+
+let jsepModule: Promise<Ort> | null = null;
+
+// onnxruntime-web's default build: WebGPU through the older JSEP backend (what many web apps ship), and WebNN.
+function loadJsep(threads: number): Promise<Ort> {
+  jsepModule ??= import('onnxruntime-web').then((m) => configure(m as unknown as Ort, threads));
+  return jsepModule;
+}
+
+/** A runtime of the parity table: one backend, forced (no fallback to another), at graph optimization 'basic'. */
+function forcedRuntime(id: string, label: string, load: () => Promise<Ort>, provider: OrtModule.InferenceSession.ExecutionProviderConfig): ParityRuntime {
+  return {
+    id,
+    label,
+    async createSession(bytes: ModelBytes) {
+      const ort = await load();
+      const model = asSessionModel(bytes);
+      return wrap(ort, await ort.InferenceSession.create(model.bytes, sessionOptions([provider], model)));
+    },
+  };
+}
+
+/**
+ * Every runtime this browser offers for the parity check, WASM (the reference) first; those it lacks, with why.
+ * WebGPU comes twice: the native backend the page uses, and the JSEP one of onnxruntime-web's default import.
+ */
+export async function parityRuntimes(threads = MAX_THREADS): Promise<{ available: ParityRuntime[]; unavailable: { id: string; label: string; reason: string }[] }> {
+  const { threads: n } = wasmChoice(globalThis.crossOriginIsolated === true, globalThis.navigator?.hardwareConcurrency, threads);
+  const available: ParityRuntime[] = [forcedRuntime('wasm', 'WASM (reference)', () => loadWasm(n), 'wasm')];
+  const unavailable: { id: string; label: string; reason: string }[] = [];
+  const look = await lookAtAdapter();
+  if (look.unavailable === undefined) {
+    const on = ` (${adapterLabel(look.facts)}${softwareAdapterReason(look.facts) ? ', software' : ''})`;
+    available.push(forcedRuntime('webgpu', `WebGPU${on}`, () => loadWebGpu(n), 'webgpu'));
+    available.push(forcedRuntime('webgpu-jsep', `WebGPU, JSEP build${on}`, () => loadJsep(n), 'webgpu'));
+  } else {
+    unavailable.push({ id: 'webgpu', label: 'WebGPU', reason: look.unavailable });
+  }
+  if ((globalThis.navigator as { ml?: unknown } | undefined)?.ml) available.push(forcedRuntime('webnn', 'WebNN', () => loadJsep(n), 'webnn'));
+  else unavailable.push({ id: 'webnn', label: 'WebNN', reason: 'this browser exposes no WebNN (navigator.ml)' });
+  return { available, unavailable };
 }

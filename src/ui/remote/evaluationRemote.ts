@@ -50,6 +50,10 @@ export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, 
       return run(modelHandle, (api, handle) => api.evaluate(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
     },
 
+    parity(modelHandle, request, onProgress) {
+      return run(modelHandle, (api, handle) => api.parity(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
+    },
+
     suggest(modelHandle, request, onProgress) {
       return run(modelHandle, (api, handle) => api.suggest(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
     },

@@ -9,6 +9,7 @@ export type {
   EvaluationProgress,
   EvaluationRequest,
   EvaluationResult,
+  ParityRequest,
   ReportContext,
   SuggestOutcome,
   SuggestRequest,
@@ -16,6 +17,7 @@ export type {
   TensorHistograms,
 } from '../../../workers/evaluationApi.ts';
 export type { WeightStatistics } from '../../../workers/modelApi.ts';
+export type { ParityResult, ParityRow, PartingPoint } from '../../core/evaluate/parity.ts';
 export type { ModelBytesCopy, RangeTable } from '../../../workers/quantizeApi.ts';
 export type {
   LadderOutcome,

@@ -19,9 +19,10 @@ import { createGraphSlice, type GraphSlice } from './graphSlice.ts';
 import { createEvaluationSlice, type EvaluationService, type EvaluationSlice } from './evaluationSlice.ts';
 import { createRecoverySlice, type RecoveryService, type RecoverySlice } from './recoverySlice.ts';
 import { createSampleSlice, type SampleService, type SampleSlice } from './sampleSlice.ts';
+import { createParitySlice, type ParitySlice } from './paritySlice.ts';
 import { modelKey } from './selectors.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice & SampleSlice;
+export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice & SampleSlice & ParitySlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -60,6 +61,7 @@ export function createStudioStore(services: StudioServices) {
     ...createEvaluationSlice<StudioState>(services.evaluation ?? noEvaluation)(...a),
     ...createRecoverySlice<StudioState>(services.recovery ?? noRecovery)(...a),
     ...createSampleSlice<StudioState>(services.sample ?? noSample)(...a),
+    ...createParitySlice<StudioState>(services.evaluation ?? noEvaluation)(...a),
   }));
   const sampleName = services.sample?.fileName || null;
   store.subscribe((state, previous) => {
@@ -74,6 +76,7 @@ export function createStudioStore(services: StudioServices) {
     state.resetEvaluation();
     state.resetRecovery();
     state.resetSample();
+    state.resetParity();
   });
 
   /** The data of the model left behind: offered to the new one, or cleared when it was the sample's. */

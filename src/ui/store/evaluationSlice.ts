@@ -20,6 +20,8 @@ import type {
   EvaluationProgress,
   EvaluationRequest,
   EvaluationResult,
+  ParityRequest,
+  ParityResult,
   ReportContext,
   SuggestOutcome,
   SuggestRequest,
@@ -41,6 +43,8 @@ export interface EvaluationService {
   evaluate(modelHandle: string, request: EvaluationRequest, onProgress: (p: EvaluationProgress) => void): Promise<EvaluationResult>;
   /** Runs the measured greedy search for exclusions. */
   suggest(modelHandle: string, request: SuggestRequest, onProgress: (p: EvaluationProgress) => void): Promise<SuggestOutcome>;
+  /** Runs the float and the quantized model on every runtime the browser has (core/evaluate/parity.ts). */
+  parity?(modelHandle: string, request: ParityRequest, onProgress: (p: EvaluationProgress) => void): Promise<ParityResult>;
   /** Stops the running evaluation or search (its promise then rejects with EvaluationCancelledError). */
   cancel(): void;
   /** Ends the evaluation worker: its memory is only returned then. */

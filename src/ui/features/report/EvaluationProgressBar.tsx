@@ -12,6 +12,7 @@ const PHASES: Record<EvaluationProgress['phase'], string> = {
   npu: 'Running it as the NPU runs it (float parts in BF16)',
   histograms: 'Histograms of the worst layers',
   searching: 'Measuring',
+  parity: 'Running both models on every runtime',
 };
 
 export function EvaluationProgressBar({ progress, onCancel, testId, label }: { progress: EvaluationProgress | null; onCancel: () => void; testId: string; label: string }) {

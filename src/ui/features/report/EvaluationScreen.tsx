@@ -10,6 +10,7 @@ import { EvaluationDataChoice } from './EvaluationDataChoice.tsx';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
 import { EvaluationResults } from './EvaluationResults.tsx';
 import { SuggestCard } from './SuggestCard.tsx';
+import { ParityCard } from './ParityCard.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import './report.css';
 
@@ -73,6 +74,7 @@ export default function EvaluationScreen() {
         <p className="flow__lead muted">Both models run here, on the same images; the report downloads as one file that opens offline.</p>
       </header>
       <EvaluateCard />
+      <ParityCard />
       <SuggestCard />
     </section>
   );
