@@ -57,6 +57,9 @@ await withStudioPage(url, async (page) => {
   const marks = (await page.evaluate(`Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('graph:')).map((m) => [m.name, m.startTime]))`)) as Record<string, number>;
   const boxes = await page.evaluate(() => window.__qsGraph!.boxes);
   await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+  // The graph opens at 100 % when it does not fit readable there: fit it for the "whole graph in view" frames.
+  await page.evaluate(() => window.__qsGraph!.fit());
+  await page.waitForFunction(() => window.__qsGraph!.idle(), undefined, { timeout: 60_000 });
   const fitPan = await frames(page, 'pan');
   const fitZoom = await frames(page, 'zoom');
   // Zoomed in: jump to the first Concat with the search (what a user does).
