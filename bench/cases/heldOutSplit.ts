@@ -43,8 +43,13 @@ function cosineJudge(floatBytes: Uint8Array, feeds: Feeds[]): Split['judge'] {
     const ref = references.get(level)!;
     const got = await outputs(bytes, level);
     let sum = 0, n = 0;
-    got.forEach((outs, i) => outs.forEach((o, k) => { sum += cosineSimilarity(ref[i][k], o); n++; }));
-    return { cosine: +(sum / n).toFixed(5) };
+    // An output that is all zeros in both models (YuNet's heads on an image without faces) has no cosine: left out.
+    let undefinedCosines = 0;
+    got.forEach((outs, i) => outs.forEach((o, k) => {
+      const c = cosineSimilarity(ref[i][k], o);
+      if (Number.isFinite(c)) { sum += c; n++; } else undefinedCosines++;
+    }));
+    return { cosine: +(sum / n).toFixed(5), ...(undefinedCosines > 0 ? { undefinedCosines } : {}) };
   };
 }
 
