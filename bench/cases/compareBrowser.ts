@@ -62,6 +62,10 @@ await withStudioPage(url, async (page) => {
   await page.locator('[data-compare-drawn="true"]').waitFor({ timeout: 600_000 });
   const splitSeconds = (Date.now() - start) / 1000;
   const marks = (await page.evaluate(`Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('compare:')).map((m) => [m.name, m.startTime]))`)) as Record<string, number>;
+  if (process.env.QS_BENCH_SHOT) {
+    await page.screenshot({ path: process.env.QS_BENCH_SHOT });
+    console.error(await page.evaluate(() => document.querySelector('[data-testid="compare-view"]')?.outerHTML.slice(0, 1500) ?? 'no compare view'));
+  }
   const related = await page.getByTestId('compare-view').getAttribute('data-related');
   await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
   const splitPan = await frames(page, 'split');

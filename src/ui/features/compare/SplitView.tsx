@@ -58,9 +58,13 @@ function useLayouts(model: CompareModel): Layouts {
     const start = performance.now();
     performance.mark('compare:start');
     setState({ status: 'loading', phase: 'laying out' });
+    // Progress comes through its own message port and may arrive after the result: dropped once the layouts are done.
+    let done = false;
+    const progress = (name: string) => (p: string) => live && !done && setState({ status: 'loading', phase: `${name}: ${p}` });
     (async () => {
-      const a = await layoutOf(model.views.a, (p) => live && setState({ status: 'loading', phase: `${model.names.a}: ${p}` }));
-      const b = await layoutOf(model.views.b, (p) => live && setState({ status: 'loading', phase: `${model.names.b}: ${p}` }));
+      const a = await layoutOf(model.views.a, progress(model.names.a));
+      const b = await layoutOf(model.views.b, progress(model.names.b));
+      done = true;
       performance.mark('compare:layout');
       if (live) setState({ status: 'ready', a, b, seconds: (performance.now() - start) / 1000 });
     })().catch((e: Error) => live && setState({ status: 'loading', phase: `failed: ${e.message}` }));
