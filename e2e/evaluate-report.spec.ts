@@ -46,6 +46,8 @@ test.describe('evaluate and report', () => {
     await page.screenshot({ path: info.outputPath('task-1440.png') });
     await page.setViewportSize({ width: 900, height: 900 });
     await task.locator('.task-picture').first().scrollIntoViewIfNeeded();
+    // Two frames after the resize: the pictures repainted at the new width before the screenshot.
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: info.outputPath('task-900.png') });
     await page.setViewportSize({ width: 1440, height: 900 });
     const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();
