@@ -101,7 +101,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
             Search for the exclusions that reach cosine ≥ {cosine.target.value}
           </button>
           <span className="muted small">
-            {!jump && result.report.layers?.jumps.length ? `the error jumps are at elementwise nodes (${result.report.layers.jumps.slice(0, 3).map((j) => j.opType).join(', ')}), where keeping one float changes nothing by itself: ` : ''}
+            {!jump && result.report.layers?.jumps.length ? `the error jumps are at nodes without weights of their own (${result.report.layers.jumps.slice(0, 3).map((j) => j.opType).join(', ')}), where keeping one float changes nothing by itself: ` : ''}
             the search measures each candidate, nodes and tails, and keeps what helps.
           </span>
         </span>
