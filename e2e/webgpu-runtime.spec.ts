@@ -124,4 +124,15 @@ test('parity: mnist and its U8S8 quantization on WASM, WebGPU and the JSEP build
   await jsep.getByTestId('parity-show-node').click();
   await expect(page.getByTestId('node-inspector')).not.toHaveClass(/inspector--empty/);
   await page.getByTestId('node-inspector').screenshot({ path: info.outputPath('parity-node.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await card.screenshot({ path: info.outputPath('parity-card-900.png') });
+
+  // In the report too: evaluated on the same quantized model, the downloaded report carries the table.
+  await page.getByTestId('evaluate-button').click();
+  await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
+  const html = fs.readFileSync((await download.path())!, 'utf8');
+  expect(html).toContain('<h2>Parity across runtimes</h2>');
+  expect(html).toMatch(/WebGPU, JSEP build[^<]*\(quantized\)/);
+  expect(html).toContain('(DequantizeLinear, tensor');
 });

@@ -29,6 +29,7 @@ import {
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
+import { paritySection } from './paritySection.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../evaluate/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
@@ -219,7 +220,7 @@ function timingsSection(r: Report): string {
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
   const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), taskSection(report.task), outputsSection(report), npuSection(report), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const body = [header(report), cards(report), taskSection(report.task), outputsSection(report), npuSection(report), paritySection(report.parity), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -9,6 +9,7 @@
  * (an exact layer has SQNR +Infinity); the JSON renderer says how it writes them.
  */
 
+import type { ParityResult } from '../evaluate/parity.ts';
 import type { NodeId } from '../onnx/model.ts';
 import type { OutputSummary } from '../metrics/summary.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
@@ -157,5 +158,7 @@ export interface Report {
   readonly ladder: ReportLadder | null;
   /** Task-level accuracy (core/task): boxes, classes, masks or text against the float model and labels; null when not asked. */
   readonly task?: ReportTask | null;
+  /** Parity across runtimes (core/evaluate/parity.ts), when the page ran it on the reported quantized model. */
+  readonly parity?: ParityResult | null;
   readonly notes: readonly string[];
 }

@@ -3,6 +3,7 @@
  * skipped, the output metrics, the per-layer chart and table, and the report downloads (HTML that
  * opens offline, and JSON), built from the same Report the page renders.
  */
+import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
 import type { ReactNode } from 'react';
@@ -36,6 +37,9 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
   const npu = r.npu;
   const jump = r.layers?.jumps[0];
   const name = r.quantizedModel?.name ?? 'model.quant.onnx';
+  const parity = useStudio((s) => s.parity.result);
+  // The parity check goes into the report when it ran on the model this evaluation judged.
+  const parityOf = () => (parity && parity.quantized === result.quantized ? parity : null);
   return (
     <div className="eval-results" data-testid="eval-result">
       {stale && (
@@ -88,11 +92,11 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
       )}
       <div className="step__actions">
         <button type="button" className="button button--primary" data-testid="download-eval-html"
-          onClick={() => downloadText(reportHtml(r, search), reportFileName(name, 'html'), 'text/html')}>
+          onClick={() => downloadText(reportHtml(r, search, parityOf()), reportFileName(name, 'html'), 'text/html')}>
           Download report (HTML)
         </button>
         <button type="button" className="button" data-testid="download-eval-json"
-          onClick={() => downloadText(reportJson(r, search), reportFileName(name, 'json'))}>
+          onClick={() => downloadText(reportJson(r, search, parityOf()), reportFileName(name, 'json'))}>
           Download report (JSON)
         </button>
       </div>

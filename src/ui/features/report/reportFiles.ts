@@ -5,11 +5,13 @@
  */
 import { renderHtml, renderJson, type Report } from '../../../core/report/index.ts';
 import type { SuggestOutcome } from '../../store/evaluationSlice.ts';
+import type { ParityResult } from '../../remote/workerTypes.ts';
 
-/** The report with the search's steps, if there is a search to add. */
-export function reportWithSearch(report: Report, search: SuggestOutcome | null): Report {
-  if (!search) return report;
-  return { ...report, suggest: { target: search.target, reached: search.reached, stopped: search.stopped, steps: search.steps } };
+/** The report with the search's steps, if there is a search to add, and the parity check run on the same quantized model. */
+export function reportWithSearch(report: Report, search: SuggestOutcome | null, parity: ParityResult | null = null): Report {
+  const withParity = parity ? { ...report, parity } : report;
+  if (!search) return withParity;
+  return { ...withParity, suggest: { target: search.target, reached: search.reached, stopped: search.stopped, steps: search.steps } };
 }
 
 /** "yolox-nano.quant.onnx" → "yolox-nano.quant.report.html" (or .json). */
@@ -17,10 +19,10 @@ export function reportFileName(quantizedName: string, kind: 'html' | 'json'): st
   return `${quantizedName.replace(/\.onnx$/i, '')}.report.${kind}`;
 }
 
-export function reportHtml(report: Report, search: SuggestOutcome | null): string {
-  return renderHtml(reportWithSearch(report, search));
+export function reportHtml(report: Report, search: SuggestOutcome | null, parity: ParityResult | null = null): string {
+  return renderHtml(reportWithSearch(report, search, parity));
 }
 
-export function reportJson(report: Report, search: SuggestOutcome | null): string {
-  return renderJson(reportWithSearch(report, search));
+export function reportJson(report: Report, search: SuggestOutcome | null, parity: ParityResult | null = null): string {
+  return renderJson(reportWithSearch(report, search, parity));
 }
