@@ -1,0 +1,69 @@
+/**
+ * One real model from an npm package (tests/helpers/npmModels.ts) through the command line as a user runs it:
+ * calibrate and quantize with <preset> on 16 samples (tensors for audio models, text-line photos for PaddleOCR,
+ * --preprocess auto), the written model loaded at onnxruntime's default options and 'basic' (quantize refuses to
+ * report otherwise), then judged on 8 held-out samples at 'basic' and 'all' (evaluate --cpu-kernels): the mean
+ * output cosine over outputs. Usage: npmCorpus.ts <model name> <preset>.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NPM_MODELS, npmModelPath, writeTensorFolder } from '../../tests/helpers/npmModels.ts';
+
+const [name, preset] = process.argv.slice(2);
+const m = NPM_MODELS.find((x) => x.name === name)!;
+const model = npmModelPath(m);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `qs-bench-npm-${name}-`));
+const bin = path.join(import.meta.dirname, '../../bin/qstudio.js');
+const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+
+let calib: string;
+let held: string;
+const images = name.startsWith('ppocr');
+if (images) {
+  const lines = path.join(import.meta.dirname, '../../../shared/fixtures/images/textlines');
+  const files = fs.readdirSync(lines).filter((f) => f.endsWith('.png')).sort();
+  calib = path.join(tmp, 'calib');
+  held = path.join(tmp, 'held');
+  for (const [dir, list] of [[calib, files.slice(0, 16)], [held, files.slice(16, 24)]] as const) {
+    fs.mkdirSync(dir);
+    for (const f of list) fs.copyFileSync(path.join(lines, f), path.join(dir, f));
+  }
+} else {
+  calib = await writeTensorFolder(m, path.join(tmp, 'calib'), 0, 16);
+  held = await writeTensorFolder(m, path.join(tmp, 'held'), 100, 8);
+}
+const pre = images ? ['--preprocess', 'auto'] : [];
+const out = path.join(tmp, `${name}.${preset}.onnx`);
+const t0 = performance.now();
+const q = qstudio('quantize', model, '--calib', calib, ...pre, '--config', preset, '-o', out);
+const seconds = (performance.now() - t0) / 1000;
+const summary = q.status === 0 ? JSON.parse(fs.readFileSync(out.replace(/\.onnx$/, '.json'), 'utf8')) : null;
+const e = q.status === 0 ? qstudio('evaluate', model, out, '--data', held, ...pre, '--cpu-kernels') : null;
+/** Mean of the defined "Mean cos similarity" lines of one block of evaluate's text (an all-zero output has none: Quark's 0/0). */
+const meanCosine = (text: string) => {
+  const values = [...text.matchAll(/Mean cos similarity: ([-\w.]+)/g)].map((x) => Number(x[1])).filter(Number.isFinite);
+  return values.length ? +(values.reduce((a, b) => a + b, 0) / values.length).toFixed(5) : null;
+};
+const meanPsnr = (text: string) => {
+  const values = [...text.matchAll(/Mean psnr: ([-\w.]+)/g)].map((x) => Number(x[1])).filter(Number.isFinite);
+  return values.length ? +(values.reduce((a, b) => a + b, 0) / values.length).toFixed(2) : null;
+};
+// evaluate --cpu-kernels prints the default-options ('all') block, then the model's own arithmetic ('basic').
+const text = e?.status === 0 ? e.stdout : '';
+const [allText, basicText] = text.includes("The model's own arithmetic") ? text.split("The model's own arithmetic") : ['', text];
+console.log(JSON.stringify({
+  model: name,
+  kind: m.kind,
+  preset,
+  data: images ? 'text-line photos 16 / 8' : 'tensors 16 / 8',
+  quantized: summary ? `${summary.counts.quantized} of ${summary.counts.nodes}` : `refused: ${(q.stderr || '').trim().split('\n').pop()}`,
+  subgraphNodesFloat: summary?.subgraphs?.nodes ?? 0,
+  loads: q.status === 0 ? 'all, basic' : 'no',
+  cosineBasic: meanCosine(basicText),
+  cosineAll: meanCosine(allText),
+  psnrBasic: meanPsnr(basicText),
+  evaluate: e === null ? 'not run' : e.status === 0 ? 'ok' : (e.stderr || '').trim().split('\n').pop(),
+  quantizeSeconds: +seconds.toFixed(1),
+}));
