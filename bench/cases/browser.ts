@@ -58,3 +58,28 @@ export async function openForCalibration(page: Page, model: string, images: stri
     }
   }
 }
+
+/**
+ * Mean and 95th percentile of the frame intervals over 60 animation frames while `step` (page source: a statement
+ * using `n`, the frame number) runs once a frame, e.g. one pan step. Kept as page source text: tsx would wrap named
+ * functions in a helper the page does not have.
+ */
+export function frameTimes(page: Page, step: string): Promise<{ mean: number; p95: number }> {
+  return page.evaluate(`new Promise((resolve) => {
+  const times = [];
+  let last = performance.now();
+  let n = 0;
+  const tick = (now) => {
+    if (n > 0) times.push(now - last);
+    last = now;
+    if (n++ >= 60) {
+      times.sort((a, b) => a - b);
+      resolve({ mean: times.reduce((a, b) => a + b, 0) / times.length, p95: times[Math.floor(times.length * 0.95)] });
+      return;
+    }
+    ${step};
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})`) as Promise<{ mean: number; p95: number }>;
+}

@@ -8,32 +8,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { dropModel, withStudioPage } from './browser.ts';
+import { dropModel, frameTimes, withStudioPage } from './browser.ts';
 
 const [url, floatPath, quantPath, label] = process.argv.slice(2);
 
-/** Mean and 95th percentile of the frame intervals while `step` runs once a frame (page source: see graphBrowser.ts). */
-const FRAME_PROBE = `(step) => new Promise((resolve) => {
-  const times = [];
-  let last = performance.now();
-  let n = 0;
-  const tick = (now) => {
-    if (n > 0) times.push(now - last);
-    last = now;
-    if (n++ >= 60) {
-      times.sort((a, b) => a - b);
-      resolve({ mean: times.reduce((a, b) => a + b, 0) / times.length, p95: times[Math.floor(times.length * 0.95)] });
-      return;
-    }
-    const dx = n % 40 < 20 ? 12 : -12;
-    if (step === 'one') window.__qsGraph.panBy(dx, 5);
-    else window.__qsCompare.panBy('a', dx, 5);
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
-
-const frames = (page: Page, step: 'one' | 'split') => page.evaluate(`(${FRAME_PROBE})(${JSON.stringify(step)})`) as Promise<{ mean: number; p95: number }>;
+/** Frame times while one pane is panned a step a frame: the graph step's pane alone, or the split view's first (the other follows). */
+const frames = (page: Page, which: 'one' | 'split') =>
+  frameTimes(page, `const dx = n % 40 < 20 ? 12 : -12; ${which === 'one' ? 'window.__qsGraph.panBy(dx, 5)' : "window.__qsCompare.panBy('a', dx, 5)"}`);
 const file = (p: string) => ({ name: path.basename(p), mimeType: 'application/octet-stream', buffer: fs.readFileSync(p) });
 const round = (v: number, d = 2) => +v.toFixed(d);
 

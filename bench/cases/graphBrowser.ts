@@ -10,36 +10,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { dropModel, withStudioPage } from './browser.ts';
+import { dropModel, frameTimes, withStudioPage } from './browser.ts';
 
 const [url, modelPath, label] = process.argv.slice(2);
 
-/**
- * Mean and 95th percentile of the frame intervals while one pan or zoom step is made per frame. Kept as
- * page source text: tsx would wrap named functions in a helper the page does not have.
- */
-const FRAME_PROBE = `(kind) => new Promise((resolve) => {
-  const g = window.__qsGraph;
-  const times = [];
-  let last = performance.now();
-  let n = 0;
-  const tick = (now) => {
-    if (n > 0) times.push(now - last);
-    last = now;
-    if (n++ >= 60) {
-      times.sort((a, b) => a - b);
-      resolve({ mean: times.reduce((a, b) => a + b, 0) / times.length, p95: times[Math.floor(times.length * 0.95)] });
-      return;
-    }
-    if (kind === 'pan') g.panBy(n % 40 < 20 ? 12 : -12, 5);
-    else g.zoomBy(n % 40 < 20 ? 1.03 : 1 / 1.03);
-    requestAnimationFrame(tick);
-  };
-  requestAnimationFrame(tick);
-})`;
-
-async function frames(page: Page, kind: 'pan' | 'zoom'): Promise<{ mean: number; p95: number }> {
-  return page.evaluate(`(${FRAME_PROBE})(${JSON.stringify(kind)})`) as Promise<{ mean: number; p95: number }>;
+/** Frame times while one pan or zoom step is made per frame. */
+function frames(page: Page, kind: 'pan' | 'zoom'): Promise<{ mean: number; p95: number }> {
+  return frameTimes(page, kind === 'pan' ? 'window.__qsGraph.panBy(n % 40 < 20 ? 12 : -12, 5)' : 'window.__qsGraph.zoomBy(n % 40 < 20 ? 1.03 : 1 / 1.03)');
 }
 
 await withStudioPage(url, async (page) => {
