@@ -67,7 +67,7 @@ describe('qstudio calibrate and quantize', () => {
     // The note reads the CPU it runs on: with VNNI/AMX nothing saturates here, and it names the CPUs it applies to.
     expect(r.stderr).toMatch(
       cpuInt8Kernels().saturates === false
-        ? /note: \d+ of \d+ weights could saturate onnxruntime's int8 kernels .* on x86 CPUs without VNNI.*, not here: this CPU \(.*(avx512_vnni|avx_vnni|amx_int8)/
+        ? /note: \d+ of \d+ weights could saturate onnxruntime's int8 kernels .* on x86 CPUs without VNNI.*; not here: this CPU \(.*(avx512_vnni|avx_vnni|amx_int8)/
         : /note: \d+ of \d+ weights could saturate onnxruntime's x86 CPU int8 kernels .*qstudio evaluate measures it, --saturation-safe/,
     );
     expect(JSON.parse(fs.readFileSync(path.join(tmp, 'mnist.json'), 'utf8')).saturationRisk.length).toBeGreaterThan(0);

@@ -248,7 +248,7 @@ export const quantizeCommand = {
       const cpu = cpuInt8Kernels();
       process.stderr.write(
         cpu.saturates === false
-          ? `note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's int8 kernels at its default graph optimization on ${SATURATING_CPUS}, not here: ${cpu.text} (--saturation-safe for such a deployment; listed under saturationRisk in the summary)\n`
+          ? `note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's int8 kernels at its default graph optimization on ${SATURATING_CPUS}; not here: ${cpu.text} (--saturation-safe for a deployment on such a CPU; listed under saturationRisk in the summary)\n`
           : `note: ${report.saturationRisk.length} of ${report.precision.weights} weights could saturate onnxruntime's x86 CPU int8 kernels at its default graph optimization (${cpu.text}): qstudio evaluate measures it, --saturation-safe avoids it (listed under saturationRisk in the summary)\n`,
       );
     }

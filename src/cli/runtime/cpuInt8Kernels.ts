@@ -33,7 +33,7 @@ export function cpuInt8Kernels(cpuinfo: string | null = readCpuinfo(), arch: str
   const flags = new Set((/^flags\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? '').split(/\s+/));
   const wide = WIDE_INT8_FLAGS.filter((f) => flags.has(f));
   return wide.length > 0
-    ? { cpu: model, saturates: false, text: `this CPU (${model}; ${wide.join(', ')}) runs onnxruntime's int8 kernels without saturation; it applies only to ${SATURATING_CPUS}` }
+    ? { cpu: model, saturates: false, text: `this CPU (${model}; ${wide.join(', ')}) runs onnxruntime's int8 kernels without saturation` }
     : { cpu: model, saturates: true, text: `this CPU (${model}) has no VNNI: onnxruntime's int8 kernels can saturate on it` };
 }
 

@@ -111,7 +111,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
     if (!x.QuantizeFP16 && !x.ConvertFP16ToFP32) warnings.unshift('the model computes in float16: quantized as with QuantizeFP16 (set it, or ConvertFP16ToFP32, in the configuration to say so)');
     if (half.fp16Scales && half.keepHalf.size > 0) {
       const kept = float32ScaledQdq(out);
-      if (kept > 0) warnings.push(`${kept} Q/DQ next to Conv, MatMul, Gemm, Add, Mul, Concat and the like keep float32 scales (a Cast between them and the float16 op): onnxruntime's CPU provider fuses those into QLinear kernels that take float32 scales only, and would refuse the model at its default options with float16 scales`);
+      if (kept > 0) warnings.push(`${kept} Q/DQ nodes next to Conv, MatMul, Gemm, Add, Mul, Concat and the like keep float32 scales (a Cast between them and the float16 op): onnxruntime's CPU provider fuses those into QLinear kernels that take float32 scales only, and would refuse the model at its default options with float16 scales`);
     }
   }
 
