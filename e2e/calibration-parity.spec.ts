@@ -11,12 +11,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
+import { downloadedRanges, rangesOff, type Ranges } from './ranges.ts';
 import { dropFiles, expect, IMAGES, imageFromFixture, model, openWithModel, test } from './support.ts';
 
 const PNGS = ['astronaut.png', 'chelsea.png', 'coffee.png', 'camera.png'];
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-type Ranges = Record<string, [number, number]>;
 
 /** `qstudio calibrate` on PNG photos (saved under the given names), in its own process (the CLI runs TypeScript through tsx). */
 function nodeRanges(
@@ -34,26 +34,6 @@ function nodeRanges(
   return JSON.parse(fs.readFileSync(out, 'utf8'));
 }
 
-/** The page's ranges, from its "Download ranges JSON" button. */
-async function downloadedRanges(page: Page, saved: string): Promise<{ method: string; samples: number; ranges: Ranges }> {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-ranges').click()]);
-  await download.saveAs(saved);
-  return JSON.parse(fs.readFileSync(saved, 'utf8'));
-}
-
-/** Tensors whose page range differs from the node one by more than `relative` of the tensor's scale, and the largest such difference. */
-function rangesOff(web: Ranges, node: Ranges, relative: number): { off: string[]; largest: number } {
-  const off: string[] = [];
-  let largest = 0;
-  for (const [tensor, [min, max]] of Object.entries(node)) {
-    const [wmin, wmax] = web[tensor];
-    const scale = Math.max(Math.abs(min), Math.abs(max), 1e-6);
-    const d = Math.max(Math.abs(wmin - min), Math.abs(wmax - max)) / scale;
-    largest = Math.max(largest, d);
-    if (d > relative) off.push(`${tensor}: page [${wmin}, ${wmax}] vs node [${min}, ${max}]`);
-  }
-  return { off, largest };
-}
 
 test('ranges computed in the page equal those of Node on the same model and PNG photos', async ({ page }, info) => {
   test.setTimeout(90_000);

@@ -5,7 +5,7 @@
  * read-back, and its ranges equal the WASM run's to float rounding.
  */
 import fs from 'node:fs';
-import type { Page } from '@playwright/test';
+import { downloadedRanges, rangesOff } from './ranges.ts';
 import { dropFiles, expect, imageFromFixture, openStudio, openWithModel, test } from './support.ts';
 
 test.use({
@@ -15,13 +15,6 @@ test.use({
   },
 });
 
-type Ranges = Record<string, [number, number]>;
-
-async function downloadedRanges(page: Page, saved: string): Promise<Ranges> {
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-ranges').click()]);
-  await download.saveAs(saved);
-  return (JSON.parse(fs.readFileSync(saved, 'utf8')) as { ranges: Ranges }).ranges;
-}
 
 test('the page has a software WebGPU adapter here; Auto calibrates the sample on WASM, says why, and reaches the report', async ({ page }, info) => {
   test.setTimeout(240_000);
@@ -40,6 +33,9 @@ test('the page has a software WebGPU adapter here; Auto calibrates the sample on
   await expect(page.getByTestId('calibration-backend-why')).toContainText(/google swiftshader.*(fallback|software).*slower than WASM/);
   await expect(page.getByTestId('calibration-result')).toContainText('WebAssembly');
   await expect(page.getByTestId('runtime-auto')).toHaveAttribute('aria-checked', 'true');
+  await page.getByTestId('calibrate-card').screenshot({ path: info.outputPath('calibrate-card.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await page.getByTestId('calibrate-card').screenshot({ path: info.outputPath('calibrate-card-900.png') });
 });
 
 test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within float rounding; the switch is kept', async ({ page }, info) => {
@@ -58,7 +54,7 @@ test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within fl
   const wasmSeconds = (Date.now() - t0) / 1000;
   await expect(page.getByTestId('calibration-result')).toContainText('WebAssembly');
   await expect(page.getByTestId('calibration-backend-why')).toContainText('the runtime switch says WASM');
-  const wasm = await downloadedRanges(page, info.outputPath('wasm-ranges.json'));
+  const wasm = (await downloadedRanges(page, info.outputPath('wasm-ranges.json'))).ranges;
 
   await page.getByTestId('runtime-webgpu').click();
   await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
@@ -68,18 +64,10 @@ test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within fl
   const gpuSeconds = (Date.now() - t0) / 1000;
   console.log(`UltraFace, 2 photos: calibration WASM ${wasmSeconds.toFixed(1)} s, WebGPU (software adapter) ${gpuSeconds.toFixed(1)} s`);
   await expect(page.getByTestId('calibration-backend-why')).toContainText('the runtime switch says WebGPU');
-  const gpu = await downloadedRanges(page, info.outputPath('webgpu-ranges.json'));
+  const gpu = (await downloadedRanges(page, info.outputPath('webgpu-ranges.json'))).ranges;
 
   expect(Object.keys(gpu).sort()).toEqual(Object.keys(wasm).sort());
-  const off: string[] = [];
-  let largest = 0;
-  for (const [tensor, [min, max]] of Object.entries(wasm)) {
-    const [gmin, gmax] = gpu[tensor];
-    const scale = Math.max(Math.abs(min), Math.abs(max), 1e-6);
-    const d = Math.max(Math.abs(gmin - min), Math.abs(gmax - max)) / scale;
-    largest = Math.max(largest, d);
-    if (d > 1e-4) off.push(`${tensor}: WebGPU [${gmin}, ${gmax}] vs WASM [${min}, ${max}]`);
-  }
+  const { off, largest } = rangesOff(gpu, wasm, 1e-4);
   console.log(`largest range difference, relative to the tensor's scale: ${largest.toExponential(2)} over ${Object.keys(wasm).length} tensors`);
   expect(off, 'tensors whose WebGPU range differs from WASM by more than 1e-4 of their scale').toEqual([]);
 
