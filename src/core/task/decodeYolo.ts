@@ -31,28 +31,32 @@ function best(data: Float32Array, start: number, count: number, step: number): {
 const corners = (cx: number, cy: number, w: number, h: number, score: number, label: number): Box => ({ x1: cx - w / 2, y1: cy - h / 2, x2: cx + w / 2, y2: cy + h / 2, score, label });
 
 export function decodeYolox(outputs: RunOutputs, output: string, raw: boolean, strides: readonly number[], input: InputSize, p: DetectionParams): Box[] {
+  // Decoded in the graph, YOLOX's rows read as YOLOv5's: cx, cy, w, h in pixels, objectness, class scores.
+  if (!raw) return decodeYolov5(outputs, output, p);
   const t = outputOf(outputs, output, '[1, cells, 5 + classes]', (d) => d.length === 3 && d[0] === 1 && d[2] > 5);
   const [, rows, cols] = t.dims;
   const grid: { gx: number; gy: number; s: number }[] = [];
-  if (raw) {
-    for (const s of strides) {
-      const h = Math.floor(input.height / s);
-      const w = Math.floor(input.width / s);
-      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) grid.push({ gx: x, gy: y, s });
-    }
-    if (grid.length !== rows) throw new TaskHeadError(`output "${output}" has ${rows} rows; a ${input.height}×${input.width} input has ${grid.length} stride ${strides.join('/')} cells: not a raw YOLOX grid at this size`);
+  for (const s of strides) {
+    const h = Math.floor(input.height / s);
+    const w = Math.floor(input.width / s);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) grid.push({ gx: x, gy: y, s });
   }
+  if (grid.length !== rows) throw new TaskHeadError(`output "${output}" has ${rows} rows; a ${input.height}×${input.width} input has ${grid.length} stride ${strides.join('/')} cells: not a raw YOLOX grid at this size`);
   const d = t.data;
+  return objectnessRows(d, rows, cols, p, (o, r) => {
+    const { gx, gy, s } = grid[r];
+    return [(d[o] + gx) * s, (d[o + 1] + gy) * s, Math.exp(d[o + 2]) * s, Math.exp(d[o + 3]) * s];
+  });
+}
+
+/** Rows of cx, cy, w, h, objectness and class scores: each its best class, scored objectness × class score; `place` gives a row's box. */
+function objectnessRows(d: Float32Array, rows: number, cols: number, p: DetectionParams, place: (offset: number, row: number) => [number, number, number, number]): Box[] {
   const out: Box[] = [];
   for (let r = 0; r < rows; r++) {
     const o = r * cols;
     const { label, score: cls } = best(d, o + 5, cols - 5, 1);
     const score = d[o + 4] * cls;
-    if (!(score >= p.minScore)) continue;
-    if (raw) {
-      const { gx, gy, s } = grid[r];
-      out.push(corners((d[o] + gx) * s, (d[o + 1] + gy) * s, Math.exp(d[o + 2]) * s, Math.exp(d[o + 3]) * s, score, label));
-    } else out.push(corners(d[o], d[o + 1], d[o + 2], d[o + 3], score, label));
+    if (score >= p.minScore) out.push(corners(...place(o, r), score, label));
   }
   return finish(out, p);
 }
@@ -61,14 +65,7 @@ export function decodeYolov5(outputs: RunOutputs, output: string, p: DetectionPa
   const t = outputOf(outputs, output, '[1, rows, 5 + classes]', (d) => d.length === 3 && d[0] === 1 && d[2] > 5);
   const [, rows, cols] = t.dims;
   const d = t.data;
-  const out: Box[] = [];
-  for (let r = 0; r < rows; r++) {
-    const o = r * cols;
-    const { label, score: cls } = best(d, o + 5, cols - 5, 1);
-    const score = d[o + 4] * cls;
-    if (score >= p.minScore) out.push(corners(d[o], d[o + 1], d[o + 2], d[o + 3], score, label));
-  }
-  return finish(out, p);
+  return objectnessRows(d, rows, cols, p, (o) => [d[o], d[o + 1], d[o + 2], d[o + 3]]);
 }
 
 export function decodeYolov8(outputs: RunOutputs, output: string, p: DetectionParams): Box[] {
