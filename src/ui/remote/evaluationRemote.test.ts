@@ -9,10 +9,12 @@ import { fakeDecode, fakeImages, nodeWorkerRuntime } from '../../../workers/cali
 import { createEvaluationRemote, type OpenWorker } from './evaluationRemote.ts';
 
 /** The evaluation worker replaced by the evaluation API in this process (onnxruntime-node); records opens and closes. */
-function inProcess(options: { stuck?: boolean } = {}) {
+function inProcess(options: { stuck?: boolean; stuckOpens?: number } = {}) {
   const log: string[] = [];
+  let opens = 0;
   const open = (model: string): OpenWorker => {
     log.push(`open ${model}`);
+    const stuck = options.stuck || opens++ < (options.stuckOpens ?? 0);
     const api = createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
     const handle = api.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
     let live = true;
@@ -23,7 +25,7 @@ function inProcess(options: { stuck?: boolean } = {}) {
         call: (fn) => {
           if (!live) return Promise.reject(Object.assign(new Error('ended'), { name: 'WorkerError' }));
           // A stuck worker never answers (one endless inference): only ending it helps.
-          return options.stuck ? new Promise(() => undefined) : fn(api as unknown as Parameters<typeof fn>[0]);
+          return stuck ? new Promise(() => undefined) : fn(api as unknown as Parameters<typeof fn>[0]);
         },
         close: () => {
           live = false;
@@ -69,6 +71,18 @@ describe('evaluation remote (the worker replaced by the evaluation API in this p
     expect(e?.name).toBe('EvaluationCancelledError');
     expect(log).toEqual(['open model-1', 'close model-1']);
   });
+  it('a run started while a cancelled one still holds its worker gets a fresh worker at once, not a place in its queue', async () => {
+    const { open, log } = inProcess({ stuckOpens: 1 });
+    const remote = createEvaluationRemote(open, 60_000);
+    const first = remote.evaluate('model-1', request(), () => undefined);
+    await new Promise((r) => setTimeout(r, 10));
+    remote.cancel();
+    const second = await remote.evaluate('model-1', request(), () => undefined);
+    expect(second.used).toBe(2);
+    expect((await first.then(() => null, (x: Error) => x))?.name).toBe('EvaluationCancelledError');
+    expect(log).toEqual(['open model-1', 'close model-1', 'open model-1']);
+  });
+
   it('histograms for the inspector use the same worker, and do not take over an evaluation\'s cancel', async () => {
     const { open, log } = inProcess();
     const remote = createEvaluationRemote(open);

@@ -59,6 +59,18 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
   let stop: ((e: Error) => void) | null = null;
   /** The run in progress keeps its worker on a cancel (it holds results the page still needs; see `run`). */
   let soft = false;
+  /** A run the user cancelled that its worker has not stopped yet (busy in one long step): its worker is no one's. */
+  let cancelledRun: ((e: Error) => void) | null = null;
+
+  /** Ends the worker still busy with a cancelled run, and that run with it, so a new run never queues behind it. */
+  const endCancelledRun = () => {
+    const ended = cancelledRun;
+    if (!ended) return;
+    cancelledRun = null;
+    current?.connection.close();
+    current = null;
+    ended(options.cancelled());
+  };
 
   const release = () => {
     current?.connection.close();
@@ -80,6 +92,7 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
    * results the page still needs after the cancel (the ladder's measured rungs: "Use this model", its report).
    */
   async function run<T>(modelHandle: string, fn: (api: Remote<Api>, handle: string) => Promise<T>, cancellable: boolean | 'soft' = true): Promise<T> {
+    endCancelledRun();
     const w = workerFor(modelHandle);
     let mine!: (e: Error) => void;
     const stopped = new Promise<never>((_, reject) => (mine = reject));
@@ -99,6 +112,7 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
       throw e;
     } finally {
       if (stop === mine) stop = null;
+      if (cancelledRun === mine) cancelledRun = null;
     }
   }
 
@@ -108,9 +122,9 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
     if (!stopRun || !w) return;
     w.handle.then((h) => w.connection.call((api) => (api as unknown as Remote<ModelWorkerApi>).cancel(h))).catch(() => undefined);
     if (soft) return;
+    cancelledRun = stopRun;
     setTimeout(() => {
-      if (stop !== stopRun) return; // the run ended by itself
-      release();
+      if (cancelledRun === stopRun) endCancelledRun(); // else it ended by itself, or a new run ended it
     }, options.cancelGraceMs);
   };
 
