@@ -139,17 +139,20 @@ describe('qstudio ladder', () => {
   it('plans against --time-budget: prints each estimate, skips and lists the rungs that cannot fit, ends with the best kept', async () => {
     const out = path.join(tmp, 'budget.onnx');
     const json = path.join(tmp, 'budget.json');
-    // A one-second budget: after the first rung, too little is left for fine-tuning even at 100 iterations a layer.
+    // A one-second budget against fine-tuning at 100000 iterations a layer. What fits depends on this machine's speed
+    // (the budget arithmetic is tested on a fake clock in core/recover/ladderBudget.test.ts); what must hold here:
     const r = qstudio('ladder', mnist, ...common, '--iterations', '100000', '--finetune-reach', '1', '--target', 'cosine:1', '--time-budget', '1s', '-o', out, '--json', json);
     expect(r.stderr).not.toMatch(/TypeError|at async/);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^rung 1 of at most \d+ XINT8 \(estimated \d+ s: the model's size and the images\) …$/m);
-    expect(r.stdout).toMatch(/^skipped XINT8( per-channel)? \+ AdaRound: over the time budget: estimated .* left$/m);
-    expect(r.stdout).not.toMatch(/^rung \d+ .*AdaRound: cosine/m);
+    // Each fine-tuning rung is skipped or fitted to what is left (fewer iterations); none completes at 100000 a layer.
+    expect(r.stdout).toMatch(/over the time budget: estimated .* left$|AdaRound \(\d+ iterations\): cosine/m);
+    expect(r.stdout).not.toMatch(/^rung \d+ .*Ada(Round|Quant): cosine \d/m);
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
-    expect(report.ladder.stopped).toBe('budget');
     expect(report.ladder.budget.seconds).toBe(1);
-    expect(report.notes[0]).toMatch(/the time budget ran out/);
+    // Ended by the budget (a rung skipped or stopped at the deadline), or, on a fast machine, with every rung fitted in it.
+    if (report.ladder.stopped === 'budget') expect(report.notes[0]).toMatch(/the time budget ran out/);
+    else expect(report.ladder.stopped).toBe('exhausted');
     expect(fs.existsSync(out)).toBe(true);
     const bad = qstudio('ladder', mnist, ...common, '--time-budget', '15 minutes');
     expect(bad.code).toBe(1);

@@ -437,10 +437,13 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
 
   /** The expected cost of `recipe` (ladderBudget.ts estimateRung), scaled to its fitted iterations where it has them. */
   const estimateOf = (recipe: RungRecipe): RungEstimate => {
-    const e = estimateRung(recipe, results, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN });
-    if (!recipe.iterations) return e;
-    const user = rungConfig({ ...recipe, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
     const k = FINETUNE_SHARE_PER_ITERATION;
+    const userOf = (r: RungRecipe) => rungConfig({ ...r, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
+    // Rungs measured with fitted iterations count as they would have cost at the user's.
+    const asUser = results.map((r) => (r.rung.recipe.iterations ? { ...r, seconds: (r.seconds * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations) } : r));
+    const e = estimateRung(recipe, asUser, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN });
+    if (!recipe.iterations) return e;
+    const user = userOf(recipe);
     return { seconds: (e.seconds * (1 + k * recipe.iterations)) / (1 + k * user), basis: `${e.basis}, scaled to ${recipe.iterations} of ${user} iterations` };
   };
 
