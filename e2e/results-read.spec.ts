@@ -93,4 +93,8 @@ test('the sample report: values on one line, names broken at separators, the jum
   await expect(page.getByTestId('suggest-target')).toHaveValue('0.98');
   await page.getByTestId('suggest-progress-cancel').click();
   await expect(page.getByTestId('suggest-card')).toHaveAttribute('data-suggest-status', 'cancelled');
+  // The cancelled search does not hold the evaluation up: Evaluate runs again to its result.
+  await page.getByTestId('evaluate-button').click();
+  await expect(page.getByTestId('evaluate-card')).toHaveAttribute('data-eval-status', 'running');
+  await expect(page.getByTestId('evaluate-card')).toHaveAttribute('data-eval-status', 'done', { timeout: 120_000 });
 });
