@@ -271,7 +271,7 @@ export const ladderCommand = {
     );
 
     // Cancelled by SIGINT/SIGTERM or by the budget's deadline: the rung in flight stops within one inference or step.
-    const signal = { aborted: false };
+    const signal = { aborted: false, budgetSpent: false };
     const measures = ladderMeasures(
       {
         model,
@@ -383,6 +383,7 @@ export const ladderCommand = {
     for (const [name, handler] of handlers) process.on(name, handler);
     const deadline = budget === undefined ? undefined : setTimeout(() => {
       process.stderr.write(`time budget of ${formatDuration(budget!)} spent: stopping the rung in flight\n`);
+      signal.budgetSpent = true;
       signal.aborted = true;
     }, budget * 1000);
     deadline?.unref();

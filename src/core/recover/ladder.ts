@@ -255,8 +255,8 @@ export interface LadderOptions {
   readonly costPrior?: CostPrior;
   /** Seconds since some origin; default performance.now() / 1000 (tests pass a fake clock). */
   now?(): number;
-  /** Checked between rungs; a cancelled ladder keeps what it measured. */
-  readonly signal?: { readonly aborted: boolean };
+  /** Checked between rungs; a cancelled ladder keeps what it measured. `budgetSpent`: the abort is the budget's deadline. */
+  readonly signal?: { readonly aborted: boolean; readonly budgetSpent?: boolean };
 }
 
 const ALGORITHM_LABEL: Record<FinetuneAlgorithm, string> = { adaround: 'AdaRound', adaquant: 'AdaQuant' };
@@ -420,7 +420,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   let overBudget = 0;
   const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
   const finish = (stopped: LadderStop, error?: string): LadderResult => {
-    const ended: LadderStop = stopped === 'exhausted' && overBudget > 0 ? 'budget' : stopped === 'cancelled' && budget !== undefined && elapsed() >= budget ? 'budget' : stopped;
+    const ended: LadderStop = stopped === 'exhausted' && overBudget > 0 ? 'budget' : stopped === 'cancelled' && budget !== undefined && (options.signal?.budgetSpent === true || elapsed() >= budget) ? 'budget' : stopped;
     return ladderSoFar(options.target, order, results, skipped, ended, { ...(error ? { error } : {}), ...(budget !== undefined ? { budget: { seconds: budget, used: elapsed() } } : {}) });
   };
   const skip = (s: SkippedRung) => {

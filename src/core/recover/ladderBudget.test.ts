@@ -128,6 +128,22 @@ describe('time budgets', () => {
       expect(result.stopped).toBe(stopped);
       expect(result.results).toHaveLength(1);
     }
+    // The deadline's own abort says so: 'budget' even when the caller's timer fired a moment before the climb's clock ran out.
+    let clock = 0;
+    const deadline = { aborted: false, budgetSpent: false };
+    const early = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      timeBudget: 100,
+      now: () => clock,
+      signal: deadline,
+      measure: async () => {
+        clock = 99.9;
+        deadline.budgetSpent = true;
+        deadline.aborted = true;
+        return { score: 0.9, metrics: {} };
+      },
+    });
+    expect(early.stopped).toBe('budget');
   });
 
   it('orders 8-bit fine-tuning and mixed precision by expected error removed per second: the cheaper route per share first, and says why', async () => {

@@ -74,12 +74,12 @@ describe('evaluation remote (the worker replaced by the evaluation API in this p
   it('a run started while a cancelled one still holds its worker gets a fresh worker at once, not a place in its queue', async () => {
     const { open, log } = inProcess({ stuckOpens: 1 });
     const remote = createEvaluationRemote(open, 60_000);
-    const first = remote.evaluate('model-1', request(), () => undefined);
+    const first = remote.evaluate('model-1', request(), () => undefined).then(() => null, (x: Error) => x);
     await new Promise((r) => setTimeout(r, 10));
     remote.cancel();
     const second = await remote.evaluate('model-1', request(), () => undefined);
     expect(second.used).toBe(2);
-    expect((await first.then(() => null, (x: Error) => x))?.name).toBe('EvaluationCancelledError');
+    expect((await first)?.name).toBe('EvaluationCancelledError');
     expect(log).toEqual(['open model-1', 'close model-1', 'open model-1']);
   });
 
