@@ -10,7 +10,7 @@ import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import { DataType } from '../onnx/index.ts';
-import { opsetOf, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
+import { opsetOf, type GraphProto, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
 import { summarize } from '../onnx/summary.ts';
 import { resolveExclusions } from '../exclude/resolve.ts';
 import { prepare } from '../prepare/prepare.ts';
@@ -38,6 +38,7 @@ function float16Plan(source: ModelProto, index: GraphIndex, config: QuantConfig)
   return float16Source(source, { convertAll: config.extraOptions.ConvertFP16ToFP32, useFp32Scale: config.extraOptions.UseFP32Scale, toFp32 });
 }
 import type { QuantizeReport } from './report.ts';
+import { closePropagationChains } from './propagationGuard.ts';
 
 /** Activation and weight Q/DQ whose scale is float32 in a model whose float parts compute in float16 (int32 bias DQ left out). */
 function float32ScaledQdq(model: ModelProto): number {
@@ -101,7 +102,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   const graph = writeQdqGraph(pIndex, plan, { domain: useMsDomain ? MS_DOMAIN : '', dedicatedPairs: x.DedicatedQDQPair, idOf });
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
-  let out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph, producer_name: 'quant-studio', producer_version: '0.1.0' };
+  let out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph: guardPropagation(graph, useMsDomain, opsetImport), producer_name: 'quant-studio', producer_version: '0.1.0' };
   const warnings = [...plan.warnings];
   if (half) {
     const keep = new Set(Array.from(half.keepHalf, (k) => model.graph!.node[k]));
@@ -171,4 +172,14 @@ function precisionSummary(plan: QuantPlan, config: QuantConfig): QuantizeReport[
     wideWeights,
     unmatchedOverrides: named.filter((t) => !seen.has(t)),
   };
+}
+
+/**
+ * ai.onnx Q/DQ at opset 21 and above: data-movement ops left without a QuantizeLinear after them get one (exact), so
+ * onnxruntime's QDQ propagation inserts none of its own (propagationGuard.ts says why).
+ */
+function guardPropagation(graph: GraphProto, msDomain: boolean, opsetImport: ModelProto['opset_import']): GraphProto {
+  const opset = opsetImport.find((o) => !o.domain)?.version ?? 0;
+  if (msDomain || Number(opset) < 21) return graph;
+  return { ...graph, node: closePropagationChains(graph.node, graph, []) };
 }
