@@ -14,8 +14,7 @@ import type { TensorSummary } from '../../core/onnx/summary.ts';
 import { checkNpyInput, parseNpy, type NpyArray } from '../../core/preprocess/npy.ts';
 import { npyTarget } from '../../core/preprocess/npySamples.ts';
 import { ortTensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
-import { ImageFolderError } from '../images/errors.ts';
-import { isImageFileName } from '../images/listImages.ts';
+import { isImageFileName, readFolderEntries } from '../images/listImages.ts';
 import { readNpz } from './npz.ts';
 
 /** A data folder holds nothing the model can be fed: no images, no tensors. Says what it holds. */
@@ -43,14 +42,7 @@ const TENSOR_FILE = /\.(npy|npz)$/i;
 /** The folder's images, tensor files and other entries; ImageFolderError when it cannot be listed. */
 export function listDataFolder(dir: string): FolderListing {
   const out: FolderListing = { images: [], tensors: [], other: [] };
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be listed (${code ?? 'error'})`;
-    throw new ImageFolderError(`The data folder ${dir} ${why}.`);
-  }
+  const entries = readFolderEntries(dir, 'data');
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(dir, entry.name);

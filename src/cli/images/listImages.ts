@@ -25,16 +25,20 @@ export function isImageFileName(name: string): boolean {
   return (IMAGE_EXTENSIONS as readonly string[]).includes(path.extname(name).toLowerCase());
 }
 
-/** The JPEG and PNG files directly inside `dir`, sorted; throws ImageFolderError naming the folder. */
-export function listImageFiles(dir: string): ImageFileList {
-  let entries: fs.Dirent[];
+/** The entries of `dir`; ImageFolderError naming it as "the `what` folder" when it cannot be listed. */
+export function readFolderEntries(dir: string, what: string): fs.Dirent[] {
   try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
+    return fs.readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be listed (${code ?? 'error'})`;
-    throw new ImageFolderError(`The image folder ${dir} ${why}.`);
+    throw new ImageFolderError(`The ${what} folder ${dir} ${why}.`);
   }
+}
+
+/** The JPEG and PNG files directly inside `dir`, sorted; throws ImageFolderError naming the folder. */
+export function listImageFiles(dir: string): ImageFileList {
+  const entries = readFolderEntries(dir, 'image');
   const names: string[] = [];
   let ignored = 0;
   for (const entry of entries) {

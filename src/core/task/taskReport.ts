@@ -7,19 +7,15 @@
  */
 import type { BoxChanges } from './boxChanges.ts';
 import { className } from './classNames.ts';
+import type { Box } from './boxes.ts';
 import type { Prediction } from './decodeHead.ts';
 import type { TaskKind } from './heads.ts';
 import type { ImageLabel } from './labels.ts';
 import { maskDataUrl } from './maskImage.ts';
 import type { ImageResult, LabelFigure, TaskEvaluation, TaskFigures } from './taskEvaluation.ts';
 
-export interface PictureBox {
-  readonly x1: number;
-  readonly y1: number;
-  readonly x2: number;
-  readonly y2: number;
-  readonly score: number;
-  readonly label: number;
+/** A box as drawn on a picture: a decoder's box with its class name. */
+export interface PictureBox extends Box {
   readonly name: string;
 }
 
