@@ -19,7 +19,7 @@ import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary
 import { compareModels, ComparisonError, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 import type { OutputSummary } from '../src/core/metrics/summary.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import { configToJSON, configToPlainJson, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import type { PresetName } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
 import type { QuantizeReport } from '../src/core/quantize/report.ts';
@@ -590,7 +590,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         createdAt: new Date().toISOString(),
         floatModel: h.file,
         quantizedModel: bytes && rung ? { name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`, bytes: bytes.length, sha256: await sha256Hex(bytes) } : null,
-        config: rung ? { name: rung.label, settings: JSON.parse(configToJSON(rung.config)) } : null,
+        config: rung ? { name: rung.label, settings: configToPlainJson(rung.config) } : null,
         exclusions: rung ? rung.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })) : [],
         quantization: rung ? { nodes: rung.report.counts.nodes, quantized: rung.report.counts.quantized, float: rung.report.counts.float } : null,
         precisions: rung ? nodePrecisions(rung.report) : null,

@@ -2,7 +2,7 @@
  * `--config <preset|file>`: a preset name or a configuration JSON file (the page's export included), with the command line's own
  * exclusions and switches added on top. Errors name the file and the bad field.
  */
-import { validateConfig, configToJSON, type QuantConfig } from '../core/quantize/config.ts';
+import { withOptions, type CalibrationMethod, type QuantConfig } from '../core/quantize/config.ts';
 import fs from 'node:fs';
 import { isPresetName, PRESET_NAMES, presetWithMethod } from '../core/quantize/presets.ts';
 import { readBf16Document, readConfigDocument } from '../core/export/configDocument.ts';
@@ -51,18 +51,16 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
     base = readConfigDocument(json).config;
     name = argument;
   }
-  const merged = JSON.parse(configToJSON(base));
-  if (add.perChannel !== undefined) merged.perChannel = add.perChannel;
-  if (add.calibrationMethod !== undefined) merged.calibrationMethod = add.calibrationMethod;
-  if (add.reduceRange !== undefined) merged.reduceRange = add.reduceRange;
-  if (add.saturationSafeWeights !== undefined) merged.saturationSafeWeights = add.saturationSafeWeights;
-  if (add.foldConvAffine !== undefined) merged.foldConvAffine = add.foldConvAffine;
-  merged.nodesToExclude = [...merged.nodesToExclude, ...add.nodesToExclude];
-  merged.opTypesToExclude = [...merged.opTypesToExclude, ...add.opTypesToExclude];
-  merged.subgraphsToExclude = [...merged.subgraphsToExclude, ...add.subgraphsToExclude];
-  merged.fp16SubgraphsToFp32 = [...merged.fp16SubgraphsToFp32, ...(add.fp16SubgraphsToFp32 ?? [])];
-  for (const [k, v] of Object.entries(add.fp16Options ?? {})) if (v !== undefined) merged.extraOptions[k] = v;
-  return { config: validateConfig(merged), name };
+  const given = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const config = withOptions(base, {
+    ...given({ perChannel: add.perChannel, calibrationMethod: add.calibrationMethod as CalibrationMethod | undefined, reduceRange: add.reduceRange, saturationSafeWeights: add.saturationSafeWeights, foldConvAffine: add.foldConvAffine }),
+    nodesToExclude: [...base.nodesToExclude, ...add.nodesToExclude],
+    opTypesToExclude: [...base.opTypesToExclude, ...add.opTypesToExclude],
+    subgraphsToExclude: [...base.subgraphsToExclude, ...add.subgraphsToExclude],
+    fp16SubgraphsToFp32: [...base.fp16SubgraphsToFp32, ...(add.fp16SubgraphsToFp32 ?? [])],
+    extraOptions: given(add.fp16Options ?? {}),
+  });
+  return { config, name };
 }
 
 /** Whether `--config <argument>` names a BF16 configuration file (the page's export of the BF16 preset). */

@@ -12,7 +12,7 @@ import { cpuInt8Kernels } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
-import { configToJSON, validateConfig } from '../../core/quantize/config.ts';
+import { configToJSON, configToPlainJson, withOptions } from '../../core/quantize/config.ts';
 import { hasAttentionBlocks, hasWrittenOutActivations } from '../../core/quantize/attentionBlocks.ts';
 import {
   climbLadder,
@@ -255,9 +255,7 @@ export const ladderCommand = {
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
     if (iterations !== undefined) {
-      const json = JSON.parse(configToJSON(base ?? getPreset('XINT8')));
-      json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, NumIterations: iterations };
-      base = validateConfig(json);
+      base = withOptions(base ?? getPreset('XINT8'), { extraOptions: { FastFinetune: { NumIterations: iterations } } });
     }
     const float = readModelFile(positionals[0]);
     const model = float.model;
@@ -345,7 +343,7 @@ export const ladderCommand = {
           createdAt: new Date().toISOString(),
           floatModel: await modelFileInfo(float),
           quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
-          config: { name: chosen.rung.label, settings: JSON.parse(configToJSON(chosen.config)) },
+          config: { name: chosen.rung.label, settings: configToPlainJson(chosen.config) },
           exclusions: q.exclusions,
           quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
           samples: detail.comparison.samples,

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
+import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
@@ -182,7 +183,7 @@ export const quantizeCommand = {
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
       ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
-    let config = withRecoverySwitches(loaded, values);
+    let config = recoverySwitchesOf(loaded, values);
     const { model, external } = readModelFile(modelPath);
     const start = performance.now();
     let mixed: MixedPrecisionResult | undefined;
@@ -329,34 +330,34 @@ const positiveNumber = (flag: string, text: string, integer: boolean): number =>
   return v;
 };
 
-/** The configuration with the command line's recovery switches set on top (validated again). */
-function withRecoverySwitches(config: QuantConfig, values: Record<string, unknown>): QuantConfig {
-  const json = JSON.parse(configToJSON(config));
-  const x = json.extraOptions;
-  if (values.cle) json.includeCle = true;
-  if (values.attention) json.enableNpuTransformer = true;
-  if (values['smooth-quant']) json.includeSq = true;
+/** The command line's recovery switches as core RecoverySwitches on top of the configuration (a flag only turns a switch on). */
+function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>): QuantConfig {
+  let smoothAlpha: number | undefined;
   if (values['sq-alpha'] !== undefined) {
-    if (!json.includeSq) throw new UsageError('--sq-alpha goes with --smooth-quant');
-    const a = Number(values['sq-alpha']);
-    if (!Number.isFinite(a) || a < 0 || a > 1) throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
-    x.SmoothAlpha = a;
+    if (!values['smooth-quant'] && !config.includeSq) throw new UsageError('--sq-alpha goes with --smooth-quant');
+    smoothAlpha = Number(values['sq-alpha']);
+    if (!Number.isFinite(smoothAlpha) || smoothAlpha < 0 || smoothAlpha > 1) throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
   }
-  if (values['cle-steps'] !== undefined) x.CLESteps = positiveNumber('--cle-steps', String(values['cle-steps']), true);
-  if (values['bias-correction']) json.includeBiasCorrection = true;
+  const cleSteps = values['cle-steps'] === undefined ? undefined : positiveNumber('--cle-steps', String(values['cle-steps']), true);
   const algorithm = values.finetune as string | undefined;
   if (algorithm !== undefined) {
     if (algorithm !== 'adaround' && algorithm !== 'adaquant') throw new UsageError(`--finetune "${algorithm}": expected adaround or adaquant`);
-    json.includeFastFt = true;
-    // A new algorithm takes its own default learning rate unless one is given.
-    if (x.FastFinetune.OptimAlgorithm !== algorithm) delete x.FastFinetune.LearningRate;
-    x.FastFinetune.OptimAlgorithm = algorithm;
   } else if (values['finetune-iterations'] !== undefined || values['finetune-lr'] !== undefined) {
     throw new UsageError('--finetune-iterations and --finetune-lr go with --finetune adaround|adaquant');
   }
-  if (values['finetune-iterations'] !== undefined) x.FastFinetune.NumIterations = positiveNumber('--finetune-iterations', String(values['finetune-iterations']), true);
-  if (values['finetune-lr'] !== undefined) x.FastFinetune.LearningRate = positiveNumber('--finetune-lr', String(values['finetune-lr']), false);
-  return validateConfig(json);
+  const on = (flag: string) => (values[flag] ? true : undefined);
+  return withRecoverySwitches(config, {
+    cle: on('cle'),
+    attention: on('attention'),
+    smoothQuant: on('smooth-quant'),
+    smoothAlpha,
+    cleSteps,
+    biasCorrection: on('bias-correction'),
+    finetune: algorithm !== undefined ? true : undefined,
+    algorithm,
+    iterations: values['finetune-iterations'] === undefined ? undefined : positiveNumber('--finetune-iterations', String(values['finetune-iterations']), true),
+    learningRate: values['finetune-lr'] === undefined ? undefined : positiveNumber('--finetune-lr', String(values['finetune-lr']), false),
+  });
 }
 
 /** Recovery progress on stderr: phases, and one line per tuned layer with its loss before → after. */

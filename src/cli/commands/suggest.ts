@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/report.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
-import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON, configToPlainJson, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
 import { compareAsNpu } from '../../core/evaluate/npuFigure.ts';
@@ -159,7 +159,7 @@ export const suggestCommand = {
       const report = buildReport({
         title: `Suggested exclusions: ${float.fileName}`,
         floatModel: await modelFileInfo(float),
-        config: { name, settings: JSON.parse(configToJSON(result.config)) },
+        config: { name, settings: configToPlainJson(result.config) },
         exclusions: last!.report.exclusions,
         quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },
         samples: last!.comparison.samples,

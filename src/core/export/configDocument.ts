@@ -7,7 +7,7 @@
  * The config fields are the truth: when the `studio` entries no longer say the same thing (the file was
  * edited by hand), the entries are rebuilt from the fields. Pure; errors are the core's ConfigError.
  */
-import { ConfigError, configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
+import { ConfigError, configToPlainJson, validateConfig, withOptions, type QuantConfig } from '../quantize/config.ts';
 import { BF16_PRESET } from '../precision/bf16Preset.ts';
 
 /**
@@ -65,8 +65,7 @@ export function entriesOfConfig(config: ListFields): NamedExclusion[] {
 
 /** The file's text: the config with `studio` appended. The exclusion fields come from the entries. */
 export function configDocumentToJSON(config: QuantConfig, studio: StudioSection): string {
-  const full = validateConfig({ ...JSON.parse(configToJSON(config)), ...exclusionFields(studio.exclusions) });
-  const json = JSON.parse(configToJSON(full));
+  const json = configToPlainJson(withOptions(config, exclusionFields(studio.exclusions)));
   json[STUDIO_KEY] = { format: FORMAT, model: studio.model, settings: studio.settings, exclusions: studio.exclusions };
   return `${JSON.stringify(json, null, 2)}\n`;
 }

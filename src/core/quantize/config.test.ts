@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromJSON, configToJSON, quarkCalibrateMethod, validateConfig } from './config.ts';
+import { ConfigError, configFromJSON, configToJSON, quarkCalibrateMethod, validateConfig, withOptions } from './config.ts';
 
 function errorOf(f: () => unknown): ConfigError {
   try {
@@ -182,5 +182,47 @@ describe('recovery options: CLE, bias correction, FastFinetune (Quark names)', (
   it('round-trips through JSON', () => {
     const c = validateConfig({ includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { CLESteps: 3, FastFinetune: { OptimAlgorithm: 'adaquant', BetaRange: [10, 1], DataSize: 8 } } });
     expect(configFromJSON(configToJSON(c))).toEqual(c);
+  });
+});
+
+describe('withOptions: a validated edit of a configuration', () => {
+  const base = validateConfig({ activationType: 'uint8', calibrationMethod: 'Percentile', extraOptions: { Percentile: 99.9, FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } } });
+
+  it('changes the fields given, keeps every other, and leaves its argument alone', () => {
+    const before = configToJSON(base);
+    const c = withOptions(base, { perChannel: true, nodesToExclude: ['Conv_1'], extraOptions: { SmoothAlpha: 0.7 } });
+    expect(c.perChannel).toBe(true);
+    expect(c.nodesToExclude).toEqual(['Conv_1']);
+    expect(c.extraOptions.SmoothAlpha).toBe(0.7);
+    expect(c.activationType).toBe('uint8');
+    expect(c.extraOptions.Percentile).toBe(99.9);
+    expect(configToJSON(base)).toBe(before);
+    expect(configToJSON(withOptions(base, {}))).toBe(before);
+  });
+
+  it('merges FastFinetune field by field', () => {
+    const c = withOptions(base, { extraOptions: { FastFinetune: { NumIterations: 7 } } });
+    expect(c.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 1e-5 });
+  });
+
+  it('a field given as undefined goes back to its derived default', () => {
+    const adaround = withOptions(base, { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround', LearningRate: undefined } } });
+    expect(adaround.extraOptions.FastFinetune.LearningRate).toBe(0.1);
+    expect(adaround.extraOptions.FastFinetune.NumIterations).toBe(50);
+    const kept = withOptions(base, { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround' } } });
+    expect(kept.extraOptions.FastFinetune.LearningRate).toBe(1e-5);
+    const symmetric = validateConfig({ calibrationMethod: 'Percentile' }).extraOptions.CalibTensorRangeSymmetric;
+    const minmax = withOptions(withOptions(base, { calibrationMethod: 'MinMax' }), { extraOptions: { CalibTensorRangeSymmetric: undefined } });
+    expect(minmax.extraOptions.CalibTensorRangeSymmetric).toBe(validateConfig({}).extraOptions.CalibTensorRangeSymmetric);
+    expect(base.extraOptions.CalibTensorRangeSymmetric).toBe(symmetric);
+    expect(withOptions(base, { extraOptions: { FastFinetune: undefined } }).extraOptions.FastFinetune).toEqual(validateConfig({}).extraOptions.FastFinetune);
+  });
+
+  it('validates the result: a bad value is a ConfigError naming its field', () => {
+    expect(errorOf(() => withOptions(base, { extraOptions: { SmoothAlpha: 2 } })).field).toBe('config.extraOptions.SmoothAlpha');
+    expect(errorOf(() => withOptions(base, { extraOptions: { FastFinetune: { LearningRate: -1 } } })).field).toBe('config.extraOptions.FastFinetune.LearningRate');
+    expect(errorOf(() => withOptions(base, { activationType: 'int4' as never })).field).toBe('config.activationType');
+    expect(errorOf(() => withOptions(base, { perChanel: true } as never)).field).toBe('config.perChanel');
+    expect(errorOf(() => withOptions(base, { extraOptions: { NumBins: 8, NumQuantizedBins: 16 } })).field).toBe('config.extraOptions.NumQuantizedBins');
   });
 });

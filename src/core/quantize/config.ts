@@ -551,12 +551,47 @@ export function validateConfig(json: unknown): QuantConfig {
 
 /** The configuration as JSON text, every field present, in a stable order. */
 export function configToJSON(config: QuantConfig): string {
+  return JSON.stringify(configToPlainJson(config), null, 2);
+}
+
+/** The configuration as a plain JSON value (a fresh copy: every field present, in configToJSON's order), e.g. for a report. */
+export function configToPlainJson(config: QuantConfig): Record<string, unknown> {
   const ordered: Record<string, unknown> = {};
   for (const key of Object.keys(TOP_CHECKS)) ordered[key] = config[key as keyof TopFields];
   ordered.extraOptions = Object.fromEntries(
     Object.keys(EXTRA_CHECKS).map((k) => [k, config.extraOptions[k as keyof ExtraOptions]]),
   );
-  return JSON.stringify(ordered, null, 2);
+  return JSON.parse(JSON.stringify(ordered)) as Record<string, unknown>;
+}
+
+/**
+ * The configuration with some options changed, validated again (a bad value is a ConfigError naming its field).
+ * Top-level fields replace the configuration's; `extraOptions` and its `FastFinetune` merge field by field. A field
+ * given as `undefined` goes back to its default as validateConfig derives it (e.g. a FastFinetune LearningRate to
+ * its algorithm's, CalibTensorRangeSymmetric to the method's); `FastFinetune: undefined` resets the whole block.
+ */
+export function withOptions(config: QuantConfig, patch: QuantConfigInput): QuantConfig {
+  type Json = Record<string, unknown>;
+  const json = configToPlainJson(config) as Json & { extraOptions: Json & { FastFinetune: Json } };
+  const { extraOptions, ...top } = patch;
+  assignFields(json, top);
+  if (extraOptions !== undefined) {
+    const { FastFinetune, ...extra } = extraOptions;
+    assignFields(json.extraOptions, extra);
+    if ('FastFinetune' in extraOptions) {
+      if (FastFinetune === undefined) delete (json.extraOptions as Json).FastFinetune;
+      else assignFields(json.extraOptions.FastFinetune, FastFinetune);
+    }
+  }
+  return validateConfig(json);
+}
+
+/** Each field of `patch` set on `target`; a field given as `undefined` removed (so validateConfig defaults it). */
+function assignFields(target: Record<string, unknown>, patch: object): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) delete target[key];
+    else target[key] = value;
+  }
 }
 
 /** Parse and validate JSON text; a syntax error is a ConfigError on field `config`. */

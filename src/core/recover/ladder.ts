@@ -29,7 +29,7 @@
 
 import type { CalibrationMethod, FinetuneAlgorithm, QuantConfig } from '../quantize/config.ts';
 import { getPreset, type PresetName } from '../quantize/presets.ts';
-import { validateConfig, configToJSON } from '../quantize/config.ts';
+import { withOptions } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
 import { estimateRung, formatDuration, FINETUNE_SHARE_PER_ITERATION, type CostPrior, type RungEstimate } from './ladderBudget.ts';
@@ -289,38 +289,41 @@ const CALIBRATION_OPTIONS = ['CalibMovingAverage', 'CalibMovingAverageConstant',
  * name, so across scale types each format keeps its own. The recipe's method, where it names one, wins over both.
  */
 export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig {
-  const preset = JSON.parse(configToJSON(getPreset(recipe.preset)));
+  const preset = getPreset(recipe.preset);
   const carries = base !== undefined && base.scaleType === preset.scaleType;
   const method = recipe.calibrationMethod ?? (carries ? base.calibrationMethod : undefined);
-  if (method && method !== preset.calibrationMethod) {
-    preset.calibrationMethod = method;
-    // The preset's symmetry was its own method's default (Percentile's symmetric): the user's with their method,
-    // else the method's own default.
-    if (!recipe.calibrationMethod && base) preset.extraOptions.CalibTensorRangeSymmetric = base.extraOptions.CalibTensorRangeSymmetric;
-    else delete preset.extraOptions.CalibTensorRangeSymmetric;
-  }
-  if (carries) for (const k of CALIBRATION_OPTIONS) preset.extraOptions[k] = base.extraOptions[k];
-  if (base) {
-    preset.nodesToExclude = base.nodesToExclude;
-    preset.opTypesToExclude = base.opTypesToExclude;
-    preset.subgraphsToExclude = base.subgraphsToExclude;
-    preset.extraOptions.UseRandomData = base.extraOptions.UseRandomData;
-    preset.extraOptions.FastFinetune = base.extraOptions.FastFinetune;
-    for (const k of ['CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const) preset.extraOptions[k] = base.extraOptions[k];
-  }
-  preset.enableNpuTransformer = recipe.transformer ?? false;
-  preset.includeSq = recipe.smoothQuant ?? false;
-  preset.saturationSafeWeights = recipe.saturationSafe ?? false;
-  preset.perChannel = recipe.perChannel;
-  preset.includeCle = recipe.cle;
-  preset.includeFastFt = recipe.finetune !== null;
-  if (recipe.finetune) {
-    const ft = { ...(preset.extraOptions.FastFinetune ?? {}), OptimAlgorithm: recipe.finetune, ...(recipe.iterations ? { NumIterations: recipe.iterations } : {}) };
-    // Each algorithm's own learning rate unless the user set one for it: the defaults differ by orders.
-    if (!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune) delete ft.LearningRate;
-    preset.extraOptions.FastFinetune = ft;
-  }
-  return validateConfig(preset);
+  const changesMethod = method !== undefined && method !== preset.calibrationMethod;
+  // The preset's symmetry was its own method's default (Percentile's symmetric): the user's with their method,
+  // else (undefined) the method's own default.
+  const symmetry = changesMethod
+    ? { CalibTensorRangeSymmetric: !recipe.calibrationMethod && base ? base.extraOptions.CalibTensorRangeSymmetric : undefined }
+    : {};
+  const calibration = carries ? Object.fromEntries(CALIBRATION_OPTIONS.map((k) => [k, base.extraOptions[k]])) : {};
+  const user = base
+    ? { nodesToExclude: base.nodesToExclude, opTypesToExclude: base.opTypesToExclude, subgraphsToExclude: base.subgraphsToExclude }
+    : {};
+  const userExtra = base
+    ? Object.fromEntries((['UseRandomData', 'CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const).map((k) => [k, base.extraOptions[k]]))
+    : {};
+  const finetune = recipe.finetune
+    ? {
+        OptimAlgorithm: recipe.finetune,
+        ...(recipe.iterations ? { NumIterations: recipe.iterations } : {}),
+        // Each algorithm's own learning rate unless the user set one for it: the defaults differ by orders.
+        ...(!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune ? { LearningRate: undefined } : {}),
+      }
+    : {};
+  return withOptions(preset, {
+    ...(changesMethod ? { calibrationMethod: method } : {}),
+    ...user,
+    enableNpuTransformer: recipe.transformer ?? false,
+    includeSq: recipe.smoothQuant ?? false,
+    saturationSafeWeights: recipe.saturationSafe ?? false,
+    perChannel: recipe.perChannel,
+    includeCle: recipe.cle,
+    includeFastFt: recipe.finetune !== null,
+    extraOptions: { ...symmetry, ...calibration, ...userExtra, FastFinetune: { ...(base?.extraOptions.FastFinetune ?? {}), ...finetune } },
+  });
 }
 
 /**

@@ -14,7 +14,7 @@ import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
-import { configToJSON } from '../../core/quantize/config.ts';
+import { configToPlainJson } from '../../core/quantize/config.ts';
 import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
 import type {
   EvaluationProgress,
@@ -196,7 +196,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       const { run, calibration } = get();
       const result = run.result!;
       return {
-        config: { name: result.configName, settings: result.config ? JSON.parse(configToJSON(result.config)) : { preset: result.configName, extraOptions: { BF16QDQToCast: true } } },
+        config: { name: result.configName, settings: result.config ? configToPlainJson(result.config) : { preset: result.configName, extraOptions: { BF16QDQToCast: true } } },
         exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
         quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
         precisions: nodePrecisions(result.report),

@@ -5,7 +5,7 @@
  * collected for one activation method are wrong for another, so the page compares these keys to know
  * when a calibration is stale. Pure; no React, no workers.
  */
-import { CALIBRATION_METHODS, configToJSON, validateConfig, type CalibrationMethod, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
+import { CALIBRATION_METHODS, withOptions, type CalibrationMethod, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
 import { getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
 import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
 
@@ -67,18 +67,17 @@ export function presetSettings(preset: PresetName): QuantSettings {
 
 /** The full configuration for the settings. */
 export function configOf(settings: QuantSettings): QuantConfig {
-  const json = JSON.parse(configToJSON(presetWithMethod(settings.preset, settings.calibrationMethod)));
-  json.perChannel = settings.perChannel;
-  json.extraOptions.UseRandomData = settings.useRandomData;
-  if (settings.saturationSafeWeights) json.saturationSafeWeights = true;
-  if (settings.fp16) {
-    json.extraOptions.QuantizeFP16 = settings.fp16.quantizeFp16 && !settings.fp16.convertAll;
-    json.extraOptions.UseFP32Scale = settings.fp16.useFp32Scale;
-    json.extraOptions.ConvertFP16ToFP32 = settings.fp16.convertAll;
-  }
-  // Sessions saved before mixed precision have no overrides.
-  json.extraOptions.TensorQuantOverrides = settings.tensorOverrides ?? {};
-  return validateConfig(json);
+  const fp16 = settings.fp16;
+  return withOptions(presetWithMethod(settings.preset, settings.calibrationMethod), {
+    perChannel: settings.perChannel,
+    ...(settings.saturationSafeWeights ? { saturationSafeWeights: true } : {}),
+    extraOptions: {
+      UseRandomData: settings.useRandomData,
+      ...(fp16 ? { QuantizeFP16: fp16.quantizeFp16 && !fp16.convertAll, UseFP32Scale: fp16.useFp32Scale, ConvertFP16ToFP32: fp16.convertAll } : {}),
+      // Sessions saved before mixed precision have no overrides.
+      TensorQuantOverrides: settings.tensorOverrides ?? {},
+    },
+  });
 }
 
 /** What calibration results depend on: the activation collector and its options. */

@@ -14,7 +14,8 @@
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import { DEFAULT_LADDER_ORDER, LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
@@ -170,21 +171,10 @@ export const initialRecoveryState: RecoveryState = {
 
 /** The page's configuration with the recovery options set (validated: a bad learning rate is a ConfigError). */
 export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder = false): QuantConfig {
-  const json = JSON.parse(configToJSON(base));
-  const algorithm = o.finetune === 'none' ? 'adaround' : o.finetune;
-  const ft = { ...json.extraOptions.FastFinetune, OptimAlgorithm: algorithm, NumIterations: o.iterations };
-  if (o.learningRate === null) delete ft.LearningRate;
-  else ft.LearningRate = o.learningRate;
-  json.extraOptions.FastFinetune = ft;
-  json.extraOptions.SmoothAlpha = o.smoothAlpha;
-  if (!forLadder) {
-    json.includeCle = o.cle;
-    json.enableNpuTransformer = o.attention;
-    json.includeSq = o.smoothQuant;
-    json.includeBiasCorrection = o.biasCorrection;
-    json.includeFastFt = o.finetune !== 'none';
-  }
-  return validateConfig(json);
+  const tuning = { algorithm: o.finetune === 'none' ? 'adaround' : o.finetune, iterations: o.iterations, learningRate: o.learningRate, smoothAlpha: o.smoothAlpha } as const;
+  // The ladder's rungs set the switches themselves.
+  if (forLadder) return withRecoverySwitches(base, tuning);
+  return withRecoverySwitches(base, { ...tuning, cle: o.cle, attention: o.attention, smoothQuant: o.smoothQuant, biasCorrection: o.biasCorrection, finetune: o.finetune !== 'none' });
 }
 
 /** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
