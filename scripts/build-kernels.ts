@@ -1,7 +1,7 @@
 /**
  * `npm run gen:kernel`: builds the generated modules of the WebAssembly SIMD kernels (kernelBytes.ts KERNELS:
  * AdaRound's src/core/recover/roundingKernelWasm.ts, the calibration histogram's
- * src/core/calibrate/histogramKernelWasm.ts) from their committed .wat texts, with wabt's wat2wasm (a devDependency:
+ * src/core/calibrate/histogram/histogramKernelWasm.ts) from their committed .wat texts, with wabt's wat2wasm (a devDependency:
  * it runs here, never at run time). Nothing in a generated file is edited by hand; each kernel's test checks that it
  * matches the text.
  */

@@ -1,5 +1,5 @@
 /**
- * Calibration with its exposed tensors read back as one (core/calibrate/packOutputs.ts, what the page does where
+ * Calibration with its exposed tensors read back as one (core/calibrate/run/packOutputs.ts, what the page does where
  * a session may run on a GPU): on a real detector and a real photo, exactly the ranges and states of the run
  * that reads every tensor on its own, on onnxruntime-node and onnxruntime-web's WASM backend, and under a budget
  * that splits the tensors into chunks. The packed model loads at graph optimization 'basic' and 'all'.
@@ -7,10 +7,10 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openModel, sessionModel } from '../src/core/onnx/index.ts';
-import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
-import { sampleSource } from '../src/core/calibrate/samples.ts';
-import { observableTensors } from '../src/core/calibrate/expose.ts';
-import { packOutputs, PACK_FAN_IN, unpackOutputs } from '../src/core/calibrate/packOutputs.ts';
+import { ModelCalibrator } from '../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../src/core/calibrate/run/samples.ts';
+import { observableTensors } from '../src/core/calibrate/run/expose.ts';
+import { packOutputs, PACK_FAN_IN, unpackOutputs } from '../src/core/calibrate/run/packOutputs.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';

@@ -6,9 +6,9 @@
  * way (each share its whole sequential calibration, then a merge) did not.
  */
 import { describe, expect, it } from 'vitest';
-import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/runner.ts';
-import { afterRound, mergeTensorStates, rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
-import { computedTensors, depthGroups } from '../src/core/calibrate/sequential.ts';
+import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import { afterRound, mergeTensorStates, rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
+import { computedTensors, depthGroups } from '../src/core/calibrate/run/sequential.ts';
 import { presetWithMethod } from '../src/core/quantize/presets.ts';
 import type { Feed } from '../src/core/runtime/session.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';

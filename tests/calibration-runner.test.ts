@@ -1,5 +1,5 @@
 /**
- * The one calibration runner (core/calibrate/runner.ts) under both runtimes it is given in the product:
+ * The one calibration runner (core/calibrate/run/runner.ts) under both runtimes it is given in the product:
  * onnxruntime-node (the command line) and onnxruntime-web's WASM backend (the page's workers; it runs in
  * Node too). On a real detector and real photos: a budget too small for one run splits the tensors into
  * chunks and changes no range, on either runtime; and the two runtimes give the same ranges.
@@ -7,11 +7,11 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openModel } from '../src/core/onnx/index.ts';
-import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
-import { sampleSource } from '../src/core/calibrate/samples.ts';
-import { rangesOf } from '../src/core/calibrate/statistics.ts';
+import { ModelCalibrator } from '../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../src/core/calibrate/run/samples.ts';
+import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset, presetWithMethod } from '../src/core/quantize/presets.ts';
-import { computedTensors, depthGroups } from '../src/core/calibrate/sequential.ts';
+import { computedTensors, depthGroups } from '../src/core/calibrate/run/sequential.ts';
 import { CalibrationCancelledError } from '../src/core/calibrate/errors.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { shardFolder } from './helpers/shardFolder.ts';
 import { calibrateCommand } from '../src/cli/commands/calibrate.ts';
 import { mergeCommand } from '../src/cli/commands/merge.ts';
-import { parseStatistics } from '../src/core/calibrate/statisticsFile.ts';
-import { rangesOf } from '../src/core/calibrate/statistics.ts';
+import { parseStatistics } from '../src/core/calibrate/run/statisticsFile.ts';
+import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 
 const { tmp, calib, model, preprocess } = shardFolder('qs-shard-seq-');
 const common = [model, '--calib', calib, '--preprocess', preprocess, '--config', 'A8W8', '--calibration-method', 'Sequential'];

@@ -19,7 +19,7 @@ import type { Feeds, OrtTensor } from '../src/cli/runtime/ortNode.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { resolveSubgraph } from '../src/core/exclude/subgraph.ts';
-import { exposeTensors } from '../src/core/calibrate/expose.ts';
+import { exposeTensors } from '../src/core/calibrate/run/expose.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
 import { sortByError } from '../src/core/metrics/layerwise.ts';
 import { errorJumps } from '../src/core/metrics/layerwiseJumps.ts';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, decode, elementTypeName, encode, inferElementTypes, openModel, opsetOf } from '../src/core/onnx/index.ts';
-import { exposeTensors } from '../src/core/calibrate/expose.ts';
+import { exposeTensors } from '../src/core/calibrate/run/expose.ts';
 import { layeredLayout } from '../src/core/graph/layeredLayout.ts';
 import { buildGraphView, layoutInputOf } from '../src/ui/features/graph/viewModel.ts';
 import { modelApi } from '../workers/modelApi.ts';

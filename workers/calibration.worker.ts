@@ -5,7 +5,7 @@
  * share returns are transferred, not copied.
  */
 import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { stateBuffers } from '../src/core/calibrate/statistics.ts';
+import { stateBuffers } from '../src/core/calibrate/run/statistics.ts';
 import { createCalibrationApi, type CalibrationApi, type ProgressCallback } from './calibrationApi.ts';
 import { decodeWithCanvas } from './calibration/decodeImage.ts';
 import { createWebRuntime } from './runtime/ort.ts';

@@ -5,8 +5,8 @@ import { validateConfig } from '../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
 import { readModel } from '../tests/helpers/fixtures.ts';
 import { createCalibrationApi, type CalibrationApi, type CalibrationProgress } from './calibrationApi.ts';
-import { ModelCalibrator } from '../src/core/calibrate/runner.ts';
-import { sampleSource } from '../src/core/calibrate/samples.ts';
+import { ModelCalibrator } from '../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
 
 const image = fakeImage;
@@ -146,7 +146,7 @@ describe('calibrationApi', () => {
     expect(sessions.created).toBe(1 + split.passes);
     expect(split.used).toBe(4);
     expect(progress.at(-1)).toMatchObject({ done: 4, total: 4, pass: split.passes });
-    const { rangesOf } = await import('../src/core/calibrate/statistics.ts');
+    const { rangesOf } = await import('../src/core/calibrate/run/statistics.ts');
     expect(rangesOf(split.states)).toEqual(rangesOf(whole.states));
   });
 

@@ -15,7 +15,7 @@ function fixtureBuffer(name: string): ArrayBuffer {
 /** Ranges of mnist from one seeded input, as a calibration would give them (MinMax of every tensor). */
 async function mnistRanges(): Promise<Record<string, [number, number]>> {
   const { model } = openModel(readModel('mnist.onnx'));
-  const { exposeTensors, observableTensors } = await import('../src/core/calibrate/expose.ts');
+  const { exposeTensors, observableTensors } = await import('../src/core/calibrate/run/expose.ts');
   const { encode } = await import('../src/core/onnx/index.ts');
   const session = await createSession(encode(exposeTensors(model, observableTensors(model))));
   const input = seededFloats(28 * 28, 3);

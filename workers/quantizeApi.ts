@@ -11,7 +11,7 @@ import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } f
 import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import { rangesFromTable, type RangeTable } from '../src/core/calibrate/rangeTable.ts';
+import { rangesFromTable, type RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
 import type { QuantizeReport } from '../src/core/quantize/report.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 
@@ -39,7 +39,7 @@ export interface QuantizeOutput {
   data?: { parts: ArrayBuffer[]; byteLength: number };
 }
 
-export type { RangeTable } from '../src/core/calibrate/rangeTable.ts';
+export type { RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
 
 const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
 

@@ -18,7 +18,7 @@
 import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
 import { compareModels, ComparisonError, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 import type { OutputSummary } from '../src/core/metrics/summary.ts';
-import { rangesOf, type TensorStates } from '../src/core/calibrate/statistics.ts';
+import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
 import { configToJSON, configToPlainJson, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import type { PresetName } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
@@ -30,8 +30,8 @@ import { hasAttentionBlocks, hasWrittenOutActivations } from '../src/core/quanti
 import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
 import { ladderCostPrior, ladderMeasures, ladderMetrics, type LadderSearchProgress, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
 import type { CurvePoint } from '../src/core/recover/tuning.ts';
-import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/runner.ts';
-import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/samples.ts';
+import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/run/runner.ts';
+import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
 import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
 import type { BackendPreference } from '../src/core/runtime/session.ts';

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
 import { presetDefinition } from '../../src/core/quantize/presets.ts';
 import { validateConfig } from '../../src/core/quantize/config.ts';
-import { rangesOf } from '../../src/core/calibrate/statistics.ts';
+import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { validatePreprocess, type PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';

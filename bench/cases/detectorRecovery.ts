@@ -16,7 +16,7 @@ import { presetDefinition } from '../../src/core/quantize/presets.ts';
 import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
-import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/rangeTable.ts';
+import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { float32Tensor, nodeRuntime, type Feeds } from '../../src/cli/runtime/ortNode.ts';

@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs';
 import { buildGraphIndex, decode, encodeParts, tensorSummary } from '../../src/core/onnx/index.ts';
-import { exposeTensors, observableTensors } from '../../src/core/calibrate/expose.ts';
-import { foldRun, rangesOf } from '../../src/core/calibrate/statistics.ts';
+import { exposeTensors, observableTensors } from '../../src/core/calibrate/run/expose.ts';
+import { foldRun, rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { encode } from '../../src/core/onnx/index.ts';

@@ -7,7 +7,7 @@
  *
  * For each model, a whole calibration (U8S8, MinMax: ranges as computed) over the first images, timed on:
  * WASM; WebGPU reading each exposed tensor back on its own (the page before issue 34); WebGPU with the outputs
- * packed into one read-back (core/calibrate/packOutputs.ts); and the page's Auto probe (ort.ts probingRunner)
+ * packed into one read-back (core/calibrate/run/packOutputs.ts); and the page's Auto probe (ort.ts probingRunner)
  * between those two, with what it decided. Ranges are compared with the WASM run's. One JSON line per model.
  * Usage: webgpuNode.ts <images dir> <images> <model path>...
  */
@@ -17,9 +17,9 @@ import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { decode, summarize, buildGraphIndex } from '../../src/core/onnx/index.ts';
 import { asSessionModel } from '../../src/core/onnx/externalize.ts';
-import { ModelCalibrator } from '../../src/core/calibrate/runner.ts';
-import { sampleSource } from '../../src/core/calibrate/samples.ts';
-import { rangesOf } from '../../src/core/calibrate/statistics.ts';
+import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
+import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { validatePreprocess, type PreprocessSpec } from '../../src/core/preprocess/spec.ts';

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { decode, type ModelProto } from '../../src/core/onnx/index.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { activationMethodName } from '../../src/core/calibrate/methodFromConfig.ts';
+import { activationMethodName } from '../../src/core/calibrate/collectors/methodFromConfig.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
 import { validatePreprocess, type PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';

@@ -6,7 +6,7 @@ import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
 import { seededFloats } from '../../tests/helpers/fixtures.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
-import type { CalibrationSample } from '../../src/core/calibrate/samples.ts';
+import type { CalibrationSample } from '../../src/core/calibrate/run/samples.ts';
 
 /** onnxruntime-node (src/cli/runtime/ortNode.ts) as a worker's Runtime, one thread a session; counts sessions. */
 export function nodeWorkerRuntime(sessions = { created: 0 }): Runtime {

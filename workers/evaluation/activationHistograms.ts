@@ -1,16 +1,16 @@
 /**
  * Histograms of the worst layers' float activations, for the report's range table: one more run of
  * the float model over the evaluation samples with just those tensors exposed, each folded into the
- * core's mergeable histogram (core/calibrate/histogram.ts) and re-binned to a few dozen equal bins
+ * core's mergeable histogram (core/calibrate/histogram/histogram.ts) and re-binned to a few dozen equal bins
  * over the tensor's range in the report, widened to the values seen. Drawn over the same span as the
  * calibrated range and the quantization grid beside it, it shows whether the range clips the tails
  * or wastes levels on outliers. Graph inputs are read from the feeds
  * (onnxruntime cannot return an input as an output). Must not compare or quantize.
  */
 import { sessionModel, type ModelProto } from '../../src/core/onnx/index.ts';
-import { exposeTensors } from '../../src/core/calibrate/expose.ts';
-import { capacityFor, createHistogram, foldIntoHistogram, type Histogram } from '../../src/core/calibrate/histogram.ts';
-import { referenceHistogram } from '../../src/core/calibrate/histogram-views.ts';
+import { exposeTensors } from '../../src/core/calibrate/run/expose.ts';
+import { capacityFor, createHistogram, foldIntoHistogram, type Histogram } from '../../src/core/calibrate/histogram/histogram.ts';
+import { referenceHistogram } from '../../src/core/calibrate/histogram/histogramViews.ts';
 import type { ComparisonRuntime } from '../../src/core/evaluate/compareModels.ts';
 import type { ReportHistogram } from '../../src/core/report/index.ts';
 

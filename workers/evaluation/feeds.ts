@@ -9,9 +9,9 @@
 import type { TensorSummary } from '../../src/core/onnx/index.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
-import type { SkippedSample } from '../../src/core/calibrate/runner.ts';
+import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import { NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
-import { sampleSource, type CalibrationSample, type ImageDecoder } from '../../src/core/calibrate/samples.ts';
+import { sampleSource, type CalibrationSample, type ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import type { Feed } from '../../src/core/runtime/session.ts';
 import { NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 

@@ -3,14 +3,14 @@
  * .npy/.npz tensors: data/dataFeeds.ts), calibrate the model on them with progress, and say what was skipped.
  */
 import { buildGraphIndex, summarize, type ModelProto } from '../../core/onnx/index.ts';
-import { assertCalibratable } from '../../core/calibrate/runner.ts';
+import { assertCalibratable } from '../../core/calibrate/run/runner.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { listDataFolder } from '../data/dataFolder.ts';
 import { folderKind, tensorFolderFeeds } from '../data/dataFeeds.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { rateText, terminalProgress } from '../progressBar.ts';
 import { calibrateOnFeeds, calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
-import type { SequentialRound } from '../../core/calibrate/runner.ts';
+import type { SequentialRound } from '../../core/calibrate/run/runner.ts';
 
 /** Share `index` (0-based) of `count`: a contiguous block of the folder's images in name order. */
 export interface Shard {

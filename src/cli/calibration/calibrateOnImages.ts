@@ -1,5 +1,5 @@
 /**
- * Calibration in Node: the core's calibration runner (core/calibrate/runner.ts), the same one the page's
+ * Calibration in Node: the core's calibration runner (core/calibrate/run/runner.ts), the same one the page's
  * workers use, with onnxruntime-node as its runtime and the Node image decoder reading the user's files.
  * So the command line and the studio share one loop, one memory budget and one chunking rule, and compute
  * the same ranges. Corrupt images are skipped and named; problems that stop calibration are the core's
@@ -10,9 +10,9 @@ import os from 'node:os';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
 import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImageModelError } from '../../core/calibrate/errors.ts';
-import { assertCalibratable, ModelCalibrator, RUN_OUTPUT_BUDGET_BYTES, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/runner.ts';
-import { sampleSource } from '../../core/calibrate/samples.ts';
-import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
+import { assertCalibratable, ModelCalibrator, RUN_OUTPUT_BUDGET_BYTES, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/run/runner.ts';
+import { sampleSource } from '../../core/calibrate/run/samples.ts';
+import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
 import { asFloat32 } from '../../core/precision/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';

@@ -7,7 +7,7 @@
  * (`qstudio merge … --after`), so that the shards compute exactly what one run over all the images computes.
  */
 import fs from 'node:fs';
-import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
+import { activationMethodName } from '../../core/calibrate/collectors/methodFromConfig.ts';
 import {
   formatStatistics,
   isComplete,
@@ -20,9 +20,9 @@ import {
   StatisticsFileError,
   statisticsKey,
   STATISTICS_FORMAT,
-} from '../../core/calibrate/statisticsFile.ts';
-import { rangesOf, type TensorStates } from '../../core/calibrate/statistics.ts';
-import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/runner.ts';
+} from '../../core/calibrate/run/statisticsFile.ts';
+import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
+import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/run/runner.ts';
 import { asFloat32 } from '../../core/precision/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { ortNodeRuntime } from '../runtime/ortNode.ts';

@@ -1,11 +1,11 @@
 /**
  * `qstudio merge <stats.json>... -o ranges.json [--stats merged.json]`: the shards of one calibration
  * (`qstudio calibrate --shard i/n --stats …`, run anywhere, by any batch scheduler) combined into the ranges
- * one run over all the images gives, exactly (collector merges are exact, core/calibrate/statisticsFile.ts).
+ * one run over all the images gives, exactly (collector merges are exact, core/calibrate/run/statisticsFile.ts).
  * A later round of a sequential calibration merges onto the statistics of the rounds before (`--after`).
  */
 import fs from 'node:fs';
-import { formatStatistics, mergeRound, mergeStatisticsFiles, parseStatistics, rangesOfFile } from '../../core/calibrate/statisticsFile.ts';
+import { formatStatistics, mergeRound, mergeStatisticsFiles, parseStatistics, rangesOfFile } from '../../core/calibrate/run/statisticsFile.ts';
 import { rangesToJSON } from '../calibration/calibrateFolder.ts';
 import { parse, readInputFile, UsageError } from '../usage.ts';
 

@@ -5,14 +5,14 @@
  * The runtime is injected, so the same orchestration serves onnxruntime-node in the command line,
  * onnxruntime-web in a worker, and fakes in tests: the caller says how many samples there are and
  * opens a session over model bytes that runs a sample by index. This module decides what to expose
- * (core/calibrate/expose.ts), splits the exposed tensors into chunks when one run's outputs would not
+ * (core/calibrate/run/expose.ts), splits the exposed tensors into chunks when one run's outputs would not
  * fit the memory budget (measured on the first sample), and folds every run into mergeable sums
  * (core/metrics/layerwise.ts). Must not import a runtime or read files.
  */
 
 import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import { chunkTensors, exposeTensors } from '../calibrate/expose.ts';
+import { chunkTensors, exposeTensors } from '../calibrate/run/expose.ts';
 import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
 import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';

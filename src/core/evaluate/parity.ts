@@ -13,7 +13,7 @@ import { buildGraphIndex, sessionModel, type ModelProto } from '../onnx/index.ts
 import type { Feed, InferenceRunner, RunTensor } from '../runtime/session.ts';
 import type { ModelBytes } from '../onnx/externalize.ts';
 import { cosineSimilarity } from '../metrics/cosine.ts';
-import { exposeTensors, observableTensors } from '../calibrate/expose.ts';
+import { exposeTensors, observableTensors } from '../calibrate/run/expose.ts';
 
 /** One runtime of the table. The first one given is the reference (WASM). */
 export interface ParityRuntime {

@@ -19,8 +19,8 @@ export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
 
 /**
  * Quark's CalibMethod names (quark/onnx/quantization/config/spec.py, LayerwisePercentile included); ORT's
- * CalibrationMethod has the first 3. ConsumerMSE is ours (core/calibrate/consumerSearch.ts, after NNCF's range
- * search): float scales only. Sequential is ours too (core/calibrate/sequential.ts: Entropy's statistics gathered
+ * CalibrationMethod has the first 3. ConsumerMSE is ours (core/calibrate/search/consumerSearch.ts, after NNCF's range
+ * search): float scales only. Sequential is ours too (core/calibrate/run/sequential.ts: Entropy's statistics gathered
  * with everything upstream already quantized): float scales only.
  */
 export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE', 'Sequential'] as const;

@@ -367,7 +367,7 @@ export const MIN_BUDGET_ITERATIONS = 100;
 
 /**
  * The calibration method the ladder screens float-scale formats with besides the user's (LadderOptions.calibrationRungs):
- * Sequential (core/calibrate/sequential.ts) measured at least MinMax's held-out cosine on every benchmarked model, and
+ * Sequential (core/calibrate/run/sequential.ts) measured at least MinMax's held-out cosine on every benchmarked model, and
  * best on the PP-OCRv4 text detector (per channel 0.9595 against MinMax 0.8989) and on YOLOX-nano per channel
  * (0.8977 against 0.8257), at 1.6–4.8× MinMax's calibration time (bench/README.md, calibration-methods).
  */

@@ -9,7 +9,7 @@
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
-import { activationMethodName } from '../calibrate/methodFromConfig.ts';
+import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/report.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';

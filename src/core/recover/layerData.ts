@@ -9,7 +9,7 @@
  * row width, not with the feature maps. Must not import a runtime or read files.
  */
 import { sessionModel, StudioError, type ModelProto } from '../onnx/index.ts';
-import { exposeOnly } from '../calibrate/expose.ts';
+import { exposeOnly } from '../calibrate/run/expose.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
 import { seededRandom } from '../seededRandom.ts';

@@ -16,7 +16,7 @@
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto, NodeProto, TensorProto } from '../onnx/model.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
-import { exposeTensors } from '../calibrate/expose.ts';
+import { exposeTensors } from '../calibrate/run/expose.ts';
 import { sessionModel } from '../onnx/externalize.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 

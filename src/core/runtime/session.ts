@@ -71,7 +71,7 @@ export interface Runtime {
   createSession(model: ModelBytes, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
   /**
    * Whether a float session may run where each graph output costs a round trip of its own (a GPU): calibration
-   * then reads its exposed tensors back as one (core/calibrate/packOutputs.ts). Absent means no.
+   * then reads its exposed tensors back as one (core/calibrate/run/packOutputs.ts). Absent means no.
    */
   packsOutputs?(): Promise<boolean>;
 }

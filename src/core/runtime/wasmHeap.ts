@@ -17,7 +17,7 @@ import { SESSION_EXTERNAL_FROM_BYTES } from '../onnx/sessionExternal.ts';
 
 const MiB = 2 ** 20;
 
-/** Room kept for one run's activations: the calibration runner's output budget (RUN_OUTPUT_BUDGET_BYTES in core/calibrate/runner.ts). */
+/** Room kept for one run's activations: the calibration runner's output budget (RUN_OUTPUT_BUDGET_BYTES in core/calibrate/run/runner.ts). */
 const ACTIVATION_ROOM_BYTES = 256 * MiB;
 
 /** WebAssembly's 32-bit address space: the most memory one onnxruntime-web instance can have. */

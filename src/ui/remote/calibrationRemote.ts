@@ -15,14 +15,14 @@
  */
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
-import { activationMethodName } from '../../core/calibrate/methodFromConfig.ts';
+import { activationMethodName } from '../../core/calibrate/collectors/methodFromConfig.ts';
 import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { SESSION_EXTERNAL_FROM_BYTES } from '../../core/onnx/sessionExternal.ts';
-import { stateBuffers } from '../../core/calibrate/statistics.ts';
-import { needsWholeRun } from '../../core/calibrate/statisticsFile.ts';
+import { stateBuffers } from '../../core/calibrate/run/statistics.ts';
+import { needsWholeRun } from '../../core/calibrate/run/statisticsFile.ts';
 import type { BackendPreference } from '../../core/runtime/session.ts';
 
 /** Samples below which a second worker costs more (a second session, a second model copy) than it saves. */

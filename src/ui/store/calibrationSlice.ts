@@ -22,7 +22,7 @@ import { suggestPreprocess } from './preprocessSuggestion.ts';
 import { configOf, type QuantSettings } from './quantSettings.ts';
 import { appendNew, fileKey, samplesOf } from './samples.ts';
 import { resultKey } from './selectors.ts';
-import { parseStatistics, rangesForConfig } from '../../core/calibrate/statisticsFile.ts';
+import { parseStatistics, rangesForConfig } from '../../core/calibrate/run/statisticsFile.ts';
 
 export type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 

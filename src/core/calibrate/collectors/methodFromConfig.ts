@@ -1,0 +1,40 @@
+/**
+ * Which collector, with which options, calibrates activations for a quantization configuration
+ * (Quark's mapping of calibrate_method × scale type, and its extra options such as Percentile,
+ * NumBins, CalibMovingAverage).
+ */
+import type { QuantConfig } from '../../quantize/config.ts';
+import { activationCollectorMethod, createState, type CollectorState } from './registry.ts';
+
+/** A fresh collector state for one activation tensor under `config`. */
+export function activationState(config: QuantConfig): CollectorState {
+  const x = config.extraOptions;
+  const method = activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+  switch (method) {
+    case 'MinMax':
+    case 'NonOverflow':
+      return createState(method, { movingAverage: x.CalibMovingAverage, symmetric: x.CalibTensorRangeSymmetric });
+    case 'Percentile':
+      return createState(method, { percentile: x.Percentile, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
+    case 'Entropy':
+      return createState(method, { numBins: x.NumBins, numQuantizedBins: x.NumQuantizedBins });
+    case 'PowerOfTwoMinMSE':
+      return createState(method, { quantType: config.activationType });
+    case 'MinMSE':
+    case 'ConsumerMSE':
+      return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
+    case 'LayerwisePercentile':
+      return createState(method, { quantType: config.activationType, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
+    default:
+      return createState(method);
+  }
+}
+
+/**
+ * The calibration method a configuration uses, for reports, statistics files and calibration caches: the collector's
+ * name, except Sequential, which runs Entropy's collector on the partly quantized model and so gives other ranges.
+ */
+export function activationMethodName(config: QuantConfig): string {
+  if (config.calibrationMethod === 'Sequential') return 'Sequential';
+  return activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+}

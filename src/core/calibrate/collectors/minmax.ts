@@ -1,0 +1,149 @@
+/**
+ * MinMax: the range is the smallest and largest value seen, or, with `movingAverage`, the mean of each
+ * batch's minimum and maximum. Also serves Quark's power-of-two `NonOverflow` method, which is this
+ * collector with symmetric ranges (the power-of-two rounding of the scale belongs to qparams, not here).
+ *
+ * Reference: ORT `calibrate.py`, `MinMaxCalibrater.compute_data` and `merge_range`; Quark
+ * `calibration/calibrators.py`, `_CALIB_METHOD_DEFAULTS` and `create_calibrator_power_of_two`.
+ * ORT's "moving average" is the arithmetic mean (`np.nanmean`) of the per-run ReduceMin / ReduceMax outputs
+ * over every run collected before `compute_data`; only when `max_intermediate_outputs` splits the runs into
+ * chunks does it blend chunk results with the exponential `averaging_constant`, and that blend depends on
+ * chunk order. With ORT's default (`max_intermediate_outputs=None`, one chunk) the result is the plain mean,
+ * which is order-free: that is what this collector computes, so `averaging_constant` has no counterpart.
+ * One `update` call is one run (one calibration sample through the model), as a ReduceMin output is.
+ * Batch minima and maxima are summed exactly (bigint in units of 2^-149, the float32 quantum), so merged
+ * states give bit-identical means in any order.
+ */
+
+import { scan } from '../histogram/scan.ts';
+import {
+  type CalibrationMethod,
+  type CalibrationRange,
+  type Collector,
+  CollectorMismatchError,
+  assertSameOptions,
+  withDefaults,
+} from './types.ts';
+
+export interface MinMaxOptions {
+  /** Report [-a, a] with a = max(|min|, |max|) (ORT `symmetric`, applied after averaging). */
+  readonly symmetric: boolean;
+  /** Mean of per-batch minima / maxima instead of the global extremes (ORT `moving_average`). */
+  readonly movingAverage: boolean;
+}
+
+export interface MinMaxState {
+  readonly method: 'MinMax' | 'NonOverflow';
+  readonly options: MinMaxOptions;
+  /** Global extremes of finite values; +Infinity / -Infinity while empty. */
+  min: number;
+  max: number;
+  /** Σ over batches of the batch minimum / maximum, in units of 2^-149 (exact). */
+  sumBatchMin: bigint;
+  sumBatchMax: bigint;
+  /** Batches with at least one finite value. */
+  batches: number;
+  /** Finite values folded, and NaN / ±Infinity values skipped. */
+  count: number;
+  nonFinite: number;
+}
+
+/** ORT `create_calibrator`: symmetric=False, moving_average=False (averaging_constant=0.01 unused, see above). */
+export const MIN_MAX_DEFAULTS: MinMaxOptions = { symmetric: false, movingAverage: false };
+/** Quark `_CALIB_METHOD_DEFAULTS[PowerOfTwoMethod.NonOverflow]`: symmetric=True, moving_average=False. */
+export const NON_OVERFLOW_DEFAULTS: MinMaxOptions = { symmetric: true, movingAverage: false };
+
+/** 2^149: float32 values times this are integers. */
+const QUANTUM_INV = Math.pow(2, 149);
+
+function toFixed(x: number): bigint {
+  return BigInt(x * QUANTUM_INV);
+}
+
+function fromFixedMean(sum: bigint, n: number): number {
+  return Number(sum) / QUANTUM_INV / n;
+}
+
+function noNegativeZero(x: number): number {
+  return x === 0 ? 0 : x;
+}
+
+type MinMaxMethod = 'MinMax' | 'NonOverflow';
+
+function create(method: MinMaxMethod, defaults: MinMaxOptions, options?: Partial<MinMaxOptions>): MinMaxState {
+  return {
+    method,
+    options: withDefaults(defaults, options),
+    min: Infinity,
+    max: -Infinity,
+    sumBatchMin: 0n,
+    sumBatchMax: 0n,
+    batches: 0,
+    count: 0,
+    nonFinite: 0,
+  };
+}
+
+function update(state: MinMaxState, values: Float32Array): MinMaxState {
+  const ext = scan(values);
+  const bad = ext.nonFinite;
+  const n = values.length;
+  let lo = ext.min;
+  let hi = ext.max;
+  state.nonFinite += bad;
+  if (bad === n) return state;
+  lo = noNegativeZero(lo);
+  hi = noNegativeZero(hi);
+  state.count += n - bad;
+  state.batches += 1;
+  state.sumBatchMin += toFixed(lo);
+  state.sumBatchMax += toFixed(hi);
+  if (lo < state.min) state.min = lo;
+  if (hi > state.max) state.max = hi;
+  return state;
+}
+
+function merge(a: MinMaxState, b: MinMaxState): MinMaxState {
+  if (a.method !== b.method) throw new CollectorMismatchError(`cannot merge ${a.method} with ${b.method}`);
+  assertSameOptions(a.method, a.options, b.options);
+  return {
+    method: a.method,
+    options: a.options,
+    min: Math.min(a.min, b.min),
+    max: Math.max(a.max, b.max),
+    sumBatchMin: a.sumBatchMin + b.sumBatchMin,
+    sumBatchMax: a.sumBatchMax + b.sumBatchMax,
+    batches: a.batches + b.batches,
+    count: a.count + b.count,
+    nonFinite: a.nonFinite + b.nonFinite,
+  };
+}
+
+function finalize(state: MinMaxState): CalibrationRange {
+  if (state.batches === 0) return { min: 0, max: 0 };
+  let min = state.min;
+  let max = state.max;
+  if (state.options.movingAverage) {
+    min = fromFixedMean(state.sumBatchMin, state.batches);
+    max = fromFixedMean(state.sumBatchMax, state.batches);
+  }
+  if (state.options.symmetric) {
+    const a = Math.max(Math.abs(min), Math.abs(max));
+    return { min: noNegativeZero(-a), max: a };
+  }
+  return { min, max };
+}
+
+function collector(method: MinMaxMethod, defaults: MinMaxOptions): Collector<MinMaxOptions, MinMaxState, CalibrationRange> {
+  return {
+    method: method satisfies CalibrationMethod,
+    defaults,
+    create: (options) => create(method, defaults, options),
+    update,
+    merge,
+    finalize,
+  };
+}
+
+export const MinMaxCollector = collector('MinMax', MIN_MAX_DEFAULTS);
+export const NonOverflowCollector = collector('NonOverflow', NON_OVERFLOW_DEFAULTS);

@@ -1,0 +1,440 @@
+/**
+ * The calibration loop of one model, whatever runtime runs it (onnxruntime-web in the page's workers,
+ * onnxruntime-node in the command line, both injected as a `Runtime`): expose every observable tensor as an
+ * output, run each sample, fold the float32 outputs into collector states (`foldRun`), and say how
+ * far it got. onnxruntime has no API for intermediate tensors, so the model is rewritten (core
+ * `exposeTensors`); when one run's outputs exceed the memory budget (measured on the first sample),
+ * the tensors are split into chunks and each chunk is a pass of its own over the samples, one session
+ * alive at a time.
+ *
+ * One memory budget and one chunking rule for every runtime: a chunk is a pass of its own over the samples
+ * (the samples are produced again for it), so only one session's outputs are ever alive.
+ *
+ * Sequential calibration (sequential.ts) adds passes after the float one, each on the model quantized with the
+ * ranges known so far, gathering one depth group of tensors afresh; ConsumerMSE ends with its search. Those
+ * passes are rounds (`SequentialRound`): a run split over workers or machines runs one round at a time on
+ * every share, merges the round's statistics and fixes the ranges before the next round starts anywhere, so
+ * that it computes what one run over all the samples computes.
+ *
+ * What it must not do: know how samples are made (images, .npy, random: `SampleSource` does that), talk
+ * to the page, or touch the DOM or a file system. Cancellation is a flag the caller flips; it is read
+ * between samples.
+ */
+import { sessionModel, type ModelProto } from '../../onnx/index.ts';
+import { UnsupportedModelError } from '../../onnx/errors.ts';
+import type { ModelSummary } from '../../onnx/summary.ts';
+import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../../runtime/session.ts';
+import type { QuantConfig } from '../../quantize/config.ts';
+import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
+import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
+import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
+import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
+import type { ConsumerMseState } from '../collectors/minmse.ts';
+import { computedTensors, depthGroups, quantizedReadout } from './sequential.ts';
+import { quantizeModel } from '../../quantize/quantizeModel.ts';
+import type { TensorRange } from '../../quantize/plan.ts';
+
+/**
+ * Most bytes of outputs one run may return before tensors are split into chunks, in every runtime: WASM has
+ * 4 GB in all, and the folded batch is copied out of it once more.
+ */
+export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Throws a named error when the model cannot be calibrated: ops of custom domains (CustomOpsError), an
+ * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (precision/float16.ts asFloat32). `label` names the model at the start of the
+ * message (`"model.onnx"`, `The model`).
+ */
+export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization'>, label: string): void {
+  if (summary.customOps.length > 0) {
+    const list = summary.customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
+    throw new CustomOpsError(
+      `${label} uses ops of custom domains (${list}). onnxruntime cannot run them without their custom-op library, so this model cannot be calibrated here.`,
+    );
+  }
+  if (summary.quantization.state !== 'float') {
+    throw new UnsupportedModelError(`${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
+  }
+}
+/** Why one sample was left out. */
+export interface SkippedSample {
+  file: string;
+  reason: string;
+}
+
+/** One calibration sample, ready to run; `skip` when it could not be made (a corrupt image). */
+/** A sample's feeds (and, for an image, its size in pixels: where a detector's boxes map back to), or why it was skipped. */
+export type Produced = { feeds: Record<string, Feed>; size?: { width: number; height: number } } | { skip: string };
+
+/** The samples of a run, made on demand (a pass may ask for the same index again). */
+export interface SampleSource {
+  readonly count: number;
+  name(index: number): string;
+  produce(index: number): Promise<Produced>;
+}
+
+export interface Progress {
+  /** Samples finished in the whole run (over all passes, scaled to samples). */
+  done: number;
+  total: number;
+  imagesPerSecond: number;
+  /** Seconds left at the current pace; null until there is a pace. */
+  etaSeconds: number | null;
+  skipped: SkippedSample[];
+  /** 1-based pass and number of passes (more than one when the tensors are chunked). */
+  pass: number;
+  passes: number;
+  backend: BackendInfo | null;
+  /** Workers sharing the run (set by the page when it splits a run; absent means one). */
+  workers?: number;
+}
+
+/**
+ * One round of a sequential calibration run apart from the others (on one share of the samples). Round 0 is the
+ * float pass: the statistics of every tensor. Round g ≥ 1 quantizes the model with `ranges` (those of the merged
+ * statistics of every share after round g − 1) and gathers sequential pass g afresh (a depth group, or one chunk
+ * of a group whose outputs exceed the memory budget): its outcome holds the states of those tensors only, which
+ * replace theirs in the merged statistics. Each pass of a run over all samples is such a round.
+ */
+export interface SequentialRound {
+  readonly index: number;
+  readonly ranges: ReadonlyMap<string, TensorRange> | null;
+}
+
+export interface CalibrationOutcome {
+  states: TensorStates;
+  /** Samples folded (by the float pass; in a later round run alone, by that round: none where it gathers nothing). */
+  used: number;
+  skipped: SkippedSample[];
+  passes: number;
+  backend: BackendInfo;
+  seconds: number;
+  /** Bytes of all outputs of one run, measured on the first sample. */
+  runOutputBytes: number;
+  /** Rounds of a sequential calibration (the float pass and one per depth group); absent for other methods. */
+  rounds?: number;
+}
+
+const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data.byteLength : 0);
+
+/** Feeds as run outputs, so graph inputs are folded like any other tensor. */
+function feedsAsOutputs(feeds: Readonly<Record<string, Feed>>, wanted: ReadonlySet<string>): Record<string, RunOutput> {
+  const out: Record<string, RunOutput> = {};
+  for (const [name, f] of Object.entries(feeds)) if (wanted.has(name)) out[name] = { type: f.type, data: f.data };
+  return out;
+}
+
+interface Session {
+  runner: InferenceRunner;
+  /** Whether runs on this session fold the feeds too (the first pass does). */
+  foldsFeeds: boolean;
+  /** The packed outputs' layout, where the exposed tensors come back as one (packOutputs.ts). */
+  packed: PackedOutputs | null;
+}
+
+export class ModelCalibrator {
+  /** Graph inputs and node outputs, in graph order: every tensor that gets a range. */
+  readonly observable: readonly string[];
+  /** The node outputs among them: what sessions expose and chunks split (graph inputs come from the feeds). */
+  private readonly produced: readonly string[];
+  private readonly graphInputs: ReadonlySet<string>;
+  private full: Session | null = null;
+  /** Null until the first run measured the outputs; then one chunk (everything) or several. */
+  private chunks: string[][] | null = null;
+  private outputBytes = 0;
+  /** Bytes of each output of one run, measured on the first sample. */
+  private outputSizes = new Map<string, number>();
+  private backend: BackendInfo | null = null;
+
+  constructor(
+    private readonly model: ModelProto,
+    private readonly runtime: Runtime,
+    private readonly budgetBytes = RUN_OUTPUT_BUDGET_BYTES,
+  ) {
+    this.observable = observableTensors(model);
+    this.graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
+    this.produced = this.observable.filter((t) => !this.graphInputs.has(t));
+  }
+
+  private async session(tensors: readonly string[], foldsFeeds: boolean): Promise<Session> {
+    // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
+    const packed = tensors.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(this.model, tensors) : null;
+    // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
+    const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
+    try {
+      const { runner, backend } = await this.runtime.createSession(bytes, 'float');
+      this.backend = backend;
+      return { runner, foldsFeeds, packed };
+    } catch (e) {
+      if (e instanceof InferenceError) throw e;
+      throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Runs one sample and folds it; returns each output's bytes (feeds included when the session observes them). */
+  private async run(session: Session, feeds: Record<string, Feed>, states: TensorStates, config: QuantConfig): Promise<Map<string, number>> {
+    let outputs;
+    try {
+      // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
+      outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
+      if (session.packed) outputs = unpackOutputs(session.packed, outputs);
+    } catch (e) {
+      if (e instanceof InferenceError) throw e;
+      throw new InferenceError(`onnxruntime failed to run the model: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    // A runtime that probes backends on the first runs settles on one after them.
+    if (session.runner.backend) this.backend = session.runner.backend();
+    const sizes = new Map<string, number>();
+    for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
+    foldRun(states, outputs, config);
+    if (session.foldsFeeds) foldRun(states, feedsAsOutputs(feeds, this.graphInputs), config);
+    return sizes;
+  }
+
+  /**
+   * The passes of a sequential calibration after the float one: each depth group, in chunks where its outputs
+   * exceed the budget (known once a sample has run; before, one pass a group).
+   */
+  private sequentialPasses(): string[][] {
+    return depthGroups(this.model, computedTensors(this.model, this.produced)).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
+  }
+
+  /** Rounds of a sequential calibration of this model: the float pass and one per sequential pass (exact once a sample has run). */
+  sequentialRounds(): number {
+    return 1 + this.sequentialPasses().length;
+  }
+
+  /**
+   * Calibrates on every sample of `source`; reports progress; stops with CalibrationCancelledError when `cancelled()`.
+   * With `round` (Sequential only), runs that round alone (SequentialRound) and returns its statistics.
+   */
+  async calibrate(
+    source: SampleSource,
+    config: QuantConfig,
+    cancelled: () => boolean,
+    onProgress: (p: Progress) => void,
+    round?: SequentialRound,
+  ): Promise<CalibrationOutcome> {
+    const start = performance.now();
+    const states: TensorStates = new Map();
+    const skipped: SkippedSample[] = [];
+    const total = source.count;
+    // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
+    const isSequential = config.calibrationMethod === 'Sequential';
+    const badRound = (rounds: number | string) =>
+      new RangeError(`round ${round!.index} of a calibration that has ${rounds} rounds${round!.index > 0 && !round!.ranges ? ', without the ranges of the rounds before' : ''}`);
+    if (round && (!isSequential || !Number.isInteger(round.index) || round.index < 0 || (round.index > 0 && !round.ranges))) throw badRound(isSequential ? this.sequentialRounds() : 'no');
+    let sequential = isSequential ? this.sequentialPasses() : null;
+    const floatPass = !round || round.index === 0;
+    let passes = (this.chunks?.length ?? 1) + (sequential?.length ?? 0);
+    // A round run alone numbers its passes as in the whole run, so progress reads on across rounds.
+    let pass = round && round.index > 0 ? (this.chunks?.length ?? 1) + round.index - 1 : 0;
+    let doneInPass = 0;
+    let used = 0;
+    let firstDoneAt: number | null = null;
+
+    const progress = (): Progress => {
+      const samplesDone = ((Math.max(pass, 1) - 1) * total + doneInPass) / passes;
+      const now = performance.now();
+      // The first sample pays for building the session: the pace is measured from after it.
+      const pace = firstDoneAt !== null && samplesDone > 1 && now > firstDoneAt
+        ? ((samplesDone - 1) * 1000) / (now - firstDoneAt)
+        : samplesDone > 0 ? (samplesDone * 1000) / (now - start) : 0;
+      return {
+        done: Math.floor(samplesDone + 1e-9),
+        total,
+        imagesPerSecond: pace,
+        etaSeconds: pace > 0 ? (total - samplesDone) / pace : null,
+        skipped: skipped.slice(),
+        pass: Math.max(pass, 1),
+        passes,
+        backend: this.backend,
+      };
+    };
+    const check = () => {
+      if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
+    };
+    const bad = new Set<number>();
+    /** The sample's feeds, or null when it is (or was found) unusable. */
+    const feedsOf = async (i: number) => {
+      if (bad.has(i)) return null;
+      const made = await source.produce(i);
+      check();
+      if ('feeds' in made) return made.feeds;
+      bad.add(i);
+      skipped.push({ file: source.name(i), reason: made.skip });
+      return null;
+    };
+    /** Samples `from` on through `fold`, one pass's progress and cancel points. */
+    const eachSample = async (from: number, fold: (feeds: Record<string, Feed>) => Promise<void>) => {
+      for (let i = from; i < total; i++) {
+        check();
+        const feeds = await feedsOf(i);
+        if (feeds) await fold(feeds);
+        doneInPass = i + 1;
+        firstDoneAt ??= performance.now();
+        onProgress(progress());
+      }
+    };
+    const runPass = (session: Session, from: number) =>
+      eachSample(from, async (feeds) => {
+        await this.run(session, feeds, states, config);
+        if (pass === 1) used++;
+      });
+
+    // Until the outputs are measured, samples run with every tensor exposed; the first usable one
+    // decides whether later ones must be chunked. Samples before `next` are then fully folded (by the
+    // float pass; a later round run alone only measures on it, into statistics it drops).
+    let next = 0;
+    if (this.chunks === null) {
+      this.full ??= await this.session(this.produced, true);
+      if (floatPass) pass = 1;
+      onProgress(progress()); // the backend is known now
+      while (next < total && this.chunks === null) {
+        check();
+        const feeds = await feedsOf(next);
+        next++;
+        if (floatPass) doneInPass = next;
+        if (feeds) {
+          const sizes = await this.run(this.full, feeds, floatPass ? states : new Map(), config);
+          if (floatPass) used++;
+          firstDoneAt = performance.now();
+          this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
+          this.outputSizes = sizes;
+          this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
+          if (sequential) sequential = this.sequentialPasses(); // the groups' chunks are known now
+          passes = this.chunks.length + (sequential?.length ?? 0);
+          if (!floatPass) pass = this.chunks.length + round!.index - 1;
+        }
+        onProgress(progress());
+      }
+    }
+    if (floatPass) {
+      pass = 1;
+      if (this.chunks !== null && this.chunks.length === 1) {
+        this.full ??= await this.session(this.produced, true);
+        await runPass(this.full, next);
+      } else if (this.chunks !== null) {
+        await this.release();
+        for (let c = 0; c < this.chunks.length; c++) {
+          pass = c + 1;
+          doneInPass = next;
+          const s = await this.session(this.chunks[c], c === 0);
+          try {
+            await runPass(s, next);
+          } finally {
+            await s.runner.release();
+          }
+        }
+      }
+    }
+    // A later round on a share without one usable sample has nothing to gather (nor the outputs' sizes to plan by).
+    const nothingUsable = this.chunks === null;
+    if (round && !nothingUsable && round.index > (sequential?.length ?? 0)) throw badRound(1 + sequential!.length);
+    /** The sequential passes this call runs, each on the model quantized with the ranges as they stand before it. */
+    const gathering = !sequential || nothingUsable ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
+    if (gathering.length > 0) await this.release();
+    for (const tensors of gathering) {
+      pass++;
+      doneInPass = 0;
+      const gathered = await this.gatherQuantized(tensors, round?.ranges ?? rangesOf(states), config, (gather) =>
+        eachSample(0, async (feeds) => {
+          await gather(feeds);
+          if (!floatPass) used++;
+        }),
+      );
+      for (const [t, st] of gathered) states.set(t, st);
+      doneInPass = total; // a pass with nothing to gather ran no sample, and is done too
+    }
+    await this.searchConsumers(states, config, source, bad, check);
+    onProgress(progress());
+    return {
+      states,
+      used,
+      skipped,
+      passes,
+      backend: this.backend!,
+      seconds: (performance.now() - start) / 1000,
+      runOutputBytes: this.outputBytes,
+      ...(sequential ? { rounds: sequential.length + 1 } : {}),
+    };
+  }
+
+  /**
+   * One pass of a sequential calibration: quantizes the model with `ranges`, and gathers `tensors` afresh on it
+   * (their values before their own quantization; tensors the quantized model does not compute are left out of
+   * the states returned). `each` runs the samples through `gather`.
+   */
+  private async gatherQuantized(
+    tensors: readonly string[],
+    ranges: ReadonlyMap<string, TensorRange>,
+    config: QuantConfig,
+    each: (gather: (feeds: Record<string, Feed>) => Promise<void>) => Promise<void>,
+  ): Promise<TensorStates> {
+    const fresh: TensorStates = new Map();
+    const quantized = quantizeModel(this.model, ranges, config).model;
+    const readout = quantizedReadout(quantized, tensors);
+    if (readout.size === 0) return fresh;
+    const names = [...readout.values()];
+    let runner: InferenceRunner;
+    try {
+      ({ runner } = await this.runtime.createSession(sessionModel(exposeOnly(quantized, names)), 'quantized'));
+    } catch (e) {
+      throw new InferenceError(`onnxruntime could not load the partly quantized model for sequential calibration: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    try {
+      await each(async (feeds) => {
+        let outputs;
+        try {
+          outputs = await runner.run(feeds);
+        } catch (e) {
+          throw new InferenceError(`onnxruntime failed to run the partly quantized model: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        const renamed: Record<string, RunOutput> = {};
+        for (const [t, name] of readout) if (outputs[name]) renamed[t] = outputs[name];
+        foldRun(fresh, renamed, config);
+      });
+    } finally {
+      await runner.release();
+    }
+    return fresh;
+  }
+
+  /**
+   * ConsumerMSE states get their range from the consumer search (consumerSearch.ts), run on the first
+   * SEARCH_SAMPLES usable samples after the statistics are complete; other states are left alone.
+   */
+  private async searchConsumers(states: TensorStates, config: QuantConfig, source: SampleSource, bad: ReadonlySet<number>, check: () => void): Promise<void> {
+    const searched = new Map<string, ConsumerMseState>();
+    for (const [name, s] of states) if (s.method === 'ConsumerMSE') searched.set(name, s);
+    if (searched.size === 0) return;
+    const samples: Record<string, Feed>[] = [];
+    for (let i = 0; i < source.count && samples.length < SEARCH_SAMPLES; i++) {
+      if (bad.has(i)) continue;
+      const made = await source.produce(i);
+      if ('feeds' in made) samples.push(made.feeds);
+    }
+    await this.release();
+    const histograms = new Map([...searched].map(([name, s]) => [name, s.hist]));
+    const chosen = await consumerSearch(
+      this.model,
+      histograms,
+      { quantType: config.activationType, symmetric: config.extraOptions.ActivationSymmetric },
+      this.runtime,
+      samples,
+      check,
+    );
+    for (const [name, range] of chosen) searched.get(name)!.chosen = range;
+  }
+
+  /** Backend of the last session, once there is one. */
+  get backendInfo(): BackendInfo | null {
+    return this.backend;
+  }
+
+  async release(): Promise<void> {
+    await this.full?.runner.release();
+    this.full = null;
+  }
+}
