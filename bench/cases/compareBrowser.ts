@@ -1,8 +1,8 @@
 /**
  * The split view in Debian's Chromium: the built page gets the float model dropped on it (one pane: drop → drawn,
  * the graph step's own marks), then the quantized model alone (one pane again), then both dropped together on the
- * comparison target (drop → both panes drawn: decoding both on the page, the views, the node mapping, two layouts,
- * two first pictures). Then the frame time of a pan on one pane while the other follows, against a pan of one pane.
+ * comparison target (drop → both panes drawn: both files decoded, their Q/DQ folded, the node mapping made and both
+ * views laid out in the comparison worker, then two first pictures on the page). Then the frame time of a pan on one pane while the other follows, against a pan of one pane.
  * Usage: compareBrowser.ts <url> <float model> <quantized model> <label>
  */
 import fs from 'node:fs';
@@ -37,16 +37,20 @@ await withStudioPage(url, async (page) => {
   await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
   const onePan = await frames(page, 'one');
 
+  // The page's longest main-thread task while the split view opens (from drop to both drawn): how long it froze.
+  await page.evaluate(`window.__longTasks = []; new PerformanceObserver((l) => window.__longTasks.push(...l.getEntries().map((e) => e.duration))).observe({ type: 'longtask' })`);
   const dropAt = (await page.evaluate('performance.now()')) as number;
   const start = Date.now();
   await page.getByTestId('compare-drop').drop({ files: [file(floatPath), file(quantPath)] });
   await page.locator('[data-compare-drawn="true"]').waitFor({ timeout: 600_000 });
   const splitSeconds = (Date.now() - start) / 1000;
   const marks = (await page.evaluate(`Object.fromEntries(performance.getEntriesByType('mark').filter((m) => m.name.startsWith('compare:')).map((m) => [m.name, m.startTime]))`)) as Record<string, number>;
+  const worker = (await page.evaluate(`performance.getEntriesByName('compare:received').at(-1)?.detail ?? null`)) as { read: number; map: number; layout: number } | null;
   if (process.env.QS_BENCH_SHOT) {
     await page.screenshot({ path: process.env.QS_BENCH_SHOT });
     console.error(await page.evaluate(() => document.querySelector('[data-testid="compare-view"]')?.outerHTML.slice(0, 1500) ?? 'no compare view'));
   }
+  const longTasks = (await page.evaluate('window.__longTasks')) as number[];
   const related = await page.getByTestId('compare-view').getAttribute('data-related');
   await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
   const splitPan = await frames(page, 'split');
@@ -57,9 +61,12 @@ await withStudioPage(url, async (page) => {
     onePaneQuantizedSeconds: round(quantSeconds),
     splitSeconds: round(splitSeconds),
     splitOverOnePane: round(splitSeconds / Math.max(floatSeconds, quantSeconds)),
-    readAndMapSeconds: round(((marks['compare:start'] ?? NaN) - dropAt) / 1000),
-    layoutSeconds: round(((marks['compare:layout'] ?? NaN) - (marks['compare:start'] ?? NaN)) / 1000),
-    drawSeconds: round(((marks['compare:drawn'] ?? NaN) - (marks['compare:layout'] ?? NaN)) / 1000),
+    workerReadSeconds: round(worker?.read ?? NaN),
+    workerFoldMapSeconds: round(worker?.map ?? NaN),
+    workerLayoutSeconds: round(worker?.layout ?? NaN),
+    dropToReceivedSeconds: round(((marks['compare:received'] ?? NaN) - dropAt) / 1000),
+    drawSeconds: round(((marks['compare:drawn'] ?? NaN) - (marks['compare:received'] ?? NaN)) / 1000),
+    longestTaskMs: Math.round(Math.max(0, ...longTasks)),
     related,
     onePanMs: round(onePan.mean, 1),
     onePanP95Ms: round(onePan.p95, 1),

@@ -2,11 +2,16 @@
  * Suite "compare": the split view in Chromium for YOLOX-nano and for the synthetic 20,000-node graph, each beside its
  * U8S8 quantization by the studio's core (Q/DQ folded: as many boxes as the float graph). One pane (drop → drawn) for
  * each model alone, then both dropped on the comparison target (drop → both panes drawn), and the frame time of a pan
- * that the other pane follows. Goal: the split view opens within 2× the time of one pane.
+ * that the other pane follows, and the longest main-thread task while the split view opens. Beside them, Netron
+ * 9.2.1 (../shared/anchors) given the float file through its file input, to its first picture (cases/firstDrawBrowser.ts,
+ * the graph-first-draw suite's harness). Goal: the split view opens within 2× the time of one pane.
+ * QS_BENCH_PORT serves both apps on another port (one after the other), QS_BENCH_NETRON=0 leaves Netron out.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
-import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
+import { PREVIEW_PORTS, withPreviewServer, withStaticServer } from '../previewServer.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -20,9 +25,13 @@ export const compareSuite: Suite = {
     ['onePaneQuantizedSeconds', 'one pane, quantized: drop → drawn s'],
     ['splitSeconds', 'split view: drop → both drawn s'],
     ['splitOverOnePane', 'split / slower pane'],
-    ['readAndMapSeconds', 'read both + map s'],
-    ['layoutSeconds', 'two layouts s'],
+    ['netronSeconds', 'Netron 9.2.1, float file: first picture s'],
+    ['workerReadSeconds', 'worker: read both s'],
+    ['workerFoldMapSeconds', 'worker: fold + map s'],
+    ['workerLayoutSeconds', 'worker: two layouts s'],
+    ['dropToReceivedSeconds', 'drop → result on the page s'],
     ['drawSeconds', 'two first pictures s'],
+    ['longestTaskMs', 'longest main-thread task while opening ms'],
     ['related', 'related'],
     ['onePanMs', 'pan ms/frame, one pane'],
     ['splitPanMs', 'pan ms/frame, split (other follows)'],
@@ -39,10 +48,22 @@ export const compareSuite: Suite = {
       else await runCase('cases/writeQuantizedFixture.ts', ['yolox-nano.onnx', quant]);
       files.push({ float, quant, label: c.label });
     }
+    const port = Number(process.env.QS_BENCH_PORT ?? PREVIEW_PORTS['compare']);
     const rows: Row[] = [];
-    await withPreviewServer({ port: PREVIEW_PORTS['compare'], outDir: 'dist-bench-compare' }, async (url) => {
+    await withPreviewServer({ port, outDir: 'dist-bench-compare' }, async (url) => {
       for (const f of files) rows.push(await runCase('cases/compareBrowser.ts', [url, f.float, f.quant, f.label]));
     });
+    if (process.env.QS_BENCH_NETRON !== '0') {
+      const netron = path.join(root, 'bench/tmp/netron');
+      if (!fs.existsSync(path.join(netron, 'source/index.html'))) {
+        fs.mkdirSync(netron, { recursive: true });
+        execFileSync('tar', ['xzf', path.join(root, '../shared/anchors/netron-9.2.1-source.tgz'), '-C', netron]);
+      }
+      // On the studio's port once its server is gone: the two apps never run at once.
+      await withStaticServer(path.join(netron, 'source'), port, async (anchorUrl) => {
+        for (const [k, f] of files.entries()) rows[k].netronSeconds = (await runCase('cases/firstDrawBrowser.ts', ['netron', anchorUrl, f.float, f.label, '1'])).seconds;
+      });
+    }
     return rows;
   },
 };

@@ -1,51 +1,62 @@
 /**
  * Where a comparison starts: after a quantization, one click puts the float and the quantized model side by side;
  * at any time two .onnx files dropped on (or picked with) the "Compare two models" target, or dropped together anywhere
- * on the page (the first then opens as the model too), open side by side. The
- * models are decoded on the page (compareSources.ts) and mapped (compareModel.ts); errors are shown by name.
+ * on the page (the first then opens as the model too), open side by side. The models are decoded, folded, mapped
+ * and laid out in the comparison worker (workers/compareApi.ts), the page showing its phase; errors are shown by
+ * name. Performance marks for the benchmark: compare:start (asked), compare:received (the worker's result here,
+ * its own seconds in the mark's detail), compare:drawn (both panes painted, SplitView).
  */
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { comparisonTaken, onComparisonRequest } from './compareRequests.ts';
 import { Callout } from '../../components/Callout.tsx';
+import { compareInWorker, warmCompareWorker, type CompareSource } from '../../remote/compareRemote.ts';
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { useStudio } from '../../store/index.ts';
-import { buildCompareModel, type CompareModel } from './compareModel.ts';
-import { structureOfBlob, twoModels } from './compareSources.ts';
+import type { CompareModel } from './compareModel.ts';
+import { checkCompareSize, twoModels } from './compareSources.ts';
 import './compare.css';
 
 export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: string | null; quantizedFile: boolean; onOpen(model: CompareModel): void }) {
   const result = useStudio((s) => s.run.result);
   const fileName = useStudio((s) => s.model.fileName);
-  const [busy, setBusy] = useState(false);
+  const [busy, setBusy] = useState<{ fraction: number; phase: string } | null>(null);
   const [error, setError] = useState<{ name: string; message: string } | null>(null);
   const [over, setOver] = useState(false);
   const picker = useRef<HTMLInputElement>(null);
 
-  const run = async (make: () => Promise<CompareModel>) => {
-    setBusy(true);
+  useEffect(warmCompareWorker, []);
+
+  const run = async (sources: () => Promise<[CompareSource, CompareSource]>, fromRun: boolean) => {
+    performance.mark('compare:start');
+    setBusy({ fraction: 0, phase: 'reading the models' });
     setError(null);
     try {
-      // A frame for the busy state before the decode and mapping hold the thread.
-      await new Promise((r) => setTimeout(r, 0));
-      onOpen(await make());
+      const [a, b] = await sources();
+      let done = false;
+      // Progress comes through its own message port and may arrive after the result: dropped then.
+      const out = await compareInWorker(a, b, (fraction, phase) => !done && setBusy({ fraction, phase }));
+      done = true;
+      performance.mark('compare:received', { detail: out.seconds });
+      onOpen({ ...out.comparison, layouts: out.layouts, fromRun });
     } catch (e) {
       const err = e as Error;
       setError({ name: err?.name || 'Error', message: err?.message ?? String(e) });
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
   const withQuantized = () =>
     run(async () => {
-      const [a, b] = await Promise.all([graphStructure(handle!), structureOfBlob(result!.blob, result!.fileName)]);
-      return { ...buildCompareModel({ name: fileName ?? 'float model', graph: a }, { name: result!.fileName, graph: b }), fromRun: true };
-    });
+      checkCompareSize(result!.blob, result!.fileName);
+      return [{ name: fileName ?? 'float model', graph: await graphStructure(handle!) }, { name: result!.fileName, blob: result!.blob }];
+    }, true);
   const withFiles = (files: File[]) =>
     run(async () => {
       const [fa, fb] = twoModels(files);
-      const [a, b] = await Promise.all([structureOfBlob(fa, fa.name), structureOfBlob(fb, fb.name)]);
-      return buildCompareModel({ name: fa.name, graph: a }, { name: fb.name, graph: b });
-    });
+      checkCompareSize(fa, fa.name);
+      checkCompareSize(fb, fb.name);
+      return [{ name: fa.name, blob: fa }, { name: fb.name, blob: fb }];
+    }, false);
   // Two models dropped together anywhere on the page (compareRequests.ts).
   const latest = useRef(withFiles);
   latest.current = withFiles;
@@ -62,7 +73,7 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
   return (
     <div className="compare-launcher">
       {result && handle && !quantizedFile && (
-        <button type="button" className="button button--small" disabled={busy} onClick={() => void withQuantized()} data-testid="compare-quantized" title={`Float ${fileName ?? ''} and quantized ${result.fileName}, side by side`}>
+        <button type="button" className="button button--small" disabled={busy !== null} onClick={() => void withQuantized()} data-testid="compare-quantized" title={`Float ${fileName ?? ''} and quantized ${result.fileName}, side by side`}>
           Compare float and quantized
         </button>
       )}
@@ -77,14 +88,18 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
         onDrop={onDrop}
       >
         Compare two models: drop two .onnx files here or{' '}
-        <button type="button" className="button button--small button--quiet" onClick={() => picker.current?.click()} disabled={busy}>pick them</button>
+        <button type="button" className="button button--small button--quiet" onClick={() => picker.current?.click()} disabled={busy !== null}>pick them</button>
         <input ref={picker} type="file" accept=".onnx" multiple hidden data-testid="compare-pick" onChange={(e) => {
           const files = Array.from(e.target.files ?? []);
           e.target.value = '';
           void withFiles(files);
         }} />
       </div>
-      {busy && <span className="small muted" role="status" data-testid="compare-busy">Reading and matching the two models…</span>}
+      {busy && (
+        <span className="small muted compare-launcher__busy" role="status" data-testid="compare-busy">
+          <progress max={1} value={busy.fraction} aria-label="Preparing the comparison" /> Preparing the comparison: {busy.phase}…
+        </span>
+      )}
       {error && (
         <Callout kind="error" testId="compare-error" data={{ 'data-error-name': error.name }} title="The two models could not be compared">
           <p>{error.message}</p>

@@ -7,11 +7,11 @@ import { useEffect, useLayoutEffect, useRef, type MutableRefObject } from 'react
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { GraphRenderer } from '../graph/renderer.ts';
 import { FLAG } from '../graph/flags.ts';
-import type { GraphView } from '../graph/viewModel.ts';
+import type { DrawnView } from '../graph/viewModel.ts';
 
 interface Props {
   side: 'a' | 'b';
-  view: GraphView;
+  view: DrawnView;
   layout: LayoutResult;
   fills: (string | null)[];
   selected: number;

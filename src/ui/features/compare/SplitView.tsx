@@ -9,21 +9,15 @@
  * `window.__qsCompare` lets end-to-end tests find a box on a pane and read the selection.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { exact } from '../../components/format.ts';
-import { layoutInWorker } from '../../remote/layoutRemote.ts';
 import { useStudio } from '../../store/index.ts';
 import type { GraphRenderer } from '../graph/renderer.ts';
-import { boxOfId, layoutInputOf, type GraphView } from '../graph/viewModel.ts';
 import { heatColour } from '../graph/heat.ts';
 import { ComparePane } from './ComparePane.tsx';
 import { measuredValues } from './measuredValues.ts';
 import { compareValueSets, MARK_COLOURS, MARK_LABELS, markColours, paintValues, type CompareModel, type Side } from './compareModel.ts';
 import './compare.css';
-
-/** Up to this many boxes a pane is laid out on the main thread (as the graph step does). */
-const MAIN_THREAD_LAYOUT_BOXES = 1500;
 
 export interface CompareTestHook {
   position(side: Side, id: string): { x: number; y: number } | null;
@@ -44,41 +38,10 @@ declare global {
   }
 }
 
-type Layouts = { status: 'loading'; phase: string } | { status: 'ready'; a: LayoutResult; b: LayoutResult; seconds: number };
-
-async function layoutOf(view: GraphView, onProgress: (phase: string) => void): Promise<LayoutResult> {
-  const input = layoutInputOf(view);
-  return view.boxes.length <= MAIN_THREAD_LAYOUT_BOXES ? layeredLayout(input) : layoutInWorker(input, (_, phase) => onProgress(phase));
-}
-
-function useLayouts(model: CompareModel): Layouts {
-  const [state, setState] = useState<Layouts>({ status: 'loading', phase: 'laying out' });
-  useEffect(() => {
-    let live = true;
-    const start = performance.now();
-    performance.mark('compare:start');
-    setState({ status: 'loading', phase: 'laying out' });
-    // Progress comes through its own message port and may arrive after the result: dropped once the layouts are done.
-    let done = false;
-    const progress = (name: string) => (p: string) => live && !done && setState({ status: 'loading', phase: `${name}: ${p}` });
-    (async () => {
-      const a = await layoutOf(model.views.a, progress(model.names.a));
-      const b = await layoutOf(model.views.b, progress(model.names.b));
-      done = true;
-      performance.mark('compare:layout');
-      if (live) setState({ status: 'ready', a, b, seconds: (performance.now() - start) / 1000 });
-    })().catch((e: Error) => live && setState({ status: 'loading', phase: `failed: ${e.message}` }));
-    return () => {
-      live = false;
-    };
-  }, [model]);
-  return state;
-}
-
 const num = (v: number) => (!Number.isFinite(v) ? '—' : Number.isInteger(v) ? String(v) : Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
 
 export function SplitView({ model, onClose }: { model: CompareModel; onClose(): void }) {
-  const layouts = useLayouts(model);
+  const { layouts } = model;
   const heat = useStudio((s) => s.graph.heat);
   const evaluation = useStudio((s) => s.evaluation.result);
   // The evaluation measured the open model and its quantization: its values belong to a comparison made from the run.
@@ -100,7 +63,7 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
     if (!linked || from !== driver.current) return;
     const to: Side = from === 'a' ? 'b' : 'a';
     const source = renderers[from].current, target = renderers[to].current;
-    if (!source || !target || layouts.status !== 'ready') return;
+    if (!source || !target) return;
     const c = source.viewCentre();
     const lf = layouts[from], lt = layouts[to];
     let best = -1, bestD = Infinity;
@@ -123,7 +86,7 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
     const other: Side = side === 'a' ? 'b' : 'a';
     const counterpart = box >= 0 && linked ? model.counterpart[side][box] : -1;
     setSelected(side === 'a' ? { a: box, b: counterpart } : { a: counterpart, b: box });
-    if (counterpart >= 0 && layouts.status === 'ready') {
+    if (counterpart >= 0) {
       const target = renderers[other].current;
       const zoom = target?.viewCentre().zoom ?? 1;
       target?.centreOn(layouts[other].x[counterpart], layouts[other].y[counterpart], Math.max(zoom, 0.8));
@@ -134,11 +97,10 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
   };
 
   useEffect(() => {
-    if (layouts.status !== 'ready') return;
     const idOf = (side: Side, box: number) => (box >= 0 ? model.views[side].boxes[box].id : null);
     window.__qsCompare = {
       position: (side, id) => {
-        const b = boxOfId(model.views[side], id);
+        const b = model.views[side].boxById.get(id);
         return b === undefined ? null : renderers[side].current?.clientPosition(b) ?? null;
       },
       selected: (side) => idOf(side, selected[side]),
@@ -150,11 +112,11 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
       },
       fit: (side) => renderers[side].current?.fit(),
       focus: (side, id) => {
-        const b = boxOfId(model.views[side], id);
+        const b = model.views[side].boxById.get(id);
         if (b !== undefined) renderers[side].current?.focus(b);
       },
       counterpart: (side, id) => {
-        const b = boxOfId(model.views[side], id);
+        const b = model.views[side].boxById.get(id);
         return b === undefined ? null : idOf(side === 'a' ? 'b' : 'a', model.counterpart[side][b]);
       },
     };
@@ -165,7 +127,7 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
 
   const counts = mapping.counts;
   return (
-    <section className="compare" data-testid="compare-view" data-compare-status={layouts.status} data-related={linked ? 'true' : 'false'}>
+    <section className="compare" data-testid="compare-view" data-compare-status="ready" data-related={linked ? 'true' : 'false'}>
       <div className="compare__toolbar">
         <strong className="small">Compare</strong>
         <span className="small" data-testid="compare-counts">
@@ -198,9 +160,6 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
           ))}
         </ul>
       )}
-      {layouts.status === 'loading' ? (
-        <div className="card graph-loading" role="status" data-testid="compare-progress"><span className="small">Preparing the comparison: {layouts.phase}…</span></div>
-      ) : (
         <div className="compare__panes">
           {(['a', 'b'] as const).map((side) => (
             <div key={side} className="compare-pane" onPointerDown={() => (driver.current = side)} onWheel={() => (driver.current = side)}>
@@ -226,7 +185,6 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
             </div>
           ))}
         </div>
-      )}
     </section>
   );
 }
@@ -235,13 +193,12 @@ function SelectionLine({ model, side, box, value }: { model: CompareModel; side:
   if (box < 0) return <p className="small muted compare-pane__selection" data-testid={`compare-selected-${side}`}>Click a node: its counterpart is selected on the other side.</p>;
   const view = model.views[side];
   const b = view.boxes[box];
-  const node = b.node >= 0 ? view.index.nodes[b.node] : undefined;
   const mark = model.marks[side][box];
   const other = model.counterpart[side][box];
   const otherView = model.views[side === 'a' ? 'b' : 'a'];
   return (
     <p className="small compare-pane__selection" data-testid={`compare-selected-${side}`} data-node-id={b.id}>
-      <strong>{b.id}</strong> {node ? `(${node.op_type})` : `(graph ${b.kind})`} · {mark === 'io' ? 'graph ' + b.kind : mark}
+      <strong>{b.id}</strong> {b.kind === 'node' ? `(${b.title})` : `(graph ${b.kind})`} · {mark === 'io' ? 'graph ' + b.kind : mark}
       {other >= 0 ? <> · ↔ {otherView.boxes[other].id}</> : ' · no counterpart'}
       {value !== undefined && !Number.isNaN(value) && <> · value {num(value)}</>}
     </p>

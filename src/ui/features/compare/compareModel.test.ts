@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { decode } from '../../../core/onnx/index.ts';
 import { weightlessGraph } from '../../../core/graph/structure.ts';
+import { compareGraphs } from '../../../core/graph/comparison.ts';
 import { quantizedFixture } from '../../../../tests/helpers/quantizedFixtures.ts';
 import { readModel } from '../../../../tests/helpers/fixtures.ts';
-import { buildCompareModel, compareValueSets, paintValues } from './compareModel.ts';
+import { compareValueSets, paintValues } from './compareModel.ts';
 
 const float = (name: string) => ({ name, graph: weightlessGraph(decode(readModel(name)).graph!) });
 
 describe('the split view model', () => {
-  const model = buildCompareModel(float('yolox-nano.onnx'), { name: 'q.onnx', graph: weightlessGraph(quantizedFixture('yolox-nano.onnx').graph!) });
+  const model = compareGraphs(float('yolox-nano.onnx'), { name: 'q.onnx', graph: weightlessGraph(quantizedFixture('yolox-nano.onnx').graph!) });
 
   it('float ↔ quantized YOLOX: every box of the float model has its counterpart, and back', () => {
     const { a, b } = model.views;
@@ -36,7 +37,7 @@ describe('the split view model', () => {
   });
 
   it('unrelated models: not related, no counterparts between op boxes', () => {
-    const m = buildCompareModel(float('mnist.onnx'), float('ultraface-rfb-320.onnx'));
+    const m = compareGraphs(float('mnist.onnx'), float('ultraface-rfb-320.onnx'));
     expect(m.mapping.related).toBe(false);
   });
 });

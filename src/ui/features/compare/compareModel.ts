@@ -1,72 +1,22 @@
 /**
- * What the split view shows, without a DOM: two graph views (Q/DQ folded), the core's node mapping between them
- * lifted to boxes (graph inputs and outputs matched by name, then by position), each box's difference mark, and
- * per-node values painted on both panes with one colour scale (a value known on one side only is shown on the
- * other side's counterpart too, so SQNR measured on the float model lands on the quantized one). Pure.
+ * What the split view shows on top of the comparison the worker made (core/graph/comparison.ts: two lean views,
+ * counterparts, difference marks, the files' own values): the marks' colours and words, the value sets the panes
+ * can be painted with (the files' and the evaluation's), and per-node values painted on both panes with one colour
+ * scale (a value known on one side only is shown on the other side's counterpart too, so SQNR measured on the float
+ * model lands on the quantized one). Pure.
  */
-import type { GraphProto } from '../../../core/onnx/model.ts';
-import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
-import { mapNodes, type NodeMapping } from '../../../core/graph/nodeMapping.ts';
-import { bitWidthValues, keptFloatValues, outputScaleValues, type NodeValues } from '../../../core/graph/nodeValues.ts';
-import { buildGraphView, type GraphView } from '../graph/viewModel.ts';
+import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
+import type { NodeValues } from '../../../core/graph/nodeValues.ts';
+import type { BoxMark, Comparison, Side, SidedValues } from '../../../core/graph/comparison.ts';
 import { heatColour } from '../graph/heat.ts';
 
-export type Side = 'a' | 'b';
-export type BoxMark = 'same' | 'changed' | 'added' | 'removed' | 'merged' | 'io';
+export type { BoxMark, Side, SidedValues };
 
-export interface CompareModel {
-  names: { a: string; b: string };
-  views: { a: GraphView; b: GraphView };
-  mapping: NodeMapping;
-  /** Counterpart box of each box on the other side (-1: none). */
-  counterpart: { a: Int32Array; b: Int32Array };
-  marks: { a: BoxMark[]; b: BoxMark[] };
+/** A comparison ready to draw: the worker's result and both layouts. */
+export interface CompareModel extends Comparison {
+  layouts: { a: LayoutResult; b: LayoutResult };
   /** Made from the open model and its quantization (the evaluation's measurements then apply to side a). */
   fromRun?: boolean;
-}
-
-/** The two views and their mapping. */
-export function buildCompareModel(a: { name: string; graph: GraphProto }, b: { name: string; graph: GraphProto }): CompareModel {
-  const views = { a: buildGraphView(buildGraphIndex(a.graph)), b: buildGraphView(buildGraphIndex(b.graph)) };
-  return compareViews(views.a, views.b, { a: a.name, b: b.name });
-}
-
-export function compareViews(va: GraphView, vb: GraphView, names: { a: string; b: string }): CompareModel {
-  const mapping = mapNodes(va.index, vb.index, { a: va.qdq, b: vb.qdq });
-  const toB = new Int32Array(va.boxes.length).fill(-1);
-  const toA = new Int32Array(vb.boxes.length).fill(-1);
-  va.boxes.forEach((box, i) => {
-    if (box.node < 0) return;
-    const j = mapping.aToB[box.node];
-    if (j >= 0 && vb.boxOfNode[j] >= 0) toB[i] = vb.boxOfNode[j];
-  });
-  vb.boxes.forEach((box, j) => {
-    if (box.node < 0) return;
-    const i = mapping.bToA[box.node];
-    if (i >= 0 && va.boxOfNode[i] >= 0) toA[j] = va.boxOfNode[i];
-  });
-  // Graph inputs and outputs: by name, else by position among their kind.
-  for (const kind of ['input', 'output'] as const) {
-    const as = va.boxes.map((b, i) => (b.kind === kind ? i : -1)).filter((i) => i >= 0);
-    const bs = vb.boxes.map((b, i) => (b.kind === kind ? i : -1)).filter((i) => i >= 0);
-    as.forEach((i, k) => {
-      const byName = bs.find((j) => vb.boxes[j].title === va.boxes[i].title);
-      const j = byName ?? (as.length === bs.length ? bs[k] : undefined);
-      if (j !== undefined && toA[j] < 0) {
-        toB[i] = j;
-        toA[j] = i;
-      }
-    });
-  }
-  const marks = {
-    a: va.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusA[box.node]))),
-    b: vb.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusB[box.node]))),
-  };
-  return { names, views: { a: va, b: vb }, mapping, counterpart: { a: toB, b: toA }, marks };
-}
-
-function markOf(status: string): BoxMark {
-  return status === 'ignored' ? 'same' : (status as BoxMark);
 }
 
 export const MARK_COLOURS: Record<BoxMark, string | null> = {
@@ -87,45 +37,19 @@ export const MARK_LABELS: Record<Exclude<BoxMark, 'io'>, string> = {
 };
 
 /** Fill colours of the difference marks, per box. */
-export function markColours(model: CompareModel, side: Side): (string | null)[] {
+export function markColours(model: Comparison, side: Side): (string | null)[] {
   return model.marks[side].map((m) => MARK_COLOURS[m]);
-}
-
-/** A value set at hand on one side or both (the file's Q/DQ, the store's heat map, …). */
-export interface SidedValues {
-  label: string;
-  higherIsBetter: boolean;
-  a: NodeValues['values'] | null;
-  b: NodeValues['values'] | null;
 }
 
 /**
  * The value sets both panes can be painted with, by key. `measured`: values keyed by the first model's ids (the
- * evaluation's SQNR and error jumps, when the first model is the one evaluated).
+ * evaluation's SQNR and error jumps, when the first model is the one evaluated); then the files' own.
  */
-export function compareValueSets(model: CompareModel, measured: ReadonlyMap<string, NodeValues>): Map<string, SidedValues> {
+export function compareValueSets(model: Comparison, measured: ReadonlyMap<string, NodeValues>): Map<string, SidedValues> {
   const sets = new Map<string, SidedValues>();
   for (const [k, v] of measured) sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: v.values, b: null });
-  const per = (make: (v: GraphView) => NodeValues | null) => {
-    const a = make(model.views.a), b = make(model.views.b);
-    return a || b ? { label: (a ?? b)!.label, higherIsBetter: (a ?? b)!.higherIsBetter, a: a?.values ?? null, b: b?.values ?? null } : null;
-  };
-  const bits = per((v) => (v.qdq ? bitWidthValues(v.index, v.qdq) : floatBits(v)));
-  if (bits) sets.set('bits', bits);
-  const scale = per((v) => (v.qdq ? outputScaleValues(v.index, v.qdq) : null));
-  if (scale && (scale.a || scale.b)) sets.set('scale', scale);
-  const float = per((v) => (v.qdq ? keptFloatValues(v.index, v.qdq) : null));
-  if (float) sets.set('float', float);
+  for (const [k, v] of Object.entries(model.fileValues)) sets.set(k, v);
   return sets;
-}
-
-/** A float model computes every node at 32 bits. */
-function floatBits(v: GraphView): NodeValues {
-  const values: Record<string, number> = {};
-  v.boxes.forEach((b) => {
-    if (b.kind === 'node') values[b.id] = 32;
-  });
-  return { label: 'bit width', higherIsBetter: true, values };
 }
 
 export interface PaintedValues {
@@ -137,7 +61,7 @@ export interface PaintedValues {
 }
 
 /** Both panes' colours on one scale (min and max over both sides). */
-export function paintValues(model: CompareModel, set: SidedValues): PaintedValues {
+export function paintValues(model: Comparison, set: SidedValues): PaintedValues {
   const values = { a: new Float64Array(model.views.a.boxes.length).fill(NaN), b: new Float64Array(model.views.b.boxes.length).fill(NaN) };
   for (const side of ['a', 'b'] as const) {
     const view = model.views[side];

@@ -1,29 +1,18 @@
 /**
- * The two models of a comparison: the open model's weight-less structure from the model worker, a quantization
- * result's or a dropped file's graph decoded here. A file that is not a model fails with the core's named errors (NotOnnxError, …).
+ * The two models of a comparison as the page picks them: exactly two .onnx files (or the open model and its
+ * quantization), each within the size the page compares. Reading them is the comparison worker's
+ * (workers/compareApi.ts); a file that is not a model fails there with the core's named errors (NotOnnxError, …).
  */
-import { decode } from '../../../core/onnx/decode.ts';
-import { StudioError } from '../../../core/onnx/errors.ts';
-import type { GraphProto } from '../../../core/onnx/model.ts';
+import { CompareInputError } from '../../../core/graph/comparison.ts';
 
-/** Files above this size are refused for comparison on the page (its memory holds both files at once). */
+export { CompareInputError };
+
+/** Files above this size are refused for comparison on the page (the worker holds both files at once). */
 export const COMPARE_MAX_BYTES = 1024 * 1024 * 1024;
 
-/** Not two .onnx files, or one too large to compare. */
-export class CompareInputError extends StudioError {
-  override readonly name = 'CompareInputError';
-}
-
-/**
- * The graph of a model file, decoded here. Only decoded (no summary, no index: the view builds its own), and not
- * copied weight-less: the copy costs more than it saves while the comparison is open (tensors stay views into the
- * file's bytes, released with the comparison).
- */
-export async function structureOfBlob(blob: Blob, fileName: string): Promise<GraphProto> {
+/** Refuses a file too large to compare, by name. */
+export function checkCompareSize(blob: Blob, fileName: string): void {
   if (blob.size > COMPARE_MAX_BYTES) throw new CompareInputError(`${fileName} is ${Math.round(blob.size / 2 ** 20)} MiB: comparing on the page takes files up to 1 GiB`);
-  const graph = decode(new Uint8Array(await blob.arrayBuffer()), { fileName }).graph;
-  if (!graph) throw new CompareInputError(`${fileName} holds no graph to compare`);
-  return graph;
 }
 
 /** Checks a drop or pick for comparison: exactly two .onnx files. */

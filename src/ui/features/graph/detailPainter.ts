@@ -8,7 +8,7 @@
  */
 import { edgeSegment, type EdgeLabels } from './edgeLabels.ts';
 import { FLAG } from './flags.ts';
-import type { GraphView } from './viewModel.ts';
+import type { DrawnView } from './viewModel.ts';
 
 /** The numbers both cytoscape's stylesheet and this painter draw with. */
 export const DETAIL_STYLE = {
@@ -52,7 +52,7 @@ function roundRectPath(ctx: CanvasRenderingContext2D, x: number, y: number, w: n
 }
 
 export interface DetailScene {
-  view: GraphView;
+  view: DrawnView;
   x: ArrayLike<number>;
   y: ArrayLike<number>;
   zoom: number;

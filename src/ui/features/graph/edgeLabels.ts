@@ -6,7 +6,7 @@
  * edge's middle) and for the first picture's painter alike. Pure but for `measure` (the label's width in pixels).
  */
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
-import type { GraphView } from './viewModel.ts';
+import type { DrawnView } from './viewModel.ts';
 
 export interface EdgeLabels {
   /** The label each edge shows ('' for none). */
@@ -32,7 +32,7 @@ export function boxExit(cx: number, cy: number, hw: number, hh: number, tx: numb
 }
 
 /** The visible segment of an edge: from where it leaves its source box to where it enters its target box. */
-export function edgeSegment(view: GraphView, x: ArrayLike<number>, y: ArrayLike<number>, k: number): [number, number, number, number] {
+export function edgeSegment(view: DrawnView, x: ArrayLike<number>, y: ArrayLike<number>, k: number): [number, number, number, number] {
   const e = view.edges[k];
   const s = view.boxes[e.source], t = view.boxes[e.target];
   const [sx, sy] = boxExit(x[e.source], y[e.source], s.width / 2, s.height / 2, x[e.target], y[e.target]);
@@ -78,7 +78,7 @@ class RectIndex {
  * `onBox` says whether a rectangle overlaps a box (the renderer answers from the grid it already has); without it the
  * boxes are indexed here.
  */
-export function placeEdgeLabels(view: GraphView, layout: LayoutResult, measure: (text: string) => number, onBox?: (x1: number, y1: number, x2: number, y2: number) => boolean): EdgeLabels {
+export function placeEdgeLabels(view: DrawnView, layout: LayoutResult, measure: (text: string) => number, onBox?: (x1: number, y1: number, x2: number, y2: number) => boolean): EdgeLabels {
   const m = view.edges.length;
   const text: string[] = new Array(m).fill('');
   const dx = new Float32Array(m), dy = new Float32Array(m);

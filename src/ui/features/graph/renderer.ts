@@ -24,7 +24,7 @@ import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
 import { placeEdgeLabels, type EdgeLabels } from './edgeLabels.ts';
 import { FAMILY_COLOURS } from './families.ts';
 import { FLAG } from './flags.ts';
-import type { GraphView } from './viewModel.ts';
+import type { DrawnView } from './viewModel.ts';
 import { ACTUAL_SIZE, MAX_ZOOM, MIN_ZOOM, nextZoom } from './zoomSteps.ts';
 
 const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
@@ -126,7 +126,7 @@ const STYLE: StylesheetJson = [
 /** Boxes bucketed by a uniform grid over the layout, for windowing and hit-testing. */
 class Grid {
   private readonly cells = new Map<number, number[]>();
-  constructor(private readonly view: GraphView, private readonly layout: LayoutResult) {
+  constructor(private readonly view: DrawnView, private readonly layout: LayoutResult) {
     view.boxes.forEach((b, i) => {
       const x0 = Math.floor((layout.x[i] - b.width / 2) / GRID_CELL), x1 = Math.floor((layout.x[i] + b.width / 2) / GRID_CELL);
       const y0 = Math.floor((layout.y[i] - b.height / 2) / GRID_CELL), y1 = Math.floor((layout.y[i] + b.height / 2) / GRID_CELL);
@@ -212,7 +212,7 @@ export class GraphRenderer {
   /** Which edges show their shape label, and where: no two overlap (edgeLabels.ts). */
   private readonly labels: EdgeLabels;
 
-  constructor(private readonly host: HTMLElement, private readonly view: GraphView, private readonly layout: LayoutResult, private readonly events: RendererEvents, initial?: InitialState) {
+  constructor(private readonly host: HTMLElement, private readonly view: DrawnView, private readonly layout: LayoutResult, private readonly events: RendererEvents, initial?: InitialState) {
     const n = view.boxes.length;
     this.detailed = new Uint8Array(n);
     this.flags = initial?.flags.length === n ? initial.flags : new Uint8Array(n);

@@ -1,0 +1,134 @@
+/**
+ * Two models side by side, without a DOM: each graph's view (Q/DQ folded before anything is laid out), the node
+ * mapping between them (nodeMapping.ts) lifted to boxes (graph inputs and outputs matched by name, then by
+ * position), each box's difference mark, and the per-node values the files themselves hold (bit width, output
+ * scale, kept float) for both panes. What leaves here is lean on purpose: boxes, edges and plain arrays, no graph
+ * index, no tensor bytes, so the comparison worker hands it to the page in one cheap message.
+ */
+import { StudioError } from '../onnx/errors.ts';
+import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import type { GraphProto } from '../onnx/model.ts';
+import { buildGraphView, type GraphView, type PaneView } from './graphView.ts';
+import { mapNodes, type NodeMapping } from './nodeMapping.ts';
+import { bitWidthValues, keptFloatValues, outputScaleValues, type NodeValues } from './nodeValues.ts';
+
+export type Side = 'a' | 'b';
+export type BoxMark = 'same' | 'changed' | 'added' | 'removed' | 'merged' | 'io';
+
+/** A value set at hand on one side or both (the file's Q/DQ, the evaluation's measurements, …). */
+export interface SidedValues {
+  label: string;
+  higherIsBetter: boolean;
+  a: NodeValues['values'] | null;
+  b: NodeValues['values'] | null;
+}
+
+export interface Comparison {
+  names: { a: string; b: string };
+  views: { a: PaneView; b: PaneView };
+  mapping: Pick<NodeMapping, 'common' | 'related' | 'counts'>;
+  /** Counterpart box of each box on the other side (-1: none). */
+  counterpart: { a: Int32Array; b: Int32Array };
+  marks: { a: BoxMark[]; b: BoxMark[] };
+  /** The values the two files hold, by key ('bits', 'scale', 'float'); absent where neither side has them. */
+  fileValues: Record<string, SidedValues>;
+}
+
+/** A model to compare: its name and its graph (weights may be left out; Q/DQ scales and zero points are read). */
+export interface ComparedGraph {
+  name: string;
+  graph: GraphProto;
+}
+
+/** Not two models, one too large, or a file without a graph: what the split view cannot compare. */
+export class CompareInputError extends StudioError {
+  override readonly name = 'CompareInputError';
+}
+
+/** The whole comparison of two graphs. `onPhase` hears each of its three steps as it starts. */
+export function compareGraphs(a: ComparedGraph, b: ComparedGraph, onPhase?: (step: number, phase: string) => void): Comparison {
+  onPhase?.(0, `folding ${a.name}`);
+  const va = buildGraphView(buildGraphIndex(a.graph));
+  onPhase?.(1, `folding ${b.name}`);
+  const vb = buildGraphView(buildGraphIndex(b.graph));
+  onPhase?.(2, 'matching nodes');
+  return compareViews(va, vb, { a: a.name, b: b.name });
+}
+
+/** The comparison of two views already built. */
+export function compareViews(va: GraphView, vb: GraphView, names: { a: string; b: string }): Comparison {
+  const mapping = mapNodes(va.index, vb.index, { a: va.qdq, b: vb.qdq });
+  const toB = new Int32Array(va.boxes.length).fill(-1);
+  const toA = new Int32Array(vb.boxes.length).fill(-1);
+  va.boxes.forEach((box, i) => {
+    if (box.node < 0) return;
+    const j = mapping.aToB[box.node];
+    if (j >= 0 && vb.boxOfNode[j] >= 0) toB[i] = vb.boxOfNode[j];
+  });
+  vb.boxes.forEach((box, j) => {
+    if (box.node < 0) return;
+    const i = mapping.bToA[box.node];
+    if (i >= 0 && va.boxOfNode[i] >= 0) toA[j] = va.boxOfNode[i];
+  });
+  // Graph inputs and outputs: by name, else by position among their kind.
+  for (const kind of ['input', 'output'] as const) {
+    const as = va.boxes.map((b, i) => (b.kind === kind ? i : -1)).filter((i) => i >= 0);
+    const bs = vb.boxes.map((b, i) => (b.kind === kind ? i : -1)).filter((i) => i >= 0);
+    as.forEach((i, k) => {
+      const byName = bs.find((j) => vb.boxes[j].title === va.boxes[i].title);
+      const j = byName ?? (as.length === bs.length ? bs[k] : undefined);
+      if (j !== undefined && toA[j] < 0) {
+        toB[i] = j;
+        toA[j] = i;
+      }
+    });
+  }
+  const marks = {
+    a: va.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusA[box.node]))),
+    b: vb.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusB[box.node]))),
+  };
+  return {
+    names,
+    views: { a: paneView(va), b: paneView(vb) },
+    mapping: { common: mapping.common, related: mapping.related, counts: mapping.counts },
+    counterpart: { a: toB, b: toA },
+    marks,
+    fileValues: fileValues(va, vb),
+  };
+}
+
+function markOf(status: string): BoxMark {
+  return status === 'ignored' ? 'same' : (status as BoxMark);
+}
+
+/** What a pane draws: the boxes and the edges with their labels (the folded Q/DQ's parameters stay here). */
+function paneView(view: GraphView): PaneView {
+  return {
+    boxes: view.boxes,
+    edges: view.edges.map(({ source, target, tensor, label }) => ({ source, target, tensor, label })),
+    boxById: view.boxById,
+    qdqFolded: view.qdqFolded,
+  };
+}
+
+/** The values the files hold: bit width (32 on a float model), output scale and kept float (QDQ models only). */
+function fileValues(va: GraphView, vb: GraphView): Record<string, SidedValues> {
+  const sets: Record<string, SidedValues> = {};
+  const per = (key: string, make: (v: GraphView) => NodeValues | null) => {
+    const a = make(va), b = make(vb);
+    if (a || b) sets[key] = { label: (a ?? b)!.label, higherIsBetter: (a ?? b)!.higherIsBetter, a: a?.values ?? null, b: b?.values ?? null };
+  };
+  per('bits', (v) => (v.qdq ? bitWidthValues(v.index, v.qdq) : floatBits(v)));
+  per('scale', (v) => (v.qdq ? outputScaleValues(v.index, v.qdq) : null));
+  per('float', (v) => (v.qdq ? keptFloatValues(v.index, v.qdq) : null));
+  return sets;
+}
+
+/** A float model computes every node at 32 bits. */
+function floatBits(v: GraphView): NodeValues {
+  const values: Record<string, number> = {};
+  v.boxes.forEach((b) => {
+    if (b.kind === 'node') values[b.id] = 32;
+  });
+  return { label: 'bit width', higherIsBetter: true, values };
+}

@@ -1,0 +1,190 @@
+/**
+ * The graph as the view draws it, built from the core's GraphIndex: a box per node, titled by its op type and
+ * coloured by family, with its name; a box per graph input and output; an edge per tensor from its producer to each
+ * consumer, labelled with its shape where the model says it. Weights and constants are folded into the node that
+ * uses them (the inspector lists them): initializers get no box, nor do Constant nodes whose outputs all feed other
+ * nodes. A QDQ model is read as quantized (qdqFold.ts): unless asked to show Q/DQ as nodes, each Q → DQ pair is
+ * folded onto the edge it quantizes (labelled "int8 · scale 0.0123 · zp 0") and each DQ of an integer weight into
+ * the node that reads it, before anything is laid out. Pure (no DOM): the graph step builds it on the page, the
+ * comparison worker for both panes of the split view, tests in Node.
+ */
+import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { tensorSummary, type TensorSummary } from '../onnx/summary.ts';
+import { elementTypeName } from '../onnx/elementTypes.ts';
+import type { NodeId, ValueInfoProto } from '../onnx/model.ts';
+import { opFamily, type OpFamily } from './opFamily.ts';
+import { foldQdq, hasQdq, quantLabel, type FoldedEdge, type QdqFold } from './qdqFold.ts';
+
+export type BoxKind = 'node' | 'input' | 'output';
+
+export interface ViewBox {
+  kind: BoxKind;
+  /** A node's stable id; `input:<tensor>` / `output:<tensor>` for graph inputs and outputs. */
+  id: string;
+  /** Index into the graph index's nodes, or -1 for an input or output box. */
+  node: number;
+  /** Title: the op type, or the tensor name of an input/output. */
+  title: string;
+  /** Second line: the node's name (its id when unnamed), or the input/output's shape. */
+  subtitle: string;
+  family: OpFamily;
+  width: number;
+  height: number;
+}
+
+export interface ViewEdge {
+  source: number;
+  target: number;
+  tensor: string;
+  /** The tensor's shape ("1×3×240×320"), or its quantization when a Q/DQ pair is folded onto it. */
+  label: string;
+  /** The Q/DQ pair folded onto this edge. */
+  quant?: FoldedEdge;
+}
+
+export interface GraphViewOptions {
+  /** Show QuantizeLinear/DequantizeLinear as nodes instead of folding them (default false: folded). */
+  showQdq?: boolean;
+}
+
+export interface GraphView {
+  index: GraphIndex;
+  boxes: ViewBox[];
+  edges: ViewEdge[];
+  /** Box of each node index (-1: folded into its consumers). */
+  boxOfNode: Int32Array;
+  boxById: Map<string, number>;
+  /** Element type and shape of every tensor the model describes (inputs, outputs, value_info, weights). */
+  tensorInfo: Map<string, TensorSummary>;
+  /** The Q/DQ of a QDQ model (null for a float model); its nodes have no box unless shown as nodes. */
+  qdq: QdqFold | null;
+  /** Whether the Q/DQ nodes are folded away in this view. */
+  qdqFolded: boolean;
+}
+
+/** What a renderer draws: boxes and edges. */
+export type DrawnView = Pick<GraphView, 'boxes' | 'edges'>;
+
+/** A pane of the split view: what it draws and finds by id, without the graph behind it (comparison.ts). */
+export interface PaneView extends DrawnView {
+  boxById: Map<string, number>;
+  qdqFolded: boolean;
+}
+
+const NODE_HEIGHT = 42;
+const IO_HEIGHT = 32;
+const MAX_SUBTITLE = 30;
+
+/** A long scoped name shortened in the middle, keeping its informative tail: "/model.22/…/conv/Conv". */
+export function shortName(name: string, max = MAX_SUBTITLE): string {
+  if (name.length <= max) return name;
+  const tail = Math.ceil((max - 1) * 0.65);
+  return `${name.slice(0, max - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
+
+/** "1×3×240×320", "batch×3×h×w", "scalar", or '' for an unknown shape. */
+export function shapeLabel(info: TensorSummary | undefined): string {
+  if (!info?.shape) return '';
+  return info.shape.length === 0 ? 'scalar' : info.shape.join('×');
+}
+
+function boxWidth(title: string, subtitle: string): number {
+  return Math.round(Math.min(260, Math.max(76, title.length * 7.4 + 22, subtitle.length * 6.1 + 18)));
+}
+
+function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
+  const info = new Map<string, TensorSummary>();
+  const add = (v: ValueInfoProto) => {
+    if (v.name && v.type?.tensor_type) info.set(v.name, tensorSummary(v));
+  };
+  index.graph.value_info.forEach(add);
+  index.graph.input.forEach(add);
+  index.graph.output.forEach(add);
+  for (const [name, t] of index.initializers) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
+  for (const [name, t] of index.constants) if (!info.has(name)) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
+  return info;
+}
+
+/** A Constant node whose every output feeds some node is a weight of those nodes, not a box. */
+function isFoldedConstant(index: GraphIndex, i: number, graphOutputs: Set<string>): boolean {
+  const node = index.nodes[i];
+  if (node.op_type !== 'Constant' || node.domain) return false;
+  return node.output.every((o) => !graphOutputs.has(o) && (index.consumers.get(o)?.length ?? 0) > 0);
+}
+
+/** The boxes and edges of a graph. */
+export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}): GraphView {
+  const tensorInfo = describeTensors(index);
+  const qdq = hasQdq(index) ? foldQdq(index) : null;
+  const fold = qdq && !options.showQdq ? qdq : null;
+  const graphOutputs = new Set(index.outputs.map((v) => v.name ?? ''));
+  const boxes: ViewBox[] = [];
+  const boxById = new Map<string, number>();
+  const addBox = (box: ViewBox) => {
+    boxById.set(box.id, boxes.length);
+    boxes.push(box);
+    return boxes.length - 1;
+  };
+  const producerBox = new Map<string, number>();
+
+  for (const input of index.inputs) {
+    const name = input.name ?? '';
+    const subtitle = shapeLabel(tensorInfo.get(name));
+    producerBox.set(name, addBox({ kind: 'input', id: `input:${name}`, node: -1, title: name, subtitle, family: 'io', width: boxWidth(name, subtitle), height: IO_HEIGHT }));
+  }
+  const boxOfNode = new Int32Array(index.nodes.length).fill(-1);
+  for (const i of index.order) {
+    if (isFoldedConstant(index, i, graphOutputs)) continue;
+    const node = index.nodes[i];
+    if (fold?.folded[i]) {
+      // A folded DQ's output stands for the float tensor its Q read: edges run from that tensor's producer.
+      const edge = fold.edges.get(node.output[0] ?? '');
+      const source = edge ? producerBox.get(edge.source) : undefined;
+      if (edge && source !== undefined) producerBox.set(edge.tensor, source);
+      continue;
+    }
+    const title = node.domain && node.domain !== 'ai.onnx' ? `${node.op_type}` : node.op_type ?? '?';
+    const subtitle = shortName(node.name || index.ids[i]);
+    const b = addBox({ kind: 'node', id: index.ids[i], node: i, title, subtitle, family: opFamily(node.op_type ?? ''), width: boxWidth(title, subtitle), height: NODE_HEIGHT });
+    boxOfNode[i] = b;
+    for (const o of node.output) if (o) producerBox.set(o, b);
+  }
+
+  const edges: ViewEdge[] = [];
+  for (const i of index.order) {
+    const target = boxOfNode[i];
+    if (target < 0) continue;
+    for (const t of index.nodeInputs[i]) {
+      const source = producerBox.get(t);
+      if (source === undefined || source === target) continue;
+      const quant = fold?.edges.get(t);
+      edges.push(quant ? { source, target, tensor: t, label: quantLabel(quant.params), quant } : { source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) });
+    }
+  }
+  for (const output of index.outputs) {
+    const name = output.name ?? '';
+    const subtitle = shapeLabel(tensorInfo.get(name));
+    const b = addBox({ kind: 'output', id: `output:${name}`, node: -1, title: name, subtitle, family: 'io', width: boxWidth(name, subtitle), height: IO_HEIGHT });
+    const source = producerBox.get(name);
+    const quant = fold?.edges.get(name);
+    if (source !== undefined) edges.push(quant ? { source, target: b, tensor: name, label: quantLabel(quant.params), quant } : { source, target: b, tensor: name, label: subtitle });
+  }
+  return { index, boxes, edges, boxOfNode, boxById, tensorInfo, qdq, qdqFolded: fold !== null };
+}
+
+/** The layout's input: box sizes and edges as typed arrays (transferable to the layout worker). */
+export function layoutInputOf(view: DrawnView) {
+  const n = view.boxes.length;
+  const widths = new Float32Array(n);
+  const heights = new Float32Array(n);
+  view.boxes.forEach((b, i) => {
+    widths[i] = b.width;
+    heights[i] = b.height;
+  });
+  return {
+    widths,
+    heights,
+    edgeSources: Int32Array.from(view.edges, (e) => e.source),
+    edgeTargets: Int32Array.from(view.edges, (e) => e.target),
+  };
+}
