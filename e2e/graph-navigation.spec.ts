@@ -7,7 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import { PNG } from 'pngjs';
-import { openGraph, syntheticGraphFile } from './graphPage.ts';
+import { openGraph, paintedAtRest, syntheticGraphFile } from './graphPage.ts';
 import { expect, fileFromFixture, test } from './support.ts';
 
 const zoom = (page: Page) => page.evaluate(() => window.__qsGraph!.zoom());
@@ -15,8 +15,7 @@ const atRest = (page: Page) => page.waitForFunction(() => window.__qsGraph?.idle
 
 /** Share of the pane's pixels that are not its background colour (the most common one): how much graph is drawn. */
 async function drawnShare(page: Page): Promise<number> {
-  await atRest(page);
-  await page.waitForTimeout(300);
+  await paintedAtRest(page);
   const png = PNG.sync.read(await page.getByTestId('graph-canvas').screenshot());
   const counts = new Map<number, number>();
   for (let i = 0; i < png.data.length; i += 4) {

@@ -7,7 +7,7 @@
  */
 import type { Page } from '@playwright/test';
 import { PNG } from 'pngjs';
-import { openGraph, syntheticGraphFile } from './graphPage.ts';
+import { nextPaint, openGraph, paintedAtRest, syntheticGraphFile } from './graphPage.ts';
 import { expect, fileFromFixture, test } from './support.ts';
 
 /**
@@ -64,14 +64,13 @@ function unmatchedShare(a: Buffer, b: Buffer): number {
   return unmatched / (width * height);
 }
 
-/** The graph pane's pixels once the view is at rest and two screenshots in a row agree. */
+/** The graph pane's pixels once the view is at rest, its last frame painted, and two screenshots in a row agree. */
 async function paneAtRest(page: Page): Promise<Buffer> {
   const pane = page.getByTestId('graph-canvas');
-  await page.waitForFunction(() => window.__qsGraph?.idle() === true);
+  await paintedAtRest(page);
   let last = await pane.screenshot();
   for (let i = 0; i < 20; i++) {
-    await page.waitForTimeout(150);
-    await page.waitForFunction(() => window.__qsGraph?.idle() === true);
+    await paintedAtRest(page);
     const now = await pane.screenshot();
     if (changedShare(last, now) === 0) return now;
     last = now;
@@ -85,10 +84,10 @@ async function freshPane(page: Page): Promise<Buffer> {
     el.style.height = by ? `${el.getBoundingClientRect().height + by}px` : '';
   }, grow);
   await resize(1);
-  await page.waitForTimeout(100);
-  await page.waitForFunction(() => window.__qsGraph?.idle() === true);
+  await nextPaint(page); // the resize observed (the renderer is busy from here)
+  await paintedAtRest(page);
   await resize(0);
-  await page.waitForTimeout(100);
+  await nextPaint(page);
   return paneAtRest(page);
 }
 

@@ -11,6 +11,20 @@ import { dropFiles, expect, expectSummaryOf, openStudio, type PayloadFile } from
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
+/** Two animation frames: what was drawn in the frame under way has been painted by now. */
+export function nextPaint(page: Page): Promise<void> {
+  return page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+}
+
+/** The view at rest and its last frame painted (cytoscape draws on animation frames): a screenshot now shows the rest. */
+export async function paintedAtRest(page: Page): Promise<void> {
+  for (;;) {
+    await page.waitForFunction(() => window.__qsGraph?.idle() === true);
+    await nextPaint(page);
+    if (await page.evaluate(() => window.__qsGraph?.idle() === true)) return;
+  }
+}
+
 export async function openGraph(page: Page, file: PayloadFile, width = 1440): Promise<void> {
   await page.setViewportSize({ width, height: 900 });
   await openStudio(page);

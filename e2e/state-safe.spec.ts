@@ -71,7 +71,7 @@ test('a reload brings back the calibration, the quantized model and the evaluati
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
   const quantizedPath = info.outputPath('mnist.quant.onnx');
   await download.saveAs(quantizedPath);
-  await page.waitForTimeout(1500); // the debounced writes
+  await page.evaluate(() => window.__qsSession!.flush()); // the debounced writes, done now
 
   await page.reload();
   const note = page.getByTestId('session-restored');
