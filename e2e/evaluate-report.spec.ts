@@ -34,7 +34,7 @@ test.describe('evaluate and report', () => {
     // Which onnxruntime the figures are: the page's own (onnxruntime-web, the model's Q/DQ arithmetic).
     await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'basic');
     await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as the studio's page runs it");
-    expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (NOTES.md: 0.9999)
+    expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (docs/NOTES.md: 0.9999)
     expect(Number(cosine)).toBeLessThan(1);
     // Task accuracy: the face detector recognised, its boxes compared with the float model's and drawn side by side.
     const task = page.getByTestId('eval-task');

@@ -4,7 +4,7 @@
  * quantizer takes (and, on request, the mergeable collector states, for runs split over workers).
  *
  * A calibration worker is disposable: onnxruntime frees a session's WASM memory only when its worker
- * ends (NOTES.md), so the page terminates it when the model changes. Progress goes to a callback
+ * ends (docs/NOTES.md), so the page terminates it when the model changes. Progress goes to a callback
  * (a Comlink.proxy on the page), at most about ten times a second; `cancel` sets a flag read between
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.

@@ -1,7 +1,7 @@
 /**
  * The model worker's API: open a model from its bytes, keep it here, hand back a handle and its
  * summary; close it again. Decoding a large model takes the main thread's time and memory, so the page
- * does it here and keeps only the handle and the summary (ARCHITECTURE, examples 7 and 8).
+ * does it here and keeps only the handle and the summary (docs/ARCHITECTURE.md, principles 7 and 8).
  *
  * This object is plain: tests call it directly, and model.worker.ts only exposes it. It must not
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose

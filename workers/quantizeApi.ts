@@ -1,7 +1,7 @@
 /**
  * What the model worker does with the model it holds, beyond showing it: hand a copy of its bytes to a
  * calibration worker, and quantize it with calibrated ranges. It lives in the model worker because the
- * decoded float model is already there (ARCHITECTURE, example 8: handles, not payloads); quantizing is
+ * decoded float model is already there (docs/ARCHITECTURE.md, principle 8: handles, not payloads); quantizing is
  * pure CPU work, so no runtime is loaded for it.
  *
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the

@@ -4,7 +4,7 @@
  * (core quantizeWithRecovery: CLE, AdaRound / AdaQuant, bias correction) and (b) climbs the reference's
  * best-practice ladder (core climbLadder + ladderMeasures) toward a target on the evaluation samples.
  *
- * Every quantized model made here stays here, keyed by a handle (ARCHITECTURE example 8): the page shows
+ * Every quantized model made here stays here, keyed by a handle (docs/ARCHITECTURE.md, principle 8): the page shows
  * the numbers and asks for one model's bytes only when the user picks it ("Use this model"). Samples are
  * decoded once per run (the evaluation worker's loadFeeds) and serve calibration, fine-tuning and judging
  * alike; onnxruntime-web runs the models (WASM) and the optimizers' matrix products (the Gram product of each

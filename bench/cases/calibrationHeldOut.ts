@@ -7,7 +7,7 @@
  *
  * Sets: the PP-OCRv4 text detector ('ppocr-det') calibrates on the text scenes' calibration set (lines
  * 00–15 on COCO 1–16) and is judged on their held-out set (lines 16–31 on COCO 17–24 and the photos); the
- * fixture detectors calibrate on COCO 1–16 and are judged on COCO 17–24 (NOTES' protocol).
+ * fixture detectors calibrate on COCO 1–16 and are judged on COCO 17–24 (docs/NOTES.md's held-out protocol).
  * Sequential calibrates once per weight granularity (its statistics come from the quantized model).
  * With a third argument 'functions', every quantization (Sequential's passes included) uses the function rules
  * (enableNpuTransformer, the CLI's --attention: functions written out as several nodes get Q/DQ at their input and

@@ -1,5 +1,5 @@
 /**
- * How close a quantized detector stays to its float model on real photos, NOTES' protocol: calibrate on
+ * How close a quantized detector stays to its float model on real photos, docs/NOTES.md's held-out protocol: calibrate on
  * the first 16 COCO images, judge on the last 8 by the output cosine similarity (Quark's definition),
  * averaged over images and outputs. Usage: fidelity.ts <model> <preset> <variant> where variant is
  * 'plain', 'tail' (post-processing tail excluded), 'perChannel' or 'perChannel+tail'.

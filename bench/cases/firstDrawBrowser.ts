@@ -1,6 +1,6 @@
 /**
- * The first model opened on a page, to its graph on screen, for the studio and for the anchor (Netron 9.2.1, served
- * from ../shared/anchors, see its README) in the same harness: the page opened and left idle for 3 s (a user
+ * The first model opened on a page, to its graph on screen, for the studio and for the anchor (Netron 9.2.1's browser build, served
+ * from the anchors' tarball beside the fixtures; opened through its hidden file input, drawn when its body gets class `default`) in the same harness: the page opened and left idle for 3 s (a user
  * reaching for a file), then the model given to the page's file input; the clock runs in the page, from the
  * input's `change` event to the first animation frame in which the graph is drawn (see `drawnTest`), so
  * Playwright's own file transfer is not counted on either side.

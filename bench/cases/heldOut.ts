@@ -1,5 +1,5 @@
 /**
- * NOTES' protocol as folders the command line can read: the first 16 COCO images to calibrate (and tune) on,
+ * docs/NOTES.md's held-out protocol as folders the command line can read: the first 16 COCO images to calibrate (and tune) on,
  * the last 8 to judge on, linked into bench/tmp; and a detector's preprocessing as a file `--preprocess` takes.
  */
 import fs from 'node:fs';

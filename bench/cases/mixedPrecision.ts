@@ -12,7 +12,7 @@
  *   samples: calibration samples the search measures sensitivity on (default 4 for YOLOX, 3 for the detector).
  *   tune: calibration samples AdaRound and bias correction gather layer data from (default all); iterations: AdaRound's
  *   steps per layer (default Quark's 1000); earlyStop: AdaRound's early stop.
- *   yolox-nano: COCO 1–16 calibrate, 17–24 judge (NOTES' split). ppocr-det: textScenes' calibration scenes
+ *   yolox-nano: COCO 1–16 calibrate, 17–24 judge (docs/NOTES.md's held-out split). ppocr-det: textScenes' calibration scenes
  *   (lines 00–15 on COCO 1–16) calibrate, its held-out scenes (lines 16–31 on COCO 17–24 and the photos) judge.
  */
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * Photos with text in them, for calibrating and judging the PP-OCRv4 text detector: the fixtures hold no
  * street-text photos, and a text detector judged on photos without text gives meaningless cosines (its output
- * map is almost empty, NOTES.md). So scenes are composed here, deterministically, from the fixtures: text-line
+ * map is almost empty, docs/NOTES.md). So scenes are composed here, deterministically, from the fixtures: text-line
  * crops (shared/fixtures/images/textlines, 48 × 320) pasted at seeded positions and scales onto COCO images and
  * photos, 640 × 640.
  *

@@ -1,6 +1,6 @@
 /**
  * Inputs for the evaluation tests: the COCO photos, and the held-out ones the fidelity protocol judges
- * on (NOTES.md: calibrate on the first 16, judge on the last 8). src/cli/images/imageFeed.ts turns them
+ * on (docs/NOTES.md: calibrate on the first 16, judge on the last 8). src/cli/images/imageFeed.ts turns them
  * into a model's feeds.
  */
 import path from 'node:path';

@@ -3,7 +3,7 @@
  * core/evaluate/compareModels drives: sessions over model bytes that run decoded samples by index.
  *
  * Both models run on the same backend (the page asks for WASM): the comparison must measure the
- * quantization, not the difference between WebGPU and CPU kernels (NOTES.md: the CPU backend is the
+ * quantization, not the difference between WebGPU and CPU kernels (docs/NOTES.md: the CPU backend is the
  * reference for quantized numerics). Cancellation is checked before every run, so a cancel takes
  * effect within one inference. Must not decode images.
  */

@@ -1,6 +1,6 @@
 /**
  * Things that stay inside a worker (decoded models, later sessions and histograms), kept by an opaque
- * string id. The page holds only the id: big buffers never cross back (ARCHITECTURE, example 8).
+ * string id. The page holds only the id: big buffers never cross back (docs/ARCHITECTURE.md, principle 8).
  *
  * A table knows nothing of what it stores; freeing memory is dropping the entry.
  */

@@ -1,6 +1,6 @@
 /**
- * onnxruntime-web for the workers: the only importer of onnxruntime-web (ARCHITECTURE, "each
- * third-party library lives in one place"). It picks the backend of each float session by measurement
+ * onnxruntime-web for the workers: the only importer of onnxruntime-web (docs/ARCHITECTURE.md,
+ * "Each third-party library lives in one place"). It picks the backend of each float session by measurement
  * (backendChoice.ts) and says why, so the page can show it:
  *
  *   WebGPU (`onnxruntime-web/webgpu`, the native WebGPU backend, not the older JSEP one) where a real GPU
@@ -9,7 +9,7 @@
  *   (numThreads = min(4, hardwareConcurrency)); else single-threaded WASM. A software or fallback adapter
  *   ("google swiftshader") is never used unless the switch asks for it.
  *
- * Quantized models always run on WASM (NOTES.md: WebGPU's int8 DequantizeLinear was wrong, and
+ * Quantized models always run on WASM (docs/NOTES.md: WebGPU's int8 DequantizeLinear was wrong, and
  * QuantizeLinear has no WebGPU kernel). Sessions use graphOptimizationLevel 'basic', where web and
  * native onnxruntime agree to 1e-6. Vite emits the .wasm files itself: no wasmPaths here.
  * The module is imported dynamically, so a worker that never runs a model never loads it.

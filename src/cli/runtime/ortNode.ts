@@ -5,7 +5,7 @@
  * runtime) opens its sessions here.
  *
  * Sessions run at graph optimization level 'basic', where native and web onnxruntime agree to 1e-6
- * (NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
+ * (docs/NOTES.md); 'all' differed by 0.2 % on one model, which would blur float-vs-quantized comparisons.
  * 'all' is onnxruntime's own default, and what a CPU deployment runs: Q/DQ pairs fused into int8
  * kernels (QLinearConv, QLinearMatMul, QGemm), whose 8-bit products saturate on x86 CPUs without VNNI.
  * `qstudio evaluate` reports that figure first (`SessionOptimization`).

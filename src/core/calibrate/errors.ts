@@ -1,6 +1,6 @@
 /**
  * Named errors of calibration, as the page receives them through comlink (name, message and stack
- * survive; ARCHITECTURE, example 9). Expected outcomes that are not failures, such as a corrupt image
+ * survive; docs/ARCHITECTURE.md, principle 9). Expected outcomes that are not failures, such as a corrupt image
  * among good ones, are data in the result instead (`skipped`). One declaration each, for the page's workers and
  * the command line alike.
  */

@@ -2,7 +2,7 @@
  * Named errors of evaluation that both sides of the worker boundary raise: the evaluation worker when a
  * run has no data or is cancelled, the page when it ends a worker that did not stop in time. Declared
  * once, here, so the store meets one name whichever side threw (comlink keeps name, message and stack;
- * ARCHITECTURE, example 9). A corrupt image among good ones is not an error: it is listed in the result's
+ * docs/ARCHITECTURE.md, principle 9). A corrupt image among good ones is not an error: it is listed in the result's
  * `skipped`; models that cannot be compared are compareModels' ComparisonError.
  */
 import { StudioError } from '../onnx/errors.ts';

@@ -3,7 +3,7 @@
  * thousands of boxes: ranks by longest path over a topological order, a few barycenter sweeps to cut
  * crossings, then x positions pulled towards neighbours and compacted without overlaps.
  *
- * Why our own: dagre and elkjs recurse and overflow the stack on deep graphs (NOTES.md, from about
+ * Why our own: dagre and elkjs recurse and overflow the stack on deep graphs (docs/NOTES.md, from about
  * 3,000 and 5,000 nodes). Everything here is iterative, on typed arrays, O(sweeps × edges + sorting).
  * It must stay pure (no DOM, no workers): the layout worker runs it, tests call it directly.
  */

@@ -2,7 +2,7 @@
  * A weight-less structural copy of a graph, for the page: the graph view needs every node, tensor
  * name, shape and attribute (and builds the same GraphIndex, so the same stable node ids, and resolves
  * exclusions with the same core code), but not the weights, which stay in the model worker
- * (ARCHITECTURE, example 8). Tensors keep name, type and dims; only small ones (scalars, short
+ * (docs/ARCHITECTURE.md, principle 8). Tensors keep name, type and dims; only small ones (scalars, short
  * vectors that a reader wants to see, like a Mul's 0.1) keep their bytes, and so do the scales and zero points of
  * Q/DQ nodes whatever their size (per channel, one per channel): the view reads a QDQ model from them (qdqFold.ts).
  *

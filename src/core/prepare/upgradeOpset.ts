@@ -1,7 +1,7 @@
 /**
  * Raising a model's ai.onnx opset without changing what any node computes. Per-channel Q/DQ needs opset 13
  * and 16-bit Q/DQ opset 21, but setting the opset number alone changes the meaning of every op whose schema
- * changed in between (NOTES.md: onnxruntime's quantizer writes models that do not load, or worse, compute
+ * changed in between (docs/NOTES.md: onnxruntime's quantizer writes models that do not load, or worse, compute
  * something else). Here each node crosses every version boundary of its op (OP_HISTORY) between the
  * model's opset and the target, and each crossing is either proven harmless or rewritten by an adapter
  * (OPSET_STEPS). A crossing nobody has checked stops the upgrade with an UnsupportedModelError that names

@@ -394,7 +394,7 @@ function extraDefaults(top: TopFields): ExtraOptions {
     CalibMovingAverageConstant: 0.01,
     Percentile: 99.999,
     // ORT and Quark default Entropy to 128 bins, as many as its 128 quantized bins: then the search has one
-    // candidate, the whole histogram, and Entropy returns MinMax's range (NOTES). TensorRT's 2048 lets it search.
+    // candidate, the whole histogram, and Entropy returns MinMax's range (docs/NOTES.md). TensorRT's 2048 lets it search.
     NumBins: 2048,
     NumQuantizedBins: 128,
     MinMSEMode: 'All',

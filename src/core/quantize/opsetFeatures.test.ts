@@ -26,7 +26,7 @@ describe('opsetSupportsQdq', () => {
   it.each([
     [9, ['uint8'], false, false],
     [10, ['uint8'], false, true],
-    [11, ['int8'], true, false], // NOTES: per-channel at opset 11 writes models ORT refuses
+    [11, ['int8'], true, false], // docs/NOTES.md: per-channel at opset 11 writes models ORT refuses
     [13, ['int8'], true, true],
     [13, ['int16'], false, false],
     [21, ['int16'], true, true],

@@ -1,5 +1,5 @@
 /**
- * Opset-dependent Q/DQ behaviour in one table (ARCHITECTURE example 4): which ai.onnx opset a QuantizeLinear /
+ * Opset-dependent Q/DQ behaviour in one table (docs/ARCHITECTURE.md, principle 4): which ai.onnx opset a QuantizeLinear /
  * DequantizeLinear of a given integer type needs, per tensor and per axis, and whether ONNX Runtime's
  * `com.microsoft` contrib Q/DQ (domain opset 1) can serve instead of raising the model's opset.
  *
@@ -9,7 +9,7 @@
  * Sources: the ONNX operator changelog (QuantizeLinear/DequantizeLinear-10: int8/uint8 with scalar scale, and
  * int32 input for DequantizeLinear; -13: `axis` and 1-D per-axis scales; -21: int16/uint16/int4/uint4 and blocked
  * scales); ONNX Runtime's QDQ quantizer (qdq_quantizer.py), which below opset 21 moves 16-bit and 4-bit Q/DQ to
- * `com.microsoft`; NOTES.md: int16 Q/DQ at ai.onnx opset 13 is rejected by onnxruntime.
+ * `com.microsoft`; docs/NOTES.md: int16 Q/DQ at ai.onnx opset 13 is rejected by onnxruntime.
  */
 
 import type { QuantType } from './numeric.ts';

@@ -11,7 +11,7 @@ describe('XINT8', () => {
   it('power-of-two MinMSE, int8 symmetric activations and weights', () => {
     expect(c.calibrationMethod).toBe('MinMSE'); // Quark XINT8_CONFIG: PowerOfTwoMethod.MinMSE
     expect(c.scaleType).toBe('powerOfTwo');
-    // shared/reference 002: "symmetric INT8 ... for both activations and weights" (Quark's legacy
+    // Quark's "Best Practice for Ryzen AI in AMD Quark ONNX": "symmetric INT8 ... for both activations and weights" (Quark's legacy
     // XINT8_CONFIG stores QUInt8 with zero point 128: the same grid).
     expect(c.activationType).toBe('int8');
     expect(c.weightType).toBe('int8'); // Quark: weight_type=QuantType.QInt8

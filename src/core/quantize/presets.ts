@@ -7,7 +7,7 @@
  * states; validateConfig fills the rest with the same defaults as any user config, so a preset and a hand-written
  * config that say the same thing are the same thing. Options Quark presets set that this tool does not model are
  * listed in `notModelled` and otherwise ignored. No preset turns on cross-layer equalization: in the Ryzen AI
- * best-practice flow (shared/reference 002) CLE is the rung after plain XINT8, so it is a step of its own.
+ * best-practice flow ("Best Practice for Ryzen AI in AMD Quark ONNX") CLE is the rung after plain XINT8, so it is a step of its own.
  */
 
 import { ConfigError, validateConfig, type CalibrationMethod, type QuantConfig, type QuantConfigInput } from './config.ts';
@@ -34,7 +34,7 @@ const PRESETS: Readonly<Record<PresetName, PresetDefinition>> = {
   XINT8: {
     name: 'XINT8',
     summary: 'Ryzen AI NPU: power-of-two scales, symmetric int8 activations and weights, MinMSE',
-    source: `${QUARK}: XINT8_CONFIG; int8 activations as the Ryzen AI best-practice guide (shared/reference 002) and Quark's XINT8_QCONFIG state`,
+    source: `${QUARK}: XINT8_CONFIG; int8 activations as the Ryzen AI best-practice guide and Quark's XINT8_QCONFIG state`,
     input: {
       calibrationMethod: 'MinMSE', // PowerOfTwoMethod.MinMSE
       scaleType: 'powerOfTwo',

@@ -1,7 +1,7 @@
 /**
  * Named errors of accuracy recovery that both sides of the worker boundary raise: the recovery worker when
  * a run has no data or is cancelled, the page when it ends a worker that did not stop in time. Declared
- * once, here, so the store meets one name whichever side threw (ARCHITECTURE, example 9). Failures of
+ * once, here, so the store meets one name whichever side threw (docs/ARCHITECTURE.md, principle 9). Failures of
  * the steps themselves keep their own names (RecoveryError, ConfigError, LadderTargetError, …).
  */
 import { StudioError } from '../onnx/errors.ts';

@@ -1,7 +1,7 @@
 /**
  * The best-practice ladder, automated: given a target on the evaluation set, try the configurations the
- * reference's flow for Ryzen AI recommends (shared/reference 002, "Best Practice for Ryzen AI in AMD Quark
- * ONNX") and stop at the first one that meets the target. The product exists to keep models in the NPU's 8-bit
+ * reference's flow for Ryzen AI recommends (AMD Quark's documentation, "Best Practice for Ryzen AI in AMD
+ * Quark ONNX") and stop at the first one that meets the target. The product exists to keep models in the NPU's 8-bit
  * formats, so by default (order 'eight-bit-first') every 8-bit route, mixed precision within its budget
  * included, is climbed before any whole-model 16-bit format; order 'fastest' screens every format first and takes
  * the first that meets the target, 16-bit or not (see climbLadder for both orders and why).

@@ -34,7 +34,7 @@ export interface InferenceRunner {
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
   run(feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]): Promise<Record<string, RunTensor>>;
-  /** Frees what the runtime can; the WASM heap itself only shrinks when the worker ends (NOTES.md). */
+  /** Frees what the runtime can; the WASM heap itself only shrinks when the worker ends (docs/NOTES.md). */
   release(): Promise<void>;
   /**
    * The backend running it now, where that can change after the session was made (a probe that times the first
@@ -63,7 +63,7 @@ export interface BackendInfo {
 
 /**
  * What a session is for. Calibration runs the float model and may use WebGPU; quantized models are
- * evaluated on the WASM CPU backend only (WebGPU's int8 DequantizeLinear computed wrong values, NOTES.md).
+ * evaluated on the WASM CPU backend only (WebGPU's int8 DequantizeLinear computed wrong values, docs/NOTES.md).
  */
 export type SessionPurpose = 'float' | 'quantized';
 

@@ -1,5 +1,5 @@
 /**
- * The studio's one store, combined from slices (ARCHITECTURE, example 10): the model, the calibration
+ * The studio's one store, combined from slices (docs/ARCHITECTURE.md, principle 10): the model, the calibration
  * (data, preprocessing, ranges) and the run (quantization settings and the quantized model).
  * Middleware, when some is needed, goes on this combined store only. Services are injected so tests
  * build a store with fakes and read it through getState().

@@ -1,7 +1,7 @@
 /**
  * The model slice: which model is open, what it looks like (its summary), and what went wrong with the
- * last file the user gave. It holds the worker's handle, never the model's bytes (ARCHITECTURE,
- * example 8), and it talks to the worker only through the ModelService it is given, so tests drive it
+ * last file the user gave. It holds the worker's handle, never the model's bytes (docs/ARCHITECTURE.md,
+ * principle 8), and it talks to the worker only through the ModelService it is given, so tests drive it
  * with a fake service and no React.
  *
  * Nothing the user had is lost on a bad file: a failed open keeps the model that was open, and only the

@@ -12,7 +12,7 @@
  * `symmetric` flag does not reach this method, so there is none here.
  *
  * With ORT's defaults (num_bins = 128 = num_quantized_bins) there is exactly one candidate, the whole
- * histogram, so Entropy returns the MinMax range; the project NOTES measured exactly that. So the default
+ * histogram, so Entropy returns the MinMax range; docs/NOTES.md records exactly that. So the default
  * here is TensorRT's 2048 bins (about 960 candidate windows), and configurations default NumBins to 2048 too.
  *
  * Speed: each candidate costs O(window) in ORT, which tries all of them, O(num_bins²) per tensor. Here a

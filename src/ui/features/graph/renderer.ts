@@ -2,7 +2,7 @@
  * Draws a laid-out graph view: cytoscape for the boxes near the viewport (labels, edge shapes, real
  * hit-testing and clicks), and under it a plain canvas "overview" that draws every other box and edge
  * as coloured rectangles and lines. A flat cytoscape of more than a few thousand elements is sluggish
- * (NOTES.md: 5 s first frame, 0.7 s a pan frame at 20,000), so cytoscape only ever holds the boxes in
+ * (docs/NOTES.md: 5 s first frame, 0.7 s a pan frame at 20,000), so cytoscape only ever holds the boxes in
  * and around the viewport, and only when few enough are in view and the zoom makes labels readable;
  * zoomed out, the overview canvas is the picture. While the viewport moves, the overview is a cached
  * picture moved and scaled (one drawImage a frame, like cytoscape's textureOnViewport); once it rests,
@@ -15,7 +15,7 @@
  *
  * Visual state (excluded, preview, picks, selection, search matches, heat) arrives as one flag array
  * per box and is applied to cytoscape as class changes in one batch. This is the only module that
- * imports cytoscape (ARCHITECTURE: each library in one place).
+ * imports cytoscape (docs/ARCHITECTURE.md: each third-party library in one place).
  */
 import type cytoscape from 'cytoscape';
 import type { Core, EventObject, ElementDefinition, StylesheetJson } from 'cytoscape';
