@@ -6,10 +6,14 @@
  * not measured. (onnxruntime-web's own WebGPU in Node through Dawn's `webgpu` package hung on its first read-back.)
  *
  * For each model, a whole calibration (U8S8, MinMax: ranges as computed) over the first images, timed on:
- * WASM; WebGPU reading each exposed tensor back on its own (the page before issue 34); WebGPU with the outputs
- * packed into one read-back (core/calibrate/run/packOutputs.ts); and the page's Auto probe (ort.ts probingRunner)
- * between those two, with what it decided. Ranges are compared with the WASM run's. One JSON line per model.
- * Usage: webgpuNode.ts <images dir> <images> <model path>...
+ * WASM; onnxruntime-node's CPU EP; WebGPU reading each exposed tensor back on its own (the page before issue 34);
+ * WebGPU with the outputs packed into one read-back (core/calibrate/run/packOutputs.ts); the page's Auto
+ * (ort.ts measuredSession) between WASM and packed WebGPU on a model it has not measured ('auto': WASM first, WebGPU
+ * started only where it can pay for its start-up, the job's own samples timing both); and Auto again on the same
+ * model, deciding from the costs it cached ('auto-again'). With the costs Auto measured (session, first run,
+ * steady run of each backend) and what it decided. Ranges are compared with the WASM run's. One JSON line per model.
+ * The WebGPU start-up estimate carries from model to model as on the page (the first model uses the default).
+ * Usage: webgpuNode.ts <images dir> <images> <model path>...   (WEBGPU_RUNS=wasm,auto,... picks the runs)
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +30,8 @@ import { validatePreprocess, type PreprocessSpec } from '../../src/core/preproce
 import type { BackendInfo, InferenceRunner, Runtime, RunTensor } from '../../src/core/runtime/session.ts';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { createWebRuntime, probingRunner } from '../../workers/runtime/ort.ts';
+import { createWebRuntime, measuredSession } from '../../workers/runtime/ort.ts';
+import { probeKey, readCosts } from '../../workers/runtime/probeCache.ts';
 import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 
 const [imagesDir, count, ...models] = process.argv.slice(2);
@@ -69,19 +74,29 @@ const wasm = (): Runtime => {
   const web = createWebRuntime('wasm', threads);
   return { createSession: (b, p) => web.createSession(b, p), packsOutputs: async () => false };
 };
-/** The page's Auto on this GPU: its timed probe between WASM and (packed) WebGPU, the first three runs on both. */
-const auto = (): Runtime => {
+/** The page's Auto on this GPU (ort.ts measuredSession) between WASM and packed WebGPU; `seen` collects the session bytes. */
+const DEVICE = 'bench|onnxruntime-node webgpu';
+const auto = (seen: Uint8Array[]): Runtime => {
   const web = createWebRuntime('wasm', threads);
-  let key = 0;
   return {
-    async createSession(b, p) {
-      const [cpu, gpu] = [await web.createSession(b, p), await webGpuSession(asSessionModel(b).bytes)];
-      const runner = probingRunner(cpu, gpu, `bench-${Date.now()}-${key++}`);
-      return { runner, backend: runner.backend!() };
+    async createSession(b, p, plan) {
+      const bytes = asSessionModel(b).bytes;
+      seen.push(bytes);
+      const webgpu = () => webGpuSession(bytes).catch((e: unknown) => ({ failed: `WebGPU could not load the model (${e instanceof Error ? e.message : String(e)})` }));
+      return measuredSession({ wasm: () => web.createSession(b, p), webgpu }, bytes, DEVICE, plan?.runs ?? Infinity);
     },
     packsOutputs: async () => true,
   };
 };
+
+/** What Auto measured on the sessions it made (session, first and steady run of each backend, ms), where it cached them. */
+async function costsOf(seen: Uint8Array[]) {
+  for (const bytes of seen) {
+    const c = await readCosts(await probeKey(bytes, DEVICE));
+    if (c) return JSON.parse(JSON.stringify(c, (_k, v) => (typeof v === 'number' ? +v.toFixed(1) : v)));
+  }
+  return null;
+}
 
 const images = listImageFiles(imagesDir).files.slice(0, Number(count));
 const config = getPreset('U8S8');
@@ -93,13 +108,17 @@ for (const file of models) {
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const spec = PREPROCESS[name] ?? getPreprocessPreset('imagenet');
   const source = () => sampleSource(images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, spec, async (f: string) => decodeImageFile(f));
-  const runs: [string, () => Runtime][] = [
+  const seen: Uint8Array[] = [];
+  const all: [string, () => Runtime][] = [
     ['wasm', wasm],
     ['native-cpu-4-threads', () => ortNodeRuntime(Math.min(4, cores))],
     ['webgpu-unpacked', () => webgpu(false)],
     ['webgpu-packed', () => webgpu(true)],
-    ['auto', auto],
+    ['auto', () => auto(seen)],
+    ['auto-again', () => auto(seen)],
   ];
+  const wanted = process.env.WEBGPU_RUNS?.split(',');
+  const runs = all.filter(([label]) => !wanted || wanted.includes(label));
   const row: Record<string, unknown> = { model: name };
   let reference: Map<string, { min: number; max: number }> | null = null;
   for (const [label, make] of runs) {
@@ -117,7 +136,7 @@ for (const file of models) {
         const scale = Math.max(Math.abs(r.min), Math.abs(r.max), 1e-6);
         largest = Math.max(largest, Math.abs(o.min - r.min) / scale, Math.abs(o.max - r.max) / scale);
       }
-      row[label] = { seconds: +seconds.toFixed(2), backend: outcome.backend.kind, ...(label === 'auto' ? { why: outcome.backend.chosenBecause } : {}), largestRangeDifference: +largest.toExponential(2), tensors: ranges.size, outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1) };
+      row[label] = { seconds: +seconds.toFixed(2), backend: outcome.backend.kind, ...(label.startsWith('auto') ? { why: outcome.backend.chosenBecause, costs: await costsOf(seen) } : {}), largestRangeDifference: +largest.toExponential(2), tensors: ranges.size, outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1) };
     } catch (e) {
       row[label] = { error: e instanceof Error ? e.message.slice(0, 300) : String(e) };
     } finally {

@@ -4,8 +4,8 @@
  * (backendChoice.ts) and says why, so the page can show it:
  *
  *   WebGPU (`onnxruntime-web/webgpu`, the native WebGPU backend, not the older JSEP one) where a real GPU
- *   adapter ran the model faster in a short timed probe (cached per model and device), or where the user's
- *   switch says so; else WASM with threads when the page is cross-origin isolated
+ *   adapter finishes the job sooner, its start-up weighed against the runs the job has (measuredSession: costs
+ *   measured on the job's first samples, cached per model and device), or where the user's switch says so; else WASM with threads when the page is cross-origin isolated
  *   (numThreads = min(4, hardwareConcurrency)); else single-threaded WASM. A software or fallback adapter
  *   ("google swiftshader") is never used unless the switch asks for it.
  *
@@ -15,13 +15,13 @@
  * The module is imported dynamically, so a worker that never runs a model never loads it.
  */
 import type * as OrtModule from 'onnxruntime-web';
-import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPurpose } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPlan, SessionPurpose } from '../../src/core/runtime/session.ts';
 import { asSessionModel, type ModelBytes, type SessionModel } from '../../src/core/onnx/externalize.ts';
 import {
-  adapterKey, adapterLabel, decideProbe, PROBE_RUNS, probeReason, softwareAdapterReason,
-  type AdapterFacts, type BackendPreference,
+  adapterKey, adapterLabel, decideJob, decideRemaining, decisionReason, DEFAULT_DEVICE_PRIOR, priorOf, softwareAdapterReason, worthStartingGpu,
+  type AdapterFacts, type BackendPreference, type DevicePrior, type MeasuredCosts,
 } from './backendChoice.ts';
-import { probeKey, readProbe, writeProbe } from './probeCache.ts';
+import { probeKey, readCosts, readPrior, writeCosts, writePrior } from './probeCache.ts';
 import type { ParityRuntime } from '../../src/core/evaluate/parity.ts';
 
 type Ort = typeof OrtModule;
@@ -135,53 +135,140 @@ const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderC
 
 export type Made = { runner: InferenceRunner; backend: BackendInfo };
 
+/** Runs of WASM timed before WebGPU is considered (the first is its warm-up), and of WebGPU once started. */
+export const WASM_PROBE_RUNS = 2;
+export const GPU_PROBE_RUNS = 2;
+
+/** What the probe needs to know of its job and device. */
+export interface ProbePlan {
+  /** The runs the session will have (Infinity where the caller did not say). */
+  runs: number;
+  /** Milliseconds WASM's session took to make. */
+  wasmCreateMs: number;
+  /** WebGPU's figures on this device: the last measured ones, or DEFAULT_DEVICE_PRIOR. */
+  prior: DevicePrior;
+  /** The probe cache's key for this model and device, and the device's. */
+  key: string;
+  device: string;
+}
+
+/** The steady cost of a run: the fastest after the first (the first itself where it is all there is). */
+const steady = (runs: readonly number[]): number => (runs.length === 1 ? runs[0] : Math.min(...runs.slice(1)));
+
 /**
- * The first PROBE_RUNS runs on both backends, timed (the WASM result is the one returned); then the faster is
- * kept, the other released, and the outcome cached for this model and device. A model run fewer times stays on
- * both, answered by WASM.
+ * A session that finds its backend on the job's own samples, each sample run once: WASM runs first
+ * (WASM_PROBE_RUNS, timed); WebGPU is started only where the runs left promise to pay its start-up back at the
+ * device's last measured figures (backendChoice.worthStartingGpu); once started, its session and GPU_PROBE_RUNS runs are timed, the runs left go
+ * to the faster steady run, the other session is released, and both backends' costs are cached for this model
+ * and device (the next job is decided before any session is made: decideJob).
  */
-export function probingRunner(wasm: Made, gpu: Made, key: string): InferenceRunner {
-  const times = { webgpu: [] as number[], wasm: [] as number[] };
+export function probingRunner(wasm: Made, startGpu: () => Promise<Made | { failed: string }>, plan: ProbePlan): InferenceRunner {
+  const wasmTimes: number[] = [];
+  const gpuTimes: number[] = [];
+  let gpu: Made | null = null;
+  let gpuCreateMs = 0;
+  let done = 0;
   let kept: Made | null = null;
   let dropped: Promise<void> | null = null;
   const timed = async (m: Made, into: number[], feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]) => {
     const t0 = performance.now();
     const out = await m.runner.run(feeds, fetches);
     into.push(performance.now() - t0);
+    done++;
     return out;
+  };
+  const settle = (win: Made, lose: Made | null, why: string) => {
+    const wasmWon = win === wasm;
+    kept = { runner: win.runner, backend: { ...win.backend, chosenBecause: why, ...(wasmWon ? { fallbackReason: [why, win.backend.fallbackReason].filter(Boolean).join('; ') } : {}) } };
+    dropped = lose ? lose.runner.release() : null;
   };
   return {
     inputNames: wasm.runner.inputNames,
     outputNames: wasm.runner.outputNames,
     async run(feeds, fetches) {
       if (kept) return kept.runner.run(feeds, fetches);
-      // Alternate which goes first, so neither always pays for a cold cache.
-      const gpuFirst = times.wasm.length % 2 === 1;
-      if (gpuFirst) await timed(gpu, times.webgpu, feeds, fetches);
-      const out = await timed(wasm, times.wasm, feeds, fetches);
-      if (!gpuFirst) await timed(gpu, times.webgpu, feeds, fetches);
-      if (times.wasm.length >= PROBE_RUNS) {
-        const decision = decideProbe(times);
-        const [win, lose] = decision.winner === 'webgpu' ? [gpu, wasm] : [wasm, gpu];
-        kept = { runner: win.runner, backend: { ...win.backend, chosenBecause: probeReason(decision, false), ...(decision.winner === 'wasm' ? { fallbackReason: probeReason(decision, false) } : {}) } };
-        dropped = lose.runner.release();
-        void writeProbe(key, decision);
+      if (wasmTimes.length < WASM_PROBE_RUNS) {
+        const out = await timed(wasm, wasmTimes, feeds, fetches);
+        if (wasmTimes.length === WASM_PROBE_RUNS) {
+          const stay = worthStartingGpu(steady(wasmTimes), plan.runs - done, plan.prior);
+          if (stay) settle(wasm, null, decisionReason(stay));
+        }
+        return out;
+      }
+      if (!gpu) {
+        const t0 = performance.now();
+        const made = await startGpu();
+        gpuCreateMs = performance.now() - t0;
+        if ('failed' in made) {
+          settle(wasm, null, made.failed);
+          return wasm.runner.run(feeds, fetches);
+        }
+        gpu = made;
+      }
+      const out = await timed(gpu, gpuTimes, feeds, fetches);
+      if (gpuTimes.length === GPU_PROBE_RUNS) {
+        const costs: MeasuredCosts = {
+          webgpu: { createMs: gpuCreateMs, firstRunMs: gpuTimes[0], steadyMs: steady(gpuTimes) },
+          wasm: { createMs: plan.wasmCreateMs, firstRunMs: wasmTimes[0], steadyMs: steady(wasmTimes) },
+        };
+        void writeCosts(plan.key, costs);
+        void writePrior(plan.device, priorOf(costs));
+        const d = decideRemaining(costs.webgpu, costs.wasm, plan.runs - done);
+        if (d.winner === 'webgpu') settle(gpu, wasm, decisionReason(d));
+        else settle(wasm, gpu, decisionReason(d));
       }
       return out;
     },
     async release() {
       await dropped;
       if (kept) return kept.runner.release();
-      await Promise.all([wasm.runner.release(), gpu.runner.release()]);
+      await Promise.all([wasm.runner.release(), gpu?.runner.release()]);
     },
-    backend: () => kept?.backend ?? { ...wasm.backend, chosenBecause: 'timing WebGPU against WASM on the first runs' },
+    backend: () =>
+      kept?.backend ??
+      (gpu
+        ? { ...gpu.backend, chosenBecause: 'timing WebGPU on the next runs, against WASM' }
+        : { ...wasm.backend, chosenBecause: 'timing WASM on the first runs, to decide whether WebGPU can pay for its start-up' }),
   };
+}
+
+/** How a session is made on each backend, for measuredSession. */
+export interface BackendMakers {
+  wasm(): Promise<Made>;
+  webgpu(because: string): Promise<Made | { failed: string }>;
+}
+
+/**
+ * Auto on a real GPU: the backend that finishes this job sooner. Costs measured earlier on this model and device
+ * decide before any session is made (only the winner's is); else WASM starts and probingRunner decides on the
+ * job's own samples. `runs` is the job's length (Infinity where unknown); `device` the adapter's key.
+ */
+export async function measuredSession(make: BackendMakers, modelBytes: Uint8Array, device: string, runs: number): Promise<Made> {
+  const key = await probeKey(modelBytes, device);
+  const known = await readCosts(key);
+  if (known) {
+    const d = decideJob(known, runs);
+    const why = decisionReason(d);
+    if (d.winner === 'wasm') {
+      const cpu = await make.wasm();
+      return { runner: cpu.runner, backend: { ...cpu.backend, chosenBecause: why, fallbackReason: [why, cpu.backend.fallbackReason].filter(Boolean).join('; ') } };
+    }
+    const gpu = await make.webgpu(why);
+    if (!('failed' in gpu)) return gpu;
+    const cpu = await make.wasm();
+    return { runner: cpu.runner, backend: { ...cpu.backend, fallbackReason: gpu.failed } };
+  }
+  const t0 = performance.now();
+  const cpu = await make.wasm();
+  const plan: ProbePlan = { runs, wasmCreateMs: performance.now() - t0, prior: (await readPrior(device)) ?? DEFAULT_DEVICE_PRIOR, key, device };
+  const runner = probingRunner(cpu, () => make.webgpu('measured'), plan);
+  return { runner, backend: runner.backend!() };
 }
 
 /**
  * The runtime of one worker. Float sessions (calibration) go where measurement says: no adapter, or a software
- * or fallback adapter, means WASM (unless the switch says WebGPU); a real GPU is probed on the model itself
- * (probingRunner), once per model and device. Quantized models always run on WASM. `threads` caps the WASM
+ * or fallback adapter, means WASM (unless the switch says WebGPU); on a real GPU the backend that finishes the
+ * session's runs (`plan.runs`) sooner, measured on the model itself (measuredSession), once per model and device. Quantized models always run on WASM. `threads` caps the WASM
  * threads (the module reads the setting once, so the first runtime of a worker sets it).
  */
 export function createWebRuntime(preference: BackendPreference = 'auto', threads = MAX_THREADS): Runtime {
@@ -223,7 +310,7 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
       if (look.unavailable !== undefined) return false;
       return preference === 'webgpu' || softwareAdapterReason(look.facts) === null;
     },
-    async createSession(bytes: ModelBytes, purpose: SessionPurpose) {
+    async createSession(bytes: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan) {
       const model = asSessionModel(bytes);
       if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)');
       if (preference === 'wasm') return onWasm(model, 'the runtime switch says WASM', { chosenBecause: 'the runtime switch says WASM' });
@@ -244,18 +331,12 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
         const gpu = await onWebGpu(model, facts, 'a GPU adapter, and a model too large to load twice for a timed probe');
         return 'failed' in gpu ? onWasm(model, gpu.failed, label) : gpu;
       }
-      const key = await probeKey(model.bytes, adapterKey(facts));
-      const known = await readProbe(key);
-      if (known?.winner === 'wasm') return onWasm(model, probeReason(known, true), { ...label, chosenBecause: probeReason(known, true) });
-      if (known?.winner === 'webgpu') {
-        const gpu = await onWebGpu(model, facts, probeReason(known, true));
-        return 'failed' in gpu ? onWasm(model, gpu.failed, label) : gpu;
-      }
-      const cpu = await onWasm(model, null, label);
-      const gpu = await onWebGpu(model, facts, 'measured');
-      if ('failed' in gpu) return { runner: cpu.runner, backend: { ...cpu.backend, fallbackReason: gpu.failed } };
-      const runner = probingRunner(cpu, gpu, key);
-      return { runner, backend: runner.backend!() };
+      return measuredSession(
+        { wasm: () => onWasm(model, null, label), webgpu: (because) => onWebGpu(model, facts, because) },
+        model.bytes,
+        adapterKey(facts),
+        plan?.runs ?? Infinity,
+      );
     },
   };
 }

@@ -1,14 +1,15 @@
 /**
- * The backend probes' outcomes kept per model and device (ort.ts): the key is the SHA-256 of the model bytes a
- * session runs and the adapter's description, so the same model on the same GPU is not probed again, in this
- * worker or in a later one (workers are disposable). Kept in IndexedDB where the context has it, in memory
- * otherwise (Node tests); a storage failure only costs a probe.
+ * What the backend probes measured, kept per model and device (ort.ts): each backend's session, first-run and
+ * steady costs under the SHA-256 of the model bytes a session runs and the adapter's description, so the same
+ * model on the same GPU is decided without a probe, in this worker or a later one (workers are disposable); and,
+ * per device, WebGPU's last measured start-up and run ratio, the estimate for a model not measured yet. Kept in IndexedDB where
+ * the context has it, in memory otherwise (Node tests); a storage failure only costs a probe.
  */
-import type { ProbeDecision } from './backendChoice.ts';
+import type { DevicePrior, MeasuredCosts } from './backendChoice.ts';
 
 const DB = 'quant-studio-runtime';
 const STORE = 'backend-probes';
-const memory = new Map<string, ProbeDecision>();
+const memory = new Map<string, unknown>();
 
 async function digest(bytes: Uint8Array): Promise<string> {
   const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
@@ -17,8 +18,11 @@ async function digest(bytes: Uint8Array): Promise<string> {
 
 /** The cache key of a model on a device. */
 export async function probeKey(bytes: Uint8Array, adapter: string): Promise<string> {
-  return `${await digest(bytes)}|${adapter}`;
+  return `costs|${await digest(bytes)}|${adapter}`;
 }
+
+/** The key of a device's last measured WebGPU figures. */
+const priorKey = (adapter: string): string => `prior|${adapter}`;
 
 function open(): Promise<IDBDatabase | null> {
   const idb = (globalThis as { indexedDB?: IDBFactory }).indexedDB;
@@ -31,31 +35,48 @@ function open(): Promise<IDBDatabase | null> {
   });
 }
 
-export async function readProbe(key: string): Promise<ProbeDecision | null> {
-  const known = memory.get(key);
-  if (known) return known;
+async function read(key: string): Promise<unknown> {
+  if (memory.has(key)) return memory.get(key);
   const db = await open();
   if (!db) return null;
   return new Promise((resolve) => {
     const req = db.transaction(STORE, 'readonly').objectStore(STORE).get(key);
     req.onsuccess = () => {
-      const value = req.result as ProbeDecision | undefined;
-      if (value) memory.set(key, value);
+      if (req.result !== undefined) memory.set(key, req.result);
       db.close();
-      resolve(value ?? null);
+      resolve(req.result ?? null);
     };
     req.onerror = () => (db.close(), resolve(null));
   });
 }
 
-export async function writeProbe(key: string, decision: ProbeDecision): Promise<void> {
-  memory.set(key, decision);
+async function write(key: string, value: unknown): Promise<void> {
+  memory.set(key, value);
   const db = await open();
   if (!db) return;
   await new Promise<void>((resolve) => {
     const tx = db.transaction(STORE, 'readwrite');
-    tx.objectStore(STORE).put(decision, key);
+    tx.objectStore(STORE).put(value, key);
     tx.oncomplete = () => (db.close(), resolve());
     tx.onerror = () => (db.close(), resolve());
   });
 }
+
+const isCost = (c: unknown): boolean =>
+  typeof c === 'object' && c !== null && ['createMs', 'firstRunMs', 'steadyMs'].every((k) => Number.isFinite((c as Record<string, unknown>)[k]));
+
+/** Both backends' costs measured earlier on this model and device, or null (an entry of another shape is ignored). */
+export async function readCosts(key: string): Promise<MeasuredCosts | null> {
+  const v = (await read(key)) as Partial<MeasuredCosts> | null;
+  return v && isCost(v.webgpu) && isCost(v.wasm) ? (v as MeasuredCosts) : null;
+}
+
+export const writeCosts = (key: string, costs: MeasuredCosts): Promise<void> => write(key, costs);
+
+/** WebGPU's figures last measured on this device, or null. */
+export async function readPrior(adapter: string): Promise<DevicePrior | null> {
+  const v = (await read(priorKey(adapter))) as Partial<DevicePrior> | null;
+  return v && Number.isFinite(v.startupMs) && Number.isFinite(v.runRatio) ? { startupMs: v.startupMs!, runRatio: v.runRatio!, measured: true } : null;
+}
+
+export const writePrior = (adapter: string, prior: DevicePrior): Promise<void> => write(priorKey(adapter), prior);

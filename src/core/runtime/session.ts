@@ -67,8 +67,13 @@ export interface BackendInfo {
  */
 export type SessionPurpose = 'float' | 'quantized';
 
+/** What the caller knows of a session's job: how many runs it will have, so a runtime can weigh a backend's start-up. */
+export interface SessionPlan {
+  readonly runs: number;
+}
+
 export interface Runtime {
-  createSession(model: ModelBytes, purpose: SessionPurpose): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+  createSession(model: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
   /**
    * Whether a float session may run where each graph output costs a round trip of its own (a GPU): calibration
    * then reads its exposed tensors back as one (core/calibrate/run/packOutputs.ts). Absent means no.

@@ -157,13 +157,14 @@ export class ModelCalibrator {
     this.produced = this.observable.filter((t) => !this.graphInputs.has(t));
   }
 
-  private async session(tensors: readonly string[], foldsFeeds: boolean): Promise<Session> {
+  /** A float session exposing `tensors`, for `runs` runs (the runtime weighs a backend's start-up against them). */
+  private async session(tensors: readonly string[], foldsFeeds: boolean, runs: number): Promise<Session> {
     // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
     const packed = tensors.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(this.model, tensors) : null;
     // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
     const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
     try {
-      const { runner, backend } = await this.runtime.createSession(bytes, 'float');
+      const { runner, backend } = await this.runtime.createSession(bytes, 'float', { runs });
       this.backend = backend;
       return { runner, foldsFeeds, packed };
     } catch (e) {
@@ -288,7 +289,7 @@ export class ModelCalibrator {
     // float pass; a later round run alone only measures on it, into statistics it drops).
     let next = 0;
     if (this.chunks === null) {
-      this.full ??= await this.session(this.produced, true);
+      this.full ??= await this.session(this.produced, true, total);
       if (floatPass) pass = 1;
       onProgress(progress()); // the backend is known now
       while (next < total && this.chunks === null) {
@@ -313,14 +314,14 @@ export class ModelCalibrator {
     if (floatPass) {
       pass = 1;
       if (this.chunks !== null && this.chunks.length === 1) {
-        this.full ??= await this.session(this.produced, true);
+        this.full ??= await this.session(this.produced, true, total - next);
         await runPass(this.full, next);
       } else if (this.chunks !== null) {
         await this.release();
         for (let c = 0; c < this.chunks.length; c++) {
           pass = c + 1;
           doneInPass = next;
-          const s = await this.session(this.chunks[c], c === 0);
+          const s = await this.session(this.chunks[c], c === 0, total - next);
           try {
             await runPass(s, next);
           } finally {

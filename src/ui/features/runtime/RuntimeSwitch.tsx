@@ -1,6 +1,6 @@
 /**
- * The runtime switch (issue 34): Auto (WebGPU only where a short timed probe on the model finds it faster, never a
- * software adapter), WebGPU (forced, where the browser has an adapter) or WASM. Calibration's workers run on it;
+ * The runtime switch (issue 34): Auto (WebGPU only where it finishes the job sooner on this model, its session and
+ * shader compilation weighed against the images the job has; never a software adapter), WebGPU (forced, where the browser has an adapter) or WASM. Calibration's workers run on it;
  * evaluation and fine-tuning always run on WASM (the reference for quantized numerics), which the page says
  * beside their results. Arrow keys move along the choices, as in any radio group.
  */
@@ -9,7 +9,7 @@ import type { BackendPreference } from '../../../core/runtime/session.ts';
 import { useStudio } from '../../store/index.ts';
 
 const CHOICES: { value: BackendPreference; label: string; hint: string }[] = [
-  { value: 'auto', label: 'Auto', hint: 'WebGPU where a short timed probe on this model finds it faster (never a software adapter); WASM otherwise' },
+  { value: 'auto', label: 'Auto', hint: 'WebGPU where it finishes the job sooner on this model, its start-up (session, shader compilation) weighed against the images to run; never a software adapter. WASM otherwise' },
   { value: 'webgpu', label: 'WebGPU', hint: 'WebGPU whenever the browser has an adapter, even a slow software one' },
   { value: 'wasm', label: 'WASM', hint: 'onnxruntime on the CPU (WebAssembly) only' },
 ];
