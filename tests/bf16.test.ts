@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { decode, encode, DataType, makeGraph, makeModel, makeNode, makeValueInfo } from '../src/core/onnx/index.ts';
 import { bfloat16ToNumber, numberToBfloat16 } from '../src/core/onnx/halfFloat.ts';
-import { bf16Model, floatParts, floatPartsAsBf16 } from '../src/core/precision/bfloat16.ts';
+import { bf16Model, floatParts, floatPartsAsBf16 } from '../src/core/halfFloat/bfloat16.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';
@@ -19,7 +19,7 @@ import { IMAGES, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
 import { ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { bf16DocumentToJSON, readBf16Document } from '../src/core/export/index.ts';
-import { quantizeBf16 } from '../src/core/precision/bf16Preset.ts';
+import { quantizeBf16 } from '../src/core/halfFloat/bf16Preset.ts';
 
 async function run(bytes: Uint8Array, input: Float32Array, dims: number[]) {
   const s = await createSession(bytes);

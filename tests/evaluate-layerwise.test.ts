@@ -12,7 +12,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGraphIndex, decode, encode, type GraphProto, type ModelProto } from '../src/core/onnx/index.ts';
-import type { QuantizeReport } from '../src/core/quantize/report.ts';
+import type { QuantizeReport } from '../src/core/quantize/quantizeReport.ts';
 import type { LayerwiseResult } from '../src/core/evaluate/compareModels.ts';
 import type { LayerRow } from '../src/core/metrics/layerwise.ts';
 import type { Feeds, OrtTensor } from '../src/cli/runtime/ortNode.ts';

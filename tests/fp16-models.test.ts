@@ -11,7 +11,7 @@ import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { decode, encode, DataType, type ModelProto } from '../src/core/onnx/index.ts';
 import { float16ToNumber, numberToFloat16 } from '../src/core/onnx/halfFloat.ts';
-import { float32ToFloat16 } from '../src/core/precision/float16.ts';
+import { float32ToFloat16 } from '../src/core/halfFloat/float16.ts';
 import { inferElementTypes } from '../src/core/onnx/elementTypeInference.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';

@@ -13,7 +13,7 @@ import { getPreset, PRESET_NAMES } from '../src/core/quantize/presets.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { imageToTensor } from '../src/core/preprocess/toTensor.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
-import { tensorSummary } from '../src/core/onnx/summary.ts';
+import { tensorSummary } from '../src/core/onnx/modelSummary.ts';
 import { checkQdqStructure } from './helpers/qdqStructure.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { FIXTURE_PREPROCESS, fixtureRanges, PHOTOS } from './helpers/calibration.ts';

@@ -15,7 +15,7 @@ import { activationMethodName } from '../src/core/calibrate/collectors/methodFro
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../src/core/preprocess/spec.ts';
-import { asFloat32 } from '../src/core/precision/float16.ts';
+import { asFloat32 } from '../src/core/halfFloat/float16.ts';
 import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../src/core/calibrate/run/runner.ts';
 import { NoCalibrationDataError, NoUsableSamplesError } from '../src/core/calibrate/errors.ts';
 import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../src/core/calibrate/run/samples.ts';

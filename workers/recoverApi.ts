@@ -17,12 +17,12 @@
  */
 import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
 import { compareModels, ComparisonError, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
-import type { OutputSummary } from '../src/core/metrics/summary.ts';
+import type { OutputSummary } from '../src/core/metrics/metricSummary.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
 import { configToJSON, configToPlainJson, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import type { PresetName } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
-import type { QuantizeReport } from '../src/core/quantize/report.ts';
+import type { QuantizeReport } from '../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';

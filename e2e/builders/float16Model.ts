@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, decode, encode } from '../../src/core/onnx/index.ts';
-import { float32ToFloat16 } from '../../src/core/precision/float16.ts';
+import { float32ToFloat16 } from '../../src/core/halfFloat/float16.ts';
 
 const [fixture, out] = process.argv.slice(2);
 if (!fixture || !out) throw new Error('usage: float16Model.ts <fixture.onnx> OUT.onnx');

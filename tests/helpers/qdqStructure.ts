@@ -9,7 +9,7 @@
 import { buildGraphIndex, readTensor, readTensorAsFloat32, type ModelProto, type NodeProto, type TensorProto } from '../../src/core/onnx/index.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
 import { overrideType } from '../../src/core/quantize/precision.ts';
-import type { QuantizeReport } from '../../src/core/quantize/report.ts';
+import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 
 const ONNX_TYPE: Record<string, number> = { int8: 3, uint8: 2, int16: 5, uint16: 4, int32: 6 };
 

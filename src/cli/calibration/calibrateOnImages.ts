@@ -13,7 +13,7 @@ import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImag
 import { assertCalibratable, ModelCalibrator, RUN_OUTPUT_BUDGET_BYTES, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/run/runner.ts';
 import { sampleSource } from '../../core/calibrate/run/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
-import { asFloat32 } from '../../core/precision/float16.ts';
+import { asFloat32 } from '../../core/halfFloat/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { Feed } from '../../core/runtime/session.ts';

@@ -23,7 +23,7 @@ import {
 } from '../../core/calibrate/run/statisticsFile.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
 import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/run/runner.ts';
-import { asFloat32 } from '../../core/precision/float16.ts';
+import { asFloat32 } from '../../core/halfFloat/float16.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { ortNodeRuntime } from '../runtime/ortNode.ts';
 import { folderSampleCount } from '../data/dataFeeds.ts';

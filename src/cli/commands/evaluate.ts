@@ -10,7 +10,7 @@
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
-import { renderSummary, type OutputSummary } from '../../core/metrics/summary.ts';
+import { renderSummary, type OutputSummary } from '../../core/metrics/metricSummary.ts';
 import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
@@ -22,7 +22,7 @@ import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { checkGivenModel } from '../runtime/modelCheck.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { parse, UsageError } from '../usage.ts';
-import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
 import { evaluateTask, runOutputs, taskReport, type ReportTask, type RunOutputs } from '../../core/task/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';

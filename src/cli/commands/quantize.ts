@@ -7,7 +7,7 @@
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BF16_PRESET, quantizeBf16 } from '../../core/precision/bf16Preset.ts';
+import { BF16_PRESET, quantizeBf16 } from '../../core/halfFloat/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
-import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { configToJSON, configToPlainJson, type QuantConfig } from '../../core/quantize/config.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';

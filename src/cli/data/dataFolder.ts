@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StudioError } from '../../core/onnx/errors.ts';
-import type { TensorSummary } from '../../core/onnx/summary.ts';
+import type { TensorSummary } from '../../core/onnx/modelSummary.ts';
 import { checkNpyInput, parseNpy, type NpyArray } from '../../core/preprocess/npy.ts';
 import { npyTarget } from '../../core/preprocess/npySamples.ts';
 import { ortTensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';
@@ -76,7 +76,7 @@ export function someNames(names: readonly string[], count = 3): string {
 /**
  * The array as the tensor its input takes: integer and bool inputs their declared type, float64 as float64; a
  * float16 input as float32, as the studio runs float16 models (calibration on their float32 form, comparisons
- * through a float32 interface: core/precision/float16.ts).
+ * through a float32 interface: core/halfFloat/float16.ts).
  */
 export function npyAsTensor(array: NpyArray, input: TensorSummary): OrtTensor {
   const dims = array.dims;

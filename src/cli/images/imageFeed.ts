@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { StudioError } from '../../core/onnx/errors.ts';
 import { buildGraphIndex, tensorSummary, type ModelProto } from '../../core/onnx/index.ts';
-import type { TensorSummary } from '../../core/onnx/summary.ts';
+import type { TensorSummary } from '../../core/onnx/modelSummary.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { imageToInputTensor } from '../../core/preprocess/toTensor.ts';
 import { ortTensor, type Feeds, type OrtTensor } from '../runtime/ortNode.ts';

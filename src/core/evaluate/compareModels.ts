@@ -17,7 +17,7 @@ import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArra
 import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
-import { withFloat32Interface } from '../precision/float16.ts';
+import { withFloat32Interface } from '../halfFloat/float16.ts';
 import { ComparisonError } from './errors.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';

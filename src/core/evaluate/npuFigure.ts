@@ -1,11 +1,11 @@
 /**
  * The NPU figure: a quantized model judged with its float parts (exclusions, ops left float) run in BF16,
- * as the Ryzen AI compiler runs float subgraphs (precision/bfloat16.ts floatPartsAsBf16). The written model
+ * as the Ryzen AI compiler runs float subgraphs (halfFloat/bfloat16.ts floatPartsAsBf16). The written model
  * keeps its float32 parts; this only measures what the NPU would compute. One routine for the command line's
  * `evaluate --npu-bf16`, the page's evaluation and the exclusion search, so they judge alike.
  */
 import type { ModelProto } from '../onnx/model.ts';
-import { floatPartsAsBf16 } from '../precision/bfloat16.ts';
+import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { compareModels, type CompareOptions, type Comparison, type ComparisonRuntime } from './compareModels.ts';
 
 /** What the NPU figure rounded and how the outputs compare (the report's `npu` input). */

@@ -69,7 +69,7 @@ export function outputMetrics(reference: FloatArray, test: FloatArray, dims: rea
     cosine: cosineSimilarity(reference, test),
     l2: l2Distance(reference, test),
     psnr: psnrFromMse(mse, peak),
-    // The summary's mean PSNR is the set's, from these (summary.ts PSNR_PARTS).
+    // The summary's mean PSNR is the set's, from these (metrics/metricSummary.ts PSNR_PARTS).
     mse,
     peak,
   };

@@ -8,7 +8,7 @@ import { ConfigError, validateConfig, type QuantConfig } from '../quantize/confi
 import { getPreset } from '../quantize/presets.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
-import { float32ToFloat16 } from '../precision/float16.ts';
+import { float32ToFloat16 } from '../halfFloat/float16.ts';
 import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet, readConfigDocument, type NamedExclusion } from './index.ts';
 
 const scratch = path.resolve(import.meta.dirname, '../../../bench/tmp/exclusions/export-test');

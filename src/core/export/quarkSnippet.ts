@@ -7,7 +7,7 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto } from '../onnx/model.ts';
-import { float16Nodes } from '../precision/float16.ts';
+import { float16Nodes } from '../halfFloat/float16.ts';
 import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '../quantize/config.ts';
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';

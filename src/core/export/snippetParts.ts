@@ -3,7 +3,7 @@
  * way the studio does, and a CalibrationDataReader skeleton fed by a function the user fills in.
  * Text building only; the snippets' own modules decide what goes into each tool's call.
  */
-import type { TensorSummary } from '../onnx/summary.ts';
+import type { TensorSummary } from '../onnx/modelSummary.ts';
 import { NAME_NODES, NAME_NODES_FUNCTION } from './snippetExclusions.ts';
 import { py, PyName, type PyValue } from './python.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';

@@ -9,7 +9,7 @@
  * comparison worker for both panes of the split view, tests in Node.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import { tensorSummary, type TensorSummary } from '../onnx/summary.ts';
+import { tensorSummary, type TensorSummary } from '../onnx/modelSummary.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
 import type { NodeId, ValueInfoProto } from '../onnx/model.ts';
 import { opFamily, type OpFamily } from './opFamily.ts';

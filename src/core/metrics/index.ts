@@ -33,7 +33,7 @@ export {
   type RunningStat,
   type SampleMetrics,
   type SampleRecord,
-} from './summary.ts';
+} from './metricSummary.ts';
 export { numpyFloat32Text } from './numpyText.ts';
 export * from './layerwise.ts';
 export * from './layerwiseJumps.ts';

@@ -9,7 +9,7 @@
  * A type the file does not state and no rule can tell stays unknown (undefined); so does every value
  * that is not a dense tensor (sequences, optionals, maps). Callers treat unknown as "not float".
  * Subgraphs see their enclosing graph's tensors through `outer` (ONNX forbids a subgraph to reuse an
- * outer name, so the enclosing types can simply be included). The precision code (core/precision) reads
+ * outer name, so the enclosing types can simply be included). The precision code (core/halfFloat) reads
  * the same types to tell float16 from float32.
  */
 import { outerScopeInputs } from './graphIndex.ts';

@@ -5,7 +5,7 @@
 import { decode, type DecodeOptions } from './decode.ts';
 import { buildGraphIndex, type GraphIndex } from './graphIndex.ts';
 import type { ModelProto } from './model.ts';
-import { summarize, type ModelSummary } from './summary.ts';
+import { summarize, type ModelSummary } from './modelSummary.ts';
 
 export interface OpenedModel {
   model: ModelProto;

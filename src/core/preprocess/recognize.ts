@@ -13,7 +13,7 @@
  * user accepts or changes, and `qstudio --preprocess auto` prints it. It reads facts only (no
  * weights, no runtime) and returns a full spec, its symbolic dimensions filled (defaultDims.ts).
  */
-import type { TensorSummary } from '../onnx/summary.ts';
+import type { TensorSummary } from '../onnx/modelSummary.ts';
 import { defaultImageDims, type DimsSource, type ImageSize } from './defaultDims.ts';
 import { getPreprocessPreset, type PresetName } from './presets.ts';
 import type { ChannelOrder, PreprocessSpec, TensorLayout } from './spec.ts';

@@ -8,7 +8,7 @@
  * the scales' type: a group with float16 scales is fused anyway and the session refuses the fused node
  * ("Type 'tensor(float16)' of input parameter (…_scale) of operator (QLinearConcat) … is invalid").
  * The ops whose Q/DQ pair onnxruntime only drops (Reshape, Transpose, MaxPool, Resize, Slice, …) run on the
- * integer codes and take float16 scales. The float16 writer (precision/float16.ts) reads this list.
+ * integer codes and take float16 scales. The float16 writer (halfFloat/float16.ts) reads this list.
  */
 import type { NodeProto } from '../onnx/model.ts';
 

@@ -5,7 +5,7 @@
  * the classes come from one place: the quantizer's report (its per-node label, precision.ts's "A16W8").
  * Data only; no colours here (those belong to the page and the HTML report).
  */
-import type { QuantizeReport } from './report.ts';
+import type { QuantizeReport } from './quantizeReport.ts';
 
 export type PrecisionClass = 'int8' | 'act16' | 'w16' | 'a16w16' | 'float' | 'bf16';
 

@@ -4,7 +4,7 @@ import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';
 import { CONV_RELU_RANGES, convReluModel, maxPoolWithIndicesModel, rangesForEveryTensor, shapeArithmeticModel } from './testModels.ts';
-import { float32ToFloat16 } from '../precision/float16.ts';
+import { float32ToFloat16 } from '../halfFloat/float16.ts';
 
 const convRelu = convReluModel;
 const ranges = CONV_RELU_RANGES;

@@ -11,7 +11,7 @@ import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
 import { DataType } from '../onnx/index.ts';
 import { opsetOf, type GraphProto, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
-import { summarize } from '../onnx/summary.ts';
+import { summarize } from '../onnx/modelSummary.ts';
 import { resolveExclusions } from '../exclude/resolve.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
@@ -23,7 +23,7 @@ import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import { subgraphCoverage, subgraphWarning } from './subgraphCoverage.ts';
-import { float16Source, restoreFloat16, type Float16Source } from '../precision/float16.ts';
+import { float16Source, restoreFloat16, type Float16Source } from '../halfFloat/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 
@@ -37,7 +37,7 @@ function float16Plan(source: ModelProto, index: GraphIndex, config: QuantConfig)
   config.fp16SubgraphsToFp32.forEach((sub, k) => resolveSubgraph(index, sub, `fp16SubgraphsToFp32[${k}]`).forEach((i) => toFp32.add(i)));
   return float16Source(source, { convertAll: config.extraOptions.ConvertFP16ToFP32, useFp32Scale: config.extraOptions.UseFP32Scale, toFp32 });
 }
-import type { QuantizeReport } from './report.ts';
+import type { QuantizeReport } from './quantizeReport.ts';
 import { closePropagationChains } from './propagationGuard.ts';
 
 /** Activation and weight Q/DQ whose scale is float32 in a model whose float parts compute in float16 (int32 bias DQ left out). */

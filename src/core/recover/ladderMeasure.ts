@@ -11,16 +11,16 @@ import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
-import type { QuantizeReport } from '../quantize/report.ts';
+import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import type { RunTensor } from '../runtime/session.ts';
-import { floatPartsAsBf16 } from '../precision/bfloat16.ts';
+import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
-import type { OutputSummary } from '../metrics/summary.ts';
+import type { OutputSummary } from '../metrics/metricSummary.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
@@ -54,7 +54,7 @@ export interface LadderRuntime {
   readonly signal?: CancelSignal;
   /**
    * Judge every rung with its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs
-   * them on the NPU (precision/bfloat16.ts); the written model is unchanged. Default: as written (float32).
+   * them on the NPU (halfFloat/bfloat16.ts); the written model is unchanged. Default: as written (float32).
    */
   readonly floatPartsAsBf16?: boolean;
   /** The fine-tuning optimizers' inner product on a runtime's MatMul (see layerProblem.ts); TypeScript without it. */

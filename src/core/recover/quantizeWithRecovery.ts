@@ -18,14 +18,14 @@
  * Must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
-import { float16Nodes, float16ToFloat32 } from '../precision/float16.ts';
+import { float16Nodes, float16ToFloat32 } from '../halfFloat/float16.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
-import type { QuantizeReport } from '../quantize/report.ts';
+import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
 import { applySmoothQuant, channelAbsMax, smoothQuantCandidates, type SmoothQuantReport } from './smoothQuant.ts';

@@ -6,7 +6,7 @@
  */
 
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import type { OutputSummary } from '../metrics/summary.ts';
+import type { OutputSummary } from '../metrics/metricSummary.ts';
 import { sortByError, type LayerRow } from '../metrics/layerwise.ts';
 import { errorJumps } from '../metrics/layerwiseJumps.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';

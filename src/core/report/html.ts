@@ -9,7 +9,7 @@
  * anything but the report.
  */
 
-import { renderSummary, type MetricName, type MetricStat } from '../metrics/summary.ts';
+import { renderSummary, type MetricName, type MetricStat } from '../metrics/metricSummary.ts';
 import { barChart, histogramSparkline, layerChart, stepChart, type BarItem } from './charts.ts';
 import {
   cosineSeverity,

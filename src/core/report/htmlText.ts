@@ -6,7 +6,7 @@
  * only; no markup beyond single elements. The page's tables use the same labels and formats, so the page and
  * the download read alike.
  */
-import type { MetricName } from '../metrics/summary.ts';
+import type { MetricName } from '../metrics/metricSummary.ts';
 
 /** Text safe inside element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {

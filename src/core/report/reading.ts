@@ -3,7 +3,7 @@
  * ≥ 0.98, PSNR ≥ 30 dB — or the user's own where set), whether it meets it and by how much, and the change
  * from the previous run. Pure: the page and the tests read a report through it.
  */
-import type { OutputSummary } from '../metrics/summary.ts';
+import type { OutputSummary } from '../metrics/metricSummary.ts';
 
 export type ReadMetric = 'cosine' | 'psnr';
 

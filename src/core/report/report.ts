@@ -11,7 +11,7 @@
 
 import type { ParityResult } from '../evaluate/parity.ts';
 import type { NodeId } from '../onnx/model.ts';
-import type { OutputSummary } from '../metrics/summary.ts';
+import type { OutputSummary } from '../metrics/metricSummary.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import type { NodeError } from '../metrics/layerwiseJumps.ts';
 import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
@@ -111,7 +111,7 @@ export interface ReportLadder {
 
 /**
  * The same quantized model judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16 with
- * Casts (precision/bfloat16.ts floatPartsAsBf16), as the Ryzen AI compiler turns float subgraphs into BF16.
+ * Casts (halfFloat/bfloat16.ts floatPartsAsBf16), as the Ryzen AI compiler turns float subgraphs into BF16.
  * `outputs` and `fidelity` read like the report's own ("as written"), on the same samples.
  */
 export interface ReportNpu {

@@ -1,5 +1,5 @@
 /** How many classes a head scores, from the model's output shapes (labels are checked against it). */
-import type { TensorSummary } from '../onnx/summary.ts';
+import type { TensorSummary } from '../onnx/modelSummary.ts';
 import type { TaskHead } from './heads.ts';
 
 export function headClassCount(head: TaskHead, outputs: readonly TensorSummary[]): number | null {

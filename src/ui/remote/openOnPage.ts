@@ -16,7 +16,7 @@
 import { weightlessGraph } from '../../core/graph/structure.ts';
 import type { GraphProto } from '../../core/onnx/model.ts';
 import { openModel } from '../../core/onnx/openModel.ts';
-import type { ModelSummary } from '../../core/onnx/summary.ts';
+import type { ModelSummary } from '../../core/onnx/modelSummary.ts';
 
 /** Files up to this size are opened on the page first. */
 export const PAGE_OPEN_BYTES = 8 * 1024 * 1024;

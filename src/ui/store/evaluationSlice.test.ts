@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
-import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { buildReport } from '../../core/report/index.ts';
 import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type { EvaluationProgress, EvaluationRequest, EvaluationResult, SuggestOutcome, SuggestRequest } from '../remote/workerTypes.ts';

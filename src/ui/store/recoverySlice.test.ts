@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
-import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../remote/workerTypes.ts';

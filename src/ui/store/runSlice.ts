@@ -11,13 +11,13 @@ import { externalDataFileName } from '../../core/onnx/externalize.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
-import type { QuantizeReport } from '../../core/quantize/report.ts';
+import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionEntry, ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { DEFAULT_FP16_OPTIONS, methodsFor, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
-import { BF16_PRESET } from '../../core/precision/bf16Preset.ts';
+import { BF16_PRESET } from '../../core/halfFloat/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
 /** A quantized model as the page holds it. */

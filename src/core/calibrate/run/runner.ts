@@ -22,7 +22,7 @@
  */
 import { sessionModel, type ModelProto } from '../../onnx/index.ts';
 import { UnsupportedModelError } from '../../onnx/errors.ts';
-import type { ModelSummary } from '../../onnx/summary.ts';
+import type { ModelSummary } from '../../onnx/modelSummary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../../runtime/session.ts';
 import type { QuantConfig } from '../../quantize/config.ts';
 import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
@@ -43,7 +43,7 @@ export const RUN_OUTPUT_BUDGET_BYTES = 256 * 1024 * 1024;
 
 /**
  * Throws a named error when the model cannot be calibrated: ops of custom domains (CustomOpsError), an
- * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (precision/float16.ts asFloat32). `label` names the model at the start of the
+ * already quantized model (UnsupportedModelError). Float16 models calibrate as their float32 form (halfFloat/float16.ts asFloat32). `label` names the model at the start of the
  * message (`"model.onnx"`, `The model`).
  */
 export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'quantization'>, label: string): void {

@@ -4,7 +4,7 @@
  * numbers and colours come from the same functions as the HTML report (core/report/htmlText.ts), so the
  * page and the download read alike.
  */
-import type { MetricName, MetricStat, OutputSummary } from '../../../core/metrics/summary.ts';
+import type { MetricName, MetricStat, OutputSummary } from '../../../core/metrics/metricSummary.ts';
 import { METRIC_LABELS, metricSeverity, metricText } from '../../../core/report/htmlText.ts';
 import { TensorName } from '../../components/TensorName.tsx';
 

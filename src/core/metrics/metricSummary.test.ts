@@ -8,7 +8,7 @@ import {
   summarizeSamples,
   summarizeValues,
   type SampleRecord,
-} from './summary.ts';
+} from './metricSummary.ts';
 
 describe('summarizeValues', () => {
   it('gives mean, min and max', () => {

@@ -6,9 +6,9 @@
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import { opsetOf, type ModelProto } from '../onnx/model.ts';
-import { summarize } from '../onnx/summary.ts';
+import { summarize } from '../onnx/modelSummary.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
-import type { QuantizeReport } from '../quantize/report.ts';
+import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import { bf16Model, type Bf16Summary } from './bfloat16.ts';
 import { subgraphCoverage, subgraphWarning } from '../quantize/subgraphCoverage.ts';
 import { float16Nodes, float16ToFloat32 } from './float16.ts';
