@@ -40,7 +40,7 @@ import { rangesFromTable, type RangeTable } from '../src/core/calibrate/run/rang
 import { sha256Hex } from '../src/core/report/sha256.ts';
 import { runParity, type ParityResult, type ParityRuntime } from '../src/core/evaluate/parity.ts';
 import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
-import { evaluateTask, inputGeometry, recognizeHead, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../src/core/task/index.ts';
+import { evaluateTask, inputGeometry, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../src/core/task/index.ts';
 import type { RunTensor } from '../src/core/runtime/session.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
@@ -139,6 +139,8 @@ export interface EvaluationResult {
   /** Wall time of the comparison over the samples, per sample (both models, all chunks), seconds. */
   secondsPerSample: number;
   seconds: number;
+  /** Why the task head chosen could not be read on these outputs (TaskHeadError): the other figures stand. */
+  taskError?: { name: string; message: string };
 }
 
 export interface SuggestRequest {
@@ -204,6 +206,8 @@ interface HeldEvaluation {
   threads?: number;
   /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
   active: Set<{ cancelled: boolean }>;
+  /** The last evaluation's outputs on image samples: another head is judged on them without running the models again. */
+  lastOutputs?: { request: EvaluationRequest; data: EvaluationFeeds; outputs: { float: RunOutputs; quant: RunOutputs }[] };
 }
 
 /** Progress at most every `ms` milliseconds, and always when a phase finishes. */
@@ -318,6 +322,16 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     },
 
     /**
+     * The task figures of the last evaluation read through another head (a decoder or threshold the user changed):
+     * the outputs kept from that evaluation, no model run. Null when the last evaluation had no image samples
+     * (nothing to judge a task on). TaskHeadError when the outputs do not fit the head.
+     */
+    async judgeTask(handle: string, head: TaskHead): Promise<ReportTask | null> {
+      const last = held.get(handle).lastOutputs;
+      return last ? taskFigures(head, last.request, last.data, last.outputs) : null;
+    },
+
+    /**
      * Runs the float and the quantized model on the samples and compares them (outputs, and every
      * intermediate tensor unless `layers` is false); returns the report and the per-node SQNR.
      * Corrupt samples are skipped and listed. Named errors: NoEvaluationDataError,
@@ -334,16 +348,28 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         const head = request.task === 'none' ? null : request.task === undefined || request.task === 'auto' ? h.head.head : request.task;
-        // Task figures read boxes and masks on photos: image samples only (their sizes place the boxes).
-        const judgeTask = head !== null && request.spec !== null && data.sizes.every((s) => s !== null);
+        // Task figures read boxes and masks on photos: image samples only (their sizes place the boxes). The outputs
+        // are kept even without a head, so a head chosen afterwards is judged without running the models again.
+        const onImages = request.spec !== null && data.sizes.every((s) => s !== null);
+        const judgeTask = head !== null && onImages;
         const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
+        h.lastOutputs = undefined;
         const comparison = await compareModels(h.model, quant, runtime, {
           layers: request.layers ?? true,
           floatIndex: h.index,
           onProgress: (done, total) => progress({ phase: 'comparing', done, total }),
-          onOutputs: judgeTask ? (i, f, q) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined,
+          onOutputs: onImages ? (i, f, q) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined,
         });
-        const task = judgeTask ? await taskFigures(head!, request, data, outputs) : null;
+        if (onImages) h.lastOutputs = { request, data, outputs };
+        let task: ReportTask | null = null;
+        let taskError: EvaluationResult['taskError'];
+        try {
+          if (judgeTask) task = await taskFigures(head!, request, data, outputs);
+        } catch (e) {
+          // A head the user chose that these outputs do not fit: said by name, never a wrong number; the rest stands.
+          if (!(e instanceof TaskHeadError)) throw e;
+          taskError = { name: e.name, message: e.message };
+        }
         const ctx = request.report ?? {};
         const timings: ReportTiming[] = [{ label: 'decoding and preprocessing the samples', seconds: data.seconds }];
         let npu: NpuFigure | undefined;
@@ -369,6 +395,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           backend: runtime.backend(),
           secondsPerSample: (comparison.seconds.float + comparison.seconds.quantized) / comparison.samples,
           seconds: (performance.now() - start) / 1000,
+          ...(taskError ? { taskError } : {}),
         };
       });
     },

@@ -17,3 +17,4 @@ export * from './maskImage.ts';
 export * from './headClasses.ts';
 export * from './taskTarget.ts';
 export * from './geometry.ts';
+export * from './headChoice.ts';

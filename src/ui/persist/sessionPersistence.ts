@@ -20,7 +20,7 @@ import type { ModelBytesCopy } from '../remote/workerTypes.ts';
 import { sourceFromFiles } from '../features/model/sources.ts';
 import type { StudioState, StudioStore } from '../store/createStudioStore.ts';
 import type { CalibrationOutcome, NpySample } from '../store/calibrationSlice.ts';
-import type { EvaluationOutcome } from '../store/evaluationSlice.ts';
+import type { EvaluationOutcome, TaskChoice } from '../store/evaluationSlice.ts';
 import { withoutId, type NewExclusion } from '../store/exclusionSlice.ts';
 import type { RunResult } from '../store/runSlice.ts';
 import { modelKey } from '../store/selectors.ts';
@@ -63,6 +63,8 @@ export interface SavedChoices {
   recovery?: { options: RecoveryOptions; ladder: LadderChoice };
   /** The exclusion lists of other models opened in the session, by model key (absent in older records). */
   picksByModel?: Record<string, NewExclusion[]>;
+  /** The task head chosen per model key (absent in older records: the recognised heads). */
+  taskByModel?: Record<string, TaskChoice>;
 }
 
 export interface SessionStatus {
@@ -133,6 +135,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       npu: { evaluation: s.evaluation.npuBf16, suggest: s.evaluation.suggest.npuBf16 },
       recovery: { options: s.recovery.options, ladder: s.recovery.ladder },
       picksByModel: s.exclusions.byModel,
+      taskByModel: s.evaluation.taskByModel,
     };
     const data: SavedData = { images: s.calibration.images, npy: s.calibration.npy, evaluation: s.evaluation.images };
     void enqueue((kv) => kv.putAll({ choices, data }));
@@ -192,7 +195,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     }
     const c = s.calibration;
     const pc = p.calibration;
-    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16 || s.recovery.options !== p.recovery.options || s.recovery.ladder !== p.recovery.ladder || s.evaluation.images !== p.evaluation.images || s.exclusions.byModel !== p.exclusions.byModel) {
+    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16 || s.recovery.options !== p.recovery.options || s.recovery.ladder !== p.recovery.ladder || s.evaluation.images !== p.evaluation.images || s.exclusions.byModel !== p.exclusions.byModel || s.evaluation.taskByModel !== p.evaluation.taskByModel) {
       schedule();
     }
   };
@@ -297,6 +300,11 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
         s.setExclusionsByModel(Object.fromEntries(others.map((k) => [k, choices.picksByModel![k]])));
         if (others.length) said.push(`the exclusions of ${others.length} other model${others.length === 1 ? '' : 's'} (back when ${others.length === 1 ? 'it is' : 'they are'} reopened)`);
       }
+    }
+    if (choices?.taskByModel && Object.keys(choices.taskByModel).length) {
+      s.setTaskByModel(choices.taskByModel);
+      const mine = choices.taskByModel[modelKey(s.model.summary) ?? ''];
+      if (mine) said.push(mine === 'none' ? 'no task judged (your choice)' : `the task head you chose (${mine.task})`);
     }
     const images = data?.images ?? [];
     const npy = data?.npy ?? [];

@@ -50,6 +50,13 @@ export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, 
       return run(modelHandle, (api, handle) => api.evaluate(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
     },
 
+    async judgeTask(modelHandle, head) {
+      // Not through `run`: a quick re-reading of kept outputs, it must neither take over nor end a run's cancel.
+      const w = workerFor(modelHandle);
+      const handle = await w.handle;
+      return w.connection.call((api) => api.judgeTask(handle, head));
+    },
+
     parity(modelHandle, request, onProgress) {
       return run(modelHandle, (api, handle) => api.parity(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
     },

@@ -256,4 +256,44 @@ describe('evaluation slice', () => {
     expect(s().evaluation.images).toHaveLength(1);
     expect(fake.counts.released).toBeGreaterThan(0);
   });
+
+  it('keeps the task head chosen per model, sends it with the evaluation and reads the figures again through a change without running the models', async () => {
+    const { s, fake } = await quantizedStore();
+    const judged: unknown[] = [];
+    const taskOf = (threshold: number) => ({ task: 'detect', head: `threshold ${threshold}`, images: 2, scoreThreshold: threshold, agreement: { map50: threshold }, changes: null, labels: null, perImage: [], pictures: [] }) as never;
+    fake.service.judgeTask = async (_h, head) => {
+      judged.push(head);
+      return taskOf((head as { params: { scoreThreshold: number } }).params.scoreThreshold);
+    };
+    const head = { task: 'detect', head: { kind: 'yolov8', output: 'y' }, params: { scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 }, classNames: null } as const;
+    // No choice yet: the worker's recognised head ('auto').
+    let running = s().evaluate();
+    await flush();
+    expect(fake.evaluations[0].request.task).toBe('auto');
+    fake.evaluations[0].resolve(evaluationResult(0.99));
+    await running;
+    await s().chooseTaskHead(head);
+    expect(s().evaluation.taskByModel).toEqual({ 'm.onnx|10': head });
+    expect(judged).toEqual([head]);
+    expect(s().evaluation.result!.report.task).toMatchObject({ scoreThreshold: 0.3 });
+    const higher = { ...head, params: { ...head.params, scoreThreshold: 0.6 } };
+    await s().chooseTaskHead(higher);
+    expect(s().evaluation.result!.report.task).toMatchObject({ scoreThreshold: 0.6, agreement: { map50: 0.6 } });
+    // The next evaluation carries the choice; 'none' drops the task figures at once.
+    running = s().evaluate();
+    await flush();
+    expect(fake.evaluations[1].request.task).toEqual(higher);
+    fake.evaluations[1].resolve(evaluationResult(0.99));
+    await running;
+    await s().chooseTaskHead('none');
+    expect(s().evaluation.result!.report.task).toBeNull();
+    expect(s().evaluation.taskByModel['m.onnx|10']).toBe('none');
+    // A head the outputs do not fit: named, the figures not replaced by a wrong one.
+    fake.service.judgeTask = async () => {
+      throw Object.assign(new Error('output "y" is [1, 2]; this head expects [1, 4 + classes, boxes]'), { name: 'TaskHeadError' });
+    };
+    await s().chooseTaskHead(head);
+    expect(s().evaluation.taskError).toMatchObject({ name: 'TaskHeadError' });
+    expect(s().evaluation.taskJudging).toBe(false);
+  });
 });

@@ -32,8 +32,9 @@ import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import type { RunResult, RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
-import { currentConfig, rangesAreCurrent } from './selectors.ts';
+import { currentConfig, headSuggestion, modelKey, rangesAreCurrent } from './selectors.ts';
 import { headlineFigures, type ReadMetric } from '../../core/report/reading.ts';
+import type { ReportTask, TaskHead } from '../../core/task/index.ts';
 
 export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../remote/workerTypes.ts';
 
@@ -45,6 +46,8 @@ export interface EvaluationService {
   suggest(modelHandle: string, request: SuggestRequest, onProgress: (p: EvaluationProgress) => void): Promise<SuggestOutcome>;
   /** Runs the float and the quantized model on every runtime the browser has (core/evaluate/parity.ts). */
   parity?(modelHandle: string, request: ParityRequest, onProgress: (p: EvaluationProgress) => void): Promise<ParityResult>;
+  /** The last evaluation's task figures read through another head (no model run); null without image samples. */
+  judgeTask?(modelHandle: string, head: TaskHead): Promise<ReportTask | null>;
   /** Stops the running evaluation or search (its promise then rejects with EvaluationCancelledError). */
   cancel(): void;
   /** Ends the evaluation worker: its memory is only returned then. */
@@ -108,7 +111,19 @@ export interface EvaluationState {
   previous: PreviousEvaluation | null;
   error: EvaluationError | null;
   suggest: SuggestState;
+  /**
+   * The task head chosen per model (modelKey): a head the user accepted or changed, or 'none' (judge no task).
+   * A model without an entry is judged with the head recognised from it, if any.
+   */
+  taskByModel: Record<string, TaskChoice>;
+  /** The task figures are being read again through a changed head. */
+  taskJudging: boolean;
+  /** Why the chosen head could not be read on the last evaluation's outputs (TaskHeadError). */
+  taskError: EvaluationError | null;
 }
+
+/** A head the user chose, or no task judged. */
+export type TaskChoice = TaskHead | 'none';
 
 export interface EvaluationSlice {
   evaluation: EvaluationState;
@@ -133,6 +148,12 @@ export interface EvaluationSlice {
   dismissSuggestionError(): void;
   /** Adds what the search found as exclusion entries (one for the nodes, one per subgraph). */
   acceptSuggestion(): void;
+  /**
+   * The task head of the model open now: a head (accepted or changed), 'none', or null (back to the recognised
+   * suggestion). A finished evaluation's task figures are read again through it at once (no model run).
+   */
+  chooseTaskHead(choice: TaskChoice | null): Promise<void>;
+  setTaskByModel(byModel: Record<string, TaskChoice>): void;
   /** A new model: no results, worker ended (the user's evaluation images are kept). */
   resetEvaluation(): void;
   /**
@@ -174,6 +195,9 @@ export const initialEvaluationState: EvaluationState = {
   previous: null,
   error: null,
   suggest: initialSuggest,
+  taskByModel: {},
+  taskJudging: false,
+  taskError: null,
 };
 
 type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
@@ -190,6 +214,13 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
     const showHeat = (result: EvaluationResult) => {
       if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
     };
+
+    /** The head the user chose for the model open now (undefined: the recognised one). */
+    const chosenTask = (): TaskChoice | undefined => {
+      const key = modelKey(get().model.summary);
+      return key ? get().evaluation.taskByModel[key] : undefined;
+    };
+    let judging = 0;
 
     /** The report's context: the configuration, exclusions, quantization, ranges and earlier timings. */
     const reportContext = (dataSource: string): ReportContext => {
@@ -267,7 +298,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, report: reportContext(source) },
+            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, task: chosenTask() ?? 'auto', report: reportContext(source) },
             (progress) => {
               if (request === latest && !answered) patch({ progress });
             },
@@ -278,7 +309,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           const entries = get().exclusions.entries.length;
           const label = `${quantized.configName}${entries ? `, ${entries} exclusion${entries === 1 ? '' : 's'}` : ''}`;
           patch({
-            status: 'done', progress: null, result: { ...result, quantized: quantized.blob, label },
+            status: 'done', progress: null, result: { ...result, quantized: quantized.blob, label }, taskError: result.taskError ?? null,
             previous: before ? { figures: headlineFigures(before.report), label: before.label ?? 'the previous quantization' } : get().evaluation.previous,
           });
           showHeat(result);
@@ -381,6 +412,40 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         patchSuggest({ accepted: ids });
       },
 
+      async chooseTaskHead(choice) {
+        const key = modelKey(get().model.summary);
+        if (!key) return;
+        const byModel = { ...get().evaluation.taskByModel };
+        if (choice === null) delete byModel[key];
+        else byModel[key] = choice;
+        patch({ taskByModel: byModel, taskError: null });
+        const { result, status } = get().evaluation;
+        const handle = get().model.handle;
+        if (!result || status === 'running' || !handle) return;
+        // Back to the suggestion (choice null): the figures read through the recognised head again, none if none is.
+        const head = choice ?? headSuggestion(get().model.summary)?.head ?? 'none';
+        if (head === 'none') {
+          patch({ result: { ...result, report: { ...result.report, task: null } } });
+          return;
+        }
+        if (!service.judgeTask) return;
+        const mine = ++judging;
+        patch({ taskJudging: true });
+        try {
+          const task = await service.judgeTask(handle, head);
+          if (mine !== judging || get().evaluation.result !== result) return;
+          patch({ taskJudging: false, result: { ...result, report: { ...result.report, task } } });
+        } catch (e) {
+          if (mine !== judging) return;
+          const error = toModelError(e, '');
+          patch({ taskJudging: false, taskError: { name: error.name, message: error.message } });
+        }
+      },
+
+      setTaskByModel(byModel) {
+        patch({ taskByModel: { ...byModel } });
+      },
+
       restoreResults({ calibration, run, evaluation }) {
         set((s) => ({
           calibration: calibration ? { ...s.calibration, status: 'done', result: calibration, error: null } : s.calibration,
@@ -393,7 +458,8 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       resetEvaluation() {
         latest++;
         service.release();
-        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
+        judging++;
+        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, taskJudging: false, taskError: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
       },
     };
   };

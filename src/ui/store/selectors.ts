@@ -11,6 +11,8 @@ import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import type { ExclusionEntry } from './exclusionSlice.ts';
 import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts';
+import type { ModelSummary } from '../../core/onnx/modelSummary.ts';
+import { recognizeHead, type HeadGuess } from '../../core/task/recognizeHead.ts';
 
 /** The configuration the page quantizes with: the settings plus the exclusion list. */
 export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
@@ -59,6 +61,15 @@ export function floatModelNeeded(state: { readonly model: { readonly summary: { 
   const q = state.model.summary?.quantization;
   if (!q || q.state === 'float') return null;
   return `This model is already quantized (${q.ops.slice(0, 3).join(', ')}${q.ops.length > 3 ? ', …' : ''}): calibration, quantization and recovery start from the float model. Open the float model to quantize it again.`;
+}
+
+const suggestions = new WeakMap<ModelSummary, HeadGuess>();
+/** The task head recognised from the model open now (core/task/recognizeHead.ts), computed once per model. */
+export function headSuggestion(summary: ModelSummary | null): HeadGuess | null {
+  if (!summary) return null;
+  let g = suggestions.get(summary);
+  if (!g) suggestions.set(summary, (g = recognizeHead(summary)));
+  return g;
 }
 
 /** The key a model's own things are kept under across opens (its file name and size): "yolox-nano.onnx|3660108". */

@@ -10,6 +10,7 @@ import { EvaluationDataChoice } from './EvaluationDataChoice.tsx';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
 import { EvaluationResults } from './EvaluationResults.tsx';
 import { SuggestCard } from './SuggestCard.tsx';
+import { TaskHeadChoice } from './TaskHeadChoice.tsx';
 import { ParityCard } from './ParityCard.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import './report.css';
@@ -46,6 +47,7 @@ function EvaluateCard() {
         <input type="checkbox" checked={npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="eval-npu-toggle" />
         also judge it as the NPU runs it <span className="muted small">(the parts left float — exclusions, ops without a rule — run in BF16, as the Ryzen AI compiler runs them; a second figure beside the one as written)</span>
       </label>
+      <TaskHeadChoice disabled={running} />
       <div className="step__actions">
         <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!quantized || running || searching} onClick={() => void evaluate()} data-testid="evaluate-button">
           {result ? 'Evaluate again' : 'Evaluate'}
