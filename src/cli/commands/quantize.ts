@@ -239,6 +239,7 @@ export const quantizeCommand = {
     const c = report.counts;
     process.stdout.write(
       `${path.basename(values.output)}: ${c.quantized} of ${c.nodes} nodes quantized, ${c.float} float, ` +
+        (report.subgraphs?.quantized !== undefined ? `${report.subgraphs.quantized} of ${report.subgraphs.nodes} inside subgraphs quantized, ` : '') +
         `${c.activationPairs} Q/DQ pairs, opset ${report.opset.before} → ${report.opset.after} ` +
         `(${((performance.now() - start) / 1000).toFixed(2)} s)\n${dataFile ? `external data: ${dataFile}\n` : ''}summary: ${summaryPath}\n`,
     );

@@ -8,6 +8,7 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { nodeId } from '../onnx/model.ts';
 import { ExclusionError } from './errors.ts';
 import { editDistance } from '../editDistance.ts';
+import { forEachGraph } from '../onnx/walk.ts';
 
 const REGEX_HINT = /[\^$*+?()[\]{}|\\]/;
 
@@ -44,7 +45,9 @@ export function resolveNodeRefs(index: GraphIndex, refs: readonly string[], what
 
 /** Node indices whose op type is one of the given ones; throws for an op type the model does not have. */
 export function resolveOpTypes(index: GraphIndex, opTypes: readonly string[], what: string): number[] {
-  const present = new Set(index.nodes.map((n) => n.op_type ?? ''));
+  // Op types inside If/Loop/Scan bodies count too: the quantizer applies the list there (quantizeSubgraphs.ts).
+  const present = new Set<string>();
+  forEachGraph(index.graph, (g) => g.node.forEach((n) => present.add(n.op_type ?? '')));
   for (const t of opTypes) {
     if (!present.has(t)) {
       const list = [...present].sort().join(', ');

@@ -46,7 +46,7 @@ export function quantizeBf16(source: ModelProto): { model: ModelProto; report: Q
     counts: { nodes: index.nodes.length, quantized: index.nodes.length, float: 0, activationPairs: summary.activations, quantizedConstants: summary.weights },
     precision: { activations: summary.activations, weights: summary.weights, wideActivations: [], wideWeights: [], unmatchedOverrides: [] },
     notFloat: [],
-    warnings: subgraphs ? [subgraphWarning(subgraphs, 'rounds to bfloat16 in')] : [],
+    warnings: subgraphs ? [subgraphWarning(subgraphs, 'rounds to bfloat16 in')!] : [],
     ...(subgraphs ? { subgraphs } : {}),
     bf16: summary,
   };

@@ -29,6 +29,8 @@ export interface InferenceOptions {
   outer?: TensorElementTypes;
   /** Types of the graph's inputs by position, for those that state none (a Loop body's carried values). */
   inputs?: readonly (number | undefined)[];
+  /** Where each subgraph's own inference goes (every depth), for callers that work inside bodies (scopes.ts). */
+  scopes?: Map<GraphProto, Map<string, number>>;
 }
 
 /** A value_info's element type: a dense tensor's elem_type, null for a value that is not a tensor, undefined when unstated. */
@@ -76,7 +78,8 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions =
   const subgraphOutputs = (g: GraphProto, inputs: readonly (number | undefined)[]) => {
     let out = subgraphTypes.get(g);
     if (!out) {
-      const inner = inferElementTypes(g, { opset, outer: known, inputs });
+      const inner = inferElementTypes(g, { opset, outer: known, inputs, scopes: options.scopes });
+      options.scopes?.set(g, inner);
       subgraphTypes.set(g, (out = g.output.map((v) => inner.get(v.name ?? ''))));
     }
     return out;

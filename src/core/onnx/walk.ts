@@ -40,3 +40,16 @@ export function forEachTensor(model: ModelProto, fn: (t: TensorProto, where: 'in
     }
   });
 }
+
+/** Every name used in the graph and its subgraphs (inputs, outputs, initializers, node outputs and node names): what a fresh name must avoid. */
+export function namesInGraphs(graph: GraphProto, into = new Set<string>()): Set<string> {
+  forEachGraph(graph, (g) => {
+    for (const v of [...g.input, ...g.output]) into.add(v.name ?? '');
+    for (const t of g.initializer) into.add(t.name ?? '');
+    for (const n of g.node) {
+      n.output.forEach((o) => into.add(o));
+      if (n.name) into.add(n.name);
+    }
+  });
+  return into;
+}

@@ -13,7 +13,7 @@
  * not load at all. The tensor's own pair is still written, read by nobody (see quantizeTensor).
  */
 import { tensorsReadBy, type GraphIndex } from '../onnx/graphIndex.ts';
-import { intAttribute, makeNode, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import { intAttribute, makeNode, type AttributeProto, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
 import { makeTensor } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, type QuantType } from './numeric.ts';
 import type { ActivationQuant, QuantPlan } from './plan.ts';
@@ -25,6 +25,13 @@ export interface WriterOptions {
   dedicatedPairs: boolean;
   /** The stable id of node i, written as the name of nodes that have none (reports and snippets name them so). */
   idOf(i: number): string;
+  /**
+   * Names already used anywhere in the model, shared by the writes of every scope of one model (a subgraph's new
+   * tensors must not take a name of an enclosing scope's, nor the reverse); the writer adds what it names.
+   */
+  taken?: Set<string>;
+  /** Attributes replacing node i's (its subgraphs as written by quantizeSubgraphs.ts). */
+  attributesOf?(i: number): AttributeProto[] | undefined;
 }
 
 /** Typed array holding zero points of a type (one element per zero point). */
@@ -52,7 +59,7 @@ export function readsFloatInput(index: GraphIndex, plan: QuantPlan, i: number): 
 
 export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: WriterOptions): GraphProto {
   const graph = index.graph;
-  const taken = new Set<string>();
+  const taken = options.taken ?? new Set<string>();
   graph.node.forEach((n, i) => { n.output.forEach((o) => taken.add(o)); taken.add(n.name || options.idOf(i)); });
   graph.input.forEach((v) => taken.add(v.name ?? ''));
   graph.initializer.forEach((t) => taken.add(t.name ?? ''));
@@ -138,6 +145,10 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   };
 
   for (const v of graph.input) if (plan.activations.has(v.name ?? '')) quantizeTensor(v.name!, v.name!);
+  // In a subgraph, tensors of enclosing scopes that its nodes read are quantized where they enter it.
+  for (const t of index.consumers.keys()) {
+    if (plan.activations.has(t) && !index.producer.has(t) && !index.initializers.has(t) && !graph.input.some((v) => v.name === t)) quantizeTensor(t, t);
+  }
   for (const i of index.order) {
     const node = index.nodes[i];
     const consts = plan.constantInputs.get(i);
@@ -154,7 +165,7 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
       }
       return o;
     });
-    nodes.push({ ...node, name: node.name || options.idOf(i), input, output });
+    nodes.push({ ...node, name: node.name || options.idOf(i), input, output, attribute: options.attributesOf?.(i) ?? node.attribute });
     for (const o of node.output) if (plan.activations.has(o)) quantizeTensor(o, renamedOutputs.get(o) ?? o);
   }
 

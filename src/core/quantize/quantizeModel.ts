@@ -22,7 +22,8 @@ import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
 import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
-import { subgraphCoverage, subgraphWarning } from './subgraphCoverage.ts';
+import { subgraphCoverage, subgraphWarning, withBodyOutcome } from './subgraphCoverage.ts';
+import { quantizeSubgraphs } from './quantizeSubgraphs.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../halfFloat/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
 import type { GraphIndex } from '../onnx/graphIndex.ts';
@@ -99,9 +100,17 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
 
   const elementTypes = inferElementTypes(preparedModel.graph!, { opset: opsetOf(preparedModel) ?? before });
   const plan = planQuantization(pIndex, ranges, config, (i) => excludedBy.get(origin(pIndex.nodes[i])), elementTypes);
-  const graph = writeQdqGraph(pIndex, plan, { domain: useMsDomain ? MS_DOMAIN : '', dedicatedPairs: x.DedicatedQDQPair, idOf });
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
+  const domain = useMsDomain ? MS_DOMAIN : '';
+  const subgraphs = subgraphCoverage(pIndex);
+  // Bodies of If/Loop/Scan are quantized like the main graph (float16 models: their float parts are restored on the main graph only).
+  const taken = new Set<string>();
+  const opsetAfter = Number(opsetImport.find((o) => !o.domain)?.version ?? 0);
+  const bodies = subgraphs && !half
+    ? quantizeSubgraphs(preparedModel, pIndex, elementTypes, ranges, config, { domain, dedicatedPairs: x.DedicatedQDQPair, taken, opset: opsetAfter, guardPropagation: !useMsDomain && opsetAfter >= 21 })
+    : undefined;
+  const graph = writeQdqGraph(pIndex, plan, { domain, dedicatedPairs: x.DedicatedQDQPair, idOf, taken, attributesOf: (i) => bodies?.attributes.get(i) });
   let out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph: guardPropagation(graph, useMsDomain, opsetImport), producer_name: 'quant-studio', producer_version: '0.1.0' };
   const warnings = [...plan.warnings];
   if (half) {
@@ -126,8 +135,11 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
     if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '', ...(source !== undefined && source !== idOf(i) ? { source } : {}) });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
-  const subgraphs = subgraphCoverage(pIndex);
-  if (subgraphs) warnings.push(subgraphWarning(subgraphs));
+  if (subgraphs && bodies) withBodyOutcome(subgraphs, bodies.outcome);
+  if (subgraphs) {
+    const warning = subgraphWarning(subgraphs, half ? 'quantizes a float16 model in' : undefined);
+    if (warning) warnings.push(warning);
+  }
   const precision = precisionSummary(plan, config);
   if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
   return {
@@ -144,7 +156,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
         nodes: pIndex.nodes.length,
         quantized: quantized.length,
         float: float.length,
-        activationPairs: plan.activations.size,
+        activationPairs: plan.activations.size + (bodies?.outcome.activationPairs ?? 0),
         quantizedConstants: plan.constants.size,
       },
       precision,

@@ -54,8 +54,8 @@ export interface QuantizeReport {
    */
   saturationRisk?: string[];
   /**
-   * Models with control flow (If, Loop, Scan): the nodes inside their subgraphs, which stay float32 (the main graph
-   * alone is calibrated and quantized; warnings say so). Absent when the model has none.
+   * Models with control flow (If, Loop, Scan): the nodes inside their subgraphs, how many of them were quantized
+   * and the compute left float with why (warnings say so). Absent when the model has none.
    */
   subgraphs?: SubgraphCoverage;
   /** FP16 source models: how many nodes stayed float16, and the type of the Q/DQ scales around them. */

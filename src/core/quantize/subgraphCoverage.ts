@@ -1,9 +1,9 @@
 /**
- * What stays float inside control flow: the nodes of If, Loop and Scan bodies (at any depth). The quantizer
- * calibrates and quantizes the main graph only: a tensor inside a body cannot be made a graph output to read
- * its range, and a body's tensors live once per iteration or branch. Those nodes keep computing in float32, and
- * the writers keep every initializer they read; this module counts them for the report's warning, so a user of a
- * recurrent or wake-word model learns where its compute is (Silero VAD keeps almost all of it inside If).
+ * The nodes inside control flow: If, Loop and Scan bodies (at any depth), counted for the report. The quantizer
+ * calibrates and quantizes inside bodies (quantizeSubgraphs.ts) and adds what it quantized there and what compute
+ * stayed float and why (withBodyOutcome); writers that do not enter bodies (BF16, float16 sources) say that every
+ * body node stays as it was. Either way a user of a recurrent or wake-word model learns where its compute is
+ * (Silero VAD keeps almost all of it inside If).
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { forEachGraph, subgraphsOf } from '../onnx/walk.ts';
@@ -16,10 +16,33 @@ export interface SubgraphCoverage {
   nodes: number;
   /** Those nodes by op type, most frequent first. */
   opTypes: Record<string, number>;
+  /** Nodes inside bodies the quantizer quantized, in all and by op type (absent where the bodies were not entered). */
+  quantized?: number;
+  quantizedOps?: Record<string, number>;
+  /** Compute nodes (Conv, MatMul, Gemm, LSTM, …) inside bodies left float, by "op: why". */
+  floatCompute?: Record<string, number>;
 }
 
-/** Ops whose compute the main graph would quantize (weights and products), named first in the warning. */
-const COMPUTE_OPS = new Set(['Conv', 'ConvTranspose', 'Gemm', 'MatMul', 'LSTM', 'GRU', 'RNN', 'Attention', 'MatMulInteger', 'Einsum']);
+/** The coverage with what the quantizer did inside the bodies. */
+export function withBodyOutcome(c: SubgraphCoverage, o: BodyOutcome): void {
+  const sorted = (m: Map<string, number>) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  c.quantized = [...o.quantized.values()].reduce((a, b) => a + b, 0);
+  c.quantizedOps = sorted(o.quantized);
+  c.floatCompute = sorted(o.floatCompute);
+}
+
+/** What the quantizer did inside the bodies of one model (quantizeSubgraphs.ts). */
+export interface BodyOutcome {
+  /** Quantized nodes by op type. */
+  quantized: Map<string, number>;
+  /** Nodes of compute ops (weights, products) left float, by "op: reason". */
+  floatCompute: Map<string, number>;
+  /** Activation Q/DQ pairs written inside bodies. */
+  activationPairs: number;
+}
+
+/** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */
+export const COMPUTE_OPS = new Set(['Conv', 'ConvTranspose', 'Gemm', 'MatMul', 'LSTM', 'GRU', 'RNN', 'Attention', 'MatMulInteger', 'Einsum']);
 
 /** The subgraph nodes of the index's graph, or undefined when it has no control flow. */
 export function subgraphCoverage(index: GraphIndex): SubgraphCoverage | undefined {
@@ -44,15 +67,28 @@ export function subgraphCoverage(index: GraphIndex): SubgraphCoverage | undefine
   return { holders, nodes, opTypes };
 }
 
-/** The report's warning: how many nodes stay float inside which control flow, compute ops named, and why. */
-export function subgraphWarning(c: SubgraphCoverage, what = 'quantizes'): string {
+/**
+ * The report's warning: how many nodes stay float inside which control flow, compute ops named, and why; with the
+ * quantizer's outcome, what it quantized inside and each compute op left float with its reason (none: no warning).
+ */
+export function subgraphWarning(c: SubgraphCoverage, what?: string): string | undefined {
   const kinds = new Map<string, number>();
   for (const h of c.holders) kinds.set(h.opType, (kinds.get(h.opType) ?? 0) + 1);
   const holders = [...kinds].map(([op, k]) => `${op} ×${k}`).join(', ');
+  if (c.quantized !== undefined && what === undefined) {
+    const left = Object.entries(c.floatCompute ?? {});
+    if (left.length === 0) return undefined;
+    const done = Object.entries(c.quantizedOps ?? {}).filter(([op]) => COMPUTE_OPS.has(op)).map(([op, k]) => `${k} ${op}`);
+    return (
+      `inside the subgraphs of ${c.holders.length} control-flow node(s) (${holders}), ${c.quantized} of ${c.nodes} node(s) are quantized` +
+      `${done.length ? ` (${done.join(', ')} among them)` : ''}; compute left float32: ${left.map(([k, n]) => `${n} ${k}`).join('; ')}`
+    );
+  }
+  what ??= 'quantizes';
   const compute = Object.entries(c.opTypes).filter(([op]) => COMPUTE_OPS.has(op)).map(([op, k]) => `${k} ${op}`);
   return (
     `${c.nodes} node(s) inside the subgraphs of ${c.holders.length} control-flow node(s) (${holders}) stay float32` +
     `${compute.length ? `, among them ${compute.join(', ')}` : ''}: the studio ${what} the main graph only ` +
-    `(tensors inside If/Loop/Scan bodies cannot be read out for calibration); listed under subgraphs in the summary`
+    `(its bodies are not entered there); listed under subgraphs in the summary`
   );
 }

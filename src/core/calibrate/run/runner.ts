@@ -25,7 +25,9 @@ import { UnsupportedModelError } from '../../onnx/errors.ts';
 import type { ModelSummary } from '../../onnx/modelSummary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../../runtime/session.ts';
 import type { QuantConfig } from '../../quantize/config.ts';
-import { chunkTensors, exposeOnly, exposeTensors, observableTensors } from './expose.ts';
+import { chunkTensors, exposeOnly, observableTensors } from './expose.ts';
+import { exposeAcrossScopes, subgraphTensors } from './exposeSubgraphs.ts';
+import type { ScopeStep } from '../../onnx/scopes.ts';
 import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
 import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
@@ -118,6 +120,20 @@ export interface CalibrationOutcome {
 
 const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data.byteLength : 0);
 
+/**
+ * Outputs named by the tensors they carry up from subgraphs; an empty one (an If branch that did not run returned its
+ * placeholder, a Loop that ran no iteration) is dropped, so it adds nothing to the statistics.
+ */
+function carriedBack(outputs: Record<string, RunOutput>, carried: ReadonlyMap<string, string>): Record<string, RunOutput> {
+  const out: Record<string, RunOutput> = {};
+  for (const [name, o] of Object.entries(outputs)) {
+    const tensor = carried.get(name);
+    if (tensor === undefined) out[name] = o;
+    else if (byteLengthOf(o.data) > 0) out[tensor] = o;
+  }
+  return out;
+}
+
 /** Feeds as run outputs, so graph inputs are folded like any other tensor. */
 function feedsAsOutputs(feeds: Readonly<Record<string, Feed>>, wanted: ReadonlySet<string>): Record<string, RunOutput> {
   const out: Record<string, RunOutput> = {};
@@ -131,11 +147,15 @@ interface Session {
   foldsFeeds: boolean;
   /** The packed outputs' layout, where the exposed tensors come back as one (packOutputs.ts). */
   packed: PackedOutputs | null;
+  /** Outputs that carry a tensor of a subgraph up (exposeSubgraphs.ts), with the tensor each carries. */
+  carried: ReadonlyMap<string, string>;
 }
 
 export class ModelCalibrator {
-  /** Graph inputs and node outputs, in graph order: every tensor that gets a range. */
+  /** Graph inputs and node outputs, in graph order, then those inside If/Loop/Scan bodies: every tensor that gets a range. */
   readonly observable: readonly string[];
+  /** The observable tensors inside bodies, with the path of control-flow nodes to each. */
+  private readonly inBodies: ReadonlyMap<string, readonly ScopeStep[]>;
   /** The node outputs among them: what sessions expose and chunks split (graph inputs come from the feeds). */
   private readonly produced: readonly string[];
   private readonly graphInputs: ReadonlySet<string>;
@@ -152,7 +172,8 @@ export class ModelCalibrator {
     private readonly runtime: Runtime,
     private readonly budgetBytes = RUN_OUTPUT_BUDGET_BYTES,
   ) {
-    this.observable = observableTensors(model);
+    this.inBodies = subgraphTensors(model);
+    this.observable = [...observableTensors(model), ...this.inBodies.keys()];
     this.graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
     this.produced = this.observable.filter((t) => !this.graphInputs.has(t));
   }
@@ -160,13 +181,15 @@ export class ModelCalibrator {
   /** A float session exposing `tensors`, for `runs` runs (the runtime weighs a backend's start-up against them). */
   private async session(tensors: readonly string[], foldsFeeds: boolean, runs: number): Promise<Session> {
     // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
-    const packed = tensors.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(this.model, tensors) : null;
+    const exposure = exposeAcrossScopes(this.model, tensors, this.inBodies);
+    const exposed: ModelProto = { ...this.model, graph: exposure.graph };
+    const packed = exposure.outputs.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(exposed, exposure.outputs) : null;
     // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
-    const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposeTensors(this.model, tensors) : this.model);
+    const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposed : this.model);
     try {
       const { runner, backend } = await this.runtime.createSession(bytes, 'float', { runs });
       this.backend = backend;
-      return { runner, foldsFeeds, packed };
+      return { runner, foldsFeeds, packed, carried: exposure.tensorOf };
     } catch (e) {
       if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
@@ -180,6 +203,7 @@ export class ModelCalibrator {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
       if (session.packed) outputs = unpackOutputs(session.packed, outputs);
+      if (session.carried.size > 0) outputs = carriedBack(outputs, session.carried);
     } catch (e) {
       if (e instanceof InferenceError) throw e;
       throw new InferenceError(`onnxruntime failed to run the model: ${e instanceof Error ? e.message : String(e)}`);
@@ -198,7 +222,7 @@ export class ModelCalibrator {
    * exceed the budget (known once a sample has run; before, one pass a group).
    */
   private sequentialPasses(): string[][] {
-    return depthGroups(this.model, computedTensors(this.model, this.produced)).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
+    return depthGroups(this.model, computedTensors(this.model, this.produced.filter((t) => !this.inBodies.has(t)))).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
   }
 
   /** Rounds of a sequential calibration of this model: the float pass and one per sequential pass (exact once a sample has run). */
@@ -408,7 +432,8 @@ export class ModelCalibrator {
    */
   private async searchConsumers(states: TensorStates, config: QuantConfig, source: SampleSource, bad: ReadonlySet<number>, check: () => void): Promise<void> {
     const searched = new Map<string, ConsumerMseState>();
-    for (const [name, s] of states) if (s.method === 'ConsumerMSE') searched.set(name, s);
+    // Inside bodies the search has no consumers to run: those keep MinMSE's range.
+    for (const [name, s] of states) if (s.method === 'ConsumerMSE' && !this.inBodies.has(name)) searched.set(name, s);
     if (searched.size === 0) return;
     const samples: Record<string, Feed>[] = [];
     for (let i = 0; i < source.count && samples.length < SEARCH_SAMPLES; i++) {

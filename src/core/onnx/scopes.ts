@@ -1,0 +1,61 @@
+/**
+ * A model's scopes: the main graph and every subgraph (If's branches, Loop's and Scan's body, at any depth), each
+ * with the path of control-flow nodes that leads to it and the element types its nodes see (its own tensors and
+ * every enclosing scope's). What calibration needs to read tensors inside bodies (calibrate/exposeSubgraphs.ts) and
+ * the quantizer to write Q/DQ there (quantize/quantizeSubgraphs.ts).
+ */
+import { inferElementTypes } from './elementTypeInference.ts';
+import type { GraphProto, ModelProto, NodeProto } from './model.ts';
+import { isDefaultDomain, opsetOf } from './model.ts';
+
+/** One step down from a graph into a subgraph: the node that holds it and the attribute it sits in. */
+export interface ScopeStep {
+  readonly holder: NodeProto;
+  readonly attribute: string;
+}
+
+export interface Scope {
+  readonly graph: GraphProto;
+  /** The steps from the main graph down to this graph (empty for the main graph). */
+  readonly path: readonly ScopeStep[];
+  /** Element types of this scope's tensors and of every enclosing scope's. */
+  readonly types: ReadonlyMap<string, number>;
+}
+
+/** The ops whose subgraphs calibration and the quantizer enter (ONNX's control flow). */
+export const CONTROL_FLOW_OPS: ReadonlySet<string> = new Set(['If', 'Loop', 'Scan']);
+
+/** Every scope of the model, the main graph first, then depth first in node order. */
+export function modelScopes(model: ModelProto): Scope[] {
+  const graph = model.graph!;
+  const opset = opsetOf(model) ?? 1;
+  const inner = new Map<GraphProto, Map<string, number>>();
+  const mainTypes = inferElementTypes(graph, { opset, scopes: inner });
+  const out: Scope[] = [];
+  const visit = (g: GraphProto, path: ScopeStep[], types: ReadonlyMap<string, number>) => {
+    out.push({ graph: g, path, types });
+    for (const node of g.node) {
+      for (const a of node.attribute) {
+        for (const sub of a.g ? [a.g] : a.graphs) {
+          // A body the inference never reached (its holder's inputs untyped) is typed from its parent alone.
+          const subTypes = inner.get(sub) ?? inferElementTypes(sub, { opset, outer: types, scopes: inner });
+          visit(sub, [...path, { holder: node, attribute: a.name ?? '' }], subTypes);
+        }
+      }
+    }
+  };
+  visit(graph, [], mainTypes);
+  return out;
+}
+
+/** Whether calibration can read a tensor of a scope: each holder on the path is If, Loop or Scan, and no If sits inside a Loop or Scan (its branches could alternate between iterations). */
+export function readableScope(path: readonly ScopeStep[]): boolean {
+  let inLoop = false;
+  for (const step of path) {
+    const op = step.holder.op_type ?? '';
+    if (!CONTROL_FLOW_OPS.has(op) || !isDefaultDomain(step.holder.domain)) return false;
+    if (op === 'If' && inLoop) return false;
+    if (op !== 'If') inLoop = true;
+  }
+  return true;
+}
