@@ -14,7 +14,7 @@ import { buildGraphIndex, decode, elementTypeName, encode, inferElementTypes, op
 import { exposeTensors } from '../src/core/calibrate/run/expose.ts';
 import { layeredLayout } from '../src/core/graph/layeredLayout.ts';
 import { buildGraphView, layoutInputOf } from '../src/ui/features/graph/viewModel.ts';
-import { modelApi } from '../workers/modelApi.ts';
+import { modelApi } from '../workers/model/modelApi.ts';
 import { createSession } from '../src/cli/runtime/ortNode.ts';
 import { corpusModels, testSetFeeds } from './helpers/onnxCorpus.ts';
 import { qstudio } from './helpers/qstudio.ts';

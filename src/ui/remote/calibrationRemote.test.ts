@@ -22,7 +22,7 @@ describe('calibration workers', () => {
 });
 
 describe('calibration pool (workers replaced by in-process calibration APIs on onnxruntime-node)', async () => {
-  const { createCalibrationApi } = await import('../../../workers/calibrationApi.ts');
+  const { createCalibrationApi } = await import('../../../workers/calibration/calibrationApi.ts');
   const { createCalibrationPool, RELEASE_AFTER_RUN_BYTES } = await import('./calibrationRemote.ts');
   const { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } = await import('../../../workers/calibration/testSupport.ts');
   const { getPreset } = await import('../../core/quantize/presets.ts');

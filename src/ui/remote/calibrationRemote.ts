@@ -16,7 +16,7 @@
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
 import { activationMethodName } from '../../core/calibrate/collectors/methodFromConfig.ts';
-import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibrationApi.ts';
+import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibration/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
@@ -97,7 +97,7 @@ export type SpawnWorker = (modelHandle: string, index: number, threads: number, 
 
 function createWorker(modelHandle: string, index: number, threads: number, backend: BackendPreference): PoolWorker {
   const connection = new WorkerConnection<CalibrationApi>(
-    () => new Worker(new URL('../../../workers/calibration.worker.ts', import.meta.url), { type: 'module', name: `calibration-${index + 1}` }),
+    () => new Worker(new URL('../../../workers/calibration/calibration.worker.ts', import.meta.url), { type: 'module', name: `calibration-${index + 1}` }),
     'calibration worker',
   );
   const handle = (async () => {

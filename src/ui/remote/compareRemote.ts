@@ -4,11 +4,11 @@
  * target is shown, `warmCompareWorker`) and is reused; a second comparison queues behind a running one.
  */
 import { proxy } from 'comlink';
-import type { CompareApi, CompareSource, ComparisonResult } from '../../../workers/compareApi.ts';
+import type { CompareApi, CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
 const connection = new WorkerConnection<CompareApi>(
-  () => new Worker(new URL('../../../workers/compare.worker.ts', import.meta.url), { type: 'module', name: 'compare' }),
+  () => new Worker(new URL('../../../workers/compare/compare.worker.ts', import.meta.url), { type: 'module', name: 'compare' }),
   'comparison worker',
 );
 

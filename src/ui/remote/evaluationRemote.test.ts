@@ -4,7 +4,7 @@ import { getPreset } from '../../core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { readModel } from '../../../tests/helpers/fixtures.ts';
-import { createEvaluationApi } from '../../../workers/evaluationApi.ts';
+import { createEvaluationApi } from '../../../workers/evaluation/evaluationApi.ts';
 import { fakeDecode, fakeImages, nodeWorkerRuntime } from '../../../workers/calibration/testSupport.ts';
 import { createEvaluationRemote, type OpenWorker } from './evaluationRemote.ts';
 

@@ -10,7 +10,7 @@
  */
 import { proxy } from 'comlink';
 import { EvaluationCancelledError } from '../../core/evaluate/errors.ts';
-import type { EvaluationApi, EvaluationProgress, TensorHistogramRequest, TensorHistograms } from '../../../workers/evaluationApi.ts';
+import type { EvaluationApi, EvaluationProgress, TensorHistogramRequest, TensorHistograms } from '../../../workers/evaluation/evaluationApi.ts';
 import type { EvaluationService } from '../store/evaluationSlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker as ModelOpenWorker } from './modelWorker.ts';
 
@@ -25,7 +25,7 @@ export type OpenEvaluationWorker = (modelHandle: string) => OpenWorker;
 
 function openWorker(modelHandle: string): OpenWorker {
   return openModelWorker<EvaluationApi>(
-    () => new Worker(new URL('../../../workers/evaluation.worker.ts', import.meta.url), { type: 'module', name: 'evaluation' }),
+    () => new Worker(new URL('../../../workers/evaluation/evaluation.worker.ts', import.meta.url), { type: 'module', name: 'evaluation' }),
     'evaluation worker',
     modelHandle,
   );

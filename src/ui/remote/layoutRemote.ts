@@ -4,11 +4,11 @@
  * reused; a second layout while one runs simply queues behind it in the worker.
  */
 import { proxy, transfer } from 'comlink';
-import type { LayoutApi, LayoutInput, LayoutResult } from '../../../workers/layoutApi.ts';
+import type { LayoutApi, LayoutInput, LayoutResult } from '../../../workers/layout/layoutApi.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
 const connection = new WorkerConnection<LayoutApi>(
-  () => new Worker(new URL('../../../workers/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' }),
+  () => new Worker(new URL('../../../workers/layout/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' }),
   'layout worker',
 );
 

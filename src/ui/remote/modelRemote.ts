@@ -6,17 +6,17 @@
  * A quantized model comes back as transferred parts, which become one Blob to download.
  */
 import { transfer } from 'comlink';
-import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/quantizeApi.ts';
+import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/model/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
 import type { GraphProto } from '../../core/onnx/model.ts';
-import type { WeightStatistics } from '../../../workers/modelApi.ts';
+import type { WeightStatistics } from '../../../workers/model/modelApi.ts';
 import type { QuantizedModel, QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import { openOnPage, type OpenedOnPage } from './openOnPage.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
-  () => new Worker(new URL('../../../workers/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
+  () => new Worker(new URL('../../../workers/model/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
   'model worker',
 );
 

@@ -1,5 +1,5 @@
 /**
- * The page's own open (openOnPage.ts) against the model worker's (workers/modelApi.ts): the same summary and the
+ * The page's own open (openOnPage.ts) against the model worker's (workers/model/modelApi.ts): the same summary and the
  * same structure on every fixture model and a spread of ONNX's test corpus, still whole after the file's buffer
  * has been transferred away (as the page then sends it to the worker); the same named error for bad files; and
  * the worker keeping the model under the page's handle.
@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { modelApi } from '../../../workers/modelApi.ts';
+import { modelApi } from '../../../workers/model/modelApi.ts';
 import { corpusModels } from '../../../tests/helpers/onnxCorpus.ts';
 import { openOnPage, PAGE_OPEN_BYTES } from './openOnPage.ts';
 

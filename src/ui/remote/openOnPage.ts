@@ -6,7 +6,7 @@
  * Chromium trace), and decoding a small model takes about a millisecond here. The page runs the very code the
  * worker runs (core/onnx/openModel.ts with the schema decoder, which compiles nothing and so passes the page's
  * content security policy, and core/graph/structure.ts), so the summary and the structure are the worker's
- * (workers/modelApi.test.ts pins them equal on every fixture), and a bad file fails here with the error the
+ * (workers/model/modelApi.test.ts pins them equal on every fixture), and a bad file fails here with the error the
  * worker would give. The decoded model is dropped at once: the page keeps only the summary and the weight-less
  * structure, which hold no view of the file's buffer, so the buffer can then be transferred to the worker.
  *

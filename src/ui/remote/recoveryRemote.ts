@@ -7,7 +7,7 @@
  */
 import { proxy } from 'comlink';
 import { RecoveryCancelledError } from '../../core/recover/errors.ts';
-import type { RecoverApi, RecoverProgress } from '../../../workers/recoverApi.ts';
+import type { RecoverApi, RecoverProgress } from '../../../workers/recovery/recoveryApi.ts';
 import type { RecoveryService } from '../store/recoverySlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker } from './modelWorker.ts';
 
@@ -16,7 +16,7 @@ const CANCEL_GRACE_MS = 10_000;
 
 function openWorker(modelHandle: string): OpenWorker<RecoverApi> {
   return openModelWorker<RecoverApi>(
-    () => new Worker(new URL('../../../workers/recover.worker.ts', import.meta.url), { type: 'module', name: 'recovery' }),
+    () => new Worker(new URL('../../../workers/recovery/recovery.worker.ts', import.meta.url), { type: 'module', name: 'recovery' }),
     'recovery worker',
     modelHandle,
   );

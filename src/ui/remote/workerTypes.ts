@@ -4,7 +4,7 @@
  * take these types from here, never from workers/, so a worker's API can move (into core, into another
  * worker) by changing this file alone. Types only: nothing here starts or imports a worker at run time.
  */
-export type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibrationApi.ts';
+export type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibration/calibrationApi.ts';
 export type {
   EvaluationProgress,
   EvaluationRequest,
@@ -15,10 +15,10 @@ export type {
   SuggestRequest,
   TensorHistogramRequest,
   TensorHistograms,
-} from '../../../workers/evaluationApi.ts';
-export type { WeightStatistics } from '../../../workers/modelApi.ts';
+} from '../../../workers/evaluation/evaluationApi.ts';
+export type { WeightStatistics } from '../../../workers/model/modelApi.ts';
 export type { ParityResult, ParityRow, PartingPoint } from '../../core/evaluate/parity.ts';
-export type { ModelBytesCopy, RangeTable } from '../../../workers/quantizeApi.ts';
+export type { ModelBytesCopy, RangeTable } from '../../../workers/model/quantizeApi.ts';
 export type {
   LadderOutcome,
   LadderRequest,
@@ -28,4 +28,4 @@ export type {
   RecoverProgress,
   RecoverRequest,
   RungSummary,
-} from '../../../workers/recoverApi.ts';
+} from '../../../workers/recovery/recoveryApi.ts';

@@ -2,7 +2,7 @@
  * Where a comparison starts: after a quantization, one click puts the float and the quantized model side by side;
  * at any time two .onnx files dropped on (or picked with) the "Compare two models" target, or dropped together anywhere
  * on the page (the first then opens as the model too), open side by side. The models are decoded, folded, mapped
- * and laid out in the comparison worker (workers/compareApi.ts), the page showing its phase; errors are shown by
+ * and laid out in the comparison worker (workers/compare/compareApi.ts), the page showing its phase; errors are shown by
  * name. Performance marks for the benchmark: compare:start (asked), compare:received (the worker's result here,
  * its own seconds in the mark's detail), compare:drawn (both panes painted, SplitView).
  */

@@ -1,7 +1,7 @@
 /**
  * The two models of a comparison as the page picks them: exactly two .onnx files (or the open model and its
  * quantization), each within the size the page compares. Reading them is the comparison worker's
- * (workers/compareApi.ts); a file that is not a model fails there with the core's named errors (NotOnnxError, …).
+ * (workers/compare/compareApi.ts); a file that is not a model fails there with the core's named errors (NotOnnxError, …).
  */
 import { CompareInputError } from '../../../core/graph/comparison.ts';
 

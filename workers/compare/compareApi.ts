@@ -7,11 +7,11 @@
  *
  * Plain object: tests call it directly; compare.worker.ts only exposes it. No comlink, no DOM.
  */
-import { decode } from '../src/core/onnx/decode.ts';
-import type { GraphProto } from '../src/core/onnx/model.ts';
-import { compareGraphs, CompareInputError, type Comparison } from '../src/core/graph/comparison.ts';
-import { layoutInputOf } from '../src/core/graph/graphView.ts';
-import { layeredLayout, type LayoutResult } from '../src/core/graph/layeredLayout.ts';
+import { decode } from '../../src/core/onnx/decode.ts';
+import type { GraphProto } from '../../src/core/onnx/model.ts';
+import { compareGraphs, CompareInputError, type Comparison } from '../../src/core/graph/comparison.ts';
+import { layoutInputOf } from '../../src/core/graph/graphView.ts';
+import { layeredLayout, type LayoutResult } from '../../src/core/graph/layeredLayout.ts';
 
 /** One model of a comparison: a file (decoded here) or a graph already decoded (the open model's structure). */
 export type CompareSource = { name: string; blob: Blob } | { name: string; graph: GraphProto };

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { expose, transfer, wrap, type Remote } from 'comlink';
 import { modelApi, type ModelApi } from './modelApi.ts';
 import { quantizeApi } from './quantizeApi.ts';
-import { HandleTable, UnknownHandleError } from './runtime/handles.ts';
-import { readModel } from '../tests/helpers/fixtures.ts';
-import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from '../src/core/onnx/index.ts';
+import { HandleTable, UnknownHandleError } from '../runtime/handles.ts';
+import { readModel } from '../../tests/helpers/fixtures.ts';
+import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from '../../src/core/onnx/index.ts';
 
 /** A fresh ArrayBuffer holding exactly the fixture's bytes (what File.arrayBuffer() gives the page). */
 function fixtureBuffer(name: string): ArrayBuffer {

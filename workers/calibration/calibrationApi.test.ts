@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { expose, proxy, transfer, wrap, type Remote } from 'comlink';
-import { getPreset } from '../src/core/quantize/presets.ts';
-import { validateConfig } from '../src/core/quantize/config.ts';
-import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
-import { readModel } from '../tests/helpers/fixtures.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { validateConfig } from '../../src/core/quantize/config.ts';
+import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
+import { readModel } from '../../tests/helpers/fixtures.ts';
 import { createCalibrationApi, type CalibrationApi, type CalibrationProgress } from './calibrationApi.ts';
-import { ModelCalibrator } from '../src/core/calibrate/run/runner.ts';
-import { sampleSource } from '../src/core/calibrate/run/samples.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
+import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './testSupport.ts';
 
 const image = fakeImage;
 const images = fakeImages;
@@ -131,7 +131,7 @@ describe('calibrationApi', () => {
 
   it('chunks the exposed tensors when one run exceeds the budget, with the same ranges as one pass', async () => {
     const bytes = readModel('mnist.onnx');
-    const { openModel } = await import('../src/core/onnx/index.ts');
+    const { openModel } = await import('../../src/core/onnx/index.ts');
     const model = openModel(bytes).model;
     const { inputs } = openModel(bytes).summary;
     const config = getPreset('XINT8'); // histogram states: the merge-free path must match exactly too
@@ -146,7 +146,7 @@ describe('calibrationApi', () => {
     expect(sessions.created).toBe(1 + split.passes);
     expect(split.used).toBe(4);
     expect(progress.at(-1)).toMatchObject({ done: 4, total: 4, pass: split.passes });
-    const { rangesOf } = await import('../src/core/calibrate/run/statistics.ts');
+    const { rangesOf } = await import('../../src/core/calibrate/run/statistics.ts');
     expect(rangesOf(split.states)).toEqual(rangesOf(whole.states));
   });
 

@@ -13,37 +13,37 @@
  * Plain object like calibrationApi: tests build it with onnxruntime-node and a fake decoder, and
  * evaluation.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
-import { compareModels, ComparisonError, type Comparison } from '../src/core/evaluate/compareModels.ts';
-import { meanOutputCosine } from '../src/core/evaluate/outputMetrics.ts';
-import { rankLayers, tailSubgraph, type RankBy } from '../src/core/evaluate/candidates.ts';
-import { suggestExclusions, type StopReason, type SuggestStep } from '../src/core/evaluate/suggest.ts';
-import { qdqGrids } from '../src/core/evaluate/qdqGrids.ts';
-import { compareAsNpu, npuReportInput, type NpuFigure } from '../src/core/evaluate/npuFigure.ts';
-import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
-import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTask, type ReportTiming } from '../src/core/report/index.ts';
-import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../src/core/quantize/config.ts';
-import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import type { TensorRange } from '../src/core/quantize/plan.ts';
-import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
-import type { SkippedSample } from '../src/core/calibrate/run/runner.ts';
-import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/run/samples.ts';
-import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
-import { EvaluationCancelledError } from '../src/core/evaluate/errors.ts';
-import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
-import { activationHistograms } from './evaluation/activationHistograms.ts';
-import type { BackendPreference } from '../src/core/runtime/session.ts';
-import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
-import { HandleTable } from './runtime/handles.ts';
-import { readExternalFiles } from './runtime/externalFiles.ts';
-import { rangesFromTable, type RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
-import { sha256Hex } from '../src/core/report/sha256.ts';
-import { runParity, type ParityResult, type ParityRuntime } from '../src/core/evaluate/parity.ts';
-import type { NodePrecision } from '../src/core/quantize/precisionClasses.ts';
-import { evaluateTask, inputGeometry, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../src/core/task/index.ts';
-import type { RunTensor } from '../src/core/runtime/session.ts';
+import { openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
+import { compareModels, ComparisonError, type Comparison } from '../../src/core/evaluate/compareModels.ts';
+import { meanOutputCosine } from '../../src/core/evaluate/outputMetrics.ts';
+import { rankLayers, tailSubgraph, type RankBy } from '../../src/core/evaluate/candidates.ts';
+import { suggestExclusions, type StopReason, type SuggestStep } from '../../src/core/evaluate/suggest.ts';
+import { qdqGrids } from '../../src/core/evaluate/qdqGrids.ts';
+import { compareAsNpu, npuReportInput, type NpuFigure } from '../../src/core/evaluate/npuFigure.ts';
+import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
+import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
+import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../../src/core/quantize/config.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import type { TensorRange } from '../../src/core/quantize/plan.ts';
+import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
+import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
+import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
+import { comparisonRuntime } from './comparisonRuntime.ts';
+import { EvaluationCancelledError } from '../../src/core/evaluate/errors.ts';
+import { loadFeeds, type EvaluationFeeds } from './feeds.ts';
+import { activationHistograms } from './activationHistograms.ts';
+import type { BackendPreference } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
+import { HandleTable } from '../runtime/handles.ts';
+import { readExternalFiles } from '../runtime/externalFiles.ts';
+import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
+import { sha256Hex } from '../../src/core/report/sha256.ts';
+import { runParity, type ParityResult, type ParityRuntime } from '../../src/core/evaluate/parity.ts';
+import type { NodePrecision } from '../../src/core/quantize/precisionClasses.ts';
+import { evaluateTask, inputGeometry, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
+import type { RunTensor } from '../../src/core/runtime/session.ts';
 
-export { EvaluationCancelledError, NoEvaluationDataError } from '../src/core/evaluate/errors.ts';
+export { EvaluationCancelledError, NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
 export interface EvaluationOpenOptions {
   fileName: string;

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { getPreset } from '../src/core/quantize/presets.ts';
-import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
-import { decode } from '../src/core/onnx/index.ts';
-import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
-import { readModel, seededFloats } from '../tests/helpers/fixtures.ts';
-import { createRecoverApi, type RecoverApi, type RecoverProgress } from './recoverApi.ts';
-import { fakeDecode, fakeImage, fakeImages } from './calibration/testSupport.ts';
-import { createWebRuntime } from './runtime/ort.ts';
-import type { Runtime } from '../src/core/runtime/session.ts';
-import { DENSE_A, DENSE_B } from '../src/core/recover/denseProduct.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { decode } from '../../src/core/onnx/index.ts';
+import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
+import { createRecoverApi, type RecoverApi, type RecoverProgress } from './recoveryApi.ts';
+import { fakeDecode, fakeImage, fakeImages } from '../calibration/testSupport.ts';
+import { createWebRuntime } from '../runtime/ort.ts';
+import type { Runtime } from '../../src/core/runtime/session.ts';
+import { DENSE_A, DENSE_B } from '../../src/core/recover/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
 const api = (): RecoverApi => createRecoverApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });

@@ -7,12 +7,12 @@
  * Plain object like modelApi: no comlink, no DOM. Every buffer it returns is freshly allocated, so the
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
-import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } from '../src/core/onnx/index.ts';
-import { quantizeBf16 } from '../src/core/halfFloat/bf16Preset.ts';
-import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
-import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import { rangesFromTable, type RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
-import type { QuantizeReport } from '../src/core/quantize/quantizeReport.ts';
+import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } from '../../src/core/onnx/index.ts';
+import { quantizeBf16 } from '../../src/core/halfFloat/bf16Preset.ts';
+import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
+import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 
 /**
@@ -39,7 +39,7 @@ export interface QuantizeOutput {
   data?: { parts: ArrayBuffer[]; byteLength: number };
 }
 
-export type { RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
+export type { RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 
 const copyOf = (view: Uint8Array): ArrayBuffer => view.slice().buffer as ArrayBuffer;
 

@@ -7,12 +7,12 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { encode, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../src/core/onnx/index.ts';
-import { tinyModel } from '../src/core/onnx/tinyModel.ts';
-import { weightlessGraph } from '../src/core/graph/structure.ts';
-import { tensorStatistics, type TensorStatistics } from '../src/core/graph/tensorStatistics.ts';
-import { HandleTable } from './runtime/handles.ts';
-import { readExternalFiles } from './runtime/externalFiles.ts';
+import { encode, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../../src/core/onnx/index.ts';
+import { tinyModel } from '../../src/core/onnx/tinyModel.ts';
+import { weightlessGraph } from '../../src/core/graph/structure.ts';
+import { tensorStatistics, type TensorStatistics } from '../../src/core/graph/tensorStatistics.ts';
+import { HandleTable } from '../runtime/handles.ts';
+import { readExternalFiles } from '../runtime/externalFiles.ts';
 
 /** A model kept in the worker: the decoded model, the buffers its tensors are views into, and the user's data files. */
 export interface HeldModel {

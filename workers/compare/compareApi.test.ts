@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encode } from '../src/core/onnx/index.ts';
-import { readModel } from '../tests/helpers/fixtures.ts';
-import { quantizedFixture } from '../tests/helpers/quantizedFixtures.ts';
+import { encode } from '../../src/core/onnx/index.ts';
+import { readModel } from '../../tests/helpers/fixtures.ts';
+import { quantizedFixture } from '../../tests/helpers/quantizedFixtures.ts';
 import { compareApi } from './compareApi.ts';
 
 const blob = (bytes: Uint8Array) => new Blob([bytes as Uint8Array<ArrayBuffer>]);

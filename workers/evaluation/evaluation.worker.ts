@@ -5,8 +5,8 @@
  */
 import { expose, releaseProxy, type Remote } from 'comlink';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgressCallback } from './evaluationApi.ts';
-import { decodeWithCanvas } from './calibration/decodeImage.ts';
-import { createWebRuntime, parityRuntimes } from './runtime/ort.ts';
+import { decodeWithCanvas } from '../calibration/decodeImage.ts';
+import { createWebRuntime, parityRuntimes } from '../runtime/ort.ts';
 
 const api = createEvaluationApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas, parityRuntimes });
 

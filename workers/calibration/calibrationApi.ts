@@ -9,24 +9,24 @@
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { buildGraphIndex, summarize, openModel, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
-import { rangesOf, mergeTensorStates, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
-import { activationMethodName } from '../src/core/calibrate/collectors/methodFromConfig.ts';
-import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
-import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
-import { validatePreprocess } from '../src/core/preprocess/spec.ts';
-import { asFloat32 } from '../src/core/halfFloat/float16.ts';
-import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../src/core/calibrate/run/runner.ts';
-import { NoCalibrationDataError, NoUsableSamplesError } from '../src/core/calibrate/errors.ts';
-import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../src/core/calibrate/run/samples.ts';
-import type { BackendPreference } from '../src/core/runtime/session.ts';
-import type { BackendInfo, Runtime } from '../src/core/runtime/session.ts';
-import { HandleTable } from './runtime/handles.ts';
-import { readExternalFiles } from './runtime/externalFiles.ts';
-import { rangeEntry, rangesFromTable, type RangeTable } from '../src/core/calibrate/run/rangeTable.ts';
+import { buildGraphIndex, summarize, openModel, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
+import { rangesOf, mergeTensorStates, type TensorStates } from '../../src/core/calibrate/run/statistics.ts';
+import { activationMethodName } from '../../src/core/calibrate/collectors/methodFromConfig.ts';
+import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
+import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
+import { asFloat32 } from '../../src/core/halfFloat/float16.ts';
+import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
+import { NoCalibrationDataError, NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
+import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../../src/core/calibrate/run/samples.ts';
+import type { BackendPreference } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
+import { HandleTable } from '../runtime/handles.ts';
+import { readExternalFiles } from '../runtime/externalFiles.ts';
+import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 
-export type { CalibrationSample } from '../src/core/calibrate/run/samples.ts';
-export type { Progress as CalibrationProgress, SkippedSample } from '../src/core/calibrate/run/runner.ts';
+export type { CalibrationSample } from '../../src/core/calibrate/run/samples.ts';
+export type { Progress as CalibrationProgress, SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 
 export interface CalibrationOpenOptions {
   fileName: string;

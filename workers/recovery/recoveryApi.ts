@@ -13,41 +13,41 @@
  * within one inference or one optimizer step. A cancelled ladder keeps the rungs it measured.
  *
  * Plain object like evaluationApi: tests build it with a Node runtime and a fake decoder, and
- * recover.worker.ts only wires the browser's runtime and image decoder to it.
+ * recovery.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../src/core/onnx/index.ts';
-import { compareModels, ComparisonError, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
-import type { OutputSummary } from '../src/core/metrics/metricSummary.ts';
-import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
-import { configToJSON, configToPlainJson, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
-import type { PresetName } from '../src/core/quantize/presets.ts';
-import type { Ranges } from '../src/core/quantize/plan.ts';
-import type { QuantizeReport } from '../src/core/quantize/quantizeReport.ts';
-import type { PreprocessSpec } from '../src/core/preprocess/spec.ts';
-import { buildReport, type Report, type ReportFile } from '../src/core/report/index.ts';
-import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../src/core/recover/quantizeWithRecovery.ts';
-import { hasAttentionBlocks, hasWrittenOutActivations } from '../src/core/quantize/attentionBlocks.ts';
-import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../src/core/recover/ladder.ts';
-import { ladderCostPrior, ladderMeasures, ladderMetrics, type LadderSearchProgress, type RungDetail } from '../src/core/recover/ladderMeasure.ts';
-import type { CurvePoint } from '../src/core/recover/tuning.ts';
-import { ModelCalibrator, type SampleSource, type SkippedSample } from '../src/core/calibrate/run/runner.ts';
-import type { CalibrationSample, ImageDecoder } from '../src/core/calibrate/run/samples.ts';
-import { comparisonRuntime } from './evaluation/comparisonRuntime.ts';
-import { loadFeeds, type EvaluationFeeds } from './evaluation/feeds.ts';
-import type { BackendPreference } from '../src/core/runtime/session.ts';
-import type { Feed, Runtime } from '../src/core/runtime/session.ts';
-import { HandleTable } from './runtime/handles.ts';
-import { readExternalFiles } from './runtime/externalFiles.ts';
-import { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
-import { runtimeGramProduct } from './recover/gramProduct.ts';
-import { checkedDenseProduct } from './recover/denseProduct.ts';
-import type { RuntimeDenseProduct } from '../src/core/recover/denseProduct.ts';
-import { sha256Hex } from '../src/core/report/sha256.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../src/core/evaluate/mixedPrecision.ts';
-import type { PrecisionBudget } from '../src/core/quantize/precisionBudget.ts';
-import { nodePrecisions } from '../src/core/quantize/precisionClasses.ts';
+import { encode, openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
+import { compareModels, ComparisonError, type ComparisonRuntime } from '../../src/core/evaluate/compareModels.ts';
+import type { OutputSummary } from '../../src/core/metrics/metricSummary.ts';
+import { rangesOf, type TensorStates } from '../../src/core/calibrate/run/statistics.ts';
+import { configToJSON, configToPlainJson, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import type { PresetName } from '../../src/core/quantize/presets.ts';
+import type { Ranges } from '../../src/core/quantize/plan.ts';
+import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
+import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
+import { buildReport, type Report, type ReportFile } from '../../src/core/report/index.ts';
+import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { hasAttentionBlocks, hasWrittenOutActivations } from '../../src/core/quantize/attentionBlocks.ts';
+import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../../src/core/recover/ladder.ts';
+import { ladderCostPrior, ladderMeasures, ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
+import type { CurvePoint } from '../../src/core/recover/tuning.ts';
+import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
+import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
+import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
+import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
+import type { BackendPreference } from '../../src/core/runtime/session.ts';
+import type { Feed, Runtime } from '../../src/core/runtime/session.ts';
+import { HandleTable } from '../runtime/handles.ts';
+import { readExternalFiles } from '../runtime/externalFiles.ts';
+import { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
+import { runtimeGramProduct } from './gramProduct.ts';
+import { checkedDenseProduct } from './denseProduct.ts';
+import type { RuntimeDenseProduct } from '../../src/core/recover/denseProduct.ts';
+import { sha256Hex } from '../../src/core/report/sha256.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import type { PrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
+import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
 
-export { NoRecoveryDataError, RecoveryCancelledError } from '../src/core/recover/errors.ts';
+export { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
 
 export interface RecoverOpenOptions {
   fileName: string;
@@ -324,7 +324,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     };
   }
 
-  /** The model's float64 MatMul (workers/recover/denseProduct.ts), checked on first use and kept for its runs. */
+  /** The model's float64 MatMul (workers/recovery/denseProduct.ts), checked on first use and kept for its runs. */
   function denseOf(h: HeldModel): Promise<RuntimeDenseProduct | undefined> {
     h.dense ??= checkedDenseProduct(h.runtime);
     return h.dense;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decode, encode, makeNode } from '../src/core/onnx/index.ts';
-import { getPreset } from '../src/core/quantize/presets.ts';
-import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
-import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import { readModel } from '../tests/helpers/fixtures.ts';
-import { floatIO, smallModel } from '../tests/helpers/smallModels.ts';
-import { createCalibrationApi } from './calibrationApi.ts';
+import { decode, encode, makeNode } from '../../src/core/onnx/index.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
+import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
+import { readModel } from '../../tests/helpers/fixtures.ts';
+import { floatIO, smallModel } from '../../tests/helpers/smallModels.ts';
+import { createCalibrationApi } from '../calibration/calibrationApi.ts';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './calibration/testSupport.ts';
-import type { RangeTable } from './quantizeApi.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from '../calibration/testSupport.ts';
+import type { RangeTable } from '../model/quantizeApi.ts';
 
 const unit = getPreprocessPreset('unit');
 const xint8 = getPreset('XINT8');

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
-import { getPreset } from '../src/core/quantize/presets.ts';
-import { openModel } from '../src/core/onnx/index.ts';
-import { readModel, seededFloats } from '../tests/helpers/fixtures.ts';
+import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { openModel } from '../../src/core/onnx/index.ts';
+import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
 import { heldModel, modelApi } from './modelApi.ts';
 import { quantizeApi } from './quantizeApi.ts';
-import { wasmChoice } from './runtime/ort.ts';
+import { wasmChoice } from '../runtime/ort.ts';
 
 function fixtureBuffer(name: string): ArrayBuffer {
   const bytes = readModel(name);
@@ -15,8 +15,8 @@ function fixtureBuffer(name: string): ArrayBuffer {
 /** Ranges of mnist from one seeded input, as a calibration would give them (MinMax of every tensor). */
 async function mnistRanges(): Promise<Record<string, [number, number]>> {
   const { model } = openModel(readModel('mnist.onnx'));
-  const { exposeTensors, observableTensors } = await import('../src/core/calibrate/run/expose.ts');
-  const { encode } = await import('../src/core/onnx/index.ts');
+  const { exposeTensors, observableTensors } = await import('../../src/core/calibrate/run/expose.ts');
+  const { encode } = await import('../../src/core/onnx/index.ts');
   const session = await createSession(encode(exposeTensors(model, observableTensors(model))));
   const input = seededFloats(28 * 28, 3);
   const out = await session.run({ Input3: float32Tensor(input, [1, 1, 28, 28]) });

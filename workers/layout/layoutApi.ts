@@ -6,7 +6,7 @@
  *
  * Plain object: tests call it directly; layout.worker.ts only exposes it. No comlink, no DOM.
  */
-import { layeredLayout, type LayoutInput, type LayoutResult } from '../src/core/graph/layeredLayout.ts';
+import { layeredLayout, type LayoutInput, type LayoutResult } from '../../src/core/graph/layeredLayout.ts';
 
 export type { LayoutInput, LayoutResult };
 

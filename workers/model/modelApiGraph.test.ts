@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { modelApi } from './modelApi.ts';
-import { readModel } from '../tests/helpers/fixtures.ts';
-import { buildGraphIndex, decode } from '../src/core/onnx/index.ts';
+import { readModel } from '../../tests/helpers/fixtures.ts';
+import { buildGraphIndex, decode } from '../../src/core/onnx/index.ts';
 
 const buffer = (name: string) => {
   const bytes = readModel(name);

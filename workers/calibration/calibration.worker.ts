@@ -5,10 +5,10 @@
  * share returns are transferred, not copied.
  */
 import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { stateBuffers } from '../src/core/calibrate/run/statistics.ts';
+import { stateBuffers } from '../../src/core/calibrate/run/statistics.ts';
 import { createCalibrationApi, type CalibrationApi, type ProgressCallback } from './calibrationApi.ts';
-import { decodeWithCanvas } from './calibration/decodeImage.ts';
-import { createWebRuntime } from './runtime/ort.ts';
+import { decodeWithCanvas } from './decodeImage.ts';
+import { createWebRuntime } from '../runtime/ort.ts';
 
 const api = createCalibrationApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
 

@@ -1,12 +1,12 @@
 /**
- * The recovery worker's entry: wiring only. The API lives in recoverApi.ts (tests call it with a runtime
+ * The recovery worker's entry: wiring only. The API lives in recoveryApi.ts (tests call it with a runtime
  * of their choosing); here it gets onnxruntime-web and the OffscreenCanvas image decoder, and the progress
  * callback the page passed as a Comlink.proxy is released when its run ends.
  */
 import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { createRecoverApi, type RecoverApi, type RecoverProgressCallback } from './recoverApi.ts';
-import { decodeWithCanvas } from './calibration/decodeImage.ts';
-import { createWebRuntime } from './runtime/ort.ts';
+import { createRecoverApi, type RecoverApi, type RecoverProgressCallback } from './recoveryApi.ts';
+import { decodeWithCanvas } from '../calibration/decodeImage.ts';
+import { createWebRuntime } from '../runtime/ort.ts';
 
 const api = createRecoverApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
 
