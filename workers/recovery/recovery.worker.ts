@@ -4,15 +4,15 @@
  * callback the page passed as a Comlink.proxy is released when its run ends.
  */
 import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { createRecoverApi, type RecoverApi, type RecoverProgressCallback } from './recoveryApi.ts';
+import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgressCallback } from './recoveryApi.ts';
 import { decodeWithCanvas } from '../calibration/decodeImage.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 
-const api = createRecoverApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
+const api = createRecoveryApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
 
-const release = (callback: RecoverProgressCallback | undefined) => (callback as Remote<RecoverProgressCallback> | undefined)?.[releaseProxy]?.();
+const release = (callback: RecoveryWorkerProgressCallback | undefined) => (callback as Remote<RecoveryWorkerProgressCallback> | undefined)?.[releaseProxy]?.();
 
-const wired: RecoverApi = {
+const wired: RecoveryApi = {
   ...api,
   async recover(handle, request, onProgress) {
     try {

@@ -5,14 +5,14 @@ import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/q
 import { decode } from '../../src/core/onnx/index.ts';
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
-import { createRecoverApi, type RecoverApi, type RecoverProgress } from './recoveryApi.ts';
+import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from './recoveryApi.ts';
 import { fakeDecode, fakeImage, fakeImages } from '../calibration/testSupport.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 import { DENSE_A, DENSE_B } from '../../src/core/recover/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
-const api = (): RecoverApi => createRecoverApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });
+const api = (): RecoveryApi => createRecoveryApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });
 const unit = getPreprocessPreset('unit');
 
 function withFinetune(algorithm: 'adaround' | 'adaquant', iterations: number, extra: Partial<QuantConfig> = {}): QuantConfig {
@@ -32,15 +32,15 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
   );
 }
 
-async function openMnist(a: RecoverApi) {
+async function openMnist(a: RecoveryApi) {
   return (await a.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' })).handle;
 }
 
-describe('recoverApi (onnxruntime-web WASM)', () => {
+describe('recoveryApi (onnxruntime-web WASM)', () => {
   it('quantizes mnist with AdaRound: loss curves per layer in progress and summary, a model that runs in onnxruntime-node', async () => {
     const a = api();
     const handle = await openMnist(a);
-    const events: RecoverProgress[] = [];
+    const events: RecoveryWorkerProgress[] = [];
     const samples = [...fakeImages(4), fakeImage('broken.png', 'not an image')];
     const out = await a.recover(handle, { samples, spec: unit, config: withFinetune('adaround', 20), configName: 'XINT8' }, (p) => events.push(p));
 
@@ -80,7 +80,7 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
   it('climbs one format with an unreachable target: every rung measured with numbers and a model, the best chosen, a report with the ladder', async () => {
     const a = api();
     const handle = await openMnist(a);
-    const finished: RecoverProgress[] = [];
+    const finished: RecoveryWorkerProgress[] = [];
     const out = await a.ladder(
       handle,
       { samples: fakeImages(3), evaluationSamples: fakeImages(2), spec: unit, config: withFinetune('adaround', 3), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, mixedPrecision: false, finetuneReach: 1 },
@@ -137,7 +137,7 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
     const a = api();
     const handle = await openMnist(a);
     let live: string | undefined;
-    const seen: RecoverProgress[] = [];
+    const seen: RecoveryWorkerProgress[] = [];
     const out = await a.ladder(handle, { samples: fakeImages(3), spec: unit, config: withFinetune('adaquant', 2000), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, timeBudget: 3600 }, (p) => {
       seen.push(p);
       live ??= p.ladder;
@@ -183,7 +183,7 @@ describe('recoverApi (onnxruntime-web WASM)', () => {
         return { ...opened, runner: { ...opened.runner, run } };
       },
     };
-    const a = createRecoverApi({ runtime: () => counting, decodeImage: fakeDecode });
+    const a = createRecoveryApi({ runtime: () => counting, decodeImage: fakeDecode });
     const handle = await openMnist(a);
     for (const algorithm of ['adaround', 'adaquant'] as const) {
       const out = await a.recover(handle, { samples: fakeImages(4), spec: unit, config: withFinetune(algorithm, 3), configName: 'XINT8' });

@@ -49,28 +49,28 @@ import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
 
 export { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
 
-export interface RecoverOpenOptions {
+export interface RecoveryOpenOptions {
   fileName: string;
   /** The model's external-data files (the user's Files), by the name its tensors use; read here. */
   externalFiles?: Readonly<Record<string, Blob>>;
   threads?: number;
 }
 
-export interface RecoverModel {
+export interface RecoveryModel {
   handle: string;
   inputs: TensorSummary[];
   file: ReportFile;
 }
 
 /** The data every request carries: what to calibrate and tune on, and what to judge on. */
-export interface RecoverData {
+export interface RecoveryData {
   samples: readonly CalibrationSample[];
   /** Held-out samples to judge on; empty or absent → the calibration samples. */
   evaluationSamples?: readonly CalibrationSample[];
   spec: PreprocessSpec | null;
 }
 
-export interface RecoverRequest extends RecoverData {
+export interface RecoveryRequest extends RecoveryData {
   /** The user's configuration: settings, exclusions and the recovery choices (includeCle, includeFastFt, …). */
   config: QuantConfig;
   configName: string;
@@ -81,7 +81,7 @@ export interface RecoverRequest extends RecoverData {
   mixedPrecision?: { budget: PrecisionBudget; target: number; maxMeasurements?: number };
 }
 
-export interface LadderRequest extends RecoverData {
+export interface LadderRequest extends RecoveryData {
   /** The user's configuration: its exclusions and FastFinetune options carry into every rung. */
   config: QuantConfig;
   /** "cosine:0.99", "psnr:30", "top1:0.9". */
@@ -108,7 +108,7 @@ export interface LadderRequest extends RecoverData {
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */
-export interface RecoverProgress {
+export interface RecoveryWorkerProgress {
   /**
    * The rung being measured (ladder only): `of` the most rungs the climb may measure (fewer as rungs are ruled out),
    * `estimate` its expected seconds and what they rest on, `why` why it comes now.
@@ -131,7 +131,7 @@ export interface RecoverProgress {
   finished?: RungSummary;
 }
 
-export type RecoverProgressCallback = (p: RecoverProgress) => void;
+export type RecoveryWorkerProgressCallback = (p: RecoveryWorkerProgress) => void;
 
 /** A tuned layer as the page draws it. */
 export interface LayerCurve {
@@ -188,7 +188,7 @@ function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummar
   return { startCosine: m.startCosine, cosine: m.cosine, reached: m.reached, measurements: m.steps.length, seconds: m.seconds, budget: { act16: b('act16'), w16: b('w16'), float: b('float') } };
 }
 
-export interface RecoverOutcome {
+export interface RecoveryOutcome {
   rung: RungSummary;
   used: number;
   skipped: SkippedSample[];
@@ -222,7 +222,7 @@ export interface PickedModel {
   seconds: number;
 }
 
-export interface RecoverApiDeps {
+export interface RecoveryApiDeps {
   runtime(preference: BackendPreference, threads?: number): Runtime;
   decodeImage: ImageDecoder;
 }
@@ -269,7 +269,7 @@ function feedSource(data: EvaluationFeeds): SampleSource {
   };
 }
 
-export function createRecoverApi(deps: RecoverApiDeps) {
+export function createRecoveryApi(deps: RecoveryApiDeps) {
   const models = new HandleTable<HeldModel>('recover-model');
   const rungs = new HandleTable<HeldRung>('rung');
   const ladders = new HandleTable<HeldLadder>('ladder');
@@ -292,7 +292,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
   }
 
   /** Decodes calibration and evaluation samples once; the calibrate callback runs the float model on them. */
-  async function prepareData(h: HeldModel, request: RecoverData, check: () => void, progress: RecoverProgressCallback) {
+  async function prepareData(h: HeldModel, request: RecoveryData, check: () => void, progress: RecoveryWorkerProgressCallback) {
     if (request.samples.length === 0) {
       throw new NoRecoveryDataError('No calibration images: recovery calibrates, fine-tunes and measures on real data. Add images in the calibration step.');
     }
@@ -379,7 +379,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
     };
   }
 
-  const forward = (progress: RecoverProgressCallback, rung: RecoverProgress['rung'], ladder?: string) => (p: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress) => {
+  const forward = (progress: RecoveryWorkerProgressCallback, rung: RecoveryWorkerProgress['rung'], ladder?: string) => (p: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress) => {
     if (p.phase === 'mixed') progress({ rung, ladder, phase: 'mixed', done: p.done, total: p.total, cosine: p.cosine });
     else if (p.phase === 'layer') progress({ rung, ladder, phase: 'layer', layer: { id: p.id, done: p.done, total: p.total, lossBefore: p.lossBefore, lossAfter: p.lossAfter, curve: p.curve } });
     else if (p.phase === 'gather') progress({ rung, ladder, phase: 'gather', done: p.stage, total: p.stages });
@@ -388,7 +388,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
 
   return {
     /** Decodes the float model; its bytes stay here. ComparisonError for a model that is already quantized. */
-    async open(bytes: ArrayBuffer, options: RecoverOpenOptions): Promise<RecoverModel> {
+    async open(bytes: ArrayBuffer, options: RecoveryOpenOptions): Promise<RecoveryModel> {
       const data = new Uint8Array(bytes);
       const external = await readExternalFiles(options.externalFiles);
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
@@ -403,7 +403,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
      * Named errors: NoRecoveryDataError, NoUsableSamplesError, RecoveryCancelledError, RecoveryError,
      * ConfigError and what the quantizer throws.
      */
-    async recover(handle: string, request: RecoverRequest, onProgress?: RecoverProgressCallback): Promise<RecoverOutcome> {
+    async recover(handle: string, request: RecoveryRequest, onProgress?: RecoveryWorkerProgressCallback): Promise<RecoveryOutcome> {
       const h = models.get(handle);
       const progress = onProgress ?? (() => undefined);
       return withSignal(h, async (signal, check) => {
@@ -455,7 +455,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
      * Progress says the rung, its phase and layer, and each rung's numbers as it ends. A cancel ends the
      * climb with what was measured (stopped: 'cancelled'); a bad target is LadderTargetError.
      */
-    async ladder(handle: string, request: LadderRequest, onProgress?: RecoverProgressCallback): Promise<LadderOutcome> {
+    async ladder(handle: string, request: LadderRequest, onProgress?: RecoveryWorkerProgressCallback): Promise<LadderOutcome> {
       const h = models.get(handle);
       const progress = onProgress ?? (() => undefined);
       const target = parseLadderTarget(request.target);
@@ -468,7 +468,7 @@ export function createRecoverApi(deps: RecoverApiDeps) {
         const start = performance.now();
         const base = validateConfig(request.config);
         const data = await prepareData(h, request, check, progress);
-        const info = (r: Rung): RecoverProgress['rung'] => ({ index: r.index, label: r.label, step: r.step, of: r.of, estimate: r.estimate ? { ...r.estimate } : undefined, why: r.why });
+        const info = (r: Rung): RecoveryWorkerProgress['rung'] => ({ index: r.index, label: r.label, step: r.step, of: r.of, estimate: r.estimate ? { ...r.estimate } : undefined, why: r.why });
         forgetPrevious(h);
         // The climb is held from its start, its result the rungs measured so far: after a Cancel (or while it runs) its
         // report and every finished rung's model are there, whatever becomes of the rung in flight.
@@ -634,4 +634,4 @@ export function recipeLabel(config: QuantConfig, name: string, mixedPrecision = 
   return parts.join(' + ');
 }
 
-export type RecoverApi = ReturnType<typeof createRecoverApi>;
+export type RecoveryApi = ReturnType<typeof createRecoveryApi>;

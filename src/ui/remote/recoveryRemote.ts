@@ -7,15 +7,15 @@
  */
 import { proxy } from 'comlink';
 import { RecoveryCancelledError } from '../../core/recover/errors.ts';
-import type { RecoverApi, RecoverProgress } from '../../../workers/recovery/recoveryApi.ts';
+import type { RecoveryApi, RecoveryWorkerProgress } from '../../../workers/recovery/recoveryApi.ts';
 import type { RecoveryService } from '../store/recoverySlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker } from './modelWorker.ts';
 
 /** How long a cancelled run may take to notice before its worker is ended. */
 const CANCEL_GRACE_MS = 10_000;
 
-function openWorker(modelHandle: string): OpenWorker<RecoverApi> {
-  return openModelWorker<RecoverApi>(
+function openWorker(modelHandle: string): OpenWorker<RecoveryApi> {
+  return openModelWorker<RecoveryApi>(
     () => new Worker(new URL('../../../workers/recovery/recovery.worker.ts', import.meta.url), { type: 'module', name: 'recovery' }),
     'recovery worker',
     modelHandle,
@@ -23,7 +23,7 @@ function openWorker(modelHandle: string): OpenWorker<RecoverApi> {
 }
 
 export function createRecoveryRemote(): RecoveryService {
-  const { run: call, cancel, release } = createModelWorker<RecoverApi>({
+  const { run: call, cancel, release } = createModelWorker<RecoveryApi>({
     open: openWorker,
     cancelled: () => new RecoveryCancelledError('The recovery worker was ended.'),
     cancelGraceMs: CANCEL_GRACE_MS,
@@ -32,12 +32,12 @@ export function createRecoveryRemote(): RecoveryService {
 
   return {
     recover(modelHandle, request, onProgress) {
-      return call(modelHandle, (api, h) => api.recover(h, request, proxy((p: RecoverProgress) => onProgress(p))), true);
+      return call(modelHandle, (api, h) => api.recover(h, request, proxy((p: RecoveryWorkerProgress) => onProgress(p))), true);
     },
     ladder(modelHandle, request, onProgress) {
       // Soft: a cancelled climb ends by itself within a step and keeps its measured rungs in this worker; ending the
       // worker would lose them ("Use this model" and the report after a Cancel).
-      return call(modelHandle, (api, h) => api.ladder(h, request, proxy((p: RecoverProgress) => onProgress(p))), 'soft');
+      return call(modelHandle, (api, h) => api.ladder(h, request, proxy((p: RecoveryWorkerProgress) => onProgress(p))), 'soft');
     },
     pick(modelHandle, rungHandle) {
       return call(modelHandle, (api) => api.pick(rungHandle), false);

@@ -24,8 +24,8 @@ export type {
   LadderRequest,
   LayerCurve,
   PickedModel,
-  RecoverOutcome,
-  RecoverProgress,
-  RecoverRequest,
+  RecoveryOutcome,
+  RecoveryWorkerProgress,
+  RecoveryRequest,
   RungSummary,
 } from '../../../workers/recovery/recoveryApi.ts';

@@ -3,7 +3,7 @@ import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
-import type { LadderOutcome, LadderRequest, RecoverOutcome, RecoverProgress, RecoverRequest, RungSummary } from '../remote/workerTypes.ts';
+import type { LadderOutcome, LadderRequest, RecoveryOutcome, RecoveryWorkerProgress, RecoveryRequest, RungSummary } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import { currentConfig, exportedConfig } from './selectors.ts';
 import type { ModelService } from './modelSlice.ts';
@@ -25,8 +25,8 @@ const rung = (index: number, label: string, cosine: number, extra: Partial<RungS
 
 /** A fake recovery service whose runs finish when the test says so. */
 function fakeRecovery(picked: { config: QuantConfig; label: string; preset: PresetName } = { config: validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true }), label: 'A8W8', preset: 'A8W8' }) {
-  const runs: { request: RecoverRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: RecoverOutcome) => void; reject: (e: Error) => void }[] = [];
-  const climbs: { request: LadderRequest; onProgress: (p: RecoverProgress) => void; resolve: (r: LadderOutcome) => void }[] = [];
+  const runs: { request: RecoveryRequest; onProgress: (p: RecoveryWorkerProgress) => void; resolve: (r: RecoveryOutcome) => void; reject: (e: Error) => void }[] = [];
+  const climbs: { request: LadderRequest; onProgress: (p: RecoveryWorkerProgress) => void; resolve: (r: LadderOutcome) => void }[] = [];
   const counts = { cancelled: 0, released: 0, picked: [] as string[] };
   const service: RecoveryService = {
     recover: (_h, request, onProgress) => new Promise((resolve, reject) => runs.push({ request, onProgress, resolve, reject })),

@@ -25,9 +25,9 @@ import type {
   LadderRequest,
   LayerCurve,
   PickedModel,
-  RecoverOutcome,
-  RecoverProgress,
-  RecoverRequest,
+  RecoveryOutcome,
+  RecoveryWorkerProgress,
+  RecoveryRequest,
   RungSummary,
 } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
@@ -38,12 +38,12 @@ import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts'
 import { evaluationSamples, samplesOf } from './samples.ts';
 import { currentConfig } from './selectors.ts';
 
-export type { LayerCurve, RecoverProgress, RungSummary } from '../remote/workerTypes.ts';
+export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/workerTypes.ts';
 
 /** What the slice needs from the recovery worker (src/ui/remote implements it). */
 export interface RecoveryService {
-  recover(modelHandle: string, request: RecoverRequest, onProgress: (p: RecoverProgress) => void): Promise<RecoverOutcome>;
-  ladder(modelHandle: string, request: LadderRequest, onProgress: (p: RecoverProgress) => void): Promise<LadderOutcome>;
+  recover(modelHandle: string, request: RecoveryRequest, onProgress: (p: RecoveryWorkerProgress) => void): Promise<RecoveryOutcome>;
+  ladder(modelHandle: string, request: LadderRequest, onProgress: (p: RecoveryWorkerProgress) => void): Promise<LadderOutcome>;
   /** The bytes of a measured model, with its report and configuration. */
   pick(modelHandle: string, rungHandle: string): Promise<PickedModel>;
   /** The climb's report (core Report with its ladder section) for the rung at `index`. */
@@ -101,7 +101,7 @@ export interface RecoveryState {
   status: RecoveryStatus;
   /** What runs or ran last. */
   mode: 'recover' | 'ladder' | null;
-  progress: RecoverProgress | null;
+  progress: RecoveryWorkerProgress | null;
   /** The current rung's tuned layers so far (live), for the loss curves. */
   curves: LayerCurve[];
   /** Measured configurations: one for a single run, every rung for a climb. */
@@ -195,7 +195,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
   return (set, get) => {
     const patch = (p: Partial<RecoveryState>) => set((s) => ({ recovery: { ...s.recovery, ...p } }) as Partial<S>);
 
-    const onProgress = (request: number) => (p: RecoverProgress) => {
+    const onProgress = (request: number) => (p: RecoveryWorkerProgress) => {
       // Progress may arrive after the run's own answer (messages of two channels): a finished run ignores it.
       if (request !== latest || get().recovery.status !== 'running') return;
       const r = get().recovery;

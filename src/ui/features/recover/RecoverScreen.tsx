@@ -14,13 +14,13 @@ import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
-import type { RecoverProgress } from '../../store/recoverySlice.ts';
+import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
 import { floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import './recover.css';
 
-const PHASE: Record<RecoverProgress['phase'], string> = {
+const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   decoding: 'Decoding images',
   prepare: 'Starting the rung',
   cle: 'Cross-layer equalization',
@@ -51,7 +51,7 @@ function useSecondTick(): number {
  * gathered, mixed-precision measurements), else by the time spent against the rung's estimate (never past 95 %), so the
  * bar moves in every phase.
  */
-function rungShare(progress: RecoverProgress | null, rungSeconds: number): number {
+function rungShare(progress: RecoveryWorkerProgress | null, rungSeconds: number): number {
   const l = progress?.layer;
   const done = l ? l.done : (progress?.done ?? 0);
   const total = l ? l.total : (progress?.total ?? 0);
@@ -62,7 +62,7 @@ function rungShare(progress: RecoverProgress | null, rungSeconds: number): numbe
 }
 
 function ProgressLine({ progress, onCancel, startedAt, rungStartedAt, cancelling, budgetMinutes }: {
-  progress: RecoverProgress | null; onCancel: () => void; startedAt: number | null; rungStartedAt: number | null; cancelling: boolean; budgetMinutes: number | null;
+  progress: RecoveryWorkerProgress | null; onCancel: () => void; startedAt: number | null; rungStartedAt: number | null; cancelling: boolean; budgetMinutes: number | null;
 }) {
   const now = useSecondTick();
   const ref = useRef<HTMLDivElement>(null);
