@@ -283,6 +283,9 @@ export const ladderCommand = {
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
+        onGrowth: (rung: Rung, g) => {
+          process.stderr.write(`  ${rung.label}: ${g.act16} activation pairs and ${g.w16} weights at 16 bits: held-in ${target.metric} ${num(g.score)}${Number.isFinite(g.metrics.cer) ? `, CER ${(100 * g.metrics.cer).toFixed(2)} %` : ''}${g.met ? ' (meets the target)' : ''} (${g.seconds.toFixed(1)} s)\n`);
+        },
         onProgress: (rung: Rung, p) => {
           if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
         },
@@ -405,6 +408,7 @@ export const ladderCommand = {
         finetuneReach: reach,
         exclude: values['no-exclusions'] ? undefined : measures.exclude,
         mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
+        mixedBiasCorrection: true,
         signal,
         timeBudget: budget,
         costPrior: ladderCostPrior(model, { calibrationSamples: tuningData.feeds.length, evaluationSamples: evalData.feeds.length, base, maxExclusionSteps: maxSteps }),

@@ -105,6 +105,11 @@ export interface MixedPrecisionResult {
   readonly budget: Readonly<Record<PrecisionKind, { readonly limit: number; readonly used: number; readonly of: number }>>;
   /** Every single unit measured, largest gain first (the evidence for the choice and for what could not be reached). */
   readonly sensitivities: readonly UnitSensitivity[];
+  /** Every block measured (whole kinds, their parts, single units), in order: what ranks the units (./precisionGrowth.ts). */
+  readonly measured: readonly UnitSensitivity[];
+  /** The candidates of the 8-bit start, by kind, and each one's place in graph order (./precisionWindows.ts unitPositions). */
+  readonly units: Readonly<Record<PrecisionKind, readonly PrecisionUnit[]>>;
+  readonly positions: ReadonlyMap<PrecisionUnit, number>;
   readonly steps: readonly MixedPrecisionStep[];
   readonly seconds: number;
 }
@@ -148,6 +153,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const perRound = Math.max(8, Math.round(maxMeasurements / 4));
   const steps: MixedPrecisionStep[] = [];
   const sensitivities: UnitSensitivity[] = [];
+  const measuredBlocks: UnitSensitivity[] = [];
   const targetError = 1 - options.target;
   type Point = { noise: number; error: number };
 
@@ -239,9 +245,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       for (let k = 0; k < best.units.length && roundMeasurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
     }
     sensitivities.push(...found.filter((f) => f.units.length === 1 || f.cost <= limits[f.kind]));
+    measuredBlocks.push(...found);
     return choose(found, negligible).picked.flatMap((p) => p.units);
   };
 
+  const positions = unitPositions(baseResult.model, units);
   let config = options.config;
   let point = startPoint;
   const chosen = new Set<PrecisionUnit>();
@@ -288,7 +296,6 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     const count = options.windowStarts ?? 4;
     if (count <= 0) return undefined;
     const stopAt = Math.min(maxMeasurements, steps.length + (options.maxWindowMeasurements ?? 16));
-    const positions = unitPositions(baseResult.model, units);
     const starts = [...new Set(kinds.flatMap((k) => units[k].map((u) => positions.get(u)!)))].sort((a, b) => a - b);
     if (!starts.length) return undefined;
     const floatRoom = kinds.includes('float') ? limits.float : 0;
@@ -347,6 +354,9 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       float: { limit: limits.float, used: used.float, of: of.float },
     },
     sensitivities: sensitivities.sort((a, b) => b.gain - a.gain),
+    measured: measuredBlocks,
+    units,
+    positions,
     steps,
     seconds: (performance.now() - start) / 1000,
   };

@@ -55,6 +55,33 @@ describe('the best-practice ladder', () => {
     expect(result.order).toBe('fastest');
   });
 
+  it("with plainFirst (the default under a time budget), measures every 8-bit format's plain rung first, then the best one's variants, its fine-tuning and mixed precision, and the others' variants after, each saying why", async () => {
+    const { tried, measure } = scoring({ XINT8: 0.6, A8W8: 0.62, 'A8W8 per-channel': 0.8, 'A8W8 per-channel + attention rules': 0.9 });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      attentionRungs: true,
+      finetuneReach: 1,
+      plainFirst: true,
+      measure,
+      mixed: async (c) => ({ score: 0.96, metrics: { cosine: 0.96 }, config: c }),
+    });
+    expect(tried.slice(0, 3)).toEqual(['XINT8', 'A8W8', 'A8W8 per-channel']);
+    // The per-channel stage measured best: its variants next, then its fine-tuning and mixed precision.
+    expect(tried.slice(3, 6)).toEqual(['A8W8 per-channel + CLE', 'A8W8 per-channel + attention rules', 'A8W8 per-channel + attention rules + SmoothQuant']);
+    const labels = result.results.map((r) => r.rung.label);
+    const mixedAt = labels.indexOf('Mixed precision (A8W8 per-channel + attention rules)');
+    const firstLater = labels.indexOf('XINT8 + CLE');
+    expect(labels.indexOf('A8W8 per-channel + attention rules + AdaRound')).toBeLessThan(firstLater);
+    expect(mixedAt).toBeGreaterThan(5);
+    expect(mixedAt).toBeLessThan(firstLater);
+    // Every rung is still measured (no budget here): the per-tensor variants come after.
+    expect(labels).toContain('A8W8 + attention rules');
+    expect(result.results[0].rung.why).toMatch(/every 8-bit format's plain rung first/);
+    expect(result.results[4].rung.why).toMatch(/its plain rung measured best of the 8-bit formats \(0\.8000/);
+    expect(result.results[firstLater].rung.why).toMatch(/its plain rung measured 0\.6000.*below A8W8 per-channel's 0\.8000/);
+  });
+
   it('by default climbs every 8-bit route (screening, fine-tuning, mixed precision) before any 16-bit format', async () => {
     const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
     const result = await climbLadder({

@@ -96,6 +96,8 @@ export interface RungRecipe {
   readonly saturationSafe?: boolean;
   /** Ranges by this calibration method instead of the user's (or the preset's). Absent: theirs. */
   readonly calibrationMethod?: CalibrationMethod;
+  /** Empirical bias correction (includeBiasCorrection), on the mixed-precision rung's precisions. Absent: off. */
+  readonly biasCorrection?: boolean;
   /** Fine-tuning iterations per layer fitted to what is left of the time budget, fewer than the user's. Absent: theirs. */
   readonly iterations?: number;
 }
@@ -233,13 +235,18 @@ export interface LadderOptions {
    * Automatic mixed precision from the 8-bit `config`, toward the target, then measured; omitted → no mixed-precision
    * rungs. They come after the 8-bit fine-tuning rungs (see climbLadder).
    */
-  mixed?(config: QuantConfig, target: LadderTarget, rung: Rung): Promise<RungMeasurement>;
+  mixed?(config: QuantConfig, target: LadderTarget, rung: Rung, limits?: { readonly secondsLeft?: number }): Promise<RungMeasurement>;
   /**
    * Whether a measured rung's model has weights that could saturate the int8 kernels its judge runs (the judge at
    * onnxruntime's graph optimization 'all' on an x86 CPU; see core/quantize/cpuKernelSafety.ts). Where it says so,
    * the screened format's best rung is measured again with saturation-safe weights. Omitted: never.
    */
   saturationRisk?(result: RungResult): boolean;
+  /**
+   * After the mixed-precision rung, measure its precisions with bias correction (a rung of its own, before fine-tuning
+   * them). Default false.
+   */
+  readonly mixedBiasCorrection?: boolean;
   /** Called before a rung is measured, and after, with its result. */
   onRung?(rung: Rung, result?: RungResult): void;
   /** Called when a rung is ruled out (listed in the result's `skipped`). */
@@ -251,6 +258,13 @@ export interface LadderOptions {
    * (set `signal` at the deadline: a climb aborted past its budget ends 'budget', not 'cancelled').
    */
   readonly timeBudget?: number;
+  /**
+   * Order eight-bit-first: measure every 8-bit format's plain rung first, then screen the variants of the one that
+   * measured best, fine-tune it and run mixed precision, and only then screen the other formats' variants (see
+   * plainFirst in climbLadder). Default: on under a time budget, where which rungs fit depends on the order; off
+   * without one, where every rung is measured anyway and the reference's flow order is kept.
+   */
+  readonly plainFirst?: boolean;
   /** Seconds per kind of rung before anything is measured (ladderBudget.ts priorCosts). Default: unknown until measured. */
   readonly costPrior?: CostPrior;
   /** Seconds since some origin; default performance.now() / 1000 (tests pass a fake clock). */
@@ -274,7 +288,7 @@ function startParts(r: RungRecipe): string[] {
 /** "A16W8 per-channel + CLE + AdaQuant". */
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
-  const finetune = r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : [];
+  const finetune = [...(r.biasCorrection ? ['bias correction'] : []), ...(r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : [])];
   if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
   return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
 }
@@ -322,6 +336,7 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
     perChannel: recipe.perChannel,
     includeCle: recipe.cle,
     includeFastFt: recipe.finetune !== null,
+    ...(recipe.biasCorrection ? { includeBiasCorrection: true } : {}),
     extraOptions: { ...symmetry, ...calibration, ...userExtra, FastFinetune: { ...(base?.extraOptions.FastFinetune ?? {}), ...finetune } },
   });
 }
@@ -471,14 +486,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (recipe.exclusions) config = bestConfig(results) ?? config;
     // Fine-tuning on mixed precision keeps the precisions the search chose (the last mixed rung's configuration).
     const chosenPrecision = [...results].reverse().find((r) => r.rung.recipe.mixedPrecision && !r.error)?.config;
-    if (recipe.mixedPrecision && recipe.finetune && chosenPrecision) {
+    if (recipe.mixedPrecision && (recipe.finetune || recipe.biasCorrection) && chosenPrecision) {
       config = { ...config, nodesToExclude: chosenPrecision.nodesToExclude, extraOptions: { ...config.extraOptions, TensorQuantOverrides: chosenPrecision.extraOptions.TensorQuantOverrides } };
     }
     try {
       const m = recipe.exclusions
         ? await options.exclude!(config, options.target, rung)
-        : recipe.mixedPrecision && !recipe.finetune
-          ? await options.mixed!(config, options.target, rung)
+        : recipe.mixedPrecision && !recipe.finetune && !recipe.biasCorrection
+          ? await options.mixed!(config, options.target, rung, budget !== undefined ? { secondsLeft: budget - elapsed() } : undefined)
           : await options.measure(config, rung);
       result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: now() - start, detail: m.detail };
     } catch (e) {
@@ -546,11 +561,17 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const algorithms = position === 0 || reapply;
     planned += 1 + (options.saturationRisk ? 1 : 0) + (algorithms ? 1 + rules + (rules > 0 ? 1 : 0) + (options.calibrationRungs ? 1 : 0) + 2 : 0);
   }
-  planned += (options.mixed ? 2 : 0) + (options.exclude ? 1 : 0);
+  planned += (options.mixed ? (options.mixedBiasCorrection ? 3 : 2) : 0) + (options.exclude ? 1 : 0);
 
   /** Screens `group`, pushing each stage's best screened rung (CLE kept only if it measured better than the plain format) to `candidates`. */
+  /** The plain rung measured for a stage before its variants (plainFirst), by stage. */
+  const plainOf = new Map<(typeof stages)[number], RungResult>();
+  /** Why a stage's variants come when they do (plainFirst), by stage. */
+  const stageWhy = new Map<(typeof stages)[number], string>();
+
   const screen = async (group: typeof stages, candidates: RungResult[]): Promise<Ended> => {
-    for (const { preset, perChannel, position } of group) {
+    for (const stage of group) {
+      const { preset, perChannel, position } = stage;
       const algorithms = position === 0 || reapply;
       const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
       const format = `${preset}${perChannel ? ' per-channel' : ''}`;
@@ -569,7 +590,9 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const measured: RungResult[] = [];
       for (let i = 0; i < recipes.length; i++) {
         if (stopNow()) return 'cancelled';
-        const r = await tryRung(recipes[i].recipe, i > 0 ? (recipes[i].recipe.cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3, recipes[i].why);
+        const given = i === 0 ? plainOf.get(stage) : undefined;
+        const note = i > 0 ? stageWhy.get(stage) : undefined;
+        const r = given ?? (await tryRung(recipes[i].recipe, i > 0 ? (recipes[i].recipe.cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3, note ? `${recipes[i].why}; ${note}` : recipes[i].why));
         if (!r) continue;
         measured.push(r);
         if (r.met) return 'target';
@@ -619,6 +642,41 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       candidates.push(best());
     }
     return null;
+  };
+
+  /**
+   * Where a group holds several stages, each stage's plain rung first; the stage whose plain rung measured best (by the
+   * target, ties by CER and cosine: chooseRung) has its variants screened next, the others' after that stage's fine-tuning
+   * and mixed precision (the recognizer: XINT8 and A8W8 per tensor read no line, A8W8 per channel 1 of 16 and 8 with the
+   * attention rules; their eight per-tensor variants took about 4 of 15 minutes before). Returns the stages in the order
+   * their variants are screened: [the best, the rest] (or how the climb ended).
+   */
+  const plainFirst = async (group: typeof stages): Promise<[typeof stages | 'target' | 'cancelled', typeof stages]> => {
+    if (group.length < 2 || !(options.plainFirst ?? budget !== undefined)) return [group, []];
+    const measured: { stage: (typeof stages)[number]; r: RungResult }[] = [];
+    for (const stage of group) {
+      if (stopNow()) return ['cancelled', []];
+      const format = `${stage.preset}${stage.perChannel ? ' per-channel' : ''}`;
+      const r = await tryRung(
+        { preset: stage.preset, perChannel: stage.perChannel, cle: false, finetune: null, exclusions: false },
+        stage.perChannel ? 'ours' : stage.position === 0 ? 1 : 3,
+        `screening ${format}: every 8-bit format's plain rung first (a calibration and an evaluation each), so that measurement says whose variants come first`,
+      );
+      if (!r) continue;
+      plainOf.set(stage, r);
+      if (r.met) return ['target', []];
+      measured.push({ stage, r });
+    }
+    if (measured.length === 0) return [group, []];
+    const best = measured[chooseRung(measured.map((m) => m.r))];
+    const rest = group.filter((g) => g !== best.stage);
+    const show = (r: RungResult) => `${r.score.toFixed(4)}${Number.isFinite(r.metrics.cosine) ? `, cosine ${r.metrics.cosine.toFixed(4)}` : ''}`;
+    stageWhy.set(best.stage, `its plain rung measured best of the 8-bit formats (${show(best.r)})`);
+    for (const g of rest) {
+      const mine = plainOf.get(g);
+      if (mine) stageWhy.set(g, `its plain rung measured ${show(mine)}, below ${best.r.rung.label}'s ${show(best.r)}: screened after that format's fine-tuning and mixed precision`);
+    }
+    return [[best.stage], rest];
   };
 
   /** Fine-tunes `candidates`, closest to the target first; AdaRound (which measured better everywhere) before AdaQuant. */
@@ -681,8 +739,22 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (searched.met) return 'target';
     if (stopNow()) return 'cancelled';
     const bestSoFar = results[chooseRung(results)] === searched;
-    if (searched.error) drop();
-    else if (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar, 'fine-tuning the precisions the mixed-precision search chose')) return 'target';
+    if (searched.error) {
+      drop(options.mixedBiasCorrection ? 2 : 1);
+      return null;
+    }
+    // Bias correction on the chosen precisions: a fine-tuning rung's layer data without its iterations, so tried first.
+    if (options.mixedBiasCorrection) {
+      if (stopNow()) return 'cancelled';
+      const corrected = await tryRung(
+        { ...recipe, biasCorrection: true },
+        'ours',
+        'bias correction on the precisions the mixed-precision search chose: the layer data of a fine-tuning rung without its iterations, so before fine-tuning (measured on the recognizer: 12 → 15 of 16 lines at act16=0.25)',
+      );
+      if (corrected?.met) return 'target';
+      if (stopNow()) return 'cancelled';
+    }
+    if (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar, 'fine-tuning the precisions the mixed-precision search chose')) return 'target';
     return null;
   };
 
@@ -698,13 +770,19 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const sixteen: RungResult[] = [];
       // The closest 8-bit configuration is fine-tuned whatever it needs only when nothing else can lift the ladder after it.
       const eightLast = sixteenBit.length === 0 && !options.mixed;
-      ended = await screen(eightBit, eight);
+      // Measured sensitivity orders the 8-bit stages: each one's plain rung first (a calibration and an evaluation), then the
+      // variants of the stage that measured best, its fine-tuning and mixed precision, and only then the other stages'.
+      const [first, later] = await plainFirst(eightBit);
+      if (first === 'cancelled' || first === 'target') return finish(first);
+      ended = await screen(first, eight);
       // After screening, 8-bit fine-tuning and mixed precision in the order of their expected gain per second.
       const mixedFirst = ended === null && options.mixed !== undefined && mixedBeforeFineTuning(eight);
       if (mixedFirst) mixedReason = mixedFirst;
       ended ??= mixedFirst
-        ? ((await mixedPrecision()) ?? (await fineTuneAll(eight, eightLast, '8-bit')))
-        : ((await fineTuneAll(eight, eightLast, '8-bit')) ?? (await mixedPrecision()));
+        ? ((await mixedPrecision()) ?? (await fineTuneAll(eight, eightLast && later.length === 0, '8-bit')))
+        : ((await fineTuneAll(eight, eightLast && later.length === 0, '8-bit')) ?? (await mixedPrecision()));
+      const eightLater: RungResult[] = [];
+      ended ??= (await screen(later, eightLater)) ?? (await fineTuneAll(eightLater, eightLast, '8-bit (screened later)'));
       ended ??= (await screen(sixteenBit, sixteen)) ?? (await fineTuneAll(sixteen, true, '16-bit'));
     }
     if (ended) return finish(ended);

@@ -15,6 +15,8 @@ export interface CostedRecipe {
   readonly exclusions: boolean;
   readonly mixedPrecision?: boolean;
   readonly calibrationMethod?: CalibrationMethod;
+  /** Bias correction without fine-tuning: costed as a fine-tuning rung's layer data without its iterations. */
+  readonly biasCorrection?: boolean;
 }
 
 /** What the estimate reads of a measured rung (ladder.ts RungResult). */
@@ -61,7 +63,7 @@ export type RungKind = 'screen' | 'finetune' | 'mixed' | 'exclusions';
 
 export function rungKind(recipe: CostedRecipe): RungKind {
   if (recipe.exclusions) return 'exclusions';
-  if (recipe.finetune) return 'finetune';
+  if (recipe.finetune || recipe.biasCorrection) return 'finetune';
   if (recipe.mixedPrecision) return 'mixed';
   return 'screen';
 }
@@ -95,6 +97,12 @@ const SCREEN_SECONDS_PER_WEIGHT_RUN = 3e-7;
 export const FINETUNE_SHARE_PER_ITERATION = 0.03;
 /** A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano: 66 s for ~60 measurements, 8 s screening). */
 const MIXED_SHARE_PER_MEASUREMENT = 0.12;
+
+/**
+ * A bias-correction rung's cost as a share of a fine-tuning rung's: it gathers the same layer data but runs no
+ * iterations (the recognizer: 129 s against AdaRound's 196 s at 1000 iterations, at different loads; bench/README.md).
+ */
+const BIAS_CORRECTION_SHARE = 0.5;
 
 /** The prior: from the model's size and the images only. */
 export function priorCosts(f: CostFacts): CostPrior {
@@ -130,10 +138,14 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
     seconds: mean(rs.map((r) => r.seconds)),
     basis: rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
   });
+  const correcting = recipe.biasCorrection === true && !recipe.finetune;
   if (kind === 'finetune') {
-    const same = ok.filter((r) => r.rung.recipe.finetune === recipe.finetune);
+    const same = ok.filter((r) => r.rung.recipe.finetune === recipe.finetune && (r.rung.recipe.biasCorrection === true) === (recipe.biasCorrection === true));
     if (same.length > 0) return like(same);
-    if (ok.length > 0) return like(ok);
+    if (ok.length > 0) {
+      const e = like(ok);
+      return correcting ? { seconds: BIAS_CORRECTION_SHARE * e.seconds, basis: `${Math.round(BIAS_CORRECTION_SHARE * 100)} % of ${e.basis.replace(/^like /, '')}` } : e;
+    }
   } else if (kind === 'screen') {
     const same = ok.filter((r) => (r.rung.recipe.calibrationMethod ?? null) === (recipe.calibrationMethod ?? null));
     if (same.length > 0) return like(same);
@@ -141,9 +153,10 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
     return like(ok);
   }
   const screens = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === 'screen' && !r.rung.recipe.calibrationMethod);
-  if (screens.length === 0) return { seconds: prior[kind], basis: "the model's size and the images" };
+  const share = correcting ? BIAS_CORRECTION_SHARE : 1;
+  if (screens.length === 0) return { seconds: share * prior[kind], basis: "the model's size and the images" };
   const speed = mean(screens.map((r) => r.seconds)) / prior.screen;
   // A screening rung with another ranges method than any measured: a few calibrations' worth more.
-  const factor = kind === 'screen' ? 3 : 1;
+  const factor = (kind === 'screen' ? 3 : 1) * share;
   return { seconds: prior[kind] * speed * factor, basis: "the model's size and the images, scaled by the screening rungs measured" };
 }

@@ -19,6 +19,8 @@ import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../evaluate/precisionGrowth.ts';
+import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputSummary } from '../metrics/metricSummary.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
@@ -31,7 +33,7 @@ import type { DenseProduct } from './denseProduct.ts';
 import { forEachTensor } from '../onnx/walk.ts';
 import { elementCount } from '../onnx/elementTypes.ts';
 import { priorCosts, type CostPrior } from './ladderBudget.ts';
-import { LadderTargetError, mixedPrecisionCosine, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
+import { LadderTargetError, mixedPrecisionCosine, TASK_LADDER_METRICS as TASK_METRICS, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
 
 export interface LadderRuntime {
   /** The float model as the user gave it; every rung is compared with it. */
@@ -62,6 +64,8 @@ export interface LadderRuntime {
   /** Building each layer's problem and scoring codes on a runtime's float64 MatMul (see denseProduct.ts); TypeScript without it. */
   readonly denseProduct?: DenseProduct;
   onProgress?(rung: Rung, progress: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress): void;
+  /** Each size the mixed-precision rung's growth measured on the held-in samples (precisionGrowth.ts). */
+  onGrowth?(rung: Rung, step: GrowthStep): void;
   /**
    * Task figures of a rung from each evaluation sample's outputs (core/task/taskTarget.ts: mAP, mIoU, accuracy
    * against labels), for task targets; the caller knows the head, the images' geometry and the labels.
@@ -87,6 +91,8 @@ export interface RungDetail {
   readonly steps?: readonly SuggestStep[];
   /** What the mixed-precision search measured and chose, on the mixed-precision rung. */
   readonly mixedPrecision?: MixedPrecisionResult;
+  /** How the mixed-precision rung grew the search's 16-bit set to the held-in target (precisionGrowth.ts). */
+  readonly growth?: GrowthResult;
 }
 
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
@@ -157,7 +163,13 @@ export function assertTargetFits(model: ModelProto, metric: LadderMetric): void 
 export function ladderMeasures(
   rt: LadderRuntime,
   metric: LadderMetric,
-  options: { maxExclusionSteps?: number; precisionBudget?: PrecisionBudget } = {},
+  options: {
+    maxExclusionSteps?: number;
+    /** The mixed-precision search's budget: where its choice misses the held-in target, growth goes past it (`grow`). */
+    precisionBudget?: PrecisionBudget;
+    /** Grow the mixed-precision rung's 16-bit set until the held-in target is met (precisionGrowth.ts). Default true. */
+    grow?: boolean;
+  } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
   assertTargetFits(rt.model, metric);
   const ranges = new Map<string, Promise<Ranges>>();
@@ -191,6 +203,8 @@ export function ladderMeasures(
   const measured = new Map<string, Promise<Awaited<ReturnType<typeof judgeOnce>>>>();
   // The float model's outputs on the evaluation samples, run once for all rungs.
   const evaluation = memoizedRuntime(rt.evaluation);
+  // The same on the held-in samples, judged as the evaluation is: the mixed-precision rung's growth measures on them.
+  const heldIn = memoizedRuntime(rt.sensitivity ?? rt.tuning);
 
   const quantize = async (config: QuantConfig, rung: Rung) => {
     const result = await quantizeWithRecovery(rt.model, config, {
@@ -244,17 +258,48 @@ export function ladderMeasures(
       return { score, metrics, detail };
     },
 
-    async mixed(config, target, rung): Promise<RungMeasurement> {
+    async mixed(config, target, rung, limits): Promise<RungMeasurement> {
+      const started = performance.now() / 1000;
       const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
-      const chosen = await chooseMixedPrecision(rt.model, await rangesFor(rt.model, plain), config, rt.sensitivity ?? rt.tuning, {
+      const ranges = await rangesFor(rt.model, plain);
+      const spent = () => performance.now() / 1000 - started;
+      const left = limits?.secondsLeft ?? Infinity;
+      // Under a time budget the search ends at its share of what is left, with what it measured so far (its ranking is
+      // what the growth reads); the growth then ends at its own, leaving the rest to the rungs that tune the choice.
+      const searchSignal = { get aborted() { return rt.signal?.aborted === true || spent() > SEARCH_SHARE_OF_TIME_LEFT * left; } };
+      const chosen = await chooseMixedPrecision(rt.model, ranges, config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
         target: mixedPrecisionCosine(target),
         maxMeasurements: LADDER_MIXED_MEASUREMENTS,
-        signal: rt.signal,
+        signal: searchSignal,
         onStep: (s) => rt.onProgress?.(rung, { phase: 'mixed', done: s.index, total: LADDER_MIXED_MEASUREMENTS, cosine: s.cosine }),
       });
-      const { detail, score, metrics } = await judge(chosen.config, rung, false);
-      return { score, metrics, config: chosen.config, detail: { ...detail, mixedPrecision: chosen } };
+      // The budget sized from measurement: the 16-bit set grows along the search's sensitivity ranking until the target
+      // holds on the held-in (calibration) samples; output targets only (a task figure needs the evaluation's geometry).
+      let growth: GrowthResult | undefined;
+      if (!(TASK_METRICS as readonly string[]).includes(target.metric) && options.grow !== false && !rt.signal?.aborted) {
+        const searched = chosen.chosen;
+        const first = [...chosen.units.act16, ...chosen.units.w16].filter((u) => u.names.some((n) => (u.kind === 'act16' ? searched.act16 : searched.w16).includes(n)));
+        const ranking = sensitivityRanking([...chosen.units.act16, ...chosen.units.w16], chosen.measured, first, (u) => chosen.positions.get(u) ?? Infinity);
+        growth = await growPrecision({
+          config: { ...chosen.config, includeCle: false, includeFastFt: false, includeBiasCorrection: false },
+          ranking,
+          start: first.length || Math.ceil(MAX_GROWN_SHARE * ranking.length / 8),
+          limit: Math.floor(MAX_GROWN_SHARE * ranking.length),
+          score: async (c) => {
+            const q = quantizeModel(rt.model, ranges, c);
+            const comparison = await compareModels(rt.model, q.model, heldIn, { floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
+            return { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
+          },
+          met: (v) => Number.isFinite(v) && v >= target.value,
+          stop: () => rt.signal?.aborted === true || spent() > GROWTH_SHARE_OF_TIME_LEFT * left,
+          onStep: (s) => rt.onGrowth?.(rung, s),
+        });
+      }
+      const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
+      const final = growth ? { ...growth.config, includeCle, includeFastFt, includeBiasCorrection } : chosen.config;
+      const { detail, score, metrics } = await judge(final, rung, false);
+      return { score, metrics, config: final, detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}) } };
     },
 
     async exclude(config, target, rung): Promise<RungMeasurement> {
@@ -276,6 +321,20 @@ export function ladderMeasures(
     },
   };
 }
+
+/**
+ * The most of a model's 16-bit candidates (activation groups and weights) the mixed-precision rung's growth may take:
+ * past half, the model is more 16-bit than 8-bit, which the whole-model 16-bit formats are for.
+ */
+export const MAX_GROWN_SHARE = 0.5;
+
+/**
+ * Under a time budget, the shares of what is left at the mixed-precision rung's start that its search, and the search
+ * with its growth, may spend: the rest is for bias correction and fine-tuning on the chosen precisions (the recognizer's
+ * search at onnxruntime's 'all' took over 12 minutes at load 20 for its 100 measurements).
+ */
+const SEARCH_SHARE_OF_TIME_LEFT = 0.35;
+const GROWTH_SHARE_OF_TIME_LEFT = 0.6;
 
 /** The mixed-precision search's most measurements in the ladder (chooseMixedPrecision's default). */
 const LADDER_MIXED_MEASUREMENTS = 100;
