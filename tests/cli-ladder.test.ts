@@ -54,8 +54,13 @@ describe('qstudio ladder', () => {
     expect(rungs.slice(0, 2)).toEqual(['XINT8', 'XINT8 per-channel']);
     expect(r.stdout).toMatch(/^skipped XINT8 \+ CLE: CLE finds no pair/m);
     expect(rungs.slice(2, 6).sort()).toEqual(['XINT8 + AdaQuant', 'XINT8 + AdaRound', 'XINT8 per-channel + AdaQuant', 'XINT8 per-channel + AdaRound']);
-    // Then the mixed-precision rungs, then the exclusion search.
-    expect(rungs.slice(-3)).toEqual([expect.stringMatching(/^Mixed precision \(XINT8 per-channel.*\)$/), expect.stringMatching(/^Mixed precision .* \+ Ada(Round|Quant)$/), 'Exclude sensitive nodes']);
+    // Then the mixed-precision rungs (the search, bias correction and fine-tuning on its precisions), then the exclusion search.
+    expect(rungs.slice(-4)).toEqual([
+      expect.stringMatching(/^Mixed precision \(XINT8 per-channel.*\)$/),
+      expect.stringMatching(/^Mixed precision \(XINT8 per-channel.*\) \+ bias correction$/),
+      expect.stringMatching(/^Mixed precision .* \+ Ada(Round|Quant)$/),
+      'Exclude sensitive nodes',
+    ]);
     expect(r.stdout).toMatch(new RegExp(`did not reach cosine ≥ 1 after ${rungs.length} rung\\(s\\); chosen: rung \\d`));
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
     expect(report.ladder.rungs.map((g: { label: string }) => g.label)).toEqual(rungs);

@@ -52,6 +52,19 @@ describe('time budgets', () => {
     expect(rungKind(recipe({ mixedPrecision: true }))).toBe('mixed');
   });
 
+  it('costs a bias-correction rung as half a fine-tuning rung until one is measured', () => {
+    const prior = priorCosts({ parameters: 1e6, calibrationSamples: 16, evaluationSamples: 8, iterations: 200, mixedMeasurements: 60, exclusionSteps: 10 });
+    const bc = recipe({ mixedPrecision: true, biasCorrection: true });
+    expect(rungKind(bc)).toBe('finetune');
+    expect(estimateRung(bc, [], prior).seconds).toBeCloseTo(prior.finetune / 2, 6);
+    const tuned = result(3, recipe({ finetune: 'adaround' }), 100);
+    expect(estimateRung(bc, [tuned], prior)).toEqual({ seconds: 50, basis: '50 % of rung 3' });
+    // Measured once, it is its own estimate; a fine-tuning rung is never estimated from it.
+    const corrected = result(4, bc, 30);
+    expect(estimateRung(bc, [tuned, corrected], prior).seconds).toBe(30);
+    expect(estimateRung(recipe({ finetune: 'adaround' }), [corrected], prior)).toEqual({ seconds: prior.finetune, basis: "the model's size and the images" });
+  });
+
   it('skips and lists the rungs that cannot fit in what is left, shows each estimate, and ends "budget" with the best kept', async () => {
     // A fake clock: screening costs 10 s, fine-tuning 200 s; the budget is 100 s.
     let clock = 0;

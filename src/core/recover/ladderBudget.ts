@@ -142,8 +142,10 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
   if (kind === 'finetune') {
     const same = ok.filter((r) => r.rung.recipe.finetune === recipe.finetune && (r.rung.recipe.biasCorrection === true) === (recipe.biasCorrection === true));
     if (same.length > 0) return like(same);
-    if (ok.length > 0) {
-      const e = like(ok);
+    // A bias-correction rung's seconds say little of a fine-tuning rung's iterations: only fine-tuning rungs count.
+    const tuned = ok.filter((r) => r.rung.recipe.finetune);
+    if (tuned.length > 0) {
+      const e = like(tuned);
       return correcting ? { seconds: BIAS_CORRECTION_SHARE * e.seconds, basis: `${Math.round(BIAS_CORRECTION_SHARE * 100)} % of ${e.basis.replace(/^like /, '')}` } : e;
     }
   } else if (kind === 'screen') {
