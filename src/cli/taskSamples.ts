@@ -8,10 +8,14 @@ import type { PreprocessSpec } from '../core/preprocess/spec.ts';
 import { inputGeometry, type RunOutputs, type TaskSample } from '../core/task/index.ts';
 import type { ImageFeeds } from './images/imageFeed.ts';
 
-/** Each image's outputs, its geometry and its label, for core/task. */
-export function taskSamples(data: ImageFeeds, spec: PreprocessSpec, outputs: readonly { float: RunOutputs; quant: RunOutputs }[], labels: ReadonlyMap<string, TaskSample['label']> | null): TaskSample[] {
-  return data.files.map((file, i) => {
-    const name = path.basename(file);
-    return { name, geometry: inputGeometry(data.sizes[i], Object.values(data.feeds[i])[0].dims, spec), float: outputs[i].float, quant: outputs[i].quant, label: labels?.get(name) };
+/**
+ * Each image's outputs, its geometry and its label, for core/task: `outputs[k]` is image k, or image `index` when
+ * it names one (a search judging a few of the images).
+ */
+export function taskSamples(data: ImageFeeds, spec: PreprocessSpec, outputs: readonly { index?: number; float: RunOutputs; quant: RunOutputs }[], labels: ReadonlyMap<string, TaskSample['label']> | null): TaskSample[] {
+  return outputs.map((o, k) => {
+    const i = o.index ?? k;
+    const name = path.basename(data.files[i]);
+    return { name, geometry: inputGeometry(data.sizes[i], Object.values(data.feeds[i])[0].dims, spec), float: o.float, quant: o.quant, label: labels?.get(name) };
   });
 }

@@ -53,9 +53,7 @@ import type { ModelProto } from '../../core/onnx/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
 import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
-import { DEFAULT_TASK_METRIC, evaluateTask, runOutputs, floatLabelFigures, parseMaxDrop, taskTargetFigures } from '../../core/task/index.ts';
-import { readTaskLabels, TASK_OPTIONS, taskHeadArgument } from '../taskArgument.ts';
-import { taskSamples } from '../taskSamples.ts';
+import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -94,11 +92,7 @@ Options:
                               float model's; CER shown beside it); task figures: map50:<fraction> (mAP@0.5),
                               map:<fraction> (mAP@0.5:0.95), miou:<fraction>, against the float model's
                               predictions, or against --labels when given (top1 then is label accuracy)
-  --task <auto|detect|classify|segment>  the task head for task targets (default auto; see qstudio evaluate)
-  --labels <file|dir>         judge task targets against labels (COCO JSON, YOLO txt, CSV, class folders, masks)
-  --max-drop <share>          with --labels: the target is the float model's figure against the labels less
-                              this drop (1% or 0.01), on --target's metric or the task's (mAP@0.5:0.95, top-1,
-                              mIoU)
+${TASK_TARGET_USAGE}
   --preprocess <preset|file>  how images become input tensors (as for quantize)
   --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
@@ -170,34 +164,6 @@ export function rungLine(r: RungResult, metric: string): string {
   return `rung ${r.rung.index} ${r.rung.label}: ${metric} ${num(r.score)}${extra ? ` (${extra})` : ''} — ${verdict} (${r.seconds.toFixed(1)} s)`;
 }
 
-/**
- * The task the ladder judges when a task target, --task, --labels or --max-drop asks for one: the head (printed with
- * its evidence), the rung figures from each evaluation image's outputs, and the target (with --max-drop: the float
- * model's figure against the labels less the drop).
- */
-async function ladderTaskJudge(values: { task?: string; labels?: string; 'max-drop'?: string; target?: string; score?: string; 'min-score'?: string; nms?: string; 'max-detections'?: string }, target: LadderTarget, model: ModelProto, fileName: string, evalData: FolderFeeds, level: GraphOptimization) {
-  const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(target.metric);
-  if (!values.task && !values.labels && !values['max-drop'] && !taskMetric) return null;
-  if (evalData.kind !== 'images') throw new UsageError('task targets (--task, --labels, --max-drop, map50/map/miou) are judged on images: --data must hold images');
-  const spec = evalData.spec;
-  const task = taskHeadArgument({ ...values, task: values.task ?? 'auto' }, model, fileName)!;
-  process.stderr.write(`${task.note}\n`);
-  const labels = values.labels ? readTaskLabels(values.labels, task.head, model, evalData.files.map((f, i) => ({ name: path.basename(f), ...evalData.sizes[i] }))) : null;
-  const evaluate = (outputs: readonly { float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[]) =>
-    evaluateTask(task.head, taskSamples(evalData, spec, outputs.map((o) => ({ float: runOutputs(o.float), quant: runOutputs(o.quant) })), labels));
-  let goal = target;
-  if (values['max-drop'] !== undefined) {
-    const drop = parseMaxDrop(values['max-drop']);
-    const metric = values.target ? target.metric : DEFAULT_TASK_METRIC[task.head.task];
-    const outputs: { float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[] = [];
-    await compareModels(model, model, nodeRuntime(evalData.feeds, level), { onOutputs: (i, f, q) => (outputs[i] = { float: f, quant: q }) });
-    const floatFigure = floatLabelFigures(evaluate(outputs))[metric];
-    if (floatFigure === undefined) throw new LadderTargetError(`--max-drop: the ${task.head.task} figures against labels have no ${metric}`);
-    goal = { metric: metric as LadderMetric, value: Math.max(0, floatFigure - drop) };
-    process.stderr.write(`the float model's ${metric} against the labels: ${floatFigure.toFixed(5)}; with --max-drop ${values['max-drop']} the target is ${metric} ≥ ${goal.value.toFixed(5)}\n`);
-  }
-  return { target: goal, figures: (outputs: Parameters<typeof evaluate>[0]) => taskTargetFigures(evaluate(outputs)) };
-}
 
 export const ladderCommand = {
   summary: 'climb the best-practice ladder (XINT8, CLE, AdaRound, AdaQuant, A8W8, A16W8, exclusions) to a target',
@@ -226,8 +192,7 @@ export const ladderCommand = {
       json: { type: 'string' },
       'npu-bf16': { type: 'boolean' },
       'judge-optimization': { type: 'string' },
-      ...TASK_OPTIONS,
-      'max-drop': { type: 'string' },
+      ...TASK_TARGET_OPTIONS,
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -262,7 +227,7 @@ export const ladderCommand = {
     const tuningData = folderFeeds(model, values.calib, values.preprocess, { fileName: float.fileName });
     const evalData = values.data ? folderFeeds(model, values.data, values.preprocess, { fileName: float.fileName }) : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const taskJudge = await ladderTaskJudge(values, target, model, float.fileName, evalData, judgeLevel);
+    const taskJudge = await taskTargetArgument(values, target, model, float.fileName, evalData, judgeLevel);
     if (taskJudge) target = taskJudge.target;
     process.stderr.write(
       `calibrating and tuning on ${tuningData.feeds.length} ${tuningData.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
@@ -279,7 +244,7 @@ export const ladderCommand = {
         evaluation: nodeRuntime(evalData.feeds, judgeLevel),
         sensitivity: nodeRuntime(tuningData.feeds, judgeLevel),
         signal,
-        task: taskJudge?.figures,
+        task: taskJudge?.task,
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,

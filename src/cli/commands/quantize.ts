@@ -27,7 +27,9 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
-import { mixedPrecisionCosine, parseLadderTarget } from '../../core/recover/ladder.ts';
+import { mixedPrecisionCosine, parseLadderTarget, TASK_LADDER_METRICS } from '../../core/recover/ladder.ts';
+import { figureReader } from '../../core/recover/targetMeasure.ts';
+import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
@@ -108,6 +110,10 @@ Options:
   --target <metric:value>    what the mixed-precision search aims for on the --calib images: cosine:<c> (default
                              cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
                              (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
+                             task figures on the judged --calib images: map50:<fraction>, map:<fraction>, miou:<fraction>
+                             (against the float model's predictions, or --labels: then top1 is label accuracy),
+                             aimed at by their measured figure
+${TASK_TARGET_USAGE}
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
   --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: all (default:
                              onnxruntime's default options in onnxruntime-node, -python and onnxruntime-web, what a
@@ -163,6 +169,7 @@ export const quantizeCommand = {
       budget: { type: 'string' },
       target: { type: 'string' },
       'sensitivity-samples': { type: 'string' },
+      ...TASK_TARGET_OPTIONS,
       'judge-optimization': { type: 'string' },
       'save-config': { type: 'string' },
     });
@@ -192,19 +199,25 @@ export const quantizeCommand = {
       if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
       const budget = parsePrecisionBudget(values.budget ?? '');
       const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
-      // A cosine target is aimed at as it is; another metric (sequence:0.9, top1:0.95, psnr:30) spends the budget
-      // toward a high cosine, as the ladder's mixed-precision rung does.
-      const goal = parseLadderTarget(values.target ?? 'cosine:0.99');
-      const target = mixedPrecisionCosine(goal);
+      // A cosine target is aimed at as it is; a task target (map50, map, miou; top1 against --labels) by its figure on
+      // the judged --calib images (core/recover/targetMeasure.ts); another output metric (sequence:0.9, top1:0.95,
+      // psnr:30) spends the budget toward a high cosine, as the ladder's mixed-precision rung does.
+      let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
       const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
       const images = folderFeeds(model, values.calib, values.preprocess);
+      const task = await taskTargetArgument(values, goal, model, path.basename(modelPath), images, judgeLevel, '--calib');
+      if (task) goal = task.target;
+      const onTask = task !== null && ((TASK_LADDER_METRICS as readonly string[]).includes(goal.metric) || values.labels !== undefined);
+      const reader = onTask ? figureReader(goal.metric, task!.task) : null;
+      const target = reader ? goal.value : mixedPrecisionCosine(goal);
       calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
-      const aim = goal.metric === 'cosine' ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
-      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target cosine ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
+      const aim = goal.metric === 'cosine' || reader ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
+      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target ${reader ? goal.metric : 'cosine'} ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
         target,
         samples,
+        ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
         onStep: (s) => process.stderr.write(`  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}\n`),
       });
       config = mixed.config;
@@ -277,7 +290,7 @@ function mixedPrecisionSummary(m: MixedPrecisionResult): string {
   const b = m.budget;
   const use = (k: keyof typeof b) => `${b[k].used}/${b[k].limit} of ${b[k].of}`;
   return (
-    `mixed precision: cosine ${m.startCosine.toFixed(5)} → ${m.cosine.toFixed(5)} on the sensitivity images (${m.reached ? 'target reached' : 'target not reached within the budget'}); ` +
+    `mixed precision: ${m.metric ?? 'cosine'} ${m.startCosine.toFixed(5)} → ${m.cosine.toFixed(5)} on the sensitivity images (${m.reached ? 'target reached' : 'target not reached within the budget'}); ` +
     `16-bit activations ${use('act16')}, 16-bit weights ${use('w16')}, float nodes ${use('float')}` +
     `${m.window ? ` (one stretch of the graph: its first ${m.window.floatNodes} float nodes, 16 bits after them; it measured better than the units chosen apart)` : ''}; ` +
     `${m.steps.length} measurements in ${m.seconds.toFixed(1)} s\n`
@@ -287,6 +300,7 @@ function mixedPrecisionSummary(m: MixedPrecisionResult): string {
 /** The search's result for the JSON summary (the configuration itself is written by --save-config). */
 function mixedPrecisionJson(m: MixedPrecisionResult) {
   return {
+    ...(m.metric && m.metric !== 'cosine' ? { metric: m.metric } : {}),
     startCosine: m.startCosine,
     cosine: m.cosine,
     reached: m.reached,

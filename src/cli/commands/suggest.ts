@@ -24,15 +24,19 @@ import { parse, UsageError } from '../usage.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
+import { parseLadderTarget } from '../../core/recover/ladder.ts';
+import { runCollector, targetMeasure } from '../../core/recover/targetMeasure.ts';
+import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 
-const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99]
+const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99|<metric:value>]
+                       [--task ...] [--labels <file|dir>] [--max-drop <share>]
                        [--data <eval dir>] [--preprocess <preset|file>] [--max-steps <n>]
                        [--rank drop|sqnr] [--max-tail-nodes <n>] [-o <config.json>] [--report <out.html>] [--npu-bf16]
 
 Greedy search for exclusions: starting from the configuration, repeatedly keeps float the quantized
 node with the worst layer-wise error (or the tail from it to the outputs), re-quantizes, measures the
-mean output cosine on the evaluation images, and keeps the change if the cosine improved. Stops at
-the target or after --max-steps measurements. Every step is printed.
+mean output cosine (or the target's figure) on the evaluation images, and keeps the change if it improved.
+Stops at the target or after --max-steps measurements. Every step is printed.
 
 Options:
   --calib <dir>              samples to calibrate on (once, before the search): images
@@ -40,7 +44,11 @@ Options:
                              file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
                              .npz per sample with arrays named as the inputs for several)
   --config <preset|file>     the starting configuration: XINT8, A8W8, ..., or a config JSON
-  --target <cosine>          mean output cosine to reach (default 0.99)
+  --target <cosine|metric:value>  what to reach, in the ladder's syntax: a mean output cosine (0.99, the
+                             default, or cosine:0.99), psnr:<dB>, top1:<fraction>, sequence:<fraction>, or a task
+                             figure on the images: map50:<fraction>, map:<fraction> (mAP@0.5:0.95), miou:<fraction>
+                             (against the float model's predictions, or --labels)
+${TASK_TARGET_USAGE}
   --data <dir>               samples (images or tensors, as --calib) to judge each step on (default: --calib)
   --preprocess <preset|file> how images become input tensors (as for quantize)
   --max-steps <n>            most measurements after the first (default 10)
@@ -60,15 +68,16 @@ const positiveInt = (text: string | undefined, name: string, fallback: number) =
 };
 
 /** One line per measured step. */
-export function stepLine(s: SuggestStep): string {
-  const cos = Number.isFinite(s.cosine) ? s.cosine.toFixed(6) : String(s.cosine);
+export function stepLine(s: SuggestStep, metric = 'cosine'): string {
+  const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(6) : String(v));
+  const cos = `${s.figure !== undefined ? `${metric} ${fmt(s.figure)}, ` : ''}cosine ${fmt(s.cosine)}`;
   const time = `(${s.seconds.toFixed(1)} s)`;
-  if (!s.candidate) return `step 0: starting configuration → cosine ${cos} ${time}`;
+  if (!s.candidate) return `step 0: starting configuration → ${cos} ${time}`;
   const c = s.candidate;
   const what = c.kind === 'node' ? `exclude node ${c.node}` : `exclude subgraph ${c.subgraph.starts.join(',')} → ${c.subgraph.ends.join(',')} (${c.nodes} nodes)`;
   const why = `${c.layer.opType}, SQNR ${c.layer.sqnr.toFixed(2)} dB, drop ${c.layer.drop.toFixed(2)} dB`;
   const verdict = s.error ? `failed: ${s.error}` : s.kept ? 'kept' : 'not kept';
-  return `step ${s.step}: ${what} [${why}] → cosine ${cos} ${verdict} ${time}`;
+  return `step ${s.step}: ${what} [${why}] → ${cos} ${verdict} ${time}`;
 }
 
 export const suggestCommand = {
@@ -79,6 +88,7 @@ export const suggestCommand = {
       calib: { type: 'string' },
       config: { type: 'string' },
       target: { type: 'string' },
+      ...TASK_TARGET_OPTIONS,
       data: { type: 'string' },
       preprocess: { type: 'string' },
       'max-steps': { type: 'string' },
@@ -93,8 +103,7 @@ export const suggestCommand = {
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
     if (!values.config) throw new UsageError('--config is required');
-    const target = values.target === undefined ? 0.99 : Number(values.target);
-    if (!(target > -1 && target <= 1)) throw new UsageError(`--target "${values.target}": give a cosine in (-1, 1]`);
+    let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
     const maxSteps = positiveInt(values['max-steps'], '--max-steps', 10);
     const maxTailNodes = positiveInt(values['max-tail-nodes'], '--max-tail-nodes', 32);
     const limit = positiveInt(values.limit, '--limit', Infinity);
@@ -112,20 +121,26 @@ export const suggestCommand = {
     const data = folderFeeds(model, values.data ?? values.calib, values.preprocess, { limit });
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);
-    process.stderr.write(`judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target cosine ${target}, at most ${maxSteps} steps\n`);
+    const task = await taskTargetArgument(values, goal, model, float.fileName, data, runtime.graphOptimization ?? 'basic');
+    if (task) goal = task.target;
+    if (task && values['npu-bf16']) throw new UsageError('--npu-bf16 judges the output cosine as the NPU runs the model; task targets are judged as written: give one or the other');
+    const measure = targetMeasure(goal, task?.task);
+    const target = goal.value;
+    const metric = goal.metric;
+    process.stderr.write(`judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target ${metric} ${target}, at most ${maxSteps} steps\n`);
 
     let last: { config: QuantConfig; comparison: Awaited<ReturnType<typeof compareModels>>; quantized: ModelProto; report: QuantizeReport } | undefined;
     const evaluate = async (c: QuantConfig) => {
       const { model: quantized, report } = quantizeModel(model, calibration.ranges, c, name);
-      const comparison = await compareModels(model, quantized, runtime, { layers: true, floatIndex: index });
+      const runs = runCollector();
+      const comparison = await compareModels(model, quantized, runtime, { layers: true, floatIndex: index, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs: measure.readsOutputs ? runs.onOutputs : undefined });
       last = { config: c, comparison, quantized, report };
       const quantizedIds = new Set<string>(report.quantized.map((q) => q.id));
       // --npu-bf16: the target is met as the NPU runs the model (float parts in BF16); layers rank as written.
       const asNpu = values['npu-bf16'] ? await compareAsNpu(model, quantized, runtime) : undefined;
-      return {
-        cosine: meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine,
-        layers: rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy),
-      };
+      const layers = rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy);
+      const cosine = meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine;
+      return metric === 'cosine' ? { cosine, layers } : { cosine, figure: measure.figure(comparison.outputs, runs.runs), layers };
     };
     const result = await suggestExclusions({
       config,
@@ -135,7 +150,7 @@ export const suggestCommand = {
       minGain,
       evaluate,
       tailOf: (id) => tailSubgraph(index, id),
-      onStep: (s) => process.stdout.write(`${stepLine(s)}\n`),
+      onStep: (s) => process.stdout.write(`${stepLine(s, metric)}\n`),
     });
 
     const added = {
@@ -143,8 +158,8 @@ export const suggestCommand = {
       subgraphsToExclude: result.config.subgraphsToExclude.slice(config.subgraphsToExclude.length),
     };
     process.stdout.write(
-      `\n${result.reached ? 'reached' : 'did not reach'} target ${target}: best cosine ${result.cosine.toFixed(6)} ` +
-        `(start ${result.steps[0].cosine.toFixed(6)}), stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
+      `\n${result.reached ? 'reached' : 'did not reach'} target ${metric} ${target}: best ${metric} ${(result.figure ?? result.cosine).toFixed(6)} ` +
+        `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
     );
     process.stdout.write(`nodes to exclude: ${added.nodesToExclude.join(', ') || '(none)'}\n`);
     for (const s of added.subgraphsToExclude) process.stdout.write(`subgraph to exclude: ${s.starts.join(',')} → ${s.ends.join(',')}\n`);
@@ -168,7 +183,7 @@ export const suggestCommand = {
         layers: { rows: lw.rows, index, pairs: lw.pairs, missing: lw.missing },
         ranges: calibration.ranges,
         grids: qdqGrids(last!.quantized),
-        suggest: { target, reached: result.reached, stopped: result.stopped, steps: result.steps },
+        suggest: { target, metric, reached: result.reached, stopped: result.stopped, steps: result.steps },
         timings: [{ label: 'calibration', seconds: calibration.seconds }, ...result.steps.map((s) => ({ label: `step ${s.step}`, seconds: s.seconds }))],
       });
       fs.writeFileSync(values.report, renderHtml(report));

@@ -24,6 +24,7 @@ import type { QuantConfig } from '../quantize/config.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import { quantizeModel, type QuantizeResult } from '../quantize/quantizeModel.ts';
 import type { ComparisonRuntime } from './compareModels.ts';
+import type { RunsFigure } from './sampleRuns.ts';
 import { createOutputJudge, sampleSubset } from './outputJudge.ts';
 import { wideType } from '../quantize/precision.ts';
 import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
@@ -94,9 +95,11 @@ export interface MixedPrecisionOptions {
 export interface MixedPrecisionResult {
   /** The configuration chosen: TensorQuantOverrides for 16-bit tensors, nodesToExclude for float nodes. */
   readonly config: QuantConfig;
-  /** Cosine of the 8-bit start and of the chosen configuration, on the judge's samples. */
+  /** Cosine of the 8-bit start and of the chosen configuration, on the judge's samples (the figure of `metric`, when it is another). */
   readonly startCosine: number;
   readonly cosine: number;
+  /** What `startCosine` and `cosine` measure: 'cosine', or a task target's metric (map50, miou…). Absent: cosine. */
+  readonly metric?: string;
   readonly reached: boolean;
   readonly chosen: { readonly act16: readonly string[]; readonly w16: readonly string[]; readonly float: readonly NodeId[] };
   /** The window chosen, where one measured better than the units the search chose (then `chosen` is the window). */
@@ -364,8 +367,14 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
 
 export interface ChooseMixedPrecisionOptions {
   readonly budget: PrecisionBudget;
-  /** Cosine to reach on the sensitivity samples. */
+  /** Cosine to reach on the sensitivity samples (or the figure of `figure`, with one). */
   readonly target: number;
+  /**
+   * A task target's figure of the judged runs (core/recover/targetMeasure.ts; higher is better, at most 1): the search
+   * aims at it instead of the cosine, named `metric` in the result.
+   */
+  readonly figure?: RunsFigure;
+  readonly metric?: string;
   /** Calibration samples the sensitivities are measured on (spread over the runtime's); default 4. */
   readonly samples?: number;
   readonly maxMeasurements?: number;
@@ -388,7 +397,7 @@ export async function chooseMixedPrecision(
   options: ChooseMixedPrecisionOptions,
 ): Promise<MixedPrecisionResult> {
   const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
-  const judge = await createOutputJudge(model, sampleSubset(runtime, options.samples ?? 4));
+  const judge = await createOutputJudge(model, sampleSubset(runtime, options.samples ?? 4), { figure: options.figure });
   const result = await searchMixedPrecision({
     config: plain,
     budget: options.budget,
@@ -401,5 +410,5 @@ export async function chooseMixedPrecision(
     signal: options.signal,
   });
   const { includeCle, includeFastFt, includeBiasCorrection } = config;
-  return { ...result, config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection } };
+  return { ...result, metric: options.figure ? (options.metric ?? 'figure') : 'cosine', config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection } };
 }

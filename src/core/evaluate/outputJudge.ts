@@ -9,6 +9,7 @@ import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts
 import { sampleSums, type FloatArray } from '../metrics/index.ts';
 import type { ComparisonRuntime, RunTensor } from './compareModels.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
+import type { RunsFigure } from './sampleRuns.ts';
 
 export interface JudgeScore {
   /** Mean over samples and outputs with a defined cosine. */
@@ -23,6 +24,8 @@ export interface JudgeScore {
    * Unlike the cosine it also counts an error of scale (noise along the signal).
    */
   readonly noise: number;
+  /** The target's figure (a task figure: mAP, mIoU…) when the judge reads one; `error` is then 1 − figure. */
+  readonly figure?: number;
 }
 
 export interface OutputJudge {
@@ -31,21 +34,31 @@ export interface OutputJudge {
   score(model: ModelProto): Promise<JudgeScore>;
 }
 
+export interface OutputJudgeOptions {
+  /**
+   * A figure of the runs to aim at instead of the cosine (a task target's, higher is better, at most 1): the score's
+   * `error` is then 1 − figure; the cosine and the noise are still measured (the noise ranks what to change).
+   */
+  readonly figure?: RunsFigure;
+}
+
 /** Runs the float model once on every sample of `runtime` and returns a judge against its outputs. */
-export async function createOutputJudge(floatModel: ModelProto, runtime: ComparisonRuntime): Promise<OutputJudge> {
+export async function createOutputJudge(floatModel: ModelProto, runtime: ComparisonRuntime, options: OutputJudgeOptions = {}): Promise<OutputJudge> {
   const names = comparedOutputs(floatModel).compared;
   const reference = await runAll(floatModel, runtime, names);
+  const indexOf = (s: number) => sourceIndex(runtime, s);
   return {
     samples: runtime.samples,
     async score(model) {
-      const outputs = await runAll(model, runtime, names);
+      const runs = await runAll(model, runtime, names);
+      const outputs = runs.map((r) => Object.fromEntries(names.map((k) => [k, r[k].data as FloatArray])));
       let sum = 0;
       let n = 0;
       const pooled = names.map(() => ({ noise: 0, signal: 0 }));
       outputs.forEach((sample, s) => {
         names.forEach((name, k) => {
           // One pass gives both: the cosine and the noise and signal powers.
-          const sums = sampleSums(reference[s][name], sample[name]);
+          const sums = sampleSums(reference[s][name].data as FloatArray, sample[name]);
           const c = sums.worstSampleCosine;
           if (Number.isFinite(c)) { sum += c; n++; }
           if (Number.isFinite(sums.noise) && Number.isFinite(sums.signal)) { pooled[k].noise += sums.noise; pooled[k].signal += sums.signal; }
@@ -53,30 +66,37 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
       });
       const ratios = pooled.filter((p) => p.signal > 0).map((p) => p.noise / p.signal);
       const cosine = n ? sum / n : NaN;
-      return { cosine, error: 1 - cosine, noise: ratios.length ? ratios.reduce((a, r) => a + r, 0) / ratios.length : NaN };
+      const noise = ratios.length ? ratios.reduce((a, r) => a + r, 0) / ratios.length : NaN;
+      if (!options.figure) return { cosine, error: 1 - cosine, noise };
+      const figure = options.figure(runs.map((quant, s) => ({ index: indexOf(s), float: reference[s], quant })));
+      return { cosine, error: 1 - figure, noise, figure };
     },
   };
 }
 
-async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Record<string, FloatArray>[]> {
+async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Readonly<Record<string, RunTensor>>[]> {
   const session = await runtime.open(sessionModel(model));
   try {
-    const out: Record<string, FloatArray>[] = [];
-    for (let s = 0; s < runtime.samples; s++) {
-      const r: Readonly<Record<string, RunTensor>> = await session.run(s, names);
-      out.push(Object.fromEntries(names.map((k) => [k, r[k].data as FloatArray])));
-    }
+    const out: Readonly<Record<string, RunTensor>>[] = [];
+    for (let s = 0; s < runtime.samples; s++) out.push(await session.run(s, names));
     return out;
   } finally {
     await session.release();
   }
 }
 
+/** A subset's samples by their index in the runtime it was cut from (sampleSubset). */
+const subsetPicks = new WeakMap<ComparisonRuntime, readonly number[]>();
+/** Sample `s` of `runtime` as an index of the runtime it was cut from (itself when it is no subset). */
+function sourceIndex(runtime: ComparisonRuntime, s: number): number {
+  return subsetPicks.get(runtime)?.[s] ?? s;
+}
+
 /** The runtime restricted to `count` samples spread evenly over its own (all when it has no more). */
 export function sampleSubset(runtime: ComparisonRuntime, count: number): ComparisonRuntime {
   if (count >= runtime.samples) return runtime;
   const picks = Array.from({ length: count }, (_, k) => Math.floor(((k + 0.5) * runtime.samples) / count));
-  return {
+  const subset: ComparisonRuntime = {
     samples: count,
     open: async (bytes: ModelBytes) => {
       const s = await runtime.open(bytes);
@@ -84,4 +104,6 @@ export function sampleSubset(runtime: ComparisonRuntime, count: number): Compari
     },
     feeds: runtime.feeds ? (i) => runtime.feeds!(picks[i]) : undefined,
   };
+  subsetPicks.set(subset, picks.map((p) => sourceIndex(runtime, p)));
+  return subset;
 }

@@ -122,4 +122,23 @@ describe('suggestExclusions', () => {
     await suggestExclusions({ config: base, target: 0.99, maxSteps: 5, evaluate: fakeModel({ A: 0.05 }).evaluate, onStep: (s) => seen.push(s.step) });
     expect(seen).toEqual([0, 1]);
   });
+
+  it('aims at the target\'s figure when measurements carry one (a task target): kept when it rises, or stays equal while the cosine rises', async () => {
+    // mAP-like figure in steps of 0.25: A lifts it, B only the cosine, C lifts it to the target.
+    const figureOf = (excluded: Set<string>) => 0.5 + (excluded.has('A') ? 0.25 : 0) + (excluded.has('C') ? 0.25 : 0);
+    const cosineOf = (excluded: Set<string>) => 0.9 + (excluded.has('A') ? 0.01 : 0) + (excluded.has('B') ? 0.02 : 0) + (excluded.has('C') ? 0.001 : 0) - (excluded.has('D') ? 0.05 : 0);
+    const order = ['A', 'D', 'B', 'C'];
+    const evaluate = async (config: QuantConfig): Promise<Measurement> => {
+      const excluded = new Set<string>(config.nodesToExclude);
+      const layers = order.filter((n) => !excluded.has(n)).map((node, k) => ({ node: node as NodeId, opType: 'Conv', sqnr: 10 + k, drop: 10 - k }));
+      return { cosine: cosineOf(excluded), figure: figureOf(excluded), layers };
+    };
+    const result = await suggestExclusions({ config: base, target: 1, maxSteps: 10, evaluate });
+    expect(result.steps.map((s) => [s.candidate?.node ?? null, s.kept, s.figure])).toEqual([[null, true, 0.5], ['A', true, 0.75], ['D', false, 0.75], ['B', true, 0.75], ['C', true, 1]]);
+    expect(result).toMatchObject({ reached: true, stopped: 'target', figure: 1 });
+    expect(result.config.nodesToExclude).toEqual(['A', 'B', 'C']);
+    expect(result.steps[2]).toMatchObject({ bestFigure: 0.75, bestCosine: expect.closeTo(0.91, 12) });
+    // The cosine alone would have stopped at 0.99 with the figure short: the figure decides.
+    expect(result.cosine).toBeCloseTo(0.931, 12);
+  });
 });

@@ -22,6 +22,11 @@ import type { RankedLayer, Tail } from './candidates.ts';
 export interface Measurement {
   /** Mean output cosine to the float model (see meanOutputCosine). */
   readonly cosine: number;
+  /**
+   * The target's figure when the target is on another metric (core/recover/targetMeasure.ts: top-1, mAP@0.5,
+   * mIoU…): the search aims at it; a change is kept when it raises it, or leaves it equal and raises the cosine.
+   */
+  readonly figure?: number;
   /** Quantized nodes worst first, when layer-wise errors were measured; the previous ranking is kept otherwise. */
   readonly layers?: readonly RankedLayer[];
 }
@@ -38,10 +43,14 @@ export interface SuggestStep {
   readonly candidate: Candidate | null;
   /** Output cosine measured with it. */
   readonly cosine: number;
+  /** The target's figure measured with it, when the target is on another metric. */
+  readonly figure?: number;
   /** Whether the change was kept (step 0 always is). */
   readonly kept: boolean;
-  /** Best cosine so far, after this step. */
+  /** Best cosine so far, after this step (the kept configuration's). */
   readonly bestCosine: number;
+  /** The kept configuration's figure, when the target is on another metric. */
+  readonly bestFigure?: number;
   /** Why the evaluation failed (the configuration was not kept), if it did. */
   readonly error?: string;
   /** Seconds this step's evaluation took. */
@@ -54,6 +63,8 @@ export interface SuggestResult {
   /** The best configuration found (the starting one when nothing helped). */
   readonly config: QuantConfig;
   readonly cosine: number;
+  /** The best configuration's figure, when the target is on another metric. */
+  readonly figure?: number;
   readonly reached: boolean;
   readonly stopped: StopReason;
   readonly steps: readonly SuggestStep[];
@@ -61,7 +72,7 @@ export interface SuggestResult {
 
 export interface SuggestOptions {
   readonly config: QuantConfig;
-  /** Output cosine to reach, e.g. 0.99. */
+  /** Output cosine to reach, e.g. 0.99; or the figure to reach, when measurements carry one. */
   readonly target: number;
   /** Most measurements after the starting one. */
   readonly maxSteps: number;
@@ -71,7 +82,7 @@ export interface SuggestOptions {
   tailOf?(node: NodeId): Tail | null;
   /** Largest tail tried, in nodes: a tail from an early layer would keep most of the model float. Default 32. */
   readonly maxTailNodes?: number;
-  /** A change is kept when it raises the cosine by more than this. Default 0. */
+  /** A change is kept when it raises the cosine (or the figure) by more than this. Default 0. */
   readonly minGain?: number;
   onStep?(step: SuggestStep): void;
 }
@@ -115,9 +126,12 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
   const first = await measure(options.config);
   if (!first.m) throw startFailure(first.cause, first.error!);
   let config = options.config;
-  let best = first.m.cosine;
+  let best: Measurement = first.m;
+  /** What the target is on: the figure where measurements carry one, else the cosine. */
+  const aim = (m: Measurement) => m.figure ?? m.cosine;
+  const figures = (m: Measurement | undefined, kept: Measurement) => (kept.figure !== undefined ? { figure: m?.figure ?? NaN, bestFigure: kept.figure } : {});
   let ranking = first.m.layers ?? [];
-  record({ step: 0, candidate: null, cosine: best, kept: true, bestCosine: best, seconds: first.seconds });
+  record({ step: 0, candidate: null, cosine: best.cosine, kept: true, bestCosine: best.cosine, ...figures(best, best), seconds: first.seconds });
 
   const tried = new Set<string>();
   const next = (): Candidate | null => {
@@ -135,7 +149,7 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
 
   let stopped: StopReason;
   for (let step = 1; ; step++) {
-    if (best >= options.target) {
+    if (aim(best) >= options.target) {
       stopped = 'target';
       break;
     }
@@ -151,13 +165,14 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
     tried.add(candidate.kind === 'node' ? `node:${candidate.node}` : `tail:${candidate.node}`);
     const trial = withCandidate(config, candidate);
     const { m, error, seconds } = await measure(trial);
-    const kept = m !== undefined && m.cosine > best + minGain;
+    // A figure (mAP, top-1) moves in steps: a change that leaves it equal is kept when it raises the cosine.
+    const kept = m !== undefined && (aim(m) > aim(best) + minGain || (m.figure !== undefined && m.figure === best.figure && m.cosine > best.cosine + minGain));
     if (kept) {
       config = trial;
-      best = m.cosine;
+      best = m;
       if (m.layers) ranking = m.layers;
     }
-    record({ step, candidate, cosine: m?.cosine ?? NaN, kept, bestCosine: best, seconds, ...(error ? { error } : {}) });
+    record({ step, candidate, cosine: m?.cosine ?? NaN, kept, bestCosine: best.cosine, ...figures(m, best), seconds, ...(error ? { error } : {}) });
   }
-  return { config, cosine: best, reached: best >= options.target, stopped, steps };
+  return { config, cosine: best.cosine, ...(best.figure !== undefined ? { figure: best.figure } : {}), reached: aim(best) >= options.target, stopped, steps };
 }

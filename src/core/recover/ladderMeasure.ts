@@ -27,6 +27,9 @@ import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type Recover
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
+import { figureReader, ladderMetrics, ladderScore, runCollector, type TaskFiguresOf } from './targetMeasure.ts';
+
+export { ladderMetrics, ladderScore };
 import type { CancelSignal } from './layerData.ts';
 import type { GramProductFactory } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
@@ -70,7 +73,7 @@ export interface LadderRuntime {
    * Task figures of a rung from each evaluation sample's outputs (core/task/taskTarget.ts: mAP, mIoU, accuracy
    * against labels), for task targets; the caller knows the head, the images' geometry and the labels.
    */
-  task?(outputs: readonly { readonly float: Readonly<Record<string, RunTensor>>; readonly quant: Readonly<Record<string, RunTensor>> }[]): Readonly<Record<string, number>>;
+  readonly task?: TaskFiguresOf;
 }
 
 /** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
@@ -93,36 +96,6 @@ export interface RungDetail {
   readonly mixedPrecision?: MixedPrecisionResult;
   /** How the mixed-precision rung grew the search's 16-bit set to the held-in target (precisionGrowth.ts). */
   readonly growth?: GrowthResult;
-}
-
-/** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
-export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
-  if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
-  if (metric === 'map50' || metric === 'map' || metric === 'miou') throw new LadderTargetError(`a ${metric} target is a task figure: give the task (qstudio ladder --task auto|detect|segment)`);
-  const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
-  if (values.length === 0) {
-    throw new LadderTargetError(
-      metric === 'top1'
-        ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none'
-        : metric === 'sequence'
-          ? 'sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model has none'
-          : `no output has a finite ${metric}`,
-    );
-  }
-  return values.reduce((a, b) => a + b, 0) / values.length;
-}
-
-/** The numbers shown side by side for every rung. */
-export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
-  const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
-  for (const m of ['psnr', 'top1', 'sequence', 'cer'] as const) {
-    try {
-      out[m] = ladderScore(outputs, m);
-    } catch {
-      // not defined for this model's outputs
-    }
-  }
-  return out;
 }
 
 /** The activation collectors whose statistics do not depend on the activation type (no search on a quantized grid). */
@@ -172,6 +145,7 @@ export function ladderMeasures(
   } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
   assertTargetFits(rt.model, metric);
+  const reader = figureReader(metric, rt.task);
   const ranges = new Map<string, Promise<Ranges>>();
   const floatIndex = buildGraphIndex(rt.model.graph!);
   /** Ranges of `model` (the float model, or its equalized copy when the config has CLE), once per calibration setting. */
@@ -239,13 +213,10 @@ export function ladderMeasures(
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
     const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
-    const outputs: { float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[] = [];
-    const onOutputs = rt.task ? (i: number, float: Readonly<Record<string, RunTensor>>, quant: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float, quant }) : undefined;
-    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs });
+    const runs = runCollector();
+    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs: reader.readsOutputs ? runs.onOutputs : undefined });
     const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
-    const task = rt.task ? rt.task(outputs) : {};
-    const score = metric in task ? task[metric] : ladderScore(comparison.outputs, metric);
-    return { detail, score, metrics: { ...ladderMetrics(comparison.outputs), ...task } };
+    return { detail, score: reader.figure(comparison.outputs, runs.runs), metrics: reader.figures(comparison.outputs, runs.runs) };
   };
 
   return {
@@ -313,7 +284,8 @@ export function ladderMeasures(
           const m = await judge(c, rung, true);
           measured.set(c, m);
           const quantizedIds = new Set<string>(m.detail.report.quantized.map((q) => q.id));
-          return { cosine: m.score, layers: rankLayers(m.detail.comparison.layerwise!.rows, floatIndex, quantizedIds) };
+          const layers = rankLayers(m.detail.comparison.layerwise!.rows, floatIndex, quantizedIds);
+          return metric === 'cosine' ? { cosine: m.score, layers } : { cosine: meanOutputCosine(m.detail.comparison.outputs).cosine, figure: m.score, layers };
         },
       });
       const best = measured.get(result.config)!;

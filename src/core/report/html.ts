@@ -165,15 +165,16 @@ function precisionTable(precisions: NonNullable<Report['precisions']>): string {
 function suggestSection(r: Report): string {
   const s = r.suggest;
   if (!s) return '';
-  const verdict = s.reached ? badge('good', `target ${s.target} reached`) : badge('poor', `target ${s.target} not reached (${s.stopped})`);
+  const on = s.metric && s.metric !== 'cosine' ? `${s.metric} ≥ ` : '';
+  const verdict = s.reached ? badge('good', `target ${on}${s.target} reached`) : badge('poor', `target ${on}${s.target} not reached (${s.stopped})`);
   const rows = s.steps.map((st) => {
     const c = st.candidate;
     const what = !c ? 'starting configuration' : c.kind === 'node' ? `exclude node <code>${e(c.node)}</code>` : `exclude subgraph <code>${e(c.subgraph.starts.join(','))}</code> → <code>${e(c.subgraph.ends.join(','))}</code> (${c.nodes} nodes)`;
     const why = c ? `${formatDb(c.layer.sqnr)} dB, drop ${formatDb(c.layer.drop)} dB` : '';
     const kept = st.step === 0 ? '' : st.kept ? badge('good', 'kept') : badge('none', st.error ? 'failed' : 'not kept');
-    return `<tr><td class="num">${st.step}</td><td>${what}${st.error ? `<div class="muted">${e(st.error)}</div>` : ''}</td><td class="num">${why}</td><td class="num">${formatCosine(st.cosine)}</td><td>${kept}</td><td class="num">${formatSeconds(st.seconds)}</td></tr>`;
+    return `<tr><td class="num">${st.step}</td><td>${what}${st.error ? `<div class="muted">${e(st.error)}</div>` : ''}</td><td class="num">${why}</td><td class="num">${formatCosine(st.cosine)}</td>${on ? `<td class="num">${st.figure === undefined ? '—' : formatCosine(st.figure)}</td>` : ''}<td>${kept}</td><td class="num">${formatSeconds(st.seconds)}</td></tr>`;
   });
-  return `<section><h2>Suggested exclusions</h2><p>${verdict}</p>${stepChart(s.steps, s.target)}<table><thead><tr><th class="num">Step</th><th>Change</th><th class="num">Layer error</th><th class="num">Measured cosine</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
+  return `<section><h2>Suggested exclusions</h2><p>${verdict}</p>${on ? '' : stepChart(s.steps, s.target)}<table><thead><tr><th class="num">Step</th><th>Change</th><th class="num">Layer error</th><th class="num">Measured cosine</th>${on ? `<th class="num">Measured ${e(s.metric!)}</th>` : ''}<th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }
 
 /** What the ladder's order means, for the report. */

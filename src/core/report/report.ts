@@ -70,6 +70,8 @@ export interface ReportLayers {
 
 export interface ReportSuggest {
   readonly target: number;
+  /** What the target is on, when not the output cosine (a task figure: map50, miou…; each step's `figure`). */
+  readonly metric?: string;
   readonly reached: boolean;
   readonly stopped: StopReason;
   readonly steps: readonly SuggestStep[];

@@ -1,0 +1,99 @@
+/**
+ * One target for every search that aims at one — the ladder, the exclusion search (qstudio suggest, the page's
+ * search, the ladder's exclusion rung) and automatic mixed precision — in the ladder's syntax (parseLadderTarget:
+ * `cosine:0.99`, `top1:0.99`, `map50:0.95`, `map:0.6`, `miou:0.9`, …, and `--max-drop 1%` against labels): the
+ * target's figure measured from a comparison's output metrics, or from the task figures of each sample's outputs
+ * (core/task/taskTarget.ts, injected by the caller, who knows the head, the images' geometry and the labels).
+ */
+import type { SampleRun } from '../evaluate/sampleRuns.ts';
+
+export { runCollector, type SampleRun } from '../evaluate/sampleRuns.ts';
+import type { OutputSummary } from '../metrics/index.ts';
+import { LadderTargetError, TASK_LADDER_METRICS, type LadderMetric, type LadderTarget } from './ladder.ts';
+import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+
+/** The task figures of a set of runs, by ladder metric name (taskTargetFigures of an evaluation). */
+export type TaskFiguresOf = (runs: readonly SampleRun[]) => Readonly<Record<string, number>>;
+
+/** How a metric's figure is read from a measurement: the comparison's output metrics, or the task figures of the runs. */
+export interface FigureReader {
+  readonly metric: LadderMetric;
+  /** A task reads each sample's outputs (compareModels' onOutputs): collect them (runCollector). */
+  readonly readsOutputs: boolean;
+  /** The metric's figure of one measurement. A task figure the head does not give is a LadderTargetError. */
+  figure(outputs: readonly OutputSummary[], runs: readonly SampleRun[]): number;
+  /** Every figure of the measurement (the output metrics, and the task figures with a task), for what is shown. */
+  figures(outputs: readonly OutputSummary[], runs: readonly SampleRun[]): Record<string, number>;
+}
+
+export interface TargetMeasure extends FigureReader {
+  readonly target: LadderTarget;
+  /** Whether a figure meets the target. */
+  reached(figure: number): boolean;
+}
+
+const isTaskMetric = (m: string) => (TASK_LADDER_METRICS as readonly string[]).includes(m);
+
+/**
+ * How `metric` is read; `task` reads task figures (needed for map50, map and miou, and for top1 against labels:
+ * a task figure of the same name wins over the output metric).
+ */
+export function figureReader(metric: LadderMetric, task?: TaskFiguresOf | null): FigureReader {
+  if (isTaskMetric(metric) && !task) {
+    throw new LadderTargetError(`a ${metric} target is a task figure: give the task (--task auto|detect|segment, or choose the head on the page)`);
+  }
+  const taskFigures = (runs: readonly SampleRun[]) => (task ? task(runs) : {});
+  return {
+    metric,
+    readsOutputs: !!task,
+    figure(outputs, runs) {
+      const t = taskFigures(runs);
+      if (metric in t) return t[metric];
+      if (isTaskMetric(metric)) throw new LadderTargetError(`the task's figures have no ${metric} (they have ${Object.keys(t).join(', ') || 'none'})`);
+      return ladderScore(outputs, metric);
+    },
+    figures(outputs, runs) {
+      return { ...ladderMetrics(outputs), ...taskFigures(runs) };
+    },
+  };
+}
+
+/** The measure of `target` (figureReader of its metric, and whether a figure meets it). */
+export function targetMeasure(target: LadderTarget, task?: TaskFiguresOf | null): TargetMeasure {
+  return { ...figureReader(target.metric, task), target, reached: (figure) => figure >= target.value };
+}
+
+/** The target a `--max-drop` sets: the float model's figure against the labels less the drop (at least 0). */
+export function maxDropTarget(metric: LadderMetric, floatFigure: number, drop: number): LadderTarget {
+  return { metric, value: Math.max(0, floatFigure - drop) };
+}
+
+/** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
+export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
+  if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
+  if (metric === 'map50' || metric === 'map' || metric === 'miou') throw new LadderTargetError(`a ${metric} target is a task figure: give the task (qstudio ladder --task auto|detect|segment)`);
+  const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (values.length === 0) {
+    throw new LadderTargetError(
+      metric === 'top1'
+        ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none'
+        : metric === 'sequence'
+          ? 'sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model has none'
+          : `no output has a finite ${metric}`,
+    );
+  }
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** The numbers shown side by side for every rung. */
+export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
+  const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
+  for (const m of ['psnr', 'top1', 'sequence', 'cer'] as const) {
+    try {
+      out[m] = ladderScore(outputs, m);
+    } catch {
+      // not defined for this model's outputs
+    }
+  }
+  return out;
+}
