@@ -58,6 +58,7 @@ Options:
   --basic-only               judge only the model's own Q/DQ arithmetic (graph optimization 'basic'), not
                              onnxruntime's default as well
   --cpu-kernels              (the default now; accepted for older scripts)
+${TASK_USAGE}
 
 Two figures, labelled, the first the one a user's runtime gives:
   at onnxruntime's default options (graph optimization 'all'), what onnxruntime-node, -python and onnxruntime-web
