@@ -20,7 +20,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
-import { getPreset } from '../../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import { rungConfig, type Rung, type RungRecipe } from '../../src/core/recover/ladder.ts';
 import { ladderMeasures } from '../../src/core/recover/ladderMeasure.ts';
@@ -79,7 +78,7 @@ const tuning = imageFeeds(model, { dir: calibDir }, TEXT_DETECTOR.preprocess);
 const judged = imageFeeds(model, { dir: scenes('judge') }, TEXT_DETECTOR.preprocess);
 
 // Each calibration's wall and CPU seconds, by the configuration that asked for it (the measures share ranges by setting).
-let calibration = { seconds: 0, cpuSeconds: 0 };
+let calibration: { seconds: number; cpuSeconds: number };
 const measures = ladderMeasures(
   {
     model,

@@ -20,7 +20,7 @@ const session = await createSession(encode(decode(fs.readFileSync(RECOGNIZER_PAT
 const inputs = textLineFiles().evaluation.map(textLineTensor);
 const clean = [];
 for (const x of inputs) clean.push(Object.values(await session.run({ x }))[0]);
-let matches = 0, lines = 0, errors = 0, chars = 0, stepMatches = 0, rows = 0;
+let matches = 0, errors = 0, chars = 0, stepMatches = 0, rows = 0;
 const perSeed: string[] = [];
 for (let seed = 1; seed <= seeds; seed++) {
   const random = seededRandom(seed);
@@ -36,7 +36,6 @@ for (let seed = 1; seed <= seeds; seed++) {
     rows += a.steps;
   }
   matches += seedMatches;
-  lines += inputs.length;
   perSeed.push(`${seedMatches}/${inputs.length}`);
 }
 console.log(JSON.stringify({

@@ -24,7 +24,6 @@ import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
 import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
-import type { TensorRange } from '../../src/core/quantize/plan.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
@@ -41,7 +40,6 @@ import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { runParity, type ParityResult, type ParityRuntime } from '../../src/core/evaluate/parity.ts';
 import type { NodePrecision } from '../../src/core/quantize/precisionClasses.ts';
 import { evaluateTask, inputGeometry, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
-import type { RunTensor } from '../../src/core/runtime/session.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 

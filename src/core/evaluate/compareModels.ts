@@ -15,7 +15,7 @@ import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { chunkTensors, exposeTensors } from '../calibrate/run/expose.ts';
 import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
 import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
-import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState, type RunValues } from '../metrics/layerwise.ts';
+import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
 import { withFloat32Interface } from '../halfFloat/float16.ts';
 import { ComparisonError } from './errors.ts';

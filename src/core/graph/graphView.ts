@@ -11,7 +11,7 @@
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { tensorSummary, type TensorSummary } from '../onnx/modelSummary.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
-import type { NodeId, ValueInfoProto } from '../onnx/model.ts';
+import type { ValueInfoProto } from '../onnx/model.ts';
 import { opFamily, type OpFamily } from './opFamily.ts';
 import { foldQdq, hasQdq, quantLabel, type FoldedEdge, type QdqFold } from './qdqFold.ts';
 

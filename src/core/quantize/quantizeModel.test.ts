@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, inferElementTypes, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, opsetOf, type ModelProto } from '../onnx/index.ts';
+import { buildGraphIndex, DataType, inferElementTypes, makeGraph, makeModel, makeNode, makeValueInfo, opsetOf, type ModelProto } from '../onnx/index.ts';
 import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';

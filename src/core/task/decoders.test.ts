@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBoxes, decodeHead } from './decodeHead.ts';
+import { decodeBoxes } from './decodeHead.ts';
 import { DEFAULT_DETECTION_PARAMS, type TaskHead } from './heads.ts';
 import { TaskHeadError } from './errors.ts';
 import { classIoUs, emptyConfusion, addPixels, meanIoU } from './segmentation.ts';

@@ -7,7 +7,6 @@
  * changes it. Nothing recognised (or not the task asked for) is `head: null` with the reason: the
  * caller asks the user to choose, it never guesses a number.
  */
-import type { TensorSummary } from '../onnx/modelSummary.ts';
 import { recognizePreprocess, type GuessConfidence, type ModelFacts } from '../preprocess/recognize.ts';
 import { COCO_80, parseNamesMetadata } from './classNames.ts';
 import { TaskHeadError } from './errors.ts';

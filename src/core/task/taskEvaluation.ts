@@ -204,7 +204,7 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
     perImage.push({ index, name: s.name, width: s.geometry.sourceWidth, height: s.geometry.sourceHeight, agreement, float: f, quant: q, label: s.label, geometry: s.geometry });
   });
 
-  let agreement: TaskFigures = {};
+  let agreement: TaskFigures;
   let labels: TaskEvaluation['labels'] = null;
   const figure = (metric: string, float: number | undefined, quantized: number | undefined): LabelFigure => ({ metric, float: float ?? NaN, quantized: quantized ?? NaN, drop: (float ?? NaN) - (quantized ?? NaN) });
   if (head.task === 'detect') {

@@ -74,7 +74,7 @@ export function float32Exact(inv: number, offset: number, capacity: number): boo
 function kernelOn(k: KernelExports): HistogramKernel {
   // Memory: [0, 16) results, then the counters (4 int32 a bin), then one block of values.
   let capacity = 0;
-  let countsAt = 16;
+  const countsAt = 16;
   let valuesAt = 16;
   let counts = new Int32Array(0);
   let values32 = new Float32Array(0);

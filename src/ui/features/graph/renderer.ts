@@ -315,9 +315,7 @@ export class GraphRenderer {
 
   private tapped(evt: EventObject) {
     const modifiers = this.modifiers;
-    let box = -1;
-    if (evt.target !== this.cy && evt.target.isNode?.()) box = Number(evt.target.data('box'));
-    else box = this.hit(evt.position.x, evt.position.y);
+    const box = evt.target !== this.cy && evt.target.isNode?.() ? Number(evt.target.data('box')) : this.hit(evt.position.x, evt.position.y);
     if (box >= 0) this.events.onTap(box, modifiers);
     else this.events.onBackgroundTap();
   }
