@@ -16,7 +16,7 @@ describe('npm run bench -- guard', () => {
     expect(lines.filter((l) => l.dropped).map((l) => `${l.key} ${l.level}`)).toEqual(['ppocr-det A8W8 per tensor all', 'ppocr-det U8S8 per tensor basic']);
     expect(lines.find((l) => l.key === 'ppocr-det S8S8 per tensor')).toMatchObject({ before: null, change: null, dropped: false });
     const text = guardText(lines);
-    expect(text).toMatch(/^DROP  ppocr-det A8W8 per tensor\s+all\s+0\.93920 → 0\.90570  \(-0\.03350\)$/m);
+    expect(text).toMatch(/^DROP {2}ppocr-det A8W8 per tensor\s+all\s+0\.93920 → 0\.90570 {2}\(-0\.03350\)$/m);
     expect(text).toMatch(/2 figures dropped more than 0\.002 from the last recorded\n$/);
     expect(guardText(compareGuardRows(recorded, recorded))).toMatch(/no preset dropped more than 0\.002\n$/);
   });

@@ -23,7 +23,7 @@ function qdqNeighbours(model: ModelProto, names: Set<string>) {
   const index = buildGraphIndex(model.graph!);
   const inside = (i: number | undefined) => i !== undefined && names.has(index.nodes[i].name ?? '');
   const violations: string[] = [];
-  index.nodes.forEach((node, i) => {
+  index.nodes.forEach((node) => {
     if (!names.has(node.name ?? '')) return;
     for (const t of node.input) {
       const p = index.producer.get(t as never);

@@ -65,6 +65,8 @@ export const ladderSuite: Suite = {
     }
     const [wall, user, system] = fs.readFileSync(times, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+    /** A rung as `qstudio ladder --json` writes it (the fields read here). */
+    type RungJson = { index: number; label: string; step: string; metrics: { cosine: unknown; psnr: unknown }; met: boolean; seconds: number; error?: string };
     const round = (v: unknown, digits: number) => {
       const n = parseReportNumber(v);
       return Number.isFinite(n) ? +n.toFixed(digits) : null;
@@ -84,7 +86,7 @@ export const ladderSuite: Suite = {
       .filter((r) => r.order !== ORDER || r.judge !== JUDGE);
     return [
       ...other,
-      ...report.ladder.rungs.map((g: Record<string, any>, i: number): Row => ({
+      ...report.ladder.rungs.map((g: RungJson, i: number): Row => ({
         ...base,
         index: g.index,
         label: g.label,
@@ -96,7 +98,7 @@ export const ladderSuite: Suite = {
         chosen: i === report.ladder.chosen,
         seconds: +g.seconds.toFixed(1),
         cpuSeconds: null,
-        error: g.error,
+        error: g.error ?? null,
       })),
       ...(report.ladder.skipped ?? []).map((k: { label: string; reason: string }): Row => ({
         ...base, index: null, label: k.label, step: null, cosine: null, psnr: null, met: null, cosineAll: null, chosen: false, seconds: null, cpuSeconds: null, error: `not measured: ${k.reason}`,

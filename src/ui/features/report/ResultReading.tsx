@@ -55,7 +55,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
   const rungs = useStudio((s) => s.recovery.rungs);
   const adopted = useStudio((s) => s.recovery.adopted);
   const retry = useStudio((s) => s.keepFloatAndRetry);
-  const useRung = useStudio((s) => s.useRung);
+  const adoptRung = useStudio((s) => s.useRung); // not a hook: the store's "Use this model" action
   const setLadder = useStudio((s) => s.setLadderChoice);
   const climb = useStudio((s) => s.climbLadder);
   const url = useObjectUrl(run?.blob);
@@ -108,7 +108,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
       )}
       {bestRung && (
         <span className="reading__option">
-          <button type="button" className="button button--small" disabled={busy} data-testid="next-step-rung" onClick={() => void useRung(bestRung.handle!)}>
+          <button type="button" className="button button--small" disabled={busy} data-testid="next-step-rung" onClick={() => void adoptRung(bestRung.handle!)}>
             Use {bestRung.label}
           </button>
           <span className="muted small">the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its target).</span>
