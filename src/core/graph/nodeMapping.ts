@@ -11,8 +11,9 @@
  * - renamed nodes and tensors: after names, nodes are matched by structure, from the graph inputs down (same op,
  *   same matched producers), in topological order.
  *
- * Passes, each only among nodes still unmatched: (1) the same stable id (a real name, or the positional id the
- * studio writes back as the name), (2) the same output tensor name, (3) structure. A pair from (1) or (2) is kept
+ * Passes, each only among nodes still unmatched: (1) the same stable id, where the second model's node bears it as
+ * its name (a real name, or the positional id the studio writes back as the name; an unnamed node's position shifts
+ * when another tool inserts nodes), (2) the same output tensor name, (3) structure. A pair from (1) or (2) is kept
  * only when its op types agree. Two models share nothing when fewer than MIN_COMMON_SHARE of the smaller one's
  * nodes match: coincidences (two unnamed exports both starting "Conv_0 → Relu_1") then do not pass for a relation.
  * Pure, linear-ish in the node count (maps and arrays; no cytoscape traversal).
@@ -122,8 +123,11 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
   };
   const free = (i: number, j: number) => A.part[i] && B.part[j] && aToB[i] < 0 && bToA[j] < 0 && mergedInto[i] < 0 && opOf(A, i) === opOf(B, j);
 
-  // (1) The same stable id.
+  // (1) The same stable id, where the second file names the node so: an unnamed node's positional id
+  // (`Conv_12`) says nothing once another tool has inserted nodes before it (ONNX Runtime's Q/DQ shift every
+  // position), while the studio writes its positional ids back as names.
   b.ids.forEach((id, j) => {
+    if (b.nodes[j].name !== id) return;
     const i = a.indexOfId.get(id);
     if (i !== undefined && free(i, j)) pair(i, j, 'id');
   });
