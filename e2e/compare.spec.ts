@@ -1,7 +1,8 @@
 /**
  * Two models side by side, in a real Chromium: float YOLOX-nano and its per-channel quantization (written by the
  * studio's core in Node: opset raised, Q/DQ inserted) dropped together on the comparison target; a Conv selected on
- * one side selects and centres its counterpart on the other; a pan on one pane moves the other. Two unrelated
+ * one side selects and centres its counterpart on the other, and stays centred on both when the window is resized;
+ * a pan on one pane moves the other. Two unrelated
  * models give the named "No common nodes" message, with both panes drawn.
  */
 import { execFileSync } from 'node:child_process';
@@ -60,6 +61,28 @@ test.describe('models side by side', () => {
     expect(Math.abs(pb!.y - (boxB.y + boxB.height / 2))).toBeLessThan(3);
     expect(cb.zoom).toBeCloseTo(ca.zoom, 5);
     await page.screenshot({ path: info.outputPath('compare-1440.png') });
+
+    // The window narrowed (the panes stack, each twice as wide) and widened again: the selection stays centred on
+    // both panes, at the same zoom.
+    // The distance of the selection from its pane's centre, once the panes have taken their new size and rest.
+    const offCentre = async (side: 'a' | 'b') => {
+      await restingOn(page);
+      const p = (await page.evaluate(([s, id]) => window.__qsCompare!.position(s, id), [side, node] as const))!;
+      const box = (await page.getByTestId(`compare-canvas-${side}`).boundingBox())!;
+      return Math.max(Math.abs(p.x - (box.x + box.width / 2)), Math.abs(p.y - (box.y + box.height / 2)));
+    };
+    const centred = async () => {
+      for (const side of ['a', 'b'] as const) await expect.poll(() => offCentre(side), { message: side, timeout: 10_000 }).toBeLessThan(3);
+      expect((await centre(page, 'b')).zoom).toBeCloseTo((await centre(page, 'a')).zoom, 5);
+    };
+    await page.setViewportSize({ width: 900, height: 900 });
+    await centred();
+    await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('compare-900-selected.png') });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await centred();
+    await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('compare-1440-after-resize.png') });
 
     // A drag on the quantized pane's background (right of the centred node) moves the float pane by as much.
     await page.mouse.move(boxB.x + boxB.width - 40, boxB.y + boxB.height / 2);

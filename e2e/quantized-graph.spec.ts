@@ -2,13 +2,15 @@
  * A QDQ model read as quantized, in a real Chromium: UltraFace quantized by the studio's core (U8S8, per-channel
  * weights) in Node, dropped on the page; its Q/DQ are folded, a Conv's quantized input shows the type, scale and
  * zero point the file holds, its weight the integer codes and the 16 channel scales; precision colouring works on
- * the file; a toggle shows the Q/DQ as nodes.
+ * the file; a toggle shows the Q/DQ as nodes. Then the same for UltraFace written the way ONNX Runtime's
+ * quantize_static writes it (its names, unnamed nodes, int32 biases; tests/helpers/foreignQdq.ts), and that file
+ * beside the float model in the split view.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { clickGraphNode, dropFiles, expect, expectSummaryOf, openStudio, test } from './support.ts';
+import { clickGraphNode, dropFiles, expect, expectSummaryOf, fileFromFixture, openStudio, test } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -24,8 +26,8 @@ interface Expected {
 }
 
 /** The fixture quantized by the core and written to `out`; what the file says of one quantized Conv. */
-function quantize(fixture: string, out: string): Expected {
-  const args = ['--import', 'tsx', path.join(ROOT, 'e2e/builders/quantizedModel.ts'), fixture, out, 'per-channel'];
+function quantize(fixture: string, out: string, mode: 'per-channel' | 'ort' = 'per-channel'): Expected {
+  const args = ['--import', 'tsx', path.join(ROOT, 'e2e/builders/quantizedModel.ts'), fixture, out, mode];
   return JSON.parse(execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').pop()!);
 }
 
@@ -85,5 +87,57 @@ test.describe('a quantized model read as quantized', () => {
     await clickGraphNode(page, expected.node);
     await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
     await page.screenshot({ path: info.outputPath('quantized-900.png') });
+  });
+
+  test('UltraFace as ONNX Runtime\'s quantize_static writes it: read as quantized, and mapped against the float model', async ({ page }, info) => {
+    test.setTimeout(150_000);
+    const file = path.join(os.tmpdir(), `qs-ort-style-${process.pid}.onnx`);
+    const expected = quantize('ultraface-rfb-320.onnx', file, 'ort');
+    const ortFile = { name: 'ultraface-ort-qdq.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+    fs.rmSync(file, { force: true });
+    // The tool's own names: the Conv reads `<tensor>_DequantizeLinear_Output`.
+    expect(expected.tensor).toMatch(/_DequantizeLinear_Output$/);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openStudio(page);
+    await dropFiles(page.getByTestId('drop-zone'), ortFile);
+    await expectSummaryOf(page, ortFile.name);
+    await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
+
+    await clickGraphNode(page, expected.node);
+    const inspector = page.getByTestId('node-inspector');
+    await expect(inspector.getByTestId('inspector-quant').first()).toHaveText(`${expected.type} · scale ${plain(expected.scale)} · zp ${expected.zeroPoint}`);
+    const weight = inspector.getByTestId('inspector-weight-quant').first();
+    await expect(weight).toContainText(`${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `);
+    await expect(weight.getByTestId('scale-chart')).toHaveAttribute('data-channels', String(expected.weightChannels));
+    await expect(inspector.getByTestId('inspector-codes').first()).toContainText(`${expected.weightType} codes: min `);
+    const byPrecision = page.getByTestId('colour-by-precision');
+    await expect(byPrecision).toBeEnabled();
+    await byPrecision.check();
+    await expect(page.getByTestId('graph-precision-legend')).toBeVisible();
+    await expect(page.getByTestId('qdq-layers')).toContainText('Quantized layers');
+    await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('ort-style-1440.png') });
+
+    // Beside the float model: related, the 35 BatchNormalization folded in, nothing only on the quantized side; a
+    // Conv picked on the float side selects a Conv on the other.
+    await dropFiles(page.getByTestId('compare-drop'), [fileFromFixture('ultraface-rfb-320.onnx'), ortFile]);
+    const view = page.getByTestId('compare-view');
+    await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
+    await expect(view).toHaveAttribute('data-related', 'true');
+    await expect(page.getByTestId('compare-counts')).toContainText('35 folded in');
+    await expect(page.getByTestId('compare-counts')).toContainText(`0 only in ${ortFile.name}`);
+    await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.__qsCompare!.focus('a', 'Conv_3'));
+    await page.waitForFunction(() => window.__qsCompare?.idle('a') && window.__qsCompare?.idle('b'));
+    const at = (await page.evaluate(() => window.__qsCompare!.position('a', 'Conv_3')))!;
+    await page.mouse.click(at.x, at.y);
+    await expect(page.getByTestId('compare-selected-a')).toHaveAttribute('data-node-id', 'Conv_3');
+    await expect(page.getByTestId('compare-selected-b')).toContainText('(Conv)');
+    const counterpart = await page.evaluate(() => window.__qsCompare!.counterpart('a', 'Conv_3'));
+    await expect(page.getByTestId('compare-selected-b')).toHaveAttribute('data-node-id', counterpart!);
+    await page.screenshot({ path: info.outputPath('ort-style-compare-1440.png') });
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('ort-style-compare-900.png') });
   });
 });

@@ -205,6 +205,8 @@ export class GraphRenderer {
   private destroyed = false;
   private readonly resizeObserver: ResizeObserver;
   private lastSize = { w: 0, h: 0 };
+  /** The host's size the current pan was set for (a resize moves the pan to keep the centre). */
+  private panSize = { w: 0, h: 0 };
   /** Edges by box, for adding a box's edges to the window. */
   private readonly edgesOf: number[][];
   /** Edges cytoscape holds. */
@@ -235,17 +237,25 @@ export class GraphRenderer {
     // cytoscape's tap event does not carry the keys reliably: note them on the pointer going down.
     host.addEventListener('pointerdown', this.noteModifiers, true);
     host.addEventListener('click', this.clickBeforeCytoscape);
+    // A resize (the window, or the split view's panes going from side by side to stacked) keeps the model point
+    // at the centre of the view where it was: a centred selection stays centred, and two panes that followed each
+    // other still do.
     this.resizeObserver = new ResizeObserver(() => {
       const { w, h } = this.size();
-      if (w === this.lastSize.w && h === this.lastSize.h) return; // the observer's first call, or no change
+      const before = this.panSize;
+      if (w === before.w && h === before.h) return; // the observer's first call, or no change
+      const zoom = this.zoom(), pan = this.pan();
+      const centre = { x: (before.w / 2 - pan.x) / zoom, y: (before.h / 2 - pan.y) / zoom };
       this.cy?.resize();
       this.cacheView = null;
-      this.viewportChanged();
+      this.panSize = { w, h };
+      this.centreOn(centre.x, centre.y, zoom);
     });
     this.resizeObserver.observe(host);
 
     // The first picture, now: the graph as it opens, the window's boxes painted as cytoscape would.
     this.viewport = this.opening(); // not setViewport(): no redraw of the cache in the frame that shows this picture
+    this.panSize = this.size();
     this.window = this.windowBoxes();
     this.paintFirstPicture();
     this.events.onDrawn();
@@ -339,6 +349,7 @@ export class GraphRenderer {
   }
 
   private setViewport(zoom: number, pan: { x: number; y: number }) {
+    this.panSize = this.size();
     if (this.cy) {
       this.cy.viewport({ zoom, pan });
       return;
