@@ -31,11 +31,30 @@ test.describe('evaluate and report', () => {
     await expect(result).toBeVisible({ timeout: 90_000 });
     const cosine = (await page.getByTestId('eval-mean-cosine').textContent())!;
     expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
-    // Which onnxruntime the figures are: the page's own (onnxruntime-web, the model's Q/DQ arithmetic).
-    await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'basic');
-    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic, as the studio's page runs it");
-    expect(Number(cosine)).toBeGreaterThan(0.99); // UltraFace quantizes well (docs/NOTES.md: 0.9999)
-    expect(Number(cosine)).toBeLessThan(1);
+    // First what a user's session computes: onnxruntime-web at its default options (WASM, graph optimization 'all');
+    // beside it the model's own Q/DQ arithmetic ('basic'), each labelled.
+    const atDefault = (await page.getByTestId('eval-default-cosine').textContent())!;
+    expect(atDefault).toMatch(/^0\.\d{6}$|^1\.000000$/);
+    const headlines = await page.locator('.eval-results .facts dt').allTextContents();
+    expect(headlines[0]).toBe('Mean output cosine, onnxruntime-web (WASM) default');
+    expect(headlines[1]).toBe('Mean output cosine, own Q/DQ arithmetic');
+    await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'all');
+    await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-beside', 'basic');
+    await expect(page.getByTestId('eval-judged-by')).toContainText("Judged first by onnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'");
+    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic");
+    await expect(page.getByTestId('eval-default-outputs')).toBeVisible();
+    for (const c of [cosine, atDefault]) {
+      expect(Number(c)).toBeGreaterThan(0.99); // UltraFace quantizes well (docs/NOTES.md: 0.9999)
+      expect(Number(c)).toBeLessThan(1);
+    }
+    await page.getByTestId('eval-result').scrollIntoViewIfNeeded();
+    await page.getByTestId('eval-judged-by').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('levels-1440.png') });
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.getByTestId('eval-judged-by').scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    await page.screenshot({ path: info.outputPath('levels-900.png') });
+    await page.setViewportSize({ width: 1440, height: 900 });
     // Task accuracy: the face detector recognised, its boxes compared with the float model's and drawn side by side.
     const task = page.getByTestId('eval-task');
     await expect(task).toHaveAttribute('data-task', 'detect');
@@ -72,6 +91,8 @@ test.describe('evaluate and report', () => {
     expect(json.schema).toBe('quant-studio/report@1');
     expect(json.graphOptimization).toBe('basic');
     expect(Number(json.fidelity.meanCosine).toFixed(6)).toBe(cosine);
+    expect(json.atDefault).toMatchObject({ graphOptimization: 'all', runtime: 'onnxruntime-web (WASM)' });
+    expect(Number(json.atDefault.fidelity.meanCosine).toFixed(6)).toBe(atDefault);
     expect(json.floatModel.sha256).toMatch(/^[0-9a-f]{64}$/);
 
     // The report opens with the network off and asks for nothing but itself.
@@ -93,11 +114,14 @@ test.describe('evaluate and report', () => {
     await expect(offline.locator('h1')).toContainText('ultraface-rfb-320');
     const cards = offline.locator('.cards');
     await expect(cards).toContainText(cosine);
+    await expect(cards).toContainText(atDefault);
+    await expect(cards.locator('.card').first()).toContainText('onnxruntime-web (WASM) default');
     await expect(cards).toContainText(worst);
     const body = (await offline.locator('body').textContent())!;
     for (const c of outputCosines) expect(body).toContain(c);
     expect(body).toContain(json.floatModel.sha256);
-    expect(body).toContain("Judged byonnxruntime at graph optimization 'basic'");
+    expect(body).toContain("Judged first byonnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'");
+    expect(body).toContain("And beside it byonnxruntime at graph optimization 'basic'");
     expect(body).toContain('ultraface-rfb-320.quant.onnx');
     await expect(cards).toContainText(`${jumpDrop} dB`); // the largest error jump, as the page called it out
     await expect(cards).toContainText(jumpNode);
@@ -112,9 +136,13 @@ test.describe('evaluate and report', () => {
     await quantizedUltraface(page);
     await page.getByTestId('suggest-target').fill('0.999999');
     await page.getByTestId('suggest-steps').fill('2');
+    // The search aims at onnxruntime-web's default options unless told otherwise, and says so.
+    await expect(page.getByTestId('suggest-aim')).toHaveValue('all');
     await page.getByTestId('suggest-button').click();
     await expect(page.getByTestId('suggest-progress')).toBeVisible();
     await expect(page.getByTestId('suggest-outcome')).toBeVisible({ timeout: 120_000 });
+    await expect(page.getByTestId('suggest-aimed')).toHaveAttribute('data-aim', 'all');
+    await expect(page.getByTestId('suggest-aimed')).toContainText("onnxruntime-web's default (WASM, 'all')");
     const cosines = await page.getByTestId('suggest-step-cosine').allTextContents();
     expect(cosines).toHaveLength(3); // the start and two measured steps
     for (const c of cosines) expect(Number(c)).toBeGreaterThan(0.99);

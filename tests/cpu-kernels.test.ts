@@ -74,6 +74,19 @@ describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
     expect(json.atDefaultOptions.optimization).toBe('all');
     expect(json.atDefaultOptions.outputs[0].output).toBe('y');
     expect(json.graphOptimization).toBe('basic');
+    expect(json.atDefault).toMatchObject({ runtime: 'onnxruntime-node', graphOptimization: 'all' });
+    expect(json.atDefault.fidelity.meanCosine).toBeCloseTo(cpuMean, 5);
+
+    // The HTML report carries both levels, onnxruntime's default first.
+    const html = path.join(tmp, 'a8w8.html');
+    expect(qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--report', html).code).toBe(0);
+    const page = fs.readFileSync(html, 'utf8');
+    const first = page.indexOf('data-card="at-default"');
+    expect(first).toBeGreaterThan(0);
+    expect(page.indexOf('data-card="own-arithmetic"')).toBeGreaterThan(first);
+    expect(page).toContain('<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options');
+    expect(page).toContain(cpuMean.toFixed(6));
+    expect(page).toContain(ownMean.toFixed(6));
   });
 
   it('--reduce-range writes 7-bit weights, and the CPU kernels then keep the model\'s own figure', () => {

@@ -4,11 +4,13 @@
  *
  * Both models run on the same backend (the page asks for WASM): the comparison must measure the
  * quantization, not the difference between WebGPU and CPU kernels (docs/NOTES.md: the CPU backend is the
- * reference for quantized numerics). Cancellation is checked before every run, so a cancel takes
+ * reference for quantized numerics), at the graph optimization level asked for ('basic' unless told: the model's
+ * own Q/DQ arithmetic; 'all': onnxruntime-web's default, Q/DQ fused into int8 kernels). Cancellation is checked before every run, so a cancel takes
  * effect within one inference. Must not decode images.
  */
 import type { ComparisonRuntime, SampleSession } from '../../src/core/evaluate/compareModels.ts';
 import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
+import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 
 export interface WorkerComparisonRuntime extends ComparisonRuntime {
   /** The backend of the last session opened (null before the first). */
@@ -19,15 +21,17 @@ export function comparisonRuntime(
   runtime: Runtime,
   feeds: readonly Readonly<Record<string, Feed>>[],
   checkCancelled: () => void,
+  graphOptimization: GraphOptimization = 'basic',
 ): WorkerComparisonRuntime {
   let backend: BackendInfo | null = null;
   return {
     samples: feeds.length,
+    graphOptimization,
     backend: () => backend,
     async open(bytes): Promise<SampleSession> {
       checkCancelled();
       // 'quantized': both models on the CPU backend, the reference for quantized numerics.
-      const session = await runtime.createSession(bytes, 'quantized');
+      const session = await runtime.createSession(bytes, 'quantized', undefined, graphOptimization);
       backend = session.backend;
       return {
         async run(sample, outputs) {

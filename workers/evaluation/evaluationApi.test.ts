@@ -9,6 +9,7 @@ import { createCalibrationApi } from '../calibration/calibrationApi.ts';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
 import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from '../calibration/testSupport.ts';
 import type { RangeTable } from '../model/quantizeApi.ts';
+import type { Runtime } from '../../src/core/runtime/session.ts';
 
 const unit = getPreprocessPreset('unit');
 const xint8 = getPreset('XINT8');
@@ -84,6 +85,35 @@ describe('evaluationApi', async () => {
     expect(progress.filter((p) => p.phase === 'decoding').at(-1)).toMatchObject({ done: 4, total: 4 });
     expect(progress.filter((p) => p.phase === 'comparing').at(-1)).toMatchObject({ done: 3, total: 3 });
     expect(result.secondsPerSample).toBeGreaterThan(0);
+    // First the figure at the runtime's default options ('all'), measured before the model's own arithmetic.
+    expect(r.atDefault).toMatchObject({ graphOptimization: 'all', runtime: expect.stringContaining('onnxruntime-web') });
+    expect(r.atDefault!.outputs.map((o) => o.output)).toEqual(['Plus214_Output_0']);
+    expect(r.atDefault!.fidelity.meanCosine).toBeGreaterThan(0.9);
+    expect(r.atDefault!.fidelity.meanCosine).toBeLessThan(1);
+    expect(progress.findIndex((p) => p.phase === 'at-default')).toBeLessThan(progress.findIndex((p) => p.phase === 'comparing'));
+    expect(progress.filter((p) => p.phase === 'at-default').at(-1)).toMatchObject({ done: 3, total: 3 });
+  });
+
+  it("runs the quantized model's sessions at onnxruntime's default level for the headline, at 'basic' for the layers; a search aims at 'all' unless told", async () => {
+    const levels: string[] = [];
+    const inner = nodeWorkerRuntime();
+    const recording: Runtime = { createSession: (bytes, purpose, plan, level) => (levels.push(level ?? 'basic'), inner.createSession(bytes, purpose, plan, level)) };
+    const a = createEvaluationApi({ runtime: () => recording, decodeImage: fakeDecode });
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const blob = new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]);
+    const result = await a.evaluate(handle, { quantized: { name: 'mnist.quant.onnx', data: blob }, samples: fakeImages(2), spec: unit, layers: false });
+    expect(levels.slice(0, 2)).toEqual(['all', 'all']); // float and quantized at the default options first
+    expect(levels.slice(2, 4)).toEqual(['basic', 'basic']);
+    // At 'all' onnxruntime computes its own figure (fused int8 kernels): the two are separate measurements.
+    expect(result.report.atDefault!.fidelity.meanCosine).toBeGreaterThan(0.9);
+    levels.length = 0;
+    const aimed = await a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 1 });
+    expect(aimed.aim).toBe('all');
+    expect(levels).toContain('all');
+    levels.length = 0;
+    const own = await a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 1, aim: 'basic' });
+    expect(own.aim).toBe('basic');
+    expect(levels).not.toContain('all');
   });
 
   it('judges a model with float parts also as the NPU runs it: both figures, labelled apart in the report', async () => {

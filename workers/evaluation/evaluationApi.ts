@@ -21,13 +21,14 @@ import { suggestExclusions, type StopReason, type SuggestStep } from '../../src/
 import { qdqGrids } from '../../src/core/evaluate/qdqGrids.ts';
 import { compareAsNpu, npuReportInput, type NpuFigure } from '../../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
-import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
+import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportInput, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from './comparisonRuntime.ts';
+import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 import { EvaluationCancelledError } from '../../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './feeds.ts';
 import { activationHistograms } from './activationHistograms.ts';
@@ -93,7 +94,7 @@ export interface EvaluationRequest {
   report?: ReportContext;
 }
 
-export type EvaluationPhase = 'decoding' | 'comparing' | 'npu' | 'histograms' | 'searching' | 'parity';
+export type EvaluationPhase = 'decoding' | 'at-default' | 'comparing' | 'npu' | 'histograms' | 'searching' | 'parity';
 
 /** Histograms of a few tensors' float values ("Show histogram" in the node inspector). */
 export interface TensorHistogramRequest {
@@ -157,10 +158,17 @@ export interface SuggestRequest {
   maxTailNodes?: number;
   /** Meet the target as the NPU runs the model (float parts in BF16); layers still rank as written. */
   npuBf16?: boolean;
+  /**
+   * The onnxruntime level the target is judged at: 'all' (default), onnxruntime-web's default options, what a user's
+   * session computes; 'basic', the model's own Q/DQ arithmetic. Layers are ranked at 'basic' either way.
+   */
+  aim?: GraphOptimization;
 }
 
 export interface SuggestOutcome {
   target: number;
+  /** The onnxruntime level the cosines were measured at. */
+  aim: GraphOptimization;
   /** The cosines are as the NPU runs the model (float parts in BF16). */
   npuBf16: boolean;
   reached: boolean;
@@ -352,6 +360,12 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const judgeTask = head !== null && onImages;
         const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
         h.lastOutputs = undefined;
+        // First what a user's session computes: onnxruntime-web at its default options (WASM, graph optimization
+        // 'all', Q/DQ fused into int8 kernels); outputs only, since an exposed tensor keeps its node out of a fusion.
+        const atDefault = await compareModels(h.model, quant, comparisonRuntime(h.runtime, data.feeds, check, 'all'), {
+          onProgress: (done, total) => progress({ phase: 'at-default', done, total }),
+        });
+        // Then the model's own Q/DQ arithmetic ('basic'), every layer: where the error arises.
         const comparison = await compareModels(h.model, quant, runtime, {
           layers: request.layers ?? true,
           floatIndex: h.index,
@@ -369,19 +383,23 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           taskError = { name: e.name, message: e.message };
         }
         const ctx = request.report ?? {};
-        const timings: ReportTiming[] = [{ label: 'decoding and preprocessing the samples', seconds: data.seconds }];
+        const timings: ReportTiming[] = [
+          { label: 'decoding and preprocessing the samples', seconds: data.seconds },
+          { label: "both models at onnxruntime-web's default options ('all')", seconds: atDefault.seconds.total },
+        ];
+        const defaultFigure = { runtime: 'onnxruntime-web (WASM)', graphOptimization: 'all' as const, outputs: atDefault.outputs };
         let npu: NpuFigure | undefined;
         if (request.npuBf16) {
           npu = await compareAsNpu(h.model, quant, runtime, { onProgress: (done, total) => progress({ phase: 'npu', done, total }) });
           timings.push({ label: 'as the NPU runs it (float parts in BF16), both models', seconds: npu.comparison.seconds.total });
         }
-        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, undefined, task);
+        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, defaultFigure, npu, undefined, task);
         if (report.ranges.length > 0) {
           // The worst layers are known only now: one more float run for their histograms.
           const t = performance.now();
           const histograms = await activationHistograms(h.model, new Map(report.ranges.map((r) => [r.tensor, r])), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
           timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
-          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, npu, histograms, task);
+          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, defaultFigure, npu, histograms, task);
         }
         const nodeSqnr: Record<string, number> = {};
         if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
@@ -414,6 +432,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const ranges = rangesFromTable(request.ranges);
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
+        const aim = request.aim ?? 'all';
+        const aimed = aim === 'basic' ? null : comparisonRuntime(h.runtime, data.feeds, check, aim);
         let measured = 0;
         const stepProgress = () => ({ done: measured, total: maxSteps + 1 });
         const result = await suggestExclusions({
@@ -430,9 +450,12 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
               floatIndex: h.index,
               onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
             });
-            const asNpu = request.npuBf16 ? await compareAsNpu(h.model, quantized, runtime) : undefined;
+            // The cosine at the aimed level: the outputs alone again at 'all' (the layers stay at 'basic').
+            const judge = aimed ?? runtime;
+            const asNpu = request.npuBf16 ? await compareAsNpu(h.model, quantized, judge) : undefined;
+            const atAim = asNpu?.comparison ?? (aimed ? await compareModels(h.model, quantized, aimed, {}) : comparison);
             return {
-              cosine: meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine,
+              cosine: meanOutputCosine(atAim.outputs).cosine,
               layers: rankLayers(comparison.layerwise!.rows, h.index, new Set<string>(report.quantized.map((q) => q.id)), request.rankBy ?? 'drop'),
             };
           },
@@ -448,6 +471,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         });
         return {
           target: request.target,
+          aim,
           npuBf16: request.npuBf16 ?? false,
           reached: result.reached,
           stopped: result.stopped,
@@ -518,6 +542,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     comparison: Comparison,
     ctx: ReportContext,
     timings: readonly ReportTiming[],
+    atDefault: ReportInput['atDefault'],
     npu?: NpuFigure,
     histograms?: ReadonlyMap<string, ReportHistogram>,
     task?: ReportTask | null,
@@ -535,6 +560,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       samples: comparison.samples,
       dataSource: ctx.dataSource ?? null,
       outputs: comparison.outputs,
+      atDefault,
       npu: npu ? npuReportInput(npu) : null,
       layers: lw ? { rows: lw.rows, index: h.index, pairs: lw.pairs, missing: lw.missing } : undefined,
       grids: lw ? qdqGrids(quant) : undefined,

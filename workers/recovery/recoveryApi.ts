@@ -33,6 +33,7 @@ import type { CurvePoint } from '../../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
+import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { Feed, Runtime } from '../../src/core/runtime/session.ts';
@@ -68,6 +69,11 @@ export interface RecoveryData {
   /** Held-out samples to judge on; empty or absent → the calibration samples. */
   evaluationSamples?: readonly CalibrationSample[];
   spec: PreprocessSpec | null;
+  /**
+   * The onnxruntime level the judge runs at: 'all' (default), onnxruntime-web's default options, what a user's session
+   * computes; 'basic', the model's own Q/DQ arithmetic. Tuning and calibration run at 'basic' either way.
+   */
+  aim?: GraphOptimization;
 }
 
 export interface RecoveryRequest extends RecoveryData {
@@ -258,6 +264,8 @@ interface HeldLadder {
   dataSource: string;
   /** Rungs were judged as the NPU runs them (float parts in BF16). */
   npuBf16: boolean;
+  /** The onnxruntime level the rungs were judged at. */
+  aim: GraphOptimization;
 }
 
 /** Decoded feeds as a calibration sample source (no second decode). */
@@ -318,7 +326,8 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       judging,
       calibrate,
       tuningRuntime: comparisonRuntime(h.runtime, tuning.feeds, check) as ComparisonRuntime,
-      judgingRuntime: comparisonRuntime(h.runtime, judging.feeds, check) as ComparisonRuntime,
+      judgingRuntime: comparisonRuntime(h.runtime, judging.feeds, check, request.aim ?? 'all') as ComparisonRuntime,
+      aim: request.aim ?? 'all',
       skipped: [...tuning.skipped, ...(own ? judging.skipped : [])],
       dataSource: own ? `${judging.feeds.length} evaluation sample(s)` : `${judging.feeds.length} calibration sample(s)`,
     };
@@ -475,7 +484,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         const measuredSoFar: RungResult[] = [];
         const skippedSoFar: SkippedRung[] = [];
         const order = request.order ?? 'eight-bit-first';
-        const held: HeldLadder = { model: handle, result: ladderSoFar(target, order, [], [], 'cancelled'), handles: [], dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false };
+        const held: HeldLadder = { model: handle, result: ladderSoFar(target, order, [], [], 'cancelled'), handles: [], dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false, aim: data.aim };
         const ladderHandle = ladders.add(held);
         h.kept.ladders.push(ladderHandle);
         const update = () => {
@@ -596,6 +605,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         precisions: rung ? nodePrecisions(rung.report) : null,
         samples: rung?.samples ?? 0,
         dataSource: l.dataSource,
+        graphOptimization: l.aim,
         outputs: rung?.outputs ?? [],
         ladder: ladderReport(result),
         timings: l.result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),

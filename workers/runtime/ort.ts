@@ -11,7 +11,8 @@
  *
  * Quantized models always run on WASM (docs/NOTES.md: WebGPU's int8 DequantizeLinear was wrong, and
  * QuantizeLinear has no WebGPU kernel). Sessions use graphOptimizationLevel 'basic', where web and
- * native onnxruntime agree to 1e-6. Vite emits the .wasm files itself: no wasmPaths here.
+ * native onnxruntime agree to 1e-6, unless the caller asks for another level: the evaluation's headline figure runs
+ * quantized models at 'all', onnxruntime-web's own default (what a user's session runs). Vite emits the .wasm files itself: no wasmPaths here.
  * The module is imported dynamically, so a worker that never runs a model never loads it.
  */
 import type * as OrtModule from 'onnxruntime-web';
@@ -23,6 +24,7 @@ import {
 } from './backendChoice.ts';
 import { probeKey, readCosts, readPrior, writeCosts, writePrior } from './probeCache.ts';
 import type { ParityRuntime } from '../../src/core/evaluate/parity.ts';
+import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 
 type Ort = typeof OrtModule;
 
@@ -124,9 +126,9 @@ function wrap(ort: Ort, session: OrtModule.InferenceSession): InferenceRunner {
 // `session.disable_prepacking`): measured, that copy took 0.71 bytes of WebAssembly heap per byte of model,
 // the difference between a 2.2 GB model filling the 4 GiB heap and leaving room for its evaluation
 // (core/runtime/wasmHeap.ts).
-const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderConfig[], model: SessionModel): OrtModule.InferenceSession.SessionOptions => ({
+const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderConfig[], model: SessionModel, level: GraphOptimization = 'basic'): OrtModule.InferenceSession.SessionOptions => ({
   executionProviders: providers,
-  graphOptimizationLevel: 'basic',
+  graphOptimizationLevel: level,
   logSeverityLevel: 3,
   ...(model.externalData.length > 0
     ? { externalData: model.externalData.map((f) => ({ path: f.path, data: f.data })), extra: { session: { disable_prepacking: '1' } } }
@@ -284,9 +286,9 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
     ...extra,
   });
 
-  async function onWasm(model: SessionModel, why: string | null, extra: Partial<BackendInfo> = {}): Promise<Made> {
+  async function onWasm(model: SessionModel, why: string | null, extra: Partial<BackendInfo> = {}, level: GraphOptimization = 'basic'): Promise<Made> {
     const ort = await loadWasm(wasm.threads);
-    const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['wasm'], model));
+    const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['wasm'], model, level));
     return { runner: wrap(ort, session), backend: wasmInfo(why, extra) };
   }
 
@@ -310,9 +312,9 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
       if (look.unavailable !== undefined) return false;
       return preference === 'webgpu' || softwareAdapterReason(look.facts) === null;
     },
-    async createSession(bytes: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan) {
+    async createSession(bytes: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan, level: GraphOptimization = 'basic') {
       const model = asSessionModel(bytes);
-      if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)');
+      if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)', {}, level);
       if (preference === 'wasm') return onWasm(model, 'the runtime switch says WASM', { chosenBecause: 'the runtime switch says WASM' });
       adapter ??= lookAtAdapter();
       const look = await adapter;

@@ -109,7 +109,7 @@ function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' |
 }
 
 /** The report of a comparison of two model files. */
-export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu']; task?: ReportTask | null }): Report {
+export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu']; atDefault?: ReportInput['atDefault']; task?: ReportTask | null }): Report {
   const summary = extra.quantPath ? readQuantizeSummary(extra.quantPath) : null;
   const lw = comparison.layerwise;
   return buildReport({
@@ -122,6 +122,7 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
     samples: comparison.samples,
     dataSource: extra.dataSource,
     outputs: comparison.outputs,
+    atDefault: extra.atDefault,
     npu: extra.npu,
     layers: lw ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing } : undefined,
     grids: lw ? qdqGrids(quantModel) : undefined,
@@ -188,6 +189,7 @@ export const evaluateCommand = {
       quantPath,
       timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],
       npu: npu ? npuReportInput(npu) : undefined,
+      atDefault: cpu ? { runtime: 'onnxruntime-node', graphOptimization: 'all', outputs: cpu.outputs } : null,
       task: taskResult ? taskReport(taskResult, (name) => (values.report ? imageDataUrl(data.files.find((f) => path.basename(f) === name)!) : null), values.report ? pictures : 0) : null,
     });
     process.stderr.write(`compared on ${comparison.samples} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);

@@ -158,9 +158,9 @@ export function nodeRuntime(feeds: readonly Feeds[], optimization: SessionOptimi
  */
 export function ortNodeRuntime(threads = 0, sessions = { created: 0 }): Runtime {
   return {
-    async createSession(model) {
+    async createSession(model, _purpose, _plan, graphOptimization = 'basic') {
       sessions.created++;
-      const s = await createSession(model, threads, 'basic', false);
+      const s = await createSession(model, threads, graphOptimization, false);
       return {
         runner: {
           inputNames: s.inputNames,

@@ -13,7 +13,7 @@ import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../evaluate/graphOptimization.ts';
-import { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
+import { REPORT_SCHEMA, type Report, type ReportAtDefault, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
 
 export interface ReportInput {
   readonly title?: string;
@@ -29,6 +29,8 @@ export interface ReportInput {
   /** The graph optimization level the figures were measured at (the runtime's); default 'basic'. */
   readonly graphOptimization?: GraphOptimization;
   readonly outputs: readonly OutputSummary[];
+  /** The outputs judged at the runtime's default options ('all'), measured first: the headline figure. */
+  readonly atDefault?: { readonly runtime: string; readonly graphOptimization?: GraphOptimization; readonly outputs: readonly OutputSummary[] } | null;
   /** The outputs judged with the float parts in BF16 (as the NPU runs them), and what was rounded. */
   readonly npu?: { readonly floatNodes: number; readonly activations: number; readonly weights: number; readonly outputs: readonly OutputSummary[] } | null;
   /** Layer-wise rows (any order), with the float model's graph index for the jumps. */
@@ -89,6 +91,11 @@ export function buildReport(input: ReportInput): Report {
     });
   }
   const fidelity = meanOutputCosine(input.outputs);
+  let atDefault: ReportAtDefault | null = null;
+  if (input.atDefault) {
+    const f = meanOutputCosine(input.atDefault.outputs);
+    atDefault = { runtime: input.atDefault.runtime, graphOptimization: input.atDefault.graphOptimization ?? 'all', outputs: input.atDefault.outputs, fidelity: { meanCosine: f.cosine, undefinedOutputs: f.undefinedOutputs } };
+  }
   let npu: ReportNpu | null = null;
   if (input.npu) {
     const f = meanOutputCosine(input.npu.outputs);
@@ -108,6 +115,7 @@ export function buildReport(input: ReportInput): Report {
     graphOptimization: input.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION,
     outputs: input.outputs,
     fidelity: { meanCosine: fidelity.cosine, undefinedOutputs: fidelity.undefinedOutputs },
+    atDefault,
     npu,
     layers,
     ranges,

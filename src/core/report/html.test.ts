@@ -110,12 +110,31 @@ describe('renderHtml', () => {
   });
 
   it("says which onnxruntime judged the figures: 'basic' unless the caller says 'all' (HTML and JSON)", () => {
-    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, as the studio&#39;s page runs it (its sessions set &#39;basic&#39;)</dd>');
+    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, every QuantizeLinear and DequantizeLinear run as written</dd>');
     expect(JSON.parse(renderJson(buildReport(input))).graphOptimization).toBe('basic');
     const cpu = buildReport({ ...input, graphOptimization: 'all' });
     expect(renderHtml(cpu)).toContain('data-graph-optimization="all"');
     expect(renderHtml(cpu)).toContain('its default in onnxruntime-node, -python and onnxruntime-web');
     expect(JSON.parse(renderJson(cpu)).graphOptimization).toBe('all');
+  });
+
+  it("puts the figure at the runtime's default options ('all') first and the model's own arithmetic ('basic') beside it, labelled", () => {
+    const atAll = input.outputs.map((o) => ({ ...o, metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5, min: 0.5, max: 0.5 } } }));
+    const both = buildReport({ ...input, atDefault: { runtime: 'onnxruntime-node', outputs: atAll } });
+    const page = renderHtml(both);
+    expect(unbalancedTag(page)).toBeNull();
+    expect(page).toContain('<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options');
+    expect(page).toContain('<dt>And beside it by</dt><dd data-graph-optimization="basic">');
+    const first = page.indexOf('data-card="at-default"');
+    const beside = page.indexOf('data-card="own-arithmetic"');
+    expect(first).toBeGreaterThan(0);
+    expect(beside).toBeGreaterThan(first);
+    expect(page.slice(first, beside)).toContain('0.500000');
+    expect(page.indexOf('<section id="at-default">')).toBeLessThan(page.indexOf('Output metrics, the model&#39;s own Q/DQ arithmetic (&#39;basic&#39;)'));
+    const json = JSON.parse(renderJson(both));
+    expect(json.atDefault).toMatchObject({ runtime: 'onnxruntime-node', graphOptimization: 'all', fidelity: { meanCosine: 0.5 } });
+    // A report without it reads as before: one figure, 'Judged by'.
+    expect(html).not.toContain('data-card="at-default"');
   });
 
   it('shows the numbers: metrics, layer SQNRs, the search steps, the hash', () => {

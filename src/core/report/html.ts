@@ -30,7 +30,7 @@ import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../evaluate/graphOptimization.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../evaluate/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
@@ -46,7 +46,8 @@ function header(r: Report): string {
   if (r.quantizedModel) meta.push(fileRows('Quantized model', r.quantizedModel));
   if (r.config) meta.push(`<dt>Configuration</dt><dd>${e(r.config.name)}</dd>`);
   meta.push(`<dt>Data</dt><dd>${r.data.samples} sample${r.data.samples === 1 ? '' : 's'}${r.data.source ? ` from <code>${e(r.data.source)}</code>` : ''}</dd>`);
-  meta.push(`<dt>Judged by</dt><dd data-graph-optimization="${e(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}">${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}</dd>`);
+  if (r.atDefault) meta.push(`<dt>Judged first by</dt><dd data-graph-optimization="${e(r.atDefault.graphOptimization)}" data-at-default>${e(r.atDefault.runtime)} at its default options: ${e(graphOptimizationText(r.atDefault.graphOptimization))}</dd>`);
+  meta.push(`<dt>${r.atDefault ? 'And beside it by' : 'Judged by'}</dt><dd data-graph-optimization="${e(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}">${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}</dd>`);
   if (r.createdAt) meta.push(`<dt>Created</dt><dd>${e(r.createdAt)}</dd>`);
   return `<header><h1>${e(r.title)}</h1><dl class="meta">${meta.join('')}</dl></header>`;
 }
@@ -55,7 +56,13 @@ function cards(r: Report): string {
   const out: string[] = [];
   const c = r.fidelity.meanCosine;
   const undef = r.fidelity.undefinedOutputs ? `; ${r.fidelity.undefinedOutputs} output(s) undefined` : '';
-  out.push(`<div class="card"><div class="label">Mean output cosine${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`);
+  if (r.atDefault) {
+    const d = r.atDefault.fidelity;
+    const dUndef = d.undefinedOutputs ? `; ${d.undefinedOutputs} output(s) undefined` : '';
+    out.push(`<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div></div>`);
+  }
+  const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
+  out.push(`<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`);
   if (r.npu) {
     const n = r.npu.fidelity.meanCosine;
     out.push(`<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div></div>`);
@@ -98,6 +105,13 @@ function npuSection(r: Report): string {
   return `<section id="npu"><h2>As the NPU runs it</h2><p class="muted">The same quantized model with its float parts (exclusions, ops left float) computed in BF16, as the Ryzen AI compiler runs float subgraphs (Quark's with-cast BF16: a Cast to bfloat16 and back at every float tensor). ${e(npuWhat(r.npu))}. The figures above are the model as written (float parts in float32).</p>${metricTables(r.npu.outputs).join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(renderSummary(r.npu.outputs))}</pre></section>`;
 }
 
+/** The figure at the runtime's default options, first: the same metric tables, said which runtime and level. */
+function atDefaultSection(r: Report): string {
+  if (!r.atDefault) return '';
+  const d = r.atDefault;
+  return `<section id="at-default"><h2>Output metrics, ${e(d.runtime)} at its default options</h2><p class="muted">${e(graphOptimizationText(d.graphOptimization))}. What a user's session computes unless it sets a level; the model's own Q/DQ arithmetic follows.</p>${metricTables(d.outputs).join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(renderSummary(d.outputs))}</pre></section>`;
+}
+
 function outputsSection(r: Report): string {
   if (r.outputs.length === 0) return '';
   const tables = metricTables(r.outputs);
@@ -114,7 +128,8 @@ function outputsSection(r: Report): string {
   const charts = [`<h3>Mean cosine per output</h3>${barChart(cosBars, Math.floor(cosLo * 100) / 100, 1, 'Mean cosine per output')}`];
   if (psnrBars.length) charts.push(`<h3>Mean PSNR per output</h3>${barChart(psnrBars, 0, Math.ceil(psnrHi / 10) * 10, 'Mean PSNR per output')}`);
   const quark = renderSummary(r.outputs);
-  return `<section><h2>Output metrics${r.npu ? ', as written' : ''}</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
+  const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
+  return `<section><h2>Output metrics${e(level)}${r.npu ? ', as written' : ''}</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
 }
 
 function layerSection(r: Report): string {
@@ -221,7 +236,7 @@ function timingsSection(r: Report): string {
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
   const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), taskSection(report.task), outputsSection(report), npuSection(report), paritySection(report.parity), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const body = [header(report), cards(report), taskSection(report.task), atDefaultSection(report), outputsSection(report), npuSection(report), paritySection(report.parity), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -13,6 +13,14 @@ describe('reading a result', () => {
     expect(psnr).toMatchObject({ metric: 'psnr', meets: false });
   });
 
+  it("reads the figure at the runtime's default options ('all') where the report has one: what a user's session computes", () => {
+    const own = { output: 'y', metrics: { cosine: { mean: 0.99, min: 0.98, max: 1, count: 2 }, psnr: { mean: 40, min: 39, max: 41, count: 2 } } };
+    const atAll = { output: 'y', metrics: { cosine: { mean: 0.97, min: 0.96, max: 0.98, count: 2 }, psnr: { mean: 28, min: 27, max: 29, count: 2 } } };
+    const figures = headlineFigures({ fidelity: { meanCosine: 0.99 }, outputs: [own], atDefault: { fidelity: { meanCosine: 0.97 }, outputs: [atAll] } });
+    expect(figures).toEqual({ cosine: 0.97, psnr: 28 });
+    expect(headlineFigures({ fidelity: { meanCosine: 0.99 }, outputs: [own], atDefault: null })).toEqual({ cosine: 0.99, psnr: 40 });
+  });
+
   it('takes the user’s target and measures the change from the previous run', () => {
     const [cos] = readResult({ cosine: 0.995, psnr: null }, { ...quark, cosine: { value: 0.99, source: 'user' } }, { cosine: 0.98, psnr: 31 });
     expect(cos.meets).toBe(true);

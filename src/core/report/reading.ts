@@ -16,8 +16,17 @@ export interface Target {
 /** Quark's thresholds for a good quantization. */
 export const QUARK_TARGETS: Readonly<Record<ReadMetric, number>> = { cosine: 0.98, psnr: 30 };
 
-/** The headline figures of a report: the mean output cosine, and the mean PSNR over the outputs that have one. */
-export function headlineFigures(report: { readonly fidelity: { readonly meanCosine: number }; readonly outputs: readonly OutputSummary[] }): Record<ReadMetric, number | null> {
+interface Figures {
+  readonly fidelity: { readonly meanCosine: number };
+  readonly outputs: readonly OutputSummary[];
+}
+
+/**
+ * The headline figures of a report: the mean output cosine, and the mean PSNR over the outputs that have one; at the
+ * runtime's default options ('all') where the report measured them there (what a user's session computes), else its own.
+ */
+export function headlineFigures(whole: Figures & { readonly atDefault?: Figures | null }): Record<ReadMetric, number | null> {
+  const report = whole.atDefault ?? whole;
   const psnr = report.outputs.map((o) => o.metrics.psnr?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
   const cosine = report.fidelity.meanCosine;
   return { cosine: Number.isFinite(cosine) ? cosine : null, psnr: psnr.length ? psnr.reduce((a, b) => a + b, 0) / psnr.length : null };

@@ -126,6 +126,20 @@ export interface ReportNpu {
   readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
 }
 
+/**
+ * The same quantized model judged at the user's runtime's default options: onnxruntime's graph optimization 'all'
+ * (onnxruntime-web's WASM default on the page, onnxruntime-node's in the command line), where the CPU provider fuses
+ * Q/DQ into int8 kernels. The report's headline figure where present; `outputs` and `fidelity` read like the
+ * report's own, which are then the model's own Q/DQ arithmetic ('basic') beside it.
+ */
+export interface ReportAtDefault {
+  /** The runtime, in words ("onnxruntime-web, WASM", "onnxruntime-node"). */
+  readonly runtime: string;
+  readonly graphOptimization: GraphOptimization;
+  readonly outputs: readonly OutputSummary[];
+  readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
+}
+
 export interface Report {
   readonly schema: typeof REPORT_SCHEMA;
   readonly title: string;
@@ -151,6 +165,11 @@ export interface Report {
   readonly outputs: readonly OutputSummary[];
   /** Mean over outputs of the mean output cosine. */
   readonly fidelity: { readonly meanCosine: number; readonly undefinedOutputs: number };
+  /**
+   * The figure at the runtime's default options ('all'), measured first and shown first, when the caller measured
+   * it; absent in reports written before it was (those hold only `graphOptimization`'s figure).
+   */
+  readonly atDefault?: ReportAtDefault | null;
   /** The figure as the NPU runs the model (float parts in BF16), when asked for; `outputs` is the model as written. */
   readonly npu: ReportNpu | null;
   readonly layers: ReportLayers | null;

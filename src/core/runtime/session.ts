@@ -5,6 +5,7 @@
  * (src/cli/runtime/ortNode.ts). Types only: this module must not import a runtime.
  */
 import type { ModelBytes } from '../onnx/externalize.ts';
+import type { GraphOptimization } from '../evaluate/graphOptimization.ts';
 
 /** Element types a feed may have (what .npy inputs and images become). */
 export type FeedType = 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'int64' | 'bool';
@@ -73,7 +74,11 @@ export interface SessionPlan {
 }
 
 export interface Runtime {
-  createSession(model: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+  /**
+   * `plan`: what the caller knows of the session's job. `graphOptimization`: the onnxruntime level the session runs
+   * at ('basic' when absent: the model's own Q/DQ arithmetic; 'all': onnxruntime's default, Q/DQ fused into int8 kernels).
+   */
+  createSession(model: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan, graphOptimization?: GraphOptimization): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
   /**
    * Whether a float session may run where each graph output costs a round trip of its own (a GPU): calibration
    * then reads its exposed tensors back as one (core/calibrate/run/packOutputs.ts). Absent means no.

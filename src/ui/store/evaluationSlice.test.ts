@@ -209,7 +209,7 @@ describe('evaluation slice', () => {
     call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] }); // a repeat adds nothing
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.resolve({
-      target: 0.995, npuBf16: false, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
+      target: 0.995, aim: 'all', npuBf16: false, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
       added: { nodes: ['Conv_5'], subgraphs: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] }, used: 2, skipped: [], seconds: 3,
     });
     await searching;

@@ -10,6 +10,7 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
+import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';
@@ -93,6 +94,8 @@ export interface SuggestState {
   accepted: string[] | null;
   /** Meet the target as the NPU runs the model (float parts in BF16, the CLI's --npu-bf16); default off. */
   npuBf16: boolean;
+  /** The onnxruntime level the target is judged at: onnxruntime-web's default ('all', the default) or 'basic'. */
+  aim: GraphOptimization;
 }
 
 export interface EvaluationState {
@@ -134,6 +137,7 @@ export interface EvaluationSlice {
   setEvaluationLayers(layers: boolean): void;
   setEvaluationNpuBf16(npuBf16: boolean): void;
   setSuggestNpuBf16(npuBf16: boolean): void;
+  setSuggestAim(aim: GraphOptimization): void;
   /** Compares the current quantized model with the float model on the chosen samples. */
   evaluate(): Promise<void>;
   /** The next step a result suggests, in one click: keep `node` float, quantize again and evaluate again. */
@@ -181,6 +185,7 @@ const initialSuggest: SuggestState = {
   error: null,
   accepted: null,
   npuBf16: false,
+  aim: 'all',
 };
 
 export const initialEvaluationState: EvaluationState = {
@@ -265,6 +270,9 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         patch({ npuBf16 });
       },
 
+      setSuggestAim(aim) {
+        patchSuggest({ aim });
+      },
       setSuggestNpuBf16(npuBf16) {
         patchSuggest({ npuBf16 });
       },
@@ -353,7 +361,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const { model, run, calibration, evaluation } = get();
         if (!model.handle || busy()) return;
         const request = ++latest;
-        const { target, maxSteps, npuBf16 } = evaluation.suggest;
+        const { target, maxSteps, npuBf16, aim } = evaluation.suggest;
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
         if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
         if (run.settings.bf16) return fail('Bf16PresetError', 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.');
@@ -368,7 +376,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const outcome = await service.suggest(
             model.handle,
-            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps, npuBf16 },
+            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps, npuBf16, aim },
             (progress) => {
               if (request !== latest || answered) return;
               const steps = get().evaluation.suggest.steps;
@@ -459,7 +467,7 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         latest++;
         service.release();
         judging++;
-        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, taskJudging: false, taskError: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16 } });
+        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, taskJudging: false, taskError: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16, aim: get().evaluation.suggest.aim } });
       },
     };
   };

@@ -11,6 +11,7 @@
  * It talks to the worker only through the RecoveryService it is given (tests pass a fake). A new model
  * resets it; a cancelled climb keeps the rungs measured before the cancel.
  */
+import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
@@ -87,6 +88,8 @@ export interface LadderChoice {
   exclusions: boolean;
   /** Judge every rung as the NPU runs it (float parts in BF16, the CLI's --npu-bf16). */
   npuBf16: boolean;
+  /** The onnxruntime level every rung is judged at: onnxruntime-web's default ('all', the default) or 'basic'. */
+  aim: GraphOptimization;
   /** The order rungs are climbed in (the CLI's --order): 8-bit routes first (default) or fastest. */
   order: LadderOrder;
   /** Minutes the climb may take (the CLI's --time-budget); null: no budget. */
@@ -143,7 +146,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   cle: false, attention: false, smoothQuant: false, smoothAlpha: 0.5, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
   mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
 };
-export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, order: DEFAULT_LADDER_ORDER, timeBudgetMinutes: null };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, aim: 'all', order: DEFAULT_LADDER_ORDER, timeBudgetMinutes: null };
 
 /**
  * How long a cancelled climb may take to answer before the page shows it cancelled with the rungs it has (their models
@@ -315,7 +318,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, order: ladder.order, timeBudget },
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, aim: ladder.aim, order: ladder.order, timeBudget },
             onProgress(request),
           );
           if (request !== latest) return;

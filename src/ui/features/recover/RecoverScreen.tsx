@@ -5,6 +5,7 @@
  * mixed precision; then A16W8; then exclusions; or the fastest order) until a rung meets it. Live progress with the loss curves, cancel, every measured configuration side by side, "Use
  * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
  */
+import { AimSelect } from '../../components/AimSelect.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { formatDuration } from '../../../core/recover/ladderBudget.ts';
 import { renderHtml } from '../../../core/report/index.ts';
@@ -235,6 +236,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
             else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
           }} />
       </label>
+      <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
       <label className="recover-switch"><input type="checkbox" checked={c.npuBf16} onChange={(e) => set({ npuBf16: e.currentTarget.checked })} data-testid="ladder-npu" /> judge every rung as the NPU runs it (float parts in BF16)</label>
     </fieldset>
   );

@@ -8,7 +8,8 @@ import type { EvaluationProgress } from '../../store/evaluationSlice.ts';
 
 const PHASES: Record<EvaluationProgress['phase'], string> = {
   decoding: 'Decoding images',
-  comparing: 'Running both models',
+  'at-default': "Running both models at onnxruntime-web's default options ('all')",
+  comparing: "Running both models as written ('basic', every layer)",
   npu: 'Running it as the NPU runs it (float parts in BF16)',
   histograms: 'Histograms of the worst layers',
   searching: 'Measuring',

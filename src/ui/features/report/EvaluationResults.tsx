@@ -1,11 +1,12 @@
 /**
- * A finished evaluation: the headline numbers (mean output cosine, worst layer, pace), the files
+ * A finished evaluation: the headline numbers (mean output cosine at onnxruntime-web's default options first, what a
+ * user's session computes, and the model's own Q/DQ arithmetic beside it; worst layer, pace), the files
  * skipped, the output metrics, the per-layer chart and table, and the report downloads (HTML that
  * opens offline, and JSON), built from the same Report the page renders.
  */
 import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
 import type { ReactNode } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { TensorName } from '../../components/TensorName.tsx';
@@ -35,6 +36,8 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
   const r = result.report;
   const worst = r.layers?.worst[0];
   const npu = r.npu;
+  const atDefault = r.atDefault ?? null;
+  const ownLevel = r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION;
   const jump = r.layers?.jumps[0];
   const name = r.quantizedModel?.name ?? 'model.quant.onnx';
   const parity = useStudio((s) => s.parity.result);
@@ -49,8 +52,12 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
       )}
       <ResultReading result={result} />
       <dl className="facts">
-        <Headline label={npu ? 'Mean output cosine, as written' : 'Mean output cosine'} value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
-          sub={`${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`} />
+        {atDefault && (
+          <Headline label={`Mean output cosine, ${atDefault.runtime} default`} value={formatCosine(atDefault.fidelity.meanCosine)} severity={cosineSeverity(atDefault.fidelity.meanCosine)} testId="eval-default-cosine"
+            sub={`'${atDefault.graphOptimization}', fused int8 kernels: what a user's session computes`} />
+        )}
+        <Headline label={atDefault ? `Mean output cosine, own Q/DQ arithmetic${npu ? ', as written' : ''}` : npu ? 'Mean output cosine, as written' : 'Mean output cosine'} value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
+          sub={`${atDefault ? `'${ownLevel}', Q/DQ as written; ` : ''}${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`} />
         {npu && (
           <Headline label="Mean output cosine, as the NPU runs it" value={formatCosine(npu.fidelity.meanCosine)} severity={cosineSeverity(npu.fidelity.meanCosine)} testId="eval-npu-cosine"
             sub={npu.floatNodes === 0 ? 'no float parts: the same model' : `float parts in BF16: ${plural(npu.floatNodes, 'node')}, ${plural(npu.activations, 'activation')} and ${plural(npu.weights, 'weight')} rounded`} />
@@ -61,11 +68,17 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
           sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''} (WASM: the reference for quantized numerics)` : undefined} />
       </dl>
-      <p className="muted" data-testid="eval-judged-by" data-graph-optimization={r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION}>
-        Judged by {graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}. onnxruntime at its default options
-        (graph optimization &apos;all&apos;, in onnxruntime-node and onnxruntime-web alike) runs fused int8 kernels that can differ:
-        <code>qstudio evaluate</code> reports that figure first, this one beside it.
-      </p>
+      {atDefault ? (
+        <p className="muted" data-testid="eval-judged-by" data-graph-optimization={atDefault.graphOptimization} data-beside={ownLevel}>
+          Judged first by {atDefault.runtime} at its default options: {graphOptimizationText(atDefault.graphOptimization)}.
+          Beside it, {graphOptimizationText(ownLevel)}; the layer figures below are at that level (an exposed tensor keeps its
+          node out of a fusion). <code>qstudio evaluate</code> reports onnxruntime-node&apos;s default the same way.
+        </p>
+      ) : (
+        <p className="muted" data-testid="eval-judged-by" data-graph-optimization={ownLevel}>
+          Judged by {graphOptimizationText(ownLevel)}. Evaluate again to measure it at onnxruntime-web&apos;s default options too.
+        </p>
+      )}
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="eval-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
           <ul className="plain-list">
@@ -74,7 +87,13 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         </Callout>
       )}
       {r.task && <TaskAccuracy task={r.task} />}
-      <h4 className="eval-subtitle">Output metrics{npu ? ', as written (float parts in float32)' : ''}</h4>
+      {atDefault && (
+        <>
+          <h4 className="eval-subtitle">Output metrics, {atDefault.runtime} default ({graphOptimizationLabel(atDefault.graphOptimization)})</h4>
+          <OutputMetricsTable outputs={atDefault.outputs} testId="eval-default-outputs" />
+        </>
+      )}
+      <h4 className="eval-subtitle">Output metrics{atDefault ? `, ${graphOptimizationLabel(ownLevel)}` : ''}{npu ? ', as written (float parts in float32)' : ''}</h4>
       <OutputMetricsTable outputs={r.outputs} />
       {npu && (
         <>

@@ -10,6 +10,7 @@ import { plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import type { SuggestState } from '../../store/evaluationSlice.ts';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
+import { AIM_TEXT, AimSelect } from '../../components/AimSelect.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 
 function what(step: SuggestState['steps'][number]): string {
@@ -24,6 +25,7 @@ export function SuggestCard() {
   const setTarget = useStudio((st) => st.setSuggestTarget);
   const setSteps = useStudio((st) => st.setSuggestMaxSteps);
   const setNpuBf16 = useStudio((st) => st.setSuggestNpuBf16);
+  const setAim = useStudio((st) => st.setSuggestAim);
   const run = useStudio((st) => st.suggestExclusions);
   const cancel = useStudio((st) => st.cancelSuggestion);
   const dismiss = useStudio((st) => st.dismissSuggestionError);
@@ -52,6 +54,7 @@ export function SuggestCard() {
             onChange={(e) => setSteps(Number(e.currentTarget.value))} data-testid="suggest-steps" />
           <span className="muted small">steps</span>
         </label>
+        <AimSelect value={s.aim} onChange={setAim} disabled={running} testId="suggest-aim" />
         <label className="eval-source__option">
           <input type="checkbox" checked={s.npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="suggest-npu-toggle" />
           as the NPU runs it <span className="muted small">(measure with the float parts in BF16)</span>
@@ -68,6 +71,9 @@ export function SuggestCard() {
           <p>{s.error.message}</p>
           {evaluationErrorHint(s.error.name) && <p className="callout__hint">{evaluationErrorHint(s.error.name)}</p>}
         </Callout>
+      )}
+      {s.steps.length > 0 && (
+        <p className="muted small" data-testid="suggest-aimed" data-aim={s.outcome?.aim ?? s.aim}>Cosines measured at {AIM_TEXT[s.outcome?.aim ?? s.aim]}.</p>
       )}
       {s.steps.length > 0 && (
         <div className="table-scroll">
