@@ -13,6 +13,11 @@ export const DETECTORS: Record<string, Detector> = {
     preprocess: getPreprocessPreset('ultraface'),
     tail: { starts: ['Slice_217', 'Slice_224'], ends: ['Concat_241'] },
   },
+  'ultraface-rfb-320-nopost.onnx': {
+    preprocess: getPreprocessPreset('ultraface'),
+    // The same network without its box-decoding tail: nothing to exclude.
+    tail: { starts: [], ends: [] },
+  },
   'yolox-nano.onnx': {
     preprocess: getPreprocessPreset('yolo'),
     tail: { starts: ['Concat_331', 'Concat_364', 'Concat_397'], ends: ['Transpose_423'] },
