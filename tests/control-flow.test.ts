@@ -83,6 +83,17 @@ describe('control flow (If, Loop, nested If)', () => {
     }
   });
 
+  it('EnableSubgraph off keeps every body float32 and says so', async () => {
+    const config = { ...getPreset('A8W8'), extraOptions: { ...getPreset('A8W8').extraOptions, EnableSubgraph: false } };
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config });
+    const { model: q, report } = quantizeModel(model, ranges, config, 'A8W8');
+    let inBodies = 0;
+    forEachGraph(q.graph!, (g, depth) => (inBodies += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0));
+    expect(inBodies).toBe(0);
+    expect(undefinedReads(q)).toEqual([]);
+    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off/);
+  });
+
   it('BF16 keeps the subgraph initializers and warns', async () => {
     const { model: b, report } = quantizeBf16(model);
     expect(undefinedReads(b)).toEqual([]);

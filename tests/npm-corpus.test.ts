@@ -4,7 +4,8 @@
  * (audio front end), embedding model (CNN on mel frames) and hey_jarvis (If reading main-graph initializers), and
  * PaddleOCR's direction classifier (photos). Each opens, quantizes from its tensors or photos with the command line
  * (which loads the written model at onnxruntime's default options and at 'basic' before it reports), passes
- * onnx.checker, and is judged on held-out samples. Kept small for CI (4 calibration, 2 held-out samples); the
+ * onnx.checker, runs in onnxruntime-web at 'all' and 'basic' (tensor models), and is judged on held-out samples: a
+ * single-probability output (speech probability, wake-word score) by decision agreement at 0.5 and absolute error. Kept small for CI (4 calibration, 2 held-out samples); the
  * figures with more samples are bench/README.md's (suite npm-corpus).
  */
 import fs from 'node:fs';
@@ -15,6 +16,34 @@ import { checkModels } from './helpers/onnxChecker.ts';
 import { IMAGES } from './helpers/fixtures.ts';
 import { NPM_MODELS, npmModelPath, writeTensorFolder, type NpmModel } from './helpers/npmModels.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import * as ortWeb from 'onnxruntime-web';
+import * as ortNode from 'onnxruntime-node';
+import { parseNpy } from '../src/core/preprocess/npy.ts';
+import { npmModelSample } from './helpers/npmModels.ts';
+
+ortWeb.env.wasm.numThreads = 1;
+
+/** The written model runs in onnxruntime-web (WASM) at its default level and at 'basic', and agrees with onnxruntime-node on a held-out sample. */
+async function runsInWeb(file: string, m: NpmModel): Promise<void> {
+  const arrays = (await npmModelSample(m, 100))!;
+  const parsed = Object.fromEntries(Object.entries(arrays).map(([k, b]) => [k, parseNpy(b)]));
+  const webFeeds = Object.fromEntries(Object.entries(parsed).map(([k, a]) => [k, new ortWeb.Tensor(a.data instanceof Float32Array ? 'float32' : 'int64', a.data, a.dims)]));
+  const nodeFeeds = Object.fromEntries(Object.entries(parsed).map(([k, a]) => [k, new ortNode.Tensor(a.data instanceof Float32Array ? 'float32' : 'int64', a.data, a.dims)]));
+  const native = await ortNode.InferenceSession.create(file, { graphOptimizationLevel: 'basic' });
+  const expected = await native.run(nodeFeeds);
+  for (const level of ['all', 'basic'] as const) {
+    const web = await ortWeb.InferenceSession.create(fs.readFileSync(file), { executionProviders: ['wasm'], graphOptimizationLevel: level });
+    const got = await web.run(webFeeds);
+    for (const [k, t] of Object.entries(expected)) {
+      const a = t.data as Float32Array;
+      const b = got[k].data as Float32Array;
+      expect(b.length, `${k} at ${level}`).toBe(a.length);
+      if (level === 'basic') a.forEach((v, i) => expect(Math.abs(v - b[i]), `${k}[${i}] at basic`).toBeLessThan(1e-4));
+    }
+    await web.release();
+  }
+  await native.release();
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-npm-corpus-'));
 
@@ -35,6 +64,12 @@ const CI_MODELS = NPM_MODELS.filter((m) => m.name !== 'ppocr_det');
 
 /** Lowest mean output cosine held out for each, A8W8 (measured here: all above 0.98). */
 const FLOOR: Record<string, number> = { ppocr_cls: 0.9 };
+
+/**
+ * Single-probability outputs (speech probability, wake-word score): decisions at 0.5 must agree, and the mean absolute
+ * error stay under these (measured on 8 held-out samples, A8W8 with the bodies quantized: Silero v5 0.086, legacy 0.072).
+ */
+const ABS_ERROR: Record<string, number> = { silero_vad_v5: 0.15, silero_vad_legacy: 0.15, 'hey_jarvis_v0.1': 0.01 };
 
 describe('real models from npm packages: open, quantize, load, judge held out', () => {
   it.each(CI_MODELS.map((m) => [m.name, m] as [string, NpmModel]))('%s', async (name, m) => {
@@ -57,9 +92,18 @@ describe('real models from npm packages: open, quantize, load, judge held out', 
     }
     if (name === 'silero_vad_v5') expect(summary.subgraphs.quantizedOps).toMatchObject({ Conv: 6 });
     if (summary.opset.after <= 17) for (const v of checkModels([out])) expect(v.ok, v.error).toBe(true);
+    if (!images) await runsInWeb(out, m);
     const e = qstudio('evaluate', model, out, '--data', held, ...preprocess);
     expect(e.code, e.stderr).toBe(0);
-    const cosine = Number(/Mean cos similarity: ([\d.e-]+)/.exec(e.stdout)?.[1]);
-    expect(cosine).toBeGreaterThan(FLOOR[name] ?? 0.98);
+    // The first figure (onnxruntime's default options), its first output.
+    const decision = /Mean decision agreement: ([\d.e-]+)/.exec(e.stdout);
+    if (decision) {
+      expect(Number(decision[1])).toBe(1);
+      expect(Number(/Mean absolute error: ([\d.e-]+)/.exec(e.stdout)?.[1])).toBeLessThan(ABS_ERROR[name]);
+      expect(e.stdout.split('\n\n')[0]).not.toMatch(/cos similarity/);
+    } else {
+      const cosine = Number(/Mean cos similarity: ([\d.e-]+)/.exec(e.stdout)?.[1]);
+      expect(cosine).toBeGreaterThan(FLOOR[name] ?? 0.98);
+    }
   }, 120_000);
 });

@@ -16,6 +16,7 @@ import { compareModels, type Comparison } from '../../core/evaluate/compareModel
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { DECISION_THRESHOLD } from '../../core/evaluate/outputMetrics.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
@@ -32,13 +33,15 @@ import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
-                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only]
+                        [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only] [--threshold <t>]
                         [--task auto|detect|classify|segment|text] [--labels <file|dir>]
 
 Runs the float model and its quantized model on the same images and prints, per output, the mean
 and worst cosine similarity, L2 distance, PSNR (and SSIM for image outputs, top-1 agreement for class
 scores, top-5 where there are more than 5 classes) as AMD Quark's evaluate tool prints them. The mean
-PSNR is the set's: from the mean squared error over all samples, not an average of decibels.
+PSNR is the set's: from the mean squared error over all samples, not an average of decibels. An output of one
+number a sample (a voice-activity probability, a wake-word score) gets its absolute error instead, and, where the
+float value is a probability, the share of samples whose decision at the threshold (--threshold, 0.5) is the same.
 
 Options:
   --data <dir>               samples to evaluate on: images
@@ -52,6 +55,7 @@ Options:
   --json                     print the report as JSON instead of text
   --report <out.html>        write the report as one self-contained HTML file (implies --layers)
   --limit <n>                use only the first n images
+  --threshold <t>            the decision threshold of single-probability outputs (default 0.5)
   --npu-bf16                 also judge the quantized model with its float parts (excluded subgraphs, ops left
                              float) in BF16, as the Ryzen AI compiler runs them on the NPU (Quark's with-cast
                              BF16): both figures are printed, labelled
@@ -147,6 +151,7 @@ export const evaluateCommand = {
       json: { type: 'boolean', default: false },
       report: { type: 'string' },
       limit: { type: 'string' },
+      threshold: { type: 'string' },
       'npu-bf16': { type: 'boolean', default: false },
       'cpu-kernels': { type: 'boolean', default: false },
       ...TASK_OPTIONS,
@@ -156,6 +161,8 @@ export const evaluateCommand = {
     if (!values.data) throw new UsageError('--data <dir> is required');
     const limit = values.limit === undefined ? Infinity : Number(values.limit);
     if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit "${values.limit}": give a whole number ≥ 1`);
+    const threshold = values.threshold === undefined ? DECISION_THRESHOLD : Number(values.threshold);
+    if (!Number.isFinite(threshold)) throw new UsageError(`--threshold "${values.threshold}": give a number (0.5 for a probability)`);
     const [floatPath, quantPath] = positionals;
     const t0 = performance.now();
     const float = readModelFile(floatPath);
@@ -178,11 +185,11 @@ export const evaluateCommand = {
     const layers = values.layers || values.report !== undefined;
     const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
     const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined;
-    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs });
+    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs, threshold });
     const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     // onnxruntime's default options first: what a user's session runs unless it sets a level.
-    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'));
+    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'), { threshold });
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,

@@ -67,3 +67,22 @@ describe('metrics that make sense for the output', () => {
     expect(summary.metrics.psnr!.max).toBeCloseTo(100, 6);
   });
 });
+
+describe('single-probability outputs (a VAD speech probability, a wake-word score)', () => {
+  it('get decision agreement at the threshold and absolute error, not a cosine over one number', () => {
+    const same = outputMetrics(Float32Array.of(0.7), Float32Array.of(0.55), [1, 1]);
+    expect(same).toEqual({ absError: expect.closeTo(0.15, 6), decision: 1 });
+    const flipped = outputMetrics(Float32Array.of(0.52), Float32Array.of(0.47), [1, 1]);
+    expect(flipped.decision).toBe(0);
+    expect(flipped.cosine).toBeUndefined();
+    // Another threshold moves the decision; a value outside [0, 1] is no probability: absolute error only.
+    expect(outputMetrics(Float32Array.of(0.52), Float32Array.of(0.47), [1, 1], { threshold: 0.4 }).decision).toBe(1);
+    expect(outputMetrics(Float32Array.of(3.5), Float32Array.of(3.25), [1]).decision).toBeUndefined();
+    const summary = summarizeSamples([same, flipped].map((metrics) => ({ output: 'p', metrics })))[0];
+    expect(summary.metrics.decision!.mean).toBe(0.5);
+    expect(summary.metrics.absError!.max).toBeCloseTo(0.15, 6);
+    expect(Object.keys(summary.metrics).sort()).toEqual(['absError', 'decision']);
+    // Two numbers a sample are a tensor again.
+    expect(outputMetrics(Float32Array.of(0.7, 0.2), Float32Array.of(0.6, 0.2), [1, 2]).cosine).toBeDefined();
+  });
+});

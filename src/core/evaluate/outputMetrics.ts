@@ -7,7 +7,10 @@
  * there only; top-1 / top-5 agreement likewise only on classifier-shaped outputs ([classes] or
  * [N, classes]), and the sequence metrics (step top-1, greedy-CTC sequence match, CER) only on outputs
  * that are sequences of class probabilities ([batch, steps, classes], every row summing to 1, as a CTC
- * recognizer's softmax head gives; a detector's [1, boxes, 85] rows do not). Callers can force any on or off. The definitions are those of ../metrics. Must
+ * recognizer's softmax head gives; a detector's [1, boxes, 85] rows do not). An output of one number a sample (a
+ * voice-activity probability, a wake-word score) gets its absolute error and, where the float value is a probability
+ * (in [0, 1]), whether both sides take the same decision at a threshold (0.5 by default), instead of a cosine, L2 and
+ * PSNR over one number (a cosine of two positive numbers is always 1). Callers can force any on or off. The definitions are those of ../metrics. Must
  * not run models.
  */
 
@@ -27,6 +30,16 @@ export interface OutputMetricOptions {
   readonly agreement?: MetricSwitch;
   /** Step top-1, sequence match and CER. Default 'auto': rank-3 outputs whose rows are probability distributions; 'always': every rank-3 output (logits too). */
   readonly sequence?: MetricSwitch;
+  /** The decision threshold of a single-probability output (decision agreement). Default 0.5. */
+  readonly threshold?: number;
+}
+
+/** The default decision threshold of a single-probability output. */
+export const DECISION_THRESHOLD = 0.5;
+
+/** Whether an output of `dims` holds one number a sample (every dimension 1, or a scalar). */
+export function isSingleValue(dims: readonly number[]): boolean {
+  return dims.every((d) => d === 1);
 }
 
 /** Whether an output of `dims` is an image SSIM can slide its window over. */
@@ -63,6 +76,14 @@ const wanted = (s: MetricSwitch | undefined, auto: boolean) => (s ?? 'auto') ===
 
 /** One sample's metrics of one output: float `reference` against quantized `test`, shaped `dims`. */
 export function outputMetrics(reference: FloatArray, test: FloatArray, dims: readonly number[], options: OutputMetricOptions = {}): SampleMetrics {
+  if (isSingleValue(dims) && reference.length === 1 && test.length === 1) {
+    const r = reference[0];
+    const q = test[0];
+    const t = options.threshold ?? DECISION_THRESHOLD;
+    const single: SampleMetrics = { absError: Math.abs(r - q) };
+    if (r >= 0 && r <= 1) single.decision = r >= t === q >= t ? 1 : 0;
+    return single;
+  }
   const mse = meanSquaredError(reference, test);
   const peak = maxOf(reference);
   const metrics: SampleMetrics = {

@@ -72,7 +72,7 @@ export function summarizeValues(values: ArrayLike<number>): MetricStat {
 }
 
 /** The metrics a summary knows, in report order. */
-export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5', 'stepTop1', 'sequence', 'cer'] as const;
+export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5', 'stepTop1', 'sequence', 'cer', 'decision', 'absError'] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /**
@@ -135,6 +135,8 @@ const REPORT: Readonly<Record<MetricName, { label: string; worst: 'min' | 'max' 
   stepTop1: { label: 'step top1 agreement', worst: 'min' },
   sequence: { label: 'sequence match', worst: 'min' },
   cer: { label: 'character error rate', worst: 'max' },
+  decision: { label: 'decision agreement', worst: 'min' },
+  absError: { label: 'absolute error', worst: 'max' },
 };
 
 export interface RenderOptions {

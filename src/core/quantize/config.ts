@@ -105,6 +105,11 @@ export interface ExtraOptions {
   readonly QuantizeBias: boolean;
   /** One Q/DQ pair per consumer instead of a shared pair; false. */
   readonly DedicatedQDQPair: boolean;
+  /**
+   * Calibrate and quantize compute inside If/Loop/Scan bodies (ONNX Runtime's EnableSubgraph, whose default is
+   * false there); true here. False keeps every body float32, as it was written.
+   */
+  readonly EnableSubgraph: boolean;
   /** Quantize every op type, not only the supported list; false. */
   readonly QuantizeAllOpTypes: boolean;
   /** Quantize latent ops (MaxPool, Transpose, ...) even when their input is not quantized; false. */
@@ -381,6 +386,7 @@ function extraDefaults(top: TopFields): ExtraOptions {
     Int32Bias: !top.enableNpuCnn,
     QuantizeBias: true,
     DedicatedQDQPair: false,
+    EnableSubgraph: true,
     QuantizeAllOpTypes: false,
     ForceQuantizeNoInputCheck: false,
     AlignConcat: pof2,
@@ -488,6 +494,7 @@ const EXTRA_CHECKS: { readonly [K in keyof ExtraOptions]: Check<ExtraOptions[K]>
   Int32Bias: bool,
   QuantizeBias: bool,
   DedicatedQDQPair: bool,
+  EnableSubgraph: bool,
   QuantizeAllOpTypes: bool,
   ForceQuantizeNoInputCheck: bool,
   AlignConcat: bool,

@@ -107,7 +107,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   // Bodies of If/Loop/Scan are quantized like the main graph (float16 models: their float parts are restored on the main graph only).
   const taken = new Set<string>();
   const opsetAfter = Number(opsetImport.find((o) => !o.domain)?.version ?? 0);
-  const bodies = subgraphs && !half
+  const bodies = subgraphs && !half && x.EnableSubgraph
     ? quantizeSubgraphs(preparedModel, pIndex, elementTypes, ranges, config, { domain, dedicatedPairs: x.DedicatedQDQPair, taken, opset: opsetAfter, guardPropagation: !useMsDomain && opsetAfter >= 21 })
     : undefined;
   const graph = writeQdqGraph(pIndex, plan, { domain, dedicatedPairs: x.DedicatedQDQPair, idOf, taken, attributesOf: (i) => bodies?.attributes.get(i) });
@@ -137,7 +137,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   }
   if (subgraphs && bodies) withBodyOutcome(subgraphs, bodies.outcome);
   if (subgraphs) {
-    const warning = subgraphWarning(subgraphs, half ? 'quantizes a float16 model in' : undefined);
+    const warning = bodies ? subgraphWarning(subgraphs) : subgraphWarning(subgraphs, 'quantizes', half ? 'a float16 model\'s bodies are not entered' : 'EnableSubgraph is off in the configuration');
     if (warning) warnings.push(warning);
   }
   const precision = precisionSummary(plan, config);

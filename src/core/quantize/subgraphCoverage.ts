@@ -71,7 +71,7 @@ export function subgraphCoverage(index: GraphIndex): SubgraphCoverage | undefine
  * The report's warning: how many nodes stay float inside which control flow, compute ops named, and why; with the
  * quantizer's outcome, what it quantized inside and each compute op left float with its reason (none: no warning).
  */
-export function subgraphWarning(c: SubgraphCoverage, what?: string): string | undefined {
+export function subgraphWarning(c: SubgraphCoverage, what?: string, why = 'its bodies are not entered there'): string | undefined {
   const kinds = new Map<string, number>();
   for (const h of c.holders) kinds.set(h.opType, (kinds.get(h.opType) ?? 0) + 1);
   const holders = [...kinds].map(([op, k]) => `${op} ×${k}`).join(', ');
@@ -89,6 +89,6 @@ export function subgraphWarning(c: SubgraphCoverage, what?: string): string | un
   return (
     `${c.nodes} node(s) inside the subgraphs of ${c.holders.length} control-flow node(s) (${holders}) stay float32` +
     `${compute.length ? `, among them ${compute.join(', ')}` : ''}: the studio ${what} the main graph only ` +
-    `(its bodies are not entered there); listed under subgraphs in the summary`
+    `(${why}); listed under subgraphs in the summary`
   );
 }

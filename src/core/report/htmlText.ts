@@ -78,6 +78,8 @@ export const METRIC_LABELS: Readonly<Record<MetricName, string>> = {
   stepTop1: 'Top-1 agreement per step',
   sequence: 'Sequences decoded alike (greedy CTC)',
   cer: 'Character error rate',
+  decision: 'Decision agreement (same side of the threshold, 0.5 unless set)',
+  absError: 'Absolute error',
 };
 
 /** A metric's value in its own format: cosine to 6 decimals, PSNR in dB to 2, CER in percent to 2, the others as formatValue. */
@@ -92,7 +94,7 @@ export function metricText(name: MetricName, v: number): string {
 export function ladderValueText(name: string, v: number): string {
   if (!Number.isFinite(v)) return '—';
   if (name === 'psnr') return `${formatDb(v)} dB`;
-  if (name === 'top1' || name === 'sequence' || name === 'cer') return `${(v * 100).toFixed(1)} %`;
+  if (name === 'top1' || name === 'sequence' || name === 'cer' || name === 'decision') return `${(v * 100).toFixed(1)} %`;
   return formatCosine(v);
 }
 
