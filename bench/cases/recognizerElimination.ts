@@ -1,5 +1,5 @@
 /**
- * Mixed precision on the PP-OCRv4 recognizer by backward elimination, the way bench/README.md located its loss:
+ * Mixed precision on the PP-OCRv4 recognizer by backward elimination, the way bench/NOTEBOOK.md (fidelity) located its loss:
  * the first `acts` activation groups and the first `weights` weights in graph order (the stem, where the
  * calibration-line block maps put the loss) start at 16 bits; then, one unit at a time, the one whose return to 8
  * bits raises the mean per-step KL divergence on the calibration lines (00–15) least goes back, until the set fits

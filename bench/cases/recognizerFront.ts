@@ -1,6 +1,6 @@
 /**
  * The PP-OCRv4 recognizer with each mixed-precision budget spent at the front of the network by hand, where the
- * calibration-line block maps (bench/README.md) put the loss: the first `float` quantized nodes stay float, the next
+ * calibration-line block maps (bench/NOTEBOOK.md, fidelity) put the loss: the first `float` quantized nodes stay float, the next
  * activation groups and weights (graph order, from `act-from` and `w-from`) go to 16 bits, as many as the default
  * budget allows; then optionally bias correction on the calibration lines (00–15). Judged on lines 00–15 and,
  * separately, on the held-out lines 16–31 by onnxruntime-node on the written file, which onnxruntime-web also runs.

@@ -1,6 +1,6 @@
 /**
  * Sequential calibration with a choice after each round, measured, not adopted (issue 14's detector target; the
- * numbers are in bench/README.md "Sequential with a choice after each round"). Runs a sequential calibration round by
+ * numbers are in bench/NOTEBOOK.md "Sequential with a choice after each round"). Runs a sequential calibration round by
  * round through the runner (core SequentialRound, as the page's workers and the CLI's shards run it) and, after
  * each round has gathered its depth group on the partly quantized model, changes that group's ranges by one of:
  *

@@ -30,7 +30,7 @@ const RECOGNIZER = 'ch_PP-OCRv4_rec_infer.onnx';
 const RECOGNIZER_MIXED: [string, string, ...string[]][] = [
   ['A8W8', 'attention+perChannel+mixed+adaround'],
   ['A8W8', 'attention+perChannel+mixed+bc', 'method=MinMSE'],
-  // AdaRound on the search's choice, 200 steps a layer (issue 15 lever b; bench/README: Recovery and ranges on the windowed choice).
+  // AdaRound on the search's choice, 200 steps a layer (issue 15 lever b; bench/NOTEBOOK.md: Recovery and ranges on the windowed choice).
   ['A8W8', 'attention+perChannel+mixed+adaround', 'method=MinMSE', 'iterations=200'],
   // What a budget twice the default gives (issue 15: the figure just past the budget).
   ['A8W8', 'attention+perChannel+mixed+bc', 'method=MinMSE', 'budget=act16=0.2,w16=0.2,float=0.1'],

@@ -19,7 +19,7 @@
  * exactly what one run over all the samples chooses.
  *
  * Measured, not adopted: on the PP-OCRv4 detector every form of it lost held out against Sequential as it is
- * (bench/README.md "Sequential with a choice after each round"; bench/cases/sequentialSearch.ts reruns it), so no
+ * (bench/NOTEBOOK.md "Sequential with a choice after each round"; bench/cases/sequentialSearch.ts reruns it), so no
  * calibration method calls it; it stays for that measurement, tested against onnxruntime's own Q/DQ.
  *
  * Must not know a runtime (it is injected) nor how samples are made.
