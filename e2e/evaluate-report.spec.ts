@@ -31,6 +31,11 @@ test.describe('evaluate and report', () => {
     await expect(result).toBeVisible({ timeout: 90_000 });
     const cosine = (await page.getByTestId('eval-mean-cosine').textContent())!;
     expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
+    // Which runtime ran both models, and why there (issue 34).
+    await expect(page.getByTestId('eval-ran-on')).toContainText(/^Evaluation \(both models\) ran on WebAssembly, \d+ threads?: quantized models run on the CPU/);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByTestId('eval-ran-on').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('eval-ran-on-1440.png') });
     // First what a user's session computes: onnxruntime-web at its default options (WASM, graph optimization 'all');
     // beside it the model's own Q/DQ arithmetic ('basic'), each labelled.
     const atDefault = (await page.getByTestId('eval-default-cosine').textContent())!;

@@ -26,7 +26,7 @@ async function download(page: Page, testId: string): Promise<{ name: string; byt
   return { name: d.suggestedFilename(), bytes: fs.readFileSync((await d.path())!) };
 }
 
-test('mnist: AdaRound draws its loss curves and downloads a model that runs; the ladder lists every rung and one is picked', async ({ page }) => {
+test('mnist: AdaRound draws its loss curves and downloads a model that runs; the ladder lists every rung and one is picked', async ({ page }, info) => {
   test.setTimeout(120_000);
   await openWithModel(page, 'mnist.onnx');
   const card = page.getByTestId('recover-card');
@@ -46,6 +46,17 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await expect(card.getByTestId('layer-losses').locator('circle')).not.toHaveCount(0);
   await expect(card.getByTestId('rung-row')).toHaveCount(1);
   expect(Number(await card.getByTestId('rung-score').textContent())).toBeGreaterThan(0.9);
+  // Which runtime ran the fine-tuning, and why there (issue 34).
+  const ranOn = card.getByTestId('recover-ran-on');
+  await expect(ranOn).toHaveAttribute('data-backend', /^wasm/);
+  await expect(ranOn).toContainText(/^Fine-tuning \(calibration, tuning, measurement\) ran on WebAssembly, \d+ threads?: fine-tuning quantizes and runs the quantized model at every step; quantized models run on the CPU/);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await ranOn.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('recover-ran-on-1440.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await ranOn.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('recover-ran-on-900.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
   await card.getByTestId('rung-use').click();
   await expect(card.getByTestId('rung-adopted')).toBeVisible();
   const tuned = await download(page, 'recover-download');

@@ -12,7 +12,7 @@ import type { Runtime } from '../../src/core/runtime/session.ts';
 import { DENSE_A, DENSE_B } from '../../src/core/recover/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
-const api = (): RecoveryApi => createRecoveryApi({ runtime: () => createWebRuntime('wasm', 1), decodeImage: fakeDecode });
+const api = (): RecoveryApi => createRecoveryApi({ runtime: (_p, _t, why) => createWebRuntime('wasm', 1, why), decodeImage: fakeDecode });
 const unit = getPreprocessPreset('unit');
 
 function withFinetune(algorithm: 'adaround' | 'adaquant', iterations: number, extra: Partial<QuantConfig> = {}): QuantConfig {
@@ -46,6 +46,8 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
 
     expect(out.used).toBe(4);
     expect(out.skipped).toEqual([{ file: 'broken.png', reason: expect.stringContaining('not a readable image') }]);
+    // Where it ran, and why WASM whatever the runtime switch says: the page shows it beside the result.
+    expect(out.ranOn).toMatchObject({ kind: 'wasm', threads: 1, chosenBecause: expect.stringMatching(/^fine-tuning quantizes and runs the quantized model/) });
     const r = out.rung;
     expect(r.label).toBe('XINT8 + AdaRound');
     expect(r.handle).not.toBeNull();
@@ -90,6 +92,7 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     expect(out.rungs.map((r) => r.label)).toEqual(['XINT8', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
     expect(out.stopped).toBe('exhausted');
     expect(out.evaluated).toBe(2);
+    expect(out.ranOn?.kind).toBe('wasm');
     expect(finished.map((p) => p.finished!.index)).toEqual([1, 2, 3]);
     // Every rung is measured (AdaQuant's new biases are int32 through a DequantizeLinear, so opset 10 runs them).
     const measured = out.rungs.filter((r) => r.error === null);

@@ -36,8 +36,9 @@ import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
-import type { Feed, Runtime } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
 import { HandleTable } from '../runtime/handles.ts';
+import { recordBackend, type RecordedRuntime } from '../runtime/recordBackend.ts';
 import { readExternalFiles } from '../runtime/externalFiles.ts';
 import { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
 import { runtimeGramProduct } from './gramProduct.ts';
@@ -47,6 +48,13 @@ import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import type { PrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
 import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
+
+/**
+ * Why fine-tuning runs on WASM whatever the runtime switch says: it quantizes and runs the quantized model at every
+ * step, and quantized models run on the CPU (WebGPU has no QuantizeLinear kernel and computed int8
+ * DequantizeLinear wrongly, NOTES.md); its quantized sessions add that reason themselves.
+ */
+const ON_WASM = 'fine-tuning quantizes and runs the quantized model at every step';
 
 export { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
 
@@ -199,6 +207,8 @@ export interface RecoveryOutcome {
   used: number;
   skipped: SkippedSample[];
   seconds: number;
+  /** The backend the step's sessions ran on (the page says it beside the result). */
+  ranOn: BackendInfo | null;
 }
 
 export interface LadderOutcome {
@@ -216,6 +226,8 @@ export interface LadderOutcome {
   evaluated: number;
   skipped: SkippedSample[];
   seconds: number;
+  /** The backend the climb's sessions ran on. */
+  ranOn: BackendInfo | null;
 }
 
 /** A picked model: its bytes (transferred), the quantizer's report and the configuration. */
@@ -229,7 +241,8 @@ export interface PickedModel {
 }
 
 export interface RecoveryApiDeps {
-  runtime(preference: BackendPreference, threads?: number): Runtime;
+  /** The worker's runtime; `forcedBecause` says why WASM runs where `preference` forces it. */
+  runtime(preference: BackendPreference, threads?: number, forcedBecause?: string): Runtime;
   decodeImage: ImageDecoder;
 }
 
@@ -238,7 +251,7 @@ interface HeldModel {
   index: GraphIndex;
   inputs: TensorSummary[];
   file: ReportFile;
-  runtime: Runtime;
+  runtime: RecordedRuntime;
   /** The float64 MatMul for layer problems on `runtime`, checked once on the first recovery (undefined: TypeScript). */
   dense?: Promise<RuntimeDenseProduct | undefined>;
   active: Set<{ aborted: boolean }>;
@@ -403,7 +416,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
       const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
-      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: deps.runtime('wasm', options.threads), active: new Set(), kept: { rungs: [], ladders: [] } });
+      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: recordBackend(deps.runtime('wasm', options.threads, ON_WASM), ON_WASM), active: new Set(), kept: { rungs: [], ladders: [] } });
       return { handle, inputs: summary.inputs, file };
     },
 
@@ -455,7 +468,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
           { quantized: result.model, report: result.report, recovery: result.recovery, comparison, mixedPrecision: mixed },
           { index: 1, label: recipeLabel(config, request.configName, mixed !== undefined), step: null, score: metrics.cosine, metrics, met: false, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
         );
-        return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds };
+        return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds, ranOn: h.runtime.ranOn() };
       });
     },
 
@@ -565,6 +578,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
           evaluated: data.judging.feeds.length,
           skipped: data.skipped,
           seconds: (performance.now() - start) / 1000,
+          ranOn: h.runtime.ranOn(),
         };
       } catch (e) {
         check();

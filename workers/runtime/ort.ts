@@ -271,9 +271,10 @@ export async function measuredSession(make: BackendMakers, modelBytes: Uint8Arra
  * The runtime of one worker. Float sessions (calibration) go where measurement says: no adapter, or a software
  * or fallback adapter, means WASM (unless the switch says WebGPU); on a real GPU the backend that finishes the
  * session's runs (`plan.runs`) sooner, measured on the model itself (measuredSession), once per model and device. Quantized models always run on WASM. `threads` caps the WASM
- * threads (the module reads the setting once, so the first runtime of a worker sets it).
+ * threads (the module reads the setting once, so the first runtime of a worker sets it). `forcedBecause` says why
+ * WASM runs where `preference` forces it (the switch, or a step that only runs right on the CPU).
  */
-export function createWebRuntime(preference: BackendPreference = 'auto', threads = MAX_THREADS): Runtime {
+export function createWebRuntime(preference: BackendPreference = 'auto', threads = MAX_THREADS, forcedBecause = 'the runtime switch says WASM'): Runtime {
   const wasm = wasmChoice(globalThis.crossOriginIsolated === true, globalThis.navigator?.hardwareConcurrency, threads);
   let adapter: Promise<AdapterLook> | null = null;
   /** Set once WebGPU failed to load a model: later sessions of this worker go straight to WASM. */
@@ -315,7 +316,7 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
     async createSession(bytes: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan, level: GraphOptimization = 'basic') {
       const model = asSessionModel(bytes);
       if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)', {}, level);
-      if (preference === 'wasm') return onWasm(model, 'the runtime switch says WASM', { chosenBecause: 'the runtime switch says WASM' });
+      if (preference === 'wasm') return onWasm(model, forcedBecause, { chosenBecause: forcedBecause });
       adapter ??= lookAtAdapter();
       const look = await adapter;
       if (look.unavailable !== undefined) return onWasm(model, look.unavailable);

@@ -1,3 +1,4 @@
+import type { BackendInfo } from '../../core/runtime/session.ts';
 import { describe, expect, it, vi } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
@@ -8,6 +9,9 @@ import { createStudioStore } from './createStudioStore.ts';
 import { currentConfig, exportedConfig } from './selectors.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { RecoveryService } from './recoverySlice.ts';
+
+/** Where the worker says fine-tuning ran. */
+const WASM: BackendInfo = { kind: 'wasm-threads', threads: 4, fallbackReason: null, chosenBecause: 'fine-tuning runs the quantized model' };
 
 const summary = { fileName: 'm.onnx', byteLength: 10, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
 const modelService: ModelService = {
@@ -92,9 +96,9 @@ describe('recovery slice', () => {
     expect(s().recovery.status).toBe('running');
     expect(s().recovery.curves).toEqual([{ id: 'Conv_0', lossBefore: 2, lossAfter: 1, kept: false, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] }]);
     expect(s().recovery.progress?.layer).toMatchObject({ done: 1, total: 2 });
-    call.resolve({ rung: rung(1, 'XINT8 + CLE + AdaQuant', 0.995), used: 2, skipped: [], seconds: 3 });
+    call.resolve({ rung: rung(1, 'XINT8 + CLE + AdaQuant', 0.995), used: 2, skipped: [], seconds: 3, ranOn: WASM });
     await running;
-    expect(s().recovery).toMatchObject({ status: 'done', mode: 'recover', climb: null });
+    expect(s().recovery).toMatchObject({ status: 'done', mode: 'recover', climb: null, ranOn: WASM });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8 + CLE + AdaQuant']);
   });
 
@@ -107,9 +111,10 @@ describe('recovery slice', () => {
     expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false, order: 'eight-bit-first' });
     call.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
-    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }], used: 2, evaluated: 2, skipped: [], seconds: 9 });
+    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }], used: 2, evaluated: 2, skipped: [], seconds: 9, ranOn: WASM });
     await running;
     expect(s().recovery.climb).toEqual({ handle: 'ladder-1', stopped: 'exhausted', chosen: 1, target: { metric: 'psnr', value: 30 }, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }] });
+    expect(s().recovery.ranOn).toEqual(WASM);
 
     await s().useRung('rung-1');
     expect(fake.counts.picked).toEqual(['rung-1']);
@@ -129,7 +134,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     const mixed = { budget: { act16: { limit: 1, used: 1, of: 4 }, w16: { limit: 0, used: 0, of: 2 }, float: { limit: 0, used: 0, of: 3 } }, startCosine: 0.9, cosine: 0.95, reached: false, measurements: 3, seconds: 1, chosen: { act16: ['t1'], w16: [], float: [] } };
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1, ranOn: null });
     await running;
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' }); // nothing adopted yet
 
@@ -155,7 +160,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1 });
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1, ranOn: null });
     await running;
     await s().useRung('rung-1');
     expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
@@ -178,7 +183,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     expect(fake.climbs[0].request).toMatchObject({ order: 'fastest' });
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, order: 'fastest', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 1 });
+    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, order: 'fastest', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 1, ranOn: null });
     await running;
   });
 
@@ -230,7 +235,7 @@ describe('recovery slice', () => {
       expect(s().recovery.adopted).toBe('rung-2');
       expect(await s().ladderReport()).toEqual({ ladder: { chosen: 1 } });
       // The worker's own answer, late, replaces the page's guess with the climb's own account.
-      c.resolve({ handle: 'ladder-7', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'cancelled', chosen: 1, order: 'eight-bit-first', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 30 });
+      c.resolve({ handle: 'ladder-7', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'cancelled', chosen: 1, order: 'eight-bit-first', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 30, ranOn: null });
       await vi.advanceTimersByTimeAsync(0);
       expect(s().recovery.status).toBe('cancelled');
     } finally {

@@ -21,6 +21,7 @@ import type { PresetName } from '../../core/quantize/presets.ts';
 import { DEFAULT_LADDER_ORDER, LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
+import type { BackendInfo } from '../../core/runtime/session.ts';
 import type {
   LadderOutcome,
   LadderRequest,
@@ -122,6 +123,8 @@ export interface RecoveryState {
   liveClimb: string | null;
   /** Cancel was pressed; the rung in flight is stopping (a climb keeps what it measured). */
   cancelling: boolean;
+  /** The backend the last finished run's sessions ran on (the page says it beside the results). */
+  ranOn: BackendInfo | null;
   error: { name: string; message: string } | null;
 }
 
@@ -169,6 +172,7 @@ export const initialRecoveryState: RecoveryState = {
   rungStartedAt: null,
   liveClimb: null,
   cancelling: false,
+  ranOn: null,
   error: null,
 };
 
@@ -296,10 +300,10 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           const options = get().recovery.options;
           const config = recoveryConfig(currentConfig(get()), options);
           const mixedPrecision = options.mixedPrecision ? { budget: options.budget, target: options.mixedTarget } : undefined;
-          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false });
+          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false, ranOn: null });
           const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset, mixedPrecision }, onProgress(request));
           if (request !== latest) return;
-          patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [] });
+          patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [], ranOn: out.ranOn });
         } catch (e) {
           if (request === latest) fail(e);
         }
@@ -314,7 +318,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         try {
           const config = recoveryConfig(currentConfig(get()), options, true);
           const formats: PresetName[] | undefined = ladder.allFormats ? undefined : [get().run.settings.preset];
-          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false });
+          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false, ranOn: null });
           const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
@@ -329,6 +333,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             curves: [],
             rungs: out.rungs,
             climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target, order: out.order, skippedRungs: out.skippedRungs },
+            ranOn: out.ranOn,
           });
         } catch (e) {
           if (request !== latest) return;

@@ -5,7 +5,6 @@
  * page as it was, ready for the next run.
  */
 import { useRef } from 'react';
-import type { BackendInfo } from '../../../core/runtime/session.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { exact, plural } from '../../components/format.ts';
@@ -13,33 +12,8 @@ import { useStudio } from '../../store/index.ts';
 import { floatModelNeeded, rangesAreCurrent } from '../../store/selectors.ts';
 import { downloadRanges } from './actions.ts';
 import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
+import { backendName, backendText, whyText } from '../runtime/backendText.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
-
-export function backendText(b: BackendInfo | null, workers = 1): string {
-  if (!b) return 'starting onnxruntime…';
-  const base = backendName(b);
-  return workers > 1 ? `${workers} workers × ${base}` : base;
-}
-
-function backendName(b: BackendInfo): string {
-  switch (b.kind) {
-    case 'webgpu':
-      return b.adapter ? `WebGPU (${b.adapter})` : 'WebGPU';
-    case 'wasm-threads':
-      return `WebAssembly, ${b.threads} threads`;
-    case 'wasm':
-      return 'WebAssembly, 1 thread';
-    default:
-      return 'native';
-  }
-}
-
-/** Why this backend ran the step: the probe or the switch, and whatever made a faster one unavailable. */
-export function whyText(b: BackendInfo | null): string | null {
-  if (!b) return null;
-  const parts = [b.chosenBecause, b.fallbackReason].filter((p): p is string => !!p);
-  return parts.length > 0 ? [...new Set(parts)].join('; ') : null;
-}
 
 /** Samples a second as people read them: 12, 2.5, 0.043. */
 export function formatRate(perSecond: number): string {

@@ -19,6 +19,7 @@ import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
 import { floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
+import { RanOn } from '../runtime/RanOn.tsx';
 import './recover.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
@@ -273,6 +274,7 @@ function Results() {
         </div>
       )}
       {r.rungs.length > 0 && <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />}
+      <RanOn step={r.mode === 'ladder' ? 'The ladder (calibration, fine-tuning, measurement)' : 'Fine-tuning (calibration, tuning, measurement)'} backend={r.ranOn} testId="recover-ran-on" />
       {r.climb && (
         <p data-testid="ladder-summary">
           {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : r.climb.stopped === 'budget' ? 'The time budget ran out before reaching' : r.climb.stopped === 'failed' ? 'The climb failed before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}

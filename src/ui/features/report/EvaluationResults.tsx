@@ -18,6 +18,7 @@ import { LayerTable } from './LayerTable.tsx';
 import { OutputMetricsTable } from './OutputMetricsTable.tsx';
 import { ResultReading } from './ResultReading.tsx';
 import { TaskAccuracy } from './TaskAccuracy.tsx';
+import { RanOn } from '../runtime/RanOn.tsx';
 import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
 
 function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: ReactNode; severity?: string; testId?: string }) {
@@ -66,8 +67,9 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         {jump && <Headline label="Largest error jump" value={`−${formatDb(jump.drop)} dB`} severity="poor" testId="eval-largest-jump"
           sub={<>SQNR falls there: <TensorName name={jump.node} /> ({jump.opType})</>} />}
         <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
-          sub={result.backend ? `both models, ${result.backend.kind}${result.backend.threads > 1 ? ` × ${result.backend.threads}` : ''} (WASM: the reference for quantized numerics)` : undefined} />
+          sub="both models (where they ran: below)" />
       </dl>
+      <RanOn step="Evaluation (both models)" backend={result.backend} testId="eval-ran-on" />
       {atDefault ? (
         <p className="muted" data-testid="eval-judged-by" data-graph-optimization={atDefault.graphOptimization} data-beside={ownLevel}>
           Judged first by {atDefault.runtime} at its default options: {graphOptimizationText(atDefault.graphOptimization)}.
