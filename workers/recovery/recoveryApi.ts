@@ -26,9 +26,9 @@ import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../src/core/recover/quantizeWithRecovery.ts';
-import { hasAttentionBlocks, hasWrittenOutActivations } from '../../src/core/quantize/attentionBlocks.ts';
 import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../../src/core/recover/ladder.ts';
-import { ladderCostPrior, ladderMeasures, ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
+import { ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
+import { ladderClimbOptions } from '../../src/core/recover/ladderSetup.ts';
 import type { CurvePoint } from '../../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
@@ -473,7 +473,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
     },
 
     /**
-     * Climbs the ladder until a rung meets the target (core climbLadder, measured by ladderMeasures here).
+     * Climbs the ladder until a rung meets the target (core climbLadder with ladderClimbOptions, as qstudio ladder).
      * Progress says the rung, its phase and layer, and each rung's numbers as it ends. A cancel ends the
      * climb with what was measured (stopped: 'cancelled'); a bad target is LadderTargetError.
      */
@@ -503,41 +503,42 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         const update = () => {
           held.result = ladderSoFar(target, order, measuredSoFar, skippedSoFar, 'cancelled');
         };
-        const measures = ladderMeasures(
+        const climb = ladderClimbOptions(
           {
             model: h.model,
             calibrate: data.calibrate,
             tuning: data.tuningRuntime,
             evaluation: data.judgingRuntime,
+            // The calibration samples as the judge runs models (one onnxruntime-web level here), as qstudio ladder gives it.
+            sensitivity: data.tuningRuntime,
             signal,
             gramProduct: runtimeGramProduct(h.runtime),
             denseProduct: (await denseOf(h))?.product,
             floatPartsAsBf16: request.npuBf16 ?? false,
             onProgress: (rung, p) => forward(progress, info(rung), ladderHandle)(p),
           },
-          target.metric,
-          { maxExclusionSteps: request.maxExclusionSteps },
+          {
+            target,
+            base,
+            order: request.order,
+            formats: request.formats,
+            perChannelRung: request.perChannelRung,
+            exclusions: request.exclusions,
+            mixedPrecision: request.mixedPrecision,
+            maxExclusionSteps: request.maxExclusionSteps,
+            finetuneReach: request.finetuneReach,
+            timeBudget: request.timeBudget,
+          },
+          // The judge is onnxruntime-web (WASM or WebGPU), not the x86 CPU provider's vpmaddubsw kernels the saturation rule
+          // is about (core/quantize/cpuKernelSafety.ts): no saturation-safe rung here, as before (not measured in a browser).
+          { calibrationSamples: data.tuning.feeds.length, evaluationSamples: data.judging.feeds.length, kernelsSaturate: false },
         );
         const summaries: RungSummary[] = [];
         // The budget's deadline stops the rung in flight (the climb then ends 'budget').
         const deadline = request.timeBudget === undefined ? undefined : setTimeout(() => (signal.aborted = true), request.timeBudget * 1000);
         const result = await climbLadder({
-          target,
-          base,
-          order: request.order,
-          formats: request.formats,
-          perChannelRung: request.perChannelRung,
-          attentionRungs: hasAttentionBlocks(h.model),
-          functionRungs: hasWrittenOutActivations(h.model),
-          calibrationRungs: true,
-          measure: measures.measure,
-          cleApplies: measures.cleApplies,
-          finetuneReach: request.finetuneReach,
-          exclude: request.exclusions === false ? undefined : measures.exclude,
-          mixed: request.mixedPrecision === false ? undefined : measures.mixed,
+          ...climb,
           signal,
-          timeBudget: request.timeBudget,
-          costPrior: ladderCostPrior(h.model, { calibrationSamples: data.tuning.feeds.length, evaluationSamples: data.judging.feeds.length, base, maxExclusionSteps: request.maxExclusionSteps }),
           onSkip: (k) => {
             skippedSoFar.push(k);
             update();

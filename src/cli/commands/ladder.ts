@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { encode } from '../../core/onnx/index.ts';
 import { configToJSON, configToPlainJson, withOptions } from '../../core/quantize/config.ts';
-import { hasAttentionBlocks, hasWrittenOutActivations } from '../../core/quantize/attentionBlocks.ts';
 import {
   climbLadder,
   rankRungs,
@@ -33,7 +32,8 @@ import {
   type RungResult,
   type SkippedRung,
 } from '../../core/recover/ladder.ts';
-import { ladderCostPrior, ladderMeasures, type RungDetail } from '../../core/recover/ladderMeasure.ts';
+import type { RungDetail } from '../../core/recover/ladderMeasure.ts';
+import { ladderClimbOptions } from '../../core/recover/ladderSetup.ts';
 import { formatDuration, parseTimeBudget } from '../../core/recover/ladderBudget.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
@@ -235,7 +235,7 @@ export const ladderCommand = {
 
     // Cancelled by SIGINT/SIGTERM or by the budget's deadline: the rung in flight stops within one inference or step.
     const signal = { aborted: false, budgetSpent: false };
-    const measures = ladderMeasures(
+    const climb = ladderClimbOptions(
       {
         model,
         // The tuning images are the calibration images, already decoded: each rung calibrates on them again.
@@ -255,8 +255,22 @@ export const ladderCommand = {
           if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
         },
       },
-      target.metric,
-      { maxExclusionSteps: maxSteps, precisionBudget: parsePrecisionBudget(values.budget ?? '') },
+      {
+        target,
+        base,
+        order,
+        formats: formats as PresetName[],
+        reapplyAlgorithms: !values['no-reapply'],
+        perChannelRung: !values['no-per-channel'],
+        exclusions: !values['no-exclusions'],
+        mixedPrecision: !values['no-mixed-precision'],
+        maxExclusionSteps: maxSteps,
+        precisionBudget: parsePrecisionBudget(values.budget ?? ''),
+        finetuneReach: reach,
+        timeBudget: budget,
+      },
+      // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
+      { calibrationSamples: tuningData.feeds.length, evaluationSamples: evalData.feeds.length, kernelsSaturate: cpuInt8Kernels().saturates },
     );
 
     /** Writes the best rung of `result` and its report; once, whichever of the end, a failure or a signal comes first. */
@@ -357,26 +371,8 @@ export const ladderCommand = {
     let result: LadderResult;
     try {
       result = await climbLadder({
-        target,
-        base,
-        order,
-        formats: formats as PresetName[],
-        reapplyAlgorithms: !values['no-reapply'],
-        perChannelRung: !values['no-per-channel'],
-        attentionRungs: hasAttentionBlocks(model),
-        functionRungs: hasWrittenOutActivations(model),
-        calibrationRungs: true,
-        measure: measures.measure,
-        cleApplies: measures.cleApplies,
-        // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
-        saturationRisk: cpuInt8Kernels().saturates === false ? undefined : measures.saturationRisk,
-        finetuneReach: reach,
-        exclude: values['no-exclusions'] ? undefined : measures.exclude,
-        mixed: values['no-mixed-precision'] ? undefined : measures.mixed,
-        mixedBiasCorrection: true,
+        ...climb,
         signal,
-        timeBudget: budget,
-        costPrior: ladderCostPrior(model, { calibrationSamples: tuningData.feeds.length, evaluationSamples: evalData.feeds.length, base, maxExclusionSteps: maxSteps }),
         onRung: (rung, r) => {
           if (!r) {
             const estimate = rung.estimate ? ` (estimated ${formatDuration(rung.estimate.seconds)}: ${rung.estimate.basis})` : '';

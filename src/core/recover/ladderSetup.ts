@@ -1,0 +1,80 @@
+/**
+ * The climb the page's recovery worker and `qstudio ladder` both run, wired once: the user's choices, the model's
+ * facts and the measures (ladderMeasure.ts) → climbLadder's options. Each side only turns its inputs (a worker
+ * request, command-line flags) into LadderChoices and adds its own signal and progress.
+ */
+import type { ModelProto } from '../onnx/model.ts';
+import type { PrecisionBudget } from '../quantize/precisionBudget.ts';
+import type { QuantConfig } from '../quantize/config.ts';
+import type { PresetName } from '../quantize/presets.ts';
+import { hasAttentionBlocks, hasWrittenOutActivations } from '../quantize/attentionBlocks.ts';
+import type { LadderOptions, LadderOrder, LadderTarget } from './ladder.ts';
+import { ladderCostPrior, ladderMeasures, type LadderRuntime } from './ladderMeasure.ts';
+
+/** What the user chose for a climb; a field left out takes the ladder's default. */
+export interface LadderChoices {
+  readonly target: LadderTarget;
+  readonly base?: QuantConfig;
+  readonly order?: LadderOrder;
+  readonly formats?: readonly PresetName[];
+  /** Rungs that re-apply the algorithms of the best rung so far to the next format (default on). */
+  readonly reapplyAlgorithms?: boolean;
+  /** The per-channel rung of each format (default on). */
+  readonly perChannelRung?: boolean;
+  /** The exclusion search's rungs (default on). */
+  readonly exclusions?: boolean;
+  /** The mixed-precision rungs (default on). */
+  readonly mixedPrecision?: boolean;
+  /** After the mixed-precision rung, its precisions with bias correction as a rung of its own (default on). */
+  readonly mixedBiasCorrection?: boolean;
+  readonly maxExclusionSteps?: number;
+  readonly precisionBudget?: PrecisionBudget;
+  /** Share of layers fine-tuning reaches, in (0, 1]. */
+  readonly finetuneReach?: number;
+  /** Seconds the climb may take. */
+  readonly timeBudget?: number;
+}
+
+/** What the host knows that the choices do not say. */
+export interface LadderHost {
+  /** How many samples calibrate (and tune) and how many judge, for the cost estimates. */
+  readonly calibrationSamples: number;
+  readonly evaluationSamples: number;
+  /**
+   * Whether this machine's int8 kernels can saturate (src/cli/runtime/cpuInt8Kernels.ts); false: no saturation-safe
+   * rung. Left out (a browser cannot tell): as the judging runtime's graph optimization says (ladderMeasures).
+   */
+  readonly kernelsSaturate?: boolean;
+}
+
+/** climbLadder's options for the choices on the runtime, less the caller's signal, onRung and onSkip. */
+export function ladderClimbOptions(rt: LadderRuntime, choices: LadderChoices, host: LadderHost): Omit<LadderOptions, 'signal' | 'onRung' | 'onSkip'> {
+  const model: ModelProto = rt.model;
+  const measures = ladderMeasures(rt, choices.target.metric, { maxExclusionSteps: choices.maxExclusionSteps, precisionBudget: choices.precisionBudget });
+  return {
+    target: choices.target,
+    base: choices.base,
+    order: choices.order,
+    formats: choices.formats,
+    reapplyAlgorithms: choices.reapplyAlgorithms ?? true,
+    perChannelRung: choices.perChannelRung ?? true,
+    attentionRungs: hasAttentionBlocks(model),
+    functionRungs: hasWrittenOutActivations(model),
+    calibrationRungs: true,
+    measure: measures.measure,
+    cleApplies: measures.cleApplies,
+    // Saturation-safe weights are worth a rung only where the int8 kernels can saturate.
+    saturationRisk: host.kernelsSaturate === false ? undefined : measures.saturationRisk,
+    finetuneReach: choices.finetuneReach,
+    exclude: choices.exclusions === false ? undefined : measures.exclude,
+    mixed: choices.mixedPrecision === false ? undefined : measures.mixed,
+    mixedBiasCorrection: choices.mixedBiasCorrection ?? true,
+    timeBudget: choices.timeBudget,
+    costPrior: ladderCostPrior(model, {
+      calibrationSamples: host.calibrationSamples,
+      evaluationSamples: host.evaluationSamples,
+      base: choices.base,
+      maxExclusionSteps: choices.maxExclusionSteps,
+    }),
+  };
+}
