@@ -40,6 +40,7 @@ import { heatScale } from './heat.ts';
 import type { GraphRenderer } from './renderer.ts';
 import { excludedNodes, previewSubgraph } from './resolution.ts';
 import { useGraphView, type GraphLoad } from './useGraphView.ts';
+import { graphAt, scopeView, type ScopeStep } from './subgraphScope.ts';
 import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
@@ -65,6 +66,18 @@ export default function GraphScreen() {
 }
 
 function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; handle: string | null; showQdq: boolean; setShowQdq(shown: boolean): void }) {
+  // The scope shown: the main graph (empty path) or a subgraph opened from a control-flow node's inspector.
+  const [scope, setScope] = useState<{ handle: string | null; path: ScopeStep[] }>({ handle, path: [] });
+  const path = scope.handle === handle ? scope.path : [];
+  const body = useMemo(() => {
+    if (load.status !== 'ready' || path.length === 0) return null;
+    const graph = graphAt(load.view.index.graph, path);
+    return graph ? scopeView(graph, { showQdq }) : null;
+  }, [load, path, showQdq]);
+  const goTo = (next: ScopeStep[]) => {
+    useStudio.getState().selectGraphNode(null);
+    setScope({ handle, path: next });
+  };
   if (load.status === 'loading') {
     return (
       <div className="card graph-loading" data-testid="graph-progress" role="status">
@@ -88,14 +101,37 @@ function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; han
       <input type="checkbox" checked={showQdq} onChange={(e) => setShowQdq(e.target.checked)} data-testid="graph-show-qdq" /> Q/DQ as nodes
     </label>
   ) : null;
-  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} tools={toggle} />;
+  const open = (nodeId: string, attribute: string) => goTo([...path, { nodeId, attribute }]);
+  if (body) {
+    const bar = (
+      <nav className="graph-scope small" aria-label="Subgraph path" data-testid="graph-scope" data-depth={path.length}>
+        <button type="button" className="button button--small" onClick={() => goTo([])} data-testid="graph-scope-main">Main graph</button>
+        {path.map((step, k) => (
+          <span key={k}>
+            {' › '}
+            <button type="button" className="button button--small" disabled={k === path.length - 1} onClick={() => goTo(path.slice(0, k + 1))}>
+              {step.nodeId} · {step.attribute}
+            </button>
+          </span>
+        ))}
+        <span className="muted"> · a subgraph: picking and exclusions work on the main graph (op-type exclusions reach the bodies too)</span>
+      </nav>
+    );
+    return <GraphWorkspace key={JSON.stringify(path)} view={body.view} layout={body.layout} handle={handle!} seconds={0} tools={toggle} scopeBar={bar} onOpenSubgraph={open} />;
+  }
+  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} tools={toggle} onOpenSubgraph={open} />;
 }
 
 /**
  * The graph of a laid-out view with its tools. `rehearsal` (the idle page's warm-up, ui/warmUp.tsx) draws it without
  * telling anything outside: no "drawn" mark, and the later steps are not released.
  */
-export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false, tools = null }: { view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean; tools?: ReactNode }) {
+export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false, tools = null, scopeBar = null, onOpenSubgraph }: {
+  view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean; tools?: ReactNode;
+  /** Inside a subgraph: the path back (picking is for the main graph, so its toolbar gives way to this). */
+  scopeBar?: ReactNode;
+  onOpenSubgraph?(nodeId: string, attribute: string): void;
+}) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
   const [matches, setMatches] = useState<number[]>([]);
@@ -169,7 +205,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   return (
     <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn="false">
       {/* The picking tools first, the search and zoom right above the canvas: the search's results drop over the graph they point into, not over the picking tools. */}
-      <PickToolbar preview={preview} opTypes={opTypes} />
+      {scopeBar ?? <PickToolbar preview={preview} opTypes={opTypes} />}
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
@@ -209,7 +245,7 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
           canvas.closest('.graph-workspace')?.setAttribute('data-graph-drawn', 'true');
           notifyGraphDrawn();
         }} />
-        <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} />
+        <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} onOpenSubgraph={onOpenSubgraph} />
       </div>
       {!byPrecision && <ul className="graph-families small" aria-label="Colours of op families">
         {families.map((f) => (

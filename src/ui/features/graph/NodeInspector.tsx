@@ -79,7 +79,7 @@ function RangePicture({ min, max }: { min: number; max: number }) {
 }
 
 /** `nodesOf`: the nodes of each resolving exclusion entry, by entry id (resolved once, by the graph screen). */
-export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; handle: string; nodesOf: ReadonlyMap<string, readonly number[]> }) {
+export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view: GraphView; handle: string; nodesOf: ReadonlyMap<string, readonly number[]>; onOpenSubgraph?(nodeId: string, attribute: string): void }) {
   const selected = useStudio((s) => s.graph.selected);
   const ranges = useStudio((s) => s.calibration.result?.ranges ?? null);
   const entries = useStudio((s) => s.exclusions.entries);
@@ -175,7 +175,13 @@ export function NodeInspector({ view, handle, nodesOf }: { view: GraphView; hand
             {node.attribute.map((a) => (
               <div key={a.name}>
                 <dt>{a.name}</dt>
-                <dd><code>{attributeText(a)}</code></dd>
+                <dd>
+                  <code>{attributeText(a)}</code>
+                  {a.g && onOpenSubgraph && (
+                    <button type="button" className="button button--small inspector__open" data-testid={`open-subgraph-${a.name}`} onClick={() => onOpenSubgraph(selected, a.name ?? '')}
+                      title={`Show the ${a.name} subgraph in the view (its nodes, as the main graph's)`}>Open</button>
+                  )}
+                </dd>
               </div>
             ))}
           </dl>
