@@ -1,9 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   adapterKey, adapterLabel, decideJob, decideRemaining, decisionReason, DEFAULT_DEVICE_PRIOR, jobMs, priorOf, softwareAdapterReason, startupMs, worthStartingGpu,
   type AdapterFacts, type MeasuredCosts,
 } from './backendChoice.ts';
-import { measuredSession, probingRunner, type Made, type ProbePlan } from './ort.ts';
+import { measuredSession, probingRunner, webnnUnavailable, type Made, type ProbePlan } from './ort.ts';
 import { probeKey, readCosts, readPrior, writeCosts } from './probeCache.ts';
 import type { Feed, RunTensor } from '../../src/core/runtime/session.ts';
 
@@ -183,5 +183,18 @@ describe('measuredSession: costs measured earlier decide before any session is m
     const long = await measuredSession(makers, bytes, 'device-cached', 200);
     expect(made).toEqual({ wasm: 1, webgpu: 1 });
     expect(long.backend).toMatchObject({ kind: 'webgpu', chosenBecause: expect.stringMatching(/^WebGPU finishes sooner here/) });
+  });
+});
+
+describe('WebNN for the parity check', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('counts only where a context can be made: navigator.ml alone, as Debian\'s Chromium exposes it behind a flag, is not enough', async () => {
+    vi.stubGlobal('navigator', {});
+    expect(await webnnUnavailable()).toBe('this browser exposes no WebNN (navigator.ml)');
+    vi.stubGlobal('navigator', { ml: { createContext: () => Promise.reject(new Error('WebNN is not supported on this platform.')) } });
+    expect(await webnnUnavailable()).toBe('this browser exposes WebNN (navigator.ml) but cannot make a context here: WebNN is not supported on this platform');
+    vi.stubGlobal('navigator', { ml: { createContext: async () => ({}) } });
+    expect(await webnnUnavailable()).toBeNull();
   });
 });

@@ -365,6 +365,27 @@ function forcedRuntime(id: string, label: string, load: () => Promise<Ort>, prov
   };
 }
 
+interface MlLike {
+  createContext?(options?: object): Promise<unknown>;
+}
+
+/**
+ * Why this context cannot run a model on WebNN, or null where it can make a WebNN context. `navigator.ml` alone is
+ * not enough: Debian's Chromium 156 exposes it with --enable-features=WebMachineLearningNeuralNetwork, and every
+ * createContext() there rejects ("WebNN is not supported on this platform").
+ */
+export async function webnnUnavailable(): Promise<string | null> {
+  const ml = (globalThis.navigator as { ml?: MlLike } | undefined)?.ml;
+  if (!ml) return 'this browser exposes no WebNN (navigator.ml)';
+  if (typeof ml.createContext !== 'function') return 'this browser exposes navigator.ml without createContext';
+  try {
+    await ml.createContext();
+    return null;
+  } catch (e) {
+    return `this browser exposes WebNN (navigator.ml) but cannot make a context here: ${(e instanceof Error ? e.message : String(e)).replace(/\.$/, '')}`;
+  }
+}
+
 /**
  * Every runtime this browser offers for the parity check, WASM (the reference) first; those it lacks, with why.
  * WebGPU comes twice: the native backend the page uses, and the JSEP one of onnxruntime-web's default import.
@@ -381,7 +402,8 @@ export async function parityRuntimes(threads = MAX_THREADS): Promise<{ available
   } else {
     unavailable.push({ id: 'webgpu', label: 'WebGPU', reason: look.unavailable });
   }
-  if ((globalThis.navigator as { ml?: unknown } | undefined)?.ml) available.push(forcedRuntime('webnn', 'WebNN', () => loadJsep(n), 'webnn'));
-  else unavailable.push({ id: 'webnn', label: 'WebNN', reason: 'this browser exposes no WebNN (navigator.ml)' });
+  const webnn = await webnnUnavailable();
+  if (webnn === null) available.push(forcedRuntime('webnn', 'WebNN', () => loadJsep(n), 'webnn'));
+  else unavailable.push({ id: 'webnn', label: 'WebNN', reason: webnn });
   return { available, unavailable };
 }
