@@ -31,6 +31,7 @@ import { comparisonRuntime } from './comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 import { EvaluationCancelledError } from '../../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './feeds.ts';
+import { judgesTask, taskSample } from './taskRuns.ts';
 import { activationHistograms } from './activationHistograms.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
@@ -253,12 +254,7 @@ async function blobDataUrl(blob: Blob): Promise<string> {
 
 /** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */
 async function taskFigures(head: TaskHead, request: EvaluationRequest, data: EvaluationFeeds, outputs: readonly { float: RunOutputs; quant: RunOutputs }[]): Promise<ReportTask> {
-  const samples: TaskSample[] = data.feeds.map((feeds, i) => ({
-    name: data.names[i],
-    geometry: inputGeometry(data.sizes[i]!, Object.values(feeds)[0].dims, request.spec!),
-    float: outputs[i].float,
-    quant: outputs[i].quant,
-  }));
+  const samples: TaskSample[] = data.feeds.map((_, i) => taskSample(data, request.spec!, i, outputs[i]));
   const evaluation = evaluateTask(head, samples);
   const photos = new Map<string, string>();
   for (const r of evaluation.perImage.slice(0, 8)) {
@@ -356,7 +352,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const head = request.task === 'none' ? null : request.task === undefined || request.task === 'auto' ? h.head.head : request.task;
         // Task figures read boxes and masks on photos: image samples only (their sizes place the boxes). The outputs
         // are kept even without a head, so a head chosen afterwards is judged without running the models again.
-        const onImages = request.spec !== null && data.sizes.every((s) => s !== null);
+        const onImages = judgesTask(data, request.spec);
         const judgeTask = head !== null && onImages;
         const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
         h.lastOutputs = undefined;

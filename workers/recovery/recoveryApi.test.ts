@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
-import { decode } from '../../src/core/onnx/index.ts';
+import { DataType, decode, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../../src/core/onnx/index.ts';
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
 import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from './recoveryApi.ts';
@@ -194,5 +194,24 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     }
     expect(dense.sessions).toBe(1);
     expect(dense.runs).toBeGreaterThan(1 + 3); // the check, then mnist's second Conv (k = 201 over 4 × 196 rows) in each run
+  });
+
+  it('a task target (miou) measured through the page\'s task head on the evaluation images; without a head, a named error', async () => {
+    const a = api();
+    // A per-pixel classifier made in code: a 1×1 Conv mixing the three colour channels into three class scores.
+    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
+    const model = makeModel(makeGraph({ name: 'seg', node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')], input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])], output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])], initializer: [w] }), { '': 13 }, 7);
+    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' })).handle;
+    const base = { samples: fakeImages(3), spec: unit, config: getPreset('XINT8'), formats: ['XINT8' as const], perChannelRung: false, exclusions: false, mixedPrecision: false };
+    const out = await a.ladder(handle, { ...base, target: 'miou:0.5', task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null } });
+    expect(out.stopped).toBe('target');
+    const rung = out.rungs[0];
+    expect(rung.metrics.miou).toBe(rung.score);
+    expect(rung.score).toBeGreaterThan(0.5);
+    expect(rung.score).toBeLessThanOrEqual(1);
+    expect(rung.metrics.cosine).toBeGreaterThan(0.9);
+    const noHead = await rejection(a.ladder(handle, { ...base, target: 'miou:0.5', task: null }));
+    expect(noHead.name).toBe('LadderTargetError');
+    expect(noHead.message).toMatch(/a miou target is a task figure: choose the task head first/);
   });
 });

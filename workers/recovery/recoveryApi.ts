@@ -26,7 +26,7 @@ import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../../src/core/report/index.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../src/core/recover/quantizeWithRecovery.ts';
-import { climbLadder, ladderReport, ladderSoFar, parseLadderTarget, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../../src/core/recover/ladder.ts';
+import { climbLadder, ladderReport, ladderSoFar, LadderTargetError, parseLadderTarget, TASK_LADDER_METRICS, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../../src/core/recover/ladder.ts';
 import { ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
 import { ladderClimbOptions } from '../../src/core/recover/ladderSetup.ts';
 import type { CurvePoint } from '../../src/core/recover/tuning.ts';
@@ -35,6 +35,8 @@ import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/r
 import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
+import { judgesTask, taskFiguresOf } from '../evaluation/taskRuns.ts';
+import type { TaskHead } from '../../src/core/task/index.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
 import { HandleTable } from '../runtime/handles.ts';
@@ -98,8 +100,13 @@ export interface RecoveryRequest extends RecoveryData {
 export interface LadderRequest extends RecoveryData {
   /** The user's configuration: its exclusions and FastFinetune options carry into every rung. */
   config: QuantConfig;
-  /** "cosine:0.99", "psnr:30", "top1:0.9". */
+  /** "cosine:0.99", "psnr:30", "top1:0.9", or a task figure: "map50:0.95", "map:0.6", "miou:0.9" (needs `task`). */
   target: string;
+  /**
+   * The task head the page judges with (chosen or recognised): a task target (map50, map, miou) is measured through
+   * it on the evaluation images (core/recover/targetMeasure.ts, as qstudio ladder does).
+   */
+  task?: TaskHead | null;
   /** Formats climbed, in order; default the reference's XINT8, A8W8, A16W8. */
   formats?: PresetName[];
   /** The order rungs are climbed in (core LadderOrder); default 8-bit routes first. */
@@ -279,6 +286,17 @@ interface HeldLadder {
   npuBf16: boolean;
   /** The onnxruntime level the rungs were judged at. */
   aim: GraphOptimization;
+}
+
+/**
+ * The task figures a ladder's target reads: with a task head, on image samples (their sizes place the boxes); a task
+ * target (map50, map, miou) without either is a LadderTargetError that says what is missing.
+ */
+function ladderTask(request: LadderRequest, judging: EvaluationFeeds, metric: string) {
+  if (!(TASK_LADDER_METRICS as readonly string[]).includes(metric)) return undefined;
+  if (!request.task) throw new LadderTargetError(`a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`);
+  if (!judgesTask(judging, request.spec)) throw new LadderTargetError(`a ${metric} target is judged on images: the evaluation samples are tensors`);
+  return taskFiguresOf(request.task, judging, request.spec);
 }
 
 /** Decoded feeds as a calibration sample source (no second decode). */
@@ -516,6 +534,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
             denseProduct: (await denseOf(h))?.product,
             floatPartsAsBf16: request.npuBf16 ?? false,
             onProgress: (rung, p) => forward(progress, info(rung), ladderHandle)(p),
+            task: ladderTask(request, data.judging, target.metric),
           },
           {
             target,

@@ -18,7 +18,7 @@ import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
-import { DEFAULT_LADDER_ORDER, LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
+import { DEFAULT_LADDER_ORDER, LADDER_METRICS, TASK_LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
 import type { BackendInfo } from '../../core/runtime/session.ts';
@@ -38,7 +38,7 @@ import type { ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts';
 import { evaluationSamples, samplesOf } from './samples.ts';
-import { currentConfig } from './selectors.ts';
+import { currentConfig, currentTaskHead } from './selectors.ts';
 
 export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/workerTypes.ts';
 
@@ -322,7 +322,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, aim: ladder.aim, order: ladder.order, timeBudget },
+            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, task: (TASK_LADDER_METRICS as readonly string[]).includes(ladder.metric) ? currentTaskHead(get()) : null, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, aim: ladder.aim, order: ladder.order, timeBudget },
             onProgress(request),
           );
           if (request !== latest) return;

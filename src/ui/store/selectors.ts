@@ -13,6 +13,7 @@ import type { ExclusionEntry } from './exclusionSlice.ts';
 import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts';
 import type { ModelSummary } from '../../core/onnx/modelSummary.ts';
 import { recognizeHead, type HeadGuess } from '../../core/task/recognizeHead.ts';
+import type { TaskHead } from '../../core/task/heads.ts';
 
 /** The configuration the page quantizes with: the settings plus the exclusion list. */
 export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
@@ -70,6 +71,17 @@ export function headSuggestion(summary: ModelSummary | null): HeadGuess | null {
   let g = suggestions.get(summary);
   if (!g) suggestions.set(summary, (g = recognizeHead(summary)));
   return g;
+}
+
+/**
+ * The task head the page judges the open model with: the user's choice (evaluation.taskByModel), else the head
+ * recognised from it; null when the user chose none or nothing was recognised (task targets then need a choice).
+ */
+export function currentTaskHead(s: { model: { summary: ModelSummary | null }; evaluation: { taskByModel: Readonly<Record<string, TaskHead | 'none'>> } }): TaskHead | null {
+  const key = modelKey(s.model.summary);
+  const chosen = key ? s.evaluation.taskByModel[key] : undefined;
+  if (chosen === 'none') return null;
+  return chosen ?? headSuggestion(s.model.summary)?.head ?? null;
 }
 
 /** The key a model's own things are kept under across opens (its file name and size): "yolox-nano.onnx|3660108". */

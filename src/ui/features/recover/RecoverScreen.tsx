@@ -9,14 +9,15 @@ import { AimSelect } from '../../components/AimSelect.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { formatDuration } from '../../../core/recover/ladderBudget.ts';
 import { renderHtml } from '../../../core/report/index.ts';
-import { OUTPUT_LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
+import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
+import { describeHead } from '../../../core/task/heads.ts';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
-import { floatModelNeeded } from '../../store/selectors.ts';
+import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
@@ -36,7 +37,12 @@ const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   mixed: 'Mixed precision: measuring what hurts most',
 };
 
-const METRIC_LABEL = { cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)' } as const;
+const METRIC_LABEL = {
+  cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)',
+  map50: 'task: mAP@0.5 of the boxes', map: 'task: mAP@0.5:0.95 of the boxes', miou: 'task: mIoU of the masks',
+} as const;
+/** The value a metric's target starts at when chosen. */
+const METRIC_START: Record<keyof typeof METRIC_LABEL, number> = { cosine: 0.99, psnr: 30, top1: 0.95, sequence: 0.9, map50: 0.9, map: 0.8, miou: 0.9 };
 
 /** Re-renders every second while mounted (elapsed times and estimates move on their own). */
 function useSecondTick(): number {
@@ -203,6 +209,8 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
 function LadderTarget({ disabled }: { disabled: boolean }) {
   const c = useStudio((s) => s.recovery.ladder);
   const set = useStudio((s) => s.setLadderChoice);
+  const head = useStudio(currentTaskHead);
+  const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(c.metric);
   return (
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Target on the evaluation data</legend>
@@ -210,15 +218,20 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
         <span className="field__label">Metric</span>
         <select className="input" value={c.metric} onChange={(e) => {
           const metric = e.currentTarget.value as typeof c.metric;
-          set({ metric, value: metric === 'psnr' ? 30 : metric === 'top1' ? 0.95 : metric === 'sequence' ? 0.9 : 0.99 });
+          set({ metric, value: METRIC_START[metric] });
         }} data-testid="ladder-metric">
-          {OUTPUT_LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
+          {LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
         </select>
       </label>
       <label className="field field--inline">
         <span className="field__label">at least</span>
         <input type="number" className="input input--narrow" step={c.metric === 'psnr' ? 1 : 0.001} value={c.value} onChange={(e) => set({ value: Number(e.currentTarget.value) })} data-testid="ladder-value" />
       </label>
+      {taskMetric && (
+        <p className="small muted" data-testid="ladder-task-head">
+          {head ? `Measured on the evaluation images against the float model's predictions, through the task head of step 6: ${describeHead(head)}.` : 'A task figure: choose the task head first (step 6, "Task judged"); the model\'s head was not recognised or "no task" is chosen.'}
+        </p>
+      )}
       <label className="field field--inline">
         <span className="field__label">Order</span>
         <select className="input" value={c.order} onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })} data-testid="ladder-order">
