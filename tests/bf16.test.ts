@@ -19,7 +19,7 @@ import { IMAGES, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
 import { ULTRAFACE_TAIL } from './helpers/ultrafaceTail.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { bf16DocumentToJSON, readBf16Document } from '../src/core/export/index.ts';
-import { quantizeBf16 } from '../src/core/halfFloat/bf16Preset.ts';
+import { quantizeBf16 } from '../src/core/quantize/bf16Preset.ts';
 
 async function run(bytes: Uint8Array, input: Float32Array, dims: number[]) {
   const s = await createSession(bytes);

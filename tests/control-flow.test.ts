@@ -12,7 +12,7 @@ import { encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from 
 import { controlFlowModel } from '../src/core/quantize/testModels.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
-import { quantizeBf16 } from '../src/core/halfFloat/bf16Preset.ts';
+import { quantizeBf16 } from '../src/core/quantize/bf16Preset.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { IMAGES, seededFloats } from './helpers/fixtures.ts';

@@ -13,7 +13,7 @@ import * as ortWeb from 'onnxruntime-web';
 import { buildGraphIndex, decode, DataType, encode, tensorSummary, type ModelProto } from '../src/core/onnx/index.ts';
 import { float16ToNumber, numberToFloat16 } from '../src/core/onnx/halfFloat.ts';
 import { float32ToFloat16 } from '../src/core/halfFloat/float16.ts';
-import { quantizeBf16 } from '../src/core/halfFloat/bf16Preset.ts';
+import { quantizeBf16 } from '../src/core/quantize/bf16Preset.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset, PRESET_NAMES } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';

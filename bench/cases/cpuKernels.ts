@@ -30,7 +30,7 @@ import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
-import { isGraphOptimization, type GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import { isGraphOptimization, type GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 
 const [which, preset, ...rest] = process.argv.slice(2);
 const perChannel = rest.includes('perChannel');

@@ -13,7 +13,7 @@ import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/q
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { prepare } from '../../src/core/prepare/prepare.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { heldOutSplit } from './heldOutSplit.ts';
 
 const [target = 'ppocr-det', ...rest] = process.argv.slice(2);

@@ -13,7 +13,7 @@ import { cosineSimilarity } from '../../src/core/metrics/index.ts';
 import { createSession, float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { DETECTORS } from './detectors.ts';

@@ -3,7 +3,7 @@
  * does what `qstudio quantize --calib` does (open, calibrate on 4 COCO photos, quantize XINT8, write .onnx +
  * .data) and reports each step's seconds and the peak RSS after it; another opens the page's runtime
  * (onnxruntime-web WASM, in Node) on the same model and reports the WebAssembly heap the session took,
- * which is what the page's size limit (src/ui/features/model/sources.ts) is set from.
+ * which is what the page's size limit (src/ui/store/modelSources.ts) is set from.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { ModelProto } from '../core/onnx/index.ts';
 import { compareModels } from '../core/evaluate/compareModels.ts';
-import type { GraphOptimization } from '../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../core/runtime/graphOptimization.ts';
 import { LadderTargetError, TASK_LADDER_METRICS, type LadderMetric, type LadderTarget } from '../core/recover/ladder.ts';
 import { maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recover/targetMeasure.ts';
 import { DEFAULT_TASK_METRIC, evaluateTask, floatLabelFigures, parseMaxDrop, runOutputs, taskTargetFigures } from '../core/task/index.ts';

@@ -10,7 +10,7 @@
  */
 import type { ComparisonRuntime, SampleSession } from '../../src/core/evaluate/compareModels.ts';
 import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 
 export interface WorkerComparisonRuntime extends ComparisonRuntime {
   /** The backend of the last session opened (null before the first). */

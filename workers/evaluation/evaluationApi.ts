@@ -28,7 +28,7 @@ import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from './comparisonRuntime.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { EvaluationCancelledError } from '../../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './feeds.ts';
 import { judgesTask, taskSample } from './taskRuns.ts';

@@ -8,7 +8,7 @@
  * worker entry may transfer it without detaching the held model's bytes (its tensors are views into them).
  */
 import { encodeParts, externalDataLayout, needsExternalData, type ModelProto } from '../../src/core/onnx/index.ts';
-import { quantizeBf16 } from '../../src/core/halfFloat/bf16Preset.ts';
+import { quantizeBf16 } from '../../src/core/quantize/bf16Preset.ts';
 import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';

@@ -33,7 +33,7 @@ import type { CurvePoint } from '../../src/core/recover/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
 import { judgesTask, taskFiguresOf } from '../evaluation/taskRuns.ts';
 import type { TaskHead } from '../../src/core/task/index.ts';

@@ -24,7 +24,7 @@ import {
 } from './backendChoice.ts';
 import { probeKey, readCosts, readPrior, writeCosts, writePrior } from './probeCache.ts';
 import type { ParityRuntime } from '../../src/core/evaluate/parity.ts';
-import type { GraphOptimization } from '../../src/core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 
 type Ort = typeof OrtModule;
 

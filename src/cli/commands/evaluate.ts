@@ -15,7 +15,7 @@ import { sortByError, type LayerRow } from '../../core/metrics/layerwise.ts';
 import { compareModels, type Comparison } from '../../core/evaluate/compareModels.ts';
 import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
-import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { DECISION_THRESHOLD } from '../../core/evaluate/outputMetrics.ts';
 import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';

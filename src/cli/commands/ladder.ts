@@ -47,11 +47,11 @@ import { folderFeeds, type FolderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
-import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import type { ModelProto } from '../../core/onnx/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
-import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
 import { compareModels } from '../../core/evaluate/compareModels.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 

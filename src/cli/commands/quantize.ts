@@ -7,14 +7,14 @@
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BF16_PRESET, quantizeBf16 } from '../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET, quantizeBf16 } from '../../core/quantize/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
 import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
-import { graphOptimizationText } from '../../core/evaluate/graphOptimization.ts';
+import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';

@@ -15,7 +15,7 @@ import { DataType, elementTypeName, readTensor, UnsupportedModelError, type Mode
 import { sessionModelFolder } from './sessionFiles.ts';
 import { InferenceError } from '../../core/calibrate/errors.ts';
 import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
-import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
 import type { Runtime, RunTensor } from '../../core/runtime/session.ts';
 
 export type OrtTensor = ort.Tensor;

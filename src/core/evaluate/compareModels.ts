@@ -21,7 +21,7 @@ import { withFloat32Interface } from '../halfFloat/float16.ts';
 import { ComparisonError } from './errors.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';
-import type { GraphOptimization } from './graphOptimization.ts';
+import type { GraphOptimization } from '../runtime/graphOptimization.ts';
 
 /** One output of a run, as onnxruntime (web or node) hands it back: the runtime contract's own type. */
 export type { RunTensor };

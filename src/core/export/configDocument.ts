@@ -8,7 +8,7 @@
  * edited by hand), the entries are rebuilt from the fields. Pure; errors are the core's ConfigError.
  */
 import { ConfigError, configToPlainJson, validateConfig, withOptions, type QuantConfig } from '../quantize/config.ts';
-import { BF16_PRESET } from '../halfFloat/bf16Preset.ts';
+import { BF16_PRESET } from '../quantize/bf16Preset.ts';
 
 /**
  * An exclusion as the user named it; node references are stable node ids. A subgraph with `toFp32` is of the

@@ -7,7 +7,7 @@
 import { DataType, opsetOf, type ModelProto, type NodeProto } from '../onnx/index.ts';
 import { castRegion } from './castRegion.ts';
 import { inferElementTypes } from '../onnx/elementTypeInference.ts';
-import { fusedIntoFloat32ScaleKernel } from '../quantize/ortCpuFusions.ts';
+import { fusedIntoFloat32ScaleKernel } from './ortCpuFusions.ts';
 
 /** The nodes of the main graph that read or write a float16 tensor (Casts to float16 included). */
 export function float16Nodes(model: ModelProto): Set<NodeProto> {

@@ -18,7 +18,7 @@
  * whose functions are written out as several nodes (`functionRungs`: HardSwish, SiLU, scale-and-shift blocks), with the
  * function rules alone. The fine-tuning and mixed-precision rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
  * measured greedy search (core/evaluate/suggest.ts) with the same target.
- * Where the judge runs onnxruntime's CPU int8 kernels (graph optimization 'all', core/evaluate/graphOptimization.ts)
+ * Where the judge runs onnxruntime's CPU int8 kernels (graph optimization 'all', core/runtime/graphOptimization.ts)
  * and a format's best screened model has weights that could saturate them (`saturationRisk`), that rung is measured
  * once more with saturation-safe weights (core/quantize/cpuKernelSafety.ts), and what follows starts from the better.
  *

@@ -12,7 +12,7 @@ import { errorJumps } from '../metrics/layerwiseJumps.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../evaluate/graphOptimization.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../runtime/graphOptimization.ts';
 import { REPORT_SCHEMA, type Report, type ReportAtDefault, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
 
 export interface ReportInput {

@@ -30,7 +30,7 @@ import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../evaluate/graphOptimization.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../runtime/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;

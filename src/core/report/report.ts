@@ -16,7 +16,7 @@ import type { LayerRow } from '../metrics/layerwise.ts';
 import type { NodeError } from '../metrics/layerwiseJumps.ts';
 import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
 import type { NodePrecision } from '../quantize/precisionClasses.ts';
-import type { GraphOptimization } from '../evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../runtime/graphOptimization.ts';
 import type { ReportTask } from '../task/taskReport.ts';
 
 export type { ReportTask };
@@ -156,7 +156,7 @@ export interface Report {
   readonly precisions: Readonly<Record<string, NodePrecision>> | null;
   readonly data: { readonly samples: number; readonly source: string | null };
   /**
-   * The onnxruntime graph optimization level every figure here was measured at (core/evaluate/graphOptimization.ts):
+   * The onnxruntime graph optimization level every figure here was measured at (core/runtime/graphOptimization.ts):
    * 'basic', the model's own Q/DQ arithmetic as onnxruntime-web runs it, or 'all', onnxruntime's CPU default with
    * its int8 kernels. Absent in reports written before it was recorded: those are 'basic'.
    */

@@ -5,7 +5,7 @@
  * (src/cli/runtime/ortNode.ts). Types only: this module must not import a runtime.
  */
 import type { ModelBytes } from '../onnx/externalize.ts';
-import type { GraphOptimization } from '../evaluate/graphOptimization.ts';
+import type { GraphOptimization } from './graphOptimization.ts';
 
 /** Element types a feed may have (what .npy inputs and images become). */
 export type FeedType = 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'int64' | 'bool';

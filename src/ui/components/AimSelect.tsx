@@ -3,7 +3,7 @@
  * 'all', Q/DQ fused into int8 kernels: what a user's session computes; the default) or the model's own Q/DQ
  * arithmetic ('basic'). One control for every search on the page, so they say it the same way.
  */
-import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
 
 export const AIM_TEXT: Record<GraphOptimization, string> = {
   all: "onnxruntime-web's default (WASM, 'all')",

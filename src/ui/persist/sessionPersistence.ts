@@ -13,11 +13,11 @@
  * (a full quota) becomes status.error for the page to show; it is never thrown. The storage and the
  * model worker's byte copy are injected, so tests drive this with an in-memory store and fakes.
  */
-import { BF16_PRESET } from '../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import type { PresetName as PreprocessPresetName } from '../../core/preprocess/presets.ts';
 import type { ModelBytesCopy } from '../remote/workerTypes.ts';
-import { sourceFromFiles } from '../features/model/sources.ts';
+import { sourceFromFiles } from '../store/modelSources.ts';
 import type { StudioState, StudioStore } from '../store/createStudioStore.ts';
 import type { CalibrationOutcome, NpySample } from '../store/calibrationSlice.ts';
 import type { EvaluationOutcome, TaskChoice } from '../store/evaluationSlice.ts';

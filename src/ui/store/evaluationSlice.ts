@@ -10,7 +10,7 @@
  * fake). A result remembers the quantized model it judged (`quantized`), so the page can say when a
  * newer quantization makes it stale instead of dropping it: nothing the user did is lost.
  */
-import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import type { StateCreator } from 'zustand';

@@ -6,7 +6,7 @@ import { calibrationRemote } from '../remote/calibrationRemote.ts';
 import { modelRemote, quantizeRemote } from '../remote/modelRemote.ts';
 import { evaluationRemote } from '../remote/evaluationRemote.ts';
 import { recoveryRemote } from '../remote/recoveryRemote.ts';
-import { sampleService } from '../features/sample/sampleService.ts';
+import { sampleService } from '../services/sampleService.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
 export const useStudio = createStudioStore({

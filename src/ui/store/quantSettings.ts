@@ -7,7 +7,7 @@
  */
 import { CALIBRATION_METHODS, withOptions, type CalibrationMethod, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
 import { getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
-import { BF16_PRESET } from '../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 
 export interface QuantSettings {
   /** The integer preset (calibration, the exclusion search and the ladder use it, BF16 or not). */
@@ -18,7 +18,7 @@ export interface QuantSettings {
   /** Tensors quantized to another type than the preset's (mixed precision); {} for none. */
   tensorOverrides: TensorQuantOverrides;
   /**
-   * The BF16 preset instead (Quark BF16 with BF16QDQToCast, core/halfFloat/bf16Preset.ts): the model written
+   * The BF16 preset instead (Quark BF16 with BF16QDQToCast, core/quantize/bf16Preset.ts): the model written
    * is the with-cast BF16 model, which needs no ranges; absent means false (settings saved before it).
    */
   bf16?: boolean;

@@ -11,7 +11,7 @@
  * It talks to the worker only through the RecoveryService it is given (tests pass a fake). A new model
  * resets it; a cancelled climb keeps the rungs measured before the cancel.
  */
-import type { GraphOptimization } from '../../core/evaluate/graphOptimization.ts';
+import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
 import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';

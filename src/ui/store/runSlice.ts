@@ -17,7 +17,7 @@ import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionEntry, ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { DEFAULT_FP16_OPTIONS, methodsFor, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
-import { BF16_PRESET } from '../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
 /** A quantized model as the page holds it. */

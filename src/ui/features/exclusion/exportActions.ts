@@ -5,7 +5,7 @@
  * named error for the page to show.
  */
 import { bf16DocumentToJSON, configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkBf16Snippet, quarkSnippet, readBf16Document, type NamedExclusion } from '../../../core/export/index.ts';
-import { BF16_PRESET } from '../../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET } from '../../../core/quantize/bf16Preset.ts';
 import { StudioError } from '../../../core/onnx/errors.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';

@@ -3,7 +3,7 @@
  * sample). The whole window accepts drops (useWindowFileDrop); this target is where the eye goes, and
  * it is a keyboard-reachable button of its own: Enter or Space opens the file dialog.
  */
-import { SAMPLE_MODEL } from './sources.ts';
+import { SAMPLE_MODEL } from '../../store/modelSources.ts';
 import { openSample, quantizeSample } from './actions.ts';
 
 export function DropZone({ onChoose, dragging }: { onChoose: () => void; dragging: boolean }) {

@@ -3,7 +3,7 @@
  * picked) and the sample model (whose store action also brings its images and runs it).
  */
 import { useStudio } from '../../store/index.ts';
-import { sourceFromFiles } from './sources.ts';
+import { sourceFromFiles } from '../../store/modelSources.ts';
 
 /** Opens dropped or picked files (the .onnx is the model, the rest its external data). */
 export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): void {

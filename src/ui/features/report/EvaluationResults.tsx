@@ -6,7 +6,7 @@
  */
 import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../../../core/evaluate/graphOptimization.ts';
+import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../../../core/runtime/graphOptimization.ts';
 import type { ReactNode } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { TensorName } from '../../components/TensorName.tsx';

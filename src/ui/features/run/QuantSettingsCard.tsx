@@ -5,7 +5,7 @@
  */
 import { useId } from 'react';
 import { getPreset, PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
-import { BF16_PRESET, BF16_SUMMARY } from '../../../core/halfFloat/bf16Preset.ts';
+import { BF16_PRESET, BF16_SUMMARY } from '../../../core/quantize/bf16Preset.ts';
 import { useStudio } from '../../store/index.ts';
 import { DEFAULT_FP16_OPTIONS, methodsFor, shownPreset, type StudioPreset } from '../../store/quantSettings.ts';
 

@@ -11,8 +11,8 @@ import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio, type SampleStage } from '../../store/index.ts';
-import { sampleService } from './sampleService.ts';
-import { SAMPLE_MODEL } from '../model/sources.ts';
+import { sampleService } from '../../services/sampleService.ts';
+import { SAMPLE_MODEL } from '../../store/modelSources.ts';
 import { resultTargets } from '../report/targets.ts';
 import './sample.css';
 

@@ -4,7 +4,7 @@
  * those of the drawn pixels; the file's date is fixed, so drawing the same scene again gives a file
  * the calibration data recognises as already there.
  */
-import type { Rgb, TextScene } from '../../../core/samples/textScenes.ts';
+import type { Rgb, TextScene } from '../../core/samples/textScenes.ts';
 
 const css = ([r, g, b]: Rgb, alpha = 1) => `rgba(${r}, ${g}, ${b}, ${alpha})`;
 

@@ -5,9 +5,9 @@
  * held-out set that share no word. The counts and the 320 × 320 size keep one click to the report
  * around a minute on two cores (bench suite `sample`), with enough text to calibrate on.
  */
-import { textScenes, type SceneSet } from '../../../core/samples/textScenes.ts';
-import type { SampleService } from '../../store/sampleSlice.ts';
-import { SAMPLE_MODEL, sourceFromUrl } from '../model/sources.ts';
+import { textScenes, type SceneSet } from '../../core/samples/textScenes.ts';
+import type { SampleService } from '../store/sampleSlice.ts';
+import { SAMPLE_MODEL, sourceFromUrl } from '../store/modelSources.ts';
 import { renderTextScene } from './renderTextScene.ts';
 
 const SIZE = { height: 320, width: 320 };

@@ -6,9 +6,9 @@
  * Problems with the choice itself (no .onnx among many files, two models at once, a sample that does
  * not download) become named errors thrown by read(), so they reach the page like a bad model does.
  */
-import { StudioError } from '../../../core/onnx/errors.ts';
-import type { ModelBytes, ModelSource } from '../../store/modelSlice.ts';
-import { PAGE_MODEL_LIMIT_BYTES, WASM_HEAP_LIMIT_BYTES, sessionHeapBytes } from '../../../core/runtime/wasmHeap.ts';
+import { StudioError } from '../../core/onnx/errors.ts';
+import type { ModelBytes, ModelSource } from './modelSlice.ts';
+import { PAGE_MODEL_LIMIT_BYTES, WASM_HEAP_LIMIT_BYTES, sessionHeapBytes } from '../../core/runtime/wasmHeap.ts';
 
 /** Several files were given and none of them is an .onnx model. */
 export class NoModelFileError extends StudioError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PAGE_MODEL_LIMIT_BYTES, sourceFromFiles } from './sources.ts';
+import { PAGE_MODEL_LIMIT_BYTES, sourceFromFiles } from './modelSources.ts';
 
 const file = (name: string, text = 'x') => new File([text], name);
 

@@ -8,10 +8,10 @@ import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import { opsetOf, type ModelProto } from '../onnx/model.ts';
 import { summarize } from '../onnx/modelSummary.ts';
 import { UnsupportedModelError } from '../onnx/errors.ts';
-import type { QuantizeReport } from '../quantize/quantizeReport.ts';
-import { bf16Model, type Bf16Summary } from './bfloat16.ts';
-import { subgraphCoverage, subgraphWarning } from '../quantize/subgraphCoverage.ts';
-import { float16Nodes, float16ToFloat32 } from './float16.ts';
+import type { QuantizeReport } from './quantizeReport.ts';
+import { bf16Model, type Bf16Summary } from '../halfFloat/bfloat16.ts';
+import { subgraphCoverage, subgraphWarning } from './subgraphCoverage.ts';
+import { float16Nodes, float16ToFloat32 } from '../halfFloat/float16.ts';
 
 /** The preset's name where the page and the command line offer it beside the integer presets. */
 export const BF16_PRESET = 'BF16';
