@@ -38,6 +38,33 @@ function importsOf(file: string): { local: string[]; packages: string[] } {
 }
 
 const FILES = [...sources('src'), ...sources('workers')];
+
+/**
+ * Core's folders by layer, read from the import graph: a folder imports only from folders of a lower number.
+ * 0 the shared helpers at core's root; 1 the ONNX model; 2 what reads a model without quantizing it; 3 what builds
+ * on those (half floats on prepare, task heads on metrics and preprocessing); 4 the quantizer; 5 calibration and the
+ * exported files, on the quantizer; 6 evaluation; 7 the report; 8 recovery and the ladder, on everything.
+ */
+const CORE_LAYERS: Readonly<Record<string, number>> = {
+  '.': 0,
+  onnx: 1,
+  samples: 1,
+  runtime: 2,
+  prepare: 2,
+  preprocess: 2,
+  graph: 2,
+  metrics: 2,
+  exclude: 2,
+  halfFloat: 3,
+  task: 3,
+  quantize: 4,
+  calibrate: 5,
+  export: 5,
+  evaluate: 6,
+  report: 7,
+  recover: 8,
+};
+
 const IMPORTS = new Map(FILES.map((f) => [f, importsOf(f)]));
 
 describe('architecture: which way dependencies point', () => {
@@ -70,6 +97,51 @@ describe('architecture: which way dependencies point', () => {
   it('only src/cli/runtime/ortNode.ts imports onnxruntime-node', () => {
     const importers = [...IMPORTS].filter(([, { packages }]) => packages.includes('onnxruntime-node')).map(([f]) => f);
     expect(importers).toEqual([path.join('src', 'cli', 'runtime', 'ortNode.ts')]);
+  });
+
+  it("core's folders are layered: a folder imports only from folders of lower layers (docs/ARCHITECTURE.md)", () => {
+    const core = path.join('src', 'core');
+    const folderOf = (file: string) => {
+      const parts = path.relative(core, file).split(path.sep);
+      return parts.length === 1 ? '.' : parts[0];
+    };
+    const folders = new Set([...IMPORTS.keys()].filter((f) => f.startsWith(core + path.sep)).map(folderOf));
+    const unlayered = [...folders].filter((f) => !(f in CORE_LAYERS));
+    expect(unlayered, 'a new core folder needs its layer in CORE_LAYERS').toEqual([]);
+    const bad = [...IMPORTS].flatMap(([file, { local }]) => {
+      if (!file.startsWith(core + path.sep)) return [];
+      const from = folderOf(file);
+      return local
+        .filter((l) => l.startsWith(core + path.sep))
+        .filter((l) => folderOf(l) !== from && !(CORE_LAYERS[folderOf(l)] < CORE_LAYERS[from]))
+        .map((l) => `${file} → ${l}`);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('in the page, the store, the persistence, the remotes and the services never import a screen (src/ui/features)', () => {
+    const lower = ['store', 'persist', 'remote', 'services'].map((d) => path.join('src', 'ui', d) + path.sep);
+    const features = path.join('src', 'ui', 'features') + path.sep;
+    const bad = [...IMPORTS].flatMap(([file, { local }]) =>
+      lower.some((d) => file.startsWith(d)) ? local.filter((l) => l.startsWith(features)).map((l) => `${file} → ${l}`) : [],
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('the page and the CLI wire shared work through one core function, never their own copy', () => {
+    // climbLadder's options: core/recover/ladderSetup.ts ladderClimbOptions; a config edit: withOptions; the
+    // recovery switches: core/recover/recoverySwitches.ts withRecoverySwitches.
+    const COPIES: [RegExp, string][] = [
+      [/\bladderMeasures\(/, 'ladderMeasures outside core: use ladderClimbOptions'],
+      [/JSON\.parse\(configToJSON\(/, 'a config edited through JSON: use withOptions'],
+      [/\.(includeFastFt|includeCle|includeSq)\s*=(?!=)/, 'recovery switches set by hand: use withRecoverySwitches'],
+    ];
+    const outsideCore = [...IMPORTS.keys()].filter((f) => !f.startsWith(path.join('src', 'core') + path.sep));
+    const bad = outsideCore.flatMap((file) => {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      return COPIES.filter(([re]) => re.test(text)).map(([, why]) => `${file}: ${why}`);
+    });
+    expect(bad).toEqual([]);
   });
 
   it('no import cycles (type-only imports included)', () => {
