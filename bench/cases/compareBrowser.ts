@@ -75,6 +75,7 @@ await withStudioPage(url, async (page) => {
     onePaneQuantizedSeconds: round(quantSeconds),
     splitSeconds: round(splitSeconds),
     splitOverOnePane: round(splitSeconds / Math.max(floatSeconds, quantSeconds)),
+    splitOverFloatPane: round(splitSeconds / floatSeconds),
     workerReadSeconds: round(worker?.read ?? NaN),
     workerFoldMapSeconds: round(worker?.map ?? NaN),
     workerLayoutSeconds: round(worker?.layout ?? NaN),

@@ -10,6 +10,7 @@ import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { GraphProto } from '../onnx/model.ts';
 import { buildGraphView, type GraphView, type PaneView } from './graphView.ts';
 import { mapNodes, type NodeMapping } from './nodeMapping.ts';
+import { qdqPrecisionLabels } from './qdqFold.ts';
 import { bitWidthValues, keptFloatValues, outputScaleValues, type NodeValues } from './nodeValues.ts';
 
 export type Side = 'a' | 'b';
@@ -118,9 +119,11 @@ function fileValues(va: GraphView, vb: GraphView): Record<string, SidedValues> {
     const a = make(va), b = make(vb);
     if (a || b) sets[key] = { label: (a ?? b)!.label, higherIsBetter: (a ?? b)!.higherIsBetter, a: a?.values ?? null, b: b?.values ?? null };
   };
-  per('bits', (v) => (v.qdq ? bitWidthValues(v.index, v.qdq) : floatBits(v)));
+  // Each side's precision labels once, for its bit widths and its kept-float marks.
+  const labels = new Map([va, vb].map((v) => [v, v.qdq ? qdqPrecisionLabels(v.index, v.qdq) : null]));
+  per('bits', (v) => (v.qdq ? bitWidthValues(v.index, v.qdq, labels.get(v)!) : floatBits(v)));
   per('scale', (v) => (v.qdq ? outputScaleValues(v.index, v.qdq) : null));
-  per('float', (v) => (v.qdq ? keptFloatValues(v.index, v.qdq) : null));
+  per('float', (v) => (v.qdq ? keptFloatValues(v.index, v.qdq, labels.get(v)!) : null));
   return sets;
 }
 

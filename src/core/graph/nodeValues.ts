@@ -23,17 +23,17 @@ export function bitsOfLabel(label: string): number {
   return bits.length ? Math.max(...bits) : 32;
 }
 
-/** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). */
-export function bitWidthValues(index: GraphIndex, fold: QdqFold): NodeValues {
+/** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). `labels`: its precision labels when at hand. */
+export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
   const values: Record<string, number> = {};
-  for (const [i, label] of qdqPrecisionLabels(index, fold)) values[index.ids[i]] = bitsOfLabel(label);
+  for (const [i, label] of labels) values[index.ids[i]] = bitsOfLabel(label);
   return { label: 'bit width', higherIsBetter: true, values };
 }
 
 /** 1 where a node computes in float (no Q/DQ on its inputs, outputs or weights), 0 where it is quantized. */
-export function keptFloatValues(index: GraphIndex, fold: QdqFold): NodeValues {
+export function keptFloatValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
   const values: Record<string, number> = {};
-  for (const [i, label] of qdqPrecisionLabels(index, fold)) values[index.ids[i]] = label === 'float' ? 1 : 0;
+  for (const [i, label] of labels) values[index.ids[i]] = label === 'float' ? 1 : 0;
   return { label: 'kept float (1) or quantized (0)', higherIsBetter: false, values };
 }
 
