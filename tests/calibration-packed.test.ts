@@ -2,7 +2,9 @@
  * Calibration with its exposed tensors read back as one (core/calibrate/run/packOutputs.ts, what the page does where
  * a session may run on a GPU): on a real detector and a real photo, exactly the ranges and states of the run
  * that reads every tensor on its own, on onnxruntime-node and onnxruntime-web's WASM backend, and under a budget
- * that splits the tensors into chunks. The packed model loads at graph optimization 'basic' and 'all'.
+ * that splits the tensors into chunks. The packed model loads at graph optimization 'basic' and 'all'. And Auto's
+ * whole-job probe (ort.ts measuredSession), which runs some samples on one backend and some on the other: ranges as
+ * WASM's to float rounding.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,24 +17,27 @@ import { getPreset } from '../src/core/quantize/presets.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
-import { createWebRuntime } from '../workers/runtime/ort.ts';
+import { createWebRuntime, measuredSession } from '../workers/runtime/ort.ts';
+import { probeKey, readCosts, writePrior } from '../workers/runtime/probeCache.ts';
+import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
+import { asSessionModel } from '../src/core/onnx/externalize.ts';
 import * as ort from 'onnxruntime-node';
 import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
 import { readModel } from './helpers/fixtures.ts';
 
 const name = 'ultraface-rfb-320.onnx';
 const { model, summary } = openModel(readModel(name));
-const source = () =>
-  sampleSource(PHOTOS.slice(0, 2).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
+const source = (n = 2) =>
+  sampleSource(PHOTOS.slice(0, n).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
 
 /** The same runtime, asking calibration to pack (as the web runtime does where a GPU may run the session). */
 const packing = (r: Runtime): Runtime => ({ createSession: (b, p) => r.createSession(b, p), packsOutputs: async () => true });
 
-async function calibrate(runtime: Runtime, budget?: number) {
+async function calibrate(runtime: Runtime, budget?: number, samples = 2) {
   const calibrator = new ModelCalibrator(model, runtime, budget);
   try {
-    const outcome = await calibrator.calibrate(source(), getPreset('XINT8'), () => false, () => undefined);
-    return { states: outcome.states, passes: outcome.passes, bytes: outcome.runOutputBytes };
+    const outcome = await calibrator.calibrate(source(samples), getPreset('XINT8'), () => false, () => undefined);
+    return { states: outcome.states, passes: outcome.passes, bytes: outcome.runOutputBytes, backend: outcome.backend };
   } finally {
     await calibrator.release();
   }
@@ -73,5 +78,41 @@ describe('packed calibration outputs', () => {
       await session.release();
     }
     await plain.release();
+  });
+
+  it("Auto (ort.ts measuredSession) on the job's own samples: the calibration's runs reach the runtime, each sample runs once on one backend, ranges as WASM's to float rounding", async () => {
+    // WASM is onnxruntime-web's; onnxruntime-node's CPU stands in for the GPU (a prior of no start-up makes Auto start it).
+    const device = `test-device-${Math.random()}`;
+    await writePrior(device, { startupMs: 0, runRatio: 0, measured: true });
+    const web = createWebRuntime('wasm', 1);
+    const node = ortNodeRuntime(1);
+    const plans: (number | undefined)[] = [];
+    const keys: string[] = [];
+    const auto: Runtime = {
+      async createSession(b, p, plan) {
+        plans.push(plan?.runs);
+        const bytes = asSessionModel(b).bytes;
+        keys.push(await probeKey(bytes, device));
+        const gpu = async () => {
+          const m = await node.createSession(b, p);
+          return { runner: m.runner, backend: { ...m.backend, kind: 'webgpu' as const, adapter: 'stand-in' } };
+        };
+        return measuredSession({ wasm: () => web.createSession(b, p), webgpu: gpu }, bytes, device, plan?.runs ?? Infinity);
+      },
+      packsOutputs: async () => true,
+    };
+    const reference = rangesOf((await calibrate(createWebRuntime('wasm', 1), undefined, 4)).states);
+    const mixed = await calibrate(auto, undefined, 4);
+    expect(plans).toEqual([4]);
+    const costs = await readCosts(keys[0]);
+    expect(costs).not.toBeNull(); // the stand-in was started and timed: two samples on each
+    expect(mixed.backend.chosenBecause).toMatch(/finishes sooner here \(WebGPU [\d.]+ m?s a run, WASM [\d.]+ m?s, 0 runs left; measured on this model\)/); // two on each: none left
+    let largest = 0;
+    for (const [t, r] of reference) {
+      const o = rangesOf(mixed.states).get(t)!;
+      const scale = Math.max(Math.abs(r.min), Math.abs(r.max), 1e-6);
+      largest = Math.max(largest, Math.abs(o.min - r.min) / scale, Math.abs(o.max - r.max) / scale);
+    }
+    expect(largest).toBeLessThan(1e-5);
   });
 });
