@@ -21,6 +21,7 @@ import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
+import { HELD_IN_METHOD, heldInMethod, heldInText } from '../calibration/heldInMethod.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { parse, UsageError } from '../usage.ts';
@@ -65,10 +66,12 @@ Options:
   --per-channel              per-channel weights (raises the opset to 13 where needed)
   --calibration-method <m>   activation ranges by MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile,
                              ConsumerMSE or Sequential instead of the config's (default: the preset's own, as its reference
-                             sets it; power-of-two presets take MinMax or MinMSE). Entropy measured at least as
-                             good as MinMax on every benchmarked model; Sequential (Entropy gathered on the
-                             partly quantized model, 1.6-4.8x MinMax's time) best on the text detector and on
-                             YOLOX per channel (bench calibration-methods)
+                             sets it; power-of-two presets take MinMax or MinMSE). "held-in": the best of MinMax,
+                             MinMSE, Entropy and Percentile measured on the --calib samples themselves (even ones
+                             calibrate, odd ones judge at onnxruntime's default), the config's own keeping a tie;
+                             no single method was as good as MinMax on every benchmarked model (bench
+                             preset-methods). Sequential (Entropy gathered on the partly quantized model, 1.6-4.8x
+                             MinMax's time) best on the text detector and on YOLOX per channel (bench calibration-methods)
   --reduce-range             7-bit weights everywhere (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels
                              saturate on x86 CPUs without VNNI (qstudio evaluate shows the loss)
   --no-fold-conv-affine      keep Conv → Mul/Add by per-channel constants as written instead of folding them into
@@ -179,9 +182,9 @@ export const quantizeCommand = {
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
     const modelPath = positionals[0];
-    const { config: loaded, name } = loadConfigArgument(values.config, {
+    const configWith = (calibrationMethod: string | undefined) => loadConfigArgument(values.config!, {
       perChannel: values['per-channel'] || undefined,
-      calibrationMethod: values['calibration-method'],
+      calibrationMethod,
       reduceRange: values['reduce-range'] || undefined,
       saturationSafeWeights: values['saturation-safe'] || undefined,
       foldConvAffine: values['no-fold-conv-affine'] ? false : undefined,
@@ -190,9 +193,16 @@ export const quantizeCommand = {
       subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
       ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
     });
+    const { config: loaded, name } = configWith(values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method']);
     let config = recoverySwitchesOf(loaded, values);
     const { model, external } = readModelFile(modelPath);
     const start = performance.now();
+    if (values['calibration-method'] === HELD_IN_METHOD) {
+      if (values.ranges) throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
+      const held = await heldInMethod(model, values.calib, values.preprocess, config, name, (m) => recoverySwitchesOf(configWith(m).config, values));
+      config = held.config;
+      process.stderr.write(heldInText(held.choice, values.calib!));
+    }
     let mixed: MixedPrecisionResult | undefined;
     let calibrated: Ranges | undefined;
     if (values['mixed-precision']) {
