@@ -21,10 +21,6 @@ import {
   ladderSoFar,
   parseLadderTarget,
   DEFAULT_LADDER_ORDER,
-  LadderTargetError,
-  TASK_LADDER_METRICS,
-  type LadderMetric,
-  type LadderTarget,
   LADDER_ORDERS,
   type LadderResult,
   type LadderStop,
@@ -43,16 +39,12 @@ import { parse, UsageError } from '../usage.ts';
 import { parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';
-import { folderFeeds, type FolderFeeds } from '../data/dataFeeds.ts';
+import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
-import type { ModelProto } from '../../core/onnx/index.ts';
-import type { RunTensor } from '../../core/runtime/session.ts';
-import type { GraphOptimization } from '../../core/runtime/graphOptimization.ts';
-import { compareModels } from '../../core/evaluate/compareModels.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]

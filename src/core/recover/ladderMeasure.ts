@@ -13,7 +13,6 @@ import { activationMethodName } from '../calibrate/collectors/methodFromConfig.t
 import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
-import type { RunTensor } from '../runtime/session.ts';
 import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
@@ -22,7 +21,6 @@ import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mix
 import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../evaluate/precisionGrowth.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
-import type { OutputSummary } from '../metrics/metricSummary.ts';
 import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';

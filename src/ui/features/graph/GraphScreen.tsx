@@ -65,10 +65,13 @@ export default function GraphScreen() {
   );
 }
 
+/** The main graph's scope: one array, so the memo below sees the same path on every render. */
+const MAIN_GRAPH: ScopeStep[] = [];
+
 function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; handle: string | null; showQdq: boolean; setShowQdq(shown: boolean): void }) {
   // The scope shown: the main graph (empty path) or a subgraph opened from a control-flow node's inspector.
   const [scope, setScope] = useState<{ handle: string | null; path: ScopeStep[] }>({ handle, path: [] });
-  const path = scope.handle === handle ? scope.path : [];
+  const path = scope.handle === handle ? scope.path : MAIN_GRAPH;
   const body = useMemo(() => {
     if (load.status !== 'ready' || path.length === 0) return null;
     const graph = graphAt(load.view.index.graph, path);
