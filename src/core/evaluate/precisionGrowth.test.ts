@@ -10,20 +10,19 @@ const position = (u: PrecisionUnit) => units.indexOf(u);
 const wide = (c: QuantConfig) => Object.keys(c.extraOptions.TensorQuantOverrides);
 
 describe('sizing mixed precision by measured sensitivity', () => {
-  it('ranks the search choice first, then by the gain per budget unit of the smallest measured block holding each unit, ties in graph order', () => {
+  it('ranks the search choice first, then the units whose smallest measured block gained, in graph order, then the rest in graph order', () => {
     const measured = [
       { kind: 'act16' as const, units, cost: 40, gain: 4 },
       { kind: 'act16' as const, units: units.slice(0, 10), cost: 10, gain: 1 },
-      { kind: 'act16' as const, units: units.slice(10, 20), cost: 10, gain: 3 },
+      { kind: 'act16' as const, units: units.slice(10, 20), cost: 10, gain: -0.5 },
       { kind: 'act16' as const, units: [units[12]], cost: 1, gain: 2 },
     ];
     const ranking = sensitivityRanking(units, measured, [units[30]], position);
     expect(ranking[0]).toBe(units[30]);
-    expect(ranking[1]).toBe(units[12]);
-    // The rest of block 10–19 (0.3 a unit), then block 0–9 (0.1), then the unsplit rest (0.1 from the root) in graph order.
-    expect(ranking.slice(2, 11)).toEqual(units.slice(10, 20).filter((u) => u !== units[12]));
-    expect(ranking.slice(11, 21)).toEqual(units.slice(0, 10));
-    expect(ranking).toHaveLength(40);
+    // Block 0–9 gained, unit 12 gained alone, 20–39 only in the whole (which gained): graph order among them.
+    expect(ranking.slice(1, 31)).toEqual([...units.slice(0, 10), units[12], ...units.slice(20, 30), ...units.slice(31, 40)]);
+    // Block 10–19 made the output worse: last, in graph order.
+    expect(ranking.slice(31)).toEqual(units.slice(10, 20).filter((u) => u !== units[12]));
   });
 
   it('doubles the 16-bit set from the search choice until the held-in target is met, then bisects to the smallest that meets it', async () => {

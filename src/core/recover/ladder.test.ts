@@ -411,6 +411,10 @@ describe('the best-practice ladder', () => {
     const base = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
     await climbLadder({ target: { metric: 'cosine', value: 0.99 }, base, calibrationRungs: true, formats: ['A8W8'], perChannelRung: false, cleApplies: () => false, measure: seq.measure });
     expect(seq.tried.filter((l) => l.includes('Sequential'))).toEqual([]);
+    // With attention blocks the calibration rung takes MinMSE ranges (measured best on the attention recognizer).
+    const att = scoring({});
+    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, attentionRungs: true, calibrationRungs: true, formats: ['A8W8'], perChannelRung: false, cleApplies: () => false, measure: att.measure });
+    expect(att.tried.filter((l) => l.includes('ranges'))).toEqual(['A8W8 + MinMSE ranges']);
   });
 
   it('where the judge says a model could saturate its int8 kernels, measures the best rung of the format again with saturation-safe weights and goes on from the better', async () => {
