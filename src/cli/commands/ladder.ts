@@ -106,9 +106,12 @@ ${TASK_TARGET_USAGE}
   --no-mixed-precision        skip the mixed-precision rungs (after the 8-bit fine-tuning rungs:
                               the best 8-bit rung with per-channel weights, the activations and weights that
                               measurably hurt most at 16 bits and, if still short, a few nodes float, within
-                              --budget; then fine-tuned as that rung was). --formats XINT8,A8W8 keeps every
-                              rung at 8 bits, with mixed precision inside the budget
-  --budget <shares>           what mixed precision may leave 8 bits (default act16=0.1,w16=0.1,float=0.05)
+                              --budget; where that choice misses the target on the calibration samples, the
+                              16-bit set grows along the search's ranking (doubling, then bisection) up to half
+                              the candidates; then with bias correction, then fine-tuned as that rung was).
+                              --formats XINT8,A8W8 keeps every format at 8 bits; mixed precision may widen up to
+                              half the activations and weights
+  --budget <shares>           where the mixed-precision search starts (default act16=0.1,w16=0.1,float=0.05)
   --max-exclusion-steps <n>   measurements the exclusion search may make (default 10)
   --iterations <n>            fine-tuning iterations per layer (FastFinetune NumIterations)
   --finetune-reach <share>    the largest share of a rung's output error fine-tuning is expected to remove
@@ -116,7 +119,9 @@ ${TASK_TARGET_USAGE}
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped
-                              and listed; a rung still running at the deadline is stopped
+                              and listed; a rung still running at the deadline is stopped. Under a budget
+                              every 8-bit format's plain rung comes first, then the variants, fine-tuning and
+                              mixed precision of the one that measured best, the others' variants after
   -o, --output <file>         write the chosen rung's quantized model
   --save-config <file>        write the chosen rung's configuration as JSON
   --report <out.html>         an HTML report of every rung tried and the chosen model's comparison
