@@ -172,8 +172,9 @@ export async function candidateErrors(
   if (built.searched.length === 0 || samples.length === 0) return errors;
   const outputs = built.searched.map((i) => `qs:e:${i}`);
   // Only what the errors depend on runs (a search over an early group needs the model's first layers only).
-  const { runner } = await runtime.createSession(sessionModel(exposeOnly(built.model, outputs)), 'float');
   const K = Math.max(...built.searched.map((i) => candidates[i].length));
+  // One run a sample and candidate: the runtime weighs a backend's start-up against them.
+  const { runner } = await runtime.createSession(sessionModel(exposeOnly(built.model, outputs)), 'float', { runs: samples.length * K });
   try {
     for (const sample of samples) {
       check();

@@ -120,7 +120,7 @@ export async function searchPartlyQuantized(
   let release = async () => undefined as void;
   if (built.references.length > 0) {
     const names = built.references.map((o) => floatName.get(o) ?? o);
-    const { runner } = await runtime.createSession(sessionModel(exposeOnly(floatModel, [...new Set(names)])), 'float');
+    const { runner } = await runtime.createSession(sessionModel(exposeOnly(floatModel, [...new Set(names)])), 'float', { runs: samples.length });
     release = () => runner.release();
     references = async (sample) => {
       const ran = await runner.run(sample);
