@@ -130,10 +130,12 @@ describe('architecture: which way dependencies point', () => {
 
   it('the page and the CLI wire shared work through one core function, never their own copy', () => {
     // climbLadder's options: core/recover/ladderSetup.ts ladderClimbOptions; a config edit: withOptions; the
-    // recovery switches: core/recover/recoverySwitches.ts withRecoverySwitches.
+    // recovery switches: core/recover/recoverySwitches.ts withRecoverySwitches; the exclusion search's measure:
+    // core/evaluate/suggestMeasure.ts.
     const COPIES: [RegExp, string][] = [
       [/\bladderMeasures\(/, 'ladderMeasures outside core: use ladderClimbOptions'],
       [/JSON\.parse\(configToJSON\(/, 'a config edited through JSON: use withOptions'],
+      [/\brankLayers\(/, "the exclusion search's measure built outside core: use suggestMeasure"],
       [/\.(includeFastFt|includeCle|includeSq)\s*=(?!=)/, 'recovery switches set by hand: use withRecoverySwitches'],
     ];
     const outsideCore = [...IMPORTS.keys()].filter((f) => !f.startsWith(path.join('src', 'core') + path.sep));

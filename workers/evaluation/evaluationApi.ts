@@ -15,15 +15,14 @@
  */
 import { openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
 import { compareModels, ComparisonError, type Comparison } from '../../src/core/evaluate/compareModels.ts';
-import { meanOutputCosine } from '../../src/core/evaluate/outputMetrics.ts';
-import { rankLayers, tailSubgraph, type RankBy } from '../../src/core/evaluate/candidates.ts';
+import { tailSubgraph, type RankBy } from '../../src/core/evaluate/candidates.ts';
 import { suggestExclusions, type StopReason, type SuggestStep } from '../../src/core/evaluate/suggest.ts';
+import { suggestMeasure } from '../../src/core/evaluate/suggestMeasure.ts';
 import { qdqGrids } from '../../src/core/evaluate/qdqGrids.ts';
 import { compareAsNpu, npuReportInput, type NpuFigure } from '../../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
 import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportInput, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
 import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../../src/core/quantize/config.ts';
-import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
@@ -438,23 +437,19 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           maxSteps,
           maxTailNodes: request.maxTailNodes,
           tailOf: (id) => tailSubgraph(h.index, id),
-          async evaluate(c) {
-            check();
-            const { model: quantized, report } = quantizeModel(h.model, ranges, c, request.configName);
-            const comparison = await compareModels(h.model, quantized, runtime, {
-              layers: true,
-              floatIndex: h.index,
-              onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
-            });
+          evaluate: suggestMeasure({
+            model: h.model,
+            index: h.index,
+            ranges,
+            configName: request.configName,
+            runtime,
             // The cosine at the aimed level: the outputs alone again at 'all' (the layers stay at 'basic').
-            const judge = aimed ?? runtime;
-            const asNpu = request.npuBf16 ? await compareAsNpu(h.model, quantized, judge) : undefined;
-            const atAim = asNpu?.comparison ?? (aimed ? await compareModels(h.model, quantized, aimed, {}) : comparison);
-            return {
-              cosine: meanOutputCosine(atAim.outputs).cosine,
-              layers: rankLayers(comparison.layerwise!.rows, h.index, new Set<string>(report.quantized.map((q) => q.id)), request.rankBy ?? 'drop'),
-            };
-          },
+            judge: aimed ?? undefined,
+            rankBy: request.rankBy,
+            npuBf16: request.npuBf16,
+            check,
+            onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
+          }),
           onStep(step) {
             measured++;
             // A cancel during a measurement is recorded by the search as a failed step: stop here instead.

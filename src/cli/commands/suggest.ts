@@ -7,16 +7,12 @@
  * prints each step as it is measured, and writes the best configuration found as JSON.
  */
 import fs from 'node:fs';
-import { buildGraphIndex, type ModelProto } from '../../core/onnx/index.ts';
-import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
+import { buildGraphIndex } from '../../core/onnx/index.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
-import { configToJSON, configToPlainJson, type QuantConfig } from '../../core/quantize/config.ts';
-import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
-import { compareModels } from '../../core/evaluate/compareModels.ts';
-import { compareAsNpu } from '../../core/evaluate/npuFigure.ts';
-import { meanOutputCosine } from '../../core/evaluate/outputMetrics.ts';
-import { rankLayers, tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
+import { configToJSON, configToPlainJson } from '../../core/quantize/config.ts';
+import { tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest.ts';
+import { suggestMeasure, type SuggestMeasured } from '../../core/evaluate/suggestMeasure.ts';
 import { buildReport, renderHtml } from '../../core/report/index.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';
@@ -25,7 +21,7 @@ import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { parseLadderTarget } from '../../core/recover/ladder.ts';
-import { runCollector, targetMeasure } from '../../core/recover/targetMeasure.ts';
+import { targetMeasure } from '../../core/recover/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 
 const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99|<metric:value>]
@@ -129,19 +125,20 @@ export const suggestCommand = {
     const metric = goal.metric;
     process.stderr.write(`judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target ${metric} ${target}, at most ${maxSteps} steps\n`);
 
-    let last: { config: QuantConfig; comparison: Awaited<ReturnType<typeof compareModels>>; quantized: ModelProto; report: QuantizeReport } | undefined;
-    const evaluate = async (c: QuantConfig) => {
-      const { model: quantized, report } = quantizeModel(model, calibration.ranges, c, name);
-      const runs = runCollector();
-      const comparison = await compareModels(model, quantized, runtime, { layers: true, floatIndex: index, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs: measure.readsOutputs ? runs.onOutputs : undefined });
-      last = { config: c, comparison, quantized, report };
-      const quantizedIds = new Set<string>(report.quantized.map((q) => q.id));
+    let last: SuggestMeasured | undefined;
+    const evaluate = suggestMeasure({
+      model,
+      index,
+      ranges: calibration.ranges,
+      configName: name,
+      runtime,
+      rankBy,
       // --npu-bf16: the target is met as the NPU runs the model (float parts in BF16); layers rank as written.
-      const asNpu = values['npu-bf16'] ? await compareAsNpu(model, quantized, runtime) : undefined;
-      const layers = rankLayers(comparison.layerwise!.rows, index, quantizedIds, rankBy);
-      const cosine = meanOutputCosine((asNpu?.comparison ?? comparison).outputs).cosine;
-      return metric === 'cosine' ? { cosine, layers } : { cosine, figure: measure.figure(comparison.outputs, runs.runs), layers };
-    };
+      npuBf16: values['npu-bf16'] === true,
+      sequence: metric === 'sequence' ? 'always' : 'auto',
+      figure: metric === 'cosine' ? undefined : measure,
+      onMeasured: (m) => (last = m),
+    });
     const result = await suggestExclusions({
       config,
       target,
