@@ -70,7 +70,7 @@ describe('qstudio evaluate', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^step 0: starting configuration → cosine 0\.9\d+/m);
     expect(r.stdout).toMatch(/^step 2: exclude (node|subgraph) \S+ .*→ cosine [\d.]+ (kept|not kept)/m);
-    expect(r.stdout).toMatch(/did not reach target 1: best cosine [\d.]+ .*stopped: max-steps, 2 step\(s\)/);
+    expect(r.stdout).toMatch(/did not reach target cosine 1: best cosine [\d.]+ .*stopped: max-steps, 2 step\(s\)/);
     const config = validateConfig(JSON.parse(fs.readFileSync(out, 'utf8')));
     expect(config.scaleType).toBe('powerOfTwo');
   });
