@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pngjs from 'pngjs';
+import zlib from 'node:zlib';
 import { encode, makeNode } from '../src/core/onnx/index.ts';
 import { f32, floatIO, smallModel } from './helpers/smallModels.ts';
 import { qstudio } from './helpers/qstudio.ts';
@@ -19,6 +20,25 @@ function png(file: string, width: number, height: number, pixel: (x: number, y: 
   const p = new pngjs.PNG({ width, height });
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) p.data.set([...pixel(x, y), 255], (y * width + x) * 4);
   fs.writeFileSync(file, pngjs.PNG.sync.write(p));
+}
+
+/** An indexed-colour PNG written by hand (pngjs writes none): IHDR colour type 3, PLTE, one deflated IDAT. */
+function palettePng(file: string, width: number, height: number, palette: [number, number, number][], index: (x: number, y: number) => number) {
+  const chunk = (type: string, body: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(body.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
+    return Buffer.concat([head, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 3, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width + 1) * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) rows[y * (width + 1) + 1 + x] = index(x, y);
+  fs.writeFileSync(file, Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('PLTE', Buffer.from(palette.flat())), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]));
 }
 
 /** Which colour channel dominates pixel (x, y) of photo k: three vertical bands, rotated per photo. */
@@ -62,5 +82,22 @@ describe('qstudio evaluate --task segment with PNG masks', () => {
     expect(qstudio('evaluate', model, model, '--data', data, '--preprocess', 'unit', '--labels', masks).stderr).toMatch(/is 8×16, its image 16×16/);
     png(path.join(masks, 'photo1.png'), SIZE, SIZE, () => [1, 2, 3]);
     expect(qstudio('evaluate', model, model, '--data', data, '--preprocess', 'unit', '--labels', masks).stderr).toMatch(/a colour mask/);
+  });
+
+  it('indexed-colour (palette) masks, as Pascal VOC saves them: the class is the palette index, not the colour', () => {
+    const voc = path.join(tmp, 'voc');
+    fs.mkdirSync(voc);
+    // VOC's first colours (background black, then dark red, dark green) and its cream 255 "ignore" entry.
+    const palette: [number, number, number][] = Array.from({ length: 256 }, (_, i) => (i === 0 ? [0, 0, 0] : i === 1 ? [128, 0, 0] : i === 2 ? [0, 128, 0] : i === 255 ? [224, 224, 192] : [i, i, 255 - i]));
+    for (let k = 0; k < 3; k++) palettePng(path.join(voc, `photo${k}.png`), SIZE, SIZE, palette, (x, y) => (x === 0 && y === 0 ? 255 : band(k, x)));
+    const r = qstudio('evaluate', model, model, '--data', data, '--preprocess', 'unit', '--labels', voc, '--json');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).task.labels.figures).toEqual([{ metric: 'mIoU', float: 1, quantized: 1, drop: 0 }]);
+    // Two used entries of one colour: which class a pixel is cannot be told, so it is refused by name.
+    const twin = palette.map((c, i) => (i === 2 ? palette[1] : c));
+    palettePng(path.join(voc, 'photo1.png'), SIZE, SIZE, twin, (x) => band(1, x));
+    const bad = qstudio('evaluate', model, model, '--data', data, '--preprocess', 'unit', '--labels', voc);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/palette entries 1 and 2 have the same colour/);
   });
 });

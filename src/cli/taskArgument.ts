@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
 import {
-  baseName, checkMaskLabel, csvPairs, describeHead, headClassCount, readClassLabels, readCocoLabels, readYoloLabels, recognizeHead, requireHead,
+  baseName, checkMaskLabel, csvPairs, describeHead, headClassCount, paletteIndices, pngPalette, readClassLabels, readCocoLabels, readTextLabels, readYoloLabels, recognizeHead, requireHead, textDictionary,
   TASK_KINDS, TaskLabelError, type ImageSizeByName, type LabelSet, type TaskHead, type TaskKind,
 } from '../core/task/index.ts';
 import { decodeImageFile } from './images/decode.ts';
@@ -23,6 +23,7 @@ export const TASK_OPTIONS = {
   nms: { type: 'string' },
   'max-detections': { type: 'string' },
   pictures: { type: 'string' },
+  dict: { type: 'string' },
 } as const;
 
 export const TASK_USAGE = `  --task <auto|detect|classify|segment|text>
@@ -32,7 +33,12 @@ export const TASK_USAGE = `  --task <auto|detect|classify|segment|text>
                              agreement; segmentation: mIoU; text: lines read the same and CER
   --labels <file|dir>        judge both models against labels too (implies --task auto): COCO JSON or a folder of
                              YOLO .txt for boxes, a CSV (file,class) or a folder per class for classes, a folder of
-                             grayscale PNG masks (class per pixel, 255 ignored) for segmentation
+                             PNG masks for segmentation (grayscale: class per pixel; indexed colour: class per palette
+                             index, as Pascal VOC saves them; 255 ignored), a lines file (image<TAB>text, PaddleOCR's
+                             label format) or a CSV (image,text) of expected text for a text recognizer (with --dict)
+  --dict <keys.txt>          a text recognizer's dictionary, one character a line (class 0 the blank; a space last
+                             when the model has one more class, as PaddleOCR's ppocr_keys_v1.txt): decodings read
+                             as text, and text labels compared as characters
   --score <v>                detection: a box counts as found at this score (family default, e.g. 0.3 for YOLO)
   --min-score <v>            detection: boxes down to this score are ranked for AP (default 0.01 for YOLO)
   --nms <iou>                detection: per-class NMS IoU (family default, e.g. 0.45 for YOLO)
@@ -71,6 +77,14 @@ export function taskHeadArgument(values: TaskValues, model: ModelProto, fileName
   } else if (values.score !== undefined || values.nms !== undefined) {
     throw new UsageError(`--score and --nms apply to detection; this head is ${head.task}`);
   }
+  if (values.dict !== undefined) {
+    if (head.task !== 'text') throw new UsageError(`--dict applies to a text recognizer; this head is ${head.task}`);
+    if (!fs.existsSync(values.dict)) throw new TaskLabelError(`--dict ${values.dict}: no such file`);
+    const text = head;
+    const classes = summary.outputs.find((o) => o.name === text.output)?.shape?.at(-1);
+    if (typeof classes !== 'number') throw new TaskLabelError(`--dict: the output "${text.output}" has no fixed class count to check the dictionary against`);
+    head = { ...text, dictionary: textDictionary(values.dict, fs.readFileSync(values.dict, 'utf8').split(/\r?\n/), classes) };
+  }
   return { head, note: `task: ${guess.label} (${guess.confidence} confidence): ${describeHead(head)}\n  because ${guess.evidence.join('; ')}` };
 }
 
@@ -87,7 +101,11 @@ export function readTaskLabels(source: string, head: TaskHead, model: ModelProto
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const classCount = headClassCount(head, summary.outputs);
   const names = head.task === 'text' ? null : head.classNames;
-  if (head.task === 'text') throw new TaskLabelError('labels for text recognizers are not read yet: the float model is the reference');
+  if (head.task === 'text') {
+    if (!fs.statSync(source).isFile() || !/\.(txt|tsv|csv)$/i.test(source)) throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
+    if (!head.dictionary) throw new TaskLabelError("text labels are compared as characters: give the recognizer's dictionary with --dict <keys.txt>");
+    return readTextLabels(path.basename(source), fs.readFileSync(source, 'utf8'), images);
+  }
   if (classCount === null) throw new TaskLabelError(`--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`);
   const stat = fs.statSync(source);
   if (stat.isFile()) {
@@ -124,10 +142,12 @@ export function readTaskLabels(source: string, head: TaskHead, model: ModelProto
     const file = byStem.get(im.name.replace(/\.[^.]+$/, ''));
     if (!file) throw new TaskLabelError(`${source}: no mask for "${im.name}" (expected ${im.name.replace(/\.[^.]+$/, '')}.png)`);
     const rgba = decodeImageFile(path.join(source, file));
-    const data = new Uint8Array(rgba.width * rgba.height);
-    for (let k = 0; k < data.length; k++) {
+    // An indexed-colour PNG holds each pixel's class as its palette index; a grayscale one as its value.
+    const palette = pngPalette(new Uint8Array(fs.readFileSync(path.join(source, file))));
+    const data = palette ? paletteIndices(`${source}/${file}`, rgba, palette) : new Uint8Array(rgba.width * rgba.height);
+    for (let k = 0; !palette && k < data.length; k++) {
       const [r, g, b] = [rgba.data[k * 4], rgba.data[k * 4 + 1], rgba.data[k * 4 + 2]];
-      if (r !== g || g !== b) throw new TaskLabelError(`${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored)`);
+      if (r !== g || g !== b) throw new TaskLabelError(`${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored) or an indexed-colour PNG (class = palette index)`);
       data[k] = r;
     }
     out.set(baseName(im.name), checkMaskLabel(source, file, { data, width: rgba.width, height: rgba.height }, im, classCount));

@@ -39,6 +39,7 @@ function svgContent(c: PictureContent, w: number, h: number): string {
 function caption(c: PictureContent): string {
   if (c.top) return `<ol class="task-top">${c.top.map((t) => `<li>${e(t.name)} <span class="muted">${t.score.toFixed(3)}</span></li>`).join('')}</ol>`;
   if (c.boxes) return `<div class="muted">${c.boxes.length} box${c.boxes.length === 1 ? '' : 'es'}</div>`;
+  if (c.read !== undefined) return `<div class="mono">${e(c.read)}</div>`;
   if (c.text) return `<div class="mono">${e(c.text.join(' '))}</div>`;
   return '';
 }

@@ -44,8 +44,11 @@ export type TaskHead =
    * Per-pixel classes [1, C, H, W] (argmax over C, C ≥ 2), or a one-channel mask [1, 1, H, W] cut at `maskThreshold`.
    */
   | { task: 'segment'; output: string; maskThreshold: number; classNames: string[] | null }
-  /** CTC text [1, steps, classes], blank class 0 (core/metrics/sequence.ts). */
-  | { task: 'text'; output: string };
+  /**
+   * CTC text [1, steps, classes], blank class 0 (core/metrics/sequence.ts); `dictionary` (class id → character,
+   * textLabels.ts) turns the decoding into text, needed to judge it against text labels.
+   */
+  | { task: 'text'; output: string; dictionary?: readonly string[] | null };
 
 export const DEFAULT_DETECTION_PARAMS: Readonly<DetectionParams> = Object.freeze({ scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 });
 

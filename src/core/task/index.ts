@@ -18,3 +18,5 @@ export * from './headClasses.ts';
 export * from './taskTarget.ts';
 export * from './geometry.ts';
 export * from './headChoice.ts';
+export * from './textLabels.ts';
+export * from './pngPalette.ts';

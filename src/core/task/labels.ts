@@ -11,7 +11,9 @@ import { TaskLabelError } from './errors.ts';
 export type ImageLabel =
   | { readonly kind: 'boxes'; readonly boxes: readonly TruthBox[] }
   | { readonly kind: 'class'; readonly label: number }
-  | { readonly kind: 'mask'; readonly data: Uint8Array; readonly width: number; readonly height: number };
+  | { readonly kind: 'mask'; readonly data: Uint8Array; readonly width: number; readonly height: number }
+  /** A text line's expected text (textLabels.ts). */
+  | { readonly kind: 'text'; readonly text: string };
 
 /** Labels by image file name (the base name, as the data folder lists it). */
 export type LabelSet = ReadonlyMap<string, ImageLabel>;

@@ -16,6 +16,7 @@ import { detectionAp, type DetectionImage, type TruthBox } from './cocoAp.ts';
 import { decodeHead, type Prediction } from './decodeHead.ts';
 import { describeHead, type TaskHead, type TaskKind } from './heads.ts';
 import type { ImageLabel } from './labels.ts';
+import { idsToText, textAgainstLabels } from './textLabels.ts';
 import type { InputSize, RunOutputs } from './outputs.ts';
 import { addPixels, classIoUs, emptyConfusion, meanIoU, type Confusion } from './segmentation.ts';
 import { TaskLabelError } from './errors.ts';
@@ -144,6 +145,8 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
   let agreeConf: Confusion | null = null, floatConf: Confusion | null = null, quantConf: Confusion | null = null;
   // Text.
   let seqMatches = 0, seqCount = 0, charErrors = 0, refChars = 0;
+  const floatText: { read: string; label: string }[] = [];
+  const quantText: { read: string; label: string }[] = [];
 
   samples.forEach((s, index) => {
     const f = decodeHead(head, s.float, s.geometry);
@@ -200,6 +203,12 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       charErrors += a.charErrors;
       refChars += a.referenceChars;
       agreement = a.referenceChars ? Math.max(0, 1 - a.charErrors / a.referenceChars) : a.charErrors ? 0 : 1;
+      if (s.label) {
+        if (s.label.kind !== 'text') throw new TaskLabelError(`"${s.name}": a text recognizer needs the expected text as its label`);
+        if (head.task !== 'text' || !head.dictionary) throw new TaskLabelError("text labels are compared as characters: give the recognizer's dictionary (qstudio --dict <keys.txt>)");
+        floatText.push({ read: idsToText(f.labels, head.dictionary), label: s.label.text });
+        quantText.push({ read: idsToText(q.labels, head.dictionary), label: s.label.text });
+      }
     }
     perImage.push({ index, name: s.name, width: s.geometry.sourceWidth, height: s.geometry.sourceHeight, agreement, float: f, quant: q, label: s.label, geometry: s.geometry });
   });
@@ -232,6 +241,11 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
     }
   } else {
     agreement = { sequence: seqMatches / seqCount, cer: refChars ? charErrors / refChars : charErrors ? 1 : 0 };
+    if (withLabels) {
+      const float = textAgainstLabels(floatText);
+      const quantized = textAgainstLabels(quantText);
+      labels = { float, quantized, figures: [figure('lines read as labelled', float.sequence, quantized.sequence), figure('character accuracy (1 − CER)', 1 - float.cer, 1 - quantized.cer)] };
+    }
   }
   perImage.sort((a, b) => a.agreement - b.agreement || a.index - b.index);
   return { task: head.task, head, headText: describeHead(head), images: samples.length, agreement, changes: head.task === 'detect' ? changes : undefined, labels, perImage };

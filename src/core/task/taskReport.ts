@@ -27,6 +27,8 @@ export interface PictureContent {
   readonly mask?: { readonly image: string; readonly x: number; readonly y: number; readonly width: number; readonly height: number };
   /** Text: the CTC decoding as class ids (a dictionary turns them into characters). */
   readonly text?: readonly number[];
+  /** Text: the characters read (through the head's dictionary), or the label's expected text. */
+  readonly read?: string;
 }
 
 export interface TaskPicture {
@@ -55,7 +57,7 @@ export interface ReportTask {
   readonly pictures: readonly TaskPicture[];
 }
 
-function content(p: Prediction, r: ImageResult, names: readonly string[] | null, threshold: number): PictureContent {
+function content(p: Prediction, r: ImageResult, names: readonly string[] | null, threshold: number, dictionary?: readonly string[] | null): PictureContent {
   if (p.task === 'detect') return { boxes: p.boxes.filter((b) => b.score >= threshold).map((b) => ({ ...b, name: className(names, b.label) })) };
   if (p.task === 'classify') return { top: p.top.map((label) => ({ label, name: className(names, label), score: p.scores[label] })) };
   if (p.task === 'segment') {
@@ -64,13 +66,19 @@ function content(p: Prediction, r: ImageResult, names: readonly string[] | null,
     const sy = g.sourceHeight / g.scaledHeight;
     return { mask: { image: maskDataUrl(p.classes, p.width, p.height), x: -g.offsetX * sx, y: -g.offsetY * sy, width: g.width * sx, height: g.height * sy } };
   }
-  return { text: p.labels };
+  return { text: p.labels, ...(dictionary ? { read: readable(p.labels, dictionary) } : {}) };
+}
+
+/** Ids as text, or null-safe: an id outside the dictionary shows as '�' in a picture (the figures refuse it by name). */
+function readable(ids: readonly number[], dictionary: readonly string[]): string {
+  return ids.map((id) => (id > 0 && id < dictionary.length ? dictionary[id] : '\uFFFD')).join('');
 }
 
 function labelContent(l: ImageLabel | undefined, names: readonly string[] | null): PictureContent | null {
   if (!l) return null;
   if (l.kind === 'boxes') return { boxes: l.boxes.map((b) => ({ ...b, name: className(names, b.label) })) };
   if (l.kind === 'class') return { top: [{ label: l.label, name: className(names, l.label), score: 1 }] };
+  if (l.kind === 'text') return { read: l.text };
   return { mask: { image: maskDataUrl(l.data, l.width, l.height), x: 0, y: 0, width: l.width, height: l.height } };
 }
 
@@ -80,6 +88,7 @@ function labelContent(l: ImageLabel | undefined, names: readonly string[] | null
  */
 export function taskReport(t: TaskEvaluation, image: (name: string) => string | null = () => null, count = 8): ReportTask {
   const names = t.head.task === 'text' ? null : t.head.classNames;
+  const dictionary = t.head.task === 'text' ? t.head.dictionary : null;
   const threshold = t.head.task === 'detect' ? t.head.params.scoreThreshold : 0;
   return {
     task: t.task,
@@ -96,8 +105,8 @@ export function taskReport(t: TaskEvaluation, image: (name: string) => string | 
       height: r.height,
       agreement: r.agreement,
       image: image(r.name),
-      float: content(r.float, r, names, threshold),
-      quantized: content(r.quant, r, names, threshold),
+      float: content(r.float, r, names, threshold, dictionary),
+      quantized: content(r.quant, r, names, threshold, dictionary),
       labels: labelContent(r.label, names),
     })),
   };
