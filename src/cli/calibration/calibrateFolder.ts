@@ -6,7 +6,7 @@ import { buildGraphIndex, summarize, type ModelProto } from '../../core/onnx/ind
 import { assertCalibratable } from '../../core/calibrate/run/runner.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
 import { listDataFolder } from '../data/dataFolder.ts';
-import { folderKind, tensorFolderFeeds } from '../data/dataFeeds.ts';
+import { folderKind, tensorFolderFeeds, type FolderFeeds } from '../data/dataFeeds.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
 import { rateText, terminalProgress } from '../progressBar.ts';
 import { calibrateOnFeeds, calibrateOnImages, type CalibrationResult } from './calibrateOnImages.ts';
@@ -49,6 +49,23 @@ export async function calibrateFolder(
     result = await calibrateOnImages(model, shardFiles(listing.images, shard), { spec, config, onProgress: (p) => bar.update(p), round });
   }
   bar.done();
+  return reported(result, tensors);
+}
+
+/**
+ * Calibration on a folder already decoded (folderFeeds: `quantize --mixed-precision` judges on the same images), with
+ * calibrateFolder's progress and summary, without decoding the folder again.
+ */
+export async function calibrateDecoded(model: ModelProto, data: FolderFeeds, config: QuantConfig): Promise<CalibrationResult> {
+  const tensors = data.kind === 'tensors';
+  const bar = terminalProgress('calibrating', tensors ? 'samples' : 'images');
+  const result = await calibrateOnFeeds(model, data.feeds, { config, onProgress: (p) => bar.update(p) });
+  bar.done();
+  return reported({ ...result, skipped: [...data.skipped, ...result.skipped] }, tensors);
+}
+
+/** The calibration's skipped samples and its summary line on stderr. */
+function reported(result: CalibrationResult, tensors: boolean): CalibrationResult {
   for (const s of result.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
   const what = tensors ? 'tensor sample' : 'image';
   process.stderr.write(

@@ -20,7 +20,7 @@ import { nodeGramProduct } from '../runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
-import { calibrateFolder } from '../calibration/calibrateFolder.ts';
+import { calibrateDecoded, calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { HELD_IN_METHOD, heldInMethod, heldInText } from '../calibration/heldInMethod.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
@@ -220,7 +220,8 @@ export const quantizeCommand = {
       const onTask = task !== null && ((TASK_LADDER_METRICS as readonly string[]).includes(goal.metric) || values.labels !== undefined);
       const reader = onTask ? figureReader(goal.metric, task!.task) : null;
       const target = reader ? goal.value : mixedPrecisionCosine(goal);
-      calibrated = (await calibrateFolder(model, values.calib, config, values.preprocess)).ranges;
+      // The images decoded once: calibrated on as they are judged on.
+      calibrated = (await calibrateDecoded(model, images, config)).ranges;
       const aim = goal.metric === 'cosine' || reader ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target ${reader ? goal.metric : 'cosine'} ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
