@@ -40,7 +40,7 @@ import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/r
 import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { runParity, type ParityResult, type ParityRuntime } from '../../src/core/evaluate/parity.ts';
 import type { NodePrecision } from '../../src/core/quantize/precisionClasses.ts';
-import { evaluateTask, inputGeometry, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
+import { evaluateTask, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
