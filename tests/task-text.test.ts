@@ -29,6 +29,10 @@ describe('qstudio evaluate --labels for a text recognizer', () => {
     expect(r.code).toBe(0);
     const task = JSON.parse(r.stdout).task;
     expect(task.agreement).toMatchObject({ sequence: 1, cer: 0 });
+    // Judged at onnxruntime's default options ('all') too: the same figures for the float model against itself.
+    const atDefault = JSON.parse(r.stdout).atDefaultOptions.task;
+    expect(atDefault.agreement).toMatchObject({ sequence: 1, cer: 0 });
+    expect(atDefault.labels.figures.map((f: { drop: number }) => f.drop)).toEqual([0, 0]);
     const [lines, chars] = task.labels.figures;
     expect(lines).toMatchObject({ metric: 'lines read as labelled', drop: 0 });
     expect(chars).toMatchObject({ metric: 'character accuracy (1 − CER)', drop: 0 });

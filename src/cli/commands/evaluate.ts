@@ -189,7 +189,11 @@ export const evaluateCommand = {
     const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     // onnxruntime's default options first: what a user's session runs unless it sets a level.
-    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'), { threshold });
+    const cpuOutputs: { float: RunOutputs; quant: RunOutputs }[] = [];
+    const onCpuOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (cpuOutputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined;
+    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'), { threshold, onOutputs: onCpuOutputs });
+    // The task judged at onnxruntime's default too: the figure a user's session gets.
+    const taskAtDefault = cpu && task && images ? taskReport(evaluateTask(task.head, taskSamples(images, images.spec, cpuOutputs, labels)), () => null, 0) : null;
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
@@ -219,12 +223,13 @@ export const evaluateCommand = {
       );
     }
     if (values.json) {
-      process.stdout.write(renderJson(report, cpu ? { atDefaultOptions: { optimization: 'all', label: graphOptimizationText('all'), outputs: cpu.outputs, losses } } : {}));
+      process.stdout.write(renderJson(report, cpu ? { atDefaultOptions: { optimization: 'all', label: graphOptimizationText('all'), outputs: cpu.outputs, losses, ...(taskAtDefault ? { task: { agreement: taskAtDefault.agreement, changes: taskAtDefault.changes, labels: taskAtDefault.labels } } : {}) } } : {}));
       return 0;
     }
     if (cpu) {
       process.stdout.write(`At onnxruntime's default options (${graphOptimizationText('all')}):\n`);
       process.stdout.write(renderSummary(cpu.outputs));
+      if (taskAtDefault) process.stdout.write(`\n${taskSummaryText(taskAtDefault)}`);
       process.stdout.write('\n');
     }
     if (npu || cpu) process.stdout.write(`The model's own arithmetic (${graphOptimizationText('basic')}${npu ? '; float parts in float32' : ''}):\n`);
