@@ -8,18 +8,18 @@ import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { DETECTORS } from './detectors.ts';
 
 const [name, method] = process.argv.slice(2);
-const presetOf: Record<string, () => object> = {
-  MinMax: () => JSON.parse(configToJSON(getPreset('U8S8'))),
-  Percentile: () => JSON.parse(configToJSON(getPreset('U8S8_AAWS'))),
-  Entropy: () => ({ ...JSON.parse(configToJSON(getPreset('U8S8'))), calibrationMethod: 'Entropy' }),
-  PowerOfTwoMinMSE: () => JSON.parse(configToJSON(getPreset('XINT8'))),
+const presetOf: Record<string, () => QuantConfig> = {
+  MinMax: () => getPreset('U8S8'),
+  Percentile: () => getPreset('U8S8_AAWS'),
+  Entropy: () => withOptions(getPreset('U8S8'), { calibrationMethod: 'Entropy' }),
+  PowerOfTwoMinMSE: () => getPreset('XINT8'),
 };
-const config = validateConfig(presetOf[method]());
+const config = presetOf[method]();
 const model = decode(fs.readFileSync(path.join(import.meta.dirname, '../../../shared/fixtures/models', name)));
 const images = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files.slice(0, 8);
 const start = performance.now();

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions } from '../../src/core/quantize/config.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
@@ -24,10 +24,10 @@ const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixt
 const calibration = coco.slice(0, 16);
 const evaluation = coco.slice(16, 24);
 
-const base = JSON.parse(configToJSON(getPreset(preset)));
-if (variant.includes('perChannel')) base.perChannel = true;
-if (variant.includes('tail')) base.subgraphsToExclude = [detector.tail];
-const config = validateConfig(base);
+const config = withOptions(getPreset(preset), {
+  ...(variant.includes('perChannel') ? { perChannel: true } : {}),
+  ...(variant.includes('tail') ? { subgraphsToExclude: [detector.tail] } : {}),
+});
 
 const t0 = performance.now();
 const { ranges } = await calibrateOnImages(model, calibration, { spec: detector.preprocess, config });

@@ -9,7 +9,7 @@
  */
 import { encode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { prepare } from '../../src/core/prepare/prepare.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
@@ -23,8 +23,7 @@ const LEVELS: GraphOptimization[] = ['all', 'basic'];
 
 const s = heldOutSplit(target);
 const folded = prepare(s.model, {}).summary.actions.filter((a) => a.includes('Mul/Add'));
-const base = JSON.parse(configToJSON(getPreset(presetName)));
-const config = (fold: boolean): QuantConfig => validateConfig({ ...base, perChannel, foldConvAffine: fold });
+const config = (fold: boolean): QuantConfig => withOptions(getPreset(presetName), { perChannel, foldConvAffine: fold });
 const start = performance.now();
 const { ranges } = await calibrateOnFeeds(s.model, s.calib, { config: config(true) });
 const rows: Record<string, unknown>[] = [];

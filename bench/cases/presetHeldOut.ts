@@ -14,7 +14,7 @@
  */
 import { encode } from '../../src/core/onnx/index.ts';
 import { presetWithMethod } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig, type CalibrationMethod } from '../../src/core/quantize/config.ts';
+import { withOptions, type CalibrationMethod } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { heldOutSplit } from './heldOutSplit.ts';
@@ -27,7 +27,7 @@ const perChannel = rest.includes('perChannel');
 const asked = rest.find((a) => a.startsWith('method='))?.slice('method='.length);
 const start = performance.now();
 const split = heldOutSplit(target);
-const configWith = (m: CalibrationMethod | undefined) => validateConfig({ ...JSON.parse(configToJSON(presetWithMethod(preset, m))), perChannel });
+const configWith = (m: CalibrationMethod | undefined) => withOptions(presetWithMethod(preset, m), { perChannel });
 let method = asked as CalibrationMethod | undefined;
 let choice = '';
 if (asked === 'held-in') {
