@@ -30,7 +30,7 @@ test('ultraface with float parts: evaluation shows the figure as written and as 
   await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 120_000 });
 
   const result = page.getByTestId('eval-result');
-  await expect(result).toContainText('Mean output cosine, as written');
+  await expect(result).toContainText('Mean output cosine, own Q/DQ arithmetic, as written');
   await expect(result).toContainText('Mean output cosine, as the NPU runs it');
   await expect(result).toContainText(/float parts in BF16: \d+ nodes?, \d+ activations?/);
   await expect(result).toContainText('Output metrics, as the NPU runs it (float parts in BF16)');
