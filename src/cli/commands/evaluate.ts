@@ -67,8 +67,8 @@ ${TASK_USAGE}
 Two figures, labelled, the first the one a user's runtime gives:
   at onnxruntime's default options (graph optimization 'all'), what onnxruntime-node, -python and onnxruntime-web
   run unless told otherwise: Q/DQ fused into int8 kernels (QLinearConv, QLinearAdd, ...), one rounding per fused
-  op; then the model's own Q/DQ arithmetic (graph optimization 'basic'), what the studio's page runs and what the
-  per-layer table compares. On x86 CPUs without VNNI the fused kernels' 8-bit products can also saturate (the
+  op; then the model's own Q/DQ arithmetic (graph optimization 'basic'), what the
+  per-layer table compares (the page shows the same two, onnxruntime-web's default first). On x86 CPUs without VNNI the fused kernels' 8-bit products can also saturate (the
   CPU this runs on is read and named); quantize --saturation-safe or --reduce-range avoids that`;
 
 /** Below the model's own figure by more than this (mean output cosine), the CPU kernels' loss is worth a word. */

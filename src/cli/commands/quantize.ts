@@ -122,7 +122,7 @@ ${TASK_TARGET_USAGE}
                              onnxruntime's default options in onnxruntime-node, -python and onnxruntime-web, what a
                              user's session runs: Q/DQ fused into int8 kernels, which also saturate on x86 CPUs
                              without VNNI; add --saturation-safe where they do) or basic (the model's own Q/DQ
-                             arithmetic, as the studio's page runs it)
+                             arithmetic, every Q/DQ as written)
   --save-config <file>       write the configuration used (with the chosen precisions) as JSON
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;

@@ -157,8 +157,8 @@ export interface Report {
   readonly data: { readonly samples: number; readonly source: string | null };
   /**
    * The onnxruntime graph optimization level every figure here was measured at (core/runtime/graphOptimization.ts):
-   * 'basic', the model's own Q/DQ arithmetic as onnxruntime-web runs it, or 'all', onnxruntime's CPU default with
-   * its int8 kernels. Absent in reports written before it was recorded: those are 'basic'.
+   * 'basic', the model's own Q/DQ arithmetic, or 'all', onnxruntime's default (node and web) with its int8 kernels;
+   * `atDefault` holds the 'all' figure beside a 'basic' one. Absent in reports written before it was recorded: those are 'basic'.
    */
   readonly graphOptimization?: GraphOptimization;
   /** Per output: mean, min and max of each metric over samples. */
