@@ -19,8 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
-import type { QuantConfig } from '../../src/core/quantize/config.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { rungConfig, type Rung, type RungRecipe } from '../../src/core/recover/ladder.ts';
 import { ladderMeasures } from '../../src/core/recover/ladderMeasure.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
@@ -66,10 +65,10 @@ for (const id of rowIds) if (!SPECS[id]) throw new Error(`unknown row "${id}": $
 
 /** A row's configuration: the rung's, with its iterations and bias correction. */
 function configOf(spec: RowSpec): QuantConfig {
-  const json = JSON.parse(configToJSON(rungConfig(spec.recipe)));
-  if (spec.iterations !== undefined) json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, NumIterations: spec.iterations };
-  if (spec.biasCorrection) json.includeBiasCorrection = true;
-  return validateConfig(json);
+  return withOptions(rungConfig(spec.recipe), {
+    ...(spec.biasCorrection ? { includeBiasCorrection: true } : {}),
+    ...(spec.iterations !== undefined ? { extraOptions: { FastFinetune: { NumIterations: spec.iterations } } } : {}),
+  });
 }
 
 const model = decode(fs.readFileSync(TEXT_DETECTOR.model));

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions } from '../../src/core/quantize/config.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
@@ -30,17 +30,18 @@ if (!fs.existsSync(calibDir)) writeTextScenes('calib');
 if (!fs.existsSync(judgeDir)) writeTextScenes('judge');
 const original = decode(fs.readFileSync(TEXT_DETECTOR.model));
 const files = listImageFiles(calibDir).files.slice(0, Number(imageArg));
-const base = JSON.parse(configToJSON(getPreset('XINT8')));
-base.includeFastFt = variant === 'adaround';
-if (base.includeFastFt) base.extraOptions.FastFinetune = { ...base.extraOptions.FastFinetune, EarlyStop: earlyArg === '1', ...(iterationArg ? { NumIterations: Number(iterationArg) } : {}) };
-const config = validateConfig(base);
+const tuned = variant === 'adaround';
+const config = withOptions(getPreset('XINT8'), {
+  includeFastFt: tuned,
+  ...(tuned ? { extraOptions: { FastFinetune: { EarlyStop: earlyArg === '1', ...(iterationArg ? { NumIterations: Number(iterationArg) } : {}) } } } : {}),
+});
 
 const t0 = performance.now();
 const c0 = process.cpuUsage();
-const feeds = base.includeFastFt ? imageFeeds(original, { files }, TEXT_DETECTOR.preprocess).feeds : [];
+const feeds = tuned ? imageFeeds(original, { files }, TEXT_DETECTOR.preprocess).feeds : [];
 const result = await quantizeWithRecovery(original, config, {
   configName: 'XINT8',
-  runtime: base.includeFastFt ? nodeRuntime(feeds) : undefined,
+  runtime: tuned ? nodeRuntime(feeds) : undefined,
   gramProduct: nodeGramProduct,
   denseProduct: nodeDenseProduct,
   keptTensorBudgetBytes: Number(keptArg) * 2 ** 20,

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions } from '../../src/core/quantize/config.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
@@ -26,15 +26,14 @@ const calibration = coco.slice(0, 16);
 const evaluation = coco.slice(16, 24);
 const feedsOf = (files: readonly string[]): Feeds[] => imageFeeds(original, { files }, detector.preprocess).feeds;
 
-const base = JSON.parse(configToJSON(getPreset('XINT8')));
-base.includeCle = variant === 'cle';
-base.includeBiasCorrection = variant === 'biasCorrection';
-base.includeFastFt = variant === 'adaround' || variant === 'adaquant';
-if (base.includeFastFt) {
-  base.extraOptions.FastFinetune = { ...base.extraOptions.FastFinetune, OptimAlgorithm: variant, NumIterations: Number(iterationArg ?? 100) };
-  delete base.extraOptions.FastFinetune.LearningRate;
-}
-const config = validateConfig(base);
+const finetune = variant === 'adaround' || variant === 'adaquant' ? variant : undefined;
+const config = withOptions(getPreset('XINT8'), {
+  includeCle: variant === 'cle',
+  includeBiasCorrection: variant === 'biasCorrection',
+  includeFastFt: finetune !== undefined,
+  // The algorithm's own learning rate.
+  ...(finetune ? { extraOptions: { FastFinetune: { OptimAlgorithm: finetune, NumIterations: Number(iterationArg ?? 100), LearningRate: undefined } } } : {}),
+});
 
 let calibrationSeconds = 0;
 const result = await quantizeWithRecovery(original, config, {
