@@ -12,6 +12,7 @@ import { encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from 
 import { controlFlowModel } from '../src/core/quantize/testModels.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
+import { withOptions } from '../src/core/quantize/config.ts';
 import { quantizeBf16 } from '../src/core/quantize/bf16Preset.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
@@ -54,8 +55,8 @@ describe('control flow (If, Loop, nested If)', () => {
     ['XINT8', false],
     ['A8W8', true],
     ['A16W8', false],
-  ] as const)('%s (per channel %s): bodies calibrated and quantized, every read defined, loads at all and basic, close to float, report counts', async (preset, perChannel) => {
-    const config = { ...getPreset(preset), perChannel };
+  ] as const)('%s (per channel %s), EnableSubgraph: bodies calibrated and quantized, every read defined, loads at all and basic, close to float, report counts', async (preset, perChannel) => {
+    const config = withOptions(getPreset(preset), { perChannel, extraOptions: { EnableSubgraph: true } });
     const { ranges } = await calibrateOnFeeds(model, feeds, { config });
     // Ranges inside every body: the then branch's Gemm, the Loop's carried value and its MatMul.
     for (const t of ['t1', 'v', 'm', 'v_next', 'ye']) expect(ranges.has(t), t).toBe(true);
@@ -83,15 +84,16 @@ describe('control flow (If, Loop, nested If)', () => {
     }
   });
 
-  it('EnableSubgraph off keeps every body float32 and says so', async () => {
-    const config = { ...getPreset('A8W8'), extraOptions: { ...getPreset('A8W8').extraOptions, EnableSubgraph: false } };
+  it('EnableSubgraph off, the default, keeps every body float32 and says so', async () => {
+    const config = getPreset('A8W8');
+    expect(config.extraOptions.EnableSubgraph).toBe(false);
     const { ranges } = await calibrateOnFeeds(model, feeds, { config });
     const { model: q, report } = quantizeModel(model, ranges, config, 'A8W8');
     let inBodies = 0;
     forEachGraph(q.graph!, (g, depth) => (inBodies += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0));
     expect(inBodies).toBe(0);
     expect(undefinedReads(q)).toEqual([]);
-    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off/);
+    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off.*--enable-subgraph/);
   });
 
   it('BF16 keeps the subgraph initializers and warns', async () => {
@@ -111,7 +113,7 @@ describe('control flow (If, Loop, nested If)', () => {
     const written: string[] = [];
     for (const config of ['A8W8', 'XINT8', 'BF16']) {
       const out = path.join(dir, `cf_${config}.onnx`);
-      const run = qstudio('quantize', source, '--ranges', rangesFile, '--config', config, '-o', out);
+      const run = qstudio('quantize', source, '--ranges', rangesFile, '--config', config, ...(config === 'BF16' ? [] : ['--enable-subgraph']), '-o', out);
       expect(run.code, run.stderr).toBe(0);
       if (config === 'BF16') expect(run.stderr).toMatch(/warning: 9 node\(s\) inside the subgraphs/);
       else expect(run.stdout).toMatch(/, [5-9] of 9 inside subgraphs quantized, /);

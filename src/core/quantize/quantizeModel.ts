@@ -104,7 +104,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
   const domain = useMsDomain ? MS_DOMAIN : '';
   const subgraphs = subgraphCoverage(pIndex);
-  // Bodies of If/Loop/Scan are quantized like the main graph (float16 models: their float parts are restored on the main graph only).
+  // Bodies of If/Loop/Scan are quantized like the main graph where EnableSubgraph asks (float16 models: their float parts are restored on the main graph only).
   const taken = new Set<string>();
   const opsetAfter = Number(opsetImport.find((o) => !o.domain)?.version ?? 0);
   const bodies = subgraphs && !half && x.EnableSubgraph
@@ -137,7 +137,7 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   }
   if (subgraphs && bodies) withBodyOutcome(subgraphs, bodies.outcome);
   if (subgraphs) {
-    const warning = bodies ? subgraphWarning(subgraphs) : subgraphWarning(subgraphs, 'quantizes', half ? 'a float16 model\'s bodies are not entered' : 'EnableSubgraph is off in the configuration');
+    const warning = bodies ? subgraphWarning(subgraphs) : subgraphWarning(subgraphs, 'quantizes', half ? 'a float16 model\'s bodies are not entered' : 'EnableSubgraph is off, the default as in ONNX Runtime: quantizing Silero VAD v5\'s bodies measured 100× its float error; --enable-subgraph or "EnableSubgraph": true quantizes them');
     if (warning) warnings.push(warning);
   }
   const precision = precisionSummary(plan, config);
