@@ -54,7 +54,7 @@ import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
 /**
  * Why fine-tuning runs on WASM whatever the runtime switch says: it quantizes and runs the quantized model at every
  * step, and quantized models run on the CPU (WebGPU has no QuantizeLinear kernel and computed int8
- * DequantizeLinear wrongly, NOTES.md); its quantized sessions add that reason themselves.
+ * DequantizeLinear wrongly, docs/NOTES.md); its quantized sessions add that reason themselves.
  */
 const ON_WASM = 'fine-tuning quantizes and runs the quantized model at every step';
 
