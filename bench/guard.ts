@@ -25,7 +25,11 @@ export interface GuardLine {
 }
 
 /** Every measured figure against the recorded one; `dropped` where it fell by more than `tolerance`. */
-export function compareGuardRows(recorded: readonly Row[], measured: readonly Row[], tolerance = GUARD_TOLERANCE): GuardLine[] {
+export function compareGuardRows(
+  recorded: readonly Row[],
+  measured: readonly Row[],
+  tolerance = GUARD_TOLERANCE,
+): GuardLine[] {
   const before = new Map(recorded.map((r) => [guardKey(r), r]));
   return measured.flatMap((r) =>
     GUARD_LEVELS.map((level) => {
@@ -40,7 +44,10 @@ export function compareGuardRows(recorded: readonly Row[], measured: readonly Ro
 
 /** The comparison as text, one line per figure, the drops marked. */
 export function guardText(lines: readonly GuardLine[]): string {
-  const rows = lines.map((l) => `${l.dropped ? 'DROP' : '    '}  ${l.key.padEnd(34)} ${l.level.padEnd(5)} ${l.before === null ? 'new'.padStart(8) : l.before.toFixed(5)} → ${l.now.toFixed(5)}${l.change === null ? '' : `  (${l.change >= 0 ? '+' : ''}${l.change.toFixed(5)})`}`);
+  const rows = lines.map(
+    (l) =>
+      `${l.dropped ? 'DROP' : '    '}  ${l.key.padEnd(34)} ${l.level.padEnd(5)} ${l.before === null ? 'new'.padStart(8) : l.before.toFixed(5)} → ${l.now.toFixed(5)}${l.change === null ? '' : `  (${l.change >= 0 ? '+' : ''}${l.change.toFixed(5)})`}`,
+  );
   const drops = lines.filter((l) => l.dropped).length;
   return `${rows.join('\n')}\n${drops === 0 ? `no preset dropped more than ${GUARD_TOLERANCE}` : `${drops} figure${drops === 1 ? '' : 's'} dropped more than ${GUARD_TOLERANCE} from the last recorded`}\n`;
 }

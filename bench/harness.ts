@@ -25,18 +25,31 @@ const benchDir = import.meta.dirname;
  * servers in this process (the anchor's static files, see previewServer.ts) keep answering while the case runs.
  */
 export async function runCase(script: string, args: string[]): Promise<Row> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(benchDir, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--expose-gc', path.join(benchDir, script), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
+  const code = await new Promise<number | null>((resolve, reject) =>
+    child.once('error', reject).once('close', resolve),
+  );
   if (code !== 0) throw new Error(`${script} ${args.join(' ')} exited with code ${code}`);
-  const line = out.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  const line = out
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
   if (!line) throw new Error(`${script} ${args.join(' ')} printed no result`);
   return JSON.parse(line) as Row;
 }
 
 function machine(): Row {
-  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '', memoryGB: +(os.totalmem() / 2 ** 30).toFixed(1), node: process.version };
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? '',
+    memoryGB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+  };
 }
 
 function table(suite: Suite, rows: Row[]): string {
@@ -59,7 +72,10 @@ export function record(suite: Suite, rows: Row[]): void {
   const resultsDir = path.join(benchDir, 'results');
   fs.mkdirSync(resultsDir, { recursive: true });
   const date = new Date().toISOString();
-  fs.writeFileSync(path.join(resultsDir, `${suite.name}.json`), JSON.stringify({ suite: suite.name, date, machine: machine(), rows }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(resultsDir, `${suite.name}.json`),
+    JSON.stringify({ suite: suite.name, date, machine: machine(), rows }, null, 2) + '\n',
+  );
   const readme = path.join(benchDir, 'README.md');
   const text = fs.existsSync(readme) ? fs.readFileSync(readme, 'utf8') : '# Benchmarks\n';
   const start = `<!-- suite:${suite.name} -->`;

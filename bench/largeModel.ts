@@ -11,8 +11,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  DataType, EXTERNAL_ALIGN_BYTES, emptyTensor, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo,
-  externalDataFileName, intAttribute, type TensorProto,
+  DataType,
+  EXTERNAL_ALIGN_BYTES,
+  emptyTensor,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  externalDataFileName,
+  intAttribute,
+  type TensorProto,
 } from '../src/core/onnx/index.ts';
 
 export interface LargeModelFiles {
@@ -49,7 +59,11 @@ function fill(w: Float32Array, fanIn: number, seed: number): void {
  * Writes `<dir>/<name>.onnx` and its data file `<name>.onnx.data`: an MLP whose weights hold at least
  * `targetBytes` (width 4096 by default: 64 MiB a layer).
  */
-export function writeLargeModel(dir: string, targetBytes: number, { name = 'large-mlp', width = 4096 } = {}): LargeModelFiles {
+export function writeLargeModel(
+  dir: string,
+  targetBytes: number,
+  { name = 'large-mlp', width = 4096 } = {},
+): LargeModelFiles {
   const layers = layersFor(targetBytes, width);
   const onnx = path.join(dir, `${name}.onnx`);
   const dataName = externalDataFileName(onnx);
@@ -61,7 +75,8 @@ export function writeLargeModel(dir: string, targetBytes: number, { name = 'larg
   const external = (tensorName: string, dims: number[], values: Float32Array): void => {
     offset = Math.ceil(offset / EXTERNAL_ALIGN_BYTES) * EXTERNAL_ALIGN_BYTES;
     const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    for (let done = 0; done < bytes.byteLength; ) done += fs.writeSync(fd, bytes, done, bytes.byteLength - done, offset + done);
+    for (let done = 0; done < bytes.byteLength;)
+      done += fs.writeSync(fd, bytes, done, bytes.byteLength - done, offset + done);
     initializer.push({
       ...emptyTensor(dims),
       name: tensorName,
@@ -82,7 +97,10 @@ export function writeLargeModel(dir: string, targetBytes: number, { name = 'larg
     fill(w, fanIn, l + 1);
     external(`w${l}`, [fanIn, fanOut], w);
     initializer.push(makeTensor(`b${l}`, DataType.FLOAT, [fanOut], new Float32Array(fanOut).fill(0.01)));
-    nodes.push(makeNode('MatMul', [x, `w${l}`], [`mm${l}`], `MatMul_${l}`), makeNode('Add', [`mm${l}`, `b${l}`], [relu ? `add${l}` : 'logits'], `Add_${l}`));
+    nodes.push(
+      makeNode('MatMul', [x, `w${l}`], [`mm${l}`], `MatMul_${l}`),
+      makeNode('Add', [`mm${l}`, `b${l}`], [relu ? `add${l}` : 'logits'], `Add_${l}`),
+    );
     if (relu) nodes.push(makeNode('Relu', [`add${l}`], [`relu${l}`], `Relu_${l}`));
     x = `relu${l}`;
   };

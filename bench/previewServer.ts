@@ -41,9 +41,16 @@ export interface PreviewOptions {
 }
 
 /** Builds the page, serves it and calls `fn` with its URL; the server is stopped however `fn` ends. */
-export async function withPreviewServer<T>({ port, outDir, readyTimeoutMs = 20_000 }: PreviewOptions, fn: (url: string) => Promise<T>): Promise<T> {
+export async function withPreviewServer<T>(
+  { port, outDir, readyTimeoutMs = 20_000 }: PreviewOptions,
+  fn: (url: string) => Promise<T>,
+): Promise<T> {
   execFileSync('npx', ['vite', 'build', '--outDir', outDir, '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--outDir', outDir], { cwd: root, stdio: 'ignore', detached: true });
+  const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--outDir', outDir], {
+    cwd: root,
+    stdio: 'ignore',
+    detached: true,
+  });
   const url = `http://localhost:${port}/`;
   try {
     await waitUntilServed(url, server, readyTimeoutMs);
@@ -60,7 +67,8 @@ export async function withPreviewServer<T>({ port, outDir, readyTimeoutMs = 20_0
 async function waitUntilServed(url: string, server: ReturnType<typeof spawn>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`vite preview for ${url} exited with code ${server.exitCode} (port taken?)`);
+    if (server.exitCode !== null)
+      throw new Error(`vite preview for ${url} exited with code ${server.exitCode} (port taken?)`);
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -71,7 +79,15 @@ async function waitUntilServed(url: string, server: ReturnType<typeof spawn>, ti
   throw new Error(`vite preview did not answer on ${url} within ${timeoutMs / 1000} s`);
 }
 
-const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon' };
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
 
 /** Serves a folder of static files (an anchor application) on `port` while `fn` runs. */
 export async function withStaticServer<T>(folder: string, port: number, fn: (url: string) => Promise<T>): Promise<T> {

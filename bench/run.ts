@@ -29,7 +29,32 @@ import { compareGuardRows, guardText } from './guard.ts';
 import { presetMethodsSuite } from './suites/presetMethods.ts';
 import { previousRows } from './harness.ts';
 
-const suites: Suite[] = [onnxIoSuite, quantizeSuite, calibrationSuite, calibrationMethodsSuite, calibrationSpeedSuite, fidelitySuite, evaluationSuite, suggestSuite, ladderSuite, recoverSuite, finetuneCostSuite, recoverBrowserSuite, graphSuite, graphFirstDrawSuite, sampleSuite, largeModelSuite, largeModelPageSuite, detector8bitSuite, detectorTargetsSuite, cpuKernelsSuite, compareSuite, npmCorpusSuite, presetGuardSuite, presetMethodsSuite];
+const suites: Suite[] = [
+  onnxIoSuite,
+  quantizeSuite,
+  calibrationSuite,
+  calibrationMethodsSuite,
+  calibrationSpeedSuite,
+  fidelitySuite,
+  evaluationSuite,
+  suggestSuite,
+  ladderSuite,
+  recoverSuite,
+  finetuneCostSuite,
+  recoverBrowserSuite,
+  graphSuite,
+  graphFirstDrawSuite,
+  sampleSuite,
+  largeModelSuite,
+  largeModelPageSuite,
+  detector8bitSuite,
+  detectorTargetsSuite,
+  cpuKernelsSuite,
+  compareSuite,
+  npmCorpusSuite,
+  presetGuardSuite,
+  presetMethodsSuite,
+];
 
 // `npm run bench -- guard [--record]`: the regression guard. Measures every preset's held-out figure again
 // (suite preset-guard; QS_GUARD_ONLY narrows it), flags any that dropped more than 0.002 from the last recorded

@@ -2,7 +2,15 @@
  * Synthetic models for benchmarks: real, runnable ONNX graphs of a chosen weight size, built in code
  * (no binary is committed). A chain of MatMul→Add→Relu layers with square float32 weights.
  */
-import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type ModelProto,
+} from '../src/core/onnx/index.ts';
 
 /** A model of `layers` MatMul(width×width)+bias+Relu layers; weights = layers × width² × 4 bytes. */
 export function syntheticMlp(layers: number, width: number, seed = 1): ModelProto {
@@ -14,9 +22,12 @@ export function syntheticMlp(layers: number, width: number, seed = 1): ModelProt
     const w = new Float32Array(width * width);
     for (let i = 0; i < w.length; i++) {
       state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-      w[i] = ((state / 4294967296) - 0.5) * (2 / Math.sqrt(width));
+      w[i] = (state / 4294967296 - 0.5) * (2 / Math.sqrt(width));
     }
-    initializers.push(makeTensor(`w${l}`, DataType.FLOAT, [width, width], w), makeTensor(`b${l}`, DataType.FLOAT, [width], new Float32Array(width).fill(0.01)));
+    initializers.push(
+      makeTensor(`w${l}`, DataType.FLOAT, [width, width], w),
+      makeTensor(`b${l}`, DataType.FLOAT, [width], new Float32Array(width).fill(0.01)),
+    );
     nodes.push(
       makeNode('MatMul', [x, `w${l}`], [`mm${l}`], `MatMul_${l}`),
       makeNode('Add', [`mm${l}`, `b${l}`], [`add${l}`], `Add_${l}`),

@@ -5,7 +5,17 @@
  * exporter's scopes (`/model.3/m.1/cv1/conv/Conv`, `/model.3/m.1/cv1/conv/Conv_output_0`). Built in
  * code (no binary is committed); tiny 4×4 weights, so the file size is about the graph, not weights.
  */
-import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto, type NodeProto, type TensorProto } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from '../src/core/onnx/index.ts';
 
 const C = 4;
 
@@ -26,9 +36,13 @@ export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
   /** Conv + SiLU under a scope; returns the output tensor. */
   const convSilu = (scope: string, x: string) => {
     const conv = `${scope}/conv/Conv_output_0`;
-    node.push(makeNode('Conv', [x, weight(`${scope.replaceAll('/', '.').slice(1)}.conv.weight`)], [conv], `${scope}/conv/Conv`));
+    node.push(
+      makeNode('Conv', [x, weight(`${scope.replaceAll('/', '.').slice(1)}.conv.weight`)], [conv], `${scope}/conv/Conv`),
+    );
     node.push(makeNode('Sigmoid', [conv], [`${scope}/act/Sigmoid_output_0`], `${scope}/act/Sigmoid`));
-    node.push(makeNode('Mul', [conv, `${scope}/act/Sigmoid_output_0`], [`${scope}/act/Mul_output_0`], `${scope}/act/Mul`));
+    node.push(
+      makeNode('Mul', [conv, `${scope}/act/Sigmoid_output_0`], [`${scope}/act/Mul_output_0`], `${scope}/act/Mul`),
+    );
     return `${scope}/act/Mul_output_0`;
   };
   let x = 'images';
@@ -38,7 +52,22 @@ export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
     x = convSilu(`${s}/cv1`, x);
     // C2f-like: split into two halves of channels, a chain of residual blocks on one, concat.
     const split = [`${s}/Split_output_0`, `${s}/Split_output_1`];
-    node.push(makeNode('Split', [x], split, `${s}/Split`, [{ name: 'axis', type: 2, i: 1, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] }]));
+    node.push(
+      makeNode('Split', [x], split, `${s}/Split`, [
+        {
+          name: 'axis',
+          type: 2,
+          i: 1,
+          floats: [],
+          ints: [],
+          strings: [],
+          tensors: [],
+          graphs: [],
+          sparse_tensors: [],
+          type_protos: [],
+        },
+      ]),
+    );
     let y = split[1];
     const parts = [split[0], split[1]];
     for (let m = 0; m < 3 && node.length < nodes; m++) {
@@ -49,7 +78,22 @@ export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
       parts.push(sum);
       y = sum;
     }
-    node.push(makeNode('Concat', parts, [`${s}/Concat_output_0`], `${s}/Concat`, [{ name: 'axis', type: 2, i: 1, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] }]));
+    node.push(
+      makeNode('Concat', parts, [`${s}/Concat_output_0`], `${s}/Concat`, [
+        {
+          name: 'axis',
+          type: 2,
+          i: 1,
+          floats: [],
+          ints: [],
+          strings: [],
+          tensors: [],
+          graphs: [],
+          sparse_tensors: [],
+          type_protos: [],
+        },
+      ]),
+    );
     x = convSilu(`${s}/cv2`, `${s}/Concat_output_0`);
     stage++;
   }

@@ -18,7 +18,9 @@ test.describe('bad input', () => {
       await expect(page.getByTestId('drop-zone')).toBeVisible();
 
       await dropFiles(page.getByTestId('drop-zone'), fileFromFixture('ultraface-rfb-320.onnx'));
-      await expect((await expectSummaryOf(page, 'ultraface-rfb-320.onnx')).getByTestId('summary-node-count')).toHaveText('242');
+      await expect(
+        (await expectSummaryOf(page, 'ultraface-rfb-320.onnx')).getByTestId('summary-node-count'),
+      ).toHaveText('242');
       await expect(error).toHaveCount(0);
     });
   }

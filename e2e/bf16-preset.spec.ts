@@ -10,9 +10,15 @@ import path from 'node:path';
 import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
 const HELD_OUT = ['camera.png', 'coffee.png'].map((n) => imageFromFixture(`photos/${n}`));
-const pythonParses = (source: string) => execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8' });
+const pythonParses = (source: string) =>
+  execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], {
+    input: source,
+    encoding: 'utf8',
+  });
 
-test('BF16 with-cast: no calibration, the model runs in onnxruntime-web and -node, the config and Quark script reproduce it', async ({ page }, info) => {
+test('BF16 with-cast: no calibration, the model runs in onnxruntime-web and -node, the config and Quark script reproduce it', async ({
+  page,
+}, info) => {
   test.setTimeout(180_000);
   await openWithModel(page, 'ultraface-rfb-320.onnx');
   await page.getByTestId('preprocess-preset').selectOption('ultraface');
@@ -55,14 +61,23 @@ test('BF16 with-cast: no calibration, the model runs in onnxruntime-web and -nod
 
   // onnxruntime-node loads and runs it too, and onnx.checker passes it.
   const repo = path.resolve(import.meta.dirname, '..');
-  const run = execFileSync('node', ['-e', `
+  const run = execFileSync(
+    'node',
+    [
+      '-e',
+      `
     const ort = require('onnxruntime-node');
     ort.InferenceSession.create(${JSON.stringify(modelPath)}).then(async (s) => {
       const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', new Float32Array(3 * 240 * 320).fill(0.1), [1, 3, 240, 320]) });
       console.log(Object.values(out).every((t) => Array.from(t.data).every(Number.isFinite)) ? 'ok' : 'nan');
-    });`], { cwd: repo, encoding: 'utf8' });
+    });`,
+    ],
+    { cwd: repo, encoding: 'utf8' },
+  );
   expect(run.trim()).toBe('ok');
-  const checked = JSON.parse(execFileSync('/usr/bin/python3', [path.join(repo, 'scripts/check_onnx.py'), modelPath], { encoding: 'utf8' }));
+  const checked = JSON.parse(
+    execFileSync('/usr/bin/python3', [path.join(repo, 'scripts/check_onnx.py'), modelPath], { encoding: 'utf8' }),
+  );
   expect(checked).toMatchObject({ ok: true });
 
   // The config says BF16 (what `qstudio quantize --config` takes), the Quark script too; ORT has no BF16.
@@ -71,7 +86,11 @@ test('BF16 with-cast: no calibration, the model runs in onnxruntime-web and -nod
   const configPath = info.outputPath('ultraface-rfb-320.qstudio.json');
   await config.saveAs(configPath);
   const json = JSON.parse(fs.readFileSync(configPath, 'utf8'));
-  expect(json).toMatchObject({ preset: 'BF16', extraOptions: { BF16QDQToCast: true }, studio: { settings: { preset: 'BF16' } } });
+  expect(json).toMatchObject({
+    preset: 'BF16',
+    extraOptions: { BF16QDQToCast: true },
+    studio: { settings: { preset: 'BF16' } },
+  });
   await panel.getByTestId('export-quark').click();
   const quark = (await panel.getByTestId('snippet-code').textContent())!;
   expect(quark).toContain('QConfig.get_default_config("BF16")');

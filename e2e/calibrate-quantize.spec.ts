@@ -9,14 +9,28 @@ import * as ort from 'onnxruntime-node';
 import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
 /** Eight photos of varied content; camera.png is grayscale (the decoder expands it to RGB). */
-const EIGHT_PHOTOS = ['astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png', 'yolox_dog.jpg', 'china.jpg', 'fruits.jpg', 'rocket.jpg'];
+const EIGHT_PHOTOS = [
+  'astronaut.png',
+  'camera.png',
+  'chelsea.png',
+  'coffee.png',
+  'yolox_dog.jpg',
+  'china.jpg',
+  'fruits.jpg',
+  'rocket.jpg',
+];
 const COCO = fs.readdirSync(`${import.meta.dirname}/../../shared/fixtures/images/coco`).sort();
 
 test.describe('calibrate and quantize', () => {
-  test('yolox-nano: eight photos, YOLO preprocessing, XINT8; the downloaded model runs in onnxruntime-node', async ({ page }, info) => {
+  test('yolox-nano: eight photos, YOLO preprocessing, XINT8; the downloaded model runs in onnxruntime-node', async ({
+    page,
+  }, info) => {
     test.setTimeout(120_000);
     await openWithModel(page, 'yolox-nano.onnx');
-    await dropFiles(page.getByTestId('calibration-drop'), EIGHT_PHOTOS.map((n) => imageFromFixture(`photos/${n}`)));
+    await dropFiles(
+      page.getByTestId('calibration-drop'),
+      EIGHT_PHOTOS.map((n) => imageFromFixture(`photos/${n}`)),
+    );
     await expect(page.getByTestId('calibration-summary')).toHaveText('8 images');
     await expect(page.getByTestId('calibration-thumbnails').locator('img')).toHaveCount(8);
 
@@ -49,7 +63,9 @@ test.describe('calibrate and quantize', () => {
     try {
       const ops = fs.readFileSync(saved).includes(Buffer.from('QuantizeLinear'));
       expect(ops, 'the downloaded model has Q/DQ nodes').toBe(true);
-      const out = await session.run({ images: new ort.Tensor('float32', new Float32Array(3 * 416 * 416), [1, 3, 416, 416]) });
+      const out = await session.run({
+        images: new ort.Tensor('float32', new Float32Array(3 * 416 * 416), [1, 3, 416, 416]),
+      });
       expect(out.output.dims).toEqual([1, 3549, 85]);
       expect((out.output.data as Float32Array).every(Number.isFinite)).toBe(true);
     } finally {
@@ -59,8 +75,16 @@ test.describe('calibrate and quantize', () => {
 
   test('a corrupt image is named as it is added; the others calibrate', async ({ page }) => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
-    const corrupt = { name: 'x.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)) };
-    await dropFiles(page.getByTestId('calibration-drop'), [imageFromFixture('photos/face.png'), corrupt, imageFromFixture('photos/grace_hopper.jpg')]);
+    const corrupt = {
+      name: 'x.jpg',
+      mimeType: 'image/jpeg',
+      buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)),
+    };
+    await dropFiles(page.getByTestId('calibration-drop'), [
+      imageFromFixture('photos/face.png'),
+      corrupt,
+      imageFromFixture('photos/grace_hopper.jpg'),
+    ]);
     // Named at once, before any calibration: the file is not taken.
     await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
     const rejected = page.getByTestId('calibration-rejected').getByTestId('rejected-file');
@@ -78,7 +102,10 @@ test.describe('calibrate and quantize', () => {
   test('cancel during a run leaves the page usable, and a second run completes', async ({ page }) => {
     test.setTimeout(120_000);
     await openWithModel(page, 'yolox-nano.onnx');
-    await dropFiles(page.getByTestId('calibration-drop'), COCO.map((n) => imageFromFixture(`coco/${n}`)));
+    await dropFiles(
+      page.getByTestId('calibration-drop'),
+      COCO.map((n) => imageFromFixture(`coco/${n}`)),
+    );
     await expect(page.getByTestId('calibration-summary')).toHaveText(`${COCO.length} images`);
     await page.getByTestId('quant-preset').selectOption('U8S8');
     await page.getByTestId('calibrate-button').click();
@@ -91,7 +118,10 @@ test.describe('calibrate and quantize', () => {
 
     // The page is usable: change the data and run again to the end.
     await page.getByTestId('calibration-clear').click();
-    await dropFiles(page.getByTestId('calibration-drop'), [imageFromFixture('photos/yolox_dog.jpg'), imageFromFixture('photos/flower.jpg')]);
+    await dropFiles(page.getByTestId('calibration-drop'), [
+      imageFromFixture('photos/yolox_dog.jpg'),
+      imageFromFixture('photos/flower.jpg'),
+    ]);
     await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
     await page.getByTestId('calibrate-button').click();
     await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });

@@ -10,7 +10,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { calibrateAndQuantize, dropFiles, expect, fileFromFixture, imageFromFixture, openWithModel, test } from './support.ts';
+import {
+  calibrateAndQuantize,
+  dropFiles,
+  expect,
+  fileFromFixture,
+  imageFromFixture,
+  openWithModel,
+  test,
+} from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -20,14 +28,21 @@ function quantize(fixture: string, out: string): { node: string } {
 }
 
 const centre = (page: Page, side: 'a' | 'b') => page.evaluate((s) => window.__qsCompare!.centre(s)!, side);
-const restingOn = (page: Page) => page.waitForFunction(() => window.__qsCompare?.idle('a') && window.__qsCompare?.idle('b'));
+const restingOn = (page: Page) =>
+  page.waitForFunction(() => window.__qsCompare?.idle('a') && window.__qsCompare?.idle('b'));
 
 test.describe('models side by side', () => {
-  test('float and quantized YOLOX-nano: a Conv selected on one side selects its counterpart; pans follow', async ({ page }, info) => {
+  test('float and quantized YOLOX-nano: a Conv selected on one side selects its counterpart; pans follow', async ({
+    page,
+  }, info) => {
     test.setTimeout(150_000);
     const file = path.join(os.tmpdir(), `qs-compare-${process.pid}.onnx`);
     const { node } = quantize('yolox-nano.onnx', file);
-    const quantized = { name: 'yolox-nano.quant.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+    const quantized = {
+      name: 'yolox-nano.quant.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(file),
+    };
     fs.rmSync(file, { force: true });
     await page.setViewportSize({ width: 1440, height: 900 });
     await openWithModel(page, 'yolox-nano.onnx');
@@ -55,8 +70,12 @@ test.describe('models side by side', () => {
     // Both panes centre it.
     await restingOn(page);
     const [ca, cb] = [await centre(page, 'a'), await centre(page, 'b')];
-    const [pa, pb] = [await page.evaluate((id) => window.__qsCompare!.position('a', id), node), await page.evaluate((id) => window.__qsCompare!.position('b', id), node)];
-    const boxA = (await page.getByTestId('compare-canvas-a').boundingBox())!, boxB = (await page.getByTestId('compare-canvas-b').boundingBox())!;
+    const [pa, pb] = [
+      await page.evaluate((id) => window.__qsCompare!.position('a', id), node),
+      await page.evaluate((id) => window.__qsCompare!.position('b', id), node),
+    ];
+    const boxA = (await page.getByTestId('compare-canvas-a').boundingBox())!,
+      boxB = (await page.getByTestId('compare-canvas-b').boundingBox())!;
     expect(Math.abs(pa!.y - (boxA.y + boxA.height / 2))).toBeLessThan(3);
     expect(Math.abs(pb!.y - (boxB.y + boxB.height / 2))).toBeLessThan(3);
     expect(cb.zoom).toBeCloseTo(ca.zoom, 5);
@@ -72,7 +91,8 @@ test.describe('models side by side', () => {
       return Math.max(Math.abs(p.x - (box.x + box.width / 2)), Math.abs(p.y - (box.y + box.height / 2)));
     };
     const centred = async () => {
-      for (const side of ['a', 'b'] as const) await expect.poll(() => offCentre(side), { message: side, timeout: 10_000 }).toBeLessThan(3);
+      for (const side of ['a', 'b'] as const)
+        await expect.poll(() => offCentre(side), { message: side, timeout: 10_000 }).toBeLessThan(3);
       expect((await centre(page, 'b')).zoom).toBeCloseTo((await centre(page, 'a')).zoom, 5);
     };
     await page.setViewportSize({ width: 900, height: 900 });
@@ -101,10 +121,17 @@ test.describe('models side by side', () => {
     await page.screenshot({ path: info.outputPath('compare-900.png') });
   });
 
-  test('after a run, one click: float and quantized UltraFace, a folded BatchNormalization selects the Conv it went into', async ({ page }) => {
+  test('after a run, one click: float and quantized UltraFace, a folded BatchNormalization selects the Conv it went into', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await openWithModel(page, 'ultraface-rfb-320.onnx');
-    await calibrateAndQuantize(page, ['face.png', 'grace_hopper.jpg'].map((n) => imageFromFixture(`photos/${n}`)), 'ultraface', 'U8S8');
+    await calibrateAndQuantize(
+      page,
+      ['face.png', 'grace_hopper.jpg'].map((n) => imageFromFixture(`photos/${n}`)),
+      'ultraface',
+      'U8S8',
+    );
     await page.getByTestId('compare-quantized').click();
     const view = page.getByTestId('compare-view');
     await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
@@ -121,7 +148,10 @@ test.describe('models side by side', () => {
 
   test('two models dropped together on the empty page: the first opens, both side by side', async ({ page }) => {
     await page.goto('/');
-    await dropFiles(page.getByTestId('drop-zone'), [fileFromFixture('ultraface-rfb-320.onnx'), fileFromFixture('ultraface-rfb-320-nopost.onnx')]);
+    await dropFiles(page.getByTestId('drop-zone'), [
+      fileFromFixture('ultraface-rfb-320.onnx'),
+      fileFromFixture('ultraface-rfb-320-nopost.onnx'),
+    ]);
     await expect(page.getByTestId('summary-file-name')).toHaveText('ultraface-rfb-320.onnx');
     const view = page.getByTestId('compare-view');
     await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
@@ -133,7 +163,10 @@ test.describe('models side by side', () => {
 
   test('two unrelated models: a named "No common nodes" message, both panes drawn', async ({ page }) => {
     await openWithModel(page, 'mnist.onnx');
-    await dropFiles(page.getByTestId('compare-drop'), [fileFromFixture('mnist.onnx'), fileFromFixture('ultraface-rfb-320.onnx')]);
+    await dropFiles(page.getByTestId('compare-drop'), [
+      fileFromFixture('mnist.onnx'),
+      fileFromFixture('ultraface-rfb-320.onnx'),
+    ]);
     const view = page.getByTestId('compare-view');
     await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
     await expect(view).toHaveAttribute('data-related', 'false');

@@ -10,8 +10,14 @@ import { pathToFileURL } from 'node:url';
 import { calibrateAndQuantize, dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
 import type { Page } from '@playwright/test';
 
-const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
-const CORRUPT = { name: 'broken.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)) };
+const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) =>
+  imageFromFixture(`photos/${n}`),
+);
+const CORRUPT = {
+  name: 'broken.jpg',
+  mimeType: 'image/jpeg',
+  buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)),
+};
 
 async function quantizedUltraface(page: Page): Promise<void> {
   await openWithModel(page, 'ultraface-rfb-320.onnx');
@@ -19,11 +25,16 @@ async function quantizedUltraface(page: Page): Promise<void> {
 }
 
 test.describe('evaluate and report', () => {
-  test('ultraface: evaluate the quantized model, download the HTML report, and it shows the same numbers offline', async ({ page, browser }, info) => {
+  test('ultraface: evaluate the quantized model, download the HTML report, and it shows the same numbers offline', async ({
+    page,
+    browser,
+  }, info) => {
     test.setTimeout(180_000);
     await quantizedUltraface(page);
     // XINT8 per tensor: some of UltraFace's weights hold same-sign code pairs past 128 (the rule of cpuKernelSafety.ts).
-    await expect(page.getByTestId('report-saturation-risk')).toContainText(/For a CPU deployment: \d+ weights? could saturate x86 int8 kernels/);
+    await expect(page.getByTestId('report-saturation-risk')).toContainText(
+      /For a CPU deployment: \d+ weights? could saturate x86 int8 kernels/,
+    );
 
     await expect(page.getByTestId('eval-source-calibration')).toBeChecked();
     await page.getByTestId('evaluate-button').click();
@@ -32,7 +43,9 @@ test.describe('evaluate and report', () => {
     const cosine = (await page.getByTestId('eval-mean-cosine').textContent())!;
     expect(cosine).toMatch(/^0\.\d{6}$|^1\.000000$/);
     // Which runtime ran both models, and why there (issue 34).
-    await expect(page.getByTestId('eval-ran-on')).toContainText(/^Evaluation \(both models\) ran on WebAssembly, \d+ threads?: quantized models run on the CPU/);
+    await expect(page.getByTestId('eval-ran-on')).toContainText(
+      /^Evaluation \(both models\) ran on WebAssembly, \d+ threads?: quantized models run on the CPU/,
+    );
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.getByTestId('eval-ran-on').scrollIntoViewIfNeeded();
     await page.screenshot({ path: info.outputPath('eval-ran-on-1440.png') });
@@ -45,8 +58,12 @@ test.describe('evaluate and report', () => {
     expect(headlines[1]).toBe('Mean output cosine, own Q/DQ arithmetic');
     await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-graph-optimization', 'all');
     await expect(page.getByTestId('eval-judged-by')).toHaveAttribute('data-beside', 'basic');
-    await expect(page.getByTestId('eval-judged-by')).toContainText("Judged first by onnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'");
-    await expect(page.getByTestId('eval-judged-by')).toContainText("graph optimization 'basic': the model's own Q/DQ arithmetic");
+    await expect(page.getByTestId('eval-judged-by')).toContainText(
+      "Judged first by onnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'",
+    );
+    await expect(page.getByTestId('eval-judged-by')).toContainText(
+      "graph optimization 'basic': the model's own Q/DQ arithmetic",
+    );
     await expect(page.getByTestId('eval-default-outputs')).toBeVisible();
     for (const c of [cosine, atDefault]) {
       expect(Number(c)).toBeGreaterThan(0.99); // UltraFace quantizes well (docs/NOTES.md: 0.9999)
@@ -65,7 +82,10 @@ test.describe('evaluate and report', () => {
     await expect(task).toHaveAttribute('data-task', 'detect');
     await expect(task).toContainText('Agreement with the float model');
     await expect(task).toContainText(/boxes at score ≥ 0\.7: \d+ found/);
-    await expect(task.locator('.task-picture').first().locator('svg image').first()).toHaveAttribute('href', /^data:image\//);
+    await expect(task.locator('.task-picture').first().locator('svg image').first()).toHaveAttribute(
+      'href',
+      /^data:image\//,
+    );
     await task.locator('.task-picture').first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: info.outputPath('task-1440.png') });
     await page.setViewportSize({ width: 900, height: 900 });
@@ -74,7 +94,9 @@ test.describe('evaluate and report', () => {
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await page.screenshot({ path: info.outputPath('task-900.png') });
     await page.setViewportSize({ width: 1440, height: 900 });
-    const outputCosines = await page.locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]').allTextContents();
+    const outputCosines = await page
+      .locator('[data-testid="eval-outputs"] tr[data-metric="cosine"] [data-testid="metric-cosine-mean"]')
+      .allTextContents();
     expect(outputCosines).toHaveLength(2); // scores and boxes
     const worst = (await page.getByTestId('eval-worst-sqnr').textContent())!;
     expect(worst).toMatch(/^-?\d+\.\d{2} dB$/);
@@ -87,11 +109,17 @@ test.describe('evaluate and report', () => {
     await expect(legend).toContainText('SQNR (dB)');
     await expect(legend).toContainText(/[1-9]\d* nodes with a value/);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-eval-html').click(),
+    ]);
     expect(download.suggestedFilename()).toBe('ultraface-rfb-320.quant.report.html');
     const saved = info.outputPath('report.html');
     await download.saveAs(saved);
-    const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-json').click()]);
+    const [jsonDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-eval-json').click(),
+    ]);
     const json = JSON.parse(fs.readFileSync((await jsonDownload.path())!, 'utf8'));
     expect(json.schema).toBe('quant-studio/report@1');
     expect(json.graphOptimization).toBe('basic');
@@ -125,7 +153,9 @@ test.describe('evaluate and report', () => {
     const body = (await offline.locator('body').textContent())!;
     for (const c of outputCosines) expect(body).toContain(c);
     expect(body).toContain(json.floatModel.sha256);
-    expect(body).toContain("Judged first byonnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'");
+    expect(body).toContain(
+      "Judged first byonnxruntime-web (WASM) at its default options: onnxruntime at graph optimization 'all'",
+    );
     expect(body).toContain("And beside it byonnxruntime at graph optimization 'basic'");
     expect(body).toContain('ultraface-rfb-320.quant.onnx');
     await expect(cards).toContainText(`${jumpDrop} dB`); // the largest error jump, as the page called it out
@@ -136,7 +166,9 @@ test.describe('evaluate and report', () => {
     await context.close();
   });
 
-  test('suggest exclusions: each step measured and listed, accept adds the picks and the old quantized model is dropped', async ({ page }) => {
+  test('suggest exclusions: each step measured and listed, accept adds the picks and the old quantized model is dropped', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await quantizedUltraface(page);
     await page.getByTestId('suggest-target').fill('0.999999');
@@ -168,16 +200,25 @@ test.describe('evaluate and report', () => {
     await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
     await page.getByTestId('evaluate-button').click();
     await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-json').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-eval-json').click(),
+    ]);
     const json = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
     expect(json.suggest.steps).toHaveLength(3);
   });
 
-  test('a separate evaluation set: a corrupt image is named as it is added and not taken; cancel leaves the page usable', async ({ page }) => {
+  test('a separate evaluation set: a corrupt image is named as it is added and not taken; cancel leaves the page usable', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await quantizedUltraface(page);
 
-    await dropFiles(page.getByTestId('eval-drop'), [imageFromFixture('photos/flower.jpg'), CORRUPT, imageFromFixture('coco/000000000139.jpg')]);
+    await dropFiles(page.getByTestId('eval-drop'), [
+      imageFromFixture('photos/flower.jpg'),
+      CORRUPT,
+      imageFromFixture('coco/000000000139.jpg'),
+    ]);
     await expect(page.getByTestId('eval-source-own')).toBeChecked();
     await expect(page.getByTestId('eval-summary')).toHaveText('2 evaluation images');
     await expect(page.getByTestId('eval-rejected')).toContainText('broken.jpg');
@@ -198,7 +239,10 @@ test.describe('evaluate and report', () => {
 
     // Cancel a run on more images; the page stays usable and a new run completes.
     const coco = fs.readdirSync(`${import.meta.dirname}/../../shared/fixtures/images/coco`).sort();
-    await dropFiles(page.getByTestId('eval-drop'), coco.map((n) => imageFromFixture(`coco/${n}`)));
+    await dropFiles(
+      page.getByTestId('eval-drop'),
+      coco.map((n) => imageFromFixture(`coco/${n}`)),
+    );
     await page.getByTestId('evaluate-button').click();
     await expect(page.getByTestId('eval-progress')).toBeVisible();
     await page.getByTestId('eval-progress-cancel').click();

@@ -7,7 +7,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { expect, openWithModel, test } from './support.ts';
 
-const pythonParses = (source: string) => execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8' });
+const pythonParses = (source: string) =>
+  execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], {
+    input: source,
+    encoding: 'utf8',
+  });
 
 test.describe('export and import of the configuration', () => {
   test('config JSON and scripts carry the picks; importing the JSON restores them', async ({ page }, info) => {
@@ -40,7 +44,12 @@ test.describe('export and import of the configuration', () => {
     const configPath = info.outputPath('ultraface-rfb-320.qstudio.json');
     await download.saveAs(configPath);
     const json = JSON.parse(fs.readFileSync(configPath, 'utf8'));
-    expect(json).toMatchObject({ activationType: 'int8', nodesToExclude: ['Conv_3', 'Relu_5'], opTypesToExclude: ['Softmax'], subgraphsToExclude: [] });
+    expect(json).toMatchObject({
+      activationType: 'int8',
+      nodesToExclude: ['Conv_3', 'Relu_5'],
+      opTypesToExclude: ['Softmax'],
+      subgraphsToExclude: [],
+    });
     expect(json.studio.exclusions).toHaveLength(2);
 
     await panel.getByTestId('export-quark').click();
@@ -71,16 +80,25 @@ test.describe('export and import of the configuration', () => {
     await expect(entries.nth(0)).toHaveAttribute('data-node-count', '2');
 
     // A broken file: a named ConfigError, and the picks stay.
-    await panel.getByTestId('import-config-input').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"activationType": ') });
+    await panel
+      .getByTestId('import-config-input')
+      .setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"activationType": ') });
     await expect(panel.getByTestId('import-error')).toHaveAttribute('data-error-name', 'ConfigError');
     await expect(entries).toHaveCount(2);
   });
 
-  test('an imported pick that names no node of this model is flagged, and the scripts refuse it by name', async ({ page }) => {
+  test('an imported pick that names no node of this model is flagged, and the scripts refuse it by name', async ({
+    page,
+  }) => {
     await openWithModel(page, 'mnist.onnx');
     const panel = page.getByTestId('exclusion-panel');
-    const file = { nodesToExclude: ['Conv_3'], studio: { exclusions: [{ kind: 'nodes', name: 'from another model', nodes: ['Conv_3'] }] } };
-    await panel.getByTestId('import-config-input').setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
+    const file = {
+      nodesToExclude: ['Conv_3'],
+      studio: { exclusions: [{ kind: 'nodes', name: 'from another model', nodes: ['Conv_3'] }] },
+    };
+    await panel
+      .getByTestId('import-config-input')
+      .setInputFiles({ name: 'other.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(file)) });
     const entry = panel.getByTestId('exclusion-entry');
     await expect(entry).toHaveCount(1);
     await expect(entry.getByTestId('exclusion-entry-count')).toHaveText('names no node');

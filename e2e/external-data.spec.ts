@@ -5,8 +5,17 @@ import { dropFiles, expect, expectSummaryOf, openStudio, test, type PayloadFile 
 
 /** split.onnx and its weights.bin, built by e2e/builders/externalDataModel.ts into this test's output folder. */
 function externalDataModel(outDir: string): { model: PayloadFile; data: PayloadFile } {
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'builders/externalDataModel.ts'), outDir]);
-  const read = (name: string): PayloadFile => ({ name, mimeType: 'application/octet-stream', buffer: fs.readFileSync(path.join(outDir, name)) });
+  execFileSync(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(import.meta.dirname, 'builders/externalDataModel.ts'),
+    outDir,
+  ]);
+  const read = (name: string): PayloadFile => ({
+    name,
+    mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(path.join(outDir, name)),
+  });
   return { model: read('split.onnx'), data: read('weights.bin') };
 }
 

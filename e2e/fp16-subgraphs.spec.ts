@@ -9,19 +9,44 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { calibrateAndQuantize, clickGraphNode, dropFiles, expect, expectSummaryOf, imageFromFixture, openStudio, test } from './support.ts';
+import {
+  calibrateAndQuantize,
+  clickGraphNode,
+  dropFiles,
+  expect,
+  expectSummaryOf,
+  imageFromFixture,
+  openStudio,
+  test,
+} from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
-const pythonParses = (source: string) => execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8' });
+const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) =>
+  imageFromFixture(`photos/${n}`),
+);
+const pythonParses = (source: string) =>
+  execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], {
+    input: source,
+    encoding: 'utf8',
+  });
 
-test('float16 UltraFace: FP16 options, a subgraph picked to FP32, quantized; runs in onnxruntime-web and -node; config and script carry both steps', async ({ page }, info) => {
+test('float16 UltraFace: FP16 options, a subgraph picked to FP32, quantized; runs in onnxruntime-web and -node; config and script carry both steps', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   const modelPath = info.outputPath('ultraface-fp16.onnx');
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/float16Model.ts'), 'ultraface-rfb-320.onnx', modelPath], { cwd: ROOT, encoding: 'utf8' });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'e2e/builders/float16Model.ts'), 'ultraface-rfb-320.onnx', modelPath],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
 
   await openStudio(page);
-  await dropFiles(page.getByTestId('drop-zone'), { name: 'ultraface-fp16.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(modelPath) });
+  await dropFiles(page.getByTestId('drop-zone'), {
+    name: 'ultraface-fp16.onnx',
+    mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(modelPath),
+  });
   await expectSummaryOf(page, 'ultraface-fp16.onnx');
 
   // The FP16 options: QuantizeFP16 on by default, UseFP32Scale switched on by keyboard.
@@ -63,13 +88,20 @@ test('float16 UltraFace: FP16 options, a subgraph picked to FP32, quantized; run
   expect(Number(await page.getByTestId('eval-mean-cosine').textContent())).toBeGreaterThan(0.95);
 
   // onnxruntime-node: the written model keeps the float16 interface, converts the picked stem to float32.
-  const check = execFileSync(process.execPath, ['-e', `
+  const check = execFileSync(
+    process.execPath,
+    [
+      '-e',
+      `
     const ort = require('onnxruntime-node');
     ort.InferenceSession.create(${JSON.stringify(quantPath)}).then(async (s) => {
       const x = new ort.Tensor('float16', new Uint16Array(3 * 240 * 320).fill(0x2e66), [1, 3, 240, 320]);
       const out = await s.run({ [s.inputNames[0]]: x });
       console.log(JSON.stringify(Object.values(out).map((t) => t.type)));
-    });`], { cwd: ROOT, encoding: 'utf8' });
+    });`,
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   expect(JSON.parse(check.trim())).toEqual(['float16', 'float16']);
 
   // The config carries the FP16→FP32 list and the FP16 options; the Quark script reproduces both steps.

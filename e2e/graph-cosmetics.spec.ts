@@ -15,14 +15,19 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const WIDTHS = [1440, 900];
 
 /** The graph pane's top edge in the document (not the viewport: the page may scroll). */
-const paneTop = (page: Page) => page.getByTestId('graph-canvas').evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+const paneTop = (page: Page) =>
+  page.getByTestId('graph-canvas').evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
 
-const overlap = (a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }) =>
-  a.x1 < b.x2 - 0.5 && a.x2 > b.x1 + 0.5 && a.y1 < b.y2 - 0.5 && a.y2 > b.y1 + 0.5;
+const overlap = (
+  a: { x1: number; y1: number; x2: number; y2: number },
+  b: { x1: number; y1: number; x2: number; y2: number },
+) => a.x1 < b.x2 - 0.5 && a.x2 > b.x1 + 0.5 && a.y1 < b.y2 - 0.5 && a.y2 > b.y1 + 0.5;
 
 for (const width of WIDTHS) {
   test.describe(`graph cosmetics at ${width} px`, () => {
-    test('picks, errors and added entries do not move the graph; the op-type list starts on a placeholder; the search results do not cover the picking tools', async ({ page }) => {
+    test('picks, errors and added entries do not move the graph; the op-type list starts on a placeholder; the search results do not cover the picking tools', async ({
+      page,
+    }) => {
       test.setTimeout(120_000);
       await openGraph(page, fileFromFixture('ultraface-rfb-320.onnx'), width);
       const top = await paneTop(page);
@@ -38,7 +43,8 @@ for (const width of WIDTHS) {
       await expect(page.getByTestId('pick-preview')).toBeVisible();
       expect(await paneTop(page), 'a subgraph previewed').toBeCloseTo(top, 0);
       const tail = await page.evaluate(() => window.__qsGraph!.idsWith('preview'));
-      for (const id of tail.filter((t) => t !== 'Slice_217' && t !== 'Concat_241').slice(0, 6)) await clickGraphNode(page, id, 'Control');
+      for (const id of tail.filter((t) => t !== 'Slice_217' && t !== 'Concat_241').slice(0, 6))
+        await clickGraphNode(page, id, 'Control');
       await expect(page.locator('.pick-chip')).toHaveCount(8);
       expect(await paneTop(page), 'eight picks').toBeCloseTo(top, 0);
       await page.getByTestId('add-subgraph').click();
@@ -58,11 +64,17 @@ for (const width of WIDTHS) {
       await expect(results).toBeVisible();
       const list = (await results.boundingBox({ timeout: 5_000 }))!;
       const tools = (await page.getByTestId('pick-toolbar').boundingBox())!;
-      const covers = list.x < tools.x + tools.width && list.x + list.width > tools.x && list.y < tools.y + tools.height && list.y + list.height > tools.y;
+      const covers =
+        list.x < tools.x + tools.width &&
+        list.x + list.width > tools.x &&
+        list.y < tools.y + tools.height &&
+        list.y + list.height > tools.y;
       expect(covers, 'the results list covers the pick toolbar').toBe(false);
     });
 
-    test('YOLOX-nano: edge shape labels never overlap, where its input fans out and where its head converges', async ({ page }) => {
+    test('YOLOX-nano: edge shape labels never overlap, where its input fans out and where its head converges', async ({
+      page,
+    }) => {
       await openGraph(page, fileFromFixture('yolox-nano.onnx'), width);
       for (const at of ['Slice_4', 'Concat_40', 'Concat_397', 'Concat_422']) {
         await page.getByTestId('graph-search').fill(at);
@@ -71,16 +83,30 @@ for (const width of WIDTHS) {
         await expect.poll(() => page.evaluate(() => window.__qsGraph!.edgeLabelBoxes().length)).toBeGreaterThan(4);
         const labels = await page.evaluate(() => window.__qsGraph!.edgeLabelBoxes());
         for (let i = 0; i < labels.length; i++) {
-          for (let j = i + 1; j < labels.length; j++) expect(overlap(labels[i], labels[j]), `near ${at}: "${labels[i].text}" and "${labels[j].text}" overlap`).toBe(false);
+          for (let j = i + 1; j < labels.length; j++)
+            expect(
+              overlap(labels[i], labels[j]),
+              `near ${at}: "${labels[i].text}" and "${labels[j].text}" overlap`,
+            ).toBe(false);
         }
       }
     });
 
-    test('a quantized YOLOX-nano: the inspector shows "DequantizeLinear" and the node id whole, each on one line', async ({ page }, info) => {
+    test('a quantized YOLOX-nano: the inspector shows "DequantizeLinear" and the node id whole, each on one line', async ({
+      page,
+    }, info) => {
       test.setTimeout(120_000);
       const file = info.outputPath('yolox-u8s8.onnx');
-      execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/quantizedModel.ts'), 'yolox-nano.onnx', file], { cwd: ROOT });
-      await openGraph(page, { name: 'yolox-u8s8.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) }, width);
+      execFileSync(
+        process.execPath,
+        ['--import', 'tsx', path.join(ROOT, 'e2e/builders/quantizedModel.ts'), 'yolox-nano.onnx', file],
+        { cwd: ROOT },
+      );
+      await openGraph(
+        page,
+        { name: 'yolox-u8s8.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) },
+        width,
+      );
       await page.getByLabel('Q/DQ as nodes').check();
       await page.getByTestId('graph-search').fill('DequantizeLinear');
       await page.getByTestId('graph-search').press('Enter');
@@ -88,10 +114,16 @@ for (const width of WIDTHS) {
       const op = inspector.locator('.inspector__op');
       await expect(op).toHaveText('DequantizeLinear');
       const id = inspector.getByTestId('inspector-id');
-      for (const [what, part] of [['op type', op], ['id', id]] as const) {
+      for (const [what, part] of [
+        ['op type', op],
+        ['id', id],
+      ] as const) {
         const { height, line } = await part.evaluate((el) => {
           const style = getComputedStyle(el);
-          return { height: el.getBoundingClientRect().height, line: parseFloat(style.lineHeight) || 1.3 * parseFloat(style.fontSize) };
+          return {
+            height: el.getBoundingClientRect().height,
+            line: parseFloat(style.lineHeight) || 1.3 * parseFloat(style.fontSize),
+          };
         });
         expect(height, `the ${what} (${await part.textContent()}) wraps`).toBeLessThan(1.6 * line + 4);
       }

@@ -31,7 +31,10 @@ async function placeInPane(page: Page, id: string): Promise<{ inside: boolean; y
   return page.evaluate((node) => {
     const at = window.__qsGraph!.position(node)!;
     const r = document.querySelector('[data-testid="graph-canvas"]')!.getBoundingClientRect();
-    return { inside: at.x >= r.left && at.x <= r.right && at.y >= r.top && at.y <= r.bottom, y: (at.y - r.top) / r.height };
+    return {
+      inside: at.x >= r.left && at.x <= r.right && at.y >= r.top && at.y <= r.bottom,
+      y: (at.y - r.top) / r.height,
+    };
   }, id);
 }
 
@@ -47,7 +50,9 @@ test.describe('the graph opens readable, zooms in few steps and is used from the
     expect(await drawnShare(page)).toBeGreaterThan(0.08);
   });
 
-  test('a 5,000-node graph: opens readable; Fit shows it whole; three "Zoom in" clicks reach 100 %; the 100 % button and keys', async ({ page }, info) => {
+  test('a 5,000-node graph: opens readable; Fit shows it whole; three "Zoom in" clicks reach 100 %; the 100 % button and keys', async ({
+    page,
+  }, info) => {
     test.setTimeout(180_000);
     await openGraph(page, syntheticGraphFile(info.outputPath('synthetic-5000.onnx'), 5000));
     expect(await zoom(page)).toBeCloseTo(1, 3);
@@ -87,7 +92,9 @@ test.describe('the graph opens readable, zooms in few steps and is used from the
     expect(await zoom(page)).toBeCloseTo(1, 3);
   });
 
-  test('MNIST: Tab focuses the canvas with a visible ring; arrows walk the edges; Enter and Space pick', async ({ page }) => {
+  test('MNIST: Tab focuses the canvas with a visible ring; arrows walk the edges; Enter and Space pick', async ({
+    page,
+  }) => {
     await openGraph(page, fileFromFixture('mnist.onnx'));
     const canvas = page.getByTestId('graph-canvas');
     const inspected = page.getByTestId('node-inspector');
@@ -97,7 +104,8 @@ test.describe('the graph opens readable, zooms in few steps and is used from the
 
     // Tab from the zoom controls, as a keyboard user gets there (past the toolbar's other controls).
     await page.getByTestId('graph-actual-size').focus();
-    for (let i = 0; i < 12 && !(await canvas.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 12 && !(await canvas.evaluate((el) => el === document.activeElement)); i++)
+      await page.keyboard.press('Tab');
     await expect(canvas).toBeFocused();
     const ring = await canvas.evaluate((el) => getComputedStyle(el));
     expect(ring.outlineStyle).toBe('solid');

@@ -19,10 +19,13 @@ function tailFloatNodes(model: string | null): { golden: string[]; float: string
   return JSON.parse(out.trim().split('\n').pop()!);
 }
 
-const highlighted = (page: Page, state: 'preview' | 'excluded' | 'start' | 'end' | 'hovered') => page.evaluate((s) => window.__qsGraph!.idsWith(s).sort(), state);
+const highlighted = (page: Page, state: 'preview' | 'excluded' | 'start' | 'end' | 'hovered') =>
+  page.evaluate((s) => window.__qsGraph!.idsWith(s).sort(), state);
 
 test.describe('graph picking', () => {
-  test('UltraFace: pick the post-processing tail on the graph, add it, quantize; exactly the golden nodes stay float', async ({ page }, info) => {
+  test('UltraFace: pick the post-processing tail on the graph, add it, quantize; exactly the golden nodes stay float', async ({
+    page,
+  }, info) => {
     test.setTimeout(180_000);
 
     await openWithModel(page, 'ultraface-rfb-320.onnx');
@@ -57,7 +60,12 @@ test.describe('graph picking', () => {
     await expect.poll(() => highlighted(page, 'excluded')).toEqual(golden);
 
     // Calibrate on a few photos with UltraFace's preprocessing, quantize, download.
-    await calibrateAndQuantize(page, ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)), 'ultraface', 'U8S8');
+    await calibrateAndQuantize(
+      page,
+      ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)),
+      'ultraface',
+      'U8S8',
+    );
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
     const saved = info.outputPath('ultraface-rfb-320.quant.onnx');
     await download.saveAs(saved);
@@ -68,7 +76,9 @@ test.describe('graph picking', () => {
     expect(float).toEqual(golden);
   });
 
-  test('picks that do not connect are explained and cannot be added; Esc clears; nodes and op types are shaded, hovered and removed', async ({ page }) => {
+  test('picks that do not connect are explained and cannot be added; Esc clears; nodes and op types are shaded, hovered and removed', async ({
+    page,
+  }) => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
     await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
     // Concat_241 (the end of the box tail) cannot reach Slice_217 (upstream of it).

@@ -16,10 +16,12 @@ import { expect, fileFromFixture, test } from './support.ts';
  * anti-aliasing of a label cytoscape drew from a cache at another zoom does not.
  */
 function changedShare(a: Buffer, b: Buffer): number {
-  const pa = PNG.sync.read(a), pb = PNG.sync.read(b);
+  const pa = PNG.sync.read(a),
+    pb = PNG.sync.read(b);
   expect([pb.width, pb.height]).toEqual([pa.width, pa.height]);
   const B = 4;
-  const bw = Math.floor(pa.width / B), bh = Math.floor(pa.height / B);
+  const bw = Math.floor(pa.width / B),
+    bh = Math.floor(pa.height / B);
   let changed = 0;
   for (let by = 0; by < bh; by++) {
     for (let bx = 0; bx < bw; bx++) {
@@ -42,7 +44,8 @@ function changedShare(a: Buffer, b: Buffer): number {
  * fractional pan differently before and after a resize) matches.
  */
 function unmatchedShare(a: Buffer, b: Buffer): number {
-  const pa = PNG.sync.read(a), pb = PNG.sync.read(b);
+  const pa = PNG.sync.read(a),
+    pb = PNG.sync.read(b);
   expect([pb.width, pb.height]).toEqual([pa.width, pa.height]);
   const { width, height } = pa;
   let unmatched = 0;
@@ -52,10 +55,14 @@ function unmatchedShare(a: Buffer, b: Buffer): number {
       let matched = false;
       for (let dy = -1; dy <= 1 && !matched; dy++) {
         for (let dx = -1; dx <= 1 && !matched; dx++) {
-          const xx = x + dx, yy = y + dy;
+          const xx = x + dx,
+            yy = y + dy;
           if (xx < 0 || yy < 0 || xx >= width || yy >= height) continue;
           const j = (yy * width + xx) * 4;
-          matched = Math.abs(pa.data[i] - pb.data[j]) <= 40 && Math.abs(pa.data[i + 1] - pb.data[j + 1]) <= 40 && Math.abs(pa.data[i + 2] - pb.data[j + 2]) <= 40;
+          matched =
+            Math.abs(pa.data[i] - pb.data[j]) <= 40 &&
+            Math.abs(pa.data[i + 1] - pb.data[j + 1]) <= 40 &&
+            Math.abs(pa.data[i + 2] - pb.data[j + 2]) <= 40;
         }
       }
       if (!matched) unmatched++;
@@ -80,9 +87,10 @@ async function paneAtRest(page: Page): Promise<Buffer> {
 
 /** The pane as a fresh draw of the current viewport shows it: the pane made a pixel taller and back (a resize redraws everything). */
 async function freshPane(page: Page): Promise<Buffer> {
-  const resize = (grow: number) => page.getByTestId('graph-canvas').evaluate((el: HTMLElement, by) => {
-    el.style.height = by ? `${el.getBoundingClientRect().height + by}px` : '';
-  }, grow);
+  const resize = (grow: number) =>
+    page.getByTestId('graph-canvas').evaluate((el: HTMLElement, by) => {
+      el.style.height = by ? `${el.getBoundingClientRect().height + by}px` : '';
+    }, grow);
   await resize(1);
   await nextPaint(page); // the resize observed (the renderer is busy from here)
   await paintedAtRest(page);
@@ -149,7 +157,9 @@ test.describe('the graph redraws on every zoom, pan, search jump and resize', ()
     await expectCurrent(page, 'after six "Zoom in" clicks');
   });
 
-  test('YOLOX-nano: after a "/" search jump the pane shows the view jumped to, no ghost of the earlier picture', async ({ page }) => {
+  test('YOLOX-nano: after a "/" search jump the pane shows the view jumped to, no ghost of the earlier picture', async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     await openGraph(page, fileFromFixture('yolox-nano.onnx'));
     await page.locator('body').press('/');

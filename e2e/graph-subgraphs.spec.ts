@@ -14,7 +14,9 @@ import { expect, test } from './support.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 function controlFlowFile(file: string) {
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/controlFlowModel.ts'), file], { cwd: ROOT });
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/controlFlowModel.ts'), file], {
+    cwd: ROOT,
+  });
   return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
 }
 
@@ -34,7 +36,9 @@ const drawn = async (page: Page) => {
 };
 
 for (const width of [1440, 900]) {
-  test(`If and Loop bodies open from the inspector, nested If too, and the path leads back (${width} px)`, async ({ page }, info) => {
+  test(`If and Loop bodies open from the inspector, nested If too, and the path leads back (${width} px)`, async ({
+    page,
+  }, info) => {
     await openGraph(page, controlFlowFile(info.outputPath('control-flow.onnx')), width);
     expect(await page.evaluate(() => window.__qsGraph!.position('if') !== null)).toBe(true);
     await select(page, 'if');
@@ -65,7 +69,8 @@ for (const width of [1440, 900]) {
     await select(page, 'loop');
     await page.getByTestId('open-subgraph-body').click();
     await drawn(page);
-    for (const id of ['body_matmul', 'body_add', 'body_tanh']) expect(await page.evaluate((n) => window.__qsGraph!.position(n) !== null, id), id).toBe(true);
+    for (const id of ['body_matmul', 'body_add', 'body_tanh'])
+      expect(await page.evaluate((n) => window.__qsGraph!.position(n) !== null, id), id).toBe(true);
     await select(page, 'body_matmul');
     await paintedAtRest(page);
     await page.screenshot({ path: info.outputPath(`loop-body-${width}.png`) });

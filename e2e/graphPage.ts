@@ -13,7 +13,9 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 /** Two animation frames: what was drawn in the frame under way has been painted by now. */
 export function nextPaint(page: Page): Promise<void> {
-  return page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
+  return page.evaluate(
+    () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+  );
 }
 
 /** The view at rest and its last frame painted (cytoscape draws on animation frames): a screenshot now shows the rest. */
@@ -37,6 +39,10 @@ export async function openGraph(page: Page, file: PayloadFile, width = 1440): Pr
 
 /** The synthetic graph of `nodes` nodes, written at `file` (a test's output path). */
 export function syntheticGraphFile(file: string, nodes: number): PayloadFile {
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/cases/writeSyntheticGraph.ts'), file, String(nodes)], { cwd: ROOT });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'bench/cases/writeSyntheticGraph.ts'), file, String(nodes)],
+    { cwd: ROOT },
+  );
   return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
 }

@@ -10,7 +10,10 @@ import { dropFiles, expect, imageFromFixture, openWithModel, test } from './supp
 async function calibrate(page: Page, model: string, photos: string[], preset: string): Promise<void> {
   await openWithModel(page, model);
   await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
-  await dropFiles(page.getByTestId('calibration-drop'), photos.map((n) => imageFromFixture(`photos/${n}`)));
+  await dropFiles(
+    page.getByTestId('calibration-drop'),
+    photos.map((n) => imageFromFixture(`photos/${n}`)),
+  );
   await expect(page.getByTestId('calibration-summary')).toHaveText(`${photos.length} images`);
   await page.getByTestId('preprocess-preset').selectOption(preset);
   await page.getByTestId('calibrate-button').click();
@@ -33,7 +36,9 @@ async function showHistogram(page: Page, id: string): Promise<number> {
 }
 
 test.describe('inspector histogram', () => {
-  test('UltraFace: a calibrated output shows its histogram with the calibrated range marked, kept when selected again', async ({ page }) => {
+  test('UltraFace: a calibrated output shows its histogram with the calibrated range marked, kept when selected again', async ({
+    page,
+  }) => {
     test.setTimeout(180_000);
     await calibrate(page, 'ultraface-rfb-320.onnx', ['face.png', 'grace_hopper.jpg'], 'ultraface');
     await showHistogram(page, 'Relu_2');

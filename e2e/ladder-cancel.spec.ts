@@ -10,7 +10,9 @@ import { dropFiles, expect, imageFromFixture, openWithModel, test } from './supp
 
 const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
 
-test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usable and its report', async ({ page }) => {
+test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usable and its report', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await openWithModel(page, 'mnist.onnx');
@@ -38,7 +40,11 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await expect(card.getByTestId('recover-progress-rung')).toContainText('Rung 3 of at most', { timeout: 30_000 });
   await expect(card.getByTestId('recover-progress-why')).toContainText('fine-tuning');
   await expect(card.getByTestId('recover-progress-times')).toContainText(/this rung about .* left \(estimated/);
-  await expect.poll(async () => Number(await card.getByTestId('recover-progress-bar').getAttribute('aria-valuenow')), { timeout: 30_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await card.getByTestId('recover-progress-bar').getAttribute('aria-valuenow')), {
+      timeout: 30_000,
+    })
+    .toBeGreaterThan(0);
   await page.screenshot({ path: test.info().outputPath('ladder-progress.png') });
   await page.setViewportSize({ width: 900, height: 900 });
   await progress.screenshot({ path: test.info().outputPath('ladder-progress-900.png') });
@@ -58,7 +64,9 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await expect(card.getByTestId('recover-error')).toHaveCount(0);
   const [model] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
   const session = await ort.InferenceSession.create(fs.readFileSync((await model.path())!));
-  const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+  const out = await session.run({
+    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
+  });
   expect(Object.values(out)[0].dims).toEqual([1, 10]);
   await session.release();
 

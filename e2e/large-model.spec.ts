@@ -15,13 +15,31 @@ import { PAGE_MODEL_LIMIT_BYTES } from '../src/core/runtime/wasmHeap.ts';
 import { dropFiles, expect, expectSummaryOf, imageFromFixture, openStudio, test } from './support.ts';
 
 /** An MLP of at least `bytes` of weights in `dir`, made by e2e/builders/largeModel.ts. */
-function writeLargeModel(dir: string, bytes: number, { name, width }: { name: string; width: number }): LargeModelFiles {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'builders/largeModel.ts'), dir, String(bytes), name, String(width)], { encoding: 'utf8' });
+function writeLargeModel(
+  dir: string,
+  bytes: number,
+  { name, width }: { name: string; width: number },
+): LargeModelFiles {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      path.join(import.meta.dirname, 'builders/largeModel.ts'),
+      dir,
+      String(bytes),
+      name,
+      String(width),
+    ],
+    { encoding: 'utf8' },
+  );
   return JSON.parse(out) as LargeModelFiles;
 }
 
 test.describe('models with external data, large ones', () => {
-  test('a model whose session cannot fit the page\'s WebAssembly memory is refused by name before it is read', async ({ page }, info) => {
+  test("a model whose session cannot fit the page's WebAssembly memory is refused by name before it is read", async ({
+    page,
+  }, info) => {
     const dir = info.outputPath('huge');
     fs.mkdirSync(dir, { recursive: true });
     const { onnx, data } = writeLargeModel(dir, 1e6, { name: 'huge', width: 256 });
@@ -33,7 +51,9 @@ test.describe('models with external data, large ones', () => {
     await expect(error).toContainText('npx qstudio quantize');
   });
 
-  test('the .onnx with its data file (the user\'s Files, read by each worker) opens, calibrates, quantizes and evaluates; the result downloads as .onnx + .onnx.data that onnxruntime-node runs', async ({ page }, info) => {
+  test("the .onnx with its data file (the user's Files, read by each worker) opens, calibrates, quantizes and evaluates; the result downloads as .onnx + .onnx.data that onnxruntime-node runs", async ({
+    page,
+  }, info) => {
     test.setTimeout(240_000);
     const dir = info.outputPath('model');
     fs.mkdirSync(dir, { recursive: true });
@@ -42,7 +62,10 @@ test.describe('models with external data, large ones', () => {
     await page.getByTestId('file-input').setInputFiles([files.onnx, files.data]);
     const summary = await expectSummaryOf(page, 'wide.onnx');
     await expect(summary.getByTestId('summary-node-count')).toHaveText(String(1 + 3 * (files.layers + 1) + 2));
-    await dropFiles(page.getByTestId('calibration-drop'), [imageFromFixture('photos/grace_hopper.jpg'), imageFromFixture('photos/flower.jpg')]);
+    await dropFiles(page.getByTestId('calibration-drop'), [
+      imageFromFixture('photos/grace_hopper.jpg'),
+      imageFromFixture('photos/flower.jpg'),
+    ]);
     await page.getByTestId('preprocess-preset').selectOption('unit');
     await page.getByTestId('calibrate-button').click();
     await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 120_000 });
@@ -60,9 +83,13 @@ test.describe('models with external data, large ones', () => {
     expect(fs.statSync(path.join(out, 'wide.quant.onnx')).size).toBeLessThan(1 << 20);
     expect(fs.statSync(path.join(out, 'wide.quant.onnx.data')).size).toBeGreaterThan(files.dataBytes / 4 - (1 << 20));
 
-    const session = await ort.InferenceSession.create(path.join(out, 'wide.quant.onnx'), { graphOptimizationLevel: 'basic' });
+    const session = await ort.InferenceSession.create(path.join(out, 'wide.quant.onnx'), {
+      graphOptimizationLevel: 'basic',
+    });
     try {
-      const result = await session.run({ image: new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.5), [1, 3, 32, 32]) });
+      const result = await session.run({
+        image: new ort.Tensor('float32', new Float32Array(3 * 32 * 32).fill(0.5), [1, 3, 32, 32]),
+      });
       expect(result.logits.dims).toEqual([1, 16]);
       expect((result.logits.data as Float32Array).every(Number.isFinite)).toBe(true);
     } finally {

@@ -19,8 +19,16 @@ const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imag
 
 /** Element type of every initializer of a model file, read by Debian's python3-onnx. */
 function initializerTypes(file: string): Map<string, number> {
-  const script = 'import json,sys,onnx; m=onnx.load(sys.argv[1]); print(json.dumps({t.name: t.data_type for t in m.graph.initializer}))';
-  return new Map(Object.entries(JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, file], { encoding: 'utf8' })) as Record<string, number>));
+  const script =
+    'import json,sys,onnx; m=onnx.load(sys.argv[1]); print(json.dumps({t.name: t.data_type for t in m.graph.initializer}))';
+  return new Map(
+    Object.entries(
+      JSON.parse(execFileSync('/usr/bin/python3', ['-c', script, file], { encoding: 'utf8' })) as Record<
+        string,
+        number
+      >,
+    ),
+  );
 }
 
 async function download(page: Page, testId: string): Promise<{ name: string; bytes: Buffer }> {
@@ -28,7 +36,9 @@ async function download(page: Page, testId: string): Promise<{ name: string; byt
   return { name: d.suggestedFilename(), bytes: fs.readFileSync((await d.path())!) };
 }
 
-test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer table, report, model, config and snippets agree', async ({ page }, info) => {
+test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer table, report, model, config and snippets agree', async ({
+  page,
+}, info) => {
   test.setTimeout(180_000);
   await openWithModel(page, 'mnist.onnx');
   await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
@@ -82,11 +92,15 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   await page.getByTestId('evaluate-button').click();
   await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
   await page.getByTestId('colour-by-precision').check(); // the evaluation's heat map took the colours back
-  const cells = await page.getByTestId('eval-layer-row').evaluateAll((rows) => rows.map((r) => ({
-    node: r.querySelector('.tensor-table__name button')?.textContent ?? null,
-    precision: r.querySelector('[data-testid="eval-layer-precision"]')?.getAttribute('data-precision') ?? null,
-  })));
-  const classified = cells.filter((c): c is { node: string; precision: PrecisionClass } => c.node !== null && c.precision !== null);
+  const cells = await page.getByTestId('eval-layer-row').evaluateAll((rows) =>
+    rows.map((r) => ({
+      node: r.querySelector('.tensor-table__name button')?.textContent ?? null,
+      precision: r.querySelector('[data-testid="eval-layer-precision"]')?.getAttribute('data-precision') ?? null,
+    })),
+  );
+  const classified = cells.filter(
+    (c): c is { node: string; precision: PrecisionClass } => c.node !== null && c.precision !== null,
+  );
   expect(classified.some((c) => c.precision === 'act16')).toBe(true);
   for (const c of classified) {
     expect(await page.evaluate((id) => window.__qsGraph!.fillOf(id), c.node)).toBe(PRECISION_COLOURS[c.precision]);
@@ -116,7 +130,10 @@ test('mnist: the mixed-precision search puts tensors at 16 bits; graph, layer ta
   // The exported config carries them as TensorQuantOverrides (and any node the search kept float).
   const panel = page.getByTestId('exclusion-panel');
   const configPath = info.outputPath('mnist.qstudio.json');
-  const [configDownload] = await Promise.all([page.waitForEvent('download'), panel.getByTestId('export-config').click()]);
+  const [configDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    panel.getByTestId('export-config').click(),
+  ]);
   await configDownload.saveAs(configPath);
   const json = JSON.parse(fs.readFileSync(configPath, 'utf8'));
   expect(json.enableNpuTransformer).toBe(true);

@@ -7,9 +7,13 @@
 import fs from 'node:fs';
 import { calibrateAndQuantize, expect, imageFromFixture, openWithModel, test } from './support.ts';
 
-const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`));
+const CALIBRATION = ['face.png', 'grace_hopper.jpg', 'astronaut.png', 'chelsea.png'].map((n) =>
+  imageFromFixture(`photos/${n}`),
+);
 
-test('ultraface with float parts: evaluation shows the figure as written and as the NPU runs it, and the report carries both', async ({ page }, info) => {
+test('ultraface with float parts: evaluation shows the figure as written and as the NPU runs it, and the report carries both', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   await openWithModel(page, 'ultraface-rfb-320.onnx');
   // Keep the box decoding's Exp float: a float part the NPU runs in BF16.
@@ -57,5 +61,7 @@ test('ultraface with float parts: evaluation shows the figure as written and as 
   await page.getByTestId('suggest-steps').fill('1');
   await page.getByTestId('suggest-target').fill('0.9999999');
   await page.getByTestId('suggest-button').click();
-  await expect(page.getByTestId('suggest-outcome')).toContainText('as the NPU runs it (float parts in BF16)', { timeout: 150_000 });
+  await expect(page.getByTestId('suggest-outcome')).toContainText('as the NPU runs it (float parts in BF16)', {
+    timeout: 150_000,
+  });
 });

@@ -12,13 +12,21 @@ function npy(name: string, dims: number[]): PayloadFile {
   while ((10 + header.length + 1) % 64 !== 0) header += ' ';
   header += '\n';
   const data = new Float32Array(count).map((_, i) => (i % 97) / 96);
-  const buffer = Buffer.concat([Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]), Buffer.from(header), Buffer.from(data.buffer)]);
+  const buffer = Buffer.concat([
+    Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]),
+    Buffer.from(header),
+    Buffer.from(data.buffer),
+  ]);
   return { name, mimeType: 'application/octet-stream', buffer };
 }
 
 test('mnist calibrates on .npy tensors, and a tensor of the wrong shape is named and left out', async ({ page }) => {
   await openWithModel(page, 'mnist.onnx');
-  await dropFiles(page.getByTestId('calibration-drop'), [npy('digit0.npy', [1, 1, 28, 28]), npy('digit1.npy', [1, 1, 28, 28]), npy('wrong.npy', [1, 28, 28])]);
+  await dropFiles(page.getByTestId('calibration-drop'), [
+    npy('digit0.npy', [1, 1, 28, 28]),
+    npy('digit1.npy', [1, 1, 28, 28]),
+    npy('wrong.npy', [1, 28, 28]),
+  ]);
   await expect(page.getByTestId('calibration-summary')).toHaveText('2 .npy samples');
   const rejected = page.getByTestId('calibration-rejected');
   await expect(rejected).toContainText('wrong.npy');

@@ -44,12 +44,17 @@ test.describe('opening a model', () => {
   test('the Choose file button opens the file dialog, from the keyboard too', async ({ page }) => {
     await openStudio(page);
     const chooser = page.waitForEvent('filechooser');
-    await page.getByTestId('drop-zone').getByRole('button', { name: /drop an onnx model here/i }).focus();
+    await page
+      .getByTestId('drop-zone')
+      .getByRole('button', { name: /drop an onnx model here/i })
+      .focus();
     await page.keyboard.press('Enter');
     const dialog = await chooser;
     expect(dialog.isMultiple()).toBe(true);
     await dialog.setFiles(model('ultraface-rfb-320.onnx'));
-    await expect((await expectSummaryOf(page, 'ultraface-rfb-320.onnx')).getByTestId('summary-node-count')).toHaveText('242');
+    await expect((await expectSummaryOf(page, 'ultraface-rfb-320.onnx')).getByTestId('summary-node-count')).toHaveText(
+      '242',
+    );
   });
 
   test('a second drop replaces the open model', async ({ page }) => {
@@ -66,6 +71,8 @@ test.describe('opening a model', () => {
     await openStudio(page);
     await dropFiles(page.getByTestId('drop-zone'), fileFromFixture('yunet-n-dynamic.onnx'));
     const summary = await expectSummaryOf(page, 'yunet-n-dynamic.onnx');
-    await expect(summary.getByTestId('summary-input').getByTestId('tensor-shape')).toHaveText('batch × 3 × height × width');
+    await expect(summary.getByTestId('summary-input').getByTestId('tensor-shape')).toHaveText(
+      'batch × 3 × height × width',
+    );
   });
 });

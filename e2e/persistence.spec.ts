@@ -10,27 +10,30 @@ import { dropFiles, expect, imageFromFixture, openWithModel, test } from './supp
 function saved(page: Page) {
   return page.evaluate(
     () =>
-      new Promise<{ model: string | null; exclusions: number; images: number; preset: string | null }>((resolve, reject) => {
-        const open = indexedDB.open('quant-studio', 1);
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          if (!db.objectStoreNames.contains('session')) return resolve({ model: null, exclusions: 0, images: 0, preset: null });
-          const store = db.transaction('session').objectStore('session');
-          const model = store.get('model');
-          const choices = store.get('choices');
-          const data = store.get('data');
-          store.transaction.oncomplete = () => {
-            resolve({
-              model: model.result?.file?.name ?? null,
-              exclusions: choices.result?.exclusions?.length ?? 0,
-              images: data.result?.images?.length ?? 0,
-              preset: choices.result?.settings?.preset ?? null,
-            });
-            db.close();
+      new Promise<{ model: string | null; exclusions: number; images: number; preset: string | null }>(
+        (resolve, reject) => {
+          const open = indexedDB.open('quant-studio', 1);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const db = open.result;
+            if (!db.objectStoreNames.contains('session'))
+              return resolve({ model: null, exclusions: 0, images: 0, preset: null });
+            const store = db.transaction('session').objectStore('session');
+            const model = store.get('model');
+            const choices = store.get('choices');
+            const data = store.get('data');
+            store.transaction.oncomplete = () => {
+              resolve({
+                model: model.result?.file?.name ?? null,
+                exclusions: choices.result?.exclusions?.length ?? 0,
+                images: data.result?.images?.length ?? 0,
+                preset: choices.result?.settings?.preset ?? null,
+              });
+              db.close();
+            };
           };
-        };
-      }),
+        },
+      ),
   );
 }
 
@@ -49,10 +52,14 @@ test.describe('the session survives a reload', () => {
     await expect(page.getByTestId('calibration-summary')).toHaveText('1 image');
     await page.getByTestId('quant-preset').selectOption('A8W8');
 
-    await expect.poll(() => saved(page)).toEqual({ model: 'ultraface-rfb-320.onnx', exclusions: 2, images: 1, preset: 'A8W8' });
+    await expect
+      .poll(() => saved(page))
+      .toEqual({ model: 'ultraface-rfb-320.onnx', exclusions: 2, images: 1, preset: 'A8W8' });
     await page.reload();
 
-    await expect(page.getByTestId('model-summary').getByTestId('summary-file-name')).toHaveText('ultraface-rfb-320.onnx');
+    await expect(page.getByTestId('model-summary').getByTestId('summary-file-name')).toHaveText(
+      'ultraface-rfb-320.onnx',
+    );
     await expect(page.getByTestId('session-restored')).toContainText('ultraface-rfb-320.onnx');
     const entries = page.getByTestId('exclusion-panel').getByTestId('exclusion-entry');
     await expect(entries).toHaveCount(2);

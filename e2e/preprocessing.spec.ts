@@ -17,14 +17,22 @@ test('the preprocessing JSON exports, imports back, and a bad file is named', as
   expect(download.suggestedFilename()).toBe('yolox-nano.preprocess.json');
   const saved = info.outputPath('yolox-nano.preprocess.json');
   await download.saveAs(saved);
-  expect(JSON.parse(fs.readFileSync(saved, 'utf8'))).toMatchObject({ resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, channelOrder: 'BGR', scale: 1 });
+  expect(JSON.parse(fs.readFileSync(saved, 'utf8'))).toMatchObject({
+    resize: 'letterbox',
+    letterboxAlign: 'topLeft',
+    padValue: 114,
+    channelOrder: 'BGR',
+    scale: 1,
+  });
 
   await page.getByTestId('spec-channel-order').selectOption('RGB');
   await expect(page.getByTestId('preprocess-preset')).toHaveValue('custom');
   await page.getByTestId('preprocess-import').setInputFiles(saved);
   await expect(page.getByTestId('spec-channel-order')).toHaveValue('BGR');
 
-  await page.getByTestId('preprocess-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"channelOrder": "GBR"}') });
+  await page
+    .getByTestId('preprocess-import')
+    .setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"channelOrder": "GBR"}') });
   const error = page.getByTestId('preprocess-import-error');
   await expect(error).toContainText('bad.json');
   await expect(error).toContainText('channelOrder');
@@ -49,7 +57,9 @@ test('a typed value the spec refuses is named under its field and changes nothin
   await expect(page.getByTestId('preprocess-preset')).toHaveValue('custom');
 });
 
-test('the preview shows the image chosen in the strip, and the data target works from the keyboard', async ({ page }) => {
+test('the preview shows the image chosen in the strip, and the data target works from the keyboard', async ({
+  page,
+}) => {
   await openWithModel(page, 'yolox-nano.onnx');
   const target = page.getByTestId('calibration-drop');
   await target.focus();

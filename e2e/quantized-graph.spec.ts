@@ -35,13 +35,19 @@ function quantize(fixture: string, out: string, mode: 'per-channel' | 'ort' = 'p
 const plain = (v: number) => (Math.abs(v) < 1e-3 && v !== 0 ? v.toExponential(3) : String(Number(v.toPrecision(4))));
 
 test.describe('a quantized model read as quantized', () => {
-  test('UltraFace U8S8: a Q/DQ edge\'s type, scale and zero point on screen, as the file holds them', async ({ page }, info) => {
+  test("UltraFace U8S8: a Q/DQ edge's type, scale and zero point on screen, as the file holds them", async ({
+    page,
+  }, info) => {
     test.setTimeout(120_000);
     const file = path.join(os.tmpdir(), `qs-quantized-graph-${process.pid}.onnx`);
     const expected = quantize('ultraface-rfb-320.onnx', file);
     await page.setViewportSize({ width: 1440, height: 900 });
     await openStudio(page);
-    await dropFiles(page.getByTestId('drop-zone'), { name: 'ultraface-u8s8.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) });
+    await dropFiles(page.getByTestId('drop-zone'), {
+      name: 'ultraface-u8s8.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(file),
+    });
     fs.rmSync(file, { force: true });
     await expectSummaryOf(page, 'ultraface-u8s8.onnx');
     const workspace = page.getByTestId('graph-workspace');
@@ -56,7 +62,9 @@ test.describe('a quantized model read as quantized', () => {
     await expect(quant).toHaveAttribute('data-zero-point', String(expected.zeroPoint));
     // The weight: its codes and the per-channel scales that map them to float.
     const weight = inspector.getByTestId('inspector-weight-quant').first();
-    await expect(weight).toContainText(`${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `);
+    await expect(weight).toContainText(
+      `${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `,
+    );
     await expect(weight.getByTestId('scale-chart')).toHaveAttribute('data-channels', String(expected.weightChannels));
     await expect(inspector.getByTestId('inspector-codes').first()).toContainText(`${expected.weightType} codes: min `);
     await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
@@ -74,13 +82,18 @@ test.describe('a quantized model read as quantized', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('node-data-save').click()]);
     expect(download.suggestedFilename()).toBe('ultraface-u8s8.bit-width.node-data.json');
     const nodeData = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
-    const graph = Object.values(nodeData)[0] as { results: Record<string, { value: number }>; gradient: { stop: number }[] };
+    const graph = Object.values(nodeData)[0] as {
+      results: Record<string, { value: number }>;
+      gradient: { stop: number }[];
+    };
     expect(graph.results[expected.output]).toEqual({ value: 8 });
     expect(graph.gradient.map((g) => g.stop)).toEqual([0, 0.5, 1]);
 
     // Q/DQ as nodes: more boxes, the Q/DQ among them.
     await page.getByTestId('graph-show-qdq').check();
-    await expect.poll(() => page.evaluate(() => window.__qsGraph?.boxes ?? 0), { timeout: 30_000 }).toBeGreaterThan(foldedBoxes);
+    await expect
+      .poll(() => page.evaluate(() => window.__qsGraph?.boxes ?? 0), { timeout: 30_000 })
+      .toBeGreaterThan(foldedBoxes);
     await page.setViewportSize({ width: 900, height: 900 });
     await page.getByTestId('graph-show-qdq').uncheck();
     await expect.poll(() => page.evaluate(() => window.__qsGraph?.boxes ?? 0), { timeout: 30_000 }).toBe(foldedBoxes);
@@ -89,11 +102,17 @@ test.describe('a quantized model read as quantized', () => {
     await page.screenshot({ path: info.outputPath('quantized-900.png') });
   });
 
-  test('UltraFace as ONNX Runtime\'s quantize_static writes it: read as quantized, and mapped against the float model', async ({ page }, info) => {
+  test("UltraFace as ONNX Runtime's quantize_static writes it: read as quantized, and mapped against the float model", async ({
+    page,
+  }, info) => {
     test.setTimeout(150_000);
     const file = path.join(os.tmpdir(), `qs-ort-style-${process.pid}.onnx`);
     const expected = quantize('ultraface-rfb-320.onnx', file, 'ort');
-    const ortFile = { name: 'ultraface-ort-qdq.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+    const ortFile = {
+      name: 'ultraface-ort-qdq.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(file),
+    };
     fs.rmSync(file, { force: true });
     // The tool's own names: the Conv reads `<tensor>_DequantizeLinear_Output`.
     expect(expected.tensor).toMatch(/_DequantizeLinear_Output$/);
@@ -105,9 +124,13 @@ test.describe('a quantized model read as quantized', () => {
 
     await clickGraphNode(page, expected.node);
     const inspector = page.getByTestId('node-inspector');
-    await expect(inspector.getByTestId('inspector-quant').first()).toHaveText(`${expected.type} · scale ${plain(expected.scale)} · zp ${expected.zeroPoint}`);
+    await expect(inspector.getByTestId('inspector-quant').first()).toHaveText(
+      `${expected.type} · scale ${plain(expected.scale)} · zp ${expected.zeroPoint}`,
+    );
     const weight = inspector.getByTestId('inspector-weight-quant').first();
-    await expect(weight).toContainText(`${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `);
+    await expect(weight).toContainText(
+      `${expected.weightType} · ${expected.weightChannels} channels (axis 0) · scale `,
+    );
     await expect(weight.getByTestId('scale-chart')).toHaveAttribute('data-channels', String(expected.weightChannels));
     await expect(inspector.getByTestId('inspector-codes').first()).toContainText(`${expected.weightType} codes: min `);
     const byPrecision = page.getByTestId('colour-by-precision');

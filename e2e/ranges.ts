@@ -5,7 +5,10 @@ import type { Page } from '@playwright/test';
 export type Ranges = Record<string, [number, number]>;
 
 /** The page's ranges, from its "Download ranges JSON" button (no test hook in the page). */
-export async function downloadedRanges(page: Page, saved: string): Promise<{ method: string; samples: number; ranges: Ranges }> {
+export async function downloadedRanges(
+  page: Page,
+  saved: string,
+): Promise<{ method: string; samples: number; ranges: Ranges }> {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-ranges').click()]);
   await download.saveAs(saved);
   return JSON.parse(fs.readFileSync(saved, 'utf8'));

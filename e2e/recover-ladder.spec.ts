@@ -14,7 +14,9 @@ const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imag
 /** The downloaded model runs in onnxruntime-node and gives mnist's ten class scores. */
 async function runsInNode(bytes: Uint8Array): Promise<void> {
   const session = await ort.InferenceSession.create(bytes);
-  const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
+  const out = await session.run({
+    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
+  });
   const scores = Object.values(out)[0];
   expect(scores.dims).toEqual([1, 10]);
   expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
@@ -26,7 +28,9 @@ async function download(page: Page, testId: string): Promise<{ name: string; byt
   return { name: d.suggestedFilename(), bytes: fs.readFileSync((await d.path())!) };
 }
 
-test('mnist: AdaRound draws its loss curves and downloads a model that runs; the ladder lists every rung and one is picked', async ({ page }, info) => {
+test('mnist: AdaRound draws its loss curves and downloads a model that runs; the ladder lists every rung and one is picked', async ({
+  page,
+}, info) => {
   test.setTimeout(120_000);
   await openWithModel(page, 'mnist.onnx');
   const card = page.getByTestId('recover-card');
@@ -42,14 +46,19 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await card.getByTestId('recover-button').focus();
   await page.keyboard.press('Enter');
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
-  await expect(card.getByTestId('loss-curve').locator('path')).toHaveAttribute('d', /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/);
+  await expect(card.getByTestId('loss-curve').locator('path')).toHaveAttribute(
+    'd',
+    /^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+)+$/,
+  );
   await expect(card.getByTestId('layer-losses').locator('circle')).not.toHaveCount(0);
   await expect(card.getByTestId('rung-row')).toHaveCount(1);
   expect(Number(await card.getByTestId('rung-score').textContent())).toBeGreaterThan(0.9);
   // Which runtime ran the fine-tuning, and why there (issue 34).
   const ranOn = card.getByTestId('recover-ran-on');
   await expect(ranOn).toHaveAttribute('data-backend', /^wasm/);
-  await expect(ranOn).toContainText(/^Fine-tuning \(calibration, tuning, measurement\) ran on WebAssembly, \d+ threads?: fine-tuning quantizes and runs the quantized model at every step; quantized models run on the CPU/);
+  await expect(ranOn).toContainText(
+    /^Fine-tuning \(calibration, tuning, measurement\) ran on WebAssembly, \d+ threads?: fine-tuning quantizes and runs the quantized model at every step; quantized models run on the CPU/,
+  );
   await page.setViewportSize({ width: 1440, height: 900 });
   await ranOn.scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('recover-ran-on-1440.png') });

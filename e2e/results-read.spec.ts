@@ -44,22 +44,34 @@ async function runSample(page: Page): Promise<void> {
   await expect(page.getByTestId('eval-result')).toBeVisible();
 }
 
-test('the sample report: values on one line, names broken at separators, the jump signed as the chips; each figure against its target, the change from the previous run, the next step in one click', async ({ page }) => {
+test('the sample report: values on one line, names broken at separators, the jump signed as the chips; each figure against its target, the change from the previous run, the next step in one click', async ({
+  page,
+}) => {
   test.setTimeout(360_000);
   await page.setViewportSize({ width: 900, height: 900 });
   await runSample(page);
   const result = page.getByTestId('eval-result');
   // Each tile's value is one line: its box is no taller than one line of its own font.
   for (const value of await result.locator('.facts__big').all()) {
-    const { height, line } = await value.evaluate((e) => ({ height: e.getBoundingClientRect().height, line: parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.3 }));
+    const { height, line } = await value.evaluate((e) => ({
+      height: e.getBoundingClientRect().height,
+      line: parseFloat(getComputedStyle(e).lineHeight) || parseFloat(getComputedStyle(e).fontSize) * 1.3,
+    }));
     expect(height, `${await value.textContent()} fits one line`).toBeLessThanOrEqual(line + 2);
   }
   // Names in the tiles, the output table and the model's outputs break only at a separator.
-  const named = [result.locator('.facts__sub'), page.getByTestId('eval-outputs').locator('td.tensor-table__name'), page.getByTestId('model-summary').getByTestId('tensor-name')];
+  const named = [
+    result.locator('.facts__sub'),
+    page.getByTestId('eval-outputs').locator('td.tensor-table__name'),
+    page.getByTestId('model-summary').getByTestId('tensor-name'),
+  ];
   for (const group of named) {
     for (const el of await group.all()) {
       const breaks = await wrapPoints(el);
-      expect(breaks.filter((b) => !cleanBreak(b)), `${await el.textContent()} breaks mid-word`).toEqual([]);
+      expect(
+        breaks.filter((b) => !cleanBreak(b)),
+        `${await el.textContent()} breaks mid-word`,
+      ).toEqual([]);
     }
   }
   // The largest error jump: the tile and the first chip say the same signed figure.
@@ -73,15 +85,21 @@ test('the sample report: values on one line, names broken at separators, the jum
   const reading = page.getByTestId('result-reading');
   const cosine = reading.getByTestId('reading-cosine');
   await expect(cosine).toHaveAttribute('data-meets', 'false');
-  await expect(cosine.getByTestId('reading-verdict')).toContainText("is below the target ≥ 0.98 (Quark's threshold), short by 0.0");
-  await expect(reading.getByTestId('reading-psnr').getByTestId('reading-verdict')).toContainText("the target ≥ 30 dB (Quark's threshold)");
+  await expect(cosine.getByTestId('reading-verdict')).toContainText(
+    "is below the target ≥ 0.98 (Quark's threshold), short by 0.0",
+  );
+  await expect(reading.getByTestId('reading-psnr').getByTestId('reading-verdict')).toContainText(
+    "the target ≥ 30 dB (Quark's threshold)",
+  );
   await expect(cosine.getByTestId('reading-change')).toContainText('The first evaluation of this model');
   // Another run (per channel): the change from the previous one is read.
   await page.getByTestId('per-channel').check();
   await page.getByTestId('quantize-button').click();
   await expect(page.getByTestId('eval-stale')).toBeVisible({ timeout: 60_000 }); // the new model is there; the evaluation is of the old one
   await page.getByTestId('evaluate-button').click();
-  await expect(cosine.getByTestId('reading-change')).toHaveText(/^[+−]0\.\d{4} since the previous run \(XINT8\)\.$/, { timeout: 150_000 });
+  await expect(cosine.getByTestId('reading-change')).toHaveText(/^[+−]0\.\d{4} since the previous run \(XINT8\)\.$/, {
+    timeout: 150_000,
+  });
   expect(await cosine.getByTestId('reading-change').textContent()).not.toMatch(/^[+−±]0\.0000 /);
 
   // The next step, one click: the sample's error jumps are at elementwise nodes (keeping one float changes nothing), so the measured search.

@@ -17,8 +17,14 @@ test('calibrating loads onnxruntime and its WebAssembly from the page’s own or
   await page.getByTestId('calibrate-button').click();
   await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
 
-  const foreign = requests.filter((url) => !(url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')));
+  const foreign = requests.filter(
+    (url) => !(url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')),
+  );
   expect(foreign).toEqual([]);
-  expect(requests.some((url) => url.startsWith(`${origin}/`) && /\/assets\/calibration\.worker-.*\.js$/.test(url))).toBe(true);
-  expect(requests.some((url) => url.startsWith(`${origin}/`) && /\/assets\/ort-wasm-simd-threaded.*\.wasm$/.test(url))).toBe(true);
+  expect(
+    requests.some((url) => url.startsWith(`${origin}/`) && /\/assets\/calibration\.worker-.*\.js$/.test(url)),
+  ).toBe(true);
+  expect(
+    requests.some((url) => url.startsWith(`${origin}/`) && /\/assets\/ort-wasm-simd-threaded.*\.wasm$/.test(url)),
+  ).toBe(true);
 });

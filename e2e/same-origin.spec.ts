@@ -14,7 +14,9 @@ test('a whole session requests nothing outside the page’s own origin', async (
   await expect(page.getByTestId('model-error')).toHaveAttribute('data-error-name', 'NotOnnxError');
 
   expect(requests.length).toBeGreaterThan(0);
-  const foreign = requests.filter((url) => !(url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')));
+  const foreign = requests.filter(
+    (url) => !(url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')),
+  );
   expect(foreign).toEqual([]);
   // The page really fetched its own pieces: the document, the worker and the sample model.
   expect(requests).toContain(`${origin}/samples/ppocr-det.onnx`);

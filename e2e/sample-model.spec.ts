@@ -4,7 +4,9 @@
  */
 import { expect, expectSummaryOf, openStudio, test } from './support.ts';
 
-test('the sample opens in one click with its calibration scenes, held-out scenes, preprocessing and input size', async ({ page }) => {
+test('the sample opens in one click with its calibration scenes, held-out scenes, preprocessing and input size', async ({
+  page,
+}) => {
   await openStudio(page);
   await page.getByTestId('sample-model-button').click();
 
@@ -23,7 +25,8 @@ test('the sample opens in one click with its calibration scenes, held-out scenes
   await expect(page.getByTestId('spec-channel-order')).toHaveValue('BGR');
   await expect(page.getByTestId('spec-mean')).toHaveValue('0.485, 0.456, 0.406');
   await expect(page.getByTestId('spec-std')).toHaveValue('0.229, 0.224, 0.225');
-  for (const dim of ['p2o.DynamicDimension.1', 'p2o.DynamicDimension.2']) await expect(page.getByTestId(`spec-dim-${dim}`)).toHaveValue('320');
+  for (const dim of ['p2o.DynamicDimension.1', 'p2o.DynamicDimension.2'])
+    await expect(page.getByTestId(`spec-dim-${dim}`)).toHaveValue('320');
   await expect(page.getByTestId('spec-dim-p2o.DynamicDimension.0')).toHaveValue('1');
   await expect(page.getByTestId('preview-processed')).toHaveAttribute('aria-label', /320×320/);
   await expect(page.getByTestId('sample-quantize')).toBeEnabled();

@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { expect, openStudio, test } from './support.ts';
 
-test('one click on the sample: calibrated, quantized, evaluated, report shown; the model runs in onnxruntime-node', async ({ page }, info) => {
+test('one click on the sample: calibrated, quantized, evaluated, report shown; the model runs in onnxruntime-node', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   await openStudio(page);
   const started = Date.now();
@@ -17,7 +19,9 @@ test('one click on the sample: calibrated, quantized, evaluated, report shown; t
 
   const run = page.getByTestId('sample-run');
   await expect(run).toBeVisible();
-  await expect(page.getByTestId('sample-stage-calibrate')).toHaveAttribute('data-state', 'running', { timeout: 60_000 });
+  await expect(page.getByTestId('sample-stage-calibrate')).toHaveAttribute('data-state', 'running', {
+    timeout: 60_000,
+  });
   await expect(run).toHaveAttribute('data-status', 'done', { timeout: 220_000 });
   const report = page.getByTestId('eval-result');
   await expect(report).toBeVisible();
@@ -27,18 +31,25 @@ test('one click on the sample: calibrated, quantized, evaluated, report shown; t
 
   // The report: output metrics, the per-layer chart, judged on the held-out scenes, not the calibration ones.
   await expect(report.getByTestId('eval-mean-cosine')).toHaveText(/^0\.\d+|^1\.0+/);
-  console.log(`sample: mean output cosine ${await report.getByTestId('eval-mean-cosine').textContent()} on the held-out scenes`);
+  console.log(
+    `sample: mean output cosine ${await report.getByTestId('eval-mean-cosine').textContent()} on the held-out scenes`,
+  );
   await expect(report.locator('table').first()).toBeVisible();
   await expect(page.getByTestId('eval-layer-chart')).toBeVisible();
   await expect(report).toContainText('6 samples');
   await expect(page.getByTestId('calibration-used')).toHaveText('12');
   await expect(report).toBeInViewport();
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sample-download-model').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('sample-download-model').click(),
+  ]);
   expect(download.suggestedFilename()).toBe('ppocr-det.quant.onnx');
   const saved = info.outputPath('ppocr-det.quant.onnx');
   await download.saveAs(saved);
-  expect(fs.readFileSync(saved).includes(Buffer.from('QuantizeLinear')), 'the downloaded model has Q/DQ nodes').toBe(true);
+  expect(fs.readFileSync(saved).includes(Buffer.from('QuantizeLinear')), 'the downloaded model has Q/DQ nodes').toBe(
+    true,
+  );
   const session = await ort.InferenceSession.create(saved, { graphOptimizationLevel: 'basic' });
   try {
     const x = new Float32Array(3 * 320 * 320).map((_, i) => Math.sin(i / 97));

@@ -6,7 +6,16 @@
  */
 import fs from 'node:fs';
 import type { Page } from '@playwright/test';
-import { dropFiles, expect, expectSummaryOf, fileFromFixture, imageFromFixture, openStudio, openWithModel, test } from './support.ts';
+import {
+  dropFiles,
+  expect,
+  expectSummaryOf,
+  fileFromFixture,
+  imageFromFixture,
+  openStudio,
+  openWithModel,
+  test,
+} from './support.ts';
 
 const PHOTOS = ['photos/camera.png', 'photos/coffee.png'].map(imageFromFixture);
 
@@ -15,7 +24,9 @@ async function openModelFile(page: Page, name: string): Promise<void> {
   await expectSummaryOf(page, name);
 }
 
-test("another model's data is cleared (the sample's) or offered (the user's); picks come back with their model", async ({ page }) => {
+test("another model's data is cleared (the sample's) or offered (the user's); picks come back with their model", async ({
+  page,
+}) => {
   await openStudio(page);
   await page.getByTestId('sample-model-button').click();
   await expect(page.getByTestId('calibration-summary')).toHaveText('12 images');
@@ -57,7 +68,9 @@ test("another model's data is cleared (the sample's) or offered (the user's); pi
   await expect(page.getByTestId('calibration-summary')).toHaveCount(0);
 });
 
-test('a reload brings back the calibration, the quantized model and the evaluation; the note closes; New session asks first; a quantized model cannot be re-quantized', async ({ page }, info) => {
+test('a reload brings back the calibration, the quantized model and the evaluation; the note closes; New session asks first; a quantized model cannot be re-quantized', async ({
+  page,
+}, info) => {
   test.setTimeout(120_000);
   await openWithModel(page, 'mnist.onnx');
   await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
@@ -94,7 +107,11 @@ test('a reload brings back the calibration, the quantized model and the evaluati
   await expect(page.getByTestId('eval-mean-cosine')).toHaveText(cosine!);
 
   // An already-quantized model: the steps that need the float model say so and cannot be clicked.
-  await page.getByTestId('file-input').setInputFiles({ name: 'mnist.quant.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(quantizedPath) });
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'mnist.quant.onnx',
+    mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(quantizedPath),
+  });
   await expectSummaryOf(page, 'mnist.quant.onnx');
   await expect(page.getByTestId('calibrate-button')).toBeDisabled();
   await expect(page.getByTestId('float-model-needed')).toContainText('already quantized');

@@ -45,7 +45,11 @@ const MIME: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg'
 
 /** A fixture photo (`photos/camera.png`, `coco/000000000139.jpg`) as the page gets it from a drop. */
 export function imageFromFixture(name: string): PayloadFile {
-  return { name: path.basename(name), mimeType: MIME[path.extname(name).toLowerCase()] ?? 'application/octet-stream', buffer: fs.readFileSync(path.join(IMAGES, name)) };
+  return {
+    name: path.basename(name),
+    mimeType: MIME[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
+    buffer: fs.readFileSync(path.join(IMAGES, name)),
+  };
 }
 
 /** Drops files on a locator with real dragenter/dragover/drop events (Playwright's locator.drop). */
@@ -89,7 +93,14 @@ export async function clickGraphNode(page: Page, id: string, modifier: PickModif
     const g = window.__qsGraph;
     const box = document.querySelector('[data-testid="graph-canvas"]')!.getBoundingClientRect();
     const at = g?.position(node);
-    return !!g && !!at && g.idle() && g.isDetailed(node) && Math.abs(at.x - (box.left + box.width / 2)) < 2 && Math.abs(at.y - (box.top + box.height / 2)) < 2;
+    return (
+      !!g &&
+      !!at &&
+      g.idle() &&
+      g.isDetailed(node) &&
+      Math.abs(at.x - (box.left + box.width / 2)) < 2 &&
+      Math.abs(at.y - (box.top + box.height / 2)) < 2
+    );
   }, id);
   const at = await page.evaluate((node) => window.__qsGraph!.position(node), id);
   if (modifier) await page.keyboard.down(modifier);
@@ -98,7 +109,12 @@ export async function clickGraphNode(page: Page, id: string, modifier: PickModif
 }
 
 /** Drops calibration images, sets the preprocessing and preset, calibrates and quantizes the open model. */
-export async function calibrateAndQuantize(page: Page, images: PayloadFile[], preprocess: string, preset: string): Promise<void> {
+export async function calibrateAndQuantize(
+  page: Page,
+  images: PayloadFile[],
+  preprocess: string,
+  preset: string,
+): Promise<void> {
   await dropFiles(page.getByTestId('calibration-drop'), images);
   await expect(page.getByTestId('calibration-summary')).toHaveText(`${images.length} images`);
   await page.getByTestId('preprocess-preset').selectOption(preprocess);

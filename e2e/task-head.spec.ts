@@ -9,7 +9,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { calibrateAndQuantize, dropFiles, expect, expectSummaryOf, imageFromFixture, openStudio, openWithModel, test } from './support.ts';
+import {
+  calibrateAndQuantize,
+  dropFiles,
+  expect,
+  expectSummaryOf,
+  imageFromFixture,
+  openStudio,
+  openWithModel,
+  test,
+} from './support.ts';
 import type { Page } from '@playwright/test';
 
 const COCO = ['000000000139.jpg', '000000000632.jpg'].map((n) => imageFromFixture(`coco/${n}`));
@@ -21,7 +30,9 @@ async function shoot(page: Page, target: string, file: string): Promise<void> {
 }
 
 test.describe('task head', () => {
-  test('YOLOX-nano: the recognised head is a suggestion; a changed threshold changes the figures and is kept per model', async ({ page }, info) => {
+  test('YOLOX-nano: the recognised head is a suggestion; a changed threshold changes the figures and is kept per model', async ({
+    page,
+  }, info) => {
     test.setTimeout(240_000);
     await page.setViewportSize({ width: 1440, height: 900 });
     await openWithModel(page, 'yolox-nano.onnx');
@@ -41,7 +52,8 @@ test.describe('task head', () => {
     await expect(task).toHaveAttribute('data-task', 'detect', { timeout: 120_000 });
     await expect(task).toContainText('boxes at score ≥ 0.3');
     // The float model's boxes counted as found at the threshold (and what the quantized model kept of them).
-    const floatBoxes = async () => Number((await task.textContent())!.match(/Of the float model's (\d+) boxes at score/)![1]);
+    const floatBoxes = async () =>
+      Number((await task.textContent())!.match(/Of the float model's (\d+) boxes at score/)![1]);
     const before = await floatBoxes();
     expect(before).toBeGreaterThan(0);
 
@@ -73,14 +85,25 @@ test.describe('task head', () => {
     await expect(page.getByTestId('task-field-scoreThreshold')).toHaveValue('0.3');
   });
 
-  test('a model whose output is no known head: "Task not recognised — choose one", no task figure until chosen', async ({ page }, info) => {
+  test('a model whose output is no known head: "Task not recognised — choose one", no task figure until chosen', async ({
+    page,
+  }, info) => {
     test.setTimeout(180_000);
     await page.setViewportSize({ width: 1440, height: 900 });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-head-'));
     const file = path.join(dir, 'unknown-head.onnx');
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'builders/unknownHeadModel.ts'), file]);
+    execFileSync(process.execPath, [
+      '--import',
+      'tsx',
+      path.join(import.meta.dirname, 'builders/unknownHeadModel.ts'),
+      file,
+    ]);
     await openStudio(page);
-    await dropFiles(page.getByTestId('drop-zone'), { name: 'unknown-head.onnx', mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) });
+    await dropFiles(page.getByTestId('drop-zone'), {
+      name: 'unknown-head.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(file),
+    });
     await expectSummaryOf(page, 'unknown-head.onnx');
     const head = page.getByTestId('task-head');
     await expect(head).toHaveAttribute('data-state', 'unrecognised');
@@ -88,7 +111,12 @@ test.describe('task head', () => {
     await expect(page.getByTestId('task-unrecognised')).toContainText('"features" [1, 8, 784]');
     await expect(page.getByTestId('task-kind')).toHaveValue('');
 
-    await calibrateAndQuantize(page, ['chelsea.png', 'coffee.png'].map((n) => imageFromFixture(`photos/${n}`)), 'unit', 'XINT8');
+    await calibrateAndQuantize(
+      page,
+      ['chelsea.png', 'coffee.png'].map((n) => imageFromFixture(`photos/${n}`)),
+      'unit',
+      'XINT8',
+    );
     await page.getByTestId('evaluate-button').click();
     await expect(page.getByTestId('eval-result')).toBeVisible({ timeout: 90_000 });
     // No head: the output figures only, never a task number; the prompt stays.

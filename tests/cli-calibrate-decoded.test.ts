@@ -15,7 +15,8 @@ import { IMAGES, MODELS } from './helpers/fixtures.ts';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-decoded-'));
 const calib = path.join(tmp, 'calib');
 fs.mkdirSync(calib);
-for (const f of ['grace_hopper.jpg', 'astronaut.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+for (const f of ['grace_hopper.jpg', 'astronaut.png'])
+  fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
 fs.writeFileSync(path.join(calib, 'broken.jpg'), 'not an image');
 
 describe('calibrateDecoded', () => {

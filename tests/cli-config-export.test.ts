@@ -13,17 +13,23 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-config-export-'));
 const modelPath = path.join(tmp, 'tiny.onnx');
 const rangesPath = path.join(tmp, 'ranges.json');
 fs.writeFileSync(modelPath, encode(convReluModel()));
-fs.writeFileSync(rangesPath, JSON.stringify({ ranges: Object.fromEntries([...CONV_RELU_RANGES].map(([k, r]) => [k, [r.min, r.max]])) }));
+fs.writeFileSync(
+  rangesPath,
+  JSON.stringify({ ranges: Object.fromEntries([...CONV_RELU_RANGES].map(([k, r]) => [k, [r.min, r.max]])) }),
+);
 
 describe('the exported configuration on the command line', () => {
   it('quantizes with the file as is, leaving its picks float', () => {
     const configPath = path.join(tmp, 'tiny.qstudio.json');
     // convReluModel's nodes have no names: the picks are the studio's ids Conv_0, Relu_1.
-    fs.writeFileSync(configPath, configDocumentToJSON(getPreset('U8S8'), {
-      model: 'tiny.onnx',
-      settings: { preset: 'U8S8', perChannel: false, useRandomData: false },
-      exclusions: [{ kind: 'nodes', name: 'first conv', nodes: ['Conv_0'] }],
-    }));
+    fs.writeFileSync(
+      configPath,
+      configDocumentToJSON(getPreset('U8S8'), {
+        model: 'tiny.onnx',
+        settings: { preset: 'U8S8', perChannel: false, useRandomData: false },
+        exclusions: [{ kind: 'nodes', name: 'first conv', nodes: ['Conv_0'] }],
+      }),
+    );
     const out = path.join(tmp, 'tiny.quant.onnx');
     const r = qstudio('quantize', modelPath, '--ranges', rangesPath, '--config', configPath, '-o', out);
     expect(r.stderr).toBe('');
@@ -39,8 +45,24 @@ describe('the exported configuration on the command line', () => {
 
   it('names the file and the entry when a pick names no node of the model', () => {
     const configPath = path.join(tmp, 'bad.json');
-    fs.writeFileSync(configPath, configDocumentToJSON(getPreset('U8S8'), { model: null, settings: null, exclusions: [{ kind: 'nodes', name: 'typo', nodes: ['Conv_7'] }] }));
-    const r = qstudio('quantize', modelPath, '--ranges', rangesPath, '--config', configPath, '-o', path.join(tmp, 'bad.onnx'));
+    fs.writeFileSync(
+      configPath,
+      configDocumentToJSON(getPreset('U8S8'), {
+        model: null,
+        settings: null,
+        exclusions: [{ kind: 'nodes', name: 'typo', nodes: ['Conv_7'] }],
+      }),
+    );
+    const r = qstudio(
+      'quantize',
+      modelPath,
+      '--ranges',
+      rangesPath,
+      '--config',
+      configPath,
+      '-o',
+      path.join(tmp, 'bad.onnx'),
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/ExclusionError|Conv_7/);
   });

@@ -10,9 +10,8 @@ import { writeModelFile } from '../src/cli/modelFile.ts';
 import { formatBytes } from '../src/cli/format.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
-
 describe('qstudio inspect', () => {
-  it('gives a model with external data its size with the data file, not only the .onnx file\'s', () => {
+  it("gives a model with external data its size with the data file, not only the .onnx file's", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-inspect-ext-'));
     try {
       const out = path.join(dir, 'mlp.onnx');
@@ -20,7 +19,9 @@ describe('qstudio inspect', () => {
       const r = qstudio('inspect', out);
       expect(r.code).toBe(0);
       const total = fs.statSync(out).size + fs.statSync(dataFile).size;
-      expect(r.stdout.split('\n')[0]).toBe(`mlp.onnx  (${formatBytes(fs.statSync(out).size)}; ${formatBytes(total)}, external data included)`);
+      expect(r.stdout.split('\n')[0]).toBe(
+        `mlp.onnx  (${formatBytes(fs.statSync(out).size)}; ${formatBytes(total)}, external data included)`,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -63,7 +64,10 @@ describe('qstudio inspect', () => {
   });
 
   it('names a missing file and a bad option', () => {
-    expect(qstudio('inspect', 'no-such-model.onnx')).toMatchObject({ code: 2, stderr: expect.stringContaining('does not exist') });
+    expect(qstudio('inspect', 'no-such-model.onnx')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('does not exist'),
+    });
     expect(qstudio('inspect', '--frobnicate', 'x.onnx').code).toBe(1);
   });
 
@@ -74,7 +78,12 @@ describe('qstudio inspect', () => {
     w.raw_data = undefined;
     w.data_location = 1;
     w.external_data = [{ key: 'location', value: 'model.data' }];
-    const graph = makeGraph({ node: [makeNode('Add', ['x', 'w'], ['y'])], input: [makeValueInfo('x', DataType.FLOAT, [4])], output: [makeValueInfo('y', DataType.FLOAT, [4])], initializer: [w] });
+    const graph = makeGraph({
+      node: [makeNode('Add', ['x', 'w'], ['y'])],
+      input: [makeValueInfo('x', DataType.FLOAT, [4])],
+      output: [makeValueInfo('y', DataType.FLOAT, [4])],
+      initializer: [w],
+    });
     fs.writeFileSync(path.join(dir, 'model.onnx'), encode(makeModel(graph)));
     expect(qstudio('inspect', path.join(dir, 'model.onnx')).code).toBe(2);
     fs.writeFileSync(path.join(dir, 'model.data'), data);

@@ -13,7 +13,10 @@ import { spawn } from 'node:child_process';
 const BIN = path.resolve(import.meta.dirname, '../bin/qstudio.js');
 
 /** Starts `qstudio ...args`, sends `signal` once stdout has printed the first measured rung, and waits for the exit. */
-function interruptAfterFirstRung(signal: NodeJS.Signals, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function interruptAfterFirstRung(
+  signal: NodeJS.Signals,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -37,7 +40,8 @@ const calib = path.join(tmp, 'calib');
 const held = path.join(tmp, 'held');
 fs.mkdirSync(calib);
 fs.mkdirSync(held);
-for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png'])
+  fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
 for (const f of ['chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(held, f));
 const mnist = path.join(MODELS, 'mnist.onnx');
 const common = ['--calib', calib, '--data', held, '--preprocess', 'unit', '--iterations', '5', '--formats', 'XINT8'];
@@ -46,14 +50,33 @@ describe('qstudio ladder', () => {
   it('climbs every rung, the formats without fine-tuning first, when the target is out of reach (every fine-tuning rung tried), and reports each', () => {
     const json = path.join(tmp, 'all.json');
     const html = path.join(tmp, 'all.html');
-    const r = qstudio('ladder', mnist, ...common, '--target', 'cosine:1', '--finetune-reach', '1', '--max-exclusion-steps', '1', '--json', json, '--report', html);
+    const r = qstudio(
+      'ladder',
+      mnist,
+      ...common,
+      '--target',
+      'cosine:1',
+      '--finetune-reach',
+      '1',
+      '--max-exclusion-steps',
+      '1',
+      '--json',
+      json,
+      '--report',
+      html,
+    );
     expect(r.stderr).not.toMatch(/TypeError|at async/);
     expect(r.code).toBe(3);
     const rungs = [...r.stdout.matchAll(/^rung (\d+) (.+?): cosine/gm)].map((m) => m[2]);
     // MNIST has no pair CLE can equalize: its CLE rungs are skipped and listed, never measured.
     expect(rungs.slice(0, 2)).toEqual(['XINT8', 'XINT8 per-channel']);
     expect(r.stdout).toMatch(/^skipped XINT8 \+ CLE: CLE finds no pair/m);
-    expect(rungs.slice(2, 6).sort()).toEqual(['XINT8 + AdaQuant', 'XINT8 + AdaRound', 'XINT8 per-channel + AdaQuant', 'XINT8 per-channel + AdaRound']);
+    expect(rungs.slice(2, 6).sort()).toEqual([
+      'XINT8 + AdaQuant',
+      'XINT8 + AdaRound',
+      'XINT8 per-channel + AdaQuant',
+      'XINT8 per-channel + AdaRound',
+    ]);
     // Then the mixed-precision rungs (the search, bias correction and fine-tuning on its precisions), then the exclusion search.
     expect(rungs.slice(-4)).toEqual([
       expect.stringMatching(/^Mixed precision \(XINT8 per-channel.*\)$/),
@@ -61,7 +84,9 @@ describe('qstudio ladder', () => {
       expect.stringMatching(/^Mixed precision .* \+ Ada(Round|Quant)$/),
       'Exclude sensitive nodes',
     ]);
-    expect(r.stdout).toMatch(new RegExp(`did not reach cosine ≥ 1 after ${rungs.length} rung\\(s\\); chosen: rung \\d`));
+    expect(r.stdout).toMatch(
+      new RegExp(`did not reach cosine ≥ 1 after ${rungs.length} rung\\(s\\); chosen: rung \\d`),
+    );
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
     expect(report.ladder.rungs.map((g: { label: string }) => g.label)).toEqual(rungs);
     expect(report.ladder.stopped).toBe('exhausted');
@@ -100,8 +125,26 @@ describe('qstudio ladder', () => {
   it("aims at onnxruntime's CPU default when asked: judged at 'all', a format whose weights could saturate is tried with saturation-safe weights", () => {
     const json = path.join(tmp, 'cpu.json');
     const html = path.join(tmp, 'cpu.html');
-    const r = qstudio('ladder', mnist, ...common, '--formats', 'A8W8', '--no-per-channel', '--no-mixed-precision', '--no-exclusions', '--finetune-reach', '0.01',
-      '--target', 'cosine:1', '--judge-optimization', 'all', '--json', json, '--report', html);
+    const r = qstudio(
+      'ladder',
+      mnist,
+      ...common,
+      '--formats',
+      'A8W8',
+      '--no-per-channel',
+      '--no-mixed-precision',
+      '--no-exclusions',
+      '--finetune-reach',
+      '0.01',
+      '--target',
+      'cosine:1',
+      '--judge-optimization',
+      'all',
+      '--json',
+      json,
+      '--report',
+      html,
+    );
     expect(r.stderr).not.toMatch(/TypeError|at async/);
     expect(r.stderr).toMatch(/judging on 2 with onnxruntime at graph optimization 'all'/);
     const rungs = [...r.stdout.matchAll(/^rung (\d+) (.+?): cosine/gm)].map((m) => m[2]);
@@ -120,33 +163,83 @@ describe('qstudio ladder', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('stopped by %s after its first rung, writes the best rung so far (a model that runs) and its report, noting the target was not met', async (signal, status) => {
-    const out = path.join(tmp, `${signal}.onnx`);
-    const json = path.join(tmp, `${signal}.json`);
-    const html = path.join(tmp, `${signal}.html`);
-    // 100000 iterations a layer: the fine-tuning rungs would run for hours; the signal comes after rung 1.
-    const r = await interruptAfterFirstRung(signal, 'ladder', mnist, '--calib', calib, '--data', held, '--preprocess', 'unit', '--formats', 'XINT8', '--iterations', '100000', '--finetune-reach', '1', '--target', 'cosine:1', '-o', out, '--json', json, '--report', html);
-    expect(r.stderr).not.toMatch(/TypeError|at async/);
-    expect(r.code).toBe(status);
-    expect(r.stderr).toContain(`${signal}: stopping; writing the best rung measured so far`);
-    expect(r.stdout).toMatch(/did not reach cosine ≥ 1 after \d+ rung\(s\) \(interrupted\); best so far: rung \d+ /);
-    const report = JSON.parse(fs.readFileSync(json, 'utf8'));
-    expect(report.ladder.stopped).toBe('cancelled');
-    expect(report.ladder.rungs.length).toBeGreaterThanOrEqual(1);
-    expect(report.notes.join(' ')).toMatch(/^The target cosine ≥ 1 was not met: the climb ended early \(interrupted\)\. This model is the best rung measured, rung \d/);
-    expect(fs.readFileSync(html, 'utf8')).toContain('cancelled or interrupted; the best rung measured so far is kept');
-    const session = await createSession(fs.readFileSync(out));
-    const result = await session.run({ [session.inputNames[0]]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]) });
-    expect(Object.values(result)[0].dims).toEqual([1, 10]);
-    await session.release();
-  }, 120_000);
+  ] as const)(
+    'stopped by %s after its first rung, writes the best rung so far (a model that runs) and its report, noting the target was not met',
+    async (signal, status) => {
+      const out = path.join(tmp, `${signal}.onnx`);
+      const json = path.join(tmp, `${signal}.json`);
+      const html = path.join(tmp, `${signal}.html`);
+      // 100000 iterations a layer: the fine-tuning rungs would run for hours; the signal comes after rung 1.
+      const r = await interruptAfterFirstRung(
+        signal,
+        'ladder',
+        mnist,
+        '--calib',
+        calib,
+        '--data',
+        held,
+        '--preprocess',
+        'unit',
+        '--formats',
+        'XINT8',
+        '--iterations',
+        '100000',
+        '--finetune-reach',
+        '1',
+        '--target',
+        'cosine:1',
+        '-o',
+        out,
+        '--json',
+        json,
+        '--report',
+        html,
+      );
+      expect(r.stderr).not.toMatch(/TypeError|at async/);
+      expect(r.code).toBe(status);
+      expect(r.stderr).toContain(`${signal}: stopping; writing the best rung measured so far`);
+      expect(r.stdout).toMatch(/did not reach cosine ≥ 1 after \d+ rung\(s\) \(interrupted\); best so far: rung \d+ /);
+      const report = JSON.parse(fs.readFileSync(json, 'utf8'));
+      expect(report.ladder.stopped).toBe('cancelled');
+      expect(report.ladder.rungs.length).toBeGreaterThanOrEqual(1);
+      expect(report.notes.join(' ')).toMatch(
+        /^The target cosine ≥ 1 was not met: the climb ended early \(interrupted\)\. This model is the best rung measured, rung \d/,
+      );
+      expect(fs.readFileSync(html, 'utf8')).toContain(
+        'cancelled or interrupted; the best rung measured so far is kept',
+      );
+      const session = await createSession(fs.readFileSync(out));
+      const result = await session.run({
+        [session.inputNames[0]]: float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
+      });
+      expect(Object.values(result)[0].dims).toEqual([1, 10]);
+      await session.release();
+    },
+    120_000,
+  );
 
   it('plans against --time-budget: prints each estimate, skips and lists the rungs that cannot fit, ends with the best kept', async () => {
     const out = path.join(tmp, 'budget.onnx');
     const json = path.join(tmp, 'budget.json');
     // A one-second budget against fine-tuning at 100000 iterations a layer. What fits depends on this machine's speed
     // (the budget arithmetic is tested on a fake clock in core/recover/ladderBudget.test.ts); what must hold here:
-    const r = qstudio('ladder', mnist, ...common, '--iterations', '100000', '--finetune-reach', '1', '--target', 'cosine:1', '--time-budget', '1s', '-o', out, '--json', json);
+    const r = qstudio(
+      'ladder',
+      mnist,
+      ...common,
+      '--iterations',
+      '100000',
+      '--finetune-reach',
+      '1',
+      '--target',
+      'cosine:1',
+      '--time-budget',
+      '1s',
+      '-o',
+      out,
+      '--json',
+      json,
+    );
     expect(r.stderr).not.toMatch(/TypeError|at async/);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^rung 1 of at most \d+ XINT8 \(estimated \d+ s: the model's size and the images\) …$/m);

@@ -11,14 +11,24 @@ import { qstudio } from './helpers/qstudio.ts';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-cli-'));
 const calib = path.join(tmp, 'calib');
 fs.mkdirSync(calib);
-for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png'])
+  fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
 fs.writeFileSync(path.join(calib, 'broken.jpg'), 'not an image');
 fs.writeFileSync(path.join(calib, 'notes.txt'), 'ignored');
 
 describe('qstudio calibrate and quantize', () => {
   it('calibrates UltraFace on a folder, skipping and naming a corrupt image', () => {
     const out = path.join(tmp, 'ranges.json');
-    const r = qstudio('calibrate', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--calib', calib, '--preprocess', 'ultraface', '-o', out);
+    const r = qstudio(
+      'calibrate',
+      path.join(MODELS, 'ultraface-rfb-320.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'ultraface',
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/skipped broken\.jpg/);
     const json = JSON.parse(fs.readFileSync(out, 'utf8'));
@@ -32,8 +42,18 @@ describe('qstudio calibrate and quantize', () => {
 
   it('quantizes with those ranges and an excluded subgraph; the model runs in onnxruntime-node', async () => {
     const out = path.join(tmp, 'uf.onnx');
-    const r = qstudio('quantize', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--ranges', path.join(tmp, 'ranges.json'), '--config', 'A8W8',
-      '--exclude-subgraph', 'Slice_217,Slice_224:Concat_241', '-o', out);
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'ultraface-rfb-320.onnx'),
+      '--ranges',
+      path.join(tmp, 'ranges.json'),
+      '--config',
+      'A8W8',
+      '--exclude-subgraph',
+      'Slice_217,Slice_224:Concat_241',
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/nodes quantized/);
     const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'uf.json'), 'utf8'));
@@ -43,23 +63,73 @@ describe('qstudio calibrate and quantize', () => {
     expect(result.scores.dims).toEqual([1, 4420, 2]);
   });
 
-  it('takes --calibration-method instead of the preset\'s, and refuses one the scale type does not take', () => {
+  it("takes --calibration-method instead of the preset's, and refuses one the scale type does not take", () => {
     const out = path.join(tmp, 'mnist-entropy.json');
-    const r = qstudio('calibrate', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'A8W8', '--calibration-method', 'Entropy', '-o', out);
+    const r = qstudio(
+      'calibrate',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'A8W8',
+      '--calibration-method',
+      'Entropy',
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(fs.readFileSync(out, 'utf8')).method).toBe('Entropy');
     const saved = path.join(tmp, 'mnist-entropy-config.json');
-    const q = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', out, '--config', 'A8W8', '--calibration-method', 'Entropy', '--save-config', saved, '-o', path.join(tmp, 'mnist-entropy.onnx'));
+    const q = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--ranges',
+      out,
+      '--config',
+      'A8W8',
+      '--calibration-method',
+      'Entropy',
+      '--save-config',
+      saved,
+      '-o',
+      path.join(tmp, 'mnist-entropy.onnx'),
+    );
     expect(q.code).toBe(0);
     expect(JSON.parse(fs.readFileSync(saved, 'utf8')).calibrationMethod).toBe('Entropy');
-    const bad = qstudio('calibrate', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--calibration-method', 'Entropy', '-o', out);
+    const bad = qstudio(
+      'calibrate',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--calibration-method',
+      'Entropy',
+      '-o',
+      out,
+    );
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/power-of-two scales take MinMax/);
   });
 
   it('quantizes straight from images with --calib', () => {
     const out = path.join(tmp, 'mnist.onnx');
-    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'U8S8', '-o', out);
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'U8S8',
+      '-o',
+      out,
+    );
     // MNIST takes one channel: the photos become luma.
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/calibrated on 3 images/);
@@ -77,28 +147,145 @@ describe('qstudio calibrate and quantize', () => {
   it('takes a metric target for --mixed-precision: a sequence target aims the search at a high cosine (no budget here: parsing and wiring only)', () => {
     const out = path.join(tmp, 'mnist-mixed.onnx');
     const saved = path.join(tmp, 'mnist-mixed-config.json');
-    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--mixed-precision',
-      '--target', 'sequence:0.9', '--budget', 'act16=0,w16=0,float=0', '--sensitivity-samples', '1', '--judge-optimization', 'all', '--save-config', saved, '-o', out);
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--mixed-precision',
+      '--target',
+      'sequence:0.9',
+      '--budget',
+      'act16=0,w16=0,float=0',
+      '--sensitivity-samples',
+      '1',
+      '--judge-optimization',
+      'all',
+      '--save-config',
+      saved,
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/judged by onnxruntime at graph optimization 'all'/);
-    expect(r.stderr).toMatch(/target cosine 0\.999 \(for sequence 0\.9: judge it with qstudio evaluate or the ladder\)/);
+    expect(r.stderr).toMatch(
+      /target cosine 0\.999 \(for sequence 0\.9: judge it with qstudio evaluate or the ladder\)/,
+    );
     const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'mnist-mixed.json'), 'utf8'));
     const chosen = summary.mixedPrecision.chosen;
-    expect(Object.keys(JSON.parse(fs.readFileSync(saved, 'utf8')).extraOptions.TensorQuantOverrides).sort()).toEqual([...chosen.act16, ...chosen.w16].sort());
-    const bad = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--mixed-precision', '--target', 'ssim:0.9', '-o', out);
+    expect(Object.keys(JSON.parse(fs.readFileSync(saved, 'utf8')).extraOptions.TensorQuantOverrides).sort()).toEqual(
+      [...chosen.act16, ...chosen.w16].sort(),
+    );
+    const bad = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--mixed-precision',
+      '--target',
+      'ssim:0.9',
+      '-o',
+      out,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/LadderTargetError: target metric "ssim"/);
   });
 
   it.each([
     [['quantize', 'x.onnx', '--config', 'XINT8', '-o', 'y.onnx'], 1, /--calib <dir> or --ranges/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', 'nope.json', '--config', 'XINT8', '-o', 'y.onnx'], 2, /nope\.json" does not exist/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'XINT9', '-o', 'y.onnx'], 2, /"XINT9" is neither a preset/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'U8S8', '--exclude-nodes', 'Conv_999', '-o', path.join(tmp, 'z.onnx')], 2, /ExclusionError: nodes_to_exclude: "Conv_999" names no node/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'U8S8', '--judge-optimization', 'all', '-o', 'y.onnx'], 1, /--judge-optimization go with --mixed-precision/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'U8S8', '--mixed-precision', '--judge-optimization', 'max', '-o', 'y.onnx'], 1, /--judge-optimization "max": give one of basic, all/],
-    [['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', path.join(tmp, 'nowhere'), '--config', 'U8S8', '-o', 'y.onnx'], 2, /nowhere/],
-    [['calibrate', path.join(MODELS, 'negative', 'custom-domain-op.onnx'), '--calib', calib, '-o', path.join(tmp, 'r.json')], 2, /CustomOpsError: The model uses ops of custom domains \(com\.microsoft\.extensions/],
+    [
+      ['quantize', path.join(MODELS, 'mnist.onnx'), '--ranges', 'nope.json', '--config', 'XINT8', '-o', 'y.onnx'],
+      2,
+      /nope\.json" does not exist/,
+    ],
+    [
+      ['quantize', path.join(MODELS, 'mnist.onnx'), '--calib', calib, '--config', 'XINT9', '-o', 'y.onnx'],
+      2,
+      /"XINT9" is neither a preset/,
+    ],
+    [
+      [
+        'quantize',
+        path.join(MODELS, 'mnist.onnx'),
+        '--calib',
+        calib,
+        '--config',
+        'U8S8',
+        '--exclude-nodes',
+        'Conv_999',
+        '-o',
+        path.join(tmp, 'z.onnx'),
+      ],
+      2,
+      /ExclusionError: nodes_to_exclude: "Conv_999" names no node/,
+    ],
+    [
+      [
+        'quantize',
+        path.join(MODELS, 'mnist.onnx'),
+        '--calib',
+        calib,
+        '--config',
+        'U8S8',
+        '--judge-optimization',
+        'all',
+        '-o',
+        'y.onnx',
+      ],
+      1,
+      /--judge-optimization go with --mixed-precision/,
+    ],
+    [
+      [
+        'quantize',
+        path.join(MODELS, 'mnist.onnx'),
+        '--calib',
+        calib,
+        '--config',
+        'U8S8',
+        '--mixed-precision',
+        '--judge-optimization',
+        'max',
+        '-o',
+        'y.onnx',
+      ],
+      1,
+      /--judge-optimization "max": give one of basic, all/,
+    ],
+    [
+      [
+        'quantize',
+        path.join(MODELS, 'mnist.onnx'),
+        '--calib',
+        path.join(tmp, 'nowhere'),
+        '--config',
+        'U8S8',
+        '-o',
+        'y.onnx',
+      ],
+      2,
+      /nowhere/,
+    ],
+    [
+      [
+        'calibrate',
+        path.join(MODELS, 'negative', 'custom-domain-op.onnx'),
+        '--calib',
+        calib,
+        '-o',
+        path.join(tmp, 'r.json'),
+      ],
+      2,
+      /CustomOpsError: The model uses ops of custom domains \(com\.microsoft\.extensions/,
+    ],
   ])('names the problem: %j', (args, code, pattern) => {
     const r = qstudio(...(args as string[]));
     expect(r.code).toBe(code);

@@ -17,7 +17,17 @@ import { parseStatistics } from '../src/core/calibrate/run/statisticsFile.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 
 const { tmp, calib, model, preprocess } = shardFolder('qs-shard-seq-');
-const common = [model, '--calib', calib, '--preprocess', preprocess, '--config', 'A8W8', '--calibration-method', 'Sequential'];
+const common = [
+  model,
+  '--calib',
+  calib,
+  '--preprocess',
+  preprocess,
+  '--config',
+  'A8W8',
+  '--calibration-method',
+  'Sequential',
+];
 const at = (name: string) => path.join(tmp, name);
 const calibrate = (...args: string[]) => calibrateCommand.run([...common, ...args]);
 const merge = (...args: string[]) => mergeCommand.run(args);
@@ -39,12 +49,27 @@ describe('qstudio calibrate --calibration-method Sequential --shard, in rounds',
 
     printed = [];
     for (const i of [0, 1]) expect(await calibrate('--shard', `${i}/2`, '--stats', at(`r1-${i}.json`))).toBe(0);
-    expect(printed.join('')).toMatch(new RegExp(`round 1 of ${rounds} of a sequential calibration: merge every share's file`));
+    expect(printed.join('')).toMatch(
+      new RegExp(`round 1 of ${rounds} of a sequential calibration: merge every share's file`),
+    );
     expect(await merge(at('r1-0.json'), at('r1-1.json'), '--stats', at('after-1.json'))).toBe(0);
     for (let k = 2; k <= rounds; k++) {
-      for (const i of [0, 1]) expect(await calibrate('--shard', `${i}/2`, '--after', at(`after-${k - 1}.json`), '--stats', at(`r${k}-${i}.json`))).toBe(0);
+      for (const i of [0, 1])
+        expect(
+          await calibrate('--shard', `${i}/2`, '--after', at(`after-${k - 1}.json`), '--stats', at(`r${k}-${i}.json`)),
+        ).toBe(0);
       const out = k === rounds ? ['-o', at('sharded.json')] : [];
-      expect(await merge(at(`r${k}-0.json`), at(`r${k}-1.json`), '--after', at(`after-${k - 1}.json`), '--stats', at(`after-${k}.json`), ...out)).toBe(0);
+      expect(
+        await merge(
+          at(`r${k}-0.json`),
+          at(`r${k}-1.json`),
+          '--after',
+          at(`after-${k - 1}.json`),
+          '--stats',
+          at(`after-${k}.json`),
+          ...out,
+        ),
+      ).toBe(0);
     }
     expect(printed.join('')).toMatch(new RegExp(`round ${rounds} of ${rounds}, the last`));
     const whole = JSON.parse(fs.readFileSync(at('whole.json'), 'utf8'));
@@ -54,25 +79,46 @@ describe('qstudio calibrate --calibration-method Sequential --shard, in rounds',
     expect(sharded.ranges).toEqual(whole.ranges);
     // The later rounds moved ranges away from the float pass's (else equality would prove little).
     const float = rangesOf(read(at('after-1.json')).states);
-    const moved = Object.entries(sharded.ranges as Record<string, [number, number]>).filter(([t, [min, max]]) => float.get(t)!.min !== min || float.get(t)!.max !== max);
+    const moved = Object.entries(sharded.ranges as Record<string, [number, number]>).filter(
+      ([t, [min, max]]) => float.get(t)!.min !== min || float.get(t)!.max !== max,
+    );
     expect(moved.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('refuses by name what would not be exact', async () => {
     // Ranges before the last round: the float ones downstream.
-    await expect(merge(at('r1-0.json'), at('r1-1.json'), '-o', at('early.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError', message: expect.stringMatching(/Run round 2/) });
+    await expect(merge(at('r1-0.json'), at('r1-1.json'), '-o', at('early.json'))).rejects.toMatchObject({
+      name: 'SequentialRoundsError',
+      message: expect.stringMatching(/Run round 2/),
+    });
     // A later round merged without the statistics it started from.
-    await expect(merge(at('r2-0.json'), at('r2-1.json'), '-o', at('x.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError', message: expect.stringMatching(/--after/) });
+    await expect(merge(at('r2-0.json'), at('r2-1.json'), '-o', at('x.json'))).rejects.toMatchObject({
+      name: 'SequentialRoundsError',
+      message: expect.stringMatching(/--after/),
+    });
     // A share missing from a round.
-    await expect(merge(at('r2-0.json'), '--after', at('after-1.json'), '--stats', at('x.json'))).rejects.toMatchObject({ name: 'StatisticsFileError', message: expect.stringMatching(/lacks share 1\/2/) });
+    await expect(merge(at('r2-0.json'), '--after', at('after-1.json'), '--stats', at('x.json'))).rejects.toMatchObject({
+      name: 'StatisticsFileError',
+      message: expect.stringMatching(/lacks share 1\/2/),
+    });
     // Shards of a round started from other ranges than the file they are merged onto.
-    await expect(merge(at('r3-0.json'), at('r3-1.json'), '--after', at('after-1.json'), '--stats', at('x.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError' });
-    await expect(merge(at('r2-0.json'), at('r2-1.json'), '--after', at('after-2.json'), '--stats', at('x.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError' });
+    await expect(
+      merge(at('r3-0.json'), at('r3-1.json'), '--after', at('after-1.json'), '--stats', at('x.json')),
+    ).rejects.toMatchObject({ name: 'SequentialRoundsError' });
+    await expect(
+      merge(at('r2-0.json'), at('r2-1.json'), '--after', at('after-2.json'), '--stats', at('x.json')),
+    ).rejects.toMatchObject({ name: 'SequentialRoundsError' });
     // Two whole sequential runs (each quantized with its own images' ranges).
-    await expect(merge(at('whole.stats.json'), at('whole.stats.json'), '-o', at('x.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError' });
+    await expect(merge(at('whole.stats.json'), at('whole.stats.json'), '-o', at('x.json'))).rejects.toMatchObject({
+      name: 'SequentialRoundsError',
+    });
     // A round after the last, and a shard asked for ranges.
     const rounds = read(at('whole.stats.json')).sequential!.rounds;
-    await expect(calibrate('--shard', '0/2', '--after', at(`after-${rounds}.json`), '--stats', at('x.json'))).rejects.toMatchObject({ name: 'SequentialRoundsError' });
-    await expect(calibrate('--shard', '0/2', '--stats', at('x.json'), '-o', at('y.json'))).rejects.toMatchObject({ name: 'UsageError' });
+    await expect(
+      calibrate('--shard', '0/2', '--after', at(`after-${rounds}.json`), '--stats', at('x.json')),
+    ).rejects.toMatchObject({ name: 'SequentialRoundsError' });
+    await expect(calibrate('--shard', '0/2', '--stats', at('x.json'), '-o', at('y.json'))).rejects.toMatchObject({
+      name: 'UsageError',
+    });
   }, 60_000);
 });

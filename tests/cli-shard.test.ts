@@ -32,9 +32,18 @@ describe('qstudio calibrate --shard and qstudio merge', () => {
     expect(b.method).toBe(a.method);
   });
 
-  it('ConsumerMSE is not sharded: --shard and merging its statistics are refused by name, saying what to run; one run\'s file gives its ranges', () => {
+  it("ConsumerMSE is not sharded: --shard and merging its statistics are refused by name, saying what to run; one run's file gives its ranges", () => {
     const cm = ['--config', 'A8W8', '--calibration-method', 'ConsumerMSE'];
-    const shard = qstudio('calibrate', model, ...common, ...cm, '--shard', '0/2', '--stats', path.join(tmp, 'cm-0.stats.json'));
+    const shard = qstudio(
+      'calibrate',
+      model,
+      ...common,
+      ...cm,
+      '--shard',
+      '0/2',
+      '--stats',
+      path.join(tmp, 'cm-0.stats.json'),
+    );
     expect(shard.code).not.toBe(0);
     expect(shard.stderr).toMatch(/ConsumerSearchSplitError: .*in one run .*or shard with MinMSE/);
     const whole = path.join(tmp, 'cm-whole.json');
@@ -42,13 +51,18 @@ describe('qstudio calibrate --shard and qstudio merge', () => {
     expect(qstudio('calibrate', model, ...common, ...cm, '-o', whole, '--stats', stats).code).toBe(0);
     const again = path.join(tmp, 'cm-again.json');
     expect(qstudio('merge', stats, '-o', again).code).toBe(0);
-    expect(JSON.parse(fs.readFileSync(again, 'utf8')).ranges).toEqual(JSON.parse(fs.readFileSync(whole, 'utf8')).ranges);
+    expect(JSON.parse(fs.readFileSync(again, 'utf8')).ranges).toEqual(
+      JSON.parse(fs.readFileSync(whole, 'utf8')).ranges,
+    );
     const two = qstudio('merge', stats, stats, '-o', path.join(tmp, 'cm-two.json'));
     expect(two.code).not.toBe(0);
     expect(two.stderr).toMatch(/ConsumerSearchSplitError: /);
     // A share's file (as earlier versions wrote them) gives no ranges either.
     const share = path.join(tmp, 'cm-share.stats.json');
-    fs.writeFileSync(share, fs.readFileSync(stats, 'utf8').replace('"shards":1,', '"shards":1,"shard":{"index":0,"count":2},'));
+    fs.writeFileSync(
+      share,
+      fs.readFileSync(stats, 'utf8').replace('"shards":1,', '"shards":1,"shard":{"index":0,"count":2},'),
+    );
     const one = qstudio('merge', share, '-o', path.join(tmp, 'cm-one.json'));
     expect(one.stderr).toMatch(/ConsumerSearchSplitError: .*share 0\/2/);
   });

@@ -8,7 +8,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DataType, encode, intAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  intAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+} from '../src/core/onnx/index.ts';
 import { numberToFloat16 } from '../src/core/onnx/halfFloat.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { npyBytes, npzBytes } from './helpers/npyFiles.ts';
@@ -17,24 +26,35 @@ import { qstudio } from './helpers/qstudio.ts';
 /** input·(1 + state)·mask·(sr/16000) → MatMul → Relu: every input changes the result. */
 function statefulModel() {
   const cast = (x: string, y: string) => makeNode('Cast', [x], [y], `cast_${x}`, [intAttribute('to', DataType.FLOAT)]);
-  return makeModel(makeGraph({
-    name: 'stateful',
-    node: [
-      cast('state', 's32'), cast('mask', 'm32'), cast('sr', 'r32'),
-      makeNode('Div', ['r32', 'rate'], ['rs'], 'rate_scale'),
-      makeNode('Add', ['input', 's32'], ['a'], 'add_state'),
-      makeNode('Mul', ['a', 'm32'], ['b'], 'mask_mul'),
-      makeNode('Mul', ['b', 'rs'], ['c'], 'rate_mul'),
-      makeNode('MatMul', ['c', 'w'], ['mm'], 'matmul'),
-      makeNode('Relu', ['mm'], ['out'], 'relu'),
-    ],
-    input: [
-      makeValueInfo('input', DataType.FLOAT, [1, 8]), makeValueInfo('state', DataType.FLOAT16, [1, 8]),
-      makeValueInfo('sr', DataType.INT64, []), makeValueInfo('mask', DataType.UINT8, [1, 8]),
-    ],
-    output: [makeValueInfo('out', DataType.FLOAT, [1, 4])],
-    initializer: [makeTensor('rate', DataType.FLOAT, [], Float32Array.of(16000)), makeTensor('w', DataType.FLOAT, [8, 4], seededFloats(32, 3, -1, 1))],
-  }), { '': 13 }, 7);
+  return makeModel(
+    makeGraph({
+      name: 'stateful',
+      node: [
+        cast('state', 's32'),
+        cast('mask', 'm32'),
+        cast('sr', 'r32'),
+        makeNode('Div', ['r32', 'rate'], ['rs'], 'rate_scale'),
+        makeNode('Add', ['input', 's32'], ['a'], 'add_state'),
+        makeNode('Mul', ['a', 'm32'], ['b'], 'mask_mul'),
+        makeNode('Mul', ['b', 'rs'], ['c'], 'rate_mul'),
+        makeNode('MatMul', ['c', 'w'], ['mm'], 'matmul'),
+        makeNode('Relu', ['mm'], ['out'], 'relu'),
+      ],
+      input: [
+        makeValueInfo('input', DataType.FLOAT, [1, 8]),
+        makeValueInfo('state', DataType.FLOAT16, [1, 8]),
+        makeValueInfo('sr', DataType.INT64, []),
+        makeValueInfo('mask', DataType.UINT8, [1, 8]),
+      ],
+      output: [makeValueInfo('out', DataType.FLOAT, [1, 4])],
+      initializer: [
+        makeTensor('rate', DataType.FLOAT, [], Float32Array.of(16000)),
+        makeTensor('w', DataType.FLOAT, [8, 4], seededFloats(32, 3, -1, 1)),
+      ],
+    }),
+    { '': 13 },
+    7,
+  );
 }
 
 /** Sample k's four arrays as .npy bytes. */
@@ -43,7 +63,11 @@ function sample(k: number): Record<string, Uint8Array> {
     input: npyBytes(seededFloats(8, 10 + k, -1, 1), [1, 8], '<f4'),
     state: npyBytes(Uint16Array.from(seededFloats(8, 30 + k, 0, 0.5), numberToFloat16), [1, 8], '<f2'),
     sr: npyBytes(BigInt64Array.of(k % 2 ? 8000n : 16000n), [], '<i8'),
-    mask: npyBytes(Uint8Array.from({ length: 8 }, (_, j) => (j + k) % 3 ? 1 : 0), [1, 8], '|u1'),
+    mask: npyBytes(
+      Uint8Array.from({ length: 8 }, (_, j) => ((j + k) % 3 ? 1 : 0)),
+      [1, 8],
+      '|u1',
+    ),
   };
 }
 
@@ -70,7 +94,8 @@ beforeAll(() => {
   fs.writeFileSync(path.join(folder('flat'), 'photo.png'), new Uint8Array(8));
   fs.writeFileSync(path.join(folder('flat'), 'notes.txt'), 'calibration set');
   fs.writeFileSync(path.join(folder('flat'), `sr_${SAMPLES}.npy`), npyBytes(Int32Array.of(16000), [], '<i4'));
-  for (const input of ['input', 'state', 'mask']) fs.writeFileSync(path.join(folder('flat'), `${input}_${SAMPLES}.npy`), sample(SAMPLES)[input]);
+  for (const input of ['input', 'state', 'mask'])
+    fs.writeFileSync(path.join(folder('flat'), `${input}_${SAMPLES}.npy`), sample(SAMPLES)[input]);
   fs.writeFileSync(path.join(folder('text'), 'readme.md'), '#');
 });
 
@@ -87,8 +112,12 @@ describe('tensor folders on the command line', () => {
       expect(run.stderr).toMatch(new RegExp(`calibrating: ${SAMPLES}/${SAMPLES} samples`));
       return { run, ranges: ranges(out) };
     });
-    expect(runs[0].run.stderr).toMatch(/holds \.npy\/\.npz tensors, which are used; ignored: 1 image\(s\) \(photo\.png\) and 1 other file\(s\) \(notes\.txt\)/);
-    expect(runs[0].run.stderr).toMatch(/skipped sr_6\.npy: NpyInputMismatchError: sr_6\.npy holds int32 but input 'sr' takes int64/);
+    expect(runs[0].run.stderr).toMatch(
+      /holds \.npy\/\.npz tensors, which are used; ignored: 1 image\(s\) \(photo\.png\) and 1 other file\(s\) \(notes\.txt\)/,
+    );
+    expect(runs[0].run.stderr).toMatch(
+      /skipped sr_6\.npy: NpyInputMismatchError: sr_6\.npy holds int32 but input 'sr' takes int64/,
+    );
     expect(runs[0].run.stderr).toMatch(/skipped 6: the sample has no tensor for input sr/);
     expect(runs[1].ranges).toEqual(runs[0].ranges);
     expect(runs[2].ranges).toEqual(runs[0].ranges);
@@ -107,9 +136,20 @@ describe('tensor folders on the command line', () => {
   });
 
   it('an empty folder and a folder of other files say what they hold and how tensors are laid out', () => {
-    const empty = qstudio('calibrate', model, '--calib', folder('empty'), '--config', 'A8W8', '-o', path.join(dir, 'r.json'));
+    const empty = qstudio(
+      'calibrate',
+      model,
+      '--calib',
+      folder('empty'),
+      '--config',
+      'A8W8',
+      '-o',
+      path.join(dir, 'r.json'),
+    );
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toMatch(/NoDataError: .*empty holds no images \(\.jpg, \.png\) and no tensors \(\.npy, \.npz\): it is empty\. Tensors: one \.npy or \.npz file per sample/);
+    expect(empty.stderr).toMatch(
+      /NoDataError: .*empty holds no images \(\.jpg, \.png\) and no tensors \(\.npy, \.npz\): it is empty\. Tensors: one \.npy or \.npz file per sample/,
+    );
     const text = qstudio('evaluate', model, model, '--data', folder('text'));
     expect(text.code).toBe(2);
     expect(text.stderr).toMatch(/NoDataError: .*; it has readme\.md/);
@@ -117,7 +157,9 @@ describe('tensor folders on the command line', () => {
 
   it('--help shows the tensor convention', () => {
     for (const command of ['calibrate', 'quantize', 'evaluate', 'suggest', 'ladder']) {
-      expect(qstudio(command, '--help').stdout.replace(/\s+/g, ' ')).toMatch(/tensors \(\.npy, \.npz, any element type the inputs declare: one file per sample for one input; <input>_<k>\.npy, <sample>\/<input>\.npy or one \.npz per sample/);
+      expect(qstudio(command, '--help').stdout.replace(/\s+/g, ' ')).toMatch(
+        /tensors \(\.npy, \.npz, any element type the inputs declare: one file per sample for one input; <input>_<k>\.npy, <sample>\/<input>\.npy or one \.npz per sample/,
+      );
     }
   });
 });

@@ -43,7 +43,9 @@ function undefinedReads(model: ModelProto): string[] {
     g.node.forEach((n) => n.output.forEach((o) => defined.add(o)));
   });
   const missing = new Set<string>();
-  forEachGraph(model.graph!, (g) => g.node.forEach((n) => n.input.forEach((i) => i && !defined.has(i) && missing.add(i))));
+  forEachGraph(model.graph!, (g) =>
+    g.node.forEach((n) => n.input.forEach((i) => i && !defined.has(i) && missing.add(i))),
+  );
   return [...missing];
 }
 
@@ -55,34 +57,39 @@ describe('control flow (If, Loop, nested If)', () => {
     ['XINT8', false],
     ['A8W8', true],
     ['A16W8', false],
-  ] as const)('%s (per channel %s), EnableSubgraph: bodies calibrated and quantized, every read defined, loads at all and basic, close to float, report counts', async (preset, perChannel) => {
-    const config = withOptions(getPreset(preset), { perChannel, extraOptions: { EnableSubgraph: true } });
-    const { ranges } = await calibrateOnFeeds(model, feeds, { config });
-    // Ranges inside every body: the then branch's Gemm, the Loop's carried value and its MatMul.
-    for (const t of ['t1', 'v', 'm', 'v_next', 'ye']) expect(ranges.has(t), t).toBe(true);
-    const { model: q, report } = quantizeModel(model, ranges, config, preset);
-    expect(undefinedReads(q)).toEqual([]);
-    // Q/DQ written inside the bodies, weights read across scopes as codes of the body.
-    const inBodies = { q: 0, dq: 0, codes: 0 };
-    forEachGraph(q.graph!, (g, depth) => {
-      if (depth === 0) return;
-      inBodies.q += g.node.filter((n) => n.op_type === 'QuantizeLinear').length;
-      inBodies.dq += g.node.filter((n) => n.op_type === 'DequantizeLinear').length;
-      inBodies.codes += g.initializer.filter((t) => /^(wt|we|w0)_quantized/.test(t.name ?? '')).length;
-    });
-    expect(inBodies.q).toBeGreaterThan(2);
-    expect(inBodies.codes).toBeGreaterThanOrEqual(2);
-    expect(report.counts.quantized).toBeGreaterThan(0);
-    expect(report.subgraphs).toMatchObject({ nodes: 9, opTypes: { MatMul: 3, Gemm: 1 } });
-    expect(report.subgraphs!.holders.map((h) => h.opType)).toEqual(['If', 'Loop']);
-    expect(report.subgraphs!.quantized).toBeGreaterThanOrEqual(5);
-    expect(report.subgraphs!.quantizedOps).toMatchObject({ Gemm: 1 });
-    const float = await outputs(model, 'basic');
-    for (const level of ['all', 'basic'] as const) {
-      const got = await outputs(q, level);
-      got.forEach((o, k) => o.forEach((v, j) => expect(Math.abs(v - float[k][j]), `${level} sample ${k}`).toBeLessThan(0.2)));
-    }
-  });
+  ] as const)(
+    '%s (per channel %s), EnableSubgraph: bodies calibrated and quantized, every read defined, loads at all and basic, close to float, report counts',
+    async (preset, perChannel) => {
+      const config = withOptions(getPreset(preset), { perChannel, extraOptions: { EnableSubgraph: true } });
+      const { ranges } = await calibrateOnFeeds(model, feeds, { config });
+      // Ranges inside every body: the then branch's Gemm, the Loop's carried value and its MatMul.
+      for (const t of ['t1', 'v', 'm', 'v_next', 'ye']) expect(ranges.has(t), t).toBe(true);
+      const { model: q, report } = quantizeModel(model, ranges, config, preset);
+      expect(undefinedReads(q)).toEqual([]);
+      // Q/DQ written inside the bodies, weights read across scopes as codes of the body.
+      const inBodies = { q: 0, dq: 0, codes: 0 };
+      forEachGraph(q.graph!, (g, depth) => {
+        if (depth === 0) return;
+        inBodies.q += g.node.filter((n) => n.op_type === 'QuantizeLinear').length;
+        inBodies.dq += g.node.filter((n) => n.op_type === 'DequantizeLinear').length;
+        inBodies.codes += g.initializer.filter((t) => /^(wt|we|w0)_quantized/.test(t.name ?? '')).length;
+      });
+      expect(inBodies.q).toBeGreaterThan(2);
+      expect(inBodies.codes).toBeGreaterThanOrEqual(2);
+      expect(report.counts.quantized).toBeGreaterThan(0);
+      expect(report.subgraphs).toMatchObject({ nodes: 9, opTypes: { MatMul: 3, Gemm: 1 } });
+      expect(report.subgraphs!.holders.map((h) => h.opType)).toEqual(['If', 'Loop']);
+      expect(report.subgraphs!.quantized).toBeGreaterThanOrEqual(5);
+      expect(report.subgraphs!.quantizedOps).toMatchObject({ Gemm: 1 });
+      const float = await outputs(model, 'basic');
+      for (const level of ['all', 'basic'] as const) {
+        const got = await outputs(q, level);
+        got.forEach((o, k) =>
+          o.forEach((v, j) => expect(Math.abs(v - float[k][j]), `${level} sample ${k}`).toBeLessThan(0.2)),
+        );
+      }
+    },
+  );
 
   it('EnableSubgraph off, the default, keeps every body float32 and says so', async () => {
     const config = getPreset('A8W8');
@@ -90,16 +97,23 @@ describe('control flow (If, Loop, nested If)', () => {
     const { ranges } = await calibrateOnFeeds(model, feeds, { config });
     const { model: q, report } = quantizeModel(model, ranges, config, 'A8W8');
     let inBodies = 0;
-    forEachGraph(q.graph!, (g, depth) => (inBodies += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0));
+    forEachGraph(
+      q.graph!,
+      (g, depth) => (inBodies += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0),
+    );
     expect(inBodies).toBe(0);
     expect(undefinedReads(q)).toEqual([]);
-    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off.*--enable-subgraph/);
+    expect(report.warnings.join('\n')).toMatch(
+      /9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off.*--enable-subgraph/,
+    );
   });
 
   it('BF16 keeps the subgraph initializers and warns', async () => {
     const { model: b, report } = quantizeBf16(model);
     expect(undefinedReads(b)).toEqual([]);
-    expect(report.warnings.join('\n')).toMatch(/9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm/);
+    expect(report.warnings.join('\n')).toMatch(
+      /9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm/,
+    );
     for (const level of ['all', 'basic'] as const) expect((await outputs(b, level)).length).toBe(feeds.length);
   });
 
@@ -113,7 +127,17 @@ describe('control flow (If, Loop, nested If)', () => {
     const written: string[] = [];
     for (const config of ['A8W8', 'XINT8', 'BF16']) {
       const out = path.join(dir, `cf_${config}.onnx`);
-      const run = qstudio('quantize', source, '--ranges', rangesFile, '--config', config, ...(config === 'BF16' ? [] : ['--enable-subgraph']), '-o', out);
+      const run = qstudio(
+        'quantize',
+        source,
+        '--ranges',
+        rangesFile,
+        '--config',
+        config,
+        ...(config === 'BF16' ? [] : ['--enable-subgraph']),
+        '-o',
+        out,
+      );
       expect(run.code, run.stderr).toBe(0);
       if (config === 'BF16') expect(run.stderr).toMatch(/warning: 9 node\(s\) inside the subgraphs/);
       else expect(run.stdout).toMatch(/, [5-9] of 9 inside subgraphs quantized, /);
@@ -122,20 +146,30 @@ describe('control flow (If, Loop, nested If)', () => {
     for (const v of checkModels(written)) expect(v.ok, `${v.path}: ${v.error}`).toBe(true);
   });
 
-  it('a model onnxruntime refuses is named, not a stack trace: the writers\' check and evaluate', async () => {
+  it("a model onnxruntime refuses is named, not a stack trace: the writers' check and evaluate", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-refused-'));
     // The If model as the writers used to write it: the initializers only subgraphs read dropped.
-    const broken: ModelProto = { ...model, graph: { ...model.graph!, initializer: model.graph!.initializer.filter((t) => !['wt', 'bt', 'wn', 'we'].includes(t.name ?? '')) } };
+    const broken: ModelProto = {
+      ...model,
+      graph: {
+        ...model.graph!,
+        initializer: model.graph!.initializer.filter((t) => !['wt', 'bt', 'wn', 'we'].includes(t.name ?? '')),
+      },
+    };
     const file = path.join(dir, 'broken.onnx');
     fs.writeFileSync(file, encode(broken));
     await expect(checkWrittenModel(file)).rejects.toThrow(WrittenModelRefusedError);
-    await expect(checkWrittenModel(file)).rejects.toThrow(/broken\.onnx was written, but onnxruntime refuses to load it at its default options \(graph optimization 'all'\): .*wt/);
+    await expect(checkWrittenModel(file)).rejects.toThrow(
+      /broken\.onnx was written, but onnxruntime refuses to load it at its default options \(graph optimization 'all'\): .*wt/,
+    );
     const source = path.join(dir, 'cf.onnx');
     fs.writeFileSync(source, encode(model));
     await expect(checkWrittenModel(source)).resolves.toBeUndefined();
     const run = qstudio('evaluate', source, file, '--data', path.join(IMAGES, 'photos'));
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^qstudio evaluate: InferenceError: onnxruntime refuses to load the quantized model broken\.onnx: .*topologically sorted/);
+    expect(run.stderr).toMatch(
+      /^qstudio evaluate: InferenceError: onnxruntime refuses to load the quantized model broken\.onnx: .*topologically sorted/,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });

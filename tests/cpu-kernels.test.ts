@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataType, decode, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, readTensor } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  decode,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  readTensor,
+} from '../src/core/onnx/index.ts';
 import { IMAGES } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
@@ -37,7 +47,18 @@ beforeAll(() => {
   fs.mkdirSync(data);
   for (const f of ['astronaut.png', 'chelsea.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(data, f));
   fs.writeFileSync(floatPath, encode(matmulModel()));
-  const r = qstudio('calibrate', floatPath, '--calib', data, '--preprocess', 'unit', '--config', 'A8W8', '-o', rangesPath);
+  const r = qstudio(
+    'calibrate',
+    floatPath,
+    '--calib',
+    data,
+    '--preprocess',
+    'unit',
+    '--config',
+    'A8W8',
+    '-o',
+    rangesPath,
+  );
   expect(r.code, r.stderr).toBe(0);
 });
 
@@ -53,9 +74,11 @@ function hasVnni(): boolean {
 }
 
 describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
-  it('prints the model\'s own figure and the CPU provider\'s; on x86 without VNNI the int8 kernels lose accuracy and the warning names --reduce-range', () => {
+  it("prints the model's own figure and the CPU provider's; on x86 without VNNI the int8 kernels lose accuracy and the warning names --reduce-range", () => {
     const plain = path.join(tmp, 'a8w8.onnx');
-    expect(qstudio('quantize', floatPath, '--ranges', rangesPath, '--config', 'A8W8', '--per-channel', '-o', plain).code).toBe(0);
+    expect(
+      qstudio('quantize', floatPath, '--ranges', rangesPath, '--config', 'A8W8', '--per-channel', '-o', plain).code,
+    ).toBe(0);
     const r = qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--cpu-kernels');
     expect(r.code, r.stderr).toBe(0);
     // onnxruntime's default first, labelled; the model's own arithmetic beside it.
@@ -67,10 +90,14 @@ describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
     expect(means[0]).toBeGreaterThan(0.99);
     if (process.arch === 'x64' && !hasVnni()) {
       expect(means[1]).toBeLessThan(means[0] - 0.005);
-      expect(r.stderr).toMatch(/warning: onnxruntime's CPU int8 kernels lose accuracy on this model \(mean cosine y 0\.9\d+ → 0\.\d+\).*--reduce-range/);
+      expect(r.stderr).toMatch(
+        /warning: onnxruntime's CPU int8 kernels lose accuracy on this model \(mean cosine y 0\.9\d+ → 0\.\d+\).*--reduce-range/,
+      );
     }
 
-    const json = JSON.parse(qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--cpu-kernels', '--json').stdout);
+    const json = JSON.parse(
+      qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--cpu-kernels', '--json').stdout,
+    );
     expect(json.atDefaultOptions.optimization).toBe('all');
     expect(json.atDefaultOptions.outputs[0].output).toBe('y');
     expect(json.graphOptimization).toBe('basic');
@@ -79,21 +106,38 @@ describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
 
     // The HTML report carries both levels, onnxruntime's default first.
     const html = path.join(tmp, 'a8w8.html');
-    expect(qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--report', html).code).toBe(0);
+    expect(qstudio('evaluate', floatPath, plain, '--data', data, '--preprocess', 'unit', '--report', html).code).toBe(
+      0,
+    );
     const page = fs.readFileSync(html, 'utf8');
     const first = page.indexOf('data-card="at-default"');
     expect(first).toBeGreaterThan(0);
     expect(page.indexOf('data-card="own-arithmetic"')).toBeGreaterThan(first);
-    expect(page).toContain('<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options');
+    expect(page).toContain(
+      '<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options',
+    );
     expect(page).toContain(cpuMean.toFixed(6));
     expect(page).toContain(ownMean.toFixed(6));
   });
 
-  it('--reduce-range writes 7-bit weights, and the CPU kernels then keep the model\'s own figure', () => {
+  it("--reduce-range writes 7-bit weights, and the CPU kernels then keep the model's own figure", () => {
     const reduced = path.join(tmp, 'a8w8-rr.onnx');
-    const q = qstudio('quantize', floatPath, '--ranges', rangesPath, '--config', 'A8W8', '--per-channel', '--reduce-range', '-o', reduced);
+    const q = qstudio(
+      'quantize',
+      floatPath,
+      '--ranges',
+      rangesPath,
+      '--config',
+      'A8W8',
+      '--per-channel',
+      '--reduce-range',
+      '-o',
+      reduced,
+    );
     expect(q.code, q.stderr).toBe(0);
-    const weights = decode(new Uint8Array(fs.readFileSync(reduced))).graph!.initializer.find((t) => t.data_type === DataType.INT8 && t.dims.length === 2)!;
+    const weights = decode(new Uint8Array(fs.readFileSync(reduced))).graph!.initializer.find(
+      (t) => t.data_type === DataType.INT8 && t.dims.length === 2,
+    )!;
     const codes = readTensor(weights) as Int8Array;
     expect(Math.max(...codes.map(Math.abs))).toBeLessThanOrEqual(64);
     expect(Math.max(...codes.map(Math.abs))).toBeGreaterThan(60);
@@ -105,13 +149,26 @@ describe('qstudio evaluate --cpu-kernels and quantize --reduce-range', () => {
     expect(r.stderr).not.toMatch(/warning/);
   });
 
-  it('--saturation-safe gives 7-bit codes to the weight channels that could saturate, lists them, and the CPU kernels keep the model\'s own figure', () => {
+  it("--saturation-safe gives 7-bit codes to the weight channels that could saturate, lists them, and the CPU kernels keep the model's own figure", () => {
     const safe = path.join(tmp, 'a8w8-safe.onnx');
-    const q = qstudio('quantize', floatPath, '--ranges', rangesPath, '--config', 'A8W8', '--per-channel', '--saturation-safe', '-o', safe);
+    const q = qstudio(
+      'quantize',
+      floatPath,
+      '--ranges',
+      rangesPath,
+      '--config',
+      'A8W8',
+      '--per-channel',
+      '--saturation-safe',
+      '-o',
+      safe,
+    );
     expect(q.code, q.stderr).toBe(0);
     expect(q.stdout).toMatch(/saturation-safe weights: 1 of 1 given 7-bit channels/);
     expect(JSON.parse(fs.readFileSync(safe.replace(/\.onnx$/, '.json'), 'utf8')).saturationSafeWeights).toEqual(['w']);
-    const weights = decode(new Uint8Array(fs.readFileSync(safe))).graph!.initializer.find((t) => t.data_type === DataType.INT8 && t.dims.length === 2)!;
+    const weights = decode(new Uint8Array(fs.readFileSync(safe))).graph!.initializer.find(
+      (t) => t.data_type === DataType.INT8 && t.dims.length === 2,
+    )!;
     const codes = readTensor(weights) as Int8Array;
     // Every column of this weight has two same-sign codes past 128 at 8 bits, so every column is at 7 bits.
     expect(Math.max(...codes.map(Math.abs))).toBe(64);

@@ -5,7 +5,13 @@
  * chooses the same codes.
  */
 import { describe, expect, it } from 'vitest';
-import { buildLayerProblem, buildLayerProblemOn, layerLoss, layerLossOn, type LayerProblem } from '../src/core/recover/layerProblem.ts';
+import {
+  buildLayerProblem,
+  buildLayerProblemOn,
+  layerLoss,
+  layerLossOn,
+  type LayerProblem,
+} from '../src/core/recover/layerProblem.ts';
 import type { DenseProduct } from '../src/core/recover/denseProduct.ts';
 import { adaround } from '../src/core/recover/adaround.ts';
 import { nodeDenseProduct } from '../src/cli/runtime/denseProduct.ts';
@@ -19,7 +25,10 @@ describe('dense products on the runtime (float64)', () => {
   it('a layer problem built on onnxruntime equals the TypeScript one to float64 rounding, with G exactly symmetric', async () => {
     const data = rowsOf(24, 80, 1, 400, 3);
     let calls = 0;
-    const counted: DenseProduct = (...args) => { calls++; return nodeDenseProduct(...args); };
+    const counted: DenseProduct = (...args) => {
+      calls++;
+      return nodeDenseProduct(...args);
+    };
     for (const target of ['float', 'local'] as const) {
       const ts = buildLayerProblem(data, target);
       const rt = await buildLayerProblemOn(data, target, counted);
@@ -35,23 +44,43 @@ describe('dense products on the runtime (float64)', () => {
   it('small groups (depthwise) stay in TypeScript: the same problem to the bit, no runtime call', async () => {
     const data = rowsOf(16, 9, 16, 200, 5);
     let calls = 0;
-    const rt = await buildLayerProblemOn(data, 'float', (...args) => { calls++; return nodeDenseProduct(...args); });
+    const rt = await buildLayerProblemOn(data, 'float', (...args) => {
+      calls++;
+      return nodeDenseProduct(...args);
+    });
     expect(calls).toBe(0);
-    expect(rt.groups.map((g) => Array.from(g.gram))).toEqual(buildLayerProblem(data).groups.map((g) => Array.from(g.gram)));
+    expect(rt.groups.map((g) => Array.from(g.gram))).toEqual(
+      buildLayerProblem(data).groups.map((g) => Array.from(g.gram)),
+    );
   });
 
   it('the loss of given weights on onnxruntime equals layerLoss to float64 rounding', async () => {
     const p: LayerProblem = buildLayerProblem(rowsOf(24, 80, 1, 400, 7));
     const v = seededFloats(24 * 81, 11, -1, 1);
     const exact = layerLoss(p, Float64Array.from(v));
-    expect(Math.abs((await layerLossOn(p, Float64Array.from(v), nodeDenseProduct)) - exact)).toBeLessThan(1e-12 * Math.abs(exact));
+    expect(Math.abs((await layerLossOn(p, Float64Array.from(v), nodeDenseProduct)) - exact)).toBeLessThan(
+      1e-12 * Math.abs(exact),
+    );
   });
 
   it('AdaRound scoring with the runtime chooses the codes it chooses in TypeScript', async () => {
     const data = rowsOf(24, 80, 1, 400, 13);
-    const options = { iterations: 200, learningRate: 0.1, regParam: 0.01, betaRange: [20, 2] as const, warmStart: 0.2, logPeriod: 10, earlyStop: false, updateBias: false, product: nodeGramProduct };
+    const options = {
+      iterations: 200,
+      learningRate: 0.1,
+      regParam: 0.01,
+      betaRange: [20, 2] as const,
+      warmStart: 0.2,
+      logPeriod: 10,
+      earlyStop: false,
+      updateBias: false,
+      product: nodeGramProduct,
+    };
     const ts = await adaround(buildLayerProblem(data), options);
-    const rt = await adaround(await buildLayerProblemOn(data, 'float', nodeDenseProduct), { ...options, dense: nodeDenseProduct });
+    const rt = await adaround(await buildLayerProblemOn(data, 'float', nodeDenseProduct), {
+      ...options,
+      dense: nodeDenseProduct,
+    });
     expect(Array.from(rt.codes ?? data.layer.codes)).toEqual(Array.from(ts.codes ?? data.layer.codes));
     expect(Math.abs(rt.lossAfter - ts.lossAfter)).toBeLessThan(1e-9 * ts.lossAfter);
   });

@@ -30,11 +30,24 @@ beforeAll(async () => {
 describe('qstudio evaluate', () => {
   it("prints Quark's summary per output, the worst layers, and writes a self-contained HTML report", () => {
     const html = path.join(tmp, 'report.html');
-    const r = qstudio('evaluate', floatPath, quantPath, '--data', data, '--preprocess', 'ultraface', '--layers', '--report', html);
+    const r = qstudio(
+      'evaluate',
+      floatPath,
+      quantPath,
+      '--data',
+      data,
+      '--preprocess',
+      'ultraface',
+      '--layers',
+      '--report',
+      html,
+    );
     expect(r.stderr).toMatch(/compared on 2 images/);
     expect(r.code).toBe(0);
     // UltraFace has two outputs: a header for each, Quark's lines under it; onnxruntime's default options first, labelled.
-    expect(r.stdout).toMatch(/^At onnxruntime's default options \(onnxruntime at graph optimization 'all'[^\n]*\):\n\[scores\]\nMean cos similarity: 0\.99\d*\nMin cos similarity: 0\.99\d*\nMean l2 distance: [\d.]+\nMax l2 distance: [\d.]+\nMean psnr: [\d.]+\nMin psnr: [\d.]+\n\n\[boxes\]\nMean cos similarity: /);
+    expect(r.stdout).toMatch(
+      /^At onnxruntime's default options \(onnxruntime at graph optimization 'all'[^\n]*\):\n\[scores\]\nMean cos similarity: 0\.99\d*\nMin cos similarity: 0\.99\d*\nMean l2 distance: [\d.]+\nMax l2 distance: [\d.]+\nMean psnr: [\d.]+\nMin psnr: [\d.]+\n\n\[boxes\]\nMean cos similarity: /,
+    );
     expect(r.stdout).toMatch(/Worst layers/);
     const rows = r.stdout.split('\n').filter((l) => /^\s+\d+\s+-?[\d.]+\s+[\d.]+/.test(l));
     expect(rows.length).toBe(20);
@@ -53,7 +66,18 @@ describe('qstudio evaluate', () => {
   });
 
   it('prints the whole report as JSON with --json', () => {
-    const r = qstudio('evaluate', floatPath, quantPath, '--data', data, '--preprocess', 'ultraface', '--json', '--limit', '1');
+    const r = qstudio(
+      'evaluate',
+      floatPath,
+      quantPath,
+      '--data',
+      data,
+      '--preprocess',
+      'ultraface',
+      '--json',
+      '--limit',
+      '1',
+    );
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout);
     expect(json.schema).toBe('quant-studio/report@1');
@@ -66,7 +90,22 @@ describe('qstudio evaluate', () => {
 
   it('qstudio suggest measures each step, prints it, and writes the best configuration', () => {
     const out = path.join(tmp, 'suggested.json');
-    const r = qstudio('suggest', path.join(MODELS, 'mnist.onnx'), '--calib', data, '--preprocess', 'unit', '--config', 'XINT8', '--target', '1', '--max-steps', '2', '-o', out);
+    const r = qstudio(
+      'suggest',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      data,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--target',
+      '1',
+      '--max-steps',
+      '2',
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^step 0: starting configuration → cosine 0\.9\d+/m);
     expect(r.stdout).toMatch(/^step 2: exclude (node|subgraph) \S+ .*→ cosine [\d.]+ (kept|not kept)/m);

@@ -100,15 +100,31 @@ describe('layer-wise comparison of YOLOX-nano, XINT8, nothing excluded', () => {
   it('measures the same SQNR as a comparison written out by hand', async () => {
     const probe = [worst[0], lw.rows.find((r) => r.tensor === 'output')!];
     const pairs = probe.map((row) => lw.pairs.find((p) => p.tensor === row.tensor)!);
-    const floatSession = await createSession(encode(exposeTensors(model, pairs.map((p) => p.tensor))));
-    const quantSession = await createSession(encode(exposeTensors(quantized, pairs.flatMap((p) => [p.value, p.dequantized!]))));
+    const floatSession = await createSession(
+      encode(
+        exposeTensors(
+          model,
+          pairs.map((p) => p.tensor),
+        ),
+      ),
+    );
+    const quantSession = await createSession(
+      encode(
+        exposeTensors(
+          quantized,
+          pairs.flatMap((p) => [p.value, p.dequantized!]),
+        ),
+      ),
+    );
     const runs: { a: Record<string, OrtTensor>; b: Record<string, OrtTensor> }[] = [];
     for (const f of feeds) runs.push({ a: await floatSession.run(f), b: await quantSession.run(f) });
     await floatSession.release();
     await quantSession.release();
     probe.forEach((row, k) => {
       const p = pairs[k];
-      const dq = sqnr(runs.map(({ a, b }) => [a[p.tensor].data as Float32Array, b[p.dequantized!].data as Float32Array]));
+      const dq = sqnr(
+        runs.map(({ a, b }) => [a[p.tensor].data as Float32Array, b[p.dequantized!].data as Float32Array]),
+      );
       const value = sqnr(runs.map(({ a, b }) => [a[p.tensor].data as Float32Array, b[p.value].data as Float32Array]));
       expect(row.sqnr).toBeCloseTo(dq, 8);
       expect(row.valueSqnr).toBeCloseTo(value, 8);

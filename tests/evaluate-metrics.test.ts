@@ -16,7 +16,9 @@ import { COCO_EVAL } from './helpers/evaluation.ts';
 // ---- independent computations (Quark's evaluate.py definitions, written plainly) ----------------
 
 function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, aa = 0, bb = 0;
+  let dot = 0,
+    aa = 0,
+    bb = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     aa += a[i] * a[i];
@@ -64,7 +66,11 @@ function ssimNchw(a: Float32Array, b: Float32Array, dims: readonly number[]): nu
     const off = plane * h * w;
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
-        let mx = 0, my = 0, sxx = 0, syy = 0, sxy = 0;
+        let mx = 0,
+          my = 0,
+          sxx = 0,
+          syy = 0,
+          sxy = 0;
         for (let dy = -5; dy <= 5; dy++) {
           const row = off + fold(y + dy, h) * w;
           for (let dx = -5; dx <= 5; dx++) {
@@ -101,7 +107,13 @@ const close = (actual: number, expected: number) => {
 
 // ---- the models -----------------------------------------------------------------------------------
 
-const MODELS = ['mnist.onnx', 'super-resolution-10.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx', 'yunet-n-dynamic.onnx'];
+const MODELS = [
+  'mnist.onnx',
+  'super-resolution-10.onnx',
+  'ultraface-rfb-320.onnx',
+  'yolox-nano.onnx',
+  'yunet-n-dynamic.onnx',
+];
 const config = getPreset('A8W8');
 
 describe('output metrics of float vs quantized fixture models equal independent computations', () => {
@@ -152,8 +164,14 @@ describe('output metrics of float vs quantized fixture models equal independent 
         const hasNaN = values.some(Number.isNaN);
         // PSNR's mean is the set's: the samples' mean MSE against their largest peak, not decibels averaged.
         const parts = psnrParts.get(summary.output)!;
-        const setPsnr = psnrOf({ mse: parts.reduce((s, p) => s + p.mse, 0) / parts.length, peak: Math.max(...parts.map((p) => p.peak)) });
-        close(stat!.mean, hasNaN ? NaN : metric === 'psnr' ? setPsnr : values.reduce((s, v) => s + v, 0) / values.length);
+        const setPsnr = psnrOf({
+          mse: parts.reduce((s, p) => s + p.mse, 0) / parts.length,
+          peak: Math.max(...parts.map((p) => p.peak)),
+        });
+        close(
+          stat!.mean,
+          hasNaN ? NaN : metric === 'psnr' ? setPsnr : values.reduce((s, v) => s + v, 0) / values.length,
+        );
         close(stat!.min, hasNaN ? NaN : Math.min(...values));
         close(stat!.max, hasNaN ? NaN : Math.max(...values));
       }

@@ -31,7 +31,7 @@ describe.each(['ort', 'quark-xint8', 'quark-a16w8'] as const)('a QDQ file writte
   const floatView = buildGraphView(buildGraphIndex(float.graph!));
   const init = (name: string) => readTensorAsFloat32(index.initializers.get(name)!);
 
-  it('has the tool\'s names, and reads as quantized: every Q/DQ folded, edges labelled with the file\'s values', () => {
+  it("has the tool's names, and reads as quantized: every Q/DQ folded, edges labelled with the file's values", () => {
     expect(view.qdq).not.toBeNull();
     const dq = style === 'quark-a16w8' ? 'ExtendedDequantizeLinear' : 'DequantizeLinear';
     expect(model.graph!.node.filter((n) => n.op_type === dq).length).toBeGreaterThan(100);
@@ -40,14 +40,19 @@ describe.each(['ort', 'quark-xint8', 'quark-a16w8'] as const)('a QDQ file writte
     expect(view.boxes.some((b) => /QuantizeLinear|DequantizeLinear/.test(b.title))).toBe(false);
     expect(view.boxes.length).toBe(floatView.boxes.length - 35);
     // A Conv's input edge: the pair `<t>_QuantizeLinear` → `<t>_DequantizeLinear`, its type, scale and zero point.
-    const conv = model.graph!.node.find((n) => n.op_type === 'Conv' && n.input[0].endsWith('_DequantizeLinear_Output'))!;
+    const conv = model.graph!.node.find(
+      (n) => n.op_type === 'Conv' && n.input[0].endsWith('_DequantizeLinear_Output'),
+    )!;
     const tensor = conv.input[0].replace(/_DequantizeLinear_Output$/, '');
     const edge = view.edges.find((e) => e.tensor === conv.input[0])!;
-    const scale = init(`${tensor}_scale`)[0], zp = init(`${tensor}_zero_point`)[0];
+    const scale = init(`${tensor}_scale`)[0],
+      zp = init(`${tensor}_zero_point`)[0];
     const type = { ort: 'uint8', 'quark-xint8': 'int8', 'quark-a16w8': 'int16' }[style];
     expect(edge.quant!.params).toMatchObject({ type, channels: 1 });
     expect(edge.quant!.params.scales![0]).toBe(scale);
-    expect(edge.label).toBe(`${type} · scale ${Number(scale.toPrecision(4)) < 1e-3 ? scale.toExponential(3) : Number(scale.toPrecision(4))} · zp ${zp}`);
+    expect(edge.label).toBe(
+      `${type} · scale ${Number(scale.toPrecision(4)) < 1e-3 ? scale.toExponential(3) : Number(scale.toPrecision(4))} · zp ${zp}`,
+    );
     if (style === 'quark-xint8') expect(Number.isInteger(Math.log2(scale))).toBe(true);
     // Its weight: int8 codes in `<W>_quantized`, per channel (axis 0) for ONNX Runtime, per tensor for Quark.
     const weight = view.qdq!.weights.get(conv.input[1])!;
@@ -69,11 +74,16 @@ describe.each(['ort', 'quark-xint8', 'quark-a16w8'] as const)('a QDQ file writte
   });
 
   it('maps against its float model: every float node has its counterpart (35 BatchNormalization folded in)', () => {
-    const cmp = compareGraphs({ name: FLOAT, graph: weightlessGraph(float.graph!) }, { name: 'q.onnx', graph: weightlessGraph(model.graph!) });
+    const cmp = compareGraphs(
+      { name: FLOAT, graph: weightlessGraph(float.graph!) },
+      { name: 'q.onnx', graph: weightlessGraph(model.graph!) },
+    );
     expect(cmp.mapping.related).toBe(true);
     expect(cmp.mapping.counts.merged).toBe(35);
     expect(cmp.mapping.counts.added).toBe(0);
-    const missing = cmp.views.a.boxes.filter((b, i) => b.kind === 'node' && cmp.counterpart.a[i] < 0 && cmp.marks.a[i] !== 'merged');
+    const missing = cmp.views.a.boxes.filter(
+      (b, i) => b.kind === 'node' && cmp.counterpart.a[i] < 0 && cmp.marks.a[i] !== 'merged',
+    );
     expect(missing.map((b) => b.id)).toEqual([]);
   });
 });

@@ -33,15 +33,23 @@ async function run(model: ModelProto, input: Float32Array, dims: number[]): Prom
   const session = await createSession(encode(model));
   try {
     const half = model.graph!.input[0].type!.tensor_type!.elem_type === DataType.FLOAT16;
-    const feed = half ? new ort.Tensor('float16', Uint16Array.from(input, numberToFloat16), dims) : new ort.Tensor('float32', input, dims);
+    const feed = half
+      ? new ort.Tensor('float16', Uint16Array.from(input, numberToFloat16), dims)
+      : new ort.Tensor('float32', input, dims);
     const out = await session.run({ [session.inputNames[0]]: feed });
-    return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, t.type === 'float16' ? Float32Array.from(t.data as Uint16Array, float16ToNumber) : (t.data as Float32Array)]));
+    return Object.fromEntries(
+      Object.entries(out).map(([k, t]) => [
+        k,
+        t.type === 'float16' ? Float32Array.from(t.data as Uint16Array, float16ToNumber) : (t.data as Float32Array),
+      ]),
+    );
   } finally {
     await session.release();
   }
 }
 
-const withOptions = (preset: string, fields: object) => validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), ...fields });
+const withOptions = (preset: string, fields: object) =>
+  validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), ...fields });
 
 describe('FP16 source models', () => {
   it.each([
@@ -50,7 +58,10 @@ describe('FP16 source models', () => {
     ['yolox-nano.onnx', [1, 3, 416, 416]],
   ])('the float16 version of %s runs in onnxruntime-node and matches the float32 model', async (name, dims) => {
     const model = decode(readModel(name));
-    const x = seededFloats(dims.reduce((a, b) => a * b, 1), 3);
+    const x = seededFloats(
+      dims.reduce((a, b) => a * b, 1),
+      3,
+    );
     const [a, b] = [await run(model, x, dims), await run(float32ToFloat16(model), x, dims)];
     for (const k of Object.keys(a)) expect(cosineSimilarity(a[k], b[k])).toBeGreaterThan(0.997);
   });
@@ -59,8 +70,17 @@ describe('FP16 source models', () => {
   const half = float32ToFloat16(ultraface);
   let rangesPromise: Promise<Map<string, { min: number; max: number }>> | undefined;
   /** Ranges calibrated on the float16 model itself (calibration runs its float32 form). */
-  const ranges = () => (rangesPromise ??= calibrateOnImages(half, PHOTOS, { spec: FIXTURE_PREPROCESS['ultraface-rfb-320.onnx'], config: getPreset('XINT8') }).then((r) => r.ranges));
-  const input = seededFloats(UF_SHAPE.reduce((a, b) => a * b, 1), 9, -1, 1);
+  const ranges = () =>
+    (rangesPromise ??= calibrateOnImages(half, PHOTOS, {
+      spec: FIXTURE_PREPROCESS['ultraface-rfb-320.onnx'],
+      config: getPreset('XINT8'),
+    }).then((r) => r.ranges));
+  const input = seededFloats(
+    UF_SHAPE.reduce((a, b) => a * b, 1),
+    9,
+    -1,
+    1,
+  );
 
   it('calibrates and quantizes (XINT8, QuantizeFP16): float16 end to end, and as close to the float model as the float32 path', async () => {
     const r = await ranges();
@@ -75,7 +95,11 @@ describe('FP16 source models', () => {
     expect(report.warnings.some((w) => /keep float32 scales/.test(w))).toBe(true);
     await (await createSession(encode(model), 0, 'all')).release();
     const viaFp32 = quantizeModel(ultraface, r, getPreset('XINT8')).model;
-    const [reference, q16, q32] = [await run(half, input, UF_SHAPE), await run(model, input, UF_SHAPE), await run(viaFp32, input, UF_SHAPE)];
+    const [reference, q16, q32] = [
+      await run(half, input, UF_SHAPE),
+      await run(model, input, UF_SHAPE),
+      await run(viaFp32, input, UF_SHAPE),
+    ];
     const fp16Cosine = cosineSimilarity(reference.scores, q16.scores);
     expect(fp16Cosine).toBeGreaterThan(0.99);
     expect(Math.abs(fp16Cosine - cosineSimilarity(reference.scores, q32.scores))).toBeLessThan(0.01);
@@ -94,7 +118,11 @@ describe('FP16 source models', () => {
     const tail = new Set(report.exclusions[0].ids);
     const tailNodes = g.node.filter((n) => tail.has(n.name as never));
     expect(tailNodes.length).toBe(18);
-    expect(tailNodes.filter((n) => n.op_type !== 'Shape' && n.op_type !== 'Gather' && n.op_type !== 'Unsqueeze').every((n) => n.output.every((o) => types.get(o) !== DataType.FLOAT))).toBe(true);
+    expect(
+      tailNodes
+        .filter((n) => n.op_type !== 'Shape' && n.op_type !== 'Gather' && n.op_type !== 'Unsqueeze')
+        .every((n) => n.output.every((o) => types.get(o) !== DataType.FLOAT)),
+    ).toBe(true);
     const conv0 = g.node.find((n) => n.name === 'Conv_0')!;
     expect(types.get(conv0.output[0])).toBe(DataType.FLOAT);
     expect(g.node.some((n) => n.op_type === 'Cast')).toBe(true);
@@ -103,7 +131,7 @@ describe('FP16 source models', () => {
     expect(cosineSimilarity(reference.boxes, out.boxes)).toBeGreaterThan(0.99);
   });
 
-  it('UseFP32Scale at the model\'s own opset: float32 scales, Casts around the Q/DQ, and onnx.checker accepts the file', async () => {
+  it("UseFP32Scale at the model's own opset: float32 scales, Casts around the Q/DQ, and onnx.checker accepts the file", async () => {
     const config = withOptions('U8S8', { extraOptions: { QuantizeFP16: true, UseFP32Scale: true } });
     const { model } = quantizeModel(half, await ranges(), config);
     expect(model.opset_import.find((o) => !o.domain)!.version).toBeLessThan(19);
@@ -119,7 +147,8 @@ describe('FP16 source models', () => {
     fs.writeFileSync(file, encode(float32ToFloat16(decode(readModel('mnist.onnx')))));
     const calib = path.join(tmp, 'calib');
     fs.mkdirSync(calib);
-    for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png'])
+      fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
     const out = path.join(tmp, 'mnist-q.onnx');
     const q = qstudio('quantize', file, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '-o', out);
     expect(q.stderr).not.toMatch(/Unexpected input data type/);
@@ -130,5 +159,3 @@ describe('FP16 source models', () => {
     expect(Number(/Mean cos similarity: ([\d.]+)/.exec(e.stdout)?.[1])).toBeGreaterThan(0.9);
   });
 });
-
-

@@ -8,7 +8,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataType, encode, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type NodeProto, type ValueInfoProto } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  intAttribute,
+  intsAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type NodeProto,
+  type ValueInfoProto,
+} from '../src/core/onnx/index.ts';
 import { IMAGES } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
@@ -25,7 +37,10 @@ function classifier(input: ValueInfoProto, before: NodeProto[]): Uint8Array {
     name: 'classifier',
     node: [
       ...before,
-      makeNode('Conv', ['x', 'cw', 'cb'], ['c'], 'conv', [intsAttribute('kernel_shape', [3, 3]), intsAttribute('pads', [1, 1, 1, 1])]),
+      makeNode('Conv', ['x', 'cw', 'cb'], ['c'], 'conv', [
+        intsAttribute('kernel_shape', [3, 3]),
+        intsAttribute('pads', [1, 1, 1, 1]),
+      ]),
       makeNode('Relu', ['c'], ['r'], 'relu'),
       makeNode('GlobalAveragePool', ['r'], ['g'], 'gap'),
       makeNode('Flatten', ['g'], ['f'], 'flatten'),
@@ -34,8 +49,10 @@ function classifier(input: ValueInfoProto, before: NodeProto[]): Uint8Array {
     input: [input],
     output: [makeValueInfo('scores', DataType.FLOAT)],
     initializer: [
-      makeTensor('cw', DataType.FLOAT, [8, 3, 3, 3], w(216)), makeTensor('cb', DataType.FLOAT, [8], w(8)),
-      makeTensor('fw', DataType.FLOAT, [5, 8], w(40)), makeTensor('fb', DataType.FLOAT, [5], w(5)),
+      makeTensor('cw', DataType.FLOAT, [8, 3, 3, 3], w(216)),
+      makeTensor('cb', DataType.FLOAT, [8], w(8)),
+      makeTensor('fw', DataType.FLOAT, [5, 8], w(40)),
+      makeTensor('fb', DataType.FLOAT, [5], w(5)),
     ],
   });
   return encode(makeModel(graph, { '': 13 }, 7));
@@ -45,7 +62,18 @@ function quantizeAndEvaluate(name: string, bytes: Uint8Array, preprocess: string
   const floatPath = path.join(tmp, `${name}.onnx`);
   const quantPath = path.join(tmp, `${name}.a8w8.onnx`);
   fs.writeFileSync(floatPath, bytes);
-  const q = qstudio('quantize', floatPath, '--calib', data, '--preprocess', preprocess, '--config', 'A8W8', '-o', quantPath);
+  const q = qstudio(
+    'quantize',
+    floatPath,
+    '--calib',
+    data,
+    '--preprocess',
+    preprocess,
+    '--config',
+    'A8W8',
+    '-o',
+    quantPath,
+  );
   expect(q.code, q.stderr).toBe(0);
   expect(q.stderr).toContain('calibrated on 2 images');
   const e = qstudio('evaluate', floatPath, quantPath, '--data', data, '--preprocess', preprocess);
@@ -78,7 +106,18 @@ describe('image inputs of other exporters, on the command line', () => {
     });
     const floatPath = path.join(tmp, 'two-inputs.onnx');
     fs.writeFileSync(floatPath, encode(makeModel(graph, { '': 13 }, 7)));
-    const q = qstudio('quantize', floatPath, '--calib', data, '--preprocess', 'imagenet', '--config', 'A8W8', '-o', path.join(tmp, 'two-inputs.q.onnx'));
+    const q = qstudio(
+      'quantize',
+      floatPath,
+      '--calib',
+      data,
+      '--preprocess',
+      'imagenet',
+      '--config',
+      'A8W8',
+      '-o',
+      path.join(tmp, 'two-inputs.q.onnx'),
+    );
     expect(q.code).not.toBe(0);
     expect(q.stderr).toMatch(/NotAnImageModelError/);
     expect(q.stderr).toMatch(/2 inputs \(a, b\)/);

@@ -17,11 +17,26 @@ import { seededFloats } from './helpers/fixtures.ts';
 import { smallLayerRows } from './helpers/layerRows.ts';
 
 /** A layer of `outChannels` × `inPerGroup` weights in `groups` groups on int4 codes, and `rows` random input rows. */
-function smallProblem(outChannels: number, inPerGroup: number, groups: number, rows: number, seed: number): LayerProblem {
+function smallProblem(
+  outChannels: number,
+  inPerGroup: number,
+  groups: number,
+  rows: number,
+  seed: number,
+): LayerProblem {
   return buildLayerProblem(smallLayerRows(outChannels, inPerGroup, groups, rows, seed));
 }
 
-const OPTIONS: TuneOptions = { iterations: 300, learningRate: 0.1, regParam: 0.01, betaRange: [20, 2], warmStart: 0.2, logPeriod: 10, earlyStop: false, updateBias: true };
+const OPTIONS: TuneOptions = {
+  iterations: 300,
+  learningRate: 0.1,
+  regParam: 0.01,
+  betaRange: [20, 2],
+  warmStart: 0.2,
+  logPeriod: 10,
+  earlyStop: false,
+  updateBias: true,
+};
 
 const GAMMA = -0.1;
 const SPAN = 1.1 - GAMMA; // ζ − γ, as adaround.ts computes it
@@ -32,7 +47,9 @@ function adaroundReference(p: LayerProblem, o: TuneOptions): Int32Array {
   const k = l.inPerGroup + 1;
   const n = l.outChannels * k;
   const { min, max } = QUANT_TYPES[l.type];
-  const floor = new Float64Array(n), scale = new Float64Array(n), V = new Float64Array(n);
+  const floor = new Float64Array(n),
+    scale = new Float64Array(n),
+    V = new Float64Array(n);
   let all = new Int32Array(n);
   let count = 0;
   for (let m = 0; m < l.outChannels; m++) {
@@ -48,7 +65,8 @@ function adaroundReference(p: LayerProblem, o: TuneOptions): Int32Array {
   }
   all = all.subarray(0, count);
   const adam = new Adam(n, o.learningRate);
-  const w = new Float64Array(n), grad = new Float64Array(n);
+  const w = new Float64Array(n),
+    grad = new Float64Array(n);
   const warm = Math.floor(o.warmStart * o.iterations);
   for (let it = 0; it < o.iterations; it++) {
     const sig = Array.from(all, (at) => 1 / (1 + Math.exp(-V[at])));
@@ -57,7 +75,8 @@ function adaroundReference(p: LayerProblem, o: TuneOptions): Int32Array {
       w[at] = scale[at] * Math.min(max, Math.max(min, floor[at] + h));
     });
     layerLoss(p, w, grad);
-    const beta = it >= warm ? o.betaRange[0] + (o.betaRange[1] - o.betaRange[0]) * (it - warm) / (o.iterations - warm) : 0;
+    const beta =
+      it >= warm ? o.betaRange[0] + ((o.betaRange[1] - o.betaRange[0]) * (it - warm)) / (o.iterations - warm) : 0;
     all.forEach((at, q) => {
       const raw = sig[q] * SPAN + GAMMA;
       const r = floor[at] + raw;
@@ -66,14 +85,16 @@ function adaroundReference(p: LayerProblem, o: TuneOptions): Int32Array {
       let g = inside && r >= min && r <= max ? grad[at] * (scale[at] * dhdv) : 0;
       const u = 2 * raw - 1;
       // |u|^(β−1) written as adaround.ts computes it (exp of a log), so that the two loops agree to the bit.
-      if (it >= warm && inside && u !== 0) g -= o.regParam * beta * Math.exp((beta - 1) * Math.log(Math.abs(u))) * Math.sign(u) * 2 * dhdv;
+      if (it >= warm && inside && u !== 0)
+        g -= o.regParam * beta * Math.exp((beta - 1) * Math.log(Math.abs(u))) * Math.sign(u) * 2 * dhdv;
       grad[at] = g;
     });
     adam.step(V, grad, all, count);
   }
   const codes = Int32Array.from(l.codes);
   for (let m = 0; m < l.outChannels; m++) {
-    for (let i = 0; i < l.inPerGroup; i++) codes[l.weightIndex(m, i)] = Math.min(max, Math.max(min, floor[m * k + i] + (V[m * k + i] >= 0 ? 1 : 0)));
+    for (let i = 0; i < l.inPerGroup; i++)
+      codes[l.weightIndex(m, i)] = Math.min(max, Math.max(min, floor[m * k + i] + (V[m * k + i] >= 0 ? 1 : 0)));
   }
   return codes;
 }
@@ -85,13 +106,16 @@ function adaquantReference(p: LayerProblem, o: TuneOptions): Int32Array {
   const n = l.outChannels * k;
   const { min, max } = QUANT_TYPES[l.type];
   const w = new Float64Array(n);
-  for (let m = 0; m < l.outChannels; m++) for (let i = 0; i < l.inPerGroup; i++) w[m * k + i] = l.floatWeight[l.weightIndex(m, i)];
+  for (let m = 0; m < l.outChannels; m++)
+    for (let i = 0; i < l.inPerGroup; i++) w[m * k + i] = l.floatWeight[l.weightIndex(m, i)];
   const all = Int32Array.from({ length: n }, (_, at) => at);
   const adam = new Adam(n, o.learningRate);
-  const wq = new Float64Array(n), grad = new Float64Array(n);
+  const wq = new Float64Array(n),
+    grad = new Float64Array(n);
   const code = (at: number) => roundHalfToEven(w[at] / l.scaleOf(Math.floor(at / k)));
   const forward = () => {
-    for (let at = 0; at < n; at++) wq[at] = at % k === l.inPerGroup ? 0 : Math.min(max, Math.max(min, code(at))) * l.scaleOf(Math.floor(at / k));
+    for (let at = 0; at < n; at++)
+      wq[at] = at % k === l.inPerGroup ? 0 : Math.min(max, Math.max(min, code(at))) * l.scaleOf(Math.floor(at / k));
   };
   let best = Infinity;
   const bestW = new Float64Array(n);
@@ -99,7 +123,10 @@ function adaquantReference(p: LayerProblem, o: TuneOptions): Int32Array {
     forward();
     const loss = layerLoss(p, wq, grad);
     for (let at = 0; at < n; at++) if (at % k === l.inPerGroup || code(at) < min || code(at) > max) grad[at] = 0;
-    if (loss < best) { best = loss; bestW.set(w); }
+    if (loss < best) {
+      best = loss;
+      bestW.set(w);
+    }
     adam.step(w, grad, all, n);
   }
   forward();
@@ -116,7 +143,8 @@ describe('the incremental objective', () => {
   for (const product of [undefined, nodeGramProduct]) {
     it(`follows sparse changes with the exact loss and gradient at the watched entries (${product ? 'onnxruntime-node' : 'TypeScript'} full product)`, async () => {
       const p = smallProblem(6, 63, 1, 200, 11); // k = 64: wide enough for the runtime's product
-      const k = 64, n = 6 * k;
+      const k = 64,
+        n = 6 * k;
       const watched = new Uint8Array(n).fill(1);
       const objective = await incrementalObjective(p, watched, product);
       const v = Float64Array.from(seededFloats(n, 12, -1, 1));
@@ -125,7 +153,9 @@ describe('the incremental objective', () => {
       const tolerance = product ? 1e-5 : 1e-10;
       for (let round = 0; round < 20; round++) {
         // A few entries change, a few stop being watched (as AdaRound's saturated weights do).
-        const changed = Int32Array.from(seededFloats(5, 100 + round), (x) => Math.floor(x * n)).filter((at) => watched[at]);
+        const changed = Int32Array.from(seededFloats(5, 100 + round), (x) => Math.floor(x * n)).filter(
+          (at) => watched[at],
+        );
         for (const at of changed) v[at] += seededFloats(1, 200 + round + at, -0.3, 0.3)[0];
         await objective.update(v, changed, changed.length);
         const leaving = Math.floor(seededFloats(1, 300 + round)[0] * n);
@@ -137,19 +167,25 @@ describe('the incremental objective', () => {
       expect(Math.abs(objective.loss() - loss)).toBeLessThan(tolerance * Math.abs(loss));
       const scale = Math.max(...exact.map(Math.abs));
       for (let at = 0; at < n; at++) {
-        if (watched[at]) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(tolerance * scale);
+        if (watched[at])
+          expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(
+            tolerance * scale,
+          );
       }
       const probe = Float64Array.from(v);
       const some = Int32Array.from([3, 70, 200]);
       for (const at of some) probe[at] -= 0.25;
-      expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(tolerance * Math.abs(loss));
+      expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(
+        tolerance * Math.abs(loss),
+      );
       expect(Math.abs(objective.loss() - loss)).toBeLessThan(tolerance * Math.abs(loss)); // lossAt did not move it
       await objective.release();
     });
   }
-  it('every watched entry changing each step (AdaRound\'s case: allChange, channels on their own blocks of G): the exact loss and gradient', async () => {
+  it("every watched entry changing each step (AdaRound's case: allChange, channels on their own blocks of G): the exact loss and gradient", async () => {
     const p = smallProblem(6, 63, 1, 200, 13);
-    const k = 64, n = 6 * k;
+    const k = 64,
+      n = 6 * k;
     // A fifth of each channel watched: under the quarter at which a channel gets its own block.
     const watched = Uint8Array.from(seededFloats(n, 14), (x) => (x < 0.2 ? 1 : 0));
     const objective = await incrementalObjective(p, watched, undefined);
@@ -172,23 +208,35 @@ describe('the incremental objective', () => {
     const loss = layerLoss(p, v, exact);
     expect(Math.abs(objective.loss() - loss)).toBeLessThan(1e-10 * Math.abs(loss));
     const scale = Math.max(...exact.map(Math.abs));
-    for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(1e-10 * scale);
+    for (const at of list)
+      expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - exact[at]), `entry ${at}`).toBeLessThan(
+        1e-10 * scale,
+      );
     // lossAt on the blocks does not move them: the next update is still exact.
     const probe = Float64Array.from(v);
     const some = list.slice(0, 5);
     for (const at of some) probe[at] -= 0.25;
-    expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(1e-10 * Math.abs(loss));
+    expect(Math.abs((await objective.lossAt(probe, some, some.length)) - layerLoss(p, probe))).toBeLessThan(
+      1e-10 * Math.abs(loss),
+    );
     list.forEach((at) => (v[at] += 0.01));
     await objective.update(v, list, list.length, true);
     const after = new Float64Array(n);
     expect(Math.abs(objective.loss() - layerLoss(p, v, after))).toBeLessThan(1e-10 * Math.abs(loss));
-    for (const at of list) expect(Math.abs(2 * (objective.gv[at] - objective.cross[at]) - after[at]), `entry ${at} after lossAt`).toBeLessThan(1e-10 * scale);
+    for (const at of list)
+      expect(
+        Math.abs(2 * (objective.gv[at] - objective.cross[at]) - after[at]),
+        `entry ${at} after lossAt`,
+      ).toBeLessThan(1e-10 * scale);
     await objective.release();
   });
 });
 
 describe('AdaRound and AdaQuant against the textbook loop', () => {
-  const cases: [string, LayerProblem][] = [['dense 12 × 40', smallProblem(12, 40, 1, 300, 21)], ['grouped 8 × 9 in 4 groups', smallProblem(8, 9, 4, 200, 31)]];
+  const cases: [string, LayerProblem][] = [
+    ['dense 12 × 40', smallProblem(12, 40, 1, 300, 21)],
+    ['grouped 8 × 9 in 4 groups', smallProblem(8, 9, 4, 200, 31)],
+  ];
   for (const [name, p] of cases) {
     it(`AdaRound, ${name}: the same rounding as stepping every weight`, async () => {
       const fast = await adaround(p, OPTIONS);

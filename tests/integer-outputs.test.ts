@@ -9,7 +9,18 @@ import { afterAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataType, encode, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  intAttribute,
+  intsAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type ModelProto,
+} from '../src/core/onnx/index.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { compareModels, ComparisonError } from '../src/core/evaluate/index.ts';
@@ -39,7 +50,10 @@ function labelledModel(withFloatOutput = true): ModelProto {
       makeValueInfo('label', DataType.INT64, [1]),
       makeValueInfo('positive', DataType.BOOL, [1, 4]),
     ],
-    initializer: [makeTensor('w', DataType.FLOAT, [4, 3, 3, 3], w), makeTensor('zero', DataType.FLOAT, [], Float32Array.of(0))],
+    initializer: [
+      makeTensor('w', DataType.FLOAT, [4, 3, 3, 3], w),
+      makeTensor('zero', DataType.FLOAT, [], Float32Array.of(0)),
+    ],
   });
   return makeModel(graph, { '': 13 }, 7);
 }
@@ -55,13 +69,20 @@ describe('models with integer and bool outputs', () => {
     const quant = quantizeModel(float, ranges, getPreset('A8W8'), 'A8W8').model;
     const c = await compareModels(float, quant, nodeRuntime(feeds));
     expect(c.outputNames).toEqual(['scores']);
-    expect(c.skippedOutputs).toEqual([{ name: 'label', type: 'int64' }, { name: 'positive', type: 'bool' }]);
+    expect(c.skippedOutputs).toEqual([
+      { name: 'label', type: 'int64' },
+      { name: 'positive', type: 'bool' },
+    ]);
     expect(c.outputs.map((o) => o.output)).toEqual(['scores']);
     expect(c.outputs[0].metrics.cosine!.mean).toBeGreaterThan(0.9);
   });
 
   it('the mixed-precision search runs on such a model (it threw a TypeError)', async () => {
-    const result = await chooseMixedPrecision(labelledModel(), ranges, getPreset('A8W8'), nodeRuntime(feeds), { budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples: 2 });
+    const result = await chooseMixedPrecision(labelledModel(), ranges, getPreset('A8W8'), nodeRuntime(feeds), {
+      budget: DEFAULT_PRECISION_BUDGET,
+      target: 0.99,
+      samples: 2,
+    });
     expect(result.config).toBeDefined();
     expect(result.steps.length).toBeGreaterThan(0);
   });

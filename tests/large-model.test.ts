@@ -25,7 +25,12 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const input = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37));
 
-async function logits(model: Parameters<typeof createSession>[0], name: string, feed: Float32Array, dims: number[]): Promise<Float32Array> {
+async function logits(
+  model: Parameters<typeof createSession>[0],
+  name: string,
+  feed: Float32Array,
+  dims: number[],
+): Promise<Float32Array> {
   const session = await createSession(model);
   try {
     const out = await session.run({ [session.inputNames[0]]: float32Tensor(feed, dims) });
@@ -39,7 +44,7 @@ describe('external data, on a model built in code', () => {
   const model = syntheticMlp(3, 64);
   const output = model.graph!.output[0].name!;
 
-  it('a session over external data views the model\'s own buffers (no copy) and computes what the one-protobuf session does', async () => {
+  it("a session over external data views the model's own buffers (no copy) and computes what the one-protobuf session does", async () => {
     const external = sessionModel(model, { externalFrom: 0 });
     const weights = model.graph!.initializer.filter((t) => t.raw_data!.byteLength >= 1024);
     expect(external.externalData.length).toBeGreaterThan(0);
@@ -56,17 +61,24 @@ describe('external data, on a model built in code', () => {
     const out = path.join(tmp, 'small.onnx');
     const dataFile = writeModelFile(out, model, true);
     expect(dataFile).toBe(path.join(tmp, 'small.onnx.data'));
-    const written = decode(fs.readFileSync(out), { externalData: new Map([['small.onnx.data', new Uint8Array(fs.readFileSync(dataFile!))]]) });
-    const stored = (ModelProtoType.decode(fs.readFileSync(out)) as unknown as ModelProto).graph!.initializer.filter((t) => t.data_location === 1);
+    const written = decode(fs.readFileSync(out), {
+      externalData: new Map([['small.onnx.data', new Uint8Array(fs.readFileSync(dataFile!))]]),
+    });
+    const stored = (ModelProtoType.decode(fs.readFileSync(out)) as unknown as ModelProto).graph!.initializer.filter(
+      (t) => t.data_location === 1,
+    );
     expect(stored.length).toBe(3);
     for (const t of stored) {
       const entry = Object.fromEntries(t.external_data.map((e) => [e.key, e.value]));
       expect(entry.location).toBe('small.onnx.data');
       expect(Number(entry.offset) % EXTERNAL_ALIGN_BYTES).toBe(0);
     }
-    for (const [i, t] of written.graph!.initializer.entries()) expect(Buffer.compare(t.raw_data!, model.graph!.initializer[i].raw_data!)).toBe(0);
+    for (const [i, t] of written.graph!.initializer.entries())
+      expect(Buffer.compare(t.raw_data!, model.graph!.initializer[i].raw_data!)).toBe(0);
     expect(checkModels([out])[0]).toMatchObject({ ok: true });
-    expect(Array.from(await logits(out, output, input(64), [1, 64]))).toEqual(Array.from(await logits(sessionModel(model), output, input(64), [1, 64])));
+    expect(Array.from(await logits(out, output, input(64), [1, 64]))).toEqual(
+      Array.from(await logits(sessionModel(model), output, input(64), [1, 64])),
+    );
   });
 });
 
@@ -77,7 +89,8 @@ describe('a 2.2 GB model (weights in external data) in the command line', () => 
   beforeAll(() => {
     files = writeLargeModel(tmp, 2.2e9);
     fs.mkdirSync(calib);
-    for (const f of ['grace_hopper.jpg', 'astronaut.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    for (const f of ['grace_hopper.jpg', 'astronaut.png'])
+      fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
   }, 300_000);
 
   it('is over 2 GiB, more than one protobuf may hold', () => {

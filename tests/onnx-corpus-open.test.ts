@@ -10,7 +10,15 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, elementTypeName, encode, inferElementTypes, openModel, opsetOf } from '../src/core/onnx/index.ts';
+import {
+  buildGraphIndex,
+  decode,
+  elementTypeName,
+  encode,
+  inferElementTypes,
+  openModel,
+  opsetOf,
+} from '../src/core/onnx/index.ts';
 import { exposeTensors } from '../src/core/calibrate/run/expose.ts';
 import { layeredLayout } from '../src/core/graph/layeredLayout.ts';
 import { buildGraphView, layoutInputOf } from '../src/ui/features/graph/viewModel.ts';
@@ -36,8 +44,11 @@ describe("ONNX's backend test corpus through the open path", () => {
         try {
           const view = buildGraphView(buildGraphIndex(modelApi.graphStructure(handle)));
           const layout = layeredLayout(layoutInputOf(view));
-          if (layout.x.length !== view.boxes.length || !layout.x.every(Number.isFinite)) failures.push(`${m.name}: layout`);
-          const again = openModel(encode(decode(fs.readFileSync(m.modelPath))), { fileName: path.basename(m.dir) }).summary;
+          if (layout.x.length !== view.boxes.length || !layout.x.every(Number.isFinite))
+            failures.push(`${m.name}: layout`);
+          const again = openModel(encode(decode(fs.readFileSync(m.modelPath))), {
+            fileName: path.basename(m.dir),
+          }).summary;
           expect({ ...again, byteLength: 0 }).toEqual({ ...summary, byteLength: 0 });
         } finally {
           modelApi.close(handle);
@@ -84,7 +95,8 @@ describe("ONNX's backend test corpus through the open path", () => {
         checked++;
         const inferred = types.get(name);
         const expected = inferred === undefined ? 'unknown' : elementTypeName(inferred);
-        if (expected !== actual) mismatches.push(`${m.name}: ${name} inferred ${expected}, onnxruntime returned ${actual}`);
+        if (expected !== actual)
+          mismatches.push(`${m.name}: ${name} inferred ${expected}, onnxruntime returned ${actual}`);
       }
     }
     expect(mismatches).toEqual([]);

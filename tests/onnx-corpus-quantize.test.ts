@@ -15,7 +15,16 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataType, encode, inferElementTypes, openModel, opsetOf, StudioError, type ModelProto, type OpenedModel } from '../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  inferElementTypes,
+  openModel,
+  opsetOf,
+  StudioError,
+  type ModelProto,
+  type OpenedModel,
+} from '../src/core/onnx/index.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import type { QuantConfig } from '../src/core/quantize/config.ts';
@@ -29,7 +38,21 @@ const PRESETS = ['XINT8', 'A8W8', 'A16W8', 'U8S8', 'S8S8'] as const;
 type Preset = (typeof PRESETS)[number];
 
 /** Element types onnxruntime-node can hand back as outputs (bfloat16, float8 and sequences it cannot). */
-const RETURNABLE = new Set(['float32', 'float64', 'float16', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'bool', 'string']);
+const RETURNABLE = new Set([
+  'float32',
+  'float64',
+  'float16',
+  'int8',
+  'uint8',
+  'int16',
+  'uint16',
+  'int32',
+  'uint32',
+  'int64',
+  'uint64',
+  'bool',
+  'string',
+]);
 
 interface Unit {
   model: CorpusModel;
@@ -45,7 +68,11 @@ type Outcome =
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-corpus-'));
 
 /** Runs a model on feeds and returns the outputs asked for. */
-async function run(model: ModelProto | Uint8Array, feeds: Feeds, outputs: string[]): Promise<Record<string, OrtTensor>> {
+async function run(
+  model: ModelProto | Uint8Array,
+  feeds: Feeds,
+  outputs: string[],
+): Promise<Record<string, OrtTensor>> {
   const session = await createSession(model instanceof Uint8Array ? model : encode(model));
   try {
     return outputs.length > 0 ? await session.run(feeds, outputs) : {};
@@ -111,29 +138,39 @@ describe("ONNX's backend test corpus through the quantizer", () => {
         const kind = report.counts.quantized > 0 ? 'quantized' : 'unchanged';
         let file: string | undefined;
         if (kind === 'quantized') {
-          file = path.join(tmp, `${unit.model.name.replace('/', '__')}.${unit.preset}${unit.perChannel ? '.pc' : ''}.onnx`);
+          file = path.join(
+            tmp,
+            `${unit.model.name.replace('/', '__')}.${unit.preset}${unit.perChannel ? '.pc' : ''}.onnx`,
+          );
           fs.writeFileSync(file, bytes);
           written.push({ file, opset });
         }
         outcome = { kind, cosine: meanCosine(reference, out), file, opset };
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        outcome = e instanceof StudioError && stage !== 'load and run'
-          ? { kind: 'refused', error: e.name, message }
-          : { kind: 'failed', stage, message: `${e instanceof Error ? e.name : 'thrown'}: ${message}`.slice(0, 300) };
+        outcome =
+          e instanceof StudioError && stage !== 'load and run'
+            ? { kind: 'refused', error: e.name, message }
+            : { kind: 'failed', stage, message: `${e instanceof Error ? e.name : 'thrown'}: ${message}`.slice(0, 300) };
       }
       outcomes.push({ unit, outcome });
     }
 
     const of = (k: Outcome['kind']) => outcomes.filter((o) => o.outcome.kind === k);
     const refusedModels = new Map<string, string>();
-    for (const { unit, outcome } of of('refused')) if (outcome.kind === 'refused') refusedModels.set(unit.model.name, `${outcome.error}: ${outcome.message}`);
+    for (const { unit, outcome } of of('refused'))
+      if (outcome.kind === 'refused') refusedModels.set(unit.model.name, `${outcome.error}: ${outcome.message}`);
     const reasons = new Map<string, number>();
     for (const why of refusedModels.values()) {
-      const short = why.replace(/"[^"]*"/g, '"…"').replace(/\(\d+\)/g, '(n)').slice(0, 110);
+      const short = why
+        .replace(/"[^"]*"/g, '"…"')
+        .replace(/\(\d+\)/g, '(n)')
+        .slice(0, 110);
       reasons.set(short, (reasons.get(short) ?? 0) + 1);
     }
-    const cosines = outcomes.flatMap(({ outcome }) => (outcome.kind === 'quantized' && outcome.cosine !== undefined ? [outcome.cosine] : []));
+    const cosines = outcomes.flatMap(({ outcome }) =>
+      outcome.kind === 'quantized' && outcome.cosine !== undefined ? [outcome.cosine] : [],
+    );
     cosines.sort((a, b) => a - b);
     const lines = [
       `ONNX test corpus: ${all.length} models, ${floatInput.length} with float32 inputs only, ${units.length} quantizations (${PRESETS.join(', ')}; per tensor and per channel) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
@@ -144,13 +181,19 @@ describe("ONNX's backend test corpus through the quantizer", () => {
     ];
     console.log(lines.join('\n'));
 
-    const failed = of('failed').map(({ unit, outcome }) => ({ model: unit.model.name, preset: unit.preset, perChannel: unit.perChannel, ...outcome }));
+    const failed = of('failed').map(({ unit, outcome }) => ({
+      model: unit.model.name,
+      preset: unit.preset,
+      perChannel: unit.perChannel,
+      ...outcome,
+    }));
     expect(failed).toEqual([]);
     // Refusals are expected outcomes, never the common one (many corpus models are one op without a
     // quantization rule, written unchanged); a third of the runs at least quantize something.
     expect(of('refused').length).toBeLessThan(units.length / 10);
     expect(of('quantized').length).toBeGreaterThan(units.length / 3);
-    for (const { outcome } of of('refused')) if (outcome.kind === 'refused') expect(outcome.message.length).toBeGreaterThan(20);
+    for (const { outcome } of of('refused'))
+      if (outcome.kind === 'refused') expect(outcome.message.length).toBeGreaterThan(20);
   }, 600_000);
 
   // Runs after the case above: one Python process checks a deterministic sample of the written models.
@@ -185,11 +228,15 @@ describe("ONNX's backend test corpus through the quantizer", () => {
       try {
         const { model: quantized } = quantizeModel(model, ranges, getPreset(preset), preset);
         const types = inferElementTypes(quantized.graph!, { opset: opsetOf(quantized) ?? 1 });
-        const bad = quantized.graph!.node.filter((n) => n.op_type === 'QuantizeLinear' && types.get(n.input[0]) !== DataType.FLOAT);
-        if (bad.length) failures.push(`${m.name} ${preset}: QuantizeLinear on ${bad.map((n) => n.input[0]).join(', ')}`);
+        const bad = quantized.graph!.node.filter(
+          (n) => n.op_type === 'QuantizeLinear' && types.get(n.input[0]) !== DataType.FLOAT,
+        );
+        if (bad.length)
+          failures.push(`${m.name} ${preset}: QuantizeLinear on ${bad.map((n) => n.input[0]).join(', ')}`);
         await (await createSession(encode(quantized))).release();
       } catch (e) {
-        if (!(e instanceof StudioError)) failures.push(`${m.name} ${preset}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+        if (!(e instanceof StudioError))
+          failures.push(`${m.name} ${preset}: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
       }
     }
     expect(failures).toEqual([]);

@@ -64,7 +64,10 @@ describe('fuzzed fixtures', () => {
         } catch (e) {
           const errorName = e instanceof Error ? e.name : typeof e;
           if (!(STUDIO_ERROR_NAMES as readonly string[]).includes(errorName)) {
-            throw new Error(`case ${i} (${kind}) ended in an unnamed error: ${errorName}: ${String((e as Error)?.message)}`, { cause: e });
+            throw new Error(
+              `case ${i} (${kind}) ended in an unnamed error: ${errorName}: ${String((e as Error)?.message)}`,
+              { cause: e },
+            );
           }
           outcome = errorName;
         }

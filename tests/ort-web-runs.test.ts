@@ -32,7 +32,10 @@ describe('quantized models in onnxruntime-web (WASM)', () => {
     const input = tensorSummary(buildGraphIndex(model.graph!).inputs[0]);
     const t = imageToTensor(decodeImageFile(PHOTOS[2]), input.shape ?? [], FIXTURE_PREPROCESS[name]);
 
-    const web = await ortWeb.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'basic' });
+    const web = await ortWeb.InferenceSession.create(bytes, {
+      executionProviders: ['wasm'],
+      graphOptimizationLevel: 'basic',
+    });
     const webOut = await web.run({ [input.name]: new ortWeb.Tensor('float32', t.data, t.dims) });
     const native = await createSession(bytes);
     const nativeOut = await native.run({ [input.name]: float32Tensor(t.data, t.dims) });
@@ -40,7 +43,10 @@ describe('quantized models in onnxruntime-web (WASM)', () => {
       const a = nativeOut[key].data as Float32Array;
       const b = webOut[key].data as Float32Array;
       expect(b.length).toBe(a.length);
-      let dot = 0, na = 0, nb = 0, differing = 0;
+      let dot = 0,
+        na = 0,
+        nb = 0,
+        differing = 0;
       for (let i = 0; i < a.length; i++) {
         dot += a[i] * b[i];
         na += a[i] * a[i];
@@ -50,7 +56,9 @@ describe('quantized models in onnxruntime-web (WASM)', () => {
       // The builds compute float ops in a different order; a value that lands within rounding error
       // of a quantization tie can flip one code and carry on. Outputs must still agree closely.
       const cosine = dot / Math.sqrt(na * nb);
-      console.log(`${name} ${preset}${perChannel ? ' per-channel' : ''} ${key}: cosine(node, web) ${cosine.toFixed(6)}, ${differing} of ${a.length} values differ`);
+      console.log(
+        `${name} ${preset}${perChannel ? ' per-channel' : ''} ${key}: cosine(node, web) ${cosine.toFixed(6)}, ${differing} of ${a.length} values differ`,
+      );
       expect(cosine).toBeGreaterThan(0.999);
     }
     await web.release();

@@ -24,11 +24,19 @@ const nodeRuntime = (id: string, label: string, edit?: (m: ModelProto) => ModelP
   label,
   async createSession(bytes) {
     const model = asSessionModel(bytes);
-    const s = await createSession(edit ? { bytes: encode(edit(decode(model.bytes))), externalData: [] } : model, 1, 'basic', false);
+    const s = await createSession(
+      edit ? { bytes: encode(edit(decode(model.bytes))), externalData: [] } : model,
+      1,
+      'basic',
+      false,
+    );
     return {
       inputNames: s.inputNames,
       outputNames: s.outputNames,
-      run: async (feeds) => Object.fromEntries(Object.entries(await s.run(feeds)).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }])),
+      run: async (feeds) =>
+        Object.fromEntries(
+          Object.entries(await s.run(feeds)).map(([k, t]) => [k, { type: t.type, data: t.data, dims: t.dims }]),
+        ),
       release: () => s.release(),
     };
   },
@@ -38,9 +46,16 @@ const nodeRuntime = (id: string, label: string, edit?: (m: ModelProto) => ModelP
 function wrongDequantize(m: ModelProto): ModelProto {
   const graph = m.graph!;
   const inits = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
-  const dq = graph.node.find((n) => n.op_type === 'DequantizeLinear' && inits.get(n.input[0])?.data_type === DataType.INT8)!;
+  const dq = graph.node.find(
+    (n) => n.op_type === 'DequantizeLinear' && inits.get(n.input[0])?.data_type === DataType.INT8,
+  )!;
   const scale = inits.get(dq.input[1])!;
-  const halved = makeTensor(scale.name!, DataType.FLOAT, scale.dims.map(Number), readTensorAsFloat32(scale).map((v) => v / 2));
+  const halved = makeTensor(
+    scale.name!,
+    DataType.FLOAT,
+    scale.dims.map(Number),
+    readTensorAsFloat32(scale).map((v) => v / 2),
+  );
   return { ...m, graph: { ...graph, initializer: graph.initializer.map((t) => (t === scale ? halved : t)) } };
 }
 
@@ -48,11 +63,26 @@ describe('parity across runtimes', () => {
   it('flags the runtime with a wrong int8 DequantizeLinear on the quantized model only, and locates it', async () => {
     const { model: float, ranges } = await fixtureRanges('mnist.onnx', getPreset('U8S8'));
     const quantized = quantizeModel(float, ranges, getPreset('U8S8')).model;
-    const feeds: Record<string, Feed>[] = [0, 1].map((k) => ({ Input3: { type: 'float32', data: new Float32Array(784).map((_, i) => Math.abs(Math.sin(i * (k + 1) / 37))), dims: [1, 1, 28, 28] } }));
+    const feeds: Record<string, Feed>[] = [0, 1].map((k) => ({
+      Input3: {
+        type: 'float32',
+        data: new Float32Array(784).map((_, i) => Math.abs(Math.sin((i * (k + 1)) / 37))),
+        dims: [1, 1, 28, 28],
+      },
+    }));
     const { available } = await parityRuntimes(1);
     expect(available.map((r) => r.id)).toEqual(['wasm']); // Node: no WebGPU, no WebNN
     const wasm = available[0];
-    const result = await runParity(float, quantized, [wasm, nodeRuntime('node', 'onnxruntime-node'), nodeRuntime('bad-dq', 'wrong int8 DequantizeLinear', wrongDequantize)], feeds);
+    const result = await runParity(
+      float,
+      quantized,
+      [
+        wasm,
+        nodeRuntime('node', 'onnxruntime-node'),
+        nodeRuntime('bad-dq', 'wrong int8 DequantizeLinear', wrongDequantize),
+      ],
+      feeds,
+    );
     const row = (r: string, m: string) => result.rows.find((x) => x.runtime === r && x.model === m)!;
     expect(row('wasm', 'float')).toMatchObject({ cosine: 1, agreement: 1, flagged: false });
     expect(row('wasm', 'quantized').cosine).toBeGreaterThan(0.99);
@@ -62,7 +92,9 @@ describe('parity across runtimes', () => {
     const bad = row('bad-dq', 'quantized');
     expect(bad.flagged).toBe(true);
     expect(bad.agreement!).toBeLessThan(0.9999);
-    const dq = quantized.graph!.node.find((n) => n.op_type === 'DequantizeLinear' && n.output[0] === bad.parting!.tensor)!;
+    const dq = quantized.graph!.node.find(
+      (n) => n.op_type === 'DequantizeLinear' && n.output[0] === bad.parting!.tensor,
+    )!;
     expect(bad.parting).toMatchObject({ opType: 'DequantizeLinear' });
     expect(dq).toBeDefined();
     // Shown on the float graph as the node its weight feeds (the float graph has no DequantizeLinear).

@@ -50,17 +50,20 @@ describe('without BatchNormalization folding', () => {
   // The baseline is the same preparation without the opset change: once initializers leave graph.input,
   // onnxruntime itself fuses Conv+BatchNormalization in float32, which already rounds differently from the
   // file as given. Against that baseline the opset change alone must be invisible.
-  it.each([13, 21])('ultraface-rfb-320 raised to %i computes bit-identical outputs (BatchNormalization carried 9 → 14 → 15)', async (targetOpset) => {
-    const bytes = readModel('ultraface-rfb-320.onnx');
-    const baseline = prepare(decode(bytes), { foldBatchNorm: false }).model;
-    const { model, summary } = prepare(decode(bytes), { targetOpset, foldBatchNorm: false });
-    expect(model.graph!.node.filter((n) => n.op_type === 'BatchNormalization').length).toBe(35);
-    expect(summary.batchNormsFolded).toEqual({});
-    const feeds = seededFeeds(bytes);
-    for (const d of compareOutputs(await runModel(encode(baseline), feeds), await runModel(encode(model), feeds))) {
-      expect(d.identical, `${d.name}: max |Δ| ${d.maxAbs}`).toBe(true);
-    }
-  });
+  it.each([13, 21])(
+    'ultraface-rfb-320 raised to %i computes bit-identical outputs (BatchNormalization carried 9 → 14 → 15)',
+    async (targetOpset) => {
+      const bytes = readModel('ultraface-rfb-320.onnx');
+      const baseline = prepare(decode(bytes), { foldBatchNorm: false }).model;
+      const { model, summary } = prepare(decode(bytes), { targetOpset, foldBatchNorm: false });
+      expect(model.graph!.node.filter((n) => n.op_type === 'BatchNormalization').length).toBe(35);
+      expect(summary.batchNormsFolded).toEqual({});
+      const feeds = seededFeeds(bytes);
+      for (const d of compareOutputs(await runModel(encode(baseline), feeds), await runModel(encode(model), feeds))) {
+        expect(d.identical, `${d.name}: max |Δ| ${d.maxAbs}`).toBe(true);
+      }
+    },
+  );
 });
 
 describe('node ids carried to the prepared fixtures', () => {

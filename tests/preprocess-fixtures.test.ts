@@ -18,9 +18,14 @@ function modelInput(name: string) {
 
 async function runOnPhoto(model: string, photo: string, preset: string) {
   const { bytes, input } = modelInput(model);
-  const tensor = imageToTensor(decodeImageFile(path.join(IMAGES, 'photos', photo)), input.shape ?? [], getPreprocessPreset(preset), {
-    inputName: input.name,
-  });
+  const tensor = imageToTensor(
+    decodeImageFile(path.join(IMAGES, 'photos', photo)),
+    input.shape ?? [],
+    getPreprocessPreset(preset),
+    {
+      inputName: input.name,
+    },
+  );
   const session = await createSession(bytes);
   try {
     return { tensor, outputs: await session.run({ [input.name]: float32Tensor(tensor.data, tensor.dims) }) };
@@ -53,14 +58,17 @@ describe('fixture models on preprocessed photos', () => {
     expect(bestYoloxScore(data, 3549, 2)).toBeGreaterThan(0.5); // car
   });
 
-  it.each(['astronaut.png', 'grace_hopper.jpg'])('UltraFace with the ultraface preset finds a face in %s', async (photo) => {
-    const { tensor, outputs } = await runOnPhoto('ultraface-rfb-320.onnx', photo, 'ultraface');
-    expect(tensor.dims).toEqual([1, 3, 240, 320]);
-    const scores = outputs.scores;
-    expect(scores.dims).toEqual([1, 4420, 2]);
-    const data = scores.data as Float32Array;
-    let best = 0;
-    for (let i = 0; i < 4420; i++) best = Math.max(best, data[2 * i + 1]);
-    expect(best).toBeGreaterThan(0.9);
-  });
+  it.each(['astronaut.png', 'grace_hopper.jpg'])(
+    'UltraFace with the ultraface preset finds a face in %s',
+    async (photo) => {
+      const { tensor, outputs } = await runOnPhoto('ultraface-rfb-320.onnx', photo, 'ultraface');
+      expect(tensor.dims).toEqual([1, 3, 240, 320]);
+      const scores = outputs.scores;
+      expect(scores.dims).toEqual([1, 4420, 2]);
+      const data = scores.data as Float32Array;
+      let best = 0;
+      for (let i = 0; i < 4420; i++) best = Math.max(best, data[2 * i + 1]);
+      expect(best).toBeGreaterThan(0.9);
+    },
+  );
 });

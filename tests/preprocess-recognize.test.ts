@@ -22,11 +22,26 @@ function guessFor(file: string) {
 describe('preprocessing recognised on real models', () => {
   it.each([
     // file, family, preset, the spec fields the fixtures README states
-    ['yolox-nano.onnx', 'yolox', 'yolo', { channelOrder: 'BGR', scale: 1, mean: [0], std: [1], resize: 'letterbox', padValue: 114 }],
+    [
+      'yolox-nano.onnx',
+      'yolox',
+      'yolo',
+      { channelOrder: 'BGR', scale: 1, mean: [0], std: [1], resize: 'letterbox', padValue: 114 },
+    ],
     ['ultraface-rfb-320.onnx', 'ultraface', 'ultraface', { channelOrder: 'RGB', scale: 1, mean: [127], std: [128] }],
-    ['ultraface-rfb-320-nopost.onnx', 'ultraface', 'ultraface', { channelOrder: 'RGB', scale: 1, mean: [127], std: [128] }],
+    [
+      'ultraface-rfb-320-nopost.onnx',
+      'ultraface',
+      'ultraface',
+      { channelOrder: 'RGB', scale: 1, mean: [127], std: [128] },
+    ],
     ['yunet-n-dynamic.onnx', 'yunet', 'bgr-255', { channelOrder: 'BGR', scale: 1, mean: [0], std: [1] }],
-    ['super-resolution-10.onnx', 'super-resolution', 'y-channel', { colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1] }],
+    [
+      'super-resolution-10.onnx',
+      'super-resolution',
+      'y-channel',
+      { colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1] },
+    ],
     ['mnist.onnx', 'digit-classifier', 'unit', { colorSpace: 'gray', scale: 1 / 255 }],
   ] as const)('%s → %s (%s)', (file, family, preset, fields) => {
     const { guess } = guessFor(path.join(MODELS, file));
@@ -37,17 +52,26 @@ describe('preprocessing recognised on real models', () => {
   });
 
   it('recognises the fixtures from their structure alone, whatever the file is called', () => {
-    for (const [file, family] of [['yolox-nano.onnx', 'yolox'], ['ultraface-rfb-320.onnx', 'ultraface'], ['yunet-n-dynamic.onnx', 'yunet'], ['super-resolution-10.onnx', 'super-resolution']] as const) {
+    for (const [file, family] of [
+      ['yolox-nano.onnx', 'yolox'],
+      ['ultraface-rfb-320.onnx', 'ultraface'],
+      ['yunet-n-dynamic.onnx', 'yunet'],
+      ['super-resolution-10.onnx', 'super-resolution'],
+    ] as const) {
       const { summary } = guessFor(path.join(MODELS, file));
       expect(recognizePreprocess({ ...summary, fileName: 'model.onnx' }).family, file).toBe(family);
     }
   });
 
-  it('gives YuNet\'s symbolic batch, height and width values, so its input resolves', () => {
+  it("gives YuNet's symbolic batch, height and width values, so its input resolves", () => {
     const { summary, guess } = guessFor(path.join(MODELS, 'yunet-n-dynamic.onnx'));
     expect(guess.spec.dims).toEqual({ batch: 1, height: 640, width: 640 });
     expect(guess.dimsSource).toBe('fallback');
-    expect(resolveImageInput(summary.inputs[0].shape!, guess.spec)).toMatchObject({ height: 640, width: 640, channels: 3 });
+    expect(resolveImageInput(summary.inputs[0].shape!, guess.spec)).toMatchObject({
+      height: 640,
+      width: 640,
+      channels: 3,
+    });
   });
 
   it('the sample, PP-OCRv4 det: BGR, x / 255 with ImageNet mean and std, 640 × 640, from the structure alone', () => {
@@ -56,10 +80,22 @@ describe('preprocessing recognised on real models', () => {
     for (const g of [guess, anonymous]) {
       expect(g.family).toBe('paddleocr-det');
       expect(g.confidence).toBe('high');
-      expect(g.spec).toMatchObject({ ...getPreprocessPreset('paddleocr-det'), dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 640, 'p2o.DynamicDimension.2': 640 } });
-      expect(g.spec).toMatchObject({ channelOrder: 'BGR', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] });
+      expect(g.spec).toMatchObject({
+        ...getPreprocessPreset('paddleocr-det'),
+        dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 640, 'p2o.DynamicDimension.2': 640 },
+      });
+      expect(g.spec).toMatchObject({
+        channelOrder: 'BGR',
+        scale: 1 / 255,
+        mean: [0.485, 0.456, 0.406],
+        std: [0.229, 0.224, 0.225],
+      });
     }
-    expect(resolveImageInput(summary.inputs[0].shape!, guess.spec)).toMatchObject({ batch: 1, height: 640, width: 640 });
+    expect(resolveImageInput(summary.inputs[0].shape!, guess.spec)).toMatchObject({
+      batch: 1,
+      height: 640,
+      width: 640,
+    });
   });
 
   it('PP-OCRv4 rec: BGR, (x / 255 − 0.5) / 0.5, 48 × 320 text lines', () => {
@@ -69,7 +105,7 @@ describe('preprocessing recognised on real models', () => {
     expect(resolveImageInput(summary.inputs[0].shape!, guess.spec)).toMatchObject({ height: 48, width: 320 });
   });
 
-  it('the PP-OCR direction classifier: the recognizer\'s normalisation, 48 × 192', () => {
+  it("the PP-OCR direction classifier: the recognizer's normalisation, 48 × 192", () => {
     const { summary, guess } = guessFor(path.join(OCR, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'));
     expect(guess.family).toBe('paddleocr-cls');
     expect(guess.preset).toBe('paddleocr-rec');

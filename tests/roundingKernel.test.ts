@@ -56,10 +56,14 @@ describe('the rounding kernel', () => {
   it('exp and log within 3e-7 relative of Math.exp and Math.log', () => {
     const x = seededFloats(4001, 5, -80, 80);
     const e = kernelMath('exp', x);
-    for (let i = 0; i < x.length; i++) expect(Math.abs(e[i] - Math.exp(x[i])) / Math.exp(x[i]), `exp(${x[i]})`).toBeLessThan(3e-7);
+    for (let i = 0; i < x.length; i++)
+      expect(Math.abs(e[i] - Math.exp(x[i])) / Math.exp(x[i]), `exp(${x[i]})`).toBeLessThan(3e-7);
     const y = Float32Array.from(seededFloats(4001, 6, -30, 0), (t) => Math.exp(t)); // (0, 1]: what the rounding term takes
     const l = kernelMath('log', y);
-    for (let i = 0; i < y.length; i++) expect(Math.abs(l[i] - Math.log(y[i])), `log(${y[i]})`).toBeLessThan(3e-7 * Math.max(1, Math.abs(Math.log(y[i]))));
+    for (let i = 0; i < y.length; i++)
+      expect(Math.abs(l[i] - Math.log(y[i])), `log(${y[i]})`).toBeLessThan(
+        3e-7 * Math.max(1, Math.abs(Math.log(y[i]))),
+      );
   });
 
   for (const n of [1, 6, 4099]) {
@@ -71,10 +75,15 @@ describe('the rounding kernel', () => {
       for (const name of ['h', 'dhdv', 'dh', 'w'] as const) expectClose(wasm[name], plain[name], n, 2e-6, name);
       // Where h is clipped both give exactly 0 (the weight leaves on that test).
       for (let q = 0; q < n; q++) expect(wasm.dhdv[q] === 0).toBe(plain.dhdv[q] === 0);
-      for (const [t, lambda, beta] of [[1, 0, 20], [300, 0.01, 14.5], [999, 0.01, 2]] as const) {
+      for (const [t, lambda, beta] of [
+        [1, 0, 20],
+        [300, 0.01, 14.5],
+        [999, 0.01, 2],
+      ] as const) {
         wasm.descend(n, t, 0.1, lambda, beta);
         plain.descend(n, t, 0.1, lambda, beta);
-        for (const name of ['V', 'm', 'v'] as const) expectClose(wasm[name], plain[name], n, 2e-5, `${name} at step ${t}`);
+        for (const name of ['V', 'm', 'v'] as const)
+          expectClose(wasm[name], plain[name], n, 2e-5, `${name} at step ${t}`);
       }
     });
   }

@@ -4,7 +4,15 @@
  * land where the reference puts them (weights' input rows × s, the producer's constants ÷ s).
  */
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, encode, makeNode, makeTensor, readTensorAsFloat32, type ModelProto } from '../src/core/onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  encode,
+  makeNode,
+  makeTensor,
+  readTensorAsFloat32,
+  type ModelProto,
+} from '../src/core/onnx/index.ts';
 import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
 import { applySmoothQuant, channelAbsMax, smoothQuantCandidates } from '../src/core/recover/smoothQuant.ts';
 import { quantizeWithRecovery } from '../src/core/recover/quantizeWithRecovery.ts';
@@ -17,12 +25,23 @@ import { floatIO, smallModel } from './helpers/smallModels.ts';
 
 /** Inputs with two outlier channels (×20), as transformer activations have. */
 const feeds = (n: number, seed: number) =>
-  Array.from({ length: n }, (_, k) => ({ x: float32Tensor(seededFloats(48, seed + k, -1, 1).map((v, i) => (i % 8 === 2 || i % 8 === 5 ? v * 20 : v)), [1, 6, 8]) }));
+  Array.from({ length: n }, (_, k) => ({
+    x: float32Tensor(
+      seededFloats(48, seed + k, -1, 1).map((v, i) => (i % 8 === 2 || i % 8 === 5 ? v * 20 : v)),
+      [1, 6, 8],
+    ),
+  }));
 
 /** LayerNormalization (opset 17) → MatMul → Add(bias) → MatMul: smoothable at the LayerNorm and at the linear output. */
 function linearChainModel(): ModelProto {
   const d = 8;
-  const w = (name: string, seed: number) => makeTensor(name, DataType.FLOAT, [d, d], Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed + i * 0.9) * 0.5));
+  const w = (name: string, seed: number) =>
+    makeTensor(
+      name,
+      DataType.FLOAT,
+      [d, d],
+      Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed + i * 0.9) * 0.5),
+    );
   return smallModel({
     nodes: [
       makeNode('LayerNormalization', ['x', 'gamma', 'beta'], ['h']),
@@ -33,9 +52,26 @@ function linearChainModel(): ModelProto {
     inputs: [floatIO('x', [1, 6, d])],
     outputs: [floatIO('y', [1, 6, d])],
     initializers: [
-      makeTensor('gamma', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => (i === 3 ? 12 : 0.7 + 0.05 * i))),
-      makeTensor('beta', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => 0.1 * i)),
-      w('w1', 1), makeTensor('b1', DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => i - 4)), w('w2', 2),
+      makeTensor(
+        'gamma',
+        DataType.FLOAT,
+        [d],
+        Float32Array.from({ length: d }, (_, i) => (i === 3 ? 12 : 0.7 + 0.05 * i)),
+      ),
+      makeTensor(
+        'beta',
+        DataType.FLOAT,
+        [d],
+        Float32Array.from({ length: d }, (_, i) => 0.1 * i),
+      ),
+      w('w1', 1),
+      makeTensor(
+        'b1',
+        DataType.FLOAT,
+        [d],
+        Float32Array.from({ length: d }, (_, i) => i - 4),
+      ),
+      w('w2', 2),
     ],
     opset: 17,
   });
@@ -44,7 +80,11 @@ function linearChainModel(): ModelProto {
 async function smoothed(model: ModelProto, alpha: number) {
   const samples = feeds(6, 5);
   const candidates = smoothQuantCandidates(model);
-  const maxima = await channelAbsMax(model, candidates.map((c) => c.tensor), nodeRuntime(samples));
+  const maxima = await channelAbsMax(
+    model,
+    candidates.map((c) => c.tensor),
+    nodeRuntime(samples),
+  );
   return { candidates, maxima, ...applySmoothQuant(model, candidates, maxima, alpha) };
 }
 
@@ -59,16 +99,18 @@ async function maxOutputDifference(a: ModelProto, b: ModelProto): Promise<number
 }
 
 describe('SmoothQuant (include_sq)', () => {
-  it('smooths the written-out LayerNorm\'s output before Q, K and V, folding 1/s into γ and β; outputs unchanged within 1e-4', async () => {
+  it("smooths the written-out LayerNorm's output before Q, K and V, folding 1/s into γ and β; outputs unchanged within 1e-4", async () => {
     const model = attentionBlockModel();
     const r = await smoothed(model, 0.5);
-    expect(r.candidates.map((c) => [c.tensor, c.weights.map((w) => w.name), c.fold.divide])).toEqual([['h', ['wq', 'wk', 'wv'], ['gamma', 'beta']]]);
+    expect(r.candidates.map((c) => [c.tensor, c.weights.map((w) => w.name), c.fold.divide])).toEqual([
+      ['h', ['wq', 'wk', 'wv'], ['gamma', 'beta']],
+    ]);
     expect(r.report.tensors).toHaveLength(1);
     expect(r.report.tensors[0].maxScale).toBeGreaterThan(r.report.tensors[0].minScale);
     expect(await maxOutputDifference(model, r.model)).toBeLessThan(1e-4);
   });
 
-  it('puts s_j = max|X_j|^α / max|W_j|^(1−α) into the weights\' rows and 1/s_j into the producer', async () => {
+  it("puts s_j = max|X_j|^α / max|W_j|^(1−α) into the weights' rows and 1/s_j into the producer", async () => {
     const model = linearChainModel();
     const r = await smoothed(model, 0.5);
     expect(r.candidates.map((c) => c.tensor)).toEqual(['h', 'a']);
@@ -108,16 +150,30 @@ describe('SmoothQuant (include_sq)', () => {
     // x feeds the LayerNorm and the residual Add: not a candidate; h after γ/β is.
     expect(smoothQuantCandidates(model).map((c) => c.tensor)).not.toContain('x');
     const noFold = linearChainModel();
-    noFold.graph!.node = noFold.graph!.node.slice(1).map((n) => (n.input[0] === 'h' ? { ...n, input: ['x', ...n.input.slice(1)] } : n));
+    noFold.graph!.node = noFold
+      .graph!.node.slice(1)
+      .map((n) => (n.input[0] === 'h' ? { ...n, input: ['x', ...n.input.slice(1)] } : n));
     expect(smoothQuantCandidates(noFold).map((c) => c.tensor)).toEqual(['a']);
   });
 
   it('runs inside quantizeWithRecovery before calibration and reports what it smoothed', async () => {
     const model = attentionBlockModel();
     const samples = feeds(4, 9);
-    const config = validateConfig({ activationType: 'uint8', weightType: 'int8', includeSq: true, extraOptions: { SmoothAlpha: 0.6 } });
+    const config = validateConfig({
+      activationType: 'uint8',
+      weightType: 'int8',
+      includeSq: true,
+      extraOptions: { SmoothAlpha: 0.6 },
+    });
     const result = await quantizeWithRecovery(model, config, {
-      calibrate: async (m) => (await calibrateOnTensors(m, samples.map((f) => f.x), { config })).ranges,
+      calibrate: async (m) =>
+        (
+          await calibrateOnTensors(
+            m,
+            samples.map((f) => f.x),
+            { config },
+          )
+        ).ranges,
       runtime: nodeRuntime(samples),
     });
     expect(result.recovery.smoothQuant?.alpha).toBe(0.6);

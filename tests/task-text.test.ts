@@ -20,8 +20,10 @@ describe('qstudio evaluate --labels for a text recognizer', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-text-'));
   const data = path.join(tmp, 'lines');
   fs.mkdirSync(data);
-  for (const k of [16, 17, 18, 19]) fs.copyFileSync(path.join(IMAGES, 'textlines', `line${k}.png`), path.join(data, `line${k}.png`));
-  const run = (...extra: string[]) => qstudio('evaluate', REC, REC, '--data', data, '--preprocess', 'paddleocr-rec', '--task', 'text', ...extra);
+  for (const k of [16, 17, 18, 19])
+    fs.copyFileSync(path.join(IMAGES, 'textlines', `line${k}.png`), path.join(data, `line${k}.png`));
+  const run = (...extra: string[]) =>
+    qstudio('evaluate', REC, REC, '--data', data, '--preprocess', 'paddleocr-rec', '--task', 'text', ...extra);
 
   it('hand labels: the float model against itself reads each line the same; against the labels both figures side by side', () => {
     const r = run('--labels', HAND, '--dict', DICT, '--json');

@@ -47,9 +47,16 @@ describe('text scenes', () => {
     await session.release();
     const map = out.data as Float32Array;
     const inside = new Uint8Array(map.length);
-    for (const b of scene.lines) for (let y = b.y; y < b.y + b.height; y++) inside.fill(1, y * 640 + b.x, y * 640 + b.x + b.width);
-    let sumIn = 0, nIn = 0, sumOut = 0;
-    for (let i = 0; i < map.length; i++) if (inside[i]) { sumIn += map[i]; nIn++; } else sumOut += map[i];
+    for (const b of scene.lines)
+      for (let y = b.y; y < b.y + b.height; y++) inside.fill(1, y * 640 + b.x, y * 640 + b.x + b.width);
+    let sumIn = 0,
+      nIn = 0,
+      sumOut = 0;
+    for (let i = 0; i < map.length; i++)
+      if (inside[i]) {
+        sumIn += map[i];
+        nIn++;
+      } else sumOut += map[i];
     const meanIn = sumIn / nIn;
     const meanOut = sumOut / (map.length - nIn);
     expect(meanIn).toBeGreaterThan(0.05);

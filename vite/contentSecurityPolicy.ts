@@ -27,7 +27,9 @@ export function contentSecurityPolicyPlugin(): Plugin {
     name: 'quant-studio:csp',
     apply: 'build',
     transformIndexHtml() {
-      return [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: POLICY }, injectTo: 'head-prepend' }];
+      return [
+        { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: POLICY }, injectTo: 'head-prepend' },
+      ];
     },
   };
 }

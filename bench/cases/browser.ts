@@ -15,18 +15,32 @@ export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtu
 export const cocoNames = (): string[] => fs.readdirSync(path.join(FIXTURES, 'images/coco')).sort();
 
 /** A COCO fixture image as Playwright drops it. */
-export const cocoFile = (name: string) => ({ name, mimeType: 'image/jpeg', buffer: fs.readFileSync(path.join(FIXTURES, 'images/coco', name)) });
+export const cocoFile = (name: string) => ({
+  name,
+  mimeType: 'image/jpeg',
+  buffer: fs.readFileSync(path.join(FIXTURES, 'images/coco', name)),
+});
 
 /** Debian's Chromium with the flags this machine needs (no sandbox as root, no background connections). */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
 /** Launches Chromium, opens `url` in one page and calls `fn` with it; the browser is closed however `fn` ends. */
-export async function withStudioPage<T>(url: string, fn: (page: Page) => Promise<T>, viewport?: { width: number; height: number }): Promise<T> {
+export async function withStudioPage<T>(
+  url: string,
+  fn: (page: Page) => Promise<T>,
+  viewport?: { width: number; height: number },
+): Promise<T> {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage(viewport ? { viewport } : undefined);
@@ -38,7 +52,11 @@ export async function withStudioPage<T>(url: string, fn: (page: Page) => Promise
 }
 
 /** Drops a model file on the page's drop zone (`name` is the file name the page sees). */
-export async function dropModel(page: Page, name: string, buffer: Buffer = fs.readFileSync(path.join(FIXTURES, 'models', name))): Promise<void> {
+export async function dropModel(
+  page: Page,
+  name: string,
+  buffer: Buffer = fs.readFileSync(path.join(FIXTURES, 'models', name)),
+): Promise<void> {
   await page.getByTestId('drop-zone').drop({ files: { name, mimeType: 'application/octet-stream', buffer } });
 }
 
@@ -46,13 +64,22 @@ export async function dropModel(page: Page, name: string, buffer: Buffer = fs.re
  * Drops fixture model `model`, then the COCO images `images` as calibration data, and picks the preprocessing
  * preset; YuNet's symbolic input is set to 1 × 320 × 320, as every suite runs it.
  */
-export async function openForCalibration(page: Page, model: string, images: string[], preprocess: string): Promise<void> {
+export async function openForCalibration(
+  page: Page,
+  model: string,
+  images: string[],
+  preprocess: string,
+): Promise<void> {
   await dropModel(page, model);
   await page.getByTestId('calibration-drop').waitFor();
   await page.getByTestId('calibration-drop').drop({ files: images.map(cocoFile) });
   await page.getByTestId('preprocess-preset').selectOption(preprocess);
   if (model.startsWith('yunet')) {
-    for (const [dim, value] of [['batch', '1'], ['height', '320'], ['width', '320']]) {
+    for (const [dim, value] of [
+      ['batch', '1'],
+      ['height', '320'],
+      ['width', '320'],
+    ]) {
       const field = page.getByTestId(`spec-dim-${dim}`);
       if (await field.count()) await field.fill(value);
     }

@@ -22,13 +22,15 @@ await withStudioPage(url, async (page) => {
   };
   const first = await timeRun();
   const warm = await timeRun();
-  console.log(JSON.stringify({
-    model: name,
-    method: preset === 'XINT8' ? 'PowerOfTwoMinMSE' : 'MinMax',
-    runtime: 'Chromium, onnxruntime-web WASM',
-    images: coco.length,
-    firstRunSeconds: +first.seconds.toFixed(2),
-    seconds: +warm.seconds.toFixed(2),
-    imagesPerSecond: +(coco.length / warm.seconds).toFixed(2),
-  }));
+  console.log(
+    JSON.stringify({
+      model: name,
+      method: preset === 'XINT8' ? 'PowerOfTwoMinMSE' : 'MinMax',
+      runtime: 'Chromium, onnxruntime-web WASM',
+      images: coco.length,
+      firstRunSeconds: +first.seconds.toFixed(2),
+      seconds: +warm.seconds.toFixed(2),
+      imagesPerSecond: +(coco.length / warm.seconds).toFixed(2),
+    }),
+  );
 });

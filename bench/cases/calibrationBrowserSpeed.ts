@@ -58,7 +58,13 @@ function browserCpuByThread(): Map<string, number> {
         const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
         const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const group = !renderer ? 'browser' : name.startsWith('DedicatedWorker') ? 'workers' : Number(tid) === pid ? 'pageMain' : 'renderer';
+        const group = !renderer
+          ? 'browser'
+          : name.startsWith('DedicatedWorker')
+            ? 'workers'
+            : Number(tid) === pid
+              ? 'pageMain'
+              : 'renderer';
         threads.set(`${group} ${pid}/${tid}`, (Number(rest[11]) + Number(rest[12])) / TICKS);
       }
     } catch {
@@ -69,7 +75,10 @@ function browserCpuByThread(): Map<string, number> {
 }
 
 /** CPU seconds per group (browserCpuByThread) spent between two readings, and their sum. */
-function cpuBetween(before: Map<string, number>, after: Map<string, number>): { cpuSeconds: number; threads: Record<string, number> } {
+function cpuBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+): { cpuSeconds: number; threads: Record<string, number> } {
   const threads: Record<string, number> = { workers: 0, pageMain: 0, renderer: 0, browser: 0 };
   let cpuSeconds = 0;
   for (const [key, t] of after) {
@@ -81,7 +90,10 @@ function cpuBetween(before: Map<string, number>, after: Map<string, number>): { 
   return { cpuSeconds, threads };
 }
 
-async function calibrateWith(page: Page, method: string): Promise<{ seconds: number; cpuSeconds: number; threads: Record<string, number>; pageSeconds: number }> {
+async function calibrateWith(
+  page: Page,
+  method: string,
+): Promise<{ seconds: number; cpuSeconds: number; threads: Record<string, number>; pageSeconds: number }> {
   // The preset's own method is the empty choice ("The preset's (…)"), not an option of its own.
   const select = page.getByTestId('calibration-method');
   await select.selectOption((await select.locator(`option[value="${method}"]`).count()) > 0 ? method : '');
@@ -89,10 +101,16 @@ async function calibrateWith(page: Page, method: string): Promise<{ seconds: num
   const cpu0 = browserCpuByThread();
   const t0 = performance.now();
   await page.getByTestId('calibrate-button').click();
-  await page.waitForFunction(() => document.querySelector('[data-testid="calibrate-card"]')?.getAttribute('data-calibration-status') !== 'running', undefined, { timeout: 600_000, polling: 50 });
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-testid="calibrate-card"]')?.getAttribute('data-calibration-status') !== 'running',
+    undefined,
+    { timeout: 600_000, polling: 50 },
+  );
   const seconds = (performance.now() - t0) / 1000;
   const { cpuSeconds, threads } = cpuBetween(cpu0, browserCpuByThread());
-  if ((await card.getAttribute('data-calibration-status')) !== 'done') throw new Error(`calibration with ${method} did not finish: ${await card.textContent()}`);
+  if ((await card.getAttribute('data-calibration-status')) !== 'done')
+    throw new Error(`calibration with ${method} did not finish: ${await card.textContent()}`);
   const text = (await page.getByTestId('calibration-result').textContent()) ?? '';
   if (!text.includes(method)) throw new Error(`the result does not name ${method}: ${text}`);
   const pageSeconds = Number(/in ([\d.]+) s/.exec(text)?.[1] ?? NaN);
@@ -104,12 +122,28 @@ await withStudioPage(url, async (page) => {
   await page.getByTestId('quant-preset').selectOption('A8W8');
   for (const m of methods) await calibrateWith(page, m); // warm-up: sessions, WASM compilation, JIT
   const loads: number[] = [os.loadavg()[0]];
-  const runs: { repeat: number; method: string; seconds: number; cpuSeconds: number; threads: Record<string, number>; pageSeconds: number }[] = [];
+  const runs: {
+    repeat: number;
+    method: string;
+    seconds: number;
+    cpuSeconds: number;
+    threads: Record<string, number>;
+    pageSeconds: number;
+  }[] = [];
   for (let repeat = 0; repeat < repeats; repeat++) {
     const order = [...methods.slice(repeat % methods.length), ...methods.slice(0, repeat % methods.length)];
     for (const method of order) runs.push({ repeat, method, ...(await calibrateWith(page, method)) });
     loads.push(os.loadavg()[0]);
   }
   for (const r of runs) console.error(JSON.stringify(r));
-  console.log(JSON.stringify({ model, runtime: 'Chromium, onnxruntime-web WASM, page workers', images: images.length, runs, loadMin: Math.min(...loads), loadMax: Math.max(...loads) }));
+  console.log(
+    JSON.stringify({
+      model,
+      runtime: 'Chromium, onnxruntime-web WASM, page workers',
+      images: images.length,
+      runs,
+      loadMin: Math.min(...loads),
+      loadMax: Math.max(...loads),
+    }),
+  );
 });

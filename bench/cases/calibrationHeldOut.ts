@@ -40,7 +40,12 @@ let judge: () => Feeds[];
 if (name === 'ppocr-det') {
   modelFile = TEXT_DETECTOR.model;
   spec = TEXT_DETECTOR.preprocess;
-  calibration = listImageFiles(writeTextScenes('calib', path.join(import.meta.dirname, '../tmp', `text-scenes-calib-${method}${functionRules ? '-functions' : ''}`))).files;
+  calibration = listImageFiles(
+    writeTextScenes(
+      'calib',
+      path.join(import.meta.dirname, '../tmp', `text-scenes-calib-${method}${functionRules ? '-functions' : ''}`),
+    ),
+  ).files;
   judge = () => textSceneFeeds('judge').map((f) => ({ x: float32Tensor(f.data, f.dims) }));
 } else {
   modelFile = path.join(fixtures, 'models', name);
@@ -52,7 +57,13 @@ if (name === 'ppocr-det') {
 const model = decode(fs.readFileSync(modelFile));
 // The preset as its reference states it, with the method swapped in; everything else defaults for that method
 // (Percentile's symmetric histogram, Entropy's bins), as a config naming the method gets.
-const configFor = (perChannel: boolean) => validateConfig({ ...presetDefinition('A8W8').input, calibrationMethod: method, perChannel, enableNpuTransformer: functionRules });
+const configFor = (perChannel: boolean) =>
+  validateConfig({
+    ...presetDefinition('A8W8').input,
+    calibrationMethod: method,
+    perChannel,
+    enableNpuTransformer: functionRules,
+  });
 const config = configFor(false);
 
 // Wall time, and the CPU time of every thread of this process (onnxruntime's included): on a shared machine
@@ -65,7 +76,10 @@ const cpu = process.cpuUsage(c0);
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 // Sequential calibration gathers statistics on the quantized model, whose weights per channel or per tensor
 // differ: it calibrates again for per-channel weights (the time reported is the per-tensor calibration's).
-const perChannelRanges = method === 'Sequential' ? (await calibrateOnImages(model, calibration, { spec, config: configFor(true) })).ranges : ranges;
+const perChannelRanges =
+  method === 'Sequential'
+    ? (await calibrateOnImages(model, calibration, { spec, config: configFor(true) })).ranges
+    : ranges;
 
 const feeds = judge();
 const floatSession = await createSession(encode(model));
@@ -73,7 +87,15 @@ const floatOutputs = [];
 for (const f of feeds) floatOutputs.push(await floatSession.run(f));
 await floatSession.release();
 
-const row: Record<string, number | string | (number | null)[][]> = { model: name, method, functionRules: functionRules ? 'on' : 'off', images, judged: feeds.length, seconds: +seconds.toFixed(2), cpuSeconds: +cpuSeconds.toFixed(2) };
+const row: Record<string, number | string | (number | null)[][]> = {
+  model: name,
+  method,
+  functionRules: functionRules ? 'on' : 'off',
+  images,
+  judged: feeds.length,
+  seconds: +seconds.toFixed(2),
+  cpuSeconds: +cpuSeconds.toFixed(2),
+};
 for (const perChannel of [false, true]) {
   const quantized = quantizeModel(model, perChannel ? perChannelRanges : ranges, configFor(perChannel), 'A8W8').model;
   const session = await createSession(encode(quantized));

@@ -25,4 +25,13 @@ const images = listImageFiles(path.join(import.meta.dirname, '../../../shared/fi
 const start = performance.now();
 const result = await calibrateOnImages(model, images, { spec: DETECTORS[name].preprocess, config });
 const seconds = (performance.now() - start) / 1000;
-console.log(JSON.stringify({ model: name, method, runtime: 'onnxruntime-node', images: result.images, seconds: +seconds.toFixed(2), imagesPerSecond: +(result.images / seconds).toFixed(2) }));
+console.log(
+  JSON.stringify({
+    model: name,
+    method,
+    runtime: 'onnxruntime-node',
+    images: result.images,
+    seconds: +seconds.toFixed(2),
+    imagesPerSecond: +(result.images / seconds).toFixed(2),
+  }),
+);

@@ -37,7 +37,8 @@ const perChannel = rest.includes('perChannel');
 const attention = rest.includes('attention');
 const method = rest.find((a) => a.startsWith('method='))?.slice('method='.length);
 const mixedPrecision = rest.includes('mixed');
-const searchLevel = (rest.find((a) => a.startsWith('search='))?.slice('search='.length) ?? 'basic') as GraphOptimization;
+const searchLevel = (rest.find((a) => a.startsWith('search='))?.slice('search='.length) ??
+  'basic') as GraphOptimization;
 if (!isGraphOptimization(searchLevel)) throw new Error(`search=${searchLevel}: basic or all`);
 const fixtures = path.join(import.meta.dirname, '../../../shared/fixtures');
 
@@ -54,7 +55,10 @@ async function outputSetup(model: ModelProto, calib: OrtTensor[], judged: Feeds[
   return {
     model,
     calib,
-    judge: async (q) => ({ basic: +(await basic.score(q)).cosine.toFixed(5), all: +(await all.score(q)).cosine.toFixed(5) }),
+    judge: async (q) => ({
+      basic: +(await basic.score(q)).cosine.toFixed(5),
+      all: +(await all.score(q)).cosine.toFixed(5),
+    }),
   };
 }
 
@@ -64,13 +68,21 @@ async function setup(): Promise<Setup> {
     const model = decode(fs.readFileSync(path.join(fixtures, 'models', name)));
     const coco = listImageFiles(path.join(fixtures, 'images/coco')).files;
     const feeds = (files: string[]) => imageFeeds(model, { files }, DETECTORS[name].preprocess).feeds;
-    return outputSetup(model, feeds(coco.slice(0, 16)).map((f) => Object.values(f)[0]), feeds(coco.slice(16, 24)));
+    return outputSetup(
+      model,
+      feeds(coco.slice(0, 16)).map((f) => Object.values(f)[0]),
+      feeds(coco.slice(16, 24)),
+    );
   }
   if (which === 'detector') {
     const model = decode(fs.readFileSync(TEXT_DETECTOR.model));
     const input = model.graph!.input[0].name!;
     const tensors = (set: 'calib' | 'judge') => textSceneFeeds(set).map((s) => float32Tensor(s.data, s.dims));
-    return outputSetup(model, tensors('calib'), tensors('judge').map((t) => ({ [input]: t })));
+    return outputSetup(
+      model,
+      tensors('calib'),
+      tensors('judge').map((t) => ({ [input]: t })),
+    );
   }
   if (which === 'recognizer') {
     const bytes = new Uint8Array(fs.readFileSync(RECOGNIZER_PATH));
@@ -91,7 +103,11 @@ async function setup(): Promise<Setup> {
 }
 
 const s = await setup();
-const json: Record<string, unknown> = { ...presetDefinition(preset as PresetName).input, perChannel, enableNpuTransformer: attention };
+const json: Record<string, unknown> = {
+  ...presetDefinition(preset as PresetName).input,
+  perChannel,
+  enableNpuTransformer: attention,
+};
 if (method) json.calibrationMethod = method;
 const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(s.model, s.calib, { config: validateConfig(json) });
@@ -105,8 +121,14 @@ for (const safe of [false, true]) {
   if (mixedPrecision) {
     const t = performance.now();
     const result = await chooseMixedPrecision(s.model, ranges, config, nodeRuntime(calibrationFeeds, searchLevel), {
-      budget: DEFAULT_PRECISION_BUDGET, target: 0.999, samples: 4, maxMeasurements: 60,
-      onStep: (step) => process.stderr.write(`mixed${safe ? ' (safe)' : ''} [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`),
+      budget: DEFAULT_PRECISION_BUDGET,
+      target: 0.999,
+      samples: 4,
+      maxMeasurements: 60,
+      onStep: (step) =>
+        process.stderr.write(
+          `mixed${safe ? ' (safe)' : ''} [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`,
+        ),
     });
     searches.push({ safe, result, seconds: (performance.now() - t) / 1000 });
     config = result.config;
@@ -117,19 +139,35 @@ for (const safe of [false, true]) {
   else judged.push({ weights: report.precision.weights });
 }
 const [plain, { weights }, safe] = judged;
-const prefixed = (prefix: string, r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [`${prefix}${k[0].toUpperCase()}${k.slice(1)}`, v]));
-console.log(JSON.stringify({
-  model: which,
-  preset: `${preset}${method ? ` ${method}` : ''}`,
-  variant: [perChannel ? 'perChannel' : 'perTensor', ...(attention ? ['attention'] : []), ...(mixedPrecision ? [`mixed searched at '${searchLevel}'`] : [])].join('+'),
-  ...plain,
-  ...prefixed('safe', safe),
-  weights,
-  safeWeightsChanged: changed,
-  calibrationSeconds,
-  ...Object.fromEntries(searches.map(({ safe, result, seconds }) => [safe ? 'safeSearch' : 'search', {
-    cosine: `${result.startCosine.toFixed(4)}→${result.cosine.toFixed(4)}`,
-    act16: result.chosen.act16.length, w16: result.chosen.w16.length, float: result.chosen.float.length,
-    measurements: result.steps.length, seconds: +seconds.toFixed(0), chosen: result.chosen,
-  }])),
-}));
+const prefixed = (prefix: string, r: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(r).map(([k, v]) => [`${prefix}${k[0].toUpperCase()}${k.slice(1)}`, v]));
+console.log(
+  JSON.stringify({
+    model: which,
+    preset: `${preset}${method ? ` ${method}` : ''}`,
+    variant: [
+      perChannel ? 'perChannel' : 'perTensor',
+      ...(attention ? ['attention'] : []),
+      ...(mixedPrecision ? [`mixed searched at '${searchLevel}'`] : []),
+    ].join('+'),
+    ...plain,
+    ...prefixed('safe', safe),
+    weights,
+    safeWeightsChanged: changed,
+    calibrationSeconds,
+    ...Object.fromEntries(
+      searches.map(({ safe, result, seconds }) => [
+        safe ? 'safeSearch' : 'search',
+        {
+          cosine: `${result.startCosine.toFixed(4)}→${result.cosine.toFixed(4)}`,
+          act16: result.chosen.act16.length,
+          w16: result.chosen.w16.length,
+          float: result.chosen.float.length,
+          measurements: result.steps.length,
+          seconds: +seconds.toFixed(0),
+          chosen: result.chosen,
+        },
+      ]),
+    ),
+  }),
+);

@@ -42,21 +42,34 @@ fs.mkdirSync(tmp, { recursive: true });
 
 const model = decode(fs.readFileSync(TEXT_DETECTOR.model));
 const input = model.graph!.input[0].name!;
-const feeds = (set: 'calib' | 'judge'): Feeds[] => textSceneFeeds(set).map((s) => ({ [input]: float32Tensor(s.data, s.dims) }));
+const feeds = (set: 'calib' | 'judge'): Feeds[] =>
+  textSceneFeeds(set).map((s) => ({ [input]: float32Tensor(s.data, s.dims) }));
 const calib = feeds('calib');
 const judge = await createOutputJudge(model, nodeRuntime(feeds('judge')));
 
-const json = { ...presetDefinition('A8W8').input, calibrationMethod: method, perChannel, enableNpuTransformer: fused } as Record<string, unknown>;
+const json = {
+  ...presetDefinition('A8W8').input,
+  calibrationMethod: method,
+  perChannel,
+  enableNpuTransformer: fused,
+} as Record<string, unknown>;
 const base: QuantConfig = validateConfig(json);
 
 /** Ranges of a model on all calibration scenes, kept in bench/tmp by method (the unequalized model's only). */
 async function calibrate(of: ModelProto, cacheable: boolean): Promise<Ranges> {
   const file = path.join(tmp, `det-ranges-${method}${fused ? '-fused' : ''}.json`);
   if (cacheable && fs.existsSync(file)) return rangesFromTable(JSON.parse(fs.readFileSync(file, 'utf8')) as RangeTable);
-  const { ranges } = await calibrateOnTensors(of, calib.map((f) => Object.values(f)[0]), { config: base });
+  const { ranges } = await calibrateOnTensors(
+    of,
+    calib.map((f) => Object.values(f)[0]),
+    { config: base },
+  );
   if (cacheable) {
     // Written whole then renamed: a case running beside this one never reads half a file.
-    fs.writeFileSync(`${file}.${process.pid}`, JSON.stringify(Object.fromEntries([...ranges].map(([k, r]) => [k, rangeEntry(r)]))));
+    fs.writeFileSync(
+      `${file}.${process.pid}`,
+      JSON.stringify(Object.fromEntries([...ranges].map(([k, r]) => [k, rangeEntry(r)]))),
+    );
     fs.renameSync(`${file}.${process.pid}`, file);
   }
   return ranges;
@@ -67,13 +80,18 @@ const ranges = await calibrate(model, true);
 const plain = (await judge.score(quantizeModel(model, ranges, base).model)).cosine;
 const row: Record<string, unknown> = { method, perChannel, fused, plain: +plain.toFixed(5) };
 if (bc || adaround || cle) {
-  const steps = JSON.parse(JSON.stringify(json)) as Record<string, unknown> & { extraOptions?: Record<string, unknown> };
+  const steps = JSON.parse(JSON.stringify(json)) as Record<string, unknown> & {
+    extraOptions?: Record<string, unknown>;
+  };
   steps.includeBiasCorrection = bc;
   steps.includeFastFt = adaround;
   steps.includeCle = cle;
   const full = validateConfig(steps);
   const ft = {
-    ...full.extraOptions.FastFinetune, OptimAlgorithm: 'adaround', NumIterations: iterations, EarlyStop: flags.includes('earlyStop'),
+    ...full.extraOptions.FastFinetune,
+    OptimAlgorithm: 'adaround',
+    NumIterations: iterations,
+    EarlyStop: flags.includes('earlyStop'),
     ...(positions ? { PositionsPerSample: positions } : {}),
   };
   const config = validateConfig({ ...steps, extraOptions: { ...(steps.extraOptions ?? {}), FastFinetune: ft } });
@@ -82,16 +100,26 @@ if (bc || adaround || cle) {
     calibrate: (m) => (cle ? calibrate(m, false) : Promise.resolve(ranges)),
     runtime: nodeRuntime(calib.slice(0, tuneScenes)),
     gramProduct: nodeGramProduct,
-    onProgress: (p) => { if (p.phase === 'gather') process.stderr.write(`stage ${p.stage}/${p.stages}\r`); },
+    onProgress: (p) => {
+      if (p.phase === 'gather') process.stderr.write(`stage ${p.stage}/${p.stages}\r`);
+    },
   });
-  row.steps = [cle && 'CLE', adaround && `AdaRound ${iterations} it.${flags.includes('earlyStop') ? ' early stop' : ''}`, bc && 'bias correction'].filter(Boolean).join(' + ');
+  row.steps = [
+    cle && 'CLE',
+    adaround && `AdaRound ${iterations} it.${flags.includes('earlyStop') ? ' early stop' : ''}`,
+    bc && 'bias correction',
+  ]
+    .filter(Boolean)
+    .join(' + ');
   row.tuneScenes = tuneScenes;
   row.positions = config.extraOptions.FastFinetune.PositionsPerSample;
   row.recovered = +(await judge.score(result.model)).cosine.toFixed(5);
   row.recoverySeconds = +((performance.now() - t1) / 1000).toFixed(0);
   if (flags.includes('check')) {
     const written = path.join(tmp, `det-recovery-${method}.onnx`);
-    const { webRuns, checker } = await checkWrittenFile(written, result.model, encode(result.model), { [input]: calib[0][input] });
+    const { webRuns, checker } = await checkWrittenFile(written, result.model, encode(result.model), {
+      [input]: calib[0][input],
+    });
     row.webRuns = webRuns;
     row.checker = checker;
   }

@@ -50,16 +50,38 @@ interface RowSpec {
   readonly biasCorrection?: boolean;
 }
 
-const best: RungRecipe = { preset: 'A8W8', perChannel, cle: !perChannel, finetune: null, exclusions: false, transformer: true, calibrationMethod: 'Sequential' };
+const best: RungRecipe = {
+  preset: 'A8W8',
+  perChannel,
+  cle: !perChannel,
+  finetune: null,
+  exclusions: false,
+  transformer: true,
+  calibrationMethod: 'Sequential',
+};
 const best_ = `Sequential + function rules${perChannel ? '' : ' + CLE'}`;
 const SPECS: Record<string, RowSpec> = {
   minmax: { label: 'MinMax', recipe: { preset: 'A8W8', perChannel, cle: false, finetune: null, exclusions: false } },
   best: { label: best_, recipe: best },
   bc: { label: `${best_} + bias correction`, recipe: best, biasCorrection: true },
   adaround200: { label: `${best_} + AdaRound 200`, recipe: { ...best, finetune: 'adaround' }, iterations: 200 },
-  adaround1000: { label: `${best_} + AdaRound 1000 (Quark's default)`, recipe: { ...best, finetune: 'adaround' }, iterations: 1000 },
+  adaround1000: {
+    label: `${best_} + AdaRound 1000 (Quark's default)`,
+    recipe: { ...best, finetune: 'adaround' },
+    iterations: 1000,
+  },
   adaquant200: { label: `${best_} + AdaQuant 200`, recipe: { ...best, finetune: 'adaquant' }, iterations: 200 },
-  ort: { label: "ONNX Runtime's quantize_static: S8S8 Percentile, no rules", recipe: { preset: 'S8S8', perChannel: false, cle: false, finetune: null, exclusions: false, calibrationMethod: 'Percentile' } },
+  ort: {
+    label: "ONNX Runtime's quantize_static: S8S8 Percentile, no rules",
+    recipe: {
+      preset: 'S8S8',
+      perChannel: false,
+      cle: false,
+      finetune: null,
+      exclusions: false,
+      calibrationMethod: 'Percentile',
+    },
+  },
 };
 for (const id of rowIds) if (!SPECS[id]) throw new Error(`unknown row "${id}": ${Object.keys(SPECS).join(', ')}`);
 
@@ -107,10 +129,19 @@ for (const [i, id] of rowIds.entries()) {
   const m = await measures.measure(config, rung);
   const c = process.cpuUsage(c0);
   // Ranges by calibration setting (method, weights, rules, CLE): a row reusing them reports the calibration that made them.
-  const key = JSON.stringify([config.calibrationMethod, config.perChannel, config.enableNpuTransformer, config.includeCle, config.activationType]);
+  const key = JSON.stringify([
+    config.calibrationMethod,
+    config.perChannel,
+    config.enableNpuTransformer,
+    config.includeCle,
+    config.activationType,
+  ]);
   if (calibration.seconds > 0) calibrationOf.set(key, calibration);
   const cal = calibrationOf.get(key) ?? { seconds: NaN, cpuSeconds: NaN };
-  const own = { seconds: (performance.now() - t0) / 1000 - calibration.seconds, cpuSeconds: (c.user + c.system) / 1e6 - calibration.cpuSeconds };
+  const own = {
+    seconds: (performance.now() - t0) / 1000 - calibration.seconds,
+    cpuSeconds: (c.user + c.system) / 1e6 - calibration.cpuSeconds,
+  };
   rows.push({
     row: id,
     label: spec.label,

@@ -23,7 +23,11 @@ export const DETECTORS: Record<string, Detector> = {
     tail: { starts: ['Concat_331', 'Concat_364', 'Concat_397'], ends: ['Transpose_423'] },
   },
   'yunet-n-dynamic.onnx': {
-    preprocess: validatePreprocess({ ...getPreprocessPreset('bgr-255'), resize: 'stretch', dims: { batch: 1, height: 320, width: 320 } }),
+    preprocess: validatePreprocess({
+      ...getPreprocessPreset('bgr-255'),
+      resize: 'stretch',
+      dims: { batch: 1, height: 320, width: 320 },
+    }),
     // YuNet has no joint tail: its 12 outputs leave the heads directly; nothing to exclude.
     tail: { starts: [], ends: [] },
   },

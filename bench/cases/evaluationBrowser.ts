@@ -24,8 +24,15 @@ await withStudioPage(url, async (page) => {
   const timeRun = async () => {
     const start = performance.now();
     await page.getByTestId('evaluate-button').click();
-    await page.locator('[data-testid="evaluate-card"][data-eval-status="running"]').waitFor({ timeout: 10_000 }).catch(() => undefined);
-    await page.locator('[data-testid="evaluate-card"][data-eval-status="done"], [data-testid="evaluate-card"][data-eval-status="error"]').waitFor({ timeout: 300_000 });
+    await page
+      .locator('[data-testid="evaluate-card"][data-eval-status="running"]')
+      .waitFor({ timeout: 10_000 })
+      .catch(() => undefined);
+    await page
+      .locator(
+        '[data-testid="evaluate-card"][data-eval-status="done"], [data-testid="evaluate-card"][data-eval-status="error"]',
+      )
+      .waitFor({ timeout: 300_000 });
     const error = page.getByTestId('eval-error');
     if (await error.count()) throw new Error(`evaluation failed: ${await error.textContent()}`);
     return (performance.now() - start) / 1000;
@@ -34,15 +41,17 @@ await withStudioPage(url, async (page) => {
   const warm = await timeRun();
   const ms = Number(((await page.getByTestId('eval-seconds-per-image').textContent()) ?? '').replace(/[^\d.]/g, ''));
   const rows = await page.getByTestId('eval-layer-row').count();
-  console.log(JSON.stringify({
-    model: name,
-    compare: mode === 'layers' ? 'layer-wise' : 'outputs only',
-    runtime: 'Chromium, onnxruntime-web WASM',
-    images: 8,
-    msPerImage: ms,
-    totalSeconds: +warm.toFixed(2),
-    firstRunSeconds: +first.toFixed(2),
-    layerRowsShown: rows,
-    meanCosine: Number(await page.getByTestId('eval-mean-cosine').textContent()),
-  }));
+  console.log(
+    JSON.stringify({
+      model: name,
+      compare: mode === 'layers' ? 'layer-wise' : 'outputs only',
+      runtime: 'Chromium, onnxruntime-web WASM',
+      images: 8,
+      msPerImage: ms,
+      totalSeconds: +warm.toFixed(2),
+      firstRunSeconds: +first.toFixed(2),
+      layerRowsShown: rows,
+      meanCosine: Number(await page.getByTestId('eval-mean-cosine').textContent()),
+    }),
+  );
 });

@@ -28,13 +28,15 @@ const { model: quantized } = quantizeModel(model, ranges, config, 'XINT8');
 const { feeds } = imageFeeds(model, { files: coco.slice(16, 24) }, detector.preprocess);
 const comparison = await compareModels(model, quantized, nodeRuntime(feeds), { layers: mode === 'layers' });
 const n = comparison.samples;
-console.log(JSON.stringify({
-  model: name,
-  compare: mode === 'layers' ? `layer-wise (${comparison.layerwise!.rows.length} tensors)` : 'outputs only',
-  runtime: 'onnxruntime-node',
-  images: n,
-  msPerImage: +(((comparison.seconds.float + comparison.seconds.quantized) / n) * 1000).toFixed(0),
-  totalSeconds: +comparison.seconds.total.toFixed(2),
-  chunks: comparison.layerwise?.chunks ?? 1,
-  meanCosine: +meanOutputCosine(comparison.outputs).cosine.toFixed(5),
-}));
+console.log(
+  JSON.stringify({
+    model: name,
+    compare: mode === 'layers' ? `layer-wise (${comparison.layerwise!.rows.length} tensors)` : 'outputs only',
+    runtime: 'onnxruntime-node',
+    images: n,
+    msPerImage: +(((comparison.seconds.float + comparison.seconds.quantized) / n) * 1000).toFixed(0),
+    totalSeconds: +comparison.seconds.total.toFixed(2),
+    chunks: comparison.layerwise?.chunks ?? 1,
+    meanCosine: +meanOutputCosine(comparison.outputs).cosine.toFixed(5),
+  }),
+);

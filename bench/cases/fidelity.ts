@@ -44,14 +44,16 @@ for (const feeds of imageFeeds(model, { files: evaluation }, detector.preprocess
   undefinedOutputs += judged.undefinedOutputs;
   if (judged.cosine !== null) cosines.push(judged.cosine);
 }
-console.log(JSON.stringify({
-  model: name,
-  preset,
-  variant,
-  cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
-  cosineMin: +Math.min(...cosines).toFixed(5),
-  undefinedOutputs,
-  floatNodes: report.counts.float,
-  calibrationSeconds: +((t1 - t0) / 1000).toFixed(1),
-  opset: `${report.opset.before}→${report.opset.after}`,
-}));
+console.log(
+  JSON.stringify({
+    model: name,
+    preset,
+    variant,
+    cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
+    cosineMin: +Math.min(...cosines).toFixed(5),
+    undefinedOutputs,
+    floatNodes: report.counts.float,
+    calibrationSeconds: +((t1 - t0) / 1000).toFixed(1),
+    opset: `${report.opset.before}→${report.opset.after}`,
+  }),
+);

@@ -33,7 +33,16 @@ const files = listImageFiles(calibDir).files.slice(0, Number(imageArg));
 const tuned = variant === 'adaround';
 const config = withOptions(getPreset('XINT8'), {
   includeFastFt: tuned,
-  ...(tuned ? { extraOptions: { FastFinetune: { EarlyStop: earlyArg === '1', ...(iterationArg ? { NumIterations: Number(iterationArg) } : {}) } } } : {}),
+  ...(tuned
+    ? {
+        extraOptions: {
+          FastFinetune: {
+            EarlyStop: earlyArg === '1',
+            ...(iterationArg ? { NumIterations: Number(iterationArg) } : {}),
+          },
+        },
+      }
+    : {}),
 });
 
 const t0 = performance.now();
@@ -61,20 +70,25 @@ for (const f of imageFeeds(original, { files: listImageFiles(judgeDir).files }, 
   if (cosine !== null) cosines.push(cosine);
 }
 const ft = result.recovery.finetune;
-console.log(JSON.stringify({
-  model: 'ppocr-det',
-  variant: variant === 'plain' ? 'XINT8' : `XINT8 + AdaRound${Number(keptArg) > 0 ? ', kept tensors' : ', passes from the inputs'}${earlyArg === '1' ? ', early stop' : ''}${iterationArg ? `, ${iterationArg} iterations` : ''}`,
-  images: files.length,
-  judged: cosines.length,
-  wallSeconds: +wall.toFixed(1),
-  cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
-  gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
-  optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
-  passes: result.recovery.stages,
-  nodeRuns: result.recovery.passes?.nodeRuns ?? null,
-  keptMiB: result.recovery.passes ? +(result.recovery.passes.peakBytes / 2 ** 20).toFixed(1) : null,
-  iterations: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,
-  layers: ft?.layers.length ?? 0,
-  cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
-  cosineMin: +Math.min(...cosines).toFixed(5),
-}));
+console.log(
+  JSON.stringify({
+    model: 'ppocr-det',
+    variant:
+      variant === 'plain'
+        ? 'XINT8'
+        : `XINT8 + AdaRound${Number(keptArg) > 0 ? ', kept tensors' : ', passes from the inputs'}${earlyArg === '1' ? ', early stop' : ''}${iterationArg ? `, ${iterationArg} iterations` : ''}`,
+    images: files.length,
+    judged: cosines.length,
+    wallSeconds: +wall.toFixed(1),
+    cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+    gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
+    optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+    passes: result.recovery.stages,
+    nodeRuns: result.recovery.passes?.nodeRuns ?? null,
+    keptMiB: result.recovery.passes ? +(result.recovery.passes.peakBytes / 2 ** 20).toFixed(1) : null,
+    iterations: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,
+    layers: ft?.layers.length ?? 0,
+    cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
+    cosineMin: +Math.min(...cosines).toFixed(5),
+  }),
+);

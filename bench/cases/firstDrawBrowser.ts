@@ -52,10 +52,15 @@ async function once(): Promise<Run> {
     await page.addInitScript({ content: PROBE }); // not page.evaluate: Netron turns window.eval off
     await page.goto(url);
     await page.waitForTimeout(3000);
-    await page.locator(inputSelector).setInputFiles({ name: path.basename(modelPath), mimeType: 'application/octet-stream', buffer: fs.readFileSync(modelPath) });
+    await page.locator(inputSelector).setInputFiles({
+      name: path.basename(modelPath),
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(modelPath),
+    });
     // Read through the DevTools protocol: Playwright's evaluate goes through window.eval, which Netron turns off.
     const cdp = await page.context().newCDPSession(page);
-    const read = async (expression: string): Promise<unknown> => (await cdp.send('Runtime.evaluate', { expression, returnByValue: true })).result.value;
+    const read = async (expression: string): Promise<unknown> =>
+      (await cdp.send('Runtime.evaluate', { expression, returnByValue: true })).result.value;
     const deadline = Date.now() + 300_000;
     while ((await read('window.__firstDraw.drawn')) === undefined) {
       if (Date.now() > deadline) throw new Error(`${app} did not draw ${label} within 300 s`);
@@ -75,4 +80,12 @@ const runs: Run[] = [];
 for (let r = 0; r < Number(repeatArg); r++) runs.push(await once());
 runs.sort((a, b) => a.seconds - b.seconds);
 const median = runs[Math.floor(runs.length / 2)];
-console.log(JSON.stringify({ app, model: label, seconds: +median.seconds.toFixed(3), runs: runs.map((r) => +r.seconds.toFixed(3)), marks: median.marks }));
+console.log(
+  JSON.stringify({
+    app,
+    model: label,
+    seconds: +median.seconds.toFixed(3),
+    runs: runs.map((r) => +r.seconds.toFixed(3)),
+    marks: median.marks,
+  }),
+);

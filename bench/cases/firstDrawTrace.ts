@@ -43,9 +43,19 @@ try {
   await page.addInitScript({ content: PROBE });
   await page.goto(url);
   await page.waitForTimeout(3000);
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'blink.user_timing', 'v8', 'disabled-by-default-devtools.timeline', 'toplevel'] });
-  await page.locator('[data-testid="file-input"]').setInputFiles({ name: path.basename(modelPath), mimeType: 'application/octet-stream', buffer: fs.readFileSync(modelPath) });
-  await page.waitForFunction(() => (window as unknown as { __firstDraw: { drawn?: boolean } }).__firstDraw.drawn === true, null, { timeout: 120_000 });
+  await browser.startTracing(page, {
+    categories: ['devtools.timeline', 'blink.user_timing', 'v8', 'disabled-by-default-devtools.timeline', 'toplevel'],
+  });
+  await page.locator('[data-testid="file-input"]').setInputFiles({
+    name: path.basename(modelPath),
+    mimeType: 'application/octet-stream',
+    buffer: fs.readFileSync(modelPath),
+  });
+  await page.waitForFunction(
+    () => (window as unknown as { __firstDraw: { drawn?: boolean } }).__firstDraw.drawn === true,
+    null,
+    { timeout: 120_000 },
+  );
   await page.waitForTimeout(200);
   const buffer = await browser.stopTracing();
   if (keep) fs.writeFileSync(keep, buffer);
@@ -55,16 +65,22 @@ try {
 }
 
 const mark = (name: string) => events.find((e) => e.cat.includes('blink.user_timing') && e.name === name);
-const change = mark('trace:change'), drawn = mark('trace:drawn');
+const change = mark('trace:change'),
+  drawn = mark('trace:drawn');
 if (!change || !drawn) throw new Error('the trace has no change or drawn mark');
-const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && e.pid === change.pid)!;
+const main = events.find(
+  (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && e.pid === change.pid,
+)!;
 const onMain = events.filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined);
-const from = change.ts, to = drawn.ts;
+const from = change.ts,
+  to = drawn.ts;
 const ms = (us: number) => +(us / 1000).toFixed(1);
 console.log(`change → drawn: ${ms(to - from)} ms (traced)`);
 
 // Top-level tasks overlapping the window, each with its largest inner events.
-const tasks = onMain.filter((e) => e.name === 'RunTask' && e.ts + e.dur! > from && e.ts < to).sort((a, b) => a.ts - b.ts);
+const tasks = onMain
+  .filter((e) => e.name === 'RunTask' && e.ts + e.dur! > from && e.ts < to)
+  .sort((a, b) => a.ts - b.ts);
 for (const task of tasks) {
   const inner = onMain
     .filter((e) => e !== task && e.ts >= task.ts && e.ts + e.dur! <= task.ts + task.dur! && e.name !== 'RunTask')
@@ -82,5 +98,7 @@ console.log('by event (inclusive, nested events counted in each):');
 for (const [name, dur] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 16)) console.log(`  ${name}: ${ms(dur)} ms`);
 const busy = tasks.reduce((sum, t) => sum + Math.min(t.ts + t.dur!, to) - Math.max(t.ts, from), 0);
 console.log(`main thread busy ${ms(busy)} ms of ${ms(to - from)} ms`);
-const marks = events.filter((e) => e.cat.includes('blink.user_timing') && e.ts >= from && e.ts <= to && e.ph !== 'b' && e.ph !== 'e');
+const marks = events.filter(
+  (e) => e.cat.includes('blink.user_timing') && e.ts >= from && e.ts <= to && e.ph !== 'b' && e.ph !== 'e',
+);
 console.log('marks:', marks.map((e) => `${e.name} +${ms(e.ts - from)}`).join(', '));

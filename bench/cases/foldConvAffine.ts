@@ -32,4 +32,14 @@ for (const fold of folded.length > 0 ? [true, false] : [true]) {
   const bytes = encode(model);
   for (const level of LEVELS) rows.push({ fold, level, ...(await s.judge(bytes, level)) });
 }
-console.log(JSON.stringify({ model: target, preset: presetName, perChannel, images: s.images, folded: folded.join('; ') || 'nothing folds', rows, seconds: Math.round((performance.now() - start) / 1000) }));
+console.log(
+  JSON.stringify({
+    model: target,
+    preset: presetName,
+    perChannel,
+    images: s.images,
+    folded: folded.join('; ') || 'nothing folds',
+    rows,
+    seconds: Math.round((performance.now() - start) / 1000),
+  }),
+);

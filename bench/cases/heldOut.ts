@@ -42,12 +42,17 @@ type Outputs = Readonly<Record<string, { readonly data: unknown }>>;
 export function sampleCosine(float: Outputs, quantized: Outputs): { cosine: number | null; undefinedOutputs: number } {
   const perOutput = outputCosines(float, quantized);
   const defined = perOutput.filter(Number.isFinite);
-  return { cosine: defined.length ? defined.reduce((x, y) => x + y, 0) / defined.length : null, undefinedOutputs: perOutput.length - defined.length };
+  return {
+    cosine: defined.length ? defined.reduce((x, y) => x + y, 0) / defined.length : null,
+    undefinedOutputs: perOutput.length - defined.length,
+  };
 }
 
 /** Each output's cosine of `quantized` to `float`, in the float outputs' order; NaN where it is undefined (all zeros). */
 export function outputCosines(float: Outputs, quantized: Outputs): number[] {
-  return Object.keys(float).map((k) => cosineSimilarity(float[k].data as Float32Array, quantized[k].data as Float32Array));
+  return Object.keys(float).map((k) =>
+    cosineSimilarity(float[k].data as Float32Array, quantized[k].data as Float32Array),
+  );
 }
 
 /**
@@ -55,7 +60,10 @@ export function outputCosines(float: Outputs, quantized: Outputs): number[] {
  * null marks an undefined one): two methods judged on the same outputs even when each quantizes different
  * ones to all zeros. Null when no sample has an output defined in both.
  */
-export function sharedMeanCosine(a: readonly (readonly (number | null)[])[], b: readonly (readonly (number | null)[])[]): number | null {
+export function sharedMeanCosine(
+  a: readonly (readonly (number | null)[])[],
+  b: readonly (readonly (number | null)[])[],
+): number | null {
   const means: number[] = [];
   a.forEach((outputs, i) => {
     const both = outputs.filter((c, k): c is number => c !== null && b[i]?.[k] != null);

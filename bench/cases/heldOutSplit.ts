@@ -42,13 +42,19 @@ function cosineJudge(floatBytes: Uint8Array, feeds: Feeds[]): Split['judge'] {
     if (!references.has(level)) references.set(level, await outputs(floatBytes, level));
     const ref = references.get(level)!;
     const got = await outputs(bytes, level);
-    let sum = 0, n = 0;
+    let sum = 0,
+      n = 0;
     // An output that is all zeros in both models (YuNet's heads on an image without faces) has no cosine: left out.
     let undefinedCosines = 0;
-    got.forEach((outs, i) => outs.forEach((o, k) => {
-      const c = cosineSimilarity(ref[i][k], o);
-      if (Number.isFinite(c)) { sum += c; n++; } else undefinedCosines++;
-    }));
+    got.forEach((outs, i) =>
+      outs.forEach((o, k) => {
+        const c = cosineSimilarity(ref[i][k], o);
+        if (Number.isFinite(c)) {
+          sum += c;
+          n++;
+        } else undefinedCosines++;
+      }),
+    );
     return { cosine: +(sum / n).toFixed(5), ...(undefinedCosines > 0 ? { undefinedCosines } : {}) };
   };
 }
@@ -59,11 +65,20 @@ export function heldOutSplit(target: string): Split {
     const model = decode(fs.readFileSync(TEXT_DETECTOR.model));
     const asFeeds = (set: 'calib' | 'judge') => textSceneFeeds(set).map((t) => ({ x: float32Tensor(t.data, t.dims) }));
     const judge = cosineJudge(encode(model), asFeeds('judge'));
-    if (target === 'ppocr-det') return { model, calib: asFeeds('calib'), judge, images: 'textScenes 16 calibration / 21 held-out scenes' };
+    if (target === 'ppocr-det')
+      return { model, calib: asFeeds('calib'), judge, images: 'textScenes 16 calibration / 21 held-out scenes' };
     // The issue's way: calibrated on photos (no text pasted), judged on the text scenes.
     const images = path.resolve(import.meta.dirname, '../../../shared/fixtures/images');
-    const photos = [...listImageFiles(path.join(images, 'photos')).files, ...listImageFiles(path.join(images, 'coco')).files.slice(0, 6)];
-    return { model, calib: imageFeeds(model, { files: photos }, TEXT_DETECTOR.preprocess).feeds, judge, images: `${photos.length} photos (13 photos, COCO 1–6) calibration / 21 held-out text scenes` };
+    const photos = [
+      ...listImageFiles(path.join(images, 'photos')).files,
+      ...listImageFiles(path.join(images, 'coco')).files.slice(0, 6),
+    ];
+    return {
+      model,
+      calib: imageFeeds(model, { files: photos }, TEXT_DETECTOR.preprocess).feeds,
+      judge,
+      images: `${photos.length} photos (13 photos, COCO 1–6) calibration / 21 held-out text scenes`,
+    };
   }
   if (target === 'ppocr-rec') {
     const model = decode(fs.readFileSync(RECOGNIZER_PATH));
@@ -84,5 +99,10 @@ export function heldOutSplit(target: string): Split {
   const model = decode(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/models', target)));
   const files = listImageFiles(path.resolve(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
   const feeds = (list: string[]) => imageFeeds(model, { files: list }, DETECTORS[target].preprocess).feeds;
-  return { model, calib: feeds(files.slice(0, 16)), judge: cosineJudge(encode(model), feeds(files.slice(16, 24))), images: 'COCO 1–16 / 17–24' };
+  return {
+    model,
+    calib: feeds(files.slice(0, 16)),
+    judge: cosineJudge(encode(model), feeds(files.slice(16, 24))),
+    images: 'COCO 1–16 / 17–24',
+  };
 }

@@ -40,22 +40,24 @@ try {
   const out = path.join(dir, 'large-mlp.quant.onnx');
   const [dataFile, writeS] = timed(() => writeModelFile(out, quantized, true));
   const afterWrite = peakMB();
-  console.log(JSON.stringify({
-    weightsGB: +(files.dataBytes / 1e9).toFixed(2),
-    layers: files.layers,
-    makeS: +makeS.toFixed(1),
-    openS: +openS.toFixed(1),
-    calibrateS: +calibrateS.toFixed(1),
-    images: calibration.images,
-    quantizeS: +quantizeS.toFixed(1),
-    writeS: +writeS.toFixed(1),
-    writtenGB: +((fs.statSync(out).size + fs.statSync(dataFile!).size) / 1e9).toFixed(2),
-    peakMakeMB: afterMake,
-    peakOpenMB: afterOpen,
-    peakCalibrateMB: afterCalibrate,
-    peakQuantizeMB: afterQuantize,
-    peakWriteMB: afterWrite,
-  }));
+  console.log(
+    JSON.stringify({
+      weightsGB: +(files.dataBytes / 1e9).toFixed(2),
+      layers: files.layers,
+      makeS: +makeS.toFixed(1),
+      openS: +openS.toFixed(1),
+      calibrateS: +calibrateS.toFixed(1),
+      images: calibration.images,
+      quantizeS: +quantizeS.toFixed(1),
+      writeS: +writeS.toFixed(1),
+      writtenGB: +((fs.statSync(out).size + fs.statSync(dataFile!).size) / 1e9).toFixed(2),
+      peakMakeMB: afterMake,
+      peakOpenMB: afterOpen,
+      peakCalibrateMB: afterCalibrate,
+      peakQuantizeMB: afterQuantize,
+      peakWriteMB: afterWrite,
+    }),
+  );
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -73,7 +73,10 @@ async function outputsOf(modelPath: string, inputs: Float32Array[]): Promise<Flo
   const session = await ort.InferenceSession.create(modelPath, { graphOptimizationLevel: 'basic' });
   try {
     const out: Float32Array[] = [];
-    for (const x of inputs) out.push((await session.run({ image: new ort.Tensor('float32', x, [1, 3, 32, 32]) })).logits.data as Float32Array);
+    for (const x of inputs)
+      out.push(
+        (await session.run({ image: new ort.Tensor('float32', x, [1, 3, 32, 32]) })).logits.data as Float32Array,
+      );
     return out;
   } finally {
     await session.release();
@@ -86,7 +89,10 @@ try {
   const row = await withStudioPage(url, async (page) => {
     const open = await step(async () => {
       await page.getByTestId('file-input').setInputFiles([files.onnx, files.data]);
-      await page.locator('[data-testid="model-summary"], [data-testid="model-error"]').first().waitFor({ timeout: 1_800_000 });
+      await page
+        .locator('[data-testid="model-summary"], [data-testid="model-error"]')
+        .first()
+        .waitFor({ timeout: 1_800_000 });
       await failIfError(page, 'model-error');
       await page.locator('[data-testid="graph-workspace"][data-graph-drawn="true"]').waitFor({ timeout: 600_000 });
     });
@@ -96,12 +102,18 @@ try {
     await page.getByTestId('quant-preset').selectOption('XINT8');
     const calibrate = await step(async () => {
       await page.getByTestId('calibrate-button').click();
-      await page.locator('[data-testid="calibration-result"], [data-testid="calibration-error"]').first().waitFor({ timeout: 3_600_000 });
+      await page
+        .locator('[data-testid="calibration-result"], [data-testid="calibration-error"]')
+        .first()
+        .waitFor({ timeout: 3_600_000 });
       await failIfError(page, 'calibration-error');
     });
     const quantize = await step(async () => {
       await page.getByTestId('quantize-button').click();
-      await page.locator('[data-testid="quantize-result"], [data-testid="quantize-error"]').first().waitFor({ timeout: 3_600_000 });
+      await page
+        .locator('[data-testid="quantize-result"], [data-testid="quantize-error"]')
+        .first()
+        .waitFor({ timeout: 3_600_000 });
       await failIfError(page, 'quantize-error');
     });
     const out = path.join(dir, 'out');
@@ -109,7 +121,10 @@ try {
     const download = await step(async () => {
       const [model] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
       await model.saveAs(path.join(out, model.suggestedFilename()));
-      const [data] = await Promise.all([page.waitForEvent('download', { timeout: 600_000 }), page.getByTestId('download-model-data').click()]);
+      const [data] = await Promise.all([
+        page.waitForEvent('download', { timeout: 600_000 }),
+        page.getByTestId('download-model-data').click(),
+      ]);
       await data.saveAs(path.join(out, data.suggestedFilename()));
     });
     let pageCosine: number | null = null;
@@ -117,8 +132,12 @@ try {
     const evaluate = await step(async () => {
       await page.getByTestId('eval-layers-toggle').uncheck();
       await page.getByTestId('evaluate-button').click();
-      await page.locator('[data-testid="eval-result"], [data-testid="eval-error"]').first().waitFor({ timeout: 3_600_000 });
-      if (await page.getByTestId('eval-error').count()) evaluateError = (await page.getByTestId('eval-error').first().textContent())?.slice(0, 200) ?? 'error';
+      await page
+        .locator('[data-testid="eval-result"], [data-testid="eval-error"]')
+        .first()
+        .waitFor({ timeout: 3_600_000 });
+      if (await page.getByTestId('eval-error').count())
+        evaluateError = (await page.getByTestId('eval-error').first().textContent())?.slice(0, 200) ?? 'error';
       else pageCosine = Number(await page.getByTestId('eval-mean-cosine').textContent());
     });
     return { nodes, open, calibrate, quantize, download, evaluate, pageCosine, evaluateError, out };
@@ -127,34 +146,41 @@ try {
 
   // The judge: onnxruntime-node loads the downloaded .onnx (+ .onnx.data beside it) and the float model.
   const written = fs.readdirSync(row.out);
-  const quantPath = path.join(row.out, written.find((f) => f.endsWith('.onnx'))!);
+  const quantPath = path.join(
+    row.out,
+    written.find((f) => f.endsWith('.onnx'))!,
+  );
   let seed = 7;
-  const random = new Float32Array(3 * 32 * 32).map(() => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32));
+  const random = new Float32Array(3 * 32 * 32).map(() => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
   const inputs = [new Float32Array(3 * 32 * 32).fill(0.5), random];
   const q = await outputsOf(quantPath, inputs);
   const f = await outputsOf(files.onnx, inputs);
-  console.log(JSON.stringify({
-    weightsGB: +(files.dataBytes / 1e9).toFixed(2),
-    weightsGiB: +(files.dataBytes / 2 ** 30).toFixed(2),
-    layers: files.layers,
-    nodes: row.nodes,
-    images: Number(imageCount),
-    openS: row.open.s,
-    calibrateS: row.calibrate.s,
-    quantizeS: row.quantize.s,
-    downloadS: row.download.s,
-    evaluateS: row.evaluateError ? null : row.evaluate.s,
-    peakOpenMB: row.open.peakMB,
-    peakCalibrateMB: row.calibrate.peakMB,
-    peakQuantizeMB: row.quantize.peakMB,
-    peakDownloadMB: row.download.peakMB,
-    peakEvaluateMB: row.evaluate.peakMB,
-    written: written.map((name) => `${name} ${(fs.statSync(path.join(row.out, name)).size / 1e9).toFixed(3)} GB`).join(', '),
-    pageCosine: row.pageCosine,
-    evaluateError: row.evaluateError,
-    judgeCosineFixed: +cosine(q[0], f[0]).toFixed(6),
-    judgeCosineRandom: +cosine(q[1], f[1]).toFixed(6),
-  }));
+  console.log(
+    JSON.stringify({
+      weightsGB: +(files.dataBytes / 1e9).toFixed(2),
+      weightsGiB: +(files.dataBytes / 2 ** 30).toFixed(2),
+      layers: files.layers,
+      nodes: row.nodes,
+      images: Number(imageCount),
+      openS: row.open.s,
+      calibrateS: row.calibrate.s,
+      quantizeS: row.quantize.s,
+      downloadS: row.download.s,
+      evaluateS: row.evaluateError ? null : row.evaluate.s,
+      peakOpenMB: row.open.peakMB,
+      peakCalibrateMB: row.calibrate.peakMB,
+      peakQuantizeMB: row.quantize.peakMB,
+      peakDownloadMB: row.download.peakMB,
+      peakEvaluateMB: row.evaluate.peakMB,
+      written: written
+        .map((name) => `${name} ${(fs.statSync(path.join(row.out, name)).size / 1e9).toFixed(3)} GB`)
+        .join(', '),
+      pageCosine: row.pageCosine,
+      evaluateError: row.evaluateError,
+      judgeCosineFixed: +cosine(q[0], f[0]).toFixed(6),
+      judgeCosineRandom: +cosine(q[1], f[1]).toFixed(6),
+    }),
+  );
 } finally {
   clearInterval(sampler);
   fs.rmSync(dir, { recursive: true, force: true });

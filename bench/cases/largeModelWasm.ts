@@ -46,7 +46,25 @@ try {
   const r3 = process.memoryUsage();
   const heapRun = heapMB();
   const finite = Array.from(out.logits.data as Float32Array).every(Number.isFinite);
-  console.log(JSON.stringify({ weightsMiB, ok: finite, heapSessionMiB: heapSession, heapRunMiB: heapRun, sessionS: +((performance.now() - t) / 1000).toFixed(1), rssMiB: mb(r3.rss), error: '' }));
+  console.log(
+    JSON.stringify({
+      weightsMiB,
+      ok: finite,
+      heapSessionMiB: heapSession,
+      heapRunMiB: heapRun,
+      sessionS: +((performance.now() - t) / 1000).toFixed(1),
+      rssMiB: mb(r3.rss),
+      error: '',
+    }),
+  );
 } catch (e) {
-  console.log(JSON.stringify({ weightsMiB, ok: false, heapSessionMiB: heapMB(), heapRunMiB: heapMB(), error: String(e).slice(0, 200) }));
+  console.log(
+    JSON.stringify({
+      weightsMiB,
+      ok: false,
+      heapSessionMiB: heapMB(),
+      heapRunMiB: heapMB(),
+      error: String(e).slice(0, 200),
+    }),
+  );
 }

@@ -57,28 +57,50 @@ function load(): { model: ModelProto; calib: Feeds[]; judge: Feeds[]; samples: n
     const model = decode(fs.readFileSync(path.join(root, '../shared/fixtures/models/yolox-nano.onnx')));
     const coco = listImageFiles(path.join(root, '../shared/fixtures/images/coco')).files;
     const spec = DETECTORS['yolox-nano.onnx'].preprocess;
-    return { model, calib: imageFeeds(model, { files: coco.slice(0, 16) }, spec).feeds, judge: imageFeeds(model, { files: coco.slice(16, 24) }, spec).feeds, samples: 4 };
+    return {
+      model,
+      calib: imageFeeds(model, { files: coco.slice(0, 16) }, spec).feeds,
+      judge: imageFeeds(model, { files: coco.slice(16, 24) }, spec).feeds,
+      samples: 4,
+    };
   }
   if (which === 'ppocr-det') {
     const model = decode(fs.readFileSync(TEXT_DETECTOR.model));
     const input = model.graph!.input[0].name!;
-    const feeds = (set: 'calib' | 'judge') => textSceneFeeds(set).map((s) => ({ [input]: float32Tensor(s.data, s.dims) }));
+    const feeds = (set: 'calib' | 'judge') =>
+      textSceneFeeds(set).map((s) => ({ [input]: float32Tensor(s.data, s.dims) }));
     return { model, calib: feeds('calib'), judge: feeds('judge'), samples: 3 };
   }
   throw new Error(`unknown model ${which}: yolox-nano or ppocr-det`);
 }
 
 const { model, calib, judge, samples } = load();
-const base: QuantConfig = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset as never))), perChannel, enableNpuTransformer: fused, saturationSafeWeights: saturationSafe, ...(method ? { calibrationMethod: method } : {}) });
+const base: QuantConfig = validateConfig({
+  ...JSON.parse(configToJSON(getPreset(preset as never))),
+  perChannel,
+  enableNpuTransformer: fused,
+  saturationSafeWeights: saturationSafe,
+  ...(method ? { calibrationMethod: method } : {}),
+});
 const t0 = performance.now();
-const { ranges } = await calibrateOnTensors(model, calib.map((f) => Object.values(f)[0]), { config: base });
+const { ranges } = await calibrateOnTensors(
+  model,
+  calib.map((f) => Object.values(f)[0]),
+  { config: base },
+);
 const held = await createOutputJudge(model, nodeRuntime(judge));
 const start = await held.score(quantizeModel(model, ranges, base).model);
 
 const t1 = performance.now();
 const mixed = await chooseMixedPrecision(model, ranges, base, nodeRuntime(calib), {
-  budget: DEFAULT_PRECISION_BUDGET, target: 0.99, samples: searchSamples ?? samples, maxMeasurements,
-  onStep: (s) => process.stderr.write(`step ${s.index} ${s.phase} units ${s.units} cosine ${s.cosine.toFixed(4)} gain ${s.gain.toFixed(4)} ${s.seconds.toFixed(1)} s\n`),
+  budget: DEFAULT_PRECISION_BUDGET,
+  target: 0.99,
+  samples: searchSamples ?? samples,
+  maxMeasurements,
+  onStep: (s) =>
+    process.stderr.write(
+      `step ${s.index} ${s.phase} units ${s.units} cosine ${s.cosine.toFixed(4)} gain ${s.gain.toFixed(4)} ${s.seconds.toFixed(1)} s\n`,
+    ),
 });
 const searchSeconds = (performance.now() - t1) / 1000;
 const plain = quantizeModel(model, ranges, mixed.config);
@@ -89,36 +111,53 @@ const plainScore = await held.score(plain.model);
  * result line. Printed once after mixed precision and again after AdaRound, so a run cut short keeps the first.
  */
 async function finish(final: ModelProto, tunedScore: number | null, tuneSeconds: number | null): Promise<void> {
-  const file = path.join(tmp, `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${saturationSafe ? '-safe' : ''}${tunedScore !== null ? `-${recoverySteps.replace(/\W+/g, '-')}` : ''}.onnx`);
+  const file = path.join(
+    tmp,
+    `mixed-${which}-${preset}${perChannel ? '-pc' : ''}${method ? `-${method}` : ''}${fused ? '-fused' : ''}${saturationSafe ? '-safe' : ''}${tunedScore !== null ? `-${recoverySteps.replace(/\W+/g, '-')}` : ''}.onnx`,
+  );
   const { webRuns, checker } = await checkWrittenFile(file, final, encode(final), judge[0]);
   const opset = opsetOf(final) ?? 0;
-  const top = mixed.sensitivities.slice(0, 5).map((s) => `${s.kind}:${s.units.flatMap((u) => u.names).slice(0, 3).join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`);
-  console.log(JSON.stringify({
-    model: which,
-    preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}${fused ? ' fused functions' : ''}${saturationSafe ? ' saturation-safe weights' : ''}`,
-    startCosine: +start.cosine.toFixed(5),
-    mixedCosine: +plainScore.cosine.toFixed(5),
-    adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
-    recovery: recoverySteps || null,
-    searchSamples: searchSamples ?? samples,
-    searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
-    act16: `${mixed.budget.act16.used}/${mixed.budget.act16.limit} of ${mixed.budget.act16.of}`,
-    w16: `${mixed.budget.w16.used}/${mixed.budget.w16.limit} of ${mixed.budget.w16.of}`,
-    float: `${mixed.budget.float.used}/${mixed.budget.float.limit} of ${mixed.budget.float.of}`,
-    measurements: mixed.steps.length,
-    searchSeconds: +searchSeconds.toFixed(0),
-    tuneSeconds: tuneSeconds === null ? null : +tuneSeconds.toFixed(0),
-    calibrationSeconds: +((t1 - t0) / 1000).toFixed(0),
-    opset: `${opsetOf(model)}→${opset}`,
-    webRuns,
-    checker,
-    topSensitivities: top.join('; '),
-    chosen: JSON.stringify(mixed.chosen),
-  }));
+  const top = mixed.sensitivities.slice(0, 5).map(
+    (s) =>
+      `${s.kind}:${s.units
+        .flatMap((u) => u.names)
+        .slice(0, 3)
+        .join('+')}${s.units.length > 1 ? `(${s.units.length} units)` : ''}=${s.gain.toFixed(4)}`,
+  );
+  console.log(
+    JSON.stringify({
+      model: which,
+      preset: `${preset}${perChannel ? ' per-channel' : ''}${method ? ` ${method}` : ''}${fused ? ' fused functions' : ''}${saturationSafe ? ' saturation-safe weights' : ''}`,
+      startCosine: +start.cosine.toFixed(5),
+      mixedCosine: +plainScore.cosine.toFixed(5),
+      adaroundCosine: tunedScore === null ? null : +tunedScore.toFixed(5),
+      recovery: recoverySteps || null,
+      searchSamples: searchSamples ?? samples,
+      searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
+      act16: `${mixed.budget.act16.used}/${mixed.budget.act16.limit} of ${mixed.budget.act16.of}`,
+      w16: `${mixed.budget.w16.used}/${mixed.budget.w16.limit} of ${mixed.budget.w16.of}`,
+      float: `${mixed.budget.float.used}/${mixed.budget.float.limit} of ${mixed.budget.float.of}`,
+      measurements: mixed.steps.length,
+      searchSeconds: +searchSeconds.toFixed(0),
+      tuneSeconds: tuneSeconds === null ? null : +tuneSeconds.toFixed(0),
+      calibrationSeconds: +((t1 - t0) / 1000).toFixed(0),
+      opset: `${opsetOf(model)}→${opset}`,
+      webRuns,
+      checker,
+      topSensitivities: top.join('; '),
+      chosen: JSON.stringify(mixed.chosen),
+    }),
+  );
 }
 
 /** The recovery steps run after the search, as the result line names them. */
-const recoverySteps = [adaround && `AdaRound${iterations ? ` ${iterations} it.` : ''}${earlyStop ? ' early stop' : ''}${tuneSamples ? ` on ${tuneSamples} samples` : ''}`, biasCorrection && 'bias correction'].filter(Boolean).join(' + ');
+const recoverySteps = [
+  adaround &&
+    `AdaRound${iterations ? ` ${iterations} it.` : ''}${earlyStop ? ' early stop' : ''}${tuneSamples ? ` on ${tuneSamples} samples` : ''}`,
+  biasCorrection && 'bias correction',
+]
+  .filter(Boolean)
+  .join(' + ');
 
 await finish(plain.model, null, null);
 if (adaround || biasCorrection) {
@@ -127,10 +166,15 @@ if (adaround || biasCorrection) {
   json.includeFastFt = adaround;
   json.includeBiasCorrection = biasCorrection;
   json.extraOptions.FastFinetune = {
-    ...json.extraOptions.FastFinetune, OptimAlgorithm: 'adaround', ...(iterations ? { NumIterations: iterations } : {}), ...(earlyStop ? { EarlyStop: true } : {}),
+    ...json.extraOptions.FastFinetune,
+    OptimAlgorithm: 'adaround',
+    ...(iterations ? { NumIterations: iterations } : {}),
+    ...(earlyStop ? { EarlyStop: true } : {}),
   };
   const tuned = await quantizeWithRecovery(model, validateConfig(json), {
-    calibrate: async () => ranges, runtime: nodeRuntime(tuneSamples ? calib.slice(0, tuneSamples) : calib), gramProduct: nodeGramProduct,
+    calibrate: async () => ranges,
+    runtime: nodeRuntime(tuneSamples ? calib.slice(0, tuneSamples) : calib),
+    gramProduct: nodeGramProduct,
   });
   const tuneSeconds = (performance.now() - t2) / 1000;
   await finish(tuned.model, (await held.score(tuned.model)).cosine, tuneSeconds);

@@ -16,20 +16,31 @@ const m = NPM_MODELS.find((x) => x.name === name)!;
 const model = npmModelPath(m);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `qs-bench-npm-${name}-`));
 const bin = path.join(import.meta.dirname, '../../bin/qstudio.js');
-const qstudio = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+const qstudio = (...args: string[]) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 
 let calib: string;
 let held: string;
 const images = name.startsWith('ppocr') || name.startsWith('isnet');
 if (images) {
   // Text lines for PaddleOCR; COCO photos for the background-removal model.
-  const lines = path.join(import.meta.dirname, '../../../shared/fixtures/images', name.startsWith('isnet') ? 'coco' : 'textlines');
-  const files = fs.readdirSync(lines).filter((f) => /\.(png|jpe?g)$/i.test(f)).sort();
+  const lines = path.join(
+    import.meta.dirname,
+    '../../../shared/fixtures/images',
+    name.startsWith('isnet') ? 'coco' : 'textlines',
+  );
+  const files = fs
+    .readdirSync(lines)
+    .filter((f) => /\.(png|jpe?g)$/i.test(f))
+    .sort();
   calib = path.join(tmp, 'calib');
   held = path.join(tmp, 'held');
   // At 1024 × 1024 ISNet calibrates on 4 photos and is judged on 2 (minutes a photo on 2 shared cores).
   const [c, h] = name.startsWith('isnet') ? [4, 2] : [16, 8];
-  for (const [dir, list] of [[calib, files.slice(0, c)], [held, files.slice(c, c + h)]] as const) {
+  for (const [dir, list] of [
+    [calib, files.slice(0, c)],
+    [held, files.slice(c, c + h)],
+  ] as const) {
     fs.mkdirSync(dir);
     for (const f of list) fs.copyFileSync(path.join(lines, f), path.join(dir, f));
   }
@@ -60,20 +71,26 @@ const meanPsnr = (text: string) => {
 };
 // evaluate --cpu-kernels prints the default-options ('all') block, then the model's own arithmetic ('basic').
 const text = e?.status === 0 ? e.stdout : '';
-const [allText, basicText] = text.includes("The model's own arithmetic") ? text.split("The model's own arithmetic") : ['', text];
-console.log(JSON.stringify({
-  model: name,
-  kind: m.kind,
-  preset,
-  data: name.startsWith('isnet') ? 'COCO photos 4 / 2' : images ? 'text-line photos 16 / 8' : 'tensors 16 / 8',
-  quantized: summary ? `${summary.counts.quantized} of ${summary.counts.nodes}` : `refused: ${(q.stderr || '').trim().split('\n').pop()}`,
-  subgraphNodes: summary?.subgraphs ? `${summary.subgraphs.quantized ?? 0} of ${summary.subgraphs.nodes}` : '',
-  loads: q.status === 0 ? 'all, basic' : 'no',
-  cosineBasic: meanCosine(basicText),
-  cosineAll: meanCosine(allText),
-  psnrBasic: meanPsnr(basicText),
-  decisionAll: first(allText, 'decision agreement'),
-  absErrorAll: first(allText, 'absolute error'),
-  evaluate: e === null ? 'not run' : e.status === 0 ? 'ok' : (e.stderr || '').trim().split('\n').pop(),
-  quantizeSeconds: +seconds.toFixed(1),
-}));
+const [allText, basicText] = text.includes("The model's own arithmetic")
+  ? text.split("The model's own arithmetic")
+  : ['', text];
+console.log(
+  JSON.stringify({
+    model: name,
+    kind: m.kind,
+    preset,
+    data: name.startsWith('isnet') ? 'COCO photos 4 / 2' : images ? 'text-line photos 16 / 8' : 'tensors 16 / 8',
+    quantized: summary
+      ? `${summary.counts.quantized} of ${summary.counts.nodes}`
+      : `refused: ${(q.stderr || '').trim().split('\n').pop()}`,
+    subgraphNodes: summary?.subgraphs ? `${summary.subgraphs.quantized ?? 0} of ${summary.subgraphs.nodes}` : '',
+    loads: q.status === 0 ? 'all, basic' : 'no',
+    cosineBasic: meanCosine(basicText),
+    cosineAll: meanCosine(allText),
+    psnrBasic: meanPsnr(basicText),
+    decisionAll: first(allText, 'decision agreement'),
+    absErrorAll: first(allText, 'absolute error'),
+    evaluate: e === null ? 'not run' : e.status === 0 ? 'ok' : (e.stderr || '').trim().split('\n').pop(),
+    quantizeSeconds: +seconds.toFixed(1),
+  }),
+);

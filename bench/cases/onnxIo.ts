@@ -26,14 +26,16 @@ const encoded = time(() => encode(decoded.value), repeats);
 const parts = time(() => encodeParts(decoded.value), repeats);
 const peak = process.resourceUsage().maxRSS / 1024;
 
-console.log(JSON.stringify({
-  model: target.split('/').pop(),
-  bytes: bytes.byteLength,
-  nodes: decoded.value.graph!.node.length,
-  decodeMs: +decoded.ms.toFixed(2),
-  indexAndSummaryMs: +indexed.ms.toFixed(2),
-  encodeMs: +encoded.ms.toFixed(2),
-  encodePartsMs: +parts.ms.toFixed(2),
-  baselineRssMB: +baseline.toFixed(1),
-  peakRssMB: +peak.toFixed(1),
-}));
+console.log(
+  JSON.stringify({
+    model: target.split('/').pop(),
+    bytes: bytes.byteLength,
+    nodes: decoded.value.graph!.node.length,
+    decodeMs: +decoded.ms.toFixed(2),
+    indexAndSummaryMs: +indexed.ms.toFixed(2),
+    encodeMs: +encoded.ms.toFixed(2),
+    encodePartsMs: +parts.ms.toFixed(2),
+    baselineRssMB: +baseline.toFixed(1),
+    peakRssMB: +peak.toFixed(1),
+  }),
+);

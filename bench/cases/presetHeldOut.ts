@@ -35,8 +35,18 @@ if (asked === 'held-in') {
   const chosen = await chooseCalibrationMethod(split.model, {
     config: configWith(undefined),
     withMethod: configWith,
-    calibrate: async (c) => (await calibrateOnFeeds(split.model, part.calibrate.map((i) => split.calib[i]), { config: c })).ranges,
-    judge: nodeRuntime(part.judge.map((i) => split.calib[i]), 'all'),
+    calibrate: async (c) =>
+      (
+        await calibrateOnFeeds(
+          split.model,
+          part.calibrate.map((i) => split.calib[i]),
+          { config: c },
+        )
+      ).ranges,
+    judge: nodeRuntime(
+      part.judge.map((i) => split.calib[i]),
+      'all',
+    ),
     configName: preset,
   });
   method = chosen.chosen;
@@ -47,10 +57,20 @@ const { ranges } = await calibrateOnFeeds(split.model, split.calib, { config });
 const bytes = encode(quantizeModel(split.model, ranges, config, preset).model);
 const [all, basic] = [await split.judge(bytes, 'all'), await split.judge(bytes, 'basic')];
 const figure = (j: Record<string, number | string>) => Number(j.cosine ?? j.stepTop1);
-const detail = (j: Record<string, number | string>) => (j.linesMatching === undefined ? '' : `${j.linesMatching} lines, CER ${j.cer} %`);
-console.log(JSON.stringify({
-  model: target, preset, variant: perChannel ? 'per channel' : 'per tensor', method: asked === 'held-in' ? `held-in: ${config.calibrationMethod}` : config.calibrationMethod, ...(choice ? { choice } : {}), images: split.images,
-  metric: all.cosine === undefined ? 'step top-1' : 'cosine',
-  all: figure(all), basic: figure(basic), detail: [detail(all), detail(basic)].filter(Boolean).join(' / '),
-  seconds: Math.round((performance.now() - start) / 1000),
-}));
+const detail = (j: Record<string, number | string>) =>
+  j.linesMatching === undefined ? '' : `${j.linesMatching} lines, CER ${j.cer} %`;
+console.log(
+  JSON.stringify({
+    model: target,
+    preset,
+    variant: perChannel ? 'per channel' : 'per tensor',
+    method: asked === 'held-in' ? `held-in: ${config.calibrationMethod}` : config.calibrationMethod,
+    ...(choice ? { choice } : {}),
+    images: split.images,
+    metric: all.cosine === undefined ? 'step top-1' : 'cosine',
+    all: figure(all),
+    basic: figure(basic),
+    detail: [detail(all), detail(basic)].filter(Boolean).join(' / '),
+    seconds: Math.round((performance.now() - start) / 1000),
+  }),
+);

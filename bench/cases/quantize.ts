@@ -22,7 +22,7 @@ const bytes = new Uint8Array(fs.readFileSync(file));
 const model = decode(bytes);
 const config = getPreset(preset);
 const input = tensorSummary(buildGraphIndex(model.graph!).inputs[0]);
-const shape = (input.shape ?? []).map((d) => (typeof d === 'number' ? d : dims[d] ?? 1));
+const shape = (input.shape ?? []).map((d) => (typeof d === 'number' ? d : (dims[d] ?? 1)));
 const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
 for (let i = 0; i < data.length; i++) data[i] = ((i * 2654435761) % 1000) / 1000;
 const session = await createSession(encode(exposeTensors(model, observableTensors(model))));
@@ -54,14 +54,22 @@ for (let r = 0; r < 3; r++) {
 }
 times.sort((a, b) => a - b);
 anchorTimes.sort((a, b) => a - b);
-console.log(JSON.stringify({
-  model: file.split('/').pop(),
-  preset,
-  bytes: bytes.byteLength,
-  quantizedBytes: out,
-  quantizedNodes: nodes,
-  quantizeMs: +times[1].toFixed(1),
-  ...(anchorPreset ? { anchor: anchorPreset, anchorMs: +anchorTimes[1].toFixed(1), vsAnchor: +(times[1] / anchorTimes[1]).toFixed(2) } : {}),
-  rssBeforeMB: +rssBefore.toFixed(1),
-  peakRssMB: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
-}));
+console.log(
+  JSON.stringify({
+    model: file.split('/').pop(),
+    preset,
+    bytes: bytes.byteLength,
+    quantizedBytes: out,
+    quantizedNodes: nodes,
+    quantizeMs: +times[1].toFixed(1),
+    ...(anchorPreset
+      ? {
+          anchor: anchorPreset,
+          anchorMs: +anchorTimes[1].toFixed(1),
+          vsAnchor: +(times[1] / anchorTimes[1]).toFixed(2),
+        }
+      : {}),
+    rssBeforeMB: +rssBefore.toFixed(1),
+    peakRssMB: +(process.resourceUsage().maxRSS / 1024).toFixed(1),
+  }),
+);

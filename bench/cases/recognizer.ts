@@ -26,7 +26,15 @@ import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
-import { createTextJudge, RECOGNIZER_PATH, recognizerCaseArguments, recognizerPresetLabel, recognizerVariant, textLineFiles, textLineTensor as tensorOf } from './recognizerSetup.ts';
+import {
+  createTextJudge,
+  RECOGNIZER_PATH,
+  recognizerCaseArguments,
+  recognizerPresetLabel,
+  recognizerVariant,
+  textLineFiles,
+  textLineTensor as tensorOf,
+} from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 import type { ModelProto } from '../../src/core/onnx/model.ts';
 
@@ -59,54 +67,88 @@ let tuneSeconds = 0;
 const searchRanges = options.mixed ? await calibrate(model) : undefined;
 if (searchRanges) {
   const t = performance.now();
-  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, { budget, target: 0.999, samples: 4, maxMeasurements: 60, stages,
-    onStep: (step) => process.stderr.write(`mixed [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`) });
+  mixed = await chooseMixedPrecision(model, searchRanges, config, calibrationRuntime, {
+    budget,
+    target: 0.999,
+    samples: 4,
+    maxMeasurements: 60,
+    stages,
+    onStep: (step) =>
+      process.stderr.write(`mixed [${step.index}] ${step.phase} ×${step.units}: cosine ${step.cosine.toFixed(5)}\n`),
+  });
   searchSeconds = (performance.now() - t) / 1000;
   config = mixed.config;
 }
 const t0 = performance.now();
-const { model: quantized, report, recovery } = await quantizeWithRecovery(model, config, {
+const {
+  model: quantized,
+  report,
+  recovery,
+} = await quantizeWithRecovery(model, config, {
   // The search's ranges where nothing before calibration changes the model (no CLE, no SmoothQuant).
-  calibrate: async (m: ModelProto) => (searchRanges && !config.includeCle && !config.includeSq ? searchRanges : calibrate(m)),
+  calibrate: async (m: ModelProto) =>
+    searchRanges && !config.includeCle && !config.includeSq ? searchRanges : calibrate(m),
   runtime: calibrationRuntime,
   gramProduct: nodeGramProduct,
   configName: preset,
-  onProgress: (p) => { if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total})\n`); },
+  onProgress: (p) => {
+    if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total})\n`);
+  },
 });
 const recovers = config.includeFastFt || config.includeBiasCorrection;
 if (recovers) tuneSeconds = (performance.now() - t0) / 1000;
 const bytes = encode(quantized);
 const judgeLines = await createTextJudge(encode(model), evaluation);
-const judgeText = async (bytes: Uint8Array) => { const { kl: _kl, ...text } = await judgeLines(bytes); return text; };
+const judgeText = async (bytes: Uint8Array) => {
+  const { kl: _kl, ...text } = await judgeLines(bytes);
+  return text;
+};
 const judged = await judgeText(bytes);
 // With mixed precision and fine-tuning or bias correction, the chosen precisions alone too (the same choice, not tuned).
-const untuned = mixed && recovers && searchRanges ? await judgeText(encode(quantizeModel(model, searchRanges, { ...config, includeFastFt: false, includeBiasCorrection: false }).model)) : undefined;
+const untuned =
+  mixed && recovers && searchRanges
+    ? await judgeText(
+        encode(
+          quantizeModel(model, searchRanges, { ...config, includeFastFt: false, includeBiasCorrection: false }).model,
+        ),
+      )
+    : undefined;
 // The written file: onnxruntime-web loads and runs it, onnx.checker checks it where its opset allows.
-const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', `recognizer-${preset}-${variant}.onnx`), quantized, bytes, { x: tensorOf(evaluation[0]) });
-const budgetUse = (k: 'act16' | 'w16' | 'float') => (mixed ? `${mixed.budget[k].used}/${mixed.budget[k].limit} of ${mixed.budget[k].of}` : undefined);
-console.log(JSON.stringify({
-  model: 'ch_PP-OCRv4_rec_infer.onnx',
-  preset: recognizerPresetLabel(preset, caseArguments),
-  variant,
-  ...judged,
-  ...(untuned ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 } : {}),
-  floatNodes: report.counts.float,
-  activationPairs: report.counts.activationPairs,
-  opset: `${report.opset.before}→${report.opset.after}`,
-  smoothed: recovery.smoothQuant?.tensors.length ?? 0,
-  calibrationSeconds: +calibrationSeconds.toFixed(1),
-  ...(mixed
-    ? {
-        act16: budgetUse('act16'),
-        w16: budgetUse('w16'),
-        float: budgetUse('float'),
-        searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
-        measurements: mixed.steps.length,
-        searchSeconds: +searchSeconds.toFixed(0),
-        chosen: JSON.stringify(mixed.chosen),
-      }
-    : {}),
-  ...(recovers ? { tuneSeconds: +tuneSeconds.toFixed(0) } : {}),
-  webRuns,
-  checker,
-}));
+const { webRuns, checker } = await checkWrittenFile(
+  path.join(import.meta.dirname, '../tmp', `recognizer-${preset}-${variant}.onnx`),
+  quantized,
+  bytes,
+  { x: tensorOf(evaluation[0]) },
+);
+const budgetUse = (k: 'act16' | 'w16' | 'float') =>
+  mixed ? `${mixed.budget[k].used}/${mixed.budget[k].limit} of ${mixed.budget[k].of}` : undefined;
+console.log(
+  JSON.stringify({
+    model: 'ch_PP-OCRv4_rec_infer.onnx',
+    preset: recognizerPresetLabel(preset, caseArguments),
+    variant,
+    ...judged,
+    ...(untuned
+      ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 }
+      : {}),
+    floatNodes: report.counts.float,
+    activationPairs: report.counts.activationPairs,
+    opset: `${report.opset.before}→${report.opset.after}`,
+    smoothed: recovery.smoothQuant?.tensors.length ?? 0,
+    calibrationSeconds: +calibrationSeconds.toFixed(1),
+    ...(mixed
+      ? {
+          act16: budgetUse('act16'),
+          w16: budgetUse('w16'),
+          float: budgetUse('float'),
+          searchCosine: `${mixed.startCosine.toFixed(4)}→${mixed.cosine.toFixed(4)}`,
+          measurements: mixed.steps.length,
+          searchSeconds: +searchSeconds.toFixed(0),
+          chosen: JSON.stringify(mixed.chosen),
+        }
+      : {}),
+    ...(recovers ? { tuneSeconds: +tuneSeconds.toFixed(0) } : {}),
+    webRuns,
+    checker,
+  }),
+);

@@ -26,7 +26,11 @@ import { checkWrittenFile } from './writtenFile.ts';
 const [preset, method, actsArgument, weightsArgument, recovery] = process.argv.slice(2);
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
-const config: QuantConfig = withOptions(getPreset(preset), { perChannel: true, enableNpuTransformer: true, calibrationMethod: method as CalibrationMethod });
+const config: QuantConfig = withOptions(getPreset(preset), {
+  perChannel: true,
+  enableNpuTransformer: true,
+  calibrationMethod: method as CalibrationMethod,
+});
 const t0 = performance.now();
 const calibrationTensors = calibration.map(textLineTensor);
 const { ranges } = await calibrateOnTensors(model, calibrationTensors, { config });
@@ -37,8 +41,15 @@ const heldOut = await createTextJudge(floatBytes, evaluation);
 
 const start = quantizeModel(model, ranges, config);
 const units = precisionUnits(start, config);
-const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, { activations: start.plan.activations.size, weights: start.plan.weights.size, nodes: start.report.quantized.length });
-let set: PrecisionUnit[] = [...units.act16.slice(0, Number(actsArgument)), ...units.w16.slice(0, Number(weightsArgument))];
+const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, {
+  activations: start.plan.activations.size,
+  weights: start.plan.weights.size,
+  nodes: start.report.quantized.length,
+});
+let set: PrecisionUnit[] = [
+  ...units.act16.slice(0, Number(actsArgument)),
+  ...units.w16.slice(0, Number(weightsArgument)),
+];
 const used = (kind: 'act16' | 'w16') => set.filter((u) => u.kind === kind).reduce((a, u) => a + u.cost, 0);
 const t1 = performance.now();
 let measurements = 0;
@@ -46,7 +57,18 @@ while (used('act16') > limits.act16 || used('w16') > limits.w16) {
   let best: { unit: PrecisionUnit; kl: number } | undefined;
   for (const unit of set) {
     if (used(unit.kind as 'act16' | 'w16') <= limits[unit.kind]) continue;
-    const { kl } = await onCalibration(encode(quantizeModel(model, ranges, withUnits(config, set.filter((u) => u !== unit))).model));
+    const { kl } = await onCalibration(
+      encode(
+        quantizeModel(
+          model,
+          ranges,
+          withUnits(
+            config,
+            set.filter((u) => u !== unit),
+          ),
+        ).model,
+      ),
+    );
     measurements++;
     if (!best || kl < best.kl) best = { unit, kl };
   }
@@ -56,29 +78,45 @@ while (used('act16') > limits.act16 || used('w16') > limits.w16) {
 const searchSeconds = (performance.now() - t1) / 1000;
 const chosen = withUnits(config, set);
 const plain = quantizeModel(model, ranges, chosen).model;
-const final = recovery === 'bc'
-  ? (await quantizeWithRecovery(model, { ...chosen, includeBiasCorrection: true }, { calibrate: async () => ranges, runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))) })).model
-  : plain;
+const final =
+  recovery === 'bc'
+    ? (
+        await quantizeWithRecovery(
+          model,
+          { ...chosen, includeBiasCorrection: true },
+          { calibrate: async () => ranges, runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))) },
+        )
+      ).model
+    : plain;
 const bytes = encode(final);
 const untuned = recovery === 'bc' ? await heldOut(encode(plain)) : undefined;
 const { kl: _kl, ...judged } = await heldOut(bytes);
-const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', `recognizer-elimination-${preset}-${method}.onnx`), final, bytes, { x: textLineTensor(evaluation[0]) });
+const { webRuns, checker } = await checkWrittenFile(
+  path.join(import.meta.dirname, '../tmp', `recognizer-elimination-${preset}-${method}.onnx`),
+  final,
+  bytes,
+  { x: textLineTensor(evaluation[0]) },
+);
 const names = (kind: string) => set.filter((u) => u.kind === kind).flatMap((u) => u.names);
-console.log(JSON.stringify({
-  model: 'ch_PP-OCRv4_rec_infer.onnx',
-  preset: `${preset} ${method}`,
-  variant: `attention+perChannel+stem elimination${recovery === 'bc' ? '+bc' : ''}`,
-  ...judged,
-  ...(untuned ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 } : {}),
-  act16: `${used('act16')}/${limits.act16} of ${start.plan.activations.size}`,
-  w16: `${used('w16')}/${limits.w16} of ${start.plan.weights.size}`,
-  float: `0/${limits.float} of ${start.report.quantized.length}`,
-  searchCosine: `elimination from the first ${actsArgument} activation groups and ${weightsArgument} weights by calibration KL`,
-  measurements,
-  searchSeconds: +searchSeconds.toFixed(0),
-  calibrationSeconds: +calibrationSeconds.toFixed(1),
-  opset: `${model.opset_import.find((o) => !o.domain)?.version}→${final.opset_import.find((o) => !o.domain)?.version}`,
-  chosen: JSON.stringify({ act16: names('act16'), w16: names('w16') }),
-  webRuns,
-  checker,
-}));
+console.log(
+  JSON.stringify({
+    model: 'ch_PP-OCRv4_rec_infer.onnx',
+    preset: `${preset} ${method}`,
+    variant: `attention+perChannel+stem elimination${recovery === 'bc' ? '+bc' : ''}`,
+    ...judged,
+    ...(untuned
+      ? { untunedLinesMatching: untuned.linesMatching, untunedCer: untuned.cer, untunedStepTop1: untuned.stepTop1 }
+      : {}),
+    act16: `${used('act16')}/${limits.act16} of ${start.plan.activations.size}`,
+    w16: `${used('w16')}/${limits.w16} of ${start.plan.weights.size}`,
+    float: `0/${limits.float} of ${start.report.quantized.length}`,
+    searchCosine: `elimination from the first ${actsArgument} activation groups and ${weightsArgument} weights by calibration KL`,
+    measurements,
+    searchSeconds: +searchSeconds.toFixed(0),
+    calibrationSeconds: +calibrationSeconds.toFixed(1),
+    opset: `${model.opset_import.find((o) => !o.domain)?.version}→${final.opset_import.find((o) => !o.domain)?.version}`,
+    chosen: JSON.stringify({ act16: names('act16'), w16: names('w16') }),
+    webRuns,
+    checker,
+  }),
+);

@@ -20,7 +20,11 @@ const session = await createSession(encode(decode(fs.readFileSync(RECOGNIZER_PAT
 const inputs = textLineFiles().evaluation.map(textLineTensor);
 const clean = [];
 for (const x of inputs) clean.push(Object.values(await session.run({ x }))[0]);
-let matches = 0, errors = 0, chars = 0, stepMatches = 0, rows = 0;
+let matches = 0,
+  errors = 0,
+  chars = 0,
+  stepMatches = 0,
+  rows = 0;
 const perSeed: string[] = [];
 for (let seed = 1; seed <= seeds; seed++) {
   const random = seededRandom(seed);
@@ -38,12 +42,14 @@ for (let seed = 1; seed <= seeds; seed++) {
   matches += seedMatches;
   perSeed.push(`${seedMatches}/${inputs.length}`);
 }
-console.log(JSON.stringify({
-  model: 'ch_PP-OCRv4_rec_infer.onnx',
-  preset: 'float',
-  variant: `input noise ±${steps} image level (uniform, ${seeds} seeds)`,
-  linesMatching: `${(matches / seeds).toFixed(1)}/${inputs.length}`,
-  cer: +(100 * characterErrorRate(errors, chars)).toFixed(2),
-  stepTop1: +(stepMatches / rows).toFixed(4),
-  detail: `lines per seed ${perSeed.join(', ')}; judged against the float model's decoding of the clean lines 16–31`,
-}));
+console.log(
+  JSON.stringify({
+    model: 'ch_PP-OCRv4_rec_infer.onnx',
+    preset: 'float',
+    variant: `input noise ±${steps} image level (uniform, ${seeds} seeds)`,
+    linesMatching: `${(matches / seeds).toFixed(1)}/${inputs.length}`,
+    cer: +(100 * characterErrorRate(errors, chars)).toFixed(2),
+    stepTop1: +(stepMatches / rows).toFixed(4),
+    detail: `lines per seed ${perSeed.join(', ')}; judged against the float model's decoding of the clean lines 16–31`,
+  }),
+);

@@ -33,14 +33,23 @@ const recovery = [...steps].join('+') + (alpha ? `${steps.size ? '+' : ''}sq ${a
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const base = JSON.parse(configToJSON(getPreset('A8W8')));
-const config: QuantConfig = validateConfig({ ...base, perChannel: true, enableNpuTransformer: true, calibrationMethod: option('method') ?? 'MinMSE' });
+const config: QuantConfig = validateConfig({
+  ...base,
+  perChannel: true,
+  enableNpuTransformer: true,
+  calibrationMethod: option('method') ?? 'MinMSE',
+});
 const calibrationTensors = calibration.map(textLineTensor);
 const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(model, calibrationTensors, { config });
 const calibrationSeconds = (performance.now() - t0) / 1000;
 const start = quantizeModel(model, ranges, config);
 const units = precisionUnits(start, config);
-const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, { activations: start.plan.activations.size, weights: start.plan.weights.size, nodes: start.report.quantized.length });
+const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, {
+  activations: start.plan.activations.size,
+  weights: start.plan.weights.size,
+  nodes: start.report.quantized.length,
+});
 const floatCount = Math.min(Number(floatArgument), limits.float);
 const set = [
   ...units.float.slice(0, floatCount),
@@ -53,39 +62,66 @@ const recovered = validateConfig({
   includeBiasCorrection: steps.has('bc'),
   includeFastFt: finetune !== undefined,
   includeSq: alpha !== undefined,
-  extraOptions: { ...JSON.parse(configToJSON(chosen)).extraOptions, ...(alpha ? { SmoothAlpha: Number(alpha) } : {}), ...(finetune ? { FastFinetune: { OptimAlgorithm: finetune, ...(option('iterations') ? { NumIterations: Number(option('iterations')) } : {}) } } : {}) },
+  extraOptions: {
+    ...JSON.parse(configToJSON(chosen)).extraOptions,
+    ...(alpha ? { SmoothAlpha: Number(alpha) } : {}),
+    ...(finetune
+      ? {
+          FastFinetune: {
+            OptimAlgorithm: finetune,
+            ...(option('iterations') ? { NumIterations: Number(option('iterations')) } : {}),
+          },
+        }
+      : {}),
+  },
 });
 const t1 = performance.now();
 // SmoothQuant changes the model before calibration, so its ranges are measured again on the smoothed model.
-const final = recovered.includeBiasCorrection || recovered.includeFastFt || recovered.includeSq
-  ? (await quantizeWithRecovery(model, recovered, {
-      calibrate: async (m) => (recovered.includeSq ? (await calibrateOnTensors(m, calibrationTensors, { config })).ranges : ranges),
-      runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
-      gramProduct: nodeGramProduct,
-      reconstruction: option('reconstruction') === 'local' ? 'local' : 'asymmetric',
-      onProgress: (p) => { if (p.phase === 'layer') process.stderr.write(`tuned ${p.id} (${p.done}/${p.total}) ${p.lossBefore?.toPrecision(3)} → ${p.lossAfter?.toPrecision(3)}\n`); },
-    })).model
-  : quantizeModel(model, ranges, chosen).model;
+const final =
+  recovered.includeBiasCorrection || recovered.includeFastFt || recovered.includeSq
+    ? (
+        await quantizeWithRecovery(model, recovered, {
+          calibrate: async (m) =>
+            recovered.includeSq ? (await calibrateOnTensors(m, calibrationTensors, { config })).ranges : ranges,
+          runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
+          gramProduct: nodeGramProduct,
+          reconstruction: option('reconstruction') === 'local' ? 'local' : 'asymmetric',
+          onProgress: (p) => {
+            if (p.phase === 'layer')
+              process.stderr.write(
+                `tuned ${p.id} (${p.done}/${p.total}) ${p.lossBefore?.toPrecision(3)} → ${p.lossAfter?.toPrecision(3)}\n`,
+              );
+          },
+        })
+      ).model
+    : quantizeModel(model, ranges, chosen).model;
 const recoverySeconds = (performance.now() - t1) / 1000;
 const bytes = encode(final);
 const floatBytes = encode(model);
 const { kl: _a, ...onCalibration } = await (await createTextJudge(floatBytes, calibration))(bytes);
 const { kl: _b, ...heldOut } = await (await createTextJudge(floatBytes, evaluation))(bytes);
-const { webRuns, checker } = await checkWrittenFile(path.join(import.meta.dirname, '../tmp', 'recognizer-front.onnx'), final, bytes, { x: textLineTensor(evaluation[0]) });
+const { webRuns, checker } = await checkWrittenFile(
+  path.join(import.meta.dirname, '../tmp', 'recognizer-front.onnx'),
+  final,
+  bytes,
+  { x: textLineTensor(evaluation[0]) },
+);
 const written = quantizeModel(model, ranges, chosen).report;
 const names = (kind: string) => set.filter((u) => u.kind === kind).flatMap((u) => u.names);
-console.log(JSON.stringify({
-  model: 'ch_PP-OCRv4_rec_infer.onnx',
-  variant: `front-loaded${recovery ? `+${recovery}` : ''}`,
-  method: config.calibrationMethod,
-  calibrationSeconds: +calibrationSeconds.toFixed(0),
-  recoverySeconds: +recoverySeconds.toFixed(0),
-  calibrationLines: onCalibration,
-  ...heldOut,
-  act16: `${written.precision.wideActivations.length}/${limits.act16} of ${start.plan.activations.size}`,
-  w16: `${written.precision.wideWeights.length}/${limits.w16} of ${start.plan.weights.size}`,
-  float: `${floatCount}/${limits.float} of ${start.report.quantized.length}`,
-  chosen: JSON.stringify({ float: names('float'), act16: names('act16'), w16: names('w16') }),
-  webRuns,
-  checker,
-}));
+console.log(
+  JSON.stringify({
+    model: 'ch_PP-OCRv4_rec_infer.onnx',
+    variant: `front-loaded${recovery ? `+${recovery}` : ''}`,
+    method: config.calibrationMethod,
+    calibrationSeconds: +calibrationSeconds.toFixed(0),
+    recoverySeconds: +recoverySeconds.toFixed(0),
+    calibrationLines: onCalibration,
+    ...heldOut,
+    act16: `${written.precision.wideActivations.length}/${limits.act16} of ${start.plan.activations.size}`,
+    w16: `${written.precision.wideWeights.length}/${limits.w16} of ${start.plan.weights.size}`,
+    float: `${floatCount}/${limits.float} of ${start.report.quantized.length}`,
+    chosen: JSON.stringify({ float: names('float'), act16: names('act16'), w16: names('w16') }),
+    webRuns,
+    checker,
+  }),
+);

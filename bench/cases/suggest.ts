@@ -11,7 +11,13 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import { compareModels, meanOutputCosine, rankLayers, suggestExclusions, tailSubgraph } from '../../src/core/evaluate/index.ts';
+import {
+  compareModels,
+  meanOutputCosine,
+  rankLayers,
+  suggestExclusions,
+  tailSubgraph,
+} from '../../src/core/evaluate/index.ts';
 import { resolveSubgraph } from '../../src/core/exclude/index.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
@@ -38,23 +44,34 @@ const result = await suggestExclusions({
     const { model: q, report } = quantizeModel(model, ranges, c, preset);
     const comparison = await compareModels(model, q, runtime, { layers: true, floatIndex: index });
     const quantized = new Set<string>(report.quantized.map((x) => x.id));
-    return { cosine: meanOutputCosine(comparison.outputs).cosine, layers: rankLayers(comparison.layerwise!.rows, index, quantized) };
+    return {
+      cosine: meanOutputCosine(comparison.outputs).cosine,
+      layers: rankLayers(comparison.layerwise!.rows, index, quantized),
+    };
   },
 });
-console.log(JSON.stringify({
-  model: name,
-  preset,
-  reached: result.reached,
-  start: result.steps[0].cosine,
-  best: result.cosine,
-  steps: result.steps.map((s) => ({
-    step: s.step,
-    change: !s.candidate ? `${preset}, nothing excluded` : s.candidate.kind === 'node' ? `node ${s.candidate.node}` : `tail from ${s.candidate.node} (${s.candidate.nodes} nodes)`,
-    layer: s.candidate ? `${s.candidate.layer.opType}, ${s.candidate.layer.sqnr.toFixed(2)} dB (drop ${s.candidate.layer.drop.toFixed(2)})` : '',
-    inTail: s.candidate ? tail.has(s.candidate.node) : null,
-    cosine: +s.cosine.toFixed(5),
-    kept: s.kept,
-    bestCosine: +s.bestCosine.toFixed(5),
-    seconds: +s.seconds.toFixed(1),
-  })),
-}));
+console.log(
+  JSON.stringify({
+    model: name,
+    preset,
+    reached: result.reached,
+    start: result.steps[0].cosine,
+    best: result.cosine,
+    steps: result.steps.map((s) => ({
+      step: s.step,
+      change: !s.candidate
+        ? `${preset}, nothing excluded`
+        : s.candidate.kind === 'node'
+          ? `node ${s.candidate.node}`
+          : `tail from ${s.candidate.node} (${s.candidate.nodes} nodes)`,
+      layer: s.candidate
+        ? `${s.candidate.layer.opType}, ${s.candidate.layer.sqnr.toFixed(2)} dB (drop ${s.candidate.layer.drop.toFixed(2)})`
+        : '',
+      inTail: s.candidate ? tail.has(s.candidate.node) : null,
+      cosine: +s.cosine.toFixed(5),
+      kept: s.kept,
+      bestCosine: +s.bestCosine.toFixed(5),
+      seconds: +s.seconds.toFixed(1),
+    })),
+  }),
+);

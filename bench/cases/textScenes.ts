@@ -61,15 +61,24 @@ const MAX_SCALE = 1.45;
 function sources(set: SceneSet): { backgrounds: string[]; lines: string[] } {
   const coco = listImageFiles(path.join(images, 'coco')).files;
   const lines = listImageFiles(path.join(images, 'textlines')).files;
-  if (coco.length < 24 || lines.length < 32) throw new Error('shared/fixtures must hold 24 COCO images and 32 text lines');
+  if (coco.length < 24 || lines.length < 32)
+    throw new Error('shared/fixtures must hold 24 COCO images and 32 text lines');
   if (set === 'calib') return { backgrounds: coco.slice(0, 16), lines: lines.slice(0, 16) };
-  return { backgrounds: [...coco.slice(16, 24), ...listImageFiles(path.join(images, 'photos')).files], lines: lines.slice(16, 32) };
+  return {
+    backgrounds: [...coco.slice(16, 24), ...listImageFiles(path.join(images, 'photos')).files],
+    lines: lines.slice(16, 32),
+  };
 }
 
 type Box = { x: number; y: number; width: number; height: number };
 
 function overlaps(a: Box, b: Box, margin: number): boolean {
-  return a.x < b.x + b.width + margin && b.x < a.x + a.width + margin && a.y < b.y + b.height + margin && b.y < a.y + a.height + margin;
+  return (
+    a.x < b.x + b.width + margin &&
+    b.x < a.x + a.width + margin &&
+    a.y < b.y + b.height + margin &&
+    b.y < a.y + a.height + margin
+  );
 }
 
 function paste(target: RgbaImage & { data: Uint8ClampedArray }, source: RgbaImage, at: Box): void {
@@ -79,7 +88,13 @@ function paste(target: RgbaImage & { data: Uint8ClampedArray }, source: RgbaImag
   }
 }
 
-function compose(index: number, background: string, lineFiles: string[], lineImages: Map<string, RgbaImage>, seed: number): TextScene {
+function compose(
+  index: number,
+  background: string,
+  lineFiles: string[],
+  lineImages: Map<string, RgbaImage>,
+  seed: number,
+): TextScene {
   const random = seededRandom(seed + index * 7919);
   const image = resizeRgba(decodeImageFile(background), SCENE_SIZE, SCENE_SIZE, { mode: 'crop' });
   const placed: TextScene['lines'] = [];
@@ -103,7 +118,11 @@ function compose(index: number, background: string, lineFiles: string[], lineIma
       break;
     }
   }
-  return { name: `scene-${String(index).padStart(2, '0')}-${path.basename(background).replace(/\.\w+$/, '')}.png`, image, lines: placed };
+  return {
+    name: `scene-${String(index).padStart(2, '0')}-${path.basename(background).replace(/\.\w+$/, '')}.png`,
+    image,
+    lines: placed,
+  };
 }
 
 /** Where each set's scenes come from: background files and line files (disjoint between the sets). */
@@ -126,11 +145,18 @@ export function textScenes(set: SceneSet, count = Infinity, seed = SEEDS[set]): 
 
 /** The scenes of one set as the detector's float32 input tensors ([1, 3, 640, 640], its preprocessing applied). */
 export function textSceneFeeds(set: SceneSet): { name: string; data: Float32Array; dims: number[] }[] {
-  return textScenes(set).map((s) => ({ name: s.name, ...imageToTensor(s.image, TEXT_DETECTOR.inputShape, TEXT_DETECTOR.preprocess) }));
+  return textScenes(set).map((s) => ({
+    name: s.name,
+    ...imageToTensor(s.image, TEXT_DETECTOR.inputShape, TEXT_DETECTOR.preprocess),
+  }));
 }
 
 /** Writes the set's scenes (drawn with `seed`, default the set's own) as PNG files into `dir` (default bench/tmp/text-scenes-<set>, emptied first); returns the folder. */
-export function writeTextScenes(set: SceneSet, dir = path.join(root, 'bench/tmp', `text-scenes-${set}`), seed = SEEDS[set]): string {
+export function writeTextScenes(
+  set: SceneSet,
+  dir = path.join(root, 'bench/tmp', `text-scenes-${set}`),
+  seed = SEEDS[set],
+): string {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   for (const scene of textScenes(set, Infinity, seed)) {
@@ -151,5 +177,11 @@ export function textDetectorPreprocessFile(): string {
 
 // `npx tsx bench/cases/textScenes.ts` writes both sets and prints their folders.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify({ calib: writeTextScenes('calib'), judge: writeTextScenes('judge'), preprocess: textDetectorPreprocessFile() }));
+  console.log(
+    JSON.stringify({
+      calib: writeTextScenes('calib'),
+      judge: writeTextScenes('judge'),
+      preprocess: textDetectorPreprocessFile(),
+    }),
+  );
 }

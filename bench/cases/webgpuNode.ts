@@ -45,14 +45,32 @@ const PREPROCESS: Record<string, PreprocessSpec> = {
   'mnist.onnx': validatePreprocess({ colorSpace: 'gray', scale: 1 / 255, mean: [0], std: [1] }),
   'ultraface-rfb-320.onnx': getPreprocessPreset('ultraface'),
   'yolox-nano.onnx': getPreprocessPreset('yolo'),
-  'ppocr-det.onnx': validatePreprocess({ ...getPreprocessPreset('paddleocr-det'), resize: 'stretch', dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320, 'p2o.DynamicDimension.2': 320 } }),
-  'super-resolution-10.onnx': validatePreprocess({ colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1], dims: { batch_size: 1 } }),
-  'yunet-n-dynamic.onnx': validatePreprocess({ ...getPreprocessPreset('bgr-255'), resize: 'stretch', dims: { batch: 1, height: 320, width: 320 } }),
+  'ppocr-det.onnx': validatePreprocess({
+    ...getPreprocessPreset('paddleocr-det'),
+    resize: 'stretch',
+    dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320, 'p2o.DynamicDimension.2': 320 },
+  }),
+  'super-resolution-10.onnx': validatePreprocess({
+    colorSpace: 'Y',
+    scale: 1 / 255,
+    mean: [0],
+    std: [1],
+    dims: { batch_size: 1 },
+  }),
+  'yunet-n-dynamic.onnx': validatePreprocess({
+    ...getPreprocessPreset('bgr-255'),
+    resize: 'stretch',
+    dims: { batch: 1, height: 320, width: 320 },
+  }),
 };
 
 /** onnxruntime-node's native WebGPU EP as a core Runtime (float sessions only: this bench calibrates). */
 async function webGpuSession(bytes: Uint8Array): Promise<{ runner: InferenceRunner; backend: BackendInfo }> {
-  const s = await ort.InferenceSession.create(bytes, { executionProviders: ['webgpu'], graphOptimizationLevel: 'basic', logSeverityLevel: 3 });
+  const s = await ort.InferenceSession.create(bytes, {
+    executionProviders: ['webgpu'],
+    graphOptimizationLevel: 'basic',
+    logSeverityLevel: 3,
+  });
   return {
     runner: {
       inputNames: s.inputNames,
@@ -61,7 +79,9 @@ async function webGpuSession(bytes: Uint8Array): Promise<{ runner: InferenceRunn
         const t: Record<string, ort.Tensor> = {};
         for (const [k, f] of Object.entries(feeds)) t[k] = new ort.Tensor(f.type, f.data, f.dims as number[]);
         const out = fetches ? await s.run(t, fetches as string[]) : await s.run(t);
-        return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, { type: v.type, data: v.data, dims: v.dims } as RunTensor]));
+        return Object.fromEntries(
+          Object.entries(out).map(([k, v]) => [k, { type: v.type, data: v.data, dims: v.dims } as RunTensor]),
+        );
       },
       release: () => s.release(),
     },
@@ -69,7 +89,10 @@ async function webGpuSession(bytes: Uint8Array): Promise<{ runner: InferenceRunn
   };
 }
 
-const webgpu = (pack: boolean): Runtime => ({ createSession: (b) => webGpuSession(asSessionModel(b).bytes), packsOutputs: async () => pack });
+const webgpu = (pack: boolean): Runtime => ({
+  createSession: (b) => webGpuSession(asSessionModel(b).bytes),
+  packsOutputs: async () => pack,
+});
 const wasm = (): Runtime => {
   const web = createWebRuntime('wasm', threads);
   return { createSession: (b, p) => web.createSession(b, p), packsOutputs: async () => false };
@@ -82,7 +105,10 @@ const auto = (seen: Uint8Array[]): Runtime => {
     async createSession(b, p, plan) {
       const bytes = asSessionModel(b).bytes;
       seen.push(bytes);
-      const webgpu = () => webGpuSession(bytes).catch((e: unknown) => ({ failed: `WebGPU could not load the model (${e instanceof Error ? e.message : String(e)})` }));
+      const webgpu = () =>
+        webGpuSession(bytes).catch((e: unknown) => ({
+          failed: `WebGPU could not load the model (${e instanceof Error ? e.message : String(e)})`,
+        }));
       return measuredSession({ wasm: () => web.createSession(b, p), webgpu }, bytes, DEVICE, plan?.runs ?? Infinity);
     },
     packsOutputs: async () => true,
@@ -100,14 +126,28 @@ async function costsOf(seen: Uint8Array[]) {
 
 const images = listImageFiles(imagesDir).files.slice(0, Number(count));
 const config = getPreset('U8S8');
-console.log(JSON.stringify({ cpu: os.cpus()[0]?.model, cores, wasmThreads: threads, images: images.length, onnxruntime: ort.env.versions?.common }));
+console.log(
+  JSON.stringify({
+    cpu: os.cpus()[0]?.model,
+    cores,
+    wasmThreads: threads,
+    images: images.length,
+    onnxruntime: ort.env.versions?.common,
+  }),
+);
 
 for (const file of models) {
   const name = path.basename(file);
   const model = decode(fs.readFileSync(file));
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const spec = PREPROCESS[name] ?? getPreprocessPreset('imagenet');
-  const source = () => sampleSource(images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })), summary.inputs, spec, async (f: string) => decodeImageFile(f));
+  const source = () =>
+    sampleSource(
+      images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+      summary.inputs,
+      spec,
+      async (f: string) => decodeImageFile(f),
+    );
   const seen: Uint8Array[] = [];
   const all: [string, () => Runtime][] = [
     ['wasm', wasm],
@@ -125,7 +165,12 @@ for (const file of models) {
     const calibrator = new ModelCalibrator(model, make());
     const start = performance.now();
     try {
-      const outcome = await calibrator.calibrate(source(), config, () => false, () => undefined);
+      const outcome = await calibrator.calibrate(
+        source(),
+        config,
+        () => false,
+        () => undefined,
+      );
       const seconds = (performance.now() - start) / 1000;
       const ranges = rangesOf(outcome.states);
       reference ??= ranges;
@@ -136,7 +181,14 @@ for (const file of models) {
         const scale = Math.max(Math.abs(r.min), Math.abs(r.max), 1e-6);
         largest = Math.max(largest, Math.abs(o.min - r.min) / scale, Math.abs(o.max - r.max) / scale);
       }
-      row[label] = { seconds: +seconds.toFixed(2), backend: outcome.backend.kind, ...(label.startsWith('auto') ? { why: outcome.backend.chosenBecause, costs: await costsOf(seen) } : {}), largestRangeDifference: +largest.toExponential(2), tensors: ranges.size, outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1) };
+      row[label] = {
+        seconds: +seconds.toFixed(2),
+        backend: outcome.backend.kind,
+        ...(label.startsWith('auto') ? { why: outcome.backend.chosenBecause, costs: await costsOf(seen) } : {}),
+        largestRangeDifference: +largest.toExponential(2),
+        tensors: ranges.size,
+        outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1),
+      };
     } catch (e) {
       row[label] = { error: e instanceof Error ? e.message.slice(0, 300) : String(e) };
     } finally {

@@ -14,7 +14,10 @@ import { syntheticScopedGraph } from '../syntheticGraph.ts';
 const [floatOut, quantOut, nodes] = process.argv.slice(2);
 const write = (file: string, model: ModelProto) => {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, Buffer.concat(encodeParts(model).map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
+  fs.writeFileSync(
+    file,
+    Buffer.concat(encodeParts(model).map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))),
+  );
 };
 const model = syntheticScopedGraph(Number(nodes));
 if (!fs.existsSync(floatOut)) write(floatOut, model);
@@ -24,4 +27,10 @@ if (!fs.existsSync(quantOut)) {
   for (const i of model.graph!.input) ranges.set(i.name!, { min: 0, max: 1 });
   write(quantOut, quantizeModel(model, ranges, getPreset('U8S8'), 'U8S8').model);
 }
-console.log(JSON.stringify({ floatBytes: fs.statSync(floatOut).size, quantizedBytes: fs.statSync(quantOut).size, nodes: model.graph!.node.length }));
+console.log(
+  JSON.stringify({
+    floatBytes: fs.statSync(floatOut).size,
+    quantizedBytes: fs.statSync(quantOut).size,
+    nodes: model.graph!.node.length,
+  }),
+);

@@ -6,5 +6,11 @@ import { syntheticScopedGraph } from '../syntheticGraph.ts';
 
 const [out, nodes] = process.argv.slice(2);
 fs.mkdirSync(path.dirname(out), { recursive: true });
-if (!fs.existsSync(out)) fs.writeFileSync(out, Buffer.concat(encodeParts(syntheticScopedGraph(Number(nodes))).map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength))));
+if (!fs.existsSync(out))
+  fs.writeFileSync(
+    out,
+    Buffer.concat(
+      encodeParts(syntheticScopedGraph(Number(nodes))).map((p) => Buffer.from(p.buffer, p.byteOffset, p.byteLength)),
+    ),
+  );
 console.log(JSON.stringify({ path: out, bytes: fs.statSync(out).size }));

@@ -29,11 +29,13 @@ export const calibrationSuite: Suite = {
   async run() {
     const rows: Row[] = [];
     for (const [model] of [...DETECTORS, ['yunet-n-dynamic.onnx', '']]) {
-      for (const method of ['MinMax', 'Percentile', 'Entropy', 'PowerOfTwoMinMSE']) rows.push(await runCase('cases/calibrationNode.ts', [model, method]));
+      for (const method of ['MinMax', 'Percentile', 'Entropy', 'PowerOfTwoMinMSE'])
+        rows.push(await runCase('cases/calibrationNode.ts', [model, method]));
     }
     await withPreviewServer({ port: PREVIEW_PORTS['calibration'], outDir: 'dist-bench-calibration' }, async (url) => {
       for (const [model, preprocess] of DETECTORS) {
-        for (const preset of ['U8S8', 'XINT8']) rows.push(await runCase('cases/calibrationBrowser.ts', [url, model, preset, preprocess]));
+        for (const preset of ['U8S8', 'XINT8'])
+          rows.push(await runCase('cases/calibrationBrowser.ts', [url, model, preset, preprocess]));
       }
     });
     // Speed relative to the same detector's MinMax in Node: <1 is slower (histogram methods, the browser).
@@ -46,7 +48,15 @@ export const calibrationSuite: Suite = {
 };
 
 /** The methods compared on held-out data, MinMax first (the baseline of the time ratio). */
-export const HELD_OUT_METHODS = ['MinMax', 'Percentile', 'LayerwisePercentile', 'Entropy', 'MinMSE', 'ConsumerMSE', 'Sequential'];
+export const HELD_OUT_METHODS = [
+  'MinMax',
+  'Percentile',
+  'LayerwisePercentile',
+  'Entropy',
+  'MinMSE',
+  'ConsumerMSE',
+  'Sequential',
+];
 export const HELD_OUT_FIXTURES = ['ppocr-det', 'ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx'];
 /**
  * Without and with the function rules (enableNpuTransformer, the CLI's --attention: functions written out as several
@@ -104,7 +114,8 @@ export function compareToMinMax(rows: Row[]): Row[] {
 
 export const calibrationMethodsSuite: Suite = {
   name: 'calibration-methods',
-  title: 'Calibration methods on held-out images: A8W8 output cosine per tensor and per channel, time against MinMax (onnxruntime-node judge)',
+  title:
+    'Calibration methods on held-out images: A8W8 output cosine per tensor and per channel, time against MinMax (onnxruntime-node judge)',
   columns: [
     ['model', 'model'],
     ['method', 'method'],
@@ -128,14 +139,20 @@ export const calibrationMethodsSuite: Suite = {
     const methods = process.env.QS_BENCH_METHODS?.split(',').filter(Boolean);
     const rules = process.env.QS_BENCH_RULES?.split(',').filter(Boolean);
     const runs = (model: string, method: string, rule: string) =>
-      (!fixtures || fixtures.includes(model)) && (!methods || methods.includes(method)) && (!rules || rules.includes(rule));
-    const same = (r: Row, model: string, method: string, rule: string) => r.model === model && r.method === method && rulesOf(r) === rule;
+      (!fixtures || fixtures.includes(model)) &&
+      (!methods || methods.includes(method)) &&
+      (!rules || rules.includes(rule));
+    const same = (r: Row, model: string, method: string, rule: string) =>
+      r.model === model && r.method === method && rulesOf(r) === rule;
     const fresh: Row[] = [];
     for (const rule of HELD_OUT_RULES) {
       for (const model of HELD_OUT_FIXTURES) {
         for (const method of HELD_OUT_METHODS) {
           if (!runs(model, method, rule)) continue;
-          const row = await runCase('cases/calibrationHeldOut.ts', rule === 'on' ? [model, method, 'functions'] : [model, method]);
+          const row = await runCase(
+            'cases/calibrationHeldOut.ts',
+            rule === 'on' ? [model, method, 'functions'] : [model, method],
+          );
           fresh.push({ ...row, measured: new Date().toISOString().slice(0, 10) });
         }
       }
@@ -145,7 +162,9 @@ export const calibrationMethodsSuite: Suite = {
     for (const rule of HELD_OUT_RULES) {
       for (const model of HELD_OUT_FIXTURES) {
         for (const method of HELD_OUT_METHODS) {
-          const row = runs(model, method, rule) ? fresh.find((r) => same(r, model, method, rule)) : previous.find((r) => same(r, model, method, rule));
+          const row = runs(model, method, rule)
+            ? fresh.find((r) => same(r, model, method, rule))
+            : previous.find((r) => same(r, model, method, rule));
           if (row) rows.push({ ...row, functionRules: rule });
         }
       }

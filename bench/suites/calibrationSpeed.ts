@@ -18,9 +18,23 @@
 import { runCase, type Row, type Suite } from '../harness.ts';
 import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
-export const SPEED_FIXTURES = ['ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx', 'mnist.onnx', 'ppocr-det'];
+export const SPEED_FIXTURES = [
+  'ultraface-rfb-320.onnx',
+  'yunet-n-dynamic.onnx',
+  'yolox-nano.onnx',
+  'mnist.onnx',
+  'ppocr-det',
+];
 /** MinMax first; the issue's bound applies to Percentile and Entropy, the others are measured for information. */
-export const SPEED_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE', 'Sequential'];
+export const SPEED_METHODS = [
+  'MinMax',
+  'Percentile',
+  'Entropy',
+  'MinMSE',
+  'LayerwisePercentile',
+  'ConsumerMSE',
+  'Sequential',
+];
 /** The methods issue 14 bounds at 1.3× MinMax's time. */
 const BOUNDED = new Set(['Percentile', 'Entropy']);
 export const SPEED_BOUND = 1.3;
@@ -82,7 +96,8 @@ export function summarize(runs: Row[]): Row[] {
 
 export const calibrationSpeedSuite: Suite = {
   name: 'calibration-speed',
-  title: 'Calibration time per method against MinMax (onnxruntime-node, one fresh process a run, methods alternating; medians over repeats)',
+  title:
+    'Calibration time per method against MinMax (onnxruntime-node, one fresh process a run, methods alternating; medians over repeats)',
   columns: [
     ['model', 'model'],
     ['method', 'method'],
@@ -108,7 +123,10 @@ export const calibrationSpeedSuite: Suite = {
     for (const model of fixtures) {
       for (let repeat = 0; repeat < repeats; repeat++) {
         for (const method of rotated(methods, repeat)) {
-          const run = await runCase('cases/calibrationSpeed.ts', model === 'ppocr-det' ? [model, method, scenes] : [model, method]);
+          const run = await runCase(
+            'cases/calibrationSpeed.ts',
+            model === 'ppocr-det' ? [model, method, scenes] : [model, method],
+          );
           console.log(JSON.stringify({ repeat, ...run }));
           runs.push({ repeat, ...run });
         }
@@ -118,7 +136,9 @@ export const calibrationSpeedSuite: Suite = {
     if (process.env.QS_BENCH_BROWSER !== '0') {
       const port = Number(process.env.QS_BENCH_PORT ?? PREVIEW_PORTS['calibration-speed']);
       const outDir = process.env.QS_DIST ?? 'dist-bench-calibration-speed';
-      const page = await withPreviewServer({ port, outDir }, (url) => runCase('cases/calibrationBrowserSpeed.ts', [url, String(repeats), 'MinMax', 'Entropy']));
+      const page = await withPreviewServer({ port, outDir }, (url) =>
+        runCase('cases/calibrationBrowserSpeed.ts', [url, String(repeats), 'MinMax', 'Entropy']),
+      );
       const pageRuns = (page.runs as unknown as Row[]).map((r) => ({
         ...r,
         model: 'ultraface-rfb-320.onnx (page, Chromium)',

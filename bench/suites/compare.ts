@@ -40,10 +40,15 @@ export const compareSuite: Suite = {
   ],
   async run() {
     const tmp = path.join(root, 'bench/tmp/compare');
-    const cases = [{ n: 0, label: 'YOLOX-nano (U8S8 per channel, by the core)' }, { n: 20000, label: 'synthetic 20,000 nodes (U8S8)' }];
+    const cases = [
+      { n: 0, label: 'YOLOX-nano (U8S8 per channel, by the core)' },
+      { n: 20000, label: 'synthetic 20,000 nodes (U8S8)' },
+    ];
     const files: { float: string; quant: string; label: string }[] = [];
     for (const c of cases) {
-      const float = c.n ? path.join(tmp, `synthetic-${c.n}.onnx`) : path.join(root, '../shared/fixtures/models/yolox-nano.onnx');
+      const float = c.n
+        ? path.join(tmp, `synthetic-${c.n}.onnx`)
+        : path.join(root, '../shared/fixtures/models/yolox-nano.onnx');
       const quant = c.n ? path.join(tmp, `synthetic-${c.n}.quant.onnx`) : path.join(tmp, 'yolox-nano.quant.onnx');
       if (c.n) await runCase('cases/writeQuantizedSynthetic.ts', [float, quant, String(c.n)]);
       else await runCase('cases/writeQuantizedFixture.ts', ['yolox-nano.onnx', quant]);
@@ -64,7 +69,10 @@ export const compareSuite: Suite = {
       for (let tries = 0; ; tries++) {
         try {
           await withStaticServer(path.join(netron, 'source'), port, async (anchorUrl) => {
-            for (const [k, f] of files.entries()) rows[k].netronSeconds = (await runCase('cases/firstDrawBrowser.ts', ['netron', anchorUrl, f.float, f.label, '1'])).seconds;
+            for (const [k, f] of files.entries())
+              rows[k].netronSeconds = (
+                await runCase('cases/firstDrawBrowser.ts', ['netron', anchorUrl, f.float, f.label, '1'])
+              ).seconds;
           });
           break;
         } catch (e) {

@@ -12,15 +12,24 @@
 import { previousRows, runCase, type Row, type Suite } from '../harness.ts';
 
 const CASES: string[][] = [
-  ['yolox', 'XINT8'], ['yolox', 'XINT8', 'perChannel'],
-  ['yolox', 'A8W8'], ['yolox', 'A8W8', 'perChannel'],
-  ['yolox', 'U8S8'], ['yolox', 'U8S8', 'perChannel'],
-  ['ultraface', 'XINT8'], ['ultraface', 'XINT8', 'perChannel'],
-  ['ultraface', 'A8W8'], ['ultraface', 'A8W8', 'perChannel'],
-  ['ultraface', 'U8S8'], ['ultraface', 'U8S8', 'perChannel'],
-  ['detector', 'XINT8', 'perChannel'], ['detector', 'A8W8'], ['detector', 'A8W8', 'perChannel'],
+  ['yolox', 'XINT8'],
+  ['yolox', 'XINT8', 'perChannel'],
+  ['yolox', 'A8W8'],
+  ['yolox', 'A8W8', 'perChannel'],
+  ['yolox', 'U8S8'],
+  ['yolox', 'U8S8', 'perChannel'],
+  ['ultraface', 'XINT8'],
+  ['ultraface', 'XINT8', 'perChannel'],
+  ['ultraface', 'A8W8'],
+  ['ultraface', 'A8W8', 'perChannel'],
+  ['ultraface', 'U8S8'],
+  ['ultraface', 'U8S8', 'perChannel'],
+  ['detector', 'XINT8', 'perChannel'],
+  ['detector', 'A8W8'],
+  ['detector', 'A8W8', 'perChannel'],
   ['recognizer', 'XINT8', 'perChannel', 'attention'],
-  ['recognizer', 'A8W8', 'attention', 'method=MinMSE'], ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE'],
+  ['recognizer', 'A8W8', 'attention', 'method=MinMSE'],
+  ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE'],
   // Mixed precision searched at each level (qstudio quantize --mixed-precision --judge-optimization), judged at both.
   ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE', 'mixed', 'search=basic'],
   ['recognizer', 'A8W8', 'perChannel', 'attention', 'method=MinMSE', 'mixed', 'search=all'],
@@ -33,15 +42,25 @@ export const cpuKernelsKey = (r: Row) => `${r.model} ${r.preset} ${r.variant}`;
 function shown(r: Row): Row {
   const judged = (lines: unknown, cer: unknown) => `${lines}, CER ${cer} %`;
   type Search = { act16: number; w16: number; float: number; measurements: number };
-  const choice = (x: unknown) => (x ? `${(x as Search).act16} / ${(x as Search).w16} / ${(x as Search).float} (${(x as Search).measurements} meas.)` : null);
+  const choice = (x: unknown) =>
+    x
+      ? `${(x as Search).act16} / ${(x as Search).w16} / ${(x as Search).float} (${(x as Search).measurements} meas.)`
+      : null;
   if (r.search) r = { ...r, mixedChoice: `${choice(r.search)}; safe: ${choice(r.safeSearch)}` };
   if (r.model !== 'recognizer') return r;
-  return { ...r, basic: judged(r.basic, r.basicCer), all: judged(r.all, r.allCer), safeBasic: judged(r.safeBasic, r.safeBasicCer), safeAll: judged(r.safeAll, r.safeAllCer) };
+  return {
+    ...r,
+    basic: judged(r.basic, r.basicCer),
+    all: judged(r.all, r.allCer),
+    safeBasic: judged(r.safeBasic, r.safeBasicCer),
+    safeAll: judged(r.safeAll, r.safeAllCer),
+  };
 }
 
 export const cpuKernelsSuite: Suite = {
   name: 'cpu-kernels',
-  title: "Held-out accuracy as the studio measures it ('basic') and as onnxruntime's CPU provider runs it by default ('all', fused int8 kernels; x86 without VNNI), without and with saturation-safe weights",
+  title:
+    "Held-out accuracy as the studio measures it ('basic') and as onnxruntime's CPU provider runs it by default ('all', fused int8 kernels; x86 without VNNI), without and with saturation-safe weights",
   columns: [
     ['model', 'model'],
     ['preset', 'preset'],

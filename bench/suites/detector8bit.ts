@@ -19,7 +19,10 @@ import { previousRows, runCase, type Row, type Suite } from '../harness.ts';
  */
 const CASES: [string, string[]][] = [
   ['detectorRecovery.ts', ['method=Entropy', 'adaround', 'tune=4', 'earlyStop']],
-  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop']],
+  [
+    'mixedPrecision.ts',
+    ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop'],
+  ],
   ['detectorRecovery.ts', ['method=Entropy', 'bc']],
   ['detectorRecovery.ts', ['method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop']],
   ['detectorRecovery.ts', ['method=Percentile', 'fused', 'adaround', 'tune=4', 'earlyStop']],
@@ -27,9 +30,18 @@ const CASES: [string, string[]][] = [
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'bc']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'samples=8']],
   ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'bc']],
-  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop']],
-  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop', 'bc']],
-  ['mixedPrecision.ts', ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop', 'bc']],
+  [
+    'mixedPrecision.ts',
+    ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop'],
+  ],
+  [
+    'mixedPrecision.ts',
+    ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'fused', 'adaround', 'tune=4', 'earlyStop', 'bc'],
+  ],
+  [
+    'mixedPrecision.ts',
+    ['ppocr-det', 'A8W8', 'perChannel', 'max=40', 'method=Entropy', 'adaround', 'tune=4', 'earlyStop', 'bc'],
+  ],
 ];
 
 const caseName = (script: string, args: readonly string[]) => `${script} ${args.join(' ')}`;
@@ -38,24 +50,47 @@ const methodOf = (name: string) => /\bmethod=(\w+)/.exec(name)?.[1] ?? '';
 
 /** A recovery case's line as rows: the ranges alone, then with the steps. */
 function recoveryRows(r: Row, name: string): Row[] {
-  const base = { case: name, method: r.method, weights: r.perChannel ? 'per channel' : 'per tensor', functions: r.fused ? 'one op' : 'written out' };
+  const base = {
+    case: name,
+    method: r.method,
+    weights: r.perChannel ? 'per channel' : 'per tensor',
+    functions: r.fused ? 'one op' : 'written out',
+  };
   const rows: Row[] = [{ ...base, steps: 'ranges only', cosine: r.plain }];
-  if (r.recovered !== undefined) rows.push({ ...base, steps: String(r.steps), tuneScenes: r.tuneScenes, cosine: r.recovered, seconds: r.recoverySeconds });
+  if (r.recovered !== undefined)
+    rows.push({
+      ...base,
+      steps: String(r.steps),
+      tuneScenes: r.tuneScenes,
+      cosine: r.recovered,
+      seconds: r.recoverySeconds,
+    });
   return rows;
 }
 
 /** A mixed-precision case's line as rows: the 8-bit start, the chosen precisions, then the recovery on them. */
 function mixedRows(r: Row, name: string): Row[] {
   const detail = `16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; search on ${r.searchSamples} scenes ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s); web ${r.webRuns}, checker ${r.checker}`;
-  const base = { case: name, method: methodOf(name), weights: 'per channel', functions: String(r.preset).includes('fused') ? 'one op' : 'written out', detail };
-  const rows: Row[] = [{ ...base, steps: 'ranges only', cosine: r.startCosine }, { ...base, steps: 'mixed precision', cosine: r.mixedCosine, seconds: r.searchSeconds }];
-  if (r.adaroundCosine !== null && r.adaroundCosine !== undefined) rows.push({ ...base, steps: `mixed precision + ${r.recovery}`, cosine: r.adaroundCosine, seconds: r.tuneSeconds });
+  const base = {
+    case: name,
+    method: methodOf(name),
+    weights: 'per channel',
+    functions: String(r.preset).includes('fused') ? 'one op' : 'written out',
+    detail,
+  };
+  const rows: Row[] = [
+    { ...base, steps: 'ranges only', cosine: r.startCosine },
+    { ...base, steps: 'mixed precision', cosine: r.mixedCosine, seconds: r.searchSeconds },
+  ];
+  if (r.adaroundCosine !== null && r.adaroundCosine !== undefined)
+    rows.push({ ...base, steps: `mixed precision + ${r.recovery}`, cosine: r.adaroundCosine, seconds: r.tuneSeconds });
   return rows;
 }
 
 export const detector8bitSuite: Suite = {
   name: 'detector-8bit',
-  title: 'PP-OCRv4 text detector at 8 bits (A8W8): ranges, recovery steps and mixed precision within the default budget; 16 calibration scenes, 21 held-out scenes (onnxruntime-node judge)',
+  title:
+    'PP-OCRv4 text detector at 8 bits (A8W8): ranges, recovery steps and mixed precision within the default budget; 16 calibration scenes, 21 held-out scenes (onnxruntime-node judge)',
   columns: [
     ['method', 'ranges'],
     ['weights', 'weights'],
@@ -80,10 +115,18 @@ export const detector8bitSuite: Suite = {
         const name = caseName(script, args);
         try {
           const line = await runCase(`cases/${script}`, args);
-          results.set(name, (script === 'mixedPrecision.ts' ? mixedRows(line, name) : recoveryRows(line, name)).map((r) => ({ ...r, measured: today })));
+          results.set(
+            name,
+            (script === 'mixedPrecision.ts' ? mixedRows(line, name) : recoveryRows(line, name)).map((r) => ({
+              ...r,
+              measured: today,
+            })),
+          );
         } catch (e) {
           // One failed case is a row saying so; the others still land in the table.
-          results.set(name, [{ case: name, steps: 'failed', detail: e instanceof Error ? e.message : String(e), measured: today }]);
+          results.set(name, [
+            { case: name, steps: 'failed', detail: e instanceof Error ? e.message : String(e), measured: today },
+          ]);
         }
       }
     };
@@ -91,6 +134,10 @@ export const detector8bitSuite: Suite = {
     // Read after the cases ran, so that two runs re-measuring different cases keep each other's rows.
     const previous = only ? previousRows('detector-8bit') : [];
     // The ranges column from the case's arguments, for carried rows too (rows recorded before it was derived so).
-    return CASES.flatMap(([script, args]) => (results.get(caseName(script, args)) ?? previous.filter((r) => r.case === caseName(script, args))).map((r) => (r.method === undefined ? r : { ...r, method: methodOf(String(r.case)) })));
+    return CASES.flatMap(([script, args]) =>
+      (results.get(caseName(script, args)) ?? previous.filter((r) => r.case === caseName(script, args))).map((r) =>
+        r.method === undefined ? r : { ...r, method: methodOf(String(r.case)) },
+      ),
+    );
   },
 };

@@ -51,7 +51,13 @@ export const detectorTargetsSuite: Suite = {
     const today = new Date().toISOString().slice(0, 10);
     const lines = process.env.QS_TARGETS_LINES?.split(',').filter(Boolean);
     if (lines) {
-      const rows = lines.flatMap((f) => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.startsWith('{"row"')).map((l) => JSON.parse(l) as Row));
+      const rows = lines.flatMap((f) =>
+        fs
+          .readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((l) => l.startsWith('{"row"'))
+          .map((l) => JSON.parse(l) as Row),
+      );
       // In the cases' order: per channel, its second split, per tensor; within each, the rows as the case lists them.
       const group = (r: Row) => (r.weights === 'per channel' ? (r.calibrationSeed === 'default' ? 0 : 1) : 2);
       const order = ['ort', 'minmax', 'best', 'bc', 'adaround200', 'adaround1000', 'adaquant200'];
@@ -65,9 +71,14 @@ export const detectorTargetsSuite: Suite = {
         const [i, args] = next;
         try {
           const out = (await runCase('cases/detectorTargets.ts', args)) as unknown as { rows: Row[] };
-          results.set(i, out.rows.map((r) => targetRow(r, today)));
+          results.set(
+            i,
+            out.rows.map((r) => targetRow(r, today)),
+          );
         } catch (e) {
-          results.set(i, [{ label: args.join(' '), met: `failed: ${e instanceof Error ? e.message : String(e)}`, measured: today }]);
+          results.set(i, [
+            { label: args.join(' '), met: `failed: ${e instanceof Error ? e.message : String(e)}`, measured: today },
+          ]);
         }
       }
     };

@@ -35,7 +35,14 @@ export const evaluationSuite: Suite = {
           try {
             rows.push(await runCase('cases/evaluationBrowser.ts', [url, model, preprocess, mode]));
           } catch (e) {
-            rows.push({ model, compare: mode, runtime: 'Chromium, onnxruntime-web WASM', msPerImage: null, totalSeconds: null, note: `failed: ${(e as Error).message.split('\n')[0]}` });
+            rows.push({
+              model,
+              compare: mode,
+              runtime: 'Chromium, onnxruntime-web WASM',
+              msPerImage: null,
+              totalSeconds: null,
+              note: `failed: ${(e as Error).message.split('\n')[0]}`,
+            });
           }
         }
       }

@@ -20,7 +20,14 @@ const CASES: [string, string[]][] = [
   ['yunet-n-dynamic.onnx', ['plain']],
 ];
 const RECOGNIZER_PRESETS = ['XINT8', 'A8W8'];
-const RECOGNIZER_VARIANTS = ['plain', 'perChannel', 'attention', 'attention+perChannel', 'attention+sq', 'attention+perChannel+sq'];
+const RECOGNIZER_VARIANTS = [
+  'plain',
+  'perChannel',
+  'attention',
+  'attention+perChannel',
+  'attention+sq',
+  'attention+perChannel+sq',
+];
 const RECOGNIZER = 'ch_PP-OCRv4_rec_infer.onnx';
 /**
  * Recognizer with automatic mixed precision (default budget), alone and recovered: [preset, variant, case
@@ -40,7 +47,10 @@ const RECOGNIZER_MIXED: [string, string, ...string[]][] = [
 ];
 const isRecognizerMixed = (r: Row) => r.model === RECOGNIZER && String(r.variant).includes('mixed');
 /** The recognizer mixed-precision cases this run measures (QS_FIDELITY_CASE narrows them to one). */
-const recognizerMixedCases = () => RECOGNIZER_MIXED.filter((c) => !process.env.QS_FIDELITY_CASE || c.slice(1).join(' ') === process.env.QS_FIDELITY_CASE);
+const recognizerMixedCases = () =>
+  RECOGNIZER_MIXED.filter(
+    (c) => !process.env.QS_FIDELITY_CASE || c.slice(1).join(' ') === process.env.QS_FIDELITY_CASE,
+  );
 /**
  * Whether a row comes from a case: its preset (with the case's method and budget, as recognizer.ts names it) and its variant
  * (the untuned row's is the case's without the recovery step).
@@ -55,12 +65,23 @@ function fromCase(r: Row, [preset, variant, ...args]: readonly string[]): boolea
  * untuned judgement), then as run; what the search chose and how the written file was checked in `detail`.
  */
 function recognizerMixedRows(r: Row): Row[] {
-  const detail = `16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s)` +
+  const detail =
+    `16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s)` +
     `${r.tuneSeconds === undefined ? '' : `; recovery in ${r.tuneSeconds} s`}; web ${r.webRuns}, checker ${r.checker} (recovered file)`;
   const { untunedLinesMatching, untunedCer, untunedStepTop1, ...row } = r;
-  const untuned = untunedLinesMatching === undefined
-    ? []
-    : [{ ...row, variant: String(r.variant).replace(/\+(adaround|adaquant|bc)$/, ''), linesMatching: untunedLinesMatching, cer: untunedCer, stepTop1: untunedStepTop1, detail }];
+  const untuned =
+    untunedLinesMatching === undefined
+      ? []
+      : [
+          {
+            ...row,
+            variant: String(r.variant).replace(/\+(adaround|adaquant|bc)$/, ''),
+            linesMatching: untunedLinesMatching,
+            cer: untunedCer,
+            stepTop1: untunedStepTop1,
+            detail,
+          },
+        ];
   return [...untuned, { ...row, detail }];
 }
 /**
@@ -69,9 +90,7 @@ function recognizerMixedRows(r: Row): Row[] {
  * 16 bits take the extremes calibration saw. The PP-OCRv4 text detector's mixed-precision rows are in suite
  * detector-8bit (suites/detector8bit.ts), beside its other 8-bit steps.
  */
-const MIXED: [string, string[]][] = [
-  ['yolox-nano', ['A8W8', 'perChannel', 'adaround', 'max=60', 'method=Entropy']],
-];
+const MIXED: [string, string[]][] = [['yolox-nano', ['A8W8', 'perChannel', 'adaround', 'max=60', 'method=Entropy']]];
 const isMixed = (r: Row) => String(r.variant).startsWith('mixed precision');
 /** The float recognizer under input noise of ± these image levels (bench/cases/recognizerFragility.ts): what the text target tolerates. */
 const FRAGILITY_LEVELS = ['0.5', '1', '2'];
@@ -88,7 +107,8 @@ export function mixedRows(r: Row): Row[] {
   const detail = `search ${r.searchCosine} in ${r.measurements} measurements (${r.searchSeconds} s); 16-bit activations ${r.act16}, 16-bit weights ${r.w16}, float ${r.float}; 8-bit start ${r.startCosine}; web ${r.webRuns}, checker ${r.checker}`;
   const base = { model: r.model, preset: r.preset, opset: r.opset, calibrationSeconds: r.calibrationSeconds, detail };
   const rows: Row[] = [{ ...base, variant: 'mixed precision', cosineMean: r.mixedCosine }];
-  if (r.adaroundCosine !== null) rows.push({ ...base, variant: `mixed precision + ${r.recovery ?? 'AdaRound'}`, cosineMean: r.adaroundCosine });
+  if (r.adaroundCosine !== null)
+    rows.push({ ...base, variant: `mixed precision + ${r.recovery ?? 'AdaRound'}`, cosineMean: r.adaroundCosine });
   return rows;
 }
 
@@ -127,29 +147,40 @@ export const fidelitySuite: Suite = {
     }
     if (only === 'recognizer-elimination') {
       rows.push(...carried((r) => !isElimination(r)));
-      for (const args of RECOGNIZER_ELIMINATION) rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
+      for (const args of RECOGNIZER_ELIMINATION)
+        rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
       return rows;
     }
-    if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed') rows.push(...carried((r) => r.model !== RECOGNIZER && !isMixed(r)));
+    if (only === 'recognizer' || only === 'mixed' || only === 'recognizer-mixed')
+      rows.push(...carried((r) => r.model !== RECOGNIZER && !isMixed(r)));
     else {
       for (const [model, variants] of CASES) {
-        for (const variant of variants) for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
+        for (const variant of variants)
+          for (const preset of PRESETS) rows.push(await runCase('cases/fidelity.ts', [model, preset, variant]));
       }
     }
     if (only === 'detectors' || only === 'mixed') rows.push(...carried((r) => r.model === RECOGNIZER));
     else {
       const cases = recognizerMixedCases();
       // (Carried: the recognizer rows this run does not measure, the float model's fragility rows among them.)
-      if (only === 'recognizer-mixed') rows.push(...carried((r) => r.model === RECOGNIZER && (!isRecognizerMixed(r) || !cases.some((c) => fromCase(r, c)))));
+      if (only === 'recognizer-mixed')
+        rows.push(
+          ...carried((r) => r.model === RECOGNIZER && (!isRecognizerMixed(r) || !cases.some((c) => fromCase(r, c)))),
+        );
       else {
-        for (const variant of RECOGNIZER_VARIANTS) for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
+        for (const variant of RECOGNIZER_VARIANTS)
+          for (const preset of RECOGNIZER_PRESETS) rows.push(await runCase('cases/recognizer.ts', [preset, variant]));
         for (const level of FRAGILITY_LEVELS) rows.push(await runCase('cases/recognizerFragility.ts', [level]));
-        for (const args of RECOGNIZER_ELIMINATION) rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
+        for (const args of RECOGNIZER_ELIMINATION)
+          rows.push(...recognizerMixedRows(await runCase('cases/recognizerElimination.ts', args)));
       }
-      for (const [preset, variant, ...args] of cases) rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant, ...args])));
+      for (const [preset, variant, ...args] of cases)
+        rows.push(...recognizerMixedRows(await runCase('cases/recognizer.ts', [preset, variant, ...args])));
     }
     if (only === 'detectors' || only === 'recognizer' || only === 'recognizer-mixed') rows.push(...carried(isMixed));
-    else for (const [model, args] of MIXED) rows.push(...mixedRows(await runCase('cases/mixedPrecision.ts', [model, ...args])));
+    else
+      for (const [model, args] of MIXED)
+        rows.push(...mixedRows(await runCase('cases/mixedPrecision.ts', [model, ...args])));
     return rows;
   },
 };

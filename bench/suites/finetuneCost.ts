@@ -9,7 +9,12 @@
 import { runCase, type Row, type Suite } from '../harness.ts';
 
 const IMAGES = process.env.QS_FT_IMAGES ?? '16';
-const VARIANTS: string[][] = [['plain', '0', '0'], ['adaround', '1024', '0'], ['adaround', '1024', '1'], ['adaround', '1024', '0', '500']];
+const VARIANTS: string[][] = [
+  ['plain', '0', '0'],
+  ['adaround', '1024', '0'],
+  ['adaround', '1024', '1'],
+  ['adaround', '1024', '0', '500'],
+];
 
 export const finetuneCostSuite: Suite = {
   name: 'finetune-cost',
@@ -30,7 +35,8 @@ export const finetuneCostSuite: Suite = {
   ],
   async run() {
     const rows: Row[] = [];
-    for (const [variant, kept, early, ...iterations] of VARIANTS) rows.push(await runCase('cases/finetuneCost.ts', [variant, IMAGES, kept, early, ...iterations]));
+    for (const [variant, kept, early, ...iterations] of VARIANTS)
+      rows.push(await runCase('cases/finetuneCost.ts', [variant, IMAGES, kept, early, ...iterations]));
     const plain = Number(rows[0].cpuSeconds);
     return rows.map((r) => ({ ...r, cpuRatio: +(Number(r.cpuSeconds) / plain).toFixed(2) }));
   },

@@ -10,7 +10,13 @@ import { runCase, type Row, type Suite } from '../harness.ts';
 import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
-const FIXTURES = ['mnist.onnx', 'super-resolution-10.onnx', 'yunet-n-dynamic.onnx', 'ultraface-rfb-320.onnx', 'yolox-nano.onnx'];
+const FIXTURES = [
+  'mnist.onnx',
+  'super-resolution-10.onnx',
+  'yunet-n-dynamic.onnx',
+  'ultraface-rfb-320.onnx',
+  'yolox-nano.onnx',
+];
 const SYNTHETIC = [1000, 5000, 20000];
 
 export const graphSuite: Suite = {
@@ -36,9 +42,16 @@ export const graphSuite: Suite = {
     const rows: Row[] = [];
     const models = [
       ...FIXTURES.map((f) => ({ file: path.join(root, '../shared/fixtures/models', f), label: f })),
-      ...SYNTHETIC.map((n) => ({ file: path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), label: `synthetic ${n.toLocaleString('en')} nodes` })),
+      ...SYNTHETIC.map((n) => ({
+        file: path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`),
+        label: `synthetic ${n.toLocaleString('en')} nodes`,
+      })),
     ];
-    for (const n of SYNTHETIC) await runCase('cases/writeSyntheticGraph.ts', [path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), String(n)]);
+    for (const n of SYNTHETIC)
+      await runCase('cases/writeSyntheticGraph.ts', [
+        path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`),
+        String(n),
+      ]);
     await withPreviewServer({ port: PREVIEW_PORTS['graph'], outDir: 'dist-bench-graph' }, async (url) => {
       for (const m of models) rows.push(await runCase('cases/graphBrowser.ts', [url, m.file, m.label]));
     });

@@ -19,7 +19,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 export const graphFirstDrawSuite: Suite = {
   name: 'graph-first-draw',
-  title: 'First model on a fresh page to its graph on screen: the studio beside Netron 9.2.1 (same harness, alternating)',
+  title:
+    'First model on a fresh page to its graph on screen: the studio beside Netron 9.2.1 (same harness, alternating)',
   columns: [
     ['model', 'model'],
     ['studioSeconds', 'studio s (median)'],
@@ -41,9 +42,16 @@ export const graphFirstDrawSuite: Suite = {
     const models = [
       { file: path.join(root, '../shared/fixtures/models/mnist.onnx'), label: 'mnist.onnx' },
       { file: path.join(root, '../shared/fixtures/models/yolox-nano.onnx'), label: 'yolox-nano.onnx' },
-      ...synthetic.map((n) => ({ file: path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), label: `synthetic ${n.toLocaleString('en')} nodes` })),
+      ...synthetic.map((n) => ({
+        file: path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`),
+        label: `synthetic ${n.toLocaleString('en')} nodes`,
+      })),
     ].filter((m) => chosen(m.label));
-    for (const n of synthetic) await runCase('cases/writeSyntheticGraph.ts', [path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`), String(n)]);
+    for (const n of synthetic)
+      await runCase('cases/writeSyntheticGraph.ts', [
+        path.join(root, `bench/tmp/graph/synthetic-${n}.onnx`),
+        String(n),
+      ]);
     const netron = path.join(root, 'bench/tmp/netron');
     if (!fs.existsSync(path.join(netron, 'source/index.html'))) {
       fs.mkdirSync(netron, { recursive: true });
@@ -53,14 +61,17 @@ export const graphFirstDrawSuite: Suite = {
     await withPreviewServer({ port: PREVIEW_PORTS['graph-first-draw'], outDir: 'dist-bench-graph-first-draw' }, (url) =>
       withStaticServer(path.join(netron, 'source'), PREVIEW_PORTS['graph-anchor'], async (anchorUrl) => {
         for (const m of models) {
-          const studio: Row[] = [], anchor: Row[] = [], loads: number[] = [];
+          const studio: Row[] = [],
+            anchor: Row[] = [],
+            loads: number[] = [];
           for (let r = 0; r < repeats; r++) {
             loads.push(os.loadavg()[0]);
             studio.push(await runCase('cases/firstDrawBrowser.ts', ['studio', url, m.file, m.label, '1']));
             loads.push(os.loadavg()[0]);
             anchor.push(await runCase('cases/firstDrawBrowser.ts', ['netron', anchorUrl, m.file, m.label, '1']));
           }
-          const s = studio.map((row) => Number(row.seconds)), a = anchor.map((row) => Number(row.seconds));
+          const s = studio.map((row) => Number(row.seconds)),
+            a = anchor.map((row) => Number(row.seconds));
           const mid = studio.find((row) => Number(row.seconds) === median(s))!;
           const marks = mid.marks as unknown as Record<string, number>;
           rows.push({

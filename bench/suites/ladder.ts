@@ -52,10 +52,34 @@ export const ladderSuite: Suite = {
     const times = path.join(root, 'bench/tmp/ladder-yolox.time');
     const floatModel = path.resolve(root, '../shared/fixtures/models', MODEL);
     const args = [
-      '-f', '%e %U %S', '-o', times, process.execPath,
-      path.join(root, 'bin/qstudio.js'), 'ladder', floatModel,
-      '--calib', calib, '--data', judge, '--preprocess', preprocessFile(MODEL), '--target', 'cosine:0.99',
-      '--iterations', ITERATIONS, '--order', ORDER, '--judge-optimization', JUDGE, '-o', written, '--json', json, '--report', json.replace(/\.json$/, '.html'),
+      '-f',
+      '%e %U %S',
+      '-o',
+      times,
+      process.execPath,
+      path.join(root, 'bin/qstudio.js'),
+      'ladder',
+      floatModel,
+      '--calib',
+      calib,
+      '--data',
+      judge,
+      '--preprocess',
+      preprocessFile(MODEL),
+      '--target',
+      'cosine:0.99',
+      '--iterations',
+      ITERATIONS,
+      '--order',
+      ORDER,
+      '--judge-optimization',
+      JUDGE,
+      '-o',
+      written,
+      '--json',
+      json,
+      '--report',
+      json.replace(/\.json$/, '.html'),
     ];
     const load = os.loadavg()[0];
     try {
@@ -66,15 +90,41 @@ export const ladderSuite: Suite = {
     const [wall, user, system] = fs.readFileSync(times, 'utf8').trim().split(/\s+/).slice(-3).map(Number);
     const report = JSON.parse(fs.readFileSync(json, 'utf8'));
     /** A rung as `qstudio ladder --json` writes it (the fields read here). */
-    type RungJson = { index: number; label: string; step: string; metrics: { cosine: unknown; psnr: unknown }; met: boolean; seconds: number; error?: string };
+    type RungJson = {
+      index: number;
+      label: string;
+      step: string;
+      metrics: { cosine: unknown; psnr: unknown };
+      met: boolean;
+      seconds: number;
+      error?: string;
+    };
     const round = (v: unknown, digits: number) => {
       const n = parseReportNumber(v);
       return Number.isFinite(n) ? +n.toFixed(digits) : null;
     };
     // The written file judged on its own, at both levels: onnxruntime-node loads it from disk and runs it beside the float model.
-    const judged = JSON.parse(execFileSync(process.execPath, [path.join(root, 'bin/qstudio.js'), 'evaluate', floatModel, written, '--data', judge, '--preprocess', preprocessFile(MODEL), '--json', '--cpu-kernels'], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 }));
+    const judged = JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          path.join(root, 'bin/qstudio.js'),
+          'evaluate',
+          floatModel,
+          written,
+          '--data',
+          judge,
+          '--preprocess',
+          preprocessFile(MODEL),
+          '--json',
+          '--cpu-kernels',
+        ],
+        { cwd: root, encoding: 'utf8', maxBuffer: 1 << 26 },
+      ),
+    );
     type Judged = { metrics: { cosine?: { mean: unknown } } };
-    const meanCosine = (outputs: Judged[]) => outputs.map((o) => parseReportNumber(o.metrics.cosine?.mean)).reduce((a, b) => a + b, 0) / outputs.length;
+    const meanCosine = (outputs: Judged[]) =>
+      outputs.map((o) => parseReportNumber(o.metrics.cosine?.mean)).reduce((a, b) => a + b, 0) / outputs.length;
     const cosine = meanCosine(judged.outputs);
     const cosineAll = meanCosine(judged.cpuKernels.outputs);
     const chosen = report.ladder.rungs[report.ladder.chosen];
@@ -101,7 +151,18 @@ export const ladderSuite: Suite = {
         error: g.error ?? null,
       })),
       ...(report.ladder.skipped ?? []).map((k: { label: string; reason: string }): Row => ({
-        ...base, index: null, label: k.label, step: null, cosine: null, psnr: null, met: null, cosineAll: null, chosen: false, seconds: null, cpuSeconds: null, error: `not measured: ${k.reason}`,
+        ...base,
+        index: null,
+        label: k.label,
+        step: null,
+        cosine: null,
+        psnr: null,
+        met: null,
+        cosineAll: null,
+        chosen: false,
+        seconds: null,
+        cpuSeconds: null,
+        error: `not measured: ${k.reason}`,
       })),
       {
         ...base,

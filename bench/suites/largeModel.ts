@@ -14,7 +14,8 @@ const SIZES = [0.5e9, 1e9, 2.2e9, 2.6e9];
 
 export const largeModelSuite: Suite = {
   name: 'large-model',
-  title: 'Models with external data: CLI steps and the page runtime\'s WASM heap, against size (MLP of 4096-wide layers)',
+  title:
+    "Models with external data: CLI steps and the page runtime's WASM heap, against size (MLP of 4096-wide layers)",
   columns: [
     ['weightsGB', 'weights GB'],
     ['openS', 'open s'],
@@ -28,12 +29,23 @@ export const largeModelSuite: Suite = {
     ['pageOpens', 'page: session opens'],
   ],
   async run() {
-    const images = fs.readdirSync(COCO).sort().slice(0, 4).map((f) => path.join(COCO, f));
+    const images = fs
+      .readdirSync(COCO)
+      .sort()
+      .slice(0, 4)
+      .map((f) => path.join(COCO, f));
     const rows: Row[] = [];
     for (const bytes of SIZES) {
       const wasm = await runCase('cases/largeModelWasm.ts', [String(bytes)]);
-      const cli = bytes <= 2.2e9 ? await runCase('cases/largeModel.ts', [String(bytes), ...images]) : { weightsGB: +(bytes / 1e9).toFixed(2) };
-      rows.push({ ...cli, heapSessionMiB: wasm.heapSessionMiB, pageOpens: wasm.ok ? 'yes' : `no: ${String(wasm.error).slice(0, 60)}` });
+      const cli =
+        bytes <= 2.2e9
+          ? await runCase('cases/largeModel.ts', [String(bytes), ...images])
+          : { weightsGB: +(bytes / 1e9).toFixed(2) };
+      rows.push({
+        ...cli,
+        heapSessionMiB: wasm.heapSessionMiB,
+        pageOpens: wasm.ok ? 'yes' : `no: ${String(wasm.error).slice(0, 60)}`,
+      });
     }
     return rows;
   },

@@ -30,9 +30,12 @@ export const largeModelPageSuite: Suite = {
   ],
   async run() {
     const rows: Row[] = [];
-    await withPreviewServer({ port: PREVIEW_PORTS['large-model-page'], outDir: 'dist-bench-large-page' }, async (url) => {
-      rows.push(await runCase('cases/largeModelBrowser.ts', [url, String(BYTES), '2']));
-    });
+    await withPreviewServer(
+      { port: PREVIEW_PORTS['large-model-page'], outDir: 'dist-bench-large-page' },
+      async (url) => {
+        rows.push(await runCase('cases/largeModelBrowser.ts', [url, String(BYTES), '2']));
+      },
+    );
     return rows;
   },
 };

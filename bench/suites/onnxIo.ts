@@ -5,7 +5,13 @@ import { runCase, type Suite } from '../harness.ts';
 /** Where the synthetic ≥100 MB model is written once and reused by the suites that need it. */
 export const SYNTHETIC_PATH = path.resolve(import.meta.dirname, '../tmp/synthetic-mlp-26x1024.onnx');
 const MODELS = path.resolve(import.meta.dirname, '../../../shared/fixtures/models');
-const FIXTURES = ['mnist.onnx', 'super-resolution-10.onnx', 'ultraface-rfb-320.onnx', 'yunet-n-dynamic.onnx', 'yolox-nano.onnx'];
+const FIXTURES = [
+  'mnist.onnx',
+  'super-resolution-10.onnx',
+  'ultraface-rfb-320.onnx',
+  'yunet-n-dynamic.onnx',
+  'yolox-nano.onnx',
+];
 
 export const onnxIoSuite: Suite = {
   name: 'onnx-io',
@@ -23,7 +29,10 @@ export const onnxIoSuite: Suite = {
     const rows = [];
     for (const f of FIXTURES) rows.push(await runCase('cases/onnxIo.ts', [path.join(MODELS, f)]));
     const synthetic = await runCase('cases/makeSynthetic.ts', [SYNTHETIC_PATH]);
-    rows.push({ ...(await runCase('cases/onnxIo.ts', [String(synthetic.path)])), model: 'synthetic MLP, 104 MB of weights' });
+    rows.push({
+      ...(await runCase('cases/onnxIo.ts', [String(synthetic.path)])),
+      model: 'synthetic MLP, 104 MB of weights',
+    });
     return rows;
   },
 };

@@ -12,9 +12,14 @@ export const GUARD_CASES: string[][] = [
   ...PRESETS.map((p) => ['ultraface-rfb-320.onnx', p]),
   ...PRESETS.map((p) => ['yolox-nano.onnx', p]),
   ['yolox-nano.onnx', 'A8W8', 'perChannel'],
-  ['yunet-n-dynamic.onnx', 'A8W8'], ['yunet-n-dynamic.onnx', 'XINT8'],
-  ['ppocr-det', 'A8W8'], ['ppocr-det', 'A8W8', 'perChannel'], ['ppocr-det', 'XINT8'], ['ppocr-det', 'U8S8'],
-  ['ppocr-rec', 'A8W8'], ['ppocr-rec', 'XINT8'],
+  ['yunet-n-dynamic.onnx', 'A8W8'],
+  ['yunet-n-dynamic.onnx', 'XINT8'],
+  ['ppocr-det', 'A8W8'],
+  ['ppocr-det', 'A8W8', 'perChannel'],
+  ['ppocr-det', 'XINT8'],
+  ['ppocr-det', 'U8S8'],
+  ['ppocr-rec', 'A8W8'],
+  ['ppocr-rec', 'XINT8'],
 ];
 
 /** The guard's rows measured now (the cases matching QS_GUARD_ONLY, or all), each dated. */
@@ -37,7 +42,8 @@ export function mergeGuardRows(rows: readonly Row[]): Row[] {
 
 export const presetGuardSuite: Suite = {
   name: 'preset-guard',
-  title: "Each preset's held-out figure at onnxruntime's default ('all') and at 'basic': the regression guard (`npm run bench -- guard` flags a drop over 0.002)",
+  title:
+    "Each preset's held-out figure at onnxruntime's default ('all') and at 'basic': the regression guard (`npm run bench -- guard` flags a drop over 0.002)",
   columns: [
     ['model', 'model'],
     ['preset', 'preset'],

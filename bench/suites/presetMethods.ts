@@ -9,7 +9,14 @@
 import { previousRows, record, runCase, type Row, type Suite } from '../harness.ts';
 
 /** The models every method is judged on: the fixture detectors, the PP-OCRv4 detector and recognizer. */
-export const METHOD_MODELS = ['ppocr-det', 'yolox-nano.onnx', 'yunet-n-dynamic.onnx', 'ultraface-rfb-320.onnx', 'ultraface-rfb-320-nopost.onnx', 'ppocr-rec'];
+export const METHOD_MODELS = [
+  'ppocr-det',
+  'yolox-nano.onnx',
+  'yunet-n-dynamic.onnx',
+  'ultraface-rfb-320.onnx',
+  'ultraface-rfb-320-nopost.onnx',
+  'ppocr-rec',
+];
 /** The float-scale methods src/core/calibrate offers as a preset's method (Sequential and the MSE searches are steps of their own). */
 export const FLOAT_SCALE_METHODS = ['Percentile', 'Entropy', 'MinMSE', 'MinMax'];
 const PRESETS = ['A8W8'];
@@ -18,15 +25,19 @@ const PRESETS = ['A8W8'];
 export const CHOSEN_METHOD = 'held-in';
 
 export const METHOD_CASES: string[][] = PRESETS.flatMap((preset) =>
-  METHOD_MODELS.flatMap((model) => [...FLOAT_SCALE_METHODS, CHOSEN_METHOD].map((method) => [model, preset, `method=${method}`])),
+  METHOD_MODELS.flatMap((model) =>
+    [...FLOAT_SCALE_METHODS, CHOSEN_METHOD].map((method) => [model, preset, `method=${method}`]),
+  ),
 );
 
 // A held-in row is one case whatever it chose.
-const key = (r: Row) => `${r.model} ${r.preset} ${r.variant} ${String(r.method).startsWith(CHOSEN_METHOD) ? CHOSEN_METHOD : r.method}`;
+const key = (r: Row) =>
+  `${r.model} ${r.preset} ${r.variant} ${String(r.method).startsWith(CHOSEN_METHOD) ? CHOSEN_METHOD : r.method}`;
 
 export const presetMethodsSuite: Suite = {
   name: 'preset-methods',
-  title: "Each preset's calibration method against the alternatives, held out on every benchmarked model at onnxruntime's default ('all') and at 'basic'",
+  title:
+    "Each preset's calibration method against the alternatives, held out on every benchmarked model at onnxruntime's default ('all') and at 'basic'",
   columns: [
     ['model', 'model'],
     ['preset', 'preset'],
@@ -37,7 +48,7 @@ export const presetMethodsSuite: Suite = {
     ['all', "'all' (default)"],
     ['basic', "'basic'"],
     ['detail', 'detail'],
-    ['choice', 'held-in cosines (even calibration samples calibrate, odd judge, at \'all\')'],
+    ['choice', "held-in cosines (even calibration samples calibrate, odd judge, at 'all')"],
     ['seconds', 's'],
     ['measured', 'measured'],
   ],

@@ -29,11 +29,26 @@ export const quantizeSuite: Suite = {
   async run() {
     const rows: Row[] = [];
     for (const [f, dims] of FIXTURES) {
-      for (const preset of ['U8S8', 'XINT8']) rows.push(await runCase('cases/quantize.ts', [path.join(MODELS, f), preset, ...dims, ...(preset === 'U8S8' ? [] : ['anchor=U8S8'])]));
+      for (const preset of ['U8S8', 'XINT8'])
+        rows.push(
+          await runCase('cases/quantize.ts', [
+            path.join(MODELS, f),
+            preset,
+            ...dims,
+            ...(preset === 'U8S8' ? [] : ['anchor=U8S8']),
+          ]),
+        );
     }
     await runCase('cases/makeSynthetic.ts', [SYNTHETIC_PATH]);
     for (const preset of ['U8S8', 'XINT8']) {
-      rows.push({ ...(await runCase('cases/quantize.ts', [SYNTHETIC_PATH, preset, ...(preset === 'U8S8' ? [] : ['anchor=U8S8'])])), model: 'synthetic MLP, 104 MB of weights' });
+      rows.push({
+        ...(await runCase('cases/quantize.ts', [
+          SYNTHETIC_PATH,
+          preset,
+          ...(preset === 'U8S8' ? [] : ['anchor=U8S8']),
+        ])),
+        model: 'synthetic MLP, 104 MB of weights',
+      });
     }
     return rows;
   },

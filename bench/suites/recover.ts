@@ -29,7 +29,8 @@ export const recoverSuite: Suite = {
   ],
   async run() {
     const rows = [];
-    for (const model of MODELS) for (const variant of VARIANTS) rows.push(await runCase('cases/recover.ts', [model, variant, BENCH_ITERATIONS]));
+    for (const model of MODELS)
+      for (const variant of VARIANTS) rows.push(await runCase('cases/recover.ts', [model, variant, BENCH_ITERATIONS]));
     return rows;
   },
 };

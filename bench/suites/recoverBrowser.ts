@@ -43,7 +43,15 @@ export const recoverBrowserSuite: Suite = {
           try {
             rows.push(await runCase('cases/recoverBrowser.ts', [url, model, variant, BENCH_ITERATIONS, preprocess]));
           } catch (e) {
-            rows.push({ model, variant, algorithmSeconds: null, totalSeconds: null, error: String((e as Error).message).split('\n')[0].slice(0, 200) });
+            rows.push({
+              model,
+              variant,
+              algorithmSeconds: null,
+              totalSeconds: null,
+              error: String((e as Error).message)
+                .split('\n')[0]
+                .slice(0, 200),
+            });
           }
         }
       }
@@ -51,8 +59,11 @@ export const recoverBrowserSuite: Suite = {
     // The same step's time in Node, from the last run of suite "recover" (bench/results/recover.json), when there is one.
     try {
       const fs = await import('node:fs');
-      const node = JSON.parse(fs.readFileSync(path.join(root, 'bench/results/recover.json'), 'utf8')) as { rows: Row[] };
-      for (const r of rows) r.nodeSeconds = node.rows.find((n) => n.model === r.model && n.variant === r.variant)?.algorithmSeconds ?? null;
+      const node = JSON.parse(fs.readFileSync(path.join(root, 'bench/results/recover.json'), 'utf8')) as {
+        rows: Row[];
+      };
+      for (const r of rows)
+        r.nodeSeconds = node.rows.find((n) => n.model === r.model && n.variant === r.variant)?.algorithmSeconds ?? null;
     } catch {
       for (const r of rows) r.nodeSeconds = null;
     }

@@ -10,7 +10,8 @@ import { PREVIEW_PORTS, withPreviewServer } from '../previewServer.ts';
 
 export const sampleSuite: Suite = {
   name: 'sample',
-  title: 'The sample (PP-OCRv4 det) in one click: 12 drawn text scenes calibrate, 6 held-out scenes judge, 320×320, XINT8',
+  title:
+    'The sample (PP-OCRv4 det) in one click: 12 drawn text scenes calibrate, 6 held-out scenes judge, 320×320, XINT8',
   columns: [
     ['clickToReportSeconds', 'click to report s'],
     ['pageCosineHeldOut', 'mean output cosine, held-out (page)'],
@@ -25,7 +26,12 @@ export const sampleSuite: Suite = {
       try {
         rows.push(await runCase('cases/sampleBrowser.ts', [url, String(PREVIEW_PORTS.sample + 1)]));
       } catch (e) {
-        rows.push({ clickToReportSeconds: null, error: String((e as Error).message).split('\n')[0].slice(0, 200) });
+        rows.push({
+          clickToReportSeconds: null,
+          error: String((e as Error).message)
+            .split('\n')[0]
+            .slice(0, 200),
+        });
       }
     });
     return rows;

@@ -7,7 +7,8 @@ import { runCase, type Row, type Suite } from '../harness.ts';
 
 export const suggestSuite: Suite = {
   name: 'suggest',
-  title: 'Suggest exclusions on yolox-nano.onnx, XINT8, nothing excluded (calibrated on COCO 1–16, judged on COCO 17–24, 20 steps, target 0.99)',
+  title:
+    'Suggest exclusions on yolox-nano.onnx, XINT8, nothing excluded (calibrated on COCO 1–16, judged on COCO 17–24, 20 steps, target 0.99)',
   columns: [
     ['step', 'step'],
     ['change', 'tried'],

@@ -6,7 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from '../../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  type TensorProto,
+} from '../../src/core/onnx/index.ts';
 
 const outDir = process.argv[2];
 if (!outDir) throw new Error('usage: externalDataModel.ts OUT_DIR');
@@ -18,12 +26,14 @@ const weight = {
   data_location: 1, // EXTERNAL
   external_data: [{ key: 'location', value: 'weights.bin' }],
 } as TensorProto;
-const model = makeModel(makeGraph({
-  node: [makeNode('Relu', ['w'], ['y'], 'relu')],
-  initializer: [weight],
-  input: [],
-  output: [makeValueInfo('y', DataType.FLOAT, [4])],
-}));
+const model = makeModel(
+  makeGraph({
+    node: [makeNode('Relu', ['w'], ['y'], 'relu')],
+    initializer: [weight],
+    input: [],
+    output: [makeValueInfo('y', DataType.FLOAT, [4])],
+  }),
+);
 
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, 'split.onnx'), encode(model));

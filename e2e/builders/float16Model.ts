@@ -11,7 +11,9 @@ import { float32ToFloat16 } from '../../src/core/halfFloat/float16.ts';
 
 const [fixture, out] = process.argv.slice(2);
 if (!fixture || !out) throw new Error('usage: float16Model.ts <fixture.onnx> OUT.onnx');
-const source = decode(new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/models', fixture))));
+const source = decode(
+  new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/models', fixture))),
+);
 const half = float32ToFloat16(source);
 fs.writeFileSync(out, encode(half));
 const index = buildGraphIndex(half.graph!);

@@ -14,7 +14,10 @@ import { foreignQdq } from '../../tests/helpers/foreignQdq.ts';
 import { readModel } from '../../tests/helpers/fixtures.ts';
 
 const [fixture, out, mode] = process.argv.slice(2);
-const model = mode === 'ort' || mode === 'quark-xint8' ? foreignQdq(decode(readModel(fixture)), mode) : quantizedFixture(fixture, { perChannel: mode === 'per-channel' });
+const model =
+  mode === 'ort' || mode === 'quark-xint8'
+    ? foreignQdq(decode(readModel(fixture)), mode)
+    : quantizedFixture(fixture, { perChannel: mode === 'per-channel' });
 fs.writeFileSync(out, encode(model));
 const index = buildGraphIndex(decode(new Uint8Array(fs.readFileSync(out))).graph!);
 const producer = (t: string) => {
@@ -23,19 +26,25 @@ const producer = (t: string) => {
 };
 const at = [...index.order].find((i) => {
   const n = index.nodes[i];
-  return n.op_type === 'Conv' && producer(n.input[0])?.op_type === 'DequantizeLinear' && producer(producer(n.input[0])!.input[0])?.op_type === 'QuantizeLinear';
+  return (
+    n.op_type === 'Conv' &&
+    producer(n.input[0])?.op_type === 'DequantizeLinear' &&
+    producer(producer(n.input[0])!.input[0])?.op_type === 'QuantizeLinear'
+  );
 })!;
 const conv = index.nodes[at];
 const q = producer(producer(conv.input[0])!.input[0])!;
 const wdq = producer(conv.input[1])!;
 const value = (name: string) => readTensorAsFloat32(index.initializers.get(name)!);
-console.log(JSON.stringify({
-  node: index.ids[at],
-  output: conv.output[0],
-  tensor: conv.input[0],
-  type: elementTypeName(index.initializers.get(q.input[2])!.data_type),
-  scale: value(q.input[1])[0],
-  zeroPoint: value(q.input[2])[0],
-  weightType: elementTypeName(index.initializers.get(wdq.input[0])!.data_type),
-  weightChannels: value(wdq.input[1]).length,
-}));
+console.log(
+  JSON.stringify({
+    node: index.ids[at],
+    output: conv.output[0],
+    tensor: conv.input[0],
+    type: elementTypeName(index.initializers.get(q.input[2])!.data_type),
+    scale: value(q.input[1])[0],
+    zeroPoint: value(q.input[2])[0],
+    weightType: elementTypeName(index.initializers.get(wdq.input[0])!.data_type),
+    weightChannels: value(wdq.input[1]).length,
+  }),
+);

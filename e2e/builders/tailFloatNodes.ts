@@ -23,12 +23,17 @@ if (!process.argv[2]) {
   // Which tensors hold float values: graph inputs and weights of a float type, DequantizeLinear
   // outputs, and what a node computes from a float first input (Shape and Size give integers).
   const floatTensors = new Set<string>();
-  for (const v of index.graph.input) if (v.type?.tensor_type?.elem_type === DataType.FLOAT) floatTensors.add(v.name ?? '');
-  for (const [name, t] of [...index.initializers, ...index.constants]) if (t.data_type === DataType.FLOAT) floatTensors.add(name);
+  for (const v of index.graph.input)
+    if (v.type?.tensor_type?.elem_type === DataType.FLOAT) floatTensors.add(v.name ?? '');
+  for (const [name, t] of [...index.initializers, ...index.constants])
+    if (t.data_type === DataType.FLOAT) floatTensors.add(name);
   const computesOnFloat = (i: number) => floatTensors.has(index.nodes[i].input[0] ?? '');
   for (const i of index.order) {
     const n = index.nodes[i];
-    if (n.op_type === 'DequantizeLinear' || (computesOnFloat(i) && n.op_type !== 'Shape' && n.op_type !== 'Size' && n.op_type !== 'QuantizeLinear')) {
+    if (
+      n.op_type === 'DequantizeLinear' ||
+      (computesOnFloat(i) && n.op_type !== 'Shape' && n.op_type !== 'Size' && n.op_type !== 'QuantizeLinear')
+    ) {
       n.output.forEach((o) => floatTensors.add(o));
     }
   }
@@ -40,7 +45,9 @@ if (!process.argv[2]) {
         return op === 'QuantizeLinear' || ((op === 'Relu' || op === 'Clip') && quantizedOutput(c));
       }),
     );
-  const float = index.nodes.flatMap((n, i) => (TAIL_OPS.has(n.op_type ?? '') && computesOnFloat(i) && !quantizedOutput(i) ? [n.name || index.ids[i]] : []));
+  const float = index.nodes.flatMap((n, i) =>
+    TAIL_OPS.has(n.op_type ?? '') && computesOnFloat(i) && !quantizedOutput(i) ? [n.name || index.ids[i]] : [],
+  );
   const quantizeNodes = index.nodes.filter((n) => n.op_type === 'QuantizeLinear').length;
   console.log(JSON.stringify({ golden, float: float.sort(), quantizeNodes }));
 }

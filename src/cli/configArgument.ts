@@ -35,7 +35,9 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
     name = argument;
   } else {
     if (!fs.existsSync(argument)) {
-      throw new InputFileError(`--config "${argument}" is neither a preset (${PRESET_NAMES.join(', ')}) nor an existing file`);
+      throw new InputFileError(
+        `--config "${argument}" is neither a preset (${PRESET_NAMES.join(', ')}) nor an existing file`,
+      );
     }
     const text = new TextDecoder().decode(readInputFile(argument));
     let json: unknown;
@@ -45,15 +47,24 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
       throw new InputFileError(`"${argument}" is neither a preset name nor a JSON file: ${(e as Error).message}`);
     }
     if (readBf16Document(json)) {
-      throw new InputFileError(`"${argument}" is the BF16 preset's configuration: "qstudio quantize --config ${argument}" writes its model (BF16 needs no ranges)`);
+      throw new InputFileError(
+        `"${argument}" is the BF16 preset's configuration: "qstudio quantize --config ${argument}" writes its model (BF16 needs no ranges)`,
+      );
     }
     // A file the page exported carries a `studio` section (its named picks): the config fields are what counts.
     base = readConfigDocument(json).config;
     name = argument;
   }
-  const given = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  const given = <T extends object>(o: T) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
   const config = withOptions(base, {
-    ...given({ perChannel: add.perChannel, calibrationMethod: add.calibrationMethod as CalibrationMethod | undefined, reduceRange: add.reduceRange, saturationSafeWeights: add.saturationSafeWeights, foldConvAffine: add.foldConvAffine }),
+    ...given({
+      perChannel: add.perChannel,
+      calibrationMethod: add.calibrationMethod as CalibrationMethod | undefined,
+      reduceRange: add.reduceRange,
+      saturationSafeWeights: add.saturationSafeWeights,
+      foldConvAffine: add.foldConvAffine,
+    }),
     nodesToExclude: [...base.nodesToExclude, ...add.nodesToExclude],
     opTypesToExclude: [...base.opTypesToExclude, ...add.opTypesToExclude],
     subgraphsToExclude: [...base.subgraphsToExclude, ...add.subgraphsToExclude],

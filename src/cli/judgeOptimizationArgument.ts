@@ -12,6 +12,7 @@ import { UsageError } from './usage.ts';
 
 export function judgeOptimizationArgument(text: string | undefined): GraphOptimization {
   if (text === undefined) return CLI_GRAPH_OPTIMIZATION;
-  if (!isGraphOptimization(text)) throw new UsageError(`--judge-optimization "${text}": give one of ${GRAPH_OPTIMIZATIONS.join(', ')}`);
+  if (!isGraphOptimization(text))
+    throw new UsageError(`--judge-optimization "${text}": give one of ${GRAPH_OPTIMIZATIONS.join(', ')}`);
   return text;
 }

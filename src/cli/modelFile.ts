@@ -6,7 +6,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { decode, encodeParts, externalDataFileName, externalDataLayout, externalDataNames, needsExternalData, type ModelProto } from '../core/onnx/index.ts';
+import {
+  decode,
+  encodeParts,
+  externalDataFileName,
+  externalDataLayout,
+  externalDataNames,
+  needsExternalData,
+  type ModelProto,
+} from '../core/onnx/index.ts';
 import type { ReportFile } from '../core/report/index.ts';
 import { sha256Hex } from '../core/report/sha256.ts';
 import { readInputFile } from './usage.ts';
@@ -20,7 +28,11 @@ function readDataFile(file: string): Uint8Array {
 }
 
 /** External data files the model names, read from beside it unless given explicitly. */
-export function loadExternalFiles(modelPath: string, bytes: Uint8Array, given: readonly string[] = []): Map<string, Uint8Array> {
+export function loadExternalFiles(
+  modelPath: string,
+  bytes: Uint8Array,
+  given: readonly string[] = [],
+): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   for (const f of given) files.set(path.basename(f), readDataFile(f));
   for (const name of externalDataNames(bytes, path.basename(modelPath))) {
@@ -32,7 +44,10 @@ export function loadExternalFiles(modelPath: string, bytes: Uint8Array, given: r
 }
 
 /** The decoded model, its raw bytes, and whether it kept weights in external data files. */
-export function readModelFile(modelPath: string, dataFiles: readonly string[] = []): { model: ModelProto; bytes: Uint8Array; fileName: string; external: boolean } {
+export function readModelFile(
+  modelPath: string,
+  dataFiles: readonly string[] = [],
+): { model: ModelProto; bytes: Uint8Array; fileName: string; external: boolean } {
   const bytes = readInputFile(modelPath);
   const fileName = path.basename(modelPath);
   const externalData = loadExternalFiles(modelPath, bytes, dataFiles);

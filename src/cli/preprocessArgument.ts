@@ -8,7 +8,12 @@
 import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
 import { defaultImageDims } from '../core/preprocess/defaultDims.ts';
 import { getPreprocessPreset, isPresetName, PRESET_NAMES } from '../core/preprocess/presets.ts';
-import { describeGuess, MODEL_FAMILIES, recognizePreprocess, type PreprocessGuess } from '../core/preprocess/recognize.ts';
+import {
+  describeGuess,
+  MODEL_FAMILIES,
+  recognizePreprocess,
+  type PreprocessGuess,
+} from '../core/preprocess/recognize.ts';
 import { parsePreprocess, type PreprocessSpec } from '../core/preprocess/spec.ts';
 import { readInputFile } from './usage.ts';
 import { NotAnImageModelError } from '../core/calibrate/errors.ts';
@@ -28,7 +33,12 @@ function completeDims(spec: PreprocessSpec, model: ModelProto, guess: Preprocess
   const added = Object.entries(dims).filter(([k]) => spec.dims[k] === undefined);
   if (added.length === 0) return null;
   for (const [k, v] of added) spec.dims[k] = v;
-  const from = source === 'family' ? ` (${guess.label}'s usual size)` : source === 'fallback' ? ' (a default: set "dims" in a --preprocess file to change it)' : '';
+  const from =
+    source === 'family'
+      ? ` (${guess.label}'s usual size)`
+      : source === 'fallback'
+        ? ' (a default: set "dims" in a --preprocess file to change it)'
+        : '';
   return `symbolic dimensions ${added.map(([k, v]) => `${k}=${v}`).join(', ')}${from}`;
 }
 
@@ -42,7 +52,11 @@ function guessInputShape(model: ModelProto): (number | string)[] | null {
  * spectrogram frames, token ids, sequences, states) is refused with NotAnImageModelError saying to give tensors,
  * unless a preset or a spec file is named: then the user has said how photos become its input.
  */
-export function loadPreprocessArgument(argument: string | undefined, model: ModelProto, fileName?: string): { spec: PreprocessSpec; note?: string } {
+export function loadPreprocessArgument(
+  argument: string | undefined,
+  model: ModelProto,
+  fileName?: string,
+): { spec: PreprocessSpec; note?: string } {
   const guess = guessFor(model, fileName);
   if (guess.notImage && (!argument || argument === 'auto')) {
     const n = guess.notImage;
@@ -58,7 +72,9 @@ export function loadPreprocessArgument(argument: string | undefined, model: Mode
     notes.push(`--preprocess auto: ${describeGuess(guess)}`);
   } else if (!argument) {
     spec = getPreprocessPreset('unit');
-    const hint = guess.family ? `; this model looks like a ${guess.label}: --preprocess auto would use ${guess.preset}` : '';
+    const hint = guess.family
+      ? `; this model looks like a ${guess.label}: --preprocess auto would use ${guess.preset}`
+      : '';
     notes.push(`no --preprocess given: using 'unit' (RGB, 0–1); presets: auto, ${PRESET_NAMES.join(', ')}${hint}`);
   } else if (isPresetName(argument)) {
     spec = getPreprocessPreset(argument);

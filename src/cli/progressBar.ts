@@ -8,13 +8,18 @@ import type { CalibrationProgress } from './calibration/calibrateOnImages.ts';
 /** "2.5 images/s", or "4.2 s per image" for slow runs. */
 export function rateText(perSecond: number, unit: string): string {
   if (!(perSecond > 0) || !Number.isFinite(perSecond)) return `— ${unit}/s`;
-  return perSecond >= 1 ? `${perSecond.toFixed(1)} ${unit}/s` : `${(1 / perSecond).toFixed(1)} s per ${unit.replace(/s$/, '')}`;
+  return perSecond >= 1
+    ? `${perSecond.toFixed(1)} ${unit}/s`
+    : `${(1 / perSecond).toFixed(1)} s per ${unit.replace(/s$/, '')}`;
 }
 
 /** Seconds between plain progress lines when stderr is not a terminal. */
 const PLAIN_EVERY_MS = 5000;
 
-export function terminalProgress(label: string, unit = 'images'): { update(p: CalibrationProgress): void; done(): void } {
+export function terminalProgress(
+  label: string,
+  unit = 'images',
+): { update(p: CalibrationProgress): void; done(): void } {
   const tty = process.stderr.isTTY;
   let last = 0;
   let lastDone = -1;
@@ -27,7 +32,9 @@ export function terminalProgress(label: string, unit = 'images'): { update(p: Ca
         if (p.done === lastDone || (now - last < PLAIN_EVERY_MS && p.done < p.total)) return;
         last = now;
         lastDone = p.done;
-        process.stderr.write(`${label}: ${p.done}/${p.total} ${unit}${pass}, ${rateText(p.imagesPerSecond, unit)}${eta}\n`);
+        process.stderr.write(
+          `${label}: ${p.done}/${p.total} ${unit}${pass}, ${rateText(p.imagesPerSecond, unit)}${eta}\n`,
+        );
         return;
       }
       if (now - last < 100 && p.done < p.total) return;
@@ -35,7 +42,9 @@ export function terminalProgress(label: string, unit = 'images'): { update(p: Ca
       const width = 30;
       const filled = Math.round((p.done / p.total) * width);
       const bar = '█'.repeat(filled) + '░'.repeat(width - filled);
-      process.stderr.write(`\r${label} ${bar} ${p.done}/${p.total} ${unit}${pass}, ${rateText(p.imagesPerSecond, unit)}${eta}   `);
+      process.stderr.write(
+        `\r${label} ${bar} ${p.done}/${p.total} ${unit}${pass}, ${rateText(p.imagesPerSecond, unit)}${eta}   `,
+      );
     },
     done() {
       if (tty) process.stderr.write('\n');

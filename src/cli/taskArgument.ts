@@ -9,8 +9,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
 import {
-  baseName, checkMaskLabel, csvPairs, describeHead, headClassCount, paletteIndices, pngPalette, readClassLabels, readCocoLabels, readTextLabels, readYoloLabels, recognizeHead, requireHead, textDictionary,
-  TASK_KINDS, TaskLabelError, type ImageSizeByName, type LabelSet, type TaskHead, type TaskKind,
+  baseName,
+  checkMaskLabel,
+  csvPairs,
+  describeHead,
+  headClassCount,
+  paletteIndices,
+  pngPalette,
+  readClassLabels,
+  readCocoLabels,
+  readTextLabels,
+  readYoloLabels,
+  recognizeHead,
+  requireHead,
+  textDictionary,
+  TASK_KINDS,
+  TaskLabelError,
+  type ImageSizeByName,
+  type LabelSet,
+  type TaskHead,
+  type TaskKind,
 } from '../core/task/index.ts';
 import { decodeImageFile } from './images/decode.ts';
 import { UsageError } from './usage.ts';
@@ -50,15 +68,21 @@ type TaskValues = { [K in keyof typeof TASK_OPTIONS]?: string };
 function fraction(name: string, text: string | undefined, max = 1): number | undefined {
   if (text === undefined) return undefined;
   const v = Number(text);
-  if (!(Number.isFinite(v) && v >= 0 && v <= max)) throw new UsageError(`--${name} "${text}": give a number from 0 to ${max}`);
+  if (!(Number.isFinite(v) && v >= 0 && v <= max))
+    throw new UsageError(`--${name} "${text}": give a number from 0 to ${max}`);
   return v;
 }
 
 /** The head the options ask for, with a line saying what was recognised and why; null when no task was asked. */
-export function taskHeadArgument(values: TaskValues, model: ModelProto, fileName: string): { head: TaskHead; note: string } | null {
+export function taskHeadArgument(
+  values: TaskValues,
+  model: ModelProto,
+  fileName: string,
+): { head: TaskHead; note: string } | null {
   if (values.task === undefined && values.labels === undefined) return null;
   const asked = values.task ?? 'auto';
-  if (asked !== 'auto' && !TASK_KINDS.includes(asked as TaskKind)) throw new UsageError(`--task "${asked}": choose auto, ${TASK_KINDS.join(', ')}`);
+  if (asked !== 'auto' && !TASK_KINDS.includes(asked as TaskKind))
+    throw new UsageError(`--task "${asked}": choose auto, ${TASK_KINDS.join(', ')}`);
   const summary = summarize(model, buildGraphIndex(model.graph!), { name: fileName });
   const guess = recognizeHead(summary, asked === 'auto' ? undefined : (asked as TaskKind));
   let head = requireHead(guess);
@@ -69,10 +93,14 @@ export function taskHeadArgument(values: TaskValues, model: ModelProto, fileName
     p.nmsIou = fraction('nms', values.nms) ?? p.nmsIou;
     if (values['max-detections'] !== undefined) {
       const n = Number(values['max-detections']);
-      if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`--max-detections "${values['max-detections']}": give a whole number ≥ 1`);
+      if (!(Number.isInteger(n) && n >= 1))
+        throw new UsageError(`--max-detections "${values['max-detections']}": give a whole number ≥ 1`);
       p.maxDetections = n;
     }
-    if (p.minScore > p.scoreThreshold) throw new UsageError(`--min-score ${p.minScore} is above --score ${p.scoreThreshold}: boxes that count as found must be ranked too`);
+    if (p.minScore > p.scoreThreshold)
+      throw new UsageError(
+        `--min-score ${p.minScore} is above --score ${p.scoreThreshold}: boxes that count as found must be ranked too`,
+      );
     head = { ...head, params: p };
   } else if (values.score !== undefined || values.nms !== undefined) {
     throw new UsageError(`--score and --nms apply to detection; this head is ${head.task}`);
@@ -82,10 +110,19 @@ export function taskHeadArgument(values: TaskValues, model: ModelProto, fileName
     if (!fs.existsSync(values.dict)) throw new TaskLabelError(`--dict ${values.dict}: no such file`);
     const text = head;
     const classes = summary.outputs.find((o) => o.name === text.output)?.shape?.at(-1);
-    if (typeof classes !== 'number') throw new TaskLabelError(`--dict: the output "${text.output}" has no fixed class count to check the dictionary against`);
-    head = { ...text, dictionary: textDictionary(values.dict, fs.readFileSync(values.dict, 'utf8').split(/\r?\n/), classes) };
+    if (typeof classes !== 'number')
+      throw new TaskLabelError(
+        `--dict: the output "${text.output}" has no fixed class count to check the dictionary against`,
+      );
+    head = {
+      ...text,
+      dictionary: textDictionary(values.dict, fs.readFileSync(values.dict, 'utf8').split(/\r?\n/), classes),
+    };
   }
-  return { head, note: `task: ${guess.label} (${guess.confidence} confidence): ${describeHead(head)}\n  because ${guess.evidence.join('; ')}` };
+  return {
+    head,
+    note: `task: ${guess.label} (${guess.confidence} confidence): ${describeHead(head)}\n  because ${guess.evidence.join('; ')}`,
+  };
 }
 
 export function picturesArgument(text: string | undefined): number {
@@ -96,29 +133,45 @@ export function picturesArgument(text: string | undefined): number {
 }
 
 /** Labels for the images evaluated, read and checked; a TaskLabelError names what does not fit. */
-export function readTaskLabels(source: string, head: TaskHead, model: ModelProto, images: readonly ImageSizeByName[]): LabelSet {
+export function readTaskLabels(
+  source: string,
+  head: TaskHead,
+  model: ModelProto,
+  images: readonly ImageSizeByName[],
+): LabelSet {
   if (!fs.existsSync(source)) throw new TaskLabelError(`--labels ${source}: no such file or folder`);
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const classCount = headClassCount(head, summary.outputs);
   const names = head.task === 'text' ? null : head.classNames;
   if (head.task === 'text') {
-    if (!fs.statSync(source).isFile() || !/\.(txt|tsv|csv)$/i.test(source)) throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
-    if (!head.dictionary) throw new TaskLabelError("text labels are compared as characters: give the recognizer's dictionary with --dict <keys.txt>");
+    if (!fs.statSync(source).isFile() || !/\.(txt|tsv|csv)$/i.test(source))
+      throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
+    if (!head.dictionary)
+      throw new TaskLabelError(
+        "text labels are compared as characters: give the recognizer's dictionary with --dict <keys.txt>",
+      );
     return readTextLabels(path.basename(source), fs.readFileSync(source, 'utf8'), images);
   }
-  if (classCount === null) throw new TaskLabelError(`--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`);
+  if (classCount === null)
+    throw new TaskLabelError(
+      `--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`,
+    );
   const stat = fs.statSync(source);
   if (stat.isFile()) {
     const text = fs.readFileSync(source, 'utf8');
     if (/\.json$/i.test(source)) {
-      if (head.task !== 'detect') throw new TaskLabelError(`${source}: COCO JSON holds boxes; this head is ${head.task}`);
+      if (head.task !== 'detect')
+        throw new TaskLabelError(`${source}: COCO JSON holds boxes; this head is ${head.task}`);
       return readCocoLabels(path.basename(source), text, images, names, classCount);
     }
     if (/\.csv$/i.test(source)) {
-      if (head.task !== 'classify') throw new TaskLabelError(`${source}: a CSV holds classes; this head is ${head.task}`);
+      if (head.task !== 'classify')
+        throw new TaskLabelError(`${source}: a CSV holds classes; this head is ${head.task}`);
       return readClassLabels(path.basename(source), csvPairs(text), images, names, classCount);
     }
-    throw new TaskLabelError(`${source}: give a COCO .json, a .csv, or a folder (YOLO .txt files, a folder per class, PNG masks)`);
+    throw new TaskLabelError(
+      `${source}: give a COCO .json, a .csv, or a folder (YOLO .txt files, a folder per class, PNG masks)`,
+    );
   }
   const entries = fs.readdirSync(source, { withFileTypes: true });
   const txt = entries.filter((d) => d.isFile() && /\.txt$/i.test(d.name));
@@ -126,31 +179,51 @@ export function readTaskLabels(source: string, head: TaskHead, model: ModelProto
   const dirs = entries.filter((d) => d.isDirectory());
   if (head.task === 'detect') {
     if (!txt.length) throw new TaskLabelError(`${source}: no YOLO .txt label files (a detection head needs boxes)`);
-    return readYoloLabels(source, new Map(txt.map((d) => [d.name, fs.readFileSync(path.join(source, d.name), 'utf8')])), images, names, classCount);
+    return readYoloLabels(
+      source,
+      new Map(txt.map((d) => [d.name, fs.readFileSync(path.join(source, d.name), 'utf8')])),
+      images,
+      names,
+      classCount,
+    );
   }
   if (head.task === 'classify') {
     if (!dirs.length) throw new TaskLabelError(`${source}: no class folders (a folder per class holding its images)`);
-    const pairs = dirs.flatMap((d) => fs.readdirSync(path.join(source, d.name)).map((f) => [f, d.name] as [string, string]));
+    const pairs = dirs.flatMap((d) =>
+      fs.readdirSync(path.join(source, d.name)).map((f) => [f, d.name] as [string, string]),
+    );
     return readClassLabels(source, pairs, images, names, classCount);
   }
   const byStem = new Map(png.map((d) => [d.name.replace(/\.png$/i, ''), d.name]));
   const have = new Set(images.map((i) => i.name.replace(/\.[^.]+$/, '')));
   const orphan = [...byStem.keys()].filter((s) => !have.has(s));
-  if (orphan.length) throw new TaskLabelError(`${source}: ${orphan.length} mask(s) name no image of the data: ${orphan.slice(0, 5).join(', ')}`);
+  if (orphan.length)
+    throw new TaskLabelError(
+      `${source}: ${orphan.length} mask(s) name no image of the data: ${orphan.slice(0, 5).join(', ')}`,
+    );
   const out = new Map();
   for (const im of images) {
     const file = byStem.get(im.name.replace(/\.[^.]+$/, ''));
-    if (!file) throw new TaskLabelError(`${source}: no mask for "${im.name}" (expected ${im.name.replace(/\.[^.]+$/, '')}.png)`);
+    if (!file)
+      throw new TaskLabelError(`${source}: no mask for "${im.name}" (expected ${im.name.replace(/\.[^.]+$/, '')}.png)`);
     const rgba = decodeImageFile(path.join(source, file));
     // An indexed-colour PNG holds each pixel's class as its palette index; a grayscale one as its value.
     const palette = pngPalette(new Uint8Array(fs.readFileSync(path.join(source, file))));
-    const data = palette ? paletteIndices(`${source}/${file}`, rgba, palette) : new Uint8Array(rgba.width * rgba.height);
+    const data = palette
+      ? paletteIndices(`${source}/${file}`, rgba, palette)
+      : new Uint8Array(rgba.width * rgba.height);
     for (let k = 0; !palette && k < data.length; k++) {
       const [r, g, b] = [rgba.data[k * 4], rgba.data[k * 4 + 1], rgba.data[k * 4 + 2]];
-      if (r !== g || g !== b) throw new TaskLabelError(`${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored) or an indexed-colour PNG (class = palette index)`);
+      if (r !== g || g !== b)
+        throw new TaskLabelError(
+          `${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored) or an indexed-colour PNG (class = palette index)`,
+        );
       data[k] = r;
     }
-    out.set(baseName(im.name), checkMaskLabel(source, file, { data, width: rgba.width, height: rgba.height }, im, classCount));
+    out.set(
+      baseName(im.name),
+      checkMaskLabel(source, file, { data, width: rgba.width, height: rgba.height }, im, classCount),
+    );
   }
   return out;
 }
@@ -158,6 +231,7 @@ export function readTaskLabels(source: string, head: TaskHead, model: ModelProto
 /** An image file as a data URL for the report's pictures. */
 export function imageDataUrl(file: string): string {
   const ext = path.extname(file).toLowerCase();
-  const mime = ext === '.png' ? 'image/png' : ext === '.webp' ? 'image/webp' : ext === '.bmp' ? 'image/bmp' : 'image/jpeg';
+  const mime =
+    ext === '.png' ? 'image/png' : ext === '.webp' ? 'image/webp' : ext === '.bmp' ? 'image/bmp' : 'image/jpeg';
   return `data:${mime};base64,${fs.readFileSync(file).toString('base64')}`;
 }

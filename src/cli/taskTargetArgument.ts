@@ -9,9 +9,21 @@ import path from 'node:path';
 import type { ModelProto } from '../core/onnx/index.ts';
 import { compareModels } from '../core/evaluate/compareModels.ts';
 import type { GraphOptimization } from '../core/runtime/graphOptimization.ts';
-import { LadderTargetError, TASK_LADDER_METRICS, type LadderMetric, type LadderTarget } from '../core/recover/ladder.ts';
+import {
+  LadderTargetError,
+  TASK_LADDER_METRICS,
+  type LadderMetric,
+  type LadderTarget,
+} from '../core/recover/ladder.ts';
 import { maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recover/targetMeasure.ts';
-import { DEFAULT_TASK_METRIC, evaluateTask, floatLabelFigures, parseMaxDrop, runOutputs, taskTargetFigures } from '../core/task/index.ts';
+import {
+  DEFAULT_TASK_METRIC,
+  evaluateTask,
+  floatLabelFigures,
+  parseMaxDrop,
+  runOutputs,
+  taskTargetFigures,
+} from '../core/task/index.ts';
 import type { FolderFeeds } from './data/dataFeeds.ts';
 import { nodeRuntime } from './runtime/ortNode.ts';
 import { readTaskLabels, TASK_OPTIONS, taskHeadArgument } from './taskArgument.ts';
@@ -35,15 +47,41 @@ type Values = { [K in keyof typeof TASK_TARGET_OPTIONS]?: string } & { target?: 
  * --max-drop: from the float model's figure against the labels) and the task figures of a measurement's runs on
  * `data`'s images. Null when no task is asked. `what` names the command's judged images in messages.
  */
-export async function taskTargetArgument(values: Values, target: LadderTarget, model: ModelProto, fileName: string, data: FolderFeeds, level: GraphOptimization, what = '--data'): Promise<{ target: LadderTarget; task: TaskFiguresOf } | null> {
+export async function taskTargetArgument(
+  values: Values,
+  target: LadderTarget,
+  model: ModelProto,
+  fileName: string,
+  data: FolderFeeds,
+  level: GraphOptimization,
+  what = '--data',
+): Promise<{ target: LadderTarget; task: TaskFiguresOf } | null> {
   const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(target.metric);
   if (!values.task && !values.labels && !values['max-drop'] && !taskMetric) return null;
-  if (data.kind !== 'images') throw new UsageError(`task targets (--task, --labels, --max-drop, map50/map/miou) are judged on images: ${what} must hold images`);
+  if (data.kind !== 'images')
+    throw new UsageError(
+      `task targets (--task, --labels, --max-drop, map50/map/miou) are judged on images: ${what} must hold images`,
+    );
   const head = taskHeadArgument({ ...values, task: values.task ?? 'auto' }, model, fileName)!;
   process.stderr.write(`${head.note}\n`);
-  const labels = values.labels ? readTaskLabels(values.labels, head.head, model, data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] }))) : null;
+  const labels = values.labels
+    ? readTaskLabels(
+        values.labels,
+        head.head,
+        model,
+        data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] })),
+      )
+    : null;
   const evaluate = (runs: readonly SampleRun[]) =>
-    evaluateTask(head.head, taskSamples(data, data.spec, runs.map((r) => ({ index: r.index, float: runOutputs(r.float), quant: runOutputs(r.quant) })), labels));
+    evaluateTask(
+      head.head,
+      taskSamples(
+        data,
+        data.spec,
+        runs.map((r) => ({ index: r.index, float: runOutputs(r.float), quant: runOutputs(r.quant) })),
+        labels,
+      ),
+    );
   let goal = target;
   if (values['max-drop'] !== undefined) {
     const drop = parseMaxDrop(values['max-drop']);
@@ -51,9 +89,12 @@ export async function taskTargetArgument(values: Values, target: LadderTarget, m
     const runs = runCollector();
     await compareModels(model, model, nodeRuntime(data.feeds, level), { onOutputs: runs.onOutputs });
     const floatFigure = floatLabelFigures(evaluate(runs.runs))[metric];
-    if (floatFigure === undefined) throw new LadderTargetError(`--max-drop: the ${head.head.task} figures against labels have no ${metric}`);
+    if (floatFigure === undefined)
+      throw new LadderTargetError(`--max-drop: the ${head.head.task} figures against labels have no ${metric}`);
     goal = maxDropTarget(metric, floatFigure, drop);
-    process.stderr.write(`the float model's ${metric} against the labels: ${floatFigure.toFixed(5)}; with --max-drop ${values['max-drop']} the target is ${metric} ≥ ${goal.value.toFixed(5)}\n`);
+    process.stderr.write(
+      `the float model's ${metric} against the labels: ${floatFigure.toFixed(5)}; with --max-drop ${values['max-drop']} the target is ${metric} ≥ ${goal.value.toFixed(5)}\n`,
+    );
   }
   return { target: goal, task: (runs) => taskTargetFigures(evaluate(runs)) };
 }

@@ -34,12 +34,14 @@ const LARGE_FILE_BYTES = 16 * 1024 ** 2;
 /** A large file, read piece by piece into one buffer of exactly its size (Node's buffers stop at 4 GiB). */
 function readLargeFile(path: string, size: number): Uint8Array {
   if (size > buffer.constants.MAX_LENGTH) {
-    throw new InputFileError(`"${path}" has ${size.toLocaleString('en-US')} bytes, more than one Node buffer holds (${buffer.constants.MAX_LENGTH.toLocaleString('en-US')}): split its external data into several files`);
+    throw new InputFileError(
+      `"${path}" has ${size.toLocaleString('en-US')} bytes, more than one Node buffer holds (${buffer.constants.MAX_LENGTH.toLocaleString('en-US')}): split its external data into several files`,
+    );
   }
   const bytes = new Uint8Array(Buffer.allocUnsafeSlow(size).buffer, 0, size);
   const fd = fs.openSync(path, 'r');
   try {
-    for (let at = 0; at < size; ) {
+    for (let at = 0; at < size;) {
       const read = fs.readSync(fd, bytes, at, Math.min(READ_PIECE_BYTES, size - at), at);
       if (read === 0) throw new InputFileError(`"${path}" ended after ${at} of ${size} bytes while being read`);
       at += read;
@@ -59,6 +61,8 @@ export function readInputFile(path: string): Uint8Array {
   } catch (e) {
     if (e instanceof InputFileError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new InputFileError(code === 'ENOENT' ? `"${path}" does not exist` : `cannot read "${path}": ${(e as Error).message}`);
+    throw new InputFileError(
+      code === 'ENOENT' ? `"${path}" does not exist` : `cannot read "${path}": ${(e as Error).message}`,
+    );
   }
 }

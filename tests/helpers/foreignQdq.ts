@@ -17,16 +17,48 @@
  * Ranges are stand-ins (activations -2…6, graph inputs 0…1): structure and parameters are real, accuracy is not
  * the point. The graph is prepared first as both tools' pre-processing does (BatchNormalization folded, opset 13).
  */
-import { DataType, intAttribute, makeNode, makeTensor, readTensorAsFloat32, type ModelProto, type NodeProto, type TensorProto } from '../../src/core/onnx/index.ts';
+import {
+  DataType,
+  intAttribute,
+  makeNode,
+  makeTensor,
+  readTensorAsFloat32,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from '../../src/core/onnx/index.ts';
 import { inferElementTypes } from '../../src/core/onnx/elementTypeInference.ts';
 import { prepare } from '../../src/core/prepare/prepare.ts';
 
 export type ForeignStyle = 'ort' | 'quark-xint8' | 'quark-a16w8';
 
 /** Ops whose float activation inputs the tools quantize (inputs that are not initializers). */
-const QUANTIZED_OPS = new Set(['Conv', 'Relu', 'MaxPool', 'AveragePool', 'GlobalAveragePool', 'Add', 'Mul', 'Concat', 'Softmax', 'Sigmoid', 'MatMul', 'Gemm']);
+const QUANTIZED_OPS = new Set([
+  'Conv',
+  'Relu',
+  'MaxPool',
+  'AveragePool',
+  'GlobalAveragePool',
+  'Add',
+  'Mul',
+  'Concat',
+  'Softmax',
+  'Sigmoid',
+  'MatMul',
+  'Gemm',
+]);
 /** Of these, only the first input is an activation (the others are shapes, axes, …). */
-const FIRST_INPUT_ONLY = new Set(['Conv', 'Gemm', 'MatMul', 'Relu', 'MaxPool', 'AveragePool', 'GlobalAveragePool', 'Softmax', 'Sigmoid']);
+const FIRST_INPUT_ONLY = new Set([
+  'Conv',
+  'Gemm',
+  'MatMul',
+  'Relu',
+  'MaxPool',
+  'AveragePool',
+  'GlobalAveragePool',
+  'Softmax',
+  'Sigmoid',
+]);
 
 interface Activation {
   type: number;
@@ -39,7 +71,8 @@ const pow2 = (s: number) => 2 ** Math.ceil(Math.log2(s));
 
 function activationParams(style: ForeignStyle, min: number, max: number): Activation {
   if (style === 'ort') {
-    const lo = Math.min(0, min), hi = Math.max(0, max);
+    const lo = Math.min(0, min),
+      hi = Math.max(0, max);
     const scale = (hi - lo) / 255;
     return { type: DataType.UINT8, scale, zeroPoint: Math.min(255, Math.max(0, round(-lo / scale))) };
   }
@@ -63,7 +96,9 @@ export function foreignQdq(float: ModelProto, style: ForeignStyle): ModelProto {
   const graphOutputs = new Set(graph.output.map((o) => o.name ?? ''));
   const graphInputs = new Set(graph.input.map((i) => i.name ?? ''));
   const extended = style === 'quark-a16w8';
-  const [qOp, dqOp, domain] = extended ? ['ExtendedQuantizeLinear', 'ExtendedDequantizeLinear', 'com.amd.quark'] : ['QuantizeLinear', 'DequantizeLinear', ''];
+  const [qOp, dqOp, domain] = extended
+    ? ['ExtendedQuantizeLinear', 'ExtendedDequantizeLinear', 'com.amd.quark']
+    : ['QuantizeLinear', 'DequantizeLinear', ''];
   const perChannel = style === 'ort';
 
   // Which activations are quantized: the float, non-constant inputs of the ops the tools quantize.
@@ -75,20 +110,39 @@ export function foreignQdq(float: ModelProto, style: ForeignStyle): ModelProto {
     const inputs = FIRST_INPUT_ONLY.has(n.op_type ?? '') ? n.input.slice(0, 1) : n.input;
     for (const t of inputs) if (t && !initializers.has(t) && isFloat(t)) quantized.add(t);
   }
-  for (const o of graphOutputs) if (isFloat(o) && graph.node.some((n) => n.output.includes(o) && QUANTIZED_OPS.has(n.op_type ?? ''))) quantized.add(o);
+  for (const o of graphOutputs)
+    if (isFloat(o) && graph.node.some((n) => n.output.includes(o) && QUANTIZED_OPS.has(n.op_type ?? '')))
+      quantized.add(o);
 
   const added: TensorProto[] = [];
   const params = new Map<string, Activation>();
   const pairFor = (t: string): NodeProto[] => {
     const p = activationParams(style, graphInputs.has(t) ? 0 : -2, graphInputs.has(t) ? 1 : 6);
     params.set(t, p);
-    added.push(makeTensor(`${t}_scale`, DataType.FLOAT, [], Float32Array.of(p.scale)), makeTensor(`${t}_zero_point`, p.type, [], integers(p.type, [p.zeroPoint])));
+    added.push(
+      makeTensor(`${t}_scale`, DataType.FLOAT, [], Float32Array.of(p.scale)),
+      makeTensor(`${t}_zero_point`, p.type, [], integers(p.type, [p.zeroPoint])),
+    );
     const isOutput = graphOutputs.has(t);
     const input = isOutput ? `${t}_QuantizeLinear_Input` : t;
     const output = isOutput ? t : `${t}_DequantizeLinear_Output`;
     return [
-      makeNode(qOp, [input, `${t}_scale`, `${t}_zero_point`], [`${t}_QuantizeLinear_Output`], `${t}_QuantizeLinear`, [], domain),
-      makeNode(dqOp, [`${t}_QuantizeLinear_Output`, `${t}_scale`, `${t}_zero_point`], [output], `${t}_DequantizeLinear`, [], domain),
+      makeNode(
+        qOp,
+        [input, `${t}_scale`, `${t}_zero_point`],
+        [`${t}_QuantizeLinear_Output`],
+        `${t}_QuantizeLinear`,
+        [],
+        domain,
+      ),
+      makeNode(
+        dqOp,
+        [`${t}_QuantizeLinear_Output`, `${t}_scale`, `${t}_zero_point`],
+        [output],
+        `${t}_DequantizeLinear`,
+        [],
+        domain,
+      ),
     ];
   };
   const reads = (t: string) => (quantized.has(t) && !graphOutputs.has(t) ? `${t}_DequantizeLinear_Output` : t);
@@ -126,7 +180,11 @@ export function foreignQdq(float: ModelProto, style: ForeignStyle): ModelProto {
     producer_name: style === 'ort' ? 'onnx.quantize' : 'quark.onnx',
     producer_version: style === 'ort' ? '0.1.0' : '0.10',
     opset_import: opsets,
-    graph: { ...graph, node: nodes, initializer: [...graph.initializer.filter((t) => !dropped.has(t.name ?? '')), ...added] },
+    graph: {
+      ...graph,
+      node: nodes,
+      initializer: [...graph.initializer.filter((t) => !dropped.has(t.name ?? '')), ...added],
+    },
   };
 }
 
@@ -150,22 +208,53 @@ function weightDq(weight: TensorProto, axis: number | undefined, style: ForeignS
     makeTensor(`${name}_scale`, DataType.FLOAT, shape, Float32Array.from(scales)),
     makeTensor(`${name}_zero_point`, DataType.INT8, shape, new Int8Array(channels)),
   ];
-  const node = makeNode(dqOp, [`${name}_quantized`, `${name}_scale`, `${name}_zero_point`], [`${name}_DequantizeLinear_Output`], `${name}_DequantizeLinear`, axis === undefined ? [] : [intAttribute('axis', axis)], domain);
+  const node = makeNode(
+    dqOp,
+    [`${name}_quantized`, `${name}_scale`, `${name}_zero_point`],
+    [`${name}_DequantizeLinear_Output`],
+    `${name}_DequantizeLinear`,
+    axis === undefined ? [] : [intAttribute('axis', axis)],
+    domain,
+  );
   return { node, tensors, scales };
 }
 
 /** A bias as int32 at scale input × weight scale, read through a DequantizeLinear that writes its own name. */
-function biasDq(bias: TensorProto, inputScale: number, weightScales: number[], axis: number | undefined, dqOp: string, domain: string) {
+function biasDq(
+  bias: TensorProto,
+  inputScale: number,
+  weightScales: number[],
+  axis: number | undefined,
+  dqOp: string,
+  domain: string,
+) {
   const name = bias.name ?? '';
   const values = readTensorAsFloat32(bias);
   const scales = Array.from(values, (_, c) => inputScale * weightScales[weightScales.length === 1 ? 0 : c]);
   const shared = axis === undefined;
   const shape = shared ? [] : [values.length];
   const tensors = [
-    makeTensor(`${name}_quantized`, DataType.INT32, bias.dims.map(Number), Int32Array.from(values, (v, c) => round(v / scales[c]))),
-    makeTensor(`${name}_quantized_scale`, DataType.FLOAT, shape, Float32Array.from(shared ? scales.slice(0, 1) : scales)),
+    makeTensor(
+      `${name}_quantized`,
+      DataType.INT32,
+      bias.dims.map(Number),
+      Int32Array.from(values, (v, c) => round(v / scales[c])),
+    ),
+    makeTensor(
+      `${name}_quantized_scale`,
+      DataType.FLOAT,
+      shape,
+      Float32Array.from(shared ? scales.slice(0, 1) : scales),
+    ),
     makeTensor(`${name}_quantized_zero_point`, DataType.INT32, shape, new Int32Array(shared ? 1 : values.length)),
   ];
-  const node = makeNode(dqOp, [`${name}_quantized`, `${name}_quantized_scale`, `${name}_quantized_zero_point`], [name], `${name}_DequantizeLinear`, shared ? [] : [intAttribute('axis', 0)], domain);
+  const node = makeNode(
+    dqOp,
+    [`${name}_quantized`, `${name}_quantized_scale`, `${name}_quantized_zero_point`],
+    [name],
+    `${name}_DequantizeLinear`,
+    shared ? [] : [intAttribute('axis', 0)],
+    domain,
+  );
   return { node, tensors };
 }

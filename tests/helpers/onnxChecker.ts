@@ -16,5 +16,9 @@ export interface CheckVerdict {
 /** The checker's verdict on each file. */
 export function checkModels(paths: string[]): CheckVerdict[] {
   const out = execFileSync('/usr/bin/python3', [script, ...paths], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  return out.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as CheckVerdict);
+  return out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as CheckVerdict);
 }

@@ -22,7 +22,9 @@ export interface CorpusModel {
 /** Every model of the corpus, sorted by name (node/, pytorch-converted/, pytorch-operator/, simple/). */
 export function corpusModels(root = CORPUS_ROOT): CorpusModel[] {
   if (!fs.existsSync(root)) {
-    throw new Error(`ONNX's test corpus is not at ${root}: run scripts/ensure-system-deps.sh (it installs libonnx-testdata)`);
+    throw new Error(
+      `ONNX's test corpus is not at ${root}: run scripts/ensure-system-deps.sh (it installs libonnx-testdata)`,
+    );
   }
   const models: CorpusModel[] = [];
   for (const collection of fs.readdirSync(root).sort()) {
@@ -30,7 +32,8 @@ export function corpusModels(root = CORPUS_ROOT): CorpusModel[] {
     if (!fs.statSync(base).isDirectory()) continue;
     for (const test of fs.readdirSync(base).sort()) {
       const modelPath = path.join(base, test, 'model.onnx');
-      if (fs.existsSync(modelPath)) models.push({ name: `${collection}/${test}`, dir: path.join(base, test), modelPath });
+      if (fs.existsSync(modelPath))
+        models.push({ name: `${collection}/${test}`, dir: path.join(base, test), modelPath });
     }
   }
   return models;
@@ -41,11 +44,16 @@ export function corpusModels(root = CORPUS_ROOT): CorpusModel[] {
  * k-th real graph input (as ONNX's backend test runner pairs them).
  */
 export function testSetFeeds(model: CorpusModel, inputs: readonly TensorSummary[]): Feeds[] {
-  const sets = fs.readdirSync(model.dir).filter((d) => d.startsWith('test_data_set_')).sort();
+  const sets = fs
+    .readdirSync(model.dir)
+    .filter((d) => d.startsWith('test_data_set_'))
+    .sort();
   return sets.map((set) =>
-    Object.fromEntries(inputs.map((input, k) => {
-      const file = path.join(model.dir, set, `input_${k}.pb`);
-      return [input.name, tensorFromProto(decodeTensor(fs.readFileSync(file), `${model.name}/${set}/input_${k}.pb`))];
-    })),
+    Object.fromEntries(
+      inputs.map((input, k) => {
+        const file = path.join(model.dir, set, `input_${k}.pb`);
+        return [input.name, tensorFromProto(decodeTensor(fs.readFileSync(file), `${model.name}/${set}/input_${k}.pb`))];
+      }),
+    ),
   );
 }

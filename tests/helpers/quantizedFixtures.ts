@@ -15,6 +15,9 @@ export function quantizedFixture(name: string, options: { perChannel?: boolean; 
   for (const n of model.graph!.node) for (const t of [...n.input, ...n.output]) ranges.set(t, { min: -2, max: 6 });
   for (const i of model.graph!.input) ranges.set(i.name!, { min: 0, max: 1 });
   const preset = options.preset ?? 'U8S8';
-  const config = validateConfig({ ...JSON.parse(configToJSON(getPreset(preset))), perChannel: options.perChannel ?? false });
+  const config = validateConfig({
+    ...JSON.parse(configToJSON(getPreset(preset))),
+    perChannel: options.perChannel ?? false,
+  });
   return quantizeModel(model, ranges, config, preset).model;
 }

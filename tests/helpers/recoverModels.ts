@@ -3,7 +3,16 @@
  * whose channels have very different weight ranges (what CLE exists for), with seeded weights, plus a Node
  * runtime over seeded inputs shaped like the model's input.
  */
-import { AttributeType, DataType, intAttribute, floatAttribute, makeNode, makeTensor, type AttributeProto, type ModelProto } from '../../src/core/onnx/index.ts';
+import {
+  AttributeType,
+  DataType,
+  intAttribute,
+  floatAttribute,
+  makeNode,
+  makeTensor,
+  type AttributeProto,
+  type ModelProto,
+} from '../../src/core/onnx/index.ts';
 import { float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { seededFloats } from './fixtures.ts';
 import { floatIO, smallModel } from './smallModels.ts';
@@ -26,7 +35,11 @@ const ints = (name: string, values: number[]): AttributeProto => {
 };
 
 const conv = (inputs: string[], out: string, name: string, kernel: number, group = 1) =>
-  makeNode('Conv', inputs, [out], name, [intAttribute('group', group), ints('kernel_shape', [kernel, kernel]), ints('pads', Array(4).fill(kernel >> 1))]);
+  makeNode('Conv', inputs, [out], name, [
+    intAttribute('group', group),
+    ints('kernel_shape', [kernel, kernel]),
+    ints('pads', Array(4).fill(kernel >> 1)),
+  ]);
 
 /**
  * x[1,3,12,12] → Conv 3→8 (3×3) → Relu → depthwise Conv 8 (3×3) → LeakyRelu → Conv 8→6 (1×1) → y, and a
@@ -38,10 +51,14 @@ export function convChainModel(): ModelProto {
     inputs: [floatIO('x', [1, 3, 12, 12])],
     outputs: [floatIO('y', [1, 6, 12, 12]), floatIO('z', [1, 4, 12, 12])],
     initializers: [
-      weights('w1', [8, 3, 3, 3], 1, 50), weights('b1', [8], 2, 1),
-      weights('w2', [8, 1, 3, 3], 3, 0.02), weights('b2', [8], 4, 1),
-      weights('w3', [6, 8, 1, 1], 5), weights('b3', [6], 6),
-      weights('w4', [4, 3, 3, 3], 7, 10), weights('w5', [4, 4, 1, 1], 8),
+      weights('w1', [8, 3, 3, 3], 1, 50),
+      weights('b1', [8], 2, 1),
+      weights('w2', [8, 1, 3, 3], 3, 0.02),
+      weights('b2', [8], 4, 1),
+      weights('w3', [6, 8, 1, 1], 5),
+      weights('b3', [6], 6),
+      weights('w4', [4, 3, 3, 3], 7, 10),
+      weights('w5', [4, 4, 1, 1], 8),
     ],
     nodes: [
       conv(['x', 'w1', 'b1'], 'c1', 'conv1', 3),
@@ -59,5 +76,7 @@ export function convChainModel(): ModelProto {
 
 /** `count` seeded inputs for convChainModel, values in [−1, 1). */
 export function convChainFeeds(count: number, seed = 11): Feeds[] {
-  return Array.from({ length: count }, (_, s) => ({ x: float32Tensor(seededFloats(3 * 12 * 12, seed + s, -1, 1), [1, 3, 12, 12]) }));
+  return Array.from({ length: count }, (_, s) => ({
+    x: float32Tensor(seededFloats(3 * 12 * 12, seed + s, -1, 1), [1, 3, 12, 12]),
+  }));
 }

@@ -12,7 +12,9 @@ export function seededFeeds(bytes: Uint8Array, seed = 17, overrides: Record<stri
   const { summary } = openModel(bytes);
   return Object.fromEntries(
     summary.inputs.map((input, k) => {
-      const dims = (input.shape ?? []).map((d) => (typeof d === 'number' ? d : (overrides[d] ?? CONCRETE_DIMS[d] ?? 1)));
+      const dims = (input.shape ?? []).map((d) =>
+        typeof d === 'number' ? d : (overrides[d] ?? CONCRETE_DIMS[d] ?? 1),
+      );
       const count = dims.reduce((a, b) => a * b, 1);
       return [input.name, float32Tensor(seededFloats(count, seed + k), dims)];
     }),
@@ -20,12 +22,18 @@ export function seededFeeds(bytes: Uint8Array, seed = 17, overrides: Record<stri
 }
 
 /** Every output of the model in `bytes` on `feeds`, by name, as float32 arrays (integers and booleans converted) with their dims. */
-export async function runModel(bytes: Uint8Array, feeds: Feeds): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
+export async function runModel(
+  bytes: Uint8Array,
+  feeds: Feeds,
+): Promise<Record<string, { data: Float32Array; dims: readonly number[] }>> {
   const session = await createSession(bytes);
   try {
     const out = await session.run(feeds);
     return Object.fromEntries(
-      Object.entries(out).map(([k, t]) => [k, { data: Float32Array.from(t.data as ArrayLike<number | bigint | boolean>, Number), dims: t.dims }]),
+      Object.entries(out).map(([k, t]) => [
+        k,
+        { data: Float32Array.from(t.data as ArrayLike<number | bigint | boolean>, Number), dims: t.dims },
+      ]),
     );
   } finally {
     await session.release();

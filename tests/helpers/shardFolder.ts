@@ -11,7 +11,8 @@ export function shardFolder(prefix: string): { tmp: string; calib: string; model
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const calib = path.join(tmp, 'calib');
   fs.mkdirSync(calib);
-  for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png']) fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
+  for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'chelsea.png', 'coffee.png'])
+    fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
   const preprocess = path.join(tmp, 'gray.json');
   fs.writeFileSync(preprocess, '{"colorSpace": "gray"}');
   return { tmp, calib, model: path.join(MODELS, 'mnist.onnx'), preprocess };

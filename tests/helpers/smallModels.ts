@@ -31,14 +31,22 @@ export interface SmallModel {
 
 /** A model from the parts; IR version defaults to the lowest one the opset allows ONNX Runtime to load. */
 export function smallModel(m: SmallModel): ModelProto {
-  const graph = makeGraph({ name: 'small', node: m.nodes, input: m.inputs, output: m.outputs, initializer: m.initializers ?? [], value_info: m.valueInfo ?? [] });
+  const graph = makeGraph({
+    name: 'small',
+    node: m.nodes,
+    input: m.inputs,
+    output: m.outputs,
+    initializer: m.initializers ?? [],
+    value_info: m.valueInfo ?? [],
+  });
   return makeModel(graph, { '': m.opset }, m.ir ?? (m.opset >= 13 ? 7 : m.opset >= 11 ? 6 : 4));
 }
 
 /** A float32 graph input or output; `shape` undefined leaves the shape unstated. */
 export const floatIO = (name: string, shape?: (number | string)[]) => makeValueInfo(name, DataType.FLOAT, shape);
 
-export const f32 = (name: string, dims: number[], values: number[]) => makeTensor(name, DataType.FLOAT, dims, Float32Array.from(values));
+export const f32 = (name: string, dims: number[], values: number[]) =>
+  makeTensor(name, DataType.FLOAT, dims, Float32Array.from(values));
 
 /** Seeded inputs in [lo, hi) for the float inputs of `model`, shaped as declared. */
 export function feedsFor(model: ModelProto, seed = 5, lo = -2, hi = 2): Feeds {

@@ -67,8 +67,13 @@ describe('calibrationApi', () => {
   it('refuses an empty sample set by name, and UseRandomData calibrates on random inputs with a warning', async () => {
     const a = api();
     const { handle } = await a.open(buffer('mnist.onnx'), { fileName: 'mnist.onnx' });
-    expect((await rejection(a.run(handle, { samples: [], spec: unit, config: minmax }))).name).toBe('NoCalibrationDataError');
-    const random = validateConfig({ ...JSON.parse(JSON.stringify(minmax)), extraOptions: { ...minmax.extraOptions, UseRandomData: true } });
+    expect((await rejection(a.run(handle, { samples: [], spec: unit, config: minmax }))).name).toBe(
+      'NoCalibrationDataError',
+    );
+    const random = validateConfig({
+      ...JSON.parse(JSON.stringify(minmax)),
+      extraOptions: { ...minmax.extraOptions, UseRandomData: true },
+    });
     const result = await a.run(handle, { samples: [], spec: unit, config: random, randomSamples: 3 });
     expect(result.used).toBe(3);
     expect(result.warnings.join(' ')).toContain('random');
@@ -81,17 +86,23 @@ describe('calibrationApi', () => {
   it('names the failure when every image is corrupt', async () => {
     const a = api();
     const { handle } = await a.open(buffer('mnist.onnx'), { fileName: 'mnist.onnx' });
-    const e = await rejection(a.run(handle, { samples: [image('a.jpg', 'x'), image('b.jpg', 'y')], spec: unit, config: minmax }));
+    const e = await rejection(
+      a.run(handle, { samples: [image('a.jpg', 'x'), image('b.jpg', 'y')], spec: unit, config: minmax }),
+    );
     expect(e.name).toBe('NoUsableSamplesError');
     expect(e.message).toContain('a.jpg');
   });
 
   it('refuses a model with custom-domain ops before loading a runtime', async () => {
     const sessions = { created: 0 };
-    const e = await api(sessions).open(buffer('negative/custom-domain-op.onnx'), { fileName: 'custom-domain-op.onnx' }).then(
-      () => { throw new Error('expected a rejection'); },
-      (err: Error) => err,
-    );
+    const e = await api(sessions)
+      .open(buffer('negative/custom-domain-op.onnx'), { fileName: 'custom-domain-op.onnx' })
+      .then(
+        () => {
+          throw new Error('expected a rejection');
+        },
+        (err: Error) => err,
+      );
     expect(e.name).toBe('CustomOpsError');
     expect(e.message).toContain('com.microsoft.extensions');
     expect(sessions.created).toBe(0);
@@ -109,7 +120,9 @@ describe('calibrationApi', () => {
     const sessions = { created: 0 };
     const a = api(sessions);
     const { handle } = await a.open(buffer('mnist.onnx'), { fileName: 'mnist.onnx' });
-    const e = await rejection(a.run(handle, { samples: images(20), spec: unit, config: minmax }, () => a.cancel(handle)));
+    const e = await rejection(
+      a.run(handle, { samples: images(20), spec: unit, config: minmax }, () => a.cancel(handle)),
+    );
     expect(e.name).toBe('CalibrationCancelledError');
     const result = await a.run(handle, { samples: images(3), spec: unit, config: minmax });
     expect(result.used).toBe(3);
@@ -136,11 +149,21 @@ describe('calibrationApi', () => {
     const { inputs } = openModel(bytes).summary;
     const config = getPreset('XINT8'); // histogram states: the merge-free path must match exactly too
     const source = () => sampleSource(images(4), inputs, unit, fakeDecode);
-    const whole = await new ModelCalibrator(model, nodeWorkerRuntime()).calibrate(source(), config, () => false, () => undefined);
+    const whole = await new ModelCalibrator(model, nodeWorkerRuntime()).calibrate(
+      source(),
+      config,
+      () => false,
+      () => undefined,
+    );
     const sessions = { created: 0 };
     const chunked = new ModelCalibrator(model, nodeWorkerRuntime(sessions), 8 * 1024);
     const progress: CalibrationProgress[] = [];
-    const split = await chunked.calibrate(source(), config, () => false, (p) => progress.push(p));
+    const split = await chunked.calibrate(
+      source(),
+      config,
+      () => false,
+      (p) => progress.push(p),
+    );
     expect(whole.passes).toBe(1);
     expect(split.passes).toBeGreaterThan(1);
     expect(sessions.created).toBe(1 + split.passes);
@@ -171,7 +194,11 @@ describe('calibrationApi through comlink (what the page sees)', () => {
       const { handle } = await remote.open(transfer(bytes, [bytes]), { fileName: 'mnist.onnx' });
       expect(bytes.byteLength).toBe(0);
       const seen: number[] = [];
-      const result = await remote.run(handle, { samples: images(2), spec: unit, config: minmax }, proxy((p: CalibrationProgress) => void seen.push(p.done)));
+      const result = await remote.run(
+        handle,
+        { samples: images(2), spec: unit, config: minmax },
+        proxy((p: CalibrationProgress) => void seen.push(p.done)),
+      );
       expect(result.used).toBe(2);
       // Progress arrives on the proxy's own channel, not necessarily before the result.
       await vi.waitFor(() => expect(seen.at(-1)).toBe(2));

@@ -9,16 +9,33 @@
  * samples. Like modelApi this object is plain: tests call it with a Node runtime and a fake decoder,
  * and calibration.worker.ts only wires the browser's runtime and image decoder to it.
  */
-import { buildGraphIndex, summarize, openModel, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
+import {
+  buildGraphIndex,
+  summarize,
+  openModel,
+  type ModelProto,
+  type TensorSummary,
+} from '../../src/core/onnx/index.ts';
 import { rangesOf, mergeTensorStates, type TensorStates } from '../../src/core/calibrate/run/statistics.ts';
 import { activationMethodName } from '../../src/core/calibrate/collectors/methodFromConfig.ts';
 import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { asFloat32 } from '../../src/core/halfFloat/float16.ts';
-import { assertCalibratable, ModelCalibrator, type Progress, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
+import {
+  assertCalibratable,
+  ModelCalibrator,
+  type Progress,
+  type SkippedSample,
+} from '../../src/core/calibrate/run/runner.ts';
 import { NoCalibrationDataError, NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
-import { randomSource, sampleSource, type CalibrationSample, type ImageDecoder, RANDOM_SAMPLES } from '../../src/core/calibrate/run/samples.ts';
+import {
+  randomSource,
+  sampleSource,
+  type CalibrationSample,
+  type ImageDecoder,
+  RANDOM_SAMPLES,
+} from '../../src/core/calibrate/run/samples.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
 import { HandleTable } from '../runtime/handles.ts';
@@ -135,7 +152,12 @@ function rangeTable(states: TensorStates, order: readonly string[]): RangeTable 
 export function createCalibrationApi(deps: CalibrationApiDeps) {
   const held = new HandleTable<HeldCalibration>('calibration');
 
-  async function runOnce(h: HeldCalibration, request: CalibrationRequest, cancelled: () => boolean, onProgress?: ProgressCallback): Promise<CalibrationResult> {
+  async function runOnce(
+    h: HeldCalibration,
+    request: CalibrationRequest,
+    cancelled: () => boolean,
+    onProgress?: ProgressCallback,
+  ): Promise<CalibrationResult> {
     const config = validateConfig(request.config);
     const spec = request.spec ? validatePreprocess(request.spec) : null;
     const warnings: string[] = [];
@@ -144,15 +166,24 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
     else if (config.extraOptions.UseRandomData) {
       const n = request.randomSamples ?? RANDOM_SAMPLES;
       source = randomSource(h.inputs, spec, n);
-      warnings.push(`Calibrated on ${n} random inputs (UseRandomData), not on real data: the ranges only reflect what the preprocessing can produce, and accuracy may suffer.`);
+      warnings.push(
+        `Calibrated on ${n} random inputs (UseRandomData), not on real data: the ranges only reflect what the preprocessing can produce, and accuracy may suffer.`,
+      );
     } else {
-      throw new NoCalibrationDataError('No calibration data: add images (or .npy tensors), or turn on random data (UseRandomData).');
+      throw new NoCalibrationDataError(
+        'No calibration data: add images (or .npy tensors), or turn on random data (UseRandomData).',
+      );
     }
-    const round = request.round ? { index: request.round.index, ranges: request.round.ranges ? rangesFromTable(request.round.ranges) : null } : undefined;
+    const round = request.round
+      ? { index: request.round.index, ranges: request.round.ranges ? rangesFromTable(request.round.ranges) : null }
+      : undefined;
     const outcome = await h.calibrator.calibrate(source, config, cancelled, throttled(onProgress), round);
     if (outcome.used === 0 && !request.partial) {
       throw new NoUsableSamplesError(
-        `None of the ${source.count} samples could be used: ${outcome.skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${outcome.skipped.length > 3 ? '; …' : ''}.`,
+        `None of the ${source.count} samples could be used: ${outcome.skipped
+          .slice(0, 3)
+          .map((s) => `${s.file} (${s.reason})`)
+          .join('; ')}${outcome.skipped.length > 3 ? '; …' : ''}.`,
       );
     }
     return {
@@ -184,7 +215,13 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
       const summary = model === opened.model ? opened.summary : summarize(model, buildGraphIndex(model.graph!));
       assertCalibratable(summary, `"${options.fileName}"`);
       const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
-      const handle = held.add({ model, inputs: summary.inputs, calibrator, active: new Set(), idle: Promise.resolve() });
+      const handle = held.add({
+        model,
+        inputs: summary.inputs,
+        calibrator,
+        active: new Set(),
+        idle: Promise.resolve(),
+      });
       return { handle, inputs: summary.inputs, observable: calibrator.observable.length };
     },
 

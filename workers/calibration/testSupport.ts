@@ -26,5 +26,9 @@ export async function fakeDecode(file: Blob): Promise<RgbaImage> {
   return { data, width: w, height: h };
 }
 
-export const fakeImage = (name: string, content: string): CalibrationSample => ({ kind: 'image', name, file: new Blob([content]) });
+export const fakeImage = (name: string, content: string): CalibrationSample => ({
+  kind: 'image',
+  name,
+  file: new Blob([content]),
+});
 export const fakeImages = (n: number) => Array.from({ length: n }, (_, i) => fakeImage(`img${i}.png`, `ok:${i + 1}`));

@@ -11,7 +11,11 @@ const api: CompareApi = {
       const out = await compareApi.compare(a, b, onProgress);
       const { layouts, comparison } = out;
       const buffers = [layouts.a, layouts.b].flatMap((l) => [l.x.buffer, l.y.buffer, l.rank.buffer]);
-      return transfer(out, [...buffers, comparison.counterpart.a.buffer, comparison.counterpart.b.buffer] as ArrayBuffer[]);
+      return transfer(out, [
+        ...buffers,
+        comparison.counterpart.a.buffer,
+        comparison.counterpart.b.buffer,
+      ] as ArrayBuffer[]);
     } finally {
       (onProgress as Remote<CompareProgress> | undefined)?.[releaseProxy]?.();
     }

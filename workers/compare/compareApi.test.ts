@@ -28,6 +28,14 @@ describe('comparison worker API', () => {
 
   it('a file that is not a model fails by name', async () => {
     const png = new Blob([Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3)]);
-    await expect(compareApi.compare({ name: 'mnist.onnx', blob: blob(readModel('mnist.onnx')) }, { name: 'picture.onnx', blob: png })).rejects.toMatchObject({ name: expect.stringMatching(/Error$/), message: expect.stringContaining('picture.onnx') });
+    await expect(
+      compareApi.compare(
+        { name: 'mnist.onnx', blob: blob(readModel('mnist.onnx')) },
+        { name: 'picture.onnx', blob: png },
+      ),
+    ).rejects.toMatchObject({
+      name: expect.stringMatching(/Error$/),
+      message: expect.stringContaining('picture.onnx'),
+    });
   });
 });

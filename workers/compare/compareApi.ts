@@ -48,7 +48,9 @@ export const compareApi = {
     report(0.1, `reading ${b.name}`);
     const gb = await graphOf(b);
     const read = lap();
-    const comparison = compareGraphs({ name: a.name, graph: ga }, { name: b.name, graph: gb }, (step, phase) => report(0.25 + 0.15 * step, phase));
+    const comparison = compareGraphs({ name: a.name, graph: ga }, { name: b.name, graph: gb }, (step, phase) =>
+      report(0.25 + 0.15 * step, phase),
+    );
     const map = lap();
     report(0.7, `laying out ${comparison.names.a}`);
     const la = layeredLayout(layoutInputOf(comparison.views.a));

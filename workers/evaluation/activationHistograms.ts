@@ -9,7 +9,12 @@
  */
 import { sessionModel, type ModelProto } from '../../src/core/onnx/index.ts';
 import { exposeTensors } from '../../src/core/calibrate/run/expose.ts';
-import { capacityFor, createHistogram, foldIntoHistogram, type Histogram } from '../../src/core/calibrate/histogram/histogram.ts';
+import {
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  type Histogram,
+} from '../../src/core/calibrate/histogram/histogram.ts';
 import { referenceHistogram } from '../../src/core/calibrate/histogram/histogramViews.ts';
 import type { ComparisonRuntime } from '../../src/core/evaluate/compareModels.ts';
 import type { ReportHistogram } from '../../src/core/report/index.ts';

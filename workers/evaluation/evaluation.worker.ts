@@ -10,7 +10,8 @@ import { createWebRuntime, parityRuntimes } from '../runtime/ort.ts';
 
 const api = createEvaluationApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas, parityRuntimes });
 
-const release = (callback: EvaluationProgressCallback | undefined) => (callback as Remote<EvaluationProgressCallback> | undefined)?.[releaseProxy]?.();
+const release = (callback: EvaluationProgressCallback | undefined) =>
+  (callback as Remote<EvaluationProgressCallback> | undefined)?.[releaseProxy]?.();
 
 const wired: EvaluationApi = {
   ...api,

@@ -49,7 +49,16 @@ describe('evaluationApi', async () => {
     expect(file.sha256).toMatch(/^[0-9a-f]{64}$/);
     const progress: EvaluationProgress[] = [];
     const samples = [...fakeImages(3), fakeImage('broken.png', 'not an image')];
-    const result = await a.evaluate(handle, { quantized: { name: 'mnist.quant.onnx', data: new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]) }, samples, spec: unit, report: { config: { name: 'XINT8', settings: {} }, ranges: mnist.ranges } }, (p) => progress.push(p));
+    const result = await a.evaluate(
+      handle,
+      {
+        quantized: { name: 'mnist.quant.onnx', data: new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]) },
+        samples,
+        spec: unit,
+        report: { config: { name: 'XINT8', settings: {} }, ranges: mnist.ranges },
+      },
+      (p) => progress.push(p),
+    );
 
     expect(result.used).toBe(3);
     expect(result.skipped).toEqual([{ file: 'broken.png', reason: expect.stringContaining('not a readable image') }]);
@@ -74,7 +83,9 @@ describe('evaluationApi', async () => {
     // The worst layers' float activations, binned over the values seen on the evaluation samples.
     for (const g of r.ranges) {
       expect(g.histogram, g.tensor).not.toBeNull();
-      expect(g.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(3 * r.layers!.rows.find((row) => row.tensor === g.tensor)!.elementsPerSample);
+      expect(g.histogram!.counts.reduce((a, b) => a + b, 0)).toBe(
+        3 * r.layers!.rows.find((row) => row.tensor === g.tensor)!.elementsPerSample,
+      );
       expect(g.histogram!.min).toBeLessThanOrEqual(g.min); // drawn over the range, widened to the values seen
       expect(g.histogram!.max).toBeGreaterThanOrEqual(g.max);
     }
@@ -86,32 +97,64 @@ describe('evaluationApi', async () => {
     expect(progress.filter((p) => p.phase === 'comparing').at(-1)).toMatchObject({ done: 3, total: 3 });
     expect(result.secondsPerSample).toBeGreaterThan(0);
     // First the figure at the runtime's default options ('all'), measured before the model's own arithmetic.
-    expect(r.atDefault).toMatchObject({ graphOptimization: 'all', runtime: expect.stringContaining('onnxruntime-web') });
+    expect(r.atDefault).toMatchObject({
+      graphOptimization: 'all',
+      runtime: expect.stringContaining('onnxruntime-web'),
+    });
     expect(r.atDefault!.outputs.map((o) => o.output)).toEqual(['Plus214_Output_0']);
     expect(r.atDefault!.fidelity.meanCosine).toBeGreaterThan(0.9);
     expect(r.atDefault!.fidelity.meanCosine).toBeLessThan(1);
-    expect(progress.findIndex((p) => p.phase === 'at-default')).toBeLessThan(progress.findIndex((p) => p.phase === 'comparing'));
+    expect(progress.findIndex((p) => p.phase === 'at-default')).toBeLessThan(
+      progress.findIndex((p) => p.phase === 'comparing'),
+    );
     expect(progress.filter((p) => p.phase === 'at-default').at(-1)).toMatchObject({ done: 3, total: 3 });
   });
 
   it("runs the quantized model's sessions at onnxruntime's default level for the headline, at 'basic' for the layers; a search aims at 'all' unless told", async () => {
     const levels: string[] = [];
     const inner = nodeWorkerRuntime();
-    const recording: Runtime = { createSession: (bytes, purpose, plan, level) => (levels.push(level ?? 'basic'), inner.createSession(bytes, purpose, plan, level)) };
+    const recording: Runtime = {
+      createSession: (bytes, purpose, plan, level) => (
+        levels.push(level ?? 'basic'),
+        inner.createSession(bytes, purpose, plan, level)
+      ),
+    };
     const a = createEvaluationApi({ runtime: () => recording, decodeImage: fakeDecode });
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
     const blob = new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]);
-    const result = await a.evaluate(handle, { quantized: { name: 'mnist.quant.onnx', data: blob }, samples: fakeImages(2), spec: unit, layers: false });
+    const result = await a.evaluate(handle, {
+      quantized: { name: 'mnist.quant.onnx', data: blob },
+      samples: fakeImages(2),
+      spec: unit,
+      layers: false,
+    });
     expect(levels.slice(0, 2)).toEqual(['all', 'all']); // float and quantized at the default options first
     expect(levels.slice(2, 4)).toEqual(['basic', 'basic']);
     // At 'all' onnxruntime computes its own figure (fused int8 kernels): the two are separate measurements.
     expect(result.report.atDefault!.fidelity.meanCosine).toBeGreaterThan(0.9);
     levels.length = 0;
-    const aimed = await a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 1 });
+    const aimed = await a.suggest(handle, {
+      samples: fakeImages(2),
+      spec: unit,
+      ranges: mnist.ranges,
+      config: xint8,
+      configName: 'XINT8',
+      target: 1,
+      maxSteps: 1,
+    });
     expect(aimed.aim).toBe('all');
     expect(levels).toContain('all');
     levels.length = 0;
-    const own = await a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 1, aim: 'basic' });
+    const own = await a.suggest(handle, {
+      samples: fakeImages(2),
+      spec: unit,
+      ranges: mnist.ranges,
+      config: xint8,
+      configName: 'XINT8',
+      target: 1,
+      maxSteps: 1,
+      aim: 'basic',
+    });
     expect(own.aim).toBe('basic');
     expect(levels).not.toContain('all');
   });
@@ -123,7 +166,17 @@ describe('evaluationApi', async () => {
     const table = new Map(Object.entries(mnist.ranges).map(([n, [min, max]]) => [n, { min, max }]));
     const mixed = encode(quantizeModel(decode(readModel('mnist.onnx')), table, config, 'XINT8').model);
     const progress: EvaluationProgress[] = [];
-    const result = await a.evaluate(handle, { quantized: { name: 'mixed.onnx', data: buffer(mixed) }, samples: fakeImages(3), spec: unit, layers: false, npuBf16: true }, (p) => progress.push(p));
+    const result = await a.evaluate(
+      handle,
+      {
+        quantized: { name: 'mixed.onnx', data: buffer(mixed) },
+        samples: fakeImages(3),
+        spec: unit,
+        layers: false,
+        npuBf16: true,
+      },
+      (p) => progress.push(p),
+    );
     const npu = result.report.npu!;
     expect(npu.floatNodes).toBeGreaterThanOrEqual(2); // the excluded MatMul and Add (at least)
     expect(npu.activations + npu.weights).toBeGreaterThan(0);
@@ -131,7 +184,12 @@ describe('evaluationApi', async () => {
     expect(npu.fidelity.meanCosine).toBeGreaterThan(0.9);
     expect(npu.fidelity.meanCosine).not.toBe(result.report.fidelity.meanCosine); // BF16 rounding of the float tail shows
     expect(progress.some((p) => p.phase === 'npu')).toBe(true);
-    const plain = await a.evaluate(handle, { quantized: { name: 'mixed.onnx', data: buffer(mixed) }, samples: fakeImages(3), spec: unit, layers: false });
+    const plain = await a.evaluate(handle, {
+      quantized: { name: 'mixed.onnx', data: buffer(mixed) },
+      samples: fakeImages(3),
+      spec: unit,
+      layers: false,
+    });
     expect(plain.report.npu).toBeNull();
     expect(plain.report.fidelity.meanCosine).toBe(result.report.fidelity.meanCosine);
   });
@@ -140,7 +198,11 @@ describe('evaluationApi', async () => {
     const a = api();
     const bytes = readModel('mnist.onnx');
     const { handle } = await a.open(buffer(bytes), { fileName: 'mnist.onnx' });
-    const result = await a.evaluate(handle, { quantized: { name: 'same.onnx', data: buffer(bytes) }, samples: fakeImages(2), spec: unit });
+    const result = await a.evaluate(handle, {
+      quantized: { name: 'same.onnx', data: buffer(bytes) },
+      samples: fakeImages(2),
+      spec: unit,
+    });
     expect(result.report.outputs[0].metrics.cosine!.mean).toBeCloseTo(1, 6);
     expect(result.report.layers!.rows.every((row) => row.sqnr === Infinity)).toBe(true);
   });
@@ -148,13 +210,28 @@ describe('evaluationApi', async () => {
   it('refuses a quantized model of another model, no samples, and samples none of which is readable, by name', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
-    const other = smallModel({ nodes: [makeNode('Relu', ['x'], ['y'])], inputs: [floatIO('x', [1, 1, 28, 28])], outputs: [floatIO('y', [1, 1, 28, 28])], opset: 13 });
-    const mismatch = await rejection(a.evaluate(handle, { quantized: { name: 'other.onnx', data: buffer(encode(other)) }, samples: fakeImages(1), spec: unit }));
+    const other = smallModel({
+      nodes: [makeNode('Relu', ['x'], ['y'])],
+      inputs: [floatIO('x', [1, 1, 28, 28])],
+      outputs: [floatIO('y', [1, 1, 28, 28])],
+      opset: 13,
+    });
+    const mismatch = await rejection(
+      a.evaluate(handle, {
+        quantized: { name: 'other.onnx', data: buffer(encode(other)) },
+        samples: fakeImages(1),
+        spec: unit,
+      }),
+    );
     expect(mismatch.name).toBe('ComparisonError');
     expect(mismatch.message).toContain('not a quantization of this model');
     const quantized = { name: 'q.onnx', data: buffer(mnist.quantized) };
-    expect((await rejection(a.evaluate(handle, { quantized, samples: [], spec: unit }))).name).toBe('NoEvaluationDataError');
-    const corrupt = await rejection(a.evaluate(handle, { quantized, samples: [fakeImage('a.jpg', 'x'), fakeImage('b.jpg', 'y')], spec: unit }));
+    expect((await rejection(a.evaluate(handle, { quantized, samples: [], spec: unit }))).name).toBe(
+      'NoEvaluationDataError',
+    );
+    const corrupt = await rejection(
+      a.evaluate(handle, { quantized, samples: [fakeImage('a.jpg', 'x'), fakeImage('b.jpg', 'y')], spec: unit }),
+    );
     expect(corrupt.name).toBe('NoUsableSamplesError');
     expect(corrupt.message).toContain('a.jpg');
   });
@@ -163,9 +240,11 @@ describe('evaluationApi', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
     const quantized = { name: 'q.onnx', data: buffer(mnist.quantized) };
-    const cancelled = await rejection(a.evaluate(handle, { quantized, samples: fakeImages(4), spec: unit }, (p) => {
-      if (p.phase === 'decoding') a.cancel(handle);
-    }));
+    const cancelled = await rejection(
+      a.evaluate(handle, { quantized, samples: fakeImages(4), spec: unit }, (p) => {
+        if (p.phase === 'decoding') a.cancel(handle);
+      }),
+    );
     expect(cancelled.name).toBe('EvaluationCancelledError');
     const again = await a.evaluate(handle, { quantized, samples: fakeImages(2), spec: unit });
     expect(again.used).toBe(2);
@@ -175,15 +254,29 @@ describe('evaluationApi', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
     const measured: number[] = [];
-    const outcome = await a.suggest(handle, { samples: fakeImages(3), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 3 }, (p) => {
-      if (p.measured) measured.push(p.measured.step);
-    });
+    const outcome = await a.suggest(
+      handle,
+      {
+        samples: fakeImages(3),
+        spec: unit,
+        ranges: mnist.ranges,
+        config: xint8,
+        configName: 'XINT8',
+        target: 1,
+        maxSteps: 3,
+      },
+      (p) => {
+        if (p.measured) measured.push(p.measured.step);
+      },
+    );
     expect(outcome.steps.length).toBeGreaterThanOrEqual(2);
     expect(measured).toEqual(outcome.steps.map((s) => s.step));
     expect(outcome.steps[0]).toMatchObject({ step: 0, kept: true, candidate: null });
     expect(outcome.startCosine).toBe(outcome.steps[0].cosine);
     for (const s of outcome.steps) expect(Number.isFinite(s.cosine)).toBe(true);
-    const keptNodes = outcome.steps.filter((s) => s.step > 0 && s.kept && s.candidate!.kind === 'node').map((s) => s.candidate!.node);
+    const keptNodes = outcome.steps
+      .filter((s) => s.step > 0 && s.kept && s.candidate!.kind === 'node')
+      .map((s) => s.candidate!.node);
     expect(outcome.added.nodes).toEqual(keptNodes);
     expect(outcome.cosine).toBe(Math.max(...outcome.steps.filter((s) => s.kept).map((s) => s.cosine)));
   });
@@ -191,9 +284,23 @@ describe('evaluationApi', async () => {
   it('cancel during a search stops it with EvaluationCancelledError', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
-    const e = await rejection(a.suggest(handle, { samples: fakeImages(2), spec: unit, ranges: mnist.ranges, config: xint8, configName: 'XINT8', target: 1, maxSteps: 5 }, (p) => {
-      if (p.measured?.step === 0) a.cancel(handle);
-    }));
+    const e = await rejection(
+      a.suggest(
+        handle,
+        {
+          samples: fakeImages(2),
+          spec: unit,
+          ranges: mnist.ranges,
+          config: xint8,
+          configName: 'XINT8',
+          target: 1,
+          maxSteps: 5,
+        },
+        (p) => {
+          if (p.measured?.step === 0) a.cancel(handle);
+        },
+      ),
+    );
     expect(e.name).toBe('EvaluationCancelledError');
   });
   it('histograms of chosen tensors over the first few samples: binned over the calibrated range widened to the values seen', async () => {
@@ -213,6 +320,8 @@ describe('evaluationApi', async () => {
     // Two samples: 28×28 input values each, 10 logits each.
     expect(result.histograms.Input3.counts.reduce((x, y) => x + y, 0)).toBe(2 * 28 * 28);
     expect(result.histograms.Plus214_Output_0.counts.reduce((x, y) => x + y, 0)).toBe(2 * 10);
-    expect((await rejection(a.tensorHistograms(handle, { tensors, samples: [], spec: unit }))).name).toBe('NoEvaluationDataError');
+    expect((await rejection(a.tensorHistograms(handle, { tensors, samples: [], spec: unit }))).name).toBe(
+      'NoEvaluationDataError',
+    );
   });
 });

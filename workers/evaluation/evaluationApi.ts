@@ -21,8 +21,21 @@ import { suggestMeasure } from '../../src/core/evaluate/suggestMeasure.ts';
 import { qdqGrids } from '../../src/core/evaluate/qdqGrids.ts';
 import { compareAsNpu, npuReportInput, type NpuFigure } from '../../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
-import { buildReport, type Report, type ReportFile, type ReportHistogram, type ReportInput, type ReportTask, type ReportTiming } from '../../src/core/report/index.ts';
-import { ConfigError, validateConfig, type QuantConfig, type SubgraphExclusion } from '../../src/core/quantize/config.ts';
+import {
+  buildReport,
+  type Report,
+  type ReportFile,
+  type ReportHistogram,
+  type ReportInput,
+  type ReportTask,
+  type ReportTiming,
+} from '../../src/core/report/index.ts';
+import {
+  ConfigError,
+  validateConfig,
+  type QuantConfig,
+  type SubgraphExclusion,
+} from '../../src/core/quantize/config.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
@@ -40,7 +53,17 @@ import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/r
 import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { runParity, type ParityResult, type ParityRuntime } from '../../src/core/evaluate/parity.ts';
 import type { NodePrecision } from '../../src/core/quantize/precisionClasses.ts';
-import { evaluateTask, recognizeHead, TaskHeadError, runOutputs, taskReport, type HeadGuess, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
+import {
+  evaluateTask,
+  recognizeHead,
+  TaskHeadError,
+  runOutputs,
+  taskReport,
+  type HeadGuess,
+  type RunOutputs,
+  type TaskHead,
+  type TaskSample,
+} from '../../src/core/task/index.ts';
 
 export { EvaluationCancelledError, NoEvaluationDataError } from '../../src/core/evaluate/errors.ts';
 
@@ -213,7 +236,11 @@ interface HeldEvaluation {
   /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
   active: Set<{ cancelled: boolean }>;
   /** The last evaluation's outputs on image samples: another head is judged on them without running the models again. */
-  lastOutputs?: { request: EvaluationRequest; data: EvaluationFeeds; outputs: { float: RunOutputs; quant: RunOutputs }[] };
+  lastOutputs?: {
+    request: EvaluationRequest;
+    data: EvaluationFeeds;
+    outputs: { float: RunOutputs; quant: RunOutputs }[];
+  };
 }
 
 /** Progress at most every `ms` milliseconds, and always when a phase finishes. */
@@ -233,15 +260,19 @@ function checkSameInputs(float: ModelProto, quant: ModelProto, quantName: string
   const inits = (m: ModelProto) => new Set(m.graph!.initializer.map((t) => t.name ?? ''));
   const inputs = (m: ModelProto) => {
     const skip = inits(m);
-    return m.graph!.input.map((v) => v.name ?? '').filter((n) => !skip.has(n)).sort();
+    return m
+      .graph!.input.map((v) => v.name ?? '')
+      .filter((n) => !skip.has(n))
+      .sort();
   };
   const a = inputs(float);
   const b = inputs(quant);
   if (a.join('\u0000') !== b.join('\u0000')) {
-    throw new ComparisonError(`"${quantName}" takes the inputs ${b.map((n) => `"${n}"`).join(', ') || '(none)'}, the float model ${a.map((n) => `"${n}"`).join(', ')}: it is not a quantization of this model.`);
+    throw new ComparisonError(
+      `"${quantName}" takes the inputs ${b.map((n) => `"${n}"`).join(', ') || '(none)'}, the float model ${a.map((n) => `"${n}"`).join(', ')}: it is not a quantization of this model.`,
+    );
   }
 }
-
 
 /** An image file as a data URL, for the task pictures (the page and the downloaded report alike). */
 async function blobDataUrl(blob: Blob): Promise<string> {
@@ -252,7 +283,12 @@ async function blobDataUrl(blob: Blob): Promise<string> {
 }
 
 /** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */
-async function taskFigures(head: TaskHead, request: EvaluationRequest, data: EvaluationFeeds, outputs: readonly { float: RunOutputs; quant: RunOutputs }[]): Promise<ReportTask> {
+async function taskFigures(
+  head: TaskHead,
+  request: EvaluationRequest,
+  data: EvaluationFeeds,
+  outputs: readonly { float: RunOutputs; quant: RunOutputs }[],
+): Promise<ReportTask> {
   const samples: TaskSample[] = data.feeds.map((_, i) => taskSample(data, request.spec!, i, outputs[i]));
   const evaluation = evaluateTask(head, samples);
   const photos = new Map<string, string>();
@@ -281,11 +317,19 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
   }
 
   /** The quantized model of a request, read and checked against the float one (ComparisonError otherwise). */
-  async function openQuantized(h: HeldEvaluation, quantized: EvaluationRequest['quantized']): Promise<{ quant: ModelProto; quantBytes: Uint8Array }> {
-    const quantBytes = new Uint8Array(quantized.data instanceof Blob ? await quantized.data.arrayBuffer() : quantized.data);
+  async function openQuantized(
+    h: HeldEvaluation,
+    quantized: EvaluationRequest['quantized'],
+  ): Promise<{ quant: ModelProto; quantBytes: Uint8Array }> {
+    const quantBytes = new Uint8Array(
+      quantized.data instanceof Blob ? await quantized.data.arrayBuffer() : quantized.data,
+    );
     let quant: ModelProto;
     try {
-      quant = openModel(quantBytes, { fileName: quantized.name, externalData: await readExternalFiles(quantized.externalData) }).model;
+      quant = openModel(quantBytes, {
+        fileName: quantized.name,
+        externalData: await readExternalFiles(quantized.externalData),
+      }).model;
     } catch (e) {
       throw new ComparisonError(`"${quantized.name}" could not be read as an ONNX model: ${(e as Error).message}`);
     }
@@ -293,7 +337,13 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     return { quant, quantBytes };
   }
 
-  async function decodeSamples(h: HeldEvaluation, samples: readonly CalibrationSample[], spec: PreprocessSpec | null, check: () => void, progress: EvaluationProgressCallback): Promise<EvaluationFeeds> {
+  async function decodeSamples(
+    h: HeldEvaluation,
+    samples: readonly CalibrationSample[],
+    spec: PreprocessSpec | null,
+    check: () => void,
+    progress: EvaluationProgressCallback,
+  ): Promise<EvaluationFeeds> {
     return loadFeeds(samples, h.inputs, spec, deps.decodeImage, {
       cancelled: () => {
         check();
@@ -310,7 +360,9 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       const external = await readExternalFiles(options.externalFiles);
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
       if (summary.quantization.state !== 'float') {
-        throw new ComparisonError(`"${options.fileName}" is already quantized: evaluation compares a float model with its quantization.`);
+        throw new ComparisonError(
+          `"${options.fileName}" is already quantized: evaluation compares a float model with its quantization.`,
+        );
       }
       const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
       // Both models on the CPU (WASM) backend: see evaluation/comparisonRuntime.ts.
@@ -318,7 +370,16 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       // A float16 model is fed float32 (compareModels puts Casts at its interface).
       const inputs = summary.inputs.map((i) => (i.elemType === 'float16' ? { ...i, elemType: 'float32' } : i));
       const head = recognizeHead(summary);
-      const handle = held.add({ model, index, head, inputs, file, runtime, threads: options.threads, active: new Set() });
+      const handle = held.add({
+        model,
+        index,
+        head,
+        inputs,
+        file,
+        runtime,
+        threads: options.threads,
+        active: new Set(),
+      });
       return { handle, inputs, file, head };
     },
 
@@ -339,16 +400,29 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
      * NoUsableSamplesError, ComparisonError (a model that is not this one's quantization),
      * EvaluationCancelledError.
      */
-    async evaluate(handle: string, request: EvaluationRequest, onProgress?: EvaluationProgressCallback): Promise<EvaluationResult> {
+    async evaluate(
+      handle: string,
+      request: EvaluationRequest,
+      onProgress?: EvaluationProgressCallback,
+    ): Promise<EvaluationResult> {
       const h = held.get(handle);
       const progress = throttled(onProgress);
       return withToken(h, async (check) => {
         const start = performance.now();
         const { quant, quantBytes } = await openQuantized(h, request.quantized);
-        const quantFile: ReportFile = { name: request.quantized.name, sha256: await sha256Hex(quantBytes), bytes: quantBytes.byteLength };
+        const quantFile: ReportFile = {
+          name: request.quantized.name,
+          sha256: await sha256Hex(quantBytes),
+          bytes: quantBytes.byteLength,
+        };
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
-        const head = request.task === 'none' ? null : request.task === undefined || request.task === 'auto' ? h.head.head : request.task;
+        const head =
+          request.task === 'none'
+            ? null
+            : request.task === undefined || request.task === 'auto'
+              ? h.head.head
+              : request.task;
         // Task figures read boxes and masks on photos: image samples only (their sizes place the boxes). The outputs
         // are kept even without a head, so a head chosen afterwards is judged without running the models again.
         const onImages = judgesTask(data, request.spec);
@@ -382,22 +456,62 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
           { label: 'decoding and preprocessing the samples', seconds: data.seconds },
           { label: "both models at onnxruntime-web's default options ('all')", seconds: atDefault.seconds.total },
         ];
-        const defaultFigure = { runtime: 'onnxruntime-web (WASM)', graphOptimization: 'all' as const, outputs: atDefault.outputs };
+        const defaultFigure = {
+          runtime: 'onnxruntime-web (WASM)',
+          graphOptimization: 'all' as const,
+          outputs: atDefault.outputs,
+        };
         let npu: NpuFigure | undefined;
         if (request.npuBf16) {
-          npu = await compareAsNpu(h.model, quant, runtime, { onProgress: (done, total) => progress({ phase: 'npu', done, total }) });
-          timings.push({ label: 'as the NPU runs it (float parts in BF16), both models', seconds: npu.comparison.seconds.total });
+          npu = await compareAsNpu(h.model, quant, runtime, {
+            onProgress: (done, total) => progress({ phase: 'npu', done, total }),
+          });
+          timings.push({
+            label: 'as the NPU runs it (float parts in BF16), both models',
+            seconds: npu.comparison.seconds.total,
+          });
         }
-        let report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, defaultFigure, npu, undefined, task);
+        let report = buildComparisonReport(
+          h,
+          quantFile,
+          quant,
+          comparison,
+          ctx,
+          timings,
+          defaultFigure,
+          npu,
+          undefined,
+          task,
+        );
         if (report.ranges.length > 0) {
           // The worst layers are known only now: one more float run for their histograms.
           const t = performance.now();
-          const histograms = await activationHistograms(h.model, new Map(report.ranges.map((r) => [r.tensor, r])), runtime, (done, total) => progress({ phase: 'histograms', done, total }));
-          timings.push({ label: 'histograms of the worst layers (one float run)', seconds: (performance.now() - t) / 1000 });
-          report = buildComparisonReport(h, quantFile, quant, comparison, ctx, timings, defaultFigure, npu, histograms, task);
+          const histograms = await activationHistograms(
+            h.model,
+            new Map(report.ranges.map((r) => [r.tensor, r])),
+            runtime,
+            (done, total) => progress({ phase: 'histograms', done, total }),
+          );
+          timings.push({
+            label: 'histograms of the worst layers (one float run)',
+            seconds: (performance.now() - t) / 1000,
+          });
+          report = buildComparisonReport(
+            h,
+            quantFile,
+            quant,
+            comparison,
+            ctx,
+            timings,
+            defaultFigure,
+            npu,
+            histograms,
+            task,
+          );
         }
         const nodeSqnr: Record<string, number> = {};
-        if (comparison.layerwise) for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
+        if (comparison.layerwise)
+          for (const e of nodeErrors(comparison.layerwise.rows, h.index)) nodeSqnr[e.node] = e.sqnr;
         return {
           report,
           nodeSqnr,
@@ -416,13 +530,18 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
      * quantized here with the calibrated ranges and measured on the samples, layer by layer. Progress
      * reports every measured step. Named errors as `evaluate`, plus the quantizer's (ConfigError, …).
      */
-    async suggest(handle: string, request: SuggestRequest, onProgress?: EvaluationProgressCallback): Promise<SuggestOutcome> {
+    async suggest(
+      handle: string,
+      request: SuggestRequest,
+      onProgress?: EvaluationProgressCallback,
+    ): Promise<SuggestOutcome> {
       const h = held.get(handle);
       const progress = throttled(onProgress);
       return withToken(h, async (check) => {
         const start = performance.now();
         const config = validateConfig(request.config);
-        if (!(request.target > -1 && request.target <= 1)) throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
+        if (!(request.target > -1 && request.target <= 1))
+          throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
         const maxSteps = request.maxSteps ?? 8;
         const ranges = rangesFromTable(request.ranges);
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
@@ -454,7 +573,13 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
             measured++;
             // A cancel during a measurement is recorded by the search as a failed step: stop here instead.
             check();
-            progress({ phase: 'searching', done: data.feeds.length, total: data.feeds.length, step: stepProgress(), measured: step });
+            progress({
+              phase: 'searching',
+              done: data.feeds.length,
+              total: data.feeds.length,
+              step: stepProgress(),
+              measured: step,
+            });
           },
         }).catch((e: unknown) => {
           check(); // the starting measurement failed because of a cancel: say so, not "could not be evaluated"
@@ -493,7 +618,12 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         const data = await decodeSamples(h, samples, request.spec, check, () => undefined);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         const found = await activationHistograms(h.model, rangesFromTable(request.tensors), runtime);
-        return { histograms: Object.fromEntries(found), used: data.feeds.length, skipped: data.skipped, seconds: (performance.now() - start) / 1000 };
+        return {
+          histograms: Object.fromEntries(found),
+          used: data.feeds.length,
+          skipped: data.skipped,
+          seconds: (performance.now() - start) / 1000,
+        };
       });
     },
 
@@ -502,16 +632,29 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
      * browser has, against the WASM float reference, with the first node where a runtime parts from WASM.
      * Named errors as evaluate's; a runtime that fails gets its error in its row.
      */
-    async parity(handle: string, request: ParityRequest, onProgress?: EvaluationProgressCallback): Promise<ParityResult> {
+    async parity(
+      handle: string,
+      request: ParityRequest,
+      onProgress?: EvaluationProgressCallback,
+    ): Promise<ParityResult> {
       const h = held.get(handle);
       const progress = throttled(onProgress);
       return withToken(h, async (check) => {
         const { quant } = await openQuantized(h, request.quantized);
-        const data = await decodeSamples(h, request.samples.slice(0, Math.max(1, request.maxSamples ?? PARITY_SAMPLES)), request.spec, check, progress);
+        const data = await decodeSamples(
+          h,
+          request.samples.slice(0, Math.max(1, request.maxSamples ?? PARITY_SAMPLES)),
+          request.spec,
+          check,
+          progress,
+        );
         if (!deps.parityRuntimes) throw new ComparisonError('This build has no parity runtimes.');
         const { available, unavailable } = await deps.parityRuntimes(h.threads);
         check();
-        const result = await runParity(h.model, quant, available, data.feeds, { check, onProgress: (done, total) => progress({ phase: 'parity', done, total }) });
+        const result = await runParity(h.model, quant, available, data.feeds, {
+          check,
+          onProgress: (done, total) => progress({ phase: 'parity', done, total }),
+        });
         return { ...result, unavailable };
       });
     },
@@ -557,7 +700,11 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       grids: lw ? qdqGrids(quant) : undefined,
       ranges: ctx.ranges ? rangesFromTable(ctx.ranges) : undefined,
       histograms,
-      notes: histograms?.size ? ['Histograms in the range table are of the float model\'s activations on the evaluation samples, drawn over the tensor\'s range (widened to the values seen where they fall outside it).'] : [],
+      notes: histograms?.size
+        ? [
+            "Histograms in the range table are of the float model's activations on the evaluation samples, drawn over the tensor's range (widened to the values seen where they fall outside it).",
+          ]
+        : [],
       timings: [
         ...(ctx.timings ?? []),
         ...timings,

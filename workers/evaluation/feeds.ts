@@ -34,10 +34,15 @@ export async function loadFeeds(
   inputs: readonly TensorSummary[],
   spec: PreprocessSpec | null,
   decode: ImageDecoder,
-  hooks: { cancelled?: () => boolean; onSample?: (done: number, total: number) => void; cancelledError?: () => Error } = {},
+  hooks: {
+    cancelled?: () => boolean;
+    onSample?: (done: number, total: number) => void;
+    cancelledError?: () => Error;
+  } = {},
 ): Promise<EvaluationFeeds> {
   const start = performance.now();
-  if (samples.length === 0) throw new NoEvaluationDataError('No evaluation data: add images (or use the calibration images) to evaluate on.');
+  if (samples.length === 0)
+    throw new NoEvaluationDataError('No evaluation data: add images (or use the calibration images) to evaluate on.');
   const source = sampleSource(samples, inputs, spec ? validatePreprocess(spec) : null, decode);
   const feeds: Readonly<Record<string, Feed>>[] = [];
   const names: string[] = [];
@@ -58,7 +63,10 @@ export async function loadFeeds(
   }
   if (feeds.length === 0) {
     throw new NoUsableSamplesError(
-      `None of the ${source.count} evaluation samples could be used: ${skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
+      `None of the ${source.count} evaluation samples could be used: ${skipped
+        .slice(0, 3)
+        .map((s) => `${s.file} (${s.reason})`)
+        .join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
     );
   }
   return { feeds, names, indices, sizes, skipped, seconds: (performance.now() - start) / 1000 };

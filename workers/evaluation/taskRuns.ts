@@ -5,18 +5,43 @@
  */
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SampleRun, TaskFiguresOf } from '../../src/core/recover/targetMeasure.ts';
-import { evaluateTask, inputGeometry, runOutputs, taskTargetFigures, type RunOutputs, type TaskHead, type TaskSample } from '../../src/core/task/index.ts';
+import {
+  evaluateTask,
+  inputGeometry,
+  runOutputs,
+  taskTargetFigures,
+  type RunOutputs,
+  type TaskHead,
+  type TaskSample,
+} from '../../src/core/task/index.ts';
 import type { EvaluationFeeds } from './feeds.ts';
 
 /** Image samples only: their sizes place the boxes (a tensor sample has none). */
-export const judgesTask = (data: EvaluationFeeds, spec: PreprocessSpec | null): spec is PreprocessSpec => spec !== null && data.sizes.every((s) => s !== null);
+export const judgesTask = (data: EvaluationFeeds, spec: PreprocessSpec | null): spec is PreprocessSpec =>
+  spec !== null && data.sizes.every((s) => s !== null);
 
 /** Run `index`'s outputs as a task sample of `data` (decoded with `spec`). */
-export function taskSample(data: EvaluationFeeds, spec: PreprocessSpec, index: number, outputs: { float: RunOutputs; quant: RunOutputs }): TaskSample {
-  return { name: data.names[index], geometry: inputGeometry(data.sizes[index]!, Object.values(data.feeds[index])[0].dims, spec), float: outputs.float, quant: outputs.quant };
+export function taskSample(
+  data: EvaluationFeeds,
+  spec: PreprocessSpec,
+  index: number,
+  outputs: { float: RunOutputs; quant: RunOutputs },
+): TaskSample {
+  return {
+    name: data.names[index],
+    geometry: inputGeometry(data.sizes[index]!, Object.values(data.feeds[index])[0].dims, spec),
+    float: outputs.float,
+    quant: outputs.quant,
+  };
 }
 
 /** The task figures (by ladder metric name) of runs over `data`, read through `head`: a task target's reading. */
 export function taskFiguresOf(head: TaskHead, data: EvaluationFeeds, spec: PreprocessSpec): TaskFiguresOf {
-  return (runs: readonly SampleRun[]) => taskTargetFigures(evaluateTask(head, runs.map((r) => taskSample(data, spec, r.index, { float: runOutputs(r.float), quant: runOutputs(r.quant) }))));
+  return (runs: readonly SampleRun[]) =>
+    taskTargetFigures(
+      evaluateTask(
+        head,
+        runs.map((r) => taskSample(data, spec, r.index, { float: runOutputs(r.float), quant: runOutputs(r.quant) })),
+      ),
+    );
 }

@@ -4,7 +4,15 @@ import { modelApi, type ModelApi } from './modelApi.ts';
 import { quantizeApi } from './quantizeApi.ts';
 import { HandleTable, UnknownHandleError } from '../runtime/handles.ts';
 import { readModel } from '../../tests/helpers/fixtures.ts';
-import { DataType, encode, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from '../../src/core/onnx/index.ts';
+import {
+  DataType,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  type TensorProto,
+} from '../../src/core/onnx/index.ts';
 
 /** A fresh ArrayBuffer holding exactly the fixture's bytes (what File.arrayBuffer() gives the page). */
 function fixtureBuffer(name: string): ArrayBuffer {
@@ -76,7 +84,10 @@ describe('modelApi', () => {
   });
 
   it('opens a model with custom-domain ops and says so in the notes', async () => {
-    const { handle, summary } = await modelApi.open(fixtureBuffer('negative/custom-domain-op.onnx'), 'custom-domain-op.onnx');
+    const { handle, summary } = await modelApi.open(
+      fixtureBuffer('negative/custom-domain-op.onnx'),
+      'custom-domain-op.onnx',
+    );
     opened.push(handle);
     expect(summary.customOps.map((o) => o.domain)).toContain('com.microsoft.extensions');
     expect(summary.notes.some((n) => n.includes('custom domains'))).toBe(true);
@@ -84,19 +95,29 @@ describe('modelApi', () => {
 
   it('reads external data from the files given by name, and names the missing one otherwise', async () => {
     // A one-initializer model whose tensor lives in "weights.bin".
-    const weight = { name: 'w', dims: [2], data_type: DataType.FLOAT, data_location: 1, external_data: [{ key: 'location', value: 'weights.bin' }] } as TensorProto;
-    const model = makeModel(makeGraph({
-      node: [makeNode('Identity', ['w'], ['y'], 'id')],
-      initializer: [weight],
-      input: [],
-      output: [makeValueInfo('y', DataType.FLOAT, [2])],
-    }));
+    const weight = {
+      name: 'w',
+      dims: [2],
+      data_type: DataType.FLOAT,
+      data_location: 1,
+      external_data: [{ key: 'location', value: 'weights.bin' }],
+    } as TensorProto;
+    const model = makeModel(
+      makeGraph({
+        node: [makeNode('Identity', ['w'], ['y'], 'id')],
+        initializer: [weight],
+        input: [],
+        output: [makeValueInfo('y', DataType.FLOAT, [2])],
+      }),
+    );
     const bytes = encode(model);
     const buffer = () => new Uint8Array(bytes).buffer; // a copy of exactly the model's bytes (encode may return a view into a pool)
     const missing = await rejectionOf(modelApi.open(buffer(), 'ext.onnx'));
     expect(missing.name).toBe('ExternalDataError');
     expect(missing.message).toContain('"weights.bin", which was not given');
-    const truncated = await rejectionOf(modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': new Blob([new Uint8Array(5)]) }));
+    const truncated = await rejectionOf(
+      modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': new Blob([new Uint8Array(5)]) }),
+    );
     expect(truncated.name).toBe('ExternalDataError');
     expect(truncated.message).toContain('truncated');
     const weights = new File([new Float32Array([1, 2])], 'weights.bin');
@@ -121,7 +142,9 @@ describe('modelApi through comlink (what the page sees)', () => {
       await remote.close(handle);
 
       const error = await remote.open(fixtureBuffer('negative/truncated.onnx'), 'truncated.onnx').then(
-        () => { throw new Error('expected a rejection'); },
+        () => {
+          throw new Error('expected a rejection');
+        },
         (e: Error) => e,
       );
       expect(error).toBeInstanceOf(Error);

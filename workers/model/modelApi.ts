@@ -7,7 +7,14 @@
  * import comlink or touch the DOM. Errors are thrown as the core's named errors (NotOnnxError, …), whose
  * `name` survives the trip to the page.
  */
-import { encode, openModel, weightOf, type GraphProto, type ModelSummary, type OpenedModel } from '../../src/core/onnx/index.ts';
+import {
+  encode,
+  openModel,
+  weightOf,
+  type GraphProto,
+  type ModelSummary,
+  type OpenedModel,
+} from '../../src/core/onnx/index.ts';
 import { tinyModel } from '../../src/core/onnx/tinyModel.ts';
 import { weightlessGraph } from '../../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../../src/core/graph/tensorStatistics.ts';
@@ -58,7 +65,12 @@ export const modelApi = {
    * `externalFiles` are its external-data files (the user's Files) by file name, read here
    * (runtime/externalFiles.ts). Throws the core's named errors.
    */
-  async open(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>> = {}, options: OpenOptions = {}): Promise<OpenResult> {
+  async open(
+    bytes: ArrayBuffer,
+    fileName: string,
+    externalFiles: Readonly<Record<string, Blob>> = {},
+    options: OpenOptions = {},
+  ): Promise<OpenResult> {
     const data = new Uint8Array(bytes);
     const external = await readExternalFiles(externalFiles);
     const opened = openModel(data, { fileName, externalData: external });
@@ -66,7 +78,11 @@ export const modelApi = {
     if (options.handle) return { handle: models.put(options.handle, held), summary: opened.summary };
     const handle = models.add(held);
     const graph = opened.model.graph!;
-    return { handle, summary: opened.summary, ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}) };
+    return {
+      handle,
+      summary: opened.summary,
+      ...(graph.node.length <= STRUCTURE_WITH_OPEN_NODES ? { structure: weightlessGraph(graph) } : {}),
+    };
   },
 
   /** Forgets a model and its buffers. Closing an unknown handle is not an error (it may be closed already). */

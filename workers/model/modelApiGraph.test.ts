@@ -31,7 +31,9 @@ describe('the model worker hands the graph view a structure and weight statistic
     const index = buildGraphIndex(modelApi.graphStructure(handle));
     const weight = [...index.initializers.keys()].find((n) => index.initializers.get(n)!.dims.length === 4)!;
     const [stats, missing] = modelApi.weightStatistics(handle, [weight, 'Input3']);
-    expect('statistics' in stats && stats.statistics.count).toBe(index.initializers.get(weight)!.dims.reduce((a, b) => a * b, 1));
+    expect('statistics' in stats && stats.statistics.count).toBe(
+      index.initializers.get(weight)!.dims.reduce((a, b) => a * b, 1),
+    );
     expect('statistics' in stats && stats.statistics.min < stats.statistics.max).toBe(true);
     expect(missing).toEqual({ name: 'Input3', error: 'not a weight of this model' });
   });

@@ -47,7 +47,11 @@ export const quantizeApi = {
   /** A fresh copy of the held model's .onnx bytes, and its data files as given (other workers read those themselves). */
   modelBytes(handle: string): ModelBytesCopy {
     const held = heldModel(handle);
-    return { fileName: held.opened.summary.fileName, bytes: copyOf(held.bytes), externalFiles: { ...held.externalBlobs } };
+    return {
+      fileName: held.opened.summary.fileName,
+      bytes: copyOf(held.bytes),
+      externalFiles: { ...held.externalBlobs },
+    };
   },
 
   /**
@@ -55,11 +59,28 @@ export const quantizeApi = {
    * external data gives a result with external data too, in a file named `dataFileName` (by default the
    * source's name + `.quant.onnx.data`). Throws the core's named errors (UnsupportedModelError, ConfigError, ExclusionError).
    */
-  quantize(handle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): QuantizeOutput {
+  quantize(
+    handle: string,
+    ranges: RangeTable,
+    config: QuantConfig,
+    configName: string,
+    dataFileName?: string,
+  ): QuantizeOutput {
     const start = performance.now();
     const held = heldModel(handle);
-    const { model, report } = quantizeModel(held.opened.model, rangesFromTable(ranges), validateConfig(config), configName);
-    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`);
+    const { model, report } = quantizeModel(
+      held.opened.model,
+      rangesFromTable(ranges),
+      validateConfig(config),
+      configName,
+    );
+    return encoded(
+      model,
+      report,
+      start,
+      held.externalFiles.size > 0,
+      dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`,
+    );
   },
 
   /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
@@ -67,7 +88,13 @@ export const quantizeApi = {
     const start = performance.now();
     const held = heldModel(handle);
     const { model, report } = quantizeBf16(held.opened.model);
-    return encoded(model, report, start, held.externalFiles.size > 0, dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.bf16.onnx.data`);
+    return encoded(
+      model,
+      report,
+      start,
+      held.externalFiles.size > 0,
+      dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.bf16.onnx.data`,
+    );
   },
 };
 
@@ -76,13 +103,25 @@ export const quantizeApi = {
  * The result's parts; with external data (`external`: the source had it, or the model is too large for one
  * protobuf) the .onnx refers to `dataFileName`, whose parts come as `data`.
  */
-function encoded(model: ModelProto, report: QuantizeReport, start: number, external: boolean, dataFileName: string): QuantizeOutput {
+function encoded(
+  model: ModelProto,
+  report: QuantizeReport,
+  start: number,
+  external: boolean,
+  dataFileName: string,
+): QuantizeOutput {
   const total = (parts: ArrayBuffer[]) => parts.reduce((n, p) => n + p.byteLength, 0);
   if (external || needsExternalData(model)) {
     const layout = externalDataLayout(model, dataFileName);
     const parts = encodeParts(layout.model).map(copyOf);
     const data = layout.dataParts.map(copyOf);
-    return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000, data: { parts: data, byteLength: total(data) } };
+    return {
+      parts,
+      byteLength: total(parts),
+      report,
+      seconds: (performance.now() - start) / 1000,
+      data: { parts: data, byteLength: total(data) },
+    };
   }
   const parts = encodeParts(model).map(copyOf);
   return { parts, byteLength: total(parts), report, seconds: (performance.now() - start) / 1000 };

@@ -9,11 +9,12 @@ import { checkedDenseProduct } from './denseProduct.ts';
 /** C = A·B in a plain float64 loop: what the runtime's product must equal. */
 function product(a: Float64Array, b: Float64Array, m: number, k: number, n: number): Float64Array {
   const c = new Float64Array(m * n);
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-    let s = 0;
-    for (let l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
-    c[i * n + j] = s;
-  }
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let l = 0; l < k; l++) s += a[i * k + l] * b[l * n + j];
+      c[i * n + j] = s;
+    }
   return c;
 }
 
@@ -23,7 +24,12 @@ describe('checkedDenseProduct (onnxruntime-web WASM in Node)', () => {
     const web = createWebRuntime('wasm', 1);
     const counted: Runtime = { createSession: (bytes, purpose) => (sessions++, web.createSession(bytes, purpose)) };
     const dense = (await checkedDenseProduct(counted, () => expect.unreachable('no fallback on onnxruntime-web')))!;
-    for (const [m, k, n, seed] of [[3, 5, 4, 1], [33, 200, 17, 2], [65, 400, 65, 3], [1, 7, 1, 4]]) {
+    for (const [m, k, n, seed] of [
+      [3, 5, 4, 1],
+      [33, 200, 17, 2],
+      [65, 400, 65, 3],
+      [1, 7, 1, 4],
+    ]) {
       const a = Float64Array.from(seededFloats(m * k, seed, -1, 1), (x) => x * 1e3 + 1e-9);
       const b = Float64Array.from(seededFloats(k * n, seed + 10, -1, 1));
       const got = await dense.product(a, b, m, k, n);
@@ -54,9 +60,14 @@ describe('checkedDenseProduct (onnxruntime-web WASM in Node)', () => {
 
   it('falls back to TypeScript, saying why, when the runtime cannot open the model or computes in float32', async () => {
     const said: string[] = [];
-    const broken: Runtime = { createSession: () => Promise.reject(new Error('Could not find an implementation for MatMul(13) node with name \'\'')) };
+    const broken: Runtime = {
+      createSession: () =>
+        Promise.reject(new Error("Could not find an implementation for MatMul(13) node with name ''")),
+    };
     expect(await checkedDenseProduct(broken, (m) => said.push(m))).toBeUndefined();
-    expect(said[0]).toMatch(/layer problems in TypeScript.*float64 MatMul.*Could not find an implementation for MatMul/);
+    expect(said[0]).toMatch(
+      /layer problems in TypeScript.*float64 MatMul.*Could not find an implementation for MatMul/,
+    );
 
     // A runtime whose products come back rounded to float32: loads and runs, but not in double.
     const web = createWebRuntime('wasm', 1);
@@ -65,7 +76,12 @@ describe('checkedDenseProduct (onnxruntime-web WASM in Node)', () => {
         const { runner, backend } = await web.createSession(bytes, purpose);
         const run: typeof runner.run = async (feeds, fetches) => {
           const out = await runner.run(feeds, fetches);
-          return Object.fromEntries(Object.entries(out).map(([name, t]) => [name, { ...t, data: Float64Array.from(t.data as Float64Array, Math.fround) }]));
+          return Object.fromEntries(
+            Object.entries(out).map(([name, t]) => [
+              name,
+              { ...t, data: Float64Array.from(t.data as Float64Array, Math.fround) },
+            ]),
+          );
         };
         return { runner: { ...runner, run }, backend };
       },

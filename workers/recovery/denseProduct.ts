@@ -7,7 +7,11 @@
  * Before it is used it must compute a product exactly as float64 would; if the runtime cannot (a build without the
  * double kernel, a session that fails to open), the worker says why and the layer problems stay in TypeScript.
  */
-import { denseProductFault, runtimeDenseProduct, type RuntimeDenseProduct } from '../../src/core/recover/denseProduct.ts';
+import {
+  denseProductFault,
+  runtimeDenseProduct,
+  type RuntimeDenseProduct,
+} from '../../src/core/recover/denseProduct.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 
 /** What the worker says when the runtime cannot serve the product (console.warn in the page's worker). */
@@ -17,7 +21,10 @@ export type DenseFallbackLog = (message: string) => void;
  * The DenseProduct on `runtime` once it has computed a float64 product exactly; undefined (the optimizers' TypeScript
  * loops) otherwise, with the reason given to `log`.
  */
-export async function checkedDenseProduct(runtime: Runtime, log: DenseFallbackLog = console.warn): Promise<RuntimeDenseProduct | undefined> {
+export async function checkedDenseProduct(
+  runtime: Runtime,
+  log: DenseFallbackLog = console.warn,
+): Promise<RuntimeDenseProduct | undefined> {
   const dense = runtimeDenseProduct(runtime);
   const fault = await denseProductFault(dense.product);
   if (fault === null) return dense;

@@ -10,7 +10,8 @@ import { createWebRuntime } from '../runtime/ort.ts';
 
 const api = createRecoveryApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
 
-const release = (callback: RecoveryWorkerProgressCallback | undefined) => (callback as Remote<RecoveryWorkerProgressCallback> | undefined)?.[releaseProxy]?.();
+const release = (callback: RecoveryWorkerProgressCallback | undefined) =>
+  (callback as Remote<RecoveryWorkerProgressCallback> | undefined)?.[releaseProxy]?.();
 
 const wired: RecoveryApi = {
   ...api,

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
-import { DataType, decode, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../../src/core/onnx/index.ts';
+import {
+  DataType,
+  decode,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+} from '../../src/core/onnx/index.ts';
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
 import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from './recoveryApi.ts';
@@ -12,13 +21,23 @@ import type { Runtime } from '../../src/core/runtime/session.ts';
 import { DENSE_A, DENSE_B } from '../../src/core/recover/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
-const api = (): RecoveryApi => createRecoveryApi({ runtime: (_p, _t, why) => createWebRuntime('wasm', 1, why), decodeImage: fakeDecode });
+const api = (): RecoveryApi =>
+  createRecoveryApi({ runtime: (_p, _t, why) => createWebRuntime('wasm', 1, why), decodeImage: fakeDecode });
 const unit = getPreprocessPreset('unit');
 
-function withFinetune(algorithm: 'adaround' | 'adaquant', iterations: number, extra: Partial<QuantConfig> = {}): QuantConfig {
+function withFinetune(
+  algorithm: 'adaround' | 'adaquant',
+  iterations: number,
+  extra: Partial<QuantConfig> = {},
+): QuantConfig {
   const json = JSON.parse(configToJSON(getPreset('XINT8')));
   json.includeFastFt = true;
-  json.extraOptions.FastFinetune = { ...json.extraOptions.FastFinetune, OptimAlgorithm: algorithm, NumIterations: iterations, LogPeriod: 1 };
+  json.extraOptions.FastFinetune = {
+    ...json.extraOptions.FastFinetune,
+    OptimAlgorithm: algorithm,
+    NumIterations: iterations,
+    LogPeriod: 1,
+  };
   delete json.extraOptions.FastFinetune.LearningRate;
   return validateConfig({ ...json, ...extra });
 }
@@ -33,7 +52,8 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
 }
 
 async function openMnist(a: RecoveryApi) {
-  return (await a.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' })).handle;
+  return (await a.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' }))
+    .handle;
 }
 
 describe('recoveryApi (onnxruntime-web WASM)', () => {
@@ -42,12 +62,20 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const handle = await openMnist(a);
     const events: RecoveryWorkerProgress[] = [];
     const samples = [...fakeImages(4), fakeImage('broken.png', 'not an image')];
-    const out = await a.recover(handle, { samples, spec: unit, config: withFinetune('adaround', 20), configName: 'XINT8' }, (p) => events.push(p));
+    const out = await a.recover(
+      handle,
+      { samples, spec: unit, config: withFinetune('adaround', 20), configName: 'XINT8' },
+      (p) => events.push(p),
+    );
 
     expect(out.used).toBe(4);
     expect(out.skipped).toEqual([{ file: 'broken.png', reason: expect.stringContaining('not a readable image') }]);
     // Where it ran, and why WASM whatever the runtime switch says: the page shows it beside the result.
-    expect(out.ranOn).toMatchObject({ kind: 'wasm', threads: 1, chosenBecause: expect.stringMatching(/^fine-tuning quantizes and runs the quantized model/) });
+    expect(out.ranOn).toMatchObject({
+      kind: 'wasm',
+      threads: 1,
+      chosenBecause: expect.stringMatching(/^fine-tuning quantizes and runs the quantized model/),
+    });
     const r = out.rung;
     expect(r.label).toBe('XINT8 + AdaRound');
     expect(r.handle).not.toBeNull();
@@ -60,7 +88,8 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
       expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore); // a worse result is not kept
     }
     const phases = new Set(events.map((e) => e.phase));
-    for (const p of ['decoding', 'prepare', 'calibrate', 'quantize', 'gather', 'layer', 'evaluate']) expect(phases, p).toContain(p);
+    for (const p of ['decoding', 'prepare', 'calibrate', 'quantize', 'gather', 'layer', 'evaluate'])
+      expect(phases, p).toContain(p);
     const layers = events.filter((e) => e.phase === 'layer');
     expect(layers.at(-1)!.layer).toMatchObject({ done: r.finetune!.layers.length, total: r.finetune!.layers.length });
     expect(layers.some((e) => (e.layer!.curve?.length ?? 0) > 1)).toBe(true);
@@ -68,12 +97,19 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const picked = a.pick(r.handle!);
     expect(decode(new Uint8Array(picked.bytes)).graph!.node.some((n) => n.op_type === 'DequantizeLinear')).toBe(true);
     const session = await createSession(new Uint8Array(picked.bytes));
-    const outputs = await session.run({ [session.inputNames[0]]: float32Tensor(seededFloats(28 * 28, 3), [1, 1, 28, 28]) });
+    const outputs = await session.run({
+      [session.inputNames[0]]: float32Tensor(seededFloats(28 * 28, 3), [1, 1, 28, 28]),
+    });
     expect(Object.values(outputs)[0].dims).toEqual([1, 10]);
     await session.release();
 
     // A new run replaces the last one's models: the old handle is gone, by name.
-    const again = await a.recover(handle, { samples: fakeImages(2), spec: unit, config: getPreset('XINT8'), configName: 'XINT8' });
+    const again = await a.recover(handle, {
+      samples: fakeImages(2),
+      spec: unit,
+      config: getPreset('XINT8'),
+      configName: 'XINT8',
+    });
     expect(again.rung.label).toBe('XINT8');
     expect(again.rung.finetune).toBeNull();
     expect(() => a.pick(r.handle!)).toThrow(expect.objectContaining({ name: 'UnknownHandleError' }));
@@ -85,7 +121,18 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const finished: RecoveryWorkerProgress[] = [];
     const out = await a.ladder(
       handle,
-      { samples: fakeImages(3), evaluationSamples: fakeImages(2), spec: unit, config: withFinetune('adaround', 3), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, mixedPrecision: false, finetuneReach: 1 },
+      {
+        samples: fakeImages(3),
+        evaluationSamples: fakeImages(2),
+        spec: unit,
+        config: withFinetune('adaround', 3),
+        target: 'cosine:1',
+        formats: ['XINT8'],
+        perChannelRung: false,
+        exclusions: false,
+        mixedPrecision: false,
+        finetuneReach: 1,
+      },
       (p) => p.phase === 'rung-done' && finished.push(p),
     );
     // MNIST has no pair CLE can equalize, so there is no CLE rung.
@@ -127,9 +174,21 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
   it('a cancel stops the climb with the rungs measured so far', async () => {
     const a = api();
     const handle = await openMnist(a);
-    const run = a.ladder(handle, { samples: fakeImages(3), spec: unit, config: withFinetune('adaquant', 2000), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false }, (p) => {
-      if (p.phase === 'layer' || (p.phase === 'rung-done' && p.finished!.index === 2)) a.cancel(handle);
-    });
+    const run = a.ladder(
+      handle,
+      {
+        samples: fakeImages(3),
+        spec: unit,
+        config: withFinetune('adaquant', 2000),
+        target: 'cosine:1',
+        formats: ['XINT8'],
+        perChannelRung: false,
+        exclusions: false,
+      },
+      (p) => {
+        if (p.phase === 'layer' || (p.phase === 'rung-done' && p.finished!.index === 2)) a.cancel(handle);
+      },
+    );
     const out = await run;
     expect(out.stopped).toBe('cancelled');
     expect(out.rungs.length).toBeGreaterThanOrEqual(2);
@@ -141,11 +200,24 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const handle = await openMnist(a);
     let live: string | undefined;
     const seen: RecoveryWorkerProgress[] = [];
-    const out = await a.ladder(handle, { samples: fakeImages(3), spec: unit, config: withFinetune('adaquant', 2000), target: 'cosine:1', formats: ['XINT8'], perChannelRung: false, exclusions: false, timeBudget: 3600 }, (p) => {
-      seen.push(p);
-      live ??= p.ladder;
-      if (p.phase === 'layer') a.cancel(handle);
-    });
+    const out = await a.ladder(
+      handle,
+      {
+        samples: fakeImages(3),
+        spec: unit,
+        config: withFinetune('adaquant', 2000),
+        target: 'cosine:1',
+        formats: ['XINT8'],
+        perChannelRung: false,
+        exclusions: false,
+        timeBudget: 3600,
+      },
+      (p) => {
+        seen.push(p);
+        live ??= p.ladder;
+        if (p.phase === 'layer') a.cancel(handle);
+      },
+    );
     expect(out.stopped).toBe('cancelled');
     expect(live).toBe(out.handle);
     const finished = out.rungs.filter((g) => g.handle !== null);
@@ -166,15 +238,31 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
   it('names what is wrong: no calibration images, a bad target, a cancelled single run', async () => {
     const a = api();
     const handle = await openMnist(a);
-    expect((await rejection(a.recover(handle, { samples: [], spec: unit, config: withFinetune('adaround', 2), configName: 'XINT8' }))).name).toBe('NoRecoveryDataError');
-    expect((await rejection(a.ladder(handle, { samples: fakeImages(1), spec: unit, config: getPreset('XINT8'), target: 'ssim:0.9' }))).name).toBe('LadderTargetError');
-    const run = a.recover(handle, { samples: fakeImages(2), spec: unit, config: withFinetune('adaquant', 5000), configName: 'XINT8' }, (p) => {
-      if (p.phase === 'gather') a.cancel(handle);
-    });
+    expect(
+      (
+        await rejection(
+          a.recover(handle, { samples: [], spec: unit, config: withFinetune('adaround', 2), configName: 'XINT8' }),
+        )
+      ).name,
+    ).toBe('NoRecoveryDataError');
+    expect(
+      (
+        await rejection(
+          a.ladder(handle, { samples: fakeImages(1), spec: unit, config: getPreset('XINT8'), target: 'ssim:0.9' }),
+        )
+      ).name,
+    ).toBe('LadderTargetError');
+    const run = a.recover(
+      handle,
+      { samples: fakeImages(2), spec: unit, config: withFinetune('adaquant', 5000), configName: 'XINT8' },
+      (p) => {
+        if (p.phase === 'gather') a.cancel(handle);
+      },
+    );
     expect((await rejection(run)).name).toBe('RecoveryCancelledError');
   });
 
-  it('builds the layer problems on the runtime\'s float64 MatMul: one session for every layer and run of the model', async () => {
+  it("builds the layer problems on the runtime's float64 MatMul: one session for every layer and run of the model", async () => {
     const web = createWebRuntime('wasm', 1);
     const dense = { sessions: 0, runs: 0 };
     const counting: Runtime = {
@@ -189,21 +277,49 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const a = createRecoveryApi({ runtime: () => counting, decodeImage: fakeDecode });
     const handle = await openMnist(a);
     for (const algorithm of ['adaround', 'adaquant'] as const) {
-      const out = await a.recover(handle, { samples: fakeImages(4), spec: unit, config: withFinetune(algorithm, 3), configName: 'XINT8' });
+      const out = await a.recover(handle, {
+        samples: fakeImages(4),
+        spec: unit,
+        config: withFinetune(algorithm, 3),
+        configName: 'XINT8',
+      });
       expect(out.rung.finetune!.layers.length).toBeGreaterThanOrEqual(2);
     }
     expect(dense.sessions).toBe(1);
     expect(dense.runs).toBeGreaterThan(1 + 3); // the check, then mnist's second Conv (k = 201 over 4 × 196 rows) in each run
   });
 
-  it('a task target (miou) measured through the page\'s task head on the evaluation images; without a head, a named error', async () => {
+  it("a task target (miou) measured through the page's task head on the evaluation images; without a head, a named error", async () => {
     const a = api();
     // A per-pixel classifier made in code: a 1×1 Conv mixing the three colour channels into three class scores.
     const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
-    const model = makeModel(makeGraph({ name: 'seg', node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')], input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])], output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])], initializer: [w] }), { '': 13 }, 7);
-    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' })).handle;
-    const base = { samples: fakeImages(3), spec: unit, config: getPreset('XINT8'), formats: ['XINT8' as const], perChannelRung: false, exclusions: false, mixedPrecision: false };
-    const out = await a.ladder(handle, { ...base, target: 'miou:0.5', task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null } });
+    const model = makeModel(
+      makeGraph({
+        name: 'seg',
+        node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
+        input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
+        output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
+        initializer: [w],
+      }),
+      { '': 13 },
+      7,
+    );
+    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' }))
+      .handle;
+    const base = {
+      samples: fakeImages(3),
+      spec: unit,
+      config: getPreset('XINT8'),
+      formats: ['XINT8' as const],
+      perChannelRung: false,
+      exclusions: false,
+      mixedPrecision: false,
+    };
+    const out = await a.ladder(handle, {
+      ...base,
+      target: 'miou:0.5',
+      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+    });
     expect(out.stopped).toBe('target');
     const rung = out.rungs[0];
     expect(rung.metrics.miou).toBe(rung.score);

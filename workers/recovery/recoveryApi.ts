@@ -25,8 +25,25 @@ import type { Ranges } from '../../src/core/quantize/plan.ts';
 import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { buildReport, type Report, type ReportFile } from '../../src/core/report/index.ts';
-import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../src/core/recover/quantizeWithRecovery.ts';
-import { climbLadder, ladderReport, ladderSoFar, LadderTargetError, parseLadderTarget, TASK_LADDER_METRICS, type LadderOrder, type LadderResult, type LadderStop, type Rung, type RungResult, type SkippedRung } from '../../src/core/recover/ladder.ts';
+import {
+  quantizeWithRecovery,
+  type RecoveryProgress,
+  type RecoveryReport,
+} from '../../src/core/recover/quantizeWithRecovery.ts';
+import {
+  climbLadder,
+  ladderReport,
+  ladderSoFar,
+  LadderTargetError,
+  parseLadderTarget,
+  TASK_LADDER_METRICS,
+  type LadderOrder,
+  type LadderResult,
+  type LadderStop,
+  type Rung,
+  type RungResult,
+  type SkippedRung,
+} from '../../src/core/recover/ladder.ts';
 import { ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
 import { ladderClimbOptions } from '../../src/core/recover/ladderSetup.ts';
 import type { CurvePoint } from '../../src/core/recover/tuning.ts';
@@ -134,7 +151,14 @@ export interface RecoveryWorkerProgress {
    * The rung being measured (ladder only): `of` the most rungs the climb may measure (fewer as rungs are ruled out),
    * `estimate` its expected seconds and what they rest on, `why` why it comes now.
    */
-  rung: { index: number; label: string; step: number | 'ours'; of?: number; estimate?: { seconds: number; basis: string }; why?: string } | null;
+  rung: {
+    index: number;
+    label: string;
+    step: number | 'ours';
+    of?: number;
+    estimate?: { seconds: number; basis: string };
+    why?: string;
+  } | null;
   /** The climb's handle from its start (ladder only): its report and its rungs are there even before it ends. */
   ladder?: string;
   phase: 'decoding' | RecoveryProgress['phase'] | 'evaluate' | 'rung-done' | 'mixed';
@@ -147,7 +171,14 @@ export interface RecoveryWorkerProgress {
   /** Phase 'mixed': the cosine of the configuration just measured. */
   cosine?: number;
   /** Phase 'layer': the layer just tuned or corrected, and its loss curve. */
-  layer?: { id: string; done: number; total: number; lossBefore?: number; lossAfter?: number; curve?: readonly CurvePoint[] };
+  layer?: {
+    id: string;
+    done: number;
+    total: number;
+    lossBefore?: number;
+    lossAfter?: number;
+    curve?: readonly CurvePoint[];
+  };
   /** Phase 'rung-done': the rung just measured. */
   finished?: RungSummary;
 }
@@ -190,7 +221,14 @@ export interface RungSummary {
   /** What the mixed-precision search chose (a mixed-precision run or rung), null otherwise. */
   mixedPrecision: MixedPrecisionSummary | null;
   /** Seconds of each step (the recovery report's), null when the rung failed. */
-  timing: { cle: number; calibrate: number; gather: number; finetune: number; biasCorrection: number; total: number } | null;
+  timing: {
+    cle: number;
+    calibrate: number;
+    gather: number;
+    finetune: number;
+    biasCorrection: number;
+    total: number;
+  } | null;
 }
 
 /** The mixed-precision search in numbers: its cosine on the sensitivity samples before and after, and each kind's budget. */
@@ -206,7 +244,14 @@ export interface MixedPrecisionSummary {
 function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummary | null {
   if (!m) return null;
   const b = (k: 'act16' | 'w16' | 'float') => ({ ...m.budget[k] });
-  return { startCosine: m.startCosine, cosine: m.cosine, reached: m.reached, measurements: m.steps.length, seconds: m.seconds, budget: { act16: b('act16'), w16: b('w16'), float: b('float') } };
+  return {
+    startCosine: m.startCosine,
+    cosine: m.cosine,
+    reached: m.reached,
+    measurements: m.steps.length,
+    seconds: m.seconds,
+    budget: { act16: b('act16'), w16: b('w16'), float: b('float') },
+  };
 }
 
 export interface RecoveryOutcome {
@@ -294,8 +339,12 @@ interface HeldLadder {
  */
 function ladderTask(request: LadderRequest, judging: EvaluationFeeds, metric: string) {
   if (!(TASK_LADDER_METRICS as readonly string[]).includes(metric)) return undefined;
-  if (!request.task) throw new LadderTargetError(`a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`);
-  if (!judgesTask(judging, request.spec)) throw new LadderTargetError(`a ${metric} target is judged on images: the evaluation samples are tensors`);
+  if (!request.task)
+    throw new LadderTargetError(
+      `a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`,
+    );
+  if (!judgesTask(judging, request.spec))
+    throw new LadderTargetError(`a ${metric} target is judged on images: the evaluation samples are tensors`);
   return taskFiguresOf(request.task, judging, request.spec);
 }
 
@@ -314,7 +363,10 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
   const ladders = new HandleTable<HeldLadder>('ladder');
 
   /** Runs `body` with a fresh cancel signal of `h`; RecoveryCancelledError once cancelled, whatever the body threw. */
-  async function withSignal<T>(h: HeldModel, body: (signal: { aborted: boolean }, check: () => void) => Promise<T>): Promise<T> {
+  async function withSignal<T>(
+    h: HeldModel,
+    body: (signal: { aborted: boolean }, check: () => void) => Promise<T>,
+  ): Promise<T> {
     const signal = { aborted: false };
     h.active.add(signal);
     const check = () => {
@@ -331,22 +383,48 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
   }
 
   /** Decodes calibration and evaluation samples once; the calibrate callback runs the float model on them. */
-  async function prepareData(h: HeldModel, request: RecoveryData, check: () => void, progress: RecoveryWorkerProgressCallback) {
+  async function prepareData(
+    h: HeldModel,
+    request: RecoveryData,
+    check: () => void,
+    progress: RecoveryWorkerProgressCallback,
+  ) {
     if (request.samples.length === 0) {
-      throw new NoRecoveryDataError('No calibration images: recovery calibrates, fine-tunes and measures on real data. Add images in the calibration step.');
+      throw new NoRecoveryDataError(
+        'No calibration images: recovery calibrates, fine-tunes and measures on real data. Add images in the calibration step.',
+      );
     }
     const hooks = (what: string) => ({
       cancelled: () => (check(), false),
       onSample: (done: number, total: number) => progress({ rung: null, phase: 'decoding', done, total }),
       cancelledError: () => new RecoveryCancelledError(`cancelled while decoding the ${what}`),
     });
-    const tuning = await loadFeeds(request.samples, h.inputs, request.spec, deps.decodeImage, hooks('calibration samples'));
+    const tuning = await loadFeeds(
+      request.samples,
+      h.inputs,
+      request.spec,
+      deps.decodeImage,
+      hooks('calibration samples'),
+    );
     const own = request.evaluationSamples && request.evaluationSamples.length > 0;
-    const judging = own ? await loadFeeds(request.evaluationSamples!, h.inputs, request.spec, deps.decodeImage, hooks('evaluation samples')) : tuning;
+    const judging = own
+      ? await loadFeeds(
+          request.evaluationSamples!,
+          h.inputs,
+          request.spec,
+          deps.decodeImage,
+          hooks('evaluation samples'),
+        )
+      : tuning;
     const calibrate = async (model: ModelProto, config: QuantConfig): Promise<Ranges> => {
       const calibrator = new ModelCalibrator(model, h.runtime);
       try {
-        const outcome = await calibrator.calibrate(feedSource(tuning), config, () => (check(), false), () => undefined);
+        const outcome = await calibrator.calibrate(
+          feedSource(tuning),
+          config,
+          () => (check(), false),
+          () => undefined,
+        );
         return rangesOf(outcome.states as TensorStates);
       } finally {
         await calibrator.release();
@@ -360,7 +438,9 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       judgingRuntime: comparisonRuntime(h.runtime, judging.feeds, check, request.aim ?? 'all') as ComparisonRuntime,
       aim: request.aim ?? 'all',
       skipped: [...tuning.skipped, ...(own ? judging.skipped : [])],
-      dataSource: own ? `${judging.feeds.length} evaluation sample(s)` : `${judging.feeds.length} calibration sample(s)`,
+      dataSource: own
+        ? `${judging.feeds.length} evaluation sample(s)`
+        : `${judging.feeds.length} calibration sample(s)`,
     };
   }
 
@@ -378,8 +458,26 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
   }
 
   /** Keeps a measured model and describes it. */
-  function summarize(h: HeldModel, detail: RungDetail | undefined, base: Omit<RungSummary, 'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing' | 'mixedPrecision'>): RungSummary {
-    if (!detail) return { ...base, handle: null, finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: null, timing: null, mixedPrecision: null };
+  function summarize(
+    h: HeldModel,
+    detail: RungDetail | undefined,
+    base: Omit<
+      RungSummary,
+      'handle' | 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'quantization' | 'timing' | 'mixedPrecision'
+    >,
+  ): RungSummary {
+    if (!detail)
+      return {
+        ...base,
+        handle: null,
+        finetune: null,
+        cle: null,
+        biasCorrection: null,
+        skippedLayers: 0,
+        quantization: null,
+        timing: null,
+        mixedPrecision: null,
+      };
     const config = validateConfig(JSON.parse(base.config));
     const handle = rungs.add({
       model: detail.quantized,
@@ -392,10 +490,18 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       samples: detail.comparison.samples,
     });
     h.kept.rungs.push(handle);
-    return { ...base, handle, ...recoveryFacts(detail.recovery), quantization: { ...detail.report.counts }, mixedPrecision: mixedSummary(detail.mixedPrecision) };
+    return {
+      ...base,
+      handle,
+      ...recoveryFacts(detail.recovery),
+      quantization: { ...detail.report.counts },
+      mixedPrecision: mixedSummary(detail.mixedPrecision),
+    };
   }
 
-  function recoveryFacts(r: RecoveryReport): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing'> {
+  function recoveryFacts(
+    r: RecoveryReport,
+  ): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing'> {
     return {
       timing: {
         cle: r.seconds.cle,
@@ -410,7 +516,13 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
             algorithm: r.finetune.algorithm,
             lossBefore: r.finetune.lossBefore,
             lossAfter: r.finetune.lossAfter,
-            layers: r.finetune.layers.map((l) => ({ id: l.id, lossBefore: l.lossBefore, lossAfter: l.lossAfter, kept: l.kept, curve: l.curve })),
+            layers: r.finetune.layers.map((l) => ({
+              id: l.id,
+              lossBefore: l.lossBefore,
+              lossAfter: l.lossAfter,
+              kept: l.kept,
+              curve: l.curve,
+            })),
           }
         : null,
       cle: r.cle ? { pairs: r.cle.pairs.length } : null,
@@ -419,12 +531,28 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
     };
   }
 
-  const forward = (progress: RecoveryWorkerProgressCallback, rung: RecoveryWorkerProgress['rung'], ladder?: string) => (p: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress) => {
-    if (p.phase === 'mixed') progress({ rung, ladder, phase: 'mixed', done: p.done, total: p.total, cosine: p.cosine });
-    else if (p.phase === 'layer') progress({ rung, ladder, phase: 'layer', layer: { id: p.id, done: p.done, total: p.total, lossBefore: p.lossBefore, lossAfter: p.lossAfter, curve: p.curve } });
-    else if (p.phase === 'gather') progress({ rung, ladder, phase: 'gather', done: p.stage, total: p.stages });
-    else progress({ rung, ladder, phase: p.phase });
-  };
+  const forward =
+    (progress: RecoveryWorkerProgressCallback, rung: RecoveryWorkerProgress['rung'], ladder?: string) =>
+    (p: RecoveryProgress | { phase: 'evaluate' } | LadderSearchProgress) => {
+      if (p.phase === 'mixed')
+        progress({ rung, ladder, phase: 'mixed', done: p.done, total: p.total, cosine: p.cosine });
+      else if (p.phase === 'layer')
+        progress({
+          rung,
+          ladder,
+          phase: 'layer',
+          layer: {
+            id: p.id,
+            done: p.done,
+            total: p.total,
+            lossBefore: p.lossBefore,
+            lossAfter: p.lossAfter,
+            curve: p.curve,
+          },
+        });
+      else if (p.phase === 'gather') progress({ rung, ladder, phase: 'gather', done: p.stage, total: p.stages });
+      else progress({ rung, ladder, phase: p.phase });
+    };
 
   return {
     /** Decodes the float model; its bytes stay here. ComparisonError for a model that is already quantized. */
@@ -432,9 +560,18 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       const data = new Uint8Array(bytes);
       const external = await readExternalFiles(options.externalFiles);
       const { model, index, summary } = openModel(data, { fileName: options.fileName, externalData: external });
-      if (summary.quantization.state !== 'float') throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
+      if (summary.quantization.state !== 'float')
+        throw new ComparisonError(`"${options.fileName}" is already quantized: recovery starts from the float model.`);
       const file: ReportFile = { name: options.fileName, sha256: await sha256Hex(data), bytes: data.byteLength };
-      const handle = models.add({ model, index, inputs: summary.inputs, file, runtime: recordBackend(deps.runtime('wasm', options.threads, ON_WASM), ON_WASM), active: new Set(), kept: { rungs: [], ladders: [] } });
+      const handle = models.add({
+        model,
+        index,
+        inputs: summary.inputs,
+        file,
+        runtime: recordBackend(deps.runtime('wasm', options.threads, ON_WASM), ON_WASM),
+        active: new Set(),
+        kept: { rungs: [], ladders: [] },
+      });
       return { handle, inputs: summary.inputs, file };
     },
 
@@ -443,7 +580,11 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
      * Named errors: NoRecoveryDataError, NoUsableSamplesError, RecoveryCancelledError, RecoveryError,
      * ConfigError and what the quantizer throws.
      */
-    async recover(handle: string, request: RecoveryRequest, onProgress?: RecoveryWorkerProgressCallback): Promise<RecoveryOutcome> {
+    async recover(
+      handle: string,
+      request: RecoveryRequest,
+      onProgress?: RecoveryWorkerProgressCallback,
+    ): Promise<RecoveryOutcome> {
       const h = models.get(handle);
       const progress = onProgress ?? (() => undefined);
       return withSignal(h, async (signal, check) => {
@@ -454,14 +595,27 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         if (request.mixedPrecision) {
           const { budget, target, maxMeasurements = 100 } = request.mixedPrecision;
           progress({ rung: null, phase: 'calibrate' });
-          const plain: QuantConfig = { ...config, includeCle: false, includeSq: false, includeFastFt: false, includeBiasCorrection: false };
-          mixed = await chooseMixedPrecision(h.model, await data.calibrate(h.model, plain), config, data.tuningRuntime, {
-            budget,
-            target,
-            maxMeasurements,
-            signal,
-            onStep: (s) => progress({ rung: null, phase: 'mixed', done: s.index, total: maxMeasurements, cosine: s.cosine }),
-          });
+          const plain: QuantConfig = {
+            ...config,
+            includeCle: false,
+            includeSq: false,
+            includeFastFt: false,
+            includeBiasCorrection: false,
+          };
+          mixed = await chooseMixedPrecision(
+            h.model,
+            await data.calibrate(h.model, plain),
+            config,
+            data.tuningRuntime,
+            {
+              budget,
+              target,
+              maxMeasurements,
+              signal,
+              onStep: (s) =>
+                progress({ rung: null, phase: 'mixed', done: s.index, total: maxMeasurements, cosine: s.cosine }),
+            },
+          );
           check();
           config = mixed.config;
         }
@@ -477,14 +631,34 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
           configName: request.configName,
         });
         progress({ rung: null, phase: 'evaluate' });
-        const comparison = await compareModels(h.model, result.model, data.judgingRuntime, { layers: false, floatIndex: h.index });
+        const comparison = await compareModels(h.model, result.model, data.judgingRuntime, {
+          layers: false,
+          floatIndex: h.index,
+        });
         const metrics = ladderMetrics(comparison.outputs);
         const seconds = (performance.now() - start) / 1000;
         forgetPrevious(h);
         const rung = summarize(
           h,
-          { quantized: result.model, report: result.report, recovery: result.recovery, comparison, mixedPrecision: mixed },
-          { index: 1, label: recipeLabel(config, request.configName, mixed !== undefined), step: null, score: metrics.cosine, metrics, met: false, seconds, error: null, config: configToJSON(config), preset: request.configName as PresetName },
+          {
+            quantized: result.model,
+            report: result.report,
+            recovery: result.recovery,
+            comparison,
+            mixedPrecision: mixed,
+          },
+          {
+            index: 1,
+            label: recipeLabel(config, request.configName, mixed !== undefined),
+            step: null,
+            score: metrics.cosine,
+            metrics,
+            met: false,
+            seconds,
+            error: null,
+            config: configToJSON(config),
+            preset: request.configName as PresetName,
+          },
         );
         return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds, ranOn: h.runtime.ranOn() };
       });
@@ -495,7 +669,11 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
      * Progress says the rung, its phase and layer, and each rung's numbers as it ends. A cancel ends the
      * climb with what was measured (stopped: 'cancelled'); a bad target is LadderTargetError.
      */
-    async ladder(handle: string, request: LadderRequest, onProgress?: RecoveryWorkerProgressCallback): Promise<LadderOutcome> {
+    async ladder(
+      handle: string,
+      request: LadderRequest,
+      onProgress?: RecoveryWorkerProgressCallback,
+    ): Promise<LadderOutcome> {
       const h = models.get(handle);
       const progress = onProgress ?? (() => undefined);
       const target = parseLadderTarget(request.target);
@@ -508,14 +686,28 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         const start = performance.now();
         const base = validateConfig(request.config);
         const data = await prepareData(h, request, check, progress);
-        const info = (r: Rung): RecoveryWorkerProgress['rung'] => ({ index: r.index, label: r.label, step: r.step, of: r.of, estimate: r.estimate ? { ...r.estimate } : undefined, why: r.why });
+        const info = (r: Rung): RecoveryWorkerProgress['rung'] => ({
+          index: r.index,
+          label: r.label,
+          step: r.step,
+          of: r.of,
+          estimate: r.estimate ? { ...r.estimate } : undefined,
+          why: r.why,
+        });
         forgetPrevious(h);
         // The climb is held from its start, its result the rungs measured so far: after a Cancel (or while it runs) its
         // report and every finished rung's model are there, whatever becomes of the rung in flight.
         const measuredSoFar: RungResult[] = [];
         const skippedSoFar: SkippedRung[] = [];
         const order = request.order ?? 'eight-bit-first';
-        const held: HeldLadder = { model: handle, result: ladderSoFar(target, order, [], [], 'cancelled'), handles: [], dataSource: data.dataSource, npuBf16: request.npuBf16 ?? false, aim: data.aim };
+        const held: HeldLadder = {
+          model: handle,
+          result: ladderSoFar(target, order, [], [], 'cancelled'),
+          handles: [],
+          dataSource: data.dataSource,
+          npuBf16: request.npuBf16 ?? false,
+          aim: data.aim,
+        };
         const ladderHandle = ladders.add(held);
         h.kept.ladders.push(ladderHandle);
         const update = () => {
@@ -550,11 +742,18 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
           },
           // The judge is onnxruntime-web (WASM or WebGPU), not the x86 CPU provider's vpmaddubsw kernels the saturation rule
           // is about (core/quantize/cpuKernelSafety.ts): no saturation-safe rung here, as before (not measured in a browser).
-          { calibrationSamples: data.tuning.feeds.length, evaluationSamples: data.judging.feeds.length, kernelsSaturate: false },
+          {
+            calibrationSamples: data.tuning.feeds.length,
+            evaluationSamples: data.judging.feeds.length,
+            kernelsSaturate: false,
+          },
         );
         const summaries: RungSummary[] = [];
         // The budget's deadline stops the rung in flight (the climb then ends 'budget').
-        const deadline = request.timeBudget === undefined ? undefined : setTimeout(() => (signal.aborted = true), request.timeBudget * 1000);
+        const deadline =
+          request.timeBudget === undefined
+            ? undefined
+            : setTimeout(() => (signal.aborted = true), request.timeBudget * 1000);
         const result = await climbLadder({
           ...climb,
           signal,
@@ -572,7 +771,10 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
               metrics: { ...r.metrics },
               met: r.met,
               seconds: r.seconds,
-              error: signal.aborted && r.error ? 'RecoveryCancelledError: cancelled while this rung was measured' : (r.error ?? null),
+              error:
+                signal.aborted && r.error
+                  ? 'RecoveryCancelledError: cancelled while this rung was measured'
+                  : (r.error ?? null),
               config: configToJSON(r.config),
               preset: rung.recipe.preset,
             });
@@ -613,7 +815,14 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
       const r = rungs.get(rungHandle);
       const bytes = encode(r.model);
       const copy = new Uint8Array(bytes).buffer as ArrayBuffer;
-      return { bytes: copy, report: r.report, config: configToJSON(r.config), label: r.label, preset: r.preset, seconds: r.seconds };
+      return {
+        bytes: copy,
+        report: r.report,
+        config: configToJSON(r.config),
+        label: r.label,
+        preset: r.preset,
+        seconds: r.seconds,
+      };
     },
 
     /**
@@ -632,10 +841,23 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         title: `Accuracy-recovery ladder: ${h.file.name}`,
         createdAt: new Date().toISOString(),
         floatModel: h.file,
-        quantizedModel: bytes && rung ? { name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`, bytes: bytes.length, sha256: await sha256Hex(bytes) } : null,
+        quantizedModel:
+          bytes && rung
+            ? {
+                name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`,
+                bytes: bytes.length,
+                sha256: await sha256Hex(bytes),
+              }
+            : null,
         config: rung ? { name: rung.label, settings: configToPlainJson(rung.config) } : null,
         exclusions: rung ? rung.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })) : [],
-        quantization: rung ? { nodes: rung.report.counts.nodes, quantized: rung.report.counts.quantized, float: rung.report.counts.float } : null,
+        quantization: rung
+          ? {
+              nodes: rung.report.counts.nodes,
+              quantized: rung.report.counts.quantized,
+              float: rung.report.counts.float,
+            }
+          : null,
         precisions: rung ? nodePrecisions(rung.report) : null,
         samples: rung?.samples ?? 0,
         dataSource: l.dataSource,
@@ -643,7 +865,11 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         outputs: rung?.outputs ?? [],
         ladder: ladderReport(result),
         timings: l.result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
-        notes: l.npuBf16 ? ['Every rung was judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs them; the written models keep them in float32.'] : [],
+        notes: l.npuBf16
+          ? [
+              'Every rung was judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs them; the written models keep them in float32.',
+            ]
+          : [],
       });
     },
 
@@ -673,7 +899,8 @@ export function recipeLabel(config: QuantConfig, name: string, mixedPrecision = 
   if (config.enableNpuTransformer) parts.push('attention rules');
   if (config.includeSq) parts.push('SmoothQuant');
   if (config.includeCle) parts.push('CLE');
-  if (config.includeFastFt) parts.push(config.extraOptions.FastFinetune.OptimAlgorithm === 'adaround' ? 'AdaRound' : 'AdaQuant');
+  if (config.includeFastFt)
+    parts.push(config.extraOptions.FastFinetune.OptimAlgorithm === 'adaround' ? 'AdaRound' : 'AdaQuant');
   if (config.includeBiasCorrection) parts.push('bias correction');
   return parts.join(' + ');
 }

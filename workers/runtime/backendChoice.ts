@@ -96,7 +96,15 @@ export function decideJob(costs: MeasuredCosts, runs: number): JobDecision {
   const long = !Number.isFinite(runs);
   const webgpuMs = long ? costs.webgpu.steadyMs : jobMs(costs.webgpu, runs);
   const wasmMs = long ? costs.wasm.steadyMs : jobMs(costs.wasm, runs);
-  return { winner: webgpuMs < wasmMs ? 'webgpu' : 'wasm', runs, webgpuMs, wasmMs, webgpuRunMs: costs.webgpu.steadyMs, wasmRunMs: costs.wasm.steadyMs, basis: 'measured earlier' };
+  return {
+    winner: webgpuMs < wasmMs ? 'webgpu' : 'wasm',
+    runs,
+    webgpuMs,
+    wasmMs,
+    webgpuRunMs: costs.webgpu.steadyMs,
+    wasmRunMs: costs.wasm.steadyMs,
+    basis: 'measured earlier',
+  };
 }
 
 /**
@@ -120,7 +128,11 @@ export const DEFAULT_DEVICE_PRIOR: DevicePrior = { startupMs: 2000, runRatio: 0.
 
 /** The prior a measured model leaves on its device. */
 export function priorOf(costs: MeasuredCosts): DevicePrior {
-  return { startupMs: startupMs(costs.webgpu), runRatio: costs.wasm.steadyMs > 0 ? costs.webgpu.steadyMs / costs.wasm.steadyMs : 1, measured: true };
+  return {
+    startupMs: startupMs(costs.webgpu),
+    runRatio: costs.wasm.steadyMs > 0 ? costs.webgpu.steadyMs / costs.wasm.steadyMs : 1,
+    measured: true,
+  };
 }
 
 /**
@@ -134,7 +146,16 @@ export function worthStartingGpu(wasmRunMs: number, runsLeft: number, prior: Dev
   const wasmMs = runsLeft * wasmRunMs;
   const gpuRunsMs = wasmMs * Math.min(1, Math.max(0, prior.runRatio));
   if (wasmMs - gpuRunsMs > prior.startupMs) return null;
-  return { winner: 'wasm', runs: runsLeft, webgpuMs: prior.startupMs + gpuRunsMs, wasmMs, wasmRunMs, webgpuRunMs: wasmRunMs * prior.runRatio, basis: 'start-up not paid back', priorMeasured: prior.measured };
+  return {
+    winner: 'wasm',
+    runs: runsLeft,
+    webgpuMs: prior.startupMs + gpuRunsMs,
+    wasmMs,
+    wasmRunMs,
+    webgpuRunMs: wasmRunMs * prior.runRatio,
+    basis: 'start-up not paid back',
+    priorMeasured: prior.measured,
+  };
 }
 
 /**
@@ -145,7 +166,15 @@ export function decideRemaining(webgpu: BackendCost, wasm: BackendCost, runsLeft
   const n = Number.isFinite(runsLeft) ? runsLeft : 1;
   const webgpuMs = n * webgpu.steadyMs;
   const wasmMs = n * wasm.steadyMs;
-  return { winner: webgpuMs < wasmMs ? 'webgpu' : 'wasm', runs: runsLeft, webgpuMs, wasmMs, webgpuRunMs: webgpu.steadyMs, wasmRunMs: wasm.steadyMs, basis: 'measured on this model' };
+  return {
+    winner: webgpuMs < wasmMs ? 'webgpu' : 'wasm',
+    runs: runsLeft,
+    webgpuMs,
+    wasmMs,
+    webgpuRunMs: webgpu.steadyMs,
+    wasmRunMs: wasm.steadyMs,
+    basis: 'measured on this model',
+  };
 }
 
 /** "3.2 ms", "41 ms", "1.3 s". */
@@ -165,7 +194,9 @@ export function decisionReason(d: JobDecision): string {
   const perRun = `WebGPU ${formatMs(d.webgpuRunMs ?? NaN)} a run, WASM ${formatMs(d.wasmRunMs)}`;
   const verdict = d.winner === 'webgpu' ? 'WebGPU finishes sooner here' : 'WASM finishes sooner here';
   if (d.basis === 'measured earlier') {
-    const whole = runs ? `; ${runs} from the start: WebGPU about ${formatMs(d.webgpuMs)}, WASM ${formatMs(d.wasmMs)}, session and first run included` : '';
+    const whole = runs
+      ? `; ${runs} from the start: WebGPU about ${formatMs(d.webgpuMs)}, WASM ${formatMs(d.wasmMs)}, session and first run included`
+      : '';
     return `${verdict} (${perRun}${whole}; measured earlier on this model and device)`;
   }
   return `${verdict} (${perRun}${runs ? `, ${runs} left` : ''}; measured on this model)`;

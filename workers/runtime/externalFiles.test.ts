@@ -13,7 +13,10 @@ describe('external-data files read inside a worker', () => {
   });
 
   it('reads every given file by the name the model uses; none given is an empty map', async () => {
-    const files = await readExternalFiles({ 'a.onnx.data': new Blob([bytes.subarray(0, 10)]), 'b.bin': new File([bytes.subarray(10, 15)], 'b.bin') });
+    const files = await readExternalFiles({
+      'a.onnx.data': new Blob([bytes.subarray(0, 10)]),
+      'b.bin': new File([bytes.subarray(10, 15)], 'b.bin'),
+    });
     expect([...files.keys()]).toEqual(['a.onnx.data', 'b.bin']);
     expect(files.get('b.bin')).toEqual(bytes.subarray(10, 15));
     expect((await readExternalFiles(undefined)).size).toBe(0);

@@ -24,7 +24,9 @@ export async function readBlob(blob: Blob, pieceBytes = READ_PIECE_BYTES): Promi
 }
 
 /** The external-data files a worker was given (by the name the model's tensors use), read into memory. */
-export async function readExternalFiles(files: Readonly<Record<string, Blob>> | undefined): Promise<Map<string, Uint8Array>> {
+export async function readExternalFiles(
+  files: Readonly<Record<string, Blob>> | undefined,
+): Promise<Map<string, Uint8Array>> {
   const entries = Object.entries(files ?? {});
   const read: [string, Uint8Array][] = [];
   for (const [name, blob] of entries) read.push([name, await readBlob(blob)]); // one at a time: the peak is one file's pieces

@@ -16,11 +16,30 @@
  * The module is imported dynamically, so a worker that never runs a model never loads it.
  */
 import type * as OrtModule from 'onnxruntime-web';
-import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor, SessionPlan, SessionPurpose } from '../../src/core/runtime/session.ts';
+import type {
+  BackendInfo,
+  Feed,
+  InferenceRunner,
+  Runtime,
+  RunTensor,
+  SessionPlan,
+  SessionPurpose,
+} from '../../src/core/runtime/session.ts';
 import { asSessionModel, type ModelBytes, type SessionModel } from '../../src/core/onnx/externalize.ts';
 import {
-  adapterKey, adapterLabel, decideJob, decideRemaining, decisionReason, DEFAULT_DEVICE_PRIOR, priorOf, softwareAdapterReason, worthStartingGpu,
-  type AdapterFacts, type BackendPreference, type DevicePrior, type MeasuredCosts,
+  adapterKey,
+  adapterLabel,
+  decideJob,
+  decideRemaining,
+  decisionReason,
+  DEFAULT_DEVICE_PRIOR,
+  priorOf,
+  softwareAdapterReason,
+  worthStartingGpu,
+  type AdapterFacts,
+  type BackendPreference,
+  type DevicePrior,
+  type MeasuredCosts,
 } from './backendChoice.ts';
 import { probeKey, readCosts, readPrior, writeCosts, writePrior } from './probeCache.ts';
 import type { ParityRuntime } from '../../src/core/evaluate/parity.ts';
@@ -126,12 +145,19 @@ function wrap(ort: Ort, session: OrtModule.InferenceSession): InferenceRunner {
 // `session.disable_prepacking`): measured, that copy took 0.71 bytes of WebAssembly heap per byte of model,
 // the difference between a 2.2 GB model filling the 4 GiB heap and leaving room for its evaluation
 // (core/runtime/wasmHeap.ts).
-const sessionOptions = (providers: OrtModule.InferenceSession.ExecutionProviderConfig[], model: SessionModel, level: GraphOptimization = 'basic'): OrtModule.InferenceSession.SessionOptions => ({
+const sessionOptions = (
+  providers: OrtModule.InferenceSession.ExecutionProviderConfig[],
+  model: SessionModel,
+  level: GraphOptimization = 'basic',
+): OrtModule.InferenceSession.SessionOptions => ({
   executionProviders: providers,
   graphOptimizationLevel: level,
   logSeverityLevel: 3,
   ...(model.externalData.length > 0
-    ? { externalData: model.externalData.map((f) => ({ path: f.path, data: f.data })), extra: { session: { disable_prepacking: '1' } } }
+    ? {
+        externalData: model.externalData.map((f) => ({ path: f.path, data: f.data })),
+        extra: { session: { disable_prepacking: '1' } },
+      }
     : {}),
 });
 
@@ -164,7 +190,11 @@ const steady = (runs: readonly number[]): number => (runs.length === 1 ? runs[0]
  * to the faster steady run, the other session is released, and both backends' costs are cached for this model
  * and device (the next job is decided before any session is made: decideJob).
  */
-export function probingRunner(wasm: Made, startGpu: () => Promise<Made | { failed: string }>, plan: ProbePlan): InferenceRunner {
+export function probingRunner(
+  wasm: Made,
+  startGpu: () => Promise<Made | { failed: string }>,
+  plan: ProbePlan,
+): InferenceRunner {
   const wasmTimes: number[] = [];
   const gpuTimes: number[] = [];
   let gpu: Made | null = null;
@@ -181,7 +211,14 @@ export function probingRunner(wasm: Made, startGpu: () => Promise<Made | { faile
   };
   const settle = (win: Made, lose: Made | null, why: string) => {
     const wasmWon = win === wasm;
-    kept = { runner: win.runner, backend: { ...win.backend, chosenBecause: why, ...(wasmWon ? { fallbackReason: [why, win.backend.fallbackReason].filter(Boolean).join('; ') } : {}) } };
+    kept = {
+      runner: win.runner,
+      backend: {
+        ...win.backend,
+        chosenBecause: why,
+        ...(wasmWon ? { fallbackReason: [why, win.backend.fallbackReason].filter(Boolean).join('; ') } : {}),
+      },
+    };
     dropped = lose ? lose.runner.release() : null;
   };
   return {
@@ -230,7 +267,10 @@ export function probingRunner(wasm: Made, startGpu: () => Promise<Made | { faile
       kept?.backend ??
       (gpu
         ? { ...gpu.backend, chosenBecause: 'timing WebGPU on the next runs, against WASM' }
-        : { ...wasm.backend, chosenBecause: 'timing WASM on the first runs, to decide whether WebGPU can pay for its start-up' }),
+        : {
+            ...wasm.backend,
+            chosenBecause: 'timing WASM on the first runs, to decide whether WebGPU can pay for its start-up',
+          }),
   };
 }
 
@@ -245,7 +285,12 @@ export interface BackendMakers {
  * decide before any session is made (only the winner's is); else WASM starts and probingRunner decides on the
  * job's own samples. `runs` is the job's length (Infinity where unknown); `device` the adapter's key.
  */
-export async function measuredSession(make: BackendMakers, modelBytes: Uint8Array, device: string, runs: number): Promise<Made> {
+export async function measuredSession(
+  make: BackendMakers,
+  modelBytes: Uint8Array,
+  device: string,
+  runs: number,
+): Promise<Made> {
   const key = await probeKey(modelBytes, device);
   const known = await readCosts(key);
   if (known) {
@@ -253,7 +298,14 @@ export async function measuredSession(make: BackendMakers, modelBytes: Uint8Arra
     const why = decisionReason(d);
     if (d.winner === 'wasm') {
       const cpu = await make.wasm();
-      return { runner: cpu.runner, backend: { ...cpu.backend, chosenBecause: why, fallbackReason: [why, cpu.backend.fallbackReason].filter(Boolean).join('; ') } };
+      return {
+        runner: cpu.runner,
+        backend: {
+          ...cpu.backend,
+          chosenBecause: why,
+          fallbackReason: [why, cpu.backend.fallbackReason].filter(Boolean).join('; '),
+        },
+      };
     }
     const gpu = await make.webgpu(why);
     if (!('failed' in gpu)) return gpu;
@@ -262,7 +314,13 @@ export async function measuredSession(make: BackendMakers, modelBytes: Uint8Arra
   }
   const t0 = performance.now();
   const cpu = await make.wasm();
-  const plan: ProbePlan = { runs, wasmCreateMs: performance.now() - t0, prior: (await readPrior(device)) ?? DEFAULT_DEVICE_PRIOR, key, device };
+  const plan: ProbePlan = {
+    runs,
+    wasmCreateMs: performance.now() - t0,
+    prior: (await readPrior(device)) ?? DEFAULT_DEVICE_PRIOR,
+    key,
+    device,
+  };
   const runner = probingRunner(cpu, () => make.webgpu('measured'), plan);
   return { runner, backend: runner.backend!() };
 }
@@ -274,7 +332,11 @@ export async function measuredSession(make: BackendMakers, modelBytes: Uint8Arra
  * threads (the module reads the setting once, so the first runtime of a worker sets it). `forcedBecause` says why
  * WASM runs where `preference` forces it (the switch, or a step that only runs right on the CPU).
  */
-export function createWebRuntime(preference: BackendPreference = 'auto', threads = MAX_THREADS, forcedBecause = 'the runtime switch says WASM'): Runtime {
+export function createWebRuntime(
+  preference: BackendPreference = 'auto',
+  threads = MAX_THREADS,
+  forcedBecause = 'the runtime switch says WASM',
+): Runtime {
   const wasm = wasmChoice(globalThis.crossOriginIsolated === true, globalThis.navigator?.hardwareConcurrency, threads);
   let adapter: Promise<AdapterLook> | null = null;
   /** Set once WebGPU failed to load a model: later sessions of this worker go straight to WASM. */
@@ -287,17 +349,35 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
     ...extra,
   });
 
-  async function onWasm(model: SessionModel, why: string | null, extra: Partial<BackendInfo> = {}, level: GraphOptimization = 'basic'): Promise<Made> {
+  async function onWasm(
+    model: SessionModel,
+    why: string | null,
+    extra: Partial<BackendInfo> = {},
+    level: GraphOptimization = 'basic',
+  ): Promise<Made> {
     const ort = await loadWasm(wasm.threads);
     const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['wasm'], model, level));
     return { runner: wrap(ort, session), backend: wasmInfo(why, extra) };
   }
 
-  async function onWebGpu(model: SessionModel, facts: AdapterFacts, because: string): Promise<Made | { failed: string }> {
+  async function onWebGpu(
+    model: SessionModel,
+    facts: AdapterFacts,
+    because: string,
+  ): Promise<Made | { failed: string }> {
     try {
       const ort = await loadWebGpu(wasm.threads);
       const session = await ort.InferenceSession.create(model.bytes, sessionOptions(['webgpu', 'wasm'], model));
-      return { runner: wrap(ort, session), backend: { kind: 'webgpu', threads: 0, fallbackReason: null, chosenBecause: because, adapter: adapterLabel(facts) } };
+      return {
+        runner: wrap(ort, session),
+        backend: {
+          kind: 'webgpu',
+          threads: 0,
+          fallbackReason: null,
+          chosenBecause: because,
+          adapter: adapterLabel(facts),
+        },
+      };
     } catch (e) {
       gpuBroken = `WebGPU could not load the model (${e instanceof Error ? e.message : String(e)})`;
       return { failed: gpuBroken };
@@ -313,9 +393,15 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
       if (look.unavailable !== undefined) return false;
       return preference === 'webgpu' || softwareAdapterReason(look.facts) === null;
     },
-    async createSession(bytes: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan, level: GraphOptimization = 'basic') {
+    async createSession(
+      bytes: ModelBytes,
+      purpose: SessionPurpose,
+      plan?: SessionPlan,
+      level: GraphOptimization = 'basic',
+    ) {
       const model = asSessionModel(bytes);
-      if (purpose === 'quantized') return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)', {}, level);
+      if (purpose === 'quantized')
+        return onWasm(model, 'quantized models run on the CPU (WebGPU int8 kernels are not trusted)', {}, level);
       if (preference === 'wasm') return onWasm(model, forcedBecause, { chosenBecause: forcedBecause });
       adapter ??= lookAtAdapter();
       const look = await adapter;
@@ -328,10 +414,19 @@ export function createWebRuntime(preference: BackendPreference = 'auto', threads
         return 'failed' in gpu ? onWasm(model, gpu.failed, label) : gpu;
       }
       const software = softwareAdapterReason(facts);
-      if (software) return onWasm(model, `${software}: slower than WASM for this work, so not used unless the Runtime switch says WebGPU`, label);
+      if (software)
+        return onWasm(
+          model,
+          `${software}: slower than WASM for this work, so not used unless the Runtime switch says WebGPU`,
+          label,
+        );
       // A model with its weights beside it is too large to hold twice for a probe: a real GPU takes it.
       if (model.externalData.length > 0) {
-        const gpu = await onWebGpu(model, facts, 'a GPU adapter, and a model too large to load twice for a timed probe');
+        const gpu = await onWebGpu(
+          model,
+          facts,
+          'a GPU adapter, and a model too large to load twice for a timed probe',
+        );
         return 'failed' in gpu ? onWasm(model, gpu.failed, label) : gpu;
       }
       return measuredSession(
@@ -353,7 +448,12 @@ function loadJsep(threads: number): Promise<Ort> {
 }
 
 /** A runtime of the parity table: one backend, forced (no fallback to another), at graph optimization 'basic'. */
-function forcedRuntime(id: string, label: string, load: () => Promise<Ort>, provider: OrtModule.InferenceSession.ExecutionProviderConfig): ParityRuntime {
+function forcedRuntime(
+  id: string,
+  label: string,
+  load: () => Promise<Ort>,
+  provider: OrtModule.InferenceSession.ExecutionProviderConfig,
+): ParityRuntime {
   return {
     id,
     label,
@@ -390,8 +490,14 @@ export async function webnnUnavailable(): Promise<string | null> {
  * Every runtime this browser offers for the parity check, WASM (the reference) first; those it lacks, with why.
  * WebGPU comes twice: the native backend the page uses, and the JSEP one of onnxruntime-web's default import.
  */
-export async function parityRuntimes(threads = MAX_THREADS): Promise<{ available: ParityRuntime[]; unavailable: { id: string; label: string; reason: string }[] }> {
-  const { threads: n } = wasmChoice(globalThis.crossOriginIsolated === true, globalThis.navigator?.hardwareConcurrency, threads);
+export async function parityRuntimes(
+  threads = MAX_THREADS,
+): Promise<{ available: ParityRuntime[]; unavailable: { id: string; label: string; reason: string }[] }> {
+  const { threads: n } = wasmChoice(
+    globalThis.crossOriginIsolated === true,
+    globalThis.navigator?.hardwareConcurrency,
+    threads,
+  );
   const available: ParityRuntime[] = [forcedRuntime('wasm', 'WASM (reference)', () => loadWasm(n), 'wasm')];
   const unavailable: { id: string; label: string; reason: string }[] = [];
   const look = await lookAtAdapter();

@@ -63,7 +63,9 @@ async function write(key: string, value: unknown): Promise<void> {
 }
 
 const isCost = (c: unknown): boolean =>
-  typeof c === 'object' && c !== null && ['createMs', 'firstRunMs', 'steadyMs'].every((k) => Number.isFinite((c as Record<string, unknown>)[k]));
+  typeof c === 'object' &&
+  c !== null &&
+  ['createMs', 'firstRunMs', 'steadyMs'].every((k) => Number.isFinite((c as Record<string, unknown>)[k]));
 
 /** Both backends' costs measured earlier on this model and device, or null (an entry of another shape is ignored). */
 export async function readCosts(key: string): Promise<MeasuredCosts | null> {
@@ -76,7 +78,9 @@ export const writeCosts = (key: string, costs: MeasuredCosts): Promise<void> => 
 /** WebGPU's figures last measured on this device, or null. */
 export async function readPrior(adapter: string): Promise<DevicePrior | null> {
   const v = (await read(priorKey(adapter))) as Partial<DevicePrior> | null;
-  return v && Number.isFinite(v.startupMs) && Number.isFinite(v.runRatio) ? { startupMs: v.startupMs!, runRatio: v.runRatio!, measured: true } : null;
+  return v && Number.isFinite(v.startupMs) && Number.isFinite(v.runRatio)
+    ? { startupMs: v.startupMs!, runRatio: v.runRatio!, measured: true }
+    : null;
 }
 
 export const writePrior = (adapter: string, prior: DevicePrior): Promise<void> => write(priorKey(adapter), prior);

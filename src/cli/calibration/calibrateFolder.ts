@@ -40,13 +40,22 @@ export async function calibrateFolder(
   if (tensors) {
     const data = tensorFolderFeeds(dir, listing, model);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    result = await calibrateOnFeeds(model, shardFiles(data.feeds, shard), { config, onProgress: (p) => bar.update(p), round });
+    result = await calibrateOnFeeds(model, shardFiles(data.feeds, shard), {
+      config,
+      onProgress: (p) => bar.update(p),
+      round,
+    });
   } else {
     // What no data can fix (custom-domain ops, an already quantized model) is said before how data would feed it.
     assertCalibratable(summarize(model, buildGraphIndex(model.graph!)), 'The model');
     const { spec, note } = loadPreprocessArgument(preprocess, model);
     if (note) process.stderr.write(`note: ${note}\n`);
-    result = await calibrateOnImages(model, shardFiles(listing.images, shard), { spec, config, onProgress: (p) => bar.update(p), round });
+    result = await calibrateOnImages(model, shardFiles(listing.images, shard), {
+      spec,
+      config,
+      onProgress: (p) => bar.update(p),
+      round,
+    });
   }
   bar.done();
   return reported(result, tensors);
@@ -56,7 +65,11 @@ export async function calibrateFolder(
  * Calibration on a folder already decoded (folderFeeds: `quantize --mixed-precision` judges on the same images), with
  * calibrateFolder's progress and summary, without decoding the folder again.
  */
-export async function calibrateDecoded(model: ModelProto, data: FolderFeeds, config: QuantConfig): Promise<CalibrationResult> {
+export async function calibrateDecoded(
+  model: ModelProto,
+  data: FolderFeeds,
+  config: QuantConfig,
+): Promise<CalibrationResult> {
   const tensors = data.kind === 'tensors';
   const bar = terminalProgress('calibrating', tensors ? 'samples' : 'images');
   const result = await calibrateOnFeeds(model, data.feeds, { config, onProgress: (p) => bar.update(p) });
@@ -76,6 +89,8 @@ function reported(result: CalibrationResult, tensors: boolean): CalibrationResul
 }
 
 /** Ranges as the ranges file stores them: { tensor: [min, max] }. */
-export function rangesToJSON(ranges: ReadonlyMap<string, { min: number; max: number }>): Record<string, [number, number]> {
+export function rangesToJSON(
+  ranges: ReadonlyMap<string, { min: number; max: number }>,
+): Record<string, [number, number]> {
   return Object.fromEntries([...ranges].map(([k, v]) => [k, [v.min, v.max]]));
 }

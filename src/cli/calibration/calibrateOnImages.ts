@@ -9,8 +9,20 @@ import path from 'node:path';
 import os from 'node:os';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
 import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
-import { InferenceError, NoCalibrationDataError, NoUsableSamplesError, NotAnImageModelError } from '../../core/calibrate/errors.ts';
-import { assertCalibratable, ModelCalibrator, RUN_OUTPUT_BUDGET_BYTES, type Progress, type SampleSource, type SequentialRound } from '../../core/calibrate/run/runner.ts';
+import {
+  InferenceError,
+  NoCalibrationDataError,
+  NoUsableSamplesError,
+  NotAnImageModelError,
+} from '../../core/calibrate/errors.ts';
+import {
+  assertCalibratable,
+  ModelCalibrator,
+  RUN_OUTPUT_BUDGET_BYTES,
+  type Progress,
+  type SampleSource,
+  type SequentialRound,
+} from '../../core/calibrate/run/runner.ts';
 import { sampleSource } from '../../core/calibrate/run/samples.ts';
 import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
 import { asFloat32 } from '../../core/halfFloat/float16.ts';
@@ -47,16 +59,27 @@ export interface CalibrationOptions {
 }
 
 /** Runs calibration over image files, decoding each as it is reached. */
-export async function calibrateOnImages(model: ModelProto, files: readonly string[], options: CalibrationOptions): Promise<CalibrationResult> {
+export async function calibrateOnImages(
+  model: ModelProto,
+  files: readonly string[],
+  options: CalibrationOptions,
+): Promise<CalibrationResult> {
   const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
-  return calibrate(model, (inputs) => {
-    if (files.length === 0) throw new NoCalibrationDataError('no images to calibrate on: give a folder of .jpg or .png files, or of .npy/.npz tensors');
-    try {
-      return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
-    } catch (e) {
-      throw inCommandLineTerms(e);
-    }
-  }, options);
+  return calibrate(
+    model,
+    (inputs) => {
+      if (files.length === 0)
+        throw new NoCalibrationDataError(
+          'no images to calibrate on: give a folder of .jpg or .png files, or of .npy/.npz tensors',
+        );
+      try {
+        return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
+      } catch (e) {
+        throw inCommandLineTerms(e);
+      }
+    },
+    options,
+  );
 }
 
 /**
@@ -65,13 +88,23 @@ export async function calibrateOnImages(model: ModelProto, files: readonly strin
  */
 function inCommandLineTerms(e: unknown): unknown {
   if (!(e instanceof NotAnImageModelError) || !/\.npy/.test(e.message)) return e;
-  return new NotAnImageModelError(`${e.message} Give --calib a folder of .npy/.npz tensors instead: ${TENSOR_CONVENTION}.`);
+  return new NotAnImageModelError(
+    `${e.message} Give --calib a folder of .npy/.npz tensors instead: ${TENSOR_CONVENTION}.`,
+  );
 }
 
 /** Runs calibration over input tensors already decoded (as a command that also tunes or evaluates on the same images holds them). */
-export async function calibrateOnTensors(model: ModelProto, tensors: readonly OrtTensor[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
+export async function calibrateOnTensors(
+  model: ModelProto,
+  tensors: readonly OrtTensor[],
+  options: Omit<CalibrationOptions, 'spec'>,
+): Promise<CalibrationResult> {
   const input = buildGraphIndex(model.graph!).inputs[0]?.name ?? '';
-  return calibrateOnFeeds(model, tensors.map((t) => ({ [input]: t })), options);
+  return calibrateOnFeeds(
+    model,
+    tensors.map((t) => ({ [input]: t })),
+    options,
+  );
 }
 
 /**
@@ -79,7 +112,11 @@ export async function calibrateOnTensors(model: ModelProto, tensors: readonly Or
  * several inputs, test sets stored as tensors. A model input of a type onnxruntime-node takes no tensors
  * of (bfloat16, …) is an InferenceError: the model cannot run here.
  */
-export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Readonly<Record<string, TensorLike>>[], options: Omit<CalibrationOptions, 'spec'>): Promise<CalibrationResult> {
+export async function calibrateOnFeeds(
+  model: ModelProto,
+  feeds: readonly Readonly<Record<string, TensorLike>>[],
+  options: Omit<CalibrationOptions, 'spec'>,
+): Promise<CalibrationResult> {
   const index = buildGraphIndex(model.graph!);
   const foreign = [...index.inputs, ...index.outputs].filter((v) => {
     const t = v.type?.tensor_type?.elem_type;
@@ -87,9 +124,18 @@ export async function calibrateOnFeeds(model: ModelProto, feeds: readonly Readon
   });
   if (foreign.length > 0) {
     const list = foreign.map((v) => `${v.name} (${tensorSummary(v).elemType})`).join(', ');
-    throw new InferenceError(`onnxruntime-node passes no tensors of the type of ${list}, so it cannot run the model to calibrate it`);
+    throw new InferenceError(
+      `onnxruntime-node passes no tensors of the type of ${list}, so it cannot run the model to calibrate it`,
+    );
   }
-  const plain = feeds.map((f) => Object.fromEntries(Object.entries(f).map(([name, t]): [string, Feed] => [name, { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims }])));
+  const plain = feeds.map((f) =>
+    Object.fromEntries(
+      Object.entries(f).map(([name, t]): [string, Feed] => [
+        name,
+        { type: t.type as Feed['type'], data: t.data as Feed['data'], dims: t.dims },
+      ]),
+    ),
+  );
   const source: SampleSource = {
     count: plain.length,
     name: (i) => `sample ${i + 1}`,
@@ -121,15 +167,31 @@ async function calibrate(
   const source = samplesFor(summary.inputs);
   const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes ?? nodeOutputBudget());
   try {
-    const outcome = await calibrator.calibrate(source, options.config, () => false, options.onProgress ?? (() => undefined), options.round);
+    const outcome = await calibrator.calibrate(
+      source,
+      options.config,
+      () => false,
+      options.onProgress ?? (() => undefined),
+      options.round,
+    );
     // A later round gathers nothing where the quantized model computes none of its tensors: no sample is read then.
     if (outcome.used === 0 && !(options.round && options.round.index > 0 && outcome.skipped.length < source.count)) {
-      throw new NoUsableSamplesError(`none of the ${source.count} samples could be read (${outcome.skipped[0]?.reason ?? ''})`);
+      throw new NoUsableSamplesError(
+        `none of the ${source.count} samples could be read (${outcome.skipped[0]?.reason ?? ''})`,
+      );
     }
     const all = rangesOf(outcome.states);
     const ranges = new Map<string, { min: number; max: number }>();
     for (const name of calibrator.observable) if (all.has(name)) ranges.set(name, all.get(name)!);
-    return { ranges, states: outcome.states, images: outcome.used, skipped: outcome.skipped, seconds: outcome.seconds, chunks: outcome.passes, ...(outcome.rounds ? { rounds: outcome.rounds } : {}) };
+    return {
+      ranges,
+      states: outcome.states,
+      images: outcome.used,
+      skipped: outcome.skipped,
+      seconds: outcome.seconds,
+      chunks: outcome.passes,
+      ...(outcome.rounds ? { rounds: outcome.rounds } : {}),
+    };
   } finally {
     await calibrator.release();
   }

@@ -7,7 +7,11 @@
  */
 import type { ModelProto } from '../../core/onnx/model.ts';
 import type { CalibrationMethod, QuantConfig } from '../../core/quantize/config.ts';
-import { chooseCalibrationMethod, heldInSplit, type MethodChoice } from '../../core/evaluate/calibrationMethodChoice.ts';
+import {
+  chooseCalibrationMethod,
+  heldInSplit,
+  type MethodChoice,
+} from '../../core/evaluate/calibrationMethodChoice.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { calibrateOnFeeds } from './calibrateOnImages.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
@@ -25,15 +29,31 @@ export async function heldInMethod(
   configName: string,
   withMethod: (method: CalibrationMethod) => QuantConfig,
 ): Promise<{ config: QuantConfig; choice: MethodChoice }> {
-  if (!calibDir) throw new UsageError(`--calibration-method ${HELD_IN_METHOD} needs --calib <dir>: the method is chosen by its measured effect on those samples`);
+  if (!calibDir)
+    throw new UsageError(
+      `--calibration-method ${HELD_IN_METHOD} needs --calib <dir>: the method is chosen by its measured effect on those samples`,
+    );
   const { feeds } = folderFeeds(model, calibDir, preprocess);
-  if (feeds.length < 2) throw new UsageError(`--calibration-method ${HELD_IN_METHOD} needs at least 2 calibration samples (half calibrate, half judge); ${calibDir} has ${feeds.length}`);
+  if (feeds.length < 2)
+    throw new UsageError(
+      `--calibration-method ${HELD_IN_METHOD} needs at least 2 calibration samples (half calibrate, half judge); ${calibDir} has ${feeds.length}`,
+    );
   const part = heldInSplit(feeds.length);
   const choice = await chooseCalibrationMethod(model, {
     config,
     withMethod,
-    calibrate: async (c) => (await calibrateOnFeeds(model, part.calibrate.map((i) => feeds[i]), { config: c })).ranges,
-    judge: nodeRuntime(part.judge.map((i) => feeds[i]), 'all'),
+    calibrate: async (c) =>
+      (
+        await calibrateOnFeeds(
+          model,
+          part.calibrate.map((i) => feeds[i]),
+          { config: c },
+        )
+      ).ranges,
+    judge: nodeRuntime(
+      part.judge.map((i) => feeds[i]),
+      'all',
+    ),
     configName,
   });
   return { config: choice.chosen === config.calibrationMethod ? config : withMethod(choice.chosen), choice };

@@ -70,17 +70,27 @@ run with every image's histogram in. Run it in one calibration, or shard MinMSE.
  * The round a sharded sequential calibration runs: the float pass without `--after`; with it, the round after
  * the merged statistics `after` holds, on the model quantized with their ranges (their digest marks the file).
  */
-function roundAfter(after: string | undefined, config: QuantConfig): (SequentialRound & { rounds?: number; basis?: string }) | undefined {
+function roundAfter(
+  after: string | undefined,
+  config: QuantConfig,
+): (SequentialRound & { rounds?: number; basis?: string }) | undefined {
   if (!after) return { index: 0, ranges: null };
   const base = parseStatistics(new TextDecoder().decode(readInputFile(after)), `"${after}"`);
   if (base.method !== 'Sequential' || base.key !== statisticsKey(config)) {
-    throw new StatisticsFileError(`"${after}" holds ${base.method} statistics ${base.key}; this round calibrates with Sequential ${statisticsKey(config)}. Give the merged statistics of the rounds before, made with the same configuration.`);
+    throw new StatisticsFileError(
+      `"${after}" holds ${base.method} statistics ${base.key}; this round calibrates with Sequential ${statisticsKey(config)}. Give the merged statistics of the rounds before, made with the same configuration.`,
+    );
   }
   const seq = base.sequential;
   if (!seq || seq.basis || base.shard) {
-    throw new StatisticsFileError(`"${after}" is not the merged statistics of a sequential calibration's rounds: give the file qstudio merge --stats wrote for the round before`);
+    throw new StatisticsFileError(
+      `"${after}" is not the merged statistics of a sequential calibration's rounds: give the file qstudio merge --stats wrote for the round before`,
+    );
   }
-  if (isComplete(base)) throw new SequentialRoundsError(`"${after}" already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge "${after}" -o <ranges.json>)`);
+  if (isComplete(base))
+    throw new SequentialRoundsError(
+      `"${after}" already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge "${after}" -o <ranges.json>)`,
+    );
   const ranges = rangesOf(base.states);
   return { index: seq.round + 1, ranges, rounds: seq.rounds, basis: rangesDigest(ranges) };
 }
@@ -89,7 +99,8 @@ function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!(count >= 1 && index >= 0 && index < count)) throw new UsageError(`--shard takes i/n with 0 ≤ i < n (e.g. 0/4), got "${text}"`);
+  if (!(count >= 1 && index >= 0 && index < count))
+    throw new UsageError(`--shard takes i/n with 0 ≤ i < n (e.g. 0/4), got "${text}"`);
   return { index, count };
 }
 
@@ -114,21 +125,46 @@ export const calibrateCommand = {
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const modelPath = positionals[0];
     const { model } = readModelFile(modelPath);
-    const { config } = loadConfigArgument(values.config!, { calibrationMethod: values['calibration-method'], nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    const { config } = loadConfigArgument(values.config!, {
+      calibrationMethod: values['calibration-method'],
+      nodesToExclude: [],
+      opTypesToExclude: [],
+      subgraphsToExclude: [],
+    });
     const method = activationMethodName(config);
     const sequential = config.calibrationMethod === 'Sequential';
-    if (values.after && !sequential) throw new UsageError('--after runs a later round of a sequential calibration: give --calibration-method Sequential');
-    if (values.after && !shard) throw new UsageError('--after runs one round on one share: give --shard i/n (without shards, a plain run does every round)');
-    if (sequential && shard && values.output) throw new UsageError('a sequential calibration\'s shard writes statistics only (--stats): the ranges come from qstudio merge after its last round');
-    if (shard && needsWholeRun(method)) throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
+    if (values.after && !sequential)
+      throw new UsageError(
+        '--after runs a later round of a sequential calibration: give --calibration-method Sequential',
+      );
+    if (values.after && !shard)
+      throw new UsageError(
+        '--after runs one round on one share: give --shard i/n (without shards, a plain run does every round)',
+      );
+    if (sequential && shard && values.output)
+      throw new UsageError(
+        "a sequential calibration's shard writes statistics only (--stats): the ranges come from qstudio merge after its last round",
+      );
+    if (shard && needsWholeRun(method))
+      throw new ConsumerSearchSplitError(consumerSearchSplitMessage('--shard with ConsumerMSE'));
     const round = sequential && shard ? roundAfter(values.after, config) : undefined;
-    const empty = shard !== undefined && shardFiles(Array.from({ length: folderSampleCount(values.calib, model) }), shard).length === 0;
+    const empty =
+      shard !== undefined &&
+      shardFiles(Array.from({ length: folderSampleCount(values.calib, model) }), shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.
     const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard, round);
     // The rounds of a sequential calibration; a share with no images learns them from the previous round or the model.
-    const rounds = round?.rounds ?? result?.rounds ?? (sequential ? new ModelCalibrator(asFloat32(model), ortNodeRuntime()).sequentialRounds() : undefined);
+    const rounds =
+      round?.rounds ??
+      result?.rounds ??
+      (sequential ? new ModelCalibrator(asFloat32(model), ortNodeRuntime()).sequentialRounds() : undefined);
     if (values.stats) {
-      const progress = round && rounds ? { round: round.index, rounds, ...(round.basis ? { basis: round.basis } : {}) } : sequential && rounds ? { round: rounds - 1, rounds } : undefined;
+      const progress =
+        round && rounds
+          ? { round: round.index, rounds, ...(round.basis ? { basis: round.basis } : {}) }
+          : sequential && rounds
+            ? { round: rounds - 1, rounds }
+            : undefined;
       const stats = {
         format: STATISTICS_FORMAT,
         version: 1 as const,

@@ -17,7 +17,14 @@ import { compareAsNpu, npuReportInput } from '../../core/evaluate/npuFigure.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { DECISION_THRESHOLD } from '../../core/evaluate/outputMetrics.ts';
-import { buildReport, renderHtml, renderJson, type Report, type ReportFile, type ReportInput } from '../../core/report/index.ts';
+import {
+  buildReport,
+  renderHtml,
+  renderJson,
+  type Report,
+  type ReportFile,
+  type ReportInput,
+} from '../../core/report/index.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { checkGivenModel } from '../runtime/modelCheck.ts';
@@ -27,7 +34,14 @@ import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { nodePrecisions, type NodePrecision } from '../../core/quantize/precisionClasses.ts';
 import { evaluateTask, runOutputs, taskReport, type ReportTask, type RunOutputs } from '../../core/task/index.ts';
 import type { RunTensor } from '../../core/runtime/session.ts';
-import { imageDataUrl, picturesArgument, readTaskLabels, TASK_OPTIONS, TASK_USAGE, taskHeadArgument } from '../taskArgument.ts';
+import {
+  imageDataUrl,
+  picturesArgument,
+  readTaskLabels,
+  TASK_OPTIONS,
+  TASK_USAGE,
+  taskHeadArgument,
+} from '../taskArgument.ts';
 import { taskSamples } from '../taskSamples.ts';
 import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
@@ -75,11 +89,16 @@ Two figures, labelled, the first the one a user's runtime gives:
 const CPU_KERNEL_LOSS = 0.005;
 
 /** Outputs whose mean cosine under the CPU provider's int8 kernels falls below the model's own figure by more than CPU_KERNEL_LOSS. */
-export function cpuKernelLosses(own: readonly OutputSummary[], cpu: readonly OutputSummary[]): { output: string; own: number; cpu: number }[] {
+export function cpuKernelLosses(
+  own: readonly OutputSummary[],
+  cpu: readonly OutputSummary[],
+): { output: string; own: number; cpu: number }[] {
   return own.flatMap((o) => {
     const own = o.metrics.cosine?.mean;
     const kernels = cpu.find((c) => c.output === o.output)?.metrics.cosine?.mean;
-    return own !== undefined && kernels !== undefined && own - kernels > CPU_KERNEL_LOSS ? [{ output: o.output, own, cpu: kernels }] : [];
+    return own !== undefined && kernels !== undefined && own - kernels > CPU_KERNEL_LOSS
+      ? [{ output: o.output, own, cpu: kernels }]
+      : [];
   });
 }
 
@@ -87,25 +106,43 @@ export function cpuKernelLosses(own: readonly OutputSummary[], cpu: readonly Out
  * The worst layers as a fixed-width text table; with the quantization's node precisions (from the summary
  * `qstudio quantize` wrote beside the model), a precision column as the page's layer table and the report have.
  */
-export function layerTable(rows: readonly LayerRow[], count = 20, precisions: Readonly<Record<string, NodePrecision>> | null = null): string {
+export function layerTable(
+  rows: readonly LayerRow[],
+  count = 20,
+  precisions: Readonly<Record<string, NodePrecision>> | null = null,
+): string {
   const worst = sortByError(rows).slice(0, count);
   const db = (v: number | null) => (v === null ? '—' : Number.isFinite(v) ? v.toFixed(2) : String(v));
-  const precision = (node: string | null) => (precisions ? `${((node && precisions[node]?.label) ?? '—').padEnd(9)}  ` : '');
-  const lines = [`${'#'.padStart(3)}  ${'SQNR dB'.padStart(8)}  ${'cosine'.padStart(9)}  ${'value dB'.padStart(8)}  ${'op'.padEnd(18)}  ${precisions ? `${'precision'.padEnd(9)}  ` : ''}node / tensor`];
+  const precision = (node: string | null) =>
+    precisions ? `${((node && precisions[node]?.label) ?? '—').padEnd(9)}  ` : '';
+  const lines = [
+    `${'#'.padStart(3)}  ${'SQNR dB'.padStart(8)}  ${'cosine'.padStart(9)}  ${'value dB'.padStart(8)}  ${'op'.padEnd(18)}  ${precisions ? `${'precision'.padEnd(9)}  ` : ''}node / tensor`,
+  ];
   worst.forEach((r, k) => {
     const where = r.node && r.node !== r.tensor ? `${r.node}  →  ${r.tensor}` : r.tensor;
-    lines.push(`${String(k + 1).padStart(3)}  ${db(r.sqnr).padStart(8)}  ${(Number.isFinite(r.cosine) ? r.cosine.toFixed(6) : String(r.cosine)).padStart(9)}  ${db(r.valueSqnr).padStart(8)}  ${r.opType.padEnd(18)}  ${precision(r.node)}${where}`);
+    lines.push(
+      `${String(k + 1).padStart(3)}  ${db(r.sqnr).padStart(8)}  ${(Number.isFinite(r.cosine) ? r.cosine.toFixed(6) : String(r.cosine)).padStart(9)}  ${db(r.valueSqnr).padStart(8)}  ${r.opType.padEnd(18)}  ${precision(r.node)}${where}`,
+    );
   });
   return `${lines.join('\n')}\n`;
 }
 
 /** What `qstudio quantize` wrote beside the model (<quant>.json), if it is there and looks like it. */
-function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' | 'exclusions' | 'counts' | 'quantized' | 'float'> | null {
+function readQuantizeSummary(
+  quantPath: string,
+): Pick<QuantizeReport, 'config' | 'exclusions' | 'counts' | 'quantized' | 'float'> | null {
   const file = `${quantPath.replace(/\.onnx$/i, '')}.json`;
   if (!fs.existsSync(file)) return null;
   try {
     const json = JSON.parse(fs.readFileSync(file, 'utf8'));
-    if (typeof json.config === 'string' && Array.isArray(json.exclusions) && json.counts && Array.isArray(json.quantized) && Array.isArray(json.float)) return json;
+    if (
+      typeof json.config === 'string' &&
+      Array.isArray(json.exclusions) &&
+      json.counts &&
+      Array.isArray(json.quantized) &&
+      Array.isArray(json.float)
+    )
+      return json;
   } catch {
     // not a summary: ignore it
   }
@@ -113,22 +150,42 @@ function readQuantizeSummary(quantPath: string): Pick<QuantizeReport, 'config' |
 }
 
 /** The report of a comparison of two model files. */
-export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, floatModel: ModelProto, quantModel: ModelProto, comparison: Comparison, extra: { dataSource: string; quantPath?: string; timings?: { label: string; seconds: number }[]; npu?: ReportInput['npu']; atDefault?: ReportInput['atDefault']; task?: ReportTask | null }): Report {
+export function comparisonReport(
+  floatFile: ReportFile,
+  quantFile: ReportFile,
+  floatModel: ModelProto,
+  quantModel: ModelProto,
+  comparison: Comparison,
+  extra: {
+    dataSource: string;
+    quantPath?: string;
+    timings?: { label: string; seconds: number }[];
+    npu?: ReportInput['npu'];
+    atDefault?: ReportInput['atDefault'];
+    task?: ReportTask | null;
+  },
+): Report {
   const summary = extra.quantPath ? readQuantizeSummary(extra.quantPath) : null;
   const lw = comparison.layerwise;
   return buildReport({
     floatModel: floatFile,
     quantizedModel: quantFile,
-    config: summary ? { name: summary.config, settings: { config: summary.config, exclusions: summary.exclusions } } : null,
+    config: summary
+      ? { name: summary.config, settings: { config: summary.config, exclusions: summary.exclusions } }
+      : null,
     exclusions: summary?.exclusions ?? [],
-    quantization: summary ? { nodes: summary.counts.nodes, quantized: summary.counts.quantized, float: summary.counts.float } : null,
+    quantization: summary
+      ? { nodes: summary.counts.nodes, quantized: summary.counts.quantized, float: summary.counts.float }
+      : null,
     precisions: summary ? nodePrecisions(summary) : null,
     samples: comparison.samples,
     dataSource: extra.dataSource,
     outputs: comparison.outputs,
     atDefault: extra.atDefault,
     npu: extra.npu,
-    layers: lw ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing } : undefined,
+    layers: lw
+      ? { rows: lw.rows, index: buildGraphIndex(floatModel.graph!), pairs: lw.pairs, missing: lw.missing }
+      : undefined,
     grids: lw ? qdqGrids(quantModel) : undefined,
     task: extra.task ?? null,
     timings: [
@@ -141,7 +198,8 @@ export function comparisonReport(floatFile: ReportFile, quantFile: ReportFile, f
 }
 
 export const evaluateCommand = {
-  summary: 'compare a quantized model with its float model on images or tensors (Quark metrics, per-layer SQNR, HTML report)',
+  summary:
+    'compare a quantized model with its float model on images or tensors (Quark metrics, per-layer SQNR, HTML report)',
   usage,
   async run(args: string[]): Promise<number> {
     const { values, positionals } = parse(args, {
@@ -160,9 +218,11 @@ export const evaluateCommand = {
     if (positionals.length !== 2) throw new UsageError('give the float model and the quantized model');
     if (!values.data) throw new UsageError('--data <dir> is required');
     const limit = values.limit === undefined ? Infinity : Number(values.limit);
-    if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit "${values.limit}": give a whole number ≥ 1`);
+    if (values.limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
+      throw new UsageError(`--limit "${values.limit}": give a whole number ≥ 1`);
     const threshold = values.threshold === undefined ? DECISION_THRESHOLD : Number(values.threshold);
-    if (!Number.isFinite(threshold)) throw new UsageError(`--threshold "${values.threshold}": give a number (0.5 for a probability)`);
+    if (!Number.isFinite(threshold))
+      throw new UsageError(`--threshold "${values.threshold}": give a number (0.5 for a probability)`);
     const [floatPath, quantPath] = positionals;
     const t0 = performance.now();
     const float = readModelFile(floatPath);
@@ -174,26 +234,56 @@ export const evaluateCommand = {
     const data = folderFeeds(float.model, values.data, values.preprocess, { limit, fileName: floatInfo.name });
     // Task metrics read detections and masks on the photos: image folders only.
     const images = data.kind === 'images' ? data : null;
-    if (!images && values.task) process.stderr.write('note: --task judges detections and masks on photos; a tensor folder gets the output metrics only\n');
+    if (!images && values.task)
+      process.stderr.write(
+        'note: --task judges detections and masks on photos; a tensor folder gets the output metrics only\n',
+      );
     const task = images ? taskHeadArgument(values, float.model, floatInfo.name) : null;
     if (task) process.stderr.write(`${task.note}\n`);
     const pictures = picturesArgument(values.pictures);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const labels = task && images && values.labels ? readTaskLabels(values.labels, task.head, float.model, images.files.map((f, i) => ({ name: path.basename(f), ...images.sizes[i] }))) : null;
+    const labels =
+      task && images && values.labels
+        ? readTaskLabels(
+            values.labels,
+            task.head,
+            float.model,
+            images.files.map((f, i) => ({ name: path.basename(f), ...images.sizes[i] })),
+          )
+        : null;
     const t1 = performance.now();
 
     const layers = values.layers || values.report !== undefined;
     const outputs: { float: RunOutputs; quant: RunOutputs }[] = [];
-    const onOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined;
-    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), { layers, onOutputs, threshold });
-    const taskResult = task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
+    const onOutputs = task
+      ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) =>
+          (outputs[i] = { float: runOutputs(f), quant: runOutputs(q) })
+      : undefined;
+    const comparison = await compareModels(float.model, quant.model, nodeRuntime(data.feeds), {
+      layers,
+      onOutputs,
+      threshold,
+    });
+    const taskResult =
+      task && images ? evaluateTask(task.head, taskSamples(images, images.spec, outputs, labels)) : null;
     const npu = values['npu-bf16'] ? await compareAsNpu(float.model, quant.model, nodeRuntime(data.feeds)) : undefined;
     // onnxruntime's default options first: what a user's session runs unless it sets a level.
     const cpuOutputs: { float: RunOutputs; quant: RunOutputs }[] = [];
-    const onCpuOutputs = task ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) => (cpuOutputs[i] = { float: runOutputs(f), quant: runOutputs(q) }) : undefined;
-    const cpu = values['basic-only'] ? undefined : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'), { threshold, onOutputs: onCpuOutputs });
+    const onCpuOutputs = task
+      ? (i: number, f: Readonly<Record<string, RunTensor>>, q: Readonly<Record<string, RunTensor>>) =>
+          (cpuOutputs[i] = { float: runOutputs(f), quant: runOutputs(q) })
+      : undefined;
+    const cpu = values['basic-only']
+      ? undefined
+      : await compareModels(float.model, quant.model, nodeRuntime(data.feeds, 'all'), {
+          threshold,
+          onOutputs: onCpuOutputs,
+        });
     // The task judged at onnxruntime's default too: the figure a user's session gets.
-    const taskAtDefault = cpu && task && images ? taskReport(evaluateTask(task.head, taskSamples(images, images.spec, cpuOutputs, labels)), () => null, 0) : null;
+    const taskAtDefault =
+      cpu && task && images
+        ? taskReport(evaluateTask(task.head, taskSamples(images, images.spec, cpuOutputs, labels)), () => null, 0)
+        : null;
     const losses = cpu ? cpuKernelLosses(comparison.outputs, cpu.outputs) : [];
     const report = comparisonReport(floatInfo, quantInfo, float.model, quant.model, comparison, {
       dataSource: values.data,
@@ -201,11 +291,21 @@ export const evaluateCommand = {
       timings: [{ label: 'reading models and images', seconds: (t1 - t0) / 1000 }],
       npu: npu ? npuReportInput(npu) : undefined,
       atDefault: cpu ? { runtime: 'onnxruntime-node', graphOptimization: 'all', outputs: cpu.outputs } : null,
-      task: taskResult ? taskReport(taskResult, (name) => (values.report ? imageDataUrl(data.files.find((f) => path.basename(f) === name)!) : null), values.report ? pictures : 0) : null,
+      task: taskResult
+        ? taskReport(
+            taskResult,
+            (name) => (values.report ? imageDataUrl(data.files.find((f) => path.basename(f) === name)!) : null),
+            values.report ? pictures : 0,
+          )
+        : null,
     });
-    process.stderr.write(`compared on ${comparison.samples} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`);
+    process.stderr.write(
+      `compared on ${comparison.samples} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}${comparison.samples === 1 ? '' : 's'} in ${comparison.seconds.total.toFixed(1)} s\n`,
+    );
     if (comparison.skippedOutputs.length) {
-      process.stderr.write(`note: not compared: ${comparison.skippedOutputs.map((o) => `${o.name} (${o.type})`).join(', ')}; only float outputs have a cosine\n`);
+      process.stderr.write(
+        `note: not compared: ${comparison.skippedOutputs.map((o) => `${o.name} (${o.type})`).join(', ')}; only float outputs have a cosine\n`,
+      );
     }
     if (values.report) {
       fs.writeFileSync(values.report, renderHtml(report));
@@ -223,7 +323,30 @@ export const evaluateCommand = {
       );
     }
     if (values.json) {
-      process.stdout.write(renderJson(report, cpu ? { atDefaultOptions: { optimization: 'all', label: graphOptimizationText('all'), outputs: cpu.outputs, losses, ...(taskAtDefault ? { task: { agreement: taskAtDefault.agreement, changes: taskAtDefault.changes, labels: taskAtDefault.labels } } : {}) } } : {}));
+      process.stdout.write(
+        renderJson(
+          report,
+          cpu
+            ? {
+                atDefaultOptions: {
+                  optimization: 'all',
+                  label: graphOptimizationText('all'),
+                  outputs: cpu.outputs,
+                  losses,
+                  ...(taskAtDefault
+                    ? {
+                        task: {
+                          agreement: taskAtDefault.agreement,
+                          changes: taskAtDefault.changes,
+                          labels: taskAtDefault.labels,
+                        },
+                      }
+                    : {}),
+                },
+              }
+            : {},
+        ),
+      );
       return 0;
     }
     if (cpu) {
@@ -232,20 +355,28 @@ export const evaluateCommand = {
       if (taskAtDefault) process.stdout.write(`\n${taskSummaryText(taskAtDefault)}`);
       process.stdout.write('\n');
     }
-    if (npu || cpu) process.stdout.write(`The model's own arithmetic (${graphOptimizationText('basic')}${npu ? '; float parts in float32' : ''}):\n`);
+    if (npu || cpu)
+      process.stdout.write(
+        `The model's own arithmetic (${graphOptimizationText('basic')}${npu ? '; float parts in float32' : ''}):\n`,
+      );
     process.stdout.write(renderSummary(comparison.outputs));
     if (report.task) process.stdout.write(`\n${taskSummaryText(report.task)}`);
     if (npu) {
-      process.stdout.write(`\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`);
+      process.stdout.write(
+        `\nAs the NPU runs it (float parts in BF16: ${npu.floatNodes} nodes, ${npu.activations} activations and ${npu.weights} weights rounded):\n`,
+      );
       process.stdout.write(renderSummary(npu.comparison.outputs));
     }
     if (values.layers && comparison.layerwise) {
-      process.stdout.write(`\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`);
+      process.stdout.write(
+        `\nWorst layers (SQNR of the dequantized tensor where there is one; "value": before its own Q/DQ)\n`,
+      );
       process.stdout.write(layerTable(comparison.layerwise.rows, 20, report.precisions));
       const jumps = report.layers?.jumps.slice(0, 10) ?? [];
       if (jumps.length) {
         process.stdout.write(`\nLargest error jumps (output SQNR below the inputs' SQNR)\n`);
-        for (const j of jumps) process.stdout.write(`  ${j.drop.toFixed(2).padStart(7)} dB  ${j.opType.padEnd(18)}  ${j.node}\n`);
+        for (const j of jumps)
+          process.stdout.write(`  ${j.drop.toFixed(2).padStart(7)} dB  ${j.opType.padEnd(18)}  ${j.node}\n`);
       }
     }
     return 0;

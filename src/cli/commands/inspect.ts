@@ -33,10 +33,12 @@ export function printSummary(s: ModelSummary, dataBytes = 0): string {
   const sub = s.subgraphNodeCount ? ` (+${formatCount(s.subgraphNodeCount)} in subgraphs)` : '';
   lines.push(`Nodes: ${formatCount(s.nodeCount)}${sub}, ${formatCount(s.unnamedNodeCount)} unnamed`);
   const width = Math.max(...s.ops.map((o) => (o.domain ? `${o.domain}.` : '').length + o.opType.length), 4);
-  for (const o of s.ops) lines.push(`  ${`${o.domain ? `${o.domain}.` : ''}${o.opType}`.padEnd(width)}  ${String(o.count).padStart(5)}`);
+  for (const o of s.ops)
+    lines.push(`  ${`${o.domain ? `${o.domain}.` : ''}${o.opType}`.padEnd(width)}  ${String(o.count).padStart(5)}`);
   lines.push('');
   lines.push(`Weights: ${formatCount(s.parameterCount)} values, ${formatBytes(s.parameterBytes)}`);
-  for (const w of s.weightTypes) lines.push(`  ${w.elemType.padEnd(9)} ${String(w.tensors).padStart(5)} tensors  ${formatCount(w.elements)} values`);
+  for (const w of s.weightTypes)
+    lines.push(`  ${w.elemType.padEnd(9)} ${String(w.tensors).padStart(5)} tensors  ${formatCount(w.elements)} values`);
   lines.push(`Quantization: ${s.quantization.state}${s.float16 ? ', float16' : ''}`);
   if (s.notes.length) {
     lines.push('');

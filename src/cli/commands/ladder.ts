@@ -147,7 +147,10 @@ export function notMetNote(result: LadderResult, metric: string, value: number):
   if (result.stopped === 'target' && !chosen?.met) {
     return `The rung that met ${metric} ≥ ${value} could not be written (below). This model is the best rung whose model onnxruntime loads${chosen ? `, rung ${chosen.rung.index} ${chosen.rung.label} (${metric} ${num(chosen.score)})` : ''}: the target is not met by it.`;
   }
-  const why = result.stopped === 'exhausted' ? 'no rung met it' : `the climb ended early (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`;
+  const why =
+    result.stopped === 'exhausted'
+      ? 'no rung met it'
+      : `the climb ended early (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`;
   return `The target ${metric} ≥ ${value} was not met: ${why}. This model is the best rung measured${chosen ? `, rung ${chosen.rung.index} ${chosen.rung.label} (${metric} ${num(chosen.score)})` : ''}, out of ${result.results.length} measured.`;
 }
 
@@ -160,7 +163,6 @@ export function rungLine(r: RungResult, metric: string): string {
   const verdict = r.error ? `failed: ${r.error}` : r.met ? 'meets the target' : 'below the target';
   return `rung ${r.rung.index} ${r.rung.label}: ${metric} ${num(r.score)}${extra ? ` (${extra})` : ''} — ${verdict} (${r.seconds.toFixed(1)} s)`;
 }
-
 
 export const ladderCommand = {
   summary: 'climb the best-practice ladder (XINT8, CLE, AdaRound, AdaQuant, A8W8, A16W8, exclusions) to a target',
@@ -195,13 +197,17 @@ export const ladderCommand = {
     if (!values.calib) throw new UsageError('--calib <dir> is required');
     let target = parseLadderTarget(values.target ?? 'cosine:0.99');
     const formats = (values.formats ?? 'XINT8,A8W8,A16W8').split(',').map((s) => s.trim());
-    for (const f of formats) if (!isPresetName(f)) throw new UsageError(`--formats: "${f}" is not a preset (${PRESET_NAMES.join(', ')})`);
+    for (const f of formats)
+      if (!isPresetName(f)) throw new UsageError(`--formats: "${f}" is not a preset (${PRESET_NAMES.join(', ')})`);
     const order = values.order ?? DEFAULT_LADDER_ORDER;
-    if (!isLadderOrder(order)) throw new UsageError(`--order "${values.order}": give one of ${LADDER_ORDERS.join(', ')}`);
+    if (!isLadderOrder(order))
+      throw new UsageError(`--order "${values.order}": give one of ${LADDER_ORDERS.join(', ')}`);
     const maxSteps = values['max-exclusion-steps'] === undefined ? 10 : Number(values['max-exclusion-steps']);
-    if (!Number.isInteger(maxSteps) || maxSteps < 0) throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
+    if (!Number.isInteger(maxSteps) || maxSteps < 0)
+      throw new UsageError(`--max-exclusion-steps "${values['max-exclusion-steps']}": give a whole number ≥ 0`);
     const iterations = values.iterations === undefined ? undefined : Number(values.iterations);
-    if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 1)) throw new UsageError(`--iterations "${values.iterations}": give a whole number ≥ 1`);
+    if (iterations !== undefined && !(Number.isInteger(iterations) && iterations >= 1))
+      throw new UsageError(`--iterations "${values.iterations}": give a whole number ≥ 1`);
 
     const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
 
@@ -212,7 +218,8 @@ export const ladderCommand = {
       throw new UsageError(`--time-budget: ${(e as Error).message}`);
     }
     const reach = values['finetune-reach'] === undefined ? undefined : Number(values['finetune-reach']);
-    if (reach !== undefined && !(reach > 0 && reach <= 1)) throw new UsageError(`--finetune-reach "${values['finetune-reach']}": give a share in (0, 1]`);
+    if (reach !== undefined && !(reach > 0 && reach <= 1))
+      throw new UsageError(`--finetune-reach "${values['finetune-reach']}": give a share in (0, 1]`);
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
@@ -222,8 +229,11 @@ export const ladderCommand = {
     const float = readModelFile(positionals[0]);
     const model = float.model;
     const tuningData = folderFeeds(model, values.calib, values.preprocess, { fileName: float.fileName });
-    const evalData = values.data ? folderFeeds(model, values.data, values.preprocess, { fileName: float.fileName }) : tuningData;
-    for (const s of new Set([...tuningData.skipped, ...evalData.skipped])) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+    const evalData = values.data
+      ? folderFeeds(model, values.data, values.preprocess, { fileName: float.fileName })
+      : tuningData;
+    for (const s of new Set([...tuningData.skipped, ...evalData.skipped]))
+      process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const taskJudge = await taskTargetArgument(values, target, model, float.fileName, evalData, judgeLevel);
     if (taskJudge) target = taskJudge.target;
     process.stderr.write(
@@ -246,10 +256,13 @@ export const ladderCommand = {
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
         onGrowth: (rung: Rung, g) => {
-          process.stderr.write(`  ${rung.label}: ${g.act16} activation pairs and ${g.w16} weights at 16 bits: held-in ${target.metric} ${num(g.score)}${Number.isFinite(g.metrics.cer) ? `, CER ${(100 * g.metrics.cer).toFixed(2)} %` : ''}${g.met ? ' (meets the target)' : ''} (${g.seconds.toFixed(1)} s)\n`);
+          process.stderr.write(
+            `  ${rung.label}: ${g.act16} activation pairs and ${g.w16} weights at 16 bits: held-in ${target.metric} ${num(g.score)}${Number.isFinite(g.metrics.cer) ? `, CER ${(100 * g.metrics.cer).toFixed(2)} %` : ''}${g.met ? ' (meets the target)' : ''} (${g.seconds.toFixed(1)} s)\n`,
+          );
         },
         onProgress: (rung: Rung, p) => {
-          if (p.phase === 'layer' && p.done % 10 === 0) process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
+          if (p.phase === 'layer' && p.done % 10 === 0)
+            process.stderr.write(`  ${rung.label}: tuned ${p.done} of ${p.total} layers\n`);
         },
       },
       {
@@ -267,7 +280,11 @@ export const ladderCommand = {
         timeBudget: budget,
       },
       // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
-      { calibrationSamples: tuningData.feeds.length, evaluationSamples: evalData.feeds.length, kernelsSaturate: cpuInt8Kernels().saturates },
+      {
+        calibrationSamples: tuningData.feeds.length,
+        evaluationSamples: evalData.feeds.length,
+        kernelsSaturate: cpuInt8Kernels().saturates,
+      },
     );
 
     /** Writes the best rung of `result` and its report; once, whichever of the end, a failure or a signal comes first. */
@@ -283,7 +300,8 @@ export const ladderCommand = {
       for (;;) {
         const rung = result.results[result.chosen];
         const rungDetail = rung?.detail as RungDetail | undefined;
-        bytes = rungDetail && (values.output || values.report || values.json) ? encode(rungDetail.quantized) : undefined;
+        bytes =
+          rungDetail && (values.output || values.report || values.json) ? encode(rungDetail.quantized) : undefined;
         if (!values.output || !bytes) break;
         fs.writeFileSync(values.output, bytes);
         try {
@@ -296,20 +314,28 @@ export const ladderCommand = {
           refusals.push(`rung ${rung.rung.index} ${rung.rung.label}: ${(e as Error).message}`);
           process.stderr.write(`${(e as Error).name}: ${(e as Error).message}\n`);
           if (next < 0) throw e;
-          process.stderr.write(`writing the next best rung instead: rung ${result.results[next].rung.index} ${result.results[next].rung.label}\n`);
+          process.stderr.write(
+            `writing the next best rung instead: rung ${result.results[next].rung.index} ${result.results[next].rung.label}\n`,
+          );
           result = { ...result, chosen: next };
         }
       }
       const chosen = result.results[result.chosen];
       process.stdout.write(
         `\n${result.stopped === 'target' ? 'reached' : 'did not reach'} ${target.metric} ≥ ${target.value} after ${result.results.length} rung(s)` +
-          (result.stopped === 'target' || result.stopped === 'exhausted' ? '' : ` (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`) +
-          (chosen ? `; ${result.stopped === 'target' || result.stopped === 'exhausted' ? 'chosen' : 'best so far'}: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})` : '; no rung could be measured') +
+          (result.stopped === 'target' || result.stopped === 'exhausted'
+            ? ''
+            : ` (${STOP_TEXT[result.stopped]}${result.error ? `: ${result.error}` : ''})`) +
+          (chosen
+            ? `; ${result.stopped === 'target' || result.stopped === 'exhausted' ? 'chosen' : 'best so far'}: rung ${chosen.rung.index} ${chosen.rung.label} (${target.metric} ${num(chosen.score)})`
+            : '; no rung could be measured') +
           '\n',
       );
       const detail = chosen?.detail as RungDetail | undefined;
       if (values.output && bytes) {
-        process.stderr.write(`model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`);
+        process.stderr.write(
+          `model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`,
+        );
       }
       if (values['save-config'] && chosen) {
         fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
@@ -321,7 +347,10 @@ export const ladderCommand = {
           title: `Accuracy-recovery ladder: ${path.basename(positionals[0])}`,
           createdAt: new Date().toISOString(),
           floatModel: await modelFileInfo(float),
-          quantizedModel: await modelFileInfo({ fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`, bytes }),
+          quantizedModel: await modelFileInfo({
+            fileName: values.output ?? `${path.basename(positionals[0], '.onnx')}.quant.onnx`,
+            bytes,
+          }),
           config: { name: chosen.rung.label, settings: configToPlainJson(chosen.config) },
           exclusions: q.exclusions,
           quantization: { nodes: q.counts.nodes, quantized: q.counts.quantized, float: q.counts.float },
@@ -332,7 +361,9 @@ export const ladderCommand = {
           ladder: ladderReport(result),
           timings: result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
           notes: [
-            ...(result.stopped === 'target' && refusals.length === 0 ? [] : [notMetNote(result, target.metric, target.value)]),
+            ...(result.stopped === 'target' && refusals.length === 0
+              ? []
+              : [notMetNote(result, target.metric, target.value)]),
             ...refusals.map((r) => `Not written, onnxruntime refused its model (a fault of the writer): ${r}`),
           ],
         });
@@ -346,7 +377,10 @@ export const ladderCommand = {
     const results: RungResult[] = [];
     const skipped: SkippedRung[] = [];
     const soFar = (stopped: LadderStop) => ladderSoFar(target, order, results, skipped, stopped);
-    const stopSignals = [['SIGINT', 130], ['SIGTERM', 143]] as const;
+    const stopSignals = [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ] as const;
     // Kept registered until the process exits (the session folder's own handler defers to it); a second signal exits at once.
     const onSignal = (signalName: NodeJS.Signals, code: number) => () => {
       if (signal.aborted && written) process.exit(code);
@@ -358,11 +392,14 @@ export const ladderCommand = {
     };
     const handlers = stopSignals.map(([name, code]) => [name, onSignal(name, code)] as const);
     for (const [name, handler] of handlers) process.on(name, handler);
-    const deadline = budget === undefined ? undefined : setTimeout(() => {
-      process.stderr.write(`time budget of ${formatDuration(budget!)} spent: stopping the rung in flight\n`);
-      signal.budgetSpent = true;
-      signal.aborted = true;
-    }, budget * 1000);
+    const deadline =
+      budget === undefined
+        ? undefined
+        : setTimeout(() => {
+            process.stderr.write(`time budget of ${formatDuration(budget!)} spent: stopping the rung in flight\n`);
+            signal.budgetSpent = true;
+            signal.aborted = true;
+          }, budget * 1000);
     deadline?.unref();
 
     let result: LadderResult;
@@ -372,8 +409,12 @@ export const ladderCommand = {
         signal,
         onRung: (rung, r) => {
           if (!r) {
-            const estimate = rung.estimate ? ` (estimated ${formatDuration(rung.estimate.seconds)}: ${rung.estimate.basis})` : '';
-            process.stderr.write(`rung ${rung.index} of at most ${rung.of ?? '?'} ${rung.label}${estimate} …\n${rung.why ? `  why now: ${rung.why}\n` : ''}`);
+            const estimate = rung.estimate
+              ? ` (estimated ${formatDuration(rung.estimate.seconds)}: ${rung.estimate.basis})`
+              : '';
+            process.stderr.write(
+              `rung ${rung.index} of at most ${rung.of ?? '?'} ${rung.label}${estimate} …\n${rung.why ? `  why now: ${rung.why}\n` : ''}`,
+            );
           } else {
             results.push(r);
             process.stdout.write(`${rungLine(r, target.metric)}\n`);

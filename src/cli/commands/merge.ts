@@ -5,7 +5,13 @@
  * A later round of a sequential calibration merges onto the statistics of the rounds before (`--after`).
  */
 import fs from 'node:fs';
-import { formatStatistics, mergeRound, mergeStatisticsFiles, parseStatistics, rangesOfFile } from '../../core/calibrate/run/statisticsFile.ts';
+import {
+  formatStatistics,
+  mergeRound,
+  mergeStatisticsFiles,
+  parseStatistics,
+  rangesOfFile,
+} from '../../core/calibrate/run/statisticsFile.ts';
 import { rangesToJSON } from '../calibration/calibrateFolder.ts';
 import { parse, readInputFile, UsageError } from '../usage.ts';
 
@@ -33,19 +39,31 @@ export const mergeCommand = {
     });
     if (positionals.length === 0) throw new UsageError('give the statistics files to merge');
     if (!values.output && !values.stats) throw new UsageError('-o <ranges.json> (or --stats <file>) is required');
-    const read = (where: string) => ({ where, file: parseStatistics(new TextDecoder().decode(readInputFile(where)), `"${where}"`) });
+    const read = (where: string) => ({
+      where,
+      file: parseStatistics(new TextDecoder().decode(readInputFile(where)), `"${where}"`),
+    });
     const files = positionals.map(read);
     const merged = values.after ? mergeRound(read(values.after), files) : mergeStatisticsFiles(files);
     // Ranges before a sequential calibration's last round would be a named error; statistics are written first.
-    const ranges = values.output ? () => rangesOfFile(merged, values.stats ? `"${values.stats}"` : 'the merged statistics') : null;
+    const ranges = values.output
+      ? () => rangesOfFile(merged, values.stats ? `"${values.stats}"` : 'the merged statistics')
+      : null;
     if (values.stats) fs.writeFileSync(values.stats, formatStatistics(merged));
     if (ranges) {
-      const json = { method: merged.method, images: merged.images, shards: merged.shards, ranges: rangesToJSON(ranges()) };
+      const json = {
+        method: merged.method,
+        images: merged.images,
+        shards: merged.shards,
+        ranges: rangesToJSON(ranges()),
+      };
       fs.writeFileSync(values.output!, `${JSON.stringify(json, null, 1)}\n`);
     }
     const seq = merged.sequential;
     const rounds = seq ? `, round${seq.round > 0 ? `s 1–${seq.round + 1}` : ' 1'} of ${seq.rounds}` : '';
-    process.stdout.write(`merged ${merged.shards} shard${merged.shards === 1 ? '' : 's'}, ${merged.images} images, ${merged.states.size} tensors${rounds}\n`);
+    process.stdout.write(
+      `merged ${merged.shards} shard${merged.shards === 1 ? '' : 's'}, ${merged.images} images, ${merged.states.size} tensors${rounds}\n`,
+    );
     return 0;
   },
 };

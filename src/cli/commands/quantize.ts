@@ -11,7 +11,11 @@ import { BF16_PRESET, quantizeBf16 } from '../../core/quantize/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, withOptions, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
-import { quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from '../../core/recover/quantizeWithRecovery.ts';
+import {
+  quantizeWithRecovery,
+  type RecoveryProgress,
+  type RecoveryReport,
+} from '../../core/recover/quantizeWithRecovery.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
@@ -129,14 +133,19 @@ ${TASK_TARGET_USAGE}
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
 
-const list = (values: string[] | undefined) => (values ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean);
+const list = (values: string[] | undefined) =>
+  (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** "a,b:c,d" → { starts: [a, b], ends: [c, d] }. */
 export function parseSubgraphArgument(text: string, flag = '--exclude-subgraph') {
   const parts = text.split(':');
   if (parts.length !== 2) throw new UsageError(`${flag} "${text}": expected "<start,...>:<end,...>"`);
   const [starts, ends] = parts.map((p) => list([p]));
-  if (!starts.length || !ends.length) throw new UsageError(`${flag} "${text}": give at least one start and one end node`);
+  if (!starts.length || !ends.length)
+    throw new UsageError(`${flag} "${text}": give at least one start and one end node`);
   return { starts, ends };
 }
 
@@ -180,101 +189,162 @@ export const quantizeCommand = {
       'save-config': { type: 'string' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one model file');
-    if (values.config === BF16_PRESET || isBf16ConfigFile(values.config)) return writeBf16(positionals[0], values.output, values.summary);
+    if (values.config === BF16_PRESET || isBf16ConfigFile(values.config))
+      return writeBf16(positionals[0], values.output, values.summary);
     if (!values.ranges === !values.calib) throw new UsageError('give either --calib <dir> or --ranges <ranges.json>');
     if (!values.config) throw new UsageError('--config is required');
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
     const modelPath = positionals[0];
-    const configWith = (calibrationMethod: string | undefined) => withSubgraphs(loadConfigArgument(values.config!, {
-      perChannel: values['per-channel'] || undefined,
-      calibrationMethod,
-      reduceRange: values['reduce-range'] || undefined,
-      saturationSafeWeights: values['saturation-safe'] || undefined,
-      foldConvAffine: values['no-fold-conv-affine'] ? false : undefined,
-      nodesToExclude: list(values['exclude-nodes']),
-      opTypesToExclude: list(values['exclude-op-types']),
-      subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
-      ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
-    }));
+    const configWith = (calibrationMethod: string | undefined) =>
+      withSubgraphs(
+        loadConfigArgument(values.config!, {
+          perChannel: values['per-channel'] || undefined,
+          calibrationMethod,
+          reduceRange: values['reduce-range'] || undefined,
+          saturationSafeWeights: values['saturation-safe'] || undefined,
+          foldConvAffine: values['no-fold-conv-affine'] ? false : undefined,
+          nodesToExclude: list(values['exclude-nodes']),
+          opTypesToExclude: list(values['exclude-op-types']),
+          subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
+          ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
+        }),
+      );
     function withSubgraphs(c: { config: QuantConfig; name: string }) {
-      return values['enable-subgraph'] ? { ...c, config: withOptions(c.config, { extraOptions: { EnableSubgraph: true } }) } : c;
+      return values['enable-subgraph']
+        ? { ...c, config: withOptions(c.config, { extraOptions: { EnableSubgraph: true } }) }
+        : c;
     }
-    const { config: loaded, name } = configWith(values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method']);
+    const { config: loaded, name } = configWith(
+      values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method'],
+    );
     let config = recoverySwitchesOf(loaded, values);
     const { model, external } = readModelFile(modelPath);
     const start = performance.now();
     if (values['calibration-method'] === HELD_IN_METHOD) {
-      if (values.ranges) throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
-      const held = await heldInMethod(model, values.calib, values.preprocess, config, name, (m) => recoverySwitchesOf(configWith(m).config, values));
+      if (values.ranges)
+        throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
+      const held = await heldInMethod(model, values.calib, values.preprocess, config, name, (m) =>
+        recoverySwitchesOf(configWith(m).config, values),
+      );
       config = held.config;
       process.stderr.write(heldInText(held.choice, values.calib!));
     }
     let mixed: MixedPrecisionResult | undefined;
     let calibrated: Ranges | undefined;
     if (values['mixed-precision']) {
-      if (!values.calib) throw new UsageError('--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images');
+      if (!values.calib)
+        throw new UsageError(
+          '--mixed-precision needs --calib <dir>: the precisions are chosen by their measured effect on those images',
+        );
       const budget = parsePrecisionBudget(values.budget ?? '');
       const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
       // A cosine target is aimed at as it is; a task target (map50, map, miou; top1 against --labels) by its figure on
       // the judged --calib images (core/recover/targetMeasure.ts); another output metric (sequence:0.9, top1:0.95,
       // psnr:30) spends the budget toward a high cosine, as the ladder's mixed-precision rung does.
       let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
-      const samples = values['sensitivity-samples'] === undefined ? 4 : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
+      const samples =
+        values['sensitivity-samples'] === undefined
+          ? 4
+          : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
       const images = folderFeeds(model, values.calib, values.preprocess);
-      const task = await taskTargetArgument(values, goal, model, path.basename(modelPath), images, judgeLevel, '--calib');
+      const task = await taskTargetArgument(
+        values,
+        goal,
+        model,
+        path.basename(modelPath),
+        images,
+        judgeLevel,
+        '--calib',
+      );
       if (task) goal = task.target;
-      const onTask = task !== null && ((TASK_LADDER_METRICS as readonly string[]).includes(goal.metric) || values.labels !== undefined);
+      const onTask =
+        task !== null &&
+        ((TASK_LADDER_METRICS as readonly string[]).includes(goal.metric) || values.labels !== undefined);
       const reader = onTask ? figureReader(goal.metric, task!.task) : null;
       const target = reader ? goal.value : mixedPrecisionCosine(goal);
       // The images decoded once: calibrated on as they are judged on.
       calibrated = (await calibrateDecoded(model, images, config)).ranges;
-      const aim = goal.metric === 'cosine' || reader ? '' : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
-      process.stderr.write(`mixed precision: budget ${formatPrecisionBudget(budget)}, target ${reader ? goal.metric : 'cosine'} ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`);
+      const aim =
+        goal.metric === 'cosine' || reader
+          ? ''
+          : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
+      process.stderr.write(
+        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${reader ? goal.metric : 'cosine'} ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
+      );
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
         target,
         samples,
         ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
-        onStep: (s) => process.stderr.write(`  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}\n`),
+        onStep: (s) =>
+          process.stderr.write(
+            `  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}\n`,
+          ),
       });
       config = mixed.config;
       process.stderr.write(mixedPrecisionSummary(mixed));
-    } else if (values.budget !== undefined || values.target !== undefined || values['sensitivity-samples'] !== undefined || values['judge-optimization'] !== undefined) {
-      throw new UsageError('--budget, --target, --sensitivity-samples and --judge-optimization go with --mixed-precision');
+    } else if (
+      values.budget !== undefined ||
+      values.target !== undefined ||
+      values['sensitivity-samples'] !== undefined ||
+      values['judge-optimization'] !== undefined
+    ) {
+      throw new UsageError(
+        '--budget, --target, --sensitivity-samples and --judge-optimization go with --mixed-precision',
+      );
     }
     let quantized, report, recovery: RecoveryReport | undefined;
     if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
-      if (!values.calib) throw new UsageError('CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images');
+      if (!values.calib)
+        throw new UsageError(
+          'CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images',
+        );
       const needsRuntime = config.includeSq || config.includeBiasCorrection || config.includeFastFt;
-      const images = needsRuntime ? folderFeeds(model, values.calib, values.preprocess, { limit: config.extraOptions.FastFinetune.DataSize ?? Infinity }) : undefined;
+      const images = needsRuntime
+        ? folderFeeds(model, values.calib, values.preprocess, {
+            limit: config.extraOptions.FastFinetune.DataSize ?? Infinity,
+          })
+        : undefined;
       const result = await quantizeWithRecovery(model, config, {
         configName: name,
         runtime: images ? nodeRuntime(images.feeds) : undefined,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
-        calibrate: async (equalized) => (!config.includeCle && calibrated) || (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
+        calibrate: async (equalized) =>
+          (!config.includeCle && calibrated) ||
+          (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
         onProgress: recoveryProgress(),
       });
       ({ model: quantized, report, recovery } = result);
     } else {
-      const ranges = values.ranges ? readRangesFile(values.ranges) : calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges;
+      const ranges = values.ranges
+        ? readRangesFile(values.ranges)
+        : (calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges);
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
     const dataFile = writeModelFile(values.output, quantized, external);
     await checkWrittenModel(values.output);
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
-    const summary = { ...report, ...(recovery ? { recovery } : {}), ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}) };
+    const summary = {
+      ...report,
+      ...(recovery ? { recovery } : {}),
+      ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}),
+    };
     fs.writeFileSync(summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
     if (values['save-config']) fs.writeFileSync(values['save-config'], `${configToJSON(config)}\n`);
     const c = report.counts;
     process.stdout.write(
       `${path.basename(values.output)}: ${c.quantized} of ${c.nodes} nodes quantized, ${c.float} float, ` +
-        (report.subgraphs?.quantized !== undefined ? `${report.subgraphs.quantized} of ${report.subgraphs.nodes} inside subgraphs quantized, ` : '') +
+        (report.subgraphs?.quantized !== undefined
+          ? `${report.subgraphs.quantized} of ${report.subgraphs.nodes} inside subgraphs quantized, `
+          : '') +
         `${c.activationPairs} Q/DQ pairs, opset ${report.opset.before} → ${report.opset.after} ` +
         `(${((performance.now() - start) / 1000).toFixed(2)} s)\n${dataFile ? `external data: ${dataFile}\n` : ''}summary: ${summaryPath}\n`,
     );
     if (report.saturationSafeWeights) {
-      process.stdout.write(`saturation-safe weights: ${report.saturationSafeWeights.length} of ${report.precision.weights} given 7-bit channels where onnxruntime's x86 int8 kernels could saturate (listed under saturationSafeWeights in the summary)\n`);
+      process.stdout.write(
+        `saturation-safe weights: ${report.saturationSafeWeights.length} of ${report.precision.weights} given 7-bit channels where onnxruntime's x86 int8 kernels could saturate (listed under saturationSafeWeights in the summary)\n`,
+      );
     }
     if (report.saturationRisk) {
       const cpu = cpuInt8Kernels();
@@ -296,7 +366,9 @@ export const quantizeCommand = {
     for (const w of report.warnings.slice(0, 10)) process.stderr.write(`warning: ${w}\n`);
     const unknown = report.notFloat.filter((t) => t.elemType === 'unknown');
     if (unknown.length > 0) {
-      process.stderr.write(`note: ${unknown.length} tensor(s) at quantized nodes have no known element type and got no Q/DQ (listed under notFloat in the summary)\n`);
+      process.stderr.write(
+        `note: ${unknown.length} tensor(s) at quantized nodes have no known element type and got no Q/DQ (listed under notFloat in the summary)\n`,
+      );
     }
     return 0;
   },
@@ -324,14 +396,20 @@ function mixedPrecisionJson(m: MixedPrecisionResult) {
     chosen: m.chosen,
     ...(m.window ? { window: m.window } : {}),
     budget: m.budget,
-    sensitivities: m.sensitivities.slice(0, 50).map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
+    sensitivities: m.sensitivities
+      .slice(0, 50)
+      .map((s) => ({ kind: s.kind, names: s.units.flatMap((u) => u.names), cost: s.cost, gain: s.gain })),
     measurements: m.steps.length,
     seconds: m.seconds,
   };
 }
 
 /** `--config BF16`: the with-cast BF16 model; bfloat16 keeps float32's range, so no ranges are needed. */
-async function writeBf16(modelPath: string, output: string | undefined, summaryPath: string | undefined): Promise<number> {
+async function writeBf16(
+  modelPath: string,
+  output: string | undefined,
+  summaryPath: string | undefined,
+): Promise<number> {
   if (!output) throw new UsageError('-o <out.onnx> is required');
   const start = performance.now();
   const { model: source, external } = readModelFile(modelPath);
@@ -340,8 +418,13 @@ async function writeBf16(modelPath: string, output: string | undefined, summaryP
   await checkWrittenModel(output);
   const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
   const extra = { warnings: report.warnings, ...(report.subgraphs ? { subgraphs: report.subgraphs } : {}) };
-  fs.writeFileSync(where, `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary, ...extra }, null, 2)}\n`);
-  process.stdout.write(`${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`);
+  fs.writeFileSync(
+    where,
+    `${JSON.stringify({ config: 'BF16', BF16QDQToCast: true, ...summary, ...extra }, null, 2)}\n`,
+  );
+  process.stdout.write(
+    `${path.basename(output)}: BF16 with-cast, ${summary.activations} activations and ${summary.weights} weights through bfloat16 (${((performance.now() - start) / 1000).toFixed(2)} s)\nsummary: ${where}\n`,
+  );
   for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
   return 0;
 }
@@ -349,16 +432,23 @@ async function writeBf16(modelPath: string, output: string | undefined, summaryP
 /** --fp16-to-fp32 and --fp32-scale as configuration additions. */
 function fp16Additions(conversions: string[] | undefined, fp32Scale: boolean | undefined) {
   const all = (conversions ?? []).includes('all');
-  const subgraphs = (conversions ?? []).filter((c) => c !== 'all').map((c) => parseSubgraphArgument(c, '--fp16-to-fp32'));
+  const subgraphs = (conversions ?? [])
+    .filter((c) => c !== 'all')
+    .map((c) => parseSubgraphArgument(c, '--fp16-to-fp32'));
   return {
     fp16SubgraphsToFp32: subgraphs,
-    fp16Options: { ConvertFP16ToFP32: all || undefined, UseFP32Scale: fp32Scale || undefined, QuantizeFP16: subgraphs.length > 0 || fp32Scale || undefined },
+    fp16Options: {
+      ConvertFP16ToFP32: all || undefined,
+      UseFP32Scale: fp32Scale || undefined,
+      QuantizeFP16: subgraphs.length > 0 || fp32Scale || undefined,
+    },
   };
 }
 
 const positiveNumber = (flag: string, text: string, integer: boolean): number => {
   const v = Number(text);
-  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) throw new UsageError(`${flag} "${text}": expected a positive ${integer ? 'integer' : 'number'}`);
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v)))
+    throw new UsageError(`${flag} "${text}": expected a positive ${integer ? 'integer' : 'number'}`);
   return v;
 };
 
@@ -368,12 +458,15 @@ function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>
   if (values['sq-alpha'] !== undefined) {
     if (!values['smooth-quant'] && !config.includeSq) throw new UsageError('--sq-alpha goes with --smooth-quant');
     smoothAlpha = Number(values['sq-alpha']);
-    if (!Number.isFinite(smoothAlpha) || smoothAlpha < 0 || smoothAlpha > 1) throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
+    if (!Number.isFinite(smoothAlpha) || smoothAlpha < 0 || smoothAlpha > 1)
+      throw new UsageError(`--sq-alpha "${String(values['sq-alpha'])}": expected a number in [0, 1]`);
   }
-  const cleSteps = values['cle-steps'] === undefined ? undefined : positiveNumber('--cle-steps', String(values['cle-steps']), true);
+  const cleSteps =
+    values['cle-steps'] === undefined ? undefined : positiveNumber('--cle-steps', String(values['cle-steps']), true);
   const algorithm = values.finetune as string | undefined;
   if (algorithm !== undefined) {
-    if (algorithm !== 'adaround' && algorithm !== 'adaquant') throw new UsageError(`--finetune "${algorithm}": expected adaround or adaquant`);
+    if (algorithm !== 'adaround' && algorithm !== 'adaquant')
+      throw new UsageError(`--finetune "${algorithm}": expected adaround or adaquant`);
   } else if (values['finetune-iterations'] !== undefined || values['finetune-lr'] !== undefined) {
     throw new UsageError('--finetune-iterations and --finetune-lr go with --finetune adaround|adaquant');
   }
@@ -387,8 +480,14 @@ function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>
     biasCorrection: on('bias-correction'),
     finetune: algorithm !== undefined ? true : undefined,
     algorithm,
-    iterations: values['finetune-iterations'] === undefined ? undefined : positiveNumber('--finetune-iterations', String(values['finetune-iterations']), true),
-    learningRate: values['finetune-lr'] === undefined ? undefined : positiveNumber('--finetune-lr', String(values['finetune-lr']), false),
+    iterations:
+      values['finetune-iterations'] === undefined
+        ? undefined
+        : positiveNumber('--finetune-iterations', String(values['finetune-iterations']), true),
+    learningRate:
+      values['finetune-lr'] === undefined
+        ? undefined
+        : positiveNumber('--finetune-lr', String(values['finetune-lr']), false),
   });
 }
 
@@ -396,7 +495,8 @@ function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>
 function recoveryProgress(): (p: RecoveryProgress) => void {
   return (p) => {
     if (p.phase === 'layer') {
-      const loss = p.lossBefore !== undefined ? `  loss ${p.lossBefore.toPrecision(4)} → ${p.lossAfter!.toPrecision(4)}` : '';
+      const loss =
+        p.lossBefore !== undefined ? `  loss ${p.lossBefore.toPrecision(4)} → ${p.lossAfter!.toPrecision(4)}` : '';
       process.stderr.write(`  [${p.done}/${p.total}] ${p.id}${loss}\n`);
     } else if (p.phase === 'gather') {
       if (p.stage === 0) process.stderr.write(`layer data: ${p.stages} stage${p.stages === 1 ? '' : 's'} by depth\n`);
@@ -406,13 +506,25 @@ function recoveryProgress(): (p: RecoveryProgress) => void {
 
 function recoverySummary(r: RecoveryReport): string {
   const lines: string[] = [];
-  if (r.cle) lines.push(`CLE: ${r.cle.pairs.length} layer pairs equalized in ${r.cle.steps} step(s), ${r.cle.skipped.length} skipped (${[...new Set(r.cle.skipped.map((s) => s.reason))].slice(0, 2).join('; ') || 'none'})`);
-  if (r.smoothQuant) lines.push(`SmoothQuant (alpha ${r.smoothQuant.alpha}): ${r.smoothQuant.tensors.length} activation tensor(s) smoothed`);
-  if (r.biasCorrection) lines.push(`bias correction: ${r.biasCorrection.layers.length} layers, ${r.biasCorrection.saturatedBiases} bias values saturated`);
+  if (r.cle)
+    lines.push(
+      `CLE: ${r.cle.pairs.length} layer pairs equalized in ${r.cle.steps} step(s), ${r.cle.skipped.length} skipped (${[...new Set(r.cle.skipped.map((s) => s.reason))].slice(0, 2).join('; ') || 'none'})`,
+    );
+  if (r.smoothQuant)
+    lines.push(
+      `SmoothQuant (alpha ${r.smoothQuant.alpha}): ${r.smoothQuant.tensors.length} activation tensor(s) smoothed`,
+    );
+  if (r.biasCorrection)
+    lines.push(
+      `bias correction: ${r.biasCorrection.layers.length} layers, ${r.biasCorrection.saturatedBiases} bias values saturated`,
+    );
   if (r.finetune) {
     const f = r.finetune;
-    lines.push(`${f.algorithm}: ${f.layers.filter((l) => !l.kept).length} of ${f.layers.length} layers changed, loss ${f.lossBefore.toPrecision(4)} → ${f.lossAfter.toPrecision(4)} in ${f.seconds.toFixed(1)} s`);
+    lines.push(
+      `${f.algorithm}: ${f.layers.filter((l) => !l.kept).length} of ${f.layers.length} layers changed, loss ${f.lossBefore.toPrecision(4)} → ${f.lossAfter.toPrecision(4)} in ${f.seconds.toFixed(1)} s`,
+    );
   }
-  if (r.skippedLayers.length) lines.push(`not tuned: ${r.skippedLayers.length} layer(s) (${r.skippedLayers[0].reason}, …)`);
+  if (r.skippedLayers.length)
+    lines.push(`not tuned: ${r.skippedLayers.length} layer(s) (${r.skippedLayers[0].reason}, …)`);
   return lines.map((l) => `${l}\n`).join('');
 }

@@ -70,7 +70,10 @@ export function stepLine(s: SuggestStep, metric = 'cosine'): string {
   const time = `(${s.seconds.toFixed(1)} s)`;
   if (!s.candidate) return `step 0: starting configuration → ${cos} ${time}`;
   const c = s.candidate;
-  const what = c.kind === 'node' ? `exclude node ${c.node}` : `exclude subgraph ${c.subgraph.starts.join(',')} → ${c.subgraph.ends.join(',')} (${c.nodes} nodes)`;
+  const what =
+    c.kind === 'node'
+      ? `exclude node ${c.node}`
+      : `exclude subgraph ${c.subgraph.starts.join(',')} → ${c.subgraph.ends.join(',')} (${c.nodes} nodes)`;
   const why = `${c.layer.opType}, SQNR ${c.layer.sqnr.toFixed(2)} dB, drop ${c.layer.drop.toFixed(2)} dB`;
   const verdict = s.error ? `failed: ${s.error}` : s.kept ? 'kept' : 'not kept';
   return `step ${s.step}: ${what} [${why}] → ${cos} ${verdict} ${time}`;
@@ -109,7 +112,11 @@ export const suggestCommand = {
     const rankBy = (values.rank ?? 'drop') as RankBy;
     if (rankBy !== 'drop' && rankBy !== 'sqnr') throw new UsageError(`--rank "${values.rank}": give drop or sqnr`);
 
-    const { config, name } = loadConfigArgument(values.config, { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] });
+    const { config, name } = loadConfigArgument(values.config, {
+      nodesToExclude: [],
+      opTypesToExclude: [],
+      subgraphsToExclude: [],
+    });
     const float = readModelFile(positionals[0]);
     const model = float.model;
     const index = buildGraphIndex(model.graph!);
@@ -117,13 +124,25 @@ export const suggestCommand = {
     const data = folderFeeds(model, values.data ?? values.calib, values.preprocess, { limit });
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);
-    const task = await taskTargetArgument(values, goal, model, float.fileName, data, runtime.graphOptimization ?? 'basic');
+    const task = await taskTargetArgument(
+      values,
+      goal,
+      model,
+      float.fileName,
+      data,
+      runtime.graphOptimization ?? 'basic',
+    );
     if (task) goal = task.target;
-    if (task && values['npu-bf16']) throw new UsageError('--npu-bf16 judges the output cosine as the NPU runs the model; task targets are judged as written: give one or the other');
+    if (task && values['npu-bf16'])
+      throw new UsageError(
+        '--npu-bf16 judges the output cosine as the NPU runs the model; task targets are judged as written: give one or the other',
+      );
     const measure = targetMeasure(goal, task?.task);
     const target = goal.value;
     const metric = goal.metric;
-    process.stderr.write(`judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target ${metric} ${target}, at most ${maxSteps} steps\n`);
+    process.stderr.write(
+      `judging each step on ${data.feeds.length} ${data.kind === 'tensors' ? 'tensor sample' : 'image'}(s); target ${metric} ${target}, at most ${maxSteps} steps\n`,
+    );
 
     let last: SuggestMeasured | undefined;
     const evaluate = suggestMeasure({
@@ -159,7 +178,8 @@ export const suggestCommand = {
         `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
     );
     process.stdout.write(`nodes to exclude: ${added.nodesToExclude.join(', ') || '(none)'}\n`);
-    for (const s of added.subgraphsToExclude) process.stdout.write(`subgraph to exclude: ${s.starts.join(',')} → ${s.ends.join(',')}\n`);
+    for (const s of added.subgraphsToExclude)
+      process.stdout.write(`subgraph to exclude: ${s.starts.join(',')} → ${s.ends.join(',')}\n`);
     if (values.output) {
       fs.writeFileSync(values.output, `${configToJSON(result.config)}\n`);
       process.stderr.write(`configuration: ${values.output}\n`);
@@ -173,7 +193,11 @@ export const suggestCommand = {
         floatModel: await modelFileInfo(float),
         config: { name, settings: configToPlainJson(result.config) },
         exclusions: last!.report.exclusions,
-        quantization: { nodes: last!.report.counts.nodes, quantized: last!.report.counts.quantized, float: last!.report.counts.float },
+        quantization: {
+          nodes: last!.report.counts.nodes,
+          quantized: last!.report.counts.quantized,
+          float: last!.report.counts.float,
+        },
         samples: last!.comparison.samples,
         dataSource: values.data ?? values.calib,
         outputs: last!.comparison.outputs,
@@ -181,7 +205,10 @@ export const suggestCommand = {
         ranges: calibration.ranges,
         grids: qdqGrids(last!.quantized),
         suggest: { target, metric, reached: result.reached, stopped: result.stopped, steps: result.steps },
-        timings: [{ label: 'calibration', seconds: calibration.seconds }, ...result.steps.map((s) => ({ label: `step ${s.step}`, seconds: s.seconds }))],
+        timings: [
+          { label: 'calibration', seconds: calibration.seconds },
+          ...result.steps.map((s) => ({ label: `step ${s.step}`, seconds: s.seconds })),
+        ],
       });
       fs.writeFileSync(values.report, renderHtml(report));
       process.stderr.write(`report: ${values.report}\n`);

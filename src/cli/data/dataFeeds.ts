@@ -10,7 +10,14 @@ import type { Feeds } from '../runtime/ortNode.ts';
 import { imageFeeds, type ImageFeeds } from '../images/imageFeed.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
 import { loadPreprocessArgument } from '../preprocessArgument.ts';
-import { listDataFolder, NoDataError, readTensorSamples, someNames, TENSOR_CONVENTION, type FolderListing } from './dataFolder.ts';
+import {
+  listDataFolder,
+  NoDataError,
+  readTensorSamples,
+  someNames,
+  TENSOR_CONVENTION,
+  type FolderListing,
+} from './dataFolder.ts';
 
 /** A folder's tensor samples. */
 export interface TensorFolderFeeds {
@@ -27,15 +34,28 @@ export type ImageFolderFeeds = ImageFeeds & { kind: 'images'; spec: PreprocessSp
 export type FolderFeeds = TensorFolderFeeds | ImageFolderFeeds;
 
 /** What a folder of this listing will be read as; writes a note naming what is ignored. Throws NoDataError when it holds nothing usable. */
-export function folderKind(dir: string, listing: FolderListing, say: (line: string) => void = (l) => process.stderr.write(l)): 'images' | 'tensors' {
+export function folderKind(
+  dir: string,
+  listing: FolderListing,
+  say: (line: string) => void = (l) => process.stderr.write(l),
+): 'images' | 'tensors' {
   const { images, tensors, other } = listing;
   if (tensors.length > 0) {
-    const ignored = [...(images.length ? [`${images.length} image(s) (${someNames(images.map((f) => f.slice(dir.length + 1)))})`] : []), ...(other.length ? [`${other.length} other file(s) (${someNames(other)})`] : [])];
-    if (ignored.length) say(`note: ${dir} holds .npy/.npz tensors, which are used; ignored: ${ignored.join(' and ')}\n`);
+    const ignored = [
+      ...(images.length
+        ? [`${images.length} image(s) (${someNames(images.map((f) => f.slice(dir.length + 1)))})`]
+        : []),
+      ...(other.length ? [`${other.length} other file(s) (${someNames(other)})`] : []),
+    ];
+    if (ignored.length)
+      say(`note: ${dir} holds .npy/.npz tensors, which are used; ignored: ${ignored.join(' and ')}\n`);
     return 'tensors';
   }
   if (images.length > 0) {
-    if (other.length) say(`note: ${dir}: ignored ${other.length} file(s) that are neither images (.jpg, .png) nor tensors (.npy, .npz): ${someNames(other)}\n`);
+    if (other.length)
+      say(
+        `note: ${dir}: ignored ${other.length} file(s) that are neither images (.jpg, .png) nor tensors (.npy, .npz): ${someNames(other)}\n`,
+      );
     return 'images';
   }
   throw new NoDataError(
@@ -54,14 +74,22 @@ export function folderSampleCount(dir: string, model: ModelProto): number {
   const listing = listDataFolder(dir);
   if (listing.tensors.length === 0) return listing.images.length;
   const names = modelInputs(model).map((i) => i.name);
-  return new Set(listing.tensors.map((f) => (/\.npz$/i.test(f) ? f : npyTarget(f, names)?.sample ?? f))).size;
+  return new Set(listing.tensors.map((f) => (/\.npz$/i.test(f) ? f : (npyTarget(f, names)?.sample ?? f)))).size;
 }
 
 /** The tensor samples of a tensor folder; NoDataError when none is usable, with the first reasons. */
-export function tensorFolderFeeds(dir: string, listing: FolderListing, model: ModelProto, limit = Infinity): TensorFolderFeeds {
+export function tensorFolderFeeds(
+  dir: string,
+  listing: FolderListing,
+  model: ModelProto,
+  limit = Infinity,
+): TensorFolderFeeds {
   const read = readTensorSamples(dir, listing.tensors, modelInputs(model), limit);
   if (read.feeds.length === 0) {
-    const why = read.skipped.slice(0, 3).map((s) => `${s.file}: ${s.reason}`).join('; ');
+    const why = read.skipped
+      .slice(0, 3)
+      .map((s) => `${s.file}: ${s.reason}`)
+      .join('; ');
     throw new NoDataError(`no usable tensor samples in ${dir} (${why}). Tensors: ${TENSOR_CONVENTION}.`);
   }
   return { kind: 'tensors', feeds: read.feeds, files: read.names, skipped: read.skipped };
@@ -71,7 +99,12 @@ export function tensorFolderFeeds(dir: string, listing: FolderListing, model: Mo
  * The feeds of a folder: its tensor samples, or its images preprocessed by `preprocess` (the --preprocess
  * argument; its note is written to stderr). At most `limit` samples.
  */
-export function folderFeeds(model: ModelProto, dir: string, preprocess: string | undefined, options: { limit?: number; fileName?: string } = {}): FolderFeeds {
+export function folderFeeds(
+  model: ModelProto,
+  dir: string,
+  preprocess: string | undefined,
+  options: { limit?: number; fileName?: string } = {},
+): FolderFeeds {
   const listing = listDataFolder(dir);
   if (folderKind(dir, listing) === 'tensors') return tensorFolderFeeds(dir, listing, model, options.limit);
   const { spec, note } = loadPreprocessArgument(preprocess, model, options.fileName);

@@ -99,7 +99,12 @@ export interface TensorSamples {
 }
 
 /** The tensor samples of a folder's .npy/.npz files (listed by listDataFolder), for the model's `inputs`. */
-export function readTensorSamples(dir: string, files: readonly string[], inputs: readonly TensorSummary[], limit = Infinity): TensorSamples {
+export function readTensorSamples(
+  dir: string,
+  files: readonly string[],
+  inputs: readonly TensorSummary[],
+  limit = Infinity,
+): TensorSamples {
   const names = inputs.map((i) => i.name);
   const skipped: TensorSamples['skipped'] = [];
   const groups = new Map<string, Record<string, OrtTensor>>();
@@ -127,9 +132,13 @@ export function readTensorSamples(dir: string, files: readonly string[], inputs:
         if (inputs.length === 1 && !arrays.has(names[0]) && members.length === 1) {
           put(file, names[0], read(arrays.get(members[0])!, `${file}:${members[0]}`, inputs[0]));
         } else if (missing.length > 0) {
-          skipped.push({ file, reason: `it has no array named ${missing.join(', ')} (it holds ${members.join(', ') || 'no .npy arrays'}); save it with np.savez(f, ${names.map((n) => `${n}=…`).join(', ')})` });
+          skipped.push({
+            file,
+            reason: `it has no array named ${missing.join(', ')} (it holds ${members.join(', ') || 'no .npy arrays'}); save it with np.savez(f, ${names.map((n) => `${n}=…`).join(', ')})`,
+          });
         } else {
-          for (const input of inputs) put(file, input.name, read(arrays.get(input.name)!, `${file}:${input.name}`, input));
+          for (const input of inputs)
+            put(file, input.name, read(arrays.get(input.name)!, `${file}:${input.name}`, input));
         }
         continue;
       }
@@ -138,7 +147,15 @@ export function readTensorSamples(dir: string, files: readonly string[], inputs:
         skipped.push({ file, reason: `its name starts with none of the model's inputs (${names.join(', ')})` });
         continue;
       }
-      put(target.sample, target.input, read(new Uint8Array(fs.readFileSync(full)), file, inputs.find((i) => i.name === target.input)!));
+      put(
+        target.sample,
+        target.input,
+        read(
+          new Uint8Array(fs.readFileSync(full)),
+          file,
+          inputs.find((i) => i.name === target.input)!,
+        ),
+      );
     } catch (e) {
       if (!(e instanceof StudioError)) throw e;
       skipped.push({ file, reason: `${e.name}: ${e.message}` });
@@ -150,7 +167,10 @@ export function readTensorSamples(dir: string, files: readonly string[], inputs:
     const group = groups.get(sample)!;
     const missing = names.filter((n) => !group[n]);
     if (missing.length > 0) {
-      skipped.push({ file: sample, reason: `the sample has no tensor for input${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` });
+      skipped.push({
+        file: sample,
+        reason: `the sample has no tensor for input${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+      });
       continue;
     }
     if (feeds.length >= limit) break;

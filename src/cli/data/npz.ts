@@ -24,10 +24,12 @@ export function readNpz(bytes: Uint8Array, fileName: string): Map<string, Uint8A
   if (end < 0) throw new NpyFormatError(`${fileName} is not an .npz archive (no ZIP directory at its end).`);
   const entries = view.getUint16(end + 10, true);
   let at = view.getUint32(end + 16, true);
-  if (at === 0xffffffff || entries === 0xffff) throw new NpyFormatError(`${fileName} is a ZIP64 archive, which is not read: save smaller .npz files.`);
+  if (at === 0xffffffff || entries === 0xffff)
+    throw new NpyFormatError(`${fileName} is a ZIP64 archive, which is not read: save smaller .npz files.`);
   const out = new Map<string, Uint8Array>();
   for (let k = 0; k < entries; k++) {
-    if (at + 46 > bytes.length || view.getUint32(at, true) !== CENTRAL) throw new NpyFormatError(`${fileName}: its ZIP directory is damaged.`);
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== CENTRAL)
+      throw new NpyFormatError(`${fileName}: its ZIP directory is damaged.`);
     const flags = view.getUint16(at + 8, true);
     const method = view.getUint16(at + 10, true);
     const compressed = view.getUint32(at + 20, true);
@@ -39,13 +41,17 @@ export function readNpz(bytes: Uint8Array, fileName: string): Map<string, Uint8A
     at += 46 + nameLength + extraLength + commentLength;
     if (!/\.npy$/i.test(name) || name.endsWith('/')) continue;
     if (flags & 1) throw new NpyFormatError(`${fileName}: member ${name} is encrypted.`);
-    if (local + 30 > bytes.length || view.getUint32(local, true) !== LOCAL) throw new NpyFormatError(`${fileName}: member ${name} is damaged.`);
+    if (local + 30 > bytes.length || view.getUint32(local, true) !== LOCAL)
+      throw new NpyFormatError(`${fileName}: member ${name} is damaged.`);
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
     const data = bytes.subarray(start, start + compressed);
     let npy: Uint8Array;
     if (method === 0) npy = data;
     else if (method === 8) npy = new Uint8Array(inflateRawSync(data));
-    else throw new NpyFormatError(`${fileName}: member ${name} uses ZIP compression method ${method}; np.savez and np.savez_compressed write 0 or 8.`);
+    else
+      throw new NpyFormatError(
+        `${fileName}: member ${name} uses ZIP compression method ${method}; np.savez and np.savez_compressed write 0 or 8.`,
+      );
     out.set(name.replace(/\.npy$/i, ''), npy);
   }
   return out;

@@ -13,7 +13,14 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-decode-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** A PNG from its IHDR fields and raw scanlines (filter byte 0 on each row), with optional extra chunks. */
-function png(width: number, height: number, bitDepth: number, colorType: number, rows: Uint8Array[], extra: [string, Uint8Array][] = []): Uint8Array {
+function png(
+  width: number,
+  height: number,
+  bitDepth: number,
+  colorType: number,
+  rows: Uint8Array[],
+  extra: [string, Uint8Array][] = [],
+): Uint8Array {
   const chunk = (type: string, data: Uint8Array) => {
     const out = Buffer.alloc(12 + data.length);
     out.writeUInt32BE(data.length, 0);
@@ -47,7 +54,10 @@ function pixel(image: { data: Uint8Array; width: number }, x: number, y: number)
 }
 
 describe('decodeImageFile on the fixture photos', () => {
-  const files = [...listImageFiles(path.join(IMAGES, 'photos')).files, ...listImageFiles(path.join(IMAGES, 'coco')).files];
+  const files = [
+    ...listImageFiles(path.join(IMAGES, 'photos')).files,
+    ...listImageFiles(path.join(IMAGES, 'coco')).files,
+  ];
 
   it('finds all 13 photos and 24 COCO images', () => {
     expect(files.length).toBe(37);
@@ -79,7 +89,10 @@ describe('decodeImageFile on the fixture photos', () => {
     for (const f of ['photos/camera.png', 'coco/000000007888.jpg']) {
       const image = decodeImageFile(path.join(IMAGES, f));
       expect(isGray(image.data), f).toBe(true);
-      expect(image.data.every((v, i) => i % 4 !== 3 || v === 255), f).toBe(true);
+      expect(
+        image.data.every((v, i) => i % 4 !== 3 || v === 255),
+        f,
+      ).toBe(true);
     }
     expect(isGray(decodeImageFile(path.join(IMAGES, 'photos/astronaut.png')).data)).toBe(false);
   });
@@ -89,15 +102,36 @@ describe('PNG colour types', () => {
   it('expands palette PNGs, with tRNS transparency in alpha', () => {
     const plte = new Uint8Array([255, 0, 0, 0, 255, 0, 0, 0, 255]);
     const trns = new Uint8Array([255, 128]);
-    const image = decodeImageBytes(png(3, 1, 8, 3, [new Uint8Array([0, 1, 2])], [['PLTE', plte], ['tRNS', trns]]), 'p.png');
-    expect([pixel(image, 0, 0), pixel(image, 1, 0), pixel(image, 2, 0)]).toEqual([[255, 0, 0, 255], [0, 255, 0, 128], [0, 0, 255, 255]]);
+    const image = decodeImageBytes(
+      png(
+        3,
+        1,
+        8,
+        3,
+        [new Uint8Array([0, 1, 2])],
+        [
+          ['PLTE', plte],
+          ['tRNS', trns],
+        ],
+      ),
+      'p.png',
+    );
+    expect([pixel(image, 0, 0), pixel(image, 1, 0), pixel(image, 2, 0)]).toEqual([
+      [255, 0, 0, 255],
+      [0, 255, 0, 128],
+      [0, 0, 255, 255],
+    ]);
   });
 
   it('scales 16-bit grayscale to 8 bits, rounded (v · 255 / 65535)', () => {
     const row = Buffer.alloc(6);
     [0, 0x8080, 0xffff].forEach((v, i) => row.writeUInt16BE(v, 2 * i));
     const image = decodeImageBytes(png(3, 1, 16, 0, [row]), 'g16.png');
-    expect([pixel(image, 0, 0), pixel(image, 1, 0), pixel(image, 2, 0)]).toEqual([[0, 0, 0, 255], [128, 128, 128, 255], [255, 255, 255, 255]]);
+    expect([pixel(image, 0, 0), pixel(image, 1, 0), pixel(image, 2, 0)]).toEqual([
+      [0, 0, 0, 255],
+      [128, 128, 128, 255],
+      [255, 255, 255, 255],
+    ]);
   });
 
   it('scales 16-bit RGBA to 8 bits', () => {
@@ -107,9 +141,15 @@ describe('PNG colour types', () => {
   });
 
   it('expands gray + alpha and 1-bit grayscale', () => {
-    expect(pixel(decodeImageBytes(png(1, 1, 8, 4, [new Uint8Array([77, 9])]), 'ga.png'), 0, 0)).toEqual([77, 77, 77, 9]);
+    expect(pixel(decodeImageBytes(png(1, 1, 8, 4, [new Uint8Array([77, 9])]), 'ga.png'), 0, 0)).toEqual([
+      77, 77, 77, 9,
+    ]);
     const bits = decodeImageBytes(png(3, 1, 1, 0, [new Uint8Array([0b10100000])]), 'b.png');
-    expect([pixel(bits, 0, 0), pixel(bits, 1, 0), pixel(bits, 2, 0)]).toEqual([[255, 255, 255, 255], [0, 0, 0, 255], [255, 255, 255, 255]]);
+    expect([pixel(bits, 0, 0), pixel(bits, 1, 0), pixel(bits, 2, 0)]).toEqual([
+      [255, 255, 255, 255],
+      [0, 0, 0, 255],
+      [255, 255, 255, 255],
+    ]);
   });
 });
 
@@ -117,10 +157,16 @@ describe('JPEG', () => {
   it('turns a JPEG upright by its EXIF orientation (6: rotate 90° clockwise)', () => {
     // 16×8, left half white, right half black; stored rotated, displayed 8×16 with white on top.
     const data = new Uint8Array(16 * 8 * 4);
-    for (let y = 0; y < 8; y++) for (let x = 0; x < 16; x++) data.set(x < 8 ? [255, 255, 255, 255] : [0, 0, 0, 255], (y * 16 + x) * 4);
-    const tiff = new Uint8Array([0x4d, 0x4d, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0]);
+    for (let y = 0; y < 8; y++)
+      for (let x = 0; x < 16; x++) data.set(x < 8 ? [255, 255, 255, 255] : [0, 0, 0, 255], (y * 16 + x) * 4);
+    const tiff = new Uint8Array([
+      0x4d, 0x4d, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0,
+    ]);
     const exifBuffer = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
-    const encoded = jpeg.encode({ data, width: 16, height: 8, exifBuffer } as Parameters<typeof jpeg.encode>[0], 95).data;
+    const encoded = jpeg.encode(
+      { data, width: 16, height: 8, exifBuffer } as Parameters<typeof jpeg.encode>[0],
+      95,
+    ).data;
     const image = decodeImageBytes(encoded, 'rotated.jpg');
     expect([image.width, image.height]).toEqual([8, 16]);
     expect(pixel(image, 4, 2)[0]).toBeGreaterThan(240);
@@ -148,10 +194,22 @@ describe('files that are not images', () => {
 
   it.each([
     ['truncated.png', () => astronaut.subarray(0, 5000), /PNG is corrupt/],
-    ['bad-crc.png', () => { const b = Buffer.from(astronaut); b.fill(0, 100000, 100100); return b; }, /PNG is corrupt/],
+    [
+      'bad-crc.png',
+      () => {
+        const b = Buffer.from(astronaut);
+        b.fill(0, 100000, 100100);
+        return b;
+      },
+      /PNG is corrupt/,
+    ],
     ['garbage.jpg', () => new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4, 5, 6, 7, 8, 9]), /JPEG is corrupt/],
     ['header-only.jpg', () => dog.subarray(0, 600), /JPEG/],
-    ['text.png', () => new TextEncoder().encode('hello, not an image'), /not a JPEG or PNG image \(it starts with bytes 68 65 6c 6c\)/],
+    [
+      'text.png',
+      () => new TextEncoder().encode('hello, not an image'),
+      /not a JPEG or PNG image \(it starts with bytes 68 65 6c 6c\)/,
+    ],
     ['anim.gif', () => new TextEncoder().encode('GIF89a......'), /is a GIF image; only JPEG and PNG/],
     ['empty.jpg', () => new Uint8Array(0), /is empty/],
   ])('%s throws ImageDecodeError naming the file', (name, bytes, message) => {

@@ -35,7 +35,10 @@ const JPEG_SIGNATURE = [0xff, 0xd8, 0xff];
 /** Formats recognised only to say what they are. */
 const OTHER_FORMATS: { name: string; test: (b: Uint8Array) => boolean }[] = [
   { name: 'GIF', test: (b) => startsWith(b, [0x47, 0x49, 0x46, 0x38]) },
-  { name: 'WebP', test: (b) => startsWith(b, [0x52, 0x49, 0x46, 0x46]) && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP' },
+  {
+    name: 'WebP',
+    test: (b) => startsWith(b, [0x52, 0x49, 0x46, 0x46]) && String.fromCharCode(...b.subarray(8, 12)) === 'WEBP',
+  },
   { name: 'BMP', test: (b) => startsWith(b, [0x42, 0x4d]) },
   { name: 'TIFF', test: (b) => startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a]) },
 ];
@@ -54,7 +57,9 @@ function decodePng(bytes: Uint8Array, fileName: string): DecodedImage {
   }
   const { width, height, data } = png;
   if (data.length !== width * height * 4) {
-    throw new ImageDecodeError(`${fileName}: the PNG decoded to ${data.length} bytes, not ${width}×${height} RGBA pixels.`);
+    throw new ImageDecodeError(
+      `${fileName}: the PNG decoded to ${data.length} bytes, not ${width}×${height} RGBA pixels.`,
+    );
   }
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width, height };
 }

@@ -37,19 +37,72 @@ describe('applyOrientation', () => {
   const shown = (o: number) => {
     const out = applyOrientation(stored, o);
     const rows: number[][] = [];
-    for (let y = 0; y < out.height; y++) rows.push(Array.from({ length: out.width }, (_, x) => out.data[(y * out.width + x) * 4]));
+    for (let y = 0; y < out.height; y++)
+      rows.push(Array.from({ length: out.width }, (_, x) => out.data[(y * out.width + x) * 4]));
     return rows;
   };
 
   it.each([
-    [1, [[1, 2, 3], [4, 5, 6]]],
-    [2, [[3, 2, 1], [6, 5, 4]]], // mirrored
-    [3, [[6, 5, 4], [3, 2, 1]]], // rotated 180°
-    [4, [[4, 5, 6], [1, 2, 3]]], // flipped vertically
-    [5, [[1, 4], [2, 5], [3, 6]]], // transposed
-    [6, [[4, 1], [5, 2], [6, 3]]], // rotated 90° clockwise
-    [7, [[6, 3], [5, 2], [4, 1]]], // transverse
-    [8, [[3, 6], [2, 5], [1, 4]]], // rotated 90° counter-clockwise
+    [
+      1,
+      [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    ],
+    [
+      2,
+      [
+        [3, 2, 1],
+        [6, 5, 4],
+      ],
+    ], // mirrored
+    [
+      3,
+      [
+        [6, 5, 4],
+        [3, 2, 1],
+      ],
+    ], // rotated 180°
+    [
+      4,
+      [
+        [4, 5, 6],
+        [1, 2, 3],
+      ],
+    ], // flipped vertically
+    [
+      5,
+      [
+        [1, 4],
+        [2, 5],
+        [3, 6],
+      ],
+    ], // transposed
+    [
+      6,
+      [
+        [4, 1],
+        [5, 2],
+        [6, 3],
+      ],
+    ], // rotated 90° clockwise
+    [
+      7,
+      [
+        [6, 3],
+        [5, 2],
+        [4, 1],
+      ],
+    ], // transverse
+    [
+      8,
+      [
+        [3, 6],
+        [2, 5],
+        [1, 4],
+      ],
+    ], // rotated 90° counter-clockwise
   ])('orientation %i', (o, expected) => {
     expect(shown(o)).toEqual(expected);
   });

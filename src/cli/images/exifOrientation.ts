@@ -42,7 +42,8 @@ export function exifOrientation(exif: Uint8Array | undefined): number {
  */
 export function applyOrientation(image: RgbaImage, orientation: number): RgbaImage & { data: Uint8Array } {
   const { width: w, height: h } = image;
-  if (orientation <= 1 || orientation > 8) return { data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length), width: w, height: h };
+  if (orientation <= 1 || orientation > 8)
+    return { data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.length), width: w, height: h };
   const swap = orientation >= 5;
   const outW = swap ? h : w;
   const outH = swap ? w : h;
@@ -56,13 +57,34 @@ export function applyOrientation(image: RgbaImage, orientation: number): RgbaIma
       let sx: number;
       let sy: number;
       switch (orientation) {
-        case 2: sx = w - 1 - x; sy = y; break;
-        case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-        case 4: sx = x; sy = h - 1 - y; break;
-        case 5: sx = y; sy = x; break;
-        case 6: sx = y; sy = h - 1 - x; break;
-        case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-        default: sx = w - 1 - y; sy = x; break; // 8
+        case 2:
+          sx = w - 1 - x;
+          sy = y;
+          break;
+        case 3:
+          sx = w - 1 - x;
+          sy = h - 1 - y;
+          break;
+        case 4:
+          sx = x;
+          sy = h - 1 - y;
+          break;
+        case 5:
+          sx = y;
+          sy = x;
+          break;
+        case 6:
+          sx = y;
+          sy = h - 1 - x;
+          break;
+        case 7:
+          sx = w - 1 - y;
+          sy = h - 1 - x;
+          break;
+        default:
+          sx = w - 1 - y;
+          sy = x;
+          break; // 8
       }
       out32[y * outW + x] = src32[sy * w + sx];
     }

@@ -17,15 +17,21 @@ import { EvaluationDataError } from './errors.ts';
 import { TENSOR_CONVENTION } from '../data/dataFolder.ts';
 import { listImageFiles } from './listImages.ts';
 
-export type ImageFeed = { tensor: OrtTensor; width: number; height: number } | { skipped: { file: string; reason: string } };
+export type ImageFeed =
+  { tensor: OrtTensor; width: number; height: number } | { skipped: { file: string; reason: string } };
 
 /** One image file as the input tensor `input` takes; a file that does not decode is a skip with its reason. */
 export function readImageFeed(file: string, input: TensorSummary, spec: PreprocessSpec): ImageFeed {
   try {
     const image = decodeImageFile(file);
-    return { tensor: ortTensor(imageToInputTensor(image, input.shape ?? [], spec, input.name)), width: image.width, height: image.height };
+    return {
+      tensor: ortTensor(imageToInputTensor(image, input.shape ?? [], spec, input.name)),
+      width: image.width,
+      height: image.height,
+    };
   } catch (e) {
-    if (e instanceof StudioError && e.name === 'ImageDecodeError') return { skipped: { file: path.basename(file), reason: e.message } };
+    if (e instanceof StudioError && e.name === 'ImageDecodeError')
+      return { skipped: { file: path.basename(file), reason: e.message } };
     throw e;
   }
 }
@@ -42,9 +48,17 @@ export interface ImageFeeds {
  * The model's input tensors for each image of the folder `dir` (sorted by name) or of the `files` given, at most
  * `limit`, decoded up front; unreadable images are skipped and named.
  */
-export function imageFeeds(model: ModelProto, source: { readonly dir: string } | { readonly files: readonly string[] }, spec: PreprocessSpec, limit = Infinity): ImageFeeds {
+export function imageFeeds(
+  model: ModelProto,
+  source: { readonly dir: string } | { readonly files: readonly string[] },
+  spec: PreprocessSpec,
+  limit = Infinity,
+): ImageFeeds {
   const index = buildGraphIndex(model.graph!);
-  if (index.inputs.length !== 1) throw new EvaluationDataError(`the model has ${index.inputs.length} inputs; images feed exactly one: give a folder of .npy/.npz tensors (${TENSOR_CONVENTION})`);
+  if (index.inputs.length !== 1)
+    throw new EvaluationDataError(
+      `the model has ${index.inputs.length} inputs; images feed exactly one: give a folder of .npy/.npz tensors (${TENSOR_CONVENTION})`,
+    );
   const input = tensorSummary(index.inputs[0]);
   const files = 'dir' in source ? listImageFiles(source.dir).files : source.files;
   const feeds: Feeds[] = [];
@@ -62,6 +76,9 @@ export function imageFeeds(model: ModelProto, source: { readonly dir: string } |
     used.push(file);
     sizes.push({ width: read.width, height: read.height });
   }
-  if (feeds.length === 0) throw new EvaluationDataError(`no readable images in ${'dir' in source ? source.dir : 'the files given'}${skipped[0] ? ` (${skipped[0].reason})` : ''}`);
+  if (feeds.length === 0)
+    throw new EvaluationDataError(
+      `no readable images in ${'dir' in source ? source.dir : 'the files given'}${skipped[0] ? ` (${skipped[0].reason})` : ''}`,
+    );
   return { feeds, files: used, sizes, skipped };
 }

@@ -9,7 +9,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('listImageFiles', () => {
   it('lists .jpg, .jpeg and .png files of any case, sorted by name, and counts the rest', () => {
-    for (const name of ['b.PNG', 'a.jpg', 'C.jpeg', 'notes.txt', 'photo.JPG', '.DS_Store', 'a.gif', 'png']) fs.writeFileSync(path.join(tmp, name), '');
+    for (const name of ['b.PNG', 'a.jpg', 'C.jpeg', 'notes.txt', 'photo.JPG', '.DS_Store', 'a.gif', 'png'])
+      fs.writeFileSync(path.join(tmp, name), '');
     fs.mkdirSync(path.join(tmp, 'sub.png'));
     fs.symlinkSync(path.join(tmp, 'a.jpg'), path.join(tmp, 'link.png'));
     fs.symlinkSync(path.join(tmp, 'nowhere.png'), path.join(tmp, 'dangling.png'));
@@ -21,8 +22,12 @@ describe('listImageFiles', () => {
   });
 
   it('throws ImageFolderError naming a missing folder or a file', () => {
-    expect(() => listImageFiles(path.join(tmp, 'nope'))).toThrow(expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/nope does not exist/) }));
-    expect(() => listImageFiles(path.join(tmp, 'a.jpg'))).toThrow(expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/is not a folder/) }));
+    expect(() => listImageFiles(path.join(tmp, 'nope'))).toThrow(
+      expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/nope does not exist/) }),
+    );
+    expect(() => listImageFiles(path.join(tmp, 'a.jpg'))).toThrow(
+      expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/is not a folder/) }),
+    );
   });
 
   it('judges names by extension only', () => {

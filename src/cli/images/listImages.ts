@@ -31,7 +31,12 @@ export function readFolderEntries(dir: string, what: string): fs.Dirent[] {
     return fs.readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be listed (${code ?? 'error'})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'ENOTDIR'
+          ? 'is not a folder'
+          : `cannot be listed (${code ?? 'error'})`;
     throw new ImageFolderError(`The ${what} folder ${dir} ${why}.`);
   }
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { cpuInt8Kernels } from './cpuInt8Kernels.ts';
 
-const cpuinfo = (model: string, flags: string) => `processor\t: 0\nmodel name\t: ${model}\nflags\t\t: ${flags}\n\nprocessor\t: 1\n`;
+const cpuinfo = (model: string, flags: string) =>
+  `processor\t: 0\nmodel name\t: ${model}\nflags\t\t: ${flags}\n\nprocessor\t: 1\n`;
 
 describe('cpuInt8Kernels', () => {
   it('reads VNNI and AMX from the flags: no saturation there', () => {
@@ -25,7 +26,7 @@ describe('cpuInt8Kernels', () => {
     expect(cpuInt8Kernels(null, 'arm64').saturates).toBe(false);
   });
 
-  it('reads this machine\'s CPU', () => {
+  it("reads this machine's CPU", () => {
     const here = cpuInt8Kernels();
     if (process.arch === 'x64' && fs.existsSync('/proc/cpuinfo')) {
       const vnni = /\b(avx512_vnni|avx_vnni|amx_int8)\b/.test(fs.readFileSync('/proc/cpuinfo', 'utf8'));

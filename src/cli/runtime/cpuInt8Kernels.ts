@@ -21,20 +21,38 @@ export interface CpuInt8Kernels {
 }
 
 /** Which CPUs the saturation rule applies to, for when the CPU cannot be read. */
-export const SATURATING_CPUS = 'x86 CPUs without VNNI (AVX2 only, or AVX-512 without AVX512_VNNI: e.g. Intel before Cascade Lake, AMD before Zen 4)';
+export const SATURATING_CPUS =
+  'x86 CPUs without VNNI (AVX2 only, or AVX-512 without AVX512_VNNI: e.g. Intel before Cascade Lake, AMD before Zen 4)';
 
 /** Reads the CPU from `cpuinfo` (default /proc/cpuinfo; null: unreadable) for architecture `arch` (default this process's). */
 export function cpuInt8Kernels(cpuinfo: string | null = readCpuinfo(), arch: string = process.arch): CpuInt8Kernels {
   if (arch !== 'x64' && arch !== 'ia32') {
-    return { cpu: arch, saturates: false, text: `this CPU (${arch}) accumulates int8 products in 32 bits: the saturation applies only to ${SATURATING_CPUS}` };
+    return {
+      cpu: arch,
+      saturates: false,
+      text: `this CPU (${arch}) accumulates int8 products in 32 bits: the saturation applies only to ${SATURATING_CPUS}`,
+    };
   }
-  if (cpuinfo === null) return { cpu: 'unknown x86 CPU', saturates: undefined, text: `the CPU could not be read: the saturation applies to ${SATURATING_CPUS}` };
+  if (cpuinfo === null)
+    return {
+      cpu: 'unknown x86 CPU',
+      saturates: undefined,
+      text: `the CPU could not be read: the saturation applies to ${SATURATING_CPUS}`,
+    };
   const model = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'x86 CPU';
   const flags = new Set((/^flags\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? '').split(/\s+/));
   const wide = WIDE_INT8_FLAGS.filter((f) => flags.has(f));
   return wide.length > 0
-    ? { cpu: model, saturates: false, text: `this CPU (${model}; ${wide.join(', ')}) runs onnxruntime's int8 kernels without saturation` }
-    : { cpu: model, saturates: true, text: `this CPU (${model}) has no VNNI: onnxruntime's int8 kernels can saturate on it` };
+    ? {
+        cpu: model,
+        saturates: false,
+        text: `this CPU (${model}; ${wide.join(', ')}) runs onnxruntime's int8 kernels without saturation`,
+      }
+    : {
+        cpu: model,
+        saturates: true,
+        text: `this CPU (${model}) has no VNNI: onnxruntime's int8 kernels can saturate on it`,
+      };
 }
 
 function readCpuinfo(): string | null {

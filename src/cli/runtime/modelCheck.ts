@@ -29,7 +29,7 @@ export async function checkWrittenModel(file: string): Promise<void> {
     const options = level === 'all' ? "its default options (graph optimization 'all')" : "graph optimization 'basic'";
     throw new WrittenModelRefusedError(
       `${path.basename(file)} was written, but onnxruntime refuses to load it at ${options}: ${reason}. ` +
-        'Nothing else was reported as done; the file is kept for inspection. This is a fault of the studio\'s writer: please report it with the source model.',
+        "Nothing else was reported as done; the file is kept for inspection. This is a fault of the studio's writer: please report it with the source model.",
     );
   }
 }
@@ -37,5 +37,6 @@ export async function checkWrittenModel(file: string): Promise<void> {
 /** A model file the user gave loads in onnxruntime at 'basic' (how the studio runs it), or InferenceError naming it. */
 export async function checkGivenModel(file: string, role: string): Promise<void> {
   const reason = await refusal(file, 'basic');
-  if (reason !== null) throw new InferenceError(`onnxruntime refuses to load the ${role} ${path.basename(file)}: ${reason}`);
+  if (reason !== null)
+    throw new InferenceError(`onnxruntime refuses to load the ${role} ${path.basename(file)}: ${reason}`);
 }

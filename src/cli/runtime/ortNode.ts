@@ -11,7 +11,14 @@
  * `qstudio evaluate` reports that figure first (`SessionOptimization`).
  */
 import * as ort from 'onnxruntime-node';
-import { DataType, elementTypeName, readTensor, UnsupportedModelError, type ModelBytes, type TensorProto } from '../../core/onnx/index.ts';
+import {
+  DataType,
+  elementTypeName,
+  readTensor,
+  UnsupportedModelError,
+  type ModelBytes,
+  type TensorProto,
+} from '../../core/onnx/index.ts';
 import { sessionModelFolder } from './sessionFiles.ts';
 import { InferenceError } from '../../core/calibrate/errors.ts';
 import type { ComparisonRuntime } from '../../core/evaluate/compareModels.ts';
@@ -48,10 +55,16 @@ export const REFUSED = 'onnxruntime refuses to load the model:';
 /** onnxruntime's own words, without the binding's "Error: " and the "Load model from <path> failed:" it wraps them in. */
 export function runtimeReason(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
-  return text.replace(/^Error:\s*/, '').replace(/^Load model from .*? failed:\s*/s, '').trim();
+  return text
+    .replace(/^Error:\s*/, '')
+    .replace(/^Load model from .*? failed:\s*/s, '')
+    .trim();
 }
 
-async function openOrtSession(model: ModelBytes | string, options: ort.InferenceSession.SessionOptions): Promise<ort.InferenceSession> {
+async function openOrtSession(
+  model: ModelBytes | string,
+  options: ort.InferenceSession.SessionOptions,
+): Promise<ort.InferenceSession> {
   if (typeof model === 'string') return ort.InferenceSession.create(model, options);
   if (model instanceof Uint8Array) return ort.InferenceSession.create(model, options);
   if (model.externalData.length === 0) return ort.InferenceSession.create(model.bytes, options);
@@ -69,14 +82,21 @@ async function openOrtSession(model: ModelBytes | string, options: ort.Inference
  * sessionFiles.ts), or a path. `spinning` false: the pool threads sleep between runs instead of busy-waiting.
  * onnxruntime's refusals to load or run are InferenceErrors with its reason (the command line prints them by name).
  */
-export async function createSession(model: ModelBytes | string, threads = 0, optimization: SessionOptimization = 'basic', spinning = true): Promise<NodeSession> {
+export async function createSession(
+  model: ModelBytes | string,
+  threads = 0,
+  optimization: SessionOptimization = 'basic',
+  spinning = true,
+): Promise<NodeSession> {
   const options: ort.InferenceSession.SessionOptions = {
     graphOptimizationLevel: optimization,
     intraOpNumThreads: threads,
     logSeverityLevel: 3,
     // onnxruntime's pool threads busy-wait for work between and after runs unless told not to (config key
     // session.intra_op.allow_spinning): CPU burnt for nothing when runs are short and many.
-    ...(spinning ? {} : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
+    ...(spinning
+      ? {}
+      : { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } }),
   };
   let session: ort.InferenceSession;
   try {
@@ -103,10 +123,19 @@ export function float32Tensor(data: Float32Array, dims: readonly number[]): ort.
 }
 
 const ORT_TYPE_NAMES: Readonly<Record<number, ort.Tensor.Type>> = {
-  [DataType.FLOAT]: 'float32', [DataType.DOUBLE]: 'float64', [DataType.FLOAT16]: 'float16',
-  [DataType.INT8]: 'int8', [DataType.UINT8]: 'uint8', [DataType.INT16]: 'int16', [DataType.UINT16]: 'uint16',
-  [DataType.INT32]: 'int32', [DataType.UINT32]: 'uint32', [DataType.INT64]: 'int64', [DataType.UINT64]: 'uint64',
-  [DataType.BOOL]: 'bool', [DataType.STRING]: 'string',
+  [DataType.FLOAT]: 'float32',
+  [DataType.DOUBLE]: 'float64',
+  [DataType.FLOAT16]: 'float16',
+  [DataType.INT8]: 'int8',
+  [DataType.UINT8]: 'uint8',
+  [DataType.INT16]: 'int16',
+  [DataType.UINT16]: 'uint16',
+  [DataType.INT32]: 'int32',
+  [DataType.UINT32]: 'uint32',
+  [DataType.INT64]: 'int64',
+  [DataType.UINT64]: 'uint64',
+  [DataType.BOOL]: 'bool',
+  [DataType.STRING]: 'string',
 };
 
 /** Whether onnxruntime-node can pass tensors of this element type in and out (it cannot even load a model with a bfloat16 output). */
@@ -117,9 +146,17 @@ export function hasNodeTensorType(dataType: number): boolean {
 /** A TensorProto (a test set's stored input) as an onnxruntime tensor of the same element type. */
 export function tensorFromProto(t: TensorProto): ort.Tensor {
   const type = ORT_TYPE_NAMES[t.data_type ?? 0];
-  if (!type) throw new UnsupportedModelError(`tensor "${t.name ?? ''}" is ${elementTypeName(t.data_type)}, which onnxruntime-node takes no feeds of`);
+  if (!type)
+    throw new UnsupportedModelError(
+      `tensor "${t.name ?? ''}" is ${elementTypeName(t.data_type)}, which onnxruntime-node takes no feeds of`,
+    );
   const dims = t.dims.map(Number);
-  if (type === 'string') return new ort.Tensor('string', t.string_data.map((b) => new TextDecoder().decode(b)), dims);
+  if (type === 'string')
+    return new ort.Tensor(
+      'string',
+      t.string_data.map((b) => new TextDecoder().decode(b)),
+      dims,
+    );
   return new ort.Tensor(type, readTensor(t), dims);
 }
 

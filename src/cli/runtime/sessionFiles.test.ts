@@ -21,7 +21,10 @@ function childWithFolder(stop: 'exit' | NodeJS.Signals): Promise<{ onnx: string;
     ${stop === 'exit' ? '' : 'setInterval(() => {}, 1000);'}
   `;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let onnx = '';
     child.stdout.on('data', (chunk: Buffer) => {
       onnx += chunk.toString();
@@ -46,10 +49,14 @@ describe('the session folder', () => {
   it.each([
     ['SIGTERM', 143],
     ['SIGINT', 130],
-  ] as const)('is removed when the command is stopped by %s, which still ends it with status %i', async (signal, status) => {
-    const { onnx, code } = await childWithFolder(signal);
-    expect(onnx).toMatch(/qstudio-session-/);
-    expect(code).toBe(status);
-    expect(fs.existsSync(path.dirname(path.dirname(onnx)))).toBe(false);
-  }, 30_000);
+  ] as const)(
+    'is removed when the command is stopped by %s, which still ends it with status %i',
+    async (signal, status) => {
+      const { onnx, code } = await childWithFolder(signal);
+      expect(onnx).toMatch(/qstudio-session-/);
+      expect(code).toBe(status);
+      expect(fs.existsSync(path.dirname(path.dirname(onnx)))).toBe(false);
+    },
+    30_000,
+  );
 });

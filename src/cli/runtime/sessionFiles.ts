@@ -24,7 +24,11 @@ export function registerBackingFile(buffer: ArrayBufferLike, file: string): void
 
 let folder: string | undefined;
 /** Signals that stop the command, with the exit status a shell reports for each (128 + its number). */
-const STOP_SIGNALS: readonly (readonly [NodeJS.Signals, number])[] = [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]];
+const STOP_SIGNALS: readonly (readonly [NodeJS.Signals, number])[] = [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+];
 const written = new WeakMap<object, string>();
 let sessions = 0;
 let files = 0;
@@ -73,7 +77,11 @@ function dataFile(data: Uint8Array): string {
   if (known) return known;
   const target = path.join(sessionFolder(), `data-${++files}.bin`);
   const backing = whole ? backingFiles.get(data.buffer) : undefined;
-  const linked = backing !== undefined && fs.existsSync(backing) && fs.statSync(backing).size === data.byteLength && hardLink(backing, target);
+  const linked =
+    backing !== undefined &&
+    fs.existsSync(backing) &&
+    fs.statSync(backing).size === data.byteLength &&
+    hardLink(backing, target);
   if (!linked) {
     const fd = fs.openSync(target, 'w');
     try {

@@ -69,7 +69,8 @@ export async function chooseCalibrationMethod(model: ModelProto, o: MethodChoice
 
 /** The held-in split of `count` calibration samples: even indices calibrate, odd ones judge (both non-empty). */
 export function heldInSplit(count: number): { calibrate: number[]; judge: number[] } {
-  if (count < 2) throw new Error(`choosing a calibration method by measurement needs at least 2 calibration samples, got ${count}`);
+  if (count < 2)
+    throw new Error(`choosing a calibration method by measurement needs at least 2 calibration samples, got ${count}`);
   const all = Array.from({ length: count }, (_, i) => i);
   return { calibrate: all.filter((i) => i % 2 === 0), judge: all.filter((i) => i % 2 === 1) };
 }

@@ -1,24 +1,45 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeValueInfo, type NodeId } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  type NodeId,
+} from '../onnx/index.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import { rankLayers, tailSubgraph } from './candidates.ts';
 
 // x → A → a → B → b → C → c (output 1); b → D → d (output 2); x → E → e (a dead end, no output).
-const model = makeModel(makeGraph({
-  node: [
-    makeNode('Conv', ['x'], ['a'], 'A'),
-    makeNode('Conv', ['a'], ['b'], 'B'),
-    makeNode('Sigmoid', ['b'], ['c'], 'C'),
-    makeNode('Exp', ['b'], ['d'], 'D'),
-    makeNode('Relu', ['x'], ['e'], 'E'),
-  ],
-  input: [makeValueInfo('x', DataType.FLOAT, [1])],
-  output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('d', DataType.FLOAT, [1])],
-}));
+const model = makeModel(
+  makeGraph({
+    node: [
+      makeNode('Conv', ['x'], ['a'], 'A'),
+      makeNode('Conv', ['a'], ['b'], 'B'),
+      makeNode('Sigmoid', ['b'], ['c'], 'C'),
+      makeNode('Exp', ['b'], ['d'], 'D'),
+      makeNode('Relu', ['x'], ['e'], 'E'),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1])],
+    output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('d', DataType.FLOAT, [1])],
+  }),
+);
 const index = buildGraphIndex(model.graph!);
 const row = (tensor: string, sqnr: number): LayerRow => ({
-  tensor, node: null, opType: '', source: 'value', cosine: 1, sqnr, worstSampleCosine: 1, valueCosine: 1, valueSqnr: sqnr,
-  dequantizedCosine: null, dequantizedSqnr: null, samples: 1, elementsPerSample: 1,
+  tensor,
+  node: null,
+  opType: '',
+  source: 'value',
+  cosine: 1,
+  sqnr,
+  worstSampleCosine: 1,
+  valueCosine: 1,
+  valueSqnr: sqnr,
+  dequantizedCosine: null,
+  dequantizedSqnr: null,
+  samples: 1,
+  elementsPerSample: 1,
 });
 // SQNR: a 40, b 20 (B loses 20 dB), c 15 (C loses 5), d 18 (D loses 2), e exact.
 const rows = [row('x', 50), row('a', 40), row('b', 20), row('c', 15), row('d', 18), row('e', Infinity)];
@@ -26,7 +47,12 @@ const all = new Set(['A', 'B', 'C', 'D', 'E']);
 
 describe('rankLayers', () => {
   it("by 'drop' puts first the node that adds the most error", () => {
-    expect(rankLayers(rows, index, all, 'drop').map((l) => [l.node, l.drop])).toEqual([['B', 20], ['A', 10], ['C', 5], ['D', 2]]);
+    expect(rankLayers(rows, index, all, 'drop').map((l) => [l.node, l.drop])).toEqual([
+      ['B', 20],
+      ['A', 10],
+      ['C', 5],
+      ['D', 2],
+    ]);
   });
 
   it("by 'sqnr' puts first the lowest SQNR, which accumulates towards the outputs", () => {

@@ -34,12 +34,18 @@ export interface RankedLayer {
 }
 
 /** Ascending order with NaN last. */
-const ascending = (a: number, b: number) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : a === b ? 0 : a < b ? -1 : 1);
+const ascending = (a: number, b: number) =>
+  Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : a === b ? 0 : a < b ? -1 : 1;
 /** Descending order with NaN last. */
 const descending = (a: number, b: number) => (Number.isNaN(a) || Number.isNaN(b) ? ascending(a, b) : ascending(b, a));
 
 /** Quantized nodes with a compared output, worst first by `by` (ties: lower SQNR first). */
-export function rankLayers(rows: readonly LayerRow[], index: GraphIndex, quantized: ReadonlySet<string>, by: RankBy = 'drop'): RankedLayer[] {
+export function rankLayers(
+  rows: readonly LayerRow[],
+  index: GraphIndex,
+  quantized: ReadonlySet<string>,
+  by: RankBy = 'drop',
+): RankedLayer[] {
   const errors = nodeErrors(rows, index).filter((e) => quantized.has(e.node) && e.sqnr !== Infinity);
   const ranked = errors.map(({ node, opType, sqnr, drop }) => ({ node, opType, sqnr, drop }));
   return ranked.sort((a, b) => (by === 'drop' ? descending(a.drop, b.drop) : 0) || ascending(a.sqnr, b.sqnr));

@@ -1,20 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { asSessionModel, DataType, decode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import {
+  asSessionModel,
+  DataType,
+  decode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type ModelProto,
+} from '../onnx/index.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { compareModels, type ComparisonRuntime, type RunTensor } from './compareModels.ts';
 
 /** x → Conv → c → Relu → y (output), y → Exp → z (output). */
 function convRelu(): ModelProto {
-  return makeModel(makeGraph({
-    node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
-    initializer: [makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25))],
-  }), { '': 13 });
+  return makeModel(
+    makeGraph({
+      node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
+      initializer: [makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25))],
+    }),
+    { '': 13 },
+  );
 }
 const float = convRelu();
-const quant = quantizeModel(float, new Map([['x', { min: -1, max: 1 }], ['c', { min: -1, max: 1 }], ['y', { min: 0, max: 1 }], ['z', { min: 1, max: 3 }]]), getPreset('U8S8')).model;
+const quant = quantizeModel(
+  float,
+  new Map([
+    ['x', { min: -1, max: 1 }],
+    ['c', { min: -1, max: 1 }],
+    ['y', { min: 0, max: 1 }],
+    ['z', { min: 1, max: 3 }],
+  ]),
+  getPreset('U8S8'),
+).model;
 
 /**
  * A fake runtime: no arithmetic, just a table of values per tensor and sample. The float model's
@@ -26,7 +48,10 @@ function fakeRuntime(samples: number, shift: Record<string, number>) {
   let open = 0;
   let maxOpen = 0;
   const value = (name: string, sample: number, isQuant: boolean) =>
-    Float32Array.from({ length: 8 }, (_, k) => (sample + 1) * (k + 1) + (isQuant ? (shift[name] ?? 0) * (k % 2 ? 1 : -1) : 0));
+    Float32Array.from(
+      { length: 8 },
+      (_, k) => (sample + 1) * (k + 1) + (isQuant ? (shift[name] ?? 0) * (k % 2 ? 1 : -1) : 0),
+    );
   const runtime: ComparisonRuntime = {
     samples,
     async open(bytes) {
@@ -73,7 +98,10 @@ describe('compareModels', () => {
     const byTensor = new Map(layerwise!.rows.map((r) => [r.tensor, r]));
     expect([...byTensor.keys()]).toEqual(['x', 'c', 'y', 'z']);
     // Two samples of 8 values (exact in float32): Σx² over both, noise 8·d² per sample.
-    const signal = [1, 2].reduce((s, m) => s + Array.from({ length: 8 }, (_, k) => (m * (k + 1)) ** 2).reduce((a, b) => a + b, 0), 0);
+    const signal = [1, 2].reduce(
+      (s, m) => s + Array.from({ length: 8 }, (_, k) => (m * (k + 1)) ** 2).reduce((a, b) => a + b, 0),
+      0,
+    );
     const sqnr = (d: number) => 10 * Math.log10(signal / (16 * d * d));
     expect(byTensor.get('x')!.sqnr).toBeCloseTo(sqnr(0.0625), 10);
     expect(byTensor.get('c')).toMatchObject({ source: 'value', dequantizedSqnr: null });
@@ -99,6 +127,9 @@ describe('compareModels', () => {
   it('refuses models whose outputs do not correspond', async () => {
     const other = convRelu();
     other.graph!.output = [makeValueInfo('c', DataType.FLOAT, [1, 2, 2, 2])];
-    await expect(compareModels(float, other, fakeRuntime(1, {}).runtime)).rejects.toMatchObject({ name: 'ComparisonError', message: expect.stringMatching(/"y"/) });
+    await expect(compareModels(float, other, fakeRuntime(1, {}).runtime)).rejects.toMatchObject({
+      name: 'ComparisonError',
+      message: expect.stringMatching(/"y"/),
+    });
   });
 });

@@ -30,7 +30,10 @@ export type { RunTensor };
 export interface SampleSession {
   run(sample: number, outputs: readonly string[]): Promise<Readonly<Record<string, RunTensor>>>;
   /** Runs on the given feeds instead of a sample's (fine-tuning feeds a cut model with kept tensors). Optional. */
-  runFeeds?(feeds: Readonly<Record<string, RunTensor>>, outputs: readonly string[]): Promise<Readonly<Record<string, RunTensor>>>;
+  runFeeds?(
+    feeds: Readonly<Record<string, RunTensor>>,
+    outputs: readonly string[],
+  ): Promise<Readonly<Record<string, RunTensor>>>;
   release(): Promise<void>;
 }
 
@@ -59,7 +62,11 @@ export interface CompareOptions extends OutputMetricOptions {
   readonly floatIndex?: GraphIndex;
   readonly onProgress?: (done: number, total: number) => void;
   /** Each sample's model outputs as they come (task-level evaluation decodes them: core/task). */
-  readonly onOutputs?: (sample: number, float: Readonly<Record<string, RunTensor>>, quant: Readonly<Record<string, RunTensor>>) => void;
+  readonly onOutputs?: (
+    sample: number,
+    float: Readonly<Record<string, RunTensor>>,
+    quant: Readonly<Record<string, RunTensor>>,
+  ) => void;
 }
 
 export interface LayerwiseResult {
@@ -99,7 +106,12 @@ function byteSize(t: RunTensor): number {
 }
 
 /** Runs both models on every sample and compares them. Throws ComparisonError when the outputs do not correspond. */
-export async function compareModels(floatSource: ModelProto, quantSource: ModelProto, runtime: ComparisonRuntime, options: CompareOptions = {}): Promise<Comparison> {
+export async function compareModels(
+  floatSource: ModelProto,
+  quantSource: ModelProto,
+  runtime: ComparisonRuntime,
+  options: CompareOptions = {},
+): Promise<Comparison> {
   const start = performance.now();
   // FP16 models are fed and compared in float32 (Casts at their interface; their inside is unchanged).
   const floatModel = withFloat32Interface(floatSource);
@@ -107,7 +119,10 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
   const { compared: outputNames, skipped: skippedOutputs } = comparedOutputs(floatModel);
   const quantOutputs = new Set(quantModel.graph!.output.map((o) => o.name ?? ''));
   const absent = outputNames.filter((n) => !quantOutputs.has(n));
-  if (absent.length) throw new ComparisonError(`the quantized model has no output named ${absent.map((n) => `"${n}"`).join(', ')}: compare a model with its own quantization`);
+  if (absent.length)
+    throw new ComparisonError(
+      `the quantized model has no output named ${absent.map((n) => `"${n}"`).join(', ')}: compare a model with its own quantization`,
+    );
 
   let floatSeconds = 0;
   let quantSeconds = 0;
@@ -122,13 +137,25 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
     }
   };
 
-  const pairing = options.layers ? pairLayerTensors(floatModel, quantModel, (floatModel === floatSource ? options.floatIndex : undefined) ?? buildGraphIndex(floatModel.graph!)) : undefined;
+  const pairing = options.layers
+    ? pairLayerTensors(
+        floatModel,
+        quantModel,
+        (floatModel === floatSource ? options.floatIndex : undefined) ?? buildGraphIndex(floatModel.graph!),
+      )
+    : undefined;
   const pairs = pairing?.pairs ?? [];
   const records: SampleRecord[] = [];
   let state: LayerwiseState = new Map();
   const budget = options.budgetBytes ?? 256 * 2 ** 20;
 
-  type Chunk = { pairs: readonly TensorPair[]; float: SampleSession; quant: SampleSession; floatNames: string[]; quantNames: string[] };
+  type Chunk = {
+    pairs: readonly TensorPair[];
+    float: SampleSession;
+    quant: SampleSession;
+    floatNames: string[];
+    quantNames: string[];
+  };
   let chunks: Chunk[] = [];
   const openChunk = async (chunkPairs: readonly TensorPair[], withOutputs: boolean): Promise<Chunk> => {
     const names = exposedNames(chunkPairs, withOutputs ? { float: outputNames, quant: outputNames } : {});
@@ -147,7 +174,11 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
   try {
     for (let sample = 0; sample < runtime.samples; sample++) {
       if (sample === 0) chunks = [await openChunk(pairs, true)];
-      const runs: { pairs: readonly TensorPair[]; float: Readonly<Record<string, RunTensor>>; quant: Readonly<Record<string, RunTensor>> }[] = [];
+      const runs: {
+        pairs: readonly TensorPair[];
+        float: Readonly<Record<string, RunTensor>>;
+        quant: Readonly<Record<string, RunTensor>>;
+      }[] = [];
       for (const chunk of chunks) {
         const f = await timed('float', () => chunk.float.run(sample, chunk.floatNames));
         const q = await timed('quant', () => chunk.quant.run(sample, chunk.quantNames));
@@ -159,11 +190,21 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
         const sizes = new Map(Object.entries(runs[0].float).map(([k, t]) => [k, byteSize(t)]));
         const total = [...sizes.values()].reduce((a, b) => a + b, 0);
         if (total * 3 > budget) {
-          const groups = chunkTensors(pairs.map((p) => p.tensor), sizes, budget / 3);
+          const groups = chunkTensors(
+            pairs.map((p) => p.tensor),
+            sizes,
+            budget / 3,
+          );
           const byTensor = new Map(pairs.map((p) => [p.tensor, p]));
           await Promise.all(chunks.map((c) => Promise.all([c.float.release(), c.quant.release()])));
           chunks = [];
-          for (let k = 0; k < groups.length; k++) chunks.push(await openChunk(groups[k].map((t) => byTensor.get(t)!), k === 0));
+          for (let k = 0; k < groups.length; k++)
+            chunks.push(
+              await openChunk(
+                groups[k].map((t) => byTensor.get(t)!),
+                k === 0,
+              ),
+            );
         }
       }
       const first = runs[0];
@@ -173,14 +214,22 @@ export async function compareModels(floatSource: ModelProto, quantSource: ModelP
         const a = first.float[name];
         const b = first.quant[name];
         if (!a || !b || a.type !== 'float32' || b.type !== 'float32') {
-          throw new ComparisonError(`output "${name}" is ${a?.type ?? 'missing'} in the float model and ${b?.type ?? 'missing'} in the quantized one: only float32 outputs are compared`);
+          throw new ComparisonError(
+            `output "${name}" is ${a?.type ?? 'missing'} in the float model and ${b?.type ?? 'missing'} in the quantized one: only float32 outputs are compared`,
+          );
         }
         records.push({ output: name, metrics: outputMetrics(f0[name], q0[name], a.dims, options) });
       }
       options.onOutputs?.(sample, first.float, first.quant);
       if (options.layers) {
         const inputs = runtime.feeds ? floatValues(runtime.feeds(sample)) : {};
-        for (const run of runs) state = foldLayerwise(state, run.pairs, { ...inputs, ...floatValues(run.float) }, { ...inputs, ...floatValues(run.quant) });
+        for (const run of runs)
+          state = foldLayerwise(
+            state,
+            run.pairs,
+            { ...inputs, ...floatValues(run.float) },
+            { ...inputs, ...floatValues(run.quant) },
+          );
       }
       options.onProgress?.(sample + 1, runtime.samples);
     }

@@ -34,12 +34,19 @@ const result = (config: QuantConfig) =>
   ({
     // The judge below reads the configuration back from the "model".
     model: { ...config, graph } as unknown as ModelProto,
-    plan: { groups: acts.map((a) => [a]), weights: new Map(weights.map((w) => [w, {}])), activations: new Map(acts.map((a) => [a, {}])) },
+    plan: {
+      groups: acts.map((a) => [a]),
+      weights: new Map(weights.map((w) => [w, {}])),
+      activations: new Map(acts.map((a) => [a, {}])),
+    },
     report: { quantized: nodes.map((id) => ({ id })) },
   }) as unknown as QuantizeResult;
 
 /** Noise: a small share per candidate left at 8 bits, and a large one for the few that matter. */
-function judge(heavy: Record<string, number>, together?: { readonly all: readonly string[]; readonly noise: number }): OutputJudge {
+function judge(
+  heavy: Record<string, number>,
+  together?: { readonly all: readonly string[]; readonly noise: number },
+): OutputJudge {
   return {
     samples: 1,
     async score(model) {
@@ -54,7 +61,7 @@ function judge(heavy: Record<string, number>, together?: { readonly all: readonl
 }
 
 describe('searchMixedPrecision', () => {
-  it('goes on splitting past a round\'s share of measurements until a measured set fits the budget', async () => {
+  it("goes on splitting past a round's share of measurements until a measured set fits the budget", async () => {
     // Three kinds searched together: each whole kind and its parts down to three splits are larger than its budget (4 of 400),
     // so the round's share (10 of 40 measurements) ends before any measured set fits. Stopping there would
     // choose nothing.

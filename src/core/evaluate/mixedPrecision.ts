@@ -101,11 +101,17 @@ export interface MixedPrecisionResult {
   /** What `startCosine` and `cosine` measure: 'cosine', or a task target's metric (map50, miou…). Absent: cosine. */
   readonly metric?: string;
   readonly reached: boolean;
-  readonly chosen: { readonly act16: readonly string[]; readonly w16: readonly string[]; readonly float: readonly NodeId[] };
+  readonly chosen: {
+    readonly act16: readonly string[];
+    readonly w16: readonly string[];
+    readonly float: readonly NodeId[];
+  };
   /** The window chosen, where one measured better than the units the search chose (then `chosen` is the window). */
   readonly window?: WindowShape;
   /** Each kind's budget: how many it allows and how many the chosen set uses. */
-  readonly budget: Readonly<Record<PrecisionKind, { readonly limit: number; readonly used: number; readonly of: number }>>;
+  readonly budget: Readonly<
+    Record<PrecisionKind, { readonly limit: number; readonly used: number; readonly of: number }>
+  >;
   /** Every single unit measured, largest gain first (the evidence for the choice and for what could not be reached). */
   readonly sensitivities: readonly UnitSensitivity[];
   /** Every block measured (whole kinds, their parts, single units), in order: what ranks the units (./precisionGrowth.ts). */
@@ -128,7 +134,11 @@ export function withUnits(config: QuantConfig, units: readonly PrecisionUnit[]):
       for (const t of u.names) overrides[t] = [{ quant_type: type }];
     }
   }
-  return { ...config, nodesToExclude: [...new Set(excluded)], extraOptions: { ...config.extraOptions, TensorQuantOverrides: overrides } };
+  return {
+    ...config,
+    nodesToExclude: [...new Set(excluded)],
+    extraOptions: { ...config.extraOptions, TensorQuantOverrides: overrides },
+  };
 }
 
 /** The candidates of a quantization: its activation groups, its weights, its quantized nodes (graph order). */
@@ -136,14 +146,19 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
   const overridden = new Set(Object.keys(config.extraOptions.TensorQuantOverrides));
   const excluded = new Set(config.nodesToExclude);
   return {
-    act16: result.plan.groups.filter((g) => !g.some((t) => overridden.has(t))).map((g) => ({ kind: 'act16', names: g, cost: g.length })),
-    w16: [...result.plan.weights.keys()].filter((t) => !overridden.has(t)).map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
+    act16: result.plan.groups
+      .filter((g) => !g.some((t) => overridden.has(t)))
+      .map((g) => ({ kind: 'act16', names: g, cost: g.length })),
+    w16: [...result.plan.weights.keys()]
+      .filter((t) => !overridden.has(t))
+      .map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
     // A node preparation made around another (a Softmax's Flatten and Reshape) stays float with it: one unit, named
     // by the node of the loaded model, which is what an exclusion resolves.
-    float: [...new Set(result.report.quantized.map((q) => q.source ?? q.id))].filter((id) => !excluded.has(id)).map((id) => ({ kind: 'float', names: [id], cost: 1 })),
+    float: [...new Set(result.report.quantized.map((q) => q.source ?? q.id))]
+      .filter((id) => !excluded.has(id))
+      .map((id) => ({ kind: 'float', names: [id], cost: 1 })),
   };
 }
-
 
 const DEFAULT_STAGES: readonly (readonly PrecisionKind[])[] = [['act16', 'w16'], ['float']];
 
@@ -160,11 +175,23 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const targetError = 1 - options.target;
   type Point = { noise: number; error: number };
 
-  const measure = async (config: QuantConfig, phase: MixedPrecisionStep['phase'], units: number, from?: Point): Promise<Point> => {
+  const measure = async (
+    config: QuantConfig,
+    phase: MixedPrecisionStep['phase'],
+    units: number,
+    from?: Point,
+  ): Promise<Point> => {
     const t = performance.now();
     const q = await options.quantize(config);
     const { error, cosine, noise } = await options.judge.score(q.model);
-    const step = { index: steps.length + 1, phase, units, cosine, gain: from ? from.noise - noise : 0, seconds: (performance.now() - t) / 1000 };
+    const step = {
+      index: steps.length + 1,
+      phase,
+      units,
+      cosine,
+      gain: from ? from.noise - noise : 0,
+      seconds: (performance.now() - t) / 1000,
+    };
     steps.push(step);
     options.onStep?.(step);
     return { noise, error };
@@ -213,7 +240,12 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
    * One round: best-first splitting over the candidates of `kinds` not chosen yet, from `config` (measured at
    * `from`). Returns the units worth taking.
    */
-  const round = async (config: QuantConfig, from: Point, kinds: readonly PrecisionKind[], taken: ReadonlySet<PrecisionUnit>) => {
+  const round = async (
+    config: QuantConfig,
+    from: Point,
+    kinds: readonly PrecisionKind[],
+    taken: ReadonlySet<PrecisionUnit>,
+  ) => {
     const found: UnitSensitivity[] = [];
     const queue: UnitSensitivity[] = [];
     // The noise to remove, assuming it shrinks in proportion to 1 − cosine; gains under 1 % of it are noise.
@@ -221,7 +253,12 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     const negligible = Math.max(1e-9, 0.01 * needed);
     const push = async (kind: PrecisionKind, blockUnits: readonly PrecisionUnit[]) => {
       const p = await measure(withUnits(config, blockUnits), kind, blockUnits.length, from);
-      const set = { kind, units: blockUnits, cost: blockUnits.reduce((a, u) => a + u.cost, 0), gain: from.noise - p.noise };
+      const set = {
+        kind,
+        units: blockUnits,
+        cost: blockUnits.reduce((a, u) => a + u.cost, 0),
+        gain: from.noise - p.noise,
+      };
       found.push(set);
       if (blockUnits.length > 1) queue.push(set);
     };
@@ -245,7 +282,8 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       const full = limits[best.kind] - choice.taken[best.kind] < Math.min(...best.units.map((u) => u.cost));
       if (full && mine.length && best.gain < Math.min(...mine.map((p) => p.gain))) continue;
       const size = Math.ceil(best.units.length / branching);
-      for (let k = 0; k < best.units.length && roundMeasurementsLeft(); k += size) await push(best.kind, best.units.slice(k, k + size));
+      for (let k = 0; k < best.units.length && roundMeasurementsLeft(); k += size)
+        await push(best.kind, best.units.slice(k, k + size));
     }
     sensitivities.push(...found.filter((f) => f.units.length === 1 || f.cost <= limits[f.kind]));
     measuredBlocks.push(...found);
@@ -267,7 +305,10 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       if (!(p.noise < point.noise)) break;
       config = trial;
       point = p;
-      for (const u of picks) { chosen.add(u); used[u.kind] += u.cost; }
+      for (const u of picks) {
+        chosen.add(u);
+        used[u.kind] += u.cost;
+      }
     }
   }
 
@@ -283,7 +324,10 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       point = found.point;
       chosen.clear();
       used.act16 = used.w16 = used.float = 0;
-      for (const u of found.units) { chosen.add(u); used[u.kind] += u.cost; }
+      for (const u of found.units) {
+        chosen.add(u);
+        used[u.kind] += u.cost;
+      }
     }
   }
 
@@ -311,7 +355,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       const key = set.map((u) => `${u.kind}:${u.names.join(',')}`).join('|');
       if (seen.has(key)) return seen.get(key);
       if (steps.length >= stopAt || !measurementsLeft()) return undefined;
-      const m: Measured = { shape, units: set, point: await measure(withUnits(options.config, set), 'window', set.length, startPoint) };
+      const m: Measured = {
+        shape,
+        units: set,
+        point: await measure(withUnits(options.config, set), 'window', set.length, startPoint),
+      };
       seen.set(key, m);
       // Front first: a later window must measure strictly better to be kept.
       if (!best || m.point.noise < best.point.noise) best = m;
@@ -324,10 +372,14 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       for (let f = 0; f < floatRoom; f += step) counts.add(f);
       counts.add(floatRoom);
       const measured: { f: number; m: Measured }[] = [];
-      for (const f of counts) { const m = await tryWindow({ start, floatNodes: f }); if (m) measured.push({ f, m }); }
+      for (const f of counts) {
+        const m = await tryWindow({ start, floatNodes: f });
+        if (m) measured.push({ f, m });
+      }
       if (!measured.length) return undefined;
       const top = measured.reduce((a, b) => (b.m.point.noise < a.m.point.noise ? b : a));
-      for (let f = top.f - step + 1; f < top.f + step; f++) if (f >= 0 && f <= floatRoom && f !== top.f) await tryWindow({ start, floatNodes: f });
+      for (let f = top.f - step + 1; f < top.f + step; f++)
+        if (f >= 0 && f <= floatRoom && f !== top.f) await tryWindow({ start, floatNodes: f });
       return top.m;
     };
     const front = floatRoom > 0 ? await scan(starts[0]) : await tryWindow({ start: starts[0], floatNodes: 0 });
@@ -336,14 +388,21 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       const m = await tryWindow({ start: starts[Math.floor((k * starts.length) / count)], floatNodes: floatRoom });
       if (m) others.push(m);
     }
-    const later = others.reduce<Measured | undefined>((a, b) => (!a || b.point.noise < a.point.noise ? b : a), undefined);
+    const later = others.reduce<Measured | undefined>(
+      (a, b) => (!a || b.point.noise < a.point.noise ? b : a),
+      undefined,
+    );
     if (floatRoom > 0 && later && (!front || later.point.noise < front.point.noise)) await scan(later.shape.start);
     return best;
   }
 
   const list = [...chosen];
   const names = (kind: PrecisionKind) => list.filter((u) => u.kind === kind).flatMap((u) => u.names);
-  const of = { act16: baseResult.plan.activations.size, w16: baseResult.plan.weights.size, float: baseResult.report.quantized.length };
+  const of = {
+    act16: baseResult.plan.activations.size,
+    w16: baseResult.plan.weights.size,
+    float: baseResult.report.quantized.length,
+  };
   return {
     config,
     startCosine: 1 - startPoint.error,
@@ -410,5 +469,9 @@ export async function chooseMixedPrecision(
     signal: options.signal,
   });
   const { includeCle, includeFastFt, includeBiasCorrection } = config;
-  return { ...result, metric: options.figure ? (options.metric ?? 'figure') : 'cosine', config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection } };
+  return {
+    ...result,
+    metric: options.figure ? (options.metric ?? 'figure') : 'cosine',
+    config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection },
+  };
 }

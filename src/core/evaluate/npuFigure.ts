@@ -18,7 +18,12 @@ export interface NpuFigure {
 }
 
 /** Compares `float` with `quantized` as the NPU runs it (output metrics only unless `options.layers`). */
-export async function compareAsNpu(float: ModelProto, quantized: ModelProto, runtime: ComparisonRuntime, options: CompareOptions = {}): Promise<NpuFigure> {
+export async function compareAsNpu(
+  float: ModelProto,
+  quantized: ModelProto,
+  runtime: ComparisonRuntime,
+  options: CompareOptions = {},
+): Promise<NpuFigure> {
   const npu = floatPartsAsBf16(quantized);
   const comparison = await compareModels(float, npu.model, runtime, { layers: false, ...options });
   return { floatNodes: npu.nodes, activations: npu.summary.activations, weights: npu.summary.weights, comparison };
@@ -26,5 +31,10 @@ export async function compareAsNpu(float: ModelProto, quantized: ModelProto, run
 
 /** The report's `npu` field for a figure. */
 export function npuReportInput(figure: NpuFigure) {
-  return { floatNodes: figure.floatNodes, activations: figure.activations, weights: figure.weights, outputs: figure.comparison.outputs };
+  return {
+    floatNodes: figure.floatNodes,
+    activations: figure.activations,
+    weights: figure.weights,
+    outputs: figure.comparison.outputs,
+  };
 }

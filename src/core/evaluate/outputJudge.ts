@@ -43,7 +43,11 @@ export interface OutputJudgeOptions {
 }
 
 /** Runs the float model once on every sample of `runtime` and returns a judge against its outputs. */
-export async function createOutputJudge(floatModel: ModelProto, runtime: ComparisonRuntime, options: OutputJudgeOptions = {}): Promise<OutputJudge> {
+export async function createOutputJudge(
+  floatModel: ModelProto,
+  runtime: ComparisonRuntime,
+  options: OutputJudgeOptions = {},
+): Promise<OutputJudge> {
   const names = comparedOutputs(floatModel).compared;
   const reference = await runAll(floatModel, runtime, names);
   const indexOf = (s: number) => sourceIndex(runtime, s);
@@ -60,8 +64,14 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
           // One pass gives both: the cosine and the noise and signal powers.
           const sums = sampleSums(reference[s][name].data as FloatArray, sample[name]);
           const c = sums.worstSampleCosine;
-          if (Number.isFinite(c)) { sum += c; n++; }
-          if (Number.isFinite(sums.noise) && Number.isFinite(sums.signal)) { pooled[k].noise += sums.noise; pooled[k].signal += sums.signal; }
+          if (Number.isFinite(c)) {
+            sum += c;
+            n++;
+          }
+          if (Number.isFinite(sums.noise) && Number.isFinite(sums.signal)) {
+            pooled[k].noise += sums.noise;
+            pooled[k].signal += sums.signal;
+          }
         });
       });
       const ratios = pooled.filter((p) => p.signal > 0).map((p) => p.noise / p.signal);
@@ -74,7 +84,11 @@ export async function createOutputJudge(floatModel: ModelProto, runtime: Compari
   };
 }
 
-async function runAll(model: ModelProto, runtime: ComparisonRuntime, names: readonly string[]): Promise<Readonly<Record<string, RunTensor>>[]> {
+async function runAll(
+  model: ModelProto,
+  runtime: ComparisonRuntime,
+  names: readonly string[],
+): Promise<Readonly<Record<string, RunTensor>>[]> {
   const session = await runtime.open(sessionModel(model));
   try {
     const out: Readonly<Record<string, RunTensor>>[] = [];
@@ -104,6 +118,9 @@ export function sampleSubset(runtime: ComparisonRuntime, count: number): Compari
     },
     feeds: runtime.feeds ? (i) => runtime.feeds!(picks[i]) : undefined,
   };
-  subsetPicks.set(subset, picks.map((p) => sourceIndex(runtime, p)));
+  subsetPicks.set(
+    subset,
+    picks.map((p) => sourceIndex(runtime, p)),
+  );
   return subset;
 }

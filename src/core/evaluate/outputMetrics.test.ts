@@ -11,7 +11,7 @@ function probabilities(winners: number[]): Float32Array {
   return out;
 }
 
-describe('sequence metrics in a sample\'s output metrics', () => {
+describe("sequence metrics in a sample's output metrics", () => {
   it('are computed on [batch, steps, classes] probabilities', () => {
     // float "1 2" (1 1 _ 2), quantized "1" (1 1 _ _): one deletion of two characters
     const m = outputMetrics(probabilities([1, 1, 0, 2]), probabilities([1, 1, 0, 0]), [1, 4, 3]);
@@ -27,7 +27,9 @@ describe('sequence metrics in a sample\'s output metrics', () => {
     expect(isSequenceLike([2, 3], probabilities([1, 2]))).toBe(false);
     expect(outputMetrics(logits, logits, [1, 2, 3]).sequence).toBeUndefined();
     expect(outputMetrics(logits, logits, [1, 2, 3], { sequence: 'always' }).sequence).toBe(1);
-    expect(outputMetrics(probabilities([1, 2]), probabilities([1, 2]), [1, 2, 3], { sequence: 'never' }).cer).toBeUndefined();
+    expect(
+      outputMetrics(probabilities([1, 2]), probabilities([1, 2]), [1, 2, 3], { sequence: 'never' }).cer,
+    ).toBeUndefined();
   });
 
   it('make a ladder score (mean over samples of the share decoded alike) with CER beside it', () => {
@@ -38,7 +40,9 @@ describe('sequence metrics in a sample\'s output metrics', () => {
     const outputs = summarizeSamples(records);
     expect(ladderScore(outputs, 'sequence')).toBe(0.5);
     expect(ladderMetrics(outputs).cer).toBe(0.25);
-    expect(() => ladderScore(summarizeSamples([{ output: 'y', metrics: { cosine: 1 } }]), 'sequence')).toThrow(LadderTargetError);
+    expect(() => ladderScore(summarizeSamples([{ output: 'y', metrics: { cosine: 1 } }]), 'sequence')).toThrow(
+      LadderTargetError,
+    );
   });
 });
 
@@ -54,13 +58,16 @@ describe('metrics that make sense for the output', () => {
     expect(six.top5).toBe(0);
   });
 
-  it('the mean PSNR over samples is the set MSE\'s, not decibels averaged: an exact sample does not hide a ruined one', () => {
+  it("the mean PSNR over samples is the set MSE's, not decibels averaged: an exact sample does not hide a ruined one", () => {
     const reference = Float32Array.of(1, 0, 1, 0);
     const exact = outputMetrics(reference, reference, [4]);
     const ruined = outputMetrics(reference, Float32Array.of(0, 1, 0, 1), [4]);
     expect(exact.psnr).toBeCloseTo(100, 6);
     expect(ruined.psnr).toBeCloseTo(0, 6);
-    const [summary] = summarizeSamples([{ output: 'y', metrics: exact }, { output: 'y', metrics: ruined }]);
+    const [summary] = summarizeSamples([
+      { output: 'y', metrics: exact },
+      { output: 'y', metrics: ruined },
+    ]);
     // mean MSE (0 + 1) / 2 = 0.5 against peak 1: 10·log10(2) ≈ 3.01 dB (averaged dB would say 50).
     expect(summary.metrics.psnr!.mean).toBeCloseTo(10 * Math.log10(2), 6);
     expect(summary.metrics.psnr!.min).toBeCloseTo(0, 6);

@@ -14,7 +14,18 @@
  * not run models.
  */
 
-import { classifierAgreement, cosineSimilarity, l2Distance, maxOf, meanSquaredError, psnrFromMse, sequenceAgreement, ssim, SSIM_WINDOW, type FloatArray } from '../metrics/index.ts';
+import {
+  classifierAgreement,
+  cosineSimilarity,
+  l2Distance,
+  maxOf,
+  meanSquaredError,
+  psnrFromMse,
+  sequenceAgreement,
+  ssim,
+  SSIM_WINDOW,
+  type FloatArray,
+} from '../metrics/index.ts';
 
 /** The k of top-k agreement beside top-1. */
 const TOP5 = 5;
@@ -72,10 +83,16 @@ export function isSequenceLike(dims: readonly number[], reference: FloatArray): 
   return reference.length > 0;
 }
 
-const wanted = (s: MetricSwitch | undefined, auto: boolean) => (s ?? 'auto') === 'always' || ((s ?? 'auto') === 'auto' && auto);
+const wanted = (s: MetricSwitch | undefined, auto: boolean) =>
+  (s ?? 'auto') === 'always' || ((s ?? 'auto') === 'auto' && auto);
 
 /** One sample's metrics of one output: float `reference` against quantized `test`, shaped `dims`. */
-export function outputMetrics(reference: FloatArray, test: FloatArray, dims: readonly number[], options: OutputMetricOptions = {}): SampleMetrics {
+export function outputMetrics(
+  reference: FloatArray,
+  test: FloatArray,
+  dims: readonly number[],
+  options: OutputMetricOptions = {},
+): SampleMetrics {
   if (isSingleValue(dims) && reference.length === 1 && test.length === 1) {
     const r = reference[0];
     const q = test[0];

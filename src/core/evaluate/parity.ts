@@ -64,7 +64,8 @@ export interface ParityResult {
 
 type Outputs = Record<string, RunTensor>[];
 
-const asFloat = (t: RunTensor | undefined): Float32Array | null => (t && t.data instanceof Float32Array ? t.data : null);
+const asFloat = (t: RunTensor | undefined): Float32Array | null =>
+  t && t.data instanceof Float32Array ? t.data : null;
 
 /** Mean cosine of every float output over samples; null when nothing comparable. */
 function meanCosine(reference: Outputs, test: Outputs): number | null {
@@ -94,7 +95,11 @@ function relativeError(reference: Float32Array, test: Float32Array): number {
   return Math.sqrt(diff) / Math.max(Math.sqrt(norm), 1e-12);
 }
 
-async function runAll(runtime: ParityRuntime, model: ModelProto, feeds: readonly Readonly<Record<string, Feed>>[]): Promise<Outputs> {
+async function runAll(
+  runtime: ParityRuntime,
+  model: ModelProto,
+  feeds: readonly Readonly<Record<string, Feed>>[],
+): Promise<Outputs> {
   const runner = await runtime.createSession(sessionModel(model));
   try {
     const out: Outputs = [];
@@ -128,13 +133,23 @@ export async function firstParting(
     if (!(e > PARTING_RELATIVE_ERROR)) continue;
     const at = index.producer.get(t);
     const node = at === undefined ? undefined : index.nodes[at];
-    return { tensor: t, node: node?.name || (node ? `${node.op_type} #${at}` : t), opType: node?.op_type ?? '', relativeError: e, ...locateOnFloat(model, float, t) };
+    return {
+      tensor: t,
+      node: node?.name || (node ? `${node.op_type} #${at}` : t),
+      opType: node?.op_type ?? '',
+      relativeError: e,
+      ...locateOnFloat(model, float, t),
+    };
   }
   return null;
 }
 
 /** The float graph's node for a tensor of `model`: its producer where the float graph has a node of that name, else the first such node downstream. */
-function locateOnFloat(model: ModelProto, float: ModelProto, tensor: string): { floatNodeId: string | null; floatNodeName: string | null } {
+function locateOnFloat(
+  model: ModelProto,
+  float: ModelProto,
+  tensor: string,
+): { floatNodeId: string | null; floatNodeName: string | null } {
   const floatIndex = buildGraphIndex(float.graph!);
   const byName = new Map<string, number>();
   floatIndex.nodes.forEach((n, i) => n.name && byName.set(n.name, i));
@@ -168,7 +183,10 @@ export async function runParity(
   hooks: { check?: () => void; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<Omit<ParityResult, 'unavailable'>> {
   const [reference] = runtimes;
-  const models: [ParityModel, ModelProto][] = [['float', float], ['quantized', quantized]];
+  const models: [ParityModel, ModelProto][] = [
+    ['float', float],
+    ['quantized', quantized],
+  ];
   const total = runtimes.length * models.length;
   let done = 0;
   const onReference = new Map<ParityModel, Outputs>();
@@ -177,7 +195,17 @@ export async function runParity(
     for (const [which, model] of models) {
       hooks.check?.();
       const start = performance.now();
-      const row: ParityRow = { runtime: runtime.id, label: runtime.label, model: which, cosine: null, agreement: null, flagged: false, parting: null, error: null, seconds: 0 };
+      const row: ParityRow = {
+        runtime: runtime.id,
+        label: runtime.label,
+        model: which,
+        cosine: null,
+        agreement: null,
+        flagged: false,
+        parting: null,
+        error: null,
+        seconds: 0,
+      };
       try {
         const outputs = await runAll(runtime, model, feeds);
         if (runtime === reference) onReference.set(which, outputs);

@@ -20,7 +20,12 @@ describe('sizing mixed precision by measured sensitivity', () => {
     const ranking = sensitivityRanking(units, measured, [units[30]], position);
     expect(ranking[0]).toBe(units[30]);
     // Block 0–9 gained, unit 12 gained alone, 20–39 only in the whole (which gained): graph order among them.
-    expect(ranking.slice(1, 31)).toEqual([...units.slice(0, 10), units[12], ...units.slice(20, 30), ...units.slice(31, 40)]);
+    expect(ranking.slice(1, 31)).toEqual([
+      ...units.slice(0, 10),
+      units[12],
+      ...units.slice(20, 30),
+      ...units.slice(31, 40),
+    ]);
     // Block 10–19 made the output worse: last, in graph order.
     expect(ranking.slice(31)).toEqual(units.slice(10, 20).filter((u) => u !== units[12]));
   });
@@ -50,13 +55,28 @@ describe('sizing mixed precision by measured sensitivity', () => {
 
   it('stops at its limit with the best size measured, and when told to stop', async () => {
     const config = getPreset('A8W8');
-    const capped = await growPrecision({ config, ranking: units, start: 4, limit: 10, score: async (c) => ({ score: wide(c).length === 8 ? 0.7 : 0.6, metrics: {} }), met: (v) => v >= 0.875 });
+    const capped = await growPrecision({
+      config,
+      ranking: units,
+      start: 4,
+      limit: 10,
+      score: async (c) => ({ score: wide(c).length === 8 ? 0.7 : 0.6, metrics: {} }),
+      met: (v) => v >= 0.875,
+    });
     expect(capped.steps.map((s) => s.units)).toEqual([4, 8, 10]);
     expect(capped.met).toBe(false);
     expect(capped.stopped).toBe('limit');
     expect(capped.chosen.units).toBe(8);
     let calls = 0;
-    const stopped = await growPrecision({ config, ranking: units, start: 4, limit: 40, score: async () => ({ score: (calls++, 0.5), metrics: {} }), met: () => false, stop: () => calls >= 2 });
+    const stopped = await growPrecision({
+      config,
+      ranking: units,
+      start: 4,
+      limit: 40,
+      score: async () => ({ score: (calls++, 0.5), metrics: {} }),
+      met: () => false,
+      stop: () => calls >= 2,
+    });
     expect(stopped.stopped).toBe('time');
     expect(stopped.steps).toHaveLength(2);
   });

@@ -122,10 +122,17 @@ export async function growPrecision(o: GrowthOptions): Promise<GrowthResult> {
   let hit: GrowthStep | undefined;
   for (;;) {
     const s = await measure(k);
-    if (s.met) { hit = s; stopped = 'met'; break; }
+    if (s.met) {
+      hit = s;
+      stopped = 'met';
+      break;
+    }
     miss = k;
     if (k >= limit) break;
-    if (o.stop?.()) { stopped = 'time'; break; }
+    if (o.stop?.()) {
+      stopped = 'time';
+      break;
+    }
     k = Math.min(limit, 2 * k);
   }
   // Bisection between the last miss and the first hit: the smallest size that meets the target, to a resolution.
@@ -136,7 +143,15 @@ export async function growPrecision(o: GrowthOptions): Promise<GrowthResult> {
     else miss = s.units;
   }
   const best = hit ?? steps.reduce((a, b) => (better(b, a) ? b : a));
-  return { config: configAt(best.units), chosen: best, met: hit !== undefined, steps, stopped, of: o.ranking.length, limit };
+  return {
+    config: configAt(best.units),
+    chosen: best,
+    met: hit !== undefined,
+    steps,
+    stopped,
+    of: o.ranking.length,
+    limit,
+  };
 }
 
 /** A higher score; at an equal score a lower CER, then fewer units. */

@@ -17,7 +17,10 @@ const QDQ = new Set(['QuantizeLinear', 'DequantizeLinear']);
  * activation group's first producer (−1 for a graph input), of a weight's first reader, of a float candidate's node.
  * Units not found in the written model take their predecessor's position in their own list.
  */
-export function unitPositions(written: ModelProto, units: Readonly<Record<PrecisionKind, readonly PrecisionUnit[]>>): Map<PrecisionUnit, number> {
+export function unitPositions(
+  written: ModelProto,
+  units: Readonly<Record<PrecisionKind, readonly PrecisionUnit[]>>,
+): Map<PrecisionUnit, number> {
   const nodes = written.graph?.node ?? [];
   const initializers = new Set((written.graph?.initializer ?? []).map((t) => t.name ?? ''));
   const graphInputs = new Set((written.graph?.input ?? []).map((i) => i.name ?? ''));
@@ -29,7 +32,8 @@ export function unitPositions(written: ModelProto, units: Readonly<Record<Precis
   let p = 0;
   for (const node of nodes) {
     if (QDQ.has(node.op_type ?? '')) {
-      if (node.op_type === 'DequantizeLinear' && initializers.has(node.input[0])) constantOf.set(node.output[0], node.input[0]);
+      if (node.op_type === 'DequantizeLinear' && initializers.has(node.input[0]))
+        constantOf.set(node.output[0], node.input[0]);
       continue;
     }
     nodeAt.set(node.name ?? '', p);
@@ -44,16 +48,21 @@ export function unitPositions(written: ModelProto, units: Readonly<Record<Precis
   const producer = (t: string) => producedAt.get(t) ?? producedAt.get(`${t}_QuantizeLinear_Input`);
   const weightAt = (w: string) => {
     let best: number | undefined;
-    for (const [codes, at] of readAt) if ((codes === `${w}_quantized` || codes.startsWith(`${w}_quantized_`)) && (best === undefined || at < best)) best = at;
+    for (const [codes, at] of readAt)
+      if ((codes === `${w}_quantized` || codes.startsWith(`${w}_quantized_`)) && (best === undefined || at < best))
+        best = at;
     return best;
   };
   const out = new Map<PrecisionUnit, number>();
   for (const kind of ['act16', 'w16', 'float'] as const) {
     let last = -1;
     for (const u of units[kind]) {
-      const found = kind === 'act16'
-        ? Math.min(...u.names.map((t) => producer(t) ?? (graphInputs.has(t) ? -1 : Infinity)))
-        : kind === 'w16' ? weightAt(u.names[0]) : nodeAt.get(u.names[0]);
+      const found =
+        kind === 'act16'
+          ? Math.min(...u.names.map((t) => producer(t) ?? (graphInputs.has(t) ? -1 : Infinity)))
+          : kind === 'w16'
+            ? weightAt(u.names[0])
+            : nodeAt.get(u.names[0]);
       const at = found !== undefined && Number.isFinite(found) ? found : last;
       out.set(u, at);
       last = at;
@@ -84,7 +93,9 @@ export function precisionWindow(
     const picked: PrecisionUnit[] = [];
     if (!kinds.includes(kind)) return picked;
     let spent = 0;
-    const sorted = units[kind].filter((u) => positions.get(u)! >= from).sort((a, b) => positions.get(a)! - positions.get(b)!);
+    const sorted = units[kind]
+      .filter((u) => positions.get(u)! >= from)
+      .sort((a, b) => positions.get(a)! - positions.get(b)!);
     for (const u of sorted) {
       if (spent + u.cost > limit) break;
       picked.push(u);

@@ -24,7 +24,9 @@ export interface QdqGrid {
   readonly max: number;
 }
 
-const TYPE_OF_ONNX = new Map<number, QuantType>(Object.entries(QUANT_TYPES).map(([k, v]) => [v.onnxType, k as QuantType]));
+const TYPE_OF_ONNX = new Map<number, QuantType>(
+  Object.entries(QUANT_TYPES).map(([k, v]) => [v.onnxType, k as QuantType]),
+);
 
 /** Per-tensor grids of a QDQ model, by the name of the tensor each QuantizeLinear reads. */
 export function qdqGrids(model: ModelProto): Map<string, QdqGrid> {

@@ -16,7 +16,14 @@ export interface SampleRun {
 export type RunsFigure = (runs: readonly SampleRun[]) => number;
 
 /** Collects each sample's outputs as compareModels hands them (onOutputs); `indexOf` maps a subset's sample back. */
-export function runCollector(indexOf: (sample: number) => number = (i) => i): { runs: SampleRun[]; onOutputs: (sample: number, float: Readonly<Record<string, RunTensor>>, quant: Readonly<Record<string, RunTensor>>) => void } {
+export function runCollector(indexOf: (sample: number) => number = (i) => i): {
+  runs: SampleRun[];
+  onOutputs: (
+    sample: number,
+    float: Readonly<Record<string, RunTensor>>,
+    quant: Readonly<Record<string, RunTensor>>,
+  ) => void;
+} {
   const runs: SampleRun[] = [];
   return { runs, onOutputs: (sample, float, quant) => void (runs[sample] = { index: indexOf(sample), float, quant }) };
 }

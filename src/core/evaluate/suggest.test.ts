@@ -23,7 +23,12 @@ function fakeModel(damage: Record<string, number>, tails: Record<string, { gain:
     const layers: RankedLayer[] = Object.entries(damage)
       .filter(([node]) => !excluded.has(node))
       .sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]))
-      .map(([node, d]) => ({ node: node as NodeId, opType: 'Conv', sqnr: 10 - 100 * Math.abs(d), drop: 100 * Math.abs(d) }));
+      .map(([node, d]) => ({
+        node: node as NodeId,
+        opType: 'Conv',
+        sqnr: 10 - 100 * Math.abs(d),
+        drop: 100 * Math.abs(d),
+      }));
     return { cosine, layers };
   };
   const tailOf = (node: NodeId): Tail | null =>
@@ -37,8 +42,16 @@ describe('suggestExclusions', () => {
   it('excludes the worst layers one at a time until the target is reached, measuring each', async () => {
     const fake = fakeModel({ A: 0.05, B: 0.02, C: 0.001 });
     const result = await suggestExclusions({ config: base, target: 0.99, maxSteps: 10, evaluate: fake.evaluate });
-    expect(result.steps.map((s) => [s.candidate?.node ?? null, s.kept])).toEqual([[null, true], ['A', true], ['B', true]]);
-    expect(result.steps.map((s) => s.cosine)).toEqual([expect.closeTo(0.929, 12), expect.closeTo(0.979, 12), expect.closeTo(0.999, 12)]);
+    expect(result.steps.map((s) => [s.candidate?.node ?? null, s.kept])).toEqual([
+      [null, true],
+      ['A', true],
+      ['B', true],
+    ]);
+    expect(result.steps.map((s) => s.cosine)).toEqual([
+      expect.closeTo(0.929, 12),
+      expect.closeTo(0.979, 12),
+      expect.closeTo(0.999, 12),
+    ]);
     expect(result).toMatchObject({ reached: true, stopped: 'target' });
     expect(result.config.nodesToExclude).toEqual(['A', 'B']);
     expect(result.cosine).toBeCloseTo(0.999, 12);
@@ -63,17 +76,30 @@ describe('suggestExclusions', () => {
   it('tries the tail subgraph from a layer to the outputs when the node alone does not help', async () => {
     const fake = fakeModel({ T: -0.06, A: 0.05 }, { T: { gain: 0.05, nodes: 8 } });
     const start = { ...base, nodesToExclude: [] };
-    const result = await suggestExclusions({ config: start, target: 0.99, maxSteps: 10, evaluate: fake.evaluate, tailOf: fake.tailOf });
-    expect(result.steps.map((s) => (s.candidate ? `${s.candidate.kind}:${s.candidate.node}:${s.kept}` : 'start'))).toEqual([
-      'start', 'node:T:false', 'subgraph:T:true',
-    ]);
+    const result = await suggestExclusions({
+      config: start,
+      target: 0.99,
+      maxSteps: 10,
+      evaluate: fake.evaluate,
+      tailOf: fake.tailOf,
+    });
+    expect(
+      result.steps.map((s) => (s.candidate ? `${s.candidate.kind}:${s.candidate.node}:${s.kept}` : 'start')),
+    ).toEqual(['start', 'node:T:false', 'subgraph:T:true']);
     expect(result.config.subgraphsToExclude).toEqual([{ starts: ['T'], ends: ['Out'] }]);
     expect(result.config.nodesToExclude).toEqual([]);
   });
 
   it('leaves out tails larger than maxTailNodes', async () => {
     const fake = fakeModel({ T: -0.001 }, { T: { gain: 0.5, nodes: 300 } });
-    const result = await suggestExclusions({ config: base, target: 1.1, maxSteps: 10, evaluate: fake.evaluate, tailOf: fake.tailOf, maxTailNodes: 32 });
+    const result = await suggestExclusions({
+      config: base,
+      target: 1.1,
+      maxSteps: 10,
+      evaluate: fake.evaluate,
+      tailOf: fake.tailOf,
+      maxTailNodes: 32,
+    });
     expect(result.steps.some((s) => s.candidate?.kind === 'subgraph')).toBe(false);
     expect(result.stopped).toBe('no-candidates');
   });
@@ -90,7 +116,8 @@ describe('suggestExclusions', () => {
   it('records a failed evaluation and goes on', async () => {
     const fake = fakeModel({ A: 0.05, B: 0.02 });
     const evaluate = async (c: QuantConfig) => {
-      if (c.nodesToExclude.includes('A')) throw Object.assign(new Error('A cannot be excluded'), { name: 'ExclusionError' });
+      if (c.nodesToExclude.includes('A'))
+        throw Object.assign(new Error('A cannot be excluded'), { name: 'ExclusionError' });
       return fake.evaluate(c);
     };
     const result = await suggestExclusions({ config: base, target: 0.99, maxSteps: 5, evaluate });
@@ -101,40 +128,91 @@ describe('suggestExclusions', () => {
 
   it('a starting configuration that cannot be evaluated stops the search with a named error: its own, or a ComparisonError quoting it', async () => {
     const named = new EvaluationCancelledError('cancelled');
-    await expect(suggestExclusions({ config: base, target: 0.99, maxSteps: 3, evaluate: async () => { throw named; } })).rejects.toBe(named);
-    const plain = suggestExclusions({ config: base, target: 0.99, maxSteps: 3, evaluate: async () => { throw new TypeError('x is undefined'); } });
-    await expect(plain).rejects.toMatchObject({ name: 'ComparisonError', message: expect.stringContaining('TypeError: x is undefined') });
+    await expect(
+      suggestExclusions({
+        config: base,
+        target: 0.99,
+        maxSteps: 3,
+        evaluate: async () => {
+          throw named;
+        },
+      }),
+    ).rejects.toBe(named);
+    const plain = suggestExclusions({
+      config: base,
+      target: 0.99,
+      maxSteps: 3,
+      evaluate: async () => {
+        throw new TypeError('x is undefined');
+      },
+    });
+    await expect(plain).rejects.toMatchObject({
+      name: 'ComparisonError',
+      message: expect.stringContaining('TypeError: x is undefined'),
+    });
   });
 
   it('stops when the starting configuration already reaches the target, and skips nodes already excluded', async () => {
-    const done = await suggestExclusions({ config: base, target: 0.9, maxSteps: 5, evaluate: fakeModel({ A: 0.01 }).evaluate });
+    const done = await suggestExclusions({
+      config: base,
+      target: 0.9,
+      maxSteps: 5,
+      evaluate: fakeModel({ A: 0.01 }).evaluate,
+    });
     expect(done.steps).toHaveLength(1);
     expect(done.stopped).toBe('target');
 
     const fake = fakeModel({ A: 0.05, B: 0.02 });
-    const rankAll = async (c: QuantConfig) => ({ ...(await fake.evaluate(c)), layers: (await fake.evaluate(base)).layers });
-    const result = await suggestExclusions({ config: { ...base, nodesToExclude: ['A'] }, target: 0.999, maxSteps: 5, evaluate: rankAll });
+    const rankAll = async (c: QuantConfig) => ({
+      ...(await fake.evaluate(c)),
+      layers: (await fake.evaluate(base)).layers,
+    });
+    const result = await suggestExclusions({
+      config: { ...base, nodesToExclude: ['A'] },
+      target: 0.999,
+      maxSteps: 5,
+      evaluate: rankAll,
+    });
     expect(result.steps.map((s) => s.candidate?.node ?? null)).toEqual([null, 'B']);
   });
 
   it('reports progress step by step', async () => {
     const seen: number[] = [];
-    await suggestExclusions({ config: base, target: 0.99, maxSteps: 5, evaluate: fakeModel({ A: 0.05 }).evaluate, onStep: (s) => seen.push(s.step) });
+    await suggestExclusions({
+      config: base,
+      target: 0.99,
+      maxSteps: 5,
+      evaluate: fakeModel({ A: 0.05 }).evaluate,
+      onStep: (s) => seen.push(s.step),
+    });
     expect(seen).toEqual([0, 1]);
   });
 
-  it('aims at the target\'s figure when measurements carry one (a task target): kept when it rises, or stays equal while the cosine rises', async () => {
+  it("aims at the target's figure when measurements carry one (a task target): kept when it rises, or stays equal while the cosine rises", async () => {
     // mAP-like figure in steps of 0.25: A lifts it, B only the cosine, C lifts it to the target.
     const figureOf = (excluded: Set<string>) => 0.5 + (excluded.has('A') ? 0.25 : 0) + (excluded.has('C') ? 0.25 : 0);
-    const cosineOf = (excluded: Set<string>) => 0.9 + (excluded.has('A') ? 0.01 : 0) + (excluded.has('B') ? 0.02 : 0) + (excluded.has('C') ? 0.001 : 0) - (excluded.has('D') ? 0.05 : 0);
+    const cosineOf = (excluded: Set<string>) =>
+      0.9 +
+      (excluded.has('A') ? 0.01 : 0) +
+      (excluded.has('B') ? 0.02 : 0) +
+      (excluded.has('C') ? 0.001 : 0) -
+      (excluded.has('D') ? 0.05 : 0);
     const order = ['A', 'D', 'B', 'C'];
     const evaluate = async (config: QuantConfig): Promise<Measurement> => {
       const excluded = new Set<string>(config.nodesToExclude);
-      const layers = order.filter((n) => !excluded.has(n)).map((node, k) => ({ node: node as NodeId, opType: 'Conv', sqnr: 10 + k, drop: 10 - k }));
+      const layers = order
+        .filter((n) => !excluded.has(n))
+        .map((node, k) => ({ node: node as NodeId, opType: 'Conv', sqnr: 10 + k, drop: 10 - k }));
       return { cosine: cosineOf(excluded), figure: figureOf(excluded), layers };
     };
     const result = await suggestExclusions({ config: base, target: 1, maxSteps: 10, evaluate });
-    expect(result.steps.map((s) => [s.candidate?.node ?? null, s.kept, s.figure])).toEqual([[null, true, 0.5], ['A', true, 0.75], ['D', false, 0.75], ['B', true, 0.75], ['C', true, 1]]);
+    expect(result.steps.map((s) => [s.candidate?.node ?? null, s.kept, s.figure])).toEqual([
+      [null, true, 0.5],
+      ['A', true, 0.75],
+      ['D', false, 0.75],
+      ['B', true, 0.75],
+      ['C', true, 1],
+    ]);
     expect(result).toMatchObject({ reached: true, stopped: 'target', figure: 1 });
     expect(result.config.nodesToExclude).toEqual(['A', 'B', 'C']);
     expect(result.steps[2]).toMatchObject({ bestFigure: 0.75, bestCosine: expect.closeTo(0.91, 12) });

@@ -34,7 +34,13 @@ export interface Measurement {
 /** One exclusion the search tried. */
 export type Candidate =
   | { readonly kind: 'node'; readonly node: NodeId; readonly layer: RankedLayer }
-  | { readonly kind: 'subgraph'; readonly node: NodeId; readonly layer: RankedLayer; readonly subgraph: SubgraphExclusion; readonly nodes: number };
+  | {
+      readonly kind: 'subgraph';
+      readonly node: NodeId;
+      readonly layer: RankedLayer;
+      readonly subgraph: SubgraphExclusion;
+      readonly nodes: number;
+    };
 
 export interface SuggestStep {
   /** 0 is the starting configuration; then one per measurement. */
@@ -99,7 +105,8 @@ export function withCandidate(config: QuantConfig, c: Candidate): QuantConfig {
  * have crossed a worker, where only name and message survive), otherwise a ComparisonError that quotes it.
  */
 function startFailure(cause: unknown, described: string): Error {
-  if (cause instanceof Error && cause.name !== 'Error' && cause.name !== 'TypeError' && cause.name !== 'RangeError') return cause;
+  if (cause instanceof Error && cause.name !== 'Error' && cause.name !== 'TypeError' && cause.name !== 'RangeError')
+    return cause;
   return new ComparisonError(`the starting configuration could not be evaluated: ${described}`);
 }
 
@@ -113,13 +120,19 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
     options.onStep?.(s);
   };
 
-  const measure = async (config: QuantConfig): Promise<{ m?: Measurement; error?: string; cause?: unknown; seconds: number }> => {
+  const measure = async (
+    config: QuantConfig,
+  ): Promise<{ m?: Measurement; error?: string; cause?: unknown; seconds: number }> => {
     const t = performance.now();
     try {
       const m = await options.evaluate(config);
       return { m, seconds: (performance.now() - t) / 1000 };
     } catch (e) {
-      return { error: `${(e as Error).name}: ${(e as Error).message}`, cause: e, seconds: (performance.now() - t) / 1000 };
+      return {
+        error: `${(e as Error).name}: ${(e as Error).message}`,
+        cause: e,
+        seconds: (performance.now() - t) / 1000,
+      };
     }
   };
 
@@ -129,19 +142,30 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
   let best: Measurement = first.m;
   /** What the target is on: the figure where measurements carry one, else the cosine. */
   const aim = (m: Measurement) => m.figure ?? m.cosine;
-  const figures = (m: Measurement | undefined, kept: Measurement) => (kept.figure !== undefined ? { figure: m?.figure ?? NaN, bestFigure: kept.figure } : {});
+  const figures = (m: Measurement | undefined, kept: Measurement) =>
+    kept.figure !== undefined ? { figure: m?.figure ?? NaN, bestFigure: kept.figure } : {};
   let ranking = first.m.layers ?? [];
-  record({ step: 0, candidate: null, cosine: best.cosine, kept: true, bestCosine: best.cosine, ...figures(best, best), seconds: first.seconds });
+  record({
+    step: 0,
+    candidate: null,
+    cosine: best.cosine,
+    kept: true,
+    bestCosine: best.cosine,
+    ...figures(best, best),
+    seconds: first.seconds,
+  });
 
   const tried = new Set<string>();
   const next = (): Candidate | null => {
     const excluded = new Set(config.nodesToExclude);
     for (const layer of ranking) {
-      if (!excluded.has(layer.node) && !tried.has(`node:${layer.node}`)) return { kind: 'node', node: layer.node, layer };
+      if (!excluded.has(layer.node) && !tried.has(`node:${layer.node}`))
+        return { kind: 'node', node: layer.node, layer };
       if (options.tailOf && !tried.has(`tail:${layer.node}`)) {
         tried.add(`tail:${layer.node}`);
         const tail = options.tailOf(layer.node);
-        if (tail && tail.nodes > 1 && tail.nodes <= maxTail) return { kind: 'subgraph', node: layer.node, layer, ...tail };
+        if (tail && tail.nodes > 1 && tail.nodes <= maxTail)
+          return { kind: 'subgraph', node: layer.node, layer, ...tail };
       }
     }
     return null;
@@ -166,13 +190,32 @@ export async function suggestExclusions(options: SuggestOptions): Promise<Sugges
     const trial = withCandidate(config, candidate);
     const { m, error, seconds } = await measure(trial);
     // A figure (mAP, top-1) moves in steps: a change that leaves it equal is kept when it raises the cosine.
-    const kept = m !== undefined && (aim(m) > aim(best) + minGain || (m.figure !== undefined && m.figure === best.figure && m.cosine > best.cosine + minGain));
+    const kept =
+      m !== undefined &&
+      (aim(m) > aim(best) + minGain ||
+        (m.figure !== undefined && m.figure === best.figure && m.cosine > best.cosine + minGain));
     if (kept) {
       config = trial;
       best = m;
       if (m.layers) ranking = m.layers;
     }
-    record({ step, candidate, cosine: m?.cosine ?? NaN, kept, bestCosine: best.cosine, ...figures(m, best), seconds, ...(error ? { error } : {}) });
+    record({
+      step,
+      candidate,
+      cosine: m?.cosine ?? NaN,
+      kept,
+      bestCosine: best.cosine,
+      ...figures(m, best),
+      seconds,
+      ...(error ? { error } : {}),
+    });
   }
-  return { config, cosine: best.cosine, ...(best.figure !== undefined ? { figure: best.figure } : {}), reached: aim(best) >= options.target, stopped, steps };
+  return {
+    config,
+    cosine: best.cosine,
+    ...(best.figure !== undefined ? { figure: best.figure } : {}),
+    reached: aim(best) >= options.target,
+    stopped,
+    steps,
+  };
 }

@@ -74,7 +74,12 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
     const asNpu = s.npuBf16 ? await compareAsNpu(s.model, quantized, judge) : undefined;
     const atAim = asNpu?.comparison ?? (s.judge ? await compareModels(s.model, quantized, s.judge, {}) : comparison);
     const cosine = meanOutputCosine(atAim.outputs).cosine;
-    const layers = rankLayers(comparison.layerwise!.rows, s.index, new Set<string>(report.quantized.map((q) => q.id)), s.rankBy ?? 'drop');
+    const layers = rankLayers(
+      comparison.layerwise!.rows,
+      s.index,
+      new Set<string>(report.quantized.map((q) => q.id)),
+      s.rankBy ?? 'drop',
+    );
     return s.figure ? { cosine, figure: s.figure.figure(comparison.outputs, runs.runs), layers } : { cosine, layers };
   };
 }

@@ -39,22 +39,33 @@ describe('subgraph resolution (start nodes → end nodes)', () => {
   });
   it('accepts stable ids of unnamed nodes', () => {
     const index = diamond();
-    expect(resolveSubgraph(index, { starts: ['d'], ends: ['Relu_6'] }).map((i) => index.ids[i])).toEqual(['d', 'Relu_6']);
+    expect(resolveSubgraph(index, { starts: ['d'], ends: ['Relu_6'] }).map((i) => index.ids[i])).toEqual([
+      'd',
+      'Relu_6',
+    ]);
   });
   it('names an end that cannot be reached from the starts', () => {
     const index = diamond();
     expect(() => resolveSubgraph(index, { starts: ['c'], ends: ['f'] })).toThrow(ExclusionError);
-    expect(() => resolveSubgraph(index, { starts: ['c'], ends: ['f'] })).toThrow(/end node "f" cannot be reached from the start node\(s\) "c"/);
+    expect(() => resolveSubgraph(index, { starts: ['c'], ends: ['f'] })).toThrow(
+      /end node "f" cannot be reached from the start node\(s\) "c"/,
+    );
   });
   it('names a start that does not exist, with a suggestion', () => {
-    expect(() => resolveSubgraph(diamond(), { starts: ['Relu_66'], ends: ['d'] })).toThrow(/"Relu_66" names no node.*did you mean "Relu_6"/);
+    expect(() => resolveSubgraph(diamond(), { starts: ['Relu_66'], ends: ['d'] })).toThrow(
+      /"Relu_66" names no node.*did you mean "Relu_6"/,
+    );
   });
 });
 
 describe('all exclusions together', () => {
   it('unites nodes, op types and subgraphs, in topological order', () => {
     const index = diamond();
-    const r = resolveExclusions(index, { nodesToExclude: ['a'], opTypesToExclude: ['Exp'], subgraphsToExclude: [{ starts: ['c'], ends: ['d'] }] });
+    const r = resolveExclusions(index, {
+      nodesToExclude: ['a'],
+      opTypesToExclude: ['Exp'],
+      subgraphsToExclude: [{ starts: ['c'], ends: ['d'] }],
+    });
     expect(r.ids).toEqual(['a', 'c', 'e', 'd']);
     expect(r.rules.map((x) => x.ids)).toEqual([['a'], ['e'], ['c', 'd']]);
   });

@@ -38,7 +38,8 @@ export function matchNodeRef(index: GraphIndex, ref: string): number[] {
 export function resolveNodeRefs(index: GraphIndex, refs: readonly string[], what: string): number[][] {
   return refs.map((ref) => {
     const found = matchNodeRef(index, ref);
-    if (found.length === 0) throw new ExclusionError(`${what}: "${ref}" names no node of the model${suggest(index, ref)}`);
+    if (found.length === 0)
+      throw new ExclusionError(`${what}: "${ref}" names no node of the model${suggest(index, ref)}`);
     return found;
   });
 }
@@ -70,4 +71,3 @@ function suggest(index: GraphIndex, ref: string): string {
     .filter((s) => s.d <= Math.max(3, ref.length / 2));
   return scored.length ? ` (did you mean ${scored.map((s) => `"${s.id}"`).join(', ')}?)` : '';
 }
-

@@ -43,6 +43,8 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
     found.forEach((i) => nodes.add(i));
     rules.push({ rule: `subgraph ${sub.starts.join(',')} → ${sub.ends.join(',')}`, ids: toIds(found) });
   });
-  const ids = Array.from(index.order).filter((i) => nodes.has(i)).map((i) => index.ids[i]);
+  const ids = Array.from(index.order)
+    .filter((i) => nodes.has(i))
+    .map((i) => index.ids[i]);
   return { nodes, ids, rules };
 }

@@ -32,7 +32,10 @@ export interface StudioSection {
 export const STUDIO_KEY = 'studio';
 const FORMAT = 'quant-studio-config/1';
 
-type ListFields = Pick<QuantConfig, 'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude' | 'fp16SubgraphsToFp32'>;
+type ListFields = Pick<
+  QuantConfig,
+  'nodesToExclude' | 'opTypesToExclude' | 'subgraphsToExclude' | 'fp16SubgraphsToFp32'
+>;
 
 /** The QuantConfig fields that a list of named exclusions stands for (the float list and the FP16→FP32 list). */
 export function exclusionFields(entries: readonly NamedExclusion[]): ListFields {
@@ -45,7 +48,12 @@ export function exclusionFields(entries: readonly NamedExclusion[]): ListFields 
     else if (e.kind === 'opTypes') e.opTypes.forEach((t) => opTypes.add(t));
     else (e.toFp32 ? toFp32 : subgraphs).push({ starts: [...e.starts], ends: [...e.ends] });
   }
-  return { nodesToExclude: [...nodes], opTypesToExclude: [...opTypes], subgraphsToExclude: subgraphs, fp16SubgraphsToFp32: toFp32 };
+  return {
+    nodesToExclude: [...nodes],
+    opTypesToExclude: [...opTypes],
+    subgraphsToExclude: subgraphs,
+    fp16SubgraphsToFp32: toFp32,
+  };
 }
 
 /** Named entries for a config's exclusion fields (a file without a studio section, or edited by hand). */
@@ -57,9 +65,13 @@ export function entriesOfConfig(config: ListFields): NamedExclusion[] {
     ends: [...s.ends],
     ...(toFp32 ? { toFp32: true } : {}),
   });
-  const out: NamedExclusion[] = [...config.subgraphsToExclude.map((s) => subgraph(s, false)), ...config.fp16SubgraphsToFp32.map((s) => subgraph(s, true))];
+  const out: NamedExclusion[] = [
+    ...config.subgraphsToExclude.map((s) => subgraph(s, false)),
+    ...config.fp16SubgraphsToFp32.map((s) => subgraph(s, true)),
+  ];
   for (const n of config.nodesToExclude) out.push({ kind: 'nodes', name: n, nodes: [n] });
-  if (config.opTypesToExclude.length) out.push({ kind: 'opTypes', name: config.opTypesToExclude.join(', '), opTypes: [...config.opTypesToExclude] });
+  if (config.opTypesToExclude.length)
+    out.push({ kind: 'opTypes', name: config.opTypesToExclude.join(', '), opTypes: [...config.opTypesToExclude] });
   return out;
 }
 
@@ -73,7 +85,8 @@ export function configDocumentToJSON(config: QuantConfig, studio: StudioSection)
 const sameJSON = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 function stringList(v: unknown, field: string): string[] {
-  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === '')) throw new ConfigError(field, 'expected a list of non-empty strings');
+  if (!Array.isArray(v) || v.some((s) => typeof s !== 'string' || s === ''))
+    throw new ConfigError(field, 'expected a list of non-empty strings');
   return v as string[];
 }
 
@@ -84,20 +97,34 @@ function readEntry(v: unknown, field: string): NamedExclusion {
   if (!name) throw new ConfigError(`${field}.name`, 'expected a non-empty string');
   switch (o.kind) {
     case 'subgraph':
-      return { kind: 'subgraph', name, starts: stringList(o.starts, `${field}.starts`), ends: stringList(o.ends, `${field}.ends`), ...(o.toFp32 === true ? { toFp32: true } : {}) };
+      return {
+        kind: 'subgraph',
+        name,
+        starts: stringList(o.starts, `${field}.starts`),
+        ends: stringList(o.ends, `${field}.ends`),
+        ...(o.toFp32 === true ? { toFp32: true } : {}),
+      };
     case 'nodes':
       return { kind: 'nodes', name, nodes: stringList(o.nodes, `${field}.nodes`) };
     case 'opTypes':
       return { kind: 'opTypes', name, opTypes: stringList(o.opTypes, `${field}.opTypes`) };
     default:
-      throw new ConfigError(`${field}.kind`, `expected "subgraph", "nodes" or "opTypes", got ${JSON.stringify(o.kind)}`);
+      throw new ConfigError(
+        `${field}.kind`,
+        `expected "subgraph", "nodes" or "opTypes", got ${JSON.stringify(o.kind)}`,
+      );
   }
 }
 
 function readSettings(v: unknown): StudioSection['settings'] {
   if (v === null || v === undefined) return null;
   const o = v as Record<string, unknown>;
-  if (typeof o !== 'object' || typeof o.preset !== 'string' || typeof o.perChannel !== 'boolean' || typeof o.useRandomData !== 'boolean') {
+  if (
+    typeof o !== 'object' ||
+    typeof o.preset !== 'string' ||
+    typeof o.perChannel !== 'boolean' ||
+    typeof o.useRandomData !== 'boolean'
+  ) {
     throw new ConfigError('studio.settings', 'expected {preset, perChannel, useRandomData}');
   }
   return { preset: o.preset, perChannel: o.perChannel, useRandomData: o.useRandomData };
@@ -108,14 +135,19 @@ function readSettings(v: unknown): StudioSection['settings'] {
  * ConfigError naming the bad field. `studio.exclusions` always agrees with `config`'s exclusion fields.
  */
 export function readConfigDocument(json: unknown): { config: QuantConfig; studio: StudioSection } {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConfigError('config', 'expected a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new ConfigError('config', 'expected a JSON object');
   const { [STUDIO_KEY]: section, ...rest } = json as Record<string, unknown>;
   const config = validateConfig(rest);
   let studio: StudioSection = { model: null, settings: null, exclusions: entriesOfConfig(config) };
   if (section !== undefined) {
     const read = readStudioSection(section);
     const fields = exclusionFields(read.exclusions);
-    const agree = sameJSON(fields.nodesToExclude, config.nodesToExclude) && sameJSON(fields.opTypesToExclude, config.opTypesToExclude) && sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude) && sameJSON(fields.fp16SubgraphsToFp32, config.fp16SubgraphsToFp32);
+    const agree =
+      sameJSON(fields.nodesToExclude, config.nodesToExclude) &&
+      sameJSON(fields.opTypesToExclude, config.opTypesToExclude) &&
+      sameJSON(fields.subgraphsToExclude, config.subgraphsToExclude) &&
+      sameJSON(fields.fp16SubgraphsToFp32, config.fp16SubgraphsToFp32);
     studio = { ...read, exclusions: agree ? read.exclusions : studio.exclusions };
   }
   return { config, studio };
@@ -123,7 +155,8 @@ export function readConfigDocument(json: unknown): { config: QuantConfig; studio
 
 /** The `studio` section as written, checked field by field. */
 function readStudioSection(section: unknown): StudioSection {
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) throw new ConfigError('studio', 'expected an object');
+  if (typeof section !== 'object' || section === null || Array.isArray(section))
+    throw new ConfigError('studio', 'expected an object');
   const s = section as Record<string, unknown>;
   const entries = s.exclusions === undefined ? [] : Array.isArray(s.exclusions) ? s.exclusions : null;
   if (!entries) throw new ConfigError('studio.exclusions', 'expected a list');
@@ -140,7 +173,11 @@ function readStudioSection(section: unknown): StudioSection {
  * takes it as it takes `--config BF16`. The exclusion picks are kept for the page only: BF16 rounds every node.
  */
 export function bf16DocumentToJSON(studio: StudioSection): string {
-  const json = { preset: BF16_PRESET, extraOptions: { BF16QDQToCast: true }, [STUDIO_KEY]: { format: FORMAT, model: studio.model, settings: studio.settings, exclusions: studio.exclusions } };
+  const json = {
+    preset: BF16_PRESET,
+    extraOptions: { BF16QDQToCast: true },
+    [STUDIO_KEY]: { format: FORMAT, model: studio.model, settings: studio.settings, exclusions: studio.exclusions },
+  };
   return `${JSON.stringify(json, null, 2)}\n`;
 }
 
@@ -150,13 +187,19 @@ export function readBf16Document(json: unknown): StudioSection | null {
   const o = json as Record<string, unknown>;
   if (o.preset !== BF16_PRESET) return null;
   for (const key of Object.keys(o)) {
-    if (key !== 'preset' && key !== 'extraOptions' && key !== STUDIO_KEY) throw new ConfigError(key, 'not an option of the BF16 preset (it takes extraOptions.BF16QDQToCast only)');
+    if (key !== 'preset' && key !== 'extraOptions' && key !== STUDIO_KEY)
+      throw new ConfigError(key, 'not an option of the BF16 preset (it takes extraOptions.BF16QDQToCast only)');
   }
   const extra = o.extraOptions ?? { BF16QDQToCast: true };
   if (typeof extra !== 'object' || extra === null || !sameJSON(extra, { BF16QDQToCast: true })) {
-    throw new ConfigError('extraOptions', 'the BF16 preset is written with-cast only: expected {"BF16QDQToCast": true}');
+    throw new ConfigError(
+      'extraOptions',
+      'the BF16 preset is written with-cast only: expected {"BF16QDQToCast": true}',
+    );
   }
-  return o[STUDIO_KEY] === undefined ? { model: null, settings: null, exclusions: [] } : readStudioSection(o[STUDIO_KEY]);
+  return o[STUDIO_KEY] === undefined
+    ? { model: null, settings: null, exclusions: [] }
+    : readStudioSection(o[STUDIO_KEY]);
 }
 
 /** Parses the file's text; bad JSON is a ConfigError on field `config`. */

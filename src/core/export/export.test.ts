@@ -2,14 +2,31 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, decode, encode, makeGraph, makeModel, makeNode, makeValueInfo, type ModelProto } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  decode,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  type ModelProto,
+} from '../onnx/index.ts';
 import { assignNodeIds } from '../onnx/nodeIds.ts';
 import { ConfigError, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
 import { float32ToFloat16 } from '../halfFloat/float16.ts';
-import { configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkSnippet, readConfigDocument, type NamedExclusion } from './index.ts';
+import {
+  configDocumentFromJSON,
+  configDocumentToJSON,
+  ortSnippet,
+  quarkSnippet,
+  readConfigDocument,
+  type NamedExclusion,
+} from './index.ts';
 
 const scratch = path.resolve(import.meta.dirname, '../../../bench/tmp/exclusions/export-test');
 fs.mkdirSync(scratch, { recursive: true });
@@ -35,17 +52,29 @@ for node in tree.body:
 print(json.dumps(out))
 `;
 
-function readSnippet(source: string, modelPath?: string): { SUBGRAPHS_TO_EXCLUDE?: [string[], string[]][]; NODES_TO_EXCLUDE?: string[]; named?: string[] } {
+function readSnippet(
+  source: string,
+  modelPath?: string,
+): { SUBGRAPHS_TO_EXCLUDE?: [string[], string[]][]; NODES_TO_EXCLUDE?: string[]; named?: string[] } {
   const args = ['-c', READ_SNIPPET, ...(modelPath ? [modelPath] : [])];
   return JSON.parse(execFileSync('/usr/bin/python3', args, { input: source, encoding: 'utf8' }));
 }
 
-const pythonParses = (source: string) => execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], { input: source, encoding: 'utf8' });
+const pythonParses = (source: string) =>
+  execFileSync('/usr/bin/python3', ['-c', 'import ast,sys; ast.parse(sys.stdin.read())'], {
+    input: source,
+    encoding: 'utf8',
+  });
 
-const options = { modelFile: 'tiny.onnx', inputs: [{ name: 'x', elemType: 'float32', shape: [1, 1, 2, 2] }], configName: 'XINT8' };
+const options = {
+  modelFile: 'tiny.onnx',
+  inputs: [{ name: 'x', elemType: 'float32', shape: [1, 1, 2, 2] }],
+  configName: 'XINT8',
+};
 
 /** convReluModel's nodes are unnamed: Conv_0 → Relu_1 → Exp_2 in the studio's ids. */
-const withExclusions = (base: QuantConfig, fields: Partial<QuantConfig>) => validateConfig({ ...JSON.parse(JSON.stringify(base)), ...fields });
+const withExclusions = (base: QuantConfig, fields: Partial<QuantConfig>) =>
+  validateConfig({ ...JSON.parse(JSON.stringify(base)), ...fields });
 
 describe('Quark and ONNX Runtime snippets', () => {
   const model = convReluModel();
@@ -63,8 +92,13 @@ describe('Quark and ONNX Runtime snippets', () => {
     }
   });
 
-  it('carry mixed precision as TensorQuantOverrides with each tool\'s type names', () => {
-    const mixed = withExclusions(getPreset('A8W8'), { extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { y: [{ quant_type: 'int16' }], w: [{ quant_type: 'int16' }] } } });
+  it("carry mixed precision as TensorQuantOverrides with each tool's type names", () => {
+    const mixed = withExclusions(getPreset('A8W8'), {
+      extraOptions: {
+        ...getPreset('A8W8').extraOptions,
+        TensorQuantOverrides: { y: [{ quant_type: 'int16' }], w: [{ quant_type: 'int16' }] },
+      },
+    });
     const ort = ortSnippet(index, mixed, options);
     const quark = quarkSnippet(index, mixed, options);
     expect(() => pythonParses(ort)).not.toThrow();
@@ -82,14 +116,19 @@ describe('Quark and ONNX Runtime snippets', () => {
     const quark = quarkSnippet(index, safe, options);
     expect(() => pythonParses(ort)).not.toThrow();
     expect(() => pythonParses(quark)).not.toThrow();
-    expect(ort).toMatch(/reduce_range=True,\s+# saturation-safe weights .* are Quant Studio's: 7-bit weights everywhere are the nearest/);
+    expect(ort).toMatch(
+      /reduce_range=True,\s+# saturation-safe weights .* are Quant Studio's: 7-bit weights everywhere are the nearest/,
+    );
     expect(quark).toMatch(/settings\.reduce_range = True\s+# saturation-safe weights/);
     expect(ortSnippet(index, getPreset('U8S8'), options)).toMatch(/reduce_range=False,\n/);
   });
 
   it('pass Quark subgraphs as ([starts], [ends]) and single nodes by name, with the preset settings', () => {
     const source = quarkSnippet(index, config, options);
-    expect(readSnippet(source)).toMatchObject({ SUBGRAPHS_TO_EXCLUDE: [[['Conv_0'], ['Relu_1']]], NODES_TO_EXCLUDE: ['Exp_2'] });
+    expect(readSnippet(source)).toMatchObject({
+      SUBGRAPHS_TO_EXCLUDE: [[['Conv_0'], ['Relu_1']]],
+      NODES_TO_EXCLUDE: ['Exp_2'],
+    });
     expect(source).toContain('quant_config = QConfig.get_default_config("XINT8")');
     expect(source).toContain('settings.calibrate_method = PowerOfTwoMethod.MinMSE');
     expect(source).toContain('settings.activation_type = QuantType.QInt8');
@@ -99,14 +138,19 @@ describe('Quark and ONNX Runtime snippets', () => {
     expect(source).toContain('settings.subgraphs_to_exclude = SUBGRAPHS_TO_EXCLUDE');
   });
 
-  it('reproduce the guide\'s FP16 workflow for a float16 model: Shapeshifter convert_fp16_to_fp32 on the chosen subgraphs, then VINT8 with QuantizeFP16', () => {
+  it("reproduce the guide's FP16 workflow for a float16 model: Shapeshifter convert_fp16_to_fp32 on the chosen subgraphs, then VINT8 with QuantizeFP16", () => {
     const half = float32ToFloat16(model);
     const halfIndex = buildGraphIndex(half.graph!);
-    const c = withExclusions(getPreset('VINT8'), { fp16SubgraphsToFp32: [{ starts: ['Conv_0'], ends: ['Relu_1'] }], subgraphsToExclude: [{ starts: ['Exp_2'], ends: ['Exp_2'] }] });
+    const c = withExclusions(getPreset('VINT8'), {
+      fp16SubgraphsToFp32: [{ starts: ['Conv_0'], ends: ['Relu_1'] }],
+      subgraphsToExclude: [{ starts: ['Exp_2'], ends: ['Exp_2'] }],
+    });
     const source = quarkSnippet(halfIndex, c, { ...options, configName: 'VINT8' });
     expect(() => pythonParses(source)).not.toThrow();
     expect(source).toContain('FP16_SUBGRAPHS_TO_FP32 = [[["Conv_0"], ["Relu_1"]]]');
-    expect(source).toContain('"onnx_convert_fp16_to_fp32": {"convert_fp16_to_fp32": True, "subgraphs_to_include": FP16_SUBGRAPHS_TO_FP32}');
+    expect(source).toContain(
+      '"onnx_convert_fp16_to_fp32": {"convert_fp16_to_fp32": True, "subgraphs_to_include": FP16_SUBGRAPHS_TO_FP32}',
+    );
     expect(source).toContain('quantizer.quantize_model(CONVERTED_MODEL, QUANTIZED_MODEL, reader)');
     expect(source).toMatch(/"QuantizeFP16": True/);
     expect(source).toMatch(/"UseFP32Scale": False/);
@@ -145,17 +189,20 @@ describe('Quark and ONNX Runtime snippets', () => {
 
   it('name nodes in Python exactly as core/onnx/nodeIds.ts does, repeated and colliding names included', () => {
     const f = (n: string) => makeValueInfo(n, DataType.FLOAT, [1]);
-    const tricky: ModelProto = makeModel(makeGraph({
-      node: [
-        makeNode('Relu', ['x'], ['a'], 'dup'),
-        makeNode('Relu', ['a'], ['b'], 'dup'),
-        makeNode('Relu', ['b'], ['c']),
-        makeNode('Relu', ['c'], ['d'], 'Relu_2'),
-        makeNode('Relu', ['d'], ['e'], 'keep'),
-      ],
-      input: [f('x')],
-      output: [f('e')],
-    }), { '': 13 });
+    const tricky: ModelProto = makeModel(
+      makeGraph({
+        node: [
+          makeNode('Relu', ['x'], ['a'], 'dup'),
+          makeNode('Relu', ['a'], ['b'], 'dup'),
+          makeNode('Relu', ['b'], ['c']),
+          makeNode('Relu', ['c'], ['d'], 'Relu_2'),
+          makeNode('Relu', ['d'], ['e'], 'keep'),
+        ],
+        input: [f('x')],
+        output: [f('e')],
+      }),
+      { '': 13 },
+    );
     const modelPath = path.join(scratch, 'tricky.onnx');
     fs.writeFileSync(modelPath, encode(tricky));
     const trickyIndex = buildGraphIndex(tricky.graph!);
@@ -166,8 +213,13 @@ describe('Quark and ONNX Runtime snippets', () => {
 
   it('leave the naming step out when every node has a name of its own', () => {
     const f = (n: string) => makeValueInfo(n, DataType.FLOAT, [1]);
-    const named = buildGraphIndex(makeGraph({ node: [makeNode('Relu', ['x'], ['y'], 'act')], input: [f('x')], output: [f('y')] }));
-    const source = quarkSnippet(named, withExclusions(getPreset('A8W8'), { nodesToExclude: ['act'] }), { ...options, configName: 'A8W8' });
+    const named = buildGraphIndex(
+      makeGraph({ node: [makeNode('Relu', ['x'], ['y'], 'act')], input: [f('x')], output: [f('y')] }),
+    );
+    const source = quarkSnippet(named, withExclusions(getPreset('A8W8'), { nodesToExclude: ['act'] }), {
+      ...options,
+      configName: 'A8W8',
+    });
     expect(source).not.toContain('name_nodes_like_quant_studio');
     expect(source).toContain('quantize_model(FLOAT_MODEL, QUANTIZED_MODEL');
   });
@@ -179,7 +231,12 @@ describe('Quark and ONNX Runtime snippets', () => {
   });
 
   it('carry the transformer rules and SmoothQuant with its alpha, and leave them out when off', () => {
-    const on = validateConfig({ ...JSON.parse(JSON.stringify(getPreset('A8W8'))), enableNpuTransformer: true, includeSq: true, extraOptions: { SmoothAlpha: 0.7 } });
+    const on = validateConfig({
+      ...JSON.parse(JSON.stringify(getPreset('A8W8'))),
+      enableNpuTransformer: true,
+      includeSq: true,
+      extraOptions: { SmoothAlpha: 0.7 },
+    });
     const quark = quarkSnippet(index, on, options);
     expect(quark).toMatch(/enable_npu_transformer = True/);
     expect(quark).toMatch(/include_sq = True/);
@@ -198,7 +255,11 @@ describe('the exported configuration file', () => {
     { kind: 'nodes', name: 'the exp', nodes: ['Exp_2'] },
     { kind: 'opTypes', name: 'sigmoids', opTypes: ['Sigmoid'] },
   ];
-  const studio = { model: 'tiny.onnx', settings: { preset: 'XINT8', perChannel: false, useRandomData: false }, exclusions: entries };
+  const studio = {
+    model: 'tiny.onnx',
+    settings: { preset: 'XINT8', perChannel: false, useRandomData: false },
+    exclusions: entries,
+  };
 
   it('holds the full config with the exclusions as config fields, and reads back the named entries', () => {
     const text = configDocumentToJSON(getPreset('XINT8'), studio);
@@ -212,7 +273,13 @@ describe('the exported configuration file', () => {
     });
     const back = configDocumentFromJSON(text);
     expect(back.studio).toEqual(studio);
-    expect(back.config).toEqual(withExclusions(getPreset('XINT8'), { nodesToExclude: ['Exp_2'], opTypesToExclude: ['Sigmoid'], subgraphsToExclude: [{ starts: ['Conv_0'], ends: ['Relu_1'] }] }));
+    expect(back.config).toEqual(
+      withExclusions(getPreset('XINT8'), {
+        nodesToExclude: ['Exp_2'],
+        opTypesToExclude: ['Sigmoid'],
+        subgraphsToExclude: [{ starts: ['Conv_0'], ends: ['Relu_1'] }],
+      }),
+    );
   });
 
   it('trusts the config fields over stale named entries (a file edited by hand)', () => {
@@ -235,8 +302,16 @@ describe('the exported configuration file', () => {
   it.each([
     ['not JSON', '{"activationType": ', 'config'],
     ['an array', '[]', 'config'],
-    ['a bad entry kind', JSON.stringify({ studio: { exclusions: [{ kind: 'layer', name: 'x' }] } }), 'studio.exclusions[0].kind'],
-    ['an entry without a name', JSON.stringify({ studio: { exclusions: [{ kind: 'nodes', nodes: ['a'] }] } }), 'studio.exclusions[0].name'],
+    [
+      'a bad entry kind',
+      JSON.stringify({ studio: { exclusions: [{ kind: 'layer', name: 'x' }] } }),
+      'studio.exclusions[0].kind',
+    ],
+    [
+      'an entry without a name',
+      JSON.stringify({ studio: { exclusions: [{ kind: 'nodes', nodes: ['a'] }] } }),
+      'studio.exclusions[0].name',
+    ],
     ['an unknown config field', JSON.stringify({ activation: 'int8' }), 'config.activation'],
   ])('rejects %s with a ConfigError naming the field', (_what, text, field) => {
     let error: unknown;

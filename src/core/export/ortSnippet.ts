@@ -9,7 +9,15 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 import { py, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, reduceRangeSetting, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
+import {
+  fileConstants,
+  namingFunction,
+  namingSteps,
+  readerSkeleton,
+  reduceRangeSetting,
+  tensorOverridesValue,
+  type SnippetOptions,
+} from './snippetParts.ts';
 
 const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
   int8: 'QuantType.QInt8',
@@ -20,11 +28,22 @@ const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
 
 /** The calibrate_method ORT has for the config, and a note when it is not the same method. */
 function ortMethod(config: QuantConfig): { method: string; note?: string } {
-  const pof2 = config.scaleType === 'powerOfTwo' ? '; ONNX Runtime has no power-of-two scales, so its scales are float' : '';
-  if (config.calibrationMethod === 'LayerwisePercentile') return { method: 'CalibrationMethod.Percentile', note: `LayerwisePercentile is Quark's: Percentile is ORT's nearest${pof2}` };
-  if (config.calibrationMethod === 'ConsumerMSE') return { method: 'CalibrationMethod.MinMax', note: `ConsumerMSE is ours: MinMax is ORT's nearest${pof2}` };
-  if (config.calibrationMethod === 'Sequential') return { method: 'CalibrationMethod.Entropy', note: `Sequential is ours (Entropy on the partly quantized model): Entropy is ORT's nearest${pof2}` };
-  if (config.calibrationMethod === 'MinMSE') return { method: 'CalibrationMethod.MinMax', note: `MinMSE is Quark's: MinMax is ORT's nearest${pof2}` };
+  const pof2 =
+    config.scaleType === 'powerOfTwo' ? '; ONNX Runtime has no power-of-two scales, so its scales are float' : '';
+  if (config.calibrationMethod === 'LayerwisePercentile')
+    return {
+      method: 'CalibrationMethod.Percentile',
+      note: `LayerwisePercentile is Quark's: Percentile is ORT's nearest${pof2}`,
+    };
+  if (config.calibrationMethod === 'ConsumerMSE')
+    return { method: 'CalibrationMethod.MinMax', note: `ConsumerMSE is ours: MinMax is ORT's nearest${pof2}` };
+  if (config.calibrationMethod === 'Sequential')
+    return {
+      method: 'CalibrationMethod.Entropy',
+      note: `Sequential is ours (Entropy on the partly quantized model): Entropy is ORT's nearest${pof2}`,
+    };
+  if (config.calibrationMethod === 'MinMSE')
+    return { method: 'CalibrationMethod.MinMax', note: `MinMSE is Quark's: MinMax is ORT's nearest${pof2}` };
   return { method: `CalibrationMethod.${config.calibrationMethod}`, note: pof2 ? pof2.slice(2) : undefined };
 }
 
@@ -44,7 +63,8 @@ function ortExtraOptions(config: QuantConfig): Record<string, PyValue> {
   };
   if (config.calibrationMethod === 'Percentile') out.CalibPercentile = x.Percentile;
   // ORT's SmoothQuant (through Intel Neural Compressor) folds the scales into the preceding ops as ours does.
-  if (config.includeSq) Object.assign(out, { SmoothQuant: true, SmoothQuantAlpha: x.SmoothAlpha, SmoothQuantFolding: true });
+  if (config.includeSq)
+    Object.assign(out, { SmoothQuant: true, SmoothQuantAlpha: x.SmoothAlpha, SmoothQuantFolding: true });
   if (x.MinimumRealRange !== null) out.MinimumRealRange = x.MinimumRealRange;
   // Mixed precision: ORT moves Q/DQ to com.microsoft by itself when an override needs 16 bits below opset 21.
   if (Object.keys(x.TensorQuantOverrides).length) out.TensorQuantOverrides = tensorOverridesValue(config, ORT_TYPES);
@@ -88,14 +108,20 @@ ${readerSkeleton(options)}
 
 
 if __name__ == "__main__":
-${[...naming.lines,
-  random ? '    # Quant Studio calibrated on random data; ORT needs a reader, so the random samples of load_samples() serve.' : '',
+${[
+  ...naming.lines,
+  random
+    ? '    # Quant Studio calibrated on random data; ORT needs a reader, so the random samples of load_samples() serve.'
+    : '',
   '    quantize_static(',
   `        ${naming.input},`,
   '        QUANTIZED_MODEL,',
   '        SampleReader(load_samples()),',
   ...args.map(([k, v, n]) => `        ${k}=${v},${n ? `  # ${n}` : ''}`),
   '    )',
-  '    print("wrote", QUANTIZED_MODEL)'].filter(Boolean).join('\n')}
+  '    print("wrote", QUANTIZED_MODEL)',
+]
+  .filter(Boolean)
+  .join('\n')}
 `;
 }

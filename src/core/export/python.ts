@@ -10,7 +10,8 @@ export type PyValue = string | number | boolean | null | PyValue[] | PyTuple | P
 /** A dotted name written as is (an enum member the script imports), e.g. QuantType.QInt16. */
 export class PyName {
   constructor(readonly name: string) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name)) throw new Error(`not a Python name: ${name}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(name))
+      throw new Error(`not a Python name: ${name}`);
   }
 }
 

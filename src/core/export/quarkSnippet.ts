@@ -12,7 +12,15 @@ import { quarkCalibrateMethod, type ConfigQuantType, type QuantConfig } from '..
 import { isPresetName, type PresetName } from '../quantize/presets.ts';
 import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
-import { fileConstants, namingFunction, namingSteps, readerSkeleton, reduceRangeSetting, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
+import {
+  fileConstants,
+  namingFunction,
+  namingSteps,
+  readerSkeleton,
+  reduceRangeSetting,
+  tensorOverridesValue,
+  type SnippetOptions,
+} from './snippetParts.ts';
 
 /** Quark's name of a quantization type (16-bit types are Quark's ExtendedQuantType). */
 const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
@@ -29,10 +37,17 @@ const QUARK_TYPES: Readonly<Record<ConfigQuantType, string>> = {
  */
 function quarkExtraOptions(config: QuantConfig, float16: boolean): Record<string, PyValue> {
   const used = ([key, value]: [string, unknown]) =>
-    value !== null && key !== 'FastFinetune' && (config.includeCle || !key.startsWith('CLE')) && (config.includeSq || key !== 'SmoothAlpha') && key !== 'TensorQuantOverrides';
-  const options = Object.fromEntries(Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used));
+    value !== null &&
+    key !== 'FastFinetune' &&
+    (config.includeCle || !key.startsWith('CLE')) &&
+    (config.includeSq || key !== 'SmoothAlpha') &&
+    key !== 'TensorQuantOverrides';
+  const options = Object.fromEntries(
+    Object.entries(config.extraOptions as unknown as Record<string, PyValue>).filter(used),
+  );
   // Mixed precision: the same key as ONNX Runtime's, with Quark's type names.
-  if (Object.keys(config.extraOptions.TensorQuantOverrides).length) options.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
+  if (Object.keys(config.extraOptions.TensorQuantOverrides).length)
+    options.TensorQuantOverrides = tensorOverridesValue(config, QUARK_TYPES);
   // A float16 model the studio quantizes with QuantizeFP16 (its default for such models) says so to Quark,
   // which needs it set; the guide's FP16 workflow sets both options.
   if (float16 && !config.extraOptions.ConvertFP16ToFP32) options.QuantizeFP16 = true;
@@ -43,7 +58,10 @@ function quarkExtraOptions(config: QuantConfig, float16: boolean): Record<string
  * Step 1 of the guide's FP16 workflow: Quark's Shapeshifter pass convert_fp16_to_fp32 on the chosen
  * subgraphs (the rest stays float16), written to CONVERTED_MODEL; nothing when none is chosen.
  */
-function fp16ConversionStep(subgraphs: readonly { starts: string[]; ends: string[] }[], input: string): { constants: string; lines: string[]; input: string } {
+function fp16ConversionStep(
+  subgraphs: readonly { starts: string[]; ends: string[] }[],
+  input: string,
+): { constants: string; lines: string[]; input: string } {
   if (subgraphs.length === 0) return { constants: '', lines: [], input };
   return {
     constants: `\n\n# Float16 model: these subgraphs are converted to float32 first (Shapeshifter convert_fp16_to_fp32),
@@ -69,7 +87,14 @@ CONVERTED_MODEL = QUANTIZED_MODEL.replace(".onnx", ".fp32_parts.onnx")`,
  * Runtime presets start from the Quark preset with the same types.
  */
 const QUARK_BASE: Readonly<Record<PresetName, string>> = {
-  XINT8: 'XINT8', VINT8: 'VINT8', A8W8: 'A8W8', A16W8: 'A16W8', U8S8_AAWS: 'U8S8_AAWS', S8S8_AAWS: 'S8S8_AAWS', U8S8: 'U8S8_AAWS', S8S8: 'S8S8_AAWS',
+  XINT8: 'XINT8',
+  VINT8: 'VINT8',
+  A8W8: 'A8W8',
+  A16W8: 'A16W8',
+  U8S8_AAWS: 'U8S8_AAWS',
+  S8S8_AAWS: 'S8S8_AAWS',
+  U8S8: 'U8S8_AAWS',
+  S8S8: 'S8S8_AAWS',
 };
 
 /** The Quark script for `config` on the model behind `index`. */
@@ -78,16 +103,25 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
   const method = quarkCalibrateMethod(config);
   const types = [QUARK_TYPES[config.activationType], QUARK_TYPES[config.weightType]];
   const quarkImports = new Set(['ModelQuantizer', 'QConfig']);
-  const overrideTypes = Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) => l.map((o) => QUARK_TYPES[o.quant_type]));
-  if ([...types, ...overrideTypes].some((t) => t.startsWith('ExtendedQuantType'))) quarkImports.add('ExtendedQuantType');
+  const overrideTypes = Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) =>
+    l.map((o) => QUARK_TYPES[o.quant_type]),
+  );
+  if ([...types, ...overrideTypes].some((t) => t.startsWith('ExtendedQuantType')))
+    quarkImports.add('ExtendedQuantType');
   if (method.startsWith('PowerOfTwoMethod')) quarkImports.add('PowerOfTwoMethod');
   if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;
   const naming = namingSteps(ex.needsNaming);
   const float16 = float16Nodes({ graph: index.graph } as ModelProto).size > 0;
-  const fp16Parts = config.fp16SubgraphsToFp32.length ? snippetExclusions(index, { subgraphsToExclude: config.fp16SubgraphsToFp32 }).subgraphs : [];
+  const fp16Parts = config.fp16SubgraphsToFp32.length
+    ? snippetExclusions(index, { subgraphsToExclude: config.fp16SubgraphsToFp32 }).subgraphs
+    : [];
   const conversion = fp16ConversionStep(fp16Parts, naming.input);
-  const base = isPresetName(options.configName) ? QUARK_BASE[options.configName] : config.scaleType === 'powerOfTwo' ? 'XINT8' : 'A8W8';
+  const base = isPresetName(options.configName)
+    ? QUARK_BASE[options.configName]
+    : config.scaleType === 'powerOfTwo'
+      ? 'XINT8'
+      : 'A8W8';
 
   const settings: [string, string][] = [
     ['quant_format', 'QuantFormat.QDQ'],
@@ -135,12 +169,16 @@ ${readerSkeleton(options)}
 
 
 if __name__ == "__main__":
-${[...naming.lines, ...conversion.lines, '    quantizer = ModelQuantizer(quant_config)',
+${[
+  ...naming.lines,
+  ...conversion.lines,
+  '    quantizer = ModelQuantizer(quant_config)',
   random
     ? '    # UseRandomData is set: Quark calibrates on random inputs, no reader needed.\n    reader = None'
     : '    reader = SampleReader(load_samples())',
   `    quantizer.quantize_model(${conversion.input}, QUANTIZED_MODEL, reader)`,
-  '    print("wrote", QUANTIZED_MODEL)'].join('\n')}
+  '    print("wrote", QUANTIZED_MODEL)',
+].join('\n')}
 `;
 }
 
@@ -183,10 +221,12 @@ ${readerSkeleton(options)}
 
 
 if __name__ == "__main__":
-${[...conversion,
+${[
+  ...conversion,
   '    quantizer = ModelQuantizer(quant_config)',
   '    # Calibration data is optional for BF16: pass SampleReader(load_samples()) instead of None to use yours.',
   `    quantizer.quantize_model(${float16 ? 'CONVERTED_MODEL' : 'FLOAT_MODEL'}, QUANTIZED_MODEL, None)`,
-  '    print("wrote", QUANTIZED_MODEL)'].join('\n')}
+  '    print("wrote", QUANTIZED_MODEL)',
+].join('\n')}
 `;
 }

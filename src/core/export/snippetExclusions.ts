@@ -27,11 +27,17 @@ export interface SnippetExclusions {
 /** Resolves the exclusions against the model; throws ExclusionError as the quantizer would. */
 export function snippetExclusions(index: GraphIndex, spec: ExclusionSpec): SnippetExclusions {
   const all = resolveExclusions(index, spec);
-  const idsOf = (refs: readonly string[], what: string) => [...new Set(resolveNodeRefs(index, refs, what).flat())].map((i) => index.ids[i]);
+  const idsOf = (refs: readonly string[], what: string) =>
+    [...new Set(resolveNodeRefs(index, refs, what).flat())].map((i) => index.ids[i]);
   const single = new Set<number>();
-  resolveNodeRefs(index, spec.nodesToExclude ?? [], 'nodes_to_exclude').flat().forEach((i) => single.add(i));
-  for (const rule of all.rules) if (rule.rule.startsWith('op types ')) rule.ids.forEach((id) => single.add(index.indexOfId.get(id)!));
-  const nodes = Array.from(index.order).filter((i) => single.has(i)).map((i) => index.ids[i] as string);
+  resolveNodeRefs(index, spec.nodesToExclude ?? [], 'nodes_to_exclude')
+    .flat()
+    .forEach((i) => single.add(i));
+  for (const rule of all.rules)
+    if (rule.rule.startsWith('op types ')) rule.ids.forEach((id) => single.add(index.indexOfId.get(id)!));
+  const nodes = Array.from(index.order)
+    .filter((i) => single.has(i))
+    .map((i) => index.ids[i] as string);
   const subgraphs = (spec.subgraphsToExclude ?? []).map((s, k) => ({
     starts: idsOf(s.starts, `subgraphs_to_exclude[${k}].starts`),
     ends: idsOf(s.ends, `subgraphs_to_exclude[${k}].ends`),

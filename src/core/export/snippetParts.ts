@@ -18,7 +18,14 @@ export interface SnippetOptions {
 }
 
 const NUMPY_DTYPES: Readonly<Record<string, string>> = {
-  float32: 'np.float32', float16: 'np.float16', float64: 'np.float64', int64: 'np.int64', int32: 'np.int32', uint8: 'np.uint8', int8: 'np.int8', bool: 'np.bool_',
+  float32: 'np.float32',
+  float16: 'np.float16',
+  float64: 'np.float64',
+  int64: 'np.int64',
+  int32: 'np.int32',
+  uint8: 'np.uint8',
+  int8: 'np.int8',
+  bool: 'np.bool_',
 };
 
 /** "m.onnx" → "m" (the stem the snippet's output file names start from). */
@@ -28,7 +35,8 @@ export const modelStem = (fileName: string) => fileName.replace(/\.onnx$/i, '');
 export function fileConstants(o: SnippetOptions, suffix: string, naming: boolean): string {
   const stem = modelStem(o.modelFile);
   const lines = [`FLOAT_MODEL = ${py(o.modelFile)}`];
-  if (naming) lines.push(`NAMED_MODEL = ${py(`${stem}.named.onnx`)}  # the float model with every node named as in Quant Studio`);
+  if (naming)
+    lines.push(`NAMED_MODEL = ${py(`${stem}.named.onnx`)}  # the float model with every node named as in Quant Studio`);
   lines.push(`QUANTIZED_MODEL = ${py(`${stem}.${suffix}.onnx`)}`);
   return lines.join('\n');
 }
@@ -38,7 +46,9 @@ export function readerSkeleton(o: SnippetOptions): string {
   const sample = o.inputs.map((t) => {
     const shape = (t.shape ?? [1]).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
     const dtype = NUMPY_DTYPES[t.elemType] ?? 'np.float32';
-    const make = dtype.startsWith('np.float') ? `rng.random(${py(shape)}).astype(${dtype})` : `np.zeros(${py(shape)}, dtype=${dtype})`;
+    const make = dtype.startsWith('np.float')
+      ? `rng.random(${py(shape)}).astype(${dtype})`
+      : `np.zeros(${py(shape)}, dtype=${dtype})`;
     return `        ${py(t.name)}: ${make},`;
   });
   return `def load_samples():
@@ -85,9 +95,15 @@ export function namingSteps(naming: boolean): { lines: string[]; input: string }
 }
 
 /** TensorQuantOverrides with each quant_type written as the tool's enum member (typeNames maps int16 → QuantType.QInt16). */
-export function tensorOverridesValue(config: QuantConfig, typeNames: Readonly<Record<ConfigQuantType, string>>): Record<string, PyValue> {
+export function tensorOverridesValue(
+  config: QuantConfig,
+  typeNames: Readonly<Record<ConfigQuantType, string>>,
+): Record<string, PyValue> {
   return Object.fromEntries(
-    Object.entries(config.extraOptions.TensorQuantOverrides).map(([tensor, list]) => [tensor, list.map((o) => ({ quant_type: new PyName(typeNames[o.quant_type]) }))]),
+    Object.entries(config.extraOptions.TensorQuantOverrides).map(([tensor, list]) => [
+      tensor,
+      list.map((o) => ({ quant_type: new PyName(typeNames[o.quant_type]) })),
+    ]),
   );
 }
 
@@ -98,5 +114,8 @@ export function tensorOverridesValue(config: QuantConfig, typeNames: Readonly<Re
  */
 export function reduceRangeSetting(config: QuantConfig): { value: boolean; note?: string } {
   if (config.reduceRange || !config.saturationSafeWeights) return { value: config.reduceRange };
-  return { value: true, note: "saturation-safe weights (7-bit codes only where x86 int8 kernels could saturate) are Quant Studio's: 7-bit weights everywhere are the nearest" };
+  return {
+    value: true,
+    note: "saturation-safe weights (7-bit codes only where x86 int8 kernels could saturate) are Quant Studio's: 7-bit weights everywhere are the nearest",
+  };
 }

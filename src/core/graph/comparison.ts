@@ -47,7 +47,11 @@ export class CompareInputError extends StudioError {
 }
 
 /** The whole comparison of two graphs. `onPhase` hears each of its three steps as it starts. */
-export function compareGraphs(a: ComparedGraph, b: ComparedGraph, onPhase?: (step: number, phase: string) => void): Comparison {
+export function compareGraphs(
+  a: ComparedGraph,
+  b: ComparedGraph,
+  onPhase?: (step: number, phase: string) => void,
+): Comparison {
   onPhase?.(0, `folding ${a.name}`);
   const va = buildGraphView(buildGraphIndex(a.graph));
   onPhase?.(1, `folding ${b.name}`);
@@ -116,8 +120,15 @@ function paneView(view: GraphView): PaneView {
 function fileValues(va: GraphView, vb: GraphView): Record<string, SidedValues> {
   const sets: Record<string, SidedValues> = {};
   const per = (key: string, make: (v: GraphView) => NodeValues | null) => {
-    const a = make(va), b = make(vb);
-    if (a || b) sets[key] = { label: (a ?? b)!.label, higherIsBetter: (a ?? b)!.higherIsBetter, a: a?.values ?? null, b: b?.values ?? null };
+    const a = make(va),
+      b = make(vb);
+    if (a || b)
+      sets[key] = {
+        label: (a ?? b)!.label,
+        higherIsBetter: (a ?? b)!.higherIsBetter,
+        a: a?.values ?? null,
+        b: b?.values ?? null,
+      };
   };
   // Each side's precision labels once, for its bit widths and its kept-float marks.
   const labels = new Map([va, vb].map((v) => [v, v.qdq ? qdqPrecisionLabels(v.index, v.qdq) : null]));

@@ -100,8 +100,10 @@ function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
   index.graph.value_info.forEach(add);
   index.graph.input.forEach(add);
   index.graph.output.forEach(add);
-  for (const [name, t] of index.initializers) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
-  for (const [name, t] of index.constants) if (!info.has(name)) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
+  for (const [name, t] of index.initializers)
+    info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
+  for (const [name, t] of index.constants)
+    if (!info.has(name)) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
   return info;
 }
 
@@ -130,7 +132,19 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
   for (const input of index.inputs) {
     const name = input.name ?? '';
     const subtitle = shapeLabel(tensorInfo.get(name));
-    producerBox.set(name, addBox({ kind: 'input', id: `input:${name}`, node: -1, title: name, subtitle, family: 'io', width: boxWidth(name, subtitle), height: IO_HEIGHT }));
+    producerBox.set(
+      name,
+      addBox({
+        kind: 'input',
+        id: `input:${name}`,
+        node: -1,
+        title: name,
+        subtitle,
+        family: 'io',
+        width: boxWidth(name, subtitle),
+        height: IO_HEIGHT,
+      }),
+    );
   }
   const boxOfNode = new Int32Array(index.nodes.length).fill(-1);
   for (const i of index.order) {
@@ -143,9 +157,18 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
       if (edge && source !== undefined) producerBox.set(edge.tensor, source);
       continue;
     }
-    const title = node.domain && node.domain !== 'ai.onnx' ? `${node.op_type}` : node.op_type ?? '?';
+    const title = node.domain && node.domain !== 'ai.onnx' ? `${node.op_type}` : (node.op_type ?? '?');
     const subtitle = shortName(node.name || index.ids[i]);
-    const b = addBox({ kind: 'node', id: index.ids[i], node: i, title, subtitle, family: opFamily(node.op_type ?? ''), width: boxWidth(title, subtitle), height: NODE_HEIGHT });
+    const b = addBox({
+      kind: 'node',
+      id: index.ids[i],
+      node: i,
+      title,
+      subtitle,
+      family: opFamily(node.op_type ?? ''),
+      width: boxWidth(title, subtitle),
+      height: NODE_HEIGHT,
+    });
     boxOfNode[i] = b;
     for (const o of node.output) if (o) producerBox.set(o, b);
   }
@@ -158,16 +181,34 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
       const source = producerBox.get(t);
       if (source === undefined || source === target) continue;
       const quant = fold?.edges.get(t);
-      edges.push(quant ? { source, target, tensor: t, label: quantLabel(quant.params), quant } : { source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) });
+      edges.push(
+        quant
+          ? { source, target, tensor: t, label: quantLabel(quant.params), quant }
+          : { source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) },
+      );
     }
   }
   for (const output of index.outputs) {
     const name = output.name ?? '';
     const subtitle = shapeLabel(tensorInfo.get(name));
-    const b = addBox({ kind: 'output', id: `output:${name}`, node: -1, title: name, subtitle, family: 'io', width: boxWidth(name, subtitle), height: IO_HEIGHT });
+    const b = addBox({
+      kind: 'output',
+      id: `output:${name}`,
+      node: -1,
+      title: name,
+      subtitle,
+      family: 'io',
+      width: boxWidth(name, subtitle),
+      height: IO_HEIGHT,
+    });
     const source = producerBox.get(name);
     const quant = fold?.edges.get(name);
-    if (source !== undefined) edges.push(quant ? { source, target: b, tensor: name, label: quantLabel(quant.params), quant } : { source, target: b, tensor: name, label: subtitle });
+    if (source !== undefined)
+      edges.push(
+        quant
+          ? { source, target: b, tensor: name, label: quantLabel(quant.params), quant }
+          : { source, target: b, tensor: name, label: subtitle },
+      );
   }
   return { index, boxes, edges, boxOfNode, boxById, tensorInfo, qdq, qdqFolded: fold !== null };
 }

@@ -18,7 +18,8 @@ function overlaps(input: LayoutInput, x: Float32Array, rank: Int32Array, gap: nu
   for (const boxes of byRank.values()) {
     boxes.sort((a, b) => x[a] - x[b]);
     for (let k = 1; k < boxes.length; k++) {
-      const a = boxes[k - 1], b = boxes[k];
+      const a = boxes[k - 1],
+        b = boxes[k];
       if (x[b] - x[a] < (input.widths[a] + input.widths[b]) / 2 + gap - 1e-3) bad++;
     }
   }
@@ -28,7 +29,12 @@ function overlaps(input: LayoutInput, x: Float32Array, rank: Int32Array, gap: nu
 describe('layered layout', () => {
   it('puts every edge downwards, one rank per step of the longest path', () => {
     //  0 → 1 → 2 → 3, and 0 → 3 directly (a skip connection)
-    const input = graph(4, [[0, 1], [1, 2], [2, 3], [0, 3]]);
+    const input = graph(4, [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [0, 3],
+    ]);
     const { rank, y } = layeredLayout(input);
     expect(Array.from(rank)).toEqual([0, 1, 2, 3]);
     expect(y[0] < y[1] && y[1] < y[2] && y[2] < y[3]).toBe(true);
@@ -36,7 +42,14 @@ describe('layered layout', () => {
 
   it('places a source just above its first consumer (a weight-like input deep in the graph)', () => {
     // 0 → 1 → 2 → 3 and a second source 4 → 3
-    const { rank } = layeredLayout(graph(5, [[0, 1], [1, 2], [2, 3], [4, 3]]));
+    const { rank } = layeredLayout(
+      graph(5, [
+        [0, 1],
+        [1, 2],
+        [2, 3],
+        [4, 3],
+      ]),
+    );
     expect(rank[4]).toBe(2);
   });
 
@@ -53,7 +66,12 @@ describe('layered layout', () => {
 
   it('untangles crossings: children follow their parents’ order', () => {
     // Parents 0 and 1; 0's child listed last in the file, 1's child first.
-    const { x } = layeredLayout(graph(4, [[0, 3], [1, 2]]));
+    const { x } = layeredLayout(
+      graph(4, [
+        [0, 3],
+        [1, 2],
+      ]),
+    );
     expect(Math.sign(x[0] - x[1])).toBe(Math.sign(x[3] - x[2]));
   });
 
@@ -70,12 +88,25 @@ describe('layered layout', () => {
   });
 
   it('never hangs on a cycle (not valid ONNX, but a view must not freeze)', () => {
-    const { rank } = layeredLayout(graph(3, [[0, 1], [1, 2], [2, 1]]));
+    const { rank } = layeredLayout(
+      graph(3, [
+        [0, 1],
+        [1, 2],
+        [2, 1],
+      ]),
+    );
     expect(rank.length).toBe(3);
   });
 
   it('is deterministic and reports progress up to 1', () => {
-    const input = graph(6, [[0, 1], [0, 2], [1, 3], [2, 3], [3, 4], [2, 5]]);
+    const input = graph(6, [
+      [0, 1],
+      [0, 2],
+      [1, 3],
+      [2, 3],
+      [3, 4],
+      [2, 5],
+    ]);
     const seen: number[] = [];
     const a = layeredLayout(input, { onProgress: (f) => seen.push(f) });
     const b = layeredLayout(input);

@@ -59,13 +59,15 @@ function topologicalOrder(count: number, succ: Csr, pred: Csr): Int32Array {
   for (let i = 0; i < count; i++) indegree[i] = pred.start[i + 1] - pred.start[i];
   const order = new Int32Array(count);
   const placed = new Uint8Array(count);
-  let head = 0, tail = 0;
+  let head = 0,
+    tail = 0;
   for (let i = 0; i < count; i++) if (indegree[i] === 0) order[tail++] = i;
   for (;;) {
     while (head < tail) {
       const v = order[head++];
       placed[v] = 1;
-      for (let k = succ.start[v]; k < succ.start[v + 1]; k++) if (--indegree[succ.targets[k]] === 0) order[tail++] = succ.targets[k];
+      for (let k = succ.start[v]; k < succ.start[v + 1]; k++)
+        if (--indegree[succ.targets[k]] === 0) order[tail++] = succ.targets[k];
     }
     if (tail === count) break;
     // A cycle (not in a valid ONNX graph, but never hang on one): release the first box still waiting.
@@ -140,14 +142,16 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
   // Barycenter sweeps: sort each rank by the mean x of its neighbours in the ranks already placed.
   const key = new Float64Array(n);
   const meanOf = (v: number, adj: Csr, fallback: number) => {
-    const a = adj.start[v], b = adj.start[v + 1];
+    const a = adj.start[v],
+      b = adj.start[v + 1];
     if (a === b) return fallback;
     let sum = 0;
     for (let e = a; e < b; e++) sum += x[adj.targets[e]];
     return sum / (b - a);
   };
   const sortRank = (r: number, adj: Csr) => {
-    const a = rankStart[r], b = rankStart[r + 1];
+    const a = rankStart[r],
+      b = rankStart[r + 1];
     if (b - a < 2) return;
     for (let k = a; k < b; k++) key[layer[k]] = meanOf(layer[k], adj, x[layer[k]]);
     const slice = Array.from(layer.subarray(a, b));
@@ -166,16 +170,19 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
   const left = new Float64Array(n);
   const right = new Float64Array(n);
   const place = (r: number, adj: Csr) => {
-    const a = rankStart[r], b = rankStart[r + 1];
+    const a = rankStart[r],
+      b = rankStart[r + 1];
     if (a === b) return;
     for (let k = a; k < b; k++) key[layer[k]] = meanOf(layer[k], adj, x[layer[k]]);
     for (let k = a; k < b; k++) {
       const v = layer[k];
-      left[v] = k === a ? key[v] : Math.max(key[v], left[layer[k - 1]] + (widths[layer[k - 1]] + widths[v]) / 2 + nodeGap);
+      left[v] =
+        k === a ? key[v] : Math.max(key[v], left[layer[k - 1]] + (widths[layer[k - 1]] + widths[v]) / 2 + nodeGap);
     }
     for (let k = b - 1; k >= a; k--) {
       const v = layer[k];
-      right[v] = k === b - 1 ? key[v] : Math.min(key[v], right[layer[k + 1]] - (widths[layer[k + 1]] + widths[v]) / 2 - nodeGap);
+      right[v] =
+        k === b - 1 ? key[v] : Math.min(key[v], right[layer[k + 1]] - (widths[layer[k + 1]] + widths[v]) / 2 - nodeGap);
     }
     for (let k = a; k < b; k++) x[layer[k]] = (left[layer[k]] + right[layer[k]]) / 2;
   };
@@ -187,7 +194,8 @@ export function layeredLayout(input: LayoutInput, options: LayoutOptions = {}): 
 
   const y = new Float32Array(n);
   let top = 0;
-  let minX = Infinity, maxX = -Infinity;
+  let minX = Infinity,
+    maxX = -Infinity;
   for (let r = 0; r < rankCount; r++) {
     let height = 0;
     for (let k = rankStart[r]; k < rankStart[r + 1]; k++) height = Math.max(height, heights[layer[k]]);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, decode, makeGraph, makeNode, makeTensor, makeValueInfo, type GraphProto, type ModelProto } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  decode,
+  makeGraph,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type GraphProto,
+  type ModelProto,
+} from '../onnx/index.ts';
 import { upgradeOpset } from '../prepare/upgradeOpset.ts';
 import { quantizedFixture } from '../../../tests/helpers/quantizedFixtures.ts';
 import { readModel } from '../../../tests/helpers/fixtures.ts';
@@ -15,7 +25,12 @@ function renamed(model: ModelProto): ModelProto {
   const r = (t: string) => (t ? `renamed/${t}` : t);
   const g: GraphProto = {
     ...graph,
-    node: graph.node.map((n, k) => ({ ...n, name: `node${k * 7 + 3}`, input: n.input.map(r), output: n.output.map(r) })),
+    node: graph.node.map((n, k) => ({
+      ...n,
+      name: `node${k * 7 + 3}`,
+      input: n.input.map(r),
+      output: n.output.map(r),
+    })),
     initializer: graph.initializer.map((t) => ({ ...t, name: r(t.name ?? '') })),
     input: graph.input.map((v) => ({ ...v, name: r(v.name ?? '') })),
     output: graph.output.map((v) => ({ ...v, name: r(v.name ?? '') })),
@@ -82,14 +97,31 @@ describe('node mapping between two models', () => {
   });
 
   it('an affine block (Mul, Add by constants) folded into its Conv: merged, and what follows still maps', () => {
-    const c = (name: string, dims: number[]) => makeTensor(name, DataType.FLOAT, dims, new Float32Array(dims.reduce((x, d) => x * d, 1)).fill(0.5));
-    const io = { input: [makeValueInfo('x', DataType.FLOAT, [1, 2, 4, 4])], output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 4, 4])] };
-    const a = buildGraphIndex(makeGraph({
-      ...io,
-      node: [makeNode('Conv', ['x', 'w'], ['c'], 'conv'), makeNode('Mul', ['c', 's'], ['m'], 'scale'), makeNode('Add', ['m', 't'], ['a'], 'shift'), makeNode('Relu', ['a'], ['y'], 'relu')],
-      initializer: [c('w', [2, 2, 1, 1]), c('s', [1, 2, 1, 1]), c('t', [1, 2, 1, 1])],
-    }));
-    const b = buildGraphIndex(makeGraph({ ...io, node: [makeNode('Conv', ['x', 'w2', 'b2'], ['c2'], 'conv_folded'), makeNode('Relu', ['c2'], ['y'], 'act')], initializer: [c('w2', [2, 2, 1, 1]), c('b2', [2])] }));
+    const c = (name: string, dims: number[]) =>
+      makeTensor(name, DataType.FLOAT, dims, new Float32Array(dims.reduce((x, d) => x * d, 1)).fill(0.5));
+    const io = {
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 2, 4, 4])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 4, 4])],
+    };
+    const a = buildGraphIndex(
+      makeGraph({
+        ...io,
+        node: [
+          makeNode('Conv', ['x', 'w'], ['c'], 'conv'),
+          makeNode('Mul', ['c', 's'], ['m'], 'scale'),
+          makeNode('Add', ['m', 't'], ['a'], 'shift'),
+          makeNode('Relu', ['a'], ['y'], 'relu'),
+        ],
+        initializer: [c('w', [2, 2, 1, 1]), c('s', [1, 2, 1, 1]), c('t', [1, 2, 1, 1])],
+      }),
+    );
+    const b = buildGraphIndex(
+      makeGraph({
+        ...io,
+        node: [makeNode('Conv', ['x', 'w2', 'b2'], ['c2'], 'conv_folded'), makeNode('Relu', ['c2'], ['y'], 'act')],
+        initializer: [c('w2', [2, 2, 1, 1]), c('b2', [2])],
+      }),
+    );
     const m = mapNodes(a, b);
     expect(m.statusA).toEqual(['changed', 'merged', 'merged', 'same']);
     expect([...m.aToB]).toEqual([0, 0, 0, 1]);

@@ -111,7 +111,8 @@ function sameAttributes(a: GraphIndex, i: number, b: GraphIndex, j: number): boo
 
 /** Maps the nodes of `a` to those of `b`. `folds`: their Q/DQ folds when already at hand (the graph views have them). */
 export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | null; b: QdqFold | null }): NodeMapping {
-  const A = semantic(a, folds?.a), B = semantic(b, folds?.b);
+  const A = semantic(a, folds?.a),
+    B = semantic(b, folds?.b);
   const aToB = new Int32Array(a.nodes.length).fill(-1);
   const bToA = new Int32Array(b.nodes.length).fill(-1);
   const mergedInto = new Int32Array(a.nodes.length).fill(-1);
@@ -121,7 +122,8 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
     bToA[j] = i;
     kindA[i] = kind;
   };
-  const free = (i: number, j: number) => A.part[i] && B.part[j] && aToB[i] < 0 && bToA[j] < 0 && mergedInto[i] < 0 && opOf(A, i) === opOf(B, j);
+  const free = (i: number, j: number) =>
+    A.part[i] && B.part[j] && aToB[i] < 0 && bToA[j] < 0 && mergedInto[i] < 0 && opOf(A, i) === opOf(B, j);
 
   // (1) The same stable id, where the second file names the node so: an unnamed node's positional id
   // (`Conv_12`) says nothing once another tool has inserted nodes before it (ONNX Runtime's Q/DQ shift every
@@ -206,7 +208,9 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
     if (!changed) break;
   }
 
-  const statusA: SideAStatus[] = a.nodes.map((_, i) => (!A.part[i] ? 'ignored' : aToB[i] >= 0 ? 'same' : mergedInto[i] >= 0 ? 'merged' : 'removed'));
+  const statusA: SideAStatus[] = a.nodes.map((_, i) =>
+    !A.part[i] ? 'ignored' : aToB[i] >= 0 ? 'same' : mergedInto[i] >= 0 ? 'merged' : 'removed',
+  );
   const statusB: SideBStatus[] = b.nodes.map((_, j) => (!B.part[j] ? 'ignored' : bToA[j] >= 0 ? 'same' : 'added'));
   const absorbed = new Set<number>();
   mergedInto.forEach((j) => j >= 0 && absorbed.add(j));
@@ -226,6 +230,18 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
   for (const s of statusA) if (s === 'same' || s === 'changed' || s === 'removed' || s === 'merged') counts[s]++;
   for (const s of statusB) if (s === 'added') counts.added++;
   const common = counts.same + counts.changed;
-  const smaller = Math.min(A.part.reduce((n, v) => n + v, 0), B.part.reduce((n, v) => n + v, 0));
-  return { aToB, bToA, statusA, statusB, kindA, common, related: smaller > 0 && common >= Math.max(1, MIN_COMMON_SHARE * smaller), counts };
+  const smaller = Math.min(
+    A.part.reduce((n, v) => n + v, 0),
+    B.part.reduce((n, v) => n + v, 0),
+  );
+  return {
+    aToB,
+    bToA,
+    statusA,
+    statusB,
+    kindA,
+    common,
+    related: smaller > 0 && common >= Math.max(1, MIN_COMMON_SHARE * smaller),
+    counts,
+  };
 }

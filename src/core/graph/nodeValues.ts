@@ -31,7 +31,11 @@ export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPre
 }
 
 /** 1 where a node computes in float (no Q/DQ on its inputs, outputs or weights), 0 where it is quantized. */
-export function keptFloatValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
+export function keptFloatValues(
+  index: GraphIndex,
+  fold: QdqFold,
+  labels = qdqPrecisionLabels(index, fold),
+): NodeValues {
   const values: Record<string, number> = {};
   for (const [i, label] of labels) values[index.ids[i]] = label === 'float' ? 1 : 0;
   return { label: 'kept float (1) or quantized (0)', higherIsBetter: false, values };
@@ -67,7 +71,11 @@ const GRADIENT = ['#c62828', '#e09a1a', '#2e8b3e'];
  * The values in Model Explorer's node-data format, keyed by each node's first output tensor name (a node whose id
  * the index does not know is left out). `graphId`: the graph's name in the file ('main_graph' when unnamed).
  */
-export function modelExplorerNodeData(index: GraphIndex, values: NodeValues, graphId = index.graph.name || 'main_graph'): Record<string, ModelExplorerGraphData> {
+export function modelExplorerNodeData(
+  index: GraphIndex,
+  values: NodeValues,
+  graphId = index.graph.name || 'main_graph',
+): Record<string, ModelExplorerGraphData> {
   const results: Record<string, ModelExplorerResult> = {};
   for (const [id, value] of Object.entries(values.values)) {
     const i = index.indexOfId.get(id as never);

@@ -10,7 +10,7 @@ const MNIST = path.resolve(import.meta.dirname, '../../../../shared/fixtures/mod
 const quantizedMnist = (perChannel: boolean) => quantizedFixture('mnist.onnx', { perChannel });
 
 describe('Q/DQ folding', () => {
-  it('folds every Q → DQ pair of the studio\'s U8S8 MNIST onto its edge, weights onto their nodes, with the file\'s values', () => {
+  it("folds every Q → DQ pair of the studio's U8S8 MNIST onto its edge, weights onto their nodes, with the file's values", () => {
     const model = quantizedMnist(false);
     const index = buildGraphIndex(weightlessGraph(model.graph!));
     expect(hasQdq(index)).toBe(true);
@@ -47,7 +47,7 @@ describe('Q/DQ folding', () => {
     expect(quantLabel(weight.params)).toMatch(/^int8 · 8 channels \(axis 0\) · scale [\d.e-]+…[\d.e-]+ · zp 0$/);
   });
 
-  it('reads ONNX Runtime\'s and Quark\'s forms: com.microsoft int16 Q/DQ, a Q read by two DQs, a float weight behind Q → DQ', () => {
+  it("reads ONNX Runtime's and Quark's forms: com.microsoft int16 Q/DQ, a Q read by two DQs, a float weight behind Q → DQ", () => {
     const f = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
     const graph = makeGraph({
       node: [
@@ -61,7 +61,13 @@ describe('Q/DQ folding', () => {
       ],
       input: [makeValueInfo('x', DataType.FLOAT, [2, 2])],
       output: [makeValueInfo('y', DataType.FLOAT, [2, 2])],
-      initializer: [f('s', 0.5), makeTensor('z16', DataType.INT16, [], Int16Array.of(3)), f('sw', 0.25), makeTensor('z8', DataType.INT8, [], Int8Array.of(0)), makeTensor('w', DataType.FLOAT, [2, 2], Float32Array.of(1, 2, 3, 4))],
+      initializer: [
+        f('s', 0.5),
+        makeTensor('z16', DataType.INT16, [], Int16Array.of(3)),
+        f('sw', 0.25),
+        makeTensor('z8', DataType.INT8, [], Int8Array.of(0)),
+        makeTensor('w', DataType.FLOAT, [2, 2], Float32Array.of(1, 2, 3, 4)),
+      ],
     });
     const index = buildGraphIndex(graph);
     const fold = foldQdq(index);
@@ -82,8 +88,9 @@ describe('Q/DQ folding', () => {
 });
 
 describe('per-node values of a QDQ model and their export', () => {
-  it('bit width, kept float and output scale by node; Model Explorer\'s node-data JSON keyed by output tensor', async () => {
-    const { bitWidthValues, keptFloatValues, outputScaleValues, modelExplorerNodeData } = await import('./nodeValues.ts');
+  it("bit width, kept float and output scale by node; Model Explorer's node-data JSON keyed by output tensor", async () => {
+    const { bitWidthValues, keptFloatValues, outputScaleValues, modelExplorerNodeData } =
+      await import('./nodeValues.ts');
     const index = buildGraphIndex(weightlessGraph(quantizedMnist(false).graph!));
     const fold = foldQdq(index);
     const conv = index.nodes.findIndex((n) => n.op_type === 'Conv');
@@ -91,7 +98,9 @@ describe('per-node values of a QDQ model and their export', () => {
     expect(bitWidthValues(index, fold).values[id]).toBe(8);
     expect(keptFloatValues(index, fold).values[id]).toBe(0);
     const scales = outputScaleValues(index, fold);
-    expect(scales.values[id] ?? scales.values[index.ids[index.consumers.get(index.nodes[conv].output[0])![0]]]).toBeGreaterThan(0);
+    expect(
+      scales.values[id] ?? scales.values[index.ids[index.consumers.get(index.nodes[conv].output[0])![0]]],
+    ).toBeGreaterThan(0);
     const json = modelExplorerNodeData(index, bitWidthValues(index, fold), 'main');
     expect(json.main.results[index.nodes[conv].output[0]]).toEqual({ value: 8 });
     expect(json.main.gradient[0]).toEqual({ stop: 0, bgColor: '#c62828' });

@@ -140,7 +140,14 @@ export function foldQdq(index: GraphIndex): QdqFold {
     const constant = tensorOf(index, input);
     if (constant) {
       folded[i] = 1;
-      weights.set(out, { kind: 'weight', tensor: out, codes: input, quantizedAtRun: false, dequantize: i, params: quantParamsOf(index, node, constant.data_type) });
+      weights.set(out, {
+        kind: 'weight',
+        tensor: out,
+        codes: input,
+        quantizedAtRun: false,
+        dequantize: i,
+        params: quantParamsOf(index, node, constant.data_type),
+      });
       continue;
     }
     const q = index.producer.get(input);
@@ -153,10 +160,24 @@ export function foldQdq(index: GraphIndex): QdqFold {
     folded[q] = 1;
     const source = qNode.input[0] ?? '';
     if (tensorOf(index, source)) {
-      weights.set(out, { kind: 'weight', tensor: out, codes: source, quantizedAtRun: true, dequantize: i, params: quantParamsOf(index, qNode) });
+      weights.set(out, {
+        kind: 'weight',
+        tensor: out,
+        codes: source,
+        quantizedAtRun: true,
+        dequantize: i,
+        params: quantParamsOf(index, qNode),
+      });
       continue;
     }
-    edges.set(out, { kind: 'activation', tensor: out, source, quantize: q, dequantize: i, params: quantParamsOf(index, qNode) });
+    edges.set(out, {
+      kind: 'activation',
+      tensor: out,
+      source,
+      quantize: q,
+      dequantize: i,
+      params: quantParamsOf(index, qNode),
+    });
   }
   return { folded, edges, weights, qdqNodes };
 }
@@ -170,7 +191,8 @@ export function plainNumber(v: number): string {
 }
 
 function extent(values: Float32Array): [number, number] {
-  let lo = Infinity, hi = -Infinity;
+  let lo = Infinity,
+    hi = -Infinity;
   for (const v of values) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
@@ -212,11 +234,13 @@ export function hasQdq(index: GraphIndex): boolean {
 export function qdqPrecisionLabels(index: GraphIndex, fold: QdqFold): Map<number, string> {
   const out = new Map<number, string>();
   const quantizedOutputs = new Map<string, number>();
-  for (const e of fold.edges.values()) quantizedOutputs.set(e.source, Math.max(quantizedOutputs.get(e.source) ?? 0, e.params.bits));
+  for (const e of fold.edges.values())
+    quantizedOutputs.set(e.source, Math.max(quantizedOutputs.get(e.source) ?? 0, e.params.bits));
   for (let i = 0; i < index.nodes.length; i++) {
     const node = index.nodes[i];
     if (isQuantizeNode(node) || isDequantizeNode(node)) continue;
-    let a = 0, w = 0;
+    let a = 0,
+      w = 0;
     for (const t of node.output) a = Math.max(a, quantizedOutputs.get(t) ?? 0);
     for (const t of node.input) {
       const edge = fold.edges.get(t);

@@ -6,10 +6,19 @@ import { SMALL_TENSOR_BYTES, weightlessGraph } from './structure.ts';
 import { tensorStatistics } from './tensorStatistics.ts';
 
 function convWithWeights() {
-  const weight = makeTensor('w', DataType.FLOAT, [4, 3, 3, 3], Float32Array.from({ length: 108 }, (_, i) => i - 54));
+  const weight = makeTensor(
+    'w',
+    DataType.FLOAT,
+    [4, 3, 3, 3],
+    Float32Array.from({ length: 108 }, (_, i) => i - 54),
+  );
   const scale = makeTensor('s', DataType.FLOAT, [], Float32Array.of(0.1));
   return makeGraph({
-    node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('Mul', ['c', 's'], ['y']), makeNode('Relu', ['y'], ['z'], 'relu')],
+    node: [
+      makeNode('Conv', ['x', 'w'], ['c']),
+      makeNode('Mul', ['c', 's'], ['y']),
+      makeNode('Relu', ['y'], ['z'], 'relu'),
+    ],
     input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
     output: [makeValueInfo('z', DataType.FLOAT, [1, 4, 6, 6])],
     initializer: [weight, scale],
@@ -27,7 +36,9 @@ describe('weight-less structural copy', () => {
   });
 
   it('holds no view of the model file: string attributes and small tensors are copied out of it', () => {
-    const bytes = new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../../shared/fixtures/models/mnist.onnx')));
+    const bytes = new Uint8Array(
+      fs.readFileSync(path.resolve(import.meta.dirname, '../../../../shared/fixtures/models/mnist.onnx')),
+    );
     const copy = weightlessGraph(decode(bytes).graph!);
     const views: Uint8Array[] = [];
     const visit = (value: unknown) => {
@@ -53,7 +64,16 @@ describe('weight statistics', () => {
   it('min, max, mean, std, zeros and a histogram that counts every value', () => {
     const t = makeTensor('w', DataType.FLOAT, [5], Float32Array.of(-2, 0, 0, 2, 5));
     const s = tensorStatistics(t, 7);
-    expect(s).toMatchObject({ count: 5, min: -2, max: 5, mean: 1, zeros: 2, nonFinite: 0, dims: [5], elementType: 'float32' });
+    expect(s).toMatchObject({
+      count: 5,
+      min: -2,
+      max: 5,
+      mean: 1,
+      zeros: 2,
+      nonFinite: 0,
+      dims: [5],
+      elementType: 'float32',
+    });
     expect(s.std).toBeCloseTo(Math.sqrt((9 + 1 + 1 + 1 + 16) / 5), 6);
     expect(s.histogram).toEqual([1, 0, 2, 0, 1, 0, 1]);
   });

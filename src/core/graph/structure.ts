@@ -42,7 +42,13 @@ function tensorShell(t: TensorProto, keep = false): TensorProto {
 }
 
 function attributeShell(a: AttributeProto, keep = false): AttributeProto {
-  const copy: AttributeProto = { ...a, strings: a.strings.map((s) => s.slice()), tensors: a.tensors.map((t) => tensorShell(t)), graphs: a.graphs.map(weightlessGraph), sparse_tensors: [] };
+  const copy: AttributeProto = {
+    ...a,
+    strings: a.strings.map((s) => s.slice()),
+    tensors: a.tensors.map((t) => tensorShell(t)),
+    graphs: a.graphs.map(weightlessGraph),
+    sparse_tensors: [],
+  };
   if (copy.s) copy.s = copy.s.slice();
   if (a.t) copy.t = tensorShell(a.t, keep);
   if (a.g) copy.g = weightlessGraph(a.g);
@@ -52,7 +58,12 @@ function attributeShell(a: AttributeProto, keep = false): AttributeProto {
 
 function nodeShell(n: NodeProto, keep: Set<string>): NodeProto {
   const keepValue = n.op_type === 'Constant' && n.output.some((o) => keep.has(o));
-  return { ...n, input: [...n.input], output: [...n.output], attribute: n.attribute.map((a) => attributeShell(a, keepValue)) };
+  return {
+    ...n,
+    input: [...n.input],
+    output: [...n.output],
+    attribute: n.attribute.map((a) => attributeShell(a, keepValue)),
+  };
 }
 
 /** The graph without its weights' bytes (subgraphs included); everything else is kept. */

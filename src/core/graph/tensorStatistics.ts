@@ -25,7 +25,12 @@ export interface TensorStatistics {
 /** Statistics of a tensor's values; throws the core's InvalidModelError for data that holds no numbers. */
 export function tensorStatistics(t: TensorProto, bins = 32): TensorStatistics {
   const values = readTensorAsFloat32(t);
-  let min = Infinity, max = -Infinity, sum = 0, sumSquares = 0, zeros = 0, nonFinite = 0;
+  let min = Infinity,
+    max = -Infinity,
+    sum = 0,
+    sumSquares = 0,
+    zeros = 0,
+    nonFinite = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     if (!Number.isFinite(v)) {

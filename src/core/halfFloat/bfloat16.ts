@@ -8,7 +8,16 @@
  * as the NPU runs them (the compiler turns excluded float32 subgraphs into BF16). No calibration is needed:
  * bfloat16 has float32's range, so there is no scale to choose.
  */
-import { DataType, intAttribute, makeNode, tensorsReadBy, type GraphProto, type ModelProto, type NodeProto, type TensorProto } from '../onnx/index.ts';
+import {
+  DataType,
+  intAttribute,
+  makeNode,
+  tensorsReadBy,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx/index.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { numberToBfloat16 } from '../onnx/halfFloat.ts';
 import { NameAllocator } from '../prepare/names.ts';
@@ -29,7 +38,10 @@ export interface Bf16Summary {
  * Cast → bfloat16 → Cast → float32; weights stored as bfloat16). Default region: every node. Node names,
  * graph inputs and outputs keep their names and float32 types.
  */
-export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>): { model: ModelProto; summary: Bf16Summary } {
+export function bf16WithCast(
+  model: ModelProto,
+  region?: ReadonlySet<NodeProto>,
+): { model: ModelProto; summary: Bf16Summary } {
   const graph = model.graph!;
   const inRegion = region ?? new Set(graph.node);
   const opset = opsetOf(model) ?? 1;
@@ -44,13 +56,24 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
   const replacedWeight = new Map<string, string>();
   const bf16Weights: TensorProto[] = [];
   const readByRegion = new Set<string>();
-  for (const n of graph.node) if (inRegion.has(n)) n.input.forEach((t, k) => { if (!isFixedFloat32Input(n, k, opset)) readByRegion.add(t); });
+  for (const n of graph.node)
+    if (inRegion.has(n))
+      n.input.forEach((t, k) => {
+        if (!isFixedFloat32Input(n, k, opset)) readByRegion.add(t);
+      });
   for (const [name, t] of initializers) {
     if (!readByRegion.has(name) || t.data_type !== DataType.FLOAT) continue;
-    const stored = makeTensor(names.fresh(`${name}_bf16`), DataType.BFLOAT16, t.dims.map(Number), Uint16Array.from(readTensorAsFloat32(t), numberToBfloat16));
+    const stored = makeTensor(
+      names.fresh(`${name}_bf16`),
+      DataType.BFLOAT16,
+      t.dims.map(Number),
+      Uint16Array.from(readTensorAsFloat32(t), numberToBfloat16),
+    );
     bf16Weights.push(stored);
     const up = names.fresh(`${name}_bf16_float`);
-    weightCasts.push(makeNode('Cast', [stored.name!], [up], names.fresh(`${name}_Cast_float`), [intAttribute('to', DataType.FLOAT)]));
+    weightCasts.push(
+      makeNode('Cast', [stored.name!], [up], names.fresh(`${name}_Cast_float`), [intAttribute('to', DataType.FLOAT)]),
+    );
     replacedWeight.set(name, up);
   }
 
@@ -69,7 +92,10 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
     return out;
   };
   for (const n of graph.node) {
-    if (!inRegion.has(n)) { nodes.push(n); continue; }
+    if (!inRegion.has(n)) {
+      nodes.push(n);
+      continue;
+    }
     const input = n.input.map((t, k) => {
       if (replacedWeight.has(t) && !isFixedFloat32Input(n, k, opset)) return replacedWeight.get(t)!;
       if (!isF32(t) || initializers.has(t) || isFixedFloat32Input(n, k, opset)) return t;
@@ -91,7 +117,9 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
       if (m.input.includes(y)) m.input = m.input.map((i) => (i === y ? inner : i));
     }
     const low = names.fresh(`${y}_bf16`);
-    nodes.push(makeNode('Cast', [inner], [low], names.fresh(`${y}_Cast_bf16`), [intAttribute('to', DataType.BFLOAT16)]));
+    nodes.push(
+      makeNode('Cast', [inner], [low], names.fresh(`${y}_Cast_bf16`), [intAttribute('to', DataType.BFLOAT16)]),
+    );
     nodes.push(makeNode('Cast', [low], [y], names.fresh(`${y}_Cast_float`), [intAttribute('to', DataType.FLOAT)]));
     outputsRounded++;
   }
@@ -99,7 +127,10 @@ export function bf16WithCast(model: ModelProto, region?: ReadonlySet<NodeProto>)
   const read = tensorsReadBy(nodes);
   const initializer = [...graph.initializer.filter((t) => read.has(t.name ?? '')), ...bf16Weights];
   const out: GraphProto = { ...graph, node: nodes.map((n) => ({ ...n })), initializer };
-  return { model: { ...model, graph: out }, summary: { activations: roundTrip.size + outputsRounded, weights: bf16Weights.length } };
+  return {
+    model: { ...model, graph: out },
+    summary: { activations: roundTrip.size + outputsRounded, weights: bf16Weights.length },
+  };
 }
 
 /**
@@ -120,7 +151,13 @@ export function floatParts(model: ModelProto): Set<NodeProto> {
   const quantizedOutput = (t: string, depth = 0): boolean => {
     if (graphOutputs.has(t)) return false;
     const readers = consumers.get(t) ?? [];
-    return readers.length > 0 && readers.every((r) => r.op_type === 'QuantizeLinear' || (depth === 0 && fused(r) && r.output.every((o) => quantizedOutput(o, 1))));
+    return (
+      readers.length > 0 &&
+      readers.every(
+        (r) =>
+          r.op_type === 'QuantizeLinear' || (depth === 0 && fused(r) && r.output.every((o) => quantizedOutput(o, 1))),
+      )
+    );
   };
   const parts = new Set<NodeProto>();
   for (const n of graph.node) {

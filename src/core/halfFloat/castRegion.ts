@@ -46,7 +46,9 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
   const from = to === DataType.FLOAT ? DataType.FLOAT16 : DataType.FLOAT;
   for (const n of region) {
     if (n.attribute.some((a) => a.g || a.graphs.length)) {
-      throw new UnsupportedModelError(`node ${n.name || n.op_type} holds a subgraph: changing the float precision inside If/Loop/Scan is not supported`);
+      throw new UnsupportedModelError(
+        `node ${n.name || n.op_type} holds a subgraph: changing the float precision inside If/Loop/Scan is not supported`,
+      );
     }
   }
   const before = inferElementTypes(graph, { opset });
@@ -63,13 +65,15 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
 
   // Initializers read only by the region (outside fixed-float32 slots) are converted in place.
   const readers = new Map<string, { inside: number; outside: number }>();
-  graph.node.forEach((n) => n.input.forEach((t, k) => {
-    if (!t) return;
-    const r = readers.get(t) ?? { inside: 0, outside: 0 };
-    if (region.has(n) && !isFixedFloat32Input(n, k, opset)) r.inside++;
-    else r.outside++;
-    readers.set(t, r);
-  }));
+  graph.node.forEach((n) =>
+    n.input.forEach((t, k) => {
+      if (!t) return;
+      const r = readers.get(t) ?? { inside: 0, outside: 0 };
+      if (region.has(n) && !isFixedFloat32Input(n, k, opset)) r.inside++;
+      else r.outside++;
+      readers.set(t, r);
+    }),
+  );
   const outputNames = new Set(graph.output.map((o) => o.name ?? ''));
   const initializer = graph.initializer.map((t) => {
     const r = readers.get(t.name ?? '');
@@ -80,7 +84,8 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
 
   // Initializers listed as graph inputs too (IR < 4 models) are declared with their new type.
   const convertedInputs = new Set(initializer.filter((t, k) => t !== graph.initializer[k]).map((t) => t.name ?? ''));
-  for (let k = 0; k < input.length; k++) if (convertedInputs.has(input[k].name ?? '')) input[k] = withElemType(input[k], to);
+  for (let k = 0; k < input.length; k++)
+    if (convertedInputs.has(input[k].name ?? '')) input[k] = withElemType(input[k], to);
 
   // Node outputs: every float output of a region node takes the new type.
   const nodesOut: NodeProto[] = [];
@@ -97,7 +102,9 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
     if (!name) {
       name = unique(`${tensor}_${TYPE_SUFFIX[type]}`);
       casts.set(key, name);
-      nodesOut.push(makeNode('Cast', [tensor], [name], unique(`${tensor}_Cast_${TYPE_SUFFIX[type]}`), [intAttribute('to', type)]));
+      nodesOut.push(
+        makeNode('Cast', [tensor], [name], unique(`${tensor}_Cast_${TYPE_SUFFIX[type]}`), [intAttribute('to', type)]),
+      );
       have.set(name, type);
     }
     return name;
@@ -136,7 +143,9 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
       m.output = m.output.map((o) => (o === name ? inner : o));
       m.input = m.input.map((i) => (i === name ? inner : i));
     }
-    finalNodes.push(makeNode('Cast', [inner], [name], unique(`${name}_Cast_${TYPE_SUFFIX[want]}`), [intAttribute('to', want)]));
+    finalNodes.push(
+      makeNode('Cast', [inner], [name], unique(`${name}_Cast_${TYPE_SUFFIX[want]}`), [intAttribute('to', want)]),
+    );
     return withElemType(v, want);
   });
 
@@ -152,7 +161,11 @@ export function castRegion(graph: GraphProto, options: CastRegionOptions): Graph
 function convertNode(node: NodeProto, from: number, to: number): NodeProto {
   const attribute = node.attribute.map((a) => {
     if (node.op_type === 'Cast' && a.name === 'to' && a.i === from) return { ...a, i: to };
-    if ((node.op_type === 'Constant' || node.op_type === 'ConstantOfShape') && a.name === 'value' && a.t?.data_type === from) {
+    if (
+      (node.op_type === 'Constant' || node.op_type === 'ConstantOfShape') &&
+      a.name === 'value' &&
+      a.t?.data_type === from
+    ) {
       return { ...a, t: convertTensor(a.t, to) };
     }
     if (node.op_type === 'EyeLike' || (node.op_type ?? '').startsWith('Random')) {
@@ -171,7 +184,10 @@ export function convertTensor(t: TensorProto, to: number): TensorProto {
   return { ...makeTensor(t.name ?? '', to, dims, data), doc_string: t.doc_string };
 }
 
-function withElemType<V extends { type?: { tensor_type?: { elem_type?: number } | null } | null }>(v: V, elemType: number): V {
+function withElemType<V extends { type?: { tensor_type?: { elem_type?: number } | null } | null }>(
+  v: V,
+  elemType: number,
+): V {
   const tt = v.type?.tensor_type;
   if (!tt) return v;
   return { ...v, type: { ...v.type, tensor_type: { ...tt, elem_type: elemType } } };

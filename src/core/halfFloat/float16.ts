@@ -45,7 +45,10 @@ export function float16ToFloat32(model: ModelProto, nodes?: ReadonlySet<NodeProt
 export function float32ToFloat16(model: ModelProto): ModelProto {
   const graph = model.graph!;
   const io = floatIoAs(model, DataType.FLOAT16);
-  return { ...model, graph: castRegion(graph, { region: new Set(graph.node), to: DataType.FLOAT16, opset: opsetOf(model) ?? 1, io }) };
+  return {
+    ...model,
+    graph: castRegion(graph, { region: new Set(graph.node), to: DataType.FLOAT16, opset: opsetOf(model) ?? 1, io }),
+  };
 }
 
 /** What quantizing a float16 source model takes: its float32 form and which of its nodes go back to float16. */
@@ -72,7 +75,10 @@ export function float16Source(
   if (half.size === 0) return undefined;
   const nodes = model.graph!.node;
   const keepHalf = new Set<number>();
-  if (!options.convertAll) nodes.forEach((n, i) => { if (half.has(n) && !options.toFp32.has(i)) keepHalf.add(i); });
+  if (!options.convertAll)
+    nodes.forEach((n, i) => {
+      if (half.has(n) && !options.toFp32.has(i)) keepHalf.add(i);
+    });
   const halfIo = new Map<string, number>();
   if (!options.convertAll) {
     for (const v of [...model.graph!.input, ...model.graph!.output]) {
@@ -91,7 +97,12 @@ export function float16Source(
  * scales onnxruntime would fuse it anyway and refuse the model at its default options. Every border gets a
  * Cast; the interface is restored as `halfIo` says.
  */
-export function restoreFloat16(model: ModelProto, halfNames: ReadonlySet<string>, halfIo: ReadonlyMap<string, number>, fp16Scales: boolean): ModelProto {
+export function restoreFloat16(
+  model: ModelProto,
+  halfNames: ReadonlySet<string>,
+  halfIo: ReadonlyMap<string, number>,
+  fp16Scales: boolean,
+): ModelProto {
   const graph = model.graph!;
   const region = new Set(graph.node.filter((n) => halfNames.has(n.name ?? '')));
   if (fp16Scales) {
@@ -103,7 +114,10 @@ export function restoreFloat16(model: ModelProto, halfNames: ReadonlySet<string>
     }
     const int32 = new Set(graph.initializer.filter((t) => t.data_type === DataType.INT32).map((t) => t.name ?? ''));
     const halfInput = (t: string) => region.has(producer.get(t)!) || halfIo.get(t) === DataType.FLOAT16;
-    const fusedProducer = (t: string) => { const p = producer.get(t); return p !== undefined && fusedIntoFloat32ScaleKernel(p); };
+    const fusedProducer = (t: string) => {
+      const p = producer.get(t);
+      return p !== undefined && fusedIntoFloat32ScaleKernel(p);
+    };
     for (const n of graph.node) {
       if (n.op_type === 'QuantizeLinear' && halfInput(n.input[0]) && !fusedProducer(n.input[0])) region.add(n);
     }
@@ -111,10 +125,17 @@ export function restoreFloat16(model: ModelProto, halfNames: ReadonlySet<string>
       if (n.op_type !== 'DequantizeLinear' || int32.has(n.input[0])) continue;
       const readers = consumers.get(n.output[0]) ?? [];
       const toHalfOutput = halfIo.get(n.output[0]) === DataType.FLOAT16;
-      if ((readers.length > 0 || toHalfOutput) && readers.every((r) => region.has(r) && !fusedIntoFloat32ScaleKernel(r))) region.add(n);
+      if (
+        (readers.length > 0 || toHalfOutput) &&
+        readers.every((r) => region.has(r) && !fusedIntoFloat32ScaleKernel(r))
+      )
+        region.add(n);
     }
   }
-  return { ...model, graph: castRegion(graph, { region, to: DataType.FLOAT16, opset: opsetOf(model) ?? 1, io: halfIo }) };
+  return {
+    ...model,
+    graph: castRegion(graph, { region, to: DataType.FLOAT16, opset: opsetOf(model) ?? 1, io: halfIo }),
+  };
 }
 
 /**
@@ -133,5 +154,8 @@ export function asFloat32(model: ModelProto): ModelProto {
 export function withFloat32Interface(model: ModelProto): ModelProto {
   const io = floatIoAs(model, DataType.FLOAT);
   if (io.size === 0) return model;
-  return { ...model, graph: castRegion(model.graph!, { region: new Set(), to: DataType.FLOAT, opset: opsetOf(model) ?? 1, io }) };
+  return {
+    ...model,
+    graph: castRegion(model.graph!, { region: new Set(), to: DataType.FLOAT, opset: opsetOf(model) ?? 1, io }),
+  };
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, readTensorAsFloat32 } from '../onnx/index.ts';
+import {
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  readTensorAsFloat32,
+} from '../onnx/index.ts';
 import { bfloat16ToNumber, float16ToNumber, numberToBfloat16, numberToFloat16 } from '../onnx/halfFloat.ts';
 import { castRegion } from './castRegion.ts';
 import { float16Nodes, float16ToFloat32, float32ToFloat16, withFloat32Interface } from './float16.ts';
@@ -7,7 +15,12 @@ import { inferElementTypes } from '../onnx/elementTypeInference.ts';
 
 describe('half-float rounding', () => {
   it.each([
-    [1, 0x3c00], [-2, 0xc000], [65504, 0x7bff], [65520, Infinity], [2 ** -24, 0x0001], [2 ** -25, 0x0000],
+    [1, 0x3c00],
+    [-2, 0xc000],
+    [65504, 0x7bff],
+    [65520, Infinity],
+    [2 ** -24, 0x0001],
+    [2 ** -25, 0x0000],
     [1 + 2 ** -11, 0x3c00], // a tie: to even (down)
     [1 + 3 * 2 ** -11, 0x3c02], // a tie: to even (up)
     [0.1, 0x2e66],
@@ -17,7 +30,7 @@ describe('half-float rounding', () => {
     else expect(got).toBe(bits);
   });
 
-  it('bfloat16 rounds to nearest even as onnxruntime\'s Cast does (measured: π → 3.140625, −e → −2.71875)', () => {
+  it("bfloat16 rounds to nearest even as onnxruntime's Cast does (measured: π → 3.140625, −e → −2.71875)", () => {
     expect(bfloat16ToNumber(numberToBfloat16(Math.PI))).toBe(3.140625);
     expect(bfloat16ToNumber(numberToBfloat16(-Math.E))).toBe(-2.71875);
     expect(numberToBfloat16(1 + 2 ** -8)).toBe(0x3f80); // tie → even
@@ -28,17 +41,23 @@ describe('half-float rounding', () => {
 
 /** x → Conv(w) → c → Relu → r → Shape → s (int64); r → Resize(roi, scales) → y. */
 function convResize() {
-  return makeModel(makeGraph({
-    node: [
-      makeNode('Conv', ['x', 'w'], ['c'], 'conv'),
-      makeNode('Relu', ['c'], ['r'], 'relu'),
-      makeNode('Shape', ['r'], ['s'], 'shape'),
-      makeNode('Resize', ['r', '', 'scales'], ['y'], 'resize'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 1, 4, 4]), makeValueInfo('s', DataType.INT64, [4])],
-    initializer: [makeTensor('w', DataType.FLOAT, [1, 1, 1, 1], Float32Array.of(0.1)), makeTensor('scales', DataType.FLOAT, [4], Float32Array.of(1, 1, 2, 2))],
-  }), { '': 13 });
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('Conv', ['x', 'w'], ['c'], 'conv'),
+        makeNode('Relu', ['c'], ['r'], 'relu'),
+        makeNode('Shape', ['r'], ['s'], 'shape'),
+        makeNode('Resize', ['r', '', 'scales'], ['y'], 'resize'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 1, 4, 4]), makeValueInfo('s', DataType.INT64, [4])],
+      initializer: [
+        makeTensor('w', DataType.FLOAT, [1, 1, 1, 1], Float32Array.of(0.1)),
+        makeTensor('scales', DataType.FLOAT, [4], Float32Array.of(1, 1, 2, 2)),
+      ],
+    }),
+    { '': 13 },
+  );
 }
 
 describe('element types and precision changes', () => {
@@ -88,7 +107,7 @@ describe('element types and precision changes', () => {
     expect(g.node.find((n) => n.name === 'resize')!.input[2]).toBe('scales'); // still float32
   });
 
-  it('withFloat32Interface puts Casts at a float16 model\'s inputs and outputs only', () => {
+  it("withFloat32Interface puts Casts at a float16 model's inputs and outputs only", () => {
     const g = withFloat32Interface(float32ToFloat16(convResize())).graph!;
     expect(g.input[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT);
     expect(g.output[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT);

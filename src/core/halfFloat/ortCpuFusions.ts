@@ -13,9 +13,18 @@
 import type { NodeProto } from '../onnx/model.ts';
 
 const QLINEAR_FUSED_OPS: ReadonlySet<string> = new Set([
-  'Conv', 'MatMul', 'Gemm',
-  'Add', 'Mul', 'Concat', 'Where',
-  'AveragePool', 'GlobalAveragePool', 'LeakyRelu', 'Sigmoid', 'Softmax',
+  'Conv',
+  'MatMul',
+  'Gemm',
+  'Add',
+  'Mul',
+  'Concat',
+  'Where',
+  'AveragePool',
+  'GlobalAveragePool',
+  'LeakyRelu',
+  'Sigmoid',
+  'Softmax',
 ]);
 
 /** Whether onnxruntime's CPU provider may fuse this node with its Q/DQ into a kernel that takes float32 scales only. */

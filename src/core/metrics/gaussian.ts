@@ -15,7 +15,8 @@ export const SSIM_SIGMA = 1.5;
 
 /** A 1-D Gaussian kernel of odd `size` taps and standard deviation `sigma` (> 0), summing to 1. */
 export function gaussianKernel(size: number, sigma: number): Float64Array {
-  if (!Number.isInteger(size) || size < 1 || size % 2 === 0) throw new RangeError(`Kernel size must be odd, got ${size}.`);
+  if (!Number.isInteger(size) || size < 1 || size % 2 === 0)
+    throw new RangeError(`Kernel size must be odd, got ${size}.`);
   if (!(sigma > 0)) throw new RangeError(`Kernel sigma must be > 0, got ${sigma}.`);
   const kernel = new Float64Array(size);
   const center = (size - 1) / 2;

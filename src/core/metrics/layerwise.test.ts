@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type NodeId } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type NodeId,
+} from '../onnx/index.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { configToJSON, validateConfig } from '../quantize/config.ts';
@@ -49,7 +58,10 @@ describe('pairLayerTensors', () => {
     const float = convRelu();
     float.graph!.node.push(makeNode('Exp', ['y'], ['z2']));
     float.graph!.output.push(makeValueInfo('z2', DataType.FLOAT, [1, 2, 2, 2]));
-    const config = validateConfig({ ...JSON.parse(configToJSON(getPreset('U8S8'))), extraOptions: { DedicatedQDQPair: true } });
+    const config = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('U8S8'))),
+      extraOptions: { DedicatedQDQPair: true },
+    });
     const { model } = quantizeModel(float, ranges, config);
     const y = pairLayerTensors(float, model).pairs.find((p) => p.tensor === 'y')!;
     expect(y.value).toBe('y_QuantizeLinear_Input');
@@ -58,13 +70,29 @@ describe('pairLayerTensors', () => {
 
   it('lists tensors that graph preparation folded away as missing', () => {
     const f = (name: string, v: number[]) => makeTensor(name, DataType.FLOAT, [v.length], Float32Array.from(v));
-    const float = makeModel(makeGraph({
-      node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('BatchNormalization', ['c', 's', 'bb', 'm', 'v'], ['y'])],
-      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2])],
-      initializer: [makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(1, 2)), f('s', [1, 1]), f('bb', [0, 0]), f('m', [0, 0]), f('v', [1, 1])],
-    }), { '': 13 });
-    const { model } = quantizeModel(float, new Map([['x', { min: -1, max: 1 }], ['y', { min: -2, max: 2 }]]), getPreset('U8S8'));
+    const float = makeModel(
+      makeGraph({
+        node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('BatchNormalization', ['c', 's', 'bb', 'm', 'v'], ['y'])],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
+        output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2])],
+        initializer: [
+          makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(1, 2)),
+          f('s', [1, 1]),
+          f('bb', [0, 0]),
+          f('m', [0, 0]),
+          f('v', [1, 1]),
+        ],
+      }),
+      { '': 13 },
+    );
+    const { model } = quantizeModel(
+      float,
+      new Map([
+        ['x', { min: -1, max: 1 }],
+        ['y', { min: -2, max: 2 }],
+      ]),
+      getPreset('U8S8'),
+    );
     const { pairs, missing } = pairLayerTensors(float, model);
     expect(missing).toEqual(['c']);
     expect(pairs.map((p) => p.tensor)).toEqual(['x', 'y']);
@@ -86,7 +114,10 @@ describe('error sums', () => {
     const s0 = sampleSums(a[0], b[0]);
     const s1 = sampleSums(a[1], b[1]);
     const pooled = mergeSums(s0, s1);
-    expect(pooledCosine(pooled)).toBeCloseTo(cosineSimilarity(Float64Array.of(...a[0], ...a[1]), Float64Array.of(...b[0], ...b[1])), 14);
+    expect(pooledCosine(pooled)).toBeCloseTo(
+      cosineSimilarity(Float64Array.of(...a[0], ...a[1]), Float64Array.of(...b[0], ...b[1])),
+      14,
+    );
     expect(pooled.worstSampleCosine).toBe(Math.min(s0.worstSampleCosine, s1.worstSampleCosine));
     expect(mergeSums(EMPTY_SUMS, pooled)).toEqual(pooled);
     expect(mergeSums(s1, s0)).toEqual(pooled);
@@ -100,7 +131,9 @@ describe('error sums', () => {
   });
 
   it('refuse tensors of different sizes', () => {
-    expect(() => sampleSums(Float32Array.of(1, 2), Float32Array.of(1))).toThrow(expect.objectContaining({ name: 'MetricInputError' }));
+    expect(() => sampleSums(Float32Array.of(1, 2), Float32Array.of(1))).toThrow(
+      expect.objectContaining({ name: 'MetricInputError' }),
+    );
   });
 });
 
@@ -110,52 +143,105 @@ describe('foldLayerwise and layerwiseTable', () => {
     { tensor: 'b', node: 'B' as NodeId, opType: 'Exp', value: 'b', dequantized: null },
   ];
   const floatRun = (k: number) => ({ a: Float32Array.of(1, 2, k), b: Float32Array.of(3, k) });
-  const quantRun = (k: number) => ({ a: Float32Array.of(1, 2, k), a_dq: Float32Array.of(1, 2.5, k), b: Float32Array.of(3.5, k) });
+  const quantRun = (k: number) => ({
+    a: Float32Array.of(1, 2, k),
+    a_dq: Float32Array.of(1, 2.5, k),
+    b: Float32Array.of(3.5, k),
+  });
 
   it('reports the dequantized comparison where there is one, the computed value otherwise', () => {
     const state = foldLayerwise(new Map(), pairs, floatRun(3), quantRun(3));
     const [a, b] = layerwiseTable(state, pairs);
-    expect(a).toMatchObject({ tensor: 'a', source: 'dequantized', valueSqnr: Infinity, dequantizedSqnr: 10 * Math.log10(14 / 0.25) });
+    expect(a).toMatchObject({
+      tensor: 'a',
+      source: 'dequantized',
+      valueSqnr: Infinity,
+      dequantizedSqnr: 10 * Math.log10(14 / 0.25),
+    });
     expect(a.sqnr).toBe(a.dequantizedSqnr);
-    expect(b).toMatchObject({ tensor: 'b', source: 'value', dequantizedSqnr: null, dequantizedCosine: null, sqnr: 10 * Math.log10(18 / 0.25) });
+    expect(b).toMatchObject({
+      tensor: 'b',
+      source: 'value',
+      dequantizedSqnr: null,
+      dequantizedCosine: null,
+      sqnr: 10 * Math.log10(18 / 0.25),
+    });
     expect(a.elementsPerSample).toBe(3);
   });
 
   it('skips tensors missing from a run (other chunk, not float32) and merges partial states', () => {
     const one = foldLayerwise(new Map(), pairs, floatRun(3), { a: quantRun(3).a });
     expect(layerwiseTable(one, pairs).map((r) => r.tensor)).toEqual(['a']);
-    const whole = foldLayerwise(foldLayerwise(new Map(), pairs, floatRun(3), quantRun(3)), pairs, floatRun(5), quantRun(5));
-    const split = mergeLayerwise(foldLayerwise(new Map(), pairs, floatRun(5), quantRun(5)), foldLayerwise(new Map(), pairs, floatRun(3), quantRun(3)));
+    const whole = foldLayerwise(
+      foldLayerwise(new Map(), pairs, floatRun(3), quantRun(3)),
+      pairs,
+      floatRun(5),
+      quantRun(5),
+    );
+    const split = mergeLayerwise(
+      foldLayerwise(new Map(), pairs, floatRun(5), quantRun(5)),
+      foldLayerwise(new Map(), pairs, floatRun(3), quantRun(3)),
+    );
     expect(layerwiseTable(split, pairs)).toEqual(layerwiseTable(whole, pairs));
   });
 
   it('sorts worst first: lowest SQNR, exact layers after finite ones, undefined ones last', () => {
     const row = (tensor: string, sqnr: number, cosine = 1): LayerRow => ({
-      tensor, node: null, opType: 'X', source: 'value', cosine, sqnr, worstSampleCosine: cosine, valueCosine: cosine, valueSqnr: sqnr,
-      dequantizedCosine: null, dequantizedSqnr: null, samples: 1, elementsPerSample: 1,
+      tensor,
+      node: null,
+      opType: 'X',
+      source: 'value',
+      cosine,
+      sqnr,
+      worstSampleCosine: cosine,
+      valueCosine: cosine,
+      valueSqnr: sqnr,
+      dequantizedCosine: null,
+      dequantizedSqnr: null,
+      samples: 1,
+      elementsPerSample: 1,
     });
-    const sorted = sortByError([row('inf', Infinity), row('nan', NaN), row('b', 20, 0.9), row('a', 20, 0.8), row('c', 5)]);
+    const sorted = sortByError([
+      row('inf', Infinity),
+      row('nan', NaN),
+      row('b', 20, 0.9),
+      row('a', 20, 0.8),
+      row('c', 5),
+    ]);
     expect(sorted.map((r) => r.tensor)).toEqual(['c', 'a', 'b', 'inf', 'nan']);
   });
 });
 
 describe('error jumps', () => {
   // x → A → a → B → b → C(b, a) → c, and K reads only a weight → k.
-  const model = makeModel(makeGraph({
-    node: [
-      makeNode('Relu', ['x'], ['a'], 'A'),
-      makeNode('Conv', ['a', 'w'], ['b'], 'B'),
-      makeNode('Add', ['b', 'a'], ['c'], 'C'),
-      makeNode('Identity', ['w'], ['k'], 'K'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1])],
-    output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('k', DataType.FLOAT, [1])],
-    initializer: [makeTensor('w', DataType.FLOAT, [1], Float32Array.of(1))],
-  }));
+  const model = makeModel(
+    makeGraph({
+      node: [
+        makeNode('Relu', ['x'], ['a'], 'A'),
+        makeNode('Conv', ['a', 'w'], ['b'], 'B'),
+        makeNode('Add', ['b', 'a'], ['c'], 'C'),
+        makeNode('Identity', ['w'], ['k'], 'K'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1])],
+      output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('k', DataType.FLOAT, [1])],
+      initializer: [makeTensor('w', DataType.FLOAT, [1], Float32Array.of(1))],
+    }),
+  );
   const index = buildGraphIndex(model.graph!);
   const row = (tensor: string, sqnr: number): LayerRow => ({
-    tensor, node: null, opType: '', source: 'value', cosine: 1, sqnr, worstSampleCosine: 1, valueCosine: 1, valueSqnr: sqnr,
-    dequantizedCosine: null, dequantizedSqnr: null, samples: 1, elementsPerSample: 1,
+    tensor,
+    node: null,
+    opType: '',
+    source: 'value',
+    cosine: 1,
+    sqnr,
+    worstSampleCosine: 1,
+    valueCosine: 1,
+    valueSqnr: sqnr,
+    dequantizedCosine: null,
+    dequantizedSqnr: null,
+    samples: 1,
+    elementsPerSample: 1,
   });
   const rows = [row('x', 48), row('a', 47), row('b', 30), row('c', 29), row('k', Infinity)];
 
@@ -178,21 +264,44 @@ describe('error jumps', () => {
 describe('error jumps across folded tensors', () => {
   // x → Conv → c → BatchNormalization → y; graph preparation folds the BatchNormalization into the Conv,
   // so the quantized model has no tensor c: the jump belongs to the pair, measured from x.
-  const model = makeModel(makeGraph({
-    node: [makeNode('Conv', ['x', 'w'], ['c'], 'Conv_0'), makeNode('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['y'], 'BN_1')],
-    input: [makeValueInfo('x', DataType.FLOAT, [1])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1])],
-    initializer: ['w', 's', 'b', 'm', 'v'].map((n) => makeTensor(n, DataType.FLOAT, [1], Float32Array.of(1))),
-  }));
+  const model = makeModel(
+    makeGraph({
+      node: [
+        makeNode('Conv', ['x', 'w'], ['c'], 'Conv_0'),
+        makeNode('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['y'], 'BN_1'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1])],
+      initializer: ['w', 's', 'b', 'm', 'v'].map((n) => makeTensor(n, DataType.FLOAT, [1], Float32Array.of(1))),
+    }),
+  );
   const index = buildGraphIndex(model.graph!);
   const row = (tensor: string, sqnr: number): LayerRow => ({
-    tensor, node: null, opType: '', source: 'value', cosine: 1, sqnr, worstSampleCosine: 1, valueCosine: 1, valueSqnr: sqnr,
-    dequantizedCosine: null, dequantizedSqnr: null, samples: 1, elementsPerSample: 1,
+    tensor,
+    node: null,
+    opType: '',
+    source: 'value',
+    cosine: 1,
+    sqnr,
+    worstSampleCosine: 1,
+    valueCosine: 1,
+    valueSqnr: sqnr,
+    dequantizedCosine: null,
+    dequantizedSqnr: null,
+    samples: 1,
+    elementsPerSample: 1,
   });
 
   it('measure a node that reads a folded tensor from what that tensor was made of, not as if its input were exact', () => {
     const [bn] = nodeErrors([row('x', 40), row('y', 25)], index);
-    expect(bn).toEqual({ node: 'BN_1', opType: 'BatchNormalization', sqnr: 25, inputSqnr: 40, drop: 15, worstInput: 'x' });
+    expect(bn).toEqual({
+      node: 'BN_1',
+      opType: 'BatchNormalization',
+      sqnr: 25,
+      inputSqnr: 40,
+      drop: 15,
+      worstInput: 'x',
+    });
     expect(errorJumps([row('x', 40), row('y', 25)], index).map((j) => j.drop)).toEqual([15]);
   });
 });

@@ -41,7 +41,15 @@ export interface ErrorSums {
   readonly worstSampleCosine: number;
 }
 
-export const EMPTY_SUMS: ErrorSums = { samples: 0, elements: 0, signal: 0, testEnergy: 0, dot: 0, noise: 0, worstSampleCosine: Infinity };
+export const EMPTY_SUMS: ErrorSums = {
+  samples: 0,
+  elements: 0,
+  signal: 0,
+  testEnergy: 0,
+  dot: 0,
+  noise: 0,
+  worstSampleCosine: Infinity,
+};
 
 /** Both comparisons of one tensor. */
 export interface TensorErrorState {
@@ -116,7 +124,12 @@ export type RunValues = Readonly<Record<string, FloatArray | undefined>>;
  * from the quantized model's on the same input, both exposing the pairs' tensors. Pairs whose
  * values are missing from either run (not float32, or in another chunk) are skipped.
  */
-export function foldLayerwise(state: LayerwiseState, pairs: readonly TensorPair[], floatValues: RunValues, quantValues: RunValues): Map<string, TensorErrorState> {
+export function foldLayerwise(
+  state: LayerwiseState,
+  pairs: readonly TensorPair[],
+  floatValues: RunValues,
+  quantValues: RunValues,
+): Map<string, TensorErrorState> {
   const next = new Map(state);
   for (const p of pairs) {
     const x = floatValues[p.tensor];
@@ -141,7 +154,8 @@ export function mergeLayerwise(a: LayerwiseState, b: LayerwiseState): Map<string
       continue;
     }
     const value = mergeSums(t.value, s.value);
-    const dequantized = t.dequantized && s.dequantized ? mergeSums(t.dequantized, s.dequantized) : (t.dequantized ?? s.dequantized);
+    const dequantized =
+      t.dequantized && s.dequantized ? mergeSums(t.dequantized, s.dequantized) : (t.dequantized ?? s.dequantized);
     out.set(name, dequantized ? { value, dequantized } : { value });
   }
   return out;
@@ -199,7 +213,8 @@ export function layerwiseTable(state: LayerwiseState, pairs: readonly TensorPair
 }
 
 /** Orders NaN after every number, so an undefined comparison never hides a real one. */
-const ascendingNaNLast = (a: number, b: number) => (Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : a - b || 0);
+const ascendingNaNLast = (a: number, b: number) =>
+  Number.isNaN(a) ? (Number.isNaN(b) ? 0 : 1) : Number.isNaN(b) ? -1 : a - b || 0;
 
 /** The rows sorted by error, worst (lowest SQNR, then lowest cosine) first; the input is left untouched. */
 export function sortByError(rows: readonly LayerRow[]): LayerRow[] {

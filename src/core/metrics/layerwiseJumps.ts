@@ -81,5 +81,5 @@ export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeEr
 export function errorJumps(rows: readonly LayerRow[], index: GraphIndex, thresholdDb = 3): NodeError[] {
   return nodeErrors(rows, index)
     .filter((e) => e.drop > thresholdDb)
-    .sort((a, b) => b.drop - a.drop || (a.sqnr - b.sqnr || 0));
+    .sort((a, b) => b.drop - a.drop || a.sqnr - b.sqnr || 0);
 }

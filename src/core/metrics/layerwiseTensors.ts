@@ -37,7 +37,8 @@ export interface LayerwisePairing {
   readonly missing: readonly string[];
 }
 
-const isQdqOp = (n: NodeProto, op: string) => n.op_type === op && (isDefaultDomain(n.domain) || n.domain === 'com.microsoft');
+const isQdqOp = (n: NodeProto, op: string) =>
+  n.op_type === op && (isDefaultDomain(n.domain) || n.domain === 'com.microsoft');
 
 /** Q → DQ chains of a quantized graph: DQ outputs of each quantized value, and the value behind each DQ output. */
 function qdqChains(index: GraphIndex): { dequantizedOf: Map<string, string[]>; valueOf: Map<string, string> } {
@@ -62,7 +63,11 @@ function qdqChains(index: GraphIndex): { dequantizedOf: Map<string, string[]>; v
  * nodes excepted) with its counterparts in the quantized model. `floatIndex` may be passed when the
  * caller already built it; node ids come from it.
  */
-export function pairLayerTensors(floatModel: ModelProto, quantModel: ModelProto, floatIndex: GraphIndex = buildGraphIndex(floatModel.graph!)): LayerwisePairing {
+export function pairLayerTensors(
+  floatModel: ModelProto,
+  quantModel: ModelProto,
+  floatIndex: GraphIndex = buildGraphIndex(floatModel.graph!),
+): LayerwisePairing {
   const qIndex = buildGraphIndex(quantModel.graph!);
   const { dequantizedOf, valueOf } = qdqChains(qIndex);
   const qInputs = new Set(qIndex.inputs.map((v) => v.name ?? ''));
@@ -95,7 +100,10 @@ export function pairLayerTensors(floatModel: ModelProto, quantModel: ModelProto,
 }
 
 /** The tensors to expose in each model to observe the pairs (plus the given extra names, e.g. the model outputs). */
-export function exposedNames(pairs: readonly TensorPair[], extra: { float?: readonly string[]; quant?: readonly string[] } = {}): { float: string[]; quant: string[] } {
+export function exposedNames(
+  pairs: readonly TensorPair[],
+  extra: { float?: readonly string[]; quant?: readonly string[] } = {},
+): { float: string[]; quant: string[] } {
   const float = new Set<string>(extra.float ?? []);
   const quant = new Set<string>(extra.quant ?? []);
   for (const p of pairs) {

@@ -116,11 +116,17 @@ describe('renderSummary', () => {
   });
 
   it('prints all three statistics on request, with a custom number format, and nan as numpy does', () => {
-    const text = renderSummary(summarizeSamples([{ output: 'y', metrics: { psnr: 20 } }, { output: 'y', metrics: { psnr: 40 } }]), {
-      allStats: true,
-      headers: true,
-      format: (v) => v.toFixed(1),
-    });
+    const text = renderSummary(
+      summarizeSamples([
+        { output: 'y', metrics: { psnr: 20 } },
+        { output: 'y', metrics: { psnr: 40 } },
+      ]),
+      {
+        allStats: true,
+        headers: true,
+        format: (v) => v.toFixed(1),
+      },
+    );
     expect(text).toBe(['[y]', 'Mean psnr: 30.0', 'Min psnr: 20.0', 'Max psnr: 40.0', ''].join('\n'));
     expect(renderSummary(summarizeSamples([{ output: 'y', metrics: { cosine: NaN } }]))).toBe(
       'Mean cos similarity: nan\nMin cos similarity: nan\n',

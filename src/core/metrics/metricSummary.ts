@@ -72,7 +72,19 @@ export function summarizeValues(values: ArrayLike<number>): MetricStat {
 }
 
 /** The metrics a summary knows, in report order. */
-export const METRIC_NAMES = ['cosine', 'l2', 'psnr', 'ssim', 'top1', 'top5', 'stepTop1', 'sequence', 'cer', 'decision', 'absError'] as const;
+export const METRIC_NAMES = [
+  'cosine',
+  'l2',
+  'psnr',
+  'ssim',
+  'top1',
+  'top5',
+  'stepTop1',
+  'sequence',
+  'cer',
+  'decision',
+  'absError',
+] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /**

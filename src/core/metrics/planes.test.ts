@@ -25,7 +25,9 @@ describe('imagePlanes', () => {
 
   it('defaults by rank the way OpenCV reads arrays (rank 4: ONNX NCHW)', () => {
     expect([0, 1, 2, 3, 4].map(defaultLayout)).toEqual(['HW', 'HW', 'HW', 'HWC', 'NCHW']);
-    expect(imagePlanes([1, 1000], 1000)).toEqual([{ offset: 0, height: 1, width: 1000, rowStride: 1000, colStride: 1 }]);
+    expect(imagePlanes([1, 1000], 1000)).toEqual([
+      { offset: 0, height: 1, width: 1000, rowStride: 1000, colStride: 1 },
+    ]);
     expect(imagePlanes([7], 7)).toEqual([{ offset: 0, height: 1, width: 7, rowStride: 7, colStride: 1 }]);
     expect(imagePlanes([], 1)).toEqual([{ offset: 0, height: 1, width: 1, rowStride: 1, colStride: 1 }]);
     expect(imagePlanes([2, 2, 3], 12)[1].colStride).toBe(3);

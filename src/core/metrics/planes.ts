@@ -44,7 +44,11 @@ export function defaultLayout(rank: number): ImageLayout {
 }
 
 /** The planes of a tensor of shape `dims` (length `length`) read in `layout`, in memory order. */
-export function imagePlanes(dims: readonly number[], length: number, layout: ImageLayout = defaultLayout(dims.length)): Plane[] {
+export function imagePlanes(
+  dims: readonly number[],
+  length: number,
+  layout: ImageLayout = defaultLayout(dims.length),
+): Plane[] {
   assertDims(dims, length);
   if (!RANK[layout].includes(dims.length)) {
     throw new MetricInputError(`Layout ${layout} does not fit shape [${dims.join(', ')}] (rank ${dims.length}).`);
@@ -60,7 +64,8 @@ export function imagePlanes(dims: readonly number[], length: number, layout: Ima
     case 'CHW':
     case 'NCHW': {
       const [n, c, h, w] = layout === 'CHW' ? [1, dims[0], dims[1], dims[2]] : dims;
-      for (let p = 0; p < n * c; p++) planes.push({ offset: p * h * w, height: h, width: w, rowStride: w, colStride: 1 });
+      for (let p = 0; p < n * c; p++)
+        planes.push({ offset: p * h * w, height: h, width: w, rowStride: w, colStride: 1 });
       break;
     }
     case 'HWC':

@@ -26,7 +26,13 @@ describe('ctcGreedyDecode (best path: top-1 per step, repeats collapsed, blank d
   });
 
   it('reads one sequence of a batch from its start', () => {
-    const x = logits([[1, 0], [2, 2]], 3);
+    const x = logits(
+      [
+        [1, 0],
+        [2, 2],
+      ],
+      3,
+    );
     expect(ctcGreedyDecode(x, 2 * 3, 2, 3)).toEqual([2]);
   });
 });
@@ -49,7 +55,13 @@ describe('editDistance (Levenshtein)', () => {
 describe('sequenceAgreement (float decoding as the label)', () => {
   it('is perfect for identical outputs', () => {
     const x = logits([[1, 1, 0, 2]], 3);
-    expect(sequenceAgreement(x, x, [1, 4, 3])).toMatchObject({ sequences: 1, steps: 4, stepTop1: 1, sequence: 1, cer: 0 });
+    expect(sequenceAgreement(x, x, [1, 4, 3])).toMatchObject({
+      sequences: 1,
+      steps: 4,
+      stepTop1: 1,
+      sequence: 1,
+      cer: 0,
+    });
   });
 
   it('counts a changed repeat step as a step error but not a text error', () => {
@@ -60,8 +72,20 @@ describe('sequenceAgreement (float decoding as the label)', () => {
 
   it('scores each sequence of a batch and pools the CER', () => {
     // seq 0: float "12" vs quantized "12" (same); seq 1: float "123" vs quantized "13" (1 deletion)
-    const reference = logits([[1, 0, 2, 0], [1, 2, 0, 3]], 4);
-    const test = logits([[1, 1, 2, 2], [1, 0, 0, 3]], 4);
+    const reference = logits(
+      [
+        [1, 0, 2, 0],
+        [1, 2, 0, 3],
+      ],
+      4,
+    );
+    const test = logits(
+      [
+        [1, 1, 2, 2],
+        [1, 0, 0, 3],
+      ],
+      4,
+    );
     const r = sequenceAgreement(reference, test, [2, 4, 4]);
     expect(r.sequences).toBe(2);
     expect(r.steps).toBe(8);

@@ -38,7 +38,13 @@ export interface SequenceAgreement {
 }
 
 /** Greedy CTC decoding of one sequence, `steps` rows of `classes` scores from `start`: labels, repeats collapsed, blank dropped. */
-export function ctcGreedyDecode(scores: FloatArray, start: number, steps: number, classes: number, blank = 0): number[] {
+export function ctcGreedyDecode(
+  scores: FloatArray,
+  start: number,
+  steps: number,
+  classes: number,
+  blank = 0,
+): number[] {
   const labels: number[] = [];
   let previous = -1;
   for (let t = 0; t < steps; t++) {
@@ -49,20 +55,28 @@ export function ctcGreedyDecode(scores: FloatArray, start: number, steps: number
   return labels;
 }
 
-
 /** The character error rate of pooled counts: errors over reference characters (0 when both are 0, errors when there are no reference characters). */
 export function characterErrorRate(charErrors: number, referenceChars: number): number {
   return referenceChars > 0 ? charErrors / referenceChars : charErrors;
 }
 
 /** Step top-1, sequence match and CER of a [..., steps, classes] output against the float model's. */
-export function sequenceAgreement(reference: FloatArray, test: FloatArray, dims: readonly number[], blank = 0): SequenceAgreement {
+export function sequenceAgreement(
+  reference: FloatArray,
+  test: FloatArray,
+  dims: readonly number[],
+  blank = 0,
+): SequenceAgreement {
   assertSameLength(reference, test);
   assertDims(dims, reference.length);
-  if (dims.length < 2) throw new MetricInputError(`Sequence agreement needs [steps, classes] on the last two axes; the output is [${dims.join(', ')}].`);
+  if (dims.length < 2)
+    throw new MetricInputError(
+      `Sequence agreement needs [steps, classes] on the last two axes; the output is [${dims.join(', ')}].`,
+    );
   const classes = dims[dims.length - 1];
   const stepsPerSequence = dims[dims.length - 2];
-  if (!Number.isInteger(blank) || blank < 0 || blank >= Math.max(classes, 1)) throw new MetricInputError(`The CTC blank ${blank} is not one of the ${classes} classes.`);
+  if (!Number.isInteger(blank) || blank < 0 || blank >= Math.max(classes, 1))
+    throw new MetricInputError(`The CTC blank ${blank} is not one of the ${classes} classes.`);
   const sequences = classes * stepsPerSequence === 0 ? 0 : reference.length / (classes * stepsPerSequence);
   let stepMatches = 0;
   let sequenceMatches = 0;

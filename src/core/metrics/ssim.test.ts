@@ -7,7 +7,8 @@ const C1 = 6.5025;
 const C2 = 58.5225;
 
 /** A deterministic, non-trivial plane of `n` values in [0, 255). */
-const wavy = (n: number, phase = 0) => Float32Array.from({ length: n }, (_, i) => 127.5 + 127 * Math.sin(i * 0.7 + phase));
+const wavy = (n: number, phase = 0) =>
+  Float32Array.from({ length: n }, (_, i) => 127.5 + 127 * Math.sin(i * 0.7 + phase));
 
 describe('ssim, Quark variant (raw second moments, 11×11 Gaussian σ 1.5, C1/C2 for 0..255)', () => {
   it('is 1 for identical outputs, up to the 1e-10 guard', () => {
@@ -86,7 +87,10 @@ describe('ssim, Quark variant (raw second moments, 11×11 Gaussian σ 1.5, C1/C2
   it('depends on the layout: the window never crosses channels', () => {
     const a = wavy(2 * 6 * 6);
     const b = wavy(2 * 6 * 6, 0.5);
-    expect(ssim(a, b, [1, 2, 6, 6], { layout: 'NCHW' })).not.toBeCloseTo(ssim(a, b, [1, 6, 6, 2], { layout: 'NHWC' }), 6);
+    expect(ssim(a, b, [1, 2, 6, 6], { layout: 'NCHW' })).not.toBeCloseTo(
+      ssim(a, b, [1, 6, 6, 2], { layout: 'NHWC' }),
+      6,
+    );
   });
 
   it('is symmetric in its arguments', () => {

@@ -41,10 +41,16 @@ export interface SsimOptions {
  * guard, in [-1, 1] for the standard variant). Symmetric in its arguments. A NaN anywhere spreads
  * through the blur to the result, as in numpy; an output with no pixels gives NaN.
  */
-export function ssim(reference: FloatArray, test: FloatArray, dims: readonly number[], options: SsimOptions = {}): number {
+export function ssim(
+  reference: FloatArray,
+  test: FloatArray,
+  dims: readonly number[],
+  options: SsimOptions = {},
+): number {
   assertSameLength(reference, test);
   const range = options.dataRange ?? 255;
-  if (!(range > 0 && Number.isFinite(range))) throw new MetricInputError(`SSIM dataRange must be a finite number > 0, got ${range}.`);
+  if (!(range > 0 && Number.isFinite(range)))
+    throw new MetricInputError(`SSIM dataRange must be a finite number > 0, got ${range}.`);
   const centred = (options.variant ?? 'quark') === 'standard';
   const planes = imagePlanes(dims, reference.length, options.layout);
   if (reference.length === 0 || planes.length === 0) return NaN;

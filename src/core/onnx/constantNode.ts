@@ -11,11 +11,21 @@ export function constantNodeTensor(node: NodeProto): TensorProto | undefined {
   const name = node.output[0] ?? '';
   for (const a of node.attribute) {
     switch (a.name) {
-      case 'value': return a.t;
-      case 'value_float': return makeTensor(name, DataType.FLOAT, [], Float32Array.of(a.f ?? 0));
-      case 'value_floats': return makeTensor(name, DataType.FLOAT, [a.floats.length], Float32Array.from(a.floats));
-      case 'value_int': return makeTensor(name, DataType.INT64, [], BigInt64Array.of(saturatingBigInt(a.i ?? 0)));
-      case 'value_ints': return makeTensor(name, DataType.INT64, [a.ints.length], BigInt64Array.from(a.ints, (v) => saturatingBigInt(v)));
+      case 'value':
+        return a.t;
+      case 'value_float':
+        return makeTensor(name, DataType.FLOAT, [], Float32Array.of(a.f ?? 0));
+      case 'value_floats':
+        return makeTensor(name, DataType.FLOAT, [a.floats.length], Float32Array.from(a.floats));
+      case 'value_int':
+        return makeTensor(name, DataType.INT64, [], BigInt64Array.of(saturatingBigInt(a.i ?? 0)));
+      case 'value_ints':
+        return makeTensor(
+          name,
+          DataType.INT64,
+          [a.ints.length],
+          BigInt64Array.from(a.ints, (v) => saturatingBigInt(v)),
+        );
     }
   }
   return undefined;

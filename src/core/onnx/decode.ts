@@ -52,7 +52,9 @@ export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelPro
     });
   } catch (e) {
     if (e instanceof StudioError) throw e;
-    throw new InvalidModelError(`${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+    throw new InvalidModelError(
+      `${file} holds a tensor that cannot be read: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   return model;
 }
@@ -69,7 +71,9 @@ export function decodeTensor(bytes: Uint8Array, fileName = 'the tensor file'): T
     moveTypedFieldsToRaw(tensor);
   } catch (e) {
     if (e instanceof StudioError) throw e;
-    throw new InvalidModelError(`${fileName} is not a serialized ONNX TensorProto (${e instanceof Error ? e.message : String(e)})`);
+    throw new InvalidModelError(
+      `${fileName} is not a serialized ONNX TensorProto (${e instanceof Error ? e.message : String(e)})`,
+    );
   }
   return tensor;
 }
@@ -99,7 +103,7 @@ function parseModelProto(bytes: Uint8Array, file: string): ModelProto {
     // ends inside a field was cut short; anything else is not a model.
     if (bytes[0] === 0x08 && /index out of range/.test(message)) {
       throw new TruncatedModelError(
-        `${file} ends in the middle of the model (${bytes.byteLength.toLocaleString("en-US")} bytes): it is truncated or damaged, perhaps by an interrupted download or copy`,
+        `${file} ends in the middle of the model (${bytes.byteLength.toLocaleString('en-US')} bytes): it is truncated or damaged, perhaps by an interrupted download or copy`,
       );
     }
     if (e instanceof RangeError && /call stack/i.test(message)) {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, makeGraph, makeNode, makeValueInfo, intAttribute, type AttributeProto, type GraphProto, type ValueInfoProto } from './model.ts';
+import {
+  DataType,
+  makeGraph,
+  makeNode,
+  makeValueInfo,
+  intAttribute,
+  type AttributeProto,
+  type GraphProto,
+  type ValueInfoProto,
+} from './model.ts';
 import { makeTensor } from './tensorData.ts';
 import { inferElementTypes } from './elementTypeInference.ts';
 import { maxPoolWithIndicesModel, shapeArithmeticModel } from '../quantize/testModels.ts';
@@ -7,7 +16,15 @@ import { maxPoolWithIndicesModel, shapeArithmeticModel } from '../quantize/testM
 const T = DataType;
 const f32 = (name: string) => makeValueInfo(name, T.FLOAT);
 const attr = (name: string, fields: Partial<AttributeProto>): AttributeProto => ({
-  name, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [], ...fields,
+  name,
+  floats: [],
+  ints: [],
+  strings: [],
+  tensors: [],
+  graphs: [],
+  sparse_tensors: [],
+  type_protos: [],
+  ...fields,
 });
 const typesOf = (graph: GraphProto, names: string[], opset = 13) => {
   const types = inferElementTypes(graph, { opset });
@@ -17,10 +34,28 @@ const typesOf = (graph: GraphProto, names: string[], opset = 13) => {
 describe('element type inference', () => {
   it('tells int64 shape arithmetic from the float path of an expanded LayerNormalization', () => {
     const graph = shapeArithmeticModel().graph!;
-    expect(typesOf(graph, ['x_shape', 'batch', 'flat_shape', 'flat', 'mean', 'centred', 'batch_float', 'scaled', 'positive', 'y'])).toEqual({
-      x_shape: T.INT64, batch: T.INT64, flat_shape: T.INT64, // Shape → Gather → Concat
-      flat: T.FLOAT, mean: T.FLOAT, centred: T.FLOAT, // Reshape, ReduceMean, Sub: like their data input
-      batch_float: T.FLOAT, scaled: T.FLOAT, // Cast `to`
+    expect(
+      typesOf(graph, [
+        'x_shape',
+        'batch',
+        'flat_shape',
+        'flat',
+        'mean',
+        'centred',
+        'batch_float',
+        'scaled',
+        'positive',
+        'y',
+      ]),
+    ).toEqual({
+      x_shape: T.INT64,
+      batch: T.INT64,
+      flat_shape: T.INT64, // Shape → Gather → Concat
+      flat: T.FLOAT,
+      mean: T.FLOAT,
+      centred: T.FLOAT, // Reshape, ReduceMean, Sub: like their data input
+      batch_float: T.FLOAT,
+      scaled: T.FLOAT, // Cast `to`
       positive: T.BOOL, // a comparison
       y: T.FLOAT, // Where: like input 1
     });
@@ -38,9 +73,13 @@ describe('element type inference', () => {
         makeNode('Cast', ['x'], ['as_int'], '', [attr('to', { s: new TextEncoder().encode('INT32') })]),
         makeNode('Shape', ['x'], ['s']),
         makeNode('ConstantOfShape', ['s'], ['zeros_default']),
-        makeNode('ConstantOfShape', ['s'], ['ones_int'], '', [attr('value', { t: makeTensor('', T.INT32, [1], Int32Array.of(1)) })]),
+        makeNode('ConstantOfShape', ['s'], ['ones_int'], '', [
+          attr('value', { t: makeTensor('', T.INT32, [1], Int32Array.of(1)) }),
+        ]),
         makeNode('Constant', [], ['k_ints'], '', [attr('value_ints', { ints: [1, 2] })]),
-        makeNode('Constant', [], ['k_tensor'], '', [attr('value', { t: makeTensor('', T.DOUBLE, [1], Float64Array.of(1)) })]),
+        makeNode('Constant', [], ['k_tensor'], '', [
+          attr('value', { t: makeTensor('', T.DOUBLE, [1], Float64Array.of(1)) }),
+        ]),
         makeNode('RandomNormal', [], ['noise'], '', [intAttribute('dtype', T.DOUBLE)]),
         makeNode('RandomUniformLike', ['x'], ['noise_like']),
         makeNode('LayerNormalization', ['x', 'g'], ['ln', 'ln_mean', 'ln_inv_std']),
@@ -50,14 +89,47 @@ describe('element type inference', () => {
       input: [f32('x'), makeValueInfo('g', T.FLOAT), makeValueInfo('k', T.INT64)],
       output: [],
     });
-    expect(typesOf(graph, ['as_int', 'zeros_default', 'ones_int', 'k_ints', 'k_tensor', 'noise', 'noise_like', 'ln', 'ln_mean', 'ln_inv_std', 'top_values', 'top_indices', 'dropped', 'mask'])).toEqual({
-      as_int: T.INT32, zeros_default: T.FLOAT, ones_int: T.INT32, k_ints: T.INT64, k_tensor: T.DOUBLE, noise: T.DOUBLE, noise_like: T.FLOAT,
-      ln: T.FLOAT, ln_mean: T.FLOAT, ln_inv_std: T.FLOAT, top_values: T.FLOAT, top_indices: T.INT64, dropped: T.FLOAT, mask: T.BOOL,
+    expect(
+      typesOf(graph, [
+        'as_int',
+        'zeros_default',
+        'ones_int',
+        'k_ints',
+        'k_tensor',
+        'noise',
+        'noise_like',
+        'ln',
+        'ln_mean',
+        'ln_inv_std',
+        'top_values',
+        'top_indices',
+        'dropped',
+        'mask',
+      ]),
+    ).toEqual({
+      as_int: T.INT32,
+      zeros_default: T.FLOAT,
+      ones_int: T.INT32,
+      k_ints: T.INT64,
+      k_tensor: T.DOUBLE,
+      noise: T.DOUBLE,
+      noise_like: T.FLOAT,
+      ln: T.FLOAT,
+      ln_mean: T.FLOAT,
+      ln_inv_std: T.FLOAT,
+      top_values: T.FLOAT,
+      top_indices: T.INT64,
+      dropped: T.FLOAT,
+      mask: T.BOOL,
     });
   });
 
   it('leaves unknown what no rule tells: custom-domain ops, what they feed, sequences', () => {
-    const sequence: ValueInfoProto = { name: 'seq', type: { sequence_type: { elem_type: { tensor_type: { elem_type: T.FLOAT } } } }, metadata_props: [] };
+    const sequence: ValueInfoProto = {
+      name: 'seq',
+      type: { sequence_type: { elem_type: { tensor_type: { elem_type: T.FLOAT } } } },
+      metadata_props: [],
+    };
     const graph = makeGraph({
       node: [
         makeNode('FusedThing', ['x'], ['custom'], '', [], 'com.example'),
@@ -71,7 +143,12 @@ describe('element type inference', () => {
       value_info: [sequence],
     });
     expect(typesOf(graph, ['custom', 'after_custom', 'seq', 'element', 'seq_copy', 'nowhere'])).toEqual({
-      custom: undefined, after_custom: undefined, seq: undefined, element: undefined, seq_copy: undefined, nowhere: undefined,
+      custom: undefined,
+      after_custom: undefined,
+      seq: undefined,
+      element: undefined,
+      seq_copy: undefined,
+      nowhere: undefined,
     });
   });
 
@@ -91,12 +168,25 @@ describe('element type inference', () => {
   });
 
   it("types If and Loop outputs from their subgraphs' outputs, which see the enclosing graph and the node's inputs", () => {
-    const branch = (out: string, node: ReturnType<typeof makeNode>) => makeGraph({ node: [node], input: [], output: [{ name: out, metadata_props: [] }] });
+    const branch = (out: string, node: ReturnType<typeof makeNode>) =>
+      makeGraph({ node: [node], input: [], output: [{ name: out, metadata_props: [] }] });
     const body = makeGraph({
-      node: [makeNode('Identity', ['cond_in'], ['cond_out']), makeNode('Add', ['carried', 'x'], ['carried_out']), makeNode('Shape', ['x'], ['scanned'])],
+      node: [
+        makeNode('Identity', ['cond_in'], ['cond_out']),
+        makeNode('Add', ['carried', 'x'], ['carried_out']),
+        makeNode('Shape', ['x'], ['scanned']),
+      ],
       // The carried value states no type: it takes the type of the Loop's input 2.
-      input: [makeValueInfo('iter', T.INT64), makeValueInfo('cond_in', T.BOOL), { name: 'carried', metadata_props: [] }],
-      output: [{ name: 'cond_out', metadata_props: [] }, { name: 'carried_out', metadata_props: [] }, { name: 'scanned', metadata_props: [] }],
+      input: [
+        makeValueInfo('iter', T.INT64),
+        makeValueInfo('cond_in', T.BOOL),
+        { name: 'carried', metadata_props: [] },
+      ],
+      output: [
+        { name: 'cond_out', metadata_props: [] },
+        { name: 'carried_out', metadata_props: [] },
+        { name: 'scanned', metadata_props: [] },
+      ],
     });
     const graph = makeGraph({
       node: [
@@ -109,6 +199,10 @@ describe('element type inference', () => {
       input: [f32('x'), makeValueInfo('flag', T.BOOL), makeValueInfo('trip', T.INT64)],
       output: [],
     });
-    expect(typesOf(graph, ['chosen', 'final', 'stacked'])).toEqual({ chosen: T.FLOAT, final: T.FLOAT, stacked: T.INT64 });
+    expect(typesOf(graph, ['chosen', 'final', 'stacked'])).toEqual({
+      chosen: T.FLOAT,
+      final: T.FLOAT,
+      stacked: T.INT64,
+    });
   });
 });

@@ -72,7 +72,11 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions =
     if (s.values?.data_type) known.set(name, s.values.data_type);
   }
   const producer = new Map<string, number>();
-  graph.node.forEach((n, i) => n.output.forEach((o) => { if (o) producer.set(o, i); }));
+  graph.node.forEach((n, i) =>
+    n.output.forEach((o) => {
+      if (o) producer.set(o, i);
+    }),
+  );
 
   const subgraphTypes = new Map<GraphProto, (number | undefined)[]>();
   const subgraphOutputs = (g: GraphProto, inputs: readonly (number | undefined)[]) => {
@@ -89,15 +93,25 @@ export function inferElementTypes(graph: GraphProto, options: InferenceOptions =
   // is final. Graphs stored out of order take more passes; a cycle leaves its outputs unknown.
   const reads = graph.node.map((n) => [...n.input.filter((x) => x), ...outerScopeInputs(n)]);
   const done = new Uint8Array(graph.node.length);
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     graph.node.forEach((node, i) => {
       if (done[i]) return;
-      if (reads[i].some((t) => { const p = producer.get(t); return p !== undefined && p !== i && !done[p]; })) return;
+      if (
+        reads[i].some((t) => {
+          const p = producer.get(t);
+          return p !== undefined && p !== i && !done[p];
+        })
+      )
+        return;
       done[i] = 1;
       progress = true;
       const rule = outputTypeRule(node.op_type ?? '', node.domain);
-      const ctx: OutputTypeContext = { input: (k) => (node.input[k] ? known.get(node.input[k]) : undefined), opset, subgraphOutputs };
+      const ctx: OutputTypeContext = {
+        input: (k) => (node.input[k] ? known.get(node.input[k]) : undefined),
+        opset,
+        subgraphOutputs,
+      };
       node.output.forEach((o, k) => {
         if (!o || stated.has(o)) return;
         const t = rule(node, k, ctx);

@@ -40,7 +40,10 @@ export function encodeParts(model: ModelProto, partBytes = 64 * 1024 * 1024): Ui
   const graphBytes = fragments.reduce((sum, f) => sum + f.byteLength, 0);
   // The model without its graph, then the graph field's key and length, then the graph's first fragment.
   const headBytes = ModelProtoType.encode({ ...model, graph: undefined } as object).finish();
-  const key = protobuf.Writer.create().uint32((GRAPH_FIELD << 3) | 2).uint32(graphBytes).finish();
+  const key = protobuf.Writer.create()
+    .uint32((GRAPH_FIELD << 3) | 2)
+    .uint32(graphBytes)
+    .finish();
   const first = new Uint8Array(headBytes.byteLength + key.byteLength + fragments[0].byteLength);
   first.set(headBytes, 0);
   first.set(key, headBytes.byteLength);

@@ -78,7 +78,8 @@ function withExternalInitializers(model: ModelProto, place: (t: TensorProto) => 
   return { ...model, graph: { ...graph, initializer } };
 }
 
-const movable = (t: TensorProto, minBytes: number): boolean => (t.raw_data?.byteLength ?? 0) >= minBytes && t.data_location !== 1;
+const movable = (t: TensorProto, minBytes: number): boolean =>
+  (t.raw_data?.byteLength ?? 0) >= minBytes && t.data_location !== 1;
 
 /**
  * The model as a session takes it. Under `externalFrom` bytes of initializers: one encoded buffer. Above:
@@ -113,7 +114,11 @@ export interface ExternalDataLayout {
 }
 
 /** Lays out the model's initializers (those of at least `minTensorBytes`) in one data file named `dataFile`, each at a 4 KiB-aligned offset. */
-export function externalDataLayout(model: ModelProto, dataFile: string, minTensorBytes = EXTERNAL_MIN_TENSOR_BYTES): ExternalDataLayout {
+export function externalDataLayout(
+  model: ModelProto,
+  dataFile: string,
+  minTensorBytes = EXTERNAL_MIN_TENSOR_BYTES,
+): ExternalDataLayout {
   const dataParts: Uint8Array[] = [];
   let offset = 0;
   const external = withExternalInitializers(model, (t) => {

@@ -27,7 +27,18 @@ describe('graph index', () => {
   it('finds weights in initializers, initializers listed as inputs, and Constant nodes', () => {
     const w = makeTensor('w', DataType.FLOAT, [2], Float32Array.of(1, 2));
     const constant = makeNode('Constant', [], ['k'], '', [
-      { name: 'value', type: 4, t: makeTensor('', DataType.FLOAT, [1], Float32Array.of(3)), floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
+      {
+        name: 'value',
+        type: 4,
+        t: makeTensor('', DataType.FLOAT, [1], Float32Array.of(3)),
+        floats: [],
+        ints: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      },
     ]);
     const graph = makeGraph({
       node: [constant, makeNode('Mul', ['x', 'w'], ['y']), makeNode('Add', ['y', 'k'], ['z'])],
@@ -44,16 +55,46 @@ describe('graph index', () => {
   it('counts outer-scope names a subgraph reads as inputs of its node', () => {
     const body = makeGraph({ node: [makeNode('Identity', ['outer'], ['r'])], input: [], output: [f32('r')] });
     const ifNode = makeNode('If', ['cond'], ['o'], 'if', [
-      { name: 'then_branch', type: 5, g: body, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
-      { name: 'else_branch', type: 5, g: body, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
+      {
+        name: 'then_branch',
+        type: 5,
+        g: body,
+        floats: [],
+        ints: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      },
+      {
+        name: 'else_branch',
+        type: 5,
+        g: body,
+        floats: [],
+        ints: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      },
     ]);
-    const graph = makeGraph({ node: [ifNode, makeNode('Relu', ['x'], ['outer'], 'producer')], input: [f32('x'), makeValueInfo('cond', DataType.BOOL)], output: [f32('o')] });
+    const graph = makeGraph({
+      node: [ifNode, makeNode('Relu', ['x'], ['outer'], 'producer')],
+      input: [f32('x'), makeValueInfo('cond', DataType.BOOL)],
+      output: [f32('o')],
+    });
     const index = buildGraphIndex(graph);
     expect(Array.from(index.order, (i) => index.ids[i])).toEqual(['producer', 'if']);
   });
 
   it('names a cycle instead of looping', () => {
-    const graph = makeGraph({ node: [makeNode('Relu', ['b'], ['a'], 'n1'), makeNode('Relu', ['a'], ['b'], 'n2')], input: [], output: [f32('a')] });
+    const graph = makeGraph({
+      node: [makeNode('Relu', ['b'], ['a'], 'n1'), makeNode('Relu', ['a'], ['b'], 'n2')],
+      input: [],
+      output: [f32('a')],
+    });
     expect(() => buildGraphIndex(graph)).toThrow(InvalidModelError);
   });
 });
@@ -85,7 +126,12 @@ describe('external data', () => {
       { key: 'offset', value: '4' },
       { key: 'length', value: '8' },
     ];
-    const graph = makeGraph({ node: [makeNode('Add', ['x', 'w'], ['y'])], input: [f32('x', [2])], output: [f32('y')], initializer: [t] });
+    const graph = makeGraph({
+      node: [makeNode('Add', ['x', 'w'], ['y'])],
+      input: [f32('x', [2])],
+      output: [f32('y')],
+      initializer: [t],
+    });
     return encode(makeModel(graph));
   }
   it('reads a tensor from the data file dropped with the model', () => {
@@ -99,7 +145,9 @@ describe('external data', () => {
   it('says which file is missing, and when it is too short', () => {
     expect(() => decode(externalModel())).toThrow(ExternalDataError);
     expect(() => decode(externalModel())).toThrow(/"weights.bin", which was not given/);
-    expect(() => decode(externalModel(), { externalData: new Map([['weights.bin', new Uint8Array(6)]]) })).toThrow(/truncated/);
+    expect(() => decode(externalModel(), { externalData: new Map([['weights.bin', new Uint8Array(6)]]) })).toThrow(
+      /truncated/,
+    );
   });
 });
 
@@ -108,7 +156,17 @@ describe('Constant nodes', () => {
     const { constantNodeTensor } = await import('./constantNode.ts');
     const { readTensor } = await import('./tensorData.ts');
     const node = makeNode('Constant', [], ['k'], '', [
-      { name: 'value_ints', type: 7, ints: [2 ** 63, -5], floats: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
+      {
+        name: 'value_ints',
+        type: 7,
+        ints: [2 ** 63, -5],
+        floats: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      },
     ]);
     expect(Array.from(readTensor(constantNodeTensor(node)!) as BigInt64Array)).toEqual([2n ** 63n - 1n, -5n]);
   });

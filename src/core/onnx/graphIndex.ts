@@ -123,7 +123,10 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
     }
   });
   const succCsr = buildCsr(nodes.length, edges);
-  const predCsr = buildCsr(nodes.length, edges.map(([a, b]) => [b, a]));
+  const predCsr = buildCsr(
+    nodes.length,
+    edges.map(([a, b]) => [b, a]),
+  );
   const order = topologicalOrder(nodes.length, succCsr.start, succCsr.targets, predCsr.start);
   if (order.length < nodes.length) {
     const placed = new Set(order);
@@ -131,9 +134,22 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
     throw new InvalidModelError(`the graph has a cycle (it runs through ${stuck.join(', ')}…)`);
   }
   return {
-    graph, nodes, ids, indexOfId, producer, consumers, order, initializers, constants, inputs,
-    outputs: graph.output, nodeInputs,
-    succStart: succCsr.start, succ: succCsr.targets, predStart: predCsr.start, pred: predCsr.targets,
+    graph,
+    nodes,
+    ids,
+    indexOfId,
+    producer,
+    consumers,
+    order,
+    initializers,
+    constants,
+    inputs,
+    outputs: graph.output,
+    nodeInputs,
+    succStart: succCsr.start,
+    succ: succCsr.targets,
+    predStart: predCsr.start,
+    pred: predCsr.targets,
   };
 }
 
@@ -144,7 +160,7 @@ function topologicalOrder(count: number, succStart: Int32Array, succ: Int32Array
   const heap: number[] = [];
   const push = (v: number) => {
     heap.push(v);
-    for (let c = heap.length - 1; c > 0; ) {
+    for (let c = heap.length - 1; c > 0;) {
       const p = (c - 1) >> 1;
       if (heap[p] <= heap[c]) break;
       [heap[p], heap[c]] = [heap[c], heap[p]];
@@ -156,8 +172,9 @@ function topologicalOrder(count: number, succStart: Int32Array, succ: Int32Array
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let p = 0; ; ) {
-        const l = 2 * p + 1, r = l + 1;
+      for (let p = 0; ;) {
+        const l = 2 * p + 1,
+          r = l + 1;
         let m = p;
         if (l < heap.length && heap[l] < heap[m]) m = l;
         if (r < heap.length && heap[r] < heap[m]) m = r;

@@ -43,12 +43,12 @@ export function numberToFloat16(value: number): number {
     const half = 1 << (shift - 1);
     const rest = significand & ((1 << shift) - 1);
     let bits = significand >>> shift;
-    if (rest > half || (rest === half && (bits & 1))) bits++;
+    if (rest > half || (rest === half && bits & 1)) bits++;
     return sign | bits;
   }
   let bits = (e << 10) | (mantissa >>> 13);
   const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (bits & 1))) bits++; // may carry into the exponent, up to ∞: correct
+  if (rest > 0x1000 || (rest === 0x1000 && bits & 1)) bits++; // may carry into the exponent, up to ∞: correct
   return sign | bits;
 }
 
@@ -56,7 +56,7 @@ export function numberToFloat16(value: number): number {
 export function numberToBfloat16(value: number): number {
   f32[0] = value;
   const x = u32[0];
-  if ((x & 0x7f800000) === 0x7f800000 && (x & 0x7fffff)) return ((x >>> 16) & 0xffff) | 0x40;
+  if ((x & 0x7f800000) === 0x7f800000 && x & 0x7fffff) return ((x >>> 16) & 0xffff) | 0x40;
   const rounded = x + 0x7fff + ((x >>> 16) & 1);
   return (rounded >>> 16) & 0xffff;
 }

@@ -15,5 +15,12 @@ export { inferElementTypes, type TensorElementTypes } from './elementTypeInferen
 export { assignNodeIds } from './nodeIds.ts';
 export { constantNodeTensor } from './constantNode.ts';
 export { forEachGraph, forEachTensor, subgraphsOf } from './walk.ts';
-export { summarize, tensorSummary, type ModelSummary, type TensorSummary, type OpCount, type QuantizationState } from './modelSummary.ts';
+export {
+  summarize,
+  tensorSummary,
+  type ModelSummary,
+  type TensorSummary,
+  type OpCount,
+  type QuantizationState,
+} from './modelSummary.ts';
 export { openModel, type OpenedModel } from './openModel.ts';

@@ -56,7 +56,15 @@ export interface ModelSummary {
 }
 
 /** Domains onnxruntime runs without custom-op libraries. */
-const RUNTIME_DOMAINS = new Set(['', 'ai.onnx', 'ai.onnx.ml', 'com.microsoft', 'com.microsoft.nchwc', 'ai.onnx.preview.training', 'ai.onnx.training']);
+const RUNTIME_DOMAINS = new Set([
+  '',
+  'ai.onnx',
+  'ai.onnx.ml',
+  'com.microsoft',
+  'com.microsoft.nchwc',
+  'ai.onnx.preview.training',
+  'ai.onnx.training',
+]);
 const QDQ_OPS = new Set(['QuantizeLinear', 'DequantizeLinear']);
 const QOPERATOR_OPS = /^(QLinear\w+|ConvInteger|MatMulInteger|QGemm|QAttention|QEmbedLayerNormalization)$/;
 const DYNAMIC_OPS = new Set(['DynamicQuantizeLinear', 'DynamicQuantizeMatMul', 'MatMulIntegerToFloat']);
@@ -64,9 +72,14 @@ const DYNAMIC_OPS = new Set(['DynamicQuantizeLinear', 'DynamicQuantizeMatMul', '
 function shapeOf(type: TypeProto | undefined): (number | string)[] | null {
   const shape = type?.tensor_type?.shape;
   if (!shape) return null;
-  return shape.dim.map((d) => (d.dim_value !== undefined && d.dim_value !== null && (d.dim_value > 0 || !d.dim_param) && Object.prototype.hasOwnProperty.call(d, 'dim_value')
-    ? Number(d.dim_value)
-    : d.dim_param || '?'));
+  return shape.dim.map((d) =>
+    d.dim_value !== undefined &&
+    d.dim_value !== null &&
+    (d.dim_value > 0 || !d.dim_param) &&
+    Object.prototype.hasOwnProperty.call(d, 'dim_value')
+      ? Number(d.dim_value)
+      : d.dim_param || '?',
+  );
 }
 
 const METADATA_VALUE_LIMIT = 2000;
@@ -85,7 +98,11 @@ export function tensorSummary(v: ValueInfoProto): TensorSummary {
 }
 
 /** The summary of a decoded model and its index. */
-export function summarize(model: ModelProto, index: GraphIndex, file: { name?: string; byteLength?: number } = {}): ModelSummary {
+export function summarize(
+  model: ModelProto,
+  index: GraphIndex,
+  file: { name?: string; byteLength?: number } = {},
+): ModelSummary {
   const graph = index.graph;
   const opCounts = new Map<string, OpCount>();
   let subgraphNodeCount = 0;
@@ -119,29 +136,46 @@ export function summarize(model: ModelProto, index: GraphIndex, file: { name?: s
   const inputs = index.inputs.map(tensorSummary);
   if (inputs.some((i) => i.elemType === 'float16')) float16 = true;
 
-  const quantOps = ops.filter((o) => QDQ_OPS.has(o.opType) || QOPERATOR_OPS.test(o.opType) || DYNAMIC_OPS.has(o.opType));
-  const kinds = new Set(quantOps.map((o) => (QDQ_OPS.has(o.opType) ? 'qdq' : DYNAMIC_OPS.has(o.opType) ? 'dynamic' : 'qoperator')));
-  const state: QuantizationState = kinds.size === 0 ? 'float' : kinds.size > 1 ? 'mixed' : ([...kinds][0] as QuantizationState);
+  const quantOps = ops.filter(
+    (o) => QDQ_OPS.has(o.opType) || QOPERATOR_OPS.test(o.opType) || DYNAMIC_OPS.has(o.opType),
+  );
+  const kinds = new Set(
+    quantOps.map((o) => (QDQ_OPS.has(o.opType) ? 'qdq' : DYNAMIC_OPS.has(o.opType) ? 'dynamic' : 'qoperator')),
+  );
+  const state: QuantizationState =
+    kinds.size === 0 ? 'float' : kinds.size > 1 ? 'mixed' : ([...kinds][0] as QuantizationState);
   const customOps = ops.filter((o) => !RUNTIME_DOMAINS.has(o.domain));
 
   const notes: string[] = [];
   if (state !== 'float') {
-    notes.push(`Already quantized (${quantOps.map((o) => o.opType).join(', ')}): the quantizer takes float models only.`);
+    notes.push(
+      `Already quantized (${quantOps.map((o) => o.opType).join(', ')}): the quantizer takes float models only.`,
+    );
   }
-  if (float16) notes.push('Computes in float16: calibrated in float32 and quantized as the Ryzen AI guide does FP16 models (QuantizeFP16; parts left float stay float16).');
+  if (float16)
+    notes.push(
+      'Computes in float16: calibrated in float32 and quantized as the Ryzen AI guide does FP16 models (QuantizeFP16; parts left float stay float16).',
+    );
   if (customOps.length > 0) {
     const list = customOps.map((o) => `${o.domain}.${o.opType}`).join(', ');
-    notes.push(`Uses ops of custom domains (${list}): onnxruntime cannot run it without their library, so calibration and evaluation cannot run.`);
+    notes.push(
+      `Uses ops of custom domains (${list}): onnxruntime cannot run it without their library, so calibration and evaluation cannot run.`,
+    );
   }
   if (inputs.some((i) => i.shape?.some((d) => typeof d === 'string'))) {
-    notes.push('Has symbolic input dimensions: calibration takes concrete sizes from the data or the preprocessing settings.');
+    notes.push(
+      'Has symbolic input dimensions: calibration takes concrete sizes from the data or the preprocessing settings.',
+    );
   }
 
   return {
     fileName: file.name ?? '',
     byteLength: file.byteLength ?? 0,
     irVersion: Number(model.ir_version ?? 0),
-    opsets: model.opset_import.map((o) => ({ domain: isDefaultDomain(o.domain) ? '' : o.domain!, version: Number(o.version ?? 0) })),
+    opsets: model.opset_import.map((o) => ({
+      domain: isDefaultDomain(o.domain) ? '' : o.domain!,
+      version: Number(o.version ?? 0),
+    })),
     producer: [model.producer_name, model.producer_version].filter((s) => s).join(' '),
     graphName: graph.name ?? '',
     metadata: metadataOf(model),

@@ -30,21 +30,32 @@ export type OutputTypeRule = (node: NodeProto, k: number, ctx: OutputTypeContext
 
 const T = DataType;
 
-const sameAs = (input: number): OutputTypeRule => (_node, _k, ctx) => ctx.input(input);
-const fixed = (type: number): OutputTypeRule => () => type;
+const sameAs =
+  (input: number): OutputTypeRule =>
+  (_node, _k, ctx) =>
+    ctx.input(input);
+const fixed =
+  (type: number): OutputTypeRule =>
+  () =>
+    type;
 /** Output 0 like input 0; the other outputs by the given rule. */
-const firstLikeInput = (rest: OutputTypeRule): OutputTypeRule => (node, k, ctx) => (k === 0 ? ctx.input(0) : rest(node, k, ctx));
+const firstLikeInput =
+  (rest: OutputTypeRule): OutputTypeRule =>
+  (node, k, ctx) =>
+    k === 0 ? ctx.input(0) : rest(node, k, ctx);
 
 function attribute(node: NodeProto, name: string) {
   return node.attribute.find((a) => a.name === name);
 }
 
 /** An INT attribute holding a data type code (Cast's `to`, RandomNormal's `dtype`), or the fallback. */
-const typeAttribute = (name: string, fallback: OutputTypeRule): OutputTypeRule => (node, k, ctx) => {
-  const a = attribute(node, name);
-  const code = a?.i !== undefined && a.i !== null ? Number(a.i) : 0;
-  return code > 0 ? code : fallback(node, k, ctx);
-};
+const typeAttribute =
+  (name: string, fallback: OutputTypeRule): OutputTypeRule =>
+  (node, k, ctx) => {
+    const a = attribute(node, name);
+    const code = a?.i !== undefined && a.i !== null ? Number(a.i) : 0;
+    return code > 0 ? code : fallback(node, k, ctx);
+  };
 
 const unknown: OutputTypeRule = () => undefined;
 
@@ -64,11 +75,19 @@ const castTo: OutputTypeRule = (node) => {
 const constantType: OutputTypeRule = (node) => {
   for (const a of node.attribute) {
     switch (a.name) {
-      case 'value': return a.t?.data_type;
-      case 'sparse_value': return a.sparse_tensor?.values?.data_type;
-      case 'value_float': case 'value_floats': return T.FLOAT;
-      case 'value_int': case 'value_ints': return T.INT64;
-      case 'value_string': case 'value_strings': return T.STRING;
+      case 'value':
+        return a.t?.data_type;
+      case 'sparse_value':
+        return a.sparse_tensor?.values?.data_type;
+      case 'value_float':
+      case 'value_floats':
+        return T.FLOAT;
+      case 'value_int':
+      case 'value_ints':
+        return T.INT64;
+      case 'value_string':
+      case 'value_strings':
+        return T.STRING;
     }
   }
   return constantNodeTensor(node)?.data_type;
@@ -78,36 +97,155 @@ const constantType: OutputTypeRule = (node) => {
  * If, Loop and Scan: the output's type is the type of the matching output of the subgraph, whose
  * inputs are typed from the node's (`bodyInputs`) where they do not state their own.
  */
-const subgraphOutput = (
-  attrs: string[],
-  offset: number,
-  bodyInputs: (node: NodeProto, ctx: OutputTypeContext) => (number | undefined)[] = () => [],
-): OutputTypeRule => (node, k, ctx) => {
-  for (const name of attrs) {
-    const g = attribute(node, name)?.g;
-    const t = g ? ctx.subgraphOutputs(g, bodyInputs(node, ctx))[k + offset] : undefined;
-    if (t !== undefined) return t;
-  }
-  return undefined;
-};
-const inputTypes = (node: NodeProto, ctx: OutputTypeContext, from: number) => node.input.slice(from).map((_, j) => ctx.input(from + j));
+const subgraphOutput =
+  (
+    attrs: string[],
+    offset: number,
+    bodyInputs: (node: NodeProto, ctx: OutputTypeContext) => (number | undefined)[] = () => [],
+  ): OutputTypeRule =>
+  (node, k, ctx) => {
+    for (const name of attrs) {
+      const g = attribute(node, name)?.g;
+      const t = g ? ctx.subgraphOutputs(g, bodyInputs(node, ctx))[k + offset] : undefined;
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  };
+const inputTypes = (node: NodeProto, ctx: OutputTypeContext, from: number) =>
+  node.input.slice(from).map((_, j) => ctx.input(from + j));
 
 /** Ops whose every output has the element type of input 0 (the schema's `T` in, `T` out). */
 const LIKE_FIRST_INPUT = [
-  'Abs', 'Acos', 'Acosh', 'Add', 'AffineGrid', 'Asin', 'Asinh', 'Atan', 'Atanh', 'AveragePool', 'BitShift', 'BitwiseAnd',
-  'BitwiseNot', 'BitwiseOr', 'BitwiseXor', 'Ceil', 'Celu', 'CenterCropPad', 'Clip', 'Col2Im', 'Compress', 'Concat',
-  'Conv', 'ConvTranspose', 'Cos', 'Cosh', 'Crop', 'CumSum', 'DeformConv', 'DepthToSpace', 'Det', 'DFT', 'Div', 'Einsum',
-  'Elu', 'Erf', 'Exp', 'Expand', 'Flatten', 'Floor', 'Gather', 'GatherElements', 'GatherND', 'Gelu', 'Gemm',
-  'GlobalAveragePool', 'GlobalLpPool', 'GlobalMaxPool', 'GridSample', 'GroupNormalization', 'GRU', 'Hardmax',
-  'HardSigmoid', 'HardSwish', 'Identity', 'ImageScaler', 'InstanceNormalization', 'LeakyRelu', 'Log', 'LogSoftmax',
-  'LpNormalization', 'LpPool', 'LRN', 'LSTM', 'MatMul', 'Max', 'MaxRoiPool', 'MaxUnpool', 'Mean',
-  'MeanVarianceNormalization', 'Min', 'Mish', 'Mod', 'Mul', 'Neg', 'NegativeLogLikelihoodLoss', 'Pad', 'Pow', 'PRelu',
-  'Range', 'Reciprocal', 'ReduceL1', 'ReduceL2', 'ReduceLogSum', 'ReduceLogSumExp', 'ReduceMax', 'ReduceMean',
-  'ReduceMin', 'ReduceProd', 'ReduceSum', 'ReduceSumSquare', 'Relu', 'Reshape', 'Resize', 'ReverseSequence',
-  'RMSNormalization', 'RNN', 'RoiAlign', 'RotaryEmbedding', 'Round', 'Scatter', 'ScatterElements', 'ScatterND',
-  'Selu', 'Shrink', 'Sigmoid', 'Sign', 'Sin', 'Sinh', 'Slice', 'Softmax', 'SoftmaxCrossEntropyLoss', 'Softplus',
-  'Softsign', 'SpaceToDepth', 'Split', 'Sqrt', 'Squeeze', 'STFT', 'Sub', 'Sum', 'Swish', 'Tan', 'Tanh',
-  'ThresholdedRelu', 'Tile', 'Transpose', 'Trilu', 'Unsqueeze', 'Upsample',
+  'Abs',
+  'Acos',
+  'Acosh',
+  'Add',
+  'AffineGrid',
+  'Asin',
+  'Asinh',
+  'Atan',
+  'Atanh',
+  'AveragePool',
+  'BitShift',
+  'BitwiseAnd',
+  'BitwiseNot',
+  'BitwiseOr',
+  'BitwiseXor',
+  'Ceil',
+  'Celu',
+  'CenterCropPad',
+  'Clip',
+  'Col2Im',
+  'Compress',
+  'Concat',
+  'Conv',
+  'ConvTranspose',
+  'Cos',
+  'Cosh',
+  'Crop',
+  'CumSum',
+  'DeformConv',
+  'DepthToSpace',
+  'Det',
+  'DFT',
+  'Div',
+  'Einsum',
+  'Elu',
+  'Erf',
+  'Exp',
+  'Expand',
+  'Flatten',
+  'Floor',
+  'Gather',
+  'GatherElements',
+  'GatherND',
+  'Gelu',
+  'Gemm',
+  'GlobalAveragePool',
+  'GlobalLpPool',
+  'GlobalMaxPool',
+  'GridSample',
+  'GroupNormalization',
+  'GRU',
+  'Hardmax',
+  'HardSigmoid',
+  'HardSwish',
+  'Identity',
+  'ImageScaler',
+  'InstanceNormalization',
+  'LeakyRelu',
+  'Log',
+  'LogSoftmax',
+  'LpNormalization',
+  'LpPool',
+  'LRN',
+  'LSTM',
+  'MatMul',
+  'Max',
+  'MaxRoiPool',
+  'MaxUnpool',
+  'Mean',
+  'MeanVarianceNormalization',
+  'Min',
+  'Mish',
+  'Mod',
+  'Mul',
+  'Neg',
+  'NegativeLogLikelihoodLoss',
+  'Pad',
+  'Pow',
+  'PRelu',
+  'Range',
+  'Reciprocal',
+  'ReduceL1',
+  'ReduceL2',
+  'ReduceLogSum',
+  'ReduceLogSumExp',
+  'ReduceMax',
+  'ReduceMean',
+  'ReduceMin',
+  'ReduceProd',
+  'ReduceSum',
+  'ReduceSumSquare',
+  'Relu',
+  'Reshape',
+  'Resize',
+  'ReverseSequence',
+  'RMSNormalization',
+  'RNN',
+  'RoiAlign',
+  'RotaryEmbedding',
+  'Round',
+  'Scatter',
+  'ScatterElements',
+  'ScatterND',
+  'Selu',
+  'Shrink',
+  'Sigmoid',
+  'Sign',
+  'Sin',
+  'Sinh',
+  'Slice',
+  'Softmax',
+  'SoftmaxCrossEntropyLoss',
+  'Softplus',
+  'Softsign',
+  'SpaceToDepth',
+  'Split',
+  'Sqrt',
+  'Squeeze',
+  'STFT',
+  'Sub',
+  'Sum',
+  'Swish',
+  'Tan',
+  'Tanh',
+  'ThresholdedRelu',
+  'Tile',
+  'Transpose',
+  'Trilu',
+  'Unsqueeze',
+  'Upsample',
 ];
 
 /** Ops whose outputs are int64 whatever they read (shapes, sizes, indices). */
@@ -115,7 +253,19 @@ const INT64_OUTPUTS = ['ArgMax', 'ArgMin', 'NonMaxSuppression', 'NonZero', 'Sequ
 
 /** Ops whose outputs are bool: comparisons, logic, and value tests. */
 const BOOL_OUTPUTS = [
-  'And', 'Equal', 'Greater', 'GreaterOrEqual', 'IsInf', 'IsNaN', 'Less', 'LessOrEqual', 'Not', 'OptionalHasElement', 'Or', 'RegexFullMatch', 'Xor',
+  'And',
+  'Equal',
+  'Greater',
+  'GreaterOrEqual',
+  'IsInf',
+  'IsNaN',
+  'Less',
+  'LessOrEqual',
+  'Not',
+  'OptionalHasElement',
+  'Or',
+  'RegexFullMatch',
+  'Xor',
 ];
 
 const RULES: Readonly<Record<string, OutputTypeRule>> = {
@@ -179,7 +329,10 @@ const RULES: Readonly<Record<string, OutputTypeRule>> = {
 };
 
 /** ONNX Runtime's contrib Q/DQ (what the quantizer writes for 16-bit types below opset 21) follow ai.onnx's rules. */
-const MS_RULES: Readonly<Record<string, OutputTypeRule>> = { QuantizeLinear: RULES.QuantizeLinear, DequantizeLinear: RULES.DequantizeLinear };
+const MS_RULES: Readonly<Record<string, OutputTypeRule>> = {
+  QuantizeLinear: RULES.QuantizeLinear,
+  DequantizeLinear: RULES.DequantizeLinear,
+};
 
 /** The rule of an op; unknown ops and other domains get a rule that always answers undefined. */
 export function outputTypeRule(opType: string, domain?: string): OutputTypeRule {

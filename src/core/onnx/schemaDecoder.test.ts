@@ -15,7 +15,10 @@ import { seededRandom } from '../seededRandom.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../../shared/fixtures/models');
 const fixtureFiles = [
-  ...fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.onnx')).map((f) => path.join(FIXTURES, f)),
+  ...fs
+    .readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.onnx'))
+    .map((f) => path.join(FIXTURES, f)),
   ...fs.readdirSync(path.join(FIXTURES, 'negative')).map((f) => path.join(FIXTURES, 'negative', f)),
 ];
 
@@ -23,7 +26,8 @@ const fixtureFiles = [
 function difference(a: unknown, b: unknown, at = '$'): string | null {
   if (a instanceof Uint8Array || b instanceof Uint8Array) {
     if (!(a instanceof Uint8Array && b instanceof Uint8Array)) return `${at}: bytes against ${typeof b}`;
-    if (a.buffer !== b.buffer || a.byteOffset !== b.byteOffset || a.byteLength !== b.byteLength) return `${at}: not the same view of the input`;
+    if (a.buffer !== b.buffer || a.byteOffset !== b.byteOffset || a.byteLength !== b.byteLength)
+      return `${at}: not the same view of the input`;
     return null;
   }
   if (Array.isArray(a) || Array.isArray(b)) {
@@ -37,10 +41,13 @@ function difference(a: unknown, b: unknown, at = '$'): string | null {
   }
   if (a !== null && typeof a === 'object') {
     if (b === null || typeof b !== 'object') return `${at}: object against ${String(b)}`;
-    const ka = Object.keys(a), kb = Object.keys(b);
+    const ka = Object.keys(a),
+      kb = Object.keys(b);
     if (ka.join() !== kb.join()) return `${at}: own fields [${ka}] against [${kb}]`;
     // Every field of the type, own or a prototype default, and the oneof accessors.
-    const names = Object.getOwnPropertyNames(Object.getPrototypeOf(b)).filter((n) => n !== 'constructor' && n !== '$type');
+    const names = Object.getOwnPropertyNames(Object.getPrototypeOf(b)).filter(
+      (n) => n !== 'constructor' && n !== '$type',
+    );
     for (const name of names) {
       const d = difference((a as Record<string, unknown>)[name], (b as Record<string, unknown>)[name], `${at}.${name}`);
       if (d) return d;
@@ -88,7 +95,11 @@ describe('decodeMessage (the schema-driven decoder)', () => {
       expectSame('onnx.ModelProto', fs.readFileSync(model.modelPath), model.name);
       for (const set of fs.readdirSync(model.dir).filter((d) => d.startsWith('test_data_set_'))) {
         for (const file of fs.readdirSync(path.join(model.dir, set))) {
-          expectSame('onnx.TensorProto', fs.readFileSync(path.join(model.dir, set, file)), `${model.name}/${set}/${file}`);
+          expectSame(
+            'onnx.TensorProto',
+            fs.readFileSync(path.join(model.dir, set, file)),
+            `${model.name}/${set}/${file}`,
+          );
           tensors++;
         }
       }
@@ -98,8 +109,12 @@ describe('decodeMessage (the schema-driven decoder)', () => {
 
   it('fails as protobufjs does on files cut short or damaged anywhere', () => {
     const random = seededRandom(16);
-    const small = ['mnist.onnx', 'super-resolution-10.onnx', 'yunet-n-dynamic.onnx'].map((f) => fs.readFileSync(path.join(FIXTURES, f)));
-    const corpus = corpusModels().filter((_, i) => i % 50 === 0).map((m) => fs.readFileSync(m.modelPath));
+    const small = ['mnist.onnx', 'super-resolution-10.onnx', 'yunet-n-dynamic.onnx'].map((f) =>
+      fs.readFileSync(path.join(FIXTURES, f)),
+    );
+    const corpus = corpusModels()
+      .filter((_, i) => i % 50 === 0)
+      .map((m) => fs.readFileSync(m.modelPath));
     for (const [k, bytes] of [...small, ...corpus].entries()) {
       for (let trial = 0; trial < 60; trial++) {
         const at = Math.floor(random() * bytes.length);
@@ -118,15 +133,33 @@ describe('decodeMessage (the schema-driven decoder)', () => {
       opset_import: [{ domain: '', version: 17 }],
       graph: {
         name: 'g',
-        node: [{ op_type: 'Slice', input: ['x'], output: ['y'], attribute: [{ name: 'ends', type: 7, ints: [2 ** 63 - 1, -(2 ** 63), -1, 0, 2 ** 53] }, { name: 'f', type: 1, f: -0.5 }] }],
-        input: [{ name: 'x', type: { tensor_type: { elem_type: 1, shape: { dim: [{ dim_param: 'N' }, { dim_value: 3 }] } } } }],
+        node: [
+          {
+            op_type: 'Slice',
+            input: ['x'],
+            output: ['y'],
+            attribute: [
+              { name: 'ends', type: 7, ints: [2 ** 63 - 1, -(2 ** 63), -1, 0, 2 ** 53] },
+              { name: 'f', type: 1, f: -0.5 },
+            ],
+          },
+        ],
+        input: [
+          {
+            name: 'x',
+            type: { tensor_type: { elem_type: 1, shape: { dim: [{ dim_param: 'N' }, { dim_value: 3 }] } } },
+          },
+        ],
         initializer: [{ name: 'w', data_type: 1, dims: [2], float_data: [1.5, -2], double_data: [], int64_data: [-7] }],
       },
     } as unknown as Parameters<typeof encode>[0];
     const bytes = encode(model);
     expectSame('onnx.ModelProto', bytes, 'written');
     // An unknown field (number 99, each wire type) and the graph field written twice (a reader merges them).
-    const extra = Uint8Array.from([0x98, 0x06, 0x96, 0x01, 0x9a, 0x06, 5, 1, 2, 3, 4, 5, 0x9d, 0x06, 1, 2, 3, 4, 0x99, 0x06, 1, 2, 3, 4, 5, 6, 7, 8, 0x3a, 3, 0x12, 1, 0x68]);
+    const extra = Uint8Array.from([
+      0x98, 0x06, 0x96, 0x01, 0x9a, 0x06, 5, 1, 2, 3, 4, 5, 0x9d, 0x06, 1, 2, 3, 4, 0x99, 0x06, 1, 2, 3, 4, 5, 6, 7, 8,
+      0x3a, 3, 0x12, 1, 0x68,
+    ]);
     const joined = new Uint8Array(bytes.length + extra.length);
     joined.set(bytes);
     joined.set(extra, bytes.length);

@@ -51,10 +51,22 @@ interface SchemaNamespace {
 }
 
 const WIRE_TYPES: Record<Exclude<Scalar, 'enum'>, number> = {
-  string: 2, bytes: 2, int32: 0, int64: 0, uint64: 0, float: 5, double: 1,
+  string: 2,
+  bytes: 2,
+  int32: 0,
+  int64: 0,
+  uint64: 0,
+  float: 5,
+  double: 1,
 };
 const DEFAULTS: Record<Exclude<Scalar, 'enum'>, unknown> = {
-  string: '', bytes: Object.freeze([]), int32: 0, int64: 0, uint64: 0, float: 0, double: 0,
+  string: '',
+  bytes: Object.freeze([]),
+  int32: 0,
+  int64: 0,
+  uint64: 0,
+  float: 0,
+  double: 0,
 };
 const EMPTY_ARRAY = Object.freeze([]);
 
@@ -98,7 +110,8 @@ function compile(root: SchemaNamespace): Map<string, MessageReader> {
       Object.defineProperty(prototype, oneofName, {
         get(this: Record<string, unknown>) {
           const keys = Object.keys(this);
-          for (let i = keys.length - 1; i > -1; --i) if (oneof.includes(keys[i]) && this[keys[i]] !== undefined && this[keys[i]] !== null) return keys[i];
+          for (let i = keys.length - 1; i > -1; --i)
+            if (oneof.includes(keys[i]) && this[keys[i]] !== undefined && this[keys[i]] !== null) return keys[i];
           return undefined;
         },
         set(this: Record<string, unknown>, value: string) {
@@ -187,7 +200,13 @@ function readPacked(r: WireReader, scalar: Scalar, array: number[]): void {
 const PACKABLE = new Set<Scalar>(['int32', 'int64', 'uint64', 'float', 'double', 'enum']);
 
 /** Reads one message: to the end of the input, or `length` bytes; merged into `into` when given. */
-function readMessage(r: WireReader, type: MessageReader, length: number | undefined, depth: number, into?: Record<string, unknown>): Record<string, unknown> {
+function readMessage(
+  r: WireReader,
+  type: MessageReader,
+  length: number | undefined,
+  depth: number,
+  into?: Record<string, unknown>,
+): Record<string, unknown> {
   if (depth > RECURSION_LIMIT) throw new Error('max depth exceeded');
   let end: number;
   let outer = 0;
@@ -220,12 +239,16 @@ function readMessage(r: WireReader, type: MessageReader, length: number | undefi
           continue;
         }
         if (wireType === field.wireType) {
-          (m[name] as unknown[]).push(scalar === null ? readMessage(r, field.message!, r.size(), depth + 1) : readScalar(r, scalar));
+          (m[name] as unknown[]).push(
+            scalar === null ? readMessage(r, field.message!, r.size(), depth + 1) : readScalar(r, scalar),
+          );
           continue;
         }
       } else if (wireType === field.wireType) {
         if (scalar === null) {
-          const existing = Object.prototype.hasOwnProperty.call(m, name) ? (m[name] as Record<string, unknown> | null) : null;
+          const existing = Object.prototype.hasOwnProperty.call(m, name)
+            ? (m[name] as Record<string, unknown> | null)
+            : null;
           m[name] = readMessage(r, field.message!, r.size(), depth + 1, existing ?? undefined);
         } else if (scalar === 'enum') {
           const value = r.int32();

@@ -44,7 +44,8 @@ describe('tensor codecs', () => {
       expect(Array.from(readTensor(t) as ArrayLike<number>)).toEqual(Array.from(expected as ArrayLike<number>));
     });
     it(`${name}: makeTensor → readTensor gives the elements back`, () => {
-      const Ctor = (expected as unknown as { constructor: new (a: ArrayLike<number | bigint>) => Uint8Array }).constructor;
+      const Ctor = (expected as unknown as { constructor: new (a: ArrayLike<number | bigint>) => Uint8Array })
+        .constructor;
       const t = makeTensor('w', dataType, [3], new Ctor(expected) as unknown as Uint8Array);
       expect(Array.from(readTensor(t) as ArrayLike<number>)).toEqual(Array.from(expected as ArrayLike<number>));
     });
@@ -72,9 +73,26 @@ describe('tensor codecs', () => {
 
   it('an attribute holding INT64_MAX survives encode(decode())', () => {
     const slice = makeNode('Slice', ['x'], ['y'], 's', [
-      { name: 'ends', type: 7, ints: [2 ** 63], floats: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] },
+      {
+        name: 'ends',
+        type: 7,
+        ints: [2 ** 63],
+        floats: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      },
     ]);
-    const model = makeModel(makeGraph({ node: [slice], input: [makeValueInfo('x', DataType.FLOAT, [4])], output: [makeValueInfo('y', DataType.FLOAT)] }), { '': 9 });
+    const model = makeModel(
+      makeGraph({
+        node: [slice],
+        input: [makeValueInfo('x', DataType.FLOAT, [4])],
+        output: [makeValueInfo('y', DataType.FLOAT)],
+      }),
+      { '': 9 },
+    );
     const bytes = encode(model);
     // INT64_MAX as a varint: 0xff ×8 then 0x7f.
     expect(Buffer.from(bytes).includes(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]))).toBe(true);

@@ -22,24 +22,45 @@ export type TensorArray =
   | BigInt64Array
   | BigUint64Array;
 
-type ArrayCtor = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): TensorArray; BYTES_PER_ELEMENT: number };
+type ArrayCtor = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): TensorArray;
+  BYTES_PER_ELEMENT: number;
+};
 
 /** The typed array that holds one element per entry of each byte-sized type. */
 function arrayTypeOf(dataType: number): ArrayCtor | undefined {
   switch (dataType) {
-    case DataType.FLOAT: return Float32Array;
-    case DataType.DOUBLE: return Float64Array;
-    case DataType.INT8: return Int8Array;
-    case DataType.UINT8: case DataType.BOOL: return Uint8Array;
-    case DataType.INT16: return Int16Array;
-    case DataType.UINT16: case DataType.FLOAT16: case DataType.BFLOAT16: return Uint16Array;
-    case DataType.INT32: return Int32Array;
-    case DataType.UINT32: return Uint32Array;
-    case DataType.INT64: return BigInt64Array;
-    case DataType.UINT64: return BigUint64Array;
-    case DataType.FLOAT8E4M3FN: case DataType.FLOAT8E4M3FNUZ: case DataType.FLOAT8E5M2:
-    case DataType.FLOAT8E5M2FNUZ: case DataType.FLOAT8E8M0: return Uint8Array;
-    default: return undefined;
+    case DataType.FLOAT:
+      return Float32Array;
+    case DataType.DOUBLE:
+      return Float64Array;
+    case DataType.INT8:
+      return Int8Array;
+    case DataType.UINT8:
+    case DataType.BOOL:
+      return Uint8Array;
+    case DataType.INT16:
+      return Int16Array;
+    case DataType.UINT16:
+    case DataType.FLOAT16:
+    case DataType.BFLOAT16:
+      return Uint16Array;
+    case DataType.INT32:
+      return Int32Array;
+    case DataType.UINT32:
+      return Uint32Array;
+    case DataType.INT64:
+      return BigInt64Array;
+    case DataType.UINT64:
+      return BigUint64Array;
+    case DataType.FLOAT8E4M3FN:
+    case DataType.FLOAT8E4M3FNUZ:
+    case DataType.FLOAT8E5M2:
+    case DataType.FLOAT8E5M2FNUZ:
+    case DataType.FLOAT8E8M0:
+      return Uint8Array;
+    default:
+      return undefined;
   }
 }
 
@@ -63,14 +84,17 @@ export function readTensor(t: TensorProto): TensorArray {
   const bytes = rawBytes(t);
   const info = elementType(dataType);
   if (!info || info.field === 'string_data') {
-    throw new InvalidModelError(`tensor "${t.name ?? ''}" has element type ${elementTypeName(dataType)}, which holds no numbers`);
+    throw new InvalidModelError(
+      `tensor "${t.name ?? ''}" has element type ${elementTypeName(dataType)}, which holds no numbers`,
+    );
   }
   if (bytes.byteLength !== rawByteLength(dataType, count)) {
     throw new InvalidModelError(
       `tensor "${t.name ?? ''}": ${bytes.byteLength} bytes of data for ${count} ${info.name} elements (expected ${rawByteLength(dataType, count)})`,
     );
   }
-  if (info.bits < 8) return unpackSubByte(bytes, count, info.bits, !info.name.startsWith('u') && info.name.startsWith('int'));
+  if (info.bits < 8)
+    return unpackSubByte(bytes, count, info.bits, !info.name.startsWith('u') && info.name.startsWith('int'));
   const Ctor = arrayTypeOf(dataType);
   if (!Ctor) throw new InvalidModelError(`tensor "${t.name ?? ''}": element type ${info.name} cannot be read`);
   if (bytes.byteOffset % Ctor.BYTES_PER_ELEMENT === 0) return new Ctor(bytes.buffer, bytes.byteOffset, count);
@@ -109,9 +133,14 @@ export function readTensorAsFloat32(t: TensorProto): Float32Array {
   const out = new Float32Array(data.length);
   const dataType = t.data_type ?? 0;
   if (dataType === DataType.FLOAT16) for (let i = 0; i < data.length; i++) out[i] = float16ToNumber(Number(data[i]));
-  else if (dataType === DataType.BFLOAT16) for (let i = 0; i < data.length; i++) out[i] = bfloat16ToNumber(Number(data[i]));
-  else if (!elementType(dataType)?.isFloat || dataType === DataType.DOUBLE) for (let i = 0; i < data.length; i++) out[i] = Number(data[i]);
-  else throw new InvalidModelError(`tensor "${t.name ?? ''}": ${elementTypeName(dataType)} values cannot be read as float32`);
+  else if (dataType === DataType.BFLOAT16)
+    for (let i = 0; i < data.length; i++) out[i] = bfloat16ToNumber(Number(data[i]));
+  else if (!elementType(dataType)?.isFloat || dataType === DataType.DOUBLE)
+    for (let i = 0; i < data.length; i++) out[i] = Number(data[i]);
+  else
+    throw new InvalidModelError(
+      `tensor "${t.name ?? ''}": ${elementTypeName(dataType)} values cannot be read as float32`,
+    );
   return out;
 }
 
@@ -121,12 +150,15 @@ export function readTensorAsFloat32(t: TensorProto): Float32Array {
  */
 export function makeTensor(name: string, dataType: number, dims: readonly number[], data: TensorArray): TensorProto {
   const info = elementType(dataType);
-  if (!info || info.bits === 0) throw new InvalidModelError(`cannot build a tensor of element type ${elementTypeName(dataType)}`);
+  if (!info || info.bits === 0)
+    throw new InvalidModelError(`cannot build a tensor of element type ${elementTypeName(dataType)}`);
   const count = elementCount(dims);
-  if (data.length !== count) throw new InvalidModelError(`tensor "${name}": ${data.length} values for shape [${dims.join(', ')}]`);
-  const raw = info.bits < 8
-    ? packSubByte(data as ArrayLike<number>, info.bits)
-    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (data.length !== count)
+    throw new InvalidModelError(`tensor "${name}": ${data.length} values for shape [${dims.join(', ')}]`);
+  const raw =
+    info.bits < 8
+      ? packSubByte(data as ArrayLike<number>, info.bits)
+      : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   return { ...emptyTensor(dims), name, data_type: dataType, raw_data: raw };
 }
 
@@ -171,7 +203,8 @@ export function moveTypedFieldsToRaw(t: TensorProto): void {
   const values = t[info.field] as number[] | undefined;
   const entries = values?.length ?? 0;
   // Complex types take two entries per element; sub-byte types hold one packed byte per entry.
-  const expected = info.bits < 8 ? Math.ceil((count * info.bits) / 8) : info.name.startsWith('complex') ? count * 2 : count;
+  const expected =
+    info.bits < 8 ? Math.ceil((count * info.bits) / 8) : info.name.startsWith('complex') ? count * 2 : count;
   if (entries !== expected) {
     if (entries === 0 && count === 0) return;
     throw new InvalidModelError(`${where}: ${entries} values in ${info.field} for ${count} ${info.name} elements`);
@@ -183,17 +216,31 @@ export function moveTypedFieldsToRaw(t: TensorProto): void {
 function typedValuesToBytes(values: number[], dataType: number, bits: number): Uint8Array {
   if (bits < 8) return Uint8Array.from(values, (v) => v & 0xff);
   switch (dataType) {
-    case DataType.FLOAT: case DataType.COMPLEX64: return new Uint8Array(Float32Array.from(values).buffer);
-    case DataType.DOUBLE: case DataType.COMPLEX128: return new Uint8Array(Float64Array.from(values).buffer);
-    case DataType.INT64: return new Uint8Array(BigInt64Array.from(values, (v) => BigInt.asIntN(64, saturatingBigInt(v, true))).buffer);
-    case DataType.UINT64: return new Uint8Array(BigUint64Array.from(values, (v) => saturatingBigInt(v, false)).buffer);
-    case DataType.UINT32: return new Uint8Array(Uint32Array.from(values).buffer);
-    case DataType.INT32: return new Uint8Array(Int32Array.from(values).buffer);
-    case DataType.INT16: return new Uint8Array(Int16Array.from(values).buffer);
+    case DataType.FLOAT:
+    case DataType.COMPLEX64:
+      return new Uint8Array(Float32Array.from(values).buffer);
+    case DataType.DOUBLE:
+    case DataType.COMPLEX128:
+      return new Uint8Array(Float64Array.from(values).buffer);
+    case DataType.INT64:
+      return new Uint8Array(BigInt64Array.from(values, (v) => BigInt.asIntN(64, saturatingBigInt(v, true))).buffer);
+    case DataType.UINT64:
+      return new Uint8Array(BigUint64Array.from(values, (v) => saturatingBigInt(v, false)).buffer);
+    case DataType.UINT32:
+      return new Uint8Array(Uint32Array.from(values).buffer);
+    case DataType.INT32:
+      return new Uint8Array(Int32Array.from(values).buffer);
+    case DataType.INT16:
+      return new Uint8Array(Int16Array.from(values).buffer);
     // float16/bfloat16 are stored as their uint16 bit patterns (onnx.proto, int32_data).
-    case DataType.UINT16: case DataType.FLOAT16: case DataType.BFLOAT16: return new Uint8Array(Uint16Array.from(values).buffer);
-    case DataType.INT8: return new Uint8Array(Int8Array.from(values).buffer);
-    default: return Uint8Array.from(values, (v) => v & 0xff); // uint8, bool, float8 formats
+    case DataType.UINT16:
+    case DataType.FLOAT16:
+    case DataType.BFLOAT16:
+      return new Uint8Array(Uint16Array.from(values).buffer);
+    case DataType.INT8:
+      return new Uint8Array(Int8Array.from(values).buffer);
+    default:
+      return Uint8Array.from(values, (v) => v & 0xff); // uint8, bool, float8 formats
   }
 }
 

@@ -27,4 +27,3 @@ export function tinyModel(): ModelProto {
     }),
   );
 }
-

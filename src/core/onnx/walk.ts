@@ -24,7 +24,10 @@ export function subgraphsOf(node: NodeProto): GraphProto[] {
 }
 
 /** Calls `fn` on every dense tensor of the model: initializers and tensor attributes, in every graph. */
-export function forEachTensor(model: ModelProto, fn: (t: TensorProto, where: 'initializer' | 'attribute') => void): void {
+export function forEachTensor(
+  model: ModelProto,
+  fn: (t: TensorProto, where: 'initializer' | 'attribute') => void,
+): void {
   if (!model.graph) return;
   forEachGraph(model.graph, (g) => {
     for (const t of g.initializer) fn(t, 'initializer');

@@ -179,7 +179,11 @@ export class WireReader {
     if (length <= 64) {
       const buf = this.buf;
       let ascii = true;
-      for (let i = start; i < end; i++) if (buf[i] >= 128) { ascii = false; break; }
+      for (let i = start; i < end; i++)
+        if (buf[i] >= 128) {
+          ascii = false;
+          break;
+        }
       if (ascii) return String.fromCharCode.apply(null, buf.subarray(start, end) as unknown as number[]);
     }
     return utf8.decode(this.buf.subarray(start, end));

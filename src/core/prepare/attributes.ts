@@ -6,7 +6,14 @@
  * of Slice-1) arrives as 2**63, which BigInt64Array would wrap to INT64_MIN. `toInt64` saturates instead.
  */
 import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/index.ts';
-import { AttributeType, DataType, constantNodeTensor, floatAttribute, intAttribute, makeTensor } from '../onnx/index.ts';
+import {
+  AttributeType,
+  DataType,
+  constantNodeTensor,
+  floatAttribute,
+  intAttribute,
+  makeTensor,
+} from '../onnx/index.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
@@ -61,7 +68,18 @@ export function stringOf(node: NodeProto, name: string): string | undefined {
 
 /** An attribute of `type` with every repeated field present (the shape decode gives). */
 function attribute(name: string, type: number, fields: Partial<AttributeProto>): AttributeProto {
-  return { name, type, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [], ...fields };
+  return {
+    name,
+    type,
+    floats: [],
+    ints: [],
+    strings: [],
+    tensors: [],
+    graphs: [],
+    sparse_tensors: [],
+    type_protos: [],
+    ...fields,
+  };
 }
 
 /** A STRING attribute. */

@@ -46,7 +46,10 @@ describe('constantsToInitializers', () => {
 
   it('reads value_floats and value_ints as 1-D float32 and int64 tensors (INT64_MAX, decoded as 2**63, saturates)', () => {
     const model = smallModel({
-      nodes: [constant('f', floatsAttribute('value_floats', [1, 2])), constant('i', intsAttribute('value_ints', [3, 2 ** 63]))],
+      nodes: [
+        constant('f', floatsAttribute('value_floats', [1, 2])),
+        constant('i', intsAttribute('value_ints', [3, 2 ** 63])),
+      ],
       inputs: [],
       outputs: [floatIO('z')],
       opset: 13,
@@ -60,8 +63,22 @@ describe('constantsToInitializers', () => {
   });
 
   it('leaves Constants in subgraphs, Constants that are graph outputs and non-dense Constants alone', () => {
-    const inner = makeGraph({ name: 'then', node: [constant('in', tensorAttr(f32('', [1], [1])))], input: [], output: [floatIO('in')] });
-    const sparse: AttributeProto = { ...intAttribute('sparse_value', 0), i: undefined, type: AttributeType.SPARSE_TENSOR, sparse_tensor: { values: f32('', [1], [1]), indices: makeTensor('', DataType.INT64, [1], BigInt64Array.of(0n)), dims: [2] } };
+    const inner = makeGraph({
+      name: 'then',
+      node: [constant('in', tensorAttr(f32('', [1], [1])))],
+      input: [],
+      output: [floatIO('in')],
+    });
+    const sparse: AttributeProto = {
+      ...intAttribute('sparse_value', 0),
+      i: undefined,
+      type: AttributeType.SPARSE_TENSOR,
+      sparse_tensor: {
+        values: f32('', [1], [1]),
+        indices: makeTensor('', DataType.INT64, [1], BigInt64Array.of(0n)),
+        dims: [2],
+      },
+    };
     const model = smallModel({
       nodes: [
         makeNode('If', ['c'], ['y'], '', [graphAttribute('then_branch', inner), graphAttribute('else_branch', inner)]),
@@ -78,7 +95,13 @@ describe('constantsToInitializers', () => {
   });
 
   it('lists the new initializers as graph inputs too when the IR version is below 4', async () => {
-    const model = smallModel({ nodes: [constant('k', tensorAttr(f32('', [2], [1, 2]))), makeNode('Add', ['x', 'k'], ['y'])], inputs: [floatIO('x', [2])], outputs: [floatIO('y', [2])], opset: 8, ir: 3 });
+    const model = smallModel({
+      nodes: [constant('k', tensorAttr(f32('', [2], [1, 2]))), makeNode('Add', ['x', 'k'], ['y'])],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y', [2])],
+      opset: 8,
+      ir: 3,
+    });
     const { model: out } = constantsToInitializers(model);
     expect(out.graph!.input.map((v) => v.name)).toEqual(['x', 'k']);
     expect(out.graph!.input[1].type?.tensor_type?.shape?.dim.map((d) => d.dim_value)).toEqual([2]);

@@ -37,10 +37,15 @@ export function constantsToInitializers(model: ModelProto): ConstantsResult {
 
   for (const node of graph.node) {
     const name = node.output[0] ?? '';
-    const tensor = node.op_type === 'Constant' && isDefaultDomain(node.domain) && node.output.length === 1 && name
-      && !outputs.has(name) && !taken.has(name)
-      ? constantValue(node)
-      : undefined;
+    const tensor =
+      node.op_type === 'Constant' &&
+      isDefaultDomain(node.domain) &&
+      node.output.length === 1 &&
+      name &&
+      !outputs.has(name) &&
+      !taken.has(name)
+        ? constantValue(node)
+        : undefined;
     if (!tensor) {
       nodes.push(node);
       origin.keep(node);

@@ -27,7 +27,12 @@ export interface ConvFold {
 }
 
 /** The model with every fold applied (the main graph only); the origin is recorded on `origin`. */
-export function applyConvFolds(model: ModelProto, origin: OriginRecorder, suffix: string, folds: readonly ConvFold[]): ModelProto {
+export function applyConvFolds(
+  model: ModelProto,
+  origin: OriginRecorder,
+  suffix: string,
+  folds: readonly ConvFold[],
+): ModelProto {
   const graph = model.graph!;
   const byConv = new Map(folds.map((f) => [f.conv, f]));
   const absorbed = new Set(folds.flatMap((f) => f.absorbed));
@@ -58,11 +63,18 @@ export function applyConvFolds(model: ModelProto, origin: OriginRecorder, suffix
   const kept = [...tables.initializers.values()].filter((t) => (tables.readers.get(t.name ?? '') ?? 0) > 0);
   return {
     ...model,
-    graph: { ...graph, node: nodes, initializer: kept, value_info: graph.value_info.filter((v) => !removedOutputs.has(v.name ?? '')) },
+    graph: {
+      ...graph,
+      node: nodes,
+      initializer: kept,
+      value_info: graph.value_info.filter((v) => !removedOutputs.has(v.name ?? '')),
+    },
   };
 }
 
-export function floatInitializer(t: TensorProto | undefined): { tensor: TensorProto; values: Float32Array } | undefined {
+export function floatInitializer(
+  t: TensorProto | undefined,
+): { tensor: TensorProto; values: Float32Array } | undefined {
   if (!t || t.data_type !== DataType.FLOAT) return undefined;
   return { tensor: t, values: readTensorAsFloat32(t) };
 }
@@ -96,8 +108,22 @@ export interface FoldTables {
  * A copy of `conv` reading `weight` and `bias` (stored under the old names where it was their only reader, else
  * under new names ending in `suffix`) and writing `output`.
  */
-export function foldedConv(conv: NodeProto, weight: TensorProto, bias: Float32Array, output: string, suffix: string, t: FoldTables): NodeProto {
-  const weightName = placeTensor(conv.input[1], weight, `${conv.input[1]}${suffix}`, t.readers, t.initializers, t.names);
+export function foldedConv(
+  conv: NodeProto,
+  weight: TensorProto,
+  bias: Float32Array,
+  output: string,
+  suffix: string,
+  t: FoldTables,
+): NodeProto {
+  const weightName = placeTensor(
+    conv.input[1],
+    weight,
+    `${conv.input[1]}${suffix}`,
+    t.readers,
+    t.initializers,
+    t.names,
+  );
   const biasName = placeTensor(
     conv.input[2] || '',
     makeTensor('', DataType.FLOAT, [bias.length], bias),

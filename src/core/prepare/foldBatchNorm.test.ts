@@ -13,7 +13,9 @@ const bnParams = () => [
   f32('var', [C], rand(C, 4, 0.1, 3)),
 ];
 const bn = (x: string, y = 'y', extra: string[] = []) =>
-  makeNode('BatchNormalization', [x, 'gamma', 'beta', 'mean', 'var'], [y, ...extra], 'bn', [floatAttribute('epsilon', 1e-3)]);
+  makeNode('BatchNormalization', [x, 'gamma', 'beta', 'mean', 'var'], [y, ...extra], 'bn', [
+    floatAttribute('epsilon', 1e-3),
+  ]);
 
 /** x (1×2×5×5) → Conv → BatchNormalization → y, optionally with a bias and groups. */
 function convBn(opts: { bias?: boolean; group?: number; op?: 'Conv' | 'ConvTranspose' } = {}): ModelProto {
@@ -21,7 +23,17 @@ function convBn(opts: { bias?: boolean; group?: number; op?: 'Conv' | 'ConvTrans
   const op = opts.op ?? 'Conv';
   const inC = 2;
   const wDims = op === 'Conv' ? [C, inC / group, 3, 3] : [inC, C / group, 3, 3];
-  const inits = [f32('w', wDims, rand(wDims.reduce((a, b) => a * b, 1), 9)), ...bnParams()];
+  const inits = [
+    f32(
+      'w',
+      wDims,
+      rand(
+        wDims.reduce((a, b) => a * b, 1),
+        9,
+      ),
+    ),
+    ...bnParams(),
+  ];
   const inputs = ['x', 'w'];
   if (opts.bias) {
     inits.push(f32('b', [C], rand(C, 10)));
@@ -60,7 +72,8 @@ describe('foldBatchNorm', () => {
   it('computes W·s and (b − mean)·s + β per output channel, s = γ/√(var + ε), in float64', () => {
     const model = convBn({ bias: true });
     const { model: folded } = foldBatchNorm(model);
-    const get = (m: ModelProto, name: string) => readTensorAsFloat32(m.graph!.initializer.find((t) => t.name === name)!);
+    const get = (m: ModelProto, name: string) =>
+      readTensorAsFloat32(m.graph!.initializer.find((t) => t.name === name)!);
     const [g, be, mu, v, w, b] = ['gamma', 'beta', 'mean', 'var', 'w', 'b'].map((n) => get(model, n));
     const s = [...g].map((gc, c) => gc / Math.sqrt(v[c] + Math.fround(1e-3)));
     const wf = get(folded, 'w');

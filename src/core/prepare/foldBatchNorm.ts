@@ -58,22 +58,32 @@ export function foldBatchNorm(model: ModelProto): FoldResult {
     return { model: { ...model }, origin: origin.finish(), folded: {} };
   }
 
-  const rewritten = applyConvFolds(model, origin, '_bn', [...folds.values()].map((f) => ({
-    conv: f.conv,
-    weight: f.weight,
-    bias: f.bias,
-    output: f.bn.output[0],
-    absorbed: [f.bn],
-    released: f.bn.input.slice(1),
-    removedOutputs: [f.conv.output[0]],
-  })));
+  const rewritten = applyConvFolds(
+    model,
+    origin,
+    '_bn',
+    [...folds.values()].map((f) => ({
+      conv: f.conv,
+      weight: f.weight,
+      bias: f.bias,
+      output: f.bn.output[0],
+      absorbed: [f.bn],
+      released: f.bn.input.slice(1),
+      removedOutputs: [f.conv.output[0]],
+    })),
+  );
   const folded: Record<string, number> = {};
   for (const { conv } of folds.values()) folded[conv.op_type ?? ''] = (folded[conv.op_type ?? ''] ?? 0) + 1;
   return { model: rewritten, origin: origin.finish(), folded };
 }
 
 /** The fold for `bn`, or undefined when any condition of the module comment fails. */
-function planFold(bn: NodeProto, index: GraphIndex, graphOutputs: Set<string>, graphInputs: Set<string>): Fold | undefined {
+function planFold(
+  bn: NodeProto,
+  index: GraphIndex,
+  graphOutputs: Set<string>,
+  graphInputs: Set<string>,
+): Fold | undefined {
   if (bn.op_type !== 'BatchNormalization' || !isDefaultDomain(bn.domain)) return undefined;
   if (bn.output.slice(1).some((o) => o) || !bn.output[0] || bn.input.length !== 5) return undefined;
   if ((intOf(bn, 'training_mode') ?? 0) !== 0 || (intOf(bn, 'spatial') ?? 1) !== 1) return undefined;

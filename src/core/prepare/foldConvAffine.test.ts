@@ -54,7 +54,8 @@ describe('foldConvAffine', () => {
       expect(folded.graph!.node.map((n) => n.op_type)).toEqual(['Conv', 'Relu']);
       expect(folded.graph!.node[0].output).toEqual(['a']);
       expect(origin.absorbed.get(model.graph!.node[1])).toBe(model.graph!.node[0]);
-      const get = (m: ModelProto, name: string) => readTensorAsFloat32(m.graph!.initializer.find((t) => t.name === name)!);
+      const get = (m: ModelProto, name: string) =>
+        readTensorAsFloat32(m.graph!.initializer.find((t) => t.name === name)!);
       const [s] = get(model, 's');
       const w = get(model, 'w');
       expect([...get(folded, 'w')]).toEqual([...w].map((v) => Math.fround(v * s)));
@@ -102,15 +103,19 @@ describe('the fold as a quantization option (config.foldConvAffine)', () => {
     const { rangesForEveryTensor } = await import('../quantize/testModels.ts');
     const { readTensor } = await import('../onnx/index.ts');
     const model = convAffine({ scale: [], shift: [] });
-    const config = (fold: boolean) => validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), foldConvAffine: fold });
+    const config = (fold: boolean) =>
+      validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), foldConvAffine: fold });
     expect(getPreset('A8W8').foldConvAffine).toBe(true);
     const on = quantizeModel(model, rangesForEveryTensor(model), config(true)).model;
     const off = quantizeModel(model, rangesForEveryTensor(model), config(false)).model;
     expect(on.graph!.node.some((n) => n.op_type === 'Mul')).toBe(false);
     expect(off.graph!.node.filter((n) => n.op_type === 'Mul' || n.op_type === 'Add').length).toBe(2);
-    expect(off.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length).toBeGreaterThan(on.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length);
+    expect(off.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length).toBeGreaterThan(
+      on.graph!.node.filter((n) => n.op_type === 'QuantizeLinear').length,
+    );
     // W·s with s a positive scalar: per-tensor codes W·s / (s·max|W| / 127) are W's own codes; only the scale moves.
-    const codes = (m: ModelProto) => Array.from(readTensor(m.graph!.initializer.find((t) => t.data_type === 3 && t.dims.length === 4)!) as Int8Array);
+    const codes = (m: ModelProto) =>
+      Array.from(readTensor(m.graph!.initializer.find((t) => t.data_type === 3 && t.dims.length === 4)!) as Int8Array);
     expect(codes(on)).toEqual(codes(off));
   });
 });

@@ -59,23 +59,34 @@ export function foldConvAffine(model: ModelProto): ConvAffineFoldResult {
     return { model: { ...model }, origin: origin.finish(), folded: 0 };
   }
 
-  const rewritten = applyConvFolds(model, origin, '_affine', [...chains.values()].map((c) => ({
-    conv: c.conv,
-    weight: c.weight,
-    bias: c.bias,
-    output: c.steps[c.steps.length - 1].output[0],
-    absorbed: c.steps,
-    released: c.constants,
-    removedOutputs: [c.conv.output[0], ...c.steps.slice(0, -1).map((s) => s.output[0])],
-  })));
+  const rewritten = applyConvFolds(
+    model,
+    origin,
+    '_affine',
+    [...chains.values()].map((c) => ({
+      conv: c.conv,
+      weight: c.weight,
+      bias: c.bias,
+      output: c.steps[c.steps.length - 1].output[0],
+      absorbed: c.steps,
+      released: c.constants,
+      removedOutputs: [c.conv.output[0], ...c.steps.slice(0, -1).map((s) => s.output[0])],
+    })),
+  );
   const folded = [...chains.values()].reduce((n, c) => n + c.steps.length, 0);
   return { model: rewritten, origin: origin.finish(), folded };
 }
 
 /** The chain after `conv` and its folded weights, or undefined when nothing folds (see the module note). */
-function planChain(conv: NodeProto, index: GraphIndex, graphOutputs: Set<string>, graphInputs: Set<string>): Chain | undefined {
+function planChain(
+  conv: NodeProto,
+  index: GraphIndex,
+  graphOutputs: Set<string>,
+  graphInputs: Set<string>,
+): Chain | undefined {
   if (conv.op_type !== 'Conv' || !isDefaultDomain(conv.domain) || conv.output.length !== 1) return undefined;
-  const constant = (name: string) => (graphInputs.has(name) ? undefined : floatInitializer(index.initializers.get(name)));
+  const constant = (name: string) =>
+    graphInputs.has(name) ? undefined : floatInitializer(index.initializers.get(name));
   const w = constant(conv.input[1]);
   if (!w || w.tensor.dims.length < 3) return undefined;
   const rank = w.tensor.dims.length;

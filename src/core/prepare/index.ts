@@ -15,9 +15,4 @@ export {
   type UpgradeResult,
 } from './upgradeOpset.ts';
 export { minIrVersionForOpset } from './irVersion.ts';
-export {
-  carryNodeIds,
-  composeOrigins,
-  identityOrigin,
-  type NodeOrigin,
-} from './nodeOrigin.ts';
+export { carryNodeIds, composeOrigins, identityOrigin, type NodeOrigin } from './nodeOrigin.ts';

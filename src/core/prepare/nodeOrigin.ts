@@ -120,7 +120,8 @@ export function carryNodeIds(
     const known = ids[i];
     if (known !== undefined) return known as NodeId;
     const from = origin.source.get(n);
-    const base = from && idOf.has(from) ? `${idOf.get(from)}/${n.op_type ?? 'Node'}` : `${n.op_type ?? 'Node'}_new_${i}`;
+    const base =
+      from && idOf.has(from) ? `${idOf.get(from)}/${n.op_type ?? 'Node'}` : `${n.op_type ?? 'Node'}_new_${i}`;
     let id = base;
     for (let k = 2; taken.has(id); k++) id = `${base}_${k}`;
     taken.add(id);

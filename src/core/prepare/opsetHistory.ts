@@ -213,7 +213,8 @@ export const OP_HISTORY: Readonly<Record<string, readonly number[]>> = {
   Unsqueeze: [1, 11, 13, 21, 23, 24, 25],
   Upsample: [1, 7, 9, 10],
   Where: [9, 16],
-  Xor: [1, 7],};
+  Xor: [1, 7],
+};
 
 /** Ops that were removed: the version from which the op no longer exists (Upsample → Resize, Scatter → ScatterElements). */
 export const OP_REMOVED_AT: Readonly<Record<string, number>> = {

@@ -25,7 +25,10 @@ describe('OP_HISTORY', () => {
   it('matches the schemas of onnx 1.12 for every version up to 17', () => {
     const defs = onnxDefsHistory();
     for (const [op, versions] of Object.entries(defs)) {
-      expect(OP_HISTORY[op]?.filter((v) => v <= 17), op).toEqual(versions);
+      expect(
+        OP_HISTORY[op]?.filter((v) => v <= 17),
+        op,
+      ).toEqual(versions);
     }
     for (const [op, versions] of Object.entries(OP_HISTORY)) {
       if (versions[0] <= 17) expect(defs[op], op).toBeDefined();
@@ -34,7 +37,10 @@ describe('OP_HISTORY', () => {
 
   it('lists versions in ascending order, and removed ops at the version they were removed', () => {
     for (const [op, versions] of Object.entries(OP_HISTORY)) {
-      expect([...versions].sort((a, b) => a - b), op).toEqual(versions);
+      expect(
+        [...versions].sort((a, b) => a - b),
+        op,
+      ).toEqual(versions);
     }
     for (const [op, at] of Object.entries(OP_REMOVED_AT)) expect(OP_HISTORY[op]).toContain(at);
   });
@@ -46,30 +52,104 @@ describe('OPSET_STEPS', () => {
       const history = OP_HISTORY[op];
       expect(history, op).toBeDefined();
       const boundaries = history.slice(1).filter((v) => v <= MAX_TARGET_OPSET);
-      expect(Object.keys(steps).map(Number).sort((a, b) => a - b), op).toEqual(boundaries);
+      expect(
+        Object.keys(steps)
+          .map(Number)
+          .sort((a, b) => a - b),
+        op,
+      ).toEqual(boundaries);
     }
   });
 
   it('covers every op named in the preparation brief', () => {
     const wanted = [
-      'Slice', 'Softmax', 'LogSoftmax', 'Hardmax', 'Clip', 'Pad', 'Squeeze', 'Unsqueeze', 'ReduceSum', 'ReduceMean',
-      'ReduceMax', 'Split', 'Dropout', 'TopK', 'Upsample', 'Resize', 'BatchNormalization', 'MaxPool', 'AveragePool',
-      'Scatter', 'Gemm', 'Reshape', 'Gather', 'Concat', 'Conv', 'ConvTranspose', 'Relu', 'LeakyRelu', 'Sigmoid',
-      'HardSigmoid', 'Mul', 'Add', 'Sub', 'Div', 'Exp', 'Transpose', 'Flatten', 'Shape', 'Cast', 'Identity',
-      'Constant', 'ConstantOfShape', 'Where', 'Equal', 'Less', 'Greater', 'Max', 'Min', 'Sum', 'MatMul', 'PRelu',
-      'Expand', 'Tile', 'Sqrt', 'Pow', 'Floor', 'Ceil', 'Tanh', 'NonMaxSuppression', 'ArgMax', 'ArgMin', 'And', 'Or',
-      'InstanceNormalization', 'Erf', 'Abs', 'Neg', 'Log', 'Reciprocal', 'If', 'Loop',
+      'Slice',
+      'Softmax',
+      'LogSoftmax',
+      'Hardmax',
+      'Clip',
+      'Pad',
+      'Squeeze',
+      'Unsqueeze',
+      'ReduceSum',
+      'ReduceMean',
+      'ReduceMax',
+      'Split',
+      'Dropout',
+      'TopK',
+      'Upsample',
+      'Resize',
+      'BatchNormalization',
+      'MaxPool',
+      'AveragePool',
+      'Scatter',
+      'Gemm',
+      'Reshape',
+      'Gather',
+      'Concat',
+      'Conv',
+      'ConvTranspose',
+      'Relu',
+      'LeakyRelu',
+      'Sigmoid',
+      'HardSigmoid',
+      'Mul',
+      'Add',
+      'Sub',
+      'Div',
+      'Exp',
+      'Transpose',
+      'Flatten',
+      'Shape',
+      'Cast',
+      'Identity',
+      'Constant',
+      'ConstantOfShape',
+      'Where',
+      'Equal',
+      'Less',
+      'Greater',
+      'Max',
+      'Min',
+      'Sum',
+      'MatMul',
+      'PRelu',
+      'Expand',
+      'Tile',
+      'Sqrt',
+      'Pow',
+      'Floor',
+      'Ceil',
+      'Tanh',
+      'NonMaxSuppression',
+      'ArgMax',
+      'ArgMin',
+      'And',
+      'Or',
+      'InstanceNormalization',
+      'Erf',
+      'Abs',
+      'Neg',
+      'Log',
+      'Reciprocal',
+      'If',
+      'Loop',
     ];
     for (const op of wanted) expect(OPSET_STEPS[op], op).toBeDefined();
     // Ops that never changed up to 21 need no rule at all.
     for (const op of ['GlobalAveragePool', 'Softplus', 'Range', 'Einsum', 'Not', 'LayerNormalization']) {
-      expect(OP_HISTORY[op].filter((v) => v > OP_HISTORY[op][0] && v <= MAX_TARGET_OPSET), op).toEqual([]);
+      expect(
+        OP_HISTORY[op].filter((v) => v > OP_HISTORY[op][0] && v <= MAX_TARGET_OPSET),
+        op,
+      ).toEqual([]);
     }
   });
 });
 
 describe('minIrVersionForOpset', () => {
   it('follows the release table of docs/Versioning.md', () => {
-    expect([8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22].map(minIrVersionForOpset)).toEqual([3, 4, 5, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10]);
+    expect([8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22].map(minIrVersionForOpset)).toEqual([
+      3, 4, 5, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10,
+    ]);
   });
 });

@@ -47,11 +47,26 @@ const TYPES = types();
 const BF16 = types('bfloat16');
 const DOC = same('documentation only: wording, examples, defaults written out');
 const NEG_AXIS = same('negative axis values became allowed; the meaning of the others is unchanged');
-const CONSUMED = adapt(dropConsumedInputs, 'consumed_inputs dropped', 'consumed_inputs ("legacy optimization attribute") was removed');
-const BROADCAST = adapt(legacyBroadcast, 'broadcast/axis → NumPy broadcasting', 'the broadcast/axis attributes were replaced by NumPy (multidirectional) broadcasting');
-const VARIADIC_BROADCAST = same('NumPy broadcasting added; inputs of equal shape (the only ones allowed before) give the same result');
-const AXES = (at: number) => adapt(axesToInput, 'axes attribute → input', `axes moved from an attribute to an optional int64 input at ${at}`);
-const SOFTMAX = adapt(coercedAxisToSingleAxis, 'rewritten for single-axis semantics', 'axis changed meaning (coerce to 2-D at axis → one axis) and its default (1 → −1)');
+const CONSUMED = adapt(
+  dropConsumedInputs,
+  'consumed_inputs dropped',
+  'consumed_inputs ("legacy optimization attribute") was removed',
+);
+const BROADCAST = adapt(
+  legacyBroadcast,
+  'broadcast/axis → NumPy broadcasting',
+  'the broadcast/axis attributes were replaced by NumPy (multidirectional) broadcasting',
+);
+const VARIADIC_BROADCAST = same(
+  'NumPy broadcasting added; inputs of equal shape (the only ones allowed before) give the same result',
+);
+const AXES = (at: number) =>
+  adapt(axesToInput, 'axes attribute → input', `axes moved from an attribute to an optional int64 input at ${at}`);
+const SOFTMAX = adapt(
+  coercedAxisToSingleAxis,
+  'rewritten for single-axis semantics',
+  'axis changed meaning (coerce to 2-D at axis → one axis) and its default (1 → −1)',
+);
 
 const unary = { 6: CONSUMED, 13: BF16 };
 const binaryArith = { 6: CONSUMED, 7: BROADCAST, 13: BF16, 14: types('8- and 16-bit integer types') };
@@ -73,33 +88,76 @@ const qdq = {
 /** Per op: version boundary → what crossing it means. */
 export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>>> = {
   // Element-wise math.
-  Abs: unary, Ceil: { 6: CONSUMED, 13: same('bfloat16 added; integral, ±0, NaN and ∞ inputs documented as returned unchanged') },
+  Abs: unary,
+  Ceil: { 6: CONSUMED, 13: same('bfloat16 added; integral, ±0, NaN and ∞ inputs documented as returned unchanged') },
   Floor: { 6: CONSUMED, 13: same('bfloat16 added; integral, ±0, NaN and ∞ inputs documented as returned unchanged') },
-  Exp: unary, Log: unary, Neg: unary, Reciprocal: unary, Sigmoid: unary, Sqrt: unary, Tanh: unary,
+  Exp: unary,
+  Log: unary,
+  Neg: unary,
+  Reciprocal: unary,
+  Sigmoid: unary,
+  Sqrt: unary,
+  Tanh: unary,
   Relu: { 6: CONSUMED, 13: BF16, 14: types('signed integer') },
-  Elu: { 6: CONSUMED }, HardSigmoid: { 6: CONSUMED }, LeakyRelu: { 6: CONSUMED, 16: BF16 },
-  Selu: { 6: adapt(seluDefaults, 'old alpha/gamma defaults written out', 'defaults changed (alpha 1.6732 → 1.67326…, gamma 1.0507 → 1.05070…) and consumed_inputs was removed') },
-  PRelu: { 6: CONSUMED, 7: same('slope became unidirectionally broadcast, which covers the size-1 slope shared across channels'), 9: TYPES, 16: BF16 },
+  Elu: { 6: CONSUMED },
+  HardSigmoid: { 6: CONSUMED },
+  LeakyRelu: { 6: CONSUMED, 16: BF16 },
+  Selu: {
+    6: adapt(
+      seluDefaults,
+      'old alpha/gamma defaults written out',
+      'defaults changed (alpha 1.6732 → 1.67326…, gamma 1.0507 → 1.05070…) and consumed_inputs was removed',
+    ),
+  },
+  PRelu: {
+    6: CONSUMED,
+    7: same('slope became unidirectionally broadcast, which covers the size-1 slope shared across channels'),
+    9: TYPES,
+    16: BF16,
+  },
   Erf: { 13: same('bfloat16 added; integer types removed', true) },
-  Sign: { 13: BF16 }, Mod: { 13: same('documentation of fmod and special values; bfloat16 added') },
-  IsNaN: { 13: BF16, 20: types('float8') }, IsInf: { 20: types('float16/bfloat16/float8') },
-  Add: binaryArith, Sub: binaryArith, Mul: binaryArith, Div: binaryArith,
+  Sign: { 13: BF16 },
+  Mod: { 13: same('documentation of fmod and special values; bfloat16 added') },
+  IsNaN: { 13: BF16, 20: types('float8') },
+  IsInf: { 20: types('float16/bfloat16/float8') },
+  Add: binaryArith,
+  Sub: binaryArith,
+  Mul: binaryArith,
+  Div: binaryArith,
   Pow: { 7: BROADCAST, 12: same('the exponent got its own type constraint (integers allowed)'), 13: BF16, 15: BF16 },
   Equal: { 7: BROADCAST, 11: TYPES, 13: BF16, 19: types('string') },
-  Less: comparison, Greater: comparison, LessOrEqual: { 16: BF16 }, GreaterOrEqual: { 16: BF16 },
-  And: logical, Or: logical, Xor: logical,
-  Max: variadic, Min: variadic, Sum: { 6: CONSUMED, 8: VARIADIC_BROADCAST, 13: BF16 }, Mean: { 6: CONSUMED, 8: VARIADIC_BROADCAST, 13: BF16 },
+  Less: comparison,
+  Greater: comparison,
+  LessOrEqual: { 16: BF16 },
+  GreaterOrEqual: { 16: BF16 },
+  And: logical,
+  Or: logical,
+  Xor: logical,
+  Max: variadic,
+  Min: variadic,
+  Sum: { 6: CONSUMED, 8: VARIADIC_BROADCAST, 13: BF16 },
+  Mean: { 6: CONSUMED, 8: VARIADIC_BROADCAST, 13: BF16 },
   Where: { 16: BF16 },
   Clip: {
     6: CONSUMED,
-    11: adapt(clipToInputs, 'min/max attributes → inputs', 'min and max moved from attributes to optional scalar inputs'),
+    11: adapt(
+      clipToInputs,
+      'min/max attributes → inputs',
+      'min and max moved from attributes to optional scalar inputs',
+    ),
     12: types('integer'),
     13: same('bfloat16 added; min > max documented as Min(max, Max(x, min))'),
   },
 
   // Convolution, pooling, normalization.
   Conv: { 11: same('documentation: SAME padding output size and stride/dilation defaults written out') },
-  ConvTranspose: { 11: adapt(convTransposePadding, 'checked: no SAME auto_pad', 'the SAME_UPPER/SAME_LOWER padding split was corrected') },
+  ConvTranspose: {
+    11: adapt(
+      convTransposePadding,
+      'checked: no SAME auto_pad',
+      'the SAME_UPPER/SAME_LOWER padding split was corrected',
+    ),
+  },
   MaxPool: {
     8: same('storage_order and an optional Indices output were added'),
     10: same('ceil_mode (default 0) and dilations (default 1) were added'),
@@ -112,13 +170,21 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
     11: same('documentation of output-shape formulas (onnx version_converter: compatible)'),
     19: same('dilations added, default 1'),
   },
-  LpPool: { 2: refuse('p changed from float to int'), 11: DOC, 18: same('ceil_mode (default 0) and dilations (default 1) were added') },
+  LpPool: {
+    2: refuse('p changed from float to int'),
+    11: DOC,
+    18: same('ceil_mode (default 0) and dilations (default 1) were added'),
+  },
   GlobalLpPool: { 2: refuse('p changed from float to int') },
   BatchNormalization: {
     6: adapt(batchNorm6, 'consumed_inputs dropped', 'consumed_inputs was removed'),
     7: adapt(batchNorm7, 'is_test dropped', 'is_test was removed'),
     9: adapt(batchNorm9, 'spatial dropped', 'spatial was removed (per-channel statistics only)'),
-    14: adapt(batchNorm14, 'checked: inference form', 'training_mode added (default 0); extra outputs only in training mode'),
+    14: adapt(
+      batchNorm14,
+      'checked: inference form',
+      'training_mode added (default 0); extra outputs only in training mode',
+    ),
     15: same('scale/bias and mean/var got separate type constraints'),
   },
   InstanceNormalization: { 6: CONSUMED },
@@ -127,7 +193,11 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
   MeanVarianceNormalization: { 13: BF16 },
   Gemm: {
     6: same('documentation: "C can be inplace" removed'),
-    7: adapt(gemmDropBroadcast, 'broadcast dropped', 'broadcast was removed; C is unidirectionally broadcast to (M, N)'),
+    7: adapt(
+      gemmDropBroadcast,
+      'broadcast dropped',
+      'broadcast was removed; C is unidirectionally broadcast to (M, N)',
+    ),
     9: TYPES,
     11: same('C became optional'),
     13: BF16,
@@ -146,7 +216,11 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
   Transpose: { 13: BF16, 21: types('float8/int4') },
   Squeeze: { 11: NEG_AXIS, 13: AXES(13), 21: types('float8/int4') },
   Unsqueeze: { 11: NEG_AXIS, 13: AXES(13), 21: types('float8/int4') },
-  Concat: { 4: adapt(concatAxisRequired, 'axis written out', 'axis became required (Concat-1 defaulted it to 1)'), 11: NEG_AXIS, 13: BF16 },
+  Concat: {
+    4: adapt(concatAxisRequired, 'axis written out', 'axis became required (Concat-1 defaulted it to 1)'),
+    11: NEG_AXIS,
+    13: BF16,
+  },
   Split: {
     2: refuse('Split-1 took the sizes as an optional input and had no default axis'),
     11: NEG_AXIS,
@@ -154,14 +228,24 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
     18: adapt(splitNumOutputs, 'num_outputs written out', 'without a split input, num_outputs is required'),
   },
   Slice: {
-    10: adapt(sliceAttributesToInputs, 'starts/ends/axes attributes → inputs', 'starts, ends and axes moved from attributes to int64 inputs; steps added'),
+    10: adapt(
+      sliceAttributesToInputs,
+      'starts/ends/axes attributes → inputs',
+      'starts, ends and axes moved from attributes to int64 inputs; steps added',
+    ),
     11: NEG_AXIS,
     13: same('bfloat16 added; clamping of starts/ends spelled out'),
   },
   Gather: { 11: same('negative indices documented'), 13: BF16 },
   GatherElements: { 13: BF16 },
   GatherND: { 12: same('batch_dims added, default 0'), 13: BF16 },
-  Scatter: { 11: adapt(scatterToScatterElements, '→ ScatterElements', 'deprecated for ScatterElements, "which provides the same functionality"') },
+  Scatter: {
+    11: adapt(
+      scatterToScatterElements,
+      '→ ScatterElements',
+      'deprecated for ScatterElements, "which provides the same functionality"',
+    ),
+  },
   ScatterElements: { 13: BF16, 16: same('reduction added, default none'), 18: same('max/min reductions added') },
   ScatterND: { 13: BF16, 16: same('reduction added, default none'), 18: same('max/min reductions added') },
   Expand: { 13: BF16 },
@@ -176,7 +260,12 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
   },
   DepthToSpace: { 11: same('mode added, default DCR = the Depth-Column-Row order of DepthToSpace-1'), 13: BF16 },
   SpaceToDepth: { 13: BF16 },
-  Shape: { 13: BF16, 15: same('start/end added; absent, the whole shape as before'), 19: types('float8'), 21: types('int4/uint4') },
+  Shape: {
+    13: BF16,
+    15: same('start/end added; absent, the whole shape as before'),
+    19: types('float8'),
+    21: types('int4/uint4'),
+  },
   Size: laterTypes,
   Identity: { 13: BF16, 14: types('sequence'), 16: types('optional'), 19: types('float8'), 21: types('int4/uint4') },
   Cast: {
@@ -201,15 +290,30 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
   OneHot: { 11: refuse('negative indices changed meaning (all off values before, counted from the end after)') },
   Compress: { 11: NEG_AXIS },
   MaxUnpool: { 11: DOC },
-  RoiAlign: { 16: adapt(roiAlignOutputHalfPixel, "coordinate_transformation_mode='output_half_pixel' written out", 'coordinate_transformation_mode added with default half_pixel; output_half_pixel is the old behaviour') },
+  RoiAlign: {
+    16: adapt(
+      roiAlignOutputHalfPixel,
+      "coordinate_transformation_mode='output_half_pixel' written out",
+      'coordinate_transformation_mode added with default half_pixel; output_half_pixel is the old behaviour',
+    ),
+  },
 
   // Normalizing and selecting.
-  Softmax: softmaxFamily, LogSoftmax: softmaxFamily, Hardmax: softmaxFamily,
+  Softmax: softmaxFamily,
+  LogSoftmax: softmaxFamily,
+  Hardmax: softmaxFamily,
   ReduceSum: { 11: NEG_AXIS, 13: AXES(13) },
-  ReduceMean: reduce18, ReduceProd: reduce18, ReduceL1: reduce18, ReduceL2: reduce18,
-  ReduceLogSum: reduce18, ReduceLogSumExp: reduce18, ReduceSumSquare: reduce18,
-  ReduceMax: reduceMinMax, ReduceMin: reduceMinMax,
-  ArgMax: argReduce, ArgMin: argReduce,
+  ReduceMean: reduce18,
+  ReduceProd: reduce18,
+  ReduceL1: reduce18,
+  ReduceL2: reduce18,
+  ReduceLogSum: reduce18,
+  ReduceLogSumExp: reduce18,
+  ReduceSumSquare: reduce18,
+  ReduceMax: reduceMinMax,
+  ReduceMin: reduceMinMax,
+  ArgMax: argReduce,
+  ArgMin: argReduce,
   TopK: {
     10: adapt(topKToInput, 'k attribute → input', 'k moved from an attribute to an int64 input'),
     11: same('largest and sorted added, defaults 1 = the old behaviour; negative axis allowed'),
@@ -217,7 +321,11 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
   NonMaxSuppression: { 11: same('documentation: boxes with IoU strictly greater than the threshold are suppressed') },
   Dropout: {
     6: adapt(dropoutAttributes, 'consumed_inputs dropped', 'consumed_inputs was removed'),
-    7: adapt(dropoutAttributes, 'is_test dropped (inference)', 'is_test was removed; inference passes the data through'),
+    7: adapt(
+      dropoutAttributes,
+      'is_test dropped (inference)',
+      'is_test was removed; inference passes the data through',
+    ),
     10: adapt(dropoutMask, 'checked: mask unread', 'the mask output type changed from T to bool'),
     12: adapt(dropoutAttributes, 'ratio dropped (inference)', 'ratio moved to an input, ignored unless training_mode'),
     13: adapt(dropoutMask, 'checked: mask unread', 'bfloat16 added'),
@@ -230,22 +338,48 @@ export const OPSET_STEPS: Readonly<Record<string, Readonly<Record<number, Step>>
     10: adapt(upsampleToResize, '→ Resize', 'deprecated; Resize-10 has the same inputs, modes and output size'),
   },
   Resize: {
-    11: adapt(resize10To11, 'asymmetric/floor written out', 'roi input, coordinate_transformation_mode (default half_pixel) and nearest_mode (default round_prefer_floor) added; Resize-10 was asymmetric'),
-    13: adapt(resize13, 'checked: no tf_half_pixel_for_nn', 'tf_half_pixel_for_nn removed; roi and scales became optional'),
+    11: adapt(
+      resize10To11,
+      'asymmetric/floor written out',
+      'roi input, coordinate_transformation_mode (default half_pixel) and nearest_mode (default round_prefer_floor) added; Resize-10 was asymmetric',
+    ),
+    13: adapt(
+      resize13,
+      'checked: no tf_half_pixel_for_nn',
+      'tf_half_pixel_for_nn removed; roi and scales became optional',
+    ),
     18: same('antialias (0), axes (all) and keep_aspect_ratio_policy (stretch) added with defaults = old behaviour'),
     19: same("coordinate_transformation_mode 'half_pixel_symmetric' added"),
   },
 
   // Control flow: subgraphs are upgraded with the same table.
-  If: control, Loop: control,
-  Scan: { 9: refuse('Scan-8 had a batch axis and sequence_lens; Scan-9 does not'), 11: NEG_AXIS, 16: BF16, 19: types('float8'), 21: types('int4/uint4') },
+  If: control,
+  Loop: control,
+  Scan: {
+    9: refuse('Scan-8 had a batch axis and sequence_lens; Scan-9 does not'),
+    11: NEG_AXIS,
+    16: BF16,
+    19: types('float8'),
+    21: types('int4/uint4'),
+  },
 
   // Quantized ops (a model may already hold some).
-  QuantizeLinear: qdq, DequantizeLinear: qdq,
+  QuantizeLinear: qdq,
+  DequantizeLinear: qdq,
   QLinearMatMul: { 21: types('float8 and float16/bfloat16 scales') },
 
   // Recurrent.
-  GRU: { 3: refuse('GRU-1 and GRU-3 predate the opset-7 rewrite of the recurrent ops'), 7: refuse('output_sequence was removed and the recurrence formulas restated'), 14: same('layout added, default 0 = the old layout') },
-  LSTM: { 7: refuse('output_sequence was removed and the recurrence formulas restated'), 14: same('layout added, default 0 = the old layout') },
-  RNN: { 7: refuse('output_sequence was removed and the recurrence formulas restated'), 14: same('layout added, default 0 = the old layout') },
+  GRU: {
+    3: refuse('GRU-1 and GRU-3 predate the opset-7 rewrite of the recurrent ops'),
+    7: refuse('output_sequence was removed and the recurrence formulas restated'),
+    14: same('layout added, default 0 = the old layout'),
+  },
+  LSTM: {
+    7: refuse('output_sequence was removed and the recurrence formulas restated'),
+    14: same('layout added, default 0 = the old layout'),
+  },
+  RNN: {
+    7: refuse('output_sequence was removed and the recurrence formulas restated'),
+    14: same('layout added, default 0 = the old layout'),
+  },
 };

@@ -53,11 +53,13 @@ export function prepare(model: ModelProto, options: PrepareOptions = {}): Prepar
   const opsetBefore = opsetOf(model, '');
 
   const constants = constantsToInitializers(model);
-  if (constants.converted > 0) actions.push(`moved ${constants.converted} Constant node${plural(constants.converted)} to initializers`);
+  if (constants.converted > 0)
+    actions.push(`moved ${constants.converted} Constant node${plural(constants.converted)} to initializers`);
 
   const inputs = removeInitializerInputs(constants.model);
   let origin = composeOrigins(constants.origin, inputs.origin);
-  if (inputs.removed > 0) actions.push(`removed ${inputs.removed} initializer${plural(inputs.removed)} from the graph inputs`);
+  if (inputs.removed > 0)
+    actions.push(`removed ${inputs.removed} initializer${plural(inputs.removed)} from the graph inputs`);
 
   let current = inputs.model;
   let folded: Readonly<Record<string, number>> = {};

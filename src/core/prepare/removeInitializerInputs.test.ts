@@ -18,7 +18,14 @@ describe('removeInitializerInputs', () => {
   });
 
   it('changes nothing, IR version included, when no input is an initializer', () => {
-    const model = smallModel({ nodes: [makeNode('Add', ['x', 'b'], ['y'])], inputs: [floatIO('x', [2])], outputs: [floatIO('y')], initializers: [f32('b', [2], [1, 2])], opset: 13, ir: 7 });
+    const model = smallModel({
+      nodes: [makeNode('Add', ['x', 'b'], ['y'])],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y')],
+      initializers: [f32('b', [2], [1, 2])],
+      opset: 13,
+      ir: 7,
+    });
     const { model: out, removed } = removeInitializerInputs(model);
     expect(removed).toBe(0);
     expect(out.graph).toBe(model.graph);

@@ -48,7 +48,8 @@ const forChecker: { label: string; model: ModelProto }[] = [];
 /** upgradeOpset, remembering the result for onnx.checker when the target is at most 17. */
 function upgrade(model: ModelProto, target: number) {
   const result = upgradeOpset(model, target);
-  if (target <= 17 && Number(result.model.ir_version) <= 8) forChecker.push({ label: `${expect.getState().currentTestName} → ${target}`, model: result.model });
+  if (target <= 17 && Number(result.model.ir_version) <= 8)
+    forChecker.push({ label: `${expect.getState().currentTestName} → ${target}`, model: result.model });
   return result;
 }
 
@@ -79,8 +80,14 @@ describe('Softmax, LogSoftmax and Hardmax before 13', () => {
     expect(attr(softmax, 'axis')?.i).toBe(-1);
     expect(origin.source.get(softmax)).toBe(model.graph!.node[0]);
     expect(origin.helpers.has(softmax)).toBe(false);
-    expect(up.graph!.node.filter((n) => origin.helpers.has(n)).map((n) => n.op_type)).toEqual(['Shape', 'Flatten', 'Reshape']);
-    expect(changes).toEqual([{ opType: 'Softmax', action: 'spelled out as Flatten → op → Reshape (axis 1 of rank 3)', count: 1 }]);
+    expect(up.graph!.node.filter((n) => origin.helpers.has(n)).map((n) => n.op_type)).toEqual([
+      'Shape',
+      'Flatten',
+      'Reshape',
+    ]);
+    expect(changes).toEqual([
+      { opType: 'Softmax', action: 'spelled out as Flatten → op → Reshape (axis 1 of rank 3)', count: 1 },
+    ]);
     expectIdentical(await compareRuns(model, up));
   });
 
@@ -112,7 +119,12 @@ describe('Softmax, LogSoftmax and Hardmax before 13', () => {
   });
 
   it('the old default axis (1) on a rank-2 input is the last axis: kept, with the axis written out', async () => {
-    const model = smallModel({ nodes: [node('Softmax', ['x'], ['y'])], inputs: [floatIO('x', [3, 5])], outputs: [floatIO('y', [3, 5])], opset: 9 });
+    const model = smallModel({
+      nodes: [node('Softmax', ['x'], ['y'])],
+      inputs: [floatIO('x', [3, 5])],
+      outputs: [floatIO('y', [3, 5])],
+      opset: 9,
+    });
     const { model: up } = upgrade(model, 13);
     expect(opTypes(up)).toEqual(['Softmax']);
     expect(attr(up.graph!.node[0], 'axis')?.i).toBe(1);
@@ -120,7 +132,10 @@ describe('Softmax, LogSoftmax and Hardmax before 13', () => {
   });
 
   it('LogSoftmax-1 and Hardmax-11 on an inner axis compute the same after the rewrite', async () => {
-    for (const [op, opset, axis] of [['LogSoftmax', 1, 1], ['Hardmax', 11, 0]] as const) {
+    for (const [op, opset, axis] of [
+      ['LogSoftmax', 1, 1],
+      ['Hardmax', 11, 0],
+    ] as const) {
       const model = smallModel({
         nodes: [node(op, ['x'], ['y'], [intAttribute('axis', axis)])],
         inputs: [floatIO('x', [2, 3, 2, 2])],
@@ -137,7 +152,14 @@ describe('Softmax, LogSoftmax and Hardmax before 13', () => {
 describe('attributes that became inputs', () => {
   it('Slice-1 with INT64_MAX ends (decoded as 2**63) gets saturated int64 inputs and computes the same', async () => {
     const model = smallModel({
-      nodes: [node('Slice', ['x'], ['y'], [intsAttribute('starts', [1, -3]), intsAttribute('ends', [2 ** 63, 2 ** 63]), intsAttribute('axes', [0, 1])])],
+      nodes: [
+        node(
+          'Slice',
+          ['x'],
+          ['y'],
+          [intsAttribute('starts', [1, -3]), intsAttribute('ends', [2 ** 63, 2 ** 63]), intsAttribute('axes', [0, 1])],
+        ),
+      ],
       inputs: [floatIO('x', [3, 8])],
       outputs: [floatIO('y', [2, 3])],
       opset: 9,
@@ -154,7 +176,12 @@ describe('attributes that became inputs', () => {
 
   it('Clip-6 → 13: min/max become scalar inputs of the data type (one or both)', async () => {
     for (const attrs of [[floatAttribute('min', -0.5), floatAttribute('max', 0.75)], [floatAttribute('max', 0.25)]]) {
-      const model = smallModel({ nodes: [node('Clip', ['x'], ['y'], attrs)], inputs: [floatIO('x', [4, 5])], outputs: [floatIO('y', [4, 5])], opset: 6 });
+      const model = smallModel({
+        nodes: [node('Clip', ['x'], ['y'], attrs)],
+        inputs: [floatIO('x', [4, 5])],
+        outputs: [floatIO('y', [4, 5])],
+        opset: 6,
+      });
       const { model: up } = upgrade(model, 13);
       const clip = up.graph!.node[0];
       expect(clip.attribute).toEqual([]);
@@ -170,7 +197,13 @@ describe('attributes that became inputs', () => {
       [intsAttribute('pads', [0, 0, 1, 2, 0, 0, 2, 1]), floatAttribute('value', 1.5)],
       [intsAttribute('pads', [0, 0, 1, 2, 0, 0, 2, 1]), stringAttribute('mode', 'reflect')],
     ]) {
-      const model = smallModel({ nodes: [node('Pad', ['x'], ['y'], attrs)], inputs: [floatIO('x', [1, 2, 3, 4])], outputs: [floatIO('y', [1, 2, 6, 7])], opset: 2, ir: 3 });
+      const model = smallModel({
+        nodes: [node('Pad', ['x'], ['y'], attrs)],
+        inputs: [floatIO('x', [1, 2, 3, 4])],
+        outputs: [floatIO('y', [1, 2, 6, 7])],
+        opset: 2,
+        ir: 3,
+      });
       const { model: up } = upgrade(model, 13);
       const pad = up.graph!.node[0];
       expect(pad.input.length).toBe(attrs[1].name === 'value' ? 3 : 2);
@@ -191,7 +224,10 @@ describe('attributes that became inputs', () => {
       ir: 3,
     });
     const { model: up } = upgrade(model, 13);
-    expect(up.graph!.node.map((n) => [n.input.length, n.attribute.length])).toEqual([[2, 0], [2, 0]]);
+    expect(up.graph!.node.map((n) => [n.input.length, n.attribute.length])).toEqual([
+      [2, 0],
+      [2, 0],
+    ]);
     expectIdentical(await compareRuns(model, up));
   });
 
@@ -253,14 +289,25 @@ describe('attributes that became inputs', () => {
 
 describe('Upsample and Resize', () => {
   const image = (opset: number, nodes: NodeProto[], out: number[], inits = [] as ReturnType<typeof f32>[]) =>
-    smallModel({ nodes, inputs: [floatIO('x', [1, 2, 4, 4])], outputs: [floatIO('y', out)], initializers: inits, opset });
+    smallModel({
+      nodes,
+      inputs: [floatIO('x', [1, 2, 4, 4])],
+      outputs: [floatIO('y', out)],
+      initializers: inits,
+      opset,
+    });
 
   it('Upsample-7 (scales attribute) and Upsample-9 become Resize with asymmetric/floor, same results', async () => {
     const scales = [1, 1, 1.5, 2.5];
     const cases = [
       image(7, [node('Upsample', ['x'], ['y'], [floatsAttribute('scales', scales)])], [1, 2, 6, 10]),
       image(9, [node('Upsample', ['x', 's'], ['y'])], [1, 2, 6, 10], [f32('s', [4], scales)]),
-      image(9, [node('Upsample', ['x', 's'], ['y'], [stringAttribute('mode', 'linear')])], [1, 2, 6, 10], [f32('s', [4], scales)]),
+      image(
+        9,
+        [node('Upsample', ['x', 's'], ['y'], [stringAttribute('mode', 'linear')])],
+        [1, 2, 6, 10],
+        [f32('s', [4], scales)],
+      ),
     ];
     for (const model of cases) {
       for (const target of [13, 21]) {
@@ -283,15 +330,25 @@ describe('Upsample and Resize', () => {
       ['linear', [1, 1, 2, 1.5], [1, 2, 8, 6]],
     ];
     for (const [mode, scales, out] of cases) {
-      const model = image(10, [node('Resize', ['x', 's'], ['y'], [stringAttribute('mode', mode)])], out, [f32('s', [4], scales)]);
+      const model = image(10, [node('Resize', ['x', 's'], ['y'], [stringAttribute('mode', mode)])], out, [
+        f32('s', [4], scales),
+      ]);
       const { model: up } = upgrade(model, 13);
       expectIdentical(await compareRuns(model, up));
     }
   });
 
   it('ONNX defaults for Resize-11 (half_pixel, round_prefer_floor) would change the result: the adapter is needed', async () => {
-    for (const [mode, scales, out] of [['nearest', [1, 1, 1, 0.75], [1, 2, 4, 3]], ['linear', [1, 1, 2, 2], [1, 2, 8, 8]]] as const) {
-      const model = image(10, [node('Resize', ['x', 's'], ['y'], [stringAttribute('mode', mode)])], [...out], [f32('s', [4], [...scales])]);
+    for (const [mode, scales, out] of [
+      ['nearest', [1, 1, 1, 0.75], [1, 2, 4, 3]],
+      ['linear', [1, 1, 2, 2], [1, 2, 8, 8]],
+    ] as const) {
+      const model = image(
+        10,
+        [node('Resize', ['x', 's'], ['y'], [stringAttribute('mode', mode)])],
+        [...out],
+        [f32('s', [4], [...scales])],
+      );
       const naive = smallModel({
         nodes: [node('Resize', ['x', '', 's'], ['y'], [stringAttribute('mode', mode)])],
         inputs: [floatIO('x', [1, 2, 4, 4])],
@@ -299,23 +356,40 @@ describe('Upsample and Resize', () => {
         initializers: [f32('s', [4], [...scales])],
         opset: 13,
       });
-      expect((await compareRuns(model, naive)).some((d) => !d.identical), mode).toBe(true);
+      expect(
+        (await compareRuns(model, naive)).some((d) => !d.identical),
+        mode,
+      ).toBe(true);
       expectIdentical(await compareRuns(model, upgrade(model, 13).model));
     }
   });
 
   it('refuses a nearest Resize-10 that upsamples one axis and downsamples another', () => {
-    const model = image(10, [node('Resize', ['x', 's'], ['y'], [], 'mixed')], [1, 2, 8, 2], [f32('s', [4], [1, 1, 2, 0.5])]);
+    const model = image(
+      10,
+      [node('Resize', ['x', 's'], ['y'], [], 'mixed')],
+      [1, 2, 8, 2],
+      [f32('s', [4], [1, 1, 2, 0.5])],
+    );
     const e = refusal(() => upgradeOpset(model, 13));
     expect(e.message).toContain('"mixed" (Resize)');
     expect(e.atOpset).toBe(11);
   });
 
   it('refuses Resize with tf_half_pixel_for_nn at opset 13', () => {
-    const model = image(11, [node('Resize', ['x', 'roi', 's'], ['y'], [stringAttribute('coordinate_transformation_mode', 'tf_half_pixel_for_nn')])], [1, 2, 8, 8], [
-      f32('roi', [0], []),
-      f32('s', [4], [1, 1, 2, 2]),
-    ]);
+    const model = image(
+      11,
+      [
+        node(
+          'Resize',
+          ['x', 'roi', 's'],
+          ['y'],
+          [stringAttribute('coordinate_transformation_mode', 'tf_half_pixel_for_nn')],
+        ),
+      ],
+      [1, 2, 8, 8],
+      [f32('roi', [0], []), f32('s', [4], [1, 1, 2, 2])],
+    );
     expect(refusal(() => upgradeOpset(model, 13)).message).toContain('tf_half_pixel_for_nn');
   });
 });
@@ -366,10 +440,22 @@ describe('other rewrites', () => {
   it('BatchNormalization-7 (spatial=1) → 15 unfolded computes the same', async () => {
     const c = 3;
     const model = smallModel({
-      nodes: [node('BatchNormalization', ['x', 'g', 'b', 'm', 'v'], ['y'], [intAttribute('spatial', 1), floatAttribute('epsilon', 1e-3)])],
+      nodes: [
+        node(
+          'BatchNormalization',
+          ['x', 'g', 'b', 'm', 'v'],
+          ['y'],
+          [intAttribute('spatial', 1), floatAttribute('epsilon', 1e-3)],
+        ),
+      ],
       inputs: [floatIO('x', [2, c, 2, 2])],
       outputs: [floatIO('y', [2, c, 2, 2])],
-      initializers: [f32('g', [c], [1, 0.5, 2]), f32('b', [c], [0, 1, -1]), f32('m', [c], [0.1, -0.2, 0.3]), f32('v', [c], [1, 2, 0.5])],
+      initializers: [
+        f32('g', [c], [1, 0.5, 2]),
+        f32('b', [c], [0, 1, -1]),
+        f32('m', [c], [0.1, -0.2, 0.3]),
+        f32('v', [c], [1, 2, 0.5]),
+      ],
       opset: 7,
     });
     const { model: up } = upgrade(model, 15);
@@ -436,7 +522,13 @@ describe('other rewrites', () => {
   });
 
   it('Selu-1 keeps its old default alpha and gamma', () => {
-    const model = smallModel({ nodes: [node('Selu', ['x'], ['y'])], inputs: [floatIO('x', [2])], outputs: [floatIO('y', [2])], opset: 1, ir: 3 });
+    const model = smallModel({
+      nodes: [node('Selu', ['x'], ['y'])],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y', [2])],
+      opset: 1,
+      ir: 3,
+    });
     const selu = upgrade(model, 13).model.graph!.node[0];
     expect([attr(selu, 'alpha')?.f, attr(selu, 'gamma')?.f]).toEqual([1.6732, 1.0507]);
   });
@@ -451,10 +543,12 @@ describe('subgraphs and functions', () => {
         input: [],
         output: [floatIO(out, [1, 2, 3])],
       });
-    const ifNode = node('If', ['cond'], ['y'], [
-      graphAttribute('then_branch', branch([0], 't')),
-      graphAttribute('else_branch', branch([0], 'e')),
-    ]);
+    const ifNode = node(
+      'If',
+      ['cond'],
+      ['y'],
+      [graphAttribute('then_branch', branch([0], 't')), graphAttribute('else_branch', branch([0], 'e'))],
+    );
     const model = smallModel({
       nodes: [ifNode],
       inputs: [floatIO('x', [2, 3])],
@@ -502,24 +596,48 @@ describe('subgraphs and functions', () => {
 
 describe('refusals name the op, the node and the versions', () => {
   it('an op with a changed version and no rule (Tile-1)', () => {
-    const model = smallModel({ nodes: [node('Tile', ['x', 't', 'a'], ['y'])], inputs: [floatIO('x', [2])], outputs: [floatIO('y')], opset: 5, ir: 3 });
+    const model = smallModel({
+      nodes: [node('Tile', ['x', 't', 'a'], ['y'])],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y')],
+      opset: 5,
+      ir: 3,
+    });
     const e = refusal(() => upgradeOpset(model, 13));
-    expect(e.message).toMatch(/^Raising the opset from 5 to 13 would change what node "Tile_0" \(Tile\) computes: Tile-6: /);
+    expect(e.message).toMatch(
+      /^Raising the opset from 5 to 13 would change what node "Tile_0" \(Tile\) computes: Tile-6: /,
+    );
     expect([e.opType, e.nodeId, e.atOpset]).toEqual(['Tile', 'Tile_0', 6]);
   });
 
   it('an op Quant Studio does not know', () => {
-    const model = smallModel({ nodes: [node('FancyOp', ['x'], ['y'], [], 'fancy')], inputs: [floatIO('x', [2])], outputs: [floatIO('y')], opset: 11 });
+    const model = smallModel({
+      nodes: [node('FancyOp', ['x'], ['y'], [], 'fancy')],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y')],
+      opset: 11,
+    });
     const e = refusal(() => upgradeOpset(model, 13));
     expect(e.message).toContain('"fancy" (FancyOp)');
     expect(e.message).toContain('FancyOp is not an ai.onnx operator that Quant Studio knows');
   });
 
   it('an op that changed with no rule written (GroupNormalization 18 → 21), and one refused on purpose (OneHot-11)', () => {
-    const gn = smallModel({ nodes: [node('GroupNormalization', ['x', 's', 'b'], ['y'], [intAttribute('num_groups', 2)])], inputs: [floatIO('x', [1, 4, 2])], outputs: [floatIO('y')], opset: 18, ir: 8 });
+    const gn = smallModel({
+      nodes: [node('GroupNormalization', ['x', 's', 'b'], ['y'], [intAttribute('num_groups', 2)])],
+      inputs: [floatIO('x', [1, 4, 2])],
+      outputs: [floatIO('y')],
+      opset: 18,
+      ir: 8,
+    });
     expect(refusal(() => upgradeOpset(gn, 21)).message).toContain('GroupNormalization-21');
     expect(() => upgradeOpset(gn, 20)).not.toThrow();
-    const oneHot = smallModel({ nodes: [node('OneHot', ['i', 'd', 'v'], ['y'])], inputs: [floatIO('i', [2])], outputs: [floatIO('y')], opset: 9 });
+    const oneHot = smallModel({
+      nodes: [node('OneHot', ['i', 'd', 'v'], ['y'])],
+      inputs: [floatIO('i', [2])],
+      outputs: [floatIO('y')],
+      opset: 9,
+    });
     expect(refusal(() => upgradeOpset(oneHot, 13)).atOpset).toBe(11);
   });
 
@@ -534,11 +652,22 @@ describe('refusals name the op, the node and the versions', () => {
   });
 
   it('ConvTranspose with SAME auto_pad at 11, and nodes inside subgraphs with their path', () => {
-    const ct = smallModel({ nodes: [node('ConvTranspose', ['x', 'w'], ['y'], [stringAttribute('auto_pad', 'SAME_UPPER')])], inputs: [floatIO('x', [1, 1, 2, 2])], outputs: [floatIO('y')], opset: 10 });
+    const ct = smallModel({
+      nodes: [node('ConvTranspose', ['x', 'w'], ['y'], [stringAttribute('auto_pad', 'SAME_UPPER')])],
+      inputs: [floatIO('x', [1, 1, 2, 2])],
+      outputs: [floatIO('y')],
+      opset: 10,
+    });
     expect(refusal(() => upgradeOpset(ct, 11)).atOpset).toBe(11);
-    const body = makeGraph({ node: [node('Tile', ['x', 't', 'a'], ['z'], [], 'inner')], input: [], output: [floatIO('z')] });
+    const body = makeGraph({
+      node: [node('Tile', ['x', 't', 'a'], ['z'], [], 'inner')],
+      input: [],
+      output: [floatIO('z')],
+    });
     const model = smallModel({
-      nodes: [node('If', ['c'], ['y'], [graphAttribute('then_branch', body), graphAttribute('else_branch', body)], 'cond')],
+      nodes: [
+        node('If', ['c'], ['y'], [graphAttribute('then_branch', body), graphAttribute('else_branch', body)], 'cond'),
+      ],
       inputs: [floatIO('x', [2])],
       outputs: [floatIO('y')],
       opset: 5,
@@ -550,7 +679,13 @@ describe('refusals name the op, the node and the versions', () => {
 
 describe('the model as a whole', () => {
   const relu = (opset: number, ir: number) =>
-    smallModel({ nodes: [node('Relu', ['x'], ['y'])], inputs: [floatIO('x', [2])], outputs: [floatIO('y', [2])], opset, ir });
+    smallModel({
+      nodes: [node('Relu', ['x'], ['y'])],
+      inputs: [floatIO('x', [2])],
+      outputs: [floatIO('y', [2])],
+      opset,
+      ir,
+    });
 
   it('sets the ai.onnx import to the target and raises ir_version as the target needs (never lowers it)', () => {
     const up = upgrade(relu(9, 4), 13).model;

@@ -73,16 +73,27 @@ export class OpsetUpgradeError extends UnsupportedModelError {
 /** `model` with its ai.onnx opset raised to `targetOpset`; throws OpsetUpgradeError where meaning could change. */
 export function upgradeOpset(model: ModelProto, targetOpset: number): UpgradeResult {
   if (!Number.isInteger(targetOpset) || targetOpset < 1 || targetOpset > MAX_TARGET_OPSET) {
-    throw new UnsupportedModelError(`Opset ${targetOpset} is not a target Quant Studio can raise models to (1–${MAX_TARGET_OPSET}).`);
+    throw new UnsupportedModelError(
+      `Opset ${targetOpset} is not a target Quant Studio can raise models to (1–${MAX_TARGET_OPSET}).`,
+    );
   }
   const from = opsetOf(model, '');
   if (from === undefined) {
-    throw new UnsupportedModelError('The model does not import the ai.onnx operator set, so its opset cannot be raised.');
+    throw new UnsupportedModelError(
+      'The model does not import the ai.onnx operator set, so its opset cannot be raised.',
+    );
   }
   const upgrader = new Upgrader(model, from, targetOpset);
   if (from >= targetOpset) {
     if (model.graph) upgrader.origin.keepGraph(model.graph);
-    return { model: { ...model }, origin: upgrader.origin.finish(), fromOpset: from, toOpset: from, changes: [], unchanged: 0 };
+    return {
+      model: { ...model },
+      origin: upgrader.origin.finish(),
+      fromOpset: from,
+      toOpset: from,
+      changes: [],
+      unchanged: 0,
+    };
   }
 
   const graph = model.graph ? upgrader.graph(model.graph, undefined, '') : undefined;
@@ -118,7 +129,11 @@ class Upgrader {
   unchanged = 0;
   private readonly names: NameAllocator;
 
-  constructor(model: ModelProto, private readonly from: number, private readonly target: number) {
+  constructor(
+    model: ModelProto,
+    private readonly from: number,
+    private readonly target: number,
+  ) {
     this.names = new NameAllocator(model);
   }
 
@@ -157,7 +172,16 @@ class Upgrader {
     };
     // The function's outputs count as readers (a Dropout mask returned by the function is read).
     const output = f.output.map((name) => ({ name, metadata_props: [] }));
-    const pseudo: GraphProto = { node: f.node, input: [], output, initializer: [], sparse_initializer: [], value_info: f.value_info, quantization_annotation: [], metadata_props: [] };
+    const pseudo: GraphProto = {
+      node: f.node,
+      input: [],
+      output,
+      initializer: [],
+      sparse_initializer: [],
+      value_info: f.value_info,
+      quantization_annotation: [],
+      metadata_props: [],
+    };
     const nodes = this.nodes(pseudo, f.node, undefined, `function ${f.name ?? ''}: `, version, sink) ?? f.node;
     return {
       ...f,
@@ -240,11 +264,12 @@ class Upgrader {
       );
     };
 
-    for (let switched = true; switched; ) {
+    for (let switched = true; switched;) {
       switched = false;
       const history = OP_HISTORY[op];
       if (!history) fail(undefined, `${op} is not an ai.onnx operator that Quant Studio knows`);
-      if (history[0] > version) fail(undefined, `${op} does not exist at opset ${version} (it was introduced at ${history[0]})`);
+      if (history[0] > version)
+        fail(undefined, `${op} does not exist at opset ${version} (it was introduced at ${history[0]})`);
       if (version >= (OP_REMOVED_AT[op] ?? Infinity)) fail(undefined, `${op} no longer exists at opset ${version}`);
       for (const v of history) {
         if (v <= version || v > this.target) continue;
@@ -253,7 +278,8 @@ class Upgrader {
         if (step.kind === 'refuse') fail(v, `${op}-${v}: ${step.why}`);
         if (step.kind === 'same') {
           const type = step.floatOnly ? facts.elemType(current.input[0]) : undefined;
-          if (type !== undefined && !FLOAT_TYPES.has(type)) fail(v, `${op}-${v} accepts float inputs only (${step.why})`);
+          if (type !== undefined && !FLOAT_TYPES.has(type))
+            fail(v, `${op}-${v} accepts float inputs only (${step.why})`);
           continue;
         }
         const notes: string[] = [];

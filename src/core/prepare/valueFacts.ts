@@ -21,7 +21,11 @@ export class ValueFacts {
   private types: TensorElementTypes | undefined;
 
   /** `opset`: the ai.onnx opset the graph's nodes are written at. */
-  constructor(private readonly graph: GraphProto, private readonly parent?: ValueFacts, private readonly opset = 1) {
+  constructor(
+    private readonly graph: GraphProto,
+    private readonly parent?: ValueFacts,
+    private readonly opset = 1,
+  ) {
     for (const v of [...graph.input, ...graph.output, ...graph.value_info]) if (v.name) this.declared.set(v.name, v);
     const read = (t: string) => {
       if (t) this.readCount.set(t, (this.readCount.get(t) ?? 0) + 1);

@@ -35,11 +35,18 @@ export interface DefaultDimsOptions {
 }
 
 /** The names of the symbolic axes of an image input (rank 3 or 4), by role. */
-export function symbolicImageAxes(shape: readonly InputDim[], layout: TensorLayout): { batch?: string; channel?: string; height?: string; width?: string } {
+export function symbolicImageAxes(
+  shape: readonly InputDim[],
+  layout: TensorLayout,
+): { batch?: string; channel?: string; height?: string; width?: string } {
   if (shape.length !== 3 && shape.length !== 4) return {};
   const first = shape.length - 3;
-  const at = layout === 'NCHW' ? { channel: first, height: first + 1, width: first + 2 } : { height: first, width: first + 1, channel: first + 2 };
-  const named = (i: number) => (typeof shape[i] === 'string' && shape[i] !== '?' && shape[i] !== '' ? (shape[i] as string) : undefined);
+  const at =
+    layout === 'NCHW'
+      ? { channel: first, height: first + 1, width: first + 2 }
+      : { height: first, width: first + 1, channel: first + 2 };
+  const named = (i: number) =>
+    typeof shape[i] === 'string' && shape[i] !== '?' && shape[i] !== '' ? (shape[i] as string) : undefined;
   return {
     batch: shape.length === 4 ? named(0) : undefined,
     channel: named(at.channel),
@@ -60,7 +67,11 @@ export function sizeFromImage(image: ImageSize, multiple = 32, maxSide = FALLBAC
  * Values for every symbolic dimension of the input, and where height and width came from
  * ('none' when neither is symbolic). A dimension named twice (height = width) takes the height.
  */
-export function defaultImageDims(shape: readonly InputDim[], layout: TensorLayout, options: DefaultDimsOptions = {}): { dims: Record<string, number>; source: DimsSource } {
+export function defaultImageDims(
+  shape: readonly InputDim[],
+  layout: TensorLayout,
+  options: DefaultDimsOptions = {},
+): { dims: Record<string, number>; source: DimsSource } {
   const { multiple = 32, maxSide = FALLBACK_IMAGE_SIDE } = options;
   const axes = symbolicImageAxes(shape, layout);
   const dims: Record<string, number> = {};
@@ -76,10 +87,18 @@ export function defaultImageDims(shape: readonly InputDim[], layout: TensorLayou
   } else if (options.image && options.image.height > 0 && options.image.width > 0) {
     const image = options.image;
     // One side fixed by the model (a text-line recognizer's height): the other keeps the image's aspect.
-    const fixedH = typeof shape[shape.length - (layout === 'NCHW' ? 2 : 3)] === 'number' ? (shape[shape.length - (layout === 'NCHW' ? 2 : 3)] as number) : null;
-    const fixedW = typeof shape[shape.length - (layout === 'NCHW' ? 1 : 2)] === 'number' ? (shape[shape.length - (layout === 'NCHW' ? 1 : 2)] as number) : null;
-    if (fixedH && !fixedW) size = { height: fixedH, width: Math.min(roundTo((fixedH * image.width) / image.height, multiple), 4 * maxSide) };
-    else if (fixedW && !fixedH) size = { width: fixedW, height: Math.min(roundTo((fixedW * image.height) / image.width, multiple), 4 * maxSide) };
+    const fixedH =
+      typeof shape[shape.length - (layout === 'NCHW' ? 2 : 3)] === 'number'
+        ? (shape[shape.length - (layout === 'NCHW' ? 2 : 3)] as number)
+        : null;
+    const fixedW =
+      typeof shape[shape.length - (layout === 'NCHW' ? 1 : 2)] === 'number'
+        ? (shape[shape.length - (layout === 'NCHW' ? 1 : 2)] as number)
+        : null;
+    if (fixedH && !fixedW)
+      size = { height: fixedH, width: Math.min(roundTo((fixedH * image.width) / image.height, multiple), 4 * maxSide) };
+    else if (fixedW && !fixedH)
+      size = { width: fixedW, height: Math.min(roundTo((fixedW * image.height) / image.width, multiple), 4 * maxSide) };
     else size = sizeFromImage(image, multiple, maxSide);
     source = 'images';
   } else {

@@ -31,4 +31,3 @@ export class NpyFortranOrderError extends StudioError {
 export class NpyInputMismatchError extends StudioError {
   override readonly name = 'NpyInputMismatchError';
 }
-

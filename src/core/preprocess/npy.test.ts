@@ -5,10 +5,17 @@ import { checkNpyInput, parseNpy, type NpyData } from './npy.ts';
  * A .npy file as numpy.lib.format writes it: magic, version, header length (2 bytes in 1.0, 4
  * after), the header dict padded with spaces and a newline so the data starts 64-byte aligned.
  */
-function npy(descr: string, shape: number[], data: Uint8Array, options: { version?: 1 | 2 | 3; fortran?: boolean; header?: string } = {}): Uint8Array {
+function npy(
+  descr: string,
+  shape: number[],
+  data: Uint8Array,
+  options: { version?: 1 | 2 | 3; fortran?: boolean; header?: string } = {},
+): Uint8Array {
   const version = options.version ?? 1;
   const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = options.header ?? `{'descr': '${descr}', 'fortran_order': ${options.fortran ? 'True' : 'False'}, 'shape': ${shapeText}, }`;
+  let header =
+    options.header ??
+    `{'descr': '${descr}', 'fortran_order': ${options.fortran ? 'True' : 'False'}, 'shape': ${shapeText}, }`;
   const prefix = version === 1 ? 10 : 12;
   const encoded = () => new TextEncoder().encode(header);
   while ((prefix + encoded().length + 1) % 64 !== 0) header += ' ';
@@ -95,22 +102,30 @@ describe('parseNpy', () => {
 
   it('refuses bad magic with NpyFormatError naming the file', () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]);
-    expect(() => parseNpy(png, 'input.npy')).toThrow(expect.objectContaining({ name: 'NpyFormatError', message: expect.stringContaining('input.npy') }));
+    expect(() => parseNpy(png, 'input.npy')).toThrow(
+      expect.objectContaining({ name: 'NpyFormatError', message: expect.stringContaining('input.npy') }),
+    );
   });
 
   it('refuses truncated data and headers', () => {
     const file = npy('<f4', [4], bytesOf(new Float32Array([1, 2, 3, 4])));
-    expect(() => parseNpy(file.subarray(0, file.length - 1), 'a.npy')).toThrow(expect.objectContaining({ name: 'NpyFormatError', message: expect.stringMatching(/truncated.*16 data bytes/) }));
+    expect(() => parseNpy(file.subarray(0, file.length - 1), 'a.npy')).toThrow(
+      expect.objectContaining({ name: 'NpyFormatError', message: expect.stringMatching(/truncated.*16 data bytes/) }),
+    );
     expect(() => parseNpy(file.subarray(0, 30), 'a.npy')).toThrow(expect.objectContaining({ name: 'NpyFormatError' }));
   });
 
   it.each(['<c8', '|S3', '|O', '<M8'])('refuses dtype %s with NpyDtypeError', (descr) => {
-    expect(() => parseNpy(npy(descr, [1], new Uint8Array(16)), 'a.npy')).toThrow(expect.objectContaining({ name: 'NpyDtypeError', message: expect.stringContaining(descr) }));
+    expect(() => parseNpy(npy(descr, [1], new Uint8Array(16)), 'a.npy')).toThrow(
+      expect.objectContaining({ name: 'NpyDtypeError', message: expect.stringContaining(descr) }),
+    );
   });
 
   it('refuses structured arrays with NpyDtypeError', () => {
     const header = "{'descr': [('x', '<f4'), ('y', '<f4')], 'fortran_order': False, 'shape': (1,), }";
-    expect(() => parseNpy(npy('', [1], new Uint8Array(8), { header }))).toThrow(expect.objectContaining({ name: 'NpyDtypeError' }));
+    expect(() => parseNpy(npy('', [1], new Uint8Array(8), { header }))).toThrow(
+      expect.objectContaining({ name: 'NpyDtypeError' }),
+    );
   });
 
   it('refuses Fortran order with NpyFortranOrderError', () => {
@@ -130,22 +145,36 @@ describe('checkNpyInput', () => {
 
   it('says which file, which shape and what the input expects', () => {
     expect(() => checkNpyInput({ dims: [1, 3, 224, 224], dtype: 'float32' }, images, 'input.npy')).toThrow(
-      expect.objectContaining({ name: 'NpyInputMismatchError', message: "input.npy has shape [1,3,224,224] but input 'images' expects [1,3,416,416]." }),
+      expect.objectContaining({
+        name: 'NpyInputMismatchError',
+        message: "input.npy has shape [1,3,224,224] but input 'images' expects [1,3,416,416].",
+      }),
     );
-    expect(() => checkNpyInput({ dims: [3, 416, 416], dtype: 'float32' }, images, 'x.npy')).toThrow(/x.npy has shape \[3,416,416\]/);
+    expect(() => checkNpyInput({ dims: [3, 416, 416], dtype: 'float32' }, images, 'x.npy')).toThrow(
+      /x.npy has shape \[3,416,416\]/,
+    );
   });
 
   it('matches symbolic dimensions: from dims when given, else consistently', () => {
     const input = { name: 'input', elemType: 'float32', shape: ['batch', 3, 'size', 'size'] };
     expect(() => checkNpyInput({ dims: [2, 3, 64, 64], dtype: 'float32' }, input)).not.toThrow();
-    expect(() => checkNpyInput({ dims: [2, 3, 64, 32], dtype: 'float32' }, input, 'a.npy')).toThrow(/expects \[batch,3,size,size\]/);
-    expect(() => checkNpyInput({ dims: [1, 3, 64, 64], dtype: 'float32' }, input, 'a.npy', { size: 32 })).toThrow(/expects \[batch,3,32,32\]/);
-    expect(() => checkNpyInput({ dims: [1, 3, 7, 9], dtype: 'float32' }, { ...input, shape: ['?', 3, '?', '?'] })).not.toThrow();
+    expect(() => checkNpyInput({ dims: [2, 3, 64, 32], dtype: 'float32' }, input, 'a.npy')).toThrow(
+      /expects \[batch,3,size,size\]/,
+    );
+    expect(() => checkNpyInput({ dims: [1, 3, 64, 64], dtype: 'float32' }, input, 'a.npy', { size: 32 })).toThrow(
+      /expects \[batch,3,32,32\]/,
+    );
+    expect(() =>
+      checkNpyInput({ dims: [1, 3, 7, 9], dtype: 'float32' }, { ...input, shape: ['?', 3, '?', '?'] }),
+    ).not.toThrow();
   });
 
   it('checks the element type', () => {
     expect(() => checkNpyInput({ dims: [1, 3, 416, 416], dtype: 'uint8' }, images, 'a.npy')).toThrow(
-      expect.objectContaining({ name: 'NpyInputMismatchError', message: expect.stringContaining("a.npy holds uint8 but input 'images' takes float32") }),
+      expect.objectContaining({
+        name: 'NpyInputMismatchError',
+        message: expect.stringContaining("a.npy holds uint8 but input 'images' takes float32"),
+      }),
     );
     const ids = { name: 'ids', elemType: 'int64', shape: [1, 8] };
     expect(() => checkNpyInput({ dims: [1, 8], dtype: 'int64' }, ids)).not.toThrow();

@@ -16,10 +16,29 @@ import type { InputDim } from './toTensor.ts';
 
 /** Element types read, named as the ONNX summary names them. */
 export type NpyDtype =
-  | 'float16' | 'float32' | 'float64'
-  | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'bool';
+  | 'float16'
+  | 'float32'
+  | 'float64'
+  | 'int8'
+  | 'uint8'
+  | 'int16'
+  | 'uint16'
+  | 'int32'
+  | 'uint32'
+  | 'int64'
+  | 'uint64'
+  | 'bool';
 
-export type NpyData = Float32Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+export type NpyData =
+  | Float32Array
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
 
 export interface NpyArray {
   /** Elements in C order; Float32Array for every float dtype. */
@@ -42,25 +61,42 @@ const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 
 /** numpy type character + item size → dtype ('b' is bool, 'i' signed, 'u' unsigned, 'f' float). */
 const DTYPES: Record<string, NpyDtype> = {
-  b1: 'bool', i1: 'int8', u1: 'uint8', i2: 'int16', u2: 'uint16', i4: 'int32', u4: 'uint32',
-  i8: 'int64', u8: 'uint64', f2: 'float16', f4: 'float32', f8: 'float64',
+  b1: 'bool',
+  i1: 'int8',
+  u1: 'uint8',
+  i2: 'int16',
+  u2: 'uint16',
+  i4: 'int32',
+  u4: 'uint32',
+  i8: 'int64',
+  u8: 'uint64',
+  f2: 'float16',
+  f4: 'float32',
+  f8: 'float64',
 };
 const FLOAT_DTYPES = new Set<NpyDtype>(['float16', 'float32', 'float64']);
 
 function header(text: string, key: string, pattern: string, fileName: string): RegExpMatchArray {
   const match = new RegExp(`['"]${key}['"]\\s*:\\s*${pattern}`).exec(text);
-  if (!match) throw new NpyFormatError(`${fileName}: the .npy header has no readable '${key}' entry (header: ${text.trim()}).`);
+  if (!match)
+    throw new NpyFormatError(`${fileName}: the .npy header has no readable '${key}' entry (header: ${text.trim()}).`);
   return match;
 }
 
 function parseShape(text: string, fileName: string): number[] {
   const inner = text.trim();
   if (inner === '') return [];
-  const dims = inner.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const dims = inner
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   return dims.map((d) => {
     // Python 2 era files may write longs as `3L`.
     const n = /^(\d+)L?$/.exec(d);
-    if (!n) throw new NpyFormatError(`${fileName}: the .npy shape (${text}) has a dimension "${d}" that is not a whole number.`);
+    if (!n)
+      throw new NpyFormatError(
+        `${fileName}: the .npy shape (${text}) has a dimension "${d}" that is not a whole number.`,
+      );
     return Number(n[1]);
   });
 }
@@ -68,18 +104,23 @@ function parseShape(text: string, fileName: string): number[] {
 /** The array in a .npy file's bytes; `fileName` names the file in errors. */
 export function parseNpy(bytes: Uint8Array, fileName = 'the .npy file'): NpyArray {
   if (bytes.length < 10 || MAGIC.some((m, i) => bytes[i] !== m)) {
-    throw new NpyFormatError(`${fileName} is not a NumPy .npy file: it does not start with the magic bytes \\x93NUMPY.`);
+    throw new NpyFormatError(
+      `${fileName} is not a NumPy .npy file: it does not start with the magic bytes \\x93NUMPY.`,
+    );
   }
   const major = bytes[6];
   if (major < 1 || major > 3) {
-    throw new NpyFormatError(`${fileName} is .npy format version ${major}.${bytes[7]}; versions 1.0, 2.0 and 3.0 are read.`);
+    throw new NpyFormatError(
+      `${fileName} is .npy format version ${major}.${bytes[7]}; versions 1.0, 2.0 and 3.0 are read.`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lengthBytes = major === 1 ? 2 : 4;
   if (bytes.length < 8 + lengthBytes) throw new NpyFormatError(`${fileName} ends inside the .npy header.`);
   const headerLength = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
   const dataStart = 8 + lengthBytes + headerLength;
-  if (bytes.length < dataStart) throw new NpyFormatError(`${fileName} ends inside the .npy header (${headerLength} bytes announced).`);
+  if (bytes.length < dataStart)
+    throw new NpyFormatError(`${fileName} ends inside the .npy header (${headerLength} bytes announced).`);
   // Versions 1 and 2 write the header in latin-1, version 3 in UTF-8.
   const text = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(8 + lengthBytes, dataStart));
 
@@ -121,8 +162,16 @@ export function parseNpy(bytes: Uint8Array, fileName = 'the .npy file'): NpyArra
 type TypedArrayConstructor = { new (buffer: ArrayBuffer): NpyData; readonly BYTES_PER_ELEMENT: number };
 
 const CONSTRUCTORS: Record<Exclude<NpyDtype, 'float16' | 'float64'>, TypedArrayConstructor> = {
-  bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
-  uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array, float32: Float32Array,
+  bool: Uint8Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
 };
 
 const HOST_LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -138,7 +187,14 @@ function swapBytes(bytes: Uint8Array, size: number): void {
   }
 }
 
-function readData(bytes: Uint8Array, start: number, count: number, dtype: NpyDtype, itemSize: number, bigEndian: boolean): NpyData {
+function readData(
+  bytes: Uint8Array,
+  start: number,
+  count: number,
+  dtype: NpyDtype,
+  itemSize: number,
+  bigEndian: boolean,
+): NpyData {
   // A copy of the data bytes, in host order: a fresh buffer is aligned for any typed array. (Not
   // `bytes.slice`: on a Node Buffer that is a view into the shared pool, not a copy.)
   const own = new Uint8Array(count * itemSize);
@@ -167,7 +223,9 @@ export function checkNpyInput(
 ): void {
   const expected = input.shape;
   const bound = new Map<string, number>();
-  const shown = expected?.map((d) => (typeof d === 'string' && Object.prototype.hasOwnProperty.call(dims, d) ? dims[d] : d));
+  const shown = expected?.map((d) =>
+    typeof d === 'string' && Object.prototype.hasOwnProperty.call(dims, d) ? dims[d] : d,
+  );
   const mismatch = () =>
     new NpyInputMismatchError(
       `${fileName} has shape [${array.dims.join(',')}] but input '${input.name}' expects [${(shown ?? []).join(',')}].`,

@@ -11,23 +11,46 @@ describe('preprocessing presets', () => {
 
   it('yolo matches YOLOX preproc: BGR 0–255, letterbox at the top-left padded with 114, no normalisation', () => {
     expect(getPreprocessPreset('yolo')).toMatchObject({
-      resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, channelOrder: 'BGR', scale: 1, mean: [0], std: [1], layout: 'NCHW',
+      resize: 'letterbox',
+      letterboxAlign: 'topLeft',
+      padValue: 114,
+      channelOrder: 'BGR',
+      scale: 1,
+      mean: [0],
+      std: [1],
+      layout: 'NCHW',
     });
   });
 
   it('ultraface is (x − 127) / 128 in RGB, stretched', () => {
-    expect(getPreprocessPreset('ultraface')).toMatchObject({ resize: 'stretch', channelOrder: 'RGB', scale: 1, mean: [127], std: [128] });
+    expect(getPreprocessPreset('ultraface')).toMatchObject({
+      resize: 'stretch',
+      channelOrder: 'RGB',
+      scale: 1,
+      mean: [127],
+      std: [128],
+    });
   });
 
   it('imagenet is x / 255 with ImageNet mean and std, short side resized and center cropped', () => {
     expect(getPreprocessPreset('imagenet')).toMatchObject({
-      resize: 'crop', channelOrder: 'RGB', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225],
+      resize: 'crop',
+      channelOrder: 'RGB',
+      scale: 1 / 255,
+      mean: [0.485, 0.456, 0.406],
+      std: [0.229, 0.224, 0.225],
     });
   });
 
   it('y-channel gives one-channel models the YCbCr Y in 0–1; unit is RGB in 0–1', () => {
     expect(getPreprocessPreset('y-channel')).toMatchObject({ colorSpace: 'Y', scale: 1 / 255, mean: [0], std: [1] });
-    expect(getPreprocessPreset('unit')).toMatchObject({ resize: 'stretch', channelOrder: 'RGB', scale: 1 / 255, mean: [0], std: [1] });
+    expect(getPreprocessPreset('unit')).toMatchObject({
+      resize: 'stretch',
+      channelOrder: 'RGB',
+      scale: 1 / 255,
+      mean: [0],
+      std: [1],
+    });
   });
 
   it('returns a fresh copy each time', () => {

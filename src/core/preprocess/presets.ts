@@ -9,7 +9,17 @@
 import { PreprocessError } from './errors.ts';
 import { DEFAULT_PREPROCESS, type PreprocessSpec } from './spec.ts';
 
-export const PRESET_NAMES = ['imagenet', 'unit', 'yolo', 'ultralytics', 'ultraface', 'y-channel', 'bgr-255', 'paddleocr-det', 'paddleocr-rec'] as const;
+export const PRESET_NAMES = [
+  'imagenet',
+  'unit',
+  'yolo',
+  'ultralytics',
+  'ultraface',
+  'y-channel',
+  'bgr-255',
+  'paddleocr-det',
+  'paddleocr-rec',
+] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
 
 /** One line per preset, for menus and `--help`. */
@@ -28,11 +38,25 @@ export const PRESET_DESCRIPTIONS: Readonly<Record<PresetName, string>> = {
 const PRESETS: Readonly<Record<PresetName, Partial<PreprocessSpec>>> = {
   // torchvision's ImageNet recipe: Resize + CenterCrop, ToTensor (x / 255), Normalize(mean, std).
   // torchvision resizes the short side to 256 before a 224 crop; 'crop' here fills the input exactly.
-  imagenet: { resize: 'crop', channelOrder: 'RGB', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] },
+  imagenet: {
+    resize: 'crop',
+    channelOrder: 'RGB',
+    scale: 1 / 255,
+    mean: [0.485, 0.456, 0.406],
+    std: [0.229, 0.224, 0.225],
+  },
   unit: {},
   // YOLOX `preproc` (yolox/data/data_augment.py): cv2 BGR image, resized by min ratio with
   // INTER_LINEAR into a 114-filled canvas at (0, 0), HWC → CHW float, no scaling (legacy=False).
-  yolo: { resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, channelOrder: 'BGR', scale: 1, mean: [0], std: [1] },
+  yolo: {
+    resize: 'letterbox',
+    letterboxAlign: 'topLeft',
+    padValue: 114,
+    channelOrder: 'BGR',
+    scale: 1,
+    mean: [0],
+    std: [1],
+  },
   // UltraFace's ONNX demo: cv2.resize to 320×240, RGB, (x − 127) / 128.
   ultraface: { resize: 'stretch', channelOrder: 'RGB', scale: 1, mean: [127], std: [128] },
   // ONNX model zoo super-resolution-10: PIL resize, convert('YCbCr'), Y plane, ToTensor (x / 255).
@@ -40,11 +64,25 @@ const PRESETS: Readonly<Record<PresetName, Partial<PreprocessSpec>>> = {
   // OpenCV's FaceDetectorYN feeds YuNet a BGR 0–255 image resized to the input size.
   'bgr-255': { resize: 'stretch', channelOrder: 'BGR', scale: 1, mean: [0], std: [1] },
   // Ultralytics `LetterBox` (ultralytics/data/augment.py): centered, padded with 114, BGR→RGB, / 255.
-  ultralytics: { resize: 'letterbox', letterboxAlign: 'center', padValue: 114, channelOrder: 'RGB', scale: 1 / 255, mean: [0], std: [1] },
+  ultralytics: {
+    resize: 'letterbox',
+    letterboxAlign: 'center',
+    padValue: 114,
+    channelOrder: 'RGB',
+    scale: 1 / 255,
+    mean: [0],
+    std: [1],
+  },
   // PaddleOCR det (`DetResizeForTest` + `NormalizeImage`, tools/infer/predict_det.py): the cv2 BGR image,
   // resized to multiples of 32, x / 255 then ImageNet's mean/std, which PaddleOCR applies to B, G, R as
   // they come (its configs list the RGB values; the images are never converted).
-  'paddleocr-det': { resize: 'stretch', channelOrder: 'BGR', scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] },
+  'paddleocr-det': {
+    resize: 'stretch',
+    channelOrder: 'BGR',
+    scale: 1 / 255,
+    mean: [0.485, 0.456, 0.406],
+    std: [0.229, 0.224, 0.225],
+  },
   // PaddleOCR rec and cls (`resize_norm_img`, tools/infer/predict_rec.py, predict_cls.py): BGR,
   // x / 255, − 0.5, / 0.5. PaddleOCR keeps the aspect ratio and pads the right with zeros; the
   // calibration crops are made at the input size, so stretching them is the same resize.

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeValueInfo, summarize, type ModelSummary } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  makeGraph,
+  makeModel,
+  makeValueInfo,
+  summarize,
+  type ModelSummary,
+} from '../onnx/index.ts';
 import { defaultImageDims, sizeFromImage } from './defaultDims.ts';
 import { getPreprocessPreset } from './presets.ts';
 import { describeGuess, recognizePreprocess } from './recognize.ts';
@@ -7,7 +15,15 @@ import { describeGuess, recognizePreprocess } from './recognize.ts';
 type Shape = (number | string)[];
 
 /** A small model as an exporter writes it: named inputs and outputs, producer, graph name, metadata (no nodes needed). */
-function modelFacts(o: { inputs: [string, Shape][]; outputs: [string, Shape][]; producer?: string; graphName?: string; metadata?: Record<string, string>; fileName?: string; inputType?: number }): ModelSummary {
+function modelFacts(o: {
+  inputs: [string, Shape][];
+  outputs: [string, Shape][];
+  producer?: string;
+  graphName?: string;
+  metadata?: Record<string, string>;
+  fileName?: string;
+  inputType?: number;
+}): ModelSummary {
   const graph = makeGraph({
     name: o.graphName ?? 'main',
     node: [],
@@ -20,9 +36,11 @@ function modelFacts(o: { inputs: [string, Shape][]; outputs: [string, Shape][]; 
   return summarize(model, buildGraphIndex(graph), { name: o.fileName ?? 'model.onnx' });
 }
 
-describe('recognising preprocessing from a model\'s facts', () => {
+describe("recognising preprocessing from a model's facts", () => {
   it('an input that takes uint8 (as TensorFlow exports often do) gets raw bytes: elementType uint8, no scaling', () => {
-    const g = recognizePreprocess(modelFacts({ inputs: [['image', [1, 32, 32, 3]]], outputs: [['prob', [1, 5]]], inputType: DataType.UINT8 }));
+    const g = recognizePreprocess(
+      modelFacts({ inputs: [['image', [1, 32, 32, 3]]], outputs: [['prob', [1, 5]]], inputType: DataType.UINT8 }),
+    );
     expect(g.spec).toMatchObject({ elementType: 'uint8', scale: 1, mean: [0], std: [1], layout: 'NHWC' });
     expect(g.evidence.join(' ')).toContain('takes uint8');
     expect(describeGuess(g)).toContain('uint8, RGB, scale 1,');
@@ -42,7 +60,13 @@ describe('recognising preprocessing from a model\'s facts', () => {
   });
 
   it('an Ultralytics classifier crops instead of letterboxing', () => {
-    const g = recognizePreprocess(modelFacts({ inputs: [['images', [1, 3, 224, 224]]], outputs: [['output0', [1, 1000]]], metadata: { author: 'Ultralytics', task: 'classify', imgsz: '[224, 224]' } }));
+    const g = recognizePreprocess(
+      modelFacts({
+        inputs: [['images', [1, 3, 224, 224]]],
+        outputs: [['output0', [1, 1000]]],
+        metadata: { author: 'Ultralytics', task: 'classify', imgsz: '[224, 224]' },
+      }),
+    );
     expect(g.family).toBe('ultralytics');
     expect(g.spec.resize).toBe('crop');
   });
@@ -52,51 +76,80 @@ describe('recognising preprocessing from a model\'s facts', () => {
     ['YOLOv5: three anchors per cell', [1, 25200, 85], 'ultralytics', 'ultralytics'],
     ['YOLOv8: one column per cell', [1, 84, 8400], 'ultralytics', 'ultralytics'],
   ] as const)('%s at 640 × 640', (_, out, family, preset) => {
-    const g = recognizePreprocess(modelFacts({ inputs: [['images', [1, 3, 640, 640]]], outputs: [['output', [...out]]], producer: 'pytorch' }));
+    const g = recognizePreprocess(
+      modelFacts({ inputs: [['images', [1, 3, 640, 640]]], outputs: [['output', [...out]]], producer: 'pytorch' }),
+    );
     expect(g.family).toBe(family);
     expect(g.preset).toBe(preset);
   });
 
   it('a torchvision/timm classifier: 1000 ImageNet scores from a PyTorch export; a symbolic size takes 224', () => {
-    const fixed = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 224, 224]]], outputs: [['logits', [1, 1000]]], producer: 'pytorch' }));
+    const fixed = recognizePreprocess(
+      modelFacts({ inputs: [['input', [1, 3, 224, 224]]], outputs: [['logits', [1, 1000]]], producer: 'pytorch' }),
+    );
     expect(fixed.family).toBe('imagenet-classifier');
     expect(fixed.confidence).toBe('high');
     expect(fixed.spec).toMatchObject({ resize: 'crop', mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] });
-    const open = recognizePreprocess(modelFacts({ inputs: [['x', ['N', 3, 'H', 'W']]], outputs: [['y', ['N', 1000]]], producer: 'pytorch' }));
+    const open = recognizePreprocess(
+      modelFacts({ inputs: [['x', ['N', 3, 'H', 'W']]], outputs: [['y', ['N', 1000]]], producer: 'pytorch' }),
+    );
     expect(open.spec.dims).toEqual({ N: 1, H: 224, W: 224 });
     expect(open.dimsSource).toBe('family');
   });
 
   it('a TensorFlow classifier: channels last, 1001 classes, pixels to −1…1', () => {
-    const g = recognizePreprocess(modelFacts({ inputs: [['input_1', [1, 224, 224, 3]]], outputs: [['predictions', [1, 1001]]], producer: 'tf2onnx' }));
+    const g = recognizePreprocess(
+      modelFacts({
+        inputs: [['input_1', [1, 224, 224, 3]]],
+        outputs: [['predictions', [1, 1001]]],
+        producer: 'tf2onnx',
+      }),
+    );
     expect(g.family).toBe('imagenet-classifier');
     expect(g.spec).toMatchObject({ layout: 'NHWC', mean: [0.5], std: [0.5], scale: 1 / 255 });
   });
 
   it('mean and std stated in metadata win over the family preset, in 0–255 units when larger than 1', () => {
-    const g = recognizePreprocess(modelFacts({
-      inputs: [['input', [1, 3, 224, 224]]],
-      outputs: [['prob', [1, 1000]]],
-      metadata: { mean: '[123.675, 116.28, 103.53]', std: '58.395,57.12,57.375', color_format: 'BGR' },
-    }));
+    const g = recognizePreprocess(
+      modelFacts({
+        inputs: [['input', [1, 3, 224, 224]]],
+        outputs: [['prob', [1, 1000]]],
+        metadata: { mean: '[123.675, 116.28, 103.53]', std: '58.395,57.12,57.375', color_format: 'BGR' },
+      }),
+    );
     expect(g.family).toBe('imagenet-classifier');
-    expect(g.spec).toMatchObject({ scale: 1, mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375], channelOrder: 'BGR' });
+    expect(g.spec).toMatchObject({
+      scale: 1,
+      mean: [123.675, 116.28, 103.53],
+      std: [58.395, 57.12, 57.375],
+      channelOrder: 'BGR',
+    });
     expect(g.evidence.filter((e) => e.startsWith('metadata'))).toHaveLength(3);
   });
 
   it('a value range in metadata alone is used, and says so', () => {
-    const g = recognizePreprocess(modelFacts({ inputs: [['pixels', [1, 3, 256, 256]]], outputs: [['mask', [1, 2, 256, 256]]], metadata: { input_range: '[-1, 1]' } }));
+    const g = recognizePreprocess(
+      modelFacts({
+        inputs: [['pixels', [1, 3, 256, 256]]],
+        outputs: [['mask', [1, 2, 256, 256]]],
+        metadata: { input_range: '[-1, 1]' },
+      }),
+    );
     expect(g.family).toBeNull();
     expect(g.label).toContain('metadata');
     expect(g.spec).toMatchObject({ scale: 1 / 255, mean: [0.5], std: [0.5] });
   });
 
   it('PaddleOCR by its paddle2onnx traits, whatever the file name', () => {
-    const g = recognizePreprocess(modelFacts({
-      graphName: 'Model from PaddlePaddle.',
-      inputs: [['x', ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2']]],
-      outputs: [['sigmoid_0.tmp_0', ['p2o.DynamicDimension.3', 1, 'p2o.DynamicDimension.4', 'p2o.DynamicDimension.5']]],
-    }));
+    const g = recognizePreprocess(
+      modelFacts({
+        graphName: 'Model from PaddlePaddle.',
+        inputs: [['x', ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2']]],
+        outputs: [
+          ['sigmoid_0.tmp_0', ['p2o.DynamicDimension.3', 1, 'p2o.DynamicDimension.4', 'p2o.DynamicDimension.5']],
+        ],
+      }),
+    );
     expect(g.family).toBe('paddleocr-det');
     expect(g.evidence.length).toBeGreaterThanOrEqual(3);
   });
@@ -109,15 +162,50 @@ describe('recognising preprocessing from a model\'s facts', () => {
 
   it('a model without an image input is said to have none', () => {
     const g = recognizePreprocess(modelFacts({ inputs: [['ids', [1, 128]]], outputs: [['logits', [1, 128, 30522]]] }));
-    expect(g).toMatchObject({ label: 'not an image input (a vector or sequence): give tensors', confidence: 'high', notImage: { input: 'ids' } });
+    expect(g).toMatchObject({
+      label: 'not an image input (a vector or sequence): give tensors',
+      confidence: 'high',
+      notImage: { input: 'ids' },
+    });
   });
 
   it.each([
-    ['token ids', { inputs: [['input_ids', [1, 'sequence']]] as [string, Shape][], inputType: DataType.INT64 }, /token ids/, /sequence of integers/],
-    ['audio samples', { inputs: [['input', ['batch_size', 'samples']]] as [string, Shape][] }, /audio samples/, /rank 2: no height, width and channels/],
-    ['[1, 16, 96] embeddings', { inputs: [['x.1', [1, 16, 96]]] as [string, Shape][] }, /a sequence of feature vectors/, /rank 3, neither \[3, H, W\] nor \[H, W, 1 or 3\]/],
-    ['[?, 76, 32, 1] mel frames', { inputs: [['input_1', ['unk__314', 76, 32, 1]]] as [string, Shape][] }, /spectrogram frames/, /32 a mel-bin count, 76 frames/],
-    ['Silero VAD: audio, a state and an int64 sample rate', { inputs: [['input', ['?', '?']], ['state', [2, '?', 128]], ['sr', []]] as [string, Shape][] }, /a recurrent model with state inputs/, /3 inputs .*images feed one/],
+    [
+      'token ids',
+      { inputs: [['input_ids', [1, 'sequence']]] as [string, Shape][], inputType: DataType.INT64 },
+      /token ids/,
+      /sequence of integers/,
+    ],
+    [
+      'audio samples',
+      { inputs: [['input', ['batch_size', 'samples']]] as [string, Shape][] },
+      /audio samples/,
+      /rank 2: no height, width and channels/,
+    ],
+    [
+      '[1, 16, 96] embeddings',
+      { inputs: [['x.1', [1, 16, 96]]] as [string, Shape][] },
+      /a sequence of feature vectors/,
+      /rank 3, neither \[3, H, W\] nor \[H, W, 1 or 3\]/,
+    ],
+    [
+      '[?, 76, 32, 1] mel frames',
+      { inputs: [['input_1', ['unk__314', 76, 32, 1]]] as [string, Shape][] },
+      /spectrogram frames/,
+      /32 a mel-bin count, 76 frames/,
+    ],
+    [
+      'Silero VAD: audio, a state and an int64 sample rate',
+      {
+        inputs: [
+          ['input', ['?', '?']],
+          ['state', [2, '?', 128]],
+          ['sr', []],
+        ] as [string, Shape][],
+      },
+      /a recurrent model with state inputs/,
+      /3 inputs .*images feed one/,
+    ],
   ])('%s: not an image, give tensors', (_, o, kind, evidence) => {
     const g = recognizePreprocess(modelFacts({ ...o, outputs: [['y', [1, 1]]] }));
     expect(g.notImage?.kind).toMatch(kind);
@@ -126,31 +214,87 @@ describe('recognising preprocessing from a model\'s facts', () => {
   });
 
   it('images stay images: MNIST 28 × 28, a one-channel super-resolution input, a 224 × 224 classifier', () => {
-    expect(recognizePreprocess(modelFacts({ inputs: [['Input3', [1, 1, 28, 28]]], outputs: [['Plus214_Output_0', [1, 10]]] })).notImage).toBeNull();
-    expect(recognizePreprocess(modelFacts({ inputs: [['input', ['batch_size', 1, 224, 224]]], outputs: [['output', ['batch_size', 1, 672, 672]]] })).notImage).toBeNull();
-    expect(recognizePreprocess(modelFacts({ inputs: [['data', [1, 3, 224, 224]]], outputs: [['prob', [1, 1000]]] })).notImage).toBeNull();
+    expect(
+      recognizePreprocess(
+        modelFacts({ inputs: [['Input3', [1, 1, 28, 28]]], outputs: [['Plus214_Output_0', [1, 10]]] }),
+      ).notImage,
+    ).toBeNull();
+    expect(
+      recognizePreprocess(
+        modelFacts({
+          inputs: [['input', ['batch_size', 1, 224, 224]]],
+          outputs: [['output', ['batch_size', 1, 672, 672]]],
+        }),
+      ).notImage,
+    ).toBeNull();
+    expect(
+      recognizePreprocess(modelFacts({ inputs: [['data', [1, 3, 224, 224]]], outputs: [['prob', [1, 1000]]] }))
+        .notImage,
+    ).toBeNull();
   });
 
   it('salient-object models: imgly ISNet (x − 128) / 256 at 1024, U²-Net ImageNet at 320, MODNet 0.5/0.5 at 512, RMBG 0.5/1', () => {
-    const isnet = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 1024, 1024]]], outputs: [['output', [1, 1, 1024, 1024]]], fileName: 'isnet_fp16.onnx' }));
-    expect(isnet).toMatchObject({ family: 'salient-object', confidence: 'high', spec: { scale: 1, mean: [128], std: [256], channelOrder: 'RGB', resize: 'stretch' } });
+    const isnet = recognizePreprocess(
+      modelFacts({
+        inputs: [['input', [1, 3, 1024, 1024]]],
+        outputs: [['output', [1, 1, 1024, 1024]]],
+        fileName: 'isnet_fp16.onnx',
+      }),
+    );
+    expect(isnet).toMatchObject({
+      family: 'salient-object',
+      confidence: 'high',
+      spec: { scale: 1, mean: [128], std: [256], channelOrder: 'RGB', resize: 'stretch' },
+    });
     expect(isnet.evidence.join(' ')).toMatch(/one-channel map as large as input/);
     // Unnamed, by shape alone: a mask as large as the image.
-    const unnamed = recognizePreprocess(modelFacts({ inputs: [['img', [1, 3, 'h', 'w']]], outputs: [['mask', [1, 1, 'h', 'w']]] }));
+    const unnamed = recognizePreprocess(
+      modelFacts({ inputs: [['img', [1, 3, 'h', 'w']]], outputs: [['mask', [1, 1, 'h', 'w']]] }),
+    );
     expect(unnamed.family).not.toBe('salient-object');
-    const byShape = recognizePreprocess(modelFacts({ inputs: [['img', [1, 3, 512, 512]]], outputs: [['d0', [1, 1, 512, 512]], ['d1', [1, 1, 512, 512]]] }));
+    const byShape = recognizePreprocess(
+      modelFacts({
+        inputs: [['img', [1, 3, 512, 512]]],
+        outputs: [
+          ['d0', [1, 1, 512, 512]],
+          ['d1', [1, 1, 512, 512]],
+        ],
+      }),
+    );
     expect(byShape).toMatchObject({ family: 'salient-object', confidence: 'medium' });
-    const u2 = recognizePreprocess(modelFacts({ inputs: [['input.1', [1, 3, 320, 320]]], outputs: [['1959', [1, 1, 320, 320]]], fileName: 'u2net.onnx' }));
+    const u2 = recognizePreprocess(
+      modelFacts({
+        inputs: [['input.1', [1, 3, 320, 320]]],
+        outputs: [['1959', [1, 1, 320, 320]]],
+        fileName: 'u2net.onnx',
+      }),
+    );
     expect(u2.spec).toMatchObject({ mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], dims: {} });
-    const modnet = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 'h', 'w']]], outputs: [['output', [1, 1, 'h', 'w']]], fileName: 'modnet_photographic.onnx' }));
+    const modnet = recognizePreprocess(
+      modelFacts({
+        inputs: [['input', [1, 3, 'h', 'w']]],
+        outputs: [['output', [1, 1, 'h', 'w']]],
+        fileName: 'modnet_photographic.onnx',
+      }),
+    );
     expect(modnet.spec).toMatchObject({ mean: [0.5], std: [0.5], dims: { h: 512, w: 512 } });
-    const rmbg = recognizePreprocess(modelFacts({ inputs: [['input', [1, 3, 1024, 1024]]], outputs: [['output', [1, 1, 1024, 1024]]], fileName: 'RMBG-1.4.onnx' }));
+    const rmbg = recognizePreprocess(
+      modelFacts({
+        inputs: [['input', [1, 3, 1024, 1024]]],
+        outputs: [['output', [1, 1, 1024, 1024]]],
+        fileName: 'RMBG-1.4.onnx',
+      }),
+    );
     expect(rmbg.spec).toMatchObject({ mean: [0.5], std: [1] });
   });
 
   it('describes a guess on one line plus its reasons', () => {
-    const text = describeGuess(recognizePreprocess(modelFacts({ inputs: [['images', [1, 3, 640, 640]]], outputs: [['output', [1, 8400, 85]]] })));
-    expect(text).toMatch(/^YOLOX detector \(medium confidence\): preset yolo — BGR, scale 1, .*letterbox topLeft pad 114/);
+    const text = describeGuess(
+      recognizePreprocess(modelFacts({ inputs: [['images', [1, 3, 640, 640]]], outputs: [['output', [1, 8400, 85]]] })),
+    );
+    expect(text).toMatch(
+      /^YOLOX detector \(medium confidence\): preset yolo — BGR, scale 1, .*letterbox topLeft pad 114/,
+    );
     expect(text).toContain('because');
   });
 });
@@ -158,13 +302,21 @@ describe('recognising preprocessing from a model\'s facts', () => {
 describe('default values of symbolic dimensions', () => {
   it('take the family size before the images, the images before the fallback', () => {
     const shape = ['n', 3, 'h', 'w'];
-    expect(defaultImageDims(shape, 'NCHW', { familySize: { height: 48, width: 320 }, image: { height: 500, width: 800 } })).toEqual({ dims: { n: 1, h: 48, w: 320 }, source: 'family' });
-    expect(defaultImageDims(shape, 'NCHW', { image: { height: 500, width: 800 } })).toEqual({ dims: { n: 1, h: 416, w: 640 }, source: 'images' });
+    expect(
+      defaultImageDims(shape, 'NCHW', { familySize: { height: 48, width: 320 }, image: { height: 500, width: 800 } }),
+    ).toEqual({ dims: { n: 1, h: 48, w: 320 }, source: 'family' });
+    expect(defaultImageDims(shape, 'NCHW', { image: { height: 500, width: 800 } })).toEqual({
+      dims: { n: 1, h: 416, w: 640 },
+      source: 'images',
+    });
     expect(defaultImageDims(shape, 'NCHW')).toEqual({ dims: { n: 1, h: 640, w: 640 }, source: 'fallback' });
   });
 
-  it('keep an image\'s aspect when the model fixes one side (a 48-pixel text line)', () => {
-    expect(defaultImageDims([1, 3, 48, 'w'], 'NCHW', { image: { height: 60, width: 600 } })).toEqual({ dims: { w: 480 }, source: 'images' });
+  it("keep an image's aspect when the model fixes one side (a 48-pixel text line)", () => {
+    expect(defaultImageDims([1, 3, 48, 'w'], 'NCHW', { image: { height: 60, width: 600 } })).toEqual({
+      dims: { w: 480 },
+      source: 'images',
+    });
   });
 
   it('scale images down to fit, never up, in multiples of 32', () => {
@@ -175,6 +327,9 @@ describe('default values of symbolic dimensions', () => {
 
   it('leave fixed shapes alone, and name channels-last axes right', () => {
     expect(defaultImageDims([1, 3, 224, 224], 'NCHW')).toEqual({ dims: {}, source: 'none' });
-    expect(defaultImageDims(['b', 'h', 'w', 3], 'NHWC', { familySize: { height: 300, width: 400 } })).toEqual({ dims: { b: 1, h: 300, w: 400 }, source: 'family' });
+    expect(defaultImageDims(['b', 'h', 'w', 3], 'NHWC', { familySize: { height: 300, width: 400 } })).toEqual({
+      dims: { b: 1, h: 300, w: 400 },
+      source: 'family',
+    });
   });
 });

@@ -29,8 +29,17 @@ export interface ModelFacts {
 }
 
 export type ModelFamilyId =
-  | 'paddleocr-det' | 'paddleocr-rec' | 'paddleocr-cls' | 'yolox' | 'ultralytics' | 'ultraface' | 'yunet'
-  | 'imagenet-classifier' | 'super-resolution' | 'digit-classifier' | 'salient-object';
+  | 'paddleocr-det'
+  | 'paddleocr-rec'
+  | 'paddleocr-cls'
+  | 'yolox'
+  | 'ultralytics'
+  | 'ultraface'
+  | 'yunet'
+  | 'imagenet-classifier'
+  | 'super-resolution'
+  | 'digit-classifier'
+  | 'salient-object';
 
 export interface ModelFamily {
   /** How the page and the CLI name it. */
@@ -44,17 +53,33 @@ export const MODEL_FAMILIES: Readonly<Record<ModelFamilyId, ModelFamily>> = {
   // PaddleOCR det resizes to multiples of 32 (limit side 960); 640 × 640 is a common fixed export size.
   'paddleocr-det': { label: 'PaddleOCR text detector', preset: 'paddleocr-det', size: { height: 640, width: 640 } },
   'paddleocr-rec': { label: 'PaddleOCR text recognizer', preset: 'paddleocr-rec', size: { height: 48, width: 320 } },
-  'paddleocr-cls': { label: 'PaddleOCR text direction classifier', preset: 'paddleocr-rec', size: { height: 48, width: 192 } },
+  'paddleocr-cls': {
+    label: 'PaddleOCR text direction classifier',
+    preset: 'paddleocr-rec',
+    size: { height: 48, width: 192 },
+  },
   yolox: { label: 'YOLOX detector', preset: 'yolo', size: { height: 640, width: 640 } },
   ultralytics: { label: 'Ultralytics YOLO', preset: 'ultralytics', size: { height: 640, width: 640 } },
   ultraface: { label: 'UltraFace face detector', preset: 'ultraface', size: { height: 240, width: 320 } },
   yunet: { label: 'YuNet face detector', preset: 'bgr-255', size: null },
-  'imagenet-classifier': { label: 'ImageNet classifier (torchvision, timm)', preset: 'imagenet', size: { height: 224, width: 224 } },
+  'imagenet-classifier': {
+    label: 'ImageNet classifier (torchvision, timm)',
+    preset: 'imagenet',
+    size: { height: 224, width: 224 },
+  },
   'super-resolution': { label: 'super-resolution model (Y channel)', preset: 'y-channel', size: null },
-  'digit-classifier': { label: 'one-channel digit classifier (MNIST-style)', preset: 'unit', size: { height: 28, width: 28 } },
+  'digit-classifier': {
+    label: 'one-channel digit classifier (MNIST-style)',
+    preset: 'unit',
+    size: { height: 28, width: 28 },
+  },
   // imgly's ISNet (@imgly/background-removal): RGB, (x − 128) / 256 at 1024 × 1024; U²-Net, MODNet and RMBG variants
   // set their own values (salientObject below).
-  'salient-object': { label: 'salient-object / background-removal model', preset: 'unit', size: { height: 1024, width: 1024 } },
+  'salient-object': {
+    label: 'salient-object / background-removal model',
+    preset: 'unit',
+    size: { height: 1024, width: 1024 },
+  },
 };
 
 export type GuessConfidence = 'high' | 'medium' | 'low';
@@ -89,7 +114,8 @@ interface Match {
 }
 
 type Dim = number | string;
-const shapeText = (shape: readonly Dim[] | null) => (shape ? `[${shape.map((d) => (typeof d === 'number' ? d : '?')).join(', ')}]` : '[?]');
+const shapeText = (shape: readonly Dim[] | null) =>
+  shape ? `[${shape.map((d) => (typeof d === 'number' ? d : '?')).join(', ')}]` : '[?]';
 const quote = (s: string) => `"${s}"`;
 
 /** The image input: the one input of rank 3 or 4 (or the first, when several are). */
@@ -124,7 +150,8 @@ function paddle(facts: ModelFacts, input: TensorSummary, g: Geometry): Match | n
   if (/paddle/i.test(facts.graphName ?? '')) hints.push(`the graph is named ${quote(facts.graphName!)}`);
   if (/paddle/i.test(facts.producer ?? '')) hints.push(`produced by ${quote(facts.producer!)}`);
   const dims = [...facts.inputs, ...facts.outputs].flatMap((t) => t.shape ?? []);
-  if (dims.some((d) => typeof d === 'string' && d.startsWith('p2o.'))) hints.push('dimensions named by paddle2onnx (p2o.…)');
+  if (dims.some((d) => typeof d === 'string' && d.startsWith('p2o.')))
+    hints.push('dimensions named by paddle2onnx (p2o.…)');
   const paddleNamed = facts.outputs.filter((o) => /\.tmp_\d+$/.test(o.name));
   if (paddleNamed.length > 0) hints.push(`output ${quote(paddleNamed[0].name)} is named as Paddle names tensors`);
   const byName = /pp-?ocr|paddleocr/i.test(facts.fileName ?? '');
@@ -133,13 +160,29 @@ function paddle(facts: ModelFacts, input: TensorSummary, g: Geometry): Match | n
   const confidence: GuessConfidence = hints.length >= 2 ? 'high' : 'medium';
   const out = facts.outputs[0]?.shape ?? null;
   if (facts.outputs.length === 1 && out?.length === 4 && out[1] === 1) {
-    return { family: 'paddleocr-det', confidence, evidence: [...hints, `output ${quote(facts.outputs[0].name)} is a one-channel map ${shapeText(out)}`] };
+    return {
+      family: 'paddleocr-det',
+      confidence,
+      evidence: [...hints, `output ${quote(facts.outputs[0].name)} is a one-channel map ${shapeText(out)}`],
+    };
   }
   if (facts.outputs.length === 1 && out?.length === 3 && (g.height === 48 || g.height === 32)) {
-    return { family: 'paddleocr-rec', confidence, evidence: [...hints, `input ${quote(input.name)} is a text line ${g.height} pixels high`, `output ${shapeText(out)} holds one character distribution per column`] };
+    return {
+      family: 'paddleocr-rec',
+      confidence,
+      evidence: [
+        ...hints,
+        `input ${quote(input.name)} is a text line ${g.height} pixels high`,
+        `output ${shapeText(out)} holds one character distribution per column`,
+      ],
+    };
   }
   if (facts.outputs.length === 1 && out?.length === 2 && out[1] === 2) {
-    return { family: 'paddleocr-cls', confidence, evidence: [...hints, `output ${shapeText(out)} scores two orientations (0° and 180°)`] };
+    return {
+      family: 'paddleocr-cls',
+      confidence,
+      evidence: [...hints, `output ${shapeText(out)} scores two orientations (0° and 180°)`],
+    };
   }
   return null;
 }
@@ -156,7 +199,11 @@ function ultralyticsByMetadata(facts: ModelFacts): Match | null {
   const m = facts.metadata ?? {};
   const author = /ultralytics/i.test(m.author ?? '') || /ultralytics/i.test(m.description ?? '');
   if (!author && !(m.stride !== undefined && m.names !== undefined)) return null;
-  const evidence = [author ? `metadata names Ultralytics (${quote((m.author ?? m.description)!.slice(0, 40))})` : 'metadata has Ultralytics\' "stride" and "names"'];
+  const evidence = [
+    author
+      ? `metadata names Ultralytics (${quote((m.author ?? m.description)!.slice(0, 40))})`
+      : 'metadata has Ultralytics\' "stride" and "names"',
+  ];
   const size = parseSize(m.imgsz);
   if (size) evidence.push(`metadata "imgsz" = ${m.imgsz}`);
   // Ultralytics' classify_transforms: short side resized, center crop, x / 255, no mean/std.
@@ -173,9 +220,16 @@ function headCells(h: number, w: number): number | null {
 
 function yoloByShape(facts: ModelFacts, input: TensorSummary, g: Geometry): Match | null {
   const name = (facts.fileName ?? '').toLowerCase();
-  if (/yolox/.test(name)) return { family: 'yolox', confidence: 'high', evidence: [`the file name ${quote(facts.fileName!)} names YOLOX`] };
-  if (/yolo(v?5|v?8|v?9|v?10|11|12)|ultralytics/.test(name)) return { family: 'ultralytics', confidence: 'medium', evidence: [`the file name ${quote(facts.fileName!)} names an Ultralytics YOLO`] };
-  if (g.channels !== 3 || typeof g.height !== 'number' || typeof g.width !== 'number' || facts.outputs.length !== 1) return null;
+  if (/yolox/.test(name))
+    return { family: 'yolox', confidence: 'high', evidence: [`the file name ${quote(facts.fileName!)} names YOLOX`] };
+  if (/yolo(v?5|v?8|v?9|v?10|11|12)|ultralytics/.test(name))
+    return {
+      family: 'ultralytics',
+      confidence: 'medium',
+      evidence: [`the file name ${quote(facts.fileName!)} names an Ultralytics YOLO`],
+    };
+  if (g.channels !== 3 || typeof g.height !== 'number' || typeof g.width !== 'number' || facts.outputs.length !== 1)
+    return null;
   const out = facts.outputs[0].shape;
   const cells = headCells(g.height, g.width);
   if (!out || out.length !== 3 || cells === null) return null;
@@ -183,13 +237,31 @@ function yoloByShape(facts: ModelFacts, input: TensorSummary, g: Geometry): Matc
   const size = `${g.height}×${g.width}`;
   const named = input.name === 'images' ? [`input named ${quote('images')}, as YOLO exporters name it`] : [];
   if (rows === cells && typeof cols === 'number' && cols >= 5) {
-    return { family: 'yolox', confidence: 'medium', evidence: [...named, `output ${shapeText(out)}: one row per stride-8/16/32 cell of ${size} (${cells}), anchor-free as YOLOX`] };
+    return {
+      family: 'yolox',
+      confidence: 'medium',
+      evidence: [
+        ...named,
+        `output ${shapeText(out)}: one row per stride-8/16/32 cell of ${size} (${cells}), anchor-free as YOLOX`,
+      ],
+    };
   }
   if (rows === 3 * cells && typeof cols === 'number' && cols >= 5) {
-    return { family: 'ultralytics', confidence: 'medium', evidence: [...named, `output ${shapeText(out)}: three anchors per stride-8/16/32 cell of ${size}, as YOLOv5`] };
+    return {
+      family: 'ultralytics',
+      confidence: 'medium',
+      evidence: [...named, `output ${shapeText(out)}: three anchors per stride-8/16/32 cell of ${size}, as YOLOv5`],
+    };
   }
   if (cols === cells && typeof rows === 'number' && rows >= 5) {
-    return { family: 'ultralytics', confidence: 'medium', evidence: [...named, `output ${shapeText(out)}: one column per stride-8/16/32 cell of ${size}, as YOLOv8 and later`] };
+    return {
+      family: 'ultralytics',
+      confidence: 'medium',
+      evidence: [
+        ...named,
+        `output ${shapeText(out)}: one column per stride-8/16/32 cell of ${size}, as YOLOv8 and later`,
+      ],
+    };
   }
   return null;
 }
@@ -198,17 +270,30 @@ function faces(facts: ModelFacts, g: Geometry): Match | null {
   const name = (facts.fileName ?? '').toLowerCase();
   const outNames = facts.outputs.map((o) => o.name);
   const heads = outNames.filter((n) => /^(cls|obj|bbox|kps)_(8|16|32)$/.test(n));
-  if (heads.length >= 4) return { family: 'yunet', confidence: 'high', evidence: [`outputs ${heads.slice(0, 4).map(quote).join(', ')}… are YuNet's per-stride heads`] };
-  if (/yunet|facedetectoryn/.test(name)) return { family: 'yunet', confidence: 'medium', evidence: [`the file name ${quote(facts.fileName!)} names YuNet`] };
+  if (heads.length >= 4)
+    return {
+      family: 'yunet',
+      confidence: 'high',
+      evidence: [`outputs ${heads.slice(0, 4).map(quote).join(', ')}… are YuNet's per-stride heads`],
+    };
+  if (/yunet|facedetectoryn/.test(name))
+    return { family: 'yunet', confidence: 'medium', evidence: [`the file name ${quote(facts.fileName!)} names YuNet`] };
   const scores = facts.outputs.find((o) => o.name === 'scores' && o.shape?.[o.shape.length - 1] === 2);
   const boxes = facts.outputs.find((o) => o.name === 'boxes' && o.shape?.[o.shape.length - 1] === 4);
   const ultraSize = (g.height === 240 && g.width === 320) || (g.height === 480 && g.width === 640);
   if (scores && boxes && g.channels === 3) {
-    const evidence = [`outputs "scores" ${shapeText(scores.shape)} and "boxes" ${shapeText(boxes.shape)}, face/background and box per prior`];
+    const evidence = [
+      `outputs "scores" ${shapeText(scores.shape)} and "boxes" ${shapeText(boxes.shape)}, face/background and box per prior`,
+    ];
     if (ultraSize) evidence.push(`input ${g.height}×${g.width}, UltraFace's size`);
     return { family: 'ultraface', confidence: ultraSize ? 'high' : 'medium', evidence };
   }
-  if (/ultraface|rfb-?320|rfb-?640|version-rfb|version-slim/.test(name)) return { family: 'ultraface', confidence: 'medium', evidence: [`the file name ${quote(facts.fileName!)} names UltraFace`] };
+  if (/ultraface|rfb-?320|rfb-?640|version-rfb|version-slim/.test(name))
+    return {
+      family: 'ultraface',
+      confidence: 'medium',
+      evidence: [`the file name ${quote(facts.fileName!)} names UltraFace`],
+    };
   return null;
 }
 
@@ -218,14 +303,28 @@ function oneChannel(facts: ModelFacts, g: Geometry): Match | null {
   if (out && out.length === 4) {
     const og = geometry(out);
     if (typeof og.height === 'number' && typeof g.height === 'number' && og.height > g.height && og.channels === 1) {
-      return { family: 'super-resolution', confidence: 'high', evidence: [`one-channel input ${g.height}×${g.width} and a larger one-channel output ${og.height}×${og.width}: super-resolution on the Y channel`] };
+      return {
+        family: 'super-resolution',
+        confidence: 'high',
+        evidence: [
+          `one-channel input ${g.height}×${g.width} and a larger one-channel output ${og.height}×${og.width}: super-resolution on the Y channel`,
+        ],
+      };
     }
   }
   if (/super|resolution|srcnn|espcn/.test((facts.fileName ?? '').toLowerCase())) {
-    return { family: 'super-resolution', confidence: 'medium', evidence: [`one-channel input, and the file name ${quote(facts.fileName!)}`] };
+    return {
+      family: 'super-resolution',
+      confidence: 'medium',
+      evidence: [`one-channel input, and the file name ${quote(facts.fileName!)}`],
+    };
   }
   if (g.height === 28 && g.width === 28 && out?.length === 2 && out[1] === 10) {
-    return { family: 'digit-classifier', confidence: 'medium', evidence: [`one-channel 28×28 input and ten scores ${shapeText(out)}, as MNIST`] };
+    return {
+      family: 'digit-classifier',
+      confidence: 'medium',
+      evidence: [`one-channel 28×28 input and ten scores ${shapeText(out)}, as MNIST`],
+    };
   }
   return null;
 }
@@ -239,11 +338,17 @@ function imagenet(facts: ModelFacts, g: Geometry): Match | null {
   const evidence = [`one output of ${classes} scores ${shapeText(out)}: ImageNet's classes`];
   if (typeof g.height === 'number') evidence.push(`input ${g.height}×${g.width}`);
   const producer = facts.producer ?? '';
-  if (/pytorch/i.test(producer)) evidence.push(`exported by ${producer} (torchvision and most timm models normalise with ImageNet's mean/std)`);
+  if (/pytorch/i.test(producer))
+    evidence.push(`exported by ${producer} (torchvision and most timm models normalise with ImageNet's mean/std)`);
   // Keras and TF-slim classifiers (1001 classes: a background class first) scale pixels to −1…1.
   const tf = /tf2onnx|keras|tensorflow/i.test(producer);
   if (tf) evidence.push(`exported by ${producer}: TensorFlow classifiers scale pixels to −1…1`);
-  return { family: 'imagenet-classifier', confidence: typeof g.height === 'number' && g.height === g.width ? 'high' : 'medium', evidence, spec: tf ? { mean: [0.5], std: [0.5] } : undefined };
+  return {
+    family: 'imagenet-classifier',
+    confidence: typeof g.height === 'number' && g.height === g.width ? 'high' : 'medium',
+    evidence,
+    spec: tf ? { mean: [0.5], std: [0.5] } : undefined,
+  };
 }
 
 /** A list of 1 or 3 numbers in metadata text ("[0.485, 0.456, 0.406]", "127.5"). */
@@ -253,7 +358,10 @@ function numberList(text: string): number[] | null {
 }
 
 /** Values a model's metadata states outright: mean, std, channel order, value range. They win over a family's preset. */
-function metadataValues(metadata: Readonly<Record<string, string>>): { spec: Partial<PreprocessSpec>; evidence: string[] } {
+function metadataValues(metadata: Readonly<Record<string, string>>): {
+  spec: Partial<PreprocessSpec>;
+  evidence: string[];
+} {
   const spec: Partial<PreprocessSpec> = {};
   const evidence: string[] = [];
   let inBytes = false;
@@ -263,11 +371,18 @@ function metadataValues(metadata: Readonly<Record<string, string>>): { spec: Par
       spec.mean = numberList(value)!;
       inBytes ||= spec.mean.some((v) => Math.abs(v) > 1);
       evidence.push(`metadata ${quote(key)} = ${value.trim()}`);
-    } else if (/(^|[_.\s-])(image_?|pixel_?|norm_?)?std(dev)?s?$/.test(k) && numberList(value) && !numberList(value)!.includes(0)) {
+    } else if (
+      /(^|[_.\s-])(image_?|pixel_?|norm_?)?std(dev)?s?$/.test(k) &&
+      numberList(value) &&
+      !numberList(value)!.includes(0)
+    ) {
       spec.std = numberList(value)!;
       inBytes ||= spec.std.some((v) => v > 1);
       evidence.push(`metadata ${quote(key)} = ${value.trim()}`);
-    } else if (/(channel_?order|colou?r_?(format|order|space)|pixel_?format|image_?format)/.test(k) && /\b(bgr|rgb)\b/i.test(value)) {
+    } else if (
+      /(channel_?order|colou?r_?(format|order|space)|pixel_?format|image_?format)/.test(k) &&
+      /\b(bgr|rgb)\b/i.test(value)
+    ) {
       spec.channelOrder = value.match(/\b(bgr|rgb)\b/i)![1].toUpperCase() as ChannelOrder;
       evidence.push(`metadata ${quote(key)} = ${value.trim()}`);
     } else if (/(input_?range|value_?range|pixel_?range)/.test(k)) {
@@ -304,19 +419,51 @@ function salientObject(facts: ModelFacts, input: TensorSummary, g: Geometry): Ma
   if (!named && !(allMasks && typeof g.height === 'number' && g.height >= 256)) return null;
   const evidence = [
     ...(named ? [`the file name ${quote(facts.fileName!)} names a background-removal / salient-object model`] : []),
-    ...(masks.length ? [`output${masks.length > 1 ? 's' : ''} ${masks.slice(0, 3).map((o) => `${quote(o.name)} ${shapeText(o.shape)}`).join(', ')}: one-channel map${masks.length > 1 ? 's' : ''} as large as input ${quote(input.name)} ${shapeText(input.shape)}`] : []),
+    ...(masks.length
+      ? [
+          `output${masks.length > 1 ? 's' : ''} ${masks
+            .slice(0, 3)
+            .map((o) => `${quote(o.name)} ${shapeText(o.shape)}`)
+            .join(
+              ', ',
+            )}: one-channel map${masks.length > 1 ? 's' : ''} as large as input ${quote(input.name)} ${shapeText(input.shape)}`,
+        ]
+      : []),
   ];
   const confidence: GuessConfidence = named && masks.length ? 'high' : 'medium';
   if (/u2net/.test(name)) {
-    return { family: 'salient-object', confidence, evidence: [...evidence, "U²-Net: ImageNet mean and std on x/255, 320 × 320 (rembg's values)"], size: { height: 320, width: 320 }, spec: { scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], resize: 'stretch' } };
+    return {
+      family: 'salient-object',
+      confidence,
+      evidence: [...evidence, "U²-Net: ImageNet mean and std on x/255, 320 × 320 (rembg's values)"],
+      size: { height: 320, width: 320 },
+      spec: { scale: 1 / 255, mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], resize: 'stretch' },
+    };
   }
   if (/modnet|matting/.test(name)) {
-    return { family: 'salient-object', confidence, evidence: [...evidence, 'MODNet: (x/255 − 0.5) / 0.5, 512 × 512'], size: { height: 512, width: 512 }, spec: { scale: 1 / 255, mean: [0.5], std: [0.5], resize: 'stretch' } };
+    return {
+      family: 'salient-object',
+      confidence,
+      evidence: [...evidence, 'MODNet: (x/255 − 0.5) / 0.5, 512 × 512'],
+      size: { height: 512, width: 512 },
+      spec: { scale: 1 / 255, mean: [0.5], std: [0.5], resize: 'stretch' },
+    };
   }
   if (/rmbg|briaai/.test(name)) {
-    return { family: 'salient-object', confidence, evidence: [...evidence, 'RMBG: (x/255 − 0.5) / 1, 1024 × 1024'], size: { height: 1024, width: 1024 }, spec: { scale: 1 / 255, mean: [0.5], std: [1], resize: 'stretch' } };
+    return {
+      family: 'salient-object',
+      confidence,
+      evidence: [...evidence, 'RMBG: (x/255 − 0.5) / 1, 1024 × 1024'],
+      size: { height: 1024, width: 1024 },
+      spec: { scale: 1 / 255, mean: [0.5], std: [1], resize: 'stretch' },
+    };
   }
-  return { family: 'salient-object', confidence, evidence: [...evidence, "ISNet as @imgly/background-removal feeds it: RGB, (x − 128) / 256, 1024 × 1024"], spec: { scale: 1, mean: [128], std: [256], resize: 'stretch' } };
+  return {
+    family: 'salient-object',
+    confidence,
+    evidence: [...evidence, 'ISNet as @imgly/background-removal feeds it: RGB, (x − 128) / 256, 1024 × 1024'],
+    spec: { scale: 1, mean: [128], std: [256], resize: 'stretch' },
+  };
 }
 
 /** Mel bin counts audio front ends use: a one-channel grid with one side among these is spectrogram frames. */
@@ -332,28 +479,57 @@ function nonImageInput(facts: ModelFacts, match: Match | null): PreprocessGuess[
   if (facts.inputs.length === 0) return null;
   const text = (i: TensorSummary) => `${quote(i.name)} ${i.elemType} ${shapeText(i.shape)}`;
   if (facts.inputs.length > 1) {
-    const kind = facts.inputs.some((i) => /state|^h$|^c$|hidden|cache|past/i.test(i.name)) ? 'a recurrent model with state inputs' : 'a model with several inputs';
-    return { input: facts.inputs[0].name, kind, evidence: `${facts.inputs.length} inputs (${facts.inputs.map(text).join(', ')}): images feed one` };
+    const kind = facts.inputs.some((i) => /state|^h$|^c$|hidden|cache|past/i.test(i.name))
+      ? 'a recurrent model with state inputs'
+      : 'a model with several inputs';
+    return {
+      input: facts.inputs[0].name,
+      kind,
+      evidence: `${facts.inputs.length} inputs (${facts.inputs.map(text).join(', ')}): images feed one`,
+    };
   }
   const input = facts.inputs[0];
   const shape = input.shape;
   if (!shape) return null;
-  if (/^u?int(32|64)$/.test(input.elemType) && shape.length <= 2) return { input: input.name, kind: 'token ids', evidence: `input ${text(input)} is a sequence of integers` };
+  if (/^u?int(32|64)$/.test(input.elemType) && shape.length <= 2)
+    return { input: input.name, kind: 'token ids', evidence: `input ${text(input)} is a sequence of integers` };
   if (shape.length <= 2) {
-    const audio = /audio|wav|pcm|sample|signal|speech|^input$/i.test(input.name) || shape.some((d) => typeof d === 'string' && /sample|time|len/i.test(d));
-    return { input: input.name, kind: audio ? 'audio samples' : 'a vector or sequence', evidence: `input ${text(input)} has rank ${shape.length}: no height, width and channels` };
+    const audio =
+      /audio|wav|pcm|sample|signal|speech|^input$/i.test(input.name) ||
+      shape.some((d) => typeof d === 'string' && /sample|time|len/i.test(d));
+    return {
+      input: input.name,
+      kind: audio ? 'audio samples' : 'a vector or sequence',
+      evidence: `input ${text(input)} has rank ${shape.length}: no height, width and channels`,
+    };
   }
   if (shape.length === 3) {
     // An image without a batch axis is [3, H, W] or [H, W, 1 or 3]; [1, steps, features] is a batch of one sequence.
     const [a, , c] = shape;
-    if (a !== 3 && c !== 1 && c !== 3) return { input: input.name, kind: 'a sequence of feature vectors', evidence: `input ${text(input)}: rank 3, neither [3, H, W] nor [H, W, 1 or 3]` };
+    if (a !== 3 && c !== 1 && c !== 3)
+      return {
+        input: input.name,
+        kind: 'a sequence of feature vectors',
+        evidence: `input ${text(input)}: rank 3, neither [3, H, W] nor [H, W, 1 or 3]`,
+      };
     return null;
   }
   if (match) return null;
   const g = geometry(shape);
-  if (g.channels === 1 && typeof g.height === 'number' && typeof g.width === 'number' && g.height !== g.width && (MEL_BINS.has(g.height) || MEL_BINS.has(g.width)) && Math.max(g.height, g.width) <= 512) {
+  if (
+    g.channels === 1 &&
+    typeof g.height === 'number' &&
+    typeof g.width === 'number' &&
+    g.height !== g.width &&
+    (MEL_BINS.has(g.height) || MEL_BINS.has(g.width)) &&
+    Math.max(g.height, g.width) <= 512
+  ) {
     const bins = MEL_BINS.has(g.width) ? g.width : g.height;
-    return { input: input.name, kind: 'spectrogram frames', evidence: `input ${text(input)}: one channel, ${bins} a mel-bin count, ${g.height === bins ? g.width : g.height} frames, and no image family matches` };
+    return {
+      input: input.name,
+      kind: 'spectrogram frames',
+      evidence: `input ${text(input)}: one channel, ${bins} a mel-bin count, ${g.height === bins ? g.width : g.height} frames, and no image family matches`,
+    };
   }
   return null;
 }
@@ -385,7 +561,9 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
   const bytes = input?.elemType === 'uint8';
   if (bytes) Object.assign(spec, { elementType: 'uint8', scale: 1, mean: [0], std: [1] });
   const size = match?.size ?? family?.size ?? null;
-  const { dims, source } = input?.shape ? defaultImageDims(input.shape, spec.layout, { familySize: size }) : { dims: {}, source: 'none' as const };
+  const { dims, source } = input?.shape
+    ? defaultImageDims(input.shape, spec.layout, { familySize: size })
+    : { dims: {}, source: 'none' as const };
   spec.dims = dims;
 
   const evidence = [...(match?.evidence ?? []), ...fromMetadata.evidence];
@@ -410,7 +588,9 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
 /** One line for the CLI: "PaddleOCR text detector (high): paddleocr-det, BGR, ... — because ...". */
 export function describeGuess(guess: PreprocessGuess): string {
   const s = guess.spec;
-  const dims = Object.entries(s.dims).map(([k, v]) => `${k}=${v}`).join(', ');
+  const dims = Object.entries(s.dims)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   const values = `${s.elementType === 'uint8' ? 'uint8, ' : ''}${s.channelOrder}, scale ${s.scale === 1 / 255 ? '1/255' : s.scale}, mean [${s.mean.join(', ')}], std [${s.std.join(', ')}], ${s.resize}${s.resize === 'letterbox' ? ` ${s.letterboxAlign} pad ${s.padValue}` : ''}, ${s.layout}`;
-  return `${guess.label} (${guess.confidence} confidence): preset ${guess.preset} — ${values}${dims ? `; dims ${dims}${guess.dimsSource === 'family' ? ' (the family\'s usual size)' : ''}` : ''}\n  because ${guess.evidence.join('; ')}`;
+  return `${guess.label} (${guess.confidence} confidence): preset ${guess.preset} — ${values}${dims ? `; dims ${dims}${guess.dimsSource === 'family' ? " (the family's usual size)" : ''}` : ''}\n  because ${guess.evidence.join('; ')}`;
 }

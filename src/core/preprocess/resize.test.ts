@@ -21,7 +21,15 @@ function levels(image: RgbaImage): number[][] {
 
 describe('bilinear sampling (half-pixel centres, edge clamped, as OpenCV INTER_LINEAR)', () => {
   it('upsamples 2×2 to 4×4: samples at −0.25, 0.25, 0.75, 1.25 of each axis, clamped', () => {
-    const out = resizeRgba(gray([[0, 100], [200, 40]]), 4, 4, { mode: 'stretch' });
+    const out = resizeRgba(
+      gray([
+        [0, 100],
+        [200, 40],
+      ]),
+      4,
+      4,
+      { mode: 'stretch' },
+    );
     expect(levels(out)).toEqual([
       [0, 25, 75, 100],
       [50, 59, 76, 85], // 58.75 → 59, 76.25 → 76
@@ -45,7 +53,11 @@ describe('bilinear sampling (half-pixel centres, edge clamped, as OpenCV INTER_L
   });
 
   it('copies an image resized to its own size exactly, alpha included', () => {
-    const image = { data: Uint8ClampedArray.from({ length: 5 * 3 * 4 }, (_, i) => (i * 37) % 256), width: 5, height: 3 };
+    const image = {
+      data: Uint8ClampedArray.from({ length: 5 * 3 * 4 }, (_, i) => (i * 37) % 256),
+      width: 5,
+      height: 3,
+    };
     expect(resizeRgba(image, 5, 3, { mode: 'stretch' }).data).toEqual(image.data);
   });
 
@@ -68,7 +80,9 @@ describe('letterbox', () => {
   });
 
   it("puts the image at the top-left with 'topLeft' (YOLOX preproc): padding right and bottom only", () => {
-    expect(levels(resizeRgba(gray([[0, 100, 200]]), 4, 4, { mode: 'letterbox', align: 'topLeft', padValue: 114 }))).toEqual([
+    expect(
+      levels(resizeRgba(gray([[0, 100, 200]]), 4, 4, { mode: 'letterbox', align: 'topLeft', padValue: 114 })),
+    ).toEqual([
       [0, 63, 138, 200],
       [114, 114, 114, 114],
       [114, 114, 114, 114],
@@ -77,7 +91,19 @@ describe('letterbox', () => {
   });
 
   it('centers horizontally with the odd padding column on the right', () => {
-    expect(levels(resizeRgba(gray([[10, 20], [30, 40]]), 5, 2, { mode: 'letterbox', padValue: 0 }))).toEqual([
+    expect(
+      levels(
+        resizeRgba(
+          gray([
+            [10, 20],
+            [30, 40],
+          ]),
+          5,
+          2,
+          { mode: 'letterbox', padValue: 0 },
+        ),
+      ),
+    ).toEqual([
       [0, 10, 20, 0, 0],
       [0, 30, 40, 0, 0],
     ]);
@@ -99,8 +125,38 @@ describe('letterbox', () => {
 
 describe('crop (short side to the target, center crop)', () => {
   it('keeps the middle columns of a wide image, cutting the odd one on the right', () => {
-    expect(levels(resizeRgba(gray([[1, 2, 3, 4], [5, 6, 7, 8]]), 2, 2, { mode: 'crop' }))).toEqual([[2, 3], [6, 7]]);
-    expect(levels(resizeRgba(gray([[1, 2, 3, 4, 5], [6, 7, 8, 9, 10]]), 2, 2, { mode: 'crop' }))).toEqual([[2, 3], [7, 8]]);
+    expect(
+      levels(
+        resizeRgba(
+          gray([
+            [1, 2, 3, 4],
+            [5, 6, 7, 8],
+          ]),
+          2,
+          2,
+          { mode: 'crop' },
+        ),
+      ),
+    ).toEqual([
+      [2, 3],
+      [6, 7],
+    ]);
+    expect(
+      levels(
+        resizeRgba(
+          gray([
+            [1, 2, 3, 4, 5],
+            [6, 7, 8, 9, 10],
+          ]),
+          2,
+          2,
+          { mode: 'crop' },
+        ),
+      ),
+    ).toEqual([
+      [2, 3],
+      [7, 8],
+    ]);
   });
 
   it('keeps the middle rows of a tall image', () => {
@@ -110,7 +166,19 @@ describe('crop (short side to the target, center crop)', () => {
   it('scales by the larger ratio before cropping: 4×2 → 1×1 averages the top-left 2×2 block', () => {
     const plan = planResize(4, 2, 1, 1, 'crop');
     expect([plan.scaledWidth, plan.scaledHeight, plan.offsetX, plan.offsetY]).toEqual([2, 1, 0, 0]);
-    expect(levels(resizeRgba(gray([[10, 20, 90, 90], [30, 40, 90, 90]]), 1, 1, { mode: 'crop' }))).toEqual([[25]]);
+    expect(
+      levels(
+        resizeRgba(
+          gray([
+            [10, 20, 90, 90],
+            [30, 40, 90, 90],
+          ]),
+          1,
+          1,
+          { mode: 'crop' },
+        ),
+      ),
+    ).toEqual([[25]]);
   });
 });
 
@@ -123,7 +191,9 @@ describe('stretch', () => {
 
 describe('argument checks', () => {
   it('refuses data that does not match the size, and empty sizes', () => {
-    expect(() => resizeRgba({ data: new Uint8Array(15), width: 2, height: 2 }, 1, 1, { mode: 'stretch' })).toThrow(/16/);
+    expect(() => resizeRgba({ data: new Uint8Array(15), width: 2, height: 2 }, 1, 1, { mode: 'stretch' })).toThrow(
+      /16/,
+    );
     expect(() => planResize(0, 2, 1, 1, 'stretch')).toThrow(/0×2/);
     expect(() => planResize(2, 2, 1.5, 1, 'stretch')).toThrow(/PreprocessError|1.5×1/);
     expect(() => resizeRgba(gray([[1]]), 1, 1, { mode: 'letterbox', padValue: 300 })).toThrow(/300/);

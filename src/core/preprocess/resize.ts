@@ -191,7 +191,12 @@ export function checkRgbaImage(image: RgbaImage): void {
 }
 
 /** The image resampled to width × height RGBA8 under `options` (padding opaque, alpha interpolated). */
-export function resizeRgba(image: RgbaImage, width: number, height: number, options: ResizeOptions): RgbaImage & { data: Uint8ClampedArray } {
+export function resizeRgba(
+  image: RgbaImage,
+  width: number,
+  height: number,
+  options: ResizeOptions,
+): RgbaImage & { data: Uint8ClampedArray } {
   checkRgbaImage(image);
   const pad = options.padValue ?? 0;
   if (!Number.isInteger(pad) || pad < 0 || pad > 255) {
@@ -220,7 +225,14 @@ export function resizeRgba(image: RgbaImage, width: number, height: number, opti
       const right = x.upper[dx] * 4;
       const fx = x.weight[dx];
       for (let c = 0; c < 4; c++) {
-        out[o + c] = bilinearByte(src[top + left + c], src[top + right + c], src[bottom + left + c], src[bottom + right + c], fx, fy);
+        out[o + c] = bilinearByte(
+          src[top + left + c],
+          src[top + right + c],
+          src[bottom + left + c],
+          src[bottom + right + c],
+          fx,
+          fy,
+        );
       }
     }
   }

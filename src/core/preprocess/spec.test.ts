@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PREPROCESS, formatPreprocess, parsePreprocess, PREPROCESS_FIELDS, validatePreprocess } from './spec.ts';
+import {
+  DEFAULT_PREPROCESS,
+  formatPreprocess,
+  parsePreprocess,
+  PREPROCESS_FIELDS,
+  validatePreprocess,
+} from './spec.ts';
 import { PreprocessError } from './errors.ts';
 
 function errorOf(f: () => unknown): Error {
@@ -30,8 +36,17 @@ describe('validatePreprocess', () => {
 
   it('keeps every field given', () => {
     const json = {
-      resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, channelOrder: 'BGR', colorSpace: 'Y', scale: 1,
-      mean: [1, 2, 3], std: [4, 5, 6], layout: 'NHWC', dims: { height: 320, width: 320, batch: 1 }, elementType: 'float32',
+      resize: 'letterbox',
+      letterboxAlign: 'topLeft',
+      padValue: 114,
+      channelOrder: 'BGR',
+      colorSpace: 'Y',
+      scale: 1,
+      mean: [1, 2, 3],
+      std: [4, 5, 6],
+      layout: 'NHWC',
+      dims: { height: 320, width: 320, batch: 1 },
+      elementType: 'float32',
     };
     expect(validatePreprocess(json)).toEqual(json);
   });
@@ -93,14 +108,21 @@ describe('validatePreprocess', () => {
   it('a uint8 spec passes raw bytes: scale 1, mean 0, std 1, or a named error', () => {
     expect(validatePreprocess({ elementType: 'uint8', scale: 1 }).elementType).toBe('uint8');
     expect(errorOf(() => validatePreprocess({ elementType: 'uint8' })).message).toContain('"scale"');
-    expect(errorOf(() => validatePreprocess({ elementType: 'uint8', scale: 1, mean: [127] })).message).toContain('"mean"');
+    expect(errorOf(() => validatePreprocess({ elementType: 'uint8', scale: 1, mean: [127] })).message).toContain(
+      '"mean"',
+    );
     expect(errorOf(() => validatePreprocess({ elementType: 'uint8', scale: 1, std: [2] })).message).toContain('"std"');
   });
 });
 
 describe('parsePreprocess and formatPreprocess', () => {
   it('round-trip a spec through its JSON text', () => {
-    const spec = validatePreprocess({ resize: 'crop', mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], dims: { n: 1 } });
+    const spec = validatePreprocess({
+      resize: 'crop',
+      mean: [0.485, 0.456, 0.406],
+      std: [0.229, 0.224, 0.225],
+      dims: { n: 1 },
+    });
     const text = formatPreprocess(spec);
     expect(parsePreprocess(text)).toEqual(spec);
     expect(Object.keys(JSON.parse(text))).toEqual([...PREPROCESS_FIELDS]);

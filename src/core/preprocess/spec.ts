@@ -71,7 +71,17 @@ export const DEFAULT_PREPROCESS: Readonly<PreprocessSpec> = Object.freeze({
 
 /** The fields, in the order the JSON form writes them. */
 export const PREPROCESS_FIELDS = [
-  'resize', 'letterboxAlign', 'padValue', 'channelOrder', 'colorSpace', 'scale', 'mean', 'std', 'layout', 'dims', 'elementType',
+  'resize',
+  'letterboxAlign',
+  'padValue',
+  'channelOrder',
+  'colorSpace',
+  'scale',
+  'mean',
+  'std',
+  'layout',
+  'dims',
+  'elementType',
 ] as const satisfies readonly (keyof PreprocessSpec)[];
 
 const CHOICES = {
@@ -110,7 +120,12 @@ function finiteNumber(field: string, value: unknown): number {
 /** A per-channel list: a number stands for a one-element list; 1 to 4 finite values. */
 function channelValues(field: 'mean' | 'std', value: unknown): number[] {
   const list = typeof value === 'number' ? [value] : value;
-  if (!Array.isArray(list) || list.length < 1 || list.length > 4 || !list.every((v) => typeof v === 'number' && Number.isFinite(v))) {
+  if (
+    !Array.isArray(list) ||
+    list.length < 1 ||
+    list.length > 4 ||
+    !list.every((v) => typeof v === 'number' && Number.isFinite(v))
+  ) {
     throw bad(field, 'a list of 1 to 4 finite numbers (one for all channels, or one per channel)', value);
   }
   if (field === 'std' && list.some((v) => v === 0)) throw bad(field, 'non-zero (it divides)', value);
@@ -124,7 +139,9 @@ function dimValues(value: unknown): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, v] of Object.entries(value)) {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
-      throw new PreprocessError(`Preprocessing field "dims" gives dimension "${name}" the value ${describe(v)}; it must be a whole number ≥ 1.`);
+      throw new PreprocessError(
+        `Preprocessing field "dims" gives dimension "${name}" the value ${describe(v)}; it must be a whole number ≥ 1.`,
+      );
     }
     out[name] = v;
   }
@@ -134,15 +151,20 @@ function dimValues(value: unknown): Record<string, number> {
 /** A checked spec from untrusted JSON (already parsed); fields left out take their defaults. */
 export function validatePreprocess(json: unknown): PreprocessSpec {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new PreprocessError(`Preprocessing must be a JSON object such as {"channelOrder": "BGR"}; got ${describe(json)}.`);
+    throw new PreprocessError(
+      `Preprocessing must be a JSON object such as {"channelOrder": "BGR"}; got ${describe(json)}.`,
+    );
   }
   const input = json as Record<string, unknown>;
   for (const key of Object.keys(input)) {
     if (!(PREPROCESS_FIELDS as readonly string[]).includes(key)) {
-      throw new PreprocessError(`Unknown preprocessing field "${key}"; the fields are ${PREPROCESS_FIELDS.join(', ')}.`);
+      throw new PreprocessError(
+        `Unknown preprocessing field "${key}"; the fields are ${PREPROCESS_FIELDS.join(', ')}.`,
+      );
     }
   }
-  const pick = (key: keyof PreprocessSpec): unknown => (input[key] === undefined ? DEFAULT_PREPROCESS[key] : input[key]);
+  const pick = (key: keyof PreprocessSpec): unknown =>
+    input[key] === undefined ? DEFAULT_PREPROCESS[key] : input[key];
 
   const padValue = pick('padValue');
   if (typeof padValue !== 'number' || !Number.isInteger(padValue) || padValue < 0 || padValue > 255) {
@@ -167,9 +189,12 @@ export function validatePreprocess(json: unknown): PreprocessSpec {
 
   if (spec.elementType === 'uint8') {
     // Raw bytes go in unchanged: a normalisation could not be represented in uint8.
-    if (spec.scale !== 1) throw bad('scale', '1 when "elementType" is "uint8" (raw bytes are not normalised)', spec.scale);
-    if (spec.mean.some((m) => m !== 0)) throw bad('mean', '0 when "elementType" is "uint8" (raw bytes are not normalised)', spec.mean);
-    if (spec.std.some((s) => s !== 1)) throw bad('std', '1 when "elementType" is "uint8" (raw bytes are not normalised)', spec.std);
+    if (spec.scale !== 1)
+      throw bad('scale', '1 when "elementType" is "uint8" (raw bytes are not normalised)', spec.scale);
+    if (spec.mean.some((m) => m !== 0))
+      throw bad('mean', '0 when "elementType" is "uint8" (raw bytes are not normalised)', spec.mean);
+    if (spec.std.some((s) => s !== 1))
+      throw bad('std', '1 when "elementType" is "uint8" (raw bytes are not normalised)', spec.std);
   }
   return spec;
 }
@@ -180,7 +205,9 @@ export function parsePreprocess(text: string): PreprocessSpec {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new PreprocessError(`Preprocessing is not valid JSON (${(e as Error).message}); expected an object such as {"channelOrder": "BGR"}.`);
+    throw new PreprocessError(
+      `Preprocessing is not valid JSON (${(e as Error).message}); expected an object such as {"channelOrder": "BGR"}.`,
+    );
   }
   return validatePreprocess(json);
 }

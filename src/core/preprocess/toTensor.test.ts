@@ -14,7 +14,12 @@ function image(rows: number[][][]): RgbaImage {
 }
 
 const raw = (json: PreprocessJson = {}) => validatePreprocess({ scale: 1, ...json });
-const twoPixels = image([[[10, 20, 30], [40, 50, 60]]]);
+const twoPixels = image([
+  [
+    [10, 20, 30],
+    [40, 50, 60],
+  ],
+]);
 
 describe('a batch fixed above 1', () => {
   it('puts the image in every slot of the batch (float32 and uint8), so a model exported with batch 2 runs on images', () => {
@@ -36,14 +41,18 @@ describe('channel order and layout', () => {
   });
 
   it('NCHW BGR: planes B, G, R', () => {
-    expect(Array.from(imageToTensor(twoPixels, [1, 3, 1, 2], raw({ channelOrder: 'BGR' })).data)).toEqual([30, 60, 20, 50, 10, 40]);
+    expect(Array.from(imageToTensor(twoPixels, [1, 3, 1, 2], raw({ channelOrder: 'BGR' })).data)).toEqual([
+      30, 60, 20, 50, 10, 40,
+    ]);
   });
 
   it('NHWC RGB and BGR: channels interleaved per pixel', () => {
     const t = imageToTensor(twoPixels, [1, 1, 2, 3], raw({ layout: 'NHWC' }));
     expect(t.dims).toEqual([1, 1, 2, 3]);
     expect(Array.from(t.data)).toEqual([10, 20, 30, 40, 50, 60]);
-    expect(Array.from(imageToTensor(twoPixels, [1, 1, 2, 3], raw({ layout: 'NHWC', channelOrder: 'BGR' })).data)).toEqual([30, 20, 10, 60, 50, 40]);
+    expect(
+      Array.from(imageToTensor(twoPixels, [1, 1, 2, 3], raw({ layout: 'NHWC', channelOrder: 'BGR' })).data),
+    ).toEqual([30, 20, 10, 60, 50, 40]);
   });
 
   it('a rank-3 input (no batch) gets a rank-3 tensor', () => {
@@ -80,14 +89,20 @@ describe('normalisation (x · scale − mean) / std per channel', () => {
   });
 
   it('one mean and std for all channels; a wrong count is a named error', () => {
-    expect(Array.from(imageToTensor(twoPixels, [1, 3, 1, 2], raw({ mean: [10], std: [10] })).data)).toEqual([0, 3, 1, 4, 2, 5]);
-    expect(() => imageToTensor(twoPixels, [1, 1, 1, 2], raw({ mean: [1, 2, 3] }))).toThrow(/"mean" has 3 values .* 1 channel/);
+    expect(Array.from(imageToTensor(twoPixels, [1, 3, 1, 2], raw({ mean: [10], std: [10] })).data)).toEqual([
+      0, 3, 1, 4, 2, 5,
+    ]);
+    expect(() => imageToTensor(twoPixels, [1, 1, 1, 2], raw({ mean: [1, 2, 3] }))).toThrow(
+      /"mean" has 3 values .* 1 channel/,
+    );
   });
 });
 
 describe('one-channel inputs: luma', () => {
   it("'gray' is Pillow's convert('L'): (19595 R + 38470 G + 7471 B + 32768) >> 16", () => {
-    expect([grayLuma(255, 0, 0), grayLuma(0, 255, 0), grayLuma(0, 0, 255), grayLuma(255, 255, 255)]).toEqual([76, 150, 29, 255]);
+    expect([grayLuma(255, 0, 0), grayLuma(0, 255, 0), grayLuma(0, 0, 255), grayLuma(255, 255, 255)]).toEqual([
+      76, 150, 29, 255,
+    ]);
     // A gray pixel keeps its level.
     for (let v = 0; v < 256; v++) expect(grayLuma(v, v, v)).toBe(v);
   });
@@ -96,12 +111,22 @@ describe('one-channel inputs: luma', () => {
     // Pillow's tables at 11: Y_R 210, Y_G 413, Y_B 80; (210 + 413 + 80) >> 6 = 703 >> 6 = 10.
     expect(ycbcrY(11, 11, 11)).toBe(10);
     // Y_G[255] = 9580 → 149, where convert('L') gives 150.
-    expect([ycbcrY(255, 0, 0), ycbcrY(0, 255, 0), ycbcrY(0, 0, 255), ycbcrY(255, 255, 255)]).toEqual([76, 149, 29, 255]);
-    for (let v = 0; v < 256; v += 5) expect(Math.abs(ycbcrY(v, 3 * v % 256, 7 * v % 256) - grayLuma(v, 3 * v % 256, 7 * v % 256))).toBeLessThanOrEqual(1);
+    expect([ycbcrY(255, 0, 0), ycbcrY(0, 255, 0), ycbcrY(0, 0, 255), ycbcrY(255, 255, 255)]).toEqual([
+      76, 149, 29, 255,
+    ]);
+    for (let v = 0; v < 256; v += 5)
+      expect(
+        Math.abs(ycbcrY(v, (3 * v) % 256, (7 * v) % 256) - grayLuma(v, (3 * v) % 256, (7 * v) % 256)),
+      ).toBeLessThanOrEqual(1);
   });
 
   it('feeds luma, then normalisation, to a one-channel input', () => {
-    const pixels = image([[[0, 255, 0], [11, 11, 11]]]);
+    const pixels = image([
+      [
+        [0, 255, 0],
+        [11, 11, 11],
+      ],
+    ]);
     expect(Array.from(imageToTensor(pixels, [1, 1, 1, 2], raw({ colorSpace: 'gray' })).data)).toEqual([150, 11]);
     expect(Array.from(imageToTensor(pixels, [1, 1, 1, 2], raw({ colorSpace: 'Y' })).data)).toEqual([149, 10]);
     const y = imageToTensor(pixels, [1, 1, 1, 2], getPreprocessPreset('y-channel'));
@@ -109,7 +134,16 @@ describe('one-channel inputs: luma', () => {
   });
 
   it('a grayscale image (R = G = B) keeps its levels under gray', () => {
-    const t = imageToTensor(image([[[7, 7, 7], [200, 200, 200]]]), [1, 1, 1, 2], raw());
+    const t = imageToTensor(
+      image([
+        [
+          [7, 7, 7],
+          [200, 200, 200],
+        ],
+      ]),
+      [1, 1, 1, 2],
+      raw(),
+    );
     expect(Array.from(t.data)).toEqual([7, 200]);
   });
 });
@@ -119,15 +153,37 @@ describe('resizing and padding inside the tensor', () => {
     // 2×1 into 2×2 letterboxed at the top-left: row 1 is padding.
     const t = imageToTensor(twoPixels, [1, 3, 2, 2], getPreprocessPreset('yolo'));
     expect(Array.from(t.data)).toEqual([30, 60, 114, 114, 20, 50, 114, 114, 10, 40, 114, 114]);
-    const unit = imageToTensor(twoPixels, [1, 3, 2, 2], raw({ resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, scale: 1 / 255 }));
+    const unit = imageToTensor(
+      twoPixels,
+      [1, 3, 2, 2],
+      raw({ resize: 'letterbox', letterboxAlign: 'topLeft', padValue: 114, scale: 1 / 255 }),
+    );
     expect(unit.data[2]).toBe(Math.fround(114 / 255));
   });
 
   it('pads one-channel inputs with the pad level', () => {
-    const t = imageToTensor(image([[[9, 9, 9], [9, 9, 9]]]), [1, 1, 3, 2], raw({ resize: 'letterbox', padValue: 50 }));
+    const t = imageToTensor(
+      image([
+        [
+          [9, 9, 9],
+          [9, 9, 9],
+        ],
+      ]),
+      [1, 1, 3, 2],
+      raw({ resize: 'letterbox', padValue: 50 }),
+    );
     expect(Array.from(t.data)).toEqual([50, 50, 9, 9, 50, 50]);
     // Under 'Y' a gray pixel of level 11 has Y 10 (Pillow), padding included.
-    const y = imageToTensor(image([[[11, 11, 11], [11, 11, 11]]]), [1, 1, 3, 2], raw({ resize: 'letterbox', padValue: 11, colorSpace: 'Y' }));
+    const y = imageToTensor(
+      image([
+        [
+          [11, 11, 11],
+          [11, 11, 11],
+        ],
+      ]),
+      [1, 1, 3, 2],
+      raw({ resize: 'letterbox', padValue: 11, colorSpace: 'Y' }),
+    );
     expect(Array.from(y.data)).toEqual([10, 10, 10, 10, 10, 10]);
   });
 
@@ -157,13 +213,19 @@ describe('resizing and padding inside the tensor', () => {
 
 describe('uint8 inputs', () => {
   it('gives raw bytes', () => {
-    const t = imageToUint8Tensor(twoPixels, [1, 1, 2, 3], validatePreprocess({ elementType: 'uint8', scale: 1, layout: 'NHWC' }));
+    const t = imageToUint8Tensor(
+      twoPixels,
+      [1, 1, 2, 3],
+      validatePreprocess({ elementType: 'uint8', scale: 1, layout: 'NHWC' }),
+    );
     expect(t.data).toBeInstanceOf(Uint8Array);
     expect(Array.from(t.data)).toEqual([10, 20, 30, 40, 50, 60]);
   });
 
   it('each function refuses the other element type, naming the field', () => {
-    expect(() => imageToTensor(twoPixels, [1, 3, 1, 2], validatePreprocess({ elementType: 'uint8', scale: 1 }))).toThrow(/"elementType"/);
+    expect(() =>
+      imageToTensor(twoPixels, [1, 3, 1, 2], validatePreprocess({ elementType: 'uint8', scale: 1 })),
+    ).toThrow(/"elementType"/);
     expect(() => imageToUint8Tensor(twoPixels, [1, 3, 1, 2], raw())).toThrow(/"elementType"/);
   });
 });
@@ -171,8 +233,17 @@ describe('uint8 inputs', () => {
 describe('resolveImageInput', () => {
   it('takes symbolic dimensions from dims, and batch 1 when the batch is open', () => {
     const spec = raw({ dims: { height: 4, width: 6 } });
-    expect(resolveImageInput(['batch', 3, 'height', 'width'], spec)).toMatchObject({ batch: 1, channels: 3, height: 4, width: 6, dims: [1, 3, 4, 6] });
-    expect(resolveImageInput(['N', 3, 'height', 'width'], raw({ dims: { N: 8, height: 4, width: 6 } }))).toMatchObject({ batch: 8, dims: [1, 3, 4, 6] });
+    expect(resolveImageInput(['batch', 3, 'height', 'width'], spec)).toMatchObject({
+      batch: 1,
+      channels: 3,
+      height: 4,
+      width: 6,
+      dims: [1, 3, 4, 6],
+    });
+    expect(resolveImageInput(['N', 3, 'height', 'width'], raw({ dims: { N: 8, height: 4, width: 6 } }))).toMatchObject({
+      batch: 8,
+      dims: [1, 3, 4, 6],
+    });
     expect(imageToTensor(twoPixels, ['batch', 3, 'height', 'width'], spec).dims).toEqual([1, 3, 4, 6]);
   });
 

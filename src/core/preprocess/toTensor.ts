@@ -191,7 +191,11 @@ function fill(
   const bgr = spec.channelOrder === 'BGR';
   // The luma of a gray pad pixel: itself under 'gray', possibly one less under Pillow's 'Y' (e.g. 11 → 10).
   const padLuma = useY ? ycbcrY(pad, pad, pad) : pad;
-  const xs = x.start, xe = x.end, xl = x.lower, xu = x.upper, xw = x.weight;
+  const xs = x.start,
+    xe = x.end,
+    xl = x.lower,
+    xu = x.upper,
+    xw = x.weight;
 
   let o = 0;
   for (let dy = 0; dy < height; dy++) {
@@ -230,13 +234,19 @@ function fill(
         out[o + channelStep] = t1[g];
         out[o + 2 * channelStep] = t2[bgr ? r : b];
       } else {
-        out[o] = t0[useY ? (Y_FROM_R[r] + Y_FROM_G[g] + Y_FROM_B[b]) >> 6 : (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16];
+        out[o] =
+          t0[useY ? (Y_FROM_R[r] + Y_FROM_G[g] + Y_FROM_B[b]) >> 6 : (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16];
       }
     }
   }
 }
 
-function prepare(pixels: RgbaImage, inputShape: readonly InputDim[], spec: PreprocessSpec, options: ImageTensorOptions) {
+function prepare(
+  pixels: RgbaImage,
+  inputShape: readonly InputDim[],
+  spec: PreprocessSpec,
+  options: ImageTensorOptions,
+) {
   checkRgbaImage(pixels);
   const geometry = resolveImageInput(inputShape, spec, options.inputName);
   const count = geometry.dims.reduce((a, b) => a * b, 1);
@@ -244,7 +254,13 @@ function prepare(pixels: RgbaImage, inputShape: readonly InputDim[], spec: Prepr
 }
 
 /** Fills the first slot of the batch with the image, then copies it into the others (a batch fixed above 1). */
-function fillBatch(out: Float32Array | Uint8Array, pixels: RgbaImage, geometry: ImageInputGeometry, spec: PreprocessSpec, tables: ReturnType<typeof normalisationTables>): void {
+function fillBatch(
+  out: Float32Array | Uint8Array,
+  pixels: RgbaImage,
+  geometry: ImageInputGeometry,
+  spec: PreprocessSpec,
+  tables: ReturnType<typeof normalisationTables>,
+): void {
   const slots = geometry.dims.length === 4 ? geometry.dims[0] : 1;
   const one = out.length / slots;
   fill(slots === 1 ? out : out.subarray(0, one), pixels, geometry, spec, tables);
@@ -259,12 +275,16 @@ export function imageToTensor(
   options: ImageTensorOptions = {},
 ): { data: Float32Array; dims: number[] } {
   if (spec.elementType !== 'float32') {
-    throw new PreprocessError(`Preprocessing field "elementType" is "${spec.elementType}"; imageToTensor makes float32 (use imageToUint8Tensor).`);
+    throw new PreprocessError(
+      `Preprocessing field "elementType" is "${spec.elementType}"; imageToTensor makes float32 (use imageToUint8Tensor).`,
+    );
   }
   const { geometry, count, tables } = prepare(pixels, inputShape, spec, options);
   const data = options.out ?? new Float32Array(count);
   if (data.length !== count) {
-    throw new PreprocessError(`The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`);
+    throw new PreprocessError(
+      `The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`,
+    );
   }
   fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
@@ -278,7 +298,9 @@ export function imageToUint8Tensor(
   options: { inputName?: string; out?: Uint8Array } = {},
 ): { data: Uint8Array; dims: number[] } {
   if (spec.elementType !== 'uint8') {
-    throw new PreprocessError(`Preprocessing field "elementType" is "${spec.elementType}"; imageToUint8Tensor makes uint8 (use imageToTensor).`);
+    throw new PreprocessError(
+      `Preprocessing field "elementType" is "${spec.elementType}"; imageToUint8Tensor makes uint8 (use imageToTensor).`,
+    );
   }
   const { geometry, count, tables } = prepare(pixels, inputShape, spec, { inputName: options.inputName });
   if (!tables.every((t) => t.every((v, x) => v === x))) {
@@ -286,7 +308,9 @@ export function imageToUint8Tensor(
   }
   const data = options.out ?? new Uint8Array(count);
   if (data.length !== count) {
-    throw new PreprocessError(`The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`);
+    throw new PreprocessError(
+      `The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`,
+    );
   }
   fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
@@ -299,6 +323,7 @@ export function imageToInputTensor(
   spec: PreprocessSpec,
   inputName?: string,
 ): { type: 'float32'; data: Float32Array; dims: number[] } | { type: 'uint8'; data: Uint8Array; dims: number[] } {
-  if (spec.elementType === 'uint8') return { type: 'uint8', ...imageToUint8Tensor(pixels, inputShape, spec, { inputName }) };
+  if (spec.elementType === 'uint8')
+    return { type: 'uint8', ...imageToUint8Tensor(pixels, inputShape, spec, { inputName }) };
   return { type: 'float32', ...imageToTensor(pixels, inputShape, spec, { inputName }) };
 }

@@ -42,7 +42,8 @@ export function hasAttentionBlocks(model: ModelProto): boolean {
 /** The functions written out as several nodes (quantize/fusedFunctions.ts), counted by kind: what the function rules quantize as one op. */
 export function writtenOutFunctions(model: ModelProto): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const f of findFusedFunctions(buildGraphIndex(model.graph!), () => true)) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  for (const f of findFusedFunctions(buildGraphIndex(model.graph!), () => true))
+    counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
   return counts;
 }
 
@@ -63,15 +64,20 @@ const ACTIVATION_NAMES: Record<string, string> = { hardswish: 'HardSwish', swish
  */
 export const FUNCTION_RULES_ROUTE =
   'on the PP-OCRv4 text detector (written-out HardSwish; A8W8, held out) the function rules with Sequential ranges measured 0.9688 per channel, ' +
-  'and AdaRound (200 iterations) on top 0.9772 per channel, 0.9739 per tensor with CLE (Sequential alone: 0.9595 per channel, 0.9174 per tensor); neutral on YOLOX-nano\'s SiLU';
+  "and AdaRound (200 iterations) on top 0.9772 per channel, 0.9739 per tensor with CLE (Sequential alone: 0.9595 per channel, 0.9174 per tensor); neutral on YOLOX-nano's SiLU";
 
 /**
  * The written-out activations of a model quantized at 8-bit activations without the function rules, as "24 HardSwish,
  * 1 SiLU", for a note that suggests the rules; null when there is nothing to suggest.
  */
-export function functionRulesSuggestion(model: ModelProto, config: Pick<QuantConfig, 'enableNpuTransformer' | 'activationType'>): string | null {
+export function functionRulesSuggestion(
+  model: ModelProto,
+  config: Pick<QuantConfig, 'enableNpuTransformer' | 'activationType'>,
+): string | null {
   if (config.enableNpuTransformer || QUANT_TYPES[config.activationType].bits !== 8) return null;
   const counts = writtenOutFunctions(model);
-  const parts = Object.entries(ACTIVATION_NAMES).filter(([k]) => counts.has(k)).map(([k, name]) => `${counts.get(k)} ${name}`);
+  const parts = Object.entries(ACTIVATION_NAMES)
+    .filter(([k]) => counts.has(k))
+    .map(([k, name]) => `${counts.get(k)} ${name}`);
   return parts.length > 0 ? parts.join(', ') : null;
 }

@@ -17,7 +17,8 @@ import { float16Nodes, float16ToFloat32 } from '../halfFloat/float16.ts';
 export const BF16_PRESET = 'BF16';
 
 /** One line for the page's preset list. */
-export const BF16_SUMMARY = 'BF16 for CPU validation (Quark BF16QDQToCast): a Cast to bfloat16 and back where Q/DQ would go, as the NPU compiler computes BF16; no calibration needed';
+export const BF16_SUMMARY =
+  'BF16 for CPU validation (Quark BF16QDQToCast): a Cast to bfloat16 and back where Q/DQ would go, as the NPU compiler computes BF16; no calibration needed';
 
 /**
  * The with-cast BF16 model of a float model (float16 sources go through their float32 form first, as the
@@ -27,7 +28,8 @@ export const BF16_SUMMARY = 'BF16 for CPU validation (Quark BF16QDQToCast): a Ca
 export function quantizeBf16(source: ModelProto): { model: ModelProto; report: QuantizeReport; summary: Bf16Summary } {
   const index = buildGraphIndex(source.graph!);
   const state = summarize(source, index).quantization;
-  if (state.state !== 'float') throw new UnsupportedModelError(`the model is already quantized (${state.ops.join(', ')}): give the float model`);
+  if (state.state !== 'float')
+    throw new UnsupportedModelError(`the model is already quantized (${state.ops.join(', ')}): give the float model`);
   const half = float16Nodes(source).size > 0;
   const { model, summary } = bf16Model(half ? float16ToFloat32(source) : source);
   const subgraphs = subgraphCoverage(index);
@@ -40,11 +42,28 @@ export function quantizeBf16(source: ModelProto): { model: ModelProto; report: Q
       ...(half ? ['float16 model converted to float32 first (convert_fp16_to_fp32)'] : []),
       ...(after !== before ? [`opset ${before} → ${after} (Cast to bfloat16 needs 13)`] : []),
     ],
-    quantized: Array.from(index.order, (i) => ({ id: index.ids[i], opType: index.nodes[i].op_type ?? '', family: 'bf16', precision: 'BF16' })),
+    quantized: Array.from(index.order, (i) => ({
+      id: index.ids[i],
+      opType: index.nodes[i].op_type ?? '',
+      family: 'bf16',
+      precision: 'BF16',
+    })),
     float: [],
     exclusions: [],
-    counts: { nodes: index.nodes.length, quantized: index.nodes.length, float: 0, activationPairs: summary.activations, quantizedConstants: summary.weights },
-    precision: { activations: summary.activations, weights: summary.weights, wideActivations: [], wideWeights: [], unmatchedOverrides: [] },
+    counts: {
+      nodes: index.nodes.length,
+      quantized: index.nodes.length,
+      float: 0,
+      activationPairs: summary.activations,
+      quantizedConstants: summary.weights,
+    },
+    precision: {
+      activations: summary.activations,
+      weights: summary.weights,
+      wideActivations: [],
+      wideWeights: [],
+      unmatchedOverrides: [],
+    },
     notFloat: [],
     warnings: subgraphs ? [subgraphWarning(subgraphs, 'rounds to bfloat16 in')!] : [],
     ...(subgraphs ? { subgraphs } : {}),

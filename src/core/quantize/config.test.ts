@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromJSON, configToJSON, quarkCalibrateMethod, validateConfig, withOptions } from './config.ts';
+import {
+  ConfigError,
+  configFromJSON,
+  configToJSON,
+  quarkCalibrateMethod,
+  validateConfig,
+  withOptions,
+} from './config.ts';
 
 function errorOf(f: () => unknown): ConfigError {
   try {
@@ -75,12 +82,24 @@ describe('validateConfig: errors name the field', () => {
     [{ activationType: 'int9' }, 'config.activationType', `${enumOf('int8, uint8, int16, uint16')} "int9"`],
     [{ weightType: 4 }, 'config.weightType', `${enumOf('int8, uint8, int16, uint16')} 4`],
     [{ perChannel: 'yes' }, 'config.perChannel', 'expected true or false, got "yes"'],
-    [{ calibrationMethod: 'KL' }, 'config.calibrationMethod', `${enumOf('MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE, Sequential')} "KL"`],
+    [
+      { calibrationMethod: 'KL' },
+      'config.calibrationMethod',
+      `${enumOf('MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE, Sequential')} "KL"`,
+    ],
     [{ nodesToExclude: 'Conv_1' }, 'config.nodesToExclude', 'expected an array of names, got "Conv_1"'],
     [{ nodesToExclude: ['a', ''] }, 'config.nodesToExclude[1]', 'expected a non-empty string, got ""'],
     [{ extraOptions: { Percentile: 101 } }, 'config.extraOptions.Percentile', 'expected a number in (0, 100], got 101'],
-    [{ extraOptions: { NumBins: 10.5 } }, 'config.extraOptions.NumBins', 'expected an integer in [1, 16777216], got 10.5'],
-    [{ extraOptions: { MinMSEMode: 'Fast' } }, 'config.extraOptions.MinMSEMode', `${enumOf('All, MostCommon, Percentile')} "Fast"`],
+    [
+      { extraOptions: { NumBins: 10.5 } },
+      'config.extraOptions.NumBins',
+      'expected an integer in [1, 16777216], got 10.5',
+    ],
+    [
+      { extraOptions: { MinMSEMode: 'Fast' } },
+      'config.extraOptions.MinMSEMode',
+      `${enumOf('All, MostCommon, Percentile')} "Fast"`,
+    ],
   ])('%j → %s', (input, field, message) => {
     const e = errorOf(() => validateConfig(input));
     expect(e.name).toBe('ConfigError');
@@ -163,14 +182,29 @@ describe('recovery options: CLE, bias correction, FastFinetune (Quark names)', (
     const c = validateConfig({});
     expect([c.includeCle, c.includeFastFt, c.includeBiasCorrection]).toEqual([false, false, false]);
     expect(c.extraOptions).toMatchObject({ CLESteps: 1, CLETotalLayerDiffThreshold: 2e-7, CLEScaleAppendBias: true });
-    expect(c.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaround', NumIterations: 1000, LearningRate: 0.1, BatchSize: 1, NumBatches: 1, RegParam: 0.01, BetaRange: [20, 2], WarmStart: 0.2 });
+    expect(c.extraOptions.FastFinetune).toMatchObject({
+      OptimAlgorithm: 'adaround',
+      NumIterations: 1000,
+      LearningRate: 0.1,
+      BatchSize: 1,
+      NumBatches: 1,
+      RegParam: 0.01,
+      BetaRange: [20, 2],
+      WarmStart: 0.2,
+    });
   });
   it('a partial FastFinetune is completed; AdaQuant gets its own learning-rate default', () => {
-    const ft = validateConfig({ includeFastFt: true, extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } } }).extraOptions.FastFinetune;
+    const ft = validateConfig({
+      includeFastFt: true,
+      extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } },
+    }).extraOptions.FastFinetune;
     expect(ft).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 50, LearningRate: 1e-5, UpdateBias: true });
   });
   it.each([
-    [{ extraOptions: { FastFinetune: { OptimAlgorithm: 'adamw' } } }, 'config.extraOptions.FastFinetune.OptimAlgorithm'],
+    [
+      { extraOptions: { FastFinetune: { OptimAlgorithm: 'adamw' } } },
+      'config.extraOptions.FastFinetune.OptimAlgorithm',
+    ],
     [{ extraOptions: { FastFinetune: { NumIterations: 0 } } }, 'config.extraOptions.FastFinetune.NumIterations'],
     [{ extraOptions: { FastFinetune: { BetaRange: [20] } } }, 'config.extraOptions.FastFinetune.BetaRange'],
     [{ extraOptions: { FastFinetune: { OptimDevice: 'cuda:0' } } }, 'config.extraOptions.FastFinetune.OptimDevice'],
@@ -180,13 +214,22 @@ describe('recovery options: CLE, bias correction, FastFinetune (Quark names)', (
     expect(errorOf(() => validateConfig(input)).field).toBe(field);
   });
   it('round-trips through JSON', () => {
-    const c = validateConfig({ includeCle: true, includeBiasCorrection: true, includeFastFt: true, extraOptions: { CLESteps: 3, FastFinetune: { OptimAlgorithm: 'adaquant', BetaRange: [10, 1], DataSize: 8 } } });
+    const c = validateConfig({
+      includeCle: true,
+      includeBiasCorrection: true,
+      includeFastFt: true,
+      extraOptions: { CLESteps: 3, FastFinetune: { OptimAlgorithm: 'adaquant', BetaRange: [10, 1], DataSize: 8 } },
+    });
     expect(configFromJSON(configToJSON(c))).toEqual(c);
   });
 });
 
 describe('withOptions: a validated edit of a configuration', () => {
-  const base = validateConfig({ activationType: 'uint8', calibrationMethod: 'Percentile', extraOptions: { Percentile: 99.9, FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } } });
+  const base = validateConfig({
+    activationType: 'uint8',
+    calibrationMethod: 'Percentile',
+    extraOptions: { Percentile: 99.9, FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50 } },
+  });
 
   it('changes the fields given, keeps every other, and leaves its argument alone', () => {
     const before = configToJSON(base);
@@ -202,27 +245,45 @@ describe('withOptions: a validated edit of a configuration', () => {
 
   it('merges FastFinetune field by field', () => {
     const c = withOptions(base, { extraOptions: { FastFinetune: { NumIterations: 7 } } });
-    expect(c.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 1e-5 });
+    expect(c.extraOptions.FastFinetune).toMatchObject({
+      OptimAlgorithm: 'adaquant',
+      NumIterations: 7,
+      LearningRate: 1e-5,
+    });
   });
 
   it('a field given as undefined goes back to its derived default', () => {
-    const adaround = withOptions(base, { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround', LearningRate: undefined } } });
+    const adaround = withOptions(base, {
+      extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround', LearningRate: undefined } },
+    });
     expect(adaround.extraOptions.FastFinetune.LearningRate).toBe(0.1);
     expect(adaround.extraOptions.FastFinetune.NumIterations).toBe(50);
     const kept = withOptions(base, { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround' } } });
     expect(kept.extraOptions.FastFinetune.LearningRate).toBe(1e-5);
     const symmetric = validateConfig({ calibrationMethod: 'Percentile' }).extraOptions.CalibTensorRangeSymmetric;
-    const minmax = withOptions(withOptions(base, { calibrationMethod: 'MinMax' }), { extraOptions: { CalibTensorRangeSymmetric: undefined } });
-    expect(minmax.extraOptions.CalibTensorRangeSymmetric).toBe(validateConfig({}).extraOptions.CalibTensorRangeSymmetric);
+    const minmax = withOptions(withOptions(base, { calibrationMethod: 'MinMax' }), {
+      extraOptions: { CalibTensorRangeSymmetric: undefined },
+    });
+    expect(minmax.extraOptions.CalibTensorRangeSymmetric).toBe(
+      validateConfig({}).extraOptions.CalibTensorRangeSymmetric,
+    );
     expect(base.extraOptions.CalibTensorRangeSymmetric).toBe(symmetric);
-    expect(withOptions(base, { extraOptions: { FastFinetune: undefined } }).extraOptions.FastFinetune).toEqual(validateConfig({}).extraOptions.FastFinetune);
+    expect(withOptions(base, { extraOptions: { FastFinetune: undefined } }).extraOptions.FastFinetune).toEqual(
+      validateConfig({}).extraOptions.FastFinetune,
+    );
   });
 
   it('validates the result: a bad value is a ConfigError naming its field', () => {
-    expect(errorOf(() => withOptions(base, { extraOptions: { SmoothAlpha: 2 } })).field).toBe('config.extraOptions.SmoothAlpha');
-    expect(errorOf(() => withOptions(base, { extraOptions: { FastFinetune: { LearningRate: -1 } } })).field).toBe('config.extraOptions.FastFinetune.LearningRate');
+    expect(errorOf(() => withOptions(base, { extraOptions: { SmoothAlpha: 2 } })).field).toBe(
+      'config.extraOptions.SmoothAlpha',
+    );
+    expect(errorOf(() => withOptions(base, { extraOptions: { FastFinetune: { LearningRate: -1 } } })).field).toBe(
+      'config.extraOptions.FastFinetune.LearningRate',
+    );
     expect(errorOf(() => withOptions(base, { activationType: 'int4' as never })).field).toBe('config.activationType');
     expect(errorOf(() => withOptions(base, { perChanel: true } as never)).field).toBe('config.perChanel');
-    expect(errorOf(() => withOptions(base, { extraOptions: { NumBins: 8, NumQuantizedBins: 16 } })).field).toBe('config.extraOptions.NumQuantizedBins');
+    expect(errorOf(() => withOptions(base, { extraOptions: { NumBins: 8, NumQuantizedBins: 16 } })).field).toBe(
+      'config.extraOptions.NumQuantizedBins',
+    );
   });
 });

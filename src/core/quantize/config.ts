@@ -23,7 +23,15 @@ export type ConfigQuantType = (typeof CONFIG_QUANT_TYPES)[number];
  * search): float scales only. Sequential is ours too (core/calibrate/run/sequential.ts: Entropy's statistics gathered
  * with everything upstream already quantized): float scales only.
  */
-export const CALIBRATION_METHODS = ['MinMax', 'Percentile', 'Entropy', 'MinMSE', 'LayerwisePercentile', 'ConsumerMSE', 'Sequential'] as const;
+export const CALIBRATION_METHODS = [
+  'MinMax',
+  'Percentile',
+  'Entropy',
+  'MinMSE',
+  'LayerwisePercentile',
+  'ConsumerMSE',
+  'Sequential',
+] as const;
 export type CalibrationMethod = (typeof CALIBRATION_METHODS)[number];
 
 /** Quark's ScaleType.Float32 / ScaleType.PowerOf2. */
@@ -326,7 +334,6 @@ const stringList: Check<string[]> = (v, f) => {
   });
 };
 
-
 function objectWithKeys(v: unknown, f: string, known: readonly string[]): Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) {
     throw new ConfigError(f, `expected an object, got ${show(v)}`);
@@ -396,7 +403,8 @@ function extraDefaults(top: TopFields): ExtraOptions {
     FoldRelu: false,
     UseRandomData: false,
     // Quark calibrators._CALIB_METHOD_DEFAULTS and ORT create_calibrator: Percentile and pof2 default symmetric.
-    CalibTensorRangeSymmetric: pof2 || top.calibrationMethod === 'Percentile' || top.calibrationMethod === 'LayerwisePercentile',
+    CalibTensorRangeSymmetric:
+      pof2 || top.calibrationMethod === 'Percentile' || top.calibrationMethod === 'LayerwisePercentile',
     CalibMovingAverage: false,
     CalibMovingAverageConstant: 0.01,
     Percentile: 99.999,
@@ -468,7 +476,10 @@ const FAST_FINETUNE_CHECKS: { readonly [K in keyof FastFinetuneOptions]: Check<F
 
 const fastFinetune: Check<FastFinetuneOptions> = (v, f) => {
   const o = objectWithKeys(v, f, Object.keys(FAST_FINETUNE_CHECKS));
-  const algorithm = o.OptimAlgorithm === undefined ? 'adaround' : FAST_FINETUNE_CHECKS.OptimAlgorithm(o.OptimAlgorithm, `${f}.OptimAlgorithm`);
+  const algorithm =
+    o.OptimAlgorithm === undefined
+      ? 'adaround'
+      : FAST_FINETUNE_CHECKS.OptimAlgorithm(o.OptimAlgorithm, `${f}.OptimAlgorithm`);
   const out = fastFinetuneDefaults(algorithm) as unknown as Record<string, unknown>;
   for (const [key, check] of Object.entries(FAST_FINETUNE_CHECKS) as [string, Check<unknown>][]) {
     if (o[key] !== undefined) out[key] = check(o[key], `${f}.${key}`);
@@ -477,12 +488,14 @@ const fastFinetune: Check<FastFinetuneOptions> = (v, f) => {
 };
 
 const tensorQuantOverrides: Check<TensorQuantOverrides> = (v, f) => {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ConfigError(f, `expected an object of tensor name → [{quant_type}], got ${show(v)}`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new ConfigError(f, `expected an object of tensor name → [{quant_type}], got ${show(v)}`);
   const out: Record<string, TensorQuantOverride[]> = {};
   for (const [tensor, list] of Object.entries(v)) {
     const field = `${f}[${JSON.stringify(tensor)}]`;
     if (tensor === '') throw new ConfigError(field, 'expected a tensor name');
-    if (!Array.isArray(list) || list.length !== 1) throw new ConfigError(field, `expected a list of one override, got ${show(list)}`);
+    if (!Array.isArray(list) || list.length !== 1)
+      throw new ConfigError(field, `expected a list of one override, got ${show(list)}`);
     const o = objectWithKeys(list[0], `${field}[0]`, ['quant_type']);
     out[tensor] = [{ quant_type: oneOf(CONFIG_QUANT_TYPES)(o.quant_type, `${field}[0].quant_type`) }];
   }

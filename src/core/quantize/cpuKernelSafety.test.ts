@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, intAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, readTensor, type ModelProto } from '../onnx/index.ts';
+import {
+  DataType,
+  intAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  readTensor,
+  type ModelProto,
+} from '../onnx/index.ts';
 import { overflowingChannels, runsInSaturatingKernel, SAFE_PAIR_MAGNITUDE } from './cpuKernelSafety.ts';
 import { quantizeModel } from './quantizeModel.ts';
-import { getPreset, } from './presets.ts';
+import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';
 
 describe('overflowingChannels', () => {
@@ -24,7 +34,8 @@ describe('overflowingChannels', () => {
 });
 
 describe('runsInSaturatingKernel', () => {
-  const conv = (group: number) => makeNode('Conv', ['x', 'w'], ['y'], 'c', group > 1 ? [intAttribute('group', group)] : []);
+  const conv = (group: number) =>
+    makeNode('Conv', ['x', 'w'], ['y'], 'c', group > 1 ? [intAttribute('group', group)] : []);
   it('Conv, MatMul and Gemm with 8-bit activations and int8 weights; not depthwise, 16-bit, uint8 weights or other ops', () => {
     expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'uint8', 'int8')).toBe(true);
     expect(runsInSaturatingKernel(conv(1), [4, 3, 3, 3], 'int8', 'int8')).toBe(true);
@@ -47,25 +58,32 @@ function model(): ModelProto {
   const dense = Float32Array.of(1, 0.9, 0.5, -0.2, /**/ -1, -0.8, 0.3, 0.1, /**/ 1, -1, 0.004, -0.004);
   const depthwise = Float32Array.of(1, -0.7, 0.9);
   const fc = new Float32Array(24).map((_, i) => ((i * 7) % 11) / 5 - 1);
-  return makeModel(makeGraph({
-    node: [
-      makeNode('Conv', ['x', 'wd'], ['a'], 'dense'),
-      makeNode('Conv', ['a', 'wg'], ['b'], 'depthwise', [intAttribute('group', 3)]),
-      makeNode('Flatten', ['b'], ['f'], 'flatten'),
-      makeNode('MatMul', ['f', 'wf'], ['y'], 'fc'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 4, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 2])],
-    initializer: [
-      makeTensor('wd', DataType.FLOAT, [3, 4, 1, 1], dense),
-      makeTensor('wg', DataType.FLOAT, [3, 1, 1, 1], depthwise),
-      makeTensor('wf', DataType.FLOAT, [12, 2], fc),
-    ],
-  }), { '': 13 });
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('Conv', ['x', 'wd'], ['a'], 'dense'),
+        makeNode('Conv', ['a', 'wg'], ['b'], 'depthwise', [intAttribute('group', 3)]),
+        makeNode('Flatten', ['b'], ['f'], 'flatten'),
+        makeNode('MatMul', ['f', 'wf'], ['y'], 'fc'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 4, 2, 2])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2])],
+      initializer: [
+        makeTensor('wd', DataType.FLOAT, [3, 4, 1, 1], dense),
+        makeTensor('wg', DataType.FLOAT, [3, 1, 1, 1], depthwise),
+        makeTensor('wf', DataType.FLOAT, [12, 2], fc),
+      ],
+    }),
+    { '': 13 },
+  );
 }
 
 const RANGES = new Map([
-  ['x', { min: 0, max: 1 }], ['a', { min: -2, max: 2 }], ['b', { min: -2, max: 2 }], ['f', { min: -2, max: 2 }], ['y', { min: -5, max: 5 }],
+  ['x', { min: 0, max: 1 }],
+  ['a', { min: -2, max: 2 }],
+  ['b', { min: -2, max: 2 }],
+  ['f', { min: -2, max: 2 }],
+  ['y', { min: -5, max: 5 }],
 ]);
 
 /** The int8 codes written for a weight (its DequantizeLinear's input initializer). */
@@ -75,7 +93,12 @@ function writtenCodes(m: ModelProto, weight: string): Int8Array {
 }
 
 function quantize(preset: string, extra: Record<string, unknown>) {
-  return quantizeModel(model(), RANGES, validateConfig({ ...JSON.parse(configToJSON(getPreset(preset))), ...extra }), preset);
+  return quantizeModel(
+    model(),
+    RANGES,
+    validateConfig({ ...JSON.parse(configToJSON(getPreset(preset))), ...extra }),
+    preset,
+  );
 }
 
 describe('saturationSafeWeights', () => {

@@ -33,7 +33,12 @@ const GEMM_OPS = new Set(['Conv', 'MatMul', 'Gemm']);
  * Whether onnxruntime's x86 CPU provider runs this node as a U8S8 GEMM whose pair products can saturate:
  * a Conv (not depthwise), MatMul or Gemm with an 8-bit activation input and int8 weights.
  */
-export function runsInSaturatingKernel(node: NodeProto, weightDims: readonly number[], activationType: QuantType | undefined, weightType: QuantType): boolean {
+export function runsInSaturatingKernel(
+  node: NodeProto,
+  weightDims: readonly number[],
+  activationType: QuantType | undefined,
+  weightType: QuantType,
+): boolean {
   if (!GEMM_OPS.has(node.op_type ?? '')) return false;
   if (activationType === undefined || QUANT_TYPES[activationType].bits !== 8) return false;
   if (weightType !== 'int8') return false;
@@ -50,20 +55,36 @@ export function runsInSaturatingKernel(node: NodeProto, weightDims: readonly num
  * of the same sign can add up past SAFE_PAIR_MAGNITUDE, so that some pairing of them in the kernel's reduction
  * could saturate. Codes are the written ones (the kernel multiplies raw codes and corrects zero points apart).
  */
-export function overflowingChannels(codes: ArrayLike<number>, dims: readonly number[], axis: number | undefined): boolean[] {
-  const { channels, inner, outer } = axis === undefined || dims.length === 0 ? { channels: 1, inner: codes.length, outer: 1 } : axisLayout(codes.length, dims, axis);
+export function overflowingChannels(
+  codes: ArrayLike<number>,
+  dims: readonly number[],
+  axis: number | undefined,
+): boolean[] {
+  const { channels, inner, outer } =
+    axis === undefined || dims.length === 0
+      ? { channels: 1, inner: codes.length, outer: 1 }
+      : axisLayout(codes.length, dims, axis);
   const result: boolean[] = [];
   for (let c = 0; c < channels; c++) {
-    let p1 = 0, p2 = 0, n1 = 0, n2 = 0;
+    let p1 = 0,
+      p2 = 0,
+      n1 = 0,
+      n2 = 0;
     for (let o = 0; o < outer; o++) {
       const base = (o * channels + c) * inner;
       for (let j = base; j < base + inner; j++) {
         const v = codes[j];
         if (v > 0) {
-          if (v > p1) { p2 = p1; p1 = v; } else if (v > p2) p2 = v;
+          if (v > p1) {
+            p2 = p1;
+            p1 = v;
+          } else if (v > p2) p2 = v;
         } else if (v < 0) {
           const m = -v;
-          if (m > n1) { n2 = n1; n1 = m; } else if (m > n2) n2 = m;
+          if (m > n1) {
+            n2 = n1;
+            n1 = m;
+          } else if (m > n2) n2 = m;
         }
       }
     }

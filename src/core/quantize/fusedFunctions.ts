@@ -18,7 +18,25 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { isDefaultDomain } from '../onnx/model.ts';
 
 /** Ops a written-out function may consist of: element-wise on one tensor, and ReduceMean (a LayerNorm's statistics). */
-const FUNCTION_OPS = new Set(['Add', 'Sub', 'Mul', 'Div', 'Pow', 'Sqrt', 'Reciprocal', 'Erf', 'Sigmoid', 'HardSigmoid', 'Tanh', 'Clip', 'Relu', 'ReduceMean', 'Neg', 'Abs', 'Exp']);
+const FUNCTION_OPS = new Set([
+  'Add',
+  'Sub',
+  'Mul',
+  'Div',
+  'Pow',
+  'Sqrt',
+  'Reciprocal',
+  'Erf',
+  'Sigmoid',
+  'HardSigmoid',
+  'Tanh',
+  'Clip',
+  'Relu',
+  'ReduceMean',
+  'Neg',
+  'Abs',
+  'Exp',
+]);
 
 export interface FusedFunction {
   /** What it computes, by the ops it holds: 'layernorm', 'gelu', 'hardswish', 'swish' or 'elementwise'. */
@@ -52,7 +70,13 @@ export function findFusedFunctions(index: GraphIndex, allowed: (node: number) =>
 
   const eligible = (n: number) => {
     const node = index.nodes[n];
-    return !taken.has(n) && allowed(n) && isDefaultDomain(node.domain) && FUNCTION_OPS.has(node.op_type ?? '') && node.output.length === 1;
+    return (
+      !taken.has(n) &&
+      allowed(n) &&
+      isDefaultDomain(node.domain) &&
+      FUNCTION_OPS.has(node.op_type ?? '') &&
+      node.output.length === 1
+    );
   };
 
   /** The nodes `last` depends on within `inside`, when they form a closed function of at least two nodes. */
@@ -67,7 +91,9 @@ export function findFusedFunctions(index: GraphIndex, allowed: (node: number) =>
     }
     const kept = nodes.filter((n) => needed.has(n));
     const internal = kept.filter((n) => n !== last).map((n) => index.nodes[n].output[0]);
-    const closed = internal.every((t) => !graphOutputs.has(t) && (index.consumers.get(t) ?? []).every((c) => needed.has(c)));
+    const closed = internal.every(
+      (t) => !graphOutputs.has(t) && (index.consumers.get(t) ?? []).every((c) => needed.has(c)),
+    );
     return kept.length >= 2 && closed ? { kept, output: index.nodes[last].output[0], internal } : undefined;
   };
   const closedFunction = (nodes: readonly number[], inside: ReadonlySet<number>) => {
@@ -104,7 +130,13 @@ export function findFusedFunctions(index: GraphIndex, allowed: (node: number) =>
       if (!fn) continue;
       const { kept, output, internal } = fn;
       kept.forEach((n) => taken.add(n));
-      found.push({ kind: kindOf(new Set(kept.map((n) => index.nodes[n].op_type ?? ''))), input: x, output, nodes: kept, internal });
+      found.push({
+        kind: kindOf(new Set(kept.map((n) => index.nodes[n].op_type ?? ''))),
+        input: x,
+        output,
+        nodes: kept,
+        internal,
+      });
     }
   }
   return found;

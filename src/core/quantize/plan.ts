@@ -17,7 +17,14 @@ import { findFusedFunctions } from './fusedFunctions.ts';
 import type { OpRule, RuleContext } from './rules/types.ts';
 import { TensorGroups } from './tensorGroups.ts';
 import { withReshapedRanges } from './reshapedRanges.ts';
-import { fitWeightToInt32Bias, quantizeInt32Bias, quantizeWeight, saturationSafeWeight, type QuantizedConstant, type WeightOptions } from './weights.ts';
+import {
+  fitWeightToInt32Bias,
+  quantizeInt32Bias,
+  quantizeWeight,
+  saturationSafeWeight,
+  type QuantizedConstant,
+  type WeightOptions,
+} from './weights.ts';
 import { overflowingChannels, runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
 /** A calibrated range of one tensor, in real units. */
@@ -115,20 +122,45 @@ export function planQuantization(
     const node = index.nodes[i];
     const op = node.op_type ?? '';
     const why = excluded(i);
-    if (why) { decisions[i] = { quantized: false, reason: why }; continue; }
-    if (!isDefaultDomain(node.domain)) { decisions[i] = { quantized: false, reason: `op of domain ${node.domain}` }; continue; }
-    if (selected.size > 0 && !selected.has(op) && !x.QuantizeAllOpTypes) { decisions[i] = { quantized: false, reason: `${op} is not in op_types_to_quantize` }; continue; }
+    if (why) {
+      decisions[i] = { quantized: false, reason: why };
+      continue;
+    }
+    if (!isDefaultDomain(node.domain)) {
+      decisions[i] = { quantized: false, reason: `op of domain ${node.domain}` };
+      continue;
+    }
+    if (selected.size > 0 && !selected.has(op) && !x.QuantizeAllOpTypes) {
+      decisions[i] = { quantized: false, reason: `${op} is not in op_types_to_quantize` };
+      continue;
+    }
     const rule = ruleFor(op, ruleOptions);
-    if (!rule) { decisions[i] = { quantized: false, reason: `no quantization rule for ${op}` }; continue; }
-    const inputs = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter((n) => n && !ctx.isConstant(n));
-    if (inputs.length === 0 || !inputs.some(hasRange)) { decisions[i] = { quantized: false, reason: noActivationReason(inputs, types) }; continue; }
-    if (rule.family === 'generic' && !node.output.every(hasRange)) { decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` }; continue; }
+    if (!rule) {
+      decisions[i] = { quantized: false, reason: `no quantization rule for ${op}` };
+      continue;
+    }
+    const inputs = rule
+      .activationInputs(node, ctx)
+      .map((k) => node.input[k])
+      .filter((n) => n && !ctx.isConstant(n));
+    if (inputs.length === 0 || !inputs.some(hasRange)) {
+      decisions[i] = { quantized: false, reason: noActivationReason(inputs, types) };
+      continue;
+    }
+    if (rule.family === 'generic' && !node.output.every(hasRange)) {
+      decisions[i] = { quantized: false, reason: `${op} has outputs that are not float activations` };
+      continue;
+    }
     if (rule.output === 'shareInput' && !x.ForceQuantizeNoInputCheck) {
       const p = index.producer.get(node.input[0]);
-      if (p !== undefined && !decisions[p].quantized) { decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` }; continue; }
+      if (p !== undefined && !decisions[p].quantized) {
+        decisions[i] = { quantized: false, reason: `${op} follows a float node (ForceQuantizeNoInputCheck is off)` };
+        continue;
+      }
     }
     const missing = inputs.filter((n) => !hasRange(n));
-    if (missing.length) warnings.push(`${index.ids[i]}: no calibrated range for input(s) ${missing.join(', ')}; they stay float`);
+    if (missing.length)
+      warnings.push(`${index.ids[i]}: no calibrated range for input(s) ${missing.join(', ')}; they stay float`);
     decisions[i] = { quantized: true, family: rule.family };
     rules[i] = rule;
   }
@@ -137,7 +169,8 @@ export function planQuantization(
   const folded = new Set<string>();
   const inFunction = new Set<number>();
   if (config.enableNpuTransformer) {
-    const allowed = (i: number) => !excluded(i) && (selected.size === 0 || x.QuantizeAllOpTypes || selected.has(index.nodes[i].op_type ?? ''));
+    const allowed = (i: number) =>
+      !excluded(i) && (selected.size === 0 || x.QuantizeAllOpTypes || selected.has(index.nodes[i].op_type ?? ''));
     for (const fn of findFusedFunctions(index, allowed)) {
       if (!hasRange(fn.input) || !hasRange(fn.output)) continue;
       for (const i of fn.nodes) {
@@ -169,13 +202,18 @@ export function planQuantization(
     const node = index.nodes[i];
     const candidates = [...rule.activationInputs(node, ctx).map((k) => node.input[k]), ...node.output];
     for (const n of candidates) {
-      if (n && !ctx.isConstant(n) && !folded.has(n) && !isFloat(n)) notFloat.set(n, types.get(n) === undefined ? 'unknown' : elementTypeName(types.get(n)));
+      if (n && !ctx.isConstant(n) && !folded.has(n) && !isFloat(n))
+        notFloat.set(n, types.get(n) === undefined ? 'unknown' : elementTypeName(types.get(n)));
     }
-    const acts = rule.activationInputs(node, ctx).map((k) => node.input[k]).filter(quantizable);
+    const acts = rule
+      .activationInputs(node, ctx)
+      .map((k) => node.input[k])
+      .filter(quantizable);
     const outs = node.output.filter(quantizable);
     [...acts, ...outs].forEach((n) => groups.add(n));
     if (rule.output === 'shareInput' && quantizable(node.input[0])) outs.forEach((o) => groups.union(node.input[0], o));
-    if (node.op_type === 'Concat' && x.AlignConcat) [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
+    if (node.op_type === 'Concat' && x.AlignConcat)
+      [...acts, ...outs].forEach((n) => groups.union(acts[0] ?? outs[0], n));
   }
   // Ops that guarantee their output range (Softmax) are quantized on it, not on the calibrated one. The range
   // holds through ops that only move or select values (not Pad, which adds its own): the Reshape after a Softmax
@@ -202,8 +240,12 @@ export function planQuantization(
     // Tensors sharing parameters share a type: the widest any member's override asks for (mixed precision).
     const type = members.reduce<QuantType>((t, m) => widerOf(t, overrideType(config, m) ?? t), config.activationType);
     const range = QUANT_TYPES[type].bits > QUANT_TYPES[config.activationType].bits ? wideRangeOf : rangeOf;
-    let min = Infinity, max = -Infinity;
-    for (const m of members) { min = Math.min(min, range(m).min); max = Math.max(max, range(m).max); }
+    let min = Infinity,
+      max = -Infinity;
+    for (const m of members) {
+      min = Math.min(min, range(m).min);
+      max = Math.max(max, range(m).max);
+    }
     const q = computeQParams(min, max, type, {
       symmetric: x.ActivationSymmetric,
       scaleType: config.scaleType,
@@ -244,7 +286,11 @@ export function planQuantization(
       weightKey = `${node.input[w.input]}|w|${axis ?? 't'}|${weightType}`;
       let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(weightType));
       const activation = activations.get(node.input[w.input === 0 ? 1 : 0] ?? '');
-      if (config.saturationSafeWeights && !config.reduceRange && runsInSaturatingKernel(node, q.dims, activation?.type, weightType)) {
+      if (
+        config.saturationSafeWeights &&
+        !config.reduceRange &&
+        runsInSaturatingKernel(node, q.dims, activation?.type, weightType)
+      ) {
         const safe = saturationSafeWeight(q, tensor, w.axis >= 0 ? w.axis : undefined, weightOptions(weightType));
         if (safe !== q) {
           q = safe;
@@ -254,10 +300,20 @@ export function planQuantization(
       }
       const b = rule.bias?.(node, ctx);
       const input = activations.get(node.input[0]);
-      if (b !== undefined && x.QuantizeBias && x.Int32Bias && input && config.scaleType === 'float32' && x.WeightSymmetric) {
+      if (
+        b !== undefined &&
+        x.QuantizeBias &&
+        x.Int32Bias &&
+        input &&
+        config.scaleType === 'float32' &&
+        x.WeightSymmetric
+      ) {
         q = fitWeightToInt32Bias(q, tensor, index.initializers.get(node.input[b])!, input.scale);
       }
-      if (runsInSaturatingKernel(node, q.dims, activation?.type, weightType) && overflowingChannels(q.codes, q.dims, q.axis ?? (w.axis >= 0 ? w.axis : undefined)).includes(true)) {
+      if (
+        runsInSaturatingKernel(node, q.dims, activation?.type, weightType) &&
+        overflowingChannels(q.codes, q.dims, q.axis ?? (w.axis >= 0 ? w.axis : undefined)).includes(true)
+      ) {
         saturationRisk.add(node.input[w.input]);
       }
       // A weight shared by nodes whose inputs need different adjustments gets one copy per node.
@@ -274,7 +330,8 @@ export function planQuantization(
           use(i, b, key);
         } else if (!x.Int32Bias) {
           const key = `${node.input[b]}|w|t`;
-          if (!constants.has(key)) constants.set(key, quantizeWeight(bias, undefined, weightOptions(config.weightType)));
+          if (!constants.has(key))
+            constants.set(key, quantizeWeight(bias, undefined, weightOptions(config.weightType)));
           use(i, b, key);
         }
       }
@@ -294,7 +351,10 @@ export function planQuantization(
     }
   }
   // 5. Each quantized node's precision, for the report, the layer table and the graph's colours.
-  const bits = (t: string) => { const q = activations.get(t); return q ? QUANT_TYPES[q.type].bits : undefined; };
+  const bits = (t: string) => {
+    const q = activations.get(t);
+    return q ? QUANT_TYPES[q.type].bits : undefined;
+  };
   for (const i of index.order) {
     if (!rules[i]) continue;
     const node = index.nodes[i];
@@ -302,10 +362,23 @@ export function planQuantization(
     const w = rules[i]!.weight?.(node, ctx);
     const wType = w ? weights.get(node.input[w.input]) : undefined;
     // Nodes inside a fused function carry no Q/DQ of their own: no label.
-    if (actBits.length || wType) decisions[i].precision = precisionLabel(actBits.length ? Math.max(...actBits) : undefined, wType ? QUANT_TYPES[wType].bits : undefined);
+    if (actBits.length || wType)
+      decisions[i].precision = precisionLabel(
+        actBits.length ? Math.max(...actBits) : undefined,
+        wType ? QUANT_TYPES[wType].bits : undefined,
+      );
   }
   return {
-    decisions, activations, constants, constantInputs, folded, groups: activationGroups, weights, saturationSafe, saturationRisk, warnings,
+    decisions,
+    activations,
+    constants,
+    constantInputs,
+    folded,
+    groups: activationGroups,
+    weights,
+    saturationSafe,
+    saturationRisk,
+    warnings,
     notFloat: [...notFloat].map(([tensor, elemType]) => ({ tensor, elemType })),
   };
 }
@@ -314,6 +387,7 @@ export function planQuantization(
 function noActivationReason(inputs: string[], types: TensorElementTypes): string {
   const unknown = inputs.filter((n) => types.get(n) === undefined);
   if (inputs.some((n) => types.get(n) === DataType.FLOAT)) return 'no calibrated range for its float inputs';
-  if (unknown.length > 0) return `the element type of ${unknown.join(', ')} is not known, so it is not treated as float`;
+  if (unknown.length > 0)
+    return `the element type of ${unknown.join(', ')} is not known, so it is not treated as float`;
   return 'its inputs carry no float activations (shape or index computation)';
 }

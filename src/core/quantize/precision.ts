@@ -20,7 +20,9 @@ export function overrideType(config: QuantConfig, tensor: string): ConfigQuantTy
 
 /** Every integer type the overrides use. */
 export function overrideTypes(config: QuantConfig): ConfigQuantType[] {
-  return [...new Set(Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) => l.map((e) => e.quant_type)))];
+  return [
+    ...new Set(Object.values(config.extraOptions.TensorQuantOverrides).flatMap((l) => l.map((e) => e.quant_type))),
+  ];
 }
 
 /** The wider of two types (by bits; the first on ties). */

@@ -28,13 +28,17 @@ const KEYS = ['act16', 'w16', 'float'] as const;
 /** "act16=0.1,w16=0.1,float=0.05" (any subset; the rest keep their defaults). */
 export function parsePrecisionBudget(text: string): PrecisionBudget {
   const out: Record<string, number> = { ...DEFAULT_PRECISION_BUDGET };
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [key, value, extra] = part.split('=');
     if (!(KEYS as readonly string[]).includes(key?.trim()) || value === undefined || extra !== undefined) {
       throw new PrecisionBudgetError(`budget "${part}": expected ${KEYS.map((k) => `${k}=<fraction>`).join(', ')}`);
     }
     const v = Number(value);
-    if (value.trim() === '' || !Number.isFinite(v) || v < 0 || v > 1) throw new PrecisionBudgetError(`budget ${key}: "${value}" is not a fraction in [0, 1]`);
+    if (value.trim() === '' || !Number.isFinite(v) || v < 0 || v > 1)
+      throw new PrecisionBudgetError(`budget ${key}: "${value}" is not a fraction in [0, 1]`);
     out[key.trim()] = v;
   }
   return out as unknown as PrecisionBudget;
@@ -46,6 +50,13 @@ export function formatPrecisionBudget(b: PrecisionBudget): string {
 }
 
 /** The budget as counts for a model with these many activation pairs, weights and quantized nodes. */
-export function budgetCounts(b: PrecisionBudget, sizes: { activations: number; weights: number; nodes: number }): { act16: number; w16: number; float: number } {
-  return { act16: Math.floor(b.act16 * sizes.activations), w16: Math.floor(b.w16 * sizes.weights), float: Math.floor(b.float * sizes.nodes) };
+export function budgetCounts(
+  b: PrecisionBudget,
+  sizes: { activations: number; weights: number; nodes: number },
+): { act16: number; w16: number; float: number } {
+  return {
+    act16: Math.floor(b.act16 * sizes.activations),
+    w16: Math.floor(b.w16 * sizes.weights),
+    float: Math.floor(b.float * sizes.nodes),
+  };
 }

@@ -3,7 +3,7 @@ import type { NodeId } from '../onnx/model.ts';
 import { nodePrecisions, precisionClassOf, precisionCounts } from './precisionClasses.ts';
 
 describe('precision classes', () => {
-  it('reads the quantizer\'s labels', () => {
+  it("reads the quantizer's labels", () => {
     expect(precisionClassOf('A8W8')).toBe('int8');
     expect(precisionClassOf('A8')).toBe('int8');
     expect(precisionClassOf('A16W8')).toBe('act16');
@@ -33,6 +33,9 @@ describe('precision classes', () => {
       Softmax_4: { label: 'float', class: 'float' },
     });
     expect(precisionCounts(p)).toEqual({ act16: 1, w16: 1, int8: 1, float: 1 });
-    expect(nodePrecisions({ config: 'BF16', quantized: [], float: [{ id: 'Conv_0' as NodeId, opType: 'Conv', reason: '' }] }).Conv_0).toEqual({ label: 'BF16', class: 'bf16' });
+    expect(
+      nodePrecisions({ config: 'BF16', quantized: [], float: [{ id: 'Conv_0' as NodeId, opType: 'Conv', reason: '' }] })
+        .Conv_0,
+    ).toEqual({ label: 'BF16', class: 'bf16' });
   });
 });

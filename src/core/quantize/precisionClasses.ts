@@ -42,18 +42,23 @@ export interface NodePrecision {
  * Every node of a quantization, by stable node id: quantized nodes with their label, float nodes as "float"
  * ("BF16" when the whole model is the BF16 preset's). Nodes inside a fused function are absent.
  */
-export function nodePrecisions(report: Pick<QuantizeReport, 'quantized' | 'float' | 'config'>): Record<string, NodePrecision> {
+export function nodePrecisions(
+  report: Pick<QuantizeReport, 'quantized' | 'float' | 'config'>,
+): Record<string, NodePrecision> {
   const out: Record<string, NodePrecision> = {};
   const floatLabel = report.config === 'BF16' ? 'BF16' : 'float';
   for (const f of report.float) out[f.id] = { label: floatLabel, class: precisionClassOf(floatLabel) };
   // A node inside a fused function (LayerNorm or GELU written out) carries no label of its own: it has no
   // Q/DQ, its function's border does, so it is left out (the views show it as unlabelled).
-  for (const q of report.quantized) if (q.precision) out[q.id] = { label: q.precision, class: precisionClassOf(q.precision) };
+  for (const q of report.quantized)
+    if (q.precision) out[q.id] = { label: q.precision, class: precisionClassOf(q.precision) };
   return out;
 }
 
 /** How many nodes each class has (classes with none left out). */
-export function precisionCounts(precisions: Readonly<Record<string, NodePrecision>>): Partial<Record<PrecisionClass, number>> {
+export function precisionCounts(
+  precisions: Readonly<Record<string, NodePrecision>>,
+): Partial<Record<PrecisionClass, number>> {
   const counts: Partial<Record<PrecisionClass, number>> = {};
   for (const p of Object.values(precisions)) counts[p.class] = (counts[p.class] ?? 0) + 1;
   return counts;

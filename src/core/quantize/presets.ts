@@ -10,7 +10,13 @@
  * best-practice flow ("Best Practice for Ryzen AI in AMD Quark ONNX") CLE is the rung after plain XINT8, so it is a step of its own.
  */
 
-import { ConfigError, validateConfig, type CalibrationMethod, type QuantConfig, type QuantConfigInput } from './config.ts';
+import {
+  ConfigError,
+  validateConfig,
+  type CalibrationMethod,
+  type QuantConfig,
+  type QuantConfigInput,
+} from './config.ts';
 
 export const PRESET_NAMES = ['XINT8', 'VINT8', 'A8W8', 'A16W8', 'U8S8', 'S8S8', 'U8S8_AAWS', 'S8S8_AAWS'] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];

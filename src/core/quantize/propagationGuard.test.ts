@@ -16,17 +16,39 @@ function graph() {
     makeNode('Slice', ['xd', 'starts', 'starts', 'starts'], ['sl'], 'slice'),
     makeNode('Squeeze', ['sl'], ['sq'], 'squeeze'),
     makeNode('Exp', ['sq'], ['y'], 'exp'),
-    makeNode('DequantizeLinear', ['wq', 'sc'], ['wd'], '', [{ name: 'axis', type: 2, i: 0, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] } as never]),
+    makeNode('DequantizeLinear', ['wq', 'sc'], ['wd'], '', [
+      {
+        name: 'axis',
+        type: 2,
+        i: 0,
+        floats: [],
+        ints: [],
+        strings: [],
+        tensors: [],
+        graphs: [],
+        sparse_tensors: [],
+        type_protos: [],
+      } as never,
+    ]),
     makeNode('Reshape', ['wd', 'starts'], ['wr'], 'reshape'),
     makeNode('Exp', ['wr'], ['z'], 'exp2'),
     makeNode('Transpose', ['xd'], ['t'], 'transpose'),
     makeNode('QuantizeLinear', ['t', 's', 'zp'], ['tq']),
   ];
-  return makeGraph({ node, initializer: init, input: [makeValueInfo('x', DataType.FLOAT, [2])], output: [makeValueInfo('y', DataType.FLOAT), makeValueInfo('z', DataType.FLOAT), makeValueInfo('tq', DataType.INT8)] });
+  return makeGraph({
+    node,
+    initializer: init,
+    input: [makeValueInfo('x', DataType.FLOAT, [2])],
+    output: [
+      makeValueInfo('y', DataType.FLOAT),
+      makeValueInfo('z', DataType.FLOAT),
+      makeValueInfo('tq', DataType.INT8),
+    ],
+  });
 }
 
 describe('closePropagationChains', () => {
-  it('puts a pair with the moved DequantizeLinear\'s scale and zero point after each data-movement op left without one, chain by chain', () => {
+  it("puts a pair with the moved DequantizeLinear's scale and zero point after each data-movement op left without one, chain by chain", () => {
     const g = graph();
     const nodes = closePropagationChains(g.node, g, []);
     const byName = new Map(nodes.map((n) => [n.name, n]));

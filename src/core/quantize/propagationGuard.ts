@@ -17,14 +17,19 @@ import { makeNode, type GraphProto, type NodeProto, type TensorProto } from '../
 const PROPAGATING = new Set(['MaxPool', 'Reshape', 'Transpose', 'Squeeze', 'Unsqueeze', 'Slice']);
 
 /** A tensor of one element (onnxruntime propagates only scalar scales and zero points). */
-const isScalar = (t: TensorProto | undefined) => t !== undefined && (t.dims ?? []).reduce((a, d) => a * Number(d), 1) === 1;
+const isScalar = (t: TensorProto | undefined) =>
+  t !== undefined && (t.dims ?? []).reduce((a, d) => a * Number(d), 1) === 1;
 
 /**
  * Returns `nodes` (in order) with a Q/DQ pair after every data-movement op that reads a per-tensor
  * DequantizeLinear and whose output no QuantizeLinear reads; its readers read the pair's output instead.
  * Graph outputs are left as they are.
  */
-export function closePropagationChains(nodes: readonly NodeProto[], graph: GraphProto, initializers: readonly TensorProto[]): NodeProto[] {
+export function closePropagationChains(
+  nodes: readonly NodeProto[],
+  graph: GraphProto,
+  initializers: readonly TensorProto[],
+): NodeProto[] {
   const constants = new Map<string, TensorProto>();
   for (const t of [...graph.initializer, ...initializers]) constants.set(t.name ?? '', t);
   const outputs = new Set(graph.output.map((o) => o.name ?? ''));
@@ -58,8 +63,22 @@ export function closePropagationChains(nodes: readonly NodeProto[], graph: Graph
     const params = zeroPoint ? [scale, zeroPoint] : [scale];
     const quantized = unique(`${t}_QuantizeLinear_Output`);
     const dequantized = unique(`${t}_DequantizeLinear_Output`);
-    const q = makeNode('QuantizeLinear', [t, ...params], [quantized], unique(`${t}_QuantizeLinear`), [], dq.domain ?? '');
-    const back = makeNode('DequantizeLinear', [quantized, ...params], [dequantized], unique(`${t}_DequantizeLinear`), [], dq.domain ?? '');
+    const q = makeNode(
+      'QuantizeLinear',
+      [t, ...params],
+      [quantized],
+      unique(`${t}_QuantizeLinear`),
+      [],
+      dq.domain ?? '',
+    );
+    const back = makeNode(
+      'DequantizeLinear',
+      [quantized, ...params],
+      [dequantized],
+      unique(`${t}_DequantizeLinear`),
+      [],
+      dq.domain ?? '',
+    );
     out.push(q, back);
     producer.set(dequantized, back);
     for (const r of after) r.input = r.input.map((i) => (i === t ? dequantized : i));

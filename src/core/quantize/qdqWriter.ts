@@ -13,7 +13,14 @@
  * not load at all. The tensor's own pair is still written, read by nobody (see quantizeTensor).
  */
 import { tensorsReadBy, type GraphIndex } from '../onnx/graphIndex.ts';
-import { intAttribute, makeNode, type AttributeProto, type GraphProto, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import {
+  intAttribute,
+  makeNode,
+  type AttributeProto,
+  type GraphProto,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx/model.ts';
 import { makeTensor } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, type QuantType } from './numeric.ts';
 import type { ActivationQuant, QuantPlan } from './plan.ts';
@@ -37,11 +44,18 @@ export interface WriterOptions {
 /** Typed array holding zero points of a type (one element per zero point). */
 function zeroPointArray(type: QuantType, values: ArrayLike<number>) {
   switch (type) {
-    case 'int8': case 'int4': return Int8Array.from(values);
-    case 'uint8': case 'uint4': return Uint8Array.from(values);
-    case 'int16': return Int16Array.from(values);
-    case 'uint16': return Uint16Array.from(values);
-    default: return Int32Array.from(values);
+    case 'int8':
+    case 'int4':
+      return Int8Array.from(values);
+    case 'uint8':
+    case 'uint4':
+      return Uint8Array.from(values);
+    case 'int16':
+      return Int16Array.from(values);
+    case 'uint16':
+      return Uint16Array.from(values);
+    default:
+      return Int32Array.from(values);
   }
 }
 
@@ -60,7 +74,10 @@ export function readsFloatInput(index: GraphIndex, plan: QuantPlan, i: number): 
 export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: WriterOptions): GraphProto {
   const graph = index.graph;
   const taken = options.taken ?? new Set<string>();
-  graph.node.forEach((n, i) => { n.output.forEach((o) => taken.add(o)); taken.add(n.name || options.idOf(i)); });
+  graph.node.forEach((n, i) => {
+    n.output.forEach((o) => taken.add(o));
+    taken.add(n.name || options.idOf(i));
+  });
   graph.input.forEach((v) => taken.add(v.name ?? ''));
   graph.initializer.forEach((t) => taken.add(t.name ?? ''));
   const unique = (base: string) => {
@@ -73,7 +90,14 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   const newInitializers: TensorProto[] = [];
   const nodes: NodeProto[] = [];
   const dq = (input: string[], output: string, name: string, axis?: number) =>
-    makeNode('DequantizeLinear', input, [output], name, axis !== undefined ? [intAttribute('axis', axis)] : [], options.domain);
+    makeNode(
+      'DequantizeLinear',
+      input,
+      [output],
+      name,
+      axis !== undefined ? [intAttribute('axis', axis)] : [],
+      options.domain,
+    );
 
   // Constants: one DequantizeLinear per quantized constant, placed first.
   const constantOutput = new Map<string, string>();
@@ -84,12 +108,21 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
     const base = c.source;
     const codes = makeTensor(unique(`${base}_quantized`), QUANT_TYPES[c.type].onnxType, c.dims, c.codes);
     const perChannel = c.axis !== undefined;
-    const scale = makeTensor(unique(`${base}_scale`), 1, perChannel ? [c.scales.length] : [], perChannel ? c.scales : Float32Array.of(c.scales[0]));
+    const scale = makeTensor(
+      unique(`${base}_scale`),
+      1,
+      perChannel ? [c.scales.length] : [],
+      perChannel ? c.scales : Float32Array.of(c.scales[0]),
+    );
     newInitializers.push(codes, scale);
     const inputs = [codes.name!, scale.name!];
     if (c.zeroPoints) {
-      const zp = makeTensor(unique(`${base}_zero_point`), QUANT_TYPES[c.type].onnxType, perChannel ? [c.zeroPoints.length] : [],
-        zeroPointArray(c.type, perChannel ? c.zeroPoints : [c.zeroPoints[0]]));
+      const zp = makeTensor(
+        unique(`${base}_zero_point`),
+        QUANT_TYPES[c.type].onnxType,
+        perChannel ? [c.zeroPoints.length] : [],
+        zeroPointArray(c.type, perChannel ? c.zeroPoints : [c.zeroPoints[0]]),
+      );
       newInitializers.push(zp);
       inputs.push(zp.name!);
     }
@@ -104,7 +137,12 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
     let p = qparamInputs.get(t);
     if (!p) {
       const scale = makeTensor(unique(`${t}_scale`), 1, [], Float32Array.of(q.scale));
-      const zp = makeTensor(unique(`${t}_zero_point`), QUANT_TYPES[q.type].onnxType, [], zeroPointArray(q.type, [q.zeroPoint]));
+      const zp = makeTensor(
+        unique(`${t}_zero_point`),
+        QUANT_TYPES[q.type].onnxType,
+        [],
+        zeroPointArray(q.type, [q.zeroPoint]),
+      );
       newInitializers.push(scale, zp);
       p = [scale.name!, zp.name!];
       qparamInputs.set(t, p);
@@ -115,7 +153,16 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   const emitPair = (t: string, floatName: string, q: ActivationQuant, dqOutput?: string, suffix = ''): string => {
     const [scale, zp] = paramsOf(t, q);
     const quantized = unique(`${t}_QuantizeLinear_Output${suffix}`);
-    nodes.push(makeNode('QuantizeLinear', [floatName, scale, zp], [quantized], unique(`${t}_QuantizeLinear${suffix}`), [], options.domain));
+    nodes.push(
+      makeNode(
+        'QuantizeLinear',
+        [floatName, scale, zp],
+        [quantized],
+        unique(`${t}_QuantizeLinear${suffix}`),
+        [],
+        options.domain,
+      ),
+    );
     const out = dqOutput ?? unique(`${t}_DequantizeLinear_Output${suffix}`);
     nodes.push(dq([quantized, scale, zp], out, unique(`${t}_DequantizeLinear${suffix}`)));
     return out;
@@ -147,7 +194,13 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
   for (const v of graph.input) if (plan.activations.has(v.name ?? '')) quantizeTensor(v.name!, v.name!);
   // In a subgraph, tensors of enclosing scopes that its nodes read are quantized where they enter it.
   for (const t of index.consumers.keys()) {
-    if (plan.activations.has(t) && !index.producer.has(t) && !index.initializers.has(t) && !graph.input.some((v) => v.name === t)) quantizeTensor(t, t);
+    if (
+      plan.activations.has(t) &&
+      !index.producer.has(t) &&
+      !index.initializers.has(t) &&
+      !graph.input.some((v) => v.name === t)
+    )
+      quantizeTensor(t, t);
   }
   for (const i of index.order) {
     const node = index.nodes[i];
@@ -165,7 +218,13 @@ export function writeQdqGraph(index: GraphIndex, plan: QuantPlan, options: Write
       }
       return o;
     });
-    nodes.push({ ...node, name: node.name || options.idOf(i), input, output, attribute: options.attributesOf?.(i) ?? node.attribute });
+    nodes.push({
+      ...node,
+      name: node.name || options.idOf(i),
+      input,
+      output,
+      attribute: options.attributesOf?.(i) ?? node.attribute,
+    });
     for (const o of node.output) if (plan.activations.has(o)) quantizeTensor(o, renamedOutputs.get(o) ?? o);
   }
 

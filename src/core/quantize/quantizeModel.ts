@@ -35,8 +35,14 @@ const FLOAT16_QDQ_OPSET = 19;
 function float16Plan(source: ModelProto, index: GraphIndex, config: QuantConfig): Float16Source | undefined {
   // Graph-index positions are positions in graph.node (the index keeps the node list as it is).
   const toFp32 = new Set<number>();
-  config.fp16SubgraphsToFp32.forEach((sub, k) => resolveSubgraph(index, sub, `fp16SubgraphsToFp32[${k}]`).forEach((i) => toFp32.add(i)));
-  return float16Source(source, { convertAll: config.extraOptions.ConvertFP16ToFP32, useFp32Scale: config.extraOptions.UseFP32Scale, toFp32 });
+  config.fp16SubgraphsToFp32.forEach((sub, k) =>
+    resolveSubgraph(index, sub, `fp16SubgraphsToFp32[${k}]`).forEach((i) => toFp32.add(i)),
+  );
+  return float16Source(source, {
+    convertAll: config.extraOptions.ConvertFP16ToFP32,
+    useFp32Scale: config.extraOptions.UseFP32Scale,
+    toFp32,
+  });
 }
 import type { QuantizeReport } from './quantizeReport.ts';
 import { closePropagationChains } from './propagationGuard.ts';
@@ -44,7 +50,12 @@ import { closePropagationChains } from './propagationGuard.ts';
 /** Activation and weight Q/DQ whose scale is float32 in a model whose float parts compute in float16 (int32 bias DQ left out). */
 function float32ScaledQdq(model: ModelProto): number {
   const types = new Map(model.graph!.initializer.map((t) => [t.name ?? '', t.data_type]));
-  return model.graph!.node.filter((n) => (n.op_type === 'QuantizeLinear' || n.op_type === 'DequantizeLinear') && types.get(n.input[0]) !== DataType.INT32 && types.get(n.input[1]) === DataType.FLOAT).length;
+  return model.graph!.node.filter(
+    (n) =>
+      (n.op_type === 'QuantizeLinear' || n.op_type === 'DequantizeLinear') &&
+      types.get(n.input[0]) !== DataType.INT32 &&
+      types.get(n.input[1]) === DataType.FLOAT,
+  ).length;
 }
 
 export interface QuantizeResult {
@@ -55,11 +66,18 @@ export interface QuantizeResult {
 }
 
 /** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
-export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantConfig, configName = 'custom'): QuantizeResult {
+export function quantizeModel(
+  source: ModelProto,
+  ranges: Ranges,
+  config: QuantConfig,
+  configName = 'custom',
+): QuantizeResult {
   const sourceIndex = buildGraphIndex(source.graph!);
   const summary = summarize(source, sourceIndex);
   if (summary.quantization.state !== 'float') {
-    throw new UnsupportedModelError(`the model is already quantized (${summary.quantization.ops.join(', ')}): give the float model`);
+    throw new UnsupportedModelError(
+      `the model is already quantized (${summary.quantization.ops.join(', ')}): give the float model`,
+    );
   }
   // FP16 source models (the guide's "INT8 Quantization for FP16 Models"): plan and write on the float32 form,
   // whose nodes and tensors are the source's, then put the float16 parts back.
@@ -69,22 +87,27 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
 
   const exclusions = resolveExclusions(index, config);
   const excludedBy = new Map<NodeProto, string>();
-  for (const rule of exclusions.rules) for (const id of rule.ids) excludedBy.set(index.nodes[index.indexOfId.get(id)!], `excluded (${rule.rule})`);
+  for (const rule of exclusions.rules)
+    for (const id of rule.ids) excludedBy.set(index.nodes[index.indexOfId.get(id)!], `excluded (${rule.rule})`);
 
   const x = config.extraOptions;
   const types: QuantType[] = [config.activationType, config.weightType, ...overrideTypes(config)];
   if (x.Int32Bias) types.push('int32');
   const qdq = qdqRequirement(types, config.perChannel);
   // QuantizeLinear/DequantizeLinear take float16 tensors and scales from ai.onnx 19 (or in com.microsoft).
-  const requirement = half?.fp16Scales && half.keepHalf.size > 0
-    ? { minOpset: Math.max(qdq.minOpset, FLOAT16_QDQ_OPSET), msDomainAlternative: true }
-    : qdq;
+  const requirement =
+    half?.fp16Scales && half.keepHalf.size > 0
+      ? { minOpset: Math.max(qdq.minOpset, FLOAT16_QDQ_OPSET), msDomainAlternative: true }
+      : qdq;
   const before = opsetOf(model) ?? 1;
   const baseOpset = Math.max(before, config.perChannel ? 13 : 10);
   let useMsDomain = x.UseQDQContribOps && requirement.msDomainAlternative;
   let prepared;
   try {
-    prepared = prepare(model, { targetOpset: useMsDomain ? baseOpset : Math.max(before, requirement.minOpset), foldConvAffine: config.foldConvAffine });
+    prepared = prepare(model, {
+      targetOpset: useMsDomain ? baseOpset : Math.max(before, requirement.minOpset),
+      foldConvAffine: config.foldConvAffine,
+    });
   } catch (e) {
     if (!(e instanceof UnsupportedModelError) || !requirement.msDomainAlternative || useMsDomain) throw e;
     // 16-bit Q/DQ need ai.onnx 21; where an op cannot be carried there, ONNX Runtime's contrib Q/DQ serve.
@@ -107,21 +130,46 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
   // Bodies of If/Loop/Scan are quantized like the main graph where EnableSubgraph asks (float16 models: their float parts are restored on the main graph only).
   const taken = new Set<string>();
   const opsetAfter = Number(opsetImport.find((o) => !o.domain)?.version ?? 0);
-  const bodies = subgraphs && !half && x.EnableSubgraph
-    ? quantizeSubgraphs(preparedModel, pIndex, elementTypes, ranges, config, { domain, dedicatedPairs: x.DedicatedQDQPair, taken, opset: opsetAfter, guardPropagation: !useMsDomain && opsetAfter >= 21 })
-    : undefined;
-  const graph = writeQdqGraph(pIndex, plan, { domain, dedicatedPairs: x.DedicatedQDQPair, idOf, taken, attributesOf: (i) => bodies?.attributes.get(i) });
-  let out: ModelProto = { ...preparedModel, opset_import: opsetImport, graph: guardPropagation(graph, useMsDomain, opsetImport), producer_name: 'quant-studio', producer_version: '0.1.0' };
+  const bodies =
+    subgraphs && !half && x.EnableSubgraph
+      ? quantizeSubgraphs(preparedModel, pIndex, elementTypes, ranges, config, {
+          domain,
+          dedicatedPairs: x.DedicatedQDQPair,
+          taken,
+          opset: opsetAfter,
+          guardPropagation: !useMsDomain && opsetAfter >= 21,
+        })
+      : undefined;
+  const graph = writeQdqGraph(pIndex, plan, {
+    domain,
+    dedicatedPairs: x.DedicatedQDQPair,
+    idOf,
+    taken,
+    attributesOf: (i) => bodies?.attributes.get(i),
+  });
+  let out: ModelProto = {
+    ...preparedModel,
+    opset_import: opsetImport,
+    graph: guardPropagation(graph, useMsDomain, opsetImport),
+    producer_name: 'quant-studio',
+    producer_version: '0.1.0',
+  };
   const warnings = [...plan.warnings];
   if (half) {
     const keep = new Set(Array.from(half.keepHalf, (k) => model.graph!.node[k]));
     const names = new Set<string>();
     for (const i of pIndex.order) if (keep.has(origin(pIndex.nodes[i]))) names.add(pIndex.nodes[i].name || idOf(i));
     out = restoreFloat16(out, names, half.halfIo, half.fp16Scales);
-    if (!x.QuantizeFP16 && !x.ConvertFP16ToFP32) warnings.unshift('the model computes in float16: quantized as with QuantizeFP16 (set it, or ConvertFP16ToFP32, in the configuration to say so)');
+    if (!x.QuantizeFP16 && !x.ConvertFP16ToFP32)
+      warnings.unshift(
+        'the model computes in float16: quantized as with QuantizeFP16 (set it, or ConvertFP16ToFP32, in the configuration to say so)',
+      );
     if (half.fp16Scales && half.keepHalf.size > 0) {
       const kept = float32ScaledQdq(out);
-      if (kept > 0) warnings.push(`${kept} Q/DQ nodes next to Conv, MatMul, Gemm, Add, Mul, Concat and the like keep float32 scales (a Cast between them and the float16 op): onnxruntime's CPU provider fuses those into QLinear kernels that take float32 scales only, and would refuse the model at its default options with float16 scales`);
+      if (kept > 0)
+        warnings.push(
+          `${kept} Q/DQ nodes next to Conv, MatMul, Gemm, Add, Mul, Concat and the like keep float32 scales (a Cast between them and the float16 op): onnxruntime's CPU provider fuses those into QLinear kernels that take float32 scales only, and would refuse the model at its default options with float16 scales`,
+        );
     }
   }
 
@@ -132,16 +180,34 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
     const d = plan.decisions[i];
     const opType = pIndex.nodes[i].op_type ?? '';
     const source = sourceIds.get(origin(pIndex.nodes[i]));
-    if (d.quantized) quantized.push({ id: idOf(i), opType, family: d.family ?? '', precision: d.precision ?? '', ...(source !== undefined && source !== idOf(i) ? { source } : {}) });
+    if (d.quantized)
+      quantized.push({
+        id: idOf(i),
+        opType,
+        family: d.family ?? '',
+        precision: d.precision ?? '',
+        ...(source !== undefined && source !== idOf(i) ? { source } : {}),
+      });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
   if (subgraphs && bodies) withBodyOutcome(subgraphs, bodies.outcome);
   if (subgraphs) {
-    const warning = bodies ? subgraphWarning(subgraphs) : subgraphWarning(subgraphs, 'quantizes', half ? 'a float16 model\'s bodies are not entered' : 'EnableSubgraph is off, the default as in ONNX Runtime: quantizing Silero VAD v5\'s bodies measured 100× its float error; --enable-subgraph or "EnableSubgraph": true quantizes them');
+    const warning = bodies
+      ? subgraphWarning(subgraphs)
+      : subgraphWarning(
+          subgraphs,
+          'quantizes',
+          half
+            ? "a float16 model's bodies are not entered"
+            : 'EnableSubgraph is off, the default as in ONNX Runtime: quantizing Silero VAD v5\'s bodies measured 100× its float error; --enable-subgraph or "EnableSubgraph": true quantizes them',
+        );
     if (warning) warnings.push(warning);
   }
   const precision = precisionSummary(plan, config);
-  if (precision.unmatchedOverrides.length) warnings.push(`TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`);
+  if (precision.unmatchedOverrides.length)
+    warnings.push(
+      `TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`,
+    );
   return {
     model: out,
     plan,
@@ -165,7 +231,14 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
       ...(config.saturationSafeWeights ? { saturationSafeWeights: [...plan.saturationSafe] } : {}),
       ...(plan.saturationRisk.size > 0 ? { saturationRisk: [...plan.saturationRisk] } : {}),
       ...(subgraphs ? { subgraphs } : {}),
-      ...(half ? { float16: { keptNodes: half.keepHalf.size, scales: half.fp16Scales && half.keepHalf.size > 0 ? 'float16' as const : 'float32' as const } } : {}),
+      ...(half
+        ? {
+            float16: {
+              keptNodes: half.keepHalf.size,
+              scales: half.fp16Scales && half.keepHalf.size > 0 ? ('float16' as const) : ('float32' as const),
+            },
+          }
+        : {}),
     },
   };
 }
@@ -173,7 +246,9 @@ export function quantizeModel(source: ModelProto, ranges: Ranges, config: QuantC
 /** How many activation Q/DQ pairs and weights are wider than the configuration's types, and which. */
 function precisionSummary(plan: QuantPlan, config: QuantConfig): QuantizeReport['precision'] {
   const base = { activation: QUANT_TYPES[config.activationType].bits, weight: QUANT_TYPES[config.weightType].bits };
-  const wideActivations = [...plan.activations].filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation).map(([t]) => t);
+  const wideActivations = [...plan.activations]
+    .filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation)
+    .map(([t]) => t);
   const wideWeights = [...plan.weights].filter(([, t]) => QUANT_TYPES[t].bits > base.weight).map(([t]) => t);
   const named = Object.keys(config.extraOptions.TensorQuantOverrides);
   const seen = new Set([...plan.activations.keys(), ...plan.weights.keys()]);

@@ -8,7 +8,15 @@
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { inferElementTypes, type TensorElementTypes } from '../onnx/elementTypeInference.ts';
-import { DataType, isDefaultDomain, type AttributeProto, type GraphProto, type ModelProto, type NodeId, type TensorProto } from '../onnx/model.ts';
+import {
+  DataType,
+  isDefaultDomain,
+  type AttributeProto,
+  type GraphProto,
+  type ModelProto,
+  type NodeId,
+  type TensorProto,
+} from '../onnx/model.ts';
 import { namesInGraphs } from '../onnx/walk.ts';
 import { CONTROL_FLOW_OPS } from '../onnx/scopes.ts';
 import { constantsToInitializers } from '../prepare/constantsToInitializers.ts';
@@ -17,7 +25,6 @@ import { planQuantization, type Ranges } from './plan.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import { closePropagationChains } from './propagationGuard.ts';
 import { COMPUTE_OPS, type BodyOutcome } from './subgraphCoverage.ts';
-
 
 export interface SubgraphWrite {
   /** Node i of the main graph's attributes with its bodies written (only nodes with bodies). */
@@ -35,16 +42,21 @@ export interface SubgraphWriteOptions {
   guardPropagation: boolean;
 }
 
-
 /** Why a compute node in a body stays float, in the user's words. */
 function bodyReason(op: string, reason: string): string {
-  if (op === 'LSTM' || op === 'GRU' || op === 'RNN') return 'onnxruntime runs no Q/DQ form of it (no QDQ fusion, no quantization rule)';
+  if (op === 'LSTM' || op === 'GRU' || op === 'RNN')
+    return 'onnxruntime runs no Q/DQ form of it (no QDQ fusion, no quantization rule)';
   if (reason === 'no calibrated range for its float inputs') return 'no calibration sample ran its branch (no range)';
   return reason;
 }
 
 /** Types of a body's inputs by position, from its holder (Loop: iteration, condition, carried values; Scan: its inputs). */
-function bodyInputTypes(op: string, inputs: readonly string[], types: TensorElementTypes, opset: number): (number | undefined)[] {
+function bodyInputTypes(
+  op: string,
+  inputs: readonly string[],
+  types: TensorElementTypes,
+  opset: number,
+): (number | undefined)[] {
   if (op === 'Loop') return [DataType.INT64, DataType.BOOL, ...inputs.slice(2).map((n) => types.get(n))];
   if (op === 'Scan') return inputs.slice(opset >= 9 ? 0 : 1).map((n) => types.get(n));
   return [];
@@ -54,26 +66,51 @@ function bodyInputTypes(op: string, inputs: readonly string[], types: TensorElem
  * Quantizes the bodies of the main graph's control-flow nodes (ONNX's If, Loop, Scan; others are left as they are).
  * `index` and `types` are the main graph's; `ranges` hold the bodies' tensors too.
  */
-export function quantizeSubgraphs(model: ModelProto, index: GraphIndex, types: TensorElementTypes, ranges: Ranges, config: QuantConfig, options: SubgraphWriteOptions): SubgraphWrite {
+export function quantizeSubgraphs(
+  model: ModelProto,
+  index: GraphIndex,
+  types: TensorElementTypes,
+  ranges: Ranges,
+  config: QuantConfig,
+  options: SubgraphWriteOptions,
+): SubgraphWrite {
   const outcome: BodyOutcome = { quantized: new Map(), floatCompute: new Map(), activationPairs: 0 };
   namesInGraphs(model.graph!, options.taken);
   const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   /** Initializers visible from a scope: its own and every enclosing scope's. */
-  const visibleOf = (g: GraphProto, outer: ReadonlyMap<string, TensorProto>) => new Map([...outer, ...g.initializer.map((t) => [t.name ?? '', t] as const)]);
+  const visibleOf = (g: GraphProto, outer: ReadonlyMap<string, TensorProto>) =>
+    new Map([...outer, ...g.initializer.map((t) => [t.name ?? '', t] as const)]);
 
   /** The attributes of each control-flow node of `parent`, bodies written. */
-  const writeBodies = (parent: GraphIndex, parentTypes: TensorElementTypes, visible: ReadonlyMap<string, TensorProto>, prefix: string): Map<number, AttributeProto[]> => {
+  const writeBodies = (
+    parent: GraphIndex,
+    parentTypes: TensorElementTypes,
+    visible: ReadonlyMap<string, TensorProto>,
+    prefix: string,
+  ): Map<number, AttributeProto[]> => {
     const out = new Map<number, AttributeProto[]>();
     parent.nodes.forEach((node, i) => {
       const op = node.op_type ?? '';
       if (!CONTROL_FLOW_OPS.has(op) || !isDefaultDomain(node.domain) || !node.attribute.some((a) => a.g)) return;
       const holderName = `${prefix}${node.name || parent.ids[i]}`;
-      out.set(i, node.attribute.map((a) => (a.g ? { ...a, g: writeBody(a.g, op, node.input, parentTypes, visible, `${holderName}/${a.name}/`) } : a)));
+      out.set(
+        i,
+        node.attribute.map((a) =>
+          a.g ? { ...a, g: writeBody(a.g, op, node.input, parentTypes, visible, `${holderName}/${a.name}/`) } : a,
+        ),
+      );
     });
     return out;
   };
 
-  const writeBody = (body: GraphProto, op: string, holderInputs: readonly string[], parentTypes: TensorElementTypes, visible: ReadonlyMap<string, TensorProto>, prefix: string): GraphProto => {
+  const writeBody = (
+    body: GraphProto,
+    op: string,
+    holderInputs: readonly string[],
+    parentTypes: TensorElementTypes,
+    visible: ReadonlyMap<string, TensorProto>,
+    prefix: string,
+  ): GraphProto => {
     // Constant weights become the body's initializers (ir 8: none listed as inputs), so rules find them.
     const own = constantsToInitializers({ ...model, ir_version: 8, graph: body }).model.graph!;
     own.initializer.forEach((t) => options.taken.add(t.name ?? ''));
@@ -83,12 +120,31 @@ export function quantizeSubgraphs(model: ModelProto, index: GraphIndex, types: T
     const lent = [...visible].filter(([name]) => read.has(name) && !ownNames.has(name)).map(([, t]) => t);
     const view: GraphProto = { ...own, initializer: [...own.initializer, ...lent] };
     const bIndex = buildGraphIndex(view);
-    const bTypes = inferElementTypes(view, { opset: options.opset, outer: parentTypes, inputs: bodyInputTypes(op, holderInputs, parentTypes, options.opset) });
+    const bTypes = inferElementTypes(view, {
+      opset: options.opset,
+      outer: parentTypes,
+      inputs: bodyInputTypes(op, holderInputs, parentTypes, options.opset),
+    });
     const nested = writeBodies(bIndex, bTypes, visibleOf(own, visible), prefix);
     const excludedOps = new Set(config.opTypesToExclude);
-    const plan = planQuantization(bIndex, ranges, config, (k) => (excludedOps.has(bIndex.nodes[k].op_type ?? '') ? `excluded (op types ${config.opTypesToExclude.join(', ')})` : undefined), bTypes);
+    const plan = planQuantization(
+      bIndex,
+      ranges,
+      config,
+      (k) =>
+        excludedOps.has(bIndex.nodes[k].op_type ?? '')
+          ? `excluded (op types ${config.opTypesToExclude.join(', ')})`
+          : undefined,
+      bTypes,
+    );
     const idOf = (k: number) => `${prefix}${bIndex.ids[k] as NodeId}`;
-    const written = writeQdqGraph(bIndex, plan, { domain: options.domain, dedicatedPairs: options.dedicatedPairs, idOf, taken: options.taken, attributesOf: (k) => nested.get(k) });
+    const written = writeQdqGraph(bIndex, plan, {
+      domain: options.domain,
+      dedicatedPairs: options.dedicatedPairs,
+      idOf,
+      taken: options.taken,
+      attributesOf: (k) => nested.get(k),
+    });
     bIndex.nodes.forEach((n, k) => {
       const d = plan.decisions[k];
       const nodeOp = n.op_type ?? '';
@@ -98,7 +154,9 @@ export function quantizeSubgraphs(model: ModelProto, index: GraphIndex, types: T
     outcome.activationPairs += plan.activations.size;
     const lentNames = new Set(lent.map((t) => t.name ?? ''));
     const initializer = written.initializer.filter((t) => !lentNames.has(t.name ?? ''));
-    const node = options.guardPropagation ? closePropagationChains(written.node, { ...written, initializer }, []) : written.node;
+    const node = options.guardPropagation
+      ? closePropagationChains(written.node, { ...written, initializer }, [])
+      : written.node;
     return { ...written, node, initializer };
   };
 

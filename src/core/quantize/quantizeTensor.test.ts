@@ -27,9 +27,13 @@ describe('quantizeTensor', () => {
     const data = [0.5, 1.5, 2.5, -0.5, -2.5, 1e9, -1e9, Infinity, -Infinity, NaN, 0.1, 126.5, -127.5, 300];
     for (const type of ['int8', 'uint8', 'int16', 'uint16', 'int4', 'uint4', 'int32'] as const) {
       const zp = type.startsWith('u') ? 3 : -2;
-      expect(Array.from(quantizeTensor(data, 0.5, zp, type))).toEqual(data.map((x) => quantizeValue(x, 0.5, zp, type) || 0));
+      expect(Array.from(quantizeTensor(data, 0.5, zp, type))).toEqual(
+        data.map((x) => quantizeValue(x, 0.5, zp, type) || 0),
+      );
       const perChannel = quantizeTensor(data, [0.5, 0.25], [zp, 0], type, 0, [2, 7]);
-      expect(Array.from(perChannel)).toEqual(data.map((x, i) => (i < 7 ? quantizeValue(x, 0.5, zp, type) : quantizeValue(x, 0.25, 0, type)) || 0));
+      expect(Array.from(perChannel)).toEqual(
+        data.map((x, i) => (i < 7 ? quantizeValue(x, 0.5, zp, type) : quantizeValue(x, 0.25, 0, type)) || 0),
+      );
     }
   });
   it('returns the right array type and saturates at each range', () => {

@@ -76,11 +76,7 @@ const INT32_MAX = 2147483647;
  * entry per bias element), as ORT's quantize_bias_static_impl: division in float64, round half to even, clip to
  * int32. ORT does not guard a zero scale there: ±b/0 saturates, and 0/0 (NaN, undefined in numpy's cast) is 0 here.
  */
-export function quantizeBias(
-  bias: ArrayLike<number>,
-  inputScale: number,
-  weightScales: ArrayLike<number>,
-): Int32Array {
+export function quantizeBias(bias: ArrayLike<number>, inputScale: number, weightScales: ArrayLike<number>): Int32Array {
   const scales = biasScales(inputScale, weightScales);
   if (scales.length !== 1 && scales.length !== bias.length) {
     throw new RangeError(`${bias.length} bias values but ${scales.length} weight scales`);

@@ -15,12 +15,13 @@ const RESHAPING = new Set(['Reshape', 'Flatten', 'Squeeze', 'Unsqueeze', 'Transp
 /** `ranges` with a range for each tensor that has none but sits across a reshape-like op from one that has. */
 export function withReshapedRanges<R>(index: GraphIndex, ranges: ReadonlyMap<string, R>): ReadonlyMap<string, R> {
   const out = new Map<string, R>(ranges);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const i of index.order) {
       const node = index.nodes[i];
       const [x, y] = [node.input[0], node.output[0]];
-      if (!RESHAPING.has(node.op_type ?? '') || !x || !y || index.initializers.has(x) || out.has(x) === out.has(y)) continue;
+      if (!RESHAPING.has(node.op_type ?? '') || !x || !y || index.initializers.has(x) || out.has(x) === out.has(y))
+        continue;
       if (out.has(x)) out.set(y, out.get(x)!);
       else out.set(x, out.get(y)!);
       changed = true;

@@ -25,7 +25,8 @@ export interface SubgraphCoverage {
 
 /** The coverage with what the quantizer did inside the bodies. */
 export function withBodyOutcome(c: SubgraphCoverage, o: BodyOutcome): void {
-  const sorted = (m: Map<string, number>) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  const sorted = (m: Map<string, number>) =>
+    Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
   c.quantized = [...o.quantized.values()].reduce((a, b) => a + b, 0);
   c.quantizedOps = sorted(o.quantized);
   c.floatCompute = sorted(o.floatCompute);
@@ -42,7 +43,18 @@ export interface BodyOutcome {
 }
 
 /** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */
-export const COMPUTE_OPS = new Set(['Conv', 'ConvTranspose', 'Gemm', 'MatMul', 'LSTM', 'GRU', 'RNN', 'Attention', 'MatMulInteger', 'Einsum']);
+export const COMPUTE_OPS = new Set([
+  'Conv',
+  'ConvTranspose',
+  'Gemm',
+  'MatMul',
+  'LSTM',
+  'GRU',
+  'RNN',
+  'Attention',
+  'MatMulInteger',
+  'Einsum',
+]);
 
 /** The subgraph nodes of the index's graph, or undefined when it has no control flow. */
 export function subgraphCoverage(index: GraphIndex): SubgraphCoverage | undefined {
@@ -71,21 +83,29 @@ export function subgraphCoverage(index: GraphIndex): SubgraphCoverage | undefine
  * The report's warning: how many nodes stay float inside which control flow, compute ops named, and why; with the
  * quantizer's outcome, what it quantized inside and each compute op left float with its reason (none: no warning).
  */
-export function subgraphWarning(c: SubgraphCoverage, what?: string, why = 'its bodies are not entered there'): string | undefined {
+export function subgraphWarning(
+  c: SubgraphCoverage,
+  what?: string,
+  why = 'its bodies are not entered there',
+): string | undefined {
   const kinds = new Map<string, number>();
   for (const h of c.holders) kinds.set(h.opType, (kinds.get(h.opType) ?? 0) + 1);
   const holders = [...kinds].map(([op, k]) => `${op} ×${k}`).join(', ');
   if (c.quantized !== undefined && what === undefined) {
     const left = Object.entries(c.floatCompute ?? {});
     if (left.length === 0) return undefined;
-    const done = Object.entries(c.quantizedOps ?? {}).filter(([op]) => COMPUTE_OPS.has(op)).map(([op, k]) => `${k} ${op}`);
+    const done = Object.entries(c.quantizedOps ?? {})
+      .filter(([op]) => COMPUTE_OPS.has(op))
+      .map(([op, k]) => `${k} ${op}`);
     return (
       `inside the subgraphs of ${c.holders.length} control-flow node(s) (${holders}), ${c.quantized} of ${c.nodes} node(s) are quantized` +
       `${done.length ? ` (${done.join(', ')} among them)` : ''}; compute left float32: ${left.map(([k, n]) => `${n} ${k}`).join('; ')}`
     );
   }
   what ??= 'quantizes';
-  const compute = Object.entries(c.opTypes).filter(([op]) => COMPUTE_OPS.has(op)).map(([op, k]) => `${k} ${op}`);
+  const compute = Object.entries(c.opTypes)
+    .filter(([op]) => COMPUTE_OPS.has(op))
+    .map(([op, k]) => `${k} ${op}`);
   return (
     `${c.nodes} node(s) inside the subgraphs of ${c.holders.length} control-flow node(s) (${holders}) stay float32` +
     `${compute.length ? `, among them ${compute.join(', ')}` : ''}: the studio ${what} the main graph only ` +

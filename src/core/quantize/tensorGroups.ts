@@ -15,7 +15,7 @@ export class TensorGroups {
     let root = name;
     while (this.parent.get(root) !== root) root = this.parent.get(root)!;
     // Path compression.
-    for (let n = name; n !== root; ) {
+    for (let n = name; n !== root;) {
       const next = this.parent.get(n)!;
       this.parent.set(n, root);
       n = next;

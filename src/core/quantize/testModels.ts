@@ -2,18 +2,34 @@
  * Small models built in code for the quantizer's and the metrics' tests: real graphs onnxruntime runs,
  * with the calibrated ranges a test would otherwise have to invent each time.
  */
-import { AttributeType, DataType, intAttribute, intsAttribute, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type AttributeProto, type GraphProto, type ModelProto } from '../onnx/index.ts';
+import {
+  AttributeType,
+  DataType,
+  intAttribute,
+  intsAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type AttributeProto,
+  type GraphProto,
+  type ModelProto,
+} from '../onnx/index.ts';
 
 /** x → Conv(w, b) → c → Relu → y (graph output), y → Exp (no rule, stays float) → z. */
 export function convReluModel(): ModelProto {
   const w = makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25));
   const b = makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.1, 0.2));
-  return makeModel(makeGraph({
-    node: [makeNode('Conv', ['x', 'w', 'b'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
-    initializer: [w, b],
-  }), { '': 13 });
+  return makeModel(
+    makeGraph({
+      node: [makeNode('Conv', ['x', 'w', 'b'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
+      initializer: [w, b],
+    }),
+    { '': 13 },
+  );
 }
 
 /** Calibrated ranges of convReluModel's tensors. */
@@ -31,33 +47,52 @@ export const CONV_RELU_RANGES: ReadonlyMap<string, { min: number; max: number }>
  * an Equal → Where show the other kinds of non-float tensor exporters write.
  */
 export function shapeArithmeticModel(): ModelProto {
-  const int64 = (name: string, values: number[]) => makeTensor(name, DataType.INT64, [values.length], BigInt64Array.from(values.map(BigInt)));
-  return makeModel(makeGraph({
-    node: [
-      makeNode('Shape', ['x'], ['x_shape']),
-      makeNode('Gather', ['x_shape', 'zero'], ['batch'], '', [intAttribute('axis', 0)]),
-      makeNode('Concat', ['batch', 'minus_one'], ['flat_shape'], '', [intAttribute('axis', 0)]),
-      makeNode('Reshape', ['x', 'flat_shape'], ['flat']),
-      makeNode('ReduceMean', ['flat'], ['mean'], '', [intAttribute('keepdims', 1), intsAttribute('axes', [1])]),
-      makeNode('Sub', ['flat', 'mean'], ['centred']),
-      makeNode('Cast', ['batch'], ['batch_float'], '', [intAttribute('to', DataType.FLOAT)]),
-      makeNode('Mul', ['centred', 'batch_float'], ['scaled']),
-      makeNode('Greater', ['scaled', 'zero_float'], ['positive']),
-      makeNode('Where', ['positive', 'scaled', 'zero_float'], ['y']),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [2, 3, 4])],
-    output: [makeValueInfo('y', DataType.FLOAT, [2, 12])],
-    initializer: [int64('zero', [0]), int64('minus_one', [-1]), makeTensor('zero_float', DataType.FLOAT, [], Float32Array.of(0))],
-  }), { '': 13 });
+  const int64 = (name: string, values: number[]) =>
+    makeTensor(name, DataType.INT64, [values.length], BigInt64Array.from(values.map(BigInt)));
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('Shape', ['x'], ['x_shape']),
+        makeNode('Gather', ['x_shape', 'zero'], ['batch'], '', [intAttribute('axis', 0)]),
+        makeNode('Concat', ['batch', 'minus_one'], ['flat_shape'], '', [intAttribute('axis', 0)]),
+        makeNode('Reshape', ['x', 'flat_shape'], ['flat']),
+        makeNode('ReduceMean', ['flat'], ['mean'], '', [intAttribute('keepdims', 1), intsAttribute('axes', [1])]),
+        makeNode('Sub', ['flat', 'mean'], ['centred']),
+        makeNode('Cast', ['batch'], ['batch_float'], '', [intAttribute('to', DataType.FLOAT)]),
+        makeNode('Mul', ['centred', 'batch_float'], ['scaled']),
+        makeNode('Greater', ['scaled', 'zero_float'], ['positive']),
+        makeNode('Where', ['positive', 'scaled', 'zero_float'], ['y']),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [2, 3, 4])],
+      output: [makeValueInfo('y', DataType.FLOAT, [2, 12])],
+      initializer: [
+        int64('zero', [0]),
+        int64('minus_one', [-1]),
+        makeTensor('zero_float', DataType.FLOAT, [], Float32Array.of(0)),
+      ],
+    }),
+    { '': 13 },
+  );
 }
 
 /** x [1, 1, 4, 4] → MaxPool(2×2) → pooled (float) and indices (int64, MaxPool's second output), both graph outputs. */
 export function maxPoolWithIndicesModel(): ModelProto {
-  return makeModel(makeGraph({
-    node: [makeNode('MaxPool', ['x'], ['pooled', 'indices'], '', [intsAttribute('kernel_shape', [2, 2]), intsAttribute('strides', [2, 2])])],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 4, 4])],
-    output: [makeValueInfo('pooled', DataType.FLOAT, [1, 1, 2, 2]), makeValueInfo('indices', DataType.INT64, [1, 1, 2, 2])],
-  }), { '': 13 });
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('MaxPool', ['x'], ['pooled', 'indices'], '', [
+          intsAttribute('kernel_shape', [2, 2]),
+          intsAttribute('strides', [2, 2]),
+        ]),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 4, 4])],
+      output: [
+        makeValueInfo('pooled', DataType.FLOAT, [1, 1, 2, 2]),
+        makeValueInfo('indices', DataType.INT64, [1, 1, 2, 2]),
+      ],
+    }),
+    { '': 13 },
+  );
 }
 
 /** A range for every tensor a node of `model` produces, whatever its type, as a ranges file from another tool may carry. */
@@ -76,55 +111,91 @@ export function rangesForEveryTensor(model: ModelProto): Map<string, { min: numb
 export function attentionBlockModel(): ModelProto {
   const d = 8;
   const weight = (name: string, seed: number) =>
-    makeTensor(name, DataType.FLOAT, [d, d], Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed * 7.1 + i * 1.3) * 0.4));
+    makeTensor(
+      name,
+      DataType.FLOAT,
+      [d, d],
+      Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed * 7.1 + i * 1.3) * 0.4),
+    );
   const scalar = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
-  const vector = (name: string, f: (i: number) => number) => makeTensor(name, DataType.FLOAT, [d], Float32Array.from({ length: d }, (_, i) => f(i)));
-  const mean = (x: string, y: string) => makeNode('ReduceMean', [x], [y], '', [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]);
-  return makeModel(makeGraph({
-    name: 'attention_block',
-    node: [
-      mean('x', 'ln_mean'),
-      makeNode('Sub', ['x', 'ln_mean'], ['ln_centered']),
-      makeNode('Pow', ['ln_centered', 'two'], ['ln_squared']),
-      mean('ln_squared', 'ln_variance'),
-      makeNode('Add', ['ln_variance', 'epsilon'], ['ln_variance_eps']),
-      makeNode('Sqrt', ['ln_variance_eps'], ['ln_std']),
-      makeNode('Div', ['ln_centered', 'ln_std'], ['ln_normalized']),
-      makeNode('Mul', ['ln_normalized', 'gamma'], ['ln_scaled']),
-      makeNode('Add', ['ln_scaled', 'beta'], ['h']),
-      makeNode('MatMul', ['h', 'wq'], ['q']),
-      makeNode('MatMul', ['h', 'wk'], ['k']),
-      makeNode('MatMul', ['h', 'wv'], ['v']),
-      makeNode('Transpose', ['k'], ['kt'], '', [intsAttribute('perm', [0, 2, 1])]),
-      makeNode('MatMul', ['q', 'kt'], ['scores']),
-      makeNode('Mul', ['scores', 'inv_sqrt_d'], ['scores_scaled']),
-      makeNode('Softmax', ['scores_scaled'], ['attention'], '', [intAttribute('axis', -1)]),
-      makeNode('MatMul', ['attention', 'v'], ['context']),
-      makeNode('Add', ['x', 'context'], ['residual']),
-      makeNode('Add', ['residual', 'three'], ['hs_shifted']),
-      makeNode('Clip', ['hs_shifted', 'zero', 'six'], ['hs_clipped']),
-      makeNode('Mul', ['residual', 'hs_clipped'], ['hs_product']),
-      makeNode('Div', ['hs_product', 'six'], ['hs']),
-      makeNode('Div', ['hs', 'sqrt2'], ['gelu_scaled']),
-      makeNode('Erf', ['gelu_scaled'], ['gelu_erf']),
-      makeNode('Add', ['gelu_erf', 'one'], ['gelu_shifted']),
-      makeNode('Mul', ['hs', 'gelu_shifted'], ['gelu_product']),
-      makeNode('Mul', ['gelu_product', 'half'], ['y']),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 6, d])],
-    output: [makeValueInfo('y', DataType.FLOAT, [1, 6, d])],
-    initializer: [
-      scalar('two', 2), scalar('epsilon', 1e-5), scalar('three', 3), scalar('zero', 0), scalar('six', 6), scalar('sqrt2', Math.SQRT2),
-      scalar('one', 1), scalar('half', 0.5), scalar('inv_sqrt_d', 1 / Math.sqrt(d)),
-      vector('gamma', (i) => 0.5 + 0.1 * i), vector('beta', (i) => 0.05 * i - 0.2),
-      weight('wq', 1), weight('wk', 2), weight('wv', 3),
-    ],
-  }), { '': 13 });
+  const vector = (name: string, f: (i: number) => number) =>
+    makeTensor(
+      name,
+      DataType.FLOAT,
+      [d],
+      Float32Array.from({ length: d }, (_, i) => f(i)),
+    );
+  const mean = (x: string, y: string) =>
+    makeNode('ReduceMean', [x], [y], '', [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]);
+  return makeModel(
+    makeGraph({
+      name: 'attention_block',
+      node: [
+        mean('x', 'ln_mean'),
+        makeNode('Sub', ['x', 'ln_mean'], ['ln_centered']),
+        makeNode('Pow', ['ln_centered', 'two'], ['ln_squared']),
+        mean('ln_squared', 'ln_variance'),
+        makeNode('Add', ['ln_variance', 'epsilon'], ['ln_variance_eps']),
+        makeNode('Sqrt', ['ln_variance_eps'], ['ln_std']),
+        makeNode('Div', ['ln_centered', 'ln_std'], ['ln_normalized']),
+        makeNode('Mul', ['ln_normalized', 'gamma'], ['ln_scaled']),
+        makeNode('Add', ['ln_scaled', 'beta'], ['h']),
+        makeNode('MatMul', ['h', 'wq'], ['q']),
+        makeNode('MatMul', ['h', 'wk'], ['k']),
+        makeNode('MatMul', ['h', 'wv'], ['v']),
+        makeNode('Transpose', ['k'], ['kt'], '', [intsAttribute('perm', [0, 2, 1])]),
+        makeNode('MatMul', ['q', 'kt'], ['scores']),
+        makeNode('Mul', ['scores', 'inv_sqrt_d'], ['scores_scaled']),
+        makeNode('Softmax', ['scores_scaled'], ['attention'], '', [intAttribute('axis', -1)]),
+        makeNode('MatMul', ['attention', 'v'], ['context']),
+        makeNode('Add', ['x', 'context'], ['residual']),
+        makeNode('Add', ['residual', 'three'], ['hs_shifted']),
+        makeNode('Clip', ['hs_shifted', 'zero', 'six'], ['hs_clipped']),
+        makeNode('Mul', ['residual', 'hs_clipped'], ['hs_product']),
+        makeNode('Div', ['hs_product', 'six'], ['hs']),
+        makeNode('Div', ['hs', 'sqrt2'], ['gelu_scaled']),
+        makeNode('Erf', ['gelu_scaled'], ['gelu_erf']),
+        makeNode('Add', ['gelu_erf', 'one'], ['gelu_shifted']),
+        makeNode('Mul', ['hs', 'gelu_shifted'], ['gelu_product']),
+        makeNode('Mul', ['gelu_product', 'half'], ['y']),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 6, d])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 6, d])],
+      initializer: [
+        scalar('two', 2),
+        scalar('epsilon', 1e-5),
+        scalar('three', 3),
+        scalar('zero', 0),
+        scalar('six', 6),
+        scalar('sqrt2', Math.SQRT2),
+        scalar('one', 1),
+        scalar('half', 0.5),
+        scalar('inv_sqrt_d', 1 / Math.sqrt(d)),
+        vector('gamma', (i) => 0.5 + 0.1 * i),
+        vector('beta', (i) => 0.05 * i - 0.2),
+        weight('wq', 1),
+        weight('wk', 2),
+        weight('wv', 3),
+      ],
+    }),
+    { '': 13 },
+  );
 }
 
 /** A GRAPH attribute (If's branches, Loop's body). */
 function graphAttribute(name: string, g: GraphProto): AttributeProto {
-  return { name, type: AttributeType.GRAPH, g, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] };
+  return {
+    name,
+    type: AttributeType.GRAPH,
+    g,
+    floats: [],
+    ints: [],
+    strings: [],
+    tensors: [],
+    graphs: [],
+    sparse_tensors: [],
+    type_protos: [],
+  };
 }
 
 /**
@@ -137,15 +208,46 @@ function graphAttribute(name: string, g: GraphProto): AttributeProto {
 export function controlFlowModel(): ModelProto {
   const seeded = (name: string, dims: number[], seed: number) => {
     const count = dims.reduce((a, b) => a * b, 1);
-    return makeTensor(name, DataType.FLOAT, dims, Float32Array.from({ length: count }, (_, k) => Math.sin(seed * 7.1 + k * 1.3) * 0.8));
+    return makeTensor(
+      name,
+      DataType.FLOAT,
+      dims,
+      Float32Array.from({ length: count }, (_, k) => Math.sin(seed * 7.1 + k * 1.3) * 0.8),
+    );
   };
   const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 4]);
   const inner = makeNode('If', ['cond'], ['t2'], 'inner_if', [
-    graphAttribute('then_branch', makeGraph({ name: 'inner_then', node: [makeNode('MatMul', ['t1', 'wn'], ['nt'], 'inner_matmul')], input: [], output: [row('nt')] })),
-    graphAttribute('else_branch', makeGraph({ name: 'inner_else', node: [makeNode('Relu', ['t1'], ['ne'], 'inner_relu')], input: [], output: [row('ne')] })),
+    graphAttribute(
+      'then_branch',
+      makeGraph({
+        name: 'inner_then',
+        node: [makeNode('MatMul', ['t1', 'wn'], ['nt'], 'inner_matmul')],
+        input: [],
+        output: [row('nt')],
+      }),
+    ),
+    graphAttribute(
+      'else_branch',
+      makeGraph({
+        name: 'inner_else',
+        node: [makeNode('Relu', ['t1'], ['ne'], 'inner_relu')],
+        input: [],
+        output: [row('ne')],
+      }),
+    ),
   ]);
-  const thenBranch = makeGraph({ name: 'then', node: [makeNode('Gemm', ['h', 'wt', 'bt'], ['t1'], 'then_gemm'), inner], input: [], output: [row('t2')] });
-  const elseBranch = makeGraph({ name: 'else', node: [makeNode('MatMul', ['h', 'we'], ['ye'], 'else_matmul')], input: [], output: [row('ye')] });
+  const thenBranch = makeGraph({
+    name: 'then',
+    node: [makeNode('Gemm', ['h', 'wt', 'bt'], ['t1'], 'then_gemm'), inner],
+    input: [],
+    output: [row('t2')],
+  });
+  const elseBranch = makeGraph({
+    name: 'else',
+    node: [makeNode('MatMul', ['h', 'we'], ['ye'], 'else_matmul')],
+    input: [],
+    output: [row('ye')],
+  });
   const body = makeGraph({
     name: 'body',
     node: [
@@ -157,23 +259,35 @@ export function controlFlowModel(): ModelProto {
     input: [makeValueInfo('iteration', DataType.INT64, []), makeValueInfo('cond_in', DataType.BOOL, []), row('v')],
     output: [makeValueInfo('cond_out', DataType.BOOL, []), row('v_next')],
   });
-  return makeModel(makeGraph({
-    name: 'control_flow',
-    node: [
-      makeNode('Gemm', ['x', 'w0', 'b0'], ['h'], 'gemm'),
-      makeNode('ReduceSum', ['h'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
-      makeNode('Greater', ['s', 'zero'], ['cond'], 'positive'),
-      makeNode('If', ['cond'], ['y'], 'if', [graphAttribute('then_branch', thenBranch), graphAttribute('else_branch', elseBranch)]),
-      makeNode('Loop', ['trips', 'keep_going', 'y'], ['z'], 'loop', [graphAttribute('body', body)]),
-      makeNode('Relu', ['z'], ['out'], 'relu'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
-    output: [makeValueInfo('out', DataType.FLOAT, [1, 4])],
-    initializer: [
-      seeded('w0', [4, 4], 1), seeded('b0', [4], 2), seeded('wt', [4, 4], 3), seeded('bt', [4], 4), seeded('wn', [4, 4], 5), seeded('we', [4, 4], 6),
-      makeTensor('zero', DataType.FLOAT, [], Float32Array.of(0)),
-      makeTensor('trips', DataType.INT64, [], BigInt64Array.of(3n)),
-      makeTensor('keep_going', DataType.BOOL, [], Uint8Array.of(1)),
-    ],
-  }), { '': 13 }, 7);
+  return makeModel(
+    makeGraph({
+      name: 'control_flow',
+      node: [
+        makeNode('Gemm', ['x', 'w0', 'b0'], ['h'], 'gemm'),
+        makeNode('ReduceSum', ['h'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
+        makeNode('Greater', ['s', 'zero'], ['cond'], 'positive'),
+        makeNode('If', ['cond'], ['y'], 'if', [
+          graphAttribute('then_branch', thenBranch),
+          graphAttribute('else_branch', elseBranch),
+        ]),
+        makeNode('Loop', ['trips', 'keep_going', 'y'], ['z'], 'loop', [graphAttribute('body', body)]),
+        makeNode('Relu', ['z'], ['out'], 'relu'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
+      output: [makeValueInfo('out', DataType.FLOAT, [1, 4])],
+      initializer: [
+        seeded('w0', [4, 4], 1),
+        seeded('b0', [4], 2),
+        seeded('wt', [4, 4], 3),
+        seeded('bt', [4], 4),
+        seeded('wn', [4, 4], 5),
+        seeded('we', [4, 4], 6),
+        makeTensor('zero', DataType.FLOAT, [], Float32Array.of(0)),
+        makeTensor('trips', DataType.INT64, [], BigInt64Array.of(3n)),
+        makeTensor('keep_going', DataType.BOOL, [], Uint8Array.of(1)),
+      ],
+    }),
+    { '': 13 },
+    7,
+  );
 }

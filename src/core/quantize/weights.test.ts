@@ -28,7 +28,13 @@ describe('weight quantization', () => {
     const data = seeded(4096, 7, 0.05);
     data[0] = 1.9;
     data[1] = -1.7;
-    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [4096], data), undefined, { type: 'int8', symmetric: true, scaleType: 'powerOfTwo', reduceRange: false, minMse: true });
+    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [4096], data), undefined, {
+      type: 'int8',
+      symmetric: true,
+      scaleType: 'powerOfTwo',
+      reduceRange: false,
+      minMse: true,
+    });
     const chosen = w.scales[0];
     expect(Number.isInteger(Math.log2(chosen))).toBe(true);
     const candidates = [-1, 0, 1, 2, 3].map((k) => 2 ** (-6 - k)).concat([2 ** -4, 2 ** -5]);
@@ -42,12 +48,19 @@ describe('weight quantization', () => {
     const perTensor = seeded(20000, 11, 0.2);
     perTensor[5] = 3.5 * 2 ** -6;
     perTensor[6] = 1e30;
-    const options = { type: 'int8', symmetric: true, scaleType: 'powerOfTwo', reduceRange: false, minMse: true } as const;
+    const options = {
+      type: 'int8',
+      symmetric: true,
+      scaleType: 'powerOfTwo',
+      reduceRange: false,
+      minMse: true,
+    } as const;
     const referenceScale = (data: Float32Array): number => {
       const { min, max } = tensorRange(data);
       const n = computePowerOfTwoScaleZeroPoint(min, max, 'int8', { symmetric: true }).exponent;
       let best = 2 ** -n;
-      for (const k of [-1, 1, 2, 3]) if (referenceError(data, 2 ** -(n + k)) < referenceError(data, best)) best = 2 ** -(n + k);
+      for (const k of [-1, 1, 2, 3])
+        if (referenceError(data, 2 ** -(n + k)) < referenceError(data, best)) best = 2 ** -(n + k);
       return best;
     };
     const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [20000], perTensor), undefined, options);
@@ -55,16 +68,28 @@ describe('weight quantization', () => {
     expect(Array.from(w.codes)).toEqual(Array.from(perTensor, (x) => quantizeValue(x, w.scales[0], 0, 'int8')));
     const rows = [seeded(5000, 1, 0.01), seeded(5000, 2, 1), seeded(5000, 3, 40)];
     rows[1][0] = 9;
-    const c = quantizeWeight(makeTensor('c', DataType.FLOAT, [3, 5000], Float32Array.from(rows.flatMap((r) => Array.from(r)))), 0, options);
+    const c = quantizeWeight(
+      makeTensor('c', DataType.FLOAT, [3, 5000], Float32Array.from(rows.flatMap((r) => Array.from(r)))),
+      0,
+      options,
+    );
     expect(Array.from(c.scales)).toEqual(rows.map(referenceScale));
-    expect(Array.from(c.codes)).toEqual(rows.flatMap((r, i) => Array.from(r, (x) => quantizeValue(x, c.scales[i], 0, 'int8'))));
+    expect(Array.from(c.codes)).toEqual(
+      rows.flatMap((r, i) => Array.from(r, (x) => quantizeValue(x, c.scales[i], 0, 'int8'))),
+    );
   });
 
   it('per channel: one scale per output channel along the axis, codes from each channel’s own scale', () => {
     // Conv weight [2, 1, 1, 2]: channel 0 spans ±127 (scale 1), channel 1 ±254 (scale 2);
     // -63 / 2 = -31.5 is a tie and goes to the even -32.
     const data = Float32Array.of(127, -127, 254, -63);
-    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 2], data), 0, { type: 'int8', symmetric: true, scaleType: 'float32', reduceRange: false, minMse: false });
+    const w = quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 2], data), 0, {
+      type: 'int8',
+      symmetric: true,
+      scaleType: 'float32',
+      reduceRange: false,
+      minMse: false,
+    });
     expect(Array.from(w.scales)).toEqual([1, 2]);
     expect(Array.from(w.codes)).toEqual([127, -127, 127, -32]);
     expect(w.axis).toBe(0);
@@ -72,7 +97,11 @@ describe('weight quantization', () => {
 
   it('int32 bias: scale = input scale × weight scale per channel, round half to even', () => {
     // 0.75 / (0.5 × 0.5) = 3; -0.3125 / (0.5 × 0.25) = -2.5, a tie → -2 (even).
-    const b = quantizeInt32Bias(makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.75, -0.3125)), 0.5, Float32Array.of(0.5, 0.25));
+    const b = quantizeInt32Bias(
+      makeTensor('b', DataType.FLOAT, [2], Float32Array.of(0.75, -0.3125)),
+      0.5,
+      Float32Array.of(0.5, 0.25),
+    );
     expect(Array.from(b.codes)).toEqual([3, -2]);
     expect(b.zeroPoints).toBeUndefined();
     expect(Array.from(b.scales)).toEqual([0.25, 0.125]);
@@ -80,7 +109,13 @@ describe('weight quantization', () => {
 
   // A Conv weight [2, 1, 1, 3]: channel 0 in [-1, 0.5], channel 1 in [0.125, 0.5].
   const twoChannels = (scaleType: 'float32' | 'powerOfTwo') =>
-    quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 3], Float32Array.of(-1, 0.5, 0.25, 0.125, 0.25, 0.5)), 0, { type: 'int8', symmetric: true, scaleType, reduceRange: false, minMse: false });
+    quantizeWeight(makeTensor('w', DataType.FLOAT, [2, 1, 1, 3], Float32Array.of(-1, 0.5, 0.25, 0.125, 0.25, 0.5)), 0, {
+      type: 'int8',
+      symmetric: true,
+      scaleType,
+      reduceRange: false,
+      minMse: false,
+    });
 
   it('per channel, symmetric int8 (ORT quantize_weight_per_channel): channel 0 absmax 1 → 2/254, channel 1 absmax 0.5 → 1/254', () => {
     const w = twoChannels('float32');

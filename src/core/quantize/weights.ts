@@ -8,9 +8,22 @@ import type { TensorProto } from '../onnx/model.ts';
 import { readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import type { QuantType } from './numeric.ts';
 import { QUANT_TYPES, ROUND_TIES_EVEN_MAGIC } from './numeric.ts';
-import { axisLayout, channelRanges, computeQParams, POF2_MINMSE_EXPONENT_OFFSETS, tensorRange, type ScaleKind } from './qparams.ts';
+import {
+  axisLayout,
+  channelRanges,
+  computeQParams,
+  POF2_MINMSE_EXPONENT_OFFSETS,
+  tensorRange,
+  type ScaleKind,
+} from './qparams.ts';
 import { overflowingChannels } from './cpuKernelSafety.ts';
-import { adjustWeightScalesForInt32Bias, biasScales, quantizeBias, quantizeTensor, type CodeArray } from './quantizeTensor.ts';
+import {
+  adjustWeightScalesForInt32Bias,
+  biasScales,
+  quantizeBias,
+  quantizeTensor,
+  type CodeArray,
+} from './quantizeTensor.ts';
 
 /** A constant as it will be written: codes, scales and zero points (one, or one per channel on `axis`). */
 export interface QuantizedConstant {
@@ -49,7 +62,15 @@ interface ChannelSpan {
  * no-ops and the loop multiplies instead; the clamp to integer bounds comes before the rounding, which gives the
  * same code and keeps the rounding trick (ROUND_TIES_EVEN_MAGIC) in range.
  */
-function addError(data: Float32Array, from: number, to: number, scale: number, lo: number, hi: number, err: number): number {
+function addError(
+  data: Float32Array,
+  from: number,
+  to: number,
+  scale: number,
+  lo: number,
+  hi: number,
+  err: number,
+): number {
   if (scale >= 2 ** -100 && scale <= 2 ** 100 && Math.log2(scale) % 1 === 0) {
     const inverse = 1 / scale;
     for (let j = from; j < to; j++) {
@@ -79,7 +100,13 @@ const SEARCH_STEP = 8192;
  * error were summed in full. A candidate stops being summed once its running sum exceeds the best complete sum
  * so far: a sum of squares only grows, so it could no longer win (or tie), and the choice is unchanged.
  */
-function leastErrorScale(data: Float32Array, span: ChannelSpan, scales: readonly number[], zp: number, type: QuantType): number {
+function leastErrorScale(
+  data: Float32Array,
+  span: ChannelSpan,
+  scales: readonly number[],
+  zp: number,
+  type: QuantType,
+): number {
   const { min: qmin, max: qmax } = QUANT_TYPES[type];
   let best = -1;
   let bestErr = Infinity;
@@ -101,14 +128,25 @@ function leastErrorScale(data: Float32Array, span: ChannelSpan, scales: readonly
   return scales[best];
 }
 
-function paramsFor(data: Float32Array, lo: number, hi: number, span: ChannelSpan, o: WeightOptions): { scale: number; zeroPoint: number } {
-  const base = computeQParams(lo, hi, o.type, { symmetric: o.symmetric, reduceRange: o.reduceRange, scaleType: o.scaleType });
+function paramsFor(
+  data: Float32Array,
+  lo: number,
+  hi: number,
+  span: ChannelSpan,
+  o: WeightOptions,
+): { scale: number; zeroPoint: number } {
+  const base = computeQParams(lo, hi, o.type, {
+    symmetric: o.symmetric,
+    reduceRange: o.reduceRange,
+    scaleType: o.scaleType,
+  });
   // With reduce range the min/max exponent is kept: a finer candidate would clip in the search at the type's full
   // range and write codes past the reduced one (which is what keeps onnxruntime's x86 int8 kernels from saturating).
   if (o.scaleType !== 'powerOfTwo' || !o.minMse || o.reduceRange) return base;
   // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
   const candidates = [base.scale];
-  for (const offset of POF2_MINMSE_EXPONENT_OFFSETS) if (offset !== 0) candidates.push(Math.fround(base.scale * 2 ** -offset));
+  for (const offset of POF2_MINMSE_EXPONENT_OFFSETS)
+    if (offset !== 0) candidates.push(Math.fround(base.scale * 2 ** -offset));
   return { scale: leastErrorScale(data, span, candidates, base.zeroPoint, o.type), zeroPoint: base.zeroPoint };
 }
 
@@ -121,7 +159,14 @@ export function quantizeWeight(tensor: TensorProto, axis: number | undefined, o:
     const p = paramsFor(data, min, max, { channel: 0, channels: 1, inner: data.length, outer: 1 }, o);
     const scales = Float32Array.of(p.scale);
     const zeroPoints = Int32Array.of(p.zeroPoint);
-    return { source: tensor.name ?? '', type: o.type, dims, codes: quantizeTensor(data, scales, zeroPoints, o.type), scales, zeroPoints };
+    return {
+      source: tensor.name ?? '',
+      type: o.type,
+      dims,
+      codes: quantizeTensor(data, scales, zeroPoints, o.type),
+      scales,
+      zeroPoints,
+    };
   }
   const { mins, maxs } = channelRanges(data, dims, axis);
   const { channels, inner, outer } = axisLayout(data.length, dims, axis);
@@ -132,23 +177,44 @@ export function quantizeWeight(tensor: TensorProto, axis: number | undefined, o:
     scales[c] = p.scale;
     zeroPoints[c] = p.zeroPoint;
   }
-  return { source: tensor.name ?? '', type: o.type, dims, codes: quantizeTensor(data, scales, zeroPoints, o.type, axis, dims), scales, zeroPoints, axis };
+  return {
+    source: tensor.name ?? '',
+    type: o.type,
+    dims,
+    codes: quantizeTensor(data, scales, zeroPoints, o.type, axis, dims),
+    scales,
+    zeroPoints,
+    axis,
+  };
 }
 
 /**
  * Weight scales grown where input × weight scale could not hold the bias in int32 (ONNX Runtime's
  * QDQ quantizer does this for symmetric weights); the weight is then requantized with them.
  */
-export function fitWeightToInt32Bias(weight: QuantizedConstant, tensor: TensorProto, bias: TensorProto, inputScale: number): QuantizedConstant {
+export function fitWeightToInt32Bias(
+  weight: QuantizedConstant,
+  tensor: TensorProto,
+  bias: TensorProto,
+  inputScale: number,
+): QuantizedConstant {
   const b = readTensorAsFloat32(bias);
   const adjusted = adjustWeightScalesForInt32Bias(b, inputScale, weight.scales);
   if (adjusted.every((s, i) => s === weight.scales[i])) return weight;
   const data = readTensorAsFloat32(tensor);
-  return { ...weight, scales: adjusted, codes: quantizeTensor(data, adjusted, weight.zeroPoints!, weight.type, weight.axis, weight.dims) };
+  return {
+    ...weight,
+    scales: adjusted,
+    codes: quantizeTensor(data, adjusted, weight.zeroPoints!, weight.type, weight.axis, weight.dims),
+  };
 }
 
 /** An int32 bias: scale inputScale × weightScale (per channel when the weight is), zero point 0 and none written. */
-export function quantizeInt32Bias(bias: TensorProto, inputScale: number, weightScales: Float32Array): QuantizedConstant {
+export function quantizeInt32Bias(
+  bias: TensorProto,
+  inputScale: number,
+  weightScales: Float32Array,
+): QuantizedConstant {
   const data = readTensorAsFloat32(bias);
   const scales = biasScales(inputScale, weightScales);
   const perChannel = scales.length > 1;
@@ -167,7 +233,12 @@ export function quantizeInt32Bias(bias: TensorProto, inputScale: number, weightS
  * onnxruntime's x86 U8S8 kernels (cpuKernelSafety.ts), the others as they were. Per tensor, the whole weight
  * is requantized when any channel along `outputAxis` could. Unchanged (the same object) when none could.
  */
-export function saturationSafeWeight(weight: QuantizedConstant, tensor: TensorProto, outputAxis: number | undefined, o: WeightOptions): QuantizedConstant {
+export function saturationSafeWeight(
+  weight: QuantizedConstant,
+  tensor: TensorProto,
+  outputAxis: number | undefined,
+  o: WeightOptions,
+): QuantizedConstant {
   const flagged = overflowingChannels(weight.codes, weight.dims, weight.axis ?? outputAxis);
   if (!flagged.includes(true)) return weight;
   const reduced = quantizeWeight(tensor, weight.axis, { ...o, reduceRange: true });
@@ -175,5 +246,10 @@ export function saturationSafeWeight(weight: QuantizedConstant, tensor: TensorPr
   const scales = weight.scales.map((s, c) => (flagged[c] ? reduced.scales[c] : s));
   const zeroPoints = weight.zeroPoints!.map((z, c) => (flagged[c] ? reduced.zeroPoints![c] : z));
   const data = readTensorAsFloat32(tensor);
-  return { ...weight, scales, zeroPoints, codes: quantizeTensor(data, scales, zeroPoints, weight.type, weight.axis, weight.dims) };
+  return {
+    ...weight,
+    scales,
+    zeroPoints,
+    codes: quantizeTensor(data, scales, zeroPoints, weight.type, weight.axis, weight.dims),
+  };
 }

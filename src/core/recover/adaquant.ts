@@ -73,8 +73,11 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
       forward();
       await objective.update(wq, learning, count);
       const loss = objective.loss();
-      if (loss < best) { best = loss; (bestParams ??= new Float64Array(n)).set(w); sinceBest = 0; }
-      else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
+      if (loss < best) {
+        best = loss;
+        (bestParams ??= new Float64Array(n)).set(w);
+        sinceBest = 0;
+      } else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
       descend(w, learning, count, saturated, gv, cross, grad, adam);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });
@@ -92,7 +95,13 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
     for (let i = 0; i < l.inPerGroup; i++) codes[l.weightIndex(m, i)] = quantize(m * k + i);
     biasChange[m] = options.updateBias ? w[m * k + l.inPerGroup] : 0;
   }
-  return layerTuning(p, { lossBefore, curve, iterations: done, start }, codes, options.updateBias ? biasChange : undefined, options.dense);
+  return layerTuning(
+    p,
+    { lossBefore, curve, iterations: done, start },
+    codes,
+    options.updateBias ? biasChange : undefined,
+    options.dense,
+  );
 }
 
 /**
@@ -100,7 +109,16 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
  * saturates. Synchronous and module-level: inside the async loop the optimizing compiler made this several times
  * slower (measured: 30 against 11 ms a step on a synthetic 384 × 385 layer).
  */
-function descend(w: Float64Array, learning: Int32Array, count: number, saturated: Uint8Array, gv: Float64Array, cross: Float64Array, grad: Float64Array, adam: Adam): void {
+function descend(
+  w: Float64Array,
+  learning: Int32Array,
+  count: number,
+  saturated: Uint8Array,
+  gv: Float64Array,
+  cross: Float64Array,
+  grad: Float64Array,
+  adam: Adam,
+): void {
   for (let q = 0; q < count; q++) {
     const at = learning[q];
     grad[at] = saturated[at] ? 0 : 2 * (gv[at] - cross[at]);

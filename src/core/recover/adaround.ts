@@ -105,7 +105,8 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       r.descend(active, it + 1, options.learningRate, annealing ? options.regParam : 0, beta);
       if (leaving > 0) active = pack(r, active, up, objective);
       done = it + 1;
-      if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss: objective.loss() });
+      if (it % options.logPeriod === 0 || it === options.iterations - 1)
+        curve.push({ iteration: it, loss: objective.loss() });
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
         const hardLoss = await hardRoundingLoss();
         if (hardLoss < bestHard * (1 - 1e-4)) {

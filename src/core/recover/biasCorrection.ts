@@ -29,9 +29,15 @@ export function meanOutputShift(data: LayerRows, target: ReconstructionTarget = 
   const meanF = new Float64Array(width);
   const meanQ = new Float64Array(width);
   for (let r = 0; r < rows; r++) {
-    for (let i = 0; i < width; i++) { meanF[i] += floatRows[r * width + i]; meanQ[i] += data.quantRows[r * width + i]; }
+    for (let i = 0; i < width; i++) {
+      meanF[i] += floatRows[r * width + i];
+      meanQ[i] += data.quantRows[r * width + i];
+    }
   }
-  for (let i = 0; i < width; i++) { meanF[i] /= Math.max(1, rows); meanQ[i] /= Math.max(1, rows); }
+  for (let i = 0; i < width; i++) {
+    meanF[i] /= Math.max(1, rows);
+    meanQ[i] /= Math.max(1, rows);
+  }
   const outPerGroup = layer.outChannels / layer.groups;
   const shift = new Float64Array(layer.outChannels);
   for (let m = 0; m < layer.outChannels; m++) {

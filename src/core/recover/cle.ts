@@ -17,7 +17,22 @@ import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 /** Activations that commute with a positive per-channel scale. */
 const HOMOGENEOUS = new Set(['Relu', 'LeakyRelu']);
 /** Elementwise activations that do not: a pair through one of them is listed as skipped. */
-const NOT_HOMOGENEOUS = new Set(['Sigmoid', 'HardSigmoid', 'HardSwish', 'Clip', 'Tanh', 'Elu', 'Selu', 'Celu', 'Softplus', 'Softsign', 'Gelu', 'Mish', 'ThresholdedRelu', 'PRelu']);
+const NOT_HOMOGENEOUS = new Set([
+  'Sigmoid',
+  'HardSigmoid',
+  'HardSwish',
+  'Clip',
+  'Tanh',
+  'Elu',
+  'Selu',
+  'Celu',
+  'Softplus',
+  'Softsign',
+  'Gelu',
+  'Mish',
+  'ThresholdedRelu',
+  'PRelu',
+]);
 
 export interface ClePair {
   readonly first: NodeId;
@@ -104,7 +119,12 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
       const mul = consumers.find((c) => index.nodes[c].op_type === 'Mul');
       if (ops.includes('Sigmoid') && mul !== undefined) {
         const next = soleConsumer(index, index.nodes[mul].output[0]);
-        if (next !== undefined && isConvWithWeight(index, next)) skipped.push({ first: index.ids[a], second: index.ids[next], reason: 'SiLU (x·sigmoid(x)) between them is not positively homogeneous' });
+        if (next !== undefined && isConvWithWeight(index, next))
+          skipped.push({
+            first: index.ids[a],
+            second: index.ids[next],
+            reason: 'SiLU (x·sigmoid(x)) between them is not positively homogeneous',
+          });
       }
       continue;
     }
@@ -112,7 +132,12 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     if (c === undefined) continue;
     const nc = index.nodes[c];
     if (isConvWithWeight(index, c)) b = c;
-    else if (nc.op_type && (HOMOGENEOUS.has(nc.op_type) || NOT_HOMOGENEOUS.has(nc.op_type)) && isDefaultDomain(nc.domain) && nc.input[0] === out) {
+    else if (
+      nc.op_type &&
+      (HOMOGENEOUS.has(nc.op_type) || NOT_HOMOGENEOUS.has(nc.op_type)) &&
+      isDefaultDomain(nc.domain) &&
+      nc.input[0] === out
+    ) {
       const next = soleConsumer(index, nc.output[0]);
       if (next === undefined || !isConvWithWeight(index, next) || nc.output.length !== 1) continue;
       activation = nc.op_type;
@@ -123,8 +148,10 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     const nb = index.nodes[b];
     const wa = index.initializers.get(na.input[1])!;
     const wb = index.initializers.get(nb.input[1])!;
-    if (!blocked && Number(wb.dims[1]) * attrInt(nb, 'group', 1) !== Number(wa.dims[0])) blocked = 'channel counts do not match';
-    if (!blocked && (!ownedBy(index, na.input[1]) || !ownedBy(index, na.input[2]) || !ownedBy(index, nb.input[1]))) blocked = 'a weight is shared with another node';
+    if (!blocked && Number(wb.dims[1]) * attrInt(nb, 'group', 1) !== Number(wa.dims[0]))
+      blocked = 'channel counts do not match';
+    if (!blocked && (!ownedBy(index, na.input[1]) || !ownedBy(index, na.input[2]) || !ownedBy(index, nb.input[1])))
+      blocked = 'a weight is shared with another node';
     if (!blocked && pairs.some((p) => p.b === b)) blocked = 'the second layer already pairs with another';
     if (blocked) skipped.push({ first: index.ids[a], second: index.ids[b], reason: blocked });
     else pairs.push({ a, b, activation });
@@ -226,7 +253,10 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
     if (l.bias) replaced.set(n.input[2], makeTensor(n.input[2], 1, [l.bias.length], l.bias));
   }
   const graph = model.graph!;
-  const out: ModelProto = { ...model, graph: { ...graph, initializer: graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t) } };
+  const out: ModelProto = {
+    ...model,
+    graph: { ...graph, initializer: graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t) },
+  };
   return {
     model: out,
     report: {

@@ -19,11 +19,19 @@ export const DENSE_OUTPUT = 'c';
 
 /** One MatMul in double with symbolic dimensions: one session serves every layer. Opset 13. */
 export function denseProductModel(): Uint8Array {
-  return encode(makeModel(makeGraph({
-    node: [makeNode('MatMul', [DENSE_A, DENSE_B], [DENSE_OUTPUT])],
-    input: [makeValueInfo(DENSE_A, DataType.DOUBLE, ['m', 'k']), makeValueInfo(DENSE_B, DataType.DOUBLE, ['k', 'n'])],
-    output: [makeValueInfo(DENSE_OUTPUT, DataType.DOUBLE, ['m', 'n'])],
-  }), { '': 13 }));
+  return encode(
+    makeModel(
+      makeGraph({
+        node: [makeNode('MatMul', [DENSE_A, DENSE_B], [DENSE_OUTPUT])],
+        input: [
+          makeValueInfo(DENSE_A, DataType.DOUBLE, ['m', 'k']),
+          makeValueInfo(DENSE_B, DataType.DOUBLE, ['k', 'n']),
+        ],
+        output: [makeValueInfo(DENSE_OUTPUT, DataType.DOUBLE, ['m', 'n'])],
+      }),
+      { '': 13 },
+    ),
+  );
 }
 
 /** Below this many multiply-adds a product stays in TypeScript: a runtime call costs more (about 0.1 ms). */
@@ -44,7 +52,10 @@ export function runtimeDenseProduct(runtime: Runtime): RuntimeDenseProduct {
   return {
     async product(a, b, m, k, n) {
       const { runner } = await (session ??= runtime.createSession(denseProductModel(), 'float'));
-      const out = await runner.run({ [DENSE_A]: { type: 'float64', data: a, dims: [m, k] }, [DENSE_B]: { type: 'float64', data: b, dims: [k, n] } });
+      const out = await runner.run({
+        [DENSE_A]: { type: 'float64', data: a, dims: [m, k] },
+        [DENSE_B]: { type: 'float64', data: b, dims: [k, n] },
+      });
       return out[DENSE_OUTPUT].data as Float64Array;
     },
     async release() {
@@ -62,7 +73,8 @@ export async function denseProductFault(product: DenseProduct): Promise<string |
     const c = await product(new Float64Array([1 + e, 2, 3, 4]), new Float64Array([1, 0, 1, 1]), 2, 2, 2);
     const want = [3 + e, 2, 7, 4];
     if (!(c instanceof Float64Array)) return `its result is ${Object.prototype.toString.call(c)}, not float64`;
-    if (c.length !== 4 || c.some((v, i) => v !== want[i])) return `it computed [${Array.from(c).join(', ')}] for [${want.join(', ')}]`;
+    if (c.length !== 4 || c.some((v, i) => v !== want[i]))
+      return `it computed [${Array.from(c).join(', ')}] for [${want.join(', ')}]`;
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -13,11 +13,14 @@ export const GRAM_OUTPUT = 'y';
 
 /** The encoded MatMul model for G (k × k, row-major float32) and `rows` vectors per call; opset 13. */
 export function gramProductModel(gram: Float32Array, k: number, rows: number): Uint8Array {
-  const model = makeModel(makeGraph({
-    node: [makeNode('MatMul', [GRAM_INPUT, 'G'], [GRAM_OUTPUT])],
-    input: [makeValueInfo(GRAM_INPUT, DataType.FLOAT, [rows, k])],
-    output: [makeValueInfo(GRAM_OUTPUT, DataType.FLOAT, [rows, k])],
-    initializer: [makeTensor('G', DataType.FLOAT, [k, k], gram)],
-  }), { '': 13 });
+  const model = makeModel(
+    makeGraph({
+      node: [makeNode('MatMul', [GRAM_INPUT, 'G'], [GRAM_OUTPUT])],
+      input: [makeValueInfo(GRAM_INPUT, DataType.FLOAT, [rows, k])],
+      output: [makeValueInfo(GRAM_OUTPUT, DataType.FLOAT, [rows, k])],
+      initializer: [makeTensor('G', DataType.FLOAT, [k, k], gram)],
+    }),
+    { '': 13 },
+  );
   return encode(model);
 }

@@ -12,7 +12,13 @@
  * product is cheaper (the first steps), the full product serves, on the injected runtime when there is one
  * (onnxruntime's MatMul, measured RUNTIME_SPEEDUP times faster per multiply-add than the update). Pure.
  */
-import { RUNTIME_PRODUCT_MIN_K, multiplyGram, type GramProduct, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
+import {
+  RUNTIME_PRODUCT_MIN_K,
+  multiplyGram,
+  type GramProduct,
+  type GramProductFactory,
+  type LayerProblem,
+} from './layerProblem.ts';
 
 /**
  * The update's cost model, in multiply-adds of its own loop (7 ns each on the 2-core test machine under load): the
@@ -55,7 +61,11 @@ export interface IncrementalObjective {
  * The objective for `p` with the entries flagged in `watched` watched; the first `update` sets every entry and runs
  * the full product (the vectors start unknown).
  */
-export async function incrementalObjective(p: LayerProblem, watched: Uint8Array, factory?: GramProductFactory): Promise<IncrementalObjective> {
+export async function incrementalObjective(
+  p: LayerProblem,
+  watched: Uint8Array,
+  factory?: GramProductFactory,
+): Promise<IncrementalObjective> {
   const l = p.rows.layer;
   const k = p.groups[0]?.k ?? 0;
   const outPerGroup = p.outPerGroup;
@@ -128,7 +138,21 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
   let loss: number | undefined;
   const currentLoss = () => (loss ??= sum(value, gv));
 
-  const structure: Watch = { k, outPerGroup, grams: p.groups.map((g) => g.gram), cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched };
+  const structure: Watch = {
+    k,
+    outPerGroup,
+    grams: p.groups.map((g) => g.gram),
+    cross,
+    list,
+    local,
+    counts,
+    posOf,
+    sub,
+    subSize,
+    subGv,
+    synced,
+    touched,
+  };
 
   /** Drops unwatched columns from the lists of the channels that lost some, and rebuilds their blocks of G when due. */
   const compact = () => {
@@ -179,7 +203,8 @@ export async function incrementalObjective(p: LayerProblem, watched: Uint8Array,
     loss: currentLoss,
     async update(next, changed, count, allChange = false) {
       compact();
-      const cost = allChange && count === countSum ? countSq + ENTRY_COST * count : incrementalCost(next, changed, count, value);
+      const cost =
+        allChange && count === countSum ? countSq + ENTRY_COST * count : incrementalCost(next, changed, count, value);
       if (!known || cost > fullCost) {
         if (known) for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
         else value.set(next);
@@ -244,7 +269,15 @@ interface Watch {
  * positions no longer watched included), and the watched values go back to g once the step's changes are in. A
  * module-level function with everything in locals: the hot loop then reads no closure context.
  */
-function applyInPlace(w: Watch, next: Float64Array, changed: Int32Array, count: number, v: Float64Array, g: Float64Array, total: number): number {
+function applyInPlace(
+  w: Watch,
+  next: Float64Array,
+  changed: Int32Array,
+  count: number,
+  v: Float64Array,
+  g: Float64Array,
+  total: number,
+): number {
   const { k, outPerGroup, grams, cross, list, local, counts, posOf, sub, subSize, subGv, synced, touched } = w;
   let touchedCount = 0;
   let last = -1;

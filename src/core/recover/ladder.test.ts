@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { chooseRung, climbLadder, ladderSoFar, rankRungs, parseLadderTarget, requiredReduction, rungConfig, rungLabel, LadderTargetError, type RungMeasurement, type RungResult, type SkippedRung } from './ladder.ts';
+import {
+  chooseRung,
+  climbLadder,
+  ladderSoFar,
+  rankRungs,
+  parseLadderTarget,
+  requiredReduction,
+  rungConfig,
+  rungLabel,
+  LadderTargetError,
+  type RungMeasurement,
+  type RungResult,
+  type SkippedRung,
+} from './ladder.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
@@ -17,7 +30,13 @@ function scoring(scores: Record<string, number>) {
 
 describe('the best-practice ladder', () => {
   it('in order fastest, screens every format without fine-tuning first, then fine-tunes from the closest to the target (AdaRound before AdaQuant), then exclusions', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
+    const { tried, measure } = scoring({
+      XINT8: 0.9,
+      'XINT8 + CLE': 0.8,
+      A8W8: 0.92,
+      A16W8: 0.95,
+      'A16W8 per-channel': 0.97,
+    });
     const excluded: string[] = [];
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
@@ -56,7 +75,12 @@ describe('the best-practice ladder', () => {
   });
 
   it("with plainFirst (the default under a time budget), measures every 8-bit format's plain rung first, then the best one's variants, its fine-tuning and mixed precision, and the others' variants after, each saying why", async () => {
-    const { tried, measure } = scoring({ XINT8: 0.6, A8W8: 0.62, 'A8W8 per-channel': 0.8, 'A8W8 per-channel + attention rules': 0.9 });
+    const { tried, measure } = scoring({
+      XINT8: 0.6,
+      A8W8: 0.62,
+      'A8W8 per-channel': 0.8,
+      'A8W8 per-channel + attention rules': 0.9,
+    });
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       formats: ['XINT8', 'A8W8'],
@@ -68,7 +92,11 @@ describe('the best-practice ladder', () => {
     });
     expect(tried.slice(0, 3)).toEqual(['XINT8', 'A8W8', 'A8W8 per-channel']);
     // The per-channel stage measured best: its variants next, then its fine-tuning and mixed precision.
-    expect(tried.slice(3, 6)).toEqual(['A8W8 per-channel + CLE', 'A8W8 per-channel + attention rules', 'A8W8 per-channel + attention rules + SmoothQuant']);
+    expect(tried.slice(3, 6)).toEqual([
+      'A8W8 per-channel + CLE',
+      'A8W8 per-channel + attention rules',
+      'A8W8 per-channel + attention rules + SmoothQuant',
+    ]);
     const labels = result.results.map((r) => r.rung.label);
     const mixedAt = labels.indexOf('Mixed precision (A8W8 per-channel + attention rules)');
     const firstLater = labels.indexOf('XINT8 + CLE');
@@ -79,11 +107,19 @@ describe('the best-practice ladder', () => {
     expect(labels).toContain('A8W8 + attention rules');
     expect(result.results[0].rung.why).toMatch(/every 8-bit format's plain rung first/);
     expect(result.results[4].rung.why).toMatch(/its plain rung measured best of the 8-bit formats \(0\.8000/);
-    expect(result.results[firstLater].rung.why).toMatch(/its plain rung measured 0\.6000.*below A8W8 per-channel's 0\.8000/);
+    expect(result.results[firstLater].rung.why).toMatch(
+      /its plain rung measured 0\.6000.*below A8W8 per-channel's 0\.8000/,
+    );
   });
 
   it('by default climbs every 8-bit route (screening, fine-tuning, mixed precision) before any 16-bit format', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 });
+    const { tried, measure } = scoring({
+      XINT8: 0.9,
+      'XINT8 + CLE': 0.8,
+      A8W8: 0.92,
+      A16W8: 0.95,
+      'A16W8 per-channel': 0.97,
+    });
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       measure,
@@ -121,48 +157,138 @@ describe('the best-practice ladder', () => {
     const mixedCalls: string[] = [];
     const mixed = async (c: QuantConfig) => {
       mixedCalls.push(c.activationType);
-      return { score: 0.992, metrics: { cosine: 0.992 }, config: { ...c, extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } } } };
+      return {
+        score: 0.992,
+        metrics: { cosine: 0.992 },
+        config: {
+          ...c,
+          extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } },
+        },
+      };
     };
     const eight = scoring(scores);
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: eight.measure, cleApplies: () => false, mixed });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: eight.measure,
+      cleApplies: () => false,
+      mixed,
+    });
     expect(result.stopped).toBe('target');
     expect(result.results[result.chosen].rung.label).toBe('Mixed precision (A8W8 per-channel)');
     expect(result.results[result.chosen].config.activationType).toBe('int8');
     expect(eight.tried).not.toContain('A16W8');
     // 8-bit fine-tuning came first, under the reach rule: A8W8 needs 86 % of its error gone (tried), XINT8 90 % (tried).
-    expect(eight.tried).toEqual(['XINT8', 'A8W8', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant']);
+    expect(eight.tried).toEqual([
+      'XINT8',
+      'A8W8',
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+      'A8W8 + AdaQuant',
+      'XINT8 + AdaQuant',
+    ]);
 
     const fast = scoring(scores);
     mixedCalls.length = 0;
-    const fastest = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, order: 'fastest', measure: fast.measure, cleApplies: () => false, mixed });
+    const fastest = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      order: 'fastest',
+      measure: fast.measure,
+      cleApplies: () => false,
+      mixed,
+    });
     expect(fast.tried).toEqual(['XINT8', 'A8W8', 'A16W8']);
     expect(fastest.results[fastest.chosen].rung.label).toBe('A16W8');
     expect(mixedCalls).toEqual([]);
   });
 
   it('skips, and lists, the fine-tuning rungs whose error fine-tuning cannot be expected to remove, and CLE where it changes nothing', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.9961 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, cleApplies: () => false, order: 'fastest' });
+    const { tried, measure } = scoring({
+      XINT8: 0.8274,
+      A8W8: 0.8293,
+      A16W8: 0.8483,
+      'A16W8 per-channel': 0.9839,
+      'A16W8 per-channel + AdaRound': 0.9961,
+    });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      cleApplies: () => false,
+      order: 'fastest',
+    });
     expect(tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
     expect(result.stopped).toBe('target');
     expect(result.chosen).toBe(4);
-    expect(result.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'A8W8 + CLE', 'A16W8 + CLE', 'A16W8 per-channel + CLE']);
+    expect(result.skipped.map((k) => k.label)).toEqual([
+      'XINT8 + CLE',
+      'A8W8 + CLE',
+      'A16W8 + CLE',
+      'A16W8 per-channel + CLE',
+    ]);
     // 8-bit first: the same rungs measured here (the 8-bit ones cannot be fine-tuned to the target, and 16-bit formats
     // follow, so none is tried anyway), the 8-bit fine-tuning skipped and listed before the 16-bit formats are screened.
-    const eight = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.9961 });
-    const eightResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: eight.measure, cleApplies: () => false });
+    const eight = scoring({
+      XINT8: 0.8274,
+      A8W8: 0.8293,
+      A16W8: 0.8483,
+      'A16W8 per-channel': 0.9839,
+      'A16W8 per-channel + AdaRound': 0.9961,
+    });
+    const eightResult = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: eight.measure,
+      cleApplies: () => false,
+    });
     expect(eight.tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
-    expect(eightResult.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'A8W8 + CLE', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant', 'A16W8 + CLE', 'A16W8 per-channel + CLE']);
+    expect(eightResult.skipped.map((k) => k.label)).toEqual([
+      'XINT8 + CLE',
+      'A8W8 + CLE',
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+      'A8W8 + AdaQuant',
+      'XINT8 + AdaQuant',
+      'A16W8 + CLE',
+      'A16W8 per-channel + CLE',
+    ]);
     // Short of the target after AdaRound: the far formats are skipped, AdaQuant tried where it may still reach.
-    const short = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839, 'A16W8 per-channel + AdaRound': 0.985 });
-    const shortResult = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: short.measure, cleApplies: () => false, order: 'fastest' });
+    const short = scoring({
+      XINT8: 0.8274,
+      A8W8: 0.8293,
+      A16W8: 0.8483,
+      'A16W8 per-channel': 0.9839,
+      'A16W8 per-channel + AdaRound': 0.985,
+    });
+    const shortResult = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: short.measure,
+      cleApplies: () => false,
+      order: 'fastest',
+    });
     expect(short.tried.slice(4)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 per-channel + AdaQuant']);
-    expect(shortResult.skipped.map((k) => k.label).slice(4)).toEqual(['A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound', 'A16W8 + AdaQuant', 'A8W8 + AdaQuant', 'XINT8 + AdaQuant']);
+    expect(shortResult.skipped.map((k) => k.label).slice(4)).toEqual([
+      'A16W8 + AdaRound',
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+      'A16W8 + AdaQuant',
+      'A8W8 + AdaQuant',
+      'XINT8 + AdaQuant',
+    ]);
     expect(shortResult.skipped[4].reason).toMatch(/93 % of the error of A16W8 \(0\.8483\)/);
     // With a reach of 1 every fine-tuning rung is tried, closest first.
     const all = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: all.measure, cleApplies: () => false, finetuneReach: 1, perChannelRung: true, order: 'fastest' });
-    expect(all.tried.slice(4, 8)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 + AdaRound', 'A8W8 + AdaRound', 'XINT8 + AdaRound']);
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: all.measure,
+      cleApplies: () => false,
+      finetuneReach: 1,
+      perChannelRung: true,
+      order: 'fastest',
+    });
+    expect(all.tried.slice(4, 8)).toEqual([
+      'A16W8 per-channel + AdaRound',
+      'A16W8 + AdaRound',
+      'A8W8 + AdaRound',
+      'XINT8 + AdaRound',
+    ]);
   });
 
   it('measures the share of error to remove on the metric: 1 − value, or the noise power for PSNR', () => {
@@ -187,14 +313,26 @@ describe('the best-practice ladder', () => {
       },
       mixed: async (c) => {
         mixedFrom.push(c);
-        const config = { ...c, nodesToExclude: ['Conv_9'], extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } } };
+        const config = {
+          ...c,
+          nodesToExclude: ['Conv_9'],
+          extraOptions: { ...c.extraOptions, TensorQuantOverrides: { t: [{ quant_type: 'int16' as const }] } },
+        };
         return { score: 0.98, metrics: { cosine: 0.98 }, config };
       },
     });
     const labels = result.results.map((r) => r.rung.label);
-    expect(labels.slice(-3)).toEqual(['XINT8 + AdaQuant', 'Mixed precision (A8W8 per-channel)', 'Mixed precision (A8W8 per-channel) + AdaRound']);
+    expect(labels.slice(-3)).toEqual([
+      'XINT8 + AdaQuant',
+      'Mixed precision (A8W8 per-channel)',
+      'Mixed precision (A8W8 per-channel) + AdaRound',
+    ]);
     expect(mixedFrom[0]).toMatchObject({ activationType: 'int8', perChannel: true, includeFastFt: false });
-    expect(tuned[0]).toMatchObject({ includeFastFt: true, nodesToExclude: ['Conv_9'], extraOptions: { TensorQuantOverrides: { t: [{ quant_type: 'int16' }] } } });
+    expect(tuned[0]).toMatchObject({
+      includeFastFt: true,
+      nodesToExclude: ['Conv_9'],
+      extraOptions: { TensorQuantOverrides: { t: [{ quant_type: 'int16' }] } },
+    });
     expect(tried).not.toContain('Mixed precision (A8W8 per-channel)'); // the search rung is measured by mixed()
   });
 
@@ -209,16 +347,31 @@ describe('the best-practice ladder', () => {
 
   it('keeps CLE under the fine-tuning rungs only when CLE alone measured better', async () => {
     const { tried, measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.94 });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      formats: ['XINT8'],
+      perChannelRung: false,
+    });
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
     const better = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.96 });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure: better.measure, formats: ['XINT8'], perChannelRung: false });
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure: better.measure,
+      formats: ['XINT8'],
+      perChannelRung: false,
+    });
     expect(better.tried.slice(2)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
   });
 
   it('tries each format with the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best', async () => {
     const configs: QuantConfig[] = [];
-    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + SmoothQuant': 0.94, 'XINT8 + attention rules + AdaRound': 0.995 });
+    const { tried, measure } = scoring({
+      XINT8: 0.9,
+      'XINT8 + attention rules': 0.95,
+      'XINT8 + attention rules + SmoothQuant': 0.94,
+      'XINT8 + attention rules + AdaRound': 0.995,
+    });
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       attentionRungs: true,
@@ -229,14 +382,30 @@ describe('the best-practice ladder', () => {
         return measure(c, r);
       },
     });
-    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + SmoothQuant', 'XINT8 + attention rules + AdaRound']);
-    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([[false, false], [false, false], [true, false], [true, true], [true, false]]);
+    expect(tried).toEqual([
+      'XINT8',
+      'XINT8 + CLE',
+      'XINT8 + attention rules',
+      'XINT8 + attention rules + SmoothQuant',
+      'XINT8 + attention rules + AdaRound',
+    ]);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
+      [false, false],
+      [false, false],
+      [true, false],
+      [true, true],
+      [true, false],
+    ]);
     expect(result.stopped).toBe('target');
   });
 
   it('tries each format with the function rules alone for models with written-out activations and no attention blocks', async () => {
     const configs: QuantConfig[] = [];
-    const { tried, measure } = scoring({ XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + AdaRound': 0.995 });
+    const { tried, measure } = scoring({
+      XINT8: 0.9,
+      'XINT8 + attention rules': 0.95,
+      'XINT8 + attention rules + AdaRound': 0.995,
+    });
     const result = await climbLadder({
       target: { metric: 'cosine', value: 0.99 },
       functionRungs: true,
@@ -248,13 +417,23 @@ describe('the best-practice ladder', () => {
       },
     });
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + AdaRound']);
-    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([[false, false], [false, false], [true, false], [true, false]]);
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
+      [false, false],
+      [false, false],
+      [true, false],
+      [true, false],
+    ]);
     expect(result.stopped).toBe('target');
   });
 
   it('records a failing rung and goes on', async () => {
     const { measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure, formats: ['XINT8'], perChannelRung: false });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      measure,
+      formats: ['XINT8'],
+      perChannelRung: false,
+    });
     expect(result.results[1].error).toBe('Error: boom');
     expect(result.results[1].met).toBe(false);
     expect(result.results[2].rung.label).toBe('XINT8 + AdaRound'); // CLE failed, so it is not kept
@@ -318,58 +497,132 @@ describe('the best-practice ladder', () => {
       onRung: (_r, m) => m && results.push(m),
       onSkip: (s) => skipped.push(s),
     });
-    const so = ladderSoFar({ metric: 'cosine', value: 0.99 }, 'eight-bit-first', results.slice(0, 2), skipped, 'cancelled');
+    const so = ladderSoFar(
+      { metric: 'cosine', value: 0.99 },
+      'eight-bit-first',
+      results.slice(0, 2),
+      skipped,
+      'cancelled',
+    );
     expect(so.chosen).toBe(1);
     expect(so.stopped).toBe('cancelled');
     expect(so.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE', 'XINT8 per-channel + CLE']);
     expect(results.map((r) => r.rung.why).slice(0, 3)).toEqual([
       expect.stringMatching(/^screening XINT8:/),
       expect.stringMatching(/^screening XINT8 per-channel:/),
-      expect.stringMatching(/^fine-tuning the 8-bit configurations .*closest to the target first \(1 of 2\).*XINT8 per-channel \(0\.9500\) needs 80 % of its error removed/),
+      expect.stringMatching(
+        /^fine-tuning the 8-bit configurations .*closest to the target first \(1 of 2\).*XINT8 per-channel \(0\.9500\) needs 80 % of its error removed/,
+      ),
     ]);
   });
 
   it('carries the user exclusions into every rung and gives each algorithm its own learning rate', () => {
     const base = { ...getPreset('XINT8'), nodesToExclude: ['Conv_9'] };
-    const c = rungConfig({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false }, base);
+    const c = rungConfig(
+      { preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false },
+      base,
+    );
     expect(c.nodesToExclude).toEqual(['Conv_9']);
     expect(c.perChannel).toBe(true);
     expect(c.includeCle).toBe(true);
     expect(c.includeFastFt).toBe(true);
     expect(c.extraOptions.FastFinetune.OptimAlgorithm).toBe('adaquant');
-    expect(c.extraOptions.FastFinetune.LearningRate).toBe(rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: 'adaquant', exclusions: false }).extraOptions.FastFinetune.LearningRate);
-    expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe('A16W8 per-channel + CLE + AdaQuant');
+    expect(c.extraOptions.FastFinetune.LearningRate).toBe(
+      rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: 'adaquant', exclusions: false })
+        .extraOptions.FastFinetune.LearningRate,
+    );
+    expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe(
+      'A16W8 per-channel + CLE + AdaQuant',
+    );
   });
 
   it("carries the user's calibration method and its settings into the formats of the same scale type, never across scale types", () => {
-    const sequential = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
-    const a16 = rungConfig({ preset: 'A16W8', perChannel: true, cle: false, finetune: null, exclusions: false }, sequential);
+    const sequential = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A8W8'))),
+      calibrationMethod: 'Sequential',
+    });
+    const a16 = rungConfig(
+      { preset: 'A16W8', perChannel: true, cle: false, finetune: null, exclusions: false },
+      sequential,
+    );
     expect(a16.calibrationMethod).toBe('Sequential');
     // XINT8's power-of-two MinMSE is not a float-scale method: it keeps its own, and a power-of-two base leaves A8W8 its own.
-    expect(rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: null, exclusions: false }, sequential).calibrationMethod).toBe('MinMSE');
-    expect(rungConfig({ preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false }, getPreset('XINT8')).calibrationMethod).toBe('MinMax');
-    const percentile = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Percentile', extraOptions: { Percentile: 99.9 } });
-    const p = rungConfig({ preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false }, percentile);
-    expect([p.calibrationMethod, p.extraOptions.Percentile, p.extraOptions.CalibTensorRangeSymmetric]).toEqual(['Percentile', 99.9, true]);
+    expect(
+      rungConfig({ preset: 'XINT8', perChannel: false, cle: false, finetune: null, exclusions: false }, sequential)
+        .calibrationMethod,
+    ).toBe('MinMSE');
+    expect(
+      rungConfig(
+        { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false },
+        getPreset('XINT8'),
+      ).calibrationMethod,
+    ).toBe('MinMax');
+    const percentile = validateConfig({
+      ...JSON.parse(configToJSON(getPreset('A8W8'))),
+      calibrationMethod: 'Percentile',
+      extraOptions: { Percentile: 99.9 },
+    });
+    const p = rungConfig(
+      { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false },
+      percentile,
+    );
+    expect([p.calibrationMethod, p.extraOptions.Percentile, p.extraOptions.CalibTensorRangeSymmetric]).toEqual([
+      'Percentile',
+      99.9,
+      true,
+    ]);
     // A recipe naming a method wins, with that method's own symmetry.
-    const recipe = { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false, calibrationMethod: 'Sequential' } as const;
+    const recipe = {
+      preset: 'A8W8',
+      perChannel: false,
+      cle: false,
+      finetune: null,
+      exclusions: false,
+      calibrationMethod: 'Sequential',
+    } as const;
     const s = rungConfig(recipe, percentile);
     expect([s.calibrationMethod, s.extraOptions.CalibTensorRangeSymmetric]).toEqual(['Sequential', false]);
-    expect(rungLabel({ ...recipe, transformer: true, cle: true, finetune: 'adaround' })).toBe('A8W8 + Sequential ranges + attention rules + CLE + AdaRound');
+    expect(rungLabel({ ...recipe, transformer: true, cle: true, finetune: 'adaround' })).toBe(
+      'A8W8 + Sequential ranges + attention rules + CLE + AdaRound',
+    );
   });
 
   it('where CLE and the function rules each beat the plain format, measures them together', async () => {
-    const { tried, measure } = scoring({ A8W8: 0.9, 'A8W8 + CLE': 0.91, 'A8W8 + attention rules': 0.92, 'A8W8 + attention rules + CLE': 0.93, 'A8W8 + attention rules + CLE + AdaRound': 0.99 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, functionRungs: true, formats: ['A8W8'], perChannelRung: false, measure });
-    expect(tried).toEqual(['A8W8', 'A8W8 + CLE', 'A8W8 + attention rules', 'A8W8 + attention rules + CLE', 'A8W8 + attention rules + CLE + AdaRound']);
+    const { tried, measure } = scoring({
+      A8W8: 0.9,
+      'A8W8 + CLE': 0.91,
+      'A8W8 + attention rules': 0.92,
+      'A8W8 + attention rules + CLE': 0.93,
+      'A8W8 + attention rules + CLE + AdaRound': 0.99,
+    });
+    const result = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      functionRungs: true,
+      formats: ['A8W8'],
+      perChannelRung: false,
+      measure,
+    });
+    expect(tried).toEqual([
+      'A8W8',
+      'A8W8 + CLE',
+      'A8W8 + attention rules',
+      'A8W8 + attention rules + CLE',
+      'A8W8 + attention rules + CLE + AdaRound',
+    ]);
     expect(result.results[3].config.includeCle && result.results[3].config.enableNpuTransformer).toBe(true);
     // Only one of them helped: no combined rung.
     const one = scoring({ A8W8: 0.9, 'A8W8 + CLE': 0.89, 'A8W8 + attention rules': 0.92 });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, functionRungs: true, formats: ['A8W8'], perChannelRung: false, measure: one.measure });
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      functionRungs: true,
+      formats: ['A8W8'],
+      perChannelRung: false,
+      measure: one.measure,
+    });
     expect(one.tried).not.toContain('A8W8 + attention rules + CLE');
   });
 
-  it('with calibrationRungs, measures each float-scale stage\'s best recipe with Sequential ranges and fine-tunes from the better', async () => {
+  it("with calibrationRungs, measures each float-scale stage's best recipe with Sequential ranges and fine-tunes from the better", async () => {
     const configs = new Map<string, QuantConfig>();
     const { tried, measure } = scoring({
       XINT8: 0.8,
@@ -404,16 +657,34 @@ describe('the best-practice ladder', () => {
       'A8W8 per-channel + Sequential ranges + attention rules',
       'A8W8 per-channel + Sequential ranges + attention rules + AdaRound',
     ]);
-    expect(configs.get('A8W8 per-channel + Sequential ranges + attention rules + AdaRound')!.calibrationMethod).toBe('Sequential');
+    expect(configs.get('A8W8 per-channel + Sequential ranges + attention rules + AdaRound')!.calibrationMethod).toBe(
+      'Sequential',
+    );
     expect(result.stopped).toBe('target');
     // A user already calibrating with Sequential gets no second Sequential rung.
     const seq = scoring({});
     const base = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, base, calibrationRungs: true, formats: ['A8W8'], perChannelRung: false, cleApplies: () => false, measure: seq.measure });
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      base,
+      calibrationRungs: true,
+      formats: ['A8W8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      measure: seq.measure,
+    });
     expect(seq.tried.filter((l) => l.includes('Sequential'))).toEqual([]);
     // With attention blocks the calibration rung takes MinMSE ranges (measured best on the attention recognizer).
     const att = scoring({});
-    await climbLadder({ target: { metric: 'cosine', value: 0.99 }, attentionRungs: true, calibrationRungs: true, formats: ['A8W8'], perChannelRung: false, cleApplies: () => false, measure: att.measure });
+    await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      attentionRungs: true,
+      calibrationRungs: true,
+      formats: ['A8W8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      measure: att.measure,
+    });
     expect(att.tried.filter((l) => l.includes('ranges'))).toEqual(['A8W8 + MinMSE ranges']);
   });
 
@@ -454,7 +725,13 @@ describe('the best-practice ladder', () => {
     expect(configs.get('mixed')!.saturationSafeWeights).toBe(true);
     expect(result.results[2].rung.step).toBe('ours');
     // Without a judge that saturates (the default), no such rung.
-    const plain = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, formats: ['XINT8', 'A8W8'], perChannelRung: false, cleApplies: () => false, measure });
+    const plain = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      measure,
+    });
     expect(plain.results.map((r) => r.rung.label).filter((l) => l.includes('saturation'))).toEqual([]);
   });
 
@@ -465,15 +742,24 @@ describe('the best-practice ladder', () => {
   });
 
   it('ranks the measured rungs best first, as chooseRung picks, failed rungs left out (the next to write when one cannot be)', () => {
-    const r = (score: number, met = false, cer?: number) => ({ score, met, metrics: cer === undefined ? {} : { cer } }) as unknown as RungResult;
-    expect(rankRungs([r(0.5), r(NaN), r(0.9, true), r(0.7), r(0.95, true), r(0.7, false, 0.01)])).toEqual([2, 4, 3, 5, 0]);
+    const r = (score: number, met = false, cer?: number) =>
+      ({ score, met, metrics: cer === undefined ? {} : { cer } }) as unknown as RungResult;
+    expect(rankRungs([r(0.5), r(NaN), r(0.9, true), r(0.7), r(0.95, true), r(0.7, false, 0.01)])).toEqual([
+      2, 4, 3, 5, 0,
+    ]);
     expect(rankRungs([])).toEqual([]);
   });
 
   it('breaks a tie of scores by the lower character error rate, else the higher cosine, else the earlier rung', () => {
     const r = (score: number, metrics: Record<string, number>) => ({ score, met: false, metrics }) as never;
     // PP-OCRv4 recognizer to sequence:0.9 on 8 lines: three rungs at 5/8, the third with a third of the CER.
-    expect(chooseRung([r(0.625, { cer: 0.062, cosine: 0.959 }), r(0.5, { cer: 0.02, cosine: 0.99 }), r(0.625, { cer: 0.026, cosine: 0.976 })])).toBe(2);
+    expect(
+      chooseRung([
+        r(0.625, { cer: 0.062, cosine: 0.959 }),
+        r(0.5, { cer: 0.02, cosine: 0.99 }),
+        r(0.625, { cer: 0.026, cosine: 0.976 }),
+      ]),
+    ).toBe(2);
     expect(chooseRung([r(0.9, { cosine: 0.95 }), r(0.9, { cosine: 0.97 })])).toBe(1);
     expect(chooseRung([r(0.9, { cer: 0.1, cosine: 0.97 }), r(0.9, { cer: 0.1, cosine: 0.95 })])).toBe(0);
     expect(chooseRung([r(0.9, {}), r(0.9, {})])).toBe(0);
@@ -489,7 +775,10 @@ describe('ladder targets', () => {
     ['sequence:0.9', { metric: 'sequence', value: 0.9 }],
   ])('reads %s', (text, expected) => expect(parseLadderTarget(text)).toEqual(expected));
 
-  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc', 'sequence:1.1', 'sequence:-0.1'])('names a bad target: %s', (text) => {
-    expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);
-  });
+  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc', 'sequence:1.1', 'sequence:-0.1'])(
+    'names a bad target: %s',
+    (text) => {
+      expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);
+    },
+  );
 });

@@ -32,7 +32,13 @@ import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { withOptions } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
-import { estimateRung, formatDuration, FINETUNE_SHARE_PER_ITERATION, type CostPrior, type RungEstimate } from './ladderBudget.ts';
+import {
+  estimateRung,
+  formatDuration,
+  FINETUNE_SHARE_PER_ITERATION,
+  type CostPrior,
+  type RungEstimate,
+} from './ladderBudget.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
 export const OUTPUT_LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence'] as const;
@@ -64,7 +70,9 @@ export function parseLadderTarget(text: string): LadderTarget {
     throw new LadderTargetError(`target metric "${a}": give one of ${LADDER_METRICS.join(', ')}`);
   }
   const value = Number(b);
-  const ok = Number.isFinite(value) && (metric === 'psnr' ? true : metric === 'cosine' ? value > -1 && value <= 1 : value >= 0 && value <= 1);
+  const ok =
+    Number.isFinite(value) &&
+    (metric === 'psnr' ? true : metric === 'cosine' ? value > -1 && value <= 1 : value >= 0 && value <= 1);
   if (!ok || b.trim() === '') throw new LadderTargetError(`target value "${b}" is not a valid ${metric}`);
   return { metric: metric as LadderMetric, value };
 }
@@ -193,7 +201,15 @@ export function ladderSoFar(
   stopped: LadderStop,
   extra: Pick<LadderResult, 'error' | 'budget'> = {},
 ): LadderResult {
-  return { target, order, results: [...results], skipped: [...skipped], stopped, chosen: chooseRung(results), ...extra };
+  return {
+    target,
+    order,
+    results: [...results],
+    skipped: [...skipped],
+    stopped,
+    chosen: chooseRung(results),
+    ...extra,
+  };
 }
 
 export interface LadderOptions {
@@ -235,7 +251,12 @@ export interface LadderOptions {
    * Automatic mixed precision from the 8-bit `config`, toward the target, then measured; omitted → no mixed-precision
    * rungs. They come after the 8-bit fine-tuning rungs (see climbLadder).
    */
-  mixed?(config: QuantConfig, target: LadderTarget, rung: Rung, limits?: { readonly secondsLeft?: number }): Promise<RungMeasurement>;
+  mixed?(
+    config: QuantConfig,
+    target: LadderTarget,
+    rung: Rung,
+    limits?: { readonly secondsLeft?: number },
+  ): Promise<RungMeasurement>;
   /**
    * Whether a measured rung's model has weights that could saturate the int8 kernels its judge runs (the judge at
    * onnxruntime's graph optimization 'all' on an x86 CPU; see core/quantize/cpuKernelSafety.ts). Where it says so,
@@ -288,13 +309,23 @@ function startParts(r: RungRecipe): string[] {
 /** "A16W8 per-channel + CLE + AdaQuant". */
 export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
-  const finetune = [...(r.biasCorrection ? ['bias correction'] : []), ...(r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : [])];
+  const finetune = [
+    ...(r.biasCorrection ? ['bias correction'] : []),
+    ...(r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : []),
+  ];
   if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
   return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
 }
 
 /** Calibration settings of the user's configuration that carry into a rung, with its method (see rungConfig). */
-const CALIBRATION_OPTIONS = ['CalibMovingAverage', 'CalibMovingAverageConstant', 'Percentile', 'NumBins', 'NumQuantizedBins', 'MinMSEMode'] as const;
+const CALIBRATION_OPTIONS = [
+  'CalibMovingAverage',
+  'CalibMovingAverageConstant',
+  'Percentile',
+  'NumBins',
+  'NumQuantizedBins',
+  'MinMSEMode',
+] as const;
 
 /**
  * The configuration of a rung: the preset's quantization, the user's exclusions and calibration choices. The user's
@@ -310,21 +341,34 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
   // The preset's symmetry was its own method's default (Percentile's symmetric): the user's with their method,
   // else (undefined) the method's own default.
   const symmetry = changesMethod
-    ? { CalibTensorRangeSymmetric: !recipe.calibrationMethod && base ? base.extraOptions.CalibTensorRangeSymmetric : undefined }
+    ? {
+        CalibTensorRangeSymmetric:
+          !recipe.calibrationMethod && base ? base.extraOptions.CalibTensorRangeSymmetric : undefined,
+      }
     : {};
   const calibration = carries ? Object.fromEntries(CALIBRATION_OPTIONS.map((k) => [k, base.extraOptions[k]])) : {};
   const user = base
-    ? { nodesToExclude: base.nodesToExclude, opTypesToExclude: base.opTypesToExclude, subgraphsToExclude: base.subgraphsToExclude }
+    ? {
+        nodesToExclude: base.nodesToExclude,
+        opTypesToExclude: base.opTypesToExclude,
+        subgraphsToExclude: base.subgraphsToExclude,
+      }
     : {};
   const userExtra = base
-    ? Object.fromEntries((['UseRandomData', 'CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const).map((k) => [k, base.extraOptions[k]]))
+    ? Object.fromEntries(
+        (['UseRandomData', 'CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const).map(
+          (k) => [k, base.extraOptions[k]],
+        ),
+      )
     : {};
   const finetune = recipe.finetune
     ? {
         OptimAlgorithm: recipe.finetune,
         ...(recipe.iterations ? { NumIterations: recipe.iterations } : {}),
         // Each algorithm's own learning rate unless the user set one for it: the defaults differ by orders.
-        ...(!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune ? { LearningRate: undefined } : {}),
+        ...(!base || base.extraOptions.FastFinetune.OptimAlgorithm !== recipe.finetune
+          ? { LearningRate: undefined }
+          : {}),
       }
     : {};
   return withOptions(preset, {
@@ -337,7 +381,12 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
     includeCle: recipe.cle,
     includeFastFt: recipe.finetune !== null,
     ...(recipe.biasCorrection ? { includeBiasCorrection: true } : {}),
-    extraOptions: { ...symmetry, ...calibration, ...userExtra, FastFinetune: { ...(base?.extraOptions.FastFinetune ?? {}), ...finetune } },
+    extraOptions: {
+      ...symmetry,
+      ...calibration,
+      ...userExtra,
+      FastFinetune: { ...(base?.extraOptions.FastFinetune ?? {}), ...finetune },
+    },
   });
 }
 
@@ -446,8 +495,18 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   let overBudget = 0;
   const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
   const finish = (stopped: LadderStop, error?: string): LadderResult => {
-    const ended: LadderStop = stopped === 'exhausted' && overBudget > 0 ? 'budget' : stopped === 'cancelled' && budget !== undefined && (options.signal?.budgetSpent === true || elapsed() >= budget) ? 'budget' : stopped;
-    return ladderSoFar(options.target, order, results, skipped, ended, { ...(error ? { error } : {}), ...(budget !== undefined ? { budget: { seconds: budget, used: elapsed() } } : {}) });
+    const ended: LadderStop =
+      stopped === 'exhausted' && overBudget > 0
+        ? 'budget'
+        : stopped === 'cancelled' &&
+            budget !== undefined &&
+            (options.signal?.budgetSpent === true || elapsed() >= budget)
+          ? 'budget'
+          : stopped;
+    return ladderSoFar(options.target, order, results, skipped, ended, {
+      ...(error ? { error } : {}),
+      ...(budget !== undefined ? { budget: { seconds: budget, used: elapsed() } } : {}),
+    });
   };
   const skip = (s: SkippedRung) => {
     skipped.push(s);
@@ -464,13 +523,25 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   /** The expected cost of `recipe` (ladderBudget.ts estimateRung), scaled to its fitted iterations where it has them. */
   const estimateOf = (recipe: RungRecipe): RungEstimate => {
     const k = FINETUNE_SHARE_PER_ITERATION;
-    const userOf = (r: RungRecipe) => rungConfig({ ...r, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
+    const userOf = (r: RungRecipe) =>
+      rungConfig({ ...r, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
     // Rungs measured with fitted iterations count as they would have cost at the user's.
-    const asUser = results.map((r) => (r.rung.recipe.iterations ? { ...r, seconds: (r.seconds * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations) } : r));
-    const e = estimateRung(recipe, asUser, options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN });
+    const asUser = results.map((r) =>
+      r.rung.recipe.iterations
+        ? { ...r, seconds: (r.seconds * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations) }
+        : r,
+    );
+    const e = estimateRung(
+      recipe,
+      asUser,
+      options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN },
+    );
     if (!recipe.iterations) return e;
     const user = userOf(recipe);
-    return { seconds: (e.seconds * (1 + k * recipe.iterations)) / (1 + k * user), basis: `${e.basis}, scaled to ${recipe.iterations} of ${user} iterations` };
+    return {
+      seconds: (e.seconds * (1 + k * recipe.iterations)) / (1 + k * user),
+      basis: `${e.basis}, scaled to ${recipe.iterations} of ${user} iterations`,
+    };
   };
 
   /** Measures `recipe`; null when the time budget cannot fit it (skipped and listed). */
@@ -482,11 +553,22 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       if (estimate.seconds > left) {
         overBudget++;
         drop();
-        skip({ label, reason: `over the time budget: estimated ${formatDuration(estimate.seconds)} (${estimate.basis}), ${formatDuration(Math.max(0, left))} of ${formatDuration(budget)} left` });
+        skip({
+          label,
+          reason: `over the time budget: estimated ${formatDuration(estimate.seconds)} (${estimate.basis}), ${formatDuration(Math.max(0, left))} of ${formatDuration(budget)} left`,
+        });
         return null;
       }
     }
-    const rung: Rung = { index: results.length + 1, label, step, recipe, why, ...(estimate && Number.isFinite(estimate.seconds) ? { estimate } : {}), of: Math.max(planned, results.length + 1) };
+    const rung: Rung = {
+      index: results.length + 1,
+      label,
+      step,
+      recipe,
+      why,
+      ...(estimate && Number.isFinite(estimate.seconds) ? { estimate } : {}),
+      of: Math.max(planned, results.length + 1),
+    };
     options.onRung?.(rung);
     const start = now();
     let result: RungResult;
@@ -495,18 +577,46 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     // Fine-tuning on mixed precision keeps the precisions the search chose (the last mixed rung's configuration).
     const chosenPrecision = [...results].reverse().find((r) => r.rung.recipe.mixedPrecision && !r.error)?.config;
     if (recipe.mixedPrecision && (recipe.finetune || recipe.biasCorrection) && chosenPrecision) {
-      config = { ...config, nodesToExclude: chosenPrecision.nodesToExclude, extraOptions: { ...config.extraOptions, TensorQuantOverrides: chosenPrecision.extraOptions.TensorQuantOverrides } };
+      config = {
+        ...config,
+        nodesToExclude: chosenPrecision.nodesToExclude,
+        extraOptions: {
+          ...config.extraOptions,
+          TensorQuantOverrides: chosenPrecision.extraOptions.TensorQuantOverrides,
+        },
+      };
     }
     try {
       const m = recipe.exclusions
         ? await options.exclude!(config, options.target, rung)
         : recipe.mixedPrecision && !recipe.finetune && !recipe.biasCorrection
-          ? await options.mixed!(config, options.target, rung, budget !== undefined ? { secondsLeft: budget - elapsed() } : undefined)
+          ? await options.mixed!(
+              config,
+              options.target,
+              rung,
+              budget !== undefined ? { secondsLeft: budget - elapsed() } : undefined,
+            )
           : await options.measure(config, rung);
-      result = { rung, config: m.config ?? config, score: m.score, metrics: m.metrics, met: met(m.score), seconds: now() - start, detail: m.detail };
+      result = {
+        rung,
+        config: m.config ?? config,
+        score: m.score,
+        metrics: m.metrics,
+        met: met(m.score),
+        seconds: now() - start,
+        detail: m.detail,
+      };
     } catch (e) {
       const err = e as Error;
-      result = { rung, config, score: NaN, metrics: {}, met: false, seconds: now() - start, error: `${err.name}: ${err.message}` };
+      result = {
+        rung,
+        config,
+        score: NaN,
+        metrics: {},
+        met: false,
+        seconds: now() - start,
+        error: `${err.name}: ${err.message}`,
+      };
     }
     results.push(result);
     options.onRung?.(rung, result);
@@ -520,13 +630,22 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
    * best configuration there is to fine-tune: tried whatever it needs, so that a ladder short of its target still
    * ends with the best model it can make); true when it met the target.
    */
-  const fineTune = async (from: RungResult, finetune: FinetuneAlgorithm, step: Rung['step'], closest: boolean, why0: string): Promise<boolean> => {
+  const fineTune = async (
+    from: RungResult,
+    finetune: FinetuneAlgorithm,
+    step: Rung['step'],
+    closest: boolean,
+    why0: string,
+  ): Promise<boolean> => {
     const recipe: RungRecipe = { ...from.rung.recipe, finetune };
     const needed = requiredReduction(options.target.metric, from.score, options.target.value);
     const share = Number.isFinite(needed) ? `${Math.round(needed * 100)} %` : 'all';
     if (needed > reach && !closest) {
       drop();
-      skip({ label: rungLabel(recipe), reason: `${share} of the error of ${from.rung.label} (${from.score.toFixed(4)}) would have to go; fine-tuning is expected to remove at most ${Math.round(reach * 100)} %` });
+      skip({
+        label: rungLabel(recipe),
+        reason: `${share} of the error of ${from.rung.label} (${from.score.toFixed(4)}) would have to go; fine-tuning is expected to remove at most ${Math.round(reach * 100)} %`,
+      });
       return false;
     }
     const why =
@@ -549,7 +668,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const left = budget - elapsed();
     if (!(estimate.seconds > left) || !Number.isFinite(estimate.seconds)) return null;
     const k = FINETUNE_SHARE_PER_ITERATION;
-    const fits = Math.floor((((left / estimate.seconds) * (1 + k * user) - 1) / k / 50)) * 50;
+    const fits = Math.floor(((left / estimate.seconds) * (1 + k * user) - 1) / k / 50) * 50;
     if (fits < MIN_BUDGET_ITERATIONS || fits >= user) return null;
     return {
       recipe: { ...recipe, iterations: fits },
@@ -559,7 +678,8 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
 
   // The formats in order, then (ours) the last one with per-channel weights; `position` numbers them for the flow's steps.
   const stages = formats.map((preset, position) => ({ preset, perChannel: false, position }));
-  if (options.perChannelRung ?? true) stages.push({ preset: formats[formats.length - 1], perChannel: true, position: stages.length });
+  if (options.perChannelRung ?? true)
+    stages.push({ preset: formats[formats.length - 1], perChannel: true, position: stages.length });
 
   // The most rungs there can be: each stage's screening rungs (plain; CLE; the rules; CLE and rules together; saturation-safe
   // weights; Sequential ranges), two fine-tuning rungs from each stage that fine-tunes, the two mixed-precision rungs, the
@@ -567,7 +687,10 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   const rules = options.attentionRungs ? 2 : options.functionRungs ? 1 : 0;
   for (const { position } of stages) {
     const algorithms = position === 0 || reapply;
-    planned += 1 + (options.saturationRisk ? 1 : 0) + (algorithms ? 1 + rules + (rules > 0 ? 1 : 0) + (options.calibrationRungs ? 1 : 0) + 2 : 0);
+    planned +=
+      1 +
+      (options.saturationRisk ? 1 : 0) +
+      (algorithms ? 1 + rules + (rules > 0 ? 1 : 0) + (options.calibrationRungs ? 1 : 0) + 2 : 0);
   }
   planned += (options.mixed ? (options.mixedBiasCorrection ? 3 : 2) : 0) + (options.exclude ? 1 : 0);
 
@@ -583,24 +706,52 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const algorithms = position === 0 || reapply;
       const plain: RungRecipe = { preset, perChannel, cle: false, finetune: null, exclusions: false };
       const format = `${preset}${perChannel ? ' per-channel' : ''}`;
-      const recipes: { recipe: RungRecipe; why: string }[] = [{ recipe: plain, why: `screening ${format}: a calibration and an evaluation, seconds where fine-tuning costs minutes` }];
-      if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true)) recipes.push({ recipe: { ...plain, cle: true }, why: `screening ${format} with CLE (the reference's first algorithm), before any fine-tuning` });
+      const recipes: { recipe: RungRecipe; why: string }[] = [
+        {
+          recipe: plain,
+          why: `screening ${format}: a calibration and an evaluation, seconds where fine-tuning costs minutes`,
+        },
+      ];
+      if (algorithms && (options.cleApplies?.(rungConfig({ ...plain, cle: true }, options.base)) ?? true))
+        recipes.push({
+          recipe: { ...plain, cle: true },
+          why: `screening ${format} with CLE (the reference's first algorithm), before any fine-tuning`,
+        });
       else if (algorithms) {
         drop();
-        skip({ label: rungLabel({ ...plain, cle: true }), reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one' });
+        skip({
+          label: rungLabel({ ...plain, cle: true }),
+          reason: 'CLE finds no pair of layers to equalize in this model: the rung would be the plain one',
+        });
       }
       if (algorithms && options.attentionRungs) {
         recipes.push(
-          { recipe: { ...plain, transformer: true }, why: `screening ${format} with the attention rules: the model has attention blocks` },
-          { recipe: { ...plain, transformer: true, smoothQuant: true }, why: `screening ${format} with the attention rules and SmoothQuant: the model has attention blocks` },
+          {
+            recipe: { ...plain, transformer: true },
+            why: `screening ${format} with the attention rules: the model has attention blocks`,
+          },
+          {
+            recipe: { ...plain, transformer: true, smoothQuant: true },
+            why: `screening ${format} with the attention rules and SmoothQuant: the model has attention blocks`,
+          },
         );
-      } else if (algorithms && options.functionRungs) recipes.push({ recipe: { ...plain, transformer: true }, why: `screening ${format} with the function rules: the model has functions written out as several nodes` });
+      } else if (algorithms && options.functionRungs)
+        recipes.push({
+          recipe: { ...plain, transformer: true },
+          why: `screening ${format} with the function rules: the model has functions written out as several nodes`,
+        });
       const measured: RungResult[] = [];
       for (let i = 0; i < recipes.length; i++) {
         if (stopNow()) return 'cancelled';
         const given = i === 0 ? plainOf.get(stage) : undefined;
         const note = i > 0 ? stageWhy.get(stage) : undefined;
-        const r = given ?? (await tryRung(recipes[i].recipe, i > 0 ? (recipes[i].recipe.cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3, note ? `${recipes[i].why}; ${note}` : recipes[i].why));
+        const r =
+          given ??
+          (await tryRung(
+            recipes[i].recipe,
+            i > 0 ? (recipes[i].recipe.cle ? 2 : 'ours') : perChannel ? 'ours' : position === 0 ? 1 : 3,
+            note ? `${recipes[i].why}; ${note}` : recipes[i].why,
+          ));
         if (!r) continue;
         measured.push(r);
         if (r.met) return 'target';
@@ -619,10 +770,16 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       // Keep what helped, together: CLE and the function rules each measured better than the plain format.
       const helped = (r: RungResult | undefined) => r !== undefined && r.score > measured[0].score;
       const cleAlone = measured.find((r) => r.rung.recipe.cle && !r.rung.recipe.transformer);
-      const rulesAlone = measured.find((r) => r.rung.recipe.transformer && !r.rung.recipe.smoothQuant && !r.rung.recipe.cle);
+      const rulesAlone = measured.find(
+        (r) => r.rung.recipe.transformer && !r.rung.recipe.smoothQuant && !r.rung.recipe.cle,
+      );
       if (helped(cleAlone) && helped(rulesAlone)) {
         if (stopNow()) return 'cancelled';
-        const r = await tryRung({ ...rulesAlone!.rung.recipe, cle: true }, 'ours', `CLE (${cleAlone!.score.toFixed(4)}) and the rules (${rulesAlone!.score.toFixed(4)}) each measured better than plain ${format} (${measured[0].score.toFixed(4)}): both together`);
+        const r = await tryRung(
+          { ...rulesAlone!.rung.recipe, cle: true },
+          'ours',
+          `CLE (${cleAlone!.score.toFixed(4)}) and the rules (${rulesAlone!.score.toFixed(4)}) each measured better than plain ${format} (${measured[0].score.toFixed(4)}): both together`,
+        );
         if (r) measured.push(r);
         if (r?.met) return 'target';
       } else if (rules > 0 && algorithms) drop();
@@ -630,14 +787,24 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       const risky = best();
       if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
         if (stopNow()) return 'cancelled';
-        const r = await tryRung({ ...risky.rung.recipe, saturationSafe: true }, 'ours', `${risky.rung.label} has weights that could saturate the judge's int8 kernels: once more with saturation-safe weights`);
+        const r = await tryRung(
+          { ...risky.rung.recipe, saturationSafe: true },
+          'ours',
+          `${risky.rung.label} has weights that could saturate the judge's int8 kernels: once more with saturation-safe weights`,
+        );
         if (r) measured.push(r);
         if (r?.met) return 'target';
       } else if (options.saturationRisk) drop();
       // The best screened recipe with ranges by the method measured best on 8-bit CNNs, where its own is another.
       const screened = best();
       const method = options.attentionRungs ? ATTENTION_CALIBRATION_METHOD : LADDER_CALIBRATION_METHOD;
-      if (algorithms && options.calibrationRungs && !screened.error && screened.config.scaleType !== 'powerOfTwo' && screened.config.calibrationMethod !== method) {
+      if (
+        algorithms &&
+        options.calibrationRungs &&
+        !screened.error &&
+        screened.config.scaleType !== 'powerOfTwo' &&
+        screened.config.calibrationMethod !== method
+      ) {
         if (stopNow()) return 'cancelled';
         const r = await tryRung(
           { ...screened.rung.recipe, calibrationMethod: method },
@@ -679,11 +846,16 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (measured.length === 0) return [group, []];
     const best = measured[chooseRung(measured.map((m) => m.r))];
     const rest = group.filter((g) => g !== best.stage);
-    const show = (r: RungResult) => `${r.score.toFixed(4)}${Number.isFinite(r.metrics.cosine) ? `, cosine ${r.metrics.cosine.toFixed(4)}` : ''}`;
+    const show = (r: RungResult) =>
+      `${r.score.toFixed(4)}${Number.isFinite(r.metrics.cosine) ? `, cosine ${r.metrics.cosine.toFixed(4)}` : ''}`;
     stageWhy.set(best.stage, `its plain rung measured best of the 8-bit formats (${show(best.r)})`);
     for (const g of rest) {
       const mine = plainOf.get(g);
-      if (mine) stageWhy.set(g, `its plain rung measured ${show(mine)}, below ${best.r.rung.label}'s ${show(best.r)}: screened after that format's fine-tuning and mixed precision`);
+      if (mine)
+        stageWhy.set(
+          g,
+          `its plain rung measured ${show(mine)}, below ${best.r.rung.label}'s ${show(best.r)}: screened after that format's fine-tuning and mixed precision`,
+        );
     }
     return [[best.stage], rest];
   };
@@ -735,7 +907,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     }
     if (stopNow()) return 'cancelled';
     // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
-    const recipe: RungRecipe = { ...best.rung.recipe, perChannel: true, cle: false, finetune: null, exclusions: false, mixedPrecision: true };
+    const recipe: RungRecipe = {
+      ...best.rung.recipe,
+      perChannel: true,
+      cle: false,
+      finetune: null,
+      exclusions: false,
+      mixedPrecision: true,
+    };
     const searched = await tryRung(
       recipe,
       'ours',
@@ -763,7 +942,16 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       if (corrected?.met) return 'target';
       if (stopNow()) return 'cancelled';
     }
-    if (await fineTune(searched, best.rung.recipe.finetune ?? 'adaround', 'ours', bestSoFar, 'fine-tuning the precisions the mixed-precision search chose')) return 'target';
+    if (
+      await fineTune(
+        searched,
+        best.rung.recipe.finetune ?? 'adaround',
+        'ours',
+        bestSoFar,
+        'fine-tuning the precisions the mixed-precision search chose',
+      )
+    )
+      return 'target';
     return null;
   };
 
@@ -771,7 +959,10 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     let ended: Ended = null;
     if (order === 'fastest') {
       const candidates: RungResult[] = [];
-      ended = (await screen(stages, candidates)) ?? (await fineTuneAll(candidates, true, 'screened')) ?? (await mixedPrecision());
+      ended =
+        (await screen(stages, candidates)) ??
+        (await fineTuneAll(candidates, true, 'screened')) ??
+        (await mixedPrecision());
     } else {
       const eightBit = stages.filter((s) => isEightBit(s.preset));
       const sixteenBit = stages.filter((s) => !isEightBit(s.preset));
@@ -791,7 +982,8 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         ? ((await mixedPrecision()) ?? (await fineTuneAll(eight, eightLast && later.length === 0, '8-bit')))
         : ((await fineTuneAll(eight, eightLast && later.length === 0, '8-bit')) ?? (await mixedPrecision()));
       const eightLater: RungResult[] = [];
-      ended ??= (await screen(later, eightLater)) ?? (await fineTuneAll(eightLater, eightLast, '8-bit (screened later)'));
+      ended ??=
+        (await screen(later, eightLater)) ?? (await fineTuneAll(eightLater, eightLast, '8-bit (screened later)'));
       ended ??= (await screen(sixteenBit, sixteen)) ?? (await fineTuneAll(sixteen, true, '16-bit'));
     }
     if (ended) return finish(ended);
@@ -799,7 +991,11 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     // The exclusion search, last in either order.
     if (options.exclude) {
       if (stopNow()) return finish('cancelled');
-      const r = await tryRung({ preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true }, 4, 'the exclusion search comes last: every format and algorithm was tried first, and it starts from the best configuration measured');
+      const r = await tryRung(
+        { preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true },
+        4,
+        'the exclusion search comes last: every format and algorithm was tried first, and it starts from the best configuration measured',
+      );
       if (r?.met) return finish('target');
     }
     return finish('exhausted');
@@ -829,7 +1025,11 @@ export function chooseRung(results: readonly RungResult[]): number {
   if (first >= 0) return first;
   let best = -1;
   results.forEach((r, i) => {
-    if (Number.isFinite(r.score) && (best < 0 || r.score > results[best].score || (r.score === results[best].score && winsTie(r, results[best])))) best = i;
+    if (
+      Number.isFinite(r.score) &&
+      (best < 0 || r.score > results[best].score || (r.score === results[best].score && winsTie(r, results[best])))
+    )
+      best = i;
   });
   return best;
 }

@@ -1,10 +1,31 @@
 /** The ladder under a time budget: durations parsed, each rung's cost estimated before it runs, rungs that cannot fit skipped and listed. */
 import { describe, expect, it } from 'vitest';
-import { estimateRung, formatDuration, parseTimeBudget, priorCosts, rungKind, TimeBudgetError } from './ladderBudget.ts';
-import { climbLadder, ladderReport, type Rung, type RungMeasurement, type RungRecipe, type RungResult } from './ladder.ts';
+import {
+  estimateRung,
+  formatDuration,
+  parseTimeBudget,
+  priorCosts,
+  rungKind,
+  TimeBudgetError,
+} from './ladderBudget.ts';
+import {
+  climbLadder,
+  ladderReport,
+  type Rung,
+  type RungMeasurement,
+  type RungRecipe,
+  type RungResult,
+} from './ladder.ts';
 import { getPreset } from '../quantize/presets.ts';
 
-const recipe = (p: Partial<RungRecipe> = {}): RungRecipe => ({ preset: 'XINT8', perChannel: false, cle: false, finetune: null, exclusions: false, ...p });
+const recipe = (p: Partial<RungRecipe> = {}): RungRecipe => ({
+  preset: 'XINT8',
+  perChannel: false,
+  cle: false,
+  finetune: null,
+  exclusions: false,
+  ...p,
+});
 const result = (index: number, r: RungRecipe, seconds: number, error?: string): RungResult => ({
   rung: { index, label: `r${index}`, step: 1, recipe: r },
   config: getPreset('XINT8'),
@@ -22,38 +43,69 @@ describe('time budgets', () => {
     expect(parseTimeBudget('1h30m')).toBe(5400);
     expect(parseTimeBudget('2.5m')).toBe(150);
     expect(parseTimeBudget('600')).toBe(600);
-    for (const bad of ['', '15 minutes', '-3m', '0', 'm', '3x']) expect(() => parseTimeBudget(bad)).toThrow(TimeBudgetError);
+    for (const bad of ['', '15 minutes', '-3m', '0', 'm', '3x'])
+      expect(() => parseTimeBudget(bad)).toThrow(TimeBudgetError);
     expect(formatDuration(42)).toBe('42 s');
     expect(formatDuration(65)).toBe('1 min 05 s');
     expect(formatDuration(3720)).toBe('1 h 02 min');
   });
 
   it('estimates from the model and images first, then from the rungs measured, per kind', () => {
-    const prior = priorCosts({ parameters: 1e6, calibrationSamples: 16, evaluationSamples: 8, iterations: 200, mixedMeasurements: 60, exclusionSteps: 10 });
+    const prior = priorCosts({
+      parameters: 1e6,
+      calibrationSamples: 16,
+      evaluationSamples: 8,
+      iterations: 200,
+      mixedMeasurements: 60,
+      exclusionSteps: 10,
+    });
     // YOLOX-nano-sized: a screening rung of about 13 s, fine-tuning at 200 iterations seven times that.
     expect(prior.screen).toBeCloseTo(1 + 3e-7 * 1e6 * 40, 6);
     expect(prior.finetune).toBeCloseTo(prior.screen * 7, 6);
     expect(prior.exclusions).toBeCloseTo(prior.screen * 10, 6);
-    expect(estimateRung(recipe(), [], prior)).toEqual({ seconds: prior.screen, basis: "the model's size and the images" });
+    expect(estimateRung(recipe(), [], prior)).toEqual({
+      seconds: prior.screen,
+      basis: "the model's size and the images",
+    });
     // Two screening rungs measured at 10 and 20 s: the next screening rung is their mean.
     const measured = [result(1, recipe(), 10), result(2, recipe({ cle: true }), 20)];
-    expect(estimateRung(recipe({ preset: 'A8W8' }), measured, prior)).toEqual({ seconds: 15, basis: 'the mean of rungs 1, 2' });
+    expect(estimateRung(recipe({ preset: 'A8W8' }), measured, prior)).toEqual({
+      seconds: 15,
+      basis: 'the mean of rungs 1, 2',
+    });
     // No fine-tuning measured yet: the prior, scaled by how the screening rungs compared with the prior's screening figure.
     const ft = estimateRung(recipe({ finetune: 'adaround' }), measured, prior);
     expect(ft.seconds).toBeCloseTo(prior.finetune * (15 / prior.screen), 6);
     expect(ft.basis).toMatch(/scaled by the screening rungs/);
     // A fine-tuning rung measured: the next of the same algorithm costs what it cost; a failed rung is no evidence.
-    const withFt = [...measured, result(3, recipe({ finetune: 'adaround' }), 300), result(4, recipe({ finetune: 'adaround', cle: true }), 5, 'Error: boom')];
-    expect(estimateRung(recipe({ preset: 'A8W8', finetune: 'adaround' }), withFt, prior)).toEqual({ seconds: 300, basis: 'like rung 3' });
+    const withFt = [
+      ...measured,
+      result(3, recipe({ finetune: 'adaround' }), 300),
+      result(4, recipe({ finetune: 'adaround', cle: true }), 5, 'Error: boom'),
+    ];
+    expect(estimateRung(recipe({ preset: 'A8W8', finetune: 'adaround' }), withFt, prior)).toEqual({
+      seconds: 300,
+      basis: 'like rung 3',
+    });
     expect(estimateRung(recipe({ finetune: 'adaquant' }), withFt, prior).seconds).toBe(300);
     // Sequential ranges cost several calibrations: never estimated from MinMax rungs alone as if equal.
-    expect(estimateRung(recipe({ calibrationMethod: 'Sequential' }), measured, prior).seconds).toBeCloseTo(prior.screen * (15 / prior.screen) * 3, 6);
+    expect(estimateRung(recipe({ calibrationMethod: 'Sequential' }), measured, prior).seconds).toBeCloseTo(
+      prior.screen * (15 / prior.screen) * 3,
+      6,
+    );
     expect(rungKind(recipe({ mixedPrecision: true, finetune: 'adaround' }))).toBe('finetune');
     expect(rungKind(recipe({ mixedPrecision: true }))).toBe('mixed');
   });
 
   it('costs a bias-correction rung as half a fine-tuning rung until one is measured', () => {
-    const prior = priorCosts({ parameters: 1e6, calibrationSamples: 16, evaluationSamples: 8, iterations: 200, mixedMeasurements: 60, exclusionSteps: 10 });
+    const prior = priorCosts({
+      parameters: 1e6,
+      calibrationSamples: 16,
+      evaluationSamples: 8,
+      iterations: 200,
+      mixedMeasurements: 60,
+      exclusionSteps: 10,
+    });
     const bc = recipe({ mixedPrecision: true, biasCorrection: true });
     expect(rungKind(bc)).toBe('finetune');
     expect(estimateRung(bc, [], prior).seconds).toBeCloseTo(prior.finetune / 2, 6);
@@ -62,7 +114,10 @@ describe('time budgets', () => {
     // Measured once, it is its own estimate; a fine-tuning rung is never estimated from it.
     const corrected = result(4, bc, 30);
     expect(estimateRung(bc, [tuned, corrected], prior).seconds).toBe(30);
-    expect(estimateRung(recipe({ finetune: 'adaround' }), [corrected], prior)).toEqual({ seconds: prior.finetune, basis: "the model's size and the images" });
+    expect(estimateRung(recipe({ finetune: 'adaround' }), [corrected], prior)).toEqual({
+      seconds: prior.finetune,
+      basis: "the model's size and the images",
+    });
   });
 
   it('skips and lists the rungs that cannot fit in what is left, shows each estimate, and ends "budget" with the best kept', async () => {
@@ -91,7 +146,9 @@ describe('time budgets', () => {
     // XINT8 and XINT8 + CLE fit (10 s each); the fine-tuning rungs (estimated 5000 s from the prior) do not, even with 100 iterations.
     expect(result.results.map((r) => r.rung.label)).toEqual(['XINT8', 'XINT8 + CLE']);
     expect(result.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
-    expect(result.skipped[0].reason).toMatch(/^over the time budget: estimated 1 h 23 min \(.*\), 1 min 20 s of 1 min 40 s left$/);
+    expect(result.skipped[0].reason).toMatch(
+      /^over the time budget: estimated 1 h 23 min \(.*\), 1 min 20 s of 1 min 40 s left$/,
+    );
     expect(result.stopped).toBe('budget');
     expect(result.chosen).toBe(1); // the best measured within the budget
     expect(result.budget).toEqual({ seconds: 100, used: 20 });
@@ -124,7 +181,10 @@ describe('time budgets', () => {
   });
 
   it('a climb the caller aborts past its budget (the deadline) ends "budget", before it "cancelled"', async () => {
-    for (const [at, stopped] of [[150, 'budget'], [50, 'cancelled']] as const) {
+    for (const [at, stopped] of [
+      [150, 'budget'],
+      [50, 'cancelled'],
+    ] as const) {
       let clock = 0;
       const signal = { aborted: false };
       const result = await climbLadder({
@@ -178,7 +238,10 @@ describe('time budgets', () => {
           return { score: 0.96, metrics: {}, config: c };
         },
       });
-      return result.results.map((r) => `${r.rung.label}${r.rung.why?.includes('mixed precision before 8-bit fine-tuning') ? ' (mixed first)' : ''}`);
+      return result.results.map(
+        (r) =>
+          `${r.rung.label}${r.rung.why?.includes('mixed precision before 8-bit fine-tuning') ? ' (mixed first)' : ''}`,
+      );
     };
     // Fine-tuning at 1000 iterations a layer (the recognizer's case): 60 % in 130 s beats 40 % in 310 s.
     expect(await order({ screen: 10, finetune: 310, mixed: 130, exclusions: 100 })).toEqual([
@@ -198,7 +261,7 @@ describe('time budgets', () => {
     ]);
   });
 
-  it('fits a fine-tuning rung that cannot finish at the user\'s iterations to what is left, with fewer iterations that fit', async () => {
+  it("fits a fine-tuning rung that cannot finish at the user's iterations to what is left, with fewer iterations that fit", async () => {
     let clock = 0;
     const configs: number[] = [];
     const seen: Rung[] = [];
@@ -223,7 +286,9 @@ describe('time budgets', () => {
     expect(result.results.map((r) => r.rung.label)).toEqual(['XINT8', 'XINT8 + AdaRound (900 iterations)']);
     expect(configs).toEqual([900]);
     expect(result.skipped.map((k) => k.label)).toEqual(['XINT8 + CLE', 'XINT8 + AdaQuant']);
-    expect(seen[1].why).toMatch(/at 1000 iterations a layer it would take about 5 min 10 s .*, 4 min 50 s are left: 900 iterations fit$/);
+    expect(seen[1].why).toMatch(
+      /at 1000 iterations a layer it would take about 5 min 10 s .*, 4 min 50 s are left: 900 iterations fit$/,
+    );
     expect(seen[1].estimate!.basis).toMatch(/scaled to 900 of 1000 iterations$/);
     expect(result.stopped).toBe('budget');
   });

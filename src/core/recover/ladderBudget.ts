@@ -38,14 +38,24 @@ export function parseTimeBudget(text: string): number {
   const t = text.trim().toLowerCase();
   if (/^\d+(\.\d+)?$/.test(t)) return positive(Number(t), text);
   const parts = [...t.matchAll(/(\d+(?:\.\d+)?)\s*([hms])/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('').replace(/\s/g, '') !== t.replace(/\s/g, '')) {
+  if (
+    parts.length === 0 ||
+    parts
+      .map((p) => p[0])
+      .join('')
+      .replace(/\s/g, '') !== t.replace(/\s/g, '')
+  ) {
     throw new TimeBudgetError(`time budget "${text}": give a duration such as 15m, 90s or 1h30m`);
   }
-  return positive(parts.reduce((s, p) => s + Number(p[1]) * UNIT_SECONDS[p[2]], 0), text);
+  return positive(
+    parts.reduce((s, p) => s + Number(p[1]) * UNIT_SECONDS[p[2]], 0),
+    text,
+  );
 }
 
 function positive(seconds: number, text: string): number {
-  if (!(seconds > 0) || !Number.isFinite(seconds)) throw new TimeBudgetError(`time budget "${text}": give a duration above zero`);
+  if (!(seconds > 0) || !Number.isFinite(seconds))
+    throw new TimeBudgetError(`time budget "${text}": give a duration above zero`);
   return seconds;
 }
 
@@ -136,17 +146,27 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
   const ok = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === kind);
   const like = (rs: readonly MeasuredRung[]): RungEstimate => ({
     seconds: mean(rs.map((r) => r.seconds)),
-    basis: rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
+    basis:
+      rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
   });
   const correcting = recipe.biasCorrection === true && !recipe.finetune;
   if (kind === 'finetune') {
-    const same = ok.filter((r) => r.rung.recipe.finetune === recipe.finetune && (r.rung.recipe.biasCorrection === true) === (recipe.biasCorrection === true));
+    const same = ok.filter(
+      (r) =>
+        r.rung.recipe.finetune === recipe.finetune &&
+        (r.rung.recipe.biasCorrection === true) === (recipe.biasCorrection === true),
+    );
     if (same.length > 0) return like(same);
     // A bias-correction rung's seconds say little of a fine-tuning rung's iterations: only fine-tuning rungs count.
     const tuned = ok.filter((r) => r.rung.recipe.finetune);
     if (tuned.length > 0) {
       const e = like(tuned);
-      return correcting ? { seconds: BIAS_CORRECTION_SHARE * e.seconds, basis: `${Math.round(BIAS_CORRECTION_SHARE * 100)} % of ${e.basis.replace(/^like /, '')}` } : e;
+      return correcting
+        ? {
+            seconds: BIAS_CORRECTION_SHARE * e.seconds,
+            basis: `${Math.round(BIAS_CORRECTION_SHARE * 100)} % of ${e.basis.replace(/^like /, '')}`,
+          }
+        : e;
     }
   } else if (kind === 'screen') {
     const same = ok.filter((r) => (r.rung.recipe.calibrationMethod ?? null) === (recipe.calibrationMethod ?? null));
@@ -154,11 +174,16 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
   } else if (ok.length > 0) {
     return like(ok);
   }
-  const screens = measured.filter((r) => !r.error && rungKind(r.rung.recipe) === 'screen' && !r.rung.recipe.calibrationMethod);
+  const screens = measured.filter(
+    (r) => !r.error && rungKind(r.rung.recipe) === 'screen' && !r.rung.recipe.calibrationMethod,
+  );
   const share = correcting ? BIAS_CORRECTION_SHARE : 1;
   if (screens.length === 0) return { seconds: share * prior[kind], basis: "the model's size and the images" };
   const speed = mean(screens.map((r) => r.seconds)) / prior.screen;
   // A screening rung with another ranges method than any measured: a few calibrations' worth more.
   const factor = (kind === 'screen' ? 3 : 1) * share;
-  return { seconds: prior[kind] * speed * factor, basis: "the model's size and the images, scaled by the screening rungs measured" };
+  return {
+    seconds: prior[kind] * speed * factor,
+    basis: "the model's size and the images, scaled by the screening rungs measured",
+  };
 }

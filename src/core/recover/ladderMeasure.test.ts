@@ -3,7 +3,7 @@ import { assertTargetFits, calibrationKey } from './ladderMeasure.ts';
 import { attentionBlockModel, convReluModel } from '../quantize/testModels.ts';
 import { getPreset } from '../quantize/presets.ts';
 
-describe('the ladder\'s shared calibrations', () => {
+describe("the ladder's shared calibrations", () => {
   it('shares one calibration between formats whose collector ignores the activation type, and not otherwise', () => {
     // A8W8 and A16W8 both collect MinMax ranges: one calibration serves both.
     expect(calibrationKey(getPreset('A16W8'))).toBe(calibrationKey(getPreset('A8W8')));
@@ -24,15 +24,25 @@ describe('the ladder\'s shared calibrations', () => {
     expect(calibrationKey({ ...sequential, perChannel: true })).not.toBe(calibrationKey(sequential));
     expect(calibrationKey({ ...entropy, perChannel: true })).toBe(calibrationKey(entropy));
     // Fine-tuning and bias correction act after calibration: a fine-tuning rung reuses its start's ranges.
-    const tuned = { ...sequential, includeFastFt: true, includeBiasCorrection: true, extraOptions: { ...sequential.extraOptions, FastFinetune: { ...sequential.extraOptions.FastFinetune, NumIterations: 200 } } };
+    const tuned = {
+      ...sequential,
+      includeFastFt: true,
+      includeBiasCorrection: true,
+      extraOptions: {
+        ...sequential.extraOptions,
+        FastFinetune: { ...sequential.extraOptions.FastFinetune, NumIterations: 200 },
+      },
+    };
     expect(calibrationKey(tuned)).toBe(calibrationKey(sequential));
     expect(calibrationKey({ ...sequential, includeCle: true })).not.toBe(calibrationKey(sequential));
   });
 });
 
-describe('a target the model\'s outputs cannot have', () => {
+describe("a target the model's outputs cannot have", () => {
   it('refuses a sequence target by name before any rung when no output can be [batch, steps, classes]; rank 3 or an undeclared rank is let through', () => {
-    expect(() => assertTargetFits(convReluModel(), 'sequence')).toThrow(expect.objectContaining({ name: 'LadderTargetError', message: expect.stringMatching(/rank 4, 4/) }));
+    expect(() => assertTargetFits(convReluModel(), 'sequence')).toThrow(
+      expect.objectContaining({ name: 'LadderTargetError', message: expect.stringMatching(/rank 4, 4/) }),
+    );
     expect(() => assertTargetFits(attentionBlockModel(), 'sequence')).not.toThrow();
     const undeclared = convReluModel();
     delete undeclared.graph!.output[0].type;

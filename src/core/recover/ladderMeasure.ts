@@ -21,7 +21,12 @@ import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mix
 import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../evaluate/precisionGrowth.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
-import { prepareNamed, quantizeWithRecovery, type RecoveryProgress, type RecoveryReport } from './quantizeWithRecovery.ts';
+import {
+  prepareNamed,
+  quantizeWithRecovery,
+  type RecoveryProgress,
+  type RecoveryReport,
+} from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
@@ -34,7 +39,15 @@ import type { DenseProduct } from './denseProduct.ts';
 import { forEachTensor } from '../onnx/walk.ts';
 import { elementCount } from '../onnx/elementTypes.ts';
 import { priorCosts, type CostPrior } from './ladderBudget.ts';
-import { LadderTargetError, mixedPrecisionCosine, TASK_LADDER_METRICS as TASK_METRICS, type LadderMetric, type LadderOptions, type Rung, type RungMeasurement } from './ladder.ts';
+import {
+  LadderTargetError,
+  mixedPrecisionCosine,
+  TASK_LADDER_METRICS as TASK_METRICS,
+  type LadderMetric,
+  type LadderOptions,
+  type Rung,
+  type RungMeasurement,
+} from './ladder.ts';
 
 export interface LadderRuntime {
   /** The float model as the user gave it; every rung is compared with it. */
@@ -115,7 +128,12 @@ export function calibrationKey(config: QuantConfig): string {
     const { includeFastFt: _f, includeBiasCorrection: _b, ...top } = config;
     return JSON.stringify([collector, { ...top, extraOptions: extra }]);
   }
-  return JSON.stringify([collector, TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType, config.includeCle, extra]);
+  return JSON.stringify([
+    collector,
+    TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType,
+    config.includeCle,
+    extra,
+  ]);
 }
 
 /**
@@ -126,7 +144,9 @@ export function assertTargetFits(model: ModelProto, metric: LadderMetric): void 
   if (metric !== 'sequence') return;
   const ranks = model.graph!.output.map((o) => o.type?.tensor_type?.shape?.dim?.length);
   if (ranks.length > 0 && ranks.every((r) => r !== undefined && r !== 3)) {
-    throw new LadderTargetError(`sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model's outputs have rank ${ranks.join(', ')}`);
+    throw new LadderTargetError(
+      `sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model's outputs have rank ${ranks.join(', ')}`,
+    );
   }
 }
 
@@ -166,7 +186,11 @@ export function ladderMeasures(
     const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias]);
     let changes = cleSettings.get(key);
     if (changes === undefined) {
-      const report = crossLayerEqualize(prepareNamed(rt.model).model, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias }).report;
+      const report = crossLayerEqualize(prepareNamed(rt.model).model, {
+        steps: x.CLESteps,
+        totalDiffThreshold: x.CLETotalLayerDiffThreshold,
+        scaleAppendBias: x.CLEScaleAppendBias,
+      }).report;
       changes = report.pairs.length > 0;
       cleSettings.set(key, changes);
     }
@@ -212,15 +236,31 @@ export function ladderMeasures(
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
     const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
     const runs = runCollector();
-    const comparison = await compareModels(rt.model, judged, evaluation, { layers, floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto', onOutputs: reader.readsOutputs ? runs.onOutputs : undefined });
-    const detail: RungDetail = { quantized: result.model, report: result.report, recovery: result.recovery, comparison };
-    return { detail, score: reader.figure(comparison.outputs, runs.runs), metrics: reader.figures(comparison.outputs, runs.runs) };
+    const comparison = await compareModels(rt.model, judged, evaluation, {
+      layers,
+      floatIndex,
+      sequence: metric === 'sequence' ? 'always' : 'auto',
+      onOutputs: reader.readsOutputs ? runs.onOutputs : undefined,
+    });
+    const detail: RungDetail = {
+      quantized: result.model,
+      report: result.report,
+      recovery: result.recovery,
+      comparison,
+    };
+    return {
+      detail,
+      score: reader.figure(comparison.outputs, runs.runs),
+      metrics: reader.figures(comparison.outputs, runs.runs),
+    };
   };
 
   return {
     cleApplies: cleChanges,
     saturationRisk:
-      rt.evaluation.graphOptimization === 'all' ? (r) => ((r.detail as RungDetail | undefined)?.report.saturationRisk?.length ?? 0) > 0 : undefined,
+      rt.evaluation.graphOptimization === 'all'
+        ? (r) => ((r.detail as RungDetail | undefined)?.report.saturationRisk?.length ?? 0) > 0
+        : undefined,
 
     async measure(config, rung): Promise<RungMeasurement> {
       const { detail, score, metrics } = await judge(config, rung, false);
@@ -235,29 +275,48 @@ export function ladderMeasures(
       const left = limits?.secondsLeft ?? Infinity;
       // Under a time budget the search ends at its share of what is left, with what it measured so far (its ranking is
       // what the growth reads); the growth then ends at its own, leaving the rest to the rungs that tune the choice.
-      const searchSignal = { get aborted() { return rt.signal?.aborted === true || spent() > SEARCH_SHARE_OF_TIME_LEFT * left; } };
+      const searchSignal = {
+        get aborted() {
+          return rt.signal?.aborted === true || spent() > SEARCH_SHARE_OF_TIME_LEFT * left;
+        },
+      };
       const chosen = await chooseMixedPrecision(rt.model, ranges, config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
         target: mixedPrecisionCosine(target),
         maxMeasurements: LADDER_MIXED_MEASUREMENTS,
         signal: searchSignal,
-        onStep: (s) => rt.onProgress?.(rung, { phase: 'mixed', done: s.index, total: LADDER_MIXED_MEASUREMENTS, cosine: s.cosine }),
+        onStep: (s) =>
+          rt.onProgress?.(rung, { phase: 'mixed', done: s.index, total: LADDER_MIXED_MEASUREMENTS, cosine: s.cosine }),
       });
       // The budget sized from measurement: the 16-bit set grows along the search's sensitivity ranking until the target
       // holds on the held-in (calibration) samples; output targets only (a task figure needs the evaluation's geometry).
       let growth: GrowthResult | undefined;
-      if (!(TASK_METRICS as readonly string[]).includes(target.metric) && options.grow !== false && !rt.signal?.aborted) {
+      if (
+        !(TASK_METRICS as readonly string[]).includes(target.metric) &&
+        options.grow !== false &&
+        !rt.signal?.aborted
+      ) {
         const searched = chosen.chosen;
-        const first = [...chosen.units.act16, ...chosen.units.w16].filter((u) => u.names.some((n) => (u.kind === 'act16' ? searched.act16 : searched.w16).includes(n)));
-        const ranking = sensitivityRanking([...chosen.units.act16, ...chosen.units.w16], chosen.measured, first, (u) => chosen.positions.get(u) ?? Infinity);
+        const first = [...chosen.units.act16, ...chosen.units.w16].filter((u) =>
+          u.names.some((n) => (u.kind === 'act16' ? searched.act16 : searched.w16).includes(n)),
+        );
+        const ranking = sensitivityRanking(
+          [...chosen.units.act16, ...chosen.units.w16],
+          chosen.measured,
+          first,
+          (u) => chosen.positions.get(u) ?? Infinity,
+        );
         growth = await growPrecision({
           config: { ...chosen.config, includeCle: false, includeFastFt: false, includeBiasCorrection: false },
           ranking,
-          start: first.length || Math.ceil(MAX_GROWN_SHARE * ranking.length / 8),
+          start: first.length || Math.ceil((MAX_GROWN_SHARE * ranking.length) / 8),
           limit: Math.floor(MAX_GROWN_SHARE * ranking.length),
           score: async (c) => {
             const q = quantizeModel(rt.model, ranges, c);
-            const comparison = await compareModels(rt.model, q.model, heldIn, { floatIndex, sequence: metric === 'sequence' ? 'always' : 'auto' });
+            const comparison = await compareModels(rt.model, q.model, heldIn, {
+              floatIndex,
+              sequence: metric === 'sequence' ? 'always' : 'auto',
+            });
             return { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
           },
           met: (v) => Number.isFinite(v) && v >= target.value,
@@ -268,7 +327,12 @@ export function ladderMeasures(
       const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
       const final = growth ? { ...growth.config, includeCle, includeFastFt, includeBiasCorrection } : chosen.config;
       const { detail, score, metrics } = await judge(final, rung, false);
-      return { score, metrics, config: final, detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}) } };
+      return {
+        score,
+        metrics,
+        config: final,
+        detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}) },
+      };
     },
 
     async exclude(config, target, rung): Promise<RungMeasurement> {
@@ -283,11 +347,18 @@ export function ladderMeasures(
           measured.set(c, m);
           const quantizedIds = new Set<string>(m.detail.report.quantized.map((q) => q.id));
           const layers = rankLayers(m.detail.comparison.layerwise!.rows, floatIndex, quantizedIds);
-          return metric === 'cosine' ? { cosine: m.score, layers } : { cosine: meanOutputCosine(m.detail.comparison.outputs).cosine, figure: m.score, layers };
+          return metric === 'cosine'
+            ? { cosine: m.score, layers }
+            : { cosine: meanOutputCosine(m.detail.comparison.outputs).cosine, figure: m.score, layers };
         },
       });
       const best = measured.get(result.config)!;
-      return { score: best.score, metrics: best.metrics, config: result.config, detail: { ...best.detail, steps: result.steps } };
+      return {
+        score: best.score,
+        metrics: best.metrics,
+        config: result.config,
+        detail: { ...best.detail, steps: result.steps },
+      };
     },
   };
 }
@@ -313,7 +384,10 @@ const LADDER_MIXED_MEASUREMENTS = 100;
  * What each kind of rung is expected to cost on `model` before any is measured (ladderBudget.ts priorCosts): from its
  * weights, the calibration and evaluation samples, the fine-tuning iterations of `base` and the searches' limits.
  */
-export function ladderCostPrior(model: ModelProto, f: { calibrationSamples: number; evaluationSamples: number; base?: QuantConfig; maxExclusionSteps?: number }): CostPrior {
+export function ladderCostPrior(
+  model: ModelProto,
+  f: { calibrationSamples: number; evaluationSamples: number; base?: QuantConfig; maxExclusionSteps?: number },
+): CostPrior {
   let parameters = 0;
   forEachTensor(model, (t) => {
     parameters += elementCount((t.dims ?? []).map(Number));

@@ -24,7 +24,13 @@ const host = { calibrationSamples: 4, evaluationSamples: 2 };
 describe('ladderClimbOptions: the climb the page and qstudio ladder both run', () => {
   it('the defaults: algorithms re-applied, the per-channel, exclusion and mixed-precision rungs on', () => {
     const o = ladderClimbOptions(runtime('basic'), { target }, host);
-    expect(o).toMatchObject({ target, reapplyAlgorithms: true, perChannelRung: true, calibrationRungs: true, mixedBiasCorrection: true });
+    expect(o).toMatchObject({
+      target,
+      reapplyAlgorithms: true,
+      perChannelRung: true,
+      calibrationRungs: true,
+      mixedBiasCorrection: true,
+    });
     expect(typeof o.measure).toBe('function');
     expect(typeof o.exclude).toBe('function');
     expect(typeof o.mixed).toBe('function');
@@ -33,8 +39,31 @@ describe('ladderClimbOptions: the climb the page and qstudio ladder both run', (
 
   it('passes the user choices through', () => {
     const base = getPreset('A8W8');
-    const o = ladderClimbOptions(runtime('basic'), { target, base, order: 'fastest', formats: ['A8W8'], reapplyAlgorithms: false, perChannelRung: false, exclusions: false, mixedPrecision: false, finetuneReach: 0.5, timeBudget: 60 }, host);
-    expect(o).toMatchObject({ base, order: 'fastest', formats: ['A8W8'], reapplyAlgorithms: false, perChannelRung: false, finetuneReach: 0.5, timeBudget: 60 });
+    const o = ladderClimbOptions(
+      runtime('basic'),
+      {
+        target,
+        base,
+        order: 'fastest',
+        formats: ['A8W8'],
+        reapplyAlgorithms: false,
+        perChannelRung: false,
+        exclusions: false,
+        mixedPrecision: false,
+        finetuneReach: 0.5,
+        timeBudget: 60,
+      },
+      host,
+    );
+    expect(o).toMatchObject({
+      base,
+      order: 'fastest',
+      formats: ['A8W8'],
+      reapplyAlgorithms: false,
+      perChannelRung: false,
+      finetuneReach: 0.5,
+      timeBudget: 60,
+    });
     expect(o.exclude).toBeUndefined();
     expect(o.mixed).toBeUndefined();
   });
@@ -42,7 +71,11 @@ describe('ladderClimbOptions: the climb the page and qstudio ladder both run', (
   it('a saturation-safe rung where the judge runs the int8 kernels, unless the host knows they cannot saturate', () => {
     expect(ladderClimbOptions(runtime('basic'), { target }, host).saturationRisk).toBeUndefined();
     expect(ladderClimbOptions(runtime('all'), { target }, host).saturationRisk).toBeTypeOf('function');
-    expect(ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: true }).saturationRisk).toBeTypeOf('function');
-    expect(ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: false }).saturationRisk).toBeUndefined();
+    expect(
+      ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: true }).saturationRisk,
+    ).toBeTypeOf('function');
+    expect(
+      ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: false }).saturationRisk,
+    ).toBeUndefined();
   });
 });

@@ -48,9 +48,16 @@ export interface LadderHost {
 }
 
 /** climbLadder's options for the choices on the runtime, less the caller's signal, onRung and onSkip. */
-export function ladderClimbOptions(rt: LadderRuntime, choices: LadderChoices, host: LadderHost): Omit<LadderOptions, 'signal' | 'onRung' | 'onSkip'> {
+export function ladderClimbOptions(
+  rt: LadderRuntime,
+  choices: LadderChoices,
+  host: LadderHost,
+): Omit<LadderOptions, 'signal' | 'onRung' | 'onSkip'> {
   const model: ModelProto = rt.model;
-  const measures = ladderMeasures(rt, choices.target.metric, { maxExclusionSteps: choices.maxExclusionSteps, precisionBudget: choices.precisionBudget });
+  const measures = ladderMeasures(rt, choices.target.metric, {
+    maxExclusionSteps: choices.maxExclusionSteps,
+    precisionBudget: choices.precisionBudget,
+  });
   return {
     target: choices.target,
     base: choices.base,

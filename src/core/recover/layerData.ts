@@ -73,8 +73,10 @@ function convOutput(layer: LinearLayer, h: number, w: number) {
   const out = [0, 0];
   for (let d = 0; d < 2; d++) {
     const span = g.dilations[d] * (g.kernel[d] - 1) + 1;
-    if (g.autoPad === 'VALID') { begin[d] = 0; end[d] = 0; }
-    else if (g.autoPad === 'SAME_UPPER' || g.autoPad === 'SAME_LOWER') {
+    if (g.autoPad === 'VALID') {
+      begin[d] = 0;
+      end[d] = 0;
+    } else if (g.autoPad === 'SAME_UPPER' || g.autoPad === 'SAME_LOWER') {
       const total = Math.max(0, (Math.ceil(size[d] / g.strides[d]) - 1) * g.strides[d] + span - size[d]);
       begin[d] = g.autoPad === 'SAME_UPPER' ? Math.floor(total / 2) : Math.ceil(total / 2);
       end[d] = total - begin[d];
@@ -85,13 +87,20 @@ function convOutput(layer: LinearLayer, h: number, w: number) {
 }
 
 /** Number of output positions of a layer for an input of these dims, and a writer of position p's row. */
-function rowReader(layer: LinearLayer, dims: readonly number[], data: Float32Array): { positions: number; width: number; write(p: number, out: Float32Array, at: number): void } {
+function rowReader(
+  layer: LinearLayer,
+  dims: readonly number[],
+  data: Float32Array,
+): { positions: number; width: number; write(p: number, out: Float32Array, at: number): void } {
   if (layer.opType === 'Conv') {
     if (dims.length !== 4) throw new RecoveryError(`${layer.id}: expected a 4-D input, got [${dims.join(', ')}]`);
     const [n, c, h, w] = dims;
     const g = layer.conv!;
     const [kh, kw] = g.kernel;
-    if (c * kh * kw !== layer.groups * layer.inPerGroup) throw new RecoveryError(`${layer.id}: input has ${c} channels, the weight expects ${(layer.groups * layer.inPerGroup) / (kh * kw)}`);
+    if (c * kh * kw !== layer.groups * layer.inPerGroup)
+      throw new RecoveryError(
+        `${layer.id}: input has ${c} channels, the weight expects ${(layer.groups * layer.inPerGroup) / (kh * kw)}`,
+      );
     const { oh, ow, top, left } = convOutput(layer, h, w);
     return {
       positions: n * oh * ow,
@@ -115,12 +124,18 @@ function rowReader(layer: LinearLayer, dims: readonly number[], data: Float32Arr
     };
   }
   const width = dims[dims.length - 1];
-  if (width !== layer.inPerGroup) throw new RecoveryError(`${layer.id}: input's last dimension is ${width}, the weight expects ${layer.inPerGroup}`);
-  return { positions: data.length / width, width, write: (p, out, at) => out.set(data.subarray(p * width, (p + 1) * width), at) };
+  if (width !== layer.inPerGroup)
+    throw new RecoveryError(`${layer.id}: input's last dimension is ${width}, the weight expects ${layer.inPerGroup}`);
+  return {
+    positions: data.length / width,
+    width,
+    write: (p, out, at) => out.set(data.subarray(p * width, (p + 1) * width), at),
+  };
 }
 
 function floatData(t: RunTensor | undefined, name: string): { data: Float32Array; dims: readonly number[] } {
-  if (!t || t.type !== 'float32') throw new RecoveryError(`tensor "${name}" is ${t?.type ?? 'missing'}: a layer input must be float32`);
+  if (!t || t.type !== 'float32')
+    throw new RecoveryError(`tensor "${name}" is ${t?.type ?? 'missing'}: a layer input must be float32`);
   return { data: t.data as Float32Array, dims: t.dims };
 }
 
@@ -140,18 +155,27 @@ export interface SideRows {
 }
 
 /** Each sample's tensors in sample order, handed to `onSample`: from one session, or from the quantized passes. */
-export type SampleTensors = (onSample: (sample: number, tensors: Readonly<Record<string, RunTensor>>) => void) => Promise<void>;
+export type SampleTensors = (
+  onSample: (sample: number, tensors: Readonly<Record<string, RunTensor>>) => void,
+) => Promise<void>;
 
 /**
  * The input rows of `layers` as `model` computes them (`side` names which input tensor of each layer to read),
  * at positions seeded per layer and sample: one session of the model cut down to those tensors (exposeOnly), one
  * run per sample. Throws RecoveryError (also when cancelled).
  */
-export async function sampleLayerInputs(model: ModelProto, layers: readonly LinearLayer[], side: 'float' | 'quant', runtime: ComparisonRuntime, options: GatherOptions): Promise<SideRows[]> {
+export async function sampleLayerInputs(
+  model: ModelProto,
+  layers: readonly LinearLayer[],
+  side: 'float' | 'quant',
+  runtime: ComparisonRuntime,
+  options: GatherOptions,
+): Promise<SideRows[]> {
   const tensorOf = (l: LinearLayer) => (side === 'float' ? l.floatInput : l.quantInput);
   const graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
   const needsFeeds = layers.some((l) => graphInputs.has(tensorOf(l)));
-  if (needsFeeds && !runtime.feeds) throw new RecoveryError('a tuned layer reads a graph input, and the runtime gives no feeds');
+  if (needsFeeds && !runtime.feeds)
+    throw new RecoveryError('a tuned layer reads a graph input, and the runtime gives no feeds');
   const names = [...new Set(layers.map(tensorOf).filter((n) => !graphInputs.has(n)))];
   const samples = Math.min(options.samples, runtime.samples);
   const runs: SampleTensors = async (onSample) => {
@@ -169,7 +193,12 @@ export async function sampleLayerInputs(model: ModelProto, layers: readonly Line
 }
 
 /** The rows of `layers` read from each sample's tensors (`tensorOf` names a layer's input among them). */
-export async function layerRowsOf(layers: readonly LinearLayer[], tensorOf: (l: LinearLayer) => string, runs: SampleTensors, options: GatherOptions): Promise<SideRows[]> {
+export async function layerRowsOf(
+  layers: readonly LinearLayer[],
+  tensorOf: (l: LinearLayer) => string,
+  runs: SampleTensors,
+  options: GatherOptions,
+): Promise<SideRows[]> {
   const parts = layers.map(() => ({ chunks: [] as Float32Array[], rows: 0, width: 0, positions: -1 }));
   await runs((s, out) => {
     layers.forEach((layer, li) => {
@@ -179,9 +208,11 @@ export async function layerRowsOf(layers: readonly LinearLayer[], tensorOf: (l: 
       const count = Math.min(options.positionsPerSample, reader.positions);
       const rows = new Float32Array(count * reader.width);
       // All positions when they fit, else a seeded uniform draw (with replacement).
-      for (let r = 0; r < count; r++) reader.write(count === reader.positions ? r : Math.floor(random() * reader.positions), rows, r * reader.width);
+      for (let r = 0; r < count; r++)
+        reader.write(count === reader.positions ? r : Math.floor(random() * reader.positions), rows, r * reader.width);
       const part = parts[li];
-      if (part.positions >= 0 && part.positions !== reader.positions) throw new RecoveryError(`${layer.id}: its input changes shape between samples`);
+      if (part.positions >= 0 && part.positions !== reader.positions)
+        throw new RecoveryError(`${layer.id}: its input changes shape between samples`);
       part.chunks.push(rows);
       part.rows += count;
       part.width = reader.width;
@@ -191,14 +222,18 @@ export async function layerRowsOf(layers: readonly LinearLayer[], tensorOf: (l: 
   return parts.map((p) => {
     const data = new Float32Array(p.rows * p.width);
     let at = 0;
-    for (const a of p.chunks) { data.set(a, at); at += a.length; }
+    for (const a of p.chunks) {
+      data.set(a, at);
+      at += a.length;
+    }
     return { rows: p.rows, width: p.width, positions: p.positions, data };
   });
 }
 
 /** Float and quantized rows of one layer as LayerRows, checked to come from inputs of the same shape. */
 export function pairRows(layer: LinearLayer, float: SideRows, quant: SideRows): LayerRows {
-  if (float.positions !== quant.positions || float.rows !== quant.rows) throw new RecoveryError(`${layer.id}: float and quantized inputs differ in shape`);
+  if (float.positions !== quant.positions || float.rows !== quant.rows)
+    throw new RecoveryError(`${layer.id}: float and quantized inputs differ in shape`);
   return { layer, rows: quant.rows, width: quant.width, floatRows: float.data, quantRows: quant.data };
 }
 

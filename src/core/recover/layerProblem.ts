@@ -52,7 +52,11 @@ export function buildLayerProblem(data: LayerRows, target: ReconstructionTarget 
  * The same problem with the large groups' sums on a runtime's float64 MatMul (denseProduct.ts): equal to
  * buildLayerProblem's up to the order of summation. Groups under DENSE_RUNTIME_MIN_WORK stay in TypeScript.
  */
-export async function buildLayerProblemOn(data: LayerRows, target: ReconstructionTarget, product: DenseProduct | undefined): Promise<LayerProblem> {
+export async function buildLayerProblemOn(
+  data: LayerRows,
+  target: ReconstructionTarget,
+  product: DenseProduct | undefined,
+): Promise<LayerProblem> {
   const { layer, rows } = data;
   const k = layer.inPerGroup + 1;
   if (!product || rows * k * k < DENSE_RUNTIME_MIN_WORK) return buildLayerProblem(data, target);
@@ -65,7 +69,15 @@ export async function buildLayerProblemOn(data: LayerRows, target: Reconstructio
 function shapeOf(data: LayerRows, target: ReconstructionTarget) {
   const { layer, rows, width } = data;
   const kg = layer.inPerGroup;
-  return { targetRows: target === 'float' ? data.floatRows : data.quantRows, rows, width, kg, k: kg + 1, outPerGroup: layer.outChannels / layer.groups, inv: 1 / Math.max(1, rows) };
+  return {
+    targetRows: target === 'float' ? data.floatRows : data.quantRows,
+    rows,
+    width,
+    kg,
+    k: kg + 1,
+    outPerGroup: layer.outChannels / layer.groups,
+    inv: 1 / Math.max(1, rows),
+  };
 }
 
 /** Group g's float weights (outPerGroup × kg, float64) and the constant each channel must make up (float bias − quantized bias). */
@@ -145,7 +157,12 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number):
 }
 
 /** Group g's problem with its three products (targets, G, c) on the runtime's float64 MatMul. */
-async function groupProblemOn(data: LayerRows, target: ReconstructionTarget, g: number, product: DenseProduct): Promise<GroupProblem> {
+async function groupProblemOn(
+  data: LayerRows,
+  target: ReconstructionTarget,
+  g: number,
+  product: DenseProduct,
+): Promise<GroupProblem> {
   const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
   // A = [x_q, 1] (rows × k) and its transpose; X = the rows the target is computed from (rows × kg).
   const a = new Float64Array(rows * k);
@@ -189,10 +206,25 @@ async function groupProblemOn(data: LayerRows, target: ReconstructionTarget, g: 
 }
 
 /** out = [a_x0·b_y0, a_x0·b_y1, a_x1·b_y0, a_x1·b_y1] over n values from each start. */
-function dots2x2(a: Float32Array | Float64Array, x0: number, x1: number, b: Float64Array, y0: number, y1: number, n: number, out: Float64Array): void {
-  let s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+function dots2x2(
+  a: Float32Array | Float64Array,
+  x0: number,
+  x1: number,
+  b: Float64Array,
+  y0: number,
+  y1: number,
+  n: number,
+  out: Float64Array,
+): void {
+  let s00 = 0,
+    s01 = 0,
+    s10 = 0,
+    s11 = 0;
   for (let r = 0; r < n; r++) {
-    const p = a[x0 + r], q = a[x1 + r], u = b[y0 + r], v = b[y1 + r];
+    const p = a[x0 + r],
+      q = a[x1 + r],
+      u = b[y0 + r],
+      v = b[y1 + r];
     s00 += p * u;
     s01 += p * v;
     s10 += q * u;
@@ -205,7 +237,10 @@ function dots2x2(a: Float32Array | Float64Array, x0: number, x1: number, b: Floa
 }
 
 function dot(a: Float64Array, x: number, y: number, n: number): number {
-  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  let s0 = 0,
+    s1 = 0,
+    s2 = 0,
+    s3 = 0;
   let r = 0;
   for (; r + 3 < n; r += 4) {
     s0 += a[x + r] * a[y + r];
@@ -233,7 +268,11 @@ export function layerLoss(p: LayerProblem, v: Float64Array, grad?: Float64Array)
 }
 
 /** layerLoss without the gradient, the large groups' products V·G on a runtime's float64 MatMul when one is given. */
-export async function layerLossOn(p: LayerProblem, v: Float64Array, product: DenseProduct | undefined): Promise<number> {
+export async function layerLossOn(
+  p: LayerProblem,
+  v: Float64Array,
+  product: DenseProduct | undefined,
+): Promise<number> {
   const k = p.groups[0]?.k ?? 0;
   if (!product || p.outPerGroup * k * k < DENSE_RUNTIME_MIN_WORK) return layerLoss(p, v);
   let total = 0;
@@ -247,14 +286,25 @@ export async function layerLossOn(p: LayerProblem, v: Float64Array, product: Den
 }
 
 /** gv_j = G v_j for `count` vectors starting at v[first]; row i of G stays in cache while every vector uses it. */
-export function multiplyGram(gram: Float64Array, k: number, v: Float64Array, first: number, count: number, gv: Float64Array | Float32Array): void {
+export function multiplyGram(
+  gram: Float64Array,
+  k: number,
+  v: Float64Array,
+  first: number,
+  count: number,
+  gv: Float64Array | Float32Array,
+): void {
   for (let i = 0; i < k; i++) {
     const row = i * k;
     for (let j = 0; j < count; j++) {
       const off = first + j * k;
-      let s0 = 0, s1 = 0;
+      let s0 = 0,
+        s1 = 0;
       let l = 0;
-      for (; l + 1 < k; l += 2) { s0 += gram[row + l] * v[off + l]; s1 += gram[row + l + 1] * v[off + l + 1]; }
+      for (; l + 1 < k; l += 2) {
+        s0 += gram[row + l] * v[off + l];
+        s1 += gram[row + l + 1] * v[off + l + 1];
+      }
       if (l < k) s0 += gram[row + l] * v[off + l];
       gv[j * k + i] = s0 + s1;
     }
@@ -262,7 +312,13 @@ export function multiplyGram(gram: Float64Array, k: number, v: Float64Array, fir
 }
 
 /** Σ over a group's channels of vᵀGv − 2cᵀv + τ given gv = G v (G is symmetric, so v·G = G v); fills grad. */
-function groupTerms(p: LayerProblem, gi: number, v: Float64Array, gv: Float64Array | Float32Array, grad?: Float64Array): number {
+function groupTerms(
+  p: LayerProblem,
+  gi: number,
+  v: Float64Array,
+  gv: Float64Array | Float32Array,
+  grad?: Float64Array,
+): number {
   const { cross, targetSq, k } = p.groups[gi];
   const first = gi * p.outPerGroup * k;
   let total = 0;
@@ -270,7 +326,10 @@ function groupTerms(p: LayerProblem, gi: number, v: Float64Array, gv: Float64Arr
     const off = first + j * k;
     let quad = 0;
     let lin = 0;
-    for (let i = 0; i < k; i++) { quad += v[off + i] * gv[j * k + i]; lin += cross[j * k + i] * v[off + i]; }
+    for (let i = 0; i < k; i++) {
+      quad += v[off + i] * gv[j * k + i];
+      lin += cross[j * k + i] * v[off + i];
+    }
     total += quad - 2 * lin + targetSq[j];
     if (grad) for (let i = 0; i < k; i++) grad[off + i] = 2 * (gv[j * k + i] - cross[j * k + i]);
   }
@@ -309,7 +368,13 @@ export class Adam {
   /** This step's bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ (set by `next`). */
   private c1 = 1;
   private c2 = 1;
-  constructor(size: number, private readonly lr: number, private readonly beta1 = 0.9, private readonly beta2 = 0.999, private readonly eps = 1e-8) {
+  constructor(
+    size: number,
+    private readonly lr: number,
+    private readonly beta1 = 0.9,
+    private readonly beta2 = 0.999,
+    private readonly eps = 1e-8,
+  ) {
     this.m = new Float64Array(size);
     this.v = new Float64Array(size);
   }

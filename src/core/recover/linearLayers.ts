@@ -7,7 +7,15 @@
  * Pure data plumbing: no optimization here, no runtime.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import { intAttribute, isDefaultDomain, makeNode, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import {
+  intAttribute,
+  isDefaultDomain,
+  makeNode,
+  type ModelProto,
+  type NodeId,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx/model.ts';
 import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, roundHalfToEven, type QuantType } from '../quantize/numeric.ts';
 
@@ -24,7 +32,13 @@ export interface ConvGeometry {
 export type BiasStore =
   | { readonly kind: 'none' }
   | { readonly kind: 'float'; readonly name: string }
-  | { readonly kind: 'quantized'; readonly codes: string; readonly scales: Float32Array; readonly zeroPoints: Int32Array | undefined; readonly type: QuantType };
+  | {
+      readonly kind: 'quantized';
+      readonly codes: string;
+      readonly scales: Float32Array;
+      readonly zeroPoints: Int32Array | undefined;
+      readonly type: QuantType;
+    };
 
 export interface LinearLayer {
   readonly id: NodeId;
@@ -63,7 +77,8 @@ export interface SkippedLayer {
   readonly reason: string;
 }
 
-const ints = (n: NodeProto, name: string): number[] | undefined => n.attribute.find((a) => a.name === name)?.ints.map(Number);
+const ints = (n: NodeProto, name: string): number[] | undefined =>
+  n.attribute.find((a) => a.name === name)?.ints.map(Number);
 const int = (n: NodeProto, name: string, fallback: number) => {
   const a = n.attribute.find((x) => x.name === name);
   return a?.i !== undefined && a.i !== null ? Number(a.i) : fallback;
@@ -92,7 +107,11 @@ const INT32_MAX = 2147483647;
  * input × weight (per output channel when the weight is), in the input DequantizeLinear's domain. Null when the
  * input is not quantized that way (the bias then stays float).
  */
-function int32BiasGrid(index: GraphIndex, node: NodeProto, layer: LinearLayer): { scales: Float32Array; domain: string } | null {
+function int32BiasGrid(
+  index: GraphIndex,
+  node: NodeProto,
+  layer: LinearLayer,
+): { scales: Float32Array; domain: string } | null {
   const p = index.producer.get(node.input[0]);
   const dq = p === undefined ? undefined : index.nodes[p];
   if (!dq || dq.op_type !== 'DequantizeLinear') return null;
@@ -101,7 +120,9 @@ function int32BiasGrid(index: GraphIndex, node: NodeProto, layer: LinearLayer): 
   const s = readTensorAsFloat32(inputScale)[0];
   const weight = dequantizedConstant(index, node.input[1]);
   const perChannel = !!weight && weight.scale.dims.reduce((a, b) => a * Number(b), 1) > 1;
-  const scales = perChannel ? Float32Array.from({ length: layer.outChannels }, (_, m) => s * layer.scaleOf(m)) : Float32Array.of(s * layer.scaleOf(0));
+  const scales = perChannel
+    ? Float32Array.from({ length: layer.outChannels }, (_, m) => s * layer.scaleOf(m))
+    : Float32Array.of(s * layer.scaleOf(0));
   return { scales, domain: dq.domain ?? '' };
 }
 
@@ -110,11 +131,16 @@ function quantTypeOf(t: TensorProto): QuantType | undefined {
 }
 
 /** Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. */
-export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto): { layers: LinearLayer[]; skipped: SkippedLayer[] } {
+export function findLinearLayers(
+  floatModel: ModelProto,
+  quantModel: ModelProto,
+): { layers: LinearLayer[]; skipped: SkippedLayer[] } {
   const fIndex = buildGraphIndex(floatModel.graph!);
   const qIndex = buildGraphIndex(quantModel.graph!);
   const fByName = new Map<string, number>();
-  fIndex.nodes.forEach((n, i) => { if (n.name) fByName.set(n.name, fByName.has(n.name) ? -1 : i); });
+  fIndex.nodes.forEach((n, i) => {
+    if (n.name) fByName.set(n.name, fByName.has(n.name) ? -1 : i);
+  });
   for (const [k, v] of fByName) if (v < 0) fByName.delete(k);
   const layers: LinearLayer[] = [];
   const skipped: SkippedLayer[] = [];
@@ -125,23 +151,42 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
     const id = qIndex.ids[i];
     const skip = (reason: string) => skipped.push({ id, reason });
     const w = dequantizedConstant(qIndex, n.input[1]);
-    if (!w) { if (qIndex.producer.get(n.input[1]) !== undefined) skip('its weight is not a quantized constant'); continue; }
+    if (!w) {
+      if (qIndex.producer.get(n.input[1]) !== undefined) skip('its weight is not a quantized constant');
+      continue;
+    }
     const type = quantTypeOf(w.codes);
-    if (!type || type === 'int4' || type === 'uint4') { skip('its weight codes have an unsupported type'); continue; }
+    if (!type || type === 'int4' || type === 'uint4') {
+      skip('its weight codes have an unsupported type');
+      continue;
+    }
     // By node name first (a quantized graph output is renamed inside the graph), then by output tensor.
     const fNode = (n.name ? fByName.get(n.name) : undefined) ?? fIndex.producer.get(n.output[0]);
     const fn = fNode !== undefined ? fIndex.nodes[fNode] : undefined;
     const fWeight = fn ? fIndex.initializers.get(fn.input[1]) : undefined;
-    if (!fn || fn.op_type !== op || !fWeight) { skip('no matching float node with a constant weight'); continue; }
+    if (!fn || fn.op_type !== op || !fWeight) {
+      skip('no matching float node with a constant weight');
+      continue;
+    }
     const dims = w.codes.dims.map(Number);
     const fw = readTensorAsFloat32(fWeight);
-    if (fw.length !== dims.reduce((a, b) => a * b, 1)) { skip('float and quantized weights differ in size'); continue; }
+    if (fw.length !== dims.reduce((a, b) => a * b, 1)) {
+      skip('float and quantized weights differ in size');
+      continue;
+    }
     const scales = readTensorAsFloat32(w.scale);
     const zps = w.zp ? Int32Array.from(readTensor(w.zp) as ArrayLike<number>) : new Int32Array(scales.length);
-    let outChannels: number, groups = 1, inPerGroup: number, weightIndex: (m: number, k: number) => number, channelAxisIsOutput: boolean;
+    let outChannels: number,
+      groups = 1,
+      inPerGroup: number,
+      weightIndex: (m: number, k: number) => number,
+      channelAxisIsOutput: boolean;
     let conv: ConvGeometry | undefined;
     if (op === 'Conv') {
-      if (dims.length !== 4) { skip(`a ${dims.length - 2}-D convolution (only 2-D is tuned)`); continue; }
+      if (dims.length !== 4) {
+        skip(`a ${dims.length - 2}-D convolution (only 2-D is tuned)`);
+        continue;
+      }
       groups = int(n, 'group', 1);
       outChannels = dims[0];
       inPerGroup = dims[1] * dims[2] * dims[3];
@@ -153,18 +198,27 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
         strides: (ints(n, 'strides') ?? [1, 1]) as [number, number],
         dilations: (ints(n, 'dilations') ?? [1, 1]) as [number, number],
         pads: [pads[0], pads[1], pads[2], pads[3]],
-        autoPad: n.attribute.find((a) => a.name === 'auto_pad')?.s ? new TextDecoder().decode(n.attribute.find((a) => a.name === 'auto_pad')!.s!) : 'NOTSET',
+        autoPad: n.attribute.find((a) => a.name === 'auto_pad')?.s
+          ? new TextDecoder().decode(n.attribute.find((a) => a.name === 'auto_pad')!.s!)
+          : 'NOTSET',
       };
     } else if (op === 'Gemm') {
-      if (int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2) { skip('Gemm with transA, alpha or beta'); continue; }
+      if (int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2) {
+        skip('Gemm with transA, alpha or beta');
+        continue;
+      }
       const transB = int(n, 'transB', 0) === 1;
       outChannels = transB ? dims[0] : dims[1];
       inPerGroup = transB ? dims[1] : dims[0];
-      const K = inPerGroup, N = outChannels;
+      const K = inPerGroup,
+        N = outChannels;
       weightIndex = transB ? (m, k) => m * K + k : (m, k) => k * N + m;
       channelAxisIsOutput = w.axis === (transB ? 0 : 1);
     } else {
-      if (dims.length !== 2) { skip('MatMul with a weight of rank other than 2'); continue; }
+      if (dims.length !== 2) {
+        skip('MatMul with a weight of rank other than 2');
+        continue;
+      }
       outChannels = dims[1];
       inPerGroup = dims[0];
       const N = outChannels;
@@ -172,7 +226,10 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
       channelAxisIsOutput = w.axis === 1;
     }
     const perChannel = scales.length > 1;
-    if (perChannel && !channelAxisIsOutput) { skip('per-channel weights along an input axis'); continue; }
+    if (perChannel && !channelAxisIsOutput) {
+      skip('per-channel weights along an input axis');
+      continue;
+    }
     const scaleOf = perChannel ? (m: number) => scales[m] : () => scales[0];
     const zeroPointOf = perChannel ? (m: number) => zps[m] : () => zps[0];
 
@@ -185,12 +242,24 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
       if (fb && fb.data_type === 1 && fb.dims.length === 1 && Number(fb.dims[0]) === outChannels) {
         bias.set(readTensorAsFloat32(fb));
         biasStore = { kind: 'float', name: biasName };
-      } else if (qb && quantTypeOf(qb.codes) && qb.codes.dims.length === 1 && Number(qb.codes.dims[0]) === outChannels) {
+      } else if (
+        qb &&
+        quantTypeOf(qb.codes) &&
+        qb.codes.dims.length === 1 &&
+        Number(qb.codes.dims[0]) === outChannels
+      ) {
         const bs = Float32Array.from(readTensorAsFloat32(qb.scale));
         const bz = qb.zp ? Int32Array.from(readTensor(qb.zp) as ArrayLike<number>) : undefined;
         const bc = readTensor(qb.codes) as ArrayLike<number>;
-        for (let m = 0; m < outChannels; m++) bias[m] = (bc[m] - (bz ? bz[bs.length > 1 ? m : 0] : 0)) * bs[bs.length > 1 ? m : 0];
-        biasStore = { kind: 'quantized', codes: qb.codes.name ?? '', scales: bs, zeroPoints: bz, type: quantTypeOf(qb.codes)! };
+        for (let m = 0; m < outChannels; m++)
+          bias[m] = (bc[m] - (bz ? bz[bs.length > 1 ? m : 0] : 0)) * bs[bs.length > 1 ? m : 0];
+        biasStore = {
+          kind: 'quantized',
+          codes: qb.codes.name ?? '',
+          scales: bs,
+          zeroPoints: bz,
+          type: quantTypeOf(qb.codes)!,
+        };
       } else {
         skip('its bias is neither a float nor a quantized 1-D constant');
         continue;
@@ -204,8 +273,26 @@ export function findLinearLayers(floatModel: ModelProto, quantModel: ModelProto)
       else if (fb.length === 1) floatBias.fill(fb[0]);
     }
     layers.push({
-      id, floatBias, opType: op, node: i, output: n.output[0], floatInput: fn.input[0], quantInput: n.input[0], outChannels, groups, inPerGroup, weightIndex, conv,
-      floatWeight: fw, bias, codesName: w.codes.name ?? '', codes: Int32Array.from(readTensor(w.codes) as ArrayLike<number>), type, scaleOf, zeroPointOf, biasStore,
+      id,
+      floatBias,
+      opType: op,
+      node: i,
+      output: n.output[0],
+      floatInput: fn.input[0],
+      quantInput: n.input[0],
+      outChannels,
+      groups,
+      inPerGroup,
+      weightIndex,
+      conv,
+      floatWeight: fw,
+      bias,
+      codesName: w.codes.name ?? '',
+      codes: Int32Array.from(readTensor(w.codes) as ArrayLike<number>),
+      type,
+      scaleOf,
+      zeroPointOf,
+      biasStore,
     });
   }
   return { layers, skipped };
@@ -223,7 +310,10 @@ export interface LayerUpdate {
  * to that grid and saturates at its type's range; a layer without a bias gets one on the int32 grid the quantizer
  * gives biases when its input is quantized, else a float one (MatMul cannot, and keeps none). Returns how many bias values saturated.
  */
-export function applyLayerUpdates(quantModel: ModelProto, updates: readonly LayerUpdate[]): { model: ModelProto; saturatedBiases: number } {
+export function applyLayerUpdates(
+  quantModel: ModelProto,
+  updates: readonly LayerUpdate[],
+): { model: ModelProto; saturatedBiases: number } {
   const graph = quantModel.graph!;
   const replaced = new Map<string, TensorProto>();
   const added: TensorProto[] = [];
@@ -238,7 +328,10 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
     if (u.codes) {
       const old = byName.get(l.codesName)!;
       const ctor = QUANT_TYPES[l.type];
-      replaced.set(l.codesName, makeTensor(l.codesName, ctor.onnxType, old.dims.map(Number), typedCodes(l.type, u.codes)));
+      replaced.set(
+        l.codesName,
+        makeTensor(l.codesName, ctor.onnxType, old.dims.map(Number), typedCodes(l.type, u.codes)),
+      );
     }
     if (u.bias) {
       const s = l.biasStore;
@@ -253,7 +346,10 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
           codes[m] = Math.min(max, Math.max(min, q));
         }
         const old = byName.get(s.codes)!;
-        replaced.set(s.codes, makeTensor(s.codes, QUANT_TYPES[s.type].onnxType, old.dims.map(Number), typedCodes(s.type, codes)));
+        replaced.set(
+          s.codes,
+          makeTensor(s.codes, QUANT_TYPES[s.type].onnxType, old.dims.map(Number), typedCodes(s.type, codes)),
+        );
       } else if (l.opType !== 'MatMul') {
         let name = `${l.id}_bias_corrected`;
         for (let k = 2; taken.has(name); k++) name = `${l.id}_bias_corrected_${k}`;
@@ -277,11 +373,20 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
           added.push(makeTensor(codesName, QUANT_TYPES.int32.onnxType, [l.outChannels], codes));
           added.push(makeTensor(scaleName, 1, grid.scales.length > 1 ? [l.outChannels] : [], grid.scales));
           const axis = grid.scales.length > 1 ? [intAttribute('axis', 0)] : [];
-          biasNodes.push(makeNode('DequantizeLinear', [codesName, scaleName], [name], `${name}_DequantizeLinear`, axis, grid.domain));
+          biasNodes.push(
+            makeNode('DequantizeLinear', [codesName, scaleName], [name], `${name}_DequantizeLinear`, axis, grid.domain),
+          );
         } else {
           added.push(makeTensor(name, 1, [l.outChannels], Float32Array.from(u.bias)));
         }
-        nodes[at] = makeNode(n.op_type!, [n.input[0], n.input[1], name], [...n.output], n.name ?? '', n.attribute, n.domain ?? '');
+        nodes[at] = makeNode(
+          n.op_type!,
+          [n.input[0], n.input[1], name],
+          [...n.output],
+          n.name ?? '',
+          n.attribute,
+          n.domain ?? '',
+        );
       }
     }
   }
@@ -292,10 +397,15 @@ export function applyLayerUpdates(quantModel: ModelProto, updates: readonly Laye
 
 function typedCodes(type: QuantType, codes: Int32Array) {
   switch (type) {
-    case 'int8': return Int8Array.from(codes);
-    case 'uint8': return Uint8Array.from(codes);
-    case 'int16': return Int16Array.from(codes);
-    case 'uint16': return Uint16Array.from(codes);
-    default: return Int32Array.from(codes);
+    case 'int8':
+      return Int8Array.from(codes);
+    case 'uint8':
+      return Uint8Array.from(codes);
+    case 'int16':
+      return Int16Array.from(codes);
+    case 'uint16':
+      return Uint16Array.from(codes);
+    default:
+      return Int32Array.from(codes);
   }
 }

@@ -12,7 +12,9 @@ function counting() {
       return {
         async run(sample, outputs) {
           runs.push(`${model[0]}:${sample}`);
-          return Object.fromEntries(outputs.map((o) => [o, { type: 'float32', data: Float32Array.of(model[0] + sample), dims: [1] }]));
+          return Object.fromEntries(
+            outputs.map((o) => [o, { type: 'float32', data: Float32Array.of(model[0] + sample), dims: [1] }]),
+          );
         },
         async release() {},
       };

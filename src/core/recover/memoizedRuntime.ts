@@ -34,7 +34,10 @@ function bytesOf(out: Readonly<Record<string, RunTensor>>): number {
  * `runtime`, answering repeated runs of a model it has seen (same bytes, sample and outputs) from memory, up to
  * `budgetBytes` of remembered outputs. `hits` counts the runs it saved.
  */
-export function memoizedRuntime(runtime: ComparisonRuntime, budgetBytes = 128 * 2 ** 20): ComparisonRuntime & { readonly hits: number } {
+export function memoizedRuntime(
+  runtime: ComparisonRuntime,
+  budgetBytes = 128 * 2 ** 20,
+): ComparisonRuntime & { readonly hits: number } {
   const memory = new Map<string, Readonly<Record<string, RunTensor>>>();
   const opens = new Map<string, number>();
   let used = 0;

@@ -29,10 +29,23 @@ import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { crossLayerEqualize, type CleReport } from './cle.ts';
 import { applySmoothQuant, channelAbsMax, smoothQuantCandidates, type SmoothQuantReport } from './smoothQuant.ts';
-import { gatherLayerRows, RecoveryError, sampleLayerInputs, throwIfCancelled, type CancelSignal, type SideRows } from './layerData.ts';
+import {
+  gatherLayerRows,
+  RecoveryError,
+  sampleLayerInputs,
+  throwIfCancelled,
+  type CancelSignal,
+  type SideRows,
+} from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { canRunIncrementally, QuantizedPasses, type PassStats } from './quantizedPasses.ts';
-import { applyLayerUpdates, findLinearLayers, type LayerUpdate, type LinearLayer, type SkippedLayer } from './linearLayers.ts';
+import {
+  applyLayerUpdates,
+  findLinearLayers,
+  type LayerUpdate,
+  type LinearLayer,
+  type SkippedLayer,
+} from './linearLayers.ts';
 import { buildLayerProblemOn, type GramProductFactory } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
 import { adaround } from './adaround.ts';
@@ -124,7 +137,14 @@ export interface RecoveryReport {
   /** Layers neither step could work on, and why. */
   readonly skippedLayers: readonly SkippedLayer[];
   /** Seconds per phase; `gather` is the time spent running the models for layer data. */
-  readonly seconds: { readonly prepare: number; readonly cle: number; readonly calibrate: number; readonly quantize: number; readonly gather: number; readonly total: number };
+  readonly seconds: {
+    readonly prepare: number;
+    readonly cle: number;
+    readonly calibrate: number;
+    readonly quantize: number;
+    readonly gather: number;
+    readonly total: number;
+  };
   readonly samples: number;
   readonly stages: number;
   /** What the quantized passes ran and kept, when they ran as sub-models (QuantizedPasses). */
@@ -140,13 +160,19 @@ export interface RecoveryResult {
 }
 
 /** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
-export function prepareNamed(model: ModelProto, foldConvAffine = true): { model: ModelProto; actions: readonly string[] } {
+export function prepareNamed(
+  model: ModelProto,
+  foldConvAffine = true,
+): { model: ModelProto; actions: readonly string[] } {
   const index = buildGraphIndex(model.graph!);
   const prepared = prepare(model, { foldConvAffine });
   const nodes = prepared.model.graph!.node;
   const ids = carryNodeIds(index.nodes, index.ids, nodes, prepared.origin);
   const named = nodes.map((n, i) => ({ ...n, name: ids[i] }));
-  return { model: { ...prepared.model, graph: { ...prepared.model.graph!, node: named } }, actions: prepared.summary.actions };
+  return {
+    model: { ...prepared.model, graph: { ...prepared.model.graph!, node: named } },
+    actions: prepared.summary.actions,
+  };
 }
 
 /** The initializers a layer's update may rewrite besides its weight codes: its bias. */
@@ -182,7 +208,12 @@ interface Stage {
  * merged while they fit (one pass is what costs: two sessions and a run per sample). Layers of a pass's first
  * depth see every upstream layer already tuned and take the float target; deeper layers of the pass the local one.
  */
-function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) => number, budgetBytes: number, mergeDepths: boolean): Stage[] {
+function planStages(
+  levels: readonly LinearLayer[][],
+  bytesOf: (l: LinearLayer) => number,
+  budgetBytes: number,
+  mergeDepths: boolean,
+): Stage[] {
   const stages: Stage[] = [];
   let current: Stage | undefined;
   let bytes = 0;
@@ -207,30 +238,45 @@ function planStages(levels: readonly LinearLayer[][], bytesOf: (l: LinearLayer) 
 }
 
 /** Quantizes with the recovery steps the configuration asks for. Throws RecoveryError, and what quantizeModel throws. */
-export async function quantizeWithRecovery(source: ModelProto, config: QuantConfig, options: RecoveryOptions): Promise<RecoveryResult> {
+export async function quantizeWithRecovery(
+  source: ModelProto,
+  config: QuantConfig,
+  options: RecoveryOptions,
+): Promise<RecoveryResult> {
   const t0 = performance.now();
   const tune = config.includeFastFt;
   const correct = config.includeBiasCorrection;
   // The recovery algorithms rewrite float32 weights: a float16 model goes through them as float32 (ConvertFP16ToFP32).
   const half = (config.includeCle || tune || correct) && float16Nodes(source).size > 0;
   if (half && !config.extraOptions.ConvertFP16ToFP32) {
-    throw new RecoveryError('CLE, bias correction and fast finetune work on float32 weights: for a float16 model set ConvertFP16ToFP32 (qstudio: --fp16-to-fp32 all), or quantize it without them');
+    throw new RecoveryError(
+      'CLE, bias correction and fast finetune work on float32 weights: for a float16 model set ConvertFP16ToFP32 (qstudio: --fp16-to-fp32 all), or quantize it without them',
+    );
   }
   const model = half ? float16ToFloat32(source) : source;
-  if ((tune || correct) && !options.runtime) throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
-  if (config.includeSq && !options.runtime) throw new RecoveryError('SmoothQuant needs a runtime and calibration samples (its channel maxima are measured)');
+  if ((tune || correct) && !options.runtime)
+    throw new RecoveryError('bias correction and fast finetune need a runtime and calibration samples');
+  if (config.includeSq && !options.runtime)
+    throw new RecoveryError('SmoothQuant needs a runtime and calibration samples (its channel maxima are measured)');
   const x = config.extraOptions;
   const ft = x.FastFinetune;
   const progress = options.onProgress ?? (() => {});
 
   progress({ phase: 'prepare' });
-  const prepared = config.includeCle || config.includeSq || tune || correct ? prepareNamed(model, config.foldConvAffine) : { model, actions: [] };
+  const prepared =
+    config.includeCle || config.includeSq || tune || correct
+      ? prepareNamed(model, config.foldConvAffine)
+      : { model, actions: [] };
   const t1 = performance.now();
   let floatModel = prepared.model;
   let cle: CleReport | undefined;
   if (config.includeCle) {
     progress({ phase: 'cle' });
-    const eq = crossLayerEqualize(floatModel, { steps: x.CLESteps, totalDiffThreshold: x.CLETotalLayerDiffThreshold, scaleAppendBias: x.CLEScaleAppendBias });
+    const eq = crossLayerEqualize(floatModel, {
+      steps: x.CLESteps,
+      totalDiffThreshold: x.CLETotalLayerDiffThreshold,
+      scaleAppendBias: x.CLEScaleAppendBias,
+    });
     floatModel = eq.model;
     cle = eq.report;
   }
@@ -238,7 +284,11 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   if (config.includeSq) {
     progress({ phase: 'smoothquant' });
     const candidates = smoothQuantCandidates(floatModel);
-    const maxima = await channelAbsMax(floatModel, candidates.map((c) => c.tensor), options.runtime!);
+    const maxima = await channelAbsMax(
+      floatModel,
+      candidates.map((c) => c.tensor),
+      options.runtime!,
+    );
     const sq = applySmoothQuant(floatModel, candidates, maxima, x.SmoothAlpha);
     floatModel = sq.model;
     smoothQuant = sq.report;
@@ -251,7 +301,10 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   throwIfCancelled(options.signal);
   progress({ phase: 'quantize' });
   const quantized = quantizeModel(floatModel, ranges, config, options.configName);
-  const report: QuantizeReport = { ...quantized.report, preparation: [...prepared.actions, ...quantized.report.preparation] };
+  const report: QuantizeReport = {
+    ...quantized.report,
+    preparation: [...prepared.actions, ...quantized.report.preparation],
+  };
   const t4 = performance.now();
 
   let quantModel = quantized.model;
@@ -269,20 +322,44 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
     const found = findLinearLayers(floatModel, quantModel);
     skippedLayers = found.skipped;
     const rowsPerLayer = samples * ft.PositionsPerSample;
-    const stages = planStages(depthLevels(quantModel, found.layers), (l) => rowsPerLayer * l.groups * l.inPerGroup * 8, options.layerDataBudgetBytes ?? 256 * 2 ** 20, options.mergeDepths ?? false);
+    const stages = planStages(
+      depthLevels(quantModel, found.layers),
+      (l) => rowsPerLayer * l.groups * l.inPerGroup * 8,
+      options.layerDataBudgetBytes ?? 256 * 2 ** 20,
+      options.mergeDepths ?? false,
+    );
     stageCount = stages.length;
     const total = found.layers.length;
     const tuneOptions = {
-      iterations: ft.NumIterations, learningRate: ft.LearningRate, regParam: ft.RegParam, betaRange: ft.BetaRange,
-      warmStart: ft.WarmStart, logPeriod: ft.LogPeriod, earlyStop: ft.EarlyStop, updateBias: ft.UpdateBias, signal: options.signal, product: options.gramProduct, dense: options.denseProduct,
+      iterations: ft.NumIterations,
+      learningRate: ft.LearningRate,
+      regParam: ft.RegParam,
+      betaRange: ft.BetaRange,
+      warmStart: ft.WarmStart,
+      logPeriod: ft.LogPeriod,
+      earlyStop: ft.EarlyStop,
+      updateBias: ft.UpdateBias,
+      signal: options.signal,
+      product: options.gramProduct,
+      dense: options.denseProduct,
     };
     let done = 0;
-    const gatherOptions = { positionsPerSample: ft.PositionsPerSample, samples, seed: ft.FixedSeed ?? 1705472343, signal: options.signal };
+    const gatherOptions = {
+      positionsPerSample: ft.PositionsPerSample,
+      samples,
+      seed: ft.FixedSeed ?? 1705472343,
+      signal: options.signal,
+    };
     // The float rows of the stages ahead, gathered in chunks of stages under half the budget (the other half is
     // the quantized rows of one stage), and kept across calls when a cache is given.
     const budget = options.layerDataBudgetBytes ?? 256 * 2 ** 20;
     const floatBytes = (l: LinearLayer) => rowsPerLayer * l.groups * l.inPerGroup * 4;
-    const cacheKey = JSON.stringify([config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias] : null, gatherOptions.positionsPerSample, samples, gatherOptions.seed]);
+    const cacheKey = JSON.stringify([
+      config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias] : null,
+      gatherOptions.positionsPerSample,
+      samples,
+      gatherOptions.seed,
+    ]);
     const floatRows = new Map<string, SideRows>();
     const floatRowsFor = async (s: number) => {
       for (const l of stages[s].layers) {
@@ -307,12 +384,18 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
       });
     };
     const keptBudget = options.keptTensorBudgetBytes ?? 2 ** 30;
-    const passes = keptBudget > 0 && canRunIncrementally(quantModel, options.runtime!)
-      ? new QuantizedPasses(quantModel, {
-        wanted: stages.map((st) => [...new Set(st.layers.map((l) => l.quantInput))]),
-        changed: stages.map((st) => st.layers.flatMap((l) => [l.output, l.codesName, ...biasTensors(l)])),
-      }, options.runtime!, { samples, budgetBytes: keptBudget, signal: options.signal })
-      : undefined;
+    const passes =
+      keptBudget > 0 && canRunIncrementally(quantModel, options.runtime!)
+        ? new QuantizedPasses(
+            quantModel,
+            {
+              wanted: stages.map((st) => [...new Set(st.layers.map((l) => l.quantInput))]),
+              changed: stages.map((st) => st.layers.flatMap((l) => [l.output, l.codesName, ...biasTensors(l)])),
+            },
+            options.runtime!,
+            { samples, budgetBytes: keptBudget, signal: options.signal },
+          )
+        : undefined;
     passStats = passes?.stats;
     for (let s = 0; s < stages.length; s++) {
       throwIfCancelled(options.signal);
@@ -322,7 +405,15 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
       await floatRowsFor(s);
       const model = quantModel;
       const quantRuns = passes && ((onSample: Parameters<typeof passes.run>[2]) => passes.run(s, model, onSample));
-      const rows = await gatherLayerRows(floatModel, quantModel, stage.layers, options.runtime!, gatherOptions, floatRows, quantRuns);
+      const rows = await gatherLayerRows(
+        floatModel,
+        quantModel,
+        stage.layers,
+        options.runtime!,
+        gatherOptions,
+        floatRows,
+        quantRuns,
+      );
       gatherSeconds += (performance.now() - g0) / 1000;
       const updates: LayerUpdate[] = [];
       for (const data of rows) {
@@ -332,9 +423,20 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
         if (tune) {
           const f0 = performance.now();
           const problem = await buildLayerProblemOn(data, target, options.denseProduct);
-          result = ft.OptimAlgorithm === 'adaround' ? await adaround(problem, tuneOptions) : await adaquant(problem, tuneOptions);
+          result =
+            ft.OptimAlgorithm === 'adaround'
+              ? await adaround(problem, tuneOptions)
+              : await adaquant(problem, tuneOptions);
           finetuneSeconds += (performance.now() - f0) / 1000;
-          tuned.push({ id: result.id, lossBefore: result.lossBefore, lossAfter: result.lossAfter, kept: result.kept, iterations: result.iterations, seconds: result.seconds, curve: result.curve });
+          tuned.push({
+            id: result.id,
+            lossBefore: result.lossBefore,
+            lossAfter: result.lossAfter,
+            kept: result.kept,
+            iterations: result.iterations,
+            seconds: result.seconds,
+            curve: result.curve,
+          });
           layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };
         }
         let bias = result?.bias;
@@ -347,7 +449,15 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
         }
         if (result?.codes || bias) updates.push({ layer: data.layer, codes: result?.codes, bias });
         done++;
-        progress({ phase: 'layer', id: data.layer.id, done, total, lossBefore: result?.lossBefore, lossAfter: result?.lossAfter, curve: result?.curve });
+        progress({
+          phase: 'layer',
+          id: data.layer.id,
+          done,
+          total,
+          lossBefore: result?.lossBefore,
+          lossAfter: result?.lossAfter,
+          curve: result?.curve,
+        });
       }
       const applied = applyLayerUpdates(quantModel, updates);
       quantModel = applied.model;
@@ -358,7 +468,15 @@ export async function quantizeWithRecovery(source: ModelProto, config: QuantConf
   const recovery: RecoveryReport = {
     cle,
     smoothQuant,
-    finetune: tune ? { algorithm: ft.OptimAlgorithm, layers: tuned, lossBefore: sum((l) => l.lossBefore), lossAfter: sum((l) => l.lossAfter), seconds: finetuneSeconds } : undefined,
+    finetune: tune
+      ? {
+          algorithm: ft.OptimAlgorithm,
+          layers: tuned,
+          lossBefore: sum((l) => l.lossBefore),
+          lossAfter: sum((l) => l.lossAfter),
+          seconds: finetuneSeconds,
+        }
+      : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
     skippedLayers,
     seconds: {

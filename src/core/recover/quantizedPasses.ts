@@ -15,7 +15,14 @@
  * so it has its final weights. Needs a runtime whose sessions run given feeds (SampleSession.runFeeds) and that
  * gives the samples' graph inputs; models with control flow are not split. Must not import a runtime.
  */
-import { elementType, sessionModel, makeValueInfo, tensorsReadBy, type ModelProto, type ValueInfoProto } from '../onnx/index.ts';
+import {
+  elementType,
+  sessionModel,
+  makeValueInfo,
+  tensorsReadBy,
+  type ModelProto,
+  type ValueInfoProto,
+} from '../onnx/index.ts';
 import { subgraphsOf } from '../onnx/walk.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import { runTensorBytes } from '../runtime/session.ts';
@@ -64,12 +71,18 @@ export class QuantizedPasses {
     model: ModelProto,
     private readonly plan: PassPlan,
     private readonly runtime: ComparisonRuntime,
-    private readonly options: { readonly samples: number; readonly budgetBytes: number; readonly signal?: CancelSignal },
+    private readonly options: {
+      readonly samples: number;
+      readonly budgetBytes: number;
+      readonly signal?: CancelSignal;
+    },
   ) {
     const graph = model.graph!;
     this.initializers = new Set(graph.initializer.map((t) => t.name ?? ''));
     this.graphInputs = new Set(graph.input.map((v) => v.name ?? '').filter((n) => !this.initializers.has(n)));
-    plan.changed.forEach((names, s) => names.forEach((n) => this.finalFrom.set(n, Math.max(this.finalFrom.get(n) ?? 0, s + 1))));
+    plan.changed.forEach((names, s) =>
+      names.forEach((n) => this.finalFrom.set(n, Math.max(this.finalFrom.get(n) ?? 0, s + 1))),
+    );
     for (const node of graph.node) {
       let f = 0;
       for (const i of node.input) if (i) f = Math.max(f, this.finalFrom.get(i) ?? 0);
@@ -90,7 +103,11 @@ export class QuantizedPasses {
   }
 
   /** Nodes needed for `wanted`, walking back from it and stopping at `available` tensors, and what they read there. */
-  private walk(nodes: readonly { readonly input: readonly string[]; readonly output: readonly string[] }[], wanted: readonly string[], available: ReadonlySet<string>) {
+  private walk(
+    nodes: readonly { readonly input: readonly string[]; readonly output: readonly string[] }[],
+    wanted: readonly string[],
+    available: ReadonlySet<string>,
+  ) {
     const producer = new Map<string, number>();
     nodes.forEach((n, i) => n.output.forEach((o) => o && producer.set(o, i)));
     const keep = new Uint8Array(nodes.length);
@@ -101,7 +118,10 @@ export class QuantizedPasses {
       const t = stack.pop()!;
       if (seen.has(t)) continue;
       seen.add(t);
-      if (available.has(t) || this.graphInputs.has(t)) { reads.add(t); continue; }
+      if (available.has(t) || this.graphInputs.has(t)) {
+        reads.add(t);
+        continue;
+      }
       const p = producer.get(t);
       if (p === undefined || keep[p]) continue;
       keep[p] = 1;
@@ -116,7 +136,11 @@ export class QuantizedPasses {
    * Runs pass `pass` on `model` (the quantized model as tuned so far) and hands each sample's wanted tensors to
    * `onSample`, in sample order. Throws RecoveryError when cancelled.
    */
-  async run(pass: number, model: ModelProto, onSample: (sample: number, tensors: Readonly<Record<string, RunTensor>>) => void): Promise<void> {
+  async run(
+    pass: number,
+    model: ModelProto,
+    onSample: (sample: number, tensors: Readonly<Record<string, RunTensor>>) => void,
+  ): Promise<void> {
     const graph = model.graph!;
     const wanted = this.plan.wanted[pass];
     const { nodes, reads } = this.walk(graph.node, wanted, new Set(this.kept.keys()));
@@ -125,7 +149,9 @@ export class QuantizedPasses {
     const computed = new Set(nodes.flatMap((i) => graph.node[i].output));
     const outputs = wanted.filter((t) => computed.has(t));
     // Tensors this pass computes that a later pass reads: kept (room permitting).
-    const toKeep = [...computed].filter((t) => t && !this.kept.has(t) && this.finalAt(t, pass) && (this.lastRead.get(t) ?? -1) > pass);
+    const toKeep = [...computed].filter(
+      (t) => t && !this.kept.has(t) && this.finalAt(t, pass) && (this.lastRead.get(t) ?? -1) > pass,
+    );
     const fetch = [...new Set([...outputs, ...toKeep])];
     const samples = this.options.samples;
     const keeping = new Set<string>();
@@ -146,7 +172,10 @@ export class QuantizedPasses {
         if (s === 0) {
           for (const t of toKeep) {
             const bytes = out[t] ? runTensorBytes(out[t]) * samples : Infinity;
-            if (this.keptBytes + bytes > this.options.budgetBytes) { this.stats.notKept++; continue; }
+            if (this.keptBytes + bytes > this.options.budgetBytes) {
+              this.stats.notKept++;
+              continue;
+            }
             keeping.add(t);
             this.kept.set(t, []);
             this.keptSize.set(t, bytes);
@@ -174,7 +203,13 @@ export class QuantizedPasses {
   }
 
   /** The model cut to `nodes`, reading kept tensors and graph inputs as its inputs, giving `outputs`. */
-  private subModel(model: ModelProto, nodes: readonly number[], fromKept: readonly string[], fromFeeds: readonly string[], outputs: readonly string[]): ModelProto {
+  private subModel(
+    model: ModelProto,
+    nodes: readonly number[],
+    fromKept: readonly string[],
+    fromFeeds: readonly string[],
+    outputs: readonly string[],
+  ): ModelProto {
     const graph = model.graph!;
     const node = nodes.map((i) => graph.node[i]);
     const used = tensorsReadBy(node);
@@ -185,7 +220,8 @@ export class QuantizedPasses {
       ...graph.input.filter((v) => this.initializers.has(v.name ?? '') && used.has(v.name ?? '')),
       ...fromKept.map((t) => {
         const type = TYPE_CODES.get(this.kept.get(t)![0].type);
-        if (type === undefined) throw new RecoveryError(`kept tensor "${t}" has element type ${this.kept.get(t)![0].type}`);
+        if (type === undefined)
+          throw new RecoveryError(`kept tensor "${t}" has element type ${this.kept.get(t)![0].type}`);
         return makeValueInfo(t, type);
       }),
     ];

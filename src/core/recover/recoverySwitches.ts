@@ -36,9 +36,20 @@ export interface RecoverySwitches {
 export function withRecoverySwitches(config: QuantConfig, s: RecoverySwitches): QuantConfig {
   const ft = config.extraOptions.FastFinetune;
   const newAlgorithm = s.algorithm !== undefined && s.algorithm !== ft.OptimAlgorithm;
-  const learningRate = s.learningRate === null || (s.learningRate === undefined && newAlgorithm) ? { LearningRate: undefined } : s.learningRate === undefined ? {} : { LearningRate: s.learningRate };
+  const learningRate =
+    s.learningRate === null || (s.learningRate === undefined && newAlgorithm)
+      ? { LearningRate: undefined }
+      : s.learningRate === undefined
+        ? {}
+        : { LearningRate: s.learningRate };
   return withOptions(config, {
-    ...defined({ includeCle: s.cle, enableNpuTransformer: s.attention, includeSq: s.smoothQuant, includeBiasCorrection: s.biasCorrection, includeFastFt: s.finetune }),
+    ...defined({
+      includeCle: s.cle,
+      enableNpuTransformer: s.attention,
+      includeSq: s.smoothQuant,
+      includeBiasCorrection: s.biasCorrection,
+      includeFastFt: s.finetune,
+    }),
     extraOptions: {
       ...defined({ SmoothAlpha: s.smoothAlpha, CLESteps: s.cleSteps }),
       FastFinetune: { ...defined({ OptimAlgorithm: s.algorithm, NumIterations: s.iterations }), ...learningRate },

@@ -54,9 +54,16 @@ const FLOATS = ['V', 'm', 'v', 'floor', 'scale', 'lo', 'hi', 'h', 'dhdv', 'dh', 
 export function roundingState(n: number, kernel: 'wasm' | 'plain' = wasmAvailable() ? 'wasm' : 'plain'): RoundingState {
   const capacity = Math.ceil(n / 4) * 4 + 4;
   if (kernel === 'plain') {
-    const arrays = Object.fromEntries(FLOATS.map((name) => [name, new Float32Array(capacity)])) as Record<(typeof FLOATS)[number], Float32Array>;
+    const arrays = Object.fromEntries(FLOATS.map((name) => [name, new Float32Array(capacity)])) as Record<
+      (typeof FLOATS)[number],
+      Float32Array
+    >;
     const state = { capacity, ...arrays, learning: new Int32Array(capacity) };
-    return { ...state, soft: (count) => softPlain(state, count), descend: (count, t, lr, lambda, beta) => descendPlain(state, count, t, lr, lambda, beta) };
+    return {
+      ...state,
+      soft: (count) => softPlain(state, count),
+      descend: (count, t, lr, lambda, beta) => descendPlain(state, count, t, lr, lambda, beta),
+    };
   }
   const bytes = capacity * 4;
   const k = kernelInstance();
@@ -77,7 +84,23 @@ export function roundingState(n: number, kernel: 'wasm' | 'plain' = wasmAvailabl
     soft: (count) => k.soft(at.V, at.floor, at.scale, at.lo, at.hi, at.h, at.dhdv, at.dh, at.w, count),
     descend: (count, t, lr, lambda, beta) => {
       const { a, c } = adamCorrections(t, lr);
-      k.descend(at.V, at.m, at.v, at.h, at.dhdv, at.dh, at.r, count, lambda, beta, ADAM_BETA1, ADAM_BETA2, a, c, ADAM_EPS);
+      k.descend(
+        at.V,
+        at.m,
+        at.v,
+        at.h,
+        at.dhdv,
+        at.dh,
+        at.r,
+        count,
+        lambda,
+        beta,
+        ADAM_BETA1,
+        ADAM_BETA2,
+        a,
+        c,
+        ADAM_EPS,
+      );
     },
   };
 }
@@ -89,8 +112,35 @@ function adamCorrections(t: number, learningRate: number) {
 
 interface KernelExports {
   readonly memory: WebAssembly.Memory;
-  soft(V: number, floor: number, scale: number, lo: number, hi: number, h: number, dhdv: number, dh: number, w: number, n: number): number;
-  descend(V: number, m: number, v: number, h: number, dhdv: number, dh: number, r: number, n: number, lambda: number, beta: number, b1: number, b2: number, a: number, c: number, eps: number): void;
+  soft(
+    V: number,
+    floor: number,
+    scale: number,
+    lo: number,
+    hi: number,
+    h: number,
+    dhdv: number,
+    dh: number,
+    w: number,
+    n: number,
+  ): number;
+  descend(
+    V: number,
+    m: number,
+    v: number,
+    h: number,
+    dhdv: number,
+    dh: number,
+    r: number,
+    n: number,
+    lambda: number,
+    beta: number,
+    b1: number,
+    b2: number,
+    a: number,
+    c: number,
+    eps: number,
+  ): void;
   exp(at: number, n: number): void;
   log(at: number, n: number): void;
 }
@@ -157,7 +207,8 @@ function descendPlain(s: Arrays, n: number, t: number, learningRate: number, lam
   for (let q = 0; q < n; q++) {
     let g = r[q] * dh[q];
     const u = 2 * h[q] - 1;
-    if (lambda > 0 && dhdv[q] !== 0 && u !== 0) g -= lambda * beta * 2 * dhdv[q] * Math.abs(u) ** (beta - 1) * Math.sign(u);
+    if (lambda > 0 && dhdv[q] !== 0 && u !== 0)
+      g -= lambda * beta * 2 * dhdv[q] * Math.abs(u) ** (beta - 1) * Math.sign(u);
     m[q] = ADAM_BETA1 * m[q] + (1 - ADAM_BETA1) * g;
     v[q] = ADAM_BETA2 * v[q] + (1 - ADAM_BETA2) * g * g;
     V[q] -= (a * m[q]) / (Math.sqrt(v[q] * c) + ADAM_EPS);

@@ -40,7 +40,12 @@ export interface SmoothCandidate {
 export interface SmoothQuantReport {
   readonly alpha: number;
   /** Tensors smoothed, with the largest and smallest factor applied. */
-  readonly tensors: readonly { readonly tensor: string; readonly channels: number; readonly minScale: number; readonly maxScale: number }[];
+  readonly tensors: readonly {
+    readonly tensor: string;
+    readonly channels: number;
+    readonly minScale: number;
+    readonly maxScale: number;
+  }[];
 }
 
 const attr = (node: NodeProto, name: string, fallback: number) => {
@@ -83,7 +88,8 @@ function foldOf(index: GraphIndex, tensor: string, channels: number, outputs: Re
   const linear = (n: NodeProto): Fold | undefined => {
     const w = constant(index, n.input[1]);
     if (!w || w.data_type !== 1) return undefined;
-    if (n.op_type === 'MatMul' && w.dims.length === 2 && Number(w.dims[1]) === channels) return { divide: [], columns: [{ name: n.input[1], axis: 1 }] };
+    if (n.op_type === 'MatMul' && w.dims.length === 2 && Number(w.dims[1]) === channels)
+      return { divide: [], columns: [{ name: n.input[1], axis: 1 }] };
     if (n.op_type === 'Gemm') {
       const transB = attr(n, 'transB', 0) === 1;
       const axis = transB ? 0 : 1;
@@ -150,11 +156,19 @@ export function smoothQuantCandidates(model: ModelProto): SmoothCandidate[] {
   // A constant read by another node would change that node too: skip those. Two candidates may scale the same
   // weight (rows for one, columns for the other): the factors compose.
   const readers = (name: string) => index.consumers.get(name)?.length ?? 0;
-  return found.filter((c) => [...c.weights.map((w) => w.name), ...c.fold.divide, ...c.fold.columns.map((w) => w.name)].every((n) => readers(n) === 1));
+  return found.filter((c) =>
+    [...c.weights.map((w) => w.name), ...c.fold.divide, ...c.fold.columns.map((w) => w.name)].every(
+      (n) => readers(n) === 1,
+    ),
+  );
 }
 
 /** Per-channel (last axis) maxima of |x| of `tensors` over the runtime's samples. */
-export async function channelAbsMax(model: ModelProto, tensors: readonly string[], runtime: ComparisonRuntime): Promise<Map<string, Float32Array>> {
+export async function channelAbsMax(
+  model: ModelProto,
+  tensors: readonly string[],
+  runtime: ComparisonRuntime,
+): Promise<Map<string, Float32Array>> {
   const out = new Map<string, Float32Array>();
   if (tensors.length === 0) return out;
   const session = await runtime.open(sessionModel(exposeTensors(model, tensors)));
@@ -194,7 +208,12 @@ function scaleAlong(t: TensorProto, axis: number, f: (c: number) => number): Ten
  * The smoothed model: for each candidate with statistics, s_j = max|X_j|^α / max|W_j|^(1−α) (1 where either is
  * 0), weights' input rows multiplied by s, the producer's constants divided by it.
  */
-export function applySmoothQuant(model: ModelProto, candidates: readonly SmoothCandidate[], absMax: ReadonlyMap<string, Float32Array>, alpha: number): { model: ModelProto; report: SmoothQuantReport } {
+export function applySmoothQuant(
+  model: ModelProto,
+  candidates: readonly SmoothCandidate[],
+  absMax: ReadonlyMap<string, Float32Array>,
+  alpha: number,
+): { model: ModelProto; report: SmoothQuantReport } {
   const index = buildGraphIndex(model.graph!);
   const replaced = new Map<string, TensorProto>();
   const current = (name: string) => replaced.get(name) ?? constant(index, name)!;
@@ -218,12 +237,23 @@ export function applySmoothQuant(model: ModelProto, candidates: readonly SmoothC
       const v = xMax[j] > 0 && wMax[j] > 0 ? xMax[j] ** alpha / wMax[j] ** (1 - alpha) : 1;
       s[j] = Number.isFinite(v) ? Math.min(1e4, Math.max(1e-4, v)) : 1;
     }
-    for (const w of c.weights) replaced.set(w.name, scaleAlong(current(w.name), w.axis, (j) => s[j]));
+    for (const w of c.weights)
+      replaced.set(
+        w.name,
+        scaleAlong(current(w.name), w.axis, (j) => s[j]),
+      );
     for (const name of c.fold.divide) {
       const t = current(name);
-      replaced.set(name, scaleAlong(t, t.dims.length - 1, (j) => 1 / s[j]));
+      replaced.set(
+        name,
+        scaleAlong(t, t.dims.length - 1, (j) => 1 / s[j]),
+      );
     }
-    for (const col of c.fold.columns) replaced.set(col.name, scaleAlong(current(col.name), col.axis, (j) => 1 / s[j]));
+    for (const col of c.fold.columns)
+      replaced.set(
+        col.name,
+        scaleAlong(current(col.name), col.axis, (j) => 1 / s[j]),
+      );
     tensors.push({ tensor: c.tensor, channels: c.channels, minScale: Math.min(...s), maxScale: Math.max(...s) });
   }
   const initializer = model.graph!.initializer.map((t) => replaced.get(t.name ?? '') ?? t);

@@ -3,7 +3,10 @@ import { summarizeSamples } from '../metrics/index.ts';
 import { figureReader, maxDropTarget, targetMeasure } from './targetMeasure.ts';
 import { parseLadderTarget } from './ladder.ts';
 
-const outputs = summarizeSamples([{ output: 'y', metrics: { cosine: 0.9, psnr: 30 } }, { output: 'y', metrics: { cosine: 0.8, psnr: 20 } }]);
+const outputs = summarizeSamples([
+  { output: 'y', metrics: { cosine: 0.9, psnr: 30 } },
+  { output: 'y', metrics: { cosine: 0.8, psnr: 20 } },
+]);
 
 describe('one target for the ladder, the exclusion search and mixed precision', () => {
   it('reads an output metric from the comparison and a task figure from the runs', () => {
@@ -22,8 +25,12 @@ describe('one target for the ladder, the exclusion search and mixed precision', 
   });
 
   it('refuses a task figure without a task, or one the task does not give, by name', () => {
-    expect(() => targetMeasure(parseLadderTarget('miou:0.9'), null)).toThrow(/a miou target is a task figure: give the task/);
-    expect(() => targetMeasure(parseLadderTarget('miou:0.9'), () => ({ map50: 1 })).figure(outputs, [])).toThrow(/the task's figures have no miou \(they have map50\)/);
+    expect(() => targetMeasure(parseLadderTarget('miou:0.9'), null)).toThrow(
+      /a miou target is a task figure: give the task/,
+    );
+    expect(() => targetMeasure(parseLadderTarget('miou:0.9'), () => ({ map50: 1 })).figure(outputs, [])).toThrow(
+      /the task's figures have no miou \(they have map50\)/,
+    );
   });
 
   it('--max-drop: the float figure against the labels less the drop, never below 0', () => {

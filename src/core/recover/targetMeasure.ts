@@ -40,7 +40,9 @@ const isTaskMetric = (m: string) => (TASK_LADDER_METRICS as readonly string[]).i
  */
 export function figureReader(metric: LadderMetric, task?: TaskFiguresOf | null): FigureReader {
   if (isTaskMetric(metric) && !task) {
-    throw new LadderTargetError(`a ${metric} target is a task figure: give the task (--task auto|detect|segment, or choose the head on the page)`);
+    throw new LadderTargetError(
+      `a ${metric} target is a task figure: give the task (--task auto|detect|segment, or choose the head on the page)`,
+    );
   }
   const taskFigures = (runs: readonly SampleRun[]) => (task ? task(runs) : {});
   return {
@@ -49,7 +51,10 @@ export function figureReader(metric: LadderMetric, task?: TaskFiguresOf | null):
     figure(outputs, runs) {
       const t = taskFigures(runs);
       if (metric in t) return t[metric];
-      if (isTaskMetric(metric)) throw new LadderTargetError(`the task's figures have no ${metric} (they have ${Object.keys(t).join(', ') || 'none'})`);
+      if (isTaskMetric(metric))
+        throw new LadderTargetError(
+          `the task's figures have no ${metric} (they have ${Object.keys(t).join(', ') || 'none'})`,
+        );
       return ladderScore(outputs, metric);
     },
     figures(outputs, runs) {
@@ -71,8 +76,13 @@ export function maxDropTarget(metric: LadderMetric, floatFigure: number, drop: n
 /** The target metric of a comparison: mean over outputs (with a defined value) of each output's mean. */
 export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMetric | 'cer'): number {
   if (metric === 'cosine') return meanOutputCosine(outputs).cosine;
-  if (metric === 'map50' || metric === 'map' || metric === 'miou') throw new LadderTargetError(`a ${metric} target is a task figure: give the task (qstudio ladder --task auto|detect|segment)`);
-  const values = outputs.map((o) => o.metrics[metric]?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (metric === 'map50' || metric === 'map' || metric === 'miou')
+    throw new LadderTargetError(
+      `a ${metric} target is a task figure: give the task (qstudio ladder --task auto|detect|segment)`,
+    );
+  const values = outputs
+    .map((o) => o.metrics[metric]?.mean)
+    .filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (values.length === 0) {
     throw new LadderTargetError(
       metric === 'top1'

@@ -55,7 +55,12 @@ export interface LayerTuning {
 }
 
 /** Loss of integer codes (and a bias change per channel) on the layer's problem; `dense` runs the large products. */
-export function codesLoss(p: LayerProblem, codes: Int32Array, biasChange?: Float64Array, dense?: DenseProduct): Promise<number> {
+export function codesLoss(
+  p: LayerProblem,
+  codes: Int32Array,
+  biasChange?: Float64Array,
+  dense?: DenseProduct,
+): Promise<number> {
   const l = p.rows.layer;
   const v = augmented(p, (m, i) => (codes[l.weightIndex(m, i)] - l.zeroPointOf(m)) * l.scaleOf(m));
   if (biasChange) for (let m = 0; m < l.outChannels; m++) v[m * (l.inPerGroup + 1) + l.inPerGroup] = biasChange[m];
@@ -74,7 +79,13 @@ export interface TuningRun {
  * The layer's result for the tuned codes and, for AdaQuant with UpdateBias, the bias change per output channel
  * (real units): adopted only when the hard-quantized loss is lower than before; otherwise the layer is kept.
  */
-export async function layerTuning(p: LayerProblem, run: TuningRun, codes: Int32Array, biasChange?: Float64Array, dense?: DenseProduct): Promise<LayerTuning> {
+export async function layerTuning(
+  p: LayerProblem,
+  run: TuningRun,
+  codes: Int32Array,
+  biasChange?: Float64Array,
+  dense?: DenseProduct,
+): Promise<LayerTuning> {
   const l = p.rows.layer;
   const lossAfter = await codesLoss(p, codes, biasChange, dense);
   const kept = !(lossAfter < run.lossBefore);

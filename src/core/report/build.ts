@@ -13,7 +13,19 @@ import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import type { QdqGrid } from '../evaluate/qdqGrids.ts';
 import { DEFAULT_GRAPH_OPTIMIZATION, type GraphOptimization } from '../runtime/graphOptimization.ts';
-import { REPORT_SCHEMA, type Report, type ReportAtDefault, type ReportFile, type ReportHistogram, type ReportNpu, type ReportRange, type ReportLadder, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
+import {
+  REPORT_SCHEMA,
+  type Report,
+  type ReportAtDefault,
+  type ReportFile,
+  type ReportHistogram,
+  type ReportNpu,
+  type ReportRange,
+  type ReportLadder,
+  type ReportSuggest,
+  type ReportTask,
+  type ReportTiming,
+} from './report.ts';
 
 export interface ReportInput {
   readonly title?: string;
@@ -30,9 +42,18 @@ export interface ReportInput {
   readonly graphOptimization?: GraphOptimization;
   readonly outputs: readonly OutputSummary[];
   /** The outputs judged at the runtime's default options ('all'), measured first: the headline figure. */
-  readonly atDefault?: { readonly runtime: string; readonly graphOptimization?: GraphOptimization; readonly outputs: readonly OutputSummary[] } | null;
+  readonly atDefault?: {
+    readonly runtime: string;
+    readonly graphOptimization?: GraphOptimization;
+    readonly outputs: readonly OutputSummary[];
+  } | null;
   /** The outputs judged with the float parts in BF16 (as the NPU runs them), and what was rounded. */
-  readonly npu?: { readonly floatNodes: number; readonly activations: number; readonly weights: number; readonly outputs: readonly OutputSummary[] } | null;
+  readonly npu?: {
+    readonly floatNodes: number;
+    readonly activations: number;
+    readonly weights: number;
+    readonly outputs: readonly OutputSummary[];
+  } | null;
   /** Layer-wise rows (any order), with the float model's graph index for the jumps. */
   readonly layers?: {
     readonly rows: readonly LayerRow[];
@@ -79,22 +100,29 @@ export function buildReport(input: ReportInput): Report {
       const calibrated = input.ranges?.get(row.tensor);
       if (!g && !calibrated) return [];
       const grid = g ? { type: g.type, scale: g.scale, zeroPoint: g.zeroPoint, min: g.min, max: g.max } : null;
-      return [{
-        tensor: row.tensor,
-        node: row.node,
-        min: calibrated?.min ?? g!.min,
-        max: calibrated?.max ?? g!.max,
-        source: calibrated ? 'calibration' : 'grid',
-        grid,
-        histogram: input.histograms?.get(row.tensor) ?? null,
-      }];
+      return [
+        {
+          tensor: row.tensor,
+          node: row.node,
+          min: calibrated?.min ?? g!.min,
+          max: calibrated?.max ?? g!.max,
+          source: calibrated ? 'calibration' : 'grid',
+          grid,
+          histogram: input.histograms?.get(row.tensor) ?? null,
+        },
+      ];
     });
   }
   const fidelity = meanOutputCosine(input.outputs);
   let atDefault: ReportAtDefault | null = null;
   if (input.atDefault) {
     const f = meanOutputCosine(input.atDefault.outputs);
-    atDefault = { runtime: input.atDefault.runtime, graphOptimization: input.atDefault.graphOptimization ?? 'all', outputs: input.atDefault.outputs, fidelity: { meanCosine: f.cosine, undefinedOutputs: f.undefinedOutputs } };
+    atDefault = {
+      runtime: input.atDefault.runtime,
+      graphOptimization: input.atDefault.graphOptimization ?? 'all',
+      outputs: input.atDefault.outputs,
+      fidelity: { meanCosine: f.cosine, undefinedOutputs: f.undefinedOutputs },
+    };
   }
   let npu: ReportNpu | null = null;
   if (input.npu) {

@@ -60,8 +60,12 @@ export function layerChart(rows: readonly LayerRow[], options: LayerChartOptions
     parts.push(`<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${r1(y(t))}" y2="${r1(y(t))}"/>`);
     parts.push(`<text class="tick" x="${m.left - 6}" y="${r1(y(t) + 4)}" text-anchor="end">${t}</text>`);
   }
-  parts.push(`<text class="axis-label" transform="translate(12 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">SQNR (dB)</text>`);
-  parts.push(`<text class="axis-label" x="${m.left + pw / 2}" y="${height - 6}" text-anchor="middle">${rows.length} tensors in graph order (inputs → outputs)</text>`);
+  parts.push(
+    `<text class="axis-label" transform="translate(12 ${m.top + ph / 2}) rotate(-90)" text-anchor="middle">SQNR (dB)</text>`,
+  );
+  parts.push(
+    `<text class="axis-label" x="${m.left + pw / 2}" y="${height - 6}" text-anchor="middle">${rows.length} tensors in graph order (inputs → outputs)</text>`,
+  );
 
   const rank = new Map((options.highlight ?? []).map((r, k) => [r.tensor, k + 1]));
   rows.forEach((r, i) => {
@@ -71,7 +75,9 @@ export function layerChart(rows: readonly LayerRow[], options: LayerChartOptions
     const top = exact ? m.top : y(r.sqnr);
     const cls: Severity | 'exact' = exact ? 'exact' : dbSeverity(r.sqnr);
     const tip = `${r.tensor} (${r.node ?? 'input'}, ${r.opType}): SQNR ${formatDb(r.sqnr)} dB, cosine ${formatCosine(r.cosine)}`;
-    parts.push(`<rect class="bar sev-${cls}" x="${r1(x)}" y="${r1(top)}" width="${r1(barWidth)}" height="${r1(Math.max(m.top + ph - top, 0.5))}"><title>${escapeHtml(tip)}</title></rect>`);
+    parts.push(
+      `<rect class="bar sev-${cls}" x="${r1(x)}" y="${r1(top)}" width="${r1(barWidth)}" height="${r1(Math.max(m.top + ph - top, 0.5))}"><title>${escapeHtml(tip)}</title></rect>`,
+    );
   });
   // Call-outs last, so they sit above the bars.
   rows.forEach((r, i) => {
@@ -79,7 +85,9 @@ export function layerChart(rows: readonly LayerRow[], options: LayerChartOptions
     if (k === undefined || !Number.isFinite(r.sqnr)) return;
     const cx = m.left + i * step + step / 2;
     const cy = Math.max(y(r.sqnr) - 10, m.top - 14);
-    parts.push(`<g class="callout"><line x1="${r1(cx)}" x2="${r1(cx)}" y1="${r1(cy + 7)}" y2="${r1(y(r.sqnr))}"/><circle cx="${r1(cx)}" cy="${r1(cy)}" r="7"/><text x="${r1(cx)}" y="${r1(cy + 3.5)}" text-anchor="middle">${k}</text><title>${escapeHtml(`#${k} ${r.tensor}: ${formatDb(r.sqnr)} dB`)}</title></g>`);
+    parts.push(
+      `<g class="callout"><line x1="${r1(cx)}" x2="${r1(cx)}" y1="${r1(cy + 7)}" y2="${r1(y(r.sqnr))}"/><circle cx="${r1(cx)}" cy="${r1(cy)}" r="7"/><text x="${r1(cx)}" y="${r1(cy + 3.5)}" text-anchor="middle">${k}</text><title>${escapeHtml(`#${k} ${r.tensor}: ${formatDb(r.sqnr)} dB`)}</title></g>`,
+    );
   });
   parts.push(`<line class="axis" x1="${m.left}" x2="${width - m.right}" y1="${m.top + ph}" y2="${m.top + ph}"/>`);
   parts.push('</svg>');
@@ -107,9 +115,13 @@ export function barChart(items: readonly BarItem[], lo: number, hi: number, titl
     const v = Number.isFinite(it.value) ? Math.min(Math.max(it.value, lo), hi) : it.value === Infinity ? hi : lo;
     const w = hi > lo ? ((v - lo) / (hi - lo)) * pw : 0;
     const label = it.label.length > 26 ? `${it.label.slice(0, 25)}…` : it.label;
-    parts.push(`<text class="bar-label" x="${labelWidth - 8}" y="${yy + 16}" text-anchor="end">${escapeHtml(label)}<title>${escapeHtml(it.label)}</title></text>`);
+    parts.push(
+      `<text class="bar-label" x="${labelWidth - 8}" y="${yy + 16}" text-anchor="end">${escapeHtml(label)}<title>${escapeHtml(it.label)}</title></text>`,
+    );
     parts.push(`<rect class="track" x="${labelWidth}" y="${yy + 4}" width="${pw}" height="16" rx="3"/>`);
-    parts.push(`<rect class="bar sev-${it.severity}" x="${labelWidth}" y="${yy + 4}" width="${r1(Math.max(w, 1))}" height="16" rx="3"/>`);
+    parts.push(
+      `<rect class="bar sev-${it.severity}" x="${labelWidth}" y="${yy + 4}" width="${r1(Math.max(w, 1))}" height="16" rx="3"/>`,
+    );
     parts.push(`<text class="bar-value" x="${labelWidth + pw + 8}" y="${yy + 16}">${escapeHtml(it.text)}</text>`);
   });
   parts.push('</svg>');
@@ -136,13 +148,19 @@ export function stepChart(steps: readonly SuggestStep[], target: number): string
     parts.push(`<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${r1(y(t))}" y2="${r1(y(t))}"/>`);
     parts.push(`<text class="tick" x="${m.left - 6}" y="${r1(y(t) + 4)}" text-anchor="end">${t.toFixed(4)}</text>`);
   }
-  parts.push(`<line class="target" x1="${m.left}" x2="${width - m.right}" y1="${r1(y(target))}" y2="${r1(y(target))}"><title>target ${target}</title></line>`);
+  parts.push(
+    `<line class="target" x1="${m.left}" x2="${width - m.right}" y1="${r1(y(target))}" y2="${r1(y(target))}"><title>target ${target}</title></line>`,
+  );
   const best = steps.map((s) => `${r1(x(s.step))},${r1(y(s.bestCosine))}`).join(' ');
   parts.push(`<polyline class="best-line" points="${best}"/>`);
   for (const s of steps) {
     if (!Number.isFinite(s.cosine)) continue;
-    const what = s.candidate ? `${s.candidate.kind === 'node' ? 'exclude node' : 'exclude tail from'} ${s.candidate.node}` : 'starting configuration';
-    parts.push(`<circle class="${s.kept ? 'step-kept' : 'step-rejected'}" cx="${r1(x(s.step))}" cy="${r1(y(s.cosine))}" r="4.5"><title>${escapeHtml(`step ${s.step}: ${what}, cosine ${formatCosine(s.cosine)}${s.kept ? ' (kept)' : ' (not kept)'}`)}</title></circle>`);
+    const what = s.candidate
+      ? `${s.candidate.kind === 'node' ? 'exclude node' : 'exclude tail from'} ${s.candidate.node}`
+      : 'starting configuration';
+    parts.push(
+      `<circle class="${s.kept ? 'step-kept' : 'step-rejected'}" cx="${r1(x(s.step))}" cy="${r1(y(s.cosine))}" r="4.5"><title>${escapeHtml(`step ${s.step}: ${what}, cosine ${formatCosine(s.cosine)}${s.kept ? ' (kept)' : ' (not kept)'}`)}</title></circle>`,
+    );
   }
   parts.push(`<text class="axis-label" x="${m.left + pw / 2}" y="${height - 6}" text-anchor="middle">step</text>`);
   parts.push('</svg>');
@@ -158,7 +176,9 @@ export function histogramSparkline(h: ReportHistogram): string {
   const parts = [svgOpen(width, height, 'Histogram')];
   h.counts.forEach((c, i) => {
     const bh = (c / top) * (height - 2);
-    parts.push(`<rect class="spark" x="${r1((i / n) * width)}" y="${r1(height - bh)}" width="${r1(Math.max(width / n - 0.5, 0.5))}" height="${r1(bh)}"/>`);
+    parts.push(
+      `<rect class="spark" x="${r1((i / n) * width)}" y="${r1(height - bh)}" width="${r1(Math.max(width / n - 0.5, 0.5))}" height="${r1(bh)}"/>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('');

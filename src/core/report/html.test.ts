@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeModel, makeNode, makeValueInfo, type NodeId } from '../onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  type NodeId,
+} from '../onnx/index.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { buildReport, type ReportInput } from './build.ts';
@@ -22,18 +30,46 @@ function unbalancedTag(html: string): string | null {
 }
 
 // A three-node chain with hostile names: x → "A<b>" → a → "B&c" → b → "C" → out.
-const model = makeModel(makeGraph({
-  node: [makeNode('Conv', ['x'], ['a<1>'], 'A<b>'), makeNode('Mul', ['a<1>'], ['b"2'], 'B&c'), makeNode('Sigmoid', ['b"2'], ['out'], 'C')],
-  input: [makeValueInfo('x', DataType.FLOAT, [1])],
-  output: [makeValueInfo('out', DataType.FLOAT, [1])],
-}));
+const model = makeModel(
+  makeGraph({
+    node: [
+      makeNode('Conv', ['x'], ['a<1>'], 'A<b>'),
+      makeNode('Mul', ['a<1>'], ['b"2'], 'B&c'),
+      makeNode('Sigmoid', ['b"2'], ['out'], 'C'),
+    ],
+    input: [makeValueInfo('x', DataType.FLOAT, [1])],
+    output: [makeValueInfo('out', DataType.FLOAT, [1])],
+  }),
+);
 const index = buildGraphIndex(model.graph!);
 const row = (tensor: string, node: string | null, opType: string, sqnr: number, cosine: number): LayerRow => ({
-  tensor, node: node as NodeId | null, opType, source: 'dequantized', cosine, sqnr, worstSampleCosine: cosine - 0.01,
-  valueCosine: cosine, valueSqnr: sqnr + 0.5, dequantizedCosine: cosine, dequantizedSqnr: sqnr, samples: 3, elementsPerSample: 10,
+  tensor,
+  node: node as NodeId | null,
+  opType,
+  source: 'dequantized',
+  cosine,
+  sqnr,
+  worstSampleCosine: cosine - 0.01,
+  valueCosine: cosine,
+  valueSqnr: sqnr + 0.5,
+  dequantizedCosine: cosine,
+  dequantizedSqnr: sqnr,
+  samples: 3,
+  elementsPerSample: 10,
 });
-const rows = [row('x', null, 'input', 47.46, 0.99999), row('a<1>', 'A<b>', 'Conv', 12.42, 0.9737), row('b"2', 'B&c', 'Mul', -1.3, 0.2515), row('out', 'C', 'Sigmoid', Infinity, 1)];
-const pairs: TensorPair[] = rows.map((r) => ({ tensor: r.tensor, node: r.node, opType: r.opType, value: r.tensor, dequantized: `${r.tensor}_dq` }));
+const rows = [
+  row('x', null, 'input', 47.46, 0.99999),
+  row('a<1>', 'A<b>', 'Conv', 12.42, 0.9737),
+  row('b"2', 'B&c', 'Mul', -1.3, 0.2515),
+  row('out', 'C', 'Sigmoid', Infinity, 1),
+];
+const pairs: TensorPair[] = rows.map((r) => ({
+  tensor: r.tensor,
+  node: r.node,
+  opType: r.opType,
+  value: r.tensor,
+  dequantized: `${r.tensor}_dq`,
+}));
 
 const input: ReportInput = {
   createdAt: '2026-11-24T10:00:00Z',
@@ -44,30 +80,52 @@ const input: ReportInput = {
   quantization: { nodes: 3, quantized: 2, float: 1 },
   samples: 3,
   dataSource: '/data/coco & more',
-  outputs: [{
-    output: 'out',
-    metrics: {
-      cosine: { count: 3, mean: 0.8273957, min: 0.7877319, max: 0.85 },
-      l2: { count: 3, mean: 97.97711, min: 90, max: 108.4101 },
-      psnr: { count: 3, mean: 25.679688, min: 24.382547, max: 27 },
+  outputs: [
+    {
+      output: 'out',
+      metrics: {
+        cosine: { count: 3, mean: 0.8273957, min: 0.7877319, max: 0.85 },
+        l2: { count: 3, mean: 97.97711, min: 90, max: 108.4101 },
+        psnr: { count: 3, mean: 25.679688, min: 24.382547, max: 27 },
+      },
     },
-  }],
+  ],
   layers: { rows, index, pairs, missing: ['folded'] },
   jumpThresholdDb: 3,
   grids: new Map([['b"2', { type: 'int8', scale: 0.125, zeroPoint: 0, min: -16, max: 15.875 }]]),
   histograms: new Map([['b"2', { min: -16, max: 16, counts: [1, 4, 9, 4, 1] }]]),
   timings: [{ label: 'float model runs', seconds: 1.25 }],
   suggest: {
-    target: 0.99, reached: false, stopped: 'max-steps',
+    target: 0.99,
+    reached: false,
+    stopped: 'max-steps',
     steps: [
       { step: 0, candidate: null, cosine: 0.8274, kept: true, bestCosine: 0.8274, seconds: 15.5 },
       {
-        step: 1, kept: false, bestCosine: 0.8274, seconds: 8.2, cosine: 0.8215,
-        candidate: { kind: 'node', node: 'A<b>' as NodeId, layer: { node: 'A<b>' as NodeId, opType: 'Conv', sqnr: 18.63, drop: 28.83 } },
+        step: 1,
+        kept: false,
+        bestCosine: 0.8274,
+        seconds: 8.2,
+        cosine: 0.8215,
+        candidate: {
+          kind: 'node',
+          node: 'A<b>' as NodeId,
+          layer: { node: 'A<b>' as NodeId, opType: 'Conv', sqnr: 18.63, drop: 28.83 },
+        },
       },
       {
-        step: 2, kept: true, bestCosine: 0.83, seconds: 7.1, cosine: 0.83,
-        candidate: { kind: 'subgraph', node: 'C' as NodeId, nodes: 2, subgraph: { starts: ['C'], ends: ['C'] }, layer: { node: 'C' as NodeId, opType: 'Sigmoid', sqnr: 0, drop: 9.5 } },
+        step: 2,
+        kept: true,
+        bestCosine: 0.83,
+        seconds: 7.1,
+        cosine: 0.83,
+        candidate: {
+          kind: 'subgraph',
+          node: 'C' as NodeId,
+          nodes: 2,
+          subgraph: { starts: ['C'], ends: ['C'] },
+          layer: { node: 'C' as NodeId, opType: 'Sigmoid', sqnr: 0, drop: 9.5 },
+        },
       },
     ],
   },
@@ -79,18 +137,32 @@ describe('buildReport', () => {
 
   it('ranks the worst layers and finds the jumps', () => {
     expect(report.layers!.worst.map((r) => r.tensor)).toEqual(['b"2', 'a<1>', 'x', 'out']);
-    expect(report.layers!.jumps.map((j) => [j.node, j.drop])).toEqual([['A<b>', expect.closeTo(35.04, 10)], ['B&c', expect.closeTo(13.72, 10)]]);
+    expect(report.layers!.jumps.map((j) => [j.node, j.drop])).toEqual([
+      ['A<b>', expect.closeTo(35.04, 10)],
+      ['B&c', expect.closeTo(13.72, 10)],
+    ]);
     expect(report.fidelity).toEqual({ meanCosine: 0.8273957, undefinedOutputs: 0 });
   });
 
   it('attaches ranges to the worst layers from the quantized grid, with histograms', () => {
-    expect(report.ranges).toEqual([{
-      tensor: 'b"2', node: 'B&c', min: -16, max: 15.875, source: 'grid',
-      grid: { type: 'int8', scale: 0.125, zeroPoint: 0, min: -16, max: 15.875 },
-      histogram: { min: -16, max: 16, counts: [1, 4, 9, 4, 1] },
-    }]);
+    expect(report.ranges).toEqual([
+      {
+        tensor: 'b"2',
+        node: 'B&c',
+        min: -16,
+        max: 15.875,
+        source: 'grid',
+        grid: { type: 'int8', scale: 0.125, zeroPoint: 0, min: -16, max: 15.875 },
+        histogram: { min: -16, max: 16, counts: [1, 4, 9, 4, 1] },
+      },
+    ]);
     const calibrated = buildReport({ ...input, ranges: new Map([['a<1>', { min: -3, max: 5 }]]) });
-    expect(calibrated.ranges.find((r) => r.tensor === 'a<1>')).toMatchObject({ min: -3, max: 5, source: 'calibration', grid: null });
+    expect(calibrated.ranges.find((r) => r.tensor === 'a<1>')).toMatchObject({
+      min: -3,
+      max: 5,
+      source: 'calibration',
+      grid: null,
+    });
   });
 });
 
@@ -110,7 +182,9 @@ describe('renderHtml', () => {
   });
 
   it("says which onnxruntime judged the figures: 'basic' unless the caller says 'all' (HTML and JSON)", () => {
-    expect(html).toContain('<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, every QuantizeLinear and DequantizeLinear run as written</dd>');
+    expect(html).toContain(
+      '<dt>Judged by</dt><dd data-graph-optimization="basic">onnxruntime at graph optimization &#39;basic&#39;: the model&#39;s own Q/DQ arithmetic, every QuantizeLinear and DequantizeLinear run as written</dd>',
+    );
     expect(JSON.parse(renderJson(buildReport(input))).graphOptimization).toBe('basic');
     const cpu = buildReport({ ...input, graphOptimization: 'all' });
     expect(renderHtml(cpu)).toContain('data-graph-optimization="all"');
@@ -119,26 +193,50 @@ describe('renderHtml', () => {
   });
 
   it("puts the figure at the runtime's default options ('all') first and the model's own arithmetic ('basic') beside it, labelled", () => {
-    const atAll = input.outputs.map((o) => ({ ...o, metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5, min: 0.5, max: 0.5 } } }));
+    const atAll = input.outputs.map((o) => ({
+      ...o,
+      metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5, min: 0.5, max: 0.5 } },
+    }));
     const both = buildReport({ ...input, atDefault: { runtime: 'onnxruntime-node', outputs: atAll } });
     const page = renderHtml(both);
     expect(unbalancedTag(page)).toBeNull();
-    expect(page).toContain('<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options');
+    expect(page).toContain(
+      '<dt>Judged first by</dt><dd data-graph-optimization="all" data-at-default>onnxruntime-node at its default options',
+    );
     expect(page).toContain('<dt>And beside it by</dt><dd data-graph-optimization="basic">');
     const first = page.indexOf('data-card="at-default"');
     const beside = page.indexOf('data-card="own-arithmetic"');
     expect(first).toBeGreaterThan(0);
     expect(beside).toBeGreaterThan(first);
     expect(page.slice(first, beside)).toContain('0.500000');
-    expect(page.indexOf('<section id="at-default">')).toBeLessThan(page.indexOf('Output metrics, the model&#39;s own Q/DQ arithmetic (&#39;basic&#39;)'));
+    expect(page.indexOf('<section id="at-default">')).toBeLessThan(
+      page.indexOf('Output metrics, the model&#39;s own Q/DQ arithmetic (&#39;basic&#39;)'),
+    );
     const json = JSON.parse(renderJson(both));
-    expect(json.atDefault).toMatchObject({ runtime: 'onnxruntime-node', graphOptimization: 'all', fidelity: { meanCosine: 0.5 } });
+    expect(json.atDefault).toMatchObject({
+      runtime: 'onnxruntime-node',
+      graphOptimization: 'all',
+      fidelity: { meanCosine: 0.5 },
+    });
     // A report without it reads as before: one figure, 'Judged by'.
     expect(html).not.toContain('data-card="at-default"');
   });
 
   it('shows the numbers: metrics, layer SQNRs, the search steps, the hash', () => {
-    for (const text of ['0.827396', '0.787732', '97.98', '25.68', '−1.30', '12.42', '47.46', '28.83', '0.821500', '15.88', 'ab'.repeat(32), '3.5 MB']) {
+    for (const text of [
+      '0.827396',
+      '0.787732',
+      '97.98',
+      '25.68',
+      '−1.30',
+      '12.42',
+      '47.46',
+      '28.83',
+      '0.821500',
+      '15.88',
+      'ab'.repeat(32),
+      '3.5 MB',
+    ]) {
       expect(html).toContain(text);
     }
     // Quark's printed layout, verbatim.
@@ -156,7 +254,10 @@ describe('renderHtml', () => {
   });
 
   it('labels the figure as written and the one as the NPU runs it apart, each with its own numbers', () => {
-    const npuOutputs = input.outputs.map((o) => ({ ...o, metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5123456 } } }));
+    const npuOutputs = input.outputs.map((o) => ({
+      ...o,
+      metrics: { ...o.metrics, cosine: { ...o.metrics.cosine!, mean: 0.5123456 } },
+    }));
     const both = buildReport({ ...input, npu: { floatNodes: 7, activations: 9, weights: 2, outputs: npuOutputs } });
     expect(both.npu!.fidelity.meanCosine).toBeCloseTo(0.5123456, 7);
     const page = renderHtml(both);
@@ -170,24 +271,36 @@ describe('renderHtml', () => {
     expect(JSON.parse(renderJson(both)).npu.floatNodes).toBe(7);
   });
 
-  it('names each node\'s precision in the worst-layer table and lists the nodes outside 8 bits (HTML and JSON)', () => {
-    const precisions = { 'A<b>': { label: 'A16W8', class: 'act16' as const }, 'B&c': { label: 'A8', class: 'int8' as const }, C: { label: 'float', class: 'float' as const } };
+  it("names each node's precision in the worst-layer table and lists the nodes outside 8 bits (HTML and JSON)", () => {
+    const precisions = {
+      'A<b>': { label: 'A16W8', class: 'act16' as const },
+      'B&c': { label: 'A8', class: 'int8' as const },
+      C: { label: 'float', class: 'float' as const },
+    };
     const report = buildReport({ ...input, precisions });
     const page = renderHtml(report);
     expect(unbalancedTag(page)).toBeNull();
     expect(page).toContain('<th>Precision</th>');
     expect(page).toMatch(/A&lt;b&gt;<\/td><td>Conv<\/td><td class="mono">A16W8<\/td>/);
     expect(page).toContain('<h3>Precision per node</h3>');
-    expect(page).toMatch(/<tr data-precision="act16"><td>16-bit activation<\/td><td class="num">1<\/td><td class="name mono">A&lt;b&gt; \(A16W8\)<\/td>/);
-    expect(page).toMatch(/<tr data-precision="float"><td>float \(excluded or not quantized\)<\/td><td class="num">1<\/td>/);
+    expect(page).toMatch(
+      /<tr data-precision="act16"><td>16-bit activation<\/td><td class="num">1<\/td><td class="name mono">A&lt;b&gt; \(A16W8\)<\/td>/,
+    );
+    expect(page).toMatch(
+      /<tr data-precision="float"><td>float \(excluded or not quantized\)<\/td><td class="num">1<\/td>/,
+    );
     expect(JSON.parse(renderJson(report)).precisions['A<b>']).toEqual({ label: 'A16W8', class: 'act16' });
     // Fields measured beside the report are written by the same rules: NaN as "NaN", never null.
-    expect(JSON.parse(renderJson(report, { cpuKernels: { outputs: [{ cosine: NaN }] } })).cpuKernels.outputs[0].cosine).toBe('NaN');
+    expect(
+      JSON.parse(renderJson(report, { cpuKernels: { outputs: [{ cosine: NaN }] } })).cpuKernels.outputs[0].cosine,
+    ).toBe('NaN');
     expect(renderHtml(buildReport(input))).not.toContain('Precision per node');
   });
 
   it('renders a report without layers, ranges or a search', () => {
-    const bare = renderHtml(buildReport({ floatModel: { name: 'm.onnx', sha256: null, bytes: null }, samples: 0, outputs: [] }));
+    const bare = renderHtml(
+      buildReport({ floatModel: { name: 'm.onnx', sha256: null, bytes: null }, samples: 0, outputs: [] }),
+    );
     expect(unbalancedTag(bare)).toBeNull();
     expect(bare).toContain('m.onnx');
   });

@@ -30,7 +30,11 @@ import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../runtime/graphOptimization.ts';
+import {
+  DEFAULT_GRAPH_OPTIMIZATION,
+  graphOptimizationLabel,
+  graphOptimizationText,
+} from '../runtime/graphOptimization.ts';
 import { PRECISION_CLASSES, PRECISION_CLASS_LABELS, precisionCounts } from '../quantize/precisionClasses.ts';
 
 const badge = (s: Severity, text: string) => `<span class="badge ${s}">${e(text)}</span>`;
@@ -45,9 +49,16 @@ function header(r: Report): string {
   const meta = [fileRows('Float model', r.floatModel)];
   if (r.quantizedModel) meta.push(fileRows('Quantized model', r.quantizedModel));
   if (r.config) meta.push(`<dt>Configuration</dt><dd>${e(r.config.name)}</dd>`);
-  meta.push(`<dt>Data</dt><dd>${r.data.samples} sample${r.data.samples === 1 ? '' : 's'}${r.data.source ? ` from <code>${e(r.data.source)}</code>` : ''}</dd>`);
-  if (r.atDefault) meta.push(`<dt>Judged first by</dt><dd data-graph-optimization="${e(r.atDefault.graphOptimization)}" data-at-default>${e(r.atDefault.runtime)} at its default options: ${e(graphOptimizationText(r.atDefault.graphOptimization))}</dd>`);
-  meta.push(`<dt>${r.atDefault ? 'And beside it by' : 'Judged by'}</dt><dd data-graph-optimization="${e(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}">${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}</dd>`);
+  meta.push(
+    `<dt>Data</dt><dd>${r.data.samples} sample${r.data.samples === 1 ? '' : 's'}${r.data.source ? ` from <code>${e(r.data.source)}</code>` : ''}</dd>`,
+  );
+  if (r.atDefault)
+    meta.push(
+      `<dt>Judged first by</dt><dd data-graph-optimization="${e(r.atDefault.graphOptimization)}" data-at-default>${e(r.atDefault.runtime)} at its default options: ${e(graphOptimizationText(r.atDefault.graphOptimization))}</dd>`,
+    );
+  meta.push(
+    `<dt>${r.atDefault ? 'And beside it by' : 'Judged by'}</dt><dd data-graph-optimization="${e(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}">${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}</dd>`,
+  );
   if (r.createdAt) meta.push(`<dt>Created</dt><dd>${e(r.createdAt)}</dd>`);
   return `<header><h1>${e(r.title)}</h1><dl class="meta">${meta.join('')}</dl></header>`;
 }
@@ -59,24 +70,36 @@ function cards(r: Report): string {
   if (r.atDefault) {
     const d = r.atDefault.fidelity;
     const dUndef = d.undefinedOutputs ? `; ${d.undefinedOutputs} output(s) undefined` : '';
-    out.push(`<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div></div>`);
+    out.push(
+      `<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div></div>`,
+    );
   }
   const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
-  out.push(`<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`);
+  out.push(
+    `<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`,
+  );
   if (r.npu) {
     const n = r.npu.fidelity.meanCosine;
-    out.push(`<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div></div>`);
+    out.push(
+      `<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div></div>`,
+    );
   }
   const worst = r.layers?.worst[0];
   if (worst) {
-    out.push(`<div class="card"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div></div>`);
+    out.push(
+      `<div class="card"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div></div>`,
+    );
   }
   const jump = r.layers?.jumps[0];
   if (jump) {
-    out.push(`<div class="card"><div class="label">Largest error jump</div><div class="value">−${formatDb(jump.drop)} dB</div><div class="sub">SQNR falls there: <span class="mono">${e(jump.node)}</span> (${e(jump.opType)})</div></div>`);
+    out.push(
+      `<div class="card"><div class="label">Largest error jump</div><div class="value">−${formatDb(jump.drop)} dB</div><div class="sub">SQNR falls there: <span class="mono">${e(jump.node)}</span> (${e(jump.opType)})</div></div>`,
+    );
   }
   if (r.quantization) {
-    out.push(`<div class="card"><div class="label">Quantized nodes</div><div class="value">${r.quantization.quantized} / ${r.quantization.nodes}</div><div class="sub">${r.quantization.float} left float</div></div>`);
+    out.push(
+      `<div class="card"><div class="label">Quantized nodes</div><div class="value">${r.quantization.quantized} / ${r.quantization.nodes}</div><div class="sub">${r.quantization.float} left float</div></div>`,
+    );
   }
   return `<section class="cards">${out.join('')}</section>`;
 }
@@ -119,14 +142,21 @@ function outputsSection(r: Report): string {
     const v = o.metrics.cosine?.mean ?? NaN;
     return { label: o.output, value: v, severity: cosineSeverity(v), text: formatCosine(v) };
   });
-  const psnrBars: BarItem[] = r.outputs.filter((o) => o.metrics.psnr).map((o) => {
-    const v = o.metrics.psnr!.mean;
-    return { label: o.output, value: v, severity: dbSeverity(v), text: `${formatDb(v)} dB` };
-  });
+  const psnrBars: BarItem[] = r.outputs
+    .filter((o) => o.metrics.psnr)
+    .map((o) => {
+      const v = o.metrics.psnr!.mean;
+      return { label: o.output, value: v, severity: dbSeverity(v), text: `${formatDb(v)} dB` };
+    });
   const cosLo = Math.min(0.9, ...cosBars.map((b) => b.value).filter(Number.isFinite));
   const psnrHi = Math.max(60, ...psnrBars.map((b) => b.value).filter(Number.isFinite));
-  const charts = [`<h3>Mean cosine per output</h3>${barChart(cosBars, Math.floor(cosLo * 100) / 100, 1, 'Mean cosine per output')}`];
-  if (psnrBars.length) charts.push(`<h3>Mean PSNR per output</h3>${barChart(psnrBars, 0, Math.ceil(psnrHi / 10) * 10, 'Mean PSNR per output')}`);
+  const charts = [
+    `<h3>Mean cosine per output</h3>${barChart(cosBars, Math.floor(cosLo * 100) / 100, 1, 'Mean cosine per output')}`,
+  ];
+  if (psnrBars.length)
+    charts.push(
+      `<h3>Mean PSNR per output</h3>${barChart(psnrBars, 0, Math.ceil(psnrHi / 10) * 10, 'Mean PSNR per output')}`,
+    );
   const quark = renderSummary(r.outputs);
   const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
   return `<section><h2>Output metrics${e(level)}${r.npu ? ', as written' : ''}</h2><p class="muted">Float model against quantized model on the same ${r.data.samples} sample(s); metrics as AMD Quark's evaluate tool defines them (cosine and L2 on the whole tensor, PSNR against the float output's own peak).</p>${charts.join('')}${tables.join('')}<h3>As Quark prints it</h3><pre class="summary-text">${e(quark)}</pre></section>`;
@@ -138,18 +168,25 @@ function layerSection(r: Report): string {
   const legend = `<div class="legend"><span>${dot('good')}≥ 30 dB</span><span>${dot('fair')}20–30 dB</span><span>${dot('poor')}&lt; 20 dB</span><span><span class="dot" style="background:var(--exact)"></span>exact (∞)</span><span>numbered: the ${Math.min(L.worst.length, 10)} worst</span></div>`;
   const precisionOf = (node: string | null) => (node && r.precisions?.[node]?.label) ?? '—';
   const precisionHead = r.precisions ? '<th>Precision</th>' : '';
-  const worstRows = L.worst.map((w, k) => `<tr><td class="num">${k + 1}</td><td class="name mono">${e(w.node ?? '(input)')}</td><td>${e(w.opType)}</td>${r.precisions ? `<td class="mono">${e(precisionOf(w.node))}</td>` : ''}<td class="name mono">${e(w.tensor)}</td><td class="num">${dot(dbSeverity(w.sqnr))}${formatDb(w.sqnr)}</td><td class="num">${formatCosine(w.cosine)}</td><td class="num">${formatDb(w.valueSqnr)}</td><td class="num">${w.dequantizedSqnr === null ? '—' : formatDb(w.dequantizedSqnr)}</td></tr>`);
+  const worstRows = L.worst.map(
+    (w, k) =>
+      `<tr><td class="num">${k + 1}</td><td class="name mono">${e(w.node ?? '(input)')}</td><td>${e(w.opType)}</td>${r.precisions ? `<td class="mono">${e(precisionOf(w.node))}</td>` : ''}<td class="name mono">${e(w.tensor)}</td><td class="num">${dot(dbSeverity(w.sqnr))}${formatDb(w.sqnr)}</td><td class="num">${formatCosine(w.cosine)}</td><td class="num">${formatDb(w.valueSqnr)}</td><td class="num">${w.dequantizedSqnr === null ? '—' : formatDb(w.dequantizedSqnr)}</td></tr>`,
+  );
   const jumps = L.jumps.length
     ? `<table><thead><tr><th>Node</th><th>Op</th><th class="num">Input SQNR</th><th class="num">Output SQNR</th><th class="num">Drop (dB)</th><th>Worst input</th></tr></thead><tbody>${L.jumps.map((j) => `<tr><td class="name mono">${e(j.node)}</td><td>${e(j.opType)}</td><td class="num">${formatDb(j.inputSqnr)}</td><td class="num">${formatDb(j.sqnr)}</td><td class="num"><strong>${formatDb(j.drop)}</strong></td><td class="name mono">${e(j.worstInput ?? '—')}</td></tr>`).join('')}</tbody></table>`
     : `<p class="muted">No node loses more than ${L.jumpThresholdDb} dB over its inputs.</p>`;
-  const missing = L.missing.length ? `<p class="muted">${L.missing.length} float tensor(s) have no counterpart in the quantized model (folded by graph preparation) and are not compared.</p>` : '';
+  const missing = L.missing.length
+    ? `<p class="muted">${L.missing.length} float tensor(s) have no counterpart in the quantized model (folded by graph preparation) and are not compared.</p>`
+    : '';
   return `<section><h2>Layer-wise error</h2><p class="muted">SQNR = 10·log10(Σx² / Σ(x−y)²) of each intermediate tensor over all samples, x the float model's value, y the quantized model's. Where a tensor is quantized, y is its dequantized value (what the next layers read); the "value" column is the producer's output before its own quantization.</p>${legend}${layerChart(L.rows, { highlight: L.worst.slice(0, 10) })}<h3>Worst ${L.worst.length} layers</h3><table><thead><tr><th class="num">#</th><th>Node</th><th>Op</th>${precisionHead}<th>Tensor</th><th class="num">SQNR (dB)</th><th class="num">Cosine</th><th class="num">Value SQNR</th><th class="num">Dequantized SQNR</th></tr></thead><tbody>${worstRows.join('')}</tbody></table><h3>Where the error jumps</h3><p class="muted">Nodes whose output SQNR is more than ${L.jumpThresholdDb} dB below that of the inputs they read: where error is added rather than passed on.</p>${jumps}${missing}</section>`;
 }
 
 function rangesSection(r: Report): string {
   if (r.ranges.length === 0) return '';
   const rows = r.ranges.map((g) => {
-    const grid = g.grid ? `${e(g.grid.type)}, scale ${formatValue(g.grid.scale)}, zero point ${g.grid.zeroPoint} → [${formatValue(g.grid.min)}, ${formatValue(g.grid.max)}]` : '—';
+    const grid = g.grid
+      ? `${e(g.grid.type)}, scale ${formatValue(g.grid.scale)}, zero point ${g.grid.zeroPoint} → [${formatValue(g.grid.min)}, ${formatValue(g.grid.max)}]`
+      : '—';
     const hist = g.histogram ? histogramSparkline(g.histogram) : '';
     return `<tr><td class="name mono">${e(g.tensor)}</td><td class="num">${formatValue(g.min)}</td><td class="num">${formatValue(g.max)}</td><td>${g.source}</td><td>${grid}</td><td>${hist}</td></tr>`;
   });
@@ -159,7 +196,9 @@ function rangesSection(r: Report): string {
 function configSection(r: Report): string {
   const parts: string[] = [];
   if (r.exclusions.length) {
-    parts.push(`<h3>Exclusions</h3><table><thead><tr><th>Rule</th><th class="num">Nodes</th><th>Nodes kept float</th></tr></thead><tbody>${r.exclusions.map((x) => `<tr><td class="mono">${e(x.rule)}</td><td class="num">${x.ids.length}</td><td class="name mono">${e(x.ids.slice(0, 40).join(', '))}${x.ids.length > 40 ? ' …' : ''}</td></tr>`).join('')}</tbody></table>`);
+    parts.push(
+      `<h3>Exclusions</h3><table><thead><tr><th>Rule</th><th class="num">Nodes</th><th>Nodes kept float</th></tr></thead><tbody>${r.exclusions.map((x) => `<tr><td class="mono">${e(x.rule)}</td><td class="num">${x.ids.length}</td><td class="name mono">${e(x.ids.slice(0, 40).join(', '))}${x.ids.length > 40 ? ' …' : ''}</td></tr>`).join('')}</tbody></table>`,
+    );
   } else if (r.config) parts.push('<p class="muted">No exclusions: every supported node is quantized.</p>');
   if (r.precisions) parts.push(precisionTable(r.precisions));
   if (r.config) parts.push(`<h3>Settings</h3><pre>${e(JSON.stringify(r.config.settings, null, 2))}</pre>`);
@@ -171,7 +210,14 @@ function precisionTable(precisions: NonNullable<Report['precisions']>): string {
   const counts = precisionCounts(precisions);
   const rows = PRECISION_CLASSES.filter((c) => counts[c]).map((c) => {
     const ids = c === 'int8' ? [] : Object.keys(precisions).filter((id) => precisions[id].class === c);
-    const list = ids.length ? `${e(ids.slice(0, 40).map((id) => `${id} (${precisions[id].label})`).join(', '))}${ids.length > 40 ? ' …' : ''}` : '';
+    const list = ids.length
+      ? `${e(
+          ids
+            .slice(0, 40)
+            .map((id) => `${id} (${precisions[id].label})`)
+            .join(', '),
+        )}${ids.length > 40 ? ' …' : ''}`
+      : '';
     return `<tr data-precision="${c}"><td>${e(PRECISION_CLASS_LABELS[c])}</td><td class="num">${counts[c]}</td><td class="name mono">${list}</td></tr>`;
   });
   return `<h3>Precision per node</h3><table><thead><tr><th>Precision</th><th class="num">Nodes</th><th>Nodes outside 8 bits</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
@@ -181,10 +227,16 @@ function suggestSection(r: Report): string {
   const s = r.suggest;
   if (!s) return '';
   const on = s.metric && s.metric !== 'cosine' ? `${s.metric} ≥ ` : '';
-  const verdict = s.reached ? badge('good', `target ${on}${s.target} reached`) : badge('poor', `target ${on}${s.target} not reached (${s.stopped})`);
+  const verdict = s.reached
+    ? badge('good', `target ${on}${s.target} reached`)
+    : badge('poor', `target ${on}${s.target} not reached (${s.stopped})`);
   const rows = s.steps.map((st) => {
     const c = st.candidate;
-    const what = !c ? 'starting configuration' : c.kind === 'node' ? `exclude node <code>${e(c.node)}</code>` : `exclude subgraph <code>${e(c.subgraph.starts.join(','))}</code> → <code>${e(c.subgraph.ends.join(','))}</code> (${c.nodes} nodes)`;
+    const what = !c
+      ? 'starting configuration'
+      : c.kind === 'node'
+        ? `exclude node <code>${e(c.node)}</code>`
+        : `exclude subgraph <code>${e(c.subgraph.starts.join(','))}</code> → <code>${e(c.subgraph.ends.join(','))}</code> (${c.nodes} nodes)`;
     const why = c ? `${formatDb(c.layer.sqnr)} dB, drop ${formatDb(c.layer.drop)} dB` : '';
     const kept = st.step === 0 ? '' : st.kept ? badge('good', 'kept') : badge('none', st.error ? 'failed' : 'not kept');
     return `<tr><td class="num">${st.step}</td><td>${what}${st.error ? `<div class="muted">${e(st.error)}</div>` : ''}</td><td class="num">${why}</td><td class="num">${formatCosine(st.cosine)}</td>${on ? `<td class="num">${st.figure === undefined ? '—' : formatCosine(st.figure)}</td>` : ''}<td>${kept}</td><td class="num">${formatSeconds(st.seconds)}</td></tr>`;
@@ -212,19 +264,30 @@ function ladderSection(r: Report): string {
   const l = r.ladder;
   if (!l) return '';
   const { metric, value } = l.target;
-  const verdict = l.stopped === 'target' ? badge('good', `${metric} ≥ ${value} reached`) : badge('poor', `${metric} ≥ ${value} not reached (${LADDER_STOP_TEXT[l.stopped]})`);
-  const budget = l.budget ? ` Time budget ${formatSeconds(l.budget.seconds)}, used ${formatSeconds(l.budget.used)}.` : '';
+  const verdict =
+    l.stopped === 'target'
+      ? badge('good', `${metric} ≥ ${value} reached`)
+      : badge('poor', `${metric} ≥ ${value} not reached (${LADDER_STOP_TEXT[l.stopped]})`);
+  const budget = l.budget
+    ? ` Time budget ${formatSeconds(l.budget.seconds)}, used ${formatSeconds(l.budget.used)}.`
+    : '';
   const failure = l.error ? `<div class="muted">${e(l.error)}</div>` : '';
   const others = [...new Set(l.rungs.flatMap((g) => Object.keys(g.metrics)))].filter((k) => k !== metric);
   const rows = l.rungs.map((g, i) => {
     const status = g.error ? badge('none', 'failed') : g.met ? badge('good', 'meets') : badge('poor', 'below');
     const chosen = i === l.chosen ? ` ${badge('good', 'chosen')}` : '';
-    const cells = others.map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : ladderValueText(k, g.metrics[k])}</td>`).join('');
-    const why = g.why ? `<div class="muted">${e(g.why)}${g.estimate ? ` (estimated ${e(formatSeconds(g.estimate.seconds))}: ${e(g.estimate.basis)})` : ''}</div>` : '';
+    const cells = others
+      .map((k) => `<td class="num">${g.metrics[k] === undefined ? '—' : ladderValueText(k, g.metrics[k])}</td>`)
+      .join('');
+    const why = g.why
+      ? `<div class="muted">${e(g.why)}${g.estimate ? ` (estimated ${e(formatSeconds(g.estimate.seconds))}: ${e(g.estimate.basis)})` : ''}</div>`
+      : '';
     return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}${why}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
-  const skipped = l.skipped?.length ? `<p>Not measured (earlier measurements said they could not win, or they could not fit in the time budget):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>` : '';
+  const skipped = l.skipped?.length
+    ? `<p>Not measured (earlier measurements said they could not win, or they could not fit in the time budget):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>`
+    : '';
   return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}${e(budget)}</p>${failure}<table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
 }
 
@@ -235,8 +298,25 @@ function timingsSection(r: Report): string {
 
 /** The report as a complete HTML document. */
 export function renderHtml(report: Report): string {
-  const notes = report.notes.length ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>` : '';
-  const body = [header(report), cards(report), taskSection(report.task), atDefaultSection(report), outputsSection(report), npuSection(report), paritySection(report.parity), layerSection(report), rangesSection(report), suggestSection(report), ladderSection(report), configSection(report), timingsSection(report), notes].join('\n');
+  const notes = report.notes.length
+    ? `<section><h2>Notes</h2><ul>${report.notes.map((n) => `<li>${e(n)}</li>`).join('')}</ul></section>`
+    : '';
+  const body = [
+    header(report),
+    cards(report),
+    taskSection(report.task),
+    atDefaultSection(report),
+    outputsSection(report),
+    npuSection(report),
+    paritySection(report.parity),
+    layerSection(report),
+    rangesSection(report),
+    suggestSection(report),
+    ladderSection(report),
+    configSection(report),
+    timingsSection(report),
+    notes,
+  ].join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -94,7 +94,8 @@ export function metricText(name: MetricName, v: number): string {
 export function ladderValueText(name: string, v: number): string {
   if (!Number.isFinite(v)) return '—';
   if (name === 'psnr') return `${formatDb(v)} dB`;
-  if (name === 'top1' || name === 'sequence' || name === 'cer' || name === 'decision') return `${(v * 100).toFixed(1)} %`;
+  if (name === 'top1' || name === 'sequence' || name === 'cer' || name === 'decision')
+    return `${(v * 100).toFixed(1)} %`;
   return formatCosine(v);
 }
 

@@ -1,5 +1,17 @@
 /** The report of a quantization judged against its float model: the model, its builder and its renderers. */
-export { REPORT_SCHEMA, type Report, type ReportFile, type ReportHistogram, type ReportLadder, type ReportLayers, type ReportNpu, type ReportRange, type ReportSuggest, type ReportTask, type ReportTiming } from './report.ts';
+export {
+  REPORT_SCHEMA,
+  type Report,
+  type ReportFile,
+  type ReportHistogram,
+  type ReportLadder,
+  type ReportLayers,
+  type ReportNpu,
+  type ReportRange,
+  type ReportSuggest,
+  type ReportTask,
+  type ReportTiming,
+} from './report.ts';
 export { buildReport, type ReportInput } from './build.ts';
 export { renderHtml } from './html.ts';
 export { renderJson, parseReportNumber } from './json.ts';

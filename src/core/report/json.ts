@@ -11,7 +11,8 @@ import type { Report } from './report.ts';
 
 function replacer(_key: string, value: unknown): unknown {
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return Array.from(value as unknown as ArrayLike<number>);
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView))
+    return Array.from(value as unknown as ArrayLike<number>);
   if (value instanceof Map) return Object.fromEntries(value);
   if (value instanceof Set) return [...value];
   return value;

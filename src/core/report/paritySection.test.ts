@@ -2,9 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { paritySection } from './paritySection.ts';
 import type { ParityRow } from '../evaluate/parity.ts';
 
-const row = (p: Partial<ParityRow>): ParityRow => ({ runtime: 'wasm', label: 'WASM (reference)', model: 'float', cosine: 1, agreement: 1, flagged: false, parting: null, error: null, seconds: 0.1, ...p });
+const row = (p: Partial<ParityRow>): ParityRow => ({
+  runtime: 'wasm',
+  label: 'WASM (reference)',
+  model: 'float',
+  cosine: 1,
+  agreement: 1,
+  flagged: false,
+  parting: null,
+  error: null,
+  seconds: 0.1,
+  ...p,
+});
 
-describe('the report\'s parity section', () => {
+describe("the report's parity section", () => {
   it('is empty without a check; lists every runtime, the flagged one with where it parts, escaped, and the missing runtimes', () => {
     expect(paritySection(null)).toBe('');
     const html = paritySection({
@@ -12,8 +23,22 @@ describe('the report\'s parity section', () => {
       unavailable: [{ id: 'webnn', label: 'WebNN', reason: 'this browser exposes no WebNN (navigator.ml)' }],
       rows: [
         row({}),
-        row({ runtime: 'webgpu-jsep', label: 'WebGPU, JSEP <build>', model: 'quantized', cosine: -0.19, agreement: -0.18, flagged: true,
-          parting: { tensor: 'w_dq', node: 'w_DequantizeLinear', opType: 'DequantizeLinear', relativeError: 1.5, floatNodeId: 'n1', floatNodeName: 'Conv_1' } }),
+        row({
+          runtime: 'webgpu-jsep',
+          label: 'WebGPU, JSEP <build>',
+          model: 'quantized',
+          cosine: -0.19,
+          agreement: -0.18,
+          flagged: true,
+          parting: {
+            tensor: 'w_dq',
+            node: 'w_DequantizeLinear',
+            opType: 'DequantizeLinear',
+            relativeError: 1.5,
+            floatNodeId: 'n1',
+            floatNodeName: 'Conv_1',
+          },
+        }),
         row({ runtime: 'webgpu', label: 'WebGPU', model: 'float', error: 'no adapter' }),
       ],
     });

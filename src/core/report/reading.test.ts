@@ -1,11 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { QUARK_TARGETS, headlineFigures, readResult } from './reading.ts';
 
-const quark = { cosine: { value: QUARK_TARGETS.cosine, source: 'quark' as const }, psnr: { value: QUARK_TARGETS.psnr, source: 'quark' as const } };
+const quark = {
+  cosine: { value: QUARK_TARGETS.cosine, source: 'quark' as const },
+  psnr: { value: QUARK_TARGETS.psnr, source: 'quark' as const },
+};
 
 describe('reading a result', () => {
   it('reads the sample-like figures against Quark’s thresholds, with no change on a first run', () => {
-    const figures = headlineFigures({ fidelity: { meanCosine: 0.949452 }, outputs: [{ output: 'y', metrics: { cosine: { mean: 0.949452, min: 0.9, max: 0.97, count: 6 }, psnr: { mean: 25.01, min: 19, max: 31, count: 6 } } }] });
+    const figures = headlineFigures({
+      fidelity: { meanCosine: 0.949452 },
+      outputs: [
+        {
+          output: 'y',
+          metrics: {
+            cosine: { mean: 0.949452, min: 0.9, max: 0.97, count: 6 },
+            psnr: { mean: 25.01, min: 19, max: 31, count: 6 },
+          },
+        },
+      ],
+    });
     expect(figures).toEqual({ cosine: 0.949452, psnr: 25.01 });
     const [cos, psnr] = readResult(figures, quark, null);
     expect(cos).toMatchObject({ metric: 'cosine', meets: false, change: null });
@@ -14,15 +28,35 @@ describe('reading a result', () => {
   });
 
   it("reads the figure at the runtime's default options ('all') where the report has one: what a user's session computes", () => {
-    const own = { output: 'y', metrics: { cosine: { mean: 0.99, min: 0.98, max: 1, count: 2 }, psnr: { mean: 40, min: 39, max: 41, count: 2 } } };
-    const atAll = { output: 'y', metrics: { cosine: { mean: 0.97, min: 0.96, max: 0.98, count: 2 }, psnr: { mean: 28, min: 27, max: 29, count: 2 } } };
-    const figures = headlineFigures({ fidelity: { meanCosine: 0.99 }, outputs: [own], atDefault: { fidelity: { meanCosine: 0.97 }, outputs: [atAll] } });
+    const own = {
+      output: 'y',
+      metrics: { cosine: { mean: 0.99, min: 0.98, max: 1, count: 2 }, psnr: { mean: 40, min: 39, max: 41, count: 2 } },
+    };
+    const atAll = {
+      output: 'y',
+      metrics: {
+        cosine: { mean: 0.97, min: 0.96, max: 0.98, count: 2 },
+        psnr: { mean: 28, min: 27, max: 29, count: 2 },
+      },
+    };
+    const figures = headlineFigures({
+      fidelity: { meanCosine: 0.99 },
+      outputs: [own],
+      atDefault: { fidelity: { meanCosine: 0.97 }, outputs: [atAll] },
+    });
     expect(figures).toEqual({ cosine: 0.97, psnr: 28 });
-    expect(headlineFigures({ fidelity: { meanCosine: 0.99 }, outputs: [own], atDefault: null })).toEqual({ cosine: 0.99, psnr: 40 });
+    expect(headlineFigures({ fidelity: { meanCosine: 0.99 }, outputs: [own], atDefault: null })).toEqual({
+      cosine: 0.99,
+      psnr: 40,
+    });
   });
 
   it('takes the user’s target and measures the change from the previous run', () => {
-    const [cos] = readResult({ cosine: 0.995, psnr: null }, { ...quark, cosine: { value: 0.99, source: 'user' } }, { cosine: 0.98, psnr: 31 });
+    const [cos] = readResult(
+      { cosine: 0.995, psnr: null },
+      { ...quark, cosine: { value: 0.99, source: 'user' } },
+      { cosine: 0.98, psnr: 31 },
+    );
     expect(cos.meets).toBe(true);
     expect(cos.target.source).toBe('user');
     expect(cos.change).toBeCloseTo(0.015, 9);

@@ -25,11 +25,18 @@ interface Figures {
  * The headline figures of a report: the mean output cosine, and the mean PSNR over the outputs that have one; at the
  * runtime's default options ('all') where the report measured them there (what a user's session computes), else its own.
  */
-export function headlineFigures(whole: Figures & { readonly atDefault?: Figures | null }): Record<ReadMetric, number | null> {
+export function headlineFigures(
+  whole: Figures & { readonly atDefault?: Figures | null },
+): Record<ReadMetric, number | null> {
   const report = whole.atDefault ?? whole;
-  const psnr = report.outputs.map((o) => o.metrics.psnr?.mean).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  const psnr = report.outputs
+    .map((o) => o.metrics.psnr?.mean)
+    .filter((v): v is number => v !== undefined && Number.isFinite(v));
   const cosine = report.fidelity.meanCosine;
-  return { cosine: Number.isFinite(cosine) ? cosine : null, psnr: psnr.length ? psnr.reduce((a, b) => a + b, 0) / psnr.length : null };
+  return {
+    cosine: Number.isFinite(cosine) ? cosine : null,
+    psnr: psnr.length ? psnr.reduce((a, b) => a + b, 0) / psnr.length : null,
+  };
 }
 
 export interface MetricReading {
@@ -55,7 +62,14 @@ export function readResult(
     if (value === null) continue;
     const target = targets[metric];
     const before = previous?.[metric] ?? null;
-    out.push({ metric, value, target, meets: value >= target.value, margin: value - target.value, change: before === null ? null : value - before });
+    out.push({
+      metric,
+      value,
+      target,
+      meets: value >= target.value,
+      margin: value - target.value,
+      change: before === null ? null : value - before,
+    });
   }
   return out;
 }

@@ -47,7 +47,13 @@ export interface ReportRange {
   readonly max: number;
   readonly source: 'calibration' | 'grid';
   /** The quantized model's grid for this tensor, when it has one. */
-  readonly grid: { readonly type: string; readonly scale: number; readonly zeroPoint: number; readonly min: number; readonly max: number } | null;
+  readonly grid: {
+    readonly type: string;
+    readonly scale: number;
+    readonly zeroPoint: number;
+    readonly min: number;
+    readonly max: number;
+  } | null;
   readonly histogram: ReportHistogram | null;
 }
 

@@ -10,14 +10,27 @@ import type { TaskFigures } from '../task/taskEvaluation.ts';
 import { classColor } from '../task/maskImage.ts';
 import { escapeHtml as e } from './htmlText.ts';
 
-const pct = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? '—' : `${(v * 100).toFixed(2)} %`);
+const pct = (v: number | null | undefined) =>
+  v === null || v === undefined || Number.isNaN(v) ? '—' : `${(v * 100).toFixed(2)} %`;
 
 /** The figures of a task, as label/value pairs in the order they are read. */
 export function taskFigureRows(task: ReportTask['task'], f: TaskFigures): [string, number | undefined][] {
-  if (task === 'detect') return [['mAP@0.5', f.map50], ['mAP@0.5:0.95', f.map5095], ['mAP@0.75', f.map75]];
-  if (task === 'classify') return [['top-1', f.top1], ['top-5', f.top5]];
+  if (task === 'detect')
+    return [
+      ['mAP@0.5', f.map50],
+      ['mAP@0.5:0.95', f.map5095],
+      ['mAP@0.75', f.map75],
+    ];
+  if (task === 'classify')
+    return [
+      ['top-1', f.top1],
+      ['top-5', f.top5],
+    ];
   if (task === 'segment') return [['mIoU', f.miou]];
-  return [['lines read the same', f.sequence], ['CER', f.cer]];
+  return [
+    ['lines read the same', f.sequence],
+    ['CER', f.cer],
+  ];
 }
 
 const color = (label: number) => `rgb(${classColor(label + 1).join(',')})`;
@@ -26,18 +39,26 @@ function svgContent(c: PictureContent, w: number, h: number): string {
   const stroke = Math.max(1.5, Math.max(w, h) / 300);
   const font = Math.max(10, Math.max(w, h) / 45);
   const parts: string[] = [];
-  if (c.mask) parts.push(`<image href="${c.mask.image}" x="${c.mask.x}" y="${c.mask.y}" width="${c.mask.width}" height="${c.mask.height}" preserveAspectRatio="none" style="image-rendering:pixelated"/>`);
+  if (c.mask)
+    parts.push(
+      `<image href="${c.mask.image}" x="${c.mask.x}" y="${c.mask.y}" width="${c.mask.width}" height="${c.mask.height}" preserveAspectRatio="none" style="image-rendering:pixelated"/>`,
+    );
   for (const b of c.boxes ?? []) {
     const col = color(b.label);
     const text = `${b.name}${b.score < 1 ? ` ${b.score.toFixed(2)}` : ''}`;
-    parts.push(`<rect x="${b.x1}" y="${b.y1}" width="${b.x2 - b.x1}" height="${b.y2 - b.y1}" fill="none" stroke="${col}" stroke-width="${stroke}"/>`);
-    parts.push(`<text x="${b.x1 + stroke}" y="${Math.max(font, b.y1 - stroke)}" font-size="${font}" fill="${col}" stroke="#000" stroke-width="${font / 12}" paint-order="stroke">${e(text)}</text>`);
+    parts.push(
+      `<rect x="${b.x1}" y="${b.y1}" width="${b.x2 - b.x1}" height="${b.y2 - b.y1}" fill="none" stroke="${col}" stroke-width="${stroke}"/>`,
+    );
+    parts.push(
+      `<text x="${b.x1 + stroke}" y="${Math.max(font, b.y1 - stroke)}" font-size="${font}" fill="${col}" stroke="#000" stroke-width="${font / 12}" paint-order="stroke">${e(text)}</text>`,
+    );
   }
   return parts.join('');
 }
 
 function caption(c: PictureContent): string {
-  if (c.top) return `<ol class="task-top">${c.top.map((t) => `<li>${e(t.name)} <span class="muted">${t.score.toFixed(3)}</span></li>`).join('')}</ol>`;
+  if (c.top)
+    return `<ol class="task-top">${c.top.map((t) => `<li>${e(t.name)} <span class="muted">${t.score.toFixed(3)}</span></li>`).join('')}</ol>`;
   if (c.boxes) return `<div class="muted">${c.boxes.length} box${c.boxes.length === 1 ? '' : 'es'}</div>`;
   if (c.read !== undefined) return `<div class="mono">${e(c.read)}</div>`;
   if (c.text) return `<div class="mono">${e(c.text.join(' '))}</div>`;
@@ -45,7 +66,9 @@ function caption(c: PictureContent): string {
 }
 
 function panel(title: string, p: TaskPicture, c: PictureContent): string {
-  const photo = p.image ? `<image href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>` : `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`;
+  const photo = p.image
+    ? `<image href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>`
+    : `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`;
   return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width, p.height)}</svg>${caption(c)}</figure>`;
 }
 
@@ -63,14 +86,21 @@ function classTable(t: ReportTask): string {
   const classes = t.agreement.classes ?? [];
   if (!classes.length) return '';
   const det = t.task === 'detect';
-  const head = det ? '<th class="num">Float boxes</th><th class="num">AP@0.5</th><th class="num">AP@0.5:0.95</th>' : '<th class="num">IoU</th>';
-  const rows = classes.map((c) => `<tr><td>${e(c.name)}</td>${det ? `<td class="num">${c.references}</td><td class="num">${pct(c.ap50)}</td><td class="num">${pct(c.ap5095)}</td>` : `<td class="num">${pct(c.iou)}</td>`}</tr>`);
+  const head = det
+    ? '<th class="num">Float boxes</th><th class="num">AP@0.5</th><th class="num">AP@0.5:0.95</th>'
+    : '<th class="num">IoU</th>';
+  const rows = classes.map(
+    (c) =>
+      `<tr><td>${e(c.name)}</td>${det ? `<td class="num">${c.references}</td><td class="num">${pct(c.ap50)}</td><td class="num">${pct(c.ap5095)}</td>` : `<td class="num">${pct(c.iou)}</td>`}</tr>`,
+  );
   return `<h3>Per class</h3><table><thead><tr><th>Class</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 export function taskSection(t: ReportTask | null | undefined): string {
   if (!t) return '';
-  const agreement = taskFigureRows(t.task, t.agreement).map(([k, v]) => `<tr><td>${e(k)}</td><td class="num">${pct(v)}</td></tr>`).join('');
+  const agreement = taskFigureRows(t.task, t.agreement)
+    .map(([k, v]) => `<tr><td>${e(k)}</td><td class="num">${pct(v)}</td></tr>`)
+    .join('');
   const ch = t.changes;
   const changes = ch
     ? `<p>Of the float model's ${ch.reference} boxes at score ≥ ${t.scoreThreshold}: <b>${ch.found} found</b> by the quantized model (${ch.moved} moved: IoU under 0.75; mean IoU ${ch.found ? (ch.iouSum / ch.found).toFixed(3) : '—'}), <b>${ch.lost} lost</b>; ${ch.added} box${ch.added === 1 ? '' : 'es'} added that the float model did not find.</p>`

@@ -25,7 +25,9 @@ export function isGraphOptimization(text: string): text is GraphOptimization {
 
 /** A short label of `level` for headings and cards. */
 export function graphOptimizationLabel(level: GraphOptimization): string {
-  return level === 'basic' ? "the model's own Q/DQ arithmetic ('basic')" : "onnxruntime's default options ('all', fused int8 kernels)";
+  return level === 'basic'
+    ? "the model's own Q/DQ arithmetic ('basic')"
+    : "onnxruntime's default options ('all', fused int8 kernels)";
 }
 
 /** One sentence saying what a figure at `level` is: "onnxruntime at graph optimization 'basic': …". */

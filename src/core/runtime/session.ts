@@ -13,7 +13,8 @@ export type FeedType = 'float32' | 'float64' | 'int8' | 'uint8' | 'int16' | 'uin
 /** One input tensor of a run. `data` is owned by the caller and may be reused after the run. */
 export interface Feed {
   readonly type: FeedType;
-  readonly data: Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | BigInt64Array;
+  readonly data:
+    Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | BigInt64Array;
   readonly dims: readonly number[];
 }
 
@@ -78,7 +79,12 @@ export interface Runtime {
    * `plan`: what the caller knows of the session's job. `graphOptimization`: the onnxruntime level the session runs
    * at ('basic' when absent: the model's own Q/DQ arithmetic; 'all': onnxruntime's default, Q/DQ fused into int8 kernels).
    */
-  createSession(model: ModelBytes, purpose: SessionPurpose, plan?: SessionPlan, graphOptimization?: GraphOptimization): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
+  createSession(
+    model: ModelBytes,
+    purpose: SessionPurpose,
+    plan?: SessionPlan,
+    graphOptimization?: GraphOptimization,
+  ): Promise<{ runner: InferenceRunner; backend: BackendInfo }>;
   /**
    * Whether a float session may run where each graph output costs a round trip of its own (a GPU): calibration
    * then reads its exposed tensors back as one (core/calibrate/run/packOutputs.ts). Absent means no.

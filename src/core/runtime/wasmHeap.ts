@@ -46,7 +46,9 @@ export function fitsWasmHeap(...modelBytes: number[]): boolean {
 }
 
 /** The largest model (bytes, .onnx and data together) one session of the page can open (a large one: the second regime). */
-export const PAGE_MODEL_LIMIT_BYTES = Math.floor((WASM_HEAP_LIMIT_BYTES - LARGE_HEAP_FIXED_BYTES - ACTIVATION_ROOM_BYTES) / LARGE_HEAP_PER_MODEL_BYTE);
+export const PAGE_MODEL_LIMIT_BYTES = Math.floor(
+  (WASM_HEAP_LIMIT_BYTES - LARGE_HEAP_FIXED_BYTES - ACTIVATION_ROOM_BYTES) / LARGE_HEAP_PER_MODEL_BYTE,
+);
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
 
@@ -54,7 +56,10 @@ const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
  * Why sessions over these models cannot be open together in one page worker (each `[what, bytes]`), in
  * words for a ModelTooLargeError; null when they fit. `work` says what runs them side by side.
  */
-export function heapShortfall(work: string, models: readonly (readonly [what: string, bytes: number])[]): string | null {
+export function heapShortfall(
+  work: string,
+  models: readonly (readonly [what: string, bytes: number])[],
+): string | null {
   const bytes = models.map(([, b]) => b);
   if (fitsWasmHeap(...bytes)) return null;
   const list = models.map(([what, b]) => `${what} (${gib(b)})`).join(' and ');

@@ -25,9 +25,13 @@ describe('text scenes for the sample', () => {
   });
 
   it('place every line inside the scene, with text contrasting with its background', () => {
-    for (const s of [...textScenes('calibration', 16, { width: 640, height: 640 }), ...textScenes('heldOut', 8, { width: 320, height: 480 })]) {
+    for (const s of [
+      ...textScenes('calibration', 16, { width: 640, height: 640 }),
+      ...textScenes('heldOut', 8, { width: 320, height: 480 }),
+    ]) {
       expect(s.lines.length).toBeGreaterThanOrEqual(3);
-      const background = s.background.stops.reduce((sum, stop) => sum + luminance(stop.color), 0) / s.background.stops.length;
+      const background =
+        s.background.stops.reduce((sum, stop) => sum + luminance(stop.color), 0) / s.background.stops.length;
       for (const line of s.lines) {
         expect(line.x).toBeGreaterThanOrEqual(0);
         expect(line.x).toBeLessThan(s.width);

@@ -56,14 +56,80 @@ export type SceneSet = 'calibration' | 'heldOut';
 // every browser have it; CJK glyphs may be missing and would draw as boxes).
 const WORDS: Record<SceneSet, readonly string[]> = {
   calibration: [
-    'OPEN', 'Bakery', 'Coffee', 'SALE', 'Station', 'North', 'Exit', 'Platform 4', 'Tickets', 'Hotel', 'Pharmacy', 'Books',
-    'Market', 'Fresh', 'Bread', 'Daily', 'Parking', 'Museum', 'Garden', 'River', 'Road', 'Avenue', 'No. 27', '12:45',
-    '€3.50', 'Quality', 'Service', 'Welcome', 'Library', 'Studio', 'Print', 'Repair', 'Bicycle', 'Tea', 'Kitchen', 'Menu',
+    'OPEN',
+    'Bakery',
+    'Coffee',
+    'SALE',
+    'Station',
+    'North',
+    'Exit',
+    'Platform 4',
+    'Tickets',
+    'Hotel',
+    'Pharmacy',
+    'Books',
+    'Market',
+    'Fresh',
+    'Bread',
+    'Daily',
+    'Parking',
+    'Museum',
+    'Garden',
+    'River',
+    'Road',
+    'Avenue',
+    'No. 27',
+    '12:45',
+    '€3.50',
+    'Quality',
+    'Service',
+    'Welcome',
+    'Library',
+    'Studio',
+    'Print',
+    'Repair',
+    'Bicycle',
+    'Tea',
+    'Kitchen',
+    'Menu',
   ],
   heldOut: [
-    'CLOSED', 'Florist', 'Cinema', 'Harbour', 'South', 'Entrance', 'Gate 9', 'Bus', 'Hostel', 'Clinic', 'Music', 'Shoes',
-    'Bazaar', 'Organic', 'Cheese', 'Weekly', 'Taxi', 'Gallery', 'Park', 'Lake', 'Street', 'Lane', 'Room 108', '08:15',
-    '$7.99', 'Vintage', 'Support', 'Goodbye', 'Archive', 'Theatre', 'Copy', 'Tailor', 'Scooter', 'Juice', 'Bistro', 'Prices',
+    'CLOSED',
+    'Florist',
+    'Cinema',
+    'Harbour',
+    'South',
+    'Entrance',
+    'Gate 9',
+    'Bus',
+    'Hostel',
+    'Clinic',
+    'Music',
+    'Shoes',
+    'Bazaar',
+    'Organic',
+    'Cheese',
+    'Weekly',
+    'Taxi',
+    'Gallery',
+    'Park',
+    'Lake',
+    'Street',
+    'Lane',
+    'Room 108',
+    '08:15',
+    '$7.99',
+    'Vintage',
+    'Support',
+    'Goodbye',
+    'Archive',
+    'Theatre',
+    'Copy',
+    'Tailor',
+    'Scooter',
+    'Juice',
+    'Bistro',
+    'Prices',
   ],
 };
 
@@ -90,7 +156,7 @@ function hsl(h: number, s: number, l: number): Rgb {
 }
 
 function scene(random: () => number, words: readonly string[], width: number, height: number): TextScene {
-  const pick = <T,>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
   const between = (lo: number, hi: number) => lo + (hi - lo) * random();
 
   // Background: dark or light, so the text can take the other side.
@@ -141,7 +207,11 @@ function scene(random: () => number, words: readonly string[], width: number, he
 }
 
 /** `count` scenes of a set, each `width` × `height`; the same arguments give the same scenes. */
-export function textScenes(set: SceneSet, count: number, size: { width: number; height: number } = { width: 640, height: 640 }): TextScene[] {
+export function textScenes(
+  set: SceneSet,
+  count: number,
+  size: { width: number; height: number } = { width: 640, height: 640 },
+): TextScene[] {
   const random = seededRandom(SEEDS[set]);
   return Array.from({ length: count }, () => scene(random, WORDS[set], size.width, size.height));
 }

@@ -26,7 +26,9 @@ export function boxChanges(float: readonly Box[], quant: readonly Box[], scoreTh
   const ref = float.filter((b) => b.score >= scoreThreshold);
   const test = quant.filter((b) => b.score >= scoreThreshold).sort((a, b) => b.score - a.score);
   const taken = new Uint8Array(ref.length);
-  let found = 0, moved = 0, iouSum = 0;
+  let found = 0,
+    moved = 0,
+    iouSum = 0;
   for (const q of test) {
     let best = -1;
     let bestIoU = MATCH_IOU;
@@ -48,5 +50,12 @@ export function boxChanges(float: readonly Box[], quant: readonly Box[], scoreTh
 }
 
 export function addChanges(a: BoxChanges, b: BoxChanges): BoxChanges {
-  return { reference: a.reference + b.reference, found: a.found + b.found, moved: a.moved + b.moved, lost: a.lost + b.lost, added: a.added + b.added, iouSum: a.iouSum + b.iouSum };
+  return {
+    reference: a.reference + b.reference,
+    found: a.found + b.found,
+    moved: a.moved + b.moved,
+    lost: a.lost + b.lost,
+    added: a.added + b.added,
+    iouSum: a.iouSum + b.iouSum,
+  };
 }

@@ -31,7 +31,10 @@ export function boxIoU(a: Box, b: Box): number {
 }
 
 /** The geometry that maps a model input's pixels to a photo's: what planResize returns, reduced. */
-export type InputGeometry = Pick<ResizePlan, 'sourceWidth' | 'sourceHeight' | 'scaledWidth' | 'scaledHeight' | 'offsetX' | 'offsetY'>;
+export type InputGeometry = Pick<
+  ResizePlan,
+  'sourceWidth' | 'sourceHeight' | 'scaledWidth' | 'scaledHeight' | 'offsetX' | 'offsetY'
+>;
 
 /** A box in model-input pixels as a box in the photo's pixels, clipped to the photo. */
 export function toSourceBox(b: Box, g: InputGeometry): Box {

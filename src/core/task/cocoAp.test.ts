@@ -4,7 +4,14 @@ import { detectionAp, IOU_THRESHOLDS, type DetectionImage } from './cocoAp.ts';
 import { nonMaxSuppression } from './nms.ts';
 import { seededRandom } from '../seededRandom.ts';
 
-const box = (x1: number, y1: number, x2: number, y2: number, score = 1, label = 0): Box => ({ x1, y1, x2, y2, score, label });
+const box = (x1: number, y1: number, x2: number, y2: number, score = 1, label = 0): Box => ({
+  x1,
+  y1,
+  x2,
+  y2,
+  score,
+  label,
+});
 
 /**
  * An independent COCO AP (no crowd): per image, detections by score take, among unmatched references
@@ -18,10 +25,16 @@ function referenceAp(images: readonly DetectionImage[], label: number, t: number
   for (const im of images) {
     const gt = im.truth.filter((b) => b.label === label);
     truths += gt.length;
-    const dt = im.detections.filter((b) => b.label === label).map((d, i) => ({ d, i })).sort((a, b) => b.d.score - a.d.score || a.i - b.i).slice(0, 100);
+    const dt = im.detections
+      .filter((b) => b.label === label)
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => b.d.score - a.d.score || a.i - b.i)
+      .slice(0, 100);
     const used = new Set<number>();
     for (const { d } of dt) {
-      const candidates = gt.map((g, gi) => ({ gi, iou: boxIoU(d, g) })).filter((c) => !used.has(c.gi) && c.iou >= Math.min(t, 1 - 1e-10));
+      const candidates = gt
+        .map((g, gi) => ({ gi, iou: boxIoU(d, g) }))
+        .filter((c) => !used.has(c.gi) && c.iou >= Math.min(t, 1 - 1e-10));
       candidates.sort((a, b) => b.iou - a.iou || b.gi - a.gi);
       if (candidates.length) used.add(candidates[0].gi);
       outcomes.push({ score: d.score, tp: candidates.length > 0, order: order++ });
@@ -47,7 +60,12 @@ function referenceAp(images: readonly DetectionImage[], label: number, t: number
 
 describe('COCO AP (cocoAp.ts)', () => {
   it('hand-computed: TP, FP, TP over two references gives (51 + 50·2/3) / 101 at every threshold', () => {
-    const ap = detectionAp([{ truth: [box(0, 0, 10, 10), box(20, 20, 30, 30)], detections: [box(0, 0, 10, 10, 0.9), box(50, 50, 60, 60, 0.8), box(20, 20, 30, 30, 0.7)] }]);
+    const ap = detectionAp([
+      {
+        truth: [box(0, 0, 10, 10), box(20, 20, 30, 30)],
+        detections: [box(0, 0, 10, 10, 0.9), box(50, 50, 60, 60, 0.8), box(20, 20, 30, 30, 0.7)],
+      },
+    ]);
     expect(ap.map50).toBeCloseTo(253 / 303, 12);
     expect(ap.map5095).toBeCloseTo(253 / 303, 12);
   });
@@ -61,7 +79,12 @@ describe('COCO AP (cocoAp.ts)', () => {
   });
 
   it('hand-computed: a lost reference halves the reachable recall (AP 51/101), a class without references is left out', () => {
-    const ap = detectionAp([{ truth: [box(0, 0, 10, 10), box(20, 20, 30, 30)], detections: [box(0, 0, 10, 10, 0.9), box(40, 40, 50, 50, 0.9, 3)] }]);
+    const ap = detectionAp([
+      {
+        truth: [box(0, 0, 10, 10), box(20, 20, 30, 30)],
+        detections: [box(0, 0, 10, 10, 0.9), box(40, 40, 50, 50, 0.9, 3)],
+      },
+    ]);
     expect(ap.classes.find((c) => c.label === 3)!.ap).toBeNull();
     expect(ap.map50).toBeCloseTo(51 / 101, 12);
   });
@@ -70,7 +93,8 @@ describe('COCO AP (cocoAp.ts)', () => {
     const rnd = seededRandom(5);
     const images: DetectionImage[] = Array.from({ length: 6 }, () => {
       const boxes = Array.from({ length: 30 }, () => {
-        const x = rnd() * 300, y = rnd() * 300;
+        const x = rnd() * 300,
+          y = rnd() * 300;
         return box(x, y, x + 5 + rnd() * 80, y + 5 + rnd() * 80, rnd(), Math.floor(rnd() * 4));
       });
       const kept = nonMaxSuppression(boxes, 0.45);
@@ -87,14 +111,27 @@ describe('COCO AP (cocoAp.ts)', () => {
     for (let trial = 0; trial < 25; trial++) {
       const images: DetectionImage[] = Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => {
         const truth = Array.from({ length: Math.floor(rnd() * 8) }, () => {
-          const x = rnd() * 200, y = rnd() * 200;
+          const x = rnd() * 200,
+            y = rnd() * 200;
           return box(x, y, x + 10 + rnd() * 60, y + 10 + rnd() * 60, 1, Math.floor(rnd() * 3));
         });
-        const detections = truth.filter(() => rnd() > 0.2).map((g) => {
-          const j = () => (rnd() - 0.5) * 12;
-          return box(g.x1 + j(), g.y1 + j(), g.x2 + j(), g.y2 + j(), Math.round(rnd() * 20) / 20, rnd() > 0.9 ? (g.label + 1) % 3 : g.label);
-        });
-        for (let k = Math.floor(rnd() * 4); k > 0; k--) detections.push(box(rnd() * 200, rnd() * 200, 220 + rnd() * 30, 220 + rnd() * 30, rnd(), Math.floor(rnd() * 3)));
+        const detections = truth
+          .filter(() => rnd() > 0.2)
+          .map((g) => {
+            const j = () => (rnd() - 0.5) * 12;
+            return box(
+              g.x1 + j(),
+              g.y1 + j(),
+              g.x2 + j(),
+              g.y2 + j(),
+              Math.round(rnd() * 20) / 20,
+              rnd() > 0.9 ? (g.label + 1) % 3 : g.label,
+            );
+          });
+        for (let k = Math.floor(rnd() * 4); k > 0; k--)
+          detections.push(
+            box(rnd() * 200, rnd() * 200, 220 + rnd() * 30, 220 + rnd() * 30, rnd(), Math.floor(rnd() * 3)),
+          );
         return { truth, detections };
       });
       const ap = detectionAp(images);
@@ -109,7 +146,12 @@ describe('COCO AP (cocoAp.ts)', () => {
   });
 
   it('a crowd reference absorbs detections without counting them', () => {
-    const ap = detectionAp([{ truth: [box(0, 0, 10, 10), { ...box(100, 100, 200, 200), crowd: true }], detections: [box(0, 0, 10, 10, 0.9), box(110, 110, 150, 150, 0.95), box(120, 120, 160, 160, 0.94)] }]);
+    const ap = detectionAp([
+      {
+        truth: [box(0, 0, 10, 10), { ...box(100, 100, 200, 200), crowd: true }],
+        detections: [box(0, 0, 10, 10, 0.9), box(110, 110, 150, 150, 0.95), box(120, 120, 160, 160, 0.94)],
+      },
+    ]);
     expect(ap.map50).toBe(1);
   });
 });
@@ -118,7 +160,10 @@ describe('NMS and IoU', () => {
   it('IoU by hand; NMS keeps the best of overlapping boxes per class only', () => {
     expect(boxIoU(box(0, 0, 10, 10), box(5, 0, 15, 10))).toBeCloseTo(50 / 150, 12);
     expect(boxIoU(box(0, 0, 10, 10), box(10, 0, 20, 10))).toBe(0);
-    const kept = nonMaxSuppression([box(0, 0, 10, 10, 0.5), box(1, 0, 11, 10, 0.9), box(1, 0, 11, 10, 0.8, 1), box(30, 30, 40, 40, 0.1)], 0.45);
+    const kept = nonMaxSuppression(
+      [box(0, 0, 10, 10, 0.5), box(1, 0, 11, 10, 0.9), box(1, 0, 11, 10, 0.8, 1), box(30, 30, 40, 40, 0.1)],
+      0.45,
+    );
     expect(kept.map((b) => b.score)).toEqual([0.9, 0.8, 0.1]);
   });
 });

@@ -124,25 +124,28 @@ function averagePrecision(pooled: readonly Scored[], ti: number, truths: number)
 export function detectionAp(images: readonly DetectionImage[], maxDetections = 100): DetectionAp {
   const labels = new Set<number>();
   for (const im of images) for (const b of [...im.truth, ...im.detections]) labels.add(b.label);
-  const classes: ClassAp[] = [...labels].sort((a, b) => a - b).map((label) => {
-    const pooled: Scored[] = [];
-    let truths = 0;
-    let detections = 0;
-    for (const im of images) {
-      const truth = im.truth.filter((b) => b.label === label);
-      const dets = im.detections.filter((b) => b.label === label);
-      truths += truth.filter((g) => !g.crowd).length;
-      const matched = matchImage(truth, dets, maxDetections);
-      detections += matched.length;
-      pooled.push(...matched);
-    }
-    const order = pooled.map((_, i) => i).sort((a, b) => pooled[b].score - pooled[a].score || a - b);
-    const sorted = order.map((i) => pooled[i]);
-    if (truths === 0) return { label, truths, detections, ap: null, ap50: null, ap5095: null };
-    const ap = IOU_THRESHOLDS.map((_, ti) => averagePrecision(sorted, ti, truths));
-    return { label, truths, detections, ap, ap50: ap[0], ap5095: ap.reduce((a, b) => a + b, 0) / ap.length };
-  });
+  const classes: ClassAp[] = [...labels]
+    .sort((a, b) => a - b)
+    .map((label) => {
+      const pooled: Scored[] = [];
+      let truths = 0;
+      let detections = 0;
+      for (const im of images) {
+        const truth = im.truth.filter((b) => b.label === label);
+        const dets = im.detections.filter((b) => b.label === label);
+        truths += truth.filter((g) => !g.crowd).length;
+        const matched = matchImage(truth, dets, maxDetections);
+        detections += matched.length;
+        pooled.push(...matched);
+      }
+      const order = pooled.map((_, i) => i).sort((a, b) => pooled[b].score - pooled[a].score || a - b);
+      const sorted = order.map((i) => pooled[i]);
+      if (truths === 0) return { label, truths, detections, ap: null, ap50: null, ap5095: null };
+      const ap = IOU_THRESHOLDS.map((_, ti) => averagePrecision(sorted, ti, truths));
+      return { label, truths, detections, ap, ap50: ap[0], ap5095: ap.reduce((a, b) => a + b, 0) / ap.length };
+    });
   const scored = classes.filter((c) => c.ap !== null);
-  const mean = (f: (c: ClassAp) => number) => (scored.length ? scored.reduce((s, c) => s + f(c), 0) / scored.length : NaN);
+  const mean = (f: (c: ClassAp) => number) =>
+    scored.length ? scored.reduce((s, c) => s + f(c), 0) / scored.length : NaN;
   return { classes, map50: mean((c) => c.ap![0]), map75: mean((c) => c.ap![5]), map5095: mean((c) => c.ap5095!) };
 }

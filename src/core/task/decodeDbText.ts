@@ -17,8 +17,19 @@ export interface DbTextOptions {
   readonly minSize: number;
 }
 
-export function decodeDbText(outputs: RunOutputs, output: string, o: DbTextOptions, input: InputSize, p: DetectionParams): Box[] {
-  const t = outputOf(outputs, output, 'a probability map [1, 1, H, W]', (d) => d.length === 4 && d[0] === 1 && d[1] === 1);
+export function decodeDbText(
+  outputs: RunOutputs,
+  output: string,
+  o: DbTextOptions,
+  input: InputSize,
+  p: DetectionParams,
+): Box[] {
+  const t = outputOf(
+    outputs,
+    output,
+    'a probability map [1, 1, H, W]',
+    (d) => d.length === 4 && d[0] === 1 && d[1] === 1,
+  );
   const [, , h, w] = t.dims;
   const map = t.data;
   const region = new Int32Array(w * h).fill(-1);
@@ -29,7 +40,12 @@ export function decodeDbText(outputs: RunOutputs, output: string, o: DbTextOptio
   let count = 0;
   for (let start = 0; start < w * h; start++) {
     if (region[start] !== -1 || !(map[start] > o.binaryThreshold)) continue;
-    let x1 = w, y1 = h, x2 = -1, y2 = -1, sum = 0, pixels = 0;
+    let x1 = w,
+      y1 = h,
+      x2 = -1,
+      y2 = -1,
+      sum = 0,
+      pixels = 0;
     region[start] = count;
     stack.push(start);
     while (stack.length) {
@@ -60,7 +76,14 @@ export function decodeDbText(outputs: RunOutputs, output: string, o: DbTextOptio
     const score = sum / pixels;
     if (!(score >= p.minScore)) continue;
     const grow = (bw * bh * o.unclipRatio) / (2 * (bw + bh));
-    out.push({ x1: Math.max(0, x1 - grow) * sx, y1: Math.max(0, y1 - grow) * sy, x2: Math.min(w, x2 + 1 + grow) * sx, y2: Math.min(h, y2 + 1 + grow) * sy, score, label: 0 });
+    out.push({
+      x1: Math.max(0, x1 - grow) * sx,
+      y1: Math.max(0, y1 - grow) * sy,
+      x2: Math.min(w, x2 + 1 + grow) * sx,
+      y2: Math.min(h, y2 + 1 + grow) * sy,
+      score,
+      label: 0,
+    });
   }
   return nonMaxSuppression(out, p.nmsIou, p.maxDetections);
 }

@@ -16,18 +16,35 @@ export type Prediction =
   | { readonly task: 'detect'; readonly boxes: readonly Box[] }
   | { readonly task: 'classify'; readonly scores: Float32Array; readonly top: readonly number[] }
   /** Classes per pixel of the output map (height × width, row-major) over the model input. */
-  | { readonly task: 'segment'; readonly classes: Int32Array; readonly width: number; readonly height: number; readonly classCount: number }
-  | { readonly task: 'text'; readonly labels: readonly number[]; readonly scores: Float32Array; readonly dims: readonly number[] };
+  | {
+      readonly task: 'segment';
+      readonly classes: Int32Array;
+      readonly width: number;
+      readonly height: number;
+      readonly classCount: number;
+    }
+  | {
+      readonly task: 'text';
+      readonly labels: readonly number[];
+      readonly scores: Float32Array;
+      readonly dims: readonly number[];
+    };
 
 /** Boxes in the model input's pixels. */
 export function decodeBoxes(head: DetectionHead, outputs: RunOutputs, input: InputSize, p: DetectionParams): Box[] {
   switch (head.kind) {
-    case 'yolox': return decodeYolox(outputs, head.output, head.raw, head.strides, input, p);
-    case 'yolov5': return decodeYolov5(outputs, head.output, p);
-    case 'yolov8': return decodeYolov8(outputs, head.output, p);
-    case 'ssd': return decodeSsd(outputs, head.scores, head.boxes, head.encoding, input, p);
-    case 'yunet': return decodeYunet(outputs, head.strides, input, p);
-    case 'db-text': return decodeDbText(outputs, head.output, head, input, p);
+    case 'yolox':
+      return decodeYolox(outputs, head.output, head.raw, head.strides, input, p);
+    case 'yolov5':
+      return decodeYolov5(outputs, head.output, p);
+    case 'yolov8':
+      return decodeYolov8(outputs, head.output, p);
+    case 'ssd':
+      return decodeSsd(outputs, head.scores, head.boxes, head.encoding, input, p);
+    case 'yunet':
+      return decodeYunet(outputs, head.strides, input, p);
+    case 'db-text':
+      return decodeDbText(outputs, head.output, head, input, p);
   }
 }
 
@@ -40,10 +57,20 @@ export function topClasses(scores: Float32Array, k: number): number[] {
 /** One run's outputs as the head's prediction; boxes mapped to the photo through `geometry`. */
 export function decodeHead(head: TaskHead, outputs: RunOutputs, geometry: InputGeometry & InputSize): Prediction {
   if (head.task === 'detect') {
-    return { task: 'detect', boxes: decodeBoxes(head.head, outputs, geometry, head.params).map((b) => toSourceBox(b, geometry)) };
+    return {
+      task: 'detect',
+      boxes: decodeBoxes(head.head, outputs, geometry, head.params).map((b) => toSourceBox(b, geometry)),
+    };
   }
   if (head.task === 'classify') {
-    const t = outputOf(outputs, head.output, '[1, classes] (or [1, classes, 1, 1])', (d) => d.length >= 1 && d.slice(0, -1).every((x) => x === 1) || (d.length === 4 && d[0] === 1 && d[2] === 1 && d[3] === 1));
+    const t = outputOf(
+      outputs,
+      head.output,
+      '[1, classes] (or [1, classes, 1, 1])',
+      (d) =>
+        (d.length >= 1 && d.slice(0, -1).every((x) => x === 1)) ||
+        (d.length === 4 && d[0] === 1 && d[2] === 1 && d[3] === 1),
+    );
     return { task: 'classify', scores: t.data, top: topClasses(t.data, 5) };
   }
   if (head.task === 'segment') {

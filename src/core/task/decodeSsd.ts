@@ -11,7 +11,12 @@ import { nonMaxSuppression } from './nms.ts';
 import { TaskHeadError } from './errors.ts';
 import { outputOf, type InputSize, type RunOutputs } from './outputs.ts';
 
-const MIN_BOXES = [[10, 16, 24], [32, 48], [64, 96], [128, 192, 256]];
+const MIN_BOXES = [
+  [10, 16, 24],
+  [32, 48],
+  [64, 96],
+  [128, 192, 256],
+];
 const STRIDES = [8, 16, 32, 64];
 
 /** UltraFace's priors for an input size: [cx, cy, w, h] in 0–1, clipped. */
@@ -32,14 +37,32 @@ export function ultrafacePriors(input: InputSize): Float64Array {
   return Float64Array.from(priors, (v) => Math.min(1, Math.max(0, v)));
 }
 
-export function decodeSsd(outputs: RunOutputs, scoresName: string, boxesName: string, encoding: 'corners' | 'ultraface-priors', input: InputSize, p: DetectionParams): Box[] {
-  const scores = outputOf(outputs, scoresName, '[1, priors, classes ≥ 2]', (d) => d.length === 3 && d[0] === 1 && d[2] >= 2);
+export function decodeSsd(
+  outputs: RunOutputs,
+  scoresName: string,
+  boxesName: string,
+  encoding: 'corners' | 'ultraface-priors',
+  input: InputSize,
+  p: DetectionParams,
+): Box[] {
+  const scores = outputOf(
+    outputs,
+    scoresName,
+    '[1, priors, classes ≥ 2]',
+    (d) => d.length === 3 && d[0] === 1 && d[2] >= 2,
+  );
   const boxes = outputOf(outputs, boxesName, '[1, priors, 4]', (d) => d.length === 3 && d[0] === 1 && d[2] === 4);
   const n = scores.dims[1];
   const classes = scores.dims[2];
-  if (boxes.dims[1] !== n) throw new TaskHeadError(`"${scoresName}" has ${n} priors and "${boxesName}" ${boxes.dims[1]}: not one scores/boxes pair`);
+  if (boxes.dims[1] !== n)
+    throw new TaskHeadError(
+      `"${scoresName}" has ${n} priors and "${boxesName}" ${boxes.dims[1]}: not one scores/boxes pair`,
+    );
   const priors = encoding === 'ultraface-priors' ? ultrafacePriors(input) : null;
-  if (priors && priors.length / 4 !== n) throw new TaskHeadError(`"${boxesName}" has ${n} priors; UltraFace's priors for ${input.width}×${input.height} number ${priors.length / 4}`);
+  if (priors && priors.length / 4 !== n)
+    throw new TaskHeadError(
+      `"${boxesName}" has ${n} priors; UltraFace's priors for ${input.width}×${input.height} number ${priors.length / 4}`,
+    );
   const b = boxes.data;
   const s = scores.data;
   const out: Box[] = [];
@@ -56,7 +79,14 @@ export function decodeSsd(outputs: RunOutputs, scoresName: string, boxesName: st
         const h = Math.exp(b[i * 4 + 3] * 0.2) * ph;
         [x1, y1, x2, y2] = [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2];
       } else [x1, y1, x2, y2] = [b[i * 4], b[i * 4 + 1], b[i * 4 + 2], b[i * 4 + 3]];
-      out.push({ x1: x1 * input.width, y1: y1 * input.height, x2: x2 * input.width, y2: y2 * input.height, score, label: c - 1 });
+      out.push({
+        x1: x1 * input.width,
+        y1: y1 * input.height,
+        x2: x2 * input.width,
+        y2: y2 * input.height,
+        score,
+        label: c - 1,
+      });
     }
   }
   return nonMaxSuppression(out, p.nmsIou, p.maxDetections);

@@ -28,9 +28,23 @@ function best(data: Float32Array, start: number, count: number, step: number): {
   return { label, score };
 }
 
-const corners = (cx: number, cy: number, w: number, h: number, score: number, label: number): Box => ({ x1: cx - w / 2, y1: cy - h / 2, x2: cx + w / 2, y2: cy + h / 2, score, label });
+const corners = (cx: number, cy: number, w: number, h: number, score: number, label: number): Box => ({
+  x1: cx - w / 2,
+  y1: cy - h / 2,
+  x2: cx + w / 2,
+  y2: cy + h / 2,
+  score,
+  label,
+});
 
-export function decodeYolox(outputs: RunOutputs, output: string, raw: boolean, strides: readonly number[], input: InputSize, p: DetectionParams): Box[] {
+export function decodeYolox(
+  outputs: RunOutputs,
+  output: string,
+  raw: boolean,
+  strides: readonly number[],
+  input: InputSize,
+  p: DetectionParams,
+): Box[] {
   // Decoded in the graph, YOLOX's rows read as YOLOv5's: cx, cy, w, h in pixels, objectness, class scores.
   if (!raw) return decodeYolov5(outputs, output, p);
   const t = outputOf(outputs, output, '[1, cells, 5 + classes]', (d) => d.length === 3 && d[0] === 1 && d[2] > 5);
@@ -41,7 +55,10 @@ export function decodeYolox(outputs: RunOutputs, output: string, raw: boolean, s
     const w = Math.floor(input.width / s);
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) grid.push({ gx: x, gy: y, s });
   }
-  if (grid.length !== rows) throw new TaskHeadError(`output "${output}" has ${rows} rows; a ${input.height}×${input.width} input has ${grid.length} stride ${strides.join('/')} cells: not a raw YOLOX grid at this size`);
+  if (grid.length !== rows)
+    throw new TaskHeadError(
+      `output "${output}" has ${rows} rows; a ${input.height}×${input.width} input has ${grid.length} stride ${strides.join('/')} cells: not a raw YOLOX grid at this size`,
+    );
   const d = t.data;
   return objectnessRows(d, rows, cols, p, (o, r) => {
     const { gx, gy, s } = grid[r];
@@ -50,7 +67,13 @@ export function decodeYolox(outputs: RunOutputs, output: string, raw: boolean, s
 }
 
 /** Rows of cx, cy, w, h, objectness and class scores: each its best class, scored objectness × class score; `place` gives a row's box. */
-function objectnessRows(d: Float32Array, rows: number, cols: number, p: DetectionParams, place: (offset: number, row: number) => [number, number, number, number]): Box[] {
+function objectnessRows(
+  d: Float32Array,
+  rows: number,
+  cols: number,
+  p: DetectionParams,
+  place: (offset: number, row: number) => [number, number, number, number],
+): Box[] {
   const out: Box[] = [];
   for (let r = 0; r < rows; r++) {
     const o = r * cols;

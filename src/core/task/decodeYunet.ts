@@ -12,18 +12,26 @@ import { outputOf, type InputSize, type RunOutputs } from './outputs.ts';
 
 const clip01 = (v: number) => Math.min(1, Math.max(0, v));
 
-export function decodeYunet(outputs: RunOutputs, strides: readonly number[], input: InputSize, p: DetectionParams): Box[] {
+export function decodeYunet(
+  outputs: RunOutputs,
+  strides: readonly number[],
+  input: InputSize,
+  p: DetectionParams,
+): Box[] {
   const out: Box[] = [];
   for (const s of strides) {
     const cols = Math.floor(input.width / s);
     const rows = Math.floor(input.height / s);
-    const per = (name: string, width: number) => outputOf(outputs, name, `[1, cells, ${width}]`, (d) => d[d.length - 1] === width);
+    const per = (name: string, width: number) =>
+      outputOf(outputs, name, `[1, cells, ${width}]`, (d) => d[d.length - 1] === width);
     const cls = per(`cls_${s}`, 1);
     const obj = per(`obj_${s}`, 1);
     const bbox = per(`bbox_${s}`, 4);
     const cells = cls.data.length;
     if (cells !== cols * rows || obj.data.length !== cells || bbox.data.length !== cells * 4) {
-      throw new TaskHeadError(`YuNet's stride-${s} outputs hold ${cells} cells; a ${input.width}×${input.height} input has ${cols * rows}`);
+      throw new TaskHeadError(
+        `YuNet's stride-${s} outputs hold ${cells} cells; a ${input.width}×${input.height} input has ${cols * rows}`,
+      );
     }
     for (let k = 0; k < cells; k++) {
       const score = Math.sqrt(clip01(cls.data[k]) * clip01(obj.data[k]));

@@ -50,7 +50,12 @@ export type TaskHead =
    */
   | { task: 'text'; output: string; dictionary?: readonly string[] | null };
 
-export const DEFAULT_DETECTION_PARAMS: Readonly<DetectionParams> = Object.freeze({ scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 });
+export const DEFAULT_DETECTION_PARAMS: Readonly<DetectionParams> = Object.freeze({
+  scoreThreshold: 0.3,
+  minScore: 0.01,
+  nmsIou: 0.45,
+  maxDetections: 100,
+});
 
 /** A head in words, for the CLI and the report: "YOLOX grid on "output" (raw), score ≥ 0.3, NMS IoU 0.45". */
 export function describeHead(h: TaskHead): string {
@@ -60,11 +65,16 @@ export function describeHead(h: TaskHead): string {
   const d = h.head;
   const p = h.params;
   const what =
-    d.kind === 'yolox' ? `YOLOX grid on "${d.output}" (${d.raw ? 'raw: decoded with the stride 8/16/32 grid' : 'decoded in the graph'})`
-    : d.kind === 'yolov5' ? `YOLOv5 rows on "${d.output}"`
-    : d.kind === 'yolov8' ? `YOLOv8 columns on "${d.output}"`
-    : d.kind === 'ssd' ? `scores "${d.scores}" + boxes "${d.boxes}" (${d.encoding === 'corners' ? 'corners 0–1' : "raw, with UltraFace's priors"})`
-    : d.kind === 'yunet' ? 'YuNet cls/obj/bbox per stride'
-    : `DB probability map "${d.output}" (binarised at ${d.binaryThreshold}, unclip ${d.unclipRatio}, min side ${d.minSize})`;
+    d.kind === 'yolox'
+      ? `YOLOX grid on "${d.output}" (${d.raw ? 'raw: decoded with the stride 8/16/32 grid' : 'decoded in the graph'})`
+      : d.kind === 'yolov5'
+        ? `YOLOv5 rows on "${d.output}"`
+        : d.kind === 'yolov8'
+          ? `YOLOv8 columns on "${d.output}"`
+          : d.kind === 'ssd'
+            ? `scores "${d.scores}" + boxes "${d.boxes}" (${d.encoding === 'corners' ? 'corners 0–1' : "raw, with UltraFace's priors"})`
+            : d.kind === 'yunet'
+              ? 'YuNet cls/obj/bbox per stride'
+              : `DB probability map "${d.output}" (binarised at ${d.binaryThreshold}, unclip ${d.unclipRatio}, min side ${d.minSize})`;
   return `${what}; score ≥ ${p.scoreThreshold} counts as found, ≥ ${p.minScore} ranked for AP; NMS IoU ${p.nmsIou}; at most ${p.maxDetections} a picture`;
 }

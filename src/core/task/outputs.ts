@@ -17,9 +17,19 @@ export interface InputSize {
 const shape = (dims: readonly number[]) => `[${dims.join(', ')}]`;
 
 /** Output `name`, whose shape must pass `fits`; otherwise a TaskHeadError saying what was expected. */
-export function outputOf(outputs: RunOutputs, name: string, expected: string, fits: (dims: readonly number[]) => boolean): OutputTensor {
+export function outputOf(
+  outputs: RunOutputs,
+  name: string,
+  expected: string,
+  fits: (dims: readonly number[]) => boolean,
+): OutputTensor {
   const t = outputs[name];
-  if (!t) throw new TaskHeadError(`the head reads output "${name}", which the model does not have (it has ${Object.keys(outputs).map((n) => `"${n}"`).join(', ')})`);
+  if (!t)
+    throw new TaskHeadError(
+      `the head reads output "${name}", which the model does not have (it has ${Object.keys(outputs)
+        .map((n) => `"${n}"`)
+        .join(', ')})`,
+    );
   if (!fits(t.dims)) throw new TaskHeadError(`output "${name}" is ${shape(t.dims)}; this head expects ${expected}`);
   return t;
 }
@@ -29,6 +39,7 @@ export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 /** A run's float outputs (as onnxruntime hands them back) as the decoders read them; other types left out. */
 export function runOutputs(run: Readonly<Record<string, RunTensor>>): RunOutputs {
   const out: Record<string, OutputTensor> = {};
-  for (const [k, t] of Object.entries(run)) if (t.type === 'float32') out[k] = { data: t.data as Float32Array, dims: t.dims as number[] };
+  for (const [k, t] of Object.entries(run))
+    if (t.type === 'float32') out[k] = { data: t.data as Float32Array, dims: t.dims as number[] };
   return out;
 }

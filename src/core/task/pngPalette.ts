@@ -13,7 +13,7 @@ export function pngPalette(bytes: Uint8Array): Uint8Array | null {
   if (bytes.length < 33 || SIGNATURE.some((v, i) => bytes[i] !== v)) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let colourType = -1;
-  for (let at = 8; at + 8 <= bytes.length; ) {
+  for (let at = 8; at + 8 <= bytes.length;) {
     const length = view.getUint32(at);
     const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
     const body = bytes.subarray(at + 8, at + 8 + length);
@@ -26,7 +26,11 @@ export function pngPalette(bytes: Uint8Array): Uint8Array | null {
 }
 
 /** Each pixel's palette index from its decoded RGBA colour. */
-export function paletteIndices(where: string, rgba: { data: ArrayLike<number>; width: number; height: number }, palette: Uint8Array): Uint8Array {
+export function paletteIndices(
+  where: string,
+  rgba: { data: ArrayLike<number>; width: number; height: number },
+  palette: Uint8Array,
+): Uint8Array {
   const byColour = new Map<number, number>();
   const shared = new Map<number, number[]>();
   for (let i = 0; i * 3 + 2 < palette.length; i++) {
@@ -38,8 +42,14 @@ export function paletteIndices(where: string, rgba: { data: ArrayLike<number>; w
   for (let k = 0; k < out.length; k++) {
     const c = (rgba.data[k * 4] << 16) | (rgba.data[k * 4 + 1] << 8) | rgba.data[k * 4 + 2];
     const index = byColour.get(c);
-    if (index === undefined) throw new TaskLabelError(`${where}: pixel ${k % rgba.width},${Math.floor(k / rgba.width)} has a colour its palette does not hold`);
-    if (shared.has(c)) throw new TaskLabelError(`${where}: palette entries ${shared.get(c)!.join(' and ')} have the same colour, so the class of a pixel of that colour is unknown`);
+    if (index === undefined)
+      throw new TaskLabelError(
+        `${where}: pixel ${k % rgba.width},${Math.floor(k / rgba.width)} has a colour its palette does not hold`,
+      );
+    if (shared.has(c))
+      throw new TaskLabelError(
+        `${where}: palette entries ${shared.get(c)!.join(' and ')} have the same colour, so the class of a pixel of that colour is unknown`,
+      );
     out[k] = index;
   }
   return out;

@@ -15,7 +15,13 @@ export function emptyConfusion(classes: number): Confusion {
 }
 
 /** Adds one image's pixels (same length) to the matrix; reference values equal to `ignore` are skipped; `mask` 0 skips a pixel. */
-export function addPixels(c: Confusion, reference: ArrayLike<number>, test: ArrayLike<number>, ignore = 255, mask?: Uint8Array): void {
+export function addPixels(
+  c: Confusion,
+  reference: ArrayLike<number>,
+  test: ArrayLike<number>,
+  ignore = 255,
+  mask?: Uint8Array,
+): void {
   for (let k = 0; k < reference.length; k++) {
     if (mask && !mask[k]) continue;
     const r = reference[k];
@@ -36,7 +42,8 @@ export function classIoUs(c: Confusion): ClassIoU[] {
   const out: ClassIoU[] = [];
   for (let k = 0; k < n; k++) {
     const tp = c.counts[k * n + k];
-    let row = 0, col = 0;
+    let row = 0,
+      col = 0;
     for (let j = 0; j < n; j++) {
       row += c.counts[k * n + j];
       col += c.counts[j * n + k];

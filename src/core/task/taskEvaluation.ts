@@ -89,7 +89,11 @@ export interface TaskEvaluation {
   /** Detection only: what happened to the float model's boxes at the found score. */
   readonly changes?: BoxChanges;
   /** Against labels: both models' figures and the drop; null without labels. */
-  readonly labels: { readonly float: TaskFigures; readonly quantized: TaskFigures; readonly figures: readonly LabelFigure[] } | null;
+  readonly labels: {
+    readonly float: TaskFigures;
+    readonly quantized: TaskFigures;
+    readonly figures: readonly LabelFigure[];
+  } | null;
   /** Per image, worst agreement first (ties by file order). */
   readonly perImage: readonly ImageResult[];
 }
@@ -102,7 +106,15 @@ function detectionFigures(h: TaskHead, images: readonly DetectionImage[]): TaskF
     map50: ap.map50,
     map75: ap.map75,
     map5095: ap.map5095,
-    classes: ap.classes.filter((c) => c.ap !== null).map((c) => ({ label: c.label, name: className(names(h), c.label), references: c.truths, ap50: c.ap50, ap5095: c.ap5095 })),
+    classes: ap.classes
+      .filter((c) => c.ap !== null)
+      .map((c) => ({
+        label: c.label,
+        name: className(names(h), c.label),
+        references: c.truths,
+        ap50: c.ap50,
+        ap5095: c.ap5095,
+      })),
   };
 }
 
@@ -110,7 +122,11 @@ const boxesOf = (p: Prediction): readonly Box[] => (p.task === 'detect' ? p.boxe
 const asTruth = (boxes: readonly Box[], threshold: number): TruthBox[] => boxes.filter((b) => b.score >= threshold);
 
 /** Output-map pixels that cover the photo (not letterbox padding), and the photo pixel each samples. */
-function mapPixels(g: InputGeometry & InputSize, width: number, height: number): { inside: Uint8Array; source: Int32Array } {
+function mapPixels(
+  g: InputGeometry & InputSize,
+  width: number,
+  height: number,
+): { inside: Uint8Array; source: Int32Array } {
   const inside = new Uint8Array(width * height);
   const source = new Int32Array(width * height).fill(-1);
   for (let y = 0; y < height; y++) {
@@ -131,7 +147,10 @@ function mapPixels(g: InputGeometry & InputSize, width: number, height: number):
 export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): TaskEvaluation {
   const perImage: ImageResult[] = [];
   const withLabels = samples.length > 0 && samples.every((s) => s.label);
-  if (!withLabels && samples.some((s) => s.label)) throw new TaskLabelError(`labels cover ${samples.filter((s) => s.label).length} of ${samples.length} images: every image needs one`);
+  if (!withLabels && samples.some((s) => s.label))
+    throw new TaskLabelError(
+      `labels cover ${samples.filter((s) => s.label).length} of ${samples.length} images: every image needs one`,
+    );
   const threshold = head.task === 'detect' ? head.params.scoreThreshold : 0;
 
   // Detection pools.
@@ -140,11 +159,22 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
   const quantVsLabels: DetectionImage[] = [];
   let changes = NO_CHANGES;
   // Classification rows.
-  let top1 = 0, top5 = 0, rows = 0, floatTop1 = 0, floatTop5 = 0, quantTop1 = 0, quantTop5 = 0;
+  let top1 = 0,
+    top5 = 0,
+    rows = 0,
+    floatTop1 = 0,
+    floatTop5 = 0,
+    quantTop1 = 0,
+    quantTop5 = 0;
   // Segmentation.
-  let agreeConf: Confusion | null = null, floatConf: Confusion | null = null, quantConf: Confusion | null = null;
+  let agreeConf: Confusion | null = null,
+    floatConf: Confusion | null = null,
+    quantConf: Confusion | null = null;
   // Text.
-  let seqMatches = 0, seqCount = 0, charErrors = 0, refChars = 0;
+  let seqMatches = 0,
+    seqCount = 0,
+    charErrors = 0,
+    refChars = 0;
   const floatText: { read: string; label: string }[] = [];
   const quantText: { read: string; label: string }[] = [];
 
@@ -173,7 +203,10 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       agreement = a.top1Matches;
       if (s.label) {
         if (s.label.kind !== 'class') throw new TaskLabelError(`"${s.name}": a classifier needs a class as its label`);
-        if (s.label.label >= f.scores.length) throw new TaskLabelError(`"${s.name}": class ${s.label.label} is out of range: the model scores ${f.scores.length} classes`);
+        if (s.label.label >= f.scores.length)
+          throw new TaskLabelError(
+            `"${s.name}": class ${s.label.label} is out of range: the model scores ${f.scores.length} classes`,
+          );
         floatTop1 += +(f.top[0] === s.label.label);
         floatTop5 += +f.top.includes(s.label.label);
         quantTop1 += +(q.top[0] === s.label.label);
@@ -188,7 +221,8 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       agreement = meanIoU(one);
       if (Number.isNaN(agreement)) agreement = 1;
       if (s.label) {
-        if (s.label.kind !== 'mask') throw new TaskLabelError(`"${s.name}": a segmentation head needs a mask as its label`);
+        if (s.label.kind !== 'mask')
+          throw new TaskLabelError(`"${s.name}": a segmentation head needs a mask as its label`);
         const truth = new Int32Array(source.length).fill(255);
         for (let k = 0; k < source.length; k++) if (source[k] >= 0) truth[k] = s.label.data[source[k]];
         floatConf ??= emptyConfusion(f.classCount);
@@ -204,24 +238,50 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       refChars += a.referenceChars;
       agreement = a.referenceChars ? Math.max(0, 1 - a.charErrors / a.referenceChars) : a.charErrors ? 0 : 1;
       if (s.label) {
-        if (s.label.kind !== 'text') throw new TaskLabelError(`"${s.name}": a text recognizer needs the expected text as its label`);
-        if (head.task !== 'text' || !head.dictionary) throw new TaskLabelError("text labels are compared as characters: give the recognizer's dictionary (qstudio --dict <keys.txt>)");
+        if (s.label.kind !== 'text')
+          throw new TaskLabelError(`"${s.name}": a text recognizer needs the expected text as its label`);
+        if (head.task !== 'text' || !head.dictionary)
+          throw new TaskLabelError(
+            "text labels are compared as characters: give the recognizer's dictionary (qstudio --dict <keys.txt>)",
+          );
         floatText.push({ read: idsToText(f.labels, head.dictionary), label: s.label.text });
         quantText.push({ read: idsToText(q.labels, head.dictionary), label: s.label.text });
       }
     }
-    perImage.push({ index, name: s.name, width: s.geometry.sourceWidth, height: s.geometry.sourceHeight, agreement, float: f, quant: q, label: s.label, geometry: s.geometry });
+    perImage.push({
+      index,
+      name: s.name,
+      width: s.geometry.sourceWidth,
+      height: s.geometry.sourceHeight,
+      agreement,
+      float: f,
+      quant: q,
+      label: s.label,
+      geometry: s.geometry,
+    });
   });
 
   let agreement: TaskFigures;
   let labels: TaskEvaluation['labels'] = null;
-  const figure = (metric: string, float: number | undefined, quantized: number | undefined): LabelFigure => ({ metric, float: float ?? NaN, quantized: quantized ?? NaN, drop: (float ?? NaN) - (quantized ?? NaN) });
+  const figure = (metric: string, float: number | undefined, quantized: number | undefined): LabelFigure => ({
+    metric,
+    float: float ?? NaN,
+    quantized: quantized ?? NaN,
+    drop: (float ?? NaN) - (quantized ?? NaN),
+  });
   if (head.task === 'detect') {
     agreement = detectionFigures(head, agreementImages);
     if (withLabels) {
       const float = detectionFigures(head, floatVsLabels);
       const quantized = detectionFigures(head, quantVsLabels);
-      labels = { float, quantized, figures: [figure('mAP@0.5', float.map50, quantized.map50), figure('mAP@0.5:0.95', float.map5095, quantized.map5095)] };
+      labels = {
+        float,
+        quantized,
+        figures: [
+          figure('mAP@0.5', float.map50, quantized.map50),
+          figure('mAP@0.5:0.95', float.map5095, quantized.map5095),
+        ],
+      };
     }
   } else if (head.task === 'classify') {
     agreement = { top1: top1 / rows, top5: top5 / rows };
@@ -229,10 +289,27 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       const n = samples.length;
       const float = { top1: floatTop1 / n, top5: floatTop5 / n };
       const quantized = { top1: quantTop1 / n, top5: quantTop5 / n };
-      labels = { float, quantized, figures: [figure('top-1 accuracy', float.top1, quantized.top1), figure('top-5 accuracy', float.top5, quantized.top5)] };
+      labels = {
+        float,
+        quantized,
+        figures: [
+          figure('top-1 accuracy', float.top1, quantized.top1),
+          figure('top-5 accuracy', float.top5, quantized.top5),
+        ],
+      };
     }
   } else if (head.task === 'segment') {
-    const segFigures = (c: Confusion | null): TaskFigures => (c ? { miou: meanIoU(c), classes: classIoUs(c).map((x) => ({ label: x.label, name: className(head.classNames, x.label), iou: x.iou })) } : { miou: NaN });
+    const segFigures = (c: Confusion | null): TaskFigures =>
+      c
+        ? {
+            miou: meanIoU(c),
+            classes: classIoUs(c).map((x) => ({
+              label: x.label,
+              name: className(head.classNames, x.label),
+              iou: x.iou,
+            })),
+          }
+        : { miou: NaN };
     agreement = segFigures(agreeConf);
     if (withLabels) {
       const float = segFigures(floatConf);
@@ -244,11 +321,27 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
     if (withLabels) {
       const float = textAgainstLabels(floatText);
       const quantized = textAgainstLabels(quantText);
-      labels = { float, quantized, figures: [figure('lines read as labelled', float.sequence, quantized.sequence), figure('character accuracy (1 − CER)', 1 - float.cer, 1 - quantized.cer)] };
+      labels = {
+        float,
+        quantized,
+        figures: [
+          figure('lines read as labelled', float.sequence, quantized.sequence),
+          figure('character accuracy (1 − CER)', 1 - float.cer, 1 - quantized.cer),
+        ],
+      };
     }
   }
   perImage.sort((a, b) => a.agreement - b.agreement || a.index - b.index);
-  return { task: head.task, head, headText: describeHead(head), images: samples.length, agreement, changes: head.task === 'detect' ? changes : undefined, labels, perImage };
+  return {
+    task: head.task,
+    head,
+    headText: describeHead(head),
+    images: samples.length,
+    agreement,
+    changes: head.task === 'detect' ? changes : undefined,
+    labels,
+    perImage,
+  };
 }
 
 export { boxesOf };

@@ -24,7 +24,13 @@ export interface PictureContent {
   readonly boxes?: readonly PictureBox[];
   readonly top?: readonly { readonly label: number; readonly name: string; readonly score: number }[];
   /** Segmentation: the map as an overlay picture and where it lies over the photo (photo pixels). */
-  readonly mask?: { readonly image: string; readonly x: number; readonly y: number; readonly width: number; readonly height: number };
+  readonly mask?: {
+    readonly image: string;
+    readonly x: number;
+    readonly y: number;
+    readonly width: number;
+    readonly height: number;
+  };
   /** Text: the CTC decoding as class ids (a dictionary turns them into characters). */
   readonly text?: readonly number[];
   /** Text: the characters read (through the head's dictionary), or the label's expected text. */
@@ -51,20 +57,42 @@ export interface ReportTask {
   readonly scoreThreshold: number | null;
   readonly agreement: TaskFigures;
   readonly changes: BoxChanges | null;
-  readonly labels: { readonly float: TaskFigures; readonly quantized: TaskFigures; readonly figures: readonly LabelFigure[] } | null;
+  readonly labels: {
+    readonly float: TaskFigures;
+    readonly quantized: TaskFigures;
+    readonly figures: readonly LabelFigure[];
+  } | null;
   /** Per image name, its agreement (all images, worst first). */
   readonly perImage: readonly { readonly name: string; readonly agreement: number }[];
   readonly pictures: readonly TaskPicture[];
 }
 
-function content(p: Prediction, r: ImageResult, names: readonly string[] | null, threshold: number, dictionary?: readonly string[] | null): PictureContent {
-  if (p.task === 'detect') return { boxes: p.boxes.filter((b) => b.score >= threshold).map((b) => ({ ...b, name: className(names, b.label) })) };
-  if (p.task === 'classify') return { top: p.top.map((label) => ({ label, name: className(names, label), score: p.scores[label] })) };
+function content(
+  p: Prediction,
+  r: ImageResult,
+  names: readonly string[] | null,
+  threshold: number,
+  dictionary?: readonly string[] | null,
+): PictureContent {
+  if (p.task === 'detect')
+    return {
+      boxes: p.boxes.filter((b) => b.score >= threshold).map((b) => ({ ...b, name: className(names, b.label) })),
+    };
+  if (p.task === 'classify')
+    return { top: p.top.map((label) => ({ label, name: className(names, label), score: p.scores[label] })) };
   if (p.task === 'segment') {
     const g = r.geometry;
     const sx = g.sourceWidth / g.scaledWidth;
     const sy = g.sourceHeight / g.scaledHeight;
-    return { mask: { image: maskDataUrl(p.classes, p.width, p.height), x: -g.offsetX * sx, y: -g.offsetY * sy, width: g.width * sx, height: g.height * sy } };
+    return {
+      mask: {
+        image: maskDataUrl(p.classes, p.width, p.height),
+        x: -g.offsetX * sx,
+        y: -g.offsetY * sy,
+        width: g.width * sx,
+        height: g.height * sy,
+      },
+    };
   }
   return { text: p.labels, ...(dictionary ? { read: readable(p.labels, dictionary) } : {}) };
 }
@@ -86,7 +114,11 @@ function labelContent(l: ImageLabel | undefined, names: readonly string[] | null
  * The report's form of an evaluation; `pictures` of the `count` worst images, each photo from `image(name)`
  * (null draws the predictions on a blank ground).
  */
-export function taskReport(t: TaskEvaluation, image: (name: string) => string | null = () => null, count = 8): ReportTask {
+export function taskReport(
+  t: TaskEvaluation,
+  image: (name: string) => string | null = () => null,
+  count = 8,
+): ReportTask {
   const names = t.head.task === 'text' ? null : t.head.classNames;
   const dictionary = t.head.task === 'text' ? t.head.dictionary : null;
   const threshold = t.head.task === 'detect' ? t.head.params.scoreThreshold : 0;

@@ -7,11 +7,18 @@ import { TaskLabelError } from './errors.ts';
 
 const evaluation = (labels: boolean): TaskEvaluation => ({
   task: 'detect',
-  head: { task: 'detect', head: { kind: 'yolov5', output: 'o' }, params: { scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 }, classNames: null },
+  head: {
+    task: 'detect',
+    head: { kind: 'yolov5', output: 'o' },
+    params: { scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 },
+    classNames: null,
+  },
   headText: '',
   images: 1,
   agreement: { map50: 0.8, map5095: 0.6, map75: 0.5 },
-  labels: labels ? { float: { map50: 0.9, map5095: 0.7 }, quantized: { map50: 0.85, map5095: 0.65 }, figures: [] } : null,
+  labels: labels
+    ? { float: { map50: 0.9, map5095: 0.7 }, quantized: { map50: 0.85, map5095: 0.65 }, figures: [] }
+    : null,
   perImage: [],
 });
 

@@ -12,7 +12,12 @@ import { TaskLabelError } from './errors.ts';
 export const TASK_TARGET_METRICS = ['map50', 'map', 'miou'] as const;
 
 /** The figure a `--max-drop` is on, per task, unless the target names another. */
-export const DEFAULT_TASK_METRIC: Readonly<Record<TaskKind, string>> = { detect: 'map', classify: 'top1', segment: 'miou', text: 'sequence' };
+export const DEFAULT_TASK_METRIC: Readonly<Record<TaskKind, string>> = {
+  detect: 'map',
+  classify: 'top1',
+  segment: 'miou',
+  text: 'sequence',
+};
 
 /** The evaluation's figures by ladder metric name: the quantized model against labels if any, else against the float model. */
 export function taskTargetFigures(t: TaskEvaluation): Record<string, number> {
@@ -42,6 +47,7 @@ export function floatLabelFigures(t: TaskEvaluation): Record<string, number> {
 export function parseMaxDrop(text: string): number {
   const t = text.trim();
   const v = t.endsWith('%') ? Number(t.slice(0, -1)) / 100 : Number(t);
-  if (t === '' || t === '%' || !Number.isFinite(v) || v < 0 || v > 1) throw new TaskLabelError(`--max-drop "${text}": give a share such as 1% or 0.01`);
+  if (t === '' || t === '%' || !Number.isFinite(v) || v < 0 || v > 1)
+    throw new TaskLabelError(`--max-drop "${text}": give a share such as 1% or 0.01`);
   return v;
 }

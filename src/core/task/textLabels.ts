@@ -14,14 +14,17 @@ export function textDictionary(source: string, lines: readonly string[], classCo
   const keys = lines.length > 0 && lines[lines.length - 1] === '' ? lines.slice(0, -1) : [...lines];
   if (classCount === keys.length + 1) return ['', ...keys];
   if (classCount === keys.length + 2) return ['', ...keys, ' '];
-  throw new TaskLabelError(`${source}: ${keys.length} characters, but the model scores ${classCount} classes (the blank, the characters, and a space where it has one more)`);
+  throw new TaskLabelError(
+    `${source}: ${keys.length} characters, but the model scores ${classCount} classes (the blank, the characters, and a space where it has one more)`,
+  );
 }
 
 /** The text of CTC class ids through a dictionary; an id the dictionary does not have is a TaskLabelError. */
 export function idsToText(ids: readonly number[], dictionary: readonly string[]): string {
   let out = '';
   for (const id of ids) {
-    if (id <= 0 || id >= dictionary.length) throw new TaskLabelError(`class ${id} is not in the dictionary (${dictionary.length - 1} characters)`);
+    if (id <= 0 || id >= dictionary.length)
+      throw new TaskLabelError(`class ${id} is not in the dictionary (${dictionary.length - 1} characters)`);
     out += dictionary[id];
   }
   return out;
@@ -35,7 +38,10 @@ export function readTextLabels(source: string, text: string, images: readonly Im
   text.split(/\r?\n/).forEach((line, k) => {
     if (line.trim() === '') return;
     const cut = csv ? line.indexOf(',') : line.indexOf('\t');
-    if (cut <= 0) throw new TaskLabelError(`${source}:${k + 1}: give "image${csv ? ',' : '<TAB>'}text" (got "${line.slice(0, 40)}")`);
+    if (cut <= 0)
+      throw new TaskLabelError(
+        `${source}:${k + 1}: give "image${csv ? ',' : '<TAB>'}text" (got "${line.slice(0, 40)}")`,
+      );
     const name = line.slice(0, cut).trim();
     const expected = line.slice(cut + 1).replace(/^"(.*)"$/, '$1');
     if (csv && k === 0 && /^(file|image|name)$/i.test(name)) return; // a header row
@@ -47,8 +53,13 @@ export function readTextLabels(source: string, text: string, images: readonly Im
 }
 
 /** Lines read exactly as labelled and the character error rate (edit distance over the labels' characters). */
-export function textAgainstLabels(pairs: readonly { readonly read: string; readonly label: string }[]): { sequence: number; cer: number } {
-  let correct = 0, errors = 0, chars = 0;
+export function textAgainstLabels(pairs: readonly { readonly read: string; readonly label: string }[]): {
+  sequence: number;
+  cer: number;
+} {
+  let correct = 0,
+    errors = 0,
+    chars = 0;
   for (const { read, label } of pairs) {
     const a = [...label];
     const b = [...read];

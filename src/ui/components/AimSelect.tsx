@@ -10,11 +10,30 @@ export const AIM_TEXT: Record<GraphOptimization, string> = {
   basic: "the model's own Q/DQ arithmetic ('basic')",
 };
 
-export function AimSelect({ value, onChange, disabled, testId }: { value: GraphOptimization; onChange: (aim: GraphOptimization) => void; disabled?: boolean; testId: string }) {
+export function AimSelect({
+  value,
+  onChange,
+  disabled,
+  testId,
+}: {
+  value: GraphOptimization;
+  onChange: (aim: GraphOptimization) => void;
+  disabled?: boolean;
+  testId: string;
+}) {
   return (
-    <label className="field field--inline" title="The onnxruntime level the target is judged at. onnxruntime-web's default options fuse Q/DQ into int8 kernels, which can give another figure than the model's own Q/DQ arithmetic">
+    <label
+      className="field field--inline"
+      title="The onnxruntime level the target is judged at. onnxruntime-web's default options fuse Q/DQ into int8 kernels, which can give another figure than the model's own Q/DQ arithmetic"
+    >
       <span className="field__label">Aim at</span>
-      <select className="input" value={value} disabled={disabled} onChange={(e) => onChange(e.currentTarget.value as GraphOptimization)} data-testid={testId}>
+      <select
+        className="input"
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.currentTarget.value as GraphOptimization)}
+        data-testid={testId}
+      >
         <option value="all">{AIM_TEXT.all}</option>
         <option value="basic">{AIM_TEXT.basic}</option>
       </select>

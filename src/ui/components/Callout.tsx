@@ -21,8 +21,15 @@ export interface CalloutProps {
 
 export function Callout({ kind, title, children, actions, testId, data }: CalloutProps) {
   return (
-    <div className={`callout callout--${kind}`} role={kind === 'error' ? 'alert' : 'note'} data-testid={testId} {...data}>
-      <span className="callout__icon" aria-hidden="true">{ICONS[kind]}</span>
+    <div
+      className={`callout callout--${kind}`}
+      role={kind === 'error' ? 'alert' : 'note'}
+      data-testid={testId}
+      {...data}
+    >
+      <span className="callout__icon" aria-hidden="true">
+        {ICONS[kind]}
+      </span>
       <div className="callout__body">
         {title && <div className="callout__title">{title}</div>}
         {children && <div className="callout__text">{children}</div>}

@@ -10,7 +10,13 @@ import { displayName } from '../store/samples.ts';
 
 const SHOWN = 12;
 
-export function Thumbnails({ files, selected, onSelect, testId, label }: {
+export function Thumbnails({
+  files,
+  selected,
+  onSelect,
+  testId,
+  label,
+}: {
   files: readonly File[];
   /** The index shown as chosen (none when absent). */
   selected?: number;
@@ -36,27 +42,60 @@ export function Thumbnails({ files, selected, onSelect, testId, label }: {
 
   const hidden = files.length - SHOWN;
   return (
-    <ul className={`thumbs${open ? ' thumbs--open' : ''}`} data-testid={testId} data-open={open ? 'true' : 'false'}
-      aria-label={open ? `All ${files.length} ${label}` : `First ${shown.length} of ${files.length} ${label}${onSelect ? '; choose one to preview it' : ''}`}>
+    <ul
+      className={`thumbs${open ? ' thumbs--open' : ''}`}
+      data-testid={testId}
+      data-open={open ? 'true' : 'false'}
+      aria-label={
+        open
+          ? `All ${files.length} ${label}`
+          : `First ${shown.length} of ${files.length} ${label}${onSelect ? '; choose one to preview it' : ''}`
+      }
+    >
       {urls.map((url, i) => {
         const name = shown[i] ? displayName(shown[i]) : '';
         const image = broken.has(url) ? (
-          <span className="thumbs__broken" aria-hidden="true">?</span>
+          <span className="thumbs__broken" aria-hidden="true">
+            ?
+          </span>
         ) : (
-          <img className="thumbs__image" src={url} alt={onSelect ? '' : name} loading="lazy" decoding="async" onError={() => setBroken((b) => new Set(b).add(url))} />
+          <img
+            className="thumbs__image"
+            src={url}
+            alt={onSelect ? '' : name}
+            loading="lazy"
+            decoding="async"
+            onError={() => setBroken((b) => new Set(b).add(url))}
+          />
         );
         return (
           <li key={url} className="thumbs__item" title={name} data-testid="thumbnail">
             {onSelect ? (
-              <button type="button" className="thumbs__button" aria-label={`Preview ${name}`} aria-pressed={i === selected} onClick={() => onSelect(i)}>{image}</button>
-            ) : image}
+              <button
+                type="button"
+                className="thumbs__button"
+                aria-label={`Preview ${name}`}
+                aria-pressed={i === selected}
+                onClick={() => onSelect(i)}
+              >
+                {image}
+              </button>
+            ) : (
+              image
+            )}
           </li>
         );
       })}
       {hidden > 0 && (
         <li className="thumbs__more">
-          <button type="button" className="thumbs__more-button" data-testid="thumbnails-toggle" aria-expanded={open}
-            title={open ? 'Show the first images only' : `Show all ${files.length} images`} onClick={() => setOpen((o) => !o)}>
+          <button
+            type="button"
+            className="thumbs__more-button"
+            data-testid="thumbnails-toggle"
+            aria-expanded={open}
+            title={open ? 'Show the first images only' : `Show all ${files.length} images`}
+            onClick={() => setOpen((o) => !o)}
+          >
             {open ? 'Fewer' : `+${hidden}`}
           </button>
         </li>

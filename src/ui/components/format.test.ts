@@ -28,7 +28,8 @@ describe('formatCount', () => {
 describe('exact and plural', () => {
   it('separates thousands and picks the singular for one', () => {
     expect(exact(1234567)).toBe('1,234,567');
-    for (const n of [0, 7, 999, 1000, 12345, 123456, -1234567, 9_007_199_254_740_991]) expect(exact(n)).toBe(n.toLocaleString('en-US'));
+    for (const n of [0, 7, 999, 1000, 12345, 123456, -1234567, 9_007_199_254_740_991])
+      expect(exact(n)).toBe(n.toLocaleString('en-US'));
     expect(plural(1, 'node')).toBe('1 node');
     expect(plural(1200, 'node')).toBe('1,200 nodes');
   });

@@ -29,7 +29,9 @@ export function useIdleMount(active: boolean, timeoutMs = 2000): boolean {
       window.clearTimeout(timer);
       waiting.delete(go);
       if (idle) return;
-      idle = window.requestIdleCallback ? window.requestIdleCallback(() => setReady(true), { timeout: 200 }) : window.setTimeout(() => setReady(true), 0);
+      idle = window.requestIdleCallback
+        ? window.requestIdleCallback(() => setReady(true), { timeout: 200 })
+        : window.setTimeout(() => setReady(true), 0);
     };
     const timer = window.setTimeout(go, graphDrawn ? 0 : timeoutMs);
     if (!graphDrawn) waiting.add(go);

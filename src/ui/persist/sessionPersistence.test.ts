@@ -52,7 +52,12 @@ function fakeWorker() {
 function page(kv: KeyValueStore) {
   const worker = fakeWorker();
   const store = createStudioStore({ model: worker.service });
-  const session = createSessionPersistence({ store, storage: async () => kv, modelBytes: worker.modelBytes, delayMs: 5 });
+  const session = createSessionPersistence({
+    store,
+    storage: async () => kv,
+    modelBytes: worker.modelBytes,
+    delayMs: 5,
+  });
   return { store, session, worker };
 }
 
@@ -62,13 +67,19 @@ const image = new File([Uint8Array.of(1, 2, 3)], 'cat.png', { lastModified: 5 })
 async function userWorks(kv: KeyValueStore) {
   const first = page(kv);
   await first.session.start();
-  await first.store.getState().openModel({ fileName: 'net.onnx', byteLength: 4, read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: {} }) });
+  await first.store.getState().openModel({
+    fileName: 'net.onnx',
+    byteLength: 4,
+    read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: {} }),
+  });
   first.store.getState().addCalibrationData({ images: [image] });
   first.store.getState().setQuantPreset('A8W8');
   first.store.getState().setPerChannel(true);
   first.store.getState().setCalibrationMethod('Entropy');
   first.store.getState().addExclusion({ kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] });
-  first.store.getState().addExclusion({ kind: 'subgraph', name: 'head', starts: [nodeId('Conv_3')], ends: [nodeId('Sigmoid_9')] });
+  first.store
+    .getState()
+    .addExclusion({ kind: 'subgraph', name: 'head', starts: [nodeId('Conv_3')], ends: [nodeId('Sigmoid_9')] });
   first.store.getState().setEvaluationNpuBf16(true);
   first.store.getState().setSuggestNpuBf16(true);
   first.store.getState().setRecoveryOptions({ iterations: 250, mixedPrecision: true });
@@ -89,7 +100,13 @@ describe('session persistence', () => {
     // The model was reopened from the saved bytes.
     expect(new Uint8Array(second.worker.held.get(s.model.handle!)!.bytes)).toEqual(Uint8Array.of(8, 1, 2, 3));
     expect(s.calibration.images.map((f) => f.name)).toEqual(['cat.png']);
-    expect(s.run.settings).toEqual({ preset: 'A8W8', perChannel: true, useRandomData: false, tensorOverrides: {}, calibrationMethod: 'Entropy' });
+    expect(s.run.settings).toEqual({
+      preset: 'A8W8',
+      perChannel: true,
+      useRandomData: false,
+      tensorOverrides: {},
+      calibrationMethod: 'Entropy',
+    });
     expect(s.exclusions.entries.map(({ id: _, ...e }) => e)).toEqual([
       { kind: 'opTypes', name: 'All Sigmoid', opTypes: ['Sigmoid'] },
       { kind: 'subgraph', name: 'head', starts: ['Conv_3'], ends: ['Sigmoid_9'] },
@@ -108,7 +125,11 @@ describe('session persistence', () => {
     const first = page(kv);
     await first.session.start();
     const weights = new File([new Uint8Array(16)], 'net.onnx.data');
-    await first.store.getState().openModel({ fileName: 'net.onnx', byteLength: 4, read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: { 'net.onnx.data': weights } }) });
+    await first.store.getState().openModel({
+      fileName: 'net.onnx',
+      byteLength: 4,
+      read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: { 'net.onnx.data': weights } }),
+    });
     await first.session.flush();
     expect((data.get('model') as { externalFiles: File[] }).externalFiles).toEqual([weights]);
     expect((data.get('model') as { externalFiles: File[] }).externalFiles[0]).toBe(weights);
@@ -160,7 +181,11 @@ describe('session persistence', () => {
     const { store, session } = page(mem.kv);
     await session.start();
     mem.fail(Object.assign(new Error('The quota has been exceeded.'), { name: 'QuotaExceededError' }));
-    await store.getState().openModel({ fileName: 'net.onnx', byteLength: 4, read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: {} }) });
+    await store.getState().openModel({
+      fileName: 'net.onnx',
+      byteLength: 4,
+      read: async () => ({ bytes: await modelFile.arrayBuffer(), externalFiles: {} }),
+    });
     store.getState().addCalibrationData({ images: [image] });
     await session.flush();
     expect(session.getStatus().error).toMatch(/QuotaExceededError/);

@@ -117,7 +117,11 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
   let unsubscribe: (() => void) | null = null;
 
   const worthKeeping = (s: StudioState) =>
-    s.model.handle !== null || s.calibration.images.length > 0 || s.calibration.npy.length > 0 || s.exclusions.entries.length > 0 || s.evaluation.images.length > 0;
+    s.model.handle !== null ||
+    s.calibration.images.length > 0 ||
+    s.calibration.npy.length > 0 ||
+    s.exclusions.entries.length > 0 ||
+    s.evaluation.images.length > 0;
 
   const writeChoicesAndData = () => {
     timer = null;
@@ -152,7 +156,9 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       if (store.getState().model.handle !== handle) return; // another model since
       const saved: SavedModel = {
         file: new File([copy.bytes], copy.fileName),
-        externalFiles: Object.entries(copy.externalFiles).map(([name, file]) => (file instanceof File && file.name === name ? file : new File([file], name))),
+        externalFiles: Object.entries(copy.externalFiles).map(([name, file]) =>
+          file instanceof File && file.name === name ? file : new File([file], name),
+        ),
       };
       await kv.putAll({ model: saved });
       storedHandle = handle;
@@ -162,8 +168,12 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
   const notKeptNow = (s: StudioState): string[] => {
     const out: string[] = [];
     const rungs = s.recovery.rungs.length;
-    if (rungs > 0) out.push(`the ${rungs === 1 ? 'recovery run' : `ladder's ${rungs} measured rungs`} (${rungs === 1 ? 'its model lives' : 'their models live'} in this tab's worker; a rung you chose with "Use this model" is kept as the quantized model)`);
-    if (s.evaluation.suggest.outcome) out.push("the exclusion search's measured steps (search again, or keep what it found with Accept)");
+    if (rungs > 0)
+      out.push(
+        `the ${rungs === 1 ? 'recovery run' : `ladder's ${rungs} measured rungs`} (${rungs === 1 ? 'its model lives' : 'their models live'} in this tab's worker; a rung you chose with "Use this model" is kept as the quantized model)`,
+      );
+    if (s.evaluation.suggest.outcome)
+      out.push("the exclusion search's measured steps (search again, or keep what it found with Accept)");
     return out;
   };
 
@@ -172,19 +182,41 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     const key = modelKey(s.model.summary);
     if (!key) return;
     const run = s.run.result ? (({ adoptedUnder: _adopted, ...rest }) => rest)(s.run.result) : null;
-    const results: SavedResults = { version: 1, model: key, calibration: s.calibration.result, run, evaluation: run ? s.evaluation.result : null, notKept: notKeptNow(s) };
+    const results: SavedResults = {
+      version: 1,
+      model: key,
+      calibration: s.calibration.result,
+      run,
+      evaluation: run ? s.evaluation.result : null,
+      notKept: notKeptNow(s),
+    };
     void enqueue(async (kv) => {
       try {
         await kv.putAll({ results });
       } catch (e) {
         // A result the browser cannot store (structured clone): say so on the next visit rather than fail.
-        await kv.putAll({ results: { version: 1, model: key, calibration: null, run: null, evaluation: null, notKept: [`the results (${describe(e)})`] } satisfies SavedResults });
+        await kv.putAll({
+          results: {
+            version: 1,
+            model: key,
+            calibration: null,
+            run: null,
+            evaluation: null,
+            notKept: [`the results (${describe(e)})`],
+          } satisfies SavedResults,
+        });
       }
     });
   };
 
   const onChange = (s: StudioState, p: StudioState) => {
-    if (s.calibration.result !== p.calibration.result || s.run.result !== p.run.result || s.evaluation.result !== p.evaluation.result || s.recovery.rungs !== p.recovery.rungs || s.evaluation.suggest.outcome !== p.evaluation.suggest.outcome) {
+    if (
+      s.calibration.result !== p.calibration.result ||
+      s.run.result !== p.run.result ||
+      s.evaluation.result !== p.evaluation.result ||
+      s.recovery.rungs !== p.recovery.rungs ||
+      s.evaluation.suggest.outcome !== p.evaluation.suggest.outcome
+    ) {
       if (s.model.handle !== null && s.model.handle === p.model.handle) writeResults();
     }
     if (s.model.handle !== p.model.handle) {
@@ -195,7 +227,21 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     }
     const c = s.calibration;
     const pc = p.calibration;
-    if (c.images !== pc.images || c.npy !== pc.npy || c.spec !== pc.spec || s.run.settings !== p.run.settings || s.exclusions.entries !== p.exclusions.entries || s.model.handle !== p.model.handle || s.evaluation.npuBf16 !== p.evaluation.npuBf16 || s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16 || s.recovery.options !== p.recovery.options || s.recovery.ladder !== p.recovery.ladder || s.evaluation.images !== p.evaluation.images || s.exclusions.byModel !== p.exclusions.byModel || s.evaluation.taskByModel !== p.evaluation.taskByModel) {
+    if (
+      c.images !== pc.images ||
+      c.npy !== pc.npy ||
+      c.spec !== pc.spec ||
+      s.run.settings !== p.run.settings ||
+      s.exclusions.entries !== p.exclusions.entries ||
+      s.model.handle !== p.model.handle ||
+      s.evaluation.npuBf16 !== p.evaluation.npuBf16 ||
+      s.evaluation.suggest.npuBf16 !== p.evaluation.suggest.npuBf16 ||
+      s.recovery.options !== p.recovery.options ||
+      s.recovery.ladder !== p.recovery.ladder ||
+      s.evaluation.images !== p.evaluation.images ||
+      s.exclusions.byModel !== p.exclusions.byModel ||
+      s.evaluation.taskByModel !== p.evaluation.taskByModel
+    ) {
       schedule();
     }
   };
@@ -254,7 +300,12 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
 
   async function restore(): Promise<void> {
     const kv = await db();
-    const [model, data, choices, results] = await Promise.all([kv.get<SavedModel>('model'), kv.get<SavedData>('data'), kv.get<SavedChoices>('choices'), kv.get<SavedResults>('results')]);
+    const [model, data, choices, results] = await Promise.all([
+      kv.get<SavedModel>('model'),
+      kv.get<SavedData>('data'),
+      kv.get<SavedChoices>('choices'),
+      kv.get<SavedResults>('results'),
+    ]);
     if (!model && !data && !choices) return;
     const said: string[] = [];
     const lost: string[] = [];
@@ -267,7 +318,9 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
         storedHandle = now.handle;
         opened = model.file.name;
       } else {
-        lost.push(`the model ${model.file.name} (${now.error ? `${now.error.name}: ${now.error.message}` : 'it did not open'})`);
+        lost.push(
+          `the model ${model.file.name} (${now.error ? `${now.error.name}: ${now.error.message}` : 'it did not open'})`,
+        );
       }
     }
     const s = store.getState();
@@ -293,12 +346,17 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
         s.replaceExclusions(choices.exclusions);
         said.push(`${choices.exclusions.length} exclusion${choices.exclusions.length === 1 ? '' : 's'}`);
       } else if (choices.exclusions.length) {
-        lost.push(`${choices.exclusions.length} exclusion${choices.exclusions.length === 1 ? '' : 's'} (their model did not open)`);
+        lost.push(
+          `${choices.exclusions.length} exclusion${choices.exclusions.length === 1 ? '' : 's'} (their model did not open)`,
+        );
       }
       if (choices.picksByModel) {
         const others = Object.keys(choices.picksByModel).filter((k) => k !== modelKey(s.model.summary));
         s.setExclusionsByModel(Object.fromEntries(others.map((k) => [k, choices.picksByModel![k]])));
-        if (others.length) said.push(`the exclusions of ${others.length} other model${others.length === 1 ? '' : 's'} (back when ${others.length === 1 ? 'it is' : 'they are'} reopened)`);
+        if (others.length)
+          said.push(
+            `the exclusions of ${others.length} other model${others.length === 1 ? '' : 's'} (back when ${others.length === 1 ? 'it is' : 'they are'} reopened)`,
+          );
       }
     }
     if (choices?.taskByModel && Object.keys(choices.taskByModel).length) {
@@ -319,16 +377,28 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       said.push(`${evaluation.length} evaluation image${evaluation.length === 1 ? '' : 's'}`);
     }
     if (results?.version === 1) {
-      const made = [results.calibration && 'the calibration', results.run && 'the quantized model', results.evaluation && 'the evaluation'].filter((x): x is string => !!x);
+      const made = [
+        results.calibration && 'the calibration',
+        results.run && 'the quantized model',
+        results.evaluation && 'the evaluation',
+      ].filter((x): x is string => !!x);
       if (results.model === modelKey(store.getState().model.summary)) {
-        if (made.length) store.getState().restoreResults({ calibration: results.calibration, run: results.run, evaluation: results.evaluation });
-        said.push(...made.map((m) => (m === 'the quantized model' && results.run ? `${m} (${results.run.configName})` : m)));
+        if (made.length)
+          store
+            .getState()
+            .restoreResults({ calibration: results.calibration, run: results.run, evaluation: results.evaluation });
+        said.push(
+          ...made.map((m) => (m === 'the quantized model' && results.run ? `${m} (${results.run.configName})` : m)),
+        );
       } else if (made.length) {
         lost.push(`${made.join(', ')} (made on a model that is not open)`);
       }
       lost.push(...results.notKept);
     }
-    if (opened || said.length) setStatus({ restored: `Restored your previous session${opened ? ` with ${opened}` : ''}${said.length ? `: ${said.join(', ')}` : ''}, and its settings.` });
+    if (opened || said.length)
+      setStatus({
+        restored: `Restored your previous session${opened ? ` with ${opened}` : ''}${said.length ? `: ${said.join(', ')}` : ''}, and its settings.`,
+      });
     if (lost.length) setStatus({ notKept: `Not kept: ${lost.join('; ')}.` });
   }
 }

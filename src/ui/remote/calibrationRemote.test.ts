@@ -15,16 +15,36 @@ describe('calibration workers', () => {
   });
 
   it('adds the progress of two workers', () => {
-    const part = (done: number, ips: number) => ({ done, total: 4, imagesPerSecond: ips, etaSeconds: 1, skipped: [{ file: `f${done}`, reason: 'r' }], pass: 1, passes: 1, backend: null });
-    expect(combineProgress([part(2, 1), undefined], 8)).toMatchObject({ done: 2, total: 8, imagesPerSecond: 1, etaSeconds: 6 });
-    expect(combineProgress([part(2, 1), part(3, 1)], 8)).toMatchObject({ done: 5, imagesPerSecond: 2, etaSeconds: 1.5, skipped: [{ file: 'f2' }, { file: 'f3' }] });
+    const part = (done: number, ips: number) => ({
+      done,
+      total: 4,
+      imagesPerSecond: ips,
+      etaSeconds: 1,
+      skipped: [{ file: `f${done}`, reason: 'r' }],
+      pass: 1,
+      passes: 1,
+      backend: null,
+    });
+    expect(combineProgress([part(2, 1), undefined], 8)).toMatchObject({
+      done: 2,
+      total: 8,
+      imagesPerSecond: 1,
+      etaSeconds: 6,
+    });
+    expect(combineProgress([part(2, 1), part(3, 1)], 8)).toMatchObject({
+      done: 5,
+      imagesPerSecond: 2,
+      etaSeconds: 1.5,
+      skipped: [{ file: 'f2' }, { file: 'f3' }],
+    });
   });
 });
 
 describe('calibration pool (workers replaced by in-process calibration APIs on onnxruntime-node)', async () => {
   const { createCalibrationApi } = await import('../../../workers/calibration/calibrationApi.ts');
   const { createCalibrationPool, RELEASE_AFTER_RUN_BYTES } = await import('./calibrationRemote.ts');
-  const { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } = await import('../../../workers/calibration/testSupport.ts');
+  const { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } =
+    await import('../../../workers/calibration/testSupport.ts');
   const { getPreset } = await import('../../core/quantize/presets.ts');
   const { getPreprocessPreset } = await import('../../core/preprocess/presets.ts');
   const { readModel } = await import('../../../tests/helpers/fixtures.ts');
@@ -34,28 +54,36 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     const closed: number[] = [];
     let spawned = 0;
     const backends: string[] = [];
-    const service = createCalibrationPool(() => cores, (_handle, index, _threads, backend) => {
-      spawned++;
-      backends.push(backend);
-      const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
-      const bytes = readModel('mnist.onnx');
-      const handle = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
-      let open = true;
-      return {
-        handle,
-        connection: {
-          call: (fn) => (open ? fn(api as never) : Promise.reject(Object.assign(new Error('ended'), { name: 'WorkerError' }))),
-          close: () => {
-            open = false;
-            closed.push(index);
+    const service = createCalibrationPool(
+      () => cores,
+      (_handle, index, _threads, backend) => {
+        spawned++;
+        backends.push(backend);
+        const api = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
+        const bytes = readModel('mnist.onnx');
+        const handle = api.open(bytes.slice().buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
+        let open = true;
+        return {
+          handle,
+          connection: {
+            call: (fn) =>
+              open ? fn(api as never) : Promise.reject(Object.assign(new Error('ended'), { name: 'WorkerError' })),
+            close: () => {
+              open = false;
+              closed.push(index);
+            },
           },
-        },
-      };
-    });
+        };
+      },
+    );
     return { service, closed, spawned: () => spawned, backends };
   }
 
-  const request = (samples: ReturnType<typeof fakeImages>) => ({ samples, spec: getPreprocessPreset('unit'), config: getPreset('U8S8') });
+  const request = (samples: ReturnType<typeof fakeImages>) => ({
+    samples,
+    spec: getPreprocessPreset('unit'),
+    config: getPreset('U8S8'),
+  });
   const model = { handle: 'model-1', byteLength: 30_000 };
 
   it('splits eight samples over two workers and merges to the ranges one worker computes', async () => {
@@ -75,11 +103,16 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
 
   it('Sequential over two workers runs round by round and gives exactly the ranges one worker gives; progress goes on across rounds', async () => {
     const { presetWithMethod } = await import('../../core/quantize/presets.ts');
-    const sequential = (samples: ReturnType<typeof fakeImages>) => ({ ...request(samples), config: presetWithMethod('A8W8', 'Sequential') });
+    const sequential = (samples: ReturnType<typeof fakeImages>) => ({
+      ...request(samples),
+      config: presetWithMethod('A8W8', 'Sequential'),
+    });
     const samples = [...fakeImages(9), fakeImage('bad.jpg', 'nope')];
     const single = await pool(1).service.calibrate(model, sequential(samples), () => undefined);
     const seen: { done: number; pass: number }[] = [];
-    const split = await pool(2).service.calibrate(model, sequential(samples), (p) => seen.push({ done: p.done, pass: p.pass }));
+    const split = await pool(2).service.calibrate(model, sequential(samples), (p) =>
+      seen.push({ done: p.done, pass: p.pass }),
+    );
     expect(split.workers).toBe(2);
     expect(split.used).toBe(9);
     expect(split.skipped).toEqual([{ file: 'bad.jpg', reason: expect.stringContaining('not a readable image') }]);
@@ -93,11 +126,18 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
 
   it('ConsumerMSE with enough samples for two workers gives exactly the ranges one worker gives (its search is not split)', async () => {
     const { presetWithMethod } = await import('../../core/quantize/presets.ts');
-    const consumer = (samples: ReturnType<typeof fakeImages>) => ({ ...request(samples), config: presetWithMethod('A8W8', 'ConsumerMSE') });
+    const consumer = (samples: ReturnType<typeof fakeImages>) => ({
+      ...request(samples),
+      config: presetWithMethod('A8W8', 'ConsumerMSE'),
+    });
     const samples = fakeImages(9);
     const single = await pool(1).service.calibrate(model, consumer(samples), () => undefined);
     const split = await pool(2).service.calibrate(model, consumer(samples), () => undefined);
-    const minMse = await pool(1).service.calibrate(model, { ...request(samples), config: presetWithMethod('A8W8', 'MinMSE') }, () => undefined);
+    const minMse = await pool(1).service.calibrate(
+      model,
+      { ...request(samples), config: presetWithMethod('A8W8', 'MinMSE') },
+      () => undefined,
+    );
     expect(split.used).toBe(9);
     // The search chose something else than MinMSE somewhere, so this compares the search and not MinMSE twice.
     expect(single.ranges).not.toEqual(minMse.ranges);
@@ -108,10 +148,14 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     const { presetWithMethod } = await import('../../core/quantize/presets.ts');
     const { service, closed } = pool(2);
     let cancelled = false;
-    const run = service.calibrate(model, { ...request(fakeImages(8)), config: presetWithMethod('A8W8', 'Sequential') }, (p) => {
-      if (p.pass >= 2 && !cancelled) service.cancel();
-      cancelled ||= p.pass >= 2;
-    });
+    const run = service.calibrate(
+      model,
+      { ...request(fakeImages(8)), config: presetWithMethod('A8W8', 'Sequential') },
+      (p) => {
+        if (p.pass >= 2 && !cancelled) service.cancel();
+        cancelled ||= p.pass >= 2;
+      },
+    );
     await expect(run).rejects.toMatchObject({ name: 'CalibrationCancelledError' });
     expect(closed).toEqual([]);
     expect((await service.calibrate(model, request(fakeImages(8)), () => undefined)).used).toBe(8);
@@ -122,7 +166,9 @@ describe('calibration pool (workers replaced by in-process calibration APIs on o
     const mixed = fakeImages(8).map((s, i) => (i % 2 === 1 ? fakeImage(`bad${i}.jpg`, 'nope') : s));
     expect((await service.calibrate(model, request(mixed), () => undefined)).used).toBe(4);
     const allBad = Array.from({ length: 8 }, (_, i) => fakeImage(`bad${i}.jpg`, 'nope'));
-    await expect(service.calibrate(model, request(allBad), () => undefined)).rejects.toMatchObject({ name: 'NoUsableSamplesError' });
+    await expect(service.calibrate(model, request(allBad), () => undefined)).rejects.toMatchObject({
+      name: 'NoUsableSamplesError',
+    });
   });
 
   it('a model of a gigabyte or more calibrates in one worker, which is ended after the run (its weights and heap are not kept)', async () => {

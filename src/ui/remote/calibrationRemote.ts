@@ -16,7 +16,12 @@
 import { proxy, transfer } from 'comlink';
 import { CalibrationCancelledError, NoUsableSamplesError } from '../../core/calibrate/errors.ts';
 import { activationMethodName } from '../../core/calibrate/collectors/methodFromConfig.ts';
-import type { CalibrationApi, CalibrationProgress, CalibrationRequest, CalibrationResult } from '../../../workers/calibration/calibrationApi.ts';
+import type {
+  CalibrationApi,
+  CalibrationProgress,
+  CalibrationRequest,
+  CalibrationResult,
+} from '../../../workers/calibration/calibrationApi.ts';
 import type { CalibrationService } from '../store/calibrationSlice.ts';
 import { modelBytes } from './modelRemote.ts';
 import { WorkerConnection } from './workerConnection.ts';
@@ -56,13 +61,23 @@ const CANCEL_GRACE_MS = 3000;
  * one worker with two threads 1.9 and 1.4, one with one thread 2.3 and 1.3: folding the outputs is
  * single-threaded JavaScript, and a second worker overlaps it with the other's inference.
  */
-export function calibrationPlan(samples: number, cores: number, modelBytes: number): { workers: number; threads: number } {
-  const workers = samples >= SAMPLES_FOR_TWO_WORKERS && modelBytes <= LARGE_MODEL_BYTES ? Math.max(1, Math.min(MAX_WORKERS, cores)) : 1;
+export function calibrationPlan(
+  samples: number,
+  cores: number,
+  modelBytes: number,
+): { workers: number; threads: number } {
+  const workers =
+    samples >= SAMPLES_FOR_TWO_WORKERS && modelBytes <= LARGE_MODEL_BYTES
+      ? Math.max(1, Math.min(MAX_WORKERS, cores))
+      : 1;
   return { workers, threads: Math.max(1, Math.min(MAX_THREADS, Math.floor(cores / workers))) };
 }
 
 /** The progress of several workers as one. */
-export function combineProgress(parts: readonly (CalibrationProgress | undefined)[], total: number): CalibrationProgress {
+export function combineProgress(
+  parts: readonly (CalibrationProgress | undefined)[],
+  total: number,
+): CalibrationProgress {
   const known = parts.filter((p): p is CalibrationProgress => p !== undefined);
   const done = known.reduce((n, p) => n + p.done, 0);
   const imagesPerSecond = known.reduce((n, p) => n + p.imagesPerSecond, 0);
@@ -93,18 +108,32 @@ export interface PoolWorker {
 }
 
 /** Starts calibration worker `index` for the model the model worker holds under `modelHandle`. */
-export type SpawnWorker = (modelHandle: string, index: number, threads: number, backend: BackendPreference) => PoolWorker;
+export type SpawnWorker = (
+  modelHandle: string,
+  index: number,
+  threads: number,
+  backend: BackendPreference,
+) => PoolWorker;
 
 function createWorker(modelHandle: string, index: number, threads: number, backend: BackendPreference): PoolWorker {
   const connection = new WorkerConnection<CalibrationApi>(
-    () => new Worker(new URL('../../../workers/calibration/calibration.worker.ts', import.meta.url), { type: 'module', name: `calibration-${index + 1}` }),
+    () =>
+      new Worker(new URL('../../../workers/calibration/calibration.worker.ts', import.meta.url), {
+        type: 'module',
+        name: `calibration-${index + 1}`,
+      }),
     'calibration worker',
   );
   const handle = (async () => {
     const copy = await modelBytes(modelHandle);
     // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      api.open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads, backend }),
+      api.open(transfer(copy.bytes, [copy.bytes]), {
+        fileName: copy.fileName,
+        externalFiles: copy.externalFiles,
+        threads,
+        backend,
+      }),
     );
     return opened.handle;
   })();
@@ -131,12 +160,20 @@ export function createCalibrationPool(
     pending.clear();
   };
 
-  function workersFor(model: { handle: string; byteLength: number }, samples: number, backend: BackendPreference): PoolWorker[] {
+  function workersFor(
+    model: { handle: string; byteLength: number },
+    samples: number,
+    backend: BackendPreference,
+  ): PoolWorker[] {
     const plan = calibrationPlan(samples, cores(), model.byteLength);
     const key = `${model.handle}|${plan.workers}|${plan.threads}|${backend}`;
     if (pool?.key !== key) {
       release();
-      pool = { model: model.handle, key, workers: Array.from({ length: plan.workers }, (_, i) => spawn(model.handle, i, plan.threads, backend)) };
+      pool = {
+        model: model.handle,
+        key,
+        workers: Array.from({ length: plan.workers }, (_, i) => spawn(model.handle, i, plan.threads, backend)),
+      };
     }
     return pool.workers;
   }
@@ -161,15 +198,19 @@ export function createCalibrationPool(
     /** Every worker runs the request (or one round of it) on its share. */
     const everywhere = (round?: CalibrationRequest['round']) => {
       if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
-      return Promise.all(shares.map(async (samples, i) => {
-        const w = workers[i];
-        const handle = await w.handle;
-        const report = proxy((p: CalibrationProgress) => {
-          progress[i] = p;
-          onProgress(combineProgress(progress, request.samples.length));
-        });
-        return w.connection.call((api) => api.run(handle, { ...request, samples, returnStates: true, partial: true, round }, report));
-      }));
+      return Promise.all(
+        shares.map(async (samples, i) => {
+          const w = workers[i];
+          const handle = await w.handle;
+          const report = proxy((p: CalibrationProgress) => {
+            progress[i] = p;
+            onProgress(combineProgress(progress, request.samples.length));
+          });
+          return w.connection.call((api) =>
+            api.run(handle, { ...request, samples, returnStates: true, partial: true, round }, report),
+          );
+        }),
+      );
     };
     const first = workers[0];
     /** The ranges of the workers' merged states. */
@@ -181,11 +222,17 @@ export function createCalibrationPool(
     };
     const sequential = request.config.calibrationMethod === 'Sequential';
     const results = await everywhere(sequential ? { index: 0, ranges: null } : undefined);
-    const skipped = inGivenOrder(results.flatMap((r) => r.skipped), request.samples);
+    const skipped = inGivenOrder(
+      results.flatMap((r) => r.skipped),
+      request.samples,
+    );
     const used = results.reduce((k, r) => k + r.used, 0);
     if (used === 0) {
       throw new NoUsableSamplesError(
-        `None of the ${request.samples.length} samples could be used: ${skipped.slice(0, 3).map((s) => `${s.file} (${s.reason})`).join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
+        `None of the ${request.samples.length} samples could be used: ${skipped
+          .slice(0, 3)
+          .map((s) => `${s.file} (${s.reason})`)
+          .join('; ')}${skipped.length > 3 ? '; …' : ''}.`,
       );
     }
     let ranges = await merged(results);
@@ -243,7 +290,8 @@ export function createCalibrationPool(
       const stopRun = stop;
       if (!stopRun) return;
       if (current) current.cancelled = true;
-      for (const w of pool?.workers ?? []) w.handle.then((h) => w.connection.call((api) => api.cancel(h))).catch(() => undefined);
+      for (const w of pool?.workers ?? [])
+        w.handle.then((h) => w.connection.call((api) => api.cancel(h))).catch(() => undefined);
       setTimeout(() => {
         if (stop !== stopRun) return; // the run ended by itself
         release();

@@ -8,7 +8,11 @@ import type { CompareApi, CompareSource, ComparisonResult } from '../../../worke
 import { WorkerConnection } from './workerConnection.ts';
 
 const connection = new WorkerConnection<CompareApi>(
-  () => new Worker(new URL('../../../workers/compare/compare.worker.ts', import.meta.url), { type: 'module', name: 'compare' }),
+  () =>
+    new Worker(new URL('../../../workers/compare/compare.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'compare',
+    }),
   'comparison worker',
 );
 
@@ -18,7 +22,11 @@ export function warmCompareWorker(): void {
 }
 
 /** Decodes, folds, maps and lays out both models in the worker. */
-export function compareInWorker(a: CompareSource, b: CompareSource, onProgress: (fraction: number, phase: string) => void): Promise<ComparisonResult> {
+export function compareInWorker(
+  a: CompareSource,
+  b: CompareSource,
+  onProgress: (fraction: number, phase: string) => void,
+): Promise<ComparisonResult> {
   return connection.call((api) => api.compare(a, b, proxy(onProgress)));
 }
 

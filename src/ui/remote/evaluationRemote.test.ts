@@ -16,7 +16,9 @@ function inProcess(options: { stuck?: boolean; stuckOpens?: number } = {}) {
     log.push(`open ${model}`);
     const stuck = options.stuck || opens++ < (options.stuckOpens ?? 0);
     const api = createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
-    const handle = api.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' }).then((m) => m.handle);
+    const handle = api
+      .open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' })
+      .then((m) => m.handle);
     let live = true;
     return {
       model,
@@ -43,7 +45,11 @@ const quantized = () => {
   return new Uint8Array(encode(quantizeModel(model, ranges, getPreset('U8S8')).model)).buffer as ArrayBuffer;
 };
 
-const request = () => ({ quantized: { name: 'q.onnx', data: quantized() }, samples: fakeImages(2), spec: getPreprocessPreset('unit') });
+const request = () => ({
+  quantized: { name: 'q.onnx', data: quantized() },
+  samples: fakeImages(2),
+  spec: getPreprocessPreset('unit'),
+});
 
 describe('evaluation remote (the worker replaced by the evaluation API in this process)', () => {
   it('keeps one worker per model: a second evaluation reuses it, another model ends it', async () => {
@@ -67,14 +73,22 @@ describe('evaluation remote (the worker replaced by the evaluation API in this p
     const run = remote.evaluate('model-1', request(), () => undefined);
     await new Promise((r) => setTimeout(r, 10));
     remote.cancel();
-    const e = await run.then(() => null, (x: Error) => x);
+    const e = await run.then(
+      () => null,
+      (x: Error) => x,
+    );
     expect(e?.name).toBe('EvaluationCancelledError');
     expect(log).toEqual(['open model-1', 'close model-1']);
   });
   it('a run started while a cancelled one still holds its worker gets a fresh worker at once, not a place in its queue', async () => {
     const { open, log } = inProcess({ stuckOpens: 1 });
     const remote = createEvaluationRemote(open, 60_000);
-    const first = remote.evaluate('model-1', request(), () => undefined).then(() => null, (x: Error) => x);
+    const first = remote
+      .evaluate('model-1', request(), () => undefined)
+      .then(
+        () => null,
+        (x: Error) => x,
+      );
     await new Promise((r) => setTimeout(r, 10));
     remote.cancel();
     const second = await remote.evaluate('model-1', request(), () => undefined);
@@ -83,10 +97,15 @@ describe('evaluation remote (the worker replaced by the evaluation API in this p
     expect(log).toEqual(['open model-1', 'close model-1', 'open model-1']);
   });
 
-  it('histograms for the inspector use the same worker, and do not take over an evaluation\'s cancel', async () => {
+  it("histograms for the inspector use the same worker, and do not take over an evaluation's cancel", async () => {
     const { open, log } = inProcess();
     const remote = createEvaluationRemote(open);
-    const found = await remote.tensorHistograms('model-1', { tensors: { Input3: [0, 1] }, samples: fakeImages(3), spec: getPreprocessPreset('unit'), maxSamples: 2 });
+    const found = await remote.tensorHistograms('model-1', {
+      tensors: { Input3: [0, 1] },
+      samples: fakeImages(3),
+      spec: getPreprocessPreset('unit'),
+      maxSamples: 2,
+    });
     expect(found.used).toBe(2);
     expect(found.histograms.Input3.counts.reduce((a, b) => a + b, 0)).toBe(2 * 28 * 28);
     remote.cancel(); // nothing running: a histogram is not an evaluation

@@ -10,7 +10,12 @@
  */
 import { proxy } from 'comlink';
 import { EvaluationCancelledError } from '../../core/evaluate/errors.ts';
-import type { EvaluationApi, EvaluationProgress, TensorHistogramRequest, TensorHistograms } from '../../../workers/evaluation/evaluationApi.ts';
+import type {
+  EvaluationApi,
+  EvaluationProgress,
+  TensorHistogramRequest,
+  TensorHistograms,
+} from '../../../workers/evaluation/evaluationApi.ts';
 import type { EvaluationService } from '../store/evaluationSlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker as ModelOpenWorker } from './modelWorker.ts';
 
@@ -25,7 +30,11 @@ export type OpenEvaluationWorker = (modelHandle: string) => OpenWorker;
 
 function openWorker(modelHandle: string): OpenWorker {
   return openModelWorker<EvaluationApi>(
-    () => new Worker(new URL('../../../workers/evaluation/evaluation.worker.ts', import.meta.url), { type: 'module', name: 'evaluation' }),
+    () =>
+      new Worker(new URL('../../../workers/evaluation/evaluation.worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'evaluation',
+      }),
     'evaluation worker',
     modelHandle,
   );
@@ -37,7 +46,10 @@ export interface EvaluationRemote extends EvaluationService {
   tensorHistograms(modelHandle: string, request: TensorHistogramRequest): Promise<TensorHistograms>;
 }
 
-export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, cancelGraceMs = CANCEL_GRACE_MS): EvaluationRemote {
+export function createEvaluationRemote(
+  open: OpenEvaluationWorker = openWorker,
+  cancelGraceMs = CANCEL_GRACE_MS,
+): EvaluationRemote {
   const { workerFor, run, cancel, release } = createModelWorker<EvaluationApi>({
     open,
     cancelled: () => new EvaluationCancelledError('The evaluation worker was ended.'),
@@ -47,7 +59,13 @@ export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, 
 
   return {
     evaluate(modelHandle, request, onProgress) {
-      return run(modelHandle, (api, handle) => api.evaluate(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
+      return run(modelHandle, (api, handle) =>
+        api.evaluate(
+          handle,
+          request,
+          proxy((p: EvaluationProgress) => onProgress(p)),
+        ),
+      );
     },
 
     async judgeTask(modelHandle, head) {
@@ -58,11 +76,23 @@ export function createEvaluationRemote(open: OpenEvaluationWorker = openWorker, 
     },
 
     parity(modelHandle, request, onProgress) {
-      return run(modelHandle, (api, handle) => api.parity(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
+      return run(modelHandle, (api, handle) =>
+        api.parity(
+          handle,
+          request,
+          proxy((p: EvaluationProgress) => onProgress(p)),
+        ),
+      );
     },
 
     suggest(modelHandle, request, onProgress) {
-      return run(modelHandle, (api, handle) => api.suggest(handle, request, proxy((p: EvaluationProgress) => onProgress(p))));
+      return run(modelHandle, (api, handle) =>
+        api.suggest(
+          handle,
+          request,
+          proxy((p: EvaluationProgress) => onProgress(p)),
+        ),
+      );
     },
 
     async tensorHistograms(modelHandle, request) {

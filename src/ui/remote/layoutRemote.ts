@@ -8,12 +8,24 @@ import type { LayoutApi, LayoutInput, LayoutResult } from '../../../workers/layo
 import { WorkerConnection } from './workerConnection.ts';
 
 const connection = new WorkerConnection<LayoutApi>(
-  () => new Worker(new URL('../../../workers/layout/layout.worker.ts', import.meta.url), { type: 'module', name: 'layout' }),
+  () =>
+    new Worker(new URL('../../../workers/layout/layout.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'layout',
+    }),
   'layout worker',
 );
 
 /** Lays the boxes out in the worker. The input's arrays are transferred (detached here). */
-export function layoutInWorker(input: LayoutInput, onProgress: (fraction: number, phase: string) => void): Promise<LayoutResult & { seconds: number }> {
-  const buffers = [input.widths.buffer, input.heights.buffer, input.edgeSources.buffer, input.edgeTargets.buffer] as ArrayBuffer[];
+export function layoutInWorker(
+  input: LayoutInput,
+  onProgress: (fraction: number, phase: string) => void,
+): Promise<LayoutResult & { seconds: number }> {
+  const buffers = [
+    input.widths.buffer,
+    input.heights.buffer,
+    input.edgeSources.buffer,
+    input.edgeTargets.buffer,
+  ] as ArrayBuffer[];
   return connection.call((api) => api.layout(transfer(input, buffers), proxy(onProgress)));
 }

@@ -16,7 +16,8 @@ import { StudioError } from '../../core/onnx/errors.ts';
 import { openOnPage, type OpenedOnPage } from './openOnPage.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
-  () => new Worker(new URL('../../../workers/model/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
+  () =>
+    new Worker(new URL('../../../workers/model/model.worker.ts', import.meta.url), { type: 'module', name: 'model' }),
   'model worker',
 );
 
@@ -66,14 +67,21 @@ export const modelRemote: ModelService = {
       // The page has the summary and the structure: the worker opens the model under the page's handle meanwhile.
       const handle = `page-model-${++pageOpens}`;
       structures.set(handle, here.structure);
-      const held = connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles, { handle })).then(() => undefined);
+      const held = connection
+        .call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles, { handle }))
+        .then(() => undefined);
       held.catch(() => undefined); // observed through `settled` and by every later call about the model
       opening.set(handle, held);
-      held.then(() => opening.delete(handle), () => undefined);
+      held.then(
+        () => opening.delete(handle),
+        () => undefined,
+      );
       return { handle, summary: here.summary, settled: held };
     }
     // The data files go as the user's Files (by reference, any size); the worker reads them.
-    const { structure, ...opened } = await connection.call((api) => api.open(transfer(bytes, [bytes]), fileName, externalFiles));
+    const { structure, ...opened } = await connection.call((api) =>
+      api.open(transfer(bytes, [bytes]), fileName, externalFiles),
+    );
     if (structure) structures.set(opened.handle, structure);
     else {
       const asked = connection.call((api) => api.graphStructure(opened.handle));
@@ -86,7 +94,13 @@ export const modelRemote: ModelService = {
     structures.delete(handle);
     const held = whenHeld(handle);
     opening.delete(handle);
-    if (await held.then(() => true, () => false)) await connection.call((api) => api.close(handle));
+    if (
+      await held.then(
+        () => true,
+        () => false,
+      )
+    )
+      await connection.call((api) => api.close(handle));
   },
 };
 
@@ -119,14 +133,26 @@ export async function weightStatistics(handle: string, names: readonly string[])
 /** The worker's parts as the page's Blobs (the .onnx, and its data file when it has one). */
 function quantizedModel(out: QuantizeOutput, dataFileName: string | undefined): QuantizedModel {
   const blob = (parts: ArrayBuffer[]) => new Blob(parts, { type: 'application/octet-stream' });
-  const data = out.data && dataFileName ? { fileName: dataFileName, blob: blob(out.data.parts), byteLength: out.data.byteLength } : undefined;
-  return { blob: blob(out.parts), byteLength: out.byteLength, report: out.report, seconds: out.seconds, ...(data ? { data } : {}) };
+  const data =
+    out.data && dataFileName
+      ? { fileName: dataFileName, blob: blob(out.data.parts), byteLength: out.data.byteLength }
+      : undefined;
+  return {
+    blob: blob(out.parts),
+    byteLength: out.byteLength,
+    report: out.report,
+    seconds: out.seconds,
+    ...(data ? { data } : {}),
+  };
 }
 
 export const quantizeRemote: QuantizeService = {
   async quantize(handle, ranges, config, configName, dataFileName) {
     await whenHeld(handle);
-    return quantizedModel(await connection.call((api) => api.quantize(handle, ranges, config, configName, dataFileName)), dataFileName);
+    return quantizedModel(
+      await connection.call((api) => api.quantize(handle, ranges, config, configName, dataFileName)),
+      dataFileName,
+    );
   },
   async quantizeBf16(handle, dataFileName) {
     await whenHeld(handle);

@@ -12,7 +12,10 @@ const MAX_THREADS = 4;
 
 /** What a per-model worker's API must offer: open a model (by transferred bytes) and cancel its runs. */
 export interface ModelWorkerApi {
-  open(bytes: ArrayBuffer, options: { fileName: string; externalFiles?: Readonly<Record<string, Blob>>; threads?: number }): Promise<{ handle: string }>;
+  open(
+    bytes: ArrayBuffer,
+    options: { fileName: string; externalFiles?: Readonly<Record<string, Blob>>; threads?: number },
+  ): Promise<{ handle: string }>;
   cancel(handle: string): void;
 }
 
@@ -24,14 +27,22 @@ export interface OpenWorker<Api> {
 }
 
 /** Starts a worker (made by `create`) and opens in it the model the model worker holds under `modelHandle`. */
-export function openModelWorker<Api extends ModelWorkerApi>(create: () => Worker, label: string, modelHandle: string): OpenWorker<Api> {
+export function openModelWorker<Api extends ModelWorkerApi>(
+  create: () => Worker,
+  label: string,
+  modelHandle: string,
+): OpenWorker<Api> {
   const connection = new WorkerConnection<Api>(create, label);
   const threads = Math.max(1, Math.min(MAX_THREADS, globalThis.navigator?.hardwareConcurrency ?? 1));
   const handle = (async () => {
     const copy = await modelBytes(modelHandle);
     // The data files are the user's Files: they cross by reference and the worker reads them (workers/runtime/externalFiles.ts).
     const opened = await connection.call((api) =>
-      (api as unknown as Remote<ModelWorkerApi>).open(transfer(copy.bytes, [copy.bytes]), { fileName: copy.fileName, externalFiles: copy.externalFiles, threads }),
+      (api as unknown as Remote<ModelWorkerApi>).open(transfer(copy.bytes, [copy.bytes]), {
+        fileName: copy.fileName,
+        externalFiles: copy.externalFiles,
+        threads,
+      }),
     );
     return opened.handle;
   })();
@@ -91,7 +102,11 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
    * not within the grace period. 'soft': a cancel only asks; the worker is never ended for it, because the run holds
    * results the page still needs after the cancel (the ladder's measured rungs: "Use this model", its report).
    */
-  async function run<T>(modelHandle: string, fn: (api: Remote<Api>, handle: string) => Promise<T>, cancellable: boolean | 'soft' = true): Promise<T> {
+  async function run<T>(
+    modelHandle: string,
+    fn: (api: Remote<Api>, handle: string) => Promise<T>,
+    cancellable: boolean | 'soft' = true,
+  ): Promise<T> {
     endCancelledRun();
     const w = workerFor(modelHandle);
     let mine!: (e: Error) => void;
@@ -120,7 +135,9 @@ export function createModelWorker<Api extends ModelWorkerApi>(options: ModelWork
     const stopRun = stop;
     const w = current;
     if (!stopRun || !w) return;
-    w.handle.then((h) => w.connection.call((api) => (api as unknown as Remote<ModelWorkerApi>).cancel(h))).catch(() => undefined);
+    w.handle
+      .then((h) => w.connection.call((api) => (api as unknown as Remote<ModelWorkerApi>).cancel(h)))
+      .catch(() => undefined);
     if (soft) return;
     cancelledRun = stopRun;
     setTimeout(() => {

@@ -29,9 +29,14 @@ function openedThenTransferred(buffer: ArrayBuffer, fileName: string) {
 
 describe('the page opens a small model as the model worker does', () => {
   const files = [
-    ...fs.readdirSync(FIXTURES).filter((f) => f.endsWith('.onnx')).map((f) => ({ name: f, file: path.join(FIXTURES, f) })),
+    ...fs
+      .readdirSync(FIXTURES)
+      .filter((f) => f.endsWith('.onnx'))
+      .map((f) => ({ name: f, file: path.join(FIXTURES, f) })),
     { name: 'custom-domain-op.onnx', file: path.join(FIXTURES, 'negative/custom-domain-op.onnx') },
-    ...corpusModels().filter((_, i) => i % 10 === 0).map((m) => ({ name: m.name, file: m.modelPath })),
+    ...corpusModels()
+      .filter((_, i) => i % 10 === 0)
+      .map((m) => ({ name: m.name, file: m.modelPath })),
   ];
 
   it('gives the worker’s summary and structure, whole after the file’s buffer is transferred away', async () => {
@@ -62,23 +67,38 @@ describe('the page opens a small model as the model worker does', () => {
     } catch (e) {
       pageError = e as Error;
     }
-    const workerError = await modelApi.open(buffer(), name).then(() => undefined, (e: Error) => e);
+    const workerError = await modelApi.open(buffer(), name).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(pageError?.name).toMatch(/Error$/);
-    expect({ name: pageError?.name, message: pageError?.message }).toEqual({ name: workerError?.name, message: workerError?.message });
+    expect({ name: pageError?.name, message: pageError?.message }).toEqual({
+      name: workerError?.name,
+      message: workerError?.message,
+    });
   });
 
   it('leaves large files and models with data files to the worker', () => {
     expect(openOnPage(new ArrayBuffer(PAGE_OPEN_BYTES + 1), 'big.onnx', {})).toBeNull();
-    expect(openOnPage(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'm.onnx', { 'm.onnx.data': new Blob([]) })).toBeNull();
+    expect(
+      openOnPage(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'm.onnx', { 'm.onnx.data': new Blob([]) }),
+    ).toBeNull();
   });
 
   it('the worker keeps the model under the page’s handle, with the same structure', async () => {
     const here = openOnPage(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'mnist.onnx', {})!;
-    const opened = await modelApi.open(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'mnist.onnx', {}, { handle: 'page-model-1' });
+    const opened = await modelApi.open(
+      fileBuffer(path.join(FIXTURES, 'mnist.onnx')),
+      'mnist.onnx',
+      {},
+      { handle: 'page-model-1' },
+    );
     try {
       expect(opened).toEqual({ handle: 'page-model-1', summary: here.summary });
       expect(modelApi.graphStructure('page-model-1')).toEqual(here.structure);
-      await expect(modelApi.open(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'mnist.onnx', {}, { handle: 'page-model-1' })).rejects.toThrow(/taken/);
+      await expect(
+        modelApi.open(fileBuffer(path.join(FIXTURES, 'mnist.onnx')), 'mnist.onnx', {}, { handle: 'page-model-1' }),
+      ).rejects.toThrow(/taken/);
     } finally {
       modelApi.close('page-model-1');
     }

@@ -30,7 +30,11 @@ export interface OpenedOnPage {
  * The summary and the weight-less structure of a model, opened here; null when the worker should open it alone.
  * Throws the core's named errors (NotOnnxError, TruncatedModelError, …) for a file that is not a usable model.
  */
-export function openOnPage(bytes: ArrayBuffer, fileName: string, externalFiles: Readonly<Record<string, Blob>>): OpenedOnPage | null {
+export function openOnPage(
+  bytes: ArrayBuffer,
+  fileName: string,
+  externalFiles: Readonly<Record<string, Blob>>,
+): OpenedOnPage | null {
   if (bytes.byteLength > PAGE_OPEN_BYTES || Object.keys(externalFiles).length > 0) return null;
   const { model, summary } = openModel(new Uint8Array(bytes), { fileName });
   return { summary, structure: weightlessGraph(model.graph!) };

@@ -16,14 +16,22 @@ const CANCEL_GRACE_MS = 10_000;
 
 function openWorker(modelHandle: string): OpenWorker<RecoveryApi> {
   return openModelWorker<RecoveryApi>(
-    () => new Worker(new URL('../../../workers/recovery/recovery.worker.ts', import.meta.url), { type: 'module', name: 'recovery' }),
+    () =>
+      new Worker(new URL('../../../workers/recovery/recovery.worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'recovery',
+      }),
     'recovery worker',
     modelHandle,
   );
 }
 
 export function createRecoveryRemote(): RecoveryService {
-  const { run: call, cancel, release } = createModelWorker<RecoveryApi>({
+  const {
+    run: call,
+    cancel,
+    release,
+  } = createModelWorker<RecoveryApi>({
     open: openWorker,
     cancelled: () => new RecoveryCancelledError('The recovery worker was ended.'),
     cancelGraceMs: CANCEL_GRACE_MS,
@@ -32,12 +40,30 @@ export function createRecoveryRemote(): RecoveryService {
 
   return {
     recover(modelHandle, request, onProgress) {
-      return call(modelHandle, (api, h) => api.recover(h, request, proxy((p: RecoveryWorkerProgress) => onProgress(p))), true);
+      return call(
+        modelHandle,
+        (api, h) =>
+          api.recover(
+            h,
+            request,
+            proxy((p: RecoveryWorkerProgress) => onProgress(p)),
+          ),
+        true,
+      );
     },
     ladder(modelHandle, request, onProgress) {
       // Soft: a cancelled climb ends by itself within a step and keeps its measured rungs in this worker; ending the
       // worker would lose them ("Use this model" and the report after a Cancel).
-      return call(modelHandle, (api, h) => api.ladder(h, request, proxy((p: RecoveryWorkerProgress) => onProgress(p))), 'soft');
+      return call(
+        modelHandle,
+        (api, h) =>
+          api.ladder(
+            h,
+            request,
+            proxy((p: RecoveryWorkerProgress) => onProgress(p)),
+          ),
+        'soft',
+      );
     },
     pick(modelHandle, rungHandle) {
       return call(modelHandle, (api) => api.pick(rungHandle), false);

@@ -26,7 +26,10 @@ export class WorkerConnection<T> {
   private closed = false;
 
   /** `create` makes the worker (new Worker(new URL(...), { type: 'module' }) so the bundler sees it). */
-  constructor(private readonly create: () => Worker, private readonly label: string) {}
+  constructor(
+    private readonly create: () => Worker,
+    private readonly label: string,
+  ) {}
 
   private connect(): Live<T> {
     if (this.live) return this.live;
@@ -34,7 +37,11 @@ export class WorkerConnection<T> {
     const died = new Promise<never>((_, reject) => {
       worker.addEventListener('error', (event) => {
         event.preventDefault();
-        reject(new WorkerError(`The ${this.label} stopped: ${event.message || 'its script failed to load or crashed'}. Try again; reload the page if it keeps happening.`));
+        reject(
+          new WorkerError(
+            `The ${this.label} stopped: ${event.message || 'its script failed to load or crashed'}. Try again; reload the page if it keeps happening.`,
+          ),
+        );
         if (this.live?.worker === worker) this.dispose();
       });
     });

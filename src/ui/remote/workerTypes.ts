@@ -4,7 +4,12 @@
  * take these types from here, never from workers/, so a worker's API can move (into core, into another
  * worker) by changing this file alone. Types only: nothing here starts or imports a worker at run time.
  */
-export type { CalibrationProgress, CalibrationRequest, CalibrationResult, CalibrationSample } from '../../../workers/calibration/calibrationApi.ts';
+export type {
+  CalibrationProgress,
+  CalibrationRequest,
+  CalibrationResult,
+  CalibrationSample,
+} from '../../../workers/calibration/calibrationApi.ts';
 export type {
   EvaluationProgress,
   EvaluationRequest,

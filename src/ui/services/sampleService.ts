@@ -21,6 +21,8 @@ export const sampleService: SampleService = {
   counts: { calibration: 12, heldOut: 6 },
   images(set, count) {
     const scenes = textScenes(set, count, SIZE);
-    return Promise.all(scenes.map((scene, i) => renderTextScene(scene, `${PREFIX[set]}-${String(i + 1).padStart(2, '0')}.png`)));
+    return Promise.all(
+      scenes.map((scene, i) => renderTextScene(scene, `${PREFIX[set]}-${String(i + 1).padStart(2, '0')}.png`)),
+    );
   },
 };

@@ -22,29 +22,53 @@ const yoloSummary = {
 const modelService: ModelService = {
   async open(fileName) {
     // A file named "dynamic" has YuNet's open batch, height and width.
-    const inputs = /dynamic/.test(fileName) ? [{ name: 'input', elemType: 'float32', shape: ['batch', 3, 'height', 'width'] }] : yoloSummary.inputs;
+    const inputs = /dynamic/.test(fileName)
+      ? [{ name: 'input', elemType: 'float32', shape: ['batch', 3, 'height', 'width'] }]
+      : yoloSummary.inputs;
     return { handle: `model-${fileName}`, summary: { ...yoloSummary, fileName, inputs } };
   },
   async close() {},
 };
 
 const progress = (done: number, total: number): CalibrationProgress => ({
-  done, total, imagesPerSecond: 2, etaSeconds: (total - done) / 2, skipped: [], pass: 1, passes: 1, backend: null,
+  done,
+  total,
+  imagesPerSecond: 2,
+  etaSeconds: (total - done) / 2,
+  skipped: [],
+  pass: 1,
+  passes: 1,
+  backend: null,
 });
 
 const result = (used: number): CalibrationResult => ({
-  ranges: { images: [0, 255] }, used, skipped: [], warnings: [], method: 'MinMax',
-  backend: { kind: 'wasm', threads: 1, fallbackReason: null }, passes: 1, seconds: 1, runOutputBytes: 10,
+  ranges: { images: [0, 255] },
+  used,
+  skipped: [],
+  warnings: [],
+  method: 'MinMax',
+  backend: { kind: 'wasm', threads: 1, fallbackReason: null },
+  passes: 1,
+  seconds: 1,
+  runOutputBytes: 10,
 });
 
 /** A fake calibration service whose runs finish when the test says so. */
 function fakeCalibration() {
-  const runs: { resolve: (r: CalibrationResult) => void; reject: (e: Error) => void; onProgress: (p: CalibrationProgress) => void; samples: number; backend?: string }[] = [];
+  const runs: {
+    resolve: (r: CalibrationResult) => void;
+    reject: (e: Error) => void;
+    onProgress: (p: CalibrationProgress) => void;
+    samples: number;
+    backend?: string;
+  }[] = [];
   let released = 0;
   let cancelled = 0;
   const service: CalibrationService = {
     calibrate(_model, request, onProgress) {
-      return new Promise((resolve, reject) => runs.push({ resolve, reject, onProgress, samples: request.samples.length, backend: request.backend }));
+      return new Promise((resolve, reject) =>
+        runs.push({ resolve, reject, onProgress, samples: request.samples.length, backend: request.backend }),
+      );
     },
     cancel() {
       cancelled++;
@@ -58,9 +82,14 @@ function fakeCalibration() {
 }
 
 const quantize: QuantizeService = {
-    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
+  quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
   async quantize() {
-    return { blob: new Blob([new Uint8Array(4)]), byteLength: 4, report: { counts: { quantized: 1 } } as never, seconds: 0.1 };
+    return {
+      blob: new Blob([new Uint8Array(4)]),
+      byteLength: 4,
+      report: { counts: { quantized: 1 } } as never,
+      seconds: 0.1,
+    };
   },
 };
 
@@ -69,7 +98,11 @@ const file = (name: string) => new File([new Uint8Array(3)], name, { lastModifie
 async function openedStore() {
   const calibration = fakeCalibration();
   const store = createStudioStore({ model: modelService, calibration: calibration.service, quantize });
-  await store.getState().openModel({ fileName: 'yolox-nano.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  await store.getState().openModel({
+    fileName: 'yolox-nano.onnx',
+    byteLength: 4,
+    read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+  });
   return { store, calibration };
 }
 
@@ -98,7 +131,10 @@ describe('calibration slice', () => {
   it('adds images once (same name, size and date), and clearing empties the data', async () => {
     const { store } = await openedStore();
     store.getState().addCalibrationData({ images: [file('a.png'), file('b.png')] });
-    store.getState().addCalibrationData({ images: [file('a.png'), file('c.png')], rejected: [{ file: 'x.txt', reason: 'not an image' }] });
+    store.getState().addCalibrationData({
+      images: [file('a.png'), file('c.png')],
+      rejected: [{ file: 'x.txt', reason: 'not an image' }],
+    });
     expect(store.getState().calibration.images.map((f) => f.name)).toEqual(['a.png', 'b.png', 'c.png']);
     expect(store.getState().calibration.rejected).toHaveLength(1);
     store.getState().clearCalibrationData();
@@ -152,7 +188,10 @@ describe('calibration slice', () => {
     const run = store.getState().calibrate();
     calibration.runs[0].reject(Object.assign(new Error('uses com.microsoft.extensions'), { name: 'CustomOpsError' }));
     await run;
-    expect(store.getState().calibration).toMatchObject({ status: 'error', error: { name: 'CustomOpsError', message: 'uses com.microsoft.extensions' } });
+    expect(store.getState().calibration).toMatchObject({
+      status: 'error',
+      error: { name: 'CustomOpsError', message: 'uses com.microsoft.extensions' },
+    });
     store.getState().dismissCalibrationError();
     expect(store.getState().calibration.status).toBe('idle');
   });
@@ -164,7 +203,11 @@ describe('calibration slice', () => {
     calibration.runs[0].resolve(result(1));
     await run;
     const released = calibration.counts().released;
-    await store.getState().openModel({ fileName: 'ultraface-rfb-320.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await store.getState().openModel({
+      fileName: 'ultraface-rfb-320.onnx',
+      byteLength: 4,
+      read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+    });
     await flush();
     const c = store.getState().calibration;
     expect(c).toMatchObject({ status: 'idle', result: null, specPreset: 'ultraface' });
@@ -177,7 +220,15 @@ describe('importing calibration statistics (qstudio calibrate --shard / merge)',
   const statistics = (config: QuantConfig) => {
     const state = activationState(config);
     updateState(state, Float32Array.of(-2, 0, 3));
-    return formatStatistics({ format: STATISTICS_FORMAT, version: 1, method: activationMethodName(config), key: statisticsKey(config), images: 7, shards: 2, states: new Map([['images', state]]) });
+    return formatStatistics({
+      format: STATISTICS_FORMAT,
+      version: 1,
+      method: activationMethodName(config),
+      key: statisticsKey(config),
+      images: 7,
+      shards: 2,
+      states: new Map([['images', state]]),
+    });
   };
 
   it('takes the ranges as if the page had calibrated, and says where they came from', async () => {
@@ -198,7 +249,10 @@ describe('importing calibration statistics (qstudio calibrate --shard / merge)',
     await store.getState().importStatistics(new File([statistics(other)], 'entropy.json'));
     expect(store.getState().calibration).toMatchObject({ status: 'error', error: { name: 'StatisticsFileError' } });
     await store.getState().importStatistics(new File(['{"ranges": {}}'], 'ranges.json'));
-    expect(store.getState().calibration.error).toMatchObject({ name: 'StatisticsFileError', message: expect.stringContaining('ranges.json') });
+    expect(store.getState().calibration.error).toMatchObject({
+      name: 'StatisticsFileError',
+      message: expect.stringContaining('ranges.json'),
+    });
   });
 });
 
@@ -213,18 +267,29 @@ describe('run slice', () => {
     calibration.runs[0].resolve(result(1));
     await run;
     await store.getState().quantize();
-    expect(store.getState().run).toMatchObject({ status: 'done', result: { fileName: 'yolox-nano.quant.onnx', byteLength: 4 } });
+    expect(store.getState().run).toMatchObject({
+      status: 'done',
+      result: { fileName: 'yolox-nano.quant.onnx', byteLength: 4 },
+    });
 
     store.getState().setQuantPreset('U8S8'); // MinMax instead of XINT8's power-of-two MinMSE
     await store.getState().quantize();
-    expect(store.getState().run.error).toMatchObject({ name: 'NotCalibratedError', message: expect.stringContaining('calibrate again') });
+    expect(store.getState().run.error).toMatchObject({
+      name: 'NotCalibratedError',
+      message: expect.stringContaining('calibrate again'),
+    });
   });
 
   it('a preset brings its own per-channel and random-data settings', async () => {
     const { store } = await openedStore();
     store.getState().setPerChannel(true);
     store.getState().setQuantPreset('VINT8');
-    expect(store.getState().run.settings).toEqual({ preset: 'VINT8', perChannel: false, useRandomData: true, tensorOverrides: {} });
+    expect(store.getState().run.settings).toEqual({
+      preset: 'VINT8',
+      perChannel: false,
+      useRandomData: true,
+      tensorOverrides: {},
+    });
   });
 
   it('saturation-safe weights: on in the config when chosen, no setting when off (as every preset has it)', async () => {
@@ -237,7 +302,7 @@ describe('run slice', () => {
     expect(configOf(store.getState().run.settings).saturationSafeWeights).toBe(false);
   });
 
-  it('a calibration method instead of the preset\'s: kept in the config, stale ranges after a change, dropped with the preset, refused when the scale type does not take it', async () => {
+  it("a calibration method instead of the preset's: kept in the config, stale ranges after a change, dropped with the preset, refused when the scale type does not take it", async () => {
     const { store } = await openedStore();
     store.getState().setQuantPreset('A8W8');
     store.getState().setCalibrationMethod('Entropy');
@@ -258,23 +323,45 @@ describe('run slice', () => {
 
   it('the suggestion stays after edits, and accepting it takes it back and marks it accepted', async () => {
     const { store } = await openedStore();
-    expect(store.getState().calibration).toMatchObject({ suggestionAccepted: false, suggestion: { family: 'yolox', preset: 'yolo' } });
+    expect(store.getState().calibration).toMatchObject({
+      suggestionAccepted: false,
+      suggestion: { family: 'yolox', preset: 'yolo' },
+    });
     store.getState().setPreprocess({ ...getPreprocessPreset('unit') }, 'custom');
     expect(store.getState().calibration.specPreset).toBe('custom');
     store.getState().acceptPreprocessSuggestion();
-    expect(store.getState().calibration).toMatchObject({ specPreset: 'yolo', spec: getPreprocessPreset('yolo'), suggestionAccepted: true });
+    expect(store.getState().calibration).toMatchObject({
+      specPreset: 'yolo',
+      spec: getPreprocessPreset('yolo'),
+      suggestionAccepted: true,
+    });
   });
 
   it('symbolic height and width start at the fallback and follow the first image until the user types them', async () => {
     const { store } = await openedStore();
-    await store.getState().openModel({ fileName: 'yunet-n-dynamic.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await store.getState().openModel({
+      fileName: 'yunet-n-dynamic.onnx',
+      byteLength: 4,
+      read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+    });
     await flush();
-    expect(store.getState().calibration).toMatchObject({ dimsSource: 'fallback', spec: { dims: { batch: 1, height: 640, width: 640 } } });
+    expect(store.getState().calibration).toMatchObject({
+      dimsSource: 'fallback',
+      spec: { dims: { batch: 1, height: 640, width: 640 } },
+    });
     store.getState().fitDimsToImage({ height: 576, width: 768 });
-    expect(store.getState().calibration).toMatchObject({ dimsSource: 'images', spec: { dims: { batch: 1, height: 480, width: 640 } } });
+    expect(store.getState().calibration).toMatchObject({
+      dimsSource: 'images',
+      spec: { dims: { batch: 1, height: 480, width: 640 } },
+    });
     const spec = store.getState().calibration.spec;
-    store.getState().setPreprocess({ ...spec, dims: { ...spec.dims, height: 320 } }, store.getState().calibration.specPreset);
+    store
+      .getState()
+      .setPreprocess({ ...spec, dims: { ...spec.dims, height: 320 } }, store.getState().calibration.specPreset);
     store.getState().fitDimsToImage({ height: 100, width: 100 });
-    expect(store.getState().calibration).toMatchObject({ dimsSource: 'user', spec: { dims: { height: 320, width: 640 } } });
+    expect(store.getState().calibration).toMatchObject({
+      dimsSource: 'user',
+      spec: { dims: { height: 320, width: 640 } },
+    });
   });
 });

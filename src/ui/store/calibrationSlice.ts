@@ -29,7 +29,11 @@ export type { CalibrationProgress, CalibrationResult } from '../remote/workerTyp
 /** What the slice needs from the calibration workers (src/ui/remote implements it). */
 export interface CalibrationService {
   /** Calibrates the model the model worker holds under `model.handle`; progress about ten times a second. */
-  calibrate(model: { handle: string; byteLength: number }, request: CalibrationRequest, onProgress: (p: CalibrationProgress) => void): Promise<CalibrationResult>;
+  calibrate(
+    model: { handle: string; byteLength: number },
+    request: CalibrationRequest,
+    onProgress: (p: CalibrationProgress) => void,
+  ): Promise<CalibrationResult>;
   /** Stops the running calibration (its promise then rejects with CalibrationCancelledError). */
   cancel(): void;
   /** Ends the calibration workers: their memory is only returned then. */
@@ -179,12 +183,15 @@ function writeRuntimeChoice(runtime: BackendPreference): void {
   }
 }
 
-export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunPort>(service: CalibrationService): StateCreator<S, [], [], CalibrationSlice> {
+export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice & RunPort>(
+  service: CalibrationService,
+): StateCreator<S, [], [], CalibrationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
   let latest = 0;
 
   return (set, get) => {
-    const patch = (p: Partial<CalibrationState>) => set((s) => ({ calibration: { ...s.calibration, ...p } }) as Partial<S>);
+    const patch = (p: Partial<CalibrationState>) =>
+      set((s) => ({ calibration: { ...s.calibration, ...p } }) as Partial<S>);
 
     return {
       calibration: { ...initialCalibrationState, runtime: readRuntimeChoice() },
@@ -192,7 +199,12 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
       addCalibrationData({ images = [], npy = [], rejected = [] }) {
         const c = get().calibration;
         // New data for this model: a note that the sample's scenes were cleared has served.
-        patch({ images: appendNew(c.images, images, fileKey), npy: appendNew(c.npy, npy, (s) => s.name), rejected, ...(c.carried?.kind === 'cleared' ? { carried: null } : {}) });
+        patch({
+          images: appendNew(c.images, images, fileKey),
+          npy: appendNew(c.npy, npy, (s) => s.name),
+          rejected,
+          ...(c.carried?.kind === 'cleared' ? { carried: null } : {}),
+        });
       },
 
       clearCalibrationData() {
@@ -224,16 +236,28 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
       acceptPreprocessSuggestion() {
         const { suggestion } = get().calibration;
         if (!suggestion) return;
-        patch({ spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.label, suggestionAccepted: true, dimsSource: suggestion.dimsSource });
+        patch({
+          spec: suggestion.spec,
+          specPreset: suggestion.preset,
+          specReason: suggestion.label,
+          suggestionAccepted: true,
+          dimsSource: suggestion.dimsSource,
+        });
       },
 
       fitDimsToImage(image) {
         const c = get().calibration;
-        const input = get().model.summary?.inputs.find((i) => i.shape && (i.shape.length === 3 || i.shape.length === 4));
+        const input = get().model.summary?.inputs.find(
+          (i) => i.shape && (i.shape.length === 3 || i.shape.length === 4),
+        );
         if (c.dimsSource !== 'fallback' || !input?.shape) return;
         const { dims, source } = defaultImageDims(input.shape, c.spec.layout, { image });
         const spec = { ...c.spec, dims: { ...c.spec.dims, ...dims } };
-        const suggestion = c.suggestion && { ...c.suggestion, spec: { ...c.suggestion.spec, dims: spec.dims }, dimsSource: source };
+        const suggestion = c.suggestion && {
+          ...c.suggestion,
+          spec: { ...c.suggestion.spec, dims: spec.dims },
+          dimsSource: source,
+        };
         patch({ spec, dimsSource: source, suggestion });
       },
 
@@ -247,19 +271,33 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
         if (samples.length === 0 && !config.extraOptions.UseRandomData) {
           patch({
             status: 'error',
-            error: { name: 'NoCalibrationDataError', message: 'Add images or .npy tensors in step 1, or turn on random data in step 2.' },
+            error: {
+              name: 'NoCalibrationDataError',
+              message: 'Add images or .npy tensors in step 1, or turn on random data in step 2.',
+            },
           });
           return;
         }
         patch({ status: 'running', progress: null, error: null });
         try {
           // The model's size with its external data (the .onnx of a model with external data is only its graph).
-          const target = { handle: model.handle, byteLength: Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0) };
-          const result = await service.calibrate(target, { samples, spec, config, backend: calibration.runtime }, (progress) => {
-            if (request === latest) patch({ progress });
-          });
+          const target = {
+            handle: model.handle,
+            byteLength: Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0),
+          };
+          const result = await service.calibrate(
+            target,
+            { samples, spec, config, backend: calibration.runtime },
+            (progress) => {
+              if (request === latest) patch({ progress });
+            },
+          );
           if (request !== latest) return;
-          patch({ status: 'done', result: { ...result, key: resultKey(config, spec), samples: samples.length }, error: null });
+          patch({
+            status: 'done',
+            result: { ...result, key: resultKey(config, spec), samples: samples.length },
+            error: null,
+          });
           get().clearRunResult(); // a model quantized with the old ranges no longer matches
         } catch (e) {
           if (request !== latest) return;
@@ -293,14 +331,21 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
             ranges: Object.fromEntries([...ranges].map(([k, v]) => [k, [v.min, v.max] as const])),
             used: stats.images,
             skipped: [],
-            warnings: [`Imported from ${file.name}: statistics of ${stats.images} images in ${stats.shards} shard${stats.shards === 1 ? '' : 's'}, calibrated by qstudio (onnxruntime-node) with its own preprocessing.`],
+            warnings: [
+              `Imported from ${file.name}: statistics of ${stats.images} images in ${stats.shards} shard${stats.shards === 1 ? '' : 's'}, calibrated by qstudio (onnxruntime-node) with its own preprocessing.`,
+            ],
             method: stats.method,
             backend: { kind: 'native', threads: 0, fallbackReason: null },
             passes: 1,
             seconds: 0,
             runOutputBytes: 0,
           };
-          patch({ status: 'done', progress: null, result: { ...result, key: resultKey(config, calibration.spec), samples: stats.images }, error: null });
+          patch({
+            status: 'done',
+            progress: null,
+            result: { ...result, key: resultKey(config, calibration.spec), samples: stats.images },
+            error: null,
+          });
           get().clearRunResult();
         } catch (e) {
           const error = toModelError(e, '');
@@ -324,8 +369,20 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           error: null,
           suggestionAccepted: false,
           ...(suggestion
-            ? { spec: suggestion.spec, specPreset: suggestion.preset, specReason: suggestion.reason, suggestion: suggestion.guess, dimsSource: suggestion.guess.dimsSource }
-            : { spec: initialCalibrationState.spec, specPreset: 'unit' as const, specReason: null, suggestion: null, dimsSource: 'none' as const }),
+            ? {
+                spec: suggestion.spec,
+                specPreset: suggestion.preset,
+                specReason: suggestion.reason,
+                suggestion: suggestion.guess,
+                dimsSource: suggestion.guess.dimsSource,
+              }
+            : {
+                spec: initialCalibrationState.spec,
+                specPreset: 'unit' as const,
+                specReason: null,
+                suggestion: null,
+                dimsSource: 'none' as const,
+              }),
         });
       },
     };

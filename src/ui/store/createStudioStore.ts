@@ -22,7 +22,15 @@ import { createSampleSlice, type SampleService, type SampleSlice } from './sampl
 import { createParitySlice, type ParitySlice } from './paritySlice.ts';
 import { modelKey } from './selectors.ts';
 
-export type StudioState = ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice & EvaluationSlice & RecoverySlice & SampleSlice & ParitySlice;
+export type StudioState = ModelSlice &
+  CalibrationSlice &
+  RunSlice &
+  ExclusionSlice &
+  GraphSlice &
+  EvaluationSlice &
+  RecoverySlice &
+  SampleSlice &
+  ParitySlice;
 
 export interface StudioServices {
   model: ModelService;
@@ -35,11 +43,24 @@ export interface StudioServices {
   sample?: SampleService;
 }
 
-const unavailable = (what: string) => () => Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
+const unavailable = (what: string) => () =>
+  Promise.reject(Object.assign(new Error(`${what} is not available here`), { name: 'WorkerError' }));
 
-const noCalibration: CalibrationService = { calibrate: unavailable('Calibration'), cancel: () => undefined, release: () => undefined };
-const noQuantize: QuantizeService = { quantize: unavailable('Quantization'), quantizeBf16: unavailable('Quantization') };
-const noEvaluation: EvaluationService = { evaluate: unavailable('Evaluation'), suggest: unavailable('Evaluation'), cancel: () => undefined, release: () => undefined };
+const noCalibration: CalibrationService = {
+  calibrate: unavailable('Calibration'),
+  cancel: () => undefined,
+  release: () => undefined,
+};
+const noQuantize: QuantizeService = {
+  quantize: unavailable('Quantization'),
+  quantizeBf16: unavailable('Quantization'),
+};
+const noEvaluation: EvaluationService = {
+  evaluate: unavailable('Evaluation'),
+  suggest: unavailable('Evaluation'),
+  cancel: () => undefined,
+  release: () => undefined,
+};
 const noSample: SampleService = {
   fileName: '',
   source: () => ({ fileName: 'sample', byteLength: null, read: unavailable('The sample') }),
@@ -48,7 +69,14 @@ const noSample: SampleService = {
   counts: { calibration: 0, heldOut: 0 },
   images: unavailable('The sample'),
 };
-const noRecovery: RecoveryService = { recover: unavailable('Recovery'), ladder: unavailable('Recovery'), pick: unavailable('Recovery'), ladderReport: unavailable('Recovery'), cancel: () => undefined, release: () => undefined };
+const noRecovery: RecoveryService = {
+  recover: unavailable('Recovery'),
+  ladder: unavailable('Recovery'),
+  pick: unavailable('Recovery'),
+  ladderReport: unavailable('Recovery'),
+  cancel: () => undefined,
+  release: () => undefined,
+};
 
 /** A new store; the page makes one (index.ts), tests make as many as they like. */
 export function createStudioStore(services: StudioServices) {
@@ -92,7 +120,12 @@ export function createStudioStore(services: StudioServices) {
       s.clearEvaluationImages();
       s.setCarriedData({ kind: 'cleared', from, calibration, evaluation });
     } else {
-      s.setCarriedData({ kind: 'offer', from: s.calibration.carried?.kind === 'offer' ? s.calibration.carried.from : from, calibration, evaluation });
+      s.setCarriedData({
+        kind: 'offer',
+        from: s.calibration.carried?.kind === 'offer' ? s.calibration.carried.from : from,
+        calibration,
+        evaluation,
+      });
     }
   }
   return store;

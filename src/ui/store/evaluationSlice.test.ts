@@ -3,14 +3,25 @@ import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { buildReport } from '../../core/report/index.ts';
 import type { CalibrationResult } from '../remote/workerTypes.ts';
-import type { EvaluationProgress, EvaluationRequest, EvaluationResult, SuggestOutcome, SuggestRequest } from '../remote/workerTypes.ts';
+import type {
+  EvaluationProgress,
+  EvaluationRequest,
+  EvaluationResult,
+  SuggestOutcome,
+  SuggestRequest,
+} from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import type { EvaluationService } from './evaluationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 
-const summary = { fileName: 'm.onnx', byteLength: 10, parameterBytes: 8, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
+const summary = {
+  fileName: 'm.onnx',
+  byteLength: 10,
+  parameterBytes: 8,
+  inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }],
+} as unknown as ModelSummary;
 
 const modelService: ModelService = {
   async open(fileName) {
@@ -22,8 +33,15 @@ const modelService: ModelService = {
 const calibration: CalibrationService = {
   async calibrate(_model, request) {
     return {
-      ranges: { x: [0, 1] }, used: request.samples.length, skipped: [], warnings: [], method: 'MinMax',
-      backend: { kind: 'wasm', threads: 1, fallbackReason: null }, passes: 1, seconds: 2, runOutputBytes: 1,
+      ranges: { x: [0, 1] },
+      used: request.samples.length,
+      skipped: [],
+      warnings: [],
+      method: 'MinMax',
+      backend: { kind: 'wasm', threads: 1, fallbackReason: null },
+      passes: 1,
+      seconds: 2,
+      runOutputBytes: 1,
     } satisfies CalibrationResult;
   },
   cancel() {},
@@ -31,15 +49,19 @@ const calibration: CalibrationService = {
 };
 
 const quantReport = {
-  config: 'XINT8', exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
+  config: 'XINT8',
+  exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
   counts: { nodes: 3, quantized: 2, float: 1, activationPairs: 2, quantizedConstants: 1 },
-  quantized: [{ id: 'Relu_1', opType: 'Relu', family: 'activation', precision: 'A16' }, { id: 'Add_2', opType: 'Add', family: 'math', precision: 'A8' }],
+  quantized: [
+    { id: 'Relu_1', opType: 'Relu', family: 'activation', precision: 'A16' },
+    { id: 'Add_2', opType: 'Add', family: 'math', precision: 'A8' },
+  ],
   float: [{ id: 'Conv_0', opType: 'Conv', reason: 'excluded by nodes: Conv_0' }],
 } as unknown as QuantizeReport;
 
 let blobs = 0;
 const quantize: QuantizeService = {
-    quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
+  quantizeBf16: () => Promise.reject(new Error('BF16 is not used in this test')),
   async quantize() {
     blobs++;
     return { blob: new Blob([new Uint8Array(blobs)]), byteLength: blobs, report: quantReport, seconds: 0.5 };
@@ -50,7 +72,9 @@ const evaluationResult = (cosine: number): EvaluationResult => ({
   report: buildReport({
     floatModel: { name: 'm.onnx', sha256: null, bytes: 10 },
     samples: 2,
-    outputs: [{ output: 'y', samples: 2, metrics: { cosine: { count: 2, mean: cosine, min: cosine, max: cosine } } }] as never,
+    outputs: [
+      { output: 'y', samples: 2, metrics: { cosine: { count: 2, mean: cosine, min: cosine, max: cosine } } },
+    ] as never,
   }),
   nodeSqnr: { Conv_0: 31.5, Relu_1: 28 },
   used: 2,
@@ -62,11 +86,21 @@ const evaluationResult = (cosine: number): EvaluationResult => ({
 
 /** A fake evaluation service whose runs finish when the test says so. */
 function fakeEvaluation() {
-  const evaluations: { request: EvaluationRequest; onProgress: (p: EvaluationProgress) => void; resolve: (r: EvaluationResult) => void; reject: (e: Error) => void }[] = [];
-  const searches: { request: SuggestRequest; onProgress: (p: EvaluationProgress) => void; resolve: (r: SuggestOutcome) => void }[] = [];
+  const evaluations: {
+    request: EvaluationRequest;
+    onProgress: (p: EvaluationProgress) => void;
+    resolve: (r: EvaluationResult) => void;
+    reject: (e: Error) => void;
+  }[] = [];
+  const searches: {
+    request: SuggestRequest;
+    onProgress: (p: EvaluationProgress) => void;
+    resolve: (r: SuggestOutcome) => void;
+  }[] = [];
   const counts = { cancelled: 0, released: 0 };
   const service: EvaluationService = {
-    evaluate: (_h, request, onProgress) => new Promise((resolve, reject) => evaluations.push({ request, onProgress, resolve, reject })),
+    evaluate: (_h, request, onProgress) =>
+      new Promise((resolve, reject) => evaluations.push({ request, onProgress, resolve, reject })),
     suggest: (_h, request, onProgress) => new Promise((resolve) => searches.push({ request, onProgress, resolve })),
     cancel: () => void counts.cancelled++,
     release: () => void counts.released++,
@@ -81,7 +115,11 @@ async function quantizedStore() {
   const fake = fakeEvaluation();
   const store = createStudioStore({ model: modelService, calibration, quantize, evaluation: fake.service });
   const s = () => store.getState();
-  await s().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  await s().openModel({
+    fileName: 'm.onnx',
+    byteLength: 10,
+    read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+  });
   s().addCalibrationData({ images: [file('a.png'), file('b.png')] });
   await s().calibrate();
   await s().quantize();
@@ -93,7 +131,11 @@ describe('evaluation slice', () => {
   it('says to quantize first, by name, when there is no quantized model', async () => {
     const fake = fakeEvaluation();
     const store = createStudioStore({ model: modelService, calibration, quantize, evaluation: fake.service });
-    await store.getState().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await store.getState().openModel({
+      fileName: 'm.onnx',
+      byteLength: 10,
+      read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+    });
     await store.getState().evaluate();
     expect(store.getState().evaluation).toMatchObject({ status: 'error', error: { name: 'NotQuantizedError' } });
     expect(fake.evaluations).toHaveLength(0);
@@ -113,10 +155,17 @@ describe('evaluation slice', () => {
       exclusions: [{ rule: 'nodes: Conv_0', ids: ['Conv_0'] }],
       quantization: { nodes: 3, quantized: 2, float: 1 },
       // Each node's precision, for the layer table's column and the report.
-      precisions: { Relu_1: { label: 'A16', class: 'act16' }, Add_2: { label: 'A8', class: 'int8' }, Conv_0: { label: 'float', class: 'float' } },
+      precisions: {
+        Relu_1: { label: 'A16', class: 'act16' },
+        Add_2: { label: 'A8', class: 'int8' },
+        Conv_0: { label: 'float', class: 'float' },
+      },
       dataSource: '2 calibration samples',
       ranges: { x: [0, 1] },
-      timings: [{ label: 'calibration', seconds: 2 }, { label: 'quantization', seconds: 0.5 }],
+      timings: [
+        { label: 'calibration', seconds: 2 },
+        { label: 'quantization', seconds: 0.5 },
+      ],
     });
     call.onProgress({ phase: 'comparing', done: 1, total: 2 });
     expect(s().evaluation.progress).toEqual({ phase: 'comparing', done: 1, total: 2 });
@@ -130,7 +179,10 @@ describe('evaluation slice', () => {
 
   it('uses the evaluation set the user dropped, and goes back to the calibration images when it is cleared', async () => {
     const { s, fake } = await quantizedStore();
-    s().addEvaluationImages({ images: [file('e1.jpg'), file('e2.jpg'), file('e1.jpg')], rejected: [{ file: 'notes.txt', reason: 'not an image' }] });
+    s().addEvaluationImages({
+      images: [file('e1.jpg'), file('e2.jpg'), file('e1.jpg')],
+      rejected: [{ file: 'notes.txt', reason: 'not an image' }],
+    });
     expect(s().evaluation.source).toBe('own');
     expect(s().evaluation.images.map((f) => f.name)).toEqual(['e1.jpg', 'e2.jpg']);
     void s().evaluate();
@@ -149,10 +201,18 @@ describe('evaluation slice', () => {
 
   it('refuses, by name and before any work, a float and quantized model whose sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
     const { store, s, fake } = await quantizedStore();
-    store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 3 * 2 ** 30 } } }));
-    s().adoptQuantized({ ...s().run.result!, data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 768 * 2 ** 20 } });
+    store.setState((st) => ({
+      model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 3 * 2 ** 30 } },
+    }));
+    s().adoptQuantized({
+      ...s().run.result!,
+      data: { fileName: 'm.quant.onnx.data', blob: new Blob([]), byteLength: 768 * 2 ** 20 },
+    });
     await s().evaluate();
-    expect(s().evaluation.error).toMatchObject({ name: 'ModelTooLargeError', message: expect.stringMatching(/3\.00 GiB.*0\.75 GiB.*4\.00 GiB/) });
+    expect(s().evaluation.error).toMatchObject({
+      name: 'ModelTooLargeError',
+      message: expect.stringMatching(/3\.00 GiB.*0\.75 GiB.*4\.00 GiB/),
+    });
     expect(fake.evaluations).toHaveLength(0);
   });
 
@@ -181,9 +241,14 @@ describe('evaluation slice', () => {
 
     void s().evaluate();
     await flush();
-    fake.evaluations[2].reject(Object.assign(new Error('the quantized model takes other inputs'), { name: 'ComparisonError' }));
+    fake.evaluations[2].reject(
+      Object.assign(new Error('the quantized model takes other inputs'), { name: 'ComparisonError' }),
+    );
     await flush();
-    expect(s().evaluation).toMatchObject({ status: 'error', error: { name: 'ComparisonError', message: 'the quantized model takes other inputs' } });
+    expect(s().evaluation).toMatchObject({
+      status: 'error',
+      error: { name: 'ComparisonError', message: 'the quantized model takes other inputs' },
+    });
     s().dismissEvaluationError();
     expect(s().evaluation.status).toBe('done');
     expect(s().evaluation.result!.report.fidelity.meanCosine).toBe(0.99);
@@ -196,21 +261,57 @@ describe('evaluation slice', () => {
     const searching = s().suggestExclusions();
     await flush();
     const [call] = fake.searches;
-    expect(call.request).toMatchObject({ target: 0.995, maxSteps: 3, configName: 'XINT8', ranges: { x: [0, 1] }, npuBf16: false });
+    expect(call.request).toMatchObject({
+      target: 0.995,
+      maxSteps: 3,
+      configName: 'XINT8',
+      ranges: { x: [0, 1] },
+      npuBf16: false,
+    });
     expect(call.request.samples).toHaveLength(2);
     const layer = { node: 'Conv_5', opType: 'Conv', sqnr: 12, drop: 9 } as never;
     const steps = [
       { step: 0, candidate: null, cosine: 0.97, kept: true, bestCosine: 0.97, seconds: 1 },
-      { step: 1, candidate: { kind: 'node', node: 'Conv_5', layer }, cosine: 0.985, kept: true, bestCosine: 0.985, seconds: 1 },
-      { step: 2, candidate: { kind: 'subgraph', node: 'Mul_9', layer, subgraph: { starts: ['Mul_9'], ends: ['Concat_12'] }, nodes: 4 }, cosine: 0.996, kept: true, bestCosine: 0.996, seconds: 1 },
+      {
+        step: 1,
+        candidate: { kind: 'node', node: 'Conv_5', layer },
+        cosine: 0.985,
+        kept: true,
+        bestCosine: 0.985,
+        seconds: 1,
+      },
+      {
+        step: 2,
+        candidate: {
+          kind: 'subgraph',
+          node: 'Mul_9',
+          layer,
+          subgraph: { starts: ['Mul_9'], ends: ['Concat_12'] },
+          nodes: 4,
+        },
+        cosine: 0.996,
+        kept: true,
+        bestCosine: 0.996,
+        seconds: 1,
+      },
     ] as SuggestOutcome['steps'];
     call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] });
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.onProgress({ phase: 'searching', done: 2, total: 2, step: { done: 1, total: 4 }, measured: steps[0] }); // a repeat adds nothing
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.resolve({
-      target: 0.995, aim: 'all', npuBf16: false, reached: true, stopped: 'target', cosine: 0.996, startCosine: 0.97, steps,
-      added: { nodes: ['Conv_5'], subgraphs: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] }, used: 2, skipped: [], seconds: 3,
+      target: 0.995,
+      aim: 'all',
+      npuBf16: false,
+      reached: true,
+      stopped: 'target',
+      cosine: 0.996,
+      startCosine: 0.97,
+      steps,
+      added: { nodes: ['Conv_5'], subgraphs: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] },
+      used: 2,
+      skipped: [],
+      seconds: 3,
     });
     await searching;
     expect(s().evaluation.suggest.status).toBe('done');
@@ -243,7 +344,7 @@ describe('evaluation slice', () => {
     expect(fake.searches).toHaveLength(0);
   });
 
-  it('a new model drops the results and ends the worker, and keeps the user\'s evaluation images', async () => {
+  it("a new model drops the results and ends the worker, and keeps the user's evaluation images", async () => {
     const { s, fake } = await quantizedStore();
     s().addEvaluationImages({ images: [file('e.jpg')] });
     void s().evaluate();
@@ -251,7 +352,11 @@ describe('evaluation slice', () => {
     fake.evaluations[0].resolve(evaluationResult(0.9));
     await flush();
     expect(s().evaluation.result).not.toBeNull();
-    await s().openModel({ fileName: 'other.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await s().openModel({
+      fileName: 'other.onnx',
+      byteLength: 10,
+      read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+    });
     expect(s().evaluation.result).toBeNull();
     expect(s().evaluation.images).toHaveLength(1);
     expect(fake.counts.released).toBeGreaterThan(0);
@@ -260,12 +365,28 @@ describe('evaluation slice', () => {
   it('keeps the task head chosen per model, sends it with the evaluation and reads the figures again through a change without running the models', async () => {
     const { s, fake } = await quantizedStore();
     const judged: unknown[] = [];
-    const taskOf = (threshold: number) => ({ task: 'detect', head: `threshold ${threshold}`, images: 2, scoreThreshold: threshold, agreement: { map50: threshold }, changes: null, labels: null, perImage: [], pictures: [] }) as never;
+    const taskOf = (threshold: number) =>
+      ({
+        task: 'detect',
+        head: `threshold ${threshold}`,
+        images: 2,
+        scoreThreshold: threshold,
+        agreement: { map50: threshold },
+        changes: null,
+        labels: null,
+        perImage: [],
+        pictures: [],
+      }) as never;
     fake.service.judgeTask = async (_h, head) => {
       judged.push(head);
       return taskOf((head as { params: { scoreThreshold: number } }).params.scoreThreshold);
     };
-    const head = { task: 'detect', head: { kind: 'yolov8', output: 'y' }, params: { scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 }, classNames: null } as const;
+    const head = {
+      task: 'detect',
+      head: { kind: 'yolov8', output: 'y' },
+      params: { scoreThreshold: 0.3, minScore: 0.01, nmsIou: 0.45, maxDetections: 100 },
+      classNames: null,
+    } as const;
     // No choice yet: the worker's recognised head ('auto').
     let running = s().evaluate();
     await flush();
@@ -290,7 +411,9 @@ describe('evaluation slice', () => {
     expect(s().evaluation.taskByModel['m.onnx|10']).toBe('none');
     // A head the outputs do not fit: named, the figures not replaced by a wrong one.
     fake.service.judgeTask = async () => {
-      throw Object.assign(new Error('output "y" is [1, 2]; this head expects [1, 4 + classes, boxes]'), { name: 'TaskHeadError' });
+      throw Object.assign(new Error('output "y" is [1, 2]; this head expects [1, 4 + classes, boxes]'), {
+        name: 'TaskHeadError',
+      });
     };
     await s().chooseTaskHead(head);
     expect(s().evaluation.taskError).toMatchObject({ name: 'TaskHeadError' });

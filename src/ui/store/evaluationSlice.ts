@@ -42,11 +42,23 @@ export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../re
 /** What the slice needs from the evaluation worker (src/ui/remote implements it). */
 export interface EvaluationService {
   /** Compares the quantized model of the request with the float model the model worker holds under `modelHandle`. */
-  evaluate(modelHandle: string, request: EvaluationRequest, onProgress: (p: EvaluationProgress) => void): Promise<EvaluationResult>;
+  evaluate(
+    modelHandle: string,
+    request: EvaluationRequest,
+    onProgress: (p: EvaluationProgress) => void,
+  ): Promise<EvaluationResult>;
   /** Runs the measured greedy search for exclusions. */
-  suggest(modelHandle: string, request: SuggestRequest, onProgress: (p: EvaluationProgress) => void): Promise<SuggestOutcome>;
+  suggest(
+    modelHandle: string,
+    request: SuggestRequest,
+    onProgress: (p: EvaluationProgress) => void,
+  ): Promise<SuggestOutcome>;
   /** Runs the float and the quantized model on every runtime the browser has (core/evaluate/parity.ts). */
-  parity?(modelHandle: string, request: ParityRequest, onProgress: (p: EvaluationProgress) => void): Promise<ParityResult>;
+  parity?(
+    modelHandle: string,
+    request: ParityRequest,
+    onProgress: (p: EvaluationProgress) => void,
+  ): Promise<ParityResult>;
   /** The last evaluation's task figures read through another head (no model run); null without image samples. */
   judgeTask?(modelHandle: string, head: TaskHead): Promise<ReportTask | null>;
   /** Stops the running evaluation or search (its promise then rejects with EvaluationCancelledError). */
@@ -164,7 +176,11 @@ export interface EvaluationSlice {
    * Results kept from an earlier visit, for the model open now (a session restore): the calibration, the
    * quantized model and its evaluation (with its heat over the graph), as if just made.
    */
-  restoreResults(results: { calibration: CalibrationOutcome | null; run: RunResult | null; evaluation: EvaluationOutcome | null }): void;
+  restoreResults(results: {
+    calibration: CalibrationOutcome | null;
+    run: RunResult | null;
+    evaluation: EvaluationOutcome | null;
+  }): void;
 }
 
 /** Nothing to compare yet: quantize first. */
@@ -207,17 +223,22 @@ export const initialEvaluationState: EvaluationState = {
 
 type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
 
-export function createEvaluationSlice<S extends Needs>(service: EvaluationService): StateCreator<S, [], [], EvaluationSlice> {
+export function createEvaluationSlice<S extends Needs>(
+  service: EvaluationService,
+): StateCreator<S, [], [], EvaluationSlice> {
   // Each run gets a number; a cancelled or superseded run may not change the state any more.
   let latest = 0;
 
   return (set, get) => {
-    const patch = (p: Partial<EvaluationState>) => set((s) => ({ evaluation: { ...s.evaluation, ...p } }) as Partial<S>);
-    const patchSuggest = (p: Partial<SuggestState>) => set((s) => ({ evaluation: { ...s.evaluation, suggest: { ...s.evaluation.suggest, ...p } } }) as Partial<S>);
+    const patch = (p: Partial<EvaluationState>) =>
+      set((s) => ({ evaluation: { ...s.evaluation, ...p } }) as Partial<S>);
+    const patchSuggest = (p: Partial<SuggestState>) =>
+      set((s) => ({ evaluation: { ...s.evaluation, suggest: { ...s.evaluation.suggest, ...p } } }) as Partial<S>);
     const busy = () => get().evaluation.status === 'running' || get().evaluation.suggest.status === 'running';
     /** The per-node SQNR of an evaluation laid over the graph. */
     const showHeat = (result: EvaluationResult) => {
-      if (Object.keys(result.nodeSqnr).length > 0) get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
+      if (Object.keys(result.nodeSqnr).length > 0)
+        get().setGraphHeat({ label: 'SQNR (dB)', higherIsBetter: true, values: result.nodeSqnr });
     };
 
     /** The head the user chose for the model open now (undefined: the recognised one). */
@@ -232,9 +253,18 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       const { run, calibration } = get();
       const result = run.result!;
       return {
-        config: { name: result.configName, settings: result.config ? configToPlainJson(result.config) : { preset: result.configName, extraOptions: { BF16QDQToCast: true } } },
+        config: {
+          name: result.configName,
+          settings: result.config
+            ? configToPlainJson(result.config)
+            : { preset: result.configName, extraOptions: { BF16QDQToCast: true } },
+        },
         exclusions: result.report.exclusions.map((x) => ({ rule: x.rule, ids: [...x.ids] })),
-        quantization: { nodes: result.report.counts.nodes, quantized: result.report.counts.quantized, float: result.report.counts.float },
+        quantization: {
+          nodes: result.report.counts.nodes,
+          quantized: result.report.counts.quantized,
+          float: result.report.counts.float,
+        },
         precisions: nodePrecisions(result.report),
         dataSource,
         ranges: calibration.result?.ranges,
@@ -283,20 +313,32 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const request = ++latest;
         const quantized = run.result;
         if (!quantized) {
-          patch({ status: 'error', error: { name: 'NotQuantizedError', message: 'Quantize the model first: evaluation compares the quantized model with the float one.' } });
+          patch({
+            status: 'error',
+            error: {
+              name: 'NotQuantizedError',
+              message: 'Quantize the model first: evaluation compares the quantized model with the float one.',
+            },
+          });
           return;
         }
         // Both models' sessions are open together in the evaluation worker: refuse before starting what cannot fit.
         const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
         const quantBytes = quantized.byteLength + (quantized.data?.byteLength ?? 0);
-        const tooLarge = heapShortfall('the evaluation', [['The float model', floatBytes], ['the quantized model', quantBytes]]);
+        const tooLarge = heapShortfall('the evaluation', [
+          ['The float model', floatBytes],
+          ['the quantized model', quantBytes],
+        ]);
         if (tooLarge) {
           patch({ status: 'error', error: { name: 'ModelTooLargeError', message: tooLarge } });
           return;
         }
         const { samples, source } = evaluationSamples(get());
         if (samples.length === 0) {
-          const where = get().evaluation.source === 'own' ? 'Drop evaluation images, or use the calibration images.' : 'The calibration has no images or tensors (random data): drop evaluation images.';
+          const where =
+            get().evaluation.source === 'own'
+              ? 'Drop evaluation images, or use the calibration images.'
+              : 'The calibration has no images or tensors (random data): drop evaluation images.';
           patch({ status: 'error', error: { name: 'NoEvaluationDataError', message: `No evaluation data. ${where}` } });
           return;
         }
@@ -306,7 +348,19 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         try {
           const result = await service.evaluate(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec, layers: get().evaluation.layers, npuBf16: get().evaluation.npuBf16, task: chosenTask() ?? 'auto', report: reportContext(source) },
+            {
+              quantized: {
+                name: quantized.fileName,
+                data: quantized.blob,
+                ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}),
+              },
+              samples,
+              spec: get().calibration.spec,
+              layers: get().evaluation.layers,
+              npuBf16: get().evaluation.npuBf16,
+              task: chosenTask() ?? 'auto',
+              report: reportContext(source),
+            },
             (progress) => {
               if (request === latest && !answered) patch({ progress });
             },
@@ -317,8 +371,13 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
           const entries = get().exclusions.entries.length;
           const label = `${quantized.configName}${entries ? `, ${entries} exclusion${entries === 1 ? '' : 's'}` : ''}`;
           patch({
-            status: 'done', progress: null, result: { ...result, quantized: quantized.blob, label }, taskError: result.taskError ?? null,
-            previous: before ? { figures: headlineFigures(before.report), label: before.label ?? 'the previous quantization' } : get().evaluation.previous,
+            status: 'done',
+            progress: null,
+            result: { ...result, quantized: quantized.blob, label },
+            taskError: result.taskError ?? null,
+            previous: before
+              ? { figures: headlineFigures(before.report), label: before.label ?? 'the previous quantization' }
+              : get().evaluation.previous,
           });
           showHeat(result);
         } catch (e) {
@@ -363,24 +422,46 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const request = ++latest;
         const { target, maxSteps, npuBf16, aim } = evaluation.suggest;
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
-        if (!(target > -1 && target <= 1)) return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
-        if (run.settings.bf16) return fail('Bf16PresetError', 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.');
+        if (!(target > -1 && target <= 1))
+          return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
+        if (run.settings.bf16)
+          return fail(
+            'Bf16PresetError',
+            'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.',
+          );
         const config = currentConfig(get());
         if (!calibration.result || !rangesAreCurrent(get())) {
-          return fail('NotCalibratedError', 'Calibrate with the current settings first: the search re-quantizes with the calibrated ranges.');
+          return fail(
+            'NotCalibratedError',
+            'Calibrate with the current settings first: the search re-quantizes with the calibrated ranges.',
+          );
         }
         const { samples } = evaluationSamples(get());
-        if (samples.length === 0) return fail('NoEvaluationDataError', 'No evaluation data: drop evaluation images, or calibrate on images.');
+        if (samples.length === 0)
+          return fail('NoEvaluationDataError', 'No evaluation data: drop evaluation images, or calibrate on images.');
         patchSuggest({ status: 'running', progress: null, steps: [], outcome: null, error: null, accepted: null });
         let answered = false; // as in evaluate(): late progress is ignored
         try {
           const outcome = await service.suggest(
             model.handle,
-            { samples, spec: calibration.spec, ranges: calibration.result.ranges, config, configName: run.settings.preset, target, maxSteps, npuBf16, aim },
+            {
+              samples,
+              spec: calibration.spec,
+              ranges: calibration.result.ranges,
+              config,
+              configName: run.settings.preset,
+              target,
+              maxSteps,
+              npuBf16,
+              aim,
+            },
             (progress) => {
               if (request !== latest || answered) return;
               const steps = get().evaluation.suggest.steps;
-              const next = progress.measured && progress.measured.step === steps.length ? { steps: [...steps, progress.measured] } : {};
+              const next =
+                progress.measured && progress.measured.step === steps.length
+                  ? { steps: [...steps, progress.measured] }
+                  : {};
               patchSuggest({ progress, ...next });
             },
           );
@@ -413,9 +494,23 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         const { nodes, subgraphs } = s.outcome.added;
         const ids: string[] = [];
         const cos = s.outcome.cosine.toFixed(4);
-        if (nodes.length > 0) ids.push(get().addExclusion({ kind: 'nodes', name: `Suggested (cosine ${cos}): ${nodes.length} node${nodes.length === 1 ? '' : 's'}`, nodes: nodes as NodeId[] }));
+        if (nodes.length > 0)
+          ids.push(
+            get().addExclusion({
+              kind: 'nodes',
+              name: `Suggested (cosine ${cos}): ${nodes.length} node${nodes.length === 1 ? '' : 's'}`,
+              nodes: nodes as NodeId[],
+            }),
+          );
         for (const g of subgraphs) {
-          ids.push(get().addExclusion({ kind: 'subgraph', name: `Suggested tail from ${g.starts.join(', ')}`, starts: g.starts as NodeId[], ends: g.ends as NodeId[] }));
+          ids.push(
+            get().addExclusion({
+              kind: 'subgraph',
+              name: `Suggested tail from ${g.starts.join(', ')}`,
+              starts: g.starts as NodeId[],
+              ends: g.ends as NodeId[],
+            }),
+          );
         }
         patchSuggest({ accepted: ids });
       },
@@ -455,11 +550,17 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
       },
 
       restoreResults({ calibration, run, evaluation }) {
-        set((s) => ({
-          calibration: calibration ? { ...s.calibration, status: 'done', result: calibration, error: null } : s.calibration,
-          run: run ? { ...s.run, status: 'done', result: run, error: null } : s.run,
-          evaluation: evaluation && run ? { ...s.evaluation, status: 'done', result: evaluation, error: null } : s.evaluation,
-        }) as Partial<S>);
+        set(
+          (s) =>
+            ({
+              calibration: calibration
+                ? { ...s.calibration, status: 'done', result: calibration, error: null }
+                : s.calibration,
+              run: run ? { ...s.run, status: 'done', result: run, error: null } : s.run,
+              evaluation:
+                evaluation && run ? { ...s.evaluation, status: 'done', result: evaluation, error: null } : s.evaluation,
+            }) as Partial<S>,
+        );
         if (evaluation && run) showHeat(evaluation);
       },
 
@@ -467,7 +568,22 @@ export function createEvaluationSlice<S extends Needs>(service: EvaluationServic
         latest++;
         service.release();
         judging++;
-        patch({ status: 'idle', progress: null, result: null, previous: null, error: null, taskJudging: false, taskError: null, suggest: { ...initialSuggest, target: get().evaluation.suggest.target, maxSteps: get().evaluation.suggest.maxSteps, npuBf16: get().evaluation.suggest.npuBf16, aim: get().evaluation.suggest.aim } });
+        patch({
+          status: 'idle',
+          progress: null,
+          result: null,
+          previous: null,
+          error: null,
+          taskJudging: false,
+          taskError: null,
+          suggest: {
+            ...initialSuggest,
+            target: get().evaluation.suggest.target,
+            maxSteps: get().evaluation.suggest.maxSteps,
+            npuBf16: get().evaluation.suggest.npuBf16,
+            aim: get().evaluation.suggest.aim,
+          },
+        });
       },
     };
   };

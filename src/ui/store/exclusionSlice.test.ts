@@ -12,16 +12,30 @@ import type { QuantizeService } from './runSlice.ts';
 
 const modelService: ModelService = {
   async open(fileName) {
-    return { handle: `model-${fileName}-${Math.random()}`, summary: { fileName, inputs: [] } as unknown as ModelSummary };
+    return {
+      handle: `model-${fileName}-${Math.random()}`,
+      summary: { fileName, inputs: [] } as unknown as ModelSummary,
+    };
   },
   async close() {},
 };
 
 const calibrationResult: CalibrationResult = {
-  ranges: { x: [0, 1] }, used: 0, skipped: [], warnings: [], method: 'MinMax',
-  backend: { kind: 'wasm', threads: 1, fallbackReason: null }, passes: 1, seconds: 1, runOutputBytes: 0,
+  ranges: { x: [0, 1] },
+  used: 0,
+  skipped: [],
+  warnings: [],
+  method: 'MinMax',
+  backend: { kind: 'wasm', threads: 1, fallbackReason: null },
+  passes: 1,
+  seconds: 1,
+  runOutputBytes: 0,
 };
-const calibration: CalibrationService = { calibrate: async () => calibrationResult, cancel: () => undefined, release: () => undefined };
+const calibration: CalibrationService = {
+  calibrate: async () => calibrationResult,
+  cancel: () => undefined,
+  release: () => undefined,
+};
 
 /** A quantize service that records the configs it is given, and fails like the core when told to. */
 function fakeQuantize() {
@@ -41,7 +55,11 @@ function fakeQuantize() {
 async function readyStore() {
   const q = fakeQuantize();
   const store = createStudioStore({ model: modelService, calibration, quantize: q.service });
-  await store.getState().openModel({ fileName: 'm.onnx', byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  await store.getState().openModel({
+    fileName: 'm.onnx',
+    byteLength: 4,
+    read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+  });
   store.getState().setUseRandomData(true);
   await store.getState().calibrate();
   expect(store.getState().calibration.status).toBe('done');
@@ -58,7 +76,9 @@ describe('exclusion slice', () => {
 
   it('adds entries of each kind with fresh ids, in order, and removes them by id', async () => {
     const { store } = await readyStore();
-    const a = store.getState().addExclusion({ kind: 'subgraph', name: 'head', starts: ids('Conv_3'), ends: ids('Sigmoid_9') });
+    const a = store
+      .getState()
+      .addExclusion({ kind: 'subgraph', name: 'head', starts: ids('Conv_3'), ends: ids('Sigmoid_9') });
     const b = store.getState().addExclusion({ kind: 'nodes', name: 'stem', nodes: ids('conv1') });
     const c = store.getState().addExclusion({ kind: 'opTypes', name: 'Softmax ops', opTypes: ['Softmax'] });
     expect(new Set([a, b, c]).size).toBe(3);
@@ -123,9 +143,21 @@ describe('exclusion slice', () => {
       ],
       fp16SubgraphsToFp32: [],
     });
-    expect(exclusionFields([])).toEqual({ nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [], fp16SubgraphsToFp32: [] });
+    expect(exclusionFields([])).toEqual({
+      nodesToExclude: [],
+      opTypesToExclude: [],
+      subgraphsToExclude: [],
+      fp16SubgraphsToFp32: [],
+    });
     // The FP16→FP32 list: picked the same way, its own config field.
-    const fp32: ExclusionEntry = { id: '7', kind: 'subgraph', name: 'g', starts: ids('s4'), ends: ids('e4'), toFp32: true };
+    const fp32: ExclusionEntry = {
+      id: '7',
+      kind: 'subgraph',
+      name: 'g',
+      starts: ids('s4'),
+      ends: ids('e4'),
+      toFp32: true,
+    };
     expect(exclusionFields([fp32])).toMatchObject({
       subgraphsToExclude: [],
       fp16SubgraphsToFp32: [{ starts: ['s4'], ends: ['e4'] }],
@@ -163,13 +195,19 @@ describe('exclusion slice', () => {
     store.getState().addExclusion({ kind: 'nodes', name: 'typo', nodes: ids('conv_missing') });
     q.fail(Object.assign(new Error('nodes_to_exclude: "conv_missing" names no node'), { name: 'ExclusionError' }));
     await store.getState().quantize();
-    expect(store.getState().run).toMatchObject({ status: 'error', error: { name: 'ExclusionError', message: expect.stringContaining('conv_missing') } });
+    expect(store.getState().run).toMatchObject({
+      status: 'error',
+      error: { name: 'ExclusionError', message: expect.stringContaining('conv_missing') },
+    });
     expect(store.getState().exclusions.entries).toHaveLength(1);
   });
 
   it('a different model puts the old model’s entries aside; they come back when it is reopened', async () => {
     const { store } = await readyStore();
-    const open = (fileName: string) => store.getState().openModel({ fileName, byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    const open = (fileName: string) =>
+      store
+        .getState()
+        .openModel({ fileName, byteLength: 4, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
     store.getState().addExclusion({ kind: 'nodes', name: 'a', nodes: ids('a') });
     await open('other.onnx');
     expect(store.getState().exclusions.entries).toEqual([]);

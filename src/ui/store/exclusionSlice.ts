@@ -62,7 +62,14 @@ export const withoutId = ({ id: _id, ...entry }: ExclusionEntry): NewExclusion =
 function copyEntry(entry: NewExclusion, id: string): ExclusionEntry {
   switch (entry.kind) {
     case 'subgraph':
-      return { id, kind: 'subgraph', name: entry.name, starts: [...entry.starts], ends: [...entry.ends], ...(entry.toFp32 ? { toFp32: true } : {}) };
+      return {
+        id,
+        kind: 'subgraph',
+        name: entry.name,
+        starts: [...entry.starts],
+        ends: [...entry.ends],
+        ...(entry.toFp32 ? { toFp32: true } : {}),
+      };
     case 'nodes':
       return { id, kind: 'nodes', name: entry.name, nodes: [...entry.nodes] };
     case 'opTypes':
@@ -84,7 +91,8 @@ export function createExclusionSlice<S extends ExclusionSlice & RunPort>(): Stat
   const newId = () => `exclusion-${next++}`;
 
   return (set, get) => {
-    const setExclusions = (patch: Partial<ExclusionState>) => set((s) => ({ exclusions: { ...s.exclusions, ...patch } }) as Partial<S>);
+    const setExclusions = (patch: Partial<ExclusionState>) =>
+      set((s) => ({ exclusions: { ...s.exclusions, ...patch } }) as Partial<S>);
     // A quantized model made under another list is stale; drop it (and any run in flight).
     const listChanged = (entries: ExclusionEntry[], hovered: string | null) => {
       setExclusions({ entries, hovered });

@@ -55,7 +55,16 @@ export interface GraphSlice {
   resetGraph(): void;
 }
 
-export const initialGraphState: GraphState = { selected: null, focusRequest: 0, heat: null, colourBy: 'family', pickMode: 'inspect', starts: [], ends: [], nodes: [] };
+export const initialGraphState: GraphState = {
+  selected: null,
+  focusRequest: 0,
+  heat: null,
+  colourBy: 'family',
+  pickMode: 'inspect',
+  starts: [],
+  ends: [],
+  nodes: [],
+};
 
 const ROLE_FIELD = { start: 'starts', end: 'ends', node: 'nodes' } as const;
 

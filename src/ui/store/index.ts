@@ -10,12 +10,23 @@ import { sampleService } from '../services/sampleService.ts';
 import { createStudioStore } from './createStudioStore.ts';
 
 export const useStudio = createStudioStore({
-  model: modelRemote, calibration: calibrationRemote, quantize: quantizeRemote, evaluation: evaluationRemote, recovery: recoveryRemote, sample: sampleService,
+  model: modelRemote,
+  calibration: calibrationRemote,
+  quantize: quantizeRemote,
+  evaluation: evaluationRemote,
+  recovery: recoveryRemote,
+  sample: sampleService,
 });
 
 export type { StudioState } from './createStudioStore.ts';
 export type { ModelError, ModelSource, ModelState, ModelStatus, ModelBytes } from './modelSlice.ts';
-export type { CalibrationState, CalibrationStatus, CalibrationOutcome, NpySample, DataRejection } from './calibrationSlice.ts';
+export type {
+  CalibrationState,
+  CalibrationStatus,
+  CalibrationOutcome,
+  NpySample,
+  DataRejection,
+} from './calibrationSlice.ts';
 export type { RunState, RunResult } from './runSlice.ts';
 export type { ExclusionEntry, ExclusionState, NewExclusion } from './exclusionSlice.ts';
 export { currentConfig, exportedConfig, rangesAreCurrent } from './selectors.ts';

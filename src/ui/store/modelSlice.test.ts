@@ -12,7 +12,8 @@ function fakeService() {
   let next = 1;
   const service: ModelService = {
     async open(fileName) {
-      if (fileName.startsWith('bad')) throw Object.assign(new Error(`"${fileName}" is truncated`), { name: 'TruncatedModelError' });
+      if (fileName.startsWith('bad'))
+        throw Object.assign(new Error(`"${fileName}" is truncated`), { name: 'TruncatedModelError' });
       const handle = `model-${next++}`;
       open.add(handle);
       return { handle, summary: summaryOf(fileName) };
@@ -44,7 +45,13 @@ const pastLoadingDelay = () => new Promise((r) => setTimeout(r, LOADING_STATE_DE
 describe('model slice', () => {
   it('starts empty', () => {
     const store = createStudioStore({ model: fakeService().service });
-    expect(store.getState().model).toMatchObject({ status: 'empty', summary: null, error: null, fileName: null, handle: null });
+    expect(store.getState().model).toMatchObject({
+      status: 'empty',
+      summary: null,
+      error: null,
+      fileName: null,
+      handle: null,
+    });
   });
 
   it('is loading with the file name and size while a model takes a while to open, then ready with its summary', async () => {
@@ -56,7 +63,13 @@ describe('model slice', () => {
     expect(store.getState().model).toMatchObject({ status: 'loading', pending: { fileName: 'a.onnx', byteLength: 4 } });
     d.finish();
     await pending;
-    expect(store.getState().model).toMatchObject({ status: 'ready', fileName: 'a.onnx', handle: 'model-1', pending: null, error: null });
+    expect(store.getState().model).toMatchObject({
+      status: 'ready',
+      fileName: 'a.onnx',
+      handle: 'model-1',
+      pending: null,
+      error: null,
+    });
     expect(store.getState().model.summary?.fileName).toBe('a.onnx');
   });
 
@@ -96,7 +109,12 @@ describe('model slice', () => {
     const store = createStudioStore({ model: service });
     await store.getState().openModel(source('good.onnx'));
     await store.getState().openModel(source('bad.onnx'));
-    expect(store.getState().model).toMatchObject({ status: 'error', fileName: 'good.onnx', handle: 'model-1', error: { fileName: 'bad.onnx' } });
+    expect(store.getState().model).toMatchObject({
+      status: 'error',
+      fileName: 'good.onnx',
+      handle: 'model-1',
+      error: { fileName: 'bad.onnx' },
+    });
     expect(store.getState().model.summary?.fileName).toBe('good.onnx');
     expect(open).toEqual(new Set(['model-1']));
 
@@ -113,9 +131,15 @@ describe('model slice', () => {
 
   it('names errors thrown while reading the file too', async () => {
     const store = createStudioStore({ model: fakeService().service });
-    const failing = source('x.onnx', () => Promise.reject(Object.assign(new Error('nope'), { name: 'SampleUnavailableError' })));
+    const failing = source('x.onnx', () =>
+      Promise.reject(Object.assign(new Error('nope'), { name: 'SampleUnavailableError' })),
+    );
     await store.getState().openModel(failing);
-    expect(store.getState().model.error).toEqual({ name: 'SampleUnavailableError', message: 'nope', fileName: 'x.onnx' });
+    expect(store.getState().model.error).toEqual({
+      name: 'SampleUnavailableError',
+      message: 'nope',
+      fileName: 'x.onnx',
+    });
   });
 
   it('replaces the open model on success and closes the old one in the worker', async () => {

@@ -122,7 +122,8 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
         // trace), which also held back the read's result. Until then the page shows what it showed.
         let byteLength = source.byteLength;
         const showLoading = setTimeout(() => {
-          if (request === latest) setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength }, error: null });
+          if (request === latest)
+            setModel({ status: 'loading', pending: { fileName: source.fileName, byteLength }, error: null });
         }, LOADING_STATE_DELAY_MS);
         try {
           const data = await reading;
@@ -138,9 +139,21 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
           }
           clearTimeout(showLoading);
           const previous = get().model;
-          setModel({ status: 'ready', fileName: source.fileName, handle: opened.handle, summary: opened.summary, pending: null, error: null });
+          setModel({
+            status: 'ready',
+            fileName: source.fileName,
+            handle: opened.handle,
+            summary: opened.summary,
+            pending: null,
+            error: null,
+          });
           // The model the user had stays open until the new one is surely usable, so that a failure can give it back.
-          const failure = opened.settled ? await opened.settled.then(() => null, (e: unknown) => e ?? new Error('the model could not be opened')) : null;
+          const failure = opened.settled
+            ? await opened.settled.then(
+                () => null,
+                (e: unknown) => e ?? new Error('the model could not be opened'),
+              )
+            : null;
           if (failure === null) {
             closeQuietly(previous.handle);
             return;

@@ -58,9 +58,12 @@ export function sourceFromFiles(files: readonly File[]): ModelSource | null {
   const models = files.filter((f) => isOnnx(f.name));
   const names = files.map((f) => f.name).join(', ');
   if (models.length > 1) {
-    return failing(names, new MultipleModelsError(
-      `${models.length} .onnx files were given at once (${models.map((f) => f.name).join(', ')}): open one model at a time, together with its external data files if it has any`,
-    ));
+    return failing(
+      names,
+      new MultipleModelsError(
+        `${models.length} .onnx files were given at once (${models.map((f) => f.name).join(', ')}): open one model at a time, together with its external data files if it has any`,
+      ),
+    );
   }
   if (models.length === 0 && files.length > 1) {
     return failing(names, new NoModelFileError(`None of the ${files.length} files given (${names}) is an .onnx model`));
@@ -71,9 +74,12 @@ export function sourceFromFiles(files: readonly File[]): ModelSource | null {
   const total = files.reduce((sum, f) => sum + f.size, 0);
   if (total > PAGE_MODEL_LIMIT_BYTES) {
     // Refused before a byte is read: reading it would crash the tab, or onnxruntime-web would fail deep inside.
-    return failing(model.name, new ModelTooLargeError(
-      `"${model.name}" is ${gib(total)} with its data files; onnxruntime-web would need about ${gib(sessionHeapBytes(total))} of WebAssembly memory for it, and the page has ${gib(WASM_HEAP_LIMIT_BYTES)} (models up to ${gib(PAGE_MODEL_LIMIT_BYTES)} fit): quantize it with the command line (npx qstudio quantize), which has no such ceiling`,
-    ));
+    return failing(
+      model.name,
+      new ModelTooLargeError(
+        `"${model.name}" is ${gib(total)} with its data files; onnxruntime-web would need about ${gib(sessionHeapBytes(total))} of WebAssembly memory for it, and the page has ${gib(WASM_HEAP_LIMIT_BYTES)} (models up to ${gib(PAGE_MODEL_LIMIT_BYTES)} fit): quantize it with the command line (npx qstudio quantize), which has no such ceiling`,
+      ),
+    );
   }
   return {
     fileName: model.name,
@@ -95,9 +101,12 @@ export function sourceFromUrl(url: string, fileName: string): ModelSource {
       try {
         response = await fetch(url);
       } catch (e) {
-        throw new SampleUnavailableError(`"${fileName}" could not be downloaded from ${url}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new SampleUnavailableError(
+          `"${fileName}" could not be downloaded from ${url}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
-      if (!response.ok) throw new SampleUnavailableError(`"${fileName}" could not be downloaded from ${url} (HTTP ${response.status})`);
+      if (!response.ok)
+        throw new SampleUnavailableError(`"${fileName}" could not be downloaded from ${url} (HTTP ${response.status})`);
       return { bytes: await response.arrayBuffer(), externalFiles: {} };
     },
   };

@@ -43,12 +43,24 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
         if (!model.handle || get().parity.status === 'running') return;
         const quantized = run.result;
         if (!quantized) {
-          patch({ status: 'error', error: { name: 'NotQuantizedError', message: 'Quantize the model first: the parity check runs the float and the quantized model.' } });
+          patch({
+            status: 'error',
+            error: {
+              name: 'NotQuantizedError',
+              message: 'Quantize the model first: the parity check runs the float and the quantized model.',
+            },
+          });
           return;
         }
         const { samples } = evaluationSamples(get());
         if (samples.length === 0 || !service.parity) {
-          patch({ status: 'error', error: { name: 'NoEvaluationDataError', message: 'No evaluation data: the parity check runs the evaluation images (or the calibration images).' } });
+          patch({
+            status: 'error',
+            error: {
+              name: 'NoEvaluationDataError',
+              message: 'No evaluation data: the parity check runs the evaluation images (or the calibration images).',
+            },
+          });
           return;
         }
         const request = ++latest;
@@ -56,7 +68,15 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
         try {
           const result = await service.parity(
             model.handle,
-            { quantized: { name: quantized.fileName, data: quantized.blob, ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}) }, samples, spec: get().calibration.spec },
+            {
+              quantized: {
+                name: quantized.fileName,
+                data: quantized.blob,
+                ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}),
+              },
+              samples,
+              spec: get().calibration.spec,
+            },
             (progress) => {
               if (request === latest && get().parity.status === 'running') patch({ progress });
             },

@@ -3,7 +3,11 @@ import type { ModelSummary } from '../../core/onnx/index.ts';
 import { suggestPreprocess, symbolicDims } from './preprocessSuggestion.ts';
 
 const summary = (fileName: string, shape: (number | string)[], outputs: [string, (number | string)[]][] = []) =>
-  ({ fileName, inputs: [{ name: 'input', elemType: 'float32', shape }], outputs: outputs.map(([name, s]) => ({ name, elemType: 'float32', shape: s })) }) as unknown as ModelSummary;
+  ({
+    fileName,
+    inputs: [{ name: 'input', elemType: 'float32', shape }],
+    outputs: outputs.map(([name, s]) => ({ name, elemType: 'float32', shape: s })),
+  }) as unknown as ModelSummary;
 
 describe('preprocessing suggestion', () => {
   it.each([

@@ -26,6 +26,7 @@ export function suggestPreprocess(summary: ModelSummary): PreprocessSuggestion {
 /** Symbolic dimension names of the model's inputs, in order, without repeats. */
 export function symbolicDims(summary: ModelSummary): string[] {
   const names: string[] = [];
-  for (const input of summary.inputs ?? []) for (const d of input.shape ?? []) if (typeof d === 'string' && d !== '?' && !names.includes(d)) names.push(d);
+  for (const input of summary.inputs ?? [])
+    for (const d of input.shape ?? []) if (typeof d === 'string' && d !== '?' && !names.includes(d)) names.push(d);
   return names;
 }

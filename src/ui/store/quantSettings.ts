@@ -5,7 +5,13 @@
  * collected for one activation method are wrong for another, so the page compares these keys to know
  * when a calibration is stale. Pure; no React, no workers.
  */
-import { CALIBRATION_METHODS, withOptions, type CalibrationMethod, type QuantConfig, type TensorQuantOverrides } from '../../core/quantize/config.ts';
+import {
+  CALIBRATION_METHODS,
+  withOptions,
+  type CalibrationMethod,
+  type QuantConfig,
+  type TensorQuantOverrides,
+} from '../../core/quantize/config.ts';
 import { getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
 import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 
@@ -62,7 +68,12 @@ export const shownPreset = (settings: QuantSettings): StudioPreset => (settings.
 /** The preset's own settings (VINT8 turns random data on, the others leave it off). */
 export function presetSettings(preset: PresetName): QuantSettings {
   const config = getPreset(preset);
-  return { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: {} };
+  return {
+    preset,
+    perChannel: config.perChannel,
+    useRandomData: config.extraOptions.UseRandomData,
+    tensorOverrides: {},
+  };
 }
 
 /** The full configuration for the settings. */
@@ -73,7 +84,13 @@ export function configOf(settings: QuantSettings): QuantConfig {
     ...(settings.saturationSafeWeights ? { saturationSafeWeights: true } : {}),
     extraOptions: {
       UseRandomData: settings.useRandomData,
-      ...(fp16 ? { QuantizeFP16: fp16.quantizeFp16 && !fp16.convertAll, UseFP32Scale: fp16.useFp32Scale, ConvertFP16ToFP32: fp16.convertAll } : {}),
+      ...(fp16
+        ? {
+            QuantizeFP16: fp16.quantizeFp16 && !fp16.convertAll,
+            UseFP32Scale: fp16.useFp32Scale,
+            ConvertFP16ToFP32: fp16.convertAll,
+          }
+        : {}),
       // Sessions saved before mixed precision have no overrides.
       TensorQuantOverrides: settings.tensorOverrides ?? {},
     },

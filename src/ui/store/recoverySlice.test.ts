@@ -4,40 +4,100 @@ import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
-import type { LadderOutcome, LadderRequest, RecoveryOutcome, RecoveryWorkerProgress, RecoveryRequest, RungSummary } from '../remote/workerTypes.ts';
+import type {
+  LadderOutcome,
+  LadderRequest,
+  RecoveryOutcome,
+  RecoveryWorkerProgress,
+  RecoveryRequest,
+  RungSummary,
+} from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import { currentConfig, exportedConfig } from './selectors.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { RecoveryService } from './recoverySlice.ts';
 
 /** Where the worker says fine-tuning ran. */
-const WASM: BackendInfo = { kind: 'wasm-threads', threads: 4, fallbackReason: null, chosenBecause: 'fine-tuning runs the quantized model' };
+const WASM: BackendInfo = {
+  kind: 'wasm-threads',
+  threads: 4,
+  fallbackReason: null,
+  chosenBecause: 'fine-tuning runs the quantized model',
+};
 
-const summary = { fileName: 'm.onnx', byteLength: 10, inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }] } as unknown as ModelSummary;
+const summary = {
+  fileName: 'm.onnx',
+  byteLength: 10,
+  inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }],
+} as unknown as ModelSummary;
 const modelService: ModelService = {
   async open(fileName) {
     return { handle: `model-${fileName}`, summary: { ...summary, fileName } };
   },
   async close() {},
 };
-const quantReport = { config: 'XINT8', exclusions: [], counts: { nodes: 3, quantized: 2, float: 1 } } as unknown as QuantizeReport;
+const quantReport = {
+  config: 'XINT8',
+  exclusions: [],
+  counts: { nodes: 3, quantized: 2, float: 1 },
+} as unknown as QuantizeReport;
 
 const rung = (index: number, label: string, cosine: number, extra: Partial<RungSummary> = {}): RungSummary => ({
-  index, label, step: 1, score: cosine, metrics: { cosine }, met: false, seconds: 1, error: null, handle: `rung-${index}`,
-  config: configToJSON(getPreset('A8W8')), preset: 'A8W8', finetune: null, cle: null, biasCorrection: null, skippedLayers: 0, quantization: { nodes: 3, quantized: 2, float: 1 }, timing: null, mixedPrecision: null, ...extra,
+  index,
+  label,
+  step: 1,
+  score: cosine,
+  metrics: { cosine },
+  met: false,
+  seconds: 1,
+  error: null,
+  handle: `rung-${index}`,
+  config: configToJSON(getPreset('A8W8')),
+  preset: 'A8W8',
+  finetune: null,
+  cle: null,
+  biasCorrection: null,
+  skippedLayers: 0,
+  quantization: { nodes: 3, quantized: 2, float: 1 },
+  timing: null,
+  mixedPrecision: null,
+  ...extra,
 });
 
 /** A fake recovery service whose runs finish when the test says so. */
-function fakeRecovery(picked: { config: QuantConfig; label: string; preset: PresetName } = { config: validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true }), label: 'A8W8', preset: 'A8W8' }) {
-  const runs: { request: RecoveryRequest; onProgress: (p: RecoveryWorkerProgress) => void; resolve: (r: RecoveryOutcome) => void; reject: (e: Error) => void }[] = [];
-  const climbs: { request: LadderRequest; onProgress: (p: RecoveryWorkerProgress) => void; resolve: (r: LadderOutcome) => void }[] = [];
+function fakeRecovery(
+  picked: { config: QuantConfig; label: string; preset: PresetName } = {
+    config: validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true }),
+    label: 'A8W8',
+    preset: 'A8W8',
+  },
+) {
+  const runs: {
+    request: RecoveryRequest;
+    onProgress: (p: RecoveryWorkerProgress) => void;
+    resolve: (r: RecoveryOutcome) => void;
+    reject: (e: Error) => void;
+  }[] = [];
+  const climbs: {
+    request: LadderRequest;
+    onProgress: (p: RecoveryWorkerProgress) => void;
+    resolve: (r: LadderOutcome) => void;
+  }[] = [];
   const counts = { cancelled: 0, released: 0, picked: [] as string[] };
   const service: RecoveryService = {
-    recover: (_h, request, onProgress) => new Promise((resolve, reject) => runs.push({ request, onProgress, resolve, reject })),
+    recover: (_h, request, onProgress) =>
+      new Promise((resolve, reject) => runs.push({ request, onProgress, resolve, reject })),
     ladder: (_h, request, onProgress) => new Promise((resolve) => climbs.push({ request, onProgress, resolve })),
     pick: async (_h, handle) => {
       counts.picked.push(handle);
-      return { bytes: new Uint8Array([1, 2, 3]).buffer, report: quantReport, config: configToJSON(picked.config), label: picked.label, preset: picked.preset, seconds: 4 };
+      return {
+        bytes: new Uint8Array([1, 2, 3]).buffer,
+        report: quantReport,
+        config: configToJSON(picked.config),
+        label: picked.label,
+        preset: picked.preset,
+        seconds: 4,
+      };
     },
     ladderReport: async () => ({ ladder: { chosen: 1 } }) as never,
     cancel: () => void counts.cancelled++,
@@ -53,7 +113,11 @@ async function openStore(images = ['a.png', 'b.png'], picked?: Parameters<typeof
   const fake = fakeRecovery(picked);
   const store = createStudioStore({ model: modelService, recovery: fake.service });
   const s = () => store.getState();
-  await s().openModel({ fileName: 'm.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+  await s().openModel({
+    fileName: 'm.onnx',
+    byteLength: 10,
+    read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+  });
   if (images.length) s().addCalibrationData({ images: images.map(file) });
   return { s, fake, store };
 }
@@ -72,7 +136,13 @@ describe('recovery slice', () => {
     const { s, fake, store } = await openStore();
     store.setState((st) => ({ model: { ...st.model, summary: { ...st.model.summary!, parameterBytes: 2.25e9 } } }));
     await s().recoverWithSettings();
-    expect(s().recovery).toMatchObject({ status: 'error', error: { name: 'ModelTooLargeError', message: expect.stringMatching(/2\.10 GiB.*4\.00 GiB.*npx qstudio quantize/) } });
+    expect(s().recovery).toMatchObject({
+      status: 'error',
+      error: {
+        name: 'ModelTooLargeError',
+        message: expect.stringMatching(/2\.10 GiB.*4\.00 GiB.*npx qstudio quantize/),
+      },
+    });
     await s().climbLadder();
     expect(s().recovery.error?.name).toBe('ModelTooLargeError');
     expect(fake.runs).toHaveLength(0);
@@ -81,7 +151,14 @@ describe('recovery slice', () => {
 
   it('quantizes with the switched-on algorithms: the config carries them, progress and loss curves fill in, the result is one rung', async () => {
     const { s, fake } = await openStore();
-    s().setRecoveryOptions({ cle: true, finetune: 'adaquant', iterations: 7, learningRate: 0.001, smoothQuant: true, smoothAlpha: 0.75 });
+    s().setRecoveryOptions({
+      cle: true,
+      finetune: 'adaquant',
+      iterations: 7,
+      learningRate: 0.001,
+      smoothQuant: true,
+      smoothAlpha: 0.75,
+    });
     s().setRecoveryOptions({ iterations: 0 }); // refused: not a whole number ≥ 1
     s().setRecoveryOptions({ smoothAlpha: 1.5 }); // refused: α is in [0, 1]
     expect(s().recovery.options).toMatchObject({ iterations: 7, smoothAlpha: 0.75 });
@@ -89,12 +166,46 @@ describe('recovery slice', () => {
     await flush();
     const [call] = fake.runs;
     expect(call.request.samples.map((x) => x.name)).toEqual(['a.png', 'b.png']);
-    expect(call.request.config).toMatchObject({ includeCle: true, includeFastFt: true, includeBiasCorrection: false, includeSq: true });
+    expect(call.request.config).toMatchObject({
+      includeCle: true,
+      includeFastFt: true,
+      includeBiasCorrection: false,
+      includeSq: true,
+    });
     expect(call.request.config.extraOptions.SmoothAlpha).toBe(0.75);
-    expect(call.request.config.extraOptions.FastFinetune).toMatchObject({ OptimAlgorithm: 'adaquant', NumIterations: 7, LearningRate: 0.001 });
-    call.onProgress({ rung: null, phase: 'layer', layer: { id: 'Conv_0', done: 1, total: 2, lossBefore: 2, lossAfter: 1, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] } });
+    expect(call.request.config.extraOptions.FastFinetune).toMatchObject({
+      OptimAlgorithm: 'adaquant',
+      NumIterations: 7,
+      LearningRate: 0.001,
+    });
+    call.onProgress({
+      rung: null,
+      phase: 'layer',
+      layer: {
+        id: 'Conv_0',
+        done: 1,
+        total: 2,
+        lossBefore: 2,
+        lossAfter: 1,
+        curve: [
+          { iteration: 0, loss: 2 },
+          { iteration: 7, loss: 1 },
+        ],
+      },
+    });
     expect(s().recovery.status).toBe('running');
-    expect(s().recovery.curves).toEqual([{ id: 'Conv_0', lossBefore: 2, lossAfter: 1, kept: false, curve: [{ iteration: 0, loss: 2 }, { iteration: 7, loss: 1 }] }]);
+    expect(s().recovery.curves).toEqual([
+      {
+        id: 'Conv_0',
+        lossBefore: 2,
+        lossAfter: 1,
+        kept: false,
+        curve: [
+          { iteration: 0, loss: 2 },
+          { iteration: 7, loss: 1 },
+        ],
+      },
+    ]);
     expect(s().recovery.progress?.layer).toMatchObject({ done: 1, total: 2 });
     call.resolve({ rung: rung(1, 'XINT8 + CLE + AdaQuant', 0.995), used: 2, skipped: [], seconds: 3, ranOn: WASM });
     await running;
@@ -108,41 +219,119 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     const [call] = fake.climbs;
-    expect(call.request).toMatchObject({ target: 'psnr:30', formats: ['XINT8'], perChannelRung: false, exclusions: false, order: 'eight-bit-first' });
-    call.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
+    expect(call.request).toMatchObject({
+      target: 'psnr:30',
+      formats: ['XINT8'],
+      perChannelRung: false,
+      exclusions: false,
+      order: 'eight-bit-first',
+    });
+    call.onProgress({
+      rung: { index: 1, label: 'XINT8', step: 1 },
+      phase: 'rung-done',
+      finished: rung(1, 'XINT8', 0.9),
+    });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
-    call.resolve({ handle: 'ladder-1', target: { metric: 'psnr', value: 30 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'exhausted', chosen: 1, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }], used: 2, evaluated: 2, skipped: [], seconds: 9, ranOn: WASM });
+    call.resolve({
+      handle: 'ladder-1',
+      target: { metric: 'psnr', value: 30 },
+      rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)],
+      stopped: 'exhausted',
+      chosen: 1,
+      order: 'eight-bit-first',
+      skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }],
+      used: 2,
+      evaluated: 2,
+      skipped: [],
+      seconds: 9,
+      ranOn: WASM,
+    });
     await running;
-    expect(s().recovery.climb).toEqual({ handle: 'ladder-1', stopped: 'exhausted', chosen: 1, target: { metric: 'psnr', value: 30 }, order: 'eight-bit-first', skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }] });
+    expect(s().recovery.climb).toEqual({
+      handle: 'ladder-1',
+      stopped: 'exhausted',
+      chosen: 1,
+      target: { metric: 'psnr', value: 30 },
+      order: 'eight-bit-first',
+      skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }],
+    });
     expect(s().recovery.ranOn).toEqual(WASM);
 
     await s().useRung('rung-1');
     expect(fake.counts.picked).toEqual(['rung-1']);
     expect(s().recovery.adopted).toBe('rung-1');
-    expect(s().run).toMatchObject({ status: 'done', result: { fileName: 'm.quant.onnx', byteLength: 3, seconds: 4, settings: { preset: 'A8W8', perChannel: true, useRandomData: false } } });
+    expect(s().run).toMatchObject({
+      status: 'done',
+      result: {
+        fileName: 'm.quant.onnx',
+        byteLength: 3,
+        seconds: 4,
+        settings: { preset: 'A8W8', perChannel: true, useRandomData: false },
+      },
+    });
     expect(await s().ladderReport()).toMatchObject({ ladder: { chosen: 1 } });
   });
 
   it('after "Use this model", the config file and the scripts describe the adopted rung (its preset, transformer rules, SmoothQuant, precisions) until a setting or pick changes', async () => {
     const rungConfig = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('XINT8'))), perChannel: true, enableNpuTransformer: true, includeSq: true,
-      extraOptions: { ...getPreset('XINT8').extraOptions, SmoothAlpha: 0.7, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+      ...JSON.parse(configToJSON(getPreset('XINT8'))),
+      perChannel: true,
+      enableNpuTransformer: true,
+      includeSq: true,
+      extraOptions: {
+        ...getPreset('XINT8').extraOptions,
+        SmoothAlpha: 0.7,
+        TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] },
+      },
     });
     const label = 'Mixed precision (XINT8 per-channel + attention rules + SmoothQuant)';
     const { s, fake } = await openStore(['a.png'], { config: rungConfig, label, preset: 'XINT8' });
     s().setQuantPreset('A8W8');
     const running = s().climbLadder();
     await flush();
-    const mixed = { budget: { act16: { limit: 1, used: 1, of: 4 }, w16: { limit: 0, used: 0, of: 2 }, float: { limit: 0, used: 0, of: 3 } }, startCosine: 0.9, cosine: 0.95, reached: false, measurements: 3, seconds: 1, chosen: { act16: ['t1'], w16: [], float: [] } };
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1, ranOn: null });
+    const mixed = {
+      budget: {
+        act16: { limit: 1, used: 1, of: 4 },
+        w16: { limit: 0, used: 0, of: 2 },
+        float: { limit: 0, used: 0, of: 3 },
+      },
+      startCosine: 0.9,
+      cosine: 0.95,
+      reached: false,
+      measurements: 3,
+      seconds: 1,
+      chosen: { act16: ['t1'], w16: [], float: [] },
+    };
+    fake.climbs[0].resolve({
+      handle: 'ladder-1',
+      target: { metric: 'cosine', value: 0.99 },
+      rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })],
+      stopped: 'exhausted',
+      chosen: 0,
+      order: 'eight-bit-first',
+      skippedRungs: [],
+      used: 1,
+      evaluated: 1,
+      skipped: [],
+      seconds: 1,
+      ranOn: null,
+    });
     await running;
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' }); // nothing adopted yet
 
     await s().useRung('rung-1');
     const adopted = exportedConfig(s());
     expect(adopted.preset).toBe('XINT8');
-    expect(adopted.config).toMatchObject({ scaleType: 'powerOfTwo', perChannel: true, enableNpuTransformer: true, includeSq: true });
-    expect(adopted.config.extraOptions).toMatchObject({ SmoothAlpha: 0.7, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } });
+    expect(adopted.config).toMatchObject({
+      scaleType: 'powerOfTwo',
+      perChannel: true,
+      enableNpuTransformer: true,
+      includeSq: true,
+    });
+    expect(adopted.config.extraOptions).toMatchObject({
+      SmoothAlpha: 0.7,
+      TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] },
+    });
     // The page's own settings (A8W8, no transformer rules) would describe another model.
     expect(currentConfig(s())).toMatchObject({ scaleType: 'float32', enableNpuTransformer: false, includeSq: false });
 
@@ -150,9 +339,11 @@ describe('recovery slice', () => {
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' });
   });
 
-  it('adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page\'s picks and settings', async () => {
+  it("adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page's picks and settings", async () => {
     const found = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('A8W8'))), nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
+      ...JSON.parse(configToJSON(getPreset('A8W8'))),
+      nodesToExclude: ['Conv_7'],
+      subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
       extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
     });
     const label = 'Mixed precision (A8W8 per-channel) + AdaRound';
@@ -160,18 +351,38 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, label, 0.95)], stopped: 'exhausted', chosen: 0, order: 'eight-bit-first', skippedRungs: [], used: 1, evaluated: 1, skipped: [], seconds: 1, ranOn: null });
+    fake.climbs[0].resolve({
+      handle: 'ladder-1',
+      target: { metric: 'cosine', value: 0.99 },
+      rungs: [rung(1, label, 0.95)],
+      stopped: 'exhausted',
+      chosen: 0,
+      order: 'eight-bit-first',
+      skippedRungs: [],
+      used: 1,
+      evaluated: 1,
+      skipped: [],
+      seconds: 1,
+      ranOn: null,
+    });
     await running;
     await s().useRung('rung-1');
     expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
-    expect(s().exclusions.entries.map((e) => e.kind === 'nodes' ? [e.name, e.nodes] : e.kind === 'subgraph' ? [e.name, e.starts, e.ends] : null)).toEqual([
+    expect(
+      s().exclusions.entries.map((e) =>
+        e.kind === 'nodes' ? [e.name, e.nodes] : e.kind === 'subgraph' ? [e.name, e.starts, e.ends] : null,
+      ),
+    ).toEqual([
       ['Mixed precision: kept float', ['Conv_7']],
       ['Mixed precision: kept float (subgraph 1)', ['Mul_9'], ['Concat_12']],
     ]);
     const exported = exportedConfig(s()).config;
     expect(exported.nodesToExclude).toEqual(['Conv_7']);
     expect(exported.subgraphsToExclude).toEqual([{ starts: ['Mul_9'], ends: ['Concat_12'] }]);
-    expect(currentConfig(s())).toMatchObject({ nodesToExclude: ['Conv_7'], subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }] });
+    expect(currentConfig(s())).toMatchObject({
+      nodesToExclude: ['Conv_7'],
+      subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
+    });
   });
 
   it('climbs in the chosen order: 8-bit routes first by default, fastest when asked; an unknown order is refused', async () => {
@@ -183,7 +394,20 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     expect(fake.climbs[0].request).toMatchObject({ order: 'fastest' });
-    fake.climbs[0].resolve({ handle: 'ladder-1', target: { metric: 'cosine', value: 0.99 }, rungs: [], stopped: 'exhausted', chosen: -1, order: 'fastest', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 1, ranOn: null });
+    fake.climbs[0].resolve({
+      handle: 'ladder-1',
+      target: { metric: 'cosine', value: 0.99 },
+      rungs: [],
+      stopped: 'exhausted',
+      chosen: -1,
+      order: 'fastest',
+      skippedRungs: [],
+      used: 2,
+      evaluated: 2,
+      skipped: [],
+      seconds: 1,
+      ranOn: null,
+    });
     await running;
   });
 
@@ -204,7 +428,11 @@ describe('recovery slice', () => {
     await again;
     expect(s().recovery.error).toEqual({ name: 'RecoveryError', message: 'bad' });
 
-    await s().openModel({ fileName: 'n.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }) });
+    await s().openModel({
+      fileName: 'n.onnx',
+      byteLength: 10,
+      read: async () => ({ bytes: new ArrayBuffer(4), externalFiles: {} }),
+    });
     expect(fake.counts.released).toBeGreaterThanOrEqual(1);
     expect(s().recovery).toMatchObject({ status: 'idle', rungs: [], error: null });
   });
@@ -218,10 +446,29 @@ describe('recovery slice', () => {
       await vi.advanceTimersByTimeAsync(0);
       expect(fake.climbs[0].request.timeBudget).toBe(900);
       const c = fake.climbs[0];
-      c.onProgress({ rung: { index: 1, label: 'XINT8', step: 1, of: 9, estimate: { seconds: 10, basis: 'x' } }, ladder: 'ladder-7', phase: 'prepare' });
-      c.onProgress({ rung: { index: 1, label: 'XINT8', step: 1 }, ladder: 'ladder-7', phase: 'rung-done', finished: rung(1, 'XINT8', 0.9) });
-      c.onProgress({ rung: { index: 2, label: 'XINT8 + CLE', step: 2 }, ladder: 'ladder-7', phase: 'rung-done', finished: rung(2, 'XINT8 + CLE', 0.95) });
-      c.onProgress({ rung: { index: 3, label: 'XINT8 + CLE + AdaRound', step: 2 }, ladder: 'ladder-7', phase: 'layer', layer: { id: 'c', done: 1, total: 40 } });
+      c.onProgress({
+        rung: { index: 1, label: 'XINT8', step: 1, of: 9, estimate: { seconds: 10, basis: 'x' } },
+        ladder: 'ladder-7',
+        phase: 'prepare',
+      });
+      c.onProgress({
+        rung: { index: 1, label: 'XINT8', step: 1 },
+        ladder: 'ladder-7',
+        phase: 'rung-done',
+        finished: rung(1, 'XINT8', 0.9),
+      });
+      c.onProgress({
+        rung: { index: 2, label: 'XINT8 + CLE', step: 2 },
+        ladder: 'ladder-7',
+        phase: 'rung-done',
+        finished: rung(2, 'XINT8 + CLE', 0.95),
+      });
+      c.onProgress({
+        rung: { index: 3, label: 'XINT8 + CLE + AdaRound', step: 2 },
+        ladder: 'ladder-7',
+        phase: 'layer',
+        layer: { id: 'c', done: 1, total: 40 },
+      });
       expect(s().recovery.liveClimb).toBe('ladder-7');
       s().cancelRecovery();
       expect(fake.counts.cancelled).toBe(1);
@@ -229,13 +476,30 @@ describe('recovery slice', () => {
       s().cancelRecovery(); // a second press asks nothing more
       expect(fake.counts.cancelled).toBe(1);
       await vi.advanceTimersByTimeAsync(15_000);
-      expect(s().recovery).toMatchObject({ status: 'cancelled', cancelling: false, climb: { handle: 'ladder-7', stopped: 'cancelled', chosen: 1 } });
+      expect(s().recovery).toMatchObject({
+        status: 'cancelled',
+        cancelling: false,
+        climb: { handle: 'ladder-7', stopped: 'cancelled', chosen: 1 },
+      });
       await s().useRung('rung-2');
       expect(fake.counts.picked).toEqual(['rung-2']);
       expect(s().recovery.adopted).toBe('rung-2');
       expect(await s().ladderReport()).toEqual({ ladder: { chosen: 1 } });
       // The worker's own answer, late, replaces the page's guess with the climb's own account.
-      c.resolve({ handle: 'ladder-7', target: { metric: 'cosine', value: 0.99 }, rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], stopped: 'cancelled', chosen: 1, order: 'eight-bit-first', skippedRungs: [], used: 2, evaluated: 2, skipped: [], seconds: 30, ranOn: null });
+      c.resolve({
+        handle: 'ladder-7',
+        target: { metric: 'cosine', value: 0.99 },
+        rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)],
+        stopped: 'cancelled',
+        chosen: 1,
+        order: 'eight-bit-first',
+        skippedRungs: [],
+        used: 2,
+        evaluated: 2,
+        skipped: [],
+        seconds: 30,
+        ranOn: null,
+      });
       await vi.advanceTimersByTimeAsync(0);
       expect(s().recovery.status).toBe('cancelled');
     } finally {

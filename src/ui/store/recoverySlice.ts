@@ -18,7 +18,14 @@ import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
-import { DEFAULT_LADDER_ORDER, LADDER_METRICS, TASK_LADDER_METRICS, isLadderOrder, type LadderMetric, type LadderOrder } from '../../core/recover/ladder.ts';
+import {
+  DEFAULT_LADDER_ORDER,
+  LADDER_METRICS,
+  TASK_LADDER_METRICS,
+  isLadderOrder,
+  type LadderMetric,
+  type LadderOrder,
+} from '../../core/recover/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
 import type { BackendInfo } from '../../core/runtime/session.ts';
@@ -44,8 +51,16 @@ export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/
 
 /** What the slice needs from the recovery worker (src/ui/remote implements it). */
 export interface RecoveryService {
-  recover(modelHandle: string, request: RecoveryRequest, onProgress: (p: RecoveryWorkerProgress) => void): Promise<RecoveryOutcome>;
-  ladder(modelHandle: string, request: LadderRequest, onProgress: (p: RecoveryWorkerProgress) => void): Promise<LadderOutcome>;
+  recover(
+    modelHandle: string,
+    request: RecoveryRequest,
+    onProgress: (p: RecoveryWorkerProgress) => void,
+  ): Promise<RecoveryOutcome>;
+  ladder(
+    modelHandle: string,
+    request: LadderRequest,
+    onProgress: (p: RecoveryWorkerProgress) => void,
+  ): Promise<LadderOutcome>;
   /** The bytes of a measured model, with its report and configuration. */
   pick(modelHandle: string, rungHandle: string): Promise<PickedModel>;
   /** The climb's report (core Report with its ladder section) for the rung at `index`. */
@@ -146,10 +161,28 @@ export interface RecoverySlice {
 }
 
 export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
-  cle: false, attention: false, smoothQuant: false, smoothAlpha: 0.5, biasCorrection: false, finetune: 'adaround', iterations: 100, learningRate: null,
-  mixedPrecision: false, budget: DEFAULT_PRECISION_BUDGET, mixedTarget: 0.99,
+  cle: false,
+  attention: false,
+  smoothQuant: false,
+  smoothAlpha: 0.5,
+  biasCorrection: false,
+  finetune: 'adaround',
+  iterations: 100,
+  learningRate: null,
+  mixedPrecision: false,
+  budget: DEFAULT_PRECISION_BUDGET,
+  mixedTarget: 0.99,
 };
-export const DEFAULT_LADDER_CHOICE: LadderChoice = { metric: 'cosine', value: 0.99, allFormats: true, exclusions: true, npuBf16: false, aim: 'all', order: DEFAULT_LADDER_ORDER, timeBudgetMinutes: null };
+export const DEFAULT_LADDER_CHOICE: LadderChoice = {
+  metric: 'cosine',
+  value: 0.99,
+  allFormats: true,
+  exclusions: true,
+  npuBf16: false,
+  aim: 'all',
+  order: DEFAULT_LADDER_ORDER,
+  timeBudgetMinutes: null,
+};
 
 /**
  * How long a cancelled climb may take to answer before the page shows it cancelled with the rungs it has (their models
@@ -178,10 +211,22 @@ export const initialRecoveryState: RecoveryState = {
 
 /** The page's configuration with the recovery options set (validated: a bad learning rate is a ConfigError). */
 export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder = false): QuantConfig {
-  const tuning = { algorithm: o.finetune === 'none' ? 'adaround' : o.finetune, iterations: o.iterations, learningRate: o.learningRate, smoothAlpha: o.smoothAlpha } as const;
+  const tuning = {
+    algorithm: o.finetune === 'none' ? 'adaround' : o.finetune,
+    iterations: o.iterations,
+    learningRate: o.learningRate,
+    smoothAlpha: o.smoothAlpha,
+  } as const;
   // The ladder's rungs set the switches themselves.
   if (forLadder) return withRecoverySwitches(base, tuning);
-  return withRecoverySwitches(base, { ...tuning, cle: o.cle, attention: o.attention, smoothQuant: o.smoothQuant, biasCorrection: o.biasCorrection, finetune: o.finetune !== 'none' });
+  return withRecoverySwitches(base, {
+    ...tuning,
+    cle: o.cle,
+    attention: o.attention,
+    smoothQuant: o.smoothQuant,
+    biasCorrection: o.biasCorrection,
+    finetune: o.finetune !== 'none',
+  });
 }
 
 /** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
@@ -191,7 +236,14 @@ function climbSoFar(r: RecoveryState, stopped: LadderOutcome['stopped']): NonNul
     if (Number.isFinite(g.score) && (chosen < 0 || g.score > r.rungs[chosen].score)) chosen = i;
   });
   const met = r.rungs.findIndex((g) => g.met);
-  return { handle: r.liveClimb!, stopped, chosen: met >= 0 ? met : chosen, target: { metric: r.ladder.metric, value: r.ladder.value }, order: r.ladder.order, skippedRungs: [] };
+  return {
+    handle: r.liveClimb!,
+    stopped,
+    chosen: met >= 0 ? met : chosen,
+    target: { metric: r.ladder.metric, value: r.ladder.value },
+    order: r.ladder.order,
+    skippedRungs: [],
+  };
 }
 
 type Needs = RecoverySlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & EvaluationSlice;
@@ -210,12 +262,27 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       if (p.ladder && p.ladder !== r.liveClimb) live.liveClimb = p.ladder;
       if (p.rung && p.rung.index !== r.progress?.rung?.index) live.rungStartedAt = Date.now();
       if (p.phase === 'rung-done' && p.finished) {
-        const rungs = [...r.rungs.filter((x) => x.index !== p.finished!.index), p.finished].sort((x, y) => x.index - y.index);
+        const rungs = [...r.rungs.filter((x) => x.index !== p.finished!.index), p.finished].sort(
+          (x, y) => x.index - y.index,
+        );
         return patch({ ...live, progress: p, rungs, curves: [] });
       }
       if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
         const l = p.layer;
-        return patch({ ...live, progress: p, curves: [...r.curves, { id: l.id, lossBefore: l.lossBefore!, lossAfter: l.lossAfter!, kept: l.lossAfter! >= l.lossBefore!, curve: l.curve ?? [] }] });
+        return patch({
+          ...live,
+          progress: p,
+          curves: [
+            ...r.curves,
+            {
+              id: l.id,
+              lossBefore: l.lossBefore!,
+              lossAfter: l.lossAfter!,
+              kept: l.lossAfter! >= l.lossBefore!,
+              curve: l.curve ?? [],
+            },
+          ],
+        });
       }
       patch({ ...live, progress: p });
     };
@@ -225,19 +292,42 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       const { model, calibration, run } = get();
       if (!model.handle) return null;
       if (run.settings.bf16) {
-        patch({ status: 'error', error: { name: 'Bf16PresetError', message: 'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.' } });
+        patch({
+          status: 'error',
+          error: {
+            name: 'Bf16PresetError',
+            message:
+              'The BF16 preset rounds every node to bfloat16 with no ranges: there is nothing to search or tune. Pick an integer preset (XINT8, A8W8, …) in step 2 first.',
+          },
+        });
         return null;
       }
       // The float model and a quantized candidate (at most as large: a rung may keep parts float) are open together in the worker.
       const floatBytes = Math.max(model.summary?.parameterBytes || 0, model.summary?.byteLength || 0);
-      const tooLarge = heapShortfall('recovery and the ladder', [['The float model', floatBytes], ['a quantized candidate of up to its size', floatBytes]]);
+      const tooLarge = heapShortfall('recovery and the ladder', [
+        ['The float model', floatBytes],
+        ['a quantized candidate of up to its size', floatBytes],
+      ]);
       if (tooLarge) {
-        patch({ status: 'error', error: { name: 'ModelTooLargeError', message: `${tooLarge} Quantize it with the command line (npx qstudio quantize), which has no such ceiling.` } });
+        patch({
+          status: 'error',
+          error: {
+            name: 'ModelTooLargeError',
+            message: `${tooLarge} Quantize it with the command line (npx qstudio quantize), which has no such ceiling.`,
+          },
+        });
         return null;
       }
       const samples = samplesOf(calibration);
       if (samples.length === 0) {
-        patch({ status: 'error', error: { name: 'NoRecoveryDataError', message: 'No calibration images: add images in the calibration step first. Recovery calibrates, fine-tunes and measures on them.' } });
+        patch({
+          status: 'error',
+          error: {
+            name: 'NoRecoveryDataError',
+            message:
+              'No calibration images: add images in the calibration step first. Recovery calibrates, fine-tunes and measures on them.',
+          },
+        });
         return null;
       }
       const own = get().evaluation.source === 'own' ? evaluationSamples(get()).samples : [];
@@ -259,11 +349,19 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       const added = config.nodesToExclude.filter((id) => !listed.has(id));
       const by = mixedPrecision ? 'Mixed precision' : 'Ladder';
       if (added.length) get().addExclusion({ kind: 'nodes', name: `${by}: kept float`, nodes: added as NodeId[] });
-      const subgraphKey = (g: { starts: readonly string[]; ends: readonly string[] }) => JSON.stringify([g.starts, g.ends]);
+      const subgraphKey = (g: { starts: readonly string[]; ends: readonly string[] }) =>
+        JSON.stringify([g.starts, g.ends]);
       const listedSubgraphs = new Set(current.subgraphsToExclude.map(subgraphKey));
-      config.subgraphsToExclude.filter((g) => !listedSubgraphs.has(subgraphKey(g))).forEach((g, k) => {
-        get().addExclusion({ kind: 'subgraph', name: `${by}: kept float (subgraph ${k + 1})`, starts: g.starts as NodeId[], ends: g.ends as NodeId[] });
-      });
+      config.subgraphsToExclude
+        .filter((g) => !listedSubgraphs.has(subgraphKey(g)))
+        .forEach((g, k) => {
+          get().addExclusion({
+            kind: 'subgraph',
+            name: `${by}: kept float (subgraph ${k + 1})`,
+            starts: g.starts as NodeId[],
+            ends: g.ends as NodeId[],
+          });
+        });
     };
 
     const fail = (e: unknown) => {
@@ -280,13 +378,19 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
         if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
-        if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1)) return;
+        if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1))
+          return;
         patch({ options: o });
       },
 
       setLadderChoice(p) {
         const c = { ...get().recovery.ladder, ...p };
-        if (!(LADDER_METRICS as readonly string[]).includes(c.metric) || !Number.isFinite(c.value) || !isLadderOrder(c.order)) return;
+        if (
+          !(LADDER_METRICS as readonly string[]).includes(c.metric) ||
+          !Number.isFinite(c.value) ||
+          !isLadderOrder(c.order)
+        )
+          return;
         if (c.timeBudgetMinutes !== null && !(c.timeBudgetMinutes > 0 && Number.isFinite(c.timeBudgetMinutes))) return;
         patch({ ladder: c });
       },
@@ -299,11 +403,36 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         try {
           const options = get().recovery.options;
           const config = recoveryConfig(currentConfig(get()), options);
-          const mixedPrecision = options.mixedPrecision ? { budget: options.budget, target: options.mixedTarget } : undefined;
-          patch({ status: 'running', mode: 'recover', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false, ranOn: null });
-          const out = await service.recover(base.modelHandle, { ...base.data, config, configName: get().run.settings.preset, mixedPrecision }, onProgress(request));
+          const mixedPrecision = options.mixedPrecision
+            ? { budget: options.budget, target: options.mixedTarget }
+            : undefined;
+          patch({
+            status: 'running',
+            mode: 'recover',
+            progress: null,
+            curves: [],
+            rungs: [],
+            climb: null,
+            error: null,
+            startedAt: Date.now(),
+            rungStartedAt: null,
+            liveClimb: null,
+            cancelling: false,
+            ranOn: null,
+          });
+          const out = await service.recover(
+            base.modelHandle,
+            { ...base.data, config, configName: get().run.settings.preset, mixedPrecision },
+            onProgress(request),
+          );
           if (request !== latest) return;
-          patch({ status: 'done', progress: null, rungs: [out.rung], curves: out.rung.finetune?.layers ?? [], ranOn: out.ranOn });
+          patch({
+            status: 'done',
+            progress: null,
+            rungs: [out.rung],
+            curves: out.rung.finetune?.layers ?? [],
+            ranOn: out.ranOn,
+          });
         } catch (e) {
           if (request === latest) fail(e);
         }
@@ -318,11 +447,36 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         try {
           const config = recoveryConfig(currentConfig(get()), options, true);
           const formats: PresetName[] | undefined = ladder.allFormats ? undefined : [get().run.settings.preset];
-          patch({ status: 'running', mode: 'ladder', progress: null, curves: [], rungs: [], climb: null, error: null, startedAt: Date.now(), rungStartedAt: null, liveClimb: null, cancelling: false, ranOn: null });
+          patch({
+            status: 'running',
+            mode: 'ladder',
+            progress: null,
+            curves: [],
+            rungs: [],
+            climb: null,
+            error: null,
+            startedAt: Date.now(),
+            rungStartedAt: null,
+            liveClimb: null,
+            cancelling: false,
+            ranOn: null,
+          });
           const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
-            { ...base.data, config, target: `${ladder.metric}:${ladder.value}`, task: (TASK_LADDER_METRICS as readonly string[]).includes(ladder.metric) ? currentTaskHead(get()) : null, formats, perChannelRung: ladder.allFormats, exclusions: ladder.exclusions, npuBf16: ladder.npuBf16, aim: ladder.aim, order: ladder.order, timeBudget },
+            {
+              ...base.data,
+              config,
+              target: `${ladder.metric}:${ladder.value}`,
+              task: (TASK_LADDER_METRICS as readonly string[]).includes(ladder.metric) ? currentTaskHead(get()) : null,
+              formats,
+              perChannelRung: ladder.allFormats,
+              exclusions: ladder.exclusions,
+              npuBf16: ladder.npuBf16,
+              aim: ladder.aim,
+              order: ladder.order,
+              timeBudget,
+            },
             onProgress(request),
           );
           if (request !== latest) return;
@@ -332,7 +486,14 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             progress: null,
             curves: [],
             rungs: out.rungs,
-            climb: { handle: out.handle, stopped: out.stopped, chosen: out.chosen, target: out.target, order: out.order, skippedRungs: out.skippedRungs },
+            climb: {
+              handle: out.handle,
+              stopped: out.stopped,
+              chosen: out.chosen,
+              target: out.target,
+              order: out.order,
+              skippedRungs: out.skippedRungs,
+            },
             ranOn: out.ranOn,
           });
         } catch (e) {
@@ -356,7 +517,13 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         setTimeout(() => {
           const now = get().recovery;
           if (request !== latest || now.status !== 'running') return;
-          patch({ status: 'cancelled', cancelling: false, progress: null, curves: [], climb: now.liveClimb ? climbSoFar(now, 'cancelled') : null });
+          patch({
+            status: 'cancelled',
+            cancelling: false,
+            progress: null,
+            curves: [],
+            climb: now.liveClimb ? climbSoFar(now, 'cancelled') : null,
+          });
         }, LADDER_CANCEL_GRACE_MS);
       },
 
@@ -379,12 +546,23 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             report: picked.report,
             seconds: picked.seconds,
             fileName: quantizedFileName(model.fileName),
-            settings: { preset: picked.preset ?? get().run.settings.preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides },
+            settings: {
+              preset: picked.preset ?? get().run.settings.preset,
+              perChannel: config.perChannel,
+              useRandomData: config.extraOptions.UseRandomData,
+              tensorOverrides: config.extraOptions.TensorQuantOverrides,
+            },
             config,
             configName: picked.label,
           };
-          keepRungChoices(config, rung.mixedPrecision !== null || Object.keys(config.extraOptions.TensorQuantOverrides).length > 0);
-          get().adoptQuantized({ ...result, adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries } });
+          keepRungChoices(
+            config,
+            rung.mixedPrecision !== null || Object.keys(config.extraOptions.TensorQuantOverrides).length > 0,
+          );
+          get().adoptQuantized({
+            ...result,
+            adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries },
+          });
           patch({ adopted: handle, picking: null });
         } catch (e) {
           const error = toModelError(e, '');

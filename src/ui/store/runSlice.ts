@@ -16,7 +16,14 @@ import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionEntry, ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { DEFAULT_FP16_OPTIONS, methodsFor, presetSettings, type Fp16Options, type QuantSettings, type StudioPreset } from './quantSettings.ts';
+import {
+  DEFAULT_FP16_OPTIONS,
+  methodsFor,
+  presetSettings,
+  type Fp16Options,
+  type QuantSettings,
+  type StudioPreset,
+} from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
 
@@ -32,7 +39,13 @@ export interface QuantizedModel {
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
 export interface QuantizeService {
-  quantize(modelHandle: string, ranges: RangeTable, config: QuantConfig, configName: string, dataFileName?: string): Promise<QuantizedModel>;
+  quantize(
+    modelHandle: string,
+    ranges: RangeTable,
+    config: QuantConfig,
+    configName: string,
+    dataFileName?: string,
+  ): Promise<QuantizedModel>;
   /** The BF16 preset's with-cast model of the open model (no ranges). */
   quantizeBf16(modelHandle: string, dataFileName?: string): Promise<QuantizedModel>;
 }
@@ -104,7 +117,9 @@ export function quantizedFileName(fileName: string): string {
   return `${fileName.replace(/\.onnx$/i, '')}.quant.onnx`;
 }
 
-export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice & ExclusionSlice>(service: QuantizeService): StateCreator<S, [], [], RunSlice> {
+export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice & ExclusionSlice>(
+  service: QuantizeService,
+): StateCreator<S, [], [], RunSlice> {
   let latest = 0;
 
   return (set, get) => {
@@ -117,7 +132,14 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       setQuantPreset(preset) {
         if (preset === BF16_PRESET) settings({ bf16: true });
         // The whole settings (BF16 off); mixed precision's per-tensor types and the FP16 options stay.
-        else patch({ settings: { ...presetSettings(preset), tensorOverrides: get().run.settings.tensorOverrides, ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}) } });
+        else
+          patch({
+            settings: {
+              ...presetSettings(preset),
+              tensorOverrides: get().run.settings.tensorOverrides,
+              ...(get().run.settings.fp16 ? { fp16: get().run.settings.fp16 } : {}),
+            },
+          });
       },
       setTensorOverrides(tensorOverrides) {
         settings({ tensorOverrides });
@@ -130,7 +152,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
         const valid = methodsFor(preset).find((m) => m === method);
         // The preset's own method is stored as none, so the preset keeps stating only its reference's config.
         const { calibrationMethod: _dropped, ...rest } = get().run.settings;
-        patch({ settings: valid && valid !== getPreset(preset).calibrationMethod ? { ...rest, calibrationMethod: valid } : rest });
+        patch({
+          settings:
+            valid && valid !== getPreset(preset).calibrationMethod ? { ...rest, calibrationMethod: valid } : rest,
+        });
       },
       setSaturationSafeWeights(on) {
         const { saturationSafeWeights: _dropped, ...rest } = get().run.settings;
@@ -154,7 +179,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
             const fileName = bf16FileName(model.fileName);
             const out = await service.quantizeBf16(model.handle, externalDataFileName(fileName));
             if (request !== latest) return;
-            patch({ status: 'done', result: { ...out, fileName, settings: run.settings, config: null, configName: BF16_PRESET } });
+            patch({
+              status: 'done',
+              result: { ...out, fileName, settings: run.settings, config: null, configName: BF16_PRESET },
+            });
           } catch (e) {
             if (request !== latest) return;
             const { name, message } = toModelError(e, '');
@@ -174,9 +202,18 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
             );
           }
           const fileName = quantizedFileName(model.fileName);
-          const out = await service.quantize(model.handle, result.ranges, config, run.settings.preset, externalDataFileName(fileName));
+          const out = await service.quantize(
+            model.handle,
+            result.ranges,
+            config,
+            run.settings.preset,
+            externalDataFileName(fileName),
+          );
           if (request !== latest) return;
-          patch({ status: 'done', result: { ...out, fileName, settings: run.settings, config, configName: run.settings.preset } });
+          patch({
+            status: 'done',
+            result: { ...out, fileName, settings: run.settings, config, configName: run.settings.preset },
+          });
         } catch (e) {
           if (request !== latest) return;
           const { name, message } = toModelError(e, '');

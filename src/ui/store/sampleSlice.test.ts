@@ -13,13 +13,33 @@ import type { SampleService } from './sampleSlice.ts';
 
 // The sample's real facts: PaddleOCR's graph name and paddle2onnx dimension names, recognised by the core.
 const paddleSummary = {
-  fileName: 'ppocr-det.onnx', byteLength: 10, graphName: 'Model from PaddlePaddle.', producer: '', metadata: {},
-  inputs: [{ name: 'x', elemType: 'float32', shape: ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2'] }],
-  outputs: [{ name: 'sigmoid_0.tmp_0', elemType: 'float32', shape: ['p2o.DynamicDimension.3', 1, 'p2o.DynamicDimension.4', 'p2o.DynamicDimension.5'] }],
+  fileName: 'ppocr-det.onnx',
+  byteLength: 10,
+  graphName: 'Model from PaddlePaddle.',
+  producer: '',
+  metadata: {},
+  inputs: [
+    {
+      name: 'x',
+      elemType: 'float32',
+      shape: ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2'],
+    },
+  ],
+  outputs: [
+    {
+      name: 'sigmoid_0.tmp_0',
+      elemType: 'float32',
+      shape: ['p2o.DynamicDimension.3', 1, 'p2o.DynamicDimension.4', 'p2o.DynamicDimension.5'],
+    },
+  ],
 } as unknown as ModelSummary;
 
 const quantReport = {
-  config: 'XINT8', exclusions: [], counts: { nodes: 3, quantized: 3, float: 0, activationPairs: 2, quantizedConstants: 1 }, quantized: [], float: [],
+  config: 'XINT8',
+  exclusions: [],
+  counts: { nodes: 3, quantized: 3, float: 0, activationPairs: 2, quantizedConstants: 1 },
+  quantized: [],
+  float: [],
 } as unknown as QuantizeReport;
 
 function services(options: { failCalibration?: boolean; holdCalibration?: boolean } = {}) {
@@ -35,12 +55,22 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
   };
   const calibration: CalibrationService = {
     async calibrate(_m, request) {
-      calls.push(`calibrate ${request.samples.length} ${JSON.stringify(request.spec?.dims)} ${request.spec?.channelOrder}`);
+      calls.push(
+        `calibrate ${request.samples.length} ${JSON.stringify(request.spec?.dims)} ${request.spec?.channelOrder}`,
+      );
       if (options.holdCalibration) await new Promise<void>((r) => (release = r));
-      if (options.failCalibration) throw Object.assign(new Error('the worker ran out of memory'), { name: 'WorkerError' });
+      if (options.failCalibration)
+        throw Object.assign(new Error('the worker ran out of memory'), { name: 'WorkerError' });
       return {
-        ranges: { x: [0, 1] }, used: request.samples.length, skipped: [], warnings: [], method: 'MinMax',
-        backend: { kind: 'wasm', threads: 1, fallbackReason: null }, passes: 1, seconds: 1, runOutputBytes: 1,
+        ranges: { x: [0, 1] },
+        used: request.samples.length,
+        skipped: [],
+        warnings: [],
+        method: 'MinMax',
+        backend: { kind: 'wasm', threads: 1, fallbackReason: null },
+        passes: 1,
+        seconds: 1,
+        runOutputBytes: 1,
       } satisfies CalibrationResult;
     },
     cancel() {
@@ -59,8 +89,17 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
     async evaluate(_h, request: EvaluationRequest) {
       calls.push(`evaluate ${request.samples.map((s) => s.name).join(',')}`);
       return {
-        report: buildReport({ floatModel: { name: 'ppocr-det.onnx', sha256: null, bytes: 10 }, samples: 2, outputs: [] }),
-        nodeSqnr: {}, used: request.samples.length, skipped: [], backend: { kind: 'wasm', threads: 1, fallbackReason: null }, secondsPerSample: 0.1, seconds: 0.2,
+        report: buildReport({
+          floatModel: { name: 'ppocr-det.onnx', sha256: null, bytes: 10 },
+          samples: 2,
+          outputs: [],
+        }),
+        nodeSqnr: {},
+        used: request.samples.length,
+        skipped: [],
+        backend: { kind: 'wasm', threads: 1, fallbackReason: null },
+        secondsPerSample: 0.1,
+        seconds: 0.2,
       } satisfies EvaluationResult;
     },
     async suggest() {
@@ -71,12 +110,19 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
   };
   const sample: SampleService = {
     fileName: 'ppocr-det.onnx',
-    source: () => ({ fileName: 'ppocr-det.onnx', byteLength: 10, read: async () => ({ bytes: new ArrayBuffer(10), externalFiles: {} }) }),
+    source: () => ({
+      fileName: 'ppocr-det.onnx',
+      byteLength: 10,
+      read: async () => ({ bytes: new ArrayBuffer(10), externalFiles: {} }),
+    }),
     preset: 'paddleocr-det',
     size: { height: 320, width: 320 },
     counts: { calibration: 3, heldOut: 2 },
     async images(set, count) {
-      return Array.from({ length: count }, (_, i) => new File([new Uint8Array(i + 1)], `${set}-${i}.png`, { lastModified: 0 }));
+      return Array.from(
+        { length: count },
+        (_, i) => new File([new Uint8Array(i + 1)], `${set}-${i}.png`, { lastModified: 0 }),
+      );
     },
   };
   const store = createStudioStore({ model, calibration, quantize, evaluation, sample });
@@ -96,7 +142,11 @@ describe('the sample in one click', () => {
     const s = store.getState();
     expect(s.sample).toMatchObject({ status: 'done', error: null });
     expect(s.sample.seconds).toBeGreaterThanOrEqual(0);
-    expect(s.calibration).toMatchObject({ specPreset: 'paddleocr-det', suggestionAccepted: true, spec: { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], scale: 1 / 255 } });
+    expect(s.calibration).toMatchObject({
+      specPreset: 'paddleocr-det',
+      suggestionAccepted: true,
+      spec: { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], scale: 1 / 255 },
+    });
     expect(s.evaluation).toMatchObject({ source: 'own', status: 'done' });
   });
 
@@ -104,7 +154,11 @@ describe('the sample in one click', () => {
     const { store, calls } = services();
     await store.getState().openSample();
     expect(calls).toEqual(['open ppocr-det.onnx']);
-    expect(store.getState().calibration.images.map((f) => f.name)).toEqual(['calibration-0.png', 'calibration-1.png', 'calibration-2.png']);
+    expect(store.getState().calibration.images.map((f) => f.name)).toEqual([
+      'calibration-0.png',
+      'calibration-1.png',
+      'calibration-2.png',
+    ]);
     expect(store.getState().evaluation.images).toHaveLength(2);
     expect(store.getState().sample.status).toBe('idle');
     // Running it afterwards does not open the model again, nor add the images twice.
@@ -113,10 +167,14 @@ describe('the sample in one click', () => {
     expect(store.getState().calibration.images).toHaveLength(3);
   });
 
-  it('stops at a failing step with that step\'s error', async () => {
+  it("stops at a failing step with that step's error", async () => {
     const { store, calls } = services({ failCalibration: true });
     await store.getState().quantizeSample();
-    expect(store.getState().sample).toMatchObject({ status: 'error', stage: 'calibrate', error: { name: 'WorkerError', message: 'the worker ran out of memory' } });
+    expect(store.getState().sample).toMatchObject({
+      status: 'error',
+      stage: 'calibrate',
+      error: { name: 'WorkerError', message: 'the worker ran out of memory' },
+    });
     expect(calls).not.toContain('quantize');
   });
 
@@ -134,10 +192,14 @@ describe('the sample in one click', () => {
     expect(calls).not.toContain('quantize');
   });
 
-  it('another model opened afterwards clears the sample\'s outcome', async () => {
+  it("another model opened afterwards clears the sample's outcome", async () => {
     const { store } = services();
     await store.getState().quantizeSample();
-    await store.getState().openModel({ fileName: 'other.onnx', byteLength: 1, read: async () => ({ bytes: new ArrayBuffer(1), externalFiles: {} }) });
+    await store.getState().openModel({
+      fileName: 'other.onnx',
+      byteLength: 1,
+      read: async () => ({ bytes: new ArrayBuffer(1), externalFiles: {} }),
+    });
     expect(store.getState().sample.status).toBe('idle');
   });
 });

@@ -97,7 +97,8 @@ export function createSampleSlice<S extends Needs>(service: SampleService): Stat
           await get().openModel(service.source());
           if (!live()) return;
           const m = get().model;
-          if (m.fileName !== service.fileName || !m.summary) throw new StepFailed(m.error?.message ?? 'The sample model did not open.', { cause: m.error });
+          if (m.fileName !== service.fileName || !m.summary)
+            throw new StepFailed(m.error?.message ?? 'The sample model did not open.', { cause: m.error });
         }
         stage('images');
         const [calibration, heldOut] = await Promise.all([
@@ -122,24 +123,28 @@ export function createSampleSlice<S extends Needs>(service: SampleService): Stat
         await get().calibrate();
         if (!live()) return;
         const c = get().calibration;
-        if (c.status !== 'done') throw new StepFailed(c.error?.message ?? `Calibration ended ${c.status}.`, { cause: c.error });
+        if (c.status !== 'done')
+          throw new StepFailed(c.error?.message ?? `Calibration ended ${c.status}.`, { cause: c.error });
 
         stage('quantize');
         await get().quantize();
         if (!live()) return;
         const r = get().run;
-        if (r.status !== 'done') throw new StepFailed(r.error?.message ?? 'Quantization did not finish.', { cause: r.error });
+        if (r.status !== 'done')
+          throw new StepFailed(r.error?.message ?? 'Quantization did not finish.', { cause: r.error });
 
         stage('evaluate');
         await get().evaluate();
         if (!live()) return;
         const e = get().evaluation;
-        if (e.status !== 'done') throw new StepFailed(e.error?.message ?? `Evaluation ended ${e.status}.`, { cause: e.error });
+        if (e.status !== 'done')
+          throw new StepFailed(e.error?.message ?? `Evaluation ended ${e.status}.`, { cause: e.error });
         patch({ status: 'done', seconds: (performance.now() - started) / 1000 });
       } catch (err) {
         if (!live()) return;
         const cause = (err as { cause?: { name?: string } }).cause;
-        const name = err instanceof StepFailed ? (cause?.name ?? 'SampleStepError') : err instanceof Error ? err.name : 'Error';
+        const name =
+          err instanceof StepFailed ? (cause?.name ?? 'SampleStepError') : err instanceof Error ? err.name : 'Error';
         patch({ status: 'error', error: { name, message: err instanceof Error ? err.message : String(err) } });
       }
     }

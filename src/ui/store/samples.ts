@@ -26,7 +26,10 @@ export function imageSamples(files: readonly File[]): CalibrationSample[] {
 }
 
 /** The samples of the calibration data: its images, then its .npy samples. */
-export function samplesOf(data: { readonly images: readonly File[]; readonly npy: readonly { name: string; files: Record<string, File> }[] }): CalibrationSample[] {
+export function samplesOf(data: {
+  readonly images: readonly File[];
+  readonly npy: readonly { name: string; files: Record<string, File> }[];
+}): CalibrationSample[] {
   const npy: CalibrationSample[] = data.npy.map((s) => ({ kind: 'npy', name: s.name, files: s.files }));
   return [...imageSamples(data.images), ...npy];
 }

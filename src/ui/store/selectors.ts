@@ -16,7 +16,10 @@ import { recognizeHead, type HeadGuess } from '../../core/task/recognizeHead.ts'
 import type { TaskHead } from '../../core/task/heads.ts';
 
 /** The configuration the page quantizes with: the settings plus the exclusion list. */
-export function currentConfig(state: { readonly run: { readonly settings: QuantSettings }; readonly exclusions: { readonly entries: readonly ExclusionEntry[] } }): QuantConfig {
+export function currentConfig(state: {
+  readonly run: { readonly settings: QuantSettings };
+  readonly exclusions: { readonly entries: readonly ExclusionEntry[] };
+}): QuantConfig {
   // exclusionFields gives both lists: subgraphsToExclude and the FP16→FP32 list (fp16SubgraphsToFp32).
   return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
 }
@@ -29,12 +32,24 @@ export function currentConfig(state: { readonly run: { readonly settings: QuantS
  * does, so they alone would describe another model. Otherwise, the current settings and picks.
  */
 export function exportedConfig(state: {
-  readonly run: { readonly settings: QuantSettings; readonly result: { readonly config: QuantConfig | null; readonly settings: QuantSettings; readonly adoptedUnder?: { readonly settings: QuantSettings; readonly exclusions: readonly ExclusionEntry[] } } | null };
+  readonly run: {
+    readonly settings: QuantSettings;
+    readonly result: {
+      readonly config: QuantConfig | null;
+      readonly settings: QuantSettings;
+      readonly adoptedUnder?: { readonly settings: QuantSettings; readonly exclusions: readonly ExclusionEntry[] };
+    } | null;
+  };
   readonly exclusions: { readonly entries: readonly ExclusionEntry[] };
 }): { config: QuantConfig; preset: QuantSettings['preset'] } {
   const result = state.run.result;
   const under = result?.adoptedUnder;
-  if (result?.config && under && under.settings === state.run.settings && under.exclusions === state.exclusions.entries) {
+  if (
+    result?.config &&
+    under &&
+    under.settings === state.run.settings &&
+    under.exclusions === state.exclusions.entries
+  ) {
     return { config: result.config, preset: result.settings.preset };
   }
   return { config: currentConfig(state), preset: state.run.settings.preset };
@@ -58,7 +73,11 @@ export function rangesAreCurrent(state: {
  * Why the open model cannot be calibrated, quantized or tuned (null when it can): steps that start from a
  * float model say so before they are clicked, rather than failing after.
  */
-export function floatModelNeeded(state: { readonly model: { readonly summary: { readonly quantization: { readonly state: string; readonly ops: readonly string[] } } | null } }): string | null {
+export function floatModelNeeded(state: {
+  readonly model: {
+    readonly summary: { readonly quantization: { readonly state: string; readonly ops: readonly string[] } } | null;
+  };
+}): string | null {
   const q = state.model.summary?.quantization;
   if (!q || q.state === 'float') return null;
   return `This model is already quantized (${q.ops.slice(0, 3).join(', ')}${q.ops.length > 3 ? ', …' : ''}): calibration, quantization and recovery start from the float model. Open the float model to quantize it again.`;
@@ -77,7 +96,10 @@ export function headSuggestion(summary: ModelSummary | null): HeadGuess | null {
  * The task head the page judges the open model with: the user's choice (evaluation.taskByModel), else the head
  * recognised from it; null when the user chose none or nothing was recognised (task targets then need a choice).
  */
-export function currentTaskHead(s: { model: { summary: ModelSummary | null }; evaluation: { taskByModel: Readonly<Record<string, TaskHead | 'none'>> } }): TaskHead | null {
+export function currentTaskHead(s: {
+  model: { summary: ModelSummary | null };
+  evaluation: { taskByModel: Readonly<Record<string, TaskHead | 'none'>> };
+}): TaskHead | null {
   const key = modelKey(s.model.summary);
   const chosen = key ? s.evaluation.taskByModel[key] : undefined;
   if (chosen === 'none') return null;

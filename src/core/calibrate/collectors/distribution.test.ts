@@ -3,7 +3,8 @@ import { DistributionCollector, histogramMoments } from './distribution.ts';
 import { gaussian } from '../testData.ts';
 
 const f32 = (xs: number[]) => Float32Array.from(xs);
-const run = (x: Float32Array, options = {}) => DistributionCollector.finalize(DistributionCollector.update(DistributionCollector.create(options), x));
+const run = (x: Float32Array, options = {}) =>
+  DistributionCollector.finalize(DistributionCollector.update(DistributionCollector.create(options), x));
 
 describe('Distribution (ORT compute_distribution / _avg_std)', () => {
   it('defaults follow ORT create_calibrator: 2048 bins, scenario "same"', () => {

@@ -11,7 +11,13 @@
  * moved by at most one fine bin, under half a reference bin).
  */
 
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { binCenters, centeredReference } from '../histogram/histogramViews.ts';
 import { type CalibrationRange, type Collector, assertSameOptions, validateNumBins, withDefaults } from './types.ts';
 

@@ -4,15 +4,16 @@ import { MinMaxCollector } from './minmax.ts';
 import { gaussian, randomPartition, unevenBatches } from '../testData.ts';
 
 const f32 = (xs: number[]) => Float32Array.from(xs);
-const run = (x: Float32Array, options = {}) => EntropyCollector.finalize(EntropyCollector.update(EntropyCollector.create(options), x));
+const run = (x: Float32Array, options = {}) =>
+  EntropyCollector.finalize(EntropyCollector.update(EntropyCollector.create(options), x));
 const repeat = (v: number, n: number) => Array.from({ length: n }, () => v);
 
 describe('Entropy (ORT get_entropy_threshold)', () => {
-  it('defaults: TensorRT\'s 2048 bins, ORT\'s 128 quantized bins', () => {
+  it("defaults: TensorRT's 2048 bins, ORT's 128 quantized bins", () => {
     expect(EntropyCollector.defaults).toEqual({ numBins: 2048, numQuantizedBins: 128 });
   });
 
-  it('with ORT\'s defaults (128 bins) there is one candidate, the whole histogram: the MinMax range', () => {
+  it("with ORT's defaults (128 bins) there is one candidate, the whole histogram: the MinMax range", () => {
     // zero bin 64, half of 128 quantized bins is 64: i runs from 64 to 64 only.
     const x = gaussian(20000, 1);
     x[7] = 40;
@@ -55,7 +56,10 @@ describe('Entropy (ORT get_entropy_threshold)', () => {
     // i = 1: p = [10 + 1000, 10, 10], q = [10, 10, 10]: KL ≈ 0.981 ln(2.94) + 2 · 0.0097 ln(0.029) ≈ 0.989.
     // i = 3: p = [1000, 0, 10, 10, 10, 0]; groups [1000, 20, 10] spread over their non-empty bins:
     //   q = [1000, 1000, 10, 10, 10, 10]; KL ≈ ln((1000/1030)/(1000/2040)) ≈ 0.683. The whole window wins.
-    const ref = { counts: Float64Array.from([1000, 0, 10, 10, 10, 0]), edges: Float64Array.from([-3, -2, -1, 0, 1, 2, 3]) };
+    const ref = {
+      counts: Float64Array.from([1000, 0, 10, 10, 10, 0]),
+      edges: Float64Array.from([-3, -2, -1, 0, 1, 2, 3]),
+    };
     expect(entropyThreshold(ref, 3)).toEqual([-3, 3]);
   });
 
@@ -99,7 +103,8 @@ describe('Entropy merging', () => {
   it('gives the same range in any order and grouping', () => {
     const batches = unevenBatches(9, 2000, 41);
     const options = { numBins: 512 };
-    const fold = (bs: Float32Array[]) => bs.reduce((s, b) => EntropyCollector.update(s, b), EntropyCollector.create(options));
+    const fold = (bs: Float32Array[]) =>
+      bs.reduce((s, b) => EntropyCollector.update(s, b), EntropyCollector.create(options));
     const whole = EntropyCollector.finalize(fold(batches));
     for (let seed = 1; seed <= 4; seed++) {
       const merged = randomPartition(batches, 3, seed)
@@ -123,7 +128,9 @@ function literalDivergence(hist: Float64Array, numQuantizedBins: number, i: numb
   p[len - 1] += sum(end, n);
   const nonzero = p.map((v): number => (v !== 0 ? 1 : 0));
   const merged = Math.floor(len / numQuantizedBins);
-  const quantized = Array.from({ length: numQuantizedBins }, (_, g) => sum(start + g * merged, start + (g + 1) * merged));
+  const quantized = Array.from({ length: numQuantizedBins }, (_, g) =>
+    sum(start + g * merged, start + (g + 1) * merged),
+  );
   quantized[numQuantizedBins - 1] += sum(start + numQuantizedBins * merged, end);
   const q = new Array<number>(len).fill(0);
   for (let g = 0; g < numQuantizedBins; g++) {
@@ -149,8 +156,14 @@ function literalDivergence(hist: Float64Array, numQuantizedBins: number, i: numb
 describe('Entropy window divergence', () => {
   it("equals ORT's literal p, q, smoothing and KL on every window of sparse, outlier-heavy histograms", () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-    for (const [n, nq] of [[64, 8], [65, 7], [200, 16], [300, 128], [6, 3]] as const) {
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (const [n, nq] of [
+      [64, 8],
+      [65, 7],
+      [200, 16],
+      [300, 128],
+      [6, 3],
+    ] as const) {
       for (let trial = 0; trial < 4; trial++) {
         // Mostly empty bins, a peak near zero and a few far outliers: windows with zero ends and remainders.
         const hist = Float64Array.from({ length: n }, (_, k) => {

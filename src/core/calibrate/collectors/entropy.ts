@@ -29,7 +29,13 @@
  * taken out before the search, as NVIDIA's pytorch-quantization does (`withoutZeroSpike`).
  */
 
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { type ReferenceHistogram, centeredReference } from '../histogram/histogramViews.ts';
 import { clipToData } from './percentile.ts';
 import { type CalibrationRange, type Collector, assertSameOptions, validateNumBins, withDefaults } from './types.ts';
@@ -198,7 +204,8 @@ export function entropyThreshold(ref: ReferenceHistogram, numQuantizedBins: numb
   for (let i = halfQ; i <= zero; i += stride) consider(i);
   if (stride > 1) {
     const centre = bestI;
-    for (let i = Math.max(halfQ, centre - stride + 1); i <= Math.min(zero, centre + stride - 1); i++) if (i !== centre) consider(i);
+    for (let i = Math.max(halfQ, centre - stride + 1); i <= Math.min(zero, centre + stride - 1); i++)
+      if (i !== centre) consider(i);
   }
   const bestStart = zero - bestI;
   const bestEnd = Math.min(zero + bestI + 1, n);

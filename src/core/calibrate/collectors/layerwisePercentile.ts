@@ -19,7 +19,13 @@
  */
 
 import { QUANT_TYPES, type QuantType, isQuantType, roundHalfToEven } from '../../quantize/numeric.ts';
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { type WeightedPoints, binPoints } from '../histogram/histogramViews.ts';
 import { clipToData, percentileReference, percentileThresholds } from './percentile.ts';
 import {

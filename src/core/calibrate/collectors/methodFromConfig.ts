@@ -9,13 +9,20 @@ import { activationCollectorMethod, createState, type CollectorState } from './r
 /** A fresh collector state for one activation tensor under `config`. */
 export function activationState(config: QuantConfig): CollectorState {
   const x = config.extraOptions;
-  const method = activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+  const method = activationCollectorMethod(
+    config.calibrationMethod,
+    config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
+  );
   switch (method) {
     case 'MinMax':
     case 'NonOverflow':
       return createState(method, { movingAverage: x.CalibMovingAverage, symmetric: x.CalibTensorRangeSymmetric });
     case 'Percentile':
-      return createState(method, { percentile: x.Percentile, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
+      return createState(method, {
+        percentile: x.Percentile,
+        numBins: x.NumBins,
+        symmetric: x.CalibTensorRangeSymmetric,
+      });
     case 'Entropy':
       return createState(method, { numBins: x.NumBins, numQuantizedBins: x.NumQuantizedBins });
     case 'PowerOfTwoMinMSE':
@@ -24,7 +31,11 @@ export function activationState(config: QuantConfig): CollectorState {
     case 'ConsumerMSE':
       return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
     case 'LayerwisePercentile':
-      return createState(method, { quantType: config.activationType, numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric });
+      return createState(method, {
+        quantType: config.activationType,
+        numBins: x.NumBins,
+        symmetric: x.CalibTensorRangeSymmetric,
+      });
     default:
       return createState(method);
   }
@@ -36,5 +47,8 @@ export function activationState(config: QuantConfig): CollectorState {
  */
 export function activationMethodName(config: QuantConfig): string {
   if (config.calibrationMethod === 'Sequential') return 'Sequential';
-  return activationCollectorMethod(config.calibrationMethod, config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32');
+  return activationCollectorMethod(
+    config.calibrationMethod,
+    config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
+  );
 }

@@ -25,7 +25,10 @@ describe('MinMax (ORT MinMaxCalibrater)', () => {
     // min (−2 + 0.5) / 2 = −0.75, max (3 + 4) / 2 = 3.5.
     expect(MinMaxCollector.finalize(fold(runs, { movingAverage: true }))).toEqual({ min: -0.75, max: 3.5 });
     // symmetric after averaging: a = max(0.75, 3.5).
-    expect(MinMaxCollector.finalize(fold(runs, { movingAverage: true, symmetric: true }))).toEqual({ min: -3.5, max: 3.5 });
+    expect(MinMaxCollector.finalize(fold(runs, { movingAverage: true, symmetric: true }))).toEqual({
+      min: -3.5,
+      max: 3.5,
+    });
   });
 
   it('ignores NaN and ±Infinity, and a run with nothing finite is not a run', () => {
@@ -70,8 +73,8 @@ describe('MinMax merging', () => {
     expect(() => MinMaxCollector.merge(MinMaxCollector.create(), MinMaxCollector.create({ symmetric: true }))).toThrow(
       CollectorMismatchError,
     );
-    expect(() => MinMaxCollector.merge(MinMaxCollector.create(), NonOverflowCollector.create({ symmetric: false }))).toThrow(
-      CollectorMismatchError,
-    );
+    expect(() =>
+      MinMaxCollector.merge(MinMaxCollector.create(), NonOverflowCollector.create({ symmetric: false })),
+    ).toThrow(CollectorMismatchError);
   });
 });

@@ -145,7 +145,10 @@ function finalize(state: MinMaxState): CalibrationRange {
   return { min, max };
 }
 
-function collector(method: MinMaxMethod, defaults: MinMaxOptions): Collector<MinMaxOptions, MinMaxState, CalibrationRange> {
+function collector(
+  method: MinMaxMethod,
+  defaults: MinMaxOptions,
+): Collector<MinMaxOptions, MinMaxState, CalibrationRange> {
   return {
     method: method satisfies CalibrationMethod,
     defaults,

@@ -6,7 +6,8 @@ import { gaussian, randomPartition, unevenBatches, uniform } from '../testData.t
 import { roundHalfToEven } from '../../quantize/numeric.ts';
 
 const f32 = (xs: number[]) => Float32Array.from(xs);
-const run = (x: Float32Array, options: Partial<MinMseOptions> = {}) => MinMseCollector.finalize(MinMseCollector.update(MinMseCollector.create(options), x));
+const run = (x: Float32Array, options: Partial<MinMseOptions> = {}) =>
+  MinMseCollector.finalize(MinMseCollector.update(MinMseCollector.create(options), x));
 
 /** Mean squared round-trip error on the raw values, written out independently of the collector. */
 function rawMse(x: Float32Array, rmin: number, rmax: number, symmetric: boolean): number {
@@ -28,7 +29,13 @@ function rawPercentile(sorted: Float64Array, q: number): number {
 
 describe('MinMSE, float scale (Quark compute_minmse)', () => {
   it("defaults follow Quark: 'Percentile' mode, symmetric int8, ≤ 2048 bins (plus the sweep)", () => {
-    expect(MinMseCollector.defaults).toEqual({ mode: 'Percentile', quantType: 'int8', symmetric: true, numBins: 2048, sweep: true });
+    expect(MinMseCollector.defaults).toEqual({
+      mode: 'Percentile',
+      quantType: 'int8',
+      symmetric: true,
+      numBins: 2048,
+      sweep: true,
+    });
     expect(MIN_MSE_PERCENTILES).toEqual([99.9, 99.99, 99.999, 99.9999]);
   });
 
@@ -56,15 +63,21 @@ describe('MinMSE, float scale (Quark compute_minmse)', () => {
     for (let i = 0; i < 9; i++) x[i * 1000] = 30 + i;
     const sorted = Float64Array.from(x).sort();
     const r = run(x, { sweep: false });
-    const candidates = MIN_MSE_PERCENTILES.map((p) => [rawPercentile(sorted, (100 - p) / 200), rawPercentile(sorted, 1 - (100 - p) / 200)]);
+    const candidates = MIN_MSE_PERCENTILES.map((p) => [
+      rawPercentile(sorted, (100 - p) / 200),
+      rawPercentile(sorted, 1 - (100 - p) / 200),
+    ]);
     const errors = candidates.map(([lo, hi]) => rawMse(x, lo, hi, true));
     const best = errors.indexOf(Math.min(...errors));
     expect(r.max).toBeCloseTo(candidates[best][1], 2);
     expect(rawMse(x, r.min, r.max, true)).toBeLessThanOrEqual(errors[best] * 1.001);
   });
 
-  it('with the sweep (the default), never errs more than MinMax or than Quark\'s candidates alone, on its own values', () => {
-    for (const [seed, x] of [[1, gaussian(50000, 11)], [2, uniform(50000, 12, 0, 6)]] as const) {
+  it("with the sweep (the default), never errs more than MinMax or than Quark's candidates alone, on its own values", () => {
+    for (const [seed, x] of [
+      [1, gaussian(50000, 11)],
+      [2, uniform(50000, 12, 0, 6)],
+    ] as const) {
       x[seed] = 25; // one outlier
       const minmax = MinMaxCollector.finalize(MinMaxCollector.update(MinMaxCollector.create(), x));
       for (const symmetric of [true, false]) {
@@ -92,7 +105,8 @@ describe('MinMSE, float scale (Quark compute_minmse)', () => {
   it('gives the same result in any order and grouping, in every mode', () => {
     const batches = unevenBatches(8, 1500, 51);
     for (const mode of ['Percentile', 'HistCenter', 'All'] as const) {
-      const fold = (bs: Float32Array[]) => bs.reduce((s, b) => MinMseCollector.update(s, b), MinMseCollector.create({ mode }));
+      const fold = (bs: Float32Array[]) =>
+        bs.reduce((s, b) => MinMseCollector.update(s, b), MinMseCollector.create({ mode }));
       const whole = MinMseCollector.finalize(fold(batches));
       const merged = randomPartition(batches, 3, 7)
         .map(fold)

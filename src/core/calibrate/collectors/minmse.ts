@@ -27,7 +27,13 @@
  */
 
 import { QUANT_TYPES, type QuantType, isQuantType } from '../../quantize/numeric.ts';
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { binCenters, binPoints, histogramQuantile, spanReference } from '../histogram/histogramViews.ts';
 import {
   type IntegerBounds,
@@ -131,7 +137,13 @@ export function minMseSearch(h: Histogram, options: MinMseOptions): SearchedRang
   const bounds = searchBounds(options.quantType, options.symmetric);
   if (options.mode === 'Percentile') {
     const { points, weights } = binPoints(h);
-    return search([...rangeCandidates(h, options.sweep), ...percentileCandidates(h)], points, weights, bounds, options.symmetric);
+    return search(
+      [...rangeCandidates(h, options.sweep), ...percentileCandidates(h)],
+      points,
+      weights,
+      bounds,
+      options.symmetric,
+    );
   }
   const ref = spanReference(h, Math.min(options.numBins, h.count));
   const centers = binCenters(ref.edges);

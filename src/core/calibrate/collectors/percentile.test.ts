@@ -3,7 +3,8 @@ import { PercentileCollector } from './percentile.ts';
 import { gaussian, randomPartition, unevenBatches, uniform } from '../testData.ts';
 
 const f32 = (xs: number[]) => Float32Array.from(xs);
-const run = (x: Float32Array, options = {}) => PercentileCollector.finalize(PercentileCollector.update(PercentileCollector.create(options), x));
+const run = (x: Float32Array, options = {}) =>
+  PercentileCollector.finalize(PercentileCollector.update(PercentileCollector.create(options), x));
 
 describe('Percentile (ORT compute_percentile)', () => {
   it('defaults follow ORT create_calibrator: 99.999, 2048 bins, symmetric', () => {
@@ -78,7 +79,8 @@ describe('Percentile merging', () => {
   const batches = unevenBatches(10, 2000, 31);
   for (const symmetric of [true, false]) {
     it(`gives the same range in any order and grouping (symmetric: ${symmetric})`, () => {
-      const fold = (bs: Float32Array[]) => bs.reduce((s, b) => PercentileCollector.update(s, b), PercentileCollector.create({ symmetric }));
+      const fold = (bs: Float32Array[]) =>
+        bs.reduce((s, b) => PercentileCollector.update(s, b), PercentileCollector.create({ symmetric }));
       const whole = PercentileCollector.finalize(fold(batches));
       for (let seed = 1; seed <= 5; seed++) {
         const merged = randomPartition(batches, 3, seed)

@@ -15,7 +15,13 @@
  * move by at most one reference bin.
  */
 
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { type ReferenceHistogram, centeredReference, spanReference } from '../histogram/histogramViews.ts';
 import {
   type CalibrationRange,
@@ -73,7 +79,11 @@ function cumulative(counts: Float64Array): Float64Array {
  * ORT's percentile thresholds on a reference histogram, before clipping to the data: [-e, e] for a
  * histogram of |x|, else [e_left, e_right]. Edges are the reference's float32 edges.
  */
-export function percentileThresholds(ref: ReferenceHistogram, percentile: number, symmetric: boolean): [number, number] {
+export function percentileThresholds(
+  ref: ReferenceHistogram,
+  percentile: number,
+  symmetric: boolean,
+): [number, number] {
   const cdf = cumulative(ref.counts);
   if (symmetric) {
     const t = ref.edges[searchSorted(cdf, percentile / 100)];

@@ -53,7 +53,8 @@ describe('power-of-two MinMSE (Quark PowOfTwoCollector, compute_minmse_from_hist
 
   it('gives the same result in any order and grouping', () => {
     const batches = unevenBatches(10, 1500, 61);
-    const fold = (bs: Float32Array[]) => bs.reduce((s, b) => PowerOfTwoMinMseCollector.update(s, b), PowerOfTwoMinMseCollector.create());
+    const fold = (bs: Float32Array[]) =>
+      bs.reduce((s, b) => PowerOfTwoMinMseCollector.update(s, b), PowerOfTwoMinMseCollector.create());
     const whole = PowerOfTwoMinMseCollector.finalize(fold(batches));
     for (let seed = 1; seed <= 4; seed++) {
       const merged = randomPartition(batches, 2 + seed, seed)

@@ -16,7 +16,13 @@
  */
 
 import { QUANT_TYPES, type QuantType, isQuantType } from '../../quantize/numeric.ts';
-import { type Histogram, capacityFor, createHistogram, foldIntoHistogram, mergeHistograms } from '../histogram/histogram.ts';
+import {
+  type Histogram,
+  capacityFor,
+  createHistogram,
+  foldIntoHistogram,
+  mergeHistograms,
+} from '../histogram/histogram.ts';
 import { binCenters, spanReference } from '../histogram/histogramViews.ts';
 import type { SearchedRange } from './minmse.ts';
 import {

@@ -22,16 +22,25 @@ describe('searchBounds (Quark get_qmin_qmax_for_qType)', () => {
 
 describe('floatScaleZeroPoint (Quark compute_scale_zp, float scale)', () => {
   it('symmetric int8: [−1, 3] → [−3, 3], scale 6/254, zero point 0', () => {
-    expect(floatScaleZeroPoint(-1, 3, searchBounds('int8', true), true)).toEqual({ scale: Math.fround(6 / 254), zeroPoint: 0 });
+    expect(floatScaleZeroPoint(-1, 3, searchBounds('int8', true), true)).toEqual({
+      scale: Math.fround(6 / 254),
+      zeroPoint: 0,
+    });
   });
   it('asymmetric uint8: [0.5, 2] widens to [0, 2]: scale 2/255, zero point round(0 − 0) = 0', () => {
-    expect(floatScaleZeroPoint(0.5, 2, searchBounds('uint8', false), false)).toEqual({ scale: Math.fround(2 / 255), zeroPoint: 0 });
+    expect(floatScaleZeroPoint(0.5, 2, searchBounds('uint8', false), false)).toEqual({
+      scale: Math.fround(2 / 255),
+      zeroPoint: 0,
+    });
   });
   it('asymmetric uint8: [−1, 1] → zero point round(0 + 1/(2/255)) = round(127.5) = 128 (ties to even)', () => {
     expect(floatScaleZeroPoint(-1, 1, searchBounds('uint8', false), false).zeroPoint).toBe(128);
   });
   it('rounds a tied zero point to even: uint8 [−126.5, 128.5] → scale 1, zero point round(126.5) = 126', () => {
-    expect(floatScaleZeroPoint(-126.5, 128.5, searchBounds('uint8', false), false)).toEqual({ scale: 1, zeroPoint: 126 });
+    expect(floatScaleZeroPoint(-126.5, 128.5, searchBounds('uint8', false), false)).toEqual({
+      scale: 1,
+      zeroPoint: 126,
+    });
   });
   it('an all-zero range gives scale 1, zero point 0', () => {
     expect(floatScaleZeroPoint(0, 0, searchBounds('int8', true), true)).toEqual({ scale: 1, zeroPoint: 0 });
@@ -53,7 +62,12 @@ describe('qdqSquaredError', () => {
   it('by hand: scale 0.5, zero point 0, int8 narrow', () => {
     // 0.3 → round(0.6) = 1 → 0.5, error 0.2²; 0.25 → round(0.5) = 0 (ties to even) → 0, error 0.25²;
     // 100 → 200 clamps to 127 → 63.5, error 36.5². Weights 1, 2, 1.
-    const e = qdqSquaredError(Float64Array.from([0.3, 0.25, 100]), Float64Array.from([1, 2, 1]), { scale: 0.5, zeroPoint: 0 }, searchBounds('int8', true));
+    const e = qdqSquaredError(
+      Float64Array.from([0.3, 0.25, 100]),
+      Float64Array.from([1, 2, 1]),
+      { scale: 0.5, zeroPoint: 0 },
+      searchBounds('int8', true),
+    );
     expect(e).toBeCloseTo(0.2 ** 2 + 2 * 0.25 ** 2 + 36.5 ** 2, 9);
   });
 

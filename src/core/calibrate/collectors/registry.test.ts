@@ -41,8 +41,15 @@ describe('collector registry', () => {
   });
 
   it('keeps the default for an option passed as undefined (unset configuration fields)', () => {
-    expect(createState('Percentile', { percentile: undefined, numBins: 512 }).options).toEqual({ percentile: 99.999, numBins: 512, symmetric: true });
-    expect(createState('MinMax', { symmetric: undefined, movingAverage: undefined }).options).toEqual({ symmetric: false, movingAverage: false });
+    expect(createState('Percentile', { percentile: undefined, numBins: 512 }).options).toEqual({
+      percentile: 99.999,
+      numBins: 512,
+      symmetric: true,
+    });
+    expect(createState('MinMax', { symmetric: undefined, movingAverage: undefined }).options).toEqual({
+      symmetric: false,
+      movingAverage: false,
+    });
   });
 });
 
@@ -73,11 +80,15 @@ describe('every collector, through state dispatch', () => {
   }
 
   it('refuses to merge states of different methods', () => {
-    expect(() => mergeStates(createState('MinMax'), createState('Percentile') as never)).toThrow(CollectorMismatchError);
+    expect(() => mergeStates(createState('MinMax'), createState('Percentile') as never)).toThrow(
+      CollectorMismatchError,
+    );
   });
 
   it('refuses to merge states with different options', () => {
-    expect(() => mergeStates(createState('Entropy'), createState('Entropy', { numBins: 256 }))).toThrow(CollectorMismatchError);
+    expect(() => mergeStates(createState('Entropy'), createState('Entropy', { numBins: 256 }))).toThrow(
+      CollectorMismatchError,
+    );
   });
 
   it('finalizes an empty state to [0, 0]', () => {

@@ -23,13 +23,16 @@ import {
   LayerwisePercentileCollector,
 } from './layerwisePercentile.ts';
 import { type MinMaxOptions, type MinMaxState, MinMaxCollector, NonOverflowCollector } from './minmax.ts';
-import { type ConsumerMseState, ConsumerMseCollector, type MinMseOptions, type MinMseState, MinMseCollector, type SearchedRange } from './minmse.ts';
-import { type PercentileOptions, type PercentileState, PercentileCollector } from './percentile.ts';
 import {
-  type PowerOfTwoMinMseOptions,
-  type PowerOfTwoMinMseState,
-  PowerOfTwoMinMseCollector,
-} from './pof2MinMse.ts';
+  type ConsumerMseState,
+  ConsumerMseCollector,
+  type MinMseOptions,
+  type MinMseState,
+  MinMseCollector,
+  type SearchedRange,
+} from './minmse.ts';
+import { type PercentileOptions, type PercentileState, PercentileCollector } from './percentile.ts';
+import { type PowerOfTwoMinMseOptions, type PowerOfTwoMinMseState, PowerOfTwoMinMseCollector } from './pof2MinMse.ts';
 import { type CalibrationMethod, type CalibrationRange, type Collector, CollectorMismatchError } from './types.ts';
 
 /** Options, state and result types of each method. */
@@ -122,7 +125,15 @@ export function observedRange(state: CollectorState): { min: number; max: number
 }
 
 /** Quark `CalibMethod` names, as a configuration spells them. */
-export type QuarkCalibMethod = 'MinMax' | 'Percentile' | 'LayerwisePercentile' | 'Entropy' | 'Distribution' | 'MinMSE' | 'ConsumerMSE' | 'Sequential';
+export type QuarkCalibMethod =
+  | 'MinMax'
+  | 'Percentile'
+  | 'LayerwisePercentile'
+  | 'Entropy'
+  | 'Distribution'
+  | 'MinMSE'
+  | 'ConsumerMSE'
+  | 'Sequential';
 export type ScaleType = 'Float32' | 'PowerOf2';
 
 /**

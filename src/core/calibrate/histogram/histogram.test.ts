@@ -52,7 +52,14 @@ describe('canonical histogram layout', () => {
   it('counts a batch inside the layout in one pass, and one with NaN, ±Infinity or new extremes in two, the same as whole', () => {
     for (const abs of [false, true]) {
       const first = f32([-8, -3, 0.5, 2, 7]);
-      for (const later of [f32([1, -2, 3.5]), f32([1, NaN, -2]), f32([1, Infinity, -2]), f32([-Infinity, 0.25]), f32([30, 1, -0.125]), f32([NaN])]) {
+      for (const later of [
+        f32([1, -2, 3.5]),
+        f32([1, NaN, -2]),
+        f32([1, Infinity, -2]),
+        f32([-Infinity, 0.25]),
+        f32([30, 1, -0.125]),
+        f32([NaN]),
+      ]) {
         const sequential = foldIntoHistogram(foldIntoHistogram(createHistogram(16, abs), first), later);
         const whole = foldIntoHistogram(createHistogram(16, abs), f32([...first, ...later]));
         expect(sequential).toEqual(whole);

@@ -121,7 +121,11 @@ function noNegativeZero(x: number): number {
  * the one-pass loop measured slower than the two (CPU time, Node 20: 18 against 16 ms for 3.2 M values;
  * 13 against 17 ms for |x|).
  */
-export function foldIntoHistogram(h: Histogram, values: Float32Array, kernel = values.length >= KERNEL_MIN_VALUES ? histogramKernel() : null): Histogram {
+export function foldIntoHistogram(
+  h: Histogram,
+  values: Float32Array,
+  kernel = values.length >= KERNEL_MIN_VALUES ? histogramKernel() : null,
+): Histogram {
   if (kernel) return foldWithKernel(h, values, kernel);
   if (h.count > 0 && h.abs) {
     const inside = countInsideAbs(h, values);
@@ -168,13 +172,18 @@ function foldWithKernel(h: Histogram, values: Float32Array, kernel: HistogramKer
   const outside = kernel.countInside(h.bins, values, oldInv, oldOffset, h.abs);
   const e = kernel.last;
   if (outside === 0) return takeInside(h, e, n);
-  const ext: Extremes = finiteExtremes(e) ? { min: e.min, max: e.max, absMin: e.absMin, nonFinite: 0 } : { ...scanWithAbs(values) };
+  const ext: Extremes = finiteExtremes(e)
+    ? { min: e.min, max: e.max, absMin: e.absMin, nonFinite: 0 }
+    : { ...scanWithAbs(values) };
   h.nonFinite += ext.nonFinite;
   const good = n - ext.nonFinite;
   if (good === 0) return h;
   const inv = relayout(h, ext);
   h.count += good;
-  const reach: [number, number] = [Math.floor(countedLow(ext, h.abs) * inv) - h.offset, Math.floor(countedHigh(ext, h.abs) * inv) - h.offset];
+  const reach: [number, number] = [
+    Math.floor(countedLow(ext, h.abs) * inv) - h.offset,
+    Math.floor(countedHigh(ext, h.abs) * inv) - h.offset,
+  ];
   kernel.countOutside(h.bins, values, oldInv, oldOffset, inv, h.offset, h.abs, reach);
   return h;
 }

@@ -84,10 +84,18 @@ describe('histogram kernel', () => {
     const near = expectSame([gaussian(BLOCK, 1), gaussian(BLOCK, 2, 0, 2)], 2048, false);
     expect(float32Exact(pow2(-near.exponent), near.offset, near.capacity)).toBe(true);
     // 1e5 ± 0.01: bins of 2^-17, bin numbers about 1.3e10, past float32's integers.
-    const far = expectSame([1, 2, 3].map((k) => gaussian(BLOCK + 3, 20 + k, 1e5, 0.01 * k)), 1024, false);
+    const far = expectSame(
+      [1, 2, 3].map((k) => gaussian(BLOCK + 3, 20 + k, 1e5, 0.01 * k)),
+      1024,
+      false,
+    );
     expect(float32Exact(pow2(-far.exponent), far.offset, far.capacity)).toBe(false);
     // ±1e5: bins wider than 1 (a product x · 2^-e could round below a float32 subnormal).
-    const wide = expectSame([1, 2, 3].map((k) => gaussian(BLOCK + 1, 30 + k, 0, 1e5 * k)), 1024, true);
+    const wide = expectSame(
+      [1, 2, 3].map((k) => gaussian(BLOCK + 1, 30 + k, 0, 1e5 * k)),
+      1024,
+      true,
+    );
     expect(float32Exact(pow2(-wide.exponent), wide.offset, wide.capacity)).toBe(false);
   });
 
@@ -95,6 +103,8 @@ describe('histogram kernel', () => {
     const kernelText = fs.readFileSync(path.join(import.meta.dirname, 'histogramKernel.wat'), 'utf8');
     const bytes = await wasmFromWat(kernelText, KERNELS.histogram.wat);
     expect(Array.from(HISTOGRAM_KERNEL_WASM)).toEqual(Array.from(bytes));
-    expect(fs.readFileSync(path.join(import.meta.dirname, 'histogramKernelWasm.ts'), 'utf8')).toBe(kernelModuleSource(bytes, KERNELS.histogram));
+    expect(fs.readFileSync(path.join(import.meta.dirname, 'histogramKernelWasm.ts'), 'utf8')).toBe(
+      kernelModuleSource(bytes, KERNELS.histogram),
+    );
   });
 });

@@ -27,7 +27,17 @@ interface KernelExports {
   extremes(at: number, n: number): void;
   countInside(counts: number, at: number, n: number, inv: number, offset: number, cap: number, abs: number): number;
   countInside32(counts: number, at: number, n: number, inv: number, offset: number, cap: number, abs: number): number;
-  countOutside(counts: number, at: number, n: number, oldInv: number, oldOffset: number, inv: number, offset: number, cap: number, abs: number): number;
+  countOutside(
+    counts: number,
+    at: number,
+    n: number,
+    oldInv: number,
+    oldOffset: number,
+    inv: number,
+    offset: number,
+    cap: number,
+    abs: number,
+  ): number;
 }
 
 /** A batch's extremes as float32 (NaN or ±Infinity where the batch holds non-finite values). */
@@ -51,7 +61,16 @@ export interface HistogramKernel {
    * Adds to `bins` (new layout inv, offset) each finite value the old layout (oldInv, oldOffset) could not hold;
    * `reach` is the first and last bin the finite values can reach at the new layout.
    */
-  countOutside(bins: Float64Array, values: Float32Array, oldInv: number, oldOffset: number, inv: number, offset: number, abs: boolean, reach: [number, number]): void;
+  countOutside(
+    bins: Float64Array,
+    values: Float32Array,
+    oldInv: number,
+    oldOffset: number,
+    inv: number,
+    offset: number,
+    abs: boolean,
+    reach: [number, number],
+  ): void;
 }
 
 /** Whether the extremes are all finite (a NaN or ±Infinity among them means the batch holds non-finite values). */
@@ -148,13 +167,19 @@ function kernelOn(k: KernelExports): HistogramKernel {
       });
       // Counted values lie between the bins of the batch's extremes (all of them where some extreme is not finite).
       if (finiteExtremes(last)) {
-        flush(bins, Math.floor(countedLow(last, abs) * inv) - offset, Math.floor(countedHigh(last, abs) * inv) - offset);
+        flush(
+          bins,
+          Math.floor(countedLow(last, abs) * inv) - offset,
+          Math.floor(countedHigh(last, abs) * inv) - offset,
+        );
       } else flush(bins, 0, bins.length - 1);
       return outside;
     },
     countOutside(bins, values, oldInv, oldOffset, inv, offset, abs, reach) {
       layoutFor(bins.length);
-      byBlocks(values, (n) => k.countOutside(countsAt, valuesAt, n, oldInv, oldOffset, inv, offset, bins.length, abs ? 1 : 0));
+      byBlocks(values, (n) =>
+        k.countOutside(countsAt, valuesAt, n, oldInv, oldOffset, inv, offset, bins.length, abs ? 1 : 0),
+      );
       flush(bins, reach[0], reach[1]);
     },
   };
@@ -166,6 +191,10 @@ let instance: HistogramKernel | null | undefined;
 export function histogramKernel(): HistogramKernel | null {
   if (instance !== undefined) return instance;
   const available = typeof WebAssembly === 'object' && WebAssembly.validate(HISTOGRAM_KERNEL_WASM);
-  instance = available ? kernelOn(new WebAssembly.Instance(new WebAssembly.Module(HISTOGRAM_KERNEL_WASM)).exports as unknown as KernelExports) : null;
+  instance = available
+    ? kernelOn(
+        new WebAssembly.Instance(new WebAssembly.Module(HISTOGRAM_KERNEL_WASM)).exports as unknown as KernelExports,
+      )
+    : null;
   return instance;
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { binWidth, createHistogram, foldIntoHistogram } from './histogram.ts';
-import { binCenters, binPoints, centeredReference, histogramQuantile, referenceHistogram, spanReference } from './histogramViews.ts';
+import {
+  binCenters,
+  binPoints,
+  centeredReference,
+  histogramQuantile,
+  referenceHistogram,
+  spanReference,
+} from './histogramViews.ts';
 import { gaussian } from '../testData.ts';
 
 const fold = (xs: number[] | Float32Array, capacity = 1024, abs = false) =>

@@ -53,7 +53,12 @@ export function exposeOnly(model: ModelProto, tensors: readonly string[]): Model
  * Splits tensors into chunks whose outputs together stay under `budgetBytes` per run, given each tensor's
  * byte size from a first run (unknown sizes count as `fallbackBytes`).
  */
-export function chunkTensors(tensors: readonly string[], bytes: ReadonlyMap<string, number>, budgetBytes: number, fallbackBytes = 0): string[][] {
+export function chunkTensors(
+  tensors: readonly string[],
+  bytes: ReadonlyMap<string, number>,
+  budgetBytes: number,
+  fallbackBytes = 0,
+): string[][] {
   const chunks: string[][] = [];
   let current: string[] = [];
   let size = 0;

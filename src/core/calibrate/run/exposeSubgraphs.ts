@@ -6,7 +6,15 @@
  * every iteration's concatenated; the holder node gets the matching extra output, and so on up to the main graph.
  * The names added are fresh (`qs_expose/…`); `tensorOf` maps each main-graph output back to the tensor it carries.
  */
-import { DataType, makeNode, makeValueInfo, type AttributeProto, type GraphProto, type ModelProto, type NodeProto } from '../../onnx/model.ts';
+import {
+  DataType,
+  makeNode,
+  makeValueInfo,
+  type AttributeProto,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+} from '../../onnx/model.ts';
 import { makeTensor } from '../../onnx/tensorData.ts';
 import { namesInGraphs } from '../../onnx/walk.ts';
 import { modelScopes, readableScope, type ScopeStep } from '../../onnx/scopes.ts';
@@ -21,7 +29,8 @@ export function subgraphTensors(model: ModelProto): Map<string, readonly ScopeSt
     if (scope.path.length === 0 || !readableScope(scope.path)) continue;
     const float = (t: string) => !!t && scope.types.get(t) === DataType.FLOAT;
     for (const v of scope.graph.input) if (float(v.name ?? '')) out.set(v.name!, scope.path);
-    for (const node of scope.graph.node) if (node.op_type !== 'Constant') for (const o of node.output) if (float(o)) out.set(o, scope.path);
+    for (const node of scope.graph.node)
+      if (node.op_type !== 'Constant') for (const o of node.output) if (float(o)) out.set(o, scope.path);
   }
   return out;
 }
@@ -43,7 +52,12 @@ function withInts(node: NodeProto, name: string, extra: number): AttributeProto[
  * Carries `tensors` (body tensors, with their paths from subgraphTensors) up to `graph`: returns the graph with
  * its holder nodes rewritten, and each tensor's name in this graph.
  */
-function carry(graph: GraphProto, depth: number, tensors: readonly [string, readonly ScopeStep[]][], fresh: (stem: string) => string): { graph: GraphProto; names: Map<string, string> } {
+function carry(
+  graph: GraphProto,
+  depth: number,
+  tensors: readonly [string, readonly ScopeStep[]][],
+  fresh: (stem: string) => string,
+): { graph: GraphProto; names: Map<string, string> } {
   const names = new Map<string, string>();
   const below = new Map<NodeProto, [string, readonly ScopeStep[]][]>();
   for (const [t, path] of tensors) {
@@ -69,7 +83,10 @@ function carry(graph: GraphProto, depth: number, tensors: readonly [string, read
     const addedOutputs: string[] = [];
     const bodyNodes = new Map<string, NodeProto[]>();
     const bodyOutputs = new Map<string, string[]>();
-    const push = <V,>(m: Map<string, V[]>, k: string, v: V) => { if (!m.has(k)) m.set(k, []); m.get(k)!.push(v); };
+    const push = <V>(m: Map<string, V[]>, k: string, v: V) => {
+      if (!m.has(k)) m.set(k, []);
+      m.get(k)!.push(v);
+    };
     for (const [t, p] of wanted) {
       const attr = p[depth].attribute;
       const inBody = bodies.get(attr)!.names.get(t)!;
@@ -79,7 +96,18 @@ function carry(graph: GraphProto, depth: number, tensors: readonly [string, read
       if (op === 'If') {
         const other = attr === 'then_branch' ? 'else_branch' : 'then_branch';
         const empty = fresh(`${t}/${other}/empty`);
-        const value: AttributeProto = { name: 'value', type: 4, floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [], t: makeTensor(empty, DataType.FLOAT, [0], new Float32Array(0)) };
+        const value: AttributeProto = {
+          name: 'value',
+          type: 4,
+          floats: [],
+          ints: [],
+          strings: [],
+          tensors: [],
+          graphs: [],
+          sparse_tensors: [],
+          type_protos: [],
+          t: makeTensor(empty, DataType.FLOAT, [0], new Float32Array(0)),
+        };
         push(bodyNodes, other, makeNode('Constant', [], [empty], fresh(`${t}/${other}/Constant`), [value]));
         push(bodyOutputs, other, empty);
       }
@@ -92,12 +120,21 @@ function carry(graph: GraphProto, depth: number, tensors: readonly [string, read
       const key = a.name ?? '';
       const g = bodies.get(key)?.graph ?? a.g;
       const outs = bodyOutputs.get(key) ?? [];
-      return { ...a, g: { ...g, node: [...g.node, ...(bodyNodes.get(key) ?? [])], output: [...g.output, ...outs.map((o) => makeValueInfo(o, DataType.FLOAT))] } };
+      return {
+        ...a,
+        g: {
+          ...g,
+          node: [...g.node, ...(bodyNodes.get(key) ?? [])],
+          output: [...g.output, ...outs.map((o) => makeValueInfo(o, DataType.FLOAT))],
+        },
+      };
     });
     if (op === 'Scan') {
       const has = (name: string) => attribute.some((a) => a.name === name);
       const withAxes = has('scan_output_axes') ? withInts({ ...n, attribute }, 'scan_output_axes', 0) : attribute;
-      attribute = has('scan_output_directions') ? withInts({ ...n, attribute: withAxes }, 'scan_output_directions', 0) : withAxes;
+      attribute = has('scan_output_directions')
+        ? withInts({ ...n, attribute: withAxes }, 'scan_output_directions', 0)
+        : withAxes;
     }
     return { ...n, attribute, output: [...n.output, ...addedOutputs] };
   });
@@ -108,14 +145,24 @@ function carry(graph: GraphProto, depth: number, tensors: readonly [string, read
  * The main graph's outputs made exactly `tensors`: main-graph tensors as they are, body tensors (those of
  * subgraphTensors) carried up. Graph inputs among `tensors` are left out (read from the feeds).
  */
-export function exposeAcrossScopes(model: ModelProto, tensors: readonly string[], inBodies: ReadonlyMap<string, readonly ScopeStep[]>): Exposure {
+export function exposeAcrossScopes(
+  model: ModelProto,
+  tensors: readonly string[],
+  inBodies: ReadonlyMap<string, readonly ScopeStep[]>,
+): Exposure {
   const graph = model.graph!;
   const inputs = new Set(graph.input.map((v) => v.name ?? ''));
   const wanted = tensors.filter((t) => !inputs.has(t));
-  const deep = wanted.filter((t) => inBodies.has(t)).map((t) => [t, inBodies.get(t)!] as [string, readonly ScopeStep[]]);
+  const deep = wanted
+    .filter((t) => inBodies.has(t))
+    .map((t) => [t, inBodies.get(t)!] as [string, readonly ScopeStep[]]);
   const typed = new Map(graph.output.map((v) => [v.name ?? '', v]));
   if (deep.length === 0) {
-    return { outputs: wanted, graph: { ...graph, output: wanted.map((name) => typed.get(name) ?? { name, metadata_props: [] }) }, tensorOf: new Map() };
+    return {
+      outputs: wanted,
+      graph: { ...graph, output: wanted.map((name) => typed.get(name) ?? { name, metadata_props: [] }) },
+      tensorOf: new Map(),
+    };
   }
   const taken = namesInGraphs(graph);
   const fresh = (stem: string) => {
@@ -131,5 +178,9 @@ export function exposeAcrossScopes(model: ModelProto, tensors: readonly string[]
     if (name !== t) tensorOf.set(name, t);
     return name;
   });
-  return { outputs, graph: { ...carried.graph, output: outputs.map((name) => typed.get(name) ?? { name, metadata_props: [] }) }, tensorOf };
+  return {
+    outputs,
+    graph: { ...carried.graph, output: outputs.map((name) => typed.get(name) ?? { name, metadata_props: [] }) },
+    tensorOf,
+  };
 }

@@ -7,7 +7,15 @@
  * values and each tensor's element count. `unpackOutputs` cuts the values back into per-tensor views: the same
  * numbers as the unpacked run, without a copy.
  */
-import { DataType, intAttribute, makeNode, opsetOf, type ModelProto, type NodeProto, type TensorProto } from '../../onnx/model.ts';
+import {
+  DataType,
+  intAttribute,
+  makeNode,
+  opsetOf,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from '../../onnx/model.ts';
 import { makeTensor } from '../../onnx/tensorData.ts';
 import type { RunTensor } from '../../runtime/session.ts';
 
@@ -73,7 +81,9 @@ export function packOutputs(model: ModelProto, tensors: readonly string[]): Pack
       const next: string[] = [];
       for (let i = 0; i < level.length; i += PACK_FAN_IN) {
         const out = fresh(stem);
-        nodes.push(makeNode('Concat', level.slice(i, i + PACK_FAN_IN), [out], fresh('concat'), [intAttribute('axis', 0)]));
+        nodes.push(
+          makeNode('Concat', level.slice(i, i + PACK_FAN_IN), [out], fresh('concat'), [intAttribute('axis', 0)]),
+        );
         next.push(out);
       }
       level = next;
@@ -87,7 +97,15 @@ export function packOutputs(model: ModelProto, tensors: readonly string[]): Pack
     { name: sizes, metadata_props: [] },
   ];
   return {
-    model: { ...model, graph: { ...graph, node: [...graph.node, ...nodes], initializer: [...graph.initializer, ...initializers], output } },
+    model: {
+      ...model,
+      graph: {
+        ...graph,
+        node: [...graph.node, ...nodes],
+        initializer: [...graph.initializer, ...initializers],
+        output,
+      },
+    },
     values,
     sizes,
     tensors,
@@ -95,10 +113,17 @@ export function packOutputs(model: ModelProto, tensors: readonly string[]): Pack
 }
 
 /** The packed run's outputs as the unpacked run's: one float32 view per tensor, by name. */
-export function unpackOutputs(packed: Pick<PackedOutputs, 'values' | 'sizes' | 'tensors'>, outputs: Readonly<Record<string, RunTensor>>): Record<string, RunTensor> {
+export function unpackOutputs(
+  packed: Pick<PackedOutputs, 'values' | 'sizes' | 'tensors'>,
+  outputs: Readonly<Record<string, RunTensor>>,
+): Record<string, RunTensor> {
   const values = outputs[packed.values]?.data;
   const sizes = outputs[packed.sizes]?.data;
-  if (!(values instanceof Float32Array) || !(sizes instanceof BigInt64Array) || sizes.length !== packed.tensors.length) {
+  if (
+    !(values instanceof Float32Array) ||
+    !(sizes instanceof BigInt64Array) ||
+    sizes.length !== packed.tensors.length
+  ) {
     throw new Error('the packed outputs are missing or do not match the tensors packed');
   }
   const out: Record<string, RunTensor> = {};
@@ -108,6 +133,7 @@ export function unpackOutputs(packed: Pick<PackedOutputs, 'values' | 'sizes' | '
     out[packed.tensors[i]] = { type: 'float32', data: values.subarray(at, at + n), dims: [n] };
     at += n;
   }
-  if (at !== values.length) throw new Error(`the packed values hold ${values.length} numbers, the sizes add up to ${at}`);
+  if (at !== values.length)
+    throw new Error(`the packed values hold ${values.length} numbers, the sizes add up to ${at}`);
   return out;
 }

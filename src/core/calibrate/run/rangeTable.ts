@@ -7,7 +7,9 @@
 import type { TensorRange } from '../../quantize/plan.ts';
 
 /** Ranges by tensor name: [min, max], or [min, max, seenMin, seenMax] where calibration clipped. */
-export type RangeTable = Readonly<Record<string, readonly [number, number] | readonly [number, number, number, number]>>;
+export type RangeTable = Readonly<
+  Record<string, readonly [number, number] | readonly [number, number, number, number]>
+>;
 
 /** A range as a table entry. */
 export function rangeEntry(r: TensorRange): readonly [number, number] | readonly [number, number, number, number] {
@@ -16,6 +18,10 @@ export function rangeEntry(r: TensorRange): readonly [number, number] | readonly
 
 /** The table as the quantizer takes it. */
 export function rangesFromTable(table: RangeTable): Map<string, TensorRange> {
-  return new Map(Object.entries(table).map(([name, e]) => [name, e.length === 4 ? { min: e[0], max: e[1], observed: { min: e[2], max: e[3] } } : { min: e[0], max: e[1] }]));
+  return new Map(
+    Object.entries(table).map(([name, e]) => [
+      name,
+      e.length === 4 ? { min: e[0], max: e[1], observed: { min: e[2], max: e[3] } } : { min: e[0], max: e[1] },
+    ]),
+  );
 }
-

@@ -56,7 +56,9 @@ export function assertCalibratable(summary: Pick<ModelSummary, 'customOps' | 'qu
     );
   }
   if (summary.quantization.state !== 'float') {
-    throw new UnsupportedModelError(`${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`);
+    throw new UnsupportedModelError(
+      `${label} is already quantized (${summary.quantization.ops.join(', ')}): calibrate the float model.`,
+    );
   }
 }
 /** Why one sample was left out. */
@@ -124,7 +126,10 @@ const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data
  * Outputs named by the tensors they carry up from subgraphs; an empty one (an If branch that did not run returned its
  * placeholder, a Loop that ran no iteration) is dropped, so it adds nothing to the statistics.
  */
-function carriedBack(outputs: Record<string, RunOutput>, carried: ReadonlyMap<string, string>): Record<string, RunOutput> {
+function carriedBack(
+  outputs: Record<string, RunOutput>,
+  carried: ReadonlyMap<string, string>,
+): Record<string, RunOutput> {
   const out: Record<string, RunOutput> = {};
   for (const [name, o] of Object.entries(outputs)) {
     const tensor = carried.get(name);
@@ -183,7 +188,10 @@ export class ModelCalibrator {
     // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
     const exposure = exposeAcrossScopes(this.model, tensors, this.inBodies);
     const exposed: ModelProto = { ...this.model, graph: exposure.graph };
-    const packed = exposure.outputs.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true ? packOutputs(exposed, exposure.outputs) : null;
+    const packed =
+      exposure.outputs.length > 1 && canPackOutputs(this.model) && (await this.runtime.packsOutputs?.()) === true
+        ? packOutputs(exposed, exposure.outputs)
+        : null;
     // With nothing to expose, the model as it is: loading it still proves onnxruntime can run it.
     const bytes = sessionModel(packed ? packed.model : tensors.length > 0 ? exposed : this.model);
     try {
@@ -192,12 +200,19 @@ export class ModelCalibrator {
       return { runner, foldsFeeds, packed, carried: exposure.tensorOf };
     } catch (e) {
       if (e instanceof InferenceError) throw e;
-      throw new InferenceError(`onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`);
+      throw new InferenceError(
+        `onnxruntime could not load the model for calibration: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
 
   /** Runs one sample and folds it; returns each output's bytes (feeds included when the session observes them). */
-  private async run(session: Session, feeds: Record<string, Feed>, states: TensorStates, config: QuantConfig): Promise<Map<string, number>> {
+  private async run(
+    session: Session,
+    feeds: Record<string, Feed>,
+    states: TensorStates,
+    config: QuantConfig,
+  ): Promise<Map<string, number>> {
     let outputs;
     try {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
@@ -222,7 +237,13 @@ export class ModelCalibrator {
    * exceed the budget (known once a sample has run; before, one pass a group).
    */
   private sequentialPasses(): string[][] {
-    return depthGroups(this.model, computedTensors(this.model, this.produced.filter((t) => !this.inBodies.has(t)))).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
+    return depthGroups(
+      this.model,
+      computedTensors(
+        this.model,
+        this.produced.filter((t) => !this.inBodies.has(t)),
+      ),
+    ).flatMap((group) => chunkTensors(group, this.outputSizes, this.budgetBytes));
   }
 
   /** Rounds of a sequential calibration of this model: the float pass and one per sequential pass (exact once a sample has run). */
@@ -248,8 +269,14 @@ export class ModelCalibrator {
     // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
     const isSequential = config.calibrationMethod === 'Sequential';
     const badRound = (rounds: number | string) =>
-      new RangeError(`round ${round!.index} of a calibration that has ${rounds} rounds${round!.index > 0 && !round!.ranges ? ', without the ranges of the rounds before' : ''}`);
-    if (round && (!isSequential || !Number.isInteger(round.index) || round.index < 0 || (round.index > 0 && !round.ranges))) throw badRound(isSequential ? this.sequentialRounds() : 'no');
+      new RangeError(
+        `round ${round!.index} of a calibration that has ${rounds} rounds${round!.index > 0 && !round!.ranges ? ', without the ranges of the rounds before' : ''}`,
+      );
+    if (
+      round &&
+      (!isSequential || !Number.isInteger(round.index) || round.index < 0 || (round.index > 0 && !round.ranges))
+    )
+      throw badRound(isSequential ? this.sequentialRounds() : 'no');
     let sequential = isSequential ? this.sequentialPasses() : null;
     const floatPass = !round || round.index === 0;
     let passes = (this.chunks?.length ?? 1) + (sequential?.length ?? 0);
@@ -263,9 +290,12 @@ export class ModelCalibrator {
       const samplesDone = ((Math.max(pass, 1) - 1) * total + doneInPass) / passes;
       const now = performance.now();
       // The first sample pays for building the session: the pace is measured from after it.
-      const pace = firstDoneAt !== null && samplesDone > 1 && now > firstDoneAt
-        ? ((samplesDone - 1) * 1000) / (now - firstDoneAt)
-        : samplesDone > 0 ? (samplesDone * 1000) / (now - start) : 0;
+      const pace =
+        firstDoneAt !== null && samplesDone > 1 && now > firstDoneAt
+          ? ((samplesDone - 1) * 1000) / (now - firstDoneAt)
+          : samplesDone > 0
+            ? (samplesDone * 1000) / (now - start)
+            : 0;
       return {
         done: Math.floor(samplesDone + 1e-9),
         total,
@@ -327,7 +357,10 @@ export class ModelCalibrator {
           firstDoneAt = performance.now();
           this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
           this.outputSizes = sizes;
-          this.chunks = this.outputBytes > this.budgetBytes ? chunkTensors(this.produced, sizes, this.budgetBytes) : [this.produced.slice()];
+          this.chunks =
+            this.outputBytes > this.budgetBytes
+              ? chunkTensors(this.produced, sizes, this.budgetBytes)
+              : [this.produced.slice()];
           if (sequential) sequential = this.sequentialPasses(); // the groups' chunks are known now
           passes = this.chunks.length + (sequential?.length ?? 0);
           if (!floatPass) pass = this.chunks.length + round!.index - 1;
@@ -358,7 +391,8 @@ export class ModelCalibrator {
     const nothingUsable = this.chunks === null;
     if (round && !nothingUsable && round.index > (sequential?.length ?? 0)) throw badRound(1 + sequential!.length);
     /** The sequential passes this call runs, each on the model quantized with the ranges as they stand before it. */
-    const gathering = !sequential || nothingUsable ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
+    const gathering =
+      !sequential || nothingUsable ? [] : !round ? sequential : round.index === 0 ? [] : [sequential[round.index - 1]];
     if (gathering.length > 0) await this.release();
     for (const tensors of gathering) {
       pass++;
@@ -406,7 +440,9 @@ export class ModelCalibrator {
     try {
       ({ runner } = await this.runtime.createSession(sessionModel(exposeOnly(quantized, names)), 'quantized'));
     } catch (e) {
-      throw new InferenceError(`onnxruntime could not load the partly quantized model for sequential calibration: ${e instanceof Error ? e.message : String(e)}`);
+      throw new InferenceError(
+        `onnxruntime could not load the partly quantized model for sequential calibration: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
     try {
       await each(async (feeds) => {
@@ -414,7 +450,9 @@ export class ModelCalibrator {
         try {
           outputs = await runner.run(feeds);
         } catch (e) {
-          throw new InferenceError(`onnxruntime failed to run the partly quantized model: ${e instanceof Error ? e.message : String(e)}`);
+          throw new InferenceError(
+            `onnxruntime failed to run the partly quantized model: ${e instanceof Error ? e.message : String(e)}`,
+          );
         }
         const renamed: Record<string, RunOutput> = {};
         for (const [t, name] of readout) if (outputs[name]) renamed[t] = outputs[name];
@@ -430,7 +468,13 @@ export class ModelCalibrator {
    * ConsumerMSE states get their range from the consumer search (consumerSearch.ts), run on the first
    * SEARCH_SAMPLES usable samples after the statistics are complete; other states are left alone.
    */
-  private async searchConsumers(states: TensorStates, config: QuantConfig, source: SampleSource, bad: ReadonlySet<number>, check: () => void): Promise<void> {
+  private async searchConsumers(
+    states: TensorStates,
+    config: QuantConfig,
+    source: SampleSource,
+    bad: ReadonlySet<number>,
+    check: () => void,
+  ): Promise<void> {
     const searched = new Map<string, ConsumerMseState>();
     // Inside bodies the search has no consumers to run: those keep MinMSE's range.
     for (const [name, s] of states) if (s.method === 'ConsumerMSE' && !this.inBodies.has(name)) searched.set(name, s);

@@ -38,19 +38,27 @@ export type CalibrationSample<F = Blob> =
 export const RANDOM_SAMPLES = 8;
 
 /** The one image input of a model, or a NotAnImageModelError saying why images cannot feed it. */
-export function imageInputOf(inputs: readonly TensorSummary[], spec: PreprocessSpec): { input: TensorSummary; geometry: ImageInputGeometry } {
+export function imageInputOf(
+  inputs: readonly TensorSummary[],
+  spec: PreprocessSpec,
+): { input: TensorSummary; geometry: ImageInputGeometry } {
   if (inputs.length !== 1) {
     throw new NotAnImageModelError(
       `The model has ${inputs.length} inputs (${inputs.map((i) => i.name).join(', ')}); images feed a model with one image input. Give .npy tensors for each input instead.`,
     );
   }
   const input = inputs[0];
-  if (!input.shape) throw new NotAnImageModelError(`Input '${input.name}' has no known shape, so images cannot be fitted to it; give .npy tensors instead.`);
+  if (!input.shape)
+    throw new NotAnImageModelError(
+      `Input '${input.name}' has no known shape, so images cannot be fitted to it; give .npy tensors instead.`,
+    );
   const want = spec.elementType === 'uint8' ? 'uint8' : 'float32';
   if (input.elemType !== want) {
     throw new NotAnImageModelError(
       `Input '${input.name}' takes ${input.elemType} but the preprocessing makes ${want}` +
-        (input.elemType === 'uint8' || input.elemType === 'float32' ? `: set "elementType" to "${input.elemType}".` : '; give .npy tensors instead.'),
+        (input.elemType === 'uint8' || input.elemType === 'float32'
+          ? `: set "elementType" to "${input.elemType}".`
+          : '; give .npy tensors instead.'),
     );
   }
   return { input, geometry: resolveImageInput(input.shape, spec, input.name) };
@@ -103,7 +111,11 @@ export function sampleSource<F = Blob>(
 }
 
 /** The feeds of one .npy sample; a file that is unreadable or does not fit its input skips the sample. */
-async function npyFeeds(files: Readonly<Record<string, Blob>>, inputs: readonly TensorSummary[], dims: Readonly<Record<string, number>>): Promise<Produced> {
+async function npyFeeds(
+  files: Readonly<Record<string, Blob>>,
+  inputs: readonly TensorSummary[],
+  dims: Readonly<Record<string, number>>,
+): Promise<Produced> {
   const feeds: Record<string, Feed> = {};
   for (const input of inputs) {
     const file = files[input.name];
@@ -112,7 +124,9 @@ async function npyFeeds(files: Readonly<Record<string, Blob>>, inputs: readonly 
     try {
       const array = parseNpy(new Uint8Array(await file.arrayBuffer()), label);
       checkNpyInput(array, input, label, dims);
-      const type = (input.elemType === 'float64' || input.elemType === 'float16' ? 'float32' : input.elemType) as FeedType;
+      const type = (
+        input.elemType === 'float64' || input.elemType === 'float16' ? 'float32' : input.elemType
+      ) as FeedType;
       feeds[input.name] = { type, data: array.data as Feed['data'], dims: array.dims };
     } catch (e) {
       return { skip: describeFailure(e) };
@@ -139,7 +153,12 @@ function channelRanges(spec: PreprocessSpec, channels: number): [number, number]
  * fits it) gets values uniform in the range its preprocessing can produce, per channel; other float
  * inputs get values uniform in [0, 1). Non-float inputs have no meaningful random values: refused.
  */
-export function randomSource(inputs: readonly TensorSummary[], spec: PreprocessSpec | null, count = RANDOM_SAMPLES, seed = 1): SampleSource {
+export function randomSource(
+  inputs: readonly TensorSummary[],
+  spec: PreprocessSpec | null,
+  count = RANDOM_SAMPLES,
+  seed = 1,
+): SampleSource {
   const dims = spec?.dims ?? {};
   let image: { input: TensorSummary; geometry: ImageInputGeometry } | null = null;
   if (spec && inputs.length === 1) {
@@ -154,7 +173,14 @@ export function randomSource(inputs: readonly TensorSummary[], spec: PreprocessS
       const g = image.geometry;
       const ranges = channelRanges(spec!, g.channels);
       const type: FeedType = spec!.elementType === 'uint8' ? 'uint8' : 'float32';
-      return { input, type, dims: g.dims, channelOf: (k: number) => (g.layout === 'NCHW' ? Math.floor(k / (g.height * g.width)) % g.channels : k % g.channels), ranges };
+      return {
+        input,
+        type,
+        dims: g.dims,
+        channelOf: (k: number) =>
+          g.layout === 'NCHW' ? Math.floor(k / (g.height * g.width)) % g.channels : k % g.channels,
+        ranges,
+      };
     }
     if (input.elemType !== 'float32') {
       throw new NoCalibrationDataError(
@@ -169,7 +195,13 @@ export function randomSource(inputs: readonly TensorSummary[], spec: PreprocessS
         `Input '${input.name}' has the open dimension ${JSON.stringify(d)} at axis ${axis}; give its value in the preprocessing "dims" to calibrate on random data.`,
       );
     });
-    return { input, type: 'float32' as FeedType, dims: shape, channelOf: () => 0, ranges: [[0, 1]] as [number, number][] };
+    return {
+      input,
+      type: 'float32' as FeedType,
+      dims: shape,
+      channelOf: () => 0,
+      ranges: [[0, 1]] as [number, number][],
+    };
   });
   const next = seededRandom(seed);
   return {

@@ -27,23 +27,41 @@ const model = makeModel(
 
 describe('sequential calibration plan', () => {
   it('groups tensors by depth, upstream first, into at most the groups asked for', () => {
-    expect(depthGroups(model, ['a', 'b', 'd', 'c'], 2)).toEqual([['a', 'd'], ['b', 'c']]);
+    expect(depthGroups(model, ['a', 'b', 'd', 'c'], 2)).toEqual([
+      ['a', 'd'],
+      ['b', 'c'],
+    ]);
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 3)).toEqual([['a'], ['d', 'b'], ['c']]);
     expect(depthGroups(model, ['a', 'b', 'd', 'c'], 10)).toEqual([['a'], ['d'], ['b'], ['c']]);
   });
 
   it('gathers again only tensors computed from the input by an op that computes new values (a Relu copies its quantized input; a Constant is a weight)', () => {
     expect(computedTensors(model, ['a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
-    const withConstant = { ...model, graph: { ...model.graph!, node: [makeNode('Constant', [], ['k']), makeNode('Neg', ['k'], ['nk']), ...model.graph!.node] } };
+    const withConstant = {
+      ...model,
+      graph: {
+        ...model.graph!,
+        node: [makeNode('Constant', [], ['k']), makeNode('Neg', ['k'], ['nk']), ...model.graph!.node],
+      },
+    };
     expect(computedTensors(withConstant, ['k', 'nk', 'a', 'b', 'd', 'c'])).toEqual(['b', 'd', 'c']);
   });
 
   it('reads each tensor before its own quantization where the quantized graph mixes values, graph outputs included', () => {
     // x → MatMul → m → Relu → r → MatMul → y (output)
-    const w = makeTensor('w', DataType.FLOAT, [8, 8], new Float32Array(64).map((_, i) => ((i % 7) - 3) / 8));
+    const w = makeTensor(
+      'w',
+      DataType.FLOAT,
+      [8, 8],
+      new Float32Array(64).map((_, i) => ((i % 7) - 3) / 8),
+    );
     const chain = makeModel(
       makeGraph({
-        node: [makeNode('MatMul', ['x', 'w'], ['m']), makeNode('Relu', ['m'], ['r']), makeNode('MatMul', ['r', 'w'], ['y'])],
+        node: [
+          makeNode('MatMul', ['x', 'w'], ['m']),
+          makeNode('Relu', ['m'], ['r']),
+          makeNode('MatMul', ['r', 'w'], ['y']),
+        ],
         input: [makeValueInfo('x', DataType.FLOAT, [1, 8])],
         output: [makeValueInfo('y', DataType.FLOAT, [1, 8])],
         initializer: [w],

@@ -31,14 +31,42 @@ import type { ModelProto, NodeProto } from '../../onnx/model.ts';
  * too fell to 0.81 per channel against Entropy's 0.96): only outputs of these ops are read on the quantized model.
  */
 export const MIXING_OPS: ReadonlySet<string> = new Set([
-  'Conv', 'ConvTranspose', 'Gemm', 'MatMul', 'AveragePool', 'GlobalAveragePool', 'ReduceMean', 'ReduceSum',
+  'Conv',
+  'ConvTranspose',
+  'Gemm',
+  'MatMul',
+  'AveragePool',
+  'GlobalAveragePool',
+  'ReduceMean',
+  'ReduceSum',
 ]);
 
 /** Ops whose outputs are copies, selections or rearrangements of input values (see the module note). */
 export const VALUE_COPYING_OPS: ReadonlySet<string> = new Set([
-  'Identity', 'Reshape', 'Transpose', 'Flatten', 'Squeeze', 'Unsqueeze', 'Concat', 'Slice', 'Split', 'Gather',
-  'GatherElements', 'GatherND', 'Pad', 'Expand', 'Tile', 'DepthToSpace', 'SpaceToDepth', 'MaxPool', 'ReduceMax',
-  'ReduceMin', 'Relu', 'Clip', 'Max', 'Min',
+  'Identity',
+  'Reshape',
+  'Transpose',
+  'Flatten',
+  'Squeeze',
+  'Unsqueeze',
+  'Concat',
+  'Slice',
+  'Split',
+  'Gather',
+  'GatherElements',
+  'GatherND',
+  'Pad',
+  'Expand',
+  'Tile',
+  'DepthToSpace',
+  'SpaceToDepth',
+  'MaxPool',
+  'ReduceMax',
+  'ReduceMin',
+  'Relu',
+  'Clip',
+  'Max',
+  'Min',
 ]);
 
 /**
@@ -81,7 +109,9 @@ export function depthGroups(model: ModelProto, produced: readonly string[], grou
   const out: string[][] = [];
   const n = Math.max(1, Math.min(groups, ordered.length));
   for (let g = 0; g < n; g++) {
-    const slice = ordered.slice(Math.round((g * ordered.length) / n), Math.round(((g + 1) * ordered.length) / n)).map((e) => e.t);
+    const slice = ordered
+      .slice(Math.round((g * ordered.length) / n), Math.round(((g + 1) * ordered.length) / n))
+      .map((e) => e.t);
     if (slice.length > 0) out.push(slice);
   }
   return out;
@@ -91,7 +121,11 @@ export function depthGroups(model: ModelProto, produced: readonly string[], grou
  * For each of `tensors`, the name of its value before its own quantization in `quantized` (see the module
  * note); tensors the quantized graph does not compute are left out.
  */
-export function quantizedReadout(quantized: ModelProto, tensors: readonly string[], mixingOnly = true): Map<string, string> {
+export function quantizedReadout(
+  quantized: ModelProto,
+  tensors: readonly string[],
+  mixingOnly = true,
+): Map<string, string> {
   const producer = new Map<string, NodeProto>();
   for (const node of quantized.graph!.node) for (const o of node.output) if (o) producer.set(o, node);
   const out = new Map<string, string>();

@@ -12,7 +12,10 @@ describe('rangesOf', () => {
     const values = gaussian(5000, 1);
     values[7] = 30;
     values[8] = -12;
-    const states: TensorStates = new Map<string, CollectorState>([['p', createState('Percentile')], ['m', createState('MinMax')]]);
+    const states: TensorStates = new Map<string, CollectorState>([
+      ['p', createState('Percentile')],
+      ['m', createState('MinMax')],
+    ]);
     for (const s of states.values()) updateState(s, values);
     const r = rangesOf(states);
     expect(r.get('p')!.max).toBeLessThan(30);
@@ -24,7 +27,11 @@ describe('rangesOf', () => {
 describe('stateBuffers', () => {
   it("lists each histogram's bins once and nothing for MinMax; a view on part of a buffer is left to be copied", () => {
     const values = gaussian(5000, 1);
-    const states: TensorStates = new Map<string, CollectorState>([['e', createState('Entropy')], ['p', createState('Percentile')], ['m', createState('MinMax')]]);
+    const states: TensorStates = new Map<string, CollectorState>([
+      ['e', createState('Entropy')],
+      ['p', createState('Percentile')],
+      ['m', createState('MinMax')],
+    ]);
     for (const s of states.values()) updateState(s, values);
     const bins = (name: string) => (states.get(name) as unknown as { hist: { bins: Float64Array } }).hist.bins;
     expect(stateBuffers(states)).toEqual([bins('e').buffer, bins('p').buffer]);

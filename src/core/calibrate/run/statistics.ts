@@ -42,7 +42,13 @@ export function mergeTensorStates(a: TensorStates, b: TensorStates): TensorState
 export function stateBuffers(states: TensorStates): ArrayBuffer[] {
   const out = new Set<ArrayBuffer>();
   const take = (v: unknown) => {
-    if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer && v.byteOffset === 0 && v.byteLength === v.buffer.byteLength) out.add(v.buffer);
+    if (
+      ArrayBuffer.isView(v) &&
+      v.buffer instanceof ArrayBuffer &&
+      v.byteOffset === 0 &&
+      v.byteLength === v.buffer.byteLength
+    )
+      out.add(v.buffer);
   };
   for (const state of states.values()) {
     for (const v of Object.values(state)) {
@@ -75,7 +81,12 @@ export function rangesOf(states: TensorStates): Map<string, TensorRange> {
     if (!Number.isFinite(r.min) || !Number.isFinite(r.max)) continue;
     const seen = observedRange(s);
     const clipped = Number.isFinite(seen.min) && Number.isFinite(seen.max) && (seen.min < r.min || seen.max > r.max);
-    out.set(name, clipped ? { min: r.min, max: r.max, observed: { min: Math.min(seen.min, r.min), max: Math.max(seen.max, r.max) } } : { min: r.min, max: r.max });
+    out.set(
+      name,
+      clipped
+        ? { min: r.min, max: r.max, observed: { min: Math.min(seen.min, r.min), max: Math.max(seen.max, r.max) } }
+        : { min: r.min, max: r.max },
+    );
   }
   return out;
 }

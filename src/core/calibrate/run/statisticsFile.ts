@@ -88,13 +88,19 @@ export function consumerSearchSplitMessage(what: string): string {
 /** A ConsumerSearchSplitError for ConsumerMSE statistics of a share, or of shares merged (see ConsumerSearchSplitError). */
 function assertWholeConsumerSearch(file: StatisticsFile, where: string): void {
   if (needsWholeRun(file.method) && (file.shard || file.shards > 1)) {
-    throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${where} holds ConsumerMSE statistics of ${file.shard ? `share ${file.shard.index}/${file.shard.count}` : `${file.shards} shards`}`));
+    throw new ConsumerSearchSplitError(
+      consumerSearchSplitMessage(
+        `${where} holds ConsumerMSE statistics of ${file.shard ? `share ${file.shard.index}/${file.shard.count}` : `${file.shards} shards`}`,
+      ),
+    );
   }
 }
 
 /** A digest of ranges (tensor names and exact values, in name order): which ranges a sequential round started from. */
 export function rangesDigest(ranges: ReadonlyMap<string, { readonly min: number; readonly max: number }>): string {
-  const text = JSON.stringify([...ranges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, r]) => [t, r.min, r.max]));
+  const text = JSON.stringify(
+    [...ranges].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([t, r]) => [t, r.min, r.max]),
+  );
   // Two independent 32-bit FNV-1a hashes (different offsets) make a 64-bit digest: a guard against mixing rounds, not a secret.
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ 0x5bd1e995;
@@ -167,7 +173,9 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
     throw new StatisticsFileError(`${where} is not JSON: ${(e as Error).message}`);
   }
   if (!json || json.format !== STATISTICS_FORMAT || json.version !== 1 || !(json.states instanceof Map)) {
-    throw new StatisticsFileError(`${where} is not a calibration statistics file (written by qstudio calibrate --shard)`);
+    throw new StatisticsFileError(
+      `${where} is not a calibration statistics file (written by qstudio calibrate --shard)`,
+    );
   }
   return json as unknown as StatisticsFile;
 }
@@ -176,12 +184,17 @@ export function parseStatistics(text: string, where: string): StatisticsFile {
 export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
   if (files.length === 0) throw new StatisticsFileError('no statistics files to merge');
   const first = files[0];
-  if (needsWholeRun(first.file.method) && files.length > 1) throw new ConsumerSearchSplitError(consumerSearchSplitMessage(`${first.where} and ${files.length - 1} more hold ConsumerMSE statistics`));
+  if (needsWholeRun(first.file.method) && files.length > 1)
+    throw new ConsumerSearchSplitError(
+      consumerSearchSplitMessage(`${first.where} and ${files.length - 1} more hold ConsumerMSE statistics`),
+    );
   for (const { file, where } of files) assertWholeConsumerSearch(file, where);
   // The rounds as a shard with images counted them (an empty shard could not measure how the passes chunk).
   const seq = (files.find((f) => f.file.images > 0) ?? first).file.sequential;
   if (seq?.basis) {
-    throw new SequentialRoundsError(`${first.where} holds round ${seq.round + 1} of a sequential calibration on one share: merge it with --after <the merged statistics its round started from>.`);
+    throw new SequentialRoundsError(
+      `${first.where} holds round ${seq.round + 1} of a sequential calibration on one share: merge it with --after <the merged statistics its round started from>.`,
+    );
   }
   if (seq && seq.round > 0 && files.length > 1) {
     throw new SequentialRoundsError(
@@ -190,7 +203,9 @@ export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; whe
   }
   for (const { file, where } of files) {
     if (file.sequential?.round !== seq?.round || file.sequential?.basis !== undefined) {
-      throw new StatisticsFileError(`${where} and ${first.where} hold different rounds of a calibration: merge the files of one round (for a later round of a sequential calibration: --after <merged statistics>)`);
+      throw new StatisticsFileError(
+        `${where} and ${first.where} hold different rounds of a calibration: merge the files of one round (for a later round of a sequential calibration: --after <merged statistics>)`,
+      );
     }
   }
   let states: TensorStates = new Map();
@@ -206,7 +221,16 @@ export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; whe
     images += file.images;
     shards += file.shards;
   }
-  return { format: STATISTICS_FORMAT, version: 1, method: first.file.method, key: first.file.key, images, shards, ...(seq ? { sequential: seq } : {}), states };
+  return {
+    format: STATISTICS_FORMAT,
+    version: 1,
+    method: first.file.method,
+    key: first.file.key,
+    images,
+    shards,
+    ...(seq ? { sequential: seq } : {}),
+    states,
+  };
 }
 
 /**
@@ -215,35 +239,55 @@ export function mergeStatisticsFiles(files: readonly { file: StatisticsFile; whe
  * from `base`'s ranges, and together cover shares 0 to n − 1 of one n once each: a SequentialRoundsError or a
  * StatisticsFileError names what does not fit.
  */
-export function mergeRound(base: { file: StatisticsFile; where: string }, shards: readonly { file: StatisticsFile; where: string }[]): StatisticsFile {
+export function mergeRound(
+  base: { file: StatisticsFile; where: string },
+  shards: readonly { file: StatisticsFile; where: string }[],
+): StatisticsFile {
   const seq = base.file.sequential;
   if (!seq || seq.basis) {
-    throw new StatisticsFileError(`${base.where} is not the merged statistics of a sequential calibration's rounds (qstudio calibrate --calibration-method Sequential --shard i/n, then qstudio merge)`);
+    throw new StatisticsFileError(
+      `${base.where} is not the merged statistics of a sequential calibration's rounds (qstudio calibrate --calibration-method Sequential --shard i/n, then qstudio merge)`,
+    );
   }
-  if (isComplete(base.file)) throw new SequentialRoundsError(`${base.where} already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge ${base.where} -o <ranges.json>)`);
-  if (shards.length === 0) throw new StatisticsFileError(`no files of round ${seq.round + 2} to merge onto ${base.where}`);
+  if (isComplete(base.file))
+    throw new SequentialRoundsError(
+      `${base.where} already holds all ${seq.rounds} rounds: its ranges are final (qstudio merge ${base.where} -o <ranges.json>)`,
+    );
+  if (shards.length === 0)
+    throw new StatisticsFileError(`no files of round ${seq.round + 2} to merge onto ${base.where}`);
   const basis = rangesDigest(rangesOf(base.file.states));
   const count = shards[0].file.shard?.count;
   const seen = new Set<number>();
   let states: TensorStates = new Map();
   for (const { file, where } of shards) {
     if (file.method !== base.file.method || file.key !== base.file.key) {
-      throw new StatisticsFileError(`${where} was calibrated with ${file.method} ${file.key}, ${base.where} with ${base.file.method} ${base.file.key}: shards must share one configuration`);
+      throw new StatisticsFileError(
+        `${where} was calibrated with ${file.method} ${file.key}, ${base.where} with ${base.file.method} ${base.file.key}: shards must share one configuration`,
+      );
     }
     const s = file.sequential;
     if (!s?.basis || s.round !== seq.round + 1) {
-      throw new SequentialRoundsError(`${where} is not round ${seq.round + 2} of ${seq.rounds} run after ${base.where} (qstudio calibrate … --shard i/n --after ${base.where})`);
+      throw new SequentialRoundsError(
+        `${where} is not round ${seq.round + 2} of ${seq.rounds} run after ${base.where} (qstudio calibrate … --shard i/n --after ${base.where})`,
+      );
     }
-    if (s.basis !== basis) throw new SequentialRoundsError(`${where} started from other ranges than those of ${base.where}: run its round again with --after ${base.where}`);
+    if (s.basis !== basis)
+      throw new SequentialRoundsError(
+        `${where} started from other ranges than those of ${base.where}: run its round again with --after ${base.where}`,
+      );
     if (!file.shard || file.shard.count !== count || seen.has(file.shard.index)) {
-      throw new StatisticsFileError(`${where} is not one more share of ${count ?? '?'}: give one file per share i/n of the round, each once`);
+      throw new StatisticsFileError(
+        `${where} is not one more share of ${count ?? '?'}: give one file per share i/n of the round, each once`,
+      );
     }
     seen.add(file.shard.index);
     states = mergeTensorStates(states, file.states);
   }
   if (seen.size !== count) {
     const missing = Array.from({ length: count! }, (_, i) => i).filter((i) => !seen.has(i));
-    throw new StatisticsFileError(`round ${seq.round + 2} lacks share${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}: every image must take part in every round`);
+    throw new StatisticsFileError(
+      `round ${seq.round + 2} lacks share${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')}: every image must take part in every round`,
+    );
   }
   return {
     ...base.file,
@@ -262,7 +306,11 @@ export function statisticsKey(config: QuantConfig): string {
  * The ranges of a (merged) statistics file for a configuration, as if calibration had run under it; a
  * StatisticsFileError when the file was calibrated with another method or other collector options.
  */
-export function rangesForConfig(file: StatisticsFile, config: QuantConfig, where: string): Map<string, { min: number; max: number }> {
+export function rangesForConfig(
+  file: StatisticsFile,
+  config: QuantConfig,
+  where: string,
+): Map<string, { min: number; max: number }> {
   const method = activationMethodName(config);
   if (file.method !== method || file.key !== statisticsKey(config)) {
     throw new StatisticsFileError(

@@ -37,8 +37,21 @@ describe('ConsumerMSE search', () => {
     expect(candidates[0]).toMatchObject({ min: -40, max: hist.max }); // MinMax first
     expect(candidates.length).toBeGreaterThan(1);
     const relu = createHistogram(8192);
-    for (const x of samples) foldIntoHistogram(relu, x.map((v) => Math.max(0, v)));
-    const chosen = await consumerSearch(model, new Map([['x', hist], ['y', relu]]), options, ortNodeRuntime(1), samples.map((x) => ({ x: { type: 'float32' as const, data: x, dims: [1, 4096] } })));
+    for (const x of samples)
+      foldIntoHistogram(
+        relu,
+        x.map((v) => Math.max(0, v)),
+      );
+    const chosen = await consumerSearch(
+      model,
+      new Map([
+        ['x', hist],
+        ['y', relu],
+      ]),
+      options,
+      ortNodeRuntime(1),
+      samples.map((x) => ({ x: { type: 'float32' as const, data: x, dims: [1, 4096] } })),
+    );
     const range = chosen.get('x')!;
     expect(range.min).toBeGreaterThan(-40);
     expect(candidates.some((c) => c.min === range.min && c.max === range.max)).toBe(true);

@@ -16,7 +16,16 @@
  *
  * Must not know a runtime (it is injected) nor how samples are made.
  */
-import { type ModelProto, type NodeProto, type ValueInfoProto, DataType, intAttribute, makeNode, makeValueInfo, opsetOf } from '../../onnx/model.ts';
+import {
+  type ModelProto,
+  type NodeProto,
+  type ValueInfoProto,
+  DataType,
+  intAttribute,
+  makeNode,
+  makeValueInfo,
+  opsetOf,
+} from '../../onnx/model.ts';
 import { makeTensor } from '../../onnx/tensorData.ts';
 import { prepare } from '../../prepare/prepare.ts';
 import type { QuantType } from '../../quantize/numeric.ts';
@@ -42,7 +51,12 @@ export interface Candidate extends CalibrationRange, ScaleZeroPoint {}
  * before them all (Sequential's search, sequentialSearch.ts, starts from the range the tensor has). Ranges giving a
  * scale and zero point an earlier one gave are left out.
  */
-export function candidateRanges(h: Histogram, quantType: QuantType, symmetric: boolean, lead?: CalibrationRange): Candidate[] {
+export function candidateRanges(
+  h: Histogram,
+  quantType: QuantType,
+  symmetric: boolean,
+  lead?: CalibrationRange,
+): Candidate[] {
   const bounds = searchBounds(quantType, symmetric);
   const ranges: CalibrationRange[] = lead ? [{ min: lead.min, max: lead.max }] : [];
   ranges.push({ min: h.min, max: h.max });
@@ -81,7 +95,10 @@ export function searchModel(
   bounds: IntegerBounds,
   referenceInputs = false,
 ): { model: ModelProto; searched: number[]; references: string[] } {
-  const base = (opsetOf(model, '') ?? 0) < 11 ? prepare(model, { targetOpset: 11, foldBatchNorm: false, foldConvAffine: false }).model : model;
+  const base =
+    (opsetOf(model, '') ?? 0) < 11
+      ? prepare(model, { targetOpset: 11, foldBatchNorm: false, foldConvAffine: false }).model
+      : model;
   const graph = base.graph!;
   const consumers = new Map<string, NodeProto[]>();
   for (const node of graph.node) {
@@ -129,7 +146,12 @@ export function searchModel(
       const floatOuts = c.output.filter((o) => o && floatTensors.has(o));
       if (floatOuts.length === 0) return;
       const renamed = c.output.map((o) => (o ? `${p}c${j}:${o}` : ''));
-      measured.push({ ...c, name: c.name ? `${c.name}:qs${i}` : undefined, input: c.input.map((x) => (x === t ? fq : x)), output: renamed });
+      measured.push({
+        ...c,
+        name: c.name ? `${c.name}:qs${i}` : undefined,
+        input: c.input.map((x) => (x === t ? fq : x)),
+        output: renamed,
+      });
       c.output.forEach((o, k) => {
         if (o && floatTensors.has(o)) squaredError(renamed[k], referenceOf(o), `${j}:${k}`);
       });
@@ -149,7 +171,10 @@ export function searchModel(
     searched.push(i);
   });
   return {
-    model: { ...base, graph: { ...graph, node: nodes, input: inputs, initializer: initializers, output: errorOutputs } },
+    model: {
+      ...base,
+      graph: { ...graph, node: nodes, input: inputs, initializer: initializers, output: errorOutputs },
+    },
     searched,
     references: [...references],
   };
@@ -174,7 +199,9 @@ export async function candidateErrors(
   // Only what the errors depend on runs (a search over an early group needs the model's first layers only).
   const K = Math.max(...built.searched.map((i) => candidates[i].length));
   // One run a sample and candidate: the runtime weighs a backend's start-up against them.
-  const { runner } = await runtime.createSession(sessionModel(exposeOnly(built.model, outputs)), 'float', { runs: samples.length * K });
+  const { runner } = await runtime.createSession(sessionModel(exposeOnly(built.model, outputs)), 'float', {
+    runs: samples.length * K,
+  });
   try {
     for (const sample of samples) {
       check();
@@ -189,7 +216,8 @@ export async function candidateErrors(
           feeds[`qs:z:${i}`] = { type: 'float32', data: Float32Array.of(c.zeroPoint), dims: [] };
         }
         const out = await runner.run(feeds);
-        for (const i of built.searched) if (k < errors[i].length) errors[i][k] += (out[`qs:e:${i}`].data as Float32Array)[0];
+        for (const i of built.searched)
+          if (k < errors[i].length) errors[i][k] += (out[`qs:e:${i}`].data as Float32Array)[0];
       }
     }
   } finally {

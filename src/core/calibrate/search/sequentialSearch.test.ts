@@ -55,9 +55,10 @@ describe('consumer search on the partly quantized model', () => {
   const quantized = quantizeModel(model, ranges, config).model;
   const readout = quantizedReadout(quantized, ['m', 'y']);
 
-  it('takes out only the searched tensor\'s own QuantizeLinear/DequantizeLinear', () => {
+  it("takes out only the searched tensor's own QuantizeLinear/DequantizeLinear", () => {
     const plain = withoutRequantization(quantized, [readout.get('m')!]);
-    const qOf = (g: ModelProto, v: string) => g.graph!.node.filter((n) => n.op_type === 'QuantizeLinear' && n.input[0] === v).length;
+    const qOf = (g: ModelProto, v: string) =>
+      g.graph!.node.filter((n) => n.op_type === 'QuantizeLinear' && n.input[0] === v).length;
     expect(qOf(quantized, 'm')).toBe(1);
     expect(qOf(plain, 'm')).toBe(0);
     expect(qOf(plain, 'x')).toBe(1);
@@ -66,26 +67,39 @@ describe('consumer search on the partly quantized model', () => {
     expect(plain.graph!.node.length).toBe(quantized.graph!.node.length - 2);
   });
 
-  it.each(['float', 'unquantized'] as const)('measures at the current range the consumer error the quantized model has (against the %s output)', async (reference) => {
-    const hist = createHistogram(8192);
-    const [mValues] = await run(withoutRequantization(quantized, [readout.get('m')!]), ['m'], samples[0]);
-    foldIntoHistogram(hist, mValues);
-    const found = await searchPartlyQuantized(model, quantized, new Map([['m', { hist, current: ranges.get('m')! }]]), { quantType: config.activationType, symmetric: config.extraOptions.ActivationSymmetric, reference }, ortNodeRuntime(1), samples);
-    const m = found.get('m')!;
-    expect(m.candidates[0]).toMatchObject({ min: -8, max: 8 });
-    expect(m.errors.length).toBe(m.candidates.length);
-    expect(m.candidates.length).toBeGreaterThan(1);
-    // The consumer's output before its own quantization, in the quantized model and in its reference.
-    const y = readout.get('y')!;
-    let expected = 0;
-    for (const s of samples) {
-      const [quantizedY] = await run(quantized, [y], s);
-      const [referenceY] = reference === 'float' ? await run(model, ['y'], s) : await run(withoutRequantization(quantized, [readout.get('m')!]), [y], s);
-      expected += squaredError(quantizedY, referenceY);
-    }
-    expect(m.errors[0]).toBeGreaterThan(0);
-    expect(m.errors[0]).toBeCloseTo(expected, 2);
-    // A range that fits m's values errs less than the wide one given.
-    expect(Math.min(...m.errors)).toBeLessThan(m.errors[0]);
-  });
+  it.each(['float', 'unquantized'] as const)(
+    'measures at the current range the consumer error the quantized model has (against the %s output)',
+    async (reference) => {
+      const hist = createHistogram(8192);
+      const [mValues] = await run(withoutRequantization(quantized, [readout.get('m')!]), ['m'], samples[0]);
+      foldIntoHistogram(hist, mValues);
+      const found = await searchPartlyQuantized(
+        model,
+        quantized,
+        new Map([['m', { hist, current: ranges.get('m')! }]]),
+        { quantType: config.activationType, symmetric: config.extraOptions.ActivationSymmetric, reference },
+        ortNodeRuntime(1),
+        samples,
+      );
+      const m = found.get('m')!;
+      expect(m.candidates[0]).toMatchObject({ min: -8, max: 8 });
+      expect(m.errors.length).toBe(m.candidates.length);
+      expect(m.candidates.length).toBeGreaterThan(1);
+      // The consumer's output before its own quantization, in the quantized model and in its reference.
+      const y = readout.get('y')!;
+      let expected = 0;
+      for (const s of samples) {
+        const [quantizedY] = await run(quantized, [y], s);
+        const [referenceY] =
+          reference === 'float'
+            ? await run(model, ['y'], s)
+            : await run(withoutRequantization(quantized, [readout.get('m')!]), [y], s);
+        expected += squaredError(quantizedY, referenceY);
+      }
+      expect(m.errors[0]).toBeGreaterThan(0);
+      expect(m.errors[0]).toBeCloseTo(expected, 2);
+      // A range that fits m's values errs less than the wide one given.
+      expect(Math.min(...m.errors)).toBeLessThan(m.errors[0]);
+    },
+  );
 });

@@ -48,7 +48,8 @@ export function withoutRequantization(quantized: ModelProto, values: Iterable<st
   const graph = quantized.graph!;
   const wanted = new Set(values);
   const consumers = new Map<string, NodeProto[]>();
-  for (const node of graph.node) for (const i of node.input) if (i) (consumers.get(i) ?? consumers.set(i, []).get(i)!).push(node);
+  for (const node of graph.node)
+    for (const i of node.input) if (i) (consumers.get(i) ?? consumers.set(i, []).get(i)!).push(node);
   const dropped = new Set<NodeProto>();
   const rename = new Map<string, string>();
   for (const v of wanted) {
@@ -67,7 +68,8 @@ export function withoutRequantization(quantized: ModelProto, values: Iterable<st
   const node: NodeProto[] = [];
   for (const n of graph.node) {
     if (dropped.has(n)) {
-      if (n.op_type === 'DequantizeLinear' && outputs.has(n.output[0])) node.push({ ...n, op_type: 'Identity', domain: '', input: [rename.get(n.output[0])!], attribute: [] });
+      if (n.op_type === 'DequantizeLinear' && outputs.has(n.output[0]))
+        node.push({ ...n, op_type: 'Identity', domain: '', input: [rename.get(n.output[0])!], attribute: [] });
       continue;
     }
     node.push(n.input.some((i) => rename.has(i)) ? { ...n, input: n.input.map((i) => rename.get(i) ?? i) } : n);
@@ -97,14 +99,23 @@ export async function searchPartlyQuantized(
   check: () => void = () => undefined,
 ): Promise<Map<string, SearchedCandidates>> {
   const out = new Map<string, SearchedCandidates>();
-  const readout = quantizedReadout(quantized, [...group.keys()].filter((t) => group.get(t)!.hist.count > 0), !options.everyQuantized);
+  const readout = quantizedReadout(
+    quantized,
+    [...group.keys()].filter((t) => group.get(t)!.hist.count > 0),
+    !options.everyQuantized,
+  );
   if (readout.size === 0 || samples.length === 0) return out;
   const tensors = [...readout.keys()];
   // Each tensor's candidates: the range it has (index 0), then ConsumerMSE's from its histogram.
-  const candidates = tensors.map((t) => candidateRanges(group.get(t)!.hist, options.quantType, options.symmetric, group.get(t)!.current));
+  const candidates = tensors.map((t) =>
+    candidateRanges(group.get(t)!.hist, options.quantType, options.symmetric, group.get(t)!.current),
+  );
   const open = tensors.map((_, i) => i).filter((i) => candidates[i].length > 1);
   if (open.length === 0) return out;
-  const base = withoutRequantization(quantized, open.map((i) => readout.get(tensors[i])!));
+  const base = withoutRequantization(
+    quantized,
+    open.map((i) => readout.get(tensors[i])!),
+  );
   const types = inferElementTypes(base.graph!, { opset: opsetOf(base) ?? 1 });
   let compared = new Set([...types].filter(([, t]) => t === DataType.FLOAT).map(([n]) => n));
   /** The float model's name of a value of the quantized one (a graph output's value is renamed there). */
@@ -112,15 +123,24 @@ export async function searchPartlyQuantized(
   if (options.reference === 'float') {
     const floatTypes = inferElementTypes(floatModel.graph!, { opset: opsetOf(floatModel) ?? 1 });
     const isFloat = (n: string) => floatTypes.get(n) === DataType.FLOAT;
-    for (const [t, v] of quantizedReadout(quantized, [...floatTypes.keys()].filter(isFloat), false)) if (v !== t) floatName.set(v, t);
+    for (const [t, v] of quantizedReadout(quantized, [...floatTypes.keys()].filter(isFloat), false))
+      if (v !== t) floatName.set(v, t);
     compared = new Set([...compared].filter((n) => isFloat(floatName.get(n) ?? n)));
   }
-  const built = searchModel(base, open.map((i) => readout.get(tensors[i])!), compared, searchBounds(options.quantType, options.symmetric), options.reference === 'float');
+  const built = searchModel(
+    base,
+    open.map((i) => readout.get(tensors[i])!),
+    compared,
+    searchBounds(options.quantType, options.symmetric),
+    options.reference === 'float',
+  );
   let references: ((s: Readonly<Record<string, Feed>>) => Promise<Record<string, Feed>>) | undefined;
   let release = async () => undefined as void;
   if (built.references.length > 0) {
     const names = built.references.map((o) => floatName.get(o) ?? o);
-    const { runner } = await runtime.createSession(sessionModel(exposeOnly(floatModel, [...new Set(names)])), 'float', { runs: samples.length });
+    const { runner } = await runtime.createSession(sessionModel(exposeOnly(floatModel, [...new Set(names)])), 'float', {
+      runs: samples.length,
+    });
     release = () => runner.release();
     references = async (sample) => {
       const ran = await runner.run(sample);

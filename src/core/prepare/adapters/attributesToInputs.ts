@@ -7,7 +7,17 @@
  */
 import type { NodeProto } from '../../onnx/index.ts';
 import { DataType } from '../../onnx/index.ts';
-import { attributesWith, attributesWithout, editNode, findAttribute, floatOf, intAttribute, intOf, intsOf, stringOf } from '../attributes.ts';
+import {
+  attributesWith,
+  attributesWithout,
+  editNode,
+  findAttribute,
+  floatOf,
+  intAttribute,
+  intOf,
+  intsOf,
+  stringOf,
+} from '../attributes.ts';
 import type { Adapter, AdapterContext } from './types.ts';
 
 /** Inputs padded with '' up to `index`, then `name` at `index` (optional inputs are positional). */
@@ -37,7 +47,10 @@ export const sliceAttributesToInputs: Adapter = (node, ctx) => {
 export const topKToInput: Adapter = (node, ctx) => {
   const k = intOf(node, 'k');
   if (k === undefined) return ctx.refuse('TopK-1 without k has no defined result');
-  return editNode(node, { input: [node.input[0], ctx.int64s(`${node.output[0]}_k`, [k])], attribute: attributesWithout(node, 'k') });
+  return editNode(node, {
+    input: [node.input[0], ctx.int64s(`${node.output[0]}_k`, [k])],
+    attribute: attributesWithout(node, 'k'),
+  });
 };
 
 /**
@@ -112,6 +125,7 @@ export const padToInputs: Adapter = (node, ctx) => {
   const value = floatOf(node, 'value') ?? 0;
   const out = node.output[0];
   const inputs = [node.input[0], ctx.int64s(`${out}_pads`, pads)];
-  if (mode === 'constant' && !Object.is(value, 0)) inputs.push(scalarLike(ctx, node.input[0], `${out}_value`, value, 'Pad value'));
+  if (mode === 'constant' && !Object.is(value, 0))
+    inputs.push(scalarLike(ctx, node.input[0], `${out}_value`, value, 'Pad value'));
   return editNode(node, { input: inputs, attribute: attributesWithout(node, 'pads', 'value') });
 };

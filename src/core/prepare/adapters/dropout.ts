@@ -14,14 +14,16 @@ import type { Adapter, AdapterContext } from './types.ts';
 function withoutMask(node: NodeProto, ctx: AdapterContext): NodeProto {
   const mask = node.output[1];
   if (!mask) return node;
-  if (ctx.readers(mask) > 0) return ctx.refuse('the mask output is read, and its type and content changed across versions');
+  if (ctx.readers(mask) > 0)
+    return ctx.refuse('the mask output is read, and its type and content changed across versions');
   return editNode(node, { output: [node.output[0]] });
 }
 
 /** Dropout-7: is_test removed (and consumed_inputs at 6); the data output is a copy in inference. */
 export const dropoutAttributes: Adapter = (node, ctx) => {
   const unmasked = withoutMask(node, ctx);
-  if (!unmasked.attribute.some((a) => a.name === 'is_test' || a.name === 'consumed_inputs' || a.name === 'ratio')) return unmasked;
+  if (!unmasked.attribute.some((a) => a.name === 'is_test' || a.name === 'consumed_inputs' || a.name === 'ratio'))
+    return unmasked;
   return editNode(unmasked, { attribute: attributesWithout(unmasked, 'is_test', 'consumed_inputs', 'ratio') });
 };
 

@@ -23,7 +23,10 @@ import type { Adapter, AdapterContext } from './types.ts';
 
 /** Removes the named attributes when present (else the node is returned as is). */
 export function dropAttributes(...names: string[]): Adapter {
-  return (node) => (node.attribute.some((a) => names.includes(a.name ?? '')) ? editNode(node, { attribute: attributesWithout(node, ...names) }) : node);
+  return (node) =>
+    node.attribute.some((a) => names.includes(a.name ?? ''))
+      ? editNode(node, { attribute: attributesWithout(node, ...names) })
+      : node;
 }
 
 /** Opset 6 removed `consumed_inputs` ("legacy optimization attribute") from every op that had it. */
@@ -53,7 +56,8 @@ export const legacyBroadcast: Adapter = (node, ctx) => {
   }
   const start = axis < 0 ? axis + rankA : axis;
   const trailing = rankA - start - rankB;
-  if (trailing < 0) return ctx.refuse(`broadcast axis ${axis} does not fit a rank-${rankB} operand into a rank-${rankA} one`);
+  if (trailing < 0)
+    return ctx.refuse(`broadcast axis ${axis} does not fit a rank-${rankB} operand into a rank-${rankA} one`);
   if (trailing === 0) return plain;
   if (weight) {
     const dims = [...weight.dims.map(Number), ...new Array<number>(trailing).fill(1)];
@@ -62,7 +66,10 @@ export const legacyBroadcast: Adapter = (node, ctx) => {
   }
   const unsqueezed = ctx.freshName(`${b}_aligned`);
   const axes = Array.from({ length: trailing }, (_, k) => rankB + k);
-  return { before: [unsqueezeNode(ctx, b, axes, unsqueezed)], node: editNode(plain, { input: [a, unsqueezed, ...node.input.slice(2)] }) };
+  return {
+    before: [unsqueezeNode(ctx, b, axes, unsqueezed)],
+    node: editNode(plain, { input: [a, unsqueezed, ...node.input.slice(2)] }),
+  };
 };
 
 /** Concat-4 made `axis` required; Concat-1 defaulted it to 1 ("Which axis to concat on. Default value is 1."). */
@@ -74,7 +81,10 @@ export const reshapeShapeToInput: Adapter = (node, ctx) => {
   const shape = intsOf(node, 'shape');
   if (!shape) return ctx.refuse('Reshape-1 without a `shape` attribute has no defined result');
   const input = ctx.int64s(`${node.output[0]}_shape`, shape);
-  return editNode(node, { input: [node.input[0], input], attribute: attributesWithout(node, 'shape', 'consumed_inputs') });
+  return editNode(node, {
+    input: [node.input[0], input],
+    attribute: attributesWithout(node, 'shape', 'consumed_inputs'),
+  });
 };
 
 /** Cast-6 names the target type by its TensorProto.DataType number instead of its name. */
@@ -83,7 +93,8 @@ export const castToEnum: Adapter = (node, ctx) => {
   if (!to || !to.s) return node;
   const name = stringOf(node, 'to')!.toUpperCase();
   const code = (DataType as Record<string, number>)[name];
-  if (code === undefined || code === 0) return ctx.refuse(`Cast-1 target type "${name}" is not a TensorProto.DataType name`);
+  if (code === undefined || code === 0)
+    return ctx.refuse(`Cast-1 target type "${name}" is not a TensorProto.DataType name`);
   return editNode(node, { attribute: attributesWith(node, intAttribute('to', code)) });
 };
 
@@ -95,7 +106,9 @@ export const seluDefaults: Adapter = (node) => {
   let attribute = attributesWithout(node, 'consumed_inputs');
   if (!findAttribute(node, 'alpha')) attribute = [...attribute, floatAttribute('alpha', 1.6732)];
   if (!findAttribute(node, 'gamma')) attribute = [...attribute, floatAttribute('gamma', 1.0507)];
-  return attribute.length === node.attribute.length && attribute.every((a, i) => a === node.attribute[i]) ? node : editNode(node, { attribute });
+  return attribute.length === node.attribute.length && attribute.every((a, i) => a === node.attribute[i])
+    ? node
+    : editNode(node, { attribute });
 };
 
 /** Gemm-7 dropped `broadcast`: C is always unidirectionally broadcast to (M, N), which covers every shape broadcast=1 accepted and is the identity for broadcast=0's (M, N). */
@@ -115,7 +128,8 @@ export const batchNorm7: Adapter = (node, ctx) => {
 
 /** BatchNormalization-9 dropped `spatial` (per-channel statistics became the only form). */
 export const batchNorm9: Adapter = (node, ctx) => {
-  if ((intOf(node, 'spatial') ?? 1) !== 1) return ctx.refuse('spatial=0 (per-activation statistics) has no equivalent from opset 9');
+  if ((intOf(node, 'spatial') ?? 1) !== 1)
+    return ctx.refuse('spatial=0 (per-activation statistics) has no equivalent from opset 9');
   return dropAttributes('spatial')(node, ctx);
 };
 
@@ -126,7 +140,8 @@ export const batchNorm14: Adapter = (node, ctx) => {
 };
 
 function requireInferenceForm(node: NodeProto, ctx: AdapterContext): void {
-  if (node.output.slice(1).some((o) => o)) return ctx.refuse('BatchNormalization in training form (statistics outputs) cannot be carried over');
+  if (node.output.slice(1).some((o) => o))
+    return ctx.refuse('BatchNormalization in training form (statistics outputs) cannot be carried over');
 }
 
 /** RoiAlign-16 added coordinate_transformation_mode, default half_pixel; 'output_half_pixel' is the old behaviour. */
@@ -146,6 +161,7 @@ export const scatterToScatterElements: Adapter = (node) => editNode(node, { op_t
  */
 export const convTransposePadding: Adapter = (node, ctx) => {
   const autoPad = stringOf(node, 'auto_pad') ?? 'NOTSET';
-  if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') return ctx.refuse(`auto_pad=${autoPad} splits padding differently from opset 11`);
+  if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER')
+    return ctx.refuse(`auto_pad=${autoPad} splits padding differently from opset 11`);
   return node;
 };

@@ -35,18 +35,25 @@ export const resize10To11: Adapter = (node, ctx) => {
   if (mode === 'nearest') written.push(stringAttribute('nearest_mode', nearestMode(node, ctx)));
   const attribute = [...attributesWithout(node, 'coordinate_transformation_mode', 'nearest_mode'), ...written];
   // roi only matters for tf_crop_and_resize; it is a required input at 11–12 and optional from 13.
-  const roi = ctx.targetOpset >= 13 ? '' : ctx.constant(`${node.output[0]}_roi`, DataType.FLOAT, [0], new Float32Array(0));
+  const roi =
+    ctx.targetOpset >= 13 ? '' : ctx.constant(`${node.output[0]}_roi`, DataType.FLOAT, [0], new Float32Array(0));
   return editNode(node, { input: [node.input[0], roi, node.input[1]], attribute });
 };
 
 function nearestMode(node: NodeProto, ctx: AdapterContext): 'floor' | 'ceil' {
   if (ctx.original.op_type === 'Upsample') return 'floor';
   const weight = ctx.facts.constant(node.input[1]);
-  if (!weight) return ctx.refuse('nearest Resize-10 with computed scales: its rounding (floor when upsampling, ceil when downsampling) cannot be fixed in advance');
+  if (!weight)
+    return ctx.refuse(
+      'nearest Resize-10 with computed scales: its rounding (floor when upsampling, ceil when downsampling) cannot be fixed in advance',
+    );
   const scales = readTensorAsFloat32(weight);
   const up = scales.some((s) => s > 1);
   const down = scales.some((s) => s < 1);
-  if (up && down) return ctx.refuse('nearest Resize-10 that upsamples some axes and downsamples others has no single Resize-11 nearest_mode');
+  if (up && down)
+    return ctx.refuse(
+      'nearest Resize-10 that upsamples some axes and downsamples others has no single Resize-11 nearest_mode',
+    );
   return down ? 'ceil' : 'floor';
 }
 

@@ -23,19 +23,29 @@ export const coercedAxisToSingleAxis: Adapter = (node, ctx) => {
   if (rank !== undefined && (axis + rank) % rank === rank - 1 && axis >= -rank && axis < rank) {
     ctx.note('kept (last axis)');
     // The default changed (1 → −1), so the axis is written out.
-    return intOf(node, 'axis') === axis ? node : editNode(node, { attribute: attributesWith(node, intAttribute('axis', axis)) });
+    return intOf(node, 'axis') === axis
+      ? node
+      : editNode(node, { attribute: attributesWith(node, intAttribute('axis', axis)) });
   }
 
   const shape = ctx.freshName(`${x}_shape`);
   const flat = ctx.freshName(`${x}_2d`);
   const normalized = ctx.freshName(`${y}_2d`);
-  ctx.note(rank === undefined ? 'spelled out as Flatten → op → Reshape (rank unknown)' : `spelled out as Flatten → op → Reshape (axis ${axis} of rank ${rank})`);
+  ctx.note(
+    rank === undefined
+      ? 'spelled out as Flatten → op → Reshape (rank unknown)'
+      : `spelled out as Flatten → op → Reshape (axis ${axis} of rank ${rank})`,
+  );
   return {
     before: [
       helperNode(ctx, 'Shape', [x], [shape]),
       helperNode(ctx, 'Flatten', [x], [flat], [intAttribute('axis', axis)]),
     ],
-    node: editNode(node, { input: [flat], output: [normalized], attribute: attributesWith(node, intAttribute('axis', -1)) }),
+    node: editNode(node, {
+      input: [flat],
+      output: [normalized],
+      attribute: attributesWith(node, intAttribute('axis', -1)),
+    }),
     after: [helperNode(ctx, 'Reshape', [normalized, shape], [y])],
   };
 };

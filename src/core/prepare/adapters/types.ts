@@ -54,5 +54,10 @@ export type Step =
   | { readonly kind: 'refuse'; readonly why: string };
 
 export const same = (why: string, floatOnly = false): Step => ({ kind: 'same', why, floatOnly });
-export const adapt = (adapter: Adapter, does: string, why: string): Step => ({ kind: 'adapt', why, does, adapt: adapter });
+export const adapt = (adapter: Adapter, does: string, why: string): Step => ({
+  kind: 'adapt',
+  why,
+  does,
+  adapt: adapter,
+});
 export const refuse = (why: string): Step => ({ kind: 'refuse', why });

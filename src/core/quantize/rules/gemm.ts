@@ -10,7 +10,8 @@ export const gemmRule: OpRule = {
   activationInputs: (node, ctx) => (ctx.isConstant(node.input[1] ?? '') ? [0] : [0, 1]),
   weight: (node, ctx) =>
     ctx.isConstant(node.input[1] ?? '') ? { input: 1, axis: intAttr(node, 'transB', 0) === 1 ? 0 : 1 } : undefined,
-  bias: (node, ctx) => (node.input[2] && ctx.isConstant(node.input[2]) && ctx.constantRank(node.input[2]) === 1 ? 2 : undefined),
+  bias: (node, ctx) =>
+    node.input[2] && ctx.isConstant(node.input[2]) && ctx.constantRank(node.input[2]) === 1 ? 2 : undefined,
   output: 'own',
   acceptsFoldedActivation: true,
 };

@@ -5,4 +5,8 @@
  */
 import { presentInputs, type OpRule } from './types.ts';
 
-export const genericRule: OpRule = { family: 'generic', activationInputs: (node) => presentInputs(node), output: 'own' };
+export const genericRule: OpRule = {
+  family: 'generic',
+  activationInputs: (node) => presentInputs(node),
+  output: 'own',
+};

@@ -65,7 +65,10 @@ const RULES: Readonly<Record<string, OpRule>> = {
  * The rule for an op type (default domain), or undefined when it has none. With QuantizeAllOpTypes,
  * every op without a rule of its own takes the generic one; AlignSlice=false gives Slice its own range.
  */
-export function ruleFor(opType: string, options: { quantizeAllOpTypes: boolean; alignSlice: boolean }): OpRule | undefined {
+export function ruleFor(
+  opType: string,
+  options: { quantizeAllOpTypes: boolean; alignSlice: boolean },
+): OpRule | undefined {
   if (opType === 'Slice' && !options.alignSlice) return unalignedSliceRule;
   return RULES[opType] ?? (options.quantizeAllOpTypes ? genericRule : undefined);
 }

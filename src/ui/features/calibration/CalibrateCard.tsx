@@ -42,23 +42,47 @@ function Progress() {
         <Spinner size={18} />
         <span className="progress__title">
           {progress ? (
-            <>Calibrating: <span data-testid="progress-done">{exact(done)}</span> / {exact(total)} {total === 1 ? 'sample' : 'samples'}</>
+            <>
+              Calibrating: <span data-testid="progress-done">{exact(done)}</span> / {exact(total)}{' '}
+              {total === 1 ? 'sample' : 'samples'}
+            </>
           ) : (
             'Loading the model into onnxruntime…'
           )}
         </span>
-        <button type="button" className="button button--small" onClick={cancel} data-testid="calibration-cancel">Cancel</button>
+        <button type="button" className="button button--small" onClick={cancel} data-testid="calibration-cancel">
+          Cancel
+        </button>
       </div>
-      <div className="progress__track" role="progressbar" aria-label="Calibration progress" aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
+      <div
+        className="progress__track"
+        role="progressbar"
+        aria-label="Calibration progress"
+        aria-valuemin={0}
+        aria-valuemax={total || 1}
+        aria-valuenow={done}
+      >
         <span className="progress__bar" style={{ width: `${percent}%` }} />
       </div>
       <div className="progress__meta">
-        {progress && progress.imagesPerSecond > 0 && <span data-testid="progress-rate">{formatRate(progress.imagesPerSecond)} per second</span>}
+        {progress && progress.imagesPerSecond > 0 && (
+          <span data-testid="progress-rate">{formatRate(progress.imagesPerSecond)} per second</span>
+        )}
         {progress && <span>{timeLeft(progress.etaSeconds)}</span>}
-        {progress && progress.passes > 1 && <span>pass {progress.pass} of {progress.passes} (outputs split to fit memory)</span>}
+        {progress && progress.passes > 1 && (
+          <span>
+            pass {progress.pass} of {progress.passes} (outputs split to fit memory)
+          </span>
+        )}
         <span data-testid="calibration-backend">{backendText(progress?.backend ?? null, progress?.workers)}</span>
-        {whyText(progress?.backend ?? null) && <span className="muted" data-testid="calibration-backend-why">({whyText(progress?.backend ?? null)})</span>}
-        {progress && progress.skipped.length > 0 && <span className="progress__skipped">{plural(progress.skipped.length, 'file')} skipped</span>}
+        {whyText(progress?.backend ?? null) && (
+          <span className="muted" data-testid="calibration-backend-why">
+            ({whyText(progress?.backend ?? null)})
+          </span>
+        )}
+        {progress && progress.skipped.length > 0 && (
+          <span className="progress__skipped">{plural(progress.skipped.length, 'file')} skipped</span>
+        )}
       </div>
     </div>
   );
@@ -73,10 +97,15 @@ function Outcome() {
     <div className="outcome" data-testid="calibration-result">
       <p className="outcome__line">
         <strong>Calibrated</strong> on <span data-testid="calibration-used">{exact(result.used)}</span>
-        {result.samples > 0 ? ` of ${exact(result.samples)}` : ''} {result.used === 1 ? 'sample' : 'samples'} in {result.seconds.toFixed(1)} s
-        {result.seconds > 0 && ` (${formatRate(result.used / result.seconds)} per second)`}: ranges of {plural(tensors, 'tensor')}, {result.method}, {backendText(result.backend, result.workers)}.
+        {result.samples > 0 ? ` of ${exact(result.samples)}` : ''} {result.used === 1 ? 'sample' : 'samples'} in{' '}
+        {result.seconds.toFixed(1)} s{result.seconds > 0 && ` (${formatRate(result.used / result.seconds)} per second)`}
+        : ranges of {plural(tensors, 'tensor')}, {result.method}, {backendText(result.backend, result.workers)}.
       </p>
-      {whyText(result.backend) && <p className="muted small" data-testid="calibration-backend-why">Why {backendName(result.backend)}: {whyText(result.backend)}.</p>}
+      {whyText(result.backend) && (
+        <p className="muted small" data-testid="calibration-backend-why">
+          Why {backendName(result.backend)}: {whyText(result.backend)}.
+        </p>
+      )}
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="calibration-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
           <ul className="plain-list">
@@ -89,15 +118,20 @@ function Outcome() {
         </Callout>
       )}
       {result.warnings.map((w) => (
-        <Callout key={w} kind="warning" testId="calibration-warning">{w}</Callout>
+        <Callout key={w} kind="warning" testId="calibration-warning">
+          {w}
+        </Callout>
       ))}
       {stale && (
         <Callout kind="warning" testId="calibration-stale" title="Settings changed since this calibration">
-          The preset or the preprocessing is not what these ranges were collected with: calibrate again before quantizing.
+          The preset or the preprocessing is not what these ranges were collected with: calibrate again before
+          quantizing.
         </Callout>
       )}
       <div className="step__actions">
-        <button type="button" className="button button--small" onClick={downloadRanges} data-testid="download-ranges">Download ranges JSON</button>
+        <button type="button" className="button button--small" onClick={downloadRanges} data-testid="download-ranges">
+          Download ranges JSON
+        </button>
       </div>
     </div>
   );
@@ -117,34 +151,66 @@ export function CalibrateCard() {
   const floatNeeded = useStudio(floatModelNeeded);
 
   return (
-    <section className="card step" aria-labelledby="calibrate-title" data-testid="calibrate-card" data-calibration-status={status}>
+    <section
+      className="card step"
+      aria-labelledby="calibrate-title"
+      data-testid="calibrate-card"
+      data-calibration-status={status}
+    >
       <h3 id="calibrate-title" className="card__title">
-        <span className="step__number" aria-hidden="true">4</span> Calibrate
+        <span className="step__number" aria-hidden="true">
+          4
+        </span>{' '}
+        Calibrate
       </h3>
       <div className="step__actions">
-        <button type="button" className="button button--primary" onClick={() => void calibrate()} disabled={running || floatNeeded !== null} title={floatNeeded ?? undefined} data-testid="calibrate-button">
+        <button
+          type="button"
+          className="button button--primary"
+          onClick={() => void calibrate()}
+          disabled={running || floatNeeded !== null}
+          title={floatNeeded ?? undefined}
+          data-testid="calibrate-button"
+        >
           {status === 'done' ? 'Calibrate again' : 'Calibrate'}
         </button>
-        <button type="button" className="button button--small" onClick={() => statisticsInput.current?.click()} disabled={running}
-          title="Ranges from the statistics qstudio calibrate --shard … --stats and qstudio merge --stats write" data-testid="import-statistics-button">
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => statisticsInput.current?.click()}
+          disabled={running}
+          title="Ranges from the statistics qstudio calibrate --shard … --stats and qstudio merge --stats write"
+          data-testid="import-statistics-button"
+        >
           Import statistics…
         </button>
-        <input ref={statisticsInput} type="file" accept=".json,application/json" hidden data-testid="import-statistics"
+        <input
+          ref={statisticsInput}
+          type="file"
+          accept=".json,application/json"
+          hidden
+          data-testid="import-statistics"
           onChange={(e) => {
             const file = e.currentTarget.files?.[0];
             e.currentTarget.value = '';
             if (file) void importStatistics(file);
-          }} />
+          }}
+        />
         <RuntimeSwitch disabled={running} />
         <span className="muted small" data-testid={floatNeeded ? 'float-model-needed' : undefined}>
-          {floatNeeded ?? (count > 0 ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
-            : random ? 'No data given: random inputs will be used.' : 'Add calibration data first (step 1).')}
+          {floatNeeded ??
+            (count > 0
+              ? `Runs the float model on ${plural(count, 'sample')} and records the range of every tensor.`
+              : random
+                ? 'No data given: random inputs will be used.'
+                : 'Add calibration data first (step 1).')}
         </span>
       </div>
       {running && <Progress />}
       {status === 'cancelled' && (
         <Callout kind="info" testId="calibration-cancelled" title="Calibration cancelled">
-          Nothing was kept from the cancelled run{hasResult ? '; the previous ranges are still below' : ''}. Start again when ready.
+          Nothing was kept from the cancelled run{hasResult ? '; the previous ranges are still below' : ''}. Start again
+          when ready.
         </Callout>
       )}
       {error && (
@@ -153,7 +219,11 @@ export function CalibrateCard() {
           testId="calibration-error"
           data={{ 'data-error-name': error.name }}
           title={errorTitle(error.name, 'Calibration failed')}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
         >
           <p>{error.message}</p>
           {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}

@@ -17,7 +17,9 @@ export default function CalibrationScreen() {
   return (
     <section className="flow" aria-labelledby="flow-title" data-testid="calibration-screen">
       <header className="flow__header">
-        <h2 id="flow-title" className="flow__title">Calibrate and quantize</h2>
+        <h2 id="flow-title" className="flow__title">
+          Calibrate and quantize
+        </h2>
         <p className="flow__lead muted">Everything runs in this tab: images and the model never leave your machine.</p>
       </header>
       <div className="flow__grid">

@@ -9,7 +9,9 @@ import { useStudio } from '../../store/index.ts';
 
 function what(calibration: number, evaluation: number, sample: boolean): string {
   const parts = [
-    calibration > 0 ? `${plural(calibration, sample ? 'text scene' : 'calibration sample')}${sample ? ' (calibration)' : ''}` : '',
+    calibration > 0
+      ? `${plural(calibration, sample ? 'text scene' : 'calibration sample')}${sample ? ' (calibration)' : ''}`
+      : '',
     evaluation > 0 ? `${plural(evaluation, sample ? 'held-out scene' : 'evaluation image')}` : '',
   ].filter(Boolean);
   return parts.join(' and ');
@@ -24,21 +26,53 @@ export function CarriedDataNotice() {
   if (!carried) return null;
   if (carried.kind === 'cleared') {
     return (
-      <Callout kind="info" testId="carried-data" data={{ 'data-kind': 'cleared' }} title="The sample's images were cleared"
-        actions={<button type="button" className="button button--small" onClick={() => keep(null)}>OK</button>}>
-        <p>{what(carried.calibration, carried.evaluation, true)} were drawn for the sample ({carried.from}), not for {model}: add images like those {model} will see.</p>
+      <Callout
+        kind="info"
+        testId="carried-data"
+        data={{ 'data-kind': 'cleared' }}
+        title="The sample's images were cleared"
+        actions={
+          <button type="button" className="button button--small" onClick={() => keep(null)}>
+            OK
+          </button>
+        }
+      >
+        <p>
+          {what(carried.calibration, carried.evaluation, true)} were drawn for the sample ({carried.from}), not for{' '}
+          {model}: add images like those {model} will see.
+        </p>
       </Callout>
     );
   }
   return (
-    <Callout kind="warning" testId="carried-data" data={{ 'data-kind': 'offer' }} title={`Keep these images for ${model}?`}
+    <Callout
+      kind="warning"
+      testId="carried-data"
+      data={{ 'data-kind': 'offer' }}
+      title={`Keep these images for ${model}?`}
       actions={
         <>
-          <button type="button" className="button button--small" data-testid="carried-keep" onClick={() => keep(null)}>Keep them</button>
-          <button type="button" className="button button--small" data-testid="carried-clear" onClick={() => { clearCalibration(); clearEvaluation(); }}>Clear them</button>
+          <button type="button" className="button button--small" data-testid="carried-keep" onClick={() => keep(null)}>
+            Keep them
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            data-testid="carried-clear"
+            onClick={() => {
+              clearCalibration();
+              clearEvaluation();
+            }}
+          >
+            Clear them
+          </button>
         </>
-      }>
-      <p>{what(carried.calibration, carried.evaluation, false)} were added for {carried.from}. They calibrate and judge {model} only if they are like what it will see.</p>
+      }
+    >
+      <p>
+        {what(carried.calibration, carried.evaluation, false)} were added for {carried.from}. They calibrate and judge{' '}
+        {model} only if they are like what it will see.
+      </p>
     </Callout>
   );
 }

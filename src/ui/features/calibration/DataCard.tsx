@@ -58,8 +58,15 @@ export function DataCard() {
   return (
     <section className="card step" aria-labelledby="data-title" data-testid="calibration-data">
       <h3 id="data-title" className="card__title">
-        <span className="step__number" aria-hidden="true">1</span> Calibration data
-        {count > 0 && <span className="card__count" data-testid="calibration-count">{count}</span>}
+        <span className="step__number" aria-hidden="true">
+          1
+        </span>{' '}
+        Calibration data
+        {count > 0 && (
+          <span className="card__count" data-testid="calibration-count">
+            {count}
+          </span>
+        )}
       </h3>
       <CarriedDataNotice />
       <input
@@ -109,7 +116,8 @@ export function DataCard() {
           <>
             <span className="data-drop__title">Drop calibration images here</span>
             <span id="data-drop-hint" className="data-drop__hint">
-              A few dozen photos like those the model will see (PNG, JPEG, WebP){multiInput ? ', or .npy tensors, one file per input and sample' : ', or .npy tensors'}.
+              A few dozen photos like those the model will see (PNG, JPEG, WebP)
+              {multiInput ? ', or .npy tensors, one file per input and sample' : ', or .npy tensors'}.
             </span>
           </>
         ) : (
@@ -119,24 +127,46 @@ export function DataCard() {
               {images.length > 0 && npy.length > 0 && ' · '}
               {npy.length > 0 && plural(npy.length, '.npy sample')}
             </span>
-            <span id="data-drop-hint" className="data-drop__hint">Drop more here to add them.</span>
+            <span id="data-drop-hint" className="data-drop__hint">
+              Drop more here to add them.
+            </span>
           </>
         )}
       </div>
       <div className="step__actions">
-        <button type="button" className="button button--small" onClick={() => filesInput.current?.click()}>Add files…</button>
-        <button type="button" className="button button--small" onClick={() => folderInput.current?.click()}>Add a folder…</button>
+        <button type="button" className="button button--small" onClick={() => filesInput.current?.click()}>
+          Add files…
+        </button>
+        <button type="button" className="button button--small" onClick={() => folderInput.current?.click()}>
+          Add a folder…
+        </button>
         {count > 0 && (
-          <button type="button" className="button button--small button--quiet" onClick={clear} disabled={running} data-testid="calibration-clear">
+          <button
+            type="button"
+            className="button button--small button--quiet"
+            onClick={clear}
+            disabled={running}
+            data-testid="calibration-clear"
+          >
             Clear
           </button>
         )}
       </div>
-      {images.length > 0 && <Thumbnails files={images} selected={previewIndex} onSelect={setPreviewImage} testId="calibration-thumbnails" label="calibration images" />}
+      {images.length > 0 && (
+        <Thumbnails
+          files={images}
+          selected={previewIndex}
+          onSelect={setPreviewImage}
+          testId="calibration-thumbnails"
+          label="calibration images"
+        />
+      )}
       {npy.length > 0 && (
         <ul className="npy-list" data-testid="npy-samples" aria-label=".npy samples">
           {npy.slice(0, 8).map((s) => (
-            <li key={s.name} className="pill">{s.name}</li>
+            <li key={s.name} className="pill">
+              {s.name}
+            </li>
           ))}
           {npy.length > 8 && <li className="pill pill__sub">+{npy.length - 8} more</li>}
         </ul>

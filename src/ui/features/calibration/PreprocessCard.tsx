@@ -4,7 +4,12 @@
  * to export and import, and a preview of the first image as the model will see it.
  */
 import { useId, useRef, useState } from 'react';
-import { PRESET_DESCRIPTIONS, PRESET_NAMES, getPreprocessPreset, isPresetName } from '../../../core/preprocess/presets.ts';
+import {
+  PRESET_DESCRIPTIONS,
+  PRESET_NAMES,
+  getPreprocessPreset,
+  isPresetName,
+} from '../../../core/preprocess/presets.ts';
 import { formatPreprocess, parsePreprocess, type PreprocessSpec } from '../../../core/preprocess/spec.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { downloadText } from '../../components/useObjectUrl.ts';
@@ -21,7 +26,8 @@ function sameBesidesDims(a: PreprocessSpec, b: PreprocessSpec): boolean {
 }
 
 /** Whether a spec is still the preset's. */
-const isPresetSpec = (spec: PreprocessSpec, preset: string) => isPresetName(preset) && sameBesidesDims(spec, getPreprocessPreset(preset));
+const isPresetSpec = (spec: PreprocessSpec, preset: string) =>
+  isPresetName(preset) && sameBesidesDims(spec, getPreprocessPreset(preset));
 
 export function PreprocessCard() {
   const spec = useStudio((s) => s.calibration.spec);
@@ -30,7 +36,9 @@ export function PreprocessCard() {
   const accepted = useStudio((s) => s.calibration.suggestionAccepted);
   const acceptSuggestion = useStudio((s) => s.acceptPreprocessSuggestion);
   const summary = useStudio((s) => s.model.summary);
-  const previewImage = useStudio((s) => s.calibration.images[s.calibration.previewIndex] ?? s.calibration.images[0] ?? null);
+  const previewImage = useStudio(
+    (s) => s.calibration.images[s.calibration.previewIndex] ?? s.calibration.images[0] ?? null,
+  );
   const setPreprocess = useStudio((s) => s.setPreprocess);
   const importInput = useRef<HTMLInputElement>(null);
   const [importError, setImportError] = useState<string | null>(null);
@@ -38,7 +46,8 @@ export function PreprocessCard() {
 
   const input = summary && summary.inputs.length === 1 ? summary.inputs[0] : null;
   const shape = input?.shape ?? null;
-  const channelDim = shape && shape.length >= 3 ? (spec.layout === 'NCHW' ? shape[shape.length - 3] : shape[shape.length - 1]) : null;
+  const channelDim =
+    shape && shape.length >= 3 ? (spec.layout === 'NCHW' ? shape[shape.length - 3] : shape[shape.length - 1]) : null;
   const channels = typeof channelDim === 'number' ? channelDim : null;
   const dimNames = summary ? symbolicDims(summary) : [];
   const baseName = (summary?.fileName ?? 'model').replace(/\.onnx$/i, '');
@@ -46,16 +55,26 @@ export function PreprocessCard() {
   return (
     <section className="card step" aria-labelledby="preprocess-title" data-testid="preprocess-card">
       <h3 id="preprocess-title" className="card__title">
-        <span className="step__number" aria-hidden="true">3</span> Preprocessing
+        <span className="step__number" aria-hidden="true">
+          3
+        </span>{' '}
+        Preprocessing
       </h3>
       {suggestion && (
-        <PreprocessSuggestionBox guess={suggestion} formDims={spec.dims} accepted={accepted} onAccept={acceptSuggestion}
-          inForm={sameBesidesDims(spec, suggestion.spec)} />
+        <PreprocessSuggestionBox
+          guess={suggestion}
+          formDims={spec.dims}
+          accepted={accepted}
+          onAccept={acceptSuggestion}
+          inForm={sameBesidesDims(spec, suggestion.spec)}
+        />
       )}
       <div className="preprocess">
         <div className="preprocess__form">
           <div className="field">
-            <label className="field__label" htmlFor={presetId}>Start from</label>
+            <label className="field__label" htmlFor={presetId}>
+              Start from
+            </label>
             <select
               id={presetId}
               className="select"
@@ -67,19 +86,34 @@ export function PreprocessCard() {
               }}
             >
               {PRESET_NAMES.map((name) => (
-                <option key={name} value={name}>{name} — {PRESET_DESCRIPTIONS[name]}</option>
+                <option key={name} value={name}>
+                  {name} — {PRESET_DESCRIPTIONS[name]}
+                </option>
               ))}
               {preset === 'custom' && <option value="custom">custom (edited)</option>}
             </select>
           </div>
-          <SpecFields spec={spec} channels={channels} dimNames={dimNames} onChange={(next) => setPreprocess(next, isPresetSpec(next, preset) ? preset : 'custom')} />
+          <SpecFields
+            spec={spec}
+            channels={channels}
+            dimNames={dimNames}
+            onChange={(next) => setPreprocess(next, isPresetSpec(next, preset) ? preset : 'custom')}
+          />
           <div className="step__actions">
-            <button type="button" className="button button--small" data-testid="preprocess-export"
-              onClick={() => downloadText(`${formatPreprocess(spec)}\n`, `${baseName}.preprocess.json`)}>
+            <button
+              type="button"
+              className="button button--small"
+              data-testid="preprocess-export"
+              onClick={() => downloadText(`${formatPreprocess(spec)}\n`, `${baseName}.preprocess.json`)}
+            >
               Export JSON
             </button>
-            <button type="button" className="button button--small" onClick={() => importInput.current?.click()}>Import JSON…</button>
-            <span className="muted small">The same JSON as <code>qstudio calibrate --preprocess</code>.</span>
+            <button type="button" className="button button--small" onClick={() => importInput.current?.click()}>
+              Import JSON…
+            </button>
+            <span className="muted small">
+              The same JSON as <code>qstudio calibrate --preprocess</code>.
+            </span>
             <input
               ref={importInput}
               type="file"
@@ -100,8 +134,16 @@ export function PreprocessCard() {
             />
           </div>
           {importError && (
-            <Callout kind="error" testId="preprocess-import-error" title="Could not import the preprocessing"
-              actions={<button type="button" className="button button--small" onClick={() => setImportError(null)}>Dismiss</button>}>
+            <Callout
+              kind="error"
+              testId="preprocess-import-error"
+              title="Could not import the preprocessing"
+              actions={
+                <button type="button" className="button button--small" onClick={() => setImportError(null)}>
+                  Dismiss
+                </button>
+              }
+            >
               <p>{importError}</p>
             </Callout>
           )}

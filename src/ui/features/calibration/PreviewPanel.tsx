@@ -18,7 +18,11 @@ async function decode(file: File): Promise<RgbaImage> {
     const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
     const context = canvas.getContext('2d', { willReadFrequently: true })!;
     context.drawImage(bitmap, 0, 0);
-    return { data: context.getImageData(0, 0, bitmap.width, bitmap.height).data, width: bitmap.width, height: bitmap.height };
+    return {
+      data: context.getImageData(0, 0, bitmap.width, bitmap.height).data,
+      width: bitmap.width,
+      height: bitmap.height,
+    };
   } finally {
     bitmap.close();
   }
@@ -32,7 +36,11 @@ function Picture({ pixels, label, testId }: { pixels: PreviewPixels | RgbaImage;
     c.width = pixels.width;
     c.height = pixels.height;
     const data = pixels.data instanceof Uint8ClampedArray ? pixels.data : new Uint8ClampedArray(pixels.data);
-    c.getContext('2d')!.putImageData(new ImageData(data as Uint8ClampedArray<ArrayBuffer>, pixels.width, pixels.height), 0, 0);
+    c.getContext('2d')!.putImageData(
+      new ImageData(data as Uint8ClampedArray<ArrayBuffer>, pixels.width, pixels.height),
+      0,
+      0,
+    );
   }, [pixels]);
   return (
     <figure className="preview__figure">
@@ -42,8 +50,18 @@ function Picture({ pixels, label, testId }: { pixels: PreviewPixels | RgbaImage;
   );
 }
 
-export function PreviewPanel({ file, input, spec }: { file: File | null; input: TensorSummary | null; spec: PreprocessSpec }) {
-  const [original, setOriginal] = useState<{ file: File; pixels: RgbaImage } | { file: File; error: string } | null>(null);
+export function PreviewPanel({
+  file,
+  input,
+  spec,
+}: {
+  file: File | null;
+  input: TensorSummary | null;
+  spec: PreprocessSpec;
+}) {
+  const [original, setOriginal] = useState<{ file: File; pixels: RgbaImage } | { file: File; error: string } | null>(
+    null,
+  );
 
   useEffect(() => {
     if (!file) {
@@ -53,7 +71,12 @@ export function PreviewPanel({ file, input, spec }: { file: File | null; input: 
     let live = true;
     decode(file).then(
       (pixels) => live && setOriginal({ file, pixels }),
-      (e: unknown) => live && setOriginal({ file, error: `${displayName(file)} could not be read as an image (${e instanceof Error ? e.message : String(e)}).` }),
+      (e: unknown) =>
+        live &&
+        setOriginal({
+          file,
+          error: `${displayName(file)} could not be read as an image (${e instanceof Error ? e.message : String(e)}).`,
+        }),
     );
     return () => {
       live = false;
@@ -64,29 +87,51 @@ export function PreviewPanel({ file, input, spec }: { file: File | null; input: 
   const made = useMemo(() => {
     if (!pixels || !input) return null;
     try {
-      const t = spec.elementType === 'uint8'
-        ? imageToUint8Tensor(pixels, input.shape ?? [], spec, { inputName: input.name })
-        : imageToTensor(pixels, input.shape ?? [], spec, { inputName: input.name });
+      const t =
+        spec.elementType === 'uint8'
+          ? imageToUint8Tensor(pixels, input.shape ?? [], spec, { inputName: input.name })
+          : imageToTensor(pixels, input.shape ?? [], spec, { inputName: input.name });
       return { processed: tensorToRgba(t.data, t.dims, spec), problem: null };
     } catch (e) {
       return { processed: null, problem: e instanceof Error ? e.message : String(e) };
     }
   }, [pixels, input, spec]);
 
-  if (!file) return <p className="preview__empty muted" data-testid="preview-empty">Add images to preview the preprocessing.</p>;
-  if (!input) return <p className="preview__empty muted">The model has several inputs: images cannot be previewed for it.</p>;
+  if (!file)
+    return (
+      <p className="preview__empty muted" data-testid="preview-empty">
+        Add images to preview the preprocessing.
+      </p>
+    );
+  if (!input)
+    return <p className="preview__empty muted">The model has several inputs: images cannot be previewed for it.</p>;
   if (!original || original.file !== file) return <p className="preview__empty muted">Reading {displayName(file)}…</p>;
-  if ('error' in original) return <p className="preview__empty preview__error" data-testid="preview-error">{original.error}</p>;
+  if ('error' in original)
+    return (
+      <p className="preview__empty preview__error" data-testid="preview-error">
+        {original.error}
+      </p>
+    );
 
   const processed = made?.processed ?? null;
 
   return (
     <div className="preview" data-testid="preprocess-preview">
-      <Picture pixels={original.pixels} label={`${displayName(file)} · ${original.pixels.width}×${original.pixels.height}`} testId="preview-original" />
+      <Picture
+        pixels={original.pixels}
+        label={`${displayName(file)} · ${original.pixels.width}×${original.pixels.height}`}
+        testId="preview-original"
+      />
       {processed ? (
-        <Picture pixels={processed} label={`As the model sees it · ${processed.width}×${processed.height}`} testId="preview-processed" />
+        <Picture
+          pixels={processed}
+          label={`As the model sees it · ${processed.width}×${processed.height}`}
+          testId="preview-processed"
+        />
       ) : (
-        <p className="preview__empty preview__error" role="alert" data-testid="preview-error">{made?.problem}</p>
+        <p className="preview__empty preview__error" role="alert" data-testid="preview-error">
+          {made?.problem}
+        </p>
       )}
     </div>
   );

@@ -12,7 +12,10 @@ type Change = (spec: PreprocessSpec) => void;
 /** A number typed in a field, or an error saying what was typed. */
 function numberIn(text: string): number {
   const v = parseNumber(text);
-  if (Number.isNaN(v)) throw new Error(text.trim() === '' ? 'Give a number.' : `"${text.trim()}" is not a number (write 0.5, 1e-3 or 1/255).`);
+  if (Number.isNaN(v))
+    throw new Error(
+      text.trim() === '' ? 'Give a number.' : `"${text.trim()}" is not a number (write 0.5, 1e-3 or 1/255).`,
+    );
   return v;
 }
 
@@ -26,24 +29,54 @@ export function parseNumber(text: string): number {
 
 /** 0.00392156… → "1/255"; other numbers as short decimals. */
 export function formatNumber(v: number): string {
-  for (const d of [255, 256, 127.5, 128]) if (v !== 0 && Math.abs(v * d - Math.round(v * d)) < 1e-9 && Math.abs(v) < 1) return `${Math.round(v * d)}/${d}`;
+  for (const d of [255, 256, 127.5, 128])
+    if (v !== 0 && Math.abs(v * d - Math.round(v * d)) < 1e-9 && Math.abs(v) < 1) return `${Math.round(v * d)}/${d}`;
   return String(Number(v.toPrecision(6)));
 }
 
 const formatList = (values: readonly number[]) => values.map(formatNumber).join(', ');
 
-function Field({ label, hint, error, children, htmlFor }: { label: string; hint?: ReactNode; error?: string | null; children: ReactNode; htmlFor: string }) {
+function Field({
+  label,
+  hint,
+  error,
+  children,
+  htmlFor,
+}: {
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  children: ReactNode;
+  htmlFor: string;
+}) {
   return (
     <div className={`field${error ? ' field--invalid' : ''}`}>
-      <label className="field__label" htmlFor={htmlFor}>{label}</label>
+      <label className="field__label" htmlFor={htmlFor}>
+        {label}
+      </label>
       {children}
-      {error ? <div className="field__error" role="alert">{error}</div> : hint && <div className="field__hint">{hint}</div>}
+      {error ? (
+        <div className="field__error" role="alert">
+          {error}
+        </div>
+      ) : (
+        hint && <div className="field__hint">{hint}</div>
+      )}
     </div>
   );
 }
 
 /** A text box whose draft is checked on every keystroke and committed when it makes a valid spec. */
-function TextField({ label, hint, value, toSpec, onChange, testId, inputMode = 'decimal', disabled }: {
+function TextField({
+  label,
+  hint,
+  value,
+  toSpec,
+  onChange,
+  testId,
+  inputMode = 'decimal',
+  disabled,
+}: {
   label: string;
   disabled?: boolean;
   hint?: ReactNode;
@@ -94,7 +127,15 @@ function TextField({ label, hint, value, toSpec, onChange, testId, inputMode = '
   );
 }
 
-function Choice<T extends string>({ label, value, options, onPick, testId, disabled, hint }: {
+function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onPick,
+  testId,
+  disabled,
+  hint,
+}: {
   label: string;
   value: T;
   options: readonly (readonly [T, string])[];
@@ -106,67 +147,169 @@ function Choice<T extends string>({ label, value, options, onPick, testId, disab
   const id = useId();
   return (
     <Field label={label} htmlFor={id} hint={hint}>
-      <select id={id} className="select" value={value} disabled={disabled} data-testid={testId} onChange={(e) => onPick(e.currentTarget.value as T)}>
+      <select
+        id={id}
+        className="select"
+        value={value}
+        disabled={disabled}
+        data-testid={testId}
+        onChange={(e) => onPick(e.currentTarget.value as T)}
+      >
         {options.map(([v, text]) => (
-          <option key={v} value={v}>{text}</option>
+          <option key={v} value={v}>
+            {text}
+          </option>
         ))}
       </select>
     </Field>
   );
 }
 
-const listOf = (text: string) => text.split(/[,\s]+/).filter(Boolean).map(numberIn);
+const listOf = (text: string) =>
+  text
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .map(numberIn);
 
-export function SpecFields({ spec, onChange, channels, dimNames }: { spec: PreprocessSpec; onChange: Change; channels: number | null; dimNames: readonly string[] }) {
-  const set = <K extends keyof PreprocessSpec>(key: K, v: PreprocessSpec[K]) => onChange(validatePreprocess({ ...spec, [key]: v }));
+export function SpecFields({
+  spec,
+  onChange,
+  channels,
+  dimNames,
+}: {
+  spec: PreprocessSpec;
+  onChange: Change;
+  channels: number | null;
+  dimNames: readonly string[];
+}) {
+  const set = <K extends keyof PreprocessSpec>(key: K, v: PreprocessSpec[K]) =>
+    onChange(validatePreprocess({ ...spec, [key]: v }));
   const letterbox = spec.resize === 'letterbox';
   return (
     <div className="spec-fields" data-testid="preprocess-fields">
-      <Choice label="Resize" value={spec.resize} testId="spec-resize" onPick={(v) => set('resize', v)} options={[
-        ['stretch', 'Stretch to the input size'],
-        ['crop', 'Resize and center-crop'],
-        ['letterbox', 'Letterbox (fit and pad)'],
-      ]} />
-      <Choice label="Letterbox position" value={spec.letterboxAlign} testId="spec-letterbox-align" disabled={!letterbox} onPick={(v) => set('letterboxAlign', v)} options={[
-        ['center', 'Centered'],
-        ['topLeft', 'Top-left (YOLOX)'],
-      ]} />
-      <TextField label="Pad value" hint="0–255, before normalisation" value={String(spec.padValue)} testId="spec-pad" inputMode="numeric"
-        toSpec={(t) => ({ ...spec, padValue: numberIn(t) })} disabled={!letterbox} onChange={onChange} />
+      <Choice
+        label="Resize"
+        value={spec.resize}
+        testId="spec-resize"
+        onPick={(v) => set('resize', v)}
+        options={[
+          ['stretch', 'Stretch to the input size'],
+          ['crop', 'Resize and center-crop'],
+          ['letterbox', 'Letterbox (fit and pad)'],
+        ]}
+      />
+      <Choice
+        label="Letterbox position"
+        value={spec.letterboxAlign}
+        testId="spec-letterbox-align"
+        disabled={!letterbox}
+        onPick={(v) => set('letterboxAlign', v)}
+        options={[
+          ['center', 'Centered'],
+          ['topLeft', 'Top-left (YOLOX)'],
+        ]}
+      />
+      <TextField
+        label="Pad value"
+        hint="0–255, before normalisation"
+        value={String(spec.padValue)}
+        testId="spec-pad"
+        inputMode="numeric"
+        toSpec={(t) => ({ ...spec, padValue: numberIn(t) })}
+        disabled={!letterbox}
+        onChange={onChange}
+      />
       {channels === 1 ? (
-        <Choice label="One channel gets" value={spec.colorSpace} testId="spec-color-space" onPick={(v) => set('colorSpace', v)} options={[
-          ['gray', 'Gray (luma)'],
-          ['Y', 'Y of YCbCr'],
-        ]} />
+        <Choice
+          label="One channel gets"
+          value={spec.colorSpace}
+          testId="spec-color-space"
+          onPick={(v) => set('colorSpace', v)}
+          options={[
+            ['gray', 'Gray (luma)'],
+            ['Y', 'Y of YCbCr'],
+          ]}
+        />
       ) : (
-        <Choice label="Channel order" value={spec.channelOrder} testId="spec-channel-order" onPick={(v) => set('channelOrder', v)} options={[
-          ['RGB', 'RGB'],
-          ['BGR', 'BGR (OpenCV)'],
-        ]} />
+        <Choice
+          label="Channel order"
+          value={spec.channelOrder}
+          testId="spec-channel-order"
+          onPick={(v) => set('channelOrder', v)}
+          options={[
+            ['RGB', 'RGB'],
+            ['BGR', 'BGR (OpenCV)'],
+          ]}
+        />
       )}
-      <TextField label="Scale" hint="multiplies 0–255 values first, e.g. 1/255" value={formatNumber(spec.scale)} testId="spec-scale"
-        toSpec={(t) => ({ ...spec, scale: numberIn(t) })} onChange={onChange} />
-      <TextField label="Mean" hint="subtracted after scaling; one value or one per channel" value={formatList(spec.mean)} testId="spec-mean" inputMode="text"
-        toSpec={(t) => ({ ...spec, mean: listOf(t) })} onChange={onChange} />
-      <TextField label="Std" hint="divides after the mean; one value or one per channel" value={formatList(spec.std)} testId="spec-std" inputMode="text"
-        toSpec={(t) => ({ ...spec, std: listOf(t) })} onChange={onChange} />
-      <Choice label="Layout" value={spec.layout} testId="spec-layout" onPick={(v) => set('layout', v)} options={[
-        ['NCHW', 'NCHW (channels first)'],
-        ['NHWC', 'NHWC (channels last)'],
-      ]} />
-      <Choice label="Element type" value={spec.elementType} testId="spec-element-type" onPick={(v) => onChange(validatePreprocess(v === 'uint8' ? { ...spec, elementType: v, scale: 1, mean: [0], std: [1] } : { ...spec, elementType: v }))} options={[
-        ['float32', 'float32'],
-        ['uint8', 'uint8 (raw bytes)'],
-      ]} />
+      <TextField
+        label="Scale"
+        hint="multiplies 0–255 values first, e.g. 1/255"
+        value={formatNumber(spec.scale)}
+        testId="spec-scale"
+        toSpec={(t) => ({ ...spec, scale: numberIn(t) })}
+        onChange={onChange}
+      />
+      <TextField
+        label="Mean"
+        hint="subtracted after scaling; one value or one per channel"
+        value={formatList(spec.mean)}
+        testId="spec-mean"
+        inputMode="text"
+        toSpec={(t) => ({ ...spec, mean: listOf(t) })}
+        onChange={onChange}
+      />
+      <TextField
+        label="Std"
+        hint="divides after the mean; one value or one per channel"
+        value={formatList(spec.std)}
+        testId="spec-std"
+        inputMode="text"
+        toSpec={(t) => ({ ...spec, std: listOf(t) })}
+        onChange={onChange}
+      />
+      <Choice
+        label="Layout"
+        value={spec.layout}
+        testId="spec-layout"
+        onPick={(v) => set('layout', v)}
+        options={[
+          ['NCHW', 'NCHW (channels first)'],
+          ['NHWC', 'NHWC (channels last)'],
+        ]}
+      />
+      <Choice
+        label="Element type"
+        value={spec.elementType}
+        testId="spec-element-type"
+        onPick={(v) =>
+          onChange(
+            validatePreprocess(
+              v === 'uint8' ? { ...spec, elementType: v, scale: 1, mean: [0], std: [1] } : { ...spec, elementType: v },
+            ),
+          )
+        }
+        options={[
+          ['float32', 'float32'],
+          ['uint8', 'uint8 (raw bytes)'],
+        ]}
+      />
       {dimNames.map((name) => (
-        <TextField key={name} label={`Dimension "${name}"`} hint="the model leaves it open: give its value" value={spec.dims[name] === undefined ? '' : String(spec.dims[name])}
-          testId={`spec-dim-${name}`} inputMode="numeric"
+        <TextField
+          key={name}
+          label={`Dimension "${name}"`}
+          hint="the model leaves it open: give its value"
+          value={spec.dims[name] === undefined ? '' : String(spec.dims[name])}
+          testId={`spec-dim-${name}`}
+          inputMode="numeric"
           toSpec={(t) => {
             const dims = { ...spec.dims };
             if (t.trim() === '') delete dims[name];
             else dims[name] = numberIn(t);
             return { ...spec, dims };
-          }} onChange={onChange} />
+          }}
+          onChange={onChange}
+        />
       ))}
     </div>
   );

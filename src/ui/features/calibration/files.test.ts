@@ -16,11 +16,22 @@ export function npyFile(name: string, dims: number[], descr = '<f4'): File {
 }
 
 const file = (name: string) => new File([new Uint8Array(1)], name);
-const input = (name: string, shape: (number | string)[], elemType = 'float32'): TensorSummary => ({ name, elemType, shape });
+const input = (name: string, shape: (number | string)[], elemType = 'float32'): TensorSummary => ({
+  name,
+  elemType,
+  shape,
+});
 
 describe('calibration files', () => {
   it('sorts files into images (natural order), .npy and the rest, and drops hidden files', () => {
-    const sorted = sortFiles([file('img10.png'), file('img2.JPG'), file('a.npy'), file('notes.txt'), file('.DS_Store'), file('b.webp')]);
+    const sorted = sortFiles([
+      file('img10.png'),
+      file('img2.JPG'),
+      file('a.npy'),
+      file('notes.txt'),
+      file('.DS_Store'),
+      file('b.webp'),
+    ]);
     expect(sorted.images.map((f) => f.name)).toEqual(['b.webp', 'img2.JPG', 'img10.png']);
     expect(sorted.npy.map((f) => f.name)).toEqual(['a.npy']);
     expect(sorted.rejected).toEqual([{ file: 'notes.txt', reason: expect.stringContaining('not an image') }]);
@@ -51,7 +62,11 @@ describe('calibration files', () => {
   });
 
   it('refuses a file that is not .npy inside', async () => {
-    const { samples, rejected } = await npySamples([new File([new Uint8Array([1, 2, 3])], 'x.npy')], [input('x', [1])], {});
+    const { samples, rejected } = await npySamples(
+      [new File([new Uint8Array([1, 2, 3])], 'x.npy')],
+      [input('x', [1])],
+      {},
+    );
     expect(samples).toEqual([]);
     expect(rejected[0].reason).toMatch(/^NpyFormatError/);
   });

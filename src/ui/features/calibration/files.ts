@@ -16,7 +16,8 @@ export { npyTarget };
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|webp|bmp|gif|avif)$/i;
 const NPY = /\.npy$/i;
 
-export const isImageFile = (f: File) => IMAGE_EXTENSIONS.test(f.name) || (f.type.startsWith('image/') && !/svg/.test(f.type));
+export const isImageFile = (f: File) =>
+  IMAGE_EXTENSIONS.test(f.name) || (f.type.startsWith('image/') && !/svg/.test(f.type));
 export const isNpyFile = (f: File) => NPY.test(f.name);
 
 export interface SortedFiles {
@@ -32,7 +33,8 @@ export function sortFiles(files: readonly File[]): SortedFiles {
     if (f.name.startsWith('.')) continue;
     if (isNpyFile(f)) out.npy.push(f);
     else if (isImageFile(f)) out.images.push(f);
-    else out.rejected.push({ file: displayName(f), reason: 'not an image (PNG, JPEG, WebP, BMP, GIF) or a .npy tensor' });
+    else
+      out.rejected.push({ file: displayName(f), reason: 'not an image (PNG, JPEG, WebP, BMP, GIF) or a .npy tensor' });
   }
   out.images.sort((a, b) => displayName(a).localeCompare(displayName(b), undefined, { numeric: true }));
   return out;
@@ -69,7 +71,11 @@ export async function npySamples(
   const samples: NpySample[] = [];
   for (const [name, group] of groups) {
     const missing = names.filter((n) => !group[n]);
-    if (missing.length > 0) rejected.push({ file: name, reason: `sample has no .npy file for input${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` });
+    if (missing.length > 0)
+      rejected.push({
+        file: name,
+        reason: `sample has no .npy file for input${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+      });
     else samples.push({ name, files: group });
   }
   return { samples, rejected };

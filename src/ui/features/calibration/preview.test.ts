@@ -12,14 +12,17 @@ function image(w: number, h: number) {
 }
 
 describe('preview', () => {
-  it.each(['yolo', 'imagenet', 'ultraface', 'unit', 'bgr-255'] as const)('turns a %s tensor back into the pixels it came from', (preset) => {
-    const spec = { ...getPreprocessPreset(preset), resize: 'stretch' as const };
-    const src = image(6, 4);
-    const t = imageToTensor(src, [1, 3, 4, 6], spec);
-    const back = tensorToRgba(t.data, t.dims, spec);
-    expect([back.width, back.height]).toEqual([6, 4]);
-    for (let i = 0; i < src.data.length; i++) expect(Math.abs(back.data[i] - src.data[i])).toBeLessThanOrEqual(1);
-  });
+  it.each(['yolo', 'imagenet', 'ultraface', 'unit', 'bgr-255'] as const)(
+    'turns a %s tensor back into the pixels it came from',
+    (preset) => {
+      const spec = { ...getPreprocessPreset(preset), resize: 'stretch' as const };
+      const src = image(6, 4);
+      const t = imageToTensor(src, [1, 3, 4, 6], spec);
+      const back = tensorToRgba(t.data, t.dims, spec);
+      expect([back.width, back.height]).toEqual([6, 4]);
+      for (let i = 0; i < src.data.length; i++) expect(Math.abs(back.data[i] - src.data[i])).toBeLessThanOrEqual(1);
+    },
+  );
 
   it('reads NHWC and one-channel tensors', () => {
     const spec = { ...getPreprocessPreset('unit'), layout: 'NHWC' as const };

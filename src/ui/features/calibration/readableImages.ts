@@ -8,7 +8,8 @@ import { displayName } from '../../store/samples.ts';
 
 const AT_ONCE = 4;
 
-export const UNREADABLE_IMAGE = 'not a readable image: the browser could not decode it (corrupt, truncated or not really an image)';
+export const UNREADABLE_IMAGE =
+  'not a readable image: the browser could not decode it (corrupt, truncated or not really an image)';
 
 /** Whether the browser can decode `file` as an image. */
 async function decodes(file: File): Promise<boolean> {

@@ -16,7 +16,15 @@ import type { CompareModel } from './compareModel.ts';
 import { checkCompareSize, twoModels } from './compareSources.ts';
 import './compare.css';
 
-export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: string | null; quantizedFile: boolean; onOpen(model: CompareModel): void }) {
+export function CompareLauncher({
+  handle,
+  quantizedFile,
+  onOpen,
+}: {
+  handle: string | null;
+  quantizedFile: boolean;
+  onOpen(model: CompareModel): void;
+}) {
   const result = useStudio((s) => s.run.result);
   const fileName = useStudio((s) => s.model.fileName);
   const [busy, setBusy] = useState<{ fraction: number; phase: string } | null>(null);
@@ -48,22 +56,32 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
   const withQuantized = () =>
     run(async () => {
       checkCompareSize(result!.blob, result!.fileName);
-      return [{ name: fileName ?? 'float model', graph: await graphStructure(handle!) }, { name: result!.fileName, blob: result!.blob }];
+      return [
+        { name: fileName ?? 'float model', graph: await graphStructure(handle!) },
+        { name: result!.fileName, blob: result!.blob },
+      ];
     }, true);
   const withFiles = (files: File[]) =>
     run(async () => {
       const [fa, fb] = twoModels(files);
       checkCompareSize(fa, fa.name);
       checkCompareSize(fb, fb.name);
-      return [{ name: fa.name, blob: fa }, { name: fb.name, blob: fb }];
+      return [
+        { name: fa.name, blob: fa },
+        { name: fb.name, blob: fb },
+      ];
     }, false);
   // Two models dropped together anywhere on the page (compareRequests.ts).
   const latest = useRef(withFiles);
   latest.current = withFiles;
-  useEffect(() => onComparisonRequest((files) => {
-    comparisonTaken();
-    void latest.current(files);
-  }), []);
+  useEffect(
+    () =>
+      onComparisonRequest((files) => {
+        comparisonTaken();
+        void latest.current(files);
+      }),
+    [],
+  );
   const onDrop = (e: DragEvent) => {
     e.preventDefault(); // taken here: the window's drop (which opens a model) leaves it (useWindowFileDrop.ts)
     setOver(false);
@@ -73,7 +91,14 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
   return (
     <div className="compare-launcher">
       {result && handle && !quantizedFile && (
-        <button type="button" className="button button--small" disabled={busy !== null} onClick={() => void withQuantized()} data-testid="compare-quantized" title={`Float ${fileName ?? ''} and quantized ${result.fileName}, side by side`}>
+        <button
+          type="button"
+          className="button button--small"
+          disabled={busy !== null}
+          onClick={() => void withQuantized()}
+          data-testid="compare-quantized"
+          title={`Float ${fileName ?? ''} and quantized ${result.fileName}, side by side`}
+        >
           Compare float and quantized
         </button>
       )}
@@ -88,20 +113,41 @@ export function CompareLauncher({ handle, quantizedFile, onOpen }: { handle: str
         onDrop={onDrop}
       >
         Compare two models: drop two .onnx files here or{' '}
-        <button type="button" className="button button--small button--quiet" onClick={() => picker.current?.click()} disabled={busy !== null}>pick them</button>
-        <input ref={picker} type="file" accept=".onnx" multiple hidden data-testid="compare-pick" onChange={(e) => {
-          const files = Array.from(e.target.files ?? []);
-          e.target.value = '';
-          void withFiles(files);
-        }} />
+        <button
+          type="button"
+          className="button button--small button--quiet"
+          onClick={() => picker.current?.click()}
+          disabled={busy !== null}
+        >
+          pick them
+        </button>
+        <input
+          ref={picker}
+          type="file"
+          accept=".onnx"
+          multiple
+          hidden
+          data-testid="compare-pick"
+          onChange={(e) => {
+            const files = Array.from(e.target.files ?? []);
+            e.target.value = '';
+            void withFiles(files);
+          }}
+        />
       </div>
       {busy && (
         <span className="small muted compare-launcher__busy" role="status" data-testid="compare-busy">
-          <progress max={1} value={busy.fraction} aria-label="Preparing the comparison" /> Preparing the comparison: {busy.phase}…
+          <progress max={1} value={busy.fraction} aria-label="Preparing the comparison" /> Preparing the comparison:{' '}
+          {busy.phase}…
         </span>
       )}
       {error && (
-        <Callout kind="error" testId="compare-error" data={{ 'data-error-name': error.name }} title="The two models could not be compared">
+        <Callout
+          kind="error"
+          testId="compare-error"
+          data={{ 'data-error-name': error.name }}
+          title="The two models could not be compared"
+        >
           <p>{error.message}</p>
         </Callout>
       )}

@@ -33,12 +33,18 @@ export function ComparePane({ side, view, layout, fills, selected, rendererRef, 
   const initial = useRef({ flags: flagsOf(selected), heat: fills });
 
   useLayoutEffect(() => {
-    const renderer = new GraphRenderer(host.current!, view, layout, {
-      onTap: (box) => events.current.onTap(box),
-      onBackgroundTap: () => events.current.onTap(-1),
-      onDrawn: () => events.current.onDrawn(),
-      onViewport: () => events.current.onViewport(),
-    }, initial.current);
+    const renderer = new GraphRenderer(
+      host.current!,
+      view,
+      layout,
+      {
+        onTap: (box) => events.current.onTap(box),
+        onBackgroundTap: () => events.current.onTap(-1),
+        onDrawn: () => events.current.onDrawn(),
+        onViewport: () => events.current.onViewport(),
+      },
+      initial.current,
+    );
     rendererRef.current = renderer;
     return () => {
       if (rendererRef.current === renderer) rendererRef.current = null;

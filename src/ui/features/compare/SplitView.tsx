@@ -16,7 +16,15 @@ import type { GraphRenderer } from '../graph/renderer.ts';
 import { heatColour } from '../graph/heat.ts';
 import { ComparePane } from './ComparePane.tsx';
 import { measuredValues } from './measuredValues.ts';
-import { compareValueSets, MARK_COLOURS, MARK_LABELS, markColours, paintValues, type CompareModel, type Side } from './compareModel.ts';
+import {
+  compareValueSets,
+  MARK_COLOURS,
+  MARK_LABELS,
+  markColours,
+  paintValues,
+  type CompareModel,
+  type Side,
+} from './compareModel.ts';
 import './compare.css';
 
 export interface CompareTestHook {
@@ -38,17 +46,30 @@ declare global {
   }
 }
 
-const num = (v: number) => (!Number.isFinite(v) ? '—' : Number.isInteger(v) ? String(v) : Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
+const num = (v: number) =>
+  !Number.isFinite(v)
+    ? '—'
+    : Number.isInteger(v)
+      ? String(v)
+      : Math.abs(v) < 1e-3
+        ? v.toExponential(3)
+        : v.toPrecision(4);
 
 export function SplitView({ model, onClose }: { model: CompareModel; onClose(): void }) {
   const { layouts } = model;
   const heat = useStudio((s) => s.graph.heat);
   const evaluation = useStudio((s) => s.evaluation.result);
   // The evaluation measured the open model and its quantization: its values belong to a comparison made from the run.
-  const measured = useMemo(() => (model.fromRun ? measuredValues(evaluation, heat) : new Map()), [model, evaluation, heat]);
+  const measured = useMemo(
+    () => (model.fromRun ? measuredValues(evaluation, heat) : new Map()),
+    [model, evaluation, heat],
+  );
   const sets = useMemo(() => compareValueSets(model, measured), [model, measured]);
   const [paint, setPaint] = useState<string>('diff');
-  const painted = useMemo(() => (paint !== 'diff' && sets.has(paint) ? paintValues(model, sets.get(paint)!) : null), [model, sets, paint]);
+  const painted = useMemo(
+    () => (paint !== 'diff' && sets.has(paint) ? paintValues(model, sets.get(paint)!) : null),
+    [model, sets, paint],
+  );
   const diffFills = useMemo(() => ({ a: markColours(model, 'a'), b: markColours(model, 'b') }), [model]);
   const fills = painted ? painted.colours : diffFills;
   const [selected, setSelected] = useState({ a: -1, b: -1 });
@@ -62,11 +83,14 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
   const follow = (from: Side) => {
     if (!linked || from !== driver.current) return;
     const to: Side = from === 'a' ? 'b' : 'a';
-    const source = renderers[from].current, target = renderers[to].current;
+    const source = renderers[from].current,
+      target = renderers[to].current;
     if (!source || !target) return;
     const c = source.viewCentre();
-    const lf = layouts[from], lt = layouts[to];
-    let best = -1, bestD = Infinity;
+    const lf = layouts[from],
+      lt = layouts[to];
+    let best = -1,
+      bestD = Infinity;
     const counterpart = model.counterpart[from];
     for (let i = 0; i < counterpart.length; i++) {
       if (counterpart[i] < 0) continue;
@@ -101,7 +125,7 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
     window.__qsCompare = {
       position: (side, id) => {
         const b = model.views[side].boxById.get(id);
-        return b === undefined ? null : renderers[side].current?.clientPosition(b) ?? null;
+        return b === undefined ? null : (renderers[side].current?.clientPosition(b) ?? null);
       },
       selected: (side) => idOf(side, selected[side]),
       idle: (side) => renderers[side].current?.idle ?? false,
@@ -127,70 +151,122 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
 
   const counts = mapping.counts;
   return (
-    <section className="compare" data-testid="compare-view" data-compare-status="ready" data-related={linked ? 'true' : 'false'}>
+    <section
+      className="compare"
+      data-testid="compare-view"
+      data-compare-status="ready"
+      data-related={linked ? 'true' : 'false'}
+    >
       <div className="compare__toolbar">
         <strong className="small">Compare</strong>
         <span className="small" data-testid="compare-counts">
-          {exact(mapping.common)} nodes in common · {counts.changed} changed · {counts.merged} folded in · {counts.removed} only in {model.names.a} · {counts.added} only in {model.names.b}
+          {exact(mapping.common)} nodes in common · {counts.changed} changed · {counts.merged} folded in ·{' '}
+          {counts.removed} only in {model.names.a} · {counts.added} only in {model.names.b}
         </span>
         <label className="small">
           Paint{' '}
           <select value={paint} onChange={(e) => setPaint(e.target.value)} data-testid="compare-paint">
             <option value="diff">differences</option>
-            {[...sets].map(([k, s]) => <option key={k} value={k}>{s.label}</option>)}
+            {[...sets].map(([k, s]) => (
+              <option key={k} value={k}>
+                {s.label}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="button" className="button button--small" onClick={onClose} data-testid="compare-close">Close comparison</button>
+        <button type="button" className="button button--small" onClick={onClose} data-testid="compare-close">
+          Close comparison
+        </button>
       </div>
       {!linked && (
         <Callout kind="warning" testId="compare-unrelated" title="No common nodes">
-          <p>{model.names.a} and {model.names.b} share {mapping.common === 0 ? 'no nodes' : `only ${mapping.common} node${mapping.common === 1 ? '' : 's'}`}: by name, by tensor or by structure they look like different models. The panes are shown apart, without following each other.</p>
+          <p>
+            {model.names.a} and {model.names.b} share{' '}
+            {mapping.common === 0 ? 'no nodes' : `only ${mapping.common} node${mapping.common === 1 ? '' : 's'}`}: by
+            name, by tensor or by structure they look like different models. The panes are shown apart, without
+            following each other.
+          </p>
         </Callout>
       )}
       {painted ? (
         <div className="heat-legend small" data-testid="compare-value-legend">
           <strong>{sets.get(paint)!.label}</strong> on both panes, one scale: {num(painted.min)}
-          <span className="heat-legend__bar" style={{ background: `linear-gradient(to right, ${[0, 0.5, 1].map((q) => heatColour(sets.get(paint)!.higherIsBetter ? q : 1 - q)).join(', ')})` }} aria-hidden="true" />
+          <span
+            className="heat-legend__bar"
+            style={{
+              background: `linear-gradient(to right, ${[0, 0.5, 1].map((q) => heatColour(sets.get(paint)!.higherIsBetter ? q : 1 - q)).join(', ')})`,
+            }}
+            aria-hidden="true"
+          />
           {num(painted.max)}
         </div>
       ) : (
         <ul className="graph-families small compare__legend" aria-label="Difference marks">
           {(Object.keys(MARK_LABELS) as (keyof typeof MARK_LABELS)[]).map((m) => (
-            <li key={m}><span className="graph-families__swatch" style={{ background: MARK_COLOURS[m]! }} /> {MARK_LABELS[m]}</li>
+            <li key={m}>
+              <span className="graph-families__swatch" style={{ background: MARK_COLOURS[m]! }} /> {MARK_LABELS[m]}
+            </li>
           ))}
         </ul>
       )}
-        <div className="compare__panes">
-          {(['a', 'b'] as const).map((side) => (
-            <div key={side} className="compare-pane" onPointerDown={() => (driver.current = side)} onWheel={() => (driver.current = side)}>
-              <div className="compare-pane__title small"><strong>{model.names[side]}</strong> · {exact(model.views[side].boxes.length)} boxes</div>
-              <ComparePane
-                side={side}
-                view={model.views[side]}
-                layout={layouts[side]}
-                fills={fills[side]}
-                selected={selected[side]}
-                rendererRef={renderers[side]}
-                onTap={(box) => select(side, box)}
-                onViewport={() => follow(side)}
-                onDrawn={() => {
-                  drawn.current[side] = true;
-                  if (drawn.current.a && drawn.current.b) {
-                    performance.mark('compare:drawn');
-                    document.querySelector('[data-testid="compare-view"]')?.setAttribute('data-compare-drawn', 'true');
-                  }
-                }}
-              />
-              <SelectionLine model={model} side={side} box={selected[side]} value={painted?.values[side][selected[side]]} />
+      <div className="compare__panes">
+        {(['a', 'b'] as const).map((side) => (
+          <div
+            key={side}
+            className="compare-pane"
+            onPointerDown={() => (driver.current = side)}
+            onWheel={() => (driver.current = side)}
+          >
+            <div className="compare-pane__title small">
+              <strong>{model.names[side]}</strong> · {exact(model.views[side].boxes.length)} boxes
             </div>
-          ))}
-        </div>
+            <ComparePane
+              side={side}
+              view={model.views[side]}
+              layout={layouts[side]}
+              fills={fills[side]}
+              selected={selected[side]}
+              rendererRef={renderers[side]}
+              onTap={(box) => select(side, box)}
+              onViewport={() => follow(side)}
+              onDrawn={() => {
+                drawn.current[side] = true;
+                if (drawn.current.a && drawn.current.b) {
+                  performance.mark('compare:drawn');
+                  document.querySelector('[data-testid="compare-view"]')?.setAttribute('data-compare-drawn', 'true');
+                }
+              }}
+            />
+            <SelectionLine
+              model={model}
+              side={side}
+              box={selected[side]}
+              value={painted?.values[side][selected[side]]}
+            />
+          </div>
+        ))}
+      </div>
     </section>
   );
 }
 
-function SelectionLine({ model, side, box, value }: { model: CompareModel; side: Side; box: number; value: number | undefined }) {
-  if (box < 0) return <p className="small muted compare-pane__selection" data-testid={`compare-selected-${side}`}>Click a node: its counterpart is selected on the other side.</p>;
+function SelectionLine({
+  model,
+  side,
+  box,
+  value,
+}: {
+  model: CompareModel;
+  side: Side;
+  box: number;
+  value: number | undefined;
+}) {
+  if (box < 0)
+    return (
+      <p className="small muted compare-pane__selection" data-testid={`compare-selected-${side}`}>
+        Click a node: its counterpart is selected on the other side.
+      </p>
+    );
   const view = model.views[side];
   const b = view.boxes[box];
   const mark = model.marks[side][box];
@@ -198,7 +274,8 @@ function SelectionLine({ model, side, box, value }: { model: CompareModel; side:
   const otherView = model.views[side === 'a' ? 'b' : 'a'];
   return (
     <p className="small compare-pane__selection" data-testid={`compare-selected-${side}`} data-node-id={b.id}>
-      <strong>{b.id}</strong> {b.kind === 'node' ? `(${b.title})` : `(graph ${b.kind})`} · {mark === 'io' ? 'graph ' + b.kind : mark}
+      <strong>{b.id}</strong> {b.kind === 'node' ? `(${b.title})` : `(graph ${b.kind})`} ·{' '}
+      {mark === 'io' ? 'graph ' + b.kind : mark}
       {other >= 0 ? <> · ↔ {otherView.boxes[other].id}</> : ' · no counterpart'}
       {value !== undefined && !Number.isNaN(value) && <> · value {num(value)}</>}
     </p>

@@ -9,7 +9,10 @@ import { compareValueSets, paintValues } from './compareModel.ts';
 const float = (name: string) => ({ name, graph: weightlessGraph(decode(readModel(name)).graph!) });
 
 describe('the split view model', () => {
-  const model = compareGraphs(float('yolox-nano.onnx'), { name: 'q.onnx', graph: weightlessGraph(quantizedFixture('yolox-nano.onnx').graph!) });
+  const model = compareGraphs(float('yolox-nano.onnx'), {
+    name: 'q.onnx',
+    graph: weightlessGraph(quantizedFixture('yolox-nano.onnx').graph!),
+  });
 
   it('float ↔ quantized YOLOX: every box of the float model has its counterpart, and back', () => {
     const { a, b } = model.views;
@@ -24,7 +27,10 @@ describe('the split view model', () => {
 
   it('values painted on one scale for both panes; a value known on one side reaches its counterpart', () => {
     const convs = model.views.a.boxes.filter((b) => b.title === 'Conv').map((b) => b.id);
-    const sets = compareValueSets(model, new Map([['heat', { label: 'SQNR (dB)', higherIsBetter: true, values: { [convs[0]]: 10, [convs[1]]: 40 } }]]));
+    const sets = compareValueSets(
+      model,
+      new Map([['heat', { label: 'SQNR (dB)', higherIsBetter: true, values: { [convs[0]]: 10, [convs[1]]: 40 } }]]),
+    );
     const bits = paintValues(model, sets.get('bits')!);
     expect([bits.min, bits.max]).toEqual([8, 32]);
     const conv = model.views.a.boxById.get(convs[1])!;

@@ -45,9 +45,13 @@ export function markColours(model: Comparison, side: Side): (string | null)[] {
  * The value sets both panes can be painted with, by key. `measured`: values keyed by the first model's ids (the
  * evaluation's SQNR and error jumps, when the first model is the one evaluated); then the files' own.
  */
-export function compareValueSets(model: Comparison, measured: ReadonlyMap<string, NodeValues>): Map<string, SidedValues> {
+export function compareValueSets(
+  model: Comparison,
+  measured: ReadonlyMap<string, NodeValues>,
+): Map<string, SidedValues> {
   const sets = new Map<string, SidedValues>();
-  for (const [k, v] of measured) sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: v.values, b: null });
+  for (const [k, v] of measured)
+    sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: v.values, b: null });
   for (const [k, v] of Object.entries(model.fileValues)) sets.set(k, v);
   return sets;
 }
@@ -62,7 +66,10 @@ export interface PaintedValues {
 
 /** Both panes' colours on one scale (min and max over both sides). */
 export function paintValues(model: Comparison, set: SidedValues): PaintedValues {
-  const values = { a: new Float64Array(model.views.a.boxes.length).fill(NaN), b: new Float64Array(model.views.b.boxes.length).fill(NaN) };
+  const values = {
+    a: new Float64Array(model.views.a.boxes.length).fill(NaN),
+    b: new Float64Array(model.views.b.boxes.length).fill(NaN),
+  };
   for (const side of ['a', 'b'] as const) {
     const view = model.views[side];
     const own = set[side];
@@ -77,11 +84,14 @@ export function paintValues(model: Comparison, set: SidedValues): PaintedValues 
       if (v !== undefined && Number.isFinite(v)) values[side][i] = v;
     });
   }
-  let min = Infinity, max = -Infinity;
-  for (const arr of [values.a, values.b]) for (const v of arr) if (!Number.isNaN(v)) {
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-  }
+  let min = Infinity,
+    max = -Infinity;
+  for (const arr of [values.a, values.b])
+    for (const v of arr)
+      if (!Number.isNaN(v)) {
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+      }
   const colour = (v: number) => {
     if (Number.isNaN(v)) return null;
     const t = max > min ? (v - min) / (max - min) : 1;

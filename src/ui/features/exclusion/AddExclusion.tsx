@@ -39,21 +39,63 @@ export function AddExclusion({ index }: { index: GraphIndex | null }) {
 
   return (
     <div className="exclusion-add">
-      <form className="exclusion-add__row" onSubmit={(e) => { e.preventDefault(); addNodes(); }}>
-        <label className="exclusion-add__label" htmlFor="exclusion-node-ids">Node ids</label>
-        <input id="exclusion-node-ids" className="input" type="text" value={ids} placeholder="e.g. Conv_12, /head/Sigmoid"
-          onChange={(e) => setIds(e.target.value)} data-testid="add-node-input" autoComplete="off" spellCheck={false} />
-        <button type="submit" className="button button--small" disabled={!ids.trim() || !index} data-testid="add-node-button">Exclude nodes</button>
+      <form
+        className="exclusion-add__row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          addNodes();
+        }}
+      >
+        <label className="exclusion-add__label" htmlFor="exclusion-node-ids">
+          Node ids
+        </label>
+        <input
+          id="exclusion-node-ids"
+          className="input"
+          type="text"
+          value={ids}
+          placeholder="e.g. Conv_12, /head/Sigmoid"
+          onChange={(e) => setIds(e.target.value)}
+          data-testid="add-node-input"
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <button
+          type="submit"
+          className="button button--small"
+          disabled={!ids.trim() || !index}
+          data-testid="add-node-button"
+        >
+          Exclude nodes
+        </button>
       </form>
-      <form className="exclusion-add__row" onSubmit={(e) => { e.preventDefault(); addOpType(); }}>
-        <label className="exclusion-add__label" htmlFor="exclusion-op-type">Op type</label>
-        <select id="exclusion-op-type" className="input" value={opType} onChange={(e) => setOpType(e.target.value)} data-testid="add-optype-select">
+      <form
+        className="exclusion-add__row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          addOpType();
+        }}
+      >
+        <label className="exclusion-add__label" htmlFor="exclusion-op-type">
+          Op type
+        </label>
+        <select
+          id="exclusion-op-type"
+          className="input"
+          value={opType}
+          onChange={(e) => setOpType(e.target.value)}
+          data-testid="add-optype-select"
+        >
           <option value="">Choose an op type…</option>
           {ops.map((o) => (
-            <option key={`${o.domain}:${o.opType}`} value={o.opType}>{o.opType} ({o.count})</option>
+            <option key={`${o.domain}:${o.opType}`} value={o.opType}>
+              {o.opType} ({o.count})
+            </option>
           ))}
         </select>
-        <button type="submit" className="button button--small" disabled={!opType} data-testid="add-optype-button">Exclude op type</button>
+        <button type="submit" className="button button--small" disabled={!opType} data-testid="add-optype-button">
+          Exclude op type
+        </button>
       </form>
       {error && (
         <p className="exclusion-add__error small" role="alert" data-testid="add-error" data-error-name={error.name}>

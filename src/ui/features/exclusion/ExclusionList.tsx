@@ -8,7 +8,11 @@ import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { useStudio, type ExclusionEntry } from '../../store/index.ts';
 import { resolveEntry } from '../graph/resolution.ts';
 
-const KIND_LABELS: Record<ExclusionEntry['kind'], string> = { subgraph: 'Subgraph', nodes: 'Nodes', opTypes: 'Op types' };
+const KIND_LABELS: Record<ExclusionEntry['kind'], string> = {
+  subgraph: 'Subgraph',
+  nodes: 'Nodes',
+  opTypes: 'Op types',
+};
 
 /** What the entry was made of, in a few words. */
 function detail(entry: ExclusionEntry): string {
@@ -30,27 +34,34 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
   const hover = useStudio((s) => s.hoverExclusion);
   const remove = useStudio((s) => s.removeExclusion);
   // Resolution walks the graph: once per list or model change, not on every hover.
-  const resolved = useMemo(() => new Map(entries.map((e) => [e.id, index ? resolveEntry(index, e) : null])), [entries, index]);
+  const resolved = useMemo(
+    () => new Map(entries.map((e) => [e.id, index ? resolveEntry(index, e) : null])),
+    [entries, index],
+  );
 
   if (entries.length === 0 && list === 'fp32') {
     return (
       <p className="exclusion-empty muted" data-testid="fp32-empty">
-        No subgraph is converted: the float16 parts stay float16 and are quantized with QuantizeFP16. Pick start and end nodes on the graph
-        and press “Convert subgraph to FP32”, or convert the whole model in the settings (step 2).
+        No subgraph is converted: the float16 parts stay float16 and are quantized with QuantizeFP16. Pick start and end
+        nodes on the graph and press “Convert subgraph to FP32”, or convert the whole model in the settings (step 2).
       </p>
     );
   }
   if (entries.length === 0) {
     return (
       <p className="exclusion-empty muted" data-testid="exclusion-empty">
-        Nothing is excluded yet: every supported node will be quantized. Pick a subgraph (start and end nodes) or single nodes on
-        the graph, or add node ids or op types below, to keep them in float.
+        Nothing is excluded yet: every supported node will be quantized. Pick a subgraph (start and end nodes) or single
+        nodes on the graph, or add node ids or op types below, to keep them in float.
       </p>
     );
   }
 
   return (
-    <ul className="exclusion-list" data-testid={list === 'fp32' ? 'fp32-list' : 'exclusion-list'} aria-label={list === 'fp32' ? 'Converted from FP16 to FP32 before quantizing' : 'Excluded from quantization'}>
+    <ul
+      className="exclusion-list"
+      data-testid={list === 'fp32' ? 'fp32-list' : 'exclusion-list'}
+      aria-label={list === 'fp32' ? 'Converted from FP16 to FP32 before quantizing' : 'Excluded from quantization'}
+    >
       {entries.map((entry) => {
         const r = resolved.get(entry.id) ?? null;
         const problem = r && 'error' in r ? r.error : null;
@@ -76,16 +87,28 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
             }}
           >
             <div className="exclusion-entry__main">
-              <span className="exclusion-entry__name" data-testid="exclusion-entry-name">{entry.name}</span>
+              <span className="exclusion-entry__name" data-testid="exclusion-entry-name">
+                {entry.name}
+              </span>
               <span className="pill">{KIND_LABELS[entry.kind]}</span>
               <span className="exclusion-entry__count" data-testid="exclusion-entry-count">
                 {problem ? 'names no node' : count === null ? '…' : `${count} node${count === 1 ? '' : 's'}`}
               </span>
             </div>
             <div className="exclusion-entry__detail muted small">{detail(entry)}</div>
-            {problem && <div className="exclusion-entry__problem small" role="note">{problem}</div>}
-            <button type="button" className="exclusion-entry__remove" aria-label={`Remove ${entry.name}`} title="Remove" data-testid="exclusion-remove"
-              onClick={() => remove(entry.id)}>
+            {problem && (
+              <div className="exclusion-entry__problem small" role="note">
+                {problem}
+              </div>
+            )}
+            <button
+              type="button"
+              className="exclusion-entry__remove"
+              aria-label={`Remove ${entry.name}`}
+              title="Remove"
+              data-testid="exclusion-remove"
+              onClick={() => remove(entry.id)}
+            >
               ×
             </button>
           </li>

@@ -19,17 +19,30 @@ export default function ExclusionPanel() {
   return (
     <section className="card exclusion-panel" aria-labelledby="exclusion-title" data-testid="exclusion-panel">
       <h3 id="exclusion-title" className="card__title">
-        Keep in float <span className="card__count" data-testid="exclusion-count">{count}</span>
+        Keep in float{' '}
+        <span className="card__count" data-testid="exclusion-count">
+          {count}
+        </span>
       </h3>
-      {indexState.status === 'error' && <p className="exclusion-add__error small" role="alert">The model's graph could not be read: {indexState.message}</p>}
+      {indexState.status === 'error' && (
+        <p className="exclusion-add__error small" role="alert">
+          The model's graph could not be read: {indexState.message}
+        </p>
+      )}
       <ExclusionList index={index} />
       <AddExclusion index={index} />
       {(float16 || fp32Count > 0) && (
         <section className="fp32-section" aria-labelledby="fp32-title" data-testid="fp32-panel">
           <h4 id="fp32-title" className="card__subtitle">
-            Convert to FP32 <span className="card__count" data-testid="fp32-count">{fp32Count}</span>
+            Convert to FP32{' '}
+            <span className="card__count" data-testid="fp32-count">
+              {fp32Count}
+            </span>
           </h4>
-          <p className="muted small">Float16 model: the guide's first step (convert_fp16_to_fp32, subgraphs_to_include). These subgraphs are quantized from float32; the rest stays float16.</p>
+          <p className="muted small">
+            Float16 model: the guide's first step (convert_fp16_to_fp32, subgraphs_to_include). These subgraphs are
+            quantized from float32; the rest stays float16.
+          </p>
           <ExclusionList index={index} list="fp32" />
         </section>
       )}

@@ -7,12 +7,21 @@ import { useRef, useState } from 'react';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { downloadText } from '../../components/useObjectUrl.ts';
-import { downloadConfigFile, importConfigFile, snippetFileName, snippetText, type SnippetKind } from './exportActions.ts';
+import {
+  downloadConfigFile,
+  importConfigFile,
+  snippetFileName,
+  snippetText,
+  type SnippetKind,
+} from './exportActions.ts';
 
 const TITLES: Record<SnippetKind, string> = { quark: 'AMD Quark script', ort: 'ONNX Runtime quantize_static script' };
 
 type Problem = { name: string; message: string };
-const problemOf = (e: unknown): Problem => ({ name: (e as Error)?.name || 'Error', message: (e as Error)?.message ?? String(e) });
+const problemOf = (e: unknown): Problem => ({
+  name: (e as Error)?.name || 'Error',
+  message: (e as Error)?.message ?? String(e),
+});
 
 export function ExportImport({ index }: { index: GraphIndex | null }) {
   const [snippet, setSnippet] = useState<{ kind: SnippetKind; text: string } | null>(null);
@@ -48,7 +57,9 @@ export function ExportImport({ index }: { index: GraphIndex | null }) {
       const outcome = await importConfigFile(file);
       setProblem(null);
       setSnippet(null);
-      setNote(`Imported ${file.name}: ${outcome.picks} exclusion${outcome.picks === 1 ? '' : 's'} restored.${outcome.settingsNote ? ` ${outcome.settingsNote}` : ''}`);
+      setNote(
+        `Imported ${file.name}: ${outcome.picks} exclusion${outcome.picks === 1 ? '' : 's'} restored.${outcome.settingsNote ? ` ${outcome.settingsNote}` : ''}`,
+      );
     } catch (e) {
       setNote(null);
       setProblem({ ...problemOf(e), during: 'import' });
@@ -58,39 +69,122 @@ export function ExportImport({ index }: { index: GraphIndex | null }) {
   return (
     <div className="exclusion-export">
       <div className="step__actions">
-        <button type="button" className="button button--small" onClick={downloadConfigFile} data-testid="export-config">Download config JSON</button>
-        <button type="button" className="button button--small" disabled={!index} onClick={() => showSnippet('quark')} data-testid="export-quark">Quark script</button>
-        <button type="button" className="button button--small" disabled={!index} onClick={() => showSnippet('ort')} data-testid="export-ort">ONNX Runtime script</button>
-        <button type="button" className="button button--small" onClick={() => picker.current?.click()} data-testid="import-config-button">Import config JSON…</button>
-        <input ref={picker} type="file" accept=".json,application/json" hidden data-testid="import-config-input"
+        <button type="button" className="button button--small" onClick={downloadConfigFile} data-testid="export-config">
+          Download config JSON
+        </button>
+        <button
+          type="button"
+          className="button button--small"
+          disabled={!index}
+          onClick={() => showSnippet('quark')}
+          data-testid="export-quark"
+        >
+          Quark script
+        </button>
+        <button
+          type="button"
+          className="button button--small"
+          disabled={!index}
+          onClick={() => showSnippet('ort')}
+          data-testid="export-ort"
+        >
+          ONNX Runtime script
+        </button>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => picker.current?.click()}
+          data-testid="import-config-button"
+        >
+          Import config JSON…
+        </button>
+        <input
+          ref={picker}
+          type="file"
+          accept=".json,application/json"
+          hidden
+          data-testid="import-config-input"
           onChange={(e) => {
             void importFile(e.currentTarget.files?.[0]);
             e.currentTarget.value = '';
-          }} />
+          }}
+        />
       </div>
       {problem && (
-        <Callout kind="error" testId={problem.during === 'import' ? 'import-error' : 'export-error'} data={{ 'data-error-name': problem.name }}
+        <Callout
+          kind="error"
+          testId={problem.during === 'import' ? 'import-error' : 'export-error'}
+          data={{ 'data-error-name': problem.name }}
           title={problem.during === 'import' ? 'This file cannot be imported' : 'The script cannot be written'}
-          actions={<button type="button" className="button button--small" onClick={() => setProblem(null)}>Dismiss</button>}>
-          <p><strong>{problem.name}:</strong> {problem.message}</p>
-          <p className="callout__kept">{problem.during === 'import' ? 'Nothing was changed: your settings and exclusions are as they were.' : problem.name === 'ExclusionError' ? 'Fix or remove the exclusion named above.' : 'Nothing was written.'}</p>
+          actions={
+            <button type="button" className="button button--small" onClick={() => setProblem(null)}>
+              Dismiss
+            </button>
+          }
+        >
+          <p>
+            <strong>{problem.name}:</strong> {problem.message}
+          </p>
+          <p className="callout__kept">
+            {problem.during === 'import'
+              ? 'Nothing was changed: your settings and exclusions are as they were.'
+              : problem.name === 'ExclusionError'
+                ? 'Fix or remove the exclusion named above.'
+                : 'Nothing was written.'}
+          </p>
         </Callout>
       )}
-      {note && <p className="muted small" role="status" data-testid="import-note">{note}</p>}
+      {note && (
+        <p className="muted small" role="status" data-testid="import-note">
+          {note}
+        </p>
+      )}
       {snippet && (
-        <section className="snippet" role="region" aria-label={TITLES[snippet.kind]} data-testid="snippet-dialog" data-snippet-kind={snippet.kind}>
+        <section
+          className="snippet"
+          role="region"
+          aria-label={TITLES[snippet.kind]}
+          data-testid="snippet-dialog"
+          data-snippet-kind={snippet.kind}
+        >
           <header className="snippet__header">
             <strong>{TITLES[snippet.kind]}</strong>
             <span className="muted small">{snippetFileName(snippet.kind)}</span>
             <span className="snippet__actions">
-              <button type="button" className="button button--small" onClick={() => void copy(snippet.text)} data-testid="snippet-copy">Copy</button>
-              <button type="button" className="button button--small" data-testid="snippet-download"
-                onClick={() => downloadText(snippet.text, snippetFileName(snippet.kind), 'text/x-python')}>Download .py</button>
-              <button type="button" className="button button--small" onClick={() => setSnippet(null)} aria-label="Close the script">Close</button>
+              <button
+                type="button"
+                className="button button--small"
+                onClick={() => void copy(snippet.text)}
+                data-testid="snippet-copy"
+              >
+                Copy
+              </button>
+              <button
+                type="button"
+                className="button button--small"
+                data-testid="snippet-download"
+                onClick={() => downloadText(snippet.text, snippetFileName(snippet.kind), 'text/x-python')}
+              >
+                Download .py
+              </button>
+              <button
+                type="button"
+                className="button button--small"
+                onClick={() => setSnippet(null)}
+                aria-label="Close the script"
+              >
+                Close
+              </button>
             </span>
           </header>
-          {copied && <p className="muted small" role="status">{copied}</p>}
-          <pre className="snippet__code" tabIndex={0} data-testid="snippet-code"><code>{snippet.text}</code></pre>
+          {copied && (
+            <p className="muted small" role="status">
+              {copied}
+            </p>
+          )}
+          <pre className="snippet__code" tabIndex={0} data-testid="snippet-code">
+            <code>{snippet.text}</code>
+          </pre>
         </section>
       )}
     </div>

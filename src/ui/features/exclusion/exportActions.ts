@@ -4,7 +4,16 @@
  * file back (settings and picks). Nothing is changed unless the whole file is good: a bad file is a
  * named error for the page to show.
  */
-import { bf16DocumentToJSON, configDocumentFromJSON, configDocumentToJSON, ortSnippet, quarkBf16Snippet, quarkSnippet, readBf16Document, type NamedExclusion } from '../../../core/export/index.ts';
+import {
+  bf16DocumentToJSON,
+  configDocumentFromJSON,
+  configDocumentToJSON,
+  ortSnippet,
+  quarkBf16Snippet,
+  quarkSnippet,
+  readBf16Document,
+  type NamedExclusion,
+} from '../../../core/export/index.ts';
 import { BF16_PRESET } from '../../../core/quantize/bf16Preset.ts';
 import { StudioError } from '../../../core/onnx/errors.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
@@ -43,11 +52,24 @@ export function configFileText(): string {
   const state = useStudio.getState();
   const { model, run, exclusions } = state;
   const { perChannel, useRandomData } = run.settings;
-  if (run.settings.bf16) return bf16DocumentToJSON({ model: model.fileName, settings: { preset: shownPreset(run.settings), perChannel, useRandomData }, exclusions: exclusions.entries.map(named) });
+  if (run.settings.bf16)
+    return bf16DocumentToJSON({
+      model: model.fileName,
+      settings: { preset: shownPreset(run.settings), perChannel, useRandomData },
+      exclusions: exclusions.entries.map(named),
+    });
   // The adopted model's own configuration where there is one (exportedConfig), else the settings'.
   const exported = exportedConfig(state);
-  const settings = { preset: exported.preset, perChannel: exported.config.perChannel, useRandomData: exported.config.extraOptions.UseRandomData };
-  return configDocumentToJSON(exported.config, { model: model.fileName, settings, exclusions: exclusions.entries.map(named) });
+  const settings = {
+    preset: exported.preset,
+    perChannel: exported.config.perChannel,
+    useRandomData: exported.config.extraOptions.UseRandomData,
+  };
+  return configDocumentToJSON(exported.config, {
+    model: model.fileName,
+    settings,
+    exclusions: exclusions.entries.map(named),
+  });
 }
 
 /** `<model>.qstudio.json`, which `qstudio quantize --config` reads as is. */
@@ -65,15 +87,22 @@ export function snippetText(kind: SnippetKind, index: GraphIndex): string {
   const { model, run } = state;
   const modelOptions = { modelFile: model.fileName ?? 'model.onnx', inputs: model.summary?.inputs ?? [] };
   if (run.settings.bf16) {
-    if (kind === 'ort') throw new NoOrtBf16Error('ONNX Runtime\'s quantize_static has no BF16 format: use the Quark script (Quark\'s BF16 with BF16QDQToCast), or download the model from step 5.');
-    return quarkBf16Snippet({ ...modelOptions, configName: shownPreset(run.settings) }, model.summary?.float16 ?? false);
+    if (kind === 'ort')
+      throw new NoOrtBf16Error(
+        "ONNX Runtime's quantize_static has no BF16 format: use the Quark script (Quark's BF16 with BF16QDQToCast), or download the model from step 5.",
+      );
+    return quarkBf16Snippet(
+      { ...modelOptions, configName: shownPreset(run.settings) },
+      model.summary?.float16 ?? false,
+    );
   }
   const { config, preset } = exportedConfig(state);
   const options = { ...modelOptions, configName: preset };
   return kind === 'quark' ? quarkSnippet(index, config, options) : ortSnippet(index, config, options);
 }
 
-export const snippetFileName = (kind: SnippetKind) => `quantize_${stem(useStudio.getState().model.fileName).replace(/[^\w]+/g, '_')}_${kind}.py`;
+export const snippetFileName = (kind: SnippetKind) =>
+  `quantize_${stem(useStudio.getState().model.fileName).replace(/[^\w]+/g, '_')}_${kind}.py`;
 
 export interface ImportOutcome {
   /** How many picks the file restored. */
@@ -108,6 +137,8 @@ export async function importConfigFile(file: File): Promise<ImportOutcome> {
   store.replaceExclusions(studio.exclusions.map((e) => ({ ...e }) as unknown as NewExclusion & { nodes?: NodeId[] }));
   return {
     picks: studio.exclusions.length,
-    settingsNote: settings ? null : 'The file’s quantization settings are none of the page’s presets: the picks are restored, the settings are left as they were (the command line takes the file as is).',
+    settingsNote: settings
+      ? null
+      : 'The file’s quantization settings are none of the page’s presets: the picks are restored, the settings are left as they were (the command line takes the file as is).',
   };
 }

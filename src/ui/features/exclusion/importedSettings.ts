@@ -17,8 +17,16 @@ function withoutExclusions(config: QuantConfig): string {
   const ft = config.extraOptions.FastFinetune;
   const { OptimAlgorithm: _a, NumIterations: _n, LearningRate: _r, ...fastFinetune } = ft;
   return configToJSON({
-    ...config, nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [], fp16SubgraphsToFp32: [],
-    includeCle: false, enableNpuTransformer: false, includeSq: false, includeBiasCorrection: false, includeFastFt: false,
+    ...config,
+    nodesToExclude: [],
+    opTypesToExclude: [],
+    subgraphsToExclude: [],
+    fp16SubgraphsToFp32: [],
+    includeCle: false,
+    enableNpuTransformer: false,
+    includeSq: false,
+    includeBiasCorrection: false,
+    includeFastFt: false,
     extraOptions: { ...config.extraOptions, FastFinetune: fastFinetune as typeof ft, SmoothAlpha: 0 },
   });
 }
@@ -27,12 +35,17 @@ function withoutExclusions(config: QuantConfig): string {
 export function recoveryStepsOf(config: QuantConfig): Partial<RecoveryOptions> {
   const ft = config.extraOptions.FastFinetune;
   const steps: Partial<RecoveryOptions> = {
-    attention: config.enableNpuTransformer, smoothQuant: config.includeSq, cle: config.includeCle, biasCorrection: config.includeBiasCorrection,
+    attention: config.enableNpuTransformer,
+    smoothQuant: config.includeSq,
+    cle: config.includeCle,
+    biasCorrection: config.includeBiasCorrection,
     ...(config.includeSq ? { smoothAlpha: config.extraOptions.SmoothAlpha } : {}),
   };
   // The algorithm's own default rate is the card's "default" (null).
   const learningRate = ft.LearningRate === defaultFinetuneLearningRate(ft.OptimAlgorithm) ? null : ft.LearningRate;
-  return config.includeFastFt ? { ...steps, finetune: ft.OptimAlgorithm, iterations: ft.NumIterations, learningRate } : steps;
+  return config.includeFastFt
+    ? { ...steps, finetune: ft.OptimAlgorithm, iterations: ft.NumIterations, learningRate }
+    : steps;
 }
 
 /** The page settings that give exactly `config` (exclusions aside), or null when no preset does. */
@@ -41,12 +54,26 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
   const order = isPresetName(presetHint) ? [presetHint, ...PRESET_NAMES.filter((p) => p !== presetHint)] : PRESET_NAMES;
   for (const preset of order) {
     const x = config.extraOptions;
-    const fp16 = x.QuantizeFP16 || x.UseFP32Scale || x.ConvertFP16ToFP32 ? { fp16: { quantizeFp16: x.QuantizeFP16, useFp32Scale: x.UseFP32Scale, convertAll: x.ConvertFP16ToFP32 } } : {};
+    const fp16 =
+      x.QuantizeFP16 || x.UseFP32Scale || x.ConvertFP16ToFP32
+        ? { fp16: { quantizeFp16: x.QuantizeFP16, useFp32Scale: x.UseFP32Scale, convertAll: x.ConvertFP16ToFP32 } }
+        : {};
     // A method other than the preset's is the page's method choice on top of that preset.
     if (!methodsFor(preset).includes(config.calibrationMethod)) continue;
-    const method = config.calibrationMethod !== getPreset(preset).calibrationMethod ? { calibrationMethod: config.calibrationMethod } : {};
+    const method =
+      config.calibrationMethod !== getPreset(preset).calibrationMethod
+        ? { calibrationMethod: config.calibrationMethod }
+        : {};
     const safe = config.saturationSafeWeights ? { saturationSafeWeights: true } : {};
-    const settings: QuantSettings = { preset, perChannel: config.perChannel, useRandomData: config.extraOptions.UseRandomData, tensorOverrides: config.extraOptions.TensorQuantOverrides, ...fp16, ...method, ...safe };
+    const settings: QuantSettings = {
+      preset,
+      perChannel: config.perChannel,
+      useRandomData: config.extraOptions.UseRandomData,
+      tensorOverrides: config.extraOptions.TensorQuantOverrides,
+      ...fp16,
+      ...method,
+      ...safe,
+    };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }
   return null;

@@ -8,7 +8,8 @@ import { buildGraphIndex, type GraphIndex } from '../../../core/onnx/graphIndex.
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { useStudio } from '../../store/index.ts';
 
-export type ModelIndexState = { status: 'none' | 'loading' } | { status: 'ready'; index: GraphIndex } | { status: 'error'; message: string };
+export type ModelIndexState =
+  { status: 'none' | 'loading' } | { status: 'ready'; index: GraphIndex } | { status: 'error'; message: string };
 
 // One model is open at a time: keep the newest handle's index only.
 let cached: { handle: string; promise: Promise<GraphIndex> } | null = null;

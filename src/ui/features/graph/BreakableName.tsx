@@ -7,5 +7,14 @@ import { Fragment } from 'react';
 
 export function BreakableName({ name }: { name: string }) {
   const parts = name.split(/(?<=[/_.:-])/);
-  return <>{parts.map((p, i) => <Fragment key={i}>{p}{i < parts.length - 1 && <wbr />}</Fragment>)}</>;
+  return (
+    <>
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {p}
+          {i < parts.length - 1 && <wbr />}
+        </Fragment>
+      ))}
+    </>
+  );
 }

@@ -85,13 +85,19 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
   // A layout effect: the renderer paints its first picture as it is created, and the "drawn" state it reports goes
   // into the same frame (React re-renders before the browser paints).
   useLayoutEffect(() => {
-    const renderer = new GraphRenderer(host.current!, view, layout, {
-      onTap: (box, modifiers) => tapBox(view, box, modifiers),
-      onBackgroundTap() {
-        useStudio.getState().selectGraphNode(null, { centre: false });
+    const renderer = new GraphRenderer(
+      host.current!,
+      view,
+      layout,
+      {
+        onTap: (box, modifiers) => tapBox(view, box, modifiers),
+        onBackgroundTap() {
+          useStudio.getState().selectGraphNode(null, { centre: false });
+        },
+        onDrawn: () => drawnRef.current(host.current!),
       },
-      onDrawn: () => drawnRef.current(host.current!),
-    }, stateRef.current);
+      stateRef.current,
+    );
     rendererRef.current = renderer;
     window.__qsGraph = {
       position: (id) => {
@@ -156,8 +162,15 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
   };
 
   return (
-    <div ref={host} className="graph-canvas" data-testid="graph-canvas" tabIndex={0} role="application" aria-roledescription="graph"
+    <div
+      ref={host}
+      className="graph-canvas"
+      data-testid="graph-canvas"
+      tabIndex={0}
+      role="application"
+      aria-roledescription="graph"
       aria-label="Graph. Arrow keys move the selection along the edges: up to inputs, down to consumers, left and right among siblings. Enter or Space picks the selected node as a click would."
-      onKeyDown={onKeyDown} />
+      onKeyDown={onKeyDown}
+    />
   );
 }

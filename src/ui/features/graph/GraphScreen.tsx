@@ -54,13 +54,30 @@ export default function GraphScreen() {
   const [compare, setCompare] = useState<{ handle: string | null; model: CompareModel } | null>(null);
   const comparing = compare && compare.handle === handle ? compare.model : null;
   return (
-    <section className="graph-screen" aria-labelledby="graph-title" data-testid="graph-screen" data-graph-status={load.status}>
+    <section
+      className="graph-screen"
+      aria-labelledby="graph-title"
+      data-testid="graph-screen"
+      data-graph-status={load.status}
+    >
       <header className="flow__header">
-        <h2 id="graph-title" className="flow__title">Graph</h2>
-        <p className="flow__lead muted">Pick what stays in float: start and end nodes of a subgraph, single nodes, or op types.</p>
+        <h2 id="graph-title" className="flow__title">
+          Graph
+        </h2>
+        <p className="flow__lead muted">
+          Pick what stays in float: start and end nodes of a subgraph, single nodes, or op types.
+        </p>
       </header>
-      <CompareLauncher handle={handle} quantizedFile={load.status === 'ready' && load.view.qdq !== null} onOpen={(model) => setCompare({ handle, model })} />
-      {comparing ? <SplitView model={comparing} onClose={() => setCompare(null)} /> : <GraphBody load={load} handle={handle} showQdq={showQdq} setShowQdq={setShowQdq} />}
+      <CompareLauncher
+        handle={handle}
+        quantizedFile={load.status === 'ready' && load.view.qdq !== null}
+        onOpen={(model) => setCompare({ handle, model })}
+      />
+      {comparing ? (
+        <SplitView model={comparing} onClose={() => setCompare(null)} />
+      ) : (
+        <GraphBody load={load} handle={handle} showQdq={showQdq} setShowQdq={setShowQdq} />
+      )}
     </section>
   );
 }
@@ -68,7 +85,17 @@ export default function GraphScreen() {
 /** The main graph's scope: one array, so the memo below sees the same path on every render. */
 const MAIN_GRAPH: ScopeStep[] = [];
 
-function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; handle: string | null; showQdq: boolean; setShowQdq(shown: boolean): void }) {
+function GraphBody({
+  load,
+  handle,
+  showQdq,
+  setShowQdq,
+}: {
+  load: GraphLoad;
+  handle: string | null;
+  showQdq: boolean;
+  setShowQdq(shown: boolean): void;
+}) {
   // The scope shown: the main graph (empty path) or a subgraph opened from a control-flow node's inspector.
   const [scope, setScope] = useState<{ handle: string | null; path: ScopeStep[] }>({ handle, path: [] });
   const path = scope.handle === handle ? scope.path : MAIN_GRAPH;
@@ -91,46 +118,108 @@ function GraphBody({ load, handle, showQdq, setShowQdq }: { load: GraphLoad; han
   }
   if (load.status === 'error') {
     return (
-      <Callout kind="error" testId="graph-error" data={{ 'data-error-name': load.name }} title="The graph could not be drawn">
+      <Callout
+        kind="error"
+        testId="graph-error"
+        data={{ 'data-error-name': load.name }}
+        title="The graph could not be drawn"
+      >
         <p>{load.message}</p>
       </Callout>
     );
   }
   if (load.view.boxes.length === 0) {
-    return <p className="muted" data-testid="graph-empty">This model’s graph has no nodes, inputs or outputs to draw.</p>;
+    return (
+      <p className="muted" data-testid="graph-empty">
+        This model’s graph has no nodes, inputs or outputs to draw.
+      </p>
+    );
   }
   const toggle = load.view.qdq ? (
-    <label className="small graph-qdq-toggle" title="Show QuantizeLinear and DequantizeLinear as nodes instead of folding them onto the edges they quantize">
-      <input type="checkbox" checked={showQdq} onChange={(e) => setShowQdq(e.target.checked)} data-testid="graph-show-qdq" /> Q/DQ as nodes
+    <label
+      className="small graph-qdq-toggle"
+      title="Show QuantizeLinear and DequantizeLinear as nodes instead of folding them onto the edges they quantize"
+    >
+      <input
+        type="checkbox"
+        checked={showQdq}
+        onChange={(e) => setShowQdq(e.target.checked)}
+        data-testid="graph-show-qdq"
+      />{' '}
+      Q/DQ as nodes
     </label>
   ) : null;
   const open = (nodeId: string, attribute: string) => goTo([...path, { nodeId, attribute }]);
   if (body) {
     const bar = (
       <nav className="graph-scope small" aria-label="Subgraph path" data-testid="graph-scope" data-depth={path.length}>
-        <button type="button" className="button button--small" onClick={() => goTo([])} data-testid="graph-scope-main">Main graph</button>
+        <button type="button" className="button button--small" onClick={() => goTo([])} data-testid="graph-scope-main">
+          Main graph
+        </button>
         {path.map((step, k) => (
           <span key={k}>
             {' › '}
-            <button type="button" className="button button--small" disabled={k === path.length - 1} onClick={() => goTo(path.slice(0, k + 1))}>
+            <button
+              type="button"
+              className="button button--small"
+              disabled={k === path.length - 1}
+              onClick={() => goTo(path.slice(0, k + 1))}
+            >
               {step.nodeId} · {step.attribute}
             </button>
           </span>
         ))}
-        <span className="muted"> · a subgraph: picking and exclusions work on the main graph (op-type exclusions reach the bodies too)</span>
+        <span className="muted">
+          {' '}
+          · a subgraph: picking and exclusions work on the main graph (op-type exclusions reach the bodies too)
+        </span>
       </nav>
     );
-    return <GraphWorkspace key={JSON.stringify(path)} view={body.view} layout={body.layout} handle={handle!} seconds={0} tools={toggle} scopeBar={bar} onOpenSubgraph={open} />;
+    return (
+      <GraphWorkspace
+        key={JSON.stringify(path)}
+        view={body.view}
+        layout={body.layout}
+        handle={handle!}
+        seconds={0}
+        tools={toggle}
+        scopeBar={bar}
+        onOpenSubgraph={open}
+      />
+    );
   }
-  return <GraphWorkspace view={load.view} layout={load.layout} handle={handle!} seconds={load.seconds} tools={toggle} onOpenSubgraph={open} />;
+  return (
+    <GraphWorkspace
+      view={load.view}
+      layout={load.layout}
+      handle={handle!}
+      seconds={load.seconds}
+      tools={toggle}
+      onOpenSubgraph={open}
+    />
+  );
 }
 
 /**
  * The graph of a laid-out view with its tools. `rehearsal` (the idle page's warm-up, ui/warmUp.tsx) draws it without
  * telling anything outside: no "drawn" mark, and the later steps are not released.
  */
-export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = false, tools = null, scopeBar = null, onOpenSubgraph }: {
-  view: GraphView; layout: LayoutResult; handle: string; seconds: number; rehearsal?: boolean; tools?: ReactNode;
+export function GraphWorkspace({
+  view,
+  layout,
+  handle,
+  seconds,
+  rehearsal = false,
+  tools = null,
+  scopeBar = null,
+  onOpenSubgraph,
+}: {
+  view: GraphView;
+  layout: LayoutResult;
+  handle: string;
+  seconds: number;
+  rehearsal?: boolean;
+  tools?: ReactNode;
   /** Inside a subgraph: the path back (picking is for the main graph, so its toolbar gives way to this). */
   scopeBar?: ReactNode;
   onOpenSubgraph?(nodeId: string, attribute: string): void;
@@ -158,12 +247,27 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   const preview = useMemo(() => previewSubgraph(index, starts, ends), [index, starts, ends]);
   const hovered = useMemo(() => (hoveredId ? excluded.nodesOf.get(hoveredId) : undefined) ?? [], [excluded, hoveredId]);
   const flags = useMemo(
-    () => visualFlags(view, { excluded: excluded.excluded, preview: preview.kind === 'subgraph' ? preview.nodes : [], hovered, starts, ends, picked, selected, matches }),
+    () =>
+      visualFlags(view, {
+        excluded: excluded.excluded,
+        preview: preview.kind === 'subgraph' ? preview.nodes : [],
+        hovered,
+        starts,
+        ends,
+        picked,
+        selected,
+        matches,
+      }),
     [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
   );
   const scale = useMemo(() => (heat ? heatScale(view, heat) : null), [view, heat]);
   const precision = useMemo(
-    () => (fromFile ? precisionScale(view, fromFile) : quantized ? precisionScale(view, nodePrecisions(quantized.report)) : null),
+    () =>
+      fromFile
+        ? precisionScale(view, fromFile)
+        : quantized
+          ? precisionScale(view, nodePrecisions(quantized.report))
+          : null,
     [view, quantized, fromFile],
   );
   const precisionSource = fromFile ? (modelFile ?? 'this model') : (quantized?.fileName ?? '');
@@ -175,7 +279,8 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
   const families = useMemo(() => [...new Set(view.boxes.map((b) => b.family))] as OpFamily[], [view]);
 
   useEffect(() => {
-    const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
+    const typing = (t: EventTarget | null) =>
+      t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
     const onKey = (e: KeyboardEvent) => {
       if ((e.key === 'f' || e.key === 'F') && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -212,18 +317,76 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomStep(1)} aria-label="Zoom in" title="Zoom in (+)">+</button>
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.zoomStep(-1)} aria-label="Zoom out" title="Zoom out (−)">−</button>
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.fit()} data-testid="graph-fit" title="Fit the whole graph in view (f)">Fit</button>
-          <button type="button" className="button button--small" onClick={() => rendererRef.current?.actualSize()} data-testid="graph-actual-size" title="Boxes at their size, labels readable (0)">100 %</button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => rendererRef.current?.zoomStep(1)}
+            aria-label="Zoom in"
+            title="Zoom in (+)"
+          >
+            +
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => rendererRef.current?.zoomStep(-1)}
+            aria-label="Zoom out"
+            title="Zoom out (−)"
+          >
+            −
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => rendererRef.current?.fit()}
+            data-testid="graph-fit"
+            title="Fit the whole graph in view (f)"
+          >
+            Fit
+          </button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => rendererRef.current?.actualSize()}
+            data-testid="graph-actual-size"
+            title="Boxes at their size, labels readable (0)"
+          >
+            100 %
+          </button>
         </div>
         <fieldset className="graph-colouring" data-testid="graph-colouring">
           <legend className="small">Colour by</legend>
           <label className="small">
-            <input type="radio" name="graph-colouring" value="family" checked={!byPrecision} onChange={() => setColourBy('family')} data-testid="colour-by-family" /> op family
+            <input
+              type="radio"
+              name="graph-colouring"
+              value="family"
+              checked={!byPrecision}
+              onChange={() => setColourBy('family')}
+              data-testid="colour-by-family"
+            />{' '}
+            op family
           </label>
-          <label className="small" title={fromFile ? 'Precision of each node, read from the model\'s Q/DQ (p)' : quantized ? 'Precision of each node in the last quantization (p)' : 'Quantize the model first (or open a quantized one): the colours show the precision each node got'}>
-            <input type="radio" name="graph-colouring" value="precision" checked={byPrecision} disabled={!precision} onChange={() => setColourBy('precision')} data-testid="colour-by-precision" /> precision
+          <label
+            className="small"
+            title={
+              fromFile
+                ? "Precision of each node, read from the model's Q/DQ (p)"
+                : quantized
+                  ? 'Precision of each node in the last quantization (p)'
+                  : 'Quantize the model first (or open a quantized one): the colours show the precision each node got'
+            }
+          >
+            <input
+              type="radio"
+              name="graph-colouring"
+              value="precision"
+              checked={byPrecision}
+              disabled={!precision}
+              onChange={() => setColourBy('precision')}
+              data-testid="colour-by-precision"
+            />{' '}
+            precision
           </label>
         </fieldset>
         {tools}
@@ -234,28 +397,47 @@ export function GraphWorkspace({ view, layout, handle, seconds, rehearsal = fals
       </div>
       {excluded.problems.size > 0 && (
         <Callout kind="warning" testId="graph-exclusion-problems" title="Some exclusions name nothing in this model">
-          {entries.filter((e) => excluded.problems.has(e.id)).map((e) => <p key={e.id}>“{e.name}”: {excluded.problems.get(e.id)}</p>)}
+          {entries
+            .filter((e) => excluded.problems.has(e.id))
+            .map((e) => (
+              <p key={e.id}>
+                “{e.name}”: {excluded.problems.get(e.id)}
+              </p>
+            ))}
         </Callout>
       )}
       {byPrecision && <PrecisionLegend scale={precision} source={precisionSource} />}
       {!byPrecision && heat && scale && <HeatLegend heat={heat} scale={scale} onClear={() => setHeat(null)} />}
       <div className="graph-body">
-        <GraphCanvas view={view} layout={layout} flags={flags} heat={colours} rendererRef={rendererRef} onDrawn={(canvas) => {
-          if (rehearsal) return;
-          performance.mark('graph:drawn');
-          // Marked on the element, not through state: a state change would re-render the whole workspace in the task
-          // that paints the first picture, and hold that frame back (React never rewrites the constant it rendered).
-          canvas.closest('.graph-workspace')?.setAttribute('data-graph-drawn', 'true');
-          notifyGraphDrawn();
-        }} />
+        <GraphCanvas
+          view={view}
+          layout={layout}
+          flags={flags}
+          heat={colours}
+          rendererRef={rendererRef}
+          onDrawn={(canvas) => {
+            if (rehearsal) return;
+            performance.mark('graph:drawn');
+            // Marked on the element, not through state: a state change would re-render the whole workspace in the task
+            // that paints the first picture, and hold that frame back (React never rewrites the constant it rendered).
+            canvas.closest('.graph-workspace')?.setAttribute('data-graph-drawn', 'true');
+            notifyGraphDrawn();
+          }}
+        />
         <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} onOpenSubgraph={onOpenSubgraph} />
       </div>
-      {!byPrecision && <ul className="graph-families small" aria-label="Colours of op families">
-        {families.map((f) => (
-          <li key={f}><span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}</li>
-        ))}
-        <li><span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)</li>
-      </ul>}
+      {!byPrecision && (
+        <ul className="graph-families small" aria-label="Colours of op families">
+          {families.map((f) => (
+            <li key={f}>
+              <span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}
+            </li>
+          ))}
+          <li>
+            <span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)
+          </li>
+        </ul>
+      )}
       {view.qdq && fromFile && <QdqLayerTable view={view} precisions={fromFile} />}
     </div>
   );

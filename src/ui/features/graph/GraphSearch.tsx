@@ -69,7 +69,11 @@ export function GraphSearch({ view, inputRef, onMatches }: Props) {
       />
       {query.trim() && (
         <span className="graph-search__count muted small" data-testid="graph-search-count">
-          {matches.length === 0 ? 'no match' : cursor >= 0 ? `${cursor + 1} of ${matches.length}` : `${matches.length} match${matches.length === 1 ? '' : 'es'}`}
+          {matches.length === 0
+            ? 'no match'
+            : cursor >= 0
+              ? `${cursor + 1} of ${matches.length}`
+              : `${matches.length} match${matches.length === 1 ? '' : 'es'}`}
         </span>
       )}
       {open && query.trim() && matches.length > 0 && (
@@ -78,8 +82,16 @@ export function GraphSearch({ view, inputRef, onMatches }: Props) {
             const box = view.boxes[b];
             return (
               <li key={b} role="option" aria-selected={k === cursor}>
-                <button type="button" onMouseDown={(e) => e.preventDefault()} onClick={() => { jump(k); setOpen(false); }}>
-                  <span className="graph-search__op">{box.kind === 'node' ? box.title : box.kind}</span> {box.kind === 'node' ? box.id : box.title}
+                <button
+                  type="button"
+                  onMouseDown={(e) => e.preventDefault()}
+                  onClick={() => {
+                    jump(k);
+                    setOpen(false);
+                  }}
+                >
+                  <span className="graph-search__op">{box.kind === 'node' ? box.title : box.kind}</span>{' '}
+                  {box.kind === 'node' ? box.id : box.title}
                 </button>
               </li>
             );

@@ -11,10 +11,16 @@ export function HeatLegend({ heat, scale, onClear }: { heat: GraphHeat; scale: H
     <div className="heat-legend" data-testid="graph-heat-legend">
       <strong className="small">{heat.label}</strong>
       <span className="small">{num(left)} (worst)</span>
-      <span className="heat-legend__bar" style={{ background: `linear-gradient(to right, ${stops})` }} aria-hidden="true" />
+      <span
+        className="heat-legend__bar"
+        style={{ background: `linear-gradient(to right, ${stops})` }}
+        aria-hidden="true"
+      />
       <span className="small">{num(right)} (best)</span>
       <span className="small muted">{scale.count} nodes with a value</span>
-      <button type="button" className="button button--small" onClick={onClear}>Hide heat map</button>
+      <button type="button" className="button button--small" onClick={onClear}>
+        Hide heat map
+      </button>
     </div>
   );
 }

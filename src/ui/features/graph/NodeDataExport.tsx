@@ -4,7 +4,14 @@
  * (core/graph/nodeValues.ts), so they can be opened beside the model in Model Explorer or read by a script.
  */
 import { useMemo, useState } from 'react';
-import { bitWidthValues, bitsOfLabel, keptFloatValues, modelExplorerNodeData, outputScaleValues, type NodeValues } from '../../../core/graph/nodeValues.ts';
+import {
+  bitWidthValues,
+  bitsOfLabel,
+  keptFloatValues,
+  modelExplorerNodeData,
+  outputScaleValues,
+  type NodeValues,
+} from '../../../core/graph/nodeValues.ts';
 import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
@@ -13,7 +20,11 @@ import type { GraphView } from './viewModel.ts';
 import './quantized.css';
 
 /** The value sets at hand for this view, by a key the picker shows. */
-export function availableNodeValues(view: GraphView, measured: ReadonlyMap<string, NodeValues>, runPrecisions: Record<string, { label: string }> | null): Map<string, NodeValues> {
+export function availableNodeValues(
+  view: GraphView,
+  measured: ReadonlyMap<string, NodeValues>,
+  runPrecisions: Record<string, { label: string }> | null,
+): Map<string, NodeValues> {
   const sets = new Map<string, NodeValues>(measured);
   if (view.qdq) {
     sets.set('bits', bitWidthValues(view.index, view.qdq));
@@ -27,13 +38,21 @@ export function availableNodeValues(view: GraphView, measured: ReadonlyMap<strin
       float[id] = bits[id] === 32 ? 1 : 0;
     }
     sets.set('bits', { label: 'bit width (last quantization)', higherIsBetter: true, values: bits });
-    sets.set('float', { label: 'kept float (1) or quantized (0), last quantization', higherIsBetter: false, values: float });
+    sets.set('float', {
+      label: 'kept float (1) or quantized (0), last quantization',
+      higherIsBetter: false,
+      values: float,
+    });
   }
   return sets;
 }
 
 const base = (fileName: string) => fileName.replace(/\.onnx$/i, '');
-const slug = (label: string) => label.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (label: string) =>
+  label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export function NodeDataExport({ view }: { view: GraphView }) {
   const heat = useStudio((s) => s.graph.heat);
@@ -42,7 +61,10 @@ export function NodeDataExport({ view }: { view: GraphView }) {
   const fileName = useStudio((s) => s.model.fileName) ?? 'model.onnx';
   const runPrecisions = useMemo(() => (run ? nodePrecisions(run.report) : null), [run]);
   // The evaluation's values are keyed by the float model's ids: they describe this view only when it is not a QDQ file.
-  const measured = useMemo(() => (view.qdq ? new Map<string, NodeValues>() : measuredValues(evaluation, heat)), [view, evaluation, heat]);
+  const measured = useMemo(
+    () => (view.qdq ? new Map<string, NodeValues>() : measuredValues(evaluation, heat)),
+    [view, evaluation, heat],
+  );
   const sets = useMemo(() => availableNodeValues(view, measured, runPrecisions), [view, measured, runPrecisions]);
   const [picked, setPicked] = useState<string>('');
   if (sets.size === 0) return null;
@@ -54,10 +76,27 @@ export function NodeDataExport({ view }: { view: GraphView }) {
   };
   return (
     <span className="graph-node-data small" data-testid="node-data-export">
-      <select value={key} onChange={(e) => setPicked(e.target.value)} aria-label="Per-node values to export" data-testid="node-data-pick">
-        {[...sets].map(([k, v]) => <option key={k} value={k}>{v.label}</option>)}
+      <select
+        value={key}
+        onChange={(e) => setPicked(e.target.value)}
+        aria-label="Per-node values to export"
+        data-testid="node-data-pick"
+      >
+        {[...sets].map(([k, v]) => (
+          <option key={k} value={k}>
+            {v.label}
+          </option>
+        ))}
       </select>
-      <button type="button" className="button button--small" onClick={save} data-testid="node-data-save" title="Per-node values as JSON in Google Model Explorer's node-data format (keys: each node's output tensor)">Export JSON</button>
+      <button
+        type="button"
+        className="button button--small"
+        onClick={save}
+        data-testid="node-data-save"
+        title="Per-node values as JSON in Google Model Explorer's node-data format (keys: each node's output tensor)"
+      >
+        Export JSON
+      </button>
     </span>
   );
 }

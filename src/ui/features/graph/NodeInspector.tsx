@@ -21,14 +21,25 @@ import { BreakableName } from './BreakableName.tsx';
 import { FAMILY_COLOURS } from './families.ts';
 import { TensorHistogram } from './TensorHistogram.tsx';
 import { ScaleChart } from './ScaleChart.tsx';
-import { isDequantizeNode, isQuantizeNode, quantLabel, quantParamsOf, type QuantParams } from '../../../core/graph/qdqFold.ts';
+import {
+  isDequantizeNode,
+  isQuantizeNode,
+  quantLabel,
+  quantParamsOf,
+  type QuantParams,
+} from '../../../core/graph/qdqFold.ts';
 import './quantized.css';
 
 function QuantLine({ params, testId }: { params: QuantParams; testId: string }) {
   return (
-    <span className="inspector-quant small" data-testid={testId} data-type={params.type} data-channels={params.channels}
+    <span
+      className="inspector-quant small"
+      data-testid={testId}
+      data-type={params.type}
+      data-channels={params.channels}
       data-scale={params.scales && params.scales.length === 1 ? params.scales[0] : undefined}
-      data-zero-point={params.zeroPoints && params.zeroPoints.length === 1 ? params.zeroPoints[0] : undefined}>
+      data-zero-point={params.zeroPoints && params.zeroPoints.length === 1 ? params.zeroPoints[0] : undefined}
+    >
       <strong>{quantLabel(params)}</strong>
       {params.scales && params.scales.length > 1 && <ScaleChart scales={params.scales} />}
     </span>
@@ -36,41 +47,68 @@ function QuantLine({ params, testId }: { params: QuantParams; testId: string }) 
 }
 
 const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : '');
-const num = (v: number) => (Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4));
-const list = (xs: readonly (number | string)[]) => `[${xs.slice(0, 16).join(', ')}${xs.length > 16 ? `, … (${xs.length})` : ''}]`;
+const num = (v: number) =>
+  Number.isInteger(v) ? String(v) : Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(3) : v.toPrecision(4);
+const list = (xs: readonly (number | string)[]) =>
+  `[${xs.slice(0, 16).join(', ')}${xs.length > 16 ? `, … (${xs.length})` : ''}]`;
 
 /** An attribute's value as text. */
 export function attributeText(a: AttributeProto): string {
   switch (a.type) {
-    case AttributeType.FLOAT: return num(a.f ?? 0);
-    case AttributeType.INT: return String(a.i ?? 0);
-    case AttributeType.STRING: return JSON.stringify(text(a.s));
-    case AttributeType.TENSOR: return `tensor ${a.t?.dims.length ? a.t.dims.join('×') : 'scalar'}`;
-    case AttributeType.GRAPH: return `graph (${a.g?.node.length ?? 0} nodes)`;
-    case AttributeType.FLOATS: return list(a.floats.map(num));
-    case AttributeType.INTS: return list(a.ints);
-    case AttributeType.STRINGS: return list(a.strings.map((s) => JSON.stringify(text(s))));
-    case AttributeType.GRAPHS: return `${a.graphs.length} graphs`;
-    default: return '…';
+    case AttributeType.FLOAT:
+      return num(a.f ?? 0);
+    case AttributeType.INT:
+      return String(a.i ?? 0);
+    case AttributeType.STRING:
+      return JSON.stringify(text(a.s));
+    case AttributeType.TENSOR:
+      return `tensor ${a.t?.dims.length ? a.t.dims.join('×') : 'scalar'}`;
+    case AttributeType.GRAPH:
+      return `graph (${a.g?.node.length ?? 0} nodes)`;
+    case AttributeType.FLOATS:
+      return list(a.floats.map(num));
+    case AttributeType.INTS:
+      return list(a.ints);
+    case AttributeType.STRINGS:
+      return list(a.strings.map((s) => JSON.stringify(text(s))));
+    case AttributeType.GRAPHS:
+      return `${a.graphs.length} graphs`;
+    default:
+      return '…';
   }
 }
 
 function Histogram({ counts }: { counts: number[] }) {
   const max = Math.max(1, ...counts);
   return (
-    <svg className="inspector-histogram" viewBox={`0 0 ${counts.length * 4} 24`} preserveAspectRatio="none" role="img" aria-label="histogram of the values">
-      {counts.map((c, i) => <rect key={i} x={i * 4} y={24 - (24 * c) / max} width={3.4} height={(24 * c) / max} />)}
+    <svg
+      className="inspector-histogram"
+      viewBox={`0 0 ${counts.length * 4} 24`}
+      preserveAspectRatio="none"
+      role="img"
+      aria-label="histogram of the values"
+    >
+      {counts.map((c, i) => (
+        <rect key={i} x={i * 4} y={24 - (24 * c) / max} width={3.4} height={(24 * c) / max} />
+      ))}
     </svg>
   );
 }
 
 /** A range [min, max] as a bar with a mark where zero is. */
 function RangePicture({ min, max }: { min: number; max: number }) {
-  const lo = Math.min(min, 0), hi = Math.max(max, 0);
+  const lo = Math.min(min, 0),
+    hi = Math.max(max, 0);
   const span = hi - lo || 1;
   const x = (v: number) => (100 * (v - lo)) / span;
   return (
-    <svg className="inspector-range" viewBox="0 0 100 12" preserveAspectRatio="none" role="img" aria-label={`range ${num(min)} to ${num(max)}`}>
+    <svg
+      className="inspector-range"
+      viewBox="0 0 100 12"
+      preserveAspectRatio="none"
+      role="img"
+      aria-label={`range ${num(min)} to ${num(max)}`}
+    >
       <rect x={0} y={5} width={100} height={2} className="inspector-range__axis" />
       <rect x={x(min)} y={2} width={Math.max(0.8, x(max) - x(min))} height={8} className="inspector-range__bar" />
       <rect x={x(0) - 0.4} y={0} width={0.8} height={12} className="inspector-range__zero" />
@@ -79,7 +117,17 @@ function RangePicture({ min, max }: { min: number; max: number }) {
 }
 
 /** `nodesOf`: the nodes of each resolving exclusion entry, by entry id (resolved once, by the graph screen). */
-export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view: GraphView; handle: string; nodesOf: ReadonlyMap<string, readonly number[]>; onOpenSubgraph?(nodeId: string, attribute: string): void }) {
+export function NodeInspector({
+  view,
+  handle,
+  nodesOf,
+  onOpenSubgraph,
+}: {
+  view: GraphView;
+  handle: string;
+  nodesOf: ReadonlyMap<string, readonly number[]>;
+  onOpenSubgraph?(nodeId: string, attribute: string): void;
+}) {
   const selected = useStudio((s) => s.graph.selected);
   const ranges = useStudio((s) => s.calibration.result?.ranges ?? null);
   const entries = useStudio((s) => s.exclusions.entries);
@@ -89,7 +137,8 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
   const node = nodeIndex !== undefined ? index.nodes[nodeIndex] : undefined;
   // Weights read directly, and the integer codes behind a folded DequantizeLinear.
   const weights = useMemo(
-    () => (node ? node.input.map((t) => view.qdq?.weights.get(t)?.codes ?? t).filter((t) => t && weightOf(index, t)) : []),
+    () =>
+      node ? node.input.map((t) => view.qdq?.weights.get(t)?.codes ?? t).filter((t) => t && weightOf(index, t)) : [],
     [node, index, view],
   );
   const [stats, setStats] = useState<Map<string, WeightStatistics>>(new Map());
@@ -126,12 +175,18 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
     const r = rangeOf(t) ?? (quant ? rangeOf(quant.source) : undefined);
     return (
       <li key={t} className="inspector-tensor">
-        <code className="inspector-tensor__name" title={t}>{t || '(none)'}</code>
-        <span className="muted small">{info ? `${info.elemType} ${shapeLabel(info) || 'shape unknown'}` : 'shape unknown'}</span>
+        <code className="inspector-tensor__name" title={t}>
+          {t || '(none)'}
+        </code>
+        <span className="muted small">
+          {info ? `${info.elemType} ${shapeLabel(info) || 'shape unknown'}` : 'shape unknown'}
+        </span>
         {quant && <QuantLine params={quant.params} testId="inspector-quant" />}
         {r && (
           <span className="inspector-tensor__range" data-testid="inspector-range">
-            <span className="small">calibrated {num(r[0])} … {num(r[1])}</span>
+            <span className="small">
+              calibrated {num(r[0])} … {num(r[1])}
+            </span>
             <RangePicture min={r[0]} max={r[1]} />
             <TensorHistogram tensor={t} range={[r[0], r[1]]} />
           </span>
@@ -144,7 +199,9 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
     const ioBox = box !== undefined ? view.boxes[box] : undefined;
     return (
       <aside className="inspector" data-testid="node-inspector">
-        <h3 className="inspector__title">{ioBox?.kind === 'input' ? 'Graph input' : ioBox?.kind === 'output' ? 'Graph output' : selected}</h3>
+        <h3 className="inspector__title">
+          {ioBox?.kind === 'input' ? 'Graph input' : ioBox?.kind === 'output' ? 'Graph output' : selected}
+        </h3>
         {ioBox && <ul className="inspector-list">{tensorRow(ioBox.title)}</ul>}
       </aside>
     );
@@ -154,19 +211,47 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
   return (
     <aside className="inspector" data-testid="node-inspector" data-node-id={selected}>
       <h3 className="inspector__title">
-        <span className="inspector__op" style={{ background: FAMILY_COLOURS[family] }}>{node.op_type}</span>
-        <span className="inspector__id" data-testid="inspector-id"><BreakableName name={selected} /></span>
+        <span className="inspector__op" style={{ background: FAMILY_COLOURS[family] }}>
+          {node.op_type}
+        </span>
+        <span className="inspector__id" data-testid="inspector-id">
+          <BreakableName name={selected} />
+        </span>
       </h3>
       <p className="small muted">
-        {node.name ? <>name <code>{node.name}</code></> : 'unnamed in the file; the id is its op type and position'}
-        {node.domain && node.domain !== 'ai.onnx' ? <> · domain <code>{node.domain}</code></> : null}
+        {node.name ? (
+          <>
+            name <code>{node.name}</code>
+          </>
+        ) : (
+          'unnamed in the file; the id is its op type and position'
+        )}
+        {node.domain && node.domain !== 'ai.onnx' ? (
+          <>
+            {' '}
+            · domain <code>{node.domain}</code>
+          </>
+        ) : null}
       </p>
       {(isQuantizeNode(node) || isDequantizeNode(node)) && (
-        <QuantLine params={quantParamsOf(index, node, isDequantizeNode(node) ? weightOf(index, node.input[0] ?? '')?.data_type : undefined)} testId="inspector-qdq-node" />
+        <QuantLine
+          params={quantParamsOf(
+            index,
+            node,
+            isDequantizeNode(node) ? weightOf(index, node.input[0] ?? '')?.data_type : undefined,
+          )}
+          testId="inspector-qdq-node"
+        />
       )}
-      {heat && heatValue !== undefined && <p className="small">{heat.label}: <strong>{num(heatValue)}</strong></p>}
+      {heat && heatValue !== undefined && (
+        <p className="small">
+          {heat.label}: <strong>{num(heatValue)}</strong>
+        </p>
+      )}
       {excludedBy.length > 0 && (
-        <p className="inspector__excluded small" data-testid="inspector-excluded">Stays float: {excludedBy.map((e) => `“${e.name}”`).join(', ')}</p>
+        <p className="inspector__excluded small" data-testid="inspector-excluded">
+          Stays float: {excludedBy.map((e) => `“${e.name}”`).join(', ')}
+        </p>
       )}
       {node.attribute.length > 0 && (
         <>
@@ -178,8 +263,15 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
                 <dd>
                   <code>{attributeText(a)}</code>
                   {a.g && onOpenSubgraph && (
-                    <button type="button" className="button button--small inspector__open" data-testid={`open-subgraph-${a.name}`} onClick={() => onOpenSubgraph(selected, a.name ?? '')}
-                      title={`Show the ${a.name} subgraph in the view (its nodes, as the main graph's)`}>Open</button>
+                    <button
+                      type="button"
+                      className="button button--small inspector__open"
+                      data-testid={`open-subgraph-${a.name}`}
+                      onClick={() => onOpenSubgraph(selected, a.name ?? '')}
+                      title={`Show the ${a.name} subgraph in the view (its nodes, as the main graph's)`}
+                    >
+                      Open
+                    </button>
                   )}
                 </dd>
               </div>
@@ -198,14 +290,24 @@ export function NodeInspector({ view, handle, nodesOf, onOpenSubgraph }: { view:
           const s = stats.get(name);
           return (
             <li key={`${t}-${k}`} className="inspector-tensor inspector-tensor--weight" data-testid="inspector-weight">
-              <code className="inspector-tensor__name" title={name}>{name}</code>
-              <span className="small"><span className="pill">{folded ? (folded.params.bits >= 32 ? 'quantized bias' : 'quantized weight') : 'weight'}</span> {w.dims.length ? w.dims.join('×') : 'scalar'}</span>
+              <code className="inspector-tensor__name" title={name}>
+                {name}
+              </code>
+              <span className="small">
+                <span className="pill">
+                  {folded ? (folded.params.bits >= 32 ? 'quantized bias' : 'quantized weight') : 'weight'}
+                </span>{' '}
+                {w.dims.length ? w.dims.join('×') : 'scalar'}
+              </span>
               {folded && <QuantLine params={folded.params} testId="inspector-weight-quant" />}
               {s && 'statistics' in s && (
                 <span className="inspector-stats small" data-testid={codes ? 'inspector-codes' : undefined}>
-                  {codes ? `${folded.params.type} codes: ` : ''}min {num(s.statistics.min)} · max {num(s.statistics.max)} · mean {num(s.statistics.mean)} · std {num(s.statistics.std)}
+                  {codes ? `${folded.params.type} codes: ` : ''}min {num(s.statistics.min)} · max{' '}
+                  {num(s.statistics.max)} · mean {num(s.statistics.mean)} · std {num(s.statistics.std)}
                   {s.statistics.zeros > 0 && ` · ${s.statistics.zeros} zeros`}
-                  {codes && folded.params.scales?.length === 1 && ` · as float (code − zp) × scale: ${num((s.statistics.min - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])} … ${num((s.statistics.max - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])}`}
+                  {codes &&
+                    folded.params.scales?.length === 1 &&
+                    ` · as float (code − zp) × scale: ${num((s.statistics.min - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])} … ${num((s.statistics.max - (folded.params.zeroPoints?.[0] ?? 0)) * folded.params.scales[0])}`}
                   <Histogram counts={s.statistics.histogram} />
                 </span>
               )}

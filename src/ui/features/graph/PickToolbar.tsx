@@ -21,7 +21,8 @@ const MODES: { mode: PickMode; label: string; hint: string }[] = [
   { mode: 'node', label: 'Node', hint: 'a click picks a single node (or Ctrl+click)' },
 ];
 
-const listText = (ids: readonly string[], max = 3) => (ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} +${ids.length - max}`);
+const listText = (ids: readonly string[], max = 3) =>
+  ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} +${ids.length - max}`;
 
 interface Props {
   preview: PickPreview;
@@ -54,7 +55,13 @@ export function PickToolbar({ preview, opTypes }: Props) {
   };
   const chips = (ids: readonly NodeId[], role: 'start' | 'end' | 'node') =>
     ids.map((id) => (
-      <button key={id} type="button" className={`pick-chip pick-chip--${role}`} title="Remove this pick" onClick={() => togglePick(role, id)}>
+      <button
+        key={id}
+        type="button"
+        className={`pick-chip pick-chip--${role}`}
+        title="Remove this pick"
+        onClick={() => togglePick(role, id)}
+      >
         {id} <span aria-hidden="true">×</span>
       </button>
     ));
@@ -64,8 +71,16 @@ export function PickToolbar({ preview, opTypes }: Props) {
       <div className="pick-toolbar__row">
         <div className="segmented" role="radiogroup" aria-label="What a click on a node does">
           {MODES.map((m) => (
-            <button key={m.mode} type="button" role="radio" aria-checked={mode === m.mode} title={m.hint}
-              className={mode === m.mode ? 'segmented__item segmented__item--on' : 'segmented__item'} onClick={() => setMode(m.mode)} data-testid={`pick-mode-${m.mode}`}>
+            <button
+              key={m.mode}
+              type="button"
+              role="radio"
+              aria-checked={mode === m.mode}
+              title={m.hint}
+              className={mode === m.mode ? 'segmented__item segmented__item--on' : 'segmented__item'}
+              onClick={() => setMode(m.mode)}
+              data-testid={`pick-mode-${m.mode}`}
+            >
               {m.label}
             </button>
           ))}
@@ -75,28 +90,58 @@ export function PickToolbar({ preview, opTypes }: Props) {
       <div className="pick-toolbar__row pick-toolbar__picks">
         {hasPicks ? (
           <span className="pick-toolbar__chips" data-testid="pick-list">
-            {starts.length > 0 && <span className="pick-group"><span className="pick-group__label">Starts</span>{chips(starts, 'start')}</span>}
-            {ends.length > 0 && <span className="pick-group"><span className="pick-group__label">Ends</span>{chips(ends, 'end')}</span>}
-            {nodes.length > 0 && <span className="pick-group"><span className="pick-group__label">Nodes</span>{chips(nodes, 'node')}</span>}
+            {starts.length > 0 && (
+              <span className="pick-group">
+                <span className="pick-group__label">Starts</span>
+                {chips(starts, 'start')}
+              </span>
+            )}
+            {ends.length > 0 && (
+              <span className="pick-group">
+                <span className="pick-group__label">Ends</span>
+                {chips(ends, 'end')}
+              </span>
+            )}
+            {nodes.length > 0 && (
+              <span className="pick-group">
+                <span className="pick-group__label">Nodes</span>
+                {chips(nodes, 'node')}
+              </span>
+            )}
           </span>
         ) : (
-          <span className="pick-toolbar__chips muted small">No picks yet: pick start and end nodes (or single nodes) on the graph.</span>
+          <span className="pick-toolbar__chips muted small">
+            No picks yet: pick start and end nodes (or single nodes) on the graph.
+          </span>
         )}
-        <button type="button" className="button button--small" onClick={clearPicks} disabled={!hasPicks}>Clear picks</button>
+        <button type="button" className="button button--small" onClick={clearPicks} disabled={!hasPicks}>
+          Clear picks
+        </button>
       </div>
       <div className="pick-toolbar__status" aria-live="polite">
         {preview.kind === 'subgraph' ? (
           <p className="pick-preview" data-testid="pick-preview" data-count={preview.nodes.length}>
-            The subgraph has <strong>{preview.nodes.length}</strong> node{preview.nodes.length === 1 ? '' : 's'} (highlighted): every node on a path from a start to an end.
+            The subgraph has <strong>{preview.nodes.length}</strong> node{preview.nodes.length === 1 ? '' : 's'}{' '}
+            (highlighted): every node on a path from a start to an end.
           </p>
         ) : preview.kind === 'incomplete' ? (
-          <p className="pick-preview muted" data-testid="pick-incomplete">{preview.message}</p>
+          <p className="pick-preview muted" data-testid="pick-incomplete">
+            {preview.message}
+          </p>
         ) : preview.kind === 'error' ? (
-          <p className="pick-preview pick-preview--error" role="alert" data-testid="pick-error" data-error-name={preview.name}>
-            <strong>These picks select no subgraph.</strong> {preview.message} Pick an end that follows the starts in the graph, or swap starts and ends.
+          <p
+            className="pick-preview pick-preview--error"
+            role="alert"
+            data-testid="pick-error"
+            data-error-name={preview.name}
+          >
+            <strong>These picks select no subgraph.</strong> {preview.message} Pick an end that follows the starts in
+            the graph, or swap starts and ends.
           </p>
         ) : added ? (
-          <p className="pick-preview muted" data-testid="pick-added" role="status">Added “{added.name}” to the {added.list} list.</p>
+          <p className="pick-preview muted" data-testid="pick-added" role="status">
+            Added “{added.name}” to the {added.list} list.
+          </p>
         ) : (
           <p className="pick-preview muted">Picks are highlighted on the graph before anything is added.</p>
         )}
@@ -104,31 +149,84 @@ export function PickToolbar({ preview, opTypes }: Props) {
       <div className="pick-toolbar__row">
         <label className="pick-name">
           <span className="small muted">Name</span>
-          <input type="text" value={name} placeholder={preview.kind === 'subgraph' ? `${listText(starts)} → ${listText(ends)}` : 'name of the exclusion'}
-            onChange={(e) => setName(e.target.value)} data-testid="exclusion-name" />
+          <input
+            type="text"
+            value={name}
+            placeholder={
+              preview.kind === 'subgraph' ? `${listText(starts)} → ${listText(ends)}` : 'name of the exclusion'
+            }
+            onChange={(e) => setName(e.target.value)}
+            data-testid="exclusion-name"
+          />
         </label>
-        <button type="button" className="button button--primary" disabled={preview.kind !== 'subgraph'} data-testid="add-subgraph"
-          onClick={() => add(`${listText(starts)} → ${listText(ends)}`, (n) => ({ kind: 'subgraph', name: n, starts: [...starts], ends: [...ends] }))}>
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={preview.kind !== 'subgraph'}
+          data-testid="add-subgraph"
+          onClick={() =>
+            add(`${listText(starts)} → ${listText(ends)}`, (n) => ({
+              kind: 'subgraph',
+              name: n,
+              starts: [...starts],
+              ends: [...ends],
+            }))
+          }
+        >
           Exclude subgraph
         </button>
         {float16 && (
-          <button type="button" className="button" disabled={preview.kind !== 'subgraph'} data-testid="add-fp32-subgraph"
+          <button
+            type="button"
+            className="button"
+            disabled={preview.kind !== 'subgraph'}
+            data-testid="add-fp32-subgraph"
             title="Float16 model: convert this subgraph to float32 before quantizing (convert_fp16_to_fp32, subgraphs_to_include)"
-            onClick={() => add(`${listText(starts)} → ${listText(ends)}`, (n) => ({ kind: 'subgraph', name: n, starts: [...starts], ends: [...ends], toFp32: true }))}>
+            onClick={() =>
+              add(`${listText(starts)} → ${listText(ends)}`, (n) => ({
+                kind: 'subgraph',
+                name: n,
+                starts: [...starts],
+                ends: [...ends],
+                toFp32: true,
+              }))
+            }
+          >
             Convert subgraph to FP32
           </button>
         )}
-        <button type="button" className="button" disabled={nodes.length === 0} data-testid="add-nodes"
-          onClick={() => add(`nodes ${listText(nodes)}`, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}>
+        <button
+          type="button"
+          className="button"
+          disabled={nodes.length === 0}
+          data-testid="add-nodes"
+          onClick={() => add(`nodes ${listText(nodes)}`, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}
+        >
           Exclude {nodes.length || ''} node{nodes.length === 1 ? '' : 's'}
         </button>
         <span className="pick-optype">
-          <select value={chosenOp} onChange={(e) => setOpType(e.target.value)} aria-label="Op type to exclude" data-testid="add-op-type-select">
-            <option value="" disabled>Choose an op type…</option>
-            {opTypes.map((t) => <option key={t} value={t}>{t}</option>)}
+          <select
+            value={chosenOp}
+            onChange={(e) => setOpType(e.target.value)}
+            aria-label="Op type to exclude"
+            data-testid="add-op-type-select"
+          >
+            <option value="" disabled>
+              Choose an op type…
+            </option>
+            {opTypes.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
           </select>
-          <button type="button" className="button" disabled={!chosenOp} data-testid="add-op-type"
-            onClick={() => add(`all ${chosenOp}`, (n) => ({ kind: 'opTypes', name: n, opTypes: [chosenOp] }))}>
+          <button
+            type="button"
+            className="button"
+            disabled={!chosenOp}
+            data-testid="add-op-type"
+            onClick={() => add(`all ${chosenOp}`, (n) => ({ kind: 'opTypes', name: n, opTypes: [chosenOp] }))}
+          >
             Exclude op type
           </button>
         </span>

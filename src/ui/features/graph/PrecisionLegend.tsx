@@ -9,11 +9,15 @@ export function PrecisionLegend({ scale, source }: { scale: PrecisionScale; sour
       <ul className="graph-families small" aria-label="Colours of precisions">
         {PRECISION_CLASSES.filter((c) => scale.counts[c]).map((c) => (
           <li key={c} data-testid={`precision-legend-${c}`} data-count={scale.counts[c]}>
-            <span className="graph-families__swatch" style={{ background: PRECISION_COLOURS[c] }} /> {PRECISION_CLASS_LABELS[c]}: {scale.counts[c]}
+            <span className="graph-families__swatch" style={{ background: PRECISION_COLOURS[c] }} />{' '}
+            {PRECISION_CLASS_LABELS[c]}: {scale.counts[c]}
           </li>
         ))}
         {scale.unclassified > 0 && (
-          <li data-testid="precision-legend-none"><span className="graph-families__swatch" style={{ background: UNCLASSIFIED_COLOUR }} /> no Q/DQ of its own (inside a fused op, or Q/DQ): {scale.unclassified}</li>
+          <li data-testid="precision-legend-none">
+            <span className="graph-families__swatch" style={{ background: UNCLASSIFIED_COLOUR }} /> no Q/DQ of its own
+            (inside a fused op, or Q/DQ): {scale.unclassified}
+          </li>
         )}
       </ul>
     </div>

@@ -41,7 +41,13 @@ function rowsOf(view: GraphView, fold: QdqFold, precisions: Readonly<Record<stri
   return rows;
 }
 
-export function QdqLayerTable({ view, precisions }: { view: GraphView; precisions: Readonly<Record<string, NodePrecision>> }) {
+export function QdqLayerTable({
+  view,
+  precisions,
+}: {
+  view: GraphView;
+  precisions: Readonly<Record<string, NodePrecision>>;
+}) {
   const select = useStudio((s) => s.selectGraphNode);
   const [all, setAll] = useState(false);
   const rows = useMemo(() => (view.qdq ? rowsOf(view, view.qdq, precisions) : []), [view, precisions]);
@@ -49,19 +55,43 @@ export function QdqLayerTable({ view, precisions }: { view: GraphView; precision
   const shown = all ? rows : rows.slice(0, FIRST);
   return (
     <details className="qdq-layers" data-testid="qdq-layers">
-      <summary className="small"><strong>Quantized layers</strong> ({rows.length} nodes read quantized tensors; from the file’s Q/DQ)</summary>
+      <summary className="small">
+        <strong>Quantized layers</strong> ({rows.length} nodes read quantized tensors; from the file’s Q/DQ)
+      </summary>
       <div className="table-scroll">
         <table className="tensor-table eval-table">
           <thead>
-            <tr><th scope="col">Node</th><th scope="col">Op</th><th scope="col">Precision</th><th scope="col">Activation in</th><th scope="col">Weight</th></tr>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">Op</th>
+              <th scope="col">Precision</th>
+              <th scope="col">Activation in</th>
+              <th scope="col">Weight</th>
+            </tr>
           </thead>
           <tbody>
             {shown.map((r) => (
               <tr key={r.id} data-testid="qdq-layer-row">
-                <td className="tensor-table__name"><button type="button" className="eval-link" onClick={() => select(r.id)} title={`Show ${r.id} on the graph`}>{r.id}</button></td>
+                <td className="tensor-table__name">
+                  <button
+                    type="button"
+                    className="eval-link"
+                    onClick={() => select(r.id)}
+                    title={`Show ${r.id} on the graph`}
+                  >
+                    {r.id}
+                  </button>
+                </td>
                 <td className="tensor-table__type">{r.op}</td>
                 <td data-precision={r.precision?.class}>
-                  {r.precision && <span className="qdq-dot" style={{ background: PRECISION_COLOURS[r.precision.class] }} aria-hidden="true" />}{r.precision?.label ?? '—'}
+                  {r.precision && (
+                    <span
+                      className="qdq-dot"
+                      style={{ background: PRECISION_COLOURS[r.precision.class] }}
+                      aria-hidden="true"
+                    />
+                  )}
+                  {r.precision?.label ?? '—'}
                 </td>
                 <td className="small">{r.activation || '—'}</td>
                 <td className="small">{r.weight || '—'}</td>
@@ -71,7 +101,9 @@ export function QdqLayerTable({ view, precisions }: { view: GraphView; precision
         </table>
       </div>
       {rows.length > FIRST && (
-        <button type="button" className="button button--small button--quiet" onClick={() => setAll(!all)}>{all ? `Show the first ${FIRST}` : `Show all ${rows.length}`}</button>
+        <button type="button" className="button button--small button--quiet" onClick={() => setAll(!all)}>
+          {all ? `Show the first ${FIRST}` : `Show all ${rows.length}`}
+        </button>
       )}
     </details>
   );

@@ -39,8 +39,16 @@ export function labelShown(fontSize: number, minZoomedFontSize: number, zoom: nu
 /** cytoscape's arrow size for an edge width and arrow scale; its triangle is 0.3 of it long and wide. */
 const arrowSize = (width: number, scale: number) => Math.max((width * 13.37) ** 0.9, 29) * scale;
 
-function roundRectPath(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, radius = Math.min(w / 4, h / 4, 8)): void {
-  const hw = w / 2, hh = h / 2;
+function roundRectPath(
+  ctx: CanvasRenderingContext2D,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  radius = Math.min(w / 4, h / 4, 8),
+): void {
+  const hw = w / 2,
+    hh = h / 2;
   const r = Math.min(radius, hw, hh);
   ctx.moveTo(x, y - hh);
   ctx.arcTo(x + hw, y - hh, x + hw, y, r);
@@ -90,7 +98,8 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
   }
 
   const arrow = arrowSize(S.edgeWidth, S.arrowScale);
-  const arrowLength = 0.3 * arrow, arrowHalfWidth = 0.15 * arrow;
+  const arrowLength = 0.3 * arrow,
+    arrowHalfWidth = 0.15 * arrow;
   const labels: [number, number, string][] = [];
   ctx.beginPath();
   const heads = new Path2D();
@@ -100,7 +109,8 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
     const [sx, sy, tx, ty] = edgeSegment(view, x, y, k);
     const length = Math.hypot(tx - sx, ty - sy);
     if (length === 0) continue;
-    const ux = (tx - sx) / length, uy = (ty - sy) / length;
+    const ux = (tx - sx) / length,
+      uy = (ty - sy) / length;
     ctx.moveTo(sx, sy);
     ctx.lineTo(tx - ux * arrowLength, ty - uy * arrowLength);
     heads.moveTo(tx, ty);
@@ -120,7 +130,8 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
     ctx.textAlign = 'center';
     ctx.textBaseline = 'bottom';
     for (const [lx, ly, text] of labels) {
-      const w = Math.ceil(ctx.measureText(text).width), h = S.edgeFontSize;
+      const w = Math.ceil(ctx.measureText(text).width),
+        h = S.edgeFontSize;
       ctx.globalAlpha = S.edgeTextBackgroundOpacity;
       ctx.fillStyle = S.edgeTextBackground;
       ctx.fillRect(lx - w / 2 - 1, ly - h / 2 - 1, w + 2, h + 2);
@@ -136,14 +147,16 @@ export function paintDetail(ctx: CanvasRenderingContext2D, scene: DetailScene, d
   for (const b of detailed) {
     const box = view.boxes[b];
     const f = flags[b];
-    const bx = x[b], by = y[b];
+    const bx = x[b],
+      by = y[b];
     ctx.beginPath();
     roundRectPath(ctx, bx, by, box.width, box.height);
     ctx.fillStyle = scene.colourOf(b);
     if (f & FLAG.excluded) ctx.globalAlpha = S.excluded.opacity;
     ctx.fill();
     ctx.globalAlpha = 1;
-    const border = f & FLAG.start ? S.border.start : f & FLAG.end ? S.border.end : f & FLAG.picked ? S.border.picked : '';
+    const border =
+      f & FLAG.start ? S.border.start : f & FLAG.end ? S.border.end : f & FLAG.picked ? S.border.picked : '';
     if (border || f & FLAG.excluded) {
       ctx.lineWidth = border ? S.border.width : S.excluded.borderWidth;
       ctx.strokeStyle = border || S.excluded.borderColour;

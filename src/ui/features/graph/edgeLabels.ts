@@ -25,16 +25,23 @@ const CELL = 128;
 
 /** Where the segment from a box's centre towards (tx, ty) leaves the box (its rectangle). */
 export function boxExit(cx: number, cy: number, hw: number, hh: number, tx: number, ty: number): [number, number] {
-  const dx = tx - cx, dy = ty - cy;
+  const dx = tx - cx,
+    dy = ty - cy;
   if (dx === 0 && dy === 0) return [cx, cy];
   const t = Math.min(dx === 0 ? Infinity : hw / Math.abs(dx), dy === 0 ? Infinity : hh / Math.abs(dy));
   return [cx + dx * t, cy + dy * t];
 }
 
 /** The visible segment of an edge: from where it leaves its source box to where it enters its target box. */
-export function edgeSegment(view: DrawnView, x: ArrayLike<number>, y: ArrayLike<number>, k: number): [number, number, number, number] {
+export function edgeSegment(
+  view: DrawnView,
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  k: number,
+): [number, number, number, number] {
   const e = view.edges[k];
-  const s = view.boxes[e.source], t = view.boxes[e.target];
+  const s = view.boxes[e.source],
+    t = view.boxes[e.target];
   const [sx, sy] = boxExit(x[e.source], y[e.source], s.width / 2, s.height / 2, x[e.target], y[e.target]);
   const [tx, ty] = boxExit(x[e.target], y[e.target], t.width / 2, t.height / 2, x[e.source], y[e.source]);
   return [sx, sy, tx, ty];
@@ -78,15 +85,23 @@ class RectIndex {
  * `onBox` says whether a rectangle overlaps a box (the renderer answers from the grid it already has); without it the
  * boxes are indexed here.
  */
-export function placeEdgeLabels(view: DrawnView, layout: LayoutResult, measure: (text: string) => number, onBox?: (x1: number, y1: number, x2: number, y2: number) => boolean): EdgeLabels {
+export function placeEdgeLabels(
+  view: DrawnView,
+  layout: LayoutResult,
+  measure: (text: string) => number,
+  onBox?: (x1: number, y1: number, x2: number, y2: number) => boolean,
+): EdgeLabels {
   const m = view.edges.length;
   const text: string[] = new Array(m).fill('');
-  const dx = new Float32Array(m), dy = new Float32Array(m);
+  const dx = new Float32Array(m),
+    dy = new Float32Array(m);
   const { x, y } = layout;
   const taken = new RectIndex();
   if (!onBox) {
     const boxes = new RectIndex();
-    view.boxes.forEach((b, i) => boxes.add(x[i] - b.width / 2, y[i] - b.height / 2, x[i] + b.width / 2, y[i] + b.height / 2));
+    view.boxes.forEach((b, i) =>
+      boxes.add(x[i] - b.width / 2, y[i] - b.height / 2, x[i] + b.width / 2, y[i] + b.height / 2),
+    );
     onBox = (x1, y1, x2, y2) => boxes.hits(x1, y1, x2, y2);
   }
   const widths = new Map<string, number>();
@@ -97,9 +112,11 @@ export function placeEdgeLabels(view: DrawnView, layout: LayoutResult, measure: 
     let w = widths.get(edge.label);
     if (w === undefined) widths.set(edge.label, (w = measure(edge.label) + 2));
     const [sx, sy, tx, ty] = edgeSegment(view, x, y, k);
-    const hw = w / 2 + GAP, hh = EDGE_LABEL_HEIGHT / 2 + GAP;
+    const hw = w / 2 + GAP,
+      hh = EDGE_LABEL_HEIGHT / 2 + GAP;
     for (const t of PLACES) {
-      const cx = sx + (tx - sx) * t, cy = sy + (ty - sy) * t;
+      const cx = sx + (tx - sx) * t,
+        cy = sy + (ty - sy) * t;
       if (taken.hits(cx - hw, cy - hh, cx + hw, cy + hh) || onBox(cx - hw, cy - hh, cx + hw, cy + hh)) continue;
       taken.add(cx - hw, cy - hh, cx + hw, cy + hh);
       text[k] = edge.label;

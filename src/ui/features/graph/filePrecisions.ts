@@ -11,6 +11,7 @@ import type { GraphView } from './viewModel.ts';
 export function filePrecisions(view: GraphView): Record<string, NodePrecision> {
   const out: Record<string, NodePrecision> = {};
   if (!view.qdq) return out;
-  for (const [i, label] of qdqPrecisionLabels(view.index, view.qdq)) out[view.index.ids[i]] = { label, class: precisionClassOf(label) };
+  for (const [i, label] of qdqPrecisionLabels(view.index, view.qdq))
+    out[view.index.ids[i]] = { label, class: precisionClassOf(label) };
   return out;
 }

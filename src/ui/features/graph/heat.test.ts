@@ -7,7 +7,11 @@ function chain() {
   return buildGraphView(
     buildGraphIndex(
       makeGraph({
-        node: [makeNode('Conv', ['x'], ['a'], 'conv'), makeNode('Relu', ['a'], ['b'], 'relu'), makeNode('Sigmoid', ['b'], ['y'], 'sig')],
+        node: [
+          makeNode('Conv', ['x'], ['a'], 'conv'),
+          makeNode('Relu', ['a'], ['b'], 'relu'),
+          makeNode('Sigmoid', ['b'], ['y'], 'sig'),
+        ],
         input: [makeValueInfo('x', DataType.FLOAT, [1])],
         output: [makeValueInfo('y', DataType.FLOAT, [1])],
       }),
@@ -24,7 +28,11 @@ describe('heat map colours', () => {
 
   it('colours boxes by their value in the direction that is better; boxes without one keep their family colour', () => {
     const view = chain();
-    const sqnr = heatScale(view, { label: 'SQNR (dB)', higherIsBetter: true, values: { conv: 10, relu: 30, nope: 99 } });
+    const sqnr = heatScale(view, {
+      label: 'SQNR (dB)',
+      higherIsBetter: true,
+      values: { conv: 10, relu: 30, nope: 99 },
+    });
     const colourOf = (id: string) => sqnr.colours[view.boxById.get(id)!];
     expect([sqnr.min, sqnr.max, sqnr.count]).toEqual([10, 99, 2]);
     expect(colourOf('sig')).toBeNull();

@@ -18,7 +18,10 @@ export function heatColour(quality: number): string {
   const k = Math.min(STOPS.length - 2, Math.floor(q));
   const t = q - k;
   const [a, b] = [STOPS[k], STOPS[k + 1]];
-  const hex = (i: number) => Math.round(a[i] + (b[i] - a[i]) * t).toString(16).padStart(2, '0');
+  const hex = (i: number) =>
+    Math.round(a[i] + (b[i] - a[i]) * t)
+      .toString(16)
+      .padStart(2, '0');
   return `#${hex(0)}${hex(1)}${hex(2)}`;
 }
 
@@ -33,7 +36,8 @@ export interface HeatScale {
 
 /** Colours for the boxes of a view. */
 export function heatScale(view: GraphView, heat: GraphHeat): HeatScale {
-  let min = Infinity, max = -Infinity;
+  let min = Infinity,
+    max = -Infinity;
   for (const v of Object.values(heat.values)) {
     if (!Number.isFinite(v)) continue;
     min = Math.min(min, v);

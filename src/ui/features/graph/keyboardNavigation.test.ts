@@ -6,17 +6,25 @@ import { buildGraphView, layoutInputOf } from './viewModel.ts';
 
 /** x → Conv → Relu → {Mul, Exp, Sigmoid} → three outputs; Mul also reads the input (a producer two rows up). */
 function view() {
-  const v = buildGraphView(buildGraphIndex(makeGraph({
-    node: [
-      makeNode('Relu', ['x'], ['c']),
-      makeNode('Relu', ['c'], ['r']),
-      makeNode('Mul', ['r', 'x'], ['m']),
-      makeNode('Exp', ['r'], ['e']),
-      makeNode('Sigmoid', ['r'], ['s']),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
-    output: [makeValueInfo('m', DataType.FLOAT, [1, 4]), makeValueInfo('e', DataType.FLOAT, [1, 4]), makeValueInfo('s', DataType.FLOAT, [1, 4])],
-  })));
+  const v = buildGraphView(
+    buildGraphIndex(
+      makeGraph({
+        node: [
+          makeNode('Relu', ['x'], ['c']),
+          makeNode('Relu', ['c'], ['r']),
+          makeNode('Mul', ['r', 'x'], ['m']),
+          makeNode('Exp', ['r'], ['e']),
+          makeNode('Sigmoid', ['r'], ['s']),
+        ],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
+        output: [
+          makeValueInfo('m', DataType.FLOAT, [1, 4]),
+          makeValueInfo('e', DataType.FLOAT, [1, 4]),
+          makeValueInfo('s', DataType.FLOAT, [1, 4]),
+        ],
+      }),
+    ),
+  );
   return { v, layout: layeredLayout(layoutInputOf(v)) };
 }
 

@@ -37,7 +37,8 @@ export function graphNavigator(view: GraphView, layout: LayoutResult): GraphNavi
     return rows.get(layout.rank[box]) ?? [box];
   };
   const nearestInX = (from: number, candidates: Iterable<number>, accept: (dx: number) => boolean = () => true) => {
-    let best = -1, bestDistance = Infinity;
+    let best = -1,
+      bestDistance = Infinity;
     for (const c of candidates) {
       if (c === from) continue;
       const dx = layout.x[c] - layout.x[from];

@@ -92,14 +92,62 @@ const STYLE: StylesheetJson = [
       'border-width': 0,
     },
   },
-  { selector: 'node.excluded', style: { 'background-opacity': S.excluded.opacity, color: S.excluded.textColour, 'border-width': S.excluded.borderWidth, 'border-style': 'dashed', 'border-color': S.excluded.borderColour } },
-  { selector: 'node.preview', style: { 'underlay-color': S.underlay.preview, 'underlay-padding': S.underlay.padding, 'underlay-opacity': S.underlay.opacity, 'underlay-shape': 'round-rectangle' } },
-  { selector: 'node.hovered', style: { 'underlay-color': S.underlay.hovered, 'underlay-padding': S.underlay.padding, 'underlay-opacity': S.underlay.opacity, 'underlay-shape': 'round-rectangle' } },
-  { selector: 'node.start', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.start } },
-  { selector: 'node.end', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.end } },
-  { selector: 'node.picked', style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.picked } },
-  { selector: 'node.match', style: { 'outline-width': S.outline.match.width, 'outline-color': S.outline.match.colour, 'outline-offset': S.outline.match.offset } },
-  { selector: 'node.selected', style: { 'outline-width': S.outline.selected.width, 'outline-color': S.outline.selected.colour, 'outline-offset': S.outline.selected.offset } },
+  {
+    selector: 'node.excluded',
+    style: {
+      'background-opacity': S.excluded.opacity,
+      color: S.excluded.textColour,
+      'border-width': S.excluded.borderWidth,
+      'border-style': 'dashed',
+      'border-color': S.excluded.borderColour,
+    },
+  },
+  {
+    selector: 'node.preview',
+    style: {
+      'underlay-color': S.underlay.preview,
+      'underlay-padding': S.underlay.padding,
+      'underlay-opacity': S.underlay.opacity,
+      'underlay-shape': 'round-rectangle',
+    },
+  },
+  {
+    selector: 'node.hovered',
+    style: {
+      'underlay-color': S.underlay.hovered,
+      'underlay-padding': S.underlay.padding,
+      'underlay-opacity': S.underlay.opacity,
+      'underlay-shape': 'round-rectangle',
+    },
+  },
+  {
+    selector: 'node.start',
+    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.start },
+  },
+  {
+    selector: 'node.end',
+    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.end },
+  },
+  {
+    selector: 'node.picked',
+    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.picked },
+  },
+  {
+    selector: 'node.match',
+    style: {
+      'outline-width': S.outline.match.width,
+      'outline-color': S.outline.match.colour,
+      'outline-offset': S.outline.match.offset,
+    },
+  },
+  {
+    selector: 'node.selected',
+    style: {
+      'outline-width': S.outline.selected.width,
+      'outline-color': S.outline.selected.colour,
+      'outline-offset': S.outline.selected.offset,
+    },
+  },
   {
     selector: 'edge',
     style: {
@@ -126,10 +174,15 @@ const STYLE: StylesheetJson = [
 /** Boxes bucketed by a uniform grid over the layout, for windowing and hit-testing. */
 class Grid {
   private readonly cells = new Map<number, number[]>();
-  constructor(private readonly view: DrawnView, private readonly layout: LayoutResult) {
+  constructor(
+    private readonly view: DrawnView,
+    private readonly layout: LayoutResult,
+  ) {
     view.boxes.forEach((b, i) => {
-      const x0 = Math.floor((layout.x[i] - b.width / 2) / GRID_CELL), x1 = Math.floor((layout.x[i] + b.width / 2) / GRID_CELL);
-      const y0 = Math.floor((layout.y[i] - b.height / 2) / GRID_CELL), y1 = Math.floor((layout.y[i] + b.height / 2) / GRID_CELL);
+      const x0 = Math.floor((layout.x[i] - b.width / 2) / GRID_CELL),
+        x1 = Math.floor((layout.x[i] + b.width / 2) / GRID_CELL);
+      const y0 = Math.floor((layout.y[i] - b.height / 2) / GRID_CELL),
+        y1 = Math.floor((layout.y[i] + b.height / 2) / GRID_CELL);
       for (let gx = x0; gx <= x1; gx++) for (let gy = y0; gy <= y1; gy++) this.bucket(gx, gy).push(i);
     });
   }
@@ -145,13 +198,16 @@ class Grid {
   /** Boxes overlapping the rectangle; stops (returning null) past `limit`. */
   query(x1: number, y1: number, x2: number, y2: number, limit: number): Set<number> | null {
     const out = new Set<number>();
-    const gx0 = Math.floor(x1 / GRID_CELL), gx1 = Math.floor(x2 / GRID_CELL);
-    const gy0 = Math.floor(y1 / GRID_CELL), gy1 = Math.floor(y2 / GRID_CELL);
+    const gx0 = Math.floor(x1 / GRID_CELL),
+      gx1 = Math.floor(x2 / GRID_CELL);
+    const gy0 = Math.floor(y1 / GRID_CELL),
+      gy1 = Math.floor(y2 / GRID_CELL);
     if ((gx1 - gx0 + 1) * (gy1 - gy0 + 1) > 4 * this.cells.size) {
       // Zoomed far out: every box is a candidate, walking cells would be slower.
       if (this.view.boxes.length > limit) {
         let count = 0;
-        for (let i = 0; i < this.view.boxes.length; i++) if (this.overlaps(i, x1, y1, x2, y2) && ++count > limit) return null;
+        for (let i = 0; i < this.view.boxes.length; i++)
+          if (this.overlaps(i, x1, y1, x2, y2) && ++count > limit) return null;
       }
       for (let i = 0; i < this.view.boxes.length; i++) if (this.overlaps(i, x1, y1, x2, y2)) out.add(i);
       return out;
@@ -170,7 +226,8 @@ class Grid {
   }
   overlaps(i: number, x1: number, y1: number, x2: number, y2: number): boolean {
     const b = this.view.boxes[i];
-    const x = this.layout.x[i], y = this.layout.y[i];
+    const x = this.layout.x[i],
+      y = this.layout.y[i];
     return x + b.width / 2 >= x1 && x - b.width / 2 <= x2 && y + b.height / 2 >= y1 && y - b.height / 2 <= y2;
   }
 }
@@ -214,14 +271,25 @@ export class GraphRenderer {
   /** Which edges show their shape label, and where: no two overlap (edgeLabels.ts). */
   private readonly labels: EdgeLabels;
 
-  constructor(private readonly host: HTMLElement, private readonly view: DrawnView, private readonly layout: LayoutResult, private readonly events: RendererEvents, initial?: InitialState) {
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly view: DrawnView,
+    private readonly layout: LayoutResult,
+    private readonly events: RendererEvents,
+    initial?: InitialState,
+  ) {
     const n = view.boxes.length;
     this.detailed = new Uint8Array(n);
     this.flags = initial?.flags.length === n ? initial.flags : new Uint8Array(n);
     this.heat = initial?.heat ?? null;
     this.grid = new Grid(view, layout);
     // (A query with limit 0 stops, returning null, at the first box it finds.)
-    this.labels = placeEdgeLabels(view, layout, labelMeasure(), (x1, y1, x2, y2) => this.grid.query(x1, y1, x2, y2, 0) === null);
+    this.labels = placeEdgeLabels(
+      view,
+      layout,
+      labelMeasure(),
+      (x1, y1, x2, y2) => this.grid.query(x1, y1, x2, y2, 0) === null,
+    );
     this.edgeIn = new Uint8Array(view.edges.length);
     this.edgesOf = Array.from({ length: n }, () => []);
     view.edges.forEach((e, k) => {
@@ -244,7 +312,8 @@ export class GraphRenderer {
       const { w, h } = this.size();
       const before = this.panSize;
       if (w === before.w && h === before.h) return; // the observer's first call, or no change
-      const zoom = this.zoom(), pan = this.pan();
+      const zoom = this.zoom(),
+        pan = this.pan();
       const centre = { x: (before.w / 2 - pan.x) / zoom, y: (before.h / 2 - pan.y) / zoom };
       this.cy?.resize();
       this.cacheView = null;
@@ -325,7 +394,10 @@ export class GraphRenderer {
 
   private tapped(evt: EventObject) {
     const modifiers = this.modifiers;
-    const box = evt.target !== this.cy && evt.target.isNode?.() ? Number(evt.target.data('box')) : this.hit(evt.position.x, evt.position.y);
+    const box =
+      evt.target !== this.cy && evt.target.isNode?.()
+        ? Number(evt.target.data('box'))
+        : this.hit(evt.position.x, evt.position.y);
     if (box >= 0) this.events.onTap(box, modifiers);
     else this.events.onBackgroundTap();
   }
@@ -361,8 +433,10 @@ export class GraphRenderer {
   /** The model-space rectangle in view. */
   private extent() {
     const { w, h } = this.size();
-    const zoom = this.zoom(), pan = this.pan();
-    const x1 = -pan.x / zoom, y1 = -pan.y / zoom;
+    const zoom = this.zoom(),
+      pan = this.pan();
+    const x1 = -pan.x / zoom,
+      y1 = -pan.y / zoom;
     return { x1, y1, x2: x1 + w / zoom, y2: y1 + h / zoom, w: w / zoom, h: h / zoom };
   }
 
@@ -375,7 +449,10 @@ export class GraphRenderer {
   private fitted() {
     const [x1, y1, x2, y2] = this.layout.bounds;
     const { w, h } = this.size();
-    const zoom = Math.min(1.2, Math.max(MIN_ZOOM, Math.min((w - 2 * PAD) / Math.max(1, x2 - x1), (h - 2 * PAD) / Math.max(1, y2 - y1))));
+    const zoom = Math.min(
+      1.2,
+      Math.max(MIN_ZOOM, Math.min((w - 2 * PAD) / Math.max(1, x2 - x1), (h - 2 * PAD) / Math.max(1, y2 - y1))),
+    );
     return { zoom, x: w / 2 - ((x1 + x2) / 2) * zoom, y: h / 2 - ((y1 + y2) / 2) * zoom };
   }
 
@@ -413,10 +490,13 @@ export class GraphRenderer {
       return;
     }
     const { w, h } = this.size();
-    const zoom = this.zoom(), pan = this.pan();
+    const zoom = this.zoom(),
+      pan = this.pan();
     const b = this.view.boxes[box];
-    const left = (this.layout.x[box] - b.width / 2) * zoom + pan.x, right = (this.layout.x[box] + b.width / 2) * zoom + pan.x;
-    const top = (this.layout.y[box] - b.height / 2) * zoom + pan.y, bottom = (this.layout.y[box] + b.height / 2) * zoom + pan.y;
+    const left = (this.layout.x[box] - b.width / 2) * zoom + pan.x,
+      right = (this.layout.x[box] + b.width / 2) * zoom + pan.x;
+    const top = (this.layout.y[box] - b.height / 2) * zoom + pan.y,
+      bottom = (this.layout.y[box] + b.height / 2) * zoom + pan.y;
     const margin = Math.min(PAD * 2, w / 4, h / 4);
     const dx = left < margin ? margin - left : right > w - margin ? w - margin - right : 0;
     const dy = top < margin ? margin - top : bottom > h - margin ? h - margin - bottom : 0;
@@ -426,8 +506,10 @@ export class GraphRenderer {
   /** The box nearest the centre of the view (where the keyboard starts when nothing is selected), or -1. */
   centreBox(): number {
     const e = this.extent();
-    const cx = (e.x1 + e.x2) / 2, cy = (e.y1 + e.y2) / 2;
-    let best = -1, bestDistance = Infinity;
+    const cx = (e.x1 + e.x2) / 2,
+      cy = (e.y1 + e.y2) / 2;
+    let best = -1,
+      bestDistance = Infinity;
     for (const b of this.grid.query(e.x1, e.y1, e.x2, e.y2, Infinity) ?? []) {
       const d = Math.hypot(this.layout.x[b] - cx, this.layout.y[b] - cy);
       if (d < bestDistance) [best, bestDistance] = [b, d];
@@ -461,7 +543,8 @@ export class GraphRenderer {
       this.cy.zoom({ level, renderedPosition: { x: w / 2, y: h / 2 } });
       return;
     }
-    const pan = this.pan(), k = level / this.zoom();
+    const pan = this.pan(),
+      k = level / this.zoom();
     this.setViewport(level, { x: w / 2 - (w / 2 - pan.x) * k, y: h / 2 - (h / 2 - pan.y) * k });
   }
 
@@ -473,7 +556,8 @@ export class GraphRenderer {
   /** Where a box is on the page (client coordinates), for tests that click it. */
   clientPosition(box: number): { x: number; y: number } {
     const rect = this.host.getBoundingClientRect();
-    const pan = this.pan(), zoom = this.zoom();
+    const pan = this.pan(),
+      zoom = this.zoom();
     return { x: rect.left + this.layout.x[box] * zoom + pan.x, y: rect.top + this.layout.y[box] * zoom + pan.y };
   }
 
@@ -556,9 +640,12 @@ export class GraphRenderer {
   /** The boxes around the viewport when few enough are in view at a readable zoom, else none. */
   private windowBoxes(): Set<number> {
     const e = this.extent();
-    const mx = e.w * WINDOW_MARGIN, my = e.h * WINDOW_MARGIN;
+    const mx = e.w * WINDOW_MARGIN,
+      my = e.h * WINDOW_MARGIN;
     const inView = this.zoom() >= MIN_DETAIL_ZOOM ? this.grid.query(e.x1, e.y1, e.x2, e.y2, DETAIL_LIMIT) : null;
-    return inView ? this.grid.query(e.x1 - mx, e.y1 - my, e.x2 + mx, e.y2 + my, DETAIL_LIMIT * 2.5) ?? inView : new Set<number>();
+    return inView
+      ? (this.grid.query(e.x1 - mx, e.y1 - my, e.x2 + mx, e.y2 + my, DETAIL_LIMIT * 2.5) ?? inView)
+      : new Set<number>();
   }
 
   /** Hands cytoscape the window's boxes (before cytoscape is there: the canvas paints them in detail). */
@@ -590,7 +677,14 @@ export class GraphRenderer {
         const box = view.boxes[b];
         added.push({
           group: 'nodes',
-          data: { id: `b${b}`, box: b, label: `${box.title}\n${box.subtitle}`, w: box.width, h: box.height, colour: this.colourOf(b) },
+          data: {
+            id: `b${b}`,
+            box: b,
+            label: `${box.title}\n${box.subtitle}`,
+            w: box.width,
+            h: box.height,
+            colour: this.colourOf(b),
+          },
           position: { x: this.layout.x[b], y: this.layout.y[b] },
           classes: classesOf(this.flags[b]),
         });
@@ -600,7 +694,17 @@ export class GraphRenderer {
           const edge = view.edges[k];
           if (this.edgeIn[k] || !this.detailed[edge.source] || !this.detailed[edge.target]) continue;
           this.edgeIn[k] = 1;
-          added.push({ group: 'edges', data: { id: `e${k}`, source: `b${edge.source}`, target: `b${edge.target}`, label: this.labels.text[k], lx: this.labels.dx[k], ly: this.labels.dy[k] } });
+          added.push({
+            group: 'edges',
+            data: {
+              id: `e${k}`,
+              source: `b${edge.source}`,
+              target: `b${edge.target}`,
+              label: this.labels.text[k],
+              lx: this.labels.dx[k],
+              ly: this.labels.dy[k],
+            },
+          });
         }
       }
       cy.add(added);
@@ -631,7 +735,8 @@ export class GraphRenderer {
   private renderCache() {
     const { w, h } = this.size();
     this.lastSize = { w, h };
-    const mw = Math.round(w * CACHE_MARGIN), mh = Math.round(h * CACHE_MARGIN);
+    const mw = Math.round(w * CACHE_MARGIN),
+      mh = Math.round(h * CACHE_MARGIN);
     const canvas = this.cache;
     if (canvas.width !== w + 2 * mw || canvas.height !== h + 2 * mh) {
       canvas.width = w + 2 * mw;
@@ -640,13 +745,32 @@ export class GraphRenderer {
     const ctx = canvas.getContext('2d')!;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    const zoom = this.zoom(), pan = this.pan();
+    const zoom = this.zoom(),
+      pan = this.pan();
     this.cacheView = { zoom, x: pan.x + mw, y: pan.y + mh };
-    this.paint(ctx, zoom, pan.x + mw, pan.y + mh, -(pan.x + mw) / zoom, -(pan.y + mh) / zoom, (w + mw - pan.x) / zoom, (h + mh - pan.y) / zoom);
+    this.paint(
+      ctx,
+      zoom,
+      pan.x + mw,
+      pan.y + mh,
+      -(pan.x + mw) / zoom,
+      -(pan.y + mh) / zoom,
+      (w + mw - pan.x) / zoom,
+      (h + mh - pan.y) / zoom,
+    );
   }
 
   /** Paints, at `zoom` with model (0, 0) at canvas (ox, oy), what of model rectangle x1..x2, y1..y2 cytoscape does not draw. */
-  private paint(ctx: CanvasRenderingContext2D, zoom: number, ox: number, oy: number, x1: number, y1: number, x2: number, y2: number) {
+  private paint(
+    ctx: CanvasRenderingContext2D,
+    zoom: number,
+    ox: number,
+    oy: number,
+    x1: number,
+    y1: number,
+    x2: number,
+    y2: number,
+  ) {
     ctx.setTransform(zoom, 0, 0, zoom, ox, oy);
     const { boxes, edges } = this.view;
     const { x, y } = this.layout;
@@ -655,9 +779,12 @@ export class GraphRenderer {
 
     ctx.beginPath();
     for (const e of edges) {
-      if ((own(e.source) && own(e.target)) || (this.paintedInDetail(e.source) && this.paintedInDetail(e.target))) continue;
-      const sx = x[e.source], sy = y[e.source] + boxes[e.source].height / 2;
-      const tx = x[e.target], ty = y[e.target] - boxes[e.target].height / 2;
+      if ((own(e.source) && own(e.target)) || (this.paintedInDetail(e.source) && this.paintedInDetail(e.target)))
+        continue;
+      const sx = x[e.source],
+        sy = y[e.source] + boxes[e.source].height / 2;
+      const tx = x[e.target],
+        ty = y[e.target] - boxes[e.target].height / 2;
       if ((sx < x1 && tx < x1) || (sx > x2 && tx > x2) || (sy < y1 && ty < y1) || (sy > y2 && ty > y2)) continue;
       ctx.moveTo(sx, sy);
       ctx.lineTo(tx, ty);
@@ -680,8 +807,10 @@ export class GraphRenderer {
     for (let i = 0; i < boxes.length; i++) {
       if (own(i)) continue;
       const b = boxes[i];
-      const bw = Math.max(b.width, minSize), bh = Math.max(b.height, minSize);
-      const left = x[i] - bw / 2, top = y[i] - bh / 2;
+      const bw = Math.max(b.width, minSize),
+        bh = Math.max(b.height, minSize);
+      const left = x[i] - bw / 2,
+        top = y[i] - bh / 2;
       if (left > x2 || left + bw < x1 || top > y2 || top + bh < y1) continue;
       if (this.paintedInDetail(i)) {
         inDetail.push(i);
@@ -691,7 +820,22 @@ export class GraphRenderer {
       labelled.push(i);
       const f = this.flags[i];
       if (f & FLAG.excluded) washed.rect(left, top, bw, bh);
-      const outline = f & FLAG.selected ? '#2f7de1' : f & FLAG.start ? '#16a34a' : f & FLAG.end ? '#dc2626' : f & FLAG.picked ? '#7c3aed' : f & FLAG.hovered ? '#ec4899' : f & FLAG.preview ? '#f59e0b' : f & FLAG.match ? '#facc15' : '';
+      const outline =
+        f & FLAG.selected
+          ? '#2f7de1'
+          : f & FLAG.start
+            ? '#16a34a'
+            : f & FLAG.end
+              ? '#dc2626'
+              : f & FLAG.picked
+                ? '#7c3aed'
+                : f & FLAG.hovered
+                  ? '#ec4899'
+                  : f & FLAG.preview
+                    ? '#f59e0b'
+                    : f & FLAG.match
+                      ? '#facc15'
+                      : '';
       if (outline) path(outlines, outline).rect(left - 4 * px, top - 4 * px, bw + 8 * px, bh + 8 * px);
     }
     for (const [colour, p] of fills) {
@@ -714,7 +858,20 @@ export class GraphRenderer {
       for (const i of labelled) ctx.fillText(boxes[i].title, x[i], y[i], boxes[i].width - 6);
     }
     if (inDetail.length) {
-      paintDetail(ctx, { view: this.view, x, y, zoom, boxes: this.paintedInDetail, flags: this.flags, colourOf: (b) => this.colourOf(b), labels: this.labels }, inDetail);
+      paintDetail(
+        ctx,
+        {
+          view: this.view,
+          x,
+          y,
+          zoom,
+          boxes: this.paintedInDetail,
+          flags: this.flags,
+          colourOf: (b) => this.colourOf(b),
+          labels: this.labels,
+        },
+        inDetail,
+      );
     }
   }
 
@@ -739,7 +896,8 @@ export class GraphRenderer {
     ctx.clearRect(0, 0, w, h);
     const view = this.cacheView;
     if (!view) return;
-    const zoom = this.zoom(), pan = this.pan();
+    const zoom = this.zoom(),
+      pan = this.pan();
     const s = zoom / view.zoom;
     ctx.drawImage(this.cache, pan.x - view.x * s, pan.y - view.y * s, this.cache.width * s, this.cache.height * s);
   }
@@ -750,7 +908,15 @@ export class GraphRenderer {
     this.cy?.edges().forEach((edge) => {
       const text = edge.data('label') as string;
       if (!text) return;
-      const b = edge.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeMainLabels: true, includeSourceLabels: false, includeTargetLabels: false, includeOverlays: false });
+      const b = edge.boundingBox({
+        includeNodes: false,
+        includeEdges: false,
+        includeLabels: true,
+        includeMainLabels: true,
+        includeSourceLabels: false,
+        includeTargetLabels: false,
+        includeOverlays: false,
+      });
       out.push({ text, x1: b.x1, y1: b.y1, x2: b.x2, y2: b.y2 });
     });
     return out;

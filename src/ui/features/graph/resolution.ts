@@ -20,8 +20,10 @@ export type PickPreview =
 /** The subgraph between the picked start and end nodes (Quark's semantics: every node on a path, both ends included). */
 export function previewSubgraph(index: GraphIndex, starts: readonly string[], ends: readonly string[]): PickPreview {
   if (starts.length === 0 && ends.length === 0) return { kind: 'empty' };
-  if (ends.length === 0) return { kind: 'incomplete', message: 'Now pick one or more end nodes (End mode, or Alt+click).' };
-  if (starts.length === 0) return { kind: 'incomplete', message: 'Now pick one or more start nodes (Start mode, or Shift+click).' };
+  if (ends.length === 0)
+    return { kind: 'incomplete', message: 'Now pick one or more end nodes (End mode, or Alt+click).' };
+  if (starts.length === 0)
+    return { kind: 'incomplete', message: 'Now pick one or more start nodes (Start mode, or Shift+click).' };
   try {
     return { kind: 'subgraph', nodes: resolveSubgraph(index, { starts, ends }) };
   } catch (e) {

@@ -29,7 +29,9 @@ export function graphAt(main: GraphProto, path: readonly ScopeStep[]): GraphProt
 }
 
 /** The subgraph attributes of a node: what the inspector offers to open. */
-export function subgraphAttributes(node: { attribute: readonly { name?: string; g?: GraphProto }[] }): { name: string; nodes: number }[] {
+export function subgraphAttributes(node: {
+  attribute: readonly { name?: string; g?: GraphProto }[];
+}): { name: string; nodes: number }[] {
   return node.attribute.filter((a) => a.g).map((a) => ({ name: a.name ?? '', nodes: a.g!.node.length }));
 }
 

@@ -85,15 +85,23 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
       performance.mark('graph:view');
       const here = view.boxes.length <= MAIN_THREAD_LAYOUT_BOXES;
       if (!here) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes`, fraction: 0.05 });
-      const layout = here ? layeredLayout(layoutInputOf(view)) : await layoutInWorker(layoutInputOf(view), (fraction, phase) => {
-        // Progress comes through its own message port and may arrive after the result: drop it then.
-        if (live && !laidOut) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes: ${phase}`, fraction: 0.05 + 0.95 * fraction });
-      });
+      const layout = here
+        ? layeredLayout(layoutInputOf(view))
+        : await layoutInWorker(layoutInputOf(view), (fraction, phase) => {
+            // Progress comes through its own message port and may arrive after the result: drop it then.
+            if (live && !laidOut)
+              setLoad({
+                status: 'loading',
+                phase: `laying out ${exact(view.boxes.length)} boxes: ${phase}`,
+                fraction: 0.05 + 0.95 * fraction,
+              });
+          });
       laidOut = true;
       performance.mark('graph:layout');
       // Rendered at once (not in a later task, after a frame of the old state): the first picture is painted as the
       // view mounts, so it reaches the screen in the next frame.
-      if (live) flushSync(() => setLoad({ status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 }));
+      if (live)
+        flushSync(() => setLoad({ status: 'ready', view, layout, seconds: (performance.now() - start) / 1000 }));
     })().catch((e: unknown) => {
       const error = e as Error;
       if (live) setLoad({ status: 'error', name: error?.name || 'Error', message: error?.message ?? String(e) });

@@ -16,12 +16,28 @@ function unnamedModel() {
       node: [
         makeNode('Conv', ['x', 'w'], ['c']),
         makeNode('Relu', ['c'], ['r']),
-        makeNode('Constant', [], ['half'], '', [{ name: 'value', type: 4, t: makeTensor('', DataType.FLOAT, [], Float32Array.of(0.5)), floats: [], ints: [], strings: [], tensors: [], graphs: [], sparse_tensors: [], type_protos: [] }]),
+        makeNode('Constant', [], ['half'], '', [
+          {
+            name: 'value',
+            type: 4,
+            t: makeTensor('', DataType.FLOAT, [], Float32Array.of(0.5)),
+            floats: [],
+            ints: [],
+            strings: [],
+            tensors: [],
+            graphs: [],
+            sparse_tensors: [],
+            type_protos: [],
+          },
+        ]),
         makeNode('Mul', ['r', 'half'], ['y']),
         makeNode('Exp', ['r'], ['e']),
       ],
       input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
-      output: [makeValueInfo('y', DataType.FLOAT, [1, 4, 8, 8]), makeValueInfo('e', DataType.FLOAT, ['batch', 4, 8, 8])],
+      output: [
+        makeValueInfo('y', DataType.FLOAT, [1, 4, 8, 8]),
+        makeValueInfo('e', DataType.FLOAT, ['batch', 4, 8, 8]),
+      ],
       value_info: [makeValueInfo('c', DataType.FLOAT, [1, 4, 8, 8])],
       initializer: [makeTensor('w', DataType.FLOAT, [4, 3, 1, 1], new Float32Array(12))],
     }),
@@ -31,8 +47,24 @@ function unnamedModel() {
 describe('graph view model', () => {
   it('a box per node and per graph input/output; weights and constants folded away', () => {
     const view = buildGraphView(unnamedModel());
-    expect(view.boxes.map((b) => `${b.kind}:${b.title}`)).toEqual(['input:x', 'node:Conv', 'node:Relu', 'node:Mul', 'node:Exp', 'output:y', 'output:e']);
-    expect(view.boxes.map((b) => b.id)).toEqual(['input:x', 'Conv_0', 'Relu_1', 'Mul_3', 'Exp_4', 'output:y', 'output:e']);
+    expect(view.boxes.map((b) => `${b.kind}:${b.title}`)).toEqual([
+      'input:x',
+      'node:Conv',
+      'node:Relu',
+      'node:Mul',
+      'node:Exp',
+      'output:y',
+      'output:e',
+    ]);
+    expect(view.boxes.map((b) => b.id)).toEqual([
+      'input:x',
+      'Conv_0',
+      'Relu_1',
+      'Mul_3',
+      'Exp_4',
+      'output:y',
+      'output:e',
+    ]);
     expect(view.boxes.find((b) => b.id === 'Conv_0')?.family).toBe('convolution');
     // The folded Constant is found through its consumer.
     expect(view.boxes[boxOfId(view, 'Constant_2')!].id).toBe('Mul_3');
@@ -40,7 +72,10 @@ describe('graph view model', () => {
 
   it('edges carry tensor shapes where the model gives them', () => {
     const view = buildGraphView(unnamedModel());
-    const edge = (t: string) => view.edges.filter((e) => e.tensor === t).map((e) => `${view.boxes[e.source].id}→${view.boxes[e.target].id} ${e.label}`);
+    const edge = (t: string) =>
+      view.edges
+        .filter((e) => e.tensor === t)
+        .map((e) => `${view.boxes[e.source].id}→${view.boxes[e.target].id} ${e.label}`);
     expect(edge('x')).toEqual(['input:x→Conv_0 1×3×8×8']);
     expect(edge('c')).toEqual(['Conv_0→Relu_1 1×4×8×8']);
     expect(edge('r')).toEqual(['Relu_1→Mul_3 ', 'Relu_1→Exp_4 ']);
@@ -96,7 +131,16 @@ describe('visual state per box', () => {
     const index = unnamedModel();
     const view = buildGraphView(index);
     const { excluded } = excludedNodes(index, [{ id: 'a', kind: 'opTypes', name: 'constants', opTypes: ['Constant'] }]);
-    const flags = visualFlags(view, { excluded, preview: [1, 3], hovered: [], starts: ['Relu_1'], ends: ['Mul_3'], picked: [], selected: 'Constant_2', matches: [] });
+    const flags = visualFlags(view, {
+      excluded,
+      preview: [1, 3],
+      hovered: [],
+      starts: ['Relu_1'],
+      ends: ['Mul_3'],
+      picked: [],
+      selected: 'Constant_2',
+      matches: [],
+    });
     const of = (id: string) => flags[view.boxById.get(id)!];
     expect(of('Mul_3') & FLAG.excluded).toBe(0);
     expect(of('Relu_1')).toBe(FLAG.preview | FLAG.start);

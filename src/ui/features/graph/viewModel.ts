@@ -6,8 +6,17 @@ import type { NodeId } from '../../../core/onnx/model.ts';
 import type { GraphView } from '../../../core/graph/graphView.ts';
 
 export {
-  buildGraphView, layoutInputOf, shapeLabel, shortName,
-  type BoxKind, type DrawnView, type GraphView, type GraphViewOptions, type PaneView, type ViewBox, type ViewEdge,
+  buildGraphView,
+  layoutInputOf,
+  shapeLabel,
+  shortName,
+  type BoxKind,
+  type DrawnView,
+  type GraphView,
+  type GraphViewOptions,
+  type PaneView,
+  type ViewBox,
+  type ViewEdge,
 } from '../../../core/graph/graphView.ts';
 
 /**

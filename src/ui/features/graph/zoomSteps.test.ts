@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ACTUAL_SIZE, MAX_ZOOM, MIN_ZOOM, nextZoom, zoomStops } from './zoomSteps.ts';
 
 const clicks = (from: number, direction: 1 | -1, fit: number, until: (z: number) => boolean) => {
-  let z = from, n = 0;
+  let z = from,
+    n = 0;
   while (!until(z) && n < 100) {
     z = nextZoom(z, direction, fit);
     n++;
@@ -13,8 +14,14 @@ const clicks = (from: number, direction: 1 | -1, fit: number, until: (z: number)
 describe('zoom steps', () => {
   it('reach 100 % from the fitted zoom in at most three clicks, at any graph size, and come back to fit', () => {
     for (const fit of [0.0013, 0.01, 0.05, 0.3, 0.6, 0.9]) {
-      expect(clicks(fit, 1, fit, (z) => z >= ACTUAL_SIZE - 1e-9), `fit ${fit}`).toBeLessThanOrEqual(3);
-      expect(clicks(ACTUAL_SIZE, -1, fit, (z) => z <= fit + 1e-9), `fit ${fit}`).toBeLessThanOrEqual(3);
+      expect(
+        clicks(fit, 1, fit, (z) => z >= ACTUAL_SIZE - 1e-9),
+        `fit ${fit}`,
+      ).toBeLessThanOrEqual(3);
+      expect(
+        clicks(ACTUAL_SIZE, -1, fit, (z) => z <= fit + 1e-9),
+        `fit ${fit}`,
+      ).toBeLessThanOrEqual(3);
     }
     expect(nextZoom(0.0013, 1, 0.0013)).toBeCloseTo(0.0013 * (1 / 0.0013) ** (1 / 3), 6);
   });

@@ -8,7 +8,9 @@ export function DropOverlay({ replacing }: { replacing: boolean }) {
       <div className="drop-overlay__card">
         <div className="drop-overlay__title">Drop to open</div>
         <div className="drop-overlay__text">
-          {replacing ? 'The dropped model replaces the open one.' : 'An .onnx model, with its external data files if it has any.'}
+          {replacing
+            ? 'The dropped model replaces the open one.'
+            : 'An .onnx model, with its external data files if it has any.'}
         </div>
       </div>
     </div>

@@ -8,7 +8,11 @@ import { openSample, quantizeSample } from './actions.ts';
 
 export function DropZone({ onChoose, dragging }: { onChoose: () => void; dragging: boolean }) {
   return (
-    <section className={`drop-zone${dragging ? ' drop-zone--active' : ''}`} data-testid="drop-zone" aria-labelledby="drop-zone-title">
+    <section
+      className={`drop-zone${dragging ? ' drop-zone--active' : ''}`}
+      data-testid="drop-zone"
+      aria-labelledby="drop-zone-title"
+    >
       <div
         className="drop-zone__target"
         role="button"
@@ -23,11 +27,26 @@ export function DropZone({ onChoose, dragging }: { onChoose: () => void; draggin
         }}
       >
         <svg className="drop-zone__icon" viewBox="0 0 48 48" aria-hidden="true">
-          <path d="M14 6h14l10 10v26a2 2 0 0 1-2 2H14a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2z" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinejoin="round" />
+          <path
+            d="M14 6h14l10 10v26a2 2 0 0 1-2 2H14a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2z"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2.5"
+            strokeLinejoin="round"
+          />
           <path d="M28 6v10h10" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinejoin="round" />
-          <path d="M25 36V23m-5.5 5.5L25 23l5.5 5.5" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" strokeLinejoin="round" />
+          <path
+            d="M25 36V23m-5.5 5.5L25 23l5.5 5.5"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2.5"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+          />
         </svg>
-        <h2 id="drop-zone-title" className="drop-zone__title">Drop an ONNX model here</h2>
+        <h2 id="drop-zone-title" className="drop-zone__title">
+          Drop an ONNX model here
+        </h2>
         <p id="drop-zone-hint" className="drop-zone__hint">
           or anywhere on this page. Models with external data: drop the .onnx together with its data files.
         </p>
@@ -37,7 +56,12 @@ export function DropZone({ onChoose, dragging }: { onChoose: () => void; draggin
           Choose file…
         </button>
         <span className="drop-zone__or">or try the sample ({SAMPLE_MODEL.label}):</span>
-        <button type="button" className="button button--primary" data-testid="quantize-sample-button" onClick={quantizeSample}>
+        <button
+          type="button"
+          className="button button--primary"
+          data-testid="quantize-sample-button"
+          onClick={quantizeSample}
+        >
           Quantize the sample
         </button>
         <button type="button" className="button" data-testid="sample-model-button" onClick={openSample}>

@@ -14,7 +14,9 @@ export function LoadingCard({ fileName, byteLength }: { fileName: string; byteLe
           Opening <span className="file-name">{fileName}</span>
         </div>
         <div className="loading-card__detail">
-          {byteLength === null ? 'Downloading from this site…' : `${formatBytes(byteLength)} · reading the graph and weights…`}
+          {byteLength === null
+            ? 'Downloading from this site…'
+            : `${formatBytes(byteLength)} · reading the graph and weights…`}
         </div>
       </div>
     </section>

@@ -8,7 +8,15 @@ import type { ModelError } from '../../store/index.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { errorHint, errorTitle } from './errorTitles.ts';
 
-export function ModelErrorPanel({ error, keptFileName, onDismiss }: { error: ModelError; keptFileName: string | null; onDismiss: () => void }) {
+export function ModelErrorPanel({
+  error,
+  keptFileName,
+  onDismiss,
+}: {
+  error: ModelError;
+  keptFileName: string | null;
+  onDismiss: () => void;
+}) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === 'Escape') onDismiss();
@@ -26,12 +34,19 @@ export function ModelErrorPanel({ error, keptFileName, onDismiss }: { error: Mod
         <>
           {errorTitle(error.name)}
           <span className="callout__subject">
-            {' '}· <span className="file-name">{error.fileName}</span>
+            {' '}
+            · <span className="file-name">{error.fileName}</span>
           </span>
         </>
       }
       actions={
-        <button type="button" className="button button--small" onClick={onDismiss} aria-keyshortcuts="Escape" data-testid="dismiss-error">
+        <button
+          type="button"
+          className="button button--small"
+          onClick={onDismiss}
+          aria-keyshortcuts="Escape"
+          data-testid="dismiss-error"
+        >
           Dismiss
         </button>
       }

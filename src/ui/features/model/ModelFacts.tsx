@@ -17,7 +17,17 @@ const QUANTIZATION_TEXT: Record<ModelSummary['quantization']['state'], string> =
 const domainName = (domain: string) => domain || 'ai.onnx';
 
 /** One fact; `wide` ones take the whole row (lists of long domain names). */
-function Fact({ term, children, testId, wide = false }: { term: string; children: ReactNode; testId?: string; wide?: boolean }) {
+function Fact({
+  term,
+  children,
+  testId,
+  wide = false,
+}: {
+  term: string;
+  children: ReactNode;
+  testId?: string;
+  wide?: boolean;
+}) {
   return (
     <div className={wide ? 'facts__item facts__item--wide' : 'facts__item'}>
       <dt>{term}</dt>
@@ -29,17 +39,29 @@ function Fact({ term, children, testId, wide = false }: { term: string; children
 export function ModelFacts({ summary: s }: { summary: ModelSummary }) {
   return (
     <section className="card" aria-labelledby="facts-title">
-      <h3 id="facts-title" className="card__title">Model</h3>
+      <h3 id="facts-title" className="card__title">
+        Model
+      </h3>
       <dl className="facts">
         <Fact term="Nodes">
-          <span className="facts__big" data-testid="summary-node-count">{exact(s.nodeCount)}</span>
+          <span className="facts__big" data-testid="summary-node-count">
+            {exact(s.nodeCount)}
+          </span>
           <span className="facts__sub">
-            {s.unnamedNodeCount > 0 && <>{s.unnamedNodeCount === s.nodeCount ? 'all' : exact(s.unnamedNodeCount)} unnamed</>}
-            {s.subgraphNodeCount > 0 && <>{s.unnamedNodeCount > 0 && ' · '}+{plural(s.subgraphNodeCount, 'node')} in subgraphs</>}
+            {s.unnamedNodeCount > 0 && (
+              <>{s.unnamedNodeCount === s.nodeCount ? 'all' : exact(s.unnamedNodeCount)} unnamed</>
+            )}
+            {s.subgraphNodeCount > 0 && (
+              <>
+                {s.unnamedNodeCount > 0 && ' · '}+{plural(s.subgraphNodeCount, 'node')} in subgraphs
+              </>
+            )}
           </span>
         </Fact>
         <Fact term="Parameters" testId="summary-parameters">
-          <span className="facts__big" title={exact(s.parameterCount)}>{formatCount(s.parameterCount)}</span>
+          <span className="facts__big" title={exact(s.parameterCount)}>
+            {formatCount(s.parameterCount)}
+          </span>
           <span className="facts__sub">{formatBytes(s.parameterBytes)}</span>
         </Fact>
         <Fact term="IR version">{s.irVersion}</Fact>
@@ -55,7 +77,11 @@ export function ModelFacts({ summary: s }: { summary: ModelSummary }) {
         <Fact term="Weight types" testId="summary-weight-types">
           {s.weightTypes.length === 0 && <span className="muted">no weights</span>}
           {s.weightTypes.map((w) => (
-            <span key={w.elemType} className="pill" title={`${plural(w.tensors, 'tensor')}, ${exact(w.elements)} elements`}>
+            <span
+              key={w.elemType}
+              className="pill"
+              title={`${plural(w.tensors, 'tensor')}, ${exact(w.elements)} elements`}
+            >
               {w.elemType} <span className="pill__sub">×{exact(w.tensors)}</span>
             </span>
           ))}
@@ -63,7 +89,9 @@ export function ModelFacts({ summary: s }: { summary: ModelSummary }) {
         <Fact term="Quantization" testId="summary-quantization">
           {QUANTIZATION_TEXT[s.quantization.state]}
         </Fact>
-        <Fact term="Float16" testId="summary-float16">{s.float16 ? 'Yes' : 'No'}</Fact>
+        <Fact term="Float16" testId="summary-float16">
+          {s.float16 ? 'Yes' : 'No'}
+        </Fact>
         <Fact term="Custom-domain ops" testId="summary-custom-ops" wide={s.customOps.length > 0}>
           {s.customOps.length === 0 ? (
             <span className="muted">none</span>

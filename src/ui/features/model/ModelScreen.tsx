@@ -23,14 +23,16 @@ export function ModelScreen() {
   const dismissError = useStudio((s) => s.dismissModelError);
   const closeModel = useStudio((s) => s.closeModel);
   const { openPicker, pickerInput } = useFilePicker();
-  const dragging = useWindowFileDrop(useCallback((files: File[]) => {
-    // Two models dropped together: the first opens, and both go side by side (the graph step's split view).
-    if (isComparePair(files)) {
-      requestComparison(files);
-      return openFiles([files[0]]);
-    }
-    return openFiles(files);
-  }, []));
+  const dragging = useWindowFileDrop(
+    useCallback((files: File[]) => {
+      // Two models dropped together: the first opens, and both go side by side (the graph step's split view).
+      if (isComparePair(files)) {
+        requestComparison(files);
+        return openFiles([files[0]]);
+      }
+      return openFiles(files);
+    }, []),
+  );
 
   return (
     <div className="model-screen" data-model-status={status}>

@@ -21,19 +21,29 @@ export function ModelSummaryView({ summary, onOpenAnother, onClose }: ModelSumma
     <article className="summary" data-testid="model-summary" aria-labelledby="summary-title">
       <header className="summary__header">
         <div>
-          <h2 id="summary-title" className="summary__title file-name" data-testid="summary-file-name">{summary.fileName}</h2>
-          <div className="summary__meta">{formatBytes(summary.byteLength)} · ONNX IR {summary.irVersion}</div>
+          <h2 id="summary-title" className="summary__title file-name" data-testid="summary-file-name">
+            {summary.fileName}
+          </h2>
+          <div className="summary__meta">
+            {formatBytes(summary.byteLength)} · ONNX IR {summary.irVersion}
+          </div>
         </div>
         <div className="summary__actions">
-          <button type="button" className="button" onClick={onOpenAnother}>Open another model…</button>
-          <button type="button" className="button button--quiet" onClick={onClose}>Close</button>
+          <button type="button" className="button" onClick={onOpenAnother}>
+            Open another model…
+          </button>
+          <button type="button" className="button button--quiet" onClick={onClose}>
+            Close
+          </button>
         </div>
       </header>
 
       {summary.notes.length > 0 && (
         <div className="summary__notes" data-testid="summary-notes">
           {summary.notes.map((note) => (
-            <Callout key={note} kind="warning" testId="summary-note">{note}</Callout>
+            <Callout key={note} kind="warning" testId="summary-note">
+              {note}
+            </Callout>
           ))}
         </div>
       )}

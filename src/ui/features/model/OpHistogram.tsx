@@ -24,10 +24,20 @@ export function OpHistogram({ ops }: { ops: readonly OpCount[] }) {
       <BarChart
         label="Nodes per op type"
         testId="op-histogram"
-        bars={shown.map((o) => ({ key: `${o.domain}::${o.opType}`, label: o.opType, value: o.count, tag: o.domain || undefined }))}
+        bars={shown.map((o) => ({
+          key: `${o.domain}::${o.opType}`,
+          label: o.opType,
+          value: o.count,
+          tag: o.domain || undefined,
+        }))}
       />
       {collapsible && (
-        <button type="button" className="button button--link" onClick={() => setExpanded(!expanded)} aria-expanded={expanded}>
+        <button
+          type="button"
+          className="button button--link"
+          onClick={() => setExpanded(!expanded)}
+          aria-expanded={expanded}
+        >
           {expanded ? 'Show fewer' : `Show all ${sorted.length} op types (${hidden} more)`}
         </button>
       )}

@@ -13,7 +13,10 @@ function Shape({ shape }: { shape: TensorSummary['shape'] }) {
       {parts.map((p, i) => (
         <span key={i}>
           {i > 0 && <span className="shape__times"> × </span>}
-          <span className={p.symbolic ? 'shape__dim shape__dim--symbolic' : 'shape__dim'} title={p.symbolic ? 'symbolic dimension' : undefined}>
+          <span
+            className={p.symbolic ? 'shape__dim shape__dim--symbolic' : 'shape__dim'}
+            title={p.symbolic ? 'symbolic dimension' : undefined}
+          >
             {p.text}
           </span>
         </span>
@@ -22,7 +25,17 @@ function Shape({ shape }: { shape: TensorSummary['shape'] }) {
   );
 }
 
-export function TensorTable({ title, tensors, testId, rowTestId }: { title: string; tensors: readonly TensorSummary[]; testId: string; rowTestId: string }) {
+export function TensorTable({
+  title,
+  tensors,
+  testId,
+  rowTestId,
+}: {
+  title: string;
+  tensors: readonly TensorSummary[];
+  testId: string;
+  rowTestId: string;
+}) {
   return (
     <section className="card" aria-labelledby={`${testId}-title`}>
       <h3 id={`${testId}-title`} className="card__title">
@@ -45,9 +58,15 @@ export function TensorTable({ title, tensors, testId, rowTestId }: { title: stri
           <tbody>
             {tensors.map((t) => (
               <tr key={t.name} data-testid={rowTestId}>
-                <td className="tensor-table__name" data-testid="tensor-name"><TensorName name={t.name} /></td>
-                <td className="tensor-table__type" data-testid="tensor-type">{t.elemType}</td>
-                <td data-testid="tensor-shape"><Shape shape={t.shape} /></td>
+                <td className="tensor-table__name" data-testid="tensor-name">
+                  <TensorName name={t.name} />
+                </td>
+                <td className="tensor-table__type" data-testid="tensor-type">
+                  {t.elemType}
+                </td>
+                <td data-testid="tensor-shape">
+                  <Shape shape={t.shape} />
+                </td>
               </tr>
             ))}
           </tbody>

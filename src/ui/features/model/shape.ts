@@ -18,5 +18,7 @@ export function shapeParts(shape: readonly (number | string)[] | null): DimPart[
 
 /** The shape as one string: [1, 3, 416, 416] → "1 × 3 × 416 × 416". */
 export function shapeText(shape: readonly (number | string)[] | null): string {
-  return shapeParts(shape).map((p) => p.text).join(' × ');
+  return shapeParts(shape)
+    .map((p) => p.text)
+    .join(' × ');
 }

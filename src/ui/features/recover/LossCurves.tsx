@@ -24,12 +24,19 @@ export function CurveChart({ layer }: { layer: LayerCurve }) {
   const d = pts.map((p, i) => `${i ? 'L' : 'M'}${sx(p.iteration).toFixed(1)},${sy(log(p.loss)).toFixed(1)}`).join('');
   return (
     <figure className="loss-curve" data-testid="loss-curve">
-      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={`Loss of ${layer.id} over ${x1} iterations: from ${pts[0].loss.toPrecision(3)} to ${pts[pts.length - 1].loss.toPrecision(3)}`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width={W}
+        height={H}
+        role="img"
+        aria-label={`Loss of ${layer.id} over ${x1} iterations: from ${pts[0].loss.toPrecision(3)} to ${pts[pts.length - 1].loss.toPrecision(3)}`}
+      >
         <rect x={0} y={0} width={W} height={H} className="loss-curve__bg" />
         <path d={d} className="loss-curve__line" fill="none" />
       </svg>
       <figcaption className="muted small">
-        {layer.id}: loss {pts[0].loss.toPrecision(3)} → {pts[pts.length - 1].loss.toPrecision(3)} over {x1} iterations (log scale)
+        {layer.id}: loss {pts[0].loss.toPrecision(3)} → {pts[pts.length - 1].loss.toPrecision(3)} over {x1} iterations
+        (log scale)
       </figcaption>
     </figure>
   );
@@ -42,12 +49,19 @@ export function LayerLosses({ layers }: { layers: readonly LayerCurve[] }) {
   const [lo, hi] = [Math.min(...values), Math.max(...values)];
   const sx = (i: number) => PAD + (layers.length === 1 ? (W - 2 * PAD) / 2 : (i / (layers.length - 1)) * (W - 2 * PAD));
   const sy = (v: number) => H - PAD - ((log(v) - lo) / (hi - lo || 1)) * (H - 2 * PAD);
-  const line = (f: (l: LayerCurve) => number) => layers.map((l, i) => `${i ? 'L' : 'M'}${sx(i).toFixed(1)},${sy(f(l)).toFixed(1)}`).join('');
+  const line = (f: (l: LayerCurve) => number) =>
+    layers.map((l, i) => `${i ? 'L' : 'M'}${sx(i).toFixed(1)},${sy(f(l)).toFixed(1)}`).join('');
   const improved = layers.filter((l) => l.lossAfter < l.lossBefore).length;
   return (
     <figure className="loss-curve">
-      <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" data-testid="layer-losses"
-        aria-label={`Loss of ${layers.length} tuned layers before and after; ${improved} improved`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        width={W}
+        height={H}
+        role="img"
+        data-testid="layer-losses"
+        aria-label={`Loss of ${layers.length} tuned layers before and after; ${improved} improved`}
+      >
         <rect x={0} y={0} width={W} height={H} className="loss-curve__bg" />
         <path d={line((l) => l.lossBefore)} className="layer-losses__before" fill="none" />
         <path d={line((l) => l.lossAfter)} className="layer-losses__after" fill="none" />
@@ -58,7 +72,8 @@ export function LayerLosses({ layers }: { layers: readonly LayerCurve[] }) {
         ))}
       </svg>
       <figcaption className="muted small">
-        {layers.length} tuned layer{layers.length === 1 ? '' : 's'} in graph order: loss before (grey) and after (blue), log scale; {improved} improved
+        {layers.length} tuned layer{layers.length === 1 ? '' : 's'} in graph order: loss before (grey) and after (blue),
+        log scale; {improved} improved
       </figcaption>
     </figure>
   );

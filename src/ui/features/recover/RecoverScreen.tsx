@@ -38,11 +38,24 @@ const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
 };
 
 const METRIC_LABEL = {
-  cosine: 'output cosine', psnr: 'PSNR (dB)', top1: 'top-1 agreement', sequence: 'sequences decoded alike (CTC)',
-  map50: 'task: mAP@0.5 of the boxes', map: 'task: mAP@0.5:0.95 of the boxes', miou: 'task: mIoU of the masks',
+  cosine: 'output cosine',
+  psnr: 'PSNR (dB)',
+  top1: 'top-1 agreement',
+  sequence: 'sequences decoded alike (CTC)',
+  map50: 'task: mAP@0.5 of the boxes',
+  map: 'task: mAP@0.5:0.95 of the boxes',
+  miou: 'task: mIoU of the masks',
 } as const;
 /** The value a metric's target starts at when chosen. */
-const METRIC_START: Record<keyof typeof METRIC_LABEL, number> = { cosine: 0.99, psnr: 30, top1: 0.95, sequence: 0.9, map50: 0.9, map: 0.8, miou: 0.9 };
+const METRIC_START: Record<keyof typeof METRIC_LABEL, number> = {
+  cosine: 0.99,
+  psnr: 30,
+  top1: 0.95,
+  sequence: 0.9,
+  map50: 0.9,
+  map: 0.8,
+  miou: 0.9,
+};
 
 /** Re-renders every second while mounted (elapsed times and estimates move on their own). */
 function useSecondTick(): number {
@@ -69,8 +82,20 @@ function rungShare(progress: RecoveryWorkerProgress | null, rungSeconds: number)
   return 0;
 }
 
-function ProgressLine({ progress, onCancel, startedAt, rungStartedAt, cancelling, budgetMinutes }: {
-  progress: RecoveryWorkerProgress | null; onCancel: () => void; startedAt: number | null; rungStartedAt: number | null; cancelling: boolean; budgetMinutes: number | null;
+function ProgressLine({
+  progress,
+  onCancel,
+  startedAt,
+  rungStartedAt,
+  cancelling,
+  budgetMinutes,
+}: {
+  progress: RecoveryWorkerProgress | null;
+  onCancel: () => void;
+  startedAt: number | null;
+  rungStartedAt: number | null;
+  cancelling: boolean;
+  budgetMinutes: number | null;
 }) {
   const now = useSecondTick();
   const ref = useRef<HTMLDivElement>(null);
@@ -86,7 +111,9 @@ function ProgressLine({ progress, onCancel, startedAt, rungStartedAt, cancelling
   const inRung = rungStartedAt === null ? 0 : (now - rungStartedAt) / 1000;
   const share = rungShare(progress, inRung);
   // The climb's bar: rungs finished plus the share of the one in flight, of the most there may be.
-  const climbShare = rung?.of ? Math.min(1, (rung.index - 1 + (progress?.phase === 'rung-done' ? 1 : share)) / rung.of) : null;
+  const climbShare = rung?.of
+    ? Math.min(1, (rung.index - 1 + (progress?.phase === 'rung-done' ? 1 : share)) / rung.of)
+    : null;
   const estimate = rung?.estimate;
   const rungLeft = estimate ? Math.max(0, estimate.seconds - inRung) : null;
   const budgetLeft = budgetMinutes === null ? null : Math.max(0, budgetMinutes * 60 - elapsed);
@@ -96,40 +123,105 @@ function ProgressLine({ progress, onCancel, startedAt, rungStartedAt, cancelling
         <Spinner size={16} />
         <span className="progress__title" data-testid="recover-progress-text">
           {cancelling && 'Cancelling: the current step ends first, the rungs measured are kept. '}
-          {rung && <span data-testid="recover-progress-rung">{`Rung ${rung.index}${rung.of ? ` of at most ${rung.of}` : ''} (${rung.label}): `}</span>}
+          {rung && (
+            <span data-testid="recover-progress-rung">{`Rung ${rung.index}${rung.of ? ` of at most ${rung.of}` : ''} (${rung.label}): `}</span>
+          )}
           {progress ? PHASE[progress.phase] : 'Starting…'}
-          {l ? ` — layer ${l.done} of ${l.total}` : progress?.phase === 'mixed' ? ` — measurement ${done} (at most ${total}), cosine ${progress.cosine?.toFixed(5) ?? '—'}` : total > 0 ? ` — ${done} / ${total}` : ''}
+          {l
+            ? ` — layer ${l.done} of ${l.total}`
+            : progress?.phase === 'mixed'
+              ? ` — measurement ${done} (at most ${total}), cosine ${progress.cosine?.toFixed(5) ?? '—'}`
+              : total > 0
+                ? ` — ${done} / ${total}`
+                : ''}
         </span>
-        <button type="button" className="button button--small" onClick={onCancel} disabled={cancelling} data-testid="recover-cancel">{cancelling ? 'Cancelling…' : 'Cancel'}</button>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={onCancel}
+          disabled={cancelling}
+          data-testid="recover-cancel"
+        >
+          {cancelling ? 'Cancelling…' : 'Cancel'}
+        </button>
       </div>
-      <div className="progress__track" role="progressbar" aria-label={rung ? 'This rung' : 'Recovery'} aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)} data-testid="recover-progress-bar">
+      <div
+        className="progress__track"
+        role="progressbar"
+        aria-label={rung ? 'This rung' : 'Recovery'}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(share * 100)}
+        data-testid="recover-progress-bar"
+      >
         <span className="progress__bar" style={{ width: `${Math.round(share * 100)}%` }} />
       </div>
       {climbShare !== null && (
-        <div className="progress__track progress__track--thin" role="progressbar" aria-label="The ladder" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(climbShare * 100)} data-testid="recover-progress-climb">
+        <div
+          className="progress__track progress__track--thin"
+          role="progressbar"
+          aria-label="The ladder"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={Math.round(climbShare * 100)}
+          data-testid="recover-progress-climb"
+        >
           <span className="progress__bar" style={{ width: `${Math.round(climbShare * 100)}%` }} />
         </div>
       )}
       <p className="muted small progress__times" data-testid="recover-progress-times">
         Elapsed {formatDuration(elapsed)}
-        {rungLeft !== null && estimate && <>{' · '}this rung about {formatDuration(rungLeft)} left (estimated {formatDuration(estimate.seconds)}: {estimate.basis})</>}
-        {budgetLeft !== null && <>{' · '}time budget {formatDuration(budgetMinutes! * 60)}, {formatDuration(budgetLeft)} left</>}
+        {rungLeft !== null && estimate && (
+          <>
+            {' · '}this rung about {formatDuration(rungLeft)} left (estimated {formatDuration(estimate.seconds)}:{' '}
+            {estimate.basis})
+          </>
+        )}
+        {budgetLeft !== null && (
+          <>
+            {' · '}time budget {formatDuration(budgetMinutes! * 60)}, {formatDuration(budgetLeft)} left
+          </>
+        )}
       </p>
-      {rung?.why && <p className="muted small progress__why" data-testid="recover-progress-why">Why this rung now: {rung.why}</p>}
+      {rung?.why && (
+        <p className="muted small progress__why" data-testid="recover-progress-why">
+          Why this rung now: {rung.why}
+        </p>
+      )}
     </div>
   );
 }
 
 /** A share in [0, 1] edited as a percentage. */
-function PercentField({ label, value, onChange, testId, hint }: { label: string; value: number; onChange(v: number): void; testId: string; hint: string }) {
+function PercentField({
+  label,
+  value,
+  onChange,
+  testId,
+  hint,
+}: {
+  label: string;
+  value: number;
+  onChange(v: number): void;
+  testId: string;
+  hint: string;
+}) {
   return (
     <label className="field field--inline" title={hint}>
       <span className="field__label">{label} (%)</span>
-      <input type="number" className="input input--narrow" min={0} max={100} step={1} value={Math.round(value * 1000) / 10} data-testid={testId}
+      <input
+        type="number"
+        className="input input--narrow"
+        min={0}
+        max={100}
+        step={1}
+        value={Math.round(value * 1000) / 10}
+        data-testid={testId}
         onChange={(e) => {
           const v = Number(e.currentTarget.value);
           if (e.currentTarget.value.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
-        }} />
+        }}
+      />
     </label>
   );
 }
@@ -141,21 +233,52 @@ function MixedPrecisionChoice() {
   return (
     <div className="recover-mixed" data-testid="recover-mixed-options">
       <label className="recover-switch">
-        <input type="checkbox" checked={o.mixedPrecision} onChange={(e) => set({ mixedPrecision: e.currentTarget.checked })} data-testid="recover-mixed" /> Mixed precision:
-        the model stays 8-bit; what measurably hurts most goes to 16 bits, then a few nodes float
+        <input
+          type="checkbox"
+          checked={o.mixedPrecision}
+          onChange={(e) => set({ mixedPrecision: e.currentTarget.checked })}
+          data-testid="recover-mixed"
+        />{' '}
+        Mixed precision: the model stays 8-bit; what measurably hurts most goes to 16 bits, then a few nodes float
       </label>
       {o.mixedPrecision && (
         <div className="recover-mixed__budget">
-          <PercentField label="16-bit activations" value={o.budget.act16} onChange={(act16) => set({ budget: { ...o.budget, act16 } })} testId="budget-act16"
-            hint="Share of the activation Q/DQ pairs that may be 16-bit (act16)" />
-          <PercentField label="16-bit weights" value={o.budget.w16} onChange={(w16) => set({ budget: { ...o.budget, w16 } })} testId="budget-w16"
-            hint="Share of the quantized weights that may be 16-bit (w16)" />
-          <PercentField label="float nodes" value={o.budget.float} onChange={(float) => set({ budget: { ...o.budget, float } })} testId="budget-float"
-            hint="Share of the quantized nodes that may stay float (float)" />
-          <label className="field field--inline" title="Output cosine the search aims for on the calibration images; it stops once reached">
+          <PercentField
+            label="16-bit activations"
+            value={o.budget.act16}
+            onChange={(act16) => set({ budget: { ...o.budget, act16 } })}
+            testId="budget-act16"
+            hint="Share of the activation Q/DQ pairs that may be 16-bit (act16)"
+          />
+          <PercentField
+            label="16-bit weights"
+            value={o.budget.w16}
+            onChange={(w16) => set({ budget: { ...o.budget, w16 } })}
+            testId="budget-w16"
+            hint="Share of the quantized weights that may be 16-bit (w16)"
+          />
+          <PercentField
+            label="float nodes"
+            value={o.budget.float}
+            onChange={(float) => set({ budget: { ...o.budget, float } })}
+            testId="budget-float"
+            hint="Share of the quantized nodes that may stay float (float)"
+          />
+          <label
+            className="field field--inline"
+            title="Output cosine the search aims for on the calibration images; it stops once reached"
+          >
             <span className="field__label">aim for cosine</span>
-            <input type="number" className="input input--narrow" step={0.001} min={0} max={1} value={o.mixedTarget} data-testid="mixed-target"
-              onChange={(e) => set({ mixedTarget: Number(e.currentTarget.value) })} />
+            <input
+              type="number"
+              className="input input--narrow"
+              step={0.001}
+              min={0}
+              max={1}
+              value={o.mixedTarget}
+              data-testid="mixed-target"
+              onChange={(e) => set({ mixedTarget: Number(e.currentTarget.value) })}
+            />
           </label>
         </div>
       )}
@@ -171,18 +294,69 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Algorithms</legend>
       <MixedPrecisionChoice />
-      <label className="recover-switch"><input type="checkbox" checked={o.cle} onChange={(e) => set({ cle: e.currentTarget.checked })} data-testid="recover-cle" /> Cross-layer equalization (CLE)</label>
-      <label className="recover-switch" title={`Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out activations: the best route measured is these rules with Sequential ranges, then AdaRound (${FUNCTION_RULES_ROUTE}); the ladder tries them on such models by itself`}><input type="checkbox" checked={o.attention} onChange={(e) => set({ attention: e.currentTarget.checked })} data-testid="recover-attention" /> Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])</label>
-      <label className="recover-switch"><input type="checkbox" checked={o.smoothQuant} onChange={(e) => set({ smoothQuant: e.currentTarget.checked })} data-testid="recover-smoothquant" /> SmoothQuant (activation outliers into the weights)</label>
-      <label className="field field--inline" title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs">
-        <span className="field__label">SmoothQuant α</span>
-        <input type="number" className="input input--narrow" min={0} max={1} step={0.05} value={o.smoothAlpha} data-testid="recover-sq-alpha"
-          onChange={(e) => set({ smoothAlpha: Number(e.currentTarget.value) })} />
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={o.cle}
+          onChange={(e) => set({ cle: e.currentTarget.checked })}
+          data-testid="recover-cle"
+        />{' '}
+        Cross-layer equalization (CLE)
       </label>
-      <label className="recover-switch"><input type="checkbox" checked={o.biasCorrection} onChange={(e) => set({ biasCorrection: e.currentTarget.checked })} data-testid="recover-bias" /> Bias correction</label>
+      <label
+        className="recover-switch"
+        title={`Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out activations: the best route measured is these rules with Sequential ranges, then AdaRound (${FUNCTION_RULES_ROUTE}); the ladder tries them on such models by itself`}
+      >
+        <input
+          type="checkbox"
+          checked={o.attention}
+          onChange={(e) => set({ attention: e.currentTarget.checked })}
+          data-testid="recover-attention"
+        />{' '}
+        Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])
+      </label>
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={o.smoothQuant}
+          onChange={(e) => set({ smoothQuant: e.currentTarget.checked })}
+          data-testid="recover-smoothquant"
+        />{' '}
+        SmoothQuant (activation outliers into the weights)
+      </label>
+      <label
+        className="field field--inline"
+        title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs"
+      >
+        <span className="field__label">SmoothQuant α</span>
+        <input
+          type="number"
+          className="input input--narrow"
+          min={0}
+          max={1}
+          step={0.05}
+          value={o.smoothAlpha}
+          data-testid="recover-sq-alpha"
+          onChange={(e) => set({ smoothAlpha: Number(e.currentTarget.value) })}
+        />
+      </label>
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={o.biasCorrection}
+          onChange={(e) => set({ biasCorrection: e.currentTarget.checked })}
+          data-testid="recover-bias"
+        />{' '}
+        Bias correction
+      </label>
       <label className="field field--inline">
         <span className="field__label">Fine-tune</span>
-        <select className="input" value={o.finetune} onChange={(e) => set({ finetune: e.currentTarget.value as typeof o.finetune })} data-testid="recover-finetune">
+        <select
+          className="input"
+          value={o.finetune}
+          onChange={(e) => set({ finetune: e.currentTarget.value as typeof o.finetune })}
+          data-testid="recover-finetune"
+        >
           <option value="none">none</option>
           <option value="adaround">AdaRound</option>
           <option value="adaquant">AdaQuant</option>
@@ -190,17 +364,32 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       </label>
       <label className="field field--inline">
         <span className="field__label">Iterations per layer</span>
-        <input type="number" className="input input--narrow" min={1} step={1} value={o.iterations} onChange={(e) => set({ iterations: Number(e.currentTarget.value) })} data-testid="recover-iterations" />
+        <input
+          type="number"
+          className="input input--narrow"
+          min={1}
+          step={1}
+          value={o.iterations}
+          onChange={(e) => set({ iterations: Number(e.currentTarget.value) })}
+          data-testid="recover-iterations"
+        />
       </label>
       <label className="field field--inline">
         <span className="field__label">Learning rate</span>
-        <input type="text" inputMode="decimal" className="input input--narrow" placeholder="default" value={rate} data-testid="recover-lr"
+        <input
+          type="text"
+          inputMode="decimal"
+          className="input input--narrow"
+          placeholder="default"
+          value={rate}
+          data-testid="recover-lr"
           onChange={(e) => {
             const t = e.currentTarget.value;
             setRate(t);
             if (t.trim() === '') set({ learningRate: null });
             else if (Number(t) > 0) set({ learningRate: Number(t) });
-          }} />
+          }}
+        />
       </label>
     </fieldset>
   );
@@ -216,42 +405,100 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       <legend className="field__label">Target on the evaluation data</legend>
       <label className="field field--inline">
         <span className="field__label">Metric</span>
-        <select className="input" value={c.metric} onChange={(e) => {
-          const metric = e.currentTarget.value as typeof c.metric;
-          set({ metric, value: METRIC_START[metric] });
-        }} data-testid="ladder-metric">
-          {LADDER_METRICS.map((m) => <option key={m} value={m}>{METRIC_LABEL[m]}</option>)}
+        <select
+          className="input"
+          value={c.metric}
+          onChange={(e) => {
+            const metric = e.currentTarget.value as typeof c.metric;
+            set({ metric, value: METRIC_START[metric] });
+          }}
+          data-testid="ladder-metric"
+        >
+          {LADDER_METRICS.map((m) => (
+            <option key={m} value={m}>
+              {METRIC_LABEL[m]}
+            </option>
+          ))}
         </select>
       </label>
       <label className="field field--inline">
         <span className="field__label">at least</span>
-        <input type="number" className="input input--narrow" step={c.metric === 'psnr' ? 1 : 0.001} value={c.value} onChange={(e) => set({ value: Number(e.currentTarget.value) })} data-testid="ladder-value" />
+        <input
+          type="number"
+          className="input input--narrow"
+          step={c.metric === 'psnr' ? 1 : 0.001}
+          value={c.value}
+          onChange={(e) => set({ value: Number(e.currentTarget.value) })}
+          data-testid="ladder-value"
+        />
       </label>
       {taskMetric && (
         <p className="small muted" data-testid="ladder-task-head">
-          {head ? `Measured on the evaluation images against the float model's predictions, through the task head of step 6: ${describeHead(head)}.` : 'A task figure: choose the task head first (step 6, "Task judged"); the model\'s head was not recognised or "no task" is chosen.'}
+          {head
+            ? `Measured on the evaluation images against the float model's predictions, through the task head of step 6: ${describeHead(head)}.`
+            : 'A task figure: choose the task head first (step 6, "Task judged"); the model\'s head was not recognised or "no task" is chosen.'}
         </p>
       )}
       <label className="field field--inline">
         <span className="field__label">Order</span>
-        <select className="input" value={c.order} onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })} data-testid="ladder-order">
+        <select
+          className="input"
+          value={c.order}
+          onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })}
+          data-testid="ladder-order"
+        >
           <option value="eight-bit-first">8 bits first (mixed precision before any 16-bit format)</option>
           <option value="fastest">fastest (every format screened first, 16-bit included)</option>
         </select>
       </label>
-      <label className="recover-switch"><input type="checkbox" checked={c.allFormats} onChange={(e) => set({ allFormats: e.currentTarget.checked })} data-testid="ladder-all-formats" /> climb XINT8, A8W8 and A16W8 (else the current preset only)</label>
-      <label className="recover-switch"><input type="checkbox" checked={c.exclusions} onChange={(e) => set({ exclusions: e.currentTarget.checked })} data-testid="ladder-exclusions" /> end by excluding the most sensitive nodes</label>
-      <label className="field field--inline" title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget">
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={c.allFormats}
+          onChange={(e) => set({ allFormats: e.currentTarget.checked })}
+          data-testid="ladder-all-formats"
+        />{' '}
+        climb XINT8, A8W8 and A16W8 (else the current preset only)
+      </label>
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={c.exclusions}
+          onChange={(e) => set({ exclusions: e.currentTarget.checked })}
+          data-testid="ladder-exclusions"
+        />{' '}
+        end by excluding the most sensitive nodes
+      </label>
+      <label
+        className="field field--inline"
+        title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
+      >
         <span className="field__label">Time budget (min)</span>
-        <input type="number" className="input input--narrow" min={1} step={1} placeholder="none" value={c.timeBudgetMinutes ?? ''} data-testid="ladder-time-budget"
+        <input
+          type="number"
+          className="input input--narrow"
+          min={1}
+          step={1}
+          placeholder="none"
+          value={c.timeBudgetMinutes ?? ''}
+          data-testid="ladder-time-budget"
           onChange={(e) => {
             const t = e.currentTarget.value.trim();
             if (t === '') set({ timeBudgetMinutes: null });
             else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
-          }} />
+          }}
+        />
       </label>
       <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
-      <label className="recover-switch"><input type="checkbox" checked={c.npuBf16} onChange={(e) => set({ npuBf16: e.currentTarget.checked })} data-testid="ladder-npu" /> judge every rung as the NPU runs it (float parts in BF16)</label>
+      <label className="recover-switch">
+        <input
+          type="checkbox"
+          checked={c.npuBf16}
+          onChange={(e) => set({ npuBf16: e.currentTarget.checked })}
+          data-testid="ladder-npu"
+        />{' '}
+        judge every rung as the NPU runs it (float parts in BF16)
+      </label>
     </fieldset>
   );
 }
@@ -264,7 +511,9 @@ function Results() {
   const adoptedUrl = useObjectUrl(r.adopted ? result?.blob : null);
   const [reportError, setReportError] = useState<string | null>(null);
   // Live: the current rung's layers; afterwards the adopted rung's, else the last rung that fine-tuned.
-  const tuned = r.rungs.find((x) => x.handle !== null && x.handle === r.adopted && x.finetune) ?? r.rungs.findLast((x) => x.finetune);
+  const tuned =
+    r.rungs.find((x) => x.handle !== null && x.handle === r.adopted && x.finetune) ??
+    r.rungs.findLast((x) => x.finetune);
   const shown = r.curves.length > 0 ? r.curves : (tuned?.finetune?.layers ?? []);
   const current = shown.at(-1);
   const targetMetric = r.climb?.target.metric ?? (r.mode === 'ladder' ? r.ladder.metric : 'cosine');
@@ -272,7 +521,12 @@ function Results() {
     setReportError(null);
     try {
       const report = await ladderReport();
-      if (report) downloadText(renderHtml(report), `${(modelName ?? 'model.onnx').replace(/\.onnx$/i, '')}.ladder.report.html`, 'text/html');
+      if (report)
+        downloadText(
+          renderHtml(report),
+          `${(modelName ?? 'model.onnx').replace(/\.onnx$/i, '')}.ladder.report.html`,
+          'text/html',
+        );
     } catch (e) {
       setReportError(`${(e as Error).name}: ${(e as Error).message}`);
     }
@@ -281,34 +535,88 @@ function Results() {
     <>
       {shown.length > 0 && (
         <div className="recover-curves" data-testid="recover-curves">
-          {r.curves.length === 0 && tuned && <p className="muted small recover-curves__title">Loss curves of {tuned.label}</p>}
+          {r.curves.length === 0 && tuned && (
+            <p className="muted small recover-curves__title">Loss curves of {tuned.label}</p>
+          )}
           {current && <CurveChart layer={current} />}
           <LayerLosses layers={shown} />
         </div>
       )}
-      {r.rungs.length > 0 && <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />}
-      <RanOn step={r.mode === 'ladder' ? 'The ladder (calibration, fine-tuning, measurement)' : 'Fine-tuning (calibration, tuning, measurement)'} backend={r.ranOn} testId="recover-ran-on" />
+      {r.rungs.length > 0 && (
+        <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />
+      )}
+      <RanOn
+        step={
+          r.mode === 'ladder'
+            ? 'The ladder (calibration, fine-tuning, measurement)'
+            : 'Fine-tuning (calibration, tuning, measurement)'
+        }
+        backend={r.ranOn}
+        testId="recover-ran-on"
+      />
       {r.climb && (
         <p data-testid="ladder-summary">
-          {r.climb.stopped === 'target' ? 'Reached' : r.climb.stopped === 'cancelled' ? 'Cancelled before reaching' : r.climb.stopped === 'budget' ? 'The time budget ran out before reaching' : r.climb.stopped === 'failed' ? 'The climb failed before reaching' : 'No rung reached'} {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥ {r.climb.target.value}
-          {r.climb.chosen >= 0 ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).` : '; no rung could be measured.'}
-          {' '}<span className="muted" data-testid="ladder-summary-order">{r.climb.order === 'fastest' ? 'Order: fastest (first format that meets the target, whatever its bits).' : 'Order: 8-bit first (16-bit formats only when no 8-bit route meets the target).'}</span>
+          {r.climb.stopped === 'target'
+            ? 'Reached'
+            : r.climb.stopped === 'cancelled'
+              ? 'Cancelled before reaching'
+              : r.climb.stopped === 'budget'
+                ? 'The time budget ran out before reaching'
+                : r.climb.stopped === 'failed'
+                  ? 'The climb failed before reaching'
+                  : 'No rung reached'}{' '}
+          {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥{' '}
+          {r.climb.target.value}
+          {r.climb.chosen >= 0
+            ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).`
+            : '; no rung could be measured.'}{' '}
+          <span className="muted" data-testid="ladder-summary-order">
+            {r.climb.order === 'fastest'
+              ? 'Order: fastest (first format that meets the target, whatever its bits).'
+              : 'Order: 8-bit first (16-bit formats only when no 8-bit route meets the target).'}
+          </span>
         </p>
       )}
       {r.climb && r.climb.skippedRungs.length > 0 && (
         <details className="small" data-testid="ladder-skipped">
-          <summary>{r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win or fit in the time budget</summary>
-          <ul>{r.climb.skippedRungs.map((s) => <li key={s.label}><strong>{s.label}</strong>: {s.reason}</li>)}</ul>
+          <summary>
+            {r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said{' '}
+            {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win or fit in the time budget
+          </summary>
+          <ul>
+            {r.climb.skippedRungs.map((s) => (
+              <li key={s.label}>
+                <strong>{s.label}</strong>: {s.reason}
+              </li>
+            ))}
+          </ul>
         </details>
       )}
       <div className="step__actions">
-        {r.climb && <button type="button" className="button" onClick={() => void download()} data-testid="ladder-report">Download the ladder report (HTML)</button>}
-        {adoptedUrl && result && (
-          <a className="button button--primary" href={adoptedUrl} download={result.fileName} data-testid="recover-download">Download {result.fileName}</a>
+        {r.climb && (
+          <button type="button" className="button" onClick={() => void download()} data-testid="ladder-report">
+            Download the ladder report (HTML)
+          </button>
         )}
-        {r.adopted && <span className="muted small">The chosen model is now the quantized model: evaluate it below.</span>}
+        {adoptedUrl && result && (
+          <a
+            className="button button--primary"
+            href={adoptedUrl}
+            download={result.fileName}
+            data-testid="recover-download"
+          >
+            Download {result.fileName}
+          </a>
+        )}
+        {r.adopted && (
+          <span className="muted small">The chosen model is now the quantized model: evaluate it below.</span>
+        )}
       </div>
-      {reportError && <Callout kind="error" testId="ladder-report-error" title="The report could not be made"><p>{reportError}</p></Callout>}
+      {reportError && (
+        <Callout kind="error" testId="ladder-report-error" title="The report could not be made">
+          <p>{reportError}</p>
+        </Callout>
+      )}
     </>
   );
 }
@@ -324,40 +632,104 @@ export default function RecoverScreen() {
   const running = r.status === 'running';
   const floatNeeded = useStudio(floatModelNeeded);
   return (
-    <section className="card step" aria-labelledby="recover-title" data-testid="recover-card" data-recover-status={r.status}>
-      <h3 id="recover-title" className="card__title">Recover accuracy</h3>
+    <section
+      className="card step"
+      aria-labelledby="recover-title"
+      data-testid="recover-card"
+      data-recover-status={r.status}
+    >
+      <h3 id="recover-title" className="card__title">
+        Recover accuracy
+      </h3>
       <p className="muted small">
-        The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then AdaRound; then AdaQuant; then A8W8 or
-        A16W8; then excluding the most sensitive nodes. By default the ladder keeps to 8 bits as long as it can: the 8-bit formats (seconds each), their
-        fine-tuning closest to the target first (minutes), then mixed precision (a few tensors at 16 bits within the budget) with AdaRound; only then A16W8.
-        On models with written-out functions each format is also tried with the function rules (with CLE too where both helped), and every float-scale format with Sequential ranges: fine-tuning starts from the best of them.
-        The fastest order measures every format first, 16-bit included, and takes the first that meets the target. Both skip what measurement says cannot win. Each step is calibrated, tuned on your calibration images and measured on the evaluation data, here in this tab.
+        The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then
+        AdaRound; then AdaQuant; then A8W8 or A16W8; then excluding the most sensitive nodes. By default the ladder
+        keeps to 8 bits as long as it can: the 8-bit formats (seconds each), their fine-tuning closest to the target
+        first (minutes), then mixed precision (a few tensors at 16 bits within the budget) with AdaRound; only then
+        A16W8. On models with written-out functions each format is also tried with the function rules (with CLE too
+        where both helped), and every float-scale format with Sequential ranges: fine-tuning starts from the best of
+        them. The fastest order measures every format first, 16-bit included, and takes the first that meets the target.
+        Both skip what measurement says cannot win. Each step is calibrated, tuned on your calibration images and
+        measured on the evaluation data, here in this tab.
       </p>
-      {floatNeeded && <Callout kind="info" testId="recover-float-needed" title="Needs the float model">{floatNeeded}</Callout>}
-      {!hasImages && <Callout kind="info" testId="recover-no-data" title="No calibration images">Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.</Callout>}
-      {hasImages && !quantized && <p className="muted small" data-testid="recover-hint">Quantize first to see where you start; or climb the ladder right away.</p>}
+      {floatNeeded && (
+        <Callout kind="info" testId="recover-float-needed" title="Needs the float model">
+          {floatNeeded}
+        </Callout>
+      )}
+      {!hasImages && (
+        <Callout kind="info" testId="recover-no-data" title="No calibration images">
+          Add images in the calibration step: recovery calibrates, fine-tunes and measures on them.
+        </Callout>
+      )}
+      {hasImages && !quantized && (
+        <p className="muted small" data-testid="recover-hint">
+          Quantize first to see where you start; or climb the ladder right away.
+        </p>
+      )}
       <div className="recover-columns">
         <div>
           <AlgorithmSwitches disabled={running} />
           <div className="step__actions">
-            <button type="button" className="button button--primary" disabled={!hasImages || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void recover()} data-testid="recover-button">Quantize with these</button>
+            <button
+              type="button"
+              className="button button--primary"
+              disabled={!hasImages || running || floatNeeded !== null}
+              title={floatNeeded ?? undefined}
+              onClick={() => void recover()}
+              data-testid="recover-button"
+            >
+              Quantize with these
+            </button>
           </div>
         </div>
         <div>
           <LadderTarget disabled={running} />
           <div className="step__actions">
-            <button type="button" className="button button--primary" disabled={!hasImages || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void climb()} data-testid="ladder-button">Climb the ladder</button>
+            <button
+              type="button"
+              className="button button--primary"
+              disabled={!hasImages || running || floatNeeded !== null}
+              title={floatNeeded ?? undefined}
+              onClick={() => void climb()}
+              data-testid="ladder-button"
+            >
+              Climb the ladder
+            </button>
           </div>
         </div>
       </div>
       {running && (
-        <ProgressLine progress={r.progress} onCancel={cancel} startedAt={r.startedAt} rungStartedAt={r.rungStartedAt} cancelling={r.cancelling}
-          budgetMinutes={r.mode === 'ladder' ? r.ladder.timeBudgetMinutes : null} />
+        <ProgressLine
+          progress={r.progress}
+          onCancel={cancel}
+          startedAt={r.startedAt}
+          rungStartedAt={r.rungStartedAt}
+          cancelling={r.cancelling}
+          budgetMinutes={r.mode === 'ladder' ? r.ladder.timeBudgetMinutes : null}
+        />
       )}
-      {r.status === 'cancelled' && <p className="muted small" data-testid="recover-cancelled">Cancelled; what was measured before is kept below{r.mode === 'ladder' && r.rungs.some((g) => g.handle) ? ': every finished rung can still be used, and the ladder report downloads' : ''}.</p>}
+      {r.status === 'cancelled' && (
+        <p className="muted small" data-testid="recover-cancelled">
+          Cancelled; what was measured before is kept below
+          {r.mode === 'ladder' && r.rungs.some((g) => g.handle)
+            ? ': every finished rung can still be used, and the ladder report downloads'
+            : ''}
+          .
+        </p>
+      )}
       {r.error && (
-        <Callout kind="error" testId="recover-error" data={{ 'data-error-name': r.error.name }} title={`Recovery failed (${r.error.name})`}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+        <Callout
+          kind="error"
+          testId="recover-error"
+          data={{ 'data-error-name': r.error.name }}
+          title={`Recovery failed (${r.error.name})`}
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
+        >
           <p>{r.error.message}</p>
         </Callout>
       )}

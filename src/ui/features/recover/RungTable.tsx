@@ -7,13 +7,27 @@ import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
 
-const STEP: Record<string, string> = { '1': '1: XINT8', '2': '2: algorithms', '3': '3: precision', '4': '4: exclusions', ours: 'ours' };
+const STEP: Record<string, string> = {
+  '1': '1: XINT8',
+  '2': '2: algorithms',
+  '3': '3: precision',
+  '4': '4: exclusions',
+  ours: 'ours',
+};
 
 function metric(name: string, v: number | undefined): string {
   return v === undefined ? '—' : ladderValueText(name, v);
 }
 
-export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly RungSummary[]; chosen: number | null; targetMetric: string }) {
+export function RungTable({
+  rungs,
+  chosen,
+  targetMetric,
+}: {
+  rungs: readonly RungSummary[];
+  chosen: number | null;
+  targetMetric: string;
+}) {
   const adopted = useStudio((s) => s.recovery.adopted);
   const picking = useStudio((s) => s.recovery.picking);
   const use = useStudio((s) => s.useRung);
@@ -23,35 +37,101 @@ export function RungTable({ rungs, chosen, targetMetric }: { rungs: readonly Run
       <table className="tensor-table eval-table recover-table" data-testid="rung-table">
         <thead>
           <tr>
-            <th scope="col" className="eval-num">#</th>
+            <th scope="col" className="eval-num">
+              #
+            </th>
             <th scope="col">Configuration</th>
             <th scope="col">Reference step</th>
-            <th scope="col" className="eval-num">{targetMetric}</th>
-            {others.map((m) => <th key={m} scope="col" className="eval-num">{m}</th>)}
-            <th scope="col" className="eval-num">Time</th>
+            <th scope="col" className="eval-num">
+              {targetMetric}
+            </th>
+            {others.map((m) => (
+              <th key={m} scope="col" className="eval-num">
+                {m}
+              </th>
+            ))}
+            <th scope="col" className="eval-num">
+              Time
+            </th>
             <th scope="col">Status</th>
-            <th scope="col"><span className="recover-hidden">Use</span></th>
+            <th scope="col">
+              <span className="recover-hidden">Use</span>
+            </th>
           </tr>
         </thead>
         <tbody>
           {rungs.map((r, i) => (
-            <tr key={r.index} data-testid="rung-row" data-rung-label={r.label} data-chosen={i === chosen ? 'true' : undefined} data-timing={r.timing ? JSON.stringify(r.timing) : undefined}>
+            <tr
+              key={r.index}
+              data-testid="rung-row"
+              data-rung-label={r.label}
+              data-chosen={i === chosen ? 'true' : undefined}
+              data-timing={r.timing ? JSON.stringify(r.timing) : undefined}
+            >
               <td className="eval-num">{r.index}</td>
               <td className="tensor-table__name">
                 {r.label}
-                {i === chosen && <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen"> chosen</span>}
-                {r.handle !== null && r.handle === adopted && <span className="recover-badge" data-testid="rung-adopted"> in use</span>}
+                {i === chosen && (
+                  <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen">
+                    {' '}
+                    chosen
+                  </span>
+                )}
+                {r.handle !== null && r.handle === adopted && (
+                  <span className="recover-badge" data-testid="rung-adopted">
+                    {' '}
+                    in use
+                  </span>
+                )}
                 {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
-                {r.finetune && <div className="muted small">{r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} → {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers</div>}
+                {r.finetune && (
+                  <div className="muted small">
+                    {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}
+                    {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers
+                  </div>
+                )}
               </td>
               <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
-              <td className="eval-num" data-testid="rung-score">{metric(targetMetric, r.score)}</td>
-              {others.map((m) => <td key={m} className="eval-num">{metric(m, r.metrics[m])}</td>)}
-              <td className="eval-num" title={r.timing ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s` : undefined}>{r.seconds.toFixed(1)} s</td>
-              <td className="recover-table__status">{r.error ? <span className="muted small" data-testid="rung-error">failed: {r.error}</span> : r.met ? 'meets the target' : r.step === null ? 'measured' : 'below the target'}</td>
+              <td className="eval-num" data-testid="rung-score">
+                {metric(targetMetric, r.score)}
+              </td>
+              {others.map((m) => (
+                <td key={m} className="eval-num">
+                  {metric(m, r.metrics[m])}
+                </td>
+              ))}
+              <td
+                className="eval-num"
+                title={
+                  r.timing
+                    ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s`
+                    : undefined
+                }
+              >
+                {r.seconds.toFixed(1)} s
+              </td>
+              <td className="recover-table__status">
+                {r.error ? (
+                  <span className="muted small" data-testid="rung-error">
+                    failed: {r.error}
+                  </span>
+                ) : r.met ? (
+                  'meets the target'
+                ) : r.step === null ? (
+                  'measured'
+                ) : (
+                  'below the target'
+                )}
+              </td>
               <td>
                 {r.handle && (
-                  <button type="button" className="button button--small" disabled={picking !== null || r.handle === adopted} onClick={() => void use(r.handle!)} data-testid="rung-use">
+                  <button
+                    type="button"
+                    className="button button--small"
+                    disabled={picking !== null || r.handle === adopted}
+                    onClick={() => void use(r.handle!)}
+                    data-testid="rung-use"
+                  >
                     {r.handle === adopted ? 'In use' : picking === r.handle ? 'Loading…' : 'Use this model'}
                   </button>
                 )}
@@ -69,8 +149,10 @@ function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
   const b = m.budget;
   return (
     <div className="muted small" data-testid="rung-mixed">
-      mixed precision: cosine {m.startCosine.toFixed(4)} → {m.cosine.toFixed(4)} on the calibration images ({m.reached ? 'aim reached' : 'aim not reached within the budget'}, {m.measurements} measurements);
-      16-bit activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in all), 16-bit weights {b.w16.used} of {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
+      mixed precision: cosine {m.startCosine.toFixed(4)} → {m.cosine.toFixed(4)} on the calibration images (
+      {m.reached ? 'aim reached' : 'aim not reached within the budget'}, {m.measurements} measurements); 16-bit
+      activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in all), 16-bit weights {b.w16.used} of{' '}
+      {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
     </div>
   );
 }

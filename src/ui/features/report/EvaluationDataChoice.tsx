@@ -20,7 +20,12 @@ async function sortImages(list: FileList | null) {
   const checked = await readableImages(files.filter(isImageFile));
   return {
     images: checked.images,
-    rejected: [...files.filter((f) => !isImageFile(f)).map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })), ...checked.rejected],
+    rejected: [
+      ...files
+        .filter((f) => !isImageFile(f))
+        .map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })),
+      ...checked.rejected,
+    ],
   };
 }
 
@@ -46,19 +51,38 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
     <fieldset className="eval-source" disabled={disabled}>
       <legend className="eval-source__legend">Evaluate on</legend>
       <label className="eval-source__option">
-        <input type="radio" name="eval-source" checked={source === 'calibration'} onChange={() => setSource('calibration')} data-testid="eval-source-calibration" />
+        <input
+          type="radio"
+          name="eval-source"
+          checked={source === 'calibration'}
+          onChange={() => setSource('calibration')}
+          data-testid="eval-source-calibration"
+        />
         the calibration data <span className="muted">({plural(calibrationCount, 'sample')})</span>
       </label>
       <label className="eval-source__option">
-        <input type="radio" name="eval-source" checked={source === 'own'} onChange={() => setSource('own')} data-testid="eval-source-own" />
+        <input
+          type="radio"
+          name="eval-source"
+          checked={source === 'own'}
+          onChange={() => setSource('own')}
+          data-testid="eval-source-own"
+        />
         a separate evaluation set <span className="muted">({plural(images.length, 'image')})</span>
       </label>
-      <input ref={input} type="file" multiple accept="image/*" hidden data-testid="eval-file-input"
+      <input
+        ref={input}
+        type="file"
+        multiple
+        accept="image/*"
+        hidden
+        data-testid="eval-file-input"
         onChange={(e) => {
           const files = e.currentTarget.files;
           void sortImages(files).then(add);
           e.currentTarget.value = '';
-        }} />
+        }}
+      />
       <div
         className={`data-drop data-drop--compact${over > 0 ? ' data-drop--active' : ''}`}
         data-testid="eval-drop"
@@ -90,19 +114,34 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         <span className="data-drop__title" data-testid="eval-summary">
           {images.length > 0 ? plural(images.length, 'evaluation image') : 'Drop evaluation images here'}
         </span>
-        <span className="data-drop__hint">Held-out photos like those the model will see; images not used for calibration judge it best.</span>
+        <span className="data-drop__hint">
+          Held-out photos like those the model will see; images not used for calibration judge it best.
+        </span>
       </div>
       <div className="step__actions">
-        <button type="button" className="button button--small" onClick={() => input.current?.click()} data-testid="eval-add-files">Add files…</button>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => input.current?.click()}
+          data-testid="eval-add-files"
+        >
+          Add files…
+        </button>
         {images.length > 0 && (
-          <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">Clear evaluation images</button>
+          <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">
+            Clear evaluation images
+          </button>
         )}
       </div>
       {images.length > 0 && <Thumbnails files={images} testId="eval-thumbnails" label="evaluation images" />}
       {rejected.length > 0 && (
         <Callout kind="warning" testId="eval-rejected" title={`${plural(rejected.length, 'file')} not added`}>
           <ul className="plain-list rejected-list">
-            {rejected.map((r) => <li key={r.file} data-testid="rejected-file"><span className="file-name">{r.file}</span>: {r.reason}</li>)}
+            {rejected.map((r) => (
+              <li key={r.file} data-testid="rejected-file">
+                <span className="file-name">{r.file}</span>: {r.reason}
+              </li>
+            ))}
           </ul>
         </Callout>
       )}

@@ -16,7 +16,17 @@ const PHASES: Record<EvaluationProgress['phase'], string> = {
   parity: 'Running both models on every runtime',
 };
 
-export function EvaluationProgressBar({ progress, onCancel, testId, label }: { progress: EvaluationProgress | null; onCancel: () => void; testId: string; label: string }) {
+export function EvaluationProgressBar({
+  progress,
+  onCancel,
+  testId,
+  label,
+}: {
+  progress: EvaluationProgress | null;
+  onCancel: () => void;
+  testId: string;
+  label: string;
+}) {
   const done = progress?.done ?? 0;
   const total = progress?.total ?? 0;
   const percent = total > 0 ? Math.round((done / total) * 100) : 0;
@@ -27,16 +37,27 @@ export function EvaluationProgressBar({ progress, onCancel, testId, label }: { p
         <span className="progress__title">
           {progress ? (
             <>
-              {progress.step ? `Step ${Math.min(progress.step.done + 1, progress.step.total)} of at most ${progress.step.total}: ` : ''}
+              {progress.step
+                ? `Step ${Math.min(progress.step.done + 1, progress.step.total)} of at most ${progress.step.total}: `
+                : ''}
               {PHASES[progress.phase]}: {exact(done)} / {exact(total)}
             </>
           ) : (
             `${label}: starting…`
           )}
         </span>
-        <button type="button" className="button button--small" onClick={onCancel} data-testid={`${testId}-cancel`}>Cancel</button>
+        <button type="button" className="button button--small" onClick={onCancel} data-testid={`${testId}-cancel`}>
+          Cancel
+        </button>
       </div>
-      <div className="progress__track" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={total || 1} aria-valuenow={done}>
+      <div
+        className="progress__track"
+        role="progressbar"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={total || 1}
+        aria-valuenow={done}
+      >
         <span className="progress__bar" style={{ width: `${percent}%` }} />
       </div>
     </div>

@@ -6,7 +6,11 @@
  */
 import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
-import { DEFAULT_GRAPH_OPTIMIZATION, graphOptimizationLabel, graphOptimizationText } from '../../../core/runtime/graphOptimization.ts';
+import {
+  DEFAULT_GRAPH_OPTIMIZATION,
+  graphOptimizationLabel,
+  graphOptimizationText,
+} from '../../../core/runtime/graphOptimization.ts';
 import type { ReactNode } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { TensorName } from '../../components/TensorName.tsx';
@@ -21,19 +25,41 @@ import { TaskAccuracy } from './TaskAccuracy.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
 import { reportFileName, reportHtml, reportJson } from './reportFiles.ts';
 
-function Headline({ label, value, sub, severity, testId }: { label: string; value: string; sub?: ReactNode; severity?: string; testId?: string }) {
+function Headline({
+  label,
+  value,
+  sub,
+  severity,
+  testId,
+}: {
+  label: string;
+  value: string;
+  sub?: ReactNode;
+  severity?: string;
+  testId?: string;
+}) {
   return (
     <div className="facts__item">
       <dt>{label}</dt>
       <dd>
-        <span className={`facts__big eval-value--${severity ?? 'none'}`} data-testid={testId}>{value}</span>
+        <span className={`facts__big eval-value--${severity ?? 'none'}`} data-testid={testId}>
+          {value}
+        </span>
         {sub && <span className="facts__sub">{sub}</span>}
       </dd>
     </div>
   );
 }
 
-export function EvaluationResults({ result, stale, search }: { result: EvaluationOutcome; stale: boolean; search: SuggestOutcome | null }) {
+export function EvaluationResults({
+  result,
+  stale,
+  search,
+}: {
+  result: EvaluationOutcome;
+  stale: boolean;
+  search: SuggestOutcome | null;
+}) {
   const r = result.report;
   const worst = r.layers?.worst[0];
   const npu = r.npu;
@@ -54,48 +80,112 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
       <ResultReading result={result} />
       <dl className="facts">
         {atDefault && (
-          <Headline label={`Mean output cosine, ${atDefault.runtime} default`} value={formatCosine(atDefault.fidelity.meanCosine)} severity={cosineSeverity(atDefault.fidelity.meanCosine)} testId="eval-default-cosine"
-            sub={`'${atDefault.graphOptimization}', fused int8 kernels: what a user's session computes`} />
+          <Headline
+            label={`Mean output cosine, ${atDefault.runtime} default`}
+            value={formatCosine(atDefault.fidelity.meanCosine)}
+            severity={cosineSeverity(atDefault.fidelity.meanCosine)}
+            testId="eval-default-cosine"
+            sub={`'${atDefault.graphOptimization}', fused int8 kernels: what a user's session computes`}
+          />
         )}
-        <Headline label={atDefault ? `Mean output cosine, own Q/DQ arithmetic${npu ? ', as written' : ''}` : npu ? 'Mean output cosine, as written' : 'Mean output cosine'} value={formatCosine(r.fidelity.meanCosine)} severity={cosineSeverity(r.fidelity.meanCosine)} testId="eval-mean-cosine"
-          sub={`${atDefault ? `'${ownLevel}', Q/DQ as written; ` : ''}${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`} />
+        <Headline
+          label={
+            atDefault
+              ? `Mean output cosine, own Q/DQ arithmetic${npu ? ', as written' : ''}`
+              : npu
+                ? 'Mean output cosine, as written'
+                : 'Mean output cosine'
+          }
+          value={formatCosine(r.fidelity.meanCosine)}
+          severity={cosineSeverity(r.fidelity.meanCosine)}
+          testId="eval-mean-cosine"
+          sub={`${atDefault ? `'${ownLevel}', Q/DQ as written; ` : ''}${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`}
+        />
         {npu && (
-          <Headline label="Mean output cosine, as the NPU runs it" value={formatCosine(npu.fidelity.meanCosine)} severity={cosineSeverity(npu.fidelity.meanCosine)} testId="eval-npu-cosine"
-            sub={npu.floatNodes === 0 ? 'no float parts: the same model' : `float parts in BF16: ${plural(npu.floatNodes, 'node')}, ${plural(npu.activations, 'activation')} and ${plural(npu.weights, 'weight')} rounded`} />
+          <Headline
+            label="Mean output cosine, as the NPU runs it"
+            value={formatCosine(npu.fidelity.meanCosine)}
+            severity={cosineSeverity(npu.fidelity.meanCosine)}
+            testId="eval-npu-cosine"
+            sub={
+              npu.floatNodes === 0
+                ? 'no float parts: the same model'
+                : `float parts in BF16: ${plural(npu.floatNodes, 'node')}, ${plural(npu.activations, 'activation')} and ${plural(npu.weights, 'weight')} rounded`
+            }
+          />
         )}
-        {worst && <Headline label="Worst layer SQNR" value={`${formatDb(worst.sqnr)} dB`} severity={dbSeverity(worst.sqnr)} sub={<TensorName name={worst.node ?? worst.tensor} />} testId="eval-worst-sqnr" />}
-        {jump && <Headline label="Largest error jump" value={`−${formatDb(jump.drop)} dB`} severity="poor" testId="eval-largest-jump"
-          sub={<>SQNR falls there: <TensorName name={jump.node} /> ({jump.opType})</>} />}
-        <Headline label="Time per image" value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`} testId="eval-seconds-per-image"
-          sub="both models (where they ran: below)" />
+        {worst && (
+          <Headline
+            label="Worst layer SQNR"
+            value={`${formatDb(worst.sqnr)} dB`}
+            severity={dbSeverity(worst.sqnr)}
+            sub={<TensorName name={worst.node ?? worst.tensor} />}
+            testId="eval-worst-sqnr"
+          />
+        )}
+        {jump && (
+          <Headline
+            label="Largest error jump"
+            value={`−${formatDb(jump.drop)} dB`}
+            severity="poor"
+            testId="eval-largest-jump"
+            sub={
+              <>
+                SQNR falls there: <TensorName name={jump.node} /> ({jump.opType})
+              </>
+            }
+          />
+        )}
+        <Headline
+          label="Time per image"
+          value={`${(result.secondsPerSample * 1000).toFixed(0)} ms`}
+          testId="eval-seconds-per-image"
+          sub="both models (where they ran: below)"
+        />
       </dl>
       <RanOn step="Evaluation (both models)" backend={result.backend} testId="eval-ran-on" />
       {atDefault ? (
-        <p className="muted" data-testid="eval-judged-by" data-graph-optimization={atDefault.graphOptimization} data-beside={ownLevel}>
-          Judged first by {atDefault.runtime} at its default options: {graphOptimizationText(atDefault.graphOptimization)}.
-          Beside it, {graphOptimizationText(ownLevel)}; the layer figures below are at that level (an exposed tensor keeps its
-          node out of a fusion). <code>qstudio evaluate</code> reports onnxruntime-node&apos;s default the same way.
+        <p
+          className="muted"
+          data-testid="eval-judged-by"
+          data-graph-optimization={atDefault.graphOptimization}
+          data-beside={ownLevel}
+        >
+          Judged first by {atDefault.runtime} at its default options:{' '}
+          {graphOptimizationText(atDefault.graphOptimization)}. Beside it, {graphOptimizationText(ownLevel)}; the layer
+          figures below are at that level (an exposed tensor keeps its node out of a fusion).{' '}
+          <code>qstudio evaluate</code> reports onnxruntime-node&apos;s default the same way.
         </p>
       ) : (
         <p className="muted" data-testid="eval-judged-by" data-graph-optimization={ownLevel}>
-          Judged by {graphOptimizationText(ownLevel)}. Evaluate again to measure it at onnxruntime-web&apos;s default options too.
+          Judged by {graphOptimizationText(ownLevel)}. Evaluate again to measure it at onnxruntime-web&apos;s default
+          options too.
         </p>
       )}
       {result.skipped.length > 0 && (
         <Callout kind="warning" testId="eval-skipped" title={`${plural(result.skipped.length, 'file')} skipped`}>
           <ul className="plain-list">
-            {result.skipped.map((s) => <li key={s.file} data-testid="eval-skipped-file"><span className="file-name">{s.file}</span>: {s.reason}</li>)}
+            {result.skipped.map((s) => (
+              <li key={s.file} data-testid="eval-skipped-file">
+                <span className="file-name">{s.file}</span>: {s.reason}
+              </li>
+            ))}
           </ul>
         </Callout>
       )}
       {r.task && <TaskAccuracy task={r.task} />}
       {atDefault && (
         <>
-          <h4 className="eval-subtitle">Output metrics, {atDefault.runtime} default ({graphOptimizationLabel(atDefault.graphOptimization)})</h4>
+          <h4 className="eval-subtitle">
+            Output metrics, {atDefault.runtime} default ({graphOptimizationLabel(atDefault.graphOptimization)})
+          </h4>
           <OutputMetricsTable outputs={atDefault.outputs} testId="eval-default-outputs" />
         </>
       )}
-      <h4 className="eval-subtitle">Output metrics{atDefault ? `, ${graphOptimizationLabel(ownLevel)}` : ''}{npu ? ', as written (float parts in float32)' : ''}</h4>
+      <h4 className="eval-subtitle">
+        Output metrics{atDefault ? `, ${graphOptimizationLabel(ownLevel)}` : ''}
+        {npu ? ', as written (float parts in float32)' : ''}
+      </h4>
       <OutputMetricsTable outputs={r.outputs} />
       {npu && (
         <>
@@ -107,17 +197,30 @@ export function EvaluationResults({ result, stale, search }: { result: Evaluatio
         <>
           <h4 className="eval-subtitle">SQNR per layer</h4>
           <LayerChart layers={r.layers} />
-          <h4 className="eval-subtitle">Layers by error{r.layers.jumps.length > 0 ? `: ${plural(r.layers.jumps.length, 'error jump')} over ${r.layers.jumpThresholdDb} dB` : ''}</h4>
+          <h4 className="eval-subtitle">
+            Layers by error
+            {r.layers.jumps.length > 0
+              ? `: ${plural(r.layers.jumps.length, 'error jump')} over ${r.layers.jumpThresholdDb} dB`
+              : ''}
+          </h4>
           <LayerTable layers={r.layers} precisions={r.precisions} />
         </>
       )}
       <div className="step__actions">
-        <button type="button" className="button button--primary" data-testid="download-eval-html"
-          onClick={() => downloadText(reportHtml(r, search, parityOf()), reportFileName(name, 'html'), 'text/html')}>
+        <button
+          type="button"
+          className="button button--primary"
+          data-testid="download-eval-html"
+          onClick={() => downloadText(reportHtml(r, search, parityOf()), reportFileName(name, 'html'), 'text/html')}
+        >
           Download report (HTML)
         </button>
-        <button type="button" className="button" data-testid="download-eval-json"
-          onClick={() => downloadText(reportJson(r, search, parityOf()), reportFileName(name, 'json'))}>
+        <button
+          type="button"
+          className="button"
+          data-testid="download-eval-json"
+          onClick={() => downloadText(reportJson(r, search, parityOf()), reportFileName(name, 'json'))}
+        >
           Download report (JSON)
         </button>
       </div>

@@ -34,31 +34,81 @@ function EvaluateCard() {
   const stale = result !== null && result.quantized !== quantized;
 
   return (
-    <section className="card step" aria-labelledby="evaluate-title" data-testid="evaluate-card" data-eval-status={status}>
+    <section
+      className="card step"
+      aria-labelledby="evaluate-title"
+      data-testid="evaluate-card"
+      data-eval-status={status}
+    >
       <h3 id="evaluate-title" className="card__title">
-        <span className="step__number" aria-hidden="true">6</span> Evaluate
+        <span className="step__number" aria-hidden="true">
+          6
+        </span>{' '}
+        Evaluate
       </h3>
       <EvaluationDataChoice disabled={running} />
       <label className="eval-source__option">
-        <input type="checkbox" checked={layers} disabled={running} onChange={(e) => setLayers(e.currentTarget.checked)} data-testid="eval-layers-toggle" />
-        compare every layer too <span className="muted small">(per-layer SQNR, error jumps, the graph's heat map; slower)</span>
+        <input
+          type="checkbox"
+          checked={layers}
+          disabled={running}
+          onChange={(e) => setLayers(e.currentTarget.checked)}
+          data-testid="eval-layers-toggle"
+        />
+        compare every layer too{' '}
+        <span className="muted small">(per-layer SQNR, error jumps, the graph's heat map; slower)</span>
       </label>
       <label className="eval-source__option">
-        <input type="checkbox" checked={npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="eval-npu-toggle" />
-        also judge it as the NPU runs it <span className="muted small">(the parts left float — exclusions, ops without a rule — run in BF16, as the Ryzen AI compiler runs them; a second figure beside the one as written)</span>
+        <input
+          type="checkbox"
+          checked={npuBf16}
+          disabled={running}
+          onChange={(e) => setNpuBf16(e.currentTarget.checked)}
+          data-testid="eval-npu-toggle"
+        />
+        also judge it as the NPU runs it{' '}
+        <span className="muted small">
+          (the parts left float — exclusions, ops without a rule — run in BF16, as the Ryzen AI compiler runs them; a
+          second figure beside the one as written)
+        </span>
       </label>
       <TaskHeadChoice disabled={running} />
       <div className="step__actions">
-        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!quantized || running || searching} onClick={() => void evaluate()} data-testid="evaluate-button">
+        <button
+          type="button"
+          className={result ? 'button' : 'button button--primary'}
+          disabled={!quantized || running || searching}
+          onClick={() => void evaluate()}
+          data-testid="evaluate-button"
+        >
           {result ? 'Evaluate again' : 'Evaluate'}
         </button>
-        {!quantized && !running && <span className="muted small">Quantize first (step 5): the evaluation compares the quantized model with the float one, layer by layer.</span>}
+        {!quantized && !running && (
+          <span className="muted small">
+            Quantize first (step 5): the evaluation compares the quantized model with the float one, layer by layer.
+          </span>
+        )}
       </div>
-      {running && <EvaluationProgressBar progress={progress} onCancel={cancel} testId="eval-progress" label="Evaluating" />}
-      {status === 'cancelled' && <p className="muted small" data-testid="eval-cancelled">The evaluation was cancelled.</p>}
+      {running && (
+        <EvaluationProgressBar progress={progress} onCancel={cancel} testId="eval-progress" label="Evaluating" />
+      )}
+      {status === 'cancelled' && (
+        <p className="muted small" data-testid="eval-cancelled">
+          The evaluation was cancelled.
+        </p>
+      )}
       {error && (
-        <Callout kind="error" testId="eval-error" data={{ 'data-error-name': error.name }} title={evaluationErrorTitle(error.name, 'The evaluation failed')}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+        <Callout
+          kind="error"
+          testId="eval-error"
+          data={{ 'data-error-name': error.name }}
+          title={evaluationErrorTitle(error.name, 'The evaluation failed')}
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
+        >
           <p>{error.message}</p>
           {evaluationErrorHint(error.name) && <p className="callout__hint">{evaluationErrorHint(error.name)}</p>}
         </Callout>
@@ -72,8 +122,12 @@ export default function EvaluationScreen() {
   return (
     <section className="flow" aria-labelledby="eval-flow-title" data-testid="evaluation-screen">
       <header className="flow__header">
-        <h2 id="eval-flow-title" className="flow__title">Evaluate and report</h2>
-        <p className="flow__lead muted">Both models run here, on the same images; the report downloads as one file that opens offline.</p>
+        <h2 id="eval-flow-title" className="flow__title">
+          Evaluate and report
+        </h2>
+        <p className="flow__lead muted">
+          Both models run here, on the same images; the report downloads as one file that opens offline.
+        </p>
       </header>
       <EvaluateCard />
       <ParityCard />

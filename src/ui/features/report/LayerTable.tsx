@@ -22,12 +22,23 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
     <div>
       {layers.jumps.length > 0 && (
         <div className="eval-jumps" data-testid="eval-jumps">
-          <span className="muted small">Where the error jumps (output SQNR below the inputs' by more than {layers.jumpThresholdDb} dB):</span>
+          <span className="muted small">
+            Where the error jumps (output SQNR below the inputs' by more than {layers.jumpThresholdDb} dB):
+          </span>
           <ul className="eval-jumps__list">
             {layers.jumps.slice(0, 10).map((j) => (
               <li key={j.node}>
-                <button type="button" className="eval-link" title={`${j.opType}: inputs ${formatDb(j.inputSqnr)} dB → output ${formatDb(j.sqnr)} dB; show on the graph`} onClick={() => select(j.node)}>{j.node}</button>{' '}
-                <span className="eval-badge eval-badge--poor" data-testid="eval-jump">−{formatDb(j.drop)} dB</span>
+                <button
+                  type="button"
+                  className="eval-link"
+                  title={`${j.opType}: inputs ${formatDb(j.inputSqnr)} dB → output ${formatDb(j.sqnr)} dB; show on the graph`}
+                  onClick={() => select(j.node)}
+                >
+                  {j.node}
+                </button>{' '}
+                <span className="eval-badge eval-badge--poor" data-testid="eval-jump">
+                  −{formatDb(j.drop)} dB
+                </span>
               </li>
             ))}
           </ul>
@@ -37,13 +48,21 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
         <table className="tensor-table eval-table" data-testid="eval-layers">
           <thead>
             <tr>
-              <th scope="col" className="eval-num">#</th>
+              <th scope="col" className="eval-num">
+                #
+              </th>
               <th scope="col">Node</th>
               <th scope="col">Op</th>
               {precisions && <th scope="col">Precision</th>}
-              <th scope="col" className="eval-num">SQNR (dB)</th>
-              <th scope="col" className="eval-num">Cosine</th>
-              <th scope="col" className="eval-num">Value SQNR</th>
+              <th scope="col" className="eval-num">
+                SQNR (dB)
+              </th>
+              <th scope="col" className="eval-num">
+                Cosine
+              </th>
+              <th scope="col" className="eval-num">
+                Value SQNR
+              </th>
               <th scope="col">Error jump</th>
             </tr>
           </thead>
@@ -55,14 +74,27 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
                   <td className="eval-num">{k + 1}</td>
                   <td className="tensor-table__name">
                     {r.node ? (
-                      <button type="button" className="eval-link" title={`Show ${r.node} on the graph (tensor ${r.tensor})`} onClick={() => select(r.node)}>{r.node}</button>
+                      <button
+                        type="button"
+                        className="eval-link"
+                        title={`Show ${r.node} on the graph (tensor ${r.tensor})`}
+                        onClick={() => select(r.node)}
+                      >
+                        {r.node}
+                      </button>
                     ) : (
                       <span title={r.tensor}>{r.tensor} (input)</span>
                     )}
                   </td>
                   <td className="tensor-table__type">{r.opType}</td>
                   {precisions && <PrecisionCell precision={r.node ? precisions[r.node] : undefined} />}
-                  <td className="eval-num"><span className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`} aria-hidden="true" />{formatDb(r.sqnr)}</td>
+                  <td className="eval-num">
+                    <span
+                      className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`}
+                      aria-hidden="true"
+                    />
+                    {formatDb(r.sqnr)}
+                  </td>
                   <td className="eval-num">{formatCosine(r.cosine)}</td>
                   <td className="eval-num">{formatDb(r.valueSqnr)}</td>
                   <td>{jump && <span className="eval-badge eval-badge--poor">−{formatDb(jump.drop)} dB</span>}</td>
@@ -82,10 +114,16 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
 }
 
 function PrecisionCell({ precision }: { precision: NonNullable<Report['precisions']>[string] | undefined }) {
-  if (!precision) return <td className="muted" data-testid="eval-layer-precision">—</td>;
+  if (!precision)
+    return (
+      <td className="muted" data-testid="eval-layer-precision">
+        —
+      </td>
+    );
   return (
     <td data-testid="eval-layer-precision" data-precision={precision.class}>
-      <span className="eval-dot" style={{ background: PRECISION_COLOURS[precision.class] }} aria-hidden="true" />{precision.label}
+      <span className="eval-dot" style={{ background: PRECISION_COLOURS[precision.class] }} aria-hidden="true" />
+      {precision.label}
     </td>
   );
 }

@@ -8,7 +8,13 @@ import type { MetricName, MetricStat, OutputSummary } from '../../../core/metric
 import { METRIC_LABELS, metricSeverity, metricText } from '../../../core/report/htmlText.ts';
 import { TensorName } from '../../components/TensorName.tsx';
 
-export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outputs: readonly OutputSummary[]; testId?: string }) {
+export function OutputMetricsTable({
+  outputs,
+  testId = 'eval-outputs',
+}: {
+  outputs: readonly OutputSummary[];
+  testId?: string;
+}) {
   return (
     <div className="table-scroll">
       <table className="tensor-table eval-table" data-testid={testId}>
@@ -16,9 +22,15 @@ export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outpu
           <tr>
             <th scope="col">Output</th>
             <th scope="col">Metric</th>
-            <th scope="col" className="eval-num">Mean</th>
-            <th scope="col" className="eval-num">Min</th>
-            <th scope="col" className="eval-num">Max</th>
+            <th scope="col" className="eval-num">
+              Mean
+            </th>
+            <th scope="col" className="eval-num">
+              Min
+            </th>
+            <th scope="col" className="eval-num">
+              Max
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -26,8 +38,13 @@ export function OutputMetricsTable({ outputs, testId = 'eval-outputs' }: { outpu
             (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s], k) => (
               <tr key={`${o.output}-${name}`} data-output={o.output} data-metric={name}>
                 <td className="tensor-table__name">{k === 0 ? <TensorName name={o.output} /> : ''}</td>
-                <td><span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />{METRIC_LABELS[name]}</td>
-                <td className="eval-num" data-testid={`metric-${name}-mean`}>{metricText(name, s.mean)}</td>
+                <td>
+                  <span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />
+                  {METRIC_LABELS[name]}
+                </td>
+                <td className="eval-num" data-testid={`metric-${name}-mean`}>
+                  {metricText(name, s.mean)}
+                </td>
                 <td className="eval-num">{metricText(name, s.min)}</td>
                 <td className="eval-num">{metricText(name, s.max)}</td>
               </tr>

@@ -19,10 +19,20 @@ function Parting({ row }: { row: ParityRow }) {
   if (!p) return <span>parts only at the outputs</span>;
   return (
     <span data-testid="parity-parting">
-      first parts at <code>{p.node}</code> ({p.opType}, tensor <code>{p.tensor}</code>, relative error {p.relativeError.toExponential(1)})
+      first parts at <code>{p.node}</code> ({p.opType}, tensor <code>{p.tensor}</code>, relative error{' '}
+      {p.relativeError.toExponential(1)})
       {p.floatNodeId && (
-        <button type="button" className="button button--small" onClick={() => select(p.floatNodeId, { centre: true })} data-testid="parity-show-node"
-          title={p.floatNodeName === p.node ? 'Select this node in the graph view' : `Select ${p.floatNodeName}, the float graph's node it feeds`}>
+        <button
+          type="button"
+          className="button button--small"
+          onClick={() => select(p.floatNodeId, { centre: true })}
+          data-testid="parity-show-node"
+          title={
+            p.floatNodeName === p.node
+              ? 'Select this node in the graph view'
+              : `Select ${p.floatNodeName}, the float graph's node it feeds`
+          }
+        >
           Show in graph
         </button>
       )}
@@ -41,43 +51,98 @@ export function ParityCard() {
   const flagged = result?.rows.filter((r) => r.flagged) ?? [];
 
   return (
-    <section className="card step" aria-labelledby="parity-title" data-testid="parity-card" data-parity-status={parity.status}>
-      <h3 id="parity-title" className="card__title">Parity across runtimes</h3>
+    <section
+      className="card step"
+      aria-labelledby="parity-title"
+      data-testid="parity-card"
+      data-parity-status={parity.status}
+    >
+      <h3 id="parity-title" className="card__title">
+        Parity across runtimes
+      </h3>
       <p className="muted small">
-        The float and the quantized model on every runtime this browser has, on the first evaluation images, against the WASM float reference:
-        a model right on WASM can be wrong on WebGPU (onnxruntime-web&apos;s JSEP build computes int8 DequantizeLinear wrongly, onnxruntime #32578).
+        The float and the quantized model on every runtime this browser has, on the first evaluation images, against the
+        WASM float reference: a model right on WASM can be wrong on WebGPU (onnxruntime-web&apos;s JSEP build computes
+        int8 DequantizeLinear wrongly, onnxruntime #32578).
       </p>
       <div className="step__actions">
-        <button type="button" className="button" disabled={!quantized || running} onClick={() => void check()} data-testid="parity-button">
+        <button
+          type="button"
+          className="button"
+          disabled={!quantized || running}
+          onClick={() => void check()}
+          data-testid="parity-button"
+        >
           {result ? 'Check parity again' : 'Check parity across runtimes'}
         </button>
         {!quantized && <span className="muted small">Quantize first (step 5).</span>}
       </div>
-      {running && <EvaluationProgressBar progress={parity.progress} onCancel={cancel} testId="parity-progress" label="Checking parity" />}
+      {running && (
+        <EvaluationProgressBar
+          progress={parity.progress}
+          onCancel={cancel}
+          testId="parity-progress"
+          label="Checking parity"
+        />
+      )}
       {parity.status === 'cancelled' && <p className="muted small">The parity check was cancelled.</p>}
-      {parity.error && <Callout kind="error" testId="parity-error" title="The parity check failed"><p>{parity.error.message}</p></Callout>}
+      {parity.error && (
+        <Callout kind="error" testId="parity-error" title="The parity check failed">
+          <p>{parity.error.message}</p>
+        </Callout>
+      )}
       {result && (
         <div data-testid="parity-result">
-          {stale && <Callout kind="warning" title="Quantized again since">This table is of the previous quantized model: check again.</Callout>}
+          {stale && (
+            <Callout kind="warning" title="Quantized again since">
+              This table is of the previous quantized model: check again.
+            </Callout>
+          )}
           {flagged.length > 0 ? (
-            <Callout kind="warning" testId="parity-flag" title={`${flagged.length} runtime${flagged.length === 1 ? '' : 's'} part${flagged.length === 1 ? 's' : ''} from WASM beyond float rounding`}>
+            <Callout
+              kind="warning"
+              testId="parity-flag"
+              title={`${flagged.length} runtime${flagged.length === 1 ? '' : 's'} part${flagged.length === 1 ? 's' : ''} from WASM beyond float rounding`}
+            >
               {flagged.map((r) => `${r.label}, ${r.model} model`).join('; ')}.
             </Callout>
           ) : (
-            <p className="small" data-testid="parity-agree">Every runtime agrees with WASM to float rounding on both models.</p>
+            <p className="small" data-testid="parity-agree">
+              Every runtime agrees with WASM to float rounding on both models.
+            </p>
           )}
           <table className="table" data-testid="parity-table">
             <thead>
-              <tr><th>Runtime</th><th>Model</th><th>Output cosine to WASM float</th><th>Agreement with WASM, same model</th><th>Where it parts</th><th>Time</th></tr>
+              <tr>
+                <th>Runtime</th>
+                <th>Model</th>
+                <th>Output cosine to WASM float</th>
+                <th>Agreement with WASM, same model</th>
+                <th>Where it parts</th>
+                <th>Time</th>
+              </tr>
             </thead>
             <tbody>
               {result.rows.map((r) => (
-                <tr key={`${r.runtime}-${r.model}`} data-testid={`parity-row-${r.runtime}-${r.model}`} data-flagged={r.flagged ? 'true' : 'false'} className={r.flagged ? 'row--flagged' : undefined}>
+                <tr
+                  key={`${r.runtime}-${r.model}`}
+                  data-testid={`parity-row-${r.runtime}-${r.model}`}
+                  data-flagged={r.flagged ? 'true' : 'false'}
+                  className={r.flagged ? 'row--flagged' : undefined}
+                >
                   <td>{r.label}</td>
                   <td>{r.model}</td>
                   <td className="num">{r.error ? '—' : cos(r.cosine)}</td>
                   <td className="num">{r.error ? '—' : cos(r.agreement)}</td>
-                  <td>{r.error ? <span className="muted" title={r.error}>did not run: {r.error.slice(0, 120)}</span> : <Parting row={r} />}</td>
+                  <td>
+                    {r.error ? (
+                      <span className="muted" title={r.error}>
+                        did not run: {r.error.slice(0, 120)}
+                      </span>
+                    ) : (
+                      <Parting row={r} />
+                    )}
+                  </td>
                   <td className="num">{r.seconds.toFixed(1)} s</td>
                 </tr>
               ))}

@@ -27,17 +27,27 @@ const delta = (metric: ReadMetric, v: number) => {
 
 function Reading({ r, previousLabel }: { r: MetricReading; previousLabel: string | null }) {
   return (
-    <li className={`reading__item reading__item--${r.meets ? 'meets' : 'short'}`} data-testid={`reading-${r.metric}`} data-meets={r.meets ? 'true' : 'false'}>
-      <span className="reading__mark" aria-hidden="true">{r.meets ? '✓' : '✗'}</span>
+    <li
+      className={`reading__item reading__item--${r.meets ? 'meets' : 'short'}`}
+      data-testid={`reading-${r.metric}`}
+      data-meets={r.meets ? 'true' : 'false'}
+    >
+      <span className="reading__mark" aria-hidden="true">
+        {r.meets ? '✓' : '✗'}
+      </span>
       <span>
         {LABELS[r.metric]} <strong>{figure(r.metric, r.value)}</strong>{' '}
         <span data-testid="reading-verdict">
-          {r.meets ? 'meets' : 'is below'} the target ≥ {r.metric === 'cosine' ? String(r.target.value) : `${r.target.value} dB`} ({r.target.source === 'quark' ? "Quark's threshold" : 'your target'})
+          {r.meets ? 'meets' : 'is below'} the target ≥{' '}
+          {r.metric === 'cosine' ? String(r.target.value) : `${r.target.value} dB`} (
+          {r.target.source === 'quark' ? "Quark's threshold" : 'your target'})
           {r.meets ? '' : `, short by ${delta(r.metric, -r.margin).slice(1)}`}
         </span>
         .{' '}
         <span className="muted" data-testid="reading-change">
-          {r.change === null ? 'The first evaluation of this model: the next one will be compared with it.' : `${delta(r.metric, r.change)} since the previous run (${previousLabel}).`}
+          {r.change === null
+            ? 'The first evaluation of this model: the next one will be compared with it.'
+            : `${delta(r.metric, r.change)} since the previous run (${previousLabel}).`}
         </span>
       </span>
     </li>
@@ -50,7 +60,9 @@ function scrollToRecovery() {
 
 function NextStep({ result, readings }: { result: EvaluationOutcome; readings: MetricReading[] }) {
   const run = useStudio((s) => s.run.result);
-  const busy = useStudio((s) => s.evaluation.status === 'running' || s.run.status === 'running' || s.recovery.status === 'running');
+  const busy = useStudio(
+    (s) => s.evaluation.status === 'running' || s.run.status === 'running' || s.recovery.status === 'running',
+  );
   const hasImages = useStudio((s) => s.calibration.images.length + s.calibration.npy.length > 0);
   const rungs = useStudio((s) => s.recovery.rungs);
   const adopted = useStudio((s) => s.recovery.adopted);
@@ -63,68 +75,129 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
   // The largest error jump at a weighted layer the quantization touched: excluding an elementwise node between
   // quantized neighbours keeps every Q/DQ around it, so the model computes the same.
   const precisions = result.report.precisions;
-  const jump = result.report.layers?.jumps.find((j) => WEIGHTED.test(j.opType) && (!precisions || (precisions[j.node] && precisions[j.node].label !== 'float' && precisions[j.node].label !== 'BF16')));
+  const jump = result.report.layers?.jumps.find(
+    (j) =>
+      WEIGHTED.test(j.opType) &&
+      (!precisions ||
+        (precisions[j.node] && precisions[j.node].label !== 'float' && precisions[j.node].label !== 'BF16')),
+  );
   const setSuggestTarget = useStudio((s) => s.setSuggestTarget);
   const search = useStudio((s) => s.suggestExclusions);
   const canSearch = useStudio((s) => s.calibration.result !== null && !s.run.settings.bf16);
-  const alreadyFloat = useStudio((s) => !!jump && s.exclusions.entries.some((e) => e.kind === 'nodes' && e.nodes.includes(jump.node as never)));
-  const bestRung = rungs.filter((r) => r.met && r.handle && r.handle !== adopted && !/16/.test(r.label)).sort((a, b) => b.score - a.score)[0];
+  const alreadyFloat = useStudio(
+    (s) => !!jump && s.exclusions.entries.some((e) => e.kind === 'nodes' && e.nodes.includes(jump.node as never)),
+  );
+  const bestRung = rungs
+    .filter((r) => r.met && r.handle && r.handle !== adopted && !/16/.test(r.label))
+    .sort((a, b) => b.score - a.score)[0];
 
   if (readings.every((r) => r.meets)) {
     return (
       <div className="reading__next" data-testid="next-step" data-step="download">
         <span>Next step: the model meets its target{run?.fileName ? '' : '.'}</span>
-        {url && run && <a className="button button--primary button--small" href={url} download={run.fileName} data-testid="next-step-download">Download {run.fileName}</a>}
+        {url && run && (
+          <a
+            className="button button--primary button--small"
+            href={url}
+            download={run.fileName}
+            data-testid="next-step-download"
+          >
+            Download {run.fileName}
+          </a>
+        )}
       </div>
     );
   }
   return (
-    <div className="reading__next" data-testid="next-step" data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : cosine && canSearch ? 'search' : 'ladder'}>
-      <span className="reading__next-title">Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:</span>
+    <div
+      className="reading__next"
+      data-testid="next-step"
+      data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : cosine && canSearch ? 'search' : 'ladder'}
+    >
+      <span className="reading__next-title">
+        Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:
+      </span>
       {jump && !alreadyFloat && (
         <span className="reading__option">
-          <button type="button" className="button button--primary button--small" disabled={busy} data-testid="next-step-exclude"
-            onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}>
+          <button
+            type="button"
+            className="button button--primary button--small"
+            disabled={busy}
+            data-testid="next-step-exclude"
+            onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}
+          >
             Keep {jump.node} float and quantize again
           </button>
-          <span className="muted small">the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType}); the result is then compared with this one.</span>
+          <span className="muted small">
+            the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType}); the
+            result is then compared with this one.
+          </span>
         </span>
       )}
       {(!jump || alreadyFloat) && cosine && canSearch && (
         <span className="reading__option">
-          <button type="button" className="button button--primary button--small" disabled={busy} data-testid="next-step-search"
+          <button
+            type="button"
+            className="button button--primary button--small"
+            disabled={busy}
+            data-testid="next-step-search"
             onClick={() => {
               setSuggestTarget(cosine.target.value);
-              document.querySelector('[data-testid="suggest-card"]')?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+              document
+                .querySelector('[data-testid="suggest-card"]')
+                ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
               void search();
-            }}>
+            }}
+          >
             Search for the exclusions that reach cosine ≥ {cosine.target.value}
           </button>
           <span className="muted small">
-            {!jump && result.report.layers?.jumps.length ? `the error jumps are at nodes without weights of their own (${result.report.layers.jumps.slice(0, 3).map((j) => j.opType).join(', ')}), where keeping one float changes nothing by itself: ` : ''}
+            {!jump && result.report.layers?.jumps.length
+              ? `the error jumps are at nodes without weights of their own (${result.report.layers.jumps
+                  .slice(0, 3)
+                  .map((j) => j.opType)
+                  .join(', ')}), where keeping one float changes nothing by itself: `
+              : ''}
             the search measures each candidate, nodes and tails, and keeps what helps.
           </span>
         </span>
       )}
       {bestRung && (
         <span className="reading__option">
-          <button type="button" className="button button--small" disabled={busy} data-testid="next-step-rung" onClick={() => void adoptRung(bestRung.handle!)}>
+          <button
+            type="button"
+            className="button button--small"
+            disabled={busy}
+            data-testid="next-step-rung"
+            onClick={() => void adoptRung(bestRung.handle!)}
+          >
             Use {bestRung.label}
           </button>
-          <span className="muted small">the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its target).</span>
+          <span className="muted small">
+            the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its
+            target).
+          </span>
         </span>
       )}
       {!bestRung && cosine && (
         <span className="reading__option">
-          <button type="button" className="button button--small" disabled={busy || !hasImages} data-testid="next-step-ladder"
+          <button
+            type="button"
+            className="button button--small"
+            disabled={busy || !hasImages}
+            data-testid="next-step-ladder"
             onClick={() => {
               setLadder({ metric: 'cosine', value: cosine.target.value });
               scrollToRecovery();
               void climb();
-            }}>
+            }}
+          >
             Climb the ladder to cosine ≥ {cosine.target.value}
           </button>
-          <span className="muted small">measures the 8-bit routes first (formats, CLE, fine-tuning, mixed precision), then 16-bit, and keeps the first that meets it.</span>
+          <span className="muted small">
+            measures the 8-bit routes first (formats, CLE, fine-tuning, mixed precision), then 16-bit, and keeps the
+            first that meets it.
+          </span>
         </span>
       )}
     </div>
@@ -139,9 +212,16 @@ export function ResultReading({ result }: { result: EvaluationOutcome }) {
   const readings = readResult(headlineFigures(result.report), targets, previous?.figures ?? null);
   if (readings.length === 0) return null;
   return (
-    <section className="reading" aria-label="What the result means" data-testid="result-reading" data-verdict={readings.every((r) => r.meets) ? 'meets' : 'short'}>
+    <section
+      className="reading"
+      aria-label="What the result means"
+      data-testid="result-reading"
+      data-verdict={readings.every((r) => r.meets) ? 'meets' : 'short'}
+    >
       <ul className="reading__list">
-        {readings.map((r) => <Reading key={r.metric} r={r} previousLabel={previous?.label ?? null} />)}
+        {readings.map((r) => (
+          <Reading key={r.metric} r={r} previousLabel={previous?.label ?? null} />
+        ))}
       </ul>
       <NextStep result={result} readings={readings} />
     </section>

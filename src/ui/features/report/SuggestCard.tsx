@@ -16,12 +16,16 @@ import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 function what(step: SuggestState['steps'][number]): string {
   const c = step.candidate;
   if (!c) return 'starting configuration';
-  return c.kind === 'node' ? `keep ${c.node} float` : `keep the tail ${c.subgraph.starts.join(', ')} → ${c.subgraph.ends.join(', ')} float (${c.nodes} nodes)`;
+  return c.kind === 'node'
+    ? `keep ${c.node} float`
+    : `keep the tail ${c.subgraph.starts.join(', ')} → ${c.subgraph.ends.join(', ')} float (${c.nodes} nodes)`;
 }
 
 export function SuggestCard() {
   const s = useStudio((st) => st.evaluation.suggest);
-  const canRun = useStudio((st) => st.model.handle !== null && st.calibration.result !== null && st.evaluation.status !== 'running');
+  const canRun = useStudio(
+    (st) => st.model.handle !== null && st.calibration.result !== null && st.evaluation.status !== 'running',
+  );
   const setTarget = useStudio((st) => st.setSuggestTarget);
   const setSteps = useStudio((st) => st.setSuggestMaxSteps);
   const setNpuBf16 = useStudio((st) => st.setSuggestNpuBf16);
@@ -34,67 +38,140 @@ export function SuggestCard() {
   const added = s.outcome ? s.outcome.added.nodes.length + s.outcome.added.subgraphs.length : 0;
 
   return (
-    <section className="card step" aria-labelledby="suggest-title" data-testid="suggest-card" data-suggest-status={s.status}>
+    <section
+      className="card step"
+      aria-labelledby="suggest-title"
+      data-testid="suggest-card"
+      data-suggest-status={s.status}
+    >
       <h3 id="suggest-title" className="card__title">
-        <span className="step__number" aria-hidden="true">7</span> Suggest exclusions
+        <span className="step__number" aria-hidden="true">
+          7
+        </span>{' '}
+        Suggest exclusions
       </h3>
       <p className="muted small">
-        Keeps in float, one at a time, the quantized node whose error grows most (or the tail from it to the outputs), re-quantizes and measures the
-        output cosine on the evaluation data; a change is kept only when the measured cosine improves. Every step is measured, never estimated.
+        Keeps in float, one at a time, the quantized node whose error grows most (or the tail from it to the outputs),
+        re-quantizes and measures the output cosine on the evaluation data; a change is kept only when the measured
+        cosine improves. Every step is measured, never estimated.
       </p>
       <div className="step__actions">
         <label className="field field--inline">
           <span className="field__label">Target cosine</span>
-          <input type="number" className="input input--narrow" min={0} max={1} step={0.001} value={s.target} disabled={running}
-            onChange={(e) => setTarget(Number(e.currentTarget.value))} data-testid="suggest-target" />
+          <input
+            type="number"
+            className="input input--narrow"
+            min={0}
+            max={1}
+            step={0.001}
+            value={s.target}
+            disabled={running}
+            onChange={(e) => setTarget(Number(e.currentTarget.value))}
+            data-testid="suggest-target"
+          />
         </label>
         <label className="field field--inline">
           <span className="field__label">At most</span>
-          <input type="number" className="input input--narrow" min={1} max={50} step={1} value={s.maxSteps} disabled={running}
-            onChange={(e) => setSteps(Number(e.currentTarget.value))} data-testid="suggest-steps" />
+          <input
+            type="number"
+            className="input input--narrow"
+            min={1}
+            max={50}
+            step={1}
+            value={s.maxSteps}
+            disabled={running}
+            onChange={(e) => setSteps(Number(e.currentTarget.value))}
+            data-testid="suggest-steps"
+          />
           <span className="muted small">steps</span>
         </label>
         <AimSelect value={s.aim} onChange={setAim} disabled={running} testId="suggest-aim" />
         <label className="eval-source__option">
-          <input type="checkbox" checked={s.npuBf16} disabled={running} onChange={(e) => setNpuBf16(e.currentTarget.checked)} data-testid="suggest-npu-toggle" />
+          <input
+            type="checkbox"
+            checked={s.npuBf16}
+            disabled={running}
+            onChange={(e) => setNpuBf16(e.currentTarget.checked)}
+            data-testid="suggest-npu-toggle"
+          />
           as the NPU runs it <span className="muted small">(measure with the float parts in BF16)</span>
         </label>
-        <button type="button" className="button button--primary" disabled={!canRun || running} onClick={() => void run()} data-testid="suggest-button">
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={!canRun || running}
+          onClick={() => void run()}
+          data-testid="suggest-button"
+        >
           Suggest exclusions
         </button>
       </div>
-      {running && <EvaluationProgressBar progress={s.progress} onCancel={cancel} testId="suggest-progress" label="Searching" />}
-      {s.status === 'cancelled' && <p className="muted small" data-testid="suggest-cancelled">The search was cancelled; the steps measured before are kept below.</p>}
+      {running && (
+        <EvaluationProgressBar progress={s.progress} onCancel={cancel} testId="suggest-progress" label="Searching" />
+      )}
+      {s.status === 'cancelled' && (
+        <p className="muted small" data-testid="suggest-cancelled">
+          The search was cancelled; the steps measured before are kept below.
+        </p>
+      )}
       {s.error && (
-        <Callout kind="error" testId="suggest-error" data={{ 'data-error-name': s.error.name }} title={evaluationErrorTitle(s.error.name, 'The search failed')}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+        <Callout
+          kind="error"
+          testId="suggest-error"
+          data={{ 'data-error-name': s.error.name }}
+          title={evaluationErrorTitle(s.error.name, 'The search failed')}
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
+        >
           <p>{s.error.message}</p>
           {evaluationErrorHint(s.error.name) && <p className="callout__hint">{evaluationErrorHint(s.error.name)}</p>}
         </Callout>
       )}
       {s.steps.length > 0 && (
-        <p className="muted small" data-testid="suggest-aimed" data-aim={s.outcome?.aim ?? s.aim}>Cosines measured at {AIM_TEXT[s.outcome?.aim ?? s.aim]}.</p>
+        <p className="muted small" data-testid="suggest-aimed" data-aim={s.outcome?.aim ?? s.aim}>
+          Cosines measured at {AIM_TEXT[s.outcome?.aim ?? s.aim]}.
+        </p>
       )}
       {s.steps.length > 0 && (
         <div className="table-scroll">
           <table className="tensor-table eval-table" data-testid="suggest-steps-table">
             <thead>
               <tr>
-                <th scope="col" className="eval-num">Step</th>
+                <th scope="col" className="eval-num">
+                  Step
+                </th>
                 <th scope="col">Change</th>
-                <th scope="col" className="eval-num">Layer SQNR / drop</th>
-                <th scope="col" className="eval-num">Measured cosine</th>
+                <th scope="col" className="eval-num">
+                  Layer SQNR / drop
+                </th>
+                <th scope="col" className="eval-num">
+                  Measured cosine
+                </th>
                 <th scope="col">Kept</th>
-                <th scope="col" className="eval-num">Time</th>
+                <th scope="col" className="eval-num">
+                  Time
+                </th>
               </tr>
             </thead>
             <tbody>
               {s.steps.map((st) => (
                 <tr key={st.step} data-testid="suggest-step">
                   <td className="eval-num">{st.step}</td>
-                  <td className="tensor-table__name">{what(st)}{st.error && <div className="muted small">{st.error}</div>}</td>
-                  <td className="eval-num">{st.candidate ? `${formatDb(st.candidate.layer.sqnr)} / ${formatDb(st.candidate.layer.drop)} dB` : ''}</td>
-                  <td className="eval-num" data-testid="suggest-step-cosine">{formatCosine(st.cosine)}</td>
+                  <td className="tensor-table__name">
+                    {what(st)}
+                    {st.error && <div className="muted small">{st.error}</div>}
+                  </td>
+                  <td className="eval-num">
+                    {st.candidate
+                      ? `${formatDb(st.candidate.layer.sqnr)} / ${formatDb(st.candidate.layer.drop)} dB`
+                      : ''}
+                  </td>
+                  <td className="eval-num" data-testid="suggest-step-cosine">
+                    {formatCosine(st.cosine)}
+                  </td>
                   <td>{st.step === 0 ? '' : st.kept ? 'kept' : st.error ? 'failed' : 'not kept'}</td>
                   <td className="eval-num">{st.seconds.toFixed(1)} s</td>
                 </tr>
@@ -106,13 +183,24 @@ export function SuggestCard() {
       {s.outcome && (
         <div className="eval-suggestion" data-testid="suggest-outcome">
           <p>
-            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target {s.outcome.target}{s.outcome.npuBf16 ? ' as the NPU runs it (float parts in BF16)' : ''}: best cosine <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong>{' '}
-            (from {formatCosine(s.outcome.startCosine)}), {added === 0 ? 'with nothing more kept float' : `keeping ${plural(added, 'more pick')} float`}.
-            {s.outcome.stopped === 'max-steps' && !s.outcome.reached && ' The step limit was hit: allow more steps to keep searching.'}
+            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target {s.outcome.target}
+            {s.outcome.npuBf16 ? ' as the NPU runs it (float parts in BF16)' : ''}: best cosine{' '}
+            <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong> (from{' '}
+            {formatCosine(s.outcome.startCosine)}),{' '}
+            {added === 0 ? 'with nothing more kept float' : `keeping ${plural(added, 'more pick')} float`}.
+            {s.outcome.stopped === 'max-steps' &&
+              !s.outcome.reached &&
+              ' The step limit was hit: allow more steps to keep searching.'}
           </p>
           {added > 0 && (
             <div className="step__actions">
-              <button type="button" className="button button--primary" disabled={s.accepted !== null} onClick={accept} data-testid="suggest-accept">
+              <button
+                type="button"
+                className="button button--primary"
+                disabled={s.accepted !== null}
+                onClick={accept}
+                data-testid="suggest-accept"
+              >
                 {s.accepted ? 'Accepted: added to the exclusions' : 'Accept: add to the exclusions'}
               </button>
               {s.accepted && <span className="muted small">Quantize again (step 5) to apply them.</span>}

@@ -9,5 +9,12 @@ import type { ReportTask } from '../../../core/report/index.ts';
 import { taskSection } from '../../../core/report/taskSection.ts';
 
 export function TaskAccuracy({ task }: { task: ReportTask }) {
-  return <div className="task-accuracy" data-testid="eval-task" data-task={task.task} dangerouslySetInnerHTML={{ __html: taskSection(task) }} />;
+  return (
+    <div
+      className="task-accuracy"
+      data-testid="eval-task"
+      data-task={task.task}
+      dangerouslySetInnerHTML={{ __html: taskSection(task) }}
+    />
+  );
 }

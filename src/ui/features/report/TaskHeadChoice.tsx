@@ -9,9 +9,28 @@ import { useEffect, useMemo, useState } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { useStudio } from '../../store/index.ts';
 import { headSuggestion, modelKey } from '../../store/selectors.ts';
-import { HEAD_CHOICES, describeHead, headChoiceKind, headFields, headForChoice, headOutputs, withHeadField, type HeadChoiceKind, type HeadField, type TaskHead } from '../../../core/task/index.ts';
+import {
+  HEAD_CHOICES,
+  describeHead,
+  headChoiceKind,
+  headFields,
+  headForChoice,
+  headOutputs,
+  withHeadField,
+  type HeadChoiceKind,
+  type HeadField,
+  type TaskHead,
+} from '../../../core/task/index.ts';
 
-function FieldInput({ field, disabled, onCommit }: { field: HeadField; disabled: boolean; onCommit: (value: number) => string | null }) {
+function FieldInput({
+  field,
+  disabled,
+  onCommit,
+}: {
+  field: HeadField;
+  disabled: boolean;
+  onCommit: (value: number) => string | null;
+}) {
   const [text, setText] = useState(String(field.value));
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => setText(String(field.value)), [field.value]);
@@ -36,7 +55,11 @@ function FieldInput({ field, disabled, onCommit }: { field: HeadField; disabled:
           setProblem(t.trim() === '' ? `${field.label}: give a number` : onCommit(Number(t)));
         }}
       />
-      {problem && <span className="task-head__problem small" role="alert" data-testid={`${id}-problem`}>{problem}</span>}
+      {problem && (
+        <span className="task-head__problem small" role="alert" data-testid={`${id}-problem`}>
+          {problem}
+        </span>
+      )}
     </div>
   );
 }
@@ -78,25 +101,35 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
       <legend className="task-head__legend">Task judged</legend>
       {state === 'unrecognised' ? (
         <Callout kind="warning" testId="task-unrecognised" title="Task not recognised — choose one">
-          <p>{guess.evidence.join('; ')}. Choose what the outputs mean and the studio judges boxes, classes, masks or text; or judge the outputs only (cosine, PSNR).</p>
+          <p>
+            {guess.evidence.join('; ')}. Choose what the outputs mean and the studio judges boxes, classes, masks or
+            text; or judge the outputs only (cosine, PSNR).
+          </p>
         </Callout>
       ) : (
         <p className="small task-head__suggestion" data-testid="task-suggestion">
           {state === 'suggested' ? (
             <>
-              <strong>Recognised: {guess.label}</strong> <span className="muted">({guess.confidence} confidence; a suggestion — accept it or change it)</span>
+              <strong>Recognised: {guess.label}</strong>{' '}
+              <span className="muted">({guess.confidence} confidence; a suggestion — accept it or change it)</span>
             </>
           ) : (
             <>
               <strong>Your choice</strong>
-              {recognised ? <span className="muted"> (recognised: {guess.label})</span> : <span className="muted"> (the model's head was not recognised)</span>}
+              {recognised ? (
+                <span className="muted"> (recognised: {guess.label})</span>
+              ) : (
+                <span className="muted"> (the model's head was not recognised)</span>
+              )}
             </>
           )}
         </p>
       )}
       {state !== 'unrecognised' && recognised && (
         <ul className="small muted task-head__evidence" data-testid="task-evidence">
-          {guess.evidence.map((e) => <li key={e}>{e}</li>)}
+          {guess.evidence.map((e) => (
+            <li key={e}>{e}</li>
+          ))}
         </ul>
       )}
       <div className="task-head__row">
@@ -116,34 +149,82 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
         {oneOutput && (
           <label className="task-head__field">
             <span>output</span>
-            <select value={headOutputs(head!)[0]} onChange={(e) => pickOutput(e.currentTarget.value)} data-testid="task-output">
-              {summary.outputs.map((o) => <option key={o.name} value={o.name}>{o.name}</option>)}
+            <select
+              value={headOutputs(head!)[0]}
+              onChange={(e) => pickOutput(e.currentTarget.value)}
+              data-testid="task-output"
+            >
+              {summary.outputs.map((o) => (
+                <option key={o.name} value={o.name}>
+                  {o.name}
+                </option>
+              ))}
             </select>
           </label>
         )}
         {state === 'suggested' && (
-          <button type="button" className="button button--small" onClick={() => void choose(guess.head!)} data-testid="task-accept">Accept</button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => void choose(guess.head!)}
+            data-testid="task-accept"
+          >
+            Accept
+          </button>
         )}
         {state === 'chosen' && recognised && (
-          <button type="button" className="button button--small" onClick={() => void choose(null)} data-testid="task-reset">Back to the suggestion</button>
+          <button
+            type="button"
+            className="button button--small"
+            onClick={() => void choose(null)}
+            data-testid="task-reset"
+          >
+            Back to the suggestion
+          </button>
         )}
       </div>
       {head && headFields(head).length > 0 && (
         <div className="task-head__row" data-testid="task-fields">
           {headFields(head).map((f) => (
-            <FieldInput key={`${kind}-${f.key}`} field={f} disabled={disabled} onCommit={(v) => {
-              const r = withHeadField(head, f.key, v);
-              if (!r.head) return r.reason;
-              void choose(r.head);
-              return null;
-            }} />
+            <FieldInput
+              key={`${kind}-${f.key}`}
+              field={f}
+              disabled={disabled}
+              onCommit={(v) => {
+                const r = withHeadField(head, f.key, v);
+                if (!r.head) return r.reason;
+                void choose(r.head);
+                return null;
+              }}
+            />
           ))}
         </div>
       )}
-      {head && <p className="small muted" data-testid="task-head-text">{describeHead(head)}</p>}
-      {judging && <p className="small muted" data-testid="task-judging" role="status">Reading the task figures again through this head…</p>}
-      {refusal && <Callout kind="error" testId="task-refusal" title="This decoder cannot read the model's outputs"><p>{refusal}</p></Callout>}
-      {taskError && <Callout kind="error" testId="task-error" data={{ 'data-error-name': taskError.name }} title="The task head does not fit these outputs"><p>{taskError.message}</p></Callout>}
+      {head && (
+        <p className="small muted" data-testid="task-head-text">
+          {describeHead(head)}
+        </p>
+      )}
+      {judging && (
+        <p className="small muted" data-testid="task-judging" role="status">
+          Reading the task figures again through this head…
+        </p>
+      )}
+      {refusal && (
+        <Callout kind="error" testId="task-refusal" title="This decoder cannot read the model's outputs">
+          <p>{refusal}</p>
+        </Callout>
+      )}
+      {taskError && (
+        <Callout
+          kind="error"
+          testId="task-error"
+          data={{ 'data-error-name': taskError.name }}
+          title="The task head does not fit these outputs"
+        >
+          <p>{taskError.message}</p>
+        </Callout>
+      )}
     </fieldset>
   );
 }

@@ -5,14 +5,32 @@
 import { errorHint as calibrationHint, errorTitle as calibrationTitle } from '../calibration/errorTitles.ts';
 
 const TEXTS: Record<string, { title: string; hint?: string }> = {
-  NotQuantizedError: { title: 'Nothing to evaluate yet', hint: 'Quantize the model in step 5; the evaluation compares it with the float model.' },
-  NoEvaluationDataError: { title: 'No evaluation data', hint: 'Drop evaluation images here, or use the calibration images.' },
-  NoUsableSamplesError: { title: 'None of the images could be read', hint: 'Give PNG, JPEG or WebP images; damaged files are skipped.' },
-  ComparisonError: { title: 'The models cannot be compared', hint: 'Quantize this model again: the quantized model must have the float model\'s inputs and outputs.' },
-  NotCalibratedError: { title: 'Calibrate first', hint: 'The search re-quantizes with the calibrated ranges of the current settings.' },
+  NotQuantizedError: {
+    title: 'Nothing to evaluate yet',
+    hint: 'Quantize the model in step 5; the evaluation compares it with the float model.',
+  },
+  NoEvaluationDataError: {
+    title: 'No evaluation data',
+    hint: 'Drop evaluation images here, or use the calibration images.',
+  },
+  NoUsableSamplesError: {
+    title: 'None of the images could be read',
+    hint: 'Give PNG, JPEG or WebP images; damaged files are skipped.',
+  },
+  ComparisonError: {
+    title: 'The models cannot be compared',
+    hint: "Quantize this model again: the quantized model must have the float model's inputs and outputs.",
+  },
+  NotCalibratedError: {
+    title: 'Calibrate first',
+    hint: 'The search re-quantizes with the calibrated ranges of the current settings.',
+  },
   ConfigError: { title: 'Check the settings' },
   ExclusionError: { title: 'An exclusion names nothing in this model' },
-  ModelTooLargeError: { title: 'Too large to evaluate in the page', hint: 'Evaluate with the command line: npx qstudio evaluate <float.onnx> <quant.onnx> --data <dir>.' },
+  ModelTooLargeError: {
+    title: 'Too large to evaluate in the page',
+    hint: 'Evaluate with the command line: npx qstudio evaluate <float.onnx> <quant.onnx> --data <dir>.',
+  },
 };
 
 export function evaluationErrorTitle(name: string, fallback: string): string {

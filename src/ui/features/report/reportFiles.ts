@@ -8,10 +8,17 @@ import type { SuggestOutcome } from '../../store/evaluationSlice.ts';
 import type { ParityResult } from '../../remote/workerTypes.ts';
 
 /** The report with the search's steps, if there is a search to add, and the parity check run on the same quantized model. */
-export function reportWithSearch(report: Report, search: SuggestOutcome | null, parity: ParityResult | null = null): Report {
+export function reportWithSearch(
+  report: Report,
+  search: SuggestOutcome | null,
+  parity: ParityResult | null = null,
+): Report {
   const withParity = parity ? { ...report, parity } : report;
   if (!search) return withParity;
-  return { ...withParity, suggest: { target: search.target, reached: search.reached, stopped: search.stopped, steps: search.steps } };
+  return {
+    ...withParity,
+    suggest: { target: search.target, reached: search.reached, stopped: search.stopped, steps: search.steps },
+  };
 }
 
 /** "yolox-nano.quant.onnx" → "yolox-nano.quant.report.html" (or .json). */

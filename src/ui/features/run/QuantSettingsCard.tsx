@@ -31,10 +31,15 @@ export function QuantSettingsCard() {
   return (
     <section className="card step" aria-labelledby="settings-title" data-testid="quant-settings">
       <h3 id="settings-title" className="card__title">
-        <span className="step__number" aria-hidden="true">2</span> Quantization
+        <span className="step__number" aria-hidden="true">
+          2
+        </span>{' '}
+        Quantization
       </h3>
       <div className="field">
-        <label className="field__label" htmlFor={presetId}>Preset</label>
+        <label className="field__label" htmlFor={presetId}>
+          Preset
+        </label>
         <select
           id={presetId}
           className="select"
@@ -45,15 +50,21 @@ export function QuantSettingsCard() {
           onChange={(e) => setPreset(e.currentTarget.value as StudioPreset)}
         >
           {PRESET_NAMES.map((name) => (
-            <option key={name} value={name}>{name}</option>
+            <option key={name} value={name}>
+              {name}
+            </option>
           ))}
           <option value={BF16_PRESET}>{BF16_PRESET} (with-cast)</option>
         </select>
-        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">{bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}</div>
+        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">
+          {bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}
+        </div>
       </div>
       {!bf16 && (
         <div className="field">
-          <label className="field__label" htmlFor={methodId}>Calibration method</label>
+          <label className="field__label" htmlFor={methodId}>
+            Calibration method
+          </label>
           <select
             id={methodId}
             className="select"
@@ -64,76 +75,124 @@ export function QuantSettingsCard() {
             onChange={(e) => setCalibrationMethod(e.currentTarget.value || null)}
           >
             <option value="">The preset’s ({getPreset(settings.preset).calibrationMethod})</option>
-            {methodsFor(settings.preset).filter((m) => m !== getPreset(settings.preset).calibrationMethod).map((m) => (
-              <option key={m} value={m}>{m}</option>
-            ))}
+            {methodsFor(settings.preset)
+              .filter((m) => m !== getPreset(settings.preset).calibrationMethod)
+              .map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
           </select>
           <div id={methodHintId} className="field__hint">
-            How activation ranges are chosen. The preset’s keeps its reference’s configuration; with float scales, Entropy
-            measured at least as good as MinMax on every model we benchmark, and Sequential (Entropy gathered on the
-            partly quantized model, 1.6–4.8× MinMax’s time) best on the text detector (bench suite calibration-methods).
+            How activation ranges are chosen. The preset’s keeps its reference’s configuration; with float scales,
+            Entropy measured at least as good as MinMax on every model we benchmark, and Sequential (Entropy gathered on
+            the partly quantized model, 1.6–4.8× MinMax’s time) best on the text detector (bench suite
+            calibration-methods).
           </div>
         </div>
       )}
       {bf16 && (
         <p className="field__hint" data-testid="bf16-note">
-          Calibration is optional: bfloat16 keeps float32's range, so there is no scale to choose. Every node is rounded to BF16; the
-          Keep-in-float list does not apply. Compile the float model for the NPU; this model measures BF16 loss on a CPU.
+          Calibration is optional: bfloat16 keeps float32's range, so there is no scale to choose. Every node is rounded
+          to BF16; the Keep-in-float list does not apply. Compile the float model for the NPU; this model measures BF16
+          loss on a CPU.
         </p>
       )}
       <label className="check">
-        <input type="checkbox" checked={settings.perChannel} disabled={locked || bf16} data-testid="per-channel"
-          onChange={(e) => setPerChannel(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          checked={settings.perChannel}
+          disabled={locked || bf16}
+          data-testid="per-channel"
+          onChange={(e) => setPerChannel(e.currentTarget.checked)}
+        />
         <span>
           Per-channel weights
-          <span className="check__hint">One scale per output channel; raises the opset to 13 where needed. Usually much better for depthwise convolutions.</span>
-        </span>
-      </label>
-      <label className="check">
-        <input type="checkbox" checked={settings.saturationSafeWeights === true} disabled={locked || bf16} data-testid="saturation-safe"
-          onChange={(e) => setSaturationSafeWeights(e.currentTarget.checked)} />
-        <span>
-          Safe for x86 CPU int8 kernels
           <span className="check__hint">
-            7-bit codes only in the weight channels whose 8-bit products onnxruntime's CPU kernels (default options, x86 without VNNI)
-            could saturate; the rest keep 8 bits. Off in every preset (the NPU presets reproduce Quark's configs); for a model
-            deployed with onnxruntime on a CPU (bench cpu-kernels).
+            One scale per output channel; raises the opset to 13 where needed. Usually much better for depthwise
+            convolutions.
           </span>
         </span>
       </label>
       <label className="check">
-        <input type="checkbox" checked={settings.useRandomData} disabled={locked || bf16} data-testid="random-data"
-          onChange={(e) => setUseRandomData(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          checked={settings.saturationSafeWeights === true}
+          disabled={locked || bf16}
+          data-testid="saturation-safe"
+          onChange={(e) => setSaturationSafeWeights(e.currentTarget.checked)}
+        />
+        <span>
+          Safe for x86 CPU int8 kernels
+          <span className="check__hint">
+            7-bit codes only in the weight channels whose 8-bit products onnxruntime's CPU kernels (default options, x86
+            without VNNI) could saturate; the rest keep 8 bits. Off in every preset (the NPU presets reproduce Quark's
+            configs); for a model deployed with onnxruntime on a CPU (bench cpu-kernels).
+          </span>
+        </span>
+      </label>
+      <label className="check">
+        <input
+          type="checkbox"
+          checked={settings.useRandomData}
+          disabled={locked || bf16}
+          data-testid="random-data"
+          onChange={(e) => setUseRandomData(e.currentTarget.checked)}
+        />
         <span>
           Random data when no images are given
-          <span className="check__hint">UseRandomData: quick to try, but ranges from noise rarely match real inputs.</span>
+          <span className="check__hint">
+            UseRandomData: quick to try, but ranges from noise rarely match real inputs.
+          </span>
         </span>
       </label>
       {float16 && !bf16 && (
         <fieldset className="fp16-options" data-testid="fp16-options">
           <legend className="field__label">Float16 model</legend>
           <label className="check">
-            <input type="checkbox" checked={fp16.convertAll} disabled={locked} data-testid="fp16-convert-all"
-              onChange={(e) => setFp16({ convertAll: e.currentTarget.checked })} />
+            <input
+              type="checkbox"
+              checked={fp16.convertAll}
+              disabled={locked}
+              data-testid="fp16-convert-all"
+              onChange={(e) => setFp16({ convertAll: e.currentTarget.checked })}
+            />
             <span>
               Convert the whole model to FP32 first
-              <span className="check__hint">ConvertFP16ToFP32 (convert_fp16_to_fp32 on "all"): the result is a float32 model. Off: pick subgraphs to convert in the list “Convert to FP32”.</span>
+              <span className="check__hint">
+                ConvertFP16ToFP32 (convert_fp16_to_fp32 on "all"): the result is a float32 model. Off: pick subgraphs to
+                convert in the list “Convert to FP32”.
+              </span>
             </span>
           </label>
           <label className="check">
-            <input type="checkbox" checked={fp16.quantizeFp16 && !fp16.convertAll} disabled={locked || fp16.convertAll} data-testid="fp16-quantize"
-              onChange={(e) => setFp16({ quantizeFp16: e.currentTarget.checked })} />
+            <input
+              type="checkbox"
+              checked={fp16.quantizeFp16 && !fp16.convertAll}
+              disabled={locked || fp16.convertAll}
+              data-testid="fp16-quantize"
+              onChange={(e) => setFp16({ quantizeFp16: e.currentTarget.checked })}
+            />
             <span>
               QuantizeFP16
-              <span className="check__hint">Q/DQ on the float16 tensors; the parts left float stay float16, with Casts at every border.</span>
+              <span className="check__hint">
+                Q/DQ on the float16 tensors; the parts left float stay float16, with Casts at every border.
+              </span>
             </span>
           </label>
           <label className="check">
-            <input type="checkbox" checked={fp16.useFp32Scale} disabled={locked || fp16.convertAll} data-testid="fp16-fp32-scale"
-              onChange={(e) => setFp16({ useFp32Scale: e.currentTarget.checked })} />
+            <input
+              type="checkbox"
+              checked={fp16.useFp32Scale}
+              disabled={locked || fp16.convertAll}
+              data-testid="fp16-fp32-scale"
+              onChange={(e) => setFp16({ useFp32Scale: e.currentTarget.checked })}
+            />
             <span>
               UseFP32Scale
-              <span className="check__hint">Float32 Q/DQ scales with Casts around them, as the guide sets for the NPU; off: float16 scales.</span>
+              <span className="check__hint">
+                Float32 Q/DQ scales with Casts around them, as the guide sets for the NPU; off: float16 scales.
+              </span>
             </span>
           </label>
         </fieldset>
@@ -141,11 +200,26 @@ export function QuantSettingsCard() {
       {overrides.length > 0 && (
         <div className="field__hint" data-testid="tensor-overrides" data-count={overrides.length}>
           Mixed precision: {overrides.length} tensor{overrides.length === 1 ? '' : 's'} quantized as{' '}
-          {[...new Set(overrides.map(([, o]) => o[0]?.quant_type))].join(', ')} (TensorQuantOverrides; exported with the config){' '}
-          <button type="button" className="button button--small button--quiet" disabled={locked} onClick={() => setTensorOverrides({})} data-testid="tensor-overrides-clear">Clear</button>
+          {[...new Set(overrides.map(([, o]) => o[0]?.quant_type))].join(', ')} (TensorQuantOverrides; exported with the
+          config){' '}
+          <button
+            type="button"
+            className="button button--small button--quiet"
+            disabled={locked}
+            onClick={() => setTensorOverrides({})}
+            data-testid="tensor-overrides-clear"
+          >
+            Clear
+          </button>
           <details>
             <summary className="small">Which</summary>
-            <ul className="small mono">{overrides.slice(0, 200).map(([t, o]) => <li key={t}>{t}: {o[0]?.quant_type}</li>)}</ul>
+            <ul className="small mono">
+              {overrides.slice(0, 200).map(([t, o]) => (
+                <li key={t}>
+                  {t}: {o[0]?.quant_type}
+                </li>
+              ))}
+            </ul>
           </details>
         </div>
       )}

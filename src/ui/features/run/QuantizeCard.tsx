@@ -20,7 +20,11 @@ export function QuantizeCard() {
   const dismiss = useStudio((s) => s.dismissRunError);
   const bf16 = useStudio((s) => s.run.settings.bf16 === true);
   // BF16 with-cast needs no ranges: it is ready as soon as a model is open.
-  const ready = useStudio((s) => s.calibration.status !== 'running' && (s.run.settings.bf16 === true ? s.model.handle !== null : rangesAreCurrent(s)));
+  const ready = useStudio(
+    (s) =>
+      s.calibration.status !== 'running' &&
+      (s.run.settings.bf16 === true ? s.model.handle !== null : rangesAreCurrent(s)),
+  );
   const preset = useStudio((s) => shownPreset(s.run.settings));
   const url = useObjectUrl(result?.blob);
   const dataUrl = useObjectUrl(result?.data?.blob);
@@ -28,12 +32,27 @@ export function QuantizeCard() {
   const floatNeeded = useStudio(floatModelNeeded);
 
   return (
-    <section className="card step" aria-labelledby="quantize-title" data-testid="quantize-card" data-run-status={status}>
+    <section
+      className="card step"
+      aria-labelledby="quantize-title"
+      data-testid="quantize-card"
+      data-run-status={status}
+    >
       <h3 id="quantize-title" className="card__title">
-        <span className="step__number" aria-hidden="true">5</span> Quantize
+        <span className="step__number" aria-hidden="true">
+          5
+        </span>{' '}
+        Quantize
       </h3>
       <div className="step__actions">
-        <button type="button" className={result ? 'button' : 'button button--primary'} disabled={!ready || running || floatNeeded !== null} title={floatNeeded ?? undefined} onClick={() => void quantize()} data-testid="quantize-button">
+        <button
+          type="button"
+          className={result ? 'button' : 'button button--primary'}
+          disabled={!ready || running || floatNeeded !== null}
+          title={floatNeeded ?? undefined}
+          onClick={() => void quantize()}
+          data-testid="quantize-button"
+        >
           {result ? 'Quantize again' : 'Quantize'} with {preset}
         </button>
         {running && (
@@ -42,12 +61,27 @@ export function QuantizeCard() {
           </span>
         )}
         {floatNeeded && <span className="muted small">Needs the float model: see step 4.</span>}
-        {!ready && !running && !floatNeeded && <span className="muted small">Calibrate with the current settings first (step 4).</span>}
-        {bf16 && !running && <span className="muted small" data-testid="bf16-ready">BF16 needs no calibration.</span>}
+        {!ready && !running && !floatNeeded && (
+          <span className="muted small">Calibrate with the current settings first (step 4).</span>
+        )}
+        {bf16 && !running && (
+          <span className="muted small" data-testid="bf16-ready">
+            BF16 needs no calibration.
+          </span>
+        )}
       </div>
       {error && (
-        <Callout kind="error" testId="quantize-error" data={{ 'data-error-name': error.name }} title={errorTitle(error.name, 'Quantization failed')}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+        <Callout
+          kind="error"
+          testId="quantize-error"
+          data={{ 'data-error-name': error.name }}
+          title={errorTitle(error.name, 'Quantization failed')}
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
+        >
           <p>{error.message}</p>
           {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}
         </Callout>
@@ -62,13 +96,27 @@ export function QuantizeCard() {
               </a>
             )}
             {dataUrl && result.data && (
-              <a className="button button--primary" href={dataUrl} download={result.data.fileName} data-testid="download-model-data"
-                title="The weights, which the .onnx file refers to: keep both files in the same folder">
+              <a
+                className="button button--primary"
+                href={dataUrl}
+                download={result.data.fileName}
+                data-testid="download-model-data"
+                title="The weights, which the .onnx file refers to: keep both files in the same folder"
+              >
                 Download {result.data.fileName}
               </a>
             )}
-            <button type="button" className="button" data-testid="download-report"
-              onClick={() => downloadText(`${JSON.stringify(result.report, null, 2)}\n`, result.fileName.replace(/\.onnx$/, '.report.json'))}>
+            <button
+              type="button"
+              className="button"
+              data-testid="download-report"
+              onClick={() =>
+                downloadText(
+                  `${JSON.stringify(result.report, null, 2)}\n`,
+                  result.fileName.replace(/\.onnx$/, '.report.json'),
+                )
+              }
+            >
               Download report JSON
             </button>
           </div>

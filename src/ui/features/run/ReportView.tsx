@@ -14,7 +14,9 @@ function Count({ label, value, testId, sub }: { label: string; value: ReactNode;
     <div className="facts__item">
       <dt>{label}</dt>
       <dd>
-        <span className="facts__big" data-testid={testId}>{value}</span>
+        <span className="facts__big" data-testid={testId}>
+          {value}
+        </span>
         {sub && <span className="facts__sub">{sub}</span>}
       </dd>
     </div>
@@ -35,24 +37,64 @@ export function ReportView({ result }: { result: RunResult }) {
   return (
     <div className="report" data-testid="quant-report">
       <dl className="facts">
-        <Count label={bf16 ? 'Nodes in BF16' : 'Quantized nodes'} value={exact(c.quantized)} testId="report-quantized" sub={`of ${exact(c.nodes)}`} />
+        <Count
+          label={bf16 ? 'Nodes in BF16' : 'Quantized nodes'}
+          value={exact(c.quantized)}
+          testId="report-quantized"
+          sub={`of ${exact(c.nodes)}`}
+        />
         <Count label="Float nodes" value={exact(c.float)} testId="report-float" />
-        {bf16
-          ? <Count label="BF16 Cast pairs" value={exact(bf16.activations)} testId="report-qdq" sub={`+ ${plural(bf16.weights, 'weight')} stored as bfloat16`} />
-          : <Count label="Q/DQ pairs" value={exact(c.activationPairs)} testId="report-qdq" sub={`+ ${plural(c.quantizedConstants, 'quantized constant')}`} />}
-        <Count label="Opset" value={<>{report.opset.before} → {report.opset.after}</>} testId="report-opset" sub={report.opset.qdqDomain === 'com.microsoft' ? 'Q/DQ in com.microsoft' : undefined} />
-        <Count label="Size" value={formatBytes(result.byteLength)} testId="report-size" sub={`${result.seconds.toFixed(1)} s`} />
+        {bf16 ? (
+          <Count
+            label="BF16 Cast pairs"
+            value={exact(bf16.activations)}
+            testId="report-qdq"
+            sub={`+ ${plural(bf16.weights, 'weight')} stored as bfloat16`}
+          />
+        ) : (
+          <Count
+            label="Q/DQ pairs"
+            value={exact(c.activationPairs)}
+            testId="report-qdq"
+            sub={`+ ${plural(c.quantizedConstants, 'quantized constant')}`}
+          />
+        )}
+        <Count
+          label="Opset"
+          value={
+            <>
+              {report.opset.before} → {report.opset.after}
+            </>
+          }
+          testId="report-opset"
+          sub={report.opset.qdqDomain === 'com.microsoft' ? 'Q/DQ in com.microsoft' : undefined}
+        />
+        <Count
+          label="Size"
+          value={formatBytes(result.byteLength)}
+          testId="report-size"
+          sub={`${result.seconds.toFixed(1)} s`}
+        />
       </dl>
       {report.saturationRisk && (
-        <Callout kind="info" testId="report-saturation-risk" title={`For a CPU deployment: ${plural(report.saturationRisk.length, 'weight')} could saturate x86 int8 kernels`}>
-          Their 8-bit codes hold same-sign pairs past 128, which onnxruntime&apos;s CPU provider at its default graph optimization
-          (x86 without VNNI) adds in 16 bits and can saturate. The studio&apos;s figures run the model&apos;s own Q/DQ arithmetic
-          (graph optimization &apos;basic&apos;) and do not show it; <code>qstudio evaluate</code> measures it at onnxruntime&apos;s default. To deploy with onnxruntime on
-          such a CPU, tick &ldquo;Safe for x86 CPU int8 kernels&rdquo; and quantize again.
+        <Callout
+          kind="info"
+          testId="report-saturation-risk"
+          title={`For a CPU deployment: ${plural(report.saturationRisk.length, 'weight')} could saturate x86 int8 kernels`}
+        >
+          Their 8-bit codes hold same-sign pairs past 128, which onnxruntime&apos;s CPU provider at its default graph
+          optimization (x86 without VNNI) adds in 16 bits and can saturate. The studio&apos;s figures run the
+          model&apos;s own Q/DQ arithmetic (graph optimization &apos;basic&apos;) and do not show it;{' '}
+          <code>qstudio evaluate</code> measures it at onnxruntime&apos;s default. To deploy with onnxruntime on such a
+          CPU, tick &ldquo;Safe for x86 CPU int8 kernels&rdquo; and quantize again.
           <details className="report__details">
             <summary>Weights</summary>
             <ul className="plain-list">
-              {report.saturationRisk.map((w) => <li key={w} className="mono">{w}</li>)}
+              {report.saturationRisk.map((w) => (
+                <li key={w} className="mono">
+                  {w}
+                </li>
+              ))}
             </ul>
           </details>
         </Callout>
@@ -61,15 +103,23 @@ export function ReportView({ result }: { result: RunResult }) {
         <details className="report__details" data-testid="report-warnings">
           <summary>{plural(report.warnings.length, 'warning')}</summary>
           <ul className="plain-list">
-            {report.warnings.map((w, i) => <li key={i}>{w}</li>)}
+            {report.warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
           </ul>
         </details>
       )}
       {report.notFloat.length > 0 && (
         <details className="report__details" data-testid="report-not-float">
-          <summary>{plural(report.notFloat.length, 'tensor')} at quantized nodes left without Q/DQ: not float32</summary>
+          <summary>
+            {plural(report.notFloat.length, 'tensor')} at quantized nodes left without Q/DQ: not float32
+          </summary>
           <ul className="plain-list">
-            {report.notFloat.map((t) => <li key={t.tensor}>{t.tensor} ({t.elemType === 'unknown' ? 'element type unknown' : t.elemType})</li>)}
+            {report.notFloat.map((t) => (
+              <li key={t.tensor}>
+                {t.tensor} ({t.elemType === 'unknown' ? 'element type unknown' : t.elemType})
+              </li>
+            ))}
           </ul>
         </details>
       )}
@@ -77,14 +127,20 @@ export function ReportView({ result }: { result: RunResult }) {
         <details className="report__details">
           <summary>Graph preparation: {plural(report.preparation.length, 'change')}</summary>
           <ul className="plain-list">
-            {report.preparation.map((p, i) => <li key={i}>{p}</li>)}
+            {report.preparation.map((p, i) => (
+              <li key={i}>{p}</li>
+            ))}
           </ul>
         </details>
       )}
       {report.float.length > 0 && (
         <details className="report__details" data-testid="report-float-nodes">
           <summary>
-            Float nodes and why: {byReason(report.float).slice(0, 3).map(([reason, n]) => `${reason} (${n})`).join(', ')}
+            Float nodes and why:{' '}
+            {byReason(report.float)
+              .slice(0, 3)
+              .map(([reason, n]) => `${reason} (${n})`)
+              .join(', ')}
             {byReason(report.float).length > 3 ? ', …' : ''}
           </summary>
           <div className="table-scroll">
@@ -92,7 +148,9 @@ export function ReportView({ result }: { result: RunResult }) {
               <thead>
                 <tr>
                   <th scope="col">Node</th>
-                  <th scope="col" className="report__col-op">Op</th>
+                  <th scope="col" className="report__col-op">
+                    Op
+                  </th>
                   <th scope="col">Reason</th>
                 </tr>
               </thead>

@@ -5,12 +5,23 @@
 import type { BackendInfo } from '../../../core/runtime/session.ts';
 import { backendText, whyText } from './backendText.ts';
 
-export function RanOn({ step, backend, workers, testId }: { step: string; backend: BackendInfo | null; workers?: number; testId: string }) {
+export function RanOn({
+  step,
+  backend,
+  workers,
+  testId,
+}: {
+  step: string;
+  backend: BackendInfo | null;
+  workers?: number;
+  testId: string;
+}) {
   if (!backend) return null;
   const why = whyText(backend);
   return (
     <p className="muted small ran-on" data-testid={testId} data-backend={backend.kind}>
-      {step} ran on <strong>{backendText(backend, workers)}</strong>{why ? `: ${why}` : ''}.
+      {step} ran on <strong>{backendText(backend, workers)}</strong>
+      {why ? `: ${why}` : ''}.
     </p>
   );
 }

@@ -37,7 +37,12 @@ function StageProgress({ stage }: { stage: SampleStage }) {
   const calibration = useStudio((s) => s.calibration.progress);
   const evaluation = useStudio((s) => s.evaluation.progress);
   const p = stage === 'calibrate' ? calibration : stage === 'evaluate' ? evaluation : null;
-  return p && p.total > 0 ? <span className="muted small" data-testid="sample-stage-progress"> {p.done} / {p.total}</span> : null;
+  return p && p.total > 0 ? (
+    <span className="muted small" data-testid="sample-stage-progress">
+      {' '}
+      {p.done} / {p.total}
+    </span>
+  ) : null;
 }
 
 export function SampleRunCard() {
@@ -79,20 +84,41 @@ export function SampleRunCard() {
   const { calibration, heldOut } = sampleService.counts;
 
   return (
-    <section className="card sample-run" aria-labelledby="sample-run-title" data-testid="sample-run" data-status={sample.status} data-stage={sample.stage ?? ''}>
-      <h2 id="sample-run-title" className="card__title">The sample: {SAMPLE_MODEL.label}</h2>
+    <section
+      className="card sample-run"
+      aria-labelledby="sample-run-title"
+      data-testid="sample-run"
+      data-status={sample.status}
+      data-stage={sample.stage ?? ''}
+    >
+      <h2 id="sample-run-title" className="card__title">
+        The sample: {SAMPLE_MODEL.label}
+      </h2>
       <p className="muted small">
-        PaddleOCR's text detector, with {calibration} text scenes drawn in this page to calibrate it and {heldOut} others, with different words,
-        to judge it; its preprocessing is PaddleOCR's (BGR, ImageNet mean and std) at {sampleService.size.width}×{sampleService.size.height}.
+        PaddleOCR's text detector, with {calibration} text scenes drawn in this page to calibrate it and {heldOut}{' '}
+        others, with different words, to judge it; its preprocessing is PaddleOCR's (BGR, ImageNet mean and std) at{' '}
+        {sampleService.size.width}×{sampleService.size.height}.
       </p>
       {(running || (sample.full && sample.status !== 'idle')) && (
         <ol className="sample-run__stages" aria-label="Steps of the sample run">
           {STAGES.map(([stage, label], i) => {
-            const state = sample.status === 'done' || i < at ? 'done' : i === at ? (running ? 'running' : sample.status) : 'todo';
+            const state =
+              sample.status === 'done' || i < at ? 'done' : i === at ? (running ? 'running' : sample.status) : 'todo';
             return (
-              <li key={stage} className={`sample-run__stage sample-run__stage--${state}`} data-testid={`sample-stage-${stage}`} data-state={state}
-                aria-current={state === 'running' ? 'step' : undefined}>
-                {state === 'running' ? <Spinner size={12} /> : <span className="sample-run__mark" aria-hidden="true">{state === 'done' ? '✓' : i + 1}</span>}
+              <li
+                key={stage}
+                className={`sample-run__stage sample-run__stage--${state}`}
+                data-testid={`sample-stage-${stage}`}
+                data-state={state}
+                aria-current={state === 'running' ? 'step' : undefined}
+              >
+                {state === 'running' ? (
+                  <Spinner size={12} />
+                ) : (
+                  <span className="sample-run__mark" aria-hidden="true">
+                    {state === 'done' ? '✓' : i + 1}
+                  </span>
+                )}
                 {label}
                 {state === 'running' && <StageProgress stage={stage} />}
               </li>
@@ -102,30 +128,67 @@ export function SampleRunCard() {
       )}
       <div className="step__actions">
         {running ? (
-          <button type="button" className="button" onClick={cancel} data-testid="sample-cancel">Cancel</button>
+          <button type="button" className="button" onClick={cancel} data-testid="sample-cancel">
+            Cancel
+          </button>
         ) : (
-          <button type="button" className={sample.status === 'done' ? 'button' : 'button button--primary'} onClick={() => void quantizeSample()} data-testid="sample-quantize">
+          <button
+            type="button"
+            className={sample.status === 'done' ? 'button' : 'button button--primary'}
+            onClick={() => void quantizeSample()}
+            data-testid="sample-quantize"
+          >
             {sample.status === 'done' ? 'Run the sample again' : 'Quantize the sample'}
           </button>
         )}
-        {sample.status === 'cancelled' && <span className="muted small" data-testid="sample-cancelled">Cancelled; the steps done so far are kept below.</span>}
+        {sample.status === 'cancelled' && (
+          <span className="muted small" data-testid="sample-cancelled">
+            Cancelled; the steps done so far are kept below.
+          </span>
+        )}
         {sample.status === 'done' && (
           <>
             <span className="small" data-testid="sample-done">
-              Done in {sample.seconds?.toFixed(1)} s{cosine !== null && <>: mean output cosine <strong>{formatCosine(cosine)}</strong> on the held-out scenes,{' '}
-                <span data-testid="sample-verdict" data-meets={meets ? 'true' : 'false'}>{meets ? 'meets' : 'below'} the target ≥ {target.value} ({target.source === 'quark' ? "Quark's threshold" : 'yours'})</span></>}.
+              Done in {sample.seconds?.toFixed(1)} s
+              {cosine !== null && (
+                <>
+                  : mean output cosine <strong>{formatCosine(cosine)}</strong> on the held-out scenes,{' '}
+                  <span data-testid="sample-verdict" data-meets={meets ? 'true' : 'false'}>
+                    {meets ? 'meets' : 'below'} the target ≥ {target.value} (
+                    {target.source === 'quark' ? "Quark's threshold" : 'yours'})
+                  </span>
+                </>
+              )}
+              .
             </span>
             {url && quantized && (
-              <a className="button button--primary" href={url} download={quantized.fileName} data-testid="sample-download-model">Download {quantized.fileName}</a>
+              <a
+                className="button button--primary"
+                href={url}
+                download={quantized.fileName}
+                data-testid="sample-download-model"
+              >
+                Download {quantized.fileName}
+              </a>
             )}
-            <button type="button" className="button" onClick={showReport} data-testid="sample-show-report">{meets ? 'Go to the report' : 'See what to try next'}</button>
+            <button type="button" className="button" onClick={showReport} data-testid="sample-show-report">
+              {meets ? 'Go to the report' : 'See what to try next'}
+            </button>
           </>
         )}
       </div>
       {sample.status === 'error' && sample.error && (
-        <Callout kind="error" testId="sample-error" data={{ 'data-error-name': sample.error.name }}
+        <Callout
+          kind="error"
+          testId="sample-error"
+          data={{ 'data-error-name': sample.error.name }}
           title={`The sample stopped at "${STAGES[Math.max(0, at)][1]}"`}
-          actions={<button type="button" className="button button--small" onClick={dismiss}>Dismiss</button>}>
+          actions={
+            <button type="button" className="button button--small" onClick={dismiss}>
+              Dismiss
+            </button>
+          }
+        >
           <p>{sample.error.message}</p>
         </Callout>
       )}
