@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: every test. Type check, unit tests (vitest, Node), a production build, then the
+# `npm test`: every test. Type check, lint (ESLint), format check (Prettier), unit tests (vitest, Node), a production build, then the
 # end-to-end specs (Playwright in Debian's Chromium). Prints one closing line with the counts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,12 @@ bash scripts/ensure-system-deps.sh || exit 1
 status=0
 echo "== type check"
 npx tsc --noEmit -p . || status=1
+
+echo "== lint"
+npx eslint . || status=1
+
+echo "== format"
+npx prettier --check . || status=1
 
 echo "== unit tests"
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json || status=1
