@@ -90,21 +90,23 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 90_000 });
   const rows = card.getByTestId('rung-row');
   // Order fastest: XINT8 (MNIST has no pair for CLE: no CLE rung), + AdaRound, + AdaQuant (the closest configuration
-  // is fine-tuned even when out of reach), then mixed precision inside the budget and its fine-tuned rung.
-  await expect(rows).toHaveCount(5);
+  // is fine-tuned even when out of reach), then mixed precision inside the budget, the same precisions with bias
+  // correction (the page's climb gets that rung as qstudio ladder does, since the one ladder wiring), and its fine-tuned rung.
+  await expect(rows).toHaveCount(6);
   const labels = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-rung-label')));
   expect(labels[0]).toBe('XINT8');
   expect(labels[1]).toMatch(/AdaRound$/);
   expect(labels[2]).toMatch(/AdaQuant$/);
   expect(labels[3]).toMatch(/^Mixed precision \(/);
-  expect(labels[4]).toMatch(/^Mixed precision \(.*\) \+ Ada(Round|Quant)$/);
+  expect(labels[4]).toMatch(/^Mixed precision \(.*\) \+ bias correction$/);
+  expect(labels[5]).toMatch(/^Mixed precision \(.*\) (\+ bias correction )?\+ Ada(Round|Quant)/);
   await expect(card.getByTestId('ladder-summary-order')).toContainText('Order: fastest');
   // The rung CLE would have been (MNIST has no pair) is listed as not tried, with why.
   await card.getByTestId('ladder-skipped').locator('summary').click();
   await expect(card.getByTestId('ladder-skipped')).toContainText('CLE finds no pair');
   const scores = await card.getByTestId('rung-score').allTextContents();
   const measured = scores.filter((s) => /^\d+\.\d{2} dB$/.test(s));
-  expect(measured).toHaveLength(5);
+  expect(measured).toHaveLength(6);
   await expect(card.getByTestId('ladder-summary')).toContainText('No rung reached');
   await expect(card.getByTestId('rung-chosen')).toHaveCount(1);
 
