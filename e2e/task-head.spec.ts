@@ -74,7 +74,7 @@ test.describe('task head', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
 
     // Kept per model across a reload (the session's saved choices).
-    await page.waitForTimeout(1500); // the session writes its choices after a short quiet spell
+    await page.evaluate(() => window.__qsSession!.flush()); // the session's debounced writes, done now
     await page.reload();
     await expectSummaryOf(page, 'yolox-nano.onnx');
     await expect(head).toHaveAttribute('data-state', 'chosen');
