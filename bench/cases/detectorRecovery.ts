@@ -13,7 +13,7 @@ import path from 'node:path';
 import { decode, encode, type ModelProto } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { presetDefinition } from '../../src/core/quantize/presets.ts';
-import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { validateConfig, withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
@@ -80,21 +80,19 @@ const ranges = await calibrate(model, true);
 const plain = (await judge.score(quantizeModel(model, ranges, base).model)).cosine;
 const row: Record<string, unknown> = { method, perChannel, fused, plain: +plain.toFixed(5) };
 if (bc || adaround || cle) {
-  const steps = JSON.parse(JSON.stringify(json)) as Record<string, unknown> & {
-    extraOptions?: Record<string, unknown>;
-  };
-  steps.includeBiasCorrection = bc;
-  steps.includeFastFt = adaround;
-  steps.includeCle = cle;
-  const full = validateConfig(steps);
-  const ft = {
-    ...full.extraOptions.FastFinetune,
-    OptimAlgorithm: 'adaround',
-    NumIterations: iterations,
-    EarlyStop: flags.includes('earlyStop'),
-    ...(positions ? { PositionsPerSample: positions } : {}),
-  };
-  const config = validateConfig({ ...steps, extraOptions: { ...(steps.extraOptions ?? {}), FastFinetune: ft } });
+  const config = withOptions(base, {
+    includeBiasCorrection: bc,
+    includeFastFt: adaround,
+    includeCle: cle,
+    extraOptions: {
+      FastFinetune: {
+        OptimAlgorithm: 'adaround',
+        NumIterations: iterations,
+        EarlyStop: flags.includes('earlyStop'),
+        ...(positions ? { PositionsPerSample: positions } : {}),
+      },
+    },
+  });
   const t1 = performance.now();
   const result = await quantizeWithRecovery(model, config, {
     calibrate: (m) => (cle ? calibrate(m, false) : Promise.resolve(ranges)),

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { decode, encode, opsetOf, type ModelProto } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { chooseMixedPrecision } from '../../src/core/evaluate/mixedPrecision.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
@@ -75,12 +75,11 @@ function load(): { model: ModelProto; calib: Feeds[]; judge: Feeds[]; samples: n
 }
 
 const { model, calib, judge, samples } = load();
-const base: QuantConfig = validateConfig({
-  ...JSON.parse(configToJSON(getPreset(preset as never))),
+const base: QuantConfig = withOptions(getPreset(preset as never), {
   perChannel,
   enableNpuTransformer: fused,
   saturationSafeWeights: saturationSafe,
-  ...(method ? { calibrationMethod: method } : {}),
+  ...(method ? { calibrationMethod: method as CalibrationMethod } : {}),
 });
 const t0 = performance.now();
 const { ranges } = await calibrateOnTensors(
@@ -162,16 +161,18 @@ const recoverySteps = [
 await finish(plain.model, null, null);
 if (adaround || biasCorrection) {
   const t2 = performance.now();
-  const json = JSON.parse(configToJSON(mixed.config));
-  json.includeFastFt = adaround;
-  json.includeBiasCorrection = biasCorrection;
-  json.extraOptions.FastFinetune = {
-    ...json.extraOptions.FastFinetune,
-    OptimAlgorithm: 'adaround',
-    ...(iterations ? { NumIterations: iterations } : {}),
-    ...(earlyStop ? { EarlyStop: true } : {}),
-  };
-  const tuned = await quantizeWithRecovery(model, validateConfig(json), {
+  const recovery = withOptions(mixed.config, {
+    includeFastFt: adaround,
+    includeBiasCorrection: biasCorrection,
+    extraOptions: {
+      FastFinetune: {
+        OptimAlgorithm: 'adaround',
+        ...(iterations ? { NumIterations: iterations } : {}),
+        ...(earlyStop ? { EarlyStop: true } : {}),
+      },
+    },
+  });
+  const tuned = await quantizeWithRecovery(model, recovery, {
     calibrate: async () => ranges,
     runtime: nodeRuntime(tuneSamples ? calib.slice(0, tuneSamples) : calib),
     gramProduct: nodeGramProduct,

@@ -20,7 +20,7 @@ import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type CalibrationMethod } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
@@ -44,13 +44,19 @@ const budget = budgetArgument ? parsePrecisionBudget(budgetArgument) : DEFAULT_P
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 
-const base = JSON.parse(configToJSON(getPreset(preset)));
 const options = recognizerVariant(variant);
-if (options.perChannel) base.perChannel = true;
-if (method) base.calibrationMethod = method;
-const extraOptions = { ...base.extraOptions, ...options.config.extraOptions };
-if (iterations !== undefined) extraOptions.FastFinetune = { ...extraOptions.FastFinetune, NumIterations: iterations };
-let config = validateConfig({ ...base, ...options.config, extraOptions });
+let config = withOptions(getPreset(preset), {
+  ...options.config,
+  ...(options.perChannel ? { perChannel: true } : {}),
+  ...(method ? { calibrationMethod: method as CalibrationMethod } : {}),
+  extraOptions: {
+    ...options.config.extraOptions,
+    FastFinetune: {
+      ...options.config.extraOptions?.FastFinetune,
+      ...(iterations !== undefined ? { NumIterations: iterations } : {}),
+    },
+  },
+});
 
 const calibrationTensors = calibration.map(tensorOf);
 const calibrationRuntime = nodeRuntime(calibrationTensors.map((x) => ({ x })));

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
@@ -32,12 +32,10 @@ const alpha = option('sq');
 const recovery = [...steps].join('+') + (alpha ? `${steps.size ? '+' : ''}sq ${alpha}` : '');
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
-const base = JSON.parse(configToJSON(getPreset('A8W8')));
-const config: QuantConfig = validateConfig({
-  ...base,
+const config: QuantConfig = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,
-  calibrationMethod: option('method') ?? 'MinMSE',
+  calibrationMethod: (option('method') ?? 'MinMSE') as CalibrationMethod,
 });
 const calibrationTensors = calibration.map(textLineTensor);
 const t0 = performance.now();
@@ -57,18 +55,18 @@ const set = [
   ...units.w16.slice(Number(weightFrom), Number(weightFrom) + limits.w16),
 ];
 const chosen = withUnits(config, set);
-const recovered = validateConfig({
-  ...JSON.parse(configToJSON(chosen)),
+const recovered = withOptions(chosen, {
   includeBiasCorrection: steps.has('bc'),
   includeFastFt: finetune !== undefined,
   includeSq: alpha !== undefined,
   extraOptions: {
-    ...JSON.parse(configToJSON(chosen)).extraOptions,
     ...(alpha ? { SmoothAlpha: Number(alpha) } : {}),
     ...(finetune
       ? {
+          // The algorithm's own defaults (learning rate included), as the preset's for another algorithm.
           FastFinetune: {
             OptimAlgorithm: finetune,
+            LearningRate: undefined,
             ...(option('iterations') ? { NumIterations: Number(option('iterations')) } : {}),
           },
         }

@@ -8,6 +8,7 @@ import { editDistance } from '../../src/core/editDistance.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import type { PrecisionKind } from '../../src/core/evaluate/mixedPrecision.ts';
+import type { QuantConfigInput } from '../../src/core/quantize/config.ts';
 
 export const RECOGNIZER_PATH = path.join(
   import.meta.dirname,
@@ -109,7 +110,7 @@ export async function createTextJudge(
 export interface RecognizerVariant {
   perChannel: boolean;
   /** Config fields over the preset's (extraOptions merged). */
-  config: { extraOptions: Record<string, unknown> } & Record<string, unknown>;
+  config: QuantConfigInput;
   /** Automatic mixed precision within the default budget, searched on the calibration lines. */
   mixed: boolean;
 }
@@ -118,15 +119,15 @@ export function recognizerVariant(variant: string): RecognizerVariant {
   const parts = new Set(variant.split('+'));
   const known = new Set(['plain', 'perChannel', 'attention', 'sq', 'mixed', 'adaround', 'adaquant', 'bc']);
   for (const p of parts) if (!known.has(p)) throw new Error(`unknown variant part "${p}"`);
-  const config: RecognizerVariant['config'] = { extraOptions: {} };
-  if (parts.has('attention')) config.enableNpuTransformer = true;
-  if (parts.has('sq')) config.includeSq = true;
-  if (parts.has('bc')) config.includeBiasCorrection = true;
-  for (const algorithm of ['adaround', 'adaquant']) {
-    if (!parts.has(algorithm)) continue;
-    config.includeFastFt = true;
-    config.extraOptions.FastFinetune = { OptimAlgorithm: algorithm };
-  }
+  const finetune = (['adaround', 'adaquant'] as const).filter((algorithm) => parts.has(algorithm)).at(-1);
+  const config: QuantConfigInput = {
+    ...(parts.has('attention') ? { enableNpuTransformer: true } : {}),
+    ...(parts.has('sq') ? { includeSq: true } : {}),
+    ...(parts.has('bc') ? { includeBiasCorrection: true } : {}),
+    ...(finetune ? { includeFastFt: true } : {}),
+    // The algorithm's own learning rate, not one derived for another algorithm.
+    extraOptions: finetune ? { FastFinetune: { OptimAlgorithm: finetune, LearningRate: undefined } } : {},
+  };
   return { perChannel: parts.has('perChannel'), config, mixed: parts.has('mixed') };
 }
 
