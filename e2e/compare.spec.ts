@@ -146,7 +146,9 @@ test.describe('models side by side', () => {
     await expect(page.getByTestId('compare-selected-b')).toHaveAttribute('data-node-id', 'Conv_0');
   });
 
-  test('two models dropped together on the empty page: the first opens, both side by side', async ({ page }) => {
+  test('two models dropped together on the empty page: the first opens (decoded once), both side by side', async ({
+    page,
+  }) => {
     await page.goto('/');
     await dropFiles(page.getByTestId('drop-zone'), [
       fileFromFixture('ultraface-rfb-320.onnx'),
@@ -159,6 +161,9 @@ test.describe('models side by side', () => {
     // The export without post-processing lacks the 18-node tail (tests/helpers/ultrafaceTail.ts).
     await expect(page.getByTestId('compare-counts')).toContainText('18 only in ultraface-rfb-320.onnx');
     await expect(page.getByTestId('model-error')).toHaveCount(0);
+    // The first file is decoded once: the model worker compares the model it opened; only the second is read again.
+    const received = await page.evaluate(`performance.getEntriesByName('compare:received').at(-1).detail`);
+    expect(received).toMatchObject({ decoded: ['ultraface-rfb-320-nopost.onnx'] });
   });
 
   test('two unrelated models: a named "No common nodes" message, both panes drawn', async ({ page }) => {

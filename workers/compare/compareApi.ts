@@ -21,6 +21,8 @@ export interface ComparisonResult {
   layouts: { a: LayoutResult; b: LayoutResult };
   /** Where the worker's time went, seconds: reading both files, views and mapping, both layouts. */
   seconds: { read: number; map: number; layout: number };
+  /** The files this comparison decoded (a graph given decoded is not among them). */
+  decoded: string[];
 }
 
 /** Progress of a comparison: the phase's words and a fraction 0…1. */
@@ -43,9 +45,11 @@ export const compareApi = {
       t = now;
       return s;
     };
-    report(0, `reading ${a.name}`);
+    // A graph given decoded (the open model) is not read again.
+    const reading = (s: CompareSource) => `${'graph' in s ? 'taking' : 'reading'} ${s.name}`;
+    report(0, reading(a));
     const ga = await graphOf(a);
-    report(0.1, `reading ${b.name}`);
+    report(0.1, reading(b));
     const gb = await graphOf(b);
     const read = lap();
     const comparison = compareGraphs({ name: a.name, graph: ga }, { name: b.name, graph: gb }, (step, phase) =>
@@ -57,8 +61,19 @@ export const compareApi = {
     report(0.85, `laying out ${comparison.names.b}`);
     const lb = layeredLayout(layoutInputOf(comparison.views.b));
     report(1, 'done');
-    return { comparison, layouts: { a: la, b: lb }, seconds: { read, map, layout: lap() } };
+    const decoded = [a, b].filter((s) => !('graph' in s)).map((s) => s.name);
+    return { comparison, layouts: { a: la, b: lb }, seconds: { read, map, layout: lap() }, decoded };
   },
 };
 
 export type CompareApi = typeof compareApi;
+
+/** The buffers of a comparison's result that a worker entry transfers back rather than copies (its typed arrays). */
+export function comparisonBuffers(out: ComparisonResult): ArrayBuffer[] {
+  const { layouts, comparison } = out;
+  return [
+    ...[layouts.a, layouts.b].flatMap((l) => [l.x.buffer, l.y.buffer, l.rank.buffer]),
+    comparison.counterpart.a.buffer,
+    comparison.counterpart.b.buffer,
+  ] as ArrayBuffer[];
+}

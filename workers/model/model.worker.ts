@@ -1,8 +1,10 @@
 /**
- * The model worker's entry: wiring only. The APIs live in modelApi.ts and quantizeApi.ts, where tests
+ * The model worker's entry: wiring only. The APIs live in modelApi.ts, quantizeApi.ts and compareHeldApi.ts, where tests
  * import them; the buffers they return are fresh copies, transferred here rather than cloned.
  */
-import { expose, transfer } from 'comlink';
+import { expose, releaseProxy, transfer, type Remote } from 'comlink';
+import { comparisonBuffers, type CompareProgress } from '../compare/compareApi.ts';
+import { compareHeldApi } from './compareHeldApi.ts';
 import { modelApi } from './modelApi.ts';
 import { quantizeApi, type ModelWorkerApi } from './quantizeApi.ts';
 
@@ -19,6 +21,14 @@ const api: ModelWorkerApi = {
   quantizeBf16(...args) {
     const out = quantizeApi.quantizeBf16(...args);
     return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
+  },
+  async compareWithHeld(handle, name, other, onProgress) {
+    try {
+      const out = await compareHeldApi.compareWithHeld(handle, name, other, onProgress);
+      return transfer(out, comparisonBuffers(out));
+    } finally {
+      (onProgress as Remote<CompareProgress> | undefined)?.[releaseProxy]?.();
+    }
   },
 };
 

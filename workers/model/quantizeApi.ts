@@ -14,6 +14,7 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
+import type { CompareHeldApi } from './compareHeldApi.ts';
 
 /**
  * A model for another worker: a copy of its .onnx file (the small protobuf when it has external data), and
@@ -130,4 +131,4 @@ function encoded(
 export type QuantizeApi = typeof quantizeApi;
 
 /** Everything the model worker exposes. */
-export type ModelWorkerApi = ModelApi & QuantizeApi;
+export type ModelWorkerApi = ModelApi & QuantizeApi & CompareHeldApi;

@@ -5,7 +5,8 @@
  * model is opened on the page first (openOnPage.ts), for its first picture, while the worker opens it too.
  * A quantized model comes back as transferred parts, which become one Blob to download.
  */
-import { transfer } from 'comlink';
+import { proxy, transfer } from 'comlink';
+import type { CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
 import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/model/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
 import type { GraphProto } from '../../core/onnx/model.ts';
@@ -122,6 +123,20 @@ export async function graphStructure(handle: string): Promise<GraphProto> {
 export function structureAtHand(handle: string): GraphProto | undefined {
   const sent = structures.get(handle);
   return sent instanceof Promise ? undefined : sent;
+}
+
+/**
+ * The open model (shown as `name`) beside `other`, compared where the model is held decoded: the model worker runs the
+ * comparison worker's code on it (workers/model/compareHeldApi.ts), so the open model's file is not decoded again.
+ */
+export async function compareWithOpenModel(
+  handle: string,
+  name: string,
+  other: CompareSource,
+  onProgress: (fraction: number, phase: string) => void,
+): Promise<ComparisonResult> {
+  await whenHeld(handle);
+  return connection.call((api) => api.compareWithHeld(handle, name, other, proxy(onProgress)));
 }
 
 /** Value statistics of the named weights, for the node inspector. */

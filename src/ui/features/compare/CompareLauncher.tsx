@@ -2,15 +2,21 @@
  * Where a comparison starts: after a quantization, one click puts the float and the quantized model side by side;
  * at any time two .onnx files dropped on (or picked with) the "Compare two models" target, or dropped together anywhere
  * on the page (the first then opens as the model too), open side by side. The models are decoded, folded, mapped
- * and laid out in the comparison worker (workers/compare/compareApi.ts), the page showing its phase; errors are shown by
+ * and laid out in the comparison worker (workers/compare/compareApi.ts), or, for a pair dropped on the page, by the
+ * same code in the model worker, which holds the first decoded already; the page shows the phase; errors are shown by
  * name. Performance marks for the benchmark: compare:start (asked), compare:received (the worker's result here,
- * its own seconds in the mark's detail), compare:drawn (both panes painted, SplitView).
+ * its own seconds and the files it decoded in the mark's detail), compare:drawn (both panes painted, SplitView).
  */
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { comparisonTaken, onComparisonRequest } from './compareRequests.ts';
+import { comparisonTaken, onComparisonRequest, type ComparisonRequest } from './compareRequests.ts';
 import { Callout } from '../../components/Callout.tsx';
-import { compareInWorker, warmCompareWorker, type CompareSource } from '../../remote/compareRemote.ts';
-import { graphStructure } from '../../remote/modelRemote.ts';
+import {
+  compareInWorker,
+  warmCompareWorker,
+  type CompareSource,
+  type ComparisonResult,
+} from '../../remote/compareRemote.ts';
+import { compareWithOpenModel, graphStructure } from '../../remote/modelRemote.ts';
 import { useStudio } from '../../store/index.ts';
 import type { CompareModel } from './compareModel.ts';
 import { checkCompareSize, twoModels } from './compareSources.ts';
@@ -34,17 +40,20 @@ export function CompareLauncher({
 
   useEffect(warmCompareWorker, []);
 
-  const run = async (sources: () => Promise<[CompareSource, CompareSource]>, fromRun: boolean) => {
+  /** Runs a comparison: `compare` gets the progress callback and answers with the worker's result. */
+  const run = async (
+    compare: (onProgress: (fraction: number, phase: string) => void) => Promise<ComparisonResult>,
+    fromRun: boolean,
+  ) => {
     performance.mark('compare:start');
     setBusy({ fraction: 0, phase: 'reading the models' });
     setError(null);
     try {
-      const [a, b] = await sources();
       let done = false;
       // Progress comes through its own message port and may arrive after the result: dropped then.
-      const out = await compareInWorker(a, b, (fraction, phase) => !done && setBusy({ fraction, phase }));
+      const out = await compare((fraction, phase) => !done && setBusy({ fraction, phase }));
       done = true;
-      performance.mark('compare:received', { detail: out.seconds });
+      performance.mark('compare:received', { detail: { ...out.seconds, decoded: out.decoded } });
       onOpen({ ...out.comparison, layouts: out.layouts, fromRun });
     } catch (e) {
       const err = e as Error;
@@ -53,8 +62,14 @@ export function CompareLauncher({
       setBusy(null);
     }
   };
+  /** Both models from the comparison worker: `sources` names them (files, or the open model's structure). */
+  const inWorker = (sources: () => Promise<[CompareSource, CompareSource]>, fromRun: boolean) =>
+    run(async (onProgress) => {
+      const [a, b] = await sources();
+      return compareInWorker(a, b, onProgress);
+    }, fromRun);
   const withQuantized = () =>
-    run(async () => {
+    inWorker(async () => {
       checkCompareSize(result!.blob, result!.fileName);
       return [
         { name: fileName ?? 'float model', graph: await graphStructure(handle!) },
@@ -62,7 +77,7 @@ export function CompareLauncher({
       ];
     }, true);
   const withFiles = (files: File[]) =>
-    run(async () => {
+    inWorker(async () => {
       const [fa, fb] = twoModels(files);
       checkCompareSize(fa, fa.name);
       checkCompareSize(fb, fb.name);
@@ -71,14 +86,27 @@ export function CompareLauncher({
         { name: fb.name, blob: fb },
       ];
     }, false);
-  // Two models dropped together anywhere on the page (compareRequests.ts).
-  const latest = useRef(withFiles);
-  latest.current = withFiles;
+  // Two models dropped together anywhere on the page (compareRequests.ts): the first was opened as the model, so the
+  // model worker compares the model it holds with the second file; the pair is read here only when that open failed.
+  const withDroppedPair = async ({ files, firstOpened }: ComparisonRequest) => {
+    await firstOpened;
+    const model = useStudio.getState().model;
+    const [fa, fb] = files;
+    if (!firstOpened || model.status !== 'ready' || model.fileName !== fa.name || !model.handle)
+      return withFiles(files);
+    const handle = model.handle;
+    return run(async (onProgress) => {
+      checkCompareSize(fb, fb.name);
+      return compareWithOpenModel(handle, fa.name, { name: fb.name, blob: fb }, onProgress);
+    }, false);
+  };
+  const latest = useRef(withDroppedPair);
+  latest.current = withDroppedPair;
   useEffect(
     () =>
-      onComparisonRequest((files) => {
+      onComparisonRequest((request) => {
         comparisonTaken();
-        void latest.current(files);
+        void latest.current(request);
       }),
     [],
   );

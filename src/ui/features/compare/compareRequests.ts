@@ -1,11 +1,16 @@
 /**
  * Two .onnx files dropped together anywhere on the page ask for a comparison: the model step opens the first as the
- * model and leaves the pair here; the graph step's comparison launcher takes it as soon as it is mounted (at once
- * when it already is). One pending request at a time; a newer one replaces it.
+ * model and leaves the pair here, with the end of that open; the graph step's comparison launcher takes it as soon as
+ * it is mounted (at once when it already is) and compares the open model, as the model worker holds it, with the second. One pending request at a time; a newer one replaces it.
  */
-type Listener = (files: File[]) => void;
+/** Two files to compare, and when the first was dropped on the page: the end of its open as the model. */
+export interface ComparisonRequest {
+  files: File[];
+  firstOpened?: Promise<void>;
+}
+type Listener = (request: ComparisonRequest) => void;
 
-let pending: File[] | null = null;
+let pending: ComparisonRequest | null = null;
 const listeners = new Set<Listener>();
 
 /** Whether these dropped files are two models to compare (exactly two .onnx files, nothing else). */
@@ -13,9 +18,9 @@ export function isComparePair(files: readonly File[]): boolean {
   return files.length === 2 && files.every((f) => /\.onnx$/i.test(f.name));
 }
 
-export function requestComparison(files: File[]): void {
-  pending = files;
-  for (const l of listeners) l(files);
+export function requestComparison(files: File[], firstOpened?: Promise<void>): void {
+  pending = { files, firstOpened };
+  for (const l of listeners) l(pending);
 }
 
 /** Calls `listener` with the pending request (if any) and every later one; returns the unsubscribe. */

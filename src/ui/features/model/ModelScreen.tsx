@@ -26,11 +26,15 @@ export function ModelScreen() {
   const dragging = useWindowFileDrop(
     useCallback((files: File[]) => {
       // Two models dropped together: the first opens, and both go side by side (the graph step's split view).
+      // The split view takes the first from the model worker once it is open there, so it is decoded once.
       if (isComparePair(files)) {
-        requestComparison(files);
-        return openFiles([files[0]]);
+        requestComparison(
+          files,
+          openFiles([files[0]]).catch(() => undefined),
+        );
+        return;
       }
-      return openFiles(files);
+      void openFiles(files);
     }, []),
   );
 

@@ -5,10 +5,10 @@
 import { useStudio } from '../../store/index.ts';
 import { sourceFromFiles } from '../../store/modelSources.ts';
 
-/** Opens dropped or picked files (the .onnx is the model, the rest its external data). */
-export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): void {
+/** Opens dropped or picked files (the .onnx is the model, the rest its external data); resolves when the open ends. */
+export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
   const source = sourceFromFiles(files ? Array.from(files) : []);
-  if (source) void useStudio.getState().openModel(source);
+  return source ? useStudio.getState().openModel(source) : Promise.resolve();
 }
 
 /** Downloads the bundled sample model from this site and opens it with its images and preprocessing. */
