@@ -108,6 +108,12 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   const measured = scores.filter((s) => /^\d+\.\d{2} dB$/.test(s));
   expect(measured).toHaveLength(6);
   await expect(card.getByTestId('ladder-summary')).toContainText('No rung reached');
+  // Which tensors block the target and why, from the mixed-precision rung's own measurements.
+  const shortfall = card.getByTestId('ladder-shortfall');
+  await expect(shortfall).toContainText('Why the target was not met');
+  await expect(shortfall).toContainText(/\d+ activation pairs, \d+ weights at 16 bits: held in \d/);
+  await expect(shortfall).toContainText(/every activation at 16 bits \(\d+ pairs/);
+  await expect(shortfall).toContainText('At 16 bits in the largest set measured, and still short');
   await expect(card.getByTestId('rung-chosen')).toHaveCount(1);
 
   await rows.nth(1).getByTestId('rung-use').click();
@@ -120,6 +126,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(report.name).toBe('mnist.ladder.report.html');
   const html = report.bytes.toString('utf8');
   for (const label of labels) expect(html).toContain(label!.replace(/&/g, '&amp;'));
+  expect(html).toContain('data-section="ladder-shortfall"');
   expect(html).toContain('Order: fastest');
 
   // Cancel: a long fine-tune stops within a step and says so; the page is ready for the next run.

@@ -101,7 +101,21 @@ describe('qstudio ladder', () => {
       else expect(scores[i]).toBeLessThan(1);
     }
     expect(scores[report.ladder.chosen]).toBe(Math.max(...scores.filter((s) => !Number.isNaN(s))));
+    // Not met: the report says which tensors block it and why, from the mixed-precision rung's own measurements.
+    const shortfall = report.ladder.shortfall;
+    const mixedRung = report.ladder.rungs.find((g: { label: string }) => /^Mixed precision \([^)]*\)$/.test(g.label));
+    expect(shortfall.rung).toBe(mixedRung.index);
+    expect(shortfall.growth.length).toBeGreaterThan(0);
+    for (const g of shortfall.growth) expect(parseReportNumber(g.score)).toBeLessThan(1);
+    expect(shortfall.lifted.activations.length + shortfall.lifted.weights.length).toBeGreaterThan(0);
+    // Every activation at 16 bits, measured held in and held out: cosine 1 is out of reach even then.
+    expect(shortfall.ceiling.act16).toBeGreaterThan(shortfall.growth.at(-1).act16);
+    expect(parseReportNumber(shortfall.ceiling.heldOut.score)).toBeLessThan(1);
+    expect(shortfall.why[0]).toMatch(/^Even every activation at 16 bits misses cosine ≥ 1/);
+    expect(r.stdout).toMatch(/^Why the target was not met:\n {2}Even every activation at 16 bits misses/m);
+    expect(r.stdout).toMatch(/^At 16 bits in the largest set measured, and still short:\n {2}\d+ activations: /m);
     const page = fs.readFileSync(html, 'utf8');
+    expect(page).toContain('data-section="ladder-shortfall"');
     expect(page).toContain('Accuracy-recovery ladder');
     expect(page).toContain('Order: 8-bit first');
     for (const label of rungs) expect(page).toContain(label.replace(/&/g, '&amp;'));

@@ -24,7 +24,7 @@ import type { PresetName } from '../../src/core/quantize/presets.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import { buildReport, type Report, type ReportFile } from '../../src/core/report/index.ts';
+import { buildReport, type Report, type ReportFile, type ReportLadderShortfall } from '../../src/core/report/index.ts';
 import {
   quantizeWithRecovery,
   type RecoveryProgress,
@@ -274,6 +274,8 @@ export interface LadderOutcome {
   /** The order the rungs were climbed in, and the rungs measurement said to leave out (with why). */
   order: LadderOrder;
   skippedRungs: SkippedRung[];
+  /** Where no rung met the target: which tensors block it and why, measured (core/recover/ladderShortfall.ts). */
+  shortfall?: ReportLadderShortfall;
   used: number;
   evaluated: number;
   skipped: SkippedSample[];
@@ -796,6 +798,7 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
           chosen: result.chosen,
           order: result.order,
           skippedRungs: [...result.skipped],
+          shortfall: ladderReport(result).shortfall,
           used: data.tuning.feeds.length,
           evaluated: data.judging.feeds.length,
           skipped: data.skipped,

@@ -32,7 +32,7 @@ import type { RungDetail } from '../../core/recover/ladderMeasure.ts';
 import { ladderClimbOptions } from '../../core/recover/ladderSetup.ts';
 import { formatDuration, parseTimeBudget } from '../../core/recover/ladderBudget.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
-import { buildReport, renderHtml, renderJson } from '../../core/report/index.ts';
+import { buildReport, renderHtml, renderJson, shortfallSections } from '../../core/report/index.ts';
 import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
 import { loadConfigArgument } from '../configArgument.ts';
 import { parse, UsageError } from '../usage.ts';
@@ -331,6 +331,10 @@ export const ladderCommand = {
             : '; no rung could be measured') +
           '\n',
       );
+      const shortfall = ladderReport(result).shortfall;
+      if (shortfall)
+        for (const section of shortfallSections(shortfall))
+          process.stdout.write(`${section.heading}:\n${section.lines.map((t) => `  ${t}\n`).join('')}`);
       const detail = chosen?.detail as RungDetail | undefined;
       if (values.output && bytes) {
         process.stderr.write(

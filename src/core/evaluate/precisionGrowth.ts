@@ -68,6 +68,8 @@ export interface GrowthResult {
   readonly steps: readonly GrowthStep[];
   /** Why growth stopped where it did. */
   readonly stopped: 'met' | 'limit' | 'time';
+  /** The ranking grown along: size k is its first k units (what a step's tensors were). */
+  readonly ranking: readonly PrecisionUnit[];
   /** Units the ranking holds and the most growth could take. */
   readonly of: number;
   readonly limit: number;
@@ -149,6 +151,7 @@ export async function growPrecision(o: GrowthOptions): Promise<GrowthResult> {
     met: hit !== undefined,
     steps,
     stopped,
+    ranking: o.ranking,
     of: o.ranking.length,
     limit,
   };

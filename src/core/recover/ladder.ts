@@ -32,6 +32,7 @@ import { getPreset, type PresetName } from '../quantize/presets.ts';
 import { withOptions } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
+import { ladderShortfall } from './ladderShortfall.ts';
 import {
   estimateRung,
   formatDuration,
@@ -1062,8 +1063,12 @@ function bestConfig(results: readonly RungResult[]): QuantConfig | null {
   return i >= 0 ? results[i].config : null;
 }
 
-/** The ladder as the report shows it: every rung tried, its numbers, and which was chosen. */
+/**
+ * The ladder as the report shows it: every rung tried, its numbers, and which was chosen; where no rung met the
+ * target, which tensors block it and why, from the climb's own measurements (ladderShortfall.ts).
+ */
 export function ladderReport(result: LadderResult): ReportLadder {
+  const shortfall = ladderShortfall(result.target, result.results, result.skipped);
   return {
     target: result.target,
     order: result.order,
@@ -1085,5 +1090,6 @@ export function ladderReport(result: LadderResult): ReportLadder {
       ...(r.rung.why ? { why: r.rung.why } : {}),
       ...(r.rung.estimate ? { estimate: { seconds: r.rung.estimate.seconds, basis: r.rung.estimate.basis } } : {}),
     })),
+    ...(shortfall ? { shortfall } : {}),
   };
 }

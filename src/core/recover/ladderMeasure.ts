@@ -17,8 +17,9 @@ import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
 import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../evaluate/precisionGrowth.ts';
+import type { PrecisionCeiling } from './ladderShortfall.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import {
@@ -107,6 +108,8 @@ export interface RungDetail {
   readonly mixedPrecision?: MixedPrecisionResult;
   /** How the mixed-precision rung grew the search's 16-bit set to the held-in target (precisionGrowth.ts). */
   readonly growth?: GrowthResult;
+  /** Where the growth missed: every activation at 16 bits measured, for the report's shortfall (ladderShortfall.ts). */
+  readonly ceiling?: PrecisionCeiling;
 }
 
 /** The activation collectors whose statistics do not depend on the activation type (no search on a quantized grid). */
@@ -291,6 +294,16 @@ export function ladderMeasures(
       // The budget sized from measurement: the 16-bit set grows along the search's sensitivity ranking until the target
       // holds on the held-in (calibration) samples; output targets only (a task figure needs the evaluation's geometry).
       let growth: GrowthResult | undefined;
+      let ceiling: PrecisionCeiling | undefined;
+      /** The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples. */
+      const scoreOn = async (on: ComparisonRuntime, c: QuantConfig) => {
+        const q = quantizeModel(rt.model, ranges, c);
+        const comparison = await compareModels(rt.model, q.model, on, {
+          floatIndex,
+          sequence: metric === 'sequence' ? 'always' : 'auto',
+        });
+        return { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
+      };
       if (
         !(TASK_METRICS as readonly string[]).includes(target.metric) &&
         options.grow !== false &&
@@ -306,23 +319,35 @@ export function ladderMeasures(
           first,
           (u) => chosen.positions.get(u) ?? Infinity,
         );
+        const growthBase = { ...chosen.config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
         growth = await growPrecision({
-          config: { ...chosen.config, includeCle: false, includeFastFt: false, includeBiasCorrection: false },
+          config: growthBase,
           ranking,
           start: first.length || Math.ceil((MAX_GROWN_SHARE * ranking.length) / 8),
           limit: Math.floor(MAX_GROWN_SHARE * ranking.length),
-          score: async (c) => {
-            const q = quantizeModel(rt.model, ranges, c);
-            const comparison = await compareModels(rt.model, q.model, heldIn, {
-              floatIndex,
-              sequence: metric === 'sequence' ? 'always' : 'auto',
-            });
-            return { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
-          },
+          score: (c) => scoreOn(heldIn, c),
           met: (v) => Number.isFinite(v) && v >= target.value,
           stop: () => rt.signal?.aborted === true || spent() > GROWTH_SHARE_OF_TIME_LEFT * left,
           onStep: (s) => rt.onGrowth?.(rung, s),
         });
+        // Where growth missed, one more measurement for the report: every activation group at 16 bits (with the
+        // weights of the largest set measured), held in and held out, says whether the target needs more than 8-bit
+        // activations at all. Seconds: a quantization and two judged runs.
+        if (!growth.met && !rt.signal?.aborted && spent() < CEILING_SHARE_OF_TIME_LEFT * left) {
+          const largest = growth.steps.reduce((a, b) => (b.units > a.units ? b : a));
+          const units = [
+            ...ranking.filter((u) => u.kind === 'act16'),
+            ...ranking.slice(0, largest.units).filter((u) => u.kind === 'w16'),
+          ];
+          const wide = withUnits(growthBase, units);
+          const act16 = units.filter((u) => u.kind === 'act16').reduce((a, u) => a + u.cost, 0);
+          ceiling = {
+            act16,
+            w16: units.length - units.filter((u) => u.kind === 'act16').length,
+            heldIn: await scoreOn(heldIn, wide),
+            heldOut: await scoreOn(evaluation, wide),
+          };
+        }
       }
       const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
       const final = growth ? { ...growth.config, includeCle, includeFastFt, includeBiasCorrection } : chosen.config;
@@ -331,7 +356,7 @@ export function ladderMeasures(
         score,
         metrics,
         config: final,
-        detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}) },
+        detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}), ...(ceiling ? { ceiling } : {}) },
       };
     },
 
@@ -376,6 +401,8 @@ export const MAX_GROWN_SHARE = 0.5;
  */
 const SEARCH_SHARE_OF_TIME_LEFT = 0.35;
 const GROWTH_SHARE_OF_TIME_LEFT = 0.6;
+/** The ceiling measurement (every activation at 16 bits) is made where the search and growth left this share. */
+const CEILING_SHARE_OF_TIME_LEFT = 0.65;
 
 /** The mixed-precision search's most measurements in the ladder (chooseMixedPrecision's default). */
 const LADDER_MIXED_MEASUREMENTS = 100;

@@ -27,6 +27,7 @@ import {
   type Severity,
 } from './htmlText.ts';
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
+import { shortfallSections } from './shortfallText.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
@@ -288,7 +289,12 @@ function ladderSection(r: Report): string {
   const skipped = l.skipped?.length
     ? `<p>Not measured (earlier measurements said they could not win, or they could not fit in the time budget):</p><ul>${l.skipped.map((k) => `<li>${e(k.label)}: ${e(k.reason)}</li>`).join('')}</ul>`
     : '';
-  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}${e(budget)}</p>${failure}<table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}</section>`;
+  const shortfall = l.shortfall
+    ? `<div data-section="ladder-shortfall">${shortfallSections(l.shortfall)
+        .map((x) => `<h3>${e(x.heading)}</h3><ul>${x.lines.map((t) => `<li>${e(t)}</li>`).join('')}</ul>`)
+        .join('')}</div>`
+    : '';
+  return `<section><h2>Accuracy-recovery ladder</h2><p class="muted">The best-practice flow of AMD Quark's Ryzen AI guide, until a rung meets the target; every rung calibrated, quantized, tuned and measured on the evaluation samples by ${e(graphOptimizationText(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION))}. ${e(ladderOrderText(l.order))}</p><p>${verdict}${e(budget)}</p>${failure}<table><thead><tr><th class="num">#</th><th>Rung</th><th>Flow</th><th class="num">${e(metric)}</th>${head}<th class="num">Exclusions</th><th></th><th class="num">Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>${skipped}${shortfall}</section>`;
 }
 
 function timingsSection(r: Report): string {

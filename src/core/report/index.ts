@@ -5,6 +5,8 @@ export {
   type ReportFile,
   type ReportHistogram,
   type ReportLadder,
+  type ReportLadderFigure,
+  type ReportLadderShortfall,
   type ReportLayers,
   type ReportNpu,
   type ReportRange,
@@ -14,5 +16,6 @@ export {
 } from './report.ts';
 export { buildReport, type ReportInput } from './build.ts';
 export { renderHtml } from './html.ts';
+export { shortfallSections, type ShortfallSection } from './shortfallText.ts';
 export { renderJson, parseReportNumber } from './json.ts';
 export { sha256Hex } from './sha256.ts';

@@ -115,6 +115,52 @@ export interface ReportLadder {
     /** Its estimated seconds before it ran, and what the estimate rested on. */
     readonly estimate?: { readonly seconds: number; readonly basis: string };
   }[];
+  /** Where the target was not met: which tensors block it and why, from what the climb measured (ladderShortfall.ts). */
+  readonly shortfall?: ReportLadderShortfall;
+}
+
+/** A figure of the target's metric, with the character error rate where the outputs are sequences. */
+export interface ReportLadderFigure {
+  readonly score: number;
+  readonly cer?: number;
+}
+
+/**
+ * Why a ladder did not meet its target, from its own measurements (core/recover/ladderShortfall.ts): the 16-bit sets
+ * the mixed-precision rung's growth measured on the held-in samples, the tensors it lifted and still missed with, the
+ * units the search measured most sensitive, and every activation at 16 bits measured where the growth missed.
+ */
+export interface ReportLadderShortfall {
+  /** Sentences built from the measurements below: what reaching the target needs, or why it could not be said. */
+  readonly why: readonly string[];
+  /** The mixed-precision rung read (its index), absent when none was measured. */
+  readonly rung?: number;
+  /** Each 16-bit set the growth measured on the held-in samples, in order. */
+  readonly growth: readonly (ReportLadderFigure & {
+    readonly act16: number;
+    readonly w16: number;
+    readonly met: boolean;
+  })[];
+  /** Why the growth stopped: the target held, its limit (half the candidates), or the time budget. */
+  readonly growthStopped?: 'met' | 'limit' | 'time';
+  /** The tensors at 16 bits in the largest set measured, which still missed the target. */
+  readonly lifted?: { readonly activations: readonly string[]; readonly weights: readonly string[] };
+  /** The single units the search measured with the largest gain (drop in relative output noise power), largest first. */
+  readonly sensitive: readonly {
+    readonly kind: 'act16' | 'w16' | 'float';
+    readonly tensors: readonly string[];
+    readonly gain: number;
+  }[];
+  /** The chosen 16-bit set's figure on the held-in samples beside the rung's held-out figure. */
+  readonly chosen?: { readonly heldIn: ReportLadderFigure; readonly heldOut: ReportLadderFigure };
+  /** Every activation group at 16 bits (with the weights of the largest set) measured: held in and held out. */
+  readonly ceiling?: {
+    readonly act16: number;
+    readonly w16: number;
+    readonly heldIn: ReportLadderFigure;
+    readonly heldOut: ReportLadderFigure;
+    readonly met: boolean;
+  };
 }
 
 /**

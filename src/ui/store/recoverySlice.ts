@@ -126,7 +126,10 @@ export interface RecoveryState {
   /** Measured configurations: one for a single run, every rung for a climb. */
   rungs: RungSummary[];
   /** The finished climb (absent for a single run). */
-  climb: Pick<LadderOutcome, 'handle' | 'stopped' | 'chosen' | 'target' | 'order' | 'skippedRungs'> | null;
+  climb: Pick<
+    LadderOutcome,
+    'handle' | 'stopped' | 'chosen' | 'target' | 'order' | 'skippedRungs' | 'shortfall'
+  > | null;
   /** Handle of the rung that is the run's result now. */
   adopted: string | null;
   /** A rung being picked ("Use this model" waits for its bytes). */
@@ -493,6 +496,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
               target: out.target,
               order: out.order,
               skippedRungs: out.skippedRungs,
+              shortfall: out.shortfall,
             },
             ranOn: out.ranOn,
           });

@@ -8,7 +8,7 @@
 import { AimSelect } from '../../components/AimSelect.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { formatDuration } from '../../../core/recover/ladderBudget.ts';
-import { renderHtml } from '../../../core/report/index.ts';
+import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
 import { describeHead } from '../../../core/task/heads.ts';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
@@ -590,6 +590,21 @@ function Results() {
               </li>
             ))}
           </ul>
+        </details>
+      )}
+      {r.climb?.shortfall && (
+        <details className="small" data-testid="ladder-shortfall" open>
+          <summary>Why the target was not met: which tensors block it, measured</summary>
+          {shortfallSections(r.climb.shortfall).map((section) => (
+            <div key={section.heading}>
+              <strong>{section.heading}</strong>
+              <ul>
+                {section.lines.map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </div>
+          ))}
         </details>
       )}
       <div className="step__actions">

@@ -1,0 +1,159 @@
+/**
+ * Why a ladder did not meet its target, said from what the climb itself measured: the mixed-precision rung's growth
+ * (each 16-bit set it measured on the held-in samples, and the tensors it had lifted to 16 bits when it still missed),
+ * the search's most sensitive units with their measured gain, the chosen set's held-in figure beside its held-out one,
+ * and, where the growth missed, every activation at 16 bits measured once (the ceiling: whether the target needs more
+ * than 8-bit activations at all). No text about a particular model: every sentence is built from these numbers.
+ * Reads rungs structurally (the ladder's RungResult and ladderMeasure's RungDetail), so the ladder's report can use it
+ * without an import cycle. Pure.
+ */
+import type { GrowthResult } from '../evaluate/precisionGrowth.ts';
+import type { MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import type { ReportLadderFigure, ReportLadderShortfall } from '../report/report.ts';
+
+/** Every activation group at 16 bits, with the weights of the growth's largest set, measured where the growth missed. */
+export interface PrecisionCeiling {
+  /** Activation Q/DQ pairs and weights at 16 bits. */
+  readonly act16: number;
+  readonly w16: number;
+  readonly heldIn: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
+  readonly heldOut: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
+}
+
+/** What of a rung's detail the shortfall reads (ladderMeasure.ts RungDetail). */
+interface MixedDetail {
+  readonly mixedPrecision?: MixedPrecisionResult;
+  readonly growth?: GrowthResult;
+  readonly ceiling?: PrecisionCeiling;
+}
+
+/** What of a measured rung the shortfall reads (ladder.ts RungResult). */
+export interface ShortfallRung {
+  readonly rung: {
+    readonly index: number;
+    readonly label: string;
+    readonly recipe: { readonly mixedPrecision?: boolean };
+  };
+  readonly score: number;
+  readonly metrics: Readonly<Record<string, number>>;
+  readonly detail?: unknown;
+}
+
+/** How many of the search's most sensitive units the report lists. */
+export const SHORTFALL_SENSITIVE_UNITS = 8;
+
+const figure = (score: number, metrics: Readonly<Record<string, number>>): ReportLadderFigure =>
+  Number.isFinite(metrics.cer) ? { score, cer: metrics.cer } : { score };
+
+/** "0.8125 (CER 2.77 %)". */
+function figureText(f: ReportLadderFigure): string {
+  const score = Number.isFinite(f.score) ? `${+f.score.toFixed(5)}` : 'undefined';
+  return f.cer === undefined ? score : `${score} (CER ${(100 * f.cer).toFixed(2)} %)`;
+}
+
+function setText(act16: number, w16: number): string {
+  return `${act16} activation Q/DQ pair${act16 === 1 ? '' : 's'}${w16 > 0 ? ` and ${w16} weight${w16 === 1 ? '' : 's'}` : ''}`;
+}
+
+/**
+ * The shortfall of a climb that did not meet `target` (metric ≥ value): undefined where a rung met it. Reads the
+ * mixed-precision rung whose growth went furthest (else the last one measured); `skipped` says why none ran.
+ */
+export function ladderShortfall(
+  target: { readonly metric: string; readonly value: number },
+  results: readonly (ShortfallRung & { readonly met: boolean })[],
+  skipped: readonly { readonly label: string; readonly reason: string }[],
+): ReportLadderShortfall | undefined {
+  if (results.some((r) => r.met)) return undefined;
+  const goal = `${target.metric} ≥ ${target.value}`;
+  const mixed = results.filter(
+    (r) => r.rung.recipe.mixedPrecision && (r.detail as MixedDetail | undefined)?.mixedPrecision !== undefined,
+  );
+  if (mixed.length === 0) {
+    const skip = skipped.find((k) => /mixed precision/i.test(k.label));
+    return {
+      why: [
+        `No mixed-precision rung was measured${skip ? ` (${skip.label}: ${skip.reason})` : ''}, so no per-tensor measurement says which tensors keep the model from ${goal}.`,
+      ],
+      growth: [],
+      sensitive: [],
+    };
+  }
+  const furthest = (r: ShortfallRung) => (r.detail as MixedDetail).growth?.steps.length ?? 0;
+  const rung = mixed.reduce((a, b) => (furthest(b) > furthest(a) ? b : a), mixed[mixed.length - 1]);
+  const detail = rung.detail as MixedDetail;
+  const search = detail.mixedPrecision!;
+  const growth = detail.growth;
+  const sensitive = search.sensitivities
+    .filter((s) => s.gain > 0)
+    .slice(0, SHORTFALL_SENSITIVE_UNITS)
+    .map((s) => ({ kind: s.kind, tensors: s.units.flatMap((u) => u.names), gain: s.gain }));
+  const why: string[] = [];
+  const heldOut = figure(rung.score, rung.metrics);
+
+  const ceiling = detail.ceiling && {
+    act16: detail.ceiling.act16,
+    w16: detail.ceiling.w16,
+    heldIn: figure(detail.ceiling.heldIn.score, detail.ceiling.heldIn.metrics),
+    heldOut: figure(detail.ceiling.heldOut.score, detail.ceiling.heldOut.metrics),
+    met: detail.ceiling.heldOut.score >= target.value,
+  };
+  if (ceiling) {
+    const set = setText(ceiling.act16, ceiling.w16);
+    const heldInMet = ceiling.heldIn.score >= target.value;
+    why.push(
+      ceiling.met
+        ? `Reaching ${goal} needs every activation at 16 bits: with all ${set} at 16 bits the held-out samples read ${figureText(ceiling.heldOut)} (met), the held-in ${figureText(ceiling.heldIn)}${heldInMet ? ' (met)' : ' (not met)'}. That is 16-bit activations with 8-bit weights (A16W8), not an 8-bit model.`
+        : `Even every activation at 16 bits misses ${goal}: with all ${set} at 16 bits the held-out samples read ${figureText(ceiling.heldOut)}, the held-in ${figureText(ceiling.heldIn)}. What is left is in the 8-bit weights or the parts kept in float, beyond what 16-bit activations remove.`,
+    );
+  }
+
+  let lifted: ReportLadderShortfall['lifted'];
+  if (growth && growth.steps.length > 0) {
+    const largest = growth.steps.reduce((a, b) => (b.units > a.units ? b : a));
+    const taken = growth.ranking.slice(0, largest.units);
+    lifted = {
+      activations: taken.filter((u) => u.kind === 'act16').flatMap((u) => u.names),
+      weights: taken.filter((u) => u.kind === 'w16').flatMap((u) => u.names),
+    };
+    const best = growth.chosen;
+    const reason =
+      growth.stopped === 'time'
+        ? 'the time budget stopped it'
+        : `its limit is ${growth.limit} of the ${growth.of} units it may widen (more is what the 16-bit formats are for)`;
+    if (!growth.met) {
+      why.push(
+        `The mixed-precision rung (${rung.rung.index}) grew the 16-bit set over ${growth.steps.length} size${growth.steps.length === 1 ? '' : 's'} on the held-in samples, up to ${setText(largest.act16, largest.w16)} (listed), and none met ${goal}; ${reason}. Its best held-in figure was ${figureText(figure(best.score, best.metrics))} at ${setText(best.act16, best.w16)}.`,
+      );
+      const heldIn = figure(best.score, best.metrics);
+      if (Number.isFinite(heldIn.score) && Number.isFinite(heldOut.score) && heldOut.score > heldIn.score)
+        why.push(
+          `At the chosen precisions the held-in samples read worse than the held-out ones (held in ${figureText(heldIn)}, held out ${figureText(heldOut)}): the growth judges on the held-in samples, so it could not see the target met${heldOut.score >= target.value ? ' although the held-out samples met it' : ''}.`,
+        );
+    }
+  } else {
+    const c = search.chosen;
+    why.push(
+      `The mixed-precision rung (${rung.rung.index}) measured the search's choice only (${setText(search.budget.act16.used, c.w16.length)}${c.float.length ? `, ${c.float.length} nodes in float` : ''}, held out ${figureText(heldOut)}); its set was not grown${search.metric ? ' (a task target is judged on the evaluation samples only)' : ''}.`,
+    );
+  }
+  if (sensitive.length > 0 && !ceiling)
+    why.push(
+      `The units the search measured most sensitive are listed with their gain; widening them did not reach ${goal} within what was measured.`,
+    );
+  return {
+    why,
+    rung: rung.rung.index,
+    growth: (growth?.steps ?? []).map((s) => ({
+      act16: s.act16,
+      w16: s.w16,
+      met: s.met,
+      ...figure(s.score, s.metrics),
+    })),
+    ...(growth ? { growthStopped: growth.stopped } : {}),
+    ...(lifted ? { lifted } : {}),
+    sensitive,
+    ...(growth ? { chosen: { heldIn: figure(growth.chosen.score, growth.chosen.metrics), heldOut } } : {}),
+    ...(ceiling ? { ceiling } : {}),
+  };
+}
