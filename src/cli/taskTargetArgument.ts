@@ -55,7 +55,8 @@ export async function taskTargetArgument(
   data: FolderFeeds,
   level: GraphOptimization,
   what = '--data',
-): Promise<{ target: LadderTarget; task: TaskFiguresOf } | null> {
+  heldIn?: FolderFeeds,
+): Promise<{ target: LadderTarget; task: TaskFiguresOf; heldInTask?: TaskFiguresOf } | null> {
   const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(target.metric);
   if (!values.task && !values.labels && !values['max-drop'] && !taskMetric) return null;
   if (data.kind !== 'images')
@@ -72,16 +73,17 @@ export async function taskTargetArgument(
         data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] })),
       )
     : null;
-  const evaluate = (runs: readonly SampleRun[]) =>
+  const evaluateOn = (images: typeof data, withLabels: typeof labels) => (runs: readonly SampleRun[]) =>
     evaluateTask(
       head.head,
       taskSamples(
-        data,
-        data.spec,
+        images,
+        images.spec,
         runs.map((r) => ({ index: r.index, float: runOutputs(r.float), quant: runOutputs(r.quant) })),
-        labels,
+        withLabels,
       ),
     );
+  const evaluate = evaluateOn(data, labels);
   let goal = target;
   if (values['max-drop'] !== undefined) {
     const drop = parseMaxDrop(values['max-drop']);
@@ -96,5 +98,12 @@ export async function taskTargetArgument(
       `the float model's ${metric} against the labels: ${floatFigure.toFixed(5)}; with --max-drop ${values['max-drop']} the target is ${metric} ≥ ${goal.value.toFixed(5)}\n`,
     );
   }
-  return { target: goal, task: (runs) => taskTargetFigures(evaluate(runs)) };
+  // The held-in images (a search's sensitivity samples) read agreement with the float model: only a target of
+  // agreement means the same there (a target against labels has no labels on them).
+  const heldInEvaluate = heldIn?.kind === 'images' && !labels ? evaluateOn(heldIn, null) : null;
+  return {
+    target: goal,
+    task: (runs) => taskTargetFigures(evaluate(runs)),
+    ...(heldInEvaluate ? { heldInTask: (runs: readonly SampleRun[]) => taskTargetFigures(heldInEvaluate(runs)) } : {}),
+  };
 }

@@ -729,6 +729,8 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
             floatPartsAsBf16: request.npuBf16 ?? false,
             onProgress: (rung, p) => forward(progress, info(rung), ladderHandle)(p),
             task: ladderTask(request, data.judging, target.metric),
+            // The mixed-precision rung aims at a task target on the calibration images' own task reading.
+            heldInTask: ladderTask(request, data.tuning, target.metric),
           },
           {
             target,

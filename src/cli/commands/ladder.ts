@@ -234,7 +234,16 @@ export const ladderCommand = {
       : tuningData;
     for (const s of new Set([...tuningData.skipped, ...evalData.skipped]))
       process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const taskJudge = await taskTargetArgument(values, target, model, float.fileName, evalData, judgeLevel);
+    const taskJudge = await taskTargetArgument(
+      values,
+      target,
+      model,
+      float.fileName,
+      evalData,
+      judgeLevel,
+      '--data',
+      tuningData,
+    );
     if (taskJudge) target = taskJudge.target;
     process.stderr.write(
       `calibrating and tuning on ${tuningData.feeds.length} ${tuningData.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judging on ${evalData.feeds.length} with ${graphOptimizationText(judgeLevel)}; target ${target.metric} ≥ ${target.value}; order ${order}\n`,
@@ -252,6 +261,7 @@ export const ladderCommand = {
         sensitivity: nodeRuntime(tuningData.feeds, judgeLevel),
         signal,
         task: taskJudge?.task,
+        heldInTask: taskJudge?.heldInTask,
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,

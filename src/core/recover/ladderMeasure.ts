@@ -31,7 +31,14 @@ import {
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
-import { figureReader, ladderMetrics, ladderScore, runCollector, type TaskFiguresOf } from './targetMeasure.ts';
+import {
+  figureReader,
+  ladderMetrics,
+  ladderScore,
+  runCollector,
+  type FigureReader,
+  type TaskFiguresOf,
+} from './targetMeasure.ts';
 
 export { ladderMetrics, ladderScore };
 import type { CancelSignal } from './layerData.ts';
@@ -86,6 +93,12 @@ export interface LadderRuntime {
    * against labels), for task targets; the caller knows the head, the images' geometry and the labels.
    */
   readonly task?: TaskFiguresOf;
+  /**
+   * The same task figures on the held-in samples (`sensitivity`, else `tuning`: the images' own geometry), as agreement
+   * with the float model: with it the mixed-precision rung's search and growth aim at a task target (map50, map,
+   * miou) on them. Without it (a target against labels, which the held-in images have none of) they aim at a cosine.
+   */
+  readonly heldInTask?: TaskFiguresOf;
 }
 
 /** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
@@ -283,32 +296,41 @@ export function ladderMeasures(
           return rt.signal?.aborted === true || spent() > SEARCH_SHARE_OF_TIME_LEFT * left;
         },
       };
+      // A task target is aimed at through the held-in task reading, where there is one: the search and its growth
+      // measure the task figure, not a cosine standing in for it.
+      const taskTarget = (TASK_METRICS as readonly string[]).includes(target.metric);
+      const heldInReader = taskTarget && rt.heldInTask ? figureReader(target.metric, rt.heldInTask) : null;
       const chosen = await chooseMixedPrecision(rt.model, ranges, config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
-        target: mixedPrecisionCosine(target),
+        target: heldInReader ? target.value : mixedPrecisionCosine(target),
+        ...(heldInReader ? { figure: (runs) => heldInReader.figure([], runs), metric: target.metric } : {}),
         maxMeasurements: LADDER_MIXED_MEASUREMENTS,
         signal: searchSignal,
         onStep: (s) =>
           rt.onProgress?.(rung, { phase: 'mixed', done: s.index, total: LADDER_MIXED_MEASUREMENTS, cosine: s.cosine }),
       });
       // The budget sized from measurement: the 16-bit set grows along the search's sensitivity ranking until the target
-      // holds on the held-in (calibration) samples; output targets only (a task figure needs the evaluation's geometry).
+      // holds on the held-in (calibration) samples; a task target through their own task reading (heldInTask).
       let growth: GrowthResult | undefined;
       let ceiling: PrecisionCeiling | undefined;
-      /** The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples. */
-      const scoreOn = async (on: ComparisonRuntime, c: QuantConfig) => {
+      /**
+       * The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples; a
+       * task target through `task`, the samples' own task reading.
+       */
+      const scoreOn = async (on: ComparisonRuntime, c: QuantConfig, task: FigureReader | null) => {
         const q = quantizeModel(rt.model, ranges, c);
+        const runs = runCollector();
         const comparison = await compareModels(rt.model, q.model, on, {
           floatIndex,
           sequence: metric === 'sequence' ? 'always' : 'auto',
+          ...(task ? { onOutputs: runs.onOutputs } : {}),
         });
-        return { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
+        return task
+          ? { score: task.figure(comparison.outputs, runs.runs), metrics: task.figures(comparison.outputs, runs.runs) }
+          : { score: ladderScore(comparison.outputs, metric), metrics: ladderMetrics(comparison.outputs) };
       };
-      if (
-        !(TASK_METRICS as readonly string[]).includes(target.metric) &&
-        options.grow !== false &&
-        !rt.signal?.aborted
-      ) {
+      const heldOutReader = reader.readsOutputs ? reader : null;
+      if ((!taskTarget || heldInReader) && options.grow !== false && !rt.signal?.aborted) {
         const searched = chosen.chosen;
         const first = [...chosen.units.act16, ...chosen.units.w16].filter((u) =>
           u.names.some((n) => (u.kind === 'act16' ? searched.act16 : searched.w16).includes(n)),
@@ -325,7 +347,7 @@ export function ladderMeasures(
           ranking,
           start: first.length || Math.ceil((MAX_GROWN_SHARE * ranking.length) / 8),
           limit: Math.floor(MAX_GROWN_SHARE * ranking.length),
-          score: (c) => scoreOn(heldIn, c),
+          score: (c) => scoreOn(heldIn, c, heldInReader),
           met: (v) => Number.isFinite(v) && v >= target.value,
           stop: () => rt.signal?.aborted === true || spent() > GROWTH_SHARE_OF_TIME_LEFT * left,
           onStep: (s) => rt.onGrowth?.(rung, s),
@@ -344,8 +366,8 @@ export function ladderMeasures(
           ceiling = {
             act16,
             w16: units.length - units.filter((u) => u.kind === 'act16').length,
-            heldIn: await scoreOn(heldIn, wide),
-            heldOut: await scoreOn(evaluation, wide),
+            heldIn: await scoreOn(heldIn, wide, heldInReader),
+            heldOut: await scoreOn(evaluation, wide, heldOutReader),
           };
         }
       }
