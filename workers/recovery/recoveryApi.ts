@@ -51,6 +51,7 @@ import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../sr
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
+import { WASM_INT8_KERNELS_EXACT } from '../../src/core/runtime/wasmInt8Kernels.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
 import { judgesTask, taskFiguresOf } from '../evaluation/taskRuns.ts';
 import type { TaskHead } from '../../src/core/task/index.ts';
@@ -744,12 +745,13 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
             finetuneReach: request.finetuneReach,
             timeBudget: request.timeBudget,
           },
-          // The judge is onnxruntime-web (WASM or WebGPU), not the x86 CPU provider's vpmaddubsw kernels the saturation rule
-          // is about (core/quantize/cpuKernelSafety.ts): no saturation-safe rung here, as before (not measured in a browser).
+          // The judge is onnxruntime-web, whose WASM int8 kernels do not saturate (measured, core/runtime/wasmInt8Kernels.ts):
+          // a model at risk lists its saturation-safe rung as skipped, with the reason.
           {
             calibrationSamples: data.tuning.feeds.length,
             evaluationSamples: data.judging.feeds.length,
             kernelsSaturate: false,
+            kernelsExactBecause: WASM_INT8_KERNELS_EXACT,
           },
         );
         const summaries: RungSummary[] = [];

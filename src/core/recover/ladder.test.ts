@@ -733,6 +733,22 @@ describe('the best-practice ladder', () => {
       measure,
     });
     expect(plain.results.map((r) => r.rung.label).filter((l) => l.includes('saturation'))).toEqual([]);
+    // A judge whose kernels are known not to saturate (onnxruntime-web's WASM): the rung is listed as skipped, with why.
+    const exact = await climbLadder({
+      target: { metric: 'cosine', value: 0.99 },
+      formats: ['XINT8', 'A8W8'],
+      perChannelRung: false,
+      cleApplies: () => false,
+      measure,
+      saturationRisk: (r) => risky.has(r.rung.label),
+      saturationSafeSkipped: 'these kernels add in 32 bits',
+    });
+    expect(exact.results.map((r) => r.rung.label).filter((l) => l.includes('saturation'))).toEqual([]);
+    expect(exact.skipped).toContainEqual({
+      label: 'A8W8 + saturation-safe weights',
+      reason: 'these kernels add in 32 bits',
+    });
+    expect(exact.skipped.filter((k) => k.label.includes('saturation'))).toHaveLength(1);
   });
 
   it('chooses the best measured rung when none met the target, and none when nothing was measured', () => {

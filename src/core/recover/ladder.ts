@@ -265,6 +265,12 @@ export interface LadderOptions {
    */
   saturationRisk?(result: RungResult): boolean;
   /**
+   * Where the judge's int8 kernels are known not to saturate although saturationRisk flags a model (onnxruntime-web's
+   * WASM kernels, core/runtime/wasmInt8Kernels.ts), why: the saturation-safe rung is then listed as skipped with this
+   * reason, never measured.
+   */
+  readonly saturationSafeSkipped?: string;
+  /**
    * After the mixed-precision rung, measure its precisions with bias correction (a rung of its own, before fine-tuning
    * them). Default false.
    */
@@ -786,7 +792,13 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       } else if (rules > 0 && algorithms) drop();
       // Judged where int8 kernels can saturate: the stage's best rung once more with saturation-safe weights, where its model is at risk.
       const risky = best();
-      if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
+      if (options.saturationRisk && !risky.error && options.saturationRisk(risky) && options.saturationSafeSkipped) {
+        drop();
+        skip({
+          label: rungLabel({ ...risky.rung.recipe, saturationSafe: true }),
+          reason: options.saturationSafeSkipped,
+        });
+      } else if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
         if (stopNow()) return 'cancelled';
         const r = await tryRung(
           { ...risky.rung.recipe, saturationSafe: true },

@@ -1,3 +1,4 @@
+import { WASM_INT8_KERNELS_EXACT } from '../runtime/wasmInt8Kernels.ts';
 import { describe, expect, it } from 'vitest';
 import { tinyModel } from '../onnx/tinyModel.ts';
 import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
@@ -76,6 +77,19 @@ describe('ladderClimbOptions: the climb the page and qstudio ladder both run', (
     ).toBeTypeOf('function');
     expect(
       ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: false }).saturationRisk,
+    ).toBeUndefined();
+    expect(ladderClimbOptions(runtime('all'), { target }, host).saturationSafeSkipped).toBeUndefined();
+    // Known not to saturate, with the measured reason (the page's onnxruntime-web): the rung is listed as skipped.
+    const exact = ladderClimbOptions(
+      runtime('all'),
+      { target },
+      { ...host, kernelsSaturate: false, kernelsExactBecause: WASM_INT8_KERNELS_EXACT },
+    );
+    expect(exact.saturationRisk).toBeTypeOf('function');
+    expect(exact.saturationSafeSkipped).toBe(WASM_INT8_KERNELS_EXACT);
+    expect(
+      ladderClimbOptions(runtime('all'), { target }, { ...host, kernelsSaturate: true, kernelsExactBecause: 'x' })
+        .saturationSafeSkipped,
     ).toBeUndefined();
   });
 });

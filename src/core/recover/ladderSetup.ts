@@ -45,6 +45,11 @@ export interface LadderHost {
    * rung. Left out (a browser cannot tell): as the judging runtime's graph optimization says (ladderMeasures).
    */
   readonly kernelsSaturate?: boolean;
+  /**
+   * Where kernelsSaturate is false, the measured reason (e.g. WASM_INT8_KERNELS_EXACT): a model at risk then lists its
+   * saturation-safe rung as skipped with it. Left out: that rung is left out silently.
+   */
+  readonly kernelsExactBecause?: string;
 }
 
 /** climbLadder's options for the choices on the runtime, less the caller's signal, onRung and onSkip. */
@@ -70,8 +75,11 @@ export function ladderClimbOptions(
     calibrationRungs: true,
     measure: measures.measure,
     cleApplies: measures.cleApplies,
-    // Saturation-safe weights are worth a rung only where the int8 kernels can saturate.
-    saturationRisk: host.kernelsSaturate === false ? undefined : measures.saturationRisk,
+    // Saturation-safe weights are worth a rung only where the int8 kernels can saturate; elsewhere, with a reason, it is
+    // listed as skipped where a model is at risk.
+    saturationRisk:
+      host.kernelsSaturate === false && host.kernelsExactBecause === undefined ? undefined : measures.saturationRisk,
+    saturationSafeSkipped: host.kernelsSaturate === false ? host.kernelsExactBecause : undefined,
     finetuneReach: choices.finetuneReach,
     exclude: choices.exclusions === false ? undefined : measures.exclude,
     mixed: choices.mixedPrecision === false ? undefined : measures.mixed,
