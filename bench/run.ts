@@ -27,6 +27,7 @@ import { npmCorpusSuite } from './suites/npmCorpus.ts';
 import { measureGuard, mergeGuardRows, presetGuardSuite } from './suites/presetGuard.ts';
 import { compareGuardRows, guardText } from './guard.ts';
 import { presetMethodsSuite } from './suites/presetMethods.ts';
+import { webgpuBrowserSuite } from './suites/webgpuBrowser.ts';
 import { previousRows } from './harness.ts';
 
 const suites: Suite[] = [
@@ -54,6 +55,7 @@ const suites: Suite[] = [
   npmCorpusSuite,
   presetGuardSuite,
   presetMethodsSuite,
+  webgpuBrowserSuite,
 ];
 
 // `npm run bench -- guard [--record]`: the regression guard. Measures every preset's held-out figure again

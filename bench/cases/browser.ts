@@ -21,8 +21,11 @@ export const cocoFile = (name: string) => ({
   buffer: fs.readFileSync(path.join(FIXTURES, 'images/coco', name)),
 });
 
-/** Debian's Chromium with the flags this machine needs (no sandbox as root, no background connections). */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Debian's Chromium with the flags this machine needs (no sandbox as root, no background connections), and `extra`
+ * ones (`--enable-unsafe-webgpu`: WebGPU's software adapter).
+ */
+export function launchChromium(extra: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -31,6 +34,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extra,
     ],
   });
 }
@@ -40,8 +44,9 @@ export async function withStudioPage<T>(
   url: string,
   fn: (page: Page) => Promise<T>,
   viewport?: { width: number; height: number },
+  browserArgs: readonly string[] = [],
 ): Promise<T> {
-  const browser = await launchChromium();
+  const browser = await launchChromium(browserArgs);
   try {
     const page = await browser.newPage(viewport ? { viewport } : undefined);
     await page.goto(url);

@@ -12,7 +12,7 @@
  * started only where it can pay for its start-up, the job's own samples timing both); and Auto again on the same
  * model, deciding from the costs it cached ('auto-again'). With the costs Auto measured (session, first run,
  * steady run of each backend) and what it decided. Ranges are compared with the WASM run's. One JSON line per model.
- * The WebGPU start-up estimate carries from model to model as on the page (the first model uses the default).
+ * The WebGPU start-up estimate carries from model to model as on the page (cautiousPrior: the first model uses REAL_GPU_PRIOR).
  * Usage: webgpuNode.ts <images dir> <images> <model path>...   (WEBGPU_RUNS=wasm,auto,... picks the runs)
  */
 import os from 'node:os';

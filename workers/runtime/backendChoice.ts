@@ -3,7 +3,8 @@
  * or fallback adapter, "google swiftshader", is slower than WASM for this work and is never chosen unless
  * asked for), and which backend finishes the whole job sooner: each backend's session, first run (WebGPU's
  * shader compilation) and steady run weighed against the runs the job has, the probe's own cost included
- * (WebGPU is not started where WASM ends the job before WebGPU's start-up would be over). Pure: the workers'
+ * (on a model not yet measured, WebGPU is started only where the runs left pay back its start-up at the most
+ * cautious figures measured for a real GPU: REAL_GPU_PRIOR, runsToPayBack). Pure: the workers'
  * runtime (ort.ts) feeds it what it measured; tests feed it numbers measured on a GPU.
  */
 
@@ -84,8 +85,10 @@ export interface JobDecision {
   wasmRunMs: number;
   /** Which case decided: both costs known before the job (cache), WebGPU not worth starting, or both measured mid-job. */
   basis: 'measured earlier' | 'start-up not paid back' | 'measured on this model';
-  /** For 'start-up not paid back': whether WebGPU's figures were measured on this device (else the default prior). */
+  /** For 'start-up not paid back': whether a model was measured on this device (else REAL_GPU_PRIOR alone). */
   priorMeasured?: boolean;
+  /** For 'start-up not paid back': the runs that would have to be left (runsToPayBack). */
+  payBackRuns?: number;
 }
 
 /**
@@ -108,54 +111,104 @@ export function decideJob(costs: MeasuredCosts, runs: number): JobDecision {
 }
 
 /**
- * What a device's WebGPU was last measured to cost, for a model it has not run yet: its start-up (session, and
- * first run beyond a steady one) and its steady run as a share of WASM's.
+ * What WebGPU is expected to cost on a device, for a model it has not run yet: its start-up (session, and first run
+ * beyond a steady one) counted in the model's own steady WASM runs at one thread (a run on n threads counts n: an
+ * upper bound of its one-thread time, so more threads only make the estimate more cautious), and its steady run
+ * as a share of WASM's. Start-up in runs, not in seconds: it grows with the model (shaders, weights to upload) as
+ * WASM's run does, where a fixed 2 s was short for the text detector (2.24 s) and long for UltraFace (0.38 s).
  */
 export interface DevicePrior {
-  startupMs: number;
+  startupRuns: number;
   runRatio: number;
-  /** Whether these were measured on this device (else DEFAULT_DEVICE_PRIOR). */
+  /** Whether a model was measured on this device (else REAL_GPU_PRIOR alone). */
   measured: boolean;
 }
 
 /**
- * The prior of a device where no model was measured yet. From the lent H200's whole calibrations
- * (bench/results/webgpu-node.json): WebGPU's start-up exceeded WASM's by 0.4 s (UltraFace) to 2.1 s (the PP-OCRv4
- * detector), its steady run took 0.53 to 0.75 of WASM's on the detectors. 2 s and a half: a job must promise
- * twice the start-up in WASM time before WebGPU is tried.
+ * The envelope of a real GPU, measured on the lent H200 (bench/results/webgpu-node.json; start-up taken from the
+ * whole calibrations, `backendChoice.test.ts`): start-up 5.9 runs (UltraFace), 3.0 (YOLOX-nano), 6.33 (the PP-OCRv4
+ * detector), none (super-resolution, MNIST); run ratio 0.75 at most where WebGPU runs faster (UltraFace). Rounded
+ * up: 6.5 runs and 0.75. With these, WebGPU is started only where 6.5 / (1 − 0.75) = 26 runs (× WASM's threads)
+ * are left, so no first job on these models is slower than WASM alone (tested at every length).
  */
-export const DEFAULT_DEVICE_PRIOR: DevicePrior = { startupMs: 2000, runRatio: 0.5, measured: false };
+export const REAL_GPU_PRIOR: DevicePrior = { startupRuns: 6.5, runRatio: 0.75, measured: false };
 
-/** The prior a measured model leaves on its device. */
-export function priorOf(costs: MeasuredCosts): DevicePrior {
+/** The prior a measured model leaves on its device (`threads`: the WASM session's). */
+export function priorOf(costs: MeasuredCosts, threads = 1): DevicePrior {
+  const wasmRun = costs.wasm.steadyMs * Math.max(1, threads);
   return {
-    startupMs: startupMs(costs.webgpu),
+    startupRuns: wasmRun > 0 ? startupMs(costs.webgpu) / wasmRun : 0,
     runRatio: costs.wasm.steadyMs > 0 ? costs.webgpu.steadyMs / costs.wasm.steadyMs : 1,
     measured: true,
   };
 }
 
 /**
- * Mid-job, WASM running and timed, nothing known of WebGPU on this model: whether to start WebGPU at all. WebGPU
- * is started only where the runs left promise to pay its start-up back (WASM's time for them, less what WebGPU
- * would take at the device's run ratio, exceeds the start-up); else WASM keeps the job and the probe costs
- * nothing. Returns the decision to stay, or null to start WebGPU.
+ * What a device's figures are worth for its next model: the most cautious of every model measured on it and the
+ * real-GPU envelope. One model's cheap start-up says little of another's (super-resolution starts with no extra
+ * cost on the H200, the text detector with 6.33 runs), so a measured device only ever raises the estimate: a GPU
+ * found slower than WASM (a ratio over 1) is not started again for a new model.
  */
-export function worthStartingGpu(wasmRunMs: number, runsLeft: number, prior: DevicePrior): JobDecision | null {
+export function cautiousPrior(...priors: (DevicePrior | null | undefined)[]): DevicePrior {
+  const known = priors.filter((p): p is DevicePrior => !!p);
+  return {
+    startupRuns: Math.max(REAL_GPU_PRIOR.startupRuns, ...known.map((p) => p.startupRuns)),
+    runRatio: Math.max(REAL_GPU_PRIOR.runRatio, ...known.map((p) => p.runRatio)),
+    measured: known.some((p) => p.measured),
+  };
+}
+
+/**
+ * Runs that must be left, at the prior's figures, before WebGPU's start-up can be paid back: its start-up in WASM
+ * runs (× threads) over what each WebGPU run saves (1 − ratio). Infinity where WebGPU saves nothing a run.
+ */
+export function runsToPayBack(prior: DevicePrior, threads = 1): number {
+  const saved = 1 - prior.runRatio;
+  return saved <= 0 ? Infinity : (Math.max(0, prior.startupRuns) * Math.max(1, threads)) / saved;
+}
+
+/**
+ * Mid-job, WASM running and timed, nothing known of WebGPU on this model: whether to start WebGPU at all. WebGPU
+ * is started only where at least runsToPayBack runs are left: at the prior's start-up and ratio, those runs save
+ * more than the start-up costs, so a device within the prior loses nothing to trying (and one outside it at most
+ * its start-up and one run: ProbingRunner gives up on a first run beyond the prior's start-up). Else WASM keeps
+ * the job and the probe costs nothing. Returns the decision to stay, or null to start WebGPU.
+ */
+export function worthStartingGpu(
+  wasmRunMs: number,
+  runsLeft: number,
+  prior: DevicePrior,
+  threads = 1,
+): JobDecision | null {
   if (!Number.isFinite(runsLeft)) return null; // a job of unknown length: long enough
+  if (runsLeft > 0 && runsLeft >= runsToPayBack(prior, threads)) return null;
   const wasmMs = runsLeft * wasmRunMs;
-  const gpuRunsMs = wasmMs * Math.min(1, Math.max(0, prior.runRatio));
-  if (wasmMs - gpuRunsMs > prior.startupMs) return null;
+  const ratio = Math.max(0, prior.runRatio);
   return {
     winner: 'wasm',
     runs: runsLeft,
-    webgpuMs: prior.startupMs + gpuRunsMs,
+    webgpuMs: prior.startupRuns * Math.max(1, threads) * wasmRunMs + wasmMs * ratio,
     wasmMs,
     wasmRunMs,
-    webgpuRunMs: wasmRunMs * prior.runRatio,
+    webgpuRunMs: wasmRunMs * ratio,
     basis: 'start-up not paid back',
     priorMeasured: prior.measured,
+    payBackRuns: runsToPayBack(prior, threads),
   };
+}
+
+/**
+ * After WebGPU's first run on this job, whether it is already outside the prior: that run alone cost more over a
+ * WASM run than the whole start-up the prior allows (a software adapter not named as one, a GPU slower than the
+ * CPU). Then WASM takes the job back at once, losing the session and one run, not a second run.
+ */
+export function firstRunBeyondPrior(
+  gpuFirstRunMs: number,
+  wasmRunMs: number,
+  prior: DevicePrior,
+  threads = 1,
+): boolean {
+  return gpuFirstRunMs - wasmRunMs > prior.startupRuns * Math.max(1, threads) * wasmRunMs;
 }
 
 /**
@@ -188,8 +241,12 @@ export function formatMs(ms: number): string {
 export function decisionReason(d: JobDecision): string {
   const runs = Number.isFinite(d.runs) ? `${d.runs} run${d.runs === 1 ? '' : 's'}` : null;
   if (d.basis === 'start-up not paid back') {
-    const source = d.priorMeasured ? 'as last measured on this device' : 'no model measured on this device yet';
-    return `WASM finishes the ${runs} left in about ${formatMs(d.wasmMs)} (${formatMs(d.wasmRunMs)} a run); WebGPU would take about ${formatMs(d.webgpuMs)}, its start-up included (${source}), so it is not started`;
+    const source = d.priorMeasured ? 'as measured on this device' : 'as measured on a real GPU';
+    const from =
+      d.payBackRuns !== undefined && Number.isFinite(d.payBackRuns)
+        ? `pays its start-up back only from ${Math.ceil(d.payBackRuns)} runs left`
+        : 'saves nothing a run';
+    return `WASM finishes the ${runs} left in about ${formatMs(d.wasmMs)} (${formatMs(d.wasmRunMs)} a run); WebGPU would take about ${formatMs(d.webgpuMs)}, its start-up included, and ${from} (${source}), so it is not started`;
   }
   const perRun = `WebGPU ${formatMs(d.webgpuRunMs ?? NaN)} a run, WASM ${formatMs(d.wasmRunMs)}`;
   const verdict = d.winner === 'webgpu' ? 'WebGPU finishes sooner here' : 'WASM finishes sooner here';

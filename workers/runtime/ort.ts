@@ -31,8 +31,9 @@ import {
   adapterLabel,
   decideJob,
   decideRemaining,
+  cautiousPrior,
   decisionReason,
-  DEFAULT_DEVICE_PRIOR,
+  firstRunBeyondPrior,
   priorOf,
   softwareAdapterReason,
   worthStartingGpu,
@@ -173,7 +174,7 @@ export interface ProbePlan {
   runs: number;
   /** Milliseconds WASM's session took to make. */
   wasmCreateMs: number;
-  /** WebGPU's figures on this device: the last measured ones, or DEFAULT_DEVICE_PRIOR. */
+  /** WebGPU's expected figures on this device: cautiousPrior of those measured on it and REAL_GPU_PRIOR. */
   prior: DevicePrior;
   /** The probe cache's key for this model and device, and the device's. */
   key: string;
@@ -185,16 +186,20 @@ const steady = (runs: readonly number[]): number => (runs.length === 1 ? runs[0]
 
 /**
  * A session that finds its backend on the job's own samples, each sample run once: WASM runs first
- * (WASM_PROBE_RUNS, timed); WebGPU is started only where the runs left promise to pay its start-up back at the
- * device's last measured figures (backendChoice.worthStartingGpu); once started, its session and GPU_PROBE_RUNS runs are timed, the runs left go
- * to the faster steady run, the other session is released, and both backends' costs are cached for this model
- * and device (the next job is decided before any session is made: decideJob).
+ * (WASM_PROBE_RUNS, timed); WebGPU is started only where the runs left pay its start-up back at the device's
+ * cautious figures (backendChoice.worthStartingGpu); once started, its session and GPU_PROBE_RUNS runs are timed
+ * (one, where the first is already beyond the prior's start-up: firstRunBeyondPrior), the runs left go to the
+ * faster steady run, the other session is released, and both backends' costs are cached for this model and
+ * device (the next job is decided before any session is made: decideJob). `now` is the clock (tests replay
+ * measured costs on a virtual one).
  */
 export function probingRunner(
   wasm: Made,
   startGpu: () => Promise<Made | { failed: string }>,
   plan: ProbePlan,
+  now: () => number = () => performance.now(),
 ): InferenceRunner {
+  const threads = Math.max(1, wasm.backend.threads);
   const wasmTimes: number[] = [];
   const gpuTimes: number[] = [];
   let gpu: Made | null = null;
@@ -203,9 +208,9 @@ export function probingRunner(
   let kept: Made | null = null;
   let dropped: Promise<void> | null = null;
   const timed = async (m: Made, into: number[], feeds: Readonly<Record<string, Feed>>, fetches?: readonly string[]) => {
-    const t0 = performance.now();
+    const t0 = now();
     const out = await m.runner.run(feeds, fetches);
-    into.push(performance.now() - t0);
+    into.push(now() - t0);
     done++;
     return out;
   };
@@ -229,15 +234,15 @@ export function probingRunner(
       if (wasmTimes.length < WASM_PROBE_RUNS) {
         const out = await timed(wasm, wasmTimes, feeds, fetches);
         if (wasmTimes.length === WASM_PROBE_RUNS) {
-          const stay = worthStartingGpu(steady(wasmTimes), plan.runs - done, plan.prior);
+          const stay = worthStartingGpu(steady(wasmTimes), plan.runs - done, plan.prior, threads);
           if (stay) settle(wasm, null, decisionReason(stay));
         }
         return out;
       }
       if (!gpu) {
-        const t0 = performance.now();
+        const t0 = now();
         const made = await startGpu();
-        gpuCreateMs = performance.now() - t0;
+        gpuCreateMs = now() - t0;
         if ('failed' in made) {
           settle(wasm, null, made.failed);
           return wasm.runner.run(feeds, fetches);
@@ -245,13 +250,15 @@ export function probingRunner(
         gpu = made;
       }
       const out = await timed(gpu, gpuTimes, feeds, fetches);
-      if (gpuTimes.length === GPU_PROBE_RUNS) {
+      const beyond = gpuTimes.length === 1 && firstRunBeyondPrior(gpuTimes[0], steady(wasmTimes), plan.prior, threads);
+      if (gpuTimes.length === GPU_PROBE_RUNS || beyond) {
+        // Given up after one run, that run stands for the steady one: an upper bound, so the device is judged slower.
         const costs: MeasuredCosts = {
           webgpu: { createMs: gpuCreateMs, firstRunMs: gpuTimes[0], steadyMs: steady(gpuTimes) },
           wasm: { createMs: plan.wasmCreateMs, firstRunMs: wasmTimes[0], steadyMs: steady(wasmTimes) },
         };
         void writeCosts(plan.key, costs);
-        void writePrior(plan.device, priorOf(costs));
+        void writePrior(plan.device, cautiousPrior(plan.prior, priorOf(costs, threads)));
         const d = decideRemaining(costs.webgpu, costs.wasm, plan.runs - done);
         if (d.winner === 'webgpu') settle(gpu, wasm, decisionReason(d));
         else settle(wasm, gpu, decisionReason(d));
@@ -283,13 +290,15 @@ export interface BackendMakers {
 /**
  * Auto on a real GPU: the backend that finishes this job sooner. Costs measured earlier on this model and device
  * decide before any session is made (only the winner's is); else WASM starts and probingRunner decides on the
- * job's own samples. `runs` is the job's length (Infinity where unknown); `device` the adapter's key.
+ * job's own samples. `runs` is the job's length (Infinity where unknown); `device` the adapter's key; `prior`
+ * replaces the device's cautious figures (a stand-in GPU in tests and bench).
  */
 export async function measuredSession(
   make: BackendMakers,
   modelBytes: Uint8Array,
   device: string,
   runs: number,
+  prior?: DevicePrior,
 ): Promise<Made> {
   const key = await probeKey(modelBytes, device);
   const known = await readCosts(key);
@@ -317,7 +326,7 @@ export async function measuredSession(
   const plan: ProbePlan = {
     runs,
     wasmCreateMs: performance.now() - t0,
-    prior: (await readPrior(device)) ?? DEFAULT_DEVICE_PRIOR,
+    prior: prior ?? cautiousPrior(await readPrior(device)),
     key,
     device,
   };

@@ -2,7 +2,7 @@
  * What the backend probes measured, kept per model and device (ort.ts): each backend's session, first-run and
  * steady costs under the SHA-256 of the model bytes a session runs and the adapter's description, so the same
  * model on the same GPU is decided without a probe, in this worker or a later one (workers are disposable); and,
- * per device, WebGPU's last measured start-up and run ratio, the estimate for a model not measured yet. Kept in IndexedDB where
+ * per device, WebGPU's most cautious measured start-up and run ratio, the estimate for a model not measured yet. Kept in IndexedDB where
  * the context has it, in memory otherwise (Node tests); a storage failure only costs a probe.
  */
 import type { DevicePrior, MeasuredCosts } from './backendChoice.ts';
@@ -75,11 +75,11 @@ export async function readCosts(key: string): Promise<MeasuredCosts | null> {
 
 export const writeCosts = (key: string, costs: MeasuredCosts): Promise<void> => write(key, costs);
 
-/** WebGPU's figures last measured on this device, or null. */
+/** WebGPU's figures measured on this device (the most cautious over its models), or null (an older shape is ignored). */
 export async function readPrior(adapter: string): Promise<DevicePrior | null> {
   const v = (await read(priorKey(adapter))) as Partial<DevicePrior> | null;
-  return v && Number.isFinite(v.startupMs) && Number.isFinite(v.runRatio)
-    ? { startupMs: v.startupMs!, runRatio: v.runRatio!, measured: true }
+  return v && Number.isFinite(v.startupRuns) && Number.isFinite(v.runRatio)
+    ? { startupRuns: v.startupRuns!, runRatio: v.runRatio!, measured: true }
     : null;
 }
 
