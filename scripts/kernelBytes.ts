@@ -1,7 +1,7 @@
 /**
  * The WebAssembly text → bytes → TypeScript module steps of scripts/build-kernels.ts, shared with the tests
  * that check each committed module is the committed text's build. `KERNELS` lists the kernels it builds: AdaRound's
- * (core/recover) and the calibration histogram's (core/calibrate).
+ * (core/recovery) and the calibration histogram's (core/calibrate).
  */
 import path from 'node:path';
 import wabtFactory from 'wabt';
@@ -19,7 +19,7 @@ export interface KernelSource {
 
 export const KERNELS: Record<'rounding' | 'histogram', KernelSource> = {
   rounding: {
-    dir: 'src/core/recover',
+    dir: 'src/core/recovery',
     wat: 'roundingKernel.wat',
     module: 'roundingKernelWasm.ts',
     constName: 'ROUNDING_KERNEL_WASM',

@@ -62,7 +62,7 @@ const CORE_LAYERS: Readonly<Record<string, number>> = {
   export: 5,
   evaluate: 6,
   report: 7,
-  recover: 8,
+  recovery: 8,
 };
 
 const IMPORTS = new Map(FILES.map((f) => [f, importsOf(f)]));
@@ -148,8 +148,8 @@ describe('architecture: which way dependencies point', () => {
   });
 
   it('the page and the CLI wire shared work through one core function, never their own copy', () => {
-    // climbLadder's options: core/recover/ladderSetup.ts ladderClimbOptions; a config edit: withOptions; the
-    // recovery switches: core/recover/recoverySwitches.ts withRecoverySwitches; the exclusion search's measure:
+    // climbLadder's options: core/recovery/ladderSetup.ts ladderClimbOptions; a config edit: withOptions; the
+    // recovery switches: core/recovery/recoverySwitches.ts withRecoverySwitches; the exclusion search's measure:
     // core/evaluate/suggestMeasure.ts.
     const COPIES: [RegExp, string][] = [
       [/\bladderMeasures\(/, 'ladderMeasures outside core: use ladderClimbOptions'],

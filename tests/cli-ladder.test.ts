@@ -236,7 +236,7 @@ describe('qstudio ladder', () => {
     const out = path.join(tmp, 'budget.onnx');
     const json = path.join(tmp, 'budget.json');
     // A one-second budget against fine-tuning at 100000 iterations a layer. What fits depends on this machine's speed
-    // (the budget arithmetic is tested on a fake clock in core/recover/ladderBudget.test.ts); what must hold here:
+    // (the budget arithmetic is tested on a fake clock in core/recovery/ladderBudget.test.ts); what must hold here:
     const r = qstudio(
       'ladder',
       mnist,

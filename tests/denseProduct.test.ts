@@ -1,5 +1,5 @@
 /**
- * The recovery steps' dense float64 work on onnxruntime-node's double MatMul (core/recover/denseProduct.ts): a layer's
+ * The recovery steps' dense float64 work on onnxruntime-node's double MatMul (core/recovery/denseProduct.ts): a layer's
  * problem (G, c, τ) and a loss built that way equal the TypeScript loops' to float64 rounding (only the order of
  * summation differs), G stays exactly symmetric, small groups stay in TypeScript (bit-identical), and AdaRound then
  * chooses the same codes.
@@ -11,9 +11,9 @@ import {
   layerLoss,
   layerLossOn,
   type LayerProblem,
-} from '../src/core/recover/layerProblem.ts';
-import type { DenseProduct } from '../src/core/recover/denseProduct.ts';
-import { adaround } from '../src/core/recover/adaround.ts';
+} from '../src/core/recovery/layerProblem.ts';
+import type { DenseProduct } from '../src/core/recovery/denseProduct.ts';
+import { adaround } from '../src/core/recovery/adaround.ts';
 import { nodeDenseProduct } from '../src/cli/runtime/denseProduct.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';

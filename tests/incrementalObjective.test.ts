@@ -1,16 +1,16 @@
 /**
- * The optimizers' fast inner loop against the plain one: the incremental objective (core/recover/
+ * The optimizers' fast inner loop against the plain one: the incremental objective (core/recovery/
  * incrementalObjective.ts) gives the loss and gradient of the exact float64 formula after sparse changes (in
  * TypeScript, and on onnxruntime-node's MatMul to float32 precision), and AdaRound and AdaQuant, which now step only
  * the weights still learning, give the same codes as a textbook loop that steps every weight with the exact gradient
  * on small layers (one dense, one grouped, int4 so that some weights sit past the grid's ends).
  */
 import { describe, expect, it } from 'vitest';
-import { Adam, buildLayerProblem, layerLoss, type LayerProblem } from '../src/core/recover/layerProblem.ts';
-import { incrementalObjective } from '../src/core/recover/incrementalObjective.ts';
-import { adaround } from '../src/core/recover/adaround.ts';
-import { adaquant } from '../src/core/recover/adaquant.ts';
-import { codesLoss, type TuneOptions } from '../src/core/recover/tuning.ts';
+import { Adam, buildLayerProblem, layerLoss, type LayerProblem } from '../src/core/recovery/layerProblem.ts';
+import { incrementalObjective } from '../src/core/recovery/incrementalObjective.ts';
+import { adaround } from '../src/core/recovery/adaround.ts';
+import { adaquant } from '../src/core/recovery/adaquant.ts';
+import { codesLoss, type TuneOptions } from '../src/core/recovery/tuning.ts';
 import { QUANT_TYPES, roundHalfToEven } from '../src/core/quantize/numeric.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';

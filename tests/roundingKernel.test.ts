@@ -1,5 +1,5 @@
 /**
- * AdaRound's WebAssembly SIMD kernel (core/recover/roundingKernel.ts, roundingKernel.wat) against its plain
+ * AdaRound's WebAssembly SIMD kernel (core/recovery/roundingKernel.ts, roundingKernel.wat) against its plain
  * TypeScript loops: its polynomial exp and log within 3e-7 of Math's, and "soft" and "descend" giving the plain
  * loops' values to float32 precision from the same state (lanes past n ignored, the rounding term on and off). The
  * committed bytes must be the build of the committed text. AdaRound end to end with the kernel is pinned to the
@@ -8,12 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { kernelMath, roundingState, wasmAvailable, type RoundingState } from '../src/core/recover/roundingKernel.ts';
-import { ROUNDING_KERNEL_WASM } from '../src/core/recover/roundingKernelWasm.ts';
+import { kernelMath, roundingState, wasmAvailable, type RoundingState } from '../src/core/recovery/roundingKernel.ts';
+import { ROUNDING_KERNEL_WASM } from '../src/core/recovery/roundingKernelWasm.ts';
 import { kernelModuleSource, wasmFromWat } from '../scripts/kernelBytes.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 
-const recover = path.resolve(import.meta.dirname, '../src/core/recover');
+const recoveryDir = path.resolve(import.meta.dirname, '../src/core/recovery');
 
 /** Two states with the same random contents: n weights, some at the grid's ends, some with h clipped. */
 function twins(n: number, seed: number): [RoundingState, RoundingState] {
@@ -48,9 +48,9 @@ describe('the rounding kernel', () => {
   });
 
   it('is the build of the committed roundingKernel.wat', async () => {
-    const bytes = await wasmFromWat(fs.readFileSync(path.join(recover, 'roundingKernel.wat'), 'utf8'));
+    const bytes = await wasmFromWat(fs.readFileSync(path.join(recoveryDir, 'roundingKernel.wat'), 'utf8'));
     expect(Array.from(ROUNDING_KERNEL_WASM)).toEqual(Array.from(bytes));
-    expect(fs.readFileSync(path.join(recover, 'roundingKernelWasm.ts'), 'utf8')).toBe(kernelModuleSource(bytes));
+    expect(fs.readFileSync(path.join(recoveryDir, 'roundingKernelWasm.ts'), 'utf8')).toBe(kernelModuleSource(bytes));
   });
 
   it('exp and log within 3e-7 relative of Math.exp and Math.log', () => {

@@ -14,8 +14,8 @@ import {
   type ModelProto,
 } from '../src/core/onnx/index.ts';
 import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
-import { applySmoothQuant, channelAbsMax, smoothQuantCandidates } from '../src/core/recover/smoothQuant.ts';
-import { quantizeWithRecovery } from '../src/core/recover/quantizeWithRecovery.ts';
+import { applySmoothQuant, channelAbsMax, smoothQuantCandidates } from '../src/core/recovery/smoothQuant.ts';
+import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import { validateConfig } from '../src/core/quantize/config.ts';
 import { nodeRuntime, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';

@@ -3,7 +3,7 @@
  * aims at the detector's mAP@0.5 against the float model's boxes, each step printing it), `--max-drop` against hand
  * labels (the target is the float model's figure less the drop), and `qstudio quantize --mixed-precision --target
  * map50:…` (the search judged by the figure on the --calib images). The target syntax and its measure are the
- * ladder's (core/recover/targetMeasure.ts).
+ * ladder's (core/recovery/targetMeasure.ts).
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';

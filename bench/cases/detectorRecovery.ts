@@ -15,7 +15,7 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { presetDefinition } from '../../src/core/quantize/presets.ts';
 import { validateConfig, withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';

@@ -1,8 +1,8 @@
 /**
  * Issue 14's target table on the PP-OCRv4 text detector, one weight granularity per process, measured through the
- * product's own path: each row's configuration is a ladder rung's (core/recover/ladder.ts rungConfig: a preset, the
+ * product's own path: each row's configuration is a ladder rung's (core/recovery/ladder.ts rungConfig: a preset, the
  * function rules, CLE, the calibration method, fine-tuning), and it is calibrated, recovered and judged by
- * core/recover/ladderMeasure.ts wired as `qstudio ladder` wires it (calibrateOnFeeds and onnxruntime-node on the
+ * core/recovery/ladderMeasure.ts wired as `qstudio ladder` wires it (calibrateOnFeeds and onnxruntime-node on the
  * scenes read from PNG files as the command line reads them, the same matrix products). Rows sharing a calibration
  * setting share its ranges, as the ladder's rungs do; each row reports its calibration's time apart from its own.
  *
@@ -20,8 +20,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
-import { rungConfig, type Rung, type RungRecipe } from '../../src/core/recover/ladder.ts';
-import { ladderMeasures } from '../../src/core/recover/ladderMeasure.ts';
+import { rungConfig, type Rung, type RungRecipe } from '../../src/core/recovery/ladder.ts';
+import { ladderMeasures } from '../../src/core/recovery/ladderMeasure.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';

@@ -24,7 +24,7 @@ import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src
 import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { chooseMixedPrecision } from '../../src/core/evaluate/mixedPrecision.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';

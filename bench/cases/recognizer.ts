@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions, type CalibrationMethod } from '../../src/core/quantize/config.ts';

@@ -19,7 +19,7 @@ import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { precisionUnits, withUnits, type PrecisionUnit } from '../../src/core/evaluate/mixedPrecision.ts';
 import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';

@@ -2,7 +2,7 @@
  * Task targets on the command line, one reading for every command that aims at a target — `qstudio ladder`,
  * `qstudio suggest` and `qstudio quantize --mixed-precision`: `--target map50:0.95` (map, miou, top1 with labels),
  * `--task`, `--labels` and `--max-drop 1%`. The head is recognised (or named) and printed with its evidence; the
- * task figures of a measurement come from each judged image's outputs (core/recover/targetMeasure.ts reads them);
+ * task figures of a measurement come from each judged image's outputs (core/recovery/targetMeasure.ts reads them);
  * with `--max-drop` the target is the float model's figure against the labels less the drop.
  */
 import path from 'node:path';
@@ -14,8 +14,8 @@ import {
   TASK_LADDER_METRICS,
   type LadderMetric,
   type LadderTarget,
-} from '../core/recover/ladder.ts';
-import { maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recover/targetMeasure.ts';
+} from '../core/recovery/ladder.ts';
+import { maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recovery/targetMeasure.ts';
 import {
   DEFAULT_TASK_METRIC,
   evaluateTask,

@@ -16,14 +16,14 @@ const steps = {
   calibration: preloadable(() => import('./features/calibration/CalibrationScreen.tsx')),
   graph: preloadable(() => import('./features/graph/GraphScreen.tsx')),
   exclusion: preloadable(() => import('./features/exclusion/ExclusionPanel.tsx')),
-  evaluation: preloadable(() => import('./features/report/EvaluationScreen.tsx')),
-  recover: preloadable(() => import('./features/recover/RecoverScreen.tsx')),
+  evaluation: preloadable(() => import('./features/evaluation/EvaluationScreen.tsx')),
+  recover: preloadable(() => import('./features/recovery/RecoveryScreen.tsx')),
 };
 const CalibrationScreen = steps.calibration.Component;
 const GraphScreen = steps.graph.Component;
 const ExclusionPanel = steps.exclusion.Component;
 const EvaluationScreen = steps.evaluation.Component;
-const RecoverScreen = steps.recover.Component;
+const RecoveryScreen = steps.recover.Component;
 
 /**
  * Fetches the later steps' code (cytoscape with the graph) ahead of the first model; for an idle page. Once
@@ -76,7 +76,7 @@ export function App() {
         {laterSteps && (
           <Suspense fallback={null}>
             <CalibrationScreen />
-            <RecoverScreen />
+            <RecoveryScreen />
             <EvaluationScreen />
           </Suspense>
         )}

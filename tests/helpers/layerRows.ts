@@ -3,8 +3,8 @@
  * codes (scales alternating 2⁻² and 2⁻³, so some weights sit past the grid's ends), a float bias and its rounded
  * quantized one, and `rows` seeded input rows, the quantized ones with ±0.05 of noise.
  */
-import type { LayerRows } from '../../src/core/recover/layerData.ts';
-import type { LinearLayer } from '../../src/core/recover/linearLayers.ts';
+import type { LayerRows } from '../../src/core/recovery/layerData.ts';
+import type { LinearLayer } from '../../src/core/recovery/linearLayers.ts';
 import { roundHalfToEven } from '../../src/core/quantize/numeric.ts';
 import { seededFloats } from './fixtures.ts';
 

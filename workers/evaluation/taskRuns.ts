@@ -4,7 +4,7 @@
  * figures and pictures) and the recovery worker (the ladder's task targets), so both read boxes the same way.
  */
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import type { SampleRun, TaskFiguresOf } from '../../src/core/recover/targetMeasure.ts';
+import type { SampleRun, TaskFiguresOf } from '../../src/core/recovery/targetMeasure.ts';
 import {
   evaluateTask,
   inputGeometry,

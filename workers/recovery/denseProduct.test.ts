@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { seededFloats } from '../../tests/helpers/fixtures.ts';
 import { maxRelative, smallLayerRows } from '../../tests/helpers/layerRows.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
-import { buildLayerProblem, buildLayerProblemOn, layerLoss, layerLossOn } from '../../src/core/recover/layerProblem.ts';
+import {
+  buildLayerProblem,
+  buildLayerProblemOn,
+  layerLoss,
+  layerLossOn,
+} from '../../src/core/recovery/layerProblem.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 import { checkedDenseProduct } from './denseProduct.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The recovery steps' float64 matrix product (core/recover/denseProduct.ts: building each layer's problem G = AᵀA,
+ * The recovery steps' float64 matrix product (core/recovery/denseProduct.ts: building each layer's problem G = AᵀA,
  * targets and c, and scoring codes) on the worker's runtime, onnxruntime-web WASM in the page, as the command line
  * does it on onnxruntime-node. One session serves every layer of every run on the model. onnxruntime-web's double
  * MatMul (WASM, one thread, in Node) took 1.0 s for 577×2048·2048×577 and 68 ms for 64×577·577×577 against 7.3 s and
@@ -11,7 +11,7 @@ import {
   denseProductFault,
   runtimeDenseProduct,
   type RuntimeDenseProduct,
-} from '../../src/core/recover/denseProduct.ts';
+} from '../../src/core/recovery/denseProduct.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 
 /** What the worker says when the runtime cannot serve the product (console.warn in the page's worker). */

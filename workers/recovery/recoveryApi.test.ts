@@ -18,7 +18,7 @@ import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from
 import { fakeDecode, fakeImage, fakeImages } from '../calibration/testSupport.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
-import { DENSE_A, DENSE_B } from '../../src/core/recover/denseProduct.ts';
+import { DENSE_A, DENSE_B } from '../../src/core/recovery/denseProduct.ts';
 
 // onnxruntime-web's WASM backend, in Node: the runtime the page's worker uses.
 const api = (): RecoveryApi =>

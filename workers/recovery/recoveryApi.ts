@@ -29,7 +29,7 @@ import {
   quantizeWithRecovery,
   type RecoveryProgress,
   type RecoveryReport,
-} from '../../src/core/recover/quantizeWithRecovery.ts';
+} from '../../src/core/recovery/quantizeWithRecovery.ts';
 import {
   climbLadder,
   ladderReport,
@@ -43,10 +43,10 @@ import {
   type Rung,
   type RungResult,
   type SkippedRung,
-} from '../../src/core/recover/ladder.ts';
-import { ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recover/ladderMeasure.ts';
-import { ladderClimbOptions } from '../../src/core/recover/ladderSetup.ts';
-import type { CurvePoint } from '../../src/core/recover/tuning.ts';
+} from '../../src/core/recovery/ladder.ts';
+import { ladderMetrics, type LadderSearchProgress, type RungDetail } from '../../src/core/recovery/ladderMeasure.ts';
+import { ladderClimbOptions } from '../../src/core/recovery/ladderSetup.ts';
+import type { CurvePoint } from '../../src/core/recovery/tuning.ts';
 import { ModelCalibrator, type SampleSource, type SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample, ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
@@ -60,10 +60,10 @@ import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.
 import { HandleTable } from '../runtime/handles.ts';
 import { recordBackend, type RecordedRuntime } from '../runtime/recordBackend.ts';
 import { readExternalFiles } from '../runtime/externalFiles.ts';
-import { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
+import { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recovery/errors.ts';
 import { runtimeGramProduct } from './gramProduct.ts';
 import { checkedDenseProduct } from './denseProduct.ts';
-import type { RuntimeDenseProduct } from '../../src/core/recover/denseProduct.ts';
+import type { RuntimeDenseProduct } from '../../src/core/recovery/denseProduct.ts';
 import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
 import type { PrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
@@ -76,7 +76,7 @@ import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
  */
 const ON_WASM = 'fine-tuning quantizes and runs the quantized model at every step';
 
-export { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recover/errors.ts';
+export { NoRecoveryDataError, RecoveryCancelledError } from '../../src/core/recovery/errors.ts';
 
 export interface RecoveryOpenOptions {
   fileName: string;
@@ -122,7 +122,7 @@ export interface LadderRequest extends RecoveryData {
   target: string;
   /**
    * The task head the page judges with (chosen or recognised): a task target (map50, map, miou) is measured through
-   * it on the evaluation images (core/recover/targetMeasure.ts, as qstudio ladder does).
+   * it on the evaluation images (core/recovery/targetMeasure.ts, as qstudio ladder does).
    */
   task?: TaskHead | null;
   /** Formats climbed, in order; default the reference's XINT8, A8W8, A16W8. */
@@ -275,7 +275,7 @@ export interface LadderOutcome {
   /** The order the rungs were climbed in, and the rungs measurement said to leave out (with why). */
   order: LadderOrder;
   skippedRungs: SkippedRung[];
-  /** Where no rung met the target: which tensors block it and why, measured (core/recover/ladderShortfall.ts). */
+  /** Where no rung met the target: which tensors block it and why, measured (core/recovery/ladderShortfall.ts). */
   shortfall?: ReportLadderShortfall;
   used: number;
   evaluated: number;

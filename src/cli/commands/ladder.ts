@@ -1,10 +1,10 @@
 /**
  * `qstudio ladder <float.onnx> --calib <dir> --data <dir> --target cosine:0.99`: the reference's
- * best-practice flow, automated and ordered by what measurement says (core/recover/ladder.ts): by default every
+ * best-practice flow, automated and ordered by what measurement says (core/recovery/ladder.ts): by default every
  * 8-bit route first (the 8-bit formats, their fine-tuning, mixed precision), then the 16-bit formats, then
  * exclusions (`--order fastest`: every format screened first, whatever its bits), measuring every rung on the
- * evaluation images, and stops at the first that meets the target. The climbing is core/recover/ladder.ts,
- * the measuring core/recover/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
+ * evaluation images, and stops at the first that meets the target. The climbing is core/recovery/ladder.ts,
+ * the measuring core/recovery/ladderMeasure.ts; this file wires them to files, onnxruntime-node and the
  * terminal, prints each rung as it is measured, and writes the chosen model, its configuration and a report
  * that lists every rung tried.
  */
@@ -27,10 +27,10 @@ import {
   type Rung,
   type RungResult,
   type SkippedRung,
-} from '../../core/recover/ladder.ts';
-import type { RungDetail } from '../../core/recover/ladderMeasure.ts';
-import { ladderClimbOptions } from '../../core/recover/ladderSetup.ts';
-import { formatDuration, parseTimeBudget } from '../../core/recover/ladderBudget.ts';
+} from '../../core/recovery/ladder.ts';
+import type { RungDetail } from '../../core/recovery/ladderMeasure.ts';
+import { ladderClimbOptions } from '../../core/recovery/ladderSetup.ts';
+import { formatDuration, parseTimeBudget } from '../../core/recovery/ladderBudget.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson, shortfallSections } from '../../core/report/index.ts';
 import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';

@@ -2,7 +2,7 @@
  * `qstudio quantize`: a float model, ranges and a configuration in; a QDQ model and a JSON summary of
  * what was quantized and what stayed float out. Exclusions given on the command line add to those of
  * the configuration, and so do the accuracy-recovery switches (--cle, --bias-correction, --finetune), which
- * run through core/recover's quantizeWithRecovery with onnxruntime-node on the --calib images.
+ * run through core/recovery's quantizeWithRecovery with onnxruntime-node on the --calib images.
  */
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
@@ -10,12 +10,12 @@ import path from 'node:path';
 import { BF16_PRESET, quantizeBf16 } from '../../core/quantize/bf16Preset.ts';
 import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, withOptions, type QuantConfig } from '../../core/quantize/config.ts';
-import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
+import { withRecoverySwitches } from '../../core/recovery/recoverySwitches.ts';
 import {
   quantizeWithRecovery,
   type RecoveryProgress,
   type RecoveryReport,
-} from '../../core/recover/quantizeWithRecovery.ts';
+} from '../../core/recovery/quantizeWithRecovery.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
@@ -32,8 +32,8 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
-import { mixedPrecisionCosine, parseLadderTarget, TASK_LADDER_METRICS } from '../../core/recover/ladder.ts';
-import { figureReader } from '../../core/recover/targetMeasure.ts';
+import { mixedPrecisionCosine, parseLadderTarget, TASK_LADDER_METRICS } from '../../core/recovery/ladder.ts';
+import { figureReader } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 
@@ -239,7 +239,7 @@ export const quantizeCommand = {
       const budget = parsePrecisionBudget(values.budget ?? '');
       const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
       // A cosine target is aimed at as it is; a task target (map50, map, miou; top1 against --labels) by its figure on
-      // the judged --calib images (core/recover/targetMeasure.ts); another output metric (sequence:0.9, top1:0.95,
+      // the judged --calib images (core/recovery/targetMeasure.ts); another output metric (sequence:0.9, top1:0.95,
       // psnr:30) spends the budget toward a high cosine, as the ladder's mixed-precision rung does.
       let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
       const samples =

@@ -20,8 +20,8 @@ import { parse, UsageError } from '../usage.ts';
 import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
-import { parseLadderTarget } from '../../core/recover/ladder.ts';
-import { targetMeasure } from '../../core/recover/targetMeasure.ts';
+import { parseLadderTarget } from '../../core/recovery/ladder.ts';
+import { targetMeasure } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 
 const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99|<metric:value>]

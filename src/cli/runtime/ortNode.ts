@@ -166,7 +166,7 @@ function plain(tensors: Readonly<Record<string, ort.Tensor>>): Record<string, Ru
 }
 
 /**
- * The runtime core/evaluate and core/recover drive in Node: sessions over model bytes that run the given feeds by
+ * The runtime core/evaluate and core/recovery drive in Node: sessions over model bytes that run the given feeds by
  * index. They run many short runs (a recovery pass per depth of tuned layers, a search's measurements), so their
  * pool threads do not spin between runs.
  */

@@ -429,7 +429,7 @@ export interface ChooseMixedPrecisionOptions {
   /** Cosine to reach on the sensitivity samples (or the figure of `figure`, with one). */
   readonly target: number;
   /**
-   * A task target's figure of the judged runs (core/recover/targetMeasure.ts; higher is better, at most 1): the search
+   * A task target's figure of the judged runs (core/recovery/targetMeasure.ts; higher is better, at most 1): the search
    * aims at it instead of the cosine, named `metric` in the result.
    */
   readonly figure?: RunsFigure;

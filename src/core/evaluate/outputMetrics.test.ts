@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isSequenceLike, outputMetrics } from './outputMetrics.ts';
-import { ladderMetrics, ladderScore } from '../recover/ladderMeasure.ts';
+import { ladderMetrics, ladderScore } from '../recovery/ladderMeasure.ts';
 import { summarizeSamples } from '../metrics/metricSummary.ts';
-import { LadderTargetError } from '../recover/ladder.ts';
+import { LadderTargetError } from '../recovery/ladder.ts';
 
 /** [1, steps, 3] probabilities with the given winner per step (0.8 on it, 0.1 elsewhere). */
 function probabilities(winners: number[]): Float32Array {

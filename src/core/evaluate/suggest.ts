@@ -23,7 +23,7 @@ export interface Measurement {
   /** Mean output cosine to the float model (see meanOutputCosine). */
   readonly cosine: number;
   /**
-   * The target's figure when the target is on another metric (core/recover/targetMeasure.ts: top-1, mAP@0.5,
+   * The target's figure when the target is on another metric (core/recovery/targetMeasure.ts: top-1, mAP@0.5,
    * mIoU…): the search aims at it; a change is kept when it raises it, or leaves it equal and raises the cosine.
    */
   readonly figure?: number;

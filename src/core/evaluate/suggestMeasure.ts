@@ -18,7 +18,7 @@ import { meanOutputCosine } from './outputMetrics.ts';
 import { runCollector, type SampleRun } from './sampleRuns.ts';
 import type { Measurement } from './suggest.ts';
 
-/** A figure other than the cosine (core/recover/targetMeasure.ts: top-1, sequence, mAP, mIoU...). */
+/** A figure other than the cosine (core/recovery/targetMeasure.ts: top-1, sequence, mAP, mIoU...). */
 export interface SuggestFigure {
   /** It reads each sample's outputs (collected for it). */
   readonly readsOutputs: boolean;

@@ -49,7 +49,7 @@ export type FinetuneAlgorithm = (typeof FINETUNE_ALGORITHMS)[number];
 /**
  * Quark's extra_options.FastFinetune (quark.onnx.finetuning TrainParameters), exact keys. Our optimizer works on
  * the exact full-batch gradient of each layer's reconstruction error over every gathered row (its Gram form, see
- * core/recover/layerProblem.ts), so BatchSize and NumBatches are accepted and kept for Quark compatibility but do
+ * core/recovery/layerProblem.ts), so BatchSize and NumBatches are accepted and kept for Quark compatibility but do
  * not change the result. PositionsPerSample is ours (Quark feeds whole tensors to PyTorch).
  */
 export interface FastFinetuneOptions {

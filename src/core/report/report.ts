@@ -83,12 +83,12 @@ export interface ReportSuggest {
   readonly steps: readonly SuggestStep[];
 }
 
-/** The accuracy-recovery ladder (core/recover/ladder.ts): every rung tried, in order. */
+/** The accuracy-recovery ladder (core/recovery/ladder.ts): every rung tried, in order. */
 export interface ReportLadder {
   readonly target: { readonly metric: string; readonly value: number };
-  /** The order the rungs were climbed in (core/recover/ladder.ts LadderOrder); absent in reports written before it existed. */
+  /** The order the rungs were climbed in (core/recovery/ladder.ts LadderOrder); absent in reports written before it existed. */
   readonly order?: 'eight-bit-first' | 'fastest';
-  /** Why the climb ended (core/recover/ladder.ts LadderStop): 'budget' when its time budget ran out, 'failed' with `error`. */
+  /** Why the climb ended (core/recovery/ladder.ts LadderStop): 'budget' when its time budget ran out, 'failed' with `error`. */
   readonly stopped: 'target' | 'exhausted' | 'cancelled' | 'budget' | 'failed';
   /** What failed between rungs (stopped 'failed'). */
   readonly error?: string;
@@ -126,7 +126,7 @@ export interface ReportLadderFigure {
 }
 
 /**
- * Why a ladder did not meet its target, from its own measurements (core/recover/ladderShortfall.ts): the 16-bit sets
+ * Why a ladder did not meet its target, from its own measurements (core/recovery/ladderShortfall.ts): the 16-bit sets
  * the mixed-precision rung's growth measured on the held-in samples, the tensors it lifted and still missed with, the
  * units the search measured most sensitive, and every activation at 16 bits measured where the growth missed.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseLadderTarget, LadderTargetError } from '../recover/ladder.ts';
-import { ladderScore } from '../recover/ladderMeasure.ts';
+import { parseLadderTarget, LadderTargetError } from '../recovery/ladder.ts';
+import { ladderScore } from '../recovery/ladderMeasure.ts';
 import { floatLabelFigures, parseMaxDrop, taskTargetFigures } from './taskTarget.ts';
 import type { TaskEvaluation } from './taskEvaluation.ts';
 import { TaskLabelError } from './errors.ts';

@@ -6,7 +6,7 @@
  * optimizer step), so the page is never left waiting. A cancelled climb never ends it: its measured rungs live there. Runs and picks go one at a time through one connection.
  */
 import { proxy } from 'comlink';
-import { RecoveryCancelledError } from '../../core/recover/errors.ts';
+import { RecoveryCancelledError } from '../../core/recovery/errors.ts';
 import type { RecoveryApi, RecoveryWorkerProgress } from '../../../workers/recovery/recoveryApi.ts';
 import type { RecoveryService } from '../store/recoverySlice.ts';
 import { createModelWorker, openModelWorker, type OpenWorker } from './modelWorker.ts';

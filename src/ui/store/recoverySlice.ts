@@ -16,7 +16,7 @@ import type { StateCreator } from 'zustand';
 import type { NodeId } from '../../core/onnx/model.ts';
 import { heapShortfall } from '../../core/runtime/wasmHeap.ts';
 import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
-import { withRecoverySwitches } from '../../core/recover/recoverySwitches.ts';
+import { withRecoverySwitches } from '../../core/recovery/recoverySwitches.ts';
 import type { PresetName } from '../../core/quantize/presets.ts';
 import {
   DEFAULT_LADDER_ORDER,
@@ -25,7 +25,7 @@ import {
   isLadderOrder,
   type LadderMetric,
   type LadderOrder,
-} from '../../core/recover/ladder.ts';
+} from '../../core/recovery/ladder.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Report } from '../../core/report/index.ts';
 import type { BackendInfo } from '../../core/runtime/session.ts';

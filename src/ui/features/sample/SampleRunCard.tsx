@@ -13,7 +13,7 @@ import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio, type SampleStage } from '../../store/index.ts';
 import { sampleService } from '../../services/sampleService.ts';
 import { SAMPLE_MODEL } from '../../store/modelSources.ts';
-import { resultTargets } from '../report/targets.ts';
+import { resultTargets } from '../evaluation/targets.ts';
 import './sample.css';
 
 const STAGES: readonly [SampleStage, string][] = [

@@ -7,9 +7,9 @@
  */
 import { AimSelect } from '../../components/AimSelect.tsx';
 import { useEffect, useRef, useState } from 'react';
-import { formatDuration } from '../../../core/recover/ladderBudget.ts';
+import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
-import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderOrder } from '../../../core/recover/ladder.ts';
+import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderOrder } from '../../../core/recovery/ladder.ts';
 import { describeHead } from '../../../core/task/heads.ts';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
@@ -21,7 +21,7 @@ import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
-import './recover.css';
+import './recovery.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   decoding: 'Decoding images',
@@ -636,7 +636,7 @@ function Results() {
   );
 }
 
-export default function RecoverScreen() {
+export default function RecoveryScreen() {
   const r = useStudio((s) => s.recovery);
   const hasImages = useStudio((s) => s.calibration.images.length + s.calibration.npy.length > 0);
   const quantized = useStudio((s) => s.run.result !== null);

@@ -13,7 +13,7 @@ import { SuggestCard } from './SuggestCard.tsx';
 import { TaskHeadChoice } from './TaskHeadChoice.tsx';
 import { ParityCard } from './ParityCard.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
-import './report.css';
+import './evaluation.css';
 
 function EvaluateCard() {
   const status = useStudio((s) => s.evaluation.status);

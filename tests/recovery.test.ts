@@ -12,13 +12,17 @@ import { asSessionModel, buildGraphIndex, decode, encode, type ModelProto } from
 import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import type { Ranges } from '../src/core/quantize/plan.ts';
-import { crossLayerEqualize, findClePairs } from '../src/core/recover/cle.ts';
-import { gatherLayerRows } from '../src/core/recover/layerData.ts';
-import { FloatRowCache } from '../src/core/recover/floatRowCache.ts';
+import { crossLayerEqualize, findClePairs } from '../src/core/recovery/cle.ts';
+import { gatherLayerRows } from '../src/core/recovery/layerData.ts';
+import { FloatRowCache } from '../src/core/recovery/floatRowCache.ts';
 import type { ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
-import { findLinearLayers } from '../src/core/recover/linearLayers.ts';
-import { meanOutputShift } from '../src/core/recover/biasCorrection.ts';
-import { prepareNamed, quantizeWithRecovery, type RecoveryProgress } from '../src/core/recover/quantizeWithRecovery.ts';
+import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
+import { meanOutputShift } from '../src/core/recovery/biasCorrection.ts';
+import {
+  prepareNamed,
+  quantizeWithRecovery,
+  type RecoveryProgress,
+} from '../src/core/recovery/quantizeWithRecovery.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { calibrateOnImages } from '../src/cli/calibration/calibrateOnImages.ts';
 import { getPreprocessPreset } from '../src/core/preprocess/presets.ts';
