@@ -163,4 +163,52 @@ test.describe('a quantized model read as quantized', () => {
     await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
     await page.screenshot({ path: info.outputPath('ort-style-compare-900.png') });
   });
+  test('a large quantized file opened alone: folded and laid out in the model worker, its phases on a progress bar', async ({
+    page,
+  }, info) => {
+    test.setTimeout(180_000);
+    // The synthetic exporter-like graph of 2,000 nodes and its U8S8 quantization by the core (about 6,700 nodes):
+    // above the size the page lays out itself, so the graph takes the worker's path.
+    const float = info.outputPath('synthetic-2000.onnx');
+    const quantized = info.outputPath('synthetic-2000.quant.onnx');
+    const args = [
+      '--import',
+      'tsx',
+      path.join(ROOT, 'bench/cases/writeQuantizedSynthetic.ts'),
+      float,
+      quantized,
+      '2000',
+    ];
+    const { nodes } = JSON.parse(execFileSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' }).trim());
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await openStudio(page);
+    await dropFiles(page.getByTestId('drop-zone'), {
+      name: 'synthetic-2000.quant.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(quantized),
+    });
+    await expectSummaryOf(page, 'synthetic-2000.quant.onnx');
+    await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 120_000 });
+    // The progress bar showed the worker's phases: the fold, then the layout.
+    const phases = (await page.evaluate(
+      `performance.getEntriesByName('graph:phase').map((m) => m.detail)`,
+    )) as string[];
+    expect(phases[0]).toBe('folding Q/DQ onto edges');
+    expect(phases.some((p) => /^laying out [\d,]+ boxes: /.test(p))).toBe(true);
+    // Folded: a box per float node (and the graph's input and output), not one per Q/DQ.
+    const boxes = await page.evaluate(() => window.__qsGraph!.boxes);
+    expect(boxes).toBeGreaterThanOrEqual(nodes);
+    expect(boxes).toBeLessThan(nodes + 10);
+    // The inspector reads the fold the worker made, with the index the page built.
+    const search = page.getByTestId('graph-search');
+    await search.fill('Conv');
+    await search.press('Enter');
+    const inspector = page.getByTestId('node-inspector');
+    await expect(inspector.getByTestId('inspector-quant').first()).toContainText(/^u?int8 · scale /);
+    await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('quantized-synthetic-1440.png') });
+    await page.setViewportSize({ width: 900, height: 900 });
+    await page.getByTestId('graph-canvas').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('quantized-synthetic-900.png') });
+  });
 });

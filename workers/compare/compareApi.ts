@@ -1,7 +1,8 @@
 /**
  * The comparison worker's API: everything the split view needs before it draws, off the main thread. Both files
- * are decoded here, once each (or the open model's weight-less structure is taken as sent), their Q/DQ folded onto
- * edges, the node mapping made (core/graph/comparison.ts) and both views laid out (core/graph/layeredLayout.ts),
+ * are decoded here, once each (or the open model's weight-less structure is taken as sent), each pane's view made with
+ * its Q/DQ folded onto edges and laid out (laidOutPane.ts, as the graph step's single pane), and the node mapping made
+ * (core/graph/comparison.ts),
  * so the page receives boxes, edges and positions and only draws. A file that is not a model fails with the core's
  * named errors (NotOnnxError, …), which reach the page by name.
  *
@@ -9,9 +10,10 @@
  */
 import { decode } from '../../src/core/onnx/decode.ts';
 import type { GraphProto } from '../../src/core/onnx/model.ts';
-import { compareGraphs, CompareInputError, type Comparison } from '../../src/core/graph/comparison.ts';
-import { layoutInputOf } from '../../src/core/graph/graphView.ts';
-import { layeredLayout, type LayoutResult } from '../../src/core/graph/layeredLayout.ts';
+import { buildGraphIndex } from '../../src/core/onnx/graphIndex.ts';
+import { compareViews, CompareInputError, type Comparison } from '../../src/core/graph/comparison.ts';
+import type { LayoutResult } from '../../src/core/graph/layeredLayout.ts';
+import { laidOutPane } from './laidOutPane.ts';
 
 /** One model of a comparison: a file (decoded here) or a graph already decoded (the open model's structure). */
 export type CompareSource = { name: string; blob: Blob } | { name: string; graph: GraphProto };
@@ -19,8 +21,8 @@ export type CompareSource = { name: string; blob: Blob } | { name: string; graph
 export interface ComparisonResult {
   comparison: Comparison;
   layouts: { a: LayoutResult; b: LayoutResult };
-  /** Where the worker's time went, seconds: reading both files, views and mapping, both layouts. */
-  seconds: { read: number; map: number; layout: number };
+  /** Where the worker's time went, seconds: reading both files, both panes (Q/DQ folded, laid out), the mapping. */
+  seconds: { read: number; views: number; map: number };
   /** The files this comparison decoded (a graph given decoded is not among them). */
   decoded: string[];
 }
@@ -52,17 +54,23 @@ export const compareApi = {
     report(0.1, reading(b));
     const gb = await graphOf(b);
     const read = lap();
-    const comparison = compareGraphs({ name: a.name, graph: ga }, { name: b.name, graph: gb }, (step, phase) =>
-      report(0.25 + 0.15 * step, phase),
-    );
+    // Each pane as the graph step's single pane is made (laidOutPane.ts), then the mapping between the two views.
+    const pane = (graph: GraphProto, name: string, from: number) =>
+      laidOutPane(buildGraphIndex(graph), {}, (f, phase) => report(from + 0.3 * f, `${name}: ${phase}`));
+    const pa = pane(ga, a.name, 0.2);
+    const pb = pane(gb, b.name, 0.5);
+    const laid = lap();
+    report(0.8, 'matching nodes');
+    const comparison = compareViews(pa.view, pb.view, { a: a.name, b: b.name });
     const map = lap();
-    report(0.7, `laying out ${comparison.names.a}`);
-    const la = layeredLayout(layoutInputOf(comparison.views.a));
-    report(0.85, `laying out ${comparison.names.b}`);
-    const lb = layeredLayout(layoutInputOf(comparison.views.b));
     report(1, 'done');
     const decoded = [a, b].filter((s) => !('graph' in s)).map((s) => s.name);
-    return { comparison, layouts: { a: la, b: lb }, seconds: { read, map, layout: lap() }, decoded };
+    return {
+      comparison,
+      layouts: { a: pa.layout, b: pb.layout },
+      seconds: { read, views: laid, map },
+      decoded,
+    };
   },
 };
 

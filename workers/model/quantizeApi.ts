@@ -15,6 +15,7 @@ import { rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/r
 import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 import type { CompareHeldApi } from './compareHeldApi.ts';
+import type { PaneApi } from './paneApi.ts';
 
 /**
  * A model for another worker: a copy of its .onnx file (the small protobuf when it has external data), and
@@ -131,4 +132,4 @@ function encoded(
 export type QuantizeApi = typeof quantizeApi;
 
 /** Everything the model worker exposes. */
-export type ModelWorkerApi = ModelApi & QuantizeApi & CompareHeldApi;
+export type ModelWorkerApi = ModelApi & QuantizeApi & CompareHeldApi & PaneApi;

@@ -7,6 +7,8 @@
  */
 import { proxy, transfer } from 'comlink';
 import type { CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
+import type { GraphPane } from '../../../workers/model/paneApi.ts';
+import type { GraphViewOptions } from '../../core/graph/graphView.ts';
 import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/model/quantizeApi.ts';
 import type { ModelService } from '../store/modelSlice.ts';
 import type { GraphProto } from '../../core/onnx/model.ts';
@@ -137,6 +139,19 @@ export async function compareWithOpenModel(
 ): Promise<ComparisonResult> {
   await whenHeld(handle);
   return connection.call((api) => api.compareWithHeld(handle, name, other, proxy(onProgress)));
+}
+
+/**
+ * The graph step's pane of the open model, made in the model worker (workers/model/paneApi.ts): its view without the
+ * graph index (a QDQ model's Q/DQ folded there) and its layout, with the worker's phases as it goes.
+ */
+export async function graphPane(
+  handle: string,
+  options: GraphViewOptions,
+  onProgress: (fraction: number, phase: string) => void,
+): Promise<GraphPane> {
+  await whenHeld(handle);
+  return connection.call((api) => api.graphPane(handle, options, proxy(onProgress)));
 }
 
 /** Value statistics of the named weights, for the node inspector. */

@@ -1,9 +1,10 @@
 /**
- * Loads the graph view of the open model: the weight-less structure from the model worker, the core's
- * index and the view model on the main thread (tens of milliseconds at 20,000 nodes), then the layout
- * in its worker while the page stays responsive and shows the phase. A newer model cancels the
- * interest in an older one's result. Each phase leaves a performance mark (graph:structure, graph:view,
- * graph:layout; the view adds graph:drawn) for the benchmark.
+ * Loads the graph view of the open model. The model worker, which holds the decoded model, makes the view (a QDQ
+ * model's Q/DQ pairs folded onto edges) and its layout with the split view's code (workers/model/paneApi.ts), while
+ * the page builds the one graph index of the weight-less structure it holds, shared with the exclusion list
+ * (useModelIndex.ts); the page shows the worker's phase meanwhile and never folds or lays out a large graph itself.
+ * A newer model cancels the interest in an older one's result. Each step leaves a performance mark (graph:structure,
+ * graph:view, graph:layout; the view adds graph:drawn) for the benchmark, each phase shown a graph:phase mark.
  *
  * Small graphs are laid out right here: a few milliseconds of work, where the worker's round trip (and its start
  * on the first model, about 0.1 s on 2 cores) would be most of the wait for the first picture.
@@ -13,9 +14,8 @@ import { flushSync } from 'react-dom';
 import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { GraphProto } from '../../../core/onnx/model.ts';
 import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
-import { exact } from '../../components/format.ts';
-import { layoutInWorker } from '../../remote/layoutRemote.ts';
-import { graphStructure, structureAtHand } from '../../remote/modelRemote.ts';
+import { graphPane, structureAtHand } from '../../remote/modelRemote.ts';
+import { modelIndex } from '../exclusion/useModelIndex.ts';
 import { buildGraphView, layoutInputOf, type GraphView, type GraphViewOptions } from './viewModel.ts';
 
 const LOADING: GraphLoad = { status: 'loading', phase: 'reading the graph', fraction: 0 };
@@ -78,26 +78,23 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
     const start = performance.now();
     (async () => {
       performance.mark('graph:start');
-      const structure = await graphStructure(handle);
+      // The model worker makes the view (a QDQ model's Q/DQ folded there) and the layout of the model it holds, while
+      // the page builds the one graph index of the structure it holds (shared with the exclusion list).
+      const pane = graphPane(handle, { showQdq }, (fraction, phase) => {
+        // Progress comes through its own message port and may arrive after the result: drop it then.
+        if (!live || laidOut) return;
+        performance.mark('graph:phase', { detail: phase });
+        setLoad({ status: 'loading', phase, fraction: 0.05 + 0.95 * fraction });
+      });
+      pane.catch(() => undefined); // awaited below, after the index
+      const index = await modelIndex(handle);
       if (!live) return;
       performance.mark('graph:structure');
-      const view = buildGraphView(buildGraphIndex(structure), { showQdq });
-      performance.mark('graph:view');
-      const here = view.boxes.length <= MAIN_THREAD_LAYOUT_BOXES;
-      if (!here) setLoad({ status: 'loading', phase: `laying out ${exact(view.boxes.length)} boxes`, fraction: 0.05 });
-      const layout = here
-        ? layeredLayout(layoutInputOf(view))
-        : await layoutInWorker(layoutInputOf(view), (fraction, phase) => {
-            // Progress comes through its own message port and may arrive after the result: drop it then.
-            if (live && !laidOut)
-              setLoad({
-                status: 'loading',
-                phase: `laying out ${exact(view.boxes.length)} boxes: ${phase}`,
-                fraction: 0.05 + 0.95 * fraction,
-              });
-          });
+      const { view: parts, layout } = await pane;
       laidOut = true;
+      performance.mark('graph:view');
       performance.mark('graph:layout');
+      const view: GraphView = { index, ...parts };
       // Rendered at once (not in a later task, after a frame of the old state): the first picture is painted as the
       // view mounts, so it reaches the screen in the next frame.
       if (live)
