@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from '../src/core/onnx/index.ts';
-import { controlFlowModel } from '../src/core/quantize/testModels.ts';
+import { controlFlowModel, scanModel } from '../src/core/quantize/testModels.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { withOptions } from '../src/core/quantize/config.ts';
@@ -102,6 +102,9 @@ describe('control flow (If, Loop, nested If)', () => {
       (g, depth) => (inBodies += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0),
     );
     expect(inBodies).toBe(0);
+    // Nothing inside a body is read out for calibration: no range, no carried output (issue 33).
+    for (const t of ['t1', 'v', 'm', 'v_next', 'ye']) expect(ranges.has(t), t).toBe(false);
+    expect([...ranges.keys()]).toEqual(expect.arrayContaining(['h', 'z', 'out']));
     expect(undefinedReads(q)).toEqual([]);
     expect(report.warnings.join('\n')).toMatch(
       /9 node\(s\) inside the subgraphs of 2 control-flow node\(s\) \(If ×1, Loop ×1\) stay float32, among them 3 MatMul, 1 Gemm: .*EnableSubgraph is off.*--enable-subgraph/,
@@ -121,7 +124,10 @@ describe('control flow (If, Loop, nested If)', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-control-flow-'));
     const source = path.join(dir, 'cf.onnx');
     fs.writeFileSync(source, encode(model));
-    const { ranges } = await calibrateOnFeeds(model, feeds, { config: getPreset('A8W8') });
+    // The bodies' tensors are calibrated only where EnableSubgraph asks (as qstudio calibrate --enable-subgraph).
+    const { ranges } = await calibrateOnFeeds(model, feeds, {
+      config: withOptions(getPreset('A8W8'), { extraOptions: { EnableSubgraph: true } }),
+    });
     const rangesFile = path.join(dir, 'ranges.json');
     fs.writeFileSync(rangesFile, JSON.stringify(Object.fromEntries([...ranges].map(([k, r]) => [k, [r.min, r.max]]))));
     const written: string[] = [];
@@ -171,5 +177,67 @@ describe('control flow (If, Loop, nested If)', () => {
       /^qstudio evaluate: InferenceError: onnxruntime refuses to load the quantized model broken\.onnx: .*topologically sorted/,
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('Scan bodies', () => {
+  const model = scanModel();
+  const seqFeeds = Array.from({ length: 6 }, (_, k) => ({
+    x: float32Tensor(seededFloats(20, 70 + k, -1.5, 1.5), [5, 1, 4]),
+  }));
+  const run = async (m: ModelProto, level: 'all' | 'basic') => {
+    const session = await createSession(encode(m), 1, level);
+    try {
+      const out: Float32Array[] = [];
+      for (const f of seqFeeds) {
+        const r = await session.run(f);
+        out.push(Float32Array.from([...(r.out.data as Float32Array), ...(r.seq.data as Float32Array)]));
+      }
+      return out;
+    } finally {
+      await session.release();
+    }
+  };
+  const bodyTensors = ['xt', 'h', 'mx', 'mh', 'pre', 'pre_b', 'h_next', 'my', 'yt'];
+
+  it('EnableSubgraph: the body is calibrated (slices, state, every node), quantized, loads at all and basic, passes onnx.checker', async () => {
+    const config = withOptions(getPreset('A8W8'), { extraOptions: { EnableSubgraph: true } });
+    const { ranges } = await calibrateOnFeeds(model, seqFeeds, { config });
+    for (const t of bodyTensors) expect(ranges.has(t), t).toBe(true);
+    // The Scan's carried state starts at zero and its slices are x's rows: the ranges cover every iteration's values.
+    const xs = seqFeeds.flatMap((f) => [...(f.x.data as Float32Array)]);
+    expect(ranges.get('xt')).toEqual({ min: Math.min(...xs), max: Math.max(...xs) });
+    expect(ranges.get('h')!.min).toBeLessThanOrEqual(0);
+    const { model: q, report } = quantizeModel(model, ranges, config, 'A8W8');
+    expect(undefinedReads(q)).toEqual([]);
+    let inBody = 0;
+    forEachGraph(
+      q.graph!,
+      (g, depth) => (inBody += depth > 0 ? g.node.filter((n) => n.op_type === 'QuantizeLinear').length : 0),
+    );
+    expect(inBody).toBeGreaterThanOrEqual(3);
+    expect(report.subgraphs!.holders.map((h) => h.opType)).toEqual(['Scan']);
+    expect(report.subgraphs!.quantizedOps).toMatchObject({ MatMul: 3 });
+    const float = await run(model, 'basic');
+    for (const level of ['all', 'basic'] as const) {
+      const got = await run(q, level);
+      got.forEach((o, k) =>
+        o.forEach((v, j) => expect(Math.abs(v - float[k][j]), `${level} sample ${k}`).toBeLessThan(0.15)),
+      );
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-scan-'));
+    const file = path.join(dir, 'scan_A8W8.onnx');
+    fs.writeFileSync(file, encode(q));
+    for (const v of checkModels([file])) expect(v.ok, `${v.path}: ${v.error}`).toBe(true);
+  });
+
+  it('EnableSubgraph off: nothing in the body is read out or quantized, and the model still runs', async () => {
+    const config = getPreset('A8W8');
+    const { ranges } = await calibrateOnFeeds(model, seqFeeds, { config });
+    for (const t of bodyTensors) expect(ranges.has(t), t).toBe(false);
+    expect(ranges.has('out')).toBe(true);
+    for (const t of ranges.keys()) expect(['x', 'h_last', 'ys', 'out', 'seq'], t).toContain(t);
+    const { model: q } = quantizeModel(model, ranges, config, 'A8W8');
+    for (const level of ['all', 'basic'] as const) expect((await run(q, level)).length).toBe(seqFeeds.length);
   });
 });

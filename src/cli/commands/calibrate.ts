@@ -24,7 +24,7 @@ import {
 import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
 import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/run/runner.ts';
 import { asFloat32 } from '../../core/halfFloat/float16.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import { withOptions, type QuantConfig } from '../../core/quantize/config.ts';
 import { ortNodeRuntime } from '../runtime/ortNode.ts';
 import { folderSampleCount } from '../data/dataFeeds.ts';
 import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibration/calibrateFolder.ts';
@@ -45,6 +45,8 @@ Options:
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
   --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE or
                              Sequential instead of the config's (as "qstudio quantize --calibration-method" takes it)
+  --enable-subgraph          also calibrate the tensors inside If/Loop/Scan bodies ("EnableSubgraph": true), for
+                             "qstudio quantize --enable-subgraph"; without it only the main graph is read
   --preprocess <preset|file> auto (recognised from the model, printed), a preset (imagenet, unit, yolo,
                              ultralytics, ultraface, y-channel, bgr-255, paddleocr-det, paddleocr-rec), or the page's JSON
   -o, --output <file>        where to write the ranges JSON
@@ -112,6 +114,7 @@ export const calibrateCommand = {
       calib: { type: 'string' },
       config: { type: 'string', default: 'U8S8' },
       'calibration-method': { type: 'string' },
+      'enable-subgraph': { type: 'boolean', default: false },
       preprocess: { type: 'string' },
       output: { type: 'string', short: 'o' },
       shard: { type: 'string' },
@@ -125,12 +128,13 @@ export const calibrateCommand = {
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const modelPath = positionals[0];
     const { model } = readModelFile(modelPath);
-    const { config } = loadConfigArgument(values.config!, {
+    const loaded = loadConfigArgument(values.config!, {
       calibrationMethod: values['calibration-method'],
       nodesToExclude: [],
       opTypesToExclude: [],
       subgraphsToExclude: [],
-    });
+    }).config;
+    const config = values['enable-subgraph'] ? withOptions(loaded, { extraOptions: { EnableSubgraph: true } }) : loaded;
     const method = activationMethodName(config);
     const sequential = config.calibrationMethod === 'Sequential';
     if (values.after && !sequential)

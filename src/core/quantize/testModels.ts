@@ -291,3 +291,60 @@ export function controlFlowModel(): ModelProto {
     7,
   );
 }
+
+/**
+ * A Scan as exported recurrent cells write one: x [5, 1, 4] is scanned along its first axis; the body reads its
+ * weights from the main graph (outer scope) and carries a state h [1, 4]: h ← Tanh(xₜ·wx + h·wh + b), and emits
+ * yₜ = Relu(h·wy) each step. The main graph reads the last state (MatMul by wf → out) and the sequence (Sigmoid → seq).
+ */
+export function scanModel(): ModelProto {
+  const seeded = (name: string, dims: number[], seed: number) => {
+    const count = dims.reduce((a, b) => a * b, 1);
+    return makeTensor(
+      name,
+      DataType.FLOAT,
+      dims,
+      Float32Array.from({ length: count }, (_, k) => Math.cos(seed * 3.7 + k * 0.9) * 0.7),
+    );
+  };
+  const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 4]);
+  const body = makeGraph({
+    name: 'scan_body',
+    node: [
+      makeNode('MatMul', ['xt', 'wx'], ['mx'], 'scan_matmul_x'),
+      makeNode('MatMul', ['h', 'wh'], ['mh'], 'scan_matmul_h'),
+      makeNode('Add', ['mx', 'mh'], ['pre'], 'scan_add'),
+      makeNode('Add', ['pre', 'b'], ['pre_b'], 'scan_bias'),
+      makeNode('Tanh', ['pre_b'], ['h_next'], 'scan_tanh'),
+      makeNode('MatMul', ['h_next', 'wy'], ['my'], 'scan_matmul_y'),
+      makeNode('Relu', ['my'], ['yt'], 'scan_relu'),
+    ],
+    input: [row('h'), row('xt')],
+    output: [row('h_next'), row('yt')],
+  });
+  return makeModel(
+    makeGraph({
+      name: 'scan',
+      node: [
+        makeNode('Scan', ['h0', 'x'], ['h_last', 'ys'], 'scan', [
+          graphAttribute('body', body),
+          intAttribute('num_scan_inputs', 1),
+        ]),
+        makeNode('MatMul', ['h_last', 'wf'], ['out'], 'final_matmul'),
+        makeNode('Sigmoid', ['ys'], ['seq'], 'sigmoid'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [5, 1, 4])],
+      output: [row('out'), makeValueInfo('seq', DataType.FLOAT, [5, 1, 4])],
+      initializer: [
+        makeTensor('h0', DataType.FLOAT, [1, 4], new Float32Array(4)),
+        seeded('wx', [4, 4], 1),
+        seeded('wh', [4, 4], 2),
+        seeded('b', [4], 3),
+        seeded('wy', [4, 4], 4),
+        seeded('wf', [4, 4], 5),
+      ],
+    }),
+    { '': 13 },
+    7,
+  );
+}

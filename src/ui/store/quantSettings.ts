@@ -111,5 +111,7 @@ export function calibrationKey(config: QuantConfig): string {
     x.NumBins,
     x.NumQuantizedBins,
     x.MinMSEMode,
+    // Bodies' tensors are calibrated only with EnableSubgraph (runner.ts planFor).
+    x.EnableSubgraph,
   ]);
 }

@@ -97,14 +97,28 @@ function extremesOf(values: Float32Array): { min: number; max: number; nonFinite
 
 function update(state: MinMaxState, values: Float32Array): MinMaxState {
   const ext = extremesOf(values);
-  const bad = ext.nonFinite;
-  const n = values.length;
-  let lo = ext.min;
-  let hi = ext.max;
+  return foldExtremes(state, { min: ext.min, max: ext.max, count: values.length, nonFinite: ext.nonFinite });
+}
+
+/** One batch as its extremes: `count` values, of which `nonFinite` were NaN or ±Infinity, `min` and `max` the finite ones' extremes. */
+export interface BatchExtremes {
+  readonly min: number;
+  readonly max: number;
+  readonly count: number;
+  readonly nonFinite: number;
+}
+
+/**
+ * Folds a batch known by its extremes alone into `state` (in place; returns it): what `update` does once it has
+ * scanned the values. Calibration uses it where the model computes the extremes itself (run/reduceInGraph.ts).
+ */
+export function foldExtremes(state: MinMaxState, batch: BatchExtremes): MinMaxState {
+  const bad = batch.nonFinite;
+  const n = batch.count;
   state.nonFinite += bad;
   if (bad === n) return state;
-  lo = noNegativeZero(lo);
-  hi = noNegativeZero(hi);
+  const lo = noNegativeZero(batch.min);
+  const hi = noNegativeZero(batch.max);
   state.count += n - bad;
   state.batches += 1;
   state.sumBatchMin += toFixed(lo);

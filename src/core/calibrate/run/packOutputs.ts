@@ -12,6 +12,7 @@ import {
   intAttribute,
   makeNode,
   opsetOf,
+  type GraphProto,
   type ModelProto,
   type NodeProto,
   type TensorProto,
@@ -40,13 +41,10 @@ export function canPackOutputs(model: ModelProto): boolean {
 }
 
 /**
- * A copy of `model` whose only outputs are the packed values and sizes of `tensors` (float32 node outputs, as
- * observableTensors gives them). Names of the added nodes and tensors cannot clash with the model's own.
+ * A name generator for nodes and tensors added to `graph` (`<prefix>/<stem>_<k>`): none clashes with the graph's own
+ * names nor with another it gave.
  */
-export function packOutputs(model: ModelProto, tensors: readonly string[]): PackedOutputs {
-  if (!canPackOutputs(model)) throw new RangeError(`packOutputs needs ai.onnx opset ${MIN_OPSET} or later`);
-  if (tensors.length === 0) throw new RangeError('packOutputs needs at least one tensor');
-  const graph = model.graph!;
+export function freshNames(graph: GraphProto, prefix: string): (stem: string) => string {
   const taken = new Set<string>();
   for (const v of graph.input) taken.add(v.name ?? '');
   for (const t of graph.initializer) taken.add(t.name ?? '');
@@ -55,13 +53,49 @@ export function packOutputs(model: ModelProto, tensors: readonly string[]): Pack
     if (n.name) taken.add(n.name);
   }
   let serial = 0;
-  const fresh = (stem: string) => {
+  return (stem: string) => {
     let name: string;
-    do name = `qs_pack/${stem}_${serial++}`;
+    do name = `${prefix}/${stem}_${serial++}`;
     while (taken.has(name));
     taken.add(name);
     return name;
   };
+}
+
+/**
+ * One 1-D tensor of `parts` (1-D tensors) concatenated: a tree of Concats of at most PACK_FAN_IN inputs each, whose
+ * nodes are appended to `nodes`; returns the name of the result.
+ */
+export function concatTree(
+  nodes: NodeProto[],
+  parts: readonly string[],
+  stem: string,
+  fresh: (stem: string) => string,
+): string {
+  let level = parts;
+  while (level.length > 1 || level === parts) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += PACK_FAN_IN) {
+      const out = fresh(stem);
+      nodes.push(
+        makeNode('Concat', level.slice(i, i + PACK_FAN_IN), [out], fresh('concat'), [intAttribute('axis', 0)]),
+      );
+      next.push(out);
+    }
+    level = next;
+  }
+  return level[0];
+}
+
+/**
+ * A copy of `model` whose only outputs are the packed values and sizes of `tensors` (float32 node outputs, as
+ * observableTensors gives them). Names of the added nodes and tensors cannot clash with the model's own.
+ */
+export function packOutputs(model: ModelProto, tensors: readonly string[]): PackedOutputs {
+  if (!canPackOutputs(model)) throw new RangeError(`packOutputs needs ai.onnx opset ${MIN_OPSET} or later`);
+  if (tensors.length === 0) throw new RangeError('packOutputs needs at least one tensor');
+  const graph = model.graph!;
+  const fresh = freshNames(graph, 'qs_pack');
   const flatShape = fresh('flat_shape');
   const initializers: TensorProto[] = [makeTensor(flatShape, DataType.INT64, [1], BigInt64Array.of(-1n))];
   const nodes: NodeProto[] = [];
@@ -75,23 +109,8 @@ export function packOutputs(model: ModelProto, tensors: readonly string[]): Pack
     flats.push(flat);
     counts.push(count);
   }
-  const concatTree = (parts: string[], stem: string): string => {
-    let level = parts;
-    while (level.length > 1 || level === parts) {
-      const next: string[] = [];
-      for (let i = 0; i < level.length; i += PACK_FAN_IN) {
-        const out = fresh(stem);
-        nodes.push(
-          makeNode('Concat', level.slice(i, i + PACK_FAN_IN), [out], fresh('concat'), [intAttribute('axis', 0)]),
-        );
-        next.push(out);
-      }
-      level = next;
-    }
-    return level[0];
-  };
-  const values = concatTree(flats, 'values');
-  const sizes = concatTree(counts, 'sizes');
+  const values = concatTree(nodes, flats, 'values', fresh);
+  const sizes = concatTree(nodes, counts, 'sizes', fresh);
   const output = [
     { name: values, metadata_props: [] },
     { name: sizes, metadata_props: [] },

@@ -23,13 +23,15 @@
 import { sessionModel, type ModelProto } from '../../onnx/index.ts';
 import { UnsupportedModelError } from '../../onnx/errors.ts';
 import type { ModelSummary } from '../../onnx/modelSummary.ts';
-import type { BackendInfo, Feed, InferenceRunner, Runtime } from '../../runtime/session.ts';
+import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor } from '../../runtime/session.ts';
 import type { QuantConfig } from '../../quantize/config.ts';
 import { chunkTensors, exposeOnly, observableTensors } from './expose.ts';
 import { exposeAcrossScopes, subgraphTensors } from './exposeSubgraphs.ts';
 import type { ScopeStep } from '../../onnx/scopes.ts';
 import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
-import { foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { foldExtremesRun, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
+import { activationCollectorMethod } from '../collectors/registry.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
 import type { ConsumerMseState } from '../collectors/minmse.ts';
@@ -126,11 +128,11 @@ const byteLengthOf = (data: unknown): number => (ArrayBuffer.isView(data) ? data
  * Outputs named by the tensors they carry up from subgraphs; an empty one (an If branch that did not run returned its
  * placeholder, a Loop that ran no iteration) is dropped, so it adds nothing to the statistics.
  */
-function carriedBack(
-  outputs: Record<string, RunOutput>,
+function carriedBack<O extends RunOutput>(
+  outputs: Record<string, O>,
   carried: ReadonlyMap<string, string>,
-): Record<string, RunOutput> {
-  const out: Record<string, RunOutput> = {};
+): Record<string, O> {
+  const out: Record<string, O> = {};
   for (const [name, o] of Object.entries(outputs)) {
     const tensor = carried.get(name);
     if (tensor === undefined) out[name] = o;
@@ -154,6 +156,26 @@ interface Session {
   packed: PackedOutputs | null;
   /** Outputs that carry a tensor of a subgraph up (exposeSubgraphs.ts), with the tensor each carries. */
   carried: ReadonlyMap<string, string>;
+  /** Where the model computes each tensor's extremes itself (reduceInGraph.ts): MinMax-type statistics. */
+  reduced: ReducedOutputs | null;
+}
+
+/** What a configuration's sessions expose (ModelCalibrator.planFor). */
+interface ExposurePlan {
+  readonly key: string;
+  /** The node outputs to observe: the main graph's, and bodies' with EnableSubgraph. */
+  readonly produced: readonly string[];
+  /** Whether the sessions reduce the tensors to their extremes in the graph instead of returning them. */
+  readonly reduced: boolean;
+}
+
+/** Options of a calibrator. */
+export interface CalibratorOptions {
+  /**
+   * MinMax-type statistics computed inside the model (reduceInGraph.ts) rather than from every exposed tensor; true
+   * unless a caller asks for the exposed path (tests and benchmarks comparing the two).
+   */
+  readonly statisticsInGraph?: boolean;
 }
 
 export class ModelCalibrator {
@@ -161,8 +183,19 @@ export class ModelCalibrator {
   readonly observable: readonly string[];
   /** The observable tensors inside bodies, with the path of control-flow nodes to each. */
   private readonly inBodies: ReadonlyMap<string, readonly ScopeStep[]>;
-  /** The node outputs among them: what sessions expose and chunks split (graph inputs come from the feeds). */
-  private readonly produced: readonly string[];
+  /**
+   * The node outputs the current plan observes: what sessions expose and chunks split (graph inputs come from the
+   * feeds). Body tensors are among them only where the configuration asks for EnableSubgraph.
+   */
+  private produced: readonly string[];
+  /** Whether the current plan's sessions reduce in the graph. */
+  private reduced = false;
+  /** The key of the plan the cached session and chunks belong to. */
+  private planKey: string | null = null;
+  /** Set once onnxruntime refused a reduced model: later plans expose the tensors instead. */
+  private reduceRefused = false;
+  /** Sessions that read suspect tensors in full (reduceInGraph.ts), by the tensors they expose. */
+  private suspectSessions = new Map<string, InferenceRunner>();
   private readonly graphInputs: ReadonlySet<string>;
   private full: Session | null = null;
   /** Null until the first run measured the outputs; then one chunk (everything) or several. */
@@ -176,15 +209,68 @@ export class ModelCalibrator {
     private readonly model: ModelProto,
     private readonly runtime: Runtime,
     private readonly budgetBytes = RUN_OUTPUT_BUDGET_BYTES,
+    private readonly options: CalibratorOptions = {},
   ) {
     this.inBodies = subgraphTensors(model);
     this.observable = [...observableTensors(model), ...this.inBodies.keys()];
     this.graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
-    this.produced = this.observable.filter((t) => !this.graphInputs.has(t));
+    this.produced = this.mainProduced();
+  }
+
+  /** The main graph's node outputs among the observable tensors. */
+  private mainProduced(): string[] {
+    return this.observable.filter((t) => !this.graphInputs.has(t) && !this.inBodies.has(t));
+  }
+
+  /**
+   * What `config`'s sessions expose: bodies' tensors only with EnableSubgraph (without it nothing inside a body is
+   * quantized, so reading them out would be cost alone); reduced in the graph where the activations' collector keeps
+   * only extremes (MinMax, NonOverflow) and no body tensor is read (those are carried up whole, exposeSubgraphs.ts).
+   */
+  private planFor(config: QuantConfig): ExposurePlan {
+    const bodies = config.extraOptions.EnableSubgraph && this.inBodies.size > 0;
+    const produced = bodies ? this.observable.filter((t) => !this.graphInputs.has(t)) : this.mainProduced();
+    const method = activationCollectorMethod(
+      config.calibrationMethod,
+      config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
+    );
+    const reduced =
+      (this.options.statisticsInGraph ?? true) &&
+      !this.reduceRefused &&
+      !bodies &&
+      (method === 'MinMax' || method === 'NonOverflow') &&
+      produced.length > 0 &&
+      canReduceInGraph(this.model);
+    return { key: `${bodies ? 'bodies' : 'main'}/${reduced ? 'reduced' : 'exposed'}`, produced, reduced };
+  }
+
+  /** Makes `plan` the current one; the session and chunks of another plan are dropped. */
+  private async adopt(plan: ExposurePlan): Promise<void> {
+    if (plan.key === this.planKey) return;
+    await this.release();
+    this.planKey = plan.key;
+    this.produced = plan.produced;
+    this.reduced = plan.reduced;
+    this.chunks = null;
+    this.outputBytes = 0;
+    this.outputSizes = new Map();
   }
 
   /** A float session exposing `tensors`, for `runs` runs (the runtime weighs a backend's start-up against them). */
   private async session(tensors: readonly string[], foldsFeeds: boolean, runs: number): Promise<Session> {
+    if (this.reduced && tensors.length > 0) {
+      const reduced = reduceInGraph(this.model, tensors);
+      try {
+        const { runner, backend } = await this.runtime.createSession(sessionModel(reduced.model), 'float', { runs });
+        this.backend = backend;
+        return { runner, foldsFeeds, packed: null, carried: new Map(), reduced };
+      } catch {
+        // A runtime that cannot run the reductions runs the tensors exposed, as before; the error, if any, is its own.
+        this.reduceRefused = true;
+        this.reduced = false;
+        this.planKey = null;
+      }
+    }
     // On a GPU every output is a round trip of its own: many exposed tensors come back packed as one.
     const exposure = exposeAcrossScopes(this.model, tensors, this.inBodies);
     const exposed: ModelProto = { ...this.model, graph: exposure.graph };
@@ -197,7 +283,7 @@ export class ModelCalibrator {
     try {
       const { runner, backend } = await this.runtime.createSession(bytes, 'float', { runs });
       this.backend = backend;
-      return { runner, foldsFeeds, packed, carried: exposure.tensorOf };
+      return { runner, foldsFeeds, packed, carried: exposure.tensorOf, reduced: null };
     } catch (e) {
       if (e instanceof InferenceError) throw e;
       throw new InferenceError(
@@ -213,10 +299,18 @@ export class ModelCalibrator {
     states: TensorStates,
     config: QuantConfig,
   ): Promise<Map<string, number>> {
-    let outputs;
+    let outputs: Record<string, RunTensor>;
+    const sizes = new Map<string, number>();
     try {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
+      if (session.reduced) {
+        const { extremes, suspect } = readReduced(session.reduced, outputs);
+        foldExtremesRun(states, extremes, config);
+        // Four numbers a tensor came back, whatever its size.
+        for (const t of session.reduced.tensors) sizes.set(t, 20);
+        outputs = suspect.length > 0 ? await this.readSuspect(suspect, feeds) : {};
+      }
       if (session.packed) outputs = unpackOutputs(session.packed, outputs);
       if (session.carried.size > 0) outputs = carriedBack(outputs, session.carried);
     } catch (e) {
@@ -225,11 +319,27 @@ export class ModelCalibrator {
     }
     // A runtime that probes backends on the first runs settles on one after them.
     if (session.runner.backend) this.backend = session.runner.backend();
-    const sizes = new Map<string, number>();
     for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
     foldRun(states, outputs, config);
     if (session.foldsFeeds) foldRun(states, feedsAsOutputs(feeds, this.graphInputs), config);
     return sizes;
+  }
+
+  /**
+   * The values of tensors whose reductions met NaN or infinity (reduceInGraph.ts), read in full on a session exposing
+   * just them (kept for later samples, where the same tensors usually come back).
+   */
+  private async readSuspect(
+    tensors: readonly string[],
+    feeds: Record<string, Feed>,
+  ): Promise<Record<string, RunTensor>> {
+    const key = tensors.join('\n');
+    let runner = this.suspectSessions.get(key);
+    if (!runner) {
+      ({ runner } = await this.runtime.createSession(sessionModel(exposeOnly(this.model, tensors)), 'float'));
+      this.suspectSessions.set(key, runner);
+    }
+    return runner.run(feeds);
   }
 
   /**
@@ -263,6 +373,7 @@ export class ModelCalibrator {
     round?: SequentialRound,
   ): Promise<CalibrationOutcome> {
     const start = performance.now();
+    await this.adopt(this.planFor(config));
     const states: TensorStates = new Map();
     const skipped: SkippedSample[] = [];
     const total = source.count;
@@ -506,5 +617,7 @@ export class ModelCalibrator {
   async release(): Promise<void> {
     await this.full?.runner.release();
     this.full = null;
+    for (const runner of this.suspectSessions.values()) await runner.release();
+    this.suspectSessions.clear();
   }
 }

@@ -7,6 +7,7 @@ import type { QuantConfig } from '../../quantize/config.ts';
 import { finalizeState, mergeStates, observedRange, updateState, type CollectorState } from '../collectors/registry.ts';
 import type { TensorRange } from '../../quantize/plan.ts';
 import { activationState } from '../collectors/methodFromConfig.ts';
+import { foldExtremes, type BatchExtremes } from '../collectors/minmax.ts';
 
 /** One output of a run, as onnxruntime (web or node) reports it. */
 export interface RunOutput {
@@ -23,6 +24,24 @@ export function foldRun(states: TensorStates, outputs: Readonly<Record<string, R
     let state = states.get(name);
     if (!state) states.set(name, (state = activationState(config)));
     updateState(state, value.data as Float32Array);
+  }
+}
+
+/**
+ * Folds one run known by each tensor's extremes (the model computed them, reduceInGraph.ts) into `states`: the same
+ * states `foldRun` makes of the tensors' values, for MinMax-type collectors only.
+ */
+export function foldExtremesRun(
+  states: TensorStates,
+  extremes: ReadonlyMap<string, BatchExtremes>,
+  config: QuantConfig,
+): void {
+  for (const [name, batch] of extremes) {
+    let state = states.get(name);
+    if (!state) states.set(name, (state = activationState(config)));
+    if (state.method !== 'MinMax' && state.method !== 'NonOverflow')
+      throw new RangeError(`${state.method} statistics need the tensor's values, not its extremes`);
+    foldExtremes(state, batch);
   }
 }
 

@@ -1,0 +1,117 @@
+/**
+ * MinMax statistics computed inside the calibration model (issue 33.5). Exposing every tensor as a graph output made
+ * onnxruntime hand back the whole of each (PP-OCRv4's detector at 1024 × 1024: 673 tensors, 1.7 GB a run, three
+ * times the plain run), only for the collector to keep two numbers of each. Here each observed tensor gets a
+ * ReduceMin, a ReduceMax, a ReduceSum and a Size in the graph (as ONNX Runtime's own MinMax calibrater adds
+ * ReduceMin/ReduceMax), and the four sets of scalars come back concatenated: four small outputs a run.
+ *
+ * The collector leaves NaN and ±Infinity out of a tensor's extremes; a reduction does not say whether it met any. A
+ * tensor whose reduced minimum, maximum or sum is not finite (any NaN or infinity makes the sum so) is therefore
+ * `suspect`: the caller reads its values in full for that run, and folds them as before. So the states are those of
+ * the exposed path (minmax.ts `foldExtremes`).
+ *
+ * Only MinMax-type collectors (MinMax, NonOverflow) can take this path: the histogram methods (Percentile, Entropy,
+ * MinMSE, ...) need every value.
+ */
+import { DataType, intAttribute, makeNode, type ModelProto, type NodeProto } from '../../onnx/model.ts';
+import { makeTensor } from '../../onnx/tensorData.ts';
+import type { RunTensor } from '../../runtime/session.ts';
+import type { BatchExtremes } from '../collectors/minmax.ts';
+import { canPackOutputs, concatTree, freshNames } from './packOutputs.ts';
+
+export interface ReducedOutputs {
+  model: ModelProto;
+  /** The four outputs, each one element a tensor in `tensors` order: float32 minima, maxima, sums; int64 sizes. */
+  mins: string;
+  maxs: string;
+  sums: string;
+  sizes: string;
+  tensors: readonly string[];
+}
+
+/** Whether `reduceInGraph` can rewrite this model (Reshape takes its shape as an input from opset 5 on). */
+export const canReduceInGraph = canPackOutputs;
+
+/**
+ * A copy of `model` whose only outputs are the minima, maxima, sums and element counts of `tensors` (float32
+ * main-graph node outputs, as observableTensors gives them). Names added cannot clash with the model's own.
+ */
+export function reduceInGraph(model: ModelProto, tensors: readonly string[]): ReducedOutputs {
+  if (!canReduceInGraph(model)) throw new RangeError('reduceInGraph needs ai.onnx opset 5 or later');
+  if (tensors.length === 0) throw new RangeError('reduceInGraph needs at least one tensor');
+  const graph = model.graph!;
+  const fresh = freshNames(graph, 'qs_reduce');
+  const one = fresh('one');
+  const nodes: NodeProto[] = [];
+  const parts = { mins: [] as string[], maxs: [] as string[], sums: [] as string[], sizes: [] as string[] };
+  // Every reduction over all axes (no axes given, in every opset), to a scalar, then made [1] for the Concat.
+  const reduced = (op: string, t: string, into: string[], attributes = [intAttribute('keepdims', 0)]) => {
+    const scalar = fresh(op);
+    const vector = fresh(`${op}_1`);
+    nodes.push(makeNode(op, [t], [scalar], fresh(`${op}_node`), attributes));
+    nodes.push(makeNode('Reshape', [scalar, one], [vector], fresh('reshape')));
+    into.push(vector);
+  };
+  for (const t of tensors) {
+    reduced('ReduceMin', t, parts.mins);
+    reduced('ReduceMax', t, parts.maxs);
+    reduced('ReduceSum', t, parts.sums);
+    reduced('Size', t, parts.sizes, []);
+  }
+  const mins = concatTree(nodes, parts.mins, 'mins', fresh);
+  const maxs = concatTree(nodes, parts.maxs, 'maxs', fresh);
+  const sums = concatTree(nodes, parts.sums, 'sums', fresh);
+  const sizes = concatTree(nodes, parts.sizes, 'sizes', fresh);
+  return {
+    model: {
+      ...model,
+      graph: {
+        ...graph,
+        node: [...graph.node, ...nodes],
+        initializer: [...graph.initializer, makeTensor(one, DataType.INT64, [1], BigInt64Array.of(1n))],
+        output: [mins, maxs, sums, sizes].map((name) => ({ name, metadata_props: [] })),
+      },
+    },
+    mins,
+    maxs,
+    sums,
+    sizes,
+    tensors,
+  };
+}
+
+/** A reduced run read back: each tensor's extremes, and the tensors whose values must be read in full (see above). */
+export interface ReducedRun {
+  extremes: Map<string, BatchExtremes>;
+  suspect: string[];
+}
+
+/** The reduced run's outputs per tensor (empty tensors are left out: they add nothing to a state). */
+export function readReduced(
+  reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors'>,
+  outputs: Readonly<Record<string, RunTensor>>,
+): ReducedRun {
+  const mins = outputs[reduced.mins]?.data;
+  const maxs = outputs[reduced.maxs]?.data;
+  const sums = outputs[reduced.sums]?.data;
+  const sizes = outputs[reduced.sizes]?.data;
+  const n = reduced.tensors.length;
+  if (
+    !(mins instanceof Float32Array && maxs instanceof Float32Array && sums instanceof Float32Array) ||
+    !(sizes instanceof BigInt64Array) ||
+    [mins, maxs, sums, sizes].some((a) => a.length !== n)
+  ) {
+    throw new Error('the reduced outputs are missing or do not match the tensors reduced');
+  }
+  const extremes = new Map<string, BatchExtremes>();
+  const suspect: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const count = Number(sizes[i]);
+    if (count === 0) continue;
+    const t = reduced.tensors[i];
+    if (Number.isFinite(mins[i]) && Number.isFinite(maxs[i]) && Number.isFinite(sums[i])) {
+      extremes.set(t, { min: mins[i], max: maxs[i], count, nonFinite: 0 });
+    } else suspect.push(t);
+  }
+  return { extremes, suspect };
+}

@@ -1,0 +1,175 @@
+/**
+ * MinMax statistics computed inside the calibration model (core/calibrate/run/reduceInGraph.ts, issue 33.5): on a
+ * real detector and real photos, the states (and so the ranges) are exactly those of the path that exposes every
+ * tensor, on onnxruntime-node and onnxruntime-web's WASM backend, while a run returns four small vectors instead of
+ * every tensor; tensors holding NaN or infinity are read in full and fold as before; histogram methods keep the
+ * exposed path.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  asSessionModel,
+  DataType,
+  decode,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  openModel,
+  type ModelProto,
+} from '../src/core/onnx/index.ts';
+import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../src/core/calibrate/run/samples.ts';
+import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { withOptions, type QuantConfig } from '../src/core/quantize/config.ts';
+import type { Runtime } from '../src/core/runtime/session.ts';
+import { decodeImageFile } from '../src/cli/images/decode.ts';
+import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { createWebRuntime } from '../workers/runtime/ort.ts';
+import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { readModel } from './helpers/fixtures.ts';
+
+const name = 'ultraface-rfb-320.onnx';
+const ultraface = openModel(readModel(name));
+const photos = (): SampleSource =>
+  sampleSource(
+    PHOTOS.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+    ultraface.summary.inputs,
+    FIXTURE_PREPROCESS[name],
+    async (f: string) => decodeImageFile(f),
+  );
+
+/** A runtime that records the outputs of every model it is asked to load. */
+function recording(runtime: Runtime): { runtime: Runtime; outputs: string[][] } {
+  const outputs: string[][] = [];
+  return {
+    outputs,
+    runtime: {
+      ...runtime,
+      createSession: (bytes, ...rest) => {
+        const m = decode(asSessionModel(bytes).bytes);
+        outputs.push(m.graph!.output.map((v) => v.name ?? ''));
+        return runtime.createSession(bytes, ...rest);
+      },
+    },
+  };
+}
+
+async function calibrate(
+  model: ModelProto,
+  runtime: Runtime,
+  source: SampleSource,
+  config: QuantConfig,
+  statisticsInGraph: boolean,
+) {
+  const calibrator = new ModelCalibrator(model, runtime, undefined, { statisticsInGraph });
+  try {
+    return await calibrator.calibrate(
+      source,
+      config,
+      () => false,
+      () => undefined,
+    );
+  } finally {
+    await calibrator.release();
+  }
+}
+
+/** States as plain JSON (bigint sums as strings), so two can be compared exactly. */
+const plain = (states: TensorStates) =>
+  JSON.parse(JSON.stringify(Object.fromEntries(states), (_, v) => (typeof v === 'bigint' ? String(v) : v)));
+
+describe('MinMax statistics computed in the graph', () => {
+  const runtimes: [string, () => Runtime][] = [
+    ['onnxruntime-node', () => ortNodeRuntime(1)],
+    ['onnxruntime-web (wasm)', () => createWebRuntime('wasm', 1)],
+  ];
+  const configs: [string, QuantConfig][] = [
+    ['A8W8 (MinMax)', getPreset('A8W8')],
+    [
+      'MinMax, moving average, symmetric',
+      withOptions(getPreset('A8W8'), { extraOptions: { CalibMovingAverage: true, CalibTensorRangeSymmetric: true } }),
+    ],
+    ['XINT8 (NonOverflow)', withOptions(getPreset('XINT8'), { calibrationMethod: 'MinMax' })],
+  ];
+
+  it.each(runtimes)(
+    '%s: UltraFace on 4 photos, the same states and ranges as every tensor exposed',
+    async (_, make) => {
+      for (const [label, config] of configs) {
+        const rec = recording(make());
+        const fast = await calibrate(ultraface.model, rec.runtime, photos(), config, true);
+        const full = await calibrate(ultraface.model, make(), photos(), config, false);
+        expect(fast.used, label).toBe(4);
+        expect(plain(fast.states), label).toEqual(plain(full.states));
+        expect(Object.fromEntries(rangesOf(fast.states)), label).toEqual(Object.fromEntries(rangesOf(full.states)));
+        expect(fast.states.size, label).toBeGreaterThan(100);
+        // Four outputs a run (minima, maxima, sums, sizes), a few kB against the full path's megabytes.
+        expect(
+          rec.outputs.map((o) => o.length),
+          label,
+        ).toEqual([4]);
+        expect(fast.runOutputBytes, label).toBeLessThan(full.runOutputBytes / 100);
+      }
+    },
+  );
+
+  it('histogram methods (Percentile, Entropy, MinMSE) keep the exposed path', async () => {
+    for (const method of ['Percentile', 'Entropy', 'MinMSE'] as const) {
+      const rec = recording(ortNodeRuntime(1));
+      const source = sampleSource(
+        PHOTOS.slice(0, 1).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+        ultraface.summary.inputs,
+        FIXTURE_PREPROCESS[name],
+        async (f: string) => decodeImageFile(f),
+      );
+      await calibrate(
+        ultraface.model,
+        rec.runtime,
+        source,
+        withOptions(getPreset('A8W8'), { calibrationMethod: method }),
+        true,
+      );
+      expect(rec.outputs[0].length, method).toBeGreaterThan(100);
+    }
+  });
+
+  it('tensors holding NaN or infinity are read in full, and fold exactly as exposed (counts of non-finite values included)', async () => {
+    // x → Log (NaN below 0, -Infinity at 0) → Relu; x → Div by x (NaN at 0) ; x → Abs: only some tensors turn non-finite.
+    const model = makeModel(
+      makeGraph({
+        node: [
+          makeNode('Log', ['x'], ['log'], 'log'),
+          makeNode('Relu', ['log'], ['relu'], 'relu'),
+          makeNode('Div', ['x', 'x'], ['ratio'], 'div'),
+          makeNode('Abs', ['x'], ['abs'], 'abs'),
+          makeNode('Add', ['relu', 'abs'], ['y'], 'add'),
+        ],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 6])],
+        output: [makeValueInfo('y', DataType.FLOAT, [1, 6]), makeValueInfo('ratio', DataType.FLOAT, [1, 6])],
+      }),
+    );
+    const rows = [
+      [0.5, 2, 3, 4, 5, 6],
+      [-1, 0, 1, 2, 3, 8],
+      [0.25, 0.5, 9, 1, 2, 3],
+    ];
+    const source: SampleSource = {
+      count: rows.length,
+      name: (i) => `row ${i}`,
+      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 6] } } }),
+    };
+    const rec = recording(ortNodeRuntime(1));
+    const bytes = encode(model);
+    const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
+    const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
+    expect(plain(fast.states)).toEqual(plain(full.states));
+    expect((fast.states.get('log') as { nonFinite: number }).nonFinite).toBe(2);
+    // The reduced session, then one reading the suspect tensors of the second row in full.
+    expect(rec.outputs.length).toBe(2);
+    expect(rec.outputs[1]).toEqual(expect.arrayContaining(['log', 'ratio']));
+    expect(rec.outputs[1]).not.toContain('abs');
+  });
+});
