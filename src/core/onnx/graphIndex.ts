@@ -74,14 +74,28 @@ export function tensorsReadBy(nodes: readonly NodeProto[]): Set<string> {
   return read;
 }
 
-function buildCsr(count: number, edges: [number, number][]): { start: Int32Array; targets: Int32Array } {
+/** CSR adjacency of the edges from[k] → to[k]. */
+function buildCsr(
+  count: number,
+  from: readonly number[],
+  to: readonly number[],
+): { start: Int32Array; targets: Int32Array } {
   const start = new Int32Array(count + 1);
-  for (const [a] of edges) start[a + 1]++;
+  for (const a of from) start[a + 1]++;
   for (let i = 0; i < count; i++) start[i + 1] += start[i];
   const fill = start.slice(0, count);
-  const targets = new Int32Array(edges.length);
-  for (const [a, b] of edges) targets[fill[a]++] = b;
+  const targets = new Int32Array(from.length);
+  for (let k = 0; k < from.length; k++) targets[fill[from[k]]++] = to[k];
   return { start, targets };
+}
+
+/** The tensors a node reads, each once, in order: its inputs, then the outer-scope names its subgraphs read. */
+function readsOf(n: NodeProto): string[] {
+  const reads: string[] = [];
+  for (const x of n.input) if (x && !reads.includes(x)) reads.push(x);
+  if (n.attribute.some((a) => a.g || a.graphs.length > 0))
+    for (const x of outerScopeInputs(n)) if (!reads.includes(x)) reads.push(x);
+  return reads;
 }
 
 /** Builds the index. Throws InvalidModelError for a cycle or a tensor produced twice. */
@@ -110,23 +124,25 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
 
   const consumers = new Map<string, number[]>();
   const nodeInputs: string[][] = [];
-  const edges: [number, number][] = [];
+  // Edges producer → consumer, as two flat lists (no pair arrays: a 67,000-node QDQ graph has ~100,000 edges).
+  const edgeFrom: number[] = [];
+  const edgeTo: number[] = [];
   nodes.forEach((n, i) => {
-    const reads = [...new Set([...n.input.filter((x) => x), ...outerScopeInputs(n)])];
+    const reads = readsOf(n);
     nodeInputs.push(reads);
     for (const t of reads) {
       let list = consumers.get(t);
       if (!list) consumers.set(t, (list = []));
       list.push(i);
       const p = producer.get(t);
-      if (p !== undefined) edges.push([p, i]);
+      if (p !== undefined) {
+        edgeFrom.push(p);
+        edgeTo.push(i);
+      }
     }
   });
-  const succCsr = buildCsr(nodes.length, edges);
-  const predCsr = buildCsr(
-    nodes.length,
-    edges.map(([a, b]) => [b, a]),
-  );
+  const succCsr = buildCsr(nodes.length, edgeFrom, edgeTo);
+  const predCsr = buildCsr(nodes.length, edgeTo, edgeFrom);
   const order = topologicalOrder(nodes.length, succCsr.start, succCsr.targets, predCsr.start);
   if (order.length < nodes.length) {
     const placed = new Set(order);

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import { buildGraphIndex, type GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { graphStructure } from '../../remote/modelRemote.ts';
+import { nextTask } from '../../components/nextTask.ts';
 import { useStudio } from '../../store/index.ts';
 
 export type ModelIndexState =
@@ -16,7 +17,9 @@ let cached: { handle: string; promise: Promise<GraphIndex> } | null = null;
 
 /** The index of the model behind `handle` (fetched once, then shared). */
 export function modelIndex(handle: string): Promise<GraphIndex> {
-  if (cached?.handle !== handle) cached = { handle, promise: graphStructure(handle).then(buildGraphIndex) };
+  // The index is built in a task of its own, not in the one that received (and cloned) the structure: two shorter tasks.
+  if (cached?.handle !== handle)
+    cached = { handle, promise: graphStructure(handle).then(async (s) => (await nextTask(), buildGraphIndex(s))) };
   return cached.promise;
 }
 

@@ -16,6 +16,7 @@ import type { GraphProto } from '../../../core/onnx/model.ts';
 import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { graphPane, structureAtHand } from '../../remote/modelRemote.ts';
 import { modelIndex } from '../exclusion/useModelIndex.ts';
+import { nextTask } from '../../components/nextTask.ts';
 import { buildGraphView, layoutInputOf, type GraphView, type GraphViewOptions } from './viewModel.ts';
 
 const LOADING: GraphLoad = { status: 'loading', phase: 'reading the graph', fraction: 0 };
@@ -92,6 +93,8 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
       performance.mark('graph:structure');
       const { view: parts, layout } = await pane;
       laidOut = true;
+      await nextTask(); // the first render in a task of its own, not in the one that received the view
+      if (!live) return;
       performance.mark('graph:view');
       performance.mark('graph:layout');
       const view: GraphView = { index, ...parts };
