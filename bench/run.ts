@@ -8,6 +8,7 @@ import { quantizeSuite } from './suites/quantize.ts';
 import { fidelitySuite } from './suites/fidelity.ts';
 import { calibrationMethodsSuite, calibrationSuite } from './suites/calibration.ts';
 import { calibrationSpeedSuite } from './suites/calibrationSpeed.ts';
+import { calibrationLargeInputSuite } from './suites/calibrationLargeInput.ts';
 import { evaluationSuite } from './suites/evaluation.ts';
 import { suggestSuite } from './suites/suggest.ts';
 import { ladderSuite } from './suites/ladder.ts';
@@ -36,6 +37,7 @@ const suites: Suite[] = [
   calibrationSuite,
   calibrationMethodsSuite,
   calibrationSpeedSuite,
+  calibrationLargeInputSuite,
   fidelitySuite,
   evaluationSuite,
   suggestSuite,

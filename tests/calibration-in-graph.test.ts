@@ -17,14 +17,17 @@ import {
   makeNode,
   makeValueInfo,
   openModel,
+  sessionModel,
   type ModelProto,
 } from '../src/core/onnx/index.ts';
+import { observableTensors } from '../src/core/calibrate/run/expose.ts';
+import { readReduced, reduceInGraph } from '../src/core/calibrate/run/reduceInGraph.ts';
 import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { withOptions, type QuantConfig } from '../src/core/quantize/config.ts';
-import type { Runtime } from '../src/core/runtime/session.ts';
+import type { Feed, Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { createWebRuntime } from '../workers/runtime/ort.ts';
@@ -171,5 +174,27 @@ describe('MinMax statistics computed in the graph', () => {
     expect(rec.outputs.length).toBe(2);
     expect(rec.outputs[1]).toEqual(expect.arrayContaining(['log', 'ratio']));
     expect(rec.outputs[1]).not.toContain('abs');
+  });
+});
+
+describe('the reduced calibration model', () => {
+  it("places each tensor's reductions right after its producer, and loads and runs at all and basic", async () => {
+    const tensors = observableTensors(ultraface.model).filter((t) => t !== 'input');
+    const reduced = reduceInGraph(ultraface.model, tensors);
+    const nodes = reduced.model.graph!.node;
+    const at = new Map<string, number>();
+    nodes.forEach((n, i) => n.output.forEach((o) => at.set(o, i)));
+    for (const [i, n] of nodes.entries())
+      if (n.op_type === 'ReduceMin') expect(i, n.input[0]).toBe(at.get(n.input[0])! + 1);
+    const x = { type: 'float32', data: new Float32Array(3 * 240 * 320).fill(0.25), dims: [1, 3, 240, 320] };
+    for (const level of ['all', 'basic'] as const) {
+      const { runner } = await ortNodeRuntime(1).createSession(sessionModel(reduced.model), 'float', undefined, level);
+      try {
+        const run = readReduced(reduced, await runner.run({ input: x as Feed }));
+        expect(run.extremes.size + run.suspect.length, level).toBe(tensors.length);
+      } finally {
+        await runner.release();
+      }
+    }
   });
 });

@@ -3,9 +3,11 @@
  * onnxruntime hand back the whole of each (PP-OCRv4's detector at 1024 × 1024: 673 tensors, 1.7 GB a run, three
  * times the plain run), only for the collector to keep two numbers of each. Here each observed tensor gets a
  * ReduceMin, a ReduceMax, a ReduceSum and a Size in the graph (as ONNX Runtime's own MinMax calibrater adds
- * ReduceMin/ReduceMax), and the four sets of scalars come back concatenated: four small outputs a run.
+ * ReduceMin/ReduceMax), and the four sets of scalars come back concatenated: four small outputs a run. The reductions
+ * follow their tensor's producer in the node list, so onnxruntime runs them while the tensor is fresh and frees it after.
  *
- * The collector leaves NaN and ±Infinity out of a tensor's extremes; a reduction does not say whether it met any. A
+ * The collector leaves NaN and ±Infinity out of a tensor's extremes; a reduction does not say whether it met any
+ * (onnxruntime 1.30's ReduceMin/ReduceMax drop a NaN or return it depending on where it lies, measured). A
  * tensor whose reduced minimum, maximum or sum is not finite (any NaN or infinity makes the sum so) is therefore
  * `suspect`: the caller reads its values in full for that run, and folds them as before. So the states are those of
  * the exposed path (minmax.ts `foldExtremes`).
@@ -43,13 +45,21 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
   const fresh = freshNames(graph, 'qs_reduce');
   const one = fresh('one');
   const nodes: NodeProto[] = [];
+  // Each tensor's reductions, placed right after its producer: run there, they let onnxruntime free the tensor when
+  // its own consumers are done (placed at the end, every tensor stayed alive to the last node).
+  const after = new Map<string, NodeProto[]>();
   const parts = { mins: [] as string[], maxs: [] as string[], sums: [] as string[], sizes: [] as string[] };
   // Every reduction over all axes (no axes given, in every opset), to a scalar, then made [1] for the Concat.
   const reduced = (op: string, t: string, into: string[], attributes = [intAttribute('keepdims', 0)]) => {
     const scalar = fresh(op);
     const vector = fresh(`${op}_1`);
-    nodes.push(makeNode(op, [t], [scalar], fresh(`${op}_node`), attributes));
-    nodes.push(makeNode('Reshape', [scalar, one], [vector], fresh('reshape')));
+    if (!after.has(t)) after.set(t, []);
+    after
+      .get(t)!
+      .push(
+        makeNode(op, [t], [scalar], fresh(`${op}_node`), attributes),
+        makeNode('Reshape', [scalar, one], [vector], fresh('reshape')),
+      );
     into.push(vector);
   };
   for (const t of tensors) {
@@ -58,6 +68,14 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
     reduced('ReduceSum', t, parts.sums);
     reduced('Size', t, parts.sizes, []);
   }
+  const placed: NodeProto[] = [];
+  for (const n of graph.node) {
+    placed.push(n);
+    for (const o of n.output) placed.push(...(after.get(o) ?? []));
+  }
+  // Reductions of a tensor no node of the graph produces (none expected) come last.
+  const produced = new Set(graph.node.flatMap((n) => n.output));
+  for (const [t, list] of after) if (!produced.has(t)) placed.push(...list);
   const mins = concatTree(nodes, parts.mins, 'mins', fresh);
   const maxs = concatTree(nodes, parts.maxs, 'maxs', fresh);
   const sums = concatTree(nodes, parts.sums, 'sums', fresh);
@@ -67,7 +85,7 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
       ...model,
       graph: {
         ...graph,
-        node: [...graph.node, ...nodes],
+        node: [...placed, ...nodes],
         initializer: [...graph.initializer, makeTensor(one, DataType.INT64, [1], BigInt64Array.of(1n))],
         output: [mins, maxs, sums, sizes].map((name) => ({ name, metadata_props: [] })),
       },
@@ -86,7 +104,7 @@ export interface ReducedRun {
   suspect: string[];
 }
 
-/** The reduced run's outputs per tensor (empty tensors are left out: they add nothing to a state). */
+/** The reduced run's outputs per tensor. */
 export function readReduced(
   reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors'>,
   outputs: Readonly<Record<string, RunTensor>>,
@@ -107,9 +125,10 @@ export function readReduced(
   const suspect: string[] = [];
   for (let i = 0; i < n; i++) {
     const count = Number(sizes[i]);
-    if (count === 0) continue;
     const t = reduced.tensors[i];
-    if (Number.isFinite(mins[i]) && Number.isFinite(maxs[i]) && Number.isFinite(sums[i])) {
+    // An empty tensor gets its state (as a folded empty batch does: it adds nothing), whatever its reductions say.
+    if (count === 0) extremes.set(t, { min: 0, max: 0, count: 0, nonFinite: 0 });
+    else if (Number.isFinite(mins[i]) && Number.isFinite(maxs[i]) && Number.isFinite(sums[i])) {
       extremes.set(t, { min: mins[i], max: maxs[i], count, nonFinite: 0 });
     } else suspect.push(t);
   }
