@@ -1,8 +1,9 @@
 /**
  * The graph view opens subgraphs as Netron does: an If's inspector offers its then and else branches, a Loop's its
  * body; "Open" draws that subgraph with the same boxes (its nodes, a nested If that opens in turn), the path back sits
- * above the canvas, and "Main graph" returns. On the control-flow model the tests build in code; screenshots at
- * 1440 and 900 px wide.
+ * above the canvas, and "Main graph" returns. Tensors a body reads from an enclosing scope are drawn as its inputs
+ * ("outer scope"), weights of an enclosing scope stay weights. On the control-flow model the tests build in code;
+ * screenshots at 1440 and 900 px wide.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,6 +52,13 @@ for (const width of [1440, 900]) {
     // The branch's own nodes are drawn; the main graph's are not.
     expect(await page.evaluate(() => window.__qsGraph!.position('then_gemm') !== null)).toBe(true);
     expect(await page.evaluate(() => window.__qsGraph!.position('gemm'))).toBeNull();
+    // The main-graph tensor the branch reads (h, the main Gemm's output) is drawn as the branch's input, said to come
+    // from the outer scope; the main-graph weights it reads (wt, bt) stay weights, with no box.
+    expect(await page.evaluate(() => window.__qsGraph!.position('input:h') !== null)).toBe(true);
+    expect(await page.evaluate(() => window.__qsGraph!.position('input:wt'))).toBeNull();
+    await select(page, 'input:h');
+    await expect(page.getByTestId('node-inspector')).toContainText('outer scope');
+    await select(page, 'then_gemm');
     await expect(page.getByTestId('pick-toolbar')).toHaveCount(0);
     await page.getByTestId('graph-workspace').evaluate((e) => e.scrollIntoView({ block: 'start' }));
     await paintedAtRest(page);
@@ -61,6 +69,10 @@ for (const width of [1440, 900]) {
     await drawn(page);
     await expect(page.getByTestId('graph-scope')).toHaveAttribute('data-depth', '2');
     expect(await page.evaluate(() => window.__qsGraph!.position('inner_matmul') !== null)).toBe(true);
+    // Two scopes up the nested branch reads t1, computed in the enclosing then branch: an input here too.
+    expect(await page.evaluate(() => window.__qsGraph!.position('input:t1') !== null)).toBe(true);
+    await paintedAtRest(page);
+    await page.screenshot({ path: info.outputPath(`nested-then-${width}.png`) });
     // Back to the main graph, then into the Loop's body.
     await page.getByTestId('graph-scope-main').click();
     await drawn(page);

@@ -30,6 +30,8 @@ export interface ViewBox {
   family: OpFamily;
   width: number;
   height: number;
+  /** An input of a subgraph that is a tensor of an enclosing scope (GraphViewOptions.outerScope). */
+  outerScope?: boolean;
 }
 
 export interface ViewEdge {
@@ -45,6 +47,8 @@ export interface ViewEdge {
 export interface GraphViewOptions {
   /** Show QuantizeLinear/DequantizeLinear as nodes instead of folding them (default false: folded). */
   showQdq?: boolean;
+  /** Inputs of a subgraph that are tensors of an enclosing scope (read by name): their boxes say so. */
+  outerScope?: ReadonlySet<string>;
 }
 
 export interface GraphView {
@@ -131,7 +135,8 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
 
   for (const input of index.inputs) {
     const name = input.name ?? '';
-    const subtitle = shapeLabel(tensorInfo.get(name));
+    const shape = shapeLabel(tensorInfo.get(name));
+    const subtitle = options.outerScope?.has(name) ? (shape ? `outer scope · ${shape}` : 'outer scope') : shape;
     producerBox.set(
       name,
       addBox({
@@ -143,6 +148,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
         family: 'io',
         width: boxWidth(name, subtitle),
         height: IO_HEIGHT,
+        ...(options.outerScope?.has(name) ? { outerScope: true } : {}),
       }),
     );
   }

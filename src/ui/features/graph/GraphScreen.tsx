@@ -40,7 +40,7 @@ import { heatScale } from './heat.ts';
 import type { GraphRenderer } from './renderer.ts';
 import { excludedNodes, previewSubgraph } from './resolution.ts';
 import { useGraphView, type GraphLoad } from './useGraphView.ts';
-import { graphAt, scopeView, type ScopeStep } from './subgraphScope.ts';
+import { scopeChain, scopeView, type ScopeStep } from './subgraphScope.ts';
 import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
@@ -101,8 +101,8 @@ function GraphBody({
   const path = scope.handle === handle ? scope.path : MAIN_GRAPH;
   const body = useMemo(() => {
     if (load.status !== 'ready' || path.length === 0) return null;
-    const graph = graphAt(load.view.index.graph, path);
-    return graph ? scopeView(graph, { showQdq }) : null;
+    const chain = scopeChain(load.view.index.graph, path);
+    return chain ? scopeView(chain, { showQdq }) : null;
   }, [load, path, showQdq]);
   const goTo = (next: ScopeStep[]) => {
     useStudio.getState().selectGraphNode(null);

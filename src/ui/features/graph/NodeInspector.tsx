@@ -198,10 +198,21 @@ export function NodeInspector({
   if (!node) {
     const ioBox = box !== undefined ? view.boxes[box] : undefined;
     return (
-      <aside className="inspector" data-testid="node-inspector">
+      <aside className="inspector" data-testid="node-inspector" data-node-id={selected}>
         <h3 className="inspector__title">
-          {ioBox?.kind === 'input' ? 'Graph input' : ioBox?.kind === 'output' ? 'Graph output' : selected}
+          {ioBox?.outerScope
+            ? 'Input from the outer scope'
+            : ioBox?.kind === 'input'
+              ? 'Graph input'
+              : ioBox?.kind === 'output'
+                ? 'Graph output'
+                : selected}
         </h3>
+        {ioBox?.outerScope && (
+          <p className="small muted" data-testid="inspector-outer-scope">
+            Computed in an enclosing graph; this subgraph reads it by name.
+          </p>
+        )}
         {ioBox && <ul className="inspector-list">{tensorRow(ioBox.title)}</ul>}
       </aside>
     );

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { controlFlowModel } from '../../../core/quantize/testModels.ts';
+import { scopeChain, scopeView } from './subgraphScope.ts';
+
+describe('a subgraph as the graph view draws it', () => {
+  const main = controlFlowModel().graph!;
+
+  it('draws the tensors a body reads from enclosing scopes as its inputs, marked, and their weights as weights', () => {
+    const chain = scopeChain(main, [{ nodeId: 'if', attribute: 'then_branch' }])!;
+    const { view } = scopeView(chain, {});
+    const h = view.boxes[view.boxById.get('input:h')!];
+    expect(h).toMatchObject({ kind: 'input', outerScope: true, subtitle: 'outer scope' });
+    // An edge from it to the Gemm that reads it; the weights wt, bt get no box and are the Gemm's weights.
+    expect(view.edges.some((e) => e.source === view.boxById.get('input:h') && e.tensor === 'h')).toBe(true);
+    expect(view.boxById.has('input:wt')).toBe(false);
+    expect(view.index.initializers.has('wt')).toBe(true);
+    expect(view.tensorInfo.get('bt')?.shape).toEqual([4]);
+  });
+
+  it('resolves a name to the innermost scope that defines it, two levels down', () => {
+    const chain = scopeChain(main, [
+      { nodeId: 'if', attribute: 'then_branch' },
+      { nodeId: 'inner_if', attribute: 'then_branch' },
+    ])!;
+    expect(chain).toHaveLength(3);
+    const { view } = scopeView(chain, {});
+    expect(view.boxes.filter((b) => b.outerScope).map((b) => b.title)).toEqual(['t1']);
+    expect(view.index.initializers.has('wn')).toBe(true);
+  });
+
+  it('a Loop body reading only weights gets no outer input; a step naming nothing gives null', () => {
+    const { view } = scopeView(scopeChain(main, [{ nodeId: 'loop', attribute: 'body' }])!, {});
+    expect(view.boxes.some((b) => b.outerScope)).toBe(false);
+    expect(view.index.initializers.has('w0')).toBe(true);
+    expect(scopeChain(main, [{ nodeId: 'nothing', attribute: 'body' }])).toBeNull();
+  });
+});
