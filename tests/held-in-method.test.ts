@@ -4,6 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import { decode } from '../src/core/onnx/index.ts';
+import { presetWithMethod } from '../src/core/quantize/presets.ts';
+import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
+import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
+import { folderFeeds } from '../src/cli/data/dataFeeds.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-held-in-'));
 const calib = path.join(tmp, 'calib');
@@ -11,6 +16,20 @@ fs.mkdirSync(calib);
 for (const f of ['grace_hopper.jpg', 'astronaut.png', 'camera.png', 'coffee.png'])
   fs.copyFileSync(path.join(IMAGES, 'photos', f), path.join(calib, f));
 const mnist = path.join(MODELS, 'mnist.onnx');
+
+/** The methods and figures of the choice's line on stderr, and the method chosen. */
+function choiceLine(stderr: string) {
+  const line = stderr.split('\n').find((l) => l.startsWith('calibration method chosen on'));
+  if (!line) return null;
+  const measured = [...line.matchAll(/(MinMax|MinMSE|Entropy|Percentile) (\d\.\d{5})/g)].map((m) => ({
+    method: m[1],
+    cosine: Number(m[2]),
+  }));
+  return { line, measured, chosen: line.match(/→ (\w+) \(/)![1] };
+}
+
+const quantize = (out: string, ...more: string[]) =>
+  qstudio('quantize', mnist, '--calib', calib, '--preprocess', 'unit', '-o', out, ...more);
 
 describe('qstudio quantize --calibration-method held-in', () => {
   it("measures each method on the calibration images (even calibrate, odd judge at onnxruntime's default), keeps the best, and writes what that method writes", () => {
@@ -30,14 +49,9 @@ describe('qstudio quantize --calibration-method held-in', () => {
       out,
     );
     expect(r.code, r.stderr).toBe(0);
-    const line = r.stderr.split('\n').find((l) => l.startsWith('calibration method chosen on'))!;
-    expect(line).toContain("mean output cosine at onnxruntime's default 'all'");
-    const measured = [...line.matchAll(/(MinMax|MinMSE|Entropy|Percentile) (\d\.\d{5})/g)].map((m) => ({
-      method: m[1],
-      cosine: Number(m[2]),
-    }));
+    const { line, measured, chosen } = choiceLine(r.stderr)!;
+    expect(line).toContain("2 samples calibrate, 2 judge; mean output cosine at onnxruntime's default 'all'");
     expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy', 'Percentile']); // the preset's own first
-    const chosen = line.match(/→ (\w+)$/)![1];
     const best = Math.max(...measured.map((m) => m.cosine));
     expect(measured.find((m) => m.method === chosen)!.cosine).toBe(best);
     expect(measured.find((m) => m.cosine === best)!.method).toBe(chosen); // the first best: the preset's own keeps a tie
@@ -96,5 +110,64 @@ describe('qstudio quantize --calibration-method held-in', () => {
     );
     expect(few.code).not.toBe(0);
     expect(few.stderr).toContain('needs at least 2 calibration samples');
+  });
+});
+
+describe("A8W8's default calibration method: the held-in choice", () => {
+  it('is chosen without --calibration-method, and writes what --calibration-method held-in writes', () => {
+    const byDefault = path.join(tmp, 'default.onnx');
+    const r = quantize(byDefault, '--config', 'A8W8');
+    expect(r.code, r.stderr).toBe(0);
+    const choice = choiceLine(r.stderr);
+    expect(choice, r.stderr).not.toBeNull();
+    expect(choice!.measured).toHaveLength(4);
+    const asked = path.join(tmp, 'asked.onnx');
+    expect(quantize(asked, '--config', 'A8W8', '--calibration-method', 'held-in').code).toBe(0);
+    expect(Buffer.compare(fs.readFileSync(byDefault), fs.readFileSync(asked))).toBe(0);
+    // The summary names the method the model was written with.
+    const summary = JSON.parse(fs.readFileSync(byDefault.replace(/\.onnx$/, '.json'), 'utf8'));
+    expect(summary.calibrationMethod.method).toBe(choice!.chosen);
+    expect(summary.calibrationMethod.heldIn.measured.map((m: { method: string }) => m.method)).toEqual(
+      choice!.measured.map((m) => m.method),
+    );
+  });
+
+  it('gives way to a named method, which is said, and no choice is measured', () => {
+    const named = path.join(tmp, 'minmax.onnx');
+    const r = quantize(named, '--config', 'A8W8', '--calibration-method', 'MinMax');
+    expect(r.code, r.stderr).toBe(0);
+    expect(choiceLine(r.stderr)).toBeNull();
+    expect(r.stderr).toContain('calibration method: MinMax (named)');
+  });
+
+  it('leaves the other presets on their own method, and A8W8 on MinMax when ranges are given', () => {
+    const r = quantize(path.join(tmp, 'xint8.onnx'), '--config', 'XINT8');
+    expect(r.code, r.stderr).toBe(0);
+    expect(choiceLine(r.stderr)).toBeNull();
+    expect(r.stderr).toContain("calibration method: MinMSE (XINT8's own)");
+    const ranges = path.join(tmp, 'ranges.json');
+    expect(qstudio('calibrate', mnist, '--calib', calib, '--preprocess', 'unit', '-o', ranges).code).toBe(0);
+    const given = qstudio('quantize', mnist, '--ranges', ranges, '--config', 'A8W8', '-o', path.join(tmp, 'r.onnx'));
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stderr).toContain("calibration method: A8W8's own, MinMax (ranges given");
+  });
+});
+
+describe('one calibration pass, several methods (the runner’s alsoFor)', () => {
+  it('gathers each configuration’s statistics as a calibration with that configuration alone does', async () => {
+    const model = decode(new Uint8Array(fs.readFileSync(mnist)));
+    const { feeds } = folderFeeds(model, calib, 'unit');
+    const configs = (['MinMax', 'Entropy', 'MinMSE', 'Percentile'] as const).map((m) => presetWithMethod('A8W8', m));
+    const together = await calibrateOnFeeds(model, feeds, { config: configs[0], alsoFor: configs.slice(1) });
+    expect(together.alsoStates).toHaveLength(3);
+    for (let i = 0; i < configs.length; i++) {
+      const alone = await calibrateOnFeeds(model, feeds, { config: configs[i] });
+      const states = i === 0 ? together.states : together.alsoStates![i - 1];
+      expect([...states.values()][0].method).toBe(i === 0 ? 'MinMax' : configs[i].calibrationMethod);
+      expect(Object.fromEntries(rangesOf(states))).toEqual(Object.fromEntries(rangesOf(alone.states)));
+    }
+    await expect(
+      calibrateOnFeeds(model, feeds, { config: configs[0], alsoFor: [presetWithMethod('A8W8', 'Sequential')] }),
+    ).rejects.toThrow(/not with Sequential or ConsumerMSE/);
   });
 });

@@ -8,18 +8,21 @@
  * the options that follow the method default for it), for suite preset-methods.
  *
  * `method=held-in` chooses the method per model on the calibration samples alone (core/evaluate/calibrationMethodChoice.ts:
- * even samples calibrate, odd ones judge at 'all'), then calibrates on all of them with the chosen method.
+ * even samples calibrate, odd ones judge at 'all'; the chosen method's ranges over all of them), as `qstudio quantize`
+ * does; without `method=`, so does a preset whose default it is (A8W8: presets.ts HELD_IN_DEFAULT), as the guard
+ * measures the product's defaults.
  *
  * Usage: presetHeldOut.ts <target> <preset> [perChannel] [method=<name>]   Prints one JSON line.
  */
 import { encode } from '../../src/core/onnx/index.ts';
-import { presetWithMethod } from '../../src/core/quantize/presets.ts';
+import { choosesMethodByDefault, presetWithMethod } from '../../src/core/quantize/presets.ts';
 import { withOptions, type CalibrationMethod } from '../../src/core/quantize/config.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { heldOutSplit } from './heldOutSplit.ts';
-import { chooseCalibrationMethod, heldInSplit } from '../../src/core/evaluate/calibrationMethodChoice.ts';
-import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { HELD_IN_METHOD, heldInSummary } from '../../src/core/evaluate/calibrationMethodChoice.ts';
+import { heldInCalibration } from '../../src/cli/calibration/heldInMethod.ts';
+import type { Ranges } from '../../src/core/quantize/plan.ts';
 
 const [target, preset, ...rest] = process.argv.slice(2);
 if (!target || !preset) throw new Error('usage: presetHeldOut.ts <target> <preset> [perChannel]');
@@ -28,32 +31,16 @@ const asked = rest.find((a) => a.startsWith('method='))?.slice('method='.length)
 const start = performance.now();
 const split = heldOutSplit(target);
 const configWith = (m: CalibrationMethod | undefined) => withOptions(presetWithMethod(preset, m), { perChannel });
-let method = asked as CalibrationMethod | undefined;
+// No method named: what the product does by default (the held-in choice where the preset makes it, presets.ts HELD_IN_DEFAULT).
+const choosing = asked === HELD_IN_METHOD || (asked === undefined && choosesMethodByDefault(preset));
+let config = configWith(choosing ? undefined : (asked as CalibrationMethod | undefined));
 let choice = '';
-if (asked === 'held-in') {
-  const part = heldInSplit(split.calib.length);
-  const chosen = await chooseCalibrationMethod(split.model, {
-    config: configWith(undefined),
-    withMethod: configWith,
-    calibrate: async (c) =>
-      (
-        await calibrateOnFeeds(
-          split.model,
-          part.calibrate.map((i) => split.calib[i]),
-          { config: c },
-        )
-      ).ranges,
-    judge: nodeRuntime(
-      part.judge.map((i) => split.calib[i]),
-      'all',
-    ),
-    configName: preset,
-  });
-  method = chosen.chosen;
-  choice = chosen.measured.map((m) => `${m.method} ${m.cosine.toFixed(5)}`).join(', ');
-}
-const config = configWith(method);
-const { ranges } = await calibrateOnFeeds(split.model, split.calib, { config });
+let ranges: Ranges;
+if (choosing) {
+  const held = await heldInCalibration(split.model, split.calib, config, preset, configWith);
+  ({ config, ranges } = held);
+  choice = heldInSummary(held.choice);
+} else ranges = (await calibrateOnFeeds(split.model, split.calib, { config })).ranges;
 const bytes = encode(quantizeModel(split.model, ranges, config, preset).model);
 const [all, basic] = [await split.judge(bytes, 'all'), await split.judge(bytes, 'basic')];
 const figure = (j: Record<string, number | string>) => Number(j.cosine ?? j.stepTop1);
@@ -64,7 +51,7 @@ console.log(
     model: target,
     preset,
     variant: perChannel ? 'per channel' : 'per tensor',
-    method: asked === 'held-in' ? `held-in: ${config.calibrationMethod}` : config.calibrationMethod,
+    method: choosing ? `${HELD_IN_METHOD}: ${config.calibrationMethod}` : config.calibrationMethod,
     ...(choice ? { choice } : {}),
     images: split.images,
     metric: all.cosine === undefined ? 'step top-1' : 'cosine',

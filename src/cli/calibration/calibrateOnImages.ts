@@ -46,6 +46,8 @@ export interface CalibrationResult {
   chunks: number;
   /** Rounds of a sequential calibration (the core's SequentialRound); absent for other methods. */
   rounds?: number;
+  /** The statistics of each of the options' `alsoFor` configurations, from the same runs. */
+  alsoStates?: TensorStates[];
 }
 
 export interface CalibrationOptions {
@@ -56,6 +58,8 @@ export interface CalibrationOptions {
   budgetBytes?: number;
   /** One round of a sequential calibration only (its statistics alone; `images` counts the float pass's samples or the round's). */
   round?: SequentialRound;
+  /** More configurations whose statistics the same runs gather (`alsoStates`; the core runner's `alsoFor`). */
+  alsoFor?: readonly QuantConfig[];
 }
 
 /** Runs calibration over image files, decoding each as it is reached. */
@@ -173,6 +177,7 @@ async function calibrate(
       () => false,
       options.onProgress ?? (() => undefined),
       options.round,
+      options.alsoFor,
     );
     // A later round gathers nothing where the quantized model computes none of its tensors: no sample is read then.
     if (outcome.used === 0 && !(options.round && options.round.index > 0 && outcome.skipped.length < source.count)) {
@@ -191,6 +196,7 @@ async function calibrate(
       seconds: outcome.seconds,
       chunks: outcome.passes,
       ...(outcome.rounds ? { rounds: outcome.rounds } : {}),
+      ...(outcome.alsoStates ? { alsoStates: outcome.alsoStates } : {}),
     };
   } finally {
     await calibrator.release();

@@ -1,66 +1,55 @@
 /**
- * `--calibration-method held-in`: the calibration method chosen for this model on its calibration samples alone
- * (core/evaluate/calibrationMethodChoice.ts): even samples calibrate, odd ones judge at onnxruntime's default options
- * ('all', what a user's session computes); the best of MinMax, MinMSE, Entropy and Percentile wins, the
- * configuration's own method keeping a tie. Measured in bench preset-methods: no one method is at least as good as
- * MinMax on every benchmarked model, the per-model choice is.
+ * The calibration method chosen for this model on its calibration samples alone (core/evaluate/calibrationMethodChoice.ts),
+ * in Node: one onnxruntime-node pass gathers every candidate's statistics on the even samples, each candidate is
+ * judged on the odd ones at onnxruntime's default options ('all', what a user's session computes), and the chosen
+ * method's ranges over all samples come from one more pass over the odd ones. A8W8's default
+ * (core/quantize/presets.ts HELD_IN_DEFAULT), `--calibration-method held-in` for any preset; the bench measures
+ * presets through the same function (bench/cases/presetHeldOut.ts).
  */
 import type { ModelProto } from '../../core/onnx/model.ts';
 import type { CalibrationMethod, QuantConfig } from '../../core/quantize/config.ts';
 import {
-  chooseCalibrationMethod,
-  heldInSplit,
-  type MethodChoice,
+  calibrateByHeldInChoice,
+  heldInSummary,
+  type HeldInCalibration,
+  type MethodMeasurement,
 } from '../../core/evaluate/calibrationMethodChoice.ts';
-import { folderFeeds } from '../data/dataFeeds.ts';
 import { calibrateOnFeeds } from './calibrateOnImages.ts';
-import { nodeRuntime } from '../runtime/ortNode.ts';
-import { UsageError } from '../usage.ts';
+import { nodeRuntime, type Feeds } from '../runtime/ortNode.ts';
 
-/** The value of --calibration-method that asks for the choice. */
-export const HELD_IN_METHOD = 'held-in';
-
-/** `config` with the method measured best on the calibration folder, and what was measured. */
-export async function heldInMethod(
+/** The method measured best on `feeds` (at least 2), its configuration and its ranges over all of them. */
+export async function heldInCalibration(
   model: ModelProto,
-  calibDir: string | undefined,
-  preprocess: string | undefined,
+  feeds: readonly Feeds[],
   config: QuantConfig,
   configName: string,
   withMethod: (method: CalibrationMethod) => QuantConfig,
-): Promise<{ config: QuantConfig; choice: MethodChoice }> {
-  if (!calibDir)
-    throw new UsageError(
-      `--calibration-method ${HELD_IN_METHOD} needs --calib <dir>: the method is chosen by its measured effect on those samples`,
-    );
-  const { feeds } = folderFeeds(model, calibDir, preprocess);
-  if (feeds.length < 2)
-    throw new UsageError(
-      `--calibration-method ${HELD_IN_METHOD} needs at least 2 calibration samples (half calibrate, half judge); ${calibDir} has ${feeds.length}`,
-    );
-  const part = heldInSplit(feeds.length);
-  const choice = await chooseCalibrationMethod(model, {
+  onMeasured?: (m: MethodMeasurement) => void,
+): Promise<HeldInCalibration> {
+  return calibrateByHeldInChoice(model, {
     config,
     withMethod,
-    calibrate: async (c) =>
-      (
-        await calibrateOnFeeds(
-          model,
-          part.calibrate.map((i) => feeds[i]),
-          { config: c },
-        )
-      ).ranges,
-    judge: nodeRuntime(
-      part.judge.map((i) => feeds[i]),
-      'all',
-    ),
     configName,
+    onMeasured,
+    samples: feeds.length,
+    collect: async (indices, configs) => {
+      const result = await calibrateOnFeeds(
+        model,
+        indices.map((i) => feeds[i]),
+        { config: configs[0], alsoFor: configs.slice(1) },
+      );
+      return [result.states, ...(result.alsoStates ?? [])];
+    },
+    judge: (indices) =>
+      nodeRuntime(
+        indices.map((i) => feeds[i]),
+        'all',
+      ),
   });
-  return { config: choice.chosen === config.calibrationMethod ? config : withMethod(choice.chosen), choice };
 }
 
-/** The choice in one line for the terminal. */
-export function heldInText(choice: MethodChoice, samples: string): string {
-  const list = choice.measured.map((m) => `${m.method} ${m.cosine.toFixed(5)}`).join(', ');
-  return `calibration method chosen on ${samples} (even samples calibrate, odd ones judge, mean output cosine at onnxruntime's default 'all'): ${list} → ${choice.chosen}\n`;
+/** The choice in one line for the terminal: why this method (each one's held-in figure). */
+export function heldInText(held: HeldInCalibration, samples: string, seconds: number, what: string): string {
+  const c = held.choice;
+  return `calibrated on ${c.calibrated + c.judged} ${what}s in ${seconds.toFixed(1)} s, ${held.ranges.size} tensors (the four methods' statistics in one pass)\ncalibration method chosen on ${samples} (${c.calibrated} samples calibrate, ${c.judged} judge; mean output cosine at onnxruntime's default 'all'): ${heldInSummary(c)} (${seconds.toFixed(1)} s)\n`;
 }

@@ -25,7 +25,9 @@ import { nodeDenseProduct } from '../runtime/denseProduct.ts';
 import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateDecoded, calibrateFolder } from '../calibration/calibrateFolder.ts';
-import { HELD_IN_METHOD, heldInMethod, heldInText } from '../calibration/heldInMethod.ts';
+import { heldInCalibration, heldInText } from '../calibration/heldInMethod.ts';
+import { HELD_IN_METHOD, type MethodChoice } from '../../core/evaluate/calibrationMethodChoice.ts';
+import { choosesMethodByDefault } from '../../core/quantize/presets.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { parse, UsageError } from '../usage.ts';
@@ -69,12 +71,13 @@ Options:
   --exclude-op-types <types> keep every node of these op types float
   --per-channel              per-channel weights (raises the opset to 13 where needed)
   --calibration-method <m>   activation ranges by MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile,
-                             ConsumerMSE or Sequential instead of the config's (default: the preset's own, as its reference
-                             sets it; power-of-two presets take MinMax or MinMSE). "held-in": the best of MinMax,
+                             ConsumerMSE or Sequential instead of the config's, or "held-in": the best of MinMax,
                              MinMSE, Entropy and Percentile measured on the --calib samples themselves (even ones
                              calibrate, odd ones judge at onnxruntime's default), the config's own keeping a tie;
-                             no single method was as good as MinMax on every benchmarked model (bench
-                             preset-methods). Sequential (Entropy gathered on the partly quantized model, 1.6-4.8x
+                             printed with each method's figure. Default: "held-in" for A8W8 (held out, at least
+                             MinMax's figure on all six benchmarked models at both levels, where no single method
+                             is: bench preset-methods; its own MinMax with --ranges or under 2 samples), the
+                             preset's own for the others (power-of-two presets take MinMax or MinMSE). Sequential (Entropy gathered on the partly quantized model, 1.6-4.8x
                              MinMax's time) best on the text detector and on YOLOX per channel (bench calibration-methods)
   --reduce-range             7-bit weights everywhere (ONNX Runtime's reduce_range): onnxruntime's CPU int8 kernels
                              saturate on x86 CPUs without VNNI (qstudio evaluate shows the loss)
@@ -220,17 +223,64 @@ export const quantizeCommand = {
     let config = recoverySwitchesOf(loaded, values);
     const { model, external } = readModelFile(modelPath);
     const start = performance.now();
-    if (values['calibration-method'] === HELD_IN_METHOD) {
-      if (values.ranges)
-        throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
-      const held = await heldInMethod(model, values.calib, values.preprocess, config, name, (m) =>
-        recoverySwitchesOf(configWith(m).config, values),
-      );
-      config = held.config;
-      process.stderr.write(heldInText(held.choice, values.calib!));
-    }
-    let mixed: MixedPrecisionResult | undefined;
     let calibrated: Ranges | undefined;
+    let methodChoice: MethodChoice | undefined;
+    const asked = values['calibration-method'] === HELD_IN_METHOD;
+    if (asked && values.ranges)
+      throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
+    // A8W8's default (presets.ts HELD_IN_DEFAULT): the method measured best on the --calib samples; a named method overrides it.
+    const byDefault = values['calibration-method'] === undefined && choosesMethodByDefault(values.config!);
+    if (byDefault && values.ranges)
+      process.stderr.write(
+        `calibration method: ${name}'s own, ${config.calibrationMethod} (ranges given; ${name} chooses its method on --calib samples)\n`,
+      );
+    else if (asked || byDefault) {
+      let data;
+      try {
+        data = folderFeeds(model, values.calib!, values.preprocess);
+      } catch (e) {
+        // A folder that cannot feed the model: calibration names why in its own terms (NotAnImageModelError, …).
+        await calibrateFolder(model, values.calib!, config, values.preprocess);
+        throw e;
+      }
+      if (data.feeds.length >= 2) {
+        const t = performance.now();
+        for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
+        process.stderr.write(
+          `choosing the calibration method on ${values.calib} (${asked ? 'asked' : `${name}'s default`}; --calibration-method <name> fixes one)\n`,
+        );
+        const held = await heldInCalibration(
+          model,
+          data.feeds,
+          config,
+          name,
+          (m) => recoverySwitchesOf(configWith(m).config, values),
+          (m) => process.stderr.write(`  ${m.method}: held-in cosine ${m.cosine.toFixed(5)}\n`),
+        );
+        config = held.config;
+        calibrated = held.ranges;
+        methodChoice = held.choice;
+        process.stderr.write(
+          heldInText(
+            held,
+            values.calib!,
+            (performance.now() - t) / 1000,
+            data.kind === 'tensors' ? 'tensor sample' : 'image',
+          ),
+        );
+      } else if (asked)
+        throw new UsageError(
+          `--calibration-method ${HELD_IN_METHOD} needs at least 2 calibration samples (half calibrate, half judge); ${values.calib} has ${data.feeds.length}`,
+        );
+      else
+        process.stderr.write(
+          `calibration method: ${name}'s own, ${config.calibrationMethod} (choosing one needs at least 2 calibration samples)\n`,
+        );
+    } else
+      process.stderr.write(
+        `calibration method: ${config.calibrationMethod}${values['calibration-method'] ? ' (named)' : ` (${name}'s own)`}\n`,
+      );
+    let mixed: MixedPrecisionResult | undefined;
     if (values['mixed-precision']) {
       if (!values.calib)
         throw new UsageError(
@@ -263,7 +313,7 @@ export const quantizeCommand = {
       const reader = onTask ? figureReader(goal.metric, task!.task) : null;
       const target = reader ? goal.value : mixedPrecisionCosine(goal);
       // The images decoded once: calibrated on as they are judged on.
-      calibrated = (await calibrateDecoded(model, images, config)).ranges;
+      calibrated ??= (await calibrateDecoded(model, images, config)).ranges;
       const aim =
         goal.metric === 'cosine' || reader
           ? ''
@@ -327,6 +377,7 @@ export const quantizeCommand = {
     const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
     const summary = {
       ...report,
+      calibrationMethod: { method: config.calibrationMethod, ...(methodChoice ? { heldIn: methodChoice } : {}) },
       ...(recovery ? { recovery } : {}),
       ...(mixed ? { mixedPrecision: mixedPrecisionJson(mixed) } : {}),
     };

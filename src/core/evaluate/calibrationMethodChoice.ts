@@ -1,21 +1,32 @@
 /**
  * The calibration method chosen per model by held-in measurement: the calibration samples are split in two, each
- * candidate method calibrates on the first part, the model quantized with its ranges is judged on the second part
+ * candidate method's ranges come from the first part, the model quantized with them is judged on the second part
  * (mean output cosine to the float model, at the level the user deploys to), and the best wins; the preset's own
  * method keeps a tie. Only calibration data is used, so a figure judged afterwards on held-out data stays held out.
+ *
+ * One pass gathers every candidate's statistics (the runner folds each run into one set per method), the float
+ * model's outputs on the judging part are computed once for all candidates, and the chosen method's ranges over all
+ * samples are its first-part statistics merged with one pass over the second part: each sample runs once through
+ * the exposed float model, as a plain calibration's does.
+ *
  * Measured on the benchmarked models (bench preset-methods): no single method is at least as good as MinMax on
- * every model, while the best one differs by model (MinMSE on the PP-OCRv4 detector, MinMax or Entropy on the
- * recognizer). Calibration, quantization and the judge are injected; must not import a runtime or read files.
+ * every model, while the per-model choice is, at both onnxruntime levels; so it is A8W8's default (presets.ts
+ * HELD_IN_DEFAULT). Statistics, quantization and the judge are injected; must not import a runtime or read files.
  */
 import type { ModelProto } from '../onnx/model.ts';
+import { asSessionModel, type ModelBytes } from '../onnx/externalize.ts';
 import type { CalibrationMethod, QuantConfig } from '../quantize/config.ts';
-import type { Ranges } from '../quantize/plan.ts';
+import type { TensorRange } from '../quantize/plan.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
-import { compareModels, type ComparisonRuntime } from './compareModels.ts';
+import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run/statistics.ts';
+import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSession } from './compareModels.ts';
 import { meanOutputCosine } from './outputMetrics.ts';
 
 /** The float-scale methods a preset may swap in (power-of-two presets: MinMax and MinMSE). */
 export const CHOICE_METHODS: readonly CalibrationMethod[] = ['MinMax', 'MinMSE', 'Entropy', 'Percentile'];
+
+/** What `--calibration-method` (and the page's method list) says to ask for the choice. */
+export const HELD_IN_METHOD = 'held-in';
 
 export interface MethodMeasurement {
   readonly method: CalibrationMethod;
@@ -27,6 +38,16 @@ export interface MethodChoice {
   readonly chosen: CalibrationMethod;
   /** Every candidate measured, in the order tried (the preset's own method first). */
   readonly measured: readonly MethodMeasurement[];
+  /** Calibration samples that calibrated the candidates, and those that judged them. */
+  readonly calibrated: number;
+  readonly judged: number;
+}
+
+/** The choice, and the chosen method's configuration and ranges over every calibration sample. */
+export interface HeldInCalibration {
+  readonly choice: MethodChoice;
+  readonly config: QuantConfig;
+  readonly ranges: Map<string, TensorRange>;
 }
 
 export interface MethodChoiceOptions {
@@ -34,37 +55,18 @@ export interface MethodChoiceOptions {
   readonly config: QuantConfig;
   /** The configuration with `method` in place of the preset's own (core/quantize/presets.ts presetWithMethod). */
   readonly withMethod: (method: CalibrationMethod) => QuantConfig;
-  /** Ranges from the first part of the calibration samples under `config`. */
-  readonly calibrate: (config: QuantConfig) => Promise<Ranges>;
-  /** The second part of the calibration samples, at the level the figure is aimed at. */
-  readonly judge: ComparisonRuntime;
+  /** Calibration samples in all (heldInSplit splits them). */
+  readonly samples: number;
+  /**
+   * One pass over the calibration samples `indices`, folding each run into one set of statistics per configuration
+   * (core/calibrate/run/runner.ts `alsoFor`), in the order given.
+   */
+  readonly collect: (indices: readonly number[], configs: readonly QuantConfig[]) => Promise<TensorStates[]>;
+  /** The calibration samples `indices` to judge on, at the level the figure is aimed at. */
+  readonly judge: (indices: readonly number[]) => ComparisonRuntime;
   readonly configName: string;
   readonly candidates?: readonly CalibrationMethod[];
   readonly onMeasured?: (m: MethodMeasurement) => void;
-}
-
-/** Measures each candidate method on the held-in split and returns the best (the preset's own on a tie). */
-export async function chooseCalibrationMethod(model: ModelProto, o: MethodChoiceOptions): Promise<MethodChoice> {
-  const own = o.config.calibrationMethod;
-  const candidates = [own, ...(o.candidates ?? CHOICE_METHODS).filter((m) => m !== own)];
-  const measured: MethodMeasurement[] = [];
-  let best: MethodMeasurement | null = null;
-  for (const method of candidates) {
-    let config: QuantConfig;
-    try {
-      config = method === own ? o.config : o.withMethod(method);
-    } catch {
-      continue; // a method this preset's scale type does not take
-    }
-    const ranges = await o.calibrate(config);
-    const quantized = quantizeModel(model, ranges, config, o.configName).model;
-    const comparison = await compareModels(model, quantized, o.judge, {});
-    const m = { method, cosine: meanOutputCosine(comparison.outputs).cosine };
-    measured.push(m);
-    o.onMeasured?.(m);
-    if (best === null || m.cosine > best.cosine) best = m;
-  }
-  return { chosen: best?.method ?? own, measured };
 }
 
 /** The held-in split of `count` calibration samples: even indices calibrate, odd ones judge (both non-empty). */
@@ -73,4 +75,92 @@ export function heldInSplit(count: number): { calibrate: number[]; judge: number
     throw new Error(`choosing a calibration method by measurement needs at least 2 calibration samples, got ${count}`);
   const all = Array.from({ length: count }, (_, i) => i);
   return { calibrate: all.filter((i) => i % 2 === 0), judge: all.filter((i) => i % 2 === 1) };
+}
+
+/** The candidate configurations, the preset's own first; a method the preset's scale type does not take is left out. */
+function candidateConfigs(o: MethodChoiceOptions): { method: CalibrationMethod; config: QuantConfig }[] {
+  const own = o.config.calibrationMethod;
+  const out: { method: CalibrationMethod; config: QuantConfig }[] = [];
+  for (const method of [own, ...(o.candidates ?? CHOICE_METHODS).filter((m) => m !== own)]) {
+    try {
+      out.push({ method, config: method === own ? o.config : o.withMethod(method) });
+    } catch {
+      // power-of-two presets take MinMax and MinMSE only
+    }
+  }
+  return out;
+}
+
+/**
+ * Measures each candidate method on the held-in split, returns the best (the preset's own on a tie) with its ranges
+ * over every calibration sample.
+ */
+export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoiceOptions): Promise<HeldInCalibration> {
+  const part = heldInSplit(o.samples);
+  const candidates = candidateConfigs(o);
+  const statistics = await o.collect(
+    part.calibrate,
+    candidates.map((c) => c.config),
+  );
+  const judge = withReferenceKept(o.judge(part.judge));
+  const measured: MethodMeasurement[] = [];
+  let best = 0;
+  for (let i = 0; i < candidates.length; i++) {
+    const quantized = quantizeModel(model, rangesOf(statistics[i]), candidates[i].config, o.configName).model;
+    const comparison = await compareModels(model, quantized, judge, {});
+    const m = { method: candidates[i].method, cosine: meanOutputCosine(comparison.outputs).cosine };
+    measured.push(m);
+    o.onMeasured?.(m);
+    if (m.cosine > measured[best].cosine) best = i;
+  }
+  const chosen = candidates[best];
+  const [rest] = await o.collect(part.judge, [chosen.config]);
+  return {
+    choice: { chosen: chosen.method, measured, calibrated: part.calibrate.length, judged: part.judge.length },
+    config: chosen.config,
+    ranges: rangesOf(mergeTensorStates(statistics[best], rest)),
+  };
+}
+
+/** The choice in one line: each method's held-in figure and the one chosen. */
+export function heldInSummary(choice: MethodChoice): string {
+  const list = choice.measured.map((m) => `${m.method} ${m.cosine.toFixed(5)}`).join(', ');
+  return `${list} → ${choice.chosen}`;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+/**
+ * `runtime` with the first model it opens (compareModels opens the float model first) kept: a later open of the
+ * same model bytes (external data references included; the quantized model's differ) answers each sample from the outputs already computed, so the float model runs once for every
+ * candidate.
+ */
+function withReferenceKept(runtime: ComparisonRuntime): ComparisonRuntime {
+  let reference: { bytes: Uint8Array; outputs: Map<string, Readonly<Record<string, RunTensor>>> } | null = null;
+  return {
+    ...runtime,
+    async open(model: ModelBytes): Promise<SampleSession> {
+      const bytes = asSessionModel(model).bytes;
+      const kept = reference === null ? null : sameBytes(reference.bytes, bytes) ? reference : undefined;
+      if (kept === undefined) return runtime.open(model);
+      const outputs = kept?.outputs ?? new Map<string, Readonly<Record<string, RunTensor>>>();
+      if (reference === null) reference = { bytes, outputs };
+      let session: SampleSession | null = null;
+      return {
+        async run(sample, names) {
+          const key = `${sample}|${names.join('\u0000')}`;
+          const known = outputs.get(key);
+          if (known) return known;
+          session ??= await runtime.open(model);
+          const got = await session.run(sample, names);
+          outputs.set(key, got);
+          return got;
+        },
+        release: async () => {
+          await session?.release();
+          session = null;
+        },
+      };
+    },
+  };
 }

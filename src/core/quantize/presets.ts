@@ -196,3 +196,17 @@ export function presetWithMethod(name: string, method: CalibrationMethod | undef
   if (method === undefined || method === preset.calibrationMethod) return preset;
   return validateConfig({ ...structuredClone(PRESETS[name as PresetName].input), calibrationMethod: method });
 }
+
+/**
+ * Presets whose calibration method is, by default, chosen per model on the calibration samples themselves
+ * (core/evaluate/calibrationMethodChoice.ts; the preset's own method keeps a tie, and is used where there are fewer
+ * than 2 samples or ranges are given). A preset is here only where held-out measurement on every benchmarked model
+ * (the PP-OCRv4 detector and recognizer, YOLOX-nano, YuNet, both UltraFaces) at both onnxruntime levels shows the
+ * choice at least as good as the preset's own method (bench preset-methods): A8W8. An explicit method overrides it.
+ */
+export const HELD_IN_DEFAULT: ReadonlySet<PresetName> = new Set<PresetName>(['A8W8']);
+
+/** Whether preset `name`'s calibration method is chosen by held-in measurement unless one is named. */
+export function choosesMethodByDefault(name: string): boolean {
+  return isPresetName(name) && HELD_IN_DEFAULT.has(name);
+}

@@ -110,6 +110,8 @@ export interface SequentialRound {
 
 export interface CalibrationOutcome {
   states: TensorStates;
+  /** The statistics of each configuration of `calibrate`'s `alsoFor`, from the same runs; absent without it. */
+  alsoStates?: TensorStates[];
   /** Samples folded (by the float pass; in a later round run alone, by that round: none where it gathers nothing). */
   used: number;
   skipped: SkippedSample[];
@@ -147,6 +149,15 @@ function feedsAsOutputs(feeds: Readonly<Record<string, Feed>>, wanted: ReadonlyS
   for (const [name, f] of Object.entries(feeds)) if (wanted.has(name)) out[name] = { type: f.type, data: f.data };
   return out;
 }
+
+/** One set of statistics a run is folded into, under the configuration that picks its collectors. */
+interface Fold {
+  readonly states: TensorStates;
+  readonly config: QuantConfig;
+}
+
+/** Methods that gather beyond the float pass (on the partly quantized model, or with a search): one configuration a run. */
+const GATHER_BEYOND_FLOAT_PASS: ReadonlySet<string> = new Set(['Sequential', 'ConsumerMSE']);
 
 interface Session {
   runner: InferenceRunner;
@@ -296,8 +307,7 @@ export class ModelCalibrator {
   private async run(
     session: Session,
     feeds: Record<string, Feed>,
-    states: TensorStates,
-    config: QuantConfig,
+    folds: readonly Fold[],
   ): Promise<Map<string, number>> {
     let outputs: Record<string, RunTensor>;
     const sizes = new Map<string, number>();
@@ -320,8 +330,11 @@ export class ModelCalibrator {
     // A runtime that probes backends on the first runs settles on one after them.
     if (session.runner.backend) this.backend = session.runner.backend();
     for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
-    foldRun(states, outputs, config);
-    if (session.foldsFeeds) foldRun(states, feedsAsOutputs(feeds, this.graphInputs), config);
+    const fed = session.foldsFeeds ? feedsAsOutputs(feeds, this.graphInputs) : null;
+    for (const { states, config } of folds) {
+      foldRun(states, outputs, config);
+      if (fed) foldRun(states, fed, config);
+    }
     return sizes;
   }
 
@@ -364,6 +377,9 @@ export class ModelCalibrator {
   /**
    * Calibrates on every sample of `source`; reports progress; stops with CalibrationCancelledError when `cancelled()`.
    * With `round` (Sequential only), runs that round alone (SequentialRound) and returns its statistics.
+   * With `alsoFor`, the same runs are folded into one more set of statistics per configuration (`alsoStates`, in
+   * that order): several methods' statistics from one pass over the samples (core/evaluate/calibrationMethodChoice.ts).
+   * Those configurations, and `config` with them, must gather on the float model alone (not Sequential, not ConsumerMSE).
    */
   async calibrate(
     source: SampleSource,
@@ -371,10 +387,17 @@ export class ModelCalibrator {
     cancelled: () => boolean,
     onProgress: (p: Progress) => void,
     round?: SequentialRound,
+    alsoFor: readonly QuantConfig[] = [],
   ): Promise<CalibrationOutcome> {
     const start = performance.now();
     await this.adopt(this.planFor(config));
     const states: TensorStates = new Map();
+    const alsoStates = alsoFor.map((): TensorStates => new Map());
+    if (alsoFor.length > 0 && [config, ...alsoFor].some((c) => GATHER_BEYOND_FLOAT_PASS.has(c.calibrationMethod)))
+      throw new RangeError(
+        `statistics of several configurations in one pass are gathered on the float model alone: not with ${[...GATHER_BEYOND_FLOAT_PASS].join(' or ')}`,
+      );
+    const folds: Fold[] = [{ states, config }, ...alsoFor.map((c, i) => ({ states: alsoStates[i], config: c }))];
     const skipped: SkippedSample[] = [];
     const total = source.count;
     // Sequential calibration: the float pass, then one pass per depth group (or per chunk of one) on the partly quantized model.
@@ -445,7 +468,7 @@ export class ModelCalibrator {
     };
     const runPass = (session: Session, from: number) =>
       eachSample(from, async (feeds) => {
-        await this.run(session, feeds, states, config);
+        await this.run(session, feeds, folds);
         if (pass === 1) used++;
       });
 
@@ -463,7 +486,7 @@ export class ModelCalibrator {
         next++;
         if (floatPass) doneInPass = next;
         if (feeds) {
-          const sizes = await this.run(this.full, feeds, floatPass ? states : new Map(), config);
+          const sizes = await this.run(this.full, feeds, floatPass ? folds : [{ states: new Map(), config }]);
           if (floatPass) used++;
           firstDoneAt = performance.now();
           this.outputBytes = [...sizes.values()].reduce((a, b) => a + b, 0);
@@ -521,6 +544,7 @@ export class ModelCalibrator {
     onProgress(progress());
     return {
       states,
+      ...(alsoFor.length > 0 ? { alsoStates } : {}),
       used,
       skipped,
       passes,
