@@ -238,18 +238,22 @@ export class ModelCalibrator {
    * quantized, so reading them out would be cost alone); reduced in the graph where the activations' collector keeps
    * only extremes (MinMax, NonOverflow) and no body tensor is read (those are carried up whole, exposeSubgraphs.ts).
    */
-  private planFor(config: QuantConfig): ExposurePlan {
+  private planFor(config: QuantConfig, alsoFor: readonly QuantConfig[] = []): ExposurePlan {
     const bodies = config.extraOptions.EnableSubgraph && this.inBodies.size > 0;
     const produced = bodies ? this.observable.filter((t) => !this.graphInputs.has(t)) : this.mainProduced();
-    const method = activationCollectorMethod(
-      config.calibrationMethod,
-      config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
-    );
+    const keepsExtremes = (c: QuantConfig) => {
+      const method = activationCollectorMethod(
+        c.calibrationMethod,
+        c.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
+      );
+      return method === 'MinMax' || method === 'NonOverflow';
+    };
+    // Several configurations folded from the same runs (alsoFor) reduce in the graph only where every one keeps extremes.
     const reduced =
       (this.options.statisticsInGraph ?? true) &&
       !this.reduceRefused &&
       !bodies &&
-      (method === 'MinMax' || method === 'NonOverflow') &&
+      [config, ...alsoFor].every(keepsExtremes) &&
       produced.length > 0 &&
       canReduceInGraph(this.model);
     return { key: `${bodies ? 'bodies' : 'main'}/${reduced ? 'reduced' : 'exposed'}`, produced, reduced };
@@ -316,7 +320,7 @@ export class ModelCalibrator {
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
       if (session.reduced) {
         const { extremes, suspect } = readReduced(session.reduced, outputs);
-        foldExtremesRun(states, extremes, config);
+        for (const { states, config } of folds) foldExtremesRun(states, extremes, config);
         // Four numbers a tensor came back, whatever its size.
         for (const t of session.reduced.tensors) sizes.set(t, 20);
         outputs = suspect.length > 0 ? await this.readSuspect(suspect, feeds) : {};
@@ -390,7 +394,7 @@ export class ModelCalibrator {
     alsoFor: readonly QuantConfig[] = [],
   ): Promise<CalibrationOutcome> {
     const start = performance.now();
-    await this.adopt(this.planFor(config));
+    await this.adopt(this.planFor(config, alsoFor));
     const states: TensorStates = new Map();
     const alsoStates = alsoFor.map((): TensorStates => new Map());
     if (alsoFor.length > 0 && [config, ...alsoFor].some((c) => GATHER_BEYOND_FLOAT_PASS.has(c.calibrationMethod)))
