@@ -137,6 +137,9 @@ test.describe('models side by side', () => {
     await expect(view).toHaveAttribute('data-compare-drawn', 'true', { timeout: 60_000 });
     await expect(view).toHaveAttribute('data-related', 'true');
     await expect(page.getByTestId('compare-counts')).toContainText('35 folded in');
+    // The float model is the one the model worker holds: only the quantized file is decoded for the comparison.
+    const received = await page.evaluate(`performance.getEntriesByName('compare:received').at(-1).detail`);
+    expect(received).toMatchObject({ decoded: [expect.stringMatching(/\.onnx$/)] });
     await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
     await page.evaluate(() => window.__qsCompare!.focus('a', 'BatchNormalization_1'));
     await restingOn(page);

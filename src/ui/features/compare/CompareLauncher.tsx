@@ -2,8 +2,9 @@
  * Where a comparison starts: after a quantization, one click puts the float and the quantized model side by side;
  * at any time two .onnx files dropped on (or picked with) the "Compare two models" target, or dropped together anywhere
  * on the page (the first then opens as the model too), open side by side. The models are decoded, folded, mapped
- * and laid out in the comparison worker (workers/compare/compareApi.ts), or, for a pair dropped on the page, by the
- * same code in the model worker, which holds the first decoded already; the page shows the phase; errors are shown by
+ * and laid out in the comparison worker (workers/compare/compareApi.ts), or, for a pair dropped on the page and for
+ * float beside quantized after a run, by the same code in the model worker, which holds the first (the open model)
+ * decoded already; the page shows the phase; errors are shown by
  * name. Performance marks for the benchmark: compare:start (asked), compare:received (the worker's result here,
  * its own seconds and the files it decoded in the mark's detail), compare:drawn (both panes painted, SplitView).
  */
@@ -16,7 +17,7 @@ import {
   type CompareSource,
   type ComparisonResult,
 } from '../../remote/compareRemote.ts';
-import { compareWithOpenModel, graphStructure } from '../../remote/modelRemote.ts';
+import { compareWithOpenModel } from '../../remote/modelRemote.ts';
 import { useStudio } from '../../store/index.ts';
 import type { CompareModel } from './compareModel.ts';
 import { checkCompareSize, twoModels } from './compareSources.ts';
@@ -68,13 +69,13 @@ export function CompareLauncher({
       const [a, b] = await sources();
       return compareInWorker(a, b, onProgress);
     }, fromRun);
+  // After a run: the model worker compares the float model it holds with the quantized file (no structure copied
+  // through the page, nothing decoded twice).
   const withQuantized = () =>
-    inWorker(async () => {
+    run(async (onProgress) => {
       checkCompareSize(result!.blob, result!.fileName);
-      return [
-        { name: fileName ?? 'float model', graph: await graphStructure(handle!) },
-        { name: result!.fileName, blob: result!.blob },
-      ];
+      const other = { name: result!.fileName, blob: result!.blob };
+      return compareWithOpenModel(handle!, fileName ?? 'float model', other, onProgress);
     }, true);
   const withFiles = (files: File[]) =>
     inWorker(async () => {
