@@ -174,6 +174,45 @@ describe('fast finetune and bias correction on a small chain', () => {
     expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
   });
 
+  it('minRoundingError tunes only the layers whose own weight rounding costs at least that share of their output, leaving the rest at nearest rounding', async () => {
+    const tuning = { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 100 } } };
+    // A threshold above every layer's error: nothing is tuned, every layer is listed with its measured error.
+    const none = await quantizeWithRecovery(convChainModel(), config('XINT8', tuning), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      minRoundingError: 1,
+    });
+    const errors = new Map(none.recovery.finetune!.untuned!.map((u) => [u.id, u.roundingError]));
+    expect([...errors.keys()].sort()).toEqual(['conv1', 'conv3', 'conv4', 'conv5', 'dw2']);
+    for (const e of errors.values()) expect(e).toBeGreaterThan(0);
+    expect(none.recovery.finetune!.layers).toHaveLength(0);
+    const plain = await quantizeWithRecovery(convChainModel(), config('XINT8', {}), {
+      calibrate: (m) => minMaxRanges(m),
+    });
+    expect(encode(none.model)).toEqual(encode(plain.model));
+    // Between the errors measured: exactly the layers at or above it are tuned.
+    const sorted = [...errors.values()].sort((a, b) => a - b);
+    const threshold = (sorted[1] + sorted[2]) / 2;
+    const some = await quantizeWithRecovery(convChainModel(), config('XINT8', tuning), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      minRoundingError: threshold,
+    });
+    const ft = some.recovery.finetune!;
+    expect(ft.layers.map((l) => l.id).sort()).toEqual(
+      [...errors]
+        .filter(([, e]) => e >= threshold)
+        .map(([id]) => id)
+        .sort(),
+    );
+    expect(ft.untuned!.map((u) => u.id).sort()).toEqual(
+      [...errors]
+        .filter(([, e]) => e < threshold)
+        .map(([id]) => id)
+        .sort(),
+    );
+  });
+
   it('AdaQuant lowers the layer reconstruction loss', async () => {
     const r = await run('A8W8', {
       includeFastFt: true,

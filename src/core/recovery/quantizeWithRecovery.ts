@@ -51,7 +51,7 @@ import type { DenseProduct } from './denseProduct.ts';
 import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
-import type { CurvePoint, LayerTuning } from './tuning.ts';
+import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
 
 export type RecoveryProgress =
   | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
@@ -105,6 +105,12 @@ export interface RecoveryOptions {
    * activations at 8 bits and a few calibration samples, is what the asymmetric target mostly learns).
    */
   readonly reconstruction?: 'asymmetric' | 'local';
+  /**
+   * Fine-tune only the layers the measurement points at: a layer whose own weight rounding costs less than this share
+   * of its output (layerRoundingError on its gathered input rows) keeps its nearest-rounded codes, and its problem is
+   * never built. Default 0: every layer is tuned (measured on the recognizer: bench/README.md finetune-recognizer).
+   */
+  readonly minRoundingError?: number;
 }
 
 export interface TunedLayerSummary {
@@ -127,6 +133,8 @@ export interface RecoveryReport {
     readonly lossBefore: number;
     readonly lossAfter: number;
     readonly seconds: number;
+    /** Layers left at nearest rounding by `minRoundingError`, with their measured rounding error. */
+    readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
   };
   readonly biasCorrection?: {
     readonly layers: readonly { readonly id: NodeId; readonly shiftBefore: number }[];
@@ -309,6 +317,7 @@ export async function quantizeWithRecovery(
 
   let quantModel = quantized.model;
   const tuned: TunedLayerSummary[] = [];
+  const untuned: { id: NodeId; roundingError: number }[] = [];
   const corrected: { id: NodeId; shiftBefore: number }[] = [];
   let saturatedBiases = 0;
   let gatherSeconds = 0;
@@ -420,7 +429,10 @@ export async function quantizeWithRecovery(
         let layer = data.layer;
         const target = options.reconstruction !== 'local' && stage.floatTarget.has(data.layer) ? 'float' : 'local';
         let result: LayerTuning | undefined;
-        if (tune) {
+        const threshold = options.minRoundingError ?? 0;
+        const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
+        if (roundingError < threshold) untuned.push({ id: data.layer.id, roundingError });
+        else if (tune) {
           const f0 = performance.now();
           const problem = await buildLayerProblemOn(data, target, options.denseProduct);
           result =
@@ -475,6 +487,7 @@ export async function quantizeWithRecovery(
           lossBefore: sum((l) => l.lossBefore),
           lossAfter: sum((l) => l.lossAfter),
           seconds: finetuneSeconds,
+          ...(untuned.length ? { untuned } : {}),
         }
       : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,

@@ -4,7 +4,7 @@
  * tuned result only when that loss went down. Pure.
  */
 import type { NodeId } from '../onnx/model.ts';
-import type { CancelSignal } from './layerData.ts';
+import type { CancelSignal, LayerRows } from './layerData.ts';
 import { augmented, layerLossOn, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
 
@@ -100,4 +100,39 @@ export async function layerTuning(
     codes: kept ? undefined : codes,
     ...(biasChange ? { bias: kept ? undefined : Float32Array.from(l.bias, (b, m) => b + biasChange[m]) } : {}),
   };
+}
+
+/** Most input rows layerRoundingError reads (spread evenly over the gathered ones). */
+const ROUNDING_ERROR_ROWS = 256;
+
+/**
+ * How much of a layer's output its own weight rounding costs, measured on its gathered quantized input rows: Σ‖(Ŵ −
+ * W)x‖² / Σ‖W x‖² (Ŵ the nearest-rounded codes dequantized, bias left out), on at most ROUNDING_ERROR_ROWS rows. What
+ * AdaRound and AdaQuant can win back on the layer itself is bounded by it; a layer where it is small has little to tune.
+ */
+export function layerRoundingError(data: LayerRows): number {
+  const l = data.layer;
+  const outPerGroup = l.outChannels / l.groups;
+  const step = Math.max(1, Math.floor(data.rows / ROUNDING_ERROR_ROWS));
+  let error = 0;
+  let signal = 0;
+  for (let r = 0; r < data.rows; r += step) {
+    const row = r * data.width;
+    for (let m = 0; m < l.outChannels; m++) {
+      const at = row + Math.floor(m / outPerGroup) * l.inPerGroup;
+      const scale = l.scaleOf(m);
+      const zero = l.zeroPointOf(m);
+      let exact = 0;
+      let rounded = 0;
+      for (let k = 0; k < l.inPerGroup; k++) {
+        const x = data.quantRows[at + k];
+        const i = l.weightIndex(m, k);
+        exact += l.floatWeight[i] * x;
+        rounded += (l.codes[i] - zero) * scale * x;
+      }
+      error += (rounded - exact) ** 2;
+      signal += exact ** 2;
+    }
+  }
+  return signal > 0 ? error / signal : 0;
 }

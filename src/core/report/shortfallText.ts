@@ -28,13 +28,14 @@ export interface ShortfallSection {
 export function shortfallSections(s: ReportLadderShortfall): ShortfallSection[] {
   const sections: ShortfallSection[] = [{ heading: 'Why the target was not met', lines: s.why }];
   const measured: string[] = s.growth.map(
-    (g) => `${g.act16} activation pairs, ${g.w16} weights at 16 bits: held in ${figureText(g)}${g.met ? ' (met)' : ''}`,
+    (g) =>
+      `${g.act16} activation pairs, ${g.w16} weight${g.w16 === 1 ? '' : 's'} at 16 bits: held in ${figureText(g)}${g.met ? ' (met)' : ''}`,
   );
   if (s.chosen)
     measured.push(`chosen set: held in ${figureText(s.chosen.heldIn)}, held out ${figureText(s.chosen.heldOut)}`);
   if (s.ceiling)
     measured.push(
-      `every activation at 16 bits (${s.ceiling.act16} pairs, ${s.ceiling.w16} weights): held in ${figureText(s.ceiling.heldIn)}, held out ${figureText(s.ceiling.heldOut)}${s.ceiling.met ? ' (met)' : ''}`,
+      `every activation at 16 bits (${s.ceiling.act16} pairs, ${s.ceiling.w16} weight${s.ceiling.w16 === 1 ? '' : 's'}): held in ${figureText(s.ceiling.heldIn)}, held out ${figureText(s.ceiling.heldOut)}${s.ceiling.met ? ' (met)' : ''}`,
     );
   if (measured.length > 0) sections.push({ heading: 'Measured', lines: measured });
   if (s.lifted && s.lifted.activations.length + s.lifted.weights.length > 0)
@@ -44,7 +45,11 @@ export function shortfallSections(s: ReportLadderShortfall): ShortfallSection[] 
         ...(s.lifted.activations.length
           ? [`${s.lifted.activations.length} activations: ${namesText(s.lifted.activations)}`]
           : []),
-        ...(s.lifted.weights.length ? [`${s.lifted.weights.length} weights: ${namesText(s.lifted.weights)}`] : []),
+        ...(s.lifted.weights.length
+          ? [
+              `${s.lifted.weights.length} weight${s.lifted.weights.length === 1 ? '' : 's'}: ${namesText(s.lifted.weights)}`,
+            ]
+          : []),
       ],
     });
   if (s.sensitive.length > 0)

@@ -1,0 +1,89 @@
+/**
+ * What a fine-tuning rung costs on the PP-OCRv4 recognizer, and what it reads held out, as the ladder runs it:
+ * A8W8 per channel with the attention rules, AdaRound on text lines 00–15 (one calibration, shared by every variant
+ * of the run, as the ladder shares it across rungs), judged on lines 16–31 by onnxruntime-node on the written bytes
+ * at 'all' and 'basic'. Each variant gets a fresh float-row cache (the ladder's FloatRowCache would make a later
+ * variant cheaper; its saving is the first variant's float gather). Variants: plain (no fine-tuning), full,
+ * early (FastFinetune EarlyStop, the plateau rule), min=<θ> (only the layers whose own weight rounding costs at least
+ * θ of their output, RecoveryOptions.minRoundingError), and early+min=<θ>.
+ * Usage: finetuneRecognizer.ts <iterations> <variant> [<variant> …]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { decode, encode } from '../../src/core/onnx/index.ts';
+import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
+import { FloatRowCache } from '../../src/core/recover/floatRowCache.ts';
+import { getPreset } from '../../src/core/quantize/presets.ts';
+import { withOptions } from '../../src/core/quantize/config.ts';
+import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
+import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
+import type { Ranges } from '../../src/core/quantize/plan.ts';
+import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+
+const [iterationArg, ...variants] = process.argv.slice(2);
+const iterations = Number(iterationArg);
+const floatBytes = fs.readFileSync(RECOGNIZER_PATH);
+const model = decode(floatBytes);
+const { calibration, evaluation } = textLineFiles();
+const tensors = calibration.map(textLineTensor);
+const runtime = nodeRuntime(tensors.map((x) => ({ x })));
+const base = withOptions(getPreset('A8W8'), { perChannel: true, enableNpuTransformer: true });
+let ranges: Promise<Ranges> | undefined;
+const judgeAll = await createTextJudge(floatBytes, evaluation, 'all');
+const judgeBasic = await createTextJudge(floatBytes, evaluation, 'basic');
+
+for (const variant of variants) {
+  const parts = variant.split('+');
+  const early = parts.includes('early');
+  const min = parts.find((p) => p.startsWith('min='));
+  const tune = variant !== 'plain';
+  const config = withOptions(base, {
+    includeFastFt: tune,
+    ...(tune
+      ? { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround', NumIterations: iterations, EarlyStop: early } } }
+      : {}),
+  });
+  const load = os.loadavg()[0];
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const result = await quantizeWithRecovery(model, config, {
+    calibrate: (m) => (ranges ??= calibrateOnTensors(m, tensors, { config: base }).then((r) => r.ranges)),
+    runtime,
+    gramProduct: nodeGramProduct,
+    denseProduct: nodeDenseProduct,
+    floatRowCache: new FloatRowCache(),
+    configName: variant,
+    ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
+  });
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(c0);
+  const bytes = encode(result.model);
+  const all = await judgeAll(bytes);
+  const basic = await judgeBasic(bytes);
+  const ft = result.recovery.finetune;
+  console.log(
+    JSON.stringify({
+      model: 'ch_PP-OCRv4_rec_infer.onnx',
+      variant,
+      iterations: tune ? iterations : 0,
+      wallSeconds: +wall.toFixed(1),
+      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+      calibrateSeconds: +result.recovery.seconds.calibrate.toFixed(1),
+      gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
+      optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+      layers: ft?.layers.length ?? 0,
+      tunedLayers: ft ? ft.layers.filter((l) => l.iterations > 0).length : 0,
+      untunedErrors: ft?.untuned?.map((u) => +u.roundingError.toPrecision(2)).sort((a, b) => a - b),
+      steps: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,
+      lossBefore: ft ? +ft.lossBefore.toPrecision(4) : null,
+      lossAfter: ft ? +ft.lossAfter.toPrecision(4) : null,
+      linesAll: all.linesMatching,
+      cerAll: all.cer,
+      linesBasic: basic.linesMatching,
+      cerBasic: basic.cer,
+      loadAverage: +load.toFixed(1),
+    }),
+  );
+}
