@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { decode, encode } from '../../src/core/onnx/index.ts';
-import { quantizeWithRecovery } from '../../src/core/recover/quantizeWithRecovery.ts';
-import { FloatRowCache } from '../../src/core/recover/floatRowCache.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
+import { FloatRowCache } from '../../src/core/recovery/floatRowCache.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
