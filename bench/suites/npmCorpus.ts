@@ -24,6 +24,7 @@ export const npmCorpusSuite: Suite = {
     ['psnrBasic', 'PSNR basic (dB, set MSE)'],
     ['decisionAll', 'decision agreement at 0.5, all (one-probability output)'],
     ['absErrorAll', 'mean absolute error, all (one-probability output)'],
+    ['maskAlone', 'mask output alone (ISNet: its first output; the mean above also weighs 11 side outputs)'],
     ['quantizeSeconds', 'quantize s'],
   ],
   async run() {
