@@ -25,6 +25,7 @@ import { detectorTargetsSuite } from './suites/detectorTargets.ts';
 import { cpuKernelsSuite } from './suites/cpuKernels.ts';
 import { compareSuite } from './suites/compare.ts';
 import { npmCorpusSuite } from './suites/npmCorpus.ts';
+import { isnetMaskSuite } from './suites/isnetMask.ts';
 import { measureGuard, mergeGuardRows, presetGuardSuite } from './suites/presetGuard.ts';
 import { compareGuardRows, guardText } from './guard.ts';
 import { presetMethodsSuite } from './suites/presetMethods.ts';
@@ -55,6 +56,7 @@ const suites: Suite[] = [
   cpuKernelsSuite,
   compareSuite,
   npmCorpusSuite,
+  isnetMaskSuite,
   presetGuardSuite,
   presetMethodsSuite,
   webgpuBrowserSuite,
