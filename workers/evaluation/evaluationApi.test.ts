@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decode, encode, makeNode } from '../../src/core/onnx/index.ts';
+import {
+  DataType,
+  decode,
+  encode,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+} from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
@@ -279,6 +288,56 @@ describe('evaluationApi', async () => {
       .map((s) => s.candidate!.node);
     expect(outcome.added.nodes).toEqual(keptNodes);
     expect(outcome.cosine).toBe(Math.max(...outcome.steps.filter((s) => s.kept).map((s) => s.cosine)));
+  });
+
+  it('suggests exclusions against a task target (miou through the head): each step carries the figure; without a head, a named error', async () => {
+    // A per-pixel classifier made in code: a 1×1 Conv mixing the three colour channels into three class scores.
+    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
+    const seg = encode(
+      makeModel(
+        makeGraph({
+          name: 'seg',
+          node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
+          input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
+          output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
+          initializer: [w],
+        }),
+        { '': 13 },
+        7,
+      ),
+    );
+    const calibration = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
+    const opened = await calibration.open(buffer(seg), { fileName: 'seg.onnx' });
+    const { ranges } = await calibration.run(opened.handle, { samples: fakeImages(3), spec: unit, config: xint8 });
+    const a = api();
+    const { handle } = await a.open(buffer(seg), { fileName: 'seg.onnx' });
+    const request = {
+      samples: fakeImages(3),
+      spec: unit,
+      ranges,
+      config: xint8,
+      configName: 'XINT8',
+      target: 1,
+      metric: 'miou' as const,
+      maxSteps: 2,
+    };
+    const outcome = await a.suggest(handle, {
+      ...request,
+      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+    });
+    expect(outcome.metric).toBe('miou');
+    for (const s of outcome.steps) {
+      expect(s.figure).toBeGreaterThan(0);
+      expect(s.figure).toBeLessThanOrEqual(1);
+    }
+    expect(outcome.startFigure).toBe(outcome.steps[0].figure);
+    expect(outcome.figure).toBe(Math.max(...outcome.steps.filter((s) => s.kept).map((s) => s.figure!)));
+    expect(outcome.reached).toBe(outcome.figure! >= 1);
+    const noHead = await rejection(a.suggest(handle, { ...request, task: null }));
+    expect(noHead.name).toBe('LadderTargetError');
+    expect(noHead.message).toMatch(/a miou target is a task figure: choose the task head first/);
+    const bad = await rejection(a.suggest(handle, { ...request, target: 1.5 }));
+    expect(bad.name).toBe('LadderTargetError');
   });
 
   it('cancel during a search stops it with EvaluationCancelledError', async () => {

@@ -43,7 +43,9 @@ import { comparisonRuntime } from './comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { EvaluationCancelledError } from '../../src/core/evaluate/errors.ts';
 import { loadFeeds, type EvaluationFeeds } from './feeds.ts';
-import { judgesTask, taskSample } from './taskRuns.ts';
+import { judgesTask, taskSample, taskTargetReading } from './taskRuns.ts';
+import { LadderTargetError, parseLadderTarget, type LadderMetric } from '../../src/core/recovery/ladder.ts';
+import { targetMeasure } from '../../src/core/recovery/targetMeasure.ts';
 import { activationHistograms } from './activationHistograms.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
@@ -173,8 +175,15 @@ export interface SuggestRequest {
   /** The starting configuration (the page's settings and exclusions). */
   config: QuantConfig;
   configName: string;
-  /** Output cosine to reach. */
+  /** The figure to reach: an output cosine, or the metric's. */
   target: number;
+  /**
+   * What the target measures: 'cosine' (default), an output metric (psnr, top1, sequence) or a task figure through
+   * `task` (map50, map, miou: agreement with the float model's boxes or masks), read as the ladder reads it.
+   */
+  metric?: LadderMetric;
+  /** The task head the page judges with (chosen or recognised), for a task target. */
+  task?: TaskHead | null;
   /** Most measurements after the starting one. Default 8. */
   maxSteps?: number;
   rankBy?: RankBy;
@@ -190,6 +199,11 @@ export interface SuggestRequest {
 
 export interface SuggestOutcome {
   target: number;
+  /** What `target`, `figure` and `startFigure` measure. */
+  metric: LadderMetric;
+  /** The best configuration's figure and the starting one's, on a target other than the cosine. */
+  figure?: number;
+  startFigure?: number;
   /** The onnxruntime level the cosines were measured at. */
   aim: GraphOptimization;
   /** The cosines are as the NPU runs the model (float parts in BF16). */
@@ -540,14 +554,25 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
       return withToken(h, async (check) => {
         const start = performance.now();
         const config = validateConfig(request.config);
-        if (!(request.target > -1 && request.target <= 1))
+        const metric = request.metric ?? 'cosine';
+        if (metric === 'cosine' && !(request.target > -1 && request.target <= 1))
           throw new ConfigError('target', `${request.target}: give an output cosine in (-1, 1]`);
+        const goal = parseLadderTarget(`${metric}:${request.target}`);
+        if (goal.metric !== 'cosine' && request.npuBf16)
+          throw new LadderTargetError(
+            `"as the NPU runs it" judges the output cosine; a ${goal.metric} target is judged as written: choose one or the other`,
+          );
         const maxSteps = request.maxSteps ?? 8;
         const ranges = rangesFromTable(request.ranges);
         const data = await decodeSamples(h, request.samples, request.spec, check, progress);
         const runtime = comparisonRuntime(h.runtime, data.feeds, check);
         const aim = request.aim ?? 'all';
         const aimed = aim === 'basic' ? null : comparisonRuntime(h.runtime, data.feeds, check, aim);
+        // The same reading of the target as the ladder's and qstudio suggest's (core targetMeasure).
+        const measure =
+          goal.metric === 'cosine'
+            ? undefined
+            : targetMeasure(goal, taskTargetReading(request.task, request.spec, data, goal.metric));
         let measured = 0;
         const stepProgress = () => ({ done: measured, total: maxSteps + 1 });
         const result = await suggestExclusions({
@@ -566,6 +591,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
             judge: aimed ?? undefined,
             rankBy: request.rankBy,
             npuBf16: request.npuBf16,
+            sequence: goal.metric === 'sequence' ? 'always' : 'auto',
+            figure: measure,
             check,
             onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
           }),
@@ -587,6 +614,8 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         });
         return {
           target: request.target,
+          metric: goal.metric,
+          ...(measure ? { figure: result.figure, startFigure: result.steps[0].figure } : {}),
           aim,
           npuBf16: request.npuBf16 ?? false,
           reached: result.reached,

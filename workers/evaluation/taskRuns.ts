@@ -5,6 +5,7 @@
  */
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { SampleRun, TaskFiguresOf } from '../../src/core/recovery/targetMeasure.ts';
+import { LadderTargetError, TASK_LADDER_METRICS } from '../../src/core/recovery/ladder.ts';
 import {
   evaluateTask,
   inputGeometry,
@@ -44,4 +45,25 @@ export function taskFiguresOf(head: TaskHead, data: EvaluationFeeds, spec: Prepr
         runs.map((r) => taskSample(data, spec, r.index, { float: runOutputs(r.float), quant: runOutputs(r.quant) })),
       ),
     );
+}
+
+/**
+ * The task figures a page search's target reads (the ladder, the exclusion search, mixed precision): for a task metric
+ * (map50, map, miou), through the chosen head on image samples; undefined for an output metric. A task target without
+ * a head or on tensor samples is a LadderTargetError that says what is missing.
+ */
+export function taskTargetReading(
+  task: TaskHead | null | undefined,
+  spec: PreprocessSpec | null,
+  data: EvaluationFeeds,
+  metric: string,
+): TaskFiguresOf | undefined {
+  if (!(TASK_LADDER_METRICS as readonly string[]).includes(metric)) return undefined;
+  if (!task)
+    throw new LadderTargetError(
+      `a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`,
+    );
+  if (!judgesTask(data, spec))
+    throw new LadderTargetError(`a ${metric} target is judged on images: the samples are tensors`);
+  return taskFiguresOf(task, data, spec);
 }

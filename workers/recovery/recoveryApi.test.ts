@@ -330,4 +330,52 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     expect(noHead.name).toBe('LadderTargetError');
     expect(noHead.message).toMatch(/a miou target is a task figure: choose the task head first/);
   });
+
+  it('mixed precision aims at a task target (miou) through the task head on the calibration images; without a head, a named error', async () => {
+    const a = api();
+    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
+    const model = makeModel(
+      makeGraph({
+        name: 'seg',
+        node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
+        input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
+        output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
+        initializer: [w],
+      }),
+      { '': 13 },
+      7,
+    );
+    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' }))
+      .handle;
+    const request = {
+      samples: fakeImages(3),
+      spec: unit,
+      config: getPreset('XINT8'),
+      configName: 'XINT8',
+      mixedPrecision: {
+        budget: { act16: 0.5, w16: 0.5, float: 0 },
+        target: 1,
+        metric: 'miou' as const,
+        maxMeasurements: 6,
+      },
+    };
+    const out = await a.recover(handle, {
+      ...request,
+      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+    });
+    const m = out.rung.mixedPrecision!;
+    expect(m.metric).toBe('miou');
+    // The search's figures are mIoU of the masks (at most 1), not a cosine.
+    expect(m.startCosine).toBeGreaterThan(0);
+    expect(m.startCosine).toBeLessThanOrEqual(1);
+    expect(m.reached).toBe(m.cosine >= 1);
+    const noHead = await rejection(a.recover(handle, { ...request, task: null }));
+    expect(noHead.name).toBe('LadderTargetError');
+    expect(noHead.message).toMatch(/a miou target is a task figure: choose the task head first/);
+    const psnr = await rejection(
+      a.recover(handle, { ...request, mixedPrecision: { ...request.mixedPrecision, metric: 'psnr' as const } }),
+    );
+    expect(psnr.name).toBe('LadderTargetError');
+    expect(psnr.message).toMatch(/mixed precision aims at an output cosine or a task figure/);
+  });
 });

@@ -37,6 +37,7 @@ import {
   LadderTargetError,
   parseLadderTarget,
   TASK_LADDER_METRICS,
+  type LadderMetric,
   type LadderOrder,
   type LadderResult,
   type LadderStop,
@@ -53,7 +54,8 @@ import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
 import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 import { WASM_INT8_KERNELS_EXACT } from '../../src/core/runtime/wasmInt8Kernels.ts';
 import { loadFeeds, type EvaluationFeeds } from '../evaluation/feeds.ts';
-import { judgesTask, taskFiguresOf } from '../evaluation/taskRuns.ts';
+import { taskTargetReading } from '../evaluation/taskRuns.ts';
+import { figureReader } from '../../src/core/recovery/targetMeasure.ts';
 import type { TaskHead } from '../../src/core/task/index.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
@@ -112,7 +114,16 @@ export interface RecoveryRequest extends RecoveryData {
    * Automatic mixed precision first (core chooseMixedPrecision on the calibration samples): the configuration
    * gets the chosen 16-bit TensorQuantOverrides and float nodes, then the switched-on algorithms run with it.
    */
-  mixedPrecision?: { budget: PrecisionBudget; target: number; maxMeasurements?: number };
+  mixedPrecision?: {
+    budget: PrecisionBudget;
+    /** The figure to reach on the calibration images: an output cosine, or the metric's (in [0, 1]). */
+    target: number;
+    /** 'cosine' (default) or a task figure through `task` (map50, map, miou: agreement with the float model). */
+    metric?: LadderMetric;
+    maxMeasurements?: number;
+  };
+  /** The task head the page judges with (chosen or recognised): a mixed-precision task target is read through it. */
+  task?: TaskHead | null;
 }
 
 export interface LadderRequest extends RecoveryData {
@@ -234,6 +245,8 @@ export interface RungSummary {
 
 /** The mixed-precision search in numbers: its cosine on the sensitivity samples before and after, and each kind's budget. */
 export interface MixedPrecisionSummary {
+  /** What `startCosine` and `cosine` measure: 'cosine', or the task target's metric (map50, map, miou). */
+  metric: string;
   startCosine: number;
   cosine: number;
   reached: boolean;
@@ -246,6 +259,7 @@ function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummar
   if (!m) return null;
   const b = (k: 'act16' | 'w16' | 'float') => ({ ...m.budget[k] });
   return {
+    metric: m.metric ?? 'cosine',
     startCosine: m.startCosine,
     cosine: m.cosine,
     reached: m.reached,
@@ -336,20 +350,12 @@ interface HeldLadder {
   aim: GraphOptimization;
 }
 
-/**
- * The task figures a ladder's target reads: with a task head, on image samples (their sizes place the boxes); a task
- * target (map50, map, miou) without either is a LadderTargetError that says what is missing.
- */
-function ladderTask(request: LadderRequest, judging: EvaluationFeeds, metric: string) {
-  if (!(TASK_LADDER_METRICS as readonly string[]).includes(metric)) return undefined;
-  if (!request.task)
-    throw new LadderTargetError(
-      `a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`,
-    );
-  if (!judgesTask(judging, request.spec))
-    throw new LadderTargetError(`a ${metric} target is judged on images: the evaluation samples are tensors`);
-  return taskFiguresOf(request.task, judging, request.spec);
-}
+/** The task figures a ladder's target reads on `data` (taskTargetReading with the request's head). */
+const ladderTask = (
+  request: { task?: TaskHead | null; spec: PreprocessSpec | null },
+  data: EvaluationFeeds,
+  metric: string,
+) => taskTargetReading(request.task, request.spec, data, metric);
 
 /** Decoded feeds as a calibration sample source (no second decode). */
 function feedSource(data: EvaluationFeeds): SampleSource {
@@ -596,7 +602,16 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
         const data = await prepareData(h, request, check, progress);
         let mixed: MixedPrecisionResult | undefined;
         if (request.mixedPrecision) {
-          const { budget, target, maxMeasurements = 100 } = request.mixedPrecision;
+          const { budget, target, maxMeasurements = 100, metric = 'cosine' } = request.mixedPrecision;
+          // A task target (agreement with the float model's boxes or masks) is read on the calibration images, through
+          // the same reading as the ladder's and qstudio quantize --mixed-precision's (core targetMeasure).
+          const goal = parseLadderTarget(`${metric}:${target}`);
+          if (goal.metric !== 'cosine' && !(TASK_LADDER_METRICS as readonly string[]).includes(goal.metric))
+            throw new LadderTargetError(
+              `mixed precision aims at an output cosine or a task figure (map50, map, miou), not ${goal.metric}`,
+            );
+          const reader =
+            goal.metric === 'cosine' ? null : figureReader(goal.metric, ladderTask(request, data.tuning, goal.metric));
           progress({ rung: null, phase: 'calibrate' });
           const plain: QuantConfig = {
             ...config,
@@ -612,7 +627,8 @@ export function createRecoveryApi(deps: RecoveryApiDeps) {
             data.tuningRuntime,
             {
               budget,
-              target,
+              target: goal.value,
+              ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
               maxMeasurements,
               signal,
               onStep: (s) =>

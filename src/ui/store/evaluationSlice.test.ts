@@ -301,6 +301,7 @@ describe('evaluation slice', () => {
     expect(s().evaluation.suggest.steps).toEqual([steps[0]]);
     call.resolve({
       target: 0.995,
+      metric: 'cosine',
       aim: 'all',
       npuBf16: false,
       reached: true,

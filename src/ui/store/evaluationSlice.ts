@@ -33,7 +33,8 @@ import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import type { RunResult, RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
-import { currentConfig, headSuggestion, modelKey, rangesAreCurrent } from './selectors.ts';
+import { currentConfig, currentTaskHead, headSuggestion, modelKey, rangesAreCurrent } from './selectors.ts';
+import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
 import { headlineFigures, type ReadMetric } from '../../core/report/reading.ts';
 import type { ReportTask, TaskHead } from '../../core/task/index.ts';
 
@@ -92,7 +93,9 @@ export interface PreviousEvaluation {
 }
 
 export interface SuggestState {
-  /** Output cosine to reach. */
+  /** What the target measures: the output cosine (default), another output metric, or a task figure. */
+  metric: LadderMetric;
+  /** The figure to reach (an output cosine by default). */
   target: number;
   /** Most measurements after the starting one. */
   maxSteps: number;
@@ -157,6 +160,8 @@ export interface EvaluationSlice {
   cancelEvaluation(): void;
   dismissEvaluationError(): void;
   setSuggestTarget(target: number): void;
+  /** The target's metric, its value reset to the metric's usual start. */
+  setSuggestMetric(metric: LadderMetric, target: number): void;
   setSuggestMaxSteps(steps: number): void;
   /** Searches for exclusions reaching the target, from the current settings and exclusions. */
   suggestExclusions(): Promise<void>;
@@ -192,6 +197,7 @@ export const DEFAULT_TARGET_COSINE = 0.99;
 export const DEFAULT_SUGGEST_STEPS = 8;
 
 const initialSuggest: SuggestState = {
+  metric: 'cosine',
   target: DEFAULT_TARGET_COSINE,
   maxSteps: DEFAULT_SUGGEST_STEPS,
   status: 'idle',
@@ -412,6 +418,11 @@ export function createEvaluationSlice<S extends Needs>(
         if (Number.isFinite(target)) patchSuggest({ target });
       },
 
+      setSuggestMetric(metric, target) {
+        if ((LADDER_METRICS as readonly string[]).includes(metric) && Number.isFinite(target))
+          patchSuggest({ metric, target });
+      },
+
       setSuggestMaxSteps(steps) {
         if (Number.isInteger(steps) && steps >= 1) patchSuggest({ maxSteps: steps });
       },
@@ -420,10 +431,17 @@ export function createEvaluationSlice<S extends Needs>(
         const { model, run, calibration, evaluation } = get();
         if (!model.handle || busy()) return;
         const request = ++latest;
-        const { target, maxSteps, npuBf16, aim } = evaluation.suggest;
+        const { metric, target, maxSteps, npuBf16, aim } = evaluation.suggest;
         const fail = (name: string, message: string) => patchSuggest({ status: 'error', error: { name, message } });
-        if (!(target > -1 && target <= 1))
+        if (metric === 'cosine' && !(target > -1 && target <= 1))
           return fail('ConfigError', `Target cosine ${target}: give a value above −1 and at most 1.`);
+        const taskTarget = (TASK_LADDER_METRICS as readonly string[]).includes(metric);
+        const task = taskTarget ? currentTaskHead(get()) : null;
+        if (taskTarget && !task)
+          return fail(
+            'LadderTargetError',
+            `A ${metric} target is a task figure: choose the task head first (step 6, "Task judged"); the model's head was not recognised or "no task" is chosen.`,
+          );
         if (run.settings.bf16)
           return fail(
             'Bf16PresetError',
@@ -451,6 +469,8 @@ export function createEvaluationSlice<S extends Needs>(
               config,
               configName: run.settings.preset,
               target,
+              metric,
+              task,
               maxSteps,
               npuBf16,
               aim,
@@ -578,6 +598,7 @@ export function createEvaluationSlice<S extends Needs>(
           taskError: null,
           suggest: {
             ...initialSuggest,
+            metric: get().evaluation.suggest.metric,
             target: get().evaluation.suggest.target,
             maxSteps: get().evaluation.suggest.maxSteps,
             npuBf16: get().evaluation.suggest.npuBf16,

@@ -91,8 +91,10 @@ export interface RecoveryOptions {
   mixedPrecision: boolean;
   /** Shares that may leave 8 bits: activations and weights at 16 bits, nodes float (each in [0, 1]). */
   budget: PrecisionBudget;
-  /** Output cosine the search aims for on the calibration images. */
+  /** The figure the search aims for on the calibration images (of `mixedMetric`). */
   mixedTarget: number;
+  /** What `mixedTarget` measures: the output cosine (default) or a task figure through the chosen head. */
+  mixedMetric: LadderMetric;
 }
 
 export interface LadderChoice {
@@ -175,6 +177,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   mixedPrecision: false,
   budget: DEFAULT_PRECISION_BUDGET,
   mixedTarget: 0.99,
+  mixedMetric: 'cosine',
 };
 export const DEFAULT_LADDER_CHOICE: LadderChoice = {
   metric: 'cosine',
@@ -383,6 +386,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1))
           return;
+        if (o.mixedMetric !== 'cosine' && !(TASK_LADDER_METRICS as readonly string[]).includes(o.mixedMetric)) return;
         patch({ options: o });
       },
 
@@ -407,8 +411,13 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           const options = get().recovery.options;
           const config = recoveryConfig(currentConfig(get()), options);
           const mixedPrecision = options.mixedPrecision
-            ? { budget: options.budget, target: options.mixedTarget }
+            ? { budget: options.budget, target: options.mixedTarget, metric: options.mixedMetric }
             : undefined;
+          // A task target reads the boxes or masks through the page's task head (the worker names a missing one).
+          const task =
+            mixedPrecision && (TASK_LADDER_METRICS as readonly string[]).includes(options.mixedMetric)
+              ? currentTaskHead(get())
+              : null;
           patch({
             status: 'running',
             mode: 'recover',
@@ -425,7 +434,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           });
           const out = await service.recover(
             base.modelHandle,
-            { ...base.data, config, configName: get().run.settings.preset, mixedPrecision },
+            { ...base.data, config, configName: get().run.settings.preset, mixedPrecision, task },
             onProgress(request),
           );
           if (request !== latest) return;

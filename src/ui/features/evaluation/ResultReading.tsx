@@ -81,7 +81,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
       (!precisions ||
         (precisions[j.node] && precisions[j.node].label !== 'float' && precisions[j.node].label !== 'BF16')),
   );
-  const setSuggestTarget = useStudio((s) => s.setSuggestTarget);
+  const setSuggestMetric = useStudio((s) => s.setSuggestMetric);
   const search = useStudio((s) => s.suggestExclusions);
   const canSearch = useStudio((s) => s.calibration.result !== null && !s.run.settings.bf16);
   const alreadyFloat = useStudio(
@@ -142,7 +142,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
             disabled={busy}
             data-testid="next-step-search"
             onClick={() => {
-              setSuggestTarget(cosine.target.value);
+              setSuggestMetric('cosine', cosine.target.value);
               document
                 .querySelector('[data-testid="suggest-card"]')
                 ?.scrollIntoView({ block: 'start', behavior: 'smooth' });

@@ -1,5 +1,5 @@
 /**
- * "Suggest exclusions": a target output cosine, then the core's greedy search run in the evaluation
+ * "Suggest exclusions": a target (an output cosine, or a task figure through the chosen head), then the core's greedy search run in the evaluation
  * worker: each step keeps one more node (or an output tail) float, re-quantizes and measures; the
  * table fills in as steps are measured. "Accept" turns what the search kept into exclusion entries,
  * which the user can still remove from the exclusion list.
@@ -12,6 +12,11 @@ import type { SuggestState } from '../../store/evaluationSlice.ts';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
 import { AIM_TEXT, AimSelect } from '../../components/AimSelect.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
+import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
+import { currentTaskHead } from '../../store/selectors.ts';
+
+/** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
+const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
 
 function what(step: SuggestState['steps'][number]): string {
   const c = step.candidate;
@@ -27,6 +32,8 @@ export function SuggestCard() {
     (st) => st.model.handle !== null && st.calibration.result !== null && st.evaluation.status !== 'running',
   );
   const setTarget = useStudio((st) => st.setSuggestTarget);
+  const setMetric = useStudio((st) => st.setSuggestMetric);
+  const head = useStudio(currentTaskHead);
   const setSteps = useStudio((st) => st.setSuggestMaxSteps);
   const setNpuBf16 = useStudio((st) => st.setSuggestNpuBf16);
   const setAim = useStudio((st) => st.setSuggestAim);
@@ -35,6 +42,9 @@ export function SuggestCard() {
   const dismiss = useStudio((st) => st.dismissSuggestionError);
   const accept = useStudio((st) => st.acceptSuggestion);
   const running = s.status === 'running';
+  // The metric the measured steps carry a figure of (the outcome's, else the one chosen while they come in).
+  const shownMetric = s.outcome?.metric ?? s.metric;
+  const figureMetric = shownMetric !== 'cosine' && s.steps.some((st) => st.figure !== undefined) ? shownMetric : null;
   const added = s.outcome ? s.outcome.added.nodes.length + s.outcome.added.subgraphs.length : 0;
 
   return (
@@ -52,24 +62,20 @@ export function SuggestCard() {
       </h3>
       <p className="muted small">
         Keeps in float, one at a time, the quantized node whose error grows most (or the tail from it to the outputs),
-        re-quantizes and measures the output cosine on the evaluation data; a change is kept only when the measured
-        cosine improves. Every step is measured, never estimated.
+        re-quantizes and measures the target (the output cosine, or a task figure such as mAP@0.5 of the boxes) on the
+        evaluation data; a change is kept only when the measured figure improves. Every step is measured, never
+        estimated.
       </p>
       <div className="step__actions">
-        <label className="field field--inline">
-          <span className="field__label">Target cosine</span>
-          <input
-            type="number"
-            className="input input--narrow"
-            min={0}
-            max={1}
-            step={0.001}
-            value={s.target}
-            disabled={running}
-            onChange={(e) => setTarget(Number(e.currentTarget.value))}
-            data-testid="suggest-target"
-          />
-        </label>
+        <TargetField
+          metric={s.metric}
+          value={s.target}
+          onChange={({ metric, value }) => (metric === s.metric ? setTarget(value) : setMetric(metric, value))}
+          head={head}
+          where="the evaluation images"
+          disabled={running}
+          testIds={{ metric: 'suggest-metric', value: 'suggest-target', head: 'suggest-task-head' }}
+        />
         <label className="field field--inline">
           <span className="field__label">At most</span>
           <input
@@ -147,6 +153,11 @@ export function SuggestCard() {
                 <th scope="col" className="eval-num">
                   Layer SQNR / drop
                 </th>
+                {figureMetric && (
+                  <th scope="col" className="eval-num">
+                    Measured {METRIC_LABEL[figureMetric]}
+                  </th>
+                )}
                 <th scope="col" className="eval-num">
                   Measured cosine
                 </th>
@@ -169,6 +180,11 @@ export function SuggestCard() {
                       ? `${formatDb(st.candidate.layer.sqnr)} / ${formatDb(st.candidate.layer.drop)} dB`
                       : ''}
                   </td>
+                  {figureMetric && (
+                    <td className="eval-num" data-testid="suggest-step-figure">
+                      {formatFigure(st.figure)}
+                    </td>
+                  )}
                   <td className="eval-num" data-testid="suggest-step-cosine">
                     {formatCosine(st.cosine)}
                   </td>
@@ -183,9 +199,18 @@ export function SuggestCard() {
       {s.outcome && (
         <div className="eval-suggestion" data-testid="suggest-outcome">
           <p>
-            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target {s.outcome.target}
-            {s.outcome.npuBf16 ? ' as the NPU runs it (float parts in BF16)' : ''}: best cosine{' '}
-            <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong> (from{' '}
+            {s.outcome.reached ? 'Reached' : 'Did not reach'} the target{' '}
+            {s.outcome.metric === 'cosine' ? '' : `${METRIC_LABEL[s.outcome.metric]} `}
+            {s.outcome.target}
+            {s.outcome.npuBf16 ? ' as the NPU runs it (float parts in BF16)' : ''}:{' '}
+            {s.outcome.metric !== 'cosine' && (
+              <>
+                best {METRIC_LABEL[s.outcome.metric]}{' '}
+                <strong data-testid="suggest-best-figure">{formatFigure(s.outcome.figure)}</strong> (from{' '}
+                {formatFigure(s.outcome.startFigure)}),{' '}
+              </>
+            )}
+            best cosine <strong data-testid="suggest-best">{formatCosine(s.outcome.cosine)}</strong> (from{' '}
             {formatCosine(s.outcome.startCosine)}),{' '}
             {added === 0 ? 'with nothing more kept float' : `keeping ${plural(added, 'more pick')} float`}.
             {s.outcome.stopped === 'max-steps' &&

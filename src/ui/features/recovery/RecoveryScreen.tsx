@@ -9,8 +9,8 @@ import { AimSelect } from '../../components/AimSelect.tsx';
 import { useEffect, useRef, useState } from 'react';
 import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
-import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderOrder } from '../../../core/recovery/ladder.ts';
-import { describeHead } from '../../../core/task/heads.ts';
+import { type LadderMetric, type LadderOrder } from '../../../core/recovery/ladder.ts';
+import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
@@ -35,26 +35,6 @@ const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   evaluate: 'Measuring on the evaluation data',
   'rung-done': 'Measured',
   mixed: 'Mixed precision: measuring what hurts most',
-};
-
-const METRIC_LABEL = {
-  cosine: 'output cosine',
-  psnr: 'PSNR (dB)',
-  top1: 'top-1 agreement',
-  sequence: 'sequences decoded alike (CTC)',
-  map50: 'task: mAP@0.5 of the boxes',
-  map: 'task: mAP@0.5:0.95 of the boxes',
-  miou: 'task: mIoU of the masks',
-} as const;
-/** The value a metric's target starts at when chosen. */
-const METRIC_START: Record<keyof typeof METRIC_LABEL, number> = {
-  cosine: 0.99,
-  psnr: 30,
-  top1: 0.95,
-  sequence: 0.9,
-  map50: 0.9,
-  map: 0.8,
-  miou: 0.9,
 };
 
 /** Re-renders every second while mounted (elapsed times and estimates move on their own). */
@@ -226,10 +206,17 @@ function PercentField({
   );
 }
 
-/** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the cosine it aims for. */
+/**
+ * The targets mixed precision can aim at: its judge scores each candidate by one figure at most 1 (the error is
+ * 1 − figure), over the calibration images' runs: the output cosine, or a task figure through the chosen head.
+ */
+const MIXED_METRICS: readonly LadderMetric[] = ['cosine', 'map50', 'map', 'miou'];
+
+/** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the target it aims for. */
 function MixedPrecisionChoice() {
   const o = useStudio((s) => s.recovery.options);
   const set = useStudio((s) => s.setRecoveryOptions);
+  const head = useStudio(currentTaskHead);
   return (
     <div className="recover-mixed" data-testid="recover-mixed-options">
       <label className="recover-switch">
@@ -264,22 +251,16 @@ function MixedPrecisionChoice() {
             testId="budget-float"
             hint="Share of the quantized nodes that may stay float (float)"
           />
-          <label
-            className="field field--inline"
-            title="Output cosine the search aims for on the calibration images; it stops once reached"
-          >
-            <span className="field__label">aim for cosine</span>
-            <input
-              type="number"
-              className="input input--narrow"
-              step={0.001}
-              min={0}
-              max={1}
-              value={o.mixedTarget}
-              data-testid="mixed-target"
-              onChange={(e) => set({ mixedTarget: Number(e.currentTarget.value) })}
-            />
-          </label>
+          <TargetField
+            metric={o.mixedMetric}
+            value={o.mixedTarget}
+            onChange={({ metric, value }) => set({ mixedMetric: metric, mixedTarget: value })}
+            head={head}
+            where="the calibration images"
+            label="aim for"
+            metrics={MIXED_METRICS}
+            testIds={{ metric: 'mixed-metric', value: 'mixed-target', head: 'mixed-task-head' }}
+          />
         </div>
       )}
     </div>
@@ -399,46 +380,18 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
   const c = useStudio((s) => s.recovery.ladder);
   const set = useStudio((s) => s.setLadderChoice);
   const head = useStudio(currentTaskHead);
-  const taskMetric = (TASK_LADDER_METRICS as readonly string[]).includes(c.metric);
   return (
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Target on the evaluation data</legend>
-      <label className="field field--inline">
-        <span className="field__label">Metric</span>
-        <select
-          className="input"
-          value={c.metric}
-          onChange={(e) => {
-            const metric = e.currentTarget.value as typeof c.metric;
-            set({ metric, value: METRIC_START[metric] });
-          }}
-          data-testid="ladder-metric"
-        >
-          {LADDER_METRICS.map((m) => (
-            <option key={m} value={m}>
-              {METRIC_LABEL[m]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="field field--inline">
-        <span className="field__label">at least</span>
-        <input
-          type="number"
-          className="input input--narrow"
-          step={c.metric === 'psnr' ? 1 : 0.001}
-          value={c.value}
-          onChange={(e) => set({ value: Number(e.currentTarget.value) })}
-          data-testid="ladder-value"
-        />
-      </label>
-      {taskMetric && (
-        <p className="small muted" data-testid="ladder-task-head">
-          {head
-            ? `Measured on the evaluation images against the float model's predictions, through the task head of step 6: ${describeHead(head)}.`
-            : 'A task figure: choose the task head first (step 6, "Task judged"); the model\'s head was not recognised or "no task" is chosen.'}
-        </p>
-      )}
+      <TargetField
+        metric={c.metric}
+        value={c.value}
+        onChange={set}
+        head={head}
+        where="the evaluation images"
+        label="Metric"
+        testIds={{ metric: 'ladder-metric', value: 'ladder-value', head: 'ladder-task-head' }}
+      />
       <label className="field field--inline">
         <span className="field__label">Order</span>
         <select
@@ -565,8 +518,7 @@ function Results() {
                 : r.climb.stopped === 'failed'
                   ? 'The climb failed before reaching'
                   : 'No rung reached'}{' '}
-          {METRIC_LABEL[r.climb.target.metric as keyof typeof METRIC_LABEL] ?? r.climb.target.metric} ≥{' '}
-          {r.climb.target.value}
+          {METRIC_LABEL[r.climb.target.metric as LadderMetric] ?? r.climb.target.metric} ≥ {r.climb.target.value}
           {r.climb.chosen >= 0
             ? `; chosen: ${r.rungs[r.climb.chosen]?.label} (${r.climb.stopped === 'target' ? 'the first that meets it' : 'the best measured'}).`
             : '; no rung could be measured.'}{' '}

@@ -3,6 +3,8 @@
  * and PSNR, time, status, which is chosen, and what a mixed-precision search chose; "Use this model" makes
  * one the run's result.
  */
+import { METRIC_LABEL } from '../../components/TargetField.tsx';
+import type { LadderMetric } from '../../../core/recovery/ladder.ts';
 import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
@@ -144,15 +146,18 @@ export function RungTable({
   );
 }
 
-/** What the mixed-precision search did: its cosine on the calibration images, and how much of each budget it used. */
+/**
+ * What the mixed-precision search did: the figure it aimed at (the cosine, or a task figure) on the calibration
+ * images, and how much of each budget it used.
+ */
 function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
   const b = m.budget;
   return (
-    <div className="muted small" data-testid="rung-mixed">
-      mixed precision: cosine {m.startCosine.toFixed(4)} → {m.cosine.toFixed(4)} on the calibration images (
-      {m.reached ? 'aim reached' : 'aim not reached within the budget'}, {m.measurements} measurements); 16-bit
-      activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in all), 16-bit weights {b.w16.used} of{' '}
-      {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
+    <div className="muted small" data-testid="rung-mixed" data-metric={m.metric}>
+      mixed precision: {METRIC_LABEL[m.metric as LadderMetric] ?? m.metric} {m.startCosine.toFixed(4)} →{' '}
+      {m.cosine.toFixed(4)} on the calibration images ({m.reached ? 'aim reached' : 'aim not reached within the budget'}
+      , {m.measurements} measurements); 16-bit activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in
+      all), 16-bit weights {b.w16.used} of {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
     </div>
   );
 }
