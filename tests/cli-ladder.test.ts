@@ -271,6 +271,30 @@ describe('qstudio ladder', () => {
     expect(bad.stderr).toMatch(/--time-budget: time budget "15 minutes": give a duration such as 15m/);
   }, 120_000);
 
+  it('--min-rounding-error leaves layers under it at nearest rounding: above every layer, a fine-tuning rung reads as its plain start', () => {
+    const json = path.join(tmp, 'min-rounding.json');
+    const args = ['--target', 'cosine:1', '--finetune-reach', '1', '--no-mixed-precision', '--no-exclusions'];
+    const r = qstudio(
+      'ladder',
+      mnist,
+      ...common,
+      ...args,
+      '--no-per-channel',
+      '--min-rounding-error',
+      '0.99',
+      '--json',
+      json,
+    );
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    const rungs = JSON.parse(fs.readFileSync(json, 'utf8')).ladder.rungs as { label: string; score: unknown }[];
+    const score = (label: string) => parseReportNumber(rungs.find((g) => g.label === label)!.score);
+    expect(score('XINT8 + AdaRound')).toBe(score('XINT8'));
+    expect(score('XINT8 + AdaQuant')).toBe(score('XINT8'));
+    const bad = qstudio('ladder', mnist, ...common, '--min-rounding-error', '2');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--min-rounding-error "2": give a share in \[0, 1\)/);
+  });
+
   it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
     expect(r.code).toBe(2);

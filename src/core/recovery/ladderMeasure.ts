@@ -176,6 +176,8 @@ export function ladderMeasures(
     precisionBudget?: PrecisionBudget;
     /** Grow the mixed-precision rung's 16-bit set until the held-in target is met (precisionGrowth.ts). Default true. */
     grow?: boolean;
+    /** Fine-tuning rungs tune only the layers whose own weight rounding costs at least this share of their output. */
+    minRoundingError?: number;
   } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
   assertTargetFits(rt.model, metric);
@@ -228,6 +230,7 @@ export function ladderMeasures(
       onProgress: (p) => rt.onProgress?.(rung, p),
       configName: rung.label,
       floatRowCache: floatRows,
+      minRoundingError: options.minRoundingError,
     });
     return result;
   };

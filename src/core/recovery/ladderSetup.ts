@@ -33,6 +33,8 @@ export interface LadderChoices {
   readonly finetuneReach?: number;
   /** Seconds the climb may take. */
   readonly timeBudget?: number;
+  /** Fine-tune only layers whose own weight rounding costs at least this share of their output (default 0: all). */
+  readonly minRoundingError?: number;
 }
 
 /** What the host knows that the choices do not say. */
@@ -62,6 +64,7 @@ export function ladderClimbOptions(
   const measures = ladderMeasures(rt, choices.target.metric, {
     maxExclusionSteps: choices.maxExclusionSteps,
     precisionBudget: choices.precisionBudget,
+    minRoundingError: choices.minRoundingError,
   });
   return {
     target: choices.target,
