@@ -151,7 +151,7 @@ test.describe('models side by side', () => {
 
   test('two models dropped together on the empty page: the first opens (decoded once), both side by side', async ({
     page,
-  }) => {
+  }, info) => {
     await page.goto('/');
     await dropFiles(page.getByTestId('drop-zone'), [
       fileFromFixture('ultraface-rfb-320.onnx'),
@@ -167,6 +167,14 @@ test.describe('models side by side', () => {
     // The first file is decoded once: the model worker compares the model it opened; only the second is read again.
     const received = await page.evaluate(`performance.getEntriesByName('compare:received').at(-1).detail`);
     expect(received).toMatchObject({ decoded: ['ultraface-rfb-320-nopost.onnx'] });
+    // The first model's single pane, which the split view replaces, was not prepared (folded, laid out) meanwhile.
+    expect(await page.evaluate(`performance.getEntriesByName('graph:start').length`)).toBe(0);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.getByTestId('compare-canvas-a').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('compare-pair-drop-1440.png') });
+    // Closed, the split view gives way to that pane, prepared now.
+    await page.getByTestId('compare-close').click();
+    await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
   });
 
   test('two unrelated models: a named "No common nodes" message, both panes drawn', async ({ page }) => {

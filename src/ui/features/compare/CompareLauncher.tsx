@@ -9,7 +9,7 @@
  * its own seconds and the files it decoded in the mark's detail), compare:drawn (both panes painted, SplitView).
  */
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import { comparisonTaken, onComparisonRequest, type ComparisonRequest } from './compareRequests.ts';
+import { comparisonEnded, comparisonTaken, onComparisonRequest, type ComparisonRequest } from './compareRequests.ts';
 import { Callout } from '../../components/Callout.tsx';
 import {
   compareInWorker,
@@ -89,17 +89,22 @@ export function CompareLauncher({
     }, false);
   // Two models dropped together anywhere on the page (compareRequests.ts): the first was opened as the model, so the
   // model worker compares the model it holds with the second file; the pair is read here only when that open failed.
-  const withDroppedPair = async ({ files, firstOpened }: ComparisonRequest) => {
-    await firstOpened;
-    const model = useStudio.getState().model;
-    const [fa, fb] = files;
-    if (!firstOpened || model.status !== 'ready' || model.fileName !== fa.name || !model.handle)
-      return withFiles(files);
-    const handle = model.handle;
-    return run(async (onProgress) => {
-      checkCompareSize(fb, fb.name);
-      return compareWithOpenModel(handle, fa.name, { name: fb.name, blob: fb }, onProgress);
-    }, false);
+  const withDroppedPair = async (request: ComparisonRequest) => {
+    const { files, firstOpened } = request;
+    try {
+      await firstOpened;
+      const model = useStudio.getState().model;
+      const [fa, fb] = files;
+      if (!firstOpened || model.status !== 'ready' || model.fileName !== fa.name || !model.handle)
+        return await withFiles(files);
+      const handle = model.handle;
+      return await run(async (onProgress) => {
+        checkCompareSize(fb, fb.name);
+        return compareWithOpenModel(handle, fa.name, { name: fb.name, blob: fb }, onProgress);
+      }, false);
+    } finally {
+      comparisonEnded(request);
+    }
   };
   const latest = useRef(withDroppedPair);
   latest.current = withDroppedPair;

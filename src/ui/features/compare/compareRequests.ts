@@ -2,6 +2,8 @@
  * Two .onnx files dropped together anywhere on the page ask for a comparison: the model step opens the first as the
  * model and leaves the pair here, with the end of that open; the graph step's comparison launcher takes it as soon as
  * it is mounted (at once when it already is) and compares the open model, as the model worker holds it, with the second. One pending request at a time; a newer one replaces it.
+ * From the drop until that comparison ends (pairInProgress, useSyncExternalStore's form) the graph step does not
+ * prepare the single pane of the first model, which the split view replaces.
  */
 /** Two files to compare, and when the first was dropped on the page: the end of its open as the model. */
 export interface ComparisonRequest {
@@ -12,6 +14,13 @@ type Listener = (request: ComparisonRequest) => void;
 
 let pending: ComparisonRequest | null = null;
 const listeners = new Set<Listener>();
+/** The request dropped last, until its comparison ends (shown or failed). */
+let inProgress: ComparisonRequest | null = null;
+const progressListeners = new Set<() => void>();
+const setInProgress = (request: ComparisonRequest | null) => {
+  inProgress = request;
+  for (const l of progressListeners) l();
+};
 
 /** Whether these dropped files are two models to compare (exactly two .onnx files, nothing else). */
 export function isComparePair(files: readonly File[]): boolean {
@@ -20,6 +29,7 @@ export function isComparePair(files: readonly File[]): boolean {
 
 export function requestComparison(files: File[], firstOpened?: Promise<void>): void {
   pending = { files, firstOpened };
+  setInProgress(pending);
   for (const l of listeners) l(pending);
 }
 
@@ -33,4 +43,20 @@ export function onComparisonRequest(listener: Listener): () => void {
 /** The request was taken: it is not handed out again. */
 export function comparisonTaken(): void {
   pending = null;
+}
+
+/** The comparison of `request` ended (its split view shown, or its error): a newer request's stays in progress. */
+export function comparisonEnded(request: ComparisonRequest): void {
+  if (inProgress === request) setInProgress(null);
+}
+
+/** Whether a pair dropped on the page is still being compared. */
+export function pairInProgress(): boolean {
+  return inProgress !== null;
+}
+
+/** Calls `listener` whenever pairInProgress() changes; returns the unsubscribe. */
+export function onPairProgress(listener: () => void): () => void {
+  progressListeners.add(listener);
+  return () => progressListeners.delete(listener);
 }

@@ -17,12 +17,13 @@
  * arrow keys move the selection and Enter or Space picks (GraphCanvas).
  */
 import { notifyGraphDrawn } from '../../components/useIdleMount.ts';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { filePrecisions } from './filePrecisions.ts';
 import { QdqLayerTable } from './QdqLayerTable.tsx';
 import { NodeDataExport } from './NodeDataExport.tsx';
 import { CompareLauncher } from '../compare/CompareLauncher.tsx';
 import { SplitView } from '../compare/SplitView.tsx';
+import { onPairProgress, pairInProgress } from '../compare/compareRequests.ts';
 import type { CompareModel } from '../compare/compareModel.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { exact } from '../../components/format.ts';
@@ -49,10 +50,14 @@ import './graph.css';
 export default function GraphScreen() {
   const handle = useStudio((s) => s.model.handle);
   const [showQdq, setShowQdq] = useState(false);
-  const load = useGraphView(handle, showQdq);
-  // The split view, with the model it was opened on (a new model closes it).
-  const [compare, setCompare] = useState<{ handle: string | null; model: CompareModel } | null>(null);
+  // The split view, with the model it was opened on (a new model closes it), and whether a pair dropped on the page
+  // opened it.
+  const [compare, setCompare] = useState<{ handle: string | null; model: CompareModel; pair: boolean } | null>(null);
   const comparing = compare && compare.handle === handle ? compare.model : null;
+  // Two models dropped together: the split view replaces the first's single pane, which is not prepared meanwhile
+  // (it is, should the comparison fail or the split view be closed).
+  const pairDropped = useSyncExternalStore(onPairProgress, pairInProgress);
+  const load = useGraphView(pairDropped || (comparing && compare?.pair) ? null : handle, showQdq);
   return (
     <section
       className="graph-screen"
@@ -71,7 +76,7 @@ export default function GraphScreen() {
       <CompareLauncher
         handle={handle}
         quantizedFile={load.status === 'ready' && load.view.qdq !== null}
-        onOpen={(model) => setCompare({ handle, model })}
+        onOpen={(model) => setCompare({ handle, model, pair: pairInProgress() })}
       />
       {comparing ? (
         <SplitView model={comparing} onClose={() => setCompare(null)} />
