@@ -15,19 +15,19 @@
  *
  * Visual state (excluded, preview, picks, selection, search matches, heat) arrives as one flag array
  * per box and is applied to cytoscape as class changes in one batch. This is the only module that
- * imports cytoscape (docs/ARCHITECTURE.md: each third-party library in one place).
+ * loads cytoscape (docs/ARCHITECTURE.md: each third-party library in one place; cytoscapeStyle.ts imports its types).
+ * Beside it: boxGrid.ts (which boxes a rectangle holds), overviewPainter.ts (the canvas), cytoscapeStyle.ts.
  */
 import type cytoscape from 'cytoscape';
-import type { Core, EventObject, ElementDefinition, StylesheetJson } from 'cytoscape';
+import type { Core, EventObject, ElementDefinition } from 'cytoscape';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
-import { DETAIL_STYLE, paintDetail } from './detailPainter.ts';
+import { BoxGrid } from './boxGrid.ts';
+import { classesOf, CYTOSCAPE_STYLE, edgeLabelMeasure } from './cytoscapeStyle.ts';
 import { placeEdgeLabels, type EdgeLabels } from './edgeLabels.ts';
 import { FAMILY_COLOURS } from './families.ts';
-import { FLAG } from './flags.ts';
+import { paintOverview, type OverviewScene } from './overviewPainter.ts';
 import type { DrawnView } from './viewModel.ts';
 import { ACTUAL_SIZE, MAX_ZOOM, MIN_ZOOM, nextZoom } from './zoomSteps.ts';
-
-const FLAG_CLASSES = Object.entries(FLAG) as [keyof typeof FLAG, number][];
 
 let cytoscapeCode: Promise<typeof cytoscape> | null = null;
 /**
@@ -44,12 +44,8 @@ export function loadCytoscape(): Promise<typeof cytoscape> {
 export const DETAIL_LIMIT = 600;
 /** The window covers the viewport plus this share of its size on each side. */
 const WINDOW_MARGIN = 0.5;
-const GRID_CELL = 512;
 /** The cached overview extends this share of the viewport beyond each side. */
 const CACHE_MARGIN = 0.5;
-/** From this zoom the overview writes op types on its boxes (11 px text reads from about 5 px). */
-const LABEL_ZOOM = 0.45;
-const MAX_OVERVIEW_LABELS = 4000;
 /** Below this zoom labels are unreadable: the overview alone draws, whatever the count. */
 export const MIN_DETAIL_ZOOM = 0.3;
 const SETTLE_MS = 90;
@@ -72,166 +68,6 @@ export interface RendererEvents {
   onViewport?(): void;
 }
 
-const S = DETAIL_STYLE;
-const STYLE: StylesheetJson = [
-  {
-    selector: 'node',
-    style: {
-      shape: 'round-rectangle',
-      width: 'data(w)',
-      height: 'data(h)',
-      'background-color': 'data(colour)',
-      label: 'data(label)',
-      color: S.nodeTextColour,
-      'font-size': S.nodeFontSize,
-      'font-family': S.font,
-      'text-wrap': 'wrap',
-      'text-valign': 'center',
-      'text-halign': 'center',
-      'min-zoomed-font-size': S.nodeMinZoomedFontSize,
-      'border-width': 0,
-    },
-  },
-  {
-    selector: 'node.excluded',
-    style: {
-      'background-opacity': S.excluded.opacity,
-      color: S.excluded.textColour,
-      'border-width': S.excluded.borderWidth,
-      'border-style': 'dashed',
-      'border-color': S.excluded.borderColour,
-    },
-  },
-  {
-    selector: 'node.preview',
-    style: {
-      'underlay-color': S.underlay.preview,
-      'underlay-padding': S.underlay.padding,
-      'underlay-opacity': S.underlay.opacity,
-      'underlay-shape': 'round-rectangle',
-    },
-  },
-  {
-    selector: 'node.hovered',
-    style: {
-      'underlay-color': S.underlay.hovered,
-      'underlay-padding': S.underlay.padding,
-      'underlay-opacity': S.underlay.opacity,
-      'underlay-shape': 'round-rectangle',
-    },
-  },
-  {
-    selector: 'node.start',
-    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.start },
-  },
-  {
-    selector: 'node.end',
-    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.end },
-  },
-  {
-    selector: 'node.picked',
-    style: { 'border-width': S.border.width, 'border-style': 'solid', 'border-color': S.border.picked },
-  },
-  {
-    selector: 'node.match',
-    style: {
-      'outline-width': S.outline.match.width,
-      'outline-color': S.outline.match.colour,
-      'outline-offset': S.outline.match.offset,
-    },
-  },
-  {
-    selector: 'node.selected',
-    style: {
-      'outline-width': S.outline.selected.width,
-      'outline-color': S.outline.selected.colour,
-      'outline-offset': S.outline.selected.offset,
-    },
-  },
-  {
-    selector: 'edge',
-    style: {
-      width: S.edgeWidth,
-      'curve-style': 'straight',
-      'line-color': S.edgeColour,
-      'target-arrow-shape': 'triangle',
-      'target-arrow-color': S.edgeColour,
-      'arrow-scale': S.arrowScale,
-      label: 'data(label)',
-      'text-margin-x': (edge: cytoscape.EdgeSingular) => edge.data('lx') as number,
-      'text-margin-y': (edge: cytoscape.EdgeSingular) => edge.data('ly') as number,
-      'font-size': S.edgeFontSize,
-      'font-family': S.font,
-      color: S.edgeTextColour,
-      'text-background-color': S.edgeTextBackground,
-      'text-background-opacity': S.edgeTextBackgroundOpacity,
-      'text-background-padding': '1px',
-      'min-zoomed-font-size': S.edgeMinZoomedFontSize,
-    },
-  },
-];
-
-/** Boxes bucketed by a uniform grid over the layout, for windowing and hit-testing. */
-class Grid {
-  private readonly cells = new Map<number, number[]>();
-  constructor(
-    private readonly view: DrawnView,
-    private readonly layout: LayoutResult,
-  ) {
-    view.boxes.forEach((b, i) => {
-      const x0 = Math.floor((layout.x[i] - b.width / 2) / GRID_CELL),
-        x1 = Math.floor((layout.x[i] + b.width / 2) / GRID_CELL);
-      const y0 = Math.floor((layout.y[i] - b.height / 2) / GRID_CELL),
-        y1 = Math.floor((layout.y[i] + b.height / 2) / GRID_CELL);
-      for (let gx = x0; gx <= x1; gx++) for (let gy = y0; gy <= y1; gy++) this.bucket(gx, gy).push(i);
-    });
-  }
-  private key(gx: number, gy: number) {
-    return gx * 1_000_003 + gy;
-  }
-  private bucket(gx: number, gy: number) {
-    const k = this.key(gx, gy);
-    let list = this.cells.get(k);
-    if (!list) this.cells.set(k, (list = []));
-    return list;
-  }
-  /** Boxes overlapping the rectangle; stops (returning null) past `limit`. */
-  query(x1: number, y1: number, x2: number, y2: number, limit: number): Set<number> | null {
-    const out = new Set<number>();
-    const gx0 = Math.floor(x1 / GRID_CELL),
-      gx1 = Math.floor(x2 / GRID_CELL);
-    const gy0 = Math.floor(y1 / GRID_CELL),
-      gy1 = Math.floor(y2 / GRID_CELL);
-    if ((gx1 - gx0 + 1) * (gy1 - gy0 + 1) > 4 * this.cells.size) {
-      // Zoomed far out: every box is a candidate, walking cells would be slower.
-      if (this.view.boxes.length > limit) {
-        let count = 0;
-        for (let i = 0; i < this.view.boxes.length; i++)
-          if (this.overlaps(i, x1, y1, x2, y2) && ++count > limit) return null;
-      }
-      for (let i = 0; i < this.view.boxes.length; i++) if (this.overlaps(i, x1, y1, x2, y2)) out.add(i);
-      return out;
-    }
-    for (let gx = gx0; gx <= gx1; gx++) {
-      for (let gy = gy0; gy <= gy1; gy++) {
-        for (const i of this.cells.get(this.key(gx, gy)) ?? []) {
-          if (!out.has(i) && this.overlaps(i, x1, y1, x2, y2)) {
-            out.add(i);
-            if (out.size > limit) return null;
-          }
-        }
-      }
-    }
-    return out;
-  }
-  overlaps(i: number, x1: number, y1: number, x2: number, y2: number): boolean {
-    const b = this.view.boxes[i];
-    const x = this.layout.x[i],
-      y = this.layout.y[i];
-    return x + b.width / 2 >= x1 && x - b.width / 2 <= x2 && y + b.height / 2 >= y1 && y - b.height / 2 <= y2;
-  }
-}
-
 export interface InitialState {
   flags: Uint8Array;
   heat: (string | null)[] | null;
@@ -251,7 +87,7 @@ export class GraphRenderer {
   /** The overview drawn at rest (viewport plus margin), and the zoom and offset it was drawn at. */
   private readonly cache = document.createElement('canvas');
   private cacheView: { zoom: number; x: number; y: number } | null = null;
-  private readonly grid: Grid;
+  private readonly grid: BoxGrid;
   private readonly detailed: Uint8Array;
   private detailedCount = 0;
   private flags: Uint8Array;
@@ -282,12 +118,12 @@ export class GraphRenderer {
     this.detailed = new Uint8Array(n);
     this.flags = initial?.flags.length === n ? initial.flags : new Uint8Array(n);
     this.heat = initial?.heat ?? null;
-    this.grid = new Grid(view, layout);
+    this.grid = new BoxGrid(view, layout);
     // (A query with limit 0 stops, returning null, at the first box it finds.)
     this.labels = placeEdgeLabels(
       view,
       layout,
-      labelMeasure(),
+      edgeLabelMeasure(),
       (x1, y1, x2, y2) => this.grid.query(x1, y1, x2, y2, 0) === null,
     );
     this.edgeIn = new Uint8Array(view.edges.length);
@@ -361,7 +197,7 @@ export class GraphRenderer {
     const cy = create({
       container: this.cyHost,
       elements: [],
-      style: STYLE,
+      style: CYTOSCAPE_STYLE,
       layout: { name: 'preset' },
       zoom,
       pan: { x, y },
@@ -724,7 +560,7 @@ export class GraphRenderer {
     this.overview.height = h;
     const ctx = this.overview.getContext('2d')!;
     const { zoom, x, y } = this.viewport;
-    this.paint(ctx, zoom, x, y, -x / zoom, -y / zoom, (w - x) / zoom, (h - y) / zoom);
+    paintOverview(ctx, this.overviewScene(), zoom, x, y, -x / zoom, -y / zoom, (w - x) / zoom, (h - y) / zoom);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
   }
 
@@ -748,8 +584,9 @@ export class GraphRenderer {
     const zoom = this.zoom(),
       pan = this.pan();
     this.cacheView = { zoom, x: pan.x + mw, y: pan.y + mh };
-    this.paint(
+    paintOverview(
       ctx,
+      this.overviewScene(),
       zoom,
       pan.x + mw,
       pan.y + mh,
@@ -760,119 +597,17 @@ export class GraphRenderer {
     );
   }
 
-  /** Paints, at `zoom` with model (0, 0) at canvas (ox, oy), what of model rectangle x1..x2, y1..y2 cytoscape does not draw. */
-  private paint(
-    ctx: CanvasRenderingContext2D,
-    zoom: number,
-    ox: number,
-    oy: number,
-    x1: number,
-    y1: number,
-    x2: number,
-    y2: number,
-  ) {
-    ctx.setTransform(zoom, 0, 0, zoom, ox, oy);
-    const { boxes, edges } = this.view;
-    const { x, y } = this.layout;
-    const px = 1 / zoom;
-    const own = (b: number) => this.handedOver && this.detailed[b] === 1;
-
-    ctx.beginPath();
-    for (const e of edges) {
-      if ((own(e.source) && own(e.target)) || (this.paintedInDetail(e.source) && this.paintedInDetail(e.target)))
-        continue;
-      const sx = x[e.source],
-        sy = y[e.source] + boxes[e.source].height / 2;
-      const tx = x[e.target],
-        ty = y[e.target] - boxes[e.target].height / 2;
-      if ((sx < x1 && tx < x1) || (sx > x2 && tx > x2) || (sy < y1 && ty < y1) || (sy > y2 && ty > y2)) continue;
-      ctx.moveTo(sx, sy);
-      ctx.lineTo(tx, ty);
-    }
-    ctx.lineWidth = Math.max(1.2, px);
-    ctx.strokeStyle = '#a3adb9';
-    ctx.stroke();
-
-    const fills = new Map<string, Path2D>();
-    const outlines = new Map<string, Path2D>();
-    const washed = new Path2D();
-    const path = (m: Map<string, Path2D>, key: string) => {
-      let p = m.get(key);
-      if (!p) m.set(key, (p = new Path2D()));
-      return p;
+  /** What the overview paints now (overviewPainter.ts). */
+  private overviewScene(): OverviewScene {
+    return {
+      view: this.view,
+      layout: this.layout,
+      flags: this.flags,
+      labels: this.labels,
+      drawnByCytoscape: (b) => this.isDetailed(b),
+      paintedInDetail: this.paintedInDetail,
+      colourOf: (b) => this.colourOf(b),
     };
-    const minSize = 2 * px;
-    const labelled: number[] = [];
-    const inDetail: number[] = [];
-    for (let i = 0; i < boxes.length; i++) {
-      if (own(i)) continue;
-      const b = boxes[i];
-      const bw = Math.max(b.width, minSize),
-        bh = Math.max(b.height, minSize);
-      const left = x[i] - bw / 2,
-        top = y[i] - bh / 2;
-      if (left > x2 || left + bw < x1 || top > y2 || top + bh < y1) continue;
-      if (this.paintedInDetail(i)) {
-        inDetail.push(i);
-        continue;
-      }
-      path(fills, this.colourOf(i)).rect(left, top, bw, bh);
-      labelled.push(i);
-      const f = this.flags[i];
-      if (f & FLAG.excluded) washed.rect(left, top, bw, bh);
-      const outline =
-        f & FLAG.selected
-          ? '#2f7de1'
-          : f & FLAG.start
-            ? '#16a34a'
-            : f & FLAG.end
-              ? '#dc2626'
-              : f & FLAG.picked
-                ? '#7c3aed'
-                : f & FLAG.hovered
-                  ? '#ec4899'
-                  : f & FLAG.preview
-                    ? '#f59e0b'
-                    : f & FLAG.match
-                      ? '#facc15'
-                      : '';
-      if (outline) path(outlines, outline).rect(left - 4 * px, top - 4 * px, bw + 8 * px, bh + 8 * px);
-    }
-    for (const [colour, p] of fills) {
-      ctx.fillStyle = colour;
-      ctx.fill(p);
-    }
-    ctx.fillStyle = 'rgba(245, 247, 250, 0.68)';
-    ctx.fill(washed);
-    ctx.lineWidth = 3 * px;
-    for (const [colour, p] of outlines) {
-      ctx.strokeStyle = colour;
-      ctx.stroke(p);
-    }
-    // Titles where they can be read (too many boxes in view for cytoscape, but zoomed in enough).
-    if (zoom >= LABEL_ZOOM && labelled.length <= MAX_OVERVIEW_LABELS) {
-      ctx.fillStyle = '#ffffff';
-      ctx.font = '600 11px system-ui, sans-serif';
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      for (const i of labelled) ctx.fillText(boxes[i].title, x[i], y[i], boxes[i].width - 6);
-    }
-    if (inDetail.length) {
-      paintDetail(
-        ctx,
-        {
-          view: this.view,
-          x,
-          y,
-          zoom,
-          boxes: this.paintedInDetail,
-          flags: this.flags,
-          colourOf: (b) => this.colourOf(b),
-          labels: this.labels,
-        },
-        inDetail,
-      );
-    }
   }
 
   /** Boxes whose visual state has the flag now. */
@@ -938,17 +673,4 @@ export class GraphRenderer {
     this.cy?.destroy();
     this.host.replaceChildren();
   }
-}
-
-/** The width of an edge label as cytoscape draws it (its font, measured on a canvas). */
-function labelMeasure(): (text: string) => number {
-  const ctx = document.createElement('canvas').getContext('2d')!;
-  ctx.font = `normal normal ${S.edgeFontSize}px ${S.font}`;
-  return (text) => ctx.measureText(text).width;
-}
-
-function classesOf(flags: number): string {
-  let out = '';
-  for (const [name, bit] of FLAG_CLASSES) if (flags & bit) out += out ? ` ${name}` : name;
-  return out;
 }
