@@ -119,7 +119,7 @@ test('Sequential split over two workers, round by round, gives the ranges one wo
   }
 });
 
-test("the calibration method field: the preset's by default, another method calibrates with it, a preset change goes back to the preset's", async ({
+test("the calibration method field: A8W8's default is the held-in choice, another method calibrates with it, a preset change goes back to the preset's", async ({
   page,
 }, info) => {
   test.setTimeout(90_000);
@@ -132,7 +132,8 @@ test("the calibration method field: the preset's by default, another method cali
   await page.getByTestId('quant-preset').selectOption('A8W8');
   const method = page.getByTestId('calibration-method');
   await expect(method).toHaveValue('');
-  await expect(method.locator('option').first()).toHaveText('The preset’s (MinMax)');
+  await expect(method.locator('option').first()).toHaveText('Chosen on held-in samples (default)');
+  await expect(method.locator('option').nth(1)).toHaveText('MinMax (the preset’s own)');
   await method.selectOption('Entropy');
   await page.getByTestId('calibrate-button').click();
   await expect(page.getByTestId('calibration-result')).toContainText('Entropy', { timeout: 60_000 });
@@ -142,5 +143,5 @@ test("the calibration method field: the preset's by default, another method cali
   expect(JSON.parse(fs.readFileSync(saved, 'utf8')).method).toBe('Entropy');
   await page.getByTestId('quant-preset').selectOption('XINT8');
   await expect(method).toHaveValue('');
-  await expect(method.locator('option')).toHaveText(['The preset’s (MinMSE)', 'MinMax']);
+  await expect(method.locator('option')).toHaveText(['The preset’s (MinMSE)', 'Chosen on held-in samples', 'MinMax']);
 });

@@ -18,7 +18,13 @@ import {
 } from '../../src/core/onnx/index.ts';
 import { rangesOf, mergeTensorStates, type TensorStates } from '../../src/core/calibrate/run/statistics.ts';
 import { activationMethodName } from '../../src/core/calibrate/collectors/methodFromConfig.ts';
-import { validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { validateConfig, type CalibrationMethod, type QuantConfig } from '../../src/core/quantize/config.ts';
+import {
+  calibrateByHeldInChoice,
+  heldInSplit,
+  type MethodChoice,
+} from '../../src/core/evaluate/calibrationMethodChoice.ts';
+import { comparisonRuntime } from '../evaluation/comparisonRuntime.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { asFloat32 } from '../../src/core/halfFloat/float16.ts';
@@ -26,9 +32,14 @@ import {
   assertCalibratable,
   ModelCalibrator,
   type Progress,
+  type SampleSource,
   type SkippedSample,
 } from '../../src/core/calibrate/run/runner.ts';
-import { NoCalibrationDataError, NoUsableSamplesError } from '../../src/core/calibrate/errors.ts';
+import {
+  CalibrationCancelledError,
+  NoCalibrationDataError,
+  NoUsableSamplesError,
+} from '../../src/core/calibrate/errors.ts';
 import {
   randomSource,
   sampleSource,
@@ -37,7 +48,7 @@ import {
   RANDOM_SAMPLES,
 } from '../../src/core/calibrate/run/samples.ts';
 import type { BackendPreference } from '../../src/core/runtime/session.ts';
-import type { BackendInfo, Runtime } from '../../src/core/runtime/session.ts';
+import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
 import { HandleTable } from '../runtime/handles.ts';
 import { readExternalFiles } from '../runtime/externalFiles.ts';
 import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
@@ -85,6 +96,12 @@ export interface CalibrationRequest {
   round?: { index: number; ranges: RangeTable | null };
   /** The runtime switch, read by the page's pool when it makes its workers (a worker's runtime is fixed at `open`). */
   backend?: BackendPreference;
+  /**
+   * Choose the calibration method on these samples (core/evaluate/calibrationMethodChoice.ts): `config` (its own
+   * method) and the configuration of each other candidate method, as the page's settings make them, judged at
+   * onnxruntime-web's default options; the ranges are the chosen one's. One worker runs it.
+   */
+  methodCandidates?: Partial<Record<CalibrationMethod, QuantConfig>>;
 }
 
 export interface CalibrationResult {
@@ -107,6 +124,8 @@ export interface CalibrationResult {
   workers?: number;
   /** Rounds of a sequential calibration (SequentialRound); absent for other methods. */
   rounds?: number;
+  /** The held-in choice (request.methodCandidates): each method's figure and the one chosen, whose ranges these are. */
+  methodChoice?: MethodChoice;
 }
 
 export type ProgressCallback = (progress: Progress) => void;
@@ -118,6 +137,8 @@ export interface CalibrationApiDeps {
 
 interface HeldCalibration {
   model: ModelProto;
+  /** The runtime the calibrator runs on; the held-in choice judges on it too. */
+  runtime: Runtime;
   inputs: TensorSummary[];
   calibrator: ModelCalibrator;
   /** Cancellation flags of the runs started and not finished (a cancel stops them all). */
@@ -174,6 +195,8 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
         'No calibration data: add images (or .npy tensors), or turn on random data (UseRandomData).',
       );
     }
+    if (request.methodCandidates)
+      return chooseAndCalibrate(h, request, config, source, cancelled, onProgress, warnings);
     const round = request.round
       ? { index: request.round.index, ranges: request.round.ranges ? rangesFromTable(request.round.ranges) : null }
       : undefined;
@@ -202,6 +225,87 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
     };
   }
 
+  /**
+   * The held-in choice on the request's samples: the core's function, with this worker's calibrator gathering every
+   * candidate's statistics in one pass and its runtime judging at onnxruntime-web's default options ('all').
+   */
+  async function chooseAndCalibrate(
+    h: HeldCalibration,
+    request: CalibrationRequest,
+    config: QuantConfig,
+    source: SampleSource,
+    cancelled: () => boolean,
+    onProgress: ProgressCallback | undefined,
+    warnings: string[],
+  ): Promise<CalibrationResult> {
+    const start = performance.now();
+    const progress = throttled(onProgress);
+    const skipped: SkippedSample[] = [];
+    let used = 0;
+    let last: Awaited<ReturnType<ModelCalibrator['calibrate']>> | null = null;
+    const part = (indices: readonly number[]): SampleSource => ({
+      count: indices.length,
+      name: (i) => source.name(indices[i]),
+      produce: (i) => source.produce(indices[i]),
+    });
+    const feedsOf = async (indices: readonly number[]) => {
+      const out: Record<string, Feed>[] = [];
+      for (const i of indices) {
+        const made = await source.produce(i);
+        if ('feeds' in made) out.push(made.feeds);
+      }
+      return out;
+    };
+    const check = () => {
+      if (cancelled()) throw new CalibrationCancelledError('Calibration was cancelled: no ranges were computed.');
+    };
+    const judgeFeeds = await feedsOf(heldInSplit(source.count).judge);
+    const held = await calibrateByHeldInChoice(h.model, {
+      config,
+      withMethod: (m) => {
+        const c = request.methodCandidates?.[m];
+        if (!c) throw new RangeError(`${m} is not a candidate here`);
+        return validateConfig(c);
+      },
+      configName: 'held-in',
+      samples: source.count,
+      collect: async (indices, configs) => {
+        const outcome = await h.calibrator.calibrate(
+          part(indices),
+          configs[0],
+          cancelled,
+          progress,
+          undefined,
+          configs.slice(1),
+        );
+        used += outcome.used;
+        skipped.push(...outcome.skipped);
+        last = outcome;
+        return [outcome.states, ...(outcome.alsoStates ?? [])];
+      },
+      judge: () => comparisonRuntime(h.runtime, judgeFeeds, check, 'all'),
+    });
+    if (used === 0) throw new NoUsableSamplesError(`None of the ${source.count} samples could be used.`);
+    const ranges: Record<string, RangeTable[string]> = {};
+    for (const name of h.calibrator.observable) {
+      const r = held.ranges.get(name);
+      if (r) ranges[name] = rangeEntry(r);
+    }
+    const outcome = last!;
+    return {
+      ranges,
+      used,
+      skipped,
+      warnings,
+      method: activationMethodName(held.config),
+      backend: outcome.backend,
+      passes: outcome.passes,
+      seconds: (performance.now() - start) / 1000,
+      runOutputBytes: outcome.runOutputBytes,
+      methodChoice: held.choice,
+    };
+  }
+
   return {
     /**
      * Decodes a model for calibration. Refuses models onnxruntime cannot run (custom-domain ops) and
@@ -214,9 +318,11 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
       const model = opened.summary.float16 ? asFloat32(opened.model) : opened.model;
       const summary = model === opened.model ? opened.summary : summarize(model, buildGraphIndex(model.graph!));
       assertCalibratable(summary, `"${options.fileName}"`);
-      const calibrator = new ModelCalibrator(model, deps.runtime(options.backend ?? 'auto', options.threads));
+      const runtime = deps.runtime(options.backend ?? 'auto', options.threads);
+      const calibrator = new ModelCalibrator(model, runtime);
       const handle = held.add({
         model,
+        runtime,
         inputs: summary.inputs,
         calibrator,
         active: new Set(),

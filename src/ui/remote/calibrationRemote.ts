@@ -7,7 +7,7 @@
  * round (core SequentialRound): every worker runs a round on its share, the round's states are merged and
  * the ranges fixed, and only then does the next round start, on every worker with the same ranges; so it
  * too gives what one worker gives. ConsumerMSE runs on one worker: its search needs the whole run's histograms and
- * first samples in one place.
+ * first samples in one place; so does the held-in choice of the calibration method (it judges on its own samples).
  *
  * Workers are disposable: a new model ends them (onnxruntime frees its memory only then), a model of a
  * gigabyte or more ends them after each run (RELEASE_AFTER_RUN_BYTES), and a cancel that a worker does not
@@ -187,7 +187,8 @@ export function createCalibrationPool(
     const start = performance.now();
     // ConsumerMSE searches on the first samples of the whole run with every sample's histogram: one worker runs it
     // (a worker's own search would be another, and merged states fall back to MinMSE; core statisticsFile.ts).
-    if (workers.length === 1 || needsWholeRun(activationMethodName(request.config))) {
+    // The held-in choice splits the samples its own way (even calibrate, odd judge) and judges in the same worker.
+    if (workers.length === 1 || needsWholeRun(activationMethodName(request.config)) || request.methodCandidates) {
       const w = workers[0];
       const handle = await w.handle;
       return w.connection.call((api) => api.run(handle, request, proxy(onProgress)));

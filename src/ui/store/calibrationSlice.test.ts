@@ -10,7 +10,8 @@ import { activationMethodName, activationState } from '../../core/calibrate/coll
 import { updateState } from '../../core/calibrate/collectors/registry.ts';
 import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/run/statisticsFile.ts';
 import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
-import { configOf } from './quantSettings.ts';
+import { choosesMethod, configOf, methodCandidates, presetSettings } from './quantSettings.ts';
+import { currentConfig, resultKey } from './selectors.ts';
 import { rangesAreCurrent } from './selectors.ts';
 
 const yoloSummary = {
@@ -310,8 +311,25 @@ describe('run slice', () => {
     const config = configOf(store.getState().run.settings);
     expect(config.calibrationMethod).toBe('Entropy');
     expect(activationMethodName(config)).toBe('Entropy');
-    store.getState().setCalibrationMethod('MinMax'); // the preset's own is stored as none
+    // A8W8's default is the held-in choice (stored as none); its own MinMax is then a fixed pick of its own.
+    store.getState().setCalibrationMethod('held-in');
     expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
+    expect(choosesMethod(store.getState().run.settings)).toBe(true);
+    store.getState().setCalibrationMethod('MinMax');
+    expect(store.getState().run.settings.calibrationMethod).toBe('MinMax');
+    expect(choosesMethod(store.getState().run.settings)).toBe(false);
+    store.getState().setQuantPreset('U8S8'); // the others: their own method is stored as none, the choice when asked
+    store.getState().setCalibrationMethod('MinMax');
+    expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
+    expect(choosesMethod(store.getState().run.settings)).toBe(false);
+    store.getState().setCalibrationMethod('held-in');
+    expect(store.getState().run.settings.calibrationMethod).toBe('held-in');
+    expect(Object.keys(methodCandidates(store.getState().run.settings)).sort()).toEqual([
+      'Entropy',
+      'MinMSE',
+      'Percentile',
+    ]);
+    store.getState().setQuantPreset('A8W8');
     store.getState().setCalibrationMethod('Percentile');
     store.getState().setQuantPreset('XINT8');
     expect(store.getState().run.settings).not.toHaveProperty('calibrationMethod');
@@ -363,5 +381,19 @@ describe('run slice', () => {
       dimsSource: 'user',
       spec: { dims: { height: 320, width: 640 } },
     });
+  });
+});
+
+describe("the held-in choice's ranges and the configuration quantized with", () => {
+  it('quantizes with the method the current calibration chose, and a fixed pick makes those ranges stale', () => {
+    const settings = presetSettings('A8W8');
+    const spec = getPreprocessPreset('unit');
+    const result = { key: resultKey(configOf(settings), spec, true), methodChoice: { chosen: 'MinMSE' as const } };
+    const state = { run: { settings }, exclusions: { entries: [] }, calibration: { result, spec } };
+    expect(currentConfig(state).calibrationMethod).toBe('MinMSE');
+    // Asked for MinMax: the choice's ranges no longer apply, and the configuration is MinMax's.
+    const fixed = { ...state, run: { settings: { ...settings, calibrationMethod: 'MinMax' as const } } };
+    expect(currentConfig(fixed).calibrationMethod).toBe('MinMax');
+    expect(resultKey(configOf(fixed.run.settings), spec, false)).not.toBe(result.key);
   });
 });

@@ -19,7 +19,7 @@ import { defaultImageDims, type DimsSource, type ImageSize } from '../../core/pr
 import type { PreprocessGuess } from '../../core/preprocess/recognize.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { suggestPreprocess } from './preprocessSuggestion.ts';
-import { configOf, type QuantSettings } from './quantSettings.ts';
+import { choosesMethod, configOf, methodCandidates, type QuantSettings } from './quantSettings.ts';
 import { appendNew, fileKey, samplesOf } from './samples.ts';
 import { resultKey } from './selectors.ts';
 import { parseStatistics, rangesForConfig } from '../../core/calibrate/run/statisticsFile.ts';
@@ -268,6 +268,8 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
         const config = configOf(run.settings);
         const spec = calibration.spec;
         const samples = samplesOf(calibration);
+        // The held-in choice needs two samples (one calibrates, one judges); with fewer, the preset's own method.
+        const choosing = choosesMethod(run.settings) && samples.length >= 2;
         if (samples.length === 0 && !config.extraOptions.UseRandomData) {
           patch({
             status: 'error',
@@ -287,7 +289,13 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           };
           const result = await service.calibrate(
             target,
-            { samples, spec, config, backend: calibration.runtime },
+            {
+              samples,
+              spec,
+              config,
+              backend: calibration.runtime,
+              ...(choosing ? { methodCandidates: methodCandidates(run.settings) } : {}),
+            },
             (progress) => {
               if (request === latest) patch({ progress });
             },
@@ -295,7 +303,19 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           if (request !== latest) return;
           patch({
             status: 'done',
-            result: { ...result, key: resultKey(config, spec), samples: samples.length },
+            result: {
+              ...result,
+              key: resultKey(config, spec, choosesMethod(run.settings)),
+              samples: samples.length,
+              ...(choosesMethod(run.settings) && !choosing
+                ? {
+                    warnings: [
+                      ...result.warnings,
+                      `The calibration method is chosen on the samples when there are at least 2 (one calibrates, one judges): ${config.calibrationMethod}, the preset's own, was used.`,
+                    ],
+                  }
+                : {}),
+            },
             error: null,
           });
           get().clearRunResult(); // a model quantized with the old ranges no longer matches
@@ -343,7 +363,11 @@ export function createCalibrationSlice<S extends CalibrationSlice & ModelSlice &
           patch({
             status: 'done',
             progress: null,
-            result: { ...result, key: resultKey(config, calibration.spec), samples: stats.images },
+            result: {
+              ...result,
+              key: resultKey(config, calibration.spec, choosesMethod(run.settings)),
+              samples: stats.images,
+            },
             error: null,
           });
           get().clearRunResult();

@@ -12,7 +12,8 @@ import {
   type QuantConfig,
   type TensorQuantOverrides,
 } from '../../core/quantize/config.ts';
-import { getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
+import { choosesMethodByDefault, getPreset, presetWithMethod, type PresetName } from '../../core/quantize/presets.ts';
+import { CHOICE_METHODS, HELD_IN_METHOD } from '../../core/evaluate/calibrationMethodChoice.ts';
 import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 
 export interface QuantSettings {
@@ -31,10 +32,11 @@ export interface QuantSettings {
   /** Float16 source models (the guide's FP16 workflow); absent: the core's defaults (QuantizeFP16 as if set). */
   fp16?: Fp16Options;
   /**
-   * The activation calibration method instead of the preset's own; absent: the preset's (so a preset keeps
-   * reproducing its reference's configuration unless the user picks otherwise).
+   * The activation calibration method instead of the preset's default, or 'held-in': chosen per model on the
+   * calibration samples (core/evaluate/calibrationMethodChoice.ts). Absent: the preset's default, which is the held-in
+   * choice for A8W8 (core/quantize/presets.ts HELD_IN_DEFAULT) and the preset's own method for the others.
    */
-  calibrationMethod?: CalibrationMethod;
+  calibrationMethod?: CalibrationMethod | typeof HELD_IN_METHOD;
   /**
    * 7-bit codes only in the weight channels onnxruntime's x86 CPU int8 kernels could saturate on
    * (config.saturationSafeWeights); absent means off, as in every preset.
@@ -76,10 +78,22 @@ export function presetSettings(preset: PresetName): QuantSettings {
   };
 }
 
-/** The full configuration for the settings. */
-export function configOf(settings: QuantSettings): QuantConfig {
+/** Whether the settings choose the calibration method on the calibration samples (asked for, or the preset's default). */
+export function choosesMethod(settings: QuantSettings): boolean {
+  return (
+    settings.calibrationMethod === HELD_IN_METHOD ||
+    (settings.calibrationMethod === undefined && choosesMethodByDefault(settings.preset))
+  );
+}
+
+/**
+ * The full configuration for the settings. Where the method is chosen on the calibration samples, `chosen` is the
+ * method a calibration chose (absent: the preset's own, the one a choice starts from).
+ */
+export function configOf(settings: QuantSettings, chosen?: CalibrationMethod): QuantConfig {
   const fp16 = settings.fp16;
-  return withOptions(presetWithMethod(settings.preset, settings.calibrationMethod), {
+  const method = choosesMethod(settings) ? chosen : (settings.calibrationMethod as CalibrationMethod | undefined);
+  return withOptions(presetWithMethod(settings.preset, method), {
     perChannel: settings.perChannel,
     ...(settings.saturationSafeWeights ? { saturationSafeWeights: true } : {}),
     extraOptions: {
@@ -97,11 +111,29 @@ export function configOf(settings: QuantSettings): QuantConfig {
   });
 }
 
-/** What calibration results depend on: the activation collector and its options. */
-export function calibrationKey(config: QuantConfig): string {
+/**
+ * The configuration of each other method the held-in choice tries (the settings with that method), by method: what
+ * the calibration worker measures beside configOf(settings).
+ */
+export function methodCandidates(settings: QuantSettings): Partial<Record<CalibrationMethod, QuantConfig>> {
+  const own = getPreset(settings.preset).calibrationMethod;
+  const takes = methodsFor(settings.preset);
+  return Object.fromEntries(
+    CHOICE_METHODS.filter((m) => m !== own && takes.includes(m)).map((m) => [
+      m,
+      configOf({ ...settings, calibrationMethod: m }),
+    ]),
+  );
+}
+
+/**
+ * What calibration results depend on: the activation collector and its options, and whether the method was chosen on
+ * the samples (then `config` is the one the choice starts from).
+ */
+export function calibrationKey(config: QuantConfig, choosing = false): string {
   const x = config.extraOptions;
   return JSON.stringify([
-    config.calibrationMethod,
+    choosing ? HELD_IN_METHOD : config.calibrationMethod,
     config.scaleType,
     config.activationType,
     x.ActivationSymmetric,

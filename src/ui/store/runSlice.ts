@@ -10,7 +10,8 @@ import { StudioError } from '../../core/onnx/errors.ts';
 import { externalDataFileName } from '../../core/onnx/externalize.ts';
 import type { StateCreator } from 'zustand';
 import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/config.ts';
-import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
+import { choosesMethodByDefault, getPreset, type PresetName } from '../../core/quantize/presets.ts';
+import { HELD_IN_METHOD } from '../../core/evaluate/calibrationMethodChoice.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import type { RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
@@ -149,13 +150,12 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       },
       setCalibrationMethod(method) {
         const { preset } = get().run.settings;
-        const valid = methodsFor(preset).find((m) => m === method);
-        // The preset's own method is stored as none, so the preset keeps stating only its reference's config.
+        const valid = method === HELD_IN_METHOD ? HELD_IN_METHOD : methodsFor(preset).find((m) => m === method);
+        // The preset's default is stored as none (the held-in choice for A8W8, the preset's own method for the
+        // others), so the preset keeps stating only its reference's config.
+        const byDefault = choosesMethodByDefault(preset) ? HELD_IN_METHOD : getPreset(preset).calibrationMethod;
         const { calibrationMethod: _dropped, ...rest } = get().run.settings;
-        patch({
-          settings:
-            valid && valid !== getPreset(preset).calibrationMethod ? { ...rest, calibrationMethod: valid } : rest,
-        });
+        patch({ settings: valid && valid !== byDefault ? { ...rest, calibrationMethod: valid } : rest });
       },
       setSaturationSafeWeights(on) {
         const { saturationSafeWeights: _dropped, ...rest } = get().run.settings;

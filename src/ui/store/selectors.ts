@@ -8,20 +8,34 @@
  */
 import { exclusionFields } from '../../core/export/configDocument.ts';
 import type { PreprocessSpec } from '../../core/preprocess/spec.ts';
-import type { QuantConfig } from '../../core/quantize/config.ts';
+import type { CalibrationMethod, QuantConfig } from '../../core/quantize/config.ts';
 import type { ExclusionEntry } from './exclusionSlice.ts';
-import { calibrationKey, configOf, type QuantSettings } from './quantSettings.ts';
+import { calibrationKey, choosesMethod, configOf, type QuantSettings } from './quantSettings.ts';
 import type { ModelSummary } from '../../core/onnx/modelSummary.ts';
 import { recognizeHead, type HeadGuess } from '../../core/task/recognizeHead.ts';
 import type { TaskHead } from '../../core/task/heads.ts';
 
-/** The configuration the page quantizes with: the settings plus the exclusion list. */
+/** The calibration state the selectors read: the result's key and chosen method, and the preprocessing. */
+type CalibrationPart = {
+  readonly result: { readonly key: string; readonly methodChoice?: { readonly chosen: CalibrationMethod } } | null;
+  readonly spec: PreprocessSpec;
+};
+
+/**
+ * The configuration the page quantizes with: the settings plus the exclusion list; where the settings choose the
+ * calibration method on the samples, the method the current calibration chose.
+ */
 export function currentConfig(state: {
   readonly run: { readonly settings: QuantSettings };
   readonly exclusions: { readonly entries: readonly ExclusionEntry[] };
+  readonly calibration?: CalibrationPart;
 }): QuantConfig {
+  const chosen =
+    state.calibration && rangesAreCurrent({ run: state.run, calibration: state.calibration })
+      ? state.calibration.result?.methodChoice?.chosen
+      : undefined;
   // exclusionFields gives both lists: subgraphsToExclude and the FP16→FP32 list (fp16SubgraphsToFp32).
-  return { ...configOf(state.run.settings), ...exclusionFields(state.exclusions.entries) };
+  return { ...configOf(state.run.settings, chosen), ...exclusionFields(state.exclusions.entries) };
 }
 
 /**
@@ -55,18 +69,24 @@ export function exportedConfig(state: {
   return { config: currentConfig(state), preset: state.run.settings.preset };
 }
 
-/** The key a calibration is valid for: the activation collector settings and the preprocessing. */
-export function resultKey(config: QuantConfig, spec: PreprocessSpec): string {
-  return `${calibrationKey(config)}|${JSON.stringify(spec)}`;
+/**
+ * The key a calibration is valid for: the activation collector settings (or, `choosing`, the held-in choice from
+ * them) and the preprocessing.
+ */
+export function resultKey(config: QuantConfig, spec: PreprocessSpec, choosing = false): string {
+  return `${calibrationKey(config, choosing)}|${JSON.stringify(spec)}`;
 }
 
 /** Whether there are calibrated ranges and they were collected under the current settings and preprocessing. */
 export function rangesAreCurrent(state: {
   readonly run: { readonly settings: QuantSettings };
-  readonly calibration: { readonly result: { readonly key: string } | null; readonly spec: PreprocessSpec };
+  readonly calibration: CalibrationPart;
 }): boolean {
   const result = state.calibration.result;
-  return result !== null && result.key === resultKey(configOf(state.run.settings), state.calibration.spec);
+  const settings = state.run.settings;
+  return (
+    result !== null && result.key === resultKey(configOf(settings), state.calibration.spec, choosesMethod(settings))
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import { downloadRanges } from './actions.ts';
 import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { backendName, backendText, whyText } from '../runtime/backendText.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
+import type { MethodChoice } from '../../../core/evaluate/calibrationMethodChoice.ts';
 
 /** Samples a second as people read them: 12, 2.5, 0.043. */
 export function formatRate(perSecond: number): string {
@@ -88,6 +89,42 @@ function Progress() {
   );
 }
 
+/** Which calibration method the held-in choice took, and each method's figure on the judging samples, as bars. */
+function MethodChoiceFigures({ choice }: { choice: MethodChoice }) {
+  const low = Math.min(...choice.measured.map((m) => m.cosine));
+  const high = Math.max(...choice.measured.map((m) => m.cosine));
+  // Bars from a little under the lowest figure, so that differences in the fourth decimal show.
+  const floor = Math.max(0, low - Math.max(high - low, 1e-4));
+  return (
+    <div className="method-choice" data-testid="calibration-method-choice" data-chosen={choice.chosen}>
+      <p className="outcome__line">
+        Calibration method chosen on held-in samples: <strong>{choice.chosen}</strong>{' '}
+        <span className="muted small">
+          ({choice.calibrated} calibrated, {choice.judged} judged; mean output cosine at onnxruntime-web’s default
+          options; the preset’s own keeps a tie)
+        </span>
+      </p>
+      <table className="method-choice__table small">
+        <tbody>
+          {choice.measured.map((m) => (
+            <tr key={m.method} data-testid="method-choice-row" aria-current={m.method === choice.chosen || undefined}>
+              <th scope="row">{m.method}</th>
+              <td className="mono">{m.cosine.toFixed(5)}</td>
+              <td className="method-choice__bar-cell" aria-hidden="true">
+                <span
+                  className={`method-choice__bar${m.method === choice.chosen ? ' method-choice__bar--chosen' : ''}`}
+                  style={{ width: `${Math.max(2, (100 * (m.cosine - floor)) / (high - floor || 1))}%` }}
+                />
+              </td>
+              <td>{m.method === choice.chosen ? 'chosen' : ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function Outcome() {
   const result = useStudio((s) => s.calibration.result);
   const stale = !useStudio(rangesAreCurrent);
@@ -101,6 +138,7 @@ function Outcome() {
         {result.seconds.toFixed(1)} s{result.seconds > 0 && ` (${formatRate(result.used / result.seconds)} per second)`}
         : ranges of {plural(tensors, 'tensor')}, {result.method}, {backendText(result.backend, result.workers)}.
       </p>
+      {result.methodChoice && <MethodChoiceFigures choice={result.methodChoice} />}
       {whyText(result.backend) && (
         <p className="muted small" data-testid="calibration-backend-why">
           Why {backendName(result.backend)}: {whyText(result.backend)}.

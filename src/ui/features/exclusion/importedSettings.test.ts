@@ -10,11 +10,13 @@ describe('settings of an imported configuration', () => {
       ...configOf({ preset: 'A8W8', perChannel: true, useRandomData: true, tensorOverrides: {} }),
       nodesToExclude: ['Conv_0'],
     };
+    // A file names its method: for A8W8, whose default is the held-in choice, that method is kept as a fixed pick.
     expect(settingsForConfig(config)).toEqual({
       preset: 'A8W8',
       perChannel: true,
       useRandomData: true,
       tensorOverrides: {},
+      calibrationMethod: 'MinMax',
     });
   });
 

@@ -8,7 +8,7 @@
  * Pure: no React, no store.
  */
 import { configToJSON, defaultFinetuneLearningRate, type QuantConfig } from '../../../core/quantize/config.ts';
-import { getPreset, isPresetName, PRESET_NAMES } from '../../../core/quantize/presets.ts';
+import { choosesMethodByDefault, getPreset, isPresetName, PRESET_NAMES } from '../../../core/quantize/presets.ts';
 import { configOf, methodsFor, type QuantSettings } from '../../store/quantSettings.ts';
 import type { RecoveryOptions } from '../../store/recoverySlice.ts';
 
@@ -58,10 +58,11 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
       x.QuantizeFP16 || x.UseFP32Scale || x.ConvertFP16ToFP32
         ? { fp16: { quantizeFp16: x.QuantizeFP16, useFp32Scale: x.UseFP32Scale, convertAll: x.ConvertFP16ToFP32 } }
         : {};
-    // A method other than the preset's is the page's method choice on top of that preset.
+    // A method other than the preset's is the page's method choice on top of that preset; a file that names a method
+    // for a preset whose default is the held-in choice (A8W8) keeps that method.
     if (!methodsFor(preset).includes(config.calibrationMethod)) continue;
     const method =
-      config.calibrationMethod !== getPreset(preset).calibrationMethod
+      config.calibrationMethod !== getPreset(preset).calibrationMethod || choosesMethodByDefault(preset)
         ? { calibrationMethod: config.calibrationMethod }
         : {};
     const safe = config.saturationSafeWeights ? { saturationSafeWeights: true } : {};
