@@ -2,7 +2,8 @@
  * Suite "preset-guard": each preset's held-out figure per benchmarked model at both onnxruntime levels ('all',
  * onnxruntime's default; 'basic', the model's own Q/DQ arithmetic), as bench/cases/presetHeldOut.ts measures it.
  * `npm run bench -- guard` measures them again and flags any that drops more than 0.002 (bench/guard.ts).
- * QS_GUARD_ONLY=<substring> measures only the matching cases and keeps the others' recorded rows.
+ * QS_GUARD_ONLY=<substring>[,<substring>…] measures only the matching cases (guardCaseWanted) and keeps the others'
+ * recorded rows.
  */
 import { previousRows, runCase, type Row, type Suite } from '../harness.ts';
 import { guardKey } from '../guard.ts';
@@ -22,13 +23,22 @@ export const GUARD_CASES: string[][] = [
   ['ppocr-rec', 'XINT8'],
 ];
 
+/**
+ * Whether QS_GUARD_ONLY asks for a case: comma-separated parts, each a substring of the case's arguments joined by
+ * spaces, or the whole of them where it ends in '$' ("ppocr-det A8W8$" is the per-tensor row alone).
+ */
+export function guardCaseWanted(args: readonly string[], only: string): boolean {
+  const joined = args.join(' ');
+  return only.split(',').some((o) => (o.endsWith('$') ? joined === o.slice(0, -1) : joined.includes(o)));
+}
+
 /** The guard's rows measured now (the cases matching QS_GUARD_ONLY, or all), each dated. */
 export async function measureGuard(): Promise<Row[]> {
   const only = process.env.QS_GUARD_ONLY;
   const today = new Date().toISOString().slice(0, 10);
   const rows: Row[] = [];
   for (const args of GUARD_CASES) {
-    if (only && !args.join(' ').includes(only)) continue;
+    if (only && !guardCaseWanted(args, only)) continue;
     rows.push({ ...(await runCase('cases/presetHeldOut.ts', args)), measured: today });
   }
   return rows;
