@@ -8,6 +8,7 @@
  */
 import os from 'node:os';
 import { withStudioPage } from './browser.ts';
+import { median } from '../suites/calibrationSpeed.ts';
 
 const [url, repeatsArg] = process.argv.slice(2);
 const repeats = Number(repeatsArg);
@@ -40,10 +41,6 @@ for (let r = 0; r < repeats; r++) {
   for (const adapter of r % 2 === 0 ? [true, false] : [false, true])
     (adapter ? withAdapter : without).push(await clickToReport(adapter));
 }
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const a = median(withAdapter.map((x) => x.seconds));
 const b = median(without.map((x) => x.seconds));
 const loads = [...withAdapter, ...without].map((x) => x.load);

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { FIXTURES } from './browser.ts';
+import { median } from '../suites/calibrationSpeed.ts';
 
 const [model, dimsArg, repeatsArg] = process.argv.slice(2);
 const dims = dimsArg.split('x').map(Number);
@@ -29,11 +30,6 @@ interface Costs {
   steadyMs: number;
   adapter: string | null;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function measure(backend: Backend): Promise<Costs> {
   const browser = await chromium.launch({
