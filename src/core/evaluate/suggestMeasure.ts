@@ -2,7 +2,7 @@
  * The exclusion search's measurement of one candidate configuration (suggest.ts `evaluate`), as the page's evaluation
  * worker and `qstudio suggest` both take it: quantize with the calibrated ranges, compare layer by layer (the rows rank
  * the next candidates), and read the figure the search aims at: the outputs' mean cosine at the judge's level (as the
- * NPU runs the model, with npuBf16), or a task figure. Each side only adapts its inputs.
+ * NPU runs the model, with npuBf16), or a task figure (read at the judge's level too). Each side only adapts its inputs.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto } from '../onnx/model.ts';
@@ -72,7 +72,18 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
     s.onMeasured?.({ config, quantized, report, comparison });
     const judge = s.judge ?? s.runtime;
     const asNpu = s.npuBf16 ? await compareAsNpu(s.model, quantized, judge) : undefined;
-    const atAim = asNpu?.comparison ?? (s.judge ? await compareModels(s.model, quantized, s.judge, {}) : comparison);
+    // A figure is read at the aimed level too: the outputs judged again there carry their runs.
+    const aimedRuns = runCollector();
+    const atAim =
+      asNpu?.comparison ??
+      (s.judge
+        ? await compareModels(
+            s.model,
+            quantized,
+            s.judge,
+            s.figure?.readsOutputs ? { onOutputs: aimedRuns.onOutputs } : {},
+          )
+        : comparison);
     const cosine = meanOutputCosine(atAim.outputs).cosine;
     const layers = rankLayers(
       comparison.layerwise!.rows,
@@ -80,6 +91,11 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
       new Set<string>(report.quantized.map((q) => q.id)),
       s.rankBy ?? 'drop',
     );
-    return s.figure ? { cosine, figure: s.figure.figure(comparison.outputs, runs.runs), layers } : { cosine, layers };
+    if (!s.figure) return { cosine, layers };
+    const aimed = s.judge && !asNpu;
+    const figure = aimed
+      ? s.figure.figure(atAim.outputs, aimedRuns.runs)
+      : s.figure.figure(comparison.outputs, runs.runs);
+    return { cosine, figure, layers };
   };
 }
