@@ -167,6 +167,8 @@ test.describe('models side by side', () => {
     // The first file is decoded once: the model worker compares the model it opened; only the second is read again.
     const received = await page.evaluate(`performance.getEntriesByName('compare:received').at(-1).detail`);
     expect(received).toMatchObject({ decoded: ['ultraface-rfb-320-nopost.onnx'] });
+    // Nor on the page, for the single pane's first picture (a model of 8 MB or less opened alone is: below).
+    expect(await page.evaluate(`performance.getEntriesByName('model:opened-on-page').length`)).toBe(0);
     // The first model's single pane, which the split view replaces, was not prepared (folded, laid out) meanwhile.
     expect(await page.evaluate(`performance.getEntriesByName('graph:start').length`)).toBe(0);
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -179,6 +181,9 @@ test.describe('models side by side', () => {
 
   test('two unrelated models: a named "No common nodes" message, both panes drawn', async ({ page }) => {
     await openWithModel(page, 'mnist.onnx');
+    // Opened alone, a small model is decoded on the page too, for its first picture.
+    const onPage = `performance.getEntriesByName('model:opened-on-page').map((e) => e.detail)`;
+    expect(await page.evaluate(onPage)).toEqual(['mnist.onnx']);
     await dropFiles(page.getByTestId('compare-drop'), [
       fileFromFixture('mnist.onnx'),
       fileFromFixture('ultraface-rfb-320.onnx'),

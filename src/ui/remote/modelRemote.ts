@@ -2,8 +2,8 @@
  * The model worker as the store sees it: a ModelService, and the QuantizeService (the worker holds the
  * decoded float model, so quantizing happens there). Model bytes are transferred, not copied (the page
  * keeps none of them); the worker keeps the decoded model and answers with a handle and a summary. A small
- * model is opened on the page first (openOnPage.ts), for its first picture, while the worker opens it too.
- * A quantized model comes back as transferred parts, which become one Blob to download.
+ * model is opened on the page first (openOnPage.ts; performance mark model:opened-on-page), for its first picture,
+ * while the worker opens it too; not when the caller needs no first picture (open's onPage: false). A quantized model comes back as transferred parts, which become one Blob to download.
  */
 import { proxy, transfer } from 'comlink';
 import type { CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
@@ -57,16 +57,17 @@ function whenHeld(handle: string): Promise<void> {
 }
 
 export const modelRemote: ModelService = {
-  async open(fileName, { bytes, externalFiles }) {
+  async open(fileName, { bytes, externalFiles }, { onPage = true } = {}) {
     let here = null;
     try {
-      here = openOnPage(bytes, fileName, externalFiles);
+      here = onPage ? openOnPage(bytes, fileName, externalFiles) : null;
     } catch (e) {
       // A named error is the one the worker would give (the same code reads the file there); anything else is
       // left to the worker to judge.
       if (e instanceof StudioError) throw e;
     }
     if (here) {
+      performance.mark('model:opened-on-page', { detail: fileName });
       // The page has the summary and the structure: the worker opens the model under the page's handle meanwhile.
       const handle = `page-model-${++pageOpens}`;
       structures.set(handle, here.structure);

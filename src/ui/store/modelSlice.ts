@@ -50,8 +50,16 @@ export interface OpenedModelInfo {
 }
 
 /** What the slice needs from the model worker (src/ui/remote implements it). */
+/**
+ * How a model is opened. `onPage: false`: the worker alone decodes it, with no decode on the page for a quicker first
+ * picture (remote/openOnPage.ts); for a model whose single pane is not shown (the first of two dropped together).
+ */
+export interface OpenOptions {
+  onPage?: boolean;
+}
+
 export interface ModelService {
-  open(fileName: string, data: ModelBytes): Promise<OpenedModelInfo>;
+  open(fileName: string, data: ModelBytes, options?: OpenOptions): Promise<OpenedModelInfo>;
   close(handle: string): Promise<void>;
 }
 
@@ -70,7 +78,7 @@ export interface ModelState {
 export interface ModelSlice {
   model: ModelState;
   /** Opens a model, replacing the open one on success and keeping it on failure. */
-  openModel(source: ModelSource): Promise<void>;
+  openModel(source: ModelSource, options?: OpenOptions): Promise<void>;
   /** Hides the error of the last failed open. */
   dismissModelError(): void;
   /** Closes the open model (and abandons one being opened). */
@@ -113,7 +121,7 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
     return {
       model: emptyModelState,
 
-      async openModel(source) {
+      async openModel(source, options) {
         const request = ++latest;
         performance.mark('model:read-start');
         const reading = source.read();
@@ -131,7 +139,7 @@ export function createModelSlice<S extends ModelSlice>(service: ModelService): S
           if (request !== latest) return;
           byteLength = data.bytes.byteLength;
           if (get().model.pending) setModel({ pending: { fileName: source.fileName, byteLength } });
-          const opened = await service.open(source.fileName, data);
+          const opened = await service.open(source.fileName, data, options);
           performance.mark('model:opened');
           if (request !== latest) {
             closeQuietly(opened.handle);

@@ -26,11 +26,12 @@ export function ModelScreen() {
   const dragging = useWindowFileDrop(
     useCallback((files: File[]) => {
       // Two models dropped together: the first opens, and both go side by side (the graph step's split view).
-      // The split view takes the first from the model worker once it is open there, so it is decoded once.
+      // The split view takes the first from the model worker once it is open there, so it is decoded once: not on the
+      // page too, as a small model is for its single pane's first picture, which the split view replaces.
       if (isComparePair(files)) {
         requestComparison(
           files,
-          openFiles([files[0]]).catch(() => undefined),
+          openFiles([files[0]], { onPage: false }).catch(() => undefined),
         );
         return;
       }

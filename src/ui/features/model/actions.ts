@@ -4,11 +4,15 @@
  */
 import { useStudio } from '../../store/index.ts';
 import { sourceFromFiles } from '../../store/modelSources.ts';
+import type { OpenOptions } from '../../store/modelSlice.ts';
 
 /** Opens dropped or picked files (the .onnx is the model, the rest its external data); resolves when the open ends. */
-export function openFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
+export function openFiles(
+  files: Iterable<File> | ArrayLike<File> | null | undefined,
+  options?: OpenOptions,
+): Promise<void> {
   const source = sourceFromFiles(files ? Array.from(files) : []);
-  return source ? useStudio.getState().openModel(source) : Promise.resolve();
+  return source ? useStudio.getState().openModel(source, options) : Promise.resolve();
 }
 
 /** Downloads the bundled sample model from this site and opens it with its images and preprocessing. */
