@@ -11,6 +11,7 @@ import {
   asSessionModel,
   DataType,
   decode,
+  intAttribute,
   encode,
   makeGraph,
   makeModel,
@@ -149,6 +150,8 @@ describe('MinMax statistics computed in the graph', () => {
           makeNode('Div', ['x', 'x'], ['ratio'], 'div'),
           makeNode('Abs', ['x'], ['abs'], 'abs'),
           makeNode('Add', ['relu', 'abs'], ['y'], 'add'),
+          // A scalar: counted as one value (ReduceProd of its empty shape).
+          makeNode('ReduceMax', ['abs'], ['peak'], 'peak', [intAttribute('keepdims', 0)]),
         ],
         input: [makeValueInfo('x', DataType.FLOAT, [1, 6])],
         output: [makeValueInfo('y', DataType.FLOAT, [1, 6]), makeValueInfo('ratio', DataType.FLOAT, [1, 6])],
@@ -170,6 +173,7 @@ describe('MinMax statistics computed in the graph', () => {
     const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
     expect(plain(fast.states)).toEqual(plain(full.states));
     expect((fast.states.get('log') as { nonFinite: number }).nonFinite).toBe(2);
+    expect(fast.states.get('peak')).toMatchObject({ count: 3, batches: 3, min: 6, max: 9 });
     // The reduced session, then one reading the suspect tensors of the second row in full.
     expect(rec.outputs.length).toBe(2);
     expect(rec.outputs[1]).toEqual(expect.arrayContaining(['log', 'ratio']));

@@ -2,7 +2,7 @@
  * MinMax statistics computed inside the calibration model (issue 33.5). Exposing every tensor as a graph output made
  * onnxruntime hand back the whole of each (PP-OCRv4's detector at 1024 × 1024: 673 tensors, 1.7 GB a run, three
  * times the plain run), only for the collector to keep two numbers of each. Here each observed tensor gets a
- * ReduceMin, a ReduceMax, a ReduceSum and a Size in the graph (as ONNX Runtime's own MinMax calibrater adds
+ * ReduceMin, a ReduceMax, a ReduceSum and its element count (ReduceProd of its Shape) in the graph (as ONNX Runtime's own MinMax calibrater adds
  * ReduceMin/ReduceMax), and the four sets of scalars come back concatenated: four small outputs a run. The reductions
  * follow their tensor's producer in the node list, so onnxruntime runs them while the tensor is fresh and frees it after.
  *
@@ -49,24 +49,37 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
   // its own consumers are done (placed at the end, every tensor stayed alive to the last node).
   const after = new Map<string, NodeProto[]>();
   const parts = { mins: [] as string[], maxs: [] as string[], sums: [] as string[], sizes: [] as string[] };
-  // Every reduction over all axes (no axes given, in every opset), to a scalar, then made [1] for the Concat.
-  const reduced = (op: string, t: string, into: string[], attributes = [intAttribute('keepdims', 0)]) => {
+  /**
+   * `op` of `input` over all axes (no axes given, in every opset) to a scalar, made [1] for the Concat, placed after
+   * tensor `t`'s producer.
+   */
+  const reduced = (
+    t: string,
+    op: string,
+    input: string,
+    into: string[],
+    attributes = [intAttribute('keepdims', 0)],
+  ) => {
     const scalar = fresh(op);
     const vector = fresh(`${op}_1`);
     if (!after.has(t)) after.set(t, []);
     after
       .get(t)!
       .push(
-        makeNode(op, [t], [scalar], fresh(`${op}_node`), attributes),
+        makeNode(op, [input], [scalar], fresh(`${op}_node`), attributes),
         makeNode('Reshape', [scalar, one], [vector], fresh('reshape')),
       );
     into.push(vector);
   };
   for (const t of tensors) {
-    reduced('ReduceMin', t, parts.mins);
-    reduced('ReduceMax', t, parts.maxs);
-    reduced('ReduceSum', t, parts.sums);
-    reduced('Size', t, parts.sizes, []);
+    reduced(t, 'ReduceMin', t, parts.mins);
+    reduced(t, 'ReduceMax', t, parts.maxs);
+    reduced(t, 'ReduceSum', t, parts.sums);
+    // The element count as the product of the shape, not Size: Shape's kernel on a GPU reads the tensor's shape
+    // alone (its output lives on the CPU), where a Size a GPU provider lacks would copy the tensor back to count it.
+    const shape = fresh('Shape');
+    after.get(t)!.push(makeNode('Shape', [t], [shape], fresh('Shape_node')));
+    reduced(t, 'ReduceProd', shape, parts.sizes);
   }
   const placed: NodeProto[] = [];
   for (const n of graph.node) {
