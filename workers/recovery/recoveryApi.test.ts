@@ -162,10 +162,13 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
 
     const report = await a.ladderReport(out.handle, 0);
     expect(report.ladder!.rungs).toHaveLength(3);
-    expect(report.ladder!.skipped!.map((k) => k.label)).toEqual(['XINT8 + CLE']);
+    // MNIST's XINT8 weights could saturate x86 kernels without VNNI; the page's ladder names that rung as skipped,
+    // since onnxruntime-web's WASM kernels were measured exact (tests/wasm-int8-saturation.test.ts)
+    expect(report.ladder!.skipped!.map((k) => k.label)).toEqual(['XINT8 + CLE', 'XINT8 + saturation-safe weights']);
+    expect(report.ladder!.skipped![1].reason).toMatch(/WASM/);
     expect(report.ladder!.order).toBe('eight-bit-first');
     expect(out.order).toBe('eight-bit-first');
-    expect(out.skippedRungs.map((k) => k.label)).toEqual(['XINT8 + CLE']); // the page lists them as the report does
+    expect(out.skippedRungs.map((k) => k.label)).toEqual(report.ladder!.skipped!.map((k) => k.label)); // the page lists them as the report does
     expect(report.ladder!.chosen).toBe(0);
     expect(report.config!.name).toBe('XINT8');
     expect(report.outputs[0].metrics.cosine!.mean).toBeCloseTo(out.rungs[0].metrics.cosine, 10);
