@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareGuardRows, GUARD_TOLERANCE, guardText } from '../bench/guard.ts';
+import { guardCaseWanted } from '../bench/suites/presetGuard.ts';
 
 const row = (preset: string, all: number, basic: number, variant = 'per tensor') => ({
   model: 'ppocr-det',
@@ -42,5 +43,17 @@ describe('npm run bench -- guard', () => {
   it('keeps per tensor and per channel apart', () => {
     const lines = compareGuardRows([row('A8W8', 0.9, 0.9, 'per channel')], [row('A8W8', 0.8, 0.8)]);
     expect(lines.every((l) => l.before === null && !l.dropped)).toBe(true);
+  });
+});
+
+describe('QS_GUARD_ONLY', () => {
+  it("takes comma-separated substrings of a case's arguments, and '$' for a whole case", () => {
+    const perTensor = ['ppocr-det', 'A8W8'];
+    const perChannel = ['ppocr-det', 'A8W8', 'perChannel'];
+    expect(guardCaseWanted(perChannel, 'ppocr-det A8W8')).toBe(true);
+    expect(guardCaseWanted(perChannel, 'ppocr-det A8W8$')).toBe(false);
+    expect(guardCaseWanted(perTensor, 'ppocr-det A8W8$')).toBe(true);
+    expect(guardCaseWanted(['yolox-nano.onnx', 'XINT8'], 'ultraface,yolox-nano.onnx X')).toBe(true);
+    expect(guardCaseWanted(['yolox-nano.onnx', 'XINT8'], 'ultraface,yunet')).toBe(false);
   });
 });
