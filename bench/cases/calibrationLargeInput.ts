@@ -18,6 +18,7 @@ import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
+import { withOptions } from '../../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import { decodeImageFile } from '../../src/cli/images/decode.ts';
@@ -72,7 +73,8 @@ if (mode === 'float') {
   });
   const outcome = await calibrator.calibrate(
     source(),
-    getPreset('A8W8'),
+    // MinMax named: A8W8's method is otherwise chosen per model by the command line (calibrationMethodChoice.ts).
+    withOptions(getPreset('A8W8'), { calibrationMethod: 'MinMax' }),
     () => false,
     () => undefined,
   );
