@@ -11,15 +11,10 @@
  * moved by at most one fine bin, under half a reference bin).
  */
 
-import {
-  type Histogram,
-  capacityFor,
-  createHistogram,
-  foldIntoHistogram,
-  mergeHistograms,
-} from '../histogram/histogram.ts';
+import { histogramUpdateAndMerge } from './histogramState.ts';
+import { type Histogram, capacityFor, createHistogram } from '../histogram/histogram.ts';
 import { binCenters, centeredReference } from '../histogram/histogramViews.ts';
-import { type CalibrationRange, type Collector, assertSameOptions, validateNumBins, withDefaults } from './types.ts';
+import { type CalibrationRange, type Collector, validateNumBins, withDefaults } from './types.ts';
 
 export type DistributionScenario = 'same' | 'p3';
 
@@ -74,14 +69,7 @@ export const DistributionCollector: Collector<DistributionOptions, DistributionS
     }
     return { method: 'Distribution', options: o, hist: createHistogram(capacityFor(o.numBins)) };
   },
-  update(state, values) {
-    foldIntoHistogram(state.hist, values);
-    return state;
-  },
-  merge(a, b) {
-    assertSameOptions('Distribution', a.options, b.options);
-    return { method: 'Distribution', options: a.options, hist: mergeHistograms(a.hist, b.hist) };
-  },
+  ...histogramUpdateAndMerge<'Distribution', DistributionOptions>('Distribution'),
   finalize(state) {
     const { hist, options } = state;
     if (hist.count === 0) return { min: 0, max: 0, avg: 0, std: 0 };

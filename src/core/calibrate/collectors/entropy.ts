@@ -29,16 +29,11 @@
  * taken out before the search, as NVIDIA's pytorch-quantization does (`withoutZeroSpike`).
  */
 
-import {
-  type Histogram,
-  capacityFor,
-  createHistogram,
-  foldIntoHistogram,
-  mergeHistograms,
-} from '../histogram/histogram.ts';
+import { histogramUpdateAndMerge } from './histogramState.ts';
+import { type Histogram, capacityFor, createHistogram } from '../histogram/histogram.ts';
 import { type ReferenceHistogram, centeredReference } from '../histogram/histogramViews.ts';
 import { clipToData } from './percentile.ts';
-import { type CalibrationRange, type Collector, assertSameOptions, validateNumBins, withDefaults } from './types.ts';
+import { type CalibrationRange, type Collector, validateNumBins, withDefaults } from './types.ts';
 
 export interface EntropyOptions {
   /** Bins of the reference histogram over [-max |x|, max |x|]. */
@@ -239,14 +234,7 @@ export const EntropyCollector: Collector<EntropyOptions, EntropyState, Calibrati
     }
     return { method: 'Entropy', options: o, hist: createHistogram(capacityFor(o.numBins)) };
   },
-  update(state, values) {
-    foldIntoHistogram(state.hist, values);
-    return state;
-  },
-  merge(a, b) {
-    assertSameOptions('Entropy', a.options, b.options);
-    return { method: 'Entropy', options: a.options, hist: mergeHistograms(a.hist, b.hist) };
-  },
+  ...histogramUpdateAndMerge<'Entropy', EntropyOptions>('Entropy'),
   finalize(state) {
     const { hist, options } = state;
     if (hist.count === 0) return { min: 0, max: 0 };

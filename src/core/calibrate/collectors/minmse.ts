@@ -26,6 +26,7 @@
  * narrow symmetric range, which differs only for asymmetric signed types at the lowest code.
  */
 
+import { histogramUpdateAndMerge } from './histogramState.ts';
 import { QUANT_TYPES, type QuantType, isQuantType } from '../../quantize/numeric.ts';
 import {
   type Histogram,
@@ -167,14 +168,7 @@ export const MinMseCollector: Collector<MinMseOptions, MinMseState, SearchedRang
     }
     return { method: 'MinMSE', options: o, hist: createHistogram(capacityFor(o.numBins)) };
   },
-  update(state, values) {
-    foldIntoHistogram(state.hist, values);
-    return state;
-  },
-  merge(a, b) {
-    assertSameOptions('MinMSE', a.options, b.options);
-    return { method: 'MinMSE', options: a.options, hist: mergeHistograms(a.hist, b.hist) };
-  },
+  ...histogramUpdateAndMerge<'MinMSE', MinMseOptions>('MinMSE'),
   finalize(state) {
     if (state.hist.count === 0) return { min: 0, max: 0, scale: 1, zeroPoint: 0 };
     return minMseSearch(state.hist, state.options);

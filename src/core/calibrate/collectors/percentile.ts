@@ -15,22 +15,10 @@
  * move by at most one reference bin.
  */
 
-import {
-  type Histogram,
-  capacityFor,
-  createHistogram,
-  foldIntoHistogram,
-  mergeHistograms,
-} from '../histogram/histogram.ts';
+import { histogramUpdateAndMerge } from './histogramState.ts';
+import { type Histogram, capacityFor, createHistogram } from '../histogram/histogram.ts';
 import { type ReferenceHistogram, centeredReference, spanReference } from '../histogram/histogramViews.ts';
-import {
-  type CalibrationRange,
-  type Collector,
-  assertSameOptions,
-  validateNumBins,
-  validatePercentile,
-  withDefaults,
-} from './types.ts';
+import { type CalibrationRange, type Collector, validateNumBins, validatePercentile, withDefaults } from './types.ts';
 
 export interface PercentileOptions {
   /** In [0, 100]. */
@@ -115,14 +103,7 @@ export const PercentileCollector: Collector<PercentileOptions, PercentileState, 
     validateNumBins(o.numBins);
     return { method: 'Percentile', options: o, hist: createHistogram(capacityFor(o.numBins), o.symmetric) };
   },
-  update(state, values) {
-    foldIntoHistogram(state.hist, values);
-    return state;
-  },
-  merge(a, b) {
-    assertSameOptions('Percentile', a.options, b.options);
-    return { method: 'Percentile', options: a.options, hist: mergeHistograms(a.hist, b.hist) };
-  },
+  ...histogramUpdateAndMerge<'Percentile', PercentileOptions>('Percentile'),
   finalize(state) {
     const { hist, options } = state;
     if (hist.count === 0) return { min: 0, max: 0 };

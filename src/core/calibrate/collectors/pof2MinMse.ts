@@ -15,14 +15,9 @@
  * (`histogram/histogramViews.ts`), moving each value by at most one fine bin (under half a reference bin).
  */
 
+import { histogramUpdateAndMerge } from './histogramState.ts';
 import { QUANT_TYPES, type QuantType, isQuantType } from '../../quantize/numeric.ts';
-import {
-  type Histogram,
-  capacityFor,
-  createHistogram,
-  foldIntoHistogram,
-  mergeHistograms,
-} from '../histogram/histogram.ts';
+import { type Histogram, capacityFor, createHistogram } from '../histogram/histogram.ts';
 import { binCenters, spanReference } from '../histogram/histogramViews.ts';
 import type { SearchedRange } from './minmse.ts';
 import {
@@ -32,7 +27,7 @@ import {
   scaleToPosition,
   searchBounds,
 } from './qdqError.ts';
-import { type Collector, assertSameOptions, validateNumBins, withDefaults } from './types.ts';
+import { type Collector, validateNumBins, withDefaults } from './types.ts';
 
 export interface PowerOfTwoMinMseOptions {
   /** Activation type the round trip is simulated in. */
@@ -87,14 +82,7 @@ export const PowerOfTwoMinMseCollector: Collector<PowerOfTwoMinMseOptions, Power
     }
     return { method: 'PowerOfTwoMinMSE', options: o, hist: createHistogram(capacityFor(o.numBins)) };
   },
-  update(state, values) {
-    foldIntoHistogram(state.hist, values);
-    return state;
-  },
-  merge(a, b) {
-    assertSameOptions('PowerOfTwoMinMSE', a.options, b.options);
-    return { method: 'PowerOfTwoMinMSE', options: a.options, hist: mergeHistograms(a.hist, b.hist) };
-  },
+  ...histogramUpdateAndMerge<'PowerOfTwoMinMSE', PowerOfTwoMinMseOptions>('PowerOfTwoMinMSE'),
   finalize(state) {
     if (state.hist.count === 0) return { min: 0, max: 0, scale: 1, zeroPoint: 0 };
     return powerOfTwoMinMseSearch(state.hist, state.options);
