@@ -95,7 +95,8 @@ export function floatAttribute(name: string, value: number): AttributeProto {
   return emptyAttribute(name, AttributeProto_AttributeType.FLOAT, { f: value });
 }
 
-function emptyAttribute(name: string, type: number, fields: Partial<AttributeProto>): AttributeProto {
+/** An attribute of `type` with every repeated field present (the shape decode gives). */
+export function emptyAttribute(name: string, type: number, fields: Partial<AttributeProto>): AttributeProto {
   return {
     name,
     type,

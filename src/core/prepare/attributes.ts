@@ -10,8 +10,10 @@ import {
   AttributeType,
   DataType,
   constantNodeTensor,
+  emptyAttribute,
   floatAttribute,
   intAttribute,
+  intsAttribute,
   makeTensor,
 } from '../onnx/index.ts';
 
@@ -66,48 +68,27 @@ export function stringOf(node: NodeProto, name: string): string | undefined {
   return a?.s ? new TextDecoder().decode(a.s) : undefined;
 }
 
-/** An attribute of `type` with every repeated field present (the shape decode gives). */
-function attribute(name: string, type: number, fields: Partial<AttributeProto>): AttributeProto {
-  return {
-    name,
-    type,
-    floats: [],
-    ints: [],
-    strings: [],
-    tensors: [],
-    graphs: [],
-    sparse_tensors: [],
-    type_protos: [],
-    ...fields,
-  };
-}
-
 /** A STRING attribute. */
 export function stringAttribute(name: string, value: string): AttributeProto {
-  return attribute(name, AttributeType.STRING, { s: new TextEncoder().encode(value) });
-}
-
-/** An INTS attribute. */
-export function intsAttribute(name: string, values: readonly number[]): AttributeProto {
-  return attribute(name, AttributeType.INTS, { ints: [...values] });
+  return emptyAttribute(name, AttributeType.STRING, { s: new TextEncoder().encode(value) });
 }
 
 /** A FLOATS attribute. */
 export function floatsAttribute(name: string, values: readonly number[]): AttributeProto {
-  return attribute(name, AttributeType.FLOATS, { floats: [...values] });
+  return emptyAttribute(name, AttributeType.FLOATS, { floats: [...values] });
 }
 
 /** A TENSOR attribute. */
 export function tensorAttribute(name: string, t: TensorProto): AttributeProto {
-  return attribute(name, AttributeType.TENSOR, { t });
+  return emptyAttribute(name, AttributeType.TENSOR, { t });
 }
 
 /** A GRAPH attribute (If branches, Loop bodies). */
 export function graphAttribute(name: string, g: GraphProto): AttributeProto {
-  return attribute(name, AttributeType.GRAPH, { g });
+  return emptyAttribute(name, AttributeType.GRAPH, { g });
 }
 
-export { floatAttribute, intAttribute };
+export { floatAttribute, intAttribute, intsAttribute };
 
 /** A copy of `node` with the given fields replaced (attributes, inputs, … are new arrays when given). */
 export function editNode(node: NodeProto, changes: Partial<NodeProto>): NodeProto {
