@@ -148,6 +148,24 @@ export interface RecoveryState {
   error: { name: string; message: string } | null;
 }
 
+/** The state a recovery run (`recover`) or a ladder climb starts from: running, nothing of the previous one kept. */
+function runStart(mode: 'recover' | 'ladder'): Partial<RecoveryState> {
+  return {
+    status: 'running',
+    mode,
+    progress: null,
+    curves: [],
+    rungs: [],
+    climb: null,
+    error: null,
+    startedAt: Date.now(),
+    rungStartedAt: null,
+    liveClimb: null,
+    cancelling: false,
+    ranOn: null,
+  };
+}
+
 export interface RecoverySlice {
   recovery: RecoveryState;
   setRecoveryOptions(p: Partial<RecoveryOptions>): void;
@@ -418,20 +436,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             mixedPrecision && (TASK_LADDER_METRICS as readonly string[]).includes(options.mixedMetric)
               ? currentTaskHead(get())
               : null;
-          patch({
-            status: 'running',
-            mode: 'recover',
-            progress: null,
-            curves: [],
-            rungs: [],
-            climb: null,
-            error: null,
-            startedAt: Date.now(),
-            rungStartedAt: null,
-            liveClimb: null,
-            cancelling: false,
-            ranOn: null,
-          });
+          patch(runStart('recover'));
           const out = await service.recover(
             base.modelHandle,
             { ...base.data, config, configName: get().run.settings.preset, mixedPrecision, task },
@@ -459,20 +464,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         try {
           const config = recoveryConfig(currentConfig(get()), options, true);
           const formats: PresetName[] | undefined = ladder.allFormats ? undefined : [get().run.settings.preset];
-          patch({
-            status: 'running',
-            mode: 'ladder',
-            progress: null,
-            curves: [],
-            rungs: [],
-            climb: null,
-            error: null,
-            startedAt: Date.now(),
-            rungStartedAt: null,
-            liveClimb: null,
-            cancelling: false,
-            ranOn: null,
-          });
+          patch(runStart('ladder'));
           const timeBudget = ladder.timeBudgetMinutes === null ? undefined : ladder.timeBudgetMinutes * 60;
           const out = await service.ladder(
             base.modelHandle,
