@@ -31,7 +31,7 @@ import type { CalibrationOutcome, CalibrationSlice, DataRejection } from './cali
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import type { RunResult, RunSlice } from './runSlice.ts';
+import { quantizedFile, type RunResult, type RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
 import { currentConfig, currentTaskHead, headSuggestion, modelKey, rangesAreCurrent } from './selectors.ts';
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
@@ -355,11 +355,7 @@ export function createEvaluationSlice<S extends Needs>(
           const result = await service.evaluate(
             model.handle,
             {
-              quantized: {
-                name: quantized.fileName,
-                data: quantized.blob,
-                ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}),
-              },
+              quantized: quantizedFile(quantized),
               samples,
               spec: get().calibration.spec,
               layers: get().evaluation.layers,

@@ -9,7 +9,7 @@ import type { EvaluationService, EvaluationSlice } from './evaluationSlice.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ModelSlice } from './modelSlice.ts';
 import { toModelError } from './modelSlice.ts';
-import type { RunSlice } from './runSlice.ts';
+import { quantizedFile, type RunSlice } from './runSlice.ts';
 import { evaluationSamples } from './samples.ts';
 
 export interface ParityState {
@@ -69,11 +69,7 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
           const result = await service.parity(
             model.handle,
             {
-              quantized: {
-                name: quantized.fileName,
-                data: quantized.blob,
-                ...(quantized.data ? { externalData: { [quantized.data.fileName]: quantized.data.blob } } : {}),
-              },
+              quantized: quantizedFile(quantized),
               samples,
               spec: get().calibration.spec,
             },

@@ -68,6 +68,15 @@ export interface RunResult extends QuantizedModel {
   adoptedUnder?: { settings: QuantSettings; exclusions: readonly ExclusionEntry[] };
 }
 
+/** A run's model as the workers take it: its file name, its bytes, and its external data file under the name the model uses. */
+export function quantizedFile(result: RunResult): { name: string; data: Blob; externalData?: Record<string, Blob> } {
+  return {
+    name: result.fileName,
+    data: result.blob,
+    ...(result.data ? { externalData: { [result.data.fileName]: result.data.blob } } : {}),
+  };
+}
+
 export interface RunState {
   settings: QuantSettings;
   status: RunStatus;
