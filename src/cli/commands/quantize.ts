@@ -276,7 +276,8 @@ export const quantizeCommand = {
         process.stderr.write(
           `calibration method: ${name}'s own, ${config.calibrationMethod} (choosing one needs at least 2 calibration samples)\n`,
         );
-    } else
+    } else if (!values.ranges)
+      // Given ranges were calibrated elsewhere: no method runs here, so none is named.
       process.stderr.write(
         `calibration method: ${config.calibrationMethod}${values['calibration-method'] ? ' (named)' : ` (${name}'s own)`}\n`,
       );
