@@ -26,6 +26,16 @@ async function select(page: Page, id: string): Promise<void> {
   await page.getByTestId('graph-workspace').evaluate((e) => e.scrollIntoView({ block: 'start' }));
   await page.waitForFunction(() => window.__qsGraph?.idle() === true);
   await expect.poll(() => page.evaluate((n) => window.__qsGraph!.position(n) !== null, id)).toBe(true);
+  // Opening or leaving a subgraph changes what sits above the canvas (the canvas moves some 180 px at 900 px wide):
+  // read the box's place only once the canvas has kept its place on the page for two painted frames.
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((done) => {
+        const top = () => document.querySelector('[data-testid=graph-canvas]')!.getBoundingClientRect().top;
+        const first = top();
+        requestAnimationFrame(() => requestAnimationFrame(() => done(top() === first)));
+      }),
+  );
   const at = await page.evaluate((n) => window.__qsGraph!.position(n)!, id);
   await page.mouse.click(at.x, at.y);
   await expect(page.getByTestId('node-inspector')).toHaveAttribute('data-node-id', id);
