@@ -61,8 +61,9 @@ const CORE_LAYERS: Readonly<Record<string, number>> = {
   calibrate: 5,
   export: 5,
   evaluate: 6,
-  report: 7,
-  recovery: 8,
+  search: 7,
+  report: 8,
+  recovery: 9,
 };
 
 const IMPORTS = new Map(FILES.map((f) => [f, importsOf(f)]));
@@ -150,7 +151,7 @@ describe('architecture: which way dependencies point', () => {
   it('the page and the CLI wire shared work through one core function, never their own copy', () => {
     // climbLadder's options: core/recovery/ladderSetup.ts ladderClimbOptions; a config edit: withOptions; the
     // recovery switches: core/recovery/recoverySwitches.ts withRecoverySwitches; the exclusion search's measure:
-    // core/evaluate/suggestMeasure.ts.
+    // core/search/suggestMeasure.ts.
     const COPIES: [RegExp, string][] = [
       [/\bladderMeasures\(/, 'ladderMeasures outside core: use ladderClimbOptions'],
       [/\brankLayers\(/, "the exclusion search's measure built outside core: use suggestMeasure"],

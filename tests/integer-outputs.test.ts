@@ -24,7 +24,7 @@ import {
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { compareModels, ComparisonError } from '../src/core/evaluate/index.ts';
-import { chooseMixedPrecision } from '../src/core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision } from '../src/core/search/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET } from '../src/core/quantize/precisionBudget.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { feedsFor } from './helpers/smallModels.ts';

@@ -13,8 +13,8 @@ import { configFromJSON, configToJSON, validateConfig, type QuantConfig } from '
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../src/core/quantize/precisionBudget.ts';
-import { chooseMixedPrecision, precisionUnits, withUnits } from '../src/core/evaluate/mixedPrecision.ts';
-import { precisionWindow, unitPositions } from '../src/core/evaluate/precisionWindows.ts';
+import { chooseMixedPrecision, precisionUnits, withUnits } from '../src/core/search/mixedPrecision.ts';
+import { precisionWindow, unitPositions } from '../src/core/search/precisionWindows.ts';
 import { createOutputJudge, sampleSubset } from '../src/core/evaluate/outputJudge.ts';
 import { calibrateOnTensors } from '../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';

@@ -12,7 +12,7 @@ import { decode } from '../src/core/onnx/index.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { ladderMeasures, type LadderRuntime } from '../src/core/recovery/ladderMeasure.ts';
 import type { Rung } from '../src/core/recovery/ladder.ts';
-import type { GrowthStep } from '../src/core/evaluate/precisionGrowth.ts';
+import type { GrowthStep } from '../src/core/search/precisionGrowth.ts';
 import type { SampleRun } from '../src/core/recovery/targetMeasure.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { folderFeeds } from '../src/cli/data/dataFeeds.ts';

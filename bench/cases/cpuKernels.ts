@@ -5,7 +5,7 @@
  * CPUs without VNNI); each with and without saturation-safe weights (quantize/cpuKernelSafety.ts).
  *
  * Usage: cpuKernels.ts <yolox|ultraface|detector|recognizer> <preset> [perChannel] [attention] [method=<m>] [mixed search=<basic|all>]
- *   mixed: automatic mixed precision within the default budget (core/evaluate/mixedPrecision.ts; 4 calibration
+ *   mixed: automatic mixed precision within the default budget (core/search/mixedPrecision.ts; 4 calibration
  *   samples, at most 60 measurements, target cosine 0.999, as bench/cases/recognizer.ts), its measurements run at
  *   graph optimization `search` (what `qstudio quantize --mixed-precision --judge-optimization` does); searched once
  *   for the plain weights and once with saturation-safe weights in the configuration, each written model judged at
@@ -28,7 +28,7 @@ import { float32Tensor, nodeRuntime, type Feeds, type OrtTensor } from '../../sr
 import { DETECTORS } from './detectors.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { isGraphOptimization, type GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
 

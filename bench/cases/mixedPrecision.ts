@@ -1,6 +1,6 @@
 /**
  * Automatic mixed precision judged as issue 15 asks: the model stays 8-bit (the preset's types), the search
- * (core/evaluate/mixedPrecision.ts) chooses what leaves 8 bits within the default budget from measurements on a
+ * (core/search/mixedPrecision.ts) chooses what leaves 8 bits within the default budget from measurements on a
  * few calibration samples, optionally AdaRound then learns the rounding of the result, and onnxruntime-node runs
  * the written file on held-out data (never the calibration data). Every written model is also loaded in
  * onnxruntime-web and, where its opset is at most 17, checked by onnx.checker.
@@ -22,7 +22,7 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
-import { chooseMixedPrecision } from '../../src/core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision } from '../../src/core/search/mixedPrecision.ts';
 import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';

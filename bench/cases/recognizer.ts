@@ -6,7 +6,7 @@
  * step top-1 agreement. Usage: recognizer.ts <preset> <variant>, variant a '+'-joined list of
  * 'perChannel', 'attention' (the transformer rules: LayerNormalization, Softmax's known range, …),
  * 'sq' (SmoothQuant), 'mixed' (automatic mixed precision within the default budget, its sensitivities measured
- * on 4 of the calibration lines, at most 60 measurements, core/evaluate/mixedPrecision.ts), 'adaround' or 'adaquant' (fast finetune on
+ * on 4 of the calibration lines, at most 60 measurements, core/search/mixedPrecision.ts), 'adaround' or 'adaquant' (fast finetune on
  * the calibration lines, after the mixed-precision choice), 'bc' (empirical bias correction on the calibration lines,
  * after the choice), or 'plain'; optional arguments after them: method=<calibration method> replaces the preset's
  * (the 16-bit tensors of mixed precision take the extremes seen, whatever it is), budget=act16=…,w16=…,float=…
@@ -24,7 +24,7 @@ import { withOptions, type CalibrationMethod } from '../../src/core/quantize/con
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 import { DEFAULT_PRECISION_BUDGET, parsePrecisionBudget } from '../../src/core/quantize/precisionBudget.ts';
 import {
   createTextJudge,

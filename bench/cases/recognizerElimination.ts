@@ -6,7 +6,7 @@
  * the default budget. Optionally bias correction on the calibration lines. Judged on lines 16–31 only (never used
  * for a choice) by onnxruntime-node on the written file, which onnxruntime-web also loads and runs. A measurement
  * of what a joint, measured-together choice within the budget reaches, not the product's search
- * (core/evaluate/mixedPrecision.ts, which measures from the 8-bit model and so misses weights whose gain shows
+ * (core/search/mixedPrecision.ts, which measures from the 8-bit model and so misses weights whose gain shows
  * only once their input is wide). Usage: recognizerElimination.ts <preset> <method> <acts> <weights> [bc]
  */
 import fs from 'node:fs';
@@ -17,7 +17,7 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
-import { precisionUnits, withUnits, type PrecisionUnit } from '../../src/core/evaluate/mixedPrecision.ts';
+import { precisionUnits, withUnits, type PrecisionUnit } from '../../src/core/search/mixedPrecision.ts';
 import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';

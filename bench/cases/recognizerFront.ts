@@ -18,7 +18,7 @@ import { withOptions, type CalibrationMethod, type QuantConfig } from '../../src
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
-import { precisionUnits, withUnits } from '../../src/core/evaluate/mixedPrecision.ts';
+import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/precisionBudget.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';

@@ -7,7 +7,7 @@ import { characterErrorRate, ctcGreedyDecode, sequenceAgreement } from '../../sr
 import { editDistance } from '../../src/core/editDistance.ts';
 import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
-import type { PrecisionKind } from '../../src/core/evaluate/mixedPrecision.ts';
+import type { PrecisionKind } from '../../src/core/search/mixedPrecision.ts';
 import type { QuantConfigInput } from '../../src/core/quantize/config.ts';
 
 export const RECOGNIZER_PATH = path.join(

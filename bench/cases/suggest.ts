@@ -11,13 +11,8 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
-import {
-  compareModels,
-  meanOutputCosine,
-  rankLayers,
-  suggestExclusions,
-  tailSubgraph,
-} from '../../src/core/evaluate/index.ts';
+import { compareModels, meanOutputCosine } from '../../src/core/evaluate/index.ts';
+import { rankLayers, suggestExclusions, tailSubgraph } from '../../src/core/search/index.ts';
 import { resolveSubgraph } from '../../src/core/exclude/index.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';

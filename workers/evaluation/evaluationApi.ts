@@ -15,9 +15,9 @@
  */
 import { openModel, type GraphIndex, type ModelProto, type TensorSummary } from '../../src/core/onnx/index.ts';
 import { compareModels, ComparisonError, type Comparison } from '../../src/core/evaluate/compareModels.ts';
-import { tailSubgraph, type RankBy } from '../../src/core/evaluate/candidates.ts';
-import { suggestExclusions, type StopReason, type SuggestStep } from '../../src/core/evaluate/suggest.ts';
-import { suggestMeasure } from '../../src/core/evaluate/suggestMeasure.ts';
+import { tailSubgraph, type RankBy } from '../../src/core/search/candidates.ts';
+import { suggestExclusions, type StopReason, type SuggestStep } from '../../src/core/search/suggest.ts';
+import { suggestMeasure } from '../../src/core/search/suggestMeasure.ts';
 import { qdqGrids } from '../../src/core/evaluate/qdqGrids.ts';
 import { compareAsNpu, npuReportInput, type NpuFigure } from '../../src/core/evaluate/npuFigure.ts';
 import { nodeErrors } from '../../src/core/metrics/layerwiseJumps.ts';
@@ -540,7 +540,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     },
 
     /**
-     * "Suggest exclusions": the core's greedy search (core/evaluate/suggest.ts), each candidate
+     * "Suggest exclusions": the core's greedy search (core/search/suggest.ts), each candidate
      * quantized here with the calibrated ranges and measured on the samples, layer by layer. Progress
      * reports every measured step. Named errors as `evaluate`, plus the quantizer's (ConfigError, …).
      */

@@ -60,7 +60,7 @@ import { runtimeGramProduct } from './gramProduct.ts';
 import { checkedDenseProduct } from './denseProduct.ts';
 import type { RuntimeDenseProduct } from '../../src/core/recovery/denseProduct.ts';
 import { sha256Hex } from '../../src/core/report/sha256.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
 
 import { mixedSummary, recipeLabel, recoveryFacts } from './rungSummary.ts';

@@ -5,7 +5,7 @@
 import type { MixedPrecisionSummary, RungSummary } from './recoveryTypes.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryReport } from '../../src/core/recovery/quantizeWithRecovery.ts';
-import type { MixedPrecisionResult } from '../../src/core/evaluate/mixedPrecision.ts';
+import type { MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 
 /** The mixed-precision search in numbers, or null where none ran. */
 export function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummary | null {

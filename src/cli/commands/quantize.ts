@@ -31,7 +31,7 @@ import { choosesMethodByDefault } from '../../core/quantize/presets.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { parse, UsageError } from '../usage.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/evaluate/mixedPrecision.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/search/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
 import { mixedPrecisionCosine, parseLadderTarget, TASK_LADDER_METRICS } from '../../core/recovery/ladder.ts';

@@ -3,16 +3,16 @@
  * to keep float until the quantized model's output cosine reaches the target, measuring every
  * candidate for real: calibrate once, then per step quantize with the candidate exclusion, run both
  * models on the evaluation images with onnxruntime-node and compare layer by layer. The search
- * itself is core/evaluate/suggest.ts; this file wires it to files, onnxruntime and the terminal,
+ * itself is core/search/suggest.ts; this file wires it to files, onnxruntime and the terminal,
  * prints each step as it is measured, and writes the best configuration found as JSON.
  */
 import fs from 'node:fs';
 import { buildGraphIndex } from '../../core/onnx/index.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { configToJSON, configToPlainJson } from '../../core/quantize/config.ts';
-import { tailSubgraph, type RankBy } from '../../core/evaluate/candidates.ts';
-import { suggestExclusions, type SuggestStep } from '../../core/evaluate/suggest.ts';
-import { suggestMeasure, type SuggestMeasured } from '../../core/evaluate/suggestMeasure.ts';
+import { tailSubgraph, type RankBy } from '../../core/search/candidates.ts';
+import { suggestExclusions, type SuggestStep } from '../../core/search/suggest.ts';
+import { suggestMeasure, type SuggestMeasured } from '../../core/search/suggestMeasure.ts';
 import { buildReport, renderHtml } from '../../core/report/index.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { loadConfigArgument } from '../configArgument.ts';

@@ -1,4 +1,7 @@
-/** Judging a quantization: running both models on the same samples, and searching for exclusions. Public face of src/core/evaluate. */
+/**
+ * Judging a quantization: running both models on the same samples and comparing them. The searches that measure
+ * candidates with it are in src/core/search. Public face of src/core/evaluate.
+ */
 export {
   compareModels,
   ComparisonError,
@@ -17,16 +20,5 @@ export {
   type MetricSwitch,
   type OutputMetricOptions,
 } from './outputMetrics.ts';
-export { rankLayers, tailSubgraph, type RankBy, type RankedLayer, type Tail } from './candidates.ts';
-export {
-  suggestExclusions,
-  withCandidate,
-  type Candidate,
-  type Measurement,
-  type StopReason,
-  type SuggestOptions,
-  type SuggestResult,
-  type SuggestStep,
-} from './suggest.ts';
 export { qdqGrids, type QdqGrid } from './qdqGrids.ts';
 export { EvaluationCancelledError, NoEvaluationDataError } from './errors.ts';

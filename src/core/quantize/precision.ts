@@ -2,7 +2,7 @@
  * Mixed precision as the quantizer reads it: which integer type a tensor gets when the configuration's
  * TensorQuantOverrides names it, the 16-bit type that widens an 8-bit one, and the short precision label
  * ("A8W8", "A16W8", "A8W16", "float") the report, the layer table and the graph share.
- * Data and lookups only: choosing what to widen is core/evaluate/mixedPrecision.ts.
+ * Data and lookups only: choosing what to widen is core/search/mixedPrecision.ts.
  */
 import type { ConfigQuantType, QuantConfig } from './config.ts';
 import { QUANT_TYPES, type QuantType } from './numeric.ts';

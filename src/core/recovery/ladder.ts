@@ -17,7 +17,7 @@
  * functions quantized as one op, Softmax on [0, 1]) and with them plus SmoothQuant (include_sq); for other models
  * whose functions are written out as several nodes (`functionRungs`: HardSwish, SiLU, scale-and-shift blocks), with the
  * function rules alone. The fine-tuning and mixed-precision rungs start from whichever of these measured best. The exclusion rung starts from the best configuration measured so far and runs the
- * measured greedy search (core/evaluate/suggest.ts) with the same target.
+ * measured greedy search (core/search/suggest.ts) with the same target.
  * Where the judge runs onnxruntime's CPU int8 kernels (graph optimization 'all', core/runtime/graphOptimization.ts)
  * and a format's best screened model has weights that could saturate them (`saturationRisk`), that rung is measured
  * once more with saturation-safe weights (core/quantize/cpuKernelSafety.ts), and what follows starts from the better.
@@ -95,7 +95,7 @@ export interface RungRecipe {
   readonly finetune: FinetuneAlgorithm | null;
   /** The measured exclusion search, from the best configuration so far. */
   readonly exclusions: boolean;
-  /** Automatic mixed precision (core/evaluate/mixedPrecision.ts) from the best 8-bit configuration so far. */
+  /** Automatic mixed precision (core/search/mixedPrecision.ts) from the best 8-bit configuration so far. */
   readonly mixedPrecision?: boolean;
   /** The transformer rules (enableNpuTransformer). Absent: off. */
   readonly transformer?: boolean;

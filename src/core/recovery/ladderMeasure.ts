@@ -3,7 +3,7 @@
  * (once per activation-calibration setting and CLE choice, since the ranges depend on nothing else),
  * quantize with the rung's recovery steps (quantizeWithRecovery: CLE, AdaRound, AdaQuant, bias correction,
  * tuned on the calibration samples), then compare with the float model on the evaluation samples and read
- * the target's metric. The exclusion rung runs the measured greedy search (core/evaluate/suggest.ts) on the
+ * the target's metric. The exclusion rung runs the measured greedy search (core/search/suggest.ts) on the
  * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
@@ -15,10 +15,10 @@ import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
-import { rankLayers, tailSubgraph } from '../evaluate/candidates.ts';
-import { suggestExclusions, type SuggestStep } from '../evaluate/suggest.ts';
-import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
-import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../evaluate/precisionGrowth.ts';
+import { rankLayers, tailSubgraph } from '../search/candidates.ts';
+import { suggestExclusions, type SuggestStep } from '../search/suggest.ts';
+import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../search/mixedPrecision.ts';
+import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../search/precisionGrowth.ts';
 import type { PrecisionCeiling } from './ladderShortfall.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ladderShortfall, type PrecisionCeiling } from './ladderShortfall.ts';
-import { growPrecision } from '../evaluate/precisionGrowth.ts';
-import type { MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
-import type { PrecisionUnit } from '../evaluate/precisionUnit.ts';
+import { growPrecision } from '../search/precisionGrowth.ts';
+import type { MixedPrecisionResult } from '../search/mixedPrecision.ts';
+import type { PrecisionUnit } from '../search/precisionUnit.ts';
 import { getPreset } from '../quantize/presets.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { shortfallSections } from '../report/shortfallText.ts';

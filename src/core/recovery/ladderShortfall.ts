@@ -7,8 +7,8 @@
  * Reads rungs structurally (the ladder's RungResult and ladderMeasure's RungDetail), so the ladder's report can use it
  * without an import cycle. Pure.
  */
-import type { GrowthResult } from '../evaluate/precisionGrowth.ts';
-import type { MixedPrecisionResult } from '../evaluate/mixedPrecision.ts';
+import type { GrowthResult } from '../search/precisionGrowth.ts';
+import type { MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import type { ReportLadderFigure, ReportLadderShortfall } from '../report/report.ts';
 
 /** Every activation group at 16 bits, with the weights of the growth's largest set, measured where the growth missed. */

@@ -7,7 +7,7 @@
  */
 
 import type { LayerRow } from '../metrics/layerwise.ts';
-import type { SuggestStep } from '../evaluate/suggest.ts';
+import type { SuggestStep } from '../search/suggest.ts';
 import { dbSeverity, escapeHtml, formatCosine, formatDb, type Severity } from './htmlText.ts';
 import type { ReportHistogram } from './report.ts';
 

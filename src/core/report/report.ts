@@ -14,7 +14,7 @@ import type { NodeId } from '../onnx/model.ts';
 import type { OutputSummary } from '../metrics/metricSummary.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import type { NodeError } from '../metrics/layerwiseJumps.ts';
-import type { SuggestStep, StopReason } from '../evaluate/suggest.ts';
+import type { SuggestStep, StopReason } from '../search/suggest.ts';
 import type { NodePrecision } from '../quantize/precisionClasses.ts';
 import type { GraphOptimization } from '../runtime/graphOptimization.ts';
 import type { ReportTask } from '../task/taskReport.ts';

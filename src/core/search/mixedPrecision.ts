@@ -4,7 +4,7 @@
  * is not enough, a few nodes stay float.
  *
  * Sensitivity is measured, never guessed from op types: a candidate's gain is how much the output error
- * (1 − cosine to the float model, on a few of the user's samples; ./outputJudge.ts) falls when it alone leaves
+ * (1 − cosine to the float model, on a few of the user's samples; ../evaluate/outputJudge.ts) falls when it alone leaves
  * 8 bits. Measuring every tensor apart would cost one model run per tensor, so the search measures groups
  * (group testing): quantization noises of different tensors are independent and their output errors add up,
  * so a block of candidates widened together gains about the sum of its members' gains. Starting from "all
@@ -23,12 +23,12 @@ import type { ModelProto, NodeId } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import { quantizeModel, type QuantizeResult } from '../quantize/quantizeModel.ts';
-import type { ComparisonRuntime } from './compareModels.ts';
-import type { RunsFigure } from './sampleRuns.ts';
-import { createOutputJudge, sampleSubset } from './outputJudge.ts';
+import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
+import type { RunsFigure } from '../evaluate/sampleRuns.ts';
+import { createOutputJudge, sampleSubset } from '../evaluate/outputJudge.ts';
 import { wideType } from '../quantize/precision.ts';
 import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
-import type { OutputJudge } from './outputJudge.ts';
+import type { OutputJudge } from '../evaluate/outputJudge.ts';
 import { precisionWindow, unitPositions, type WindowShape } from './precisionWindows.ts';
 import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
 

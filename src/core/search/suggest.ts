@@ -14,7 +14,7 @@
  */
 
 import type { NodeId } from '../onnx/model.ts';
-import { ComparisonError } from './errors.ts';
+import { ComparisonError } from '../evaluate/errors.ts';
 import type { QuantConfig, SubgraphExclusion } from '../quantize/config.ts';
 import type { RankedLayer, Tail } from './candidates.ts';
 

@@ -9,7 +9,7 @@ import type { QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 import type { QuantizeResult } from '../quantize/quantizeModel.ts';
 import { searchMixedPrecision } from './mixedPrecision.ts';
-import type { OutputJudge } from './outputJudge.ts';
+import type { OutputJudge } from '../evaluate/outputJudge.ts';
 
 const N = 400;
 const acts = Array.from({ length: N }, (_, k) => `a${k}`);

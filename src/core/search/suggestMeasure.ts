@@ -12,10 +12,15 @@ import { quantizeModel } from '../quantize/quantizeModel.ts';
 import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import type { OutputSummary } from '../metrics/index.ts';
 import { rankLayers, type RankBy } from './candidates.ts';
-import { compareModels, type CompareOptions, type Comparison, type ComparisonRuntime } from './compareModels.ts';
-import { compareAsNpu } from './npuFigure.ts';
-import { meanOutputCosine } from './outputMetrics.ts';
-import { runCollector, type SampleRun } from './sampleRuns.ts';
+import {
+  compareModels,
+  type CompareOptions,
+  type Comparison,
+  type ComparisonRuntime,
+} from '../evaluate/compareModels.ts';
+import { compareAsNpu } from '../evaluate/npuFigure.ts';
+import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import { runCollector, type SampleRun } from '../evaluate/sampleRuns.ts';
 import type { Measurement } from './suggest.ts';
 
 /** A figure other than the cosine (core/recovery/targetMeasure.ts: top-1, sequence, mAP, mIoU...). */

@@ -3,7 +3,7 @@ import type { NodeId } from '../onnx/model.ts';
 import { getPreset } from '../quantize/presets.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { RankedLayer, Tail } from './candidates.ts';
-import { EvaluationCancelledError } from './errors.ts';
+import { EvaluationCancelledError } from '../evaluate/errors.ts';
 import { suggestExclusions, type Measurement } from './suggest.ts';
 
 /**
