@@ -1,0 +1,113 @@
+/**
+ * One recovery run (the page's "Recover"): quantizes with the user's recovery steps (core quantizeWithRecovery:
+ * CLE, AdaRound / AdaQuant, bias correction), optionally after a mixed-precision choice, and judges the result
+ * on the evaluation samples; the measured model is kept by handle.
+ */
+import { compareModels } from '../../src/core/evaluate/compareModels.ts';
+import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import type { PresetName } from '../../src/core/quantize/presets.ts';
+import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
+import { LadderTargetError, parseLadderTarget, TASK_LADDER_METRICS } from '../../src/core/recovery/ladder.ts';
+import { ladderMetrics } from '../../src/core/recovery/ladderMeasure.ts';
+import { figureReader } from '../../src/core/recovery/targetMeasure.ts';
+import { runtimeGramProduct } from './gramProduct.ts';
+import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
+import { recipeLabel } from './rungSummary.ts';
+import type { RecoveryOutcome, RecoveryRequest, RecoveryWorkerProgressCallback } from './recoveryTypes.ts';
+import { denseOf, forward, withSignal, type RecoveryContext } from './recoveryContext.ts';
+import { ladderTask, prepareData } from './recoveryData.ts';
+
+/**
+ * Quantizes with the configuration's recovery steps and judges the result on the evaluation samples.
+ * Named errors: NoRecoveryDataError, NoUsableSamplesError, RecoveryCancelledError, RecoveryError,
+ * ConfigError and what the quantizer throws.
+ */
+export async function runRecovery(
+  ctx: RecoveryContext,
+  handle: string,
+  request: RecoveryRequest,
+  onProgress?: RecoveryWorkerProgressCallback,
+): Promise<RecoveryOutcome> {
+  const { models, forgetPrevious, summarize } = ctx;
+  const h = models.get(handle);
+  const progress = onProgress ?? (() => undefined);
+  return withSignal(h, async (signal, check) => {
+    const start = performance.now();
+    let config = validateConfig(request.config);
+    const data = await prepareData(ctx.deps, h, request, check, progress);
+    let mixed: MixedPrecisionResult | undefined;
+    if (request.mixedPrecision) {
+      const { budget, target, maxMeasurements = 100, metric = 'cosine' } = request.mixedPrecision;
+      // A task target (agreement with the float model's boxes or masks) is read on the calibration images, through
+      // the same reading as the ladder's and qstudio quantize --mixed-precision's (core targetMeasure).
+      const goal = parseLadderTarget(`${metric}:${target}`);
+      if (goal.metric !== 'cosine' && !(TASK_LADDER_METRICS as readonly string[]).includes(goal.metric))
+        throw new LadderTargetError(
+          `mixed precision aims at an output cosine or a task figure (map50, map, miou), not ${goal.metric}`,
+        );
+      const reader =
+        goal.metric === 'cosine' ? null : figureReader(goal.metric, ladderTask(request, data.tuning, goal.metric));
+      progress({ rung: null, phase: 'calibrate' });
+      const plain: QuantConfig = {
+        ...config,
+        includeCle: false,
+        includeSq: false,
+        includeFastFt: false,
+        includeBiasCorrection: false,
+      };
+      mixed = await chooseMixedPrecision(h.model, await data.calibrate(h.model, plain), config, data.tuningRuntime, {
+        budget,
+        target: goal.value,
+        ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
+        maxMeasurements,
+        signal,
+        onStep: (s) =>
+          progress({ rung: null, phase: 'mixed', done: s.index, total: maxMeasurements, cosine: s.cosine }),
+      });
+      check();
+      config = mixed.config;
+    }
+    const result = await quantizeWithRecovery(h.model, config, {
+      calibrate: (m) => data.calibrate(m, config),
+      runtime: data.tuningRuntime,
+      // The optimizers' inner product and the layer problems' products as onnxruntime MatMuls (many times faster
+      // than TypeScript, bench/README.md).
+      gramProduct: runtimeGramProduct(h.runtime),
+      denseProduct: config.includeFastFt ? (await denseOf(h))?.product : undefined,
+      signal,
+      onProgress: forward(progress, null),
+      configName: request.configName,
+    });
+    progress({ rung: null, phase: 'evaluate' });
+    const comparison = await compareModels(h.model, result.model, data.judgingRuntime, {
+      layers: false,
+      floatIndex: h.index,
+    });
+    const metrics = ladderMetrics(comparison.outputs);
+    const seconds = (performance.now() - start) / 1000;
+    forgetPrevious(h);
+    const rung = summarize(
+      h,
+      {
+        quantized: result.model,
+        report: result.report,
+        recovery: result.recovery,
+        comparison,
+        mixedPrecision: mixed,
+      },
+      {
+        index: 1,
+        label: recipeLabel(config, request.configName, mixed !== undefined),
+        step: null,
+        score: metrics.cosine,
+        metrics,
+        met: false,
+        seconds,
+        error: null,
+        config: configToJSON(config),
+        preset: request.configName as PresetName,
+      },
+    );
+    return { rung, used: data.tuning.feeds.length, skipped: data.skipped, seconds, ranOn: h.runtime.ranOn() };
+  });
+}
