@@ -11,14 +11,12 @@ import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.
 import {
   baseName,
   checkMaskLabel,
-  csvPairs,
   describeHead,
   headClassCount,
   paletteIndices,
   pngPalette,
   readClassLabels,
-  readCocoLabels,
-  readTextLabels,
+  readLabelFile,
   readYoloLabels,
   recognizeHead,
   requireHead,
@@ -141,38 +139,16 @@ export function readTaskLabels(
 ): LabelSet {
   if (!fs.existsSync(source)) throw new TaskLabelError(`--labels ${source}: no such file or folder`);
   const summary = summarize(model, buildGraphIndex(model.graph!));
+  if (fs.statSync(source).isFile())
+    return readLabelFile(path.basename(source), fs.readFileSync(source, 'utf8'), head, summary.outputs, images);
+  if (head.task === 'text')
+    throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
   const classCount = headClassCount(head, summary.outputs);
-  const names = head.task === 'text' ? null : head.classNames;
-  if (head.task === 'text') {
-    if (!fs.statSync(source).isFile() || !/\.(txt|tsv|csv)$/i.test(source))
-      throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
-    if (!head.dictionary)
-      throw new TaskLabelError(
-        "text labels are compared as characters: give the recognizer's dictionary with --dict <keys.txt>",
-      );
-    return readTextLabels(path.basename(source), fs.readFileSync(source, 'utf8'), images);
-  }
   if (classCount === null)
     throw new TaskLabelError(
       `--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`,
     );
-  const stat = fs.statSync(source);
-  if (stat.isFile()) {
-    const text = fs.readFileSync(source, 'utf8');
-    if (/\.json$/i.test(source)) {
-      if (head.task !== 'detect')
-        throw new TaskLabelError(`${source}: COCO JSON holds boxes; this head is ${head.task}`);
-      return readCocoLabels(path.basename(source), text, images, names, classCount);
-    }
-    if (/\.csv$/i.test(source)) {
-      if (head.task !== 'classify')
-        throw new TaskLabelError(`${source}: a CSV holds classes; this head is ${head.task}`);
-      return readClassLabels(path.basename(source), csvPairs(text), images, names, classCount);
-    }
-    throw new TaskLabelError(
-      `${source}: give a COCO .json, a .csv, or a folder (YOLO .txt files, a folder per class, PNG masks)`,
-    );
-  }
+  const names = head.classNames;
   const entries = fs.readdirSync(source, { withFileTypes: true });
   const txt = entries.filter((d) => d.isFile() && /\.txt$/i.test(d.name));
   const png = entries.filter((d) => d.isFile() && /\.png$/i.test(d.name));

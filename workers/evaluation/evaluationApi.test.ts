@@ -119,6 +119,44 @@ describe('evaluationApi', async () => {
     expect(progress.filter((p) => p.phase === 'at-default').at(-1)).toMatchObject({ done: 3, total: 3 });
   });
 
+  it('judges against a labels file (CSV image,class): the float and quantized figures and the drop; bad labels a named TaskLabelError', async () => {
+    const a = api();
+    const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
+    const request = {
+      quantized: { name: 'mnist.quant.onnx', data: new Blob([mnist.quantized as Uint8Array<ArrayBuffer>]) },
+      samples: fakeImages(3),
+      spec: unit,
+    };
+    const plain = (await a.evaluate(handle, request)).report.task!;
+    expect(plain.labels).toBeNull();
+    // Labels that say what the float model read: the float model scores 1, the quantized model its top-1 agreement.
+    const floatTop = plain.pictures.map((p) => [p.name, p.float.top![0].label] as const);
+    const csv = floatTop.map(([name, k]) => `${name},${k}`).join('\n');
+    const judged = await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: csv } });
+    const labels = judged.report.task!.labels!;
+    const top1 = labels.figures.find((f) => f.metric.startsWith('top-1'))!;
+    expect(top1.float).toBe(1);
+    expect(top1.quantized).toBeCloseTo(plain.agreement.top1!, 12);
+    expect(top1.drop).toBeCloseTo(1 - plain.agreement.top1!, 12);
+    // Labels naming another class than the float's for one image: the float figure drops to 2/3.
+    const [first, ...rest] = floatTop;
+    const moved = [`${first[0]},${(first[1] + 1) % 10}`, ...rest.map(([n, k]) => `${n},${k}`)].join('\n');
+    const off = (await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: moved } })).report.task!;
+    expect(off.labels!.figures.find((f) => f.metric.startsWith('top-1'))!.float).toBeCloseTo(2 / 3, 12);
+
+    const outOfRange = await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: `${first[0]},10` } });
+    expect(outOfRange.report.task).toBeNull();
+    expect(outOfRange.taskError).toEqual({
+      name: 'TaskLabelError',
+      message: expect.stringMatching(/class 10 is out of range/),
+    });
+    const noImage = await a.evaluate(handle, {
+      ...request,
+      labels: { name: 'labels.csv', text: csv + '\nnope.png,1' },
+    });
+    expect(noImage.taskError?.message).toMatch(/nope\.png/);
+  });
+
   it("runs the quantized model's sessions at onnxruntime's default level for the headline, at 'basic' for the layers; a search aims at 'all' unless told", async () => {
     const levels: string[] = [];
     const inner = nodeWorkerRuntime();

@@ -59,6 +59,8 @@ import {
   evaluateTask,
   recognizeHead,
   TaskHeadError,
+  TaskLabelError,
+  readLabelFile,
   runOutputs,
   taskReport,
   type HeadGuess,
@@ -116,6 +118,8 @@ export interface EvaluationRequest {
    * when the model has one, 'none' to skip, or a head the user chose. Judged on image samples only.
    */
   task?: 'auto' | 'none' | TaskHead;
+  /** A labels file for the images (core/task/labelFile.ts): the task judged against it too, float and quantized. */
+  labels?: { name: string; text: string };
   report?: ReportContext;
 }
 
@@ -243,6 +247,8 @@ interface HeldEvaluation {
   head: HeadGuess;
   index: GraphIndex;
   inputs: TensorSummary[];
+  /** The model's outputs (their shapes fix a head's class count, for labels). */
+  outputs: readonly TensorSummary[];
   file: ReportFile;
   runtime: Runtime;
   /** WASM threads this worker's sessions may use. */
@@ -302,8 +308,21 @@ async function taskFigures(
   request: EvaluationRequest,
   data: EvaluationFeeds,
   outputs: readonly { float: RunOutputs; quant: RunOutputs }[],
+  modelOutputs: readonly TensorSummary[],
 ): Promise<ReportTask> {
-  const samples: TaskSample[] = data.feeds.map((_, i) => taskSample(data, request.spec!, i, outputs[i]));
+  const labels = request.labels
+    ? readLabelFile(
+        request.labels.name,
+        request.labels.text,
+        head,
+        modelOutputs,
+        data.names.map((name, i) => ({ name, width: data.sizes[i]?.width ?? 0, height: data.sizes[i]?.height ?? 0 })),
+      )
+    : null;
+  const samples: TaskSample[] = data.feeds.map((_, i) => {
+    const sample = taskSample(data, request.spec!, i, outputs[i]);
+    return labels ? { ...sample, label: labels.get(sample.name) } : sample;
+  });
   const evaluation = evaluateTask(head, samples);
   const photos = new Map<string, string>();
   for (const r of evaluation.perImage.slice(0, 8)) {
@@ -389,6 +408,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         index,
         head,
         inputs,
+        outputs: summary.outputs,
         file,
         runtime,
         threads: options.threads,
@@ -403,8 +423,9 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
      * (nothing to judge a task on). TaskHeadError when the outputs do not fit the head.
      */
     async judgeTask(handle: string, head: TaskHead): Promise<ReportTask | null> {
-      const last = held.get(handle).lastOutputs;
-      return last ? taskFigures(head, last.request, last.data, last.outputs) : null;
+      const h = held.get(handle);
+      const last = h.lastOutputs;
+      return last ? taskFigures(head, last.request, last.data, last.outputs, h.outputs) : null;
     },
 
     /**
@@ -459,10 +480,11 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         let task: ReportTask | null = null;
         let taskError: EvaluationResult['taskError'];
         try {
-          if (judgeTask) task = await taskFigures(head!, request, data, outputs);
+          if (judgeTask) task = await taskFigures(head!, request, data, outputs, h.outputs);
         } catch (e) {
-          // A head the user chose that these outputs do not fit: said by name, never a wrong number; the rest stands.
-          if (!(e instanceof TaskHeadError)) throw e;
+          // A head the user chose that these outputs do not fit, or labels that do not fit the images: said by
+          // name, never a wrong number; the rest stands.
+          if (!(e instanceof TaskHeadError || e instanceof TaskLabelError)) throw e;
           taskError = { name: e.name, message: e.message };
         }
         const ctx = request.report ?? {};

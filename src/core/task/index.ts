@@ -20,3 +20,4 @@ export * from './geometry.ts';
 export * from './headChoice.ts';
 export * from './textLabels.ts';
 export * from './pngPalette.ts';
+export * from './labelFile.ts';
