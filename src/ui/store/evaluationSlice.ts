@@ -136,8 +136,10 @@ export interface EvaluationState {
   taskByModel: Record<string, TaskChoice>;
   /** The task figures are being read again through a changed head. */
   taskJudging: boolean;
-  /** Why the chosen head could not be read on the last evaluation's outputs (TaskHeadError). */
+  /** Why the chosen head could not be read on the last evaluation's outputs (TaskHeadError), or the labels do not fit (TaskLabelError). */
   taskError: EvaluationError | null;
+  /** A labels file for the evaluation images (COCO JSON, image,class CSV, image<TAB>text lines), read by the worker. */
+  labels: { name: string; text: string } | null;
 }
 
 /** A head the user chose, or no task judged. */
@@ -146,6 +148,8 @@ export type TaskChoice = TaskHead | 'none';
 export interface EvaluationSlice {
   evaluation: EvaluationState;
   setEvaluationSource(source: EvaluationSource): void;
+  /** The labels file the next evaluation judges the task against (null: none). */
+  setEvaluationLabels(file: File | null): Promise<void>;
   /** Adds images to the own evaluation set (and switches to it); duplicates by name and size are dropped. */
   addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
   clearEvaluationImages(): void;
@@ -225,6 +229,7 @@ export const initialEvaluationState: EvaluationState = {
   taskByModel: {},
   taskJudging: false,
   taskError: null,
+  labels: null,
 };
 
 type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
@@ -286,6 +291,10 @@ export function createEvaluationSlice<S extends Needs>(
 
       setEvaluationSource(source) {
         patch({ source });
+      },
+
+      async setEvaluationLabels(file) {
+        patch({ labels: file ? { name: file.name, text: await file.text() } : null, taskError: null });
       },
 
       addEvaluationImages({ images, rejected = [] }) {
@@ -361,6 +370,7 @@ export function createEvaluationSlice<S extends Needs>(
               layers: get().evaluation.layers,
               npuBf16: get().evaluation.npuBf16,
               task: chosenTask() ?? 'auto',
+              labels: get().evaluation.labels ?? undefined,
               report: reportContext(source),
             },
             (progress) => {

@@ -8,13 +8,24 @@
 import type { ReportTask } from '../../../core/report/index.ts';
 import { taskSection } from '../../../core/report/taskSection.ts';
 
+const pct = (v: number) => (Number.isNaN(v) ? '—' : `${(v * 100).toFixed(1)}%`);
+
 export function TaskAccuracy({ task }: { task: ReportTask }) {
+  const first = task.labels?.figures[0];
   return (
-    <div
-      className="task-accuracy"
-      data-testid="eval-task"
-      data-task={task.task}
-      dangerouslySetInnerHTML={{ __html: taskSection(task) }}
-    />
+    <>
+      {first && (
+        <p className="task-labels-figure" data-testid="eval-task-labels">
+          Against labels ({first.metric}): float {pct(first.float)} · quantized {pct(first.quantized)} · drop{' '}
+          {Number.isNaN(first.drop) ? '—' : `${(first.drop * 100).toFixed(1)} pt`}
+        </p>
+      )}
+      <div
+        className="task-accuracy"
+        data-testid="eval-task"
+        data-task={task.task}
+        dangerouslySetInnerHTML={{ __html: taskSection(task) }}
+      />
+    </>
   );
 }

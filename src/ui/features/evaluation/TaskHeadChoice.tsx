@@ -70,6 +70,8 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
   const judging = useStudio((s) => s.evaluation.taskJudging);
   const taskError = useStudio((s) => s.evaluation.taskError);
   const choose = useStudio((s) => s.chooseTaskHead);
+  const labels = useStudio((s) => s.evaluation.labels);
+  const setLabels = useStudio((s) => s.setEvaluationLabels);
   const guess = useMemo(() => headSuggestion(summary), [summary]);
   const [refusal, setRefusal] = useState<string | null>(null);
   const key = modelKey(summary);
@@ -215,12 +217,39 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
           <p>{refusal}</p>
         </Callout>
       )}
+      {head && (
+        <div className="task-labels">
+          <label>
+            Labels (optional: COCO .json, image,class .csv, image⇥text .txt){' '}
+            <input
+              type="file"
+              accept=".json,.csv,.txt,.tsv"
+              data-testid="task-labels-input"
+              disabled={disabled}
+              onChange={(e) => void setLabels(e.currentTarget.files?.[0] ?? null)}
+            />
+          </label>
+          {labels && (
+            <span data-testid="task-labels-name">
+              {' '}
+              {labels.name}: judged against it at the next evaluation{' '}
+              <button type="button" disabled={disabled} onClick={() => void setLabels(null)}>
+                Remove
+              </button>
+            </span>
+          )}
+        </div>
+      )}
       {taskError && (
         <Callout
           kind="error"
           testId="task-error"
           data={{ 'data-error-name': taskError.name }}
-          title="The task head does not fit these outputs"
+          title={
+            taskError.name === 'TaskLabelError'
+              ? 'The labels do not fit the images'
+              : 'The task head does not fit these outputs'
+          }
         >
           <p>{taskError.message}</p>
         </Callout>
