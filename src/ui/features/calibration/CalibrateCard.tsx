@@ -6,6 +6,7 @@
  */
 import { useRef } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
@@ -252,20 +253,13 @@ export function CalibrateCard() {
         </Callout>
       )}
       {error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={error}
           testId="calibration-error"
-          data={{ 'data-error-name': error.name }}
           title={errorTitle(error.name, 'Calibration failed')}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{error.message}</p>
-          {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}
-        </Callout>
+          hint={errorHint(error.name)}
+          onDismiss={dismiss}
+        />
       )}
       {!running && <Outcome />}
     </section>

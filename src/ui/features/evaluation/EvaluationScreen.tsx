@@ -4,7 +4,7 @@
  * download the report, and let the studio search for exclusions that reach a target cosine.
  * Loaded on first use (App lazy-loads it), like the calibration screen.
  */
-import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { useStudio } from '../../store/index.ts';
 import { EvaluationDataChoice } from './EvaluationDataChoice.tsx';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
@@ -98,20 +98,13 @@ function EvaluateCard() {
         </p>
       )}
       {error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={error}
           testId="eval-error"
-          data={{ 'data-error-name': error.name }}
           title={evaluationErrorTitle(error.name, 'The evaluation failed')}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{error.message}</p>
-          {evaluationErrorHint(error.name) && <p className="callout__hint">{evaluationErrorHint(error.name)}</p>}
-        </Callout>
+          hint={evaluationErrorHint(error.name)}
+          onDismiss={dismiss}
+        />
       )}
       {result && <EvaluationResults result={result} stale={stale} search={search} />}
     </section>

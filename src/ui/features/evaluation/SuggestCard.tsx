@@ -5,7 +5,7 @@
  * which the user can still remove from the exclusion list.
  */
 import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
-import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import type { SuggestState } from '../../store/evaluationSlice.ts';
@@ -121,20 +121,13 @@ export function SuggestCard() {
         </p>
       )}
       {s.error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={s.error}
           testId="suggest-error"
-          data={{ 'data-error-name': s.error.name }}
           title={evaluationErrorTitle(s.error.name, 'The search failed')}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{s.error.message}</p>
-          {evaluationErrorHint(s.error.name) && <p className="callout__hint">{evaluationErrorHint(s.error.name)}</p>}
-        </Callout>
+          hint={evaluationErrorHint(s.error.name)}
+          onDismiss={dismiss}
+        />
       )}
       {s.steps.length > 0 && (
         <p className="muted small" data-testid="suggest-aimed" data-aim={s.outcome?.aim ?? s.aim}>

@@ -3,7 +3,7 @@
  * the report's counts, warnings and the float nodes with their reasons, and the downloads (the
  * quantized model and the report JSON). Nothing is uploaded: the model is a Blob on this page.
  */
-import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
@@ -71,20 +71,13 @@ export function QuantizeCard() {
         )}
       </div>
       {error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={error}
           testId="quantize-error"
-          data={{ 'data-error-name': error.name }}
           title={errorTitle(error.name, 'Quantization failed')}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{error.message}</p>
-          {errorHint(error.name) && <p className="callout__hint">{errorHint(error.name)}</p>}
-        </Callout>
+          hint={errorHint(error.name)}
+          onDismiss={dismiss}
+        />
       )}
       {result && (
         <div className="quant-result" data-testid="quantize-result">

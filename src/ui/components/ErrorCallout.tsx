@@ -1,0 +1,32 @@
+/**
+ * A failed step's error on its card: the error's title (from the card's own error titles), its message, a hint where
+ * one is known, and Dismiss. The error's name is on the box (data-error-name) for tests and styling.
+ */
+import { Callout } from './Callout.tsx';
+
+export interface ErrorCalloutProps {
+  error: { name: string; message: string };
+  title: string;
+  hint?: string;
+  testId: string;
+  onDismiss: () => void;
+}
+
+export function ErrorCallout({ error, title, hint, testId, onDismiss }: ErrorCalloutProps) {
+  return (
+    <Callout
+      kind="error"
+      testId={testId}
+      data={{ 'data-error-name': error.name }}
+      title={title}
+      actions={
+        <button type="button" className="button button--small" onClick={onDismiss}>
+          Dismiss
+        </button>
+      }
+    >
+      <p>{error.message}</p>
+      {hint && <p className="callout__hint">{hint}</p>}
+    </Callout>
+  );
+}
