@@ -9,26 +9,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
 import {
-  baseName,
-  checkMaskLabel,
   describeHead,
-  headClassCount,
-  paletteIndices,
-  pngPalette,
-  readClassLabels,
-  readLabelFile,
-  readYoloLabels,
+  readLabelSource,
   recognizeHead,
   requireHead,
   textDictionary,
   TASK_KINDS,
   TaskLabelError,
   type ImageSizeByName,
-  type LabelSet,
+  type LabelSourceFile,
+  type ReadLabels,
   type TaskHead,
   type TaskKind,
 } from '../core/task/index.ts';
-import { decodeImageFile } from './images/decode.ts';
+import { decodeImageBytes } from './images/decode.ts';
 import { UsageError } from './usage.ts';
 
 export const TASK_OPTIONS = {
@@ -130,78 +124,32 @@ export function picturesArgument(text: string | undefined): number {
   return n;
 }
 
-/** Labels for the images evaluated, read and checked; a TaskLabelError names what does not fit. */
-export function readTaskLabels(
+/** Every file under a folder (two levels: a folder per class), by its path relative to the folder. */
+function listFolder(root: string, under = '', depth = 0): LabelSourceFile[] {
+  return fs.readdirSync(path.join(root, under), { withFileTypes: true }).flatMap((d) => {
+    const rel = under ? `${under}/${d.name}` : d.name;
+    if (d.isDirectory()) return depth < 1 ? listFolder(root, rel, depth + 1) : [];
+    if (!d.isFile()) return [];
+    return [{ path: rel, read: async () => new Uint8Array(fs.readFileSync(path.join(root, rel))) }];
+  });
+}
+
+/**
+ * Labels for the images evaluated, read and checked by the core's one reader (core/task/labelSource.ts): a
+ * file, or a folder listed for it. A TaskLabelError names what does not fit.
+ */
+export async function readTaskLabels(
   source: string,
   head: TaskHead,
   model: ModelProto,
   images: readonly ImageSizeByName[],
-): LabelSet {
+): Promise<ReadLabels> {
   if (!fs.existsSync(source)) throw new TaskLabelError(`--labels ${source}: no such file or folder`);
   const summary = summarize(model, buildGraphIndex(model.graph!));
-  if (fs.statSync(source).isFile())
-    return readLabelFile(path.basename(source), fs.readFileSync(source, 'utf8'), head, summary.outputs, images);
-  if (head.task === 'text')
-    throw new TaskLabelError(`${source}: text labels are a lines file (image<TAB>text) or a CSV (image,text)`);
-  const classCount = headClassCount(head, summary.outputs);
-  if (classCount === null)
-    throw new TaskLabelError(
-      `--labels: the model's class count is not fixed in its output shape, so labels cannot be checked`,
-    );
-  const names = head.classNames;
-  const entries = fs.readdirSync(source, { withFileTypes: true });
-  const txt = entries.filter((d) => d.isFile() && /\.txt$/i.test(d.name));
-  const png = entries.filter((d) => d.isFile() && /\.png$/i.test(d.name));
-  const dirs = entries.filter((d) => d.isDirectory());
-  if (head.task === 'detect') {
-    if (!txt.length) throw new TaskLabelError(`${source}: no YOLO .txt label files (a detection head needs boxes)`);
-    return readYoloLabels(
-      source,
-      new Map(txt.map((d) => [d.name, fs.readFileSync(path.join(source, d.name), 'utf8')])),
-      images,
-      names,
-      classCount,
-    );
-  }
-  if (head.task === 'classify') {
-    if (!dirs.length) throw new TaskLabelError(`${source}: no class folders (a folder per class holding its images)`);
-    const pairs = dirs.flatMap((d) =>
-      fs.readdirSync(path.join(source, d.name)).map((f) => [f, d.name] as [string, string]),
-    );
-    return readClassLabels(source, pairs, images, names, classCount);
-  }
-  const byStem = new Map(png.map((d) => [d.name.replace(/\.png$/i, ''), d.name]));
-  const have = new Set(images.map((i) => i.name.replace(/\.[^.]+$/, '')));
-  const orphan = [...byStem.keys()].filter((s) => !have.has(s));
-  if (orphan.length)
-    throw new TaskLabelError(
-      `${source}: ${orphan.length} mask(s) name no image of the data: ${orphan.slice(0, 5).join(', ')}`,
-    );
-  const out = new Map();
-  for (const im of images) {
-    const file = byStem.get(im.name.replace(/\.[^.]+$/, ''));
-    if (!file)
-      throw new TaskLabelError(`${source}: no mask for "${im.name}" (expected ${im.name.replace(/\.[^.]+$/, '')}.png)`);
-    const rgba = decodeImageFile(path.join(source, file));
-    // An indexed-colour PNG holds each pixel's class as its palette index; a grayscale one as its value.
-    const palette = pngPalette(new Uint8Array(fs.readFileSync(path.join(source, file))));
-    const data = palette
-      ? paletteIndices(`${source}/${file}`, rgba, palette)
-      : new Uint8Array(rgba.width * rgba.height);
-    for (let k = 0; !palette && k < data.length; k++) {
-      const [r, g, b] = [rgba.data[k * 4], rgba.data[k * 4 + 1], rgba.data[k * 4 + 2]];
-      if (r !== g || g !== b)
-        throw new TaskLabelError(
-          `${source}/${file}: a colour mask; save class indices as a grayscale PNG (0…classes−1, 255 ignored) or an indexed-colour PNG (class = palette index)`,
-        );
-      data[k] = r;
-    }
-    out.set(
-      baseName(im.name),
-      checkMaskLabel(source, file, { data, width: rgba.width, height: rgba.height }, im, classCount),
-    );
-  }
-  return out;
+  const files: LabelSourceFile[] = fs.statSync(source).isFile()
+    ? [{ path: path.basename(source), read: async () => new Uint8Array(fs.readFileSync(source)) }]
+    : listFolder(source);
+  return readLabelSource(source, files, head, summary.outputs, images, (file, bytes) => decodeImageBytes(bytes, file));
 }
 
 /** An image file as a data URL for the report's pictures. */

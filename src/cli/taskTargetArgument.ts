@@ -63,16 +63,18 @@ export async function taskTargetArgument(
     throw new UsageError(
       `task targets (--task, --labels, --max-drop, map50/map/miou) are judged on images: ${what} must hold images`,
     );
-  const head = taskHeadArgument({ ...values, task: values.task ?? 'auto' }, model, fileName)!;
+  let head = taskHeadArgument({ ...values, task: values.task ?? 'auto' }, model, fileName)!;
   process.stderr.write(`${head.note}\n`);
-  const labels = values.labels
-    ? readTaskLabels(
+  const read = values.labels
+    ? await readTaskLabels(
         values.labels,
         head.head,
         model,
         data.files.map((f, i) => ({ name: path.basename(f), ...data.sizes[i] })),
       )
     : null;
+  if (read) head = { ...head, head: read.head };
+  const labels = read?.labels ?? null;
   const evaluateOn = (images: typeof data, withLabels: typeof labels) => (runs: readonly SampleRun[]) =>
     evaluateTask(
       head.head,

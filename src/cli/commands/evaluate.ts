@@ -238,19 +238,22 @@ export const evaluateCommand = {
       process.stderr.write(
         'note: --task judges detections and masks on photos; a tensor folder gets the output metrics only\n',
       );
-    const task = images ? taskHeadArgument(values, float.model, floatInfo.name) : null;
+    let task = images ? taskHeadArgument(values, float.model, floatInfo.name) : null;
     if (task) process.stderr.write(`${task.note}\n`);
     const pictures = picturesArgument(values.pictures);
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
-    const labels =
+    const read =
       task && images && values.labels
-        ? readTaskLabels(
+        ? await readTaskLabels(
             values.labels,
             task.head,
             float.model,
             images.files.map((f, i) => ({ name: path.basename(f), ...images.sizes[i] })),
           )
         : null;
+    // A recognizer's dictionary found among the labels' files decodes its text.
+    if (task && read) task = { ...task, head: read.head };
+    const labels = read?.labels ?? null;
     const t1 = performance.now();
 
     const layers = values.layers || values.report !== undefined;

@@ -21,3 +21,4 @@ export * from './headChoice.ts';
 export * from './textLabels.ts';
 export * from './pngPalette.ts';
 export * from './labelFile.ts';
+export * from './labelSource.ts';
