@@ -18,7 +18,7 @@ test('a labels CSV judges mnist against it: float, quantized and the drop; bad l
   await page.getByTestId('eval-layers-toggle').uncheck();
 
   await page.getByTestId('task-labels-input').setInputFiles(csv('chelsea.png,3\ncoffee.png,3\n'));
-  await expect(page.getByTestId('task-labels-name')).toContainText('labels.csv');
+  await expect(page.getByTestId('task-labels-title')).toContainText('labels.csv');
   await page.getByTestId('evaluate-button').click();
   const figure = page.getByTestId('eval-task-labels');
   await expect(figure).toContainText(

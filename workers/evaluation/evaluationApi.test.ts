@@ -28,6 +28,8 @@ function buffer(bytes: Uint8Array): ArrayBuffer {
   return new Uint8Array(bytes).buffer as ArrayBuffer;
 }
 
+/** A labels CSV as the page gives it (one file). */
+const csvLabels = (text: string) => ({ name: 'labels.csv', files: [{ path: 'labels.csv', file: new Blob([text]) }] });
 const api = (): EvaluationApi => createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
 
 async function rejection(p: Promise<unknown>): Promise<Error> {
@@ -132,7 +134,7 @@ describe('evaluationApi', async () => {
     // Labels that say what the float model read: the float model scores 1, the quantized model its top-1 agreement.
     const floatTop = plain.pictures.map((p) => [p.name, p.float.top![0].label] as const);
     const csv = floatTop.map(([name, k]) => `${name},${k}`).join('\n');
-    const judged = await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: csv } });
+    const judged = await a.evaluate(handle, { ...request, labels: csvLabels(csv) });
     const labels = judged.report.task!.labels!;
     const top1 = labels.figures.find((f) => f.metric.startsWith('top-1'))!;
     expect(top1.float).toBe(1);
@@ -141,10 +143,10 @@ describe('evaluationApi', async () => {
     // Labels naming another class than the float's for one image: the float figure drops to 2/3.
     const [first, ...rest] = floatTop;
     const moved = [`${first[0]},${(first[1] + 1) % 10}`, ...rest.map(([n, k]) => `${n},${k}`)].join('\n');
-    const off = (await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: moved } })).report.task!;
+    const off = (await a.evaluate(handle, { ...request, labels: csvLabels(moved) })).report.task!;
     expect(off.labels!.figures.find((f) => f.metric.startsWith('top-1'))!.float).toBeCloseTo(2 / 3, 12);
 
-    const outOfRange = await a.evaluate(handle, { ...request, labels: { name: 'labels.csv', text: `${first[0]},10` } });
+    const outOfRange = await a.evaluate(handle, { ...request, labels: csvLabels(`${first[0]},10`) });
     expect(outOfRange.report.task).toBeNull();
     expect(outOfRange.taskError).toEqual({
       name: 'TaskLabelError',
@@ -152,7 +154,7 @@ describe('evaluationApi', async () => {
     });
     const noImage = await a.evaluate(handle, {
       ...request,
-      labels: { name: 'labels.csv', text: csv + '\nnope.png,1' },
+      labels: csvLabels(csv + '\nnope.png,1'),
     });
     expect(noImage.taskError?.message).toMatch(/nope\.png/);
   });

@@ -52,7 +52,7 @@ import {
   recognizeHead,
   TaskHeadError,
   TaskLabelError,
-  readLabelFile,
+  readLabelSource,
   runOutputs,
   taskReport,
   type HeadGuess,
@@ -149,21 +149,30 @@ async function blobDataUrl(blob: Blob): Promise<string> {
 
 /** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */
 async function taskFigures(
-  head: TaskHead,
+  given: TaskHead,
   request: EvaluationRequest,
   data: EvaluationFeeds,
   outputs: readonly { float: RunOutputs; quant: RunOutputs }[],
   modelOutputs: readonly TensorSummary[],
+  decodeImage: EvaluationApiDeps['decodeImage'],
 ): Promise<ReportTask> {
-  const labels = request.labels
-    ? readLabelFile(
+  // The page's files as the core's reader takes them (the CLI lists a folder the same way).
+  const read = request.labels
+    ? await readLabelSource(
         request.labels.name,
-        request.labels.text,
-        head,
+        request.labels.files.map(({ path, file }) => ({
+          path,
+          read: async () => new Uint8Array(await file.arrayBuffer()),
+        })),
+        given,
         modelOutputs,
         data.names.map((name, i) => ({ name, width: data.sizes[i]?.width ?? 0, height: data.sizes[i]?.height ?? 0 })),
+        (_path, bytes) => decodeImage(new Blob([bytes as BlobPart], { type: 'image/png' })),
       )
     : null;
+  const labels = read?.labels ?? null;
+  // A recognizer's dictionary found among the labels' files decodes its text.
+  const head = read?.head ?? given;
   const samples: TaskSample[] = data.feeds.map((_, i) => {
     const sample = taskSample(data, request.spec!, i, outputs[i]);
     return labels ? { ...sample, label: labels.get(sample.name) } : sample;
@@ -270,7 +279,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
     async judgeTask(handle: string, head: TaskHead): Promise<ReportTask | null> {
       const h = held.get(handle);
       const last = h.lastOutputs;
-      return last ? taskFigures(head, last.request, last.data, last.outputs, h.outputs) : null;
+      return last ? taskFigures(head, last.request, last.data, last.outputs, h.outputs, deps.decodeImage) : null;
     },
 
     /**
@@ -325,7 +334,7 @@ export function createEvaluationApi(deps: EvaluationApiDeps) {
         let task: ReportTask | null = null;
         let taskError: EvaluationResult['taskError'];
         try {
-          if (judgeTask) task = await taskFigures(head!, request, data, outputs, h.outputs);
+          if (judgeTask) task = await taskFigures(head!, request, data, outputs, h.outputs, deps.decodeImage);
         } catch (e) {
           // A head the user chose that these outputs do not fit, or labels that do not fit the images: said by
           // name, never a wrong number; the rest stands.

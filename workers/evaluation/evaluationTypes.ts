@@ -18,6 +18,16 @@ import type { RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 import type { NodePrecision } from '../../src/core/quantize/precisionClasses.ts';
 import type { HeadGuess, TaskHead } from '../../src/core/task/index.ts';
 
+/**
+ * Labels as the user gave them: one file, several, or a folder's files by their paths relative to it (a folder
+ * per class: "3/a.png"). The worker reads them with the CLI's reader; Files travel to it without a copy.
+ */
+export interface EvaluationLabels {
+  /** What was given, for messages: a file name, "4 files", a folder's name. */
+  name: string;
+  files: readonly { path: string; file: Blob }[];
+}
+
 export interface EvaluationOpenOptions {
   fileName: string;
   /** The model's external-data files (the user's Files), by the name its tensors use; read here. */
@@ -65,8 +75,8 @@ export interface EvaluationRequest {
    * when the model has one, 'none' to skip, or a head the user chose. Judged on image samples only.
    */
   task?: 'auto' | 'none' | TaskHead;
-  /** A labels file for the images (core/task/labelFile.ts): the task judged against it too, float and quantized. */
-  labels?: { name: string; text: string };
+  /** Labels for the images (core/task/labelSource.ts): the task judged against them too, float and quantized. */
+  labels?: EvaluationLabels;
   report?: ReportContext;
 }
 

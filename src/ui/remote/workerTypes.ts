@@ -11,6 +11,7 @@ export type {
   CalibrationSample,
 } from '../../../workers/calibration/calibrationApi.ts';
 export type {
+  EvaluationLabels,
   EvaluationProgress,
   EvaluationRequest,
   EvaluationResult,

@@ -18,6 +18,7 @@ import type { NodeId } from '../../core/onnx/model.ts';
 import { configToPlainJson } from '../../core/quantize/config.ts';
 import { nodePrecisions } from '../../core/quantize/precisionClasses.ts';
 import type {
+  EvaluationLabels,
   EvaluationProgress,
   EvaluationRequest,
   EvaluationResult,
@@ -138,8 +139,13 @@ export interface EvaluationState {
   taskJudging: boolean;
   /** Why the chosen head could not be read on the last evaluation's outputs (TaskHeadError), or the labels do not fit (TaskLabelError). */
   taskError: EvaluationError | null;
-  /** A labels file for the evaluation images (COCO JSON, image,class CSV, image<TAB>text lines), read by the worker. */
-  labels: { name: string; text: string } | null;
+  /**
+   * The labels for the evaluation images, as the user gave them (one file, several, or a folder's files by their
+   * relative paths), read by the worker through the core's one reader (core/task/labelSource.ts).
+   */
+  labels: EvaluationLabels | null;
+  /** The labels cleared when another model opened (their name), said once beside the labels drop. */
+  labelsCleared: string | null;
 }
 
 /** A head the user chose, or no task judged. */
@@ -148,8 +154,8 @@ export type TaskChoice = TaskHead | 'none';
 export interface EvaluationSlice {
   evaluation: EvaluationState;
   setEvaluationSource(source: EvaluationSource): void;
-  /** The labels file the next evaluation judges the task against (null: none). */
-  setEvaluationLabels(file: File | null): Promise<void>;
+  /** The labels the next evaluation judges the task against (null or no files: none). */
+  setEvaluationLabels(labels: EvaluationLabels | null): void;
   /** Adds images to the own evaluation set (and switches to it); duplicates by name and size are dropped. */
   addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
   clearEvaluationImages(): void;
@@ -230,6 +236,7 @@ export const initialEvaluationState: EvaluationState = {
   taskJudging: false,
   taskError: null,
   labels: null,
+  labelsCleared: null,
 };
 
 type Needs = EvaluationSlice & ModelSlice & CalibrationSlice & RunSlice & ExclusionSlice & GraphSlice;
@@ -293,8 +300,8 @@ export function createEvaluationSlice<S extends Needs>(
         patch({ source });
       },
 
-      async setEvaluationLabels(file) {
-        patch({ labels: file ? { name: file.name, text: await file.text() } : null, taskError: null });
+      setEvaluationLabels(labels) {
+        patch({ labels: labels?.files.length ? labels : null, labelsCleared: null, taskError: null });
       },
 
       addEvaluationImages({ images, rejected = [] }) {
@@ -602,6 +609,9 @@ export function createEvaluationSlice<S extends Needs>(
           error: null,
           taskJudging: false,
           taskError: null,
+          // Labels name the images of one model's data: another model starts without them, and says so.
+          labels: null,
+          labelsCleared: get().evaluation.labels?.name ?? get().evaluation.labelsCleared,
           suggest: {
             ...initialSuggest,
             metric: get().evaluation.suggest.metric,

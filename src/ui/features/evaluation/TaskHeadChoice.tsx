@@ -7,6 +7,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { LabelsDrop } from './LabelsDrop.tsx';
 import { useStudio } from '../../store/index.ts';
 import { headSuggestion, modelKey } from '../../store/selectors.ts';
 import {
@@ -70,8 +71,6 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
   const judging = useStudio((s) => s.evaluation.taskJudging);
   const taskError = useStudio((s) => s.evaluation.taskError);
   const choose = useStudio((s) => s.chooseTaskHead);
-  const labels = useStudio((s) => s.evaluation.labels);
-  const setLabels = useStudio((s) => s.setEvaluationLabels);
   const guess = useMemo(() => headSuggestion(summary), [summary]);
   const [refusal, setRefusal] = useState<string | null>(null);
   const key = modelKey(summary);
@@ -217,29 +216,7 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
           <p>{refusal}</p>
         </Callout>
       )}
-      {head && (
-        <div className="task-labels">
-          <label>
-            Labels (optional: COCO .json, image,class .csv, image⇥text .txt){' '}
-            <input
-              type="file"
-              accept=".json,.csv,.txt,.tsv"
-              data-testid="task-labels-input"
-              disabled={disabled}
-              onChange={(e) => void setLabels(e.currentTarget.files?.[0] ?? null)}
-            />
-          </label>
-          {labels && (
-            <span data-testid="task-labels-name">
-              {' '}
-              {labels.name}: judged against it at the next evaluation{' '}
-              <button type="button" disabled={disabled} onClick={() => void setLabels(null)}>
-                Remove
-              </button>
-            </span>
-          )}
-        </div>
-      )}
+      {head && <LabelsDrop head={head} disabled={disabled} />}
       {taskError && (
         <Callout
           kind="error"
