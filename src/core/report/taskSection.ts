@@ -96,6 +96,15 @@ function classTable(t: ReportTask): string {
   return `<h3>Per class</h3><table><thead><tr><th>Class</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** How the quantized model's predictions are scored against the float model's, in the words of the task. */
+const SCORED: Record<ReportTask['task'], string> = {
+  detect: "its boxes scored against the float model's by COCO's AP (101 recall points, IoU 0.50–0.95)",
+  classify:
+    "its top classes compared with the float model's (top-1: the same first class; top-5: the float model's first class among the quantized model's five)",
+  segment: "its per-pixel classes compared with the float model's mask (IoU per class, averaged)",
+  text: "its lines read (greedy CTC) compared with the float model's: lines read the same, and the character error rate",
+};
+
 export function taskSection(t: ReportTask | null | undefined): string {
   if (!t) return '';
   const agreement = taskFigureRows(t.task, t.agreement)
@@ -108,7 +117,7 @@ export function taskSection(t: ReportTask | null | undefined): string {
   const labels = t.labels
     ? `<h3>Against the labels</h3><table><thead><tr><th>Metric</th><th class="num">Float model</th><th class="num">Quantized model</th><th class="num">Drop</th></tr></thead><tbody>${t.labels.figures.map((f) => `<tr><td>${e(f.metric)}</td><td class="num">${pct(f.float)}</td><td class="num">${pct(f.quantized)}</td><td class="num">${Number.isNaN(f.drop) ? '—' : `${(f.drop * 100).toFixed(2)} pt`}</td></tr>`).join('')}</tbody></table>`
     : '<p class="muted">No labels given: the float model\'s predictions are the reference.</p>';
-  return `<section id="task"><h2>Task accuracy (${e(t.task)})</h2><p class="muted">${e(t.head)}. ${t.images} image(s). The quantized model's predictions scored against the float model's (COCO's AP for boxes: 101 recall points, IoU 0.50–0.95).</p><h3>Agreement with the float model</h3><table><tbody>${agreement}</tbody></table>${changes}${classTable(t)}${labels}${pictures(t)}</section>`;
+  return `<section id="task"><h2>Task accuracy (${e(t.task)})</h2><p class="muted">${e(t.head)}. ${t.images} image(s). The quantized model: ${SCORED[t.task] ?? "its predictions scored against the float model's"}.</p><h3>Agreement with the float model</h3><table><tbody>${agreement}</tbody></table>${changes}${classTable(t)}${labels}${pictures(t)}</section>`;
 }
 
 export const TASK_CSS = `.task-panels{display:flex;gap:12px;flex-wrap:wrap}.task-panel{margin:0;flex:1 1 260px;max-width:480px}.task-panel svg{width:100%;height:auto;display:block;background:#eee}.task-panel figcaption{font-weight:600;margin-bottom:4px}.task-picture{margin:16px 0}.task-top{margin:4px 0;padding-left:20px}`;
