@@ -16,6 +16,7 @@ import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { backendName, backendText, whyText } from '../runtime/backendText.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
 import type { MethodChoice } from '../../../core/evaluate/calibrationMethodChoice.ts';
+import { StepCard } from '../../components/StepCard.tsx';
 
 /** Samples a second as people read them: 12, 2.5, 0.043. */
 export function formatRate(perSecond: number): string {
@@ -190,18 +191,13 @@ export function CalibrateCard() {
   const floatNeeded = useStudio(floatModelNeeded);
 
   return (
-    <section
-      className="card step"
-      aria-labelledby="calibrate-title"
+    <StepCard
+      titleId="calibrate-title"
+      step={4}
       data-testid="calibrate-card"
       data-calibration-status={status}
+      title="Calibrate"
     >
-      <h3 id="calibrate-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          4
-        </span>{' '}
-        Calibrate
-      </h3>
       <div className="step__actions">
         <button
           type="button"
@@ -262,6 +258,6 @@ export function CalibrateCard() {
         />
       )}
       {!running && <Outcome />}
-    </section>
+    </StepCard>
   );
 }

@@ -10,6 +10,7 @@ import { plural } from '../../components/format.ts';
 import { addDataFiles } from './actions.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { CarriedDataNotice } from './CarriedDataNotice.tsx';
+import { StepCard } from '../../components/StepCard.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -56,18 +57,21 @@ export function DataCard() {
   const multiInput = (inputs?.length ?? 0) > 1;
 
   return (
-    <section className="card step" aria-labelledby="data-title" data-testid="calibration-data">
-      <h3 id="data-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          1
-        </span>{' '}
-        Calibration data
-        {count > 0 && (
-          <span className="card__count" data-testid="calibration-count">
-            {count}
-          </span>
-        )}
-      </h3>
+    <StepCard
+      titleId="data-title"
+      step={1}
+      data-testid="calibration-data"
+      title={
+        <>
+          Calibration data
+          {count > 0 && (
+            <span className="card__count" data-testid="calibration-count">
+              {count}
+            </span>
+          )}
+        </>
+      }
+    >
       <CarriedDataNotice />
       <input
         ref={filesInput}
@@ -182,6 +186,6 @@ export function DataCard() {
           </ul>
         </Callout>
       )}
-    </section>
+    </StepCard>
   );
 }

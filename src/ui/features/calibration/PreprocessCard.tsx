@@ -18,6 +18,7 @@ import { symbolicDims } from '../../store/preprocessSuggestion.ts';
 import { PreprocessSuggestionBox } from './PreprocessSuggestionBox.tsx';
 import { PreviewPanel } from './PreviewPanel.tsx';
 import { SpecFields } from './SpecFields.tsx';
+import { StepCard } from '../../components/StepCard.tsx';
 
 /** Whether two specs differ only in dimension values (those belong to the model, not to a preset). */
 function sameBesidesDims(a: PreprocessSpec, b: PreprocessSpec): boolean {
@@ -53,13 +54,7 @@ export function PreprocessCard() {
   const baseName = (summary?.fileName ?? 'model').replace(/\.onnx$/i, '');
 
   return (
-    <section className="card step" aria-labelledby="preprocess-title" data-testid="preprocess-card">
-      <h3 id="preprocess-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          3
-        </span>{' '}
-        Preprocessing
-      </h3>
+    <StepCard titleId="preprocess-title" step={3} data-testid="preprocess-card" title="Preprocessing">
       {suggestion && (
         <PreprocessSuggestionBox
           guess={suggestion}
@@ -152,6 +147,6 @@ export function PreprocessCard() {
           <PreviewPanel file={previewImage} input={input} spec={spec} />
         </div>
       </div>
-    </section>
+    </StepCard>
   );
 }

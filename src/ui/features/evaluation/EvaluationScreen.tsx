@@ -14,6 +14,7 @@ import { TaskHeadChoice } from './TaskHeadChoice.tsx';
 import { ParityCard } from './ParityCard.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import './evaluation.css';
+import { StepCard } from '../../components/StepCard.tsx';
 
 function EvaluateCard() {
   const status = useStudio((s) => s.evaluation.status);
@@ -34,18 +35,7 @@ function EvaluateCard() {
   const stale = result !== null && result.quantized !== quantized;
 
   return (
-    <section
-      className="card step"
-      aria-labelledby="evaluate-title"
-      data-testid="evaluate-card"
-      data-eval-status={status}
-    >
-      <h3 id="evaluate-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          6
-        </span>{' '}
-        Evaluate
-      </h3>
+    <StepCard titleId="evaluate-title" step={6} data-testid="evaluate-card" data-eval-status={status} title="Evaluate">
       <EvaluationDataChoice disabled={running} />
       <label className="eval-source__option">
         <input
@@ -107,7 +97,7 @@ function EvaluateCard() {
         />
       )}
       {result && <EvaluationResults result={result} stale={stale} search={search} />}
-    </section>
+    </StepCard>
   );
 }
 

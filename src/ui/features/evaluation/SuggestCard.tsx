@@ -14,6 +14,7 @@ import { AIM_TEXT, AimSelect } from '../../components/AimSelect.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { currentTaskHead } from '../../store/selectors.ts';
+import { StepCard } from '../../components/StepCard.tsx';
 
 /** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
 const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
@@ -48,18 +49,13 @@ export function SuggestCard() {
   const added = s.outcome ? s.outcome.added.nodes.length + s.outcome.added.subgraphs.length : 0;
 
   return (
-    <section
-      className="card step"
-      aria-labelledby="suggest-title"
+    <StepCard
+      titleId="suggest-title"
+      step={7}
       data-testid="suggest-card"
       data-suggest-status={s.status}
+      title="Suggest exclusions"
     >
-      <h3 id="suggest-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          7
-        </span>{' '}
-        Suggest exclusions
-      </h3>
       <p className="muted small">
         Keeps in float, one at a time, the quantized node whose error grows most (or the tail from it to the outputs),
         re-quantizes and measures the target (the output cosine, or a task figure such as mAP@0.5 of the boxes) on the
@@ -226,6 +222,6 @@ export function SuggestCard() {
           )}
         </div>
       )}
-    </section>
+    </StepCard>
   );
 }

@@ -21,6 +21,7 @@ import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
+import { StepCard } from '../../components/StepCard.tsx';
 import './recovery.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
@@ -599,15 +600,12 @@ export default function RecoveryScreen() {
   const running = r.status === 'running';
   const floatNeeded = useStudio(floatModelNeeded);
   return (
-    <section
-      className="card step"
-      aria-labelledby="recover-title"
+    <StepCard
+      titleId="recover-title"
       data-testid="recover-card"
       data-recover-status={r.status}
+      title="Recover accuracy"
     >
-      <h3 id="recover-title" className="card__title">
-        Recover accuracy
-      </h3>
       <p className="muted small">
         The reference's best practice for missing an accuracy target: XINT8; then cross-layer equalization; then
         AdaRound; then AdaQuant; then A8W8 or A16W8; then excluding the most sensitive nodes. By default the ladder
@@ -701,6 +699,6 @@ export default function RecoveryScreen() {
         </Callout>
       )}
       <Results />
-    </section>
+    </StepCard>
   );
 }

@@ -15,6 +15,7 @@ import {
   shownPreset,
   type StudioPreset,
 } from '../../store/quantSettings.ts';
+import { StepCard } from '../../components/StepCard.tsx';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
@@ -40,13 +41,7 @@ export function QuantSettingsCard() {
   const candidates = CHOICE_METHODS.filter((m) => methodsFor(settings.preset).includes(m)).join(', ');
 
   return (
-    <section className="card step" aria-labelledby="settings-title" data-testid="quant-settings">
-      <h3 id="settings-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          2
-        </span>{' '}
-        Quantization
-      </h3>
+    <StepCard titleId="settings-title" step={2} data-testid="quant-settings" title="Quantization">
       <div className="field">
         <label className="field__label" htmlFor={presetId}>
           Preset
@@ -243,6 +238,6 @@ export function QuantSettingsCard() {
           </details>
         </div>
       )}
-    </section>
+    </StepCard>
   );
 }

@@ -11,6 +11,7 @@ import { floatModelNeeded, rangesAreCurrent } from '../../store/selectors.ts';
 import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
 import { ReportView } from './ReportView.tsx';
 import { shownPreset } from '../../store/quantSettings.ts';
+import { StepCard } from '../../components/StepCard.tsx';
 
 export function QuantizeCard() {
   const status = useStudio((s) => s.run.status);
@@ -32,18 +33,7 @@ export function QuantizeCard() {
   const floatNeeded = useStudio(floatModelNeeded);
 
   return (
-    <section
-      className="card step"
-      aria-labelledby="quantize-title"
-      data-testid="quantize-card"
-      data-run-status={status}
-    >
-      <h3 id="quantize-title" className="card__title">
-        <span className="step__number" aria-hidden="true">
-          5
-        </span>{' '}
-        Quantize
-      </h3>
+    <StepCard titleId="quantize-title" step={5} data-testid="quantize-card" data-run-status={status} title="Quantize">
       <div className="step__actions">
         <button
           type="button"
@@ -115,6 +105,6 @@ export function QuantizeCard() {
           </div>
         </div>
       )}
-    </section>
+    </StepCard>
   );
 }
