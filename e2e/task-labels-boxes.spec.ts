@@ -78,7 +78,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   test.setTimeout(300_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   await openWithModel(page, 'yolox-nano.onnx');
-  await calibrateAndQuantize(page, CALIBRATION, 'yolo', 'A8W8');
+  await calibrateAndQuantize(page, CALIBRATION, 'yolo', 'XINT8');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
   const quantPath = info.outputPath('yolox-nano.quant.onnx');
   await download.saveAs(quantPath);
