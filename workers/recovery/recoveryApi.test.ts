@@ -379,6 +379,12 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
       a.recover(handle, { ...request, mixedPrecision: { ...request.mixedPrecision, metric: 'psnr' as const } }),
     );
     expect(psnr.name).toBe('LadderTargetError');
-    expect(psnr.message).toMatch(/mixed precision aims at an output cosine or a task figure/);
+    expect(psnr.message).toMatch(/mixed precision aims at an output cosine, top-1 or sequence agreement/);
+    // A top-1 target is aimed at by its figure from the outputs; this model has no class scores: named, no number.
+    const top1 = await rejection(
+      a.recover(handle, { ...request, mixedPrecision: { ...request.mixedPrecision, metric: 'top1' as const } }),
+    );
+    expect(top1.name).toBe('LadderTargetError');
+    expect(top1.message).toMatch(/top-1 agreement needs a classifier-like output/);
   });
 });

@@ -7,9 +7,9 @@ import { compareModels } from '../../src/core/evaluate/compareModels.ts';
 import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { PresetName } from '../../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
-import { LadderTargetError, parseLadderTarget, TASK_LADDER_METRICS } from '../../src/core/recovery/ladder.ts';
+import { LadderTargetError, parseLadderTarget } from '../../src/core/recovery/ladder.ts';
 import { ladderMetrics } from '../../src/core/recovery/ladderMeasure.ts';
-import { figureReader } from '../../src/core/recovery/targetMeasure.ts';
+import { mixedPrecisionAim } from '../../src/core/recovery/targetMeasure.ts';
 import { runtimeGramProduct } from './gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 import { recipeLabel } from './rungSummary.ts';
@@ -38,15 +38,15 @@ export async function runRecovery(
     let mixed: MixedPrecisionResult | undefined;
     if (request.mixedPrecision) {
       const { budget, target, maxMeasurements = 100, metric = 'cosine' } = request.mixedPrecision;
-      // A task target (agreement with the float model's boxes or masks) is read on the calibration images, through
-      // the same reading as the ladder's and qstudio quantize --mixed-precision's (core targetMeasure).
+      // One aim with the ladder's and qstudio quantize --mixed-precision's (core mixedPrecisionAim): a task target
+      // (agreement with the float model's boxes or masks) read on the calibration images, top-1 and sequence agreement
+      // from the outputs; a PSNR target has no bound the search can aim at, and is refused by name.
       const goal = parseLadderTarget(`${metric}:${target}`);
-      if (goal.metric !== 'cosine' && !(TASK_LADDER_METRICS as readonly string[]).includes(goal.metric))
+      if (goal.metric === 'psnr')
         throw new LadderTargetError(
-          `mixed precision aims at an output cosine or a task figure (map50, map, miou), not ${goal.metric}`,
+          'mixed precision aims at an output cosine, top-1 or sequence agreement, or a task figure (map50, map, miou), not psnr',
         );
-      const reader =
-        goal.metric === 'cosine' ? null : figureReader(goal.metric, ladderTask(request, data.tuning, goal.metric));
+      const aim = mixedPrecisionAim(goal, ladderTask(request, data.tuning, goal.metric));
       progress({ rung: null, phase: 'calibrate' });
       const plain: QuantConfig = {
         ...config,
@@ -57,8 +57,7 @@ export async function runRecovery(
       };
       mixed = await chooseMixedPrecision(h.model, await data.calibrate(h.model, plain), config, data.tuningRuntime, {
         budget,
-        target: goal.value,
-        ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
+        ...aim,
         maxMeasurements,
         signal,
         onStep: (s) =>

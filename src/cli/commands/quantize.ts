@@ -34,8 +34,8 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/search/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
-import { mixedPrecisionCosine, parseLadderTarget, TASK_LADDER_METRICS } from '../../core/recovery/ladder.ts';
-import { figureReader } from '../../core/recovery/targetMeasure.ts';
+import { parseLadderTarget } from '../../core/recovery/ladder.ts';
+import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 
@@ -120,11 +120,11 @@ Options:
   --budget <shares>          what may leave 8 bits: act16 (share of activation Q/DQ pairs), w16 (share of
                              weights) and float (share of quantized nodes); default act16=0.1,w16=0.1,float=0.05
   --target <metric:value>    what the mixed-precision search aims for on the --calib images: cosine:<c> (default
-                             cosine:0.99; a bare number is a cosine); psnr:<dB>, top1:<fraction> or sequence:<fraction>
-                             (CTC text: lines decoding as the float model's) spend the budget toward cosine 0.999
-                             task figures on the judged --calib images: map50:<fraction>, map:<fraction>, miou:<fraction>
-                             (against the float model's predictions, or --labels: then top1 is label accuracy),
-                             aimed at by their measured figure
+                             cosine:0.99; a bare number is a cosine); top1:<fraction> (classes as the float model's),
+                             sequence:<fraction> (CTC text: lines decoding as the float model's), and task figures
+                             map50:<fraction>, map:<fraction>, miou:<fraction> (against the float model's predictions,
+                             or --labels: then top1 is label accuracy) are aimed at by their figure measured on the
+                             judged --calib images; psnr:<dB> spends the budget toward cosine 0.999
 ${TASK_TARGET_USAGE}
   --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
   --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: all (default:
@@ -289,9 +289,9 @@ export const quantizeCommand = {
         );
       const budget = parsePrecisionBudget(values.budget ?? '');
       const judgeLevel = judgeOptimizationArgument(values['judge-optimization']);
-      // A cosine target is aimed at as it is; a task target (map50, map, miou; top1 against --labels) by its figure on
-      // the judged --calib images (core/recovery/targetMeasure.ts); another output metric (sequence:0.9, top1:0.95,
-      // psnr:30) spends the budget toward a high cosine, as the ladder's mixed-precision rung does.
+      // One aim for every search (core/recovery/targetMeasure.ts mixedPrecisionAim): a cosine target as it is; top1 and
+      // sequence (agreement with the float model), and task targets (map50, map, miou; top1 against --labels) by their
+      // figure on the judged --calib images; a PSNR target by a high cosine.
       let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
       const samples =
         values['sensitivity-samples'] === undefined
@@ -308,28 +308,24 @@ export const quantizeCommand = {
         '--calib',
       );
       if (task) goal = task.target;
-      const onTask =
-        task !== null &&
-        ((TASK_LADDER_METRICS as readonly string[]).includes(goal.metric) || values.labels !== undefined);
-      const reader = onTask ? figureReader(goal.metric, task!.task) : null;
-      const target = reader ? goal.value : mixedPrecisionCosine(goal);
+      const aim = mixedPrecisionAim(goal, task?.task ?? null);
       // The images decoded once: calibrated on as they are judged on.
       calibrated ??= (await calibrateDecoded(model, images, config)).ranges;
-      const aim =
-        goal.metric === 'cosine' || reader
+      const standIn = aim.figure
+        ? ''
+        : goal.metric === 'cosine'
           ? ''
           : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(
-        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${reader ? goal.metric : 'cosine'} ${target}${aim} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
+        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
       );
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
-        target,
         samples,
-        ...(reader ? { figure: (runs) => reader.figure([], runs), metric: goal.metric } : {}),
+        ...aim,
         onStep: (s) =>
           process.stderr.write(
-            `  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}\n`,
+            `  [${s.index}] ${s.phase}${s.units ? ` ×${s.units}` : ''}: cosine ${s.cosine.toFixed(5)}${s.figure !== undefined ? `, ${aim.metric} ${s.figure.toFixed(5)}` : ''}\n`,
           ),
       });
       config = mixed.config;

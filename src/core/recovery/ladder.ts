@@ -79,9 +79,10 @@ export function parseLadderTarget(text: string): LadderTarget {
 }
 
 /**
- * The output cosine the mixed-precision search aims for on the calibration samples, for a target: a cosine target
- * as it is; any other metric (PSNR, top-1, sequence agreement, judged on the evaluation data afterwards) a high
- * cosine, so the search spends its budget on what lowers the output error most.
+ * The output cosine the mixed-precision search aims for on the calibration samples where it cannot aim at the target's
+ * own figure (targetMeasure.ts mixedPrecisionAim): a cosine target as it is; any other (PSNR, which has no upper bound;
+ * a target against labels, which the calibration samples have none of) a high cosine, so the search spends its budget
+ * on what lowers the output error most.
  */
 export function mixedPrecisionCosine(target: LadderTarget): number {
   return target.metric === 'cosine' ? target.value : 0.999;

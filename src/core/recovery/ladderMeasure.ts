@@ -35,6 +35,7 @@ import {
   figureReader,
   ladderMetrics,
   ladderScore,
+  mixedPrecisionAim,
   runCollector,
   type FigureReader,
   type TaskFiguresOf,
@@ -303,10 +304,16 @@ export function ladderMeasures(
       // measure the task figure, not a cosine standing in for it.
       const taskTarget = (TASK_METRICS as readonly string[]).includes(target.metric);
       const heldInReader = taskTarget && rt.heldInTask ? figureReader(target.metric, rt.heldInTask) : null;
+      // An output target (top1, sequence: agreement with the float model) is aimed at by its own figure on the held-in
+      // samples too, unless it is against labels (a task reading without a held-in one), which they have none of.
+      const againstLabels = rt.task !== undefined && rt.heldInTask === undefined;
+      const aim =
+        heldInReader || (!taskTarget && !againstLabels)
+          ? mixedPrecisionAim(target, heldInReader ? rt.heldInTask : null)
+          : { target: mixedPrecisionCosine(target) };
       const chosen = await chooseMixedPrecision(rt.model, ranges, config, rt.sensitivity ?? rt.tuning, {
         budget: options.precisionBudget ?? DEFAULT_PRECISION_BUDGET,
-        target: heldInReader ? target.value : mixedPrecisionCosine(target),
-        ...(heldInReader ? { figure: (runs) => heldInReader.figure([], runs), metric: target.metric } : {}),
+        ...aim,
         maxMeasurements: LADDER_MIXED_MEASUREMENTS,
         signal: searchSignal,
         onStep: (s) =>

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeSamples } from '../metrics/index.ts';
-import { figureReader, maxDropTarget, targetMeasure } from './targetMeasure.ts';
+import { figureReader, maxDropTarget, mixedPrecisionAim, targetMeasure, type SampleRun } from './targetMeasure.ts';
+import { LadderTargetError } from './ladder.ts';
 import { parseLadderTarget } from './ladder.ts';
 
 const outputs = summarizeSamples([
@@ -36,5 +37,56 @@ describe('one target for the ladder, the exclusion search and mixed precision', 
   it('--max-drop: the float figure against the labels less the drop, never below 0', () => {
     expect(maxDropTarget('map', 0.62, 0.01)).toEqual({ metric: 'map', value: expect.closeTo(0.61, 12) });
     expect(maxDropTarget('top1', 0.005, 0.01)).toEqual({ metric: 'top1', value: 0 });
+  });
+});
+
+/** A run of one output: float and quantized values of shape `dims`. */
+const run = (index: number, dims: number[], float: number[], quant: number[]): SampleRun => ({
+  index,
+  float: { y: { type: 'float32', dims, data: Float32Array.from(float) } },
+  quant: { y: { type: 'float32', dims, data: Float32Array.from(quant) } },
+});
+
+describe('what mixed precision aims at (mixedPrecisionAim)', () => {
+  it('a cosine target as it is, a PSNR target by a high cosine: no figure', () => {
+    expect(mixedPrecisionAim(parseLadderTarget('cosine:0.97'))).toEqual({ target: 0.97 });
+    expect(mixedPrecisionAim(parseLadderTarget('psnr:30'))).toEqual({ target: 0.999 });
+  });
+
+  it("top-1: the share of rows whose arg-max is the float model's, over the judged runs", () => {
+    const aim = mixedPrecisionAim(parseLadderTarget('top1:0.99'));
+    expect(aim).toMatchObject({ target: 0.99, metric: 'top1' });
+    // Sample 0: 2 rows, both agree (1); sample 1: 2 rows, the second's arg-max moves from class 0 to 2 (1/2).
+    const runs = [
+      run(0, [2, 3], [0.1, 0.7, 0.2, 0.5, 0.3, 0.2], [0.2, 0.6, 0.2, 0.6, 0.1, 0.3]),
+      run(1, [2, 3], [0.9, 0.05, 0.05, 0.4, 0.3, 0.3], [0.8, 0.1, 0.1, 0.3, 0.3, 0.4]),
+    ];
+    expect(aim.figure!(runs)).toBeCloseTo((1 + 0.5) / 2, 12);
+  });
+
+  it("sequence: lines whose greedy CTC reading (blank 0, repeats merged) is the float model's", () => {
+    const aim = mixedPrecisionAim(parseLadderTarget('sequence:0.9'));
+    // [1, 3 steps, 3 classes], rows of probabilities. Float reads steps 1,1,2 → "1 2" (repeat merged).
+    const f = [0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8];
+    // Same reading with other scores: "1 2".
+    const same = [0.2, 0.7, 0.1, 0.4, 0.5, 0.1, 0.0, 0.3, 0.7];
+    // The last step turns to class 1: reads "1".
+    const other = [0.1, 0.8, 0.1, 0.1, 0.8, 0.1, 0.1, 0.6, 0.3];
+    const runs = [run(0, [1, 3, 3], f, same), run(1, [1, 3, 3], f, other), run(2, [1, 3, 3], f, f)];
+    expect(aim.figure!(runs)).toBeCloseTo(2 / 3, 12);
+  });
+
+  it("a task target through the task's figures (top1 against labels wins over agreement), and refuses one without a task", () => {
+    const labels = mixedPrecisionAim(parseLadderTarget('top1:0.8'), () => ({ top1: 0.75 }));
+    expect(labels.figure!([run(0, [1, 2], [1, 0], [0, 1])])).toBe(0.75);
+    const map = mixedPrecisionAim(parseLadderTarget('map50:0.9'), () => ({ map50: 0.5 }));
+    expect(map.figure!([])).toBe(0.5);
+    expect(() => mixedPrecisionAim(parseLadderTarget('map:0.9'))).toThrow(LadderTargetError);
+    // A top-1 target on a model with no classifier-shaped output: named, never a number.
+    expect(() =>
+      mixedPrecisionAim(parseLadderTarget('top1:0.9')).figure!([
+        run(0, [1, 3, 8, 8], Array(192).fill(1), Array(192).fill(1)),
+      ]),
+    ).toThrow(/top-1 agreement needs a classifier-like output/);
   });
 });

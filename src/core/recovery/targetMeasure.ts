@@ -5,12 +5,18 @@
  * target's figure measured from a comparison's output metrics, or from the task figures of each sample's outputs
  * (core/task/taskTarget.ts, injected by the caller, who knows the head, the images' geometry and the labels).
  */
-import type { SampleRun } from '../evaluate/sampleRuns.ts';
+import type { RunsFigure, SampleRun } from '../evaluate/sampleRuns.ts';
 
 export { runCollector, type SampleRun } from '../evaluate/sampleRuns.ts';
-import type { OutputSummary } from '../metrics/index.ts';
-import { LadderTargetError, TASK_LADDER_METRICS, type LadderMetric, type LadderTarget } from './ladder.ts';
-import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import { summarizeSamples, type FloatArray, type OutputSummary, type SampleRecord } from '../metrics/index.ts';
+import {
+  LadderTargetError,
+  mixedPrecisionCosine,
+  TASK_LADDER_METRICS,
+  type LadderMetric,
+  type LadderTarget,
+} from './ladder.ts';
+import { meanOutputCosine, outputMetrics } from '../evaluate/outputMetrics.ts';
 
 /** The task figures of a set of runs, by ladder metric name (taskTargetFigures of an evaluation). */
 export type TaskFiguresOf = (runs: readonly SampleRun[]) => Readonly<Record<string, number>>;
@@ -66,6 +72,54 @@ export function figureReader(metric: LadderMetric, task?: TaskFiguresOf | null):
 /** The measure of `target` (figureReader of its metric, and whether a figure meets it). */
 export function targetMeasure(target: LadderTarget, task?: TaskFiguresOf | null): TargetMeasure {
   return { ...figureReader(target.metric, task), target, reached: (figure) => figure >= target.value };
+}
+
+/**
+ * The output metrics of judged runs (each sample's outputs, float against quantized), as compareModels summarises
+ * them: what an output target (top1, sequence) reads where a search keeps runs rather than a comparison. SSIM is
+ * left out (no target reads it); a sequence target reads every rank-3 output, as the ladder's judge does.
+ */
+export function runsOutputSummaries(runs: readonly SampleRun[], metric: LadderMetric): OutputSummary[] {
+  const records: SampleRecord[] = [];
+  for (const run of runs)
+    for (const [name, f] of Object.entries(run.float)) {
+      const q = run.quant[name];
+      if (!q || !isFloatArray(f.data) || !isFloatArray(q.data)) continue;
+      records.push({
+        output: name,
+        metrics: outputMetrics(f.data, q.data, f.dims, {
+          ssim: 'never',
+          sequence: metric === 'sequence' ? 'always' : 'auto',
+        }),
+      });
+    }
+  return summarizeSamples(records);
+}
+
+const isFloatArray = (d: unknown): d is FloatArray => d instanceof Float32Array || d instanceof Float64Array;
+
+/** What automatic mixed precision aims at for a target (chooseMixedPrecision's target, figure and metric). */
+export interface MixedPrecisionAim {
+  readonly target: number;
+  /** The target's figure of the judged runs (higher is better, at most 1); absent: the search aims at the cosine. */
+  readonly figure?: RunsFigure;
+  readonly metric?: string;
+}
+
+/**
+ * One aim for the CLI's `quantize --mixed-precision`, the ladder's mixed rung and the page: a cosine target as it is;
+ * a target in [0, 1] where higher is better (top1, sequence: agreement with the float model; map50, map, miou through
+ * `task`; top1 against labels through `task` too) by its own figure on the judged runs, read as the ladder reads it
+ * (figureReader); a PSNR target, which has no upper bound the search's error can be taken from, by a high cosine.
+ */
+export function mixedPrecisionAim(target: LadderTarget, task?: TaskFiguresOf | null): MixedPrecisionAim {
+  if (target.metric === 'cosine' || target.metric === 'psnr') return { target: mixedPrecisionCosine(target) };
+  const reader = figureReader(target.metric, task);
+  return {
+    target: target.value,
+    figure: (runs) => reader.figure(runsOutputSummaries(runs, target.metric), runs),
+    metric: target.metric,
+  };
 }
 
 /** The target a `--max-drop` sets: the float model's figure against the labels less the drop (at least 0). */

@@ -58,6 +58,8 @@ export interface MixedPrecisionStep {
   readonly units: number;
   /** Cosine measured. */
   readonly cosine: number;
+  /** The target's figure measured, when the judge aims at one (top1, map50, …: ChooseMixedPrecisionOptions.figure). */
+  readonly figure?: number;
   /** Drop in relative noise power (outputJudge.ts) against the round's starting point (0 for base and checks). */
   readonly gain: number;
   readonly seconds: number;
@@ -183,12 +185,13 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   ): Promise<Point> => {
     const t = performance.now();
     const q = await options.quantize(config);
-    const { error, cosine, noise } = await options.judge.score(q.model);
+    const { error, cosine, noise, figure } = await options.judge.score(q.model);
     const step = {
       index: steps.length + 1,
       phase,
       units,
       cosine,
+      ...(figure !== undefined ? { figure } : {}),
       gain: from ? from.noise - noise : 0,
       seconds: (performance.now() - t) / 1000,
     };
@@ -429,8 +432,8 @@ export interface ChooseMixedPrecisionOptions {
   /** Cosine to reach on the sensitivity samples (or the figure of `figure`, with one). */
   readonly target: number;
   /**
-   * A task target's figure of the judged runs (core/recovery/targetMeasure.ts; higher is better, at most 1): the search
-   * aims at it instead of the cosine, named `metric` in the result.
+   * A target's figure of the judged runs (core/recovery/targetMeasure.ts mixedPrecisionAim: top1, sequence, map50, map,
+   * miou; higher is better, at most 1): the search aims at it instead of the cosine, named `metric` in the result.
    */
   readonly figure?: RunsFigure;
   readonly metric?: string;

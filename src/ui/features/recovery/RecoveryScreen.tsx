@@ -209,9 +209,10 @@ function PercentField({
 
 /**
  * The targets mixed precision can aim at: its judge scores each candidate by one figure at most 1 (the error is
- * 1 − figure), over the calibration images' runs: the output cosine, or a task figure through the chosen head.
+ * 1 − figure), over the calibration images' runs: the output cosine, top-1 or sequence agreement with the float model,
+ * or a task figure through the chosen head (core mixedPrecisionAim). PSNR has no such bound.
  */
-const MIXED_METRICS: readonly LadderMetric[] = ['cosine', 'map50', 'map', 'miou'];
+const MIXED_METRICS: readonly LadderMetric[] = ['cosine', 'top1', 'sequence', 'map50', 'map', 'miou'];
 
 /** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the target it aims for. */
 function MixedPrecisionChoice() {
