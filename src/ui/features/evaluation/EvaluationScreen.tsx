@@ -15,6 +15,7 @@ import { ParityCard } from './ParityCard.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import './evaluation.css';
 import { StepCard } from '../../components/StepCard.tsx';
+import { Checkbox } from '../../components/Checkbox.tsx';
 
 function EvaluateCard() {
   const status = useStudio((s) => s.evaluation.status);
@@ -37,31 +38,29 @@ function EvaluateCard() {
   return (
     <StepCard titleId="evaluate-title" step={6} data-testid="evaluate-card" data-eval-status={status} title="Evaluate">
       <EvaluationDataChoice disabled={running} />
-      <label className="eval-source__option">
-        <input
-          type="checkbox"
-          checked={layers}
-          disabled={running}
-          onChange={(e) => setLayers(e.currentTarget.checked)}
-          data-testid="eval-layers-toggle"
-        />
+      <Checkbox
+        className="eval-source__option"
+        checked={layers}
+        onChange={setLayers}
+        testId="eval-layers-toggle"
+        disabled={running}
+      >
         compare every layer too{' '}
         <span className="muted small">(per-layer SQNR, error jumps, the graph's heat map; slower)</span>
-      </label>
-      <label className="eval-source__option">
-        <input
-          type="checkbox"
-          checked={npuBf16}
-          disabled={running}
-          onChange={(e) => setNpuBf16(e.currentTarget.checked)}
-          data-testid="eval-npu-toggle"
-        />
+      </Checkbox>
+      <Checkbox
+        className="eval-source__option"
+        checked={npuBf16}
+        onChange={setNpuBf16}
+        testId="eval-npu-toggle"
+        disabled={running}
+      >
         also judge it as the NPU runs it{' '}
         <span className="muted small">
           (the parts left float — exclusions, ops without a rule — run in BF16, as the Ryzen AI compiler runs them; a
           second figure beside the one as written)
         </span>
-      </label>
+      </Checkbox>
       <TaskHeadChoice disabled={running} />
       <div className="step__actions">
         <button

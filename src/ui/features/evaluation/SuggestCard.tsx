@@ -15,6 +15,7 @@ import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { currentTaskHead } from '../../store/selectors.ts';
 import { StepCard } from '../../components/StepCard.tsx';
+import { Checkbox } from '../../components/Checkbox.tsx';
 
 /** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
 const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
@@ -88,16 +89,15 @@ export function SuggestCard() {
           <span className="muted small">steps</span>
         </label>
         <AimSelect value={s.aim} onChange={setAim} disabled={running} testId="suggest-aim" />
-        <label className="eval-source__option">
-          <input
-            type="checkbox"
-            checked={s.npuBf16}
-            disabled={running}
-            onChange={(e) => setNpuBf16(e.currentTarget.checked)}
-            data-testid="suggest-npu-toggle"
-          />
+        <Checkbox
+          className="eval-source__option"
+          checked={s.npuBf16}
+          onChange={setNpuBf16}
+          testId="suggest-npu-toggle"
+          disabled={running}
+        >
           as the NPU runs it <span className="muted small">(measure with the float parts in BF16)</span>
-        </label>
+        </Checkbox>
         <button
           type="button"
           className="button button--primary"

@@ -22,6 +22,7 @@ import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
+import { Checkbox, type CheckboxProps } from '../../components/Checkbox.tsx';
 import './recovery.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
@@ -214,6 +215,16 @@ function PercentField({
  */
 const MIXED_METRICS: readonly LadderMetric[] = ['cosine', 'top1', 'sequence', 'map50', 'map', 'miou'];
 
+/** A switch of the recovery options or the ladder: a checkbox, then what it switches. */
+function Switch({ children, ...box }: Omit<CheckboxProps, 'className'>) {
+  return (
+    <Checkbox className="recover-switch" {...box}>
+      {' '}
+      {children}
+    </Checkbox>
+  );
+}
+
 /** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the target it aims for. */
 function MixedPrecisionChoice() {
   const o = useStudio((s) => s.recovery.options);
@@ -221,15 +232,9 @@ function MixedPrecisionChoice() {
   const head = useStudio(currentTaskHead);
   return (
     <div className="recover-mixed" data-testid="recover-mixed-options">
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={o.mixedPrecision}
-          onChange={(e) => set({ mixedPrecision: e.currentTarget.checked })}
-          data-testid="recover-mixed"
-        />{' '}
+      <Switch checked={o.mixedPrecision} onChange={(mixedPrecision) => set({ mixedPrecision })} testId="recover-mixed">
         Mixed precision: the model stays 8-bit; what measurably hurts most goes to 16 bits, then a few nodes float
-      </label>
+      </Switch>
       {o.mixedPrecision && (
         <div className="recover-mixed__budget">
           <PercentField
@@ -277,36 +282,20 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Algorithms</legend>
       <MixedPrecisionChoice />
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={o.cle}
-          onChange={(e) => set({ cle: e.currentTarget.checked })}
-          data-testid="recover-cle"
-        />{' '}
+      <Switch checked={o.cle} onChange={(cle) => set({ cle })} testId="recover-cle">
         Cross-layer equalization (CLE)
-      </label>
-      <label
-        className="recover-switch"
+      </Switch>
+      <Switch
         title={`Functions written out as several nodes get Q/DQ at their input and output only. Also for 8-bit CNNs with written-out activations: the best route measured is these rules with Sequential ranges, then AdaRound (${FUNCTION_RULES_ROUTE}); the ladder tries them on such models by itself`}
+        checked={o.attention}
+        onChange={(attention) => set({ attention })}
+        testId="recover-attention"
       >
-        <input
-          type="checkbox"
-          checked={o.attention}
-          onChange={(e) => set({ attention: e.currentTarget.checked })}
-          data-testid="recover-attention"
-        />{' '}
         Attention and function rules (LayerNorm, GELU, HardSwish, SiLU as one op; Softmax on [0, 1])
-      </label>
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={o.smoothQuant}
-          onChange={(e) => set({ smoothQuant: e.currentTarget.checked })}
-          data-testid="recover-smoothquant"
-        />{' '}
+      </Switch>
+      <Switch checked={o.smoothQuant} onChange={(smoothQuant) => set({ smoothQuant })} testId="recover-smoothquant">
         SmoothQuant (activation outliers into the weights)
-      </label>
+      </Switch>
       <label
         className="field field--inline"
         title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs"
@@ -323,15 +312,9 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
           onChange={(e) => set({ smoothAlpha: Number(e.currentTarget.value) })}
         />
       </label>
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={o.biasCorrection}
-          onChange={(e) => set({ biasCorrection: e.currentTarget.checked })}
-          data-testid="recover-bias"
-        />{' '}
+      <Switch checked={o.biasCorrection} onChange={(biasCorrection) => set({ biasCorrection })} testId="recover-bias">
         Bias correction
-      </label>
+      </Switch>
       <label className="field field--inline">
         <span className="field__label">Fine-tune</span>
         <select
@@ -406,24 +389,12 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
           <option value="fastest">fastest (every format screened first, 16-bit included)</option>
         </select>
       </label>
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={c.allFormats}
-          onChange={(e) => set({ allFormats: e.currentTarget.checked })}
-          data-testid="ladder-all-formats"
-        />{' '}
+      <Switch checked={c.allFormats} onChange={(allFormats) => set({ allFormats })} testId="ladder-all-formats">
         climb XINT8, A8W8 and A16W8 (else the current preset only)
-      </label>
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={c.exclusions}
-          onChange={(e) => set({ exclusions: e.currentTarget.checked })}
-          data-testid="ladder-exclusions"
-        />{' '}
+      </Switch>
+      <Switch checked={c.exclusions} onChange={(exclusions) => set({ exclusions })} testId="ladder-exclusions">
         end by excluding the most sensitive nodes
-      </label>
+      </Switch>
       <label
         className="field field--inline"
         title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
@@ -445,15 +416,9 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
         />
       </label>
       <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
-      <label className="recover-switch">
-        <input
-          type="checkbox"
-          checked={c.npuBf16}
-          onChange={(e) => set({ npuBf16: e.currentTarget.checked })}
-          data-testid="ladder-npu"
-        />{' '}
+      <Switch checked={c.npuBf16} onChange={(npuBf16) => set({ npuBf16 })} testId="ladder-npu">
         judge every rung as the NPU runs it (float parts in BF16)
-      </label>
+      </Switch>
     </fieldset>
   );
 }

@@ -16,6 +16,7 @@ import {
   type StudioPreset,
 } from '../../store/quantSettings.ts';
 import { StepCard } from '../../components/StepCard.tsx';
+import { Checkbox } from '../../components/Checkbox.tsx';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
@@ -113,103 +114,85 @@ export function QuantSettingsCard() {
           loss on a CPU.
         </p>
       )}
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={settings.perChannel}
-          disabled={locked || bf16}
-          data-testid="per-channel"
-          onChange={(e) => setPerChannel(e.currentTarget.checked)}
-        />
-        <span>
-          Per-channel weights
-          <span className="check__hint">
+      <Checkbox
+        className="check"
+        checked={settings.perChannel}
+        onChange={setPerChannel}
+        testId="per-channel"
+        disabled={locked || bf16}
+        hint={
+          <>
             One scale per output channel; raises the opset to 13 where needed. Usually much better for depthwise
             convolutions.
-          </span>
-        </span>
-      </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={settings.saturationSafeWeights === true}
-          disabled={locked || bf16}
-          data-testid="saturation-safe"
-          onChange={(e) => setSaturationSafeWeights(e.currentTarget.checked)}
-        />
-        <span>
-          Safe for x86 CPU int8 kernels
-          <span className="check__hint">
+          </>
+        }
+      >
+        Per-channel weights
+      </Checkbox>
+      <Checkbox
+        className="check"
+        checked={settings.saturationSafeWeights === true}
+        onChange={setSaturationSafeWeights}
+        testId="saturation-safe"
+        disabled={locked || bf16}
+        hint={
+          <>
             7-bit codes only in the weight channels whose 8-bit products onnxruntime's CPU kernels (default options, x86
             without VNNI) could saturate; the rest keep 8 bits. Off in every preset (the NPU presets reproduce Quark's
             configs); for a model deployed with onnxruntime on a CPU (bench cpu-kernels).
-          </span>
-        </span>
-      </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={settings.useRandomData}
-          disabled={locked || bf16}
-          data-testid="random-data"
-          onChange={(e) => setUseRandomData(e.currentTarget.checked)}
-        />
-        <span>
-          Random data when no images are given
-          <span className="check__hint">
-            UseRandomData: quick to try, but ranges from noise rarely match real inputs.
-          </span>
-        </span>
-      </label>
+          </>
+        }
+      >
+        Safe for x86 CPU int8 kernels
+      </Checkbox>
+      <Checkbox
+        className="check"
+        checked={settings.useRandomData}
+        onChange={setUseRandomData}
+        testId="random-data"
+        disabled={locked || bf16}
+        hint="UseRandomData: quick to try, but ranges from noise rarely match real inputs."
+      >
+        Random data when no images are given
+      </Checkbox>
       {float16 && !bf16 && (
         <fieldset className="fp16-options" data-testid="fp16-options">
           <legend className="field__label">Float16 model</legend>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={fp16.convertAll}
-              disabled={locked}
-              data-testid="fp16-convert-all"
-              onChange={(e) => setFp16({ convertAll: e.currentTarget.checked })}
-            />
-            <span>
-              Convert the whole model to FP32 first
-              <span className="check__hint">
+          <Checkbox
+            className="check"
+            checked={fp16.convertAll}
+            onChange={(checked) => setFp16({ convertAll: checked })}
+            testId="fp16-convert-all"
+            disabled={locked}
+            hint={
+              <>
                 ConvertFP16ToFP32 (convert_fp16_to_fp32 on "all"): the result is a float32 model. Off: pick subgraphs to
                 convert in the list “Convert to FP32”.
-              </span>
-            </span>
-          </label>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={fp16.quantizeFp16 && !fp16.convertAll}
-              disabled={locked || fp16.convertAll}
-              data-testid="fp16-quantize"
-              onChange={(e) => setFp16({ quantizeFp16: e.currentTarget.checked })}
-            />
-            <span>
-              QuantizeFP16
-              <span className="check__hint">
-                Q/DQ on the float16 tensors; the parts left float stay float16, with Casts at every border.
-              </span>
-            </span>
-          </label>
-          <label className="check">
-            <input
-              type="checkbox"
-              checked={fp16.useFp32Scale}
-              disabled={locked || fp16.convertAll}
-              data-testid="fp16-fp32-scale"
-              onChange={(e) => setFp16({ useFp32Scale: e.currentTarget.checked })}
-            />
-            <span>
-              UseFP32Scale
-              <span className="check__hint">
-                Float32 Q/DQ scales with Casts around them, as the guide sets for the NPU; off: float16 scales.
-              </span>
-            </span>
-          </label>
+              </>
+            }
+          >
+            Convert the whole model to FP32 first
+          </Checkbox>
+          <Checkbox
+            className="check"
+            checked={fp16.quantizeFp16 && !fp16.convertAll}
+            onChange={(checked) => setFp16({ quantizeFp16: checked })}
+            testId="fp16-quantize"
+            disabled={locked || fp16.convertAll}
+            hint={<>Q/DQ on the float16 tensors; the parts left float stay float16, with Casts at every border.</>}
+          >
+            QuantizeFP16
+          </Checkbox>
+          <Checkbox
+            className="check"
+            checked={fp16.useFp32Scale}
+            onChange={(checked) => setFp16({ useFp32Scale: checked })}
+            testId="fp16-fp32-scale"
+            disabled={locked || fp16.convertAll}
+            hint={<>Float32 Q/DQ scales with Casts around them, as the guide sets for the NPU; off: float16 scales.</>}
+          >
+            UseFP32Scale
+          </Checkbox>
         </fieldset>
       )}
       {overrides.length > 0 && (
