@@ -14,6 +14,7 @@ import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import type { EvaluationOutcome } from '../../store/evaluationSlice.ts';
 import { resultTargets } from './targets.ts';
+import { DownloadLink } from '../../components/DownloadLink.tsx';
 
 const WEIGHTED = /^(Conv|ConvTranspose|Gemm|MatMul)$/;
 
@@ -96,14 +97,12 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
       <div className="reading__next" data-testid="next-step" data-step="download">
         <span>Next step: the model meets its target{run?.fileName ? '' : '.'}</span>
         {url && run && (
-          <a
+          <DownloadLink
             className="button button--primary button--small"
             href={url}
-            download={run.fileName}
-            data-testid="next-step-download"
-          >
-            Download {run.fileName}
-          </a>
+            fileName={run.fileName}
+            testId="next-step-download"
+          />
         )}
       </div>
     );

@@ -23,6 +23,7 @@ import { RungTable } from './RungTable.tsx';
 import { RanOn } from '../runtime/RanOn.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox, type CheckboxProps } from '../../components/Checkbox.tsx';
+import { DownloadLink } from '../../components/DownloadLink.tsx';
 import './recovery.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
@@ -533,14 +534,7 @@ function Results() {
           </button>
         )}
         {adoptedUrl && result && (
-          <a
-            className="button button--primary"
-            href={adoptedUrl}
-            download={result.fileName}
-            data-testid="recover-download"
-          >
-            Download {result.fileName}
-          </a>
+          <DownloadLink href={adoptedUrl} fileName={result.fileName} testId="recover-download" />
         )}
         {r.adopted && (
           <span className="muted small">The chosen model is now the quantized model: evaluate it below.</span>

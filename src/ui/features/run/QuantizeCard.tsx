@@ -12,6 +12,7 @@ import { errorHint, errorTitle } from '../calibration/errorTitles.ts';
 import { ReportView } from './ReportView.tsx';
 import { shownPreset } from '../../store/quantSettings.ts';
 import { StepCard } from '../../components/StepCard.tsx';
+import { DownloadLink } from '../../components/DownloadLink.tsx';
 
 export function QuantizeCard() {
   const status = useStudio((s) => s.run.status);
@@ -73,21 +74,14 @@ export function QuantizeCard() {
         <div className="quant-result" data-testid="quantize-result">
           <ReportView result={result} />
           <div className="step__actions">
-            {url && (
-              <a className="button button--primary" href={url} download={result.fileName} data-testid="download-model">
-                Download {result.fileName}
-              </a>
-            )}
+            {url && <DownloadLink href={url} fileName={result.fileName} testId="download-model" />}
             {dataUrl && result.data && (
-              <a
-                className="button button--primary"
+              <DownloadLink
                 href={dataUrl}
-                download={result.data.fileName}
-                data-testid="download-model-data"
+                fileName={result.data.fileName}
+                testId="download-model-data"
                 title="The weights, which the .onnx file refers to: keep both files in the same folder"
-              >
-                Download {result.data.fileName}
-              </a>
+              />
             )}
             <button
               type="button"

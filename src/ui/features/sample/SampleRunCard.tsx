@@ -14,6 +14,7 @@ import { useStudio, type SampleStage } from '../../store/index.ts';
 import { sampleService } from '../../services/sampleService.ts';
 import { SAMPLE_MODEL } from '../../store/modelSources.ts';
 import { resultTargets } from '../evaluation/targets.ts';
+import { DownloadLink } from '../../components/DownloadLink.tsx';
 import './sample.css';
 
 const STAGES: readonly [SampleStage, string][] = [
@@ -162,14 +163,7 @@ export function SampleRunCard() {
               .
             </span>
             {url && quantized && (
-              <a
-                className="button button--primary"
-                href={url}
-                download={quantized.fileName}
-                data-testid="sample-download-model"
-              >
-                Download {quantized.fileName}
-              </a>
+              <DownloadLink href={url} fileName={quantized.fileName} testId="sample-download-model" />
             )}
             <button type="button" className="button" onClick={showReport} data-testid="sample-show-report">
               {meets ? 'Go to the report' : 'See what to try next'}
