@@ -226,6 +226,13 @@ function Switch({ children, ...box }: Omit<CheckboxProps, 'className'>) {
   );
 }
 
+/** The mixed-precision budget's shares, each a percent field. */
+const BUDGET_FIELDS = [
+  { part: 'act16', label: '16-bit activations', hint: 'Share of the activation Q/DQ pairs that may be 16-bit (act16)' },
+  { part: 'w16', label: '16-bit weights', hint: 'Share of the quantized weights that may be 16-bit (w16)' },
+  { part: 'float', label: 'float nodes', hint: 'Share of the quantized nodes that may stay float (float)' },
+] as const;
+
 /** Automatic mixed precision: on or off, its budget (shares that may leave 8 bits) and the target it aims for. */
 function MixedPrecisionChoice() {
   const o = useStudio((s) => s.recovery.options);
@@ -238,27 +245,16 @@ function MixedPrecisionChoice() {
       </Switch>
       {o.mixedPrecision && (
         <div className="recover-mixed__budget">
-          <PercentField
-            label="16-bit activations"
-            value={o.budget.act16}
-            onChange={(act16) => set({ budget: { ...o.budget, act16 } })}
-            testId="budget-act16"
-            hint="Share of the activation Q/DQ pairs that may be 16-bit (act16)"
-          />
-          <PercentField
-            label="16-bit weights"
-            value={o.budget.w16}
-            onChange={(w16) => set({ budget: { ...o.budget, w16 } })}
-            testId="budget-w16"
-            hint="Share of the quantized weights that may be 16-bit (w16)"
-          />
-          <PercentField
-            label="float nodes"
-            value={o.budget.float}
-            onChange={(float) => set({ budget: { ...o.budget, float } })}
-            testId="budget-float"
-            hint="Share of the quantized nodes that may stay float (float)"
-          />
+          {BUDGET_FIELDS.map(({ part, label, hint }) => (
+            <PercentField
+              key={part}
+              label={label}
+              value={o.budget[part]}
+              onChange={(share) => set({ budget: { ...o.budget, [part]: share } })}
+              testId={`budget-${part}`}
+              hint={hint}
+            />
+          ))}
           <TargetField
             metric={o.mixedMetric}
             value={o.mixedTarget}
