@@ -232,11 +232,11 @@ export const evaluateCommand = {
     const floatInfo = await modelFileInfo(float);
     const quantInfo = await modelFileInfo(quant);
     const data = folderFeeds(float.model, values.data, values.preprocess, { limit, fileName: floatInfo.name });
-    // Task metrics read detections and masks on the photos: image folders only.
+    // Task metrics read predictions on images (their geometry, their labels): image folders only.
     const images = data.kind === 'images' ? data : null;
     if (!images && values.task)
       process.stderr.write(
-        'note: --task judges detections and masks on photos; a tensor folder gets the output metrics only\n',
+        'note: --task judges what a model predicts (boxes, classes, masks, text) on images; a tensor folder gets the output metrics only\n',
       );
     let task = images ? taskHeadArgument(values, float.model, floatInfo.name) : null;
     if (task) process.stderr.write(`${task.note}\n`);

@@ -75,3 +75,30 @@ describe('argument checks', () => {
     expect(() => topKMatches(f32([1]), f32([1]), [1], 0)).toThrow(MetricInputError);
   });
 });
+
+describe('top-1 and top-5 agreement against an independent implementation', () => {
+  it('match to 1e-6 on random scores: a row agrees at k when the float winner is among the k best quantized scores', () => {
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 20; trial++) {
+      const [rows, classes] = [16, 10];
+      const ref = Float32Array.from({ length: rows * classes }, () => random());
+      const test = ref.map((v) => v + (random() - 0.5) * 0.2 * (trial % 5));
+      let top1 = 0;
+      let top5 = 0;
+      for (let r = 0; r < rows; r++) {
+        const f = Array.from(ref.subarray(r * classes, (r + 1) * classes));
+        const q = Array.from(test.subarray(r * classes, (r + 1) * classes));
+        const winner = f.indexOf(Math.max(...f));
+        // Ranked by sorting: how many quantized scores beat the winner's (ties to the lower index).
+        const ranked = q.map((v, c) => [v, c]).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+        const place = ranked.findIndex(([, c]) => c === winner);
+        top1 += place < 1 ? 1 : 0;
+        top5 += place < 5 ? 1 : 0;
+      }
+      const got = classifierAgreement(ref, test, [rows, classes]);
+      expect(Math.abs(got.top1 - top1 / rows)).toBeLessThan(1e-6);
+      expect(Math.abs(got.top5 - top5 / rows)).toBeLessThan(1e-6);
+    }
+  });
+});

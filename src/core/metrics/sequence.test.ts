@@ -122,3 +122,57 @@ describe('characterErrorRate', () => {
     expect(characterErrorRate(2, 0)).toBe(2);
   });
 });
+
+describe('sequence agreement against an independent implementation', () => {
+  /** Greedy CTC by sorting each row (not a running arg-max), and Levenshtein by the full table. */
+  const decode = (x: Float32Array, seq: number, steps: number, classes: number) => {
+    const out: number[] = [];
+    let last = -1;
+    for (let t = 0; t < steps; t++) {
+      const row = Array.from(x.subarray((seq * steps + t) * classes, (seq * steps + t + 1) * classes));
+      const best = row.map((v, c) => [v, c]).sort((a, b) => b[0] - a[0] || a[1] - b[1])[0][1];
+      if (best !== last && best !== 0) out.push(best);
+      last = best;
+    }
+    return out;
+  };
+  const levenshtein = (a: number[], b: number[]) => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++)
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return d[a.length][b.length];
+  };
+
+  it('step top-1, lines read the same and pooled CER match to 1e-6 on random scores', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 20; trial++) {
+      const [batch, steps, classes] = [4, 12, 5];
+      const ref = Float32Array.from({ length: batch * steps * classes }, () => random());
+      // Noise of a size that changes some rows' winners and leaves others.
+      const test = ref.map((v) => v + (random() - 0.5) * 0.3 * (trial % 4));
+      let stepSame = 0;
+      let same = 0;
+      let errors = 0;
+      let chars = 0;
+      for (let s = 0; s < batch; s++) {
+        const a = decode(ref, s, steps, classes);
+        const b = decode(test, s, steps, classes);
+        same += a.join() === b.join() ? 1 : 0;
+        errors += levenshtein(a, b);
+        chars += a.length;
+        for (let t = 0; t < steps; t++) {
+          const r = Array.from(ref.subarray((s * steps + t) * classes, (s * steps + t + 1) * classes));
+          const q = Array.from(test.subarray((s * steps + t) * classes, (s * steps + t + 1) * classes));
+          stepSame += r.indexOf(Math.max(...r)) === q.indexOf(Math.max(...q)) ? 1 : 0;
+        }
+      }
+      const got = sequenceAgreement(ref, test, [batch, steps, classes]);
+      expect(Math.abs(got.stepTop1 - stepSame / (batch * steps))).toBeLessThan(1e-6);
+      expect(Math.abs(got.sequence - same / batch)).toBeLessThan(1e-6);
+      expect(Math.abs(got.cer - (chars ? errors / chars : errors))).toBeLessThan(1e-6);
+    }
+  });
+});
