@@ -89,6 +89,20 @@ export const NPM_MODELS: readonly NpmModel[] = [
   },
 ];
 
+/**
+ * A file another tool quantized: imgly's ISNet "small" model, written by ONNX Runtime's quantize_dynamic (producer
+ * "onnx.quantize"): 119 ConvInteger after DynamicQuantizeLinear, uint8 weights. 44 MB, in the same 136 MB
+ * tarball as isnet_fp16; for the page's reading of a quantized file (e2e quantized-external), not the corpus.
+ */
+export const ISNET_QUINT8: NpmModel = {
+  name: 'isnet_quint8',
+  kind: 'background removal, dynamic uint8 (ONNX Runtime quantize_dynamic)',
+  pkg: '@imgly/background-removal-data',
+  version: '1.4.5',
+  file: 'package/dist/resources.json',
+  resource: '/models/small',
+};
+
 /** The model file, fetched with `npm pack` and unpacked into the cache on first use. */
 export function npmModelPath(m: NpmModel): string {
   const dir = path.join(NPM_CACHE, `${m.pkg.replace('/', '+')}@${m.version}`);

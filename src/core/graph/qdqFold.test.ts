@@ -80,6 +80,52 @@ describe('Q/DQ folding', () => {
     expect(labels.get(index.nodes.findIndex((n) => n.name === 'add'))).toBe('A16');
   });
 
+  it("reads ONNX Runtime's dynamic and QOperator forms: ConvInteger after DynamicQuantizeLinear, QLinearConv", () => {
+    const f = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
+    const u8 = (name: string, dims: number[], v: number[]) =>
+      makeTensor(name, DataType.UINT8, dims, Uint8Array.from(v));
+    const graph = makeGraph({
+      node: [
+        makeNode('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz'], 'dql'),
+        makeNode('ConvInteger', ['xq', 'w', 'xz', 'wz'], ['ci'], 'conv_int'),
+        makeNode('Cast', ['ci'], ['cf'], 'cast'),
+        makeNode('Mul', ['xs', 'ws'], ['sm'], 'scales_mul'),
+        makeNode('Mul', ['cf', 'sm'], ['y0'], 'rescale'),
+        makeNode('QuantizeLinear', ['y0', 'ys', 'yz'], ['yq'], 'q'),
+        makeNode('QLinearConv', ['yq', 'ys', 'yz', 'w2', 'w2s', 'w2z', 'os', 'oz'], ['o'], 'qlinear'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
+      output: [makeValueInfo('o', DataType.UINT8, [1, 2, 2, 2])],
+      initializer: [
+        u8('w', [1, 1, 1, 1], [130]),
+        u8('wz', [], [128]),
+        f('ws', 0.0625),
+        f('ys', 0.5),
+        u8('yz', [], [10]),
+        u8('w2', [2, 1, 1, 1], [1, 2]),
+        makeTensor('w2s', DataType.FLOAT, [2], Float32Array.of(0.25, 0.125)),
+        u8('w2z', [2], [0, 0]),
+        f('os', 2),
+        u8('oz', [], [0]),
+      ],
+    });
+    // The page's weight-less copy keeps every integer op's scales and zero points.
+    const index = buildGraphIndex(weightlessGraph(graph));
+    expect(hasQdq(index)).toBe(true);
+    const fold = foldQdq(index);
+    expect(quantLabel(fold.edges.get('xq')!.params)).toBe('uint8 · scale and zp computed each run');
+    expect(fold.edges.get('xq')!.source).toBe('x');
+    expect(quantLabel(fold.weights.get('w')!.params)).toBe('uint8 · scale 0.0625 · zp 128');
+    expect(quantLabel(fold.edges.get('yq')!.params)).toBe('uint8 · scale 0.5 · zp 10');
+    expect(quantLabel(fold.weights.get('w2')!.params)).toBe('uint8 · 2 channels (axis 0) · scale 0.125…0.25 · zp 0');
+    const labels = qdqPrecisionLabels(index, fold);
+    const at = (name: string) => labels.get(index.nodes.findIndex((n) => n.name === name));
+    expect(at('conv_int')).toBe('A8W8');
+    expect(at('qlinear')).toBe('A8W8');
+    expect(at('dql')).toBeUndefined();
+    expect(at('rescale')).toBe('float');
+  });
+
   it('a float model has nothing to fold', () => {
     const index = buildGraphIndex(decode(new Uint8Array(fs.readFileSync(MNIST))).graph!);
     expect(hasQdq(index)).toBe(false);

@@ -5,6 +5,12 @@
  * Runtime and Quark write: ai.onnx or com.microsoft (16-bit) Q/DQ, Quark's Extended Q/DQ, per-tensor or
  * per-channel (`axis`), the type from the zero point, from `output_dtype` (opset 21) or uint8 by default.
  *
+ * ONNX Runtime's QOperator and dynamic forms (QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger after a
+ * DynamicQuantizeLinear, as quantize_dynamic writes them) have no Q/DQ pair to fold: their integer ops read the
+ * codes, scales and zero points directly, so the same edges and weights are read off those ops' inputs (a
+ * dynamic activation's scale and zero point are computed each run; a ConvInteger weight's scale is the constant
+ * of the Mul that rescales its output).
+ *
  * Pure: reads a GraphIndex (the page's weight-less copy keeps the bytes of every Q/DQ scale and zero point,
  * structure.ts), so the graph view, the precision colours and the split view's node mapping share it.
  */
@@ -41,6 +47,8 @@ export interface QuantParams {
   channels: number;
   scaleTensor: string;
   zeroPointTensor: string;
+  /** Scale and zero point computed each run (DynamicQuantizeLinear): not in the file. */
+  dynamic?: boolean;
 }
 
 /** An activation quantized by a Q → DQ pair: consumers read `tensor`, which stands for `source`. */
@@ -51,6 +59,7 @@ export interface FoldedEdge {
   /** The float tensor the pair quantizes (the QuantizeLinear's input). */
   source: string;
   quantize: number;
+  /** -1 where an integer op reads the codes itself (QOperator, dynamic). */
   dequantize: number;
   params: QuantParams;
 }
@@ -63,6 +72,7 @@ export interface FoldedWeight {
   codes: string;
   /** A float constant behind a Q → DQ pair: quantized each run, not stored as integers. */
   quantizedAtRun: boolean;
+  /** -1 where an integer op reads the codes itself (QOperator, dynamic). */
   dequantize: number;
   params: QuantParams;
 }
@@ -96,16 +106,15 @@ function intAttribute(node: NodeProto, name: string): number | undefined {
   return a?.i !== undefined && a?.i !== null ? Number(a.i) : undefined;
 }
 
-/**
- * The parameters of a Q or DQ node. `codesType`: the element type of the integer side when known otherwise (a
- * weight DQ's initializer).
- */
-export function quantParamsOf(index: GraphIndex, node: NodeProto, codesType?: number): QuantParams {
-  const scaleName = node.input[1] ?? '';
-  const zpName = node.input[2] ?? '';
+function paramsFrom(
+  index: GraphIndex,
+  scaleName: string,
+  zpName: string,
+  dataType: number,
+  axis: number | undefined,
+): QuantParams {
   const scale = tensorOf(index, scaleName);
   const zp = tensorOf(index, zpName);
-  const dataType = codesType ?? zp?.data_type ?? intAttribute(node, 'output_dtype') ?? DataType.UINT8;
   const scales = readable(scale);
   const channels = scale ? scale.dims.reduce((a, d) => a * Number(d), 1) : (scales?.length ?? 1);
   const perChannel = channels > 1;
@@ -113,13 +122,112 @@ export function quantParamsOf(index: GraphIndex, node: NodeProto, codesType?: nu
   return {
     type: elementTypeName(dataType),
     bits: elementType(dataType)?.bits ?? 8,
-    axis: perChannel ? (intAttribute(node, 'axis') ?? 1) : undefined,
+    axis: perChannel ? (axis ?? 1) : undefined,
     scales,
     zeroPoints,
     channels,
     scaleTensor: scaleName,
     zeroPointTensor: zpName,
   };
+}
+
+/**
+ * The parameters of a Q or DQ node. `codesType`: the element type of the integer side when known otherwise (a
+ * weight DQ's initializer).
+ */
+export function quantParamsOf(index: GraphIndex, node: NodeProto, codesType?: number): QuantParams {
+  const zp = tensorOf(index, node.input[2]);
+  const dataType = codesType ?? zp?.data_type ?? intAttribute(node, 'output_dtype') ?? DataType.UINT8;
+  return paramsFrom(index, node.input[1] ?? '', node.input[2] ?? '', dataType, intAttribute(node, 'axis'));
+}
+
+/** Where an integer op reads each operand's codes, scale and zero point (scale -1: not an input). */
+const INTEGER_OPS: Record<string, readonly { codes: number; scale: number; zp: number }[]> = {
+  ConvInteger: [
+    { codes: 0, scale: -1, zp: 2 },
+    { codes: 1, scale: -1, zp: 3 },
+  ],
+  MatMulInteger: [
+    { codes: 0, scale: -1, zp: 2 },
+    { codes: 1, scale: -1, zp: 3 },
+  ],
+  QLinearConv: [
+    { codes: 0, scale: 1, zp: 2 },
+    { codes: 3, scale: 4, zp: 5 },
+  ],
+  QLinearMatMul: [
+    { codes: 0, scale: 1, zp: 2 },
+    { codes: 3, scale: 4, zp: 5 },
+  ],
+};
+
+/** Whether a node computes with integer codes itself (QOperator, dynamic) or quantizes each run. */
+function isIntegerOp(node: NodeProto): boolean {
+  return node.op_type === 'DynamicQuantizeLinear' || (node.op_type ?? '') in INTEGER_OPS;
+}
+
+/**
+ * The constant scale of a ConvInteger/MatMulInteger weight as quantize_dynamic writes it: the op's output is
+ * cast to float and multiplied by Mul(activation scale, weight scale). '' when the graph has another shape.
+ */
+function rescaleConstant(index: GraphIndex, op: number): string {
+  for (const cast of index.consumers.get(index.nodes[op].output[0] ?? '') ?? []) {
+    if (index.nodes[cast].op_type !== 'Cast') continue;
+    const castOut = index.nodes[cast].output[0] ?? '';
+    for (const mul of index.consumers.get(castOut) ?? []) {
+      if (index.nodes[mul].op_type !== 'Mul') continue;
+      const other = index.nodes[mul].input.find((t) => t !== castOut) ?? '';
+      const product = index.producer.get(other);
+      const inner = product !== undefined ? index.nodes[product] : undefined;
+      if (inner?.op_type !== 'Mul') continue;
+      const constant = inner.input.find((t) => tensorOf(index, t));
+      if (constant) return constant;
+    }
+  }
+  return '';
+}
+
+/** The edges and weights of the integer ops (QOperator, dynamic): codes read without a Q/DQ pair. */
+function foldIntegerOps(index: GraphIndex, edges: Map<string, FoldedEdge>, weights: Map<string, FoldedWeight>) {
+  for (let i = 0; i < index.nodes.length; i++) {
+    const node = index.nodes[i];
+    const operands = INTEGER_OPS[node.op_type ?? ''];
+    if (!operands) continue;
+    const matMul = node.op_type?.includes('MatMul');
+    for (const slot of operands) {
+      const codes = node.input[slot.codes] ?? '';
+      if (!codes) continue;
+      const zpName = node.input[slot.zp] ?? '';
+      const constant = tensorOf(index, codes);
+      if (constant) {
+        if (weights.has(codes)) continue;
+        const scaleName = slot.scale >= 0 ? (node.input[slot.scale] ?? '') : rescaleConstant(index, i);
+        weights.set(codes, {
+          kind: 'weight',
+          tensor: codes,
+          codes,
+          quantizedAtRun: false,
+          dequantize: -1,
+          params: paramsFrom(index, scaleName, zpName, constant.data_type ?? DataType.UINT8, matMul ? 1 : 0),
+        });
+        continue;
+      }
+      if (edges.has(codes)) continue;
+      const producer = index.producer.get(codes);
+      const dynamic = producer !== undefined && index.nodes[producer].op_type === 'DynamicQuantizeLinear';
+      const scaleName = dynamic ? '' : slot.scale >= 0 ? (node.input[slot.scale] ?? '') : '';
+      const dataType = dynamic ? DataType.UINT8 : (tensorOf(index, zpName)?.data_type ?? DataType.UINT8);
+      const params = paramsFrom(index, scaleName, dynamic ? '' : zpName, dataType, undefined);
+      edges.set(codes, {
+        kind: 'activation',
+        tensor: codes,
+        source: dynamic ? (index.nodes[producer!].input[0] ?? codes) : codes,
+        quantize: producer ?? -1,
+        dequantize: -1,
+        params: dynamic ? { ...params, scales: null, zeroPoints: null, dynamic: true } : params,
+      });
+    }
+  }
 }
 
 /** Folds every Q → DQ pair and every DQ of a constant. A Q whose output some non-DQ node reads stays a node. */
@@ -179,6 +287,7 @@ export function foldQdq(index: GraphIndex): QdqFold {
       params: quantParamsOf(index, qNode),
     });
   }
+  foldIntegerOps(index, edges, weights);
   return { folded, edges, weights, qdqNodes };
 }
 
@@ -206,6 +315,7 @@ function extent(values: Float32Array): [number, number] {
  */
 export function quantLabel(p: QuantParams): string {
   const parts = [p.type];
+  if (p.dynamic) return `${p.type} · scale and zp computed each run`;
   if (p.channels > 1) parts.push(`${p.channels} channels${p.axis !== undefined ? ` (axis ${p.axis})` : ''}`);
   if (!p.scales) parts.push('scale (not read)');
   else if (p.scales.length === 1) parts.push(`scale ${plainNumber(p.scales[0])}`);
@@ -220,9 +330,9 @@ export function quantLabel(p: QuantParams): string {
   return parts.join(' · ');
 }
 
-/** Whether the graph holds Q/DQ nodes (a QDQ model). */
+/** Whether the graph holds Q/DQ nodes (a QDQ model) or integer ops (ONNX Runtime's QOperator and dynamic forms). */
 export function hasQdq(index: GraphIndex): boolean {
-  return index.nodes.some((n) => isQuantizeNode(n) || isDequantizeNode(n));
+  return index.nodes.some((n) => isQuantizeNode(n) || isDequantizeNode(n) || isIntegerOp(n));
 }
 
 /**
@@ -235,10 +345,10 @@ export function qdqPrecisionLabels(index: GraphIndex, fold: QdqFold): Map<number
   const out = new Map<number, string>();
   const quantizedOutputs = new Map<string, number>();
   for (const e of fold.edges.values())
-    quantizedOutputs.set(e.source, Math.max(quantizedOutputs.get(e.source) ?? 0, e.params.bits));
+    if (!e.params.dynamic) quantizedOutputs.set(e.source, Math.max(quantizedOutputs.get(e.source) ?? 0, e.params.bits));
   for (let i = 0; i < index.nodes.length; i++) {
     const node = index.nodes[i];
-    if (isQuantizeNode(node) || isDequantizeNode(node)) continue;
+    if (isQuantizeNode(node) || isDequantizeNode(node) || node.op_type === 'DynamicQuantizeLinear') continue;
     let a = 0,
       w = 0;
     for (const t of node.output) a = Math.max(a, quantizedOutputs.get(t) ?? 0);

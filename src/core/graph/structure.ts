@@ -19,14 +19,20 @@ export const SMALL_TENSOR_BYTES = 64;
 export const QDQ_PARAMETER_BYTES = 1 << 18;
 
 const QDQ_OPS = new Set(['QuantizeLinear', 'DequantizeLinear', 'ExtendedQuantizeLinear', 'ExtendedDequantizeLinear']);
+/** The inputs that hold scales and zero points, by op (Q/DQ and ONNX Runtime's QOperator/dynamic integer ops). */
+const PARAMETER_INPUTS: Record<string, readonly number[]> = {
+  ConvInteger: [2, 3],
+  MatMulInteger: [2, 3],
+  QLinearConv: [1, 2, 4, 5, 6, 7],
+  QLinearMatMul: [1, 2, 4, 5, 6, 7],
+};
 
-/** Names of the scales and zero points the graph's Q/DQ nodes read. */
+/** Names of the scales and zero points the graph's Q/DQ nodes and integer ops read. */
 function qdqParameters(graph: GraphProto): Set<string> {
   const names = new Set<string>();
   for (const n of graph.node) {
-    if (!QDQ_OPS.has(n.op_type ?? '')) continue;
-    if (n.input[1]) names.add(n.input[1]);
-    if (n.input[2]) names.add(n.input[2]);
+    const inputs = QDQ_OPS.has(n.op_type ?? '') ? [1, 2] : PARAMETER_INPUTS[n.op_type ?? ''];
+    for (const k of inputs ?? []) if (n.input[k]) names.add(n.input[k]);
   }
   return names;
 }
