@@ -22,10 +22,12 @@ export function taskFigureRows(task: ReportTask['task'], f: TaskFigures): [strin
       ['mAP@0.75', f.map75],
     ];
   if (task === 'classify')
-    return [
-      ['top-1', f.top1],
-      ['top-5', f.top5],
-    ];
+    return f.top5 === undefined
+      ? [['top-1', f.top1]]
+      : [
+          ['top-1', f.top1],
+          ['top-5', f.top5],
+        ];
   if (task === 'segment') return [['mIoU', f.miou]];
   return [
     ['lines read the same', f.sequence],

@@ -187,6 +187,15 @@ describe('segmentation mIoU and the task fold', () => {
     ]);
     expect(r.agreement).toEqual({ top1: 0.5, top5: 1 });
     expect(r.perImage[0].name).toBe('flipped');
+    // Two classes (a text direction classifier): top-5 always agrees and always holds the label, so it is left out.
+    const two = { c: t([1, 2], (d) => d.set([0.7, 0.3])) };
+    const twoFlipped = { c: t([1, 2], (d) => d.set([0.3, 0.7])) };
+    const r2 = evaluateTask(cls, [
+      { name: 'a', geometry: id, float: two, quant: twoFlipped, label: { kind: 'class', label: 0 } },
+    ]);
+    expect(r2.agreement).toEqual({ top1: 0 });
+    expect(r2.labels?.figures.map((f) => f.metric)).toEqual(['top-1 accuracy']);
+    expect(r2.labels?.float).toEqual({ top1: 1 });
     const det: TaskHead = { task: 'detect', head: { kind: 'yolov5', output: 'o' }, params: p, classNames: null };
     const o = {
       o: t([1, 3, 7], (d) => {

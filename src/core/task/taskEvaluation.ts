@@ -98,6 +98,9 @@ export interface TaskEvaluation {
   readonly perImage: readonly ImageResult[];
 }
 
+/** The k of top-k beside top-1; a classifier of k classes or fewer gets no top-k figure. */
+const TOP_K = 5;
+
 const names = (h: TaskHead) => (h.task === 'text' ? null : h.classNames);
 
 function detectionFigures(h: TaskHead, images: readonly DetectionImage[]): TaskFigures {
@@ -165,7 +168,8 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
     floatTop1 = 0,
     floatTop5 = 0,
     quantTop1 = 0,
-    quantTop5 = 0;
+    quantTop5 = 0,
+    classes = 0;
   // Segmentation.
   let agreeConf: Confusion | null = null,
     floatConf: Confusion | null = null,
@@ -200,6 +204,7 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       top1 += a.top1Matches;
       top5 += a.top5Matches;
       rows += a.rows;
+      classes = Math.max(classes, f.scores.length);
       agreement = a.top1Matches;
       if (s.label) {
         if (s.label.kind !== 'class') throw new TaskLabelError(`"${s.name}": a classifier needs a class as its label`);
@@ -284,17 +289,19 @@ export function evaluateTask(head: TaskHead, samples: readonly TaskSample[]): Ta
       };
     }
   } else if (head.task === 'classify') {
-    agreement = { top1: top1 / rows, top5: top5 / rows };
+    // Top-5 of 5 classes or fewer always agrees (and always holds the label): it says nothing, so it is left out.
+    const five = classes > TOP_K;
+    agreement = { top1: top1 / rows, ...(five ? { top5: top5 / rows } : {}) };
     if (withLabels) {
       const n = samples.length;
-      const float = { top1: floatTop1 / n, top5: floatTop5 / n };
-      const quantized = { top1: quantTop1 / n, top5: quantTop5 / n };
+      const float = { top1: floatTop1 / n, ...(five ? { top5: floatTop5 / n } : {}) };
+      const quantized = { top1: quantTop1 / n, ...(five ? { top5: quantTop5 / n } : {}) };
       labels = {
         float,
         quantized,
         figures: [
           figure('top-1 accuracy', float.top1, quantized.top1),
-          figure('top-5 accuracy', float.top5, quantized.top5),
+          ...(five ? [figure('top-5 accuracy', floatTop5 / n, quantTop5 / n)] : []),
         ],
       };
     }
