@@ -17,12 +17,14 @@ import {
   makeModel,
   makeNode,
   makeValueInfo,
+  makeTensor,
   openModel,
   sessionModel,
   type ModelProto,
 } from '../src/core/onnx/index.ts';
 import { observableTensors } from '../src/core/calibrate/run/expose.ts';
 import { readReduced, reduceInGraph } from '../src/core/calibrate/run/reduceInGraph.ts';
+import { planNanChecks } from '../src/core/calibrate/run/nanChecks.ts';
 import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
@@ -174,10 +176,58 @@ describe('MinMax statistics computed in the graph', () => {
     expect(plain(fast.states)).toEqual(plain(full.states));
     expect((fast.states.get('log') as { nonFinite: number }).nonFinite).toBe(2);
     expect(fast.states.get('peak')).toMatchObject({ count: 3, batches: 3, min: 6, max: 9 });
-    // The reduced session, then one reading the suspect tensors of the second row in full.
+    // The reduced session, then one reading the suspect tensors of the second row in full, with those that have no
+    // NaN check of their own (Relu, Abs, Add: nanChecks.ts), which a run with a suspect tensor does not prove clean.
     expect(rec.outputs.length).toBe(2);
-    expect(rec.outputs[1]).toEqual(expect.arrayContaining(['log', 'ratio']));
-    expect(rec.outputs[1]).not.toContain('abs');
+    expect(rec.outputs[1]).toEqual(expect.arrayContaining(['log', 'ratio', 'abs', 'relu', 'y']));
+    expect(rec.outputs[1]).not.toContain('peak');
+  });
+
+  it('a Conv whose products overflow to +∞ and −∞ (NaN without a check of its own) is caught by its bound and read in full', async () => {
+    // Weights ±1e10 on an input near 1e30: 1e40 and −1e40 overflow, their sum is NaN. Conv and Relu get no ReduceSum.
+    const model = makeModel(
+      makeGraph({
+        node: [makeNode('Conv', ['x', 'w'], ['conv'], 'conv'), makeNode('Relu', ['conv'], ['y'], 'relu')],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 2, 1, 2])],
+        output: [makeValueInfo('y', DataType.FLOAT, [1, 1, 1, 2])],
+        initializer: [makeTensor('w', DataType.FLOAT, [1, 2, 1, 1], Float32Array.of(1e10, -1e10))],
+      }),
+    );
+    expect(planNanChecks(model, ['conv', 'y'])).toMatchObject({ checked: [], unchecked: ['conv', 'y'], feeds: ['x'] });
+    const rows = [
+      [1, 2, 3, 4],
+      [1e30, 1, 1e30, 2],
+      [0.5, 0.25, 8, 1],
+    ];
+    const source: SampleSource = {
+      count: rows.length,
+      name: (i) => `row ${i}`,
+      produce: async (i) => ({
+        feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 2, 1, 2] } },
+      }),
+    };
+    const rec = recording(ortNodeRuntime(1));
+    const bytes = encode(model);
+    const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
+    const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
+    expect(plain(fast.states)).toEqual(plain(full.states));
+    expect((fast.states.get('conv') as { nonFinite: number }).nonFinite).toBeGreaterThan(0);
+    expect(rec.outputs.length).toBe(2);
+    expect(rec.outputs[1]).toEqual(expect.arrayContaining(['conv', 'y']));
+  });
+
+  it('on UltraFace only the outputs of ops that can make a NaN from finite values get a ReduceSum', () => {
+    const tensors = observableTensors(ultraface.model).filter((t) => t !== 'input');
+    const checks = planNanChecks(ultraface.model, tensors);
+    const producer = new Map(ultraface.model.graph!.node.flatMap((n) => n.output.map((o) => [o, n.op_type] as const)));
+    expect(new Set(checks.checked.map((t) => producer.get(t)))).toEqual(new Set(['Softmax']));
+    expect(checks.checked.length + checks.unchecked.length).toBe(tensors.length);
+    // Every Conv and BatchNormalization left unchecked is bounded by its input's extremes in each run.
+    expect(checks.products.length).toBe(
+      tensors.filter((t) => /Conv|BatchNormalization/.test(producer.get(t) ?? '')).length,
+    );
+    const reduced = reduceInGraph(ultraface.model, tensors);
+    expect(reduced.model.graph!.node.filter((n) => n.op_type === 'ReduceSum').length).toBe(1);
   });
 });
 

@@ -3,11 +3,12 @@
  * first three COCO photos, in a fresh process, one of:
  *   float      the three photos through the plain float model (one session, as calibration makes one): the floor;
  *   in-graph   MinMax calibration with the statistics computed inside the model (run/reduceInGraph.ts, the default);
- *   exposed    MinMax calibration with every tensor exposed as an output and folded in JavaScript (the path before).
+ *   exposed    MinMax calibration with every tensor exposed as an output and folded in JavaScript (the path before);
+ *   Percentile, Entropy, MinMSE   the histogram methods' calibration (every tensor exposed, histograms in JavaScript).
  * Wall and process CPU seconds from before the session to the ranges (image decoding included in all three), and the
  * 1-minute load average before and after. The calibration modes write their ranges to `<ranges.json>` so the suite can
  * compare them. onnxruntime-node, 'basic' (the calibration sessions' level).
- * Usage: calibrationLargeInput.ts <float | in-graph | exposed> [ranges.json]
+ * Usage: calibrationLargeInput.ts <float | in-graph | exposed | Percentile | Entropy | MinMSE> [ranges.json]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,7 +32,9 @@ export const LARGE_INPUT_SIZE = 1024;
 export const LARGE_INPUT_IMAGES = 3;
 
 const [mode, rangesFile] = process.argv.slice(2);
-if (!['float', 'in-graph', 'exposed'].includes(mode)) throw new Error(`unknown mode ${mode}`);
+export const HISTOGRAM_MODES = ['Percentile', 'Entropy', 'MinMSE'] as const;
+const histogram = (HISTOGRAM_MODES as readonly string[]).includes(mode);
+if (!['float', 'in-graph', 'exposed'].includes(mode) && !histogram) throw new Error(`unknown mode ${mode}`);
 const fixtures = path.join(import.meta.dirname, '../../../shared/fixtures');
 const images = listImageFiles(path.join(fixtures, 'images/coco')).files.slice(0, LARGE_INPUT_IMAGES);
 const model = decode(fs.readFileSync(TEXT_DETECTOR.model));
@@ -74,7 +77,7 @@ if (mode === 'float') {
   const outcome = await calibrator.calibrate(
     source(),
     // MinMax named: A8W8's method is otherwise chosen per model by the command line (calibrationMethodChoice.ts).
-    withOptions(getPreset('A8W8'), { calibrationMethod: 'MinMax' }),
+    withOptions(getPreset('A8W8'), { calibrationMethod: histogram ? (mode as 'Entropy') : 'MinMax' }),
     () => false,
     () => undefined,
   );

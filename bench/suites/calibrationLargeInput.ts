@@ -2,7 +2,8 @@
  * Suite "calibration-large-input" (issue 33.5: calibration of large inputs at close to the cost of the model runs).
  * PP-OCRv4's text detector at 1024 × 1024 on three COCO photos (cases/calibrationLargeInput.ts), each run a fresh
  * process: the three plain float runs (the floor), MinMax calibration with its statistics computed inside the model
- * (the default) and with every tensor exposed (the path before). The modes alternate over repeats (each repeat starts
+ * (the default) and with every tensor exposed (the path before), and the histogram methods (Percentile, Entropy,
+ * MinMSE: every tensor exposed, histograms in JavaScript). The modes alternate over repeats (each repeat starts
  * one mode later); a figure is the median over repeats, beside the per-repeat ratio to the float runs and the load.
  * The two calibrations' ranges are compared tensor by tensor (largest absolute difference over all repeats).
  * QS_BENCH_REPEATS (default 3).
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { runCase, type Row, type Suite } from '../harness.ts';
 import { median, rotated } from './calibrationSpeed.ts';
 
-const MODES = ['float', 'in-graph', 'exposed'] as const;
+const MODES = ['float', 'in-graph', 'exposed', 'Percentile', 'Entropy', 'MinMSE'] as const;
 
 const fixed = (x: number, digits = 2) => +x.toFixed(digits);
 const span = (xs: number[], digits = 2) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
@@ -36,7 +37,7 @@ export function rangeDifference(a: Ranges, b: Ranges): { maxAbs: number; unmatch
 export const calibrationLargeInputSuite: Suite = {
   name: 'calibration-large-input',
   title:
-    'Calibration of a large input: PP-OCRv4 det at 1024 × 1024, 3 COCO photos, MinMax (onnxruntime-node, basic; fresh process a run; medians over repeats)',
+    'Calibration of a large input: PP-OCRv4 det at 1024 × 1024, 3 COCO photos, MinMax and the histogram methods (onnxruntime-node, basic; fresh process a run; medians over repeats)',
   columns: [
     ['mode', 'run'],
     ['tensors', 'tensors'],
@@ -61,8 +62,8 @@ export const calibrationLargeInputSuite: Suite = {
       const files: Partial<Record<string, string>> = {};
       for (const mode of rotated(MODES, repeat)) {
         const file = path.join(tmp, `${mode}-${repeat}.json`);
-        if (mode !== 'float') files[mode] = file;
-        const run = await runCase('cases/calibrationLargeInput.ts', mode === 'float' ? [mode] : [mode, file]);
+        if (mode === 'in-graph' || mode === 'exposed') files[mode] = file;
+        const run = await runCase('cases/calibrationLargeInput.ts', files[mode] ? [mode, file] : [mode]);
         console.log(JSON.stringify({ repeat, ...run }));
         runs.push({ repeat, ...run });
       }
@@ -79,7 +80,12 @@ export const calibrationLargeInputSuite: Suite = {
         );
       const loads = own.flatMap((r) => [Number(r.loadBefore), Number(r.loadAfter)]);
       return {
-        mode: mode === 'float' ? 'float runs (3 photos)' : `MinMax calibration, ${mode}`,
+        mode:
+          mode === 'float'
+            ? 'float runs (3 photos)'
+            : mode === 'in-graph' || mode === 'exposed'
+              ? `MinMax calibration, ${mode}`
+              : `${mode} calibration, exposed`,
         tensors: mode === 'float' ? '' : own[0].tensors,
         outputMB: mode === 'float' ? '' : own[0].outputMB,
         repeats: own.length,

@@ -2,15 +2,17 @@
  * MinMax statistics computed inside the calibration model (issue 33.5). Exposing every tensor as a graph output made
  * onnxruntime hand back the whole of each (PP-OCRv4's detector at 1024 × 1024: 673 tensors, 1.7 GB a run, three
  * times the plain run), only for the collector to keep two numbers of each. Here each observed tensor gets a
- * ReduceMin, a ReduceMax, a ReduceSum and its element count (ReduceProd of its Shape) in the graph (as ONNX Runtime's own MinMax calibrater adds
- * ReduceMin/ReduceMax), and the four sets of scalars come back concatenated: four small outputs a run. The reductions
- * follow their tensor's producer in the node list, so onnxruntime runs them while the tensor is fresh and frees it after.
+ * ReduceMin, a ReduceMax and its element count (ReduceProd of its Shape) in the graph (as ONNX Runtime's own MinMax
+ * calibrater adds ReduceMin/ReduceMax), the outputs of ops that can make a NaN a ReduceSum too (nanChecks.ts), and
+ * the sets of scalars come back concatenated: four small outputs a run. The reductions follow their tensor's
+ * producer in the node list, so onnxruntime runs them while the tensor is fresh and frees it after.
  *
  * The collector leaves NaN and ±Infinity out of a tensor's extremes; a reduction does not say whether it met any
  * (onnxruntime 1.30's ReduceMin/ReduceMax drop a NaN or return it depending on where it lies, measured). A
  * tensor whose reduced minimum, maximum or sum is not finite (any NaN or infinity makes the sum so) is therefore
- * `suspect`: the caller reads its values in full for that run, and folds them as before. So the states are those of
- * the exposed path (minmax.ts `foldExtremes`).
+ * `suspect`: the caller reads its values in full for that run, and folds them as before; where the run does not
+ * prove the tensors without a sum NaN-free (nanChecks.ts runProvesNanFree), they are read in full too. So the states
+ * are those of the exposed path (minmax.ts `foldExtremes`).
  *
  * Only MinMax-type collectors (MinMax, NonOverflow) can take this path: the histogram methods (Percentile, Entropy,
  * MinMSE, ...) need every value.
@@ -19,16 +21,23 @@ import { DataType, intAttribute, makeNode, type ModelProto, type NodeProto } fro
 import { makeTensor } from '../../onnx/tensorData.ts';
 import type { RunTensor } from '../../runtime/session.ts';
 import type { BatchExtremes } from '../collectors/minmax.ts';
+import type { Feed } from '../../runtime/session.ts';
+import { planNanChecks, runProvesNanFree, type NanChecks } from './nanChecks.ts';
 import { canPackOutputs, concatTree, freshNames } from './packOutputs.ts';
 
 export interface ReducedOutputs {
   model: ModelProto;
-  /** The four outputs, each one element a tensor in `tensors` order: float32 minima, maxima, sums; int64 sizes. */
+  /**
+   * The four outputs, each one element a tensor in `tensors` order (sums: in `checks.checked` order, null where no
+   * tensor is checked): float32 minima, maxima, sums; int64 sizes.
+   */
   mins: string;
   maxs: string;
-  sums: string;
+  sums: string | null;
   sizes: string;
   tensors: readonly string[];
+  /** Which tensors get a sum, and what proves the others NaN-free. */
+  checks: NanChecks;
 }
 
 /** Whether `reduceInGraph` can rewrite this model (Reshape takes its shape as an input from opset 5 on). */
@@ -48,6 +57,8 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
   // Each tensor's reductions, placed right after its producer: run there, they let onnxruntime free the tensor when
   // its own consumers are done (placed at the end, every tensor stayed alive to the last node).
   const after = new Map<string, NodeProto[]>();
+  const checks = planNanChecks(model, tensors);
+  const checked = new Set(checks.checked);
   const parts = { mins: [] as string[], maxs: [] as string[], sums: [] as string[], sizes: [] as string[] };
   /**
    * `op` of `input` over all axes (no axes given, in every opset) to a scalar, made [1] for the Concat, placed after
@@ -74,7 +85,7 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
   for (const t of tensors) {
     reduced(t, 'ReduceMin', t, parts.mins);
     reduced(t, 'ReduceMax', t, parts.maxs);
-    reduced(t, 'ReduceSum', t, parts.sums);
+    if (checked.has(t)) reduced(t, 'ReduceSum', t, parts.sums);
     // The element count as the product of the shape, not Size: Shape's kernel on a GPU reads the tensor's shape
     // alone (its output lives on the CPU), where a Size a GPU provider lacks would copy the tensor back to count it.
     const shape = fresh('Shape');
@@ -91,7 +102,7 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
   for (const [t, list] of after) if (!produced.has(t)) placed.push(...list);
   const mins = concatTree(nodes, parts.mins, 'mins', fresh);
   const maxs = concatTree(nodes, parts.maxs, 'maxs', fresh);
-  const sums = concatTree(nodes, parts.sums, 'sums', fresh);
+  const sums = parts.sums.length > 0 ? concatTree(nodes, parts.sums, 'sums', fresh) : null;
   const sizes = concatTree(nodes, parts.sizes, 'sizes', fresh);
   return {
     model: {
@@ -100,7 +111,7 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
         ...graph,
         node: [...placed, ...nodes],
         initializer: [...graph.initializer, makeTensor(one, DataType.INT64, [1], BigInt64Array.of(1n))],
-        output: [mins, maxs, sums, sizes].map((name) => ({ name, metadata_props: [] })),
+        output: [mins, maxs, sums, sizes].flatMap((name) => (name ? [{ name, metadata_props: [] }] : [])),
       },
     },
     mins,
@@ -108,6 +119,7 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
     sums,
     sizes,
     tensors,
+    checks,
   };
 }
 
@@ -117,23 +129,29 @@ export interface ReducedRun {
   suspect: string[];
 }
 
-/** The reduced run's outputs per tensor. */
+/**
+ * The reduced run's outputs per tensor. `feeds`: the run's feeds, which the proof that unchecked tensors hold no NaN
+ * may need (without them, those tensors are suspect whenever it does).
+ */
 export function readReduced(
-  reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors'>,
+  reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors' | 'checks'>,
   outputs: Readonly<Record<string, RunTensor>>,
+  feeds?: Readonly<Record<string, Feed>>,
 ): ReducedRun {
   const mins = outputs[reduced.mins]?.data;
   const maxs = outputs[reduced.maxs]?.data;
-  const sums = outputs[reduced.sums]?.data;
+  const sums = reduced.sums === null ? new Float32Array(0) : outputs[reduced.sums]?.data;
   const sizes = outputs[reduced.sizes]?.data;
   const n = reduced.tensors.length;
   if (
     !(mins instanceof Float32Array && maxs instanceof Float32Array && sums instanceof Float32Array) ||
     !(sizes instanceof BigInt64Array) ||
-    [mins, maxs, sums, sizes].some((a) => a.length !== n)
+    [mins, maxs, sizes].some((a) => a.length !== n) ||
+    sums.length !== reduced.checks.checked.length
   ) {
     throw new Error('the reduced outputs are missing or do not match the tensors reduced');
   }
+  const sumOf = new Map(reduced.checks.checked.map((t, i) => [t, sums[i]]));
   const extremes = new Map<string, BatchExtremes>();
   const suspect: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -141,9 +159,14 @@ export function readReduced(
     const t = reduced.tensors[i];
     // An empty tensor gets its state (as a folded empty batch does: it adds nothing), whatever its reductions say.
     if (count === 0) extremes.set(t, { min: 0, max: 0, count: 0, nonFinite: 0 });
-    else if (Number.isFinite(mins[i]) && Number.isFinite(maxs[i]) && Number.isFinite(sums[i])) {
+    else if (Number.isFinite(mins[i]) && Number.isFinite(maxs[i]) && Number.isFinite(sumOf.get(t) ?? 0)) {
       extremes.set(t, { min: mins[i], max: maxs[i], count, nonFinite: 0 });
     } else suspect.push(t);
   }
-  return { extremes, suspect };
+  if (reduced.checks.unchecked.length === 0 || runProvesNanFree(reduced.checks, extremes, suspect.length, feeds))
+    return { extremes, suspect };
+  // Nothing proves the tensors without a sum NaN-free: they are read in full with the suspect ones.
+  const doubtful = new Set([...suspect, ...reduced.checks.unchecked]);
+  for (const t of doubtful) extremes.delete(t);
+  return { extremes, suspect: reduced.tensors.filter((t) => doubtful.has(t)) };
 }

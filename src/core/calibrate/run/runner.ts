@@ -319,7 +319,7 @@ export class ModelCalibrator {
       // No float32 tensor for the nodes to compute (a model of comparisons, shapes, indices): the feeds are all there is.
       outputs = this.produced.length > 0 ? await session.runner.run(feeds) : {};
       if (session.reduced) {
-        const { extremes, suspect } = readReduced(session.reduced, outputs);
+        const { extremes, suspect } = readReduced(session.reduced, outputs, feeds);
         for (const { states, config } of folds) foldExtremesRun(states, extremes, config);
         // Four numbers a tensor came back, whatever its size.
         for (const t of session.reduced.tensors) sizes.set(t, 20);
