@@ -264,6 +264,12 @@ describe('fast finetune and bias correction on a small chain', () => {
     });
     expect(b.opened.length).toBe(a.opened.length - 1);
     expect(encode(second.model)).toEqual(encode(first.model));
+    // The float gathering is reported apart, and the second run (every row from the cache) spends nothing on it.
+    expect(first.recovery.seconds.gatherFloat).toBeGreaterThan(0);
+    expect(first.recovery.seconds.gatherFloat).toBeLessThanOrEqual(first.recovery.seconds.gather);
+    expect(second.recovery.seconds.gatherFloat).toBe(0);
+    expect(cache.refused).toBe(0);
+    expect(first.recovery.finetune!.buildSeconds).toBeLessThanOrEqual(first.recovery.finetune!.seconds);
     // Each pass runs only the nodes its layers' inputs depend on: the first passes open smaller graphs.
     expect(Math.min(...b.opened)).toBeLessThan(Math.max(...b.opened));
   });

@@ -2,11 +2,11 @@
  * What a fine-tuning rung costs on the PP-OCRv4 recognizer, and what it reads held out, as the ladder runs it:
  * A8W8 per channel with the attention rules, AdaRound on text lines 00–15 (one calibration, shared by every variant
  * of the run, as the ladder shares it across rungs), judged on lines 16–31 by onnxruntime-node on the written bytes
- * at 'all' and 'basic'. Each variant gets a fresh float-row cache (the ladder's FloatRowCache would make a later
- * variant cheaper; its saving is the first variant's float gather). Variants: plain (no fine-tuning), full,
+ * at 'all' and 'basic'. Each variant gets a fresh float-row cache, or with `shared` one cache for the run as the
+ * command line's ladder keeps it (1 GiB: a later variant gathers no float rows). Variants: plain (no fine-tuning), full,
  * early (FastFinetune EarlyStop, the plateau rule), min=<θ> (only the layers whose own weight rounding costs at least
  * θ of their output, RecoveryOptions.minRoundingError), and early+min=<θ>.
- * Usage: finetuneRecognizer.ts <iterations> <variant> [<variant> …]
+ * Usage: finetuneRecognizer.ts <iterations> [shared] <variant> [<variant> …]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +22,9 @@ import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 
-const [iterationArg, ...variants] = process.argv.slice(2);
+const [iterationArg, ...rest] = process.argv.slice(2);
+const sharedRows = rest[0] === 'shared' ? new FloatRowCache(2 ** 30) : undefined;
+const variants = sharedRows ? rest.slice(1) : rest;
 const iterations = Number(iterationArg);
 const floatBytes = fs.readFileSync(RECOGNIZER_PATH);
 const model = decode(floatBytes);
@@ -53,7 +55,7 @@ for (const variant of variants) {
     runtime,
     gramProduct: nodeGramProduct,
     denseProduct: nodeDenseProduct,
-    floatRowCache: new FloatRowCache(),
+    floatRowCache: sharedRows ?? new FloatRowCache(),
     configName: variant,
     ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
   });
@@ -67,11 +69,14 @@ for (const variant of variants) {
     JSON.stringify({
       model: 'ch_PP-OCRv4_rec_infer.onnx',
       variant,
+      floatRows: sharedRows ? 'shared' : 'fresh',
       iterations: tune ? iterations : 0,
       wallSeconds: +wall.toFixed(1),
       cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
       calibrateSeconds: +result.recovery.seconds.calibrate.toFixed(1),
       gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
+      gatherFloatSeconds: +result.recovery.seconds.gatherFloat.toFixed(1),
+      buildSeconds: ft ? +ft.buildSeconds.toFixed(1) : 0,
       optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
       layers: ft?.layers.length ?? 0,
       tunedLayers: ft ? ft.layers.filter((l) => l.iterations > 0).length : 0,

@@ -275,6 +275,9 @@ export const ladderCommand = {
         floatPartsAsBf16: values['npu-bf16'] === true,
         gramProduct: nodeGramProduct,
         denseProduct: nodeDenseProduct,
+        // Room for every layer input of the benchmarked models (the text detector's about 500 MiB at 16 images):
+        // only the first fine-tuning rung runs the float model for layer data (bench/README.md, finetune-detector).
+        floatRowBudgetBytes: 2 ** 30,
         onGrowth: (rung: Rung, g) => {
           process.stderr.write(
             `  ${rung.label}: ${g.act16} activation pairs and ${g.w16} weights at 16 bits: held-in ${target.metric} ${num(g.score)}${Number.isFinite(g.metrics.cer) ? `, CER ${(100 * g.metrics.cer).toFixed(2)} %` : ''}${g.met ? ' (meets the target)' : ''} (${g.seconds.toFixed(1)} s)\n`,

@@ -10,6 +10,7 @@ import type { SideRows } from './layerData.ts';
 export class FloatRowCache {
   private readonly entries = new Map<string, SideRows>();
   private bytes = 0;
+  private refusedCount = 0;
 
   /** `budgetBytes`: most bytes of rows kept (default 256 MiB). */
   constructor(readonly budgetBytes = 256 * 2 ** 20) {}
@@ -20,9 +21,18 @@ export class FloatRowCache {
 
   set(key: string, layerId: string, rows: SideRows): void {
     const k = `${key}\u0000${layerId}`;
-    if (this.entries.has(k) || this.bytes + rows.data.byteLength > this.budgetBytes) return;
+    if (this.entries.has(k)) return;
+    if (this.bytes + rows.data.byteLength > this.budgetBytes) {
+      this.refusedCount++;
+      return;
+    }
     this.entries.set(k, rows);
     this.bytes += rows.data.byteLength;
+  }
+
+  /** Layers' rows not kept for lack of room: while 0, a later call on the same key gathers no float rows at all. */
+  get refused(): number {
+    return this.refusedCount;
   }
 
   /** Bytes of rows held. */

@@ -138,6 +138,8 @@ export interface RungMeasurement {
   readonly config?: QuantConfig;
   /** Free-form detail for reports (the recovery report, the exclusion steps). */
   readonly detail?: unknown;
+  /** Of the rung's time, seconds of work later rungs reuse (ladderBudget.ts MeasuredRung.sharedSeconds). */
+  readonly sharedSeconds?: number;
 }
 
 export interface RungResult {
@@ -148,6 +150,8 @@ export interface RungResult {
   readonly metrics: Readonly<Record<string, number>>;
   readonly met: boolean;
   readonly seconds: number;
+  /** Of `seconds`, the work later rungs reuse (the float model's layer inputs a fine-tuning rung gathered). */
+  readonly sharedSeconds?: number;
   /** Why it failed (`name: message`), when it did; the ladder goes on to the next rung. */
   readonly error?: string;
   readonly detail?: unknown;
@@ -533,12 +537,18 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const k = FINETUNE_SHARE_PER_ITERATION;
     const userOf = (r: RungRecipe) =>
       rungConfig({ ...r, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
-    // Rungs measured with fitted iterations count as they would have cost at the user's.
-    const asUser = results.map((r) =>
-      r.rung.recipe.iterations
-        ? { ...r, seconds: (r.seconds * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations) }
-        : r,
-    );
+    // Rungs measured with fitted iterations count as they would have cost at the user's (the work later rungs reuse
+    // does not scale with the iterations).
+    const asUser = results.map((r) => {
+      const shared = Math.min(r.seconds, r.sharedSeconds ?? 0);
+      return r.rung.recipe.iterations
+        ? {
+            ...r,
+            seconds:
+              shared + ((r.seconds - shared) * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations),
+          }
+        : r;
+    });
     const e = estimateRung(
       recipe,
       asUser,
@@ -612,6 +622,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         metrics: m.metrics,
         met: met(m.score),
         seconds: now() - start,
+        ...(m.sharedSeconds ? { sharedSeconds: m.sharedSeconds } : {}),
         detail: m.detail,
       };
     } catch (e) {

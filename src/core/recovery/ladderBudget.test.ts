@@ -97,6 +97,25 @@ describe('time budgets', () => {
     expect(rungKind(recipe({ mixedPrecision: true }))).toBe('mixed');
   });
 
+  it("takes off a fine-tuning rung's shared work (its float layer inputs, kept for later rungs) where the float model is the same", () => {
+    const prior = priorCosts({
+      parameters: 1e6,
+      calibrationSamples: 16,
+      evaluationSamples: 8,
+      iterations: 200,
+      mixedMeasurements: 60,
+      exclusionSteps: 10,
+    });
+    const first: RungResult = { ...result(3, recipe({ finetune: 'adaround' }), 100), sharedSeconds: 30 };
+    expect(estimateRung(recipe({ preset: 'A8W8', finetune: 'adaround' }), [first], prior).seconds).toBe(70);
+    expect(estimateRung(recipe({ finetune: 'adaquant' }), [first], prior).seconds).toBe(70);
+    // CLE changes the float model: its layer inputs are gathered again.
+    expect(estimateRung(recipe({ finetune: 'adaround', cle: true }), [first], prior).seconds).toBe(100);
+    // A later rung that reused them is its own evidence, as measured.
+    const second = result(4, recipe({ finetune: 'adaround' }), 68);
+    expect(estimateRung(recipe({ finetune: 'adaround' }), [first, second], prior).seconds).toBe(69);
+  });
+
   it('costs a bias-correction rung as half a fine-tuning rung until one is measured', () => {
     const prior = priorCosts({
       parameters: 1e6,

@@ -17,12 +17,19 @@ export interface CostedRecipe {
   readonly calibrationMethod?: CalibrationMethod;
   /** Bias correction without fine-tuning: costed as a fine-tuning rung's layer data without its iterations. */
   readonly biasCorrection?: boolean;
+  /** CLE changes the float model, so its layer inputs (what fine-tuning rungs share) are another model's. */
+  readonly cle?: boolean;
 }
 
 /** What the estimate reads of a measured rung (ladder.ts RungResult). */
 export interface MeasuredRung {
   readonly rung: { readonly index: number; readonly recipe: CostedRecipe };
   readonly seconds: number;
+  /**
+   * Of `seconds`, the work later rungs with the same float model reuse instead of redoing: a fine-tuning rung's
+   * gathering of the float model's layer inputs (kept in the ladder's FloatRowCache).
+   */
+  readonly sharedSeconds?: number;
   readonly error?: string;
 }
 
@@ -150,15 +157,21 @@ export function estimateRung(recipe: CostedRecipe, measured: readonly MeasuredRu
       rs.length === 1 ? `like rung ${rs[0].rung.index}` : `the mean of rungs ${rs.map((r) => r.rung.index).join(', ')}`,
   });
   const correcting = recipe.biasCorrection === true && !recipe.finetune;
+  // What a fine-tuning rung paid once for every later rung on the same float model (its float layer inputs) is not
+  // paid again by one with the same CLE setting.
+  const reusing = (r: MeasuredRung): MeasuredRung =>
+    r.sharedSeconds && (r.rung.recipe.cle === true) === (recipe.cle === true)
+      ? { ...r, seconds: Math.max(0, r.seconds - r.sharedSeconds) }
+      : r;
   if (kind === 'finetune') {
     const same = ok.filter(
       (r) =>
         r.rung.recipe.finetune === recipe.finetune &&
         (r.rung.recipe.biasCorrection === true) === (recipe.biasCorrection === true),
     );
-    if (same.length > 0) return like(same);
+    if (same.length > 0) return like(same.map(reusing));
     // A bias-correction rung's seconds say little of a fine-tuning rung's iterations: only fine-tuning rungs count.
-    const tuned = ok.filter((r) => r.rung.recipe.finetune);
+    const tuned = ok.filter((r) => r.rung.recipe.finetune).map(reusing);
     if (tuned.length > 0) {
       const e = like(tuned);
       return correcting

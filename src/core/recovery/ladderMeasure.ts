@@ -100,6 +100,11 @@ export interface LadderRuntime {
    * miou) on them. Without it (a target against labels, which the held-in images have none of) they aim at a cosine.
    */
   readonly heldInTask?: TaskFiguresOf;
+  /**
+   * Most bytes of the float model's layer inputs kept for every fine-tuning rung (FloatRowCache): room for all of them
+   * means only the first fine-tuning rung runs the float model for layer data. Default 256 MiB (a page's worker).
+   */
+  readonly floatRowBudgetBytes?: number;
 }
 
 /** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
@@ -197,7 +202,7 @@ export function ladderMeasures(
     return r;
   };
   // The float model's layer inputs, shared by every fine-tuning rung (they do not depend on the format).
-  const floatRows = new FloatRowCache();
+  const floatRows = new FloatRowCache(rt.floatRowBudgetBytes);
   // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
   const cleSettings = new Map<string, boolean>();
   const cleChanges = (config: QuantConfig): boolean => {
@@ -272,6 +277,8 @@ export function ladderMeasures(
       detail,
       score: reader.figure(comparison.outputs, runs.runs),
       metrics: reader.figures(comparison.outputs, runs.runs),
+      // Float layer inputs gathered and all kept: later fine-tuning rungs on this float model take them as they are.
+      sharedSeconds: floatRows.refused === 0 ? result.recovery.seconds.gatherFloat : 0,
     };
   };
 
@@ -283,8 +290,8 @@ export function ladderMeasures(
         : undefined,
 
     async measure(config, rung): Promise<RungMeasurement> {
-      const { detail, score, metrics } = await judge(config, rung, false);
-      return { score, metrics, detail };
+      const { detail, score, metrics, sharedSeconds } = await judge(config, rung, false);
+      return { score, metrics, detail, sharedSeconds };
     },
 
     async mixed(config, target, rung, limits): Promise<RungMeasurement> {

@@ -133,6 +133,8 @@ export interface RecoveryReport {
     readonly lossBefore: number;
     readonly lossAfter: number;
     readonly seconds: number;
+    /** Of `seconds`, building the layers' problems (G, c from the gathered rows) and scoring codes before and after. */
+    readonly buildSeconds: number;
     /** Layers left at nearest rounding by `minRoundingError`, with their measured rounding error. */
     readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
   };
@@ -144,13 +146,17 @@ export interface RecoveryReport {
   };
   /** Layers neither step could work on, and why. */
   readonly skippedLayers: readonly SkippedLayer[];
-  /** Seconds per phase; `gather` is the time spent running the models for layer data. */
+  /**
+   * Seconds per phase; `gather` is the time spent running the models for layer data, `gatherFloat` the part of it
+   * spent on the float model (0 when every row came from the FloatRowCache).
+   */
   readonly seconds: {
     readonly prepare: number;
     readonly cle: number;
     readonly calibrate: number;
     readonly quantize: number;
     readonly gather: number;
+    readonly gatherFloat: number;
     readonly total: number;
   };
   readonly samples: number;
@@ -321,7 +327,9 @@ export async function quantizeWithRecovery(
   const corrected: { id: NodeId; shiftBefore: number }[] = [];
   let saturatedBiases = 0;
   let gatherSeconds = 0;
+  let gatherFloatSeconds = 0;
   let finetuneSeconds = 0;
+  let buildSeconds = 0;
   let correctSeconds = 0;
   let skippedLayers: SkippedLayer[] = [];
   let stageCount = 0;
@@ -386,7 +394,9 @@ export async function quantizeWithRecovery(
         chunk.push(...wanted);
         bytes += more;
       }
+      const f0 = performance.now();
       const gathered = await sampleLayerInputs(floatModel, chunk, 'float', options.runtime!, gatherOptions);
+      gatherFloatSeconds += (performance.now() - f0) / 1000;
       chunk.forEach((l, i) => {
         floatRows.set(l.id, gathered[i]);
         options.floatRowCache?.set(cacheKey, l.id, gathered[i]);
@@ -435,6 +445,7 @@ export async function quantizeWithRecovery(
         else if (tune) {
           const f0 = performance.now();
           const problem = await buildLayerProblemOn(data, target, options.denseProduct);
+          buildSeconds += (performance.now() - f0) / 1000;
           result =
             ft.OptimAlgorithm === 'adaround'
               ? await adaround(problem, tuneOptions)
@@ -487,6 +498,7 @@ export async function quantizeWithRecovery(
           lossBefore: sum((l) => l.lossBefore),
           lossAfter: sum((l) => l.lossAfter),
           seconds: finetuneSeconds,
+          buildSeconds,
           ...(untuned.length ? { untuned } : {}),
         }
       : undefined,
@@ -498,6 +510,7 @@ export async function quantizeWithRecovery(
       calibrate: (t3 - t2) / 1000,
       quantize: (t4 - t3) / 1000,
       gather: gatherSeconds,
+      gatherFloat: gatherFloatSeconds,
       total: (performance.now() - t0) / 1000,
     },
     samples: tune || correct ? samples : 0,
