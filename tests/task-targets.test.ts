@@ -2,7 +2,7 @@
  * Task targets beyond the ladder, as a user runs them: `qstudio suggest --target map50:…` (the exclusion search
  * aims at the detector's mAP@0.5 against the float model's boxes, each step printing it), `--max-drop` against hand
  * labels (the target is the float model's figure less the drop), and `qstudio quantize --mixed-precision --target
- * map50:…` (the search judged by the figure on the --calib images). The target syntax and its measure are the
+ * map50:…` and `--target top1:…` (the search judged by the figure on the --calib images). The target syntax and its measure are the
  * ladder's (core/recovery/targetMeasure.ts).
  */
 import { describe, expect, it } from 'vitest';
@@ -141,6 +141,30 @@ describe('task targets in qstudio suggest, quantize --mixed-precision and ladder
     expect(r.stderr).toMatch(
       /mixed precision: map50 \d\.\d{5} → \d\.\d{5} on the sensitivity images \(target reached\)/,
     );
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(out)).toBe(true);
+  });
+
+  it('quantize --mixed-precision --target top1: each measurement scores top-1 agreement with the float model', () => {
+    const out = path.join(tmp, 'mnist-top1.onnx');
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      photos,
+      '--config',
+      'XINT8',
+      '--mixed-precision',
+      '--target',
+      'top1:0.99',
+      '--sensitivity-samples',
+      '3',
+      '-o',
+      out,
+    );
+    expect(r.stderr).toMatch(/mixed precision: budget .*, target top1 0\.99 on 3 image\(s\)/);
+    expect(r.stderr).toMatch(/\[1\] base: cosine \d\.\d{5}, top1 \d\.\d{5}/);
+    expect(r.stderr).toMatch(/mixed precision: top1 \d\.\d{5} → \d\.\d{5} on the sensitivity images/);
     expect(r.code).toBe(0);
     expect(fs.existsSync(out)).toBe(true);
   });
