@@ -6,6 +6,7 @@
  */
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
 import { describeHead, type TaskHead } from '../../core/task/heads.ts';
+import { NumberField } from './NumberField.tsx';
 
 export const METRIC_LABEL: Record<LadderMetric, string> = {
   cosine: 'output cosine',
@@ -75,20 +76,16 @@ export function TargetField({
           ))}
         </select>
       </label>
-      <label className="field field--inline">
-        <span className="field__label">at least</span>
-        <input
-          type="number"
-          className="input input--narrow"
-          step={metric === 'psnr' ? 1 : 0.001}
-          min={metric === 'psnr' ? undefined : 0}
-          max={metric === 'psnr' ? undefined : 1}
-          value={value}
-          disabled={disabled}
-          onChange={(e) => onChange({ metric, value: Number(e.currentTarget.value) })}
-          data-testid={testIds.value}
-        />
-      </label>
+      <NumberField
+        label="at least"
+        step={metric === 'psnr' ? 1 : 0.001}
+        min={metric === 'psnr' ? undefined : 0}
+        max={metric === 'psnr' ? undefined : 1}
+        value={value}
+        disabled={disabled}
+        onChange={(text) => onChange({ metric, value: Number(text) })}
+        testId={testIds.value}
+      />
       {isTaskMetric(metric) && (
         <p className="small muted" data-testid={testIds.head} data-has-head={head ? 'true' : 'false'}>
           {head

@@ -16,6 +16,7 @@ import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { currentTaskHead } from '../../store/selectors.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
+import { NumberField } from '../../components/NumberField.tsx';
 
 /** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
 const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
@@ -73,21 +74,18 @@ export function SuggestCard() {
           disabled={running}
           testIds={{ metric: 'suggest-metric', value: 'suggest-target', head: 'suggest-task-head' }}
         />
-        <label className="field field--inline">
-          <span className="field__label">At most</span>
-          <input
-            type="number"
-            className="input input--narrow"
-            min={1}
-            max={50}
-            step={1}
-            value={s.maxSteps}
-            disabled={running}
-            onChange={(e) => setSteps(Number(e.currentTarget.value))}
-            data-testid="suggest-steps"
-          />
+        <NumberField
+          label="At most"
+          min={1}
+          max={50}
+          step={1}
+          value={s.maxSteps}
+          disabled={running}
+          onChange={(text) => setSteps(Number(text))}
+          testId="suggest-steps"
+        >
           <span className="muted small">steps</span>
-        </label>
+        </NumberField>
         <AimSelect value={s.aim} onChange={setAim} disabled={running} testId="suggest-aim" />
         <Checkbox
           className="eval-source__option"

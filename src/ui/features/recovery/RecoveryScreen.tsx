@@ -24,6 +24,7 @@ import { RanOn } from '../runtime/RanOn.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox, type CheckboxProps } from '../../components/Checkbox.tsx';
 import { DownloadLink } from '../../components/DownloadLink.tsx';
+import { NumberField } from '../../components/NumberField.tsx';
 import './recovery.css';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
@@ -190,22 +191,19 @@ function PercentField({
   hint: string;
 }) {
   return (
-    <label className="field field--inline" title={hint}>
-      <span className="field__label">{label} (%)</span>
-      <input
-        type="number"
-        className="input input--narrow"
-        min={0}
-        max={100}
-        step={1}
-        value={Math.round(value * 1000) / 10}
-        data-testid={testId}
-        onChange={(e) => {
-          const v = Number(e.currentTarget.value);
-          if (e.currentTarget.value.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
-        }}
-      />
-    </label>
+    <NumberField
+      label={`${label} (%)`}
+      title={hint}
+      min={0}
+      max={100}
+      step={1}
+      value={Math.round(value * 1000) / 10}
+      testId={testId}
+      onChange={(text) => {
+        const v = Number(text);
+        if (text.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
+      }}
+    />
   );
 }
 
@@ -293,22 +291,16 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       <Switch checked={o.smoothQuant} onChange={(smoothQuant) => set({ smoothQuant })} testId="recover-smoothquant">
         SmoothQuant (activation outliers into the weights)
       </Switch>
-      <label
-        className="field field--inline"
+      <NumberField
+        label="SmoothQuant α"
         title="SmoothQuant's migration strength α (Quark SmoothAlpha): 0 leaves the activations as they are, 1 moves all of their range into the weights; also used by the ladder's SmoothQuant rungs"
-      >
-        <span className="field__label">SmoothQuant α</span>
-        <input
-          type="number"
-          className="input input--narrow"
-          min={0}
-          max={1}
-          step={0.05}
-          value={o.smoothAlpha}
-          data-testid="recover-sq-alpha"
-          onChange={(e) => set({ smoothAlpha: Number(e.currentTarget.value) })}
-        />
-      </label>
+        min={0}
+        max={1}
+        step={0.05}
+        value={o.smoothAlpha}
+        testId="recover-sq-alpha"
+        onChange={(text) => set({ smoothAlpha: Number(text) })}
+      />
       <Switch checked={o.biasCorrection} onChange={(biasCorrection) => set({ biasCorrection })} testId="recover-bias">
         Bias correction
       </Switch>
@@ -325,18 +317,14 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
           <option value="adaquant">AdaQuant</option>
         </select>
       </label>
-      <label className="field field--inline">
-        <span className="field__label">Iterations per layer</span>
-        <input
-          type="number"
-          className="input input--narrow"
-          min={1}
-          step={1}
-          value={o.iterations}
-          onChange={(e) => set({ iterations: Number(e.currentTarget.value) })}
-          data-testid="recover-iterations"
-        />
-      </label>
+      <NumberField
+        label="Iterations per layer"
+        min={1}
+        step={1}
+        value={o.iterations}
+        onChange={(text) => set({ iterations: Number(text) })}
+        testId="recover-iterations"
+      />
       <label className="field field--inline">
         <span className="field__label">Learning rate</span>
         <input
@@ -392,26 +380,20 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       <Switch checked={c.exclusions} onChange={(exclusions) => set({ exclusions })} testId="ladder-exclusions">
         end by excluding the most sensitive nodes
       </Switch>
-      <label
-        className="field field--inline"
+      <NumberField
+        label="Time budget (min)"
         title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
-      >
-        <span className="field__label">Time budget (min)</span>
-        <input
-          type="number"
-          className="input input--narrow"
-          min={1}
-          step={1}
-          placeholder="none"
-          value={c.timeBudgetMinutes ?? ''}
-          data-testid="ladder-time-budget"
-          onChange={(e) => {
-            const t = e.currentTarget.value.trim();
-            if (t === '') set({ timeBudgetMinutes: null });
-            else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
-          }}
-        />
-      </label>
+        min={1}
+        step={1}
+        placeholder="none"
+        value={c.timeBudgetMinutes ?? ''}
+        testId="ladder-time-budget"
+        onChange={(text) => {
+          const t = text.trim();
+          if (t === '') set({ timeBudgetMinutes: null });
+          else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
+        }}
+      />
       <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
       <Switch checked={c.npuBf16} onChange={(npuBf16) => set({ npuBf16 })} testId="ladder-npu">
         judge every rung as the NPU runs it (float parts in BF16)
