@@ -6,7 +6,7 @@
  * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
  */
 import { AimSelect } from '../../components/AimSelect.tsx';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
 import { type LadderMetric, type LadderOrder } from '../../../core/recovery/ladder.ts';
@@ -527,6 +527,40 @@ function Results() {
   );
 }
 
+/** A column of the recover card: its options, then the button that runs with them. */
+function RunColumn({
+  label,
+  onRun,
+  testId,
+  blockedBy,
+  children,
+}: {
+  label: string;
+  onRun: () => Promise<void>;
+  testId: string;
+  /** Whether the button is disabled, and the reason shown on it when there is one. */
+  blockedBy: { disabled: boolean; why: string | null };
+  children: ReactNode;
+}) {
+  return (
+    <div>
+      {children}
+      <div className="step__actions">
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={blockedBy.disabled}
+          title={blockedBy.why ?? undefined}
+          onClick={() => void onRun()}
+          data-testid={testId}
+        >
+          {label}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 export default function RecoveryScreen() {
   const r = useStudio((s) => s.recovery);
   const hasImages = useStudio((s) => s.calibration.images.length + s.calibration.npy.length > 0);
@@ -537,6 +571,7 @@ export default function RecoveryScreen() {
   const dismiss = useStudio((s) => s.dismissRecoveryError);
   const running = r.status === 'running';
   const floatNeeded = useStudio(floatModelNeeded);
+  const blocked = { disabled: !hasImages || running || floatNeeded !== null, why: floatNeeded };
   return (
     <StepCard
       titleId="recover-title"
@@ -571,36 +606,12 @@ export default function RecoveryScreen() {
         </p>
       )}
       <div className="recover-columns">
-        <div>
+        <RunColumn label="Quantize with these" onRun={recover} testId="recover-button" blockedBy={blocked}>
           <AlgorithmSwitches disabled={running} />
-          <div className="step__actions">
-            <button
-              type="button"
-              className="button button--primary"
-              disabled={!hasImages || running || floatNeeded !== null}
-              title={floatNeeded ?? undefined}
-              onClick={() => void recover()}
-              data-testid="recover-button"
-            >
-              Quantize with these
-            </button>
-          </div>
-        </div>
-        <div>
+        </RunColumn>
+        <RunColumn label="Climb the ladder" onRun={climb} testId="ladder-button" blockedBy={blocked}>
           <LadderTarget disabled={running} />
-          <div className="step__actions">
-            <button
-              type="button"
-              className="button button--primary"
-              disabled={!hasImages || running || floatNeeded !== null}
-              title={floatNeeded ?? undefined}
-              onClick={() => void climb()}
-              data-testid="ladder-button"
-            >
-              Climb the ladder
-            </button>
-          </div>
-        </div>
+        </RunColumn>
       </div>
       {running && (
         <ProgressLine
