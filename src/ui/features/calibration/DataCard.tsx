@@ -5,12 +5,12 @@
  */
 import { useRef, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/index.ts';
-import { Callout } from '../../components/Callout.tsx';
 import { plural } from '../../components/format.ts';
 import { addDataFiles } from './actions.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { CarriedDataNotice } from './CarriedDataNotice.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
+import { RejectedFiles } from '../../components/RejectedFiles.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -175,17 +175,7 @@ export function DataCard() {
           {npy.length > 8 && <li className="pill pill__sub">+{npy.length - 8} more</li>}
         </ul>
       )}
-      {rejected.length > 0 && (
-        <Callout kind="warning" testId="calibration-rejected" title={`${plural(rejected.length, 'file')} not added`}>
-          <ul className="plain-list rejected-list">
-            {rejected.map((r) => (
-              <li key={r.file} data-testid="rejected-file">
-                <span className="file-name">{r.file}</span>: {r.reason}
-              </li>
-            ))}
-          </ul>
-        </Callout>
-      )}
+      <RejectedFiles rejected={rejected} testId="calibration-rejected" />
     </StepCard>
   );
 }

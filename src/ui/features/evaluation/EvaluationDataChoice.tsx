@@ -7,10 +7,10 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
-import { Callout } from '../../components/Callout.tsx';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { isImageFile } from '../calibration/files.ts';
 import { readableImages } from '../calibration/readableImages.ts';
+import { RejectedFiles } from '../../components/RejectedFiles.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -134,17 +134,7 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         )}
       </div>
       {images.length > 0 && <Thumbnails files={images} testId="eval-thumbnails" label="evaluation images" />}
-      {rejected.length > 0 && (
-        <Callout kind="warning" testId="eval-rejected" title={`${plural(rejected.length, 'file')} not added`}>
-          <ul className="plain-list rejected-list">
-            {rejected.map((r) => (
-              <li key={r.file} data-testid="rejected-file">
-                <span className="file-name">{r.file}</span>: {r.reason}
-              </li>
-            ))}
-          </ul>
-        </Callout>
-      )}
+      <RejectedFiles rejected={rejected} testId="eval-rejected" />
     </fieldset>
   );
 }
