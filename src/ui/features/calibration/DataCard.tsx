@@ -11,6 +11,7 @@ import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { CarriedDataNotice } from './CarriedDataNotice.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { RejectedFiles } from '../../components/RejectedFiles.tsx';
+import { FilePickers } from '../../components/FilePickers.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -73,29 +74,12 @@ export function DataCard() {
       }
     >
       <CarriedDataNotice />
-      <input
-        ref={filesInput}
-        type="file"
-        multiple
+      <FilePickers
+        filesRef={filesInput}
+        folderRef={folderInput}
         accept="image/*,.npy"
-        hidden
-        data-testid="calibration-file-input"
-        onChange={(e) => {
-          void addDataFiles(e.currentTarget.files);
-          e.currentTarget.value = '';
-        }}
-      />
-      <input
-        ref={folderInput}
-        type="file"
-        multiple
-        hidden
-        data-testid="calibration-folder-input"
-        {...{ webkitdirectory: '' }}
-        onChange={(e) => {
-          void addDataFiles(e.currentTarget.files);
-          e.currentTarget.value = '';
-        }}
+        onPick={(files) => void addDataFiles(files)}
+        testIds={{ files: 'calibration-file-input', folder: 'calibration-folder-input' }}
       />
       <div
         className={`data-drop${over > 0 ? ' data-drop--active' : ''}`}

@@ -10,6 +10,7 @@ import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
 import { chosenFiles, droppedFiles, type PathedFile } from '../../components/droppedFiles.ts';
 import type { TaskHead } from '../../../core/task/index.ts';
+import { FilePickers } from '../../components/FilePickers.tsx';
 
 const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 
@@ -50,28 +51,11 @@ export function LabelsDrop({ head, disabled }: { head: TaskHead; disabled: boole
 
   return (
     <div className="labels-drop" data-testid="task-labels">
-      <input
-        ref={filesInput}
-        type="file"
-        multiple
-        hidden
-        data-testid="task-labels-input"
-        onChange={(e) => {
-          give(chosenFiles(e.currentTarget.files));
-          e.currentTarget.value = '';
-        }}
-      />
-      <input
-        ref={folderInput}
-        type="file"
-        multiple
-        hidden
-        data-testid="task-labels-folder-input"
-        {...{ webkitdirectory: '' }}
-        onChange={(e) => {
-          give(chosenFiles(e.currentTarget.files));
-          e.currentTarget.value = '';
-        }}
+      <FilePickers
+        filesRef={filesInput}
+        folderRef={folderInput}
+        onPick={(files) => give(chosenFiles(files))}
+        testIds={{ files: 'task-labels-input', folder: 'task-labels-folder-input' }}
       />
       <div
         className={`data-drop data-drop--compact labels-drop__zone${over > 0 ? ' data-drop--active' : ''}`}
