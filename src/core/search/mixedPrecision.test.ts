@@ -118,4 +118,35 @@ describe('searchMixedPrecision', () => {
     expect(reached.reached).toBe(true);
     expect(reached.steps.some((s) => s.phase === 'window')).toBe(false);
   });
+
+  it('a task figure reached by a block within the budget is the choice, though the noise ranks other units first', async () => {
+    // The noise says a333 (0.2) and n77 (0.3); top-1 (the figure) only comes back with a334 wide, a unit of no noise
+    // that a block holding a333 measures on the way down.
+    const noise = judge({ a333: 0.2, n77: 0.3 });
+    const figureJudge: OutputJudge = {
+      samples: 1,
+      async score(model) {
+        const base = await noise.score(model);
+        const config = model as unknown as QuantConfig;
+        const figure = Object.keys(config.extraOptions.TensorQuantOverrides).includes('a334') ? 1 : 0.5;
+        return { ...base, error: 1 - figure, figure };
+      },
+    };
+    const found = await searchMixedPrecision({
+      config: getPreset('A8W8'),
+      budget: { act16: 0.01, w16: 0.01, float: 0.01 },
+      target: 0.99,
+      quantize: result,
+      judge: figureJudge,
+      maxMeasurements: 60,
+      stages: [['act16', 'w16', 'float']],
+    });
+    expect(found.reached).toBe(true);
+    expect(found.cosine).toBe(1);
+    expect(found.chosen.act16).toContain('a334');
+    for (const kind of ['act16', 'w16', 'float'] as const) expect(found.budget[kind].used).toBeLessThanOrEqual(4);
+    // It ends once such a block is measured (and the round's choice checked), not at the measurement limit.
+    expect(found.steps.length).toBeLessThan(60);
+    expect(found.steps.some((st) => st.figure === 1)).toBe(true);
+  });
 });

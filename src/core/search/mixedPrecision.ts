@@ -15,7 +15,9 @@
  * Where that ends short of the target with measurements left, windows (./precisionWindows.ts) are measured: every
  * budget spent on one stretch of the graph (float nodes, then 16 bits after them), front first; for a loss spread
  * over a whole stage, whose parts gain nothing apart, and the best window replaces the units' choice only if it
- * measures better on the same judge.
+ * measures better on the same judge. Where the judge reads a task figure (top-1, lines read the same, mAP), which moves in
+ * steps the noise does not follow, any block measured within the budget that reads the figure better than the choice
+ * replaces it, and one that reads the target ends the search.
  *
  * Quantization and the judge are injected; must not import a runtime or read files.
  */
@@ -176,6 +178,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   const measuredBlocks: UnitSensitivity[] = [];
   const targetError = 1 - options.target;
   type Point = { noise: number; error: number };
+  let figureAimed = false;
 
   const measure = async (
     config: QuantConfig,
@@ -186,6 +189,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     const t = performance.now();
     const q = await options.quantize(config);
     const { error, cosine, noise, figure } = await options.judge.score(q.model);
+    if (figure !== undefined) figureAimed = true;
     const step = {
       index: steps.length + 1,
       phase,
@@ -199,9 +203,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     options.onStep?.(step);
     return { noise, error };
   };
-  const measurementsLeft = () => steps.length < maxMeasurements && !options.signal?.aborted;
+  // A block within the budget that reads the target ends the search (it is the choice: see bestBlock).
+  const blockReached = () => bestBlock !== undefined && bestBlock.point.error <= targetError;
+  const measurementsLeft = () => steps.length < maxMeasurements && !options.signal?.aborted && !blockReached();
   // A round keeps one measurement for checking what it chose.
-  const roundMeasurementsLeft = () => steps.length < maxMeasurements - 1 && !options.signal?.aborted;
+  const roundMeasurementsLeft = () => steps.length < maxMeasurements - 1 && !options.signal?.aborted && !blockReached();
 
   const baseResult = await options.quantize(options.config);
   const units = precisionUnits(baseResult, options.config);
@@ -212,6 +218,18 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   });
   const used: Record<PrecisionKind, number> = { act16: 0, w16: 0, float: 0 };
   const startPoint = await measure(options.config, 'base', 0);
+  /**
+   * A task figure (top-1, lines read the same, mAP) moves in steps the noise that ranks the units does not follow: a
+   * block measured within the budget may read the figure the set chosen by noise does not. The best such block (lowest
+   * error, then lowest noise) is kept, and replaces the choice at the end where it reads strictly better.
+   */
+  let bestBlock: { units: readonly PrecisionUnit[]; point: Point } | undefined;
+  const keepIfBest = (blockUnits: readonly PrecisionUnit[], p: Point) => {
+    if (!figureAimed) return;
+    const b = bestBlock?.point;
+    if (!b || p.error < b.error || (p.error === b.error && p.noise < b.noise))
+      bestBlock = { units: blockUnits, point: p };
+  };
 
   /**
    * Choice within what each kind has left among the measured sets (single units, and blocks whose members only
@@ -264,6 +282,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       };
       found.push(set);
       if (blockUnits.length > 1) queue.push(set);
+      if (used[kind] + set.cost <= limits[kind]) keepIfBest([...taken, ...blockUnits], p);
     };
     for (const kind of kinds) {
       const left = units[kind].filter((u) => !taken.has(u));
@@ -305,6 +324,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
       if (picks.length === 0) break;
       const trial = withUnits(config, picks);
       const p = await measure(trial, 'check', picks.length);
+      keepIfBest([...chosen, ...picks], p);
       if (!(p.noise < point.noise)) break;
       config = trial;
       point = p;
@@ -364,6 +384,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
         point: await measure(withUnits(options.config, set), 'window', set.length, startPoint),
       };
       seen.set(key, m);
+      keepIfBest(set, m.point);
       // Front first: a later window must measure strictly better to be kept.
       if (!best || m.point.noise < best.point.noise) best = m;
       return m;
@@ -397,6 +418,18 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     );
     if (floatRoom > 0 && later && (!front || later.point.noise < front.point.noise)) await scan(later.shape.start);
     return best;
+  }
+
+  if (bestBlock && bestBlock.point.error < point.error) {
+    window = undefined;
+    config = withUnits(options.config, bestBlock.units);
+    point = bestBlock.point;
+    chosen.clear();
+    used.act16 = used.w16 = used.float = 0;
+    for (const u of bestBlock.units) {
+      chosen.add(u);
+      used[u.kind] += u.cost;
+    }
   }
 
   const list = [...chosen];
