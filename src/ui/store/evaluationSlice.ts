@@ -38,6 +38,7 @@ import { currentConfig, currentTaskHead, headSuggestion, modelKey, rangesAreCurr
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
 import { headlineFigures, type ReadMetric } from '../../core/report/reading.ts';
 import type { ReportTask, TaskHead } from '../../core/task/index.ts';
+import { failedRun } from './failedRun.ts';
 
 export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../remote/workerTypes.ts';
 
@@ -401,9 +402,7 @@ export function createEvaluationSlice<S extends Needs>(
           showHeat(result);
         } catch (e) {
           if (request !== latest) return;
-          const error = toModelError(e, '');
-          if (error.name === 'EvaluationCancelledError') patch({ status: 'cancelled', progress: null });
-          else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+          patch(failedRun(e, 'EvaluationCancelledError'));
         }
       },
 
@@ -503,9 +502,7 @@ export function createEvaluationSlice<S extends Needs>(
           patchSuggest({ status: 'done', progress: null, steps: outcome.steps, outcome });
         } catch (e) {
           if (request !== latest) return;
-          const error = toModelError(e, '');
-          if (error.name === 'EvaluationCancelledError') patchSuggest({ status: 'cancelled', progress: null });
-          else patchSuggest({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+          patchSuggest(failedRun(e, 'EvaluationCancelledError'));
         }
       },
 

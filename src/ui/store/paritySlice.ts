@@ -8,9 +8,9 @@ import type { EvaluationProgress, ParityResult } from '../remote/workerTypes.ts'
 import type { EvaluationService, EvaluationSlice } from './evaluationSlice.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ModelSlice } from './modelSlice.ts';
-import { toModelError } from './modelSlice.ts';
 import { quantizedFile, type RunSlice } from './runSlice.ts';
 import { evaluationSamples } from './samples.ts';
+import { failedRun } from './failedRun.ts';
 
 export interface ParityState {
   status: 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -81,9 +81,7 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
           patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
         } catch (e) {
           if (request !== latest) return;
-          const error = toModelError(e, '');
-          if (error.name === 'EvaluationCancelledError') patch({ status: 'cancelled', progress: null });
-          else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+          patch(failedRun(e, 'EvaluationCancelledError'));
         }
       },
 

@@ -46,6 +46,7 @@ import { toModelError, type ModelSlice } from './modelSlice.ts';
 import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts';
 import { evaluationSamples, samplesOf } from './samples.ts';
 import { currentConfig, currentTaskHead } from './selectors.ts';
+import { failedRun } from './failedRun.ts';
 
 export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/workerTypes.ts';
 
@@ -389,9 +390,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
     };
 
     const fail = (e: unknown) => {
-      const error = toModelError(e, '');
-      if (error.name === 'RecoveryCancelledError') patch({ status: 'cancelled', progress: null });
-      else patch({ status: 'error', progress: null, error: { name: error.name, message: error.message } });
+      patch(failedRun(e, 'RecoveryCancelledError'));
     };
 
     return {
