@@ -3,11 +3,39 @@
  * graph and reports show) or an op type chosen from the model's op histogram. An id that names nothing
  * is refused here with the core's message, before it can fail a quantization.
  */
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { resolveExclusions } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { nodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
+
+/** One way to add an exclusion: a form row of its label, its field and its button (Enter submits it). */
+function AddRow({
+  label,
+  fieldId,
+  onSubmit,
+  children,
+}: {
+  label: string;
+  fieldId: string;
+  onSubmit: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="exclusion-add__row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit();
+      }}
+    >
+      <label className="exclusion-add__label" htmlFor={fieldId}>
+        {label}
+      </label>
+      {children}
+    </form>
+  );
+}
 
 export function AddExclusion({ index }: { index: GraphIndex | null }) {
   const ops = useStudio((s) => s.model.summary?.ops ?? []);
@@ -39,16 +67,7 @@ export function AddExclusion({ index }: { index: GraphIndex | null }) {
 
   return (
     <div className="exclusion-add">
-      <form
-        className="exclusion-add__row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          addNodes();
-        }}
-      >
-        <label className="exclusion-add__label" htmlFor="exclusion-node-ids">
-          Node ids
-        </label>
+      <AddRow label="Node ids" fieldId="exclusion-node-ids" onSubmit={addNodes}>
         <input
           id="exclusion-node-ids"
           className="input"
@@ -68,17 +87,8 @@ export function AddExclusion({ index }: { index: GraphIndex | null }) {
         >
           Exclude nodes
         </button>
-      </form>
-      <form
-        className="exclusion-add__row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          addOpType();
-        }}
-      >
-        <label className="exclusion-add__label" htmlFor="exclusion-op-type">
-          Op type
-        </label>
+      </AddRow>
+      <AddRow label="Op type" fieldId="exclusion-op-type" onSubmit={addOpType}>
         <select
           id="exclusion-op-type"
           className="input"
@@ -96,7 +106,7 @@ export function AddExclusion({ index }: { index: GraphIndex | null }) {
         <button type="submit" className="button button--small" disabled={!opType} data-testid="add-optype-button">
           Exclude op type
         </button>
-      </form>
+      </AddRow>
       {error && (
         <p className="exclusion-add__error small" role="alert" data-testid="add-error" data-error-name={error.name}>
           <strong>{error.name}:</strong> {error.message}
