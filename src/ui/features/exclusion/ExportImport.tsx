@@ -16,6 +16,11 @@ import {
 } from './exportActions.ts';
 
 const TITLES: Record<SnippetKind, string> = { quark: 'AMD Quark script', ort: 'ONNX Runtime quantize_static script' };
+/** The script buttons, in their order: what each shows and its label. */
+const SNIPPET_BUTTONS: { kind: SnippetKind; label: string }[] = [
+  { kind: 'quark', label: 'Quark script' },
+  { kind: 'ort', label: 'ONNX Runtime script' },
+];
 
 type Problem = { name: string; message: string };
 const problemOf = (e: unknown): Problem => ({
@@ -72,24 +77,18 @@ export function ExportImport({ index }: { index: GraphIndex | null }) {
         <button type="button" className="button button--small" onClick={downloadConfigFile} data-testid="export-config">
           Download config JSON
         </button>
-        <button
-          type="button"
-          className="button button--small"
-          disabled={!index}
-          onClick={() => showSnippet('quark')}
-          data-testid="export-quark"
-        >
-          Quark script
-        </button>
-        <button
-          type="button"
-          className="button button--small"
-          disabled={!index}
-          onClick={() => showSnippet('ort')}
-          data-testid="export-ort"
-        >
-          ONNX Runtime script
-        </button>
+        {SNIPPET_BUTTONS.map(({ kind, label }) => (
+          <button
+            key={kind}
+            type="button"
+            className="button button--small"
+            disabled={!index}
+            onClick={() => showSnippet(kind)}
+            data-testid={`export-${kind}`}
+          >
+            {label}
+          </button>
+        ))}
         <button
           type="button"
           className="button button--small"
