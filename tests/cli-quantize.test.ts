@@ -144,7 +144,7 @@ describe('qstudio calibrate and quantize', () => {
     expect(fs.existsSync(out)).toBe(true);
   });
 
-  it('takes a metric target for --mixed-precision: a sequence target aims the search at a high cosine (no budget here: parsing and wiring only)', () => {
+  it('takes a metric target for --mixed-precision: top-1 aims the search at its own figure, a sequence target on a model with no sequence output is a named error (no budget here: parsing and wiring only)', () => {
     const out = path.join(tmp, 'mnist-mixed.onnx');
     const saved = path.join(tmp, 'mnist-mixed-config.json');
     const r = qstudio(
@@ -158,7 +158,7 @@ describe('qstudio calibrate and quantize', () => {
       'XINT8',
       '--mixed-precision',
       '--target',
-      'sequence:0.9',
+      'top1:0.9',
       '--budget',
       'act16=0,w16=0,float=0',
       '--sensitivity-samples',
@@ -172,9 +172,7 @@ describe('qstudio calibrate and quantize', () => {
     );
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/judged by onnxruntime at graph optimization 'all'/);
-    expect(r.stderr).toMatch(
-      /target cosine 0\.999 \(for sequence 0\.9: judge it with qstudio evaluate or the ladder\)/,
-    );
+    expect(r.stderr).toMatch(/mixed precision: top1 \d\.\d{5} → \d\.\d{5} on the sensitivity images/);
     const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'mnist-mixed.json'), 'utf8'));
     const chosen = summary.mixedPrecision.chosen;
     expect(Object.keys(JSON.parse(fs.readFileSync(saved, 'utf8')).extraOptions.TensorQuantOverrides).sort()).toEqual(
@@ -197,6 +195,23 @@ describe('qstudio calibrate and quantize', () => {
     );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/LadderTargetError: target metric "ssim"/);
+    const noSequence = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'XINT8',
+      '--mixed-precision',
+      '--target',
+      'sequence:0.9',
+      '-o',
+      out,
+    );
+    expect(noSequence.code).toBe(2);
+    expect(noSequence.stderr).toMatch(/LadderTargetError: sequence agreement needs a sequence output/);
   });
 
   it.each([
