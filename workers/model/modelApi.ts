@@ -16,7 +16,7 @@ import {
   type OpenedModel,
 } from '../../src/core/onnx/index.ts';
 import { tinyModel } from '../../src/core/onnx/tinyModel.ts';
-import { weightlessGraph } from '../../src/core/graph/structure.ts';
+import { structurePart, weightlessGraph } from '../../src/core/graph/structure.ts';
 import { tensorStatistics, type TensorStatistics } from '../../src/core/graph/tensorStatistics.ts';
 import { HandleTable } from '../runtime/handles.ts';
 import { readExternalFiles } from '../runtime/externalFiles.ts';
@@ -28,6 +28,8 @@ export interface HeldModel {
   externalFiles: ReadonlyMap<string, Uint8Array>;
   /** The external-data files as given (Files): what other workers get, by reference, to read for themselves. */
   externalBlobs: Readonly<Record<string, Blob>>;
+  /** The weight-less structure while the page takes it in parts (graphStructurePart). */
+  structure?: GraphProto;
 }
 
 export interface OpenResult {
@@ -93,6 +95,18 @@ export const modelApi = {
   /** The open model's graph without the weights' bytes: what the graph view draws and resolves on. */
   graphStructure(handle: string): GraphProto {
     return weightlessGraph(models.get(handle).opened.model.graph!);
+  },
+
+  /**
+   * The same structure in parts (core/graph/structure.ts structurePart), each its own message: the page takes a
+   * large graph's structure as several short tasks instead of one long structured clone. Made once, at part 0.
+   */
+  graphStructurePart(handle: string, part: number): { graph: GraphProto; parts: number } {
+    const held = models.get(handle);
+    if (part === 0 || !held.structure) held.structure = weightlessGraph(held.opened.model.graph!);
+    const out = structurePart(held.structure, part);
+    if (part === out.parts - 1) delete held.structure;
+    return out;
   },
 
   /** Value statistics of weights (initializers or Constant outputs) by tensor name, for the node inspector. */

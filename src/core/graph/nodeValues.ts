@@ -17,6 +17,13 @@ export interface NodeValues {
   values: Record<string, number>;
 }
 
+/** The labels of a QDQ model's value sets, known before any is computed (the export's picker lists them). */
+export const QDQ_VALUE_LABELS = {
+  bits: 'bit width',
+  scale: 'output scale',
+  float: 'kept float (1) or quantized (0)',
+} as const;
+
 /** The widest integer type a node computes in (32 for float), from its precision label ("A16W8" → 16). */
 export function bitsOfLabel(label: string): number {
   const bits = [...label.matchAll(/[AW](\d+)/g)].map((m) => Number(m[1]));
@@ -27,7 +34,7 @@ export function bitsOfLabel(label: string): number {
 export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
   const values: Record<string, number> = {};
   for (const [i, label] of labels) values[index.ids[i]] = bitsOfLabel(label);
-  return { label: 'bit width', higherIsBetter: true, values };
+  return { label: QDQ_VALUE_LABELS.bits, higherIsBetter: true, values };
 }
 
 /** 1 where a node computes in float (no Q/DQ on its inputs, outputs or weights), 0 where it is quantized. */
@@ -38,7 +45,7 @@ export function keptFloatValues(
 ): NodeValues {
   const values: Record<string, number> = {};
   for (const [i, label] of labels) values[index.ids[i]] = label === 'float' ? 1 : 0;
-  return { label: 'kept float (1) or quantized (0)', higherIsBetter: false, values };
+  return { label: QDQ_VALUE_LABELS.float, higherIsBetter: false, values };
 }
 
 /** The scale of each node's quantized output (the Q/DQ pair after it), per tensor; nodes without one left out. */
@@ -51,7 +58,7 @@ export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues 
     const s = node.output.map((o) => scaleOf.get(o)).find((v) => v !== undefined);
     if (s !== undefined) values[index.ids[i]] = s;
   });
-  return { label: 'output scale', higherIsBetter: false, values };
+  return { label: QDQ_VALUE_LABELS.scale, higherIsBetter: false, values };
 }
 
 export interface ModelExplorerResult {

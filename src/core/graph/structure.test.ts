@@ -84,3 +84,26 @@ describe('weight statistics', () => {
     expect(s).toMatchObject({ min: 1, max: 1, nonFinite: 2 });
   });
 });
+
+describe('the structure in parts, the index in slices', () => {
+  it("YOLOX-nano's structure in parts of 50 nodes joins back to the whole; the sliced index equals the one-go index", async () => {
+    const { buildGraphIndexInSlices } = await import('../onnx/graphIndex.ts');
+    const { joinStructureParts, structurePart } = await import('./structure.ts');
+    const file = path.resolve(import.meta.dirname, '../../../../shared/fixtures/models/yolox-nano.onnx');
+    const whole = weightlessGraph(decode(new Uint8Array(fs.readFileSync(file))).graph!);
+    const first = structurePart(whole, 0, 50);
+    expect(first.parts).toBe(Math.ceil(whole.node.length / 50));
+    const parts = [first.graph];
+    for (let k = 1; k < first.parts; k++) parts.push(structuredClone(structurePart(whole, k, 50).graph));
+    const joined = joinStructureParts(parts);
+    expect(joined).toEqual(whole);
+    let pauses = 0;
+    const sliced = await buildGraphIndexInSlices(joined, async () => void pauses++, 50);
+    expect(pauses).toBeGreaterThan(2 * (whole.node.length / 50) - 2);
+    const once = buildGraphIndex(whole);
+    expect(sliced.ids).toEqual(once.ids);
+    expect([...sliced.order]).toEqual([...once.order]);
+    expect([...sliced.succ]).toEqual([...once.succ]);
+    expect([...sliced.consumers]).toEqual([...once.consumers]);
+  });
+});

@@ -11,6 +11,7 @@
  * page once the file's buffer is transferred to the model worker after the page drew from it.
  */
 import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/model.ts';
+import { makeGraph } from '../onnx/model.ts';
 import { emptyTensor } from '../onnx/tensorData.ts';
 
 /** Tensors up to this many bytes keep their data in the copy. */
@@ -83,5 +84,43 @@ export function weightlessGraph(graph: GraphProto): GraphProto {
     input: graph.input,
     output: graph.output,
     value_info: graph.value_info,
+  };
+}
+
+/** Nodes a part of the structure carries (structurePart): each part is one message, one task on the page. */
+export const STRUCTURE_PART_NODES = 8000;
+
+/**
+ * Part `part` of a structure split for the page: its slice of the nodes, initializers and value infos (the same
+ * share of each), part 0 with every other field too. `parts`: how many there are. One structured clone of a
+ * 67,000-node structure is a 0.5–1 s task on the page; the parts are that many short ones.
+ */
+export function structurePart(
+  graph: GraphProto,
+  part: number,
+  partNodes = STRUCTURE_PART_NODES,
+): { graph: GraphProto; parts: number } {
+  const parts = Math.max(1, Math.ceil(graph.node.length / partNodes));
+  const slice = <T>(xs: T[]) => {
+    const size = Math.ceil(xs.length / parts);
+    return xs.slice(part * size, (part + 1) * size);
+  };
+  const arrays = {
+    node: slice(graph.node),
+    initializer: slice(graph.initializer),
+    value_info: slice(graph.value_info),
+  };
+  if (part === 0) return { graph: { ...graph, ...arrays }, parts };
+  return { graph: makeGraph({ ...arrays, input: [], output: [] }), parts };
+}
+
+/** The structure again from its parts, in order. */
+export function joinStructureParts(parts: readonly GraphProto[]): GraphProto {
+  if (parts.length === 1) return parts[0];
+  return {
+    ...parts[0],
+    node: parts.flatMap((p) => p.node),
+    initializer: parts.flatMap((p) => p.initializer),
+    value_info: parts.flatMap((p) => p.value_info),
   };
 }

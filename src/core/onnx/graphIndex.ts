@@ -98,14 +98,23 @@ function readsOf(n: NodeProto): string[] {
   return reads;
 }
 
-/** Builds the index. Throws InvalidModelError for a cycle or a tensor produced twice. */
-export function buildGraphIndex(graph: GraphProto): GraphIndex {
+/** Nodes between two pauses of buildGraphIndexInSlices. */
+export const INDEX_SLICE_NODES = 8000;
+
+/**
+ * The index built in steps: it yields after every `sliceNodes` nodes of each pass over the nodes, so that a caller
+ * on the page can give the event loop a turn in between (a 67,000-node graph is otherwise one task of 0.3–0.8 s).
+ */
+function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, GraphIndex> {
   const nodes = graph.node;
   const ids = assignNodeIds(nodes);
   const indexOfId = new Map<NodeId, number>(ids.map((id, i) => [id, i]));
+  yield;
   const producer = new Map<string, number>();
   const constants = new Map<string, TensorProto>();
-  nodes.forEach((n, i) => {
+  for (let i = 0; i < nodes.length; i++) {
+    if (i > 0 && i % sliceNodes === 0) yield;
+    const n = nodes[i];
     for (const o of n.output) {
       if (!o) continue;
       if (producer.has(o)) {
@@ -117,18 +126,20 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
       const t = constantNodeTensor(n);
       if (t) constants.set(n.output[0], t);
     }
-  });
+  }
 
   const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
   const inputs = graph.input.filter((v) => !initializers.has(v.name ?? ''));
+  yield;
 
   const consumers = new Map<string, number[]>();
   const nodeInputs: string[][] = [];
   // Edges producer → consumer, as two flat lists (no pair arrays: a 67,000-node QDQ graph has ~100,000 edges).
   const edgeFrom: number[] = [];
   const edgeTo: number[] = [];
-  nodes.forEach((n, i) => {
-    const reads = readsOf(n);
+  for (let i = 0; i < nodes.length; i++) {
+    if (i > 0 && i % sliceNodes === 0) yield;
+    const reads = readsOf(nodes[i]);
     nodeInputs.push(reads);
     for (const t of reads) {
       let list = consumers.get(t);
@@ -140,7 +151,8 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
         edgeTo.push(i);
       }
     }
-  });
+  }
+  yield;
   const succCsr = buildCsr(nodes.length, edgeFrom, edgeTo);
   const predCsr = buildCsr(nodes.length, edgeTo, edgeFrom);
   const order = topologicalOrder(nodes.length, succCsr.start, succCsr.targets, predCsr.start);
@@ -167,6 +179,29 @@ export function buildGraphIndex(graph: GraphProto): GraphIndex {
     predStart: predCsr.start,
     pred: predCsr.targets,
   };
+}
+
+/** Builds the index. Throws InvalidModelError for a cycle or a tensor produced twice. */
+export function buildGraphIndex(graph: GraphProto): GraphIndex {
+  const steps = indexSteps(graph, Infinity);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same index, built in slices with `pause()` awaited between them (the page passes its nextTask). */
+export async function buildGraphIndexInSlices(
+  graph: GraphProto,
+  pause: () => Promise<void>,
+  sliceNodes = INDEX_SLICE_NODES,
+): Promise<GraphIndex> {
+  const steps = indexSteps(graph, sliceNodes);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
 }
 
 /** Kahn's algorithm with a min-heap on node index, so a graph already in order keeps its order. */

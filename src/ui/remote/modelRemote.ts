@@ -17,6 +17,7 @@ import type { QuantizedModel, QuantizeService } from '../store/runSlice.ts';
 import { WorkerConnection } from './workerConnection.ts';
 import { StudioError } from '../../core/onnx/errors.ts';
 import { openOnPage, type OpenedOnPage } from './openOnPage.ts';
+import { joinStructureParts } from '../../core/graph/structure.ts';
 
 const connection = new WorkerConnection<ModelWorkerApi>(
   () =>
@@ -88,7 +89,7 @@ export const modelRemote: ModelService = {
     );
     if (structure) structures.set(opened.handle, structure);
     else {
-      const asked = connection.call((api) => api.graphStructure(opened.handle));
+      const asked = structureInParts(opened.handle);
       asked.catch(() => undefined); // the graph view awaits it and shows its error
       structures.set(opened.handle, asked);
     }
@@ -119,7 +120,16 @@ export async function graphStructure(handle: string): Promise<GraphProto> {
   const sent = structures.get(handle);
   if (sent) return sent;
   await whenHeld(handle);
-  return connection.call((api) => api.graphStructure(handle));
+  return structureInParts(handle);
+}
+
+/** A large model's structure, part by part: each part's structured clone is a short task of its own on the page. */
+async function structureInParts(handle: string): Promise<GraphProto> {
+  const first = await connection.call((api) => api.graphStructurePart(handle, 0));
+  const parts = [first.graph];
+  for (let k = 1; k < first.parts; k++)
+    parts.push((await connection.call((api) => api.graphStructurePart(handle, k))).graph);
+  return joinStructureParts(parts);
 }
 
 /** The structure sent with open() for `handle`, without waiting; undefined for a large model (ask graphStructure). */

@@ -4,7 +4,7 @@
  * component that asks; a failure is reported, never thrown into React.
  */
 import { useEffect, useState } from 'react';
-import { buildGraphIndex, type GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import { buildGraphIndexInSlices, type GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { nextTask } from '../../components/nextTask.ts';
 import { useStudio } from '../../store/index.ts';
@@ -17,9 +17,10 @@ let cached: { handle: string; promise: Promise<GraphIndex> } | null = null;
 
 /** The index of the model behind `handle` (fetched once, then shared). */
 export function modelIndex(handle: string): Promise<GraphIndex> {
-  // The index is built in a task of its own, not in the one that received (and cloned) the structure: two shorter tasks.
+  // The index is built in slices, each a task of its own (not in the one that received the structure): a large graph's
+  // index is never one long task.
   if (cached?.handle !== handle)
-    cached = { handle, promise: graphStructure(handle).then(async (s) => (await nextTask(), buildGraphIndex(s))) };
+    cached = { handle, promise: graphStructure(handle).then((s) => buildGraphIndexInSlices(s, nextTask)) };
   return cached.promise;
 }
 

@@ -10,6 +10,7 @@ import {
   keptFloatValues,
   modelExplorerNodeData,
   outputScaleValues,
+  QDQ_VALUE_LABELS,
   type NodeValues,
 } from '../../../core/graph/nodeValues.ts';
 import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
@@ -19,17 +20,26 @@ import { measuredValues } from '../compare/measuredValues.ts';
 import type { GraphView } from './viewModel.ts';
 import './quantized.css';
 
+/** A value set the picker lists by its label, computed only when exported (a QDQ file's sets walk every node). */
+export interface NodeValueSet {
+  label: string;
+  values: () => NodeValues;
+}
+
+const atHand = (v: NodeValues): NodeValueSet => ({ label: v.label, values: () => v });
+
 /** The value sets at hand for this view, by a key the picker shows. */
 export function availableNodeValues(
   view: GraphView,
   measured: ReadonlyMap<string, NodeValues>,
   runPrecisions: Record<string, { label: string }> | null,
-): Map<string, NodeValues> {
-  const sets = new Map<string, NodeValues>(measured);
-  if (view.qdq) {
-    sets.set('bits', bitWidthValues(view.index, view.qdq));
-    sets.set('scale', outputScaleValues(view.index, view.qdq));
-    sets.set('float', keptFloatValues(view.index, view.qdq));
+): Map<string, NodeValueSet> {
+  const sets = new Map<string, NodeValueSet>([...measured].map(([k, v]) => [k, atHand(v)]));
+  const qdq = view.qdq;
+  if (qdq) {
+    sets.set('bits', { label: QDQ_VALUE_LABELS.bits, values: () => bitWidthValues(view.index, qdq) });
+    sets.set('scale', { label: QDQ_VALUE_LABELS.scale, values: () => outputScaleValues(view.index, qdq) });
+    sets.set('float', { label: QDQ_VALUE_LABELS.float, values: () => keptFloatValues(view.index, qdq) });
   } else if (runPrecisions) {
     const bits: Record<string, number> = {};
     const float: Record<string, number> = {};
@@ -37,12 +47,11 @@ export function availableNodeValues(
       bits[id] = bitsOfLabel(p.label);
       float[id] = bits[id] === 32 ? 1 : 0;
     }
-    sets.set('bits', { label: 'bit width (last quantization)', higherIsBetter: true, values: bits });
-    sets.set('float', {
-      label: 'kept float (1) or quantized (0), last quantization',
-      higherIsBetter: false,
-      values: float,
-    });
+    sets.set('bits', atHand({ label: 'bit width (last quantization)', higherIsBetter: true, values: bits }));
+    sets.set(
+      'float',
+      atHand({ label: 'kept float (1) or quantized (0), last quantization', higherIsBetter: false, values: float }),
+    );
   }
   return sets;
 }
@@ -69,8 +78,9 @@ export function NodeDataExport({ view }: { view: GraphView }) {
   const [picked, setPicked] = useState<string>('');
   if (sets.size === 0) return null;
   const key = sets.has(picked) ? picked : [...sets.keys()][0];
-  const values = sets.get(key)!;
+  const set = sets.get(key)!;
   const save = () => {
+    const values = set.values();
     const json = modelExplorerNodeData(view.index, values);
     downloadText(JSON.stringify(json, null, 1), `${base(fileName)}.${slug(values.label)}.node-data.json`);
   };

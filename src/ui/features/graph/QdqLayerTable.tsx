@@ -4,7 +4,7 @@
  * scale and zero point, the weight's type and per-channel scales. A row shows its node on the graph.
  */
 import { useMemo, useState } from 'react';
-import { quantLabel, type QdqFold } from '../../../core/graph/qdqFold.ts';
+import { quantLabel, type QdqFold, type QuantParams } from '../../../core/graph/qdqFold.ts';
 import type { NodePrecision } from '../../../core/quantize/precisionClasses.ts';
 import { useStudio } from '../../store/index.ts';
 import { PRECISION_COLOURS } from './precisionColours.ts';
@@ -17,9 +17,12 @@ interface Row {
   id: string;
   op: string;
   precision: NodePrecision | undefined;
-  activation: string;
-  weight: string;
+  /** Labelled only for the rows shown (a 67,000-node file has thousands of rows). */
+  activations: QuantParams[];
+  weights: QuantParams[];
 }
+
+const labels = (params: QuantParams[]) => params.map(quantLabel).join('; ');
 
 function rowsOf(view: GraphView, fold: QdqFold, precisions: Readonly<Record<string, NodePrecision>>): Row[] {
   const rows: Row[] = [];
@@ -34,8 +37,8 @@ function rowsOf(view: GraphView, fold: QdqFold, precisions: Readonly<Record<stri
       id,
       op: node.op_type ?? '',
       precision: precisions[id],
-      activation: activations.map((e) => quantLabel(e!.params)).join('; '),
-      weight: weights.map((w) => quantLabel(w!.params)).join('; '),
+      activations: activations.map((e) => e!.params),
+      weights: weights.map((w) => w!.params),
     });
   }
   return rows;
@@ -93,8 +96,8 @@ export function QdqLayerTable({
                   )}
                   {r.precision?.label ?? '—'}
                 </td>
-                <td className="small">{r.activation || '—'}</td>
-                <td className="small">{r.weight || '—'}</td>
+                <td className="small">{labels(r.activations) || '—'}</td>
+                <td className="small">{labels(r.weights) || '—'}</td>
               </tr>
             ))}
           </tbody>
