@@ -40,12 +40,36 @@ export interface LayerProblem {
  */
 export type ReconstructionTarget = 'float' | 'local';
 
+/**
+ * How c and τ are summed: 'targets' forms every channel's target over the rows, 'moments' forms the input moments once
+ * and each channel's c and τ from them (problemForm). Equal up to the order of summation.
+ */
+export type ProblemForm = 'targets' | 'moments';
+
 /** Builds G, c and τ of every group from the gathered rows, in TypeScript. */
-export function buildLayerProblem(data: LayerRows, target: ReconstructionTarget = 'float'): LayerProblem {
+export function buildLayerProblem(
+  data: LayerRows,
+  target: ReconstructionTarget = 'float',
+  form: ProblemForm = problemForm(data),
+): LayerProblem {
   const { layer } = data;
   const groups: GroupProblem[] = [];
-  for (let g = 0; g < layer.groups; g++) groups.push(groupProblem(data, target, g));
+  const build = form === 'moments' ? groupProblemByMoments : groupProblem;
+  for (let g = 0; g < layer.groups; g++) groups.push(build(data, target, g));
   return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
+}
+
+/**
+ * 'moments' where c and τ are cheaper from the input moments than from the targets: per row the targets cost outPerGroup·(kg
+ * + k) multiply-adds, the moments H = mean x aᵀ and F = mean x xᵀ kg·(k + kg) per row and once more per channel
+ * (c_m = w_mᵀH + offset_m·mean a, τ_m = w_mᵀFw_m + 2·offset_m·w_mᵀ mean x + offset_m²). Wide layers (the
+ * recognizer's 6625-output head, 1×1 convolutions widening their input) gain up to outPerGroup / kg; the two forms
+ * are equal up to the order of summation.
+ */
+export function problemForm(data: LayerRows): ProblemForm {
+  const { layer, rows } = data;
+  const outPerGroup = layer.outChannels / layer.groups;
+  return (rows + outPerGroup) * layer.inPerGroup < rows * outPerGroup ? 'moments' : 'targets';
 }
 
 /**
@@ -56,12 +80,14 @@ export async function buildLayerProblemOn(
   data: LayerRows,
   target: ReconstructionTarget,
   product: DenseProduct | undefined,
+  form: ProblemForm = problemForm(data),
 ): Promise<LayerProblem> {
   const { layer, rows } = data;
   const k = layer.inPerGroup + 1;
-  if (!product || rows * k * k < DENSE_RUNTIME_MIN_WORK) return buildLayerProblem(data, target);
+  if (!product || rows * k * k < DENSE_RUNTIME_MIN_WORK) return buildLayerProblem(data, target, form);
   const groups: GroupProblem[] = [];
-  for (let g = 0; g < layer.groups; g++) groups.push(await groupProblemOn(data, target, g, product));
+  const build = form === 'moments' ? groupProblemByMomentsOn : groupProblemOn;
+  for (let g = 0; g < layer.groups; g++) groups.push(await build(data, target, g, product));
   return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
 }
 
@@ -203,6 +229,150 @@ async function groupProblemOn(
   const cross = await product(tt, a, outPerGroup, rows, k);
   for (let i = 0; i < cross.length; i++) cross[i] *= inv;
   return { k, gram, cross, targetSq };
+}
+
+/**
+ * c and τ of a group from G, H = mean x aᵀ (kg × k) and F = mean x xᵀ (kg × kg), x the rows the target is computed
+ * from: t_m = x·w_m + offset_m, so c_m = Hᵀw_m + offset_m·(mean a) and τ_m = w_mᵀFw_m + 2·offset_m·w_mᵀ(mean x) +
+ * offset_m². Mean a is G's last row (a's last entry is 1), mean x H's last column. `wh` = W·H (outPerGroup × k)
+ * and `wfF` = W·F (outPerGroup × kg) when a runtime computed them, else computed here.
+ */
+function crossFromMoments(
+  gram: Float64Array,
+  h: Float64Array,
+  f: Float64Array,
+  wf: Float64Array,
+  offset: Float64Array,
+  kg: number,
+  outPerGroup: number,
+  products?: { wh: Float64Array; wfF: Float64Array },
+): { cross: Float64Array; targetSq: Float64Array } {
+  const k = kg + 1;
+  const cross = products?.wh ?? new Float64Array(outPerGroup * k);
+  const targetSq = new Float64Array(outPerGroup);
+  const wfF = products?.wfF ?? new Float64Array(kg);
+  for (let j = 0; j < outPerGroup; j++) {
+    const w = j * kg;
+    if (!products) {
+      for (let l = 0; l < kg; l++) {
+        const wl = wf[w + l];
+        if (wl === 0) continue;
+        const hr = l * k;
+        const fr = l * kg;
+        for (let i = 0; i < k; i++) cross[j * k + i] += wl * h[hr + i];
+        for (let i = 0; i < kg; i++) wfF[i] += wl * f[fr + i];
+      }
+    }
+    const fRow = products ? j * kg : 0;
+    let quad = 0;
+    let lin = 0;
+    for (let l = 0; l < kg; l++) {
+      quad += wfF[fRow + l] * wf[w + l];
+      lin += wf[w + l] * h[l * k + kg];
+    }
+    if (!products) wfF.fill(0);
+    const o = offset[j];
+    for (let i = 0; i < k; i++) cross[j * k + i] += o * gram[kg * k + i];
+    targetSq[j] = quad + 2 * o * lin + o * o;
+  }
+  return { cross, targetSq };
+}
+
+/** Group g's problem in TypeScript with c and τ from the input moments (wide groups, problemForm). */
+function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g: number): GroupProblem {
+  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  // Column-major copies: the k columns of a = [x_q, 1], then the kg columns of x.
+  const cols = new Float64Array((k + kg) * rows);
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + g * kg;
+    for (let i = 0; i < kg; i++) {
+      cols[i * rows + r] = data.quantRows[base + i];
+      cols[(k + i) * rows + r] = targetRows[base + i];
+    }
+    cols[kg * rows + r] = 1;
+  }
+  const four = new Float64Array(4);
+  const gram = new Float64Array(k * k);
+  for (let i = 0; i < k; i += 2) {
+    const i1 = Math.min(i + 1, k - 1);
+    for (let j = i; j < k; j += 2) {
+      const j1 = Math.min(j + 1, k - 1);
+      dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
+      gram[i * k + j] = gram[j * k + i] = four[0] * inv;
+      gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
+      gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
+      gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
+    }
+  }
+  // H = mean x aᵀ (kg × k) and F = mean x xᵀ (kg × kg, symmetric).
+  const h = new Float64Array(kg * k);
+  const f = new Float64Array(kg * kg);
+  for (let l = 0; l < kg; l += 2) {
+    const l1 = Math.min(l + 1, kg - 1);
+    const x0 = (k + l) * rows;
+    const x1 = (k + l1) * rows;
+    for (let i = 0; i < k; i += 2) {
+      const i1 = Math.min(i + 1, k - 1);
+      dots2x2(cols, x0, x1, cols, i * rows, i1 * rows, rows, four);
+      h[l * k + i] = four[0] * inv;
+      h[l * k + i1] = four[1] * inv;
+      h[l1 * k + i] = four[2] * inv;
+      h[l1 * k + i1] = four[3] * inv;
+    }
+    for (let i = l; i < kg; i += 2) {
+      const i1 = Math.min(i + 1, kg - 1);
+      dots2x2(cols, x0, x1, cols, (k + i) * rows, (k + i1) * rows, rows, four);
+      f[l * kg + i] = f[i * kg + l] = four[0] * inv;
+      f[l * kg + i1] = f[i1 * kg + l] = four[1] * inv;
+      f[l1 * kg + i] = f[i * kg + l1] = four[2] * inv;
+      f[l1 * kg + i1] = f[i1 * kg + l1] = four[3] * inv;
+    }
+  }
+  const { wf, offset } = groupWeights(data, g);
+  return { k, gram, ...crossFromMoments(gram, h, f, wf, offset, kg, outPerGroup) };
+}
+
+/** groupProblemByMoments with its products (G, H, F, W·H, W·F) on the runtime's float64 MatMul. */
+async function groupProblemByMomentsOn(
+  data: LayerRows,
+  target: ReconstructionTarget,
+  g: number,
+  product: DenseProduct,
+): Promise<GroupProblem> {
+  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  const a = new Float64Array(rows * k);
+  const at = new Float64Array(k * rows);
+  const x = new Float64Array(rows * kg);
+  const xt = new Float64Array(kg * rows);
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + g * kg;
+    for (let i = 0; i < kg; i++) {
+      const q = data.quantRows[base + i];
+      const v = targetRows[base + i];
+      a[r * k + i] = q;
+      at[i * rows + r] = q;
+      x[r * kg + i] = v;
+      xt[i * rows + r] = v;
+    }
+    a[r * k + kg] = 1;
+    at[kg * rows + r] = 1;
+  }
+  const gram = await product(at, a, k, rows, k);
+  for (let i = 0; i < k; i++) {
+    gram[i * k + i] *= inv;
+    for (let j = i + 1; j < k; j++) gram[j * k + i] = gram[i * k + j] *= inv;
+  }
+  const h = await product(xt, a, kg, rows, k);
+  for (let i = 0; i < h.length; i++) h[i] *= inv;
+  const f = await product(xt, x, kg, rows, kg);
+  for (let i = 0; i < kg; i++) {
+    f[i * kg + i] *= inv;
+    for (let j = i + 1; j < kg; j++) f[j * kg + i] = f[i * kg + j] *= inv;
+  }
+  const { wf, offset } = groupWeights(data, g);
+  const wh = await product(wf, h, outPerGroup, kg, k);
+  const wfF = await product(wf, f, outPerGroup, kg, kg);
+  return { k, gram, ...crossFromMoments(gram, h, f, wf, offset, kg, outPerGroup, { wh, wfF }) };
 }
 
 /** out = [a_x0·b_y0, a_x0·b_y1, a_x1·b_y0, a_x1·b_y1] over n values from each start. */
