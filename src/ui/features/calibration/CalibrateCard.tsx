@@ -8,6 +8,7 @@ import { useRef } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
+import { ProgressTrack } from '../../components/ProgressTrack.tsx';
 import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import { floatModelNeeded, rangesAreCurrent } from '../../store/selectors.ts';
@@ -57,16 +58,7 @@ function Progress() {
           Cancel
         </button>
       </div>
-      <div
-        className="progress__track"
-        role="progressbar"
-        aria-label="Calibration progress"
-        aria-valuemin={0}
-        aria-valuemax={total || 1}
-        aria-valuenow={done}
-      >
-        <span className="progress__bar" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressTrack label="Calibration progress" now={done} max={total || 1} percent={percent} />
       <div className="progress__meta">
         {progress && progress.imagesPerSecond > 0 && (
           <span data-testid="progress-rate">{formatRate(progress.imagesPerSecond)} per second</span>

@@ -3,6 +3,7 @@
  * which search step), how far along, and Cancel.
  */
 import { Spinner } from '../../components/Spinner.tsx';
+import { ProgressTrack } from '../../components/ProgressTrack.tsx';
 import { exact } from '../../components/format.ts';
 import type { EvaluationProgress } from '../../store/evaluationSlice.ts';
 
@@ -50,16 +51,7 @@ export function EvaluationProgressBar({
           Cancel
         </button>
       </div>
-      <div
-        className="progress__track"
-        role="progressbar"
-        aria-label={label}
-        aria-valuemin={0}
-        aria-valuemax={total || 1}
-        aria-valuenow={done}
-      >
-        <span className="progress__bar" style={{ width: `${percent}%` }} />
-      </div>
+      <ProgressTrack label={label} now={done} max={total || 1} percent={percent} />
     </div>
   );
 }

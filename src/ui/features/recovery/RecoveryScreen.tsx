@@ -6,6 +6,7 @@
  * this model" (download and evaluation then work on it), and the ladder's report. Loaded on first use.
  */
 import { AimSelect } from '../../components/AimSelect.tsx';
+import { ProgressTrack } from '../../components/ProgressTrack.tsx';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
@@ -129,29 +130,22 @@ function ProgressLine({
           {cancelling ? 'Cancelling…' : 'Cancel'}
         </button>
       </div>
-      <div
-        className="progress__track"
-        role="progressbar"
-        aria-label={rung ? 'This rung' : 'Recovery'}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(share * 100)}
-        data-testid="recover-progress-bar"
-      >
-        <span className="progress__bar" style={{ width: `${Math.round(share * 100)}%` }} />
-      </div>
+      <ProgressTrack
+        label={rung ? 'This rung' : 'Recovery'}
+        now={Math.round(share * 100)}
+        max={100}
+        percent={Math.round(share * 100)}
+        testId="recover-progress-bar"
+      />
       {climbShare !== null && (
-        <div
-          className="progress__track progress__track--thin"
-          role="progressbar"
-          aria-label="The ladder"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={Math.round(climbShare * 100)}
-          data-testid="recover-progress-climb"
-        >
-          <span className="progress__bar" style={{ width: `${Math.round(climbShare * 100)}%` }} />
-        </div>
+        <ProgressTrack
+          label="The ladder"
+          now={Math.round(climbShare * 100)}
+          max={100}
+          percent={Math.round(climbShare * 100)}
+          thin
+          testId="recover-progress-climb"
+        />
       )}
       <p className="muted small progress__times" data-testid="recover-progress-times">
         Elapsed {formatDuration(elapsed)}
