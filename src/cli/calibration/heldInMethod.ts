@@ -11,6 +11,7 @@ import type { CalibrationMethod, QuantConfig } from '../../core/quantize/config.
 import {
   calibrateByHeldInChoice,
   heldInSummary,
+  HELD_IN_FIGURE,
   type HeldInCalibration,
   type MethodMeasurement,
 } from '../../core/evaluate/calibrationMethodChoice.ts';
@@ -51,5 +52,5 @@ export async function heldInCalibration(
 /** The choice in one line for the terminal: why this method (each one's held-in figure). */
 export function heldInText(held: HeldInCalibration, samples: string, seconds: number, what: string): string {
   const c = held.choice;
-  return `calibrated on ${c.calibrated + c.judged} ${what}s in ${seconds.toFixed(1)} s, ${held.ranges.size} tensors (the four methods' statistics in one pass)\ncalibration method chosen on ${samples} (${c.calibrated} samples calibrate, ${c.judged} judge; mean output cosine at onnxruntime's default 'all'): ${heldInSummary(c)} (${seconds.toFixed(1)} s)\n`;
+  return `calibrated on ${c.calibrated + c.judged} ${what}s in ${seconds.toFixed(1)} s, ${held.ranges.size} tensors (the four methods' statistics in one pass)\ncalibration method chosen on ${samples} (${c.calibrated} samples calibrate, ${c.judged} judge; ${HELD_IN_FIGURE}): ${heldInSummary(c)} (${seconds.toFixed(1)} s)\n`;
 }

@@ -26,7 +26,7 @@ import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateDecoded, calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { heldInCalibration, heldInText } from '../calibration/heldInMethod.ts';
-import { HELD_IN_METHOD, type MethodChoice } from '../../core/evaluate/calibrationMethodChoice.ts';
+import { HELD_IN_METHOD, measurementText, type MethodChoice } from '../../core/evaluate/calibrationMethodChoice.ts';
 import { choosesMethodByDefault } from '../../core/quantize/presets.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
@@ -255,7 +255,7 @@ export const quantizeCommand = {
           config,
           name,
           (m) => recoverySwitchesOf(configWith(m).config, values),
-          (m) => process.stderr.write(`  ${m.method}: held-in cosine ${m.cosine.toFixed(5)}\n`),
+          (m) => process.stderr.write(`  ${m.method}: held-in cosine ${measurementText(m)}\n`),
         );
         config = held.config;
         calibrated = held.ranges;

@@ -30,8 +30,13 @@ export const HELD_IN_METHOD = 'held-in';
 
 export interface MethodMeasurement {
   readonly method: CalibrationMethod;
-  /** Mean output cosine on the judging part of the calibration samples. */
+  /**
+   * Mean output cosine on the judging part of the calibration samples, as outputMetrics defines it: where a side is
+   * all zeros (Quark's 0 / 0), 0 against a non-zero output and 1 against an all-zero one, so no NaN is compared.
+   */
   readonly cosine: number;
+  /** Judged samples (summed over outputs) whose quantized output is all zeros against a non-zero float one. */
+  readonly allZero: number;
 }
 
 export interface MethodChoice {
@@ -108,7 +113,11 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   for (let i = 0; i < candidates.length; i++) {
     const quantized = quantizeModel(model, rangesOf(statistics[i]), candidates[i].config, o.configName).model;
     const comparison = await compareModels(model, quantized, judge, {});
-    const m = { method: candidates[i].method, cosine: meanOutputCosine(comparison.outputs).cosine };
+    const m = {
+      method: candidates[i].method,
+      cosine: meanOutputCosine(comparison.outputs).cosine,
+      allZero: comparison.outputs.reduce((n, s) => n + (s.allZero?.samples ?? 0), 0),
+    };
     measured.push(m);
     o.onMeasured?.(m);
     if (m.cosine > measured[best].cosine) best = i;
@@ -122,9 +131,18 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   };
 }
 
+/** What the held-in figure is, for the chooser's line. */
+export const HELD_IN_FIGURE =
+  "mean output cosine at onnxruntime's default 'all', an all-zero quantized output counting 0";
+
+/** One method's held-in figure, with the judged samples it zeroed where it did. */
+export function measurementText(m: MethodMeasurement): string {
+  return `${m.cosine.toFixed(5)}${m.allZero ? ` (quantized output all zeros on ${m.allZero} judged)` : ''}`;
+}
+
 /** The choice in one line: each method's held-in figure and the one chosen. */
 export function heldInSummary(choice: MethodChoice): string {
-  const list = choice.measured.map((m) => `${m.method} ${m.cosine.toFixed(5)}`).join(', ');
+  const list = choice.measured.map((m) => `${m.method} ${measurementText(m)}`).join(', ');
   return `${list} → ${choice.chosen}`;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isSequenceLike, outputMetrics } from './outputMetrics.ts';
+import { isSequenceLike, meanOutputCosine, outputMetrics } from './outputMetrics.ts';
 import { ladderMetrics, ladderScore } from '../recovery/ladderMeasure.ts';
-import { summarizeSamples } from '../metrics/metricSummary.ts';
+import { renderSummary, summarizeSamples } from '../metrics/metricSummary.ts';
 import { LadderTargetError } from '../recovery/ladder.ts';
 
 /** [1, steps, 3] probabilities with the given winner per step (0.8 on it, 0.1 elsewhere). */
@@ -91,5 +91,42 @@ describe('single-probability outputs (a VAD speech probability, a wake-word scor
     expect(Object.keys(summary.metrics).sort()).toEqual(['absError', 'decision']);
     // Two numbers a sample are a tensor again.
     expect(outputMetrics(Float32Array.of(0.7, 0.2), Float32Array.of(0.6, 0.2), [1, 2]).cosine).toBeDefined();
+  });
+});
+
+describe('an all-zero quantized output (a detector whose probability map quantizes to exactly 0)', () => {
+  it('gets cosine 0 rather than 0 / 0, is counted, and the report names it instead of printing nan', () => {
+    // A 1×1×11×11 probability map: float has text in one corner, quantized is all zeros on the first sample.
+    const dims = [1, 1, 11, 11];
+    const reference = new Float32Array(121);
+    reference[0] = 0.9;
+    reference[1] = 0.6;
+    const zeros = new Float32Array(121);
+    const zeroed = outputMetrics(reference, zeros, dims);
+    expect(zeroed.cosine).toBe(0);
+    expect(zeroed.zeroOutput).toBe(1);
+    // l2 = sqrt(0.81 + 0.36) = sqrt(1.17); MSE = 1.17 / 121; PSNR = 20·log10(0.9) − 10·log10(1.17 / 121)
+    expect(zeroed.l2).toBeCloseTo(Math.sqrt(1.17), 6);
+    expect(zeroed.psnr).toBeCloseTo(20 * Math.log10(0.9) - 10 * Math.log10(1.17 / 121), 4);
+    // Second sample: both sides all zeros (no text on the photo at all): identical outputs, cosine 1, not counted.
+    const bothZero = outputMetrics(zeros, zeros, dims);
+    expect(bothZero.cosine).toBe(1);
+    expect(bothZero.zeroOutput).toBe(0);
+    // Third: quantized keeps the map exactly.
+    const kept = outputMetrics(reference, reference, dims);
+    expect(kept.cosine).toBe(1);
+    const summaries = summarizeSamples([zeroed, bothZero, kept].map((metrics) => ({ output: 'map', metrics })));
+    expect(summaries[0].allZero).toEqual({ samples: 1, of: 3 });
+    expect(summaries[0].metrics.cosine!.mean).toBeCloseTo(2 / 3, 12);
+    expect(summaries[0].metrics.cosine!.min).toBe(0);
+    expect(meanOutputCosine(summaries)).toEqual({ cosine: summaries[0].metrics.cosine!.mean, undefinedOutputs: 0 });
+    const text = renderSummary(summaries);
+    expect(text).toContain('quantized output is all zeros on 1 of 3 samples');
+    expect(text).toContain('Min cos similarity: 0.0');
+    expect(text).not.toMatch(/nan/);
+    // No note where nothing was zeroed.
+    const clean = summarizeSamples([{ output: 'map', metrics: kept }]);
+    expect(clean[0].allZero).toBeUndefined();
+    expect(renderSummary(clean)).not.toContain('all zeros');
   });
 });

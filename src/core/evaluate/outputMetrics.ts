@@ -16,7 +16,9 @@
 
 import {
   classifierAgreement,
-  cosineSimilarity,
+  definedCosine,
+  zeroSide,
+  ZERO_OUTPUT,
   l2Distance,
   maxOf,
   meanSquaredError,
@@ -104,13 +106,15 @@ export function outputMetrics(
   const mse = meanSquaredError(reference, test);
   const peak = maxOf(reference);
   const metrics: SampleMetrics = {
-    cosine: cosineSimilarity(reference, test),
+    // Quark's cosine is 0 / 0 where a side is all zeros; the defined reading is metrics/cosine.ts definedCosine's.
+    cosine: definedCosine(reference, test),
     l2: l2Distance(reference, test),
     psnr: psnrFromMse(mse, peak),
     // The summary's mean PSNR is the set's, from these (metrics/metricSummary.ts PSNR_PARTS).
     mse,
     peak,
   };
+  metrics[ZERO_OUTPUT] = zeroSide(reference, test) === 'test' ? 1 : 0;
   if (wanted(options.ssim, isImageLike(dims))) metrics.ssim = ssim(reference, test, dims);
   if (wanted(options.agreement, isClassifierLike(dims))) {
     const a = classifierAgreement(reference, test, dims);

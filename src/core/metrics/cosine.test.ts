@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cosineSimilarity } from './cosine.ts';
+import { cosineSimilarity, definedCosine, zeroSide } from './cosine.ts';
 import { MetricInputError } from './input.ts';
 
 const f32 = (values: number[]) => new Float32Array(values);
@@ -55,5 +55,28 @@ describe('cosineSimilarity (Quark calculate_cos: flattened dot / (‖a‖·‖b�
     } catch (e) {
       expect((e as Error).name).toBe('MetricInputError');
     }
+  });
+});
+
+describe('definedCosine (Quark where defined; an all-zero side read as the documentation reads the figure)', () => {
+  it("is Quark's cosine where neither side is all zeros", () => {
+    expect(definedCosine(f32([1, 2, 3]), f32([4, 5, 6]))).toBeCloseTo(0.9746318461970762, 14);
+    expect(definedCosine(f32([1, 0]), f32([0, 1]))).toBe(0);
+  });
+
+  it('is 0 for an all-zero output against a non-zero one, 1 for two all-zero outputs', () => {
+    expect(definedCosine(f32([0.2, 0.9, 0]), f32([0, 0, 0]))).toBe(0);
+    expect(definedCosine(f32([0, 0, 0]), f32([1, 2, 3]))).toBe(0);
+    expect(definedCosine(f32([0, 0]), f32([0, 0]))).toBe(1);
+    expect(definedCosine(f32([-0, 0]), f32([0, -0]))).toBe(1);
+  });
+
+  it('still gives NaN for a NaN element, and names the all-zero side', () => {
+    expect(definedCosine(f32([1, NaN]), f32([0, 0]))).toBe(0); // the quantized side is zeros: nothing kept
+    expect(definedCosine(f32([1, NaN]), f32([1, 2]))).toBeNaN();
+    expect(zeroSide(f32([1, 2]), f32([0, 0]))).toBe('test');
+    expect(zeroSide(f32([0, 0]), f32([0, 3]))).toBe('reference');
+    expect(zeroSide(f32([0, 0]), f32([0, 0]))).toBe('both');
+    expect(zeroSide(f32([0, 1]), f32([2, 0]))).toBeNull();
   });
 });

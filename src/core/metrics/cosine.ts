@@ -7,6 +7,12 @@
  * keep it in quark/onnx/quant_utils.py, whence quark/onnx/tools/evaluate.py imports it): both
  * tensors flattened whole, batch dimension included, then dot(a, b) / (‖a‖ · ‖b‖), with no epsilon
  * and no clamping. Must not reshape, normalise or skip values: one number per sample tensor.
+ *
+ * That definition is undefined (0 / 0) when either side is all zeros, as a detector's probability map quantized to
+ * exactly zero is. `definedCosine` is what reports and choices use: Quark's value where it is defined, and where it
+ * is not, the reading Quark's documentation gives the figure ("1.0 = identical direction"): two all-zero outputs are
+ * identical (1), an all-zero output against a non-zero one keeps none of it (0, the worst a non-negative output
+ * can score). NaN elements still give NaN.
  */
 
 import { assertSameLength, type FloatArray } from './input.ts';
@@ -38,4 +44,27 @@ export function cosineSimilarity(reference: FloatArray, test: FloatArray): numbe
       ? Math.sqrt(product)
       : Math.sqrt(refSq) * Math.sqrt(testSq);
   return dot / denominator;
+}
+
+/** Which side of a comparison is all zeros (both sums of squares 0 is 'both'); null when neither is. */
+export function zeroSide(reference: FloatArray, test: FloatArray): 'reference' | 'test' | 'both' | null {
+  let refZero = true;
+  let testZero = true;
+  for (let i = 0; i < reference.length && (refZero || testZero); i++) {
+    if (reference[i] !== 0) refZero = false;
+    if (test[i] !== 0) testZero = false;
+  }
+  return refZero && testZero ? 'both' : refZero ? 'reference' : testZero ? 'test' : null;
+}
+
+/**
+ * Quark's cosine where it is defined; where one side is all zeros: 1 when both are (identical outputs), 0 when only
+ * one is (nothing of the other kept). See the module header.
+ */
+export function definedCosine(reference: FloatArray, test: FloatArray): number {
+  assertSameLength(reference, test);
+  const zero = zeroSide(reference, test);
+  if (zero === 'both') return 1;
+  if (zero !== null) return 0;
+  return cosineSimilarity(reference, test);
 }

@@ -7,7 +7,7 @@
  */
 
 export { MetricInputError, type FloatArray } from './input.ts';
-export { cosineSimilarity } from './cosine.ts';
+export { cosineSimilarity, definedCosine, zeroSide } from './cosine.ts';
 export { l2Distance } from './l2.ts';
 export { maxOf, meanSquaredError, psnr, psnrFromMse, PSNR_EPSILON, type PsnrOptions } from './psnr.ts';
 export { ssim, SSIM_EPSILON, type SsimOptions, type SsimVariant } from './ssim.ts';
@@ -23,6 +23,8 @@ export {
   mergeStats,
   METRIC_NAMES,
   PSNR_PARTS,
+  ZERO_OUTPUT,
+  allZeroNote,
   renderSummary,
   summarizeSamples,
   summarizeValues,

@@ -95,8 +95,14 @@ export type MetricName = (typeof METRIC_NAMES)[number];
 export const PSNR_PARTS = ['mse', 'peak'] as const;
 type PsnrPart = (typeof PSNR_PARTS)[number];
 
+/**
+ * 1 on a sample whose quantized output is all zeros while the float one is not (0 otherwise): the case where Quark's
+ * cosine is 0 / 0, counted so the report names it rather than leaving a reader to guess from a cosine of 0.
+ */
+export const ZERO_OUTPUT = 'zeroOutput';
+
 /** One sample's metric values for one output; a metric not computed is absent. */
-export type SampleMetrics = Partial<Record<MetricName | PsnrPart, number>>;
+export type SampleMetrics = Partial<Record<MetricName | PsnrPart | typeof ZERO_OUTPUT, number>>;
 
 export interface SampleRecord {
   /** The compared output's tensor name. */
@@ -107,15 +113,17 @@ export interface SampleRecord {
 export interface OutputSummary {
   readonly output: string;
   readonly metrics: Partial<Record<MetricName, MetricStat>>;
+  /** Samples whose quantized output is all zeros against a non-zero float one, of those checked; absent when none. */
+  readonly allZero?: { readonly samples: number; readonly of: number };
 }
 
 /** Per output (in order of first appearance), mean / min / max of each metric over its samples. */
 export function summarizeSamples(records: readonly SampleRecord[]): OutputSummary[] {
-  const running = new Map<string, Partial<Record<MetricName | PsnrPart, RunningStat>>>();
+  const running = new Map<string, Partial<Record<MetricName | PsnrPart | typeof ZERO_OUTPUT, RunningStat>>>();
   for (const { output, metrics } of records) {
     let stats = running.get(output);
     if (!stats) running.set(output, (stats = {}));
-    for (const name of [...METRIC_NAMES, ...PSNR_PARTS]) {
+    for (const name of [...METRIC_NAMES, ...PSNR_PARTS, ZERO_OUTPUT] as const) {
       const value = metrics[name];
       if (value !== undefined) stats[name] = foldValue(stats[name] ?? EMPTY_STAT, value);
     }
@@ -132,7 +140,10 @@ export function summarizeSamples(records: readonly SampleRecord[]): OutputSummar
     if (psnr && mse && peak && mse.count === psnr.count && Number.isFinite(psnr.mean)) {
       metrics.psnr = { ...psnr, mean: psnrFromMse(mse.mean, peak.max) };
     }
-    return { output, metrics };
+    const zero = stats[ZERO_OUTPUT];
+    return zero && zero.sum > 0
+      ? { output, metrics, allZero: { samples: zero.sum, of: zero.count } }
+      : { output, metrics };
   });
 }
 
@@ -160,6 +171,12 @@ export interface RenderOptions {
   readonly headers?: boolean;
 }
 
+/** 'quantized output is all zeros on N of M samples' where it was on any, else null. */
+export function allZeroNote(summary: OutputSummary): string | null {
+  const z = summary.allZero;
+  return z ? `quantized output is all zeros on ${z.samples} of ${z.of} samples (cosine counts each as 0)` : null;
+}
+
 /**
  * The summary as text, one `label: value` line each, e.g. `Mean cos similarity: 0.9867`, in Quark's
  * order (cosine, L2, PSNR, SSIM; then our top-1 / top-5 agreement and the sequence metrics). Ends with a newline.
@@ -167,8 +184,11 @@ export interface RenderOptions {
 export function renderSummary(summaries: readonly OutputSummary[], options: RenderOptions = {}): string {
   const format = options.format ?? numpyFloat32Text;
   const headers = options.headers ?? summaries.length > 1;
-  const blocks = summaries.map(({ output, metrics }) => {
+  const blocks = summaries.map((summary) => {
+    const { output, metrics } = summary;
     const lines = headers ? [`[${output}]`] : [];
+    const note = allZeroNote(summary);
+    if (note) lines.push(note);
     for (const name of METRIC_NAMES) {
       const stat = metrics[name];
       if (!stat) continue;
