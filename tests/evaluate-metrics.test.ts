@@ -24,6 +24,9 @@ function cosine(a: Float32Array, b: Float32Array): number {
     aa += a[i] * a[i];
     bb += b[i] * b[i];
   }
+  // Quark's 0 / 0 where a side is all zeros is read as the product defines it: two all-zero outputs are identical
+  // (1), an all-zero one against a non-zero one keeps nothing (0). (YuNet has an output that is zero on these photos.)
+  if (aa === 0 || bb === 0) return aa === bb ? 1 : 0;
   return dot / (Math.sqrt(aa) * Math.sqrt(bb));
 }
 
