@@ -8,6 +8,7 @@ import { QuantizeCard } from '../run/QuantizeCard.tsx';
 import { CalibrateCard } from './CalibrateCard.tsx';
 import { DataCard } from './DataCard.tsx';
 import { PreprocessCard } from './PreprocessCard.tsx';
+import { FlowSection } from '../../components/FlowSection.tsx';
 import { useDimsFromImages } from './useDimsFromImages.ts';
 import './calibration.css';
 import '../run/run.css';
@@ -15,13 +16,12 @@ import '../run/run.css';
 export default function CalibrationScreen() {
   useDimsFromImages();
   return (
-    <section className="flow" aria-labelledby="flow-title" data-testid="calibration-screen">
-      <header className="flow__header">
-        <h2 id="flow-title" className="flow__title">
-          Calibrate and quantize
-        </h2>
-        <p className="flow__lead muted">Everything runs in this tab: images and the model never leave your machine.</p>
-      </header>
+    <FlowSection
+      titleId="flow-title"
+      title="Calibrate and quantize"
+      lead="Everything runs in this tab: images and the model never leave your machine."
+      testId="calibration-screen"
+    >
       <div className="flow__grid">
         <DataCard />
         <QuantSettingsCard />
@@ -29,6 +29,6 @@ export default function CalibrationScreen() {
       <PreprocessCard />
       <CalibrateCard />
       <QuantizeCard />
-    </section>
+    </FlowSection>
   );
 }

@@ -16,6 +16,7 @@ import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
 import './evaluation.css';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
+import { FlowSection } from '../../components/FlowSection.tsx';
 
 function EvaluateCard() {
   const status = useStudio((s) => s.evaluation.status);
@@ -102,18 +103,15 @@ function EvaluateCard() {
 
 export default function EvaluationScreen() {
   return (
-    <section className="flow" aria-labelledby="eval-flow-title" data-testid="evaluation-screen">
-      <header className="flow__header">
-        <h2 id="eval-flow-title" className="flow__title">
-          Evaluate and report
-        </h2>
-        <p className="flow__lead muted">
-          Both models run here, on the same images; the report downloads as one file that opens offline.
-        </p>
-      </header>
+    <FlowSection
+      titleId="eval-flow-title"
+      title="Evaluate and report"
+      lead="Both models run here, on the same images; the report downloads as one file that opens offline."
+      testId="evaluation-screen"
+    >
       <EvaluateCard />
       <ParityCard />
       <SuggestCard />
-    </section>
+    </FlowSection>
   );
 }
