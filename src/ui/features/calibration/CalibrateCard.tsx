@@ -8,6 +8,7 @@ import { useRef } from 'react';
 import { Callout } from '../../components/Callout.tsx';
 import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
+import { JsonFileInput } from '../../components/JsonFileInput.tsx';
 import { ProgressTrack } from '../../components/ProgressTrack.tsx';
 import { exact, plural } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
@@ -211,15 +212,10 @@ export function CalibrateCard() {
         >
           Import statistics…
         </button>
-        <input
-          ref={statisticsInput}
-          type="file"
-          accept=".json,application/json"
-          hidden
-          data-testid="import-statistics"
-          onChange={(e) => {
-            const file = e.currentTarget.files?.[0];
-            e.currentTarget.value = '';
+        <JsonFileInput
+          inputRef={statisticsInput}
+          testId="import-statistics"
+          onFile={(file) => {
             if (file) void importStatistics(file);
           }}
         />

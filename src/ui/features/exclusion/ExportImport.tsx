@@ -4,6 +4,7 @@
  * back (settings and picks). A bad file shows its named error and changes nothing.
  */
 import { useRef, useState } from 'react';
+import { JsonFileInput } from '../../components/JsonFileInput.tsx';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { downloadText } from '../../components/useObjectUrl.ts';
@@ -97,17 +98,7 @@ export function ExportImport({ index }: { index: GraphIndex | null }) {
         >
           Import config JSON…
         </button>
-        <input
-          ref={picker}
-          type="file"
-          accept=".json,application/json"
-          hidden
-          data-testid="import-config-input"
-          onChange={(e) => {
-            void importFile(e.currentTarget.files?.[0]);
-            e.currentTarget.value = '';
-          }}
-        />
+        <JsonFileInput inputRef={picker} testId="import-config-input" onFile={(file) => void importFile(file)} />
       </div>
       {problem && (
         <Callout
