@@ -80,6 +80,25 @@ export async function expectSummaryOf(page: Page, fileName: string): Promise<Loc
 /** A modifier held while clicking a graph node: Shift picks a start, Alt an end, Control a single node. */
 export type PickModifier = 'Shift' | 'Alt' | 'Control' | null;
 
+/**
+ * Clicks Evaluate and waits for this run's result. The card's status is watched from before the click, so a run
+ * quicker than Playwright's polling (two mnist images on a loaded machine) is still seen to start and end.
+ */
+export async function evaluateAndWait(page: Page, timeout = 120_000): Promise<void> {
+  const card = page.getByTestId('evaluate-card');
+  await card.evaluate((el) => {
+    const w = window as unknown as { __qsEvalStarted?: boolean };
+    w.__qsEvalStarted = false;
+    new MutationObserver((records) => {
+      if (records.some((r) => r.oldValue === 'running' || el.getAttribute('data-eval-status') === 'running'))
+        w.__qsEvalStarted = true;
+    }).observe(el, { attributes: true, attributeFilter: ['data-eval-status'], attributeOldValue: true });
+  });
+  await page.getByTestId('evaluate-button').click();
+  await page.waitForFunction(() => (window as unknown as { __qsEvalStarted?: boolean }).__qsEvalStarted === true);
+  await expect(card).toHaveAttribute('data-eval-status', 'done', { timeout });
+}
+
 /** Finds a node with the graph search (Enter jumps to it), waits until the view rests on it, and clicks its box. */
 export async function clickGraphNode(page: Page, id: string, modifier: PickModifier = null): Promise<void> {
   const search = page.getByTestId('graph-search');

@@ -9,7 +9,16 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { calibrateAndQuantize, dropFiles, expect, fileFromFixture, IMAGES, imageFromFixture, test } from './support.ts';
+import {
+  calibrateAndQuantize,
+  dropFiles,
+  expect,
+  fileFromFixture,
+  IMAGES,
+  imageFromFixture,
+  test,
+  evaluateAndWait,
+} from './support.ts';
 import { openWithModel } from './support.ts';
 
 const CALIBRATION = ['000000000139.jpg', '000000000285.jpg', '000000000632.jpg'].map((n) =>
@@ -59,13 +68,6 @@ async function labelTable(page: Page): Promise<Record<string, [string, string]>>
 }
 
 /** Runs the evaluation and waits for it to finish (the figures shown before are the previous run's until then). */
-async function evaluate(page: Page): Promise<void> {
-  const card = page.getByTestId('evaluate-card');
-  await page.getByTestId('evaluate-button').click();
-  await expect(card).toHaveAttribute('data-eval-status', 'running');
-  await expect(card).toHaveAttribute('data-eval-status', 'done', { timeout: 120_000 });
-}
-
 async function shoot(page: Page, testId: string, file: string): Promise<void> {
   await page.getByTestId(testId).scrollIntoViewIfNeeded();
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -92,7 +94,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   // COCO JSON, dropped on the labels zone.
   await dropFiles(page.getByTestId('task-labels-drop'), json('hand.coco.json', COCO));
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: hand.coco.json');
-  await evaluate(page);
+  await evaluateAndWait(page);
   const figure = page.getByTestId('eval-task-labels');
   await expect(figure).toContainText(
     /Against labels \(mAP@0\.5\): float \d+\.\d% · quantized \d+\.\d% · drop -?\d+\.\d pt/,
@@ -148,7 +150,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   }
   await page.getByTestId('task-labels-folder-input').setInputFiles(yolo);
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: yolo-labels/ (3 files)');
-  await evaluate(page);
+  await evaluateAndWait(page);
   expect(await labelTable(page)).toEqual(coco);
 
   // A box outside its image: named; the evaluation itself is kept.
@@ -156,7 +158,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   outside.annotations[0].bbox = [700, 500, 200, 200];
   await dropFiles(page.getByTestId('task-labels-drop'), json('outside.json', outside));
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: outside.json');
-  await evaluate(page);
+  await evaluateAndWait(page);
   const error = page.getByTestId('task-error');
   await expect(error).toHaveAttribute('data-error-name', 'TaskLabelError');
   await expect(error).toContainText('reaches outside its 768×576 image');
@@ -168,7 +170,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   const orphan = structuredClone(COCO);
   orphan.images.push({ id: 4, file_name: 'nowhere.jpg', width: 640, height: 480 });
   await dropFiles(page.getByTestId('task-labels-drop'), json('orphan.json', orphan));
-  await evaluate(page);
+  await evaluateAndWait(page);
   await expect(error).toContainText('nowhere.jpg');
   await expect(page.getByTestId('eval-result')).toBeVisible();
 

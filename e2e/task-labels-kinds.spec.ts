@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pngjs from 'pngjs';
-import type { Page } from '@playwright/test';
+import type { FileChooser, Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import {
   calibrateAndQuantize,
@@ -19,14 +19,8 @@ import {
   openStudio,
   openWithModel,
   test,
+  evaluateAndWait,
 } from './support.ts';
-
-async function evaluate(page: Page): Promise<void> {
-  const card = page.getByTestId('evaluate-card');
-  await page.getByTestId('evaluate-button').click();
-  await expect(card).toHaveAttribute('data-eval-status', 'running');
-  await expect(card).toHaveAttribute('data-eval-status', 'done', { timeout: 120_000 });
-}
 
 const labelsFigure = (page: Page) => page.getByTestId('eval-task-labels').textContent();
 
@@ -47,8 +41,15 @@ test('mnist: a folder per class gives the CSV’s figures; a class folder out of
   await expect(page.getByTestId('task-labels-drop')).toContainText('a folder per class');
 
   // Keyboard: the drop zone is a button; Enter opens the file chooser (several files allowed).
-  await page.getByTestId('task-labels-drop').focus();
-  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Enter')]);
+  // Focus again if a re-render took it before Enter landed (seen under CI load); Enter must still open it.
+  const drop = page.getByTestId('task-labels-drop');
+  let chooser: FileChooser | undefined;
+  await expect(async () => {
+    await drop.focus();
+    await expect(drop).toBeFocused();
+    [chooser] = await Promise.all([page.waitForEvent('filechooser', { timeout: 5_000 }), page.keyboard.press('Enter')]);
+  }).toPass({ timeout: 60_000 });
+  if (!chooser) throw new Error('Enter opened no file chooser');
   expect(chooser.isMultiple()).toBe(true);
   await chooser.setFiles({
     name: 'labels.csv',
@@ -56,7 +57,7 @@ test('mnist: a folder per class gives the CSV’s figures; a class folder out of
     buffer: Buffer.from('chelsea.png,3\ncoffee.png,5\n'),
   });
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: labels.csv');
-  await evaluate(page);
+  await evaluateAndWait(page);
   const fromCsv = await labelsFigure(page);
   expect(fromCsv).toMatch(/Against labels \(top-1[^)]*\): float \d+\.\d% · quantized \d+\.\d%/);
 
@@ -72,7 +73,7 @@ test('mnist: a folder per class gives the CSV’s figures; a class folder out of
     .getByTestId('task-labels-folder-input')
     .setInputFiles(folder('digits', { 'chelsea.png': '3', 'coffee.png': '5' }));
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: digits/ (2 files)');
-  await evaluate(page);
+  await evaluateAndWait(page);
   expect(await labelsFigure(page)).toBe(fromCsv);
   await page.getByTestId('task-labels').scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('labels-folder-1440.png') });
@@ -80,7 +81,7 @@ test('mnist: a folder per class gives the CSV’s figures; a class folder out of
   await page
     .getByTestId('task-labels-folder-input')
     .setInputFiles(folder('wrong', { 'chelsea.png': '3', 'coffee.png': '12' }));
-  await evaluate(page);
+  await evaluateAndWait(page);
   const error = page.getByTestId('task-error');
   await expect(error).toHaveAttribute('data-error-name', 'TaskLabelError');
   await expect(error).toContainText('class 12 is out of range');
@@ -154,7 +155,7 @@ test('a per-pixel classifier: PNG masks dropped as files give mIoU 1 for the flo
   );
   await dropFiles(page.getByTestId('task-labels-drop'), masks);
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: 3 files');
-  await evaluate(page);
+  await evaluateAndWait(page);
   await expect(page.getByTestId('eval-task-labels')).toContainText('Against labels (mIoU): float 100.0%');
   await page.getByTestId('eval-task-labels').scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('labels-masks-1440.png') });
@@ -167,7 +168,7 @@ test('a per-pixel classifier: PNG masks dropped as files give mIoU 1 for the flo
     ),
   ];
   await dropFiles(page.getByTestId('task-labels-drop'), small);
-  await evaluate(page);
+  await evaluateAndWait(page);
   const error = page.getByTestId('task-error');
   await expect(error).toHaveAttribute('data-error-name', 'TaskLabelError');
   await expect(error).toContainText('the mask of "photo2.png" is 8×8, its image 16×16');

