@@ -182,6 +182,37 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number):
   return { k, gram, cross, targetSq };
 }
 
+/**
+ * Group g's matrices for the runtime's products: A = [x_q, 1] (rows × k) and Aᵀ; X, the rows the target is computed
+ * from (rows × kg), and Xᵀ where the moments form asks for it.
+ */
+function groupMatrices(
+  data: LayerRows,
+  target: ReconstructionTarget,
+  g: number,
+  withXt: boolean,
+): { a: Float64Array; at: Float64Array; x: Float64Array; xt: Float64Array } {
+  const { targetRows, rows, width, kg, k } = shapeOf(data, target);
+  const a = new Float64Array(rows * k);
+  const at = new Float64Array(k * rows);
+  const x = new Float64Array(rows * kg);
+  const xt = new Float64Array(withXt ? kg * rows : 0);
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + g * kg;
+    for (let i = 0; i < kg; i++) {
+      const q = data.quantRows[base + i];
+      const v = targetRows[base + i];
+      a[r * k + i] = q;
+      at[i * rows + r] = q;
+      x[r * kg + i] = v;
+      if (withXt) xt[i * rows + r] = v;
+    }
+    a[r * k + kg] = 1;
+    at[kg * rows + r] = 1;
+  }
+  return { a, at, x, xt };
+}
+
 /** Group g's problem with its three products (targets, G, c) on the runtime's float64 MatMul. */
 async function groupProblemOn(
   data: LayerRows,
@@ -189,22 +220,8 @@ async function groupProblemOn(
   g: number,
   product: DenseProduct,
 ): Promise<GroupProblem> {
-  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  // A = [x_q, 1] (rows × k) and its transpose; X = the rows the target is computed from (rows × kg).
-  const a = new Float64Array(rows * k);
-  const at = new Float64Array(k * rows);
-  const x = new Float64Array(rows * kg);
-  for (let r = 0; r < rows; r++) {
-    const base = r * width + g * kg;
-    for (let i = 0; i < kg; i++) {
-      const q = data.quantRows[base + i];
-      a[r * k + i] = q;
-      at[i * rows + r] = q;
-      x[r * kg + i] = targetRows[base + i];
-    }
-    a[r * k + kg] = 1;
-    at[kg * rows + r] = 1;
-  }
+  const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  const { a, at, x } = groupMatrices(data, target, g, false);
   const { wf, offset } = groupWeights(data, g);
   const wt = new Float64Array(kg * outPerGroup);
   for (let j = 0; j < outPerGroup; j++) for (let i = 0; i < kg; i++) wt[i * outPerGroup + j] = wf[j * kg + i];
@@ -339,24 +356,8 @@ async function groupProblemByMomentsOn(
   g: number,
   product: DenseProduct,
 ): Promise<GroupProblem> {
-  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  const a = new Float64Array(rows * k);
-  const at = new Float64Array(k * rows);
-  const x = new Float64Array(rows * kg);
-  const xt = new Float64Array(kg * rows);
-  for (let r = 0; r < rows; r++) {
-    const base = r * width + g * kg;
-    for (let i = 0; i < kg; i++) {
-      const q = data.quantRows[base + i];
-      const v = targetRows[base + i];
-      a[r * k + i] = q;
-      at[i * rows + r] = q;
-      x[r * kg + i] = v;
-      xt[i * rows + r] = v;
-    }
-    a[r * k + kg] = 1;
-    at[kg * rows + r] = 1;
-  }
+  const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  const { a, at, x, xt } = groupMatrices(data, target, g, true);
   const gram = await product(at, a, k, rows, k);
   for (let i = 0; i < k; i++) {
     gram[i * k + i] *= inv;
