@@ -339,19 +339,21 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   // graph, measured whole from the 8-bit start; the best replaces the units' choice only if it measures better.
   let window: WindowShape | undefined;
   const stages = options.stages ?? DEFAULT_STAGES;
+  /** Takes a measured block as the chosen set: its units, its measurement and the window it came from. */
+  const adopt = (units: readonly PrecisionUnit[], measured: typeof point, shape: WindowShape | undefined): void => {
+    window = shape;
+    config = withUnits(options.config, units);
+    point = measured;
+    chosen.clear();
+    used.act16 = used.w16 = used.float = 0;
+    for (const u of units) {
+      chosen.add(u);
+      used[u.kind] += u.cost;
+    }
+  };
   if (point.error > targetError && measurementsLeft()) {
     const found = await searchWindows(stages.flat());
-    if (found && found.point.noise < point.noise) {
-      window = found.shape;
-      config = withUnits(options.config, found.units);
-      point = found.point;
-      chosen.clear();
-      used.act16 = used.w16 = used.float = 0;
-      for (const u of found.units) {
-        chosen.add(u);
-        used[u.kind] += u.cost;
-      }
-    }
+    if (found && found.point.noise < point.noise) adopt(found.units, found.point, found.shape);
   }
 
   /**
@@ -420,17 +422,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     return best;
   }
 
-  if (bestBlock && bestBlock.point.error < point.error) {
-    window = undefined;
-    config = withUnits(options.config, bestBlock.units);
-    point = bestBlock.point;
-    chosen.clear();
-    used.act16 = used.w16 = used.float = 0;
-    for (const u of bestBlock.units) {
-      chosen.add(u);
-      used[u.kind] += u.cost;
-    }
-  }
+  if (bestBlock && bestBlock.point.error < point.error) adopt(bestBlock.units, bestBlock.point, undefined);
 
   const list = [...chosen];
   const names = (kind: PrecisionKind) => list.filter((u) => u.kind === kind).flatMap((u) => u.names);
