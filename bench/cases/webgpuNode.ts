@@ -6,13 +6,16 @@
  * not measured. (onnxruntime-web's own WebGPU in Node through Dawn's `webgpu` package hung on its first read-back.)
  *
  * For each model, a whole calibration (U8S8, MinMax: ranges as computed) over the first images, timed on:
- * WASM; onnxruntime-node's CPU EP; WebGPU reading each exposed tensor back on its own (the page before issue 34);
- * WebGPU with the outputs packed into one read-back (core/calibrate/run/packOutputs.ts); the page's Auto
+ * WASM with the statistics computed in the graph (run/reduceInGraph.ts, the page's MinMax path) and with every tensor
+ * exposed; onnxruntime-node's CPU EP; WebGPU in the graph (four small outputs a run read back); WebGPU exposed, each
+ * tensor read back on its own (the page before issue 34); WebGPU exposed with the outputs packed into one read-back
+ * (core/calibrate/run/packOutputs.ts, what the histogram methods and the held-in choice still take); the page's Auto
  * (ort.ts measuredSession) between WASM and packed WebGPU on a model it has not measured ('auto': WASM first, WebGPU
  * started only where it can pay for its start-up, the job's own samples timing both); and Auto again on the same
  * model, deciding from the costs it cached ('auto-again'). With the costs Auto measured (session, first run,
  * steady run of each backend) and what it decided. Ranges are compared with the WASM run's. One JSON line per model.
  * The WebGPU start-up estimate carries from model to model as on the page (cautiousPrior: the first model uses REAL_GPU_PRIOR).
+ * Each run is repeated REPEATS times (default 1) on a fresh calibrator (session creation included): the median seconds.
  * Usage: webgpuNode.ts <images dir> <images> <model path>...   (WEBGPU_RUNS=wasm,auto,... picks the runs)
  */
 import os from 'node:os';
@@ -21,7 +24,12 @@ import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { decode, summarize, buildGraphIndex } from '../../src/core/onnx/index.ts';
 import { asSessionModel } from '../../src/core/onnx/externalize.ts';
-import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
+import {
+  ModelCalibrator,
+  RUN_OUTPUT_BUDGET_BYTES,
+  type CalibratorOptions,
+} from '../../src/core/calibrate/run/runner.ts';
+import { median } from '../suites/calibrationSpeed.ts';
 import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
@@ -149,11 +157,14 @@ for (const file of models) {
       async (f: string) => decodeImageFile(f),
     );
   const seen: Uint8Array[] = [];
-  const all: [string, () => Runtime][] = [
+  const exposed: CalibratorOptions = { statisticsInGraph: false };
+  const all: [string, () => Runtime, CalibratorOptions?][] = [
     ['wasm', wasm],
+    ['wasm-exposed', wasm, exposed],
     ['native-cpu-4-threads', () => ortNodeRuntime(Math.min(4, cores))],
-    ['webgpu-unpacked', () => webgpu(false)],
-    ['webgpu-packed', () => webgpu(true)],
+    ['webgpu-in-graph', () => webgpu(true)],
+    ['webgpu-unpacked', () => webgpu(false), exposed],
+    ['webgpu-packed', () => webgpu(true), exposed],
     ['auto', () => auto(seen)],
     ['auto-again', () => auto(seen)],
   ];
@@ -161,17 +172,27 @@ for (const file of models) {
   const runs = all.filter(([label]) => !wanted || wanted.includes(label));
   const row: Record<string, unknown> = { model: name };
   let reference: Map<string, { min: number; max: number }> | null = null;
-  for (const [label, make] of runs) {
-    const calibrator = new ModelCalibrator(model, make());
-    const start = performance.now();
+  const repeats = Math.max(1, Number(process.env.REPEATS ?? 1));
+  for (const [label, make, options] of runs) {
+    const times: number[] = [];
     try {
-      const outcome = await calibrator.calibrate(
-        source(),
-        config,
-        () => false,
-        () => undefined,
-      );
-      const seconds = (performance.now() - start) / 1000;
+      let outcome!: Awaited<ReturnType<ModelCalibrator['calibrate']>>;
+      for (let r = 0; r < repeats; r++) {
+        const calibrator = new ModelCalibrator(model, make(), RUN_OUTPUT_BUDGET_BYTES, options);
+        const start = performance.now();
+        try {
+          outcome = await calibrator.calibrate(
+            source(),
+            config,
+            () => false,
+            () => undefined,
+          );
+          times.push((performance.now() - start) / 1000);
+        } finally {
+          await calibrator.release();
+        }
+      }
+      const seconds = median(times);
       const ranges = rangesOf(outcome.states);
       reference ??= ranges;
       let largest = 0;
@@ -183,16 +204,15 @@ for (const file of models) {
       }
       row[label] = {
         seconds: +seconds.toFixed(2),
+        ...(repeats > 1 ? { runs: times.map((t) => +t.toFixed(2)) } : {}),
         backend: outcome.backend.kind,
         ...(label.startsWith('auto') ? { why: outcome.backend.chosenBecause, costs: await costsOf(seen) } : {}),
         largestRangeDifference: +largest.toExponential(2),
         tensors: ranges.size,
-        outputMB: +(outcome.runOutputBytes / 1e6).toFixed(1),
+        outputMB: +(outcome.runOutputBytes / 1e6).toFixed(3),
       };
     } catch (e) {
       row[label] = { error: e instanceof Error ? e.message.slice(0, 300) : String(e) };
-    } finally {
-      await calibrator.release();
     }
     console.error(`${name} ${label}: ${JSON.stringify(row[label])}`);
   }
