@@ -228,6 +228,15 @@ describe('MinMax statistics computed in the graph', () => {
     );
     const reduced = reduceInGraph(ultraface.model, tensors);
     expect(reduced.model.graph!.node.filter((n) => n.op_type === 'ReduceSum').length).toBe(1);
+    // Constant nodes' outputs are folded from their values, not reduced (the states test above covers their equality).
+    const constants = tensors.filter((t) => producer.get(t) === 'Constant');
+    expect(constants.length).toBeGreaterThan(0);
+    expect([...reduced.constants.keys()]).toEqual(constants);
+    const reducedInputs = new Set(
+      reduced.model.graph!.node.filter((n) => n.op_type === 'ReduceMin').map((n) => n.input[0]),
+    );
+    expect(constants.filter((t) => reducedInputs.has(t))).toEqual([]);
+    expect(reducedInputs.size).toBe(tensors.length - constants.length);
   });
 });
 

@@ -14,6 +14,10 @@
  * prove the tensors without a sum NaN-free (nanChecks.ts runProvesNanFree), they are read in full too. So the states
  * are those of the exposed path (minmax.ts `foldExtremes`).
  *
+ * A Constant node's output holds the same values in every run: its extremes are taken once from its value (where
+ * all are finite) and folded each run as the reductions' are, with no node added (some exporters give every weight
+ * as a Constant: half the PP-OCR detector's tensors).
+ *
  * Only MinMax-type collectors (MinMax, NonOverflow) can take this path: the histogram methods (Percentile, Entropy,
  * MinMSE, ...) need every value.
  */
@@ -22,6 +26,9 @@ import { makeTensor } from '../../onnx/tensorData.ts';
 import type { RunTensor } from '../../runtime/session.ts';
 import type { BatchExtremes } from '../collectors/minmax.ts';
 import type { Feed } from '../../runtime/session.ts';
+import { constantNodeTensor } from '../../onnx/constantNode.ts';
+import { readTensorAsFloat32 } from '../../onnx/tensorData.ts';
+import { scan } from '../histogram/scan.ts';
 import { planNanChecks, runProvesNanFree, type NanChecks } from './nanChecks.ts';
 import { canPackOutputs, concatTree, freshNames } from './packOutputs.ts';
 
@@ -38,6 +45,10 @@ export interface ReducedOutputs {
   tensors: readonly string[];
   /** Which tensors get a sum, and what proves the others NaN-free. */
   checks: NanChecks;
+  /** Constant nodes' outputs among the tensors asked for, with their extremes: not reduced, folded as they are. */
+  constants: ReadonlyMap<string, BatchExtremes>;
+  /** Every tensor asked for, in the order given (a run's extremes come back in it). */
+  asked: readonly string[];
 }
 
 /** Whether `reduceInGraph` can rewrite this model (Reshape takes its shape as an input from opset 5 on). */
@@ -47,10 +58,17 @@ export const canReduceInGraph = canPackOutputs;
  * A copy of `model` whose only outputs are the minima, maxima, sums and element counts of `tensors` (float32
  * main-graph node outputs, as observableTensors gives them). Names added cannot clash with the model's own.
  */
-export function reduceInGraph(model: ModelProto, tensors: readonly string[]): ReducedOutputs {
+export function reduceInGraph(model: ModelProto, asked: readonly string[]): ReducedOutputs {
   if (!canReduceInGraph(model)) throw new RangeError('reduceInGraph needs ai.onnx opset 5 or later');
-  if (tensors.length === 0) throw new RangeError('reduceInGraph needs at least one tensor');
+  if (asked.length === 0) throw new RangeError('reduceInGraph needs at least one tensor');
   const graph = model.graph!;
+  const constants = constantExtremes(model, asked);
+  const tensors = asked.filter((t) => !constants.has(t));
+  // Everything asked is a constant: one tensor is still reduced, so the session runs (and proves it loads).
+  if (tensors.length === 0) {
+    tensors.push(asked[0]);
+    constants.delete(asked[0]);
+  }
   const fresh = freshNames(graph, 'qs_reduce');
   const one = fresh('one');
   const nodes: NodeProto[] = [];
@@ -120,7 +138,36 @@ export function reduceInGraph(model: ModelProto, tensors: readonly string[]): Re
     sizes,
     tensors,
     checks,
+    constants,
+    asked,
   };
+}
+
+/** The extremes of those of `tensors` that are Constant nodes' float32 outputs with every value finite. */
+function constantExtremes(model: ModelProto, tensors: readonly string[]): Map<string, BatchExtremes> {
+  const wanted = new Set(tensors);
+  const out = new Map<string, BatchExtremes>();
+  for (const node of model.graph!.node) {
+    const name = node.output[0];
+    if (node.op_type !== 'Constant' || node.domain || !wanted.has(name)) continue;
+    const value = constantNodeTensor(node);
+    if (value?.data_type !== DataType.FLOAT) continue;
+    let values: Float32Array;
+    try {
+      values = readTensorAsFloat32(value);
+    } catch {
+      continue;
+    }
+    const e = scan(values);
+    if (e.nonFinite > 0) continue;
+    out.set(
+      name,
+      values.length === 0
+        ? { min: 0, max: 0, count: 0, nonFinite: 0 }
+        : { min: e.min, max: e.max, count: values.length, nonFinite: 0 },
+    );
+  }
+  return out;
 }
 
 /** A reduced run read back: each tensor's extremes, and the tensors whose values must be read in full (see above). */
@@ -134,7 +181,8 @@ export interface ReducedRun {
  * may need (without them, those tensors are suspect whenever it does).
  */
 export function readReduced(
-  reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors' | 'checks'>,
+  reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors' | 'checks'> &
+    Partial<Pick<ReducedOutputs, 'constants' | 'asked'>>,
   outputs: Readonly<Record<string, RunTensor>>,
   feeds?: Readonly<Record<string, Feed>>,
 ): ReducedRun {
@@ -152,7 +200,7 @@ export function readReduced(
     throw new Error('the reduced outputs are missing or do not match the tensors reduced');
   }
   const sumOf = new Map(reduced.checks.checked.map((t, i) => [t, sums[i]]));
-  const extremes = new Map<string, BatchExtremes>();
+  const extremes = new Map<string, BatchExtremes>(reduced.constants ?? []);
   const suspect: string[] = [];
   for (let i = 0; i < n; i++) {
     const count = Number(sizes[i]);
@@ -163,10 +211,15 @@ export function readReduced(
       extremes.set(t, { min: mins[i], max: maxs[i], count, nonFinite: 0 });
     } else suspect.push(t);
   }
+  // In the order asked, constants among the others.
+  const ordered = (kept: (t: string) => boolean) => {
+    const out = new Map<string, BatchExtremes>();
+    for (const t of reduced.asked ?? reduced.tensors) if (extremes.has(t) && kept(t)) out.set(t, extremes.get(t)!);
+    return out;
+  };
   if (reduced.checks.unchecked.length === 0 || runProvesNanFree(reduced.checks, extremes, suspect.length, feeds))
-    return { extremes, suspect };
+    return { extremes: ordered(() => true), suspect };
   // Nothing proves the tensors without a sum NaN-free: they are read in full with the suspect ones.
   const doubtful = new Set([...suspect, ...reduced.checks.unchecked]);
-  for (const t of doubtful) extremes.delete(t);
-  return { extremes, suspect: reduced.tensors.filter((t) => doubtful.has(t)) };
+  return { extremes: ordered((t) => !doubtful.has(t)), suspect: reduced.tensors.filter((t) => doubtful.has(t)) };
 }
