@@ -12,12 +12,12 @@ import type { Page } from '@playwright/test';
 import {
   calibrateAndQuantize,
   dropFiles,
+  evaluateAndWait,
   expect,
   fileFromFixture,
   IMAGES,
   imageFromFixture,
   test,
-  evaluateAndWait,
 } from './support.ts';
 import { openWithModel } from './support.ts';
 
@@ -67,7 +67,6 @@ async function labelTable(page: Page): Promise<Record<string, [string, string]>>
   return Object.fromEntries(rows.map((r) => [r[0], [r[1], r[2]]]));
 }
 
-/** Runs the evaluation and waits for it to finish (the figures shown before are the previous run's until then). */
 async function shoot(page: Page, testId: string, file: string): Promise<void> {
   await page.getByTestId(testId).scrollIntoViewIfNeeded();
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -179,4 +178,7 @@ test('YOLOX-nano: COCO JSON and YOLO txt labels give the CLI’s mAP figures; ba
   await expect(page.getByTestId('model-summary').getByTestId('summary-file-name')).toHaveText('ultraface-rfb-320.onnx');
   await expect(page.getByTestId('task-labels-cleared')).toContainText('orphan.json were cleared');
   await expect(page.getByTestId('task-labels-title')).toHaveText('Drop labels here (optional)');
+  await shoot(page, 'task-labels', info.outputPath('labels-cleared-1440.png'));
+  await page.setViewportSize({ width: 900, height: 900 });
+  await shoot(page, 'task-labels', info.outputPath('labels-cleared-900.png'));
 });

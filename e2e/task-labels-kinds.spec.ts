@@ -1,9 +1,9 @@
 /**
  * The label kinds the page takes as many files or a folder, in a real Chromium, through the CLI's reader (issue
- * 31): a folder per class chosen with "Choose a folder…" judges mnist as its image,class CSV does (the same
- * figures); a class folder the model does not have is named. PNG masks dropped as several files judge a small
- * per-pixel classifier built here (a 1×1 Conv whose class is the strongest colour channel): mIoU 1 for the float
- * model against masks of what it computes; a mask of another size is a named error and the evaluation stays.
+ * 31): a folder per class chosen with "Choose a folder…" or dropped judges mnist as its image,class CSV does
+ * (the same figures); a class folder the model does not have is named. PNG masks dropped as several files judge a
+ * small per-pixel classifier built here (a 1×1 Conv whose class is the strongest colour channel): mIoU 1 for the
+ * float model against masks of what it computes; a mask of another size is a named error and the evaluation stays.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,14 +13,29 @@ import { spawnSync } from 'node:child_process';
 import {
   calibrateAndQuantize,
   dropFiles,
+  evaluateAndWait,
   expect,
   expectSummaryOf,
   imageFromFixture,
   openStudio,
   openWithModel,
   test,
-  evaluateAndWait,
 } from './support.ts';
+
+/**
+ * Drops a real folder on a locator: Chromium's own drag (CDP Input.dispatchDragEvent with a path), whose entries
+ * the page walks (webkitGetAsEntry); Playwright's locator.drop takes files only.
+ */
+async function dropFolder(page: Page, testId: string, dir: string): Promise<void> {
+  const zone = page.getByTestId(testId);
+  await zone.scrollIntoViewIfNeeded();
+  const box = (await zone.boundingBox())!;
+  const cdp = await page.context().newCDPSession(page);
+  const data = { items: [], files: [dir], dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop'] as const)
+    await cdp.send('Input.dispatchDragEvent', { type, x: box.x + box.width / 2, y: box.y + box.height / 2, data });
+  await cdp.detach();
+}
 
 const labelsFigure = (page: Page) => page.getByTestId('eval-task-labels').textContent();
 
@@ -77,6 +92,14 @@ test('mnist: a folder per class gives the CSV’s figures; a class folder out of
   expect(await labelsFigure(page)).toBe(fromCsv);
   await page.getByTestId('task-labels').scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('labels-folder-1440.png') });
+
+  // The same folder dropped: its entries walked, the same figures.
+  await page.getByTestId('task-labels-remove').click();
+  await expect(page.getByTestId('task-labels-title')).toHaveText('Drop labels here (optional)');
+  await dropFolder(page, 'task-labels-drop', info.outputPath('digits'));
+  await expect(page.getByTestId('task-labels-title')).toHaveText('Labels: digits/ (2 files)');
+  await evaluateAndWait(page);
+  expect(await labelsFigure(page)).toBe(fromCsv);
 
   await page
     .getByTestId('task-labels-folder-input')

