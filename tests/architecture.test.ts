@@ -41,9 +41,11 @@ const FILES = [...sources('src'), ...sources('workers')];
 
 /**
  * Core's folders by layer, read from the import graph: a folder imports only from folders of a lower number.
- * 0 the shared helpers at core's root; 1 the ONNX model; 2 what reads a model without quantizing it; 3 what builds
- * on those (half floats on prepare, task heads on metrics and preprocessing); 4 the quantizer; 5 calibration and the
- * exported files, on the quantizer; 6 evaluation; 7 the report; 8 recovery and the ladder, on everything.
+ * 0 the shared helpers at core's root; 1 the ONNX model (onnx) and the sample's text scenes (samples); 2 what reads a
+ * model without quantizing it (runtime, prepare, preprocess, graph, metrics, exclude); 3 what builds on those (halfFloat
+ * on prepare, task heads on metrics, preprocessing and the runtime); 4 the quantizer; 5 calibration and the exported
+ * files, on the quantizer; 6 evaluation; 7 the measured searches (suggest, mixed precision); 8 the report, on the
+ * searches and task heads; 9 recovery and the ladder, on everything.
  */
 const CORE_LAYERS: Readonly<Record<string, number>> = {
   '.': 0,
