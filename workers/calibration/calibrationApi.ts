@@ -51,6 +51,7 @@ import type { BackendPreference } from '../../src/core/runtime/session.ts';
 import type { BackendInfo, Feed, Runtime } from '../../src/core/runtime/session.ts';
 import { HandleTable } from '../runtime/handles.ts';
 import { readExternalFiles } from '../runtime/externalFiles.ts';
+import { throttledProgress } from '../runtime/throttledProgress.ts';
 import { rangeEntry, rangesFromTable, type RangeTable } from '../../src/core/calibrate/run/rangeTable.ts';
 
 export type { CalibrationSample } from '../../src/core/calibrate/run/samples.ts';
@@ -147,18 +148,6 @@ interface HeldCalibration {
   idle: Promise<void>;
 }
 
-/** Progress at most every `ms` milliseconds, and always the last one. */
-function throttled(callback: ProgressCallback | undefined, ms = 100): ProgressCallback {
-  let last = -Infinity;
-  return (p) => {
-    if (!callback) return;
-    const now = performance.now();
-    if (now - last < ms && p.done < p.total) return;
-    last = now;
-    callback(p);
-  };
-}
-
 /** A record of the ranges, in a stable (graph) order. */
 function rangeTable(states: TensorStates, order: readonly string[]): RangeTable {
   const ranges = rangesOf(states);
@@ -200,7 +189,7 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
     const round = request.round
       ? { index: request.round.index, ranges: request.round.ranges ? rangesFromTable(request.round.ranges) : null }
       : undefined;
-    const outcome = await h.calibrator.calibrate(source, config, cancelled, throttled(onProgress), round);
+    const outcome = await h.calibrator.calibrate(source, config, cancelled, throttledProgress(onProgress), round);
     if (outcome.used === 0 && !request.partial) {
       throw new NoUsableSamplesError(
         `None of the ${source.count} samples could be used: ${outcome.skipped
@@ -239,7 +228,7 @@ export function createCalibrationApi(deps: CalibrationApiDeps) {
     warnings: string[],
   ): Promise<CalibrationResult> {
     const start = performance.now();
-    const progress = throttled(onProgress);
+    const progress = throttledProgress(onProgress);
     const skipped: SkippedSample[] = [];
     let used = 0;
     let last: Awaited<ReturnType<ModelCalibrator['calibrate']>> | null = null;
