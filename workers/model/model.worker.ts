@@ -2,13 +2,17 @@
  * The model worker's entry: wiring only. The APIs live in modelApi.ts, quantizeApi.ts, paneApi.ts and compareHeldApi.ts, where tests
  * import them; the buffers they return are fresh copies, transferred here rather than cloned.
  */
-import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { comparisonBuffers, type CompareProgress } from '../compare/compareApi.ts';
-import { paneBuffers, type PaneProgress } from '../compare/laidOutPane.ts';
+import { expose, transfer } from 'comlink';
+import { comparisonBuffers } from '../compare/compareApi.ts';
+import { paneBuffers } from '../compare/laidOutPane.ts';
+import { releaseProgress, releasingProgress } from '../runtime/progressProxy.ts';
 import { compareHeldApi } from './compareHeldApi.ts';
 import { paneApi } from './paneApi.ts';
 import { modelApi } from './modelApi.ts';
-import { quantizeApi, type ModelWorkerApi } from './quantizeApi.ts';
+import { quantizeApi, type ModelWorkerApi, type QuantizeOutput } from './quantizeApi.ts';
+
+/** A written model's parts (and its data file's) move to the page instead of being copied. */
+const transferred = (out: QuantizeOutput) => transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
 
 const api: ModelWorkerApi = {
   ...modelApi,
@@ -16,30 +20,21 @@ const api: ModelWorkerApi = {
     const copy = quantizeApi.modelBytes(handle);
     return transfer(copy, [copy.bytes]); // the data files are Files: cloned by reference
   },
-  quantize(...args) {
-    const out = quantizeApi.quantize(...args);
-    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
-  },
-  quantizeBf16(...args) {
-    const out = quantizeApi.quantizeBf16(...args);
-    return transfer(out, [...out.parts, ...(out.data?.parts ?? [])]);
-  },
+  quantize: (...args) => transferred(quantizeApi.quantize(...args)),
+  quantizeBf16: (...args) => transferred(quantizeApi.quantizeBf16(...args)),
   graphPane(handle, options, onProgress) {
     try {
       const out = paneApi.graphPane(handle, options, onProgress);
       return transfer(out, paneBuffers(out.view, out.layout));
     } finally {
-      (onProgress as Remote<PaneProgress> | undefined)?.[releaseProxy]?.();
+      releaseProgress(onProgress);
     }
   },
-  async compareWithHeld(handle, name, other, onProgress) {
-    try {
+  compareWithHeld: (handle, name, other, onProgress) =>
+    releasingProgress(onProgress, async () => {
       const out = await compareHeldApi.compareWithHeld(handle, name, other, onProgress);
       return transfer(out, comparisonBuffers(out));
-    } finally {
-      (onProgress as Remote<CompareProgress> | undefined)?.[releaseProxy]?.();
-    }
-  },
+    }),
 };
 
 expose(api);

@@ -68,42 +68,43 @@ export const quantizeApi = {
     configName: string,
     dataFileName?: string,
   ): QuantizeOutput {
-    const start = performance.now();
-    const held = heldModel(handle);
-    const { model, report } = quantizeModel(
-      held.opened.model,
-      rangesFromTable(ranges),
-      validateConfig(config),
-      configName,
-    );
-    return encoded(
-      model,
-      report,
-      start,
-      held.externalFiles.size > 0,
-      dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.quant.onnx.data`,
+    return quantizedHeld(handle, 'quant', dataFileName, (float) =>
+      quantizeModel(float, rangesFromTable(ranges), validateConfig(config), configName),
     );
   },
 
   /** The BF16 preset's with-cast model of the held float model (core quantizeBf16); no ranges. */
   quantizeBf16(handle: string, dataFileName?: string): QuantizeOutput {
-    const start = performance.now();
-    const held = heldModel(handle);
-    const { model, report } = quantizeBf16(held.opened.model);
-    return encoded(
-      model,
-      report,
-      start,
-      held.externalFiles.size > 0,
-      dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.bf16.onnx.data`,
-    );
+    return quantizedHeld(handle, 'bf16', dataFileName, (float) => quantizeBf16(float));
   },
 };
 
-/** A written model as fresh parts for the page, with its report and the time since `start`. */
 /**
- * The result's parts; with external data (`external`: the source had it, or the model is too large for one
- * protobuf) the .onnx refers to `dataFileName`, whose parts come as `data`.
+ * The held model of `handle` through `quantize`, as fresh parts for the page; a source with external data gives
+ * external data named `dataFileName`, by default the source's name + `.<kind>.onnx.data`.
+ */
+function quantizedHeld(
+  handle: string,
+  kind: 'quant' | 'bf16',
+  dataFileName: string | undefined,
+  quantize: (float: ModelProto) => { model: ModelProto; report: QuantizeReport },
+): QuantizeOutput {
+  const start = performance.now();
+  const held = heldModel(handle);
+  const { model, report } = quantize(held.opened.model);
+  return encoded(
+    model,
+    report,
+    start,
+    held.externalFiles.size > 0,
+    dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.${kind}.onnx.data`,
+  );
+}
+
+/**
+ * A written model as fresh parts for the page, with its report and the time since `start`; with external data
+ * (`external`: the source had it, or the model is too large for one protobuf) the .onnx refers to `dataFileName`,
+ * whose parts come as `data`.
  */
 function encoded(
   model: ModelProto,

@@ -3,32 +3,19 @@
  * of their choosing); here it gets onnxruntime-web and the OffscreenCanvas image decoder, and the progress
  * callback the page passed as a Comlink.proxy is released when its run ends.
  */
-import { expose, releaseProxy, transfer, type Remote } from 'comlink';
-import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgressCallback } from './recoveryApi.ts';
+import { expose, transfer } from 'comlink';
+import { createRecoveryApi, type RecoveryApi } from './recoveryApi.ts';
 import { decodeWithCanvas } from '../calibration/decodeImage.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
+import { releasingProgress } from '../runtime/progressProxy.ts';
 
 const api = createRecoveryApi({ runtime: createWebRuntime, decodeImage: decodeWithCanvas });
 
-const release = (callback: RecoveryWorkerProgressCallback | undefined) =>
-  (callback as Remote<RecoveryWorkerProgressCallback> | undefined)?.[releaseProxy]?.();
-
 const wired: RecoveryApi = {
   ...api,
-  async recover(handle, request, onProgress) {
-    try {
-      return await api.recover(handle, request, onProgress);
-    } finally {
-      release(onProgress);
-    }
-  },
-  async ladder(handle, request, onProgress) {
-    try {
-      return await api.ladder(handle, request, onProgress);
-    } finally {
-      release(onProgress);
-    }
-  },
+  recover: (handle, request, onProgress) =>
+    releasingProgress(onProgress, () => api.recover(handle, request, onProgress)),
+  ladder: (handle, request, onProgress) => releasingProgress(onProgress, () => api.ladder(handle, request, onProgress)),
   pick(rungHandle) {
     const picked = api.pick(rungHandle);
     return transfer(picked, [picked.bytes]);
