@@ -19,6 +19,11 @@ import { readInputFile } from './usage.ts';
 import { NotAnImageModelError } from '../core/calibrate/errors.ts';
 import { TENSOR_CONVENTION } from './data/dataFolder.ts';
 
+/** The --preprocess option's --help lines, as the commands that read images show them. */
+export const PREPROCESS_USAGE = `  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
+                             paddleocr-rec, or the JSON the studio exports`;
+
 function guessFor(model: ModelProto, fileName?: string): PreprocessGuess {
   const summary = summarize(model, buildGraphIndex(model.graph!), { name: fileName });
   return recognizePreprocess(summary);

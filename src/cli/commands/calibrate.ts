@@ -31,6 +31,7 @@ import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibr
 import { loadConfigArgument } from '../configArgument.ts';
 import { readModelFile } from '../modelFile.ts';
 import { parse, readInputFile, UsageError } from '../usage.ts';
+import { dataFolderUsage } from '../data/dataFolder.ts';
 
 const usage = `Usage: qstudio calibrate <model.onnx> --calib <dir> --config <preset|config.json> [--preprocess <preset|file.json>] -o <ranges.json>
 
@@ -39,9 +40,7 @@ tensor, with the calibration method of the configuration (MinMax, Percentile, En
 
 Options:
   --calib <dir>              folder of calibration samples: images
-                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
-                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
-                             .npz per sample with arrays named as the inputs for several)
+${dataFolderUsage()}
   --config <preset|file>     the configuration whose calibration method to use (default U8S8: MinMax)
   --calibration-method <m>   MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile, ConsumerMSE or
                              Sequential instead of the config's (as "qstudio quantize --calibration-method" takes it)

@@ -45,6 +45,8 @@ import {
 import { taskSamples } from '../taskSamples.ts';
 import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
+import { dataFolderUsage } from '../data/dataFolder.ts';
+import { PREPROCESS_USAGE } from '../preprocessArgument.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only] [--threshold <t>]
@@ -59,12 +61,8 @@ float value is a probability, the share of samples whose decision at the thresho
 
 Options:
   --data <dir>               samples to evaluate on: images
-                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
-                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
-                             .npz per sample with arrays named as the inputs for several)
-  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
-                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
-                             paddleocr-rec, or the JSON the studio exports
+${dataFolderUsage()}
+${PREPROCESS_USAGE}
   --layers                   also compare every intermediate tensor and print the 20 worst layers (SQNR)
   --json                     print the report as JSON instead of text
   --report <out.html>        write the report as one self-contained HTML file (implies --layers)

@@ -46,6 +46,7 @@ import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
+import { dataFolderUsage } from '../data/dataFolder.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -74,9 +75,7 @@ its time budget or is stopped (Ctrl-C, SIGTERM), the best rung measured is writt
 
 Options:
   --calib <dir>               samples to calibrate and fine-tune on: images
-                              (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
-                              file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
-                              .npz per sample with arrays named as the inputs for several)
+${dataFolderUsage(30)}
   --data <dir>                held-out samples (images or tensors, as --calib) every rung is judged on
                               (default: the calibration samples)
   --target <metric:value>     cosine:0.99 (default), psnr:<dB>, top1:<fraction>, or sequence:<fraction>

@@ -38,6 +38,8 @@ import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
+import { dataFolderUsage } from '../data/dataFolder.ts';
+import { PREPROCESS_USAGE } from '../preprocessArgument.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -56,12 +58,8 @@ what stayed float (default: <out>.json).
 
 Options:
   --calib <dir>              calibrate on this folder's samples first: images
-                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
-                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
-                             .npz per sample with arrays named as the inputs for several)
-  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
-                             imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
-                             paddleocr-rec, or the JSON the studio exports
+${dataFolderUsage()}
+${PREPROCESS_USAGE}
   --ranges <file>            calibrated ranges instead: {"tensor": [min, max], ...} (as "qstudio calibrate" writes)
   --config <preset|file>     XINT8, VINT8, A8W8, A16W8, U8S8, S8S8, U8S8_AAWS, S8S8_AAWS, or a config JSON;
                              BF16: Quark's BF16 with BF16QDQToCast (Casts to bfloat16 and back where Q/DQ would

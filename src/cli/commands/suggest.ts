@@ -23,6 +23,7 @@ import { nodeRuntime } from '../runtime/ortNode.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { targetMeasure } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
+import { dataFolderUsage } from '../data/dataFolder.ts';
 
 const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <preset|config.json> [--target 0.99|<metric:value>]
                        [--task ...] [--labels <file|dir>] [--max-drop <share>]
@@ -36,9 +37,7 @@ Stops at the target or after --max-steps measurements. Every step is printed.
 
 Options:
   --calib <dir>              samples to calibrate on (once, before the search): images
-                             (.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one
-                             file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one
-                             .npz per sample with arrays named as the inputs for several)
+${dataFolderUsage()}
   --config <preset|file>     the starting configuration: XINT8, A8W8, ..., or a config JSON
   --target <cosine|metric:value>  what to reach, in the ladder's syntax: a mean output cosine (0.99, the
                              default, or cosine:0.99), psnr:<dB>, top1:<fraction>, sequence:<fraction>, or a task

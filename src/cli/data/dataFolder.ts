@@ -27,6 +27,20 @@ export const TENSOR_CONVENTION =
   'one .npy or .npz file per sample for a one-input model; for several inputs <input>_<k>.npy side by side, ' +
   '<sample>/<input>.npy in subfolders, or one .npz per sample with arrays named as the inputs (np.savez(f, input=a, state=s))';
 
+/**
+ * What a --calib or --data folder may hold, as the commands' --help continues the option's line: indented to the
+ * option text's column (29 in most commands' help).
+ */
+export function dataFolderUsage(column = 29): string {
+  return [
+    '(.jpg, .png) or tensors (.npy, .npz, any element type the inputs declare: one',
+    'file per sample for one input; <input>_<k>.npy, <sample>/<input>.npy or one',
+    '.npz per sample with arrays named as the inputs for several)',
+  ]
+    .map((line) => ' '.repeat(column) + line)
+    .join('\n');
+}
+
 export interface FolderListing {
   /** Image paths directly inside the folder, sorted. */
   images: string[];
