@@ -13,6 +13,7 @@ import {
 } from '../../../core/runtime/graphOptimization.ts';
 import type { ReactNode } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { AllZeroNote } from './AllZeroNote.tsx';
 import { TensorName } from '../../components/TensorName.tsx';
 import { plural } from '../../components/format.ts';
 import { downloadText } from '../../components/useObjectUrl.ts';
@@ -29,12 +30,15 @@ function Headline({
   label,
   value,
   sub,
+  note,
   severity,
   testId,
 }: {
   label: string;
   value: string;
   sub?: ReactNode;
+  /** A warning line under the figure (AllZeroNote). */
+  note?: ReactNode;
   severity?: string;
   testId?: string;
 }) {
@@ -46,6 +50,7 @@ function Headline({
           {value}
         </span>
         {sub && <span className="facts__sub">{sub}</span>}
+        {note}
       </dd>
     </div>
   );
@@ -85,6 +90,7 @@ export function EvaluationResults({
             value={formatCosine(atDefault.fidelity.meanCosine)}
             severity={cosineSeverity(atDefault.fidelity.meanCosine)}
             testId="eval-default-cosine"
+            note={<AllZeroNote outputs={atDefault.outputs} testId="eval-default-all-zero" />}
             sub={`'${atDefault.graphOptimization}', fused int8 kernels: what a user's session computes`}
           />
         )}
@@ -99,6 +105,7 @@ export function EvaluationResults({
           value={formatCosine(r.fidelity.meanCosine)}
           severity={cosineSeverity(r.fidelity.meanCosine)}
           testId="eval-mean-cosine"
+          note={<AllZeroNote outputs={r.outputs} testId="eval-all-zero" />}
           sub={`${atDefault ? `'${ownLevel}', Q/DQ as written; ` : ''}${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`}
         />
         {npu && (
@@ -107,6 +114,7 @@ export function EvaluationResults({
             value={formatCosine(npu.fidelity.meanCosine)}
             severity={cosineSeverity(npu.fidelity.meanCosine)}
             testId="eval-npu-cosine"
+            note={<AllZeroNote outputs={npu.outputs} testId="eval-npu-all-zero" />}
             sub={
               npu.floatNodes === 0
                 ? 'no float parts: the same model'

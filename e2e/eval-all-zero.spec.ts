@@ -1,0 +1,82 @@
+/**
+ * The evaluation screen names the samples on which the quantized output collapsed to all zeros, beside the cosine
+ * headlines, from the core's count that the CLI prints ("quantized output is all zeros on N of M samples"): a MatMul
+ * built in code (e2e/builders/collapsingOutputModel.ts), calibrated and judged on one bright and two faint .npy
+ * samples, has its quantized output all zeros on the two faint ones; the CLI on the model the page wrote prints the
+ * same line.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { dropFiles, evaluateAndWait, expect, expectSummaryOf, openStudio, test, type PayloadFile } from './support.ts';
+
+const file = (p: string): PayloadFile => ({
+  name: path.basename(p),
+  mimeType: 'application/octet-stream',
+  buffer: fs.readFileSync(p),
+});
+
+test('a quantized output all zeros on 2 of 3 samples is counted beside the cosine, as the CLI prints it', async ({
+  page,
+}, info) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const dir = info.outputPath('collapse');
+  execFileSync(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(import.meta.dirname, 'builders/collapsingOutputModel.ts'),
+    dir,
+  ]);
+  const data = path.join(dir, 'data');
+  await openStudio(page);
+  await dropFiles(page.getByTestId('drop-zone'), file(path.join(dir, 'collapse.onnx')));
+  await expectSummaryOf(page, 'collapse.onnx');
+  await dropFiles(
+    page.getByTestId('calibration-drop'),
+    fs.readdirSync(data).map((f) => file(path.join(data, f))),
+  );
+  await expect(page.getByTestId('calibration-summary')).toHaveText('3 .npy samples');
+  await page.getByTestId('quant-preset').selectOption('XINT8');
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
+  await page.getByTestId('quantize-button').click();
+  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
+  const quantPath = path.join(dir, 'collapse.quant.onnx');
+  await download.saveAs(quantPath);
+
+  await page.getByTestId('eval-layers-toggle').uncheck();
+  await evaluateAndWait(page);
+  const note = 'quantized output is all zeros on 2 of 3 samples (cosine counts each as 0)';
+  for (const id of ['eval-default-all-zero', 'eval-all-zero']) {
+    const shown = page.getByTestId(id);
+    await expect(shown).toHaveText(`⚠${note}`);
+    await expect(shown.locator('[data-output="y"]')).toHaveAttribute('data-samples', '2');
+    await expect(shown.locator('[data-output="y"]')).toHaveAttribute('data-of', '3');
+  }
+  await expect(page.getByTestId('eval-mean-cosine')).toHaveText(/^0\.33/);
+
+  // The CLI on the model the page wrote and the same samples prints the same count.
+  const cli = spawnSync(
+    process.execPath,
+    [
+      path.resolve(import.meta.dirname, '../bin/qstudio.js'),
+      'evaluate',
+      path.join(dir, 'collapse.onnx'),
+      quantPath,
+      '--data',
+      data,
+    ],
+    { encoding: 'utf8' },
+  );
+  expect(cli.status, cli.stderr).toBe(0);
+  expect(cli.stdout.split('\n').filter((l) => l === note)).toHaveLength(2);
+
+  const facts = page.getByTestId('eval-result').locator('dl.facts');
+  await facts.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('all-zero-1440.png') });
+  await page.setViewportSize({ width: 900, height: 900 });
+  await facts.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('all-zero-900.png') });
+});
