@@ -7,6 +7,7 @@
  */
 import {
   DataType,
+  intAttribute,
   makeGraph,
   makeModel,
   makeNode,
@@ -52,22 +53,7 @@ export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
     x = convSilu(`${s}/cv1`, x);
     // C2f-like: split into two halves of channels, a chain of residual blocks on one, concat.
     const split = [`${s}/Split_output_0`, `${s}/Split_output_1`];
-    node.push(
-      makeNode('Split', [x], split, `${s}/Split`, [
-        {
-          name: 'axis',
-          type: 2,
-          i: 1,
-          floats: [],
-          ints: [],
-          strings: [],
-          tensors: [],
-          graphs: [],
-          sparse_tensors: [],
-          type_protos: [],
-        },
-      ]),
-    );
+    node.push(makeNode('Split', [x], split, `${s}/Split`, [intAttribute('axis', 1)]));
     let y = split[1];
     const parts = [split[0], split[1]];
     for (let m = 0; m < 3 && node.length < nodes; m++) {
@@ -78,22 +64,7 @@ export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
       parts.push(sum);
       y = sum;
     }
-    node.push(
-      makeNode('Concat', parts, [`${s}/Concat_output_0`], `${s}/Concat`, [
-        {
-          name: 'axis',
-          type: 2,
-          i: 1,
-          floats: [],
-          ints: [],
-          strings: [],
-          tensors: [],
-          graphs: [],
-          sparse_tensors: [],
-          type_protos: [],
-        },
-      ]),
-    );
+    node.push(makeNode('Concat', parts, [`${s}/Concat_output_0`], `${s}/Concat`, [intAttribute('axis', 1)]));
     x = convSilu(`${s}/cv2`, `${s}/Concat_output_0`);
     stage++;
   }

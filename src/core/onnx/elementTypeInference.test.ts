@@ -5,7 +5,10 @@ import {
   makeNode,
   makeValueInfo,
   intAttribute,
-  type AttributeProto,
+  intsAttribute,
+  graphAttribute,
+  stringAttribute,
+  tensorAttribute,
   type GraphProto,
   type ValueInfoProto,
 } from './model.ts';
@@ -15,17 +18,6 @@ import { maxPoolWithIndicesModel, shapeArithmeticModel } from '../quantize/testM
 
 const T = DataType;
 const f32 = (name: string) => makeValueInfo(name, T.FLOAT);
-const attr = (name: string, fields: Partial<AttributeProto>): AttributeProto => ({
-  name,
-  floats: [],
-  ints: [],
-  strings: [],
-  tensors: [],
-  graphs: [],
-  sparse_tensors: [],
-  type_protos: [],
-  ...fields,
-});
 const typesOf = (graph: GraphProto, names: string[], opset = 13) => {
   const types = inferElementTypes(graph, { opset });
   return Object.fromEntries(names.map((n) => [n, types.get(n)]));
@@ -70,15 +62,15 @@ describe('element type inference', () => {
   it('reads types given by attributes: Cast-1 by name, ConstantOfShape, Constant, RandomNormal, LayerNormalization stash_type', () => {
     const graph = makeGraph({
       node: [
-        makeNode('Cast', ['x'], ['as_int'], '', [attr('to', { s: new TextEncoder().encode('INT32') })]),
+        makeNode('Cast', ['x'], ['as_int'], '', [stringAttribute('to', 'INT32')]),
         makeNode('Shape', ['x'], ['s']),
         makeNode('ConstantOfShape', ['s'], ['zeros_default']),
         makeNode('ConstantOfShape', ['s'], ['ones_int'], '', [
-          attr('value', { t: makeTensor('', T.INT32, [1], Int32Array.of(1)) }),
+          tensorAttribute('value', makeTensor('', T.INT32, [1], Int32Array.of(1))),
         ]),
-        makeNode('Constant', [], ['k_ints'], '', [attr('value_ints', { ints: [1, 2] })]),
+        makeNode('Constant', [], ['k_ints'], '', [intsAttribute('value_ints', [1, 2])]),
         makeNode('Constant', [], ['k_tensor'], '', [
-          attr('value', { t: makeTensor('', T.DOUBLE, [1], Float64Array.of(1)) }),
+          tensorAttribute('value', makeTensor('', T.DOUBLE, [1], Float64Array.of(1))),
         ]),
         makeNode('RandomNormal', [], ['noise'], '', [intAttribute('dtype', T.DOUBLE)]),
         makeNode('RandomUniformLike', ['x'], ['noise_like']),
@@ -191,10 +183,10 @@ describe('element type inference', () => {
     const graph = makeGraph({
       node: [
         makeNode('If', ['flag'], ['chosen'], '', [
-          attr('then_branch', { g: branch('then_out', makeNode('Neg', ['x'], ['then_out'])) }),
-          attr('else_branch', { g: branch('else_out', makeNode('Abs', ['x'], ['else_out'])) }),
+          graphAttribute('then_branch', branch('then_out', makeNode('Neg', ['x'], ['then_out']))),
+          graphAttribute('else_branch', branch('else_out', makeNode('Abs', ['x'], ['else_out']))),
         ]),
-        makeNode('Loop', ['trip', 'flag', 'x'], ['final', 'stacked'], '', [attr('body', { g: body })]),
+        makeNode('Loop', ['trip', 'flag', 'x'], ['final', 'stacked'], '', [graphAttribute('body', body)]),
       ],
       input: [f32('x'), makeValueInfo('flag', T.BOOL), makeValueInfo('trip', T.INT64)],
       output: [],

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, makeGraph, makeModel, makeNode, makeValueInfo } from './model.ts';
+import {
+  DataType,
+  graphAttribute,
+  intsAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeValueInfo,
+  tensorAttribute,
+} from './model.ts';
 import { makeTensor } from './tensorData.ts';
 import { buildGraphIndex, weightOf } from './graphIndex.ts';
 import { assignNodeIds } from './nodeIds.ts';
@@ -27,18 +36,7 @@ describe('graph index', () => {
   it('finds weights in initializers, initializers listed as inputs, and Constant nodes', () => {
     const w = makeTensor('w', DataType.FLOAT, [2], Float32Array.of(1, 2));
     const constant = makeNode('Constant', [], ['k'], '', [
-      {
-        name: 'value',
-        type: 4,
-        t: makeTensor('', DataType.FLOAT, [1], Float32Array.of(3)),
-        floats: [],
-        ints: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      },
+      tensorAttribute('value', makeTensor('', DataType.FLOAT, [1], Float32Array.of(3))),
     ]);
     const graph = makeGraph({
       node: [constant, makeNode('Mul', ['x', 'w'], ['y']), makeNode('Add', ['y', 'k'], ['z'])],
@@ -55,30 +53,8 @@ describe('graph index', () => {
   it('counts outer-scope names a subgraph reads as inputs of its node', () => {
     const body = makeGraph({ node: [makeNode('Identity', ['outer'], ['r'])], input: [], output: [f32('r')] });
     const ifNode = makeNode('If', ['cond'], ['o'], 'if', [
-      {
-        name: 'then_branch',
-        type: 5,
-        g: body,
-        floats: [],
-        ints: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      },
-      {
-        name: 'else_branch',
-        type: 5,
-        g: body,
-        floats: [],
-        ints: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      },
+      graphAttribute('then_branch', body),
+      graphAttribute('else_branch', body),
     ]);
     const graph = makeGraph({
       node: [ifNode, makeNode('Relu', ['x'], ['outer'], 'producer')],
@@ -155,19 +131,7 @@ describe('Constant nodes', () => {
   it('keep INT64_MAX in value_ints (decoded as 2^63) instead of wrapping it to INT64_MIN', async () => {
     const { constantNodeTensor } = await import('./constantNode.ts');
     const { readTensor } = await import('./tensorData.ts');
-    const node = makeNode('Constant', [], ['k'], '', [
-      {
-        name: 'value_ints',
-        type: 7,
-        ints: [2 ** 63, -5],
-        floats: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      },
-    ]);
+    const node = makeNode('Constant', [], ['k'], '', [intsAttribute('value_ints', [2 ** 63, -5])]);
     expect(Array.from(readTensor(constantNodeTensor(node)!) as BigInt64Array)).toEqual([2n ** 63n - 1n, -5n]);
   });
 });

@@ -95,6 +95,26 @@ export function floatAttribute(name: string, value: number): AttributeProto {
   return emptyAttribute(name, AttributeProto_AttributeType.FLOAT, { f: value });
 }
 
+/** A STRING attribute. */
+export function stringAttribute(name: string, value: string): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.STRING, { s: new TextEncoder().encode(value) });
+}
+
+/** A FLOATS attribute. */
+export function floatsAttribute(name: string, values: readonly number[]): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.FLOATS, { floats: [...values] });
+}
+
+/** A TENSOR attribute (a Constant's value). */
+export function tensorAttribute(name: string, t: TensorProto): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.TENSOR, { t });
+}
+
+/** A GRAPH attribute (If's branches, Loop's body). */
+export function graphAttribute(name: string, g: GraphProto): AttributeProto {
+  return emptyAttribute(name, AttributeProto_AttributeType.GRAPH, { g });
+}
+
 /** An attribute of `type` with every repeated field present (the shape decode gives). */
 export function emptyAttribute(name: string, type: number, fields: Partial<AttributeProto>): AttributeProto {
   return {

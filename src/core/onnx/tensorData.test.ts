@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from './model.ts';
+import { DataType, intsAttribute, makeGraph, makeModel, makeNode, makeValueInfo, type TensorProto } from './model.ts';
 import { makeTensor, moveTypedFieldsToRaw, readTensor, readTensorAsFloat32 } from './tensorData.ts';
 import { decode } from './decode.ts';
 import { encode } from './encode.ts';
@@ -72,19 +72,7 @@ describe('tensor codecs', () => {
   });
 
   it('an attribute holding INT64_MAX survives encode(decode())', () => {
-    const slice = makeNode('Slice', ['x'], ['y'], 's', [
-      {
-        name: 'ends',
-        type: 7,
-        ints: [2 ** 63],
-        floats: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      },
-    ]);
+    const slice = makeNode('Slice', ['x'], ['y'], 's', [intsAttribute('ends', [2 ** 63])]);
     const model = makeModel(
       makeGraph({
         node: [slice],

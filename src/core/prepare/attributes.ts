@@ -5,17 +5,8 @@
  * 64-bit integers: the decoder gives int64 attributes as JS numbers, so INT64_MAX (the usual "to the end"
  * of Slice-1) arrives as 2**63, which BigInt64Array would wrap to INT64_MIN. `toInt64` saturates instead.
  */
-import type { AttributeProto, GraphProto, NodeProto, TensorProto } from '../onnx/index.ts';
-import {
-  AttributeType,
-  DataType,
-  constantNodeTensor,
-  emptyAttribute,
-  floatAttribute,
-  intAttribute,
-  intsAttribute,
-  makeTensor,
-} from '../onnx/index.ts';
+import type { AttributeProto, NodeProto, TensorProto } from '../onnx/index.ts';
+import { DataType, constantNodeTensor, makeTensor } from '../onnx/index.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
@@ -68,27 +59,15 @@ export function stringOf(node: NodeProto, name: string): string | undefined {
   return a?.s ? new TextDecoder().decode(a.s) : undefined;
 }
 
-/** A STRING attribute. */
-export function stringAttribute(name: string, value: string): AttributeProto {
-  return emptyAttribute(name, AttributeType.STRING, { s: new TextEncoder().encode(value) });
-}
-
-/** A FLOATS attribute. */
-export function floatsAttribute(name: string, values: readonly number[]): AttributeProto {
-  return emptyAttribute(name, AttributeType.FLOATS, { floats: [...values] });
-}
-
-/** A TENSOR attribute. */
-export function tensorAttribute(name: string, t: TensorProto): AttributeProto {
-  return emptyAttribute(name, AttributeType.TENSOR, { t });
-}
-
-/** A GRAPH attribute (If branches, Loop bodies). */
-export function graphAttribute(name: string, g: GraphProto): AttributeProto {
-  return emptyAttribute(name, AttributeType.GRAPH, { g });
-}
-
-export { floatAttribute, intAttribute, intsAttribute };
+export {
+  floatAttribute,
+  floatsAttribute,
+  graphAttribute,
+  intAttribute,
+  intsAttribute,
+  stringAttribute,
+  tensorAttribute,
+} from '../onnx/index.ts';
 
 /** A copy of `node` with the given fields replaced (attributes, inputs, … are new arrays when given). */
 export function editNode(node: NodeProto, changes: Partial<NodeProto>): NodeProto {

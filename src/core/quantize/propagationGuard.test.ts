@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import { DataType, intAttribute, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
 import { closePropagationChains } from './propagationGuard.ts';
 
 /** x → Q/DQ (scalar scale `s`, per-channel `sc`) → Slice → Squeeze → Exp (float), and a Transpose already followed by a Q. */
@@ -16,20 +16,7 @@ function graph() {
     makeNode('Slice', ['xd', 'starts', 'starts', 'starts'], ['sl'], 'slice'),
     makeNode('Squeeze', ['sl'], ['sq'], 'squeeze'),
     makeNode('Exp', ['sq'], ['y'], 'exp'),
-    makeNode('DequantizeLinear', ['wq', 'sc'], ['wd'], '', [
-      {
-        name: 'axis',
-        type: 2,
-        i: 0,
-        floats: [],
-        ints: [],
-        strings: [],
-        tensors: [],
-        graphs: [],
-        sparse_tensors: [],
-        type_protos: [],
-      } as never,
-    ]),
+    makeNode('DequantizeLinear', ['wq', 'sc'], ['wd'], '', [intAttribute('axis', 0)]),
     makeNode('Reshape', ['wd', 'starts'], ['wr'], 'reshape'),
     makeNode('Exp', ['wr'], ['z'], 'exp2'),
     makeNode('Transpose', ['xd'], ['t'], 'transpose'),

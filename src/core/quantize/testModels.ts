@@ -3,8 +3,8 @@
  * with the calibrated ranges a test would otherwise have to invent each time.
  */
 import {
-  AttributeType,
   DataType,
+  graphAttribute,
   intAttribute,
   intsAttribute,
   makeGraph,
@@ -12,8 +12,6 @@ import {
   makeNode,
   makeTensor,
   makeValueInfo,
-  type AttributeProto,
-  type GraphProto,
   type ModelProto,
 } from '../onnx/index.ts';
 
@@ -180,22 +178,6 @@ export function attentionBlockModel(): ModelProto {
     }),
     { '': 13 },
   );
-}
-
-/** A GRAPH attribute (If's branches, Loop's body). */
-function graphAttribute(name: string, g: GraphProto): AttributeProto {
-  return {
-    name,
-    type: AttributeType.GRAPH,
-    g,
-    floats: [],
-    ints: [],
-    strings: [],
-    tensors: [],
-    graphs: [],
-    sparse_tensors: [],
-    type_protos: [],
-  };
 }
 
 /**

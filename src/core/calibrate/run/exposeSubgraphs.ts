@@ -10,6 +10,7 @@ import {
   DataType,
   makeNode,
   makeValueInfo,
+  tensorAttribute,
   type AttributeProto,
   type GraphProto,
   type ModelProto,
@@ -96,18 +97,7 @@ function carry(
       if (op === 'If') {
         const other = attr === 'then_branch' ? 'else_branch' : 'then_branch';
         const empty = fresh(`${t}/${other}/empty`);
-        const value: AttributeProto = {
-          name: 'value',
-          type: 4,
-          floats: [],
-          ints: [],
-          strings: [],
-          tensors: [],
-          graphs: [],
-          sparse_tensors: [],
-          type_protos: [],
-          t: makeTensor(empty, DataType.FLOAT, [0], new Float32Array(0)),
-        };
+        const value = tensorAttribute('value', makeTensor(empty, DataType.FLOAT, [0], new Float32Array(0)));
         push(bodyNodes, other, makeNode('Constant', [], [empty], fresh(`${t}/${other}/Constant`), [value]));
         push(bodyOutputs, other, empty);
       }
