@@ -267,6 +267,30 @@ function fillBatch(
   for (let b = 1; b < slots; b++) out.copyWithin(b * one, 0, one);
 }
 
+/** A named error unless `spec` makes `type`, the element type `maker` makes (`other` makes the other one). */
+function requireElementType(
+  spec: PreprocessSpec,
+  type: PreprocessSpec['elementType'],
+  maker: string,
+  other: string,
+): void {
+  if (spec.elementType !== type) {
+    throw new PreprocessError(
+      `Preprocessing field "elementType" is "${spec.elementType}"; ${maker} makes ${type} (use ${other}).`,
+    );
+  }
+}
+
+/** `data` as the buffer for one image of `dims`, or a named error where its length is not `count`. */
+function outputBuffer<T extends Float32Array | Uint8Array>(data: T, count: number, dims: readonly number[]): T {
+  if (data.length !== count) {
+    throw new PreprocessError(
+      `The output buffer has ${data.length} elements but one image for ${shapeText(dims)} has ${count}.`,
+    );
+  }
+  return data;
+}
+
 /** The float32 tensor (values `(x · scale − mean) / std`, dims as geometry.dims) of one image for an input of `inputShape`. */
 export function imageToTensor(
   pixels: RgbaImage,
@@ -274,18 +298,9 @@ export function imageToTensor(
   spec: PreprocessSpec,
   options: ImageTensorOptions = {},
 ): { data: Float32Array; dims: number[] } {
-  if (spec.elementType !== 'float32') {
-    throw new PreprocessError(
-      `Preprocessing field "elementType" is "${spec.elementType}"; imageToTensor makes float32 (use imageToUint8Tensor).`,
-    );
-  }
+  requireElementType(spec, 'float32', 'imageToTensor', 'imageToUint8Tensor');
   const { geometry, count, tables } = prepare(pixels, inputShape, spec, options);
-  const data = options.out ?? new Float32Array(count);
-  if (data.length !== count) {
-    throw new PreprocessError(
-      `The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`,
-    );
-  }
+  const data = outputBuffer(options.out ?? new Float32Array(count), count, geometry.dims);
   fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
 }
@@ -297,21 +312,12 @@ export function imageToUint8Tensor(
   spec: PreprocessSpec,
   options: { inputName?: string; out?: Uint8Array } = {},
 ): { data: Uint8Array; dims: number[] } {
-  if (spec.elementType !== 'uint8') {
-    throw new PreprocessError(
-      `Preprocessing field "elementType" is "${spec.elementType}"; imageToUint8Tensor makes uint8 (use imageToTensor).`,
-    );
-  }
+  requireElementType(spec, 'uint8', 'imageToUint8Tensor', 'imageToTensor');
   const { geometry, count, tables } = prepare(pixels, inputShape, spec, { inputName: options.inputName });
   if (!tables.every((t) => t.every((v, x) => v === x))) {
     throw new PreprocessError('A uint8 input takes raw bytes: preprocessing "scale" must be 1, "mean" 0 and "std" 1.');
   }
-  const data = options.out ?? new Uint8Array(count);
-  if (data.length !== count) {
-    throw new PreprocessError(
-      `The output buffer has ${data.length} elements but one image for ${shapeText(geometry.dims)} has ${count}.`,
-    );
-  }
+  const data = outputBuffer(options.out ?? new Uint8Array(count), count, geometry.dims);
   fillBatch(data, pixels, geometry, spec, tables);
   return { data, dims: geometry.dims };
 }
