@@ -15,6 +15,17 @@ import {
   type ModelProto,
 } from '../onnx/index.ts';
 
+/** A float32 initializer of `dims` whose element k (flat, row-major) is `value(k)`. */
+function floatTensor(name: string, dims: number[], value: (k: number) => number) {
+  const count = dims.reduce((a, b) => a * b, 1);
+  return makeTensor(
+    name,
+    DataType.FLOAT,
+    dims,
+    Float32Array.from({ length: count }, (_, k) => value(k)),
+  );
+}
+
 /** x → Conv(w, b) → c → Relu → y (graph output), y → Exp (no rule, stays float) → z. */
 export function convReluModel(): ModelProto {
   const w = makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25));
@@ -108,21 +119,9 @@ export function rangesForEveryTensor(model: ModelProto): Map<string, { min: numb
  */
 export function attentionBlockModel(): ModelProto {
   const d = 8;
-  const weight = (name: string, seed: number) =>
-    makeTensor(
-      name,
-      DataType.FLOAT,
-      [d, d],
-      Float32Array.from({ length: d * d }, (_, i) => Math.sin(seed * 7.1 + i * 1.3) * 0.4),
-    );
+  const weight = (name: string, seed: number) => floatTensor(name, [d, d], (i) => Math.sin(seed * 7.1 + i * 1.3) * 0.4);
   const scalar = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
-  const vector = (name: string, f: (i: number) => number) =>
-    makeTensor(
-      name,
-      DataType.FLOAT,
-      [d],
-      Float32Array.from({ length: d }, (_, i) => f(i)),
-    );
+  const vector = (name: string, f: (i: number) => number) => floatTensor(name, [d], f);
   const mean = (x: string, y: string) =>
     makeNode('ReduceMean', [x], [y], '', [intsAttribute('axes', [-1]), intAttribute('keepdims', 1)]);
   return makeModel(
@@ -188,15 +187,8 @@ export function attentionBlockModel(): ModelProto {
  * wt, bt, wn, we are read only inside subgraphs.
  */
 export function controlFlowModel(): ModelProto {
-  const seeded = (name: string, dims: number[], seed: number) => {
-    const count = dims.reduce((a, b) => a * b, 1);
-    return makeTensor(
-      name,
-      DataType.FLOAT,
-      dims,
-      Float32Array.from({ length: count }, (_, k) => Math.sin(seed * 7.1 + k * 1.3) * 0.8),
-    );
-  };
+  const seeded = (name: string, dims: number[], seed: number) =>
+    floatTensor(name, dims, (k) => Math.sin(seed * 7.1 + k * 1.3) * 0.8);
   const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 4]);
   const inner = makeNode('If', ['cond'], ['t2'], 'inner_if', [
     graphAttribute(
@@ -280,15 +272,8 @@ export function controlFlowModel(): ModelProto {
  * yₜ = Relu(h·wy) each step. The main graph reads the last state (MatMul by wf → out) and the sequence (Sigmoid → seq).
  */
 export function scanModel(): ModelProto {
-  const seeded = (name: string, dims: number[], seed: number) => {
-    const count = dims.reduce((a, b) => a * b, 1);
-    return makeTensor(
-      name,
-      DataType.FLOAT,
-      dims,
-      Float32Array.from({ length: count }, (_, k) => Math.cos(seed * 3.7 + k * 0.9) * 0.7),
-    );
-  };
+  const seeded = (name: string, dims: number[], seed: number) =>
+    floatTensor(name, dims, (k) => Math.cos(seed * 3.7 + k * 0.9) * 0.7);
   const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 4]);
   const body = makeGraph({
     name: 'scan_body',
