@@ -11,6 +11,7 @@ import {
   asSessionModel,
   DataType,
   decode,
+  floatAttribute,
   intAttribute,
   encode,
   makeGraph,
@@ -236,7 +237,141 @@ describe('MinMax statistics computed in the graph', () => {
       reduced.model.graph!.node.filter((n) => n.op_type === 'ReduceMin').map((n) => n.input[0]),
     );
     expect(constants.filter((t) => reducedInputs.has(t))).toEqual([]);
-    expect(reducedInputs.size).toBe(tensors.length - constants.length);
+    // Nor are the tensors whose extremes follow from their producer's input (derivedExtremes.ts).
+    expect(reduced.derived.size).toBeGreaterThan(0);
+    expect([...reduced.derived.keys()].filter((t) => reducedInputs.has(t))).toEqual([]);
+    expect(reducedInputs.size).toBe(tensors.length - constants.length - reduced.derived.size);
+  });
+
+  it('derives the extremes of shape ops, Concat and monotone element-wise ops from their sources, exactly as exposed, non-finite runs included', async () => {
+    const c = (name: string, ...v: number[]) =>
+      makeTensor(name, DataType.FLOAT, v.length > 1 ? [v.length] : [], Float32Array.from(v));
+    // Mul(x, x) and Mul(x, w) (a per-column weight) are reduced; every other tensor is derived, some from derived ones.
+    const derivedOps: [string, string[], string, ReturnType<typeof intAttribute>[]?][] = [
+      ['Identity', ['sq'], 'identity'],
+      ['Reshape', ['sq', 'shape'], 'reshape'],
+      ['Flatten', ['reshape'], 'flatten'],
+      ['Unsqueeze', ['flatten', 'axes'], 'unsqueeze'],
+      ['Squeeze', ['unsqueeze', 'axes'], 'squeeze'],
+      ['Transpose', ['sq'], 'transpose'],
+      ['Relu', ['scaled'], 'relu'],
+      ['Clip', ['scaled', 'lo', 'hi'], 'clip'],
+      ['Clip', ['scaled', '', 'hi'], 'clipTop'],
+      ['LeakyRelu', ['scaled'], 'leaky', [floatAttribute('alpha', 0.1)]],
+      ['HardSigmoid', ['scaled'], 'hardSigmoid', [floatAttribute('alpha', 0.2), floatAttribute('beta', 0.5)]],
+      ['HardSigmoid', ['scaled'], 'hardSigmoidDown', [floatAttribute('alpha', -1 / 6), floatAttribute('beta', 0.5)]],
+      ['Add', ['scaled', 'three'], 'addRight'],
+      ['Add', ['three', 'scaled'], 'addLeft'],
+      ['Sub', ['scaled', 'three'], 'subRight'],
+      ['Sub', ['three', 'scaled'], 'subLeft'],
+      ['Mul', ['scaled', 'negative'], 'mulNegative'],
+      ['Mul', ['third', 'scaled'], 'mulLeft'],
+      ['Mul', ['scaled', 'big'], 'mulBig'],
+      ['Div', ['scaled', 'six'], 'div'],
+      ['Div', ['scaled', 'negative'], 'divNegative'],
+      ['Div', ['addRight', 'six'], 'divOfDerived'],
+      ['Concat', ['clip', 'scaled', 'relu'], 'concat', [intAttribute('axis', 1)]],
+    ];
+    const model = makeModel(
+      makeGraph({
+        node: [
+          makeNode('Mul', ['x', 'x'], ['sq'], 'sq'),
+          makeNode('Mul', ['x', 'w'], ['scaled'], 'scaled'),
+          ...derivedOps.map(([op, inputs, out, attributes]) => makeNode(op, inputs, [out], out, attributes ?? [])),
+          // Not derived: Sigmoid (onnxruntime approximates it), Div of a constant by a tensor, Mul of two tensors.
+          makeNode('Sigmoid', ['scaled'], ['sigmoid'], 'sigmoid'),
+          makeNode('Div', ['six', 'scaled'], ['reciprocal'], 'reciprocal'),
+          makeNode('Mul', ['relu', 'clip'], ['product'], 'product'),
+        ],
+        input: [makeValueInfo('x', DataType.FLOAT, [2, 3])],
+        output: [...derivedOps.map(([, , out]) => out), 'sigmoid', 'reciprocal', 'product'].map((o) =>
+          makeValueInfo(o, DataType.FLOAT),
+        ),
+        initializer: [
+          c('w', 1, -2, 0.5),
+          makeTensor('shape', DataType.INT64, [2], BigInt64Array.of(3n, 2n)),
+          makeTensor('axes', DataType.INT64, [1], BigInt64Array.of(0n)),
+          c('lo', -1.5),
+          c('hi', 2.25),
+          c('three', 3),
+          c('negative', -0.7),
+          c('third', 1 / 3),
+          c('big', 1e30),
+          c('six', 6),
+        ],
+      }),
+    );
+    const tensors = observableTensors(model).filter((t) => t !== 'x');
+    const reduced = reduceInGraph(model, tensors);
+    expect([...reduced.derived.keys()]).toEqual(derivedOps.map(([, , out]) => out));
+    expect(reduced.tensors).toEqual(['sq', 'scaled', 'sigmoid', 'reciprocal', 'product']);
+    const rows = [
+      [0.5, -1.25, 3, 7, -0.1, 2],
+      [1e-3, 4, -8, 0, 0.3, -0.6],
+      // mulBig overflows to ±∞: a derived tensor not finite, read in full (with every unchecked tensor, as a suspect one).
+      [1e9, -3, 2, 5, 1e10, -2],
+      // sq overflows: suspect, so it and everything derived from it are read in full.
+      [3e20, 1, -1, 2, 0.25, 0.5],
+      // A NaN feed: nothing proves the unchecked tensors clean, all read in full.
+      [NaN, 1, 2, 3, 4, 5],
+      [-2, 1.5, 0.75, -4, 6, 0.125],
+    ];
+    const source: SampleSource = {
+      count: rows.length,
+      name: (i) => `row ${i}`,
+      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [2, 3] } } }),
+    };
+    for (const [label, make] of runtimes) {
+      const rec = recording(make());
+      const bytes = encode(model);
+      const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
+      const full = await calibrate(decode(bytes), make(), source, getPreset('A8W8'), false);
+      expect(plain(fast.states), label).toEqual(plain(full.states));
+      for (const t of tensors) expect(fast.states.has(t), t).toBe(true);
+      expect((fast.states.get('mulBig') as { nonFinite: number }).nonFinite, label).toBeGreaterThan(0);
+      // The reduced session, then one reading the suspect and derived tensors in full.
+      expect(rec.outputs[0].length, label).toBe(4);
+      expect(rec.outputs[1], label).toEqual(expect.arrayContaining(['mulBig', 'identity', 'concat', 'divOfDerived']));
+    }
+  });
+
+  it('a derived tensor is read in full when its source is, and only then', async () => {
+    // Log and Sqrt get NaN checks of their own (no unchecked tensor to prove): a suspect source taints only its own.
+    const model = makeModel(
+      makeGraph({
+        node: [
+          makeNode('Log', ['x'], ['log'], 'log'),
+          makeNode('Relu', ['log'], ['relu'], 'relu'),
+          makeNode('Sqrt', ['x'], ['root'], 'root'),
+          makeNode('Reshape', ['root', 'shape'], ['flat'], 'flat'),
+          makeNode('Concat', ['relu', 'root'], ['both'], 'both', [intAttribute('axis', 0)]),
+        ],
+        input: [makeValueInfo('x', DataType.FLOAT, [1, 4])],
+        output: ['flat', 'both'].map((o) => makeValueInfo(o, DataType.FLOAT)),
+        initializer: [makeTensor('shape', DataType.INT64, [1], BigInt64Array.of(4n))],
+      }),
+    );
+    const reduced = reduceInGraph(model, ['log', 'relu', 'root', 'flat', 'both']);
+    expect(reduced.tensors).toEqual(['log', 'root']);
+    expect(reduced.checks.unchecked).toEqual([]);
+    const rows = [
+      [1, 2, 3, 4],
+      // log(0) = −∞: log, relu and both read in full; root and flat derived still.
+      [0, 1, 4, 9],
+      [0.5, 2, 8, 16],
+    ];
+    const source: SampleSource = {
+      count: rows.length,
+      name: (i) => `row ${i}`,
+      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 4] } } }),
+    };
+    const rec = recording(ortNodeRuntime(1));
+    const bytes = encode(model);
+    const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
+    const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
+    expect(plain(fast.states)).toEqual(plain(full.states));
+    expect(rec.outputs.length).toBe(2);
+    expect(rec.outputs[1]).toEqual(['log', 'relu', 'both']);
   });
 });
 

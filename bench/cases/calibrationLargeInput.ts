@@ -6,8 +6,10 @@
  *   exposed    MinMax calibration with every tensor exposed as an output and folded in JavaScript (the path before);
  *   Percentile, Entropy, MinMSE   the histogram methods' calibration (every tensor exposed, histograms in JavaScript).
  * Wall and process CPU seconds from before the session to the ranges (image decoding included in all three), and the
- * 1-minute load average before and after. The calibration modes write their ranges to `<ranges.json>` so the suite can
- * compare them. onnxruntime-node, 'basic' (the calibration sessions' level).
+ * 1-minute load average before and after. The calibration modes write their ranges and states to `<ranges.json>` so the
+ * suite can compare them; in-graph also says how many tensors the model reduces, how many a run derives from others'
+ * extremes (run/derivedExtremes.ts) and how many are Constant nodes' outputs. onnxruntime-node, 'basic' (the
+ * calibration sessions' level).
  * Usage: calibrationLargeInput.ts <float | in-graph | exposed | Percentile | Entropy | MinMSE> [ranges.json]
  */
 import fs from 'node:fs';
@@ -18,6 +20,8 @@ import { summarize, buildGraphIndex, sessionModel } from '../../src/core/onnx/in
 import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
+import { observableTensors } from '../../src/core/calibrate/run/expose.ts';
+import { reduceInGraph } from '../../src/core/calibrate/run/reduceInGraph.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
@@ -61,6 +65,7 @@ const t0 = performance.now();
 const c0 = process.cpuUsage();
 let tensors = 0;
 let outputMB = 0;
+let split: Record<string, number> = {};
 const runtime = ortNodeRuntime();
 if (mode === 'float') {
   const { runner } = await runtime.createSession(sessionModel(model), 'float', { runs: images.length });
@@ -85,7 +90,25 @@ if (mode === 'float') {
   const ranges = rangesOf(outcome.states);
   tensors = ranges.size;
   outputMB = +(outcome.runOutputBytes / 1e6).toFixed(3);
-  if (rangesFile) fs.writeFileSync(rangesFile, JSON.stringify(Object.fromEntries(ranges)));
+  if (rangesFile) {
+    const states = JSON.stringify(Object.fromEntries(outcome.states), (_, v) =>
+      typeof v === 'bigint' ? String(v) : v,
+    );
+    fs.writeFileSync(rangesFile, `{"ranges":${JSON.stringify(Object.fromEntries(ranges))},"states":${states}}`);
+  }
+  if (mode === 'in-graph') {
+    const inputs = new Set(model.graph!.input.map((v) => v.name));
+    const plan = reduceInGraph(
+      model,
+      observableTensors(model).filter((t) => !inputs.has(t)),
+    );
+    split = {
+      reduced: plan.tensors.length,
+      derived: plan.derived.size,
+      constants: plan.constants.size,
+      sums: plan.checks.checked.length,
+    };
+  }
 }
 const cpu = process.cpuUsage(c0);
 console.log(
@@ -95,6 +118,7 @@ console.log(
     size: LARGE_INPUT_SIZE,
     tensors,
     outputMB,
+    ...split,
     seconds: +((performance.now() - t0) / 1000).toFixed(2),
     cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     loadBefore: +loadBefore.toFixed(2),

@@ -5,7 +5,9 @@
  * (the default) and with every tensor exposed (the path before), and the histogram methods (Percentile, Entropy,
  * MinMSE: every tensor exposed, histograms in JavaScript). The modes alternate over repeats (each repeat starts
  * one mode later); a figure is the median over repeats, beside the per-repeat ratio to the float runs and the load.
- * The two calibrations' ranges are compared tensor by tensor (largest absolute difference over all repeats).
+ * The two calibrations' ranges are compared tensor by tensor (largest absolute difference over all repeats), and their
+ * states (count, batches, sums of batch extremes...) for exact equality; in-graph says how many tensors it reduces,
+ * derives from others' extremes and takes from Constant nodes.
  * QS_BENCH_REPEATS (default 3).
  */
 import fs from 'node:fs';
@@ -19,6 +21,18 @@ const fixed = (x: number, digits = 2) => +x.toFixed(digits);
 const span = (xs: number[], digits = 2) => `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
 
 type Ranges = Record<string, { min: number; max: number }>;
+interface Written {
+  ranges: Ranges;
+  states: Record<string, unknown>;
+}
+
+/** The tensors whose states differ (or only one side has). */
+export function stateDifferences(a: Written['states'], b: Written['states']): number {
+  let n = 0;
+  for (const t of new Set([...Object.keys(a), ...Object.keys(b)]))
+    if (JSON.stringify(a[t]) !== JSON.stringify(b[t])) n++;
+  return n;
+}
 
 /** Largest |difference| of the bounds between two range tables, and the tensors only one of them has. */
 export function rangeDifference(a: Ranges, b: Ranges): { maxAbs: number; unmatched: number } {
@@ -48,7 +62,9 @@ export const calibrationLargeInputSuite: Suite = {
     ['wallSpan', 'per-repeat wall s'],
     ['cpuSeconds', 'CPU s (median)'],
     ['cpuVsFloat', 'CPU vs float runs'],
+    ['split', 'reduced / derived / constant tensors'],
     ['rangesVsExposed', 'ranges: largest difference from exposed'],
+    ['statesVsExposed', 'states differing from exposed'],
     ['load', 'load average (1 min)'],
   ],
   async run() {
@@ -58,6 +74,7 @@ export const calibrationLargeInputSuite: Suite = {
     const runs: Row[] = [];
     const differences: number[] = [];
     let unmatched = 0;
+    let statesDiffering = 0;
     for (let repeat = 0; repeat < repeats; repeat++) {
       const files: Partial<Record<string, string>> = {};
       for (const mode of rotated(MODES, repeat)) {
@@ -67,10 +84,12 @@ export const calibrationLargeInputSuite: Suite = {
         console.log(JSON.stringify({ repeat, ...run }));
         runs.push({ repeat, ...run });
       }
-      const read = (f: string) => JSON.parse(fs.readFileSync(f, 'utf8')) as Ranges;
-      const d = rangeDifference(read(files['in-graph']!), read(files.exposed!));
+      const read = (f: string) => JSON.parse(fs.readFileSync(f, 'utf8')) as Written;
+      const [inGraph, exposed] = [read(files['in-graph']!), read(files.exposed!)];
+      const d = rangeDifference(inGraph.ranges, exposed.ranges);
       differences.push(d.maxAbs);
       unmatched += d.unmatched;
+      statesDiffering = Math.max(statesDiffering, stateDifferences(inGraph.states, exposed.states));
     }
     return MODES.map((mode) => {
       const own = runs.filter((r) => r.mode === mode);
@@ -97,10 +116,12 @@ export const calibrationLargeInputSuite: Suite = {
         ),
         cpuSeconds: fixed(median(own.map((r) => Number(r.cpuSeconds)))),
         cpuVsFloat: fixed(median(ratio('cpuSeconds'))),
+        split: mode === 'in-graph' ? `${own[0].reduced} / ${own[0].derived} / ${own[0].constants}` : '',
         rangesVsExposed:
           mode === 'in-graph'
             ? `${Math.max(...differences)}${unmatched ? ` (${unmatched} tensors unmatched)` : ''}`
             : '',
+        statesVsExposed: mode === 'in-graph' ? statesDiffering : '',
         load: span(loads, 1),
       };
     });

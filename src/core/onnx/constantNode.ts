@@ -2,7 +2,7 @@
  * The value of a Constant node as a tensor. Exporters put weights there as often as in initializers,
  * and Constant carries its value in one of several attributes (value, value_float, value_ints, …).
  */
-import type { NodeProto, TensorProto } from './model.ts';
+import type { GraphProto, NodeProto, TensorProto } from './model.ts';
 import { DataType } from './model.ts';
 import { makeTensor, saturatingBigInt } from './tensorData.ts';
 
@@ -29,4 +29,14 @@ export function constantNodeTensor(node: NodeProto): TensorProto | undefined {
     }
   }
   return undefined;
+}
+
+/** A graph's constants by name: its initializers and its (default-domain) Constant nodes' values. */
+export function graphConstants(graph: GraphProto): Map<string, TensorProto> {
+  const out = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
+  for (const node of graph.node) {
+    const value = node.op_type === 'Constant' && !node.domain ? constantNodeTensor(node) : undefined;
+    if (value && node.output[0]) out.set(node.output[0], value);
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import { DataType, type ModelProto, type NodeProto } from '../../onnx/model.ts';
 import { opsetOf } from '../../onnx/model.ts';
 import { inferElementTypes } from '../../onnx/elementTypeInference.ts';
 import { readTensorAsFloat32 } from '../../onnx/tensorData.ts';
-import { constantNodeTensor } from '../../onnx/constantNode.ts';
+import { graphConstants } from '../../onnx/constantNode.ts';
 import type { Feed } from '../../runtime/session.ts';
 import type { BatchExtremes } from '../collectors/minmax.ts';
 
@@ -84,18 +84,22 @@ function largestAbs(data: ArrayLike<number>): number {
   return m;
 }
 
-/** Which of `tensors` (float32 node outputs reduced in the graph) need a NaN check of their own. */
-export function planNanChecks(model: ModelProto, tensors: readonly string[]): NanChecks {
+/**
+ * Which of `tensors` (float32 node outputs reduced in the graph) need a NaN check of their own. `derived`: tensors
+ * not reduced whose extremes a run derives from other tensors' by ops that make no NaN (derivedExtremes.ts): NaN-free
+ * where their sources are, so known as the reduced ones are.
+ */
+export function planNanChecks(
+  model: ModelProto,
+  tensors: readonly string[],
+  derived: ReadonlySet<string> = new Set(),
+): NanChecks {
   const graph = model.graph!;
   const reduced = new Set(tensors);
   const types = inferElementTypes(graph, { opset: opsetOf(model) ?? 1 });
   const graphInputs = new Set(graph.input.map((v) => v.name ?? ''));
   // Constants: initializers, and Constant nodes' values (some exporters give every weight as one).
-  const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
-  for (const node of graph.node) {
-    const value = node.op_type === 'Constant' && !node.domain ? constantNodeTensor(node) : undefined;
-    if (value && node.output[0]) initializers.set(node.output[0], value);
-  }
+  const initializers = graphConstants(graph);
   const constantAbs = new Map<string, number>();
   /** |largest| of a float initializer; Infinity where it is not finite or cannot be read (external data). */
   const constant = (name: string): number => {
@@ -125,7 +129,7 @@ export function planNanChecks(model: ModelProto, tensors: readonly string[]): Na
   const known = (name: string): boolean => {
     if (!name) return true;
     if (initializers.has(name)) return !isFloat(name) || constant(name) < Infinity;
-    if (reduced.has(name)) return true;
+    if (reduced.has(name) || derived.has(name)) return true;
     if (graphInputs.has(name)) {
       // float32 feeds are checked in the run (runProvesNanFree); other float types are not read.
       if (types.get(name) !== DataType.FLOAT) return !isFloat(name);

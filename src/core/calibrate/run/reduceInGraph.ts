@@ -18,6 +18,10 @@
  * all are finite) and folded each run as the reductions' are, with no node added (some exporters give every weight
  * as a Constant: half the PP-OCR detector's tensors).
  *
+ * A tensor whose extremes follow exactly from its producer's inputs' (a reshape, a Concat, Relu, Clip, an Add or Mul
+ * by a constant...: derivedExtremes.ts) is not reduced either: each run derives them from its sources' reduced ones,
+ * and reads it in full where a source is read in full.
+ *
  * Only MinMax-type collectors (MinMax, NonOverflow) can take this path: the histogram methods (Percentile, Entropy,
  * MinMSE, ...) need every value.
  */
@@ -29,6 +33,7 @@ import type { Feed } from '../../runtime/session.ts';
 import { constantNodeTensor } from '../../onnx/constantNode.ts';
 import { readTensorAsFloat32 } from '../../onnx/tensorData.ts';
 import { scan } from '../histogram/scan.ts';
+import { deriveRun, planDerivations, type Derivation } from './derivedExtremes.ts';
 import { planNanChecks, runProvesNanFree, type NanChecks } from './nanChecks.ts';
 import { canPackOutputs, concatTree, freshNames } from './packOutputs.ts';
 
@@ -47,6 +52,8 @@ export interface ReducedOutputs {
   checks: NanChecks;
   /** Constant nodes' outputs among the tensors asked for, with their extremes: not reduced, folded as they are. */
   constants: ReadonlyMap<string, BatchExtremes>;
+  /** Tensors whose extremes each run derives from other tensors' (derivedExtremes.ts), in graph order. */
+  derived: ReadonlyMap<string, Derivation>;
   /** Every tensor asked for, in the order given (a run's extremes come back in it). */
   asked: readonly string[];
 }
@@ -63,11 +70,14 @@ export function reduceInGraph(model: ModelProto, asked: readonly string[]): Redu
   if (asked.length === 0) throw new RangeError('reduceInGraph needs at least one tensor');
   const graph = model.graph!;
   const constants = constantExtremes(model, asked);
-  const tensors = asked.filter((t) => !constants.has(t));
-  // Everything asked is a constant: one tensor is still reduced, so the session runs (and proves it loads).
+  const derived = planDerivations(model, asked, new Set(constants.keys()));
+  const tensors = asked.filter((t) => !constants.has(t) && !derived.has(t));
+  // Everything asked is a constant or derived: one tensor is still reduced, so the session runs (and proves it loads).
   if (tensors.length === 0) {
-    tensors.push(asked[0]);
-    constants.delete(asked[0]);
+    const first = asked.find((t) => !constants.has(t)) ?? asked[0];
+    tensors.push(first);
+    constants.delete(first);
+    derived.delete(first);
   }
   const fresh = freshNames(graph, 'qs_reduce');
   const one = fresh('one');
@@ -75,7 +85,7 @@ export function reduceInGraph(model: ModelProto, asked: readonly string[]): Redu
   // Each tensor's reductions, placed right after its producer: run there, they let onnxruntime free the tensor when
   // its own consumers are done (placed at the end, every tensor stayed alive to the last node).
   const after = new Map<string, NodeProto[]>();
-  const checks = planNanChecks(model, tensors);
+  const checks = planNanChecks(model, tensors, new Set(derived.keys()));
   const checked = new Set(checks.checked);
   const parts = { mins: [] as string[], maxs: [] as string[], sums: [] as string[], sizes: [] as string[] };
   /**
@@ -139,6 +149,7 @@ export function reduceInGraph(model: ModelProto, asked: readonly string[]): Redu
     tensors,
     checks,
     constants,
+    derived,
     asked,
   };
 }
@@ -182,7 +193,7 @@ export interface ReducedRun {
  */
 export function readReduced(
   reduced: Pick<ReducedOutputs, 'mins' | 'maxs' | 'sums' | 'sizes' | 'tensors' | 'checks'> &
-    Partial<Pick<ReducedOutputs, 'constants' | 'asked'>>,
+    Partial<Pick<ReducedOutputs, 'constants' | 'derived' | 'asked'>>,
   outputs: Readonly<Record<string, RunTensor>>,
   feeds?: Readonly<Record<string, Feed>>,
 ): ReducedRun {
@@ -211,15 +222,30 @@ export function readReduced(
       extremes.set(t, { min: mins[i], max: maxs[i], count, nonFinite: 0 });
     } else suspect.push(t);
   }
-  // In the order asked, constants among the others.
-  const ordered = (kept: (t: string) => boolean) => {
+  // Derived tensors from the others' extremes: each is read in full where a source is.
+  const derivations = reduced.derived ?? new Map<string, Derivation>();
+  const derive = () => {
+    const run = deriveRun(derivations, extremes);
+    for (const [t, e] of run.derived) extremes.set(t, e);
+    return run.suspect;
+  };
+  // In the order asked, constants and derived tensors among the others.
+  const asked = reduced.asked ?? reduced.tensors;
+  const inOrder = () => {
     const out = new Map<string, BatchExtremes>();
-    for (const t of reduced.asked ?? reduced.tensors) if (extremes.has(t) && kept(t)) out.set(t, extremes.get(t)!);
+    for (const t of asked) if (extremes.has(t)) out.set(t, extremes.get(t)!);
     return out;
   };
-  if (reduced.checks.unchecked.length === 0 || runProvesNanFree(reduced.checks, extremes, suspect.length, feeds))
-    return { extremes: ordered(() => true), suspect };
-  // Nothing proves the tensors without a sum NaN-free: they are read in full with the suspect ones.
+  const derivedSuspect = derive();
+  const bad = suspect.length + derivedSuspect.length;
+  if (reduced.checks.unchecked.length === 0 || runProvesNanFree(reduced.checks, extremes, bad, feeds)) {
+    const read = new Set([...suspect, ...derivedSuspect]);
+    return { extremes: inOrder(), suspect: asked.filter((t) => read.has(t)) };
+  }
+  // Nothing proves the tensors without a sum NaN-free: they are read in full with the suspect ones, and so are the
+  // tensors derived from them.
   const doubtful = new Set([...suspect, ...reduced.checks.unchecked]);
-  return { extremes: ordered((t) => !doubtful.has(t)), suspect: reduced.tensors.filter((t) => doubtful.has(t)) };
+  for (const t of [...doubtful, ...derivations.keys()]) extremes.delete(t);
+  for (const t of derive()) doubtful.add(t);
+  return { extremes: inOrder(), suspect: asked.filter((t) => doubtful.has(t)) };
 }
