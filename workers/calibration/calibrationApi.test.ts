@@ -7,7 +7,7 @@ import { readModel } from '../../tests/helpers/fixtures.ts';
 import { createCalibrationApi, type CalibrationApi, type CalibrationProgress } from './calibrationApi.ts';
 import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from './testSupport.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime, rejection } from './testSupport.ts';
 
 const image = fakeImage;
 const images = fakeImages;
@@ -23,15 +23,6 @@ function api(sessions?: { created: number }): CalibrationApi {
 
 const unit = getPreprocessPreset('unit');
 const minmax = getPreset('U8S8');
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  return p.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: Error) => e,
-  );
-}
 
 describe('calibrationApi', () => {
   it('calibrates mnist on images: a range for the input and every node output, progress up to the end', async () => {

@@ -1,6 +1,7 @@
 /**
  * For tests only (never imported by a worker): onnxruntime-node behind the worker's Runtime
- * interface, and a fake image decoder, so calibration runs in Node exactly as it does in a worker.
+ * interface, and a fake image decoder, so calibration runs in Node exactly as it does in a worker; the workers'
+ * tests share them, and `rejection` for the named errors their APIs reject with.
  */
 import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import type { RgbaImage } from '../../src/core/preprocess/resize.ts';
@@ -32,3 +33,13 @@ export const fakeImage = (name: string, content: string): CalibrationSample => (
   file: new Blob([content]),
 });
 export const fakeImages = (n: number) => Array.from({ length: n }, (_, i) => fakeImage(`img${i}.png`, `ok:${i + 1}`));
+
+/** The error `p` rejects with; fails the test when it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: Error) => e,
+  );
+}

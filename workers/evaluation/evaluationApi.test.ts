@@ -16,7 +16,7 @@ import { readModel } from '../../tests/helpers/fixtures.ts';
 import { floatIO, smallModel } from '../../tests/helpers/smallModels.ts';
 import { createCalibrationApi } from '../calibration/calibrationApi.ts';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime } from '../calibration/testSupport.ts';
+import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime, rejection } from '../calibration/testSupport.ts';
 import type { RangeTable } from '../model/quantizeApi.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 
@@ -32,15 +32,6 @@ function buffer(bytes: Uint8Array): ArrayBuffer {
 const csvLabels = (text: string) => ({ name: 'labels.csv', files: [{ path: 'labels.csv', file: new Blob([text]) }] });
 const api = (): EvaluationApi => createEvaluationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
 
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  return p.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: Error) => e,
-  );
-}
-
 /** mnist calibrated on six fake images, and its XINT8 quantization's bytes. */
 async function quantizedMnist(): Promise<{ ranges: RangeTable; quantized: Uint8Array }> {
   const calibration = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
@@ -53,6 +44,16 @@ async function quantizedMnist(): Promise<{ ranges: RangeTable; quantized: Uint8A
 
 describe('evaluationApi', async () => {
   const mnist = await quantizedMnist();
+  /** A search for an output cosine of 1 on mnist's XINT8 quantization over `images` fake images. */
+  const mnistSearch = (images: number, maxSteps: number) => ({
+    samples: fakeImages(images),
+    spec: unit,
+    ranges: mnist.ranges,
+    config: xint8,
+    configName: 'XINT8',
+    target: 1,
+    maxSteps,
+  });
 
   it('compares mnist with its XINT8 quantization: output metrics, every layer, node SQNR, a corrupt image skipped and named', async () => {
     const a = api();
@@ -182,28 +183,12 @@ describe('evaluationApi', async () => {
     // At 'all' onnxruntime computes its own figure (fused int8 kernels): the two are separate measurements.
     expect(result.report.atDefault!.fidelity.meanCosine).toBeGreaterThan(0.9);
     levels.length = 0;
-    const aimed = await a.suggest(handle, {
-      samples: fakeImages(2),
-      spec: unit,
-      ranges: mnist.ranges,
-      config: xint8,
-      configName: 'XINT8',
-      target: 1,
-      maxSteps: 1,
-    });
+    const search = mnistSearch(2, 1);
+    const aimed = await a.suggest(handle, search);
     expect(aimed.aim).toBe('all');
     expect(levels).toContain('all');
     levels.length = 0;
-    const own = await a.suggest(handle, {
-      samples: fakeImages(2),
-      spec: unit,
-      ranges: mnist.ranges,
-      config: xint8,
-      configName: 'XINT8',
-      target: 1,
-      maxSteps: 1,
-      aim: 'basic',
-    });
+    const own = await a.suggest(handle, { ...search, aim: 'basic' });
     expect(own.aim).toBe('basic');
     expect(levels).not.toContain('all');
   });
@@ -303,21 +288,9 @@ describe('evaluationApi', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
     const measured: number[] = [];
-    const outcome = await a.suggest(
-      handle,
-      {
-        samples: fakeImages(3),
-        spec: unit,
-        ranges: mnist.ranges,
-        config: xint8,
-        configName: 'XINT8',
-        target: 1,
-        maxSteps: 3,
-      },
-      (p) => {
-        if (p.measured) measured.push(p.measured.step);
-      },
-    );
+    const outcome = await a.suggest(handle, mnistSearch(3, 3), (p) => {
+      if (p.measured) measured.push(p.measured.step);
+    });
     expect(outcome.steps.length).toBeGreaterThanOrEqual(2);
     expect(measured).toEqual(outcome.steps.map((s) => s.step));
     expect(outcome.steps[0]).toMatchObject({ step: 0, kept: true, candidate: null });
@@ -384,21 +357,9 @@ describe('evaluationApi', async () => {
     const a = api();
     const { handle } = await a.open(buffer(readModel('mnist.onnx')), { fileName: 'mnist.onnx' });
     const e = await rejection(
-      a.suggest(
-        handle,
-        {
-          samples: fakeImages(2),
-          spec: unit,
-          ranges: mnist.ranges,
-          config: xint8,
-          configName: 'XINT8',
-          target: 1,
-          maxSteps: 5,
-        },
-        (p) => {
-          if (p.measured?.step === 0) a.cancel(handle);
-        },
-      ),
+      a.suggest(handle, mnistSearch(2, 5), (p) => {
+        if (p.measured?.step === 0) a.cancel(handle);
+      }),
     );
     expect(e.name).toBe('EvaluationCancelledError');
   });

@@ -4,6 +4,7 @@ import { modelApi, type ModelApi } from './modelApi.ts';
 import { quantizeApi } from './quantizeApi.ts';
 import { HandleTable, UnknownHandleError } from '../runtime/handles.ts';
 import { readModel } from '../../tests/helpers/fixtures.ts';
+import { rejection } from '../calibration/testSupport.ts';
 import {
   DataType,
   encode,
@@ -18,15 +19,6 @@ import {
 function fixtureBuffer(name: string): ArrayBuffer {
   const bytes = readModel(name);
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function errorOf(fn: () => unknown): Error {
@@ -79,7 +71,7 @@ describe('modelApi', () => {
     ['a PNG renamed .onnx', fixtureBuffer('negative/not-a-model.onnx'), 'NotOnnxError'],
     ['a cut-short model', fixtureBuffer('negative/truncated.onnx'), 'TruncatedModelError'],
   ])('throws a named error for %s and keeps nothing', async (_what, bytes, name) => {
-    expect((await rejectionOf(modelApi.open(bytes, 'bad.onnx'))).name).toBe(name);
+    expect((await rejection(modelApi.open(bytes, 'bad.onnx'))).name).toBe(name);
     expect(modelApi.openCount()).toBe(0);
   });
 
@@ -112,10 +104,10 @@ describe('modelApi', () => {
     );
     const bytes = encode(model);
     const buffer = () => new Uint8Array(bytes).buffer; // a copy of exactly the model's bytes (encode may return a view into a pool)
-    const missing = await rejectionOf(modelApi.open(buffer(), 'ext.onnx'));
+    const missing = await rejection(modelApi.open(buffer(), 'ext.onnx'));
     expect(missing.name).toBe('ExternalDataError');
     expect(missing.message).toContain('"weights.bin", which was not given');
-    const truncated = await rejectionOf(
+    const truncated = await rejection(
       modelApi.open(buffer(), 'ext.onnx', { 'weights.bin': new Blob([new Uint8Array(5)]) }),
     );
     expect(truncated.name).toBe('ExternalDataError');

@@ -15,7 +15,7 @@ import {
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
 import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from './recoveryApi.ts';
-import { fakeDecode, fakeImage, fakeImages } from '../calibration/testSupport.ts';
+import { fakeDecode, fakeImage, fakeImages, rejection } from '../calibration/testSupport.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 import { DENSE_A, DENSE_B } from '../../src/core/recovery/denseProduct.ts';
@@ -42,18 +42,37 @@ function withFinetune(
   return validateConfig({ ...json, ...extra });
 }
 
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  return p.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (e: Error) => e,
-  );
-}
-
 async function openMnist(a: RecoveryApi) {
   return (await a.open(new Uint8Array(readModel('mnist.onnx')).buffer as ArrayBuffer, { fileName: 'mnist.onnx' }))
     .handle;
+}
+
+/** A climb of mnist's XINT8 rungs whose AdaQuant runs long enough (2,000 iterations) to be cancelled mid-way. */
+const slowClimb = () => ({
+  samples: fakeImages(3),
+  spec: unit,
+  config: withFinetune('adaquant', 2000),
+  target: 'cosine:1',
+  formats: ['XINT8' as const],
+  perChannelRung: false,
+  exclusions: false,
+});
+
+/** A per-pixel classifier made in code (a 1×1 Conv mixing the three colour channels into three class scores), opened. */
+async function openPixelClassifier(a: RecoveryApi) {
+  const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
+  const model = makeModel(
+    makeGraph({
+      name: 'seg',
+      node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
+      input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
+      output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
+      initializer: [w],
+    }),
+    { '': 13 },
+    7,
+  );
+  return (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' })).handle;
 }
 
 describe('recoveryApi (onnxruntime-web WASM)', () => {
@@ -177,21 +196,9 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
   it('a cancel stops the climb with the rungs measured so far', async () => {
     const a = api();
     const handle = await openMnist(a);
-    const run = a.ladder(
-      handle,
-      {
-        samples: fakeImages(3),
-        spec: unit,
-        config: withFinetune('adaquant', 2000),
-        target: 'cosine:1',
-        formats: ['XINT8'],
-        perChannelRung: false,
-        exclusions: false,
-      },
-      (p) => {
-        if (p.phase === 'layer' || (p.phase === 'rung-done' && p.finished!.index === 2)) a.cancel(handle);
-      },
-    );
+    const run = a.ladder(handle, slowClimb(), (p) => {
+      if (p.phase === 'layer' || (p.phase === 'rung-done' && p.finished!.index === 2)) a.cancel(handle);
+    });
     const out = await run;
     expect(out.stopped).toBe('cancelled');
     expect(out.rungs.length).toBeGreaterThanOrEqual(2);
@@ -203,24 +210,11 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const handle = await openMnist(a);
     let live: string | undefined;
     const seen: RecoveryWorkerProgress[] = [];
-    const out = await a.ladder(
-      handle,
-      {
-        samples: fakeImages(3),
-        spec: unit,
-        config: withFinetune('adaquant', 2000),
-        target: 'cosine:1',
-        formats: ['XINT8'],
-        perChannelRung: false,
-        exclusions: false,
-        timeBudget: 3600,
-      },
-      (p) => {
-        seen.push(p);
-        live ??= p.ladder;
-        if (p.phase === 'layer') a.cancel(handle);
-      },
-    );
+    const out = await a.ladder(handle, { ...slowClimb(), timeBudget: 3600 }, (p) => {
+      seen.push(p);
+      live ??= p.ladder;
+      if (p.phase === 'layer') a.cancel(handle);
+    });
     expect(out.stopped).toBe('cancelled');
     expect(live).toBe(out.handle);
     const finished = out.rungs.filter((g) => g.handle !== null);
@@ -294,21 +288,7 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
 
   it("a task target (miou) measured through the page's task head on the evaluation images; without a head, a named error", async () => {
     const a = api();
-    // A per-pixel classifier made in code: a 1×1 Conv mixing the three colour channels into three class scores.
-    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
-    const model = makeModel(
-      makeGraph({
-        name: 'seg',
-        node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
-        input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
-        output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
-        initializer: [w],
-      }),
-      { '': 13 },
-      7,
-    );
-    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' }))
-      .handle;
+    const handle = await openPixelClassifier(a);
     const base = {
       samples: fakeImages(3),
       spec: unit,
@@ -336,20 +316,7 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
 
   it('mixed precision aims at a task target (miou) through the task head on the calibration images; without a head, a named error', async () => {
     const a = api();
-    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
-    const model = makeModel(
-      makeGraph({
-        name: 'seg',
-        node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
-        input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
-        output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
-        initializer: [w],
-      }),
-      { '': 13 },
-      7,
-    );
-    const handle = (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' }))
-      .handle;
+    const handle = await openPixelClassifier(a);
     const request = {
       samples: fakeImages(3),
       spec: unit,
