@@ -54,6 +54,45 @@ describe('dense products on the runtime (float64)', () => {
     );
   });
 
+  it('narrow groups of a grouped layer stay in TypeScript even over many rows, each group to the bit as if built alone', async () => {
+    // 40 depthwise groups of 25 inputs over 2048 rows: rows·k² is past DENSE_RUNTIME_MIN_WORK, k under 48; the
+    // groups are read through contiguous copies of runs of groups (layerProblem.ts groupRows).
+    const data = rowsOf(40, 25, 40, 2048, 9);
+    let calls = 0;
+    const rt = await buildLayerProblemOn(data, 'float', (...args) => {
+      calls++;
+      return nodeDenseProduct(...args);
+    });
+    expect(calls).toBe(0);
+    const { layer, rows, width } = data;
+    for (const g of [0, 9, 10, 23, 39]) {
+      const alone = buildLayerProblem({
+        layer: {
+          ...layer,
+          outChannels: 1,
+          groups: 1,
+          weightIndex: (m: number, i: number) => layer.weightIndex(g + m, i),
+          scaleOf: (m: number) => layer.scaleOf(g + m),
+          floatBias: layer.floatBias.subarray(g, g + 1),
+          bias: layer.bias.subarray(g, g + 1),
+        },
+        rows,
+        width: 25,
+        floatRows: Float32Array.from(
+          { length: rows * 25 },
+          (_, i) => data.floatRows[((i / 25) | 0) * width + g * 25 + (i % 25)],
+        ),
+        quantRows: Float32Array.from(
+          { length: rows * 25 },
+          (_, i) => data.quantRows[((i / 25) | 0) * width + g * 25 + (i % 25)],
+        ),
+      }).groups[0];
+      expect(Array.from(rt.groups[g].gram)).toEqual(Array.from(alone.gram));
+      expect(Array.from(rt.groups[g].cross)).toEqual(Array.from(alone.cross));
+      expect(Array.from(rt.groups[g].targetSq)).toEqual(Array.from(alone.targetSq));
+    }
+  });
+
   it('the loss of given weights on onnxruntime equals layerLoss to float64 rounding', async () => {
     const p: LayerProblem = buildLayerProblem(rowsOf(24, 80, 1, 400, 7));
     const v = seededFloats(24 * 81, 11, -1, 1);

@@ -14,7 +14,9 @@
  */
 import {
   RUNTIME_PRODUCT_MIN_K,
+  gramForm,
   multiplyGram,
+  usesFactor,
   type GramProduct,
   type GramProductFactory,
   type LayerProblem,
@@ -73,9 +75,11 @@ export async function incrementalObjective(
   const n = channels * k;
   const products: GramProduct[] = [];
   if (factory && k >= RUNTIME_PRODUCT_MIN_K) {
-    for (const g of p.groups) products.push(await factory(Float32Array.from(g.gram), k, outPerGroup));
+    for (let g = 0; g < p.groups.length; g++) products.push(await factory(gramForm(p, g), k, outPerGroup));
   }
-  const fullCost = (channels * k * k) / (products.length > 0 ? RUNTIME_SPEEDUP : TS_FULL_SPEEDUP) + n;
+  // The runtime's product by G's factor costs 2·rows·k per vector (gramForm).
+  const perVector = products.length > 0 && usesFactor(p) ? 2 * p.rows.rows * k : k * k;
+  const fullCost = (channels * perVector) / (products.length > 0 ? RUNTIME_SPEEDUP : TS_FULL_SPEEDUP) + n;
   const cross = new Float64Array(n);
   let tau = 0;
   p.groups.forEach((g, gi) => {

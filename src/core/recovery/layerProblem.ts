@@ -14,6 +14,7 @@
  */
 import type { LayerRows } from './layerData.ts';
 import { DENSE_RUNTIME_MIN_WORK, type DenseProduct } from './denseProduct.ts';
+import type { GramFactor } from './gramModel.ts';
 
 export interface GroupProblem {
   /** Rows of the augmented input: inPerGroup + 1. */
@@ -55,8 +56,49 @@ export function buildLayerProblem(
   const { layer } = data;
   const groups: GroupProblem[] = [];
   const build = form === 'moments' ? groupProblemByMoments : groupProblem;
-  for (let g = 0; g < layer.groups; g++) groups.push(build(data, target, g));
+  for (const [g, at] of groupRows(data, target)) groups.push(build(data, target, g, at));
   return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
+}
+
+/** Where group g's input rows sit: row r's values, quantized and those the target is computed from, start at r·width + offset. */
+interface GroupRows {
+  readonly quant: Float32Array;
+  readonly target: Float32Array;
+  readonly width: number;
+  readonly offset: number;
+}
+
+/** Values per row of the contiguous copies groupRows makes for grouped layers (a few cache lines a row). */
+const GROUP_BLOCK_VALUES = 256;
+
+/**
+ * Every group with where its rows sit, in order. A grouped layer (depthwise: 480 groups of 25 inputs over 2048 rows on the
+ * PP-OCRv4 recognizer) would otherwise read each group's few values from rows thousands of values apart, a cache and
+ * TLB miss per row and group, which cost more than the arithmetic: runs of groups are first copied out together, row
+ * after row, into rows GROUP_BLOCK_VALUES wide. The values are the same float32 numbers, so every sum is unchanged.
+ */
+function* groupRows(data: LayerRows, target: ReconstructionTarget): Generator<[number, GroupRows]> {
+  const { layer, rows, width } = data;
+  const kg = layer.inPerGroup;
+  const { targetRows } = shapeOf(data, target);
+  if (layer.groups === 1) {
+    yield [0, { quant: data.quantRows, target: targetRows, width, offset: 0 }];
+    return;
+  }
+  const perBlock = Math.max(1, Math.floor(GROUP_BLOCK_VALUES / kg));
+  for (let first = 0; first < layer.groups; first += perBlock) {
+    const count = Math.min(perBlock, layer.groups - first);
+    const blockWidth = count * kg;
+    const copy = (from: Float32Array) => {
+      const out = new Float32Array(rows * blockWidth);
+      for (let r = 0; r < rows; r++)
+        out.set(from.subarray(r * width + first * kg, r * width + first * kg + blockWidth), r * blockWidth);
+      return out;
+    };
+    const quant = copy(data.quantRows);
+    const targetCopy = targetRows === data.quantRows ? quant : copy(targetRows);
+    for (let j = 0; j < count; j++) yield [first + j, { quant, target: targetCopy, width: blockWidth, offset: j * kg }];
+  }
 }
 
 /**
@@ -73,8 +115,16 @@ export function problemForm(data: LayerRows): ProblemForm {
 }
 
 /**
+ * Groups of a grouped layer narrower than this build in TypeScript whatever their rows: three runtime calls per group
+ * cost more than the sums (the recognizer's depthwise layers, 480 groups of k = 26 over 2048 rows: 1.3 CPU s on the
+ * runtime, 0.8 in TypeScript).
+ */
+export const DENSE_RUNTIME_MIN_GROUP_K = 48;
+
+/**
  * The same problem with the large groups' sums on a runtime's float64 MatMul (denseProduct.ts): equal to
- * buildLayerProblem's up to the order of summation. Groups under DENSE_RUNTIME_MIN_WORK stay in TypeScript.
+ * buildLayerProblem's up to the order of summation. Groups under DENSE_RUNTIME_MIN_WORK, and the narrow groups of
+ * grouped layers (DENSE_RUNTIME_MIN_GROUP_K), stay in TypeScript.
  */
 export async function buildLayerProblemOn(
   data: LayerRows,
@@ -84,10 +134,11 @@ export async function buildLayerProblemOn(
 ): Promise<LayerProblem> {
   const { layer, rows } = data;
   const k = layer.inPerGroup + 1;
-  if (!product || rows * k * k < DENSE_RUNTIME_MIN_WORK) return buildLayerProblem(data, target, form);
+  const small = rows * k * k < DENSE_RUNTIME_MIN_WORK || (layer.groups > 1 && k < DENSE_RUNTIME_MIN_GROUP_K);
+  if (!product || small) return buildLayerProblem(data, target, form);
   const groups: GroupProblem[] = [];
   const build = form === 'moments' ? groupProblemByMomentsOn : groupProblemOn;
-  for (let g = 0; g < layer.groups; g++) groups.push(await build(data, target, g, product));
+  for (const [g, where] of groupRows(data, target)) groups.push(await build(data, target, g, where, product));
   return { rows: data, outPerGroup: layer.outChannels / layer.groups, groups };
 }
 
@@ -123,14 +174,15 @@ function groupWeights(data: LayerRows, g: number) {
 }
 
 /** Group g's problem in TypeScript. */
-function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number): GroupProblem {
-  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
+function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number, at: GroupRows): GroupProblem {
+  const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  const { quant, target: targetRows, width, offset: start } = at;
   // Column-major copies (one column per input, then the constant and the targets), so every entry of G and c is
   // one contiguous dot product over the rows: far kinder to the cache than rank-1 updates of G row by row.
   const cols = new Float64Array((k + outPerGroup) * rows);
   for (let r = 0; r < rows; r++) {
-    const base = r * width + g * kg;
-    for (let i = 0; i < kg; i++) cols[i * rows + r] = data.quantRows[base + i];
+    const base = r * width + start;
+    for (let i = 0; i < kg; i++) cols[i * rows + r] = quant[base + i];
     cols[kg * rows + r] = 1;
   }
   const { wf, offset } = groupWeights(data, g);
@@ -138,8 +190,8 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number):
   // Two rows against two channels at a time (each value loaded serves two products).
   for (let r = 0; r < rows; r += 2) {
     const r1 = Math.min(r + 1, rows - 1);
-    const b0 = r * width + g * kg;
-    const b1 = r1 * width + g * kg;
+    const b0 = r * width + start;
+    const b1 = r1 * width + start;
     for (let j = 0; j < outPerGroup; j += 2) {
       const j1 = Math.min(j + 1, outPerGroup - 1);
       dots2x2(targetRows, b0, b1, wf, j * kg, j1 * kg, kg, four);
@@ -189,18 +241,19 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number):
 function groupMatrices(
   data: LayerRows,
   target: ReconstructionTarget,
-  g: number,
+  where: GroupRows,
   withXt: boolean,
 ): { a: Float64Array; at: Float64Array; x: Float64Array; xt: Float64Array } {
-  const { targetRows, rows, width, kg, k } = shapeOf(data, target);
+  const { rows, kg, k } = shapeOf(data, target);
+  const { quant, target: targetRows, width, offset } = where;
   const a = new Float64Array(rows * k);
   const at = new Float64Array(k * rows);
   const x = new Float64Array(rows * kg);
   const xt = new Float64Array(withXt ? kg * rows : 0);
   for (let r = 0; r < rows; r++) {
-    const base = r * width + g * kg;
+    const base = r * width + offset;
     for (let i = 0; i < kg; i++) {
-      const q = data.quantRows[base + i];
+      const q = quant[base + i];
       const v = targetRows[base + i];
       a[r * k + i] = q;
       at[i * rows + r] = q;
@@ -218,10 +271,11 @@ async function groupProblemOn(
   data: LayerRows,
   target: ReconstructionTarget,
   g: number,
+  where: GroupRows,
   product: DenseProduct,
 ): Promise<GroupProblem> {
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  const { a, at, x } = groupMatrices(data, target, g, false);
+  const { a, at, x } = groupMatrices(data, target, where, false);
   const { wf, offset } = groupWeights(data, g);
   const wt = new Float64Array(kg * outPerGroup);
   for (let j = 0; j < outPerGroup; j++) for (let i = 0; i < kg; i++) wt[i * outPerGroup + j] = wf[j * kg + i];
@@ -296,14 +350,15 @@ function crossFromMoments(
 }
 
 /** Group g's problem in TypeScript with c and τ from the input moments (wide groups, problemForm). */
-function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g: number): GroupProblem {
-  const { targetRows, rows, width, kg, k, outPerGroup, inv } = shapeOf(data, target);
+function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g: number, at: GroupRows): GroupProblem {
+  const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
+  const { quant, target: targetRows, width, offset: start } = at;
   // Column-major copies: the k columns of a = [x_q, 1], then the kg columns of x.
   const cols = new Float64Array((k + kg) * rows);
   for (let r = 0; r < rows; r++) {
-    const base = r * width + g * kg;
+    const base = r * width + start;
     for (let i = 0; i < kg; i++) {
-      cols[i * rows + r] = data.quantRows[base + i];
+      cols[i * rows + r] = quant[base + i];
       cols[(k + i) * rows + r] = targetRows[base + i];
     }
     cols[kg * rows + r] = 1;
@@ -354,10 +409,11 @@ async function groupProblemByMomentsOn(
   data: LayerRows,
   target: ReconstructionTarget,
   g: number,
+  where: GroupRows,
   product: DenseProduct,
 ): Promise<GroupProblem> {
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  const { a, at, x, xt } = groupMatrices(data, target, g, true);
+  const { a, at, x, xt } = groupMatrices(data, target, where, true);
   const gram = await product(at, a, k, rows, k);
   for (let i = 0; i < k; i++) {
     gram[i * k + i] *= inv;
@@ -517,7 +573,31 @@ export interface GramProduct {
  * Makes a GramProduct for a k×k matrix and `rows` vectors per call: a runtime's MatMul (onnxruntime's is many
  * times faster than a TypeScript loop, see bench/README.md), injected so that this module stays runtime-free.
  */
-export type GramProductFactory = (gram: Float32Array, k: number, rows: number) => Promise<GramProduct>;
+export type GramProductFactory = (gram: Float32Array | GramFactor, k: number, rows: number) => Promise<GramProduct>;
+
+/**
+ * Group g's G for a GramProduct: G itself in float32, or where the layer has fewer than half as many input rows as
+ * k, its factor A = [x_q, 1] (rows × k): the same G = AᵀA / rows, multiplied in 2·rows·k instead of k² per vector.
+ */
+export function gramForm(p: LayerProblem, g: number): Float32Array | GramFactor {
+  const group = p.groups[g];
+  const { rows, width, quantRows, layer } = p.rows;
+  const k = group.k;
+  if (!usesFactor(p)) return Float32Array.from(group.gram);
+  const kg = layer.inPerGroup;
+  const a = new Float32Array(rows * k);
+  for (let r = 0; r < rows; r++) {
+    a.set(quantRows.subarray(r * width + g * kg, r * width + (g + 1) * kg), r * k);
+    a[r * k + kg] = 1;
+  }
+  return { a, n: rows };
+}
+
+/** Whether p's GramProducts multiply by the factor of G (gramForm): fewer than half as many rows as k. */
+export function usesFactor(p: LayerProblem): boolean {
+  const k = p.groups[0]?.k ?? 0;
+  return p.rows.rows > 0 && 2 * p.rows.rows < k;
+}
 
 /** Groups narrower than this stay in TypeScript: a runtime call costs more than the product (depthwise: k = 10). */
 export const RUNTIME_PRODUCT_MIN_K = 48;
