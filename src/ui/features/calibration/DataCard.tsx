@@ -3,7 +3,7 @@
  * stops here and the page-wide model drop does not see it), buttons for files and for a whole folder,
  * the count, a strip of the first images, the .npy samples, and the files that were not taken.
  */
-import { useRef, useState, type DragEvent } from 'react';
+import { useRef } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
 import { addDataFiles } from './actions.ts';
@@ -12,8 +12,8 @@ import { CarriedDataNotice } from './CarriedDataNotice.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { RejectedFiles } from '../../components/RejectedFiles.tsx';
 import { FilePickers } from '../../components/FilePickers.tsx';
-
-const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+import { useDataDrop } from '../../components/useDataDrop.ts';
+import { onEnterOrSpace } from '../../components/activationKeys.ts';
 
 export function DataCard() {
   const images = useStudio((s) => s.calibration.images);
@@ -26,33 +26,9 @@ export function DataCard() {
   const setPreviewImage = useStudio((s) => s.setPreviewImage);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
-  const [over, setOver] = useState(0);
 
   // Drag events stop here: the window's model drop (and its overlay) must not count them.
-  const onDragEnter = (e: DragEvent) => {
-    if (!carriesFiles(e)) return;
-    e.preventDefault();
-    e.stopPropagation();
-    setOver((n) => n + 1);
-  };
-  const onDragOver = (e: DragEvent) => {
-    if (!carriesFiles(e)) return;
-    e.preventDefault();
-    e.stopPropagation();
-    e.dataTransfer.dropEffect = 'copy';
-  };
-  const onDragLeave = (e: DragEvent) => {
-    if (!carriesFiles(e)) return;
-    e.stopPropagation();
-    setOver((n) => Math.max(0, n - 1));
-  };
-  const onDrop = (e: DragEvent) => {
-    if (!carriesFiles(e)) return;
-    e.preventDefault();
-    e.stopPropagation();
-    setOver(0);
-    void addDataFiles(e.dataTransfer.files);
-  };
+  const drop = useDataDrop((data) => void addDataFiles(data.files));
 
   const count = images.length + npy.length;
   const multiInput = (inputs?.length ?? 0) > 1;
@@ -82,23 +58,15 @@ export function DataCard() {
         testIds={{ files: 'calibration-file-input', folder: 'calibration-folder-input' }}
       />
       <div
-        className={`data-drop${over > 0 ? ' data-drop--active' : ''}`}
+        className={`data-drop${drop.over ? ' data-drop--active' : ''}`}
         data-testid="calibration-drop"
         role="button"
         tabIndex={0}
         aria-label="Add calibration images or .npy files"
         aria-describedby="data-drop-hint"
         onClick={() => filesInput.current?.click()}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            filesInput.current?.click();
-          }
-        }}
-        onDragEnter={onDragEnter}
-        onDragOver={onDragOver}
-        onDragLeave={onDragLeave}
-        onDrop={onDrop}
+        onKeyDown={onEnterOrSpace(() => filesInput.current?.click())}
+        {...drop.handlers}
       >
         {count === 0 ? (
           <>

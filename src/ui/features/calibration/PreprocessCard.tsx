@@ -3,7 +3,7 @@
  * to start from, every field of the spec editable, the same JSON the command line takes (`--preprocess`)
  * to export and import, and a preview of the first image as the model will see it.
  */
-import { useId, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import {
   PRESET_DESCRIPTIONS,
   PRESET_NAMES,
@@ -19,6 +19,7 @@ import { PreprocessSuggestionBox } from './PreprocessSuggestionBox.tsx';
 import { PreviewPanel } from './PreviewPanel.tsx';
 import { SpecFields } from './SpecFields.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
+import { SelectField } from '../../components/SelectField.tsx';
 
 /** Whether two specs differ only in dimension values (those belong to the model, not to a preset). */
 function sameBesidesDims(a: PreprocessSpec, b: PreprocessSpec): boolean {
@@ -43,7 +44,6 @@ export function PreprocessCard() {
   const setPreprocess = useStudio((s) => s.setPreprocess);
   const importInput = useRef<HTMLInputElement>(null);
   const [importError, setImportError] = useState<string | null>(null);
-  const presetId = useId();
 
   const input = summary && summary.inputs.length === 1 ? summary.inputs[0] : null;
   const shape = input?.shape ?? null;
@@ -66,28 +66,21 @@ export function PreprocessCard() {
       )}
       <div className="preprocess">
         <div className="preprocess__form">
-          <div className="field">
-            <label className="field__label" htmlFor={presetId}>
-              Start from
-            </label>
-            <select
-              id={presetId}
-              className="select"
-              value={preset}
-              data-testid="preprocess-preset"
-              onChange={(e) => {
-                const name = e.currentTarget.value;
-                if (isPresetName(name)) setPreprocess({ ...getPreprocessPreset(name), dims: spec.dims }, name);
-              }}
-            >
-              {PRESET_NAMES.map((name) => (
-                <option key={name} value={name}>
-                  {name} — {PRESET_DESCRIPTIONS[name]}
-                </option>
-              ))}
-              {preset === 'custom' && <option value="custom">custom (edited)</option>}
-            </select>
-          </div>
+          <SelectField
+            label="Start from"
+            value={preset}
+            testId="preprocess-preset"
+            onChange={(name) => {
+              if (isPresetName(name)) setPreprocess({ ...getPreprocessPreset(name), dims: spec.dims }, name);
+            }}
+          >
+            {PRESET_NAMES.map((name) => (
+              <option key={name} value={name}>
+                {name} — {PRESET_DESCRIPTIONS[name]}
+              </option>
+            ))}
+            {preset === 'custom' && <option value="custom">custom (edited)</option>}
+          </SelectField>
           <SpecFields
             spec={spec}
             channels={channels}

@@ -6,6 +6,7 @@
  */
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { validatePreprocess, type PreprocessSpec } from '../../../core/preprocess/spec.ts';
+import { SelectField } from '../../components/SelectField.tsx';
 
 type Change = (spec: PreprocessSpec) => void;
 
@@ -144,24 +145,21 @@ function Choice<T extends string>({
   disabled?: boolean;
   hint?: ReactNode;
 }) {
-  const id = useId();
   return (
-    <Field label={label} htmlFor={id} hint={hint}>
-      <select
-        id={id}
-        className="select"
-        value={value}
-        disabled={disabled}
-        data-testid={testId}
-        onChange={(e) => onPick(e.currentTarget.value as T)}
-      >
-        {options.map(([v, text]) => (
-          <option key={v} value={v}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </Field>
+    <SelectField
+      label={label}
+      value={value}
+      disabled={disabled}
+      testId={testId}
+      hint={hint}
+      onChange={(v) => onPick(v as T)}
+    >
+      {options.map(([v, text]) => (
+        <option key={v} value={v}>
+          {text}
+        </option>
+      ))}
+    </SelectField>
   );
 }
 

@@ -4,15 +4,15 @@
  * the ones it was calibrated on. Each image is decoded as it is added (a corrupt one is named at once),
  * and the set shows as thumbnails. The drop stops here: files dropped on this zone are data, never a model.
  */
-import { useRef, useState, type DragEvent } from 'react';
+import { useRef } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { isImageFile } from '../calibration/files.ts';
 import { readableImages } from '../calibration/readableImages.ts';
 import { RejectedFiles } from '../../components/RejectedFiles.tsx';
-
-const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+import { useDataDrop } from '../../components/useDataDrop.ts';
+import { onEnterOrSpace } from '../../components/activationKeys.ts';
 
 /** Images that decode, and the other files named with why they were left out. */
 async function sortImages(list: FileList | null) {
@@ -38,14 +38,7 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
   const add = useStudio((s) => s.addEvaluationImages);
   const clear = useStudio((s) => s.clearEvaluationImages);
   const input = useRef<HTMLInputElement>(null);
-  const [over, setOver] = useState(0);
-
-  const stop = (e: DragEvent) => {
-    if (!carriesFiles(e)) return false;
-    e.preventDefault();
-    e.stopPropagation();
-    return true;
-  };
+  const drop = useDataDrop((data) => void sortImages(data.files).then(add));
 
   return (
     <fieldset className="eval-source" disabled={disabled}>
@@ -84,32 +77,14 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         }}
       />
       <div
-        className={`data-drop data-drop--compact${over > 0 ? ' data-drop--active' : ''}`}
+        className={`data-drop data-drop--compact${drop.over ? ' data-drop--active' : ''}`}
         data-testid="eval-drop"
         role="button"
         tabIndex={0}
         aria-label="Add evaluation images"
         onClick={() => input.current?.click()}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            input.current?.click();
-          }
-        }}
-        onDragEnter={(e) => stop(e) && setOver((n) => n + 1)}
-        onDragOver={(e) => {
-          if (stop(e)) e.dataTransfer.dropEffect = 'copy';
-        }}
-        onDragLeave={(e) => {
-          if (!carriesFiles(e)) return;
-          e.stopPropagation();
-          setOver((n) => Math.max(0, n - 1));
-        }}
-        onDrop={(e) => {
-          if (!stop(e)) return;
-          setOver(0);
-          void sortImages(e.dataTransfer.files).then(add);
-        }}
+        onKeyDown={onEnterOrSpace(() => input.current?.click())}
+        {...drop.handlers}
       >
         <span className="data-drop__title" data-testid="eval-summary">
           {images.length > 0 ? plural(images.length, 'evaluation image') : 'Drop evaluation images here'}

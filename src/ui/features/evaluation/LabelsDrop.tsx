@@ -5,14 +5,14 @@
  * PNG masks, a recognizer's lines file with its dictionary. Keyboard: the zone is a button (Enter or Space
  * chooses files). Labels cleared because another model opened say so here.
  */
-import { useRef, useState, type DragEvent } from 'react';
+import { useRef } from 'react';
 import { useStudio } from '../../store/index.ts';
 import { plural } from '../../components/format.ts';
 import { chosenFiles, droppedFiles, type PathedFile } from '../../components/droppedFiles.ts';
 import type { TaskHead } from '../../../core/task/index.ts';
 import { FilePickers } from '../../components/FilePickers.tsx';
-
-const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+import { useDataDrop } from '../../components/useDataDrop.ts';
+import { onEnterOrSpace } from '../../components/activationKeys.ts';
 
 /** What labels the head takes, in the words of its files. */
 const KINDS: Record<TaskHead['task'], string> = {
@@ -36,17 +36,11 @@ export function LabelsDrop({ head, disabled }: { head: TaskHead; disabled: boole
   const setLabels = useStudio((s) => s.setEvaluationLabels);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
-  const [over, setOver] = useState(0);
 
   const give = (files: PathedFile[]) => {
     if (files.length) setLabels({ name: givenName(files), files });
   };
-  const stop = (e: DragEvent) => {
-    if (!carriesFiles(e)) return false;
-    e.preventDefault();
-    e.stopPropagation();
-    return true;
-  };
+  const drop = useDataDrop((data) => void droppedFiles(data).then(give), disabled);
   const choose = () => !disabled && filesInput.current?.click();
 
   return (
@@ -58,7 +52,7 @@ export function LabelsDrop({ head, disabled }: { head: TaskHead; disabled: boole
         testIds={{ files: 'task-labels-input', folder: 'task-labels-folder-input' }}
       />
       <div
-        className={`data-drop data-drop--compact labels-drop__zone${over > 0 ? ' data-drop--active' : ''}`}
+        className={`data-drop data-drop--compact labels-drop__zone${drop.over ? ' data-drop--active' : ''}`}
         data-testid="task-labels-drop"
         role="button"
         tabIndex={disabled ? -1 : 0}
@@ -66,26 +60,8 @@ export function LabelsDrop({ head, disabled }: { head: TaskHead; disabled: boole
         aria-label="Add labels for the evaluation images"
         aria-describedby="labels-drop-hint"
         onClick={choose}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            choose();
-          }
-        }}
-        onDragEnter={(e) => stop(e) && setOver((n) => n + 1)}
-        onDragOver={(e) => {
-          if (stop(e)) e.dataTransfer.dropEffect = disabled ? 'none' : 'copy';
-        }}
-        onDragLeave={(e) => {
-          if (!carriesFiles(e)) return;
-          e.stopPropagation();
-          setOver((n) => Math.max(0, n - 1));
-        }}
-        onDrop={(e) => {
-          if (!stop(e)) return;
-          setOver(0);
-          if (!disabled) void droppedFiles(e.dataTransfer).then(give);
-        }}
+        onKeyDown={onEnterOrSpace(choose)}
+        {...drop.handlers}
       >
         <span className="data-drop__title" data-testid="task-labels-title">
           {labels ? `Labels: ${labels.name}` : 'Drop labels here (optional)'}

@@ -5,6 +5,7 @@
  */
 import { SAMPLE_MODEL } from '../../store/modelSources.ts';
 import { openSample, quantizeSample } from './actions.ts';
+import { onEnterOrSpace } from '../../components/activationKeys.ts';
 
 export function DropZone({ onChoose, dragging }: { onChoose: () => void; dragging: boolean }) {
   return (
@@ -19,12 +20,7 @@ export function DropZone({ onChoose, dragging }: { onChoose: () => void; draggin
         tabIndex={0}
         aria-describedby="drop-zone-hint"
         onClick={onChoose}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            onChoose();
-          }
-        }}
+        onKeyDown={onEnterOrSpace(onChoose)}
       >
         <svg className="drop-zone__icon" viewBox="0 0 48 48" aria-hidden="true">
           <path

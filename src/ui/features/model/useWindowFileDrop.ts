@@ -8,7 +8,7 @@
  */
 import { useEffect, useState } from 'react';
 
-const carriesFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+import { carriesFiles } from '../../components/useDataDrop.ts';
 
 /** Calls onDrop with the dropped files; returns whether files are being dragged over the page. */
 export function useWindowFileDrop(onDrop: (files: File[]) => void): boolean {

@@ -3,7 +3,6 @@
  * weights, random calibration data, and the 16-bit tensors a mixed-precision search chose (shown, clearable). Calibration depends on them (the preset picks the activation
  * collector), so they sit before the Calibrate button.
  */
-import { useId } from 'react';
 import { choosesMethodByDefault, getPreset, PRESET_NAMES, presetDefinition } from '../../../core/quantize/presets.ts';
 import { CHOICE_METHODS, HELD_IN_METHOD } from '../../../core/evaluate/calibrationMethodChoice.ts';
 import { BF16_PRESET, BF16_SUMMARY } from '../../../core/quantize/bf16Preset.ts';
@@ -17,6 +16,7 @@ import {
 } from '../../store/quantSettings.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
+import { SelectField } from '../../components/SelectField.tsx';
 
 export function QuantSettingsCard() {
   const settings = useStudio((s) => s.run.settings);
@@ -24,18 +24,14 @@ export function QuantSettingsCard() {
   const setPerChannel = useStudio((s) => s.setPerChannel);
   const setSaturationSafeWeights = useStudio((s) => s.setSaturationSafeWeights);
   const setCalibrationMethod = useStudio((s) => s.setCalibrationMethod);
-  const methodId = useId();
-  const methodHintId = useId();
   const setUseRandomData = useStudio((s) => s.setUseRandomData);
   const setTensorOverrides = useStudio((s) => s.setTensorOverrides);
   const overrides = Object.entries(settings.tensorOverrides ?? {});
   const locked = useStudio((s) => s.calibration.status === 'running' || s.run.status === 'running');
-  const presetId = useId();
   const float16 = useStudio((s) => s.model.summary?.float16 === true);
   const fp16 = { ...DEFAULT_FP16_OPTIONS, ...settings.fp16 };
   const setFp16 = useStudio((s) => s.setFp16Options);
   const bf16 = settings.bf16 === true;
-  const summaryId = useId();
   const own = getPreset(settings.preset).calibrationMethod;
   const choosesByDefault = choosesMethodByDefault(settings.preset);
   const choosing = choosesMethod(settings);
@@ -43,69 +39,55 @@ export function QuantSettingsCard() {
 
   return (
     <StepCard titleId="settings-title" step={2} data-testid="quant-settings" title="Quantization">
-      <div className="field">
-        <label className="field__label" htmlFor={presetId}>
-          Preset
-        </label>
-        <select
-          id={presetId}
-          className="select"
-          value={shownPreset(settings)}
-          disabled={locked}
-          aria-describedby={summaryId}
-          data-testid="quant-preset"
-          onChange={(e) => setPreset(e.currentTarget.value as StudioPreset)}
-        >
-          {PRESET_NAMES.map((name) => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-          <option value={BF16_PRESET}>{BF16_PRESET} (with-cast)</option>
-        </select>
-        <div id={summaryId} className="field__hint" data-testid="quant-preset-summary">
-          {bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}
-        </div>
-      </div>
+      <SelectField
+        label="Preset"
+        value={shownPreset(settings)}
+        disabled={locked}
+        testId="quant-preset"
+        onChange={(name) => setPreset(name as StudioPreset)}
+        hint={bf16 ? BF16_SUMMARY : presetDefinition(settings.preset).summary}
+        hintTestId="quant-preset-summary"
+      >
+        {PRESET_NAMES.map((name) => (
+          <option key={name} value={name}>
+            {name}
+          </option>
+        ))}
+        <option value={BF16_PRESET}>{BF16_PRESET} (with-cast)</option>
+      </SelectField>
       {!bf16 && (
-        <div className="field">
-          <label className="field__label" htmlFor={methodId}>
-            Calibration method
-          </label>
-          <select
-            id={methodId}
-            className="select"
-            value={settings.calibrationMethod ?? ''}
-            disabled={locked}
-            aria-describedby={methodHintId}
-            data-testid="calibration-method"
-            onChange={(e) => setCalibrationMethod(e.currentTarget.value || null)}
-          >
-            {choosesByDefault ? (
-              <>
-                <option value="">Chosen on held-in samples (default)</option>
-                <option value={own}>{own} (the preset’s own)</option>
-              </>
-            ) : (
-              <>
-                <option value="">The preset’s ({own})</option>
-                <option value={HELD_IN_METHOD}>Chosen on held-in samples</option>
-              </>
-            )}
-            {methodsFor(settings.preset)
-              .filter((m) => m !== own)
-              .map((m) => (
-                <option key={m} value={m}>
-                  {m}
-                </option>
-              ))}
-          </select>
-          <div id={methodHintId} className="field__hint" data-testid="calibration-method-hint">
-            {choosing
+        <SelectField
+          label="Calibration method"
+          value={settings.calibrationMethod ?? ''}
+          disabled={locked}
+          testId="calibration-method"
+          onChange={(method) => setCalibrationMethod(method || null)}
+          hintTestId="calibration-method-hint"
+          hint={
+            choosing
               ? `Calibration method: chosen on held-in samples${choosesByDefault && !settings.calibrationMethod ? ' (default)' : ''}. Half the calibration samples calibrate with each of ${candidates}, the other half judge them at onnxruntime-web’s default options, and the best is used (the preset’s own, ${own}, keeps a tie); about 3× a plain calibration’s time. For A8W8 it measured at least MinMax’s held-out figure on all six benchmarked models, where no single method did (bench preset-methods).`
-              : `Calibration method: ${settings.calibrationMethod ?? own}${settings.calibrationMethod ? '' : ' (the preset’s own)'}. How activation ranges are chosen; “Chosen on held-in samples” measures ${candidates} on this model instead, as no single method measured best on every benchmarked model (bench preset-methods).`}
-          </div>
-        </div>
+              : `Calibration method: ${settings.calibrationMethod ?? own}${settings.calibrationMethod ? '' : ' (the preset’s own)'}. How activation ranges are chosen; “Chosen on held-in samples” measures ${candidates} on this model instead, as no single method measured best on every benchmarked model (bench preset-methods).`
+          }
+        >
+          {choosesByDefault ? (
+            <>
+              <option value="">Chosen on held-in samples (default)</option>
+              <option value={own}>{own} (the preset’s own)</option>
+            </>
+          ) : (
+            <>
+              <option value="">The preset’s ({own})</option>
+              <option value={HELD_IN_METHOD}>Chosen on held-in samples</option>
+            </>
+          )}
+          {methodsFor(settings.preset)
+            .filter((m) => m !== own)
+            .map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+        </SelectField>
       )}
       {bf16 && (
         <p className="field__hint" data-testid="bf16-note">
