@@ -3,7 +3,7 @@
  * headlines, from the core's count that the CLI prints ("quantized output is all zeros on N of M samples"): a MatMul
  * built in code (e2e/builders/collapsingOutputModel.ts), calibrated and judged on one bright and two faint .npy
  * samples, has its quantized output all zeros on the two faint ones; the CLI on the model the page wrote prints the
- * same line.
+ * same line, and the page's HTML report shows it under its cosine cards.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,6 +72,12 @@ test('a quantized output all zeros on 2 of 3 samples is counted beside the cosin
   );
   expect(cli.status, cli.stderr).toBe(0);
   expect(cli.stdout.split('\n').filter((l) => l === note)).toHaveLength(2);
+
+  // The HTML report says it under both cosine cards too.
+  const [report] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-eval-html').click()]);
+  await report.saveAs(path.join(dir, 'report.html'));
+  const html = fs.readFileSync(path.join(dir, 'report.html'), 'utf8');
+  expect(html.split(`data-all-zero="2/3">⚠ ${note}</div>`)).toHaveLength(3);
 
   const facts = page.getByTestId('eval-result').locator('dl.facts');
   await facts.scrollIntoViewIfNeeded();

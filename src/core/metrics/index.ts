@@ -24,6 +24,7 @@ export {
   METRIC_NAMES,
   PSNR_PARTS,
   ZERO_OUTPUT,
+  allZeroLines,
   allZeroNote,
   renderSummary,
   summarizeSamples,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  allZeroLines,
   EMPTY_STAT,
   finishStat,
   foldValue,
@@ -135,5 +136,31 @@ describe('renderSummary', () => {
 
   it('renders nothing for no outputs', () => {
     expect(renderSummary([])).toBe('');
+  });
+});
+
+describe('allZeroLines', () => {
+  const records = (output: string, zeros: number[]): SampleRecord[] =>
+    zeros.map((z) => ({ output, metrics: { cosine: z ? 0 : 0.99, zeroOutput: z } }));
+
+  it('counts the samples whose quantized output was all zeros, in the CLI summary’s words; none when none', () => {
+    const one = summarizeSamples(records('maps', [1, 1, 0, 1, 1, 1]));
+    expect(allZeroLines(one)).toEqual([
+      {
+        output: 'maps',
+        samples: 5,
+        of: 6,
+        text: 'quantized output is all zeros on 5 of 6 samples (cosine counts each as 0)',
+      },
+    ]);
+    expect(renderSummary(one)).toContain(allZeroLines(one)[0].text);
+    expect(allZeroLines(summarizeSamples(records('maps', [0, 0])))).toEqual([]);
+  });
+
+  it('names the output where there are several, and only those that collapsed', () => {
+    const two = summarizeSamples([...records('scores', [0, 0]), ...records('boxes', [1, 0])]);
+    expect(allZeroLines(two).map((l) => l.text)).toEqual([
+      'boxes: quantized output is all zeros on 1 of 2 samples (cosine counts each as 0)',
+    ]);
   });
 });

@@ -177,6 +177,25 @@ export function allZeroNote(summary: OutputSummary): string | null {
   return z ? `quantized output is all zeros on ${z.samples} of ${z.of} samples (cosine counts each as 0)` : null;
 }
 
+/** One output's all-zero count and its note, for a page or report line beside the cosine. */
+export interface AllZeroLine {
+  readonly output: string;
+  readonly samples: number;
+  readonly of: number;
+  /** allZeroNote's text, after the output's name where there are several outputs. */
+  readonly text: string;
+}
+
+/** The outputs whose quantized output was all zeros on any sample, each with its note; empty when none. */
+export function allZeroLines(summaries: readonly OutputSummary[]): AllZeroLine[] {
+  return summaries.flatMap((s) => {
+    const note = allZeroNote(s);
+    if (!note || !s.allZero) return [];
+    const text = summaries.length > 1 ? `${s.output}: ${note}` : note;
+    return [{ output: s.output, samples: s.allZero.samples, of: s.allZero.of, text }];
+  });
+}
+
 /**
  * The summary as text, one `label: value` line each, e.g. `Mean cos similarity: 0.9867`, in Quark's
  * order (cosine, L2, PSNR, SSIM; then our top-1 / top-5 agreement and the sequence metrics). Ends with a newline.

@@ -304,6 +304,24 @@ describe('renderHtml', () => {
     expect(unbalancedTag(bare)).toBeNull();
     expect(bare).toContain('m.onnx');
   });
+  it('says under each cosine card on how many samples the quantized output was all zeros, as the CLI does', () => {
+    const collapsed = input.outputs.map((o) => ({ ...o, allZero: { samples: 2, of: 3 } }));
+    const page = renderHtml(
+      buildReport({
+        ...input,
+        outputs: collapsed,
+        atDefault: { runtime: 'onnxruntime-node', outputs: collapsed },
+        npu: { floatNodes: 0, activations: 0, weights: 0, outputs: input.outputs },
+      }),
+    );
+    expect(unbalancedTag(page)).toBeNull();
+    const note =
+      '<div class="all-zero" data-all-zero="2/3">⚠ quantized output is all zeros on 2 of 3 samples (cosine counts each as 0)</div>';
+    expect(page.split(note)).toHaveLength(3);
+    const npuCard = page.slice(page.indexOf('as the NPU runs it</div>'));
+    expect(npuCard.slice(0, npuCard.indexOf('</div></div>'))).not.toContain('all-zero');
+    expect(html).not.toContain('class="all-zero"');
+  });
 });
 
 describe('renderJson', () => {

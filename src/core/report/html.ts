@@ -9,7 +9,13 @@
  * anything but the report.
  */
 
-import { renderSummary, type MetricName, type MetricStat } from '../metrics/metricSummary.ts';
+import {
+  allZeroLines,
+  renderSummary,
+  type MetricName,
+  type MetricStat,
+  type OutputSummary,
+} from '../metrics/metricSummary.ts';
 import { barChart, histogramSparkline, layerChart, stepChart, type BarItem } from './charts.ts';
 import {
   cosineSeverity,
@@ -72,17 +78,17 @@ function cards(r: Report): string {
     const d = r.atDefault.fidelity;
     const dUndef = d.undefinedOutputs ? `; ${d.undefinedOutputs} output(s) undefined` : '';
     out.push(
-      `<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div></div>`,
+      `<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div>${allZeroHtml(r.atDefault.outputs)}</div>`,
     );
   }
   const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
   out.push(
-    `<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div></div>`,
+    `<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div>${allZeroHtml(r.outputs)}</div>`,
   );
   if (r.npu) {
     const n = r.npu.fidelity.meanCosine;
     out.push(
-      `<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div></div>`,
+      `<div class="card"><div class="label">Mean output cosine, as the NPU runs it</div><div class="value ${cosineSeverity(n)}">${formatCosine(n)}</div><div class="sub">${npuWhat(r.npu)}</div>${allZeroHtml(r.npu.outputs)}</div>`,
     );
   }
   const worst = r.layers?.worst[0];
@@ -106,6 +112,13 @@ function cards(r: Report): string {
 }
 
 /** What the NPU figure rounded, in words. */
+/** Under a cosine card: each output whose quantized output was all zeros on some samples (allZeroLines). */
+function allZeroHtml(outputs: readonly OutputSummary[]): string {
+  return allZeroLines(outputs)
+    .map((l) => `<div class="all-zero" data-all-zero="${l.samples}/${l.of}">⚠ ${e(l.text)}</div>`)
+    .join('');
+}
+
 function npuWhat(n: ReportNpu): string {
   return n.floatNodes === 0
     ? 'no float parts: the same model'

@@ -31,6 +31,10 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6p
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; }
 .card .value { font-size: 22px; font-weight: 650; margin-top: 2px; font-variant-numeric: tabular-nums; }
 .card .sub { color: var(--muted); font-size: 12.5px; }
+.card .all-zero {
+  margin-top: 6px; padding: 2px 8px; font-size: 12.5px; color: #6b4a00;
+  background: #fff7e0; border: 1px solid #e5b94a; border-radius: 4px;
+}
 table { border-collapse: collapse; width: 100%; margin: 8px 0; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: 12px; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); font-weight: 600; background: var(--panel); }

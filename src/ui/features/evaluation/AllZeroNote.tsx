@@ -1,33 +1,27 @@
 /**
  * Beside a cosine headline: the samples on which the quantized output collapsed to all zeros against a non-zero float
- * one, per output, as the core counted them (OutputSummary.allZero) and in the CLI's words (allZeroNote), so a low
- * cosine says why. Nothing is shown when no output collapsed.
+ * one, per output, as the core counted them (OutputSummary.allZero) and in the CLI's and the HTML report's words
+ * (allZeroLines), so a low cosine says why. Nothing is shown when no output collapsed.
  */
-import { allZeroNote, type OutputSummary } from '../../../core/metrics/metricSummary.ts';
-import { TensorName } from '../../components/TensorName.tsx';
+import { allZeroLines, type OutputSummary } from '../../../core/metrics/metricSummary.ts';
 
 export function AllZeroNote({ outputs, testId }: { outputs: readonly OutputSummary[]; testId: string }) {
-  const collapsed = outputs.filter((o) => o.allZero);
-  if (collapsed.length === 0) return null;
+  const lines = allZeroLines(outputs);
+  if (lines.length === 0) return null;
   return (
     <span className="eval-all-zero" data-testid={testId}>
-      {collapsed.map((o) => (
+      {lines.map((l) => (
         <span
-          key={o.output}
+          key={l.output}
           className="eval-all-zero__line"
-          data-output={o.output}
-          data-samples={o.allZero!.samples}
-          data-of={o.allZero!.of}
+          data-output={l.output}
+          data-samples={l.samples}
+          data-of={l.of}
         >
           <span className="eval-all-zero__mark" aria-hidden="true">
             ⚠
           </span>
-          {outputs.length > 1 && (
-            <>
-              <TensorName name={o.output} />:{' '}
-            </>
-          )}
-          {allZeroNote(o)}
+          {l.text}
         </span>
       ))}
     </span>
