@@ -11,6 +11,7 @@
  * refused with named errors rather than guessed at. It never evaluates the header as code.
  */
 import { float16ToNumber } from '../onnx/halfFloat.ts';
+import type { TensorArray } from '../onnx/tensorData.ts';
 import { NpyDtypeError, NpyFormatError, NpyFortranOrderError, NpyInputMismatchError } from './errors.ts';
 import type { InputDim } from './toTensor.ts';
 
@@ -29,16 +30,8 @@ export type NpyDtype =
   | 'uint64'
   | 'bool';
 
-export type NpyData =
-  | Float32Array
-  | Int8Array
-  | Uint8Array
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | BigInt64Array
-  | BigUint64Array;
+/** A tensor's typed array but float64 (float dtypes are read as float32). */
+export type NpyData = Exclude<TensorArray, Float64Array>;
 
 export interface NpyArray {
   /** Elements in C order; Float32Array for every float dtype. */
