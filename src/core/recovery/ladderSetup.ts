@@ -5,22 +5,18 @@
  */
 import type { ModelProto } from '../onnx/model.ts';
 import type { PrecisionBudget } from '../quantize/precisionBudget.ts';
-import type { QuantConfig } from '../quantize/config.ts';
-import type { PresetName } from '../quantize/presets.ts';
 import { hasAttentionBlocks, hasWrittenOutActivations } from '../quantize/attentionBlocks.ts';
-import type { LadderOptions, LadderOrder, LadderTarget } from './ladder.ts';
+import type { LadderOptions } from './ladder.ts';
 import { ladderCostPrior, ladderMeasures, type LadderRuntime } from './ladderMeasure.ts';
 
-/** What the user chose for a climb; a field left out takes the ladder's default. */
-export interface LadderChoices {
-  readonly target: LadderTarget;
-  readonly base?: QuantConfig;
-  readonly order?: LadderOrder;
-  readonly formats?: readonly PresetName[];
-  /** Rungs that re-apply the algorithms of the best rung so far to the next format (default on). */
-  readonly reapplyAlgorithms?: boolean;
-  /** The per-channel rung of each format (default on). */
-  readonly perChannelRung?: boolean;
+/**
+ * What the user chose for a climb; a field left out takes the ladder's default. The fields climbLadder takes as they
+ * are keep its names and meanings (LadderOptions).
+ */
+export interface LadderChoices extends Pick<
+  LadderOptions,
+  'target' | 'base' | 'order' | 'formats' | 'reapplyAlgorithms' | 'perChannelRung' | 'finetuneReach'
+> {
   /** The exclusion search's rungs (default on). */
   readonly exclusions?: boolean;
   /** The mixed-precision rungs (default on). */
@@ -29,8 +25,6 @@ export interface LadderChoices {
   readonly mixedBiasCorrection?: boolean;
   readonly maxExclusionSteps?: number;
   readonly precisionBudget?: PrecisionBudget;
-  /** Share of layers fine-tuning reaches, in (0, 1]. */
-  readonly finetuneReach?: number;
   /** Seconds the climb may take. */
   readonly timeBudget?: number;
   /** Fine-tune only layers whose own weight rounding costs at least this share of their output (default 0: all). */
