@@ -15,7 +15,6 @@ import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { FloatRowCache } from '../../src/core/recovery/floatRowCache.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
-import { withOptions } from '../../src/core/quantize/config.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
@@ -26,6 +25,7 @@ import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { DETECTORS } from './detectors.ts';
 import { heldOutFolders, sampleCosine } from './heldOut.ts';
+import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
 
 const [modelArg, algorithmArg, iterationArg, ...rest] = process.argv.slice(2);
 const algorithm = algorithmArg === 'adaquant' ? 'adaquant' : 'adaround';
@@ -85,19 +85,7 @@ let ranges: Promise<Ranges> | undefined;
 // As the command line's ladder keeps them: room for every layer's float inputs.
 const shared = new FloatRowCache(2 ** 30);
 for (const variant of variants) {
-  const parts = variant.split('+');
-  const min = parts.find((p) => p.startsWith('min='));
-  const tune = variant !== 'plain';
-  const config = withOptions(base, {
-    includeFastFt: tune,
-    ...(tune
-      ? {
-          extraOptions: {
-            FastFinetune: { OptimAlgorithm: algorithm, NumIterations: iterations, EarlyStop: parts.includes('early') },
-          },
-        }
-      : {}),
-  });
+  const { tune, config, recoveryOptions } = finetuneVariant(base, variant, algorithm, iterations);
   global.gc?.();
   const load = os.loadavg()[0];
   const t0 = performance.now();
@@ -109,10 +97,10 @@ for (const variant of variants) {
     denseProduct: nodeDenseProduct,
     floatRowCache: fresh ? new FloatRowCache(2 ** 30) : shared,
     configName: variant,
-    ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
+    ...recoveryOptions,
   });
   const bytes = encode(result.model);
-  const wall = (performance.now() - t0) / 1000;
+  const wall = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   const all = await judgeAt(bytes, 'all');
   const basic = await judgeAt(bytes, 'basic');
@@ -128,13 +116,7 @@ for (const variant of variants) {
       floatRowsRefused: shared.refused,
       samples: calib.length,
       judged: judge.length,
-      wallSeconds: +wall.toFixed(1),
-      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
-      calibrateSeconds: +result.recovery.seconds.calibrate.toFixed(1),
-      gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
-      gatherFloatSeconds: +result.recovery.seconds.gatherFloat.toFixed(1),
-      buildSeconds: ft ? +ft.buildSeconds.toFixed(1) : 0,
-      optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+      ...stageSeconds(result, wall, cpu),
       layers: ft ? ft.layers.length + (ft.untuned?.length ?? 0) : 0,
       tunedLayers: ft?.layers.length ?? 0,
       steps: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,

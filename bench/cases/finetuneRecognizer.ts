@@ -4,8 +4,7 @@
  * of the run, as the ladder shares it across rungs), judged on lines 16–31 by onnxruntime-node on the written bytes
  * at 'all' and 'basic'. Each variant gets a fresh float-row cache, or with `shared` one cache for the run as the
  * command line's ladder keeps it (1 GiB: a later variant gathers no float rows). Variants: plain (no fine-tuning), full,
- * early (FastFinetune EarlyStop, the plateau rule), min=<θ> (only the layers whose own weight rounding costs at least
- * θ of their output, RecoveryOptions.minRoundingError), and early+min=<θ>.
+ * early (FastFinetune EarlyStop, the plateau rule), min=<θ> (RecoveryOptions.minRoundingError), and early+min=<θ>.
  * Usage: finetuneRecognizer.ts <iterations> [shared] <variant> [<variant> …]
  */
 import fs from 'node:fs';
@@ -21,6 +20,7 @@ import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
 
 const [iterationArg, ...rest] = process.argv.slice(2);
 const sharedRows = rest[0] === 'shared' ? new FloatRowCache(2 ** 30) : undefined;
@@ -37,16 +37,7 @@ const judgeAll = await createTextJudge(floatBytes, evaluation, 'all');
 const judgeBasic = await createTextJudge(floatBytes, evaluation, 'basic');
 
 for (const variant of variants) {
-  const parts = variant.split('+');
-  const early = parts.includes('early');
-  const min = parts.find((p) => p.startsWith('min='));
-  const tune = variant !== 'plain';
-  const config = withOptions(base, {
-    includeFastFt: tune,
-    ...(tune
-      ? { extraOptions: { FastFinetune: { OptimAlgorithm: 'adaround', NumIterations: iterations, EarlyStop: early } } }
-      : {}),
-  });
+  const { tune, config, recoveryOptions } = finetuneVariant(base, variant, 'adaround', iterations);
   const load = os.loadavg()[0];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -57,9 +48,9 @@ for (const variant of variants) {
     denseProduct: nodeDenseProduct,
     floatRowCache: sharedRows ?? new FloatRowCache(),
     configName: variant,
-    ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
+    ...recoveryOptions,
   });
-  const wall = (performance.now() - t0) / 1000;
+  const wall = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   const bytes = encode(result.model);
   const all = await judgeAll(bytes);
@@ -71,13 +62,7 @@ for (const variant of variants) {
       variant,
       floatRows: sharedRows ? 'shared' : 'fresh',
       iterations: tune ? iterations : 0,
-      wallSeconds: +wall.toFixed(1),
-      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
-      calibrateSeconds: +result.recovery.seconds.calibrate.toFixed(1),
-      gatherSeconds: +result.recovery.seconds.gather.toFixed(1),
-      gatherFloatSeconds: +result.recovery.seconds.gatherFloat.toFixed(1),
-      buildSeconds: ft ? +ft.buildSeconds.toFixed(1) : 0,
-      optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+      ...stageSeconds(result, wall, cpu),
       layers: ft?.layers.length ?? 0,
       tunedLayers: ft ? ft.layers.filter((l) => l.iterations > 0).length : 0,
       untunedErrors: ft?.untuned?.map((u) => +u.roundingError.toPrecision(2)).sort((a, b) => a - b),

@@ -1,0 +1,55 @@
+/**
+ * The fine-tuning variants finetuneDetector.ts and finetuneRecognizer.ts run, as their command lines name them:
+ * `plain` (no fine-tuning), `full`, `early` (FastFinetune EarlyStop, the plateau rule), `min=<θ>` (only the layers
+ * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), joined by '+'
+ * (`early+min=1e-4`); and the seconds per stage both print for a run.
+ */
+import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
+import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
+
+export interface FinetuneVariant {
+  /** Whether the variant fine-tunes (every variant but `plain`). */
+  readonly tune: boolean;
+  /** `base` with fine-tuning switched on as the variant says. */
+  readonly config: QuantConfig;
+  /** The `min=<θ>` part as quantizeWithRecovery's option; empty without one. */
+  readonly recoveryOptions: { readonly minRoundingError?: number };
+}
+
+/** The variant named `variant` of `base`, fine-tuning by `algorithm` for `iterations` iterations. */
+export function finetuneVariant(
+  base: QuantConfig,
+  variant: string,
+  algorithm: 'adaround' | 'adaquant',
+  iterations: number,
+): FinetuneVariant {
+  const parts = variant.split('+');
+  const min = parts.find((p) => p.startsWith('min='));
+  const tune = variant !== 'plain';
+  const config = withOptions(base, {
+    includeFastFt: tune,
+    ...(tune
+      ? {
+          extraOptions: {
+            FastFinetune: { OptimAlgorithm: algorithm, NumIterations: iterations, EarlyStop: parts.includes('early') },
+          },
+        }
+      : {}),
+  });
+  return { tune, config, recoveryOptions: min ? { minRoundingError: Number(min.slice(4)) } : {} };
+}
+
+/** A run's seconds, wall and CPU (from process.cpuUsage since its start) and per stage of the recovery, to 0.1 s. */
+export function stageSeconds(result: RecoveryResult, wallMs: number, cpu: NodeJS.CpuUsage) {
+  const seconds = result.recovery.seconds;
+  const ft = result.recovery.finetune;
+  return {
+    wallSeconds: +(wallMs / 1000).toFixed(1),
+    cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+    calibrateSeconds: +seconds.calibrate.toFixed(1),
+    gatherSeconds: +seconds.gather.toFixed(1),
+    gatherFloatSeconds: +seconds.gatherFloat.toFixed(1),
+    buildSeconds: ft ? +ft.buildSeconds.toFixed(1) : 0,
+    optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+  };
+}
