@@ -12,8 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from '@playwright/test';
-import { FIXTURES } from './browser.ts';
+import { FIXTURES, launchChromium } from './browser.ts';
 import { median } from '../suites/calibrationSpeed.ts';
 
 const [model, dimsArg, repeatsArg] = process.argv.slice(2);
@@ -32,17 +31,7 @@ interface Costs {
 }
 
 async function measure(backend: Backend): Promise<Costs> {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-      '--enable-unsafe-webgpu',
-    ],
-  });
+  const browser = await launchChromium(['--enable-unsafe-webgpu']);
   try {
     const page = await browser.newPage();
     // tsx names the functions it compiles (__name); the page has no such helper.
