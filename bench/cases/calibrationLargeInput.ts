@@ -18,7 +18,6 @@ import path from 'node:path';
 import { decode } from '../../src/core/onnx/index.ts';
 import { summarize, buildGraphIndex, sessionModel } from '../../src/core/onnx/index.ts';
 import { ModelCalibrator } from '../../src/core/calibrate/run/runner.ts';
-import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { observableTensors } from '../../src/core/calibrate/run/expose.ts';
 import { reduceInGraph } from '../../src/core/calibrate/run/reduceInGraph.ts';
@@ -26,10 +25,9 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
-import { nodeOutputBudget } from '../../src/cli/calibration/calibrateOnImages.ts';
+import { imageFileSource, nodeOutputBudget } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { TEXT_DETECTOR } from './textScenes.ts';
 
 export const LARGE_INPUT_SIZE = 1024;
@@ -52,13 +50,7 @@ const spec = validatePreprocess({
     'p2o.DynamicDimension.2': LARGE_INPUT_SIZE,
   },
 });
-const source = () =>
-  sampleSource(
-    images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
-    summary.inputs,
-    spec,
-    async (f: string) => decodeImageFile(f),
-  );
+const source = () => imageFileSource(images, summary.inputs, spec);
 
 const loadBefore = os.loadavg()[0];
 const t0 = performance.now();

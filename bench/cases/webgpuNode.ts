@@ -30,17 +30,16 @@ import {
   type CalibratorOptions,
 } from '../../src/core/calibrate/run/runner.ts';
 import { median } from '../suites/calibrationSpeed.ts';
-import { sampleSource } from '../../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { validatePreprocess, type PreprocessSpec } from '../../src/core/preprocess/spec.ts';
 import type { BackendInfo, InferenceRunner, Runtime, RunTensor } from '../../src/core/runtime/session.ts';
-import { decodeImageFile } from '../../src/cli/images/decode.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { createWebRuntime, measuredSession } from '../../workers/runtime/ort.ts';
 import { probeKey, readCosts } from '../../workers/runtime/probeCache.ts';
 import { ortNodeRuntime } from '../../src/cli/runtime/ortNode.ts';
+import { imageFileSource } from '../../src/cli/calibration/calibrateOnImages.ts';
 
 const [imagesDir, count, ...models] = process.argv.slice(2);
 const cores = os.cpus().length;
@@ -149,13 +148,7 @@ for (const file of models) {
   const model = decode(fs.readFileSync(file));
   const summary = summarize(model, buildGraphIndex(model.graph!));
   const spec = PREPROCESS[name] ?? getPreprocessPreset('imagenet');
-  const source = () =>
-    sampleSource(
-      images.map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
-      summary.inputs,
-      spec,
-      async (f: string) => decodeImageFile(f),
-    );
+  const source = () => imageFileSource(images, summary.inputs, spec);
   const seen: Uint8Array[] = [];
   const exposed: CalibratorOptions = { statisticsInGraph: false };
   const all: [string, () => Runtime, CalibratorOptions?][] = [

@@ -8,7 +8,13 @@
 import path from 'node:path';
 import os from 'node:os';
 import { buildGraphIndex } from '../../core/onnx/graphIndex.ts';
-import { summarize, tensorSummary, type ModelProto, type ModelSummary } from '../../core/onnx/index.ts';
+import {
+  summarize,
+  tensorSummary,
+  type ModelProto,
+  type ModelSummary,
+  type TensorSummary,
+} from '../../core/onnx/index.ts';
 import {
   InferenceError,
   NoCalibrationDataError,
@@ -68,7 +74,6 @@ export async function calibrateOnImages(
   files: readonly string[],
   options: CalibrationOptions,
 ): Promise<CalibrationResult> {
-  const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
   return calibrate(
     model,
     (inputs) => {
@@ -77,13 +82,23 @@ export async function calibrateOnImages(
           'no images to calibrate on: give a folder of .jpg or .png files, or of .npy/.npz tensors',
         );
       try {
-        return sampleSource(samples, inputs, options.spec, async (file: string) => decodeImageFile(file));
+        return imageFileSource(files, inputs, options.spec);
       } catch (e) {
         throw inCommandLineTerms(e);
       }
     },
     options,
   );
+}
+
+/** Image files as the core's SampleSource over `inputs`, each decoded by the Node decoder when it is reached. */
+export function imageFileSource(
+  files: readonly string[],
+  inputs: readonly TensorSummary[],
+  spec: PreprocessSpec | null,
+): SampleSource {
+  const samples = files.map((file) => ({ kind: 'image' as const, name: path.basename(file), file }));
+  return sampleSource(samples, inputs, spec, async (file: string) => decodeImageFile(file));
 }
 
 /**
