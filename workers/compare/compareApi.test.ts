@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encode } from '../../src/core/onnx/index.ts';
+import { decode, encode } from '../../src/core/onnx/index.ts';
+import { compareGraphs } from '../../src/core/graph/comparison.ts';
 import { readModel } from '../../tests/helpers/fixtures.ts';
 import { quantizedFixture } from '../../tests/helpers/quantizedFixtures.ts';
 import { compareApi } from './compareApi.ts';
@@ -24,6 +25,17 @@ describe('comparison worker API', () => {
     expect(phases[0]).toBe('0:reading yolox-nano.onnx');
     expect(phases.at(-1)).toBe('1:done');
     expect(out.seconds.read + out.seconds.views + out.seconds.map).toBeGreaterThan(0);
+  });
+
+  it('shows what a comparison of the files decoded for editing shows (its read-only decode changes nothing)', async () => {
+    const float = readModel('yolox-nano.onnx');
+    const quantized = encode(quantizedFixture('yolox-nano.onnx'));
+    const out = await compareApi.compare({ name: 'f', blob: blob(float) }, { name: 'q', blob: blob(quantized) });
+    const edited = compareGraphs(
+      { name: 'f', graph: decode(float).graph! },
+      { name: 'q', graph: decode(quantized).graph! },
+    );
+    expect(out.comparison).toEqual(edited);
   });
 
   it('a file that is not a model fails by name', async () => {

@@ -32,7 +32,11 @@ export type CompareProgress = (fraction: number, phase: string) => void;
 
 async function graphOf(source: CompareSource): Promise<GraphProto> {
   if ('graph' in source) return source.graph;
-  const graph = decode(new Uint8Array(await source.blob.arrayBuffer()), { fileName: source.name }).graph;
+  // Only read here (folded, indexed, laid out, mapped): decoded without arrays for absent repeated fields.
+  const graph = decode(new Uint8Array(await source.blob.arrayBuffer()), {
+    fileName: source.name,
+    readOnly: true,
+  }).graph;
   if (!graph) throw new CompareInputError(`${source.name} holds no graph to compare`);
   return graph;
 }

@@ -19,6 +19,11 @@ export interface DecodeOptions {
   externalData?: ExternalFiles;
   /** Name of the file, for messages. */
   fileName?: string;
+  /**
+   * The model is only read (the split view's files): absent repeated fields are left to the prototype's frozen
+   * empty arrays instead of arrays of their own (schemaDecoder.ts decodeMessage). Never for a model to be edited.
+   */
+  readOnly?: boolean;
 }
 
 const signatures: [string, number[]][] = [
@@ -44,7 +49,7 @@ function sniff(bytes: Uint8Array): string | undefined {
 /** Parses an ONNX model. Throws EmptyFileError, NotOnnxError, TruncatedModelError, InvalidModelError or ExternalDataError. */
 export function decode(bytes: Uint8Array, options: DecodeOptions = {}): ModelProto {
   const file = options.fileName ? `"${options.fileName}"` : 'The file';
-  const model = parseModelProto(bytes, file);
+  const model = parseModelProto(bytes, file, options.readOnly);
   try {
     forEachTensor(model, (t) => {
       if (isExternal(t)) resolveExternalTensor(t, options.externalData);
@@ -89,14 +94,14 @@ export function externalDataNames(bytes: Uint8Array, fileName?: string): string[
 }
 
 /** The protobuf parse, with the file-level checks and errors. */
-function parseModelProto(bytes: Uint8Array, file: string): ModelProto {
+function parseModelProto(bytes: Uint8Array, file: string, readOnly = false): ModelProto {
   if (bytes.byteLength === 0) throw new EmptyFileError(`${file} is empty (0 bytes): it is not an ONNX model`);
   const looksLike = sniff(bytes);
   if (looksLike) throw new NotOnnxError(`${file} is ${looksLike}, not an ONNX model`);
 
   let model: ModelProto;
   try {
-    model = decodeMessage<ModelProto>('onnx.ModelProto', bytes);
+    model = decodeMessage<ModelProto>('onnx.ModelProto', bytes, readOnly);
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     // A ModelProto starts with ir_version (field 1, varint: tag byte 0x08). A file that starts so and

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeMessage } from './schemaDecoder.ts';
+import type { ModelProto } from './model.ts';
 import { ModelProtoType, TensorProtoType } from './protoRoot.ts';
 import { encode } from './encode.ts';
 import { corpusModels } from '../../../tests/helpers/onnxCorpus.ts';
@@ -22,8 +23,11 @@ const fixtureFiles = [
   ...fs.readdirSync(path.join(FIXTURES, 'negative')).map((f) => path.join(FIXTURES, 'negative', f)),
 ];
 
-/** First difference between two decoded values, as a path and what differs; null when they are the same. */
-function difference(a: unknown, b: unknown, at = '$'): string | null {
+/**
+ * First difference between two decoded values, as a path and what differs; null when they are the same.
+ * `ownFields`: the same own fields too (false: the same values read, own or from the prototype).
+ */
+function difference(a: unknown, b: unknown, at = '$', ownFields = true): string | null {
   if (a instanceof Uint8Array || b instanceof Uint8Array) {
     if (!(a instanceof Uint8Array && b instanceof Uint8Array)) return `${at}: bytes against ${typeof b}`;
     if (a.buffer !== b.buffer || a.byteOffset !== b.byteOffset || a.byteLength !== b.byteLength)
@@ -34,7 +38,7 @@ function difference(a: unknown, b: unknown, at = '$'): string | null {
     if (!Array.isArray(a) || !Array.isArray(b)) return `${at}: array against ${typeof b}`;
     if (a.length !== b.length) return `${at}: ${a.length} items against ${b.length}`;
     for (let i = 0; i < a.length; i++) {
-      const d = difference(a[i], b[i], `${at}[${i}]`);
+      const d = difference(a[i], b[i], `${at}[${i}]`, ownFields);
       if (d) return d;
     }
     return null;
@@ -43,13 +47,18 @@ function difference(a: unknown, b: unknown, at = '$'): string | null {
     if (b === null || typeof b !== 'object') return `${at}: object against ${String(b)}`;
     const ka = Object.keys(a),
       kb = Object.keys(b);
-    if (ka.join() !== kb.join()) return `${at}: own fields [${ka}] against [${kb}]`;
+    if (ownFields && ka.join() !== kb.join()) return `${at}: own fields [${ka}] against [${kb}]`;
     // Every field of the type, own or a prototype default, and the oneof accessors.
     const names = Object.getOwnPropertyNames(Object.getPrototypeOf(b)).filter(
       (n) => n !== 'constructor' && n !== '$type',
     );
     for (const name of names) {
-      const d = difference((a as Record<string, unknown>)[name], (b as Record<string, unknown>)[name], `${at}.${name}`);
+      const d = difference(
+        (a as Record<string, unknown>)[name],
+        (b as Record<string, unknown>)[name],
+        `${at}.${name}`,
+        ownFields,
+      );
       if (d) return d;
     }
     return null;
@@ -84,6 +93,22 @@ describe('decodeMessage (the schema-driven decoder)', () => {
       const buffer = fs.readFileSync(file);
       expectSame('onnx.ModelProto', buffer, file);
       expectSame('onnx.ModelProto', new Uint8Array(buffer), file);
+    }
+  });
+
+  it('read-only: the same values on every fixture model, absent repeated fields the frozen defaults', () => {
+    for (const file of fixtureFiles.filter((f) => !f.includes('negative'))) {
+      const bytes = fs.readFileSync(file);
+      const readOnly = decodeMessage<ModelProto>('onnx.ModelProto', bytes, true);
+      expect(difference(readOnly, decodeMessage('onnx.ModelProto', bytes), '$', false), file).toBeNull();
+      const graph = readOnly.graph!;
+      // Present repeated fields are arrays of their own; absent ones are not made, and cannot be edited.
+      expect(Object.prototype.hasOwnProperty.call(graph, 'node'), file).toBe(true);
+      const plain = graph.node.find((n) => n.attribute.length === 0);
+      if (plain) {
+        expect(Object.prototype.hasOwnProperty.call(plain, 'attribute'), file).toBe(false);
+        expect(() => plain.attribute.push({} as never), file).toThrow(TypeError);
+      }
     }
   });
 
