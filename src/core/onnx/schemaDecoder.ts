@@ -205,7 +205,7 @@ const PACKABLE = new Set<Scalar>(['int32', 'int64', 'uint64', 'float', 'double',
  */
 function ownArray(m: Record<string, unknown>, name: string): unknown[] {
   const array = m[name] as unknown[];
-  if (array !== EMPTY_ARRAY) return array;
+  if (array !== (EMPTY_ARRAY as unknown)) return array;
   const own: unknown[] = [];
   m[name] = own;
   return own;
