@@ -3,6 +3,7 @@
  * given) and its pictures, the worst images embedded as data URLs so the page and the downloaded report show the
  * same. Reads the outputs an evaluation kept: runs no model.
  */
+import { dataUrl } from '../../src/core/dataUrl.ts';
 import type { TensorSummary } from '../../src/core/onnx/index.ts';
 import type { ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import type { ReportTask } from '../../src/core/report/index.ts';
@@ -23,10 +24,7 @@ const PICTURES = 8;
 
 /** An image file as a data URL, for the task pictures (the page and the downloaded report alike). */
 async function blobDataUrl(blob: Blob): Promise<string> {
-  const bytes = new Uint8Array(await blob.arrayBuffer());
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return `data:${blob.type || 'image/jpeg'};base64,${btoa(text)}`;
+  return dataUrl(new Uint8Array(await blob.arrayBuffer()), blob.type || 'image/jpeg');
 }
 
 /** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */

@@ -3,6 +3,7 @@
  * transparent), encoded as a 32-bit BMP data URL, which every browser draws and which needs no
  * compression code. Used by the report and the evaluation screen for segmentation pictures.
  */
+import { dataUrl } from '../dataUrl.ts';
 
 const PALETTE: readonly [number, number, number][] = [
   [0, 0, 0],
@@ -57,7 +58,5 @@ export function maskDataUrl(classes: ArrayLike<number>, width: number, height: n
     bytes[o + 2] = r;
     bytes[o + 3] = c === 0 ? 0 : alpha;
   }
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return `data:image/bmp;base64,${btoa(text)}`;
+  return dataUrl(bytes, 'image/bmp');
 }
