@@ -102,6 +102,7 @@ function rowReader(
         `${layer.id}: input has ${c} channels, the weight expects ${(layer.groups * layer.inPerGroup) / (kh * kw)}`,
       );
     const { oh, ow, top, left } = convOutput(layer, h, w);
+    const offsets = new Int32Array(kh * kw);
     return {
       positions: n * oh * ow,
       width: c * kh * kw,
@@ -109,15 +110,21 @@ function rowReader(
         const b = Math.floor(p / (oh * ow));
         const oy = Math.floor(p / ow) % oh;
         const ox = p % ow;
+        // The kernel's offsets in an input plane at this position (−1 where it reads padding): the same for every channel.
+        let taps = 0;
+        for (let ky = 0; ky < kh; ky++) {
+          const y = oy * g.strides[0] - top + ky * g.dilations[0];
+          for (let kx = 0; kx < kw; kx++) {
+            const x = ox * g.strides[1] - left + kx * g.dilations[1];
+            offsets[taps++] = y >= 0 && y < h && x >= 0 && x < w ? y * w + x : -1;
+          }
+        }
         let k = at;
         for (let ch = 0; ch < c; ch++) {
           const plane = (b * c + ch) * h * w;
-          for (let ky = 0; ky < kh; ky++) {
-            const y = oy * g.strides[0] - top + ky * g.dilations[0];
-            for (let kx = 0; kx < kw; kx++) {
-              const x = ox * g.strides[1] - left + kx * g.dilations[1];
-              out[k++] = y >= 0 && y < h && x >= 0 && x < w ? data[plane + y * w + x] : 0;
-            }
+          for (let t = 0; t < taps; t++) {
+            const o = offsets[t];
+            out[k++] = o < 0 ? 0 : data[plane + o];
           }
         }
       },

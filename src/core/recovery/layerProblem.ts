@@ -66,6 +66,8 @@ interface GroupRows {
   readonly target: Float32Array;
   readonly width: number;
   readonly offset: number;
+  /** A buffer of `length` values shared by the layer's groups, for one group's column copies (it overwrites all it reads). */
+  readonly columns: (length: number) => Float64Array;
 }
 
 /** Values per row of the contiguous copies groupRows makes for grouped layers (a few cache lines a row). */
@@ -81,23 +83,29 @@ function* groupRows(data: LayerRows, target: ReconstructionTarget): Generator<[n
   const { layer, rows, width } = data;
   const kg = layer.inPerGroup;
   const { targetRows } = shapeOf(data, target);
+  let scratch = new Float64Array(0);
+  const columns = (length: number) =>
+    (scratch.length >= length ? scratch : (scratch = new Float64Array(length))).subarray(0, length);
   if (layer.groups === 1) {
-    yield [0, { quant: data.quantRows, target: targetRows, width, offset: 0 }];
+    yield [0, { quant: data.quantRows, target: targetRows, width, offset: 0, columns }];
     return;
   }
   const perBlock = Math.max(1, Math.floor(GROUP_BLOCK_VALUES / kg));
+  // One pair of block buffers for the layer: a group is done with before the next is asked for.
+  const quantBlock = new Float32Array(rows * perBlock * kg);
+  const targetBlock = targetRows === data.quantRows ? quantBlock : new Float32Array(rows * perBlock * kg);
   for (let first = 0; first < layer.groups; first += perBlock) {
     const count = Math.min(perBlock, layer.groups - first);
     const blockWidth = count * kg;
-    const copy = (from: Float32Array) => {
-      const out = new Float32Array(rows * blockWidth);
+    const copy = (from: Float32Array, out: Float32Array) => {
       for (let r = 0; r < rows; r++)
         out.set(from.subarray(r * width + first * kg, r * width + first * kg + blockWidth), r * blockWidth);
       return out;
     };
-    const quant = copy(data.quantRows);
-    const targetCopy = targetRows === data.quantRows ? quant : copy(targetRows);
-    for (let j = 0; j < count; j++) yield [first + j, { quant, target: targetCopy, width: blockWidth, offset: j * kg }];
+    const quant = copy(data.quantRows, quantBlock);
+    const targetCopy = targetBlock === quantBlock ? quant : copy(targetRows, targetBlock);
+    for (let j = 0; j < count; j++)
+      yield [first + j, { quant, target: targetCopy, width: blockWidth, offset: j * kg, columns }];
   }
 }
 
@@ -179,7 +187,7 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number, 
   const { quant, target: targetRows, width, offset: start } = at;
   // Column-major copies (one column per input, then the constant and the targets), so every entry of G and c is
   // one contiguous dot product over the rows: far kinder to the cache than rank-1 updates of G row by row.
-  const cols = new Float64Array((k + outPerGroup) * rows);
+  const cols = at.columns((k + outPerGroup) * rows);
   for (let r = 0; r < rows; r++) {
     const base = r * width + start;
     for (let i = 0; i < kg; i++) cols[i * rows + r] = quant[base + i];
@@ -354,7 +362,7 @@ function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g:
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
   const { quant, target: targetRows, width, offset: start } = at;
   // Column-major copies: the k columns of a = [x_q, 1], then the kg columns of x.
-  const cols = new Float64Array((k + kg) * rows);
+  const cols = at.columns((k + kg) * rows);
   for (let r = 0; r < rows; r++) {
     const base = r * width + start;
     for (let i = 0; i < kg; i++) {
