@@ -41,11 +41,7 @@ const heldOut = await createTextJudge(floatBytes, evaluation);
 
 const start = quantizeModel(model, ranges, config);
 const units = precisionUnits(start, config);
-const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, {
-  activations: start.plan.activations.size,
-  weights: start.plan.weights.size,
-  nodes: start.report.quantized.length,
-});
+const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, start);
 let set: PrecisionUnit[] = [
   ...units.act16.slice(0, Number(actsArgument)),
   ...units.w16.slice(0, Number(weightsArgument)),

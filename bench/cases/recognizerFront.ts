@@ -43,11 +43,7 @@ const { ranges } = await calibrateOnTensors(model, calibrationTensors, { config 
 const calibrationSeconds = (performance.now() - t0) / 1000;
 const start = quantizeModel(model, ranges, config);
 const units = precisionUnits(start, config);
-const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, {
-  activations: start.plan.activations.size,
-  weights: start.plan.weights.size,
-  nodes: start.report.quantized.length,
-});
+const limits = budgetCounts(DEFAULT_PRECISION_BUDGET, start);
 const floatCount = Math.min(Number(floatArgument), limits.float);
 const set = [
   ...units.float.slice(0, floatCount),

@@ -49,14 +49,20 @@ export function formatPrecisionBudget(b: PrecisionBudget): string {
   return KEYS.map((k) => `${k}=${b[k]}`).join(',');
 }
 
-/** The budget as counts for a model with these many activation pairs, weights and quantized nodes. */
+/** What budgetCounts reads of a quantized model (a QuantizeResult): its activation pairs, weights and quantized nodes. */
+export interface QuantizedSizes {
+  readonly plan: { readonly activations: { readonly size: number }; readonly weights: { readonly size: number } };
+  readonly report: { readonly quantized: readonly unknown[] };
+}
+
+/** The budget as counts for a quantized model: shares of its activation pairs, weights and quantized nodes. */
 export function budgetCounts(
   b: PrecisionBudget,
-  sizes: { activations: number; weights: number; nodes: number },
+  quantized: QuantizedSizes,
 ): { act16: number; w16: number; float: number } {
   return {
-    act16: Math.floor(b.act16 * sizes.activations),
-    w16: Math.floor(b.w16 * sizes.weights),
-    float: Math.floor(b.float * sizes.nodes),
+    act16: Math.floor(b.act16 * quantized.plan.activations.size),
+    w16: Math.floor(b.w16 * quantized.plan.weights.size),
+    float: Math.floor(b.float * quantized.report.quantized.length),
   };
 }

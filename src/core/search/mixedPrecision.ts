@@ -211,11 +211,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
 
   const baseResult = await options.quantize(options.config);
   const units = precisionUnits(baseResult, options.config);
-  const limits = budgetCounts(options.budget, {
-    activations: baseResult.plan.activations.size,
-    weights: baseResult.plan.weights.size,
-    nodes: baseResult.report.quantized.length,
-  });
+  const limits = budgetCounts(options.budget, baseResult);
   const used: Record<PrecisionKind, number> = { act16: 0, w16: 0, float: 0 };
   const startPoint = await measure(options.config, 'base', 0);
   /**
