@@ -26,6 +26,10 @@ function openWorker(modelHandle: string): OpenWorker<RecoveryApi> {
   );
 }
 
+/** The store's progress callback, as the worker calls it back (a comlink proxy). */
+const progressPort = (onProgress: (p: RecoveryWorkerProgress) => void) =>
+  proxy((p: RecoveryWorkerProgress) => onProgress(p));
+
 export function createRecoveryRemote(): RecoveryService {
   const {
     run: call,
@@ -40,30 +44,12 @@ export function createRecoveryRemote(): RecoveryService {
 
   return {
     recover(modelHandle, request, onProgress) {
-      return call(
-        modelHandle,
-        (api, h) =>
-          api.recover(
-            h,
-            request,
-            proxy((p: RecoveryWorkerProgress) => onProgress(p)),
-          ),
-        true,
-      );
+      return call(modelHandle, (api, h) => api.recover(h, request, progressPort(onProgress)), true);
     },
     ladder(modelHandle, request, onProgress) {
       // Soft: a cancelled climb ends by itself within a step and keeps its measured rungs in this worker; ending the
       // worker would lose them ("Use this model" and the report after a Cancel).
-      return call(
-        modelHandle,
-        (api, h) =>
-          api.ladder(
-            h,
-            request,
-            proxy((p: RecoveryWorkerProgress) => onProgress(p)),
-          ),
-        'soft',
-      );
+      return call(modelHandle, (api, h) => api.ladder(h, request, progressPort(onProgress)), 'soft');
     },
     pick(modelHandle, rungHandle) {
       return call(modelHandle, (api) => api.pick(rungHandle), false);

@@ -4,8 +4,9 @@
  * the ones it was calibrated on. Each image is decoded as it is added (a corrupt one is named at once),
  * and the set shows as thumbnails. The drop stops here: files dropped on this zone are data, never a model.
  */
-import { useRef } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { useStudio } from '../../store/index.ts';
+import type { EvaluationSource } from '../../store/evaluationSlice.ts';
 import { plural } from '../../components/format.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
 import { isImageFile } from '../calibration/files.ts';
@@ -29,6 +30,32 @@ async function sortImages(list: FileList | null) {
   };
 }
 
+/** One of the two sources, a radio button with its words. */
+function SourceOption({
+  value,
+  source,
+  onPick,
+  children,
+}: {
+  value: EvaluationSource;
+  source: EvaluationSource;
+  onPick: (source: EvaluationSource) => void;
+  children: ReactNode;
+}) {
+  return (
+    <label className="eval-source__option">
+      <input
+        type="radio"
+        name="eval-source"
+        checked={source === value}
+        onChange={() => onPick(value)}
+        data-testid={`eval-source-${value}`}
+      />
+      {children}
+    </label>
+  );
+}
+
 export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
   const source = useStudio((s) => s.evaluation.source);
   const images = useStudio((s) => s.evaluation.images);
@@ -43,26 +70,12 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
   return (
     <fieldset className="eval-source" disabled={disabled}>
       <legend className="eval-source__legend">Evaluate on</legend>
-      <label className="eval-source__option">
-        <input
-          type="radio"
-          name="eval-source"
-          checked={source === 'calibration'}
-          onChange={() => setSource('calibration')}
-          data-testid="eval-source-calibration"
-        />
+      <SourceOption value="calibration" source={source} onPick={setSource}>
         the calibration data <span className="muted">({plural(calibrationCount, 'sample')})</span>
-      </label>
-      <label className="eval-source__option">
-        <input
-          type="radio"
-          name="eval-source"
-          checked={source === 'own'}
-          onChange={() => setSource('own')}
-          data-testid="eval-source-own"
-        />
+      </SourceOption>
+      <SourceOption value="own" source={source} onPick={setSource}>
         a separate evaluation set <span className="muted">({plural(images.length, 'image')})</span>
-      </label>
+      </SourceOption>
       <input
         ref={input}
         type="file"

@@ -53,6 +53,16 @@ export function PickToolbar({ preview, opTypes }: Props) {
     setName('');
     clearPicks();
   };
+  const subgraphName = `${listText(starts)} → ${listText(ends)}`;
+  /** The picked subgraph kept float, or (toFp32) converted to float32 before quantizing. */
+  const addSubgraph = (toFp32: boolean) =>
+    add(subgraphName, (n) => ({
+      kind: 'subgraph',
+      name: n,
+      starts: [...starts],
+      ends: [...ends],
+      ...(toFp32 ? { toFp32: true } : {}),
+    }));
   const chips = (ids: readonly NodeId[], role: 'start' | 'end' | 'node') =>
     ids.map((id) => (
       <button
@@ -152,9 +162,7 @@ export function PickToolbar({ preview, opTypes }: Props) {
           <input
             type="text"
             value={name}
-            placeholder={
-              preview.kind === 'subgraph' ? `${listText(starts)} → ${listText(ends)}` : 'name of the exclusion'
-            }
+            placeholder={preview.kind === 'subgraph' ? subgraphName : 'name of the exclusion'}
             onChange={(e) => setName(e.target.value)}
             data-testid="exclusion-name"
           />
@@ -164,14 +172,7 @@ export function PickToolbar({ preview, opTypes }: Props) {
           className="button button--primary"
           disabled={preview.kind !== 'subgraph'}
           data-testid="add-subgraph"
-          onClick={() =>
-            add(`${listText(starts)} → ${listText(ends)}`, (n) => ({
-              kind: 'subgraph',
-              name: n,
-              starts: [...starts],
-              ends: [...ends],
-            }))
-          }
+          onClick={() => addSubgraph(false)}
         >
           Exclude subgraph
         </button>
@@ -182,15 +183,7 @@ export function PickToolbar({ preview, opTypes }: Props) {
             disabled={preview.kind !== 'subgraph'}
             data-testid="add-fp32-subgraph"
             title="Float16 model: convert this subgraph to float32 before quantizing (convert_fp16_to_fp32, subgraphs_to_include)"
-            onClick={() =>
-              add(`${listText(starts)} → ${listText(ends)}`, (n) => ({
-                kind: 'subgraph',
-                name: n,
-                starts: [...starts],
-                ends: [...ends],
-                toFp32: true,
-              }))
-            }
+            onClick={() => addSubgraph(true)}
           >
             Convert subgraph to FP32
           </button>
