@@ -23,11 +23,11 @@ import {
   sampleSums,
   sortByError,
   sqnrOf,
-  type LayerRow,
 } from './layerwise.ts';
 import { exposedNames, pairLayerTensors, type TensorPair } from './layerwiseTensors.ts';
 import { errorJumps, nodeErrors } from './layerwiseJumps.ts';
 import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
+import { valueRow } from '../../../tests/helpers/layerRow.ts';
 
 const convRelu = convReluModel;
 const ranges = CONV_RELU_RANGES;
@@ -186,21 +186,8 @@ describe('foldLayerwise and layerwiseTable', () => {
   });
 
   it('sorts worst first: lowest SQNR, exact layers after finite ones, undefined ones last', () => {
-    const row = (tensor: string, sqnr: number, cosine = 1): LayerRow => ({
-      tensor,
-      node: null,
-      opType: 'X',
-      source: 'value',
-      cosine,
-      sqnr,
-      worstSampleCosine: cosine,
-      valueCosine: cosine,
-      valueSqnr: sqnr,
-      dequantizedCosine: null,
-      dequantizedSqnr: null,
-      samples: 1,
-      elementsPerSample: 1,
-    });
+    const row = (tensor: string, sqnr: number, cosine = 1) =>
+      valueRow(tensor, sqnr, { opType: 'X', cosine, worstSampleCosine: cosine, valueCosine: cosine });
     const sorted = sortByError([
       row('inf', Infinity),
       row('nan', NaN),
@@ -228,21 +215,7 @@ describe('error jumps', () => {
     }),
   );
   const index = buildGraphIndex(model.graph!);
-  const row = (tensor: string, sqnr: number): LayerRow => ({
-    tensor,
-    node: null,
-    opType: '',
-    source: 'value',
-    cosine: 1,
-    sqnr,
-    worstSampleCosine: 1,
-    valueCosine: 1,
-    valueSqnr: sqnr,
-    dequantizedCosine: null,
-    dequantizedSqnr: null,
-    samples: 1,
-    elementsPerSample: 1,
-  });
+  const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
   const rows = [row('x', 48), row('a', 47), row('b', 30), row('c', 29), row('k', Infinity)];
 
   it('measure each node against the worst input it reads', () => {
@@ -276,21 +249,7 @@ describe('error jumps across folded tensors', () => {
     }),
   );
   const index = buildGraphIndex(model.graph!);
-  const row = (tensor: string, sqnr: number): LayerRow => ({
-    tensor,
-    node: null,
-    opType: '',
-    source: 'value',
-    cosine: 1,
-    sqnr,
-    worstSampleCosine: 1,
-    valueCosine: 1,
-    valueSqnr: sqnr,
-    dequantizedCosine: null,
-    dequantizedSqnr: null,
-    samples: 1,
-    elementsPerSample: 1,
-  });
+  const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
 
   it('measure a node that reads a folded tensor from what that tensor was made of, not as if its input were exact', () => {
     const [bn] = nodeErrors([row('x', 40), row('y', 25)], index);

@@ -8,7 +8,7 @@ import {
   makeValueInfo,
   type NodeId,
 } from '../onnx/index.ts';
-import type { LayerRow } from '../metrics/layerwise.ts';
+import { valueRow } from '../../../tests/helpers/layerRow.ts';
 import { rankLayers, tailSubgraph } from './candidates.ts';
 
 // x → A → a → B → b → C → c (output 1); b → D → d (output 2); x → E → e (a dead end, no output).
@@ -26,21 +26,7 @@ const model = makeModel(
   }),
 );
 const index = buildGraphIndex(model.graph!);
-const row = (tensor: string, sqnr: number): LayerRow => ({
-  tensor,
-  node: null,
-  opType: '',
-  source: 'value',
-  cosine: 1,
-  sqnr,
-  worstSampleCosine: 1,
-  valueCosine: 1,
-  valueSqnr: sqnr,
-  dequantizedCosine: null,
-  dequantizedSqnr: null,
-  samples: 1,
-  elementsPerSample: 1,
-});
+const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
 // SQNR: a 40, b 20 (B loses 20 dB), c 15 (C loses 5), d 18 (D loses 2), e exact.
 const rows = [row('x', 50), row('a', 40), row('b', 20), row('c', 15), row('d', 18), row('e', Infinity)];
 const all = new Set(['A', 'B', 'C', 'D', 'E']);
