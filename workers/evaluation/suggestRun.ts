@@ -4,7 +4,7 @@
  * `qstudio suggest`; the target read as the ladder reads it (core targetMeasure). Progress reports every measured step.
  */
 import { tailSubgraph } from '../../src/core/search/candidates.ts';
-import { suggestExclusions } from '../../src/core/search/suggest.ts';
+import { addedExclusions, suggestExclusions } from '../../src/core/search/suggest.ts';
 import { suggestMeasure } from '../../src/core/search/suggestMeasure.ts';
 import { ConfigError, validateConfig } from '../../src/core/quantize/config.ts';
 import { LadderTargetError, parseLadderTarget } from '../../src/core/recovery/ladder.ts';
@@ -89,10 +89,7 @@ export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Pr
     cosine: result.cosine,
     startCosine: result.steps[0].cosine,
     steps: [...result.steps],
-    added: {
-      nodes: result.config.nodesToExclude.filter((n) => !config.nodesToExclude.includes(n)),
-      subgraphs: result.config.subgraphsToExclude.slice(config.subgraphsToExclude.length),
-    },
+    added: addedExclusions(config, result.config),
     used: data.feeds.length,
     skipped: data.skipped,
     seconds: (performance.now() - start) / 1000,

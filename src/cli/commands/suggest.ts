@@ -11,7 +11,7 @@ import { buildGraphIndex } from '../../core/onnx/index.ts';
 import { qdqGrids } from '../../core/evaluate/qdqGrids.ts';
 import { configToJSON, configToPlainJson } from '../../core/quantize/config.ts';
 import { tailSubgraph, type RankBy } from '../../core/search/candidates.ts';
-import { suggestExclusions, type SuggestStep } from '../../core/search/suggest.ts';
+import { addedExclusions, suggestExclusions, type SuggestStep } from '../../core/search/suggest.ts';
 import { suggestMeasure, type SuggestMeasured } from '../../core/search/suggestMeasure.ts';
 import { buildReport, renderHtml } from '../../core/report/index.ts';
 import { calibrateFolder } from '../calibration/calibrateFolder.ts';
@@ -168,16 +168,13 @@ export const suggestCommand = {
       onStep: (s) => process.stdout.write(`${stepLine(s, metric)}\n`),
     });
 
-    const added = {
-      nodesToExclude: result.config.nodesToExclude.filter((n) => !config.nodesToExclude.includes(n)),
-      subgraphsToExclude: result.config.subgraphsToExclude.slice(config.subgraphsToExclude.length),
-    };
+    const added = addedExclusions(config, result.config);
     process.stdout.write(
       `\n${result.reached ? 'reached' : 'did not reach'} target ${metric} ${target}: best ${metric} ${(result.figure ?? result.cosine).toFixed(6)} ` +
         `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
     );
-    process.stdout.write(`nodes to exclude: ${added.nodesToExclude.join(', ') || '(none)'}\n`);
-    for (const s of added.subgraphsToExclude)
+    process.stdout.write(`nodes to exclude: ${added.nodes.join(', ') || '(none)'}\n`);
+    for (const s of added.subgraphs)
       process.stdout.write(`subgraph to exclude: ${s.starts.join(',')} → ${s.ends.join(',')}\n`);
     if (values.output) {
       fs.writeFileSync(values.output, `${configToJSON(result.config)}\n`);

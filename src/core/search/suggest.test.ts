@@ -4,7 +4,7 @@ import { getPreset } from '../quantize/presets.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { RankedLayer, Tail } from './candidates.ts';
 import { EvaluationCancelledError } from '../evaluate/errors.ts';
-import { suggestExclusions, type Measurement } from './suggest.ts';
+import { addedExclusions, suggestExclusions, type Measurement } from './suggest.ts';
 
 /**
  * A fake model: each quantized node costs the output cosine a fixed amount ("damage"); excluding it
@@ -218,5 +218,22 @@ describe('suggestExclusions', () => {
     expect(result.steps[2]).toMatchObject({ bestFigure: 0.75, bestCosine: expect.closeTo(0.91, 12) });
     // The cosine alone would have stopped at 0.99 with the figure short: the figure decides.
     expect(result.cosine).toBeCloseTo(0.931, 12);
+  });
+});
+
+describe('addedExclusions', () => {
+  it("lists the nodes and subgraphs the search added, not the starting configuration's", () => {
+    const start: QuantConfig = {
+      ...getPreset('XINT8'),
+      nodesToExclude: ['a'],
+      subgraphsToExclude: [{ starts: ['s'], ends: ['e'] }],
+    };
+    const found: QuantConfig = {
+      ...start,
+      nodesToExclude: ['a', 'b', 'c'],
+      subgraphsToExclude: [...start.subgraphsToExclude, { starts: ['t'], ends: ['u'] }],
+    };
+    expect(addedExclusions(start, found)).toEqual({ nodes: ['b', 'c'], subgraphs: [{ starts: ['t'], ends: ['u'] }] });
+    expect(addedExclusions(start, start)).toEqual({ nodes: [], subgraphs: [] });
   });
 });

@@ -76,6 +76,17 @@ export interface SuggestResult {
   readonly steps: readonly SuggestStep[];
 }
 
+/** What a search added to its starting configuration `start` to reach `found`: the picks the user may accept. */
+export function addedExclusions(
+  start: QuantConfig,
+  found: QuantConfig,
+): { nodes: string[]; subgraphs: SubgraphExclusion[] } {
+  return {
+    nodes: found.nodesToExclude.filter((n) => !start.nodesToExclude.includes(n)),
+    subgraphs: found.subgraphsToExclude.slice(start.subgraphsToExclude.length),
+  };
+}
+
 export interface SuggestOptions {
   readonly config: QuantConfig;
   /** Output cosine to reach, e.g. 0.99; or the figure to reach, when measurements carry one. */
