@@ -35,6 +35,16 @@ const result = (index: number, r: RungRecipe, seconds: number, error?: string): 
   seconds,
   ...(error ? { error } : {}),
 });
+/** The prior of a YOLOX-nano-sized model (a million parameters) on 16 + 8 images, 200 iterations. */
+const yoloxSizedPrior = () =>
+  priorCosts({
+    parameters: 1e6,
+    calibrationSamples: 16,
+    evaluationSamples: 8,
+    iterations: 200,
+    mixedMeasurements: 60,
+    exclusionSteps: 10,
+  });
 
 describe('time budgets', () => {
   it('parses 15m, 90s, 1h30m, 2.5m and bare seconds; names anything else', () => {
@@ -51,14 +61,7 @@ describe('time budgets', () => {
   });
 
   it('estimates from the model and images first, then from the rungs measured, per kind', () => {
-    const prior = priorCosts({
-      parameters: 1e6,
-      calibrationSamples: 16,
-      evaluationSamples: 8,
-      iterations: 200,
-      mixedMeasurements: 60,
-      exclusionSteps: 10,
-    });
+    const prior = yoloxSizedPrior();
     // YOLOX-nano-sized: a screening rung of about 13 s, fine-tuning at 200 iterations seven times that.
     expect(prior.screen).toBeCloseTo(1 + 3e-7 * 1e6 * 40, 6);
     expect(prior.finetune).toBeCloseTo(prior.screen * 7, 6);
@@ -98,14 +101,7 @@ describe('time budgets', () => {
   });
 
   it("takes off a fine-tuning rung's shared work (its float layer inputs, kept for later rungs) where the float model is the same", () => {
-    const prior = priorCosts({
-      parameters: 1e6,
-      calibrationSamples: 16,
-      evaluationSamples: 8,
-      iterations: 200,
-      mixedMeasurements: 60,
-      exclusionSteps: 10,
-    });
+    const prior = yoloxSizedPrior();
     const first: RungResult = { ...result(3, recipe({ finetune: 'adaround' }), 100), sharedSeconds: 30 };
     expect(estimateRung(recipe({ preset: 'A8W8', finetune: 'adaround' }), [first], prior).seconds).toBe(70);
     expect(estimateRung(recipe({ finetune: 'adaquant' }), [first], prior).seconds).toBe(70);
@@ -117,14 +113,7 @@ describe('time budgets', () => {
   });
 
   it('costs a bias-correction rung as half a fine-tuning rung until one is measured', () => {
-    const prior = priorCosts({
-      parameters: 1e6,
-      calibrationSamples: 16,
-      evaluationSamples: 8,
-      iterations: 200,
-      mixedMeasurements: 60,
-      exclusionSteps: 10,
-    });
+    const prior = yoloxSizedPrior();
     const bc = recipe({ mixedPrecision: true, biasCorrection: true });
     expect(rungKind(bc)).toBe('finetune');
     expect(estimateRung(bc, [], prior).seconds).toBeCloseTo(prior.finetune / 2, 6);
