@@ -96,6 +96,20 @@ function boxWidth(title: string, subtitle: string): number {
   return Math.round(Math.min(260, Math.max(76, title.length * 7.4 + 22, subtitle.length * 6.1 + 18)));
 }
 
+/** The box of a graph input or output: its tensor's name over `subtitle`. */
+function ioBox(kind: 'input' | 'output', name: string, subtitle: string): ViewBox {
+  return {
+    kind,
+    id: `${kind}:${name}`,
+    node: -1,
+    title: name,
+    subtitle,
+    family: 'io',
+    width: boxWidth(name, subtitle),
+    height: IO_HEIGHT,
+  };
+}
+
 function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
   const info = new Map<string, TensorSummary>();
   const add = (v: ValueInfoProto) => {
@@ -139,17 +153,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     const subtitle = options.outerScope?.has(name) ? (shape ? `outer scope · ${shape}` : 'outer scope') : shape;
     producerBox.set(
       name,
-      addBox({
-        kind: 'input',
-        id: `input:${name}`,
-        node: -1,
-        title: name,
-        subtitle,
-        family: 'io',
-        width: boxWidth(name, subtitle),
-        height: IO_HEIGHT,
-        ...(options.outerScope?.has(name) ? { outerScope: true } : {}),
-      }),
+      addBox({ ...ioBox('input', name, subtitle), ...(options.outerScope?.has(name) ? { outerScope: true } : {}) }),
     );
   }
   const boxOfNode = new Int32Array(index.nodes.length).fill(-1);
@@ -180,41 +184,27 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
   }
 
   const edges: ViewEdge[] = [];
+  /** The edge carrying `tensor`: labelled by its quantization where a Q/DQ pair is folded onto it, else its shape. */
+  const edgeOf = (source: number, target: number, tensor: string): ViewEdge => {
+    const quant = fold?.edges.get(tensor);
+    return quant
+      ? { source, target, tensor, label: quantLabel(quant.params), quant }
+      : { source, target, tensor, label: shapeLabel(tensorInfo.get(tensor)) };
+  };
   for (const i of index.order) {
     const target = boxOfNode[i];
     if (target < 0) continue;
     for (const t of index.nodeInputs[i]) {
       const source = producerBox.get(t);
       if (source === undefined || source === target) continue;
-      const quant = fold?.edges.get(t);
-      edges.push(
-        quant
-          ? { source, target, tensor: t, label: quantLabel(quant.params), quant }
-          : { source, target, tensor: t, label: shapeLabel(tensorInfo.get(t)) },
-      );
+      edges.push(edgeOf(source, target, t));
     }
   }
   for (const output of index.outputs) {
     const name = output.name ?? '';
-    const subtitle = shapeLabel(tensorInfo.get(name));
-    const b = addBox({
-      kind: 'output',
-      id: `output:${name}`,
-      node: -1,
-      title: name,
-      subtitle,
-      family: 'io',
-      width: boxWidth(name, subtitle),
-      height: IO_HEIGHT,
-    });
+    const b = addBox(ioBox('output', name, shapeLabel(tensorInfo.get(name))));
     const source = producerBox.get(name);
-    const quant = fold?.edges.get(name);
-    if (source !== undefined)
-      edges.push(
-        quant
-          ? { source, target: b, tensor: name, label: quantLabel(quant.params), quant }
-          : { source, target: b, tensor: name, label: subtitle },
-      );
+    if (source !== undefined) edges.push(edgeOf(source, b, name));
   }
   return { index, boxes, edges, boxOfNode, boxById, tensorInfo, qdq, qdqFolded: fold !== null };
 }
