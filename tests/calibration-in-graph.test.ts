@@ -84,6 +84,13 @@ async function calibrate(
   }
 }
 
+/** One sample a row, fed to the input `x` with `dims`. */
+const rowsOf = (rows: readonly number[][], dims: number[]): SampleSource => ({
+  count: rows.length,
+  name: (i) => `row ${i}`,
+  produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims } } }),
+});
+
 /** States as plain JSON (bigint sums as strings), so two can be compared exactly. */
 const plain = (states: TensorStates) =>
   JSON.parse(JSON.stringify(Object.fromEntries(states), (_, v) => (typeof v === 'bigint' ? String(v) : v)));
@@ -165,11 +172,7 @@ describe('MinMax statistics computed in the graph', () => {
       [-1, 0, 1, 2, 3, 8],
       [0.25, 0.5, 9, 1, 2, 3],
     ];
-    const source: SampleSource = {
-      count: rows.length,
-      name: (i) => `row ${i}`,
-      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 6] } } }),
-    };
+    const source = rowsOf(rows, [1, 6]);
     const rec = recording(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
@@ -200,13 +203,7 @@ describe('MinMax statistics computed in the graph', () => {
       [1e30, 1, 1e30, 2],
       [0.5, 0.25, 8, 1],
     ];
-    const source: SampleSource = {
-      count: rows.length,
-      name: (i) => `row ${i}`,
-      produce: async (i) => ({
-        feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 2, 1, 2] } },
-      }),
-    };
+    const source = rowsOf(rows, [1, 2, 1, 2]);
     const rec = recording(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
@@ -316,11 +313,7 @@ describe('MinMax statistics computed in the graph', () => {
       [NaN, 1, 2, 3, 4, 5],
       [-2, 1.5, 0.75, -4, 6, 0.125],
     ];
-    const source: SampleSource = {
-      count: rows.length,
-      name: (i) => `row ${i}`,
-      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [2, 3] } } }),
-    };
+    const source = rowsOf(rows, [2, 3]);
     for (const [label, make] of runtimes) {
       const rec = recording(make());
       const bytes = encode(model);
@@ -360,11 +353,7 @@ describe('MinMax statistics computed in the graph', () => {
       [0, 1, 4, 9],
       [0.5, 2, 8, 16],
     ];
-    const source: SampleSource = {
-      count: rows.length,
-      name: (i) => `row ${i}`,
-      produce: async (i) => ({ feeds: { x: { type: 'float32', data: Float32Array.from(rows[i]), dims: [1, 4] } } }),
-    };
+    const source = rowsOf(rows, [1, 4]);
     const rec = recording(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
