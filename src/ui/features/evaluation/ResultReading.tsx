@@ -8,6 +8,7 @@
  * best 8-bit rung the ladder measured for this model; or climb the ladder to the target. When the target
  * is met: the download.
  */
+import type { ReactNode } from 'react';
 import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
 import { headlineFigures, readResult, type MetricReading, type ReadMetric } from '../../../core/report/reading.ts';
 import { useObjectUrl } from '../../components/useObjectUrl.ts';
@@ -117,89 +118,115 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
         Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:
       </span>
       {jump && !alreadyFloat && (
-        <span className="reading__option">
-          <button
-            type="button"
-            className="button button--primary button--small"
-            disabled={busy}
-            data-testid="next-step-exclude"
-            onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}
-          >
-            Keep {jump.node} float and quantize again
-          </button>
-          <span className="muted small">
-            the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType}); the
-            result is then compared with this one.
-          </span>
-        </span>
+        <NextOption
+          primary
+          disabled={busy}
+          testId="next-step-exclude"
+          onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}
+          note={
+            <>
+              the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType});
+              the result is then compared with this one.
+            </>
+          }
+        >
+          Keep {jump.node} float and quantize again
+        </NextOption>
       )}
       {(!jump || alreadyFloat) && cosine && canSearch && (
-        <span className="reading__option">
-          <button
-            type="button"
-            className="button button--primary button--small"
-            disabled={busy}
-            data-testid="next-step-search"
-            onClick={() => {
-              setSuggestMetric('cosine', cosine.target.value);
-              document
-                .querySelector('[data-testid="suggest-card"]')
-                ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
-              void search();
-            }}
-          >
-            Search for the exclusions that reach cosine ≥ {cosine.target.value}
-          </button>
-          <span className="muted small">
-            {!jump && result.report.layers?.jumps.length
-              ? `the error jumps are at nodes without weights of their own (${result.report.layers.jumps
-                  .slice(0, 3)
-                  .map((j) => j.opType)
-                  .join(', ')}), where keeping one float changes nothing by itself: `
-              : ''}
-            the search measures each candidate, nodes and tails, and keeps what helps.
-          </span>
-        </span>
+        <NextOption
+          primary
+          disabled={busy}
+          testId="next-step-search"
+          onClick={() => {
+            setSuggestMetric('cosine', cosine.target.value);
+            document
+              .querySelector('[data-testid="suggest-card"]')
+              ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+            void search();
+          }}
+          note={
+            <>
+              {!jump && result.report.layers?.jumps.length
+                ? `the error jumps are at nodes without weights of their own (${result.report.layers.jumps
+                    .slice(0, 3)
+                    .map((j) => j.opType)
+                    .join(', ')}), where keeping one float changes nothing by itself: `
+                : ''}
+              the search measures each candidate, nodes and tails, and keeps what helps.
+            </>
+          }
+        >
+          Search for the exclusions that reach cosine ≥ {cosine.target.value}
+        </NextOption>
       )}
       {bestRung && (
-        <span className="reading__option">
-          <button
-            type="button"
-            className="button button--small"
-            disabled={busy}
-            data-testid="next-step-rung"
-            onClick={() => void adoptRung(bestRung.handle!)}
-          >
-            Use {bestRung.label}
-          </button>
-          <span className="muted small">
-            the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its
-            target).
-          </span>
-        </span>
+        <NextOption
+          disabled={busy}
+          testId="next-step-rung"
+          onClick={() => void adoptRung(bestRung.handle!)}
+          note={
+            <>
+              the best 8-bit route the ladder measured for this model (score {bestRung.score.toFixed(4)}, meets its
+              target).
+            </>
+          }
+        >
+          Use {bestRung.label}
+        </NextOption>
       )}
       {!bestRung && cosine && (
-        <span className="reading__option">
-          <button
-            type="button"
-            className="button button--small"
-            disabled={busy || !hasImages}
-            data-testid="next-step-ladder"
-            onClick={() => {
-              setLadder({ metric: 'cosine', value: cosine.target.value });
-              scrollToRecovery();
-              void climb();
-            }}
-          >
-            Climb the ladder to cosine ≥ {cosine.target.value}
-          </button>
-          <span className="muted small">
-            measures the 8-bit routes first (formats, CLE, fine-tuning, mixed precision), then 16-bit, and keeps the
-            first that meets it.
-          </span>
-        </span>
+        <NextOption
+          disabled={busy || !hasImages}
+          testId="next-step-ladder"
+          onClick={() => {
+            setLadder({ metric: 'cosine', value: cosine.target.value });
+            scrollToRecovery();
+            void climb();
+          }}
+          note={
+            <>
+              measures the 8-bit routes first (formats, CLE, fine-tuning, mixed precision), then 16-bit, and keeps the
+              first that meets it.
+            </>
+          }
+        >
+          Climb the ladder to cosine ≥ {cosine.target.value}
+        </NextOption>
       )}
     </div>
+  );
+}
+
+/** One next step: its button, then a note saying what it does. */
+function NextOption({
+  primary,
+  disabled,
+  testId,
+  onClick,
+  note,
+  children,
+}: {
+  primary?: boolean;
+  disabled: boolean;
+  testId: string;
+  onClick: () => void;
+  note: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <span className="reading__option">
+      <button
+        type="button"
+        className={`button ${primary ? 'button--primary ' : ''}button--small`}
+        disabled={disabled}
+        data-testid={testId}
+        onClick={onClick}
+      >
+        {children}
+      </button>
+      <span className="muted small">{note}</span>
+    </span>
   );
 }
 
