@@ -11,18 +11,15 @@ import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { DETECTORS } from './detectors.ts';
-import { sampleCosine } from './heldOut.ts';
+import { heldOutFiles, sampleCosine } from './heldOut.ts';
 
 const [name, preset, variant] = process.argv.slice(2);
 const detector = DETECTORS[name];
 const model = decode(fs.readFileSync(path.join(import.meta.dirname, '../../../shared/fixtures/models', name)));
-const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
-const calibration = coco.slice(0, 16);
-const evaluation = coco.slice(16, 24);
+const { calibration, evaluation } = heldOutFiles();
 
 const config = withOptions(getPreset(preset), {
   ...(variant.includes('perChannel') ? { perChannel: true } : {}),

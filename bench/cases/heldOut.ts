@@ -19,10 +19,16 @@ function linkFolder(name: string, files: readonly string[]): string {
   return dir;
 }
 
-/** { calib, judge } folders: COCO 1–16 and 17–24 in name order. */
-export function heldOutFolders(): { calib: string; judge: string } {
+/** The held-out split's image files: COCO 1–16 to calibrate (and tune) on, 17–24 to judge on, in name order. */
+export function heldOutFiles(): { calibration: string[]; evaluation: string[] } {
   const files = listImageFiles(coco).files;
-  return { calib: linkFolder('coco-calib', files.slice(0, 16)), judge: linkFolder('coco-judge', files.slice(16, 24)) };
+  return { calibration: files.slice(0, 16), evaluation: files.slice(16, 24) };
+}
+
+/** { calib, judge } folders of heldOutFiles. */
+export function heldOutFolders(): { calib: string; judge: string } {
+  const { calibration, evaluation } = heldOutFiles();
+  return { calib: linkFolder('coco-calib', calibration), judge: linkFolder('coco-judge', evaluation) };
 }
 
 /** The detector's preprocessing written as a JSON file for `--preprocess`. */

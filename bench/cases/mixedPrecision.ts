@@ -27,7 +27,7 @@ import { createOutputJudge } from '../../src/core/evaluate/outputJudge.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
-import { listImageFiles } from '../../src/cli/images/listImages.ts';
+import { heldOutFiles } from './heldOut.ts';
 import { float32Tensor, nodeRuntime, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
@@ -55,12 +55,12 @@ fs.mkdirSync(tmp, { recursive: true });
 function load(): { model: ModelProto; calib: Feeds[]; judge: Feeds[]; samples: number } {
   if (which === 'yolox-nano') {
     const model = decode(fs.readFileSync(path.join(root, '../shared/fixtures/models/yolox-nano.onnx')));
-    const coco = listImageFiles(path.join(root, '../shared/fixtures/images/coco')).files;
+    const { calibration, evaluation } = heldOutFiles();
     const spec = DETECTORS['yolox-nano.onnx'].preprocess;
     return {
       model,
-      calib: imageFeeds(model, { files: coco.slice(0, 16) }, spec).feeds,
-      judge: imageFeeds(model, { files: coco.slice(16, 24) }, spec).feeds,
+      calib: imageFeeds(model, { files: calibration }, spec).feeds,
+      judge: imageFeeds(model, { files: evaluation }, spec).feeds,
       samples: 4,
     };
   }

@@ -11,19 +11,16 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { calibrateOnImages } from '../../src/cli/calibration/calibrateOnImages.ts';
-import { listImageFiles } from '../../src/cli/images/listImages.ts';
 import { imageFeeds } from '../../src/cli/images/imageFeed.ts';
 import { createSession, nodeRuntime, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
-import { sampleCosine } from './heldOut.ts';
+import { heldOutFiles, sampleCosine } from './heldOut.ts';
 
 const [name, variant, iterationArg] = process.argv.slice(2);
 const detector = DETECTORS[name];
 const original = decode(fs.readFileSync(path.join(import.meta.dirname, '../../../shared/fixtures/models', name)));
-const coco = listImageFiles(path.join(import.meta.dirname, '../../../shared/fixtures/images/coco')).files;
-const calibration = coco.slice(0, 16);
-const evaluation = coco.slice(16, 24);
+const { calibration, evaluation } = heldOutFiles();
 const feedsOf = (files: readonly string[]): Feeds[] => imageFeeds(original, { files }, detector.preprocess).feeds;
 
 const finetune = variant === 'adaround' || variant === 'adaquant' ? variant : undefined;
