@@ -12,18 +12,27 @@ import {
   type ModelProto,
 } from '../src/core/onnx/index.ts';
 
+/**
+ * Seeded numbers in [-0.5, 0.5) for synthetic weights: a 32-bit linear congruential generator (Numerical Recipes'
+ * constants), the same sequence for the same seed, so a synthetic model is the same file every time.
+ */
+export function centredUniform(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 4294967296 - 0.5;
+  };
+}
+
 /** A model of `layers` MatMul(width×width)+bias+Relu layers; weights = layers × width² × 4 bytes. */
 export function syntheticMlp(layers: number, width: number, seed = 1): ModelProto {
   const nodes = [];
   const initializers = [];
   let x = 'input';
-  let state = seed >>> 0;
+  const uniform = centredUniform(seed);
   for (let l = 0; l < layers; l++) {
     const w = new Float32Array(width * width);
-    for (let i = 0; i < w.length; i++) {
-      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-      w[i] = (state / 4294967296 - 0.5) * (2 / Math.sqrt(width));
-    }
+    for (let i = 0; i < w.length; i++) w[i] = uniform() * (2 / Math.sqrt(width));
     initializers.push(
       makeTensor(`w${l}`, DataType.FLOAT, [width, width], w),
       makeTensor(`b${l}`, DataType.FLOAT, [width], new Float32Array(width).fill(0.01)),

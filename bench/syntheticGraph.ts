@@ -17,6 +17,7 @@ import {
   type NodeProto,
   type TensorProto,
 } from '../src/core/onnx/index.ts';
+import { centredUniform } from './synthetic.ts';
 
 const C = 4;
 
@@ -24,13 +25,9 @@ const C = 4;
 export function syntheticScopedGraph(nodes: number, seed = 7): ModelProto {
   const node: NodeProto[] = [];
   const initializer: TensorProto[] = [];
-  let state = seed >>> 0;
+  const uniform = centredUniform(seed);
   const weight = (name: string) => {
-    const w = new Float32Array(C * C);
-    for (let i = 0; i < w.length; i++) {
-      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-      w[i] = state / 4294967296 - 0.5;
-    }
+    const w = Float32Array.from({ length: C * C }, uniform);
     initializer.push(makeTensor(name, DataType.FLOAT, [C, C, 1, 1], w));
     return name;
   };
