@@ -16,16 +16,21 @@ import {
 import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
-/** A fake measurement: the score is looked up by the rung's label; unknown labels score 0.5 (0.51 with CLE). */
+/**
+ * A fake measurement: the score is looked up by the rung's label; unknown labels score 0.5 (0.51 with CLE). The labels
+ * and configurations measured are recorded in order.
+ */
 function scoring(scores: Record<string, number>) {
   const tried: string[] = [];
-  const measure = async (_c: QuantConfig, rung: { label: string }): Promise<RungMeasurement> => {
+  const configs: QuantConfig[] = [];
+  const measure = async (c: QuantConfig, rung: { label: string }): Promise<RungMeasurement> => {
     tried.push(rung.label);
+    configs.push(c);
     const score = scores[rung.label] ?? (rung.label.includes('CLE') ? 0.51 : 0.5);
     if (Number.isNaN(score)) throw new Error('boom');
     return { score, metrics: { cosine: score } };
   };
-  return { tried, measure };
+  return { tried, configs, measure };
 }
 
 describe('the best-practice ladder', () => {
@@ -365,8 +370,7 @@ describe('the best-practice ladder', () => {
   });
 
   it('tries each format with the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best', async () => {
-    const configs: QuantConfig[] = [];
-    const { tried, measure } = scoring({
+    const { tried, configs, measure } = scoring({
       XINT8: 0.9,
       'XINT8 + attention rules': 0.95,
       'XINT8 + attention rules + SmoothQuant': 0.94,
@@ -377,10 +381,7 @@ describe('the best-practice ladder', () => {
       attentionRungs: true,
       formats: ['XINT8'],
       perChannelRung: false,
-      measure: (c, r) => {
-        configs.push(c);
-        return measure(c, r);
-      },
+      measure,
     });
     expect(tried).toEqual([
       'XINT8',
@@ -400,8 +401,7 @@ describe('the best-practice ladder', () => {
   });
 
   it('tries each format with the function rules alone for models with written-out activations and no attention blocks', async () => {
-    const configs: QuantConfig[] = [];
-    const { tried, measure } = scoring({
+    const { tried, configs, measure } = scoring({
       XINT8: 0.9,
       'XINT8 + attention rules': 0.95,
       'XINT8 + attention rules + AdaRound': 0.995,
@@ -411,10 +411,7 @@ describe('the best-practice ladder', () => {
       functionRungs: true,
       formats: ['XINT8'],
       perChannelRung: false,
-      measure: (c, r) => {
-        configs.push(c);
-        return measure(c, r);
-      },
+      measure,
     });
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + AdaRound']);
     expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
