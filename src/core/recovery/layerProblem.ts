@@ -209,37 +209,66 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number, 
       cols[(k + j1) * rows + r1] = offset[j1] + four[3];
     }
   }
-  const gram = new Float64Array(k * k);
-  const cross = new Float64Array(outPerGroup * k);
+  const gram = columnMeansSymmetric(cols, rows, inv, 0, k, four);
+  const cross = columnMeansAgainst(cols, rows, inv, k, outPerGroup, k, four);
   const targetSq = new Float64Array(outPerGroup);
-  // Two columns against two at a time: each value loaded serves two products.
-  for (let i = 0; i < k; i += 2) {
-    const i1 = Math.min(i + 1, k - 1);
-    for (let j = i; j < k; j += 2) {
-      const j1 = Math.min(j + 1, k - 1);
-      dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
-      gram[i * k + j] = gram[j * k + i] = four[0] * inv;
-      gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
-      gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
-      gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
+  for (let j = 0; j < outPerGroup; j++) targetSq[j] = dot(cols, (k + j) * rows, (k + j) * rows, rows) * inv;
+  return { k, gram, cross, targetSq };
+}
+
+/**
+ * The n × n symmetric means of the column-major columns first … first+n−1 against each other (mean over the rows),
+ * two columns against two at a time: each value loaded serves two products.
+ */
+function columnMeansSymmetric(
+  cols: Float64Array,
+  rows: number,
+  inv: number,
+  first: number,
+  n: number,
+  four: Float64Array,
+): Float64Array {
+  const out = new Float64Array(n * n);
+  for (let i = 0; i < n; i += 2) {
+    const i1 = Math.min(i + 1, n - 1);
+    for (let j = i; j < n; j += 2) {
+      const j1 = Math.min(j + 1, n - 1);
+      dots2x2(cols, (first + i) * rows, (first + i1) * rows, cols, (first + j) * rows, (first + j1) * rows, rows, four);
+      out[i * n + j] = out[j * n + i] = four[0] * inv;
+      out[i * n + j1] = out[j1 * n + i] = four[1] * inv;
+      out[i1 * n + j] = out[j * n + i1] = four[2] * inv;
+      out[i1 * n + j1] = out[j1 * n + i1] = four[3] * inv;
     }
   }
-  for (let j = 0; j < outPerGroup; j += 2) {
-    const j1 = Math.min(j + 1, outPerGroup - 1);
-    const t0 = (k + j) * rows;
-    const t1 = (k + j1) * rows;
+  return out;
+}
+
+/**
+ * The count × k means of the columns first … first+count−1 against the columns 0 … k−1 (row j of the result for
+ * column first+j), two against two at a time.
+ */
+function columnMeansAgainst(
+  cols: Float64Array,
+  rows: number,
+  inv: number,
+  first: number,
+  count: number,
+  k: number,
+  four: Float64Array,
+): Float64Array {
+  const out = new Float64Array(count * k);
+  for (let j = 0; j < count; j += 2) {
+    const j1 = Math.min(j + 1, count - 1);
     for (let i = 0; i < k; i += 2) {
       const i1 = Math.min(i + 1, k - 1);
-      dots2x2(cols, t0, t1, cols, i * rows, i1 * rows, rows, four);
-      cross[j * k + i] = four[0] * inv;
-      cross[j * k + i1] = four[1] * inv;
-      cross[j1 * k + i] = four[2] * inv;
-      cross[j1 * k + i1] = four[3] * inv;
+      dots2x2(cols, (first + j) * rows, (first + j1) * rows, cols, i * rows, i1 * rows, rows, four);
+      out[j * k + i] = four[0] * inv;
+      out[j * k + i1] = four[1] * inv;
+      out[j1 * k + i] = four[2] * inv;
+      out[j1 * k + i1] = four[3] * inv;
     }
-    targetSq[j] = dot(cols, t0, t0, rows) * inv;
-    targetSq[j1] = dot(cols, t1, t1, rows) * inv;
   }
-  return { k, gram, cross, targetSq };
+  return out;
 }
 
 /**
@@ -372,42 +401,10 @@ function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g:
     cols[kg * rows + r] = 1;
   }
   const four = new Float64Array(4);
-  const gram = new Float64Array(k * k);
-  for (let i = 0; i < k; i += 2) {
-    const i1 = Math.min(i + 1, k - 1);
-    for (let j = i; j < k; j += 2) {
-      const j1 = Math.min(j + 1, k - 1);
-      dots2x2(cols, i * rows, i1 * rows, cols, j * rows, j1 * rows, rows, four);
-      gram[i * k + j] = gram[j * k + i] = four[0] * inv;
-      gram[i * k + j1] = gram[j1 * k + i] = four[1] * inv;
-      gram[i1 * k + j] = gram[j * k + i1] = four[2] * inv;
-      gram[i1 * k + j1] = gram[j1 * k + i1] = four[3] * inv;
-    }
-  }
+  const gram = columnMeansSymmetric(cols, rows, inv, 0, k, four);
   // H = mean x aᵀ (kg × k) and F = mean x xᵀ (kg × kg, symmetric).
-  const h = new Float64Array(kg * k);
-  const f = new Float64Array(kg * kg);
-  for (let l = 0; l < kg; l += 2) {
-    const l1 = Math.min(l + 1, kg - 1);
-    const x0 = (k + l) * rows;
-    const x1 = (k + l1) * rows;
-    for (let i = 0; i < k; i += 2) {
-      const i1 = Math.min(i + 1, k - 1);
-      dots2x2(cols, x0, x1, cols, i * rows, i1 * rows, rows, four);
-      h[l * k + i] = four[0] * inv;
-      h[l * k + i1] = four[1] * inv;
-      h[l1 * k + i] = four[2] * inv;
-      h[l1 * k + i1] = four[3] * inv;
-    }
-    for (let i = l; i < kg; i += 2) {
-      const i1 = Math.min(i + 1, kg - 1);
-      dots2x2(cols, x0, x1, cols, (k + i) * rows, (k + i1) * rows, rows, four);
-      f[l * kg + i] = f[i * kg + l] = four[0] * inv;
-      f[l * kg + i1] = f[i1 * kg + l] = four[1] * inv;
-      f[l1 * kg + i] = f[i * kg + l1] = four[2] * inv;
-      f[l1 * kg + i1] = f[i1 * kg + l1] = four[3] * inv;
-    }
-  }
+  const h = columnMeansAgainst(cols, rows, inv, k, kg, k, four);
+  const f = columnMeansSymmetric(cols, rows, inv, k, kg, four);
   const { wf, offset } = groupWeights(data, g);
   return { k, gram, ...crossFromMoments(gram, h, f, wf, offset, kg, outPerGroup) };
 }
