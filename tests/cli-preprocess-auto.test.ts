@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DataType, encode, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../src/core/onnx/index.ts';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
@@ -52,5 +53,45 @@ describe('qstudio --preprocess auto', () => {
     expect(r.stderr).toContain(
       'this model looks like a UltraFace face detector: --preprocess auto would use ultraface',
     );
+  });
+
+  it('quantize and calibrate pass the file name to auto: a small mask model named isnet_*.onnx is a background-removal model', () => {
+    // 3 × 64 × 64 in, one 64 × 64 map out: too small to be recognised by its shape alone, so only the name tells.
+    const isnet = path.join(tmp, 'isnet_tiny.onnx');
+    const w = makeTensor('w', DataType.FLOAT, [1, 3, 1, 1], Float32Array.of(0.3, 0.4, 0.3));
+    const graph = makeGraph({
+      node: [makeNode('Conv', ['input', 'w'], ['c']), makeNode('Sigmoid', ['c'], ['mask'])],
+      input: [makeValueInfo('input', DataType.FLOAT, [1, 3, 64, 64])],
+      output: [makeValueInfo('mask', DataType.FLOAT, [1, 1, 64, 64])],
+      initializer: [w],
+    });
+    fs.writeFileSync(isnet, encode(makeModel(graph)));
+    const said = '--preprocess auto: salient-object / background-removal model';
+    const calibrated = qstudio(
+      'calibrate',
+      isnet,
+      '--calib',
+      calib,
+      '--preprocess',
+      'auto',
+      '-o',
+      path.join(tmp, 'i.json'),
+    );
+    expect(calibrated.code).toBe(0);
+    expect(calibrated.stderr).toContain(said);
+    const quantized = qstudio(
+      'quantize',
+      isnet,
+      '--calib',
+      calib,
+      '--config',
+      'XINT8',
+      '--preprocess',
+      'auto',
+      '-o',
+      path.join(tmp, 'isnet_tiny.q.onnx'),
+    );
+    expect(quantized.code).toBe(0);
+    expect(quantized.stderr).toContain(said);
   });
 });

@@ -30,9 +30,14 @@ export async function calibrateFolder(
   dir: string,
   config: QuantConfig,
   preprocess: string | undefined,
-  shard?: Shard,
-  round?: SequentialRound,
+  options: {
+    shard?: Shard;
+    round?: SequentialRound;
+    /** The model file's name: `--preprocess auto` recognises some families by it (ISNet, YOLOX, …). */
+    fileName?: string;
+  } = {},
 ): Promise<CalibrationResult> {
+  const { shard, round } = options;
   const listing = listDataFolder(dir);
   const tensors = folderKind(dir, listing) === 'tensors';
   const bar = terminalProgress('calibrating', tensors ? 'samples' : 'images');
@@ -48,7 +53,7 @@ export async function calibrateFolder(
   } else {
     // What no data can fix (custom-domain ops, an already quantized model) is said before how data would feed it.
     assertCalibratable(summarize(model, buildGraphIndex(model.graph!)), 'The model');
-    const { spec, note } = loadPreprocessArgument(preprocess, model);
+    const { spec, note } = loadPreprocessArgument(preprocess, model, options.fileName);
     if (note) process.stderr.write(`note: ${note}\n`);
     result = await calibrateOnImages(model, shardFiles(listing.images, shard), {
       spec,

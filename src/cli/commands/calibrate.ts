@@ -126,7 +126,7 @@ export const calibrateCommand = {
     if (values.shard && !values.stats) throw new UsageError('--shard writes statistics: give --stats <file>');
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const modelPath = positionals[0];
-    const { model } = readModelFile(modelPath);
+    const { model, fileName } = readModelFile(modelPath);
     const loaded = loadConfigArgument(values.config!, {
       calibrationMethod: values['calibration-method'],
       nodesToExclude: [],
@@ -155,7 +155,9 @@ export const calibrateCommand = {
       shard !== undefined &&
       shardFiles(Array.from({ length: folderSampleCount(values.calib, model) }), shard).length === 0;
     // A shard whose share is empty (more shards than images) writes empty statistics: merging ignores it.
-    const result = empty ? null : await calibrateFolder(model, values.calib, config, values.preprocess, shard, round);
+    const result = empty
+      ? null
+      : await calibrateFolder(model, values.calib, config, values.preprocess, { shard, round, fileName });
     // The rounds of a sequential calibration; a share with no images learns them from the previous round or the model.
     const rounds =
       round?.rounds ??

@@ -219,7 +219,7 @@ export const quantizeCommand = {
       values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method'],
     );
     let config = recoverySwitchesOf(loaded, values);
-    const { model, external } = readModelFile(modelPath);
+    const { model, external, fileName } = readModelFile(modelPath);
     const start = performance.now();
     let calibrated: Ranges | undefined;
     let methodChoice: MethodChoice | undefined;
@@ -235,10 +235,10 @@ export const quantizeCommand = {
     else if (asked || byDefault) {
       let data;
       try {
-        data = folderFeeds(model, values.calib!, values.preprocess);
+        data = folderFeeds(model, values.calib!, values.preprocess, { fileName });
       } catch (e) {
         // A folder that cannot feed the model: calibration names why in its own terms (NotAnImageModelError, …).
-        await calibrateFolder(model, values.calib!, config, values.preprocess);
+        await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName });
         throw e;
       }
       if (data.feeds.length >= 2) {
@@ -295,7 +295,7 @@ export const quantizeCommand = {
         values['sensitivity-samples'] === undefined
           ? 4
           : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
-      const images = folderFeeds(model, values.calib, values.preprocess);
+      const images = folderFeeds(model, values.calib, values.preprocess, { fileName });
       const task = await taskTargetArgument(
         values,
         goal,
@@ -347,6 +347,7 @@ export const quantizeCommand = {
       const needsRuntime = config.includeSq || config.includeBiasCorrection || config.includeFastFt;
       const images = needsRuntime
         ? folderFeeds(model, values.calib, values.preprocess, {
+            fileName,
             limit: config.extraOptions.FastFinetune.DataSize ?? Infinity,
           })
         : undefined;
@@ -357,14 +358,14 @@ export const quantizeCommand = {
         denseProduct: nodeDenseProduct,
         calibrate: async (equalized) =>
           (!config.includeCle && calibrated) ||
-          (await calibrateFolder(equalized, values.calib!, config, values.preprocess)).ranges,
+          (await calibrateFolder(equalized, values.calib!, config, values.preprocess, { fileName })).ranges,
         onProgress: recoveryProgress(),
       });
       ({ model: quantized, report, recovery } = result);
     } else {
       const ranges = values.ranges
         ? readRangesFile(values.ranges)
-        : (calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess)).ranges);
+        : (calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName })).ranges);
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
     const dataFile = writeModelFile(values.output, quantized, external);

@@ -119,8 +119,13 @@ export const suggestCommand = {
     const float = readModelFile(positionals[0]);
     const model = float.model;
     const index = buildGraphIndex(model.graph!);
-    const calibration = await calibrateFolder(model, values.calib, config, values.preprocess);
-    const data = folderFeeds(model, values.data ?? values.calib, values.preprocess, { limit });
+    const calibration = await calibrateFolder(model, values.calib, config, values.preprocess, {
+      fileName: float.fileName,
+    });
+    const data = folderFeeds(model, values.data ?? values.calib, values.preprocess, {
+      limit,
+      fileName: float.fileName,
+    });
     for (const s of data.skipped) process.stderr.write(`skipped ${s.file}: ${s.reason}\n`);
     const runtime = nodeRuntime(data.feeds);
     const task = await taskTargetArgument(
