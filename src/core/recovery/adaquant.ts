@@ -9,16 +9,13 @@
 import { Adam, layerLossOn, type LayerProblem } from './layerProblem.ts';
 import { incrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
-import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
-import { QUANT_TYPES, roundHalfToEven } from '../quantize/numeric.ts';
+import { codesLoss, layerTuning, tuningLayout, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import { roundHalfToEven } from '../quantize/numeric.ts';
 
 /** Learns one layer's weights (and bias). */
 export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
   const start = performance.now();
-  const l = p.rows.layer;
-  const k = l.inPerGroup + 1;
-  const n = l.outChannels * k;
-  const { min: qmin, max: qmax } = QUANT_TYPES[l.type];
+  const { layer: l, k, n, qmin, qmax } = tuningLayout(p);
   const w = new Float64Array(n);
   const scale = new Float64Array(n);
   const zp = new Float64Array(n);

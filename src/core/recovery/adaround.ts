@@ -13,8 +13,7 @@
 import type { LayerProblem } from './layerProblem.ts';
 import { incrementalObjective, type IncrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
-import { codesLoss, layerTuning, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
-import { QUANT_TYPES } from '../quantize/numeric.ts';
+import { codesLoss, layerTuning, tuningLayout, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
 import { GAMMA, roundingState, ZETA, type RoundingState } from './roundingKernel.ts';
 
 /** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
@@ -23,10 +22,7 @@ const PATIENCE = 3;
 /** Learns the rounding of one layer. */
 export async function adaround(p: LayerProblem, options: TuneOptions): Promise<LayerTuning> {
   const start = performance.now();
-  const l = p.rows.layer;
-  const k = l.inPerGroup + 1;
-  const n = l.outChannels * k;
-  const { min: qmin, max: qmax } = QUANT_TYPES[l.type];
+  const { layer: l, k, n, qmin, qmax } = tuningLayout(p);
   // Per weight (flat, outChannels × k): ⌊w/s⌋, whether it rounds up, and the soft weight the objective reads.
   const floor = new Float64Array(n);
   const up = new Uint8Array(n).fill(1);

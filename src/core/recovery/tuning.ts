@@ -7,6 +7,8 @@ import type { NodeId } from '../onnx/model.ts';
 import type { CancelSignal, LayerRows } from './layerData.ts';
 import { augmented, layerLossOn, type GramProductFactory, type LayerProblem } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
+import type { LinearLayer } from './linearLayers.ts';
+import { QUANT_TYPES } from '../quantize/numeric.ts';
 
 export interface TuneOptions {
   readonly iterations: number;
@@ -30,6 +32,25 @@ export interface TuneOptions {
   readonly product?: GramProductFactory;
   /** A runtime's float64 MatMul for scoring codes before and after (denseProduct.ts); TypeScript when absent. */
   readonly dense?: DenseProduct;
+}
+
+/**
+ * The layout both optimizers' vectors share: per output channel, its inPerGroup weights then its bias (k entries,
+ * n = outChannels · k in all), and the code range of the layer's weight grid.
+ */
+export interface TuningLayout {
+  readonly layer: LinearLayer;
+  readonly k: number;
+  readonly n: number;
+  readonly qmin: number;
+  readonly qmax: number;
+}
+
+export function tuningLayout(p: LayerProblem): TuningLayout {
+  const layer = p.rows.layer;
+  const k = layer.inPerGroup + 1;
+  const { min: qmin, max: qmax } = QUANT_TYPES[layer.type];
+  return { layer, k, n: layer.outChannels * k, qmin, qmax };
 }
 
 export interface CurvePoint {
