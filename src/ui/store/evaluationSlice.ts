@@ -32,7 +32,7 @@ import type { CalibrationOutcome, CalibrationSlice, DataRejection } from './cali
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
-import { quantizedFile, type RunResult, type RunSlice } from './runSlice.ts';
+import { comparisonInputs, type RunResult, type RunSlice } from './runSlice.ts';
 import { appendNew, evaluationSamples, fileKey } from './samples.ts';
 import { currentConfig, currentTaskHead, headSuggestion, modelKey, rangesAreCurrent } from './selectors.ts';
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
@@ -372,9 +372,7 @@ export function createEvaluationSlice<S extends Needs>(
           const result = await service.evaluate(
             model.handle,
             {
-              quantized: quantizedFile(quantized),
-              samples,
-              spec: get().calibration.spec,
+              ...comparisonInputs(quantized, samples, get()),
               layers: get().evaluation.layers,
               npuBf16: get().evaluation.npuBf16,
               task: chosenTask() ?? 'auto',

@@ -8,7 +8,7 @@ import type { EvaluationProgress, ParityResult } from '../remote/workerTypes.ts'
 import type { EvaluationService, EvaluationSlice } from './evaluationSlice.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ModelSlice } from './modelSlice.ts';
-import { quantizedFile, type RunSlice } from './runSlice.ts';
+import { comparisonInputs, type RunSlice } from './runSlice.ts';
 import { evaluationSamples } from './samples.ts';
 import { failedRun } from './failedRun.ts';
 
@@ -66,17 +66,9 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
         const request = ++latest;
         patch({ status: 'running', progress: null, error: null });
         try {
-          const result = await service.parity(
-            model.handle,
-            {
-              quantized: quantizedFile(quantized),
-              samples,
-              spec: get().calibration.spec,
-            },
-            (progress) => {
-              if (request === latest && get().parity.status === 'running') patch({ progress });
-            },
-          );
+          const result = await service.parity(model.handle, comparisonInputs(quantized, samples, get()), (progress) => {
+            if (request === latest && get().parity.status === 'running') patch({ progress });
+          });
           if (request !== latest) return;
           patch({ status: 'done', progress: null, result: { ...result, quantized: quantized.blob } });
         } catch (e) {

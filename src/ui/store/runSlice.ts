@@ -13,7 +13,7 @@ import type { QuantConfig, TensorQuantOverrides } from '../../core/quantize/conf
 import { choosesMethodByDefault, getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import { HELD_IN_METHOD } from '../../core/evaluate/calibrationMethodChoice.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
-import type { RangeTable } from '../remote/workerTypes.ts';
+import type { CalibrationSample, RangeTable } from '../remote/workerTypes.ts';
 import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ExclusionEntry, ExclusionSlice } from './exclusionSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
@@ -75,6 +75,19 @@ export function quantizedFile(result: RunResult): { name: string; data: Blob; ex
     data: result.blob,
     ...(result.data ? { externalData: { [result.data.fileName]: result.data.blob } } : {}),
   };
+}
+
+/** What the evaluation and the parity check both send their worker: the quantized model, the samples, the preprocessing. */
+export function comparisonInputs(
+  result: RunResult,
+  samples: CalibrationSample[],
+  state: Pick<CalibrationSlice, 'calibration'>,
+): {
+  quantized: ReturnType<typeof quantizedFile>;
+  samples: CalibrationSample[];
+  spec: CalibrationSlice['calibration']['spec'];
+} {
+  return { quantized: quantizedFile(result), samples, spec: state.calibration.spec };
 }
 
 export interface RunState {
