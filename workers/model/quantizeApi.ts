@@ -16,6 +16,7 @@ import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 import type { CompareHeldApi } from './compareHeldApi.ts';
 import type { PaneApi } from './paneApi.ts';
+import { modelStem } from '../../src/core/onnx/fileName.ts';
 
 /**
  * A model for another worker: a copy of its .onnx file (the small protobuf when it has external data), and
@@ -97,7 +98,7 @@ function quantizedHeld(
     report,
     start,
     held.externalFiles.size > 0,
-    dataFileName ?? `${held.opened.summary.fileName.replace(/\.onnx$/i, '')}.${kind}.onnx.data`,
+    dataFileName ?? `${modelStem(held.opened.summary.fileName)}.${kind}.onnx.data`,
   );
 }
 

@@ -6,6 +6,7 @@ import { ladderReport } from '../../src/core/recovery/ladder.ts';
 import { sha256Hex } from '../../src/core/report/sha256.ts';
 import { nodePrecisions } from '../../src/core/quantize/precisionClasses.ts';
 import type { RecoveryContext } from './recoveryContext.ts';
+import { modelStem } from '../../src/core/onnx/fileName.ts';
 
 /**
  * The report of a climb (core buildReport, with its ladder section), for the rung the user picked
@@ -27,7 +28,7 @@ export async function ladderRunReport(ctx: RecoveryContext, ladderHandle: string
     quantizedModel:
       bytes && rung
         ? {
-            name: `${h.file.name.replace(/\.onnx$/i, '')}.quant.onnx`,
+            name: `${modelStem(h.file.name)}.quant.onnx`,
             bytes: bytes.length,
             sha256: await sha256Hex(bytes),
           }

@@ -47,6 +47,7 @@ import { taskSummaryText } from '../taskSummary.ts';
 import path from 'node:path';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 import { PREPROCESS_USAGE } from '../preprocessArgument.ts';
+import { modelStem } from '../../core/onnx/fileName.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only] [--threshold <t>]
@@ -129,7 +130,7 @@ export function layerTable(
 function readQuantizeSummary(
   quantPath: string,
 ): Pick<QuantizeReport, 'config' | 'exclusions' | 'counts' | 'quantized' | 'float'> | null {
-  const file = `${quantPath.replace(/\.onnx$/i, '')}.json`;
+  const file = `${modelStem(quantPath)}.json`;
   if (!fs.existsSync(file)) return null;
   try {
     const json = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -40,6 +40,7 @@ import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../t
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 import { PREPROCESS_USAGE } from '../preprocessArgument.ts';
+import { modelStem } from '../../core/onnx/fileName.ts';
 
 const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess <preset|file>] | --ranges <ranges.json>)
                         --config <preset|config.json> -o <out.onnx>
@@ -370,7 +371,7 @@ export const quantizeCommand = {
     }
     const dataFile = writeModelFile(values.output, quantized, external);
     await checkWrittenModel(values.output);
-    const summaryPath = values.summary ?? `${values.output.replace(/\.onnx$/i, '')}.json`;
+    const summaryPath = values.summary ?? `${modelStem(values.output)}.json`;
     const summary = {
       ...report,
       calibrationMethod: { method: config.calibrationMethod, ...(methodChoice ? { heldIn: methodChoice } : {}) },
@@ -463,7 +464,7 @@ async function writeBf16(
   const { model, summary, report } = quantizeBf16(source);
   writeModelFile(output, model, external);
   await checkWrittenModel(output);
-  const where = summaryPath ?? `${output.replace(/\.onnx$/i, '')}.json`;
+  const where = summaryPath ?? `${modelStem(output)}.json`;
   const extra = { warnings: report.warnings, ...(report.subgraphs ? { subgraphs: report.subgraphs } : {}) };
   fs.writeFileSync(
     where,

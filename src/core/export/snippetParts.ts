@@ -7,6 +7,7 @@ import type { TensorSummary } from '../onnx/modelSummary.ts';
 import { NAME_NODES, NAME_NODES_FUNCTION } from './snippetExclusions.ts';
 import { py, PyName, type PyValue } from './python.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
+import { modelStem } from '../onnx/fileName.ts';
 
 export interface SnippetOptions {
   /** The float model's file name, e.g. "yolox-nano.onnx". */
@@ -27,9 +28,6 @@ const NUMPY_DTYPES: Readonly<Record<string, string>> = {
   int8: 'np.int8',
   bool: 'np.bool_',
 };
-
-/** "m.onnx" → "m" (the stem the snippet's output file names start from). */
-export const modelStem = (fileName: string) => fileName.replace(/\.onnx$/i, '');
 
 /** The file-name constants; NAMED_MODEL only when the nodes must be named first. */
 export function fileConstants(o: SnippetOptions, suffix: string, naming: boolean): string {

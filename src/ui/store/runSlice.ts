@@ -27,6 +27,7 @@ import {
 } from './quantSettings.ts';
 import { BF16_PRESET } from '../../core/quantize/bf16Preset.ts';
 import { currentConfig, rangesAreCurrent } from './selectors.ts';
+import { modelStem } from '../../core/onnx/fileName.ts';
 
 /** A quantized model as the page holds it. */
 export interface QuantizedModel {
@@ -132,12 +133,12 @@ export const DEFAULT_PRESET: PresetName = 'XINT8';
 
 /** "yolox-nano.onnx" → "yolox-nano.bf16.onnx". */
 export function bf16FileName(fileName: string): string {
-  return `${fileName.replace(/\.onnx$/i, '')}.bf16.onnx`;
+  return `${modelStem(fileName)}.bf16.onnx`;
 }
 
 /** "yolox-nano.onnx" → "yolox-nano.quant.onnx". */
 export function quantizedFileName(fileName: string): string {
-  return `${fileName.replace(/\.onnx$/i, '')}.quant.onnx`;
+  return `${modelStem(fileName)}.quant.onnx`;
 }
 
 export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlice & ExclusionSlice>(

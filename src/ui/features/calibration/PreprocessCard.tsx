@@ -20,6 +20,7 @@ import { PreviewPanel } from './PreviewPanel.tsx';
 import { SpecFields } from './SpecFields.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { SelectField } from '../../components/SelectField.tsx';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 /** Whether two specs differ only in dimension values (those belong to the model, not to a preset). */
 function sameBesidesDims(a: PreprocessSpec, b: PreprocessSpec): boolean {
@@ -51,7 +52,7 @@ export function PreprocessCard() {
     shape && shape.length >= 3 ? (spec.layout === 'NCHW' ? shape[shape.length - 3] : shape[shape.length - 1]) : null;
   const channels = typeof channelDim === 'number' ? channelDim : null;
   const dimNames = summary ? symbolicDims(summary) : [];
-  const baseName = (summary?.fileName ?? 'model').replace(/\.onnx$/i, '');
+  const baseName = modelStem(summary?.fileName ?? 'model');
 
   return (
     <StepCard titleId="preprocess-title" step={3} data-testid="preprocess-card" title="Preprocessing">

@@ -8,6 +8,7 @@ import { downloadText } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import { npySamples, sortFiles } from './files.ts';
 import { readableImages } from './readableImages.ts';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 /** Adds dropped or picked files as calibration data. */
 export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
@@ -38,5 +39,5 @@ export function downloadRanges(): void {
     preprocess: JSON.parse(formatPreprocess(calibration.spec)),
     ranges: result.ranges,
   };
-  downloadText(`${JSON.stringify(json, null, 2)}\n`, `${model.fileName.replace(/\.onnx$/i, '')}.ranges.json`);
+  downloadText(`${JSON.stringify(json, null, 2)}\n`, `${modelStem(model.fileName)}.ranges.json`);
 }

@@ -6,6 +6,7 @@
 import { renderHtml, renderJson, type Report } from '../../../core/report/index.ts';
 import type { SuggestOutcome } from '../../store/evaluationSlice.ts';
 import type { ParityResult } from '../../remote/workerTypes.ts';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 /** The report with the search's steps, if there is a search to add, and the parity check run on the same quantized model. */
 export function reportWithSearch(
@@ -23,7 +24,7 @@ export function reportWithSearch(
 
 /** "yolox-nano.quant.onnx" → "yolox-nano.quant.report.html" (or .json). */
 export function reportFileName(quantizedName: string, kind: 'html' | 'json'): string {
-  return `${quantizedName.replace(/\.onnx$/i, '')}.report.${kind}`;
+  return `${modelStem(quantizedName)}.report.${kind}`;
 }
 
 export function reportHtml(report: Report, search: SuggestOutcome | null, parity: ParityResult | null = null): string {

@@ -22,6 +22,7 @@ import { downloadText } from '../../components/useObjectUrl.ts';
 import { exportedConfig, useStudio, type ExclusionEntry, type NewExclusion } from '../../store/index.ts';
 import { shownPreset } from '../../store/quantSettings.ts';
 import { recoveryStepsOf, settingsForConfig } from './importedSettings.ts';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 export type SnippetKind = 'quark' | 'ort';
 
@@ -39,7 +40,7 @@ function parseConfigText(text: string): unknown {
   }
 }
 
-const stem = (fileName: string | null) => (fileName ?? 'model.onnx').replace(/\.onnx$/i, '');
+const stem = (fileName: string | null) => modelStem(fileName ?? 'model.onnx');
 
 /** An entry without its id, as the file holds it. */
 function named(entry: ExclusionEntry): NamedExclusion {

@@ -19,6 +19,7 @@ import { useStudio } from '../../store/index.ts';
 import { measuredValues } from '../compare/measuredValues.ts';
 import type { GraphView } from './viewModel.ts';
 import './quantized.css';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 /** A value set the picker lists by its label, computed only when exported (a QDQ file's sets walk every node). */
 export interface NodeValueSet {
@@ -56,7 +57,6 @@ export function availableNodeValues(
   return sets;
 }
 
-const base = (fileName: string) => fileName.replace(/\.onnx$/i, '');
 const slug = (label: string) =>
   label
     .toLowerCase()
@@ -82,7 +82,7 @@ export function NodeDataExport({ view }: { view: GraphView }) {
   const save = () => {
     const values = set.values();
     const json = modelExplorerNodeData(view.index, values);
-    downloadText(JSON.stringify(json, null, 1), `${base(fileName)}.${slug(values.label)}.node-data.json`);
+    downloadText(JSON.stringify(json, null, 1), `${modelStem(fileName)}.${slug(values.label)}.node-data.json`);
   };
   return (
     <span className="graph-node-data small" data-testid="node-data-export">

@@ -27,6 +27,7 @@ import { Checkbox, type CheckboxProps } from '../../components/Checkbox.tsx';
 import { DownloadLink } from '../../components/DownloadLink.tsx';
 import { NumberField } from '../../components/NumberField.tsx';
 import './recovery.css';
+import { modelStem } from '../../../core/onnx/fileName.ts';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   decoding: 'Decoding images',
@@ -415,11 +416,7 @@ function Results() {
     try {
       const report = await ladderReport();
       if (report)
-        downloadText(
-          renderHtml(report),
-          `${(modelName ?? 'model.onnx').replace(/\.onnx$/i, '')}.ladder.report.html`,
-          'text/html',
-        );
+        downloadText(renderHtml(report), `${modelStem(modelName ?? 'model.onnx')}.ladder.report.html`, 'text/html');
     } catch (e) {
       setReportError(`${(e as Error).name}: ${(e as Error).message}`);
     }
