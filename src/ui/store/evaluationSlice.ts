@@ -38,7 +38,7 @@ import { currentConfig, currentTaskHead, headSuggestion, modelKey, rangesAreCurr
 import { LADDER_METRICS, TASK_LADDER_METRICS, type LadderMetric } from '../../core/recovery/ladder.ts';
 import { headlineFigures, type ReadMetric } from '../../core/report/reading.ts';
 import type { ReportTask, TaskHead } from '../../core/task/index.ts';
-import { failedRun } from './failedRun.ts';
+import { failedRun, notQuantized } from './failedRun.ts';
 
 export type { EvaluationProgress, EvaluationResult, SuggestOutcome } from '../remote/workerTypes.ts';
 
@@ -336,13 +336,7 @@ export function createEvaluationSlice<S extends Needs>(
         const request = ++latest;
         const quantized = run.result;
         if (!quantized) {
-          patch({
-            status: 'error',
-            error: {
-              name: 'NotQuantizedError',
-              message: 'Quantize the model first: evaluation compares the quantized model with the float one.',
-            },
-          });
+          patch(notQuantized('evaluation compares the quantized model with the float one.'));
           return;
         }
         // Both models' sessions are open together in the evaluation worker: refuse before starting what cannot fit.

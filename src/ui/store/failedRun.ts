@@ -1,6 +1,7 @@
 /**
  * How a worker run that threw ends in its slice: 'cancelled' where it threw its cancel error, else 'error' with the
- * error's name and message; the progress cleared either way.
+ * error's name and message; the progress cleared either way. And how a comparison of the quantized model with the
+ * float one ends before it starts when there is no quantized model yet.
  */
 import { toModelError } from './modelSlice.ts';
 
@@ -13,4 +14,9 @@ export function failedRun(e: unknown, cancelledName: string): FailedRun {
   return name === cancelledName
     ? { status: 'cancelled', progress: null }
     : { status: 'error', progress: null, error: { name, message } };
+}
+
+/** A comparison asked for before anything was quantized: NotQuantizedError, saying why it needs the quantized model. */
+export function notQuantized(why: string): { status: 'error'; error: { name: string; message: string } } {
+  return { status: 'error', error: { name: 'NotQuantizedError', message: `Quantize the model first: ${why}` } };
 }

@@ -10,7 +10,7 @@ import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { ModelSlice } from './modelSlice.ts';
 import { comparisonInputs, type RunSlice } from './runSlice.ts';
 import { evaluationSamples } from './samples.ts';
-import { failedRun } from './failedRun.ts';
+import { failedRun, notQuantized } from './failedRun.ts';
 
 export interface ParityState {
   status: 'idle' | 'running' | 'done' | 'cancelled' | 'error';
@@ -43,13 +43,7 @@ export function createParitySlice<S extends Needs>(service: EvaluationService): 
         if (!model.handle || get().parity.status === 'running') return;
         const quantized = run.result;
         if (!quantized) {
-          patch({
-            status: 'error',
-            error: {
-              name: 'NotQuantizedError',
-              message: 'Quantize the model first: the parity check runs the float and the quantized model.',
-            },
-          });
+          patch(notQuantized('the parity check runs the float and the quantized model.'));
           return;
         }
         const { samples } = evaluationSamples(get());
