@@ -22,6 +22,12 @@ import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run
 import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSession } from './compareModels.ts';
 import { meanOutputCosine } from './outputMetrics.ts';
 
+/**
+ * What the judge measures: only the output cosine and the all-zero count it reads; SSIM, top-k and sequence agreement
+ * are not computed (SSIM on ISNet's three 1024² maps took about 10 s of each candidate's 15 s judgement).
+ */
+export const JUDGED_ONLY = { ssim: 'never', agreement: 'never', sequence: 'never' } as const;
+
 /** The float-scale methods a preset may swap in (power-of-two presets: MinMax and MinMSE). */
 export const CHOICE_METHODS: readonly CalibrationMethod[] = ['MinMax', 'MinMSE', 'Entropy', 'Percentile'];
 
@@ -112,7 +118,7 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   let best = 0;
   for (let i = 0; i < candidates.length; i++) {
     const quantized = quantizeModel(model, rangesOf(statistics[i]), candidates[i].config, o.configName).model;
-    const comparison = await compareModels(model, quantized, judge, {});
+    const comparison = await compareModels(model, quantized, judge, JUDGED_ONLY);
     const m = {
       method: candidates[i].method,
       cosine: meanOutputCosine(comparison.outputs).cosine,
