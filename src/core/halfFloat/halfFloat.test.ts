@@ -8,7 +8,13 @@ import {
   makeValueInfo,
   readTensorAsFloat32,
 } from '../onnx/index.ts';
-import { bfloat16ToNumber, float16ToNumber, numberToBfloat16, numberToFloat16 } from '../onnx/halfFloat.ts';
+import {
+  bfloat16ToNumber,
+  float16ToNumber,
+  float16Values,
+  numberToBfloat16,
+  numberToFloat16,
+} from '../onnx/halfFloat.ts';
 import { castRegion } from './castRegion.ts';
 import { float16Nodes, float16ToFloat32, float32ToFloat16, withFloat32Interface } from './float16.ts';
 import { inferElementTypes } from '../onnx/elementTypeInference.ts';
@@ -113,5 +119,17 @@ describe('element types and precision changes', () => {
     expect(g.output[0].type!.tensor_type!.elem_type).toBe(DataType.FLOAT);
     expect(g.node.filter((n) => n.op_type === 'Cast')).toHaveLength(2);
     expect(inferElementTypes(g).get('r')).toBe(DataType.FLOAT16);
+  });
+});
+
+describe('float16Values', () => {
+  it('holds float16ToNumber of every one of the 65536 bit patterns, as a float32 (NaN where it is NaN)', () => {
+    const table = float16Values();
+    expect(table.length).toBe(0x10000);
+    for (let bits = 0; bits < 0x10000; bits++) {
+      const want = float16ToNumber(bits);
+      if (Number.isNaN(want)) expect(table[bits]).toBeNaN();
+      else expect(table[bits]).toBe(want);
+    }
   });
 });

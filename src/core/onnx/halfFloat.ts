@@ -16,6 +16,20 @@ export function float16ToNumber(bits: number): number {
   return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
 }
 
+let float16Table: Float32Array | null = null;
+
+/**
+ * Every float16 bit pattern's value as a float32 (each is exact there): float16ToNumber once per pattern, so a
+ * tensor of millions of half floats costs one lookup each (calibrating a float16 model reads every exposed tensor).
+ */
+export function float16Values(): Float32Array {
+  if (float16Table === null) {
+    float16Table = new Float32Array(0x10000);
+    for (let bits = 0; bits < 0x10000; bits++) float16Table[bits] = float16ToNumber(bits);
+  }
+  return float16Table;
+}
+
 /** bfloat16 bits → the number they encode (the high half of a float32). */
 export function bfloat16ToNumber(bits: number): number {
   u32[0] = (bits & 0xffff) << 16;

@@ -8,7 +8,7 @@
 import { InvalidModelError } from './errors.ts';
 import { DataType, type TensorProto } from './model.ts';
 import { elementCount, elementType, elementTypeName, rawByteLength } from './elementTypes.ts';
-import { bfloat16ToNumber, float16ToNumber } from './halfFloat.ts';
+import { bfloat16ToNumber, float16Values } from './halfFloat.ts';
 
 export type TensorArray =
   | Float32Array
@@ -132,8 +132,10 @@ export function readTensorAsFloat32(t: TensorProto): Float32Array {
   if (data instanceof Float32Array) return data;
   const out = new Float32Array(data.length);
   const dataType = t.data_type ?? 0;
-  if (dataType === DataType.FLOAT16) for (let i = 0; i < data.length; i++) out[i] = float16ToNumber(Number(data[i]));
-  else if (dataType === DataType.BFLOAT16)
+  if (dataType === DataType.FLOAT16) {
+    const values = float16Values();
+    for (let i = 0; i < data.length; i++) out[i] = values[Number(data[i]) & 0xffff];
+  } else if (dataType === DataType.BFLOAT16)
     for (let i = 0; i < data.length; i++) out[i] = bfloat16ToNumber(Number(data[i]));
   else if (!elementType(dataType)?.isFloat || dataType === DataType.DOUBLE)
     for (let i = 0; i < data.length; i++) out[i] = Number(data[i]);
