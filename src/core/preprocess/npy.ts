@@ -10,7 +10,7 @@
  * inputs are float32); integer arrays keep their type. Structured dtypes and Fortran order are
  * refused with named errors rather than guessed at. It never evaluates the header as code.
  */
-import { float16ToNumber } from '../onnx/halfFloat.ts';
+import { float16Values } from '../onnx/halfFloat.ts';
 import type { TensorArray } from '../onnx/tensorData.ts';
 import { NpyDtypeError, NpyFormatError, NpyFortranOrderError, NpyInputMismatchError } from './errors.ts';
 import type { InputDim } from './toTensor.ts';
@@ -197,7 +197,8 @@ function readData(
   if (dtype === 'float16') {
     const halves = new Uint16Array(own.buffer);
     const out = new Float32Array(count);
-    for (let i = 0; i < count; i++) out[i] = float16ToNumber(halves[i]);
+    const values = float16Values();
+    for (let i = 0; i < count; i++) out[i] = values[halves[i]];
     return out;
   }
   return new CONSTRUCTORS[dtype](own.buffer);
