@@ -36,6 +36,12 @@ import type { OutputSummary, SampleMetrics } from '../metrics/index.ts';
 /** 'auto' computes the metric where the output's shape fits it. */
 export type MetricSwitch = 'auto' | 'always' | 'never';
 
+/**
+ * The output metrics no search figure reads (the ladder's and the searches' figures: cosine, PSNR, top-1, sequence,
+ * CER, task figures): a search's judge leaves them out, since SSIM on a large map costs seconds a sample.
+ */
+export const UNREAD_BY_FIGURES = { ssim: 'never' } as const;
+
 export interface OutputMetricOptions {
   /** SSIM (Quark's variant, data range 255). Default 'auto': rank-4 outputs with H and W ≥ 11. */
   readonly ssim?: MetricSwitch;

@@ -14,7 +14,7 @@ import type { Ranges } from '../quantize/plan.ts';
 import type { QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
-import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import { meanOutputCosine, UNREAD_BY_FIGURES } from '../evaluate/outputMetrics.ts';
 import { rankLayers, tailSubgraph } from '../search/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../search/suggest.ts';
 import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../search/mixedPrecision.ts';
@@ -338,6 +338,7 @@ export function ladderMeasures(
         const q = quantizeModel(rt.model, ranges, c);
         const runs = runCollector();
         const comparison = await compareModels(rt.model, q.model, on, {
+          ...UNREAD_BY_FIGURES,
           floatIndex,
           sequence: metric === 'sequence' ? 'always' : 'auto',
           ...(task ? { onOutputs: runs.onOutputs } : {}),

@@ -16,7 +16,7 @@ import {
   type LadderMetric,
   type LadderTarget,
 } from './ladder.ts';
-import { meanOutputCosine, outputMetrics } from '../evaluate/outputMetrics.ts';
+import { meanOutputCosine, outputMetrics, UNREAD_BY_FIGURES } from '../evaluate/outputMetrics.ts';
 
 /** The task figures of a set of runs, by ladder metric name (taskTargetFigures of an evaluation). */
 export type TaskFiguresOf = (runs: readonly SampleRun[]) => Readonly<Record<string, number>>;
@@ -88,7 +88,7 @@ export function runsOutputSummaries(runs: readonly SampleRun[], metric: LadderMe
       records.push({
         output: name,
         metrics: outputMetrics(f.data, q.data, f.dims, {
-          ssim: 'never',
+          ...UNREAD_BY_FIGURES,
           sequence: metric === 'sequence' ? 'always' : 'auto',
         }),
       });

@@ -19,7 +19,7 @@ import {
   type ComparisonRuntime,
 } from '../evaluate/compareModels.ts';
 import { compareAsNpu } from '../evaluate/npuFigure.ts';
-import { meanOutputCosine } from '../evaluate/outputMetrics.ts';
+import { meanOutputCosine, UNREAD_BY_FIGURES } from '../evaluate/outputMetrics.ts';
 import { runCollector, type SampleRun } from '../evaluate/sampleRuns.ts';
 import type { Measurement } from './suggest.ts';
 
@@ -82,12 +82,10 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
     const atAim =
       asNpu?.comparison ??
       (s.judge
-        ? await compareModels(
-            s.model,
-            quantized,
-            s.judge,
-            s.figure?.readsOutputs ? { onOutputs: aimedRuns.onOutputs } : {},
-          )
+        ? await compareModels(s.model, quantized, s.judge, {
+            ...UNREAD_BY_FIGURES,
+            ...(s.figure?.readsOutputs ? { onOutputs: aimedRuns.onOutputs } : {}),
+          })
         : comparison);
     const cosine = meanOutputCosine(atAim.outputs).cosine;
     const layers = rankLayers(
