@@ -13,6 +13,7 @@ import { ReportView } from './ReportView.tsx';
 import { shownPreset } from '../../store/quantSettings.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 import { DownloadLink } from '../../components/DownloadLink.tsx';
+import { reportFileName } from '../evaluation/reportFiles.ts';
 
 export function QuantizeCard() {
   const status = useStudio((s) => s.run.status);
@@ -88,10 +89,7 @@ export function QuantizeCard() {
               className="button"
               data-testid="download-report"
               onClick={() =>
-                downloadText(
-                  `${JSON.stringify(result.report, null, 2)}\n`,
-                  result.fileName.replace(/\.onnx$/, '.report.json'),
-                )
+                downloadText(`${JSON.stringify(result.report, null, 2)}\n`, reportFileName(result.fileName, 'json'))
               }
             >
               Download report JSON
