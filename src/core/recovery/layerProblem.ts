@@ -181,18 +181,30 @@ function groupWeights(data: LayerRows, g: number) {
   return { wf, offset };
 }
 
+/**
+ * The group's rows as column-major columns in its scratch buffer (`length` entries): the kg columns of x_q, the
+ * constant column of ones, and with `withTargets` the kg columns of x after them (column k + i).
+ */
+function inputColumns(at: GroupRows, rows: number, kg: number, length: number, withTargets: boolean): Float64Array {
+  const { quant, target, width, offset } = at;
+  const cols = at.columns(length);
+  const k = kg + 1;
+  for (let r = 0; r < rows; r++) {
+    const base = r * width + offset;
+    for (let i = 0; i < kg; i++) cols[i * rows + r] = quant[base + i];
+    cols[kg * rows + r] = 1;
+    if (withTargets) for (let i = 0; i < kg; i++) cols[(k + i) * rows + r] = target[base + i];
+  }
+  return cols;
+}
+
 /** Group g's problem in TypeScript. */
 function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number, at: GroupRows): GroupProblem {
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  const { quant, target: targetRows, width, offset: start } = at;
+  const { target: targetRows, width, offset: start } = at;
   // Column-major copies (one column per input, then the constant and the targets), so every entry of G and c is
   // one contiguous dot product over the rows: far kinder to the cache than rank-1 updates of G row by row.
-  const cols = at.columns((k + outPerGroup) * rows);
-  for (let r = 0; r < rows; r++) {
-    const base = r * width + start;
-    for (let i = 0; i < kg; i++) cols[i * rows + r] = quant[base + i];
-    cols[kg * rows + r] = 1;
-  }
+  const cols = inputColumns(at, rows, kg, (k + outPerGroup) * rows, false);
   const { wf, offset } = groupWeights(data, g);
   const four = new Float64Array(4);
   // Two rows against two channels at a time (each value loaded serves two products).
@@ -330,13 +342,19 @@ async function groupProblemOn(
   for (let j = 0; j < outPerGroup; j++) targetSq[j] *= inv;
   const gram = await product(at, a, k, rows, k);
   // G exactly symmetric (the objective reads columns as rows), scaled to a mean.
-  for (let i = 0; i < k; i++) {
-    gram[i * k + i] *= inv;
-    for (let j = i + 1; j < k; j++) gram[j * k + i] = gram[i * k + j] *= inv;
-  }
+  symmetricMean(gram, k, inv);
   const cross = await product(tt, a, outPerGroup, rows, k);
   for (let i = 0; i < cross.length; i++) cross[i] *= inv;
   return { k, gram, cross, targetSq };
+}
+
+/** An n × n product of a matrix with its own transpose, scaled by `inv` to a mean and made exactly symmetric from its upper triangle (in place). */
+function symmetricMean(m: Float64Array, n: number, inv: number): Float64Array {
+  for (let i = 0; i < n; i++) {
+    m[i * n + i] *= inv;
+    for (let j = i + 1; j < n; j++) m[j * n + i] = m[i * n + j] *= inv;
+  }
+  return m;
 }
 
 /**
@@ -389,17 +407,8 @@ function crossFromMoments(
 /** Group g's problem in TypeScript with c and τ from the input moments (wide groups, problemForm). */
 function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g: number, at: GroupRows): GroupProblem {
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
-  const { quant, target: targetRows, width, offset: start } = at;
   // Column-major copies: the k columns of a = [x_q, 1], then the kg columns of x.
-  const cols = at.columns((k + kg) * rows);
-  for (let r = 0; r < rows; r++) {
-    const base = r * width + start;
-    for (let i = 0; i < kg; i++) {
-      cols[i * rows + r] = quant[base + i];
-      cols[(k + i) * rows + r] = targetRows[base + i];
-    }
-    cols[kg * rows + r] = 1;
-  }
+  const cols = inputColumns(at, rows, kg, (k + kg) * rows, true);
   const four = new Float64Array(4);
   const gram = columnMeansSymmetric(cols, rows, inv, 0, k, four);
   // H = mean x aᵀ (kg × k) and F = mean x xᵀ (kg × kg, symmetric).
@@ -419,18 +428,10 @@ async function groupProblemByMomentsOn(
 ): Promise<GroupProblem> {
   const { rows, kg, k, outPerGroup, inv } = shapeOf(data, target);
   const { a, at, x, xt } = groupMatrices(data, target, where, true);
-  const gram = await product(at, a, k, rows, k);
-  for (let i = 0; i < k; i++) {
-    gram[i * k + i] *= inv;
-    for (let j = i + 1; j < k; j++) gram[j * k + i] = gram[i * k + j] *= inv;
-  }
+  const gram = symmetricMean(await product(at, a, k, rows, k), k, inv);
   const h = await product(xt, a, kg, rows, k);
   for (let i = 0; i < h.length; i++) h[i] *= inv;
-  const f = await product(xt, x, kg, rows, kg);
-  for (let i = 0; i < kg; i++) {
-    f[i * kg + i] *= inv;
-    for (let j = i + 1; j < kg; j++) f[j * kg + i] = f[i * kg + j] *= inv;
-  }
+  const f = symmetricMean(await product(xt, x, kg, rows, kg), kg, inv);
   const { wf, offset } = groupWeights(data, g);
   const wh = await product(wf, h, outPerGroup, kg, k);
   const wfF = await product(wf, f, outPerGroup, kg, kg);
