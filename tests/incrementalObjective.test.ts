@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Adam, buildLayerProblem, layerLoss, type LayerProblem } from '../src/core/recovery/layerProblem.ts';
-import { incrementalObjective } from '../src/core/recovery/incrementalObjective.ts';
+import { incrementalObjective, STALE_SHARE } from '../src/core/recovery/incrementalObjective.ts';
 import { adaround } from '../src/core/recovery/adaround.ts';
 import { adaquant } from '../src/core/recovery/adaquant.ts';
 import { codesLoss, type TuneOptions } from '../src/core/recovery/tuning.ts';
@@ -230,6 +230,57 @@ describe('the incremental objective', () => {
       ).toBeLessThan(1e-10 * scale);
     await objective.release();
   });
+});
+
+describe('lists compacted lazily (STALE_SHARE)', () => {
+  for (const product of [undefined, nodeGramProduct]) {
+    it(`give the loss, G v and lossAt of compacting at every step, bit for bit (${product ? 'onnxruntime-node' : 'TypeScript'} full product)`, async () => {
+      // AdaRound's pattern: every watched entry changes each step (the full product early, the update and the
+      // channels' blocks of G later), a few leave each step; then sparse changes and a lossAt.
+      const p = smallProblem(8, 127, 1, 300, 17);
+      const k = 128,
+        n = 8 * k;
+      const run = async (staleShare: number) => {
+        const watched = new Uint8Array(n).fill(1);
+        const objective = await incrementalObjective(p, watched, product, staleShare);
+        const v = Float64Array.from(seededFloats(n, 18, -1, 1));
+        let list = Int32Array.from({ length: n }, (_, i) => i);
+        const seen: number[] = [];
+        for (let round = 0; round < 60; round++) {
+          const steps = seededFloats(list.length, 600 + round, -0.2, 0.2);
+          list.forEach((at, q) => (v[at] += steps[q]));
+          await objective.update(v, list, list.length, true);
+          seen.push(objective.loss());
+          for (const at of list) seen.push(objective.gv[at]);
+          const leaving = list.filter((_, q) => seededFloats(1, 700 + round * 131 + q)[0] < 0.06);
+          for (const at of leaving) {
+            watched[at] = 0;
+            objective.unwatch(at);
+          }
+          list = list.filter((at) => watched[at]);
+        }
+        const some = list.filter((_, q) => q % 7 === 0);
+        for (let round = 0; round < 5; round++) {
+          for (const at of some) v[at] -= 0.05;
+          await objective.update(v, some, some.length);
+          seen.push(objective.loss());
+          for (const at of list) seen.push(objective.gv[at]);
+          const probe = Float64Array.from(v);
+          for (const at of some) probe[at] += 0.3;
+          seen.push(await objective.lossAt(probe, some, some.length));
+        }
+        await objective.release();
+        return { seen, left: list.length };
+      };
+      const eager = await run(0);
+      const lazy = await run(STALE_SHARE);
+      expect(eager.left).toBeGreaterThan(0);
+      expect(eager.left).toBeLessThan(n / 4); // the channels went onto their own blocks
+      expect(lazy.seen.length).toBe(eager.seen.length);
+      const differs = lazy.seen.findIndex((x, i) => !Object.is(x, eager.seen[i]));
+      expect(differs, `value ${differs} differs`).toBe(-1);
+    });
+  }
 });
 
 describe('AdaRound and AdaQuant against the textbook loop', () => {

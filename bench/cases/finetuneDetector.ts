@@ -9,6 +9,7 @@
  * Usage: finetuneDetector.ts <ppocr-det|ultraface|yolox> <adaround|adaquant> <iterations> [fresh] <variant> [<variant> …]
  */
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
@@ -117,6 +118,7 @@ for (const variant of variants) {
       samples: calib.length,
       judged: judge.length,
       ...stageSeconds(result, wall, cpu),
+      writtenSha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
       layers: ft ? ft.layers.length + (ft.untuned?.length ?? 0) : 0,
       tunedLayers: ft?.layers.length ?? 0,
       steps: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,

@@ -8,6 +8,7 @@
  * Usage: finetuneRecognizer.ts <iterations> [shared] <variant> [<variant> …]
  */
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
@@ -63,6 +64,7 @@ for (const variant of variants) {
       floatRows: sharedRows ? 'shared' : 'fresh',
       iterations: tune ? iterations : 0,
       ...stageSeconds(result, wall, cpu),
+      writtenSha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
       layers: ft?.layers.length ?? 0,
       tunedLayers: ft ? ft.layers.filter((l) => l.iterations > 0).length : 0,
       untunedErrors: ft?.untuned?.map((u) => +u.roundingError.toPrecision(2)).sort((a, b) => a - b),

@@ -36,6 +36,13 @@ const ENTRY_COST = 20;
 const BLOCK_BELOW = 0.25;
 /** …and a smaller one once its watched count falls below this fraction of the block's (each rebuild costs about one update). */
 const REBUILD_BELOW = 0.7;
+/**
+ * A channel's list of watched columns is compacted once its unwatched (stale) entries exceed this share of its watched
+ * ones (or a block is due): compacting every channel that lost an entry at every step walked every watched entry each
+ * step (AdaRound drops a few per channel per step), the largest cost of the recognizer's 480 × 481 layers. A stale
+ * entry costs only its multiply-add in an update (its G v is never read), and the cost model counts watched entries.
+ */
+export const STALE_SHARE = 1 / 8;
 
 export interface IncrementalObjective {
   /** The current vectors (outChannels × k: each channel's weights, then its bias change). */
@@ -67,6 +74,7 @@ export async function incrementalObjective(
   p: LayerProblem,
   watched: Uint8Array,
   factory?: GramProductFactory,
+  staleShare = STALE_SHARE,
 ): Promise<IncrementalObjective> {
   const l = p.rows.layer;
   const k = p.groups[0]?.k ?? 0;
@@ -89,17 +97,19 @@ export async function incrementalObjective(
   const value = new Float64Array(n);
   const gv = new Float64Array(n);
   const flags = Uint8Array.from(watched);
-  // Channel m's watched columns are list[m·k .. m·k + counts[m]), in increasing order.
+  // Channel m's listed columns are list[m·k .. m·k + counts[m]), in increasing order: its watched ones (live[m] of
+  // them) and, until the list is next compacted, some no longer watched (see STALE_SHARE).
   const list = new Int32Array(n);
   const counts = new Int32Array(channels);
   const dirty = new Uint8Array(channels).fill(1);
   for (let m = 0; m < channels; m++) for (let i = 0; i < k; i++) if (flags[m * k + i]) list[m * k + counts[m]++] = i;
-  // Σ_m counts[m]² and Σ_m counts[m] after compact: the update's cost when every watched entry changes.
+  const live = Int32Array.from(counts);
+  // Σ_m live[m]² and Σ_m live[m]: the update's cost when every watched entry changes.
   let countSq = 0;
   let countSum = 0;
   for (let m = 0; m < channels; m++) {
-    countSq += counts[m] * counts[m];
-    countSum += counts[m];
+    countSq += live[m] * live[m];
+    countSum += live[m];
   }
   // A channel with few watched columns gets its own copy of G restricted to them (sub[m], subSize[m]² values; entry
   // `at` sits at row posOf[at], and list entry s at column local[s]): the update then reads one small block that
@@ -158,10 +168,15 @@ export async function incrementalObjective(
     touched,
   };
 
-  /** Drops unwatched columns from the lists of the channels that lost some, and rebuilds their blocks of G when due. */
+  /**
+   * Drops unwatched columns from the lists of the channels that lost more than `staleShare` of them or whose block of
+   * G is due, and rebuilds those blocks.
+   */
   const compact = () => {
     for (let m = 0; m < channels; m++) {
       if (!dirty[m]) continue;
+      const blockDue = live[m] <= k * BLOCK_BELOW && (!sub[m] || live[m] < subSize[m] * REBUILD_BELOW);
+      if (!blockDue && counts[m] - live[m] <= live[m] * staleShare) continue;
       dirty[m] = 0;
       const base = m * k;
       let kept = 0;
@@ -170,10 +185,8 @@ export async function incrementalObjective(
         list[base + kept] = list[s];
         local[base + kept++] = local[s];
       }
-      countSq += kept * kept - counts[m] * counts[m];
-      countSum += kept - counts[m];
       counts[m] = kept;
-      if (kept <= k * BLOCK_BELOW && (!sub[m] || kept < subSize[m] * REBUILD_BELOW)) {
+      if (blockDue) {
         const gram = p.groups[(m / outPerGroup) | 0].gram;
         const block = new Float64Array(kept * kept);
         for (let a = 0; a < kept; a++) {
@@ -195,7 +208,7 @@ export async function incrementalObjective(
     let cost = 0;
     for (let q = 0; q < count; q++) {
       const at = changed[q];
-      if (next[at] !== v[at]) cost += counts[(at / k) | 0] + ENTRY_COST;
+      if (next[at] !== v[at]) cost += live[(at / k) | 0] + ENTRY_COST;
     }
     return cost;
   };
@@ -240,7 +253,11 @@ export async function incrementalObjective(
     unwatch(at) {
       if (!flags[at]) return;
       flags[at] = 0;
-      dirty[(at / k) | 0] = 1;
+      const m = (at / k) | 0;
+      countSq -= 2 * live[m] - 1; // live² → (live − 1)²
+      countSum--;
+      live[m]--;
+      dirty[m] = 1;
     },
     async release() {
       await Promise.all(products.map((x) => x.release()));
