@@ -11,9 +11,11 @@ import {
   LadderTargetError,
   type RungMeasurement,
   type RungResult,
+  type LadderOptions,
+  type LadderTarget,
   type SkippedRung,
 } from './ladder.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../quantize/config.ts';
+import { withOptions, type QuantConfig } from '../quantize/config.ts';
 import { getPreset } from '../quantize/presets.ts';
 
 /**
@@ -33,34 +35,41 @@ function scoring(scores: Record<string, number>) {
   return { tried, configs, measure };
 }
 
+const COSINE_99: LadderTarget = { metric: 'cosine', value: 0.99 };
+
+/** The ladder climbed toward a cosine of 0.99 unless the options name another target. */
+function climb(options: Omit<LadderOptions, 'target'> & { target?: LadderTarget }) {
+  return climbLadder({ target: COSINE_99, ...options });
+}
+
+/** The ladder climbed with the fake measurement `scoring(scores)`: the labels and configurations it measured, and its result. */
+async function climbScored(scores: Record<string, number>, options: Partial<LadderOptions> = {}) {
+  const scored = scoring(scores);
+  const result = await climb({ measure: scored.measure, ...options });
+  return { ...scored, result };
+}
+
 describe('the best-practice ladder', () => {
+  /** Five formats' scores, none meeting 0.99: XINT8's CLE measures worse than XINT8. */
+  const FIVE_FORMATS = { XINT8: 0.9, 'XINT8 + CLE': 0.8, A8W8: 0.92, A16W8: 0.95, 'A16W8 per-channel': 0.97 };
+  /** The 16-bit formats screened, each plain and with CLE. */
+  const A16W8_SCREENING = ['A16W8', 'A16W8 + CLE', 'A16W8 per-channel', 'A16W8 per-channel + CLE'];
+  /** A ladder of XINT8's per-tensor rungs alone. */
+  const XINT8_ONLY: Partial<LadderOptions> = { formats: ['XINT8'], perChannelRung: false };
+  /** A ladder of A8W8's per-tensor rungs alone. */
+  const A8W8_ONLY: Partial<LadderOptions> = { formats: ['A8W8'], perChannelRung: false };
+
   it('in order fastest, screens every format without fine-tuning first, then fine-tunes from the closest to the target (AdaRound before AdaQuant), then exclusions', async () => {
-    const { tried, measure } = scoring({
-      XINT8: 0.9,
-      'XINT8 + CLE': 0.8,
-      A8W8: 0.92,
-      A16W8: 0.95,
-      'A16W8 per-channel': 0.97,
-    });
-    const excluded: string[] = [];
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
+    const { tried, result } = await climbScored(FIVE_FORMATS, {
       order: 'fastest',
-      measure,
-      exclude: async (c) => {
-        excluded.push(c.activationType);
-        return { score: 0.6, metrics: { cosine: 0.6 }, config: { ...c, nodesToExclude: ['Conv_1'] } };
-      },
+      exclude: async (c) => ({ score: 0.6, metrics: { cosine: 0.6 }, config: { ...c, nodesToExclude: ['Conv_1'] } }),
     });
     expect(tried).toEqual([
       'XINT8',
       'XINT8 + CLE',
       'A8W8',
       'A8W8 + CLE',
-      'A16W8',
-      'A16W8 + CLE',
-      'A16W8 per-channel',
-      'A16W8 per-channel + CLE',
+      ...A16W8_SCREENING,
       // 0.97 needs a third of its error removed, 0.95 a fifth more, … XINT8 (0.9) 90 %: at the reach, still tried.
       'A16W8 per-channel + AdaRound',
       'A16W8 + AdaRound',
@@ -80,19 +89,12 @@ describe('the best-practice ladder', () => {
   });
 
   it("with plainFirst (the default under a time budget), measures every 8-bit format's plain rung first, then the best one's variants, its fine-tuning and mixed precision, and the others' variants after, each saying why", async () => {
-    const { tried, measure } = scoring({
-      XINT8: 0.6,
-      A8W8: 0.62,
-      'A8W8 per-channel': 0.8,
-      'A8W8 per-channel + attention rules': 0.9,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
+    const scores = { XINT8: 0.6, A8W8: 0.62, 'A8W8 per-channel': 0.8, 'A8W8 per-channel + attention rules': 0.9 };
+    const { tried, result } = await climbScored(scores, {
       formats: ['XINT8', 'A8W8'],
       attentionRungs: true,
       finetuneReach: 1,
       plainFirst: true,
-      measure,
       mixed: async (c) => ({ score: 0.96, metrics: { cosine: 0.96 }, config: c }),
     });
     expect(tried.slice(0, 3)).toEqual(['XINT8', 'A8W8', 'A8W8 per-channel']);
@@ -118,16 +120,7 @@ describe('the best-practice ladder', () => {
   });
 
   it('by default climbs every 8-bit route (screening, fine-tuning, mixed precision) before any 16-bit format', async () => {
-    const { tried, measure } = scoring({
-      XINT8: 0.9,
-      'XINT8 + CLE': 0.8,
-      A8W8: 0.92,
-      A16W8: 0.95,
-      'A16W8 per-channel': 0.97,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
+    const { tried, result } = await climbScored(FIVE_FORMATS, {
       mixed: async (c) => ({ score: 0.96, metrics: { cosine: 0.96 }, config: c }),
       exclude: async (c) => ({ score: 0.6, metrics: { cosine: 0.6 }, config: c }),
     });
@@ -144,10 +137,7 @@ describe('the best-practice ladder', () => {
       'XINT8 + AdaQuant',
       'Mixed precision (A8W8 per-channel)',
       'Mixed precision (A8W8 per-channel) + AdaRound',
-      'A16W8',
-      'A16W8 + CLE',
-      'A16W8 per-channel',
-      'A16W8 per-channel + CLE',
+      ...A16W8_SCREENING,
       'A16W8 per-channel + AdaRound',
       'A16W8 + AdaRound',
       'A16W8 per-channel + AdaQuant',
@@ -171,13 +161,8 @@ describe('the best-practice ladder', () => {
         },
       };
     };
-    const eight = scoring(scores);
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure: eight.measure,
-      cleApplies: () => false,
-      mixed,
-    });
+    const eight = await climbScored(scores, { cleApplies: () => false, mixed });
+    const result = eight.result;
     expect(result.stopped).toBe('target');
     expect(result.results[result.chosen].rung.label).toBe('Mixed precision (A8W8 per-channel)');
     expect(result.results[result.chosen].config.activationType).toBe('int8');
@@ -192,34 +177,19 @@ describe('the best-practice ladder', () => {
       'XINT8 + AdaQuant',
     ]);
 
-    const fast = scoring(scores);
     mixedCalls.length = 0;
-    const fastest = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      order: 'fastest',
-      measure: fast.measure,
-      cleApplies: () => false,
-      mixed,
-    });
+    const fast = await climbScored(scores, { order: 'fastest', cleApplies: () => false, mixed });
+    const fastest = fast.result;
     expect(fast.tried).toEqual(['XINT8', 'A8W8', 'A16W8']);
     expect(fastest.results[fastest.chosen].rung.label).toBe('A16W8');
     expect(mixedCalls).toEqual([]);
   });
 
   it('skips, and lists, the fine-tuning rungs whose error fine-tuning cannot be expected to remove, and CLE where it changes nothing', async () => {
-    const { tried, measure } = scoring({
-      XINT8: 0.8274,
-      A8W8: 0.8293,
-      A16W8: 0.8483,
-      'A16W8 per-channel': 0.9839,
-      'A16W8 per-channel + AdaRound': 0.9961,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      cleApplies: () => false,
-      order: 'fastest',
-    });
+    // Measured on a model far from 0.99 in 8 bits: only A16W8 per-channel comes near, and AdaRound takes it there.
+    const far = { XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 };
+    const tuned = { ...far, 'A16W8 per-channel + AdaRound': 0.9961 };
+    const { tried, result } = await climbScored(tuned, { cleApplies: () => false, order: 'fastest' });
     expect(tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
     expect(result.stopped).toBe('target');
     expect(result.chosen).toBe(4);
@@ -231,18 +201,8 @@ describe('the best-practice ladder', () => {
     ]);
     // 8-bit first: the same rungs measured here (the 8-bit ones cannot be fine-tuned to the target, and 16-bit formats
     // follow, so none is tried anyway), the 8-bit fine-tuning skipped and listed before the 16-bit formats are screened.
-    const eight = scoring({
-      XINT8: 0.8274,
-      A8W8: 0.8293,
-      A16W8: 0.8483,
-      'A16W8 per-channel': 0.9839,
-      'A16W8 per-channel + AdaRound': 0.9961,
-    });
-    const eightResult = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure: eight.measure,
-      cleApplies: () => false,
-    });
+    const eight = await climbScored(tuned, { cleApplies: () => false });
+    const eightResult = eight.result;
     expect(eight.tried).toEqual(['XINT8', 'A8W8', 'A16W8', 'A16W8 per-channel', 'A16W8 per-channel + AdaRound']);
     expect(eightResult.skipped.map((k) => k.label)).toEqual([
       'XINT8 + CLE',
@@ -255,19 +215,9 @@ describe('the best-practice ladder', () => {
       'A16W8 per-channel + CLE',
     ]);
     // Short of the target after AdaRound: the far formats are skipped, AdaQuant tried where it may still reach.
-    const short = scoring({
-      XINT8: 0.8274,
-      A8W8: 0.8293,
-      A16W8: 0.8483,
-      'A16W8 per-channel': 0.9839,
-      'A16W8 per-channel + AdaRound': 0.985,
-    });
-    const shortResult = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure: short.measure,
-      cleApplies: () => false,
-      order: 'fastest',
-    });
+    const shortScores = { ...far, 'A16W8 per-channel + AdaRound': 0.985 };
+    const short = await climbScored(shortScores, { cleApplies: () => false, order: 'fastest' });
+    const shortResult = short.result;
     expect(short.tried.slice(4)).toEqual(['A16W8 per-channel + AdaRound', 'A16W8 per-channel + AdaQuant']);
     expect(shortResult.skipped.map((k) => k.label).slice(4)).toEqual([
       'A16W8 + AdaRound',
@@ -279,10 +229,7 @@ describe('the best-practice ladder', () => {
     ]);
     expect(shortResult.skipped[4].reason).toMatch(/93 % of the error of A16W8 \(0\.8483\)/);
     // With a reach of 1 every fine-tuning rung is tried, closest first.
-    const all = scoring({ XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 });
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure: all.measure,
+    const all = await climbScored(far, {
       cleApplies: () => false,
       finetuneReach: 1,
       perChannelRung: true,
@@ -308,8 +255,7 @@ describe('the best-practice ladder', () => {
     const { tried, measure } = scoring({ XINT8: 0.95, A8W8: 0.96, 'A8W8 + AdaRound': 0.97 });
     const mixedFrom: QuantConfig[] = [];
     const tuned: QuantConfig[] = [];
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
+    const result = await climb({
       formats: ['XINT8', 'A8W8'],
       perChannelRung: false,
       measure: async (c, rung) => {
@@ -342,8 +288,7 @@ describe('the best-practice ladder', () => {
   });
 
   it('stops at the first rung that meets the target and chooses it: a screened format before any fine-tuning', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.95, 'XINT8 + AdaRound': 0.995, A8W8: 0.999 });
-    const result = await climbLadder({ target: { metric: 'cosine', value: 0.99 }, measure });
+    const { tried, result } = await climbScored({ XINT8: 0.95, 'XINT8 + AdaRound': 0.995, A8W8: 0.999 });
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'A8W8']);
     expect(result.stopped).toBe('target');
     expect(result.chosen).toBe(2);
@@ -351,86 +296,47 @@ describe('the best-practice ladder', () => {
   });
 
   it('keeps CLE under the fine-tuning rungs only when CLE alone measured better', async () => {
-    const { tried, measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.94 });
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      formats: ['XINT8'],
-      perChannelRung: false,
-    });
+    const { tried } = await climbScored({ XINT8: 0.95, 'XINT8 + CLE': 0.94 }, XINT8_ONLY);
     expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + AdaRound', 'XINT8 + AdaQuant']);
-    const better = scoring({ XINT8: 0.95, 'XINT8 + CLE': 0.96 });
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure: better.measure,
-      formats: ['XINT8'],
-      perChannelRung: false,
-    });
+    const better = await climbScored({ XINT8: 0.95, 'XINT8 + CLE': 0.96 }, XINT8_ONLY);
     expect(better.tried.slice(2)).toEqual(['XINT8 + CLE + AdaRound', 'XINT8 + CLE + AdaQuant']);
   });
 
-  it('tries each format with the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best', async () => {
-    const { tried, configs, measure } = scoring({
-      XINT8: 0.9,
-      'XINT8 + attention rules': 0.95,
-      'XINT8 + attention rules + SmoothQuant': 0.94,
-      'XINT8 + attention rules + AdaRound': 0.995,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      attentionRungs: true,
-      formats: ['XINT8'],
-      perChannelRung: false,
-      measure,
-    });
-    expect(tried).toEqual([
-      'XINT8',
-      'XINT8 + CLE',
-      'XINT8 + attention rules',
-      'XINT8 + attention rules + SmoothQuant',
-      'XINT8 + attention rules + AdaRound',
-    ]);
-    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
-      [false, false],
-      [false, false],
-      [true, false],
-      [true, true],
-      [true, false],
-    ]);
-    expect(result.stopped).toBe('target');
-  });
-
-  it('tries each format with the function rules alone for models with written-out activations and no attention blocks', async () => {
-    const { tried, configs, measure } = scoring({
-      XINT8: 0.9,
-      'XINT8 + attention rules': 0.95,
-      'XINT8 + attention rules + AdaRound': 0.995,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      functionRungs: true,
-      formats: ['XINT8'],
-      perChannelRung: false,
-      measure,
-    });
-    expect(tried).toEqual(['XINT8', 'XINT8 + CLE', 'XINT8 + attention rules', 'XINT8 + attention rules + AdaRound']);
-    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual([
-      [false, false],
-      [false, false],
-      [true, false],
-      [true, false],
-    ]);
+  // Each rung's label, and whether its configuration enables the NPU transformer rules and SmoothQuant.
+  it.each([
+    {
+      what: 'the attention rules and SmoothQuant for models with attention blocks, and fine-tunes from the best',
+      rungs: { attentionRungs: true },
+      scores: { 'XINT8 + attention rules + SmoothQuant': 0.94 },
+      measured: [
+        ['XINT8', false, false],
+        ['XINT8 + CLE', false, false],
+        ['XINT8 + attention rules', true, false],
+        ['XINT8 + attention rules + SmoothQuant', true, true],
+        ['XINT8 + attention rules + AdaRound', true, false],
+      ],
+    },
+    {
+      what: 'the function rules alone for models with written-out activations and no attention blocks',
+      rungs: { functionRungs: true },
+      scores: {} as Record<string, number>,
+      measured: [
+        ['XINT8', false, false],
+        ['XINT8 + CLE', false, false],
+        ['XINT8 + attention rules', true, false],
+        ['XINT8 + attention rules + AdaRound', true, false],
+      ],
+    },
+  ])('tries each format with $what', async ({ rungs, scores, measured }) => {
+    const attention = { XINT8: 0.9, 'XINT8 + attention rules': 0.95, 'XINT8 + attention rules + AdaRound': 0.995 };
+    const { tried, configs, result } = await climbScored({ ...attention, ...scores }, { ...XINT8_ONLY, ...rungs });
+    expect(tried).toEqual(measured.map(([label]) => label));
+    expect(configs.map((c) => [c.enableNpuTransformer, c.includeSq])).toEqual(measured.map(([, npu, sq]) => [npu, sq]));
     expect(result.stopped).toBe('target');
   });
 
   it('records a failing rung and goes on', async () => {
-    const { measure } = scoring({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      formats: ['XINT8'],
-      perChannelRung: false,
-    });
+    const { result } = await climbScored({ XINT8: 0.95, 'XINT8 + CLE': NaN, 'XINT8 + AdaRound': 0.991 }, XINT8_ONLY);
     expect(result.results[1].error).toBe('Error: boom');
     expect(result.results[1].met).toBe(false);
     expect(result.results[2].rung.label).toBe('XINT8 + AdaRound'); // CLE failed, so it is not kept
@@ -438,16 +344,16 @@ describe('the best-practice ladder', () => {
   });
 
   it('starts the exclusion search from the best configuration measured so far', async () => {
-    const { measure } = scoring({ 'A8W8 + CLE': 0.9 });
     let from: QuantConfig | null = null;
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      exclude: async (c) => {
-        from = c;
-        return { score: 0.95, metrics: {} };
+    await climbScored(
+      { 'A8W8 + CLE': 0.9 },
+      {
+        exclude: async (c) => {
+          from = c;
+          return { score: 0.95, metrics: {} };
+        },
       },
-    });
+    );
     expect(from!.includeCle).toBe(true);
     expect(from!.activationType).toBe(getPreset('A8W8').activationType);
   });
@@ -455,8 +361,7 @@ describe('the best-practice ladder', () => {
   it('keeps what it measured when cancelled', async () => {
     const signal = { aborted: false };
     const { measure } = scoring({});
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
+    const result = await climb({
       measure: async (c, r) => {
         if (r.index === 2) signal.aborted = true;
         return measure(c, r);
@@ -468,14 +373,14 @@ describe('the best-practice ladder', () => {
   });
 
   it('keeps the best rung when something between rungs fails: stopped "failed", with what failed', async () => {
-    const { measure } = scoring({ XINT8: 0.95 });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      saturationRisk: () => {
-        throw new RangeError('no kernels here');
+    const { result } = await climbScored(
+      { XINT8: 0.95 },
+      {
+        saturationRisk: () => {
+          throw new RangeError('no kernels here');
+        },
       },
-    });
+    );
     expect(result.stopped).toBe('failed');
     expect(result.error).toBe('RangeError: no kernels here');
     expect(result.results).toHaveLength(2);
@@ -483,24 +388,18 @@ describe('the best-practice ladder', () => {
   });
 
   it('tells the caller, rung by rung and skip by skip, what it needs to keep the best so far (ladderSoFar)', async () => {
-    const { measure } = scoring({ XINT8: 0.9, 'XINT8 per-channel': 0.95 });
     const results: RungResult[] = [];
     const skipped: SkippedRung[] = [];
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      measure,
-      formats: ['XINT8'],
-      cleApplies: () => false,
-      onRung: (_r, m) => m && results.push(m),
-      onSkip: (s) => skipped.push(s),
-    });
-    const so = ladderSoFar(
-      { metric: 'cosine', value: 0.99 },
-      'eight-bit-first',
-      results.slice(0, 2),
-      skipped,
-      'cancelled',
+    await climbScored(
+      { XINT8: 0.9, 'XINT8 per-channel': 0.95 },
+      {
+        formats: ['XINT8'],
+        cleApplies: () => false,
+        onRung: (_r, m) => m && results.push(m),
+        onSkip: (s) => skipped.push(s),
+      },
     );
+    const so = ladderSoFar(COSINE_99, 'eight-bit-first', results.slice(0, 2), skipped, 'cancelled');
     expect(so.chosen).toBe(1);
     expect(so.stopped).toBe('cancelled');
     expect(so.skipped.map((s) => s.label)).toEqual(['XINT8 + CLE', 'XINT8 per-channel + CLE']);
@@ -534,10 +433,7 @@ describe('the best-practice ladder', () => {
   });
 
   it("carries the user's calibration method and its settings into the formats of the same scale type, never across scale types", () => {
-    const sequential = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('A8W8'))),
-      calibrationMethod: 'Sequential',
-    });
+    const sequential = withOptions(getPreset('A8W8'), { calibrationMethod: 'Sequential' });
     const a16 = rungConfig(
       { preset: 'A16W8', perChannel: true, cle: false, finetune: null, exclusions: false },
       sequential,
@@ -554,10 +450,10 @@ describe('the best-practice ladder', () => {
         getPreset('XINT8'),
       ).calibrationMethod,
     ).toBe('MinMax');
-    const percentile = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('A8W8'))),
+    // A8W8 calibrated with Percentile 99.9 and that method's default symmetry (symmetric ranges).
+    const percentile = withOptions(getPreset('A8W8'), {
       calibrationMethod: 'Percentile',
-      extraOptions: { Percentile: 99.9 },
+      extraOptions: { Percentile: 99.9, CalibTensorRangeSymmetric: undefined },
     });
     const p = rungConfig(
       { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false },
@@ -585,20 +481,14 @@ describe('the best-practice ladder', () => {
   });
 
   it('where CLE and the function rules each beat the plain format, measures them together', async () => {
-    const { tried, measure } = scoring({
+    const scores = {
       A8W8: 0.9,
       'A8W8 + CLE': 0.91,
       'A8W8 + attention rules': 0.92,
       'A8W8 + attention rules + CLE': 0.93,
       'A8W8 + attention rules + CLE + AdaRound': 0.99,
-    });
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      functionRungs: true,
-      formats: ['A8W8'],
-      perChannelRung: false,
-      measure,
-    });
+    };
+    const { tried, result } = await climbScored(scores, { ...A8W8_ONLY, functionRungs: true });
     expect(tried).toEqual([
       'A8W8',
       'A8W8 + CLE',
@@ -608,20 +498,13 @@ describe('the best-practice ladder', () => {
     ]);
     expect(result.results[3].config.includeCle && result.results[3].config.enableNpuTransformer).toBe(true);
     // Only one of them helped: no combined rung.
-    const one = scoring({ A8W8: 0.9, 'A8W8 + CLE': 0.89, 'A8W8 + attention rules': 0.92 });
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      functionRungs: true,
-      formats: ['A8W8'],
-      perChannelRung: false,
-      measure: one.measure,
-    });
+    const oneScores = { A8W8: 0.9, 'A8W8 + CLE': 0.89, 'A8W8 + attention rules': 0.92 };
+    const one = await climbScored(oneScores, { ...A8W8_ONLY, functionRungs: true });
     expect(one.tried).not.toContain('A8W8 + attention rules + CLE');
   });
 
   it("with calibrationRungs, measures each float-scale stage's best recipe with Sequential ranges and fine-tunes from the better", async () => {
-    const configs = new Map<string, QuantConfig>();
-    const { tried, measure } = scoring({
+    const scores = {
       XINT8: 0.8,
       A8W8: 0.9,
       'A8W8 + attention rules': 0.92,
@@ -630,17 +513,13 @@ describe('the best-practice ladder', () => {
       'A8W8 + Sequential ranges + attention rules': 0.93,
       'A8W8 per-channel + Sequential ranges + attention rules': 0.97,
       'A8W8 per-channel + Sequential ranges + attention rules + AdaRound': 0.977,
-    });
-    const result = await climbLadder({
+    };
+    const { tried, configs, result } = await climbScored(scores, {
       target: { metric: 'cosine', value: 0.975 },
       functionRungs: true,
       calibrationRungs: true,
       formats: ['XINT8', 'A8W8'],
       cleApplies: () => false,
-      measure: (c, r) => {
-        configs.set(r.label, c);
-        return measure(c, r);
-      },
     });
     expect(tried).toEqual([
       // XINT8's power-of-two scales take no Sequential ranges.
@@ -654,59 +533,41 @@ describe('the best-practice ladder', () => {
       'A8W8 per-channel + Sequential ranges + attention rules',
       'A8W8 per-channel + Sequential ranges + attention rules + AdaRound',
     ]);
-    expect(configs.get('A8W8 per-channel + Sequential ranges + attention rules + AdaRound')!.calibrationMethod).toBe(
-      'Sequential',
-    );
+    expect(
+      configs[tried.indexOf('A8W8 per-channel + Sequential ranges + attention rules + AdaRound')].calibrationMethod,
+    ).toBe('Sequential');
     expect(result.stopped).toBe('target');
     // A user already calibrating with Sequential gets no second Sequential rung.
-    const seq = scoring({});
-    const base = validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), calibrationMethod: 'Sequential' });
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      base,
-      calibrationRungs: true,
-      formats: ['A8W8'],
-      perChannelRung: false,
-      cleApplies: () => false,
-      measure: seq.measure,
-    });
+    const base = withOptions(getPreset('A8W8'), { calibrationMethod: 'Sequential' });
+    const seq = await climbScored({}, { ...A8W8_ONLY, base, calibrationRungs: true, cleApplies: () => false });
     expect(seq.tried.filter((l) => l.includes('Sequential'))).toEqual([]);
     // With attention blocks the calibration rung takes MinMSE ranges (measured best on the attention recognizer).
-    const att = scoring({});
-    await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      attentionRungs: true,
-      calibrationRungs: true,
-      formats: ['A8W8'],
-      perChannelRung: false,
-      cleApplies: () => false,
-      measure: att.measure,
-    });
+    const att = await climbScored(
+      {},
+      { ...A8W8_ONLY, attentionRungs: true, calibrationRungs: true, cleApplies: () => false },
+    );
     expect(att.tried.filter((l) => l.includes('ranges'))).toEqual(['A8W8 + MinMSE ranges']);
   });
 
   it('where the judge says a model could saturate its int8 kernels, measures the best rung of the format again with saturation-safe weights and goes on from the better', async () => {
-    const configs = new Map<string, QuantConfig>();
-    const scores: Record<string, number> = { XINT8: 0.9, A8W8: 0.92, 'A8W8 + saturation-safe weights': 0.95 };
-    const measure = async (c: QuantConfig, rung: { label: string }): Promise<RungMeasurement> => {
-      configs.set(rung.label, c);
-      const score = scores[rung.label] ?? 0.5;
-      return { score, metrics: { cosine: score } };
-    };
+    const scores = { XINT8: 0.9, A8W8: 0.92, 'A8W8 + saturation-safe weights': 0.95 };
     const risky = new Set(['A8W8']); // XINT8's model has no weight that could saturate
-    const result = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
+    const twoFormats: Partial<LadderOptions> = {
       formats: ['XINT8', 'A8W8'],
       perChannelRung: false,
       cleApplies: () => false,
+    };
+    let mixedFrom: QuantConfig | undefined;
+    const { tried, configs, result } = await climbScored(scores, {
+      ...twoFormats,
       finetuneReach: 0.85,
-      measure,
       mixed: async (c) => {
-        configs.set('mixed', c);
+        mixedFrom = c;
         return { score: 0.5, metrics: { cosine: 0.5 }, config: c };
       },
       saturationRisk: (r) => risky.has(r.rung.label),
     });
+    const configOf = (label: string) => configs[tried.indexOf(label)];
     expect(result.results.map((r) => r.rung.label)).toEqual([
       'XINT8',
       'A8W8',
@@ -716,27 +577,17 @@ describe('the best-practice ladder', () => {
       'A8W8 + saturation-safe weights + AdaQuant',
       'Mixed precision (A8W8 per-channel + saturation-safe weights)',
     ]);
-    expect(configs.get('A8W8')!.saturationSafeWeights).toBe(false);
-    expect(configs.get('A8W8 + saturation-safe weights')!.saturationSafeWeights).toBe(true);
-    expect(configs.get('A8W8 + saturation-safe weights + AdaRound')!.saturationSafeWeights).toBe(true);
-    expect(configs.get('mixed')!.saturationSafeWeights).toBe(true);
+    expect(configOf('A8W8').saturationSafeWeights).toBe(false);
+    expect(configOf('A8W8 + saturation-safe weights').saturationSafeWeights).toBe(true);
+    expect(configOf('A8W8 + saturation-safe weights + AdaRound').saturationSafeWeights).toBe(true);
+    expect(mixedFrom!.saturationSafeWeights).toBe(true);
     expect(result.results[2].rung.step).toBe('ours');
     // Without a judge that saturates (the default), no such rung.
-    const plain = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      formats: ['XINT8', 'A8W8'],
-      perChannelRung: false,
-      cleApplies: () => false,
-      measure,
-    });
+    const { result: plain } = await climbScored(scores, twoFormats);
     expect(plain.results.map((r) => r.rung.label).filter((l) => l.includes('saturation'))).toEqual([]);
     // A judge whose kernels are known not to saturate (onnxruntime-web's WASM): the rung is listed as skipped, with why.
-    const exact = await climbLadder({
-      target: { metric: 'cosine', value: 0.99 },
-      formats: ['XINT8', 'A8W8'],
-      perChannelRung: false,
-      cleApplies: () => false,
-      measure,
+    const { result: exact } = await climbScored(scores, {
+      ...twoFormats,
       saturationRisk: (r) => risky.has(r.rung.label),
       saturationSafeSkipped: 'these kernels add in 32 bits',
     });
