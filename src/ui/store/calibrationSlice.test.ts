@@ -4,8 +4,8 @@ import { getPreprocessPreset } from '../../core/preprocess/presets.ts';
 import type { CalibrationProgress, CalibrationResult } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
-import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
+import { calibrationResult, fakeModelService } from './testStore.ts';
 import { activationMethodName, activationState } from '../../core/calibrate/collectors/methodFromConfig.ts';
 import { updateState } from '../../core/calibrate/collectors/registry.ts';
 import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/run/statisticsFile.ts';
@@ -20,16 +20,13 @@ const yoloSummary = {
   inputs: [{ name: 'images', elemType: 'float32', shape: [1, 3, 416, 416] }],
 } as unknown as ModelSummary;
 
-const modelService: ModelService = {
-  async open(fileName) {
-    // A file named "dynamic" has YuNet's open batch, height and width.
-    const inputs = /dynamic/.test(fileName)
-      ? [{ name: 'input', elemType: 'float32', shape: ['batch', 3, 'height', 'width'] }]
-      : yoloSummary.inputs;
-    return { handle: `model-${fileName}`, summary: { ...yoloSummary, fileName, inputs } };
-  },
-  async close() {},
-};
+const modelService = fakeModelService((fileName) => {
+  // A file named "dynamic" has YuNet's open batch, height and width.
+  const inputs = /dynamic/.test(fileName)
+    ? [{ name: 'input', elemType: 'float32', shape: ['batch', 3, 'height', 'width'] }]
+    : yoloSummary.inputs;
+  return { ...yoloSummary, fileName, inputs } as ModelSummary;
+});
 
 const progress = (done: number, total: number): CalibrationProgress => ({
   done,
@@ -42,17 +39,7 @@ const progress = (done: number, total: number): CalibrationProgress => ({
   backend: null,
 });
 
-const result = (used: number): CalibrationResult => ({
-  ranges: { images: [0, 255] },
-  used,
-  skipped: [],
-  warnings: [],
-  method: 'MinMax',
-  backend: { kind: 'wasm', threads: 1, fallbackReason: null },
-  passes: 1,
-  seconds: 1,
-  runOutputBytes: 10,
-});
+const result = (used: number) => calibrationResult({ images: [0, 255] }, used, { runOutputBytes: 10 });
 
 /** A fake calibration service whose runs finish when the test says so. */
 function fakeCalibration() {

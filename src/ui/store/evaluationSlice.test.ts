@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { buildReport } from '../../core/report/index.ts';
-import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type {
   EvaluationProgress,
   EvaluationRequest,
@@ -13,8 +12,8 @@ import type {
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import type { EvaluationService } from './evaluationSlice.ts';
-import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
+import { calibrationResult, fakeModelService, heldCalls } from './testStore.ts';
 
 const summary = {
   fileName: 'm.onnx',
@@ -23,27 +22,10 @@ const summary = {
   inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }],
 } as unknown as ModelSummary;
 
-const modelService: ModelService = {
-  async open(fileName) {
-    return { handle: `model-${fileName}`, summary: { ...summary, fileName } };
-  },
-  async close() {},
-};
+const modelService = fakeModelService((fileName) => ({ ...summary, fileName }));
 
 const calibration: CalibrationService = {
-  async calibrate(_model, request) {
-    return {
-      ranges: { x: [0, 1] },
-      used: request.samples.length,
-      skipped: [],
-      warnings: [],
-      method: 'MinMax',
-      backend: { kind: 'wasm', threads: 1, fallbackReason: null },
-      passes: 1,
-      seconds: 2,
-      runOutputBytes: 1,
-    } satisfies CalibrationResult;
-  },
+  calibrate: async (_model, request) => calibrationResult({ x: [0, 1] }, request.samples.length, { seconds: 2 }),
   cancel() {},
   release() {},
 };
@@ -86,26 +68,16 @@ const evaluationResult = (cosine: number): EvaluationResult => ({
 
 /** A fake evaluation service whose runs finish when the test says so. */
 function fakeEvaluation() {
-  const evaluations: {
-    request: EvaluationRequest;
-    onProgress: (p: EvaluationProgress) => void;
-    resolve: (r: EvaluationResult) => void;
-    reject: (e: Error) => void;
-  }[] = [];
-  const searches: {
-    request: SuggestRequest;
-    onProgress: (p: EvaluationProgress) => void;
-    resolve: (r: SuggestOutcome) => void;
-  }[] = [];
+  const evaluations = heldCalls<EvaluationRequest, EvaluationProgress, EvaluationResult>();
+  const searches = heldCalls<SuggestRequest, EvaluationProgress, SuggestOutcome>();
   const counts = { cancelled: 0, released: 0 };
   const service: EvaluationService = {
-    evaluate: (_h, request, onProgress) =>
-      new Promise((resolve, reject) => evaluations.push({ request, onProgress, resolve, reject })),
-    suggest: (_h, request, onProgress) => new Promise((resolve) => searches.push({ request, onProgress, resolve })),
+    evaluate: evaluations.call,
+    suggest: searches.call,
     cancel: () => void counts.cancelled++,
     release: () => void counts.released++,
   };
-  return { service, evaluations, searches, counts };
+  return { service, evaluations: evaluations.calls, searches: searches.calls, counts };
 }
 
 const file = (name: string) => new File([new Uint8Array(3)], name, { lastModified: 1 });

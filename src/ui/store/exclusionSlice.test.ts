@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import { nodeId } from '../../core/onnx/model.ts';
 import type { QuantConfig } from '../../core/quantize/config.ts';
-import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { ExclusionEntry } from './exclusionSlice.ts';
 import { exclusionFields } from '../../core/export/configDocument.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
+import { calibrationResult } from './testStore.ts';
 
 const modelService: ModelService = {
   async open(fileName) {
@@ -20,19 +20,8 @@ const modelService: ModelService = {
   async close() {},
 };
 
-const calibrationResult: CalibrationResult = {
-  ranges: { x: [0, 1] },
-  used: 0,
-  skipped: [],
-  warnings: [],
-  method: 'MinMax',
-  backend: { kind: 'wasm', threads: 1, fallbackReason: null },
-  passes: 1,
-  seconds: 1,
-  runOutputBytes: 0,
-};
 const calibration: CalibrationService = {
-  calibrate: async () => calibrationResult,
+  calibrate: async () => calibrationResult({ x: [0, 1] }, 0, { runOutputBytes: 0 }),
   cancel: () => undefined,
   release: () => undefined,
 };

@@ -2,7 +2,7 @@ import type { BackendInfo } from '../../core/runtime/session.ts';
 import { describe, expect, it, vi } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON, withOptions, type QuantConfig } from '../../core/quantize/config.ts';
 import { getPreset, type PresetName } from '../../core/quantize/presets.ts';
 import type {
   LadderOutcome,
@@ -14,8 +14,8 @@ import type {
 } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import { currentConfig, exportedConfig } from './selectors.ts';
-import type { ModelService } from './modelSlice.ts';
 import type { RecoveryService } from './recoverySlice.ts';
+import { fakeModelService, heldCalls } from './testStore.ts';
 
 /** Where the worker says fine-tuning ran. */
 const WASM: BackendInfo = {
@@ -30,12 +30,7 @@ const summary = {
   byteLength: 10,
   inputs: [{ name: 'x', elemType: 'float32', shape: [1, 3, 8, 8] }],
 } as unknown as ModelSummary;
-const modelService: ModelService = {
-  async open(fileName) {
-    return { handle: `model-${fileName}`, summary: { ...summary, fileName } };
-  },
-  async close() {},
-};
+const modelService = fakeModelService((fileName) => ({ ...summary, fileName }));
 const quantReport = {
   config: 'XINT8',
   exclusions: [],
@@ -64,30 +59,37 @@ const rung = (index: number, label: string, cosine: number, extra: Partial<RungS
   ...extra,
 });
 
+/** The worker's account of a finished climb toward cosine 0.99 over `rungs`: by default exhausted, the first chosen. */
+const ladderOutcome = (rungs: RungSummary[], climb: Partial<LadderOutcome> = {}): LadderOutcome => ({
+  handle: 'ladder-1',
+  target: { metric: 'cosine', value: 0.99 },
+  rungs,
+  stopped: 'exhausted',
+  chosen: 0,
+  order: 'eight-bit-first',
+  skippedRungs: [],
+  used: 1,
+  evaluated: 1,
+  skipped: [],
+  seconds: 1,
+  ranOn: null,
+  ...climb,
+});
+
 /** A fake recovery service whose runs finish when the test says so. */
 function fakeRecovery(
   picked: { config: QuantConfig; label: string; preset: PresetName } = {
-    config: validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), perChannel: true }),
+    config: withOptions(getPreset('A8W8'), { perChannel: true }),
     label: 'A8W8',
     preset: 'A8W8',
   },
 ) {
-  const runs: {
-    request: RecoveryRequest;
-    onProgress: (p: RecoveryWorkerProgress) => void;
-    resolve: (r: RecoveryOutcome) => void;
-    reject: (e: Error) => void;
-  }[] = [];
-  const climbs: {
-    request: LadderRequest;
-    onProgress: (p: RecoveryWorkerProgress) => void;
-    resolve: (r: LadderOutcome) => void;
-  }[] = [];
+  const runs = heldCalls<RecoveryRequest, RecoveryWorkerProgress, RecoveryOutcome>();
+  const climbs = heldCalls<LadderRequest, RecoveryWorkerProgress, LadderOutcome>();
   const counts = { cancelled: 0, released: 0, picked: [] as string[] };
   const service: RecoveryService = {
-    recover: (_h, request, onProgress) =>
-      new Promise((resolve, reject) => runs.push({ request, onProgress, resolve, reject })),
-    ladder: (_h, request, onProgress) => new Promise((resolve) => climbs.push({ request, onProgress, resolve })),
+    recover: runs.call,
+    ladder: climbs.call,
     pick: async (_h, handle) => {
       counts.picked.push(handle);
       return {
@@ -103,7 +105,7 @@ function fakeRecovery(
     cancel: () => void counts.cancelled++,
     release: () => void counts.released++,
   };
-  return { service, runs, climbs, counts };
+  return { service, runs: runs.calls, climbs: climbs.calls, counts };
 }
 
 const file = (name: string) => new File([new Uint8Array(3)], name, { lastModified: 1 });
@@ -232,20 +234,17 @@ describe('recovery slice', () => {
       finished: rung(1, 'XINT8', 0.9),
     });
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
-    call.resolve({
-      handle: 'ladder-1',
-      target: { metric: 'psnr', value: 30 },
-      rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)],
-      stopped: 'exhausted',
-      chosen: 1,
-      order: 'eight-bit-first',
-      skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }],
-      used: 2,
-      evaluated: 2,
-      skipped: [],
-      seconds: 9,
-      ranOn: WASM,
-    });
+    call.resolve(
+      ladderOutcome([rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], {
+        target: { metric: 'psnr', value: 30 },
+        chosen: 1,
+        skippedRungs: [{ label: 'XINT8 + AdaRound', reason: '94 % of the error would have to go' }],
+        used: 2,
+        evaluated: 2,
+        seconds: 9,
+        ranOn: WASM,
+      }),
+    );
     await running;
     expect(s().recovery.climb).toEqual({
       handle: 'ladder-1',
@@ -273,16 +272,11 @@ describe('recovery slice', () => {
   });
 
   it('after "Use this model", the config file and the scripts describe the adopted rung (its preset, transformer rules, SmoothQuant, precisions) until a setting or pick changes', async () => {
-    const rungConfig = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('XINT8'))),
+    const rungConfig = withOptions(getPreset('XINT8'), {
       perChannel: true,
       enableNpuTransformer: true,
       includeSq: true,
-      extraOptions: {
-        ...getPreset('XINT8').extraOptions,
-        SmoothAlpha: 0.7,
-        TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] },
-      },
+      extraOptions: { SmoothAlpha: 0.7, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
     });
     const label = 'Mixed precision (XINT8 per-channel + attention rules + SmoothQuant)';
     const { s, fake } = await openStore(['a.png'], { config: rungConfig, label, preset: 'XINT8' });
@@ -302,20 +296,7 @@ describe('recovery slice', () => {
       seconds: 1,
       chosen: { act16: ['t1'], w16: [], float: [] },
     };
-    fake.climbs[0].resolve({
-      handle: 'ladder-1',
-      target: { metric: 'cosine', value: 0.99 },
-      rungs: [rung(1, label, 0.95, { mixedPrecision: mixed as never })],
-      stopped: 'exhausted',
-      chosen: 0,
-      order: 'eight-bit-first',
-      skippedRungs: [],
-      used: 1,
-      evaluated: 1,
-      skipped: [],
-      seconds: 1,
-      ranOn: null,
-    });
+    fake.climbs[0].resolve(ladderOutcome([rung(1, label, 0.95, { mixedPrecision: mixed as never })]));
     await running;
     expect(exportedConfig(s())).toEqual({ config: currentConfig(s()), preset: 'A8W8' }); // nothing adopted yet
 
@@ -340,31 +321,17 @@ describe('recovery slice', () => {
   });
 
   it("adopting a rung keeps what it kept float (nodes and tail subgraphs the exclusion rung found) and its 16-bit tensors (a fine-tuned mixed rung) as the page's picks and settings", async () => {
-    const found = validateConfig({
-      ...JSON.parse(configToJSON(getPreset('A8W8'))),
+    const found = withOptions(getPreset('A8W8'), {
       nodesToExclude: ['Conv_7'],
       subgraphsToExclude: [{ starts: ['Mul_9'], ends: ['Concat_12'] }],
-      extraOptions: { ...getPreset('A8W8').extraOptions, TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+      extraOptions: { TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
     });
     const label = 'Mixed precision (A8W8 per-channel) + AdaRound';
     const { s, fake } = await openStore(['a.png'], { config: found, label, preset: 'A8W8' });
     const running = s().climbLadder();
     await flush();
     // A fine-tuned mixed rung carries no search summary of its own, only the chosen precisions in its config.
-    fake.climbs[0].resolve({
-      handle: 'ladder-1',
-      target: { metric: 'cosine', value: 0.99 },
-      rungs: [rung(1, label, 0.95)],
-      stopped: 'exhausted',
-      chosen: 0,
-      order: 'eight-bit-first',
-      skippedRungs: [],
-      used: 1,
-      evaluated: 1,
-      skipped: [],
-      seconds: 1,
-      ranOn: null,
-    });
+    fake.climbs[0].resolve(ladderOutcome([rung(1, label, 0.95)]));
     await running;
     await s().useRung('rung-1');
     expect(s().run.settings.tensorOverrides).toEqual({ t1: [{ quant_type: 'int16' }] });
@@ -394,20 +361,7 @@ describe('recovery slice', () => {
     const running = s().climbLadder();
     await flush();
     expect(fake.climbs[0].request).toMatchObject({ order: 'fastest' });
-    fake.climbs[0].resolve({
-      handle: 'ladder-1',
-      target: { metric: 'cosine', value: 0.99 },
-      rungs: [],
-      stopped: 'exhausted',
-      chosen: -1,
-      order: 'fastest',
-      skippedRungs: [],
-      used: 2,
-      evaluated: 2,
-      skipped: [],
-      seconds: 1,
-      ranOn: null,
-    });
+    fake.climbs[0].resolve(ladderOutcome([], { chosen: -1, order: 'fastest', used: 2, evaluated: 2 }));
     await running;
   });
 
@@ -486,20 +440,16 @@ describe('recovery slice', () => {
       expect(s().recovery.adopted).toBe('rung-2');
       expect(await s().ladderReport()).toEqual({ ladder: { chosen: 1 } });
       // The worker's own answer, late, replaces the page's guess with the climb's own account.
-      c.resolve({
-        handle: 'ladder-7',
-        target: { metric: 'cosine', value: 0.99 },
-        rungs: [rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)],
-        stopped: 'cancelled',
-        chosen: 1,
-        order: 'eight-bit-first',
-        skippedRungs: [],
-        used: 2,
-        evaluated: 2,
-        skipped: [],
-        seconds: 30,
-        ranOn: null,
-      });
+      c.resolve(
+        ladderOutcome([rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], {
+          handle: 'ladder-7',
+          stopped: 'cancelled',
+          chosen: 1,
+          used: 2,
+          evaluated: 2,
+          seconds: 30,
+        }),
+      );
       await vi.advanceTimersByTimeAsync(0);
       expect(s().recovery.status).toBe('cancelled');
     } finally {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import type { ModelSummary } from '../../core/onnx/index.ts';
 import type { QuantizeReport } from '../../core/quantize/quantizeReport.ts';
 import { buildReport } from '../../core/report/index.ts';
-import type { CalibrationResult } from '../remote/workerTypes.ts';
 import type { EvaluationRequest, EvaluationResult } from '../remote/workerTypes.ts';
 import { createStudioStore } from './createStudioStore.ts';
 import type { CalibrationService } from './calibrationSlice.ts';
@@ -10,6 +9,7 @@ import type { EvaluationService } from './evaluationSlice.ts';
 import type { ModelService } from './modelSlice.ts';
 import type { QuantizeService } from './runSlice.ts';
 import type { SampleService } from './sampleSlice.ts';
+import { calibrationResult } from './testStore.ts';
 
 // The sample's real facts: PaddleOCR's graph name and paddle2onnx dimension names, recognised by the core.
 const paddleSummary = {
@@ -61,17 +61,7 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
       if (options.holdCalibration) await new Promise<void>((r) => (release = r));
       if (options.failCalibration)
         throw Object.assign(new Error('the worker ran out of memory'), { name: 'WorkerError' });
-      return {
-        ranges: { x: [0, 1] },
-        used: request.samples.length,
-        skipped: [],
-        warnings: [],
-        method: 'MinMax',
-        backend: { kind: 'wasm', threads: 1, fallbackReason: null },
-        passes: 1,
-        seconds: 1,
-        runOutputBytes: 1,
-      } satisfies CalibrationResult;
+      return calibrationResult({ x: [0, 1] }, request.samples.length);
     },
     cancel() {
       cancelled++;
