@@ -36,6 +36,15 @@ export interface PresetDefinition {
 const QUARK = 'AMD Quark quark/onnx/quantization/config/custom_config.py';
 const ORT = 'ONNX Runtime quantize_static (onnxruntime/python/tools/quantization/quantize.py)';
 
+/** The extra_options Quark's float-scale Ryzen AI presets (A8W8_CONFIG, A16W8_CONFIG) both set. */
+const RYZEN_FLOAT_SCALE_OPTIONS = {
+  ActivationSymmetric: true,
+  ForceQuantizeNoInputCheck: true,
+  AlignSlice: false,
+  FoldRelu: true,
+  AlignConcat: true,
+} as const;
+
 const PRESETS: Readonly<Record<PresetName, PresetDefinition>> = {
   XINT8: {
     name: 'XINT8',
@@ -95,13 +104,7 @@ const PRESETS: Readonly<Record<PresetName, PresetDefinition>> = {
       scaleType: 'float32',
       activationType: 'int8',
       weightType: 'int8',
-      extraOptions: {
-        ActivationSymmetric: true,
-        ForceQuantizeNoInputCheck: true,
-        AlignSlice: false,
-        FoldRelu: true,
-        AlignConcat: true,
-      },
+      extraOptions: { ...RYZEN_FLOAT_SCALE_OPTIONS },
     },
     notModelled: ['quant_format=ExtendedQuantFormat.QDQ (Quark custom Q/DQ ops; standard Q/DQ here)'],
   },
@@ -114,14 +117,7 @@ const PRESETS: Readonly<Record<PresetName, PresetDefinition>> = {
       scaleType: 'float32',
       activationType: 'int16', // ExtendedQuantType.QInt16
       weightType: 'int8',
-      extraOptions: {
-        ActivationSymmetric: true,
-        ForceQuantizeNoInputCheck: true,
-        AlignSlice: false,
-        FoldRelu: true,
-        AlignConcat: true,
-        AlignEltwiseQuantType: true,
-      },
+      extraOptions: { ...RYZEN_FLOAT_SCALE_OPTIONS, AlignEltwiseQuantType: true },
     },
     notModelled: ['quant_format=ExtendedQuantFormat.QDQ (Quark custom Q/DQ ops; ai.onnx-21 or com.microsoft here)'],
   },

@@ -5,24 +5,20 @@
  */
 import type { QuantConfig } from '../../quantize/config.ts';
 import { activationCollectorMethod, createState, type CollectorState } from './registry.ts';
+import type { CalibrationMethod } from './types.ts';
 
 /** A fresh collector state for one activation tensor under `config`. */
 export function activationState(config: QuantConfig): CollectorState {
   const x = config.extraOptions;
-  const method = activationCollectorMethod(
-    config.calibrationMethod,
-    config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
-  );
+  const method = activationCollector(config);
+  // The histogram options Percentile and LayerwisePercentile share.
+  const histogram = { numBins: x.NumBins, symmetric: x.CalibTensorRangeSymmetric };
   switch (method) {
     case 'MinMax':
     case 'NonOverflow':
       return createState(method, { movingAverage: x.CalibMovingAverage, symmetric: x.CalibTensorRangeSymmetric });
     case 'Percentile':
-      return createState(method, {
-        percentile: x.Percentile,
-        numBins: x.NumBins,
-        symmetric: x.CalibTensorRangeSymmetric,
-      });
+      return createState(method, { percentile: x.Percentile, ...histogram });
     case 'Entropy':
       return createState(method, { numBins: x.NumBins, numQuantizedBins: x.NumQuantizedBins });
     case 'PowerOfTwoMinMSE':
@@ -31,11 +27,7 @@ export function activationState(config: QuantConfig): CollectorState {
     case 'ConsumerMSE':
       return createState(method, { quantType: config.activationType, symmetric: x.ActivationSymmetric });
     case 'LayerwisePercentile':
-      return createState(method, {
-        quantType: config.activationType,
-        numBins: x.NumBins,
-        symmetric: x.CalibTensorRangeSymmetric,
-      });
+      return createState(method, { quantType: config.activationType, ...histogram });
     default:
       return createState(method);
   }
@@ -47,6 +39,11 @@ export function activationState(config: QuantConfig): CollectorState {
  */
 export function activationMethodName(config: QuantConfig): string {
   if (config.calibrationMethod === 'Sequential') return 'Sequential';
+  return activationCollector(config);
+}
+
+/** The collector that calibrates activations under `config`: its calibrate_method read with its scale type. */
+export function activationCollector(config: QuantConfig): CalibrationMethod {
   return activationCollectorMethod(
     config.calibrationMethod,
     config.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',

@@ -31,7 +31,7 @@ import type { ScopeStep } from '../../onnx/scopes.ts';
 import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
 import { foldExtremesRun, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
 import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
-import { activationCollectorMethod } from '../collectors/registry.ts';
+import { activationCollector } from '../collectors/methodFromConfig.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
 import type { ConsumerMseState } from '../collectors/minmse.ts';
@@ -242,10 +242,7 @@ export class ModelCalibrator {
     const bodies = config.extraOptions.EnableSubgraph && this.inBodies.size > 0;
     const produced = bodies ? this.observable.filter((t) => !this.graphInputs.has(t)) : this.mainProduced();
     const keepsExtremes = (c: QuantConfig) => {
-      const method = activationCollectorMethod(
-        c.calibrationMethod,
-        c.scaleType === 'powerOfTwo' ? 'PowerOf2' : 'Float32',
-      );
+      const method = activationCollector(c);
       return method === 'MinMax' || method === 'NonOverflow';
     };
     // Several configurations folded from the same runs (alsoFor) reduce in the graph only where every one keeps extremes.
