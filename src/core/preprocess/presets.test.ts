@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getPreprocessPreset, isPresetName, PRESET_DESCRIPTIONS, PRESET_NAMES } from './presets.ts';
 import { validatePreprocess } from './spec.ts';
+import { imageToTensor } from './toTensor.ts';
 
 describe('preprocessing presets', () => {
   it.each(PRESET_NAMES)('%s is a valid spec, described', (name) => {
@@ -10,16 +11,14 @@ describe('preprocessing presets', () => {
   });
 
   it('yolo matches YOLOX preproc: BGR 0–255, letterbox at the top-left padded with 114, no normalisation', () => {
-    expect(getPreprocessPreset('yolo')).toMatchObject({
-      resize: 'letterbox',
-      letterboxAlign: 'topLeft',
-      padValue: 114,
-      channelOrder: 'BGR',
-      scale: 1,
-      mean: [0],
-      std: [1],
-      layout: 'NCHW',
-    });
+    // Two pixels (r, g, b) = (10, 20, 30), (40, 50, 60) into a 3×2 input: the row at the top, two rows of 114 below.
+    const data = new Uint8ClampedArray([10, 20, 30, 255, 40, 50, 60, 255]);
+    const t = imageToTensor({ data, width: 2, height: 1 }, [1, 3, 3, 2], getPreprocessPreset('yolo'));
+    expect(Array.from(t.data)).toEqual([
+      ...[30, 60, 114, 114, 114, 114], // B
+      ...[20, 50, 114, 114, 114, 114], // G
+      ...[10, 40, 114, 114, 114, 114], // R
+    ]);
   });
 
   it('ultraface is (x − 127) / 128 in RGB, stretched', () => {

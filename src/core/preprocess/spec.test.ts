@@ -19,19 +19,21 @@ function errorOf(f: () => unknown): Error {
 
 describe('validatePreprocess', () => {
   it('fills every field left out with the defaults (the unit preset)', () => {
-    expect(validatePreprocess({})).toEqual({
-      resize: 'stretch',
-      letterboxAlign: 'center',
-      padValue: 0,
-      channelOrder: 'RGB',
-      colorSpace: 'gray',
-      scale: 1 / 255,
-      mean: [0],
-      std: [1],
-      layout: 'NCHW',
-      dims: {},
-      elementType: 'float32',
-    });
+    const filled = validatePreprocess({});
+    expect(PREPROCESS_FIELDS.map((field) => [field, filled[field]])).toEqual([
+      ['resize', 'stretch'],
+      ['letterboxAlign', 'center'],
+      ['padValue', 0],
+      ['channelOrder', 'RGB'],
+      ['colorSpace', 'gray'],
+      ['scale', 1 / 255],
+      ['mean', [0]],
+      ['std', [1]],
+      ['layout', 'NCHW'],
+      ['dims', {}],
+      ['elementType', 'float32'],
+    ]);
+    expect(Object.keys(filled)).toHaveLength(PREPROCESS_FIELDS.length);
   });
 
   it('keeps every field given', () => {

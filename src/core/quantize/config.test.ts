@@ -33,20 +33,22 @@ describe('validateConfig: defaults', () => {
       enableNpuCnn: false,
       includeCle: false,
     });
-    expect(c.extraOptions).toMatchObject({
-      ActivationSymmetric: false, // documented default of both references
-      WeightSymmetric: true, // int8 weights
-      Int32Bias: true,
-      QuantizeBias: true,
-      AlignConcat: false,
-      CalibTensorRangeSymmetric: false,
-      Percentile: 99.999,
-      NumBins: 2048,
-      NumQuantizedBins: 128,
-      MinMSEMode: 'All',
-      MinimumRealRange: null,
-      UseQDQContribOps: false,
-    });
+    // Each option with its default in ORT's and Quark's quantize_static extra_options.
+    const documented: [keyof typeof c.extraOptions, unknown][] = [
+      ['ActivationSymmetric', false], // documented default of both references
+      ['WeightSymmetric', true], // int8 weights
+      ['Int32Bias', true],
+      ['QuantizeBias', true],
+      ['AlignConcat', false],
+      ['CalibTensorRangeSymmetric', false],
+      ['Percentile', 99.999],
+      ['NumBins', 2048],
+      ['NumQuantizedBins', 128],
+      ['MinMSEMode', 'All'],
+      ['MinimumRealRange', null],
+      ['UseQDQContribOps', false],
+    ];
+    expect(documented.map(([option]) => [option, c.extraOptions[option]])).toEqual(documented);
   });
   it('fills dependent defaults the way the references do', () => {
     // WeightSymmetric follows the weight type's signedness (qdq_quantizer.is_weight_symmetric).

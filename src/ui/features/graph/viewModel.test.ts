@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../../../core/onnx/index.ts';
+import {
+  buildGraphIndex,
+  DataType,
+  makeGraph,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  tensorAttribute,
+} from '../../../core/onnx/index.ts';
 import { nodeId } from '../../../core/onnx/model.ts';
 import { buildGraphView, layoutInputOf, searchGraph, shortName, boxOfId } from './viewModel.ts';
 import { excludedNodes, previewSubgraph } from './resolution.ts';
@@ -17,18 +25,7 @@ function unnamedModel() {
         makeNode('Conv', ['x', 'w'], ['c']),
         makeNode('Relu', ['c'], ['r']),
         makeNode('Constant', [], ['half'], '', [
-          {
-            name: 'value',
-            type: 4,
-            t: makeTensor('', DataType.FLOAT, [], Float32Array.of(0.5)),
-            floats: [],
-            ints: [],
-            strings: [],
-            tensors: [],
-            graphs: [],
-            sparse_tensors: [],
-            type_protos: [],
-          },
+          tensorAttribute('value', makeTensor('', DataType.FLOAT, [], Float32Array.of(0.5))),
         ]),
         makeNode('Mul', ['r', 'half'], ['y']),
         makeNode('Exp', ['r'], ['e']),
