@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildGraphIndex,
-  DataType,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-  type NodeId,
-} from '../onnx/index.ts';
+import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo, type NodeId } from '../onnx/index.ts';
+import { fewNodeIndex } from '../../../tests/helpers/graphIndex.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
 import { configToJSON, validateConfig } from '../quantize/config.ts';
@@ -201,20 +193,17 @@ describe('foldLayerwise and layerwiseTable', () => {
 
 describe('error jumps', () => {
   // x → A → a → B → b → C(b, a) → c, and K reads only a weight → k.
-  const model = makeModel(
-    makeGraph({
-      node: [
-        makeNode('Relu', ['x'], ['a'], 'A'),
-        makeNode('Conv', ['a', 'w'], ['b'], 'B'),
-        makeNode('Add', ['b', 'a'], ['c'], 'C'),
-        makeNode('Identity', ['w'], ['k'], 'K'),
-      ],
-      input: [makeValueInfo('x', DataType.FLOAT, [1])],
-      output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('k', DataType.FLOAT, [1])],
-      initializer: [makeTensor('w', DataType.FLOAT, [1], Float32Array.of(1))],
-    }),
-  );
-  const index = buildGraphIndex(model.graph!);
+  const index = fewNodeIndex({
+    nodes: [
+      makeNode('Relu', ['x'], ['a'], 'A'),
+      makeNode('Conv', ['a', 'w'], ['b'], 'B'),
+      makeNode('Add', ['b', 'a'], ['c'], 'C'),
+      makeNode('Identity', ['w'], ['k'], 'K'),
+    ],
+    inputs: ['x'],
+    outputs: ['c', 'k'],
+    weights: ['w'],
+  });
   const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
   const rows = [row('x', 48), row('a', 47), row('b', 30), row('c', 29), row('k', Infinity)];
 
@@ -237,18 +226,15 @@ describe('error jumps', () => {
 describe('error jumps across folded tensors', () => {
   // x → Conv → c → BatchNormalization → y; graph preparation folds the BatchNormalization into the Conv,
   // so the quantized model has no tensor c: the jump belongs to the pair, measured from x.
-  const model = makeModel(
-    makeGraph({
-      node: [
-        makeNode('Conv', ['x', 'w'], ['c'], 'Conv_0'),
-        makeNode('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['y'], 'BN_1'),
-      ],
-      input: [makeValueInfo('x', DataType.FLOAT, [1])],
-      output: [makeValueInfo('y', DataType.FLOAT, [1])],
-      initializer: ['w', 's', 'b', 'm', 'v'].map((n) => makeTensor(n, DataType.FLOAT, [1], Float32Array.of(1))),
-    }),
-  );
-  const index = buildGraphIndex(model.graph!);
+  const index = fewNodeIndex({
+    nodes: [
+      makeNode('Conv', ['x', 'w'], ['c'], 'Conv_0'),
+      makeNode('BatchNormalization', ['c', 's', 'b', 'm', 'v'], ['y'], 'BN_1'),
+    ],
+    inputs: ['x'],
+    outputs: ['y'],
+    weights: ['w', 's', 'b', 'm', 'v'],
+  });
   const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
 
   it('measure a node that reads a folded tensor from what that tensor was made of, not as if its input were exact', () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildGraphIndex,
-  DataType,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeValueInfo,
-  type NodeId,
-} from '../onnx/index.ts';
+import { makeNode, type NodeId } from '../onnx/index.ts';
+import { fewNodeIndex } from '../../../tests/helpers/graphIndex.ts';
 import type { LayerRow } from '../metrics/layerwise.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { buildReport, type ReportInput } from './build.ts';
@@ -30,18 +23,15 @@ function unbalancedTag(html: string): string | null {
 }
 
 // A three-node chain with hostile names: x → "A<b>" → a → "B&c" → b → "C" → out.
-const model = makeModel(
-  makeGraph({
-    node: [
-      makeNode('Conv', ['x'], ['a<1>'], 'A<b>'),
-      makeNode('Mul', ['a<1>'], ['b"2'], 'B&c'),
-      makeNode('Sigmoid', ['b"2'], ['out'], 'C'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1])],
-    output: [makeValueInfo('out', DataType.FLOAT, [1])],
-  }),
-);
-const index = buildGraphIndex(model.graph!);
+const index = fewNodeIndex({
+  nodes: [
+    makeNode('Conv', ['x'], ['a<1>'], 'A<b>'),
+    makeNode('Mul', ['a<1>'], ['b"2'], 'B&c'),
+    makeNode('Sigmoid', ['b"2'], ['out'], 'C'),
+  ],
+  inputs: ['x'],
+  outputs: ['out'],
+});
 const row = (tensor: string, node: string | null, opType: string, sqnr: number, cosine: number): LayerRow => ({
   tensor,
   node: node as NodeId | null,

@@ -1,31 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildGraphIndex,
-  DataType,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeValueInfo,
-  type NodeId,
-} from '../onnx/index.ts';
+import { makeNode, type NodeId } from '../onnx/index.ts';
+import { fewNodeIndex } from '../../../tests/helpers/graphIndex.ts';
 import { valueRow } from '../../../tests/helpers/layerRow.ts';
 import { rankLayers, tailSubgraph } from './candidates.ts';
 
 // x → A → a → B → b → C → c (output 1); b → D → d (output 2); x → E → e (a dead end, no output).
-const model = makeModel(
-  makeGraph({
-    node: [
-      makeNode('Conv', ['x'], ['a'], 'A'),
-      makeNode('Conv', ['a'], ['b'], 'B'),
-      makeNode('Sigmoid', ['b'], ['c'], 'C'),
-      makeNode('Exp', ['b'], ['d'], 'D'),
-      makeNode('Relu', ['x'], ['e'], 'E'),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1])],
-    output: [makeValueInfo('c', DataType.FLOAT, [1]), makeValueInfo('d', DataType.FLOAT, [1])],
-  }),
-);
-const index = buildGraphIndex(model.graph!);
+const index = fewNodeIndex({
+  nodes: [
+    makeNode('Conv', ['x'], ['a'], 'A'),
+    makeNode('Conv', ['a'], ['b'], 'B'),
+    makeNode('Sigmoid', ['b'], ['c'], 'C'),
+    makeNode('Exp', ['b'], ['d'], 'D'),
+    makeNode('Relu', ['x'], ['e'], 'E'),
+  ],
+  inputs: ['x'],
+  outputs: ['c', 'd'],
+});
 const row = (tensor: string, sqnr: number) => valueRow(tensor, sqnr);
 // SQNR: a 40, b 20 (B loses 20 dB), c 15 (C loses 5), d 18 (D loses 2), e exact.
 const rows = [row('x', 50), row('a', 40), row('b', 20), row('c', 15), row('d', 18), row('e', Infinity)];

@@ -5,15 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { addChanges, boxChanges, MATCH_IOU, MOVED_IOU, NO_CHANGES } from './boxChanges.ts';
 import type { Box } from './boxes.ts';
-
-const box = (x1: number, y1: number, x2: number, y2: number, score: number, label: number): Box => ({
-  x1,
-  y1,
-  x2,
-  y2,
-  score,
-  label,
-});
+import { box } from '../../../tests/helpers/boxes.ts';
 
 /** The same rule counted another way: overlap of intervals, an IoU matrix, then the greedy match. */
 function independent(float: Box[], quant: Box[], threshold: number) {

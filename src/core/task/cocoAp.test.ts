@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { boxIoU, type Box } from './boxes.ts';
+import { boxIoU } from './boxes.ts';
 import { detectionAp, IOU_THRESHOLDS, type DetectionImage } from './cocoAp.ts';
 import { nonMaxSuppression } from './nms.ts';
 import { seededRandom } from '../seededRandom.ts';
-
-const box = (x1: number, y1: number, x2: number, y2: number, score = 1, label = 0): Box => ({
-  x1,
-  y1,
-  x2,
-  y2,
-  score,
-  label,
-});
+import { box } from '../../../tests/helpers/boxes.ts';
 
 /**
  * An independent COCO AP (no crowd): per image, detections by score take, among unmatched references

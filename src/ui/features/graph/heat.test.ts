@@ -1,21 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { buildGraphIndex, DataType, makeGraph, makeNode, makeValueInfo } from '../../../core/onnx/index.ts';
+import { makeNode } from '../../../core/onnx/index.ts';
+import { fewNodeIndex } from '../../../../tests/helpers/graphIndex.ts';
 import { heatColour, heatScale } from './heat.ts';
 import { buildGraphView } from './viewModel.ts';
 
 function chain() {
   return buildGraphView(
-    buildGraphIndex(
-      makeGraph({
-        node: [
-          makeNode('Conv', ['x'], ['a'], 'conv'),
-          makeNode('Relu', ['a'], ['b'], 'relu'),
-          makeNode('Sigmoid', ['b'], ['y'], 'sig'),
-        ],
-        input: [makeValueInfo('x', DataType.FLOAT, [1])],
-        output: [makeValueInfo('y', DataType.FLOAT, [1])],
-      }),
-    ),
+    fewNodeIndex({
+      nodes: [
+        makeNode('Conv', ['x'], ['a'], 'conv'),
+        makeNode('Relu', ['a'], ['b'], 'relu'),
+        makeNode('Sigmoid', ['b'], ['y'], 'sig'),
+      ],
+      inputs: ['x'],
+      outputs: ['y'],
+    }),
   );
 }
 
