@@ -129,7 +129,32 @@ function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
 function isFoldedConstant(index: GraphIndex, i: number, graphOutputs: Set<string>): boolean {
   const node = index.nodes[i];
   if (node.op_type !== 'Constant' || node.domain) return false;
-  return node.output.every((o) => !graphOutputs.has(o) && (index.consumers.get(o)?.length ?? 0) > 0);
+  return node.output.every((o) => {
+    const k = index.tensorNumber.get(o);
+    return !graphOutputs.has(o) && k !== undefined && index.consumerStart[k + 1] > index.consumerStart[k];
+  });
+}
+
+/**
+ * The box producing each tensor, by tensor number (-1: none), and by name for the graph inputs no node reads (they
+ * have no number; a graph output may still be one).
+ */
+function producerBoxes(index: GraphIndex) {
+  const byNumber = new Int32Array(index.tensorNames.length).fill(-1);
+  const unread = new Map<string, number>();
+  return {
+    byNumber,
+    set(name: string, box: number) {
+      const k = index.tensorNumber.get(name);
+      if (k === undefined) unread.set(name, box);
+      else byNumber[k] = box;
+    },
+    get(name: string): number | undefined {
+      const k = index.tensorNumber.get(name);
+      const box = k === undefined ? unread.get(name) : byNumber[k];
+      return box === undefined || box < 0 ? undefined : box;
+    },
+  };
 }
 
 /** The boxes and edges of a graph. */
@@ -145,7 +170,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     boxes.push(box);
     return boxes.length - 1;
   };
-  const producerBox = new Map<string, number>();
+  const producerBox = producerBoxes(index);
 
   for (const input of index.inputs) {
     const name = input.name ?? '';
@@ -194,10 +219,11 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
   for (const i of index.order) {
     const target = boxOfNode[i];
     if (target < 0) continue;
-    for (const t of index.nodeInputs[i]) {
-      const source = producerBox.get(t);
-      if (source === undefined || source === target) continue;
-      edges.push(edgeOf(source, target, t));
+    for (let r = index.readStart[i]; r < index.readStart[i + 1]; r++) {
+      const t = index.reads[r];
+      const source = producerBox.byNumber[t];
+      if (source < 0 || source === target) continue;
+      edges.push(edgeOf(source, target, index.tensorNames[t]));
     }
   }
   for (const output of index.outputs) {

@@ -19,7 +19,6 @@
  * Pure, linear-ish in the node count (maps and arrays; no cytoscape traversal).
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import { weightOf } from '../onnx/graphIndex.ts';
 import type { AttributeProto } from '../onnx/model.ts';
 import { foldQdq, hasQdq, type QdqFold } from './qdqFold.ts';
 
@@ -51,36 +50,63 @@ export interface NodeMapping {
   counts: { same: number; changed: number; removed: number; merged: number; added: number };
 }
 
-/** A graph with Q/DQ and Constants taken out: what the comparison sees. */
+/** A graph with Q/DQ and Constants taken out: what the comparison sees. Tensors by their number in the index. */
 interface Semantic {
   index: GraphIndex;
   /** Whether a node takes part (not a folded Q/DQ, not a Constant). */
   part: Uint8Array;
   /** The activation inputs each node reads, as tensors of the float graph (a DQ output → the tensor it stands for). */
-  inputs: string[][];
-  /** Position of each graph input. */
-  inputPosition: Map<string, number>;
+  inputs: Int32Array[];
+  /** Position of each graph input by tensor number (-1: not a graph input). */
+  inputPosition: Int32Array;
   /** For a node that reads only constants: its op, attributes and rank among such nodes alike, in topological order. */
   constantKey: (string | null)[];
 }
 
 function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
   const fold: QdqFold | null = known !== undefined ? known : hasQdq(index) ? foldQdq(index) : null;
+  const { tensorNumber, producerOf } = index;
+  const tensors = index.tensorNames.length;
+  // Per tensor number: whether it is a weight (an initializer, a Constant's output, a dequantized constant), and
+  // the tensor it stands for (a folded DQ's output stands for the float tensor its Q read).
+  const weight = new Uint8Array(tensors);
+  const markWeight = (name: string) => {
+    const k = tensorNumber.get(name);
+    if (k !== undefined) weight[k] = 1;
+  };
+  for (const name of index.initializers.keys()) markWeight(name);
+  for (const name of index.constants.keys()) markWeight(name);
+  const standsFor = new Int32Array(tensors);
+  for (let k = 0; k < tensors; k++) standsFor[k] = k;
+  if (fold) {
+    for (const name of fold.weights.keys()) markWeight(name);
+    for (const [name, edge] of fold.edges) {
+      const k = tensorNumber.get(name);
+      const source = tensorNumber.get(edge.source);
+      if (k !== undefined && source !== undefined) standsFor[k] = source;
+    }
+  }
   const part = new Uint8Array(index.nodes.length);
-  const inputs: string[][] = [];
+  const inputs: Int32Array[] = [];
+  const list: number[] = [];
   index.nodes.forEach((node, i) => {
     part[i] = fold?.folded[i] || node.op_type === 'Constant' ? 0 : 1;
-    const list: string[] = [];
+    list.length = 0;
     for (const t of node.input) {
-      if (!t || fold?.weights.has(t) || weightOf(index, t)) continue;
-      const source = fold?.edges.get(t)?.source ?? t;
-      const p = index.producer.get(source);
-      if (p !== undefined && index.nodes[p].op_type === 'Constant') continue;
+      const k = t ? tensorNumber.get(t) : undefined;
+      if (k === undefined || weight[k]) continue;
+      const source = standsFor[k];
+      const p = producerOf[source];
+      if (p >= 0 && index.nodes[p].op_type === 'Constant') continue;
       list.push(source);
     }
-    inputs.push(list);
+    inputs.push(Int32Array.from(list));
   });
-  const inputPosition = new Map(index.inputs.map((v, k) => [v.name ?? '', k]));
+  const inputPosition = new Int32Array(tensors).fill(-1);
+  index.inputs.forEach((v, position) => {
+    const k = tensorNumber.get(v.name ?? '');
+    if (k !== undefined) inputPosition[k] = position;
+  });
   const constantKey: (string | null)[] = new Array(index.nodes.length).fill(null);
   const seen = new Map<string, number>();
   for (const i of index.order) {
@@ -137,8 +163,9 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
   a.nodes.forEach((node, i) => {
     if (!A.part[i] || aToB[i] >= 0) return;
     for (const o of node.output) {
-      const j = o ? b.producer.get(o) : undefined;
-      if (j !== undefined && free(i, j)) {
+      const k = o ? b.tensorNumber.get(o) : undefined;
+      const j = k === undefined ? -1 : b.producerOf[k];
+      if (j >= 0 && free(i, j)) {
         pair(i, j, 'tensor');
         return;
       }
@@ -146,22 +173,22 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
   });
 
   // (3) Structure, interleaved with (4) folds: a node's key is its op and the counterparts of what it reads.
-  const counterpartA = (s: Semantic, t: string): string | null => {
-    const p = s.index.producer.get(t);
-    if (p === undefined) {
-      const k = s.inputPosition.get(t);
-      return k === undefined ? null : `in${k}`;
+  const counterpartA = (s: Semantic, t: number): string | null => {
+    const p = s.index.producerOf[t];
+    if (p < 0) {
+      const k = s.inputPosition[t];
+      return k < 0 ? null : `in${k}`;
     }
     const j = aToB[p] >= 0 ? aToB[p] : mergedInto[p];
     return j >= 0 ? `n${j}` : null;
   };
-  const counterpartB = (s: Semantic, t: string): string | null => {
-    const p = s.index.producer.get(t);
-    if (p === undefined) {
-      const k = s.inputPosition.get(t);
-      return k === undefined ? null : `in${k}`;
+  const counterpartB = (s: Semantic, t: number): string | null => {
+    const p = s.index.producerOf[t];
+    if (p < 0) {
+      const k = s.inputPosition[t];
+      return k < 0 ? null : `in${k}`;
     }
-    return p !== undefined && s.part[p] ? `n${p}` : null;
+    return s.part[p] ? `n${p}` : null;
   };
   const keyOf = (s: Semantic, i: number, side: 'a' | 'b'): string | null => {
     if (s.constantKey[i] !== null) return s.constantKey[i];
@@ -197,9 +224,9 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
       }
       // (4) A fold: a foldable op reading one matched Conv/Gemm/MatMul output (its other inputs constants).
       if (FOLDABLE.has(a.nodes[i].op_type ?? '') && A.inputs[i].length === 1) {
-        const p = a.producer.get(A.inputs[i][0]);
-        const target = p === undefined ? -1 : aToB[p] >= 0 ? aToB[p] : mergedInto[p];
-        if (p !== undefined && target >= 0 && FOLD_TARGETS.has(b.nodes[target].op_type ?? '')) {
+        const p = a.producerOf[A.inputs[i][0]];
+        const target = p < 0 ? -1 : aToB[p] >= 0 ? aToB[p] : mergedInto[p];
+        if (p >= 0 && target >= 0 && FOLD_TARGETS.has(b.nodes[target].op_type ?? '')) {
           mergedInto[i] = target;
           changed = true;
         }

@@ -33,7 +33,13 @@ export function bitsOfLabel(label: string): number {
 /** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). `labels`: its precision labels when at hand. */
 export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
   const values: Record<string, number> = {};
-  for (const [i, label] of labels) values[index.ids[i]] = bitsOfLabel(label);
+  // A model has a handful of labels: each read once.
+  const bitsByLabel = new Map<string, number>();
+  for (const [i, label] of labels) {
+    let bits = bitsByLabel.get(label);
+    if (bits === undefined) bitsByLabel.set(label, (bits = bitsOfLabel(label)));
+    values[index.ids[i]] = bits;
+  }
   return { label: QDQ_VALUE_LABELS.bits, higherIsBetter: true, values };
 }
 

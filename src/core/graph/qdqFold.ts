@@ -230,6 +230,13 @@ function foldIntegerOps(index: GraphIndex, edges: Map<string, FoldedEdge>, weigh
   }
 }
 
+/** Whether every node reading tensor number `k` is a DequantizeLinear. */
+function onlyDequantizeReads(index: GraphIndex, k: number): boolean {
+  for (let c = index.consumerStart[k]; c < index.consumerStart[k + 1]; c++)
+    if (!isDequantizeNode(index.nodes[index.consumerNodes[c]])) return false;
+  return true;
+}
+
 /** Folds every Q → DQ pair and every DQ of a constant. A Q whose output some non-DQ node reads stays a node. */
 export function foldQdq(index: GraphIndex): QdqFold {
   const folded = new Uint8Array(index.nodes.length);
@@ -258,12 +265,12 @@ export function foldQdq(index: GraphIndex): QdqFold {
       });
       continue;
     }
-    const q = index.producer.get(input);
-    if (q === undefined || !isQuantizeNode(index.nodes[q])) continue;
+    const codes = index.tensorNumber.get(input)!;
+    const q = index.producerOf[codes];
+    if (q < 0 || !isQuantizeNode(index.nodes[q])) continue;
     const qNode = index.nodes[q];
     // The Q folds only when every reader of its codes is a DQ (each DQ then folds onto its own edge).
-    const readers = index.consumers.get(input) ?? [];
-    if (graphOutputs.has(input) || !readers.every((r) => isDequantizeNode(index.nodes[r]))) continue;
+    if (graphOutputs.has(input) || !onlyDequantizeReads(index, codes)) continue;
     folded[i] = 1;
     folded[q] = 1;
     const source = qNode.input[0] ?? '';

@@ -11,6 +11,7 @@ import type { GraphProto, NodeId, NodeProto, TensorProto, ValueInfoProto } from 
 import { assignNodeIds } from './nodeIds.ts';
 import { subgraphsOf, forEachGraph } from './walk.ts';
 import { constantNodeTensor } from './constantNode.ts';
+import { NumberedTensorMap } from './tensorNumbers.ts';
 
 export interface GraphIndex {
   readonly graph: GraphProto;
@@ -18,10 +19,21 @@ export interface GraphIndex {
   readonly nodes: readonly NodeProto[];
   readonly ids: readonly NodeId[];
   readonly indexOfId: ReadonlyMap<NodeId, number>;
-  /** Node index producing each tensor. */
+  /** Node index producing each tensor (read from producerOf). */
   readonly producer: ReadonlyMap<string, number>;
-  /** Node indices consuming each tensor (a node that reads a tensor twice is listed once). */
+  /** Node indices consuming each tensor (a node that reads a tensor twice is listed once; read from the CSR below). */
   readonly consumers: ReadonlyMap<string, readonly number[]>;
+  /** Every tensor name the nodes write or read, numbered once: node outputs first (file order), then other reads. */
+  readonly tensorNumber: ReadonlyMap<string, number>;
+  readonly tensorNames: readonly string[];
+  /** Node index producing each tensor number (-1: a graph input, a weight, an outer-scope name). */
+  readonly producerOf: Int32Array;
+  /** CSR by tensor number: the nodes reading tensor k, in node order, are consumerNodes[consumerStart[k] .. consumerStart[k+1]). */
+  readonly consumerStart: Int32Array;
+  readonly consumerNodes: Int32Array;
+  /** CSR by node: nodeInputs[i] as tensor numbers, reads[readStart[i] .. readStart[i+1]). */
+  readonly readStart: Int32Array;
+  readonly reads: Int32Array;
   /** Node indices in topological order (stable: file order where the graph allows it). */
   readonly order: Int32Array;
   /** Initializers by name. */
@@ -31,7 +43,7 @@ export interface GraphIndex {
   /** Graph inputs that are real inputs (not initializers listed as inputs, as old IR versions do). */
   readonly inputs: readonly ValueInfoProto[];
   readonly outputs: readonly ValueInfoProto[];
-  /** Tensors every node reads, explicit inputs first, then outer-scope names its subgraphs use. */
+  /** Tensors every node reads, explicit inputs first, then outer-scope names its subgraphs use (made when first read). */
   readonly nodeInputs: readonly (readonly string[])[];
   /** CSR adjacency over node indices: successors of i are succ[succStart[i] .. succStart[i+1]). */
   readonly succStart: Int32Array;
@@ -77,11 +89,11 @@ export function tensorsReadBy(nodes: readonly NodeProto[]): Set<string> {
 /** CSR adjacency of the edges from[k] → to[k]. */
 function buildCsr(
   count: number,
-  from: readonly number[],
-  to: readonly number[],
+  from: ArrayLike<number>,
+  to: ArrayLike<number>,
 ): { start: Int32Array; targets: Int32Array } {
   const start = new Int32Array(count + 1);
-  for (const a of from) start[a + 1]++;
+  for (let k = 0; k < from.length; k++) start[from[k] + 1]++;
   for (let i = 0; i < count; i++) start[i + 1] += start[i];
   const fill = start.slice(0, count);
   const targets = new Int32Array(from.length);
@@ -89,13 +101,26 @@ function buildCsr(
   return { start, targets };
 }
 
-/** The tensors a node reads, each once, in order: its inputs, then the outer-scope names its subgraphs read. */
-function readsOf(n: NodeProto): string[] {
-  const reads: string[] = [];
-  for (const x of n.input) if (x && !reads.includes(x)) reads.push(x);
-  if (n.attribute.some((a) => a.g || a.graphs.length > 0))
-    for (const x of outerScopeInputs(n)) if (!reads.includes(x)) reads.push(x);
-  return reads;
+/**
+ * The tensors node `n` reads, each once, in order, numbered (`numberOf`) and appended to `reads`: its inputs, then the
+ * outer-scope names its subgraphs read.
+ */
+function pushReads(n: NodeProto, numberOf: (name: string) => number, reads: number[]): void {
+  const start = reads.length;
+  const inputs = n.input;
+  for (let x = 0; x < inputs.length; x++) if (inputs[x]) pushOnce(reads, start, numberOf(inputs[x]));
+  if (hasSubgraph(n)) for (const x of outerScopeInputs(n)) pushOnce(reads, start, numberOf(x));
+}
+
+function hasSubgraph(n: NodeProto): boolean {
+  for (const a of n.attribute) if (a.g || a.graphs.length > 0) return true;
+  return false;
+}
+
+/** Appends `k` to `list` unless it is already among list[start..]. */
+function pushOnce(list: number[], start: number, k: number): void {
+  for (let r = start; r < list.length; r++) if (list[r] === k) return;
+  list.push(k);
 }
 
 /** Nodes between two pauses of buildGraphIndexInSlices. */
@@ -110,49 +135,67 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
   const ids = assignNodeIds(nodes);
   const indexOfId = new Map<NodeId, number>(ids.map((id, i) => [id, i]));
   yield;
-  const producer = new Map<string, number>();
+  // Each tensor name numbered once: node outputs in pass 1 (each produced once), the other names nodes read in pass 2.
+  const tensorNumber = new Map<string, number>();
+  const tensorNames: string[] = [];
+  const producers: number[] = [];
   const constants = new Map<string, TensorProto>();
   for (let i = 0; i < nodes.length; i++) {
     if (i > 0 && i % sliceNodes === 0) yield;
     const n = nodes[i];
     for (const o of n.output) {
       if (!o) continue;
-      if (producer.has(o)) {
-        throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producer.get(o)!]} and ${ids[i]})`);
+      const known = tensorNumber.get(o);
+      if (known !== undefined) {
+        throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producers[known]]} and ${ids[i]})`);
       }
-      producer.set(o, i);
+      tensorNumber.set(o, tensorNames.length);
+      tensorNames.push(o);
+      producers.push(i);
     }
     if (n.op_type === 'Constant' && !n.domain && n.output[0]) {
       const t = constantNodeTensor(n);
       if (t) constants.set(n.output[0], t);
     }
   }
+  const produced = tensorNames.length;
 
   const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
   const inputs = graph.input.filter((v) => !initializers.has(v.name ?? ''));
   yield;
 
-  const consumers = new Map<string, number[]>();
-  const nodeInputs: string[][] = [];
+  const numberOf = (name: string) => {
+    let k = tensorNumber.get(name);
+    if (k === undefined) {
+      tensorNumber.set(name, (k = tensorNames.length));
+      tensorNames.push(name);
+    }
+    return k;
+  };
+  const readList: number[] = [];
+  const readStart = new Int32Array(nodes.length + 1);
   // Edges producer → consumer, as two flat lists (no pair arrays: a 67,000-node QDQ graph has ~100,000 edges).
   const edgeFrom: number[] = [];
   const edgeTo: number[] = [];
   for (let i = 0; i < nodes.length; i++) {
     if (i > 0 && i % sliceNodes === 0) yield;
-    const reads = readsOf(nodes[i]);
-    nodeInputs.push(reads);
-    for (const t of reads) {
-      let list = consumers.get(t);
-      if (!list) consumers.set(t, (list = []));
-      list.push(i);
-      const p = producer.get(t);
-      if (p !== undefined) {
-        edgeFrom.push(p);
+    pushReads(nodes[i], numberOf, readList);
+    readStart[i + 1] = readList.length;
+    for (let r = readStart[i]; r < readList.length; r++) {
+      const t = readList[r];
+      if (t < produced) {
+        edgeFrom.push(producers[t]);
         edgeTo.push(i);
       }
     }
   }
   yield;
+  const reads = Int32Array.from(readList);
+  const producerOf = new Int32Array(tensorNames.length).fill(-1);
+  producerOf.set(producers);
+  const readers: number[] = new Array<number>(reads.length);
+  for (let i = 0; i < nodes.length; i++) for (let r = readStart[i]; r < readStart[i + 1]; r++) readers[r] = i;
+  const consumerCsr = buildCsr(tensorNames.length, reads, readers);
   const succCsr = buildCsr(nodes.length, edgeFrom, edgeTo);
   const predCsr = buildCsr(nodes.length, edgeTo, edgeFrom);
   const order = topologicalOrder(nodes.length, succCsr.start, succCsr.targets, predCsr.start);
@@ -161,6 +204,24 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     const stuck = ids.filter((_, i) => !placed.has(i)).slice(0, 5);
     throw new InvalidModelError(`the graph has a cycle (it runs through ${stuck.join(', ')}…)`);
   }
+  const consumerStart = consumerCsr.start;
+  const consumerNodes = consumerCsr.targets;
+  const producer = new NumberedTensorMap<number>(
+    tensorNumber,
+    tensorNames,
+    (k) => (producerOf[k] >= 0 ? producerOf[k] : undefined),
+    () => range(produced),
+  );
+  const consumers = new NumberedTensorMap<readonly number[]>(
+    tensorNumber,
+    tensorNames,
+    (k) =>
+      consumerStart[k + 1] > consumerStart[k]
+        ? Array.from(consumerNodes.subarray(consumerStart[k], consumerStart[k + 1]))
+        : undefined,
+    () => firstReads(reads, tensorNames.length),
+  );
+  let nodeInputs: string[][] | undefined;
   return {
     graph,
     nodes,
@@ -168,17 +229,42 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     indexOfId,
     producer,
     consumers,
+    tensorNumber,
+    tensorNames,
+    producerOf,
+    consumerStart,
+    consumerNodes,
+    readStart,
+    reads,
     order,
     initializers,
     constants,
     inputs,
     outputs: graph.output,
-    nodeInputs,
+    get nodeInputs() {
+      return (nodeInputs ??= Array.from(nodes, (_, i) =>
+        Array.from(reads.subarray(readStart[i], readStart[i + 1]), (k) => tensorNames[k]),
+      ));
+    },
     succStart: succCsr.start,
     succ: succCsr.targets,
     predStart: predCsr.start,
     pred: predCsr.targets,
   };
+}
+
+function* range(n: number): Generator<number> {
+  for (let k = 0; k < n; k++) yield k;
+}
+
+/** The tensor numbers in `reads` in the order each is first read (a Map of consumers by name has that order). */
+function* firstReads(reads: Int32Array, tensors: number): Generator<number> {
+  const seen = new Uint8Array(tensors);
+  for (const k of reads) {
+    if (seen[k]) continue;
+    seen[k] = 1;
+    yield k;
+  }
 }
 
 /** Builds the index. Throws InvalidModelError for a cycle or a tensor produced twice. */
