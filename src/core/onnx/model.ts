@@ -6,30 +6,18 @@
  * Decoded models keep every tensor's data in `raw_data` (decode.ts moves the typed fields there), so
  * code that reads weights has one place to look.
  */
-import type {
-  AttributeProto,
-  GraphProto,
-  ModelProto,
-  NodeProto,
-  OperatorSetIdProto,
-  TensorProto,
-  TensorShapeProto,
-  TypeProto,
-  ValueInfoProto,
-} from './proto/onnx.ts';
+import type * as schema from './proto/onnx.ts';
 import { AttributeProto_AttributeType, TensorProto_DataType } from './proto/onnx.ts';
 
-export type {
-  AttributeProto,
-  GraphProto,
-  ModelProto,
-  NodeProto,
-  OperatorSetIdProto,
-  TensorProto,
-  TensorShapeProto,
-  TypeProto,
-  ValueInfoProto,
-};
+export type AttributeProto = schema.AttributeProto;
+export type GraphProto = schema.GraphProto;
+export type ModelProto = schema.ModelProto;
+export type NodeProto = schema.NodeProto;
+export type OperatorSetIdProto = schema.OperatorSetIdProto;
+export type TensorProto = schema.TensorProto;
+export type TensorShapeProto = schema.TensorShapeProto;
+export type TypeProto = schema.TypeProto;
+export type ValueInfoProto = schema.ValueInfoProto;
 export { AttributeProto_AttributeType as AttributeType, TensorProto_DataType as DataType };
 
 declare const brand: unique symbol;

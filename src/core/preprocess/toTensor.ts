@@ -241,16 +241,11 @@ function fill(
   }
 }
 
-function prepare(
-  pixels: RgbaImage,
-  inputShape: readonly InputDim[],
-  spec: PreprocessSpec,
-  options: ImageTensorOptions,
-) {
+function prepare(pixels: RgbaImage, inputShape: readonly InputDim[], spec: PreprocessSpec, inputName?: string) {
   checkRgbaImage(pixels);
-  const geometry = resolveImageInput(inputShape, spec, options.inputName);
+  const geometry = resolveImageInput(inputShape, spec, inputName);
   const count = geometry.dims.reduce((a, b) => a * b, 1);
-  return { geometry, count, tables: normalisationTables(spec, geometry.channels, options.inputName) };
+  return { geometry, count, tables: normalisationTables(spec, geometry.channels, inputName) };
 }
 
 /** Fills the first slot of the batch with the image, then copies it into the others (a batch fixed above 1). */
@@ -281,6 +276,26 @@ function requireElementType(
   }
 }
 
+/**
+ * One image's tensor written into `options.out`, or into a fresh buffer from `fresh`. A uint8 tensor takes the
+ * bytes as they are, so its preprocessing must leave every value unchanged (a named error otherwise).
+ */
+function imageInto<T extends Float32Array | Uint8Array>(
+  pixels: RgbaImage,
+  inputShape: readonly InputDim[],
+  spec: PreprocessSpec,
+  options: { inputName?: string; out?: T },
+  fresh: (count: number) => T,
+): { data: T; dims: number[] } {
+  const { geometry, count, tables } = prepare(pixels, inputShape, spec, options.inputName);
+  if (spec.elementType === 'uint8' && !tables.every((t) => t.every((v, x) => v === x))) {
+    throw new PreprocessError('A uint8 input takes raw bytes: preprocessing "scale" must be 1, "mean" 0 and "std" 1.');
+  }
+  const data = outputBuffer(options.out ?? fresh(count), count, geometry.dims);
+  fillBatch(data, pixels, geometry, spec, tables);
+  return { data, dims: geometry.dims };
+}
+
 /** `data` as the buffer for one image of `dims`, or a named error where its length is not `count`. */
 function outputBuffer<T extends Float32Array | Uint8Array>(data: T, count: number, dims: readonly number[]): T {
   if (data.length !== count) {
@@ -299,10 +314,7 @@ export function imageToTensor(
   options: ImageTensorOptions = {},
 ): { data: Float32Array; dims: number[] } {
   requireElementType(spec, 'float32', 'imageToTensor', 'imageToUint8Tensor');
-  const { geometry, count, tables } = prepare(pixels, inputShape, spec, options);
-  const data = outputBuffer(options.out ?? new Float32Array(count), count, geometry.dims);
-  fillBatch(data, pixels, geometry, spec, tables);
-  return { data, dims: geometry.dims };
+  return imageInto(pixels, inputShape, spec, options, (count) => new Float32Array(count));
 }
 
 /** The uint8 tensor (raw 0–255 values, dims as geometry.dims) of one image, for models that take bytes. */
@@ -313,13 +325,7 @@ export function imageToUint8Tensor(
   options: { inputName?: string; out?: Uint8Array } = {},
 ): { data: Uint8Array; dims: number[] } {
   requireElementType(spec, 'uint8', 'imageToUint8Tensor', 'imageToTensor');
-  const { geometry, count, tables } = prepare(pixels, inputShape, spec, { inputName: options.inputName });
-  if (!tables.every((t) => t.every((v, x) => v === x))) {
-    throw new PreprocessError('A uint8 input takes raw bytes: preprocessing "scale" must be 1, "mean" 0 and "std" 1.');
-  }
-  const data = outputBuffer(options.out ?? new Uint8Array(count), count, geometry.dims);
-  fillBatch(data, pixels, geometry, spec, tables);
-  return { data, dims: geometry.dims };
+  return imageInto(pixels, inputShape, spec, options, (count) => new Uint8Array(count));
 }
 
 /** One image as the tensor an image input takes: uint8 bytes where the spec says so, else float32. */
