@@ -1,42 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  asSessionModel,
-  DataType,
-  decode,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-  type ModelProto,
-} from '../onnx/index.ts';
+import { asSessionModel, DataType, decode, makeValueInfo } from '../onnx/index.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { getPreset } from '../quantize/presets.ts';
+import { CONV_RELU_RANGES, convReluModel } from '../quantize/testModels.ts';
 import { compareModels, type ComparisonRuntime, type RunTensor } from './compareModels.ts';
 
 /** x → Conv → c → Relu → y (output), y → Exp → z (output). */
-function convRelu(): ModelProto {
-  return makeModel(
-    makeGraph({
-      node: [makeNode('Conv', ['x', 'w'], ['c']), makeNode('Relu', ['c'], ['y']), makeNode('Exp', ['y'], ['z'])],
-      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 2, 2]), makeValueInfo('z', DataType.FLOAT, [1, 2, 2, 2])],
-      initializer: [makeTensor('w', DataType.FLOAT, [2, 1, 1, 1], Float32Array.of(0.5, -0.25))],
-    }),
-    { '': 13 },
-  );
-}
-const float = convRelu();
-const quant = quantizeModel(
-  float,
-  new Map([
-    ['x', { min: -1, max: 1 }],
-    ['c', { min: -1, max: 1 }],
-    ['y', { min: 0, max: 1 }],
-    ['z', { min: 1, max: 3 }],
-  ]),
-  getPreset('U8S8'),
-).model;
+const float = convReluModel();
+const quant = quantizeModel(float, CONV_RELU_RANGES, getPreset('U8S8')).model;
 
 /**
  * A fake runtime: no arithmetic, just a table of values per tensor and sample. The float model's
@@ -125,7 +96,7 @@ describe('compareModels', () => {
   });
 
   it('refuses models whose outputs do not correspond', async () => {
-    const other = convRelu();
+    const other = convReluModel();
     other.graph!.output = [makeValueInfo('c', DataType.FLOAT, [1, 2, 2, 2])];
     await expect(compareModels(float, other, fakeRuntime(1, {}).runtime)).rejects.toMatchObject({
       name: 'ComparisonError',

@@ -124,61 +124,35 @@ describe('letterbox', () => {
 });
 
 describe('crop (short side to the target, center crop)', () => {
+  /** The levels of a gray image of `rows` cropped to `width` × `height`. */
+  const cropped = (rows: number[][], width: number, height: number) =>
+    levels(resizeRgba(gray(rows), width, height, { mode: 'crop' }));
+
   it('keeps the middle columns of a wide image, cutting the odd one on the right', () => {
-    expect(
-      levels(
-        resizeRgba(
-          gray([
-            [1, 2, 3, 4],
-            [5, 6, 7, 8],
-          ]),
-          2,
-          2,
-          { mode: 'crop' },
-        ),
-      ),
-    ).toEqual([
-      [2, 3],
-      [6, 7],
-    ]);
-    expect(
-      levels(
-        resizeRgba(
-          gray([
-            [1, 2, 3, 4, 5],
-            [6, 7, 8, 9, 10],
-          ]),
-          2,
-          2,
-          { mode: 'crop' },
-        ),
-      ),
-    ).toEqual([
-      [2, 3],
-      [7, 8],
-    ]);
+    const fourWide = [
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+    ];
+    const fiveWide = [
+      [1, 2, 3, 4, 5],
+      [6, 7, 8, 9, 10],
+    ];
+    expect(cropped(fourWide, 2, 2)).toEqual(fourWide.map((row) => row.slice(1, 3)));
+    expect(cropped(fiveWide, 2, 2)).toEqual(fiveWide.map((row) => row.slice(1, 3)));
   });
 
   it('keeps the middle rows of a tall image', () => {
-    expect(levels(resizeRgba(gray([[1], [2], [3], [4]]), 1, 2, { mode: 'crop' }))).toEqual([[2], [3]]);
+    expect(cropped([[1], [2], [3], [4]], 1, 2)).toEqual([[2], [3]]);
   });
 
   it('scales by the larger ratio before cropping: 4×2 → 1×1 averages the top-left 2×2 block', () => {
     const plan = planResize(4, 2, 1, 1, 'crop');
     expect([plan.scaledWidth, plan.scaledHeight, plan.offsetX, plan.offsetY]).toEqual([2, 1, 0, 0]);
-    expect(
-      levels(
-        resizeRgba(
-          gray([
-            [10, 20, 90, 90],
-            [30, 40, 90, 90],
-          ]),
-          1,
-          1,
-          { mode: 'crop' },
-        ),
-      ),
-    ).toEqual([[25]]);
+    const blocks = [
+      [10, 20, 90, 90],
+      [30, 40, 90, 90],
+    ];
+    expect(cropped(blocks, 1, 1)).toEqual([[25]]);
   });
 });
 
