@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DataType,
-  decode,
-  encode,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-} from '../../src/core/onnx/index.ts';
+import { decode, encode, makeNode } from '../../src/core/onnx/index.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
 import { quantizeModel } from '../../src/core/quantize/quantizeModel.ts';
@@ -16,7 +7,15 @@ import { readModel } from '../../tests/helpers/fixtures.ts';
 import { floatIO, smallModel } from '../../tests/helpers/smallModels.ts';
 import { createCalibrationApi } from '../calibration/calibrationApi.ts';
 import { createEvaluationApi, type EvaluationApi, type EvaluationProgress } from './evaluationApi.ts';
-import { fakeDecode, fakeImage, fakeImages, nodeWorkerRuntime, rejection } from '../calibration/testSupport.ts';
+import {
+  fakeDecode,
+  fakeImage,
+  fakeImages,
+  nodeWorkerRuntime,
+  pixelClassifier,
+  PIXEL_CLASSIFIER_HEAD,
+  rejection,
+} from '../calibration/testSupport.ts';
 import type { RangeTable } from '../model/quantizeApi.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 
@@ -305,20 +304,7 @@ describe('evaluationApi', async () => {
 
   it('suggests exclusions against a task target (miou through the head): each step carries the figure; without a head, a named error', async () => {
     // A per-pixel classifier made in code: a 1×1 Conv mixing the three colour channels into three class scores.
-    const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
-    const seg = encode(
-      makeModel(
-        makeGraph({
-          name: 'seg',
-          node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
-          input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
-          output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
-          initializer: [w],
-        }),
-        { '': 13 },
-        7,
-      ),
-    );
+    const seg = new Uint8Array(pixelClassifier());
     const calibration = createCalibrationApi({ runtime: () => nodeWorkerRuntime(), decodeImage: fakeDecode });
     const opened = await calibration.open(buffer(seg), { fileName: 'seg.onnx' });
     const { ranges } = await calibration.run(opened.handle, { samples: fakeImages(3), spec: unit, config: xint8 });
@@ -336,7 +322,7 @@ describe('evaluationApi', async () => {
     };
     const outcome = await a.suggest(handle, {
       ...request,
-      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+      task: PIXEL_CLASSIFIER_HEAD,
     });
     expect(outcome.metric).toBe('miou');
     for (const s of outcome.steps) {

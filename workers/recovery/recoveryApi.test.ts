@@ -1,21 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { getPreprocessPreset } from '../../src/core/preprocess/presets.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
-import {
-  DataType,
-  decode,
-  encode,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-} from '../../src/core/onnx/index.ts';
+import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { decode } from '../../src/core/onnx/index.ts';
 import { createSession, float32Tensor } from '../../src/cli/runtime/ortNode.ts';
 import { readModel, seededFloats } from '../../tests/helpers/fixtures.ts';
 import { createRecoveryApi, type RecoveryApi, type RecoveryWorkerProgress } from './recoveryApi.ts';
-import { fakeDecode, fakeImage, fakeImages, rejection } from '../calibration/testSupport.ts';
+import {
+  fakeDecode,
+  fakeImage,
+  fakeImages,
+  pixelClassifier,
+  PIXEL_CLASSIFIER_HEAD,
+  rejection,
+} from '../calibration/testSupport.ts';
 import { createWebRuntime } from '../runtime/ort.ts';
 import type { Runtime } from '../../src/core/runtime/session.ts';
 import { DENSE_A, DENSE_B } from '../../src/core/recovery/denseProduct.ts';
@@ -25,21 +23,14 @@ const api = (): RecoveryApi =>
   createRecoveryApi({ runtime: (_p, _t, why) => createWebRuntime('wasm', 1, why), decodeImage: fakeDecode });
 const unit = getPreprocessPreset('unit');
 
-function withFinetune(
-  algorithm: 'adaround' | 'adaquant',
-  iterations: number,
-  extra: Partial<QuantConfig> = {},
-): QuantConfig {
-  const json = JSON.parse(configToJSON(getPreset('XINT8')));
-  json.includeFastFt = true;
-  json.extraOptions.FastFinetune = {
-    ...json.extraOptions.FastFinetune,
-    OptimAlgorithm: algorithm,
-    NumIterations: iterations,
-    LogPeriod: 1,
-  };
-  delete json.extraOptions.FastFinetune.LearningRate;
-  return validateConfig({ ...json, ...extra });
+/** XINT8 fine-tuned by `algorithm` for `iterations`, a loss logged every step, at the algorithm's own learning rate. */
+function withFinetune(algorithm: 'adaround' | 'adaquant', iterations: number): QuantConfig {
+  return withOptions(getPreset('XINT8'), {
+    includeFastFt: true,
+    extraOptions: {
+      FastFinetune: { OptimAlgorithm: algorithm, NumIterations: iterations, LogPeriod: 1, LearningRate: undefined },
+    },
+  });
 }
 
 async function openMnist(a: RecoveryApi) {
@@ -58,21 +49,9 @@ const slowClimb = () => ({
   exclusions: false,
 });
 
-/** A per-pixel classifier made in code (a 1×1 Conv mixing the three colour channels into three class scores), opened. */
+/** The per-pixel classifier made in code (testSupport's pixelClassifier), opened. */
 async function openPixelClassifier(a: RecoveryApi) {
-  const w = makeTensor('w', DataType.FLOAT, [3, 3, 1, 1], Float32Array.from([1, 0.2, 0, 0, 1, 0.2, 0.2, 0, 1]));
-  const model = makeModel(
-    makeGraph({
-      name: 'seg',
-      node: [makeNode('Conv', ['image', 'w'], ['classes'], 'conv')],
-      input: [makeValueInfo('image', DataType.FLOAT, [1, 3, 30, 40])],
-      output: [makeValueInfo('classes', DataType.FLOAT, [1, 3, 30, 40])],
-      initializer: [w],
-    }),
-    { '': 13 },
-    7,
-  );
-  return (await a.open(Uint8Array.from(encode(model)).buffer as ArrayBuffer, { fileName: 'seg.onnx' })).handle;
+  return (await a.open(pixelClassifier(), { fileName: 'seg.onnx' })).handle;
 }
 
 describe('recoveryApi (onnxruntime-web WASM)', () => {
@@ -301,7 +280,7 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     const out = await a.ladder(handle, {
       ...base,
       target: 'miou:0.5',
-      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+      task: PIXEL_CLASSIFIER_HEAD,
     });
     expect(out.stopped).toBe('target');
     const rung = out.rungs[0];
@@ -331,7 +310,7 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     };
     const out = await a.recover(handle, {
       ...request,
-      task: { task: 'segment', output: 'classes', maskThreshold: 0.5, classNames: null },
+      task: PIXEL_CLASSIFIER_HEAD,
     });
     const m = out.rung.mixedPrecision!;
     expect(m.metric).toBe('miou');
