@@ -5,8 +5,8 @@
 import type { ReactNode } from 'react';
 
 export interface CheckboxProps {
-  /** The label's class: the look of the card it stands in. */
-  className: string;
+  /** The label's class: the look of the card it stands in (the settings' "check" unless given). */
+  className?: string;
   checked: boolean;
   onChange: (checked: boolean) => void;
   testId: string;
@@ -17,7 +17,16 @@ export interface CheckboxProps {
   children: ReactNode;
 }
 
-export function Checkbox({ className, checked, onChange, testId, disabled, title, hint, children }: CheckboxProps) {
+export function Checkbox({
+  className = 'check',
+  checked,
+  onChange,
+  testId,
+  disabled,
+  title,
+  hint,
+  children,
+}: CheckboxProps) {
   return (
     <label className={className} title={title}>
       <input

@@ -1,6 +1,7 @@
 /**
  * A failed step's error on its card: the error's title (from the card's own error titles), its message, a hint where
- * one is known, and Dismiss. The error's name is on the box (data-error-name) for tests and styling.
+ * one is known, and Dismiss where the error can be put away. The error's name is on the box (data-error-name) for tests
+ * and styling.
  */
 import { Callout } from './Callout.tsx';
 
@@ -9,7 +10,8 @@ export interface ErrorCalloutProps {
   title: string;
   hint?: string;
   testId: string;
-  onDismiss: () => void;
+  /** Puts the error away (a Dismiss button); without it the error stays until what it is about changes. */
+  onDismiss?: () => void;
 }
 
 export function ErrorCallout({ error, title, hint, testId, onDismiss }: ErrorCalloutProps) {
@@ -20,9 +22,11 @@ export function ErrorCallout({ error, title, hint, testId, onDismiss }: ErrorCal
       data={{ 'data-error-name': error.name }}
       title={title}
       actions={
-        <button type="button" className="button button--small" onClick={onDismiss}>
-          Dismiss
-        </button>
+        onDismiss && (
+          <button type="button" className="button button--small" onClick={onDismiss}>
+            Dismiss
+          </button>
+        )
       }
     >
       <p>{error.message}</p>

@@ -10,7 +10,7 @@
  */
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { comparisonEnded, comparisonTaken, onComparisonRequest, type ComparisonRequest } from './compareRequests.ts';
-import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import {
   compareInWorker,
   warmCompareWorker,
@@ -175,16 +175,7 @@ export function CompareLauncher({
           {busy.phase}…
         </span>
       )}
-      {error && (
-        <Callout
-          kind="error"
-          testId="compare-error"
-          data={{ 'data-error-name': error.name }}
-          title="The two models could not be compared"
-        >
-          <p>{error.message}</p>
-        </Callout>
-      )}
+      {error && <ErrorCallout error={error} testId="compare-error" title="The two models could not be compared" />}
     </div>
   );
 }

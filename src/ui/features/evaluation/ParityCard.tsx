@@ -6,6 +6,7 @@
  * with a button that shows it on the graph. Runtimes the browser lacks are listed with why.
  */
 import { Callout } from '../../components/Callout.tsx';
+import { StepCard } from '../../components/StepCard.tsx';
 import { useStudio } from '../../store/index.ts';
 import type { ParityRow } from '../../remote/workerTypes.ts';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
@@ -51,15 +52,12 @@ export function ParityCard() {
   const flagged = result?.rows.filter((r) => r.flagged) ?? [];
 
   return (
-    <section
-      className="card step"
-      aria-labelledby="parity-title"
+    <StepCard
+      titleId="parity-title"
+      title="Parity across runtimes"
       data-testid="parity-card"
       data-parity-status={parity.status}
     >
-      <h3 id="parity-title" className="card__title">
-        Parity across runtimes
-      </h3>
       <p className="muted small">
         The float and the quantized model on every runtime this browser has, on the first evaluation images, against the
         WASM float reference: a model right on WASM can be wrong on WebGPU (onnxruntime-web&apos;s JSEP build computes
@@ -154,6 +152,6 @@ export function ParityCard() {
           </p>
         </div>
       )}
-    </section>
+    </StepCard>
   );
 }

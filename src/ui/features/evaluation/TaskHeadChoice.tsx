@@ -7,6 +7,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { LabelsDrop } from './LabelsDrop.tsx';
 import { useStudio } from '../../store/index.ts';
 import { headSuggestion, modelKey } from '../../store/selectors.ts';
@@ -218,18 +219,15 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
       )}
       {head && <LabelsDrop head={head} disabled={disabled} />}
       {taskError && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={taskError}
           testId="task-error"
-          data={{ 'data-error-name': taskError.name }}
           title={
             taskError.name === 'TaskLabelError'
               ? 'The labels do not fit the images'
               : 'The task head does not fit these outputs'
           }
-        >
-          <p>{taskError.message}</p>
-        </Callout>
+        />
       )}
     </fieldset>
   );

@@ -26,6 +26,7 @@ import { SplitView } from '../compare/SplitView.tsx';
 import { onPairProgress, pairInProgress } from '../compare/compareRequests.ts';
 import type { CompareModel } from '../compare/compareModel.ts';
 import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
 import { GraphCanvas } from './GraphCanvas.tsx';
@@ -46,6 +47,27 @@ import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import './graph.css';
+
+/** The toolbar's view buttons and their keys: what each does to the drawing (the key is named in the title). */
+const VIEW_BUTTONS: readonly {
+  label: string;
+  keys: readonly string[];
+  title: string;
+  ariaLabel?: string;
+  testId?: string;
+  act: (renderer: GraphRenderer) => void;
+}[] = [
+  { label: '+', keys: ['+', '='], ariaLabel: 'Zoom in', title: 'Zoom in (+)', act: (r) => r.zoomStep(1) },
+  { label: '−', keys: ['-'], ariaLabel: 'Zoom out', title: 'Zoom out (−)', act: (r) => r.zoomStep(-1) },
+  { label: 'Fit', keys: ['f'], testId: 'graph-fit', title: 'Fit the whole graph in view (f)', act: (r) => r.fit() },
+  {
+    label: '100 %',
+    keys: ['0'],
+    testId: 'graph-actual-size',
+    title: 'Boxes at their size, labels readable (0)',
+    act: (r) => r.actualSize(),
+  },
+];
 
 export default function GraphScreen() {
   const handle = useStudio((s) => s.model.handle);
@@ -122,16 +144,7 @@ function GraphBody({
     );
   }
   if (load.status === 'error') {
-    return (
-      <Callout
-        kind="error"
-        testId="graph-error"
-        data={{ 'data-error-name': load.name }}
-        title="The graph could not be drawn"
-      >
-        <p>{load.message}</p>
-      </Callout>
-    );
+    return <ErrorCallout error={load} testId="graph-error" title="The graph could not be drawn" />;
   }
   if (load.view.boxes.length === 0) {
     return (
@@ -298,17 +311,12 @@ export function GraphWorkspace({
         searchRef.current?.focus();
       } else if (e.key === 'Escape') {
         useStudio.getState().clearPicks();
-      } else if (e.key === 'f') {
-        rendererRef.current?.fit();
-      } else if (e.key === '0') {
-        rendererRef.current?.actualSize();
-      } else if (e.key === '+' || e.key === '=') {
-        rendererRef.current?.zoomStep(1);
-      } else if (e.key === '-') {
-        rendererRef.current?.zoomStep(-1);
       } else if (e.key === 'p') {
         const { graph, setGraphColouring } = useStudio.getState();
         if (colourableRef.current) setGraphColouring(graph.colourBy === 'precision' ? 'family' : 'precision');
+      } else {
+        const button = VIEW_BUTTONS.find((b) => b.keys.includes(e.key));
+        if (button && rendererRef.current) button.act(rendererRef.current);
       }
     };
     document.addEventListener('keydown', onKey);
@@ -322,42 +330,21 @@ export function GraphWorkspace({
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => rendererRef.current?.zoomStep(1)}
-            aria-label="Zoom in"
-            title="Zoom in (+)"
-          >
-            +
-          </button>
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => rendererRef.current?.zoomStep(-1)}
-            aria-label="Zoom out"
-            title="Zoom out (−)"
-          >
-            −
-          </button>
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => rendererRef.current?.fit()}
-            data-testid="graph-fit"
-            title="Fit the whole graph in view (f)"
-          >
-            Fit
-          </button>
-          <button
-            type="button"
-            className="button button--small"
-            onClick={() => rendererRef.current?.actualSize()}
-            data-testid="graph-actual-size"
-            title="Boxes at their size, labels readable (0)"
-          >
-            100 %
-          </button>
+          {VIEW_BUTTONS.map((b) => (
+            <button
+              key={b.label}
+              type="button"
+              className="button button--small"
+              onClick={() => {
+                if (rendererRef.current) b.act(rendererRef.current);
+              }}
+              aria-label={b.ariaLabel}
+              data-testid={b.testId}
+              title={b.title}
+            >
+              {b.label}
+            </button>
+          ))}
         </div>
         <fieldset className="graph-colouring" data-testid="graph-colouring">
           <legend className="small">Colour by</legend>

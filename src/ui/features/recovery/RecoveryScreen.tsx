@@ -14,6 +14,7 @@ import { type LadderMetric, type LadderOrder } from '../../../core/recovery/ladd
 import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
@@ -624,19 +625,12 @@ export default function RecoveryScreen() {
         </p>
       )}
       {r.error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={r.error}
           testId="recover-error"
-          data={{ 'data-error-name': r.error.name }}
           title={`Recovery failed (${r.error.name})`}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{r.error.message}</p>
-        </Callout>
+          onDismiss={dismiss}
+        />
       )}
       <Results />
     </StepCard>

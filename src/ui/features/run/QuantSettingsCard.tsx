@@ -97,7 +97,6 @@ export function QuantSettingsCard() {
         </p>
       )}
       <Checkbox
-        className="check"
         checked={settings.perChannel}
         onChange={setPerChannel}
         testId="per-channel"
@@ -112,7 +111,6 @@ export function QuantSettingsCard() {
         Per-channel weights
       </Checkbox>
       <Checkbox
-        className="check"
         checked={settings.saturationSafeWeights === true}
         onChange={setSaturationSafeWeights}
         testId="saturation-safe"
@@ -128,7 +126,6 @@ export function QuantSettingsCard() {
         Safe for x86 CPU int8 kernels
       </Checkbox>
       <Checkbox
-        className="check"
         checked={settings.useRandomData}
         onChange={setUseRandomData}
         testId="random-data"
@@ -141,7 +138,6 @@ export function QuantSettingsCard() {
         <fieldset className="fp16-options" data-testid="fp16-options">
           <legend className="field__label">Float16 model</legend>
           <Checkbox
-            className="check"
             checked={fp16.convertAll}
             onChange={(checked) => setFp16({ convertAll: checked })}
             testId="fp16-convert-all"
@@ -156,7 +152,6 @@ export function QuantSettingsCard() {
             Convert the whole model to FP32 first
           </Checkbox>
           <Checkbox
-            className="check"
             checked={fp16.quantizeFp16 && !fp16.convertAll}
             onChange={(checked) => setFp16({ quantizeFp16: checked })}
             testId="fp16-quantize"
@@ -166,7 +161,6 @@ export function QuantSettingsCard() {
             QuantizeFP16
           </Checkbox>
           <Checkbox
-            className="check"
             checked={fp16.useFp32Scale}
             onChange={(checked) => setFp16({ useFp32Scale: checked })}
             testId="fp16-fp32-scale"

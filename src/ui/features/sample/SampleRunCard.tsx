@@ -7,7 +7,7 @@
  */
 import { useEffect, useRef } from 'react';
 import { formatCosine } from '../../../core/report/htmlText.ts';
-import { Callout } from '../../components/Callout.tsx';
+import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio, type SampleStage } from '../../store/index.ts';
@@ -172,19 +172,12 @@ export function SampleRunCard() {
         )}
       </div>
       {sample.status === 'error' && sample.error && (
-        <Callout
-          kind="error"
+        <ErrorCallout
+          error={sample.error}
           testId="sample-error"
-          data={{ 'data-error-name': sample.error.name }}
           title={`The sample stopped at "${STAGES[Math.max(0, at)][1]}"`}
-          actions={
-            <button type="button" className="button button--small" onClick={dismiss}>
-              Dismiss
-            </button>
-          }
-        >
-          <p>{sample.error.message}</p>
-        </Callout>
+          onDismiss={dismiss}
+        />
       )}
     </section>
   );
