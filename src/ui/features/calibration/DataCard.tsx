@@ -14,6 +14,7 @@ import { RejectedFiles } from '../../components/RejectedFiles.tsx';
 import { FilePickers } from '../../components/FilePickers.tsx';
 import { useDataDrop } from '../../components/useDataDrop.ts';
 import { onEnterOrSpace } from '../../components/activationKeys.ts';
+import { TitleCount } from '../../components/TitleCount.tsx';
 
 export function DataCard() {
   const images = useStudio((s) => s.calibration.images);
@@ -41,11 +42,7 @@ export function DataCard() {
       title={
         <>
           Calibration data
-          {count > 0 && (
-            <span className="card__count" data-testid="calibration-count">
-              {count}
-            </span>
-          )}
+          {count > 0 && <TitleCount count={count} testId="calibration-count" />}
         </>
       }
     >

@@ -9,6 +9,7 @@ import { dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlTex
 import type { Report, ReportLayers } from '../../../core/report/index.ts';
 import { PRECISION_COLOURS } from '../graph/precisionColours.ts';
 import { useStudio } from '../../store/index.ts';
+import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
 const FIRST = 25;
 
@@ -44,66 +45,57 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
           </ul>
         </div>
       )}
-      <div className="table-scroll">
-        <table className="tensor-table eval-table" data-testid="eval-layers">
-          <thead>
-            <tr>
-              <th scope="col" className="eval-num">
-                #
-              </th>
-              <th scope="col">Node</th>
-              <th scope="col">Op</th>
-              {precisions && <th scope="col">Precision</th>}
-              <th scope="col" className="eval-num">
-                SQNR (dB)
-              </th>
-              <th scope="col" className="eval-num">
-                Cosine
-              </th>
-              <th scope="col" className="eval-num">
-                Value SQNR
-              </th>
-              <th scope="col">Error jump</th>
+      <DataTable
+        className="eval-table"
+        testId="eval-layers"
+        head={
+          <>
+            <NumberHead>#</NumberHead>
+            <th scope="col">Node</th>
+            <th scope="col">Op</th>
+            {precisions && <th scope="col">Precision</th>}
+            <NumberHead>SQNR (dB)</NumberHead>
+            <NumberHead>Cosine</NumberHead>
+            <NumberHead>Value SQNR</NumberHead>
+            <th scope="col">Error jump</th>
+          </>
+        }
+      >
+        {shown.map((r, k) => {
+          const jump = r.node ? jumps.get(r.node) : undefined;
+          return (
+            <tr key={r.tensor} data-testid="eval-layer-row" className={jump ? 'eval-table__jump' : undefined}>
+              <td className="eval-num">{k + 1}</td>
+              <td className="tensor-table__name">
+                {r.node ? (
+                  <button
+                    type="button"
+                    className="eval-link"
+                    title={`Show ${r.node} on the graph (tensor ${r.tensor})`}
+                    onClick={() => select(r.node)}
+                  >
+                    {r.node}
+                  </button>
+                ) : (
+                  <span title={r.tensor}>{r.tensor} (input)</span>
+                )}
+              </td>
+              <td className="tensor-table__type">{r.opType}</td>
+              {precisions && <PrecisionCell precision={r.node ? precisions[r.node] : undefined} />}
+              <td className="eval-num">
+                <span
+                  className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`}
+                  aria-hidden="true"
+                />
+                {formatDb(r.sqnr)}
+              </td>
+              <td className="eval-num">{formatCosine(r.cosine)}</td>
+              <td className="eval-num">{formatDb(r.valueSqnr)}</td>
+              <td>{jump && <span className="eval-badge eval-badge--poor">−{formatDb(jump.drop)} dB</span>}</td>
             </tr>
-          </thead>
-          <tbody>
-            {shown.map((r, k) => {
-              const jump = r.node ? jumps.get(r.node) : undefined;
-              return (
-                <tr key={r.tensor} data-testid="eval-layer-row" className={jump ? 'eval-table__jump' : undefined}>
-                  <td className="eval-num">{k + 1}</td>
-                  <td className="tensor-table__name">
-                    {r.node ? (
-                      <button
-                        type="button"
-                        className="eval-link"
-                        title={`Show ${r.node} on the graph (tensor ${r.tensor})`}
-                        onClick={() => select(r.node)}
-                      >
-                        {r.node}
-                      </button>
-                    ) : (
-                      <span title={r.tensor}>{r.tensor} (input)</span>
-                    )}
-                  </td>
-                  <td className="tensor-table__type">{r.opType}</td>
-                  {precisions && <PrecisionCell precision={r.node ? precisions[r.node] : undefined} />}
-                  <td className="eval-num">
-                    <span
-                      className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`}
-                      aria-hidden="true"
-                    />
-                    {formatDb(r.sqnr)}
-                  </td>
-                  <td className="eval-num">{formatCosine(r.cosine)}</td>
-                  <td className="eval-num">{formatDb(r.valueSqnr)}</td>
-                  <td>{jump && <span className="eval-badge eval-badge--poor">−{formatDb(jump.drop)} dB</span>}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
       {sorted.length > FIRST && (
         <button type="button" className="button button--small button--quiet" onClick={() => setAll(!all)}>
           {all ? `Show the ${FIRST} worst` : `Show all ${sorted.length} tensors`}

@@ -7,6 +7,7 @@
 import type { MetricName, MetricStat, OutputSummary } from '../../../core/metrics/metricSummary.ts';
 import { METRIC_LABELS, metricSeverity, metricText } from '../../../core/report/htmlText.ts';
 import { TensorName } from '../../components/TensorName.tsx';
+import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
 export function OutputMetricsTable({
   outputs,
@@ -16,42 +17,35 @@ export function OutputMetricsTable({
   testId?: string;
 }) {
   return (
-    <div className="table-scroll">
-      <table className="tensor-table eval-table" data-testid={testId}>
-        <thead>
-          <tr>
-            <th scope="col">Output</th>
-            <th scope="col">Metric</th>
-            <th scope="col" className="eval-num">
-              Mean
-            </th>
-            <th scope="col" className="eval-num">
-              Min
-            </th>
-            <th scope="col" className="eval-num">
-              Max
-            </th>
+    <DataTable
+      className="eval-table"
+      testId={testId}
+      head={
+        <>
+          <th scope="col">Output</th>
+          <th scope="col">Metric</th>
+          <NumberHead>Mean</NumberHead>
+          <NumberHead>Min</NumberHead>
+          <NumberHead>Max</NumberHead>
+        </>
+      }
+    >
+      {outputs.flatMap((o) =>
+        (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s], k) => (
+          <tr key={`${o.output}-${name}`} data-output={o.output} data-metric={name}>
+            <td className="tensor-table__name">{k === 0 ? <TensorName name={o.output} /> : ''}</td>
+            <td>
+              <span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />
+              {METRIC_LABELS[name]}
+            </td>
+            <td className="eval-num" data-testid={`metric-${name}-mean`}>
+              {metricText(name, s.mean)}
+            </td>
+            <td className="eval-num">{metricText(name, s.min)}</td>
+            <td className="eval-num">{metricText(name, s.max)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {outputs.flatMap((o) =>
-            (Object.entries(o.metrics) as [MetricName, MetricStat][]).map(([name, s], k) => (
-              <tr key={`${o.output}-${name}`} data-output={o.output} data-metric={name}>
-                <td className="tensor-table__name">{k === 0 ? <TensorName name={o.output} /> : ''}</td>
-                <td>
-                  <span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />
-                  {METRIC_LABELS[name]}
-                </td>
-                <td className="eval-num" data-testid={`metric-${name}-mean`}>
-                  {metricText(name, s.mean)}
-                </td>
-                <td className="eval-num">{metricText(name, s.min)}</td>
-                <td className="eval-num">{metricText(name, s.max)}</td>
-              </tr>
-            )),
-          )}
-        </tbody>
-      </table>
-    </div>
+        )),
+      )}
+    </DataTable>
   );
 }

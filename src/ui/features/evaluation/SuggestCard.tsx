@@ -17,6 +17,7 @@ import { currentTaskHead } from '../../store/selectors.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
 import { NumberField } from '../../components/NumberField.tsx';
+import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
 /** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
 const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
@@ -129,59 +130,44 @@ export function SuggestCard() {
         </p>
       )}
       {s.steps.length > 0 && (
-        <div className="table-scroll">
-          <table className="tensor-table eval-table" data-testid="suggest-steps-table">
-            <thead>
-              <tr>
-                <th scope="col" className="eval-num">
-                  Step
-                </th>
-                <th scope="col">Change</th>
-                <th scope="col" className="eval-num">
-                  Layer SQNR / drop
-                </th>
-                {figureMetric && (
-                  <th scope="col" className="eval-num">
-                    Measured {METRIC_LABEL[figureMetric]}
-                  </th>
-                )}
-                <th scope="col" className="eval-num">
-                  Measured cosine
-                </th>
-                <th scope="col">Kept</th>
-                <th scope="col" className="eval-num">
-                  Time
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.steps.map((st) => (
-                <tr key={st.step} data-testid="suggest-step">
-                  <td className="eval-num">{st.step}</td>
-                  <td className="tensor-table__name">
-                    {what(st)}
-                    {st.error && <div className="muted small">{st.error}</div>}
-                  </td>
-                  <td className="eval-num">
-                    {st.candidate
-                      ? `${formatDb(st.candidate.layer.sqnr)} / ${formatDb(st.candidate.layer.drop)} dB`
-                      : ''}
-                  </td>
-                  {figureMetric && (
-                    <td className="eval-num" data-testid="suggest-step-figure">
-                      {formatFigure(st.figure)}
-                    </td>
-                  )}
-                  <td className="eval-num" data-testid="suggest-step-cosine">
-                    {formatCosine(st.cosine)}
-                  </td>
-                  <td>{st.step === 0 ? '' : st.kept ? 'kept' : st.error ? 'failed' : 'not kept'}</td>
-                  <td className="eval-num">{st.seconds.toFixed(1)} s</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          className="eval-table"
+          testId="suggest-steps-table"
+          head={
+            <>
+              <NumberHead>Step</NumberHead>
+              <th scope="col">Change</th>
+              <NumberHead>Layer SQNR / drop</NumberHead>
+              {figureMetric && <NumberHead>Measured {METRIC_LABEL[figureMetric]}</NumberHead>}
+              <NumberHead>Measured cosine</NumberHead>
+              <th scope="col">Kept</th>
+              <NumberHead>Time</NumberHead>
+            </>
+          }
+        >
+          {s.steps.map((st) => (
+            <tr key={st.step} data-testid="suggest-step">
+              <td className="eval-num">{st.step}</td>
+              <td className="tensor-table__name">
+                {what(st)}
+                {st.error && <div className="muted small">{st.error}</div>}
+              </td>
+              <td className="eval-num">
+                {st.candidate ? `${formatDb(st.candidate.layer.sqnr)} / ${formatDb(st.candidate.layer.drop)} dB` : ''}
+              </td>
+              {figureMetric && (
+                <td className="eval-num" data-testid="suggest-step-figure">
+                  {formatFigure(st.figure)}
+                </td>
+              )}
+              <td className="eval-num" data-testid="suggest-step-cosine">
+                {formatCosine(st.cosine)}
+              </td>
+              <td>{st.step === 0 ? '' : st.kept ? 'kept' : st.error ? 'failed' : 'not kept'}</td>
+              <td className="eval-num">{st.seconds.toFixed(1)} s</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {s.outcome && (
         <div className="eval-suggestion" data-testid="suggest-outcome">

@@ -9,6 +9,7 @@ import { ExclusionList, isFp32Entry } from './ExclusionList.tsx';
 import { ExportImport } from './ExportImport.tsx';
 import { useModelIndex } from './useModelIndex.ts';
 import './exclusion.css';
+import { TitleCount } from '../../components/TitleCount.tsx';
 
 export default function ExclusionPanel() {
   const count = useStudio((s) => s.exclusions.entries.filter((e) => !isFp32Entry(e)).length);
@@ -19,10 +20,7 @@ export default function ExclusionPanel() {
   return (
     <section className="card exclusion-panel" aria-labelledby="exclusion-title" data-testid="exclusion-panel">
       <h3 id="exclusion-title" className="card__title">
-        Keep in float{' '}
-        <span className="card__count" data-testid="exclusion-count">
-          {count}
-        </span>
+        Keep in float <TitleCount count={count} testId="exclusion-count" />
       </h3>
       {indexState.status === 'error' && (
         <p className="exclusion-add__error small" role="alert">
@@ -34,10 +32,7 @@ export default function ExclusionPanel() {
       {(float16 || fp32Count > 0) && (
         <section className="fp32-section" aria-labelledby="fp32-title" data-testid="fp32-panel">
           <h4 id="fp32-title" className="card__subtitle">
-            Convert to FP32{' '}
-            <span className="card__count" data-testid="fp32-count">
-              {fp32Count}
-            </span>
+            Convert to FP32 <TitleCount count={fp32Count} testId="fp32-count" />
           </h4>
           <p className="muted small">
             Float16 model: the guide's first step (convert_fp16_to_fp32, subgraphs_to_include). These subgraphs are

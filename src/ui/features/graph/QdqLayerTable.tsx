@@ -10,6 +10,7 @@ import { useStudio } from '../../store/index.ts';
 import { PRECISION_COLOURS } from './precisionColours.ts';
 import type { GraphView } from './viewModel.ts';
 import './quantized.css';
+import { DataTable } from '../../components/DataTable.tsx';
 
 const FIRST = 20;
 
@@ -61,48 +62,46 @@ export function QdqLayerTable({
       <summary className="small">
         <strong>Quantized layers</strong> ({rows.length} nodes read quantized tensors; from the file’s Q/DQ)
       </summary>
-      <div className="table-scroll">
-        <table className="tensor-table eval-table">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Op</th>
-              <th scope="col">Precision</th>
-              <th scope="col">Activation in</th>
-              <th scope="col">Weight</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((r) => (
-              <tr key={r.id} data-testid="qdq-layer-row">
-                <td className="tensor-table__name">
-                  <button
-                    type="button"
-                    className="eval-link"
-                    onClick={() => select(r.id)}
-                    title={`Show ${r.id} on the graph`}
-                  >
-                    {r.id}
-                  </button>
-                </td>
-                <td className="tensor-table__type">{r.op}</td>
-                <td data-precision={r.precision?.class}>
-                  {r.precision && (
-                    <span
-                      className="qdq-dot"
-                      style={{ background: PRECISION_COLOURS[r.precision.class] }}
-                      aria-hidden="true"
-                    />
-                  )}
-                  {r.precision?.label ?? '—'}
-                </td>
-                <td className="small">{labels(r.activations) || '—'}</td>
-                <td className="small">{labels(r.weights) || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        className="eval-table"
+        head={
+          <>
+            <th scope="col">Node</th>
+            <th scope="col">Op</th>
+            <th scope="col">Precision</th>
+            <th scope="col">Activation in</th>
+            <th scope="col">Weight</th>
+          </>
+        }
+      >
+        {shown.map((r) => (
+          <tr key={r.id} data-testid="qdq-layer-row">
+            <td className="tensor-table__name">
+              <button
+                type="button"
+                className="eval-link"
+                onClick={() => select(r.id)}
+                title={`Show ${r.id} on the graph`}
+              >
+                {r.id}
+              </button>
+            </td>
+            <td className="tensor-table__type">{r.op}</td>
+            <td data-precision={r.precision?.class}>
+              {r.precision && (
+                <span
+                  className="qdq-dot"
+                  style={{ background: PRECISION_COLOURS[r.precision.class] }}
+                  aria-hidden="true"
+                />
+              )}
+              {r.precision?.label ?? '—'}
+            </td>
+            <td className="small">{labels(r.activations) || '—'}</td>
+            <td className="small">{labels(r.weights) || '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       {rows.length > FIRST && (
         <button type="button" className="button button--small button--quiet" onClick={() => setAll(!all)}>
           {all ? `Show the first ${FIRST}` : `Show all ${rows.length}`}

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import type { OpCount } from '../../../core/onnx/index.ts';
 import { BarChart } from '../../components/BarChart.tsx';
+import { TitleCount } from '../../components/TitleCount.tsx';
 
 /** Lists up to ALWAYS_SHOWN rows show in full; longer ones show COLLAPSED_ROWS until expanded. */
 const ALWAYS_SHOWN = 16;
@@ -19,7 +20,7 @@ export function OpHistogram({ ops }: { ops: readonly OpCount[] }) {
   return (
     <section className="card" aria-labelledby="op-histogram-title">
       <h3 id="op-histogram-title" className="card__title">
-        Op types <span className="card__count">{ops.length}</span>
+        Op types <TitleCount count={ops.length} />
       </h3>
       <BarChart
         label="Nodes per op type"

@@ -5,6 +5,8 @@
 import type { TensorSummary } from '../../../core/onnx/index.ts';
 import { shapeParts } from './shape.ts';
 import { TensorName } from '../../components/TensorName.tsx';
+import { TitleCount } from '../../components/TitleCount.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 
 function Shape({ shape }: { shape: TensorSummary['shape'] }) {
   const parts = shapeParts(shape);
@@ -39,39 +41,39 @@ export function TensorTable({
   return (
     <section className="card" aria-labelledby={`${testId}-title`}>
       <h3 id={`${testId}-title`} className="card__title">
-        {title} <span className="card__count">{tensors.length}</span>
+        {title} <TitleCount count={tensors.length} />
       </h3>
-      <div className="table-scroll">
-        <table className="tensor-table" data-testid={testId}>
-          <colgroup>
+      <DataTable
+        testId={testId}
+        columns={
+          <>
             <col className="tensor-table__col-name" />
             <col className="tensor-table__col-type" />
             <col />
-          </colgroup>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Shape</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tensors.map((t) => (
-              <tr key={t.name} data-testid={rowTestId}>
-                <td className="tensor-table__name" data-testid="tensor-name">
-                  <TensorName name={t.name} />
-                </td>
-                <td className="tensor-table__type" data-testid="tensor-type">
-                  {t.elemType}
-                </td>
-                <td data-testid="tensor-shape">
-                  <Shape shape={t.shape} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+          </>
+        }
+        head={
+          <>
+            <th scope="col">Name</th>
+            <th scope="col">Type</th>
+            <th scope="col">Shape</th>
+          </>
+        }
+      >
+        {tensors.map((t) => (
+          <tr key={t.name} data-testid={rowTestId}>
+            <td className="tensor-table__name" data-testid="tensor-name">
+              <TensorName name={t.name} />
+            </td>
+            <td className="tensor-table__type" data-testid="tensor-type">
+              {t.elemType}
+            </td>
+            <td data-testid="tensor-shape">
+              <Shape shape={t.shape} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -8,6 +8,7 @@ import type { LadderMetric } from '../../../core/recovery/ladder.ts';
 import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
+import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
 const STEP: Record<string, string> = {
   '1': '1: XINT8',
@@ -35,114 +36,105 @@ export function RungTable({
   const use = useStudio((s) => s.useRung);
   const others = ['cosine', 'psnr', ...(targetMetric === 'sequence' ? ['cer'] : [])].filter((m) => m !== targetMetric);
   return (
-    <div className="table-scroll">
-      <table className="tensor-table eval-table recover-table" data-testid="rung-table">
-        <thead>
-          <tr>
-            <th scope="col" className="eval-num">
-              #
-            </th>
-            <th scope="col">Configuration</th>
-            <th scope="col">Reference step</th>
-            <th scope="col" className="eval-num">
-              {targetMetric}
-            </th>
-            {others.map((m) => (
-              <th key={m} scope="col" className="eval-num">
-                {m}
-              </th>
-            ))}
-            <th scope="col" className="eval-num">
-              Time
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span className="recover-hidden">Use</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rungs.map((r, i) => (
-            <tr
-              key={r.index}
-              data-testid="rung-row"
-              data-rung-label={r.label}
-              data-chosen={i === chosen ? 'true' : undefined}
-              data-timing={r.timing ? JSON.stringify(r.timing) : undefined}
-            >
-              <td className="eval-num">{r.index}</td>
-              <td className="tensor-table__name">
-                {r.label}
-                {i === chosen && (
-                  <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen">
-                    {' '}
-                    chosen
-                  </span>
-                )}
-                {r.handle !== null && r.handle === adopted && (
-                  <span className="recover-badge" data-testid="rung-adopted">
-                    {' '}
-                    in use
-                  </span>
-                )}
-                {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
-                {r.finetune && (
-                  <div className="muted small">
-                    {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}
-                    {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers
-                  </div>
-                )}
-              </td>
-              <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
-              <td className="eval-num" data-testid="rung-score">
-                {metric(targetMetric, r.score)}
-              </td>
-              {others.map((m) => (
-                <td key={m} className="eval-num">
-                  {metric(m, r.metrics[m])}
-                </td>
-              ))}
-              <td
-                className="eval-num"
-                title={
-                  r.timing
-                    ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s`
-                    : undefined
-                }
-              >
-                {r.seconds.toFixed(1)} s
-              </td>
-              <td className="recover-table__status">
-                {r.error ? (
-                  <span className="muted small" data-testid="rung-error">
-                    failed: {r.error}
-                  </span>
-                ) : r.met ? (
-                  'meets the target'
-                ) : r.step === null ? (
-                  'measured'
-                ) : (
-                  'below the target'
-                )}
-              </td>
-              <td>
-                {r.handle && (
-                  <button
-                    type="button"
-                    className="button button--small"
-                    disabled={picking !== null || r.handle === adopted}
-                    onClick={() => void use(r.handle!)}
-                    data-testid="rung-use"
-                  >
-                    {r.handle === adopted ? 'In use' : picking === r.handle ? 'Loading…' : 'Use this model'}
-                  </button>
-                )}
-              </td>
-            </tr>
+    <DataTable
+      className="eval-table recover-table"
+      testId="rung-table"
+      head={
+        <>
+          <NumberHead>#</NumberHead>
+          <th scope="col">Configuration</th>
+          <th scope="col">Reference step</th>
+          <NumberHead>{targetMetric}</NumberHead>
+          {others.map((m) => (
+            <NumberHead key={m}>{m}</NumberHead>
           ))}
-        </tbody>
-      </table>
-    </div>
+          <NumberHead>Time</NumberHead>
+          <th scope="col">Status</th>
+          <th scope="col">
+            <span className="recover-hidden">Use</span>
+          </th>
+        </>
+      }
+    >
+      {rungs.map((r, i) => (
+        <tr
+          key={r.index}
+          data-testid="rung-row"
+          data-rung-label={r.label}
+          data-chosen={i === chosen ? 'true' : undefined}
+          data-timing={r.timing ? JSON.stringify(r.timing) : undefined}
+        >
+          <td className="eval-num">{r.index}</td>
+          <td className="tensor-table__name">
+            {r.label}
+            {i === chosen && (
+              <span className="recover-badge recover-badge--chosen" data-testid="rung-chosen">
+                {' '}
+                chosen
+              </span>
+            )}
+            {r.handle !== null && r.handle === adopted && (
+              <span className="recover-badge" data-testid="rung-adopted">
+                {' '}
+                in use
+              </span>
+            )}
+            {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
+            {r.finetune && (
+              <div className="muted small">
+                {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}
+                {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers
+              </div>
+            )}
+          </td>
+          <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
+          <td className="eval-num" data-testid="rung-score">
+            {metric(targetMetric, r.score)}
+          </td>
+          {others.map((m) => (
+            <td key={m} className="eval-num">
+              {metric(m, r.metrics[m])}
+            </td>
+          ))}
+          <td
+            className="eval-num"
+            title={
+              r.timing
+                ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s`
+                : undefined
+            }
+          >
+            {r.seconds.toFixed(1)} s
+          </td>
+          <td className="recover-table__status">
+            {r.error ? (
+              <span className="muted small" data-testid="rung-error">
+                failed: {r.error}
+              </span>
+            ) : r.met ? (
+              'meets the target'
+            ) : r.step === null ? (
+              'measured'
+            ) : (
+              'below the target'
+            )}
+          </td>
+          <td>
+            {r.handle && (
+              <button
+                type="button"
+                className="button button--small"
+                disabled={picking !== null || r.handle === adopted}
+                onClick={() => void use(r.handle!)}
+                data-testid="rung-use"
+              >
+                {r.handle === adopted ? 'In use' : picking === r.handle ? 'Loading…' : 'Use this model'}
+              </button>
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

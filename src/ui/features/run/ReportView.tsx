@@ -8,6 +8,7 @@ import type { ReactNode } from 'react';
 import { exact, formatBytes, plural } from '../../components/format.ts';
 import type { RunResult } from '../../store/index.ts';
 import { Callout } from '../../components/Callout.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 
 function Count({ label, value, testId, sub }: { label: string; value: ReactNode; testId: string; sub?: ReactNode }) {
   return (
@@ -143,28 +144,26 @@ export function ReportView({ result }: { result: RunResult }) {
               .join(', ')}
             {byReason(report.float).length > 3 ? ', …' : ''}
           </summary>
-          <div className="table-scroll">
-            <table className="tensor-table report__table">
-              <thead>
-                <tr>
-                  <th scope="col">Node</th>
-                  <th scope="col" className="report__col-op">
-                    Op
-                  </th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.float.map((f) => (
-                  <tr key={f.id}>
-                    <td className="tensor-table__name">{f.id}</td>
-                    <td className="tensor-table__type">{f.opType}</td>
-                    <td>{f.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            className="report__table"
+            head={
+              <>
+                <th scope="col">Node</th>
+                <th scope="col" className="report__col-op">
+                  Op
+                </th>
+                <th scope="col">Reason</th>
+              </>
+            }
+          >
+            {report.float.map((f) => (
+              <tr key={f.id}>
+                <td className="tensor-table__name">{f.id}</td>
+                <td className="tensor-table__type">{f.opType}</td>
+                <td>{f.reason}</td>
+              </tr>
+            ))}
+          </DataTable>
         </details>
       )}
     </div>
