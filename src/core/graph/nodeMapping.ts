@@ -55,8 +55,12 @@ interface Semantic {
   index: GraphIndex;
   /** Whether a node takes part (not a folded Q/DQ, not a Constant). */
   part: Uint8Array;
-  /** The activation inputs each node reads, as tensors of the float graph (a DQ output → the tensor it stands for). */
-  inputs: Int32Array[];
+  /**
+   * The activation inputs each node reads, as tensors of the float graph (a DQ output → the tensor it stands for): node
+   * i's are inputs[inputStart[i] .. inputStart[i+1]).
+   */
+  inputStart: Int32Array;
+  inputs: Int32Array;
   /** Position of each graph input by tensor number (-1: not a graph input). */
   inputPosition: Int32Array;
   /** For a node that reads only constants: its op, attributes and rank among such nodes alike, in topological order. */
@@ -87,11 +91,10 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
     }
   }
   const part = new Uint8Array(index.nodes.length);
-  const inputs: Int32Array[] = [];
+  const inputStart = new Int32Array(index.nodes.length + 1);
   const list: number[] = [];
   index.nodes.forEach((node, i) => {
     part[i] = fold?.folded[i] || node.op_type === 'Constant' ? 0 : 1;
-    list.length = 0;
     for (const t of node.input) {
       const k = t ? tensorNumber.get(t) : undefined;
       if (k === undefined || weight[k]) continue;
@@ -100,8 +103,9 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
       if (p >= 0 && index.nodes[p].op_type === 'Constant') continue;
       list.push(source);
     }
-    inputs.push(Int32Array.from(list));
+    inputStart[i + 1] = list.length;
   });
+  const inputs = Int32Array.from(list);
   const inputPosition = new Int32Array(tensors).fill(-1);
   index.inputs.forEach((v, position) => {
     const k = tensorNumber.get(v.name ?? '');
@@ -110,14 +114,14 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
   const constantKey: (string | null)[] = new Array(index.nodes.length).fill(null);
   const seen = new Map<string, number>();
   for (const i of index.order) {
-    if (!part[i] || inputs[i].length > 0) continue;
+    if (!part[i] || inputStart[i + 1] > inputStart[i]) continue;
     const node = index.nodes[i];
     const base = `${SAME_OP[node.op_type ?? ''] ?? node.op_type}|const|${node.attribute.map(attributeKey).sort().join(',')}`;
     const k = seen.get(base) ?? 0;
     seen.set(base, k + 1);
     constantKey[i] = `${base}#${k}`;
   }
-  return { index, part, inputs, inputPosition, constantKey };
+  return { index, part, inputStart, inputs, inputPosition, constantKey };
 }
 
 const opOf = (s: Semantic, i: number) => {
@@ -193,7 +197,8 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
   const keyOf = (s: Semantic, i: number, side: 'a' | 'b'): string | null => {
     if (s.constantKey[i] !== null) return s.constantKey[i];
     const parts: string[] = [opOf(s, i)];
-    for (const t of s.inputs[i]) {
+    for (let r = s.inputStart[i]; r < s.inputStart[i + 1]; r++) {
+      const t = s.inputs[r];
       const c = side === 'a' ? counterpartA(s, t) : counterpartB(s, t);
       if (c === null) return null;
       parts.push(c);
@@ -223,8 +228,8 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
         continue;
       }
       // (4) A fold: a foldable op reading one matched Conv/Gemm/MatMul output (its other inputs constants).
-      if (FOLDABLE.has(a.nodes[i].op_type ?? '') && A.inputs[i].length === 1) {
-        const p = a.producerOf[A.inputs[i][0]];
+      if (FOLDABLE.has(a.nodes[i].op_type ?? '') && A.inputStart[i + 1] - A.inputStart[i] === 1) {
+        const p = a.producerOf[A.inputs[A.inputStart[i]]];
         const target = p < 0 ? -1 : aToB[p] >= 0 ? aToB[p] : mergedInto[p];
         if (p >= 0 && target >= 0 && FOLD_TARGETS.has(b.nodes[target].op_type ?? '')) {
           mergedInto[i] = target;
