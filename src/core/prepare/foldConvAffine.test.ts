@@ -99,12 +99,11 @@ describe('the fold as a quantization option (config.foldConvAffine)', () => {
   it('off keeps Mul/Add as written (each with its own Q/DQ); on or off, a scalar scale leaves the per-tensor weight codes the same', async () => {
     const { quantizeModel } = await import('../quantize/quantizeModel.ts');
     const { getPreset } = await import('../quantize/presets.ts');
-    const { validateConfig, configToJSON } = await import('../quantize/config.ts');
+    const { withOptions } = await import('../quantize/config.ts');
     const { rangesForEveryTensor } = await import('../quantize/testModels.ts');
     const { readTensor } = await import('../onnx/index.ts');
     const model = convAffine({ scale: [], shift: [] });
-    const config = (fold: boolean) =>
-      validateConfig({ ...JSON.parse(configToJSON(getPreset('A8W8'))), foldConvAffine: fold });
+    const config = (fold: boolean) => withOptions(getPreset('A8W8'), { foldConvAffine: fold });
     expect(getPreset('A8W8').foldConvAffine).toBe(true);
     const on = quantizeModel(model, rangesForEveryTensor(model), config(true)).model;
     const off = quantizeModel(model, rangesForEveryTensor(model), config(false)).model;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { configToJSON, validateConfig } from '../../../core/quantize/config.ts';
+import { validateConfig, withOptions } from '../../../core/quantize/config.ts';
 import { getPreset } from '../../../core/quantize/presets.ts';
 import { configOf } from '../../store/quantSettings.ts';
 import { recoveryStepsOf, settingsForConfig } from './importedSettings.ts';
@@ -87,16 +87,15 @@ describe('settings of an imported configuration', () => {
       useRandomData: false,
       tensorOverrides: { t: [{ quant_type: 'int16' as const }] },
     });
-    const json = JSON.parse(configToJSON(plain));
-    Object.assign(json, { enableNpuTransformer: true, includeSq: true, includeFastFt: true });
-    json.extraOptions.SmoothAlpha = 0.7;
-    json.extraOptions.FastFinetune = {
-      ...json.extraOptions.FastFinetune,
-      OptimAlgorithm: 'adaquant',
-      NumIterations: 50,
-      LearningRate: 1e-5,
-    };
-    const rung = validateConfig(json);
+    const rung = withOptions(plain, {
+      enableNpuTransformer: true,
+      includeSq: true,
+      includeFastFt: true,
+      extraOptions: {
+        SmoothAlpha: 0.7,
+        FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 50, LearningRate: 1e-5 },
+      },
+    });
     expect(settingsForConfig(rung, 'XINT8')).toEqual({
       preset: 'XINT8',
       perChannel: true,
