@@ -56,26 +56,20 @@ function checked(values: Float32Array, withAbs: boolean): Extremes {
 
 /** Extremes of the finite values. The returned object is reused by the next scan. */
 export function scan(values: Float32Array): Extremes {
-  let lo = Infinity;
-  let hi = -Infinity;
-  let probe = 0;
-  const n = values.length;
-  for (let i = 0; i < n; i++) {
-    const x = values[i];
-    lo = x < lo ? x : lo;
-    hi = x > hi ? x : hi;
-    probe += x * 0;
-  }
-  if (probe !== 0) return checked(values, false);
-  result.min = lo;
-  result.max = hi;
-  result.absMin = Infinity;
-  result.nonFinite = 0;
-  return result;
+  return extremes(values, false);
 }
 
 /** Extremes and smallest |x| of the finite values. The returned object is reused by the next scan. */
 export function scanWithAbs(values: Float32Array): Extremes {
+  return extremes(values, true);
+}
+
+/**
+ * The one fast pass of both scans. `withAbs` is the same for every value of a call, so its branch is always
+ * predicted: this loop measured within the noise of two loops without it (median CPU of a scan and a scanWithAbs
+ * of 1M floats, seven processes each: 9.3 against 9.0 ms on a loaded 2-core machine).
+ */
+function extremes(values: Float32Array, withAbs: boolean): Extremes {
   let lo = Infinity;
   let hi = -Infinity;
   let alo = Infinity;
@@ -85,11 +79,13 @@ export function scanWithAbs(values: Float32Array): Extremes {
     const x = values[i];
     lo = x < lo ? x : lo;
     hi = x > hi ? x : hi;
-    const a = Math.abs(x);
-    alo = a < alo ? a : alo;
+    if (withAbs) {
+      const a = Math.abs(x);
+      alo = a < alo ? a : alo;
+    }
     probe += x * 0;
   }
-  if (probe !== 0) return checked(values, true);
+  if (probe !== 0) return checked(values, withAbs);
   result.min = lo;
   result.max = hi;
   result.absMin = alo;
