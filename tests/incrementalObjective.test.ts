@@ -6,7 +6,13 @@
  * on small layers (one dense, one grouped, int4 so that some weights sit past the grid's ends).
  */
 import { describe, expect, it } from 'vitest';
-import { Adam, buildLayerProblem, layerLoss, type LayerProblem } from '../src/core/recovery/layerProblem.ts';
+import {
+  Adam,
+  buildLayerProblem,
+  layerLoss,
+  type GramProductFactory,
+  type LayerProblem,
+} from '../src/core/recovery/layerProblem.ts';
 import { incrementalObjective, STALE_SHARE } from '../src/core/recovery/incrementalObjective.ts';
 import { adaround } from '../src/core/recovery/adaround.ts';
 import { adaquant } from '../src/core/recovery/adaquant.ts';
@@ -281,6 +287,68 @@ describe('lists compacted lazily (STALE_SHARE)', () => {
       expect(differs, `value ${differs} differs`).toBe(-1);
     });
   }
+});
+
+describe("the runtime product's input kept in step with the vector", () => {
+  it('is at every product the float32 copy of the whole vector it multiplies (full products, updates, lossAt)', async () => {
+    const p = smallProblem(8, 127, 1, 300, 19);
+    const k = 128,
+      n = 8 * k;
+    const inputs: Float32Array[] = [];
+    const recording: GramProductFactory = async (gram, width, rows) => {
+      const inner = await nodeGramProduct(gram, width, rows);
+      return {
+        multiply: (v) => {
+          inputs.push(Float32Array.from(v));
+          return inner.multiply(v);
+        },
+        release: () => inner.release(),
+      };
+    };
+    const watched = new Uint8Array(n).fill(1);
+    const objective = await incrementalObjective(p, watched, recording);
+    const v = Float64Array.from(seededFloats(n, 20, -1, 1));
+    let list = Int32Array.from({ length: n }, (_, i) => i);
+    let checked = 0;
+    let inPlaceUpdates = 0;
+    const expectInput = (vector: Float64Array) => {
+      expect(inputs.length).toBeGreaterThan(checked);
+      checked = inputs.length;
+      expect(Array.from(inputs[inputs.length - 1])).toEqual(Array.from(Float32Array.from(vector)));
+    };
+    for (let round = 0; round < 40; round++) {
+      const steps = seededFloats(list.length, 800 + round, -0.2, 0.2);
+      list.forEach((at, q) => (v[at] += steps[q]));
+      const before = inputs.length;
+      await objective.update(v, list, list.length, true);
+      if (inputs.length > before) expectInput(v);
+      if (round % 3 === 1) {
+        // A few sparse changes (the update in place), then the next round's full product.
+        const some = list.filter((_, q) => q % 11 === 0);
+        for (const at of some) v[at] -= 0.1;
+        const inPlace = inputs.length;
+        await objective.update(v, some, some.length);
+        if (inputs.length > inPlace) expectInput(v);
+        else inPlaceUpdates++;
+      }
+      if (round % 9 === 4) {
+        // A probe of every entry (a full product on a copy).
+        const probe = Float64Array.from(v);
+        for (const at of list) probe[at] += 0.05;
+        await objective.lossAt(probe, list, list.length);
+        expectInput(probe);
+      }
+      const leaving = list.filter((_, q) => seededFloats(1, 900 + round * 131 + q)[0] < 0.05);
+      for (const at of leaving) {
+        watched[at] = 0;
+        objective.unwatch(at);
+      }
+      list = list.filter((at) => watched[at]);
+    }
+    expect(checked).toBeGreaterThan(10);
+    expect(inPlaceUpdates).toBeGreaterThan(0);
+    await objective.release();
+  });
 });
 
 describe('AdaRound and AdaQuant against the textbook loop', () => {

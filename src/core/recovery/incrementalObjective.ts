@@ -126,16 +126,24 @@ export async function incrementalObjective(
   const posOf = new Int32Array(n);
   let known = false;
   const buffer = products.length > 0 ? new Float32Array(outPerGroup * k) : undefined;
+  // With one group the runtime's input buffer can follow `value`: `mirrored` while it holds every entry of `value` as
+  // float32, so that a full product after sparse changes copies only the changed entries (the same float32 values).
+  let mirrored = false;
+  const mirror = (changed: Int32Array, count: number) => {
+    if (mirrored) for (let q = 0; q < count; q++) buffer![changed[q]] = value[changed[q]];
+  };
   const scratchValue = new Float64Array(n);
   const scratchGv = new Float64Array(n);
 
   /** out = G v at every entry of v. */
   const product = async (v: Float64Array, out: Float64Array): Promise<void> => {
+    const reuse = mirrored && v === value;
+    mirrored = buffer !== undefined && p.groups.length === 1 && v === value;
     for (let gi = 0; gi < p.groups.length; gi++) {
       const first = gi * outPerGroup * k;
       const span = outPerGroup * k;
       if (buffer) {
-        for (let i = 0; i < span; i++) buffer[i] = v[first + i];
+        if (!reuse) for (let i = 0; i < span; i++) buffer[i] = v[first + i];
         out.set(await products[gi].multiply(buffer), first);
       } else {
         multiplyGram(p.groups[gi].gram, k, v, first, outPerGroup, out.subarray(first, first + span));
@@ -223,14 +231,17 @@ export async function incrementalObjective(
       const cost =
         allChange && count === countSum ? countSq + ENTRY_COST * count : incrementalCost(next, changed, count, value);
       if (!known || cost > fullCost) {
-        if (known) for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
-        else value.set(next);
+        if (known) {
+          for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
+          mirror(changed, count);
+        } else value.set(next);
         known = true;
         await product(value, gv);
         synced.fill(0);
         loss = undefined;
       } else {
         loss = applyInPlace(structure, next, changed, count, value, gv, currentLoss());
+        mirror(changed, count);
       }
     },
     async lossAt(next, changed, count) {
