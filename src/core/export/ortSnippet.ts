@@ -8,16 +8,7 @@
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 import { py, type PyValue } from './python.ts';
-import { snippetExclusions } from './snippetExclusions.ts';
-import {
-  fileConstants,
-  namingFunction,
-  namingSteps,
-  readerSkeleton,
-  reduceRangeSetting,
-  tensorOverridesValue,
-  type SnippetOptions,
-} from './snippetParts.ts';
+import { quantizeScriptParts, reduceRangeSetting, tensorOverridesValue, type SnippetOptions } from './snippetParts.ts';
 
 const ORT_TYPES: Readonly<Record<ConfigQuantType, string>> = {
   int8: 'QuantType.QInt8',
@@ -73,9 +64,8 @@ function ortExtraOptions(config: QuantConfig): Record<string, PyValue> {
 
 /** The ONNX Runtime script for `config` on the model behind `index`. */
 export function ortSnippet(index: GraphIndex, config: QuantConfig, options: SnippetOptions): string {
-  const ex = snippetExclusions(index, config);
+  const { ex, naming, constants, namingFunction, reader } = quantizeScriptParts(index, config, options, 'ort');
   const { method, note } = ortMethod(config);
-  const naming = namingSteps(ex.needsNaming);
   const random = config.extraOptions.UseRandomData;
   const args: [string, string, string?][] = [
     ['quant_format', 'QuantFormat.QDQ'],
@@ -98,13 +88,13 @@ import numpy as np
 import onnx
 from onnxruntime.quantization import CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType, quantize_static
 
-${fileConstants(options, 'ort', ex.needsNaming)}
+${constants}
 
 # Every node that stays float: ONNX Runtime has no subgraph option, so excluded subgraphs are listed node by node.
-NODES_TO_EXCLUDE = ${py(ex.allNodes)}${namingFunction(ex.needsNaming)}
+NODES_TO_EXCLUDE = ${py(ex.allNodes)}${namingFunction}
 
 
-${readerSkeleton(options)}
+${reader}
 
 
 if __name__ == "__main__":

@@ -14,8 +14,7 @@ import { py, PyTuple, type PyValue } from './python.ts';
 import { snippetExclusions } from './snippetExclusions.ts';
 import {
   fileConstants,
-  namingFunction,
-  namingSteps,
+  quantizeScriptParts,
   readerSkeleton,
   reduceRangeSetting,
   tensorOverridesValue,
@@ -99,7 +98,7 @@ const QUARK_BASE: Readonly<Record<PresetName, string>> = {
 
 /** The Quark script for `config` on the model behind `index`. */
 export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: SnippetOptions): string {
-  const ex = snippetExclusions(index, config);
+  const { ex, naming, constants, namingFunction, reader } = quantizeScriptParts(index, config, options, 'quark');
   const method = quarkCalibrateMethod(config);
   const types = [QUARK_TYPES[config.activationType], QUARK_TYPES[config.weightType]];
   const quarkImports = new Set(['ModelQuantizer', 'QConfig']);
@@ -111,7 +110,6 @@ export function quarkSnippet(index: GraphIndex, config: QuantConfig, options: Sn
   if (method.startsWith('PowerOfTwoMethod')) quarkImports.add('PowerOfTwoMethod');
   if (method.startsWith('ExtendedCalibrationMethod')) quarkImports.add('ExtendedCalibrationMethod');
   const random = config.extraOptions.UseRandomData;
-  const naming = namingSteps(ex.needsNaming);
   const float16 = float16Nodes({ graph: index.graph } as ModelProto).size > 0;
   const fp16Parts = config.fp16SubgraphsToFp32.length
     ? snippetExclusions(index, { subgraphsToExclude: config.fp16SubgraphsToFp32 }).subgraphs
@@ -150,7 +148,7 @@ from onnxruntime.quantization.calibrate import CalibrationDataReader, Calibratio
 from onnxruntime.quantization.quant_utils import QuantFormat, QuantType
 from quark.onnx import ${[...quarkImports].join(', ')}
 
-${fileConstants(options, 'quark', ex.needsNaming)}
+${constants}
 
 # Connected blocks that stay float: ([first nodes], [last nodes]), both ends included.
 SUBGRAPHS_TO_EXCLUDE = ${py(ex.subgraphs.map((s) => new PyTuple([s.starts, s.ends])))}
@@ -162,10 +160,10 @@ NODES_TO_EXCLUDE = ${py(ex.nodes)}${conversion.constants}
 quant_config = QConfig.get_default_config(${py(base)})
 settings = quant_config.global_quant_config
 ${settings.map(([k, v]) => `settings.${k} = ${v}${k === 'reduce_range' && reduceRangeSetting(config).note ? `  # ${reduceRangeSetting(config).note}` : ''}`).join('\n')}
-settings.extra_options.update(${py(quarkExtraOptions(config, float16))})${namingFunction(ex.needsNaming)}
+settings.extra_options.update(${py(quarkExtraOptions(config, float16))})${namingFunction}
 
 
-${readerSkeleton(options)}
+${reader}
 
 
 if __name__ == "__main__":

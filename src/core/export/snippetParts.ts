@@ -4,7 +4,8 @@
  * Text building only; the snippets' own modules decide what goes into each tool's call.
  */
 import type { TensorSummary } from '../onnx/modelSummary.ts';
-import { NAME_NODES, NAME_NODES_FUNCTION } from './snippetExclusions.ts';
+import { NAME_NODES, NAME_NODES_FUNCTION, snippetExclusions } from './snippetExclusions.ts';
+import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { py, PyName, type PyValue } from './python.ts';
 import type { ConfigQuantType, QuantConfig } from '../quantize/config.ts';
 import { modelStem } from '../onnx/fileName.ts';
@@ -115,5 +116,21 @@ export function reduceRangeSetting(config: QuantConfig): { value: boolean; note?
   return {
     value: true,
     note: "saturation-safe weights (7-bit codes only where x86 int8 kernels could saturate) are Quant Studio's: 7-bit weights everywhere are the nearest",
+  };
+}
+
+/**
+ * What the ONNX Runtime and Quark quantize scripts build alike from the exclusions: the exclusions themselves
+ * (ExclusionError as the quantizer throws it), the naming steps, the file-name constants (QUANTIZED_MODEL with
+ * `suffix`), the naming function and the reader skeleton.
+ */
+export function quantizeScriptParts(index: GraphIndex, config: QuantConfig, options: SnippetOptions, suffix: string) {
+  const ex = snippetExclusions(index, config);
+  return {
+    ex,
+    naming: namingSteps(ex.needsNaming),
+    constants: fileConstants(options, suffix, ex.needsNaming),
+    namingFunction: namingFunction(ex.needsNaming),
+    reader: readerSkeleton(options),
   };
 }
