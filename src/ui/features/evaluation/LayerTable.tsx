@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import { sortByError } from '../../../core/metrics/layerwise.ts';
 import { dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
 import type { Report, ReportLayers } from '../../../core/report/index.ts';
-import { PRECISION_COLOURS } from '../graph/precisionColours.ts';
+import { PrecisionDot } from '../graph/PrecisionDot.tsx';
 import { useStudio } from '../../store/index.ts';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
@@ -84,7 +84,7 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
               {precisions && <PrecisionCell precision={r.node ? precisions[r.node] : undefined} />}
               <td className="eval-num">
                 <span
-                  className={`eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`}
+                  className={`dot eval-dot eval-dot--${r.sqnr === Infinity ? 'exact' : dbSeverity(r.sqnr)}`}
                   aria-hidden="true"
                 />
                 {formatDb(r.sqnr)}
@@ -114,7 +114,7 @@ function PrecisionCell({ precision }: { precision: NonNullable<Report['precision
     );
   return (
     <td data-testid="eval-layer-precision" data-precision={precision.class}>
-      <span className="eval-dot" style={{ background: PRECISION_COLOURS[precision.class] }} aria-hidden="true" />
+      <PrecisionDot precision={precision.class} />
       {precision.label}
     </td>
   );

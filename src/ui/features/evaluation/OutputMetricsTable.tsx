@@ -35,7 +35,7 @@ export function OutputMetricsTable({
           <tr key={`${o.output}-${name}`} data-output={o.output} data-metric={name}>
             <td className="tensor-table__name">{k === 0 ? <TensorName name={o.output} /> : ''}</td>
             <td>
-              <span className={`eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />
+              <span className={`dot eval-dot eval-dot--${metricSeverity(name, s.mean)}`} aria-hidden="true" />
               {METRIC_LABELS[name]}
             </td>
             <td className="eval-num" data-testid={`metric-${name}-mean`}>

@@ -13,12 +13,13 @@ import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickMode } from '../../store/graphSlice.ts';
 import type { PickPreview } from './resolution.ts';
+import { Segmented, type SegmentedChoice } from '../../components/Segmented.tsx';
 
-const MODES: { mode: PickMode; label: string; hint: string }[] = [
-  { mode: 'inspect', label: 'Inspect', hint: 'a click shows the node' },
-  { mode: 'start', label: 'Start', hint: 'a click picks a start node (or Shift+click)' },
-  { mode: 'end', label: 'End', hint: 'a click picks an end node (or Alt+click)' },
-  { mode: 'node', label: 'Node', hint: 'a click picks a single node (or Ctrl+click)' },
+const MODES: readonly SegmentedChoice<PickMode>[] = [
+  { value: 'inspect', label: 'Inspect', hint: 'a click shows the node' },
+  { value: 'start', label: 'Start', hint: 'a click picks a start node (or Shift+click)' },
+  { value: 'end', label: 'End', hint: 'a click picks an end node (or Alt+click)' },
+  { value: 'node', label: 'Node', hint: 'a click picks a single node (or Ctrl+click)' },
 ];
 
 const listText = (ids: readonly string[], max = 3) =>
@@ -79,22 +80,13 @@ export function PickToolbar({ preview, opTypes }: Props) {
   return (
     <div className="pick-toolbar" data-testid="pick-toolbar">
       <div className="pick-toolbar__row">
-        <div className="segmented" role="radiogroup" aria-label="What a click on a node does">
-          {MODES.map((m) => (
-            <button
-              key={m.mode}
-              type="button"
-              role="radio"
-              aria-checked={mode === m.mode}
-              title={m.hint}
-              className={mode === m.mode ? 'segmented__item segmented__item--on' : 'segmented__item'}
-              onClick={() => setMode(m.mode)}
-              data-testid={`pick-mode-${m.mode}`}
-            >
-              {m.label}
-            </button>
-          ))}
-        </div>
+        <Segmented
+          choices={MODES}
+          value={mode}
+          onChange={setMode}
+          label="What a click on a node does"
+          testIdPrefix="pick-mode-"
+        />
         <span className="muted small">Shift+click start · Alt+click end · Ctrl+click node · Esc clears · f fits</span>
       </div>
       <div className="pick-toolbar__row pick-toolbar__picks">

@@ -7,7 +7,7 @@ import { useMemo, useState } from 'react';
 import { quantLabel, type QdqFold, type QuantParams } from '../../../core/graph/qdqFold.ts';
 import type { NodePrecision } from '../../../core/quantize/precisionClasses.ts';
 import { useStudio } from '../../store/index.ts';
-import { PRECISION_COLOURS } from './precisionColours.ts';
+import { PrecisionDot } from './PrecisionDot.tsx';
 import type { GraphView } from './viewModel.ts';
 import './quantized.css';
 import { DataTable } from '../../components/DataTable.tsx';
@@ -88,13 +88,7 @@ export function QdqLayerTable({
             </td>
             <td className="tensor-table__type">{r.op}</td>
             <td data-precision={r.precision?.class}>
-              {r.precision && (
-                <span
-                  className="qdq-dot"
-                  style={{ background: PRECISION_COLOURS[r.precision.class] }}
-                  aria-hidden="true"
-                />
-              )}
+              {r.precision && <PrecisionDot precision={r.precision.class} />}
               {r.precision?.label ?? '—'}
             </td>
             <td className="small">{labels(r.activations) || '—'}</td>

@@ -9,13 +9,9 @@ import { onEnterOrSpace } from '../../components/activationKeys.ts';
 
 export function DropZone({ onChoose, dragging }: { onChoose: () => void; dragging: boolean }) {
   return (
-    <section
-      className={`drop-zone${dragging ? ' drop-zone--active' : ''}`}
-      data-testid="drop-zone"
-      aria-labelledby="drop-zone-title"
-    >
+    <section className="drop-zone" data-testid="drop-zone" aria-labelledby="drop-zone-title">
       <div
-        className="drop-zone__target"
+        className={`data-drop drop-zone__target${dragging ? ' data-drop--active' : ''}`}
         role="button"
         tabIndex={0}
         aria-describedby="drop-zone-hint"
