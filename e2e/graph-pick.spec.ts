@@ -81,6 +81,15 @@ test.describe('graph picking', () => {
   }) => {
     await openWithModel(page, 'ultraface-rfb-320.onnx');
     await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true', { timeout: 60_000 });
+    // The pick mode is a radio group: arrow keys move along the modes, and only the chosen one is in the Tab order.
+    await page.getByTestId('pick-mode-inspect').focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('pick-mode-start')).toHaveAttribute('aria-checked', 'true');
+    await expect(page.getByTestId('pick-mode-start')).toBeFocused();
+    await expect(page.getByTestId('pick-mode-start')).toHaveAttribute('tabindex', '0');
+    await expect(page.getByTestId('pick-mode-inspect')).toHaveAttribute('tabindex', '-1');
+    await page.keyboard.press('ArrowLeft');
+    await expect(page.getByTestId('pick-mode-inspect')).toHaveAttribute('aria-checked', 'true');
     // Concat_241 (the end of the box tail) cannot reach Slice_217 (upstream of it).
     await clickGraphNode(page, 'Concat_241', 'Shift');
     await clickGraphNode(page, 'Slice_217', 'Alt');

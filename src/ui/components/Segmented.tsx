@@ -1,7 +1,7 @@
 /**
- * One choice of a few as joined buttons (a radio group): the chosen one filled, each with its hint as a title. Arrow keys
- * move along the choices and only the chosen one is in the Tab order, as in any radio group. Labelled by a label of its
- * own (label) or by an element on the page (labelledBy).
+ * One choice of a few as joined buttons (a radio group): the chosen one filled, each with its hint as a title. Arrow
+ * keys move the choice, and the focus with it; only the chosen one is in the Tab order, as in any radio group.
+ * Labelled by a label of its own (label) or by an element on the page (labelledBy).
  */
 import type { KeyboardEvent } from 'react';
 
@@ -36,8 +36,9 @@ export function Segmented<T extends string>({
       e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : e.key === 'ArrowLeft' || e.key === 'ArrowUp' ? -1 : 0;
     if (!step) return;
     e.preventDefault();
-    const i = choices.findIndex((c) => c.value === value);
-    onChange(choices[(i + step + choices.length) % choices.length].value);
+    const next = (choices.findIndex((c) => c.value === value) + step + choices.length) % choices.length;
+    onChange(choices[next].value);
+    e.currentTarget.querySelectorAll('button')[next]?.focus(); // the focus follows the choice
   };
   return (
     <span className="segmented" role="radiogroup" aria-label={label} aria-labelledby={labelledBy} onKeyDown={onKey}>
