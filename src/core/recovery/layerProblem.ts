@@ -221,63 +221,43 @@ function groupProblem(data: LayerRows, target: ReconstructionTarget, g: number, 
       cols[(k + j1) * rows + r1] = offset[j1] + four[3];
     }
   }
-  const gram = columnMeansSymmetric(cols, rows, inv, 0, k, four);
-  const cross = columnMeansAgainst(cols, rows, inv, k, outPerGroup, k, four);
+  const gram = columnMeans(cols, rows, inv, [0, k], [0, k], 'symmetric', four);
+  const cross = columnMeans(cols, rows, inv, [k, outPerGroup], [0, k], 'full', four);
   const targetSq = new Float64Array(outPerGroup);
   for (let j = 0; j < outPerGroup; j++) targetSq[j] = dot(cols, (k + j) * rows, (k + j) * rows, rows) * inv;
   return { k, gram, cross, targetSq };
 }
 
 /**
- * The n × n symmetric means of the column-major columns first … first+n−1 against each other (mean over the rows),
- * two columns against two at a time: each value loaded serves two products.
+ * The na × nb means (over the rows) of the column-major columns a0 … a0+na−1 against b0 … b0+nb−1 (row a of the
+ * result for column a0+a), two columns against two at a time: each value loaded serves two products. 'symmetric'
+ * (the same columns on both sides): only the upper triangle's products are made, each mirrored below.
  */
-function columnMeansSymmetric(
+function columnMeans(
   cols: Float64Array,
   rows: number,
   inv: number,
-  first: number,
-  n: number,
+  [a0, na]: readonly [number, number],
+  [b0, nb]: readonly [number, number],
+  form: 'symmetric' | 'full',
   four: Float64Array,
 ): Float64Array {
-  const out = new Float64Array(n * n);
-  for (let i = 0; i < n; i += 2) {
-    const i1 = Math.min(i + 1, n - 1);
-    for (let j = i; j < n; j += 2) {
-      const j1 = Math.min(j + 1, n - 1);
-      dots2x2(cols, (first + i) * rows, (first + i1) * rows, cols, (first + j) * rows, (first + j1) * rows, rows, four);
-      out[i * n + j] = out[j * n + i] = four[0] * inv;
-      out[i * n + j1] = out[j1 * n + i] = four[1] * inv;
-      out[i1 * n + j] = out[j * n + i1] = four[2] * inv;
-      out[i1 * n + j1] = out[j1 * n + i1] = four[3] * inv;
-    }
-  }
-  return out;
-}
-
-/**
- * The count × k means of the columns first … first+count−1 against the columns 0 … k−1 (row j of the result for
- * column first+j), two against two at a time.
- */
-function columnMeansAgainst(
-  cols: Float64Array,
-  rows: number,
-  inv: number,
-  first: number,
-  count: number,
-  k: number,
-  four: Float64Array,
-): Float64Array {
-  const out = new Float64Array(count * k);
-  for (let j = 0; j < count; j += 2) {
-    const j1 = Math.min(j + 1, count - 1);
-    for (let i = 0; i < k; i += 2) {
-      const i1 = Math.min(i + 1, k - 1);
-      dots2x2(cols, (first + j) * rows, (first + j1) * rows, cols, i * rows, i1 * rows, rows, four);
-      out[j * k + i] = four[0] * inv;
-      out[j * k + i1] = four[1] * inv;
-      out[j1 * k + i] = four[2] * inv;
-      out[j1 * k + i1] = four[3] * inv;
+  const out = new Float64Array(na * nb);
+  const mirror = form === 'symmetric';
+  // Entry (a, b), and with `mirror` (b, a) first, as one chained assignment would.
+  const put = (a: number, b: number, v: number) => {
+    if (mirror) out[b * nb + a] = v;
+    out[a * nb + b] = v;
+  };
+  for (let a = 0; a < na; a += 2) {
+    const a1 = Math.min(a + 1, na - 1);
+    for (let b = mirror ? a : 0; b < nb; b += 2) {
+      const b1 = Math.min(b + 1, nb - 1);
+      dots2x2(cols, (a0 + a) * rows, (a0 + a1) * rows, cols, (b0 + b) * rows, (b0 + b1) * rows, rows, four);
+      put(a, b, four[0] * inv);
+      put(a, b1, four[1] * inv);
+      put(a1, b, four[2] * inv);
+      put(a1, b1, four[3] * inv);
     }
   }
   return out;
@@ -410,10 +390,10 @@ function groupProblemByMoments(data: LayerRows, target: ReconstructionTarget, g:
   // Column-major copies: the k columns of a = [x_q, 1], then the kg columns of x.
   const cols = inputColumns(at, rows, kg, (k + kg) * rows, true);
   const four = new Float64Array(4);
-  const gram = columnMeansSymmetric(cols, rows, inv, 0, k, four);
+  const gram = columnMeans(cols, rows, inv, [0, k], [0, k], 'symmetric', four);
   // H = mean x aᵀ (kg × k) and F = mean x xᵀ (kg × kg, symmetric).
-  const h = columnMeansAgainst(cols, rows, inv, k, kg, k, four);
-  const f = columnMeansSymmetric(cols, rows, inv, k, kg, four);
+  const h = columnMeans(cols, rows, inv, [k, kg], [0, k], 'full', four);
+  const f = columnMeans(cols, rows, inv, [k, kg], [k, kg], 'symmetric', four);
   const { wf, offset } = groupWeights(data, g);
   return { k, gram, ...crossFromMoments(gram, h, f, wf, offset, kg, outPerGroup) };
 }
