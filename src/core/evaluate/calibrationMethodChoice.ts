@@ -152,7 +152,24 @@ export function heldInSummary(choice: MethodChoice): string {
   return `${list} → ${choice.chosen}`;
 }
 
-const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+/**
+ * Whether two encodings are the same bytes: four at a time where both start on a 4-byte boundary (a model's bytes
+ * are 100-200 MB; a callback per byte took about 0.5 s of each candidate's judgement on ISNet).
+ */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  let i = 0;
+  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
+    const words = a.length >>> 2;
+    const wa = new Uint32Array(a.buffer, a.byteOffset, words);
+    const wb = new Uint32Array(b.buffer, b.byteOffset, words);
+    for (; i < words; i++) if (wa[i] !== wb[i]) return false;
+    i = words * 4;
+  }
+  for (; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * `runtime` with the first model it opens (compareModels opens the float model first) kept: a later open of the

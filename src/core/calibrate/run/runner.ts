@@ -29,7 +29,15 @@ import { chunkTensors, exposeOnly, observableTensors } from './expose.ts';
 import { exposeAcrossScopes, subgraphTensors } from './exposeSubgraphs.ts';
 import type { ScopeStep } from '../../onnx/scopes.ts';
 import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
-import { foldExtremesRun, foldRun, rangesOf, type RunOutput, type TensorStates } from './statistics.ts';
+import {
+  foldExtremesRun,
+  foldRun,
+  foldRunInto,
+  rangesOf,
+  type Fold,
+  type RunOutput,
+  type TensorStates,
+} from './statistics.ts';
 import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
 import { activationCollector } from '../collectors/methodFromConfig.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
@@ -148,12 +156,6 @@ function feedsAsOutputs(feeds: Readonly<Record<string, Feed>>, wanted: ReadonlyS
   const out: Record<string, RunOutput> = {};
   for (const [name, f] of Object.entries(feeds)) if (wanted.has(name)) out[name] = { type: f.type, data: f.data };
   return out;
-}
-
-/** One set of statistics a run is folded into, under the configuration that picks its collectors. */
-interface Fold {
-  readonly states: TensorStates;
-  readonly config: QuantConfig;
 }
 
 /** Methods that gather beyond the float pass (on the partly quantized model, or with a search): one configuration a run. */
@@ -332,10 +334,8 @@ export class ModelCalibrator {
     if (session.runner.backend) this.backend = session.runner.backend();
     for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
     const fed = session.foldsFeeds ? feedsAsOutputs(feeds, this.graphInputs) : null;
-    for (const { states, config } of folds) {
-      foldRun(states, outputs, config);
-      if (fed) foldRun(states, fed, config);
-    }
+    foldRunInto(folds, outputs);
+    if (fed) foldRunInto(folds, fed);
     return sizes;
   }
 

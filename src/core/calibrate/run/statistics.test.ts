@@ -1,11 +1,14 @@
 /**
  * rangesOf: the method's range, and the extremes seen beside it where the method clipped them. stateBuffers: what a
- * worker may transfer of its states.
+ * worker may transfer of its states. foldRunInto: several methods' statistics from the same runs, each batch counted
+ * once per histogram, the same states as folding each set on its own.
  */
 import { describe, expect, it } from 'vitest';
 import { createState, updateState, type CollectorState } from '../collectors/registry.ts';
-import { rangesOf, stateBuffers, type TensorStates } from './statistics.ts';
+import { foldRun, foldRunInto, rangesOf, stateBuffers, type TensorStates } from './statistics.ts';
 import { gaussian } from '../testData.ts';
+import { getPreset } from '../../quantize/presets.ts';
+import { withOptions, type QuantConfig } from '../../quantize/config.ts';
 
 describe('rangesOf', () => {
   it('keeps the observed extremes where Percentile clipped an outlier, and adds nothing for MinMax', () => {
@@ -38,5 +41,70 @@ describe('stateBuffers', () => {
     const whole = new Float64Array(2 * bins('p').length);
     (states.get('p') as unknown as { hist: { bins: Float64Array } }).hist.bins = whole.subarray(0, whole.length / 2);
     expect(stateBuffers(states)).toEqual([bins('e').buffer]);
+  });
+});
+
+describe('foldRunInto', () => {
+  const a8w8 = getPreset('A8W8');
+  const methods = ['MinMax', 'MinMSE', 'Entropy', 'Percentile'] as const;
+  const configs: QuantConfig[] = [
+    ...methods.map((m) => withOptions(a8w8, { calibrationMethod: m })),
+    // a histogram of |x| beside the signed ones, and a power-of-two search
+    withOptions(a8w8, { calibrationMethod: 'Percentile', extraOptions: { CalibTensorRangeSymmetric: true } }),
+    getPreset('XINT8'),
+  ];
+  /** Batches whose ranges grow (the layout widens), shrink, and one with NaN and infinities. */
+  const batches = (): Float32Array[] => {
+    const odd = gaussian(5000, 0.5);
+    odd[3] = NaN;
+    odd[9] = Infinity;
+    odd[11] = -Infinity;
+    return [gaussian(10000, 1), gaussian(20000, 8).map((x) => x + 3), gaussian(300, 0.01), odd, new Float32Array(5000)];
+  };
+
+  it('makes the same states as folding every configuration on its own, run by run', () => {
+    const each = configs.map((): TensorStates => new Map());
+    const shared = configs.map((): TensorStates => new Map());
+    for (const [i, values] of batches().entries()) {
+      const outputs = {
+        t: { type: 'float32', data: values },
+        [`only${i % 2}`]: { type: 'float32', data: values.slice(7) },
+      };
+      configs.forEach((c, k) => foldRun(each[k], outputs, c));
+      foldRunInto(
+        configs.map((config, k) => ({ states: shared[k], config })),
+        outputs,
+      );
+      expect(shared.map((s) => Object.fromEntries(s))).toEqual(each.map((s) => Object.fromEntries(s)));
+    }
+    // the histograms are copies, not one object: a later fold into one set leaves the others alone
+    const hist = (k: number) => (shared[k].get('t') as unknown as { hist: { bins: Float64Array } }).hist;
+    expect(hist(1)).not.toBe(hist(2));
+    expect(hist(1).bins).not.toBe(hist(2).bins);
+    expect(hist(1).bins).toEqual(hist(2).bins);
+  });
+
+  it('folds apart sets whose histograms already differ (no copy from a state that saw other batches)', () => {
+    const [first, second] = [configs[1], configs[2]];
+    const ahead: TensorStates = new Map();
+    const behind: TensorStates = new Map();
+    foldRun(ahead, { t: { type: 'float32', data: gaussian(4000, 2) } }, first);
+    const soloAhead: TensorStates = new Map();
+    foldRun(soloAhead, { t: { type: 'float32', data: gaussian(4000, 2) } }, first);
+    const soloBehind: TensorStates = new Map();
+    for (const values of batches()) {
+      const outputs = { t: { type: 'float32', data: values } };
+      foldRunInto(
+        [
+          { states: ahead, config: first },
+          { states: behind, config: second },
+        ],
+        outputs,
+      );
+      foldRun(soloAhead, outputs, first);
+      foldRun(soloBehind, outputs, second);
+    }
+    expect(Object.fromEntries(ahead)).toEqual(Object.fromEntries(soloAhead));
+    expect(Object.fromEntries(behind)).toEqual(Object.fromEntries(soloBehind));
   });
 });

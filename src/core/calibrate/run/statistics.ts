@@ -8,6 +8,7 @@ import { finalizeState, mergeStates, observedRange, updateState, type CollectorS
 import type { TensorRange } from '../../quantize/plan.ts';
 import { activationState } from '../collectors/methodFromConfig.ts';
 import { foldExtremes, type BatchExtremes } from '../collectors/minmax.ts';
+import { foldIntoHistogram, type Histogram } from '../histogram/histogram.ts';
 
 /** One output of a run, as onnxruntime (web or node) reports it. */
 export interface RunOutput {
@@ -24,6 +25,86 @@ export function foldRun(states: TensorStates, outputs: Readonly<Record<string, R
     let state = states.get(name);
     if (!state) states.set(name, (state = activationState(config)));
     updateState(state, value.data as Float32Array);
+  }
+}
+
+/** One set of statistics a run is folded into, under the configuration that picks its collectors. */
+export interface Fold {
+  readonly states: TensorStates;
+  readonly config: QuantConfig;
+}
+
+/** Collectors whose update is one fold of the values into their histogram and nothing else (histogramState.ts). */
+const HISTOGRAM_ONLY: ReadonlySet<string> = new Set([
+  'Percentile',
+  'Entropy',
+  'MinMSE',
+  'PowerOfTwoMinMSE',
+  'Distribution',
+]);
+
+/** Whether two histograms hold the same counts in the same layout (what folding the same batch keeps the same). */
+function sameHistogram(a: Histogram, b: Histogram): boolean {
+  if (
+    a.abs !== b.abs ||
+    a.capacity !== b.capacity ||
+    a.exponent !== b.exponent ||
+    a.offset !== b.offset ||
+    a.count !== b.count ||
+    a.nonFinite !== b.nonFinite ||
+    !Object.is(a.min, b.min) ||
+    !Object.is(a.max, b.max) ||
+    !Object.is(a.valueMin, b.valueMin) ||
+    !Object.is(a.valueMax, b.valueMax)
+  )
+    return false;
+  for (let i = 0; i < a.bins.length; i++) if (a.bins[i] !== b.bins[i]) return false;
+  return true;
+}
+
+/** `to` made the same histogram as `from` (its own bins array, so later folds stay apart). */
+function copyHistogram(from: Histogram, to: Histogram): void {
+  if (to.bins.length === from.bins.length) to.bins.set(from.bins);
+  else to.bins = from.bins.slice();
+  to.exponent = from.exponent;
+  to.offset = from.offset;
+  to.count = from.count;
+  to.min = from.min;
+  to.max = from.max;
+  to.valueMin = from.valueMin;
+  to.valueMax = from.valueMax;
+  to.nonFinite = from.nonFinite;
+}
+
+/**
+ * Folds one run into several sets of statistics at once (several methods' statistics from the same runs: the held-in
+ * method choice's Percentile, Entropy and MinMSE). The same states `foldRun` makes for each set, with each batch
+ * counted once per histogram: where two sets' states of a tensor are histograms of the same kind holding the same
+ * counts (as they do when every run was folded into both), the batch is folded into the first and the result copied
+ * to the other, the same bins as folding it again (a histogram's fold is a function of its bins and the batch).
+ */
+export function foldRunInto(folds: readonly Fold[], outputs: Readonly<Record<string, RunOutput>>): void {
+  if (folds.length === 1) return foldRun(folds[0].states, outputs, folds[0].config);
+  for (const [name, value] of Object.entries(outputs)) {
+    if (value.type !== 'float32') continue;
+    const values = value.data as Float32Array;
+    const folded: { before: Histogram; after: Histogram }[] = [];
+    for (const { states, config } of folds) {
+      let state = states.get(name);
+      if (!state) states.set(name, (state = activationState(config)));
+      if (!HISTOGRAM_ONLY.has(state.method) || !('hist' in state)) {
+        updateState(state, values);
+        continue;
+      }
+      const hist = state.hist;
+      const twin = folded.find((h) => sameHistogram(h.before, hist));
+      if (twin) copyHistogram(twin.after, hist);
+      else {
+        const before = { ...hist, bins: hist.bins.slice() };
+        foldIntoHistogram(hist, values);
+        folded.push({ before, after: hist });
+      }
+    }
   }
 }
 
