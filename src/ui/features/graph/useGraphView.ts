@@ -82,9 +82,11 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
       // The model worker makes the view (a QDQ model's Q/DQ folded there) and the layout of the model it holds, while
       // the page builds the one graph index of the structure it holds (shared with the exclusion list).
       const pane = graphPane(handle, { showQdq }, (fraction, phase) => {
-        // Progress comes through its own message port and may arrive after the result: drop it then.
-        if (!live || laidOut) return;
+        // Progress comes through its own message port and may arrive after the result: every phase the worker went
+        // through is marked, but one arriving after the result no longer moves the progress bar.
+        if (!live) return;
         performance.mark('graph:phase', { detail: phase });
+        if (laidOut) return;
         setLoad({ status: 'loading', phase, fraction: 0.05 + 0.95 * fraction });
       });
       pane.catch(() => undefined); // awaited below, after the index
