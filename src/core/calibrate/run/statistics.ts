@@ -22,10 +22,15 @@ export type TensorStates = Map<string, CollectorState>;
 export function foldRun(states: TensorStates, outputs: Readonly<Record<string, RunOutput>>, config: QuantConfig): void {
   for (const [name, value] of Object.entries(outputs)) {
     if (value.type !== 'float32') continue;
-    let state = states.get(name);
-    if (!state) states.set(name, (state = activationState(config)));
-    updateState(state, value.data as Float32Array);
+    updateState(stateOf(states, name, config), value.data as Float32Array);
   }
+}
+
+/** The state of tensor `name` in `states`, begun by `config`'s collector where the tensor has none yet. */
+function stateOf(states: TensorStates, name: string, config: QuantConfig): CollectorState {
+  let state = states.get(name);
+  if (!state) states.set(name, (state = activationState(config)));
+  return state;
 }
 
 /** One set of statistics a run is folded into, under the configuration that picks its collectors. */
@@ -79,31 +84,30 @@ function copyHistogram(from: Histogram, to: Histogram): void {
 /**
  * Folds one run into several sets of statistics at once (several methods' statistics from the same runs: the held-in
  * method choice's Percentile, Entropy and MinMSE). The same states `foldRun` makes for each set, with each batch
- * counted once per histogram: where two sets' states of a tensor are histograms of the same kind holding the same
- * counts (as they do when every run was folded into both), the batch is folded into the first and the result copied
- * to the other, the same bins as folding it again (a histogram's fold is a function of its bins and the batch).
+ * counted once per histogram: a tensor's histograms of the same kind holding the same counts before the batch (as they
+ * do when every run was folded into all of them) are grouped, the batch is folded into the first of each group and the
+ * result copied to the others, the same bins as folding it again (a histogram's fold is a function of its bins and the
+ * batch).
  */
 export function foldRunInto(folds: readonly Fold[], outputs: Readonly<Record<string, RunOutput>>): void {
   if (folds.length === 1) return foldRun(folds[0].states, outputs, folds[0].config);
   for (const [name, value] of Object.entries(outputs)) {
     if (value.type !== 'float32') continue;
     const values = value.data as Float32Array;
-    const folded: { before: Histogram; after: Histogram }[] = [];
+    const groups: Histogram[][] = [];
     for (const { states, config } of folds) {
-      let state = states.get(name);
-      if (!state) states.set(name, (state = activationState(config)));
+      const state = stateOf(states, name, config);
       if (!HISTOGRAM_ONLY.has(state.method) || !('hist' in state)) {
         updateState(state, values);
         continue;
       }
-      const hist = state.hist;
-      const twin = folded.find((h) => sameHistogram(h.before, hist));
-      if (twin) copyHistogram(twin.after, hist);
-      else {
-        const before = { ...hist, bins: hist.bins.slice() };
-        foldIntoHistogram(hist, values);
-        folded.push({ before, after: hist });
-      }
+      const group = groups.find((g) => sameHistogram(g[0], state.hist));
+      if (group) group.push(state.hist);
+      else groups.push([state.hist]);
+    }
+    for (const [first, ...twins] of groups) {
+      foldIntoHistogram(first, values);
+      for (const twin of twins) copyHistogram(first, twin);
     }
   }
 }
