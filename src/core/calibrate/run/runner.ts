@@ -39,6 +39,7 @@ import {
   type TensorStates,
 } from './statistics.ts';
 import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
+import { deriveStates, planStateDerivations, type StateDerivation } from './derivedStates.ts';
 import { activationCollector } from '../collectors/methodFromConfig.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
@@ -180,6 +181,8 @@ interface ExposurePlan {
   readonly produced: readonly string[];
   /** Whether the sessions reduce the tensors to their extremes in the graph instead of returning them. */
   readonly reduced: boolean;
+  /** Tensors not exposed, their states derived from others' after the float pass (derivedStates.ts). */
+  readonly derived: ReadonlyMap<string, StateDerivation>;
 }
 
 /** Options of a calibrator. */
@@ -189,6 +192,11 @@ export interface CalibratorOptions {
    * unless a caller asks for the exposed path (tests and benchmarks comparing the two).
    */
   readonly statisticsInGraph?: boolean;
+  /**
+   * States that follow exactly from other tensors' (derivedStates.ts: reshapes, float32 Casts, a histogram's
+   * Concat) derived rather than exposed; true unless a caller asks for every tensor exposed (tests comparing the two).
+   */
+  readonly deriveStates?: boolean;
 }
 
 export class ModelCalibrator {
@@ -203,6 +211,8 @@ export class ModelCalibrator {
   private produced: readonly string[];
   /** Whether the current plan's sessions reduce in the graph. */
   private reduced = false;
+  /** The current plan's derived tensors (not among `produced`). */
+  private derived: ReadonlyMap<string, StateDerivation> = new Map();
   /** The key of the plan the cached session and chunks belong to. */
   private planKey: string | null = null;
   /** Set once onnxruntime refused a reduced model: later plans expose the tensors instead. */
@@ -255,7 +265,24 @@ export class ModelCalibrator {
       [config, ...alsoFor].every(keepsExtremes) &&
       produced.length > 0 &&
       canReduceInGraph(this.model);
-    return { key: `${bodies ? 'bodies' : 'main'}/${reduced ? 'reduced' : 'exposed'}`, produced, reduced };
+    // Exposed main-graph tensors of the float pass alone: the later passes of Sequential gather tensors afresh.
+    const derived =
+      (this.options.deriveStates ?? true) &&
+      !reduced &&
+      !bodies &&
+      ![config, ...alsoFor].some((c) => GATHER_BEYOND_FLOAT_PASS.has(c.calibrationMethod))
+        ? planStateDerivations(
+            this.model,
+            [...this.observable.filter((t) => this.graphInputs.has(t)), ...produced],
+            [config, ...alsoFor].map(activationCollector),
+          )
+        : new Map<string, StateDerivation>();
+    return {
+      key: `${bodies ? 'bodies' : 'main'}/${reduced ? 'reduced' : 'exposed'}${derived.size > 0 ? '/derived' : ''}`,
+      produced: derived.size > 0 ? produced.filter((t) => !derived.has(t)) : produced,
+      reduced,
+      derived,
+    };
   }
 
   /** Makes `plan` the current one; the session and chunks of another plan are dropped. */
@@ -265,6 +292,7 @@ export class ModelCalibrator {
     this.planKey = plan.key;
     this.produced = plan.produced;
     this.reduced = plan.reduced;
+    this.derived = plan.derived;
     this.chunks = null;
     this.outputBytes = 0;
     this.outputSizes = new Map();
@@ -522,6 +550,7 @@ export class ModelCalibrator {
         }
       }
     }
+    if (floatPass) for (const fold of folds) this.addDerived(fold.states);
     // A later round on a share without one usable sample has nothing to gather (nor the outputs' sizes to plan by).
     const nothingUsable = this.chunks === null;
     if (round && !nothingUsable && round.index > (sequential?.length ?? 0)) throw badRound(1 + sequential!.length);
@@ -554,6 +583,24 @@ export class ModelCalibrator {
       runOutputBytes: this.outputBytes,
       ...(sequential ? { rounds: sequential.length + 1 } : {}),
     };
+  }
+
+  /**
+   * The derived tensors' states added to `states`, which then lists its tensors in the order exposing them all would
+   * have (each run's outputs in the order a JavaScript object keeps their names, the feeds after them).
+   */
+  private addDerived(states: TensorStates): void {
+    if (this.derived.size === 0) return;
+    deriveStates(states, this.derived);
+    const folded = new Map(states);
+    states.clear();
+    for (const t of Object.keys(Object.fromEntries(this.mainProduced().map((name) => [name, 0])))) {
+      const state = folded.get(t);
+      if (state === undefined) continue;
+      states.set(t, state);
+      folded.delete(t);
+    }
+    for (const [t, state] of folded) states.set(t, state);
   }
 
   /**
