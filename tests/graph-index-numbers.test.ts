@@ -2,11 +2,12 @@
  * The graph index numbers each tensor name once and keeps producers, consumers and each node's reads in number arrays
  * (graphIndex.ts, tensorNumbers.ts): on every fixture model, its U8S8 quantization and the split view benchmark's
  * synthetic scoped graph with its quantization, they say what a plain Map-of-names reading of the graph says, and the
- * Map views the rest of the studio reads (producer, consumers, nodeInputs) hold the same entries in the same order.
+ * Map views the rest of the studio reads (producer, consumers, nodeInputs) hold the same entries in the same order;
+ * each node's inputs and outputs by position and each tensor's weight by number are what the names say.
  */
 import { describe, expect, it } from 'vitest';
 import { decode, type GraphProto, type ModelProto } from '../src/core/onnx/index.ts';
-import { buildGraphIndex, outerScopeInputs } from '../src/core/onnx/graphIndex.ts';
+import { buildGraphIndex, inputNumber, outerScopeInputs, outputNumber, weightOf } from '../src/core/onnx/graphIndex.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import type { TensorRange } from '../src/core/quantize/plan.ts';
@@ -80,5 +81,32 @@ describe('tensor numbers in the graph index', () => {
     // Names the graph does not hold read as absent.
     expect(index.producer.get('no such tensor')).toBeUndefined();
     expect(index.consumers.has('no such tensor')).toBe(false);
+  });
+
+  it.each(models)('%s: inputs and outputs by position, weights by number, as the names say', (_, graphOf) => {
+    const graph = graphOf();
+    const index = buildGraphIndex(graph);
+    const numberOf = (name: string) => (name ? index.tensorNumber.get(name)! : -1);
+    graph.node.forEach((n, i) => {
+      expect(Array.from(index.inputNumbers.subarray(index.inputStart[i], index.inputStart[i + 1]))).toEqual(
+        n.input.map(numberOf),
+      );
+      n.input.forEach((name, x) => expect(inputNumber(index, i, x)).toBe(numberOf(name)));
+      n.output.forEach((name, x) => expect(outputNumber(index, i, x)).toBe(numberOf(name)));
+      expect(inputNumber(index, i, n.input.length)).toBe(-1);
+      expect(outputNumber(index, i, n.output.length)).toBe(-1);
+      const outputs = n.output.filter((o) => o).map(numberOf);
+      expect(
+        Array.from({ length: index.outputStart[i + 1] - index.outputStart[i] }, (_, y) => index.outputStart[i] + y),
+      ).toEqual(outputs);
+    });
+    // The weight of every name as the initializers (the last of a name) and the Constant nodes say, in that order.
+    const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
+    const plainWeight = (name: string) => initializers.get(name) ?? index.constants.get(name);
+    for (const name of [...index.tensorNames, ...initializers.keys(), 'no such tensor']) {
+      expect(weightOf(index, name)).toBe(plainWeight(name));
+      const k = index.tensorNumber.get(name);
+      if (k !== undefined) expect(index.weightAt[k]).toBe(plainWeight(name));
+    }
   });
 });

@@ -8,7 +8,7 @@
  * the node that reads it, before anything is laid out. Pure (no DOM): the graph step builds it on the page, the
  * comparison worker for both panes of the split view, tests in Node.
  */
-import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { inputNumber, outputNumber, type GraphIndex } from '../onnx/graphIndex.ts';
 import { tensorSummary, type TensorSummary } from '../onnx/modelSummary.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
 import type { ValueInfoProto } from '../onnx/model.ts';
@@ -188,8 +188,14 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     if (fold?.folded[i]) {
       // A folded DQ's output stands for the float tensor its Q read: edges run from that tensor's producer.
       const edge = fold.edges.get(node.output[0] ?? '');
-      const source = edge ? producerBox.get(edge.source) : undefined;
-      if (edge && source !== undefined) producerBox.set(edge.tensor, source);
+      if (edge?.dequantize === i) {
+        // By number: the DQ's output and its Q's input.
+        const source = producerBox.byNumber[inputNumber(index, edge.quantize, 0)];
+        if (source >= 0) producerBox.byNumber[outputNumber(index, i, 0)] = source;
+      } else if (edge) {
+        const source = producerBox.get(edge.source);
+        if (source !== undefined) producerBox.set(edge.tensor, source);
+      }
       continue;
     }
     const title = node.domain && node.domain !== 'ai.onnx' ? `${node.op_type}` : (node.op_type ?? '?');
@@ -205,7 +211,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
       height: NODE_HEIGHT,
     });
     boxOfNode[i] = b;
-    for (const o of node.output) if (o) producerBox.set(o, b);
+    for (let k = index.outputStart[i]; k < index.outputStart[i + 1]; k++) producerBox.byNumber[k] = b;
   }
 
   const edges: ViewEdge[] = [];

@@ -20,7 +20,7 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { AttributeProto } from '../onnx/model.ts';
-import { foldQdq, hasQdq, type QdqFold } from './qdqFold.ts';
+import { foldedSourceNumber, foldedTensorNumber, foldQdq, hasQdq, type QdqFold } from './qdqFold.ts';
 
 /** Ops a later opset (or another exporter) writes under another name for the same computation. */
 const SAME_OP: Record<string, string> = { Upsample: 'Resize' };
@@ -74,20 +74,18 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
   // Per tensor number: whether it is a weight (an initializer, a Constant's output, a dequantized constant), and
   // the tensor it stands for (a folded DQ's output stands for the float tensor its Q read).
   const weight = new Uint8Array(tensors);
-  const markWeight = (name: string) => {
-    const k = tensorNumber.get(name);
-    if (k !== undefined) weight[k] = 1;
-  };
-  for (const name of index.initializers.keys()) markWeight(name);
-  for (const name of index.constants.keys()) markWeight(name);
+  for (let k = 0; k < tensors; k++) if (index.weightAt[k]) weight[k] = 1;
   const standsFor = new Int32Array(tensors);
   for (let k = 0; k < tensors; k++) standsFor[k] = k;
   if (fold) {
-    for (const name of fold.weights.keys()) markWeight(name);
-    for (const [name, edge] of fold.edges) {
-      const k = tensorNumber.get(name);
-      const source = tensorNumber.get(edge.source);
-      if (k !== undefined && source !== undefined) standsFor[k] = source;
+    for (const w of fold.weights.values()) {
+      const k = foldedTensorNumber(index, w);
+      if (k >= 0) weight[k] = 1;
+    }
+    for (const edge of fold.edges.values()) {
+      const k = foldedTensorNumber(index, edge);
+      const source = foldedSourceNumber(index, edge);
+      if (k >= 0 && source >= 0) standsFor[k] = source;
     }
   }
   const part = new Uint8Array(index.nodes.length);
@@ -95,9 +93,9 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
   const list: number[] = [];
   index.nodes.forEach((node, i) => {
     part[i] = fold?.folded[i] || node.op_type === 'Constant' ? 0 : 1;
-    for (const t of node.input) {
-      const k = t ? tensorNumber.get(t) : undefined;
-      if (k === undefined || weight[k]) continue;
+    for (let r = index.inputStart[i]; r < index.inputStart[i + 1]; r++) {
+      const k = index.inputNumbers[r];
+      if (k < 0 || weight[k]) continue;
       const source = standsFor[k];
       const p = producerOf[source];
       if (p >= 0 && index.nodes[p].op_type === 'Constant') continue;

@@ -7,7 +7,7 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { QdqFold } from './qdqFold.ts';
-import { qdqPrecisionLabels } from './qdqFold.ts';
+import { foldedSourceNumber, qdqPrecisionLabels } from './qdqFold.ts';
 
 export interface NodeValues {
   /** What the values are, with units: 'SQNR (dB)', 'bit width'. */
@@ -56,14 +56,24 @@ export function keptFloatValues(
 
 /** The scale of each node's quantized output (the Q/DQ pair after it), per tensor; nodes without one left out. */
 export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues {
-  const scaleOf = new Map<string, number>();
-  for (const e of fold.edges.values()) if (e.params.scales?.length === 1) scaleOf.set(e.source, e.params.scales[0]);
+  // By tensor number: the scale of each tensor a Q/DQ pair quantizes per tensor.
+  const scaleOf = new Float64Array(index.tensorNames.length);
+  const hasScale = new Uint8Array(index.tensorNames.length);
+  for (const e of fold.edges.values()) {
+    const k = e.params.scales?.length === 1 ? foldedSourceNumber(index, e) : -1;
+    if (k < 0) continue;
+    scaleOf[k] = e.params.scales![0];
+    hasScale[k] = 1;
+  }
   const values: Record<string, number> = {};
-  index.nodes.forEach((node, i) => {
-    if (fold.folded[i]) return;
-    const s = node.output.map((o) => scaleOf.get(o)).find((v) => v !== undefined);
-    if (s !== undefined) values[index.ids[i]] = s;
-  });
+  for (let i = 0; i < index.nodes.length; i++) {
+    if (fold.folded[i]) continue;
+    for (let k = index.outputStart[i]; k < index.outputStart[i + 1]; k++)
+      if (hasScale[k]) {
+        values[index.ids[i]] = scaleOf[k];
+        break;
+      }
+  }
   return { label: QDQ_VALUE_LABELS.scale, higherIsBetter: false, values };
 }
 

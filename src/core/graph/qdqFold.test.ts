@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildGraphIndex, decode, DataType, makeGraph, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
+import { buildGraphIndex, decode } from '../onnx/index.ts';
 import { quantizedFixture } from '../../../tests/helpers/quantizedFixtures.ts';
+import { integerOpsGraph } from '../../../tests/helpers/integerOpsGraph.ts';
 import { foldQdq, hasQdq, qdqPrecisionLabels, quantLabel } from './qdqFold.ts';
 import { weightlessGraph } from './structure.ts';
 
@@ -48,67 +49,7 @@ describe('Q/DQ folding', () => {
   });
 
   it("reads ONNX Runtime's and Quark's forms: com.microsoft int16 Q/DQ, a Q read by two DQs, a float weight behind Q → DQ", () => {
-    const f = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
-    const graph = makeGraph({
-      node: [
-        makeNode('QuantizeLinear', ['x', 's', 'z16'], ['xq'], 'q', [], 'com.microsoft'),
-        makeNode('DequantizeLinear', ['xq', 's', 'z16'], ['xd1'], 'dq1', [], 'com.microsoft'),
-        makeNode('DequantizeLinear', ['xq', 's', 'z16'], ['xd2'], 'dq2', [], 'com.microsoft'),
-        makeNode('QuantizeLinear', ['w', 'sw', 'z8'], ['wq'], 'qw'),
-        makeNode('DequantizeLinear', ['wq', 'sw', 'z8'], ['wd'], 'dqw'),
-        makeNode('MatMul', ['xd1', 'wd'], ['m'], 'mm'),
-        makeNode('Add', ['m', 'xd2'], ['y'], 'add'),
-      ],
-      input: [makeValueInfo('x', DataType.FLOAT, [2, 2])],
-      output: [makeValueInfo('y', DataType.FLOAT, [2, 2])],
-      initializer: [
-        f('s', 0.5),
-        makeTensor('z16', DataType.INT16, [], Int16Array.of(3)),
-        f('sw', 0.25),
-        makeTensor('z8', DataType.INT8, [], Int8Array.of(0)),
-        makeTensor('w', DataType.FLOAT, [2, 2], Float32Array.of(1, 2, 3, 4)),
-      ],
-    });
-    const index = buildGraphIndex(graph);
-    const fold = foldQdq(index);
-    expect([...fold.folded].filter(Boolean).length).toBe(5);
-    expect(quantLabel(fold.edges.get('xd1')!.params)).toBe('int16 · scale 0.5 · zp 3');
-    expect(fold.edges.get('xd2')!.source).toBe('x');
-    expect(fold.weights.get('wd')).toMatchObject({ codes: 'w', quantizedAtRun: true, params: { type: 'int8' } });
-    const labels = qdqPrecisionLabels(index, fold);
-    expect(labels.get(index.nodes.findIndex((n) => n.name === 'mm'))).toBe('A16W8');
-    expect(labels.get(index.nodes.findIndex((n) => n.name === 'add'))).toBe('A16');
-  });
-
-  it("reads ONNX Runtime's dynamic and QOperator forms: ConvInteger after DynamicQuantizeLinear, QLinearConv", () => {
-    const f = (name: string, v: number) => makeTensor(name, DataType.FLOAT, [], Float32Array.of(v));
-    const u8 = (name: string, dims: number[], v: number[]) =>
-      makeTensor(name, DataType.UINT8, dims, Uint8Array.from(v));
-    const graph = makeGraph({
-      node: [
-        makeNode('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xz'], 'dql'),
-        makeNode('ConvInteger', ['xq', 'w', 'xz', 'wz'], ['ci'], 'conv_int'),
-        makeNode('Cast', ['ci'], ['cf'], 'cast'),
-        makeNode('Mul', ['xs', 'ws'], ['sm'], 'scales_mul'),
-        makeNode('Mul', ['cf', 'sm'], ['y0'], 'rescale'),
-        makeNode('QuantizeLinear', ['y0', 'ys', 'yz'], ['yq'], 'q'),
-        makeNode('QLinearConv', ['yq', 'ys', 'yz', 'w2', 'w2s', 'w2z', 'os', 'oz'], ['o'], 'qlinear'),
-      ],
-      input: [makeValueInfo('x', DataType.FLOAT, [1, 1, 2, 2])],
-      output: [makeValueInfo('o', DataType.UINT8, [1, 2, 2, 2])],
-      initializer: [
-        u8('w', [1, 1, 1, 1], [130]),
-        u8('wz', [], [128]),
-        f('ws', 0.0625),
-        f('ys', 0.5),
-        u8('yz', [], [10]),
-        u8('w2', [2, 1, 1, 1], [1, 2]),
-        makeTensor('w2s', DataType.FLOAT, [2], Float32Array.of(0.25, 0.125)),
-        u8('w2z', [2], [0, 0]),
-        f('os', 2),
-        u8('oz', [], [0]),
-      ],
-    });
+    const graph = integerOpsGraph();
     // The page's weight-less copy keeps every integer op's scales and zero points.
     const index = buildGraphIndex(weightlessGraph(graph));
     expect(hasQdq(index)).toBe(true);

@@ -15,7 +15,7 @@
  * structure.ts), so the graph view, the precision colours and the split view's node mapping share it.
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
-import { weightOf } from '../onnx/graphIndex.ts';
+import { inputNumber, outputNumber, weightOf } from '../onnx/graphIndex.ts';
 import type { NodeProto, TensorProto } from '../onnx/model.ts';
 import { DataType } from '../onnx/model.ts';
 import { elementType, elementTypeName } from '../onnx/elementTypes.ts';
@@ -88,6 +88,16 @@ export interface QdqFold {
   qdqNodes: number;
 }
 
+/** The tensor number of what a folded edge's or weight's consumers read: its DQ's output (an integer op's operand). */
+export function foldedTensorNumber(index: GraphIndex, f: FoldedEdge | FoldedWeight): number {
+  return f.dequantize >= 0 ? outputNumber(index, f.dequantize, 0) : (index.tensorNumber.get(f.tensor) ?? -1);
+}
+
+/** The tensor number of the float tensor a folded edge quantizes: its Q's input (an integer op's operand). */
+export function foldedSourceNumber(index: GraphIndex, e: FoldedEdge): number {
+  return e.dequantize >= 0 ? inputNumber(index, e.quantize, 0) : (index.tensorNumber.get(e.source) ?? -1);
+}
+
 function tensorOf(index: GraphIndex, name: string | undefined): TensorProto | undefined {
   return name ? weightOf(index, name) : undefined;
 }
@@ -113,8 +123,18 @@ function paramsFrom(
   dataType: number,
   axis: number | undefined,
 ): QuantParams {
-  const scale = tensorOf(index, scaleName);
-  const zp = tensorOf(index, zpName);
+  return paramsOf(tensorOf(index, scaleName), scaleName, tensorOf(index, zpName), zpName, dataType, axis);
+}
+
+/** The parameters read from the scale and zero-point tensors themselves (undefined: not a weight of the file). */
+function paramsOf(
+  scale: TensorProto | undefined,
+  scaleName: string,
+  zp: TensorProto | undefined,
+  zpName: string,
+  dataType: number,
+  axis: number | undefined,
+): QuantParams {
   const scales = readable(scale);
   const channels = scale ? scale.dims.reduce((a, d) => a * Number(d), 1) : (scales?.length ?? 1);
   const perChannel = channels > 1;
@@ -136,9 +156,27 @@ function paramsFrom(
  * weight DQ's initializer).
  */
 export function quantParamsOf(index: GraphIndex, node: NodeProto, codesType?: number): QuantParams {
-  const zp = tensorOf(index, node.input[2]);
+  return qdqParams(node, tensorOf(index, node.input[1]), tensorOf(index, node.input[2]), codesType);
+}
+
+/** quantParamsOf for node number i, its scale and zero point found by tensor number rather than by name. */
+function quantParamsAt(index: GraphIndex, i: number, codesType?: number): QuantParams {
+  const weightAt = (x: number) => {
+    const k = inputNumber(index, i, x);
+    return k < 0 ? undefined : index.weightAt[k];
+  };
+  return qdqParams(index.nodes[i], weightAt(1), weightAt(2), codesType);
+}
+
+/** A Q or DQ node's parameters from its scale and zero-point tensors. */
+function qdqParams(
+  node: NodeProto,
+  scale: TensorProto | undefined,
+  zp: TensorProto | undefined,
+  codesType?: number,
+): QuantParams {
   const dataType = codesType ?? zp?.data_type ?? intAttribute(node, 'output_dtype') ?? DataType.UINT8;
-  return paramsFrom(index, node.input[1] ?? '', node.input[2] ?? '', dataType, intAttribute(node, 'axis'));
+  return paramsOf(scale, node.input[1] ?? '', zp, node.input[2] ?? '', dataType, intAttribute(node, 'axis'));
 }
 
 /** Where an integer op reads each operand's codes, scale and zero point (scale -1: not an input). */
@@ -244,6 +282,7 @@ export function foldQdq(index: GraphIndex): QdqFold {
   const weights = new Map<string, FoldedWeight>();
   const graphOutputs = new Set(index.outputs.map((v) => v.name ?? ''));
   let qdqNodes = 0;
+  // Tensors by number (graphIndex.ts): a 67,000-node QDQ graph has ~33,000 DQs, each reading three names.
   for (let i = 0; i < index.nodes.length; i++) {
     const node = index.nodes[i];
     if (isQuantizeNode(node)) qdqNodes++;
@@ -252,7 +291,8 @@ export function foldQdq(index: GraphIndex): QdqFold {
     const input = node.input[0] ?? '';
     const out = node.output[0] ?? '';
     if (!input || !out) continue;
-    const constant = tensorOf(index, input);
+    const codes = inputNumber(index, i, 0);
+    const constant = index.weightAt[codes];
     if (constant) {
       folded[i] = 1;
       weights.set(out, {
@@ -261,11 +301,10 @@ export function foldQdq(index: GraphIndex): QdqFold {
         codes: input,
         quantizedAtRun: false,
         dequantize: i,
-        params: quantParamsOf(index, node, constant.data_type),
+        params: quantParamsAt(index, i, constant.data_type),
       });
       continue;
     }
-    const codes = index.tensorNumber.get(input)!;
     const q = index.producerOf[codes];
     if (q < 0 || !isQuantizeNode(index.nodes[q])) continue;
     const qNode = index.nodes[q];
@@ -274,14 +313,15 @@ export function foldQdq(index: GraphIndex): QdqFold {
     folded[i] = 1;
     folded[q] = 1;
     const source = qNode.input[0] ?? '';
-    if (tensorOf(index, source)) {
+    const sourceNumber = inputNumber(index, q, 0);
+    if (sourceNumber >= 0 && index.weightAt[sourceNumber]) {
       weights.set(out, {
         kind: 'weight',
         tensor: out,
         codes: source,
         quantizedAtRun: true,
         dequantize: i,
-        params: quantParamsOf(index, qNode),
+        params: quantParamsAt(index, q),
       });
       continue;
     }
@@ -291,7 +331,7 @@ export function foldQdq(index: GraphIndex): QdqFold {
       source,
       quantize: q,
       dequantize: i,
-      params: quantParamsOf(index, qNode),
+      params: quantParamsAt(index, q),
     });
   }
   foldIntegerOps(index, edges, weights);
@@ -350,20 +390,32 @@ export function hasQdq(index: GraphIndex): boolean {
  */
 export function qdqPrecisionLabels(index: GraphIndex, fold: QdqFold): Map<number, string> {
   const out = new Map<number, string>();
-  const quantizedOutputs = new Map<string, number>();
-  for (const e of fold.edges.values())
-    if (!e.params.dynamic) quantizedOutputs.set(e.source, Math.max(quantizedOutputs.get(e.source) ?? 0, e.params.bits));
+  // Bit widths by tensor number: of the outputs a Q/DQ pair quantizes, of the edges and of the integer weights.
+  const tensors = index.tensorNames.length;
+  const quantizedOutputs = new Uint8Array(tensors);
+  const edgeBits = new Uint8Array(tensors);
+  const weightBits = new Uint8Array(tensors);
+  for (const e of fold.edges.values()) {
+    const k = foldedTensorNumber(index, e);
+    if (k >= 0) edgeBits[k] = e.params.bits;
+    const source = e.params.dynamic ? -1 : foldedSourceNumber(index, e);
+    if (source >= 0) quantizedOutputs[source] = Math.max(quantizedOutputs[source], e.params.bits);
+  }
+  for (const f of fold.weights.values()) {
+    const k = foldedTensorNumber(index, f);
+    if (k >= 0) weightBits[k] = f.params.bits < 32 ? f.params.bits : 0;
+  }
   for (let i = 0; i < index.nodes.length; i++) {
     const node = index.nodes[i];
     if (isQuantizeNode(node) || isDequantizeNode(node) || node.op_type === 'DynamicQuantizeLinear') continue;
     let a = 0,
       w = 0;
-    for (const t of node.output) a = Math.max(a, quantizedOutputs.get(t) ?? 0);
-    for (const t of node.input) {
-      const edge = fold.edges.get(t);
-      if (edge) a = Math.max(a, edge.params.bits);
-      const weight = fold.weights.get(t);
-      if (weight && weight.params.bits < 32) w = Math.max(w, weight.params.bits);
+    for (let k = index.outputStart[i]; k < index.outputStart[i + 1]; k++) a = Math.max(a, quantizedOutputs[k]);
+    for (let r = index.inputStart[i]; r < index.inputStart[i + 1]; r++) {
+      const k = index.inputNumbers[r];
+      if (k < 0) continue;
+      a = Math.max(a, edgeBits[k]);
+      w = Math.max(w, weightBits[k]);
     }
     out.set(i, a || w ? `${a ? `A${a}` : ''}${w ? `W${w}` : ''}` : 'float');
   }

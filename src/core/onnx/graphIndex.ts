@@ -34,6 +34,16 @@ export interface GraphIndex {
   /** CSR by node: nodeInputs[i] as tensor numbers, reads[readStart[i] .. readStart[i+1]). */
   readonly readStart: Int32Array;
   readonly reads: Int32Array;
+  /**
+   * Each node's inputs as written, by position: node i's input x is tensor number inputNumbers[inputStart[i] + x]
+   * (-1 for an empty name). Unlike `reads`, a tensor read twice is there twice (see inputNumber).
+   */
+  readonly inputStart: Int32Array;
+  readonly inputNumbers: Int32Array;
+  /** Node i's non-empty outputs are the tensor numbers outputStart[i] .. outputStart[i+1] - 1, in order (see outputNumber). */
+  readonly outputStart: Int32Array;
+  /** The weight (initializer, else Constant node's output) of each tensor number; undefined for an activation. */
+  readonly weightAt: readonly (TensorProto | undefined)[];
   /** Node indices in topological order (stable: file order where the graph allows it). */
   readonly order: Int32Array;
   /** Initializers by name. */
@@ -54,7 +64,24 @@ export interface GraphIndex {
 
 /** The weight value of a tensor name: an initializer or a Constant node's output, else undefined. */
 export function weightOf(index: GraphIndex, name: string): TensorProto | undefined {
-  return index.initializers.get(name) ?? index.constants.get(name);
+  const k = index.tensorNumber.get(name);
+  // A name no node reads or writes has no number: only an unread initializer can be one.
+  return k !== undefined ? index.weightAt[k] : index.initializers.get(name);
+}
+
+/** The tensor number of node i's input at position x (-1: none, or an empty name). */
+export function inputNumber(index: GraphIndex, i: number, x: number): number {
+  const at = index.inputStart[i] + x;
+  return at < index.inputStart[i + 1] ? index.inputNumbers[at] : -1;
+}
+
+/** The tensor number of node i's output at position x (-1: none, or an empty name). */
+export function outputNumber(index: GraphIndex, i: number, x: number): number {
+  const outputs = index.nodes[i].output;
+  if (!outputs[x]) return -1;
+  let k = index.outputStart[i];
+  for (let y = 0; y < x; y++) if (outputs[y]) k++;
+  return k;
 }
 
 /** Names a node's subgraphs read from the enclosing scopes (used by If/Loop/Scan bodies). */
@@ -102,13 +129,17 @@ function buildCsr(
 }
 
 /**
- * The tensors node `n` reads, each once, in order, numbered (`numberOf`) and appended to `reads`: its inputs, then the
- * outer-scope names its subgraphs read.
+ * Node `n`'s inputs numbered (`numberOf`) as written, appended to `inputs` (-1 for an empty name), and the tensors it
+ * reads, each once, in order, appended to `reads`: its inputs, then the outer-scope names its subgraphs read.
  */
-function pushReads(n: NodeProto, numberOf: (name: string) => number, reads: number[]): void {
+function pushReads(n: NodeProto, numberOf: (name: string) => number, inputs: number[], reads: number[]): void {
   const start = reads.length;
-  const inputs = n.input;
-  for (let x = 0; x < inputs.length; x++) if (inputs[x]) pushOnce(reads, start, numberOf(inputs[x]));
+  const names = n.input;
+  for (let x = 0; x < names.length; x++) {
+    const k = names[x] ? numberOf(names[x]) : -1;
+    inputs.push(k);
+    if (k >= 0) pushOnce(reads, start, k);
+  }
   if (hasSubgraph(n)) for (const x of outerScopeInputs(n)) pushOnce(reads, start, numberOf(x));
 }
 
@@ -140,9 +171,11 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
   const tensorNames: string[] = [];
   const producers: number[] = [];
   const constants = new Map<string, TensorProto>();
+  const outputStart = new Int32Array(nodes.length + 1);
   for (let i = 0; i < nodes.length; i++) {
     if (i > 0 && i % sliceNodes === 0) yield;
     const n = nodes[i];
+    outputStart[i] = tensorNames.length;
     for (const o of n.output) {
       if (!o) continue;
       const known = tensorNumber.get(o);
@@ -159,6 +192,7 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     }
   }
   const produced = tensorNames.length;
+  outputStart[nodes.length] = produced;
 
   const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
   const inputs = graph.input.filter((v) => !initializers.has(v.name ?? ''));
@@ -174,12 +208,15 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
   };
   const readList: number[] = [];
   const readStart = new Int32Array(nodes.length + 1);
+  const inputList: number[] = [];
+  const inputStart = new Int32Array(nodes.length + 1);
   // Edges producer → consumer, as two flat lists (no pair arrays: a 67,000-node QDQ graph has ~100,000 edges).
   const edgeFrom: number[] = [];
   const edgeTo: number[] = [];
   for (let i = 0; i < nodes.length; i++) {
     if (i > 0 && i % sliceNodes === 0) yield;
-    pushReads(nodes[i], numberOf, readList);
+    pushReads(nodes[i], numberOf, inputList, readList);
+    inputStart[i + 1] = inputList.length;
     readStart[i + 1] = readList.length;
     for (let r = readStart[i]; r < readList.length; r++) {
       const t = readList[r];
@@ -191,6 +228,13 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
   }
   yield;
   const reads = Int32Array.from(readList);
+  const inputNumbers = Int32Array.from(inputList);
+  const weightAt = new Array<TensorProto | undefined>(tensorNames.length);
+  for (const [name, t] of constants) weightAt[tensorNumber.get(name)!] = t;
+  for (const [name, t] of initializers) {
+    const k = tensorNumber.get(name);
+    if (k !== undefined) weightAt[k] = t;
+  }
   const producerOf = new Int32Array(tensorNames.length).fill(-1);
   producerOf.set(producers);
   const readers: number[] = new Array<number>(reads.length);
@@ -236,6 +280,10 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     consumerNodes,
     readStart,
     reads,
+    inputStart,
+    inputNumbers,
+    outputStart,
+    weightAt,
     order,
     initializers,
     constants,

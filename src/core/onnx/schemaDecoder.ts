@@ -33,6 +33,8 @@ interface FieldReader {
   enumValues: Set<number> | null;
   /** The other members of this field's oneof: removed when this one is set. */
   oneofSiblings: string[] | null;
+  /** For a string field: read through the decode's table of equal strings (not a node's own name, nor docs). */
+  interned: boolean;
 }
 
 interface MessageReader {
@@ -69,6 +71,11 @@ const DEFAULTS: Record<Exclude<Scalar, 'enum'>, unknown> = {
   double: 0,
 };
 const EMPTY_ARRAY = Object.freeze([]);
+/**
+ * String fields whose values are seldom equal to another's: read without the decode's table of equal strings
+ * (wireReader.ts string), which they would only fill. Tensor names and op types are shared; a node's name is its own.
+ */
+const UNSHARED_STRINGS = new Set(['onnx.NodeProto.name']);
 
 /** The schema's namespaces by full name ('onnx.TensorProto'), so types can be looked up as protobuf scopes them. */
 function namespaces(root: SchemaNamespace): Map<string, SchemaNamespace> {
@@ -146,6 +153,7 @@ function compile(root: SchemaNamespace): Map<string, MessageReader> {
         message,
         enumValues,
         oneofSiblings: siblings ? siblings.filter((s) => s !== fieldName) : null,
+        interned: !UNSHARED_STRINGS.has(`${name}.${fieldName}`) && fieldName !== 'doc_string',
       };
       reader.byNumber[field.id] = fieldReader;
       if (repeated) reader.repeatedNames.push(fieldName);
@@ -157,10 +165,10 @@ function compile(root: SchemaNamespace): Map<string, MessageReader> {
 
 const readers = compile(schema as SchemaNamespace);
 
-function readScalar(r: WireReader, scalar: Scalar): unknown {
+function readScalar(r: WireReader, scalar: Scalar, interned: boolean): unknown {
   switch (scalar) {
     case 'string':
-      return r.string();
+      return r.string(interned);
     case 'bytes':
       return r.bytes();
     case 'int32':
@@ -256,7 +264,9 @@ function readMessage(
         }
         if (wireType === field.wireType) {
           ownArray(m, name).push(
-            scalar === null ? readMessage(r, field.message!, r.size(), depth + 1, readOnly) : readScalar(r, scalar),
+            scalar === null
+              ? readMessage(r, field.message!, r.size(), depth + 1, readOnly)
+              : readScalar(r, scalar, field.interned),
           );
           continue;
         }
@@ -270,7 +280,7 @@ function readMessage(
           const value = r.int32();
           if (field.enumValues!.has(value)) m[name] = value;
           continue;
-        } else m[name] = readScalar(r, scalar);
+        } else m[name] = readScalar(r, scalar, field.interned);
         if (field.oneofSiblings) for (const other of field.oneofSiblings) delete m[other];
         continue;
       }

@@ -11,6 +11,8 @@
  * narrowing `len` to its own end while it is read.
  */
 
+import { INTERNED_MAX_BYTES, InternedStrings } from './internedStrings.ts';
+
 /** protobufjs's own text: decode.ts names a truncated model by it. */
 function indexOutOfRange(reader: WireReader, length = 1): RangeError {
   return new RangeError(`index out of range: ${reader.pos} + ${length} > ${reader.len}`);
@@ -27,6 +29,8 @@ export class WireReader {
   /** End of what may be read now: the input's length, or the end of the message being read. */
   len: number;
   private view: DataView | null = null;
+  /** The strings read so far, made once each (internedStrings.ts). */
+  private interned: InternedStrings | null = null;
 
   constructor(readonly buf: Uint8Array) {
     this.len = buf.length;
@@ -169,15 +173,24 @@ export class WireReader {
     return this.buf.subarray(start, end);
   }
 
-  string(): string {
+  /** A UTF-8 string; `interned`: one string for equal bytes within this input (internedStrings.ts). */
+  string(interned = true): string {
     const length = this.size();
     const start = this.pos;
     const end = start + length;
     if (end > this.len) throw indexOutOfRange(this, length);
     this.pos = end;
+    // A name read before is the same string again (internedStrings.ts).
+    if (interned && length <= INTERNED_MAX_BYTES)
+      return (this.interned ??= new InternedStrings(this.buf)).get(start, end, this.decodeText);
+    return this.decodeText(start, end);
+  }
+
+  /** The UTF-8 text of buf[start .. end). */
+  private readonly decodeText = (start: number, end: number): string => {
+    const buf = this.buf;
     // Names are short and ASCII: read them here rather than pay TextDecoder's call for each.
-    if (length <= 64) {
-      const buf = this.buf;
+    if (end - start <= 64) {
       let ascii = true;
       for (let i = start; i < end; i++)
         if (buf[i] >= 128) {
@@ -186,8 +199,8 @@ export class WireReader {
         }
       if (ascii) return String.fromCharCode.apply(null, buf.subarray(start, end) as unknown as number[]);
     }
-    return utf8.decode(this.buf.subarray(start, end));
-  }
+    return utf8.decode(buf.subarray(start, end));
+  };
 
   /** Packed varints (int32 values) appended to `array`. */
   int32s(array: number[]): number[] {
