@@ -160,6 +160,20 @@ describe('states derived instead of exposed', () => {
     },
   );
 
+  it('a graph stored out of topological order (as ISNet’s float32 form is) derives the same tensors, exactly', async () => {
+    const sorted = built();
+    const reversed = { ...sorted, graph: { ...sorted.graph!, node: [...sorted.graph!.node].reverse() } };
+    const observed = observableTensors(sorted);
+    expect([...planStateDerivations(reversed, observed, ['Percentile']).keys()].sort()).toEqual(
+      [...planStateDerivations(sorted, observed, ['Percentile']).keys()].sort(),
+    );
+    const rec = recording(ortNodeRuntime(1));
+    const fast = await calibrate(reversed, rec.runtime, rowsOf(ROWS), getPreset('XINT8'), true);
+    const full = await calibrate(sorted, ortNodeRuntime(1), rowsOf(ROWS), getPreset('XINT8'), false);
+    expect(new Map(fast.states)).toEqual(new Map(full.states));
+    expect(rec.outputs[0].sort()).toEqual(['a', 'relu']);
+  });
+
   it('no state is shared between a tensor and the one it was copied from', async () => {
     const fast = await calibrate(built(), ortNodeRuntime(1), rowsOf(ROWS), method('Percentile'), true);
     const a = fast.states.get('a') as { hist: { bins: Float64Array } };

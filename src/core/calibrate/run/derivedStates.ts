@@ -14,6 +14,7 @@
  * Main-graph tensors only, each from tensors that have a state of their own (exposed, fed, or derived before it).
  */
 import { DataType, type ModelProto } from '../../onnx/model.ts';
+import { buildGraphIndex } from '../../onnx/graphIndex.ts';
 import { mergeStates, type CollectorState } from '../collectors/registry.ts';
 import type { CalibrationMethod } from '../collectors/types.ts';
 import type { TensorStates } from './statistics.ts';
@@ -59,8 +60,8 @@ const HISTOGRAM_COLLECTORS: ReadonlySet<CalibrationMethod> = new Set([
 
 /**
  * The tensors among `observed` (main-graph tensors that get a state: exposed node outputs and float32 graph inputs)
- * whose states can be derived under every collector of `methods`, in graph order, each from tensors of `observed`
- * that come before it.
+ * whose states can be derived under every collector of `methods`, in topological order, each from tensors of
+ * `observed` that come before it.
  */
 export function planStateDerivations(
   model: ModelProto,
@@ -72,9 +73,12 @@ export function planStateDerivations(
   const merges = methods.every((m) => HISTOGRAM_COLLECTORS.has(m));
   const wanted = new Set(observed);
   const graph = model.graph!;
-  // Tensors with a state by the time each node is reached: graph inputs first, then outputs in graph order.
+  // Tensors with a state by the time each node is reached: graph inputs first, then outputs in topological order
+  // (a float16 model's float32 form, as ISNet's, need not list its nodes in it).
   const known = new Set(graph.input.map((v) => v.name ?? '').filter((n) => wanted.has(n)));
-  for (const node of graph.node) {
+  const nodes = graph.node;
+  for (const i of buildGraphIndex(graph).order) {
+    const node = nodes[i];
     const op = node.op_type ?? '';
     const output = node.output[0];
     const plain = !node.domain || node.domain === 'ai.onnx';
