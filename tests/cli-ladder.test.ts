@@ -112,6 +112,11 @@ describe('qstudio ladder', () => {
     expect(shortfall.ceiling.act16).toBeGreaterThan(shortfall.growth.at(-1).act16);
     expect(parseReportNumber(shortfall.ceiling.heldOut.score)).toBeLessThan(1);
     expect(shortfall.why[0]).toMatch(/^Even every activation at 16 bits misses cosine ≥ 1/);
+    // And every weight at 16 bits with the activations at 8, beside it: whether the weights or the activations carry the error.
+    expect(shortfall.weightCeiling.w16).toBeGreaterThan(0);
+    expect(parseReportNumber(shortfall.weightCeiling.heldOut.score)).toBeLessThan(1);
+    expect(shortfall.why[1]).toMatch(/every activation at 8/);
+    expect(r.stdout).toMatch(/^ {2}every weight at 16 bits \(\d+\), activations at 8: held in /m);
     expect(r.stdout).toMatch(/^Why the target was not met:\n {2}Even every activation at 16 bits misses/m);
     expect(r.stdout).toMatch(/^At 16 bits in the largest set measured, and still short:\n {2}\d+ activations: /m);
     const page = fs.readFileSync(html, 'utf8');

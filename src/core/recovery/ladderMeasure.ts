@@ -19,7 +19,7 @@ import { rankLayers, tailSubgraph } from '../search/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../search/suggest.ts';
 import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../search/precisionGrowth.ts';
-import type { PrecisionCeiling } from './ladderShortfall.ts';
+import type { PrecisionCeiling, WeightCeiling } from './ladderShortfall.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import {
@@ -129,6 +129,8 @@ export interface RungDetail {
   readonly growth?: GrowthResult;
   /** Where the growth missed: every activation at 16 bits measured, for the report's shortfall (ladderShortfall.ts). */
   readonly ceiling?: PrecisionCeiling;
+  /** Beside it: every weight at 16 bits with every activation at 8 (ladderShortfall.ts). */
+  readonly weightCeiling?: WeightCeiling;
 }
 
 /** The activation collectors whose statistics do not depend on the activation type (no search on a quantized grid). */
@@ -330,6 +332,7 @@ export function ladderMeasures(
       // holds on the held-in (calibration) samples; a task target through their own task reading (heldInTask).
       let growth: GrowthResult | undefined;
       let ceiling: PrecisionCeiling | undefined;
+      let weightCeiling: WeightCeiling | undefined;
       /**
        * The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples; a
        * task target through `task`, the samples' own task reading.
@@ -387,6 +390,18 @@ export function ladderMeasures(
             heldIn: await scoreOn(heldIn, wide, heldInReader),
             heldOut: await scoreOn(evaluation, wide, heldOutReader),
           };
+          // And the other half of the question: every weight at 16 bits with every activation at 8 (the rung's 8-bit
+          // start, none of the search's choice), so the report says whether the weights' rounding or the activations'
+          // carries the error. Seconds: a quantization and two judged runs.
+          const weights = ranking.filter((u) => u.kind === 'w16');
+          if (weights.length > 0 && !rt.signal?.aborted) {
+            const wideWeights = withUnits(plain, weights);
+            weightCeiling = {
+              w16: weights.length,
+              heldIn: await scoreOn(heldIn, wideWeights, heldInReader),
+              heldOut: await scoreOn(evaluation, wideWeights, heldOutReader),
+            };
+          }
         }
       }
       const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
@@ -396,7 +411,13 @@ export function ladderMeasures(
         score,
         metrics,
         config: final,
-        detail: { ...detail, mixedPrecision: chosen, ...(growth ? { growth } : {}), ...(ceiling ? { ceiling } : {}) },
+        detail: {
+          ...detail,
+          mixedPrecision: chosen,
+          ...(growth ? { growth } : {}),
+          ...(ceiling ? { ceiling } : {}),
+          ...(weightCeiling ? { weightCeiling } : {}),
+        },
       };
     },
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ladderShortfall, type PrecisionCeiling } from './ladderShortfall.ts';
+import { ladderShortfall, type PrecisionCeiling, type WeightCeiling } from './ladderShortfall.ts';
 import { growPrecision } from '../search/precisionGrowth.ts';
 import type { MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import type { PrecisionUnit } from '../search/precisionUnit.ts';
@@ -138,5 +138,54 @@ describe("the ladder's shortfall: which tensors block the target, and why", () =
     expect(s.why[0]).toMatch(/^Even every activation at 16 bits misses sequence ≥ 0\.875/);
     expect(s.why[1]).toMatch(/the time budget stopped it/);
     expect(s.why.some((w) => /held-in samples read worse/.test(w))).toBe(false);
+  });
+
+  it('says whether the 8-bit activations or the 8-bit weights carry the error, from every weight at 16 bits measured', async () => {
+    const growth = await missingGrowth();
+    const ceiling: PrecisionCeiling = {
+      act16: 16,
+      w16: 2,
+      heldIn: { score: 0.625, metrics: { cer: 0.0439 } },
+      heldOut: { score: 0.6875, metrics: { cer: 0.0248 } },
+    };
+    const shortfall = (weightCeiling: WeightCeiling) =>
+      ladderShortfall(
+        target,
+        [rung(2, true, 0.625, { mixedPrecision: search(), growth, ceiling, weightCeiling })],
+        [],
+      )!;
+    // The recognizer's pattern: all weights at 16 bits leave the 8-bit activations' error nearly whole.
+    const activations = shortfall({
+      w16: 4,
+      heldIn: { score: 0.25, metrics: { cer: 0.1122 } },
+      heldOut: { score: 0.5, metrics: { cer: 0.0792 } },
+    });
+    expect(activations.weightCeiling).toEqual({
+      w16: 4,
+      heldIn: { score: 0.25, cer: 0.1122 },
+      heldOut: { score: 0.5, cer: 0.0792 },
+      met: false,
+    });
+    expect(activations.why[1]).toBe(
+      'The 8-bit activations carry more of the error than the 8-bit weights: with all 4 weights at 16 bits and every activation at 8 the held-out samples read 0.5 (CER 7.92 %) (held in 0.25 (CER 11.22 %)), against 0.6875 (CER 2.48 %) with every activation at 16 bits.',
+    );
+    expect(shortfallSections(activations).flatMap((x) => x.lines)).toContain(
+      'every weight at 16 bits (4), activations at 8: held in 0.25, CER 11.22 %, held out 0.5, CER 7.92 %',
+    );
+    // Where the weights at 16 bits meet the target, the weights' rounding is named instead.
+    const weights = shortfall({
+      w16: 4,
+      heldIn: { score: 0.75, metrics: {} },
+      heldOut: { score: 0.9375, metrics: {} },
+    });
+    expect(weights.weightCeiling?.met).toBe(true);
+    expect(weights.why[1]).toMatch(
+      /meet sequence ≥ 0\.875 .*: the weights' rounding is what keeps the 8-bit model short/,
+    );
+    // Neither better than the other: the figure alone.
+    const neither = shortfall({ w16: 4, heldIn: { score: 0.5, metrics: {} }, heldOut: { score: 0.75, metrics: {} } });
+    expect(neither.why[1]).toMatch(
+      /^With all 4 weights at 16 bits and every activation at 8 the held-out samples read 0\.75 .*short of/,
+    );
   });
 });

@@ -3,7 +3,8 @@
  * (each 16-bit set it measured on the held-in samples, and the tensors it had lifted to 16 bits when it still missed),
  * the search's most sensitive units with their measured gain, the chosen set's held-in figure beside its held-out one,
  * and, where the growth missed, every activation at 16 bits measured once (the ceiling: whether the target needs more
- * than 8-bit activations at all). No text about a particular model: every sentence is built from these numbers.
+ * than 8-bit activations at all) and every weight at 16 bits with 8-bit activations (whether the weights' rounding or the
+ * activations' carries the error). No text about a particular model: every sentence is built from these numbers.
  * Reads rungs structurally (the ladder's RungResult and ladderMeasure's RungDetail), so the ladder's report can use it
  * without an import cycle. Pure.
  */
@@ -20,11 +21,19 @@ export interface PrecisionCeiling {
   readonly heldOut: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
 }
 
+/** Every weight at 16 bits with the activations at 8 bits, measured beside the ceiling: where the error is, weights or activations. */
+export interface WeightCeiling {
+  readonly w16: number;
+  readonly heldIn: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
+  readonly heldOut: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
+}
+
 /** What of a rung's detail the shortfall reads (ladderMeasure.ts RungDetail). */
 interface MixedDetail {
   readonly mixedPrecision?: MixedPrecisionResult;
   readonly growth?: GrowthResult;
   readonly ceiling?: PrecisionCeiling;
+  readonly weightCeiling?: WeightCeiling;
 }
 
 /** What of a measured rung the shortfall reads (ladder.ts RungResult). */
@@ -108,6 +117,23 @@ export function ladderShortfall(
     );
   }
 
+  const weightCeiling = detail.weightCeiling && {
+    w16: detail.weightCeiling.w16,
+    heldIn: figure(detail.weightCeiling.heldIn.score, detail.weightCeiling.heldIn.metrics),
+    heldOut: figure(detail.weightCeiling.heldOut.score, detail.weightCeiling.heldOut.metrics),
+    met: detail.weightCeiling.heldOut.score >= target.value,
+  };
+  if (weightCeiling) {
+    const weights = `all ${weightCeiling.w16} weight${weightCeiling.w16 === 1 ? '' : 's'} at 16 bits and every activation at 8`;
+    why.push(
+      weightCeiling.met
+        ? `With ${weights} the held-out samples meet ${goal} (${figureText(weightCeiling.heldOut)}; held in ${figureText(weightCeiling.heldIn)}): the weights' rounding is what keeps the 8-bit model short.`
+        : ceiling && ceiling.heldOut.score > weightCeiling.heldOut.score
+          ? `The 8-bit activations carry more of the error than the 8-bit weights: with ${weights} the held-out samples read ${figureText(weightCeiling.heldOut)} (held in ${figureText(weightCeiling.heldIn)}), against ${figureText(ceiling.heldOut)} with every activation at 16 bits.`
+          : `With ${weights} the held-out samples read ${figureText(weightCeiling.heldOut)} (held in ${figureText(weightCeiling.heldIn)}), short of ${goal}.`,
+    );
+  }
+
   let lifted: ReportLadderShortfall['lifted'];
   if (growth && growth.steps.length > 0) {
     const largest = growth.steps.reduce((a, b) => (b.units > a.units ? b : a));
@@ -155,5 +181,6 @@ export function ladderShortfall(
     sensitive,
     ...(growth ? { chosen: { heldIn: figure(growth.chosen.score, growth.chosen.metrics), heldOut } } : {}),
     ...(ceiling ? { ceiling } : {}),
+    ...(weightCeiling ? { weightCeiling } : {}),
   };
 }

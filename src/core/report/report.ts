@@ -161,6 +161,13 @@ export interface ReportLadderShortfall {
     readonly heldOut: ReportLadderFigure;
     readonly met: boolean;
   };
+  /** Every weight at 16 bits with every activation at 8 bits measured: held in and held out. */
+  readonly weightCeiling?: {
+    readonly w16: number;
+    readonly heldIn: ReportLadderFigure;
+    readonly heldOut: ReportLadderFigure;
+    readonly met: boolean;
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A ladder's shortfall (report.ts ReportLadderShortfall) as lines of text, shared by the command line, the HTML report
  * and the page: the reasons, the 16-bit sets measured on the held-in samples, the tensors lifted to 16 bits that still
- * missed, every activation at 16 bits where measured, and the most sensitive units with their measured gain. Pure.
+ * missed, every activation (and every weight) at 16 bits where measured, and the most sensitive units with their measured gain. Pure.
  */
 import type { ReportLadderFigure, ReportLadderShortfall } from './report.ts';
 
@@ -36,6 +36,10 @@ export function shortfallSections(s: ReportLadderShortfall): ShortfallSection[] 
   if (s.ceiling)
     measured.push(
       `every activation at 16 bits (${s.ceiling.act16} pairs, ${s.ceiling.w16} weight${s.ceiling.w16 === 1 ? '' : 's'}): held in ${figureText(s.ceiling.heldIn)}, held out ${figureText(s.ceiling.heldOut)}${s.ceiling.met ? ' (met)' : ''}`,
+    );
+  if (s.weightCeiling)
+    measured.push(
+      `every weight at 16 bits (${s.weightCeiling.w16}), activations at 8: held in ${figureText(s.weightCeiling.heldIn)}, held out ${figureText(s.weightCeiling.heldOut)}${s.weightCeiling.met ? ' (met)' : ''}`,
     );
   if (measured.length > 0) sections.push({ heading: 'Measured', lines: measured });
   if (s.lifted && s.lifted.activations.length + s.lifted.weights.length > 0)
