@@ -27,6 +27,7 @@ import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { DETECTORS } from './detectors.ts';
 import { heldOutFolders, sampleCosine } from './heldOut.ts';
 import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
+import { profiledVariant } from './variantProfile.ts';
 
 const [modelArg, algorithmArg, iterationArg, ...rest] = process.argv.slice(2);
 const algorithm = algorithmArg === 'adaquant' ? 'adaquant' : 'adaround';
@@ -91,15 +92,17 @@ for (const variant of variants) {
   const load = os.loadavg()[0];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const result = await quantizeWithRecovery(model, config, {
-    calibrate: (m) => (ranges ??= calibrateOnFeeds(m, calib, { config: base }).then((r) => r.ranges)),
-    runtime,
-    gramProduct: nodeGramProduct,
-    denseProduct: nodeDenseProduct,
-    floatRowCache: fresh ? new FloatRowCache(2 ** 30) : shared,
-    configName: variant,
-    ...recoveryOptions,
-  });
+  const result = await profiledVariant(variant, () =>
+    quantizeWithRecovery(model, config, {
+      calibrate: (m) => (ranges ??= calibrateOnFeeds(m, calib, { config: base }).then((r) => r.ranges)),
+      runtime,
+      gramProduct: nodeGramProduct,
+      denseProduct: nodeDenseProduct,
+      floatRowCache: fresh ? new FloatRowCache(2 ** 30) : shared,
+      configName: variant,
+      ...recoveryOptions,
+    }),
+  );
   const bytes = encode(result.model);
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(c0);

@@ -22,6 +22,7 @@ import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
+import { profiledVariant } from './variantProfile.ts';
 
 const [iterationArg, ...rest] = process.argv.slice(2);
 const sharedRows = rest[0] === 'shared' ? new FloatRowCache(2 ** 30) : undefined;
@@ -42,15 +43,17 @@ for (const variant of variants) {
   const load = os.loadavg()[0];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const result = await quantizeWithRecovery(model, config, {
-    calibrate: (m) => (ranges ??= calibrateOnTensors(m, tensors, { config: base }).then((r) => r.ranges)),
-    runtime,
-    gramProduct: nodeGramProduct,
-    denseProduct: nodeDenseProduct,
-    floatRowCache: sharedRows ?? new FloatRowCache(),
-    configName: variant,
-    ...recoveryOptions,
-  });
+  const result = await profiledVariant(variant, () =>
+    quantizeWithRecovery(model, config, {
+      calibrate: (m) => (ranges ??= calibrateOnTensors(m, tensors, { config: base }).then((r) => r.ranges)),
+      runtime,
+      gramProduct: nodeGramProduct,
+      denseProduct: nodeDenseProduct,
+      floatRowCache: sharedRows ?? new FloatRowCache(),
+      configName: variant,
+      ...recoveryOptions,
+    }),
+  );
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   const bytes = encode(result.model);

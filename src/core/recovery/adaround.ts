@@ -143,29 +143,24 @@ function gradients(r: RoundingState, active: number, gv: Float64Array, cross: Fl
 /**
  * After a step in which some h(V) was clipped (dh/dV = 0): each such weight's rounding (the sign of V after this
  * step, final) goes to `up`, the objective stops watching it, and the others (with their Adam moments) close up in
- * order. Returns the new count.
+ * order, each run of staying weights between two leaving ones moved down at once (copyWithin) instead of one by one:
+ * a few weights leave per step, so the moves were most of the cost. Returns the new count.
  */
-function pack(r: RoundingState, active: number, up: Uint8Array, objective: IncrementalObjective): number {
-  const { learning, floor, scale, lo, hi, V, m, v, dhdv } = r;
+export function pack(r: RoundingState, active: number, up: Uint8Array, objective: IncrementalObjective): number {
+  const { learning, V, dhdv } = r;
+  const moved = [learning, r.floor, r.scale, r.lo, r.hi, V, r.m, r.v];
   let kept = 0;
-  for (let q = 0; q < active; q++) {
+  let run = 0;
+  for (let q = 0; q <= active; q++) {
+    if (q < active && dhdv[q] !== 0) continue;
+    // Weights run … q − 1 stay: they move down to kept (never over q, which still holds the leaving weight).
+    if (q > run && kept !== run) for (const a of moved) a.copyWithin(kept, run, q);
+    kept += q - run;
+    run = q + 1;
+    if (q === active) break;
     const at = learning[q];
-    if (dhdv[q] === 0) {
-      up[at] = V[q] >= 0 ? 1 : 0;
-      objective.unwatch(at);
-      continue;
-    }
-    if (kept !== q) {
-      learning[kept] = at;
-      floor[kept] = floor[q];
-      scale[kept] = scale[q];
-      lo[kept] = lo[q];
-      hi[kept] = hi[q];
-      V[kept] = V[q];
-      m[kept] = m[q];
-      v[kept] = v[q];
-    }
-    kept++;
+    up[at] = V[q] >= 0 ? 1 : 0;
+    objective.unwatch(at);
   }
   return kept;
 }

@@ -143,7 +143,8 @@ export async function incrementalObjective(
       const first = gi * outPerGroup * k;
       const span = outPerGroup * k;
       if (buffer) {
-        if (!reuse) for (let i = 0; i < span; i++) buffer[i] = v[first + i];
+        // set() rounds each float64 to float32 as the element assignment does, in one native loop.
+        if (!reuse) buffer.set(v.subarray(first, first + span));
         out.set(await products[gi].multiply(buffer), first);
       } else {
         multiplyGram(p.groups[gi].gram, k, v, first, outPerGroup, out.subarray(first, first + span));

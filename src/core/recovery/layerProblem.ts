@@ -54,6 +54,7 @@ export function buildLayerProblem(
   form: ProblemForm = problemForm(data),
 ): LayerProblem {
   const { layer } = data;
+  if (form === 'targets' && layer.groups > 1) return groupedProblemByRowChunks(data, target);
   const groups: GroupProblem[] = [];
   const build = form === 'moments' ? groupProblemByMoments : groupProblem;
   for (const [g, at] of groupRows(data, target)) groups.push(build(data, target, g, at));
@@ -107,6 +108,133 @@ function* groupRows(data: LayerRows, target: ReconstructionTarget): Generator<[n
     for (let j = 0; j < count; j++)
       yield [first + j, { quant, target: targetCopy, width: blockWidth, offset: j * kg, columns }];
   }
+}
+
+/** Rows per chunk of groupedProblemByRowChunks: one group's columns for a chunk (k + outPerGroup of them) stay in L1. */
+const ROW_CHUNK = 64;
+
+/**
+ * Every group's problem (targets form) of a grouped layer, the rows taken a chunk at a time: per chunk and group, its
+ * columns (x_q, the constant, each channel's target) are copied out of the rows once into a small buffer, and every
+ * sum of G, c and τ carries on from where the last chunk left it. Each sum then adds the same products in the same
+ * order as groupProblem's, so G, c and τ are equal to groupProblem's bit for bit; but groupProblem first copied each run
+ * of groups out of every row (rows thousands of values apart) and then each group into float64 columns as long as the
+ * rows, which cost as much as the sums on the recognizer's depthwise layers (480 groups of 25 over 2048 rows).
+ */
+function groupedProblemByRowChunks(data: LayerRows, target: ReconstructionTarget): LayerProblem {
+  const { rows, width, kg, k, outPerGroup, inv, targetRows } = shapeOf(data, target);
+  const { layer, quantRows: quant } = data;
+  const cols = k + outPerGroup;
+  const chunk = new Float64Array(cols * ROW_CHUNK);
+  const weights = Array.from({ length: layer.groups }, (_, g) => groupWeights(data, g));
+  const grams = weights.map(() => new Float64Array(k * k));
+  const crosses = weights.map(() => new Float64Array(outPerGroup * k));
+  // τ's sums as dot() makes them: four interleaved partial sums, rows past the last multiple of four into the first.
+  const stripes = weights.map(() => new Float64Array(outPerGroup * 4));
+  const striped = rows - (rows % 4);
+  for (let first = 0; first < rows; first += ROW_CHUNK) {
+    const n = Math.min(ROW_CHUNK, rows - first);
+    for (let g = 0; g < layer.groups; g++) {
+      const { wf, offset } = weights[g];
+      // Column i of the chunk at chunk[i·ROW_CHUNK …]: x_q's kg columns, the ones, then each channel's target.
+      for (let r = 0; r < n; r++) {
+        const base = (first + r) * width + g * kg;
+        for (let i = 0; i < kg; i++) chunk[i * ROW_CHUNK + r] = quant[base + i];
+        chunk[kg * ROW_CHUNK + r] = 1;
+        for (let j = 0; j < outPerGroup; j++) {
+          let t = 0;
+          for (let i = 0; i < kg; i++) t += targetRows[base + i] * wf[j * kg + i];
+          chunk[(k + j) * ROW_CHUNK + r] = offset[j] + t;
+        }
+      }
+      const gram = grams[g];
+      // G's upper triangle (entry a ≤ b at a·k + b), two columns against two.
+      for (let a = 0; a < k; a += 2) {
+        const a1 = Math.min(a + 1, k - 1);
+        for (let b = a; b < k; b += 2) {
+          const b1 = Math.min(b + 1, k - 1);
+          const at10 = a1 <= b ? a1 * k + b : b * k + a1;
+          accumulate2x2(chunk, a, a1, b, b1, n, gram, a * k + b, a * k + b1, at10, a1 * k + b1);
+        }
+      }
+      const cross = crosses[g];
+      for (let j = 0; j < outPerGroup; j += 2) {
+        const j1 = Math.min(j + 1, outPerGroup - 1);
+        for (let b = 0; b < k; b += 2) {
+          const b1 = Math.min(b + 1, k - 1);
+          accumulate2x2(chunk, k + j, k + j1, b, b1, n, cross, j * k + b, j * k + b1, j1 * k + b, j1 * k + b1);
+        }
+      }
+      const stripe = stripes[g];
+      for (let j = 0; j < outPerGroup; j++) {
+        const col = (k + j) * ROW_CHUNK;
+        for (let r = 0; r < n; r++) {
+          const at = first + r;
+          const v = chunk[col + r];
+          stripe[j * 4 + (at < striped ? at & 3 : 0)] += v * v;
+        }
+      }
+    }
+  }
+  const groups: GroupProblem[] = grams.map((gram, g) => {
+    for (let a = 0; a < k; a++) {
+      for (let b = a; b < k; b++) {
+        const v = gram[a * k + b] * inv;
+        gram[b * k + a] = v;
+        gram[a * k + b] = v;
+      }
+    }
+    const cross = crosses[g];
+    for (let i = 0; i < cross.length; i++) cross[i] *= inv;
+    const stripe = stripes[g];
+    const targetSq = new Float64Array(outPerGroup);
+    for (let j = 0; j < outPerGroup; j++)
+      targetSq[j] = (stripe[j * 4] + stripe[j * 4 + 1] + stripe[j * 4 + 2] + stripe[j * 4 + 3]) * inv;
+    return { k, gram, cross, targetSq };
+  });
+  return { rows: data, outPerGroup, groups };
+}
+
+/**
+ * Sums carried on over a chunk's rows (columns x0, x1 against y0, y1 of `chunk`, ROW_CHUNK apart, n rows): the four
+ * sums start from `into` at i00, i01, i10, i11 and are written back there. Indices may repeat (a column paired with
+ * itself, or x1 = x0 at an odd end): every sum sharing an index adds the same products, so all write the same value.
+ */
+function accumulate2x2(
+  chunk: Float64Array,
+  x0: number,
+  x1: number,
+  y0: number,
+  y1: number,
+  n: number,
+  into: Float64Array,
+  i00: number,
+  i01: number,
+  i10: number,
+  i11: number,
+): void {
+  let s00 = into[i00],
+    s01 = into[i01],
+    s10 = into[i10],
+    s11 = into[i11];
+  const p0 = x0 * ROW_CHUNK,
+    p1 = x1 * ROW_CHUNK,
+    q0 = y0 * ROW_CHUNK,
+    q1 = y1 * ROW_CHUNK;
+  for (let r = 0; r < n; r++) {
+    const p = chunk[p0 + r],
+      q = chunk[p1 + r],
+      u = chunk[q0 + r],
+      v = chunk[q1 + r];
+    s00 += p * u;
+    s01 += p * v;
+    s10 += q * u;
+    s11 += q * v;
+  }
+  into[i00] = s00;
+  into[i01] = s01;
+  into[i10] = s10;
+  into[i11] = s11;
 }
 
 /**
