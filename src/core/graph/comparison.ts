@@ -110,7 +110,10 @@ function markOf(status: string): BoxMark {
 function paneView(view: GraphView): PaneView {
   return {
     boxes: view.boxes,
-    edges: view.edges.map(({ source, target, tensor, label }) => ({ source, target, tensor, label })),
+    // Only an edge with a folded Q/DQ on it is copied (without it); the others are sent as they are.
+    edges: view.edges.map((e) =>
+      e.quant ? { source: e.source, target: e.target, tensor: e.tensor, label: e.label } : e,
+    ),
     boxById: view.boxById,
     qdqFolded: view.qdqFolded,
   };

@@ -164,7 +164,8 @@ export const INDEX_SLICE_NODES = 8000;
 function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, GraphIndex> {
   const nodes = graph.node;
   const ids = assignNodeIds(nodes);
-  const indexOfId = new Map<NodeId, number>(ids.map((id, i) => [id, i]));
+  const indexOfId = new Map<NodeId, number>();
+  for (let i = 0; i < ids.length; i++) indexOfId.set(ids[i], i);
   yield;
   // Each tensor name numbered once: node outputs in pass 1 (each produced once), the other names nodes read in pass 2.
   const tensorNumber = new Map<string, number>();
@@ -178,11 +179,13 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     outputStart[i] = tensorNames.length;
     for (const o of n.output) {
       if (!o) continue;
-      const known = tensorNumber.get(o);
-      if (known !== undefined) {
+      // One Map operation a name: a name seen before leaves the size as it was.
+      const size = tensorNumber.size;
+      tensorNumber.set(o, tensorNames.length);
+      if (tensorNumber.size === size) {
+        const known = tensorNames.indexOf(o);
         throw new InvalidModelError(`tensor "${o}" is produced by two nodes (${ids[producers[known]]} and ${ids[i]})`);
       }
-      tensorNumber.set(o, tensorNames.length);
       tensorNames.push(o);
       producers.push(i);
     }
@@ -194,7 +197,8 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
   const produced = tensorNames.length;
   outputStart[nodes.length] = produced;
 
-  const initializers = new Map<string, TensorProto>(graph.initializer.map((t) => [t.name ?? '', t]));
+  const initializers = new Map<string, TensorProto>();
+  for (const t of graph.initializer) initializers.set(t.name ?? '', t);
   const inputs = graph.input.filter((v) => !initializers.has(v.name ?? ''));
   yield;
 

@@ -10,16 +10,23 @@ import type { NodeId, NodeProto } from './model.ts';
 
 /** One id per node, in the order given. */
 export function assignNodeIds(nodes: readonly NodeProto[]): NodeId[] {
-  const nameCount = new Map<string, number>();
-  for (const n of nodes) if (n.name) nameCount.set(n.name, (nameCount.get(n.name) ?? 0) + 1);
-  const taken = new Set<string>();
-  for (const [name, count] of nameCount) if (count === 1) taken.add(name);
+  // Every name once, and the names given more than once (none, in most files): one Set operation a node.
+  const names = new Set<string>();
+  let repeated: Set<string> | null = null;
+  for (const n of nodes) {
+    if (!n.name) continue;
+    const size = names.size;
+    names.add(n.name);
+    if (names.size === size) (repeated ??= new Set()).add(n.name);
+  }
+  const unique = (name: string) => names.has(name) && !repeated?.has(name);
+  const made = new Set<string>();
   return nodes.map((n, i) => {
-    if (n.name && nameCount.get(n.name) === 1) return n.name as NodeId;
+    if (n.name && !repeated?.has(n.name)) return n.name as NodeId;
     const base = `${n.op_type || 'Node'}_${i}`;
     let id = base;
-    for (let k = 2; taken.has(id); k++) id = `${base}_${k}`;
-    taken.add(id);
+    for (let k = 2; unique(id) || made.has(id); k++) id = `${base}_${k}`;
+    made.add(id);
     return id as NodeId;
   });
 }
