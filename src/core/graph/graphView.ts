@@ -13,7 +13,7 @@ import { tensorSummary, type TensorSummary } from '../onnx/modelSummary.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
 import type { ValueInfoProto } from '../onnx/model.ts';
 import { opFamily, type OpFamily } from './opFamily.ts';
-import { foldQdq, hasQdq, quantLabel, type FoldedEdge, type QdqFold } from './qdqFold.ts';
+import { foldQdq, hasQdq, isQuantizeNode, quantLabel, type FoldedEdge, type QdqFold } from './qdqFold.ts';
 
 export type BoxKind = 'node' | 'input' | 'output';
 
@@ -186,8 +186,9 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     if (isFoldedConstant(index, i, graphOutputs)) continue;
     const node = index.nodes[i];
     if (fold?.folded[i]) {
-      // A folded DQ's output stands for the float tensor its Q read: edges run from that tensor's producer.
-      const edge = fold.edges.get(node.output[0] ?? '');
+      // A folded DQ's output stands for the float tensor its Q read: edges run from that tensor's producer. (A folded
+      // Q's output is read by DQs only, so no edge is keyed by it.)
+      const edge = isQuantizeNode(node) ? undefined : fold.edges.get(node.output[0] ?? '');
       if (edge?.dequantize === i) {
         // By number: the DQ's output and its Q's input.
         const source = producerBox.byNumber[inputNumber(index, edge.quantize, 0)];
