@@ -118,6 +118,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await expect(shortfall).toContainText('Why the target was not met');
   await expect(shortfall).toContainText(/\d+ activation pairs, \d+ weights at 16 bits: held in \d/);
   await expect(shortfall).toContainText(/every activation at 16 bits \(\d+ pairs/);
+  await expect(shortfall).toContainText(/every weight at 16 bits \(\d+\), activations at 8: held in \d/);
   await expect(shortfall).toContainText('At 16 bits in the largest set measured, and still short');
   await expect(card.getByTestId('rung-chosen')).toHaveCount(1);
 
