@@ -4,7 +4,8 @@
  *   float      the three photos through the plain float model (one session, as calibration makes one): the floor;
  *   in-graph   MinMax calibration with the statistics computed inside the model (run/reduceInGraph.ts, the default);
  *   exposed    MinMax calibration with every tensor exposed as an output and folded in JavaScript (the path before);
- *   Percentile, Entropy, MinMSE   the histogram methods' calibration (every tensor exposed, histograms in JavaScript).
+ *   Percentile, Entropy, MinMSE   the histogram methods' calibration (every tensor exposed but those whose states are
+ *              derived from others', run/derivedStates.ts; histograms in JavaScript).
  * Wall and process CPU seconds from before the session to the ranges (image decoding included in all three), and the
  * 1-minute load average before and after. The calibration modes write their ranges and states to `<ranges.json>` so the
  * suite can compare them; in-graph also says how many tensors the model reduces, how many a run derives from others'
