@@ -66,7 +66,8 @@ const concat = (sources: readonly string[]): Derivation => ({
 
 const ARITHMETIC: ReadonlySet<string> = new Set(['Add', 'Sub', 'Mul', 'Div']);
 
-const SAME_VALUES: ReadonlySet<string> = new Set([
+/** Ops whose output holds exactly its first input's values (the other inputs are shapes, axes or permutations). */
+export const SAME_VALUES: ReadonlySet<string> = new Set([
   'Identity',
   'Reshape',
   'Flatten',

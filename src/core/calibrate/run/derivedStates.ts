@@ -17,7 +17,8 @@ import { DataType, type ModelProto } from '../../onnx/model.ts';
 import { buildGraphIndex } from '../../onnx/graphIndex.ts';
 import { mergeStates, type CollectorState } from '../collectors/registry.ts';
 import type { CalibrationMethod } from '../collectors/types.ts';
-import type { TensorStates } from './statistics.ts';
+import { HISTOGRAM_ONLY, type TensorStates } from './statistics.ts';
+import { SAME_VALUES } from './derivedExtremes.ts';
 
 /** How one tensor's state follows from its sources'. */
 export interface StateDerivation {
@@ -28,35 +29,8 @@ export interface StateDerivation {
   readonly sources: readonly string[];
 }
 
-/** Ops whose output holds exactly its first input's values (the other inputs are shapes, axes or permutations). */
-const SAME_VALUES: ReadonlySet<string> = new Set([
-  'Identity',
-  'Reshape',
-  'Flatten',
-  'Squeeze',
-  'Unsqueeze',
-  'Transpose',
-]);
-
 /** Collectors whose update depends on the multiset of a batch's values alone. */
-const MULTISET_COLLECTORS: ReadonlySet<CalibrationMethod> = new Set([
-  'MinMax',
-  'NonOverflow',
-  'Percentile',
-  'Entropy',
-  'MinMSE',
-  'PowerOfTwoMinMSE',
-  'Distribution',
-]);
-
-/** Collectors whose state is one histogram (histogramState.ts), which merges exactly. */
-const HISTOGRAM_COLLECTORS: ReadonlySet<CalibrationMethod> = new Set([
-  'Percentile',
-  'Entropy',
-  'MinMSE',
-  'PowerOfTwoMinMSE',
-  'Distribution',
-]);
+const MULTISET_COLLECTORS: ReadonlySet<string> = new Set(['MinMax', 'NonOverflow', ...HISTOGRAM_ONLY]);
 
 /**
  * The tensors among `observed` (main-graph tensors that get a state: exposed node outputs and float32 graph inputs)
@@ -70,7 +44,8 @@ export function planStateDerivations(
 ): Map<string, StateDerivation> {
   const out = new Map<string, StateDerivation>();
   if (methods.length === 0 || !methods.every((m) => MULTISET_COLLECTORS.has(m))) return out;
-  const merges = methods.every((m) => HISTOGRAM_COLLECTORS.has(m));
+  // Collectors whose state is one histogram (histogramState.ts), which merges exactly.
+  const merges = methods.every((m) => HISTOGRAM_ONLY.has(m));
   const wanted = new Set(observed);
   const graph = model.graph!;
   // Tensors with a state by the time each node is reached: graph inputs first, then outputs in topological order

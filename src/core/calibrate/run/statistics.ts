@@ -40,7 +40,7 @@ export interface Fold {
 }
 
 /** Collectors whose update is one fold of the values into their histogram and nothing else (histogramState.ts). */
-const HISTOGRAM_ONLY: ReadonlySet<string> = new Set([
+export const HISTOGRAM_ONLY: ReadonlySet<string> = new Set([
   'Percentile',
   'Entropy',
   'MinMSE',
