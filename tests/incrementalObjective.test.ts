@@ -13,7 +13,7 @@ import {
   type GramProductFactory,
   type LayerProblem,
 } from '../src/core/recovery/layerProblem.ts';
-import { incrementalObjective, STALE_SHARE } from '../src/core/recovery/incrementalObjective.ts';
+import { BLOCK_MAX, incrementalObjective, STALE_SHARE } from '../src/core/recovery/incrementalObjective.ts';
 import { adaround } from '../src/core/recovery/adaround.ts';
 import { adaquant } from '../src/core/recovery/adaquant.ts';
 import { codesLoss, type TuneOptions } from '../src/core/recovery/tuning.ts';
@@ -246,9 +246,9 @@ describe('lists compacted lazily (STALE_SHARE)', () => {
       const p = smallProblem(8, 127, 1, 300, 17);
       const k = 128,
         n = 8 * k;
-      const run = async (staleShare: number) => {
+      const run = async (staleShare: number, blockMax = BLOCK_MAX) => {
         const watched = new Uint8Array(n).fill(1);
-        const objective = await incrementalObjective(p, watched, product, staleShare);
+        const objective = await incrementalObjective(p, watched, product, staleShare, blockMax);
         const v = Float64Array.from(seededFloats(n, 18, -1, 1));
         let list = Int32Array.from({ length: n }, (_, i) => i);
         const seen: number[] = [];
@@ -279,12 +279,19 @@ describe('lists compacted lazily (STALE_SHARE)', () => {
         return { seen, left: list.length };
       };
       const eager = await run(0);
-      const lazy = await run(STALE_SHARE);
       expect(eager.left).toBeGreaterThan(0);
       expect(eager.left).toBeLessThan(n / 4); // the channels went onto their own blocks
-      expect(lazy.seen.length).toBe(eager.seen.length);
-      const differs = lazy.seen.findIndex((x, i) => !Object.is(x, eager.seen[i]));
-      expect(differs, `value ${differs} differs`).toBe(-1);
+      // Lazily, and with the blocks capped smaller (BLOCK_MAX) or none at all: the same values.
+      for (const [staleShare, blockMax] of [
+        [STALE_SHARE, BLOCK_MAX],
+        [STALE_SHARE, 9],
+        [0, 0],
+      ]) {
+        const other = await run(staleShare, blockMax);
+        expect(other.seen.length).toBe(eager.seen.length);
+        const differs = other.seen.findIndex((x, i) => !Object.is(x, eager.seen[i]));
+        expect(differs, `value ${differs} differs (${staleShare}, ${blockMax})`).toBe(-1);
+      }
     });
   }
 });

@@ -34,6 +34,12 @@ const TS_FULL_SPEEDUP = 3;
 const ENTRY_COST = 20;
 /** A channel gets its own block of G once at most this fraction of its entries is watched (memory ≤ 1/16 of G per channel)… */
 const BLOCK_BELOW = 0.25;
+/**
+ * …and never more than this many entries a side: a block of 720 on the recognizer's 60 × 2881 convolution was 4 MB per
+ * channel, rebuilt as it shrank from G's scattered rows (1.7 of its 2.3 s in the objective). The block and the row
+ * paths make the same products in the same order, so where the blocks go changes no value (tests/incrementalObjective).
+ */
+export const BLOCK_MAX = 128;
 /** …and a smaller one once its watched count falls below this fraction of the block's (each rebuild costs about one update). */
 const REBUILD_BELOW = 0.7;
 /**
@@ -75,6 +81,7 @@ export async function incrementalObjective(
   watched: Uint8Array,
   factory?: GramProductFactory,
   staleShare = STALE_SHARE,
+  blockMax = BLOCK_MAX,
 ): Promise<IncrementalObjective> {
   const l = p.rows.layer;
   const k = p.groups[0]?.k ?? 0;
@@ -101,7 +108,12 @@ export async function incrementalObjective(
   // them) and, until the list is next compacted, some no longer watched (see STALE_SHARE).
   const list = new Int32Array(n);
   const counts = new Int32Array(channels);
+  // Channels whose watched count changed since their list was last looked at (and those never looked at), listed once:
+  // only they can have become due for compaction or a block.
   const dirty = new Uint8Array(channels).fill(1);
+  const dirtyList = Int32Array.from({ length: channels }, (_, m) => m);
+  let dirtyCount = channels;
+  const blockBelow = Math.min(k * BLOCK_BELOW, blockMax);
   for (let m = 0; m < channels; m++) for (let i = 0; i < k; i++) if (flags[m * k + i]) list[m * k + counts[m]++] = i;
   const live = Int32Array.from(counts);
   // Σ_m live[m]² and Σ_m live[m]: the update's cost when every watched entry changes.
@@ -179,14 +191,15 @@ export async function incrementalObjective(
 
   /**
    * Drops unwatched columns from the lists of the channels that lost more than `staleShare` of them or whose block of
-   * G is due, and rebuilds those blocks.
+   * G is due, and rebuilds those blocks. Only channels that lost a watched entry since they were last looked at can
+   * have become due (nothing else moves live, counts or the blocks), so only those are looked at.
    */
   const compact = () => {
-    for (let m = 0; m < channels; m++) {
-      if (!dirty[m]) continue;
-      const blockDue = live[m] <= k * BLOCK_BELOW && (!sub[m] || live[m] < subSize[m] * REBUILD_BELOW);
-      if (!blockDue && counts[m] - live[m] <= live[m] * staleShare) continue;
+    for (let d = 0; d < dirtyCount; d++) {
+      const m = dirtyList[d];
       dirty[m] = 0;
+      const blockDue = live[m] <= blockBelow && (!sub[m] || live[m] < subSize[m] * REBUILD_BELOW);
+      if (!blockDue && counts[m] - live[m] <= live[m] * staleShare) continue;
       const base = m * k;
       let kept = 0;
       for (let s = base; s < base + counts[m]; s++) {
@@ -210,6 +223,7 @@ export async function incrementalObjective(
         synced[m] = 0;
       }
     }
+    dirtyCount = 0;
   };
 
   /** The incremental update's multiply-adds for these changes. */
@@ -269,7 +283,10 @@ export async function incrementalObjective(
       countSq -= 2 * live[m] - 1; // live² → (live − 1)²
       countSum--;
       live[m]--;
-      dirty[m] = 1;
+      if (!dirty[m]) {
+        dirty[m] = 1;
+        dirtyList[dirtyCount++] = m;
+      }
     },
     async release() {
       await Promise.all(products.map((x) => x.release()));
