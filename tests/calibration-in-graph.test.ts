@@ -70,8 +70,9 @@ async function calibrate(
   source: SampleSource,
   config: QuantConfig,
   statisticsInGraph: boolean,
+  deriveStates = true,
 ) {
-  const calibrator = new ModelCalibrator(model, runtime, undefined, { statisticsInGraph });
+  const calibrator = new ModelCalibrator(model, runtime, undefined, { statisticsInGraph, deriveStates });
   try {
     return await calibrator.calibrate(
       source,
@@ -325,6 +326,64 @@ describe('MinMax statistics computed in the graph', () => {
       // The reduced session, then one reading the suspect and derived tensors in full.
       expect(rec.outputs[0].length, label).toBe(4);
       expect(rec.outputs[1], label).toEqual(expect.arrayContaining(['mulBig', 'identity', 'concat', 'divOfDerived']));
+    }
+  });
+
+  it('derives in topological order from a graph stored out of it, and copies a float32 Cast, exactly as exposed', async () => {
+    // A float16 model's float32 form (ISNet's) keeps its Casts, now float32 to float32, and need not list its nodes in
+    // topological order: here they are stored last to first.
+    const toFloat = [intAttribute('to', DataType.FLOAT)];
+    const inOrder = [
+      makeNode('Mul', ['x', 'w'], ['scaled'], 'scaled'),
+      makeNode('Cast', ['scaled'], ['cast'], 'cast', toFloat),
+      makeNode('Relu', ['cast'], ['relu'], 'relu'),
+      makeNode('Reshape', ['relu', 'shape'], ['flat'], 'flat'),
+      makeNode('Cast', ['flat'], ['flatCast'], 'flatCast', toFloat),
+      makeNode('Concat', ['cast', 'relu'], ['both'], 'both', [intAttribute('axis', 0)]),
+      makeNode('Mul', ['both', 'both'], ['sq'], 'sq'),
+    ];
+    const model = makeModel(
+      makeGraph({
+        node: [...inOrder].reverse(),
+        input: [makeValueInfo('x', DataType.FLOAT, [2, 3])],
+        output: ['flatCast', 'sq'].map((o) => makeValueInfo(o, DataType.FLOAT)),
+        initializer: [
+          makeTensor('w', DataType.FLOAT, [3], Float32Array.of(1, -2, 0.5)),
+          makeTensor('shape', DataType.INT64, [2], BigInt64Array.of(3n, 2n)),
+        ],
+      }),
+    );
+    const tensors = observableTensors(model).filter((t) => t !== 'x');
+    const reduced = reduceInGraph(model, tensors);
+    expect([...reduced.derived.keys()].sort()).toEqual(['both', 'cast', 'flat', 'flatCast', 'relu']);
+    // In an order each run can derive them in: every source reduced or derived before.
+    const ready = new Set(reduced.tensors);
+    for (const [t, d] of reduced.derived) {
+      for (const s of d.sources) expect(ready.has(s), `${t} from ${s}`).toBe(true);
+      ready.add(t);
+    }
+    expect(reduced.derived.get('cast')!.op).toBe('Cast');
+    expect(reduced.tensors).toEqual(['sq', 'scaled']);
+    const rows = [
+      [0.5, -1.25, 3, 7, -0.1, 2],
+      [1e-3, 4, -8, 0, 0.3, -0.6],
+      // scaled reaches −∞: it and every tensor derived from it are read in full.
+      [1, 3e38, -1, 2, 0.25, 0.5],
+      [-2, 1.5, 0.75, -4, 6, 0.125],
+    ];
+    const source = rowsOf(rows, [2, 3]);
+    for (const [label, make] of runtimes) {
+      const rec = recording(make());
+      const bytes = encode(model);
+      const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
+      // Every tensor exposed and folded from its own values: no state derived on either path.
+      const full = await calibrate(decode(bytes), make(), source, getPreset('A8W8'), false, false);
+      expect(plain(fast.states), label).toEqual(plain(full.states));
+      for (const t of tensors) expect(fast.states.has(t), t).toBe(true);
+      expect((fast.states.get('cast') as { nonFinite: number }).nonFinite, label).toBeGreaterThan(0);
+      // Minima, maxima and sizes (no op here can make a NaN: no sums), then the run with −∞ read in full.
+      expect(rec.outputs[0].length, label).toBe(3);
+      expect(rec.outputs[1], label).toEqual(expect.arrayContaining(['scaled', 'cast', 'flatCast', 'both']));
     }
   });
 

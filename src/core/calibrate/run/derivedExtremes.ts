@@ -2,8 +2,9 @@
  * Tensors whose extremes follow exactly from their producer's input extremes, so the calibration model reduces
  * them not at all (reduceInGraph.ts, issue 33.5: each ReduceMin/ReduceMax reads its tensor again).
  *
- * A reshape, transpose or Identity keeps its input's values; a Concat holds its inputs' values; a non-decreasing
- * element-wise op f has min f(min) and max f(max) (a non-increasing one swaps them). That is exact only where
+ * A reshape, transpose, Identity or Cast to float32 keeps its input's values (a Cast's input asked is float32 too:
+ * a float16 model's float32 form keeps its Casts); a Concat holds its inputs' values; a non-decreasing element-wise
+ * op f has min f(min) and max f(max) (a non-increasing one swaps them). That is exact only where
  * onnxruntime computes f(x) as JavaScript does below on every element, so the rules are limited to ops made of one
  * or two correctly rounded float32 operations or a choice between values: Relu, Clip and LeakyRelu, HardSigmoid
  * (alpha·x + beta, two roundings: onnxruntime rounds twice, no fused multiply-add, measured equal on node and wasm),
@@ -18,6 +19,7 @@
 import { DataType, opsetOf, type ModelProto, type NodeProto } from '../../onnx/model.ts';
 import { graphConstants } from '../../onnx/constantNode.ts';
 import { readTensorAsFloat32 } from '../../onnx/tensorData.ts';
+import { buildGraphIndex } from '../../onnx/graphIndex.ts';
 import type { BatchExtremes } from '../collectors/minmax.ts';
 
 /** How one tensor's extremes follow from its sources'. */
@@ -67,7 +69,7 @@ const concat = (sources: readonly string[]): Derivation => ({
 const ARITHMETIC: ReadonlySet<string> = new Set(['Add', 'Sub', 'Mul', 'Div']);
 
 /** Ops whose output holds exactly its first input's values (the other inputs are shapes, axes or permutations). */
-export const SAME_VALUES: ReadonlySet<string> = new Set([
+const SAME_VALUES: ReadonlySet<string> = new Set([
   'Identity',
   'Reshape',
   'Flatten',
@@ -75,6 +77,16 @@ export const SAME_VALUES: ReadonlySet<string> = new Set([
   'Unsqueeze',
   'Transpose',
 ]);
+
+/**
+ * Whether `node`'s output holds exactly its first input's values where that input is float32: a reshape, transpose,
+ * Identity, or a Cast to float32 (of float32, as a float16 model's float32 form has them, a copy).
+ */
+export function holdsInputValues(node: NodeProto): boolean {
+  const op = node.op_type ?? '';
+  if (SAME_VALUES.has(op)) return true;
+  return op === 'Cast' && Number(node.attribute.find((a) => a.name === 'to')?.i) === DataType.FLOAT;
+}
 
 const FLOAT32_MAX = 3.4028234663852886e38;
 const f32 = Math.fround;
@@ -84,8 +96,9 @@ const floatAttr = (node: NodeProto, name: string, fallback: number) => {
 };
 
 /**
- * The tensors among `asked` whose extremes can be derived, in graph order, each from tensors of `asked` that come
- * before it. `constants`: asked tensors whose extremes are known without a run (Constant nodes' outputs).
+ * The tensors among `asked` (float32 node outputs) whose extremes can be derived, in topological order, each from
+ * tensors of `asked` that come before it. `constants`: asked tensors whose extremes are known without a run
+ * (Constant nodes' outputs).
  */
 export function planDerivations(
   model: ModelProto,
@@ -111,7 +124,10 @@ export function planDerivations(
   // The tensors seen so far among those asked (each will have extremes in a run, reduced or derived).
   const seen = new Set<string>(constants);
   const known = (name: string) => seen.has(name);
-  for (const node of graph.node) {
+  // In topological order: a float16 model's float32 form (ISNet's) need not list its nodes in it.
+  const nodes = graph.node;
+  for (const i of buildGraphIndex(graph).order) {
+    const node = nodes[i];
     for (const o of node.output) if (wanted.has(o)) seen.add(o);
     const output = node.output[0];
     if (node.output.length !== 1 || !wanted.has(output) || constants.has(output)) continue;
@@ -130,7 +146,7 @@ function rule(
 ): Derivation | undefined {
   const op = node.op_type ?? '';
   const [x] = node.input;
-  if (SAME_VALUES.has(op)) return known(x) ? monotone(op, x, (v) => v) : undefined;
+  if (holdsInputValues(node)) return known(x) ? monotone(op, x, (v) => v) : undefined;
   if (op === 'Concat') return node.input.length > 0 && node.input.every(known) ? concat(node.input) : undefined;
   if (node.input.length === 2 && ARITHMETIC.has(op)) {
     const [a, b] = node.input;

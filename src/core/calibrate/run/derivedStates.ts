@@ -13,12 +13,12 @@
  *
  * Main-graph tensors only, each from tensors that have a state of their own (exposed, fed, or derived before it).
  */
-import { DataType, type ModelProto } from '../../onnx/model.ts';
+import type { ModelProto } from '../../onnx/model.ts';
 import { buildGraphIndex } from '../../onnx/graphIndex.ts';
 import { mergeStates, type CollectorState } from '../collectors/registry.ts';
 import type { CalibrationMethod } from '../collectors/types.ts';
 import { HISTOGRAM_ONLY, type TensorStates } from './statistics.ts';
-import { SAME_VALUES } from './derivedExtremes.ts';
+import { holdsInputValues } from './derivedExtremes.ts';
 
 /** How one tensor's state follows from its sources'. */
 export interface StateDerivation {
@@ -59,8 +59,7 @@ export function planStateDerivations(
     const plain = !node.domain || node.domain === 'ai.onnx';
     if (plain && node.output.length === 1 && wanted.has(output)) {
       const [x] = node.input;
-      const isCast = op === 'Cast' && Number(node.attribute.find((a) => a.name === 'to')?.i) === DataType.FLOAT;
-      if ((SAME_VALUES.has(op) || isCast) && known.has(x)) out.set(output, { op, kind: 'copy', sources: [x] });
+      if (holdsInputValues(node) && known.has(x)) out.set(output, { op, kind: 'copy', sources: [x] });
       else if (op === 'Concat' && merges && node.input.length > 0 && node.input.every((i) => known.has(i)))
         out.set(output, { op, kind: 'merge', sources: [...node.input] });
     }

@@ -52,7 +52,7 @@ export interface ReducedOutputs {
   checks: NanChecks;
   /** Constant nodes' outputs among the tensors asked for, with their extremes: not reduced, folded as they are. */
   constants: ReadonlyMap<string, BatchExtremes>;
-  /** Tensors whose extremes each run derives from other tensors' (derivedExtremes.ts), in graph order. */
+  /** Tensors whose extremes each run derives from other tensors' (derivedExtremes.ts), in topological order. */
   derived: ReadonlyMap<string, Derivation>;
   /** Every tensor asked for, in the order given (a run's extremes come back in it). */
   asked: readonly string[];
