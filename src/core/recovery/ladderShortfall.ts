@@ -12,20 +12,22 @@ import type { GrowthResult } from '../search/precisionGrowth.ts';
 import type { MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import type { ReportLadderFigure, ReportLadderShortfall } from '../report/report.ts';
 
-/** Every activation group at 16 bits, with the weights of the growth's largest set, measured where the growth missed. */
-export interface PrecisionCeiling {
-  /** Activation Q/DQ pairs and weights at 16 bits. */
-  readonly act16: number;
-  readonly w16: number;
+/** One configuration judged on the held-in and on the held-out samples. */
+interface HeldInAndOut {
   readonly heldIn: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
   readonly heldOut: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
 }
 
-/** Every weight at 16 bits with the activations at 8 bits, measured beside the ceiling: where the error is, weights or activations. */
-export interface WeightCeiling {
+/** Every activation group at 16 bits, with the weights of the growth's largest set, measured where the growth missed. */
+export interface PrecisionCeiling extends HeldInAndOut {
+  /** Activation Q/DQ pairs and weights at 16 bits. */
+  readonly act16: number;
   readonly w16: number;
-  readonly heldIn: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
-  readonly heldOut: { readonly score: number; readonly metrics: Readonly<Record<string, number>> };
+}
+
+/** Every weight at 16 bits with the activations at 8 bits, measured beside the ceiling: where the error is, weights or activations. */
+export interface WeightCeiling extends HeldInAndOut {
+  readonly w16: number;
 }
 
 /** What of a rung's detail the shortfall reads (ladderMeasure.ts RungDetail). */
@@ -100,12 +102,16 @@ export function ladderShortfall(
   const why: string[] = [];
   const heldOut = figure(rung.score, rung.metrics);
 
+  /** A measured configuration's figures for the report, and whether its held-out figure meets the target. */
+  const judged = (m: HeldInAndOut) => ({
+    heldIn: figure(m.heldIn.score, m.heldIn.metrics),
+    heldOut: figure(m.heldOut.score, m.heldOut.metrics),
+    met: m.heldOut.score >= target.value,
+  });
   const ceiling = detail.ceiling && {
     act16: detail.ceiling.act16,
     w16: detail.ceiling.w16,
-    heldIn: figure(detail.ceiling.heldIn.score, detail.ceiling.heldIn.metrics),
-    heldOut: figure(detail.ceiling.heldOut.score, detail.ceiling.heldOut.metrics),
-    met: detail.ceiling.heldOut.score >= target.value,
+    ...judged(detail.ceiling),
   };
   if (ceiling) {
     const set = setText(ceiling.act16, ceiling.w16);
@@ -117,12 +123,7 @@ export function ladderShortfall(
     );
   }
 
-  const weightCeiling = detail.weightCeiling && {
-    w16: detail.weightCeiling.w16,
-    heldIn: figure(detail.weightCeiling.heldIn.score, detail.weightCeiling.heldIn.metrics),
-    heldOut: figure(detail.weightCeiling.heldOut.score, detail.weightCeiling.heldOut.metrics),
-    met: detail.weightCeiling.heldOut.score >= target.value,
-  };
+  const weightCeiling = detail.weightCeiling && { w16: detail.weightCeiling.w16, ...judged(detail.weightCeiling) };
   if (weightCeiling) {
     const weights = `all ${weightCeiling.w16} weight${weightCeiling.w16 === 1 ? '' : 's'} at 16 bits and every activation at 8`;
     why.push(

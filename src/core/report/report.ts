@@ -154,20 +154,16 @@ export interface ReportLadderShortfall {
   /** The chosen 16-bit set's figure on the held-in samples beside the rung's held-out figure. */
   readonly chosen?: { readonly heldIn: ReportLadderFigure; readonly heldOut: ReportLadderFigure };
   /** Every activation group at 16 bits (with the weights of the largest set) measured: held in and held out. */
-  readonly ceiling?: {
-    readonly act16: number;
-    readonly w16: number;
-    readonly heldIn: ReportLadderFigure;
-    readonly heldOut: ReportLadderFigure;
-    readonly met: boolean;
-  };
+  readonly ceiling?: ReportLadderJudged & { readonly act16: number; readonly w16: number };
   /** Every weight at 16 bits with every activation at 8 bits measured: held in and held out. */
-  readonly weightCeiling?: {
-    readonly w16: number;
-    readonly heldIn: ReportLadderFigure;
-    readonly heldOut: ReportLadderFigure;
-    readonly met: boolean;
-  };
+  readonly weightCeiling?: ReportLadderJudged & { readonly w16: number };
+}
+
+/** One configuration the shortfall measured: its held-in and held-out figures, and whether held out meets the target. */
+export interface ReportLadderJudged {
+  readonly heldIn: ReportLadderFigure;
+  readonly heldOut: ReportLadderFigure;
+  readonly met: boolean;
 }
 
 /**
