@@ -35,6 +35,8 @@ export async function calibrateFolder(
     round?: SequentialRound;
     /** The model file's name: `--preprocess auto` recognises some families by it (ISNet, YOLOX, …). */
     fileName?: string;
+    /** Node outputs not to observe (the core runner's `unobserved`): ranges the one plan using them never reads. */
+    unobserved?: ReadonlySet<string>;
   } = {},
 ): Promise<CalibrationResult> {
   const { shard, round } = options;
@@ -49,6 +51,7 @@ export async function calibrateFolder(
       config,
       onProgress: (p) => bar.update(p),
       round,
+      unobserved: options.unobserved,
     });
   } else {
     // What no data can fix (custom-domain ops, an already quantized model) is said before how data would feed it.
@@ -60,6 +63,7 @@ export async function calibrateFolder(
       config,
       onProgress: (p) => bar.update(p),
       round,
+      unobserved: options.unobserved,
     });
   }
   bar.done();

@@ -66,6 +66,8 @@ export interface CalibrationOptions {
   round?: SequentialRound;
   /** More configurations whose statistics the same runs gather (`alsoStates`; the core runner's `alsoFor`). */
   alsoFor?: readonly QuantConfig[];
+  /** Node outputs not to observe (the core runner's `unobserved`): ranges the one plan using them never reads. */
+  unobserved?: ReadonlySet<string>;
 }
 
 /** Runs calibration over image files, decoding each as it is reached. */
@@ -184,7 +186,9 @@ async function calibrate(
   const summary = summarize(model, buildGraphIndex(model.graph!));
   assertCalibratable(summary, 'The model');
   const source = samplesFor(summary.inputs);
-  const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes ?? nodeOutputBudget());
+  const calibrator = new ModelCalibrator(model, ortNodeRuntime(), options.budgetBytes ?? nodeOutputBudget(), {
+    unobserved: options.unobserved,
+  });
   try {
     const outcome = await calibrator.calibrate(
       source,

@@ -4,6 +4,7 @@
  * the configuration, and so do the accuracy-recovery switches (--cle, --bias-correction, --finetune), which
  * run through core/recovery's quantizeWithRecovery with onnxruntime-node on the --calib images.
  */
+import { unreadRanges, withUnreadRanges } from '../../core/quantize/unreadRanges.ts';
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -364,9 +365,20 @@ export const quantizeCommand = {
       });
       ({ model: quantized, report, recovery } = result);
     } else {
+      // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed.
+      const unread = values.ranges || calibrated ? new Set<string>() : unreadRanges(model, config);
       const ranges = values.ranges
         ? readRangesFile(values.ranges)
-        : (calibrated ?? (await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName })).ranges);
+        : (calibrated ??
+          withUnreadRanges(
+            (
+              await calibrateFolder(model, values.calib!, config, values.preprocess, {
+                fileName,
+                unobserved: unread,
+              })
+            ).ranges,
+            unread,
+          ));
       ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
     }
     const dataFile = writeModelFile(values.output, quantized, external);

@@ -197,6 +197,11 @@ export interface CalibratorOptions {
    * Concat) derived rather than exposed; true unless a caller asks for every tensor exposed (tests comparing the two).
    */
   readonly deriveStates?: boolean;
+  /**
+   * Main-graph node outputs neither exposed nor gathered, where the caller uses the statistics for one quantization
+   * plan alone and the plan reads no range of theirs (core/quantize/unreadRanges.ts).
+   */
+  readonly unobserved?: ReadonlySet<string>;
 }
 
 export class ModelCalibrator {
@@ -242,7 +247,8 @@ export class ModelCalibrator {
 
   /** The main graph's node outputs among the observable tensors. */
   private mainProduced(): string[] {
-    return this.observable.filter((t) => !this.graphInputs.has(t) && !this.inBodies.has(t));
+    const unobserved = this.options.unobserved;
+    return this.observable.filter((t) => !this.graphInputs.has(t) && !this.inBodies.has(t) && !unobserved?.has(t));
   }
 
   /**

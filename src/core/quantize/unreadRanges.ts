@@ -1,0 +1,36 @@
+/**
+ * The tensors whose calibrated ranges a configuration's quantization plan never reads: outputs of Conv-like nodes
+ * that feed a fused Relu/Clip and the insides of functions written out whole (QuantPlan.folded). Where statistics
+ * serve that one plan alone (`qstudio quantize --calib`), calibration need not expose them: at 1024² (ISNet) those
+ * Conv outputs are a third of what onnxruntime hands back per run. Ranges only decide whether a tensor gets a Q/DQ
+ * pair, not whether it is folded, so the plan is made on stand-in ranges for every tensor. The plan still asks
+ * whether such a tensor has a range (a Relu is quantized where its input is calibrated), never what it is: the
+ * calibrated ranges are completed with the same stand-in (withUnreadRanges) before the plan is made.
+ */
+import type { ModelProto } from '../onnx/index.ts';
+import type { QuantConfig } from './config.ts';
+import { quantizeModel } from './quantizeModel.ts';
+import type { Ranges, TensorRange } from './plan.ts';
+
+/** A range the plan asks the presence of and never reads. */
+const STAND_IN: TensorRange = { min: -1, max: 1 };
+
+/** The tensors `config`'s plan on `model` reads no range of; empty where the plan cannot be made without ranges. */
+export function unreadRanges(model: ModelProto, config: QuantConfig): Set<string> {
+  const graph = model.graph!;
+  const ranges = new Map<string, TensorRange>();
+  for (const v of graph.input) ranges.set(v.name ?? '', STAND_IN);
+  for (const n of graph.node) for (const t of n.output) if (t) ranges.set(t, STAND_IN);
+  try {
+    return new Set(quantizeModel(model, ranges, config).plan.folded);
+  } catch {
+    return new Set();
+  }
+}
+
+/** `ranges` with a stand-in for each unread tensor not calibrated: what the plan asks of them is that they have one. */
+export function withUnreadRanges(ranges: Ranges, unread: ReadonlySet<string>): Ranges {
+  const all = new Map(ranges);
+  for (const t of unread) if (!all.has(t)) all.set(t, STAND_IN);
+  return all;
+}

@@ -1,0 +1,72 @@
+/**
+ * Calibration for one quantization plan observes only the tensors the plan reads a range of (issue 33.5;
+ * core/quantize/unreadRanges.ts): on UltraFace with real photos, XINT8's Conv (BatchNormalization) outputs feeding a fused Relu are not
+ * asked of onnxruntime, and the model written from those statistics is byte for byte the one written from every
+ * tensor's.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { asSessionModel, decode, encode, openModel } from '../src/core/onnx/index.ts';
+import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import { sampleSource } from '../src/core/calibrate/run/samples.ts';
+import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { unreadRanges, withUnreadRanges } from '../src/core/quantize/unreadRanges.ts';
+import type { Runtime } from '../src/core/runtime/session.ts';
+import { decodeImageFile } from '../src/cli/images/decode.ts';
+import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { readModel } from './helpers/fixtures.ts';
+
+describe('calibration of the tensors a plan reads', () => {
+  it('UltraFace XINT8: fused Conv outputs are not requested; the written model is unchanged', async () => {
+    const name = 'ultraface-rfb-320.onnx';
+    const { model, summary } = openModel(readModel(name));
+    const config = getPreset('XINT8');
+    const photos = (): SampleSource =>
+      sampleSource(
+        PHOTOS.slice(0, 2).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
+        summary.inputs,
+        FIXTURE_PREPROCESS[name],
+        async (f: string) => decodeImageFile(f),
+      );
+    const requested: string[] = [];
+    const inner = ortNodeRuntime(1);
+    const recording: Runtime = {
+      ...inner,
+      createSession: (bytes, ...rest) => {
+        requested.push(...decode(asSessionModel(bytes).bytes).graph!.output.map((v) => v.name ?? ''));
+        return inner.createSession(bytes, ...rest);
+      },
+    };
+    const calibrated = async (runtime: Runtime, unobserved?: ReadonlySet<string>) => {
+      const calibrator = new ModelCalibrator(model, runtime, undefined, { unobserved });
+      try {
+        return rangesOf(
+          (
+            await calibrator.calibrate(
+              photos(),
+              config,
+              () => false,
+              () => undefined,
+            )
+          ).states,
+        );
+      } finally {
+        await calibrator.release();
+      }
+    };
+    const unread = unreadRanges(model, config);
+    // Conv (+ BatchNormalization, folded into it) outputs read by a Relu alone.
+    const reluInputs = model.graph!.node.filter((n) => n.op_type === 'Relu').map((n) => n.input[0]);
+    expect(reluInputs.filter((t) => unread.has(t)).length).toBeGreaterThan(10);
+    const few = await calibrated(recording, unread);
+    const all = await calibrated(ortNodeRuntime(1));
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((t) => unread.has(t))).toEqual([]);
+    expect([...unread].filter((t) => few.has(t))).toEqual([]);
+    const written = (ranges: Parameters<typeof quantizeModel>[1]) => encode(quantizeModel(model, ranges, config).model);
+    expect(Buffer.from(written(withUnreadRanges(few, unread))).equals(Buffer.from(written(all)))).toBe(true);
+  }, 120_000);
+});
