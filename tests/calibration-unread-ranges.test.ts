@@ -12,7 +12,7 @@ import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
-import { unreadRanges, withUnreadRanges } from '../src/core/quantize/unreadRanges.ts';
+import { standInsUnread, unreadRanges, withUnreadRanges } from '../src/core/quantize/unreadRanges.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -66,7 +66,17 @@ describe('calibration of the tensors a plan reads', () => {
     expect(requested.length).toBeGreaterThan(0);
     expect(requested.filter((t) => unread.has(t))).toEqual([]);
     expect([...unread].filter((t) => few.has(t))).toEqual([]);
+    const completed = withUnreadRanges(few, unread);
+    expect(standInsUnread(quantizeModel(model, completed, config).plan.folded, unread)).toBe(true);
     const written = (ranges: Parameters<typeof quantizeModel>[1]) => encode(quantizeModel(model, ranges, config).model);
-    expect(Buffer.from(written(withUnreadRanges(few, unread))).equals(Buffer.from(written(all)))).toBe(true);
+    expect(Buffer.from(written(completed)).equals(Buffer.from(written(all)))).toBe(true);
   }, 120_000);
+});
+
+describe('stand-in ranges stay unread', () => {
+  it('holds only where every stand-in tensor is folded by the plan made on the real ranges', () => {
+    expect(standInsUnread(new Set(['a', 'b', 'c']), new Set(['a', 'c']))).toBe(true);
+    expect(standInsUnread(new Set(['a']), new Set())).toBe(true);
+    expect(standInsUnread(new Set(['a', 'b']), new Set(['a', 'x']))).toBe(false);
+  });
 });

@@ -4,7 +4,7 @@
  * the configuration, and so do the accuracy-recovery switches (--cle, --bias-correction, --finetune), which
  * run through core/recovery's quantizeWithRecovery with onnxruntime-node on the --calib images.
  */
-import { unreadRanges, withUnreadRanges } from '../../core/quantize/unreadRanges.ts';
+import { standInsUnread, unreadRanges, withUnreadRanges } from '../../core/quantize/unreadRanges.ts';
 import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -367,19 +367,18 @@ export const quantizeCommand = {
     } else {
       // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed.
       const unread = values.ranges || calibrated ? new Set<string>() : unreadRanges(model, config);
-      const ranges = values.ranges
-        ? readRangesFile(values.ranges)
-        : (calibrated ??
-          withUnreadRanges(
-            (
-              await calibrateFolder(model, values.calib!, config, values.preprocess, {
-                fileName,
-                unobserved: unread,
-              })
-            ).ranges,
-            unread,
-          ));
-      ({ model: quantized, report } = quantizeModel(model, ranges, config, name));
+      const calibrateAll = async (unobserved: ReadonlySet<string>) =>
+        withUnreadRanges(
+          (await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName, unobserved })).ranges,
+          unobserved,
+        );
+      const ranges = values.ranges ? readRangesFile(values.ranges) : (calibrated ?? (await calibrateAll(unread)));
+      let result = quantizeModel(model, ranges, config, name);
+      // The plan on the real ranges must leave every stand-in unread (a fused function whose ends went uncalibrated
+      // is not folded): where it reads one, the statistics are made again in full rather than write a stand-in.
+      if (!standInsUnread(result.plan.folded, unread))
+        result = quantizeModel(model, await calibrateAll(new Set()), config, name);
+      ({ model: quantized, report } = result);
     }
     const dataFile = writeModelFile(values.output, quantized, external);
     await checkWrittenModel(values.output);

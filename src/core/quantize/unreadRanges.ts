@@ -34,3 +34,13 @@ export function withUnreadRanges(ranges: Ranges, unread: ReadonlySet<string>): R
   for (const t of unread) if (!all.has(t)) all.set(t, STAND_IN);
   return all;
 }
+
+/**
+ * Whether the plan made on the completed ranges folded every tensor that got a stand-in (`unread`), so that no
+ * stand-in reached a Q/DQ pair. Folding does not depend on range values but does on their presence (a fused
+ * function's ends), so a caller checks this after quantizing and calibrates in full where it fails.
+ */
+export function standInsUnread(folded: ReadonlySet<string>, unread: ReadonlySet<string>): boolean {
+  for (const t of unread) if (!folded.has(t)) return false;
+  return true;
+}
