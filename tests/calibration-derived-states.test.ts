@@ -8,9 +8,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  asSessionModel,
   DataType,
-  decode,
   intAttribute,
   makeGraph,
   makeModel,
@@ -20,7 +18,7 @@ import {
   openModel,
   type ModelProto,
 } from '../src/core/onnx/index.ts';
-import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import type { SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { planStateDerivations } from '../src/core/calibrate/run/derivedStates.ts';
 import { observableTensors } from '../src/core/calibrate/run/expose.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
@@ -32,45 +30,18 @@ import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { createWebRuntime } from '../workers/runtime/ort.ts';
 import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { calibrateWith, recordingRuntime } from './helpers/calibrationRuns.ts';
 import { readModel } from './helpers/fixtures.ts';
 
-/** A runtime that records the outputs of every model it is asked to load. */
-function recording(runtime: Runtime): { runtime: Runtime; outputs: string[][] } {
-  const outputs: string[][] = [];
-  return {
-    outputs,
-    runtime: {
-      ...runtime,
-      createSession: (bytes, ...rest) => {
-        outputs.push(decode(asSessionModel(bytes).bytes).graph!.output.map((v) => v.name ?? ''));
-        return runtime.createSession(bytes, ...rest);
-      },
-    },
-  };
-}
-
-async function calibrate(
+/** One calibration, deriving states or exposing every tensor. */
+const calibrate = (
   model: ModelProto,
   runtime: Runtime,
   source: SampleSource,
   config: QuantConfig,
   deriveStates: boolean,
   alsoFor: readonly QuantConfig[] = [],
-) {
-  const calibrator = new ModelCalibrator(model, runtime, undefined, { deriveStates });
-  try {
-    return await calibrator.calibrate(
-      source,
-      config,
-      () => false,
-      () => undefined,
-      undefined,
-      alsoFor,
-    );
-  } finally {
-    await calibrator.release();
-  }
-}
+) => calibrateWith(model, runtime, source, config, { deriveStates }, alsoFor);
 
 /** States as plain JSON (bigint sums as strings, typed arrays as lists), in the order the map lists them. */
 const plain = (states: TensorStates) =>
@@ -136,7 +107,7 @@ describe('states derived instead of exposed', () => {
         ['three histogram methods from one pass', method('Percentile'), [method('Entropy'), method('MinMSE')]],
       ];
       for (const [label, config, alsoFor] of configs) {
-        const rec = recording(make());
+        const rec = recordingRuntime(make());
         const fast = await calibrate(built(), rec.runtime, rowsOf(ROWS), config, true, alsoFor);
         const full = await calibrate(built(), make(), rowsOf(ROWS), config, false, alsoFor);
         expect(fast.used, label).toBe(ROWS.length);
@@ -167,7 +138,7 @@ describe('states derived instead of exposed', () => {
     expect([...planStateDerivations(reversed, observed, ['Percentile']).keys()].sort()).toEqual(
       [...planStateDerivations(sorted, observed, ['Percentile']).keys()].sort(),
     );
-    const rec = recording(ortNodeRuntime(1));
+    const rec = recordingRuntime(ortNodeRuntime(1));
     const fast = await calibrate(reversed, rec.runtime, rowsOf(ROWS), getPreset('XINT8'), true);
     const full = await calibrate(sorted, ortNodeRuntime(1), rowsOf(ROWS), getPreset('XINT8'), false);
     expect(new Map(fast.states)).toEqual(new Map(full.states));
@@ -208,7 +179,7 @@ describe('states derived instead of exposed', () => {
         async (f: string) => decodeImageFile(f),
       );
     for (const config of [method('Percentile'), getPreset('XINT8')]) {
-      const rec = recording(ortNodeRuntime(1));
+      const rec = recordingRuntime(ortNodeRuntime(1));
       const fast = await calibrate(ultraface.model, rec.runtime, photos(), config, true);
       const full = await calibrate(ultraface.model, ortNodeRuntime(1), photos(), config, false);
       expect(plain(fast.states)).toBe(plain(full.states));

@@ -8,7 +8,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  asSessionModel,
   DataType,
   decode,
   floatAttribute,
@@ -26,7 +25,7 @@ import {
 import { observableTensors } from '../src/core/calibrate/run/expose.ts';
 import { readReduced, reduceInGraph } from '../src/core/calibrate/run/reduceInGraph.ts';
 import { planNanChecks } from '../src/core/calibrate/run/nanChecks.ts';
-import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import type { SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
@@ -37,6 +36,7 @@ import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { createWebRuntime } from '../workers/runtime/ort.ts';
 import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
 import { readModel } from './helpers/fixtures.ts';
+import { calibrateWith, recordingRuntime } from './helpers/calibrationRuns.ts';
 
 const name = 'ultraface-rfb-320.onnx';
 const ultraface = openModel(readModel(name));
@@ -48,42 +48,15 @@ const photos = (): SampleSource =>
     async (f: string) => decodeImageFile(f),
   );
 
-/** A runtime that records the outputs of every model it is asked to load. */
-function recording(runtime: Runtime): { runtime: Runtime; outputs: string[][] } {
-  const outputs: string[][] = [];
-  return {
-    outputs,
-    runtime: {
-      ...runtime,
-      createSession: (bytes, ...rest) => {
-        const m = decode(asSessionModel(bytes).bytes);
-        outputs.push(m.graph!.output.map((v) => v.name ?? ''));
-        return runtime.createSession(bytes, ...rest);
-      },
-    },
-  };
-}
-
-async function calibrate(
+/** One calibration, MinMax in the graph or exposed, deriving extremes or not. */
+const calibrate = (
   model: ModelProto,
   runtime: Runtime,
   source: SampleSource,
   config: QuantConfig,
   statisticsInGraph: boolean,
   deriveStates = true,
-) {
-  const calibrator = new ModelCalibrator(model, runtime, undefined, { statisticsInGraph, deriveStates });
-  try {
-    return await calibrator.calibrate(
-      source,
-      config,
-      () => false,
-      () => undefined,
-    );
-  } finally {
-    await calibrator.release();
-  }
-}
+) => calibrateWith(model, runtime, source, config, { statisticsInGraph, deriveStates });
 
 /** One sample a row, fed to the input `x` with `dims`. */
 const rowsOf = (rows: readonly number[][], dims: number[]): SampleSource => ({
@@ -114,7 +87,7 @@ describe('MinMax statistics computed in the graph', () => {
     '%s: UltraFace on 4 photos, the same states and ranges as every tensor exposed',
     async (_, make) => {
       for (const [label, config] of configs) {
-        const rec = recording(make());
+        const rec = recordingRuntime(make());
         const fast = await calibrate(ultraface.model, rec.runtime, photos(), config, true);
         const full = await calibrate(ultraface.model, make(), photos(), config, false);
         expect(fast.used, label).toBe(4);
@@ -133,7 +106,7 @@ describe('MinMax statistics computed in the graph', () => {
 
   it('histogram methods (Percentile, Entropy, MinMSE) keep the exposed path', async () => {
     for (const method of ['Percentile', 'Entropy', 'MinMSE'] as const) {
-      const rec = recording(ortNodeRuntime(1));
+      const rec = recordingRuntime(ortNodeRuntime(1));
       const source = sampleSource(
         PHOTOS.slice(0, 1).map((f) => ({ kind: 'image' as const, name: path.basename(f), file: f })),
         ultraface.summary.inputs,
@@ -174,7 +147,7 @@ describe('MinMax statistics computed in the graph', () => {
       [0.25, 0.5, 9, 1, 2, 3],
     ];
     const source = rowsOf(rows, [1, 6]);
-    const rec = recording(ortNodeRuntime(1));
+    const rec = recordingRuntime(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
     const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
@@ -205,7 +178,7 @@ describe('MinMax statistics computed in the graph', () => {
       [0.5, 0.25, 8, 1],
     ];
     const source = rowsOf(rows, [1, 2, 1, 2]);
-    const rec = recording(ortNodeRuntime(1));
+    const rec = recordingRuntime(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
     const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);
@@ -316,7 +289,7 @@ describe('MinMax statistics computed in the graph', () => {
     ];
     const source = rowsOf(rows, [2, 3]);
     for (const [label, make] of runtimes) {
-      const rec = recording(make());
+      const rec = recordingRuntime(make());
       const bytes = encode(model);
       const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
       const full = await calibrate(decode(bytes), make(), source, getPreset('A8W8'), false);
@@ -373,7 +346,7 @@ describe('MinMax statistics computed in the graph', () => {
     ];
     const source = rowsOf(rows, [2, 3]);
     for (const [label, make] of runtimes) {
-      const rec = recording(make());
+      const rec = recordingRuntime(make());
       const bytes = encode(model);
       const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
       // Every tensor exposed and folded from its own values: no state derived on either path.
@@ -413,7 +386,7 @@ describe('MinMax statistics computed in the graph', () => {
       [0.5, 2, 8, 16],
     ];
     const source = rowsOf(rows, [1, 4]);
-    const rec = recording(ortNodeRuntime(1));
+    const rec = recordingRuntime(ortNodeRuntime(1));
     const bytes = encode(model);
     const fast = await calibrate(decode(bytes), rec.runtime, source, getPreset('A8W8'), true);
     const full = await calibrate(decode(bytes), ortNodeRuntime(1), source, getPreset('A8W8'), false);

@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { asSessionModel, decode, encode, openModel } from '../src/core/onnx/index.ts';
-import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
+import { encode, openModel } from '../src/core/onnx/index.ts';
+import type { SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
@@ -17,6 +17,7 @@ import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
 import { ortNodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { FIXTURE_PREPROCESS, PHOTOS } from './helpers/calibration.ts';
+import { calibrateWith, recordingRuntime } from './helpers/calibrationRuns.ts';
 import { readModel } from './helpers/fixtures.ts';
 
 describe('calibration of the tensors a plan reads', () => {
@@ -31,38 +32,16 @@ describe('calibration of the tensors a plan reads', () => {
         FIXTURE_PREPROCESS[name],
         async (f: string) => decodeImageFile(f),
       );
-    const requested: string[] = [];
-    const inner = ortNodeRuntime(1);
-    const recording: Runtime = {
-      ...inner,
-      createSession: (bytes, ...rest) => {
-        requested.push(...decode(asSessionModel(bytes).bytes).graph!.output.map((v) => v.name ?? ''));
-        return inner.createSession(bytes, ...rest);
-      },
-    };
-    const calibrated = async (runtime: Runtime, unobserved?: ReadonlySet<string>) => {
-      const calibrator = new ModelCalibrator(model, runtime, undefined, { unobserved });
-      try {
-        return rangesOf(
-          (
-            await calibrator.calibrate(
-              photos(),
-              config,
-              () => false,
-              () => undefined,
-            )
-          ).states,
-        );
-      } finally {
-        await calibrator.release();
-      }
-    };
+    const recording = recordingRuntime(ortNodeRuntime(1));
+    const calibrated = async (runtime: Runtime, unobserved?: ReadonlySet<string>) =>
+      rangesOf((await calibrateWith(model, runtime, photos(), config, { unobserved })).states);
     const unread = unreadRanges(model, config);
     // Conv (+ BatchNormalization, folded into it) outputs read by a Relu alone.
     const reluInputs = model.graph!.node.filter((n) => n.op_type === 'Relu').map((n) => n.input[0]);
     expect(reluInputs.filter((t) => unread.has(t)).length).toBeGreaterThan(10);
-    const few = await calibrated(recording, unread);
+    const few = await calibrated(recording.runtime, unread);
     const all = await calibrated(ortNodeRuntime(1));
+    const requested = recording.outputs.flat();
     expect(requested.length).toBeGreaterThan(0);
     expect(requested.filter((t) => unread.has(t))).toEqual([]);
     expect([...unread].filter((t) => few.has(t))).toEqual([]);
