@@ -11,7 +11,7 @@ import type { SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
-import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
+import { prepareQuantization, quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { standInsUnread, unreadRanges, withUnreadRanges } from '../src/core/quantize/unreadRanges.ts';
 import type { Runtime } from '../src/core/runtime/session.ts';
 import { decodeImageFile } from '../src/cli/images/decode.ts';
@@ -35,7 +35,7 @@ describe('calibration of the tensors a plan reads', () => {
     const recording = recordingRuntime(ortNodeRuntime(1));
     const calibrated = async (runtime: Runtime, unobserved?: ReadonlySet<string>) =>
       rangesOf((await calibrateWith(model, runtime, photos(), config, { unobserved })).states);
-    const unread = unreadRanges(model, config);
+    const unread = unreadRanges(prepareQuantization(model, config), config);
     // Conv (+ BatchNormalization, folded into it) outputs read by a Relu alone.
     const reluInputs = model.graph!.node.filter((n) => n.op_type === 'Relu').map((n) => n.input[0]);
     expect(reluInputs.filter((t) => unread.has(t)).length).toBeGreaterThan(10);

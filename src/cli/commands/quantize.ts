@@ -9,7 +9,12 @@ import { cpuInt8Kernels, SATURATING_CPUS } from '../runtime/cpuInt8Kernels.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BF16_PRESET, quantizeBf16 } from '../../core/quantize/bf16Preset.ts';
-import { quantizeModel } from '../../core/quantize/quantizeModel.ts';
+import {
+  prepareQuantization,
+  quantizeModel,
+  quantizePrepared,
+  type PreparedQuantization,
+} from '../../core/quantize/quantizeModel.ts';
 import { configToJSON, withOptions, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recovery/recoverySwitches.ts';
 import {
@@ -35,6 +40,7 @@ import { parse, UsageError } from '../usage.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/search/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
+import type { ModelProto } from '../../core/onnx/model.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
@@ -365,19 +371,22 @@ export const quantizeCommand = {
       });
       ({ model: quantized, report, recovery } = result);
     } else {
-      // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed.
-      const unread = values.ranges || calibrated ? new Set<string>() : unreadRanges(model, config);
+      // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed. The
+      // model is prepared once for that plan and the one made on the real ranges.
+      const prepared = values.ranges || calibrated ? undefined : preparedIfPossible(model, config);
+      const unread = prepared ? unreadRanges(prepared, config) : new Set<string>();
+      const quantize = (r: Ranges) =>
+        prepared ? quantizePrepared(prepared, r, config, name) : quantizeModel(model, r, config, name);
       const calibrateAll = async (unobserved: ReadonlySet<string>) =>
         withUnreadRanges(
           (await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName, unobserved })).ranges,
           unobserved,
         );
       const ranges = values.ranges ? readRangesFile(values.ranges) : (calibrated ?? (await calibrateAll(unread)));
-      let result = quantizeModel(model, ranges, config, name);
+      let result = quantize(ranges);
       // The plan on the real ranges must leave every stand-in unread (a fused function whose ends went uncalibrated
       // is not folded): where it reads one, the statistics are made again in full rather than write a stand-in.
-      if (!standInsUnread(result.plan.folded, unread))
-        result = quantizeModel(model, await calibrateAll(new Set()), config, name);
+      if (!standInsUnread(result.plan.folded, unread)) result = quantize(await calibrateAll(new Set()));
       ({ model: quantized, report } = result);
     }
     const dataFile = writeModelFile(values.output, quantized, external);
@@ -432,6 +441,18 @@ export const quantizeCommand = {
     return 0;
   },
 };
+
+/**
+ * `model` prepared for `config`, or undefined where it cannot be (an already quantized model, a bad exclusion):
+ * quantizeModel then says why after calibration, as it did before anything was prepared ahead.
+ */
+function preparedIfPossible(model: ModelProto, config: QuantConfig): PreparedQuantization | undefined {
+  try {
+    return prepareQuantization(model, config);
+  } catch {
+    return undefined;
+  }
+}
 
 /** What the search chose, in a few lines. */
 function mixedPrecisionSummary(m: MixedPrecisionResult): string {

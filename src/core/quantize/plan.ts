@@ -88,22 +88,20 @@ export interface QuantPlan {
 /** Why a node is excluded, or undefined when it is not (from the resolved exclusions). */
 export type ExclusionLookup = (nodeIndex: number) => string | undefined;
 
-/**
- * Plans the quantization of a prepared graph. `types` are the element types of its tensors
- * (core/onnx/elementTypeInference.ts): Q/DQ go on float32 tensors only, whatever ranges say, so int64
- * shapes, indices, booleans and tensors of unknown type stay as they are. Without them they are inferred
- * here, as at opset 10 (the least a prepared graph has; no output's type changed after it).
- */
-export function planQuantization(
-  index: GraphIndex,
-  ranges: Ranges,
-  config: QuantConfig,
-  excluded: ExclusionLookup,
-  types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
-): QuantPlan {
-  const x = config.extraOptions;
-  // Tensors preparation made around a wrapped op (Flatten → Softmax → Reshape) take their neighbours' ranges.
-  ranges = withReshapedRanges(index, ranges);
+/** Which nodes of a prepared graph are quantized, and which tensors are folded (steps 1-2 of the plan). */
+export interface NodePlan {
+  decisions: NodeDecision[];
+  /** The rule each quantized node follows, by node index. */
+  rules: (OpRule | undefined)[];
+  /** See QuantPlan.folded. */
+  folded: Set<string>;
+  /** Nodes inside a function written out whole (fused function kinds). */
+  inFunction: Set<number>;
+  warnings: string[];
+}
+
+/** What the plan's steps share: the rule context and which float32 tensors have a range. */
+function planContext(index: GraphIndex, ranges: Ranges, types: TensorElementTypes) {
   const ctx: RuleContext = {
     isConstant: (name) => index.initializers.has(name),
     constantRank: (name) => index.initializers.get(name)?.dims.length,
@@ -111,12 +109,38 @@ export function planQuantization(
   const isFloat = (name: string) => types.get(name) === DataType.FLOAT;
   /** A float32 tensor with a calibrated range: the only kind that gets a Q/DQ pair. */
   const hasRange = (name: string) => isFloat(name) && ranges.has(name);
+  return { ctx, isFloat, hasRange };
+}
+
+/**
+ * The plan's node decisions and folded tensors alone: no parameters, no weight quantized. Ranges count by their
+ * presence only (whether a tensor has one), never their values, so a caller may plan on stand-ins to learn which
+ * tensors the plan never reads a range of (unreadRanges.ts). `ranges` are as planQuantization takes them.
+ */
+export function planNodes(
+  index: GraphIndex,
+  ranges: Ranges,
+  config: QuantConfig,
+  excluded: ExclusionLookup,
+  types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
+): NodePlan {
+  return decideNodes(index, withReshapedRanges(index, ranges), config, excluded, types);
+}
+
+function decideNodes(
+  index: GraphIndex,
+  ranges: Ranges,
+  config: QuantConfig,
+  excluded: ExclusionLookup,
+  types: TensorElementTypes,
+): NodePlan {
+  const x = config.extraOptions;
+  const { ctx, hasRange } = planContext(index, ranges, types);
   const selected = new Set(config.opTypesToQuantize);
   const ruleOptions = { quantizeAllOpTypes: x.QuantizeAllOpTypes, alignSlice: x.AlignSlice };
   const decisions: NodeDecision[] = index.nodes.map(() => ({ quantized: false }));
   const rules: (OpRule | undefined)[] = index.nodes.map(() => undefined);
   const warnings: string[] = [];
-
   // 1. Which nodes are quantized.
   for (const i of index.order) {
     const node = index.nodes[i];
@@ -191,6 +215,29 @@ export function planQuantization(
     if (p === undefined || !rules[p]?.acceptsFoldedActivation) continue;
     if ((index.consumers.get(t) ?? []).length === 1 && !graphOutputs.has(t)) folded.add(t);
   }
+
+  return { decisions, rules, folded, inFunction, warnings };
+}
+
+/**
+ * Plans the quantization of a prepared graph. `types` are the element types of its tensors
+ * (core/onnx/elementTypeInference.ts): Q/DQ go on float32 tensors only, whatever ranges say, so int64
+ * shapes, indices, booleans and tensors of unknown type stay as they are. Without them they are inferred
+ * here, as at opset 10 (the least a prepared graph has; no output's type changed after it).
+ */
+export function planQuantization(
+  index: GraphIndex,
+  ranges: Ranges,
+  config: QuantConfig,
+  excluded: ExclusionLookup,
+  types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
+): QuantPlan {
+  const x = config.extraOptions;
+  // Tensors preparation made around a wrapped op (Flatten → Softmax → Reshape) take their neighbours' ranges.
+  ranges = withReshapedRanges(index, ranges);
+  const { ctx, isFloat, hasRange } = planContext(index, ranges, types);
+  const ruleOptions = { quantizeAllOpTypes: x.QuantizeAllOpTypes, alignSlice: x.AlignSlice };
+  const { decisions, rules, folded, inFunction, warnings } = decideNodes(index, ranges, config, excluded, types);
 
   // 3. Activation tensors, grouped where they must share parameters.
   const groups = new TensorGroups();

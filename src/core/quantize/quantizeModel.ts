@@ -18,7 +18,7 @@ import { carryNodeIds } from '../prepare/nodeOrigin.ts';
 import type { QuantConfig } from './config.ts';
 import type { QuantType } from './numeric.ts';
 import { MS_DOMAIN, MS_QDQ_OPSET, qdqRequirement } from './opsetFeatures.ts';
-import { planQuantization, type QuantPlan, type Ranges } from './plan.ts';
+import { planNodes, planQuantization, type NodePlan, type QuantPlan, type Ranges } from './plan.ts';
 import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
@@ -65,13 +65,48 @@ export interface QuantizeResult {
   plan: QuantPlan;
 }
 
-/** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
-export function quantizeModel(
-  source: ModelProto,
-  ranges: Ranges,
-  config: QuantConfig,
-  configName = 'custom',
-): QuantizeResult {
+/**
+ * A float model prepared for quantization under one configuration: everything before the plan that depends on the
+ * configuration's types, exclusions and float16 options but not on ranges nor on the calibration method. Several
+ * plans and writes may share it (the held-in choice's candidates); nothing downstream changes it.
+ */
+export interface PreparedQuantization {
+  /** preparationKey of the configuration it was prepared for. */
+  readonly key: string;
+  /** The model as given. */
+  readonly source: ModelProto;
+  readonly index: GraphIndex;
+  readonly half: Float16Source | undefined;
+  /** The float32 form of a float16 model, else the source. */
+  readonly model: ModelProto;
+  readonly exclusions: ReturnType<typeof resolveExclusions>;
+  readonly excludedBy: ReadonlyMap<NodeProto, string>;
+  readonly before: number;
+  readonly useMsDomain: boolean;
+  readonly prepared: ReturnType<typeof prepare>;
+  readonly pIndex: GraphIndex;
+  readonly elementTypes: ReturnType<typeof inferElementTypes>;
+  origin(n: NodeProto): NodeProto;
+  idOf(i: number): NodeId;
+}
+
+/**
+ * What of a configuration preparation depends on: all of it but calibration's own settings, the method and the
+ * extra options named Calib… (Percentile's CalibTensorRangeSymmetric), which nothing in the quantizer reads; the
+ * plan reads the method (MinMSE weights), and is made anew for each.
+ */
+export function preparationKey(config: QuantConfig): string {
+  const extraOptions = Object.fromEntries(Object.entries(config.extraOptions).filter(([k]) => !k.startsWith('Calib')));
+  // Keys sorted at every depth: equal configurations built along different paths list their fields in other orders.
+  return JSON.stringify({ ...config, calibrationMethod: undefined, extraOptions }, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Refuses a model that is not float, and prepares it for `config` (see PreparedQuantization). */
+export function prepareQuantization(source: ModelProto, config: QuantConfig): PreparedQuantization {
   const sourceIndex = buildGraphIndex(source.graph!);
   const summary = summarize(source, sourceIndex);
   if (summary.quantization.state !== 'float') {
@@ -122,7 +157,58 @@ export function quantizeModel(
   const idOf = (i: number): NodeId => carried[i];
 
   const elementTypes = inferElementTypes(preparedModel.graph!, { opset: opsetOf(preparedModel) ?? before });
-  const plan = planQuantization(pIndex, ranges, config, (i) => excludedBy.get(origin(pIndex.nodes[i])), elementTypes);
+  return {
+    key: preparationKey(config),
+    source,
+    index,
+    half,
+    model,
+    exclusions,
+    excludedBy,
+    before,
+    useMsDomain,
+    prepared,
+    pIndex,
+    elementTypes,
+    origin,
+    idOf,
+  };
+}
+
+/** The plan's node decisions and folded tensors on a prepared model: no parameters, nothing written. */
+export function planPreparedNodes(p: PreparedQuantization, ranges: Ranges, config: QuantConfig): NodePlan {
+  checkPreparedFor(p, config);
+  return planNodes(p.pIndex, ranges, config, (i) => p.excludedBy.get(p.origin(p.pIndex.nodes[i])), p.elementTypes);
+}
+
+function checkPreparedFor(p: PreparedQuantization, config: QuantConfig): void {
+  if (p.key !== preparationKey(config))
+    throw new Error('quantizePrepared: the model was prepared for another configuration');
+}
+
+/** Quantizes a float model. Throws UnsupportedModelError, ExclusionError; ops without a rule stay float. */
+export function quantizeModel(
+  source: ModelProto,
+  ranges: Ranges,
+  config: QuantConfig,
+  configName = 'custom',
+): QuantizeResult {
+  return quantizePrepared(prepareQuantization(source, config), ranges, config, configName);
+}
+
+/** Plans and writes a prepared model (prepareQuantization with the same configuration but for its method). */
+export function quantizePrepared(
+  p: PreparedQuantization,
+  ranges: Ranges,
+  config: QuantConfig,
+  configName = 'custom',
+): QuantizeResult {
+  checkPreparedFor(p, config);
+  const { index, half, model, exclusions, before, prepared, pIndex, elementTypes, origin, idOf } = p;
+  const x = config.extraOptions;
+  const useMsDomain = p.useMsDomain;
+  const preparedModel = prepared.model;
+  const plan = planQuantization(pIndex, ranges, config, (i) => p.excludedBy.get(origin(pIndex.nodes[i])), elementTypes);
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
   const domain = useMsDomain ? MS_DOMAIN : '';

@@ -5,24 +5,27 @@
  * Conv outputs are a third of what onnxruntime hands back per run. Ranges only decide whether a tensor gets a Q/DQ
  * pair, not whether it is folded, so the plan is made on stand-in ranges for every tensor. The plan still asks
  * whether such a tensor has a range (a Relu is quantized where its input is calibrated), never what it is: the
- * calibrated ranges are completed with the same stand-in (withUnreadRanges) before the plan is made.
+ * calibrated ranges are completed with the same stand-in (withUnreadRanges) before the plan is made. Only the plan's
+ * node decisions are made on the stand-ins (planNodes): no parameter, no weight quantized, nothing written.
  */
-import type { ModelProto } from '../onnx/index.ts';
 import type { QuantConfig } from './config.ts';
-import { quantizeModel } from './quantizeModel.ts';
+import { planPreparedNodes, type PreparedQuantization } from './quantizeModel.ts';
 import type { Ranges, TensorRange } from './plan.ts';
 
 /** A range the plan asks the presence of and never reads. */
 const STAND_IN: TensorRange = { min: -1, max: 1 };
 
-/** The tensors `config`'s plan on `model` reads no range of; empty where the plan cannot be made without ranges. */
-export function unreadRanges(model: ModelProto, config: QuantConfig): Set<string> {
-  const graph = model.graph!;
+/**
+ * The tensors `config`'s plan on the prepared model (prepareQuantization) reads no range of, planned with a stand-in
+ * for every tensor of the model as given (its inputs and node outputs); empty where no plan can be made.
+ */
+export function unreadRanges(prepared: PreparedQuantization, config: QuantConfig): Set<string> {
+  const graph = prepared.source.graph!;
   const ranges = new Map<string, TensorRange>();
   for (const v of graph.input) ranges.set(v.name ?? '', STAND_IN);
   for (const n of graph.node) for (const t of n.output) if (t) ranges.set(t, STAND_IN);
   try {
-    return new Set(quantizeModel(model, ranges, config).plan.folded);
+    return planPreparedNodes(prepared, ranges, config).folded;
   } catch {
     return new Set();
   }
