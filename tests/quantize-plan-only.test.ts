@@ -17,7 +17,7 @@ import {
   quantizeModel,
   quantizePrepared,
 } from '../src/core/quantize/quantizeModel.ts';
-import type { NodeDecision } from '../src/core/quantize/plan.ts';
+import type { NodeDecision, QuantPlan } from '../src/core/quantize/plan.ts';
 import { attentionBlockModel, rangesForEveryTensor } from '../src/core/quantize/testModels.ts';
 import { unreadRanges } from '../src/core/quantize/unreadRanges.ts';
 import { readModel } from './helpers/fixtures.ts';
@@ -79,21 +79,28 @@ describe('planning without writing', () => {
 
 describe('one preparation for several plans', () => {
   it.each([
-    ['UltraFace', ultraface],
-    ['float16 UltraFace (as ISNet)', () => float32ToFloat16(ultraface())],
-  ])(
-    '%s A8W8: each method written from a shared preparation is byte for byte a fresh quantization',
-    (_, make) => {
+    ['UltraFace A8W8', ultraface, 'A8W8', ['MinMax', 'MinMSE', 'Entropy', 'Percentile']],
+    ['float16 UltraFace (as ISNet) A8W8', () => float32ToFloat16(ultraface()), 'A8W8', ['MinMax', 'Entropy']],
+    // Power-of-two weights differ between MinMSE and MinMax: the shared weights must keep them apart.
+    ['UltraFace XINT8', ultraface, 'XINT8', ['MinMSE', 'MinMax', 'MinMSE']],
+  ] as const)(
+    '%s: each method written from a shared preparation is byte for byte a fresh quantization',
+    (_, make, preset, methods) => {
       const model = make();
-      const prepared = prepareQuantization(model, getPreset('A8W8'));
+      const prepared = prepareQuantization(model, getPreset(preset));
       const ranges = everyRange(model);
+      const weightsOf = (plan: QuantPlan) => new Set(plan.constants.values());
+      let first: Set<unknown> | undefined;
       // Each method its own ranges, as the held-in candidates have.
-      for (const [k, method] of (['MinMax', 'MinMSE', 'Entropy', 'Percentile'] as const).entries()) {
-        const config = presetWithMethod('A8W8', method);
+      for (const [k, method] of methods.entries()) {
+        const config = presetWithMethod(preset, method);
         const own = new Map([...ranges].map(([t, r]) => [t, { min: r.min * (1 + k / 10), max: r.max * (1 - k / 20) }]));
-        const shared = encode(quantizePrepared(prepared, own, config, 'A8W8').model);
-        const fresh = encode(quantizeModel(model, own, config, 'A8W8').model);
-        expect(Buffer.from(shared).equals(Buffer.from(fresh))).toBe(true);
+        const shared = quantizePrepared(prepared, own, config, preset);
+        const fresh = encode(quantizeModel(model, own, config, preset).model);
+        expect(Buffer.from(encode(shared.model)).equals(Buffer.from(fresh))).toBe(true);
+        // The weights are quantized once: a later plan with the same weight options hands out the same constants.
+        if (first && method === methods[0]) expect([...weightsOf(shared.plan)].some((c) => first!.has(c))).toBe(true);
+        first ??= weightsOf(shared.plan);
       }
     },
     60_000,

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BF16_PRESET, quantizeBf16 } from '../../core/quantize/bf16Preset.ts';
 import {
+  preparationKey,
   prepareQuantization,
   quantizeModel,
   quantizePrepared,
@@ -230,6 +231,8 @@ export const quantizeCommand = {
     const { model, external, fileName } = readModelFile(modelPath);
     const start = performance.now();
     let calibrated: Ranges | undefined;
+    /** The model as the held-in choice prepared it for the chosen configuration. */
+    let heldInPrepared: PreparedQuantization | undefined;
     let methodChoice: MethodChoice | undefined;
     const asked = values['calibration-method'] === HELD_IN_METHOD;
     if (asked && values.ranges)
@@ -265,6 +268,7 @@ export const quantizeCommand = {
         );
         config = held.config;
         calibrated = held.ranges;
+        heldInPrepared = held.prepared;
         methodChoice = held.choice;
         process.stderr.write(
           heldInText(
@@ -372,11 +376,13 @@ export const quantizeCommand = {
       ({ model: quantized, report, recovery } = result);
     } else {
       // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed. The
-      // model is prepared once for that plan and the one made on the real ranges.
-      const prepared = values.ranges || calibrated ? undefined : preparedIfPossible(model, config);
-      const unread = prepared ? unreadRanges(prepared, config) : new Set<string>();
+      // model is prepared once for that plan and the one made on the real ranges (or was, by the held-in choice).
+      const prepared = values.ranges ? undefined : calibrated ? heldInPrepared : preparedIfPossible(model, config);
+      const unread = prepared && !calibrated ? unreadRanges(prepared, config) : new Set<string>();
       const quantize = (r: Ranges) =>
-        prepared ? quantizePrepared(prepared, r, config, name) : quantizeModel(model, r, config, name);
+        prepared?.key === preparationKey(config)
+          ? quantizePrepared(prepared, r, config, name)
+          : quantizeModel(model, r, config, name);
       const calibrateAll = async (unobserved: ReadonlySet<string>) =>
         withUnreadRanges(
           (await calibrateFolder(model, values.calib!, config, values.preprocess, { fileName, unobserved })).ranges,

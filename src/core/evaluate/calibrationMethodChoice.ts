@@ -17,7 +17,12 @@ import type { ModelProto } from '../onnx/model.ts';
 import { asSessionModel, type ModelBytes } from '../onnx/externalize.ts';
 import type { CalibrationMethod, QuantConfig } from '../quantize/config.ts';
 import type { TensorRange } from '../quantize/plan.ts';
-import { quantizeModel } from '../quantize/quantizeModel.ts';
+import {
+  prepareQuantization,
+  preparationKey,
+  quantizePrepared,
+  type PreparedQuantization,
+} from '../quantize/quantizeModel.ts';
 import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run/statistics.ts';
 import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSession } from './compareModels.ts';
 import { meanOutputCosine, UNREAD_BY_FIGURES } from './outputMetrics.ts';
@@ -59,6 +64,8 @@ export interface HeldInCalibration {
   readonly choice: MethodChoice;
   readonly config: QuantConfig;
   readonly ranges: Map<string, TensorRange>;
+  /** The model as prepared for the chosen configuration (its weights quantized by the candidates' plans), to write it. */
+  readonly prepared: PreparedQuantization;
 }
 
 export interface MethodChoiceOptions {
@@ -115,9 +122,18 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   );
   const judge = withReferenceKept(o.judge(part.judge));
   const measured: MethodMeasurement[] = [];
+  // The candidates differ in calibration alone: one preparation, and one quantization of each weight, serve them all.
+  const preparations = new Map<string, PreparedQuantization>();
+  const preparedFor = (config: QuantConfig) => {
+    const key = preparationKey(config);
+    let p = preparations.get(key);
+    if (!p) preparations.set(key, (p = prepareQuantization(model, config)));
+    return p;
+  };
   let best = 0;
   for (let i = 0; i < candidates.length; i++) {
-    const quantized = quantizeModel(model, rangesOf(statistics[i]), candidates[i].config, o.configName).model;
+    const { config } = candidates[i];
+    const quantized = quantizePrepared(preparedFor(config), rangesOf(statistics[i]), config, o.configName).model;
     const comparison = await compareModels(model, quantized, judge, JUDGED_ONLY);
     const m = {
       method: candidates[i].method,
@@ -134,6 +150,7 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
     choice: { chosen: chosen.method, measured, calibrated: part.calibrate.length, judged: part.judge.length },
     config: chosen.config,
     ranges: rangesOf(mergeTensorStates(statistics[best], rest)),
+    prepared: preparedFor(chosen.config),
   };
 }
 

@@ -20,12 +20,12 @@ import { withReshapedRanges } from './reshapedRanges.ts';
 import {
   fitWeightToInt32Bias,
   quantizeInt32Bias,
-  quantizeWeight,
+  QuantizedWeights,
   saturationSafeWeight,
   type QuantizedConstant,
   type WeightOptions,
 } from './weights.ts';
-import { overflowingChannels, runsInSaturatingKernel } from './cpuKernelSafety.ts';
+import { runsInSaturatingKernel } from './cpuKernelSafety.ts';
 
 /** A calibrated range of one tensor, in real units. */
 export interface TensorRange {
@@ -223,7 +223,8 @@ function decideNodes(
  * Plans the quantization of a prepared graph. `types` are the element types of its tensors
  * (core/onnx/elementTypeInference.ts): Q/DQ go on float32 tensors only, whatever ranges say, so int64
  * shapes, indices, booleans and tensors of unknown type stay as they are. Without them they are inferred
- * here, as at opset 10 (the least a prepared graph has; no output's type changed after it).
+ * here, as at opset 10 (the least a prepared graph has; no output's type changed after it). `quantized` keeps the
+ * weights already quantized on this graph by earlier plans (the same codes; see QuantizedWeights).
  */
 export function planQuantization(
   index: GraphIndex,
@@ -231,6 +232,7 @@ export function planQuantization(
   config: QuantConfig,
   excluded: ExclusionLookup,
   types: TensorElementTypes = inferElementTypes(index.graph, { opset: 10 }),
+  quantized: QuantizedWeights = new QuantizedWeights(),
 ): QuantPlan {
   const x = config.extraOptions;
   // Tensors preparation made around a wrapped op (Flatten → Softmax → Reshape) take their neighbours' ranges.
@@ -331,7 +333,7 @@ export function planQuantization(
       const weightType = overrideType(config, node.input[w.input]) ?? config.weightType;
       weights.set(node.input[w.input], weightType);
       weightKey = `${node.input[w.input]}|w|${axis ?? 't'}|${weightType}`;
-      let q = constants.get(weightKey) ?? quantizeWeight(tensor, axis, weightOptions(weightType));
+      let q = constants.get(weightKey) ?? quantized.quantize(tensor, axis, weightOptions(weightType));
       const activation = activations.get(node.input[w.input === 0 ? 1 : 0] ?? '');
       if (
         config.saturationSafeWeights &&
@@ -359,7 +361,7 @@ export function planQuantization(
       }
       if (
         runsInSaturatingKernel(node, q.dims, activation?.type, weightType) &&
-        overflowingChannels(q.codes, q.dims, q.axis ?? (w.axis >= 0 ? w.axis : undefined)).includes(true)
+        quantized.overflowingChannels(q.codes, q.dims, q.axis ?? (w.axis >= 0 ? w.axis : undefined)).includes(true)
       ) {
         saturationRisk.add(node.input[w.input]);
       }
@@ -378,7 +380,7 @@ export function planQuantization(
         } else if (!x.Int32Bias) {
           const key = `${node.input[b]}|w|t`;
           if (!constants.has(key))
-            constants.set(key, quantizeWeight(bias, undefined, weightOptions(config.weightType)));
+            constants.set(key, quantized.quantize(bias, undefined, weightOptions(config.weightType)));
           use(i, b, key);
         }
       }
@@ -393,7 +395,7 @@ export function planQuantization(
       if (tensor.data_type !== 1) continue; // only float constants
       const t = overrideType(config, name) ?? (x.AlignEltwiseQuantType ? config.activationType : config.weightType);
       const key = `${name}|c|${t}`;
-      if (!constants.has(key)) constants.set(key, quantizeWeight(tensor, undefined, weightOptions(t)));
+      if (!constants.has(key)) constants.set(key, quantized.quantize(tensor, undefined, weightOptions(t)));
       use(i, k, key);
     }
   }

@@ -22,6 +22,7 @@ import { planNodes, planQuantization, type NodePlan, type QuantPlan, type Ranges
 import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
+import { QuantizedWeights } from './weights.ts';
 import { subgraphCoverage, subgraphWarning, withBodyOutcome } from './subgraphCoverage.ts';
 import { quantizeSubgraphs } from './quantizeSubgraphs.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../halfFloat/float16.ts';
@@ -86,6 +87,8 @@ export interface PreparedQuantization {
   readonly prepared: ReturnType<typeof prepare>;
   readonly pIndex: GraphIndex;
   readonly elementTypes: ReturnType<typeof inferElementTypes>;
+  /** Weights quantized by the plans made on it so far (shared: the same tensor and options, the same codes). */
+  readonly weights: QuantizedWeights;
   origin(n: NodeProto): NodeProto;
   idOf(i: number): NodeId;
 }
@@ -170,6 +173,7 @@ export function prepareQuantization(source: ModelProto, config: QuantConfig): Pr
     prepared,
     pIndex,
     elementTypes,
+    weights: new QuantizedWeights(),
     origin,
     idOf,
   };
@@ -208,7 +212,8 @@ export function quantizePrepared(
   const x = config.extraOptions;
   const useMsDomain = p.useMsDomain;
   const preparedModel = prepared.model;
-  const plan = planQuantization(pIndex, ranges, config, (i) => p.excludedBy.get(origin(pIndex.nodes[i])), elementTypes);
+  const excluded = (i: number) => p.excludedBy.get(origin(pIndex.nodes[i]));
+  const plan = planQuantization(pIndex, ranges, config, excluded, elementTypes, p.weights);
   const opsetImport = preparedModel.opset_import.filter((o) => o.domain !== MS_DOMAIN);
   if (useMsDomain) opsetImport.push({ domain: MS_DOMAIN, version: MS_QDQ_OPSET });
   const domain = useMsDomain ? MS_DOMAIN : '';

@@ -253,3 +253,31 @@ export function saturationSafeWeight(
     codes: quantizeTensor(data, scales, zeroPoints, weight.type, weight.axis, weight.dims),
   };
 }
+
+/**
+ * Weights quantized once for every plan made on one prepared model (quantizeModel.ts PreparedQuantization): the
+ * held-in choice plans its four candidate methods on the same weights, and a weight's codes depend only on the tensor,
+ * the axis and the options. What it hands out is shared: nothing may change the arrays of a constant it returned.
+ */
+export class QuantizedWeights {
+  private readonly quantized = new Map<string, QuantizedConstant>();
+  private readonly overflow = new WeakMap<CodeArray, Map<string, boolean[]>>();
+
+  /** quantizeWeight's result for this tensor of the prepared graph (by name), axis and options. */
+  quantize(tensor: TensorProto, axis: number | undefined, o: WeightOptions): QuantizedConstant {
+    const key = `${tensor.name ?? ''}|${axis ?? 't'}|${o.type}|${o.symmetric}|${o.scaleType}|${o.reduceRange}|${o.minMse}`;
+    let q = this.quantized.get(key);
+    if (!q) this.quantized.set(key, (q = quantizeWeight(tensor, axis, o)));
+    return q;
+  }
+
+  /** overflowingChannels of codes handed out here or elsewhere, counted once per array, dims and axis. */
+  overflowingChannels(codes: CodeArray, dims: readonly number[], axis: number | undefined): boolean[] {
+    let byLayout = this.overflow.get(codes);
+    if (!byLayout) this.overflow.set(codes, (byLayout = new Map()));
+    const key = `${dims.join('x')}|${axis ?? 't'}`;
+    let flags = byLayout.get(key);
+    if (!flags) byLayout.set(key, (flags = overflowingChannels(codes, dims, axis)));
+    return flags;
+  }
+}
