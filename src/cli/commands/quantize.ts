@@ -375,13 +375,13 @@ export const quantizeCommand = {
       });
       ({ model: quantized, report, recovery } = result);
     } else {
-      // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed. The
-      // model is prepared once for that plan and the one made on the real ranges (or was, by the held-in choice).
-      const prepared = values.ranges ? undefined : calibrated ? heldInPrepared : preparedIfPossible(model, config);
-      const unread = prepared && !calibrated ? unreadRanges(prepared, config) : new Set<string>();
+      // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed (a plan
+      // of node decisions on a preparation let go before calibrating: at 1024² its float32 weights would add to the
+      // peak). The held-in choice's preparation serves the chosen configuration's write.
+      const unread = values.ranges || calibrated ? new Set<string>() : unreadOnPreparation(model, config);
       const quantize = (r: Ranges) =>
-        prepared?.key === preparationKey(config)
-          ? quantizePrepared(prepared, r, config, name)
+        heldInPrepared?.key === preparationKey(config)
+          ? quantizePrepared(heldInPrepared, r, config, name)
           : quantizeModel(model, r, config, name);
       const calibrateAll = async (unobserved: ReadonlySet<string>) =>
         withUnreadRanges(
@@ -449,15 +449,17 @@ export const quantizeCommand = {
 };
 
 /**
- * `model` prepared for `config`, or undefined where it cannot be (an already quantized model, a bad exclusion):
- * quantizeModel then says why after calibration, as it did before anything was prepared ahead.
+ * The tensors `config`'s plan on `model` reads no range of (unreadRanges), or none where the model cannot be prepared
+ * (an already quantized model, a bad exclusion): quantizeModel then says why after calibration, as before.
  */
-function preparedIfPossible(model: ModelProto, config: QuantConfig): PreparedQuantization | undefined {
+function unreadOnPreparation(model: ModelProto, config: QuantConfig): Set<string> {
+  let prepared;
   try {
-    return prepareQuantization(model, config);
+    prepared = prepareQuantization(model, config);
   } catch {
-    return undefined;
+    return new Set();
   }
+  return unreadRanges(prepared, config);
 }
 
 /** What the search chose, in a few lines. */
