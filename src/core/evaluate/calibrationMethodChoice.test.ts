@@ -30,6 +30,8 @@ describe('the judge of the held-in choice', () => {
       const judged = outputMetrics(reference, test, dims, JUDGED_ONLY);
       expect(full.ssim).toBeDefined();
       expect(judged.ssim).toBeUndefined();
+      expect(full.psnr).toBeDefined();
+      expect([judged.l2, judged.mse, judged.psnr, judged.peak]).toEqual([undefined, undefined, undefined, undefined]);
       expect(judged.cosine).toBe(full.cosine);
       expect(judged[ZERO_OUTPUT]).toBe(full[ZERO_OUTPUT]);
     }

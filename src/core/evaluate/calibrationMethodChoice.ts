@@ -28,10 +28,10 @@ import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSessi
 import { meanOutputCosine, UNREAD_BY_FIGURES } from './outputMetrics.ts';
 
 /**
- * What the judge measures: only the output cosine and the all-zero count it reads; SSIM, top-k and sequence agreement
- * are not computed (SSIM on ISNet's three 1024² maps took about 10 s of each candidate's 15 s judgement).
+ * What the judge measures: only the output cosine and the all-zero count it reads; SSIM, top-k, sequence agreement,
+ * L2, MSE and PSNR are not computed (SSIM on ISNet's three 1024² maps took about 10 s of each candidate's 15 s judgement).
  */
-export const JUDGED_ONLY = { ...UNREAD_BY_FIGURES, agreement: 'never', sequence: 'never' } as const;
+export const JUDGED_ONLY = { ...UNREAD_BY_FIGURES, agreement: 'never', sequence: 'never', errors: 'never' } as const;
 
 /** The float-scale methods a preset may swap in (power-of-two presets: MinMax and MinMSE). */
 export const CHOICE_METHODS: readonly CalibrationMethod[] = ['MinMax', 'MinMSE', 'Entropy', 'Percentile'];

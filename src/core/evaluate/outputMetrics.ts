@@ -49,6 +49,11 @@ export interface OutputMetricOptions {
   readonly agreement?: MetricSwitch;
   /** Step top-1, sequence match and CER. Default 'auto': rank-3 outputs whose rows are probability distributions; 'always': every rank-3 output (logits too). */
   readonly sequence?: MetricSwitch;
+  /**
+   * L2 distance, MSE and PSNR (with the reference's peak). Default 'auto': always; 'never' for a judge that reads the
+   * cosine alone (the held-in choice: on ISNet's three 1024² maps a float16 output's four passes cost about 1.2 s).
+   */
+  readonly errors?: MetricSwitch;
   /** The decision threshold of a single-probability output (decision agreement). Default 0.5. */
   readonly threshold?: number;
 }
@@ -109,17 +114,19 @@ export function outputMetrics(
     if (r >= 0 && r <= 1) single.decision = r >= t === q >= t ? 1 : 0;
     return single;
   }
-  const mse = meanSquaredError(reference, test);
-  const peak = maxOf(reference);
   const metrics: SampleMetrics = {
     // Quark's cosine is 0 / 0 where a side is all zeros; the defined reading is metrics/cosine.ts definedCosine's.
     cosine: definedCosine(reference, test),
-    l2: l2Distance(reference, test),
-    psnr: psnrFromMse(mse, peak),
-    // The summary's mean PSNR is the set's, from these (metrics/metricSummary.ts PSNR_PARTS).
-    mse,
-    peak,
   };
+  if (wanted(options.errors, true)) {
+    const mse = meanSquaredError(reference, test);
+    const peak = maxOf(reference);
+    metrics.l2 = l2Distance(reference, test);
+    metrics.psnr = psnrFromMse(mse, peak);
+    // The summary's mean PSNR is the set's, from these (metrics/metricSummary.ts PSNR_PARTS).
+    metrics.mse = mse;
+    metrics.peak = peak;
+  }
   metrics[ZERO_OUTPUT] = zeroSide(reference, test) === 'test' ? 1 : 0;
   if (wanted(options.ssim, isImageLike(dims))) metrics.ssim = ssim(reference, test, dims);
   if (wanted(options.agreement, isClassifierLike(dims))) {
