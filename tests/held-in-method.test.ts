@@ -51,6 +51,13 @@ describe('qstudio quantize --calibration-method held-in', () => {
     expect(r.code, r.stderr).toBe(0);
     const { line, measured, chosen } = choiceLine(r.stderr)!;
     expect(line).toContain("2 samples calibrate, 2 judge; mean output cosine at onnxruntime's default 'all'");
+    // The statistics passes and the choice (the candidates' builds and judged runs) are timed apart, summing to the whole.
+    const stats = Number(r.stderr.match(/calibrated on 4 images in (\d+\.\d) s, \d+ tensors \(the four methods'/)![1]);
+    const [choosing, whole] = line
+      .match(/\((\d+\.\d) s: each candidate quantized and run on the judged samples; (\d+\.\d) s in all\)$/)!
+      .slice(1)
+      .map(Number);
+    expect(Math.abs(stats + choosing - whole)).toBeLessThanOrEqual(0.15);
     expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy', 'Percentile']); // the preset's own first
     const best = Math.max(...measured.map((m) => m.cosine));
     expect(measured.find((m) => m.method === chosen)!.cosine).toBe(best);
