@@ -1,13 +1,15 @@
 /**
  * The comparison worker as the split view sees it: two models in (files, or the open model's structure), the
- * comparison and both layouts out, progress along the way. The worker starts on first use (or when the comparison
- * target is shown, `warmCompareWorker`) and is reused; a second comparison queues behind a running one.
+ * comparison and both layouts out (sent in columns, comparisonWire.ts), progress along the way. The worker starts
+ * on first use (or when the comparison target is shown, `warmCompareWorker`) and is reused; a second comparison
+ * queues behind a running one.
  */
 import { proxy } from 'comlink';
-import type { CompareApi, CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
+import type { CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
+import { fromWire, type CompareWorkerApi } from '../../../workers/compare/comparisonWire.ts';
 import { WorkerConnection } from './workerConnection.ts';
 
-const connection = new WorkerConnection<CompareApi>(
+const connection = new WorkerConnection<CompareWorkerApi>(
   () =>
     new Worker(new URL('../../../workers/compare/compare.worker.ts', import.meta.url), {
       type: 'module',
@@ -22,12 +24,12 @@ export function warmCompareWorker(): void {
 }
 
 /** Decodes, folds, maps and lays out both models in the worker. */
-export function compareInWorker(
+export async function compareInWorker(
   a: CompareSource,
   b: CompareSource,
   onProgress: (fraction: number, phase: string) => void,
 ): Promise<ComparisonResult> {
-  return connection.call((api) => api.compare(a, b, proxy(onProgress)));
+  return fromWire(await connection.call((api) => api.compare(a, b, proxy(onProgress))));
 }
 
 export type { CompareSource, ComparisonResult };
