@@ -77,15 +77,3 @@ export const compareApi = {
     };
   },
 };
-
-export type CompareApi = typeof compareApi;
-
-/** The buffers of a comparison's result that a worker entry transfers back rather than copies (its typed arrays). */
-export function comparisonBuffers(out: ComparisonResult): ArrayBuffer[] {
-  const { layouts, comparison } = out;
-  return [
-    ...[layouts.a, layouts.b].flatMap((l) => [l.x.buffer, l.y.buffer, l.rank.buffer]),
-    comparison.counterpart.a.buffer,
-    comparison.counterpart.b.buffer,
-  ] as ArrayBuffer[];
-}

@@ -3,7 +3,7 @@
  * import them; the buffers they return are fresh copies, transferred here rather than cloned.
  */
 import { expose, transfer } from 'comlink';
-import { comparisonBuffers } from '../compare/compareApi.ts';
+import { toWire, wireBuffers } from '../compare/comparisonWire.ts';
 import { paneBuffers } from '../compare/laidOutPane.ts';
 import { releaseProgress, releasingProgress } from '../runtime/progressProxy.ts';
 import { compareHeldApi } from './compareHeldApi.ts';
@@ -32,8 +32,8 @@ const api: ModelWorkerApi = {
   },
   compareWithHeld: (handle, name, other, onProgress) =>
     releasingProgress(onProgress, async () => {
-      const out = await compareHeldApi.compareWithHeld(handle, name, other, onProgress);
-      return transfer(out, comparisonBuffers(out));
+      const wire = toWire(await compareHeldApi.compareWithHeld(handle, name, other, onProgress));
+      return transfer(wire, wireBuffers(wire));
     }),
 };
 

@@ -16,6 +16,7 @@ import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import { heldModel, type ModelApi } from './modelApi.ts';
 import type { CompareHeldApi } from './compareHeldApi.ts';
 import type { PaneApi } from './paneApi.ts';
+import type { ComparisonWire } from '../compare/comparisonWire.ts';
 import { modelStem } from '../../src/core/onnx/fileName.ts';
 
 /**
@@ -133,5 +134,9 @@ function encoded(
 
 export type QuantizeApi = typeof quantizeApi;
 
-/** Everything the model worker exposes. */
-export type ModelWorkerApi = ModelApi & QuantizeApi & CompareHeldApi & PaneApi;
+/** Everything the model worker exposes (its comparison sent in columns, workers/compare/comparisonWire.ts). */
+export type ModelWorkerApi = ModelApi &
+  QuantizeApi &
+  PaneApi & {
+    compareWithHeld(...args: Parameters<CompareHeldApi['compareWithHeld']>): Promise<ComparisonWire>;
+  };

@@ -7,6 +7,7 @@
  */
 import { proxy, transfer } from 'comlink';
 import type { CompareSource, ComparisonResult } from '../../../workers/compare/compareApi.ts';
+import { fromWire } from '../../../workers/compare/comparisonWire.ts';
 import type { GraphPane } from '../../../workers/model/paneApi.ts';
 import type { GraphViewOptions } from '../../core/graph/graphView.ts';
 import type { ModelBytesCopy, ModelWorkerApi, QuantizeOutput } from '../../../workers/model/quantizeApi.ts';
@@ -149,7 +150,7 @@ export async function compareWithOpenModel(
   onProgress: (fraction: number, phase: string) => void,
 ): Promise<ComparisonResult> {
   await whenHeld(handle);
-  return connection.call((api) => api.compareWithHeld(handle, name, other, proxy(onProgress)));
+  return fromWire(await connection.call((api) => api.compareWithHeld(handle, name, other, proxy(onProgress))));
 }
 
 /**
