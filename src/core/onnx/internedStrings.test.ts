@@ -42,7 +42,7 @@ describe('equal strings of a decode read once', () => {
     expect(made).toBe(new Set(names).size);
   });
 
-  it('the wire reader reads short, long, empty and non-ASCII strings as TextDecoder does, shared or not', () => {
+  it('the wire reader reads short, long, empty, equal-length and non-ASCII strings as TextDecoder does, shared or not', () => {
     const texts = [
       '',
       'a',
@@ -58,6 +58,10 @@ describe('equal strings of a decode read once', () => {
       'y'.repeat(INTERNED_MAX_BYTES + 1),
       'caf\u00e9',
       'cafe',
+      // Equal lengths, other texts: the ASCII path's reused code array holds each one's own characters.
+      'Relu_1',
+      'z'.repeat(64),
+      'Conv_0',
     ];
     for (const interned of [true, false]) {
       const r = new WireReader(wire(texts));

@@ -23,6 +23,9 @@ export const RECURSION_LIMIT = 100;
 
 const utf8 = new TextDecoder('utf-8');
 
+/** Plain arrays of each short length, reused to hold a name's character codes (decodeText). */
+const ASCII_SCRATCH: number[][] = [];
+
 export class WireReader {
   /** Read position. */
   pos = 0;
@@ -197,7 +200,12 @@ export class WireReader {
           ascii = false;
           break;
         }
-      if (ascii) return String.fromCharCode.apply(null, buf.subarray(start, end) as unknown as number[]);
+      if (ascii) {
+        // One reused plain array a length: apply() on a typed array view is V8's slow path, and a view a name is garbage.
+        const codes = (ASCII_SCRATCH[end - start] ??= new Array<number>(end - start).fill(0));
+        for (let i = start; i < end; i++) codes[i - start] = buf[i];
+        return String.fromCharCode.apply(null, codes);
+      }
     }
     return utf8.decode(buf.subarray(start, end));
   };
