@@ -4,8 +4,8 @@
  * last step and the result on the page in a 20,000-node split view (serialized in the worker, rebuilt on the page's
  * main thread). Here each box and edge field is a typed array, an array of strings, or for the few distinct strings
  * (kinds, families, op types, shapes) a table and a code each, and the page rebuilds the very same objects
- * (`fromWire(toWire(r))` equals `r`), so nothing past the crossing changes. The files' value records stay objects:
- * rebuilding them costs what cloning them does.
+ * (`fromWire(toWire(r))` equals `r`), so nothing past the crossing changes. The files' values are box-aligned
+ * Float64Arrays already (comparison.ts SidedValues) and are transferred.
  *
  * Plain functions: no comlink, no DOM.
  */
@@ -157,6 +157,7 @@ export function wireBuffers(wire: ComparisonWire): ArrayBuffer[] {
     ...[layouts.a, layouts.b].flatMap((l) => [l.x, l.y, l.rank]),
     comparison.counterpart.a,
     comparison.counterpart.b,
+    ...Object.values(comparison.fileValues).flatMap((s) => [s.a, s.b].filter((v) => v !== null)),
     ...pane(comparison.views.a),
     ...pane(comparison.views.b),
   ].map((t) => t.buffer as ArrayBuffer);

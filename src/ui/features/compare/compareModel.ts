@@ -7,7 +7,13 @@
  */
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import type { NodeValues } from '../../../core/graph/nodeValues.ts';
-import type { BoxMark, Comparison, Side, SidedValues } from '../../../core/graph/comparison.ts';
+import {
+  valuesByBox,
+  type BoxMark,
+  type Comparison,
+  type Side,
+  type SidedValues,
+} from '../../../core/graph/comparison.ts';
 import { heatColour } from '../graph/heat.ts';
 
 export type { BoxMark, Side, SidedValues };
@@ -51,7 +57,7 @@ export function compareValueSets(
 ): Map<string, SidedValues> {
   const sets = new Map<string, SidedValues>();
   for (const [k, v] of measured)
-    sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: v.values, b: null });
+    sets.set(k, { label: v.label, higherIsBetter: v.higherIsBetter, a: valuesByBox(model.views.a, v.values), b: null });
   for (const [k, v] of Object.entries(model.fileValues)) sets.set(k, v);
   return sets;
 }
@@ -71,18 +77,16 @@ export function paintValues(model: Comparison, set: SidedValues): PaintedValues 
     b: new Float64Array(model.views.b.boxes.length).fill(NaN),
   };
   for (const side of ['a', 'b'] as const) {
-    const view = model.views[side];
     const own = set[side];
     const other = set[side === 'a' ? 'b' : 'a'];
-    const otherView = model.views[side === 'a' ? 'b' : 'a'];
-    view.boxes.forEach((box, i) => {
-      let v = own?.[box.id];
-      if (v === undefined && !own && other) {
-        const c = model.counterpart[side][i];
-        if (c >= 0) v = other[otherView.boxes[c].id];
-      }
-      if (v !== undefined && Number.isFinite(v)) values[side][i] = v;
-    });
+    const counterpart = model.counterpart[side];
+    const out = values[side];
+    for (let i = 0; i < out.length; i++) {
+      // A side without values of its own shows its counterpart's.
+      const c = counterpart[i];
+      const v = own ? own[i] : other && c >= 0 ? other[c] : NaN;
+      if (Number.isFinite(v)) out[i] = v;
+    }
   }
   let min = Infinity,
     max = -Infinity;
