@@ -1,6 +1,8 @@
 /**
  * Suite "compare": the split view in Chromium for YOLOX-nano and for the synthetic 20,000-node graph, each beside its
- * U8S8 quantization by the studio's core (Q/DQ folded: as many boxes as the float graph). One pane (drop → drawn) for
+ * U8S8 quantization by the studio's core (Q/DQ folded: as many boxes as the float graph), and the 20,000-node graph
+ * beside its re-export (the same float graph, every name changed: two 20,000-node graphs matched by structure; its
+ * "quantized" columns are the re-export's). One pane (drop → drawn) for
  * each model alone, then both dropped on the comparison target (drop → both panes drawn), and the frame time of a pan
  * that the other pane follows, and the longest main-thread task while the split view opens. Beside them, Netron
  * 9.2.1 (../shared/anchors) given the float file through its file input, to its first picture (cases/firstDrawBrowser.ts,
@@ -44,14 +46,21 @@ export const compareSuite: Suite = {
     const cases = [
       { n: 0, label: 'YOLOX-nano (U8S8 per channel, by the core)' },
       { n: 20000, label: 'synthetic 20,000 nodes (U8S8)' },
+      { n: 20000, renamed: true, label: 'synthetic 20,000 nodes beside its re-export (float; every name changed)' },
     ];
+    // `quant` is the second pane's file: the quantization, or for the re-export row the renamed float graph.
     const files: { float: string; quant: string; label: string }[] = [];
     for (const c of cases) {
       const float = c.n
         ? path.join(tmp, `synthetic-${c.n}.onnx`)
         : path.join(root, '../shared/fixtures/models/yolox-nano.onnx');
-      const quant = c.n ? path.join(tmp, `synthetic-${c.n}.quant.onnx`) : path.join(tmp, 'yolox-nano.quant.onnx');
-      if (c.n) await runCase('cases/writeQuantizedSynthetic.ts', [float, quant, String(c.n)]);
+      const quant = c.renamed
+        ? path.join(tmp, `synthetic-${c.n}.renamed.onnx`)
+        : c.n
+          ? path.join(tmp, `synthetic-${c.n}.quant.onnx`)
+          : path.join(tmp, 'yolox-nano.quant.onnx');
+      if (c.renamed) await runCase('cases/writeRenamedSynthetic.ts', [quant, String(c.n)]);
+      else if (c.n) await runCase('cases/writeQuantizedSynthetic.ts', [float, quant, String(c.n)]);
       else await runCase('cases/writeQuantizedFixture.ts', ['yolox-nano.onnx', quant]);
       files.push({ float, quant, label: c.label });
     }
