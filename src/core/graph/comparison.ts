@@ -11,7 +11,14 @@ import type { GraphProto } from '../onnx/model.ts';
 import { buildGraphView, type GraphView, type PaneView } from './graphView.ts';
 import { mapNodes, type NodeMapping } from './nodeMapping.ts';
 import { qdqPrecisionLabels } from './qdqFold.ts';
-import { bitWidthValues, keptFloatValues, outputScaleValues, type NodeValues } from './nodeValues.ts';
+import {
+  bitWidthsByNode,
+  keptFloatByNode,
+  outputScalesByNode,
+  QDQ_VALUE_LABELS,
+  type NodeArray,
+  type NodeValues,
+} from './nodeValues.ts';
 
 export type Side = 'a' | 'b';
 export type BoxMark = 'same' | 'changed' | 'added' | 'removed' | 'merged' | 'io';
@@ -137,30 +144,36 @@ function paneView(view: GraphView): PaneView {
 /** The values the files hold: bit width (32 on a float model), output scale and kept float (QDQ models only). */
 function fileValues(va: GraphView, vb: GraphView): Record<string, SidedValues> {
   const sets: Record<string, SidedValues> = {};
-  const per = (key: string, make: (v: GraphView) => NodeValues | null) => {
+  const per = (
+    key: keyof typeof QDQ_VALUE_LABELS,
+    higherIsBetter: boolean,
+    make: (v: GraphView) => NodeArray | null,
+  ) => {
     const a = make(va),
       b = make(vb);
     if (a || b)
       sets[key] = {
-        label: (a ?? b)!.label,
-        higherIsBetter: (a ?? b)!.higherIsBetter,
-        a: a ? valuesByBox(va, a.values) : null,
-        b: b ? valuesByBox(vb, b.values) : null,
+        label: QDQ_VALUE_LABELS[key],
+        higherIsBetter,
+        a: a ? byBox(va, a) : null,
+        b: b ? byBox(vb, b) : null,
       };
   };
   // Each side's precision labels once, for its bit widths and its kept-float marks.
   const labels = new Map([va, vb].map((v) => [v, v.qdq ? qdqPrecisionLabels(v.index, v.qdq) : null]));
-  per('bits', (v) => (v.qdq ? bitWidthValues(v.index, v.qdq, labels.get(v)!) : floatBits(v)));
-  per('scale', (v) => (v.qdq ? outputScaleValues(v.index, v.qdq) : null));
-  per('float', (v) => (v.qdq ? keptFloatValues(v.index, v.qdq, labels.get(v)!) : null));
+  // A float model computes every node at 32 bits.
+  per('bits', true, (v) =>
+    v.qdq ? bitWidthsByNode(v.index, v.qdq, labels.get(v)!) : new Float64Array(v.index.nodes.length).fill(32),
+  );
+  per('scale', false, (v) => (v.qdq ? outputScalesByNode(v.index, v.qdq) : null));
+  per('float', false, (v) => (v.qdq ? keptFloatByNode(v.index, v.qdq, labels.get(v)!) : null));
   return sets;
 }
 
-/** A float model computes every node at 32 bits. */
-function floatBits(v: GraphView): NodeValues {
-  const values: Record<string, number> = {};
-  v.boxes.forEach((b) => {
-    if (b.kind === 'node') values[b.id] = 32;
-  });
-  return { label: 'bit width', higherIsBetter: true, values };
+/** Values by node index laid onto a view's boxes (NaN for graph inputs and outputs, and nodes without one). */
+function byBox(view: GraphView, perNode: NodeArray): Float64Array {
+  const { boxes } = view;
+  const out = new Float64Array(boxes.length).fill(NaN);
+  for (let i = 0; i < boxes.length; i++) if (boxes[i].kind === 'node') out[i] = perNode[boxes[i].node];
+  return out;
 }

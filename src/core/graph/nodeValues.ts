@@ -30,17 +30,46 @@ export function bitsOfLabel(label: string): number {
   return bits.length ? Math.max(...bits) : 32;
 }
 
-/** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). `labels`: its precision labels when at hand. */
-export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
+/**
+ * Values by node index (NaN: none), the form the split view lays onto its boxes (comparison.ts); the NodeValues
+ * below key the same values by node id for the graph's colours and the export.
+ */
+export type NodeArray = Float64Array;
+
+/** Per-node values keyed by stable node id (nodes without one, NaN, left out). */
+function byId(index: GraphIndex, perNode: NodeArray): Record<string, number> {
   const values: Record<string, number> = {};
+  for (let i = 0; i < perNode.length; i++) if (!Number.isNaN(perNode[i])) values[index.ids[i]] = perNode[i];
+  return values;
+}
+
+/** Bit width of each node of a QDQ model by node index, read from its Q/DQ (NaN on the Q/DQ nodes themselves). */
+export function bitWidthsByNode(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeArray {
+  const out = new Float64Array(index.nodes.length).fill(NaN);
   // A model has a handful of labels: each read once.
   const bitsByLabel = new Map<string, number>();
   for (const [i, label] of labels) {
     let bits = bitsByLabel.get(label);
     if (bits === undefined) bitsByLabel.set(label, (bits = bitsOfLabel(label)));
-    values[index.ids[i]] = bits;
+    out[i] = bits;
   }
-  return { label: QDQ_VALUE_LABELS.bits, higherIsBetter: true, values };
+  return out;
+}
+
+/** Bit width of every node of a QDQ model, read from its Q/DQ (Q/DQ nodes left out). `labels`: its precision labels when at hand. */
+export function bitWidthValues(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeValues {
+  return {
+    label: QDQ_VALUE_LABELS.bits,
+    higherIsBetter: true,
+    values: byId(index, bitWidthsByNode(index, fold, labels)),
+  };
+}
+
+/** By node index: 1 where a node computes in float, 0 where it is quantized (NaN on Q/DQ nodes). */
+export function keptFloatByNode(index: GraphIndex, fold: QdqFold, labels = qdqPrecisionLabels(index, fold)): NodeArray {
+  const out = new Float64Array(index.nodes.length).fill(NaN);
+  for (const [i, label] of labels) out[i] = label === 'float' ? 1 : 0;
+  return out;
 }
 
 /** 1 where a node computes in float (no Q/DQ on its inputs, outputs or weights), 0 where it is quantized. */
@@ -49,13 +78,15 @@ export function keptFloatValues(
   fold: QdqFold,
   labels = qdqPrecisionLabels(index, fold),
 ): NodeValues {
-  const values: Record<string, number> = {};
-  for (const [i, label] of labels) values[index.ids[i]] = label === 'float' ? 1 : 0;
-  return { label: QDQ_VALUE_LABELS.float, higherIsBetter: false, values };
+  return {
+    label: QDQ_VALUE_LABELS.float,
+    higherIsBetter: false,
+    values: byId(index, keptFloatByNode(index, fold, labels)),
+  };
 }
 
-/** The scale of each node's quantized output (the Q/DQ pair after it), per tensor; nodes without one left out. */
-export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues {
+/** By node index: the scale of each node's quantized output (the Q/DQ pair after it), per tensor; NaN without one. */
+export function outputScalesByNode(index: GraphIndex, fold: QdqFold): NodeArray {
   // By tensor number: the scale of each tensor a Q/DQ pair quantizes per tensor.
   const scaleOf = new Float64Array(index.tensorNames.length);
   const hasScale = new Uint8Array(index.tensorNames.length);
@@ -65,16 +96,21 @@ export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues 
     scaleOf[k] = e.params.scales![0];
     hasScale[k] = 1;
   }
-  const values: Record<string, number> = {};
+  const out = new Float64Array(index.nodes.length).fill(NaN);
   for (let i = 0; i < index.nodes.length; i++) {
     if (fold.folded[i]) continue;
     for (let k = index.outputStart[i]; k < index.outputStart[i + 1]; k++)
       if (hasScale[k]) {
-        values[index.ids[i]] = scaleOf[k];
+        out[i] = scaleOf[k];
         break;
       }
   }
-  return { label: QDQ_VALUE_LABELS.scale, higherIsBetter: false, values };
+  return out;
+}
+
+/** The scale of each node's quantized output (the Q/DQ pair after it), per tensor; nodes without one left out. */
+export function outputScaleValues(index: GraphIndex, fold: QdqFold): NodeValues {
+  return { label: QDQ_VALUE_LABELS.scale, higherIsBetter: false, values: byId(index, outputScalesByNode(index, fold)) };
 }
 
 export interface ModelExplorerResult {

@@ -4,6 +4,9 @@ import { weightlessGraph } from '../../../core/graph/structure.ts';
 import { compareGraphs } from '../../../core/graph/comparison.ts';
 import { quantizedFixture } from '../../../../tests/helpers/quantizedFixtures.ts';
 import { readModel } from '../../../../tests/helpers/fixtures.ts';
+import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
+import { foldQdq } from '../../../core/graph/qdqFold.ts';
+import { outputScaleValues } from '../../../core/graph/nodeValues.ts';
 import { compareValueSets, paintValues } from './compareModel.ts';
 
 const float = (name: string) => ({ name, graph: weightlessGraph(decode(readModel(name)).graph!) });
@@ -40,6 +43,29 @@ describe('the split view model', () => {
     const sqnr = paintValues(model, sets.get('heat')!);
     expect(sqnr.values.b[model.counterpart.a[conv]]).toBe(40);
     expect([sqnr.min, sqnr.max]).toEqual([10, 40]);
+  });
+
+  it("the quantized file's values lie on its boxes: output scales as the file's Q/DQ hold them, kept float 0 or 1", () => {
+    const q = weightlessGraph(quantizedFixture('yolox-nano.onnx').graph!);
+    const index = buildGraphIndex(q);
+    const byId = outputScaleValues(index, foldQdq(index)).values;
+    const scale = model.fileValues.scale;
+    expect(scale.a).toBeNull();
+    let seen = 0;
+    model.views.b.boxes.forEach((box, i) => {
+      const want = byId[box.id];
+      if (want === undefined) expect(scale.b![i], box.id).toBeNaN();
+      else {
+        expect(scale.b![i], box.id).toBe(want);
+        seen++;
+      }
+    });
+    expect(seen).toBeGreaterThan(100);
+    const float = model.fileValues.float.b!;
+    model.views.b.boxes.forEach((box, i) => {
+      if (box.kind === 'node') expect([0, 1], box.id).toContain(float[i]);
+      else expect(float[i]).toBeNaN();
+    });
   });
 
   it('unrelated models: not related, no counterparts between op boxes', () => {
