@@ -1,8 +1,8 @@
 /**
  * The fine-tuning variants finetuneDetector.ts and finetuneRecognizer.ts run, as their command lines name them:
  * `plain` (no fine-tuning), `full`, `early` (FastFinetune EarlyStop, the plateau rule), `min=<θ>` (only the layers
- * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), joined by '+'
- * (`early+min=1e-4`); and the seconds per stage both print for a run.
+ * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), `plateau=<share>` (the
+ * plateau stop, RecoveryOptions.plateauStop), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
@@ -12,8 +12,8 @@ export interface FinetuneVariant {
   readonly tune: boolean;
   /** `base` with fine-tuning switched on as the variant says. */
   readonly config: QuantConfig;
-  /** The `min=<θ>` part as quantizeWithRecovery's option; empty without one. */
-  readonly recoveryOptions: { readonly minRoundingError?: number };
+  /** The `min=<θ>` and `plateau=<share>` parts as quantizeWithRecovery's options; empty without them. */
+  readonly recoveryOptions: { readonly minRoundingError?: number; readonly plateauStop?: number };
 }
 
 /** The variant named `variant` of `base`, fine-tuning by `algorithm` for `iterations` iterations. */
@@ -25,6 +25,7 @@ export function finetuneVariant(
 ): FinetuneVariant {
   const parts = variant.split('+');
   const min = parts.find((p) => p.startsWith('min='));
+  const plateau = parts.find((p) => p.startsWith('plateau='));
   const tune = variant !== 'plain';
   const config = withOptions(base, {
     includeFastFt: tune,
@@ -36,7 +37,14 @@ export function finetuneVariant(
         }
       : {}),
   });
-  return { tune, config, recoveryOptions: min ? { minRoundingError: Number(min.slice(4)) } : {} };
+  return {
+    tune,
+    config,
+    recoveryOptions: {
+      ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
+      ...(plateau ? { plateauStop: Number(plateau.slice(8)) } : {}),
+    },
+  };
 }
 
 /** A run's seconds, wall and CPU (from process.cpuUsage since its start) and per stage of the recovery, to 0.1 s. */

@@ -53,7 +53,8 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--order eight-bit-first|fastest]
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
-                      [--iterations <n>] [--finetune-reach <share>] [--min-rounding-error <e>] [--time-budget <15m>]
+                      [--iterations <n>] [--finetune-reach <share>] [--min-rounding-error <e>] [--plateau-stop <share>]
+                      [--time-budget <15m>]
                       [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16] [--judge-optimization basic|all]
 
@@ -119,6 +120,9 @@ ${TASK_TARGET_USAGE}
                               their output, measured on their inputs (default 0: every layer; 1e-4 on the
                               PP-OCRv4 recognizer tuned 9 of 47 layers, read more held-out lines and cost less:
                               bench/README.md)
+  --plateau-stop <share>      stop fine-tuning a layer once its loss improved by less than this share over a
+                              twentieth of the iterations (AdaRound: its warm start, then its annealing; default
+                              0: every iteration; measured on four models: bench/README.md ladder-budget)
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped
@@ -188,6 +192,7 @@ export const ladderCommand = {
       iterations: { type: 'string' },
       'finetune-reach': { type: 'string' },
       'min-rounding-error': { type: 'string' },
+      'plateau-stop': { type: 'string' },
       'time-budget': { type: 'string' },
       output: { type: 'string', short: 'o' },
       'save-config': { type: 'string' },
@@ -229,6 +234,9 @@ export const ladderCommand = {
       values['min-rounding-error'] === undefined ? undefined : Number(values['min-rounding-error']);
     if (minRoundingError !== undefined && !(minRoundingError >= 0 && minRoundingError < 1))
       throw new UsageError(`--min-rounding-error "${values['min-rounding-error']}": give a share in [0, 1)`);
+    const plateauStop = values['plateau-stop'] === undefined ? undefined : Number(values['plateau-stop']);
+    if (plateauStop !== undefined && !(plateauStop >= 0 && plateauStop < 1))
+      throw new UsageError(`--plateau-stop "${values['plateau-stop']}": give a share in [0, 1)`);
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
@@ -301,6 +309,7 @@ export const ladderCommand = {
         finetuneReach: reach,
         timeBudget: budget,
         minRoundingError,
+        plateauStop,
       },
       // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
       {

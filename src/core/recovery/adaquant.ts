@@ -9,7 +9,16 @@
 import { Adam, layerLossOn, type LayerProblem } from './layerProblem.ts';
 import { incrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
-import { codesLoss, layerTuning, tuningLayout, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import {
+  codesLoss,
+  flattened,
+  layerTuning,
+  plateauWindow,
+  tuningLayout,
+  type CurvePoint,
+  type LayerTuning,
+  type TuneOptions,
+} from './tuning.ts';
 import { roundHalfToEven } from '../quantize/numeric.ts';
 
 /** Learns one layer's weights (and bias). */
@@ -64,6 +73,10 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
   let bestParams: Float64Array | undefined;
   let sinceBest = 0;
   let done = 0;
+  // The plateau stop (options.plateau): the best loss at the last window's end.
+  const plateau = options.plateau ?? 0;
+  const window = plateauWindow(options.iterations);
+  let bestMark = Infinity;
   try {
     for (let it = 0; it < options.iterations; it++) {
       if (it % 16 === 0) await cancelPoint(options.signal);
@@ -75,6 +88,10 @@ export async function adaquant(p: LayerProblem, options: TuneOptions): Promise<L
         (bestParams ??= new Float64Array(n)).set(w);
         sinceBest = 0;
       } else if (options.earlyStop && ++sinceBest > Math.max(10, options.iterations / 10)) break;
+      if (plateau > 0 && it > 0 && it % window === 0) {
+        if (flattened(bestMark, best, plateau)) break;
+        bestMark = best;
+      }
       descend(w, learning, count, saturated, gv, cross, grad, adam);
       done = it + 1;
       if (it % options.logPeriod === 0 || it === options.iterations - 1) curve.push({ iteration: it, loss });

@@ -13,7 +13,16 @@
 import type { LayerProblem } from './layerProblem.ts';
 import { incrementalObjective, type IncrementalObjective } from './incrementalObjective.ts';
 import { cancelPoint } from './layerData.ts';
-import { codesLoss, layerTuning, tuningLayout, type CurvePoint, type LayerTuning, type TuneOptions } from './tuning.ts';
+import {
+  codesLoss,
+  flattened,
+  layerTuning,
+  plateauWindow,
+  tuningLayout,
+  type CurvePoint,
+  type LayerTuning,
+  type TuneOptions,
+} from './tuning.ts';
 import { GAMMA, roundingState, ZETA, type RoundingState } from './roundingKernel.ts';
 
 /** Early stop: checks of the hard rounding's loss without improvement before a layer stops. */
@@ -65,6 +74,13 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   const { gv, cross } = objective;
   const curve: CurvePoint[] = [];
   const warm = Math.floor(options.warmStart * options.iterations);
+  // The plateau stop (options.plateau) may end the warm start at warmEnd < warm; the annealing keeps its length, so
+  // the layer then ends at `end` = iterations − (warm − warmEnd). Without it, warmEnd = warm and end = iterations.
+  const plateau = options.plateau ?? 0;
+  const window = plateauWindow(options.iterations);
+  let warmEnd = warm;
+  let end = options.iterations;
+  let softMark = Infinity;
   // Early stop (options.earlyStop): every `check` iterations after the warm start, the loss of the hard rounding
   // (V ≥ 0) is scored; the best rounding seen is kept, and the layer stops once that loss has not improved for
   // PATIENCE checks in a row. The soft loss cannot serve: the rounding term drives it up while annealing.
@@ -89,20 +105,36 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
   };
   let done = 0;
   try {
-    for (let it = 0; it < options.iterations; it++) {
+    for (let it = 0; it < end; it++) {
       if (it % 16 === 0) await cancelPoint(options.signal);
       const leaving = r.soft(active);
       for (let q = 0; q < active; q++) w[r.learning[q]] = r.w[q];
       await objective.update(w, r.learning, active, true);
-      const annealing = it >= warm && options.regParam > 0;
-      const progress = annealing ? (it - warm) / Math.max(1, options.iterations - warm) : 0;
+      const annealing = it >= warmEnd && options.regParam > 0;
+      const progress = annealing ? (it - warmEnd) / Math.max(1, end - warmEnd) : 0;
       const beta = options.betaRange[0] + (options.betaRange[1] - options.betaRange[0]) * progress;
       gradients(r, active, gv, cross);
       r.descend(active, it + 1, options.learningRate, annealing ? options.regParam : 0, beta);
       if (leaving > 0) active = pack(r, active, up, objective);
       done = it + 1;
-      if (it % options.logPeriod === 0 || it === options.iterations - 1)
-        curve.push({ iteration: it, loss: objective.loss() });
+      if (it % options.logPeriod === 0 || it === end - 1) curve.push({ iteration: it, loss: objective.loss() });
+      if (plateau > 0 && it < warmEnd && (it + 1) % window === 0) {
+        // Warm start: the soft loss (no rounding term yet) over the last window.
+        const soft = objective.loss();
+        if (flattened(softMark, soft, plateau)) {
+          warmEnd = it + 1;
+          end = options.iterations - (warm - warmEnd);
+        } else softMark = soft;
+      } else if (plateau > 0 && it >= warmEnd && (it + 1 - warmEnd) % window === 0) {
+        // Annealing: the best hard rounding's loss over the last window.
+        const hardLoss = await hardRoundingLoss();
+        const flat = flattened(bestHard, hardLoss, plateau);
+        if (hardLoss < bestHard) {
+          bestHard = hardLoss;
+          bestUp = rounding(bestUp ?? new Uint8Array(n));
+        }
+        if (flat) break;
+      }
       if (options.earlyStop && it >= warm && (it - warm) % check === check - 1) {
         const hardLoss = await hardRoundingLoss();
         if (hardLoss < bestHard * (1 - 1e-4)) {
@@ -113,7 +145,7 @@ export async function adaround(p: LayerProblem, options: TuneOptions): Promise<L
       }
     }
     // Ran to the end: the last rounding wins unless a checked one was better.
-    if (bestUp && done === options.iterations && (await hardRoundingLoss()) <= bestHard) bestUp = undefined;
+    if (bestUp && done === end && (await hardRoundingLoss()) <= bestHard) bestUp = undefined;
   } finally {
     await objective.release();
   }

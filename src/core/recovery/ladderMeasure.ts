@@ -186,6 +186,8 @@ export function ladderMeasures(
     grow?: boolean;
     /** Fine-tuning rungs tune only the layers whose own weight rounding costs at least this share of their output. */
     minRoundingError?: number;
+    /** Fine-tuning rungs stop a layer once its loss improved by less than this share over a window (0: off). */
+    plateauStop?: number;
   } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
   assertTargetFits(rt.model, metric);
@@ -239,6 +241,7 @@ export function ladderMeasures(
       configName: rung.label,
       floatRowCache: floatRows,
       minRoundingError: options.minRoundingError,
+      plateauStop: options.plateauStop,
     });
     return result;
   };

@@ -29,6 +29,8 @@ export interface LadderChoices extends Pick<
   readonly timeBudget?: number;
   /** Fine-tune only layers whose own weight rounding costs at least this share of their output (default 0: all). */
   readonly minRoundingError?: number;
+  /** Stop a fine-tuned layer once its loss improved by less than this share over a window (default 0: off). */
+  readonly plateauStop?: number;
 }
 
 /** What the host knows that the choices do not say. */
@@ -59,6 +61,7 @@ export function ladderClimbOptions(
     maxExclusionSteps: choices.maxExclusionSteps,
     precisionBudget: choices.precisionBudget,
     minRoundingError: choices.minRoundingError,
+    plateauStop: choices.plateauStop,
   });
   return {
     target: choices.target,

@@ -111,6 +111,12 @@ export interface RecoveryOptions {
    * never built. Default 0: every layer is tuned (measured on the recognizer: bench/README.md finetune-recognizer).
    */
   readonly minRoundingError?: number;
+  /**
+   * The plateau stop (TuneOptions.plateau): a layer stops learning once its loss improved by less than this share
+   * over a window of a twentieth of the iterations. Default 0: off (measured on four models: bench/README.md
+   * ladder-budget).
+   */
+  readonly plateauStop?: number;
 }
 
 export interface TunedLayerSummary {
@@ -355,6 +361,7 @@ export async function quantizeWithRecovery(
       warmStart: ft.WarmStart,
       logPeriod: ft.LogPeriod,
       earlyStop: ft.EarlyStop,
+      plateau: options.plateauStop ?? 0,
       updateBias: ft.UpdateBias,
       signal: options.signal,
       product: options.gramProduct,

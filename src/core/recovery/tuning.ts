@@ -25,6 +25,14 @@ export interface TuneOptions {
    * start) has not improved for three checks; each keeps the best result seen.
    */
   readonly earlyStop: boolean;
+  /**
+   * The plateau stop (0 or absent: off): a layer's loss is looked at once every window of iterations
+   * (plateauWindow) and the layer stops learning once it improved by less than this share over the last window.
+   * AdaRound ends its warm start when the soft loss flattens (the annealing keeps its length, so the layer runs
+   * that many fewer full-cost steps) and stops annealing when the hard rounding's best loss flattens; AdaQuant stops
+   * when its best loss flattens. Each keeps the best result seen.
+   */
+  readonly plateau?: number;
   /** AdaQuant learns the bias too. */
   readonly updateBias: boolean;
   readonly signal?: CancelSignal;
@@ -32,6 +40,16 @@ export interface TuneOptions {
   readonly product?: GramProductFactory;
   /** A runtime's float64 MatMul for scoring codes before and after (denseProduct.ts); TypeScript when absent. */
   readonly dense?: DenseProduct;
+}
+
+/** The plateau stop's window: a twentieth of the iterations, at least 10. */
+export function plateauWindow(iterations: number): number {
+  return Math.max(10, Math.floor(iterations / 20));
+}
+
+/** Whether a loss went from `before` to `after` by less than `share` of `before` (a rise counts as flat). */
+export function flattened(before: number, after: number, share: number): boolean {
+  return !(before - after >= share * before);
 }
 
 /**
