@@ -300,6 +300,12 @@ describe('qstudio ladder', () => {
     expect(bad.stderr).toMatch(/--min-rounding-error "2": give a share in \[0, 1\)/);
   });
 
+  it('--plateau-stop takes a share in [0, 1) and names anything else', () => {
+    const bad = qstudio('ladder', mnist, ...common, '--plateau-stop', '1');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--plateau-stop "1": give a share in \[0, 1\)/);
+  });
+
   it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
     expect(r.code).toBe(2);

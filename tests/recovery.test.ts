@@ -174,6 +174,20 @@ describe('fast finetune and bias correction on a small chain', () => {
     expect(ft.lossAfter).toBeLessThan(ft.lossBefore);
   });
 
+  it('plateauStop stops layers whose loss has flattened, fewer iterations than asked, each no worse than nearest rounding', async () => {
+    const iterations = 400;
+    const tuning = { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: iterations } } };
+    const r = await quantizeWithRecovery(convChainModel(), config('XINT8', tuning), {
+      runtime,
+      calibrate: (m) => minMaxRanges(m),
+      plateauStop: 0.01,
+    });
+    const ft = r.recovery.finetune!;
+    expect(ft.layers.length).toBeGreaterThan(0);
+    expect(ft.layers.some((l) => l.iterations < iterations)).toBe(true);
+    for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);
+  });
+
   it('minRoundingError tunes only the layers whose own weight rounding costs at least that share of their output, leaving the rest at nearest rounding', async () => {
     const tuning = { includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 100 } } };
     // A threshold above every layer's error: nothing is tuned, every layer is listed with its measured error.
