@@ -31,6 +31,7 @@ export async function heldInCalibration(
   configName: string,
   withMethod: (method: CalibrationMethod) => QuantConfig,
   onMeasured?: (m: MethodMeasurement) => void,
+  planAlone = false,
 ): Promise<TimedHeldInCalibration> {
   let statisticsMs = 0;
   const held = await calibrateByHeldInChoice(model, {
@@ -38,13 +39,14 @@ export async function heldInCalibration(
     withMethod,
     configName,
     onMeasured,
+    planAlone,
     samples: feeds.length,
-    collect: async (indices, configs) => {
+    collect: async (indices, configs, unobserved) => {
       const start = performance.now();
       const result = await calibrateOnFeeds(
         model,
         indices.map((i) => feeds[i]),
-        { config: configs[0], alsoFor: configs.slice(1) },
+        { config: configs[0], alsoFor: configs.slice(1), unobserved },
       );
       statisticsMs += performance.now() - start;
       return [result.states, ...(result.alsoStates ?? [])];

@@ -234,6 +234,12 @@ export const quantizeCommand = {
     /** The model as the held-in choice prepared it for the chosen configuration. */
     let heldInPrepared: PreparedQuantization | undefined;
     let methodChoice: MethodChoice | undefined;
+    /** Tensors the held-in choice did not observe (stand-ins in `calibrated`): the written plan must fold each. */
+    let heldInUnread: ReadonlySet<string> = new Set();
+    // Ranges that serve the written plan alone, with no search or recovery planning on them with other exclusions.
+    const servesPlanAlone =
+      !values['mixed-precision'] &&
+      !(config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt);
     const asked = values['calibration-method'] === HELD_IN_METHOD;
     if (asked && values.ranges)
       throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
@@ -265,10 +271,12 @@ export const quantizeCommand = {
           name,
           (m) => recoverySwitchesOf(configWith(m).config, values),
           (m) => process.stderr.write(`  ${m.method}: held-in cosine ${measurementText(m)}\n`),
+          servesPlanAlone,
         );
         config = held.config;
         calibrated = held.ranges;
         heldInPrepared = held.prepared;
+        heldInUnread = held.unread;
         methodChoice = held.choice;
         process.stderr.write(
           heldInText(
@@ -378,7 +386,7 @@ export const quantizeCommand = {
       // Statistics made here serve this plan alone: the tensors whose ranges it never reads are not observed (a plan
       // of node decisions on a preparation let go before calibrating: at 1024² its float32 weights would add to the
       // peak). The held-in choice's preparation serves the chosen configuration's write.
-      const unread = values.ranges || calibrated ? new Set<string>() : unreadOnPreparation(model, config);
+      const unread = values.ranges ? new Set<string>() : calibrated ? heldInUnread : unreadOnPreparation(model, config);
       const quantize = (r: Ranges) =>
         heldInPrepared?.key === preparationKey(config)
           ? quantizePrepared(heldInPrepared, r, config, name)

@@ -24,6 +24,7 @@ import {
   type PreparedQuantization,
 } from '../quantize/quantizeModel.ts';
 import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run/statistics.ts';
+import { standInsUnread, unreadRanges, withUnreadRanges } from '../quantize/unreadRanges.ts';
 import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSession } from './compareModels.ts';
 import { meanOutputCosine, UNREAD_BY_FIGURES } from './outputMetrics.ts';
 
@@ -66,6 +67,11 @@ export interface HeldInCalibration {
   readonly ranges: Map<string, TensorRange>;
   /** The model as prepared for the chosen configuration (its weights quantized by the candidates' plans), to write it. */
   readonly prepared: PreparedQuantization;
+  /**
+   * Tensors not observed (`planAlone`), whose entries in `ranges` are stand-ins: the writer's plan must fold each
+   * (standInsUnread), or the caller calibrates in full. Empty otherwise.
+   */
+  readonly unread: ReadonlySet<string>;
 }
 
 export interface MethodChoiceOptions {
@@ -77,9 +83,21 @@ export interface MethodChoiceOptions {
   readonly samples: number;
   /**
    * One pass over the calibration samples `indices`, folding each run into one set of statistics per configuration
-   * (core/calibrate/run/runner.ts `alsoFor`), in the order given.
+   * (core/calibrate/run/runner.ts `alsoFor`), in the order given, leaving the tensors `unobserved` out (the runner's
+   * `unobserved`).
    */
-  readonly collect: (indices: readonly number[], configs: readonly QuantConfig[]) => Promise<TensorStates[]>;
+  readonly collect: (
+    indices: readonly number[],
+    configs: readonly QuantConfig[],
+    unobserved: ReadonlySet<string>,
+  ) => Promise<TensorStates[]>;
+  /**
+   * The ranges serve the candidates' plans and the chosen configuration's one plan alone (no exclusion search or
+   * recovery follows): tensors that no candidate's plan reads a range of (unreadRanges) are not observed. The
+   * judged figures and the chosen ranges are the same as with every tensor observed; where a candidate's plan reads
+   * a stand-in after all, the choice is made again with every tensor observed.
+   */
+  readonly planAlone?: boolean;
   /** The calibration samples `indices` to judge on, at the level the figure is aimed at. */
   readonly judge: (indices: readonly number[]) => ComparisonRuntime;
   readonly configName: string;
@@ -116,12 +134,6 @@ function candidateConfigs(o: MethodChoiceOptions): { method: CalibrationMethod; 
 export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoiceOptions): Promise<HeldInCalibration> {
   const part = heldInSplit(o.samples);
   const candidates = candidateConfigs(o);
-  const statistics = await o.collect(
-    part.calibrate,
-    candidates.map((c) => c.config),
-  );
-  const judge = withReferenceKept(o.judge(part.judge));
-  const measured: MethodMeasurement[] = [];
   // The candidates differ in calibration alone: one preparation, and one quantization of each weight, serve them all.
   const preparations = new Map<string, PreparedQuantization>();
   const preparedFor = (config: QuantConfig) => {
@@ -130,11 +142,25 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
     if (!p) preparations.set(key, (p = prepareQuantization(model, config)));
     return p;
   };
+  const unread = o.planAlone ? unreadByEvery(candidates, preparedFor) : new Set<string>();
+  const statistics = await o.collect(
+    part.calibrate,
+    candidates.map((c) => c.config),
+    unread,
+  );
+  const judge = withReferenceKept(o.judge(part.judge));
+  const measured: MethodMeasurement[] = [];
   let best = 0;
   for (let i = 0; i < candidates.length; i++) {
     const { config } = candidates[i];
-    const quantized = quantizePrepared(preparedFor(config), rangesOf(statistics[i]), config, o.configName).model;
-    const comparison = await compareModels(model, quantized, judge, JUDGED_ONLY);
+    const result = quantizePrepared(
+      preparedFor(config),
+      withUnreadRanges(rangesOf(statistics[i]), unread),
+      config,
+      o.configName,
+    );
+    if (!standInsUnread(result.plan.folded, unread)) return calibrateByHeldInChoice(model, { ...o, planAlone: false });
+    const comparison = await compareModels(model, result.model, judge, JUDGED_ONLY);
     const m = {
       method: candidates[i].method,
       cosine: meanOutputCosine(comparison.outputs).cosine,
@@ -145,13 +171,28 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
     if (m.cosine > measured[best].cosine) best = i;
   }
   const chosen = candidates[best];
-  const [rest] = await o.collect(part.judge, [chosen.config]);
+  const [rest] = await o.collect(part.judge, [chosen.config], unread);
   return {
     choice: { chosen: chosen.method, measured, calibrated: part.calibrate.length, judged: part.judge.length },
     config: chosen.config,
-    ranges: rangesOf(mergeTensorStates(statistics[best], rest)),
+    ranges: withUnreadRanges(rangesOf(mergeTensorStates(statistics[best], rest)), unread),
     prepared: preparedFor(chosen.config),
+    unread,
   };
+}
+
+/** The tensors that no candidate's plan reads a range of (unreadRanges on each one's preparation). */
+function unreadByEvery(
+  candidates: readonly { config: QuantConfig }[],
+  preparedFor: (config: QuantConfig) => PreparedQuantization,
+): Set<string> {
+  const each: Set<string>[] = [];
+  try {
+    for (const { config } of candidates) each.push(unreadRanges(preparedFor(config), config));
+  } catch {
+    return new Set(); // a model that cannot be prepared: quantizing says why, after calibration as before
+  }
+  return new Set([...(each[0] ?? [])].filter((t) => each.every((u) => u.has(t))));
 }
 
 /** What the held-in figure is, for the chooser's line. */

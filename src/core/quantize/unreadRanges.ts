@@ -32,7 +32,7 @@ export function unreadRanges(prepared: PreparedQuantization, config: QuantConfig
 }
 
 /** `ranges` with a stand-in for each unread tensor not calibrated: what the plan asks of them is that they have one. */
-export function withUnreadRanges(ranges: Ranges, unread: ReadonlySet<string>): Ranges {
+export function withUnreadRanges(ranges: Ranges, unread: ReadonlySet<string>): Map<string, TensorRange> {
   const all = new Map(ranges);
   for (const t of unread) if (!all.has(t)) all.set(t, STAND_IN);
   return all;
