@@ -95,9 +95,14 @@ function extremesOf(values: Float32Array): { min: number; max: number; nonFinite
   return e && finiteExtremes(e) ? { min: e.min, max: e.max, nonFinite: 0 } : scan(values);
 }
 
-function update(state: MinMaxState, values: Float32Array): MinMaxState {
+/** One batch's extremes as `update` folds them. */
+export function batchExtremes(values: Float32Array): BatchExtremes {
   const ext = extremesOf(values);
-  return foldExtremes(state, { min: ext.min, max: ext.max, count: values.length, nonFinite: ext.nonFinite });
+  return { min: ext.min, max: ext.max, count: values.length, nonFinite: ext.nonFinite };
+}
+
+function update(state: MinMaxState, values: Float32Array): MinMaxState {
+  return foldExtremes(state, batchExtremes(values));
 }
 
 /** One batch as its extremes: `count` values, of which `nonFinite` were NaN or ±Infinity, `min` and `max` the finite ones' extremes. */

@@ -39,7 +39,7 @@ import {
   type TensorStates,
 } from './statistics.ts';
 import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
-import { deriveStates, planStateDerivations, type StateDerivation } from './derivedStates.ts';
+import { deriveStates, planStateDerivations, RunExtremes, type StateDerivation } from './derivedStates.ts';
 import { activationCollector } from '../collectors/methodFromConfig.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
@@ -218,6 +218,8 @@ export class ModelCalibrator {
   private reduced = false;
   /** The current plan's derived tensors (not among `produced`). */
   private derived: ReadonlyMap<string, StateDerivation> = new Map();
+  /** The float pass's batches of the tensors the current plan's merges read (MinMax states of a Concat). */
+  private runExtremes = new RunExtremes(new Map());
   /** The key of the plan the cached session and chunks belong to. */
   private planKey: string | null = null;
   /** Set once onnxruntime refused a reduced model: later plans expose the tensors instead. */
@@ -299,6 +301,7 @@ export class ModelCalibrator {
     this.produced = plan.produced;
     this.reduced = plan.reduced;
     this.derived = plan.derived;
+    this.runExtremes = new RunExtremes(plan.derived);
     this.chunks = null;
     this.outputBytes = 0;
     this.outputSizes = new Map();
@@ -370,6 +373,8 @@ export class ModelCalibrator {
     const fed = session.foldsFeeds ? feedsAsOutputs(feeds, this.graphInputs) : null;
     foldRunInto(folds, outputs);
     if (fed) foldRunInto(folds, fed);
+    this.runExtremes.record(outputs);
+    if (fed) this.runExtremes.record(fed);
     return sizes;
   }
 
@@ -448,6 +453,7 @@ export class ModelCalibrator {
       throw badRound(isSequential ? this.sequentialRounds() : 'no');
     let sequential = isSequential ? this.sequentialPasses() : null;
     const floatPass = !round || round.index === 0;
+    if (floatPass) this.runExtremes.clear();
     let passes = (this.chunks?.length ?? 1) + (sequential?.length ?? 0);
     // A round run alone numbers its passes as in the whole run, so progress reads on across rounds.
     let pass = round && round.index > 0 ? (this.chunks?.length ?? 1) + round.index - 1 : 0;
@@ -597,7 +603,7 @@ export class ModelCalibrator {
    */
   private addDerived(states: TensorStates): void {
     if (this.derived.size === 0) return;
-    deriveStates(states, this.derived);
+    deriveStates(states, this.derived, this.runExtremes);
     const folded = new Map(states);
     states.clear();
     for (const t of Object.keys(Object.fromEntries(this.mainProduced().map((name) => [name, 0])))) {
