@@ -47,6 +47,14 @@ export interface WeightOptions {
   minMse: boolean;
 }
 
+/**
+ * Whether the MinMSE exponent search runs: power-of-two scales without reduce range only (with float scales, or
+ * reduce range, MinMSE's weights are MinMax's).
+ */
+function searchesMinMse(o: WeightOptions): boolean {
+  return o.minMse && o.scaleType === 'powerOfTwo' && !o.reduceRange;
+}
+
 /** Elements of one channel: `outer` runs of `inner` contiguous values, `channels` runs apart (1, n, 1 for a whole tensor). */
 interface ChannelSpan {
   channel: number;
@@ -142,7 +150,7 @@ function paramsFor(
   });
   // With reduce range the min/max exponent is kept: a finer candidate would clip in the search at the type's full
   // range and write codes past the reduced one (which is what keeps onnxruntime's x86 int8 kernels from saturating).
-  if (o.scaleType !== 'powerOfTwo' || !o.minMse || o.reduceRange) return base;
+  if (!searchesMinMse(o)) return base;
   // Quark's candidates 2^-(n+offset) around the min/max exponent n: a positive offset is a finer scale.
   const candidates = [base.scale];
   for (const offset of POF2_MINMSE_EXPONENT_OFFSETS)
@@ -263,9 +271,9 @@ export class QuantizedWeights {
   private readonly quantized = new Map<string, QuantizedConstant>();
   private readonly overflow = new WeakMap<CodeArray, Map<string, boolean[]>>();
 
-  /** quantizeWeight's result for this tensor of the prepared graph (by name), axis and options. */
+  /** quantizeWeight's result for this tensor of the prepared graph (by name), axis and options (MinMSE where it searches). */
   quantize(tensor: TensorProto, axis: number | undefined, o: WeightOptions): QuantizedConstant {
-    const key = `${tensor.name ?? ''}|${axis ?? 't'}|${o.type}|${o.symmetric}|${o.scaleType}|${o.reduceRange}|${o.minMse}`;
+    const key = `${tensor.name ?? ''}|${axis ?? 't'}|${o.type}|${o.symmetric}|${o.scaleType}|${o.reduceRange}|${searchesMinMse(o)}`;
     let q = this.quantized.get(key);
     if (!q) this.quantized.set(key, (q = quantizeWeight(tensor, axis, o)));
     return q;
