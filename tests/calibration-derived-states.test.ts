@@ -18,7 +18,7 @@ import {
   openModel,
   type ModelProto,
 } from '../src/core/onnx/index.ts';
-import type { SampleSource } from '../src/core/calibrate/run/runner.ts';
+import { ModelCalibrator, type SampleSource } from '../src/core/calibrate/run/runner.ts';
 import { planStateDerivations } from '../src/core/calibrate/run/derivedStates.ts';
 import { observableTensors } from '../src/core/calibrate/run/expose.ts';
 import { sampleSource } from '../src/core/calibrate/run/samples.ts';
@@ -128,6 +128,31 @@ describe('states derived instead of exposed', () => {
       }
     },
   );
+
+  it('in chunks (each a pass of its own over the samples), MinMax beside the histograms derives the same states', async () => {
+    const config = method('MinMax');
+    const alsoFor = histogramMethods.map(method);
+    // A budget of a few outputs a run: the first sample runs with every tensor exposed, the rest chunk by chunk.
+    const rec = recordingRuntime(ortNodeRuntime(1));
+    const chunked = new ModelCalibrator(built(), rec.runtime, 64, {});
+    try {
+      const fast = await chunked.calibrate(
+        rowsOf(ROWS),
+        config,
+        () => false,
+        () => undefined,
+        undefined,
+        alsoFor,
+      );
+      expect(fast.passes).toBeGreaterThan(1);
+      expect(rec.outputs.flat().filter((t) => t === 'joined' || t === 'twice')).toEqual([]);
+      const full = await calibrate(built(), ortNodeRuntime(1), rowsOf(ROWS), config, false, alsoFor);
+      expect(plain(fast.states)).toBe(plain(full.states));
+      for (let k = 0; k < alsoFor.length; k++) expect(plain(fast.alsoStates![k])).toBe(plain(full.alsoStates![k]));
+    } finally {
+      await chunked.release();
+    }
+  });
 
   it('a graph stored out of topological order (as ISNet’s float32 form is) derives the same tensors, exactly', async () => {
     const sorted = built();
