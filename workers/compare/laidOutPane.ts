@@ -12,9 +12,11 @@ import type { GraphIndex } from '../../src/core/onnx/graphIndex.ts';
 import {
   buildGraphView,
   layoutInputOf,
+  tensorInfoMap,
   type GraphView,
   type GraphViewOptions,
 } from '../../src/core/graph/graphView.ts';
+import type { TensorSummary } from '../../src/core/onnx/modelSummary.ts';
 import { hasQdq } from '../../src/core/graph/qdqFold.ts';
 import { layeredLayout, type LayoutResult } from '../../src/core/graph/layeredLayout.ts';
 
@@ -26,8 +28,11 @@ export interface LaidOutPane {
   layout: LayoutResult;
 }
 
-/** A view as the page receives it: everything but the graph index, which the page builds from its structure. */
-export type PaneParts = Omit<GraphView, 'index'>;
+/**
+ * A view as the page receives it: everything but the graph index, which the page builds from its structure; the
+ * tensors' descriptions as a Map (the view's own are made as asked for, and could not be cloned).
+ */
+export type PaneParts = Omit<GraphView, 'index' | 'tensorInfo'> & { tensorInfo: Map<string, TensorSummary> };
 
 /** The view of `index` (Q/DQ folded unless `options.showQdq`) and its layout, reporting the two phases. */
 export function laidOutPane(index: GraphIndex, options: GraphViewOptions = {}, onProgress?: PaneProgress): LaidOutPane {
@@ -44,8 +49,8 @@ export function laidOutPane(index: GraphIndex, options: GraphViewOptions = {}, o
 
 /** The view without its index, for the page. */
 export function paneParts(view: GraphView): PaneParts {
-  const { index, ...parts } = view;
-  return parts;
+  const { index, tensorInfo, ...parts } = view;
+  return { ...parts, tensorInfo: tensorInfoMap(tensorInfo) };
 }
 
 /** The typed arrays of a pane that a worker entry transfers back rather than copies. */

@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { encode } from '../../src/core/onnx/index.ts';
 import { buildGraphIndex } from '../../src/core/onnx/graphIndex.ts';
 import { buildGraphView } from '../../src/core/graph/graphView.ts';
+import { elementTypeName } from '../../src/core/onnx/elementTypes.ts';
+import { tensorSummary } from '../../src/core/onnx/modelSummary.ts';
 import { weightlessGraph } from '../../src/core/graph/structure.ts';
 import { readModel } from '../../tests/helpers/fixtures.ts';
 import { quantizedFixture } from '../../tests/helpers/quantizedFixtures.ts';
@@ -34,6 +36,26 @@ describe('the graph pane of the held model, made in the model worker', () => {
     expect(pane.layout.x.length).toBe(pane.view.boxes.length);
     expect(phases[0]).toBe('folding Q/DQ onto edges');
     expect(phases.at(-1)).toMatch(/^laying out [\d,]+ boxes: done$/);
+  });
+
+  it('crosses to the page by structured cloning, every weight and value info described as the inspector reads it', async () => {
+    const model = quantizedFixture('yolox-nano.onnx');
+    handle = (await modelApi.open(buffer(encode(model)), 'q.onnx')).handle;
+    const sent = structuredClone(paneApi.graphPane(handle).view);
+    const graph = model.graph!;
+    expect(graph.initializer.length).toBeGreaterThan(100);
+    for (const t of graph.initializer)
+      expect(sent.tensorInfo.get(t.name!)).toEqual({
+        name: t.name,
+        elemType: elementTypeName(t.data_type),
+        shape: t.dims,
+      });
+    for (const v of [...graph.input, ...graph.output, ...graph.value_info])
+      if (!graph.initializer.some((t) => t.name === v.name))
+        expect(sent.tensorInfo.get(v.name!)).toEqual(tensorSummary(v));
+    // The view made where it is read (the page's own, a split pane's) answers the same, description by description.
+    const made = buildGraphView(buildGraphIndex(model.graph!));
+    for (const [name, info] of sent.tensorInfo) expect(made.tensorInfo.get(name)).toEqual(info);
   });
 
   it('shows Q/DQ as nodes when asked, and a float model is not folded', async () => {

@@ -11,7 +11,7 @@
 import { inputNumber, outputNumber, type GraphIndex } from '../onnx/graphIndex.ts';
 import { tensorSummary, type TensorSummary } from '../onnx/modelSummary.ts';
 import { elementTypeName } from '../onnx/elementTypes.ts';
-import type { ValueInfoProto } from '../onnx/model.ts';
+import type { TensorProto, ValueInfoProto } from '../onnx/model.ts';
 import { opFamily, type OpFamily } from './opFamily.ts';
 import { foldQdq, hasQdq, isQuantizeNode, quantLabel, type FoldedEdge, type QdqFold } from './qdqFold.ts';
 
@@ -59,7 +59,7 @@ export interface GraphView {
   boxOfNode: Int32Array;
   boxById: Map<string, number>;
   /** Element type and shape of every tensor the model describes (inputs, outputs, value_info, weights). */
-  tensorInfo: Map<string, TensorSummary>;
+  tensorInfo: TensorInfo;
   /** The Q/DQ of a QDQ model (null for a float model); its nodes have no box unless shown as nodes. */
   qdq: QdqFold | null;
   /** Whether the Q/DQ nodes are folded away in this view. */
@@ -110,19 +110,63 @@ function ioBox(kind: 'input' | 'output', name: string, subtitle: string): ViewBo
   };
 }
 
-function describeTensors(index: GraphIndex): Map<string, TensorSummary> {
-  const info = new Map<string, TensorSummary>();
+/** Element type and shape of the tensors a model describes, looked up by name (GraphView.tensorInfo). */
+export interface TensorInfo {
+  get(name: string): TensorSummary | undefined;
+}
+
+/**
+ * The tensors' descriptions: the value infos (value_info, inputs, outputs) at once, a weight's (initializer, else
+ * Constant node's output) when first asked for. A QDQ model has tens of thousands of scale and zero-point
+ * initializers whose descriptions only the inspector reads: one object and one copied shape each, made up front,
+ * were a share of the split view's garbage. An initializer's description wins over a value info of its name.
+ */
+class TensorDescriptions implements TensorInfo {
+  private readonly weights = new Map<string, TensorSummary>();
+
+  constructor(
+    private readonly index: GraphIndex,
+    private readonly described: ReadonlyMap<string, TensorSummary>,
+  ) {}
+
+  get(name: string): TensorSummary | undefined {
+    const initializer = this.index.initializers.get(name);
+    if (initializer) return this.ofWeight(name, initializer);
+    const info = this.described.get(name);
+    if (info) return info;
+    const constant = this.index.constants.get(name);
+    return constant ? this.ofWeight(name, constant) : undefined;
+  }
+
+  /** Every description in one Map (value infos first, then the weights'): what a worker sends to the page. */
+  toMap(): Map<string, TensorSummary> {
+    const all = new Map(this.described);
+    for (const [name, t] of this.index.initializers) all.set(name, this.ofWeight(name, t));
+    for (const [name, t] of this.index.constants) if (!all.has(name)) all.set(name, this.ofWeight(name, t));
+    return all;
+  }
+
+  private ofWeight(name: string, t: TensorProto): TensorSummary {
+    let info = this.weights.get(name);
+    if (!info) this.weights.set(name, (info = { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] }));
+    return info;
+  }
+}
+
+/** The descriptions as a Map, which structured cloning can carry (a view made by buildGraphView holds them lazily). */
+export function tensorInfoMap(info: TensorInfo): Map<string, TensorSummary> {
+  return info instanceof TensorDescriptions ? info.toMap() : new Map(info as Map<string, TensorSummary>);
+}
+
+function describeTensors(index: GraphIndex): TensorInfo {
+  const described = new Map<string, TensorSummary>();
   const add = (v: ValueInfoProto) => {
-    if (v.name && v.type?.tensor_type) info.set(v.name, tensorSummary(v));
+    if (v.name && v.type?.tensor_type) described.set(v.name, tensorSummary(v));
   };
   index.graph.value_info.forEach(add);
   index.graph.input.forEach(add);
   index.graph.output.forEach(add);
-  for (const [name, t] of index.initializers)
-    info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
-  for (const [name, t] of index.constants)
-    if (!info.has(name)) info.set(name, { name, elemType: elementTypeName(t.data_type), shape: [...t.dims] });
-  return info;
+  return new TensorDescriptions(index, described);
 }
 
 /** A Constant node whose every output feeds some node is a weight of those nodes, not a box. */
