@@ -164,8 +164,6 @@ export const INDEX_SLICE_NODES = 8000;
 function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, GraphIndex> {
   const nodes = graph.node;
   const ids = assignNodeIds(nodes);
-  const indexOfId = new Map<NodeId, number>();
-  for (let i = 0; i < ids.length; i++) indexOfId.set(ids[i], i);
   yield;
   // Each tensor name numbered once: node outputs in pass 1 (each produced once), the other names nodes read in pass 2.
   const tensorNumber = new Map<string, number>();
@@ -270,11 +268,19 @@ function* indexSteps(graph: GraphProto, sliceNodes: number): Generator<void, Gra
     () => firstReads(reads, tensorNames.length),
   );
   let nodeInputs: string[][] | undefined;
+  let indexOfId: Map<NodeId, number> | undefined;
   return {
     graph,
     nodes,
     ids,
-    indexOfId,
+    // Made when first read: the split view's quantized pane (67,000 nodes) never looks a node up by id.
+    get indexOfId() {
+      if (!indexOfId) {
+        indexOfId = new Map<NodeId, number>();
+        for (let i = 0; i < ids.length; i++) indexOfId.set(ids[i], i);
+      }
+      return indexOfId;
+    },
     producer,
     consumers,
     tensorNumber,
