@@ -348,8 +348,16 @@ export async function buildGraphIndexInSlices(
   }
 }
 
-/** Kahn's algorithm with a min-heap on node index, so a graph already in order keeps its order. */
+/**
+ * Kahn's algorithm with a min-heap on node index, so a graph already in order keeps its order. Such a graph (every
+ * edge to a later node: what exporters and the studio's writer store) is that order without the heap.
+ */
 function topologicalOrder(count: number, succStart: Int32Array, succ: Int32Array, predStart: Int32Array): Int32Array {
+  if (inFileOrder(count, succStart, succ)) {
+    const order = new Int32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    return order;
+  }
   const indegree = new Int32Array(count);
   for (let i = 0; i < count; i++) indegree[i] = predStart[i + 1] - predStart[i];
   const heap: number[] = [];
@@ -389,4 +397,10 @@ function topologicalOrder(count: number, succStart: Int32Array, succ: Int32Array
     for (let k = succStart[v]; k < succStart[v + 1]; k++) if (--indegree[succ[k]] === 0) push(succ[k]);
   }
   return order.subarray(0, n);
+}
+
+/** Whether every edge runs from a node to a later one: then file order is the min-heap Kahn order. */
+function inFileOrder(count: number, succStart: Int32Array, succ: Int32Array): boolean {
+  for (let i = 0; i < count; i++) for (let k = succStart[i]; k < succStart[i + 1]; k++) if (succ[k] <= i) return false;
+  return true;
 }
