@@ -71,18 +71,13 @@ function noNegativeZero(x: number): number {
 
 type MinMaxMethod = 'MinMax' | 'NonOverflow';
 
+/** A MinMax state's figures before any batch is folded in (foldExtremes). */
+export function noExtremes(): Omit<MinMaxState, 'method' | 'options'> {
+  return { min: Infinity, max: -Infinity, sumBatchMin: 0n, sumBatchMax: 0n, batches: 0, count: 0, nonFinite: 0 };
+}
+
 function create(method: MinMaxMethod, defaults: MinMaxOptions, options?: Partial<MinMaxOptions>): MinMaxState {
-  return {
-    method,
-    options: withDefaults(defaults, options),
-    min: Infinity,
-    max: -Infinity,
-    sumBatchMin: 0n,
-    sumBatchMax: 0n,
-    batches: 0,
-    count: 0,
-    nonFinite: 0,
-  };
+  return { method, options: withDefaults(defaults, options), ...noExtremes() };
 }
 
 /**

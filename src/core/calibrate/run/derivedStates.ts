@@ -18,7 +18,7 @@ import type { ModelProto } from '../../onnx/model.ts';
 import { buildGraphIndex } from '../../onnx/graphIndex.ts';
 import { mergeStates, type CollectorState } from '../collectors/registry.ts';
 import type { CalibrationMethod } from '../collectors/types.ts';
-import { batchExtremes, foldExtremes, type BatchExtremes, type MinMaxState } from '../collectors/minmax.ts';
+import { batchExtremes, foldExtremes, noExtremes, type BatchExtremes, type MinMaxState } from '../collectors/minmax.ts';
 import { HISTOGRAM_ONLY, type RunOutput, type TensorStates } from './statistics.ts';
 import { holdsInputValues } from './derivedExtremes.ts';
 
@@ -85,16 +85,7 @@ export function deriveStates(
     else if (isExtremesState(sources[0])) {
       const batches = runs.batchesOf(tensor);
       if (batches === undefined) continue;
-      const state: MinMaxState = {
-        ...sources[0],
-        min: Infinity,
-        max: -Infinity,
-        sumBatchMin: 0n,
-        sumBatchMax: 0n,
-        batches: 0,
-        count: 0,
-        nonFinite: 0,
-      };
+      const state: MinMaxState = { ...sources[0], ...noExtremes() };
       for (const b of batches) foldExtremes(state, b);
       states.set(tensor, state);
     } else states.set(tensor, sources.reduce(mergeStates));
