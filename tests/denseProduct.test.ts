@@ -18,6 +18,7 @@ import { nodeDenseProduct } from '../src/cli/runtime/denseProduct.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { maxRelative, smallLayerRows } from './helpers/layerRows.ts';
+import { testTuneOptions } from './helpers/tuneOptions.ts';
 
 const rowsOf = smallLayerRows;
 
@@ -104,17 +105,7 @@ describe('dense products on the runtime (float64)', () => {
 
   it('AdaRound scoring with the runtime chooses the codes it chooses in TypeScript', async () => {
     const data = rowsOf(24, 80, 1, 400, 13);
-    const options = {
-      iterations: 200,
-      learningRate: 0.1,
-      regParam: 0.01,
-      betaRange: [20, 2] as const,
-      warmStart: 0.2,
-      logPeriod: 10,
-      earlyStop: false,
-      updateBias: false,
-      product: nodeGramProduct,
-    };
+    const options = testTuneOptions(200, { updateBias: false, product: nodeGramProduct });
     const ts = await adaround(buildLayerProblem(data), options);
     const rt = await adaround(await buildLayerProblemOn(data, 'float', nodeDenseProduct), {
       ...options,

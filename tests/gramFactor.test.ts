@@ -11,6 +11,7 @@ import { codesLoss } from '../src/core/recovery/tuning.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { smallLayerRows } from './helpers/layerRows.ts';
+import { testTuneOptions } from './helpers/tuneOptions.ts';
 
 describe("the Gram product by G's factor", () => {
   it('only layers with fewer than k/2 rows use the factor, and its product is v·G to float32 precision', async () => {
@@ -42,16 +43,7 @@ describe("the Gram product by G's factor", () => {
   it('AdaRound by the factor chooses the codes of AdaRound by G (TypeScript float64) but for at most 1 %, its loss no worse than 0.1 % above', async () => {
     const p = buildLayerProblem(smallLayerRows(16, 150, 1, 60, 7));
     expect(usesFactor(p)).toBe(true);
-    const options = {
-      iterations: 300,
-      learningRate: 0.1,
-      regParam: 0.01,
-      betaRange: [20, 2] as const,
-      warmStart: 0.2,
-      logPeriod: 10,
-      earlyStop: false,
-      updateBias: true,
-    };
+    const options = testTuneOptions(300);
     const byFactor = await adaround(p, { ...options, product: nodeGramProduct });
     const byGram = await adaround(p, options);
     expect(byFactor.codes).toBeDefined();

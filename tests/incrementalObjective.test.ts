@@ -21,6 +21,7 @@ import { QUANT_TYPES, roundHalfToEven } from '../src/core/quantize/numeric.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { smallLayerRows } from './helpers/layerRows.ts';
+import { testTuneOptions } from './helpers/tuneOptions.ts';
 
 /** A layer of `outChannels` × `inPerGroup` weights in `groups` groups on int4 codes, and `rows` random input rows. */
 function smallProblem(
@@ -33,16 +34,7 @@ function smallProblem(
   return buildLayerProblem(smallLayerRows(outChannels, inPerGroup, groups, rows, seed));
 }
 
-const OPTIONS: TuneOptions = {
-  iterations: 300,
-  learningRate: 0.1,
-  regParam: 0.01,
-  betaRange: [20, 2],
-  warmStart: 0.2,
-  logPeriod: 10,
-  earlyStop: false,
-  updateBias: true,
-};
+const OPTIONS: TuneOptions = testTuneOptions(300);
 
 const GAMMA = -0.1;
 const SPAN = 1.1 - GAMMA; // ζ − γ, as adaround.ts computes it

@@ -16,6 +16,7 @@ import { adaquant } from '../src/core/recovery/adaquant.ts';
 import { nodeDenseProduct } from '../src/cli/runtime/denseProduct.ts';
 import { nodeGramProduct } from '../src/cli/runtime/gramProduct.ts';
 import { maxRelative, smallLayerRows } from './helpers/layerRows.ts';
+import { testTuneOptions } from './helpers/tuneOptions.ts';
 
 const wide = () => smallLayerRows(200, 12, 1, 300, 21);
 const narrow = () => smallLayerRows(12, 40, 1, 300, 23);
@@ -23,17 +24,7 @@ const grouped = () => smallLayerRows(64, 6, 2, 200, 25);
 /** Large enough for the runtime's products (rows·k² ≥ DENSE_RUNTIME_MIN_WORK). */
 const wideLarge = () => smallLayerRows(400, 60, 1, 400, 27);
 
-const tuneOptions = {
-  iterations: 150,
-  learningRate: 0.1,
-  regParam: 0.01,
-  betaRange: [20, 2] as const,
-  warmStart: 0.2,
-  logPeriod: 10,
-  earlyStop: false,
-  updateBias: true,
-  product: nodeGramProduct,
-};
+const tuneOptions = testTuneOptions(150, { product: nodeGramProduct });
 
 describe('layer problem from input moments', () => {
   it('picks the moments for wide layers only', () => {

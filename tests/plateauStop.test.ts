@@ -9,17 +9,9 @@ import { adaround } from '../src/core/recovery/adaround.ts';
 import { adaquant } from '../src/core/recovery/adaquant.ts';
 import { flattened, plateauWindow } from '../src/core/recovery/tuning.ts';
 import { smallLayerRows } from './helpers/layerRows.ts';
+import { testTuneOptions } from './helpers/tuneOptions.ts';
 
-const options = {
-  iterations: 400,
-  learningRate: 0.1,
-  regParam: 0.01,
-  betaRange: [20, 2] as const,
-  warmStart: 0.2,
-  logPeriod: 10,
-  earlyStop: false,
-  updateBias: true,
-};
+const options = testTuneOptions(400);
 
 describe('the plateau stop', () => {
   it('reads a flat window as a gain below the share of the loss before, a rise as flat, the first window never', () => {
