@@ -237,9 +237,7 @@ export const quantizeCommand = {
     /** Tensors the held-in choice did not observe (stand-ins in `calibrated`): the written plan must fold each. */
     let heldInUnread: ReadonlySet<string> = new Set();
     // Ranges that serve the written plan alone, with no search or recovery planning on them with other exclusions.
-    const servesPlanAlone =
-      !values['mixed-precision'] &&
-      !(config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt);
+    const servesPlanAlone = !values['mixed-precision'] && !asksRecovery(config);
     const asked = values['calibration-method'] === HELD_IN_METHOD;
     if (asked && values.ranges)
       throw new UsageError(`--calibration-method ${HELD_IN_METHOD} calibrates: give --calib <dir>, not --ranges`);
@@ -359,7 +357,7 @@ export const quantizeCommand = {
       );
     }
     let quantized, report, recovery: RecoveryReport | undefined;
-    if (config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt) {
+    if (asksRecovery(config)) {
       if (!values.calib)
         throw new UsageError(
           'CLE, SmoothQuant, bias correction and fast finetune need --calib <dir>: ranges depend on the equalized model, and the layers learn from the images',
@@ -547,6 +545,11 @@ const positiveNumber = (flag: string, text: string, integer: boolean): number =>
     throw new UsageError(`${flag} "${text}": expected a positive ${integer ? 'integer' : 'number'}`);
   return v;
 };
+
+/** Whether the configuration asks for a recovery step (CLE, SmoothQuant, bias correction, fast finetune). */
+function asksRecovery(config: QuantConfig): boolean {
+  return config.includeCle || config.includeSq || config.includeBiasCorrection || config.includeFastFt;
+}
 
 /** The command line's recovery switches as core RecoverySwitches on top of the configuration (a flag only turns a switch on). */
 function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>): QuantConfig {
