@@ -30,10 +30,21 @@ export interface ComparisonResult {
 /** Progress of a comparison: the phase's words and a fraction 0…1. */
 export type CompareProgress = (fraction: number, phase: string) => void;
 
-async function graphOf(source: CompareSource): Promise<GraphProto> {
+/**
+ * A source's bytes, asked for at once (null: a graph given decoded), so that the second file is read while the first
+ * decodes. A read that fails is reported where it is awaited, not as an unhandled rejection when the first file fails.
+ */
+function bytesOf(source: CompareSource): Promise<ArrayBuffer> | null {
+  if ('graph' in source) return null;
+  const pending = source.blob.arrayBuffer();
+  pending.catch(() => undefined);
+  return pending;
+}
+
+async function graphOf(source: CompareSource, pending: Promise<ArrayBuffer> | null): Promise<GraphProto> {
   if ('graph' in source) return source.graph;
   // Only read here (folded, indexed, laid out, mapped): decoded without arrays for absent repeated fields.
-  const graph = decode(new Uint8Array(await source.blob.arrayBuffer()), {
+  const graph = decode(new Uint8Array(await (pending ?? source.blob.arrayBuffer())), {
     fileName: source.name,
     readOnly: true,
   }).graph;
@@ -53,10 +64,11 @@ export const compareApi = {
     };
     // A graph given decoded (the open model) is not read again.
     const reading = (s: CompareSource) => `${'graph' in s ? 'taking' : 'reading'} ${s.name}`;
+    const [bytesA, bytesB] = [bytesOf(a), bytesOf(b)];
     report(0, reading(a));
-    const ga = await graphOf(a);
+    const ga = await graphOf(a, bytesA);
     report(0.1, reading(b));
-    const gb = await graphOf(b);
+    const gb = await graphOf(b, bytesB);
     const read = lap();
     // Each pane as the graph step's single pane is made (laidOutPane.ts), then the mapping between the two views.
     const pane = (graph: GraphProto, name: string, from: number) =>

@@ -58,6 +58,38 @@ describe('tensor codecs', () => {
     expect(Array.from(readTensorAsFloat32(bf))).toEqual([1, -3]);
   });
 
+  it('reads a one-element tensor (a Q/DQ scale or zero point) as readTensor does, at every byte alignment', () => {
+    const scalars: [
+      number,
+      (v: number) => Float32Array | Float64Array | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array,
+      number[],
+    ][] = [
+      [DataType.FLOAT, (v) => Float32Array.of(v), [0.0123, -3.5e-7, 65504, -0]],
+      [DataType.INT8, (v) => Int8Array.of(v), [-128, -1, 0, 127]],
+      [DataType.UINT8, (v) => Uint8Array.of(v), [0, 128, 255]],
+      [DataType.INT16, (v) => Int16Array.of(v), [-32768, -2, 32767]],
+      [DataType.UINT16, (v) => Uint16Array.of(v), [0, 40000, 65535]],
+      [DataType.INT32, (v) => Int32Array.of(v), [-2147483648, -7, 2147483647]],
+      [DataType.DOUBLE, (v) => Float64Array.of(v), [0.1]],
+      [DataType.FLOAT16, (v) => Uint16Array.of(v), [0x3c00]],
+    ];
+    for (const [dataType, array, values] of scalars)
+      for (const value of values)
+        for (const dims of [[], [1], [1, 1]])
+          for (let offset = 0; offset < 4; offset++) {
+            const t = makeTensor('s', dataType, dims, array(value));
+            // The same bytes at `offset` in a larger buffer, as a decoded file's raw_data views lie.
+            const bytes = new Uint8Array(16);
+            bytes.set(t.raw_data!, offset);
+            t.raw_data = bytes.subarray(offset, offset + t.raw_data!.byteLength);
+            const element = Number((readTensor(t) as ArrayLike<number>)[0]);
+            const expected = dataType === DataType.FLOAT16 ? 1 : Math.fround(element);
+            expect(Array.from(readTensorAsFloat32(t)), `type ${dataType} value ${value} offset ${offset}`).toEqual([
+              expected,
+            ]);
+          }
+  });
+
   it('saturates rounded int64 sentinels instead of wrapping them', () => {
     // INT64_MAX decodes to the double 2^63; it must be written back as INT64_MAX, not INT64_MIN.
     const t = typedTensor(DataType.INT64, [2], 'int64_data', [2 ** 63, -(2 ** 63)]);

@@ -126,8 +126,47 @@ function packSubByte(values: ArrayLike<number>, bits: number): Uint8Array {
   return out;
 }
 
+/** Four bytes to read one element of a one-element tensor through, whatever its alignment in the model's buffer. */
+const SCALAR_BYTES = new Uint8Array(4);
+const SCALAR_VIEW = new DataView(SCALAR_BYTES.buffer);
+
+/**
+ * The value of a one-element tensor of a common byte-sized type (a Q/DQ scale or zero point), or undefined for any
+ * other tensor. A QDQ file holds tens of thousands of them: read through a scratch buffer, each costs one small
+ * array rather than a view, an aligned copy and a conversion.
+ */
+function scalarValue(t: TensorProto): number | undefined {
+  const bytes = t.raw_data;
+  if (!bytes || bytes.byteLength > 4 || tensorElementCount(t) !== 1) return undefined;
+  const n = bytes.byteLength;
+  switch (t.data_type) {
+    case DataType.FLOAT:
+      if (n !== 4) return undefined;
+      SCALAR_BYTES.set(bytes);
+      return SCALAR_VIEW.getFloat32(0, true);
+    case DataType.INT8:
+      return n === 1 ? (bytes[0] << 24) >> 24 : undefined;
+    case DataType.UINT8:
+      return n === 1 ? bytes[0] : undefined;
+    case DataType.INT16:
+      return n === 2 ? ((bytes[0] | (bytes[1] << 8)) << 16) >> 16 : undefined;
+    case DataType.UINT16:
+      return n === 2 ? bytes[0] | (bytes[1] << 8) : undefined;
+    case DataType.INT32:
+      return n === 4 ? bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24) : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** The numeric value of every element as float32 (half floats decoded, integers converted). */
 export function readTensorAsFloat32(t: TensorProto): Float32Array {
+  const scalar = scalarValue(t);
+  if (scalar !== undefined) {
+    const one = new Float32Array(1);
+    one[0] = scalar;
+    return one;
+  }
   const data = readTensor(t);
   if (data instanceof Float32Array) return data;
   const out = new Float32Array(data.length);
