@@ -92,6 +92,15 @@ export function shapeLabel(info: TensorSummary | undefined): string {
   return info.shape.length === 0 ? 'scalar' : info.shape.join('×');
 }
 
+/**
+ * A graph input's or output's shape as its box shows it: shortened in the middle as node names are, so a shape of
+ * long symbolic dimensions ("p2o.DynamicDimension.0×3×p2o.DynamicDimension.1×…", as Paddle exports name them) stays
+ * inside its box; the inspector gives the whole shape.
+ */
+function boxShape(info: TensorSummary | undefined): string {
+  return shortName(shapeLabel(info));
+}
+
 function boxWidth(title: string, subtitle: string): number {
   return Math.round(Math.min(260, Math.max(76, title.length * 7.4 + 22, subtitle.length * 6.1 + 18)));
 }
@@ -218,7 +227,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
 
   for (const input of index.inputs) {
     const name = input.name ?? '';
-    const shape = shapeLabel(tensorInfo.get(name));
+    const shape = boxShape(tensorInfo.get(name));
     const subtitle = options.outerScope?.has(name) ? (shape ? `outer scope · ${shape}` : 'outer scope') : shape;
     producerBox.set(
       name,
@@ -279,7 +288,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
   }
   for (const output of index.outputs) {
     const name = output.name ?? '';
-    const b = addBox(ioBox('output', name, shapeLabel(tensorInfo.get(name))));
+    const b = addBox(ioBox('output', name, boxShape(tensorInfo.get(name))));
     const source = producerBox.get(name);
     if (source !== undefined) edges.push(edgeOf(source, b, name));
   }

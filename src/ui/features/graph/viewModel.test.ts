@@ -92,6 +92,29 @@ describe('graph view model', () => {
     expect(ids('')).toEqual([]);
   });
 
+  it("an input's long symbolic shape is shortened on its box (so it stays inside), and kept whole on its edge", () => {
+    const shape = ['p2o.DynamicDimension.0', 3, 'p2o.DynamicDimension.1', 'p2o.DynamicDimension.2'];
+    const view = buildGraphView(
+      buildGraphIndex(
+        makeGraph({
+          node: [makeNode('Relu', ['x'], ['y'])],
+          input: [makeValueInfo('x', DataType.FLOAT, shape)],
+          output: [makeValueInfo('y', DataType.FLOAT, shape)],
+        }),
+      ),
+    );
+    const whole = shape.join('×');
+    for (const id of ['input:x', 'output:y']) {
+      const box = view.boxes[boxOfId(view, id)!];
+      expect(box.subtitle.length).toBe(30);
+      expect(box.subtitle.endsWith('DynamicDimension.2')).toBe(true);
+      // Wide enough for its subtitle at the renderer's 6.1 px a character, within the 260 px cap.
+      expect(box.width).toBeGreaterThanOrEqual(box.subtitle.length * 6.1);
+      expect(box.width).toBeLessThan(260);
+    }
+    expect(view.edges.map((e) => e.label)).toEqual([whole, whole]);
+  });
+
   it('shortens long scoped names in the middle, keeping the tail', () => {
     const s = shortName('/model.22/cv2.0/cv2.0.2/Conv_output_0/very/long/Conv', 24);
     expect(s.length).toBe(24);
