@@ -34,7 +34,7 @@ test("A8W8's calibration method is chosen on held-in samples, shown with each me
   await expect(choice).toBeVisible({ timeout: 150_000 });
   await expect(choice).toContainText('2 calibrated, 2 judged');
   const rows = choice.getByTestId('method-choice-row');
-  await expect(rows).toHaveCount(4);
+  await expect(rows).toHaveCount(3);
   const measured = await rows.evaluateAll((trs) =>
     trs.map((tr) => ({
       method: tr.querySelector('th')!.textContent!,
@@ -42,7 +42,7 @@ test("A8W8's calibration method is chosen on held-in samples, shown with each me
       chosen: tr.getAttribute('aria-current') === 'true',
     })),
   );
-  expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy', 'Percentile']);
+  expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy']);
   const chosen = (await choice.getAttribute('data-chosen'))!;
   expect(measured.filter((m) => m.chosen).map((m) => m.method)).toEqual([chosen]);
   const best = Math.max(...measured.map((m) => m.cosine));

@@ -5,10 +5,17 @@ import path from 'node:path';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { decode } from '../src/core/onnx/index.ts';
-import { presetWithMethod } from '../src/core/quantize/presets.ts';
+import { getPreset, presetWithMethod } from '../src/core/quantize/presets.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { folderFeeds } from '../src/cli/data/dataFeeds.ts';
+import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import {
+  calibrateByHeldInChoice,
+  CHOICE_METHODS,
+  type MethodChoiceOptions,
+} from '../src/core/evaluate/calibrationMethodChoice.ts';
+import type { CalibrationMethod } from '../src/core/quantize/config.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-held-in-'));
 const calib = path.join(tmp, 'calib');
@@ -52,13 +59,13 @@ describe('qstudio quantize --calibration-method held-in', () => {
     const { line, measured, chosen } = choiceLine(r.stderr)!;
     expect(line).toContain("2 samples calibrate, 2 judge; mean output cosine at onnxruntime's default 'all'");
     // The statistics passes and the choice (the candidates' builds and judged runs) are timed apart, summing to the whole.
-    const stats = Number(r.stderr.match(/calibrated on 4 images in (\d+\.\d) s, \d+ tensors \(the four methods'/)![1]);
+    const stats = Number(r.stderr.match(/calibrated on 4 images in (\d+\.\d) s, \d+ tensors \(the 3 methods'/)![1]);
     const [choosing, whole] = line
       .match(/\((\d+\.\d) s: each candidate quantized and run on the judged samples; (\d+\.\d) s in all\)$/)!
       .slice(1)
       .map(Number);
     expect(Math.abs(stats + choosing - whole)).toBeLessThanOrEqual(0.15);
-    expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy', 'Percentile']); // the preset's own first
+    expect(measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy']); // the preset's own first
     const best = Math.max(...measured.map((m) => m.cosine));
     expect(measured.find((m) => m.method === chosen)!.cosine).toBe(best);
     expect(measured.find((m) => m.cosine === best)!.method).toBe(chosen); // the first best: the preset's own keeps a tie
@@ -127,7 +134,7 @@ describe("A8W8's default calibration method: the held-in choice", () => {
     expect(r.code, r.stderr).toBe(0);
     const choice = choiceLine(r.stderr);
     expect(choice, r.stderr).not.toBeNull();
-    expect(choice!.measured).toHaveLength(4);
+    expect(choice!.measured).toHaveLength(3);
     const asked = path.join(tmp, 'asked.onnx');
     expect(quantize(asked, '--config', 'A8W8', '--calibration-method', 'held-in').code).toBe(0);
     expect(Buffer.compare(fs.readFileSync(byDefault), fs.readFileSync(asked))).toBe(0);
@@ -177,4 +184,57 @@ describe('one calibration pass, several methods (the runner’s alsoFor)', () =>
       calibrateOnFeeds(model, feeds, { config: configs[0], alsoFor: [presetWithMethod('A8W8', 'Sequential')] }),
     ).rejects.toThrow(/not with Sequential or ConsumerMSE/);
   });
+});
+
+describe('the candidates: Percentile left out', () => {
+  // Its held-in figure was below another method's on every benchmarked model (bench/README.md, "Percentile left out");
+  // on these small cases it wins the four-candidate choice by 0.0002 (MNIST) and 5e-7 (UltraFace).
+  it.each([
+    ['MNIST', mnist, calib, 'unit'],
+    ['UltraFace', path.join(MODELS, 'ultraface-rfb-320.onnx'), path.join(IMAGES, 'coco'), 'ultraface'],
+  ] as const)(
+    '%s: the other methods judged as among four, the best of them chosen, with the ranges a choice of it alone gives',
+    async (_, file, folder, preprocess) => {
+      const model = decode(new Uint8Array(fs.readFileSync(file)));
+      const feeds = folderFeeds(model, folder, preprocess).feeds.slice(0, 6);
+      const choose = (candidates?: readonly CalibrationMethod[]) => {
+        const o: MethodChoiceOptions = {
+          config: getPreset('A8W8'),
+          withMethod: (m) => presetWithMethod('A8W8', m),
+          configName: 'A8W8',
+          samples: feeds.length,
+          candidates,
+          collect: async (indices, configs, unobserved) => {
+            const r = await calibrateOnFeeds(
+              model,
+              indices.map((i) => feeds[i]),
+              { config: configs[0], alsoFor: configs.slice(1), unobserved },
+            );
+            return [r.states, ...(r.alsoStates ?? [])];
+          },
+          judge: (indices) =>
+            nodeRuntime(
+              indices.map((i) => feeds[i]),
+              'all',
+            ),
+        };
+        return calibrateByHeldInChoice(model, o);
+      };
+      const three = await choose();
+      const four = await choose([...CHOICE_METHODS, 'Percentile']);
+      expect(three.choice.measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy']);
+      expect(four.choice.measured.map((m) => m.method)).toEqual(['MinMax', 'MinMSE', 'Entropy', 'Percentile']);
+      // Percentile's statistics shared the other histogram methods' pass: leaving it out changes none of their figures.
+      expect(three.choice.measured).toEqual(four.choice.measured.slice(0, 3));
+      const best = three.choice.measured.reduce((a, b) => (b.cosine > a.cosine ? b : a));
+      expect(three.choice.chosen).toBe(best.method);
+      // The chosen method's ranges over every sample are what a choice between it and the preset's own alone writes.
+      const alone = await choose([three.choice.chosen]);
+      expect(alone.choice.chosen).toBe(three.choice.chosen);
+      expect(Object.fromEntries(three.ranges)).toEqual(Object.fromEntries(alone.ranges));
+      if (four.choice.chosen !== 'Percentile')
+        expect(Object.fromEntries(three.ranges)).toEqual(Object.fromEntries(four.ranges));
+    },
+    120_000,
+  );
 });

@@ -69,7 +69,7 @@ export function heldInText(held: TimedHeldInCalibration, samples: string, second
   const c = held.choice;
   const choosing = Math.max(0, seconds - held.statisticsSeconds);
   return (
-    `calibrated on ${c.calibrated + c.judged} ${what}s in ${held.statisticsSeconds.toFixed(1)} s, ${held.ranges.size} tensors (the four methods' statistics in one pass)\n` +
+    `calibrated on ${c.calibrated + c.judged} ${what}s in ${held.statisticsSeconds.toFixed(1)} s, ${held.ranges.size} tensors (the ${c.measured.length} methods' statistics in one pass)\n` +
     `calibration method chosen on ${samples} (${c.calibrated} samples calibrate, ${c.judged} judge; ${HELD_IN_FIGURE}): ${heldInSummary(c)} ` +
     `(${choosing.toFixed(1)} s: each candidate quantized and run on the judged samples; ${seconds.toFixed(1)} s in all)\n`
   );

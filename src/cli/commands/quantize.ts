@@ -79,7 +79,7 @@ ${PREPROCESS_USAGE}
   --per-channel              per-channel weights (raises the opset to 13 where needed)
   --calibration-method <m>   activation ranges by MinMax, Percentile, Entropy, MinMSE, LayerwisePercentile,
                              ConsumerMSE or Sequential instead of the config's, or "held-in": the best of MinMax,
-                             MinMSE, Entropy and Percentile measured on the --calib samples themselves (even ones
+                             MinMSE and Entropy measured on the --calib samples themselves (even ones
                              calibrate, odd ones judge at onnxruntime's default), the config's own keeping a tie;
                              printed with each method's figure. Default: "held-in" for A8W8 (held out, at least
                              MinMax's figure on all six benchmarked models at both levels, where no single method

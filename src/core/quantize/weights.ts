@@ -264,7 +264,7 @@ export function saturationSafeWeight(
 
 /**
  * Weights quantized once for every plan made on one prepared model (quantizeModel.ts PreparedQuantization): the
- * held-in choice plans its four candidate methods on the same weights, and a weight's codes depend only on the tensor,
+ * held-in choice plans its candidate methods on the same weights, and a weight's codes depend only on the tensor,
  * the axis and the options. What it hands out is shared: nothing may change the arrays of a constant it returned.
  */
 export class QuantizedWeights {

@@ -311,11 +311,7 @@ describe('run slice', () => {
     expect(choosesMethod(store.getState().run.settings)).toBe(false);
     store.getState().setCalibrationMethod('held-in');
     expect(store.getState().run.settings.calibrationMethod).toBe('held-in');
-    expect(Object.keys(methodCandidates(store.getState().run.settings)).sort()).toEqual([
-      'Entropy',
-      'MinMSE',
-      'Percentile',
-    ]);
+    expect(Object.keys(methodCandidates(store.getState().run.settings)).sort()).toEqual(['Entropy', 'MinMSE']);
     store.getState().setQuantPreset('A8W8');
     store.getState().setCalibrationMethod('Percentile');
     store.getState().setQuantPreset('XINT8');
