@@ -5,6 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import { buildGraphIndexInSlices, type GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import type { GraphProto } from '../../../core/onnx/model.ts';
 import { graphStructure } from '../../remote/modelRemote.ts';
 import { nextTask } from '../../components/nextTask.ts';
 import { useStudio } from '../../store/index.ts';
@@ -12,16 +13,30 @@ import { useStudio } from '../../store/index.ts';
 export type ModelIndexState =
   { status: 'none' | 'loading' } | { status: 'ready'; index: GraphIndex } | { status: 'error'; message: string };
 
-// One model is open at a time: keep the newest handle's index only.
-let cached: { handle: string; promise: Promise<GraphIndex> } | null = null;
+// One model is open at a time: keep the newest handle's structure and index only.
+let cached: { handle: string; structure: Promise<GraphProto>; promise: Promise<GraphIndex> } | null = null;
+
+function fetched(handle: string) {
+  if (cached?.handle !== handle) {
+    const structure = graphStructure(handle);
+    // The index is built in slices, each a task of its own (not in the one that received the structure): a large
+    // graph's index is never one long task.
+    cached = { handle, structure, promise: structure.then((s) => buildGraphIndexInSlices(s, nextTask)) };
+  }
+  return cached;
+}
 
 /** The index of the model behind `handle` (fetched once, then shared). */
 export function modelIndex(handle: string): Promise<GraphIndex> {
-  // The index is built in slices, each a task of its own (not in the one that received the structure): a large graph's
-  // index is never one long task.
-  if (cached?.handle !== handle)
-    cached = { handle, promise: graphStructure(handle).then((s) => buildGraphIndexInSlices(s, nextTask)) };
-  return cached.promise;
+  return fetched(handle).promise;
+}
+
+/**
+ * The weight-less structure of the model behind `handle`, on the page (the same fetch as modelIndex's): settled once
+ * it has arrived, before its index is built.
+ */
+export function modelStructure(handle: string): Promise<GraphProto> {
+  return fetched(handle).structure;
 }
 
 /** The open model's index, as React state. */

@@ -15,7 +15,7 @@ import { buildGraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { GraphProto } from '../../../core/onnx/model.ts';
 import { layeredLayout, type LayoutResult } from '../../../core/graph/layeredLayout.ts';
 import { graphPane, structureAtHand } from '../../remote/modelRemote.ts';
-import { modelIndex } from '../exclusion/useModelIndex.ts';
+import { modelIndex, modelStructure } from '../exclusion/useModelIndex.ts';
 import { nextTask } from '../../components/nextTask.ts';
 import { buildGraphView, layoutInputOf, type GraphView, type GraphViewOptions } from './viewModel.ts';
 
@@ -80,7 +80,13 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
     (async () => {
       performance.mark('graph:start');
       // The model worker makes the view (a QDQ model's Q/DQ folded there) and the layout of the model it holds, while
-      // the page builds the one graph index of the structure it holds (shared with the exclusion list).
+      // the page builds the one graph index of the structure it holds (shared with the exclusion list). The structure
+      // comes first: a large model's comes from the same worker in parts, which would otherwise wait behind the whole
+      // pane and leave the page's index to be built after it rather than beside it.
+      const index = modelIndex(handle);
+      index.catch(() => undefined); // awaited below
+      await modelStructure(handle);
+      if (!live) return;
       const pane = graphPane(handle, { showQdq }, (fraction, phase) => {
         // Progress comes through its own message port and may arrive after the result: every phase the worker went
         // through is marked, but one arriving after the result no longer moves the progress bar.
@@ -90,7 +96,7 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
         setLoad({ status: 'loading', phase, fraction: 0.05 + 0.95 * fraction });
       });
       pane.catch(() => undefined); // awaited below, after the index
-      const index = await modelIndex(handle);
+      const built = await index;
       if (!live) return;
       performance.mark('graph:structure');
       const { view: parts, layout } = await pane;
@@ -99,7 +105,7 @@ export function useGraphView(handle: string | null, showQdq = false): GraphLoad 
       if (!live) return;
       performance.mark('graph:view');
       performance.mark('graph:layout');
-      const view: GraphView = { index, ...parts };
+      const view: GraphView = { index: built, ...parts };
       // Rendered at once (not in a later task, after a frame of the old state): the first picture is painted as the
       // view mounts, so it reaches the screen in the next frame.
       if (live)
