@@ -306,6 +306,24 @@ describe('qstudio ladder', () => {
     expect(bad.stderr).toMatch(/--plateau-stop "1": give a share in \[0, 1\)/);
   });
 
+  it('--tune-sensitive climbs its fine-tuning rungs on the sensitive layers, writes a model that runs at default options and at basic, and names a bad share', async () => {
+    const out = path.join(tmp, 'sensitive.onnx');
+    const args = ['--target', 'cosine:1', '--finetune-reach', '1', '--no-mixed-precision', '--no-exclusions'];
+    const r = qstudio('ladder', mnist, ...common, ...args, '--no-per-channel', '--tune-sensitive', '0.3', '-o', out);
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.stdout).toMatch(/^rung \d+ XINT8 \+ AdaRound: cosine \d/m);
+    const x = float32Tensor(new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]);
+    for (const level of ['all', 'basic'] as const) {
+      const session = await createSession(fs.readFileSync(out), 1, level);
+      const y = Object.values(await session.run({ [session.inputNames[0]]: x }))[0];
+      expect([...y.data].every(Number.isFinite)).toBe(true);
+      await session.release();
+    }
+    const bad = qstudio('ladder', mnist, ...common, '--tune-sensitive', '0');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--tune-sensitive "0": give a share in \(0, 1\]/);
+  });
+
   it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
     expect(r.code).toBe(2);

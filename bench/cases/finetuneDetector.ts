@@ -122,7 +122,7 @@ for (const variant of variants) {
       judged: judge.length,
       ...stageSeconds(result, wall, cpu),
       writtenSha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
-      layers: ft ? ft.layers.length + (ft.untuned?.length ?? 0) : 0,
+      layers: ft ? ft.layers.length + (ft.untuned?.length ?? 0) + (ft.unselected?.length ?? 0) : 0,
       tunedLayers: ft?.layers.length ?? 0,
       steps: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,
       cosineAll: all.mean,

@@ -68,7 +68,7 @@ for (const variant of variants) {
       iterations: tune ? iterations : 0,
       ...stageSeconds(result, wall, cpu),
       writtenSha256: createHash('sha256').update(bytes).digest('hex').slice(0, 16),
-      layers: ft?.layers.length ?? 0,
+      layers: ft ? ft.layers.length + (ft.untuned?.length ?? 0) + (ft.unselected?.length ?? 0) : 0,
       tunedLayers: ft ? ft.layers.filter((l) => l.iterations > 0).length : 0,
       untunedErrors: ft?.untuned?.map((u) => +u.roundingError.toPrecision(2)).sort((a, b) => a - b),
       steps: ft ? ft.layers.reduce((a, l) => a + l.iterations, 0) : 0,

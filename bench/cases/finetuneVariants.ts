@@ -2,7 +2,8 @@
  * The fine-tuning variants finetuneDetector.ts and finetuneRecognizer.ts run, as their command lines name them:
  * `plain` (no fine-tuning), `full`, `early` (FastFinetune EarlyStop, the plateau rule), `min=<θ>` (only the layers
  * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), `plateau=<share>` (the
- * plateau stop, RecoveryOptions.plateauStop), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
+ * plateau stop, RecoveryOptions.plateauStop), `sens=<share>` (only the layers
+ * whose error jumps sum to that share of all, RecoveryOptions.sensitiveShare), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
@@ -13,7 +14,13 @@ export interface FinetuneVariant {
   /** `base` with fine-tuning switched on as the variant says. */
   readonly config: QuantConfig;
   /** The `min=<θ>` and `plateau=<share>` parts as quantizeWithRecovery's options; empty without them. */
-  readonly recoveryOptions: { readonly minRoundingError?: number; readonly plateauStop?: number };
+  readonly recoveryOptions: {
+    readonly minRoundingError?: number;
+    readonly plateauStop?: number;
+    readonly sensitiveShare?: number;
+    readonly sensitiveBy?: 'jump' | 'noise';
+    readonly reconstruction?: 'local';
+  };
 }
 
 /** The variant named `variant` of `base`, fine-tuning by `algorithm` for `iterations` iterations. */
@@ -26,6 +33,8 @@ export function finetuneVariant(
   const parts = variant.split('+');
   const min = parts.find((p) => p.startsWith('min='));
   const plateau = parts.find((p) => p.startsWith('plateau='));
+  const sens = parts.find((p) => p.startsWith('sens='));
+  const noise = parts.find((p) => p.startsWith('noise='));
   const tune = variant !== 'plain';
   const config = withOptions(base, {
     includeFastFt: tune,
@@ -43,6 +52,9 @@ export function finetuneVariant(
     recoveryOptions: {
       ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
       ...(plateau ? { plateauStop: Number(plateau.slice(8)) } : {}),
+      ...(sens ? { sensitiveShare: Number(sens.slice(5)) } : {}),
+      ...(noise ? { sensitiveShare: Number(noise.slice(6)), sensitiveBy: 'noise' as const } : {}),
+      ...(parts.includes('local') ? { reconstruction: 'local' as const } : {}),
     },
   };
 }
@@ -59,5 +71,6 @@ export function stageSeconds(result: RecoveryResult, wallMs: number, cpu: NodeJS
     gatherFloatSeconds: +seconds.gatherFloat.toFixed(1),
     buildSeconds: ft ? +ft.buildSeconds.toFixed(1) : 0,
     optimizerSeconds: ft ? +ft.seconds.toFixed(1) : 0,
+    sensitivitySeconds: +(ft?.sensitivitySeconds ?? 0).toFixed(1),
   };
 }

@@ -54,6 +54,7 @@ const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval di
                       [--no-reapply] [--no-per-channel] [--no-exclusions] [--max-exclusion-steps <n>]
                       [--no-mixed-precision] [--budget act16=0.1,w16=0.1,float=0.05]
                       [--iterations <n>] [--finetune-reach <share>] [--min-rounding-error <e>] [--plateau-stop <share>]
+                      [--tune-sensitive <share>]
                       [--time-budget <15m>]
                       [-o <model.onnx>] [--save-config <config.json>]
                       [--report <out.html>] [--json <out.json>] [--npu-bf16] [--judge-optimization basic|all]
@@ -123,6 +124,10 @@ ${TASK_TARGET_USAGE}
   --plateau-stop <share>      stop fine-tuning a layer once its loss improved by less than this share over a
                               twentieth of the iterations (AdaRound: its warm start, then its annealing; default
                               0: every iteration; measured on four models: bench/README.md ladder-budget)
+  --tune-sensitive <share>    fine-tune only the layers the per-layer sensitivity points at: the plain model's
+                              error jumps (SQNR lost from a layer's input to its output, on 4 calibration
+                              samples), largest first, until they sum to this share of all (default 1: every
+                              layer; measured on four models: bench/README.md ladder-budget)
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped
@@ -193,6 +198,7 @@ export const ladderCommand = {
       'finetune-reach': { type: 'string' },
       'min-rounding-error': { type: 'string' },
       'plateau-stop': { type: 'string' },
+      'tune-sensitive': { type: 'string' },
       'time-budget': { type: 'string' },
       output: { type: 'string', short: 'o' },
       'save-config': { type: 'string' },
@@ -237,6 +243,9 @@ export const ladderCommand = {
     const plateauStop = values['plateau-stop'] === undefined ? undefined : Number(values['plateau-stop']);
     if (plateauStop !== undefined && !(plateauStop >= 0 && plateauStop < 1))
       throw new UsageError(`--plateau-stop "${values['plateau-stop']}": give a share in [0, 1)`);
+    const sensitiveShare = values['tune-sensitive'] === undefined ? undefined : Number(values['tune-sensitive']);
+    if (sensitiveShare !== undefined && !(sensitiveShare > 0 && sensitiveShare <= 1))
+      throw new UsageError(`--tune-sensitive "${values['tune-sensitive']}": give a share in (0, 1]`);
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
@@ -310,6 +319,7 @@ export const ladderCommand = {
         timeBudget: budget,
         minRoundingError,
         plateauStop,
+        sensitiveShare,
       },
       // Saturation-safe weights are worth a rung only where the int8 kernels can saturate: read from this CPU.
       {

@@ -31,6 +31,8 @@ export interface LadderChoices extends Pick<
   readonly minRoundingError?: number;
   /** Stop a fine-tuned layer once its loss improved by less than this share over a window (default 0: off). */
   readonly plateauStop?: number;
+  /** Fine-tune only the layers whose error jumps sum to this share of all (sensitiveLayers.ts; default 1: all). */
+  readonly sensitiveShare?: number;
 }
 
 /** What the host knows that the choices do not say. */
@@ -62,6 +64,7 @@ export function ladderClimbOptions(
     precisionBudget: choices.precisionBudget,
     minRoundingError: choices.minRoundingError,
     plateauStop: choices.plateauStop,
+    sensitiveShare: choices.sensitiveShare,
   });
   return {
     target: choices.target,

@@ -52,6 +52,7 @@ import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
+import { chooseSensitiveLayers, measureLayerJumps, type LayerJump } from './sensitiveLayers.ts';
 
 export type RecoveryProgress =
   | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
@@ -117,6 +118,14 @@ export interface RecoveryOptions {
    * ladder-budget).
    */
   readonly plateauStop?: number;
+  /**
+   * Fine-tune only the layers the per-layer sensitivity points at (sensitiveLayers.ts): the plain quantized model's
+   * error jumps are measured on a few tuning samples, and the layers with the largest jumps are tuned until theirs sum
+   * to this share of all; the others keep nearest rounding and, without bias correction, are never gathered. Default 1:
+   * every layer (measured on four models: bench/README.md ladder-budget).
+   */
+  readonly sensitiveShare?: number;
+  readonly sensitiveBy?: 'jump' | 'noise';
 }
 
 export interface TunedLayerSummary {
@@ -143,6 +152,10 @@ export interface RecoveryReport {
     readonly buildSeconds: number;
     /** Layers left at nearest rounding by `minRoundingError`, with their measured rounding error. */
     readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
+    /** Layers left at nearest rounding by `sensitiveShare`, with their measured error jump (dB). */
+    readonly unselected?: readonly LayerJump[];
+    /** Seconds spent measuring the layers' error jumps for `sensitiveShare`. */
+    readonly sensitivitySeconds?: number;
   };
   readonly biasCorrection?: {
     readonly layers: readonly { readonly id: NodeId; readonly shiftBefore: number }[];
@@ -340,19 +353,34 @@ export async function quantizeWithRecovery(
   let skippedLayers: SkippedLayer[] = [];
   let stageCount = 0;
   let passStats: PassStats | undefined;
+  let unselected: LayerJump[] | undefined;
+  let sensitivitySeconds = 0;
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
     const found = findLinearLayers(floatModel, quantModel);
     skippedLayers = found.skipped;
+    // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
+    let selected: Set<NodeId> | undefined;
+    const share = options.sensitiveShare ?? 1;
+    if (tune && share < 1 && found.layers.length > 0) {
+      const s0 = performance.now();
+      const ids = found.layers.map((l) => l.id);
+      const jumps = await measureLayerJumps(floatModel, quantModel, ids, options.runtime!, options.sensitiveBy);
+      selected = chooseSensitiveLayers(jumps, share);
+      unselected = jumps.filter((j) => !selected!.has(j.id));
+      sensitivitySeconds = (performance.now() - s0) / 1000;
+      throwIfCancelled(options.signal);
+    }
+    const worked = correct || !selected ? found.layers : found.layers.filter((l) => selected!.has(l.id));
     const rowsPerLayer = samples * ft.PositionsPerSample;
     const stages = planStages(
-      depthLevels(quantModel, found.layers),
+      depthLevels(quantModel, worked),
       (l) => rowsPerLayer * l.groups * l.inPerGroup * 8,
       options.layerDataBudgetBytes ?? 256 * 2 ** 20,
       options.mergeDepths ?? false,
     );
     stageCount = stages.length;
-    const total = found.layers.length;
+    const total = worked.length;
     const tuneOptions = {
       iterations: ft.NumIterations,
       learningRate: ft.LearningRate,
@@ -449,7 +477,7 @@ export async function quantizeWithRecovery(
         const threshold = options.minRoundingError ?? 0;
         const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
         if (roundingError < threshold) untuned.push({ id: data.layer.id, roundingError });
-        else if (tune) {
+        else if (tune && (!selected || selected.has(data.layer.id))) {
           const f0 = performance.now();
           const problem = await buildLayerProblemOn(data, target, options.denseProduct);
           buildSeconds += (performance.now() - f0) / 1000;
@@ -507,6 +535,7 @@ export async function quantizeWithRecovery(
           seconds: finetuneSeconds,
           buildSeconds,
           ...(untuned.length ? { untuned } : {}),
+          ...(unselected ? { unselected, sensitivitySeconds } : {}),
         }
       : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
