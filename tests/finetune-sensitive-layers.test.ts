@@ -1,7 +1,7 @@
 /**
  * Fine-tuning only the layers the per-layer sensitivity points at (RecoveryOptions.sensitiveShare,
- * core/recovery/sensitiveLayers.ts), run for real in onnxruntime-node on the small convolution chain: the layers with
- * the largest measured error jumps are tuned until their jumps reach the share, the others keep their nearest-rounded
+ * core/recovery/sensitiveLayers.ts), run for real in onnxruntime-node on the small convolution chain: the layers that
+ * add the most measured noise are tuned until theirs reach the share, the others keep their nearest-rounded
  * codes, bias correction still reaches every layer, and the written models load and run at onnxruntime's default
  * options ('all') and at 'basic'.
  */
@@ -11,7 +11,7 @@ import { validateConfig, type QuantConfigInput } from '../src/core/quantize/conf
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
-import { chooseSensitiveLayers, measureLayerJumps, type LayerJump } from '../src/core/recovery/sensitiveLayers.ts';
+import { chooseSensitiveLayers, measureAddedNoise, type LayerNoise } from '../src/core/recovery/sensitiveLayers.ts';
 import { nodeId } from '../src/core/onnx/model.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -42,50 +42,50 @@ async function runsAt(model: ModelProto, level: 'all' | 'basic'): Promise<boolea
 }
 
 describe('chooseSensitiveLayers', () => {
-  const jumps: LayerJump[] = [
+  const noises: LayerNoise[] = [
     ['a', 1],
     ['b', 6],
     ['c', -2],
     ['d', 3],
     ['e', 0],
-  ].map(([id, drop]) => ({ id: nodeId(id as string), drop: drop as number }));
+  ].map(([id, added]) => ({ id: nodeId(id as string), addedNoise: (added as number) / 100 }));
 
-  it('takes the largest jumps first until they reach the share of all positive jumps', () => {
-    expect([...chooseSensitiveLayers(jumps, 0.5)]).toEqual(['b']); // 6 of 10
-    expect([...chooseSensitiveLayers(jumps, 0.7)]).toEqual(['b', 'd']); // 9 of 10
-    expect([...chooseSensitiveLayers(jumps, 0.95)]).toEqual(['b', 'd', 'a']);
+  it('takes the largest additions first until they reach the share of all positive additions', () => {
+    expect([...chooseSensitiveLayers(noises, 0.5)]).toEqual(['b']); // 6 of 10
+    expect([...chooseSensitiveLayers(noises, 0.7)]).toEqual(['b', 'd']); // 9 of 10
+    expect([...chooseSensitiveLayers(noises, 0.95)]).toEqual(['b', 'd', 'a']);
   });
 
-  it('takes one layer at the least, and every layer at a share of 1 (negative and zero jumps included)', () => {
-    expect([...chooseSensitiveLayers(jumps, 0.01)]).toEqual(['b']);
-    expect([...chooseSensitiveLayers(jumps, 1)].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  it('takes one layer at the least, and every layer at a share of 1 (negative and zero additions included)', () => {
+    expect([...chooseSensitiveLayers(noises, 0.01)]).toEqual(['b']);
+    expect([...chooseSensitiveLayers(noises, 1)].sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 });
 
 describe('fine-tuning only the sensitive layers', () => {
-  it('tunes the layers whose measured jumps reach the share, leaves the rest at nearest rounding, and the model runs', async () => {
+  it('tunes the layers whose measured added noise reaches the share, leaves the rest at nearest rounding, and the model runs', async () => {
     const plain = await quantizeWithRecovery(convChainModel(), config(), { calibrate });
     const { layers } = findLinearLayers(plain.floatModel, plain.model);
-    const jumps = await measureLayerJumps(
+    const noises = await measureAddedNoise(
       plain.floatModel,
       plain.model,
       layers.map((l) => l.id),
       runtime,
     );
-    expect(jumps.map((j) => j.id).sort()).toEqual(['conv1', 'conv3', 'conv4', 'conv5', 'dw2']);
-    for (const j of jumps) expect(Number.isFinite(j.drop)).toBe(true);
-    expect(jumps.some((j) => j.drop > 0)).toBe(true);
-    const chosen = chooseSensitiveLayers(jumps, 0.5);
+    expect(noises.map((n) => n.id).sort()).toEqual(['conv1', 'conv3', 'conv4', 'conv5', 'dw2']);
+    for (const n of noises) expect(Number.isFinite(n.addedNoise)).toBe(true);
+    expect(noises.some((n) => n.addedNoise > 0)).toBe(true);
+    const chosen = chooseSensitiveLayers(noises, 0.5);
     expect(chosen.size).toBeGreaterThan(0);
-    expect(chosen.size).toBeLessThan(jumps.length);
+    expect(chosen.size).toBeLessThan(noises.length);
 
     const r = await quantizeWithRecovery(convChainModel(), config(tuning), { runtime, calibrate, sensitiveShare: 0.5 });
     const ft = r.recovery.finetune!;
     expect(ft.layers.map((l) => l.id).sort()).toEqual([...chosen].sort());
     expect(ft.unselected!.map((u) => u.id).sort()).toEqual(
-      jumps
-        .filter((j) => !chosen.has(j.id))
-        .map((j) => j.id)
+      noises
+        .filter((n) => !chosen.has(n.id))
+        .map((n) => n.id)
         .sort(),
     );
     for (const l of ft.layers) expect(l.lossAfter).toBeLessThanOrEqual(l.lossBefore);

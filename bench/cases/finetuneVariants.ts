@@ -3,7 +3,8 @@
  * `plain` (no fine-tuning), `full`, `early` (FastFinetune EarlyStop, the plateau rule), `min=<θ>` (only the layers
  * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), `plateau=<share>` (the
  * plateau stop, RecoveryOptions.plateauStop), `sens=<share>` (only the layers
- * whose error jumps sum to that share of all, RecoveryOptions.sensitiveShare), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
+ * whose added noise sums to that share of all, RecoveryOptions.sensitiveShare; d06eaf2 had it by error jumps in dB, and
+ * `noise=<share>` for what `sens=` is now), `local` (RecoveryOptions.reconstruction 'local'), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
@@ -18,7 +19,6 @@ export interface FinetuneVariant {
     readonly minRoundingError?: number;
     readonly plateauStop?: number;
     readonly sensitiveShare?: number;
-    readonly sensitiveBy?: 'jump' | 'noise';
     readonly reconstruction?: 'local';
   };
 }
@@ -34,7 +34,6 @@ export function finetuneVariant(
   const min = parts.find((p) => p.startsWith('min='));
   const plateau = parts.find((p) => p.startsWith('plateau='));
   const sens = parts.find((p) => p.startsWith('sens='));
-  const noise = parts.find((p) => p.startsWith('noise='));
   const tune = variant !== 'plain';
   const config = withOptions(base, {
     includeFastFt: tune,
@@ -53,7 +52,6 @@ export function finetuneVariant(
       ...(min ? { minRoundingError: Number(min.slice(4)) } : {}),
       ...(plateau ? { plateauStop: Number(plateau.slice(8)) } : {}),
       ...(sens ? { sensitiveShare: Number(sens.slice(5)) } : {}),
-      ...(noise ? { sensitiveShare: Number(noise.slice(6)), sensitiveBy: 'noise' as const } : {}),
       ...(parts.includes('local') ? { reconstruction: 'local' as const } : {}),
     },
   };

@@ -188,7 +188,7 @@ export function ladderMeasures(
     minRoundingError?: number;
     /** Fine-tuning rungs stop a layer once its loss improved by less than this share over a window (0: off). */
     plateauStop?: number;
-    /** Fine-tuning rungs tune only the layers whose error jumps sum to this share of all (1: every layer). */
+    /** Fine-tuning rungs tune only the layers whose added noise sums to this share of all (1: every layer). */
     sensitiveShare?: number;
   } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {

@@ -52,7 +52,7 @@ import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
-import { chooseSensitiveLayers, measureLayerJumps, type LayerJump } from './sensitiveLayers.ts';
+import { chooseSensitiveLayers, measureAddedNoise, type LayerNoise } from './sensitiveLayers.ts';
 
 export type RecoveryProgress =
   | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
@@ -119,13 +119,12 @@ export interface RecoveryOptions {
    */
   readonly plateauStop?: number;
   /**
-   * Fine-tune only the layers the per-layer sensitivity points at (sensitiveLayers.ts): the plain quantized model's
-   * error jumps are measured on a few tuning samples, and the layers with the largest jumps are tuned until theirs sum
-   * to this share of all; the others keep nearest rounding and, without bias correction, are never gathered. Default 1:
-   * every layer (measured on four models: bench/README.md ladder-budget).
+   * Fine-tune only the layers the per-layer sensitivity points at (sensitiveLayers.ts): the noise each layer adds in
+   * the plain quantized model is measured on a few tuning samples, and the layers that add the most are tuned until
+   * theirs sum to this share of all; the others keep nearest rounding and, without bias correction, are never gathered.
+   * Default 1: every layer (measured on four models: bench/README.md ladder-budget).
    */
   readonly sensitiveShare?: number;
-  readonly sensitiveBy?: 'jump' | 'noise';
 }
 
 export interface TunedLayerSummary {
@@ -152,9 +151,9 @@ export interface RecoveryReport {
     readonly buildSeconds: number;
     /** Layers left at nearest rounding by `minRoundingError`, with their measured rounding error. */
     readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
-    /** Layers left at nearest rounding by `sensitiveShare`, with their measured error jump (dB). */
-    readonly unselected?: readonly LayerJump[];
-    /** Seconds spent measuring the layers' error jumps for `sensitiveShare`. */
+    /** Layers left at nearest rounding by `sensitiveShare`, with the noise each was measured to add. */
+    readonly unselected?: readonly LayerNoise[];
+    /** Seconds spent measuring the layers' added noise for `sensitiveShare`. */
     readonly sensitivitySeconds?: number;
   };
   readonly biasCorrection?: {
@@ -353,7 +352,7 @@ export async function quantizeWithRecovery(
   let skippedLayers: SkippedLayer[] = [];
   let stageCount = 0;
   let passStats: PassStats | undefined;
-  let unselected: LayerJump[] | undefined;
+  let unselected: LayerNoise[] | undefined;
   let sensitivitySeconds = 0;
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
@@ -365,9 +364,9 @@ export async function quantizeWithRecovery(
     if (tune && share < 1 && found.layers.length > 0) {
       const s0 = performance.now();
       const ids = found.layers.map((l) => l.id);
-      const jumps = await measureLayerJumps(floatModel, quantModel, ids, options.runtime!, options.sensitiveBy);
-      selected = chooseSensitiveLayers(jumps, share);
-      unselected = jumps.filter((j) => !selected!.has(j.id));
+      const noises = await measureAddedNoise(floatModel, quantModel, ids, options.runtime!);
+      selected = chooseSensitiveLayers(noises, share);
+      unselected = noises.filter((n) => !selected!.has(n.id));
       sensitivitySeconds = (performance.now() - s0) / 1000;
       throwIfCancelled(options.signal);
     }

@@ -1,12 +1,16 @@
 /**
  * Which layers fine-tuning works on when it tunes only those the per-layer sensitivity points at
  * (RecoveryOptions.sensitiveShare): the plain quantized model is compared with the float model tensor by tensor on a
- * few tuning samples (compareModels, layers), each linear layer's error jump is read (../metrics/layerwiseJumps.ts:
- * the SQNR lost between what the layer reads and what it writes, in dB), and the layers with the largest jumps are
- * taken, largest first, until their jumps sum to the share of all the layers' positive jumps. The others keep their
- * nearest-rounded codes and are never gathered, built or tuned.
- * A layer whose own output is not compared (a Conv whose output only its activation's Q/DQ follows) takes the jump of
- * the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs.
+ * few tuning samples (compareModels, layers), each linear layer's added noise is read, and the layers that add the
+ * most are taken, largest first, until theirs sum to the share of all the layers' positive additions. The others keep
+ * their nearest-rounded codes and are never gathered, built or tuned.
+ *
+ * A layer's added noise is the relative noise power of what it writes less that of what it reads,
+ * 10^(−SQNR_out/10) − 10^(−SQNR_in/10), from the SQNRs of ../metrics/layerwiseJumps.ts (nodeErrors): a share of the
+ * output's error, where its dB drop (the error jump) would rank the first layers of a network, which turn an exact
+ * input into a noisy one, above deeper layers that add more noise (measured: bench/README.md ladder-budget).
+ * A layer whose own output is not compared (a Conv whose output only its activation's Q/DQ follows) takes the figure
+ * of the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs.
  * Must not import a runtime: the runtime is injected.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
@@ -15,72 +19,72 @@ import { compareModels, type ComparisonRuntime } from '../evaluate/compareModels
 import { sampleSubset } from '../evaluate/outputJudge.ts';
 import { nodeErrors } from '../metrics/layerwiseJumps.ts';
 
-/** Tuning samples the layers' jumps are measured on (spread over the runtime's), as the mixed-precision search's 4. */
+/** Tuning samples the layers' noise is measured on (spread over the runtime's), as the mixed-precision search's 4. */
 export const SENSITIVITY_SAMPLES = 4;
 
-/** A layer's measured error jump, dB (0 where nothing was measured for it). */
-export interface LayerJump {
+/** The relative noise power a layer adds (0 where nothing was measured for it; negative where it lowers it). */
+export interface LayerNoise {
   readonly id: NodeId;
-  readonly drop: number;
+  readonly addedNoise: number;
 }
 
-/** The jump of each layer in `ids` (float-model node ids), from the compared tensors `drops` (node id → dB). */
-export function layerJumps(
+/** Relative noise power of a tensor at `sqnr` dB (0 for an exact one). */
+const noisePower = (sqnr: number) => (sqnr === Infinity ? 0 : 10 ** (-sqnr / 10));
+
+/** The added noise of each layer in `ids` (float-model node ids), from what each compared node adds (`added`). */
+export function layerNoises(
   ids: readonly NodeId[],
-  drops: ReadonlyMap<NodeId, number>,
+  added: ReadonlyMap<NodeId, number>,
   floatIndex: GraphIndex,
-): LayerJump[] {
+): LayerNoise[] {
   return ids.map((id) => {
     let i = floatIndex.indexOfId.get(id);
     // Follow the layer's output through nodes that were not compared, while it has a single reader.
     for (let steps = 0; i !== undefined && steps < 8; steps++) {
-      const d = drops.get(floatIndex.ids[i]);
-      if (d !== undefined) return { id, drop: Number.isFinite(d) ? d : 0 };
+      const a = added.get(floatIndex.ids[i]);
+      if (a !== undefined) return { id, addedNoise: Number.isFinite(a) ? a : 0 };
       const readers = floatIndex.consumers.get(floatIndex.nodes[i].output[0]) ?? [];
       i = readers.length === 1 ? readers[0] : undefined;
     }
-    return { id, drop: 0 };
+    return { id, addedNoise: 0 };
   });
 }
 
 /**
- * The layers to tune: largest jump first until the chosen jumps reach `share` of the sum of positive jumps (at least
- * one layer when any jump is positive); share ≥ 1 takes every layer. Ties keep the given order.
+ * The layers to tune: the largest added noise first until the chosen layers' reach `share` of the sum of positive
+ * additions (at least one layer when any is positive); share ≥ 1 takes every layer. Ties keep the given order.
  */
-export function chooseSensitiveLayers(jumps: readonly LayerJump[], share: number): Set<NodeId> {
-  if (share >= 1) return new Set(jumps.map((j) => j.id));
-  const positive = jumps.filter((j) => j.drop > 0);
-  const total = positive.reduce((a, j) => a + j.drop, 0);
+export function chooseSensitiveLayers(layers: readonly LayerNoise[], share: number): Set<NodeId> {
+  if (share >= 1) return new Set(layers.map((l) => l.id));
+  const positive = layers.filter((l) => l.addedNoise > 0);
+  const total = positive.reduce((a, l) => a + l.addedNoise, 0);
   const chosen = new Set<NodeId>();
   let sum = 0;
-  for (const j of [...positive].sort((a, b) => b.drop - a.drop)) {
+  for (const l of [...positive].sort((a, b) => b.addedNoise - a.addedNoise)) {
     if (chosen.size > 0 && sum >= share * total) break;
-    chosen.add(j.id);
-    sum += j.drop;
+    chosen.add(l.id);
+    sum += l.addedNoise;
   }
   return chosen;
 }
 
-/** Each linear layer's error jump in the plain quantized model, measured on a few of `runtime`'s samples. */
-export async function measureLayerJumps(
+/** The noise each linear layer in `ids` adds in the plain quantized model, measured on a few of `runtime`'s samples. */
+export async function measureAddedNoise(
   floatModel: ModelProto,
   quantModel: ModelProto,
   ids: readonly NodeId[],
   runtime: ComparisonRuntime,
-  by: 'jump' | 'noise' = 'jump',
-): Promise<LayerJump[]> {
+): Promise<LayerNoise[]> {
   const floatIndex = buildGraphIndex(floatModel.graph!);
   const comparison = await compareModels(floatModel, quantModel, sampleSubset(runtime, SENSITIVITY_SAMPLES), {
     layers: true,
     floatIndex,
   });
-  const byNoise = by === 'noise';
-  const noise = (db: number) => (db === Infinity ? 0 : 10 ** (-db / 10));
-  const drops = new Map(
+  const added = new Map(
     nodeErrors(comparison.layerwise!.rows, floatIndex).map((e) => [
       e.node,
-      byNoise ? noise(e.sqnr) - noise(e.inputSqnr) : e.drop,
+      noisePower(e.sqnr) - noisePower(e.inputSqnr),
     ]),
   );
-  return layerJumps(ids, drops, floatIndex);
+  return layerNoises(ids, added, floatIndex);
 }
