@@ -3,7 +3,7 @@
  * `plain` (no fine-tuning), `full`, `early` (FastFinetune EarlyStop, the plateau rule), `min=<θ>` (only the layers
  * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), `plateau=<share>` (the
  * plateau stop, RecoveryOptions.plateauStop), `sens=<share>` (only the layers
- * whose added noise sums to that share of all, RecoveryOptions.sensitiveShare; d06eaf2 had it by error jumps in dB, and
+ * whose added noise sums to that share of all, RecoveryOptions.sensitiveShare; 02afd3b had it by error jumps in dB, and
  * `noise=<share>` for what `sens=` is now), `local` (RecoveryOptions.reconstruction 'local'), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
