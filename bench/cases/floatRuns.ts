@@ -1,17 +1,17 @@
 /**
  * What a calibration's cost is set against: plain float runs of a model on a folder of samples, preprocessed as
- * `qstudio quantize --preprocess auto` does (dataFeeds.ts), in one onnxruntime-node session at 'all' whose pool
- * threads do not spin between runs (as the command's own sessions). Prints the runs' process CPU seconds and wall
- * seconds, the session's build apart. Usage: floatRuns.ts <model.onnx> <folder>
+ * `qstudio quantize --preprocess auto` does (dataFeeds.ts, the file's name among the evidence), in one
+ * onnxruntime-node session at 'all' whose pool threads do not spin between runs (as the command's own sessions).
+ * Prints the runs' process CPU seconds and wall seconds, the session's build apart. Usage: floatRuns.ts <model.onnx> <folder>
  */
-import fs from 'node:fs';
-import { decode } from '../../src/core/onnx/index.ts';
+import { readModelFile } from '../../src/cli/modelFile.ts';
 import { folderFeeds } from '../../src/cli/data/dataFeeds.ts';
 import { createSession } from '../../src/cli/runtime/ortNode.ts';
 
 const [file, folder] = process.argv.slice(2);
 if (!file || !folder) throw new Error('usage: floatRuns.ts <model.onnx> <folder>');
-const { feeds } = folderFeeds(decode(new Uint8Array(fs.readFileSync(file))), folder, 'auto');
+const { model, fileName } = readModelFile(file);
+const { feeds } = folderFeeds(model, folder, 'auto', { fileName });
 const cpuSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
