@@ -97,6 +97,14 @@ describe('the structure in parts, the index in slices', () => {
     for (let k = 1; k < first.parts; k++) parts.push(structuredClone(structurePart(whole, k, 50).graph));
     const joined = joinStructureParts(parts);
     expect(joined).toEqual(whole);
+    // A part carries no empty list of a node, an attribute or a tensor (the join gives them back).
+    const emptyLists = (xs: object[]) =>
+      xs.flatMap((x) => Object.values(x)).filter((v) => Array.isArray(v) && v.length === 0).length;
+    const second = structuredClone(structurePart(whole, 1, 50).graph);
+    expect(second.node.length).toBeGreaterThan(0);
+    expect(emptyLists(second.node) + emptyLists(second.node.flatMap((n) => n.attribute ?? []))).toBe(0);
+    expect(emptyLists(second.initializer)).toBe(0);
+    expect(emptyLists(whole.node.slice(50, 100))).toBeGreaterThan(0);
     let pauses = 0;
     const sliced = await buildGraphIndexInSlices(joined, async () => void pauses++, 50);
     expect(pauses).toBeGreaterThan(2 * (whole.node.length / 50) - 2);

@@ -308,6 +308,13 @@ function fitArrays(m: Record<string, unknown>, type: MessageReader): void {
 }
 const FIT_BELOW = 17;
 
+/** The repeated fields of one message of the ONNX schema ('onnx.NodeProto', …): a decoded message has each as an array. */
+export function repeatedFields(typeName: string): readonly string[] {
+  const type = readers.get(typeName);
+  if (!type) throw new Error(`the ONNX schema has no message ${typeName}`);
+  return type.repeatedNames;
+}
+
 /**
  * Decodes one message of the ONNX schema ('onnx.ModelProto', 'onnx.TensorProto', …) from its bytes. `readOnly`: for
  * messages only read, never edited (the split view's files): an absent repeated field is not given an empty array
