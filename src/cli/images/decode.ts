@@ -9,9 +9,10 @@
  * first bytes, not its extension. Every failure is an `ImageDecodeError` naming the file, so a
  * calibration run can skip it and say why.
  *
- * Note: jpeg-js upsamples chroma by repetition and uses its own YCbCr → RGB rounding, so its bytes
- * can differ by a few levels from libjpeg's (Pillow, OpenCV, browsers). That is noise for
- * calibration ranges, but it means tensors from JPEGs match the page's closely, not bit for bit.
+ * Note: jpeg-js upsamples chroma by repetition where libjpeg (Pillow, OpenCV, browsers) interpolates, so
+ * pixels at colour edges can differ by a level or so; its YCbCr → RGB truncation (a bias of about −0.4
+ * level) is replaced by libjpeg's rounding (jpegYcbcr.ts). Tensors from JPEGs match the page's closely,
+ * not bit for bit.
  */
 import fs from 'node:fs';
 import jpeg from 'jpeg-js';
@@ -19,6 +20,7 @@ import pngjs from 'pngjs';
 import type { RgbaImage } from '../../core/preprocess/resize.ts';
 import { ImageDecodeError } from './errors.ts';
 import { applyOrientation, exifOrientation } from './exifOrientation.ts';
+import { jpegColourModel, rawYcbcrBytes, ycbcrToRgbInPlace } from './jpegYcbcr.ts';
 
 /** Decoded pixels: RGBA, 4 bytes a pixel. */
 export type DecodedImage = RgbaImage & { data: Uint8Array };
@@ -65,9 +67,16 @@ function decodePng(bytes: Uint8Array, fileName: string): DecodedImage {
 }
 
 function decodeJpeg(bytes: Uint8Array, fileName: string): DecodedImage {
+  // Three YCbCr components are converted here, rounded as libjpeg rounds (jpegYcbcr.ts); others as jpeg-js reads them.
+  const colours = jpegColourModel(bytes);
   let decoded;
   try {
-    decoded = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxResolutionInMP: MAX_MEGAPIXELS });
+    decoded = jpeg.decode(colours.ycbcr ? rawYcbcrBytes(bytes, colours) : bytes, {
+      useTArray: true,
+      formatAsRGBA: true,
+      maxResolutionInMP: MAX_MEGAPIXELS,
+      ...(colours.ycbcr ? { colorTransform: false } : {}),
+    });
   } catch (e) {
     throw new ImageDecodeError(`${fileName}: the JPEG is corrupt or unsupported (${reason(e)}).`);
   }
@@ -75,6 +84,7 @@ function decodeJpeg(bytes: Uint8Array, fileName: string): DecodedImage {
   if (!(width > 0 && height > 0) || data.length !== width * height * 4) {
     throw new ImageDecodeError(`${fileName}: the JPEG has no readable image data.`);
   }
+  if (colours.ycbcr) ycbcrToRgbInPlace(data);
   const exif = (decoded as { exifBuffer?: Uint8Array }).exifBuffer;
   return applyOrientation({ data, width, height }, exifOrientation(exif));
 }
