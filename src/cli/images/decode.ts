@@ -9,10 +9,10 @@
  * first bytes, not its extension. Every failure is an `ImageDecodeError` naming the file, so a
  * calibration run can skip it and say why.
  *
- * Note: jpeg-js upsamples chroma by repetition where libjpeg (Pillow, OpenCV, browsers) interpolates, so
- * pixels at colour edges can differ by a level or so; its YCbCr → RGB truncation (a bias of about −0.4
- * level) is replaced by libjpeg's rounding (jpegYcbcr.ts). Tensors from JPEGs match the page's closely,
- * not bit for bit.
+ * Note: jpeg-js's YCbCr → RGB truncation (a bias of about −0.4 level) is replaced by libjpeg's rounding
+ * (jpegYcbcr.ts). Its inverse DCT and, where chroma is subsampled, its upsampling by repetition still differ
+ * from libjpeg's (Pillow, OpenCV, browsers) by a level here and there, so tensors from JPEGs match the page's
+ * closely, not bit for bit.
  */
 import fs from 'node:fs';
 import jpeg from 'jpeg-js';
