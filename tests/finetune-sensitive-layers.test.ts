@@ -11,7 +11,17 @@ import { validateConfig, type QuantConfigInput } from '../src/core/quantize/conf
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
-import { chooseSensitiveLayers, measureAddedNoise, type LayerNoise } from '../src/core/recovery/sensitiveLayers.ts';
+import {
+  chainTensors,
+  chooseSensitiveLayers,
+  layerNoises,
+  measureAddedNoise,
+  type LayerNoise,
+} from '../src/core/recovery/sensitiveLayers.ts';
+import { compareModels } from '../src/core/evaluate/compareModels.ts';
+import { sampleSubset } from '../src/core/evaluate/outputJudge.ts';
+import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
+import { buildGraphIndex } from '../src/core/onnx/graphIndex.ts';
 import { nodeId } from '../src/core/onnx/model.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -98,6 +108,28 @@ describe('fine-tuning only the sensitive layers', () => {
     expect([...chosen].some((id) => after.get(id) !== before.get(id))).toBe(true);
     expect(await runsAt(r.model, 'all')).toBe(true);
     expect(await runsAt(r.model, 'basic')).toBe(true);
+  });
+
+  it('compares only the tensors the layers read and write, with the same figures as comparing every tensor', async () => {
+    const plain = await quantizeWithRecovery(convChainModel(), config(), { calibrate });
+    const ids = findLinearLayers(plain.floatModel, plain.model).layers.map((l) => l.id);
+    const index = buildGraphIndex(plain.floatModel.graph!);
+    const every = await compareModels(plain.floatModel, plain.model, sampleSubset(runtime, 4), { layers: true });
+    const noise = (db: number) => (db === Infinity ? 0 : 10 ** (-db / 10));
+    const added = new Map(
+      nodeErrors(every.layerwise!.rows, index).map((e) => [e.node, noise(e.sqnr) - noise(e.inputSqnr)]),
+    );
+    // The comparison takes only the tensors it is given.
+    const one = every.layerwise!.pairs[1].tensor;
+    const single = await compareModels(plain.floatModel, plain.model, sampleSubset(runtime, 4), {
+      layers: true,
+      layerTensors: new Set([one]),
+    });
+    expect(single.layerwise!.rows.map((r) => r.tensor)).toEqual([one]);
+    expect(chainTensors(ids, index).has(one)).toBe(true);
+    expect(await measureAddedNoise(plain.floatModel, plain.model, ids, runtime)).toEqual(
+      layerNoises(ids, added, index),
+    );
   });
 
   it('with bias correction, corrects every layer but tunes only the sensitive ones; a share of 1 tunes every layer', async () => {

@@ -56,6 +56,8 @@ export interface ComparisonRuntime {
 export interface CompareOptions extends OutputMetricOptions {
   /** Compare every intermediate tensor too. Default false. */
   readonly layers?: boolean;
+  /** With `layers`, compare only these float-model tensors (fewer exposed, fewer runs); default every one. */
+  readonly layerTensors?: ReadonlySet<string>;
   /** Most bytes one run of one model may return before layer-wise tensors are split into chunks. Default 256 MiB. */
   readonly budgetBytes?: number;
   /** The float model's graph index, when the caller has it. */
@@ -144,7 +146,7 @@ export async function compareModels(
         (floatModel === floatSource ? options.floatIndex : undefined) ?? buildGraphIndex(floatModel.graph!),
       )
     : undefined;
-  const pairs = pairing?.pairs ?? [];
+  const pairs = (pairing?.pairs ?? []).filter((p) => !options.layerTensors || options.layerTensors.has(p.tensor));
   const records: SampleRecord[] = [];
   let state: LayerwiseState = new Map();
   const budget = options.budgetBytes ?? 256 * 2 ** 20;

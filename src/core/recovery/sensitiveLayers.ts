@@ -10,7 +10,9 @@
  * output's error, where its dB drop (the error jump) would rank the first layers of a network, which turn an exact
  * input into a noisy one, above deeper layers that add more noise (measured: bench/README.md ladder-budget).
  * A layer whose own output is not compared (a Conv whose output only its activation's Q/DQ follows) takes the figure
- * of the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs.
+ * of the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs. Only
+ * the tensors those chains read and write are compared (chainTensors): the same figures as comparing every tensor, at
+ * about half the cost (measured on four models: bench/README.md ladder-budget).
  * Must not import a runtime: the runtime is injected.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
@@ -31,6 +33,30 @@ export interface LayerNoise {
 /** Relative noise power of a tensor at `sqnr` dB (0 for an exact one). */
 const noisePower = (sqnr: number) => (sqnr === Infinity ? 0 : 10 ** (-sqnr / 10));
 
+/** The nodes a layer's figure may come from: the layer, then its output's single readers, at most 8 in all. */
+function* layerChain(id: NodeId, floatIndex: GraphIndex): Generator<number> {
+  let i = floatIndex.indexOfId.get(id);
+  for (let steps = 0; i !== undefined && steps < 8; steps++) {
+    yield i;
+    const readers = floatIndex.consumers.get(floatIndex.nodes[i].output[0]) ?? [];
+    i = readers.length === 1 ? readers[0] : undefined;
+  }
+}
+
+/**
+ * The tensors the layers' figures read: what each node of each layer's chain reads and writes. Comparing only these
+ * gives each of them the SQNR the whole comparison gives (a tensor's SQNR depends on its own values only).
+ */
+export function chainTensors(ids: readonly NodeId[], floatIndex: GraphIndex): Set<string> {
+  const tensors = new Set<string>();
+  for (const id of ids)
+    for (const i of layerChain(id, floatIndex)) {
+      for (const t of floatIndex.nodeInputs[i]) tensors.add(t);
+      for (const t of floatIndex.nodes[i].output) tensors.add(t);
+    }
+  return tensors;
+}
+
 /** The added noise of each layer in `ids` (float-model node ids), from what each compared node adds (`added`). */
 export function layerNoises(
   ids: readonly NodeId[],
@@ -38,13 +64,10 @@ export function layerNoises(
   floatIndex: GraphIndex,
 ): LayerNoise[] {
   return ids.map((id) => {
-    let i = floatIndex.indexOfId.get(id);
     // Follow the layer's output through nodes that were not compared, while it has a single reader.
-    for (let steps = 0; i !== undefined && steps < 8; steps++) {
+    for (const i of layerChain(id, floatIndex)) {
       const a = added.get(floatIndex.ids[i]);
       if (a !== undefined) return { id, addedNoise: Number.isFinite(a) ? a : 0 };
-      const readers = floatIndex.consumers.get(floatIndex.nodes[i].output[0]) ?? [];
-      i = readers.length === 1 ? readers[0] : undefined;
     }
     return { id, addedNoise: 0 };
   });
@@ -78,6 +101,7 @@ export async function measureAddedNoise(
   const floatIndex = buildGraphIndex(floatModel.graph!);
   const comparison = await compareModels(floatModel, quantModel, sampleSubset(runtime, SENSITIVITY_SAMPLES), {
     layers: true,
+    layerTensors: chainTensors(ids, floatIndex),
     floatIndex,
   });
   const added = new Map(
