@@ -21,7 +21,11 @@ import {
 } from './nodeValues.ts';
 
 export type Side = 'a' | 'b';
-export type BoxMark = 'same' | 'changed' | 'added' | 'removed' | 'merged' | 'io';
+/**
+ * A box's difference mark. 'quantization': a node of the quantization itself, not of the model's computation (a Q/DQ
+ * shown as a node, quantize_dynamic's DynamicQuantizeLinear and float rescale): no counterpart is looked for.
+ */
+export type BoxMark = 'same' | 'changed' | 'added' | 'removed' | 'merged' | 'quantization' | 'io';
 
 /**
  * A value set at hand on one side or both (the file's Q/DQ, the evaluation's measurements, …): each box's value on
@@ -111,8 +115,8 @@ export function compareViews(va: GraphView, vb: GraphView, names: { a: string; b
     });
   }
   const marks = {
-    a: va.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusA[box.node]))),
-    b: vb.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusB[box.node]))),
+    a: va.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusA[box.node], va, box.node))),
+    b: vb.boxes.map((box): BoxMark => (box.node < 0 ? 'io' : markOf(mapping.statusB[box.node], vb, box.node))),
   };
   return {
     names,
@@ -124,8 +128,10 @@ export function compareViews(va: GraphView, vb: GraphView, names: { a: string; b
   };
 }
 
-function markOf(status: string): BoxMark {
-  return status === 'ignored' ? 'same' : (status as BoxMark);
+/** A node the mapping left out is the quantization's own, unless it is a Constant drawn as a box. */
+function markOf(status: string, view: GraphView, node: number): BoxMark {
+  if (status !== 'ignored') return status as BoxMark;
+  return view.index.nodes[node].op_type === 'Constant' ? 'same' : 'quantization';
 }
 
 /** What a pane draws: the boxes and the edges with their labels (the folded Q/DQ's parameters stay here). */

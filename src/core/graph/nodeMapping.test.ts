@@ -4,6 +4,7 @@ import {
   DataType,
   decode,
   makeGraph,
+  makeModel,
   makeNode,
   makeTensor,
   makeValueInfo,
@@ -14,6 +15,7 @@ import { upgradeOpset } from '../prepare/upgradeOpset.ts';
 import { quantizedFixture } from '../../../tests/helpers/quantizedFixtures.ts';
 import { readModel } from '../../../tests/helpers/fixtures.ts';
 import { mapNodes } from './nodeMapping.ts';
+import { compareGraphs } from './comparison.ts';
 import { weightlessGraph } from './structure.ts';
 
 const indexOf = (m: ModelProto) => buildGraphIndex(weightlessGraph(m.graph!));
@@ -126,6 +128,71 @@ describe('node mapping between two models', () => {
     expect(m.statusA).toEqual(['changed', 'merged', 'merged', 'same']);
     expect([...m.aToB]).toEqual([0, 0, 0, 1]);
     expect(m.statusB).toEqual(['changed', 'same']);
+  });
+
+  it("ONNX Runtime's quantize_dynamic form: each ConvInteger is its Conv, its DynamicQuantizeLinear and float rescale are not nodes; by name and by structure", () => {
+    const io = {
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 2, 4, 4])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 4, 4])],
+    };
+    const f = (name: string, dims: number[]) =>
+      makeTensor(name, DataType.FLOAT, dims, new Float32Array(dims.reduce((x, d) => x * d, 1)).fill(0.5));
+    const float = makeModel(
+      makeGraph({
+        ...io,
+        node: [makeNode('Conv', ['x', 'w', 'bias'], ['c'], 'conv'), makeNode('Relu', ['c'], ['y'], 'relu')],
+        initializer: [f('w', [2, 2, 1, 1]), f('bias', [2])],
+      }),
+    );
+    // As quantize_dynamic writes it: the activation quantized each run, the int32 result cast, rescaled and biased,
+    // the bias reshaped by a node of its own, the last Add writing the Conv's own output name.
+    const dynamic = makeModel(
+      makeGraph({
+        ...io,
+        node: [
+          makeNode('DynamicQuantizeLinear', ['x'], ['xq', 'xs', 'xzp'], 'x_QuantizeLinear'),
+          makeNode('Mul', ['xs', 'w_scale'], ['scales'], 'conv_quant_scales_mul'),
+          makeNode('ConvInteger', ['xq', 'w_quantized', 'xzp', 'w_zero_point'], ['ci'], 'conv_quant'),
+          makeNode('Cast', ['ci'], ['cf'], 'conv_output_quantized_cast'),
+          makeNode('Mul', ['cf', 'scales'], ['m'], 'conv_output_scale_mul'),
+          makeNode('Reshape', ['bias', 'bias_shape'], ['bias_r'], 'Reshape_0'),
+          makeNode('Add', ['m', 'bias_r'], ['c'], 'conv_output_bias_add'),
+          makeNode('Relu', ['c'], ['y'], 'relu'),
+        ],
+        initializer: [
+          makeTensor('w_quantized', DataType.UINT8, [2, 2, 1, 1], Uint8Array.of(1, 2, 3, 4)),
+          makeTensor('w_zero_point', DataType.UINT8, [], Uint8Array.of(128)),
+          f('w_scale', []),
+          f('bias', [2]),
+          makeTensor('bias_shape', DataType.INT64, [4], BigInt64Array.of(1n, 2n, 1n, 1n)),
+        ],
+      }),
+    );
+    for (const b of [dynamic, renamed(dynamic)]) {
+      const m = mapNodes(indexOf(float), indexOf(b));
+      // The Conv is its ConvInteger (changed: another op), the Relu after the rescale maps to itself.
+      expect(m.statusA).toEqual(['changed', 'same']);
+      expect([...m.aToB]).toEqual([2, 7]);
+      expect(m.statusB).toEqual(['ignored', 'ignored', 'changed', 'ignored', 'ignored', 'ignored', 'ignored', 'same']);
+      expect(m.counts).toMatchObject({ removed: 0, added: 0 });
+      // And the other way round: the dynamic model first.
+      const back = mapNodes(indexOf(b), indexOf(float));
+      expect([...back.bToA]).toEqual([2, 7]);
+      expect(back.counts).toMatchObject({ removed: 0, added: 0 });
+    }
+    // On the split view's panes: the quantization's own nodes are marked so, not "the same on both sides".
+    const c = compareGraphs({ name: 'float', graph: float.graph! }, { name: 'dynamic', graph: dynamic.graph! });
+    const marks = Object.fromEntries(c.views.b.boxes.map((box, k) => [box.title, c.marks.b[k]]));
+    expect(marks).toMatchObject({
+      DynamicQuantizeLinear: 'quantization',
+      ConvInteger: 'changed',
+      Cast: 'quantization',
+      Mul: 'quantization',
+      Reshape: 'quantization',
+      Add: 'quantization',
+      Relu: 'same',
+    });
+    expect(c.marks.a).toEqual(['io', 'changed', 'same', 'io']);
   });
 
   it('two unrelated models share no nodes', () => {

@@ -4,6 +4,9 @@
  * studio and other tools do to a model between two files:
  * - Q/DQ insertion: Q/DQ nodes are not nodes of the comparison (qdqFold.ts); a DQ's output stands for the float
  *   tensor its Q read, and a dequantized weight for a weight.
+ * - ONNX Runtime's integer forms: a ConvInteger or QLinearConv is the Conv it quantizes (MatMul likewise), read
+ *   through its codes operands; quantize_dynamic's DynamicQuantizeLinear and the float rescale after the op (Cast,
+ *   Mul by the scales, Add of the bias) are not nodes of the comparison, and the rescale's result is the op's.
  * - folded BatchNormalization and affine blocks (Mul/Add by constants after a Conv): an unmatched node of the first
  *   model that reads only a matched Conv/Gemm/MatMul's output is "merged" into that node's counterpart.
  * - opset upgrades: an op renamed across versions (Upsample → Resize) still matches; helper nodes an adapter adds
@@ -20,10 +23,27 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { AttributeProto } from '../onnx/model.ts';
-import { foldedSourceNumber, foldedTensorNumber, foldQdq, hasQdq, type QdqFold } from './qdqFold.ts';
+import {
+  foldedSourceNumber,
+  foldedTensorNumber,
+  foldQdq,
+  hasQdq,
+  integerOpCodeSlots,
+  integerOpRescale,
+  type QdqFold,
+} from './qdqFold.ts';
 
-/** Ops a later opset (or another exporter) writes under another name for the same computation. */
-const SAME_OP: Record<string, string> = { Upsample: 'Resize' };
+/**
+ * Ops written under another name for the same computation: by a later opset (Upsample → Resize), or as ONNX Runtime's
+ * integer ops (QOperator and quantize_dynamic forms) for the float op they quantize.
+ */
+const SAME_OP: Record<string, string> = {
+  Upsample: 'Resize',
+  ConvInteger: 'Conv',
+  QLinearConv: 'Conv',
+  MatMulInteger: 'MatMul',
+  QLinearMatMul: 'MatMul',
+};
 /** Ops a float model has that quantization tools fold into the preceding Conv/Gemm/MatMul. */
 const FOLDABLE = new Set(['BatchNormalization', 'Mul', 'Add', 'Sub', 'Div', 'Identity', 'Dropout']);
 const FOLD_TARGETS = new Set(['Conv', 'ConvTranspose', 'Gemm', 'MatMul']);
@@ -53,8 +73,15 @@ export interface NodeMapping {
 /** A graph with Q/DQ and Constants taken out: what the comparison sees. Tensors by their number in the index. */
 interface Semantic {
   index: GraphIndex;
-  /** Whether a node takes part (not a folded Q/DQ, not a Constant). */
+  /**
+   * Whether a node takes part: not a folded Q/DQ, not a Constant, not what quantize_dynamic writes around an integer
+   * op (DynamicQuantizeLinear, the float rescale after a ConvInteger or MatMulInteger: qdqFold.ts integerOpRescale).
+   */
   part: Uint8Array;
+  /** The node computing each tensor, by number (-1: none): a rescale's float result is its integer op's. */
+  producer: Int32Array;
+  /** The float result of each integer op with a rescale, by node (its own output otherwise). */
+  rescaled: Map<number, number>;
   /**
    * The activation inputs each node reads, as tensors of the float graph (a DQ output → the tensor it stands for): node
    * i's are inputs[inputStart[i] .. inputStart[i+1]).
@@ -89,13 +116,28 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
     }
   }
   const part = new Uint8Array(index.nodes.length);
+  index.nodes.forEach((node, i) => {
+    part[i] = fold?.folded[i] || node.op_type === 'Constant' || node.op_type === 'DynamicQuantizeLinear' ? 0 : 1;
+  });
+  // quantize_dynamic's rescale after an integer op stands for nothing of its own: its result is the op's.
+  const producer = Int32Array.from(producerOf);
+  const rescaled = new Map<number, number>();
+  if (fold)
+    for (let i = 0; i < index.nodes.length; i++) {
+      const chain = integerOpRescale(index, i);
+      if (!chain) continue;
+      for (const n of chain.nodes) part[n] = 0;
+      producer[chain.output] = i;
+      rescaled.set(i, chain.output);
+    }
   const inputStart = new Int32Array(index.nodes.length + 1);
   const list: number[] = [];
   index.nodes.forEach((node, i) => {
-    part[i] = fold?.folded[i] || node.op_type === 'Constant' ? 0 : 1;
+    // An integer op's activations are its codes operands (its scales and zero points are not computations to match).
+    const codeSlots = integerOpCodeSlots(node);
     for (let r = index.inputStart[i]; r < index.inputStart[i + 1]; r++) {
       const k = index.inputNumbers[r];
-      if (k < 0 || weight[k]) continue;
+      if (k < 0 || weight[k] || (codeSlots && !codeSlots.includes(r - index.inputStart[i]))) continue;
       const source = standsFor[k];
       const p = producerOf[source];
       if (p >= 0 && index.nodes[p].op_type === 'Constant') continue;
@@ -119,7 +161,16 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
     seen.set(base, k + 1);
     constantKey[i] = `${base}#${k}`;
   }
-  return { index, part, inputStart, inputs, inputPosition, constantKey };
+  return { index, part, producer, rescaled, inputStart, inputs, inputPosition, constantKey };
+}
+
+/** The tensor numbers a node's result is read under: its outputs, or its rescale's float result. */
+function resultsOf(s: Semantic, i: number): number[] {
+  const out = s.rescaled.get(i);
+  if (out !== undefined) return [out];
+  const list: number[] = [];
+  for (let k = s.index.outputStart[i]; k < s.index.outputStart[i + 1]; k++) list.push(k);
+  return list;
 }
 
 const opOf = (s: Semantic, i: number) => {
@@ -161,12 +212,12 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
     const i = a.indexOfId.get(id);
     if (i !== undefined && free(i, j)) pair(i, j, 'id');
   });
-  // (2) The same output tensor name.
-  a.nodes.forEach((node, i) => {
+  // (2) The same output tensor name (a rescaled integer op's: its float result's).
+  a.nodes.forEach((_, i) => {
     if (!A.part[i] || aToB[i] >= 0) return;
-    for (const o of node.output) {
-      const k = o ? b.tensorNumber.get(o) : undefined;
-      const j = k === undefined ? -1 : b.producerOf[k];
+    for (const t of resultsOf(A, i)) {
+      const k = b.tensorNumber.get(a.tensorNames[t]);
+      const j = k === undefined ? -1 : B.producer[k];
       if (j >= 0 && free(i, j)) {
         pair(i, j, 'tensor');
         return;
@@ -176,7 +227,7 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
 
   // (3) Structure, interleaved with (4) folds: a node's key is its op and the counterparts of what it reads.
   const counterpartA = (s: Semantic, t: number): string | null => {
-    const p = s.index.producerOf[t];
+    const p = s.producer[t];
     if (p < 0) {
       const k = s.inputPosition[t];
       return k < 0 ? null : `in${k}`;
@@ -185,7 +236,7 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
     return j >= 0 ? `n${j}` : null;
   };
   const counterpartB = (s: Semantic, t: number): string | null => {
-    const p = s.index.producerOf[t];
+    const p = s.producer[t];
     if (p < 0) {
       const k = s.inputPosition[t];
       return k < 0 ? null : `in${k}`;
@@ -227,9 +278,9 @@ export function mapNodes(a: GraphIndex, b: GraphIndex, folds?: { a: QdqFold | nu
       }
       // (4) A fold: a foldable op reading one matched Conv/Gemm/MatMul output (its other inputs constants).
       if (FOLDABLE.has(a.nodes[i].op_type ?? '') && A.inputStart[i + 1] - A.inputStart[i] === 1) {
-        const p = a.producerOf[A.inputs[A.inputStart[i]]];
+        const p = A.producer[A.inputs[A.inputStart[i]]];
         const target = p < 0 ? -1 : aToB[p] >= 0 ? aToB[p] : mergedInto[p];
-        if (p >= 0 && target >= 0 && FOLD_TARGETS.has(b.nodes[target].op_type ?? '')) {
+        if (p >= 0 && target >= 0 && FOLD_TARGETS.has(opOf(B, target))) {
           mergedInto[i] = target;
           changed = true;
         }

@@ -199,6 +199,66 @@ const INTEGER_OPS: Record<string, readonly { codes: number; scale: number; zp: n
   ],
 };
 
+/** The input positions of an integer op (QOperator, dynamic) that carry its operands' codes; undefined for other ops. */
+export function integerOpCodeSlots(node: NodeProto): readonly number[] | undefined {
+  return INTEGER_OPS[node.op_type ?? '']?.map((slot) => slot.codes);
+}
+
+/** The one node reading tensor number k, or -1 (none or several). */
+function soleReader(index: GraphIndex, k: number): number {
+  return k >= 0 && index.consumerStart[k + 1] - index.consumerStart[k] === 1
+    ? index.consumerNodes[index.consumerStart[k]]
+    : -1;
+}
+
+/** Whether tensor number k is a constant or the output of a node that reads only constants (a bias's Reshape). */
+function constantLike(index: GraphIndex, k: number): boolean {
+  if (k < 0) return false;
+  if (index.weightAt[k]) return true;
+  const p = index.producerOf[k];
+  if (p < 0) return false;
+  for (let r = index.inputStart[p]; r < index.inputStart[p + 1]; r++) {
+    const t = index.inputNumbers[r];
+    if (t >= 0 && !index.weightAt[t]) return false;
+  }
+  return true;
+}
+
+/**
+ * The float rescale ONNX Runtime's quantize_dynamic writes after a ConvInteger or MatMulInteger: Cast of the int32
+ * result, Mul by the product of the two scales (itself a Mul of the activation's run-time scale by the weight's), and
+ * Add of the bias (a constant, or a Reshape of one): `nodes`, in that order with the scales' Mul and the bias's
+ * Reshape where each is read by the chain alone, and `output`, the tensor number of the chain's float result (what
+ * the float model's Conv or MatMul computed, usually under its name). Null where the op's output is not so read.
+ */
+export function integerOpRescale(index: GraphIndex, op: number): { nodes: number[]; output: number } | null {
+  const node = index.nodes[op];
+  if (node.op_type !== 'ConvInteger' && node.op_type !== 'MatMulInteger') return null;
+  const cast = soleReader(index, outputNumber(index, op, 0));
+  if (cast < 0 || index.nodes[cast].op_type !== 'Cast') return null;
+  const mul = soleReader(index, outputNumber(index, cast, 0));
+  if (mul < 0 || index.nodes[mul].op_type !== 'Mul') return null;
+  const nodes = [cast, mul];
+  const castOut = outputNumber(index, cast, 0);
+  for (let x = 0; x < 2; x++) {
+    const k = inputNumber(index, mul, x);
+    const scales = k === castOut || k < 0 ? -1 : index.producerOf[k];
+    if (scales >= 0 && index.nodes[scales].op_type === 'Mul' && soleReader(index, k) === mul) nodes.push(scales);
+  }
+  let output = outputNumber(index, mul, 0);
+  const add = soleReader(index, output);
+  if (add >= 0 && index.nodes[add].op_type === 'Add') {
+    const other = [0, 1].map((x) => inputNumber(index, add, x)).find((k) => k !== output) ?? -1;
+    if (constantLike(index, other)) {
+      nodes.push(add);
+      const reshape = index.producerOf[other];
+      if (reshape >= 0 && soleReader(index, other) === add) nodes.push(reshape);
+      output = outputNumber(index, add, 0);
+    }
+  }
+  return output < 0 ? null : { nodes, output };
+}
+
 /** Whether a node computes with integer codes itself (QOperator, dynamic) or quantizes each run. */
 function isIntegerOp(node: NodeProto): boolean {
   return node.op_type === 'DynamicQuantizeLinear' || (node.op_type ?? '') in INTEGER_OPS;

@@ -71,6 +71,14 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
     [model, sets, paint],
   );
   const diffFills = useMemo(() => ({ a: markColours(model, 'a'), b: markColours(model, 'b') }), [model]);
+  // The quantization's own mark is listed only where a pane draws such a box (Q/DQ as nodes, a dynamic model).
+  const legendMarks = useMemo(
+    () =>
+      (Object.keys(MARK_LABELS) as (keyof typeof MARK_LABELS)[]).filter(
+        (m) => m !== 'quantization' || model.marks.a.includes(m) || model.marks.b.includes(m),
+      ),
+    [model],
+  );
   const fills = painted ? painted.colours : diffFills;
   const [selected, setSelected] = useState({ a: -1, b: -1 });
   const renderers = { a: useRef<GraphRenderer | null>(null), b: useRef<GraphRenderer | null>(null) };
@@ -202,7 +210,7 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
         </div>
       ) : (
         <ul className="graph-families small compare__legend" aria-label="Difference marks">
-          {(Object.keys(MARK_LABELS) as (keyof typeof MARK_LABELS)[]).map((m) => (
+          {legendMarks.map((m) => (
             <li key={m}>
               <span className="graph-families__swatch" style={{ background: MARK_COLOURS[m]! }} /> {MARK_LABELS[m]}
             </li>

@@ -31,6 +31,7 @@ export const MARK_COLOURS: Record<BoxMark, string | null> = {
   added: '#1f9d6b',
   removed: '#c62828',
   merged: '#7b3fa0',
+  quantization: '#5f86ad',
   io: null,
 };
 
@@ -40,6 +41,7 @@ export const MARK_LABELS: Record<Exclude<BoxMark, 'io'>, string> = {
   added: 'only on this side (added)',
   removed: 'only on this side (removed)',
   merged: 'folded into its counterpart (BatchNormalization, affine)',
+  quantization: "the quantization's own (Q/DQ shown as nodes, dynamic quantize and rescale)",
 };
 
 /** Fill colours of the difference marks, per box. */
