@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MinMaxCollector, NonOverflowCollector } from './minmax.ts';
+import { batchExtremes, MinMaxCollector, NonOverflowCollector, sharingBatchExtremes } from './minmax.ts';
 import { CollectorMismatchError } from './types.ts';
 import { randomPartition, unevenBatches } from '../testData.ts';
 
@@ -76,5 +76,19 @@ describe('MinMax merging', () => {
     expect(() =>
       MinMaxCollector.merge(MinMaxCollector.create(), NonOverflowCollector.create({ symmetric: false })),
     ).toThrow(CollectorMismatchError);
+  });
+});
+
+describe('batch extremes shared within one run', () => {
+  it('an array is scanned once inside sharingBatchExtremes, again outside it; the figures are the same', () => {
+    const values = Float32Array.of(-2, 0.5, NaN, 7);
+    const inside = sharingBatchExtremes(() => [batchExtremes(values), batchExtremes(values)]);
+    expect(inside[1]).toBe(inside[0]);
+    expect(inside[0]).toEqual({ min: -2, max: 7, count: 4, nonFinite: 1 });
+    const outside = batchExtremes(values);
+    expect(outside).not.toBe(inside[0]);
+    expect(outside).toEqual(inside[0]);
+    // A second run shares nothing with the first.
+    expect(sharingBatchExtremes(() => batchExtremes(values))).not.toBe(inside[0]);
   });
 });

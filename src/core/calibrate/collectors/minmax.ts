@@ -90,10 +90,32 @@ function extremesOf(values: Float32Array): { min: number; max: number; nonFinite
   return e && finiteExtremes(e) ? { min: e.min, max: e.max, nonFinite: 0 } : scan(values);
 }
 
+/** The extremes of the arrays scanned inside sharingBatchExtremes, by array (null outside it). */
+let shared: WeakMap<Float32Array, BatchExtremes> | null = null;
+
+/**
+ * Runs `fold` with each array's extremes scanned once however often it is asked for: one run's outputs are folded by
+ * every configuration of a plan (a MinMax state each) and recorded for the Concat merges (derivedStates.ts
+ * RunExtremes), which would each scan the same values again. Only within `fold`: an array's contents are the run's.
+ */
+export function sharingBatchExtremes<T>(fold: () => T): T {
+  const outer = shared;
+  shared = new WeakMap();
+  try {
+    return fold();
+  } finally {
+    shared = outer;
+  }
+}
+
 /** One batch's extremes as `update` folds them. */
 export function batchExtremes(values: Float32Array): BatchExtremes {
+  const known = shared?.get(values);
+  if (known) return known;
   const ext = extremesOf(values);
-  return { min: ext.min, max: ext.max, count: values.length, nonFinite: ext.nonFinite };
+  const batch = { min: ext.min, max: ext.max, count: values.length, nonFinite: ext.nonFinite };
+  shared?.set(values, batch);
+  return batch;
 }
 
 function update(state: MinMaxState, values: Float32Array): MinMaxState {

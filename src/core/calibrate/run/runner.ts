@@ -41,6 +41,7 @@ import {
 import { canReduceInGraph, readReduced, reduceInGraph, type ReducedOutputs } from './reduceInGraph.ts';
 import { deriveStates, planStateDerivations, RunExtremes, type StateDerivation } from './derivedStates.ts';
 import { activationCollector } from '../collectors/methodFromConfig.ts';
+import { sharingBatchExtremes } from '../collectors/minmax.ts';
 import { CalibrationCancelledError, CustomOpsError, InferenceError } from '../errors.ts';
 import { consumerSearch, SEARCH_SAMPLES } from '../search/consumerSearch.ts';
 import type { ConsumerMseState } from '../collectors/minmse.ts';
@@ -371,10 +372,13 @@ export class ModelCalibrator {
     if (session.runner.backend) this.backend = session.runner.backend();
     for (const [name, o] of Object.entries(outputs)) sizes.set(name, byteLengthOf(o.data));
     const fed = session.foldsFeeds ? feedsAsOutputs(feeds, this.graphInputs) : null;
-    foldRunInto(folds, outputs);
-    if (fed) foldRunInto(folds, fed);
-    this.runExtremes.record(outputs);
-    if (fed) this.runExtremes.record(fed);
+    // The configurations' MinMax folds and the Concat merges' record read each output's extremes from one scan.
+    sharingBatchExtremes(() => {
+      foldRunInto(folds, outputs);
+      if (fed) foldRunInto(folds, fed);
+      this.runExtremes.record(outputs);
+      if (fed) this.runExtremes.record(fed);
+    });
     return sizes;
   }
 
