@@ -1,7 +1,8 @@
 /**
  * `--preprocess auto` as a user runs it: the command recognises the model's preprocessing, prints
  * what it chose and why, and gives symbolic dimensions values, so a dynamic-shape detector
- * calibrates with no spec file. Without `--preprocess`, the note says what `auto` would pick.
+ * calibrates with no spec file. Without `--preprocess`, the same recognition is used (as the page's form
+ * starts from it), and the note says so.
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
@@ -40,19 +41,36 @@ describe('qstudio --preprocess auto', () => {
     expect(ranges.ranges.input[1]).toBeGreaterThan(200);
   });
 
-  it('without --preprocess, keeps unit and names what auto would choose', () => {
-    const r = qstudio(
-      'calibrate',
-      path.join(MODELS, 'ultraface-rfb-320.onnx'),
-      '--calib',
-      calib,
-      '-o',
-      path.join(tmp, 'uf.json'),
-    );
+  it('without --preprocess, uses what auto recognises, as the page does, and says so', () => {
+    const out = path.join(tmp, 'uf.json');
+    const r = qstudio('calibrate', path.join(MODELS, 'ultraface-rfb-320.onnx'), '--calib', calib, '-o', out);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(
-      'this model looks like a UltraFace face detector: --preprocess auto would use ultraface',
+      'no --preprocess given: using the recognised preprocessing, as the page does (name a preset to change it',
     );
+    expect(r.stderr).toContain('UltraFace face detector (high confidence): preset ultraface');
+    // UltraFace's own normalisation, (x − 127) / 128: the input reaches below zero, which 'unit' (0–1) never does.
+    const ranges = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(ranges.ranges.input[0]).toBeLessThan(-0.5);
+  });
+
+  it('a model of no known family keeps unit (RGB, 0–1) without --preprocess', () => {
+    const plain = path.join(tmp, 'plain.onnx');
+    const w = makeTensor('w', DataType.FLOAT, [2, 3, 1, 1], Float32Array.of(1, 0, 0, 0, 1, 1));
+    const graph = makeGraph({
+      node: [makeNode('Conv', ['x', 'w'], ['y'])],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 48, 40])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 2, 48, 40])],
+      initializer: [w],
+    });
+    fs.writeFileSync(plain, encode(makeModel(graph)));
+    const out = path.join(tmp, 'plain.json');
+    const r = qstudio('calibrate', plain, '--calib', calib, '-o', out);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('no known family (low confidence): preset unit');
+    const [lo, hi] = JSON.parse(fs.readFileSync(out, 'utf8')).ranges.x;
+    expect(lo).toBeGreaterThanOrEqual(0);
+    expect(hi).toBeLessThanOrEqual(1);
   });
 
   it('quantize and calibrate pass the file name to auto: a small mask model named isnet_*.onnx is a background-removal model', () => {

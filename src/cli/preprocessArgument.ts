@@ -1,9 +1,10 @@
 /**
  * `--preprocess <auto|preset|file.json>`: the model's recognised preprocessing (`auto`, which prints
- * what it chose and why), a preset name, or the JSON the page exports. Without it, the 'unit'
- * preset (RGB scaled to 0–1) is used and the note says what `auto` would pick. In every case the
- * model's symbolic input dimensions the spec leaves open get a value (the recognised family's usual
- * size, else a default; core defaultDims.ts), and the note says which.
+ * what it chose and why), a preset name, or the JSON the page exports. Without it, the recognised
+ * preprocessing is used, as the page's form starts from it (a model of no known family gets 'unit', RGB
+ * scaled to 0–1), and the note says so. In every case the model's symbolic input dimensions the spec
+ * leaves open get a value (the recognised family's usual size, else a default; core defaultDims.ts),
+ * and the note says which.
  */
 import { buildGraphIndex, summarize, type ModelProto } from '../core/onnx/index.ts';
 import { defaultImageDims } from '../core/preprocess/defaultDims.ts';
@@ -20,7 +21,7 @@ import { NotAnImageModelError } from '../core/calibrate/errors.ts';
 import { TENSOR_CONVENTION } from './data/dataFolder.ts';
 
 /** The --preprocess option's --help lines, as the commands that read images show them. */
-export const PREPROCESS_USAGE = `  --preprocess <preset|file> how images become input tensors: auto (recognised from the model, printed),
+export const PREPROCESS_USAGE = `  --preprocess <preset|file> how images become input tensors: auto (the default: recognised from the model, printed),
                              imagenet, unit, yolo, ultralytics, ultraface, y-channel, bgr-255, paddleocr-det,
                              paddleocr-rec, or the JSON the studio exports`;
 
@@ -72,21 +73,20 @@ export function loadPreprocessArgument(
   }
   const notes: string[] = [];
   let spec: PreprocessSpec;
-  if (argument === 'auto') {
+  const recognised = !argument || argument === 'auto';
+  if (recognised) {
     spec = { ...guess.spec, dims: { ...guess.spec.dims } };
-    notes.push(`--preprocess auto: ${describeGuess(guess)}`);
-  } else if (!argument) {
-    spec = getPreprocessPreset('unit');
-    const hint = guess.family
-      ? `; this model looks like a ${guess.label}: --preprocess auto would use ${guess.preset}`
-      : '';
-    notes.push(`no --preprocess given: using 'unit' (RGB, 0–1); presets: auto, ${PRESET_NAMES.join(', ')}${hint}`);
+    notes.push(
+      argument
+        ? `--preprocess auto: ${describeGuess(guess)}`
+        : `no --preprocess given: using the recognised preprocessing, as the page does (name a preset to change it: ${PRESET_NAMES.join(', ')}, or a file): ${describeGuess(guess)}`,
+    );
   } else if (isPresetName(argument)) {
     spec = getPreprocessPreset(argument);
   } else {
     spec = parsePreprocess(new TextDecoder().decode(readInputFile(argument)));
   }
-  const dims = argument === 'auto' ? null : completeDims(spec, model, guess);
+  const dims = recognised ? null : completeDims(spec, model, guess);
   if (dims) notes.push(dims);
   return { spec, note: notes.length > 0 ? notes.join('\nnote: ') : undefined };
 }
