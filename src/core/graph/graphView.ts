@@ -266,6 +266,9 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     });
     boxOfNode[i] = b;
     for (let k = index.outputStart[i]; k < index.outputStart[i + 1]; k++) producerBox.byNumber[k] = b;
+    // quantize_dynamic's float rescale after an integer op is folded: its result comes out of the op's box.
+    const rescaled = fold?.rescaled.get(i);
+    if (rescaled !== undefined) producerBox.byNumber[rescaled] = b;
   }
 
   const edges: ViewEdge[] = [];

@@ -15,7 +15,8 @@ import { upgradeOpset } from '../prepare/upgradeOpset.ts';
 import { quantizedFixture } from '../../../tests/helpers/quantizedFixtures.ts';
 import { readModel } from '../../../tests/helpers/fixtures.ts';
 import { mapNodes } from './nodeMapping.ts';
-import { compareGraphs } from './comparison.ts';
+import { compareGraphs, compareViews } from './comparison.ts';
+import { buildGraphView } from './graphView.ts';
 import { weightlessGraph } from './structure.ts';
 
 const indexOf = (m: ModelProto) => buildGraphIndex(weightlessGraph(m.graph!));
@@ -180,9 +181,28 @@ describe('node mapping between two models', () => {
       expect([...back.bToA]).toEqual([2, 7]);
       expect(back.counts).toMatchObject({ removed: 0, added: 0 });
     }
-    // On the split view's panes: the quantization's own nodes are marked so, not "the same on both sides".
+    // On the split view's panes the quantization's own nodes are folded away, as Q/DQ pairs are: the dynamic pane
+    // draws x → ConvInteger (the edge labelled by its run-time quantization) → Relu → y.
     const c = compareGraphs({ name: 'float', graph: float.graph! }, { name: 'dynamic', graph: dynamic.graph! });
-    const marks = Object.fromEntries(c.views.b.boxes.map((box, k) => [box.title, c.marks.b[k]]));
+    const b = c.views.b;
+    expect(b.boxes.map((box, k) => [box.title, c.marks.b[k]])).toEqual([
+      ['x', 'io'],
+      ['ConvInteger', 'changed'],
+      ['Relu', 'same'],
+      ['y', 'io'],
+    ]);
+    expect(b.edges.map((e) => [b.boxes[e.source].title, b.boxes[e.target].title, e.tensor])).toEqual([
+      ['x', 'ConvInteger', 'xq'],
+      ['ConvInteger', 'Relu', 'c'],
+      ['Relu', 'y', 'y'],
+    ]);
+    expect(b.edges[0].label).toBe('uint8 · scale and zp computed each run');
+    // Shown as nodes ("Q/DQ as nodes"), they are the quantization's own, not "the same on both sides".
+    const shown = compareViews(buildGraphView(indexOf(float)), buildGraphView(indexOf(dynamic), { showQdq: true }), {
+      a: 'float',
+      b: 'dynamic',
+    });
+    const marks = Object.fromEntries(shown.views.b.boxes.map((box, k) => [box.title, shown.marks.b[k]]));
     expect(marks).toMatchObject({
       DynamicQuantizeLinear: 'quantization',
       ConvInteger: 'changed',

@@ -29,7 +29,6 @@ import {
   foldQdq,
   hasQdq,
   integerOpCodeSlots,
-  integerOpRescale,
   type QdqFold,
 } from './qdqFold.ts';
 
@@ -119,17 +118,11 @@ function semantic(index: GraphIndex, known?: QdqFold | null): Semantic {
   index.nodes.forEach((node, i) => {
     part[i] = fold?.folded[i] || node.op_type === 'Constant' || node.op_type === 'DynamicQuantizeLinear' ? 0 : 1;
   });
-  // quantize_dynamic's rescale after an integer op stands for nothing of its own: its result is the op's.
+  // quantize_dynamic's rescale after an integer op stands for nothing of its own (the fold folds its nodes): its
+  // result is the op's.
   const producer = Int32Array.from(producerOf);
-  const rescaled = new Map<number, number>();
-  if (fold)
-    for (let i = 0; i < index.nodes.length; i++) {
-      const chain = integerOpRescale(index, i);
-      if (!chain) continue;
-      for (const n of chain.nodes) part[n] = 0;
-      producer[chain.output] = i;
-      rescaled.set(i, chain.output);
-    }
+  const rescaled = fold?.rescaled ?? new Map<number, number>();
+  for (const [op, output] of rescaled) producer[output] = op;
   const inputStart = new Int32Array(index.nodes.length + 1);
   const list: number[] = [];
   index.nodes.forEach((node, i) => {

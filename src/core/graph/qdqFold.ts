@@ -9,7 +9,9 @@
  * DynamicQuantizeLinear, as quantize_dynamic writes them) have no Q/DQ pair to fold: their integer ops read the
  * codes, scales and zero points directly, so the same edges and weights are read off those ops' inputs (a
  * dynamic activation's scale and zero point are computed each run; a ConvInteger weight's scale is the constant
- * of the Mul that rescales its output).
+ * of the Mul that rescales its output). The dynamic form's own nodes fold too: a DynamicQuantizeLinear whose
+ * outputs only integer ops and folded nodes read, and the float rescale after each ConvInteger or MatMulInteger
+ * (`integerOpRescale`), whose result then stands for the op's output (`rescaled`).
  *
  * Pure: reads a GraphIndex (the page's weight-less copy keeps the bytes of every Q/DQ scale and zero point,
  * structure.ts), so the graph view, the precision colours and the split view's node mapping share it.
@@ -86,6 +88,11 @@ export interface QdqFold {
   weights: Map<string, FoldedWeight>;
   /** How many Q/DQ nodes the graph has (folded or not). */
   qdqNodes: number;
+  /**
+   * ConvInteger/MatMulInteger node → tensor number of its float rescale's result (quantize_dynamic's form): the
+   * rescale's nodes are folded, and what reads that result reads the op's output.
+   */
+  rescaled: Map<number, number>;
 }
 
 /** The tensor number of what a folded edge's or weight's consumers read: its DQ's output (an integer op's operand). */
@@ -328,6 +335,31 @@ function foldIntegerOps(index: GraphIndex, edges: Map<string, FoldedEdge>, weigh
   }
 }
 
+/**
+ * Folds quantize_dynamic's own nodes: each integer op's float rescale (recorded in `rescaled`), then each
+ * DynamicQuantizeLinear whose outputs are read only by integer ops (codes and zero point) and folded nodes (the
+ * rescale's Mul of the scales); its codes' edge then runs from the float tensor it quantizes.
+ */
+function foldDynamicForm(index: GraphIndex, folded: Uint8Array, rescaled: Map<number, number>) {
+  for (let i = 0; i < index.nodes.length; i++) {
+    const chain = integerOpRescale(index, i);
+    if (!chain) continue;
+    for (const n of chain.nodes) folded[n] = 1;
+    rescaled.set(i, chain.output);
+  }
+  const graphOutputs = new Set(index.outputs.map((v) => v.name ?? ''));
+  for (let i = 0; i < index.nodes.length; i++) {
+    if (index.nodes[i].op_type !== 'DynamicQuantizeLinear') continue;
+    let readByFoldOnly = true;
+    for (let k = index.outputStart[i]; k < index.outputStart[i + 1] && readByFoldOnly; k++)
+      for (let c = index.consumerStart[k]; c < index.consumerStart[k + 1]; c++) {
+        const reader = index.consumerNodes[c];
+        if (!folded[reader] && !((index.nodes[reader].op_type ?? '') in INTEGER_OPS)) readByFoldOnly = false;
+      }
+    if (readByFoldOnly && !index.nodes[i].output.some((t) => graphOutputs.has(t))) folded[i] = 1;
+  }
+}
+
 /** Whether every node reading tensor number `k` is a DequantizeLinear. */
 function onlyDequantizeReads(index: GraphIndex, k: number): boolean {
   for (let c = index.consumerStart[k]; c < index.consumerStart[k + 1]; c++)
@@ -395,7 +427,9 @@ export function foldQdq(index: GraphIndex): QdqFold {
     });
   }
   foldIntegerOps(index, edges, weights);
-  return { folded, edges, weights, qdqNodes };
+  const rescaled = new Map<number, number>();
+  foldDynamicForm(index, folded, rescaled);
+  return { folded, edges, weights, qdqNodes, rescaled };
 }
 
 /** A number as people read scales: 4 significant digits, exponent form when very small or large. */
