@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Each test file's scratch files in a folder of its own, removed after it (tests/helpers/scratchTmp.ts).
+    setupFiles: ['tests/helpers/scratchTmp.ts'],
   },
 });
