@@ -3,7 +3,9 @@
  * core/recovery/sensitiveLayers.ts), run for real in onnxruntime-node on the small convolution chain: the layers that
  * add the most measured noise are tuned until theirs reach the share, the others keep their nearest-rounded
  * codes, bias correction still reaches every layer, and the written models load and run at onnxruntime's default
- * options ('all') and at 'basic'.
+ * options ('all') and at 'basic'. Without a share the rule decides from the model's kind (a transformer block: the
+ * sensitive layers; the convolution chain: every layer, nothing measured), and one measurement serves the AdaRound
+ * and AdaQuant runs of one plain configuration (SensitivityCache), with the same written bytes as measuring each.
  */
 import { describe, expect, it } from 'vitest';
 import { encode, type ModelProto } from '../src/core/onnx/index.ts';
@@ -12,12 +14,19 @@ import { getPreset } from '../src/core/quantize/presets.ts';
 import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import {
+  ATTENTION_SENSITIVE_SHARE,
   chainTensors,
   chooseSensitiveLayers,
   layerNoises,
   measureAddedNoise,
+  noiseConcentration,
+  sensitiveShareRule,
+  SensitivityCache,
   type LayerNoise,
 } from '../src/core/recovery/sensitiveLayers.ts';
+import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
+import { float32Tensor } from '../src/cli/runtime/ortNode.ts';
+import { seededFloats } from './helpers/fixtures.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
 import { sampleSubset } from '../src/core/evaluate/outputJudge.ts';
 import { nodeErrors } from '../src/core/metrics/layerwiseJumps.ts';
@@ -148,5 +157,107 @@ describe('fine-tuning only the sensitive layers', () => {
     const all = await quantizeWithRecovery(convChainModel(), config(tuning), { runtime, calibrate, sensitiveShare: 1 });
     expect(all.recovery.finetune!.layers).toHaveLength(5);
     expect(all.recovery.finetune!.unselected).toBeUndefined();
+  });
+});
+
+describe('the sensitive-layer rule', () => {
+  const attentionFeeds = Array.from({ length: 6 }, (_, k) => ({
+    x: float32Tensor(
+      seededFloats(48, 31 + k).map((v) => v * 3),
+      [1, 6, 8],
+    ),
+  }));
+  const attentionRuntime = nodeRuntime(attentionFeeds);
+  const attentionCalibrate = (m: ModelProto) =>
+    calibrateOnFeeds(m, attentionFeeds, { config: config() }).then((r) => r.ranges);
+
+  it('takes a given share as given; else 0.8 for AdaRound with attention blocks, every layer otherwise', () => {
+    expect(sensitiveShareRule(convChainModel(), 'adaround', 0.5)).toEqual({ share: 0.5, why: 'given' });
+    expect(sensitiveShareRule(attentionBlockModel(), 'adaround', 1)).toEqual({ share: 1, why: 'given' });
+    expect(sensitiveShareRule(attentionBlockModel(), 'adaround', undefined)).toEqual({
+      share: ATTENTION_SENSITIVE_SHARE,
+      why: 'attention blocks',
+    });
+    expect(sensitiveShareRule(attentionBlockModel(), 'adaquant', undefined)).toEqual({ share: 1, why: 'adaquant' });
+    for (const a of ['adaround', 'adaquant'] as const)
+      expect(sensitiveShareRule(convChainModel(), a, undefined)).toEqual({ share: 1, why: 'no attention blocks' });
+  });
+
+  it('reads the concentration as the share the top tenth of the layers (at least one) add', () => {
+    const n = (adds: number[]) => adds.map((a, i) => ({ id: nodeId(`l${i}`), addedNoise: a }));
+    expect(noiseConcentration(n([6, 1, 3, -2, 0]))).toBeCloseTo(0.6, 12); // one layer of five: 6 of 10
+    expect(noiseConcentration(n([...Array(11).fill(1), -5]))).toBeCloseTo(2 / 11, 12); // two of twelve
+    expect(noiseConcentration(n([0, -1]))).toBe(0);
+  });
+
+  it('without a share tunes every layer of the convolution chain, measuring nothing', async () => {
+    const r = await quantizeWithRecovery(convChainModel(), config(tuning), { runtime, calibrate });
+    const ft = r.recovery.finetune!;
+    expect(ft.layers).toHaveLength(5);
+    expect(ft.sensitive).toEqual({ share: 1, why: 'no attention blocks' });
+    expect(ft.unselected).toBeUndefined();
+  });
+
+  it('without a share tunes the sensitive layers of a transformer block; the model runs at both levels', async () => {
+    const r = await quantizeWithRecovery(attentionBlockModel(), config(tuning), {
+      runtime: attentionRuntime,
+      calibrate: attentionCalibrate,
+    });
+    const ft = r.recovery.finetune!;
+    expect(ft.sensitive!.why).toBe('attention blocks');
+    expect(ft.sensitive!.share).toBe(ATTENTION_SENSITIVE_SHARE);
+    const noises = ft.sensitive!.layerNoise!;
+    expect(noises.length).toBeGreaterThan(1);
+    expect(ft.layers.map((l) => l.id).sort()).toEqual(
+      [...chooseSensitiveLayers(noises, ATTENTION_SENSITIVE_SHARE)].sort(),
+    );
+    expect(ft.layers.length + ft.unselected!.length).toBe(noises.length);
+    expect(ft.sensitive!.concentration).toBe(noiseConcentration(noises));
+    const session = async (level: 'all' | 'basic') => {
+      const s = await createSession(encode(r.model), 1, level);
+      const out = Object.values(await s.run(attentionFeeds[0]))[0];
+      await s.release();
+      return [...out.data].every(Number.isFinite);
+    };
+    expect(await session('all')).toBe(true);
+    expect(await session('basic')).toBe(true);
+  });
+
+  it('measures once for the AdaRound and AdaQuant runs of one plain configuration, writing the same bytes', async () => {
+    const algorithm = (a: 'adaround' | 'adaquant') =>
+      config({ ...tuning, extraOptions: { FastFinetune: { NumIterations: iterations, OptimAlgorithm: a } } });
+    const cache = new SensitivityCache();
+    const shared = [];
+    for (const a of ['adaround', 'adaquant'] as const)
+      shared.push(
+        await quantizeWithRecovery(convChainModel(), algorithm(a), {
+          runtime,
+          calibrate,
+          sensitiveShare: 0.5,
+          sensitivityCache: cache,
+        }),
+      );
+    expect(cache.measured).toBe(1);
+    expect(shared.map((r) => r.recovery.finetune!.sensitive!.shared)).toEqual([false, true]);
+    expect(shared[1].recovery.finetune!.sensitive!.layerNoise).toEqual(
+      shared[0].recovery.finetune!.sensitive!.layerNoise,
+    );
+    for (const [i, a] of (['adaround', 'adaquant'] as const).entries()) {
+      const alone = await quantizeWithRecovery(convChainModel(), algorithm(a), {
+        runtime,
+        calibrate,
+        sensitiveShare: 0.5,
+      });
+      expect(alone.recovery.finetune!.algorithm).toBe(a);
+      expect(Buffer.from(encode(shared[i].model)).equals(Buffer.from(encode(alone.model)))).toBe(true);
+    }
+    // Another plain configuration (with CLE) measures again.
+    await quantizeWithRecovery(convChainModel(), config({ ...tuning, includeCle: true }), {
+      runtime,
+      calibrate,
+      sensitiveShare: 0.5,
+      sensitivityCache: cache,
+    });
+    expect(cache.measured).toBe(2);
   });
 });

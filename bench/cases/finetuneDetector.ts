@@ -15,6 +15,7 @@ import path from 'node:path';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { FloatRowCache } from '../../src/core/recovery/floatRowCache.ts';
+import { SensitivityCache } from '../../src/core/recovery/sensitiveLayers.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { calibrateOnFeeds } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { listImageFiles } from '../../src/cli/images/listImages.ts';
@@ -86,6 +87,8 @@ async function judgeAt(bytes: Uint8Array, level: 'all' | 'basic') {
 let ranges: Promise<Ranges> | undefined;
 // As the command line's ladder keeps them: room for every layer's float inputs.
 const shared = new FloatRowCache(2 ** 30);
+// The layers' added noise kept across variants by plain configuration, as the ladder keeps it (not with `fresh`).
+const sharedNoise = fresh ? undefined : new SensitivityCache();
 for (const variant of variants) {
   const { tune, config, recoveryOptions } = finetuneVariant(base, variant, algorithm, iterations);
   global.gc?.();
@@ -99,6 +102,7 @@ for (const variant of variants) {
       gramProduct: nodeGramProduct,
       denseProduct: nodeDenseProduct,
       floatRowCache: fresh ? new FloatRowCache(2 ** 30) : shared,
+      sensitivityCache: sharedNoise,
       configName: variant,
       ...recoveryOptions,
     }),
@@ -112,7 +116,15 @@ for (const variant of variants) {
   console.log(
     JSON.stringify({
       model: path.basename(file),
-      algorithm: tune ? algorithm : null,
+      algorithm: ft?.algorithm ?? null,
+      sensitive: ft?.sensitive
+        ? {
+            share: ft.sensitive.share,
+            why: ft.sensitive.why,
+            concentration: ft.sensitive.concentration,
+            shared: ft.sensitive.shared,
+          }
+        : null,
       variant,
       iterations: tune ? iterations : 0,
       floatRows: fresh ? 'fresh' : 'shared',

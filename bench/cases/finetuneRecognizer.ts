@@ -5,7 +5,8 @@
  * at 'all' and 'basic'. Each variant gets a fresh float-row cache, or with `shared` one cache for the run as the
  * command line's ladder keeps it (1 GiB: a later variant gathers no float rows). Variants: plain (no fine-tuning), full,
  * early (FastFinetune EarlyStop, the plateau rule), min=<θ> (RecoveryOptions.minRoundingError), and early+min=<θ>.
- * Usage: finetuneRecognizer.ts <iterations> [shared] <variant> [<variant> …]
+ * With `adaquant` the variants fine-tune by AdaQuant instead of AdaRound.
+ * Usage: finetuneRecognizer.ts <iterations> [shared] [adaquant] <variant> [<variant> …]
  */
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -13,6 +14,7 @@ import os from 'node:os';
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { FloatRowCache } from '../../src/core/recovery/floatRowCache.ts';
+import { SensitivityCache } from '../../src/core/recovery/sensitiveLayers.ts';
 import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
@@ -26,7 +28,11 @@ import { profiledVariant } from './variantProfile.ts';
 
 const [iterationArg, ...rest] = process.argv.slice(2);
 const sharedRows = rest[0] === 'shared' ? new FloatRowCache(2 ** 30) : undefined;
-const variants = sharedRows ? rest.slice(1) : rest;
+// With `shared`, the layers' added noise is kept across variants too, by plain configuration, as the ladder keeps it.
+const sharedNoise = sharedRows ? new SensitivityCache() : undefined;
+const afterShared = sharedRows ? rest.slice(1) : rest;
+const algorithm = afterShared[0] === 'adaquant' ? 'adaquant' : 'adaround';
+const variants = algorithm === 'adaquant' ? afterShared.slice(1) : afterShared;
 const iterations = Number(iterationArg);
 const floatBytes = fs.readFileSync(RECOGNIZER_PATH);
 const model = decode(floatBytes);
@@ -39,7 +45,7 @@ const judgeAll = await createTextJudge(floatBytes, evaluation, 'all');
 const judgeBasic = await createTextJudge(floatBytes, evaluation, 'basic');
 
 for (const variant of variants) {
-  const { tune, config, recoveryOptions } = finetuneVariant(base, variant, 'adaround', iterations);
+  const { tune, config, recoveryOptions } = finetuneVariant(base, variant, algorithm, iterations);
   const load = os.loadavg()[0];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -50,6 +56,7 @@ for (const variant of variants) {
       gramProduct: nodeGramProduct,
       denseProduct: nodeDenseProduct,
       floatRowCache: sharedRows ?? new FloatRowCache(),
+      sensitivityCache: sharedNoise,
       configName: variant,
       ...recoveryOptions,
     }),
@@ -64,6 +71,15 @@ for (const variant of variants) {
     JSON.stringify({
       model: 'ch_PP-OCRv4_rec_infer.onnx',
       variant,
+      algorithm: ft?.algorithm ?? null,
+      sensitive: ft?.sensitive
+        ? {
+            share: ft.sensitive.share,
+            why: ft.sensitive.why,
+            concentration: ft.sensitive.concentration,
+            shared: ft.sensitive.shared,
+          }
+        : null,
       floatRows: sharedRows ? 'shared' : 'fresh',
       iterations: tune ? iterations : 0,
       ...stageSeconds(result, wall, cpu),

@@ -4,7 +4,11 @@
  * whose own weight rounding costs at least θ of their output, RecoveryOptions.minRoundingError), `plateau=<share>` (the
  * plateau stop, RecoveryOptions.plateauStop), `sens=<share>` (only the layers
  * whose added noise sums to that share of all, RecoveryOptions.sensitiveShare; 02afd3b had it by error jumps in dB, and
- * `noise=<share>` for what `sens=` is now), `local` (RecoveryOptions.reconstruction 'local'), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`); and the seconds per stage both print for a run.
+ * `noise=<share>` for what `sens=` is now), `local` (RecoveryOptions.reconstruction 'local'), `adaquant` (AdaQuant
+ * whatever the run's algorithm), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`, `sens=0.8+adaquant`); and
+ * the seconds per stage both print for a run. Without `sens=` a variant takes the sensitive-layer rule
+ * (sensitiveShareRule: AdaRound on a model with attention blocks tunes the sensitive layers to 0.8); `sens=1` tunes
+ * every layer whatever the model.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
@@ -35,6 +39,7 @@ export function finetuneVariant(
   const plateau = parts.find((p) => p.startsWith('plateau='));
   const sens = parts.find((p) => p.startsWith('sens='));
   const tune = variant !== 'plain';
+  if (parts.includes('adaquant')) algorithm = 'adaquant';
   const config = withOptions(base, {
     includeFastFt: tune,
     ...(tune

@@ -30,6 +30,7 @@ import {
 } from './quantizeWithRecovery.ts';
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
+import { SensitivityCache } from './sensitiveLayers.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
 import {
   figureReader,
@@ -188,7 +189,10 @@ export function ladderMeasures(
     minRoundingError?: number;
     /** Fine-tuning rungs stop a layer once its loss improved by less than this share over a window (0: off). */
     plateauStop?: number;
-    /** Fine-tuning rungs tune only the layers whose added noise sums to this share of all (1: every layer). */
+    /**
+     * Fine-tuning rungs tune only the layers whose added noise sums to this share of all (1: every layer); left out,
+     * the rule's share (sensitiveLayers.ts sensitiveShareRule).
+     */
     sensitiveShare?: number;
   } = {},
 ): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
@@ -209,6 +213,8 @@ export function ladderMeasures(
   };
   // The float model's layer inputs, shared by every fine-tuning rung (they do not depend on the format).
   const floatRows = new FloatRowCache(rt.floatRowBudgetBytes);
+  // The layers' added noise, measured once per plain configuration (its AdaRound and AdaQuant rungs share it).
+  const sensitivity = new SensitivityCache();
   // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
   const cleSettings = new Map<string, boolean>();
   const cleChanges = (config: QuantConfig): boolean => {
@@ -245,6 +251,7 @@ export function ladderMeasures(
       minRoundingError: options.minRoundingError,
       plateauStop: options.plateauStop,
       sensitiveShare: options.sensitiveShare,
+      sensitivityCache: sensitivity,
     });
     return result;
   };

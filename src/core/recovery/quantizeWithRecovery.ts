@@ -52,7 +52,15 @@ import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
-import { chooseSensitiveLayers, measureAddedNoise, type LayerNoise } from './sensitiveLayers.ts';
+import {
+  chooseSensitiveLayers,
+  measureAddedNoise,
+  noiseConcentration,
+  sensitiveShareRule,
+  SensitivityCache,
+  type LayerNoise,
+  type SensitiveChoice,
+} from './sensitiveLayers.ts';
 
 export type RecoveryProgress =
   | { readonly phase: 'prepare' | 'cle' | 'smoothquant' | 'calibrate' | 'quantize' }
@@ -122,9 +130,15 @@ export interface RecoveryOptions {
    * Fine-tune only the layers the per-layer sensitivity points at (sensitiveLayers.ts): the noise each layer adds in
    * the plain quantized model is measured on a few tuning samples, and the layers that add the most are tuned until
    * theirs sum to this share of all; the others keep nearest rounding and, without bias correction, are never gathered.
-   * Default 1: every layer (measured on four models: bench/README.md ladder-budget).
+   * 1: every layer. Left out: the rule (sensitiveShareRule), ATTENTION_SENSITIVE_SHARE for AdaRound on a model with
+   * attention blocks, every layer otherwise (measured on four models: bench/README.md ladder-budget).
    */
   readonly sensitiveShare?: number;
+  /**
+   * Layers' added noise kept across calls on the same source model and runtime (the ladder's rungs): runs of one plain
+   * configuration measure it once.
+   */
+  readonly sensitivityCache?: SensitivityCache;
 }
 
 export interface TunedLayerSummary {
@@ -153,7 +167,16 @@ export interface RecoveryReport {
     readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
     /** Layers left at nearest rounding by `sensitiveShare`, with the noise each was measured to add. */
     readonly unselected?: readonly LayerNoise[];
-    /** Seconds spent measuring the layers' added noise for `sensitiveShare`. */
+    /** The share tuned to and why (the user's, or the rule's from the model's kind). */
+    readonly sensitive?: SensitiveChoice & {
+      /** Every layer's measured added noise (absent at a share of 1, where nothing is measured). */
+      readonly layerNoise?: readonly LayerNoise[];
+      /** noiseConcentration of `layerNoise`. */
+      readonly concentration?: number;
+      /** Whether `layerNoise` came from an earlier run of the same plain configuration (sensitivityCache). */
+      readonly shared?: boolean;
+    };
+    /** Seconds spent measuring the layers' added noise for `sensitiveShare` (0 when shared). */
     readonly sensitivitySeconds?: number;
   };
   readonly biasCorrection?: {
@@ -353,6 +376,7 @@ export async function quantizeWithRecovery(
   let stageCount = 0;
   let passStats: PassStats | undefined;
   let unselected: LayerNoise[] | undefined;
+  let sensitive: NonNullable<RecoveryReport['finetune']>['sensitive'];
   let sensitivitySeconds = 0;
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
@@ -360,13 +384,22 @@ export async function quantizeWithRecovery(
     skippedLayers = found.skipped;
     // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
     let selected: Set<NodeId> | undefined;
-    const share = options.sensitiveShare ?? 1;
-    if (tune && share < 1 && found.layers.length > 0) {
+    const choice = tune ? sensitiveShareRule(source, ft.OptimAlgorithm, options.sensitiveShare) : undefined;
+    sensitive = choice;
+    if (choice && choice.share < 1 && found.layers.length > 0) {
       const s0 = performance.now();
       const ids = found.layers.map((l) => l.id);
-      const noises = await measureAddedNoise(floatModel, quantModel, ids, options.runtime!);
-      selected = chooseSensitiveLayers(noises, share);
+      const measure = () => measureAddedNoise(floatModel, quantModel, ids, options.runtime!);
+      const kept = options.sensitivityCache?.get(SensitivityCache.keyOf(config), measure);
+      const noises = await (kept ? kept.noises : measure());
+      selected = chooseSensitiveLayers(noises, choice.share);
       unselected = noises.filter((n) => !selected!.has(n.id));
+      sensitive = {
+        ...choice,
+        layerNoise: noises,
+        concentration: noiseConcentration(noises),
+        shared: kept?.shared ?? false,
+      };
       sensitivitySeconds = (performance.now() - s0) / 1000;
       throwIfCancelled(options.signal);
     }
@@ -535,6 +568,7 @@ export async function quantizeWithRecovery(
           buildSeconds,
           ...(untuned.length ? { untuned } : {}),
           ...(unselected ? { unselected, sensitivitySeconds } : {}),
+          sensitive,
         }
       : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,

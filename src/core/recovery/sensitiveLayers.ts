@@ -13,6 +13,14 @@
  * of the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs. Only
  * the tensors those chains read and write are compared (chainTensors): the same figures as comparing every tensor, at
  * about half the cost (measured on four models: bench/README.md ladder-budget).
+ *
+ * Where the user gives no share, `sensitiveShareRule` decides from the model's kind and the algorithm: AdaRound on a
+ * model with attention blocks tunes its sensitive layers to ATTENTION_SENSITIVE_SHARE; AdaQuant, and any model
+ * without attention blocks, every layer. How concentrated the measured noise
+ * is (`noiseConcentration`) was measured as the rule first and does not separate the models where tuning the
+ * sensitive layers wins from those where it loses (bench/README.md ladder-budget), so it is only reported.
+ * One measurement serves every fine-tuning rung of one plain configuration (SensitivityCache: the AdaRound and
+ * AdaQuant rungs of a format measure the same plain model).
  * Must not import a runtime: the runtime is injected.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
@@ -20,6 +28,8 @@ import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { compareModels, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { sampleSubset } from '../evaluate/outputJudge.ts';
 import { nodeErrors } from '../metrics/layerwiseJumps.ts';
+import { hasAttentionBlocks } from '../quantize/attentionBlocks.ts';
+import type { QuantConfig } from '../quantize/config.ts';
 
 /** Tuning samples the layers' noise is measured on (spread over the runtime's), as the mixed-precision search's 4. */
 export const SENSITIVITY_SAMPLES = 4;
@@ -111,4 +121,82 @@ export async function measureAddedNoise(
     ]),
   );
   return layerNoises(ids, added, floatIndex);
+}
+
+/**
+ * The share AdaRound tunes a model with attention blocks to by default: measured held out on the attention recognizer
+ * (8/16 lines, CER 8.91 % against 6/16, 10.4 % tuning every layer; bench/README.md ladder-budget).
+ */
+export const ATTENTION_SENSITIVE_SHARE = 0.8;
+
+/** The share a fine-tuning run tunes to, and why: the user's, or the rule's. */
+export interface SensitiveChoice {
+  readonly share: number;
+  readonly why: 'given' | 'attention blocks' | 'no attention blocks' | 'adaquant';
+}
+
+/**
+ * The rule: the given share where there is one; else, for AdaRound on a model with attention blocks
+ * (quantize/attentionBlocks.ts), ATTENTION_SENSITIVE_SHARE: tuning every layer there fits the few tuning samples'
+ * activation noise and reads worse held out. Every layer (1) for a model without attention blocks, whose gain from
+ * tuning is spread over many low-noise layers (YOLOX-nano and the PP-OCR text detector measured worse on the
+ * sensitive layers, UltraFace no better), and for AdaQuant (on the recognizer 5/16 lines, CER 14.85 % on the
+ * sensitive layers against 6/16, 19.8 % on every layer: not at least as good).
+ */
+export function sensitiveShareRule(
+  model: ModelProto,
+  algorithm: 'adaround' | 'adaquant',
+  given: number | undefined,
+): SensitiveChoice {
+  if (given !== undefined) return { share: given, why: 'given' };
+  if (!hasAttentionBlocks(model)) return { share: 1, why: 'no attention blocks' };
+  return algorithm === 'adaround'
+    ? { share: ATTENTION_SENSITIVE_SHARE, why: 'attention blocks' }
+    : { share: 1, why: 'adaquant' };
+}
+
+/**
+ * How concentrated the measured noise is: the share of all positive additions held by the tenth of the layers (at
+ * least one) that add the most; 0 where none adds any.
+ */
+export function noiseConcentration(layers: readonly LayerNoise[]): number {
+  const positive = layers
+    .map((l) => l.addedNoise)
+    .filter((a) => a > 0)
+    .sort((a, b) => b - a);
+  const total = positive.reduce((a, b) => a + b, 0);
+  if (total === 0) return 0;
+  const top = positive.slice(0, Math.max(1, Math.ceil(layers.length / 10)));
+  return top.reduce((a, b) => a + b, 0) / total;
+}
+
+/**
+ * Layers' measured added noise kept across fine-tuning runs of one source model on one runtime (the ladder's rungs),
+ * by plain configuration: the measurement reads the plain quantized model, which the fine-tuning settings
+ * (FastFinetune: algorithm, iterations, rate) do not change, so the AdaRound and AdaQuant rungs of a format share it.
+ */
+export class SensitivityCache {
+  private readonly entries = new Map<string, Promise<LayerNoise[]>>();
+  private measuredCount = 0;
+
+  /** The key of `config`'s plain model: every setting but FastFinetune's. */
+  static keyOf(config: QuantConfig): string {
+    return JSON.stringify({ ...config, extraOptions: { ...config.extraOptions, FastFinetune: undefined } });
+  }
+
+  /** The noises kept under `key`, or `measure`'s (kept; a failed measurement is not). */
+  get(key: string, measure: () => Promise<LayerNoise[]>): { noises: Promise<LayerNoise[]>; shared: boolean } {
+    const kept = this.entries.get(key);
+    if (kept) return { noises: kept, shared: true };
+    const noises = measure();
+    this.measuredCount++;
+    this.entries.set(key, noises);
+    noises.catch(() => this.entries.delete(key));
+    return { noises, shared: false };
+  }
+
+  /** Measurements made (not taken from the cache). */
+  get measured(): number {
+    return this.measuredCount;
+  }
 }
