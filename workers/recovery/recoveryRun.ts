@@ -76,6 +76,7 @@ export async function runRecovery(
       signal,
       onProgress: forward(progress, null),
       configName: request.configName,
+      sensitiveShare: request.sensitiveShare,
     });
     progress({ rung: null, phase: 'evaluate' });
     const comparison = await compareModels(h.model, result.model, data.judgingRuntime, {

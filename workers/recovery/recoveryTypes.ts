@@ -68,6 +68,12 @@ export interface RecoveryRequest extends RecoveryData {
   };
   /** The task head the page judges with (chosen or recognised): a mixed-precision task target is read through it. */
   task?: TaskHead | null;
+  /**
+   * Fine-tune only the layers whose measured added noise sums to this share of all (core RecoveryOptions.sensitiveShare;
+   * 1: every layer). Absent: the core's rule (AdaRound on a model with attention blocks: the sensitive layers to 0.8;
+   * otherwise every layer).
+   */
+  sensitiveShare?: number;
 }
 
 export interface LadderRequest extends RecoveryData {
@@ -99,6 +105,8 @@ export interface LadderRequest extends RecoveryData {
    * in flight at the deadline is stopped. Absent: no budget.
    */
   timeBudget?: number;
+  /** As RecoveryRequest.sensitiveShare, for every fine-tuning rung. */
+  sensitiveShare?: number;
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */
@@ -169,7 +177,14 @@ export interface RungSummary {
   /** The configuration measured, as JSON (core configToJSON). */
   config: string;
   preset: PresetName | null;
-  finetune: { algorithm: 'adaround' | 'adaquant'; lossBefore: number; lossAfter: number; layers: LayerCurve[] } | null;
+  finetune: {
+    algorithm: 'adaround' | 'adaquant';
+    lossBefore: number;
+    lossAfter: number;
+    layers: LayerCurve[];
+    /** Which layers were tuned and why (core RecoveryReport finetune.sensitive). */
+    sensitive: SensitiveSummary | null;
+  } | null;
   cle: { pairs: number } | null;
   biasCorrection: { layers: number } | null;
   skippedLayers: number;
@@ -185,6 +200,17 @@ export interface RungSummary {
     biasCorrection: number;
     total: number;
   } | null;
+}
+
+/** The layers a fine-tuning run tuned: the share of the measured added noise and why, and how concentrated it was. */
+export interface SensitiveSummary {
+  share: number;
+  why: 'given' | 'attention blocks' | 'no attention blocks' | 'adaquant';
+  /** Layers tuned, of `of` linear layers. */
+  tuned: number;
+  of: number;
+  /** Share of the added noise the tenth of the layers that add most hold (null where nothing was measured). */
+  concentration: number | null;
 }
 
 /** The mixed-precision search in numbers: its cosine on the sensitivity samples before and after, and each kind's budget. */

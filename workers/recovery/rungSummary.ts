@@ -47,6 +47,15 @@ export function recoveryFacts(
             kept: l.kept,
             curve: l.curve,
           })),
+          sensitive: r.finetune.sensitive
+            ? {
+                share: r.finetune.sensitive.share,
+                why: r.finetune.sensitive.why,
+                tuned: r.finetune.layers.length,
+                of: r.finetune.layers.length + (r.finetune.unselected?.length ?? 0) + (r.finetune.untuned?.length ?? 0),
+                concentration: r.finetune.sensitive.concentration ?? null,
+              }
+            : null,
         }
       : null,
     cle: r.cle ? { pairs: r.cle.pairs.length } : null,

@@ -34,4 +34,5 @@ export type {
   RecoveryWorkerProgress,
   RecoveryRequest,
   RungSummary,
+  SensitiveSummary,
 } from '../../../workers/recovery/recoveryApi.ts';

@@ -88,6 +88,11 @@ export interface RecoveryOptions {
   iterations: number;
   /** FastFinetune LearningRate; null → the algorithm's default (0.1 AdaRound, 1e-5 AdaQuant). */
   learningRate: number | null;
+  /**
+   * Fine-tune only the layers whose measured added noise sums to this share of all, in (0, 1] (1: every layer), for
+   * this run and the ladder's fine-tuning rungs; null → the core's rule (AdaRound with attention blocks 0.8, else 1).
+   */
+  sensitiveShare: number | null;
   /** Automatic mixed precision before the algorithms: what hurts most leaves 8 bits, within the budget. */
   mixedPrecision: boolean;
   /** Shares that may leave 8 bits: activations and weights at 16 bits, nodes float (each in [0, 1]). */
@@ -193,6 +198,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   finetune: 'adaround',
   iterations: 100,
   learningRate: null,
+  sensitiveShare: null,
   mixedPrecision: false,
   budget: DEFAULT_PRECISION_BUDGET,
   mixedTarget: 0.99,
@@ -400,6 +406,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const o = { ...get().recovery.options, ...p };
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
+        if (o.sensitiveShare !== null && !(o.sensitiveShare > 0 && o.sensitiveShare <= 1)) return;
         if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1))
           return;
@@ -438,7 +445,14 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           patch(runStart('recover'));
           const out = await service.recover(
             base.modelHandle,
-            { ...base.data, config, configName: get().run.settings.preset, mixedPrecision, task },
+            {
+              ...base.data,
+              config,
+              configName: get().run.settings.preset,
+              mixedPrecision,
+              task,
+              sensitiveShare: options.sensitiveShare ?? undefined,
+            },
             onProgress(request),
           );
           if (request !== latest) return;
@@ -479,6 +493,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
               aim: ladder.aim,
               order: ladder.order,
               timeBudget,
+              sensitiveShare: options.sensitiveShare ?? undefined,
             },
             onProgress(request),
           );

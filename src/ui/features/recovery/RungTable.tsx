@@ -8,6 +8,7 @@ import type { LadderMetric } from '../../../core/recovery/ladder.ts';
 import { ladderValueText } from '../../../core/report/htmlText.ts';
 import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
+import type { SensitiveSummary } from '../../remote/workerTypes.ts';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 
 const STEP: Record<string, string> = {
@@ -84,6 +85,7 @@ export function RungTable({
               <div className="muted small">
                 {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}
                 {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers
+                {r.finetune.sensitive && <SensitiveLine s={r.finetune.sensitive} />}
               </div>
             )}
           </td>
@@ -150,6 +152,29 @@ function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
       {m.cosine.toFixed(4)} on the calibration images ({m.reached ? 'aim reached' : 'aim not reached within the budget'}
       , {m.measurements} measurements); 16-bit activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in
       all), 16-bit weights {b.w16.used} of {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
+    </div>
+  );
+}
+
+const SENSITIVE_WHY: Record<SensitiveSummary['why'], string> = {
+  given: 'as set',
+  'attention blocks': 'rule: attention blocks',
+  'no attention blocks': 'rule: no attention blocks',
+  adaquant: 'rule: AdaQuant tunes every layer',
+};
+
+/** Which layers a fine-tuning run tuned, and why: every layer, or the sensitive ones to a share of the added noise. */
+function SensitiveLine({ s }: { s: SensitiveSummary }) {
+  const which =
+    s.share >= 1
+      ? 'every layer'
+      : `${s.tuned} of ${s.of} layers, those adding ${Math.round(s.share * 100)} % of the measured noise`;
+  const spread =
+    s.concentration === null ? '' : `; the top tenth of layers add ${Math.round(s.concentration * 100)} % of it`;
+  return (
+    <div data-testid="rung-sensitive" data-share={s.share} data-why={s.why}>
+      tuned {which} ({SENSITIVE_WHY[s.why]}
+      {spread})
     </div>
   );
 }

@@ -1,0 +1,83 @@
+/**
+ * The recovery card's sensitive-layer share in a real Chromium (issue 36 point 4): mnist with three photos, AdaRound
+ * in the recovery worker (onnxruntime-web). Left empty the field takes the core's rule, which tunes every layer of a
+ * model without attention blocks and says so on the rung; a share of 0.5 tunes only the layers adding half of the
+ * measured noise, and the rung says how many of how many. The model it made runs in onnxruntime-node at default
+ * options and at 'basic'.
+ */
+import fs from 'node:fs';
+import * as ort from 'onnxruntime-node';
+import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+
+const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
+
+/** The model runs in onnxruntime-node at `level` and gives mnist's ten finite class scores. */
+async function runsInNode(bytes: Uint8Array, level: 'all' | 'basic'): Promise<void> {
+  const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: level });
+  const out = await session.run({
+    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
+  });
+  const scores = Object.values(out)[0];
+  expect(scores.dims).toEqual([1, 10]);
+  expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
+  await session.release();
+}
+
+test('mnist: the sensitive share is the rule when empty (every layer), and tunes fewer layers when set', async ({
+  page,
+}, info) => {
+  test.setTimeout(120_000);
+  await openWithModel(page, 'mnist.onnx');
+  const card = page.getByTestId('recover-card');
+  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
+  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
+  await page.getByTestId('preprocess-preset').selectOption('unit');
+  await card.getByTestId('recover-finetune').selectOption('adaround');
+  await card.getByTestId('recover-iterations').fill('20');
+
+  const share = card.getByTestId('recover-sensitive-share');
+  await expect(share).toHaveValue('');
+  await expect(share).toHaveAttribute('placeholder', 'auto');
+  await expect(card.getByTestId('recover-sensitive-rule')).toHaveText(
+    'auto: 0.8 for AdaRound with attention blocks, else every layer',
+  );
+  await card.getByTestId('recover-button').click();
+  await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
+  const rule = card.getByTestId('rung-sensitive');
+  await expect(rule).toHaveAttribute('data-why', 'no attention blocks');
+  await expect(rule).toHaveText('tuned every layer (rule: no attention blocks)');
+  const every = Number(/over (\d+) layers/.exec((await card.getByTestId('rung-row').textContent())!)![1]);
+  expect(every).toBeGreaterThan(1);
+
+  await share.fill('0.5');
+  await expect(card.getByTestId('recover-sensitive-rule')).toHaveText('the layers holding 50 % of the added noise');
+  await card.getByTestId('recover-button').click();
+  await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
+  await expect(rule).toHaveAttribute('data-why', 'given');
+  await expect(rule).toHaveText(
+    new RegExp(
+      `^tuned \\d+ of ${every} layers, those adding 50 % of the measured noise \\(as set; the top tenth of layers add \\d+ % of it\\)$`,
+    ),
+  );
+  const tuned = Number(/tuned (\d+) of/.exec((await rule.textContent())!)![1]);
+  expect(tuned).toBeGreaterThan(0);
+  expect(tuned).toBeLessThan(every);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await share.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('sensitive-share-field.png') });
+  await rule.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: info.outputPath('sensitive-share-rung.png') });
+
+  await card.getByTestId('rung-use').click();
+  await expect(card.getByTestId('rung-adopted')).toBeVisible();
+  const [d] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
+  const bytes = new Uint8Array(fs.readFileSync((await d.path())!));
+  await runsInNode(bytes, 'all');
+  await runsInNode(bytes, 'basic');
+
+  // Cleared, the field is the rule again.
+  await share.fill('');
+  await expect(card.getByTestId('recover-sensitive-rule')).toHaveText(
+    'auto: 0.8 for AdaRound with attention blocks, else every layer',
+  );
+});
