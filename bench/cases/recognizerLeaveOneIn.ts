@@ -8,7 +8,9 @@
  *     lines read alike move in steps) and by lines read alike; a unit's cost is its KL less that of everything at 16;
  *   - with `top=<a>:<w>[,<a>:<w>…]`, the a costliest activation groups and w costliest weights at 16 bits (the rest at
  *     8), judged on lines 00–15 and held out on 16–31 at 'all' and 'basic'.
- * Usage: recognizerLeaveOneIn.ts [method=<m>] [units=<n>] [top=8:0,12:4]   (units=0 skips the per-unit pass; JSON on stdout)
+ * Usage: recognizerLeaveOneIn.ts [method=<m>] [units=<n>] [top=8:0,12:4] [split=out] [order=ranked]   (units=0 skips
+ *   the per-unit pass; split=out judges each unit's cost on lines 16–31 and skips the split rows; order=ranked takes the
+ *   units in the stored held-in order; JSON on stdout)
  */
 import { decode, encode } from '../../src/core/onnx/index.ts';
 import fs from 'node:fs';
@@ -57,16 +59,32 @@ async function judged(label: string, wide: readonly PrecisionUnit[]) {
   return row;
 }
 
-await judged('A8W8', []);
-await judged('every weight at 16 bits, activations at 8', units.w16);
-await judged('every activation at 16 bits, weights at 8', units.act16);
-await judged('every activation and weight at 16 bits', everything);
+if (!option('split')) {
+  await judged('A8W8', []);
+  await judged('every weight at 16 bits, activations at 8', units.w16);
+  await judged('every activation at 16 bits, weights at 8', units.act16);
+  await judged('every activation and weight at 16 bits', everything);
+}
 
+// split=out: each unit's own cost judged on the held-out lines (16–31, 'all') instead; order=ranked: the units in
+// the order of their held-in costs as stored in bench/results/recognizer-leave-one-in.json.
+const costJudge = option('split') === 'out' ? heldOut.all : heldIn;
+const inOrder =
+  option('order') === 'ranked'
+    ? (
+        JSON.parse(fs.readFileSync('bench/results/recognizer-leave-one-in.json', 'utf8')).units as {
+          kind: string;
+          names: string[];
+        }[]
+      )
+        .map((c) => everything.find((u) => u.kind === c.kind && u.names.join() === c.names.join()))
+        .filter((u): u is PrecisionUnit => u !== undefined)
+    : everything;
 const count = Number(option('units') ?? everything.length);
-const allWide = (await heldIn(bytesOf(everything))).kl;
+const allWide = (await costJudge(bytesOf(everything))).kl;
 const costs: { kind: string; names: readonly string[]; cost: number; lines: string; cer: number }[] = [];
-for (const u of everything.slice(0, count)) {
-  const j = await heldIn(bytesOf(everything.filter((v) => v !== u)));
+for (const u of inOrder.slice(0, count)) {
+  const j = await costJudge(bytesOf(everything.filter((v) => v !== u)));
   costs.push({ kind: u.kind, names: u.names, cost: +(j.kl - allWide).toFixed(4), lines: j.linesMatching, cer: j.cer });
 }
 costs.sort((a, b) => b.cost - a.cost);
