@@ -144,6 +144,30 @@ describe('qstudio calibrate and quantize', () => {
     expect(fs.existsSync(out)).toBe(true);
   });
 
+  it("shows A8W8's held-in calibration on stderr off a terminal: its passes counted on to every sample", () => {
+    const r = qstudio(
+      'quantize',
+      path.join(MODELS, 'mnist.onnx'),
+      '--calib',
+      calib,
+      '--preprocess',
+      'unit',
+      '--config',
+      'A8W8',
+      '-o',
+      path.join(tmp, 'mnist-held-in.onnx'),
+    );
+    expect(r.code).toBe(0);
+    const lines = r.stderr.split('\n');
+    const progress = lines.filter((l) => l.startsWith('calibrating: '));
+    // The first pass calibrates sample 0 and 2, the judged sample 1 follows the candidates: its line counts 3 of 3.
+    expect(progress[0]).toMatch(/^calibrating: 0\/3 images, /);
+    expect(progress.at(-1)).toMatch(/^calibrating: 3\/3 images, (\d+\.\d images\/s|\d+\.\d s per image)$/);
+    const last = lines.indexOf(progress.at(-1)!);
+    expect(lines.findIndex((l) => /^ {2}MinMax: held-in cosine/.test(l))).toBeLessThan(last);
+    expect(lines.findIndex((l) => l.startsWith('calibrated on 3 images in '))).toBeGreaterThan(last);
+  });
+
   it('takes a metric target for --mixed-precision: top-1 aims the search at its own figure, a sequence target on a model with no sequence output is a named error (no budget here: parsing and wiring only)', () => {
     const out = path.join(tmp, 'mnist-mixed.onnx');
     const saved = path.join(tmp, 'mnist-mixed-config.json');

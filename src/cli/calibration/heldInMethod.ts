@@ -15,12 +15,33 @@ import {
   type HeldInCalibration,
   type MethodMeasurement,
 } from '../../core/evaluate/calibrationMethodChoice.ts';
-import { calibrateOnFeeds } from './calibrateOnImages.ts';
+import { calibrateOnFeeds, type CalibrationProgress } from './calibrateOnImages.ts';
 import { nodeRuntime, type Feeds } from '../runtime/ortNode.ts';
 
 /** A held-in calibration with the seconds its statistics passes took (the rest is the candidates' builds and judged runs). */
 export interface TimedHeldInCalibration extends HeldInCalibration {
   readonly statisticsSeconds: number;
+}
+
+/**
+ * One statistics pass's progress as part of one calibration over all `samples`: the judged samples' pass (the one
+ * without sample 0) counts on from the first pass's, and its rate is over both passes' seconds (what the summary
+ * line's rate reads). No time left is given: the candidates' judgement between the passes is not counted in samples.
+ */
+export function passProgress(
+  samples: number,
+  indices: readonly number[],
+  secondsBefore: number,
+  onProgress: (p: CalibrationProgress) => void,
+): (p: CalibrationProgress) => void {
+  const first = indices.includes(0);
+  const before = first ? 0 : samples - indices.length;
+  const start = performance.now() - (first ? 0 : secondsBefore * 1000);
+  return (p) => {
+    const done = before + p.done;
+    const seconds = (performance.now() - start) / 1000;
+    onProgress({ ...p, done, total: samples, imagesPerSecond: seconds > 0 ? done / seconds : 0, etaSeconds: null });
+  };
 }
 
 /** The method measured best on `feeds` (at least 2), its configuration and its ranges over all of them. */
@@ -32,6 +53,7 @@ export async function heldInCalibration(
   withMethod: (method: CalibrationMethod) => QuantConfig,
   onMeasured?: (m: MethodMeasurement) => void,
   planAlone = false,
+  onProgress?: (p: CalibrationProgress) => void,
 ): Promise<TimedHeldInCalibration> {
   let statisticsMs = 0;
   const held = await calibrateByHeldInChoice(model, {
@@ -46,7 +68,12 @@ export async function heldInCalibration(
       const result = await calibrateOnFeeds(
         model,
         indices.map((i) => feeds[i]),
-        { config: configs[0], alsoFor: configs.slice(1), unobserved },
+        {
+          config: configs[0],
+          alsoFor: configs.slice(1),
+          unobserved,
+          onProgress: onProgress && passProgress(feeds.length, indices, statisticsMs / 1000, onProgress),
+        },
       );
       statisticsMs += performance.now() - start;
       return [result.states, ...(result.alsoStates ?? [])];

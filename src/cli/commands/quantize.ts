@@ -33,6 +33,7 @@ import { isBf16ConfigFile, loadConfigArgument } from '../configArgument.ts';
 import { readRangesFile } from '../rangesFile.ts';
 import { calibrateDecoded, calibrateFolder } from '../calibration/calibrateFolder.ts';
 import { heldInCalibration, heldInText } from '../calibration/heldInMethod.ts';
+import { terminalProgress } from '../progressBar.ts';
 import { HELD_IN_METHOD, measurementText, type MethodChoice } from '../../core/evaluate/calibrationMethodChoice.ts';
 import { choosesMethodByDefault } from '../../core/quantize/presets.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
@@ -262,15 +263,31 @@ export const quantizeCommand = {
         process.stderr.write(
           `choosing the calibration method on ${values.calib} (${asked ? 'asked' : `${name}'s default`}; --calibration-method <name> fixes one)\n`,
         );
+        // The statistics passes' progress (the judged samples' pass comes after the candidates' lines): a terminal's
+        // bar line is ended before a candidate's line is written.
+        const bar = terminalProgress('calibrating', data.kind === 'tensors' ? 'samples' : 'images');
+        let barDrawn = false;
+        const endBar = () => {
+          if (barDrawn) bar.done();
+          barDrawn = false;
+        };
         const held = await heldInCalibration(
           model,
           data.feeds,
           config,
           name,
           (m) => recoverySwitchesOf(configWith(m).config, values),
-          (m) => process.stderr.write(`  ${m.method}: held-in cosine ${measurementText(m)}\n`),
+          (m) => {
+            endBar();
+            process.stderr.write(`  ${m.method}: held-in cosine ${measurementText(m)}\n`);
+          },
           servesPlanAlone,
+          (p) => {
+            bar.update(p);
+            barDrawn = true;
+          },
         );
+        endBar();
         config = held.config;
         calibrated = held.ranges;
         heldInPrepared = held.prepared;
