@@ -10,6 +10,7 @@ import { useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
 import type { SensitiveSummary } from '../../remote/workerTypes.ts';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
+import { plural } from '../../components/format.ts';
 
 const STEP: Record<string, string> = {
   '1': '1: XINT8',
@@ -84,7 +85,7 @@ export function RungTable({
             {r.finetune && (
               <div className="muted small">
                 {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}
-                {r.finetune.lossAfter.toPrecision(3)} over {r.finetune.layers.length} layers
+                {r.finetune.lossAfter.toPrecision(3)} over {plural(r.finetune.layers.length, 'layer')}
                 {r.finetune.sensitive && <SensitiveLine s={r.finetune.sensitive} />}
               </div>
             )}
@@ -168,7 +169,7 @@ function SensitiveLine({ s }: { s: SensitiveSummary }) {
   const which =
     s.share >= 1
       ? 'every layer'
-      : `${s.tuned} of ${s.of} layers, those adding ${Math.round(s.share * 100)} % of the measured noise`;
+      : `${s.tuned} of ${plural(s.of, 'layer')}, those adding ${Math.round(s.share * 100)} % of the measured noise`;
   const spread =
     s.concentration === null ? '' : `; the top tenth of layers add ${Math.round(s.concentration * 100)} % of it`;
   return (
