@@ -5,6 +5,9 @@ import path from 'node:path';
 import { IMAGES, MODELS } from './helpers/fixtures.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { decode } from '../src/core/onnx/index.ts';
+import { asSessionModel } from '../src/core/onnx/externalize.ts';
+import { compareModels, floatSessionModel, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
+import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset, presetWithMethod } from '../src/core/quantize/presets.ts';
 import { rangesOf } from '../src/core/calibrate/run/statistics.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
@@ -13,6 +16,7 @@ import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import {
   calibrateByHeldInChoice,
   CHOICE_METHODS,
+  JUDGED_ONLY,
   type MethodChoiceOptions,
 } from '../src/core/evaluate/calibrationMethodChoice.ts';
 import type { CalibrationMethod } from '../src/core/quantize/config.ts';
@@ -237,4 +241,26 @@ describe('the candidates: Percentile left out', () => {
     },
     120_000,
   );
+});
+
+describe('the float model in the candidates’ judgement', () => {
+  it('is opened from the bytes handed to compareModels (encoded once for every candidate), with the same figures', async () => {
+    const model = decode(new Uint8Array(fs.readFileSync(mnist)));
+    const feeds = folderFeeds(model, calib, 'unit').feeds;
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config: getPreset('A8W8') });
+    const quantized = quantizeModel(model, ranges, getPreset('A8W8'), 'A8W8').model;
+    const opened: Uint8Array[] = [];
+    const runtime = nodeRuntime(feeds, 'all');
+    const recording: ComparisonRuntime = {
+      ...runtime,
+      open: (bytes) => (opened.push(asSessionModel(bytes).bytes), runtime.open(bytes)),
+    };
+    const floatSession = floatSessionModel(model);
+    const handed = await compareModels(model, quantized, recording, { ...JUDGED_ONLY, floatSession });
+    expect(opened[0]).toBe(asSessionModel(floatSession).bytes); // the very bytes, not an encoding of its own
+    const encoded = await compareModels(model, quantized, recording, JUDGED_ONLY);
+    expect(opened[2]).not.toBe(opened[0]);
+    expect(opened[2]).toEqual(opened[0]); // what compareModels encodes itself
+    expect(handed.outputs).toEqual(encoded.outputs);
+  }, 60_000);
 });

@@ -25,7 +25,13 @@ import {
 } from '../quantize/quantizeModel.ts';
 import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run/statistics.ts';
 import { standInsUnread, unreadRanges, withUnreadRanges } from '../quantize/unreadRanges.ts';
-import { compareModels, type ComparisonRuntime, type RunTensor, type SampleSession } from './compareModels.ts';
+import {
+  compareModels,
+  floatSessionModel,
+  type ComparisonRuntime,
+  type RunTensor,
+  type SampleSession,
+} from './compareModels.ts';
 import { meanOutputCosine, UNREAD_BY_FIGURES } from './outputMetrics.ts';
 
 /**
@@ -155,6 +161,9 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
     unread,
   );
   const judge = withReferenceKept(o.judge(part.judge));
+  // The float model, encoded once: each candidate's comparison opens these bytes, which the judge answers from its
+  // first run's outputs.
+  const floatSession = floatSessionModel(model);
   const measured: MethodMeasurement[] = [];
   let best = 0;
   for (let i = 0; i < candidates.length; i++) {
@@ -166,7 +175,7 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
       o.configName,
     );
     if (!standInsUnread(result.plan.folded, unread)) return calibrateByHeldInChoice(model, { ...o, planAlone: false });
-    const comparison = await compareModels(model, result.model, judge, JUDGED_ONLY);
+    const comparison = await compareModels(model, result.model, judge, { ...JUDGED_ONLY, floatSession });
     const m = {
       method: candidates[i].method,
       cosine: meanOutputCosine(comparison.outputs).cosine,
