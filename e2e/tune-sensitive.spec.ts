@@ -1,7 +1,7 @@
 /**
  * The recovery card's sensitive-layer share in a real Chromium (issue 36 point 4): mnist with three photos, AdaRound
- * in the recovery worker (onnxruntime-web). Left empty the field takes the core's rule, which tunes every layer of a
- * model without attention blocks and says so on the rung; a share of 0.5 tunes only the layers adding half of the
+ * in the recovery worker (onnxruntime-web). Left empty the field takes the core's default, every layer, and the
+ * rung says so; a share of 0.5 tunes only the layers adding half of the
  * measured noise, and the rung says how many of how many. The model it made runs in onnxruntime-node at default
  * options and at 'basic'.
  */
@@ -37,15 +37,15 @@ test('mnist: the sensitive share is the rule when empty (every layer), and tunes
 
   const share = card.getByTestId('recover-sensitive-share');
   await expect(share).toHaveValue('');
-  await expect(share).toHaveAttribute('placeholder', 'auto');
+  await expect(share).toHaveAttribute('placeholder', '1');
   await expect(card.getByTestId('recover-sensitive-rule')).toHaveText(
-    'auto: 0.8 for AdaRound with attention blocks, else every layer',
+    'every layer (the default: no subset measured at least as good everywhere)',
   );
   await card.getByTestId('recover-button').click();
   await expect(card).toHaveAttribute('data-recover-status', 'done', { timeout: 60_000 });
   const rule = card.getByTestId('rung-sensitive');
-  await expect(rule).toHaveAttribute('data-why', 'no attention blocks');
-  await expect(rule).toHaveText('tuned every layer (rule: no attention blocks)');
+  await expect(rule).toHaveAttribute('data-why', 'default');
+  await expect(rule).toHaveText('tuned every layer (the default)');
   const every = Number(/over (\d+) layers/.exec((await card.getByTestId('rung-row').textContent())!)![1]);
   expect(every).toBeGreaterThan(1);
 
@@ -75,9 +75,9 @@ test('mnist: the sensitive share is the rule when empty (every layer), and tunes
   await runsInNode(bytes, 'all');
   await runsInNode(bytes, 'basic');
 
-  // Cleared, the field is the rule again.
+  // Cleared, the field is the default again.
   await share.fill('');
   await expect(card.getByTestId('recover-sensitive-rule')).toHaveText(
-    'auto: 0.8 for AdaRound with attention blocks, else every layer',
+    'every layer (the default: no subset measured at least as good everywhere)',
   );
 });

@@ -14,7 +14,6 @@ import { getPreset } from '../src/core/quantize/presets.ts';
 import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import {
-  ATTENTION_SENSITIVE_SHARE,
   chainTensors,
   chooseSensitiveLayers,
   layerNoises,
@@ -161,6 +160,7 @@ describe('fine-tuning only the sensitive layers', () => {
 });
 
 describe('the sensitive-layer rule', () => {
+  const SHARE = 0.8;
   const attentionFeeds = Array.from({ length: 6 }, (_, k) => ({
     x: float32Tensor(
       seededFloats(48, 31 + k).map((v) => v * 3),
@@ -171,16 +171,10 @@ describe('the sensitive-layer rule', () => {
   const attentionCalibrate = (m: ModelProto) =>
     calibrateOnFeeds(m, attentionFeeds, { config: config() }).then((r) => r.ranges);
 
-  it('takes a given share as given; else 0.8 for AdaRound with attention blocks, every layer otherwise', () => {
-    expect(sensitiveShareRule(convChainModel(), 'adaround', 0.5)).toEqual({ share: 0.5, why: 'given' });
-    expect(sensitiveShareRule(attentionBlockModel(), 'adaround', 1)).toEqual({ share: 1, why: 'given' });
-    expect(sensitiveShareRule(attentionBlockModel(), 'adaround', undefined)).toEqual({
-      share: ATTENTION_SENSITIVE_SHARE,
-      why: 'attention blocks',
-    });
-    expect(sensitiveShareRule(attentionBlockModel(), 'adaquant', undefined)).toEqual({ share: 1, why: 'adaquant' });
-    for (const a of ['adaround', 'adaquant'] as const)
-      expect(sensitiveShareRule(convChainModel(), a, undefined)).toEqual({ share: 1, why: 'no attention blocks' });
+  it('takes a given share as given; without one, every layer', () => {
+    expect(sensitiveShareRule(0.5)).toEqual({ share: 0.5, why: 'given' });
+    expect(sensitiveShareRule(1)).toEqual({ share: 1, why: 'given' });
+    expect(sensitiveShareRule(undefined)).toEqual({ share: 1, why: 'default' });
   });
 
   it('reads the concentration as the share the top tenth of the layers (at least one) add', () => {
@@ -194,23 +188,22 @@ describe('the sensitive-layer rule', () => {
     const r = await quantizeWithRecovery(convChainModel(), config(tuning), { runtime, calibrate });
     const ft = r.recovery.finetune!;
     expect(ft.layers).toHaveLength(5);
-    expect(ft.sensitive).toEqual({ share: 1, why: 'no attention blocks' });
+    expect(ft.sensitive).toEqual({ share: 1, why: 'default' });
     expect(ft.unselected).toBeUndefined();
   });
 
-  it('without a share tunes the sensitive layers of a transformer block; the model runs at both levels', async () => {
+  it('at a share of 0.8 tunes the sensitive layers of a transformer block; the model runs at both levels', async () => {
     const r = await quantizeWithRecovery(attentionBlockModel(), config(tuning), {
       runtime: attentionRuntime,
       calibrate: attentionCalibrate,
+      sensitiveShare: SHARE,
     });
     const ft = r.recovery.finetune!;
-    expect(ft.sensitive!.why).toBe('attention blocks');
-    expect(ft.sensitive!.share).toBe(ATTENTION_SENSITIVE_SHARE);
+    expect(ft.sensitive!.why).toBe('given');
+    expect(ft.sensitive!.share).toBe(SHARE);
     const noises = ft.sensitive!.layerNoise!;
     expect(noises.length).toBeGreaterThan(1);
-    expect(ft.layers.map((l) => l.id).sort()).toEqual(
-      [...chooseSensitiveLayers(noises, ATTENTION_SENSITIVE_SHARE)].sort(),
-    );
+    expect(ft.layers.map((l) => l.id).sort()).toEqual([...chooseSensitiveLayers(noises, SHARE)].sort());
     expect(ft.layers.length + ft.unselected!.length).toBe(noises.length);
     expect(ft.sensitive!.concentration).toBe(noiseConcentration(noises));
     const session = async (level: 'all' | 'basic') => {

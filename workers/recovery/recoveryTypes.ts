@@ -205,7 +205,7 @@ export interface RungSummary {
 /** The layers a fine-tuning run tuned: the share of the measured added noise and why, and how concentrated it was. */
 export interface SensitiveSummary {
   share: number;
-  why: 'given' | 'attention blocks' | 'no attention blocks' | 'adaquant';
+  why: 'given' | 'default';
   /** Layers tuned, of `of` linear layers. */
   tuned: number;
   of: number;

@@ -127,7 +127,7 @@ ${TASK_TARGET_USAGE}
   --tune-sensitive <share>    fine-tune only the layers the per-layer sensitivity points at: the noise power
                               each layer adds in the plain model (from its input's and output's SQNR, on 4
                               calibration samples), largest first, until it sums to this share of all (1:
-                              every layer; default: 0.8 for AdaRound on a model with attention blocks, else 1;
+                              every layer, the default;
                               measured on four models: bench/README.md ladder-budget)
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs

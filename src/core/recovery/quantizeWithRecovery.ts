@@ -130,8 +130,8 @@ export interface RecoveryOptions {
    * Fine-tune only the layers the per-layer sensitivity points at (sensitiveLayers.ts): the noise each layer adds in
    * the plain quantized model is measured on a few tuning samples, and the layers that add the most are tuned until
    * theirs sum to this share of all; the others keep nearest rounding and, without bias correction, are never gathered.
-   * 1: every layer. Left out: the rule (sensitiveShareRule), ATTENTION_SENSITIVE_SHARE for AdaRound on a model with
-   * attention blocks, every layer otherwise (measured on four models: bench/README.md ladder-budget).
+   * 1 or left out: every layer (no rule measured at least as good held out on every benchmarked model:
+   * sensitiveShareRule, bench/README.md ladder-budget).
    */
   readonly sensitiveShare?: number;
   /**
@@ -384,7 +384,7 @@ export async function quantizeWithRecovery(
     skippedLayers = found.skipped;
     // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
     let selected: Set<NodeId> | undefined;
-    const choice = tune ? sensitiveShareRule(source, ft.OptimAlgorithm, options.sensitiveShare) : undefined;
+    const choice = tune ? sensitiveShareRule(options.sensitiveShare) : undefined;
     sensitive = choice;
     if (choice && choice.share < 1 && found.layers.length > 0) {
       const s0 = performance.now();

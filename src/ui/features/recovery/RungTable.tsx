@@ -159,9 +159,7 @@ function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
 
 const SENSITIVE_WHY: Record<SensitiveSummary['why'], string> = {
   given: 'as set',
-  'attention blocks': 'rule: attention blocks',
-  'no attention blocks': 'rule: no attention blocks',
-  adaquant: 'rule: AdaQuant tunes every layer',
+  default: 'the default',
 };
 
 /** Which layers a fine-tuning run tuned, and why: every layer, or the sensitive ones to a share of the added noise. */
