@@ -5,23 +5,10 @@
  * rung is listed with its numbers, a rung is picked and downloaded, and the ladder report names the rungs.
  */
 import fs from 'node:fs';
-import * as ort from 'onnxruntime-node';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import { dropFiles, expect, imageFromFixture, mnistRunsInNode, openWithModel, test } from './support.ts';
 import type { Page } from '@playwright/test';
 
 const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
-
-/** The downloaded model runs in onnxruntime-node and gives mnist's ten class scores. */
-async function runsInNode(bytes: Uint8Array): Promise<void> {
-  const session = await ort.InferenceSession.create(bytes);
-  const out = await session.run({
-    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
-  });
-  const scores = Object.values(out)[0];
-  expect(scores.dims).toEqual([1, 10]);
-  expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
-  await session.release();
-}
 
 async function download(page: Page, testId: string): Promise<{ name: string; bytes: Buffer }> {
   const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
@@ -70,7 +57,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await expect(card.getByTestId('rung-adopted')).toBeVisible();
   const tuned = await download(page, 'recover-download');
   expect(tuned.name).toBe('mnist.quant.onnx');
-  await runsInNode(new Uint8Array(tuned.bytes));
+  await mnistRunsInNode(new Uint8Array(tuned.bytes));
   await expect(page.getByTestId('quantize-result')).toBeVisible(); // the run's result is the tuned model now
 
   // The ladder on the current preset only, a target no rung can meet, few iterations.
@@ -125,7 +112,7 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   await rows.nth(1).getByTestId('rung-use').click();
   await expect(rows.nth(1).getByTestId('rung-adopted')).toBeVisible();
   const picked = await download(page, 'recover-download');
-  await runsInNode(new Uint8Array(picked.bytes));
+  await mnistRunsInNode(new Uint8Array(picked.bytes));
   expect(picked.bytes.equals(tuned.bytes)).toBe(false);
 
   const report = await download(page, 'ladder-report');

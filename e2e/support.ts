@@ -4,6 +4,7 @@
  */
 import { test as base, expect, type Locator, type Page } from '@playwright/test';
 import fs from 'node:fs';
+import * as ort from 'onnxruntime-node';
 import path from 'node:path';
 
 /** The shared fixture models (../shared/fixtures/models from the repository root). */
@@ -142,4 +143,19 @@ export async function calibrateAndQuantize(
   await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });
   await page.getByTestId('quantize-button').click();
   await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 60_000 });
+}
+
+/**
+ * A downloaded mnist model runs in onnxruntime-node at `level` (its default, 'all', unless given) and gives the ten
+ * finite class scores of a grey image.
+ */
+export async function mnistRunsInNode(bytes: Uint8Array, level: 'all' | 'basic' = 'all'): Promise<void> {
+  const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: level });
+  const out = await session.run({
+    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
+  });
+  const scores = Object.values(out)[0];
+  expect(scores.dims).toEqual([1, 10]);
+  expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
+  await session.release();
 }

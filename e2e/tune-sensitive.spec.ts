@@ -6,26 +6,11 @@
  * options and at 'basic'.
  */
 import fs from 'node:fs';
-import * as ort from 'onnxruntime-node';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import { dropFiles, expect, imageFromFixture, mnistRunsInNode, openWithModel, test } from './support.ts';
 
 const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
 
-/** The model runs in onnxruntime-node at `level` and gives mnist's ten finite class scores. */
-async function runsInNode(bytes: Uint8Array, level: 'all' | 'basic'): Promise<void> {
-  const session = await ort.InferenceSession.create(bytes, { graphOptimizationLevel: level });
-  const out = await session.run({
-    [session.inputNames[0]]: new ort.Tensor('float32', new Float32Array(28 * 28).fill(0.5), [1, 1, 28, 28]),
-  });
-  const scores = Object.values(out)[0];
-  expect(scores.dims).toEqual([1, 10]);
-  expect([...(scores.data as Float32Array)].every(Number.isFinite)).toBe(true);
-  await session.release();
-}
-
-test('mnist: the sensitive share is the rule when empty (every layer), and tunes fewer layers when set', async ({
-  page,
-}, info) => {
+test('mnist: the sensitive share tunes every layer when empty, and fewer layers when set', async ({ page }, info) => {
   test.setTimeout(120_000);
   await openWithModel(page, 'mnist.onnx');
   const card = page.getByTestId('recover-card');
@@ -72,8 +57,8 @@ test('mnist: the sensitive share is the rule when empty (every layer), and tunes
   await expect(card.getByTestId('rung-adopted')).toBeVisible();
   const [d] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
   const bytes = new Uint8Array(fs.readFileSync((await d.path())!));
-  await runsInNode(bytes, 'all');
-  await runsInNode(bytes, 'basic');
+  await mnistRunsInNode(bytes, 'all');
+  await mnistRunsInNode(bytes, 'basic');
 
   // Cleared, the field is the default again.
   await share.fill('');
