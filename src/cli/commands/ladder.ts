@@ -126,9 +126,9 @@ ${TASK_TARGET_USAGE}
                               0: every iteration; measured on four models: bench/README.md ladder-budget)
   --tune-sensitive <share>    fine-tune only the layers the per-layer sensitivity points at: the noise power
                               each layer adds in the plain model (from its input's and output's SQNR, on 4
-                              calibration samples), largest first, until it sums to this share of all (1:
-                              every layer, the default;
-                              measured on four models: bench/README.md ladder-budget)
+                              calibration samples), largest first, until it sums to this share of all (default
+                              1: every layer, measured better held out on the detectors and on the recognizer's
+                              own ladder rungs: bench/README.md ladder-budget)
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped
