@@ -27,7 +27,7 @@ import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { DETECTORS } from './detectors.ts';
 import { heldOutFolders, sampleCosine } from './heldOut.ts';
-import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
+import { finetuneVariant, sensitiveFigures, stageSeconds } from './finetuneVariants.ts';
 import { profiledVariant } from './variantProfile.ts';
 
 const [modelArg, algorithmArg, iterationArg, ...rest] = process.argv.slice(2);
@@ -117,14 +117,7 @@ for (const variant of variants) {
     JSON.stringify({
       model: path.basename(file),
       algorithm: ft?.algorithm ?? null,
-      sensitive: ft?.sensitive
-        ? {
-            share: ft.sensitive.share,
-            why: ft.sensitive.why,
-            concentration: ft.sensitive.concentration,
-            shared: ft.sensitive.shared,
-          }
-        : null,
+      sensitive: sensitiveFigures(result),
       variant,
       iterations: tune ? iterations : 0,
       floatRows: fresh ? 'fresh' : 'shared',

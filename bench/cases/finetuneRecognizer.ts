@@ -23,7 +23,7 @@ import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
-import { finetuneVariant, stageSeconds } from './finetuneVariants.ts';
+import { finetuneVariant, sensitiveFigures, stageSeconds } from './finetuneVariants.ts';
 import { profiledVariant } from './variantProfile.ts';
 
 const [iterationArg, ...rest] = process.argv.slice(2);
@@ -72,14 +72,7 @@ for (const variant of variants) {
       model: 'ch_PP-OCRv4_rec_infer.onnx',
       variant,
       algorithm: ft?.algorithm ?? null,
-      sensitive: ft?.sensitive
-        ? {
-            share: ft.sensitive.share,
-            why: ft.sensitive.why,
-            concentration: ft.sensitive.concentration,
-            shared: ft.sensitive.shared,
-          }
-        : null,
+      sensitive: sensitiveFigures(result),
       floatRows: sharedRows ? 'shared' : 'fresh',
       iterations: tune ? iterations : 0,
       ...stageSeconds(result, wall, cpu),

@@ -77,3 +77,9 @@ export function stageSeconds(result: RecoveryResult, wallMs: number, cpu: NodeJS
     sensitivitySeconds: +(ft?.sensitivitySeconds ?? 0).toFixed(1),
   };
 }
+
+/** Which layers a run tuned and why, without the per-layer noises (the JSON line's `sensitive`); null without one. */
+export function sensitiveFigures(result: RecoveryResult) {
+  const s = result.recovery.finetune?.sensitive;
+  return s ? { share: s.share, why: s.why, concentration: s.concentration, shared: s.shared } : null;
+}

@@ -17,6 +17,7 @@ import {
   type SkippedRung,
 } from '../../src/core/recovery/ladder.ts';
 import type { CurvePoint } from '../../src/core/recovery/tuning.ts';
+import type { SensitiveChoice } from '../../src/core/recovery/sensitiveLayers.ts';
 import type { SkippedSample } from '../../src/core/calibrate/run/runner.ts';
 import type { CalibrationSample } from '../../src/core/calibrate/run/samples.ts';
 import type { GraphOptimization } from '../../src/core/runtime/graphOptimization.ts';
@@ -70,8 +71,7 @@ export interface RecoveryRequest extends RecoveryData {
   task?: TaskHead | null;
   /**
    * Fine-tune only the layers whose measured added noise sums to this share of all (core RecoveryOptions.sensitiveShare;
-   * 1: every layer). Absent: the core's rule (AdaRound on a model with attention blocks: the sensitive layers to 0.8;
-   * otherwise every layer).
+   * 1: every layer). Absent: the core's default, every layer.
    */
   sensitiveShare?: number;
 }
@@ -205,7 +205,7 @@ export interface RungSummary {
 /** The layers a fine-tuning run tuned: the share of the measured added noise and why, and how concentrated it was. */
 export interface SensitiveSummary {
   share: number;
-  why: 'given' | 'default';
+  why: SensitiveChoice['why'];
   /** Layers tuned, of `of` linear layers. */
   tuned: number;
   of: number;

@@ -47,6 +47,7 @@ import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
+import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -245,7 +246,7 @@ export const ladderCommand = {
     if (plateauStop !== undefined && !(plateauStop >= 0 && plateauStop < 1))
       throw new UsageError(`--plateau-stop "${values['plateau-stop']}": give a share in [0, 1)`);
     const sensitiveShare = values['tune-sensitive'] === undefined ? undefined : Number(values['tune-sensitive']);
-    if (sensitiveShare !== undefined && !(sensitiveShare > 0 && sensitiveShare <= 1))
+    if (sensitiveShare !== undefined && !isSensitiveShare(sensitiveShare))
       throw new UsageError(`--tune-sensitive "${values['tune-sensitive']}": give a share in (0, 1]`);
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };

@@ -340,14 +340,18 @@ function foldIntegerOps(index: GraphIndex, edges: Map<string, FoldedEdge>, weigh
  * DynamicQuantizeLinear whose outputs are read only by integer ops (codes and zero point) and folded nodes (the
  * rescale's Mul of the scales); its codes' edge then runs from the float tensor it quantizes.
  */
-function foldDynamicForm(index: GraphIndex, folded: Uint8Array, rescaled: Map<number, number>) {
+function foldDynamicForm(
+  index: GraphIndex,
+  graphOutputs: ReadonlySet<string>,
+  folded: Uint8Array,
+  rescaled: Map<number, number>,
+) {
   for (let i = 0; i < index.nodes.length; i++) {
     const chain = integerOpRescale(index, i);
     if (!chain) continue;
     for (const n of chain.nodes) folded[n] = 1;
     rescaled.set(i, chain.output);
   }
-  const graphOutputs = new Set(index.outputs.map((v) => v.name ?? ''));
   for (let i = 0; i < index.nodes.length; i++) {
     if (index.nodes[i].op_type !== 'DynamicQuantizeLinear') continue;
     let readByFoldOnly = true;
@@ -428,7 +432,7 @@ export function foldQdq(index: GraphIndex): QdqFold {
   }
   foldIntegerOps(index, edges, weights);
   const rescaled = new Map<number, number>();
-  foldDynamicForm(index, folded, rescaled);
+  foldDynamicForm(index, graphOutputs, folded, rescaled);
   return { folded, edges, weights, qdqNodes, rescaled };
 }
 

@@ -190,8 +190,8 @@ export function ladderMeasures(
     /** Fine-tuning rungs stop a layer once its loss improved by less than this share over a window (0: off). */
     plateauStop?: number;
     /**
-     * Fine-tuning rungs tune only the layers whose added noise sums to this share of all (1: every layer); left out,
-     * the rule's share (sensitiveLayers.ts sensitiveShareRule).
+     * Fine-tuning rungs tune only the layers whose added noise sums to this share of all (1 or left out: every layer;
+     * sensitiveLayers.ts sensitiveShareRule).
      */
     sensitiveShare?: number;
   } = {},

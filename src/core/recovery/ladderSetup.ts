@@ -31,7 +31,7 @@ export interface LadderChoices extends Pick<
   readonly minRoundingError?: number;
   /** Stop a fine-tuned layer once its loss improved by less than this share over a window (default 0: off). */
   readonly plateauStop?: number;
-  /** Fine-tune only the layers whose added noise sums to this share of all (1: all; left out: sensitiveShareRule). */
+  /** Fine-tune only the layers whose added noise sums to this share of all (1 or left out: all). */
   readonly sensitiveShare?: number;
 }
 

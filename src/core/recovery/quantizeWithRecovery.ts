@@ -167,7 +167,7 @@ export interface RecoveryReport {
     readonly untuned?: readonly { readonly id: NodeId; readonly roundingError: number }[];
     /** Layers left at nearest rounding by `sensitiveShare`, with the noise each was measured to add. */
     readonly unselected?: readonly LayerNoise[];
-    /** The share tuned to and why (the user's, or the rule's from the model's kind). */
+    /** The share tuned to and why (the user's, or the default: every layer). */
     readonly sensitive?: SensitiveChoice & {
       /** Every layer's measured added noise (absent at a share of 1, where nothing is measured). */
       readonly layerNoise?: readonly LayerNoise[];

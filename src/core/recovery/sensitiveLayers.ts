@@ -122,6 +122,11 @@ export async function measureAddedNoise(
   return layerNoises(ids, added, floatIndex);
 }
 
+/** Whether `share` is a share fine-tuning can tune to: in (0, 1] (1: every layer). */
+export function isSensitiveShare(share: number): boolean {
+  return share > 0 && share <= 1;
+}
+
 /** The share a fine-tuning run tunes to, and why: the user's, or the default (every layer). */
 export interface SensitiveChoice {
   readonly share: number;
@@ -129,11 +134,10 @@ export interface SensitiveChoice {
 }
 
 /**
- * The given share where there is one; else every layer (1). Measured held out (lines 16–31 at 'all'): the sensitive
- * layers lose on YOLOX-nano (0.851 against 0.894) and the PP-OCR text detector (0.880 against 0.934), and even on the
- * attention recognizer, where one configuration read 8/16 against 6/16, the ladder's four AdaRound rungs read worse at
- * 0.8 than on every layer (7 against 12, 8 against 11, 0 against 5 and 0 against 7 of 16 lines; bench/README.md
- * ladder-budget).
+ * The given share where there is one; else every layer (1). Measured held out at 'all': the sensitive layers lose
+ * on YOLOX-nano (0.851 against 0.894) and the PP-OCR text detector (0.880 against 0.934), and even on the attention
+ * recognizer, where one configuration read 8/16 against 6/16, the ladder's four AdaRound rungs read worse at 0.8 than
+ * on every layer (7 against 12, 8 against 11, 0 against 5 and 0 against 7 of 16 lines; bench/README.md ladder-budget).
  */
 export function sensitiveShareRule(given: number | undefined): SensitiveChoice {
   return given !== undefined ? { share: given, why: 'given' } : { share: 1, why: 'default' };

@@ -47,6 +47,7 @@ import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts'
 import { evaluationSamples, samplesOf } from './samples.ts';
 import { currentConfig, currentTaskHead } from './selectors.ts';
 import { failedRun } from './failedRun.ts';
+import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
 
 export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/workerTypes.ts';
 
@@ -90,7 +91,7 @@ export interface RecoveryOptions {
   learningRate: number | null;
   /**
    * Fine-tune only the layers whose measured added noise sums to this share of all, in (0, 1] (1: every layer), for
-   * this run and the ladder's fine-tuning rungs; null → the core's rule (AdaRound with attention blocks 0.8, else 1).
+   * this run and the ladder's fine-tuning rungs; null → the core's default, every layer.
    */
   sensitiveShare: number | null;
   /** Automatic mixed precision before the algorithms: what hurts most leaves 8 bits, within the budget. */
@@ -406,7 +407,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const o = { ...get().recovery.options, ...p };
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
-        if (o.sensitiveShare !== null && !(o.sensitiveShare > 0 && o.sensitiveShare <= 1)) return;
+        if (o.sensitiveShare !== null && !isSensitiveShare(o.sensitiveShare)) return;
         if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1))
           return;

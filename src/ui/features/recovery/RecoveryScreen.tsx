@@ -29,6 +29,7 @@ import { DownloadLink } from '../../components/DownloadLink.tsx';
 import { NumberField } from '../../components/NumberField.tsx';
 import './recovery.css';
 import { modelStem } from '../../../core/onnx/fileName.ts';
+import { isSensitiveShare } from '../../../core/recovery/sensitiveLayers.ts';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   decoding: 'Decoding images',
@@ -350,7 +351,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
         onChange={(text) => {
           const t = text.trim();
           if (t === '') set({ sensitiveShare: null });
-          else if (Number(t) > 0 && Number(t) <= 1) set({ sensitiveShare: Number(t) });
+          else if (isSensitiveShare(Number(t))) set({ sensitiveShare: Number(t) });
         }}
       >
         <span className="muted small" data-testid="recover-sensitive-rule">
