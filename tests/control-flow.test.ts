@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from '../src/core/onnx/index.ts';
+import { decode, encode, forEachGraph, WrittenModelRefusedError, type ModelProto } from '../src/core/onnx/index.ts';
 import { controlFlowModel, scanModel } from '../src/core/quantize/testModels.ts';
 import { quantizeModel } from '../src/core/quantize/quantizeModel.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
@@ -20,6 +20,7 @@ import { IMAGES, seededFloats } from './helpers/fixtures.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { checkWrittenModel } from '../src/cli/runtime/modelCheck.ts';
+import { npyBytes } from './helpers/npyFiles.ts';
 
 const feeds = Array.from({ length: 8 }, (_, k) => ({ x: float32Tensor(seededFloats(4, 40 + k, -1.5, 1.5), [1, 4]) }));
 
@@ -151,6 +152,58 @@ describe('control flow (If, Loop, nested If)', () => {
       written.push(out);
     }
     for (const v of checkModels(written)) expect(v.ok, `${v.path}: ${v.error}`).toBe(true);
+  });
+
+  it('qstudio ladder and suggest take --enable-subgraph (every rung quantizes the bodies; a --config carries it); without it the ladder names the compute left float', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-control-flow-ladder-'));
+    const source = path.join(dir, 'cf.onnx');
+    fs.writeFileSync(source, encode(model));
+    const data = path.join(dir, 'tensors');
+    fs.mkdirSync(data);
+    feeds.forEach((f, k) =>
+      fs.writeFileSync(path.join(data, `${k}.npy`), npyBytes(f.x.data as Float32Array, [1, 4], '<f4')),
+    );
+    const bodyQdq = (file: string) => {
+      let n = 0;
+      forEachGraph(decode(fs.readFileSync(file)).graph!, (g, depth) => {
+        if (depth > 0) n += g.node.filter((x) => x.op_type === 'QuantizeLinear').length;
+      });
+      return n;
+    };
+    const ladder = (out: string, ...more: string[]) =>
+      qstudio('ladder', source, '--calib', data, '--formats', 'XINT8', '--target', 'cosine:0.5', '-o', out, ...more);
+
+    const plain = ladder(path.join(dir, 'plain.onnx'));
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(bodyQdq(path.join(dir, 'plain.onnx'))).toBe(0);
+    expect(plain.stderr).toMatch(/warning: 9 node\(s\) inside the subgraphs of 2 control-flow node\(s\).*stay float32/);
+
+    const enabled = ladder(path.join(dir, 'enabled.onnx'), '--enable-subgraph');
+    expect(enabled.code, enabled.stderr).toBe(0);
+    expect(bodyQdq(path.join(dir, 'enabled.onnx'))).toBeGreaterThan(2);
+    expect(enabled.stderr).not.toMatch(/stay float32/);
+
+    // The same through a configuration file, as the page exports it or suggest writes it.
+    const config = path.join(dir, 'config.json');
+    const suggest = qstudio(
+      'suggest',
+      source,
+      '--calib',
+      data,
+      '--config',
+      'XINT8',
+      '--enable-subgraph',
+      '--max-steps',
+      '1',
+      '-o',
+      config,
+    );
+    expect(suggest.code, suggest.stderr).toBe(0);
+    expect(JSON.parse(fs.readFileSync(config, 'utf8')).extraOptions.EnableSubgraph).toBe(true);
+    const fromFile = ladder(path.join(dir, 'from-file.onnx'), '--config', config);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(bodyQdq(path.join(dir, 'from-file.onnx'))).toBeGreaterThan(2);
+    await checkWrittenModel(path.join(dir, 'from-file.onnx'));
   });
 
   it("a model onnxruntime refuses is named, not a stack trace: the writers' check and evaluate", async () => {

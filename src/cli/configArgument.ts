@@ -23,6 +23,8 @@ export interface ConfigAdditions {
   subgraphsToExclude: { starts: string[]; ends: string[] }[];
   /** FP16 source models: subgraphs converted to float32 (Shapeshifter subgraphs_to_include). */
   fp16SubgraphsToFp32?: { starts: string[]; ends: string[] }[];
+  /** `--enable-subgraph`: calibrate and quantize the compute inside If/Loop/Scan bodies too ("EnableSubgraph": true). */
+  enableSubgraph?: boolean;
   /** FP16 source models: extra options set on the command line (QuantizeFP16, UseFP32Scale, ConvertFP16ToFP32). */
   fp16Options?: { QuantizeFP16?: boolean; UseFP32Scale?: boolean; ConvertFP16ToFP32?: boolean };
 }
@@ -69,7 +71,7 @@ export function loadConfigArgument(argument: string, add: ConfigAdditions): { co
     opTypesToExclude: [...base.opTypesToExclude, ...add.opTypesToExclude],
     subgraphsToExclude: [...base.subgraphsToExclude, ...add.subgraphsToExclude],
     fp16SubgraphsToFp32: [...base.fp16SubgraphsToFp32, ...(add.fp16SubgraphsToFp32 ?? [])],
-    extraOptions: given(add.fp16Options ?? {}),
+    extraOptions: { ...given(add.fp16Options ?? {}), ...(add.enableSubgraph ? { EnableSubgraph: true } : {}) },
   });
   return { config, name };
 }

@@ -24,7 +24,7 @@ import {
 import { rangesOf, type TensorStates } from '../../core/calibrate/run/statistics.ts';
 import { ModelCalibrator, type SequentialRound } from '../../core/calibrate/run/runner.ts';
 import { asFloat32 } from '../../core/halfFloat/float16.ts';
-import { withOptions, type QuantConfig } from '../../core/quantize/config.ts';
+import { type QuantConfig } from '../../core/quantize/config.ts';
 import { ortNodeRuntime } from '../runtime/ortNode.ts';
 import { folderSampleCount } from '../data/dataFeeds.ts';
 import { calibrateFolder, rangesToJSON, shardFiles, type Shard } from '../calibration/calibrateFolder.ts';
@@ -127,13 +127,13 @@ export const calibrateCommand = {
     const shard = values.shard ? parseShard(values.shard) : undefined;
     const modelPath = positionals[0];
     const { model, fileName } = readModelFile(modelPath);
-    const loaded = loadConfigArgument(values.config!, {
+    const config = loadConfigArgument(values.config!, {
       calibrationMethod: values['calibration-method'],
       nodesToExclude: [],
       opTypesToExclude: [],
       subgraphsToExclude: [],
+      enableSubgraph: values['enable-subgraph'],
     }).config;
-    const config = values['enable-subgraph'] ? withOptions(loaded, { extraOptions: { EnableSubgraph: true } }) : loaded;
     const method = activationMethodName(config);
     const sequential = config.calibrationMethod === 'Sequential';
     if (values.after && !sequential)

@@ -88,7 +88,11 @@ ${dataFolderUsage(30)}
                               predictions, or against --labels when given (top1 then is label accuracy)
 ${TASK_TARGET_USAGE}
   --preprocess <preset|file>  how images become input tensors (as for quantize)
-  --config <file>             a configuration whose exclusions, calibration and FastFinetune options carry over
+  --config <file>             a configuration whose exclusions, EnableSubgraph, calibration and FastFinetune
+                              options carry over
+  --enable-subgraph           every rung also quantizes the compute inside If/Loop/Scan bodies ("EnableSubgraph":
+                              true, as for quantize); without it a model whose compute sits in such bodies (Silero
+                              VAD) is climbed on its main graph alone, and the chosen rung's warning says so
   --formats <list>            formats climbed, in order (default XINT8,A8W8,A16W8)
   --order <order>             eight-bit-first (default): every 8-bit route, mixed precision included, before
                               any 16-bit format; fastest: every format screened without fine-tuning first,
@@ -207,6 +211,7 @@ export const ladderCommand = {
       report: { type: 'string' },
       json: { type: 'string' },
       'npu-bf16': { type: 'boolean' },
+      'enable-subgraph': { type: 'boolean' },
       'judge-optimization': { type: 'string' },
       ...TASK_TARGET_OPTIONS,
     });
@@ -251,6 +256,8 @@ export const ladderCommand = {
 
     const none = { nodesToExclude: [], opTypesToExclude: [], subgraphsToExclude: [] };
     let base = values.config ? loadConfigArgument(values.config, none).config : undefined;
+    if (values['enable-subgraph'])
+      base = withOptions(base ?? getPreset('XINT8'), { extraOptions: { EnableSubgraph: true } });
     if (iterations !== undefined) {
       base = withOptions(base ?? getPreset('XINT8'), { extraOptions: { FastFinetune: { NumIterations: iterations } } });
     }
@@ -380,6 +387,8 @@ export const ladderCommand = {
         for (const section of shortfallSections(shortfall))
           process.stdout.write(`${section.heading}:\n${section.lines.map((t) => `  ${t}\n`).join('')}`);
       const detail = chosen?.detail as RungDetail | undefined;
+      // What the chosen rung's quantizer said (compute left float inside control flow, …), as quantize prints it.
+      for (const w of detail?.report.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
       if (values.output && bytes) {
         process.stderr.write(
           `model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`,

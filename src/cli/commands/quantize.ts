@@ -16,7 +16,7 @@ import {
   quantizePrepared,
   type PreparedQuantization,
 } from '../../core/quantize/quantizeModel.ts';
-import { configToJSON, withOptions, type QuantConfig } from '../../core/quantize/config.ts';
+import { configToJSON, type QuantConfig } from '../../core/quantize/config.ts';
 import { withRecoverySwitches } from '../../core/recovery/recoverySwitches.ts';
 import {
   quantizeWithRecovery,
@@ -207,24 +207,18 @@ export const quantizeCommand = {
     if (!values.output) throw new UsageError('-o <out.onnx> is required');
     const modelPath = positionals[0];
     const configWith = (calibrationMethod: string | undefined) =>
-      withSubgraphs(
-        loadConfigArgument(values.config!, {
-          perChannel: values['per-channel'] || undefined,
-          calibrationMethod,
-          reduceRange: values['reduce-range'] || undefined,
-          saturationSafeWeights: values['saturation-safe'] || undefined,
-          foldConvAffine: values['no-fold-conv-affine'] ? false : undefined,
-          nodesToExclude: list(values['exclude-nodes']),
-          opTypesToExclude: list(values['exclude-op-types']),
-          subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
-          ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
-        }),
-      );
-    function withSubgraphs(c: { config: QuantConfig; name: string }) {
-      return values['enable-subgraph']
-        ? { ...c, config: withOptions(c.config, { extraOptions: { EnableSubgraph: true } }) }
-        : c;
-    }
+      loadConfigArgument(values.config!, {
+        perChannel: values['per-channel'] || undefined,
+        calibrationMethod,
+        reduceRange: values['reduce-range'] || undefined,
+        saturationSafeWeights: values['saturation-safe'] || undefined,
+        foldConvAffine: values['no-fold-conv-affine'] ? false : undefined,
+        nodesToExclude: list(values['exclude-nodes']),
+        opTypesToExclude: list(values['exclude-op-types']),
+        subgraphsToExclude: (values['exclude-subgraph'] ?? []).map((s) => parseSubgraphArgument(s)),
+        enableSubgraph: values['enable-subgraph'],
+        ...fp16Additions(values['fp16-to-fp32'], values['fp32-scale']),
+      });
     const { config: loaded, name } = configWith(
       values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method'],
     );

@@ -29,6 +29,7 @@ const usage = `Usage: qstudio suggest <float.onnx> --calib <dir> --config <prese
                        [--task ...] [--labels <file|dir>] [--max-drop <share>]
                        [--data <eval dir>] [--preprocess <preset|file>] [--max-steps <n>]
                        [--rank drop|sqnr] [--max-tail-nodes <n>] [-o <config.json>] [--report <out.html>] [--npu-bf16]
+                       [--enable-subgraph]
 
 Greedy search for exclusions: starting from the configuration, repeatedly keeps float the quantized
 node with the worst layer-wise error (or the tail from it to the outputs), re-quantizes, measures the
@@ -39,6 +40,8 @@ Options:
   --calib <dir>              samples to calibrate on (once, before the search): images
 ${dataFolderUsage()}
   --config <preset|file>     the starting configuration: XINT8, A8W8, ..., or a config JSON
+  --enable-subgraph          quantize the compute inside If/Loop/Scan bodies too ("EnableSubgraph": true, as for
+                             quantize)
   --target <cosine|metric:value>  what to reach, in the ladder's syntax: a mean output cosine (0.99, the
                              default, or cosine:0.99), psnr:<dB>, top1:<fraction>, sequence:<fraction>, or a task
                              figure on the images: map50:<fraction>, map:<fraction> (mAP@0.5:0.95), miou:<fraction>
@@ -97,6 +100,7 @@ export const suggestCommand = {
       output: { type: 'string', short: 'o' },
       report: { type: 'string' },
       'npu-bf16': { type: 'boolean' },
+      'enable-subgraph': { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new UsageError('give exactly one float model');
     if (!values.calib) throw new UsageError('--calib <dir> is required');
@@ -115,6 +119,7 @@ export const suggestCommand = {
       nodesToExclude: [],
       opTypesToExclude: [],
       subgraphsToExclude: [],
+      enableSubgraph: values['enable-subgraph'],
     });
     const float = readModelFile(positionals[0]);
     const model = float.model;

@@ -340,7 +340,8 @@ const CALIBRATION_OPTIONS = [
 ] as const;
 
 /**
- * The configuration of a rung: the preset's quantization, the user's exclusions and calibration choices. The user's
+ * The configuration of a rung: the preset's quantization, the user's exclusions, whether the bodies of If/Loop/Scan are
+ * quantized (EnableSubgraph: which nodes are quantized, as the exclusions are) and calibration choices. The user's
  * calibration method (with its settings) carries into every format of the same scale type as the user's configuration:
  * a power-of-two method (Quark's PowerOfTwoMethod NonOverflow or MinMSE) is not the float-scale method of the same
  * name, so across scale types each format keeps its own. The recipe's method, where it names one, wins over both.
@@ -368,9 +369,16 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
     : {};
   const userExtra = base
     ? Object.fromEntries(
-        (['UseRandomData', 'CLESteps', 'CLETotalLayerDiffThreshold', 'CLEScaleAppendBias', 'SmoothAlpha'] as const).map(
-          (k) => [k, base.extraOptions[k]],
-        ),
+        (
+          [
+            'UseRandomData',
+            'EnableSubgraph',
+            'CLESteps',
+            'CLETotalLayerDiffThreshold',
+            'CLEScaleAppendBias',
+            'SmoothAlpha',
+          ] as const
+        ).map((k) => [k, base.extraOptions[k]]),
       )
     : {};
   const finetune = recipe.finetune
