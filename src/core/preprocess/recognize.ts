@@ -561,9 +561,12 @@ export function recognizePreprocess(facts: ModelFacts): PreprocessGuess {
   const bytes = input?.elemType === 'uint8';
   if (bytes) Object.assign(spec, { elementType: 'uint8', scale: 1, mean: [0], std: [1] });
   const size = match?.size ?? family?.size ?? null;
-  const { dims, source } = input?.shape
-    ? defaultImageDims(input.shape, spec.layout, { familySize: size })
-    : { dims: {}, source: 'none' as const };
+  // Image sizes only for an image: a state [2, batch, 128] read as channels, height and width would give every input
+  // sharing 'batch' 640 rows, and the tensors the user brings would be refused for not having them.
+  const { dims, source } =
+    input?.shape && !notImage
+      ? defaultImageDims(input.shape, spec.layout, { familySize: size })
+      : { dims: {}, source: 'none' as const };
   spec.dims = dims;
 
   const evidence = [...(match?.evidence ?? []), ...fromMetadata.evidence];
