@@ -37,8 +37,9 @@ export interface SavedModel {
 export interface SavedData {
   images: File[];
   npy: NpySample[];
-  /** The evaluation set of the user's own (absent in older records). */
+  /** The evaluation set of the user's own (absent in older records): its images, and its .npy samples. */
   evaluation?: File[];
+  evaluationNpy?: NpySample[];
 }
 /** The results for one model; the evaluation's `quantized` is the run's very Blob when it judged it (one record keeps that). */
 export interface SavedResults {
@@ -121,7 +122,8 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
     s.calibration.images.length > 0 ||
     s.calibration.npy.length > 0 ||
     s.exclusions.entries.length > 0 ||
-    s.evaluation.images.length > 0;
+    s.evaluation.images.length > 0 ||
+    s.evaluation.npy.length > 0;
 
   const writeChoicesAndData = () => {
     timer = null;
@@ -141,7 +143,12 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       picksByModel: s.exclusions.byModel,
       taskByModel: s.evaluation.taskByModel,
     };
-    const data: SavedData = { images: s.calibration.images, npy: s.calibration.npy, evaluation: s.evaluation.images };
+    const data: SavedData = {
+      images: s.calibration.images,
+      npy: s.calibration.npy,
+      evaluation: s.evaluation.images,
+      evaluationNpy: s.evaluation.npy,
+    };
     void enqueue((kv) => kv.putAll({ choices, data }));
   };
 
@@ -239,6 +246,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.recovery.options !== p.recovery.options ||
       s.recovery.ladder !== p.recovery.ladder ||
       s.evaluation.images !== p.evaluation.images ||
+      s.evaluation.npy !== p.evaluation.npy ||
       s.exclusions.byModel !== p.exclusions.byModel ||
       s.evaluation.taskByModel !== p.evaluation.taskByModel
     ) {
@@ -274,7 +282,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       const s = store.getState();
       s.closeModel();
       s.clearCalibrationData();
-      s.clearEvaluationImages();
+      s.clearEvaluationData();
       s.setQuantPreset(DEFAULT_PRESET);
       s.replaceExclusions([]);
       s.setExclusionsByModel({});
@@ -372,9 +380,12 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       if (npy.length) said.push(`${npy.length} .npy sample${npy.length === 1 ? '' : 's'}`);
     }
     const evaluation = data?.evaluation ?? [];
-    if (evaluation.length) {
-      s.addEvaluationImages({ images: evaluation });
-      said.push(`${evaluation.length} evaluation image${evaluation.length === 1 ? '' : 's'}`);
+    const evaluationNpy = data?.evaluationNpy ?? [];
+    if (evaluation.length || evaluationNpy.length) {
+      s.addEvaluationData({ images: evaluation, npy: evaluationNpy });
+      if (evaluation.length) said.push(`${evaluation.length} evaluation image${evaluation.length === 1 ? '' : 's'}`);
+      if (evaluationNpy.length)
+        said.push(`${evaluationNpy.length} evaluation .npy sample${evaluationNpy.length === 1 ? '' : 's'}`);
     }
     if (results?.version === 1) {
       const made = [

@@ -111,13 +111,13 @@ export function createStudioStore(services: StudioServices) {
   function carryData(from: string | null, to: string | null): void {
     const s = store.getState();
     const calibration = s.calibration.images.length + s.calibration.npy.length;
-    const evaluation = s.evaluation.images.length;
+    const evaluation = s.evaluation.images.length + s.evaluation.npy.length;
     // Back to the model the data came from (a failed open gives the old model back): nothing to ask.
     if (s.calibration.carried && s.calibration.carried.from === to) return s.setCarriedData(null);
     if (from === null || to === null || from === to || calibration + evaluation === 0) return;
     if (from === sampleName) {
       s.clearCalibrationData();
-      s.clearEvaluationImages();
+      s.clearEvaluationData();
       s.setCarriedData({ kind: 'cleared', from, calibration, evaluation });
     } else {
       s.setCarriedData({

@@ -151,7 +151,7 @@ describe('evaluation slice', () => {
 
   it('uses the evaluation set the user dropped, and goes back to the calibration images when it is cleared', async () => {
     const { s, fake } = await quantizedStore();
-    s().addEvaluationImages({
+    s().addEvaluationData({
       images: [file('e1.jpg'), file('e2.jpg'), file('e1.jpg')],
       rejected: [{ file: 'notes.txt', reason: 'not an image' }],
     });
@@ -163,12 +163,33 @@ describe('evaluation slice', () => {
     expect(fake.evaluations[0].request.report!.dataSource).toBe('2 evaluation images');
     fake.evaluations[0].resolve(evaluationResult(0.9));
     await flush();
-    s().clearEvaluationImages();
+    s().clearEvaluationData();
     expect(s().evaluation.source).toBe('calibration');
     s().setEvaluationLayers(false);
     void s().evaluate();
     await flush();
     expect(fake.evaluations[1].request.layers).toBe(false);
+  });
+
+  it('an evaluation set of .npy samples (a model that is not an image) is judged held out, as the calibration takes them', async () => {
+    const { s, fake } = await quantizedStore();
+    const sample = (name: string) => ({
+      name,
+      files: { input: file(`input_${name}.npy`), state: file(`state_${name}.npy`) },
+    });
+    s().addEvaluationData({ npy: [sample('0'), sample('1'), sample('0')] });
+    expect(s().evaluation.source).toBe('own');
+    void s().evaluate();
+    await flush();
+    expect(fake.evaluations[0].request.samples).toEqual([
+      { kind: 'npy', name: '0', files: sample('0').files },
+      { kind: 'npy', name: '1', files: sample('1').files },
+    ]);
+    expect(fake.evaluations[0].request.report!.dataSource).toBe('2 evaluation samples');
+    fake.evaluations[0].resolve(evaluationResult(0.9));
+    await flush();
+    s().clearEvaluationData();
+    expect(s().evaluation).toMatchObject({ source: 'calibration', npy: [], images: [] });
   });
 
   it('refuses, by name and before any work, a float and quantized model whose sessions cannot fit the 4 GiB WebAssembly memory together', async () => {
@@ -319,7 +340,7 @@ describe('evaluation slice', () => {
 
   it("a new model drops the results and ends the worker, and keeps the user's evaluation images", async () => {
     const { s, fake } = await quantizedStore();
-    s().addEvaluationImages({ images: [file('e.jpg')] });
+    s().addEvaluationData({ images: [file('e.jpg')] });
     void s().evaluate();
     await flush();
     fake.evaluations[0].resolve(evaluationResult(0.9));

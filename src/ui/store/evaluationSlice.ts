@@ -28,7 +28,7 @@ import type {
   SuggestOutcome,
   SuggestRequest,
 } from '../remote/workerTypes.ts';
-import type { CalibrationOutcome, CalibrationSlice, DataRejection } from './calibrationSlice.ts';
+import type { CalibrationOutcome, CalibrationSlice, DataRejection, NpySample } from './calibrationSlice.ts';
 import type { ExclusionSlice } from './exclusionSlice.ts';
 import type { GraphSlice } from './graphSlice.ts';
 import { toModelError, type ModelSlice } from './modelSlice.ts';
@@ -117,8 +117,9 @@ export interface SuggestState {
 
 export interface EvaluationState {
   source: EvaluationSource;
-  /** The evaluation set of the user's own (used when `source` is 'own'). */
+  /** The evaluation set of the user's own (used when `source` is 'own'): images and .npy samples. */
   images: File[];
+  npy: NpySample[];
   rejected: DataRejection[];
   /** Compare every intermediate tensor too (the per-layer table, chart and graph heat); default on. */
   layers: boolean;
@@ -157,9 +158,12 @@ export interface EvaluationSlice {
   setEvaluationSource(source: EvaluationSource): void;
   /** The labels the next evaluation judges the task against (null or no files: none). */
   setEvaluationLabels(labels: EvaluationLabels | null): void;
-  /** Adds images to the own evaluation set (and switches to it); duplicates by name and size are dropped. */
-  addEvaluationImages(data: { images: File[]; rejected?: DataRejection[] }): void;
-  clearEvaluationImages(): void;
+  /**
+   * Adds images and .npy samples to the own evaluation set (and switches to it); duplicates (an image by name and
+   * size, a sample by name) are dropped.
+   */
+  addEvaluationData(data: { images?: File[]; npy?: NpySample[]; rejected?: DataRejection[] }): void;
+  clearEvaluationData(): void;
   setEvaluationLayers(layers: boolean): void;
   setEvaluationNpuBf16(npuBf16: boolean): void;
   setSuggestNpuBf16(npuBf16: boolean): void;
@@ -224,6 +228,7 @@ const initialSuggest: SuggestState = {
 export const initialEvaluationState: EvaluationState = {
   source: 'calibration',
   images: [],
+  npy: [],
   rejected: [],
   layers: true,
   npuBf16: false,
@@ -305,14 +310,15 @@ export function createEvaluationSlice<S extends Needs>(
         patch({ labels: labels?.files.length ? labels : null, labelsCleared: null, taskError: null });
       },
 
-      addEvaluationImages({ images, rejected = [] }) {
+      addEvaluationData({ images = [], npy = [], rejected = [] }) {
         const e = get().evaluation;
-        const all = appendNew(e.images, images, fileKey);
-        patch({ images: all, rejected, source: all.length > 0 ? 'own' : e.source });
+        const all = { images: appendNew(e.images, images, fileKey), npy: appendNew(e.npy, npy, (x) => x.name) };
+        const any = all.images.length + all.npy.length > 0;
+        patch({ ...all, rejected, source: any ? 'own' : e.source });
       },
 
-      clearEvaluationImages() {
-        patch({ images: [], rejected: [], source: 'calibration' });
+      clearEvaluationData() {
+        patch({ images: [], npy: [], rejected: [], source: 'calibration' });
       },
 
       setEvaluationLayers(layers) {

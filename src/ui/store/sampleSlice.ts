@@ -109,8 +109,8 @@ export function createSampleSlice<S extends Needs>(service: SampleService): Stat
         const s = get();
         s.clearCalibrationData();
         s.addCalibrationData({ images: calibration });
-        s.clearEvaluationImages();
-        s.addEvaluationImages({ images: heldOut });
+        s.clearEvaluationData();
+        s.addEvaluationData({ images: heldOut });
         // The sample's preprocessing is known, not guessed: the recognised one, accepted, at the sample's size.
         if (s.calibration.suggestion?.preset === service.preset) s.acceptPreprocessSuggestion();
         get().setPreprocess(sampleSpec(service, s.model.summary!), service.preset);

@@ -36,12 +36,13 @@ export function samplesOf(data: {
 
 /** The samples an evaluation runs on (the own evaluation set, or the calibration data), and how the report names them. */
 export function evaluationSamples(state: {
-  readonly evaluation: { readonly source: 'calibration' | 'own'; readonly images: readonly File[] };
+  readonly evaluation: { readonly source: 'calibration' | 'own' } & Parameters<typeof samplesOf>[0];
   readonly calibration: Parameters<typeof samplesOf>[0];
 }): { samples: CalibrationSample[]; source: string } {
   if (state.evaluation.source === 'own') {
-    const samples = imageSamples(state.evaluation.images);
-    return { samples, source: `${samples.length} evaluation image${samples.length === 1 ? '' : 's'}` };
+    const samples = samplesOf(state.evaluation);
+    const kind = state.evaluation.npy.length > 0 ? 'evaluation sample' : 'evaluation image';
+    return { samples, source: `${samples.length} ${kind}${samples.length === 1 ? '' : 's'}` };
   }
   const samples = samplesOf(state.calibration);
   return { samples, source: `${samples.length} calibration sample${samples.length === 1 ? '' : 's'}` };

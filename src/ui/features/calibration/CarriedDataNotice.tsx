@@ -22,7 +22,7 @@ export function CarriedDataNotice() {
   const model = useStudio((s) => s.model.fileName);
   const keep = useStudio((s) => s.setCarriedData);
   const clearCalibration = useStudio((s) => s.clearCalibrationData);
-  const clearEvaluation = useStudio((s) => s.clearEvaluationImages);
+  const clearEvaluation = useStudio((s) => s.clearEvaluationData);
   if (!carried) return null;
   if (carried.kind === 'cleared') {
     return (

@@ -10,10 +10,12 @@ import { npySamples, sortFiles } from './files.ts';
 import { readableImages } from './readableImages.ts';
 import { modelStem } from '../../../core/onnx/fileName.ts';
 
-/** Adds dropped or picked files as calibration data. */
-export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
+/**
+ * Dropped or picked files as data for the open model: the images that decode, the .npy samples that fit its inputs,
+ * and every other file named with why it was left out. Calibration data and the evaluation set read files alike.
+ */
+export async function readDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined) {
   const list = files ? Array.from(files) : [];
-  if (list.length === 0) return;
   const { model, calibration } = useStudio.getState();
   const sorted = sortFiles(list);
   const checked = await readableImages(sorted.images);
@@ -24,7 +26,13 @@ export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | nul
     npy = arrays.samples;
     rejected = [...rejected, ...arrays.rejected];
   }
-  useStudio.getState().addCalibrationData({ images: checked.images, npy, rejected });
+  return { images: checked.images, npy, rejected };
+}
+
+/** Adds dropped or picked files as calibration data. */
+export async function addDataFiles(files: Iterable<File> | ArrayLike<File> | null | undefined): Promise<void> {
+  if (!files || Array.from(files).length === 0) return;
+  useStudio.getState().addCalibrationData(await readDataFiles(files));
 }
 
 /** `<model>.ranges.json`: the ranges as `qstudio quantize --ranges` reads them, with how they were made. */

@@ -1,34 +1,19 @@
 /**
- * Which samples the evaluation runs on: the calibration images (the default), or an evaluation set the
- * user drops here or picks with "Add files…" — held-out images judge a quantization more honestly than
- * the ones it was calibrated on. Each image is decoded as it is added (a corrupt one is named at once),
- * and the set shows as thumbnails. The drop stops here: files dropped on this zone are data, never a model.
+ * Which samples the evaluation runs on: the calibration data (the default), or an evaluation set the user drops
+ * here or picks with "Add files…" (images, or .npy tensors named as the calibration's) — held-out samples judge a
+ * quantization more honestly than the ones it was calibrated on. Each file is read as it is added (a corrupt image
+ * or a tensor that does not fit an input is named at once), and images show as thumbnails. The drop stops here:
+ * files dropped on this zone are data, never a model.
  */
 import { useRef, type ReactNode } from 'react';
 import { useStudio } from '../../store/index.ts';
 import type { EvaluationSource } from '../../store/evaluationSlice.ts';
 import { plural } from '../../components/format.ts';
 import { Thumbnails } from '../../components/Thumbnails.tsx';
-import { isImageFile } from '../calibration/files.ts';
-import { readableImages } from '../calibration/readableImages.ts';
+import { readDataFiles } from '../calibration/actions.ts';
 import { RejectedFiles } from '../../components/RejectedFiles.tsx';
 import { useDataDrop } from '../../components/useDataDrop.ts';
 import { onEnterOrSpace } from '../../components/activationKeys.ts';
-
-/** Images that decode, and the other files named with why they were left out. */
-async function sortImages(list: FileList | null) {
-  const files = Array.from(list ?? []);
-  const checked = await readableImages(files.filter(isImageFile));
-  return {
-    images: checked.images,
-    rejected: [
-      ...files
-        .filter((f) => !isImageFile(f))
-        .map((f) => ({ file: f.name, reason: 'not an image (PNG, JPEG, WebP, …)' })),
-      ...checked.rejected,
-    ],
-  };
-}
 
 /** One of the two sources, a radio button with its words. */
 function SourceOption({
@@ -59,13 +44,16 @@ function SourceOption({
 export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
   const source = useStudio((s) => s.evaluation.source);
   const images = useStudio((s) => s.evaluation.images);
+  const npy = useStudio((s) => s.evaluation.npy);
   const rejected = useStudio((s) => s.evaluation.rejected);
   const calibrationCount = useStudio((s) => s.calibration.images.length + s.calibration.npy.length);
   const setSource = useStudio((s) => s.setEvaluationSource);
-  const add = useStudio((s) => s.addEvaluationImages);
-  const clear = useStudio((s) => s.clearEvaluationImages);
+  const add = useStudio((s) => s.addEvaluationData);
+  const clear = useStudio((s) => s.clearEvaluationData);
   const input = useRef<HTMLInputElement>(null);
-  const drop = useDataDrop((data) => void sortImages(data.files).then(add));
+  const drop = useDataDrop((data) => void readDataFiles(data.files).then(add));
+  const count = images.length + npy.length;
+  const what = npy.length > 0 ? 'sample' : 'image';
 
   return (
     <fieldset className="eval-source" disabled={disabled}>
@@ -74,18 +62,18 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         the calibration data <span className="muted">({plural(calibrationCount, 'sample')})</span>
       </SourceOption>
       <SourceOption value="own" source={source} onPick={setSource}>
-        a separate evaluation set <span className="muted">({plural(images.length, 'image')})</span>
+        a separate evaluation set <span className="muted">({plural(count, what)})</span>
       </SourceOption>
       <input
         ref={input}
         type="file"
         multiple
-        accept="image/*"
+        accept="image/*,.npy"
         hidden
         data-testid="eval-file-input"
         onChange={(e) => {
           const files = e.currentTarget.files;
-          void sortImages(files).then(add);
+          void readDataFiles(files).then(add);
           e.currentTarget.value = '';
         }}
       />
@@ -94,16 +82,17 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         data-testid="eval-drop"
         role="button"
         tabIndex={0}
-        aria-label="Add evaluation images"
+        aria-label="Add evaluation images or tensors"
         onClick={() => input.current?.click()}
         onKeyDown={onEnterOrSpace(() => input.current?.click())}
         {...drop.handlers}
       >
         <span className="data-drop__title" data-testid="eval-summary">
-          {images.length > 0 ? plural(images.length, 'evaluation image') : 'Drop evaluation images here'}
+          {count > 0 ? plural(count, `evaluation ${what}`) : 'Drop evaluation images here'}
         </span>
         <span className="data-drop__hint">
-          Held-out photos like those the model will see; images not used for calibration judge it best.
+          Held-out photos like those the model will see, or .npy tensors named as the calibration's; samples not used
+          for calibration judge it best.
         </span>
       </div>
       <div className="step__actions">
@@ -115,9 +104,9 @@ export function EvaluationDataChoice({ disabled }: { disabled: boolean }) {
         >
           Add files…
         </button>
-        {images.length > 0 && (
+        {count > 0 && (
           <button type="button" className="button button--small button--quiet" onClick={clear} data-testid="eval-clear">
-            Clear evaluation images
+            Clear evaluation data
           </button>
         )}
       </div>

@@ -18,7 +18,9 @@ function useWhatGoes(): string {
       s.calibration.images.length + s.calibration.npy.length > 0
         ? `forgets ${plural(s.calibration.images.length + s.calibration.npy.length, 'calibration sample')}`
         : '',
-      s.evaluation.images.length > 0 ? plural(s.evaluation.images.length, 'evaluation image') : '',
+      s.evaluation.images.length + s.evaluation.npy.length > 0
+        ? plural(s.evaluation.images.length + s.evaluation.npy.length, 'evaluation sample')
+        : '',
       s.run.result ? 'the quantized model' : '',
       s.evaluation.result ? 'its evaluation' : '',
       s.exclusions.entries.length > 0 ? plural(s.exclusions.entries.length, 'exclusion') : '',
@@ -35,7 +37,8 @@ export function SessionBar() {
       s.model.summary !== null ||
       s.calibration.images.length > 0 ||
       s.exclusions.entries.length > 0 ||
-      s.evaluation.images.length > 0,
+      s.evaluation.images.length > 0 ||
+      s.evaluation.npy.length > 0,
   );
   const whatGoes = useWhatGoes();
   const [asking, setAsking] = useState(false);
