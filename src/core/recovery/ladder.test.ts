@@ -185,6 +185,33 @@ describe('the best-practice ladder', () => {
     expect(mixedCalls).toEqual([]);
   });
 
+  it('skips, and lists, every fine-tuning and bias-correction rung on a model without a layer they reach (its compute in If bodies)', async () => {
+    // Silero VAD op18: every Conv and Gemm inside one If; the rungs measured the same figure as their start.
+    const mixed = async (c: QuantConfig) => ({ score: 0.91, metrics: { cosine: 0.91 }, config: c });
+    const { tried, result } = await climbScored(
+      { XINT8: 0.88, A8W8: 0.87, A16W8: 0.91, 'A16W8 per-channel': 0.999 },
+      { cleApplies: () => false, tunableLayers: false, mixed, mixedBiasCorrection: true },
+    );
+    expect(tried.filter((t) => /AdaRound|AdaQuant|bias correction/.test(t))).toEqual([]);
+    expect(result.results[result.chosen].rung.label).toBe('A16W8 per-channel');
+    const noLayer = result.skipped.filter((k) =>
+      /no Conv, Gemm or MatMul with a constant weight in the main graph/.test(k.reason),
+    );
+    expect(noLayer.map((k) => k.label)).toEqual(
+      expect.arrayContaining([
+        'XINT8 + AdaRound',
+        'A8W8 + AdaQuant',
+        'Mixed precision (XINT8 per-channel) + bias correction',
+      ]),
+    );
+    // With layers to tune, the same scores try them.
+    const tunable = await climbScored(
+      { XINT8: 0.88, A8W8: 0.87, A16W8: 0.91, 'A16W8 per-channel': 0.999 },
+      { cleApplies: () => false, mixed, mixedBiasCorrection: true },
+    );
+    expect(tunable.tried.some((t) => /AdaRound/.test(t))).toBe(true);
+  });
+
   it('skips, and lists, the fine-tuning rungs whose error fine-tuning cannot be expected to remove, and CLE where it changes nothing', async () => {
     // Measured on a model far from 0.99 in 8 bits: only A16W8 per-channel comes near, and AdaRound takes it there.
     const far = { XINT8: 0.8274, A8W8: 0.8293, A16W8: 0.8483, 'A16W8 per-channel': 0.9839 };

@@ -247,6 +247,12 @@ export interface LadderOptions {
    * the plain rung again and is skipped. Omitted: CLE rungs always run.
    */
   cleApplies?(config: QuantConfig): boolean;
+  /**
+   * Whether the model has a layer fine-tuning and bias correction work on (a Conv, Gemm or MatMul with a constant weight
+   * in the main graph: src/core/recovery/linearLayers.ts); where it has none (its compute inside If/Loop/Scan bodies),
+   * those rungs would be their starting rung again and are skipped. Omitted: they always run.
+   */
+  readonly tunableLayers?: boolean;
   /** The largest share of a configuration's output error fine-tuning is expected to remove. Default FINETUNE_REACH. */
   readonly finetuneReach?: number;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
@@ -328,6 +334,10 @@ export function rungLabel(r: RungRecipe): string {
   if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
   return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
 }
+
+/** Why fine-tuning and bias-correction rungs are skipped on a model without a layer they work on (tunableLayers). */
+const NO_TUNABLE_LAYER =
+  "no Conv, Gemm or MatMul with a constant weight in the main graph (the model's compute is inside If/Loop/Scan bodies, which fine-tuning and bias correction do not reach): the rung would be its starting rung again";
 
 /** Calibration settings of the user's configuration that carry into a rung, with its method (see rungConfig). */
 const CALIBRATION_OPTIONS = [
@@ -665,6 +675,11 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     why0: string,
   ): Promise<boolean> => {
     const recipe: RungRecipe = { ...from.rung.recipe, finetune };
+    if (options.tunableLayers === false) {
+      drop();
+      skip({ label: rungLabel(recipe), reason: NO_TUNABLE_LAYER });
+      return false;
+    }
     const needed = requiredReduction(options.target.metric, from.score, options.target.value);
     const share = Number.isFinite(needed) ? `${Math.round(needed * 100)} %` : 'all';
     if (needed > reach && !closest) {
@@ -965,7 +980,10 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       return null;
     }
     // Bias correction on the chosen precisions: a fine-tuning rung's layer data without its iterations, so tried first.
-    if (options.mixedBiasCorrection) {
+    if (options.mixedBiasCorrection && options.tunableLayers === false) {
+      drop();
+      skip({ label: rungLabel({ ...recipe, biasCorrection: true }), reason: NO_TUNABLE_LAYER });
+    } else if (options.mixedBiasCorrection) {
       if (stopNow()) return 'cancelled';
       const corrected = await tryRung(
         { ...recipe, biasCorrection: true },

@@ -7,7 +7,7 @@
  * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
-import type { ModelProto } from '../onnx/model.ts';
+import { isDefaultDomain, type ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
@@ -195,7 +195,7 @@ export function ladderMeasures(
      */
     sensitiveShare?: number;
   } = {},
-): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'saturationRisk'> {
+): Pick<LadderOptions, 'measure' | 'exclude' | 'mixed' | 'cleApplies' | 'tunableLayers' | 'saturationRisk'> {
   assertTargetFits(rt.model, metric);
   const reader = figureReader(metric, rt.task);
   const ranges = new Map<string, Promise<Ranges>>();
@@ -297,8 +297,19 @@ export function ladderMeasures(
     };
   };
 
+  // Fine-tuning and bias correction work on the main graph's layers (linearLayers.ts): none there, nothing to tune.
+  const prepared = prepareNamed(rt.model).model.graph!;
+  const constants = new Set(prepared.initializer.map((t) => t.name));
+  const tunableLayers = prepared.node.some(
+    (n) =>
+      (n.op_type === 'Conv' || n.op_type === 'Gemm' || n.op_type === 'MatMul') &&
+      isDefaultDomain(n.domain) &&
+      constants.has(n.input[1]),
+  );
+
   return {
     cleApplies: cleChanges,
+    tunableLayers,
     saturationRisk:
       rt.evaluation.graphOptimization === 'all'
         ? (r) => ((r.detail as RungDetail | undefined)?.report.saturationRisk?.length ?? 0) > 0

@@ -78,6 +78,7 @@ export function ladderClimbOptions(
     calibrationRungs: true,
     measure: measures.measure,
     cleApplies: measures.cleApplies,
+    tunableLayers: measures.tunableLayers,
     // Saturation-safe weights are worth a rung only where the int8 kernels can saturate; elsewhere, with a reason, it is
     // listed as skipped where a model is at risk.
     saturationRisk:
