@@ -48,6 +48,7 @@ import path from 'node:path';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 import { PREPROCESS_USAGE } from '../preprocessArgument.ts';
 import { modelStem } from '../../core/onnx/fileName.ts';
+import { formatJump } from '../../core/report/htmlText.ts';
 
 const usage = `Usage: qstudio evaluate <float.onnx> <quant.onnx> --data <dir> [--preprocess <preset|file>]
                         [--layers] [--json] [--report <out.html>] [--limit <n>] [--npu-bf16] [--basic-only] [--threshold <t>]
@@ -378,7 +379,7 @@ export const evaluateCommand = {
       if (jumps.length) {
         process.stdout.write(`\nLargest error jumps (output SQNR below the inputs' SQNR)\n`);
         for (const j of jumps)
-          process.stdout.write(`  ${j.drop.toFixed(2).padStart(7)} dB  ${j.opType.padEnd(18)}  ${j.node}\n`);
+          process.stdout.write(`  ${formatJump(j).padStart(10)}  ${j.opType.padEnd(18)}  ${j.node}\n`);
       }
     }
     return 0;

@@ -5,6 +5,7 @@ import type { LayerRow } from '../metrics/layerwise.ts';
 import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { buildReport, type ReportInput } from './build.ts';
 import { renderHtml } from './html.ts';
+import { formatJump } from './htmlText.ts';
 import { parseReportNumber, renderJson } from './json.ts';
 
 /** Tags opened and closed in order (void elements and self-closed SVG elements aside); returns the first mismatch or null. */
@@ -323,5 +324,19 @@ describe('renderJson', () => {
     expect(parseReportNumber(out.sqnr)).toBe(Infinity);
     expect(parseReportNumber(json.outputs[0].metrics.cosine.mean)).toBe(0.8273957);
     expect(json.ranges[0].histogram.counts).toEqual([1, 4, 9, 4, 1]);
+  });
+});
+
+describe('an error jump from exact inputs (a node that reads only weights: a Reshape of a quantized weight, an If)', () => {
+  // The graph input is not compared: the Conv reads nothing compared, so its drop is infinite.
+  const report = buildReport({ ...input, layers: { rows: rows.slice(1), index, pairs: pairs.slice(1), missing: [] } });
+
+  it('is named by the SQNR its output fell to, not by an infinite drop, in the headline and the CLI text', () => {
+    expect(report.layers!.jumps[0]).toMatchObject({ node: 'A<b>', drop: Infinity, sqnr: 12.42 });
+    const html = renderHtml(report);
+    expect(html).toContain('<div class="value">exact inputs → 12.42 dB</div>');
+    expect(html).not.toMatch(/−∞ dB/);
+    expect(formatJump(report.layers!.jumps[0])).toBe('exact inputs → 12.42 dB');
+    expect(formatJump(report.layers!.jumps[1])).toBe('−13.72 dB');
   });
 });

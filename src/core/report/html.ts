@@ -24,6 +24,7 @@ import {
   formatBytes,
   formatCosine,
   formatDb,
+  formatJump,
   ladderValueText,
   formatSeconds,
   formatValue,
@@ -100,7 +101,7 @@ function cards(r: Report): string {
   const jump = r.layers?.jumps[0];
   if (jump) {
     out.push(
-      `<div class="card"><div class="label">Largest error jump</div><div class="value">−${formatDb(jump.drop)} dB</div><div class="sub">SQNR falls there: <span class="mono">${e(jump.node)}</span> (${e(jump.opType)})</div></div>`,
+      `<div class="card"><div class="label">Largest error jump</div><div class="value">${formatJump(jump)}</div><div class="sub">SQNR falls there: <span class="mono">${e(jump.node)}</span> (${e(jump.opType)})</div></div>`,
     );
   }
   if (r.quantization) {

@@ -26,6 +26,15 @@ export const formatCosine = (v: number | null | undefined) => fixed(v, 6);
 /** A value in dB: 2 decimals. */
 export const formatDb = (v: number | null | undefined) => fixed(v, 2);
 
+/**
+ * An error jump (core/metrics/layerwiseJumps.ts): "−15.54 dB", the SQNR lost between a node's inputs and its output;
+ * or, where the node reads nothing compared (only weights and constants: exact, so the drop is infinite), "exact
+ * inputs → 39.12 dB", the SQNR its output fell to, rather than an infinite drop.
+ */
+export function formatJump(jump: { readonly drop: number; readonly sqnr: number }): string {
+  return jump.drop === Infinity ? `exact inputs → ${formatDb(jump.sqnr)} dB` : `−${formatDb(jump.drop)} dB`;
+}
+
 /** A real value of any magnitude: 4 significant digits, exponent outside 1e-3 … 1e5. */
 export function formatValue(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return fixed(v as number, 0);

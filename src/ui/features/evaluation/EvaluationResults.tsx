@@ -5,7 +5,7 @@
  * opens offline, and JSON), built from the same Report the page renders.
  */
 import { useStudio } from '../../store/index.ts';
-import { cosineSeverity, dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { cosineSeverity, dbSeverity, formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
 import {
   DEFAULT_GRAPH_OPTIMIZATION,
   graphOptimizationLabel,
@@ -134,7 +134,7 @@ export function EvaluationResults({
         {jump && (
           <Headline
             label="Largest error jump"
-            value={`−${formatDb(jump.drop)} dB`}
+            value={formatJump(jump)}
             severity="poor"
             testId="eval-largest-jump"
             sub={

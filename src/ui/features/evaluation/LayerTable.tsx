@@ -5,7 +5,7 @@
  */
 import { useMemo, useState } from 'react';
 import { sortByError } from '../../../core/metrics/layerwise.ts';
-import { dbSeverity, formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { dbSeverity, formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
 import type { Report, ReportLayers } from '../../../core/report/index.ts';
 import { PrecisionDot } from '../graph/PrecisionDot.tsx';
 import { useStudio } from '../../store/index.ts';
@@ -38,7 +38,7 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
                   {j.node}
                 </button>{' '}
                 <span className="eval-badge eval-badge--poor" data-testid="eval-jump">
-                  −{formatDb(j.drop)} dB
+                  {formatJump(j)}
                 </span>
               </li>
             ))}
@@ -91,7 +91,7 @@ export function LayerTable({ layers, precisions }: { layers: ReportLayers; preci
               </td>
               <td className="eval-num">{formatCosine(r.cosine)}</td>
               <td className="eval-num">{formatDb(r.valueSqnr)}</td>
-              <td>{jump && <span className="eval-badge eval-badge--poor">−{formatDb(jump.drop)} dB</span>}</td>
+              <td>{jump && <span className="eval-badge eval-badge--poor">{formatJump(jump)}</span>}</td>
             </tr>
           );
         })}

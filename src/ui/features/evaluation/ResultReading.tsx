@@ -9,7 +9,7 @@
  * is met: the download.
  */
 import type { ReactNode } from 'react';
-import { formatCosine, formatDb } from '../../../core/report/htmlText.ts';
+import { formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
 import { headlineFigures, readResult, type MetricReading, type ReadMetric } from '../../../core/report/reading.ts';
 import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
@@ -122,11 +122,11 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
           primary
           disabled={busy}
           testId="next-step-exclude"
-          onClick={() => void retry(jump.node, `largest error jump, −${formatDb(jump.drop)} dB`)}
+          onClick={() => void retry(jump.node, `largest error jump, ${formatJump(jump)}`)}
           note={
             <>
-              the largest error jump at a quantized layer (SQNR falls {formatDb(jump.drop)} dB there, {jump.opType});
-              the result is then compared with this one.
+              the largest error jump at a quantized layer (SQNR {formatJump(jump)} there, {jump.opType}); the result is
+              then compared with this one.
             </>
           }
         >
