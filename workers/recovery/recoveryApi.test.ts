@@ -184,6 +184,19 @@ describe('recoveryApi (onnxruntime-web WASM)', () => {
     expect(out.rungs.length).toBeLessThan(4);
   });
 
+  it('a cancel that arrives as a message (a later task, as from the page) during screening rungs stops the rung in flight, not a fine-tuning rung later', async () => {
+    const a = api();
+    const handle = await openMnist(a);
+    // XINT8 and A8W8 with their variants: screening rungs (a calibration and an evaluation each) before any fine-tuning.
+    const out = await a.ladder(handle, { ...slowClimb(), formats: ['XINT8', 'A8W8'] }, (p) => {
+      if (p.phase === 'rung-done' && p.finished!.index === 1) setTimeout(() => a.cancel(handle), 0);
+    });
+    expect(out.stopped).toBe('cancelled');
+    // Rung 2 was in flight when the cancel came (or had just ended): nothing after it started.
+    expect(out.rungs.length).toBeLessThanOrEqual(2);
+    expect(out.rungs.every((g) => !g.finetune)).toBe(true);
+  });
+
   it('after a cancel every finished rung still picks (a model that decodes) and the report, by the handle progress gave from the start, lists them', async () => {
     const a = api();
     const handle = await openMnist(a);

@@ -33,6 +33,7 @@ import { withOptions } from '../quantize/config.ts';
 import { StudioError } from '../onnx/errors.ts';
 import type { ReportLadder } from '../report/report.ts';
 import { ladderShortfall } from './ladderShortfall.ts';
+import { nextTask } from '../runtime/letMessagesIn.ts';
 import {
   estimateRung,
   formatDuration,
@@ -659,8 +660,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     options.onRung?.(rung, result);
     return result;
   };
-  /** The climb ends here: the caller cancelled, or the budget has no time left for any rung. */
-  const stopNow = () => options.signal?.aborted === true;
+  /**
+   * The climb ends here: the caller cancelled, or the budget has no time left for any rung. Checked after the thread
+   * took its messages (a page's Cancel reaches a worker as one), so no rung starts after a Cancel sent during the last.
+   */
+  const stopNow = async () => {
+    await nextTask();
+    return options.signal?.aborted === true;
+  };
 
   /**
    * Fine-tunes `from` with `finetune` unless measurement says it cannot reach the target, or it is `closest` (the
@@ -784,7 +791,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         });
       const measured: RungResult[] = [];
       for (let i = 0; i < recipes.length; i++) {
-        if (stopNow()) return 'cancelled';
+        if (await stopNow()) return 'cancelled';
         const given = i === 0 ? plainOf.get(stage) : undefined;
         const note = i > 0 ? stageWhy.get(stage) : undefined;
         const r =
@@ -816,7 +823,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         (r) => r.rung.recipe.transformer && !r.rung.recipe.smoothQuant && !r.rung.recipe.cle,
       );
       if (helped(cleAlone) && helped(rulesAlone)) {
-        if (stopNow()) return 'cancelled';
+        if (await stopNow()) return 'cancelled';
         const r = await tryRung(
           { ...rulesAlone!.rung.recipe, cle: true },
           'ours',
@@ -834,7 +841,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
           reason: options.saturationSafeSkipped,
         });
       } else if (options.saturationRisk && !risky.error && options.saturationRisk(risky)) {
-        if (stopNow()) return 'cancelled';
+        if (await stopNow()) return 'cancelled';
         const r = await tryRung(
           { ...risky.rung.recipe, saturationSafe: true },
           'ours',
@@ -853,7 +860,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         screened.config.scaleType !== 'powerOfTwo' &&
         screened.config.calibrationMethod !== method
       ) {
-        if (stopNow()) return 'cancelled';
+        if (await stopNow()) return 'cancelled';
         const r = await tryRung(
           { ...screened.rung.recipe, calibrationMethod: method },
           'ours',
@@ -879,7 +886,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     if (group.length < 2 || !(options.plainFirst ?? budget !== undefined)) return [group, []];
     const measured: { stage: (typeof stages)[number]; r: RungResult }[] = [];
     for (const stage of group) {
-      if (stopNow()) return ['cancelled', []];
+      if (await stopNow()) return ['cancelled', []];
       const format = `${stage.preset}${stage.perChannel ? ' per-channel' : ''}`;
       const r = await tryRung(
         { preset: stage.preset, perChannel: stage.perChannel, cle: false, finetune: null, exclusions: false },
@@ -913,7 +920,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const closest = [...candidates].sort((a, b) => scoreOrder(b.score) - scoreOrder(a.score));
     for (const finetune of ['adaround', 'adaquant'] as const) {
       for (const [k, from] of closest.entries()) {
-        if (stopNow()) return 'cancelled';
+        if (await stopNow()) return 'cancelled';
         const why = `fine-tuning the ${group} configurations after screening them all, closest to the target first (${k + 1} of ${closest.length}), ${finetune === 'adaround' ? 'AdaRound (measured better everywhere) first' : 'AdaQuant after AdaRound'}`;
         if (await fineTune(from, finetune, 2, tryClosest && from === closest[0], why)) return 'target';
       }
@@ -953,7 +960,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       drop(2);
       return null;
     }
-    if (stopNow()) return 'cancelled';
+    if (await stopNow()) return 'cancelled';
     // The best 8-bit rung's recipe (its transformer rules and SmoothQuant included), with per-channel weights.
     const recipe: RungRecipe = {
       ...best.rung.recipe,
@@ -973,7 +980,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       return null;
     }
     if (searched.met) return 'target';
-    if (stopNow()) return 'cancelled';
+    if (await stopNow()) return 'cancelled';
     const bestSoFar = results[chooseRung(results)] === searched;
     if (searched.error) {
       drop(options.mixedBiasCorrection ? 2 : 1);
@@ -984,14 +991,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       drop();
       skip({ label: rungLabel({ ...recipe, biasCorrection: true }), reason: NO_TUNABLE_LAYER });
     } else if (options.mixedBiasCorrection) {
-      if (stopNow()) return 'cancelled';
+      if (await stopNow()) return 'cancelled';
       const corrected = await tryRung(
         { ...recipe, biasCorrection: true },
         'ours',
         'bias correction on the precisions the mixed-precision search chose: the layer data of a fine-tuning rung without its iterations, so before fine-tuning (measured on the recognizer: 12 → 15 of 16 lines at act16=0.25)',
       );
       if (corrected?.met) return 'target';
-      if (stopNow()) return 'cancelled';
+      if (await stopNow()) return 'cancelled';
     }
     if (
       await fineTune(
@@ -1041,7 +1048,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
 
     // The exclusion search, last in either order.
     if (options.exclude) {
-      if (stopNow()) return finish('cancelled');
+      if (await stopNow()) return finish('cancelled');
       const r = await tryRung(
         { preset: formats[formats.length - 1], perChannel: false, cle: false, finetune: null, exclusions: true },
         4,

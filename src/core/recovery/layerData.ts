@@ -13,6 +13,7 @@ import { exposeOnly } from '../calibrate/run/expose.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
 import { seededRandom } from '../seededRandom.ts';
+import { letMessagesIn } from '../runtime/letMessagesIn.ts';
 
 /** Recovery that cannot run: a layer input the runtime cannot return, an unexpected tensor shape, a cancel. */
 export class RecoveryError extends StudioError {
@@ -28,21 +29,13 @@ export function throwIfCancelled(signal: CancelSignal | undefined): void {
   if (signal?.aborted) throw new RecoveryError('recovery was cancelled');
 }
 
-/** How often a long optimizer loop lets its thread take messages (a cancel among them): rare enough to cost nothing. */
-const YIELD_EVERY_MS = 100;
-let lastYield = 0;
-
 /**
  * A cancel point inside a loop that never waits on anything slower than a resolved promise (the optimizers' steps
- * are synchronous now): a worker takes a cancel message only between tasks, so every YIELD_EVERY_MS this gives the
- * thread one macrotask before checking the signal. Without it a 50,000-step fine-tune ran to the end after Cancel.
+ * are synchronous now): the thread takes its messages now and then (letMessagesIn) before the signal is checked.
+ * Without it a 50,000-step fine-tune ran to the end after Cancel.
  */
 export async function cancelPoint(signal: CancelSignal | undefined): Promise<void> {
-  const now = performance.now();
-  if (now - lastYield >= YIELD_EVERY_MS) {
-    lastYield = now;
-    await new Promise<void>((resolve) => setTimeout(resolve, 0));
-  }
+  await letMessagesIn();
   throwIfCancelled(signal);
 }
 
