@@ -44,7 +44,8 @@ export async function climbRecoveryLadder(
   const h = models.get(handle);
   const progress = onProgress ?? (() => undefined);
   const target = parseLadderTarget(request.target);
-  const signal = { aborted: false };
+  // `budgetSpent`: the abort is the time budget's deadline, not the user's Cancel (the climb then ends 'budget').
+  const signal = { aborted: false, budgetSpent: false };
   h.active.add(signal);
   const check = () => {
     if (signal.aborted) throw new RecoveryCancelledError('The ladder was cancelled.');
@@ -124,7 +125,11 @@ export async function climbRecoveryLadder(
     const deadline =
       request.timeBudget === undefined
         ? undefined
-        : setTimeout(() => (signal.aborted = true), request.timeBudget * 1000);
+        : setTimeout(() => {
+            if (signal.aborted) return; // cancelled first: it stays a Cancel
+            signal.budgetSpent = true;
+            signal.aborted = true;
+          }, request.timeBudget * 1000);
     const result = await climbLadder({
       ...climb,
       signal,
@@ -144,7 +149,9 @@ export async function climbRecoveryLadder(
           seconds: r.seconds,
           error:
             signal.aborted && r.error
-              ? 'RecoveryCancelledError: cancelled while this rung was measured'
+              ? signal.budgetSpent
+                ? 'TimeBudgetError: the time budget ran out while this rung was measured'
+                : 'RecoveryCancelledError: cancelled while this rung was measured'
               : (r.error ?? null),
           config: configToJSON(r.config),
           preset: rung.recipe.preset,
@@ -157,7 +164,11 @@ export async function climbRecoveryLadder(
       },
     });
     if (deadline !== undefined) clearTimeout(deadline);
-    const stopped: LadderStop = signal.aborted && result.stopped !== 'budget' ? 'cancelled' : result.stopped;
+    // A rung that ended the climb as the user's Cancel arrived reads 'cancelled'; the deadline's abort is the core's 'budget'.
+    const stopped: LadderStop =
+      signal.aborted && !signal.budgetSpent && result.stopped !== 'budget' && result.stopped !== 'target'
+        ? 'cancelled'
+        : result.stopped;
     held.result = { ...result, stopped };
     return {
       handle: ladderHandle,

@@ -525,15 +525,17 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
   /** Rungs skipped because they could not fit in the budget. */
   let overBudget = 0;
   const met = (score: number) => Number.isFinite(score) && score >= options.target.value;
+  /** The caller's abort is the budget's deadline (its own word, or the clock past the budget). */
+  const deadlinePassed = () =>
+    budget !== undefined &&
+    options.signal?.aborted === true &&
+    (options.signal.budgetSpent === true || elapsed() >= budget);
   const finish = (stopped: LadderStop, error?: string): LadderResult => {
+    // A climb whose last rung the deadline cut short ran out of budget too: it did not try everything it would have.
     const ended: LadderStop =
-      stopped === 'exhausted' && overBudget > 0
+      (stopped === 'exhausted' && (overBudget > 0 || deadlinePassed())) || (stopped === 'cancelled' && deadlinePassed())
         ? 'budget'
-        : stopped === 'cancelled' &&
-            budget !== undefined &&
-            (options.signal?.budgetSpent === true || elapsed() >= budget)
-          ? 'budget'
-          : stopped;
+        : stopped;
     return ladderSoFar(options.target, order, results, skipped, ended, {
       ...(error ? { error } : {}),
       ...(budget !== undefined ? { budget: { seconds: budget, used: elapsed() } } : {}),

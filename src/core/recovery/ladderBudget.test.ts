@@ -227,6 +227,37 @@ describe('time budgets', () => {
     expect(early.stopped).toBe('budget');
   });
 
+  it('a climb whose last rung the deadline cut short ends "budget", not "exhausted" (the page read the latter as a Cancel)', async () => {
+    for (const [budgetSpent, stopped] of [
+      [true, 'budget'],
+      [false, 'exhausted'],
+    ] as const) {
+      let clock = 0;
+      const signal = { aborted: false, budgetSpent: false };
+      const result = await climbLadder({
+        target: { metric: 'cosine', value: 0.99 },
+        formats: ['XINT8'],
+        perChannelRung: false,
+        timeBudget: 100,
+        costPrior: { screen: 10, finetune: 20, mixed: 20, exclusions: 20 },
+        now: () => clock,
+        signal,
+        measure: async () => {
+          clock += 10;
+          return { score: 0.9, metrics: {} };
+        },
+        // The exclusion search, last, runs past the deadline and returns the best it measured before the abort.
+        exclude: async (config) => {
+          clock = budgetSpent ? 101 : clock + 10;
+          if (budgetSpent) Object.assign(signal, { aborted: true, budgetSpent: true });
+          return { score: 0.95, metrics: {}, config };
+        },
+      });
+      expect(result.results.at(-1)!.rung.label).toBe('Exclude sensitive nodes');
+      expect(result.stopped).toBe(stopped);
+    }
+  });
+
   it('orders 8-bit fine-tuning and mixed precision by expected error removed per second: the cheaper route per share first, and says why', async () => {
     const order = async (prior: { screen: number; finetune: number; mixed: number; exclusions: number }) => {
       let clock = 0;
