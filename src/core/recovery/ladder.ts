@@ -574,6 +574,8 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       recipe,
       asUser,
       options.costPrior ?? { screen: NaN, finetune: NaN, mixed: NaN, exclusions: NaN },
+      // The exclusion search measures the best configuration's way (bestConfig below): its fine-tuning included.
+      recipe.exclusions ? results[chooseRung(results)] : undefined,
     );
     if (!recipe.iterations) return e;
     const user = userOf(recipe);
@@ -589,12 +591,13 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const estimate = options.costPrior || results.length > 0 ? estimateOf(recipe) : undefined;
     if (budget !== undefined && results.length > 0 && estimate && Number.isFinite(estimate.seconds)) {
       const left = budget - elapsed();
-      if (estimate.seconds > left) {
+      // A search that keeps its best when the deadline stops it (the exclusion search) needs room for one measurement.
+      if ((estimate.firstResult ?? estimate.seconds) > left) {
         overBudget++;
         drop();
         skip({
           label,
-          reason: `over the time budget: estimated ${formatDuration(estimate.seconds)} (${estimate.basis}), ${formatDuration(Math.max(0, left))} of ${formatDuration(budget)} left`,
+          reason: `over the time budget: estimated ${formatDuration(estimate.seconds)} (${estimate.basis})${estimate.firstResult !== undefined ? `, its first measurement ${formatDuration(estimate.firstResult)}` : ''}, ${formatDuration(Math.max(0, left))} of ${formatDuration(budget)} left`,
         });
         return null;
       }

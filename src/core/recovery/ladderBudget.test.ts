@@ -112,6 +112,54 @@ describe('time budgets', () => {
     expect(estimateRung(recipe({ finetune: 'adaround' }), [first, second], prior).seconds).toBe(69);
   });
 
+  it('costs the exclusion search as steps of the rung it starts from where that rung fine-tunes (UltraFace: 12 s estimated, 47 s taken)', () => {
+    const prior = { screen: 1, finetune: 5, mixed: 10, exclusions: 10 };
+    const screens = [result(1, recipe(), 1.1), result(2, recipe({ cle: true }), 1.3)];
+    const tuned: RungResult = {
+      ...result(5, recipe({ mixedPrecision: true, finetune: 'adaround' }), 4.9),
+      sharedSeconds: 0.1,
+    };
+    const exclusions = recipe({ exclusions: true });
+    // From a screening rung no dearer than their mean: ten screening rungs' worth, as before.
+    expect(estimateRung(exclusions, screens, prior, screens[0]).seconds).toBeCloseTo(12, 6);
+    expect(estimateRung(exclusions, screens, prior).seconds).toBeCloseTo(12, 6);
+    // From the fine-tuned rung: ten of its measurements (less the float layer data it shares).
+    const e = estimateRung(exclusions, [...screens, tuned], prior, tuned);
+    expect(e.seconds).toBeCloseTo(48, 6);
+    expect(e.basis).toMatch(/each step like rung 5 \(5 s\), which it starts from$/);
+    // The deadline stops the search with the best it measured: one measurement is the least that gives a result.
+    expect(e.firstResult).toBeCloseTo(4.8, 6);
+  });
+
+  it('runs the exclusion search where one of its measurements fits in what is left, though not all of them', async () => {
+    for (const [budget, ran] of [
+      [30, true],
+      [21, false],
+    ] as const) {
+      let clock = 0;
+      const result = await climbLadder({
+        target: { metric: 'cosine', value: 0.99 },
+        formats: ['XINT8'],
+        perChannelRung: false,
+        timeBudget: budget,
+        finetuneReach: 0,
+        costPrior: { screen: 10, finetune: 1000, mixed: 1000, exclusions: 100 },
+        now: () => clock,
+        measure: async () => {
+          clock += 10;
+          return { score: 0.9, metrics: {} };
+        },
+        exclude: async (config) => {
+          clock += 5;
+          return { score: 0.95, metrics: {}, config };
+        },
+      });
+      // XINT8 and + CLE take 20 s; the search is estimated at ten 10-s measurements, its first at 10 s.
+      expect(result.results.some((r) => r.rung.recipe.exclusions)).toBe(ran);
+      if (!ran) expect(result.skipped.at(-1)!.reason).toMatch(/its first measurement 10 s, 1 s of 21 s left$/);
+    }
+  });
+
   it('costs a bias-correction rung as half a fine-tuning rung until one is measured', () => {
     const prior = yoloxSizedPrior();
     const bc = recipe({ mixedPrecision: true, biasCorrection: true });
