@@ -290,7 +290,7 @@ export function quantizePrepared(
           'quantizes',
           half
             ? "a float16 model's bodies are not entered"
-            : 'EnableSubgraph is off, the default as in ONNX Runtime: quantizing Silero VAD v5\'s bodies measured 100× its float error; --enable-subgraph or "EnableSubgraph": true quantizes them',
+            : 'EnableSubgraph is off, the default as in ONNX Runtime: quantizing Silero VAD v5\'s bodies measured 100× its float error; --enable-subgraph, "EnableSubgraph": true or the page\'s "Quantize inside control flow" quantizes them',
         );
     if (warning) warnings.push(warning);
   }

@@ -338,6 +338,7 @@ export function createSessionPersistence({ store, storage, modelBytes, delayMs =
       s.setPerChannel(choices.settings.perChannel);
       s.setCalibrationMethod(choices.settings.calibrationMethod ?? null);
       s.setSaturationSafeWeights(choices.settings.saturationSafeWeights === true);
+      s.setEnableSubgraph(choices.settings.enableSubgraph === true);
       s.setUseRandomData(choices.settings.useRandomData);
       s.setTensorOverrides(choices.settings.tensorOverrides ?? {});
       if (choices.settings.bf16) s.setQuantPreset(BF16_PRESET);

@@ -10,7 +10,7 @@ import { activationMethodName, activationState } from '../../core/calibrate/coll
 import { updateState } from '../../core/calibrate/collectors/registry.ts';
 import { formatStatistics, statisticsKey, STATISTICS_FORMAT } from '../../core/calibrate/run/statisticsFile.ts';
 import { validateConfig, type QuantConfig } from '../../core/quantize/config.ts';
-import { choosesMethod, configOf, methodCandidates, presetSettings } from './quantSettings.ts';
+import { calibrationKey, choosesMethod, configOf, methodCandidates, presetSettings } from './quantSettings.ts';
 import { currentConfig, resultKey } from './selectors.ts';
 import { rangesAreCurrent } from './selectors.ts';
 
@@ -288,6 +288,17 @@ describe('run slice', () => {
     store.getState().setSaturationSafeWeights(false);
     expect(store.getState().run.settings).not.toHaveProperty('saturationSafeWeights');
     expect(configOf(store.getState().run.settings).saturationSafeWeights).toBe(false);
+  });
+
+  it('quantizing inside control flow: EnableSubgraph in the config when chosen (a calibration key of its own), no setting when off', async () => {
+    const { store } = await openedStore();
+    const before = calibrationKey(configOf(store.getState().run.settings));
+    store.getState().setEnableSubgraph(true);
+    expect(configOf(store.getState().run.settings).extraOptions.EnableSubgraph).toBe(true);
+    expect(calibrationKey(configOf(store.getState().run.settings))).not.toBe(before);
+    store.getState().setEnableSubgraph(false);
+    expect(store.getState().run.settings).not.toHaveProperty('enableSubgraph');
+    expect(configOf(store.getState().run.settings).extraOptions.EnableSubgraph).toBe(false);
   });
 
   it("a calibration method instead of the preset's: kept in the config, stale ranges after a change, dropped with the preset, refused when the scale type does not take it", async () => {

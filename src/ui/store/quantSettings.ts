@@ -42,6 +42,8 @@ export interface QuantSettings {
    * (config.saturationSafeWeights); absent means off, as in every preset.
    */
   saturationSafeWeights?: boolean;
+  /** Calibrate and quantize the compute inside If/Loop/Scan bodies too (EnableSubgraph); absent means off, as in every preset. */
+  enableSubgraph?: boolean;
 }
 
 /** The methods a preset's scale type takes (power-of-two scales: MinMax or MinMSE, as Quark's PowerOfTwoMethod). */
@@ -98,6 +100,7 @@ export function configOf(settings: QuantSettings, chosen?: CalibrationMethod): Q
     ...(settings.saturationSafeWeights ? { saturationSafeWeights: true } : {}),
     extraOptions: {
       UseRandomData: settings.useRandomData,
+      ...(settings.enableSubgraph ? { EnableSubgraph: true } : {}),
       ...(fp16
         ? {
             QuantizeFP16: fp16.quantizeFp16 && !fp16.convertAll,

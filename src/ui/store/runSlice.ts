@@ -110,6 +110,8 @@ export interface RunSlice {
   setCalibrationMethod(method: string | null): void;
   /** Saturation-safe weights for a CPU deployment (off: the setting is dropped, as the presets have it). */
   setSaturationSafeWeights(on: boolean): void;
+  /** Quantize inside If/Loop/Scan bodies (off: the setting is dropped, as the presets have it). */
+  setEnableSubgraph(on: boolean): void;
   setUseRandomData(useRandomData: boolean): void;
   /** The FP16 options (float16 models); a change, like any setting, makes an earlier quantized model stale. */
   setFp16Options(options: Partial<Fp16Options>): void;
@@ -183,6 +185,10 @@ export function createRunSlice<S extends RunSlice & CalibrationSlice & ModelSlic
       setSaturationSafeWeights(on) {
         const { saturationSafeWeights: _dropped, ...rest } = get().run.settings;
         patch({ settings: on ? { ...rest, saturationSafeWeights: true } : rest });
+      },
+      setEnableSubgraph(on) {
+        const { enableSubgraph: _dropped, ...rest } = get().run.settings;
+        patch({ settings: on ? { ...rest, enableSubgraph: true } : rest });
       },
       setUseRandomData(useRandomData) {
         settings({ useRandomData });

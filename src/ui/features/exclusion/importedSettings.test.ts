@@ -35,6 +35,22 @@ describe('settings of an imported configuration', () => {
     });
   });
 
+  it('keeps quantizing inside control flow (EnableSubgraph) through export and import, and off leaves no setting', () => {
+    const config = configOf({
+      preset: 'XINT8',
+      perChannel: false,
+      useRandomData: false,
+      tensorOverrides: {},
+      enableSubgraph: true,
+    });
+    expect(config.extraOptions.EnableSubgraph).toBe(true);
+    expect(settingsForConfig(validateConfig(JSON.parse(JSON.stringify(config))), 'XINT8')).toMatchObject({
+      preset: 'XINT8',
+      enableSubgraph: true,
+    });
+    expect(settingsForConfig(getPreset('XINT8'), 'XINT8')).not.toHaveProperty('enableSubgraph');
+  });
+
   it("reads a method other than the preset's as the page's method choice, with the options that follow it defaulted", () => {
     const config = configOf({
       preset: 'A8W8',

@@ -66,6 +66,7 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
         ? { calibrationMethod: config.calibrationMethod }
         : {};
     const safe = config.saturationSafeWeights ? { saturationSafeWeights: true } : {};
+    const bodies = config.extraOptions.EnableSubgraph ? { enableSubgraph: true } : {};
     const settings: QuantSettings = {
       preset,
       perChannel: config.perChannel,
@@ -74,6 +75,7 @@ export function settingsForConfig(config: QuantConfig, presetHint?: string | nul
       ...fp16,
       ...method,
       ...safe,
+      ...bodies,
     };
     if (withoutExclusions(configOf(settings)) === wanted) return settings;
   }

@@ -23,6 +23,8 @@ export function QuantSettingsCard() {
   const setPreset = useStudio((s) => s.setQuantPreset);
   const setPerChannel = useStudio((s) => s.setPerChannel);
   const setSaturationSafeWeights = useStudio((s) => s.setSaturationSafeWeights);
+  const setEnableSubgraph = useStudio((s) => s.setEnableSubgraph);
+  const bodies = useStudio((s) => s.model.summary?.subgraphNodeCount ?? 0);
   const setCalibrationMethod = useStudio((s) => s.setCalibrationMethod);
   const setUseRandomData = useStudio((s) => s.setUseRandomData);
   const setTensorOverrides = useStudio((s) => s.setTensorOverrides);
@@ -125,6 +127,23 @@ export function QuantSettingsCard() {
       >
         Safe for x86 CPU int8 kernels
       </Checkbox>
+      {(bodies > 0 || settings.enableSubgraph === true) && (
+        <Checkbox
+          checked={settings.enableSubgraph === true}
+          onChange={setEnableSubgraph}
+          testId="enable-subgraph"
+          disabled={locked || bf16}
+          hint={
+            <>
+              EnableSubgraph: the {bodies} nodes inside this model&apos;s If/Loop/Scan bodies are calibrated and
+              quantized too (LSTM/GRU stay float). Off by default, as in ONNX Runtime: on Silero VAD the bodies&apos;
+              Convs cost most of its accuracy, so measure it.
+            </>
+          }
+        >
+          Quantize inside control flow (If, Loop, Scan)
+        </Checkbox>
+      )}
       <Checkbox
         checked={settings.useRandomData}
         onChange={setUseRandomData}
