@@ -1,9 +1,9 @@
 /**
  * Float layer rows kept between fine-tuning runs on the same model and samples. The float model's layer inputs
- * depend on the graph (and CLE) only, not on the format, the weights' settings or the algorithm, so the ladder's
+ * depend on the graph (and CLE, SmoothQuant) only, not on the format, the weights' settings or the algorithm, so the ladder's
  * rungs (XINT8, A8W8, A16W8, each with AdaRound and AdaQuant) can share one gathering. Bounded by bytes: once
  * full, further rows are simply not kept (and are gathered again when needed). One cache belongs to one source
- * model and one set of samples; the key given with each entry names the rest (CLE settings, positions, seed).
+ * model and one set of samples; the key given with each entry names the rest (CLE and SmoothQuant settings, positions, seed).
  */
 import type { SideRows } from './layerData.ts';
 

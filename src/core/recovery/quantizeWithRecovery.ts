@@ -98,7 +98,7 @@ export interface RecoveryOptions {
   readonly mergeDepths?: boolean;
   /**
    * Float layer rows kept from earlier calls on the same model, runtime and samples (the ladder's rungs): the float
-   * model's layer inputs do not depend on the format or the algorithm, only on the graph and CLE.
+   * model's layer inputs do not depend on the format or the algorithm, only on the graph, CLE and SmoothQuant.
    */
   readonly floatRowCache?: FloatRowCache;
   /**
@@ -440,6 +440,8 @@ export async function quantizeWithRecovery(
     const floatBytes = (l: LinearLayer) => rowsPerLayer * l.groups * l.inPerGroup * 4;
     const cacheKey = JSON.stringify([
       config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias] : null,
+      // SmoothQuant divides the smoothed layers' inputs by its factors (measured on the same samples): other rows.
+      config.includeSq ? x.SmoothAlpha : null,
       gatherOptions.positionsPerSample,
       samples,
       gatherOptions.seed,
