@@ -31,6 +31,7 @@ import {
 import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { SensitivityCache } from './sensitiveLayers.ts';
+import { TunedLayerMemo } from './tunedLayerMemo.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
 import {
   figureReader,
@@ -106,6 +107,11 @@ export interface LadderRuntime {
    * means only the first fine-tuning rung runs the float model for layer data. Default 256 MiB (a page's worker).
    */
   readonly floatRowBudgetBytes?: number;
+  /**
+   * Most bytes of tuned layers' outcomes kept for every fine-tuning rung and exclusion step (TunedLayerMemo); 0 keeps
+   * none (every rung tunes every layer again). Default 256 MiB.
+   */
+  readonly tunedLayerBudgetBytes?: number;
 }
 
 /** The mixed-precision search's measurement `done` of at most `total`, and the cosine it measured. */
@@ -215,6 +221,9 @@ export function ladderMeasures(
   const floatRows = new FloatRowCache(rt.floatRowBudgetBytes);
   // The layers' added noise, measured once per plain configuration (its AdaRound and AdaQuant rungs share it).
   const sensitivity = new SensitivityCache();
+  // What each layer's fine-tuning and bias correction gave, by what it depends on: a rung or an exclusion step whose
+  // change leaves a layer's inputs alone takes its outcome instead of tuning it again (the same bytes).
+  const tunedLayers = rt.tunedLayerBudgetBytes === 0 ? undefined : new TunedLayerMemo(rt.tunedLayerBudgetBytes);
   // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
   const cleSettings = new Map<string, boolean>();
   const cleChanges = (config: QuantConfig): boolean => {
@@ -252,6 +261,7 @@ export function ladderMeasures(
       plateauStop: options.plateauStop,
       sensitiveShare: options.sensitiveShare,
       sensitivityCache: sensitivity,
+      tunedLayerMemo: tunedLayers,
     });
     return result;
   };

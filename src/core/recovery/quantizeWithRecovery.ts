@@ -52,6 +52,9 @@ import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
+import { TunedLayerMemo, type LayerOutcome } from './tunedLayerMemo.ts';
+import { arrayFingerprint, ValueFingerprints, type Fingerprint } from './valueFingerprints.ts';
+import { digestText } from '../digest.ts';
 import {
   chooseSensitiveLayers,
   measureAddedNoise,
@@ -139,6 +142,13 @@ export interface RecoveryOptions {
    * configuration measure it once.
    */
   readonly sensitivityCache?: SensitivityCache;
+  /**
+   * Layers' outcomes kept from earlier calls on the same runtime and samples (the ladder's rungs, its exclusion search's
+   * steps): a layer whose input each model computes the same way (valueFingerprints.ts), with the same weights, grid,
+   * bias, target and options, takes the kept codes and bias (tunedLayerMemo.ts) instead of being gathered and tuned
+   * again, and a pass whose layers are all kept is not run. The written model is the same byte for byte.
+   */
+  readonly tunedLayerMemo?: TunedLayerMemo;
 }
 
 export interface TunedLayerSummary {
@@ -149,6 +159,8 @@ export interface TunedLayerSummary {
   readonly iterations: number;
   readonly seconds: number;
   readonly curve: readonly CurvePoint[];
+  /** Taken from an earlier run (RecoveryOptions.tunedLayerMemo): `seconds` is what that run spent on it. */
+  readonly reused?: boolean;
 }
 
 export interface RecoveryReport {
@@ -204,6 +216,8 @@ export interface RecoveryReport {
   readonly stages: number;
   /** What the quantized passes ran and kept, when they ran as sub-models (QuantizedPasses). */
   readonly passes?: PassStats;
+  /** Layers whose outcome came from RecoveryOptions.tunedLayerMemo, and passes not run because all of theirs did. */
+  readonly reused?: { readonly layers: number; readonly passes: number };
 }
 
 export interface RecoveryResult {
@@ -378,6 +392,7 @@ export async function quantizeWithRecovery(
   let unselected: LayerNoise[] | undefined;
   let sensitive: NonNullable<RecoveryReport['finetune']>['sensitive'];
   let sensitivitySeconds = 0;
+  let reused: RecoveryReport['reused'];
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
     const found = findLinearLayers(floatModel, quantModel);
@@ -485,76 +500,146 @@ export async function quantizeWithRecovery(
           )
         : undefined;
     passStats = passes?.stats;
+    const threshold = options.minRoundingError ?? 0;
+    const targetOf = (stage: Stage, l: LinearLayer) =>
+      options.reconstruction !== 'local' && stage.floatTarget.has(l) ? 'float' : 'local';
+    // The memo's key of a layer: everything its outcome depends on besides what the fingerprints of its node's output in
+    // the quantized model (input, weight codes and grid, bias, attributes) and of its float input say.
+    const memo = options.tunedLayerMemo;
+    const fingerprints = memo ? new ValueFingerprints() : undefined;
+    const floatPrints = fingerprints?.of(
+      floatModel,
+      worked.map((l) => l.floatInput),
+    );
+    const { signal: _s, product: _p, dense: _d, ...tuneSettings } = tuneOptions;
+    const memoBase = JSON.stringify([
+      tune && ft.OptimAlgorithm,
+      tuneSettings,
+      correct,
+      threshold,
+      !!options.gramProduct,
+      !!options.denseProduct,
+      gatherOptions.positionsPerSample,
+      samples,
+      gatherOptions.seed,
+    ]);
+    const memoKey = (l: LinearLayer, prints: Map<string, Fingerprint>, target: string): string | undefined => {
+      const q = prints.get(l.output);
+      const f = floatPrints!.get(l.floatInput);
+      if (!q || !f) return undefined;
+      const chosen = tune && selected ? selected.has(l.id) : null;
+      const own = [arrayFingerprint(l.floatWeight), arrayFingerprint(l.floatBias)];
+      return digestText(JSON.stringify([memoBase, l.id, q, f, ...own, target, chosen]));
+    };
+    let reusedLayers = 0;
+    let reusedPasses = 0;
+    /** Reports one layer's outcome and queues its update. */
+    const record = (layer: LinearLayer, o: LayerOutcome, reused: boolean, updates: LayerUpdate[]) => {
+      if (o.tuned) tuned.push({ id: layer.id, ...o.tuned, ...(reused ? { reused } : {}) });
+      if (o.untuned !== undefined) untuned.push({ id: layer.id, roundingError: o.untuned });
+      if (o.shiftBefore !== undefined) corrected.push({ id: layer.id, shiftBefore: o.shiftBefore });
+      if (o.codes || o.bias) updates.push({ layer, codes: o.codes, bias: o.bias });
+      if (reused) reusedLayers++;
+      done++;
+      progress({
+        phase: 'layer',
+        id: layer.id,
+        done,
+        total,
+        lossBefore: o.tuned?.lossBefore,
+        lossAfter: o.tuned?.lossAfter,
+        curve: o.tuned?.curve,
+      });
+    };
     for (let s = 0; s < stages.length; s++) {
       throwIfCancelled(options.signal);
       progress({ phase: 'gather', stage: s, stages: stages.length });
-      const g0 = performance.now();
       const stage = stages[s];
-      await floatRowsFor(s);
-      const model = quantModel;
-      const quantRuns = passes && ((onSample: Parameters<typeof passes.run>[2]) => passes.run(s, model, onSample));
-      const rows = await gatherLayerRows(
-        floatModel,
+      const prints = fingerprints?.of(
         quantModel,
-        stage.layers,
-        options.runtime!,
-        gatherOptions,
-        floatRows,
-        quantRuns,
+        stage.layers.map((l) => l.output),
       );
-      gatherSeconds += (performance.now() - g0) / 1000;
+      const keys = stage.layers.map((l) => (prints ? memoKey(l, prints, targetOf(stage, l)) : undefined));
+      const known = keys.map((k) => (k === undefined ? undefined : memo!.get(k)));
       const updates: LayerUpdate[] = [];
-      for (const data of rows) {
-        let layer = data.layer;
-        const target = options.reconstruction !== 'local' && stage.floatTarget.has(data.layer) ? 'float' : 'local';
-        let result: LayerTuning | undefined;
-        const threshold = options.minRoundingError ?? 0;
-        const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
-        if (roundingError < threshold) untuned.push({ id: data.layer.id, roundingError });
-        else if (tune && (!selected || selected.has(data.layer.id))) {
-          const f0 = performance.now();
-          const problem = await buildLayerProblemOn(data, target, options.denseProduct);
-          buildSeconds += (performance.now() - f0) / 1000;
-          result =
-            ft.OptimAlgorithm === 'adaround'
-              ? await adaround(problem, tuneOptions)
-              : await adaquant(problem, tuneOptions);
-          finetuneSeconds += (performance.now() - f0) / 1000;
-          tuned.push({
-            id: result.id,
-            lossBefore: result.lossBefore,
-            lossAfter: result.lossAfter,
-            kept: result.kept,
-            iterations: result.iterations,
-            seconds: result.seconds,
-            curve: result.curve,
-          });
-          layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };
+      if (known.every((o) => o !== undefined)) {
+        // Every layer of the pass is known: its data is neither gathered nor its layers tuned.
+        passes?.skip(s);
+        reusedPasses++;
+        stage.layers.forEach((l, i) => record(l, known[i]!, true, updates));
+      } else {
+        const g0 = performance.now();
+        await floatRowsFor(s);
+        const model = quantModel;
+        const quantRuns = passes && ((onSample: Parameters<typeof passes.run>[2]) => passes.run(s, model, onSample));
+        const rows = await gatherLayerRows(
+          floatModel,
+          quantModel,
+          stage.layers,
+          options.runtime!,
+          gatherOptions,
+          floatRows,
+          quantRuns,
+        );
+        gatherSeconds += (performance.now() - g0) / 1000;
+        for (const [li, data] of rows.entries()) {
+          if (known[li]) {
+            record(data.layer, known[li], true, updates);
+            continue;
+          }
+          let layer = data.layer;
+          const target = targetOf(stage, data.layer);
+          let result: LayerTuning | undefined;
+          let untunedError: number | undefined;
+          const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
+          if (roundingError < threshold) untunedError = roundingError;
+          else if (tune && (!selected || selected.has(data.layer.id))) {
+            const f0 = performance.now();
+            const problem = await buildLayerProblemOn(data, target, options.denseProduct);
+            buildSeconds += (performance.now() - f0) / 1000;
+            result =
+              ft.OptimAlgorithm === 'adaround'
+                ? await adaround(problem, tuneOptions)
+                : await adaquant(problem, tuneOptions);
+            finetuneSeconds += (performance.now() - f0) / 1000;
+            layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };
+          }
+          let bias = result?.bias;
+          let shiftBefore: number | undefined;
+          if (correct) {
+            const c0 = performance.now();
+            const c = correctBias({ ...data, layer }, target);
+            shiftBefore = c.shiftBefore;
+            bias = c.bias;
+            correctSeconds += (performance.now() - c0) / 1000;
+          }
+          const outcome: LayerOutcome = {
+            ...(result
+              ? {
+                  tuned: {
+                    lossBefore: result.lossBefore,
+                    lossAfter: result.lossAfter,
+                    kept: result.kept,
+                    iterations: result.iterations,
+                    seconds: result.seconds,
+                    curve: result.curve,
+                  },
+                }
+              : {}),
+            ...(untunedError !== undefined ? { untuned: untunedError } : {}),
+            ...(shiftBefore !== undefined ? { shiftBefore } : {}),
+            ...(result?.codes ? { codes: result.codes } : {}),
+            ...(bias ? { bias } : {}),
+          };
+          if (keys[li] !== undefined) memo!.set(keys[li], outcome);
+          record(data.layer, outcome, false, updates);
         }
-        let bias = result?.bias;
-        if (correct) {
-          const c0 = performance.now();
-          const c = correctBias({ ...data, layer }, target);
-          corrected.push({ id: c.id, shiftBefore: c.shiftBefore });
-          bias = c.bias;
-          correctSeconds += (performance.now() - c0) / 1000;
-        }
-        if (result?.codes || bias) updates.push({ layer: data.layer, codes: result?.codes, bias });
-        done++;
-        progress({
-          phase: 'layer',
-          id: data.layer.id,
-          done,
-          total,
-          lossBefore: result?.lossBefore,
-          lossAfter: result?.lossAfter,
-          curve: result?.curve,
-        });
       }
       const applied = applyLayerUpdates(quantModel, updates);
       quantModel = applied.model;
       saturatedBiases += applied.saturatedBiases;
     }
+    if (memo) reused = { layers: reusedLayers, passes: reusedPasses };
   }
   const sum = (f: (l: TunedLayerSummary) => number) => tuned.reduce((a, l) => a + f(l), 0);
   const recovery: RecoveryReport = {
@@ -587,6 +672,7 @@ export async function quantizeWithRecovery(
     samples: tune || correct ? samples : 0,
     stages: stageCount,
     passes: passStats,
+    ...(reused ? { reused } : {}),
   };
   return { model: quantModel, report, recovery, floatModel };
 }

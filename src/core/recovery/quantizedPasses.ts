@@ -192,7 +192,19 @@ export class QuantizedPasses {
     } finally {
       await session?.release();
     }
-    // Drop what no later pass reads.
+    this.dropAfter(pass);
+  }
+
+  /**
+   * Pass `pass` is not run (its layers' outcomes are known already): what no later pass reads is dropped as after running
+   * it. The tensors it would have kept are not, so a later pass walks back further for them.
+   */
+  skip(pass: number): void {
+    this.dropAfter(pass);
+  }
+
+  /** Drops the kept tensors no pass after `pass` reads. */
+  private dropAfter(pass: number): void {
     for (const t of [...this.kept.keys()]) {
       if ((this.lastRead.get(t) ?? -1) <= pass) {
         this.keptBytes -= this.keptSize.get(t)!;
