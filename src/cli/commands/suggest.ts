@@ -21,6 +21,7 @@ import { folderFeeds } from '../data/dataFeeds.ts';
 import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
+import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
 import { targetMeasure } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
@@ -146,6 +147,7 @@ export const suggestCommand = {
       throw new UsageError(
         '--npu-bf16 judges the output cosine as the NPU runs the model; task targets are judged as written: give one or the other',
       );
+    assertTargetFits(model, goal.metric);
     const measure = targetMeasure(goal, task?.task);
     const target = goal.value;
     const metric = goal.metric;

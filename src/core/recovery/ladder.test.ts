@@ -185,6 +185,16 @@ describe('the best-practice ladder', () => {
     expect(mixedCalls).toEqual([]);
   });
 
+  it("with plainFirst, a climb whose every plain rung fails (or reads no figure) goes on in the flow's order instead of failing", async () => {
+    // hello_deepa's one-number output read cosine NaN on both rungs, and the climb died: "Cannot read properties of undefined (reading 'stage')".
+    const { result } = await climbScored(
+      { XINT8: NaN, A8W8: NaN },
+      { ...XINT8_ONLY, formats: ['XINT8', 'A8W8'], plainFirst: true },
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.stopped).not.toBe('failed');
+  });
+
   it('skips, and lists, every fine-tuning and bias-correction rung on a model without a layer they reach (its compute in If bodies)', async () => {
     // Silero VAD op18: every Conv and Gemm inside one If; the rungs measured the same figure as their start.
     const mixed = async (c: QuantConfig) => ({ score: 0.91, metrics: { cosine: 0.91 }, config: c });

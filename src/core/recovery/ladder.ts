@@ -903,8 +903,9 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       if (r.met) return ['target', []];
       measured.push({ stage, r });
     }
-    if (measured.length === 0) return [group, []];
+    // No plain rung measured a figure (every one failed, or read NaN): nothing says which comes first, the flow's order stays.
     const best = measured[chooseRung(measured.map((m) => m.r))];
+    if (!best) return [group, []];
     const rest = group.filter((g) => g !== best.stage);
     const show = (r: RungResult) =>
       `${r.score.toFixed(4)}${Number.isFinite(r.metrics.cosine) ? `, cosine ${r.metrics.cosine.toFixed(4)}` : ''}`;

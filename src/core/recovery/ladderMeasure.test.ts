@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assertTargetFits, calibrationKey } from './ladderMeasure.ts';
 import { attentionBlockModel, convReluModel } from '../quantize/testModels.ts';
 import { getPreset } from '../quantize/presets.ts';
+import { DataType, makeValueInfo } from '../onnx/model.ts';
 
 describe("the ladder's shared calibrations", () => {
   it('shares one calibration between formats whose collector ignores the activation type, and not otherwise', () => {
@@ -48,5 +49,24 @@ describe("a target the model's outputs cannot have", () => {
     delete undeclared.graph!.output[0].type;
     expect(() => assertTargetFits(undeclared, 'sequence')).not.toThrow();
     expect(() => assertTargetFits(convReluModel(), 'cosine')).not.toThrow();
+  });
+
+  it('refuses a cosine, PSNR or top-1 target where every output is one number a sample (a wake-word score), and not where one output has more', () => {
+    // openwakeword-js's hello_deepa.onnx: one output '39' [1, 1]; Silero VAD: [batch, 1] beside its state [2, batch, 128].
+    const withOutputs = (...shapes: (number | string)[][]) => {
+      const m = convReluModel();
+      m.graph!.output = shapes.map((s, k) => makeValueInfo(`y${k}`, DataType.FLOAT, s));
+      return m;
+    };
+    for (const metric of ['cosine', 'psnr', 'top1'] as const)
+      expect(() => assertTargetFits(withOutputs([1, 1]), metric)).toThrow(
+        expect.objectContaining({
+          name: 'LadderTargetError',
+          message: expect.stringMatching(/'y0' \[1, 1\] is one number a sample .*decision agreement/),
+        }),
+      );
+    expect(() => assertTargetFits(withOutputs(['batch', 1], ['n']), 'cosine')).toThrow(/are one number each/);
+    expect(() => assertTargetFits(withOutputs(['batch', 1], [2, 'batch', 128]), 'cosine')).not.toThrow();
+    expect(() => assertTargetFits(withOutputs([1, 'steps']), 'cosine')).not.toThrow();
   });
 });

@@ -7,7 +7,7 @@
  * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
-import { isDefaultDomain, type ModelProto } from '../onnx/model.ts';
+import { isDefaultDomain, type ModelProto, type ValueInfoProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
@@ -168,10 +168,29 @@ export function calibrationKey(config: QuantConfig): string {
 }
 
 /**
- * Refuses a sequence target for a model none of whose outputs can be [batch, steps, classes] (every output's rank
- * declared, none 3), before any rung is calibrated: each rung would fail the same way, one calibration at a time.
+ * Refuses, before any rung is calibrated, a target no output of the model has a figure for: each rung would fail (or
+ * read NaN) the same way, one calibration at a time. A sequence target needs an output that can be [batch, steps,
+ * classes] (refused when every output's rank is declared and none is 3); an output target (cosine, PSNR, top-1) needs an
+ * output of more than one number a sample: one that is a single number ([1, 1], [batch, 1]: a voice-activity
+ * probability, a wake-word score) is judged by decision agreement and absolute error instead (evaluate/outputMetrics.ts).
  */
 export function assertTargetFits(model: ModelProto, metric: LadderMetric): void {
+  const outputs = model.graph!.output;
+  const singleValue = (o: ValueInfoProto) =>
+    o.type?.tensor_type?.shape?.dim?.every((d, i) => d.dim_value === 1 || (i === 0 && !d.dim_value)) ?? false;
+  if (
+    (metric === 'cosine' || metric === 'psnr' || metric === 'top1') &&
+    outputs.length > 0 &&
+    outputs.every(singleValue)
+  ) {
+    const shapes = outputs.map(
+      (o) =>
+        `'${o.name}' [${(o.type?.tensor_type?.shape?.dim ?? []).map((d) => d.dim_param || d.dim_value).join(', ')}]`,
+    );
+    throw new LadderTargetError(
+      `a ${metric} target needs an output of more than one number a sample; this model's ${shapes.join(', ')} ${outputs.length === 1 ? 'is one number' : 'are one number each'} a sample (a score or probability), judged by decision agreement and absolute error: quantize it and judge it with qstudio evaluate (or the page's Evaluate)`,
+    );
+  }
   if (metric !== 'sequence') return;
   const ranks = model.graph!.output.map((o) => o.type?.tensor_type?.shape?.dim?.length);
   if (ranks.length > 0 && ranks.every((r) => r !== undefined && r !== 3)) {
