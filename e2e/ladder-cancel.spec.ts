@@ -26,7 +26,19 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await card.getByTestId('ladder-all-formats').uncheck();
   await card.getByTestId('ladder-exclusions').uncheck();
   await card.getByTestId('ladder-order').selectOption('fastest');
-  await card.getByTestId('ladder-time-budget').fill('30');
+  // A budget that is not one says so beside the field, and keeps what the user typed (it read 1 again over a 0, silently).
+  const budget = card.getByTestId('ladder-time-budget');
+  const problem = card.getByTestId('ladder-time-budget-problem');
+  for (const bad of ['0', '-3', 'ten']) {
+    await budget.fill(bad);
+    await expect(budget).toHaveValue(bad);
+    await expect(budget).toHaveAttribute('aria-invalid', 'true');
+    await expect(problem).toContainText(`"${bad}" is not a budget: give minutes above zero`);
+    await expect(problem).toContainText('Until then the climb keeps no budget.');
+  }
+  await budget.fill('30');
+  await expect(problem).toHaveCount(0);
+  await expect(budget).not.toHaveAttribute('aria-invalid');
   await card.getByTestId('ladder-button').click();
 
   // Progress in view, rung n of N, the times line with the budget.
@@ -57,7 +69,9 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await expect(first).toHaveAttribute('data-rung-label', 'XINT8');
   // The rung in flight is listed as cancelled, without a model; the two before it are whole.
   await expect(card.getByTestId('rung-row')).toHaveCount(3);
-  await expect(card.getByTestId('rung-row').nth(2)).toContainText('cancelled');
+  await expect(card.getByTestId('rung-row').nth(2).getByTestId('rung-error')).toHaveText(
+    'cancelled while it was measured (no model)',
+  );
   await first.getByTestId('rung-use').click();
   await expect(first.getByTestId('rung-adopted')).toBeVisible();
   await expect(card.getByTestId('recover-error')).toHaveCount(0);

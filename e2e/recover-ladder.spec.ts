@@ -88,6 +88,12 @@ test('mnist: AdaRound draws its loss curves and downloads a model that runs; the
   expect(labels[4]).toMatch(/^Mixed precision \(.*\) \+ bias correction$/);
   expect(labels[5]).toMatch(/^Mixed precision \(.*\) (\+ bias correction )?\+ Ada(Round|Quant)/);
   await expect(card.getByTestId('ladder-summary-order')).toContainText('Order: fastest');
+  // Each rung says on the card why it came when it did, and the cost estimated before it ran (issue 36 points 2-3).
+  await expect(card.getByTestId('rung-why')).toHaveCount(6);
+  await expect(rows.first().getByTestId('rung-why')).toHaveText(/^Why at this point: screening XINT8/);
+  await expect(rows.nth(3).getByTestId('rung-why')).toContainText('mixed precision from the best 8-bit rung');
+  await expect(card.getByTestId('rung-estimate')).toHaveCount(6);
+  await expect(rows.nth(1).getByTestId('rung-estimate')).toHaveText(/^estimated \d/);
   // The rung CLE would have been (MNIST has no pair) is listed as not tried, with why.
   await card.getByTestId('ladder-skipped').locator('summary').click();
   await expect(card.getByTestId('ladder-skipped')).toContainText('CLE finds no pair');

@@ -155,6 +155,8 @@ export async function climbRecoveryLadder(
               : (r.error ?? null),
           config: configToJSON(r.config),
           preset: rung.recipe.preset,
+          ...(rung.why ? { why: rung.why } : {}),
+          ...(rung.estimate ? { estimate: { seconds: rung.estimate.seconds, basis: rung.estimate.basis } } : {}),
         });
         summaries.push(s);
         measuredSoFar.push(r);

@@ -177,6 +177,9 @@ export interface RungSummary {
   /** The configuration measured, as JSON (core configToJSON). */
   config: string;
   preset: PresetName | null;
+  /** A ladder rung: why it came when it did (core Rung.why), and its cost as estimated before it ran. */
+  why?: string;
+  estimate?: { seconds: number; basis: string };
   finetune: {
     algorithm: 'adaround' | 'adaquant';
     lossBefore: number;

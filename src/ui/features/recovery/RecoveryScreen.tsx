@@ -366,6 +366,54 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
   );
 }
 
+/**
+ * The climb's time budget in minutes (0.5 is 30 s); empty: none. The text is the user's own until it reads as minutes
+ * above zero, and what is wrong with it is said beside it: a controlled number field put the last good value back over
+ * a 0 or a -3 without a word, and a climb then ran under a budget the field no longer showed being typed.
+ */
+function TimeBudgetField({ minutes, onChange }: { minutes: number | null; onChange(m: number | null): void }) {
+  const [text, setText] = useState(minutes === null ? '' : String(minutes));
+  // A budget set elsewhere (a restored session) shows; the user's own text for the same value stays as typed.
+  useEffect(() => {
+    setText((t) => (minutes === null ? (t.trim() === '' ? t : '') : Number(t) === minutes ? t : String(minutes)));
+  }, [minutes]);
+  const t = text.trim();
+  const value = Number(t);
+  const problem =
+    t === '' || (value > 0 && Number.isFinite(value))
+      ? null
+      : `"${t}" is not a budget: give minutes above zero (0.5 is 30 s), or leave it empty for none. Until then the climb keeps ${minutes === null ? 'no budget' : formatDuration(minutes * 60)}.`;
+  return (
+    <label
+      className="field field--inline"
+      title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
+    >
+      <span className="field__label">Time budget (min)</span>
+      <input
+        type="text"
+        inputMode="decimal"
+        className="input input--narrow"
+        placeholder="none"
+        value={text}
+        aria-invalid={problem !== null || undefined}
+        data-testid="ladder-time-budget"
+        onChange={(e) => {
+          const typed = e.currentTarget.value;
+          setText(typed);
+          const v = Number(typed.trim());
+          if (typed.trim() === '') onChange(null);
+          else if (v > 0 && Number.isFinite(v)) onChange(v);
+        }}
+      />
+      {problem && (
+        <span className="recover-field-problem small" role="alert" data-testid="ladder-time-budget-problem">
+          {problem}
+        </span>
+      )}
+    </label>
+  );
+}
+
 function LadderTarget({ disabled }: { disabled: boolean }) {
   const c = useStudio((s) => s.recovery.ladder);
   const set = useStudio((s) => s.setLadderChoice);
@@ -400,20 +448,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       <Switch checked={c.exclusions} onChange={(exclusions) => set({ exclusions })} testId="ladder-exclusions">
         end by excluding the most sensitive nodes
       </Switch>
-      <NumberField
-        label="Time budget (min)"
-        title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
-        min={1}
-        step={1}
-        placeholder="none"
-        value={c.timeBudgetMinutes ?? ''}
-        testId="ladder-time-budget"
-        onChange={(text) => {
-          const t = text.trim();
-          if (t === '') set({ timeBudgetMinutes: null });
-          else if (Number(t) > 0) set({ timeBudgetMinutes: Number(t) });
-        }}
-      />
+      <TimeBudgetField minutes={c.timeBudgetMinutes} onChange={(timeBudgetMinutes) => set({ timeBudgetMinutes })} />
       <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
       <Switch checked={c.npuBf16} onChange={(npuBf16) => set({ npuBf16 })} testId="ladder-npu">
         judge every rung as the NPU runs it (float parts in BF16)

@@ -1,7 +1,7 @@
 /**
- * The measured configurations side by side: label, the reference's step, the target metric with cosine
- * and PSNR, time, status, which is chosen, and what a mixed-precision search chose; "Use this model" makes
- * one the run's result.
+ * The measured configurations side by side: label, why a ladder rung came when it did, the reference's step, the
+ * target metric with cosine and PSNR, time (with the estimate the budget planned with), status, which is chosen, and
+ * what a mixed-precision search chose; "Use this model" makes one the run's result.
  */
 import { METRIC_LABEL } from '../../components/TargetField.tsx';
 import type { LadderMetric } from '../../../core/recovery/ladder.ts';
@@ -11,6 +11,7 @@ import type { RungSummary } from '../../store/recoverySlice.ts';
 import type { SensitiveSummary } from '../../remote/workerTypes.ts';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
 import { plural } from '../../components/format.ts';
+import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
 
 const STEP: Record<string, string> = {
   '1': '1: XINT8',
@@ -19,6 +20,13 @@ const STEP: Record<string, string> = {
   '4': '4: exclusions',
   ours: 'ours',
 };
+
+/** A rung the user's Cancel or the time budget stopped: said as such, not as a failure (null: a real failure). */
+function stoppedText(error: string): string | null {
+  if (error.startsWith('RecoveryCancelledError')) return 'cancelled while it was measured (no model)';
+  if (error.startsWith('TimeBudgetError')) return 'stopped by the time budget while it was measured (no model)';
+  return null;
+}
 
 function metric(name: string, v: number | undefined): string {
   return v === undefined ? '—' : ladderValueText(name, v);
@@ -81,6 +89,11 @@ export function RungTable({
                 in use
               </span>
             )}
+            {r.why && (
+              <div className="muted small" data-testid="rung-why">
+                Why at this point: {r.why}
+              </div>
+            )}
             {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
             {r.finetune && (
               <div className="muted small">
@@ -108,11 +121,16 @@ export function RungTable({
             }
           >
             {r.seconds.toFixed(1)} s
+            {r.estimate && (
+              <div className="muted small" data-testid="rung-estimate" title={r.estimate.basis}>
+                estimated {formatDuration(r.estimate.seconds)}
+              </div>
+            )}
           </td>
           <td className="recover-table__status">
             {r.error ? (
-              <span className="muted small" data-testid="rung-error">
-                failed: {r.error}
+              <span className="muted small" data-testid="rung-error" title={r.error}>
+                {stoppedText(r.error) ?? `failed: ${r.error}`}
               </span>
             ) : r.met ? (
               'meets the target'
