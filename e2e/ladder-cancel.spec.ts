@@ -63,6 +63,8 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
 
   await card.getByTestId('recover-cancel').click();
   await expect(card).toHaveAttribute('data-recover-status', 'cancelled', { timeout: 30_000 });
+  // The Cancel button is gone: focus is on what the climb left, not lost to the page.
+  await expect(card.getByTestId('recover-outcome')).toBeFocused();
   await expect(card.getByTestId('recover-cancelled')).toContainText('every finished rung can still be used');
   await expect(card.getByTestId('ladder-summary')).toContainText('Cancelled before reaching');
   const first = card.getByTestId('rung-row').first();
@@ -72,8 +74,15 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await expect(card.getByTestId('rung-row').nth(2).getByTestId('rung-error')).toHaveText(
     'cancelled while it was measured (no model)',
   );
-  await first.getByTestId('rung-use').click();
-  await expect(first.getByTestId('rung-adopted')).toBeVisible();
+  // The best model measured so far is offered in one step (issue 36 point 1), by keyboard too.
+  const best = card.getByTestId('ladder-use-best');
+  const chosen = card.locator('[data-testid="rung-row"][data-chosen="true"]');
+  await expect(best).toHaveText(`Use the best model so far: ${await chosen.getAttribute('data-rung-label')}`);
+  await best.focus();
+  await page.keyboard.press('Enter');
+  await expect(chosen.getByTestId('rung-adopted')).toBeVisible();
+  await expect(best).toHaveText(/^In use: /);
+  await expect(best).toBeDisabled();
   await expect(card.getByTestId('recover-error')).toHaveCount(0);
   const [model] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
   await mnistRunsInNode(fs.readFileSync((await model.path())!));

@@ -526,6 +526,7 @@ function Results() {
           </span>
         </p>
       )}
+      {r.climb && <UseBest />}
       {r.climb && r.climb.skippedRungs.length > 0 && (
         <details className="small" data-testid="ladder-skipped">
           <summary>
@@ -578,6 +579,31 @@ function Results() {
   );
 }
 
+/**
+ * The climb's chosen rung offered in one step where the climb ended short of its target (a Cancel, the time budget, a
+ * failure, or no rung reaching it): the best model measured so far, without hunting for its row.
+ */
+function UseBest() {
+  const r = useStudio((s) => s.recovery);
+  const use = useStudio((s) => s.useRung);
+  const best = r.climb && r.climb.chosen >= 0 ? r.rungs[r.climb.chosen] : undefined;
+  if (!best?.handle || r.climb!.stopped === 'target') return null;
+  const inUse = best.handle === r.adopted;
+  return (
+    <div className="step__actions">
+      <button
+        type="button"
+        className="button button--primary"
+        disabled={inUse || r.picking !== null}
+        onClick={() => void use(best.handle!)}
+        data-testid="ladder-use-best"
+      >
+        {inUse ? `In use: ${best.label}` : `Use the best model so far: ${best.label}`}
+      </button>
+    </div>
+  );
+}
+
 /** A column of the recover card: its options, then the button that runs with them. */
 function RunColumn({
   label,
@@ -623,6 +649,15 @@ export default function RecoveryScreen() {
   const running = r.status === 'running';
   const floatNeeded = useStudio(floatModelNeeded);
   const blocked = { disabled: !hasImages || running || floatNeeded !== null, why: floatNeeded };
+  // When a run ends, its Cancel button goes: focus that was on it moves to what the run left (the results), not the page.
+  const outcome = useRef<HTMLDivElement>(null);
+  const wasRunning = useRef(false);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (wasRunning.current && !running && (active === null || active === document.body))
+      outcome.current?.focus({ preventScroll: true });
+    wasRunning.current = running;
+  }, [running]);
   return (
     <StepCard
       titleId="recover-title"
@@ -674,24 +709,26 @@ export default function RecoveryScreen() {
           budgetMinutes={r.mode === 'ladder' ? r.ladder.timeBudgetMinutes : null}
         />
       )}
-      {r.status === 'cancelled' && (
-        <p className="muted small" data-testid="recover-cancelled">
-          Cancelled; what was measured before is kept below
-          {r.mode === 'ladder' && r.rungs.some((g) => g.handle)
-            ? ': every finished rung can still be used, and the ladder report downloads'
-            : ''}
-          .
-        </p>
-      )}
-      {r.error && (
-        <ErrorCallout
-          error={r.error}
-          testId="recover-error"
-          title={`Recovery failed (${r.error.name})`}
-          onDismiss={dismiss}
-        />
-      )}
-      <Results />
+      <div ref={outcome} tabIndex={-1} className="recover-outcome" data-testid="recover-outcome">
+        {r.status === 'cancelled' && (
+          <p className="muted small" data-testid="recover-cancelled">
+            Cancelled; what was measured before is kept below
+            {r.mode === 'ladder' && r.rungs.some((g) => g.handle)
+              ? ': every finished rung can still be used, and the ladder report downloads'
+              : ''}
+            .
+          </p>
+        )}
+        {r.error && (
+          <ErrorCallout
+            error={r.error}
+            testId="recover-error"
+            title={`Recovery failed (${r.error.name})`}
+            onDismiss={dismiss}
+          />
+        )}
+        <Results />
+      </div>
     </StepCard>
   );
 }

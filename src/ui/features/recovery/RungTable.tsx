@@ -90,9 +90,10 @@ export function RungTable({
               </span>
             )}
             {r.why && (
-              <div className="muted small" data-testid="rung-why">
-                Why at this point: {r.why}
-              </div>
+              <details className="muted small recover-why" data-testid="rung-why">
+                <summary>Why at this point</summary>
+                {r.why}
+              </details>
             )}
             {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
             {r.finetune && (
