@@ -1,9 +1,9 @@
 /**
  * imgly's ISNet background remover (tests/helpers/npmModels.ts, float16, 1024 × 1024) judged as a segmentation model:
- * quantized by the command line with <preset> on 4 COCO photos, then `qstudio evaluate --task segment` on 4 other
+ * quantized by the command line with <preset> (and any further quantize arguments) on 4 COCO photos, then `qstudio evaluate --task segment` on 4 other
  * photos (held out): the mask output thresholded at 0.5 (the segmentation head, core/task), mIoU of the quantized
  * model's mask against the float model's (background and foreground), at onnxruntime's default options ('all') and at
- * 'basic', with the foreground IoU and the mean output cosine beside it. Usage: isnetMask.ts <preset>.
+ * 'basic', with the foreground IoU and the mean output cosine beside it. Usage: isnetMask.ts <preset> [quantize args...].
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { NPM_MODELS, npmModelPath } from '../../tests/helpers/npmModels.ts';
 
-const [preset = 'A8W8'] = process.argv.slice(2);
+const [preset = 'A8W8', ...quantizeArgs] = process.argv.slice(2);
 const model = npmModelPath(NPM_MODELS.find((x) => x.name === 'isnet_fp16')!);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-bench-isnet-mask-'));
 const bin = path.join(import.meta.dirname, '../../bin/qstudio.js');
@@ -36,7 +36,19 @@ for (const [dir, list] of [
 
 const out = path.join(tmp, `isnet.${preset}.onnx`);
 const t0 = performance.now();
-const q = qstudio('quantize', model, '--calib', calib, '--preprocess', 'auto', '--config', preset, '-o', out);
+const q = qstudio(
+  'quantize',
+  model,
+  '--calib',
+  calib,
+  '--preprocess',
+  'auto',
+  '--config',
+  preset,
+  ...quantizeArgs,
+  '-o',
+  out,
+);
 const quantizeSeconds = (performance.now() - t0) / 1000;
 if (q.status !== 0) throw new Error(`quantize failed: ${q.stderr.trim().split('\n').pop()}`);
 const t1 = performance.now();
@@ -60,6 +72,7 @@ console.log(
   JSON.stringify({
     model: 'isnet_fp16',
     preset,
+    ...(quantizeArgs.length ? { args: quantizeArgs.join(' ') } : {}),
     head: report.task?.head ?? null,
     data: `COCO photos ${CALIBRATION} / ${HELD_OUT} (held out: ${files.slice(CALIBRATION, CALIBRATION + HELD_OUT).join(', ')})`,
     quantized: `${summary.counts.quantized} of ${summary.counts.nodes}`,
