@@ -82,6 +82,9 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   await page.keyboard.press('Enter');
   await expect(chosen.getByTestId('rung-adopted')).toBeVisible();
   await expect(best).toHaveText(/^In use: /);
+  await expect(card.getByTestId('recover-adopted-note')).toHaveText(
+    `The model you picked (${await chosen.getAttribute('data-rung-label')}) is the quantized model now: evaluate it below.`,
+  );
   await expect(best).toBeDisabled();
   await expect(card.getByTestId('recover-error')).toHaveCount(0);
   const [model] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);

@@ -209,6 +209,18 @@ describe('recovery slice', () => {
       },
     ]);
     expect(s().recovery.progress?.layer).toMatchObject({ done: 1, total: 2 });
+    // The same layer tuned again in the run (the exclusion search fine-tunes at each of its steps) starts a new pass:
+    // each layer is listed once (the chart keys its points by layer; twice drew stale points on the page).
+    const again = (id: string, lossAfter: number) =>
+      call.onProgress({ rung: null, phase: 'layer', layer: { id, done: 1, total: 2, lossBefore: 2, lossAfter } });
+    again('Conv_1', 1.5);
+    again('Conv_0', 0.5);
+    expect(s().recovery.curves.map((c) => [c.id, c.lossAfter])).toEqual([['Conv_0', 0.5]]);
+    again('Conv_1', 0.7);
+    expect(s().recovery.curves.map((c) => [c.id, c.lossAfter])).toEqual([
+      ['Conv_0', 0.5],
+      ['Conv_1', 0.7],
+    ]);
     call.resolve({ rung: rung(1, 'XINT8 + CLE + AdaQuant', 0.995), used: 2, skipped: [], seconds: 3, ranOn: WASM });
     await running;
     expect(s().recovery).toMatchObject({ status: 'done', mode: 'recover', climb: null, ranOn: WASM });

@@ -301,11 +301,14 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       }
       if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
         const l = p.layer;
+        // A layer tuned again within the rung (each step of the exclusion search fine-tunes its configuration anew)
+        // starts a new pass: the curves are one pass's layers, each once.
+        const pass = r.curves.some((c) => c.id === l.id) ? [] : r.curves;
         return patch({
           ...live,
           progress: p,
           curves: [
-            ...r.curves,
+            ...pass,
             {
               id: l.id,
               lossBefore: l.lossBefore!,

@@ -567,7 +567,12 @@ function Results() {
           <DownloadLink href={adoptedUrl} fileName={result.fileName} testId="recover-download" />
         )}
         {r.adopted && (
-          <span className="muted small">The chosen model is now the quantized model: evaluate it below.</span>
+          <span className="muted small" data-testid="recover-adopted-note">
+            {adoptedNote(
+              result?.configName,
+              r.rungs.some((g) => g.handle === r.adopted),
+            )}
+          </span>
         )}
       </div>
       {reportError && (
@@ -602,6 +607,17 @@ function UseBest() {
       </button>
     </div>
   );
+}
+
+/**
+ * What the download beside it is: the model the user picked with "Use this model", which stays the quantized model
+ * when a later run lists other rungs (the climb's own "chosen" rung may be another one then).
+ */
+function adoptedNote(label: string | undefined, listed: boolean): string {
+  const which = label
+    ? `The model you picked (${label}${listed ? '' : ', from an earlier run'})`
+    : 'The model you picked';
+  return `${which} is the quantized model now: evaluate it below.`;
 }
 
 /** A column of the recover card: its options, then the button that runs with them. */
