@@ -25,7 +25,7 @@ describe('qstudio calibrate --shard and qstudio merge', () => {
     const merged = path.join(tmp, `${config}-merged.json`);
     const r = qstudio('merge', ...stats, '-o', merged);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/merged 2 shards, 5 images/);
+    expect(r.stdout).toMatch(/merged 2 shards, 5 samples/);
     const a = JSON.parse(fs.readFileSync(whole, 'utf8'));
     const b = JSON.parse(fs.readFileSync(merged, 'utf8'));
     expect(b.ranges).toEqual(a.ranges);

@@ -61,8 +61,9 @@ export const mergeCommand = {
     }
     const seq = merged.sequential;
     const rounds = seq ? `, round${seq.round > 0 ? `s 1–${seq.round + 1}` : ' 1'} of ${seq.rounds}` : '';
+    // Samples: images or tensors (a statistics file counts either as its `images`).
     process.stdout.write(
-      `merged ${merged.shards} shard${merged.shards === 1 ? '' : 's'}, ${merged.images} images, ${merged.states.size} tensors${rounds}\n`,
+      `merged ${merged.shards} shard${merged.shards === 1 ? '' : 's'}, ${merged.images} samples, ${merged.states.size} tensors${rounds}\n`,
     );
     return 0;
   },
