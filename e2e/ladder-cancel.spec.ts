@@ -37,6 +37,10 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
     await expect(problem).toContainText('Until then the climb keeps no budget.');
   }
   await budget.fill('30');
+  // What each kind of rung is expected to cost before anything is measured, to choose a budget by (issue 36 point 2).
+  await expect(card.getByTestId('ladder-prior')).toHaveText(
+    /^Expected before anything is measured \([\d,]+ weights, 3 calibration and 3 evaluation samples\): a screening rung about \d+ s, fine-tuning about .+ \(50000 iterations a layer\), mixed precision up to .+, the exclusion search up to .+\. /,
+  );
   await expect(problem).toHaveCount(0);
   await expect(budget).not.toHaveAttribute('aria-invalid');
   await card.getByTestId('ladder-button').click();

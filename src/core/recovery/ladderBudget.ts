@@ -135,6 +135,30 @@ export function priorCosts(f: CostFacts): CostPrior {
   };
 }
 
+/** The mixed-precision search's most measurements in the ladder (chooseMixedPrecision's default). */
+export const LADDER_MIXED_MEASUREMENTS = 100;
+/** The exclusion search's most measurements in the ladder unless told (qstudio ladder --max-exclusion-steps). */
+export const LADDER_EXCLUSION_STEPS = 10;
+
+/**
+ * The ladder's prior for a model of `parameters` weights (elements, as the model summary counts them): priorCosts with
+ * the ladder's own search limits. The climb plans with it (ladderMeasure.ts ladderCostPrior); the recovery card shows
+ * it before a climb starts.
+ */
+export function ladderPrior(
+  parameters: number,
+  f: { calibrationSamples: number; evaluationSamples: number; iterations: number; exclusionSteps?: number },
+): CostPrior {
+  return priorCosts({
+    parameters,
+    calibrationSamples: f.calibrationSamples,
+    evaluationSamples: f.evaluationSamples,
+    iterations: f.iterations,
+    mixedMeasurements: LADDER_MIXED_MEASUREMENTS,
+    exclusionSteps: f.exclusionSteps ?? LADDER_EXCLUSION_STEPS,
+  });
+}
+
 export interface RungEstimate {
   readonly seconds: number;
   /** What the figure rests on ("like rung 3", "the model's size and the images, scaled by the screening rungs"). */

@@ -49,7 +49,7 @@ import type { GramProductFactory } from './layerProblem.ts';
 import type { DenseProduct } from './denseProduct.ts';
 import { forEachTensor } from '../onnx/walk.ts';
 import { elementCount } from '../onnx/elementTypes.ts';
-import { priorCosts, type CostPrior } from './ladderBudget.ts';
+import { ladderPrior, LADDER_EXCLUSION_STEPS, LADDER_MIXED_MEASUREMENTS, type CostPrior } from './ladderBudget.ts';
 import {
   LadderTargetError,
   mixedPrecisionCosine,
@@ -479,7 +479,7 @@ export function ladderMeasures(
       const result = await suggestExclusions({
         config,
         target: target.value,
-        maxSteps: options.maxExclusionSteps ?? 10,
+        maxSteps: options.maxExclusionSteps ?? LADDER_EXCLUSION_STEPS,
         tailOf: (id) => tailSubgraph(floatIndex, id),
         evaluate: async (c) => {
           const m = await judge(c, rung, true);
@@ -518,9 +518,6 @@ const GROWTH_SHARE_OF_TIME_LEFT = 0.6;
 /** The ceiling measurement (every activation at 16 bits) is made where the search and growth left this share. */
 const CEILING_SHARE_OF_TIME_LEFT = 0.65;
 
-/** The mixed-precision search's most measurements in the ladder (chooseMixedPrecision's default). */
-const LADDER_MIXED_MEASUREMENTS = 100;
-
 /**
  * What each kind of rung is expected to cost on `model` before any is measured (ladderBudget.ts priorCosts): from its
  * weights, the calibration and evaluation samples, the fine-tuning iterations of `base` and the searches' limits.
@@ -533,12 +530,10 @@ export function ladderCostPrior(
   forEachTensor(model, (t) => {
     parameters += elementCount((t.dims ?? []).map(Number));
   });
-  return priorCosts({
-    parameters,
+  return ladderPrior(parameters, {
     calibrationSamples: f.calibrationSamples,
     evaluationSamples: f.evaluationSamples,
     iterations: f.base?.extraOptions.FastFinetune.NumIterations ?? 1000,
-    mixedMeasurements: LADDER_MIXED_MEASUREMENTS,
-    exclusionSteps: f.maxExclusionSteps ?? 10,
+    exclusionSteps: f.maxExclusionSteps,
   });
 }

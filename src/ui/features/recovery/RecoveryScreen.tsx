@@ -8,7 +8,8 @@
 import { AimSelect } from '../../components/AimSelect.tsx';
 import { ProgressTrack } from '../../components/ProgressTrack.tsx';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { formatDuration } from '../../../core/recovery/ladderBudget.ts';
+import { formatDuration, ladderPrior } from '../../../core/recovery/ladderBudget.ts';
+import { evaluationSamples, samplesOf } from '../../store/samples.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
 import { type LadderMetric, type LadderOrder } from '../../../core/recovery/ladder.ts';
 import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
@@ -414,6 +415,31 @@ function TimeBudgetField({ minutes, onChange }: { minutes: number | null; onChan
   );
 }
 
+/**
+ * What each kind of rung is expected to cost before anything is measured, from the model's weights and the samples
+ * (core ladderPrior, what the climb itself starts planning with): to choose a budget by. The climb then corrects it by
+ * the rungs it measures and shows each rung's own estimate before it runs.
+ */
+function PriorCosts() {
+  const parameters = useStudio((s) => s.model.summary?.parameterCount ?? 0);
+  const calibration = useStudio((s) => samplesOf(s.calibration).length);
+  const evaluation = useStudio((s) => evaluationSamples(s).samples.length);
+  const iterations = useStudio((s) => s.recovery.options.iterations);
+  if (parameters === 0 || calibration === 0) return null;
+  const prior = ladderPrior(parameters, { calibrationSamples: calibration, evaluationSamples: evaluation, iterations });
+  const about = (s: number) => formatDuration(Math.max(1, s));
+  return (
+    <p className="muted small recover-prior" data-testid="ladder-prior">
+      Expected before anything is measured ({parameters.toLocaleString('en')} weights, {calibration} calibration and{' '}
+      {evaluation} evaluation samples): a screening rung about {about(prior.screen)}, fine-tuning about{' '}
+      {about(prior.finetune)} ({iterations} iterations a layer), mixed precision up to {about(prior.mixed)}, the
+      exclusion search up to {about(prior.exclusions)}. The climb corrects these by the rungs it measures; each rung
+      shows its own estimate before it runs, and one that cannot fit in what is left of the budget is skipped and
+      listed.
+    </p>
+  );
+}
+
 function LadderTarget({ disabled }: { disabled: boolean }) {
   const c = useStudio((s) => s.recovery.ladder);
   const set = useStudio((s) => s.setLadderChoice);
@@ -449,6 +475,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
         end by excluding the most sensitive nodes
       </Switch>
       <TimeBudgetField minutes={c.timeBudgetMinutes} onChange={(timeBudgetMinutes) => set({ timeBudgetMinutes })} />
+      <PriorCosts />
       <AimSelect value={c.aim} onChange={(aim) => set({ aim })} testId="ladder-aim" />
       <Switch checked={c.npuBf16} onChange={(npuBf16) => set({ npuBf16 })} testId="ladder-npu">
         judge every rung as the NPU runs it (float parts in BF16)
