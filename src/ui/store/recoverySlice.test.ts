@@ -403,6 +403,32 @@ describe('recovery slice', () => {
     expect(s().recovery).toMatchObject({ status: 'idle', rungs: [], error: null });
   });
 
+  it('a climb whose worker call fails after measuring rungs keeps them, the best chosen, and says it failed (not cancelled)', async () => {
+    const { s, fake } = await openStore();
+    const climbing = s().climbLadder();
+    await flush();
+    const c = fake.climbs[0];
+    c.onProgress({
+      rung: { index: 1, label: 'XINT8', step: 1 },
+      ladder: 'ladder-3',
+      phase: 'rung-done',
+      finished: rung(1, 'XINT8', 0.9),
+    });
+    c.onProgress({
+      rung: { index: 2, label: 'XINT8 + CLE', step: 2 },
+      ladder: 'ladder-3',
+      phase: 'rung-done',
+      finished: rung(2, 'XINT8 + CLE', 0.95),
+    });
+    c.reject(Object.assign(new Error('out of memory'), { name: 'RuntimeError' }));
+    await climbing;
+    expect(s().recovery).toMatchObject({
+      status: 'error',
+      error: { name: 'RuntimeError' },
+      climb: { handle: 'ladder-3', stopped: 'failed', chosen: 1 },
+    });
+  });
+
   it('a cancelled climb whose answer is slow is shown cancelled with its rungs after the grace period: each stays usable, the report comes from the climb started', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {

@@ -522,9 +522,9 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         } catch (e) {
           if (request !== latest) return;
           fail(e);
-          // A climb that failed after measuring rungs still has them, and its report, in the worker.
+          // A climb that failed after measuring rungs still has them, and its report, in the worker: it reads as failed.
           const r = get().recovery;
-          if (r.liveClimb && r.rungs.length > 0) patch({ climb: climbSoFar(r, 'cancelled') });
+          if (r.liveClimb && r.rungs.length > 0) patch({ climb: climbSoFar(r, 'failed') });
         }
       },
 
