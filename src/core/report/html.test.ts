@@ -6,6 +6,7 @@ import type { TensorPair } from '../metrics/layerwiseTensors.ts';
 import { buildReport, type ReportInput } from './build.ts';
 import { renderHtml } from './html.ts';
 import { formatJump } from './htmlText.ts';
+import { headlineFigure } from './headlineFigure.ts';
 import { parseReportNumber, renderJson } from './json.ts';
 
 /** Tags opened and closed in order (void elements and self-closed SVG elements aside); returns the first mismatch or null. */
@@ -338,5 +339,30 @@ describe('an error jump from exact inputs (a node that reads only weights: a Res
     expect(html).not.toMatch(/−∞ dB/);
     expect(formatJump(report.layers!.jumps[0])).toBe('exact inputs → 12.42 dB');
     expect(formatJump(report.layers!.jumps[1])).toBe('−13.72 dB');
+  });
+});
+
+describe("the headline of a model judged by decisions (one number a sample: openwakeword-js's hello_deepa)", () => {
+  const decision = { count: 10, mean: 0.9, min: 0, max: 1 };
+  const absError = { count: 10, mean: 0.01, min: 0, max: 0.2 };
+  const report = buildReport({
+    ...input,
+    outputs: [{ output: '39', metrics: { decision, absError } }],
+    layers: undefined,
+  });
+
+  it('reads the mean decision agreement, not a cosine of n/a; a model with a cosine keeps it', () => {
+    expect(Number.isNaN(report.fidelity.meanCosine)).toBe(true);
+    expect(headlineFigure(report.outputs, report.fidelity.meanCosine)).toEqual({
+      label: 'Mean decision agreement',
+      value: 0.9,
+      text: '0.9000',
+    });
+    const html = renderHtml(report);
+    expect(html).toMatch(
+      /<div class="label">Mean decision agreement[^<]*<\/div><div class="value [a-z]+">0\.9000<\/div>/,
+    );
+    expect(html).not.toMatch(/Mean output cosine[^<]*<\/div><div class="value[^"]*">n\/a/);
+    expect(headlineFigure(buildReport(input).outputs, 0.8273957).label).toBe('Mean output cosine');
   });
 });

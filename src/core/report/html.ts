@@ -35,6 +35,7 @@ import {
 } from './htmlText.ts';
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { shortfallSections } from './shortfallText.ts';
+import { headlineFigure } from './headlineFigure.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
@@ -78,13 +79,15 @@ function cards(r: Report): string {
   if (r.atDefault) {
     const d = r.atDefault.fidelity;
     const dUndef = d.undefinedOutputs ? `; ${d.undefinedOutputs} output(s) undefined` : '';
+    const h = headlineFigure(r.atDefault.outputs, d.meanCosine);
     out.push(
-      `<div class="card" data-card="at-default"><div class="label">Mean output cosine, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(d.meanCosine)}">${formatCosine(d.meanCosine)}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div>${allZeroHtml(r.atDefault.outputs)}</div>`,
+      `<div class="card" data-card="at-default"><div class="label">${h.label}, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(h.value)}">${h.text}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div>${allZeroHtml(r.atDefault.outputs)}</div>`,
     );
   }
   const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
+  const own = headlineFigure(r.outputs, c);
   out.push(
-    `<div class="card" data-card="own-arithmetic"><div class="label">Mean output cosine${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(c)}">${formatCosine(c)}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div>${allZeroHtml(r.outputs)}</div>`,
+    `<div class="card" data-card="own-arithmetic"><div class="label">${own.label}${e(level)}${r.npu ? ', as written' : ''}</div><div class="value ${cosineSeverity(own.value)}">${own.text}</div><div class="sub">mean over ${r.outputs.length} output(s)${undef}${r.npu ? '; float parts in float32' : ''}</div>${allZeroHtml(r.outputs)}</div>`,
   );
   if (r.npu) {
     const n = r.npu.fidelity.meanCosine;

@@ -6,6 +6,7 @@
  */
 import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
+import { headlineFigure } from '../../../core/report/headlineFigure.ts';
 import {
   DEFAULT_GRAPH_OPTIMIZATION,
   graphOptimizationLabel,
@@ -71,6 +72,8 @@ export function EvaluationResults({
   const atDefault = r.atDefault ?? null;
   const ownLevel = r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION;
   const jump = r.layers?.jumps[0];
+  const ownFigure = headlineFigure(r.outputs, r.fidelity.meanCosine);
+  const defaultFigure = atDefault && headlineFigure(atDefault.outputs, atDefault.fidelity.meanCosine);
   const name = r.quantizedModel?.name ?? 'model.quant.onnx';
   const parity = useStudio((s) => s.parity.result);
   // The parity check goes into the report when it ran on the model this evaluation judged.
@@ -86,9 +89,9 @@ export function EvaluationResults({
       <dl className="facts">
         {atDefault && (
           <Headline
-            label={`Mean output cosine, ${atDefault.runtime} default`}
-            value={formatCosine(atDefault.fidelity.meanCosine)}
-            severity={cosineSeverity(atDefault.fidelity.meanCosine)}
+            label={`${defaultFigure!.label}, ${atDefault.runtime} default`}
+            value={defaultFigure!.text}
+            severity={cosineSeverity(defaultFigure!.value)}
             testId="eval-default-cosine"
             note={<AllZeroNote outputs={atDefault.outputs} testId="eval-default-all-zero" />}
             sub={`'${atDefault.graphOptimization}', fused int8 kernels: what a user's session computes`}
@@ -97,13 +100,13 @@ export function EvaluationResults({
         <Headline
           label={
             atDefault
-              ? `Mean output cosine, own Q/DQ arithmetic${npu ? ', as written' : ''}`
+              ? `${ownFigure.label}, own Q/DQ arithmetic${npu ? ', as written' : ''}`
               : npu
-                ? 'Mean output cosine, as written'
-                : 'Mean output cosine'
+                ? `${ownFigure.label}, as written`
+                : ownFigure.label
           }
-          value={formatCosine(r.fidelity.meanCosine)}
-          severity={cosineSeverity(r.fidelity.meanCosine)}
+          value={ownFigure.text}
+          severity={cosineSeverity(ownFigure.value)}
           testId="eval-mean-cosine"
           note={<AllZeroNote outputs={r.outputs} testId="eval-all-zero" />}
           sub={`${atDefault ? `'${ownLevel}', Q/DQ as written; ` : ''}${plural(r.outputs.length, 'output')}, ${plural(r.data.samples, 'sample')}${npu ? '; float parts in float32' : ''}`}
