@@ -110,6 +110,7 @@ describe('the best-practice ladder', () => {
     expect(labels.indexOf('A8W8 per-channel + attention rules + AdaRound')).toBeLessThan(firstLater);
     expect(mixedAt).toBeGreaterThan(5);
     expect(mixedAt).toBeLessThan(firstLater);
+    expect(result.results[mixedAt].rung.why).toMatch(/: after 8-bit fine-tuning; the 8-bit routes/);
     // Every rung is still measured (no budget here): the per-tensor variants come after.
     expect(labels).toContain('A8W8 + attention rules');
     expect(result.results[0].rung.why).toMatch(/every 8-bit format's plain rung first/);
@@ -204,6 +205,9 @@ describe('the best-practice ladder', () => {
     );
     expect(tried.filter((t) => /AdaRound|AdaQuant|bias correction/.test(t))).toEqual([]);
     expect(result.results[result.chosen].rung.label).toBe('A16W8 per-channel');
+    const mixedRung = result.results.find((r) => r.rung.recipe.mixedPrecision)!;
+    expect(mixedRung.rung.why).toMatch(/after the 8-bit screening \(no 8-bit fine-tuning rung ran\)/);
+    expect(mixedRung.rung.why).not.toMatch(/after 8-bit fine-tuning/);
     const noLayer = result.skipped.filter((k) =>
       /no Conv, Gemm or MatMul with a constant weight in the main graph/.test(k.reason),
     );

@@ -976,10 +976,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       exclusions: false,
       mixedPrecision: true,
     };
+    // Said from what ran: where the 8-bit fine-tuning was skipped (no layer it reaches, the budget), not "after" it.
+    const afterEightBit = results.some((r) => r.rung.recipe.finetune && isEightBit(r.rung.recipe.preset))
+      ? 'after 8-bit fine-tuning'
+      : 'after the 8-bit screening (no 8-bit fine-tuning rung ran)';
     const searched = await tryRung(
       recipe,
       'ours',
-      `mixed precision from the best 8-bit rung, ${best.rung.label} (${best.score.toFixed(4)}): ${mixedReason ?? 'after 8-bit fine-tuning; the 8-bit routes are tried before any 16-bit format'}`,
+      `mixed precision from the best 8-bit rung, ${best.rung.label} (${best.score.toFixed(4)}): ${mixedReason ?? `${afterEightBit}; the 8-bit routes are tried before any 16-bit format`}`,
     );
     if (!searched) {
       drop();
