@@ -117,7 +117,7 @@ describe('qstudio evaluate', () => {
   it.each([
     [['evaluate', 'a.onnx'], 1, /give the float model and the quantized model/],
     [['evaluate', 'a.onnx', 'b.onnx'], 1, /--data <dir> is required/],
-    [['evaluate', floatPath, quantPath, '--data', path.join(tmp, 'nope')], 2, /ImageFolderError/],
+    [['evaluate', floatPath, quantPath, '--data', path.join(tmp, 'nope')], 2, /DataFolderError/],
   ])('refuses %j with a clear message', (args, code, message) => {
     const r = qstudio(...args);
     expect(r.code).toBe(code);

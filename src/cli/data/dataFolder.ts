@@ -53,7 +53,7 @@ export interface FolderListing {
 const byName = (a: string, b: string) => a.localeCompare(b, 'en', { numeric: true });
 const TENSOR_FILE = /\.(npy|npz)$/i;
 
-/** The folder's images, tensor files and other entries; ImageFolderError when it cannot be listed. */
+/** The folder's images, tensor files and other entries; DataFolderError when it cannot be listed. */
 export function listDataFolder(dir: string): FolderListing {
   const out: FolderListing = { images: [], tensors: [], other: [] };
   const entries = readFolderEntries(dir, 'data');

@@ -21,12 +21,12 @@ describe('listImageFiles', () => {
     expect(list.ignored).toBe(6); // notes.txt, .DS_Store, a.gif, png, sub.png/, dangling.png
   });
 
-  it('throws ImageFolderError naming a missing folder or a file', () => {
+  it('throws DataFolderError naming a missing folder or a file', () => {
     expect(() => listImageFiles(path.join(tmp, 'nope'))).toThrow(
-      expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/nope does not exist/) }),
+      expect.objectContaining({ name: 'DataFolderError', message: expect.stringMatching(/nope does not exist/) }),
     );
     expect(() => listImageFiles(path.join(tmp, 'a.jpg'))).toThrow(
-      expect.objectContaining({ name: 'ImageFolderError', message: expect.stringMatching(/is not a folder/) }),
+      expect.objectContaining({ name: 'DataFolderError', message: expect.stringMatching(/is not a folder/) }),
     );
   });
 

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ImageFolderError } from './errors.ts';
+import { DataFolderError } from './errors.ts';
 
 export const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'] as const;
 
@@ -25,7 +25,7 @@ export function isImageFileName(name: string): boolean {
   return (IMAGE_EXTENSIONS as readonly string[]).includes(path.extname(name).toLowerCase());
 }
 
-/** The entries of `dir`; ImageFolderError naming it as "the `what` folder" when it cannot be listed. */
+/** The entries of `dir`; DataFolderError naming it as "the `what` folder" when it cannot be listed. */
 export function readFolderEntries(dir: string, what: string): fs.Dirent[] {
   try {
     return fs.readdirSync(dir, { withFileTypes: true });
@@ -37,11 +37,11 @@ export function readFolderEntries(dir: string, what: string): fs.Dirent[] {
         : code === 'ENOTDIR'
           ? 'is not a folder'
           : `cannot be listed (${code ?? 'error'})`;
-    throw new ImageFolderError(`The ${what} folder ${dir} ${why}.`);
+    throw new DataFolderError(`The ${what} folder ${dir} ${why}.`);
   }
 }
 
-/** The JPEG and PNG files directly inside `dir`, sorted; throws ImageFolderError naming the folder. */
+/** The JPEG and PNG files directly inside `dir`, sorted; throws DataFolderError naming the folder. */
 export function listImageFiles(dir: string): ImageFileList {
   const entries = readFolderEntries(dir, 'image');
   const names: string[] = [];
