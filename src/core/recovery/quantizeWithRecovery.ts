@@ -52,7 +52,7 @@ import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
-import { TunedLayerMemo, type LayerOutcome } from './tunedLayerMemo.ts';
+import { TunedLayerMemo, type LayerOutcome, type TuningSummary } from './tunedLayerMemo.ts';
 import { arrayFingerprint, ValueFingerprints, type Fingerprint } from './valueFingerprints.ts';
 import { digestText } from '../digest.ts';
 import {
@@ -151,14 +151,8 @@ export interface RecoveryOptions {
   readonly tunedLayerMemo?: TunedLayerMemo;
 }
 
-export interface TunedLayerSummary {
+export interface TunedLayerSummary extends TuningSummary {
   readonly id: NodeId;
-  readonly lossBefore: number;
-  readonly lossAfter: number;
-  readonly kept: boolean;
-  readonly iterations: number;
-  readonly seconds: number;
-  readonly curve: readonly CurvePoint[];
   /** Taken from an earlier run (RecoveryOptions.tunedLayerMemo): `seconds` is what that run spent on it. */
   readonly reused?: boolean;
 }

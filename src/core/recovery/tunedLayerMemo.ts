@@ -11,17 +11,20 @@
  */
 import type { CurvePoint } from './tuning.ts';
 
+/** What fine-tuning one layer reported (quantizeWithRecovery's TunedLayerSummary adds the layer and whether it was kept from before). */
+export interface TuningSummary {
+  readonly lossBefore: number;
+  readonly lossAfter: number;
+  readonly kept: boolean;
+  readonly iterations: number;
+  readonly seconds: number;
+  readonly curve: readonly CurvePoint[];
+}
+
 /** One layer's outcome as a run reported and applied it. */
 export interface LayerOutcome {
   /** The fine-tuning's summary (absent when the layer was not tuned). */
-  readonly tuned?: {
-    readonly lossBefore: number;
-    readonly lossAfter: number;
-    readonly kept: boolean;
-    readonly iterations: number;
-    readonly seconds: number;
-    readonly curve: readonly CurvePoint[];
-  };
+  readonly tuned?: TuningSummary;
   /** The layer's own rounding error where minRoundingError left it untuned. */
   readonly untuned?: number;
   /** Bias correction's mean output shift before, where it ran. */
