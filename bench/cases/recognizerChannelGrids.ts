@@ -20,7 +20,7 @@ import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { makeTensor } from '../../src/core/onnx/tensorData.ts';
 import { intAttribute, type ModelProto, type NodeProto } from '../../src/core/onnx/model.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
-import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 
 const option = (key: string) =>
   process.argv
@@ -131,11 +131,7 @@ function perChannel(source: ModelProto, tensors: readonly string[]): Uint8Array 
   return encode(m);
 }
 const floatBytes = encode(model);
-const heldIn = await createTextJudge(floatBytes, calibration, 'all');
-const heldOut = {
-  all: await createTextJudge(floatBytes, evaluation, 'all'),
-  basic: await createTextJudge(floatBytes, evaluation, 'basic'),
-};
+const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, evaluation });
 const hswish = quantizedActs.filter((t) => readers(t) === 'Add,Mul');
 const sets: Record<string, string[]> = {
   none: [],

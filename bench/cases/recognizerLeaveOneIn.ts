@@ -19,7 +19,7 @@ import { getPreset } from '../../src/core/quantize/presets.ts';
 import { withOptions, type CalibrationMethod } from '../../src/core/quantize/config.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits, type PrecisionUnit } from '../../src/core/search/mixedPrecision.ts';
-import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 
 const option = (key: string) =>
   process.argv
@@ -29,11 +29,7 @@ const option = (key: string) =>
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const floatBytes = encode(model);
-const heldIn = await createTextJudge(floatBytes, calibration, 'all');
-const heldOut = {
-  all: await createTextJudge(floatBytes, evaluation, 'all'),
-  basic: await createTextJudge(floatBytes, evaluation, 'basic'),
-};
+const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, evaluation });
 const config = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,

@@ -20,7 +20,7 @@ import { withOptions, type CalibrationMethod } from '../../src/core/quantize/con
 import type { TensorRange } from '../../src/core/quantize/plan.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
-import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 
 const option = (key: string) =>
   process.argv
@@ -41,11 +41,7 @@ const clock = () => {
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const floatBytes = encode(model);
-const heldIn = await createTextJudge(floatBytes, calibration, 'all');
-const heldOut = {
-  all: await createTextJudge(floatBytes, evaluation, 'all'),
-  basic: await createTextJudge(floatBytes, evaluation, 'basic'),
-};
+const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, evaluation });
 const configFor = (method: CalibrationMethod) =>
   withOptions(getPreset('A8W8'), {
     perChannel: true,

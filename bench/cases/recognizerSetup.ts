@@ -59,6 +59,23 @@ function meanStepKl(p: Float32Array, q: Float32Array, classes: number): number {
 }
 
 /**
+ * The judges the recognizer's 8-bit route cases share: on the tuning lines at 'all' (held in, what a search may look
+ * at) and on the judged lines at 'all' and 'basic' (held out, what the tables report).
+ */
+export async function createTextJudges(
+  floatBytes: Uint8Array,
+  lines: { calibration: readonly string[]; evaluation: readonly string[] },
+) {
+  return {
+    heldIn: await createTextJudge(floatBytes, lines.calibration, 'all'),
+    heldOut: {
+      all: await createTextJudge(floatBytes, lines.evaluation, 'all'),
+      basic: await createTextJudge(floatBytes, lines.evaluation, 'basic'),
+    },
+  };
+}
+
+/**
  * The float model run once on `files`; the judge runs a model (its bytes, onnxruntime-node) on them and compares
  * greedy CTC decodings with the float model's. QS_VERBOSE prints both decodings of every line. `optimization`
  * 'all' judges both as onnxruntime's CPU provider runs them by default (fused int8 kernels).

@@ -23,7 +23,7 @@ import { exposeOnly } from '../../src/core/calibrate/run/expose.ts';
 import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { makeTensor, readTensorAsFloat32 } from '../../src/core/onnx/tensorData.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
-import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 
 const option = (key: string) =>
   process.argv
@@ -149,11 +149,7 @@ const floatBytes = encode(model);
     ya.reduce((d, v, i) => Math.max(d, Math.abs(v - yb[i])), 0),
   );
 }
-const heldIn = await createTextJudge(floatBytes, calibration, 'all');
-const heldOut = {
-  all: await createTextJudge(floatBytes, evaluation, 'all'),
-  basic: await createTextJudge(floatBytes, evaluation, 'basic'),
-};
+const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, evaluation });
 for (const symmetric of (option('sym') ?? '0,1').split(',').map((v) => v === '1'))
   for (const method of (option('methods') ?? 'MinMSE,MinMax').split(',') as CalibrationMethod[])
     for (const [label, m] of [

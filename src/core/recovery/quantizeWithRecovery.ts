@@ -51,8 +51,8 @@ import type { DenseProduct } from './denseProduct.ts';
 import { adaround } from './adaround.ts';
 import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
-import { layerRoundingError, type CurvePoint, type LayerTuning } from './tuning.ts';
-import { TunedLayerMemo, type LayerOutcome, type TuningSummary } from './tunedLayerMemo.ts';
+import { layerRoundingError, type CurvePoint, type LayerTuning, type TuningSummary } from './tuning.ts';
+import { TunedLayerMemo, type LayerOutcome } from './tunedLayerMemo.ts';
 import { arrayFingerprint, ValueFingerprints, type Fingerprint } from './valueFingerprints.ts';
 import { digestText } from '../digest.ts';
 import {

@@ -9,17 +9,7 @@
  * this only keeps outcomes by key, within a byte budget (once full, further outcomes are not kept and are computed again
  * when needed). Pure.
  */
-import type { CurvePoint } from './tuning.ts';
-
-/** What fine-tuning one layer reported (quantizeWithRecovery's TunedLayerSummary adds the layer and whether it was kept from before). */
-export interface TuningSummary {
-  readonly lossBefore: number;
-  readonly lossAfter: number;
-  readonly kept: boolean;
-  readonly iterations: number;
-  readonly seconds: number;
-  readonly curve: readonly CurvePoint[];
-}
+import type { TuningSummary } from './tuning.ts';
 
 /** One layer's outcome as a run reported and applied it. */
 export interface LayerOutcome {

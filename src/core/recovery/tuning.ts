@@ -77,8 +77,8 @@ export interface CurvePoint {
   readonly loss: number;
 }
 
-export interface LayerTuning {
-  readonly id: NodeId;
+/** What tuning one layer reports (kept by tunedLayerMemo.ts, listed by quantizeWithRecovery's TunedLayerSummary). */
+export interface TuningSummary {
   /** Loss of the weights as quantized (nearest rounding) and of the tuned, hard-quantized result. */
   readonly lossBefore: number;
   readonly lossAfter: number;
@@ -87,6 +87,10 @@ export interface LayerTuning {
   readonly seconds: number;
   /** The tuned result was not better, so the layer keeps its codes. */
   readonly kept: boolean;
+}
+
+export interface LayerTuning extends TuningSummary {
+  readonly id: NodeId;
   /** New weight codes (absent when kept). */
   readonly codes?: Int32Array;
   /** New bias in real units (AdaQuant with UpdateBias). */

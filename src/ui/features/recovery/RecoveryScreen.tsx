@@ -367,6 +367,14 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
   );
 }
 
+/** What the budget field's text says: minutes above zero, none (empty), or not a budget (undefined). */
+function budgetMinutes(text: string): number | null | undefined {
+  const t = text.trim();
+  if (t === '') return null;
+  const v = Number(t);
+  return v > 0 && Number.isFinite(v) ? v : undefined;
+}
+
 /**
  * The climb's time budget in minutes (0.5 is 30 s); empty: none. The text is the user's own until it reads as minutes
  * above zero, and what is wrong with it is said beside it: a controlled number field put the last good value back over
@@ -378,12 +386,10 @@ function TimeBudgetField({ minutes, onChange }: { minutes: number | null; onChan
   useEffect(() => {
     setText((t) => (minutes === null ? (t.trim() === '' ? t : '') : Number(t) === minutes ? t : String(minutes)));
   }, [minutes]);
-  const t = text.trim();
-  const value = Number(t);
   const problem =
-    t === '' || (value > 0 && Number.isFinite(value))
+    budgetMinutes(text) !== undefined
       ? null
-      : `"${t}" is not a budget: give minutes above zero (0.5 is 30 s), or leave it empty for none. Until then the climb keeps ${minutes === null ? 'no budget' : formatDuration(minutes * 60)}.`;
+      : `"${text.trim()}" is not a budget: give minutes above zero (0.5 is 30 s), or leave it empty for none. Until then the climb keeps ${minutes === null ? 'no budget' : formatDuration(minutes * 60)}.`;
   return (
     <label
       className="field field--inline"
@@ -401,9 +407,8 @@ function TimeBudgetField({ minutes, onChange }: { minutes: number | null; onChan
         onChange={(e) => {
           const typed = e.currentTarget.value;
           setText(typed);
-          const v = Number(typed.trim());
-          if (typed.trim() === '') onChange(null);
-          else if (v > 0 && Number.isFinite(v)) onChange(v);
+          const m = budgetMinutes(typed);
+          if (m !== undefined) onChange(m);
         }}
       />
       {problem && (
