@@ -7,7 +7,7 @@
  * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
-import { isDefaultDomain, type ModelProto, type ValueInfoProto } from '../onnx/model.ts';
+import type { ModelProto, ValueInfoProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
@@ -32,6 +32,7 @@ import { crossLayerEqualize } from './cle.ts';
 import { FloatRowCache } from './floatRowCache.ts';
 import { SensitivityCache } from './sensitiveLayers.ts';
 import { TunedLayerMemo } from './tunedLayerMemo.ts';
+import { hasLinearLayer } from './linearLayers.ts';
 import { memoizedRuntime } from './memoizedRuntime.ts';
 import {
   figureReader,
@@ -327,14 +328,7 @@ export function ladderMeasures(
   };
 
   // Fine-tuning and bias correction work on the main graph's layers (linearLayers.ts): none there, nothing to tune.
-  const prepared = prepareNamed(rt.model).model.graph!;
-  const constants = new Set(prepared.initializer.map((t) => t.name));
-  const tunableLayers = prepared.node.some(
-    (n) =>
-      (n.op_type === 'Conv' || n.op_type === 'Gemm' || n.op_type === 'MatMul') &&
-      isDefaultDomain(n.domain) &&
-      constants.has(n.input[1]),
-  );
+  const tunableLayers = hasLinearLayer(prepareNamed(rt.model).model);
 
   return {
     cleApplies: cleChanges,

@@ -130,6 +130,22 @@ function quantTypeOf(t: TensorProto): QuantType | undefined {
   return (Object.keys(QUANT_TYPES) as QuantType[]).find((k) => QUANT_TYPES[k].onnxType === t.data_type);
 }
 
+/** Whether `n` is an op fine-tuning and bias correction work on: ONNX's own Conv, Gemm or MatMul. */
+function isLinearOp(n: NodeProto): n is NodeProto & { op_type: LinearLayer['opType'] } {
+  return (n.op_type === 'Conv' || n.op_type === 'Gemm' || n.op_type === 'MatMul') && isDefaultDomain(n.domain);
+}
+
+/**
+ * Whether a float model has a layer findLinearLayers could match once quantized: a Conv, Gemm or MatMul in its main
+ * graph with a constant weight. Where it has none (its compute inside If/Loop/Scan bodies), fine-tuning and bias
+ * correction have nothing to work on.
+ */
+export function hasLinearLayer(floatModel: ModelProto): boolean {
+  const graph = floatModel.graph!;
+  const constants = new Set(graph.initializer.map((t) => t.name));
+  return graph.node.some((n) => isLinearOp(n) && constants.has(n.input[1]));
+}
+
 /** Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. */
 export function findLinearLayers(
   floatModel: ModelProto,
@@ -146,8 +162,8 @@ export function findLinearLayers(
   const skipped: SkippedLayer[] = [];
   for (const i of qIndex.order) {
     const n = qIndex.nodes[i];
+    if (!isLinearOp(n)) continue;
     const op = n.op_type;
-    if ((op !== 'Conv' && op !== 'Gemm' && op !== 'MatMul') || !isDefaultDomain(n.domain)) continue;
     const id = qIndex.ids[i];
     const skip = (reason: string) => skipped.push({ id, reason });
     const w = dequantizedConstant(qIndex, n.input[1]);
