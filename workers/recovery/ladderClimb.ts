@@ -139,6 +139,7 @@ export async function climbRecoveryLadder(
       },
       onRung: (rung, r?: RungResult) => {
         if (!r) return progress({ rung: info(rung), ladder: ladderHandle, phase: 'prepare' });
+        const stoppedBy = signal.aborted && r.error ? (signal.budgetSpent ? 'budget' : 'cancel') : undefined;
         const s = summarize(h, r.detail as RungDetail | undefined, {
           index: rung.index,
           label: rung.label,
@@ -148,11 +149,12 @@ export async function climbRecoveryLadder(
           met: r.met,
           seconds: r.seconds,
           error:
-            signal.aborted && r.error
-              ? signal.budgetSpent
-                ? 'TimeBudgetError: the time budget ran out while this rung was measured'
-                : 'RecoveryCancelledError: cancelled while this rung was measured'
-              : (r.error ?? null),
+            stoppedBy === 'budget'
+              ? 'TimeBudgetError: the time budget ran out while this rung was measured'
+              : stoppedBy === 'cancel'
+                ? 'RecoveryCancelledError: cancelled while this rung was measured'
+                : (r.error ?? null),
+          ...(stoppedBy ? { stoppedBy } : {}),
           config: configToJSON(r.config),
           preset: rung.recipe.preset,
           ...(rung.why ? { why: rung.why } : {}),

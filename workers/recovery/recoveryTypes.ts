@@ -172,6 +172,8 @@ export interface RungSummary {
   met: boolean;
   seconds: number;
   error: string | null;
+  /** Where `error` is the climb stopping mid-rung, not a failure: the user's Cancel or the time budget's deadline. */
+  stoppedBy?: 'cancel' | 'budget';
   /** The quantized model, kept in the worker; null when the rung failed. */
   handle: string | null;
   /** The configuration measured, as JSON (core configToJSON). */

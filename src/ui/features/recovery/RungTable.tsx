@@ -21,12 +21,11 @@ const STEP: Record<string, string> = {
   ours: 'ours',
 };
 
-/** A rung the user's Cancel or the time budget stopped: said as such, not as a failure (null: a real failure). */
-function stoppedText(error: string): string | null {
-  if (error.startsWith('RecoveryCancelledError')) return 'cancelled while it was measured (no model)';
-  if (error.startsWith('TimeBudgetError')) return 'stopped by the time budget while it was measured (no model)';
-  return null;
-}
+/** A rung the user's Cancel or the time budget stopped: said as such, not as a failure. */
+const STOPPED_TEXT: Record<NonNullable<RungSummary['stoppedBy']>, string> = {
+  cancel: 'cancelled while it was measured (no model)',
+  budget: 'stopped by the time budget while it was measured (no model)',
+};
 
 function metric(name: string, v: number | undefined): string {
   return v === undefined ? '—' : ladderValueText(name, v);
@@ -131,7 +130,7 @@ export function RungTable({
           <td className="recover-table__status">
             {r.error ? (
               <span className="muted small" data-testid="rung-error" title={r.error}>
-                {stoppedText(r.error) ?? `failed: ${r.error}`}
+                {r.stoppedBy ? STOPPED_TEXT[r.stoppedBy] : `failed: ${r.error}`}
               </span>
             ) : r.met ? (
               'meets the target'
