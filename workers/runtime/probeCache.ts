@@ -6,19 +6,15 @@
  * the context has it, in memory otherwise (Node tests); a storage failure only costs a probe.
  */
 import type { DevicePrior, MeasuredCosts } from './backendChoice.ts';
+import { sha256Hex } from '../../src/core/report/sha256.ts';
 
 const DB = 'quant-studio-runtime';
 const STORE = 'backend-probes';
 const memory = new Map<string, unknown>();
 
-async function digest(bytes: Uint8Array): Promise<string> {
-  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** The cache key of a model on a device. */
 export async function probeKey(bytes: Uint8Array, adapter: string): Promise<string> {
-  return `costs|${await digest(bytes)}|${adapter}`;
+  return `costs|${await sha256Hex(bytes)}|${adapter}`;
 }
 
 /** The key of a device's last measured WebGPU figures. */
