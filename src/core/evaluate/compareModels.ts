@@ -5,14 +5,17 @@
  * The runtime is injected, so the same orchestration serves onnxruntime-node in the command line,
  * onnxruntime-web in a worker, and fakes in tests: the caller says how many samples there are and
  * opens a session over model bytes that runs a sample by index. This module decides what to expose
- * (core/calibrate/run/expose.ts), splits the exposed tensors into chunks when one run's outputs would not
+ * (core/calibrate/run/exposeSubgraphs.ts: tensors inside If/Loop/Scan bodies are carried up to the main graph),
+ * splits the exposed tensors into chunks when one run's outputs would not
  * fit the memory budget (measured on the first sample), and folds every run into mergeable sums
  * (core/metrics/layerwise.ts). Must not import a runtime or read files.
  */
 
 import { sessionModel, type ModelBytes, type ModelProto } from '../onnx/index.ts';
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import { chunkTensors, exposeTensors } from '../calibrate/run/expose.ts';
+import { chunkTensors } from '../calibrate/run/expose.ts';
+import { exposeAcrossScopes } from '../calibrate/run/exposeSubgraphs.ts';
+import { readableBodyTensors, type ScopeStep } from '../onnx/scopes.ts';
 import { summarizeSamples, type OutputSummary, type SampleRecord, type FloatArray } from '../metrics/index.ts';
 import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/layerwiseTensors.ts';
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState } from '../metrics/layerwise.ts';
@@ -108,6 +111,17 @@ function floatValues(outputs: Readonly<Record<string, RunTensor>>): Record<strin
   return values;
 }
 
+/** The run's outputs keyed by the tensors they carry (a body tensor is returned under the name that carried it up). */
+function byTensor(
+  outputs: Readonly<Record<string, RunTensor>>,
+  tensorOf: ReadonlyMap<string, string>,
+): Readonly<Record<string, RunTensor>> {
+  if (tensorOf.size === 0) return outputs;
+  const out: Record<string, RunTensor> = {};
+  for (const [k, t] of Object.entries(outputs)) out[tensorOf.get(k) ?? k] = t;
+  return out;
+}
+
 function byteSize(t: RunTensor): number {
   return (t.data as ArrayBufferView | undefined)?.byteLength ?? 0;
 }
@@ -152,6 +166,11 @@ export async function compareModels(
       )
     : undefined;
   const pairs = (pairing?.pairs ?? []).filter((p) => !options.layerTensors || options.layerTensors.has(p.tensor));
+  // Body tensors (If/Loop/Scan) among the pairs are carried up to the main graph to be read.
+  const noBodies: ReadonlyMap<string, readonly ScopeStep[]> = new Map();
+  const bodyPairs = pairing ? readableBodyTensors(floatModel) : noBodies;
+  const floatBodies = pairs.some((p) => bodyPairs.has(p.tensor)) ? bodyPairs : noBodies;
+  const quantBodies = floatBodies.size > 0 ? readableBodyTensors(quantModel) : noBodies;
   const records: SampleRecord[] = [];
   let state: LayerwiseState = new Map();
   const budget = options.budgetBytes ?? 256 * 2 ** 20;
@@ -160,23 +179,37 @@ export async function compareModels(
     pairs: readonly TensorPair[];
     float: SampleSession;
     quant: SampleSession;
-    floatNames: string[];
-    quantNames: string[];
+    floatNames: readonly string[];
+    quantNames: readonly string[];
+    /** Exposed output name → the body tensor it carries, per model. */
+    floatTensorOf: ReadonlyMap<string, string>;
+    quantTensorOf: ReadonlyMap<string, string>;
   };
   let chunks: Chunk[] = [];
   const openChunk = async (chunkPairs: readonly TensorPair[], withOutputs: boolean): Promise<Chunk> => {
     const names = exposedNames(chunkPairs, withOutputs ? { float: outputNames, quant: outputNames } : {});
-    const exposeFloat = options.layers ? exposeTensors(floatModel, names.float) : floatModel;
-    const exposeQuant = options.layers ? exposeTensors(quantModel, names.quant) : quantModel;
     const inputs = new Set(floatModel.graph!.input.map((v) => v.name ?? ''));
+    if (options.layers) {
+      const f = exposeAcrossScopes(floatModel, names.float, floatBodies);
+      const q = exposeAcrossScopes(quantModel, names.quant, quantBodies);
+      return {
+        pairs: chunkPairs,
+        float: await runtimeOpen(runtime, { ...floatModel, graph: f.graph }),
+        quant: await runtimeOpen(runtime, { ...quantModel, graph: q.graph }),
+        floatNames: f.outputs,
+        quantNames: q.outputs,
+        floatTensorOf: f.tensorOf,
+        quantTensorOf: q.tensorOf,
+      };
+    }
     return {
       pairs: chunkPairs,
-      float: await (options.floatSession && !options.layers
-        ? runtime.open(options.floatSession)
-        : runtimeOpen(runtime, exposeFloat)),
-      quant: await runtimeOpen(runtime, exposeQuant),
+      float: await (options.floatSession ? runtime.open(options.floatSession) : runtimeOpen(runtime, floatModel)),
+      quant: await runtimeOpen(runtime, quantModel),
       floatNames: names.float.filter((n) => !inputs.has(n)),
       quantNames: names.quant.filter((n) => !inputs.has(n)),
+      floatTensorOf: new Map(),
+      quantTensorOf: new Map(),
     };
   };
 
@@ -189,8 +222,8 @@ export async function compareModels(
         quant: Readonly<Record<string, RunTensor>>;
       }[] = [];
       for (const chunk of chunks) {
-        const f = await timed('float', () => chunk.float.run(sample, chunk.floatNames));
-        const q = await timed('quant', () => chunk.quant.run(sample, chunk.quantNames));
+        const f = byTensor(await timed('float', () => chunk.float.run(sample, chunk.floatNames)), chunk.floatTensorOf);
+        const q = byTensor(await timed('quant', () => chunk.quant.run(sample, chunk.quantNames)), chunk.quantTensorOf);
         runs.push({ pairs: chunk.pairs, float: f, quant: q });
       }
       if (sample === 0 && options.layers && chunks.length === 1) {

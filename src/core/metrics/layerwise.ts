@@ -122,7 +122,7 @@ export type RunValues = Readonly<Record<string, FloatArray | undefined>>;
 /**
  * A new state with one sample folded in: `floatValues` from the float model's run, `quantValues`
  * from the quantized model's on the same input, both exposing the pairs' tensors. Pairs whose
- * values are missing from either run (not float32, or in another chunk) are skipped.
+ * values are missing or empty in either run (not float32, in another chunk, a branch not run) are skipped.
  */
 export function foldLayerwise(
   state: LayerwiseState,
@@ -134,11 +134,12 @@ export function foldLayerwise(
   for (const p of pairs) {
     const x = floatValues[p.tensor];
     const y = quantValues[p.value];
-    if (!x || !y) continue;
+    // Empty values are a branch this sample did not run (an If's other branch returns an empty tensor).
+    if (!x?.length || !y?.length) continue;
     const prev = next.get(p.tensor);
     const value = mergeSums(prev?.value ?? EMPTY_SUMS, sampleSums(x, y));
     const dq = p.dequantized ? quantValues[p.dequantized] : undefined;
-    const dequantized = dq ? mergeSums(prev?.dequantized ?? EMPTY_SUMS, sampleSums(x, dq)) : prev?.dequantized;
+    const dequantized = dq?.length ? mergeSums(prev?.dequantized ?? EMPTY_SUMS, sampleSums(x, dq)) : prev?.dequantized;
     next.set(p.tensor, dequantized ? { value, dequantized } : { value });
   }
   return next;

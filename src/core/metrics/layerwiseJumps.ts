@@ -17,8 +17,9 @@
  * run models or decide exclusions: it ranks, the caller chooses.
  */
 
-import type { GraphIndex } from '../onnx/graphIndex.ts';
-import type { NodeId } from '../onnx/model.ts';
+import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
+import { isDefaultDomain, type NodeId } from '../onnx/model.ts';
+import { CONTROL_FLOW_OPS } from '../onnx/scopes.ts';
 import type { LayerRow } from './layerwise.ts';
 
 /** What one node adds to the error. */
@@ -33,12 +34,31 @@ export interface NodeError {
   readonly drop: number;
   /** The compared tensor upstream with the lowest SQNR (an input, or what a folded input was made from); null when none. */
   readonly worstInput: string | null;
+  /** A control-flow node whose bodies' nodes are listed too (their drops are where its own comes from). */
+  readonly holdsListed?: true;
 }
 
-/** Every node that has a compared output, in topological order. */
+/**
+ * Every node that has a compared output, in topological order. Where rows cover tensors inside If/Loop/Scan bodies
+ * (./layerwiseTensors.ts), the body's nodes come just before their holder, with the ids the pairing gave them
+ * (`holder/then_branch/Conv_3`); a body node reading an outer-scope tensor reads its row.
+ */
 export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeError[] {
   const byTensor = new Map(rows.map((r) => [r.tensor, r]));
   const out: NodeError[] = [];
+  const bodies = rows.some((r) => r.node !== null && !index.indexOfId.has(r.node));
+  scopeErrors(byTensor, index, '', bodies, out);
+  return out;
+}
+
+/** nodeErrors of one graph (the main graph or a body, whose ids get `prefix`), appended to `out`. */
+function scopeErrors(
+  byTensor: ReadonlyMap<string, LayerRow>,
+  index: GraphIndex,
+  prefix: string,
+  bodies: boolean,
+  out: NodeError[],
+): void {
   // Worst compared tensor read by node i, looking through uncompared (folded) producers; memoized in topological order.
   const upstream = new Map<number, { sqnr: number; tensor: string | null }>();
   const worstRead = (i: number): { sqnr: number; tensor: string | null } => {
@@ -58,6 +78,12 @@ export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeEr
   };
   for (const i of index.order) {
     const node = index.nodes[i];
+    const id = `${prefix}${index.ids[i]}`;
+    const listed = out.length;
+    if (bodies && CONTROL_FLOW_OPS.has(node.op_type ?? '') && isDefaultDomain(node.domain))
+      for (const a of node.attribute)
+        if (a.g) scopeErrors(byTensor, buildGraphIndex(a.g), `${id}/${a.name}/`, true, out);
+    const holdsListed = out.length > listed;
     let sqnr = Infinity;
     let seen = false;
     for (const o of node.output) {
@@ -72,14 +98,17 @@ export function nodeErrors(rows: readonly LayerRow[], index: GraphIndex): NodeEr
     const inputSqnr = read.sqnr;
     const worstInput = read.tensor;
     const drop = sqnr === Infinity ? 0 : inputSqnr - sqnr;
-    out.push({ node: index.ids[i], opType: node.op_type ?? '', sqnr, inputSqnr, drop, worstInput });
+    const error = { node: id as NodeId, opType: node.op_type ?? '', sqnr, inputSqnr, drop, worstInput };
+    out.push(holdsListed ? { ...error, holdsListed } : error);
   }
-  return out;
 }
 
-/** The nodes whose drop exceeds `thresholdDb`, largest drop first (NaN drops are left out). */
+/**
+ * The nodes whose drop exceeds `thresholdDb`, largest drop first (NaN drops are left out); a control-flow node whose
+ * bodies' nodes are listed is left out too: its drop is theirs, summed.
+ */
 export function errorJumps(rows: readonly LayerRow[], index: GraphIndex, thresholdDb = 3): NodeError[] {
   return nodeErrors(rows, index)
-    .filter((e) => e.drop > thresholdDb)
+    .filter((e) => e.drop > thresholdDb && !e.holdsListed)
     .sort((a, b) => b.drop - a.drop || a.sqnr - b.sqnr || 0);
 }

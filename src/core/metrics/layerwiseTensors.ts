@@ -10,19 +10,32 @@
  * DequantizeLinear's output, while the computed value is renamed. The pairing is read from the
  * graph's structure (Q → DQ chains), never from name patterns, so suffixes added for uniqueness or
  * dedicated pairs do not matter. Tensors the quantized model no longer has (a BatchNormalization
- * folded into its Conv) are listed as missing, not guessed. Must not run models or compare values.
+ * folded into its Conv) are listed as missing, not guessed.
+ *
+ * Tensors inside If/Loop/Scan bodies are paired too, where calibration can read them
+ * (calibrate/run/exposeSubgraphs.ts: float32, no If inside a loop): on a model whose compute sits in one If
+ * (Silero VAD at opset 18) that is where the error comes from. A body node's id is its holder's id, the
+ * attribute and its id in the body (`node_cond__1/then_branch/Conv_3`), as the quantizer names what it writes
+ * there; its pairs come just before its holder's outputs. The quantizer keeps body tensor names as it keeps the
+ * main graph's (names are unique across a model's scopes), so the same Q → DQ reading holds in every scope.
+ * Must not run models or compare values.
  */
 
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { isDefaultDomain, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
+import { CONTROL_FLOW_OPS, readableBodyTensors } from '../onnx/scopes.ts';
+import { forEachGraph } from '../onnx/walk.ts';
 
 /** One float tensor and its counterparts in the quantized model. */
 export interface TensorPair {
   /** The tensor's name in the float model. */
   readonly tensor: string;
-  /** Stable id (float model's graph index) of the node producing it; null for a graph input. */
+  /**
+   * Stable id (float model's graph index) of the node producing it; null for a graph input. Inside a body, the
+   * holder's id, the attribute and the node's id in the body, joined by `/`.
+   */
   readonly node: NodeId | null;
-  /** The producer's op type; 'input' for a graph input. */
+  /** The producer's op type; 'input' for a graph input (a body's input too: a Loop's carried value, a Scan's slice). */
   readonly opType: string;
   /** The quantized model's tensor with the value computed before quantization. */
   readonly value: string;
@@ -31,7 +44,10 @@ export interface TensorPair {
 }
 
 export interface LayerwisePairing {
-  /** Paired tensors, graph inputs first, then node outputs in the float model's topological order. */
+  /**
+   * Paired tensors, graph inputs first, then node outputs in the float model's topological order, a control-flow
+   * node's body tensors just before its own outputs.
+   */
   readonly pairs: readonly TensorPair[];
   /** Float tensors with no counterpart in the quantized model (folded or removed by graph preparation). */
   readonly missing: readonly string[];
@@ -40,10 +56,20 @@ export interface LayerwisePairing {
 const isQdqOp = (n: NodeProto, op: string) =>
   n.op_type === op && (isDefaultDomain(n.domain) || n.domain === 'com.microsoft');
 
-/** Q → DQ chains of a quantized graph: DQ outputs of each quantized value, and the value behind each DQ output. */
-function qdqChains(index: GraphIndex): { dequantizedOf: Map<string, string[]>; valueOf: Map<string, string> } {
-  const dequantizedOf = new Map<string, string[]>();
-  const valueOf = new Map<string, string>();
+interface QuantizedTensors {
+  /** DQ outputs of each quantized value. */
+  readonly dequantizedOf: Map<string, string[]>;
+  /** The value behind each DQ output. */
+  readonly valueOf: Map<string, string>;
+  /** Tensors computed in the quantized model: graph and body inputs, node outputs (in any scope). */
+  readonly present: Set<string>;
+}
+
+/** Q → DQ chains of a quantized graph, added to `into`. */
+function qdqChains(index: GraphIndex, into: QuantizedTensors): void {
+  const { dequantizedOf, valueOf, present } = into;
+  for (const v of index.inputs) if (v.name) present.add(v.name);
+  for (const n of index.nodes) for (const o of n.output) if (o) present.add(o);
   for (const q of index.nodes) {
     if (!isQdqOp(q, 'QuantizeLinear') || !q.input[0] || !q.output[0]) continue;
     for (const c of index.consumers.get(q.output[0]) ?? []) {
@@ -55,7 +81,18 @@ function qdqChains(index: GraphIndex): { dequantizedOf: Map<string, string[]>; v
       valueOf.set(dq.output[0], q.input[0]);
     }
   }
-  return { dequantizedOf, valueOf };
+}
+
+/** The quantized model's tensors and Q → DQ chains in every scope (the main graph and every body). */
+function quantizedTensors(quantModel: ModelProto): QuantizedTensors {
+  const into: QuantizedTensors = { dequantizedOf: new Map(), valueOf: new Map(), present: new Set() };
+  forEachGraph(quantModel.graph!, (g) => qdqChains(buildGraphIndex(g), into));
+  return into;
+}
+
+/** Whether the model has a control-flow body with a tensor calibration could read. */
+function hasBodies(model: ModelProto): boolean {
+  return model.graph!.node.some((n) => CONTROL_FLOW_OPS.has(n.op_type ?? '') && n.attribute.some((a) => a.g));
 }
 
 /**
@@ -68,10 +105,10 @@ export function pairLayerTensors(
   quantModel: ModelProto,
   floatIndex: GraphIndex = buildGraphIndex(floatModel.graph!),
 ): LayerwisePairing {
-  const qIndex = buildGraphIndex(quantModel.graph!);
-  const { dequantizedOf, valueOf } = qdqChains(qIndex);
-  const qInputs = new Set(qIndex.inputs.map((v) => v.name ?? ''));
-  const computed = (name: string) => qInputs.has(name) || (qIndex.producer.has(name) && !valueOf.has(name));
+  const { dequantizedOf, valueOf, present } = quantizedTensors(quantModel);
+  const computed = (name: string) => present.has(name) && !valueOf.has(name);
+  // Body tensors calibration can read, float32 only (an If's other branch returns an empty float tensor for them).
+  const inBodies = hasBodies(floatModel) ? readableBodyTensors(floatModel) : new Map();
 
   const pairs: TensorPair[] = [];
   const missing: string[] = [];
@@ -90,12 +127,19 @@ export function pairLayerTensors(
     else pairs.push({ tensor, node, opType, value, dequantized });
   };
 
-  for (const v of floatIndex.inputs) if (v.name) add(v.name, null, 'input');
-  for (const i of floatIndex.order) {
-    const node = floatIndex.nodes[i];
-    if (node.op_type === 'Constant') continue;
-    for (const o of node.output) if (o) add(o, floatIndex.ids[i], node.op_type ?? '');
-  }
+  const visit = (index: GraphIndex, prefix: string, body: boolean) => {
+    const wanted = (t: string) => !!t && (!body || inBodies.has(t));
+    for (const v of index.inputs) if (wanted(v.name ?? '')) add(v.name!, null, 'input');
+    for (const i of index.order) {
+      const node = index.nodes[i];
+      if (node.op_type === 'Constant') continue;
+      const id = `${prefix}${index.ids[i]}`;
+      if (inBodies.size > 0 && CONTROL_FLOW_OPS.has(node.op_type ?? '') && isDefaultDomain(node.domain))
+        for (const a of node.attribute) if (a.g) visit(buildGraphIndex(a.g), `${id}/${a.name}/`, true);
+      for (const o of node.output) if (wanted(o)) add(o, id as NodeId, node.op_type ?? '');
+    }
+  };
+  visit(floatIndex, '', false);
   return { pairs, missing };
 }
 

@@ -1,12 +1,13 @@
 /**
  * A model's scopes: the main graph and every subgraph (If's branches, Loop's and Scan's body, at any depth), each
  * with the path of control-flow nodes that leads to it and the element types its nodes see (its own tensors and
- * every enclosing scope's). What calibration needs to read tensors inside bodies (calibrate/exposeSubgraphs.ts) and
- * the quantizer to write Q/DQ there (quantize/quantizeSubgraphs.ts).
+ * every enclosing scope's). What calibration needs to read tensors inside bodies (calibrate/exposeSubgraphs.ts),
+ * layer-wise comparison to pair them (metrics/layerwiseTensors.ts) and the quantizer to write Q/DQ there
+ * (quantize/quantizeSubgraphs.ts).
  */
 import { inferElementTypes } from './elementTypeInference.ts';
 import type { GraphProto, ModelProto, NodeProto } from './model.ts';
-import { isDefaultDomain, opsetOf } from './model.ts';
+import { DataType, isDefaultDomain, opsetOf } from './model.ts';
 
 /** One step down from a graph into a subgraph: the node that holds it and the attribute it sits in. */
 export interface ScopeStep {
@@ -58,4 +59,20 @@ export function readableScope(path: readonly ScopeStep[]): boolean {
     if (op !== 'If') inLoop = true;
   }
   return true;
+}
+
+/**
+ * Float32 tensors inside bodies calibration can read (readableScope): body inputs (a Loop's carried values, a Scan's
+ * slices) and node outputs but Constants', each with its path, in scope order.
+ */
+export function readableBodyTensors(model: ModelProto): Map<string, readonly ScopeStep[]> {
+  const out = new Map<string, readonly ScopeStep[]>();
+  for (const scope of modelScopes(model)) {
+    if (scope.path.length === 0 || !readableScope(scope.path)) continue;
+    const float = (t: string) => !!t && scope.types.get(t) === DataType.FLOAT;
+    for (const v of scope.graph.input) if (float(v.name ?? '')) out.set(v.name!, scope.path);
+    for (const node of scope.graph.node)
+      if (node.op_type !== 'Constant') for (const o of node.output) if (float(o)) out.set(o, scope.path);
+  }
+  return out;
 }

@@ -18,23 +18,7 @@ import {
 } from '../../onnx/model.ts';
 import { makeTensor } from '../../onnx/tensorData.ts';
 import { namesInGraphs } from '../../onnx/walk.ts';
-import { modelScopes, readableScope, type ScopeStep } from '../../onnx/scopes.ts';
-
-/**
- * Float32 tensors inside bodies calibration can read (readableScope): body inputs (a Loop's carried values, a Scan's
- * slices) and node outputs but Constants', each with its path, in scope order.
- */
-export function subgraphTensors(model: ModelProto): Map<string, readonly ScopeStep[]> {
-  const out = new Map<string, readonly ScopeStep[]>();
-  for (const scope of modelScopes(model)) {
-    if (scope.path.length === 0 || !readableScope(scope.path)) continue;
-    const float = (t: string) => !!t && scope.types.get(t) === DataType.FLOAT;
-    for (const v of scope.graph.input) if (float(v.name ?? '')) out.set(v.name!, scope.path);
-    for (const node of scope.graph.node)
-      if (node.op_type !== 'Constant') for (const o of node.output) if (float(o)) out.set(o, scope.path);
-  }
-  return out;
-}
+import type { ScopeStep } from '../../onnx/scopes.ts';
 
 export interface Exposure {
   /** The main graph's new outputs in order (the tensors asked for, or the names carrying them up). */
@@ -50,7 +34,7 @@ function withInts(node: NodeProto, name: string, extra: number): AttributeProto[
 }
 
 /**
- * Carries `tensors` (body tensors, with their paths from subgraphTensors) up to `graph`: returns the graph with
+ * Carries `tensors` (body tensors, with their paths from readableBodyTensors) up to `graph`: returns the graph with
  * its holder nodes rewritten, and each tensor's name in this graph.
  */
 function carry(
@@ -133,7 +117,7 @@ function carry(
 
 /**
  * The main graph's outputs made exactly `tensors`: main-graph tensors as they are, body tensors (those of
- * subgraphTensors) carried up. Graph inputs among `tensors` are left out (read from the feeds).
+ * readableBodyTensors) carried up. Graph inputs among `tensors` are left out (read from the feeds).
  */
 export function exposeAcrossScopes(
   model: ModelProto,

@@ -26,8 +26,8 @@ import type { ModelSummary } from '../../onnx/modelSummary.ts';
 import type { BackendInfo, Feed, InferenceRunner, Runtime, RunTensor } from '../../runtime/session.ts';
 import type { QuantConfig } from '../../quantize/config.ts';
 import { chunkTensors, exposeOnly, observableTensors } from './expose.ts';
-import { exposeAcrossScopes, subgraphTensors } from './exposeSubgraphs.ts';
-import type { ScopeStep } from '../../onnx/scopes.ts';
+import { exposeAcrossScopes } from './exposeSubgraphs.ts';
+import { readableBodyTensors, type ScopeStep } from '../../onnx/scopes.ts';
 import { canPackOutputs, packOutputs, unpackOutputs, type PackedOutputs } from './packOutputs.ts';
 import {
   foldExtremesRun,
@@ -242,7 +242,7 @@ export class ModelCalibrator {
     private readonly budgetBytes = RUN_OUTPUT_BUDGET_BYTES,
     private readonly options: CalibratorOptions = {},
   ) {
-    this.inBodies = subgraphTensors(model);
+    this.inBodies = readableBodyTensors(model);
     this.observable = [...observableTensors(model), ...this.inBodies.keys()];
     this.graphInputs = new Set(model.graph!.input.map((v) => v.name ?? ''));
     this.produced = this.mainProduced();
