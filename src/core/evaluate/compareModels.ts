@@ -21,6 +21,7 @@ import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/laye
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
 import { withFloat32Interface } from '../halfFloat/float16.ts';
+import { float16Values } from '../onnx/halfFloat.ts';
 import { ComparisonError } from './errors.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';
@@ -105,10 +106,26 @@ export interface Comparison {
 
 export { ComparisonError };
 
+/**
+ * The float32 and float16 values of a run, as float32 (each float16 is exact there): a float16 model's tensors are
+ * compared layer by layer too; its interface is float32 already (withFloat32Interface).
+ */
 function floatValues(outputs: Readonly<Record<string, RunTensor>>): Record<string, FloatArray> {
   const values: Record<string, FloatArray> = {};
-  for (const [k, t] of Object.entries(outputs)) if (t.type === 'float32') values[k] = t.data as Float32Array;
+  for (const [k, t] of Object.entries(outputs)) {
+    if (t.type === 'float32') values[k] = t.data as Float32Array;
+    else if (t.type === 'float16') values[k] = halfToFloat32(t.data);
+  }
   return values;
+}
+
+/** A float16 tensor's data as float32: onnxruntime hands its bits as a Uint16Array (a Float16Array where one exists). */
+function halfToFloat32(data: unknown): Float32Array {
+  if (!(data instanceof Uint16Array)) return Float32Array.from(data as ArrayLike<number>);
+  const table = float16Values();
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < data.length; i++) out[i] = table[data[i]];
+  return out;
 }
 
 /** The run's outputs keyed by the tensors they carry (a body tensor is returned under the name that carried it up). */
