@@ -124,6 +124,29 @@ describe('tensor folders on the command line', () => {
     expect(Object.keys(runs[0].ranges)).toEqual(expect.arrayContaining(['input', 'a', 'c', 'mm', 'out']));
   });
 
+  it('a sample holding NaN is skipped once, by name and why; a folder of only such samples is refused', () => {
+    const nan = folder('nan');
+    fs.mkdirSync(nan, { recursive: true });
+    for (let k = 0; k < 2; k++) fs.writeFileSync(path.join(nan, `${k}.npz`), npzBytes(sample(k), false));
+    // A state saved before it was set: float16 NaN (0x7e00) in every element.
+    const bad = { ...sample(2), state: npyBytes(new Uint16Array(8).fill(0x7e00), [1, 8], '<f2') };
+    fs.writeFileSync(path.join(nan, 'bad.npz'), npzBytes(bad, false));
+    const quant = path.join(dir, 'nan.quant.onnx');
+    const q = qstudio('quantize', model, '--calib', nan, '--config', 'XINT8', '-o', quant);
+    expect(q.code, q.stderr).toBe(0);
+    expect(q.stderr).toMatch(/calibrated on 2 tensor samples/);
+    expect(q.stderr.match(/skipped bad\.npz/g)).toEqual(['skipped bad.npz']);
+    expect(q.stderr).toMatch(/skipped bad\.npz: NpyNonFiniteError: bad\.npz:state holds 8 NaN of its 8 values/);
+    const only = folder('nan-only');
+    fs.mkdirSync(only, { recursive: true });
+    fs.writeFileSync(path.join(only, 'bad.npz'), npzBytes(bad, false));
+    const refused = qstudio('quantize', model, '--calib', only, '--config', 'XINT8', '-o', quant);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /NoDataError: no usable tensor samples .*NpyNonFiniteError: bad\.npz:state holds 8 NaN/,
+    );
+  });
+
   it('quantize --calib and evaluate --data take tensor folders', () => {
     const quant = path.join(dir, 'stateful.quant.onnx');
     const q = qstudio('quantize', model, '--calib', folder('npz'), '--config', 'A8W8', '-o', quant);

@@ -151,8 +151,9 @@ export function readTensorSamples(
             reason: `it has no array named ${missing.join(', ')} (it holds ${members.join(', ') || 'no .npy arrays'}); save it with np.savez(f, ${names.map((n) => `${n}=…`).join(', ')})`,
           });
         } else {
-          for (const input of inputs)
-            put(file, input.name, read(arrays.get(input.name)!, `${file}:${input.name}`, input));
+          // Every array read before any is kept: a bad one skips the sample once, under its own reason.
+          const tensors = inputs.map((input) => read(arrays.get(input.name)!, `${file}:${input.name}`, input));
+          inputs.forEach((input, k) => put(file, input.name, tensors[k]));
         }
         continue;
       }

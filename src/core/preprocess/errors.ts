@@ -31,3 +31,8 @@ export class NpyFortranOrderError extends StudioError {
 export class NpyInputMismatchError extends StudioError {
   override readonly name = 'NpyInputMismatchError';
 }
+
+/** A float array holding NaN or ±Infinity: no range can be read from it, nor a model judged on it. */
+export class NpyNonFiniteError extends StudioError {
+  override readonly name = 'NpyNonFiniteError';
+}

@@ -169,6 +169,24 @@ describe('checkNpyInput', () => {
     ).not.toThrow();
   });
 
+  it('refuses float values that are NaN or infinite, counting them, and accepts finite ones', () => {
+    const input = { name: 'state', elemType: 'float32', shape: [1, 4] };
+    const array = (values: number[]) => ({ dims: [1, 4], dtype: 'float32' as const, data: Float32Array.from(values) });
+    expect(() => checkNpyInput(array([0, -1, 2.5, 3e38]), input, 's.npy')).not.toThrow();
+    expect(() => checkNpyInput(array([0, NaN, NaN, 1]), input, 's.npy')).toThrow(
+      expect.objectContaining({
+        name: 'NpyNonFiniteError',
+        message: expect.stringMatching(/^s\.npy holds 2 NaN of its 4 values/),
+      }),
+    );
+    expect(() => checkNpyInput(array([Infinity, NaN, -Infinity, 1]), input, 's.npy')).toThrow(
+      /holds 1 NaN and 2 infinite of its 4 values/,
+    );
+    // Integer inputs are not checked (their values cannot be NaN).
+    const ids = { name: 'ids', elemType: 'int64', shape: [2] };
+    expect(() => checkNpyInput({ dims: [2], dtype: 'int64', data: BigInt64Array.of(1n, 2n) }, ids)).not.toThrow();
+  });
+
   it('checks the element type', () => {
     expect(() => checkNpyInput({ dims: [1, 3, 416, 416], dtype: 'uint8' }, images, 'a.npy')).toThrow(
       expect.objectContaining({

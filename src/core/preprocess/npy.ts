@@ -12,7 +12,13 @@
  */
 import { float16Values } from '../onnx/halfFloat.ts';
 import type { TensorArray } from '../onnx/tensorData.ts';
-import { NpyDtypeError, NpyFormatError, NpyFortranOrderError, NpyInputMismatchError } from './errors.ts';
+import {
+  NpyDtypeError,
+  NpyFormatError,
+  NpyFortranOrderError,
+  NpyInputMismatchError,
+  NpyNonFiniteError,
+} from './errors.ts';
 import type { InputDim } from './toTensor.ts';
 
 /** Element types read, named as the ONNX summary names them. */
@@ -207,10 +213,11 @@ function readData(
 /**
  * Throws NpyInputMismatchError unless the array fits the input: same rank, equal sizes, symbolic
  * dimensions equal to their `dims` value when given (else any size, the same wherever the name
- * repeats), '?' anything; a float input takes any float dtype, others exactly their own.
+ * repeats), '?' anything; a float input takes any float dtype, others exactly their own. With the values, a float
+ * input's must be finite (NpyNonFiniteError).
  */
 export function checkNpyInput(
-  array: Pick<NpyArray, 'dims' | 'dtype'>,
+  array: Pick<NpyArray, 'dims' | 'dtype'> & { readonly data?: NpyData },
   input: ModelInputInfo,
   fileName = 'the .npy file',
   dims: Readonly<Record<string, number>> = {},
@@ -246,4 +253,23 @@ export function checkNpyInput(
         `${floatInput ? '; save the array as float32 (a.astype(np.float32))' : `; save it as ${input.elemType}`}.`,
     );
   }
+  if (floatInput && array.data instanceof Float32Array) checkFinite(array.data, fileName);
+}
+
+/** Throws NpyNonFiniteError when float values hold NaN or ±Infinity (a sample saved before its state was set, say). */
+function checkFinite(data: Float32Array, fileName: string): void {
+  let nan = 0;
+  let infinite = 0;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (v - v !== 0) {
+      if (Number.isNaN(v)) nan++;
+      else infinite++;
+    }
+  }
+  if (nan + infinite === 0) return;
+  const what = [nan ? `${nan} NaN` : '', infinite ? `${infinite} infinite` : ''].filter(Boolean).join(' and ');
+  throw new NpyNonFiniteError(
+    `${fileName} holds ${what} of its ${data.length} values: no range can be calibrated, nor an output judged, on them (replace them, e.g. np.nan_to_num, or leave the sample out).`,
+  );
 }
