@@ -1,6 +1,6 @@
 /**
  * `npm run gen:kernel`: builds the generated modules of the WebAssembly SIMD kernels (kernelBytes.ts KERNELS:
- * AdaRound's src/core/recovery/roundingKernelWasm.ts, the calibration histogram's
+ * AdaRound's src/core/recovery/roundingKernelWasm.ts, AdaQuant's src/core/recovery/adaquantKernelWasm.ts, the calibration histogram's
  * src/core/calibrate/histogram/histogramKernelWasm.ts) from their committed .wat texts, with wabt's wat2wasm (a devDependency:
  * it runs here, never at run time). Nothing in a generated file is edited by hand; each kernel's test checks that it
  * matches the text.

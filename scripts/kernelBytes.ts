@@ -1,7 +1,7 @@
 /**
  * The WebAssembly text → bytes → TypeScript module steps of scripts/build-kernels.ts, shared with the tests
  * that check each committed module is the committed text's build. `KERNELS` lists the kernels it builds: AdaRound's
- * (core/recovery) and the calibration histogram's (core/calibrate).
+ * and AdaQuant's (core/recovery) and the calibration histogram's (core/calibrate).
  */
 import path from 'node:path';
 import wabtFactory from 'wabt';
@@ -17,13 +17,20 @@ export interface KernelSource {
   readonly purpose: string;
 }
 
-export const KERNELS: Record<'rounding' | 'histogram', KernelSource> = {
+export const KERNELS: Record<'rounding' | 'adaquant' | 'histogram', KernelSource> = {
   rounding: {
     dir: 'src/core/recovery',
     wat: 'roundingKernel.wat',
     module: 'roundingKernelWasm.ts',
     constName: 'ROUNDING_KERNEL_WASM',
     purpose: "AdaRound's\n * WebAssembly SIMD kernel (roundingKernel.ts)",
+  },
+  adaquant: {
+    dir: 'src/core/recovery',
+    wat: 'adaquantKernel.wat',
+    module: 'adaquantKernelWasm.ts',
+    constName: 'ADAQUANT_KERNEL_WASM',
+    purpose: "AdaQuant's\n * WebAssembly SIMD step (adaquantKernel.ts)",
   },
   histogram: {
     dir: 'src/core/calibrate/histogram',

@@ -10,7 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { Adam, buildLayerProblem, layerLossOn, type LayerProblem } from '../src/core/recovery/layerProblem.ts';
 import { incrementalObjective } from '../src/core/recovery/incrementalObjective.ts';
-import { adaquant, stepOnGrid } from '../src/core/recovery/adaquant.ts';
+import { adaquant } from '../src/core/recovery/adaquant.ts';
+import { stepOnGrid } from '../src/core/recovery/adaquantKernel.ts';
 import {
   codesLoss,
   flattened,

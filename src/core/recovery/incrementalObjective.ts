@@ -72,9 +72,21 @@ export interface IncrementalObjective {
   release(): Promise<void>;
 }
 
+/** Where the objective keeps its value, G v and c (n zeros each), when the caller wants them in its own memory. */
+export interface ObjectiveVectors {
+  readonly value: Float64Array;
+  readonly gv: Float64Array;
+  readonly cross: Float64Array;
+  /**
+   * τ + Σ value·(gv − 2c) over every entry, added from τ one entry at a time in increasing order as the objective's own
+   * sum is (so with the same bits): a kernel's, where the vectors live in its memory.
+   */
+  readonly loss?: (tau: number) => number;
+}
+
 /**
  * The objective for `p` with the entries flagged in `watched` watched; the first `update` sets every entry and runs
- * the full product (the vectors start unknown).
+ * the full product (the vectors start unknown). `vectors`: where its vectors live (a kernel's memory); else its own.
  */
 export async function incrementalObjective(
   p: LayerProblem,
@@ -82,6 +94,7 @@ export async function incrementalObjective(
   factory?: GramProductFactory,
   staleShare = STALE_SHARE,
   blockMax = BLOCK_MAX,
+  vectors?: ObjectiveVectors,
 ): Promise<IncrementalObjective> {
   const l = p.rows.layer;
   const k = p.groups[0]?.k ?? 0;
@@ -95,14 +108,14 @@ export async function incrementalObjective(
   // The runtime's product by G's factor costs 2·rows·k per vector (gramForm).
   const perVector = products.length > 0 && usesFactor(p) ? 2 * p.rows.rows * k : k * k;
   const fullCost = (channels * perVector) / (products.length > 0 ? RUNTIME_SPEEDUP : TS_FULL_SPEEDUP) + n;
-  const cross = new Float64Array(n);
+  const cross = vectors?.cross ?? new Float64Array(n);
   let tau = 0;
   p.groups.forEach((g, gi) => {
     cross.set(g.cross, gi * outPerGroup * k);
     for (const t of g.targetSq) tau += t;
   });
-  const value = new Float64Array(n);
-  const gv = new Float64Array(n);
+  const value = vectors?.value ?? new Float64Array(n);
+  const gv = vectors?.gv ?? new Float64Array(n);
   const flags = Uint8Array.from(watched);
   // Channel m's listed columns are list[m·k .. m·k + counts[m]), in increasing order: its watched ones (live[m] of
   // them) and, until the list is next compacted, some no longer watched (see STALE_SHARE).
@@ -171,7 +184,7 @@ export async function incrementalObjective(
   };
   /** The loss at `value`; undefined right after a full product until asked for (gv is then valid at every entry). */
   let loss: number | undefined;
-  const currentLoss = () => (loss ??= sum(value, gv));
+  const currentLoss = () => (loss ??= vectors?.loss ? vectors.loss(tau) : sum(value, gv));
 
   const structure: Watch = {
     k,

@@ -725,6 +725,12 @@ export function augmented(p: LayerProblem, weight: (m: number, i: number) => num
   return v;
 }
 
+/** Adam's first and second moments, one entry per parameter. */
+export interface AdamMoments {
+  readonly m: Float64Array;
+  readonly v: Float64Array;
+}
+
 /** Adam (Kingma & Ba 2015) over one flat parameter vector, the optimizer Quark's fast finetune uses. */
 export class Adam {
   private readonly m: Float64Array;
@@ -733,15 +739,22 @@ export class Adam {
   /** This step's bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ (set by `next`). */
   private c1 = 1;
   private c2 = 1;
+  /** `moments`: where the moments live (zeros of `size` entries, e.g. a kernel's memory); else its own arrays. */
   constructor(
     size: number,
     private readonly lr: number,
     private readonly beta1 = 0.9,
     private readonly beta2 = 0.999,
     private readonly eps = 1e-8,
+    moments?: AdamMoments,
   ) {
-    this.m = new Float64Array(size);
-    this.v = new Float64Array(size);
+    this.m = moments?.m ?? new Float64Array(size);
+    this.v = moments?.v ?? new Float64Array(size);
+  }
+  /** The constants of this step (after `next`), for a kernel that makes `update`'s arithmetic itself. */
+  constants() {
+    const { lr, beta1, beta2, eps, c1, c2 } = this;
+    return { lr, beta1, beta2, eps, c1, c2 };
   }
   /** params −= lr · m̂ / (√v̂ + ε) for the `count` entries listed in `at`; the others keep their values and moments. */
   step(params: Float64Array, grad: Float64Array, at: Int32Array, count: number): void {

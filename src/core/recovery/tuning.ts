@@ -40,6 +40,11 @@ export interface TuneOptions {
   readonly product?: GramProductFactory;
   /** A runtime's float64 MatMul for scoring codes before and after (denseProduct.ts); TypeScript when absent. */
   readonly dense?: DenseProduct;
+  /**
+   * AdaQuant's step (adaquantKernel.ts): the WebAssembly SIMD kernel or the plain TypeScript pass, which give the same
+   * values bit for bit; the kernel where this JavaScript has WebAssembly SIMD when absent.
+   */
+  readonly adaquantKernel?: 'wasm' | 'plain';
 }
 
 /** The plateau stop's window: a twentieth of the iterations, at least 10. */
