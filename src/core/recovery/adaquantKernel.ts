@@ -79,7 +79,13 @@ export function gridStepper(
   const bytes = at.changed + (n + 2) * 4;
   const k = new WebAssembly.Instance(adaquantModule()).exports as unknown as KernelExports;
   const pages = Math.ceil(bytes / 65536);
-  if (pages > 1) k.memory.grow(pages - 1);
+  try {
+    if (pages > 1) k.memory.grow(pages - 1);
+  } catch {
+    // A layer past what one WebAssembly memory can hold (4 GiB, less in some browsers: about 50 M entries) takes the
+    // plain pass, which gives the same values.
+    return gridStepper(grid, n, 'plain');
+  }
   const buffer = k.memory.buffer;
   const f64 = (name: keyof typeof at, length = n) => new Float64Array(buffer, at[name], length);
   f64('low').fill(Infinity);
