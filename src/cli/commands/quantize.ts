@@ -106,9 +106,10 @@ ${PREPROCESS_USAGE}
                              the whole model (ConvertFP16ToFP32). Without it a float16 model is quantized with
                              QuantizeFP16: Q/DQ on its float16 tensors, float parts kept in float16
   --fp32-scale               float16 models: float32 Q/DQ scales with Casts around them (UseFP32Scale); onnxruntime's
-                             CPU runs them faster (ISNet A8W8: 1.2 float runs against 1.6, and A8W8's held-in choice
-                             11 % less CPU), but the held-out figures move both ways (XINT8's mask lower), so it
-                             is not the default (bench/README.md, "Float32 scales for float16 models")
+                             CPU runs them faster (ISNet A8W8: 1.2 float runs against 1.6; A8W8's held-in choice
+                             judges its candidates in this form either way), but the held-out figures move both
+                             ways (XINT8's mask lower), so it is not the default (bench/README.md, "Float32 scales
+                             for float16 models")
   --attention                quantize attention blocks as the NPU runs them (Quark enable_npu_transformer): functions
                              written out as element-wise nodes (LayerNorm, GELU, HardSwish, Swish) get Q/DQ at their
                              input and output only, Softmax is quantized on its known [0, 1] range. Also for 8-bit

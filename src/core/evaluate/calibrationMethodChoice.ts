@@ -9,6 +9,9 @@
  * samples are its first-part statistics merged with one pass over the second part: each sample runs once through
  * the exposed float model, as a plain calibration's does.
  *
+ * A float16 model written with float16 Q/DQ scales has its candidates judged with float32 scales (judgedScaleForm.ts:
+ * the same ranges, plan and weights, which onnxruntime runs faster), and the chosen one written as asked.
+ *
  * Measured on the benchmarked models (bench preset-methods): no single method is at least as good as MinMax on
  * every model, while the per-model choice is, at both onnxruntime levels; so it is A8W8's default (presets.ts
  * HELD_IN_DEFAULT). Statistics, quantization and the judge are injected; must not import a runtime or read files.
@@ -33,6 +36,8 @@ import {
   type SampleSession,
 } from './compareModels.ts';
 import { meanOutputCosine, UNREAD_BY_FIGURES } from './outputMetrics.ts';
+import { FLOAT32_SCALES, JUDGED_FORM_TEXT, judgedScaleForm } from './judgedScaleForm.ts';
+import { float16Nodes } from '../halfFloat/float16.ts';
 
 /**
  * What the judge measures: only the output cosine and the all-zero count it reads; SSIM, top-k, sequence agreement,
@@ -70,6 +75,11 @@ export interface MethodChoice {
   /** Calibration samples that calibrated the candidates, and those that judged them. */
   readonly calibrated: number;
   readonly judged: number;
+  /**
+   * Set where the candidates were judged in another form than the written one: a float16 model written with float16
+   * Q/DQ scales is judged with float32 scales (judgedScaleForm.ts), which onnxruntime runs about twice as fast.
+   */
+  readonly judgedForm?: typeof FLOAT32_SCALES;
 }
 
 /** The choice, and the chosen method's configuration and ranges over every calibration sample. */
@@ -113,6 +123,11 @@ export interface MethodChoiceOptions {
   /** The calibration samples `indices` to judge on, at the level the figure is aimed at. */
   readonly judge: (indices: readonly number[]) => ComparisonRuntime;
   readonly configName: string;
+  /**
+   * The configuration a candidate is judged in (its ranges and plan the same): by default judgedScaleForm.ts's (a
+   * float16 model's candidates with float32 scales); the identity judges each as written (bench heldInJudgedForm).
+   */
+  readonly judgedForm?: (config: QuantConfig) => QuantConfig;
   readonly candidates?: readonly CalibrationMethod[];
   readonly onMeasured?: (m: MethodMeasurement) => void;
 }
@@ -164,10 +179,12 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   // The float model, encoded once: each candidate's comparison opens these bytes, which the judge answers from its
   // first run's outputs.
   const floatSession = floatSessionModel(model);
+  // A float16 model written with float16 scales is judged in its float32-scale form (judgedScaleForm.ts).
+  const judgedForm = o.judgedForm ?? judgedScaleForm(float16Nodes(model).size > 0);
   const measured: MethodMeasurement[] = [];
   let best = 0;
   for (let i = 0; i < candidates.length; i++) {
-    const { config } = candidates[i];
+    const config = judgedForm(candidates[i].config);
     const result = quantizePrepared(
       preparedFor(config),
       withUnreadRanges(rangesOf(statistics[i]), unread),
@@ -188,7 +205,13 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
   const chosen = candidates[best];
   const [rest] = await o.collect(part.judge, [chosen.config], unread);
   return {
-    choice: { chosen: chosen.method, measured, calibrated: part.calibrate.length, judged: part.judge.length },
+    choice: {
+      chosen: chosen.method,
+      measured,
+      calibrated: part.calibrate.length,
+      judged: part.judge.length,
+      ...(judgedForm(chosen.config) !== chosen.config ? { judgedForm: FLOAT32_SCALES } : {}),
+    },
     config: chosen.config,
     ranges: withUnreadRanges(rangesOf(mergeTensorStates(statistics[best], rest)), unread),
     prepared: preparedFor(chosen.config),
@@ -219,10 +242,10 @@ export function measurementText(m: MethodMeasurement): string {
   return `${m.cosine.toFixed(5)}${m.allZero ? ` (quantized output all zeros on ${m.allZero} judged)` : ''}`;
 }
 
-/** The choice in one line: each method's held-in figure and the one chosen. */
+/** The choice in one line: each method's held-in figure and the one chosen (and the form judged, where not the written one). */
 export function heldInSummary(choice: MethodChoice): string {
   const list = choice.measured.map((m) => `${m.method} ${measurementText(m)}`).join(', ');
-  return `${list} → ${choice.chosen}`;
+  return `${list} → ${choice.chosen}${choice.judgedForm ? ` (${JUDGED_FORM_TEXT[choice.judgedForm]})` : ''}`;
 }
 
 /**

@@ -18,6 +18,7 @@ import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { backendName, backendText, whyText } from '../runtime/backendText.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
 import type { MethodChoice } from '../../../core/evaluate/calibrationMethodChoice.ts';
+import { JUDGED_FORM_TEXT } from '../../../core/evaluate/judgedScaleForm.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 
 /** Samples a second as people read them: 12, 2.5, 0.043. */
@@ -96,7 +97,7 @@ function MethodChoiceFigures({ choice }: { choice: MethodChoice }) {
         Calibration method chosen on held-in samples: <strong>{choice.chosen}</strong>{' '}
         <span className="muted small">
           ({choice.calibrated} calibrated, {choice.judged} judged; mean output cosine at onnxruntime-web’s default
-          options; the preset’s own keeps a tie)
+          options; the preset’s own keeps a tie{choice.judgedForm ? `; ${JUDGED_FORM_TEXT[choice.judgedForm]}` : ''})
         </span>
       </p>
       <table className="method-choice__table small">
