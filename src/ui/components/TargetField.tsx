@@ -29,6 +29,17 @@ export const METRIC_START: Record<LadderMetric, number> = {
   miou: 0.9,
 };
 
+/** The values a target may take, as the core reads them (parseLadderTarget): a cosine above −1, a share 0…1, any PSNR. */
+const TARGET_RANGE: Record<LadderMetric, { min?: number; max?: number; above?: boolean }> = {
+  cosine: { min: -1, above: true, max: 1 },
+  psnr: {},
+  top1: { min: 0, max: 1 },
+  sequence: { min: 0, max: 1 },
+  map50: { min: 0, max: 1 },
+  map: { min: 0, max: 1 },
+  miou: { min: 0, max: 1 },
+};
+
 export const isTaskMetric = (m: string): boolean => (TASK_LADDER_METRICS as readonly string[]).includes(m);
 
 export function TargetField({
@@ -79,11 +90,11 @@ export function TargetField({
       <NumberField
         label="at least"
         step={metric === 'psnr' ? 1 : 0.001}
-        min={metric === 'psnr' ? undefined : 0}
-        max={metric === 'psnr' ? undefined : 1}
+        {...TARGET_RANGE[metric]}
+        what={metric === 'psnr' ? 'a PSNR in dB' : `a ${metric === 'cosine' ? 'cosine' : 'share'}`}
         value={value}
         disabled={disabled}
-        onChange={(text) => onChange({ metric, value: Number(text) })}
+        onChange={(v) => onChange({ metric, value: v! })}
         testId={testIds.value}
       />
       {isTaskMetric(metric) && (

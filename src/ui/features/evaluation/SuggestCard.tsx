@@ -79,10 +79,10 @@ export function SuggestCard() {
           label="At most"
           min={1}
           max={50}
-          step={1}
+          integer
           value={s.maxSteps}
           disabled={running}
-          onChange={(text) => setSteps(Number(text))}
+          onChange={(v) => setSteps(v!)}
           testId="suggest-steps"
         >
           <span className="muted small">steps</span>

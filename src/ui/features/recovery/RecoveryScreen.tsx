@@ -30,7 +30,6 @@ import { DownloadLink } from '../../components/DownloadLink.tsx';
 import { NumberField } from '../../components/NumberField.tsx';
 import './recovery.css';
 import { modelStem } from '../../../core/onnx/fileName.ts';
-import { isSensitiveShare } from '../../../core/recovery/sensitiveLayers.ts';
 
 const PHASE: Record<RecoveryWorkerProgress['phase'], string> = {
   decoding: 'Decoding images',
@@ -194,13 +193,9 @@ function PercentField({
       title={hint}
       min={0}
       max={100}
-      step={1}
-      value={Math.round(value * 1000) / 10}
+      value={value * 100}
       testId={testId}
-      onChange={(text) => {
-        const v = Number(text);
-        if (text.trim() !== '' && v >= 0 && v <= 100) onChange(v / 100);
-      }}
+      onChange={(v) => onChange(v! / 100)}
     />
   );
 }
@@ -270,7 +265,6 @@ function MixedPrecisionChoice() {
 function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
   const o = useStudio((s) => s.recovery.options);
   const set = useStudio((s) => s.setRecoveryOptions);
-  const [rate, setRate] = useState(o.learningRate === null ? '' : String(o.learningRate));
   return (
     <fieldset className="recover-switches" disabled={disabled}>
       <legend className="field__label">Algorithms</legend>
@@ -297,7 +291,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
         step={0.05}
         value={o.smoothAlpha}
         testId="recover-sq-alpha"
-        onChange={(text) => set({ smoothAlpha: Number(text) })}
+        onChange={(smoothAlpha) => set({ smoothAlpha: smoothAlpha! })}
       />
       <Switch checked={o.biasCorrection} onChange={(biasCorrection) => set({ biasCorrection })} testId="recover-bias">
         Bias correction
@@ -318,42 +312,33 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       <NumberField
         label="Iterations per layer"
         min={1}
-        step={1}
+        integer
         value={o.iterations}
-        onChange={(text) => set({ iterations: Number(text) })}
+        onChange={(iterations) => set({ iterations: iterations! })}
         testId="recover-iterations"
       />
-      <label className="field field--inline">
-        <span className="field__label">Learning rate</span>
-        <input
-          type="text"
-          inputMode="decimal"
-          className="input input--narrow"
-          placeholder="default"
-          value={rate}
-          data-testid="recover-lr"
-          onChange={(e) => {
-            const t = e.currentTarget.value;
-            setRate(t);
-            if (t.trim() === '') set({ learningRate: null });
-            else if (Number(t) > 0) set({ learningRate: Number(t) });
-          }}
-        />
-      </label>
+      <NumberField
+        label="Learning rate"
+        min={0}
+        above
+        step={0.001}
+        optional="default"
+        value={o.learningRate}
+        testId="recover-lr"
+        onChange={(learningRate) => set({ learningRate })}
+      />
       <NumberField
         label="Tune sensitive layers (share)"
         title="Fine-tune only the layers whose measured added noise (each layer's, on 4 calibration samples) sums to this share of all, largest first; the others keep nearest rounding: cheaper, and measured better held out on one configuration of the attention recognizer, but worse on the CNN detectors and on the recognizer's ladder rungs. Empty or 1: every layer (the default); each fine-tuned rung says which it took"
-        min={0.05}
+        min={0}
+        above
         max={1}
         step={0.05}
+        optional="every layer"
         placeholder="1"
-        value={o.sensitiveShare ?? ''}
+        value={o.sensitiveShare}
         testId="recover-sensitive-share"
-        onChange={(text) => {
-          const t = text.trim();
-          if (t === '') set({ sensitiveShare: null });
-          else if (isSensitiveShare(Number(t))) set({ sensitiveShare: Number(t) });
-        }}
+        onChange={(sensitiveShare) => set({ sensitiveShare })}
       >
         <span className="muted small" data-testid="recover-sensitive-rule">
           {o.sensitiveShare === null
@@ -367,56 +352,26 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
   );
 }
 
-/** What the budget field's text says: minutes above zero, none (empty), or not a budget (undefined). */
-function budgetMinutes(text: string): number | null | undefined {
-  const t = text.trim();
-  if (t === '') return null;
-  const v = Number(t);
-  return v > 0 && Number.isFinite(v) ? v : undefined;
-}
-
 /**
- * The climb's time budget in minutes (0.5 is 30 s); empty: none. The text is the user's own until it reads as minutes
- * above zero, and what is wrong with it is said beside it: a controlled number field put the last good value back over
- * a 0 or a -3 without a word, and a climb then ran under a budget the field no longer showed being typed.
+ * The climb's time budget in minutes (0.5 is 30 s); empty: none. What is wrong with the text is said beside it and the
+ * text stays as typed (NumberField), with the budget the climb keeps meanwhile.
  */
 function TimeBudgetField({ minutes, onChange }: { minutes: number | null; onChange(m: number | null): void }) {
-  const [text, setText] = useState(minutes === null ? '' : String(minutes));
-  // A budget set elsewhere (a restored session) shows; the user's own text for the same value stays as typed.
-  useEffect(() => {
-    setText((t) => (minutes === null ? (t.trim() === '' ? t : '') : Number(t) === minutes ? t : String(minutes)));
-  }, [minutes]);
-  const problem =
-    budgetMinutes(text) !== undefined
-      ? null
-      : `"${text.trim()}" is not a budget: give minutes above zero (0.5 is 30 s), or leave it empty for none. Until then the climb keeps ${minutes === null ? 'no budget' : formatDuration(minutes * 60)}.`;
   return (
-    <label
-      className="field field--inline"
+    <NumberField
+      label="Time budget (min)"
       title="Minutes the climb may take: each rung's cost is estimated before it runs; rungs that cannot finish in what is left are skipped and listed, and the best rung measured is kept. Empty: no budget"
-    >
-      <span className="field__label">Time budget (min)</span>
-      <input
-        type="text"
-        inputMode="decimal"
-        className="input input--narrow"
-        placeholder="none"
-        value={text}
-        aria-invalid={problem !== null || undefined}
-        data-testid="ladder-time-budget"
-        onChange={(e) => {
-          const typed = e.currentTarget.value;
-          setText(typed);
-          const m = budgetMinutes(typed);
-          if (m !== undefined) onChange(m);
-        }}
-      />
-      {problem && (
-        <span className="recover-field-problem small" role="alert" data-testid="ladder-time-budget-problem">
-          {problem}
-        </span>
-      )}
-    </label>
+      min={0}
+      above
+      optional="none"
+      noun="a budget"
+      what="minutes"
+      hint="0.5 is 30 s"
+      keeps={(m) => `the climb keeps ${m === null ? 'no budget' : formatDuration(m * 60)}`}
+      value={minutes}
+      onChange={onChange}
+      testId="ladder-time-budget"
+    />
   );
 }
 
