@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   estimateRung,
+  ladderPrior,
   formatDuration,
   parseTimeBudget,
   priorCosts,
@@ -60,11 +61,22 @@ describe('time budgets', () => {
     expect(formatDuration(3720)).toBe('1 h 02 min');
   });
 
+  it("does not multiply a screening rung's fixed second by the iterations: MNIST at 50,000 iterations is not minutes", () => {
+    // MNIST (5,900 weights), 3 calibration and 3 evaluation samples: its fine-tuning rungs took 3 s (AdaRound) to a
+    // minute (AdaQuant) on the page at 50,000 iterations; the prior said 25 minutes when it scaled the whole rung.
+    const prior = ladderPrior(5_900, { calibrationSamples: 3, evaluationSamples: 3, iterations: 50_000 });
+    expect(prior.screen).toBeLessThan(1.1);
+    expect(prior.finetune).toBeGreaterThan(3);
+    expect(prior.finetune).toBeLessThan(60);
+  });
+
   it('estimates from the model and images first, then from the rungs measured, per kind', () => {
     const prior = yoloxSizedPrior();
-    // YOLOX-nano-sized: a screening rung of about 13 s, fine-tuning at 200 iterations seven times that.
+    // YOLOX-nano-sized: a screening rung of about 13 s, fine-tuning at 200 iterations about seven times that (its
+    // iterations grow with the model's part of a screening rung, not with its fixed second).
     expect(prior.screen).toBeCloseTo(1 + 3e-7 * 1e6 * 40, 6);
-    expect(prior.finetune).toBeCloseTo(prior.screen * 7, 6);
+    expect(prior.finetune).toBeCloseTo(prior.screen + 0.03 * 200 * (prior.screen - 1), 6);
+    expect(prior.finetune / prior.screen).toBeGreaterThan(6.5);
     expect(prior.exclusions).toBeCloseTo(prior.screen * 10, 6);
     expect(estimateRung(recipe(), [], prior)).toEqual({
       seconds: prior.screen,

@@ -107,9 +107,13 @@ export type CostPrior = Readonly<Record<RungKind, number>>;
  * and 8 evaluation images: 7–20 s a screening rung on this machine, bench/results/ladder.json).
  */
 const SCREEN_SECONDS_PER_WEIGHT_RUN = 3e-7;
+/** A screening rung's seconds that do not grow with the model (sessions, the model's preparation): the prior's floor. */
+const SCREEN_FIXED_SECONDS = 1;
 /**
- * A fine-tuning rung's extra seconds per iteration, as a share of a screening rung: YOLOX-nano at 200 iterations,
- * 22–96 s against 7–11 s screening (bench/results/ladder.json).
+ * A fine-tuning rung's extra seconds per iteration, as a share of a screening rung's part that grows with the model
+ * (its seconds less SCREEN_FIXED_SECONDS): YOLOX-nano at 200 iterations, 22–96 s against 7–11 s screening
+ * (bench/results/ladder.json). Of the whole screening rung, the fixed second made MNIST (6 k weights) at 50,000
+ * iterations 25 minutes before anything was measured, for a rung of 3 s (AdaRound) to a minute (AdaQuant).
  */
 export const FINETUNE_SHARE_PER_ITERATION = 0.03;
 /** A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano: 66 s for ~60 measurements, 8 s screening). */
@@ -126,10 +130,11 @@ export function priorCosts(f: CostFacts): CostPrior {
   // A screening rung runs the float model on the calibration images (with every tensor an output, about 1.5 runs)
   // and both models on the evaluation images.
   const runs = 1.5 * f.calibrationSamples + 2 * f.evaluationSamples;
-  const screen = 1 + SCREEN_SECONDS_PER_WEIGHT_RUN * f.parameters * runs;
+  const grows = SCREEN_SECONDS_PER_WEIGHT_RUN * f.parameters * runs;
+  const screen = SCREEN_FIXED_SECONDS + grows;
   return {
     screen,
-    finetune: screen * (1 + FINETUNE_SHARE_PER_ITERATION * f.iterations),
+    finetune: screen + FINETUNE_SHARE_PER_ITERATION * f.iterations * grows,
     mixed: screen * (1 + MIXED_SHARE_PER_MEASUREMENT * f.mixedMeasurements),
     exclusions: screen * Math.max(1, f.exclusionSteps),
   };
