@@ -15,7 +15,7 @@ import {
   type LadderMetric,
   type LadderTarget,
 } from '../core/recovery/ladder.ts';
-import { maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recovery/targetMeasure.ts';
+import { assertTaskGivesTarget, maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recovery/targetMeasure.ts';
 import {
   DEFAULT_TASK_METRIC,
   evaluateTask,
@@ -74,6 +74,7 @@ export async function taskTargetArgument(
       )
     : null;
   if (read) head = { ...head, head: read.head };
+  assertTaskGivesTarget(target.metric, head.head.task);
   const labels = read?.labels ?? null;
   const evaluateOn = (images: typeof data, withLabels: typeof labels) => (runs: readonly SampleRun[]) =>
     evaluateTask(

@@ -4,8 +4,8 @@
  * figures and pictures) and the recovery worker (the ladder's task targets), so both read boxes the same way.
  */
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import type { SampleRun, TaskFiguresOf } from '../../src/core/recovery/targetMeasure.ts';
-import { LadderTargetError, TASK_LADDER_METRICS } from '../../src/core/recovery/ladder.ts';
+import { assertTaskGivesTarget, type SampleRun, type TaskFiguresOf } from '../../src/core/recovery/targetMeasure.ts';
+import { LadderTargetError, TASK_LADDER_METRICS, type LadderMetric } from '../../src/core/recovery/ladder.ts';
 import {
   evaluateTask,
   inputGeometry,
@@ -63,6 +63,7 @@ export function taskTargetReading(
     throw new LadderTargetError(
       `a ${metric} target is a task figure: choose the task head first (step 6, "Task judged")`,
     );
+  assertTaskGivesTarget(metric as LadderMetric, task.task);
   if (!judgesTask(data, spec))
     throw new LadderTargetError(`a ${metric} target is judged on images: the samples are tensors`);
   return taskFiguresOf(task, data, spec);

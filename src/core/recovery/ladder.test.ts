@@ -686,4 +686,10 @@ describe('ladder targets', () => {
       expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);
     },
   );
+
+  it('says what a bad target lacks: a metric without its value, a value out of its range', () => {
+    expect(() => parseLadderTarget('cosine')).toThrow('target "cosine" has no value: give cosine:<value>');
+    expect(() => parseLadderTarget('top1:1.5')).toThrow('is not a valid top1: give from 0 to 1 (top1:0.99)');
+    expect(() => parseLadderTarget('cosine:2')).toThrow('give above −1, at most 1');
+  });
 });

@@ -65,17 +65,35 @@ export class LadderTargetError extends StudioError {
 }
 
 /** "cosine:0.99", "psnr:30", "top1:0.95", "sequence:0.9", "map50:0.95", "map:0.6", "miou:0.9", or a bare number (a cosine). */
+/** A target of each metric, as the messages suggest it. */
+const TARGET_EXAMPLE: Readonly<Record<LadderMetric, number>> = {
+  cosine: 0.99,
+  psnr: 30,
+  top1: 0.99,
+  sequence: 0.9,
+  map50: 0.9,
+  map: 0.8,
+  miou: 0.9,
+};
+
 export function parseLadderTarget(text: string): LadderTarget {
   const [a, b] = text.includes(':') ? text.split(':', 2) : ['cosine', text];
   const metric = a.trim().toLowerCase();
   if (!(LADDER_METRICS as readonly string[]).includes(metric)) {
     throw new LadderTargetError(`target metric "${a}": give one of ${LADDER_METRICS.join(', ')}`);
   }
+  // A metric without its figure ("cosine") reads as a bare number would: say what is missing.
+  if (!text.includes(':') && (LADDER_METRICS as readonly string[]).includes(b.trim().toLowerCase()))
+    throw new LadderTargetError(`target "${text}" has no value: give ${b.trim()}:<value>, such as cosine:0.99`);
   const value = Number(b);
   const ok =
     Number.isFinite(value) &&
     (metric === 'psnr' ? true : metric === 'cosine' ? value > -1 && value <= 1 : value >= 0 && value <= 1);
-  if (!ok || b.trim() === '') throw new LadderTargetError(`target value "${b}" is not a valid ${metric}`);
+  const range = metric === 'psnr' ? 'a number of dB' : metric === 'cosine' ? 'above −1, at most 1' : 'from 0 to 1';
+  if (!ok || b.trim() === '')
+    throw new LadderTargetError(
+      `target value "${b}" is not a valid ${metric}: give ${range} (${metric}:${TARGET_EXAMPLE[metric as LadderMetric]})`,
+    );
   return { metric: metric as LadderMetric, value };
 }
 

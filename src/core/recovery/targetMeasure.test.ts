@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeSamples } from '../metrics/index.ts';
-import { figureReader, maxDropTarget, mixedPrecisionAim, targetMeasure, type SampleRun } from './targetMeasure.ts';
+import {
+  assertTaskGivesTarget,
+  figureReader,
+  maxDropTarget,
+  mixedPrecisionAim,
+  targetMeasure,
+  type SampleRun,
+} from './targetMeasure.ts';
 import { LadderTargetError } from './ladder.ts';
 import { parseLadderTarget } from './ladder.ts';
 
@@ -32,6 +39,16 @@ describe('one target for the ladder, the exclusion search and mixed precision', 
     expect(() => targetMeasure(parseLadderTarget('miou:0.9'), () => ({ map50: 1 })).figure(outputs, [])).toThrow(
       /the task's figures have no miou \(they have map50\)/,
     );
+  });
+
+  it('refuses, before any rung, a task target the chosen head does not give (map50 on a classifier)', () => {
+    expect(() => assertTaskGivesTarget('map50', 'classify')).toThrow(
+      'a map50 target is a figure of detection (boxes), but the task judged is classification: aim at top1',
+    );
+    expect(() => assertTaskGivesTarget('miou', 'detect')).toThrow('a miou target is a figure of segmentation (masks)');
+    expect(() => assertTaskGivesTarget('map', 'detect')).not.toThrow();
+    expect(() => assertTaskGivesTarget('miou', 'segment')).not.toThrow();
+    expect(() => assertTaskGivesTarget('cosine', 'classify')).not.toThrow();
   });
 
   it('--max-drop: the float figure against the labels less the drop, never below 0', () => {

@@ -17,6 +17,7 @@ import {
   type LadderTarget,
 } from './ladder.ts';
 import { meanOutputCosine, outputMetrics, UNREAD_BY_FIGURES } from '../evaluate/outputMetrics.ts';
+import type { TaskKind } from '../task/heads.ts';
 
 /** The task figures of a set of runs, by ladder metric name (taskTargetFigures of an evaluation). */
 export type TaskFiguresOf = (runs: readonly SampleRun[]) => Readonly<Record<string, number>>;
@@ -67,6 +68,35 @@ export function figureReader(metric: LadderMetric, task?: TaskFiguresOf | null):
       return { ...ladderMetrics(outputs), ...taskFigures(runs) };
     },
   };
+}
+
+/** The task figures a head of each kind gives as targets (task/taskTarget.ts taskTargetFigures). */
+const TARGETS_OF_TASK: Readonly<Record<TaskKind, readonly LadderMetric[]>> = {
+  detect: ['map50', 'map'],
+  segment: ['miou'],
+  classify: [],
+  text: [],
+};
+const TASK_WORDS: Readonly<Record<TaskKind, string>> = {
+  detect: 'detection (boxes)',
+  segment: 'segmentation (masks)',
+  classify: 'classification',
+  text: 'text recognition',
+};
+
+/**
+ * A task target the chosen head cannot give is refused before any rung runs (LadderTargetError naming both), instead
+ * of every rung failing in turn: a map50 target on a classifier measured 14 rungs, each "the task's figures have no
+ * map50".
+ */
+export function assertTaskGivesTarget(metric: LadderMetric, task: TaskKind): void {
+  if (!isTaskMetric(metric) || TARGETS_OF_TASK[task].includes(metric)) return;
+  const wants = (Object.keys(TARGETS_OF_TASK) as TaskKind[]).find((k) => TARGETS_OF_TASK[k].includes(metric));
+  const instead =
+    task === 'classify' ? 'top1 (agreement, or accuracy against labels)' : task === 'text' ? 'sequence' : 'cosine';
+  throw new LadderTargetError(
+    `a ${metric} target is a figure of ${wants ? TASK_WORDS[wants] : 'another task'}, but the task judged is ${TASK_WORDS[task]}: aim at ${instead}, or judge the model as ${wants ?? 'that task'} (qstudio --task ${wants ?? 'auto'}; on the page, "Task judged")`,
+  );
 }
 
 /** The measure of `target` (figureReader of its metric, and whether a figure meets it). */
