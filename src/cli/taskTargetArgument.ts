@@ -15,7 +15,13 @@ import {
   type LadderMetric,
   type LadderTarget,
 } from '../core/recovery/ladder.ts';
-import { assertTaskGivesTarget, maxDropTarget, runCollector, type SampleRun, type TaskFiguresOf } from '../core/recovery/targetMeasure.ts';
+import {
+  assertTaskGivesTarget,
+  maxDropTarget,
+  runCollector,
+  type SampleRun,
+  type TaskFiguresOf,
+} from '../core/recovery/targetMeasure.ts';
 import {
   DEFAULT_TASK_METRIC,
   evaluateTask,
