@@ -1,7 +1,8 @@
 /**
  * The measured configurations side by side: label, why a ladder rung came when it did, the reference's step, the
  * target metric with cosine and PSNR, time (with the estimate the budget planned with), status, which is chosen, and
- * what a mixed-precision search chose; "Use this model" makes one the run's result.
+ * what a mixed-precision search chose; "Use this model", under the status (no column of its own, so that the table fits
+ * a 900 px page without scrolling sideways), makes one the run's result.
  */
 import { METRIC_LABEL } from '../../components/TargetField.tsx';
 import type { LadderMetric } from '../../../core/recovery/ladder.ts';
@@ -59,9 +60,6 @@ export function RungTable({
           ))}
           <NumberHead>Time</NumberHead>
           <th scope="col">Status</th>
-          <th scope="col">
-            <span className="recover-hidden">Use</span>
-          </th>
         </>
       }
     >
@@ -103,7 +101,7 @@ export function RungTable({
               </div>
             )}
           </td>
-          <td>{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
+          <td className="recover-table__step">{r.step === null ? 'your settings' : STEP[String(r.step)]}</td>
           <td className="eval-num" data-testid="rung-score">
             {metric(targetMetric, r.score)}
           </td>
@@ -113,7 +111,7 @@ export function RungTable({
             </td>
           ))}
           <td
-            className="eval-num"
+            className="eval-num recover-table__time"
             title={
               r.timing
                 ? `CLE ${r.timing.cle.toFixed(2)} s, calibration ${r.timing.calibrate.toFixed(2)} s, layer data ${r.timing.gather.toFixed(2)} s, fine-tuning ${r.timing.finetune.toFixed(2)} s, bias correction ${r.timing.biasCorrection.toFixed(2)} s`
@@ -139,8 +137,6 @@ export function RungTable({
             ) : (
               'below the target'
             )}
-          </td>
-          <td>
             {r.handle && (
               <button
                 type="button"
