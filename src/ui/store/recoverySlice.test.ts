@@ -429,6 +429,46 @@ describe('recovery slice', () => {
     });
   });
 
+  it('after the worker crashed, "Use the best model so far" rebuilds the rung from its configuration in the new worker instead of asking for a model it lost', async () => {
+    const { s, fake } = await openStore();
+    const climbing = s().climbLadder();
+    await flush();
+    const c = fake.climbs[0];
+    const tuned = withOptions(getPreset('XINT8'), { includeFastFt: true });
+    c.onProgress({
+      rung: { index: 1, label: 'XINT8', step: 1 },
+      ladder: 'ladder-3',
+      phase: 'rung-done',
+      finished: rung(1, 'XINT8', 0.9),
+    });
+    c.onProgress({
+      rung: { index: 2, label: 'XINT8 + AdaRound', step: 2 },
+      ladder: 'ladder-3',
+      phase: 'rung-done',
+      finished: rung(2, 'XINT8 + AdaRound', 0.95, { config: configToJSON(tuned) }),
+    });
+    c.reject(Object.assign(new Error('The recovery worker stopped: out of memory'), { name: 'WorkerError' }));
+    await climbing;
+    const r = s().recovery;
+    expect(r.climb).toMatchObject({ stopped: 'failed', chosen: 1 });
+    // The new worker numbers its models from 1 again: the old handles are marked, never sent to it.
+    expect(r.rungs.map((g) => g.handle)).toEqual(['lost:rung-1', 'lost:rung-2']);
+
+    const using = s().useRung('lost:rung-2');
+    await flush();
+    expect(fake.counts.picked).toEqual([]);
+    expect(fake.runs).toHaveLength(1);
+    expect(fake.runs[0].request).toMatchObject({ configName: 'XINT8 + AdaRound' });
+    expect(fake.runs[0].request.config).toEqual(tuned);
+    fake.runs[0].resolve({ rung: rung(1, 'XINT8 + AdaRound', 0.95), ranOn: null } as RecoveryOutcome);
+    await using;
+    expect(fake.counts.picked).toEqual(['rung-1']);
+    expect(s().recovery.error).toBeNull();
+    expect(s().recovery.adopted).toBe('rung-1');
+    expect(s().recovery.rungs.map((g) => g.handle)).toEqual(['lost:rung-1', 'rung-1']);
+    expect(s().run.result?.byteLength).toBe(3);
+  });
+
   it('a cancelled climb whose answer is slow is shown cancelled with its rungs after the grace period: each stays usable, the report comes from the climb started', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {

@@ -262,6 +262,18 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
 }
 
 /** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
+/**
+ * A rung's handle once the worker that held its model stopped (a crash, out of memory): the new worker numbers its own
+ * models from 1 again, so an old handle could name another model there. "Use this model" on such a rung rebuilds it from
+ * its configuration (the same calibration, quantization and tuning, so the same model) in the new worker.
+ */
+const LOST = 'lost:';
+const isLost = (handle: string) => handle.startsWith(LOST);
+/** Errors after which the recovery worker is ended, with every model it held (remote/modelWorker.ts releases it). */
+const LOSES_MODELS = new Set(['WorkerError', 'RuntimeError', 'UnknownHandleError']);
+const lostRungs = (rungs: readonly RungSummary[]): RungSummary[] =>
+  rungs.map((g) => (g.handle && !isLost(g.handle) ? { ...g, handle: `${LOST}${g.handle}` } : g));
+
 function climbSoFar(r: RecoveryState, stopped: LadderOutcome['stopped']): NonNullable<RecoveryState['climb']> {
   let chosen = -1;
   r.rungs.forEach((g, i) => {
@@ -525,6 +537,8 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
           // A climb that failed after measuring rungs still has them, and its report, in the worker: it reads as failed.
           const r = get().recovery;
           if (r.liveClimb && r.rungs.length > 0) patch({ climb: climbSoFar(r, 'failed') });
+          // The worker stopped with the rungs' models: they are offered still, rebuilt when used.
+          if (LOSES_MODELS.has((e as Error)?.name)) patch({ rungs: lostRungs(get().recovery.rungs) });
         }
       },
 
@@ -560,8 +574,35 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const rung = recovery.rungs.find((r) => r.handle === handle);
         if (!model.handle || !model.fileName || !rung || recovery.picking) return;
         patch({ picking: handle, error: null });
+        /** Quantizes the rung again from its configuration in the (new) worker; the handle of the model it made. */
+        const rebuild = async (): Promise<string> => {
+          const base = prepare();
+          if (!base) throw new Error('the rung could not be rebuilt');
+          const out = await service.recover(
+            base.modelHandle,
+            {
+              ...base.data,
+              config: validateConfig(JSON.parse(rung.config)),
+              configName: rung.label,
+              sensitiveShare: recovery.options.sensitiveShare ?? undefined,
+            },
+            () => undefined,
+          );
+          if (!out.rung.handle) throw new Error(out.rung.error ?? 'the rung could not be rebuilt');
+          return out.rung.handle;
+        };
         try {
-          const picked = await service.pick(model.handle, handle);
+          let held = isLost(handle) ? await rebuild() : handle;
+          let picked: PickedModel;
+          try {
+            picked = await service.pick(model.handle, held);
+          } catch (e) {
+            // The worker stopped since the climb (its models went with it): every rung is rebuilt when used.
+            if (held !== handle || !LOSES_MODELS.has((e as Error)?.name)) throw e;
+            patch({ rungs: lostRungs(get().recovery.rungs), picking: `${LOST}${handle}` });
+            held = await rebuild();
+            picked = await service.pick(model.handle, held);
+          }
           const config = validateConfig(JSON.parse(picked.config));
           const result: RunResult = {
             blob: new Blob([picked.bytes], { type: 'application/octet-stream' }),
@@ -586,7 +627,11 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
             ...result,
             adoptedUnder: { settings: get().run.settings, exclusions: get().exclusions.entries },
           });
-          patch({ adopted: handle, picking: null });
+          // A rebuilt rung's row holds its new model from now on.
+          const rungs = get().recovery.rungs.map((g) =>
+            g.index === rung.index && g.label === rung.label ? { ...g, handle: held } : g,
+          );
+          patch({ adopted: held, picking: null, rungs });
         } catch (e) {
           const error = toModelError(e, '');
           patch({ picking: null, error: { name: error.name, message: error.message } });
