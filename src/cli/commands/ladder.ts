@@ -453,7 +453,9 @@ export const ladderCommand = {
       budget === undefined
         ? undefined
         : setTimeout(() => {
-            process.stderr.write(`time budget of ${formatDuration(budget!)} spent: stopping the rung in flight\n`);
+            process.stderr.write(
+              `time budget of ${formatDuration(budget!)} spent: stopping the climb (a rung in fine-tuning or a search stops at its next step; one that only calibrates and judges finishes), then writing the best rung measured\n`,
+            );
             signal.budgetSpent = true;
             signal.aborted = true;
           }, budget * 1000);
@@ -472,6 +474,11 @@ export const ladderCommand = {
             process.stderr.write(
               `rung ${rung.index} of at most ${rung.of ?? '?'} ${rung.label}${estimate} …\n${rung.why ? `  why now: ${rung.why}\n` : ''}`,
             );
+            // The first rung runs whatever the budget, so that there is a model to write: said where it cannot fit.
+            if (rung.index === 1 && budget !== undefined && rung.estimate && rung.estimate.seconds > budget)
+              process.stderr.write(
+                `  note: the time budget (${formatDuration(budget)}) is shorter than this first rung's estimate: it runs anyway, so that a model is written, and the climb ends after it\n`,
+              );
           } else {
             results.push(r);
             process.stdout.write(`${rungLine(r, target.metric)}\n`);
