@@ -3,6 +3,7 @@
  * ladderClimbOptions) toward a target on the evaluation samples, each rung's model kept by handle; the climb is
  * held from its start so a cancel keeps the rungs it measured.
  */
+import { budgetDeadline } from '../../src/core/recovery/budgetDeadline.ts';
 import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
 import {
   climbLadder,
@@ -121,15 +122,8 @@ export async function climbRecoveryLadder(
       },
     );
     const summaries: RungSummary[] = [];
-    // The budget's deadline stops the rung in flight (the climb then ends 'budget').
-    const deadline =
-      request.timeBudget === undefined
-        ? undefined
-        : setTimeout(() => {
-            if (signal.aborted) return; // cancelled first: it stays a Cancel
-            signal.budgetSpent = true;
-            signal.aborted = true;
-          }, request.timeBudget * 1000);
+    // The budget's deadline stops the rung in flight (the climb then ends 'budget'), once a rung has ended.
+    const deadline = request.timeBudget === undefined ? undefined : budgetDeadline(signal, request.timeBudget);
     const result = await climbLadder({
       ...climb,
       signal,
@@ -165,9 +159,10 @@ export async function climbRecoveryLadder(
         held.handles.push(s.handle);
         update();
         progress({ rung: info(rung), ladder: ladderHandle, phase: 'rung-done', finished: s });
+        deadline?.rungEnded();
       },
     });
-    if (deadline !== undefined) clearTimeout(deadline);
+    deadline?.clear();
     // A rung that ended the climb as the user's Cancel arrived reads 'cancelled'; the deadline's abort is the core's 'budget'.
     const stopped: LadderStop =
       signal.aborted && !signal.budgetSpent && result.stopped !== 'budget' && result.stopped !== 'target'

@@ -31,6 +31,7 @@ import {
 import type { RungDetail } from '../../core/recovery/ladderMeasure.ts';
 import { ladderClimbOptions } from '../../core/recovery/ladderSetup.ts';
 import { formatDuration, parseTimeBudget } from '../../core/recovery/ladderBudget.ts';
+import { budgetDeadline } from '../../core/recovery/budgetDeadline.ts';
 import { PRESET_NAMES, getPreset, isPresetName, type PresetName } from '../../core/quantize/presets.ts';
 import { buildReport, renderHtml, renderJson, shortfallSections } from '../../core/report/index.ts';
 import { calibrateOnFeeds } from '../calibration/calibrateOnImages.ts';
@@ -137,9 +138,10 @@ ${TASK_TARGET_USAGE}
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped
-                              and listed; a rung still running at the deadline is stopped. Under a budget
-                              every 8-bit format's plain rung comes first, then the variants, fine-tuning and
-                              mixed precision of the one that measured best, the others' variants after
+                              and listed; a rung still running at the deadline is stopped, except the first
+                              (without it there is no model to write). Under a budget every 8-bit format's
+                              plain rung comes first, then the variants, fine-tuning and mixed precision of
+                              the one that measured best, the others' variants after
   -o, --output <file>         write the chosen rung's quantized model
   --save-config <file>        write the chosen rung's configuration as JSON
   --report <out.html>         an HTML report of every rung tried and the chosen model's comparison
@@ -449,17 +451,15 @@ export const ladderCommand = {
     };
     const handlers = stopSignals.map(([name, code]) => [name, onSignal(name, code)] as const);
     for (const [name, handler] of handlers) process.on(name, handler);
+    // The first rung is never stopped by it (core/recovery/budgetDeadline.ts): before it there is no model to write.
     const deadline =
       budget === undefined
         ? undefined
-        : setTimeout(() => {
+        : budgetDeadline(signal, budget, () =>
             process.stderr.write(
-              `time budget of ${formatDuration(budget!)} spent: stopping the climb (a rung in fine-tuning or a search stops at its next step; one that only calibrates and judges finishes), then writing the best rung measured\n`,
-            );
-            signal.budgetSpent = true;
-            signal.aborted = true;
-          }, budget * 1000);
-    deadline?.unref();
+              `time budget of ${formatDuration(budget)} spent: stopping the climb (a rung in fine-tuning or a search stops at its next step; one that only calibrates and judges finishes), then writing the best rung measured\n`,
+            ),
+          );
 
     let result: LadderResult;
     try {
@@ -477,17 +477,18 @@ export const ladderCommand = {
             // The first rung runs whatever the budget, so that there is a model to write: said where it cannot fit.
             if (rung.index === 1 && budget !== undefined && rung.estimate && rung.estimate.seconds > budget)
               process.stderr.write(
-                `  note: the time budget (${formatDuration(budget)}) is shorter than this first rung's estimate: it runs anyway, so that a model is written, and the climb ends after it\n`,
+                `  note: the time budget (${formatDuration(budget)}) is shorter than this first rung's estimate: it runs to its end anyway, so that a model is written, and the climb ends after it\n`,
               );
           } else {
             results.push(r);
             process.stdout.write(`${rungLine(r, target.metric)}\n`);
+            deadline?.rungEnded();
           }
         },
         onSkip: (k) => skipped.push(k),
       });
     } finally {
-      if (deadline) clearTimeout(deadline);
+      deadline?.clear();
     }
     // A signal that came during the climb writes (and exits) itself.
     if (written) {
