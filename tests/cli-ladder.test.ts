@@ -264,7 +264,7 @@ describe('qstudio ladder', () => {
     expect(r.stderr).toMatch(/^rung 1 of at most \d+ XINT8 \(estimated \d+ s: the model's size and the images\) …$/m);
     // A budget below the first rung's estimate (the prior's fixed second alone is more): said, and that rung runs anyway.
     expect(r.stderr).toMatch(
-      /note: the time budget \(1 s\) is shorter than this first rung's estimate: it runs anyway, so that a model is written/,
+      /note: the time budget \(1 s\) is shorter than this first rung's estimate: it runs to its end anyway, so that a model is written/,
     );
     // Each fine-tuning rung is skipped or fitted to what is left (fewer iterations); none completes at 100000 a layer.
     expect(r.stdout).toMatch(/over the time budget: estimated .* left$|AdaRound \(\d+ iterations\): cosine/m);
