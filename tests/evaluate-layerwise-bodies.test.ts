@@ -18,6 +18,7 @@ import type { LayerRow } from '../src/core/metrics/layerwise.ts';
 import { createSession, float32Tensor, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { encode } from '../src/core/onnx/index.ts';
 import { seededFloats } from './helpers/fixtures.ts';
+import { activationHistograms } from '../workers/evaluation/activationHistograms.ts';
 
 const feeds = Array.from({ length: 8 }, (_, k) => ({ x: float32Tensor(seededFloats(4, 40 + k, -1.5, 1.5), [1, 4]) }));
 
@@ -100,5 +101,18 @@ describe('layer-wise comparison inside control-flow bodies (If, nested If, Loop)
     const jumps = errorJumps(lw.rows, index, -Infinity);
     expect(jumps.some((j) => j.node === 'if' || j.node === 'loop')).toBe(false);
     expect(jumps.some((j) => (j.node as string).startsWith('if/'))).toBe(true);
+  });
+
+  it('the report’s histograms of the worst layers read body tensors too (the page’s evaluation opened a model exposing them unread)', async () => {
+    const spans = new Map([
+      ['t1', { min: -1, max: 1 }],
+      ['m', { min: -1, max: 1 }],
+      ['h', { min: -1, max: 1 }],
+    ]);
+    const histograms = await activationHistograms(model, spans, nodeRuntime(feeds));
+    const count = (t: string) => histograms.get(t)!.counts.reduce((a, b) => a + b, 0);
+    expect(count('h')).toBe(feeds.length * 4);
+    expect(count('t1')).toBe(taken * 4);
+    expect(count('m')).toBe(feeds.length * 3 * 4);
   });
 });

@@ -5,10 +5,11 @@
  * over the tensor's range in the report, widened to the values seen. Drawn over the same span as the
  * calibrated range and the quantization grid beside it, it shows whether the range clips the tails
  * or wastes levels on outliers. Graph inputs are read from the feeds
- * (onnxruntime cannot return an input as an output). Must not compare or quantize.
+ * (onnxruntime cannot return an input as an output); a tensor inside an If/Loop/Scan body (the worst layers of a model
+ * whose compute sits in one If) is carried up to be read. Must not compare or quantize.
  */
 import { sessionModel, type ModelProto } from '../../src/core/onnx/index.ts';
-import { exposeTensors } from '../../src/core/calibrate/run/expose.ts';
+import { exposeByName } from '../../src/core/calibrate/run/exposeSubgraphs.ts';
 import {
   capacityFor,
   createHistogram,
@@ -39,12 +40,13 @@ export async function activationHistograms(
   const fold = (name: string, data: unknown) => {
     if (data instanceof Float32Array) histograms.set(name, foldIntoHistogram(histograms.get(name)!, data));
   };
-  const session = exposed.length > 0 ? await runtime.open(sessionModel(exposeTensors(model, exposed))) : null;
+  const exposure = exposeByName(model, exposed);
+  const session = exposed.length > 0 ? await runtime.open(sessionModel(exposure.model)) : null;
   try {
     for (let sample = 0; sample < runtime.samples; sample++) {
       if (session) {
-        const values = await session.run(sample, exposed);
-        for (const name of exposed) fold(name, values[name]?.data);
+        const values = await session.run(sample, exposure.outputs);
+        for (const name of exposure.outputs) fold(exposure.tensorOf.get(name) ?? name, values[name]?.data);
       }
       const feeds = runtime.feeds?.(sample);
       for (const name of fromFeeds) fold(name, feeds?.[name]?.data);

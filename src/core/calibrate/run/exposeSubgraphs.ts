@@ -18,7 +18,7 @@ import {
 } from '../../onnx/model.ts';
 import { makeTensor } from '../../onnx/tensorData.ts';
 import { namesInGraphs } from '../../onnx/walk.ts';
-import type { ScopeStep } from '../../onnx/scopes.ts';
+import { readableBodyTensors, type ScopeStep } from '../../onnx/scopes.ts';
 
 export interface Exposure {
   /** The main graph's new outputs in order (the tensors asked for, or the names carrying them up). */
@@ -157,4 +157,17 @@ export function exposeAcrossScopes(
     graph: { ...carried.graph, output: outputs.map((name) => typed.get(name) ?? { name, metadata_props: [] }) },
     tensorOf,
   };
+}
+
+/**
+ * A copy of the model whose outputs are `tensors` wherever they are computed (main-graph or body tensors; graph
+ * inputs left out), with the output name each one is read under: what a caller exposing tensors by name (the
+ * report's histograms of the worst layers, which may sit inside an If) needs in one call.
+ */
+export function exposeByName(
+  model: ModelProto,
+  tensors: readonly string[],
+): { model: ModelProto; outputs: readonly string[]; tensorOf: ReadonlyMap<string, string> } {
+  const exposure = exposeAcrossScopes(model, tensors, readableBodyTensors(model));
+  return { model: { ...model, graph: exposure.graph }, outputs: exposure.outputs, tensorOf: exposure.tensorOf };
 }
