@@ -29,6 +29,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { exact } from '../../components/format.ts';
 import { useStudio } from '../../store/index.ts';
+import type { NodeId } from '../../../core/onnx/model.ts';
 import { GraphCanvas } from './GraphCanvas.tsx';
 import { GraphSearch } from './GraphSearch.tsx';
 import { HeatLegend } from './HeatLegend.tsx';
@@ -38,11 +39,11 @@ import { nodePrecisions } from '../../../core/quantize/precisionClasses.ts';
 import { NodeInspector } from './NodeInspector.tsx';
 import { PickToolbar } from './PickToolbar.tsx';
 import { FAMILY_COLOURS, FAMILY_LABELS, type OpFamily } from './families.ts';
-import { heatScale } from './heat.ts';
+import { heatScale, scopedHeat } from './heat.ts';
 import type { GraphRenderer } from './renderer.ts';
 import { excludedNodes, previewSubgraph } from './resolution.ts';
 import { useGraphView, type GraphLoad } from './useGraphView.ts';
-import { scopeChain, scopeView, type ScopeStep } from './subgraphScope.ts';
+import { bodyNodePath, scopeChain, scopeView, type ScopeStep } from './subgraphScope.ts';
 import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
@@ -135,6 +136,15 @@ function GraphBody({
     useStudio.getState().selectGraphNode(null);
     setScope({ handle, path: next });
   };
+  // A node inside a body selected elsewhere (the per-layer table's `holder/then_branch/Conv_3`): open its body.
+  const selected = useStudio((s) => s.graph.selected);
+  useEffect(() => {
+    if (load.status !== 'ready' || !selected || load.view.index.indexOfId.has(selected as NodeId)) return;
+    const found = bodyNodePath(load.view.index.graph, selected);
+    if (!found) return;
+    setScope({ handle, path: found.path });
+    useStudio.getState().selectGraphNode(found.nodeId);
+  }, [load, selected, handle]);
   if (load.status === 'loading') {
     return (
       <div className="card graph-loading" data-testid="graph-progress" role="status">
@@ -203,6 +213,7 @@ function GraphBody({
         tools={toggle}
         scopeBar={bar}
         onOpenSubgraph={open}
+        heatScope={path.map((step) => `${step.nodeId}/${step.attribute}/`).join('')}
       />
     );
   }
@@ -231,6 +242,7 @@ export function GraphWorkspace({
   tools = null,
   scopeBar = null,
   onOpenSubgraph,
+  heatScope = '',
 }: {
   view: GraphView;
   layout: LayoutResult;
@@ -241,6 +253,8 @@ export function GraphWorkspace({
   /** Inside a subgraph: the path back (picking is for the main graph, so its toolbar gives way to this). */
   scopeBar?: ReactNode;
   onOpenSubgraph?(nodeId: string, attribute: string): void;
+  /** Inside a body: the prefix its nodes' ids carry in the heat map (`holder/then_branch/`, nested), '' on the main graph. */
+  heatScope?: string;
 }) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -251,7 +265,9 @@ export function GraphWorkspace({
   const ends = useStudio((s) => s.graph.ends);
   const picked = useStudio((s) => s.graph.nodes);
   const selected = useStudio((s) => s.graph.selected);
-  const heat = useStudio((s) => s.graph.heat);
+  const storeHeat = useStudio((s) => s.graph.heat);
+  // Inside a body, the heat values of its nodes are keyed `holder/attribute/node` (the per-layer table's ids).
+  const heat = useMemo(() => scopedHeat(storeHeat, heatScope), [storeHeat, heatScope]);
   const setHeat = useStudio((s) => s.setGraphHeat);
   const colourBy = useStudio((s) => s.graph.colourBy);
   const setColourBy = useStudio((s) => s.setGraphColouring);

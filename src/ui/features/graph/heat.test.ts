@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeNode } from '../../../core/onnx/index.ts';
 import { fewNodeIndex } from '../../../../tests/helpers/graphIndex.ts';
-import { heatColour, heatScale } from './heat.ts';
+import { heatColour, heatScale, scopedHeat } from './heat.ts';
 import { buildGraphView } from './viewModel.ts';
 
 function chain() {
@@ -38,5 +38,18 @@ describe('heat map colours', () => {
     const error = heatScale(view, { label: 'error', higherIsBetter: false, values: { conv: 1, relu: 5 } });
     expect(error.colours[view.boxById.get('conv')!]).toBe(heatColour(1));
     expect(error.colours[view.boxById.get('relu')!]).toBe(heatColour(0));
+  });
+});
+
+describe('scopedHeat', () => {
+  it("gives a body's view its nodes' values under their ids there, and the main graph the heat as it is", () => {
+    const heat = {
+      label: 'SQNR (dB)',
+      higherIsBetter: true,
+      values: { gemm: 30, 'if/then_branch/then_gemm': 12, 'if/else_branch/x': 3 },
+    };
+    expect(scopedHeat(heat, '')).toBe(heat);
+    expect(scopedHeat(heat, 'if/then_branch/')!.values).toEqual({ then_gemm: 12 });
+    expect(scopedHeat(null, 'if/then_branch/')).toBeNull();
   });
 });

@@ -53,3 +53,14 @@ export function heatScale(view: GraphView, heat: GraphHeat): HeatScale {
   });
   return { min, max, colours, count };
 }
+
+/**
+ * The heat a body's view reads: values keyed `scope + id` (the per-layer table names a body node
+ * `holder/then_branch/Conv_3`) under `id`, the others left out; the heat as it is on the main graph (scope '').
+ */
+export function scopedHeat(heat: GraphHeat | null, scope: string): GraphHeat | null {
+  if (!heat || scope === '') return heat;
+  const values: Record<string, number> = {};
+  for (const [id, v] of Object.entries(heat.values)) if (id.startsWith(scope)) values[id.slice(scope.length)] = v;
+  return { ...heat, values };
+}

@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { controlFlowModel } from '../../../core/quantize/testModels.ts';
-import { scopeChain, scopeView } from './subgraphScope.ts';
+import { bodyNodePath, scopeChain, scopeView } from './subgraphScope.ts';
 
 describe('a subgraph as the graph view draws it', () => {
   const main = controlFlowModel().graph!;
+
+  it('finds the body of a per-layer table node id (holder/attribute/node, nested) and its id there; null otherwise', () => {
+    expect(bodyNodePath(main, 'if/then_branch/then_gemm')).toEqual({
+      path: [{ nodeId: 'if', attribute: 'then_branch' }],
+      nodeId: 'then_gemm',
+    });
+    expect(bodyNodePath(main, 'if/then_branch/inner_if/then_branch/inner_matmul')).toEqual({
+      path: [
+        { nodeId: 'if', attribute: 'then_branch' },
+        { nodeId: 'inner_if', attribute: 'then_branch' },
+      ],
+      nodeId: 'inner_matmul',
+    });
+    expect(bodyNodePath(main, 'loop/body/body_tanh')?.path).toEqual([{ nodeId: 'loop', attribute: 'body' }]);
+    expect(bodyNodePath(main, 'gemm')).toBeNull(); // a main-graph node
+    expect(bodyNodePath(main, 'if/then_branch/nothing')).toBeNull();
+    expect(bodyNodePath(main, 'if/else_branch/then_gemm')).toBeNull(); // in the other branch
+  });
 
   it('draws the tensors a body reads from enclosing scopes as its inputs, marked, and their weights as weights', () => {
     const chain = scopeChain(main, [{ nodeId: 'if', attribute: 'then_branch' }])!;

@@ -72,6 +72,33 @@ export function withOuterReads(chain: readonly GraphProto[]): { graph: GraphProt
     outer,
   };
 }
+/**
+ * Where a node id of the per-layer table lies when it is inside a body (`holder/then_branch/Conv_3`, as
+ * core/metrics/layerwiseTensors.ts names body nodes): the scope path down to its body and its id there; null for an
+ * id that names no body node (a main-graph node, or a model that changed).
+ */
+export function bodyNodePath(main: GraphProto, id: string): { path: ScopeStep[]; nodeId: string } | null {
+  const path: ScopeStep[] = [];
+  let graph = main;
+  let rest = id;
+  for (;;) {
+    const index = buildGraphIndex(graph);
+    if (path.length > 0 && index.indexOfId.has(rest as NodeId)) return { path, nodeId: rest };
+    let next: { graph: GraphProto; rest: string } | null = null;
+    index.nodes.forEach((node, i) => {
+      for (const a of node.attribute) {
+        const prefix = `${index.ids[i]}/${a.name}/`;
+        if (a.g && !next && rest.startsWith(prefix)) {
+          next = { graph: a.g, rest: rest.slice(prefix.length) };
+          path.push({ nodeId: index.ids[i], attribute: a.name ?? '' });
+        }
+      }
+    });
+    if (!next) return null;
+    ({ graph, rest } = next as { graph: GraphProto; rest: string });
+  }
+}
+
 /** The subgraph attributes of a node: what the inspector offers to open. */
 export function subgraphAttributes(node: {
   attribute: readonly { name?: string; g?: GraphProto }[];
