@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { dropFiles, expect, imageFromFixture, openWithModel, test } from './support.ts';
+import { dropFiles, expect, imageFromFixture, mnistRunsInNode, openWithModel, test } from './support.ts';
 
 const PHOTOS = ['astronaut.png', 'chelsea.png', 'coffee.png', 'grace_hopper.jpg'].map((n) =>
   imageFromFixture(`photos/${n}`),
@@ -124,4 +124,44 @@ test('YOLOX-nano: a budget shorter than the first rung still ends with that rung
   await expect(card.getByTestId('rung-row').getByTestId('rung-error')).toHaveCount(0);
   await expect(card.getByTestId('ladder-summary')).toContainText('The time budget ran out before reaching');
   await expect(card.getByTestId('ladder-use-best')).toHaveText('Use the best model so far: XINT8');
+});
+
+test('mnist: after the recovery worker crashes mid-climb, the best model so far is rebuilt in a new worker, downloads and runs', async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await page.setViewportSize({ width: 1200, height: 900 });
+  await openWithModel(page, 'mnist.onnx');
+  const card = page.getByTestId('recover-card');
+  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS.slice(0, 3));
+  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
+  await page.getByTestId('preprocess-preset').selectOption('unit');
+  await card.getByTestId('recover-iterations').fill('50000'); // AdaQuant: about a minute on MNIST's two layers
+  await card.getByTestId('ladder-metric').selectOption('psnr');
+  await card.getByTestId('ladder-value').fill('500');
+  await card.getByTestId('ladder-all-formats').uncheck();
+  await card.getByTestId('ladder-exclusions').uncheck();
+  await card.getByTestId('ladder-order').selectOption('fastest');
+  await card.getByTestId('ladder-button').click();
+  await expect(card.getByTestId('rung-row')).toHaveCount(2, { timeout: 90_000 });
+  // The worker dies (as out of memory would): an error thrown outside any call reaches the page as the worker's error.
+  const worker = page.workers().find((w) => /recovery/.test(w.url()));
+  expect(worker).toBeDefined();
+  await worker!.evaluate(() =>
+    setTimeout(() => {
+      throw new Error('simulated crash');
+    }),
+  );
+  await expect(card.getByTestId('recover-error')).toContainText('stopped', { timeout: 30_000 });
+  const best = card.getByTestId('ladder-use-best');
+  await expect(best).toHaveText(/^Use the best model so far: /);
+  await expect(card.getByTestId('ladder-rebuild-note')).toContainText('The worker that measured it stopped');
+  await best.focus();
+  await page.keyboard.press('Enter');
+  await expect(best).toHaveText(/^In use: /, { timeout: 90_000 });
+  await expect(card.getByTestId('ladder-rebuild-note')).toHaveCount(0);
+  const [d] = await Promise.all([page.waitForEvent('download'), card.getByTestId('recover-download').click()]);
+  const bytes = new Uint8Array(fs.readFileSync((await d.path())!));
+  await mnistRunsInNode(bytes, 'all');
+  await mnistRunsInNode(bytes, 'basic');
 });

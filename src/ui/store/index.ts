@@ -33,4 +33,5 @@ export { currentConfig, exportedConfig, rangesAreCurrent } from './selectors.ts'
 export type { GraphHeat, GraphState, PickMode, PickRole } from './graphSlice.ts';
 export type { EvaluationState, EvaluationStatus, EvaluationOutcome, SuggestState } from './evaluationSlice.ts';
 export type { RecoveryState, RecoveryStatus, RungSummary } from './recoverySlice.ts';
+export { isLost as isLostRung } from './recoverySlice.ts';
 export type { SampleState, SampleStage, SampleStatus } from './sampleSlice.ts';

@@ -268,7 +268,8 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
  * its configuration (the same calibration, quantization and tuning, so the same model) in the new worker.
  */
 const LOST = 'lost:';
-const isLost = (handle: string) => handle.startsWith(LOST);
+/** Whether a rung's model went with a stopped worker ("Use this model" rebuilds it). */
+export const isLost = (handle: string) => handle.startsWith(LOST);
 /** Errors after which the recovery worker is ended, with every model it held (remote/modelWorker.ts releases it). */
 const LOSES_MODELS = new Set(['WorkerError', 'RuntimeError', 'UnknownHandleError']);
 const lostRungs = (rungs: readonly RungSummary[]): RungSummary[] =>

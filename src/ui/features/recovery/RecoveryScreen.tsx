@@ -18,7 +18,7 @@ import { Callout } from '../../components/Callout.tsx';
 import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
-import { useStudio } from '../../store/index.ts';
+import { isLostRung, useStudio } from '../../store/index.ts';
 import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
 import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
@@ -592,6 +592,13 @@ function UseBest() {
       >
         {inUse ? `In use: ${best.label}` : `Use the best model so far: ${best.label}`}
       </button>
+      {isLostRung(best.handle) && (
+        <span className="muted small" data-testid="ladder-rebuild-note">
+          {r.picking === best.handle
+            ? `Rebuilding ${best.label}: quantizing it again from its configuration (about ${formatDuration(best.seconds)})…`
+            : `The worker that measured it stopped: using it quantizes it again from its configuration (about ${formatDuration(best.seconds)}).`}
+        </span>
+      )}
     </div>
   );
 }

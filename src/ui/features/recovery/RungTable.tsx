@@ -7,7 +7,7 @@
 import { METRIC_LABEL } from '../../components/TargetField.tsx';
 import type { LadderMetric } from '../../../core/recovery/ladder.ts';
 import { ladderValueText } from '../../../core/report/htmlText.ts';
-import { useStudio } from '../../store/index.ts';
+import { isLostRung, useStudio } from '../../store/index.ts';
 import type { RungSummary } from '../../store/recoverySlice.ts';
 import type { SensitiveSummary } from '../../remote/workerTypes.ts';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
@@ -145,7 +145,13 @@ export function RungTable({
                 onClick={() => void use(r.handle!)}
                 data-testid="rung-use"
               >
-                {r.handle === adopted ? 'In use' : picking === r.handle ? 'Loading…' : 'Use this model'}
+                {r.handle === adopted
+                  ? 'In use'
+                  : picking === r.handle
+                    ? isLostRung(r.handle)
+                      ? 'Rebuilding…'
+                      : 'Loading…'
+                    : 'Use this model'}
               </button>
             )}
           </td>
