@@ -1,5 +1,6 @@
 /**
- * All of a configuration's exclusions resolved to nodes: `nodesToExclude` (ids, names, patterns),
+ * All of a configuration's exclusions resolved to nodes: `nodesToExclude` (ids, names, patterns; a node inside a
+ * control-flow body by its scoped id),
  * `opTypesToExclude`, and `subgraphsToExclude`. The quantizer, the command line and the graph view
  * all call this, so the nodes a user sees highlighted are the nodes that stay float.
  */
@@ -7,6 +8,7 @@ import type { GraphIndex } from '../onnx/graphIndex.ts';
 import type { NodeId } from '../onnx/model.ts';
 import { resolveNodeRefs, resolveOpTypes } from './nodeRefs.ts';
 import { resolveSubgraph, type SubgraphSpec } from './subgraph.ts';
+import { bodyNodeIds } from '../onnx/scopes.ts';
 
 export interface ExclusionSpec {
   nodesToExclude?: readonly string[];
@@ -21,6 +23,11 @@ export interface ResolvedExclusions {
   ids: NodeId[];
   /** What each rule selected, for reports and the UI's list. */
   rules: { rule: string; ids: NodeId[] }[];
+  /**
+   * Nodes inside If/Loop/Scan bodies that `nodesToExclude` names by their scoped id (`holder/then_branch/Conv_3`,
+   * as the per-layer table shows them): the quantizer keeps them float where it enters the bodies.
+   */
+  bodyNodes: string[];
 }
 
 /** Resolves every exclusion rule; throws ExclusionError for one that names nothing or does not connect. */
@@ -28,7 +35,13 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
   const nodes = new Set<number>();
   const rules: ResolvedExclusions['rules'] = [];
   const toIds = (list: number[]) => list.map((i) => index.ids[i]);
-  const refs = spec.nodesToExclude ?? [];
+  const all = spec.nodesToExclude ?? [];
+  // A body node's scoped id (only where no main-graph node is so named) is kept for the bodies' writer.
+  const inBodies = all.some((r) => r.includes('/') && !index.indexOfId.has(r as NodeId))
+    ? bodyNodeIds(index.graph)
+    : new Set<string>();
+  const bodyNodes = all.filter((r) => inBodies.has(r) && !index.indexOfId.has(r as NodeId));
+  const refs = all.filter((r) => !bodyNodes.includes(r));
   resolveNodeRefs(index, refs, 'nodes_to_exclude').forEach((found, k) => {
     found.forEach((i) => nodes.add(i));
     rules.push({ rule: `node ${refs[k]}`, ids: toIds(found) });
@@ -46,5 +59,5 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
   const ids = Array.from(index.order)
     .filter((i) => nodes.has(i))
     .map((i) => index.ids[i]);
-  return { nodes, ids, rules };
+  return { nodes, ids, rules, bodyNodes };
 }

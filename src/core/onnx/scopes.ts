@@ -6,6 +6,7 @@
  * (quantize/quantizeSubgraphs.ts).
  */
 import { inferElementTypes } from './elementTypeInference.ts';
+import { assignNodeIds } from './nodeIds.ts';
 import type { GraphProto, ModelProto, NodeProto } from './model.ts';
 import { DataType, isDefaultDomain, opsetOf } from './model.ts';
 
@@ -74,5 +75,28 @@ export function readableBodyTensors(model: ModelProto): Map<string, readonly Sco
     for (const node of scope.graph.node)
       if (node.op_type !== 'Constant') for (const o of node.output) if (float(o)) out.set(o, scope.path);
   }
+  return out;
+}
+
+/**
+ * Every node inside a control-flow body, by the id the per-layer table and the quantizer give it: the holder's id,
+ * the attribute and its id in the body, joined by `/` (`node_cond__1/then_branch/node_conv1d_4`), at any depth.
+ * What lets `nodes_to_exclude` name a body node.
+ */
+export function bodyNodeIds(graph: GraphProto): Set<string> {
+  const out = new Set<string>();
+  const visit = (g: GraphProto, prefix: string) => {
+    const ids = assignNodeIds(g.node);
+    g.node.forEach((node, i) => {
+      if (!CONTROL_FLOW_OPS.has(node.op_type ?? '') || !isDefaultDomain(node.domain)) return;
+      for (const a of node.attribute) {
+        if (!a.g) continue;
+        const inner = `${prefix}${ids[i]}/${a.name}/`;
+        for (const id of assignNodeIds(a.g.node)) out.add(`${inner}${id}`);
+        visit(a.g, inner);
+      }
+    });
+  };
+  visit(graph, '');
   return out;
 }

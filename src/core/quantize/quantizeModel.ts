@@ -13,6 +13,7 @@ import { DataType } from '../onnx/index.ts';
 import { opsetOf, type GraphProto, type ModelProto, type NodeId, type NodeProto } from '../onnx/model.ts';
 import { summarize } from '../onnx/modelSummary.ts';
 import { resolveExclusions } from '../exclude/resolve.ts';
+import { ExclusionError } from '../exclude/errors.ts';
 import { prepare } from '../prepare/prepare.ts';
 import { carryNodeIds } from '../prepare/nodeOrigin.ts';
 import type { QuantConfig } from './config.ts';
@@ -229,8 +230,15 @@ export function quantizePrepared(
           taken,
           opset: opsetAfter,
           guardPropagation: !useMsDomain && opsetAfter >= 21,
+          excludedNodes: new Set(exclusions.bodyNodes),
         })
       : undefined;
+  // A body node named to stay float that the bodies' writer did not meet (its id there differs) is said, never dropped.
+  const unmet = bodies ? exclusions.bodyNodes.filter((id) => !bodies.outcome.excludedIds.includes(id)) : [];
+  if (unmet.length > 0)
+    throw new ExclusionError(
+      `nodes_to_exclude: ${unmet.map((id) => `"${id}"`).join(', ')} names a node inside a subgraph that the quantizer did not find there (an unnamed node whose position changed in preparation): exclude it by op type, or name the node in the model`,
+    );
   const graph = writeQdqGraph(pIndex, plan, {
     domain,
     dedicatedPairs: x.DedicatedQDQPair,

@@ -40,6 +40,8 @@ export interface SubgraphWriteOptions {
   opset: number;
   /** Close Q/DQ propagation chains in bodies too (ai.onnx Q/DQ at opset 21 and above). */
   guardPropagation: boolean;
+  /** Body nodes `nodes_to_exclude` names by scoped id (exclude/resolve.ts's bodyNodes): kept float. */
+  excludedNodes?: ReadonlySet<string>;
 }
 
 /** Why a compute node in a body stays float, in the user's words. */
@@ -74,7 +76,14 @@ export function quantizeSubgraphs(
   config: QuantConfig,
   options: SubgraphWriteOptions,
 ): SubgraphWrite {
-  const outcome: BodyOutcome = { quantized: new Map(), floatCompute: new Map(), activationPairs: 0 };
+  const outcome: BodyOutcome = {
+    quantized: new Map(),
+    floatCompute: new Map(),
+    activationPairs: 0,
+    quantizedIds: [],
+    excludedIds: [],
+  };
+  const excludedNodes = options.excludedNodes ?? new Set<string>();
   namesInGraphs(model.graph!, options.taken);
   const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   /** Initializers visible from a scope: its own and every enclosing scope's. */
@@ -127,17 +136,22 @@ export function quantizeSubgraphs(
     });
     const nested = writeBodies(bIndex, bTypes, visibleOf(own, visible), prefix);
     const excludedOps = new Set(config.opTypesToExclude);
+    const idOf = (k: number) => `${prefix}${bIndex.ids[k] as NodeId}`;
     const plan = planQuantization(
       bIndex,
       ranges,
       config,
-      (k) =>
-        excludedOps.has(bIndex.nodes[k].op_type ?? '')
+      (k) => {
+        if (excludedNodes.has(idOf(k))) {
+          if (!outcome.excludedIds.includes(idOf(k))) outcome.excludedIds.push(idOf(k));
+          return `excluded (node ${idOf(k)})`;
+        }
+        return excludedOps.has(bIndex.nodes[k].op_type ?? '')
           ? `excluded (op types ${config.opTypesToExclude.join(', ')})`
-          : undefined,
+          : undefined;
+      },
       bTypes,
     );
-    const idOf = (k: number) => `${prefix}${bIndex.ids[k] as NodeId}`;
     const written = writeQdqGraph(bIndex, plan, {
       domain: options.domain,
       dedicatedPairs: options.dedicatedPairs,
@@ -148,8 +162,11 @@ export function quantizeSubgraphs(
     bIndex.nodes.forEach((n, k) => {
       const d = plan.decisions[k];
       const nodeOp = n.op_type ?? '';
-      if (d.quantized) count(outcome.quantized, nodeOp);
-      else if (COMPUTE_OPS.has(nodeOp)) count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
+      if (d.quantized) {
+        count(outcome.quantized, nodeOp);
+        outcome.quantizedIds.push(idOf(k));
+      } else if (COMPUTE_OPS.has(nodeOp))
+        count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
     });
     outcome.activationPairs += plan.activations.size;
     const lentNames = new Set(lent.map((t) => t.name ?? ''));

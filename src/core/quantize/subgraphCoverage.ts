@@ -21,6 +21,10 @@ export interface SubgraphCoverage {
   quantizedOps?: Record<string, number>;
   /** Compute nodes (Conv, MatMul, Gemm, LSTM, …) inside bodies left float, by "op: why". */
   floatCompute?: Record<string, number>;
+  /** The quantized body nodes by scoped id (`holder/then_branch/Conv_3`, as the per-layer table names them). */
+  quantizedNodes?: string[];
+  /** Body nodes nodes_to_exclude kept float, by scoped id. */
+  excludedNodes?: string[];
 }
 
 /** The coverage with what the quantizer did inside the bodies. */
@@ -30,6 +34,8 @@ export function withBodyOutcome(c: SubgraphCoverage, o: BodyOutcome): void {
   c.quantized = [...o.quantized.values()].reduce((a, b) => a + b, 0);
   c.quantizedOps = sorted(o.quantized);
   c.floatCompute = sorted(o.floatCompute);
+  c.quantizedNodes = o.quantizedIds;
+  if (o.excludedIds.length > 0) c.excludedNodes = o.excludedIds;
 }
 
 /** What the quantizer did inside the bodies of one model (quantizeSubgraphs.ts). */
@@ -40,6 +46,10 @@ export interface BodyOutcome {
   floatCompute: Map<string, number>;
   /** Activation Q/DQ pairs written inside bodies. */
   activationPairs: number;
+  /** Body nodes quantized, by scoped id (`holder/then_branch/Conv_3`): what the exclusion search may try. */
+  quantizedIds: string[];
+  /** Body nodes kept float because nodes_to_exclude names them. */
+  excludedIds: string[];
 }
 
 /** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */

@@ -91,7 +91,8 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
     const layers = rankLayers(
       comparison.layerwise!.rows,
       s.index,
-      new Set<string>(report.quantized.map((q) => q.id)),
+      // Body nodes (If/Loop/Scan) the quantizer quantized are candidates too, by the ids the rows give them.
+      new Set<string>([...report.quantized.map((q) => q.id), ...(report.subgraphs?.quantizedNodes ?? [])]),
       s.rankBy ?? 'drop',
     );
     if (!s.figure) return { cosine, layers };
