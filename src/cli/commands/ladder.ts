@@ -385,7 +385,8 @@ export const ladderCommand = {
           '\n',
       );
       const shortfall = ladderReport(result).shortfall;
-      if (shortfall)
+      // Nothing measured: there is no model to say anything of, only that none was written.
+      if (shortfall && chosen)
         for (const section of shortfallSections(shortfall))
           process.stdout.write(`${section.heading}:\n${section.lines.map((t) => `  ${t}\n`).join('')}`);
       const detail = chosen?.detail as RungDetail | undefined;
@@ -396,6 +397,9 @@ export const ladderCommand = {
           `model: ${values.output}${result.stopped === 'target' ? '' : ' (the best rung so far; the target was not met)'}\n`,
         );
       }
+      const outputs = [values.output, values['save-config'], values.report, values.json].filter(Boolean);
+      if (!chosen && outputs.length > 0)
+        process.stderr.write(`nothing written (${outputs.join(', ')}): no rung was measured before the climb ended\n`);
       if (values['save-config'] && chosen) {
         fs.writeFileSync(values['save-config'], `${configToJSON(chosen.config)}\n`);
         process.stderr.write(`configuration: ${values['save-config']}\n`);
