@@ -19,6 +19,7 @@ import { ErrorCallout } from '../../components/ErrorCallout.tsx';
 import { Spinner } from '../../components/Spinner.tsx';
 import { downloadText, useObjectUrl } from '../../components/useObjectUrl.ts';
 import { isLostRung, useStudio } from '../../store/index.ts';
+import { skippedText } from './skippedText.ts';
 import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
 import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
@@ -516,10 +517,7 @@ function Results() {
       {r.climb && <UseBest />}
       {r.climb && r.climb.skippedRungs.length > 0 && (
         <details className="small" data-testid="ladder-skipped">
-          <summary>
-            {r.climb.skippedRungs.length} rung{r.climb.skippedRungs.length === 1 ? '' : 's'} not tried: measurement said{' '}
-            {r.climb.skippedRungs.length === 1 ? 'it' : 'they'} could not win or fit in the time budget
-          </summary>
+          <summary>{skippedText(r.climb.skippedRungs)}</summary>
           <ul>
             {r.climb.skippedRungs.map((s) => (
               <li key={s.label}>
