@@ -1,18 +1,21 @@
 /**
  * The held-in method choice judges a float16 model's candidates in their float32-scale form (judgedScaleForm.ts) and
  * writes the chosen one as asked (float16 scales by default); a float32 model's candidates are judged as written.
- * MNIST and its float16 version made here in code, calibrated on photos, judged in onnxruntime-node at 'all'.
+ * MNIST and its float16 version made here in code, calibrated on photos, judged in onnxruntime-node at 'all'. The two
+ * forms' preparations share the float32 form's initializers and so their quantized weights (QuantizedWeights keyed by
+ * tensor object).
  */
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decode, DataType, type ModelProto } from '../src/core/onnx/index.ts';
 import { asSessionModel } from '../src/core/onnx/externalize.ts';
-import { float32ToFloat16 } from '../src/core/halfFloat/float16.ts';
+import { float16ToFloat32, float32ToFloat16 } from '../src/core/halfFloat/float16.ts';
 import { floatSessionModel, type ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 import { calibrateByHeldInChoice, heldInSummary } from '../src/core/evaluate/calibrationMethodChoice.ts';
 import { FLOAT32_SCALES, judgedScaleForm } from '../src/core/evaluate/judgedScaleForm.ts';
-import { quantizeModel, quantizePrepared } from '../src/core/quantize/quantizeModel.ts';
+import { prepareQuantization, quantizeModel, quantizePrepared } from '../src/core/quantize/quantizeModel.ts';
+import { QuantizedWeights } from '../src/core/quantize/weights.ts';
 import { getPreset, presetWithMethod } from '../src/core/quantize/presets.ts';
 import { rangesOf, type TensorStates } from '../src/core/calibrate/run/statistics.ts';
 import type { QuantConfig } from '../src/core/quantize/config.ts';
@@ -118,4 +121,51 @@ describe('the form the held-in choice judges its candidates in', () => {
     expect(judgedScaleForm(true)(whole)).toBe(whole);
     expect(judgedScaleForm(true)(a8).extraOptions).toEqual({ ...a8.extraOptions, UseFP32Scale: true });
   });
+});
+
+describe('the weights the two forms share', () => {
+  const weightOptions = {
+    type: 'int8',
+    symmetric: true,
+    scaleType: 'float32',
+    reduceRange: false,
+    minMse: false,
+  } as const;
+
+  it("a float16 model has one float32 form, whose initializers both forms' preparations carry", () => {
+    expect(float16ToFloat32(mnist16)).toBe(float16ToFloat32(mnist16));
+    const a8 = getPreset('A8W8');
+    const weights = new QuantizedWeights();
+    const written = prepareQuantization(mnist16, a8, weights);
+    const judged = prepareQuantization(mnist16, judgedScaleForm(true)(a8), weights);
+    expect(written.key).not.toBe(judged.key);
+    // Initializers preparation leaves untouched are the same objects in both (MNIST's Conv weights are folded anew
+    // with their Add in each; yolox-nano's and ISNet's weights all pass through).
+    const shared = [...written.pIndex.initializers].filter(([k, t]) => judged.pIndex.initializers.get(k) === t);
+    const float = shared.filter(([, t]) => t.data_type === DataType.FLOAT && t.dims.length >= 2);
+    expect(float.length).toBeGreaterThan(0); // each made its own float32 form before: none shared
+  });
+
+  it('tells tensors apart by object: two tensors of one name get their own codes', () => {
+    const weights = new QuantizedWeights();
+    const model = float16ToFloat32(mnist16);
+    const base = model.graph!.initializer.find((t) => t.data_type === DataType.FLOAT && t.dims.length === 4)!;
+    const tensor = (values: number[]) => ({
+      ...base,
+      dims: [2, 2],
+      raw_data: new Uint8Array(Float32Array.from(values).buffer),
+    });
+    const a = weights.quantize(tensor([1, -1, 0.5, 0.25]), undefined, weightOptions);
+    const b = weights.quantize(tensor([4, -2, 1, 3]), undefined, weightOptions);
+    expect(Array.from(a.scales)).not.toEqual(Array.from(b.scales));
+  });
+
+  it('the choice on the float16 model writes what a fresh quantization with its ranges and configuration writes', async () => {
+    const { held } = await choose(mnist16);
+    const shared = quantizePrepared(held.prepared, held.ranges, held.config, 'A8W8').model;
+    const fresh = quantizeModel(float32ToFloat16(mnist32), held.ranges, held.config, 'A8W8').model;
+    expect(
+      Buffer.compare(asSessionModel(floatSessionModel(shared)).bytes, asSessionModel(floatSessionModel(fresh)).bytes),
+    ).toBe(0);
+  }, 60_000);
 });

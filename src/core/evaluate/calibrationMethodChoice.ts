@@ -28,6 +28,7 @@ import {
 } from '../quantize/quantizeModel.ts';
 import { mergeTensorStates, rangesOf, type TensorStates } from '../calibrate/run/statistics.ts';
 import { standInsUnread, unreadRanges, withUnreadRanges } from '../quantize/unreadRanges.ts';
+import { QuantizedWeights } from '../quantize/weights.ts';
 import {
   compareModels,
   floatSessionModel,
@@ -161,12 +162,14 @@ function candidateConfigs(o: MethodChoiceOptions): { method: CalibrationMethod; 
 export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoiceOptions): Promise<HeldInCalibration> {
   const part = heldInSplit(o.samples);
   const candidates = candidateConfigs(o);
-  // The candidates differ in calibration alone: one preparation, and one quantization of each weight, serve them all.
+  // The candidates differ in calibration alone: one preparation, and one quantization of each weight, serve them all
+  // (a float16 model's judged and written forms are two preparations sharing the weights of the same tensors).
   const preparations = new Map<string, PreparedQuantization>();
+  const weights = new QuantizedWeights();
   const preparedFor = (config: QuantConfig) => {
     const key = preparationKey(config);
     let p = preparations.get(key);
-    if (!p) preparations.set(key, (p = prepareQuantization(model, config)));
+    if (!p) preparations.set(key, (p = prepareQuantization(model, config, weights)));
     return p;
   };
   const unread = o.planAlone ? unreadByEvery(candidates, preparedFor) : new Set<string>();

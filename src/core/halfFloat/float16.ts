@@ -35,11 +35,24 @@ function floatIoAs(model: ModelProto, to: number): Map<string, number> {
  * part keeps the model's interface and puts Casts at the part's borders (the guide's subgraphs_to_include).
  */
 export function float16ToFloat32(model: ModelProto, nodes?: ReadonlySet<NodeProto>): ModelProto {
+  if (!nodes) {
+    const known = wholeFloat32Forms.get(model);
+    if (known) return known;
+  }
   const graph = model.graph!;
   const region = nodes ?? new Set(graph.node);
   const io = nodes ? undefined : floatIoAs(model, DataType.FLOAT);
-  return { ...model, graph: castRegion(graph, { region, to: DataType.FLOAT, opset: opsetOf(model) ?? 1, io }) };
+  const form = { ...model, graph: castRegion(graph, { region, to: DataType.FLOAT, opset: opsetOf(model) ?? 1, io }) };
+  if (!nodes) wholeFloat32Forms.set(model, form);
+  return form;
 }
+
+/**
+ * The whole-model float32 form of each model converted so far: a model is not changed once made (every step returns
+ * a new one), so its form stays right, and the plan, each calibration pass and each preparation share one (ISNet:
+ * 0.15 CPU s a conversion, and the same initializer objects, whose quantized weights QuantizedWeights shares).
+ */
+const wholeFloat32Forms = new WeakMap<ModelProto, ModelProto>();
 
 /** The whole model in float16, interface included (Resize's scales stay float32): FP16 versions of test models. */
 export function float32ToFloat16(model: ModelProto): ModelProto {

@@ -109,8 +109,15 @@ export function preparationKey(config: QuantConfig): string {
   );
 }
 
-/** Refuses a model that is not float, and prepares it for `config` (see PreparedQuantization). */
-export function prepareQuantization(source: ModelProto, config: QuantConfig): PreparedQuantization {
+/**
+ * Refuses a model that is not float, and prepares it for `config` (see PreparedQuantization). `weights`: the cache of
+ * quantized weights to plan with, when preparations of the same model share one (QuantizedWeights); a new one by default.
+ */
+export function prepareQuantization(
+  source: ModelProto,
+  config: QuantConfig,
+  weights: QuantizedWeights = new QuantizedWeights(),
+): PreparedQuantization {
   const sourceIndex = buildGraphIndex(source.graph!);
   const summary = summarize(source, sourceIndex);
   if (summary.quantization.state !== 'float') {
@@ -174,7 +181,7 @@ export function prepareQuantization(source: ModelProto, config: QuantConfig): Pr
     prepared,
     pIndex,
     elementTypes,
-    weights: new QuantizedWeights(),
+    weights,
     origin,
     idOf,
   };

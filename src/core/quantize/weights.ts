@@ -265,17 +265,21 @@ export function saturationSafeWeight(
 /**
  * Weights quantized once for every plan made on one prepared model (quantizeModel.ts PreparedQuantization): the
  * held-in choice plans its candidate methods on the same weights, and a weight's codes depend only on the tensor,
- * the axis and the options. What it hands out is shared: nothing may change the arrays of a constant it returned.
+ * the axis and the options. Tensors are told apart by object, not name, so preparations of one model that carry the
+ * same initializer objects (the held-in choice's written and judged forms of a float16 model) may share it. What it
+ * hands out is shared: nothing may change the arrays of a constant it returned, nor the tensors it was given.
  */
 export class QuantizedWeights {
-  private readonly quantized = new Map<string, QuantizedConstant>();
+  private readonly quantized = new WeakMap<TensorProto, Map<string, QuantizedConstant>>();
   private readonly overflow = new WeakMap<CodeArray, Map<string, boolean[]>>();
 
-  /** quantizeWeight's result for this tensor of the prepared graph (by name), axis and options (MinMSE where it searches). */
+  /** quantizeWeight's result for this tensor object of a prepared graph, axis and options (MinMSE where it searches). */
   quantize(tensor: TensorProto, axis: number | undefined, o: WeightOptions): QuantizedConstant {
-    const key = `${tensor.name ?? ''}|${axis ?? 't'}|${o.type}|${o.symmetric}|${o.scaleType}|${o.reduceRange}|${searchesMinMse(o)}`;
-    let q = this.quantized.get(key);
-    if (!q) this.quantized.set(key, (q = quantizeWeight(tensor, axis, o)));
+    const key = `${axis ?? 't'}|${o.type}|${o.symmetric}|${o.scaleType}|${o.reduceRange}|${searchesMinMse(o)}`;
+    let byOptions = this.quantized.get(tensor);
+    if (!byOptions) this.quantized.set(tensor, (byOptions = new Map()));
+    let q = byOptions.get(key);
+    if (!q) byOptions.set(key, (q = quantizeWeight(tensor, axis, o)));
     return q;
   }
 
