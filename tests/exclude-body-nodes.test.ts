@@ -13,6 +13,7 @@ import { withOptions } from '../src/core/quantize/config.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
 import { rankLayers } from '../src/core/search/candidates.ts';
+import { snippetExclusions } from '../src/core/export/snippetExclusions.ts';
 import { createSession, float32Tensor, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { encode } from '../src/core/onnx/index.ts';
 import { seededFloats } from './helpers/fixtures.ts';
@@ -46,6 +47,10 @@ describe('nodes_to_exclude inside control-flow bodies', () => {
     expect(readsOf(q, 'body_matmul')[1]).toBe('w0');
     expect(readsOf(q, 'else_matmul')[1]).not.toBe('we'); // the other branch's MatMul is still quantized
     expect(report.subgraphs?.excludedNodes).toEqual(['if/then_branch/then_gemm', 'loop/body/body_matmul']);
+    // The report's exclusions list them (it read "No exclusions" when only body nodes were kept float).
+    expect(report.exclusions).toEqual(
+      expect.arrayContaining([{ rule: 'node if/then_branch/then_gemm', ids: ['if/then_branch/then_gemm'] }]),
+    );
     expect(report.subgraphs?.quantizedNodes).not.toContain('if/then_branch/then_gemm');
     expect(report.subgraphs?.floatCompute).toMatchObject({
       'Gemm: excluded (node if/then_branch/then_gemm)': 1,
@@ -57,6 +62,13 @@ describe('nodes_to_exclude inside control-flow bodies', () => {
       expect(Number.isFinite((out.out.data as Float32Array)[0])).toBe(true);
       await session.release();
     }
+  });
+
+  it('the Quark and ONNX Runtime snippets name a body node as its body does (their nodes_to_exclude match names in subgraphs)', () => {
+    const spec = { nodesToExclude: ['gemm', 'if/then_branch/inner_if/then_branch/inner_matmul'] };
+    const out = snippetExclusions(buildGraphIndex(model.graph!), spec);
+    expect(out.nodes).toEqual(['gemm', 'inner_matmul']);
+    expect(out.allNodes).toEqual(['gemm', 'inner_matmul']);
   });
 
   it('a scoped id that names no body node is refused by name', () => {

@@ -39,7 +39,7 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
   // A body node's scoped id (only where no main-graph node is so named) is kept for the bodies' writer.
   const inBodies = all.some((r) => r.includes('/') && !index.indexOfId.has(r as NodeId))
     ? bodyNodeIds(index.graph)
-    : new Set<string>();
+    : new Map<string, string>();
   const bodyNodes = all.filter((r) => inBodies.has(r) && !index.indexOfId.has(r as NodeId));
   const refs = all.filter((r) => !bodyNodes.includes(r));
   resolveNodeRefs(index, refs, 'nodes_to_exclude').forEach((found, k) => {

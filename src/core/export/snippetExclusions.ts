@@ -8,10 +8,12 @@
  * written model name the same nodes. (A node the studio's preparation folds away, such as a
  * BatchNormalization merged into its Conv, exists only in the float model — which is what the snippet
  * quantizes, so the tool still finds it.) Resolution is core/exclude's, so an exclusion that names
- * nothing throws the same ExclusionError here as in the quantizer.
+ * nothing throws the same ExclusionError here as in the quantizer. A node inside an If/Loop/Scan body (named by its
+ * scoped id, as the per-layer table shows it) is passed by its name in the body.
  */
 import { resolveExclusions, resolveNodeRefs, type ExclusionSpec } from '../exclude/index.ts';
 import type { GraphIndex } from '../onnx/graphIndex.ts';
+import { bodyNodeIds } from '../onnx/scopes.ts';
 
 export interface SnippetExclusions {
   /** Quark subgraphs_to_exclude, each end named by stable id. */
@@ -30,7 +32,12 @@ export function snippetExclusions(index: GraphIndex, spec: ExclusionSpec): Snipp
   const idsOf = (refs: readonly string[], what: string) =>
     [...new Set(resolveNodeRefs(index, refs, what).flat())].map((i) => index.ids[i]);
   const single = new Set<number>();
-  resolveNodeRefs(index, spec.nodesToExclude ?? [], 'nodes_to_exclude')
+  const inBodies = new Set(all.bodyNodes);
+  resolveNodeRefs(
+    index,
+    (spec.nodesToExclude ?? []).filter((r) => !inBodies.has(r)),
+    'nodes_to_exclude',
+  )
     .flat()
     .forEach((i) => single.add(i));
   for (const rule of all.rules)
@@ -43,7 +50,10 @@ export function snippetExclusions(index: GraphIndex, spec: ExclusionSpec): Snipp
     ends: idsOf(s.ends, `subgraphs_to_exclude[${k}].ends`),
   }));
   const needsNaming = index.nodes.some((n, i) => n.name !== index.ids[i]);
-  return { subgraphs, nodes, allNodes: [...all.ids], needsNaming };
+  // A body node is named as it is in its body: the tools match node names in subgraphs too.
+  const local = all.bodyNodes.length > 0 ? bodyNodeIds(index.graph) : new Map<string, string>();
+  const bodyNames = all.bodyNodes.map((id) => local.get(id)!);
+  return { subgraphs, nodes: [...nodes, ...bodyNames], allNodes: [...all.ids, ...bodyNames], needsNaming };
 }
 
 /** Python name of the function below. */

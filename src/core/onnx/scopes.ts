@@ -79,12 +79,12 @@ export function readableBodyTensors(model: ModelProto): Map<string, readonly Sco
 }
 
 /**
- * Every node inside a control-flow body, by the id the per-layer table and the quantizer give it: the holder's id,
- * the attribute and its id in the body, joined by `/` (`node_cond__1/then_branch/node_conv1d_4`), at any depth.
- * What lets `nodes_to_exclude` name a body node.
+ * Every node inside a control-flow body, by the id the per-layer table and the quantizer give it (the holder's id,
+ * the attribute and its id in the body, joined by `/`: `node_cond__1/then_branch/node_conv1d_4`, at any depth), with
+ * its id in the body itself (its name, where that is unique there). What lets `nodes_to_exclude` name a body node.
  */
-export function bodyNodeIds(graph: GraphProto): Set<string> {
-  const out = new Set<string>();
+export function bodyNodeIds(graph: GraphProto): Map<string, string> {
+  const out = new Map<string, string>();
   const visit = (g: GraphProto, prefix: string) => {
     const ids = assignNodeIds(g.node);
     g.node.forEach((node, i) => {
@@ -92,7 +92,7 @@ export function bodyNodeIds(graph: GraphProto): Set<string> {
       for (const a of node.attribute) {
         if (!a.g) continue;
         const inner = `${prefix}${ids[i]}/${a.name}/`;
-        for (const id of assignNodeIds(a.g.node)) out.add(`${inner}${id}`);
+        for (const id of assignNodeIds(a.g.node)) out.set(`${inner}${id}`, id);
         visit(a.g, inner);
       }
     });

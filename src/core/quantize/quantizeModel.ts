@@ -323,7 +323,11 @@ export function quantizePrepared(
       preparation: [...prepared.summary.actions],
       quantized,
       float,
-      exclusions: exclusions.rules,
+      // Body nodes kept float (by scoped id) are listed as rules of their own.
+      exclusions: [
+        ...exclusions.rules,
+        ...exclusions.bodyNodes.map((id) => ({ rule: `node ${id}`, ids: [id as NodeId] })),
+      ],
       counts: {
         nodes: pIndex.nodes.length,
         quantized: quantized.length,
