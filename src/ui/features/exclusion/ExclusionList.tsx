@@ -65,7 +65,8 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
       {entries.map((entry) => {
         const r = resolved.get(entry.id) ?? null;
         const problem = r && 'error' in r ? r.error : null;
-        const count = r && 'nodes' in r ? r.nodes.length : null;
+        const count = r && 'nodes' in r ? r.nodes.length + r.inBodies : null;
+        const inBodies = r && 'nodes' in r && r.inBodies > 0 ? ` (${r.inBodies} inside subgraphs)` : '';
         return (
           <li
             key={entry.id}
@@ -92,7 +93,7 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
               </span>
               <span className="pill">{KIND_LABELS[entry.kind]}</span>
               <span className="exclusion-entry__count" data-testid="exclusion-entry-count">
-                {problem ? 'names no node' : count === null ? '…' : `${count} node${count === 1 ? '' : 's'}`}
+                {problem ? 'names no node' : count === null ? '…' : `${count} node${count === 1 ? '' : 's'}${inBodies}`}
               </span>
             </div>
             <div className="exclusion-entry__detail muted small">{detail(entry)}</div>

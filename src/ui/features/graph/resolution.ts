@@ -32,12 +32,19 @@ export function previewSubgraph(index: GraphIndex, starts: readonly string[], en
   }
 }
 
-/** Nodes of one list entry, or why it names nothing in this model (an imported list may not fit it). */
-export function resolveEntry(index: GraphIndex, entry: ExclusionEntry): { nodes: number[] } | { error: string } {
+/**
+ * Nodes of one list entry (main-graph nodes by index, and how many inside If/Loop/Scan bodies it names by scoped id,
+ * as Suggest exclusions adds them), or why it names nothing in this model (an imported list may not fit it).
+ */
+export function resolveEntry(
+  index: GraphIndex,
+  entry: ExclusionEntry,
+): { nodes: number[]; inBodies: number } | { error: string } {
   try {
     // Both lists resolve alike (an FP16→FP32 subgraph is the same start/end subgraph).
     const asExclusion = entry.kind === 'subgraph' ? { ...entry, toFp32: false } : entry;
-    return { nodes: [...resolveExclusions(index, exclusionFields([asExclusion])).nodes] };
+    const resolved = resolveExclusions(index, exclusionFields([asExclusion]));
+    return { nodes: [...resolved.nodes], inBodies: resolved.bodyNodes.length };
   } catch (e) {
     return { error: (e as Error).message };
   }
