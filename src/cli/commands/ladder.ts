@@ -84,7 +84,9 @@ ${dataFolderUsage(30)}
                               (default: the calibration samples)
   --target <metric:value>     cosine:0.99 (default), psnr:<dB>, top1:<fraction>, or sequence:<fraction>
                               (share of [batch, steps, classes] outputs whose greedy CTC decoding is the
-                              float model's; CER shown beside it); task figures: map50:<fraction> (mAP@0.5),
+                              float model's; CER shown beside it), decision:<fraction> (share of samples whose
+                              decision at 0.5 on a one-probability output, a voice-activity or wake-word score, is
+                              the float model's); task figures: map50:<fraction> (mAP@0.5),
                               map:<fraction> (mAP@0.5:0.95), miou:<fraction>, against the float model's
                               predictions, or against --labels when given (top1 then is label accuracy)
 ${TASK_TARGET_USAGE}

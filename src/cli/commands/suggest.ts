@@ -44,7 +44,7 @@ ${dataFolderUsage()}
   --enable-subgraph          quantize the compute inside If/Loop/Scan bodies too ("EnableSubgraph": true, as for
                              quantize)
   --target <cosine|metric:value>  what to reach, in the ladder's syntax: a mean output cosine (0.99, the
-                             default, or cosine:0.99), psnr:<dB>, top1:<fraction>, sequence:<fraction>, or a task
+                             default, or cosine:0.99), psnr:<dB>, top1:<fraction>, sequence:<fraction>, decision:<fraction>, or a task
                              figure on the images: map50:<fraction>, map:<fraction> (mAP@0.5:0.95), miou:<fraction>
                              (against the float model's predictions, or --labels)
 ${TASK_TARGET_USAGE}

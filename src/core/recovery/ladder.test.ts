@@ -678,9 +678,10 @@ describe('ladder targets', () => {
     ['psnr:32', { metric: 'psnr', value: 32 }],
     ['TOP1:0.9', { metric: 'top1', value: 0.9 }],
     ['sequence:0.9', { metric: 'sequence', value: 0.9 }],
+    ['decision:0.95', { metric: 'decision', value: 0.95 }],
   ])('reads %s', (text, expected) => expect(parseLadderTarget(text)).toEqual(expected));
 
-  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc', 'sequence:1.1', 'sequence:-0.1'])(
+  it.each(['ssim:0.9', 'cosine:1.5', 'top1:2', 'cosine:', 'psnr:abc', 'sequence:1.1', 'sequence:-0.1', 'decision:1.2'])(
     'names a bad target: %s',
     (text) => {
       expect(() => parseLadderTarget(text)).toThrow(LadderTargetError);

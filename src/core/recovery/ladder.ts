@@ -43,7 +43,7 @@ import {
 } from './ladderBudget.ts';
 
 /** The metric the target is on, measured on the evaluation set (mean over outputs and samples). */
-export const OUTPUT_LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence'] as const;
+export const OUTPUT_LADDER_METRICS = ['cosine', 'psnr', 'top1', 'sequence', 'decision'] as const;
 /** Task figures (core/task/taskTarget.ts): they need the task's head (and labels, for figures against labels). */
 export const TASK_LADDER_METRICS = ['map50', 'map', 'miou'] as const;
 export const LADDER_METRICS = [...OUTPUT_LADDER_METRICS, ...TASK_LADDER_METRICS] as const;
@@ -53,7 +53,9 @@ export interface LadderTarget {
   readonly metric: LadderMetric;
   /**
    * Reached when the measured value is at least this (cosine in (−1, 1], PSNR in dB, top-1 and sequence in
-   * [0, 1]; sequence: the share of sequences whose greedy CTC decoding is the float model's; map50, map (mAP@0.5:0.95)
+   * [0, 1]; sequence: the share of sequences whose greedy CTC decoding is the float model's; decision: the share of
+   * samples whose decision at 0.5 on a single-probability output (voice activity, wake word) is the float model's;
+   * map50, map (mAP@0.5:0.95)
    * and miou: task figures in [0, 1] (core/task/taskTarget.ts), against labels when the runtime has them).
    */
   readonly value: number;
@@ -64,13 +66,14 @@ export class LadderTargetError extends StudioError {
   override readonly name = 'LadderTargetError';
 }
 
-/** "cosine:0.99", "psnr:30", "top1:0.95", "sequence:0.9", "map50:0.95", "map:0.6", "miou:0.9", or a bare number (a cosine). */
+/** "cosine:0.99", "psnr:30", "top1:0.95", "sequence:0.9", "decision:0.95", "map50:0.95", "map:0.6", "miou:0.9", or a bare number (a cosine). */
 /** A target of each metric, as the messages suggest it. */
 const TARGET_EXAMPLE: Readonly<Record<LadderMetric, number>> = {
   cosine: 0.99,
   psnr: 30,
   top1: 0.99,
   sequence: 0.9,
+  decision: 0.95,
   map50: 0.9,
   map: 0.8,
   miou: 0.9,

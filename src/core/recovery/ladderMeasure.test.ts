@@ -68,5 +68,15 @@ describe("a target the model's outputs cannot have", () => {
     expect(() => assertTargetFits(withOutputs(['batch', 1], ['n']), 'cosine')).toThrow(/are one number each/);
     expect(() => assertTargetFits(withOutputs(['batch', 1], [2, 'batch', 128]), 'cosine')).not.toThrow();
     expect(() => assertTargetFits(withOutputs([1, 'steps']), 'cosine')).not.toThrow();
+    // A decision target is what such a model can aim at, and needs such an output.
+    expect(() => assertTargetFits(withOutputs([1, 1]), 'cosine')).toThrow(/aim at decision:<share>/);
+    expect(() => assertTargetFits(withOutputs([1, 1]), 'decision')).not.toThrow();
+    expect(() => assertTargetFits(withOutputs(['batch', 1], [2, 'batch', 128]), 'decision')).not.toThrow();
+    expect(() => assertTargetFits(withOutputs([1, 10]), 'decision')).toThrow(
+      expect.objectContaining({
+        name: 'LadderTargetError',
+        message: expect.stringMatching(/one probability a sample/),
+      }),
+    );
   });
 });

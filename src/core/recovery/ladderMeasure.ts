@@ -173,7 +173,8 @@ export function calibrationKey(config: QuantConfig): string {
  * read NaN) the same way, one calibration at a time. A sequence target needs an output that can be [batch, steps,
  * classes] (refused when every output's rank is declared and none is 3); an output target (cosine, PSNR, top-1) needs an
  * output of more than one number a sample: one that is a single number ([1, 1], [batch, 1]: a voice-activity
- * probability, a wake-word score) is judged by decision agreement and absolute error instead (evaluate/outputMetrics.ts).
+ * probability, a wake-word score) is judged by decision agreement and absolute error instead (evaluate/outputMetrics.ts),
+ * which a decision target aims at: it needs such an output.
  */
 export function assertTargetFits(model: ModelProto, metric: LadderMetric): void {
   const outputs = model.graph!.output;
@@ -189,9 +190,13 @@ export function assertTargetFits(model: ModelProto, metric: LadderMetric): void 
         `'${o.name}' [${(o.type?.tensor_type?.shape?.dim ?? []).map((d) => d.dim_param || d.dim_value).join(', ')}]`,
     );
     throw new LadderTargetError(
-      `a ${metric} target needs an output of more than one number a sample; this model's ${shapes.join(', ')} ${outputs.length === 1 ? 'is one number' : 'are one number each'} a sample (a score or probability), judged by decision agreement and absolute error: quantize it and judge it with qstudio evaluate (or the page's Evaluate)`,
+      `a ${metric} target needs an output of more than one number a sample; this model's ${shapes.join(', ')} ${outputs.length === 1 ? 'is one number' : 'are one number each'} a sample (a score or probability), judged by decision agreement and absolute error: aim at decision:<share> (decisions alike at 0.5, e.g. decision:0.95)`,
     );
   }
+  if (metric === 'decision' && outputs.length > 0 && !outputs.some(singleValue))
+    throw new LadderTargetError(
+      `decision agreement needs an output of one probability a sample ([batch, 1]: a voice-activity or wake-word score); this model's outputs are ${outputs.map((o) => `'${o.name}'`).join(', ')}: aim at cosine, psnr or top1`,
+    );
   if (metric !== 'sequence') return;
   const ranks = model.graph!.output.map((o) => o.type?.tensor_type?.shape?.dim?.length);
   if (ranks.length > 0 && ranks.every((r) => r !== undefined && r !== 3)) {

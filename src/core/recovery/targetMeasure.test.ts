@@ -32,6 +32,22 @@ describe('one target for the ladder, the exclusion search and mixed precision', 
     expect(figureReader('psnr', task).figure(outputs, [])).toBe(25);
   });
 
+  it('reads a decision target from the single-probability outputs (Silero VAD, wake words), and refuses one none has', () => {
+    const vad = summarizeSamples([
+      { output: 'output', metrics: { decision: 1, absError: 0.01 } },
+      { output: 'output', metrics: { decision: 0, absError: 0.6 } },
+      { output: 'stateN', metrics: { cosine: 0.9 } },
+      { output: 'stateN', metrics: { cosine: 0.8 } },
+    ]);
+    const m = targetMeasure(parseLadderTarget('decision:0.5'), null);
+    expect(m.figure(vad, [])).toBe(0.5);
+    expect(m.reached(0.5)).toBe(true);
+    expect(m.figures(vad, [])).toMatchObject({ decision: 0.5, cosine: expect.closeTo(0.85, 12) });
+    expect(() => targetMeasure(parseLadderTarget('decision:0.9'), null).figure(outputs, [])).toThrow(
+      /decision agreement needs an output of one probability a sample/,
+    );
+  });
+
   it('refuses a task figure without a task, or one the task does not give, by name', () => {
     expect(() => targetMeasure(parseLadderTarget('miou:0.9'), null)).toThrow(
       /a miou target is a task figure: give the task/,

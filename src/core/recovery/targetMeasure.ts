@@ -173,7 +173,9 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
         ? 'top-1 agreement needs a classifier-like output (scores of shape [N, classes]); this model has none'
         : metric === 'sequence'
           ? 'sequence agreement needs a sequence output (scores of shape [batch, steps, classes]); this model has none'
-          : `no output has a finite ${metric}`,
+          : metric === 'decision'
+            ? 'decision agreement needs an output of one probability a sample ([batch, 1], values in 0…1: a voice-activity or wake-word score); this model has none'
+            : `no output has a finite ${metric}`,
     );
   }
   return values.reduce((a, b) => a + b, 0) / values.length;
@@ -182,7 +184,7 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
 /** The numbers shown side by side for every rung. */
 export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
   const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
-  for (const m of ['psnr', 'top1', 'sequence', 'cer'] as const) {
+  for (const m of ['psnr', 'top1', 'sequence', 'decision', 'cer'] as const) {
     try {
       out[m] = ladderScore(outputs, m);
     } catch {
