@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { dropFiles, expect, imageFromFixture, mnistRunsInNode, openWithModel, test } from './support.ts';
+import { setUpUnreachableMnistClimb } from './mnistClimb.ts';
 
 const PHOTOS = ['astronaut.png', 'chelsea.png', 'coffee.png', 'grace_hopper.jpg'].map((n) =>
   imageFromFixture(`photos/${n}`),
@@ -131,17 +132,7 @@ test('mnist: after the recovery worker crashes mid-climb, the best model so far 
 }) => {
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1200, height: 900 });
-  await openWithModel(page, 'mnist.onnx');
-  const card = page.getByTestId('recover-card');
-  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS.slice(0, 3));
-  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
-  await page.getByTestId('preprocess-preset').selectOption('unit');
-  await card.getByTestId('recover-iterations').fill('50000'); // AdaQuant: about a minute on MNIST's two layers
-  await card.getByTestId('ladder-metric').selectOption('psnr');
-  await card.getByTestId('ladder-value').fill('500');
-  await card.getByTestId('ladder-all-formats').uncheck();
-  await card.getByTestId('ladder-exclusions').uncheck();
-  await card.getByTestId('ladder-order').selectOption('fastest');
+  const card = await setUpUnreachableMnistClimb(page, PHOTOS.slice(0, 3));
   await card.getByTestId('ladder-button').click();
   await expect(card.getByTestId('rung-row')).toHaveCount(2, { timeout: 90_000 });
   // The worker dies (as out of memory would): an error thrown outside any call reaches the page as the worker's error.

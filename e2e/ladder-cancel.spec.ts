@@ -5,7 +5,8 @@
  * gives a model that runs in onnxruntime-node) and the ladder's report downloads and lists the rungs.
  */
 import fs from 'node:fs';
-import { dropFiles, expect, imageFromFixture, mnistRunsInNode, openWithModel, test } from './support.ts';
+import { expect, imageFromFixture, mnistRunsInNode, test } from './support.ts';
+import { setUpUnreachableMnistClimb } from './mnistClimb.ts';
 
 const PHOTOS = ['face.png', 'grace_hopper.jpg', 'astronaut.png'].map((n) => imageFromFixture(`photos/${n}`));
 
@@ -14,18 +15,7 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
 }) => {
   test.setTimeout(120_000);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await openWithModel(page, 'mnist.onnx');
-  const card = page.getByTestId('recover-card');
-  await dropFiles(page.getByTestId('calibration-drop'), PHOTOS);
-  await expect(page.getByTestId('calibration-summary')).toHaveText('3 images');
-  await page.getByTestId('preprocess-preset').selectOption('unit');
-
-  await card.getByTestId('recover-iterations').fill('50000'); // AdaQuant: about a minute on MNIST's two layers
-  await card.getByTestId('ladder-metric').selectOption('psnr');
-  await card.getByTestId('ladder-value').fill('500');
-  await card.getByTestId('ladder-all-formats').uncheck();
-  await card.getByTestId('ladder-exclusions').uncheck();
-  await card.getByTestId('ladder-order').selectOption('fastest');
+  const card = await setUpUnreachableMnistClimb(page, PHOTOS);
   // A budget that is not one says so beside the field, and keeps what the user typed (it read 1 again over a 0, silently).
   const budget = card.getByTestId('ladder-time-budget');
   const problem = card.getByTestId('ladder-time-budget-problem');
