@@ -5,33 +5,8 @@
  * node's link opens its body in the graph with the node selected. On the control-flow model the tests build in
  * code, with .npy samples; a screenshot of the table.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { dropFiles, evaluateAndWait, expect, openStudio, test, type PayloadFile } from './support.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-function controlFlowFile(file: string): PayloadFile {
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/controlFlowModel.ts'), file], {
-    cwd: ROOT,
-  });
-  return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
-}
-
-/** A float32 .npy of shape [1, 4] (format 1.0), values in −1.5 … 1.5 varying with `seed`. */
-function sample(name: string, seed: number): PayloadFile {
-  let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }";
-  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
-  header += '\n';
-  const data = Float32Array.from({ length: 4 }, (_, i) => 1.5 * Math.sin(seed * 2.3 + i * 1.7));
-  const buffer = Buffer.concat([
-    Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]),
-    Buffer.from(header),
-    Buffer.from(data.buffer),
-  ]);
-  return { name, mimeType: 'application/octet-stream', buffer };
-}
+import { controlFlowFile, controlFlowSample as sample } from './graphPage.ts';
+import { dropFiles, evaluateAndWait, expect, openStudio, test } from './support.ts';
 
 test('the per-layer table reaches inside If and Loop bodies, and a body node opens its body in the graph', async ({
   page,

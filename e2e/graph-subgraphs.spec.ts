@@ -5,41 +5,9 @@
  * ("outer scope"), weights of an enclosing scope stay weights. On the control-flow model the tests build in code;
  * screenshots at 1440 and 900 px wide.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { openGraph, paintedAtRest } from './graphPage.ts';
+import { controlFlowFile, openGraph, paintedAtRest, selectBox as select } from './graphPage.ts';
 import { expect, test } from './support.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
-
-function controlFlowFile(file: string) {
-  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/controlFlowModel.ts'), file], {
-    cwd: ROOT,
-  });
-  return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
-}
-
-/** Selects a node by clicking its box. */
-async function select(page: Page, id: string): Promise<void> {
-  await page.getByTestId('graph-workspace').evaluate((e) => e.scrollIntoView({ block: 'start' }));
-  await page.waitForFunction(() => window.__qsGraph?.idle() === true);
-  await expect.poll(() => page.evaluate((n) => window.__qsGraph!.position(n) !== null, id)).toBe(true);
-  // Opening or leaving a subgraph changes what sits above the canvas (the canvas moves some 180 px at 900 px wide):
-  // read the box's place only once the canvas has kept its place on the page for two painted frames.
-  await page.waitForFunction(
-    () =>
-      new Promise<boolean>((done) => {
-        const top = () => document.querySelector('[data-testid=graph-canvas]')!.getBoundingClientRect().top;
-        const first = top();
-        requestAnimationFrame(() => requestAnimationFrame(() => done(top() === first)));
-      }),
-  );
-  const at = await page.evaluate((n) => window.__qsGraph!.position(n)!, id);
-  await page.mouse.click(at.x, at.y);
-  await expect(page.getByTestId('node-inspector')).toHaveAttribute('data-node-id', id);
-}
 
 const drawn = async (page: Page) => {
   await expect(page.getByTestId('graph-workspace')).toHaveAttribute('data-graph-drawn', 'true');
@@ -69,7 +37,9 @@ for (const width of [1440, 900]) {
     await select(page, 'input:h');
     await expect(page.getByTestId('node-inspector')).toContainText('outer scope');
     await select(page, 'then_gemm');
-    await expect(page.getByTestId('pick-toolbar')).toHaveCount(0);
+    // Inside a body only single nodes are picked (start/end subgraphs are the main graph's).
+    await expect(page.getByTestId('pick-mode-node')).toBeVisible();
+    await expect(page.getByTestId('pick-mode-start')).toHaveCount(0);
     await page.getByTestId('graph-workspace').evaluate((e) => e.scrollIntoView({ block: 'start' }));
     await paintedAtRest(page);
     await page.screenshot({ path: info.outputPath(`then-branch-${width}.png`) });

@@ -1,7 +1,8 @@
 /**
  * What the graph specs share: a model opened on the page at a given width down to its drawn graph (the pane
- * scrolled into view, the view at rest), and the synthetic exporter-like graph of N nodes (bench/syntheticGraph.ts)
- * written to a test's output folder as a file the page is given.
+ * scrolled into view, the view at rest), a box selected by a click on the canvas, and the models the specs write to a
+ * test's output folder as files the page is given: the synthetic exporter-like graph of N nodes
+ * (bench/syntheticGraph.ts) and the control-flow model (e2e/builders/controlFlowModel.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,4 +46,46 @@ export function syntheticGraphFile(file: string, nodes: number): PayloadFile {
     { cwd: ROOT },
   );
   return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+}
+
+/** The control-flow model (If with a nested If, Loop: core/quantize/testModels.ts), written at `file`. */
+export function controlFlowFile(file: string): PayloadFile {
+  execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'e2e/builders/controlFlowModel.ts'), file], {
+    cwd: ROOT,
+  });
+  return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+}
+
+/** Selects a node by clicking its box, through the canvas's own click handler. */
+export async function selectBox(page: Page, id: string): Promise<void> {
+  await page.getByTestId('graph-workspace').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+  await page.waitForFunction(() => window.__qsGraph?.idle() === true);
+  await expect.poll(() => page.evaluate((n) => window.__qsGraph!.position(n) !== null, id)).toBe(true);
+  // Opening or leaving a subgraph changes what sits above the canvas (the canvas moves some 180 px at 900 px wide):
+  // read the box's place only once the canvas has kept its place on the page for two painted frames.
+  await page.waitForFunction(
+    () =>
+      new Promise<boolean>((done) => {
+        const top = () => document.querySelector('[data-testid=graph-canvas]')!.getBoundingClientRect().top;
+        const first = top();
+        requestAnimationFrame(() => requestAnimationFrame(() => done(top() === first)));
+      }),
+  );
+  const at = await page.evaluate((n) => window.__qsGraph!.position(n)!, id);
+  await page.mouse.click(at.x, at.y);
+  await expect(page.getByTestId('node-inspector')).toHaveAttribute('data-node-id', id);
+}
+
+/** A sample of the control-flow model's input: a float32 .npy of shape [1, 4] (format 1.0), values in −1.5 … 1.5 varying with `seed`. */
+export function controlFlowSample(name: string, seed: number): PayloadFile {
+  let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }";
+  while ((10 + header.length + 1) % 64 !== 0) header += ' ';
+  header += '\n';
+  const data = Float32Array.from({ length: 4 }, (_, i) => 1.5 * Math.sin(seed * 2.3 + i * 1.7));
+  const buffer = Buffer.concat([
+    Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]),
+    Buffer.from(header),
+    Buffer.from(data.buffer),
+  ]);
+  return { name, mimeType: 'application/octet-stream', buffer };
 }

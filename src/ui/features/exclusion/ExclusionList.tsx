@@ -7,6 +7,8 @@ import { useMemo } from 'react';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import { useStudio, type ExclusionEntry } from '../../store/index.ts';
 import { resolveEntry } from '../graph/resolution.ts';
+import { bodyNodeLabel } from '../graph/subgraphScope.ts';
+import type { GraphProto } from '../../../core/onnx/model.ts';
 
 const KIND_LABELS: Record<ExclusionEntry['kind'], string> = {
   subgraph: 'Subgraph',
@@ -14,10 +16,11 @@ const KIND_LABELS: Record<ExclusionEntry['kind'], string> = {
   opTypes: 'Op types',
 };
 
-/** What the entry was made of, in a few words. */
-function detail(entry: ExclusionEntry): string {
+/** What the entry was made of, in a few words (a node inside a body with where its body is). */
+function detail(entry: ExclusionEntry, main: GraphProto | null): string {
   if (entry.kind === 'subgraph') return `${entry.starts.join(', ')} → ${entry.ends.join(', ')}`;
-  return entry.kind === 'nodes' ? entry.nodes.join(', ') : entry.opTypes.join(', ');
+  if (entry.kind === 'opTypes') return entry.opTypes.join(', ');
+  return entry.nodes.map((id) => (main && id.includes('/') ? bodyNodeLabel(main, id) : id)).join(', ');
 }
 
 /** Whether an entry belongs to the FP16→FP32 list rather than the float list. */
@@ -65,8 +68,8 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
       {entries.map((entry) => {
         const r = resolved.get(entry.id) ?? null;
         const problem = r && 'error' in r ? r.error : null;
-        const count = r && 'nodes' in r ? r.nodes.length + r.inBodies : null;
-        const inBodies = r && 'nodes' in r && r.inBodies > 0 ? ` (${r.inBodies} inside subgraphs)` : '';
+        const count = r && 'nodes' in r ? r.nodes.length + r.bodyNodes.length : null;
+        const inBodies = r && 'nodes' in r && r.bodyNodes.length > 0 ? ` (${r.bodyNodes.length} inside subgraphs)` : '';
         return (
           <li
             key={entry.id}
@@ -96,7 +99,7 @@ export function ExclusionList({ index, list = 'float' }: { index: GraphIndex | n
                 {problem ? 'names no node' : count === null ? '…' : `${count} node${count === 1 ? '' : 's'}${inBodies}`}
               </span>
             </div>
-            <div className="exclusion-entry__detail muted small">{detail(entry)}</div>
+            <div className="exclusion-entry__detail muted small">{detail(entry, index?.graph ?? null)}</div>
             {problem && (
               <div className="exclusion-entry__problem small" role="note">
                 {problem}

@@ -2,7 +2,8 @@
  * The drawing surface: creates the renderer for a laid-out view, feeds it the visual state from the
  * store, centres the selection when asked, and turns clicks into selection and picks. A plain click
  * picks in the current mode; Shift+click picks a start, Alt+click an end, Ctrl/⌘+click a single node,
- * whatever the mode. The pane takes the keyboard's focus: the arrow keys move the selection along the edges
+ * whatever the mode. Inside a control-flow body (`bodyPrefix`) only single nodes are picked, by their scoped id
+ * (`holder/then_branch/Conv_3`, as nodes_to_exclude takes them); a start or end pick there only selects. The pane takes the keyboard's focus: the arrow keys move the selection along the edges
  * (keyboardNavigation.ts) and bring it into view, Enter or Space does what a click on the selected box does (with
  * Shift, Alt or Ctrl/⌘ as a click would). It also exposes `window.__qsGraph` (positions of boxes on the page) so
  * end-to-end tests can click a box on the canvas through the real click handler.
@@ -52,6 +53,8 @@ interface Props {
   heat: (string | null)[] | null;
   rendererRef: MutableRefObject<GraphRenderer | null>;
   onDrawn(canvas: HTMLElement): void;
+  /** Inside a body: the prefix of its nodes' scoped ids (single-node picks only); null on the main graph. */
+  bodyPrefix?: string | null;
 }
 
 function roleOf(modifiers: TapModifiers, mode: string): PickRole | null {
@@ -64,17 +67,20 @@ function roleOf(modifiers: TapModifiers, mode: string): PickRole | null {
 const ARROWS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight']);
 
 /** What a click on a box does: pick it in the current mode (or the modifier's role) and select it. */
-function tapBox(view: GraphView, box: number, modifiers: TapModifiers): void {
+function tapBox(view: GraphView, box: number, modifiers: TapModifiers, bodyPrefix: string | null): void {
   const target = view.boxes[box];
   const { graph, togglePick, selectGraphNode } = useStudio.getState();
   if (target.kind === 'node') {
     const role = roleOf(modifiers, graph.pickMode);
-    if (role) togglePick(role, target.id as NodeId);
+    if (role && bodyPrefix === null) togglePick(role, target.id as NodeId);
+    else if (role === 'node') togglePick(role, `${bodyPrefix}${target.id}` as NodeId);
   }
   selectGraphNode(target.id, { centre: false });
 }
 
-export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }: Props) {
+export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn, bodyPrefix = null }: Props) {
+  const prefixRef = useRef(bodyPrefix);
+  prefixRef.current = bodyPrefix;
   const host = useRef<HTMLDivElement>(null);
   const focusRequest = useStudio((s) => s.graph.focusRequest);
   const drawnRef = useRef(onDrawn);
@@ -90,7 +96,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       view,
       layout,
       {
-        onTap: (box, modifiers) => tapBox(view, box, modifiers),
+        onTap: (box, modifiers) => tapBox(view, box, modifiers, prefixRef.current),
         onBackgroundTap() {
           useStudio.getState().selectGraphNode(null, { centre: false });
         },
@@ -156,7 +162,7 @@ export function GraphCanvas({ view, layout, flags, heat, rendererRef, onDrawn }:
       e.preventDefault();
       const box = current ?? renderer.centreBox();
       if (box < 0) return;
-      tapBox(view, box, { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey });
+      tapBox(view, box, { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey }, bodyPrefix);
       renderer.reveal(box);
     }
   };

@@ -12,6 +12,11 @@
  * toggle shows them as nodes), its precision colours and layer table read from the file (filePrecisions.ts).
  * Two models side by side (float and quantized after a run, or two dropped files): ../compare/SplitView.tsx.
  *
+ * Inside an If/Loop/Scan body (opened from a control-flow node's inspector, or from a body node elsewhere) a node is
+ * kept float as on the main graph, by its scoped id (`holder/then_branch/Conv_3`, what nodes_to_exclude takes): a
+ * Node-mode click (or Enter), Ctrl+click or Ctrl+Enter picks it, "Exclude node" adds it, and the body shades what the list keeps float.
+ * Start/end subgraphs and op types are picked on the main graph; the scope bar says so.
+ *
  * Keys: "/" or Ctrl+F search, Enter next result, Esc clears the picks, f fits the graph, 0 shows it at 100 %, + and −
  * zoom a step (zoomSteps.ts), p switches between colouring by family and by precision. On the focused canvas, the
  * arrow keys move the selection and Enter or Space picks (GraphCanvas).
@@ -41,9 +46,9 @@ import { PickToolbar } from './PickToolbar.tsx';
 import { FAMILY_COLOURS, FAMILY_LABELS, type OpFamily } from './families.ts';
 import { heatScale, scopedHeat } from './heat.ts';
 import type { GraphRenderer } from './renderer.ts';
-import { excludedNodes, previewSubgraph } from './resolution.ts';
+import { excludedNodes, previewSubgraph, type BodyScope } from './resolution.ts';
 import { useGraphView, type GraphLoad } from './useGraphView.ts';
-import { bodyNodePath, scopeChain, scopeView, type ScopeStep } from './subgraphScope.ts';
+import { bodyNodePath, scopeChain, scopeLabel, scopePrefix, scopeView, type ScopeStep } from './subgraphScope.ts';
 import { visualFlags } from './visualState.ts';
 import type { GraphView } from './viewModel.ts';
 import type { LayoutResult } from '../../../core/graph/layeredLayout.ts';
@@ -197,9 +202,10 @@ function GraphBody({
             </button>
           </span>
         ))}
-        <span className="muted">
+        <span className="muted" data-testid="graph-scope-note">
           {' '}
-          · a subgraph: picking and exclusions work on the main graph (op-type exclusions reach the bodies too)
+          · a subgraph: here single nodes can be kept float (Node mode, or Ctrl+click); start/end subgraphs and op types
+          are picked on the main graph (op-type exclusions reach the subgraphs too)
         </span>
       </nav>
     );
@@ -213,7 +219,7 @@ function GraphBody({
         tools={toggle}
         scopeBar={bar}
         onOpenSubgraph={open}
-        heatScope={path.map((step) => `${step.nodeId}/${step.attribute}/`).join('')}
+        body={{ main: load.view.index, prefix: scopePrefix(path), label: scopeLabel(path) }}
       />
     );
   }
@@ -242,7 +248,7 @@ export function GraphWorkspace({
   tools = null,
   scopeBar = null,
   onOpenSubgraph,
-  heatScope = '',
+  body = null,
 }: {
   view: GraphView;
   layout: LayoutResult;
@@ -250,11 +256,14 @@ export function GraphWorkspace({
   seconds: number;
   rehearsal?: boolean;
   tools?: ReactNode;
-  /** Inside a subgraph: the path back (picking is for the main graph, so its toolbar gives way to this). */
+  /** Inside a subgraph: the path back, and what picking does there. */
   scopeBar?: ReactNode;
   onOpenSubgraph?(nodeId: string, attribute: string): void;
-  /** Inside a body: the prefix its nodes' ids carry in the heat map (`holder/then_branch/`, nested), '' on the main graph. */
-  heatScope?: string;
+  /**
+   * Inside a body: the main graph's index (exclusions resolve there), the prefix its nodes' ids carry in the heat map,
+   * the per-layer table and nodes_to_exclude (`holder/then_branch/`, nested), and its path in words; null on the main graph.
+   */
+  body?: (BodyScope & { label: string }) | null;
 }) {
   const rendererRef = useRef<GraphRenderer | null>(null);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -267,6 +276,7 @@ export function GraphWorkspace({
   const selected = useStudio((s) => s.graph.selected);
   const storeHeat = useStudio((s) => s.graph.heat);
   // Inside a body, the heat values of its nodes are keyed `holder/attribute/node` (the per-layer table's ids).
+  const heatScope = body?.prefix ?? '';
   const heat = useMemo(() => scopedHeat(storeHeat, heatScope), [storeHeat, heatScope]);
   const setHeat = useStudio((s) => s.setGraphHeat);
   const colourBy = useStudio((s) => s.graph.colourBy);
@@ -277,8 +287,20 @@ export function GraphWorkspace({
   /** A QDQ file's own precisions (the quantizer takes float models only, so a run result never describes one). */
   const fromFile = useMemo(() => (view.qdq ? filePrecisions(view) : null), [view]);
 
-  const excluded = useMemo(() => excludedNodes(index, entries), [index, entries]);
-  const preview = useMemo(() => previewSubgraph(index, starts, ends), [index, starts, ends]);
+  const main = body?.main ?? null;
+  const excluded = useMemo(
+    () => excludedNodes(index, entries, main && { main, prefix: heatScope }),
+    [index, entries, main, heatScope],
+  );
+  // Start and end picks are the main graph's; inside a body only its own single-node picks (by scoped id) are drawn.
+  const preview = useMemo(
+    () => (main ? ({ kind: 'empty' } as const) : previewSubgraph(index, starts, ends)),
+    [main, index, starts, ends],
+  );
+  const shownPicks = useMemo(
+    () => (main ? picked.filter((id) => id.startsWith(heatScope)).map((id) => id.slice(heatScope.length)) : picked),
+    [main, picked, heatScope],
+  );
   const hovered = useMemo(() => (hoveredId ? excluded.nodesOf.get(hoveredId) : undefined) ?? [], [excluded, hoveredId]);
   const flags = useMemo(
     () =>
@@ -286,13 +308,13 @@ export function GraphWorkspace({
         excluded: excluded.excluded,
         preview: preview.kind === 'subgraph' ? preview.nodes : [],
         hovered,
-        starts,
-        ends,
-        picked,
+        starts: main ? [] : starts,
+        ends: main ? [] : ends,
+        picked: shownPicks,
         selected,
         matches,
       }),
-    [view, excluded, preview, hovered, starts, ends, picked, selected, matches],
+    [view, excluded, preview, hovered, main, starts, ends, shownPicks, selected, matches],
   );
   const scale = useMemo(() => (heat ? heatScale(view, heat) : null), [view, heat]);
   const precision = useMemo(
@@ -342,7 +364,13 @@ export function GraphWorkspace({
   return (
     <div className="graph-workspace" data-testid="graph-workspace" data-graph-drawn="false">
       {/* The picking tools first, the search and zoom right above the canvas: the search's results drop over the graph they point into, not over the picking tools. */}
-      {scopeBar ?? <PickToolbar preview={preview} opTypes={opTypes} />}
+      {scopeBar}
+      <PickToolbar
+        preview={preview}
+        opTypes={opTypes}
+        main={main?.graph ?? index.graph}
+        body={body && { prefix: body.prefix, label: body.label }}
+      />
       <div className="graph-toolbar">
         <GraphSearch view={view} inputRef={searchRef} onMatches={setMatches} />
         <div className="graph-toolbar__buttons">
@@ -423,6 +451,7 @@ export function GraphWorkspace({
           flags={flags}
           heat={colours}
           rendererRef={rendererRef}
+          bodyPrefix={body?.prefix ?? null}
           onDrawn={(canvas) => {
             if (rehearsal) return;
             performance.mark('graph:drawn');
@@ -432,7 +461,13 @@ export function GraphWorkspace({
             notifyGraphDrawn();
           }}
         />
-        <NodeInspector view={view} handle={handle} nodesOf={excluded.nodesOf} onOpenSubgraph={onOpenSubgraph} />
+        <NodeInspector
+          view={view}
+          handle={handle}
+          nodesOf={excluded.nodesOf}
+          onOpenSubgraph={onOpenSubgraph}
+          scopePrefix={heatScope}
+        />
       </div>
       {!byPrecision && (
         <ul className="graph-families small" aria-label="Colours of op families">

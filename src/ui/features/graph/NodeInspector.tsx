@@ -3,7 +3,8 @@
  * with their shapes, value statistics and a histogram, computed in the model worker) and outputs
  * (shapes and, once calibrated, the calibrated range with a picture of where zero lies and, on demand,
  * a histogram of its values: TensorHistogram.tsx), and which
- * exclusion entries keep it float. Graph inputs and outputs show their tensor.
+ * exclusion entries keep it float (for an If, Loop or Scan, also those that keep nodes of its subgraphs float). Graph
+ * inputs and outputs show their tensor.
  *
  * In a QDQ model a tensor quantized by a folded Q/DQ pair shows its type, scale and zero point; a quantized weight
  * shows its integer codes (statistics and histogram of the codes themselves) and the scale(s) that map them to
@@ -122,11 +123,14 @@ export function NodeInspector({
   handle,
   nodesOf,
   onOpenSubgraph,
+  scopePrefix = '',
 }: {
   view: GraphView;
   handle: string;
   nodesOf: ReadonlyMap<string, readonly number[]>;
   onOpenSubgraph?(nodeId: string, attribute: string): void;
+  /** Inside a body, the prefix of its nodes' scoped ids (`holder/then_branch/`); '' on the main graph. */
+  scopePrefix?: string;
 }) {
   const selected = useStudio((s) => s.graph.selected);
   const ranges = useStudio((s) => s.calibration.result?.ranges ?? null);
@@ -159,6 +163,11 @@ export function NodeInspector({
     () => (nodeIndex === undefined ? [] : entries.filter((e) => nodesOf.get(e.id)?.includes(nodeIndex) ?? false)),
     [entries, nodesOf, nodeIndex],
   );
+  // Entries naming nodes inside this node's subgraphs by scoped id (`loop/body/…`).
+  const excludedInside = useMemo(() => {
+    const inside = `${scopePrefix}${selected}/`;
+    return entries.filter((e) => e.kind === 'nodes' && e.nodes.some((id) => id.startsWith(inside)));
+  }, [entries, scopePrefix, selected]);
 
   if (!selected) {
     return (
@@ -262,6 +271,11 @@ export function NodeInspector({
       {excludedBy.length > 0 && (
         <p className="inspector__excluded small" data-testid="inspector-excluded">
           Stays float: {excludedBy.map((e) => `“${e.name}”`).join(', ')}
+        </p>
+      )}
+      {excludedInside.length > 0 && (
+        <p className="inspector__excluded small" data-testid="inspector-excluded-inside">
+          Nodes of its subgraphs stay float: {excludedInside.map((e) => `“${e.name}”`).join(', ')}
         </p>
       )}
       {node.attribute.length > 0 && (

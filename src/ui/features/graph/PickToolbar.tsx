@@ -7,12 +7,18 @@
  * Its height does not change as picks come and go (the graph below must not jump under the pointer): the picks sit
  * on one row that scrolls sideways, and what they resolve to (or why not, or what was just added) on one status row
  * of a reserved height. The op-type list starts on a placeholder, not on an op whose name reads as a verb ("Add").
+ *
+ * Inside a control-flow body (`body`) it offers what works there: single nodes kept float, picked by their scoped id
+ * (`holder/then_branch/Conv_3`, the id nodes_to_exclude and the per-layer table use); start/end subgraphs and op types
+ * are picked on the main graph. A body node's pick reads as its id and where its body is, wherever it is shown.
  */
 import { useState } from 'react';
 import type { NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickMode } from '../../store/graphSlice.ts';
+import type { GraphProto } from '../../../core/onnx/model.ts';
 import type { PickPreview } from './resolution.ts';
+import { bodyNodeLabel } from './subgraphScope.ts';
 import { Segmented, type SegmentedChoice } from '../../components/Segmented.tsx';
 
 const MODES: readonly SegmentedChoice<PickMode>[] = [
@@ -22,15 +28,22 @@ const MODES: readonly SegmentedChoice<PickMode>[] = [
   { value: 'node', label: 'Node', hint: 'a click picks a single node (or Ctrl+click)' },
 ];
 
+/** Inside a body, a plain click inspects or picks a single node (start and end picks are the main graph's). */
+const BODY_MODES = MODES.filter((m) => m.value === 'inspect' || m.value === 'node');
+
 const listText = (ids: readonly string[], max = 3) =>
   ids.length <= max ? ids.join(', ') : `${ids.slice(0, max).join(', ')} +${ids.length - max}`;
 
 interface Props {
   preview: PickPreview;
   opTypes: string[];
+  /** The main graph: a body node's pick is named from it (`then_gemm (inside if · then_branch)`). */
+  main: GraphProto;
+  /** The body drawn, if any: the prefix of its nodes' scoped ids and its path as the scope bar shows it. */
+  body?: { prefix: string; label: string } | null;
 }
 
-export function PickToolbar({ preview, opTypes }: Props) {
+export function PickToolbar({ preview, opTypes, main, body = null }: Props) {
   const mode = useStudio((s) => s.graph.pickMode);
   const starts = useStudio((s) => s.graph.starts);
   const ends = useStudio((s) => s.graph.ends);
@@ -45,7 +58,14 @@ export function PickToolbar({ preview, opTypes }: Props) {
   const float16 = useStudio((s) => s.model.summary?.float16 === true);
 
   const chosenOp = opTypes.includes(opType) ? opType : '';
-  const hasPicks = starts.length > 0 || ends.length > 0 || nodes.length > 0;
+  const hasPicks = nodes.length > 0 || (!body && (starts.length > 0 || ends.length > 0));
+  /** A pick as it reads here: a node of the body drawn by its id there, another body's with where its body is. */
+  const labelOf = (id: string) =>
+    body && id.startsWith(body.prefix) ? id.slice(body.prefix.length) : id.includes('/') ? bodyNodeLabel(main, id) : id;
+  const nodesName =
+    body && nodes.every((id) => id.startsWith(body.prefix))
+      ? `${listText(nodes.map(labelOf))} (inside ${body.label})`
+      : `nodes ${listText(nodes.map(labelOf))}`;
   const add = (entryName: string, make: (n: string) => Parameters<typeof addExclusion>[0]) => {
     const finalName = name.trim() || entryName;
     const entry = make(finalName);
@@ -73,7 +93,7 @@ export function PickToolbar({ preview, opTypes }: Props) {
         title="Remove this pick"
         onClick={() => togglePick(role, id)}
       >
-        {id} <span aria-hidden="true">×</span>
+        {labelOf(id)} <span aria-hidden="true">×</span>
       </button>
     ));
 
@@ -81,24 +101,28 @@ export function PickToolbar({ preview, opTypes }: Props) {
     <div className="pick-toolbar" data-testid="pick-toolbar">
       <div className="pick-toolbar__row">
         <Segmented
-          choices={MODES}
-          value={mode}
+          choices={body ? BODY_MODES : MODES}
+          value={body && mode !== 'node' ? 'inspect' : mode}
           onChange={setMode}
           label="What a click on a node does"
           testIdPrefix="pick-mode-"
         />
-        <span className="muted small">Shift+click start · Alt+click end · Ctrl+click node · Esc clears · f fits</span>
+        <span className="muted small">
+          {body
+            ? 'Ctrl+click or Ctrl+Enter picks a node · Esc clears · f fits'
+            : 'Shift+click start · Alt+click end · Ctrl+click node · Esc clears · f fits'}
+        </span>
       </div>
       <div className="pick-toolbar__row pick-toolbar__picks">
         {hasPicks ? (
           <span className="pick-toolbar__chips" data-testid="pick-list">
-            {starts.length > 0 && (
+            {!body && starts.length > 0 && (
               <span className="pick-group">
                 <span className="pick-group__label">Starts</span>
                 {chips(starts, 'start')}
               </span>
             )}
-            {ends.length > 0 && (
+            {!body && ends.length > 0 && (
               <span className="pick-group">
                 <span className="pick-group__label">Ends</span>
                 {chips(ends, 'end')}
@@ -113,7 +137,9 @@ export function PickToolbar({ preview, opTypes }: Props) {
           </span>
         ) : (
           <span className="pick-toolbar__chips muted small">
-            No picks yet: pick start and end nodes (or single nodes) on the graph.
+            {body
+              ? 'No picks yet: pick single nodes of this subgraph to keep them float.'
+              : 'No picks yet: pick start and end nodes (or single nodes) on the graph.'}
           </span>
         )}
         <button type="button" className="button button--small" onClick={clearPicks} disabled={!hasPicks}>
@@ -154,21 +180,25 @@ export function PickToolbar({ preview, opTypes }: Props) {
           <input
             type="text"
             value={name}
-            placeholder={preview.kind === 'subgraph' ? subgraphName : 'name of the exclusion'}
+            placeholder={
+              preview.kind === 'subgraph' ? subgraphName : nodes.length > 0 ? nodesName : 'name of the exclusion'
+            }
             onChange={(e) => setName(e.target.value)}
             data-testid="exclusion-name"
           />
         </label>
-        <button
-          type="button"
-          className="button button--primary"
-          disabled={preview.kind !== 'subgraph'}
-          data-testid="add-subgraph"
-          onClick={() => addSubgraph(false)}
-        >
-          Exclude subgraph
-        </button>
-        {float16 && (
+        {!body && (
+          <button
+            type="button"
+            className="button button--primary"
+            disabled={preview.kind !== 'subgraph'}
+            data-testid="add-subgraph"
+            onClick={() => addSubgraph(false)}
+          >
+            Exclude subgraph
+          </button>
+        )}
+        {float16 && !body && (
           <button
             type="button"
             className="button"
@@ -182,39 +212,41 @@ export function PickToolbar({ preview, opTypes }: Props) {
         )}
         <button
           type="button"
-          className="button"
+          className={body ? 'button button--primary' : 'button'}
           disabled={nodes.length === 0}
           data-testid="add-nodes"
-          onClick={() => add(`nodes ${listText(nodes)}`, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}
+          onClick={() => add(nodesName, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}
         >
           Exclude {nodes.length || ''} node{nodes.length === 1 ? '' : 's'}
         </button>
-        <span className="pick-optype">
-          <select
-            value={chosenOp}
-            onChange={(e) => setOpType(e.target.value)}
-            aria-label="Op type to exclude"
-            data-testid="add-op-type-select"
-          >
-            <option value="" disabled>
-              Choose an op type…
-            </option>
-            {opTypes.map((t) => (
-              <option key={t} value={t}>
-                {t}
+        {!body && (
+          <span className="pick-optype">
+            <select
+              value={chosenOp}
+              onChange={(e) => setOpType(e.target.value)}
+              aria-label="Op type to exclude"
+              data-testid="add-op-type-select"
+            >
+              <option value="" disabled>
+                Choose an op type…
               </option>
-            ))}
-          </select>
-          <button
-            type="button"
-            className="button"
-            disabled={!chosenOp}
-            data-testid="add-op-type"
-            onClick={() => add(`all ${chosenOp}`, (n) => ({ kind: 'opTypes', name: n, opTypes: [chosenOp] }))}
-          >
-            Exclude op type
-          </button>
-        </span>
+              {opTypes.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))}
+            </select>
+            <button
+              type="button"
+              className="button"
+              disabled={!chosenOp}
+              data-testid="add-op-type"
+              onClick={() => add(`all ${chosenOp}`, (n) => ({ kind: 'opTypes', name: n, opTypes: [chosenOp] }))}
+            >
+              Exclude op type
+            </button>
+          </span>
+        )}
       </div>
     </div>
   );

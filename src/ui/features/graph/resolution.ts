@@ -6,6 +6,7 @@
  */
 import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
+import type { NodeId } from '../../../core/onnx/model.ts';
 import type { ExclusionEntry } from '../../store/exclusionSlice.ts';
 import { exclusionFields } from '../../../core/export/configDocument.ts';
 
@@ -33,43 +34,66 @@ export function previewSubgraph(index: GraphIndex, starts: readonly string[], en
 }
 
 /**
- * Nodes of one list entry (main-graph nodes by index, and how many inside If/Loop/Scan bodies it names by scoped id,
- * as Suggest exclusions adds them), or why it names nothing in this model (an imported list may not fit it).
+ * Nodes of one list entry (main-graph nodes by index, and the nodes inside If/Loop/Scan bodies it names by scoped id,
+ * as Suggest exclusions and a pick inside a body add them), or why it names nothing in this model (an imported list
+ * may not fit it).
  */
 export function resolveEntry(
   index: GraphIndex,
   entry: ExclusionEntry,
-): { nodes: number[]; inBodies: number } | { error: string } {
+): { nodes: number[]; bodyNodes: string[] } | { error: string } {
   try {
     // Both lists resolve alike (an FP16→FP32 subgraph is the same start/end subgraph).
     const asExclusion = entry.kind === 'subgraph' ? { ...entry, toFp32: false } : entry;
     const resolved = resolveExclusions(index, exclusionFields([asExclusion]));
-    return { nodes: [...resolved.nodes], inBodies: resolved.bodyNodes.length };
+    return { nodes: [...resolved.nodes], bodyNodes: resolved.bodyNodes };
   } catch (e) {
     return { error: (e as Error).message };
   }
 }
 
+/** A body drawn in the view: the main graph's index (entries resolve there, as the quantizer resolves them) and the prefix its nodes' scoped ids carry (`holder/then_branch/`, nested). */
+export interface BodyScope {
+  readonly main: GraphIndex;
+  readonly prefix: string;
+}
+
 /**
  * Every excluded node (flag per node index), the nodes of each entry that resolves (by entry id: the
  * hover highlight and the inspector look them up instead of resolving again), and the entries that
- * resolve to nothing, with why.
+ * resolve to nothing, with why. With `body`, `index` is that body's: the entries resolve on the main graph, and a
+ * body node is excluded where an entry names its scoped id or its op type (op-type exclusions reach the bodies).
  */
 export function excludedNodes(
   index: GraphIndex,
   entries: readonly ExclusionEntry[],
+  body: BodyScope | null = null,
 ): { excluded: Uint8Array; nodesOf: Map<string, number[]>; problems: Map<string, string> } {
   const excluded = new Uint8Array(index.nodes.length);
   const nodesOf = new Map<string, number[]>();
   const problems = new Map<string, string>();
   for (const entry of entries) {
-    const r = resolveEntry(index, entry);
-    if ('error' in r) problems.set(entry.id, r.error);
-    else {
-      nodesOf.set(entry.id, r.nodes);
-      if (entry.kind === 'subgraph' && entry.toFp32) continue; // converted to float32, not kept float
-      for (const i of r.nodes) excluded[i] = 1;
+    const r = resolveEntry(body?.main ?? index, entry);
+    if ('error' in r) {
+      problems.set(entry.id, r.error);
+      continue;
     }
+    const nodes = body ? bodyNodesOf(index, entry, r.bodyNodes, body.prefix) : r.nodes;
+    nodesOf.set(entry.id, nodes);
+    if (entry.kind === 'subgraph' && entry.toFp32) continue; // converted to float32, not kept float
+    for (const i of nodes) excluded[i] = 1;
   }
   return { excluded, nodesOf, problems };
+}
+
+/** The nodes of a body an entry keeps float: those its scoped ids name there, or those of its op types. */
+function bodyNodesOf(body: GraphIndex, entry: ExclusionEntry, scopedIds: readonly string[], prefix: string): number[] {
+  if (entry.kind === 'opTypes') {
+    const ops = new Set(entry.opTypes);
+    return body.nodes.flatMap((n, i) => (ops.has(n.op_type ?? '') ? [i] : []));
+  }
+  return scopedIds.flatMap((id) => {
+    const i = id.startsWith(prefix) ? body.indexOfId.get(id.slice(prefix.length) as NodeId) : undefined;
+    return i === undefined ? [] : [i];
+  });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { controlFlowModel } from '../../../core/quantize/testModels.ts';
-import { bodyNodePath, scopeChain, scopeView } from './subgraphScope.ts';
+import { bodyNodeLabel, bodyNodePath, scopeChain, scopePrefix, scopeView } from './subgraphScope.ts';
 
 describe('a subgraph as the graph view draws it', () => {
   const main = controlFlowModel().graph!;
@@ -21,6 +21,20 @@ describe('a subgraph as the graph view draws it', () => {
     expect(bodyNodePath(main, 'gemm')).toBeNull(); // a main-graph node
     expect(bodyNodePath(main, 'if/then_branch/nothing')).toBeNull();
     expect(bodyNodePath(main, 'if/else_branch/then_gemm')).toBeNull(); // in the other branch
+  });
+
+  it('names a body node by its id and where its body is, and gives a body the prefix of its nodes’ scoped ids', () => {
+    expect(bodyNodeLabel(main, 'if/then_branch/then_gemm')).toBe('then_gemm (inside if · then_branch)');
+    expect(bodyNodeLabel(main, 'if/then_branch/inner_if/else_branch/inner_relu')).toBe(
+      'inner_relu (inside if · then_branch › inner_if · else_branch)',
+    );
+    expect(bodyNodeLabel(main, 'gemm')).toBe('gemm');
+    expect(
+      scopePrefix([
+        { nodeId: 'if', attribute: 'then_branch' },
+        { nodeId: 'inner_if', attribute: 'then_branch' },
+      ]),
+    ).toBe('if/then_branch/inner_if/then_branch/');
   });
 
   it('draws the tensors a body reads from enclosing scopes as its inputs, marked, and their weights as weights', () => {

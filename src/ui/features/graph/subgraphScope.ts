@@ -99,6 +99,25 @@ export function bodyNodePath(main: GraphProto, id: string): { path: ScopeStep[];
   }
 }
 
+/**
+ * How a body node's scoped id reads to a user: its id in the body and where the body is
+ * (`then_gemm (inside if · then_branch)`, nested scopes joined by ›); the id itself where it names no body node.
+ */
+export function bodyNodeLabel(main: GraphProto, id: string): string {
+  const found = bodyNodePath(main, id);
+  return found ? `${found.nodeId} (inside ${scopeLabel(found.path)})` : id;
+}
+
+/** A scope path as the scope bar shows it: `if · then_branch › inner_if · else_branch`. */
+export function scopeLabel(path: readonly ScopeStep[]): string {
+  return path.map((step) => `${step.nodeId} · ${step.attribute}`).join(' › ');
+}
+
+/** The prefix the per-layer table and `nodes_to_exclude` give the nodes of the body at the end of `path`. */
+export function scopePrefix(path: readonly ScopeStep[]): string {
+  return path.map((step) => `${step.nodeId}/${step.attribute}/`).join('');
+}
+
 /** The subgraph attributes of a node: what the inspector offers to open. */
 export function subgraphAttributes(node: {
   attribute: readonly { name?: string; g?: GraphProto }[];

@@ -1,8 +1,8 @@
 /**
  * What quantizing did, from the core's report: how many nodes were quantized and how many stayed
  * float, the Q/DQ pairs written, the opset before and after, warnings, the tensors left without Q/DQ
- * because they are not float, what graph preparation changed, and every float node with its reason
- * (collapsed: it can be long).
+ * because they are not float, what graph preparation changed, every float node with its reason
+ * (collapsed: it can be long), and the nodes inside If/Loop/Scan bodies the exclusion list kept float (scoped ids).
  */
 import type { ReactNode } from 'react';
 import { exact, formatBytes, plural } from '../../components/format.ts';
@@ -130,6 +130,20 @@ export function ReportView({ result }: { result: RunResult }) {
           <ul className="plain-list">
             {report.preparation.map((p, i) => (
               <li key={i}>{p}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {report.subgraphs?.excludedNodes && (
+        <details className="report__details" data-testid="report-float-body-nodes">
+          <summary>
+            Kept float inside subgraphs (the exclusion list): {plural(report.subgraphs.excludedNodes.length, 'node')}
+          </summary>
+          <ul className="plain-list">
+            {report.subgraphs.excludedNodes.map((id) => (
+              <li key={id} className="mono">
+                {id}
+              </li>
             ))}
           </ul>
         </details>
