@@ -149,6 +149,7 @@ export async function climbRecoveryLadder(
                 ? 'RecoveryCancelledError: cancelled while this rung was measured'
                 : (r.error ?? null),
           ...(stoppedBy ? { stoppedBy } : {}),
+          ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),
           config: configToJSON(r.config),
           preset: rung.recipe.preset,
           ...(rung.why ? { why: rung.why } : {}),

@@ -174,6 +174,8 @@ export interface RungSummary {
   error: string | null;
   /** Where `error` is the climb stopping mid-rung, not a failure: the user's Cancel or the time budget's deadline. */
   stoppedBy?: 'cancel' | 'budget';
+  /** Stopped part-way by the Cancel or the deadline, yet measured on what it had (core RungResult.stoppedEarly): what it kept. */
+  stoppedEarly?: string;
   /** The quantized model, kept in the worker; null when the rung failed. */
   handle: string | null;
   /** The configuration measured, as JSON (core configToJSON). */

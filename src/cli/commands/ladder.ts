@@ -183,7 +183,8 @@ export function rungLine(r: RungResult, metric: string): string {
     .map(([k, v]) => `${k} ${num(v)}`)
     .join(', ');
   const verdict = r.error ? `failed: ${r.error}` : r.met ? 'meets the target' : 'below the target';
-  return `rung ${r.rung.index} ${r.rung.label}: ${metric} ${num(r.score)}${extra ? ` (${extra})` : ''} — ${verdict} (${r.seconds.toFixed(1)} s)`;
+  const stopped = r.stoppedEarly ? `; stopped early: ${r.stoppedEarly}` : '';
+  return `rung ${r.rung.index} ${r.rung.label}: ${metric} ${num(r.score)}${extra ? ` (${extra})` : ''} — ${verdict}${stopped} (${r.seconds.toFixed(1)} s)`;
 }
 
 export const ladderCommand = {

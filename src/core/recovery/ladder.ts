@@ -162,6 +162,11 @@ export interface RungMeasurement {
   readonly detail?: unknown;
   /** Of the rung's time, seconds of work later rungs reuse (ladderBudget.ts MeasuredRung.sharedSeconds). */
   readonly sharedSeconds?: number;
+  /**
+   * Where the deadline or a Cancel stopped the rung part-way and it kept what it had measured (the mixed-precision
+   * search's best configuration, ladderMeasure.ts): what it kept and how it was judged. The figure is a real measurement.
+   */
+  readonly stoppedEarly?: string;
 }
 
 export interface RungResult {
@@ -176,6 +181,8 @@ export interface RungResult {
   readonly sharedSeconds?: number;
   /** Why it failed (`name: message`), when it did; the ladder goes on to the next rung. */
   readonly error?: string;
+  /** Stopped part-way by the deadline or a Cancel, and measured on what it kept (RungMeasurement.stoppedEarly). */
+  readonly stoppedEarly?: string;
   readonly detail?: unknown;
 }
 
@@ -668,6 +675,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
         met: met(m.score),
         seconds: now() - start,
         ...(m.sharedSeconds ? { sharedSeconds: m.sharedSeconds } : {}),
+        ...(m.stoppedEarly ? { stoppedEarly: m.stoppedEarly } : {}),
         detail: m.detail,
       };
     } catch (e) {
@@ -1174,6 +1182,7 @@ export function ladderReport(result: LadderResult): ReportLadder {
       met: r.met,
       seconds: r.seconds,
       error: r.error ?? null,
+      ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}),
       excluded: r.config.nodesToExclude.length + r.config.subgraphsToExclude.length + r.config.opTypesToExclude.length,
       ...(r.rung.why ? { why: r.rung.why } : {}),
       ...(r.rung.estimate ? { estimate: { seconds: r.rung.estimate.seconds, basis: r.rung.estimate.basis } } : {}),

@@ -4,7 +4,9 @@
  * quantize with the rung's recovery steps (quantizeWithRecovery: CLE, AdaRound, AdaQuant, bias correction,
  * tuned on the calibration samples), then compare with the float model on the evaluation samples and read
  * the target's metric. The exclusion rung runs the measured greedy search (core/search/suggest.ts) on the
- * same footing. Runtimes and calibration are injected; must not import a runtime or read files.
+ * same footing. A mixed-precision rung that the time budget's deadline or a Cancel stops part-way keeps the best
+ * configuration it measured, judged once on the evaluation samples, instead of failing as cancelled. Runtimes and
+ * calibration are injected; must not import a runtime or read files.
  */
 import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto, ValueInfoProto } from '../onnx/model.ts';
@@ -79,7 +81,8 @@ export interface LadderRuntime {
    * `tuning`. Fine-tuning and bias correction always read `tuning` (the model's own Q/DQ arithmetic, which they model).
    */
   readonly sensitivity?: ComparisonRuntime;
-  readonly signal?: CancelSignal;
+  /** `budgetSpent`: the abort is the time budget's deadline (budgetDeadline.ts), not a Cancel. */
+  readonly signal?: CancelSignal & { readonly budgetSpent?: boolean };
   /**
    * Judge every rung with its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs
    * them on the NPU (halfFloat/bfloat16.ts); the written model is unchanged. Default: as written (float32).
@@ -272,11 +275,15 @@ export function ladderMeasures(
   // The same on the held-in samples, judged as the evaluation is: the mixed-precision rung's growth measures on them.
   const heldIn = memoizedRuntime(rt.sensitivity ?? rt.tuning);
 
-  const quantize = async (config: QuantConfig, rung: Rung) => {
+  /**
+   * `fixed`: ranges to quantize with instead of calibrating, and no cancel (a rung the deadline or a Cancel stopped is
+   * judged on what it measured, once: see the mixed-precision rung below).
+   */
+  const quantize = async (config: QuantConfig, rung: Rung, fixed?: Ranges) => {
     const result = await quantizeWithRecovery(rt.model, config, {
-      calibrate: (m) => rangesFor(m, config),
+      calibrate: (m) => (fixed ? Promise.resolve(fixed) : rangesFor(m, config)),
       runtime: rt.tuning,
-      signal: rt.signal,
+      signal: fixed ? undefined : rt.signal,
       gramProduct: rt.gramProduct,
       denseProduct: rt.denseProduct,
       onProgress: (p) => rt.onProgress?.(rung, p),
@@ -305,8 +312,8 @@ export function ladderMeasures(
     return m;
   };
 
-  const judgeOnce = async (config: QuantConfig, rung: Rung, layers: boolean) => {
-    const result = await quantize(config, rung);
+  const judgeOnce = async (config: QuantConfig, rung: Rung, layers: boolean, fixed?: Ranges) => {
+    const result = await quantize(config, rung, fixed);
     rt.onProgress?.(rung, { phase: 'evaluate' });
     // A sequence target reads every rank-3 output as a sequence, logits included (auto needs probabilities).
     const judged = rt.floatPartsAsBf16 ? floatPartsAsBf16(result.model).model : result.model;
@@ -458,7 +465,44 @@ export function ladderMeasures(
       }
       const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
       const final = growth ? { ...growth.config, includeCle, includeFastFt, includeBiasCorrection } : chosen.config;
-      const { detail, score, metrics } = await judge(final, rung, false);
+      // Stopped (the deadline or a Cancel) part-way, in the search, the growth or the final judgement: the best
+      // configuration measured (the growth's, else the search's best within the budget) is kept as the rung's model,
+      // judged once on the held-out samples as it was measured (the search's ranges, no recovery), instead of thrown
+      // away by the cancel. Where nothing but the 8-bit start measured better, nothing is kept: the rung ends cancelled.
+      const keepsWhatItMeasured = () =>
+        rt.signal?.aborted === true && (growth !== undefined || chosen.bestMeasured.units > 0);
+      const stoppedEarly = async (): Promise<RungMeasurement> => {
+        const judged = {
+          ...(growth ? growth.config : chosen.bestMeasured.config),
+          includeCle: false,
+          includeSq: false,
+          includeFastFt: false,
+          includeBiasCorrection: false,
+        };
+        const { detail, score, metrics } = await judgeOnce(judged, rung, false, ranges);
+        return {
+          score,
+          metrics,
+          config: judged,
+          stoppedEarly: stoppedEarlyNote(rt.signal?.budgetSpent === true, chosen, growth),
+          detail: {
+            ...detail,
+            mixedPrecision: chosen,
+            ...(growth ? { growth } : {}),
+            ...(ceiling ? { ceiling } : {}),
+            ...(weightCeiling ? { weightCeiling } : {}),
+          },
+        };
+      };
+      if (keepsWhatItMeasured()) return stoppedEarly();
+      let judgedFinal: Awaited<ReturnType<typeof judge>>;
+      try {
+        judgedFinal = await judge(final, rung, false);
+      } catch (e) {
+        if (keepsWhatItMeasured()) return stoppedEarly();
+        throw e;
+      }
+      const { detail, score, metrics } = judgedFinal;
       return {
         score,
         metrics,
@@ -499,6 +543,24 @@ export function ladderMeasures(
       };
     },
   };
+}
+
+/** "cosine 0.99971" (or the figure the search aimed at) of the search's best configuration measured, on its samples. */
+function mixedPrecisionCosineText(r: MixedPrecisionResult): string {
+  return `${r.metric ?? 'cosine'} ${r.bestMeasured.cosine.toFixed(5)} on the search's samples`;
+}
+
+/** What a mixed-precision rung stopped part-way kept, for its report line (RungMeasurement.stoppedEarly). */
+function stoppedEarlyNote(
+  budgetSpent: boolean,
+  chosen: MixedPrecisionResult,
+  growth: GrowthResult | undefined,
+): string {
+  const by = budgetSpent ? 'the time budget ran out' : 'cancelled';
+  const kept = growth
+    ? `the growth's best 16-bit set (${growth.chosen.units} units, best of ${growth.steps.length} sizes measured held in)`
+    : `the search's best configuration measured (${chosen.bestMeasured.units} units out of 8 bits, ${mixedPrecisionCosineText(chosen)}) after ${chosen.steps.length} of ${LADDER_MIXED_MEASUREMENTS} measurements`;
+  return `${by} during it: kept ${kept}, judged with the search's ranges, without re-calibration or recovery steps`;
 }
 
 /**

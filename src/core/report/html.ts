@@ -300,7 +300,7 @@ function ladderSection(r: Report): string {
     const why = g.why
       ? `<div class="muted">${e(g.why)}${g.estimate ? ` (estimated ${e(formatSeconds(g.estimate.seconds))}: ${e(g.estimate.basis)})` : ''}</div>`
       : '';
-    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}${why}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
+    return `<tr><td class="num">${g.index}</td><td>${e(g.label)}${g.error ? `<div class="muted">${e(g.error)}</div>` : ''}${g.stoppedEarly ? `<div class="muted">stopped early: ${e(g.stoppedEarly)}</div>` : ''}${why}</td><td>${g.step === 'ours' ? 'ours' : `step ${g.step}`}</td><td class="num"><strong>${ladderValueText(metric, g.score)}</strong></td>${cells}<td class="num">${g.excluded}</td><td>${status}${chosen}</td><td class="num">${formatSeconds(g.seconds)}</td></tr>`;
   });
   const head = others.map((k) => `<th class="num">${e(k)}</th>`).join('');
   const skipped = l.skipped?.length

@@ -108,6 +108,8 @@ export interface ReportLadder {
     readonly met: boolean;
     readonly seconds: number;
     readonly error: string | null;
+    /** Stopped part-way by the time budget or a Cancel, and measured on what it kept: what that was. */
+    readonly stoppedEarly?: string;
     /** Exclusion rules in the rung's configuration. */
     readonly excluded: number;
     /** Why it came when it did. */

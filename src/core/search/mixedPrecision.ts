@@ -125,6 +125,12 @@ export interface MixedPrecisionResult {
   readonly positions: ReadonlyMap<PrecisionUnit, number>;
   readonly steps: readonly MixedPrecisionStep[];
   readonly seconds: number;
+  /**
+   * The configuration measured best within the budget (lowest error, then lowest noise: the 8-bit start, a block, a
+   * chosen set or a window), whatever the search went on to choose: what a search stopped part-way keeps
+   * (core/recovery/ladderMeasure.ts). `units`: how many units it takes out of 8 bits (0: the 8-bit start).
+   */
+  readonly bestMeasured: { readonly config: QuantConfig; readonly cosine: number; readonly units: number };
 }
 
 /** The configuration with these units out of 8 bits (16-bit overrides, float exclusions). */
@@ -220,7 +226,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
    * error, then lowest noise) is kept, and replaces the choice at the end where it reads strictly better.
    */
   let bestBlock: { units: readonly PrecisionUnit[]; point: Point } | undefined;
+  /** The same over every configuration measured within the budget, whatever the judge reads (bestMeasured). */
+  let bestMeasured: { units: readonly PrecisionUnit[]; point: Point } = { units: [], point: startPoint };
   const keepIfBest = (blockUnits: readonly PrecisionUnit[], p: Point) => {
+    const m = bestMeasured.point;
+    if (p.error < m.error || (p.error === m.error && p.noise < m.noise)) bestMeasured = { units: blockUnits, point: p };
     if (!figureAimed) return;
     const b = bestBlock?.point;
     if (!b || p.error < b.error || (p.error === b.error && p.noise < b.noise))
@@ -445,6 +455,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
     positions,
     steps,
     seconds: (performance.now() - start) / 1000,
+    bestMeasured: {
+      config: withUnits(options.config, bestMeasured.units),
+      cosine: 1 - bestMeasured.point.error,
+      units: bestMeasured.units.length,
+    },
   };
 }
 
@@ -497,5 +512,9 @@ export async function chooseMixedPrecision(
     ...result,
     metric: options.figure ? (options.metric ?? 'figure') : 'cosine',
     config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection },
+    bestMeasured: {
+      ...result.bestMeasured,
+      config: { ...result.bestMeasured.config, includeCle, includeFastFt, includeBiasCorrection },
+    },
   };
 }

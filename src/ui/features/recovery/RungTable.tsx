@@ -137,6 +137,11 @@ export function RungTable({
             ) : (
               'below the target'
             )}
+            {r.stoppedEarly && (
+              <div className="muted small" data-testid="rung-stopped-early" title={r.stoppedEarly}>
+                stopped early: {r.stoppedEarly}
+              </div>
+            )}
             {r.handle && (
               <button
                 type="button"
