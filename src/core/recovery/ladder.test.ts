@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   chooseRung,
   climbLadder,
+  ladderReport,
   ladderSoFar,
   rankRungs,
   parseLadderTarget,
@@ -411,6 +412,31 @@ describe('the best-practice ladder', () => {
     });
     expect(result.stopped).toBe('cancelled');
     expect(result.results).toHaveLength(2);
+  });
+
+  it('keeps a mixed-precision rung the deadline stopped part-way that measured what it kept: chosen where best, ended "budget", said in the report', async () => {
+    const signal = { aborted: false, budgetSpent: false };
+    const result = await climb({
+      ...XINT8_ONLY,
+      tunableLayers: false,
+      timeBudget: 600,
+      signal,
+      measure: scoring({}).measure,
+      mixed: async () => {
+        // The deadline comes during the rung's search; the rung ends measured on the best configuration it had.
+        signal.budgetSpent = signal.aborted = true;
+        return { score: 0.95, metrics: { cosine: 0.95 }, stoppedEarly: 'the time budget ran out during it: kept …' };
+      },
+    });
+    expect(result.stopped).toBe('budget');
+    const mixed = result.results.at(-1)!;
+    expect(mixed.rung.recipe.mixedPrecision).toBe(true);
+    expect(mixed.stoppedEarly).toBe('the time budget ran out during it: kept …');
+    expect(mixed.error).toBeUndefined();
+    expect(result.chosen).toBe(result.results.length - 1);
+    const report = ladderReport(result);
+    expect(report.rungs.at(-1)!.stoppedEarly).toBe(mixed.stoppedEarly);
+    expect(report.rungs.slice(0, -1).every((r) => r.stoppedEarly === undefined)).toBe(true);
   });
 
   it('keeps the best rung when something between rungs fails: stopped "failed", with what failed', async () => {
