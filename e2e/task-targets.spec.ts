@@ -32,6 +32,7 @@ test('UltraFace: Suggest exclusions aims at mAP@0.5:0.95 and mixed precision at 
     'PSNR (dB)',
     'top-1 agreement',
     'sequences decoded alike (CTC)',
+    'decisions alike (a probability at 0.5)',
     'task: mAP@0.5 of the boxes',
     'task: mAP@0.5:0.95 of the boxes',
     'task: mIoU of the masks',
