@@ -5,7 +5,7 @@
  * node's link opens its body in the graph with the node selected. On the control-flow model the tests build in
  * code, with .npy samples; a screenshot of the table.
  */
-import { controlFlowFile, controlFlowSample as sample } from './graphPage.ts';
+import { controlFlowFile, controlFlowSample as sample, quantizeControlFlowInsideBodies } from './graphPage.ts';
 import { dropFiles, evaluateAndWait, expect, openStudio, test } from './support.ts';
 
 test('the per-layer table reaches inside If and Loop bodies, and a body node opens its body in the graph', async ({
@@ -14,16 +14,7 @@ test('the per-layer table reaches inside If and Loop bodies, and a body node ope
   await openStudio(page);
   await dropFiles(page.getByTestId('drop-zone'), controlFlowFile(info.outputPath('control-flow.onnx')));
   await expect(page.getByTestId('model-summary')).toBeVisible();
-  await dropFiles(
-    page.getByTestId('calibration-drop'),
-    Array.from({ length: 8 }, (_, k) => sample(`c${k}.npy`, k)),
-  );
-  await page.getByTestId('quant-preset').selectOption('A8W8');
-  await page.getByTestId('enable-subgraph').check();
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+  await quantizeControlFlowInsideBodies(page);
 
   await dropFiles(
     page.getByTestId('eval-drop'),

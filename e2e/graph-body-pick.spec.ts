@@ -10,8 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { controlFlowFile, controlFlowSample, openGraph, paintedAtRest, selectBox } from './graphPage.ts';
-import { dropFiles, expect, test } from './support.ts';
+import { controlFlowFile, openGraph, paintedAtRest, quantizeControlFlowInsideBodies, selectBox } from './graphPage.ts';
+import { expect, test } from './support.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -82,16 +82,7 @@ test('a node inside a Loop body is picked, kept float, named in the list, and st
   await entries.nth(0).scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('exclusion-list.png') });
 
-  await dropFiles(
-    page.getByTestId('calibration-drop'),
-    Array.from({ length: 8 }, (_, k) => controlFlowSample(`c${k}.npy`, k)),
-  );
-  await page.getByTestId('quant-preset').selectOption('A8W8');
-  await page.getByTestId('enable-subgraph').check();
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+  await quantizeControlFlowInsideBodies(page);
   const kept = page.getByTestId('report-float-body-nodes');
   await expect(kept).toContainText('1 node');
   await kept.locator('summary').click();

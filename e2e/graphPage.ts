@@ -89,3 +89,17 @@ export function controlFlowSample(name: string, seed: number): PayloadFile {
   ]);
   return { name, mimeType: 'application/octet-stream', buffer };
 }
+
+/** Calibrates the open control-flow model on eight of its samples and quantizes it with A8W8, inside its bodies too. */
+export async function quantizeControlFlowInsideBodies(page: Page): Promise<void> {
+  await dropFiles(
+    page.getByTestId('calibration-drop'),
+    Array.from({ length: 8 }, (_, k) => controlFlowSample(`c${k}.npy`, k)),
+  );
+  await page.getByTestId('quant-preset').selectOption('A8W8');
+  await page.getByTestId('enable-subgraph').check();
+  await page.getByTestId('calibrate-button').click();
+  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
+  await page.getByTestId('quantize-button').click();
+  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+}

@@ -469,6 +469,14 @@ export function ladderMeasures(
       // configuration measured (the growth's, else the search's best within the budget) is kept as the rung's model,
       // judged once on the held-out samples as it was measured (the search's ranges, no recovery), instead of thrown
       // away by the cancel. Where nothing but the 8-bit start measured better, nothing is kept: the rung ends cancelled.
+      // What the rung's report carries besides the judged model's detail: the search, its growth and the ceilings.
+      const withSearchDetail = <D extends object>(detail: D) => ({
+        ...detail,
+        mixedPrecision: chosen,
+        ...(growth ? { growth } : {}),
+        ...(ceiling ? { ceiling } : {}),
+        ...(weightCeiling ? { weightCeiling } : {}),
+      });
       const keepsWhatItMeasured = () =>
         rt.signal?.aborted === true && (growth !== undefined || chosen.bestMeasured.units > 0);
       const stoppedEarly = async (): Promise<RungMeasurement> => {
@@ -485,13 +493,7 @@ export function ladderMeasures(
           metrics,
           config: judged,
           stoppedEarly: stoppedEarlyNote(rt.signal?.budgetSpent === true, chosen, growth),
-          detail: {
-            ...detail,
-            mixedPrecision: chosen,
-            ...(growth ? { growth } : {}),
-            ...(ceiling ? { ceiling } : {}),
-            ...(weightCeiling ? { weightCeiling } : {}),
-          },
+          detail: withSearchDetail(detail),
         };
       };
       if (keepsWhatItMeasured()) return stoppedEarly();
@@ -507,13 +509,7 @@ export function ladderMeasures(
         score,
         metrics,
         config: final,
-        detail: {
-          ...detail,
-          mixedPrecision: chosen,
-          ...(growth ? { growth } : {}),
-          ...(ceiling ? { ceiling } : {}),
-          ...(weightCeiling ? { weightCeiling } : {}),
-        },
+        detail: withSearchDetail(detail),
       };
     },
 
