@@ -79,6 +79,11 @@ test('a node inside a Loop body is picked, kept float, named in the list, and st
   await expect(page.getByTestId('inspector-excluded-inside')).toContainText('body_matmul (inside loop · body)');
   await expect(page.getByTestId('inspector-excluded')).toHaveCount(0);
   await expect(entries.nth(0)).toContainText('body_matmul (inside loop · body)');
+  // Hovering the entry on the main graph highlights the Loop that holds its node (it highlighted nothing), and the
+  // Loop itself is not shaded as excluded.
+  await entries.nth(0).hover();
+  await expect.poll(() => page.evaluate(() => window.__qsGraph!.idsWith('hovered').sort())).toEqual(['loop']);
+  await expect.poll(() => excludedBoxes(page)).toEqual([]);
   await entries.nth(0).scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('exclusion-list.png') });
 

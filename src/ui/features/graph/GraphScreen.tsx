@@ -301,7 +301,11 @@ export function GraphWorkspace({
     () => (main ? picked.filter((id) => id.startsWith(heatScope)).map((id) => id.slice(heatScope.length)) : picked),
     [main, picked, heatScope],
   );
-  const hovered = useMemo(() => (hoveredId ? excluded.nodesOf.get(hoveredId) : undefined) ?? [], [excluded, hoveredId]);
+  // A body-node entry highlights, on the main graph, the If/Loop/Scan holding its nodes.
+  const hovered = useMemo(
+    () => (hoveredId ? [...(excluded.nodesOf.get(hoveredId) ?? []), ...(excluded.holdersOf.get(hoveredId) ?? [])] : []),
+    [excluded, hoveredId],
+  );
   const flags = useMemo(
     () =>
       visualFlags(view, {

@@ -55,3 +55,23 @@ describe('excludedNodes inside a body', () => {
     expect(excluded.every((x) => x === 0)).toBe(true);
   });
 });
+
+describe('excludedNodes on the main graph, for entries naming body nodes', () => {
+  const main = buildGraphIndex(controlFlowModel().graph!);
+  const at = (id: string) => main.indexOfId.get(id as NodeId)!;
+
+  it('names the If/Loop holding them for the hover highlight, without excluding the holder itself', () => {
+    const { excluded, nodesOf, holdersOf, problems } = excludedNodes(main, [
+      { id: 'a', kind: 'nodes', name: 'body', nodes: ['loop/body/body_matmul'] as NodeId[] },
+      { id: 'b', kind: 'nodes', name: 'both', nodes: ['if/then_branch/then_gemm', 'gemm'] as NodeId[] },
+      { id: 'c', kind: 'nodes', name: 'main', nodes: ['gemm'] as NodeId[] },
+    ]);
+    expect(problems.size).toBe(0);
+    expect(holdersOf.get('a')).toEqual([at('loop')]);
+    expect(nodesOf.get('a')).toEqual([]);
+    expect(holdersOf.get('b')).toEqual([at('if')]);
+    expect(nodesOf.get('b')).toEqual([at('gemm')]);
+    expect(holdersOf.has('c')).toBe(false);
+    expect([...excluded].flatMap((x, i) => (x ? [main.ids[i]] : []))).toEqual(['gemm']);
+  });
+});

@@ -7,6 +7,7 @@
 import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
+import { CONTROL_FLOW_OPS } from '../../../core/onnx/scopes.ts';
 import type { ExclusionEntry } from '../../store/exclusionSlice.ts';
 import { exclusionFields } from '../../../core/export/configDocument.ts';
 
@@ -60,17 +61,25 @@ export interface BodyScope {
 
 /**
  * Every excluded node (flag per node index), the nodes of each entry that resolves (by entry id: the
- * hover highlight and the inspector look them up instead of resolving again), and the entries that
- * resolve to nothing, with why. With `body`, `index` is that body's: the entries resolve on the main graph, and a
- * body node is excluded where an entry names its scoped id or its op type (op-type exclusions reach the bodies).
+ * hover highlight and the inspector look them up instead of resolving again), the If/Loop/Scan nodes holding the body
+ * nodes an entry names (on the main graph, where those are not drawn: what hovering the entry highlights besides), and
+ * the entries that resolve to nothing, with why. With `body`, `index` is that body's: the entries resolve on the main
+ * graph, and a body node is excluded where an entry names its scoped id or its op type (op-type exclusions reach the
+ * bodies).
  */
 export function excludedNodes(
   index: GraphIndex,
   entries: readonly ExclusionEntry[],
   body: BodyScope | null = null,
-): { excluded: Uint8Array; nodesOf: Map<string, number[]>; problems: Map<string, string> } {
+): {
+  excluded: Uint8Array;
+  nodesOf: Map<string, number[]>;
+  holdersOf: Map<string, number[]>;
+  problems: Map<string, string>;
+} {
   const excluded = new Uint8Array(index.nodes.length);
   const nodesOf = new Map<string, number[]>();
+  const holdersOf = new Map<string, number[]>();
   const problems = new Map<string, string>();
   for (const entry of entries) {
     const r = resolveEntry(body?.main ?? index, entry);
@@ -80,10 +89,20 @@ export function excludedNodes(
     }
     const nodes = body ? bodyNodesOf(index, entry, r.bodyNodes, body.prefix) : r.nodes;
     nodesOf.set(entry.id, nodes);
+    if (!body && r.bodyNodes.length > 0) holdersOf.set(entry.id, bodyHolders(index, r.bodyNodes));
     if (entry.kind === 'subgraph' && entry.toFp32) continue; // converted to float32, not kept float
     for (const i of nodes) excluded[i] = 1;
   }
-  return { excluded, nodesOf, problems };
+  return { excluded, nodesOf, holdersOf, problems };
+}
+
+/** The main graph's If/Loop/Scan nodes whose bodies (at any depth) hold a node of these scoped ids (`holder/attribute/…`). */
+function bodyHolders(main: GraphIndex, scopedIds: readonly string[]): number[] {
+  return main.nodes.flatMap((node, i) => {
+    if (!CONTROL_FLOW_OPS.has(node.op_type ?? '')) return [];
+    const prefixes = node.attribute.filter((a) => a.g).map((a) => `${main.ids[i]}/${a.name}/`);
+    return scopedIds.some((id) => prefixes.some((p) => id.startsWith(p))) ? [i] : [];
+  });
 }
 
 /** The nodes of a body an entry keeps float: those its scoped ids name there, or those of its op types. */
