@@ -59,6 +59,14 @@ const rung = (index: number, label: string, cosine: number, extra: Partial<RungS
   ...extra,
 });
 
+/** The worker's progress for a finished rung of climb `ladder` ('rung-done', its step numbered as the rung). */
+const rungDone = (finished: RungSummary, ladder: string | undefined): RecoveryWorkerProgress => ({
+  rung: { index: finished.index, label: finished.label, step: finished.index },
+  ...(ladder ? { ladder } : {}),
+  phase: 'rung-done',
+  finished,
+});
+
 /** The worker's account of a finished climb toward cosine 0.99 over `rungs`: by default exhausted, the first chosen. */
 const ladderOutcome = (rungs: RungSummary[], climb: Partial<LadderOutcome> = {}): LadderOutcome => ({
   handle: 'ladder-1',
@@ -240,11 +248,7 @@ describe('recovery slice', () => {
       exclusions: false,
       order: 'eight-bit-first',
     });
-    call.onProgress({
-      rung: { index: 1, label: 'XINT8', step: 1 },
-      phase: 'rung-done',
-      finished: rung(1, 'XINT8', 0.9),
-    });
+    call.onProgress(rungDone(rung(1, 'XINT8', 0.9), undefined));
     expect(s().recovery.rungs.map((r) => r.label)).toEqual(['XINT8']);
     call.resolve(
       ladderOutcome([rung(1, 'XINT8', 0.9), rung(2, 'XINT8 + CLE', 0.95)], {
@@ -408,18 +412,8 @@ describe('recovery slice', () => {
     const climbing = s().climbLadder();
     await flush();
     const c = fake.climbs[0];
-    c.onProgress({
-      rung: { index: 1, label: 'XINT8', step: 1 },
-      ladder: 'ladder-3',
-      phase: 'rung-done',
-      finished: rung(1, 'XINT8', 0.9),
-    });
-    c.onProgress({
-      rung: { index: 2, label: 'XINT8 + CLE', step: 2 },
-      ladder: 'ladder-3',
-      phase: 'rung-done',
-      finished: rung(2, 'XINT8 + CLE', 0.95),
-    });
+    c.onProgress(rungDone(rung(1, 'XINT8', 0.9), 'ladder-3'));
+    c.onProgress(rungDone(rung(2, 'XINT8 + CLE', 0.95), 'ladder-3'));
     c.reject(Object.assign(new Error('out of memory'), { name: 'RuntimeError' }));
     await climbing;
     expect(s().recovery).toMatchObject({
@@ -435,18 +429,8 @@ describe('recovery slice', () => {
     await flush();
     const c = fake.climbs[0];
     const tuned = withOptions(getPreset('XINT8'), { includeFastFt: true });
-    c.onProgress({
-      rung: { index: 1, label: 'XINT8', step: 1 },
-      ladder: 'ladder-3',
-      phase: 'rung-done',
-      finished: rung(1, 'XINT8', 0.9),
-    });
-    c.onProgress({
-      rung: { index: 2, label: 'XINT8 + AdaRound', step: 2 },
-      ladder: 'ladder-3',
-      phase: 'rung-done',
-      finished: rung(2, 'XINT8 + AdaRound', 0.95, { config: configToJSON(tuned) }),
-    });
+    c.onProgress(rungDone(rung(1, 'XINT8', 0.9), 'ladder-3'));
+    c.onProgress(rungDone(rung(2, 'XINT8 + AdaRound', 0.95, { config: configToJSON(tuned) }), 'ladder-3'));
     c.reject(Object.assign(new Error('The recovery worker stopped: out of memory'), { name: 'WorkerError' }));
     await climbing;
     const r = s().recovery;
@@ -483,18 +467,8 @@ describe('recovery slice', () => {
         ladder: 'ladder-7',
         phase: 'prepare',
       });
-      c.onProgress({
-        rung: { index: 1, label: 'XINT8', step: 1 },
-        ladder: 'ladder-7',
-        phase: 'rung-done',
-        finished: rung(1, 'XINT8', 0.9),
-      });
-      c.onProgress({
-        rung: { index: 2, label: 'XINT8 + CLE', step: 2 },
-        ladder: 'ladder-7',
-        phase: 'rung-done',
-        finished: rung(2, 'XINT8 + CLE', 0.95),
-      });
+      c.onProgress(rungDone(rung(1, 'XINT8', 0.9), 'ladder-7'));
+      c.onProgress(rungDone(rung(2, 'XINT8 + CLE', 0.95), 'ladder-7'));
       c.onProgress({
         rung: { index: 3, label: 'XINT8 + CLE + AdaRound', step: 2 },
         ladder: 'ladder-7',
