@@ -261,11 +261,11 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   });
 }
 
-/** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
 /**
  * A rung's handle once the worker that held its model stopped (a crash, out of memory): the new worker numbers its own
  * models from 1 again, so an old handle could name another model there. "Use this model" on such a rung rebuilds it from
- * its configuration (the same calibration, quantization and tuning, so the same model) in the new worker.
+ * its configuration in the new worker: calibrated on the model as the standalone run prepares it, so its ranges (and
+ * at times a code) can differ by float rounding from the climb's, which shared its plain rung's calibration.
  */
 const LOST = 'lost:';
 /** Whether a rung's model went with a stopped worker ("Use this model" rebuilds it). */
@@ -275,6 +275,7 @@ const LOSES_MODELS = new Set(['WorkerError', 'RuntimeError', 'UnknownHandleError
 const lostRungs = (rungs: readonly RungSummary[]): RungSummary[] =>
   rungs.map((g) => (g.handle && !isLost(g.handle) ? { ...g, handle: `${LOST}${g.handle}` } : g));
 
+/** The climb as the page knows it so far (its rungs from progress, the worker's handle): the best measured rung chosen. */
 function climbSoFar(r: RecoveryState, stopped: LadderOutcome['stopped']): NonNullable<RecoveryState['climb']> {
   let chosen = -1;
   r.rungs.forEach((g, i) => {
