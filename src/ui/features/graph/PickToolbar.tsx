@@ -13,10 +13,9 @@
  * are picked on the main graph. A body node's pick reads as its id and where its body is, wherever it is shown.
  */
 import { useState } from 'react';
-import type { NodeId } from '../../../core/onnx/model.ts';
+import type { GraphProto, NodeId } from '../../../core/onnx/model.ts';
 import { useStudio } from '../../store/index.ts';
 import type { PickMode } from '../../store/graphSlice.ts';
-import type { GraphProto } from '../../../core/onnx/model.ts';
 import type { PickPreview } from './resolution.ts';
 import { bodyNodeLabel } from './subgraphScope.ts';
 import { Segmented, type SegmentedChoice } from '../../components/Segmented.tsx';

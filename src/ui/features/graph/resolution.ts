@@ -7,7 +7,7 @@
 import { resolveExclusions, resolveSubgraph } from '../../../core/exclude/index.ts';
 import type { GraphIndex } from '../../../core/onnx/graphIndex.ts';
 import type { NodeId } from '../../../core/onnx/model.ts';
-import { CONTROL_FLOW_OPS } from '../../../core/onnx/scopes.ts';
+import { bodyNodePath } from './subgraphScope.ts';
 import type { ExclusionEntry } from '../../store/exclusionSlice.ts';
 import { exclusionFields } from '../../../core/export/configDocument.ts';
 
@@ -98,11 +98,13 @@ export function excludedNodes(
 
 /** The main graph's If/Loop/Scan nodes whose bodies (at any depth) hold a node of these scoped ids (`holder/attribute/…`). */
 function bodyHolders(main: GraphIndex, scopedIds: readonly string[]): number[] {
-  return main.nodes.flatMap((node, i) => {
-    if (!CONTROL_FLOW_OPS.has(node.op_type ?? '')) return [];
-    const prefixes = node.attribute.filter((a) => a.g).map((a) => `${main.ids[i]}/${a.name}/`);
-    return scopedIds.some((id) => prefixes.some((p) => id.startsWith(p))) ? [i] : [];
-  });
+  const holders = new Set<number>();
+  for (const id of scopedIds) {
+    const holder = bodyNodePath(main.graph, id)?.path[0]?.nodeId;
+    const i = holder === undefined ? undefined : main.indexOfId.get(holder as NodeId);
+    if (i !== undefined) holders.add(i);
+  }
+  return [...holders].sort((a, b) => a - b);
 }
 
 /** The nodes of a body an entry keeps float: those its scoped ids name there, or those of its op types. */
