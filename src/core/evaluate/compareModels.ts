@@ -21,7 +21,7 @@ import { exposedNames, pairLayerTensors, type TensorPair } from '../metrics/laye
 import { foldLayerwise, layerwiseTable, type LayerRow, type LayerwiseState } from '../metrics/layerwise.ts';
 import { outputMetrics, type OutputMetricOptions } from './outputMetrics.ts';
 import { withFloat32Interface } from '../halfFloat/float16.ts';
-import { float16Values } from '../onnx/halfFloat.ts';
+import { float16BitsToFloat32 } from '../onnx/halfFloat.ts';
 import { ComparisonError } from './errors.ts';
 import { comparedOutputs } from './comparedOutputs.ts';
 import type { RunTensor } from '../runtime/session.ts';
@@ -121,11 +121,7 @@ function floatValues(outputs: Readonly<Record<string, RunTensor>>): Record<strin
 
 /** A float16 tensor's data as float32: onnxruntime hands its bits as a Uint16Array (a Float16Array where one exists). */
 function halfToFloat32(data: unknown): Float32Array {
-  if (!(data instanceof Uint16Array)) return Float32Array.from(data as ArrayLike<number>);
-  const table = float16Values();
-  const out = new Float32Array(data.length);
-  for (let i = 0; i < data.length; i++) out[i] = table[data[i]];
-  return out;
+  return data instanceof Uint16Array ? float16BitsToFloat32(data) : Float32Array.from(data as ArrayLike<number>);
 }
 
 /** The run's outputs keyed by the tensors they carry (a body tensor is returned under the name that carried it up). */

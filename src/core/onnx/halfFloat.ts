@@ -30,6 +30,14 @@ export function float16Values(): Float32Array {
   return float16Table;
 }
 
+/** Float16 bit patterns (as onnxruntime hands a float16 tensor, or an .npy stores it) as float32 values, by the table. */
+export function float16BitsToFloat32(bits: Uint16Array): Float32Array {
+  const values = float16Values();
+  const out = new Float32Array(bits.length);
+  for (let i = 0; i < bits.length; i++) out[i] = values[bits[i]];
+  return out;
+}
+
 /** bfloat16 bits → the number they encode (the high half of a float32). */
 export function bfloat16ToNumber(bits: number): number {
   u32[0] = (bits & 0xffff) << 16;

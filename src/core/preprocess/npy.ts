@@ -10,7 +10,7 @@
  * inputs are float32); integer arrays keep their type. Structured dtypes and Fortran order are
  * refused with named errors rather than guessed at. It never evaluates the header as code.
  */
-import { float16Values } from '../onnx/halfFloat.ts';
+import { float16BitsToFloat32 } from '../onnx/halfFloat.ts';
 import type { TensorArray } from '../onnx/tensorData.ts';
 import {
   NpyDtypeError,
@@ -200,13 +200,7 @@ function readData(
   own.set(bytes.subarray(start, start + count * itemSize));
   if (itemSize > 1 && bigEndian === HOST_LITTLE_ENDIAN) swapBytes(own, itemSize);
   if (dtype === 'float64') return Float32Array.from(new Float64Array(own.buffer));
-  if (dtype === 'float16') {
-    const halves = new Uint16Array(own.buffer);
-    const out = new Float32Array(count);
-    const values = float16Values();
-    for (let i = 0; i < count; i++) out[i] = values[halves[i]];
-    return out;
-  }
+  if (dtype === 'float16') return float16BitsToFloat32(new Uint16Array(own.buffer));
   return new CONSTRUCTORS[dtype](own.buffer);
 }
 
