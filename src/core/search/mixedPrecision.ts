@@ -228,13 +228,11 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
   let bestBlock: { units: readonly PrecisionUnit[]; point: Point } | undefined;
   /** The same over every configuration measured within the budget, whatever the judge reads (bestMeasured). */
   let bestMeasured: { units: readonly PrecisionUnit[]; point: Point } = { units: [], point: startPoint };
+  /** Lower error, then lower noise. */
+  const better = (p: Point, than: Point) => p.error < than.error || (p.error === than.error && p.noise < than.noise);
   const keepIfBest = (blockUnits: readonly PrecisionUnit[], p: Point) => {
-    const m = bestMeasured.point;
-    if (p.error < m.error || (p.error === m.error && p.noise < m.noise)) bestMeasured = { units: blockUnits, point: p };
-    if (!figureAimed) return;
-    const b = bestBlock?.point;
-    if (!b || p.error < b.error || (p.error === b.error && p.noise < b.noise))
-      bestBlock = { units: blockUnits, point: p };
+    if (better(p, bestMeasured.point)) bestMeasured = { units: blockUnits, point: p };
+    if (figureAimed && (!bestBlock || better(p, bestBlock.point))) bestBlock = { units: blockUnits, point: p };
   };
 
   /**
