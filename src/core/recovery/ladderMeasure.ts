@@ -149,9 +149,11 @@ const TYPE_FREE_COLLECTORS = new Set(['MinMax', 'NonOverflow', 'Percentile', 'En
 
 /**
  * Rungs with the same key share one calibration. Activation calibration depends on the collector (the method and
- * the scale type choose it), its options, and CLE; the activation type only for the collectors that search a
- * quantized grid (MinMSE, ConsumerMSE, LayerwisePercentile, power-of-two MinMSE). So A8W8 and A16W8 (both MinMax)
- * share theirs. Weights' settings, fine-tuning and the plan's type alignment never change it.
+ * the scale type choose it), its options, and the model calibrated: the user's, or the copy CLE or SmoothQuant
+ * transformed (calibratedModel in quantizeWithRecovery.ts), whose preparation folds per-channel affines or not; the
+ * activation type only for the collectors that search a quantized grid (MinMSE, ConsumerMSE, LayerwisePercentile,
+ * power-of-two MinMSE). So A8W8 and A16W8 (both MinMax) share theirs. Weights' settings, fine-tuning and the plan's
+ * type alignment never change it.
  */
 export function calibrationKey(config: QuantConfig): string {
   // Fine-tuning and the elementwise type alignment act after calibration (the quantization plan), not on it.
@@ -167,6 +169,8 @@ export function calibrationKey(config: QuantConfig): string {
     collector,
     TYPE_FREE_COLLECTORS.has(collector) ? null : config.activationType,
     config.includeCle,
+    config.includeSq,
+    config.includeCle || config.includeSq ? config.foldConvAffine : null,
     extra,
   ]);
 }

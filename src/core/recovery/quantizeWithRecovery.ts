@@ -4,7 +4,7 @@
  *
  *   prepare (BatchNormalization folded, nodes named by their stable ids so exclusions keep their meaning)
  *   → CLE (include_cle) → SmoothQuant (include_sq, channel maxima measured on the samples)
- *   → calibrate(the equalized, smoothed model) → quantize
+ *   → calibrate(the equalized, smoothed model; without CLE or SmoothQuant the user's) → quantize
  *   → per stage of layers: gather layer data → AdaRound/AdaQuant (include_fast_ft) → bias correction
  *
  * Calibration is a callback because its ranges depend on CLE: they must be measured on the equalized model.
@@ -223,6 +223,17 @@ export interface RecoveryResult {
 }
 
 /** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
+/**
+ * The model whose activations are calibrated: the user's, unless CLE or SmoothQuant changed what the tensors hold.
+ * Preparation alone (folds that keep every surviving tensor's name) changes them by float rounding only, and a plain
+ * run calibrates the user's model: so a fine-tuning or bias-correction run calibrates the same ranges as the plain run
+ * of its configuration, whichever runs first, and a ladder's rung rebuilt alone from its configuration is the rung the
+ * ladder measured (ladderMeasure.ts calibrationKey shares one calibration between them).
+ */
+function calibratedModel(user: ModelProto, transformed: ModelProto, config: QuantConfig): ModelProto {
+  return config.includeCle || config.includeSq ? transformed : user;
+}
+
 export function prepareNamed(
   model: ModelProto,
   foldConvAffine = true,
@@ -359,7 +370,7 @@ export async function quantizeWithRecovery(
   const t2 = performance.now();
   throwIfCancelled(options.signal);
   progress({ phase: 'calibrate' });
-  const ranges = await options.calibrate(floatModel);
+  const ranges = await options.calibrate(calibratedModel(model, floatModel, config));
   const t3 = performance.now();
   throwIfCancelled(options.signal);
   progress({ phase: 'quantize' });

@@ -264,8 +264,8 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
 /**
  * A rung's handle once the worker that held its model stopped (a crash, out of memory): the new worker numbers its own
  * models from 1 again, so an old handle could name another model there. "Use this model" on such a rung rebuilds it from
- * its configuration in the new worker: calibrated on the model as the standalone run prepares it, so its ranges (and
- * at times a code) can differ by float rounding from the climb's, which shared its plain rung's calibration.
+ * its configuration in the new worker, calibrated as the climb calibrated it (quantizeWithRecovery.ts calibratedModel):
+ * the same model, given the same samples.
  */
 const LOST = 'lost:';
 /** Whether a rung's model went with a stopped worker ("Use this model" rebuilds it). */

@@ -1,0 +1,122 @@
+/**
+ * A rung the ladder measured is the model its configuration writes alone (`qstudio quantize --config` with the saved
+ * configuration, or the page's rebuild after its worker stopped), whatever rungs came before it and shared their
+ * calibration: a SmoothQuant rung after the plain one calibrates its own smoothed model (the plain rung's ranges are
+ * those of the unsmoothed activations), and a fine-tuning rung calibrates what the plain run calibrates. Run for real
+ * in onnxruntime-node: a transformer block (SmoothQuant) and a convolution whose BatchNormalization preparation folds.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DataType,
+  encode,
+  intsAttribute,
+  makeGraph,
+  makeModel,
+  makeNode,
+  makeTensor,
+  makeValueInfo,
+  type ModelProto,
+} from '../src/core/onnx/index.ts';
+import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
+import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
+import { ladderMeasures, type RungDetail } from '../src/core/recovery/ladderMeasure.ts';
+import type { Rung } from '../src/core/recovery/ladder.ts';
+import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
+import { float32Tensor, nodeRuntime, type Feeds } from '../src/cli/runtime/ortNode.ts';
+import { seededFloats } from './helpers/fixtures.ts';
+
+/** x [1, 3, 8, 8] → Conv → BatchNormalization → Relu → Conv → y: preparation folds the BatchNormalization (float rounding). */
+function convBatchNormModel(): ModelProto {
+  const tensor = (name: string, dims: number[], f: (k: number) => number) =>
+    makeTensor(
+      name,
+      DataType.FLOAT,
+      dims,
+      Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => f(k)),
+    );
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('Conv', ['x', 'w1'], ['c1'], 'conv1', [intsAttribute('pads', [1, 1, 1, 1])]),
+        makeNode('BatchNormalization', ['c1', 'gamma', 'beta', 'mean', 'var'], ['bn']),
+        makeNode('Relu', ['bn'], ['r']),
+        makeNode('Conv', ['r', 'w2', 'b2'], ['y']),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 4, 8, 8])],
+      initializer: [
+        tensor('w1', [6, 3, 3, 3], (k) => Math.sin(k * 1.7) * 0.3),
+        tensor('gamma', [6], (k) => 0.7 + 0.13 * k),
+        tensor('beta', [6], (k) => 0.05 * k - 0.1),
+        tensor('mean', [6], (k) => 0.03 * k),
+        tensor('var', [6], (k) => 0.9 + 0.21 * k),
+        tensor('w2', [4, 6, 1, 1], (k) => Math.cos(k * 0.9) * 0.4),
+        tensor('b2', [4], (k) => 0.01 * k),
+      ],
+    }),
+    { '': 13 },
+  );
+}
+
+const rung = (index: number, label: string): Rung => ({
+  index,
+  label,
+  step: 'ours',
+  recipe: { preset: 'A8W8', perChannel: false, cle: false, finetune: null, exclusions: false },
+});
+
+/** The bytes of each configuration measured in turn by one ladder, beside the bytes each writes alone. */
+async function ladderAgainstAlone(model: ModelProto, feeds: readonly Feeds[], configs: readonly QuantConfig[]) {
+  const calibrate = async (m: ModelProto, config: QuantConfig) => (await calibrateOnFeeds(m, feeds, { config })).ranges;
+  const runtime = nodeRuntime(feeds);
+  const measures = ladderMeasures({ model, calibrate, tuning: runtime, evaluation: runtime }, 'cosine');
+  const inLadder: Uint8Array[] = [];
+  for (const [k, config] of configs.entries()) {
+    const m = await measures.measure(config, rung(k + 1, `rung ${k + 1}`));
+    inLadder.push(encode((m.detail as RungDetail).quantized));
+  }
+  const alone: Uint8Array[] = [];
+  for (const config of configs) {
+    const r = await quantizeWithRecovery(model, config, { runtime, calibrate: (m) => calibrate(m, config) });
+    alone.push(encode(r.model));
+  }
+  return { inLadder, alone };
+}
+
+describe('a rung the ladder measured is what its configuration writes alone', () => {
+  it('a SmoothQuant rung after the plain one calibrates its smoothed model, not the plain rung’s', async () => {
+    const feeds = Array.from({ length: 6 }, (_, k) => ({
+      x: float32Tensor(
+        seededFloats(48, 31 + k).map((v) => v * 3),
+        [1, 6, 8],
+      ),
+    }));
+    const base = getPreset('A8W8');
+    const plain = validateConfig({ ...base, enableNpuTransformer: true });
+    const smooth = validateConfig({ ...plain, includeSq: true });
+    const { inLadder, alone } = await ladderAgainstAlone(attentionBlockModel(), feeds, [plain, smooth]);
+    expect(inLadder[1]).not.toEqual(inLadder[0]);
+    expect(inLadder).toEqual(alone);
+  }, 120_000);
+
+  it('a fine-tuning rung after the plain one calibrates as its run alone does (Conv → BatchNormalization folded)', async () => {
+    const feeds = Array.from({ length: 4 }, (_, k) => ({
+      x: float32Tensor(
+        seededFloats(3 * 8 * 8, 7 + k).map((v) => v * 2 - 0.5),
+        [1, 3, 8, 8],
+      ),
+    }));
+    const base = getPreset('A8W8');
+    const plain = validateConfig(base);
+    const tuned = validateConfig({
+      ...base,
+      includeFastFt: true,
+      extraOptions: { ...base.extraOptions, FastFinetune: { NumIterations: 20 } },
+    });
+    const { inLadder, alone } = await ladderAgainstAlone(convBatchNormModel(), feeds, [plain, tuned]);
+    expect(inLadder[1]).not.toEqual(inLadder[0]);
+    expect(inLadder).toEqual(alone);
+  }, 120_000);
+});
