@@ -60,6 +60,15 @@ function convBatchNormModel(): ModelProto {
   );
 }
 
+/** Six samples [1, 6, 8] for attentionBlockModel. */
+const blockFeeds = () =>
+  Array.from({ length: 6 }, (_, k) => ({
+    x: float32Tensor(
+      seededFloats(48, 31 + k).map((v) => v * 3),
+      [1, 6, 8],
+    ),
+  }));
+
 const rung = (index: number, label: string): Rung => ({
   index,
   label,
@@ -87,18 +96,36 @@ async function ladderAgainstAlone(model: ModelProto, feeds: readonly Feeds[], co
 
 describe('a rung the ladder measured is what its configuration writes alone', () => {
   it('a SmoothQuant rung after the plain one calibrates its smoothed model, not the plain rung’s', async () => {
-    const feeds = Array.from({ length: 6 }, (_, k) => ({
-      x: float32Tensor(
-        seededFloats(48, 31 + k).map((v) => v * 3),
-        [1, 6, 8],
-      ),
-    }));
+    const feeds = blockFeeds();
     const base = getPreset('A8W8');
     const plain = validateConfig({ ...base, enableNpuTransformer: true });
     const smooth = validateConfig({ ...plain, includeSq: true });
     const { inLadder, alone } = await ladderAgainstAlone(attentionBlockModel(), feeds, [plain, smooth]);
     expect(inLadder[1]).not.toEqual(inLadder[0]);
     expect(inLadder).toEqual(alone);
+  }, 120_000);
+
+  it('a mixed-precision rung from a SmoothQuant start leaves that rung its own calibration, and is what its configuration writes alone', async () => {
+    const feeds = blockFeeds();
+    const smooth = validateConfig({ ...getPreset('A8W8'), enableNpuTransformer: true, includeSq: true });
+    const calibrate = async (m: ModelProto, config: QuantConfig) =>
+      (await calibrateOnFeeds(m, feeds, { config })).ranges;
+    const runtime = nodeRuntime(feeds);
+    const model = attentionBlockModel();
+    const measures = ladderMeasures({ model, calibrate, tuning: runtime, evaluation: runtime }, 'cosine', {
+      precisionBudget: { act16: 0.5, w16: 0.5, float: 0.25 },
+    });
+    const mixed = await measures.mixed!(
+      smooth,
+      { metric: 'cosine', value: 1 },
+      { ...rung(1, 'mixed'), recipe: { ...rung(1, '').recipe, mixedPrecision: true } },
+    );
+    const after = await measures.measure(smooth, rung(2, 'smooth'));
+    const alone = async (config: QuantConfig) =>
+      encode((await quantizeWithRecovery(model, config, { runtime, calibrate: (m) => calibrate(m, config) })).model);
+    expect(mixed.config!.includeSq).toBe(true);
+    expect(encode((mixed.detail as RungDetail).quantized)).toEqual(await alone(mixed.config!));
+    expect(encode((after.detail as RungDetail).quantized)).toEqual(await alone(smooth));
   }, 120_000);
 
   it('a fine-tuning rung after the plain one calibrates as its run alone does (Conv → BatchNormalization folded)', async () => {

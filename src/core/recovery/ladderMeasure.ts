@@ -361,7 +361,15 @@ export function ladderMeasures(
 
     async mixed(config, target, rung, limits): Promise<RungMeasurement> {
       const started = performance.now() / 1000;
-      const plain: QuantConfig = { ...config, includeCle: false, includeFastFt: false, includeBiasCorrection: false };
+      // The search quantizes the model as loaded, neither equalized nor smoothed: its ranges are those of that model,
+      // calibrated (and shared) under that model's key, never under the key of a rung that smooths.
+      const plain: QuantConfig = {
+        ...config,
+        includeCle: false,
+        includeSq: false,
+        includeFastFt: false,
+        includeBiasCorrection: false,
+      };
       const ranges = await rangesFor(rt.model, plain);
       const spent = () => performance.now() / 1000 - started;
       const left = limits?.secondsLeft ?? Infinity;
