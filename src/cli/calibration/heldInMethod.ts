@@ -12,6 +12,7 @@ import {
   calibrateByHeldInChoice,
   heldInSummary,
   HELD_IN_FIGURE,
+  NO_FIGURE_TEXT,
   type HeldInCalibration,
   type MethodMeasurement,
 } from '../../core/evaluate/calibrationMethodChoice.ts';
@@ -95,6 +96,11 @@ export async function heldInCalibration(
 export function heldInText(held: TimedHeldInCalibration, samples: string, seconds: number, what: string): string {
   const c = held.choice;
   const choosing = Math.max(0, seconds - held.statisticsSeconds);
+  if (c.noFigure)
+    return (
+      `calibrated on ${c.calibrated + c.judged} ${what}s in ${held.statisticsSeconds.toFixed(1)} s, ${held.ranges.size} tensors\n` +
+      `calibration method: ${c.chosen}, ${NO_FIGURE_TEXT} (${seconds.toFixed(1)} s in all)\n`
+    );
   return (
     `calibrated on ${c.calibrated + c.judged} ${what}s in ${held.statisticsSeconds.toFixed(1)} s, ${held.ranges.size} tensors (the ${c.measured.length} methods' statistics in one pass)\n` +
     `calibration method chosen on ${samples} (${c.calibrated} samples calibrate, ${c.judged} judge; ${HELD_IN_FIGURE}): ${heldInSummary(c)} ` +

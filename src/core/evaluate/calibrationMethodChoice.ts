@@ -81,6 +81,13 @@ export interface MethodChoice {
    * Q/DQ scales is judged with float32 scales (judgedScaleForm.ts), which onnxruntime runs about twice as fast.
    */
   readonly judgedForm?: typeof FLOAT32_SCALES;
+  /**
+   * Set where the model has no output with a cosine (every output is one number a sample: a wake-word score, judged by
+   * decision agreement and absolute error, outputMetrics.ts): there is no figure to choose by, so the preset's own
+   * method is kept after its one measurement, the others not judged. The mean absolute error on the calibration
+   * samples was tried as the figure and chose worse held out (bench/README.md, npm-corpus).
+   */
+  readonly noFigure?: true;
 }
 
 /** The choice, and the chosen method's configuration and ranges over every calibration sample. */
@@ -202,9 +209,12 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
       allZero: comparison.outputs.reduce((n, s) => n + (s.allZero?.samples ?? 0), 0),
     };
     measured.push(m);
+    // No output has a cosine (each is one number a sample): nothing to compare, the preset's own method stays.
+    if (!Number.isFinite(m.cosine)) break;
     o.onMeasured?.(m);
     if (m.cosine > measured[best].cosine) best = i;
   }
+  const noFigure = !Number.isFinite(measured[0].cosine);
   const chosen = candidates[best];
   const [rest] = await o.collect(part.judge, [chosen.config], unread);
   return {
@@ -214,6 +224,7 @@ export async function calibrateByHeldInChoice(model: ModelProto, o: MethodChoice
       calibrated: part.calibrate.length,
       judged: part.judge.length,
       ...(judgedForm(chosen.config) !== chosen.config ? { judgedForm: FLOAT32_SCALES } : {}),
+      ...(noFigure ? { noFigure: true as const } : {}),
     },
     config: chosen.config,
     ranges: withUnreadRanges(rangesOf(mergeTensorStates(statistics[best], rest)), unread),
@@ -239,6 +250,10 @@ function unreadByEvery(
 /** What the held-in figure is, for the chooser's line. */
 export const HELD_IN_FIGURE =
   "mean output cosine at onnxruntime's default 'all', an all-zero quantized output counting 0";
+
+/** Why a choice without a figure kept the preset's own method (`noFigure`). */
+export const NO_FIGURE_TEXT =
+  'not chosen by measurement: every output of the model is one number a sample (a score or a probability), which has no cosine to compare the methods by, so the preset’s own is kept';
 
 /** One method's held-in figure, with the judged samples it zeroed where it did. */
 export function measurementText(m: MethodMeasurement): string {

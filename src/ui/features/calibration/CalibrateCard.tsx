@@ -17,7 +17,7 @@ import { downloadRanges } from './actions.ts';
 import { RuntimeSwitch } from '../runtime/RuntimeSwitch.tsx';
 import { backendName, backendText, whyText } from '../runtime/backendText.ts';
 import { errorHint, errorTitle } from './errorTitles.ts';
-import type { MethodChoice } from '../../../core/evaluate/calibrationMethodChoice.ts';
+import { NO_FIGURE_TEXT, type MethodChoice } from '../../../core/evaluate/calibrationMethodChoice.ts';
 import { JUDGED_FORM_TEXT } from '../../../core/evaluate/judgedScaleForm.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 
@@ -87,6 +87,14 @@ function Progress() {
 
 /** Which calibration method the held-in choice took, and each method's figure on the judging samples, as bars. */
 function MethodChoiceFigures({ choice }: { choice: MethodChoice }) {
+  if (choice.noFigure)
+    return (
+      <div className="method-choice" data-testid="calibration-method-choice" data-chosen={choice.chosen}>
+        <p className="outcome__line">
+          Calibration method: <strong>{choice.chosen}</strong>, <span className="muted small">{NO_FIGURE_TEXT}</span>
+        </p>
+      </div>
+    );
   const low = Math.min(...choice.measured.map((m) => m.cosine));
   const high = Math.max(...choice.measured.map((m) => m.cosine));
   // Bars from a little under the lowest figure, so that differences in the fourth decimal show.
