@@ -48,6 +48,16 @@ describe('one target for the ladder, the exclusion search and mixed precision', 
     );
   });
 
+  it('shows no cosine beside a rung of a model whose every output is one number a sample (a wake-word score)', () => {
+    const score = summarizeSamples([
+      { output: 'score', metrics: { decision: 1, absError: 2e-5 } },
+      { output: 'score', metrics: { decision: 1, absError: 4e-5 } },
+    ]);
+    const figures = targetMeasure(parseLadderTarget('decision:0.95'), null).figures(score, []);
+    expect(figures).toEqual({ decision: 1 });
+    expect(Object.values(figures).every(Number.isFinite)).toBe(true);
+  });
+
   it('refuses a task figure without a task, or one the task does not give, by name', () => {
     expect(() => targetMeasure(parseLadderTarget('miou:0.9'), null)).toThrow(
       /a miou target is a task figure: give the task/,

@@ -181,9 +181,13 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/** The numbers shown side by side for every rung. */
+/**
+ * The numbers shown side by side for every rung: each that the model's outputs define (no cosine where every output is
+ * one number a sample, a wake-word score: its rungs read "decision 1.00000", not "cosine NaN").
+ */
 export function ladderMetrics(outputs: readonly OutputSummary[]): Record<string, number> {
-  const out: Record<string, number> = { cosine: meanOutputCosine(outputs).cosine };
+  const cosine = meanOutputCosine(outputs).cosine;
+  const out: Record<string, number> = Number.isFinite(cosine) ? { cosine } : {};
   for (const m of ['psnr', 'top1', 'sequence', 'decision', 'cer'] as const) {
     try {
       out[m] = ladderScore(outputs, m);
