@@ -27,7 +27,7 @@ export function textLineFiles(): { calibration: string[]; evaluation: string[] }
 }
 
 // PaddleOCR's recognizer preprocessing: BGR, (x / 255 − 0.5) / 0.5, 48 × 320.
-const TEXT_LINE_SPEC = validatePreprocess({
+export const TEXT_LINE_SPEC = validatePreprocess({
   resize: 'stretch',
   channelOrder: 'BGR',
   scale: 1 / 255,
