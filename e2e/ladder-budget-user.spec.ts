@@ -144,6 +144,16 @@ test('mnist: after the recovery worker crashes mid-climb, the best model so far 
     }),
   );
   await expect(card.getByTestId('recover-error')).toContainText('stopped', { timeout: 30_000 });
+  // The climb went with the worker; its report is written from what the page kept of each finished rung.
+  const [report] = await Promise.all([page.waitForEvent('download'), card.getByTestId('ladder-report').click()]);
+  const html = fs.readFileSync((await report.path())!, 'utf8');
+  expect(report.suggestedFilename()).toMatch(/\.ladder\.report\.html$/);
+  expect(html).toContain('took its rungs&#39; models with it');
+  const labels = await card
+    .getByTestId('rung-row')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-rung-label')!));
+  expect(labels.length).toBeGreaterThanOrEqual(2);
+  for (const label of labels) expect(html).toContain(label.replaceAll('&', '&amp;'));
   const best = card.getByTestId('ladder-use-best');
   await expect(best).toHaveText(/^Use the best model so far: /);
   await expect(card.getByTestId('ladder-rebuild-note')).toContainText('The worker that measured it stopped');

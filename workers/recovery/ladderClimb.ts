@@ -159,7 +159,19 @@ export async function climbRecoveryLadder(
         measuredSoFar.push(r);
         held.handles.push(s.handle);
         update();
-        progress({ rung: info(rung), ladder: ladderHandle, phase: 'rung-done', finished: s });
+        progress({
+          rung: info(rung),
+          ladder: ladderHandle,
+          phase: 'rung-done',
+          finished: s,
+          ladderSoFar: {
+            ladder: ladderReport(held.result),
+            dataSource: held.dataSource,
+            samples: data.judging.feeds.length,
+            graphOptimization: held.aim,
+            npuBf16: held.npuBf16,
+          },
+        });
         deadline?.rungEnded();
       },
     });

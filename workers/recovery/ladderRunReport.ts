@@ -1,4 +1,5 @@
 /** The report of one climb of the recovery worker (core buildReport with its ladder section). */
+import { RUNGS_JUDGED_AS_NPU_NOTE } from '../../src/core/halfFloat/bfloat16.ts';
 import { encode } from '../../src/core/onnx/index.ts';
 import { configToPlainJson } from '../../src/core/quantize/config.ts';
 import { buildReport, type Report } from '../../src/core/report/index.ts';
@@ -49,10 +50,6 @@ export async function ladderRunReport(ctx: RecoveryContext, ladderHandle: string
     outputs: rung?.outputs ?? [],
     ladder: ladderReport(result),
     timings: l.result.results.map((r) => ({ label: `rung ${r.rung.index}: ${r.rung.label}`, seconds: r.seconds })),
-    notes: l.npuBf16
-      ? [
-          'Every rung was judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs them; the written models keep them in float32.',
-        ]
-      : [],
+    notes: l.npuBf16 ? [RUNGS_JUDGED_AS_NPU_NOTE] : [],
   });
 }

@@ -8,7 +8,7 @@ import type { QuantConfig } from '../../src/core/quantize/config.ts';
 import type { PresetName } from '../../src/core/quantize/presets.ts';
 import type { QuantizeReport } from '../../src/core/quantize/quantizeReport.ts';
 import type { PreprocessSpec } from '../../src/core/preprocess/spec.ts';
-import { type ReportFile, type ReportLadderShortfall } from '../../src/core/report/index.ts';
+import { type ReportFile, type ReportLadder, type ReportLadderShortfall } from '../../src/core/report/index.ts';
 import type { RecoveryProgress } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import {
   type LadderMetric,
@@ -145,6 +145,21 @@ export interface RecoveryWorkerProgress {
   };
   /** Phase 'rung-done': the rung just measured. */
   finished?: RungSummary;
+  /** Phase 'rung-done': the climb so far, for its report should the worker stop and take the climb with it. */
+  ladderSoFar?: LadderSoFar;
+}
+
+/**
+ * What the page keeps of a climb after each rung so that its report can still be written once the worker stopped
+ * (src/ui/store/keptLadderReport.ts): the report's ladder section (core ladderReport of the rungs measured so far) and
+ * how the rungs were judged.
+ */
+export interface LadderSoFar {
+  ladder: ReportLadder;
+  dataSource: string;
+  samples: number;
+  graphOptimization: GraphOptimization;
+  npuBf16: boolean;
 }
 
 export type RecoveryWorkerProgressCallback = (p: RecoveryWorkerProgress) => void;

@@ -187,6 +187,10 @@ export function bf16Model(model: ModelProto): { model: ModelProto; summary: Bf16
   return bf16WithCast(withBf16Cast(model));
 }
 
+/** The note of a ladder whose rungs were judged through floatPartsAsBf16 (its report, from the worker or the page). */
+export const RUNGS_JUDGED_AS_NPU_NOTE =
+  'Every rung was judged as the NPU runs it: its float parts (exclusions, ops left float) in BF16, as the Ryzen AI compiler runs them; the written models keep them in float32.';
+
 /**
  * A quantized model with its float parts (floatParts) run as the NPU compiler runs them, in BF16 (with-cast);
  * the quantized parts are unchanged. `nodes` is how many nodes that was.

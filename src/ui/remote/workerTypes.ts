@@ -28,6 +28,7 @@ export type { ModelBytesCopy, RangeTable } from '../../../workers/model/quantize
 export type {
   LadderOutcome,
   LadderRequest,
+  LadderSoFar,
   LayerCurve,
   PickedModel,
   RecoveryOutcome,

@@ -453,6 +453,83 @@ describe('recovery slice', () => {
     expect(s().run.result?.byteLength).toBe(3);
   });
 
+  it('after the worker crashed, the ladder report is written from what the page kept of each rung, not asked of the worker that lost it', async () => {
+    const { s, fake } = await openStore();
+    let asked = 0;
+    fake.service.ladderReport = async () => {
+      asked++;
+      throw Object.assign(new Error('no such ladder'), { name: 'UnknownHandleError' });
+    };
+    const climbing = s().climbLadder();
+    await flush();
+    const c = fake.climbs[0];
+    const soFar = (rungs: number) => ({
+      ladder: {
+        target: { metric: 'cosine', value: 0.99 },
+        stopped: 'cancelled' as const,
+        chosen: rungs - 1,
+        rungs: [1, 2].slice(0, rungs).map((index) => ({
+          index,
+          label: index === 1 ? 'XINT8' : 'XINT8 + AdaRound',
+          step: index,
+          score: 0.9 + index / 100,
+          metrics: { cosine: 0.9 + index / 100 },
+          met: false,
+          seconds: 3 * index,
+          error: null,
+          excluded: 0,
+        })),
+      },
+      dataSource: '2 calibration sample(s)',
+      samples: 2,
+      graphOptimization: 'all' as const,
+      npuBf16: false,
+    });
+    c.onProgress({ ...rungDone(rung(1, 'XINT8', 0.91), 'ladder-3'), ladderSoFar: soFar(1) });
+    c.onProgress({ ...rungDone(rung(2, 'XINT8 + AdaRound', 0.92), 'ladder-3'), ladderSoFar: soFar(2) });
+    c.reject(Object.assign(new Error('The recovery worker stopped: out of memory'), { name: 'WorkerError' }));
+    await climbing;
+    const report = (await s().ladderReport())!;
+    expect(asked).toBe(0);
+    expect(report.ladder).toMatchObject({
+      stopped: 'failed',
+      chosen: 1,
+      error: 'WorkerError: The recovery worker stopped: out of memory',
+    });
+    expect(report.ladder!.rungs.map((g) => g.label)).toEqual(['XINT8', 'XINT8 + AdaRound']);
+    expect(report.config?.name).toBe('XINT8 + AdaRound');
+    expect(report.quantizedModel).toBeNull();
+    expect(report.notes.join(' ')).toMatch(/took its rungs' models with it/);
+    expect((await s().ladderReport(0))!.config?.name).toBe('XINT8');
+  });
+
+  it('a climb whose worker stopped after the climb ended (the report asked of it fails as lost) gets the kept report', async () => {
+    const { s, fake } = await openStore();
+    fake.service.ladderReport = async () => {
+      throw Object.assign(new Error('The recovery worker stopped'), { name: 'WorkerError' });
+    };
+    const climbing = s().climbLadder();
+    await flush();
+    const c = fake.climbs[0];
+    const one = rung(1, 'XINT8', 0.91);
+    c.onProgress({
+      ...rungDone(one, 'ladder-3'),
+      ladderSoFar: {
+        ladder: { target: { metric: 'cosine', value: 0.99 }, stopped: 'cancelled', chosen: 0, rungs: [] },
+        dataSource: 'x',
+        samples: 2,
+        graphOptimization: 'all',
+        npuBf16: true,
+      },
+    });
+    c.resolve(ladderOutcome([one], { handle: 'ladder-3' }));
+    await climbing;
+    const report = (await s().ladderReport())!;
+    expect(report.ladder?.stopped).toBe('failed');
+    expect(report.notes.join(' ')).toMatch(/judged as the NPU runs it/);
+    expect(s().recovery.rungs.map((g) => g.handle)).toEqual(['lost:rung-1']);
+  });
+
   it('a cancelled climb whose answer is slow is shown cancelled with its rungs after the grace period: each stays usable, the report comes from the climb started', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'Date'] });
     try {

@@ -32,6 +32,7 @@ import type { BackendInfo } from '../../core/runtime/session.ts';
 import type {
   LadderOutcome,
   LadderRequest,
+  LadderSoFar,
   LayerCurve,
   PickedModel,
   RecoveryOutcome,
@@ -47,6 +48,7 @@ import { quantizedFileName, type RunResult, type RunSlice } from './runSlice.ts'
 import { evaluationSamples, samplesOf } from './samples.ts';
 import { currentConfig, currentTaskHead } from './selectors.ts';
 import { failedRun } from './failedRun.ts';
+import { keptLadderReport } from './keptLadderReport.ts';
 import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
 
 export type { LayerCurve, RecoveryWorkerProgress, RungSummary } from '../remote/workerTypes.ts';
@@ -148,6 +150,8 @@ export interface RecoveryState {
   rungStartedAt: number | null;
   /** The climb's handle in the worker from its start (its report and rungs are there before it ends, and after a Cancel). */
   liveClimb: string | null;
+  /** The climb so far as its last finished rung left it: its report once the worker stopped (keptLadderReport.ts). */
+  ladderSoFar: LadderSoFar | null;
   /** Cancel was pressed; the rung in flight is stopping (a climb keeps what it measured). */
   cancelling: boolean;
   /** The backend the last finished run's sessions ran on (the page says it beside the results). */
@@ -168,6 +172,7 @@ function runStart(mode: 'recover' | 'ladder'): Partial<RecoveryState> {
     startedAt: Date.now(),
     rungStartedAt: null,
     liveClimb: null,
+    ladderSoFar: null,
     cancelling: false,
     ranOn: null,
   };
@@ -236,6 +241,7 @@ export const initialRecoveryState: RecoveryState = {
   startedAt: null,
   rungStartedAt: null,
   liveClimb: null,
+  ladderSoFar: null,
   cancelling: false,
   ranOn: null,
   error: null,
@@ -311,7 +317,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         const rungs = [...r.rungs.filter((x) => x.index !== p.finished!.index), p.finished].sort(
           (x, y) => x.index - y.index,
         );
-        return patch({ ...live, progress: p, rungs, curves: [] });
+        return patch({ ...live, progress: p, rungs, curves: [], ladderSoFar: p.ladderSoFar ?? r.ladderSoFar });
       }
       if (p.phase === 'layer' && p.layer && p.layer.lossBefore !== undefined && p.layer.lossAfter !== undefined) {
         const l = p.layer;
@@ -643,7 +649,24 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
       async ladderReport(index) {
         const { model, recovery } = get();
         if (!model.handle || !recovery.climb) return null;
-        return service.ladderReport(model.handle, recovery.climb.handle, index ?? recovery.climb.chosen);
+        const picked = index ?? recovery.climb.chosen;
+        // The worker stopped since the climb and took it along: the report is written from what the page kept.
+        const kept = () =>
+          keptLadderReport({
+            fileName: model.fileName ?? 'model.onnx',
+            kept: recovery.ladderSoFar!,
+            picked,
+            rung: recovery.rungs.find((g) => g.index === recovery.ladderSoFar!.ladder.rungs[picked]?.index),
+            error: recovery.error,
+          });
+        if (recovery.ladderSoFar && recovery.rungs.some((g) => g.handle && isLost(g.handle))) return kept();
+        try {
+          return await service.ladderReport(model.handle, recovery.climb.handle, picked);
+        } catch (e) {
+          if (!recovery.ladderSoFar || !LOSES_MODELS.has((e as Error)?.name)) throw e;
+          patch({ rungs: lostRungs(get().recovery.rungs) });
+          return kept();
+        }
       },
 
       resetRecovery() {
