@@ -9,48 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  DataType,
-  encode,
-  intAttribute,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-} from '../src/core/onnx/index.ts';
+import { encode } from '../src/core/onnx/index.ts';
 import { seededFloats } from './helpers/fixtures.ts';
 import { npyBytes } from './helpers/npyFiles.ts';
 import { qstudio } from './helpers/qstudio.ts';
+import { scoreModel } from './helpers/smallModels.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-held-in-no-figure-'));
-
-/** A wake-word-shaped classifier: Flatten → Gemm → Relu → Gemm → Sigmoid, one score a sample. */
-function scoreModel(file: string): void {
-  const graph = makeGraph({
-    node: [
-      makeNode('Flatten', ['x'], ['f']),
-      makeNode('Gemm', ['f', 'w1', 'b1'], ['g1'], 'gemm1', [intAttribute('transB', 1)]),
-      makeNode('Relu', ['g1'], ['r']),
-      makeNode('Gemm', ['r', 'w2', 'b2'], ['g2'], 'gemm2', [intAttribute('transB', 1)]),
-      makeNode('Sigmoid', ['g2'], ['score']),
-    ],
-    input: [makeValueInfo('x', DataType.FLOAT, [1, 6, 8])],
-    output: [makeValueInfo('score', DataType.FLOAT, [1, 1])],
-    initializer: [
-      makeTensor('w1', DataType.FLOAT, [16, 48], seededFloats(16 * 48, 3, -0.3, 0.3)),
-      makeTensor('b1', DataType.FLOAT, [16], seededFloats(16, 4, -0.1, 0.1)),
-      makeTensor('w2', DataType.FLOAT, [1, 16], seededFloats(16, 5, -0.5, 0.5)),
-      makeTensor('b2', DataType.FLOAT, [1], Float32Array.of(0.2)),
-    ],
-  });
-  fs.writeFileSync(file, encode(makeModel(graph, { '': 13 }, 7)));
-}
 
 describe('the held-in choice where every output is one number a sample', () => {
   it("says there is no figure to choose by, keeps A8W8's own method and writes MinMax's bytes", () => {
     const model = path.join(tmp, 'score.onnx');
-    scoreModel(model);
+    fs.writeFileSync(model, encode(scoreModel()));
     const calib = path.join(tmp, 'calib');
     fs.mkdirSync(calib, { recursive: true });
     for (let k = 0; k < 6; k++)

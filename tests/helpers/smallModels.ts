@@ -6,8 +6,10 @@
 import {
   DataType,
   encode,
+  intAttribute,
   makeGraph,
   makeModel,
+  makeNode,
   makeTensor,
   makeValueInfo,
   type ModelProto,
@@ -67,4 +69,29 @@ export async function compareRuns(a: ModelProto, b: ModelProto, feeds: Feeds = f
 /** The model's outputs on `feeds`. */
 export async function outputsOf(model: ModelProto, feeds: Feeds) {
   return runModel(encode(model), feeds);
+}
+
+/**
+ * A wake-word-shaped classifier (openWakeWord's, shipped in npm packages: embeddings → Gemm → Sigmoid): x [1, 6, 8]
+ * → Flatten → Gemm → Relu → Gemm → Sigmoid → one score a sample, [1, 1], which has no cosine.
+ */
+export function scoreModel(): ModelProto {
+  return smallModel({
+    nodes: [
+      makeNode('Flatten', ['x'], ['f']),
+      makeNode('Gemm', ['f', 'w1', 'b1'], ['g1'], 'gemm1', [intAttribute('transB', 1)]),
+      makeNode('Relu', ['g1'], ['r']),
+      makeNode('Gemm', ['r', 'w2', 'b2'], ['g2'], 'gemm2', [intAttribute('transB', 1)]),
+      makeNode('Sigmoid', ['g2'], ['score']),
+    ],
+    inputs: [floatIO('x', [1, 6, 8])],
+    outputs: [floatIO('score', [1, 1])],
+    initializers: [
+      makeTensor('w1', DataType.FLOAT, [16, 48], seededFloats(16 * 48, 3, -0.3, 0.3)),
+      makeTensor('b1', DataType.FLOAT, [16], seededFloats(16, 4, -0.1, 0.1)),
+      makeTensor('w2', DataType.FLOAT, [1, 16], seededFloats(16, 5, -0.5, 0.5)),
+      makeTensor('b2', DataType.FLOAT, [1], Float32Array.of(0.2)),
+    ],
+    opset: 13,
+  });
 }

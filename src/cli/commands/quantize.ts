@@ -45,6 +45,7 @@ import type { Ranges } from '../../core/quantize/plan.ts';
 import type { ModelProto } from '../../core/onnx/model.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
+import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { FUNCTION_RULES_ROUTE, functionRulesSuggestion } from '../../core/quantize/attentionBlocks.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
@@ -148,6 +149,9 @@ ${TASK_TARGET_USAGE}
   -o, --output <file>        the quantized model
   --summary <file>           where to write the JSON summary`;
 
+/** What `--mixed-precision` aims at without `--target`. */
+const MIXED_PRECISION_DEFAULT_TARGET = 'cosine:0.99';
+
 const list = (values: string[] | undefined) =>
   (values ?? [])
     .flatMap((v) => v.split(','))
@@ -228,6 +232,10 @@ export const quantizeCommand = {
     );
     let config = recoverySwitchesOf(loaded, values);
     const { model, external, fileName } = readModelFile(modelPath);
+    // A mixed-precision target the model's outputs cannot give is refused before any calibration, as the ladder and
+    // suggest refuse it: a cosine of a wake-word score (one number a sample) is always 1.
+    if (values['mixed-precision'])
+      assertTargetFits(model, parseLadderTarget(values.target ?? MIXED_PRECISION_DEFAULT_TARGET).metric);
     const start = performance.now();
     let calibrated: Ranges | undefined;
     /** The model as the held-in choice prepared it for the chosen configuration. */
@@ -323,7 +331,7 @@ export const quantizeCommand = {
       // One aim for every search (core/recovery/targetMeasure.ts mixedPrecisionAim): a cosine target as it is; top1 and
       // sequence (agreement with the float model), and task targets (map50, map, miou; top1 against --labels) by their
       // figure on the judged --calib images; a PSNR target by a high cosine.
-      let goal = parseLadderTarget(values.target ?? 'cosine:0.99');
+      let goal = parseLadderTarget(values.target ?? MIXED_PRECISION_DEFAULT_TARGET);
       const samples =
         values['sensitivity-samples'] === undefined
           ? 4
@@ -348,7 +356,7 @@ export const quantizeCommand = {
           ? ''
           : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(
-        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${Math.min(samples, images.feeds.length)} image(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
+        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${Math.min(samples, images.feeds.length)} ${images.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
       );
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
