@@ -73,9 +73,10 @@ export async function outputsOf(model: ModelProto, feeds: Feeds) {
 
 /**
  * A wake-word-shaped classifier (openWakeWord's, shipped in npm packages: embeddings → Gemm → Sigmoid): x [1, 6, 8]
- * → Flatten → Gemm → Relu → Gemm → Sigmoid → one score a sample, [1, 1], which has no cosine.
+ * → Flatten → Gemm → Relu → Gemm → Sigmoid → one score a sample, [1, 1], which has no cosine. `withHidden` also
+ * outputs the hidden Relu [1, 16], as Silero VAD outputs its state beside its speech probability.
  */
-export function scoreModel(): ModelProto {
+export function scoreModel(withHidden = false): ModelProto {
   return smallModel({
     nodes: [
       makeNode('Flatten', ['x'], ['f']),
@@ -85,7 +86,7 @@ export function scoreModel(): ModelProto {
       makeNode('Sigmoid', ['g2'], ['score']),
     ],
     inputs: [floatIO('x', [1, 6, 8])],
-    outputs: [floatIO('score', [1, 1])],
+    outputs: [floatIO('score', [1, 1]), ...(withHidden ? [floatIO('r', [1, 16])] : [])],
     initializers: [
       makeTensor('w1', DataType.FLOAT, [16, 48], seededFloats(16 * 48, 3, -0.3, 0.3)),
       makeTensor('b1', DataType.FLOAT, [16], seededFloats(16, 4, -0.1, 0.1)),

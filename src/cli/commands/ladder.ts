@@ -49,6 +49,7 @@ import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
+import { unjudgedScoreNote } from '../../core/recovery/targetMeasure.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
                       [--preprocess <preset|file>] [--config <config.json>] [--formats XINT8,A8W8,A16W8]
@@ -489,6 +490,8 @@ export const ladderCommand = {
           } else {
             results.push(r);
             process.stdout.write(`${rungLine(r, target.metric)}\n`);
+            const unjudged = results.length === 1 ? unjudgedScoreNote(target.metric, r.metrics) : null;
+            if (unjudged) process.stderr.write(`  ${unjudged}\n`);
             deadline?.rungEnded();
           }
         },
