@@ -12,6 +12,7 @@ import { ladderMetrics } from '../../src/core/recovery/ladderMeasure.ts';
 import { mixedPrecisionAim } from '../../src/core/recovery/targetMeasure.ts';
 import { runtimeGramProduct } from './gramProduct.ts';
 import { chooseMixedPrecision, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
+import { assertTargetFits } from '../../src/core/recovery/ladderMeasure.ts';
 import { recipeLabel } from './rungSummary.ts';
 import type { RecoveryOutcome, RecoveryRequest, RecoveryWorkerProgressCallback } from './recoveryTypes.ts';
 import { denseOf, forward, withSignal, type RecoveryContext } from './recoveryContext.ts';
@@ -42,6 +43,8 @@ export async function runRecovery(
       // (agreement with the float model's boxes or masks) read on the calibration images, top-1 and sequence agreement
       // from the outputs; a PSNR target has no bound the search can aim at, and is refused by name.
       const goal = parseLadderTarget(`${metric}:${target}`);
+      // A target the outputs cannot give (a cosine of a wake-word score, always 1) is refused as the ladder refuses it.
+      assertTargetFits(h.model, goal.metric);
       if (goal.metric === 'psnr')
         throw new LadderTargetError(
           'mixed precision aims at an output cosine, top-1 or sequence agreement, or a task figure (map50, map, miou), not psnr',
