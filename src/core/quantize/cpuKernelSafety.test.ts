@@ -14,6 +14,7 @@ import { overflowingChannels, runsInSaturatingKernel, SAFE_PAIR_MAGNITUDE } from
 import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
 import { configToJSON, validateConfig } from './config.ts';
+import { seededRandom } from '../seededRandom.ts';
 
 describe('overflowingChannels', () => {
   it('flags a channel whose two largest same-sign codes add past 128, per channel along the axis', () => {
@@ -30,6 +31,44 @@ describe('overflowingChannels', () => {
   it('reads channels on the last axis too (MatMul weights [K, N])', () => {
     // K = 2, N = 2: column 0 = 100, 100; column 1 = 100, -100.
     expect(overflowingChannels(Int8Array.of(100, 100, 100, -100), [2, 2], 1)).toEqual([true, false]);
+  });
+  it('settles each channel as a full read of it does: the two largest same-sign magnitudes, on random layouts', () => {
+    // The definition read off whole channels (sorted magnitudes), against the scan that stops once a channel passes.
+    const byDefinition = (codes: Int8Array, dims: number[], axis: number | undefined): boolean[] => {
+      const channels = axis === undefined ? 1 : dims[axis];
+      const inner = axis === undefined ? codes.length : dims.slice(axis + 1).reduce((p, d) => p * d, 1);
+      const of = (i: number) => (axis === undefined ? 0 : Math.floor(i / inner) % channels);
+      const pos = Array.from({ length: channels }, (): number[] => []);
+      const neg = Array.from({ length: channels }, (): number[] => []);
+      codes.forEach((v, i) => (v > 0 ? pos[of(i)].push(v) : v < 0 ? neg[of(i)].push(-v) : undefined));
+      const top2 = (l: number[]) =>
+        l
+          .sort((a, b) => b - a)
+          .slice(0, 2)
+          .reduce((a, b) => a + b, 0);
+      return pos.map((p, c) => top2(p) > SAFE_PAIR_MAGNITUDE || top2(neg[c]) > SAFE_PAIR_MAGNITUDE);
+    };
+    const random = seededRandom(33);
+    for (let trial = 0; trial < 300; trial++) {
+      const rank = 1 + Math.floor(random() * 4);
+      const dims = Array.from({ length: rank }, () => 1 + Math.floor(random() * 5));
+      const codes = new Int8Array(dims.reduce((p, d) => p * d, 1));
+      // Mostly small codes, some near the bound (pairs around 64 + 65), a few at the ends of the type.
+      for (let i = 0; i < codes.length; i++) {
+        const r = random();
+        const m =
+          r < 0.6
+            ? Math.floor(random() * 20)
+            : r < 0.95
+              ? 58 + Math.floor(random() * 12)
+              : 120 + Math.floor(random() * 9);
+        codes[i] = Math.max(-128, Math.min(127, random() < 0.5 ? -m : m));
+      }
+      const axis = random() < 0.2 ? undefined : Math.floor(random() * rank);
+      expect(overflowingChannels(codes, dims, axis), `dims [${dims.join(', ')}], axis ${axis}`).toEqual(
+        byDefinition(codes, dims, axis),
+      );
+    }
   });
 });
 

@@ -66,29 +66,41 @@ export function overflowingChannels(
       : axisLayout(codes.length, dims, axis);
   const result: boolean[] = [];
   for (let c = 0; c < channels; c++) {
+    // The two largest positive codes (p1 ≥ p2 ≥ 0) and negative magnitudes (n1 ≥ n2 ≥ 0) seen so far. Their sums only
+    // grow, so the channel is settled the moment one passes the bound: the rest of it is not read (on ISNet's 44 M
+    // weights most channels settle early). A code above p2 is positive, one below −n2 negative.
     let p1 = 0,
       p2 = 0,
       n1 = 0,
       n2 = 0;
-    for (let o = 0; o < outer; o++) {
+    let overflows = false;
+    channel: for (let o = 0; o < outer; o++) {
       const base = (o * channels + c) * inner;
       for (let j = base; j < base + inner; j++) {
         const v = codes[j];
-        if (v > 0) {
+        if (v > p2) {
           if (v > p1) {
             p2 = p1;
             p1 = v;
-          } else if (v > p2) p2 = v;
-        } else if (v < 0) {
+          } else p2 = v;
+          if (p1 + p2 > SAFE_PAIR_MAGNITUDE) {
+            overflows = true;
+            break channel;
+          }
+        } else if (-v > n2) {
           const m = -v;
           if (m > n1) {
             n2 = n1;
             n1 = m;
-          } else if (m > n2) n2 = m;
+          } else n2 = m;
+          if (n1 + n2 > SAFE_PAIR_MAGNITUDE) {
+            overflows = true;
+            break channel;
+          }
         }
       }
     }
-    result.push(p1 + p2 > SAFE_PAIR_MAGNITUDE || n1 + n2 > SAFE_PAIR_MAGNITUDE);
+    result.push(overflows);
   }
   return result;
 }
