@@ -108,6 +108,15 @@ export function sharingBatchExtremes<T>(fold: () => T): T {
   }
 }
 
+/**
+ * Inside sharingBatchExtremes, takes note of `values`' extremes as another fold of the same array found them with the
+ * histogram kernel over every value, all finite (histogram.ts SeenExtremes): what extremesOf would scan again.
+ */
+export function shareBatchExtremes(values: Float32Array, e: { readonly min: number; readonly max: number }): void {
+  if (shared === null || shared.has(values)) return;
+  shared.set(values, { min: e.min, max: e.max, count: values.length, nonFinite: 0 });
+}
+
 /** One batch's extremes as `update` folds them. */
 export function batchExtremes(values: Float32Array): BatchExtremes {
   const known = shared?.get(values);

@@ -19,7 +19,7 @@
  * Knows nothing of methods or quantization.
  */
 
-import { type HistogramKernel, finiteExtremes, histogramKernel } from './histogramKernel.ts';
+import { type HistogramKernel, type KernelExtremes, finiteExtremes, histogramKernel } from './histogramKernel.ts';
 import { type Extremes, countedHigh, countedLow, scan, scanWithAbs } from './scan.ts';
 
 /** Smallest bin-width exponent. At 2^-200 every float32 value (≥ 2^-149 in magnitude) has its own bin. */
@@ -125,8 +125,9 @@ export function foldIntoHistogram(
   h: Histogram,
   values: Float32Array,
   kernel = values.length >= KERNEL_MIN_VALUES ? histogramKernel() : null,
+  seen?: SeenExtremes,
 ): Histogram {
-  if (kernel) return foldWithKernel(h, values, kernel);
+  if (kernel) return foldWithKernel(h, values, kernel, seen);
   if (h.count > 0 && h.abs) {
     const inside = countInsideAbs(h, values);
     if (inside.outside === 0) return takeInside(h, inside, values.length);
@@ -152,16 +153,24 @@ export function foldIntoHistogram(
 export const KERNEL_MIN_VALUES = 4096;
 
 /**
+ * Hears the extremes the kernel took of a whole batch while folding it, where every value was finite: the numbers
+ * `histogramKernel().extremes` gives for the same values (the same float32 minimum and maximum, in any order), so a
+ * MinMax fold of the same array can take them instead of scanning it again (collectors/minmax.ts shareBatchExtremes).
+ */
+export type SeenExtremes = (e: KernelExtremes) => void;
+
+/**
  * `foldIntoHistogram` on the kernel, the same bins as the TypeScript loops: a histogram that holds data counts the
  * batch in its layout while taking the extremes, in one pass, signed or not; when some value did not fit, the
  * layout is widened (exact) and a second pass counts the values the old one could not hold. An empty histogram
  * takes the extremes first. A batch with NaN or ±Infinity takes the checked scan for its finite extremes.
  */
-function foldWithKernel(h: Histogram, values: Float32Array, kernel: HistogramKernel): Histogram {
+function foldWithKernel(h: Histogram, values: Float32Array, kernel: HistogramKernel, seen?: SeenExtremes): Histogram {
   const n = values.length;
   if (h.count === 0) {
     const e = kernel.extremes(values);
     if (!finiteExtremes(e)) return foldIntoHistogram(h, values, null);
+    seen?.(e);
     const inv = relayout(h, { min: e.min, max: e.max, absMin: e.absMin, nonFinite: 0 });
     h.count += n;
     kernel.countInside(h.bins, values, inv, h.offset, h.abs);
@@ -171,6 +180,7 @@ function foldWithKernel(h: Histogram, values: Float32Array, kernel: HistogramKer
   const oldOffset = h.offset;
   const outside = kernel.countInside(h.bins, values, oldInv, oldOffset, h.abs);
   const e = kernel.last;
+  if (finiteExtremes(e)) seen?.(e);
   if (outside === 0) return takeInside(h, e, n);
   const ext: Extremes = finiteExtremes(e)
     ? { min: e.min, max: e.max, absMin: e.absMin, nonFinite: 0 }

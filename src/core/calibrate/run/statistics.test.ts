@@ -1,13 +1,17 @@
 /**
  * rangesOf: the method's range, and the extremes seen beside it where the method clipped them. stateBuffers: what a
  * worker may transfer of its states. foldRunInto: several methods' statistics from the same runs, each batch counted
- * once per histogram, the same states as folding each set on its own.
+ * once per histogram, the same states as folding each set on its own; within one run's folds, MinMax takes the
+ * histogram kernel's extremes of a batch instead of scanning it again.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createState, updateState, type CollectorState } from '../collectors/registry.ts';
 import { foldRun, foldRunInto, rangesOf, stateBuffers, type TensorStates } from './statistics.ts';
 import { gaussian } from '../testData.ts';
 import { getPreset } from '../../quantize/presets.ts';
+import { sharingBatchExtremes } from '../collectors/minmax.ts';
+import { histogramKernel } from '../histogram/histogramKernel.ts';
+import { KERNEL_MIN_VALUES } from '../histogram/histogram.ts';
 import { withOptions, type QuantConfig } from '../../quantize/config.ts';
 
 describe('rangesOf', () => {
@@ -82,6 +86,37 @@ describe('foldRunInto', () => {
     expect(hist(1)).not.toBe(hist(2));
     expect(hist(1).bins).not.toBe(hist(2).bins);
     expect(hist(1).bins).toEqual(hist(2).bins);
+  });
+
+  it("inside sharingBatchExtremes, MinMax takes the extremes the histogram's kernel took of the batch: the same states, one scan fewer", () => {
+    const kernel = histogramKernel();
+    expect(kernel).not.toBeNull();
+    const scans = vi.spyOn(kernel!, 'extremes');
+    const pair = [configs[0], configs[2]]; // MinMax and Entropy, as the held-in choice folds them together
+    const alone = pair.map((): TensorStates => new Map());
+    const together = pair.map((): TensorStates => new Map());
+    // A Relu-like batch whose minimum is a zero of either sign, after the growing, shrinking and non-finite ones.
+    const relu = gaussian(6000, 1).map((x) => Math.max(x, 0));
+    relu[10] = -0;
+    try {
+      for (const [i, values] of [...batches(), relu].entries()) {
+        const outputs = { t: { type: 'float32', data: values } };
+        pair.forEach((c, k) => foldRun(alone[k], outputs, c));
+        scans.mockClear();
+        sharingBatchExtremes(() =>
+          foldRunInto(
+            pair.map((config, k) => ({ states: together[k], config })),
+            outputs,
+          ),
+        );
+        expect(together.map((s) => Object.fromEntries(s))).toEqual(alone.map((s) => Object.fromEntries(s)));
+        // The empty histogram's scan serves MinMax on the first batch; later, counting takes the extremes in its pass.
+        if (values.length >= KERNEL_MIN_VALUES && values.every((x) => Number.isFinite(x)))
+          expect(scans, `batch ${i}`).toHaveBeenCalledTimes(i === 0 ? 1 : 0);
+      }
+    } finally {
+      scans.mockRestore();
+    }
   });
 
   it('folds apart sets whose histograms already differ (no copy from a state that saw other batches)', () => {

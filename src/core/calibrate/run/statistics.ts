@@ -7,7 +7,7 @@ import type { QuantConfig } from '../../quantize/config.ts';
 import { finalizeState, mergeStates, observedRange, updateState, type CollectorState } from '../collectors/registry.ts';
 import type { TensorRange } from '../../quantize/plan.ts';
 import { activationState } from '../collectors/methodFromConfig.ts';
-import { foldExtremes, type BatchExtremes } from '../collectors/minmax.ts';
+import { foldExtremes, shareBatchExtremes, type BatchExtremes } from '../collectors/minmax.ts';
 import { foldIntoHistogram, type Histogram } from '../histogram/histogram.ts';
 
 /** One output of a run, as onnxruntime (web or node) reports it. */
@@ -87,7 +87,8 @@ function copyHistogram(from: Histogram, to: Histogram): void {
  * counted once per histogram: a tensor's histograms of the same kind holding the same counts before the batch (as they
  * do when every run was folded into all of them) are grouped, the batch is folded into the first of each group and the
  * result copied to the others, the same bins as folding it again (a histogram's fold is a function of its bins and the
- * batch).
+ * batch). Inside sharingBatchExtremes (collectors/minmax.ts) the MinMax states take the batch's extremes from the
+ * histogram kernel's pass over it.
  */
 export function foldRunInto(folds: readonly Fold[], outputs: Readonly<Record<string, RunOutput>>): void {
   if (folds.length === 1) return foldRun(folds[0].states, outputs, folds[0].config);
@@ -95,20 +96,25 @@ export function foldRunInto(folds: readonly Fold[], outputs: Readonly<Record<str
     if (value.type !== 'float32') continue;
     const values = value.data as Float32Array;
     const groups: Histogram[][] = [];
+    const others: CollectorState[] = [];
     for (const { states, config } of folds) {
       const state = stateOf(states, name, config);
       if (!HISTOGRAM_ONLY.has(state.method) || !('hist' in state)) {
-        updateState(state, values);
+        others.push(state);
         continue;
       }
       const group = groups.find((g) => sameHistogram(g[0], state.hist));
       if (group) group.push(state.hist);
       else groups.push([state.hist]);
     }
+    // The histograms first: the extremes their kernel takes of the batch serve the MinMax folds after them (inside
+    // sharingBatchExtremes), which would otherwise scan the same values once more. Each state is its own, so the
+    // order changes no state.
     for (const [first, ...twins] of groups) {
-      foldIntoHistogram(first, values);
+      foldIntoHistogram(first, values, undefined, (e) => shareBatchExtremes(values, e));
       for (const twin of twins) copyHistogram(first, twin);
     }
+    for (const state of others) updateState(state, values);
   }
 }
 
