@@ -49,10 +49,33 @@ export function formatPrecisionBudget(b: PrecisionBudget): string {
   return KEYS.map((k) => `${k}=${b[k]}`).join(',');
 }
 
-/** What budgetCounts reads of a quantized model (a QuantizeResult): its activation pairs, weights and quantized nodes. */
+/**
+ * What budgetCounts reads of a quantized model (a QuantizeResult): its activation pairs, weights and quantized nodes,
+ * in the main graph and, where EnableSubgraph quantized them, inside If/Loop/Scan bodies.
+ */
 export interface QuantizedSizes {
-  readonly plan: { readonly activations: { readonly size: number }; readonly weights: { readonly size: number } };
-  readonly report: { readonly quantized: readonly unknown[] };
+  readonly plan: Tensors;
+  readonly bodyPlan?: Tensors;
+  readonly report: {
+    readonly quantized: readonly unknown[];
+    readonly subgraphs?: { readonly quantizedNodes?: readonly string[] };
+  };
+}
+
+interface Tensors {
+  readonly activations: ReadonlyMap<string, unknown>;
+  readonly weights: ReadonlyMap<string, unknown>;
+}
+
+/** How many activation pairs, weights and nodes a quantized model has at 8 bits, bodies included (a tensor both read counts once). */
+export function quantizedSizes(q: QuantizedSizes): { act16: number; w16: number; float: number } {
+  const distinct = (a: ReadonlyMap<string, unknown>, b?: ReadonlyMap<string, unknown>) =>
+    new Set([...a.keys(), ...(b?.keys() ?? [])]).size;
+  return {
+    act16: distinct(q.plan.activations, q.bodyPlan?.activations),
+    w16: distinct(q.plan.weights, q.bodyPlan?.weights),
+    float: q.report.quantized.length + (q.report.subgraphs?.quantizedNodes?.length ?? 0),
+  };
 }
 
 /** The budget as counts for a quantized model: shares of its activation pairs, weights and quantized nodes. */
@@ -60,9 +83,10 @@ export function budgetCounts(
   b: PrecisionBudget,
   quantized: QuantizedSizes,
 ): { act16: number; w16: number; float: number } {
+  const sizes = quantizedSizes(quantized);
   return {
-    act16: Math.floor(b.act16 * quantized.plan.activations.size),
-    w16: Math.floor(b.w16 * quantized.plan.weights.size),
-    float: Math.floor(b.float * quantized.report.quantized.length),
+    act16: Math.floor(b.act16 * sizes.act16),
+    w16: Math.floor(b.w16 * sizes.w16),
+    float: Math.floor(b.float * sizes.float),
   };
 }

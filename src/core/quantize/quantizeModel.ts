@@ -24,7 +24,7 @@ import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import { QuantizedWeights } from './weights.ts';
-import { subgraphCoverage, subgraphWarning, withBodyOutcome } from './subgraphCoverage.ts';
+import { subgraphCoverage, subgraphWarning, withBodyOutcome, type BodyPlan } from './subgraphCoverage.ts';
 import { quantizeSubgraphs } from './quantizeSubgraphs.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../halfFloat/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
@@ -65,6 +65,8 @@ export interface QuantizeResult {
   report: QuantizeReport;
   /** The plan on the prepared graph (its tensor groups and weights are what mixed precision chooses among). */
   plan: QuantPlan;
+  /** The same of the If/Loop/Scan bodies, where EnableSubgraph quantized them. */
+  bodyPlan?: BodyPlan;
 }
 
 /**
@@ -309,7 +311,7 @@ export function quantizePrepared(
         );
     if (warning) warnings.push(warning);
   }
-  const precision = precisionSummary(plan, config);
+  const precision = precisionSummary(plan, config, bodies?.outcome.plan);
   if (precision.unmatchedOverrides.length)
     warnings.push(
       `TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`,
@@ -317,6 +319,7 @@ export function quantizePrepared(
   return {
     model: out,
     plan,
+    ...(bodies ? { bodyPlan: bodies.outcome.plan } : {}),
     report: {
       config: configName,
       opset: { before, after: opsetOf(out) ?? before, qdqDomain: useMsDomain ? 'com.microsoft' : 'ai.onnx' },
@@ -353,18 +356,21 @@ export function quantizePrepared(
   };
 }
 
-/** How many activation Q/DQ pairs and weights are wider than the configuration's types, and which. */
-function precisionSummary(plan: QuantPlan, config: QuantConfig): QuantizeReport['precision'] {
+/** How many activation Q/DQ pairs and weights (main graph and bodies) are wider than the configuration's types, and which. */
+function precisionSummary(plan: QuantPlan, config: QuantConfig, bodyPlan?: BodyPlan): QuantizeReport['precision'] {
   const base = { activation: QUANT_TYPES[config.activationType].bits, weight: QUANT_TYPES[config.weightType].bits };
-  const wideActivations = [...plan.activations]
+  // A weight read in the main graph and in a body is one tensor.
+  const activations = new Map([...plan.activations, ...(bodyPlan?.activations ?? [])]);
+  const weights = new Map([...plan.weights, ...(bodyPlan?.weights ?? [])]);
+  const wideActivations = [...activations]
     .filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation)
     .map(([t]) => t);
-  const wideWeights = [...plan.weights].filter(([, t]) => QUANT_TYPES[t].bits > base.weight).map(([t]) => t);
+  const wideWeights = [...weights].filter(([, t]) => QUANT_TYPES[t].bits > base.weight).map(([t]) => t);
   const named = Object.keys(config.extraOptions.TensorQuantOverrides);
-  const seen = new Set([...plan.activations.keys(), ...plan.weights.keys()]);
+  const seen = new Set([...activations.keys(), ...weights.keys()]);
   return {
-    activations: plan.activations.size,
-    weights: plan.weights.size,
+    activations: activations.size,
+    weights: weights.size,
     wideActivations,
     wideWeights,
     unmatchedOverrides: named.filter((t) => !seen.has(t)),

@@ -82,6 +82,7 @@ export function quantizeSubgraphs(
     activationPairs: 0,
     quantizedIds: [],
     excludedIds: [],
+    plan: { groups: [], activations: new Map(), weights: new Map() },
   };
   const excludedNodes = options.excludedNodes ?? new Set<string>();
   namesInGraphs(model.graph!, options.taken);
@@ -169,6 +170,9 @@ export function quantizeSubgraphs(
         count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
     });
     outcome.activationPairs += plan.activations.size;
+    outcome.plan.groups.push(...plan.groups);
+    plan.activations.forEach((q, t) => outcome.plan.activations.set(t, q));
+    plan.weights.forEach((type, t) => outcome.plan.weights.set(t, type));
     const lentNames = new Set(lent.map((t) => t.name ?? ''));
     const initializer = written.initializer.filter((t) => !lentNames.has(t.name ?? ''));
     const node = options.guardPropagation

@@ -7,6 +7,7 @@
  */
 import type { GraphIndex } from '../onnx/graphIndex.ts';
 import { forEachGraph, subgraphsOf } from '../onnx/walk.ts';
+import type { QuantPlan } from './plan.ts';
 
 /** The control-flow nodes of the main graph and the nodes their subgraphs hold. */
 export interface SubgraphCoverage {
@@ -50,7 +51,12 @@ export interface BodyOutcome {
   quantizedIds: string[];
   /** Body nodes kept float because nodes_to_exclude names them. */
   excludedIds: string[];
+  /** The bodies' plans merged (tensor names are unique across scopes): what mixed precision may widen inside them. */
+  plan: BodyPlan;
 }
+
+/** Activation groups, activation pairs and weights of every body plan, innermost bodies first. */
+export type BodyPlan = Pick<QuantPlan, 'groups' | 'activations' | 'weights'>;
 
 /** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */
 export const COMPUTE_OPS = new Set([

@@ -25,7 +25,7 @@ const graph = {
   initializer: weights.map((w) => ({ name: `${w}_quantized` })),
   node: nodes.flatMap((n, k) => [
     { op_type: 'DequantizeLinear', input: [`w${k}_quantized`], output: [`w${k}_dq`] },
-    { op_type: 'Conv', name: n, input: [`a${k - 1}`, `w${k}_dq`], output: [`a${k}`] },
+    { op_type: 'Conv', name: n, input: [`a${k - 1}`, `w${k}_dq`], output: [`a${k}`], attribute: [] },
   ]),
 };
 

@@ -29,7 +29,7 @@ import type { ComparisonRuntime } from '../evaluate/compareModels.ts';
 import type { RunsFigure } from '../evaluate/sampleRuns.ts';
 import { createOutputJudge, sampleSubset } from '../evaluate/outputJudge.ts';
 import { wideType } from '../quantize/precision.ts';
-import { budgetCounts, type PrecisionBudget } from '../quantize/precisionBudget.ts';
+import { budgetCounts, quantizedSizes, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import type { OutputJudge } from '../evaluate/outputJudge.ts';
 import { precisionWindow, unitPositions, type WindowShape } from './precisionWindows.ts';
 import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
@@ -151,20 +151,35 @@ export function withUnits(config: QuantConfig, units: readonly PrecisionUnit[]):
   };
 }
 
-/** The candidates of a quantization: its activation groups, its weights, its quantized nodes (graph order). */
+/**
+ * The candidates of a quantization: its activation groups, its weights, its quantized nodes (graph order), then those
+ * inside If/Loop/Scan bodies where EnableSubgraph quantized them (body nodes by scoped id, as nodes_to_exclude names
+ * them; a tensor the main graph and a body both quantize is one candidate).
+ */
 export function precisionUnits(result: QuantizeResult, config: QuantConfig): Record<PrecisionKind, PrecisionUnit[]> {
   const overridden = new Set(Object.keys(config.extraOptions.TensorQuantOverrides));
   const excluded = new Set(config.nodesToExclude);
+  // A tensor read in several scopes (an outer tensor a body quantizes again) is in the first group that has it.
+  const seen = new Set<string>();
+  const groups = [...result.plan.groups, ...(result.bodyPlan?.groups ?? [])].filter((g) => {
+    const fresh = !g.some((t) => seen.has(t));
+    g.forEach((t) => seen.add(t));
+    return fresh;
+  });
+  const weights = new Set([...result.plan.weights.keys(), ...(result.bodyPlan?.weights.keys() ?? [])]);
   return {
-    act16: result.plan.groups
+    act16: groups
       .filter((g) => !g.some((t) => overridden.has(t)))
       .map((g) => ({ kind: 'act16', names: g, cost: g.length })),
-    w16: [...result.plan.weights.keys()]
-      .filter((t) => !overridden.has(t))
-      .map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
+    w16: [...weights].filter((t) => !overridden.has(t)).map((t) => ({ kind: 'w16', names: [t], cost: 1 })),
     // A node preparation made around another (a Softmax's Flatten and Reshape) stays float with it: one unit, named
     // by the node of the loaded model, which is what an exclusion resolves.
-    float: [...new Set(result.report.quantized.map((q) => q.source ?? q.id))]
+    float: [
+      ...new Set([
+        ...result.report.quantized.map((q) => q.source ?? q.id),
+        ...(result.report.subgraphs?.quantizedNodes ?? []),
+      ]),
+    ]
       .filter((id) => !excluded.has(id))
       .map((id) => ({ kind: 'float', names: [id], cost: 1 })),
   };
@@ -430,11 +445,7 @@ export async function searchMixedPrecision(options: MixedPrecisionOptions): Prom
 
   const list = [...chosen];
   const names = (kind: PrecisionKind) => list.filter((u) => u.kind === kind).flatMap((u) => u.names);
-  const of = {
-    act16: baseResult.plan.activations.size,
-    w16: baseResult.plan.weights.size,
-    float: baseResult.report.quantized.length,
-  };
+  const of = quantizedSizes(baseResult);
   return {
     config,
     startCosine: 1 - startPoint.error,

@@ -7,7 +7,7 @@
  * kept float (as many as the float budget allows), then the activation groups and weights after them at 16 bits (as
  * many as their budgets allow). Pure: positions come from the written model's node order.
  */
-import type { ModelProto } from '../onnx/model.ts';
+import type { GraphProto, ModelProto } from '../onnx/model.ts';
 import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
 
 const QDQ = new Set(['QuantizeLinear', 'DequantizeLinear']);
@@ -15,14 +15,14 @@ const QDQ = new Set(['QuantizeLinear', 'DequantizeLinear']);
 /**
  * Where each unit sits in topological order: the position (among the written model's nodes that are not Q/DQ) of an
  * activation group's first producer (−1 for a graph input), of a weight's first reader, of a float candidate's node.
+ * The nodes of an If/Loop/Scan body come just before their holder, bodies in attribute order (a body node by its
+ * scoped id, `holder/then_branch/Conv_3`, as precisionUnits names it; a body's inputs at its first node's position).
  * Units not found in the written model take their predecessor's position in their own list.
  */
 export function unitPositions(
   written: ModelProto,
   units: Readonly<Record<PrecisionKind, readonly PrecisionUnit[]>>,
 ): Map<PrecisionUnit, number> {
-  const nodes = written.graph?.node ?? [];
-  const initializers = new Set((written.graph?.initializer ?? []).map((t) => t.name ?? ''));
   const graphInputs = new Set((written.graph?.input ?? []).map((i) => i.name ?? ''));
   const producedAt = new Map<string, number>();
   const nodeAt = new Map<string, number>();
@@ -30,20 +30,29 @@ export function unitPositions(
   const constantOf = new Map<string, string>();
   const readAt = new Map<string, number>();
   let p = 0;
-  for (const node of nodes) {
-    if (QDQ.has(node.op_type ?? '')) {
-      if (node.op_type === 'DequantizeLinear' && initializers.has(node.input[0]))
-        constantOf.set(node.output[0], node.input[0]);
-      continue;
+  const visit = (graph: GraphProto, prefix: string) => {
+    const initializers = new Set(graph.initializer.map((t) => t.name ?? ''));
+    if (prefix) for (const i of graph.input) if (!producedAt.has(i.name ?? '')) producedAt.set(i.name ?? '', p);
+    for (const node of graph.node) {
+      if (QDQ.has(node.op_type ?? '')) {
+        if (node.op_type === 'DequantizeLinear' && initializers.has(node.input[0]))
+          constantOf.set(node.output[0], node.input[0]);
+        continue;
+      }
+      // The writer names an unnamed body node by its scoped id, a named one keeps its name.
+      const name = node.name ?? '';
+      const id = name.startsWith(prefix) ? name : `${prefix}${name}`;
+      for (const a of node.attribute) if (a.g) visit(a.g, `${id}/${a.name}/`);
+      nodeAt.set(id, p);
+      for (const o of node.output) if (!producedAt.has(o)) producedAt.set(o, p);
+      for (const i of node.input) {
+        const codes = constantOf.get(i);
+        if (codes !== undefined && !readAt.has(codes)) readAt.set(codes, p);
+      }
+      p++;
     }
-    nodeAt.set(node.name ?? '', p);
-    for (const o of node.output) if (!producedAt.has(o)) producedAt.set(o, p);
-    for (const i of node.input) {
-      const codes = constantOf.get(i);
-      if (codes !== undefined && !readAt.has(codes)) readAt.set(codes, p);
-    }
-    p++;
-  }
+  };
+  if (written.graph) visit(written.graph, '');
   // A graph output quantized by the writer is produced under `<name>_QuantizeLinear_Input`.
   const producer = (t: string) => producedAt.get(t) ?? producedAt.get(`${t}_QuantizeLinear_Input`);
   const weightAt = (w: string) => {
