@@ -69,7 +69,9 @@ const positiveInt = (text: string | undefined, name: string, fallback: number) =
 /** One line per measured step. */
 export function stepLine(s: SuggestStep, metric = 'cosine'): string {
   const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(6) : String(v));
-  const cos = `${s.figure !== undefined ? `${metric} ${fmt(s.figure)}, ` : ''}cosine ${fmt(s.cosine)}`;
+  // A model whose every output is one number a sample has no cosine: its decision figure alone, not "cosine NaN".
+  const cosine = s.figure !== undefined && !Number.isFinite(s.cosine) ? [] : [`cosine ${fmt(s.cosine)}`];
+  const cos = [...(s.figure !== undefined ? [`${metric} ${fmt(s.figure)}`] : []), ...cosine].join(', ');
   const time = `(${s.seconds.toFixed(1)} s)`;
   if (!s.candidate) return `step 0: starting configuration → ${cos} ${time}`;
   const c = s.candidate;
@@ -183,7 +185,7 @@ export const suggestCommand = {
     const added = addedExclusions(config, result.config);
     process.stdout.write(
       `\n${result.reached ? 'reached' : 'did not reach'} target ${metric} ${target}: best ${metric} ${(result.figure ?? result.cosine).toFixed(6)} ` +
-        `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
+        `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined && Number.isFinite(result.cosine) ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
     );
     process.stdout.write(`nodes to exclude: ${added.nodes.join(', ') || '(none)'}\n`);
     for (const s of added.subgraphs)
