@@ -63,3 +63,11 @@ export interface QuantizeReport {
   /** The BF16 preset (with-cast): float32 activations and weights that pass through bfloat16. */
   bf16?: { activations: number; weights: number };
 }
+
+/**
+ * Every node a run quantized: the main graph's and, where EnableSubgraph entered them, those inside If/Loop/Scan
+ * bodies by scoped id (`holder/then_branch/Conv_3`, as the per-layer rows name them): what the exclusion searches try.
+ */
+export function quantizedNodeIds(report: Pick<QuantizeReport, 'quantized' | 'subgraphs'>): Set<string> {
+  return new Set<string>([...report.quantized.map((q) => q.id), ...(report.subgraphs?.quantizedNodes ?? [])]);
+}

@@ -315,3 +315,54 @@ export function scanModel(): ModelProto {
     7,
   );
 }
+
+/**
+ * Every compute node inside one If, as Silero VAD's opset-18 export writes it (the main graph only decides the
+ * branch): x [1, 8]; If(sum(x) > −1000) runs then: MatMul(w1) → Tanh → MatMul(w2) → Relu → y, else: MatMul(w3) → y.
+ * w1 has one large entry per row, so 8-bit rounding of the rest costs the output measurably.
+ */
+export function ifComputeModel(): ModelProto {
+  const seeded = (name: string, seed: number) =>
+    floatTensor(name, [8, 8], (k) => (k % 9 === 0 ? 6 : Math.sin(seed * 5.3 + k * 1.1) * 0.3));
+  const row = (name: string) => makeValueInfo(name, DataType.FLOAT, [1, 8]);
+  const thenBranch = makeGraph({
+    name: 'then',
+    node: [
+      makeNode('MatMul', ['x', 'w1'], ['m1'], 'then_matmul1'),
+      makeNode('Tanh', ['m1'], ['t1'], 'then_tanh'),
+      makeNode('MatMul', ['t1', 'w2'], ['m2'], 'then_matmul2'),
+      makeNode('Relu', ['m2'], ['r2'], 'then_relu'),
+    ],
+    input: [],
+    output: [row('r2')],
+  });
+  const elseBranch = makeGraph({
+    name: 'else',
+    node: [makeNode('MatMul', ['x', 'w3'], ['m3'], 'else_matmul')],
+    input: [],
+    output: [row('m3')],
+  });
+  return makeModel(
+    makeGraph({
+      name: 'if_compute',
+      node: [
+        makeNode('ReduceSum', ['x'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
+        makeNode('Greater', ['s', 'floor'], ['cond'], 'decide'),
+        makeNode('If', ['cond'], ['y'], 'if', [
+          graphAttribute('then_branch', thenBranch),
+          graphAttribute('else_branch', elseBranch),
+        ]),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 8])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 8])],
+      initializer: [
+        seeded('w1', 1),
+        seeded('w2', 2),
+        seeded('w3', 3),
+        makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1000)),
+      ],
+    }),
+    { '': 13 },
+    7,
+  );
+}

@@ -13,7 +13,7 @@ import type { ModelProto, ValueInfoProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
 import type { Ranges } from '../quantize/plan.ts';
-import type { QuantizeReport } from '../quantize/quantizeReport.ts';
+import { quantizedNodeIds, type QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { floatPartsAsBf16 } from '../halfFloat/bfloat16.ts';
 import { meanOutputCosine, UNREAD_BY_FIGURES } from '../evaluate/outputMetrics.ts';
@@ -535,7 +535,7 @@ export function ladderMeasures(
         evaluate: async (c) => {
           const m = await judge(c, rung, true);
           measured.set(c, m);
-          const quantizedIds = new Set<string>(m.detail.report.quantized.map((q) => q.id));
+          const quantizedIds = quantizedNodeIds(m.detail.report);
           const layers = rankLayers(m.detail.comparison.layerwise!.rows, floatIndex, quantizedIds);
           return metric === 'cosine'
             ? { cosine: m.score, layers }

@@ -9,7 +9,7 @@ import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
-import type { QuantizeReport } from '../quantize/quantizeReport.ts';
+import { quantizedNodeIds, type QuantizeReport } from '../quantize/quantizeReport.ts';
 import type { OutputSummary } from '../metrics/index.ts';
 import { rankLayers, type RankBy } from './candidates.ts';
 import {
@@ -88,13 +88,7 @@ export function suggestMeasure(s: SuggestMeasureSetup): (config: QuantConfig) =>
           })
         : comparison);
     const cosine = meanOutputCosine(atAim.outputs).cosine;
-    const layers = rankLayers(
-      comparison.layerwise!.rows,
-      s.index,
-      // Body nodes (If/Loop/Scan) the quantizer quantized are candidates too, by the ids the rows give them.
-      new Set<string>([...report.quantized.map((q) => q.id), ...(report.subgraphs?.quantizedNodes ?? [])]),
-      s.rankBy ?? 'drop',
-    );
+    const layers = rankLayers(comparison.layerwise!.rows, s.index, quantizedNodeIds(report), s.rankBy ?? 'drop');
     if (!s.figure) return { cosine, layers };
     const aimed = s.judge && !asNpu;
     const figure = aimed
