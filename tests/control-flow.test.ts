@@ -92,6 +92,17 @@ describe('control flow (If, Loop, nested If)', () => {
     },
   );
 
+  it('weights inside bodies are in the saturation report: at risk at 8 bits, given 7-bit channels with saturationSafeWeights (loads at all and basic)', async () => {
+    const config = withOptions(getPreset('A8W8'), { extraOptions: { EnableSubgraph: true } });
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config });
+    // w0 is read by the main Gemm; wt, we and wn only inside the If's branches.
+    expect(quantizeModel(model, ranges, config).report.saturationRisk?.sort()).toEqual(['w0', 'we', 'wn', 'wt']);
+    const safe = quantizeModel(model, ranges, withOptions(config, { saturationSafeWeights: true }));
+    expect(safe.report.saturationSafeWeights?.sort()).toEqual(['w0', 'we', 'wn', 'wt']);
+    expect(safe.report.saturationRisk).toBeUndefined();
+    for (const level of ['all', 'basic'] as const) expect(await outputs(safe.model, level)).toHaveLength(feeds.length);
+  });
+
   it('EnableSubgraph off, the default, keeps every body float32 and says so', async () => {
     const config = getPreset('A8W8');
     expect(config.extraOptions.EnableSubgraph).toBe(false);

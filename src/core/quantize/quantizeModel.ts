@@ -312,6 +312,9 @@ export function quantizePrepared(
     if (warning) warnings.push(warning);
   }
   const precision = precisionSummary(plan, config, bodies?.outcome.plan);
+  // Weights inside bodies run the same int8 kernels (a weight both scopes read is one).
+  const saturationSafe = new Set([...plan.saturationSafe, ...(bodies?.outcome.plan.saturationSafe ?? [])]);
+  const saturationRisk = new Set([...plan.saturationRisk, ...(bodies?.outcome.plan.saturationRisk ?? [])]);
   if (precision.unmatchedOverrides.length)
     warnings.push(
       `TensorQuantOverrides name no quantized tensor: ${precision.unmatchedOverrides.slice(0, 5).join(', ')}${precision.unmatchedOverrides.length > 5 ? ', …' : ''}`,
@@ -341,8 +344,8 @@ export function quantizePrepared(
       precision,
       notFloat: plan.notFloat,
       warnings,
-      ...(config.saturationSafeWeights ? { saturationSafeWeights: [...plan.saturationSafe] } : {}),
-      ...(plan.saturationRisk.size > 0 ? { saturationRisk: [...plan.saturationRisk] } : {}),
+      ...(config.saturationSafeWeights ? { saturationSafeWeights: [...saturationSafe] } : {}),
+      ...(saturationRisk.size > 0 ? { saturationRisk: [...saturationRisk] } : {}),
       ...(subgraphs ? { subgraphs } : {}),
       ...(half
         ? {

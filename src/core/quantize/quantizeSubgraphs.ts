@@ -82,7 +82,13 @@ export function quantizeSubgraphs(
     activationPairs: 0,
     quantizedIds: [],
     excludedIds: [],
-    plan: { groups: [], activations: new Map(), weights: new Map() },
+    plan: {
+      groups: [],
+      activations: new Map(),
+      weights: new Map(),
+      saturationSafe: new Set(),
+      saturationRisk: new Set(),
+    },
   };
   const excludedNodes = options.excludedNodes ?? new Set<string>();
   namesInGraphs(model.graph!, options.taken);
@@ -173,6 +179,8 @@ export function quantizeSubgraphs(
     outcome.plan.groups.push(...plan.groups);
     plan.activations.forEach((q, t) => outcome.plan.activations.set(t, q));
     plan.weights.forEach((type, t) => outcome.plan.weights.set(t, type));
+    plan.saturationSafe.forEach((t) => outcome.plan.saturationSafe.add(t));
+    plan.saturationRisk.forEach((t) => outcome.plan.saturationRisk.add(t));
     const lentNames = new Set(lent.map((t) => t.name ?? ''));
     const initializer = written.initializer.filter((t) => !lentNames.has(t.name ?? ''));
     const node = options.guardPropagation

@@ -55,8 +55,11 @@ export interface BodyOutcome {
   plan: BodyPlan;
 }
 
-/** Activation groups, activation pairs and weights of every body plan, innermost bodies first. */
-export type BodyPlan = Pick<QuantPlan, 'groups' | 'activations' | 'weights'>;
+/**
+ * Activation groups, activation pairs and weights of every body plan, innermost bodies first, and the weights
+ * given 7-bit channels or at risk of saturating x86 int8 kernels there.
+ */
+export type BodyPlan = Pick<QuantPlan, 'groups' | 'activations' | 'weights' | 'saturationSafe' | 'saturationRisk'>;
 
 /** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */
 export const COMPUTE_OPS = new Set([
