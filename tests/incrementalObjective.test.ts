@@ -13,7 +13,12 @@ import {
   type GramProductFactory,
   type LayerProblem,
 } from '../src/core/recovery/layerProblem.ts';
-import { BLOCK_MAX, incrementalObjective, STALE_SHARE } from '../src/core/recovery/incrementalObjective.ts';
+import {
+  BLOCK_MAX,
+  incrementalObjective,
+  STALE_SHARE,
+  updateCostPasses,
+} from '../src/core/recovery/incrementalObjective.ts';
 import { adaround } from '../src/core/recovery/adaround.ts';
 import { adaquant } from '../src/core/recovery/adaquant.ts';
 import { codesLoss, type TuneOptions } from '../src/core/recovery/tuning.ts';
@@ -286,6 +291,32 @@ describe('lists compacted lazily (STALE_SHARE)', () => {
       }
     });
   }
+});
+
+describe('the choice between the update in place and the full product', () => {
+  it('stops counting once the cost passes the limit, with the answer of summing every listed entry', () => {
+    const k = 9;
+    const channels = 6;
+    const n = channels * k;
+    const live = Int32Array.from({ length: channels }, (_, m) => (m * 5) % k);
+    for (let seed = 1; seed <= 40; seed++) {
+      const v = Float64Array.from(seededFloats(n, seed, -1, 1));
+      const next = Float64Array.from(v);
+      const r = seededFloats(n, seed + 1000);
+      // Some entries move, some stay, some go from +0 to −0 (no change to the update: 0 − 0 = 0), NaN moves.
+      for (let at = 0; at < n; at++) {
+        if (r[at] < 0.4) next[at] += 0.25;
+        else if (r[at] < 0.5) [v[at], next[at]] = [0, -0];
+        else if (r[at] < 0.55) next[at] = NaN;
+      }
+      const changed = Int32Array.from({ length: n }, (_, i) => i).filter((_, i) => r[i] < 0.8);
+      let total = 0;
+      for (const at of changed) if (next[at] !== v[at]) total += live[(at / k) | 0] + 20;
+      for (const limit of [0, 1, total - 1, total - 0.5, total, total + 0.5, 2 * total, Infinity]) {
+        expect(updateCostPasses(next, changed, changed.length, v, live, k, limit)).toBe(total > limit);
+      }
+    }
+  });
 });
 
 describe("the runtime product's input kept in step with the vector", () => {

@@ -239,15 +239,9 @@ export async function incrementalObjective(
     dirtyCount = 0;
   };
 
-  /** The incremental update's multiply-adds for these changes. */
-  const incrementalCost = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array) => {
-    let cost = 0;
-    for (let q = 0; q < count; q++) {
-      const at = changed[q];
-      if (next[at] !== v[at]) cost += live[(at / k) | 0] + ENTRY_COST;
-    }
-    return cost;
-  };
+  /** Whether the full product is cheaper than the incremental update for these changes. */
+  const fullIsCheaper = (next: Float64Array, changed: Int32Array, count: number, v: Float64Array) =>
+    updateCostPasses(next, changed, count, v, live, k, fullCost);
 
   return {
     value,
@@ -256,13 +250,20 @@ export async function incrementalObjective(
     loss: currentLoss,
     async update(next, changed, count, allChange = false) {
       compact();
-      const cost =
-        allChange && count === countSum ? countSq + ENTRY_COST * count : incrementalCost(next, changed, count, value);
-      if (!known || cost > fullCost) {
-        if (known) {
-          for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
-          mirror(changed, count);
-        } else value.set(next);
+      const full =
+        !known ||
+        (allChange && count === countSum
+          ? countSq + ENTRY_COST * count > fullCost
+          : fullIsCheaper(next, changed, count, value));
+      if (full) {
+        if (!known) value.set(next);
+        else if (mirrored) {
+          // The value and the runtime's float32 copy of it in one pass (the same values as copying one, then the other).
+          for (let q = 0; q < count; q++) {
+            const at = changed[q];
+            buffer![at] = value[at] = next[at];
+          }
+        } else for (let q = 0; q < count; q++) value[changed[q]] = next[changed[q]];
         known = true;
         await product(value, gv);
         synced.fill(0);
@@ -275,7 +276,7 @@ export async function incrementalObjective(
     async lossAt(next, changed, count) {
       compact();
       scratchValue.set(value);
-      if (!known || incrementalCost(next, changed, count, value) > fullCost) {
+      if (!known || fullIsCheaper(next, changed, count, value)) {
         for (let q = 0; q < count; q++) scratchValue[changed[q]] = next[changed[q]];
         await product(scratchValue, scratchGv);
         return sum(scratchValue, scratchGv);
@@ -305,6 +306,29 @@ export async function incrementalObjective(
       await Promise.all(products.map((x) => x.release()));
     },
   };
+}
+
+/**
+ * Whether the incremental update's multiply-adds for moving `v` to `next` at the listed entries (each entry that differs
+ * costs its channel's watched count `live` plus ENTRY_COST) exceed `limit`. The sum stops as soon as it does: only the
+ * comparison is read, and when most entries change (AdaQuant's first steps, and every step of a layer whose codes keep
+ * flipping) the rest of the list need not be walked. The same answer as summing the whole list (the sum only grows).
+ */
+export function updateCostPasses(
+  next: Float64Array,
+  changed: Int32Array,
+  count: number,
+  v: Float64Array,
+  live: Int32Array,
+  k: number,
+  limit: number,
+): boolean {
+  let cost = 0;
+  for (let q = 0; q < count; q++) {
+    const at = changed[q];
+    if (next[at] !== v[at] && (cost += live[(at / k) | 0] + ENTRY_COST) > limit) return true;
+  }
+  return false;
 }
 
 /** What applyInPlace reads: the layer's G and c, and which entries each channel watches (see incrementalObjective). */
