@@ -59,6 +59,8 @@ describe('fine-tuning hot paths, bit for bit', () => {
     ['depthwise, k = 26, 203 rows', () => smallLayerRows(12, 25, 12, 203, 31)],
     ['depthwise, k = 10, 130 rows', () => smallLayerRows(8, 9, 8, 130, 33)],
     ['grouped, 3 channels a group, k = 6, 67 rows', () => smallLayerRows(12, 5, 4, 67, 35)],
+    ['depthwise, k = 7 (odd: a block of columns past the last), 150 rows', () => smallLayerRows(6, 6, 6, 150, 37)],
+    ['grouped, 5 channels a group, k = 4, 70 rows', () => smallLayerRows(10, 3, 2, 70, 39)],
   ] as const) {
     it(`${name}: a grouped layer's G, c and τ equal the in-order sums`, () => {
       const data = make();
