@@ -65,4 +65,21 @@ test.describe('bad input', () => {
     await expect(error).toHaveCount(0);
     await expect(summary.getByTestId('summary-file-name')).toHaveText('yolox-nano.onnx');
   });
+
+  test('a model refused while the user is far down the page comes into view, above the model it kept', async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openStudio(page);
+    await dropFiles(page.getByTestId('drop-zone'), fileFromFixture('ultraface-rfb-320.onnx'));
+    await expectSummaryOf(page, 'ultraface-rfb-320.onnx');
+    // Calibrating, far below the model's summary: a drop anywhere on the page opens a model, so here too.
+    const heading = page.getByRole('heading', { name: 'Calibrate and quantize' });
+    await heading.scrollIntoViewIfNeeded();
+    await dropFiles(heading, fileFromFixture('negative/truncated.onnx'));
+    const error = page.getByTestId('model-error');
+    await expect(error).toHaveAttribute('data-error-name', 'TruncatedModelError');
+    await expect(error).toBeInViewport(); // it was out of sight at the top: the drop seemed to do nothing
+    await expect(error).toContainText('ultraface-rfb-320.onnx is still open');
+  });
 });
