@@ -7,7 +7,7 @@
  */
 import type { PictureContent, ReportTask, TaskPicture } from '../task/taskReport.ts';
 import type { TaskFigures } from '../task/taskEvaluation.ts';
-import { classColor } from '../task/maskImage.ts';
+import { boxOverlay } from './boxOverlay.ts';
 import { escapeHtml as e } from './htmlText.ts';
 
 const pct = (v: number | null | undefined) =>
@@ -35,26 +35,13 @@ export function taskFigureRows(task: ReportTask['task'], f: TaskFigures): [strin
   ];
 }
 
-const color = (label: number) => `rgb(${classColor(label + 1).join(',')})`;
-
-function svgContent(c: PictureContent, w: number, h: number): string {
-  const stroke = Math.max(1.5, Math.max(w, h) / 300);
-  const font = Math.max(10, Math.max(w, h) / 45);
+function svgContent(c: PictureContent, w: number): string {
   const parts: string[] = [];
   if (c.mask)
     parts.push(
       `<image href="${c.mask.image}" x="${c.mask.x}" y="${c.mask.y}" width="${c.mask.width}" height="${c.mask.height}" preserveAspectRatio="none" style="image-rendering:pixelated"/>`,
     );
-  for (const b of c.boxes ?? []) {
-    const col = color(b.label);
-    const text = `${b.name}${b.score < 1 ? ` ${b.score.toFixed(2)}` : ''}`;
-    parts.push(
-      `<rect x="${b.x1}" y="${b.y1}" width="${b.x2 - b.x1}" height="${b.y2 - b.y1}" fill="none" stroke="${col}" stroke-width="${stroke}"/>`,
-    );
-    parts.push(
-      `<text x="${b.x1 + stroke}" y="${Math.max(font, b.y1 - stroke)}" font-size="${font}" fill="${col}" stroke="#000" stroke-width="${font / 12}" paint-order="stroke">${e(text)}</text>`,
-    );
-  }
+  if (c.boxes) parts.push(boxOverlay(c.boxes, w));
   return parts.join('');
 }
 
@@ -71,7 +58,7 @@ function panel(title: string, p: TaskPicture, c: PictureContent): string {
   const photo = p.image
     ? `<image href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>`
     : `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`;
-  return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width, p.height)}</svg>${caption(c)}</figure>`;
+  return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width)}</svg>${caption(c)}</figure>`;
 }
 
 function pictures(t: ReportTask): string {
