@@ -628,7 +628,7 @@ function RunColumn({
   children: ReactNode;
 }) {
   return (
-    <div>
+    <div className="recover-column">
       {children}
       <div className="step__actions">
         <button

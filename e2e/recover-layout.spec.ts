@@ -1,0 +1,30 @@
+/**
+ * The "Recover accuracy" card's two columns as a user sees them, at 1280 and 900 px: each run button stands clear
+ * below its column's frame (they sat on the frame's border), and at 1280 px, where the columns are side by side,
+ * both buttons stand on one line whatever each column holds.
+ */
+import { expect, openWithModel, test } from './support.ts';
+
+test('the recover card: both run buttons below their frames, side by side on one line', async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openWithModel(page, 'ultraface-rfb-320.onnx');
+  const card = page.getByTestId('recover-card');
+  await card.scrollIntoViewIfNeeded();
+  const frames = card.locator('.recover-switches');
+  await expect(frames).toHaveCount(2);
+  const buttons = [card.getByTestId('recover-button'), card.getByTestId('ladder-button')];
+  for (const width of [1280, 900]) {
+    await page.setViewportSize({ width, height: 800 });
+    for (const [i, button] of buttons.entries()) {
+      const frame = (await frames.nth(i).boundingBox())!;
+      const box = (await button.boundingBox())!;
+      expect(box.y, `${width} px: button ${i + 1} below its frame with a gap`).toBeGreaterThanOrEqual(
+        frame.y + frame.height + 8,
+      );
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const [a, b] = await Promise.all(buttons.map(async (button) => (await button.boundingBox())!));
+  expect(a.x).toBeLessThan(b.x); // side by side
+  expect(Math.abs(a.y - b.y)).toBeLessThan(1);
+});
