@@ -121,7 +121,7 @@ export function RungTable({
             {r.seconds.toFixed(1)} s
             {r.estimate && (
               <div className="muted small" data-testid="rung-estimate" title={r.estimate.basis}>
-                estimated {formatDuration(r.estimate.seconds)}
+                estimated <span className="recover-table__duration">{formatDuration(r.estimate.seconds)}</span>
               </div>
             )}
           </td>
