@@ -4,7 +4,8 @@
  * on the evaluation samples; the measured model is kept by handle.
  */
 import { compareModels } from '../../src/core/evaluate/compareModels.ts';
-import { configToJSON, validateConfig, type QuantConfig } from '../../src/core/quantize/config.ts';
+import { configToJSON, validateConfig } from '../../src/core/quantize/config.ts';
+import { withoutRecoverySteps } from '../../src/core/recovery/recoverySwitches.ts';
 import type { PresetName } from '../../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { LadderTargetError, parseLadderTarget } from '../../src/core/recovery/ladder.ts';
@@ -51,13 +52,7 @@ export async function runRecovery(
         );
       const aim = mixedPrecisionAim(goal, ladderTask(request, data.tuning, goal.metric));
       progress({ rung: null, phase: 'calibrate' });
-      const plain: QuantConfig = {
-        ...config,
-        includeCle: false,
-        includeSq: false,
-        includeFastFt: false,
-        includeBiasCorrection: false,
-      };
+      const plain = withoutRecoverySteps(config);
       mixed = await chooseMixedPrecision(h.model, await data.calibrate(h.model, plain), config, data.tuningRuntime, {
         budget,
         ...aim,

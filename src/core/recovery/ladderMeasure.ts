@@ -12,6 +12,7 @@ import { buildGraphIndex } from '../onnx/graphIndex.ts';
 import type { ModelProto, ValueInfoProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { activationMethodName } from '../calibrate/collectors/methodFromConfig.ts';
+import { withoutRecoverySteps } from './recoverySwitches.ts';
 import type { Ranges } from '../quantize/plan.ts';
 import { quantizedNodeIds, type QuantizeReport } from '../quantize/quantizeReport.ts';
 import { compareModels, type Comparison, type ComparisonRuntime } from '../evaluate/compareModels.ts';
@@ -363,13 +364,7 @@ export function ladderMeasures(
       const started = performance.now() / 1000;
       // The search quantizes the model as loaded, neither equalized nor smoothed: its ranges are those of that model,
       // calibrated (and shared) under that model's key, never under the key of a rung that smooths.
-      const plain: QuantConfig = {
-        ...config,
-        includeCle: false,
-        includeSq: false,
-        includeFastFt: false,
-        includeBiasCorrection: false,
-      };
+      const plain = withoutRecoverySteps(config);
       const ranges = await rangesFor(rt.model, plain);
       const spent = () => performance.now() / 1000 - started;
       const left = limits?.secondsLeft ?? Infinity;
@@ -492,13 +487,7 @@ export function ladderMeasures(
       const keepsWhatItMeasured = () =>
         rt.signal?.aborted === true && (growth !== undefined || chosen.bestMeasured.units > 0);
       const stoppedEarly = async (): Promise<RungMeasurement> => {
-        const judged = {
-          ...(growth ? growth.config : chosen.bestMeasured.config),
-          includeCle: false,
-          includeSq: false,
-          includeFastFt: false,
-          includeBiasCorrection: false,
-        };
+        const judged = withoutRecoverySteps(growth ? growth.config : chosen.bestMeasured.config);
         const { detail, score, metrics } = await judgeOnce(judged, rung, false, ranges);
         return {
           score,

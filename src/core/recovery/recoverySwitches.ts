@@ -61,3 +61,11 @@ export function withRecoverySwitches(config: QuantConfig, s: RecoverySwitches): 
 function defined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
+
+/**
+ * The configuration with every step that changes the model before or after quantization switched off (CLE, SmoothQuant,
+ * fine-tuning, bias correction): what the mixed-precision search quantizes, the model as loaded with its own ranges.
+ */
+export function withoutRecoverySteps(config: QuantConfig): QuantConfig {
+  return { ...config, includeCle: false, includeSq: false, includeFastFt: false, includeBiasCorrection: false };
+}
