@@ -1,7 +1,8 @@
 /**
  * The "Recover accuracy" card's two columns as a user sees them, at 1280 and 900 px: each run button stands clear
  * below its column's frame (they sat on the frame's border), and at 1280 px, where the columns are side by side,
- * both buttons stand on one line whatever each column holds.
+ * both buttons stand on one line whatever each column holds. A field's label is flush left above it, as every label on
+ * the page (they were centred over narrow fields).
  */
 import { expect, openWithModel, test } from './support.ts';
 
@@ -27,4 +28,10 @@ test('the recover card: both run buttons below their frames, side by side on one
   const [a, b] = await Promise.all(buttons.map(async (button) => (await button.boundingBox())!));
   expect(a.x).toBeLessThan(b.x); // side by side
   expect(Math.abs(a.y - b.y)).toBeLessThan(1);
+
+  const iterations = card.getByTestId('recover-iterations');
+  const label = card.locator('label.field', { has: page.getByTestId('recover-iterations') }).locator('.field__label');
+  const [field, text] = await Promise.all([iterations.boundingBox(), label.boundingBox()]);
+  expect(Math.abs(text!.x - field!.x)).toBeLessThan(1);
+  expect(text!.y).toBeLessThan(field!.y);
 });

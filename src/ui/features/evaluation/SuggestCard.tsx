@@ -65,7 +65,7 @@ export function SuggestCard() {
         evaluation data; a change is kept only when the measured figure improves. Every step is measured, never
         estimated.
       </p>
-      <div className="step__actions">
+      <div className="step__actions step__actions--fields">
         <TargetField
           metric={s.metric}
           value={s.target}
