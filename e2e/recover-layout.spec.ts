@@ -2,7 +2,8 @@
  * The "Recover accuracy" card's two columns as a user sees them, at 1280 and 900 px: each run button stands clear
  * below its column's frame (they sat on the frame's border), and at 1280 px, where the columns are side by side,
  * both buttons stand on one line whatever each column holds. A field's label is flush left above it, as every label on
- * the page (they were centred over narrow fields).
+ * the page (they were centred over narrow fields). Every choice list on the page is the studio's select (some were the
+ * browser's bare one, others took the monospace of a text field).
  */
 import { expect, openWithModel, test } from './support.ts';
 
@@ -34,4 +35,14 @@ test('the recover card: both run buttons below their frames, side by side on one
   const [field, text] = await Promise.all([iterations.boundingBox(), label.boundingBox()]);
   expect(Math.abs(text!.x - field!.x)).toBeLessThan(1);
   expect(text!.y).toBeLessThan(field!.y);
+
+  const selects = await page.evaluate(() =>
+    [...document.querySelectorAll('select')].map((s) => ({
+      id: s.getAttribute('data-testid') ?? s.getAttribute('aria-label') ?? s.name,
+      styled: s.classList.contains('select'),
+      mono: /mono/i.test(getComputedStyle(s).fontFamily),
+    })),
+  );
+  expect(selects.length).toBeGreaterThan(4);
+  expect(selects.filter((s) => !s.styled || s.mono)).toEqual([]);
 });

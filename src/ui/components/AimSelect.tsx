@@ -28,7 +28,7 @@ export function AimSelect({
     >
       <span className="field__label">Aim at</span>
       <select
-        className="input"
+        className="select"
         value={value}
         disabled={disabled}
         onChange={(e) => onChange(e.currentTarget.value as GraphOptimization)}

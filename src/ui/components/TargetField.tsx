@@ -74,7 +74,7 @@ export function TargetField({
       <label className="field field--inline">
         <span className="field__label">{label}</span>
         <select
-          className="input"
+          className="select"
           value={metric}
           disabled={disabled}
           onChange={(e) => {

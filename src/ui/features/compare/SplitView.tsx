@@ -173,7 +173,12 @@ export function SplitView({ model, onClose }: { model: CompareModel; onClose(): 
         </span>
         <label className="small">
           Paint{' '}
-          <select value={paint} onChange={(e) => setPaint(e.target.value)} data-testid="compare-paint">
+          <select
+            className="select select--inline"
+            value={paint}
+            onChange={(e) => setPaint(e.target.value)}
+            data-testid="compare-paint"
+          >
             <option value="diff">differences</option>
             {[...sets].map(([k, s]) => (
               <option key={k} value={k}>

@@ -42,6 +42,7 @@ function FieldInput({
       <label htmlFor={id}>{field.label}</label>
       <input
         id={id}
+        className="input input--narrow"
         type="number"
         inputMode="decimal"
         min={field.min}
@@ -137,7 +138,12 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
       <div className="task-head__row">
         <label className="task-head__field">
           <span>decoder</span>
-          <select value={kind} onChange={(e) => pick(e.currentTarget.value)} data-testid="task-kind">
+          <select
+            className="select select--inline"
+            value={kind}
+            onChange={(e) => pick(e.currentTarget.value)}
+            data-testid="task-kind"
+          >
             {kind === '' && <option value="">— choose —</option>}
             {HEAD_CHOICES.map((c) => (
               <option key={c.kind} value={c.kind}>
@@ -152,6 +158,7 @@ export function TaskHeadChoice({ disabled }: { disabled: boolean }) {
           <label className="task-head__field">
             <span>output</span>
             <select
+              className="select select--inline"
               value={headOutputs(head!)[0]}
               onChange={(e) => pickOutput(e.currentTarget.value)}
               data-testid="task-output"

@@ -91,7 +91,7 @@ export function AddExclusion({ index }: { index: GraphIndex | null }) {
       <AddRow label="Op type" fieldId="exclusion-op-type" onSubmit={addOpType}>
         <select
           id="exclusion-op-type"
-          className="input"
+          className="select"
           value={opType}
           onChange={(e) => setOpType(e.target.value)}
           data-testid="add-optype-select"

@@ -87,6 +87,7 @@ export function NodeDataExport({ view }: { view: GraphView }) {
   return (
     <span className="graph-node-data small" data-testid="node-data-export">
       <select
+        className="select select--inline"
         value={key}
         onChange={(e) => setPicked(e.target.value)}
         aria-label="Per-node values to export"

@@ -221,6 +221,7 @@ export function PickToolbar({ preview, opTypes, main, body = null }: Props) {
         {!body && (
           <span className="pick-optype">
             <select
+              className="select select--inline"
               value={chosenOp}
               onChange={(e) => setOpType(e.target.value)}
               aria-label="Op type to exclude"

@@ -300,7 +300,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       <label className="field field--inline">
         <span className="field__label">Fine-tune</span>
         <select
-          className="input"
+          className="select"
           value={o.finetune}
           onChange={(e) => set({ finetune: e.currentTarget.value as typeof o.finetune })}
           data-testid="recover-finetune"
@@ -420,7 +420,7 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
       <label className="field field--inline">
         <span className="field__label">Order</span>
         <select
-          className="input"
+          className="select"
           value={c.order}
           onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })}
           data-testid="ladder-order"
