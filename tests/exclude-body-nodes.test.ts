@@ -14,6 +14,7 @@ import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { compareModels } from '../src/core/evaluate/compareModels.ts';
 import { rankLayers } from '../src/core/search/candidates.ts';
 import { snippetExclusions } from '../src/core/export/snippetExclusions.ts';
+import { nodePrecisions } from '../src/core/quantize/precisionClasses.ts';
 import { createSession, float32Tensor, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { encode } from '../src/core/onnx/index.ts';
 import { seededFloats } from './helpers/fixtures.ts';
@@ -89,5 +90,21 @@ describe('nodes_to_exclude inside control-flow bodies', () => {
     expect(ranked).toContain('if/then_branch/then_gemm');
     expect(ranked).toContain('loop/body/body_matmul');
     expect(ranked).toContain('gemm'); // and the main graph's
+  });
+
+  it("names each body node's precision as the main graph's (nodePrecisions, the layer table and the graph): quantized, 16-bit, kept float", async () => {
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config: base });
+    const config = withOptions(base, {
+      nodesToExclude: ['loop/body/body_matmul'],
+      extraOptions: { TensorQuantOverrides: { t1: [{ quant_type: 'int16' }] } },
+    });
+    const { report } = quantizeModel(model, ranges, config, 'A8W8');
+    const precisions = nodePrecisions(report);
+    expect(precisions['gemm']).toEqual({ label: 'A8W8', class: 'int8' });
+    expect(precisions['if/else_branch/else_matmul']).toEqual({ label: 'A8W8', class: 'int8' });
+    // The Gemm writes t1 at 16 bits, and the MatMul inside the nested If reads it so.
+    expect(precisions['if/then_branch/then_gemm'].class).toBe('act16');
+    expect(precisions['if/then_branch/inner_if/then_branch/inner_matmul'].class).toBe('act16');
+    expect(precisions['loop/body/body_matmul']).toEqual({ label: 'float', class: 'float' });
   });
 });

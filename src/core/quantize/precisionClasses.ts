@@ -40,14 +40,20 @@ export interface NodePrecision {
 
 /**
  * Every node of a quantization, by stable node id: quantized nodes with their label, float nodes as "float"
- * ("BF16" when the whole model is the BF16 preset's). Nodes inside a fused function are absent.
+ * ("BF16" when the whole model is the BF16 preset's). Nodes inside a fused function are absent. Inside If/Loop/Scan
+ * bodies (EnableSubgraph), by scoped id (`holder/then_branch/Conv_3`): the quantized nodes with their label and the
+ * nodes nodes_to_exclude kept float.
  */
 export function nodePrecisions(
-  report: Pick<QuantizeReport, 'quantized' | 'float' | 'config'>,
+  report: Pick<QuantizeReport, 'quantized' | 'float' | 'config' | 'subgraphs'>,
 ): Record<string, NodePrecision> {
   const out: Record<string, NodePrecision> = {};
   const floatLabel = report.config === 'BF16' ? 'BF16' : 'float';
   for (const f of report.float) out[f.id] = { label: floatLabel, class: precisionClassOf(floatLabel) };
+  const bodies = report.subgraphs;
+  for (const id of bodies?.excludedNodes ?? []) out[id] = { label: 'float', class: 'float' };
+  for (const [id, label] of Object.entries(bodies?.quantizedPrecisions ?? {}))
+    out[id] = { label, class: precisionClassOf(label) };
   // A node inside a fused function (LayerNorm or GELU written out) carries no label of its own: it has no
   // Q/DQ, its function's border does, so it is left out (the views show it as unlabelled).
   for (const q of report.quantized)

@@ -81,6 +81,7 @@ export function quantizeSubgraphs(
     floatCompute: new Map(),
     activationPairs: 0,
     quantizedIds: [],
+    precisions: new Map(),
     excludedIds: [],
     plan: {
       groups: [],
@@ -172,6 +173,7 @@ export function quantizeSubgraphs(
       if (d.quantized) {
         count(outcome.quantized, nodeOp);
         outcome.quantizedIds.push(idOf(k));
+        if (d.precision) outcome.precisions.set(idOf(k), d.precision);
       } else if (COMPUTE_OPS.has(nodeOp))
         count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
     });

@@ -24,6 +24,8 @@ export interface SubgraphCoverage {
   floatCompute?: Record<string, number>;
   /** The quantized body nodes by scoped id (`holder/then_branch/Conv_3`, as the per-layer table names them). */
   quantizedNodes?: string[];
+  /** Their precision labels ("A8W8", "A16W8"), by scoped id, as the main graph's quantized nodes carry theirs. */
+  quantizedPrecisions?: Record<string, string>;
   /** Body nodes nodes_to_exclude kept float, by scoped id. */
   excludedNodes?: string[];
 }
@@ -36,6 +38,7 @@ export function withBodyOutcome(c: SubgraphCoverage, o: BodyOutcome): void {
   c.quantizedOps = sorted(o.quantized);
   c.floatCompute = sorted(o.floatCompute);
   c.quantizedNodes = o.quantizedIds;
+  c.quantizedPrecisions = Object.fromEntries(o.precisions);
   if (o.excludedIds.length > 0) c.excludedNodes = o.excludedIds;
 }
 
@@ -49,6 +52,8 @@ export interface BodyOutcome {
   activationPairs: number;
   /** Body nodes quantized, by scoped id (`holder/then_branch/Conv_3`): what the exclusion search may try. */
   quantizedIds: string[];
+  /** The quantized body nodes' precision labels, by scoped id. */
+  precisions: Map<string, string>;
   /** Body nodes kept float because nodes_to_exclude names them. */
   excludedIds: string[];
   /** The bodies' plans merged (tensor names are unique across scopes): what mixed precision may widen inside them. */
