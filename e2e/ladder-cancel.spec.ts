@@ -50,6 +50,9 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
       timeout: 30_000,
     })
     .toBeGreaterThan(0);
+  // Each bar says which it is: the rung in flight and the climb.
+  await expect(card.getByTestId('recover-progress-bar-caption')).toHaveText(/^This rung \d+ %$/);
+  await expect(card.getByTestId('recover-progress-climb-caption')).toHaveText(/^The ladder \d+ %$/);
   await page.screenshot({ path: test.info().outputPath('ladder-progress.png') });
   await page.setViewportSize({ width: 900, height: 900 });
   await progress.screenshot({ path: test.info().outputPath('ladder-progress-900.png') });

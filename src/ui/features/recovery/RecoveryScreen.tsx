@@ -134,22 +134,33 @@ function ProgressLine({
           {cancelling ? 'Cancelling…' : 'Cancel'}
         </button>
       </div>
-      <ProgressTrack
-        label={rung ? 'This rung' : 'Recovery'}
-        now={Math.round(share * 100)}
-        max={100}
-        percent={Math.round(share * 100)}
-        testId="recover-progress-bar"
-      />
-      {climbShare !== null && (
+      {/* Each bar says what it measures: the rung in flight, and the whole climb (its rungs of the most there may be). */}
+      <div className="progress__row">
+        <span className="progress__caption muted small" data-testid="recover-progress-bar-caption">
+          {rung ? 'This rung' : 'Recovery'} {Math.round(share * 100)} %
+        </span>
         <ProgressTrack
-          label="The ladder"
-          now={Math.round(climbShare * 100)}
+          label={rung ? 'This rung' : 'Recovery'}
+          now={Math.round(share * 100)}
           max={100}
-          percent={Math.round(climbShare * 100)}
-          thin
-          testId="recover-progress-climb"
+          percent={Math.round(share * 100)}
+          testId="recover-progress-bar"
         />
+      </div>
+      {climbShare !== null && (
+        <div className="progress__row">
+          <span className="progress__caption muted small" data-testid="recover-progress-climb-caption">
+            The ladder {Math.round(climbShare * 100)} %
+          </span>
+          <ProgressTrack
+            label="The ladder"
+            now={Math.round(climbShare * 100)}
+            max={100}
+            percent={Math.round(climbShare * 100)}
+            thin
+            testId="recover-progress-climb"
+          />
+        </div>
       )}
       <p className="muted small progress__times" data-testid="recover-progress-times">
         Elapsed {formatDuration(elapsed)}
