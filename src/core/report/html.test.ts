@@ -366,3 +366,41 @@ describe("the headline of a model judged by decisions (one number a sample: open
     expect(headlineFigure(buildReport(input).outputs, 0.8273957).label).toBe('Mean output cosine');
   });
 });
+
+describe('task pictures', () => {
+  it('embed each photo once: the first panel holds it, the others draw it by reference', () => {
+    const photo =
+      'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const picture = (name: string, k: number) => ({
+      name,
+      width: 4 + k,
+      height: 3,
+      agreement: 0.5,
+      image: `${photo}#${k}`,
+      float: { boxes: [] },
+      quantized: { boxes: [] },
+      labels: { boxes: [] },
+    });
+    const html = renderHtml(
+      buildReport({
+        ...input,
+        task: {
+          task: 'detect',
+          head: 'boxes',
+          images: 2,
+          scoreThreshold: 0.3,
+          agreement: { map: 1 } as never,
+          changes: null,
+          labels: null,
+          perImage: [],
+          pictures: [picture('a.jpg', 0), picture('b.jpg', 1)],
+        },
+      }),
+    );
+    for (const k of [0, 1]) {
+      expect(html.split(`${photo}#${k}`)).toHaveLength(2);
+      expect(html.split(`<use href="#task-photo-${k}"/>`)).toHaveLength(3);
+    }
+    expect(unbalancedTag(html)).toBeNull();
+  });
+});

@@ -54,18 +54,25 @@ function caption(c: PictureContent): string {
   return '';
 }
 
-function panel(title: string, p: TaskPicture, c: PictureContent): string {
-  const photo = p.image
-    ? `<image href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>`
-    : `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`;
+/**
+ * One panel of a picture. The photo is embedded once a picture, in its first panel (`photoId`), and the other panels
+ * draw that same image by reference: a report of 4 photos was 6.9 MB with each photo written once per panel.
+ */
+function panel(title: string, p: TaskPicture, c: PictureContent, photoId: string, first: boolean): string {
+  const photo = !p.image
+    ? `<rect width="${p.width}" height="${p.height}" fill="#ddd"/>`
+    : first
+      ? `<image id="${photoId}" href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>`
+      : `<use href="#${photoId}"/>`;
   return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width)}</svg>${caption(c)}</figure>`;
 }
 
 function pictures(t: ReportTask): string {
   if (!t.pictures.length) return '';
-  const rows = t.pictures.map((p) => {
-    const panels = [panel('Float model', p, p.float), panel('Quantized model', p, p.quantized)];
-    if (p.labels) panels.push(panel('Labels', p, p.labels));
+  const rows = t.pictures.map((p, k) => {
+    const id = `task-photo-${k}`;
+    const panels = [panel('Float model', p, p.float, id, true), panel('Quantized model', p, p.quantized, id, false)];
+    if (p.labels) panels.push(panel('Labels', p, p.labels, id, false));
     return `<div class="task-picture" data-image="${e(p.name)}"><h4>${e(p.name)} <span class="muted">agreement ${pct(p.agreement)}</span></h4><div class="task-panels">${panels.join('')}</div></div>`;
   });
   return `<h3>Pictures, worst agreement first</h3>${rows.join('')}`;
