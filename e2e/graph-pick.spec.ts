@@ -66,6 +66,10 @@ test.describe('graph picking', () => {
       'ultraface',
       'U8S8',
     );
+    // The float nodes' reasons name the exclusion as the user named it.
+    await expect(page.getByTestId('report-float-nodes').locator('summary')).toContainText(
+      'excluded: “post-processing tail” (subgraph',
+    );
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
     const saved = info.outputPath('ultraface-rfb-320.quant.onnx');
     await download.saveAs(saved);

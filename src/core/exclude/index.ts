@@ -2,4 +2,4 @@
 export { ExclusionError } from './errors.ts';
 export { matchNodeRef, resolveNodeRefs, resolveOpTypes } from './nodeRefs.ts';
 export { reach, resolveSubgraph, type SubgraphSpec } from './subgraph.ts';
-export { resolveExclusions, type ExclusionSpec, type ResolvedExclusions } from './resolve.ts';
+export { nodeRule, resolveExclusions, subgraphRule, type ExclusionSpec, type ResolvedExclusions } from './resolve.ts';

@@ -30,6 +30,16 @@ export interface ResolvedExclusions {
   bodyNodes: string[];
 }
 
+/** How a subgraph rule is named in the report's exclusions and its float nodes' reasons ("excluded (subgraph A → B)"). */
+export function subgraphRule(sub: { readonly starts: readonly string[]; readonly ends: readonly string[] }): string {
+  return `subgraph ${sub.starts.join(',')} → ${sub.ends.join(',')}`;
+}
+
+/** The same of one nodes_to_exclude entry. */
+export function nodeRule(ref: string): string {
+  return `node ${ref}`;
+}
+
 /** Resolves every exclusion rule; throws ExclusionError for one that names nothing or does not connect. */
 export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): ResolvedExclusions {
   const nodes = new Set<number>();
@@ -44,7 +54,7 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
   const refs = all.filter((r) => !bodyNodes.includes(r));
   resolveNodeRefs(index, refs, 'nodes_to_exclude').forEach((found, k) => {
     found.forEach((i) => nodes.add(i));
-    rules.push({ rule: `node ${refs[k]}`, ids: toIds(found) });
+    rules.push({ rule: nodeRule(refs[k]), ids: toIds(found) });
   });
   if (spec.opTypesToExclude?.length) {
     const found = resolveOpTypes(index, spec.opTypesToExclude, 'op_types_to_exclude');
@@ -54,7 +64,7 @@ export function resolveExclusions(index: GraphIndex, spec: ExclusionSpec): Resol
   (spec.subgraphsToExclude ?? []).forEach((sub, k) => {
     const found = resolveSubgraph(index, sub, `subgraphs_to_exclude[${k}]`);
     found.forEach((i) => nodes.add(i));
-    rules.push({ rule: `subgraph ${sub.starts.join(',')} → ${sub.ends.join(',')}`, ids: toIds(found) });
+    rules.push({ rule: subgraphRule(sub), ids: toIds(found) });
   });
   const ids = Array.from(index.order)
     .filter((i) => nodes.has(i))

@@ -6,7 +6,8 @@
  */
 import type { ReactNode } from 'react';
 import { exact, formatBytes, plural } from '../../components/format.ts';
-import type { RunResult } from '../../store/index.ts';
+import { useStudio, type RunResult } from '../../store/index.ts';
+import { namedReasons } from './namedReasons.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
 
@@ -24,16 +25,19 @@ function Count({ label, value, testId, sub }: { label: string; value: ReactNode;
   );
 }
 
-/** Float nodes by reason, most common first. */
-function byReason(float: RunResult['report']['float']): [string, number][] {
+/** Float nodes by reason (as `named` words it), most common first. */
+function byReason(float: RunResult['report']['float'], named: (reason: string) => string): [string, number][] {
   const counts = new Map<string, number>();
-  for (const f of float) counts.set(f.reason, (counts.get(f.reason) ?? 0) + 1);
+  for (const f of float) counts.set(named(f.reason), (counts.get(named(f.reason)) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
 export function ReportView({ result }: { result: RunResult }) {
   const { report } = result;
   const c = report.counts;
+  // The user's names of their exclusions, from the list the model was made with where it was adopted.
+  const entries = useStudio((s) => s.exclusions.entries);
+  const named = namedReasons(result.adoptedUnder?.exclusions ?? entries);
   const bf16 = report.bf16;
   return (
     <div className="report" data-testid="quant-report">
@@ -152,11 +156,11 @@ export function ReportView({ result }: { result: RunResult }) {
         <details className="report__details" data-testid="report-float-nodes">
           <summary>
             Float nodes and why:{' '}
-            {byReason(report.float)
+            {byReason(report.float, named)
               .slice(0, 3)
               .map(([reason, n]) => `${reason} (${n})`)
               .join(', ')}
-            {byReason(report.float).length > 3 ? ', …' : ''}
+            {byReason(report.float, named).length > 3 ? ', …' : ''}
           </summary>
           <DataTable
             className="report__table"
@@ -174,7 +178,7 @@ export function ReportView({ result }: { result: RunResult }) {
               <tr key={f.id}>
                 <td className="tensor-table__name">{f.id}</td>
                 <td className="tensor-table__type">{f.opType}</td>
-                <td>{f.reason}</td>
+                <td>{named(f.reason)}</td>
               </tr>
             ))}
           </DataTable>
