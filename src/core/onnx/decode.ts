@@ -43,7 +43,16 @@ function sniff(bytes: Uint8Array): string | undefined {
   const head = String.fromCharCode(...bytes.subarray(0, 64)).trimStart();
   if (head.startsWith('{') || head.startsWith('[')) return 'a JSON file';
   if (head.startsWith('<')) return 'an HTML or XML file';
+  if (isText(bytes.subarray(0, 256))) return 'a text file';
   return undefined;
+}
+
+/**
+ * Whether bytes read as text: printable ASCII, tabs and line ends, or UTF-8 beyond ASCII. A model never does: its first
+ * byte is ir_version's tag, 0x08 (a control character).
+ */
+function isText(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes.every((b) => b >= 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
 }
 
 /** Parses an ONNX model. Throws EmptyFileError, NotOnnxError, TruncatedModelError, InvalidModelError or ExternalDataError. */
