@@ -141,6 +141,9 @@ export function outputMetrics(
     metrics.stepTop1 = s.stepTop1;
     metrics.sequence = s.sequence;
     metrics.cer = s.cer;
+    // The summary's mean CER is the set's, pooled, from these (metrics/metricSummary.ts CER_PARTS).
+    metrics.charErrors = s.charErrors;
+    metrics.referenceChars = s.referenceChars;
   }
   return metrics;
 }

@@ -164,3 +164,16 @@ describe('allZeroLines', () => {
     ]);
   });
 });
+
+describe('the mean CER of a set', () => {
+  it('is pooled, errors over characters, not the mean of the lines’ rates', () => {
+    // A short line with 1 error in 2 characters and a long one with 1 in 38: pooled 2 / 40, lines' mean 0.263.
+    const [s] = summarizeSamples([
+      { output: 'y', metrics: { cer: 0.5, charErrors: 1, referenceChars: 2, sequence: 0 } },
+      { output: 'y', metrics: { cer: 1 / 38, charErrors: 1, referenceChars: 38, sequence: 0 } },
+    ]);
+    expect(s.metrics.cer!.mean).toBeCloseTo(0.05, 12);
+    expect(s.metrics.cer!.max).toBe(0.5);
+    expect(s.metrics.cer!.min).toBeCloseTo(1 / 38, 12);
+  });
+});
