@@ -116,6 +116,16 @@ test.describe('evaluate and report', () => {
     expect(download.suggestedFilename()).toBe('ultraface-rfb-320.quant.report.html');
     const saved = info.outputPath('report.html');
     await download.saveAs(saved);
+    // The task pictures' photos are embedded once each, the large ones (face.png 1.2 MB, astronaut.png 0.8 MB) as
+    // JPEGs of at most 1024 px a side; the small ones as given.
+    const photos = [
+      ...fs
+        .readFileSync(saved, 'utf8')
+        .matchAll(/<image id="task-photo-\d+" href="(data:image\/[a-z]+);base64,([^"]+)"/g),
+    ];
+    expect(photos.length).toBeGreaterThanOrEqual(2);
+    expect(photos.some(([, type]) => type === 'data:image/jpeg')).toBe(true);
+    for (const [, , base64] of photos) expect(base64.length).toBeLessThan(400_000);
     const [jsonDownload] = await Promise.all([
       page.waitForEvent('download'),
       page.getByTestId('download-eval-json').click(),

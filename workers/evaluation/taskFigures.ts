@@ -3,7 +3,7 @@
  * given) and its pictures, the worst images embedded as data URLs so the page and the downloaded report show the
  * same. Reads the outputs an evaluation kept: runs no model.
  */
-import { dataUrl } from '../../src/core/dataUrl.ts';
+import { picturePhotoUrl } from './picturePhoto.ts';
 import type { TensorSummary } from '../../src/core/onnx/index.ts';
 import type { ImageDecoder } from '../../src/core/calibrate/run/samples.ts';
 import type { ReportTask } from '../../src/core/report/index.ts';
@@ -21,11 +21,6 @@ import type { EvaluationRequest } from './evaluationTypes.ts';
 
 /** Images shown with their boxes or masks: the worst ones. */
 const PICTURES = 8;
-
-/** An image file as a data URL, for the task pictures (the page and the downloaded report alike). */
-async function blobDataUrl(blob: Blob): Promise<string> {
-  return dataUrl(new Uint8Array(await blob.arrayBuffer()), blob.type || 'image/jpeg');
-}
 
 /** The task figures of an evaluation and its pictures (the 8 worst images), each photo embedded. */
 export async function taskFigures(
@@ -61,7 +56,7 @@ export async function taskFigures(
   const photos = new Map<string, string>();
   for (const r of evaluation.perImage.slice(0, PICTURES)) {
     const sample = request.samples[data.indices[r.index]];
-    if (sample?.kind === 'image') photos.set(r.name, await blobDataUrl(sample.file));
+    if (sample?.kind === 'image') photos.set(r.name, await picturePhotoUrl(sample.file));
   }
   return taskReport(evaluation, (name) => photos.get(name) ?? null, PICTURES);
 }
