@@ -27,6 +27,9 @@ test('the per-layer table reaches inside If and Loop bodies, and a body node ope
   expect(names).toMatch(/loop\/body\/body_matmul/);
   expect(names).toMatch(/if\/(then|else)_branch\//);
   const loopRow = rows.filter({ hasText: 'loop/body/body_matmul' });
+  // A body node's precision, as a main-graph node's: the Loop's MatMul quantized at 8 bits.
+  await expect(loopRow.getByTestId('eval-layer-precision')).toHaveAttribute('data-precision', 'int8');
+  await expect(loopRow.getByTestId('eval-layer-precision')).toContainText('A8W8');
   await loopRow.scrollIntoViewIfNeeded();
   await page.screenshot({ path: info.outputPath('layers.png') });
 
