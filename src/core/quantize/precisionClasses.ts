@@ -42,10 +42,10 @@ export interface NodePrecision {
  * Every node of a quantization, by stable node id: quantized nodes with their label, float nodes as "float"
  * ("BF16" when the whole model is the BF16 preset's). Nodes inside a fused function are absent. Inside If/Loop/Scan
  * bodies (EnableSubgraph), by scoped id (`holder/then_branch/Conv_3`): the quantized nodes with their label and the
- * nodes nodes_to_exclude kept float.
+ * nodes nodes_to_exclude kept float. A node graph preparation folded into another takes that node's precision.
  */
 export function nodePrecisions(
-  report: Pick<QuantizeReport, 'quantized' | 'float' | 'config' | 'subgraphs'>,
+  report: Pick<QuantizeReport, 'quantized' | 'float' | 'config' | 'subgraphs' | 'folded'>,
 ): Record<string, NodePrecision> {
   const out: Record<string, NodePrecision> = {};
   const floatLabel = report.config === 'BF16' ? 'BF16' : 'float';
@@ -58,6 +58,8 @@ export function nodePrecisions(
   // Q/DQ, its function's border does, so it is left out (the views show it as unlabelled).
   for (const q of report.quantized)
     if (q.precision) out[q.id] = { label: q.precision, class: precisionClassOf(q.precision) };
+  // A node preparation merged into another (a BatchNormalization into its Conv) is computed at that node's precision.
+  for (const f of report.folded ?? []) if (out[f.into] && !out[f.id]) out[f.id] = out[f.into];
   return out;
 }
 

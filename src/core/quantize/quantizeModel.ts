@@ -298,6 +298,12 @@ export function quantizePrepared(
       });
     else float.push({ id: idOf(i), opType, reason: d.reason ?? '' });
   }
+  const folded: NonNullable<QuantizeReport['folded']> = [];
+  for (const [node, into] of prepared.origin.absorbed) {
+    const id = sourceIds.get(node);
+    const intoId = into && sourceIds.get(into);
+    if (id !== undefined && intoId) folded.push({ id, into: intoId });
+  }
   if (subgraphs && bodies) withBodyOutcome(subgraphs, bodies.outcome);
   if (subgraphs) {
     const warning = bodies
@@ -329,6 +335,7 @@ export function quantizePrepared(
       preparation: [...prepared.summary.actions],
       quantized,
       float,
+      ...(folded.length > 0 ? { folded } : {}),
       // Body nodes kept float (by scoped id) are listed as rules of their own.
       exclusions: [
         ...exclusions.rules,

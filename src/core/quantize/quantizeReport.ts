@@ -23,6 +23,11 @@ export interface QuantizeReport {
     source?: NodeId;
   }[];
   float: { id: NodeId; opType: string; reason: string }[];
+  /**
+   * Nodes of the model as loaded that graph preparation merged into another (a BatchNormalization into the Conv before
+   * it), with that node's id: they are computed, and quantized, as part of it. Absent where nothing was merged.
+   */
+  folded?: { id: NodeId; into: NodeId }[];
   exclusions: { rule: string; ids: NodeId[] }[];
   counts: { nodes: number; quantized: number; float: number; activationPairs: number; quantizedConstants: number };
   /** Mixed precision: the activation tensors and weights quantized wider than the configuration's types. */
