@@ -6,59 +6,16 @@
  * in onnxruntime-node: a transformer block (SmoothQuant) and a convolution whose BatchNormalization preparation folds.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  DataType,
-  encode,
-  intsAttribute,
-  makeGraph,
-  makeModel,
-  makeNode,
-  makeTensor,
-  makeValueInfo,
-  type ModelProto,
-} from '../src/core/onnx/index.ts';
+import { encode, type ModelProto } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfig } from '../src/core/quantize/config.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
-import { attentionBlockModel } from '../src/core/quantize/testModels.ts';
+import { attentionBlockModel, convBatchNormModel } from '../src/core/quantize/testModels.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import { ladderMeasures, type RungDetail } from '../src/core/recovery/ladderMeasure.ts';
 import type { Rung } from '../src/core/recovery/ladder.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { float32Tensor, nodeRuntime, type Feeds } from '../src/cli/runtime/ortNode.ts';
 import { seededFloats } from './helpers/fixtures.ts';
-
-/** x [1, 3, 8, 8] → Conv → BatchNormalization → Relu → Conv → y: preparation folds the BatchNormalization (float rounding). */
-function convBatchNormModel(): ModelProto {
-  const tensor = (name: string, dims: number[], f: (k: number) => number) =>
-    makeTensor(
-      name,
-      DataType.FLOAT,
-      dims,
-      Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => f(k)),
-    );
-  return makeModel(
-    makeGraph({
-      node: [
-        makeNode('Conv', ['x', 'w1'], ['c1'], 'conv1', [intsAttribute('pads', [1, 1, 1, 1])]),
-        makeNode('BatchNormalization', ['c1', 'gamma', 'beta', 'mean', 'var'], ['bn']),
-        makeNode('Relu', ['bn'], ['r']),
-        makeNode('Conv', ['r', 'w2', 'b2'], ['y']),
-      ],
-      input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
-      output: [makeValueInfo('y', DataType.FLOAT, [1, 4, 8, 8])],
-      initializer: [
-        tensor('w1', [6, 3, 3, 3], (k) => Math.sin(k * 1.7) * 0.3),
-        tensor('gamma', [6], (k) => 0.7 + 0.13 * k),
-        tensor('beta', [6], (k) => 0.05 * k - 0.1),
-        tensor('mean', [6], (k) => 0.03 * k),
-        tensor('var', [6], (k) => 0.9 + 0.21 * k),
-        tensor('w2', [4, 6, 1, 1], (k) => Math.cos(k * 0.9) * 0.4),
-        tensor('b2', [4], (k) => 0.01 * k),
-      ],
-    }),
-    { '': 13 },
-  );
-}
 
 /** Six samples [1, 6, 8] for attentionBlockModel. */
 const blockFeeds = () =>

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeId } from '../onnx/model.ts';
 import { nodePrecisions, precisionClassOf, precisionCounts } from './precisionClasses.ts';
-import { DataType, makeGraph, makeModel, makeNode, makeTensor, makeValueInfo } from '../onnx/index.ts';
 import { quantizeModel } from './quantizeModel.ts';
 import { getPreset } from './presets.ts';
-import { rangesForEveryTensor } from './testModels.ts';
+import { convBatchNormModel, rangesForEveryTensor } from './testModels.ts';
 
 describe('precision classes', () => {
   it("reads the quantizer's labels", () => {
@@ -46,32 +45,7 @@ describe('precision classes', () => {
 
 describe('a node preparation folded into another', () => {
   it('takes the precision of the node it was folded into (a BatchNormalization, its Conv’s)', () => {
-    const f = (name: string, dims: number[], v: (k: number) => number) =>
-      makeTensor(
-        name,
-        DataType.FLOAT,
-        dims,
-        Float32Array.from({ length: dims.reduce((a, b) => a * b, 1) }, (_, k) => v(k)),
-      );
-    const model = makeModel(
-      makeGraph({
-        node: [
-          makeNode('Conv', ['x', 'w'], ['c'], 'conv'),
-          makeNode('BatchNormalization', ['c', 'g', 'b', 'm', 'v'], ['bn_out'], 'bn'),
-          makeNode('Relu', ['bn_out'], ['y'], 'relu'),
-        ],
-        input: [makeValueInfo('x', DataType.FLOAT, [1, 2, 4, 4])],
-        output: [makeValueInfo('y', DataType.FLOAT, [1, 3, 4, 4])],
-        initializer: [
-          f('w', [3, 2, 1, 1], (k) => 0.3 * Math.sin(k + 1)),
-          f('g', [3], (k) => 1 + 0.1 * k),
-          f('b', [3], (k) => 0.05 * k),
-          f('m', [3], (k) => 0.02 * k),
-          f('v', [3], (k) => 1 + 0.3 * k),
-        ],
-      }),
-      { '': 13 },
-    );
+    const model = convBatchNormModel();
     const { report } = quantizeModel(model, rangesForEveryTensor(model), getPreset('A8W8'));
     expect(report.folded).toEqual([{ id: 'bn', into: 'conv' }]);
     const precisions = nodePrecisions(report);

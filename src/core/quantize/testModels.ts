@@ -366,3 +366,32 @@ export function ifComputeModel(): ModelProto {
     7,
   );
 }
+
+/**
+ * x [1, 3, 8, 8] → Conv ('conv') → BatchNormalization ('bn') → Relu → Conv ('conv2') → y: preparation folds the
+ * BatchNormalization into the first Conv (float rounding only; the report lists the fold).
+ */
+export function convBatchNormModel(): ModelProto {
+  return makeModel(
+    makeGraph({
+      node: [
+        makeNode('Conv', ['x', 'w1'], ['c1'], 'conv', [intsAttribute('pads', [1, 1, 1, 1])]),
+        makeNode('BatchNormalization', ['c1', 'gamma', 'beta', 'mean', 'var'], ['bn_out'], 'bn'),
+        makeNode('Relu', ['bn_out'], ['r'], 'relu'),
+        makeNode('Conv', ['r', 'w2', 'b2'], ['y'], 'conv2'),
+      ],
+      input: [makeValueInfo('x', DataType.FLOAT, [1, 3, 8, 8])],
+      output: [makeValueInfo('y', DataType.FLOAT, [1, 4, 8, 8])],
+      initializer: [
+        floatTensor('w1', [6, 3, 3, 3], (k) => Math.sin(k * 1.7) * 0.3),
+        floatTensor('gamma', [6], (k) => 0.7 + 0.13 * k),
+        floatTensor('beta', [6], (k) => 0.05 * k - 0.1),
+        floatTensor('mean', [6], (k) => 0.03 * k),
+        floatTensor('var', [6], (k) => 0.9 + 0.21 * k),
+        floatTensor('w2', [4, 6, 1, 1], (k) => Math.cos(k * 0.9) * 0.4),
+        floatTensor('b2', [4], (k) => 0.01 * k),
+      ],
+    }),
+    { '': 13 },
+  );
+}
