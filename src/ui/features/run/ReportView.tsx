@@ -28,7 +28,10 @@ function Count({ label, value, testId, sub }: { label: string; value: ReactNode;
 /** Float nodes by reason (as `named` words it), most common first. */
 function byReason(float: RunResult['report']['float'], named: (reason: string) => string): [string, number][] {
   const counts = new Map<string, number>();
-  for (const f of float) counts.set(named(f.reason), (counts.get(named(f.reason)) ?? 0) + 1);
+  for (const f of float) {
+    const reason = named(f.reason);
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
   return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
@@ -38,6 +41,7 @@ export function ReportView({ result }: { result: RunResult }) {
   // The user's names of their exclusions, from the list the model was made with where it was adopted.
   const entries = useStudio((s) => s.exclusions.entries);
   const named = namedReasons(result.adoptedUnder?.exclusions ?? entries);
+  const reasons = byReason(report.float, named);
   const bf16 = report.bf16;
   return (
     <div className="report" data-testid="quant-report">
@@ -156,11 +160,11 @@ export function ReportView({ result }: { result: RunResult }) {
         <details className="report__details" data-testid="report-float-nodes">
           <summary>
             Float nodes and why:{' '}
-            {byReason(report.float, named)
+            {reasons
               .slice(0, 3)
               .map(([reason, n]) => `${reason} (${n})`)
               .join(', ')}
-            {byReason(report.float, named).length > 3 ? ', …' : ''}
+            {reasons.length > 3 ? ', …' : ''}
           </summary>
           <DataTable
             className="report__table"
