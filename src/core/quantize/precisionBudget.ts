@@ -4,6 +4,7 @@
  * tensors at 16 bits (w16), and quantized nodes kept float (float). Parsed from the command line's
  * "act16=0.1,w16=0.1,float=0.05" and turned into counts for one model. Data only; no search here.
  */
+import { plannedTensors } from './subgraphCoverage.ts';
 import { StudioError } from '../onnx/errors.ts';
 
 export interface PrecisionBudget {
@@ -69,11 +70,10 @@ interface Tensors {
 
 /** How many activation pairs, weights and nodes a quantized model has at 8 bits, bodies included (a tensor both read counts once). */
 export function quantizedSizes(q: QuantizedSizes): { act16: number; w16: number; float: number } {
-  const distinct = (a: ReadonlyMap<string, unknown>, b?: ReadonlyMap<string, unknown>) =>
-    new Set([...a.keys(), ...(b?.keys() ?? [])]).size;
+  const { activations, weights } = plannedTensors(q.plan, q.bodyPlan);
   return {
-    act16: distinct(q.plan.activations, q.bodyPlan?.activations),
-    w16: distinct(q.plan.weights, q.bodyPlan?.weights),
+    act16: activations.size,
+    w16: weights.size,
     float: q.report.quantized.length + (q.report.subgraphs?.quantizedNodes?.length ?? 0),
   };
 }

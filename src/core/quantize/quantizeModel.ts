@@ -24,7 +24,13 @@ import { overrideTypes } from './precision.ts';
 import { QUANT_TYPES } from './numeric.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
 import { QuantizedWeights } from './weights.ts';
-import { subgraphCoverage, subgraphWarning, withBodyOutcome, type BodyPlan } from './subgraphCoverage.ts';
+import {
+  plannedTensors,
+  subgraphCoverage,
+  subgraphWarning,
+  withBodyOutcome,
+  type BodyPlan,
+} from './subgraphCoverage.ts';
 import { quantizeSubgraphs } from './quantizeSubgraphs.ts';
 import { float16Source, restoreFloat16, type Float16Source } from '../halfFloat/float16.ts';
 import { resolveSubgraph } from '../exclude/subgraph.ts';
@@ -370,8 +376,7 @@ export function quantizePrepared(
 function precisionSummary(plan: QuantPlan, config: QuantConfig, bodyPlan?: BodyPlan): QuantizeReport['precision'] {
   const base = { activation: QUANT_TYPES[config.activationType].bits, weight: QUANT_TYPES[config.weightType].bits };
   // A weight read in the main graph and in a body is one tensor.
-  const activations = new Map([...plan.activations, ...(bodyPlan?.activations ?? [])]);
-  const weights = new Map([...plan.weights, ...(bodyPlan?.weights ?? [])]);
+  const { activations, weights } = plannedTensors(plan, bodyPlan);
   const wideActivations = [...activations]
     .filter(([, q]) => QUANT_TYPES[q.type].bits > base.activation)
     .map(([t]) => t);

@@ -66,6 +66,20 @@ export interface BodyOutcome {
  */
 export type BodyPlan = Pick<QuantPlan, 'groups' | 'activations' | 'weights' | 'saturationSafe' | 'saturationRisk'>;
 
+/**
+ * The activation pairs and weights of a quantization, main graph and bodies together: a tensor the main graph and a
+ * body both quantize is one entry (the body's type where both have it).
+ */
+export function plannedTensors<A, W>(
+  plan: { readonly activations: ReadonlyMap<string, A>; readonly weights: ReadonlyMap<string, W> },
+  bodyPlan?: { readonly activations: ReadonlyMap<string, A>; readonly weights: ReadonlyMap<string, W> },
+): { activations: Map<string, A>; weights: Map<string, W> } {
+  return {
+    activations: new Map([...plan.activations, ...(bodyPlan?.activations ?? [])]),
+    weights: new Map([...plan.weights, ...(bodyPlan?.weights ?? [])]),
+  };
+}
+
 /** Ops whose compute the main graph would quantize (weights and products), named in the warnings. */
 export const COMPUTE_OPS = new Set([
   'Conv',

@@ -30,6 +30,7 @@ import type { RunsFigure } from '../evaluate/sampleRuns.ts';
 import { createOutputJudge, sampleSubset } from '../evaluate/outputJudge.ts';
 import { wideType } from '../quantize/precision.ts';
 import { budgetCounts, quantizedSizes, type PrecisionBudget } from '../quantize/precisionBudget.ts';
+import { plannedTensors } from '../quantize/subgraphCoverage.ts';
 import type { OutputJudge } from '../evaluate/outputJudge.ts';
 import { precisionWindow, unitPositions, type WindowShape } from './precisionWindows.ts';
 import type { PrecisionKind, PrecisionUnit } from './precisionUnit.ts';
@@ -166,7 +167,7 @@ export function precisionUnits(result: QuantizeResult, config: QuantConfig): Rec
     g.forEach((t) => seen.add(t));
     return fresh;
   });
-  const weights = new Set([...result.plan.weights.keys(), ...(result.bodyPlan?.weights.keys() ?? [])]);
+  const weights = plannedTensors(result.plan, result.bodyPlan).weights.keys();
   return {
     act16: groups
       .filter((g) => !g.some((t) => overridden.has(t)))
