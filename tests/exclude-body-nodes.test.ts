@@ -107,4 +107,16 @@ describe('nodes_to_exclude inside control-flow bodies', () => {
     expect(precisions['if/then_branch/inner_if/then_branch/inner_matmul'].class).toBe('act16');
     expect(precisions['loop/body/body_matmul']).toEqual({ label: 'float', class: 'float' });
   });
+
+  it('labels a nested If and a body node without a rule "float", as the main graph\'s If (was "—": no label)', async () => {
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config: base });
+    const { report } = quantizeModel(model, ranges, base, 'A8W8');
+    const precisions = nodePrecisions(report);
+    expect(precisions['if']).toEqual({ label: 'float', class: 'float' });
+    expect(precisions['if/then_branch/inner_if']).toEqual({ label: 'float', class: 'float' });
+    expect(precisions['loop/body/body_cond']).toEqual({ label: 'float', class: 'float' });
+    // Every body node has a label: quantized or float.
+    const bodyNodes = ['if/then_branch/then_gemm', 'if/then_branch/inner_if', 'if/else_branch/else_matmul'];
+    for (const id of bodyNodes) expect(precisions[id], id).toBeDefined();
+  });
 });

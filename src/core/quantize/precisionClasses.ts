@@ -41,8 +41,8 @@ export interface NodePrecision {
 /**
  * Every node of a quantization, by stable node id: quantized nodes with their label, float nodes as "float"
  * ("BF16" when the whole model is the BF16 preset's). Nodes inside a fused function are absent. Inside If/Loop/Scan
- * bodies (EnableSubgraph), by scoped id (`holder/then_branch/Conv_3`): the quantized nodes with their label and the
- * nodes nodes_to_exclude kept float. A node graph preparation folded into another takes that node's precision.
+ * bodies (EnableSubgraph), by scoped id (`holder/then_branch/Conv_3`): the quantized nodes with their label, the
+ * others (kept float by nodes_to_exclude, a nested If, an LSTM, an op without a rule) as "float". A node graph preparation folded into another takes that node's precision.
  */
 export function nodePrecisions(
   report: Pick<QuantizeReport, 'quantized' | 'float' | 'config' | 'subgraphs' | 'folded'>,
@@ -51,7 +51,8 @@ export function nodePrecisions(
   const floatLabel = report.config === 'BF16' ? 'BF16' : 'float';
   for (const f of report.float) out[f.id] = { label: floatLabel, class: precisionClassOf(floatLabel) };
   const bodies = report.subgraphs;
-  for (const id of bodies?.excludedNodes ?? []) out[id] = { label: 'float', class: 'float' };
+  for (const id of [...(bodies?.excludedNodes ?? []), ...(bodies?.floatNodes ?? [])])
+    out[id] = { label: 'float', class: 'float' };
   for (const [id, label] of Object.entries(bodies?.quantizedPrecisions ?? {}))
     out[id] = { label, class: precisionClassOf(label) };
   // A node inside a fused function (LayerNorm or GELU written out) carries no label of its own: it has no

@@ -83,6 +83,7 @@ export function quantizeSubgraphs(
     quantizedIds: [],
     precisions: new Map(),
     excludedIds: [],
+    floatIds: [],
     plan: {
       groups: [],
       activations: new Map(),
@@ -174,8 +175,10 @@ export function quantizeSubgraphs(
         count(outcome.quantized, nodeOp);
         outcome.quantizedIds.push(idOf(k));
         if (d.precision) outcome.precisions.set(idOf(k), d.precision);
-      } else if (COMPUTE_OPS.has(nodeOp))
-        count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
+        return;
+      }
+      if (!excludedNodes.has(idOf(k))) outcome.floatIds.push(idOf(k));
+      if (COMPUTE_OPS.has(nodeOp)) count(outcome.floatCompute, `${nodeOp}: ${bodyReason(nodeOp, d.reason ?? '')}`);
     });
     outcome.activationPairs += plan.activations.size;
     outcome.plan.groups.push(...plan.groups);

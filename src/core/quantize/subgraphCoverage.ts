@@ -28,6 +28,11 @@ export interface SubgraphCoverage {
   quantizedPrecisions?: Record<string, string>;
   /** Body nodes nodes_to_exclude kept float, by scoped id. */
   excludedNodes?: string[];
+  /**
+   * Every other body node the quantizer left float (no rule, no range, a nested If/Loop/Scan, LSTM), by scoped id:
+   * as the main graph's float nodes, the views label them "float" rather than nothing.
+   */
+  floatNodes?: string[];
 }
 
 /** The coverage with what the quantizer did inside the bodies. */
@@ -40,6 +45,7 @@ export function withBodyOutcome(c: SubgraphCoverage, o: BodyOutcome): void {
   c.quantizedNodes = o.quantizedIds;
   c.quantizedPrecisions = Object.fromEntries(o.precisions);
   if (o.excludedIds.length > 0) c.excludedNodes = o.excludedIds;
+  if (o.floatIds.length > 0) c.floatNodes = o.floatIds;
 }
 
 /** What the quantizer did inside the bodies of one model (quantizeSubgraphs.ts). */
@@ -56,6 +62,8 @@ export interface BodyOutcome {
   precisions: Map<string, string>;
   /** Body nodes kept float because nodes_to_exclude names them. */
   excludedIds: string[];
+  /** The other body nodes left float, by scoped id. */
+  floatIds: string[];
   /** The bodies' plans merged (tensor names are unique across scopes): what mixed precision may widen inside them. */
   plan: BodyPlan;
 }
