@@ -22,7 +22,7 @@ import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
-import { targetMeasure } from '../../core/recovery/targetMeasure.ts';
+import { ladderMetrics, targetMeasure, unjudgedScoreNote } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 
@@ -66,12 +66,16 @@ const positiveInt = (text: string | undefined, name: string, fallback: number) =
   return n;
 };
 
-/** One line per measured step. */
-export function stepLine(s: SuggestStep, metric = 'cosine'): string {
+/**
+ * One line per measured step. `decision`: the step's decision agreement where the target leaves an output of one
+ * number a sample unjudged (Silero's speech probability beside its state under a cosine target), shown beside it.
+ */
+export function stepLine(s: SuggestStep, metric = 'cosine', decision?: number): string {
   const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(6) : String(v));
   // A model whose every output is one number a sample has no cosine: its decision figure alone, not "cosine NaN".
   const cosine = s.figure !== undefined && !Number.isFinite(s.cosine) ? [] : [`cosine ${fmt(s.cosine)}`];
-  const cos = [...(s.figure !== undefined ? [`${metric} ${fmt(s.figure)}`] : []), ...cosine].join(', ');
+  const unjudged = decision !== undefined ? [`decision ${fmt(decision)}`] : [];
+  const cos = [...(s.figure !== undefined ? [`${metric} ${fmt(s.figure)}`] : []), ...cosine, ...unjudged].join(', ');
   const time = `(${s.seconds.toFixed(1)} s)`;
   if (!s.candidate) return `step 0: starting configuration → ${cos} ${time}`;
   const c = s.candidate;
@@ -158,6 +162,9 @@ export const suggestCommand = {
     );
 
     let last: SuggestMeasured | undefined;
+    // The decisions of an output the target does not judge, read from each measured step's comparison.
+    let measuredDecision: number | undefined;
+    let bestDecision: number | undefined;
     const evaluate = suggestMeasure({
       model,
       index,
@@ -169,7 +176,11 @@ export const suggestCommand = {
       npuBf16: values['npu-bf16'] === true,
       sequence: metric === 'sequence' ? 'always' : 'auto',
       figure: metric === 'cosine' ? undefined : measure,
-      onMeasured: (m) => (last = m),
+      onMeasured: (m) => {
+        last = m;
+        const decision = metric === 'decision' ? undefined : ladderMetrics(m.comparison.outputs).decision;
+        measuredDecision = decision !== undefined && Number.isFinite(decision) ? decision : undefined;
+      },
     });
     const result = await suggestExclusions({
       config,
@@ -179,13 +190,19 @@ export const suggestCommand = {
       minGain,
       evaluate,
       tailOf: (id) => tailSubgraph(index, id),
-      onStep: (s) => process.stdout.write(`${stepLine(s, metric)}\n`),
+      onStep: (s) => {
+        const decision = s.error ? undefined : measuredDecision;
+        if (s.kept) bestDecision = decision;
+        process.stdout.write(`${stepLine(s, metric, decision)}\n`);
+        const note = s.step === 0 && decision !== undefined ? unjudgedScoreNote(metric, { decision }, 'step') : null;
+        if (note) process.stderr.write(`  ${note}\n`);
+      },
     });
 
     const added = addedExclusions(config, result.config);
     process.stdout.write(
       `\n${result.reached ? 'reached' : 'did not reach'} target ${metric} ${target}: best ${metric} ${(result.figure ?? result.cosine).toFixed(6)} ` +
-        `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined && Number.isFinite(result.cosine) ? `, cosine ${result.cosine.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
+        `(start ${(result.steps[0].figure ?? result.steps[0].cosine).toFixed(6)})${result.figure !== undefined && Number.isFinite(result.cosine) ? `, cosine ${result.cosine.toFixed(6)}` : ''}${bestDecision !== undefined ? `, decision ${bestDecision.toFixed(6)}` : ''}, stopped: ${result.stopped}, ${result.steps.length - 1} step(s)\n`,
     );
     process.stdout.write(`nodes to exclude: ${added.nodes.join(', ') || '(none)'}\n`);
     for (const s of added.subgraphs)
