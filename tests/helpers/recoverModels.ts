@@ -6,10 +6,13 @@
 import {
   AttributeType,
   DataType,
+  graphAttribute,
   intAttribute,
   floatAttribute,
+  makeGraph,
   makeNode,
   makeTensor,
+  tensorAttribute,
   type AttributeProto,
   type ModelProto,
 } from '../../src/core/onnx/index.ts';
@@ -70,6 +73,57 @@ export function convChainModel(): ModelProto {
       makeNode('Sigmoid', ['c4'], ['s4'], 'sig4'),
       makeNode('Mul', ['c4', 's4'], ['m4'], 'mul4'),
       conv(['m4', 'w5'], 'z', 'conv5', 1),
+    ],
+  });
+}
+
+/**
+ * convChainModel's first chain inside an If, as Silero VAD's opset-18 export keeps its compute: the main graph only
+ * decides the branch (ReduceSum(x) > −1e9, always true). then: Conv 3→8 (3×3, w1 from the main graph) → Relu →
+ * depthwise Conv 8 (w2 from the main graph) → LeakyRelu → Conv 8→6 (1×1, its weight a Constant node of the branch)
+ * → y; else: Conv 3→6 (1×1) → y. CLE has two pairs in the then branch; bias correction and fine-tuning four layers.
+ */
+export function ifConvChainModel(): ModelProto {
+  const w3 = weights('w3', [6, 8, 1, 1], 5);
+  const thenBranch = makeGraph({
+    name: 'then',
+    node: [
+      conv(['x', 'w1', 'b1'], 'c1', 'conv1', 3),
+      makeNode('Relu', ['c1'], ['r1'], 'relu1'),
+      conv(['r1', 'w2', 'b2'], 'c2', 'dw2', 3, 8),
+      makeNode('LeakyRelu', ['c2'], ['r2'], 'leaky2', [floatAttribute('alpha', 0.1)]),
+      makeNode('Constant', [], ['w3'], 'w3_constant', [tensorAttribute('value', w3)]),
+      conv(['r2', 'w3', 'b3'], 'y_then', 'conv3', 1),
+    ],
+    input: [],
+    output: [floatIO('y_then', [1, 6, 12, 12])],
+  });
+  const elseBranch = makeGraph({
+    name: 'else',
+    node: [conv(['x', 'we'], 'y_else', 'conv_else', 1)],
+    input: [],
+    output: [floatIO('y_else', [1, 6, 12, 12])],
+  });
+  return smallModel({
+    opset: 13,
+    inputs: [floatIO('x', [1, 3, 12, 12])],
+    outputs: [floatIO('y', [1, 6, 12, 12])],
+    initializers: [
+      weights('w1', [8, 3, 3, 3], 1, 50),
+      weights('b1', [8], 2, 1),
+      weights('w2', [8, 1, 3, 3], 3, 0.02),
+      weights('b2', [8], 4, 1),
+      weights('b3', [6], 6),
+      weights('we', [6, 3, 1, 1], 9),
+      makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1e9)),
+    ],
+    nodes: [
+      makeNode('ReduceSum', ['x'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
+      makeNode('Greater', ['s', 'floor'], ['cond'], 'decide'),
+      makeNode('If', ['cond'], ['y'], 'if', [
+        graphAttribute('then_branch', thenBranch),
+        graphAttribute('else_branch', elseBranch),
+      ]),
     ],
   });
 }

@@ -210,6 +210,8 @@ export interface RungSummary {
   cle: { pairs: number } | null;
   biasCorrection: { layers: number } | null;
   skippedLayers: number;
+  /** What the recovery steps left untreated inside If/Loop/Scan bodies, counted (core RecoveryReport.untreatedInBodies). */
+  bodyWarning?: string;
   quantization: { nodes: number; quantized: number; float: number } | null;
   /** What the mixed-precision search chose (a mixed-precision run or rung), null otherwise. */
   mixedPrecision: MixedPrecisionSummary | null;

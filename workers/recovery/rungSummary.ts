@@ -25,7 +25,7 @@ export function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisio
 /** What the recovery steps of a run did, in the numbers the page shows. */
 export function recoveryFacts(
   r: RecoveryReport,
-): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing'> {
+): Pick<RungSummary, 'finetune' | 'cle' | 'biasCorrection' | 'skippedLayers' | 'timing' | 'bodyWarning'> {
   return {
     timing: {
       cle: r.seconds.cle,
@@ -61,6 +61,7 @@ export function recoveryFacts(
     cle: r.cle ? { pairs: r.cle.pairs.length } : null,
     biasCorrection: r.biasCorrection ? { layers: r.biasCorrection.layers.length } : null,
     skippedLayers: r.skippedLayers.length,
+    ...(r.untreatedInBodies ? { bodyWarning: r.untreatedInBodies.warning } : {}),
   };
 }
 

@@ -10,7 +10,6 @@ import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
 import { inferElementTypes, type TensorElementTypes } from '../onnx/elementTypeInference.ts';
 import {
   DataType,
-  isDefaultDomain,
   type AttributeProto,
   type GraphProto,
   type ModelProto,
@@ -18,8 +17,7 @@ import {
   type TensorProto,
 } from '../onnx/model.ts';
 import { namesInGraphs } from '../onnx/walk.ts';
-import { CONTROL_FLOW_OPS } from '../onnx/scopes.ts';
-import { constantsToInitializers } from '../prepare/constantsToInitializers.ts';
+import { bodyView, entersBodies, visibleInitializers } from './bodyViews.ts';
 import type { QuantConfig } from './config.ts';
 import { planQuantization, type Ranges } from './plan.ts';
 import { writeQdqGraph } from './qdqWriter.ts';
@@ -95,10 +93,6 @@ export function quantizeSubgraphs(
   const excludedNodes = options.excludedNodes ?? new Set<string>();
   namesInGraphs(model.graph!, options.taken);
   const count = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
-  /** Initializers visible from a scope: its own and every enclosing scope's. */
-  const visibleOf = (g: GraphProto, outer: ReadonlyMap<string, TensorProto>) =>
-    new Map([...outer, ...g.initializer.map((t) => [t.name ?? '', t] as const)]);
-
   /** The attributes of each control-flow node of `parent`, bodies written. */
   const writeBodies = (
     parent: GraphIndex,
@@ -109,7 +103,7 @@ export function quantizeSubgraphs(
     const out = new Map<number, AttributeProto[]>();
     parent.nodes.forEach((node, i) => {
       const op = node.op_type ?? '';
-      if (!CONTROL_FLOW_OPS.has(op) || !isDefaultDomain(node.domain) || !node.attribute.some((a) => a.g)) return;
+      if (!entersBodies(node)) return;
       const holderName = `${prefix}${node.name || parent.ids[i]}`;
       out.set(
         i,
@@ -129,21 +123,16 @@ export function quantizeSubgraphs(
     visible: ReadonlyMap<string, TensorProto>,
     prefix: string,
   ): GraphProto => {
-    // Constant weights become the body's initializers (ir 8: none listed as inputs), so rules find them.
-    const own = constantsToInitializers({ ...model, ir_version: 8, graph: body }).model.graph!;
-    own.initializer.forEach((t) => options.taken.add(t.name ?? ''));
     // Weights of enclosing scopes that the body reads are lent to its index, and taken back after the write.
-    const ownNames = new Set(own.initializer.map((t) => t.name ?? ''));
-    const read = new Set(own.node.flatMap((n) => n.input));
-    const lent = [...visible].filter(([name]) => read.has(name) && !ownNames.has(name)).map(([, t]) => t);
-    const view: GraphProto = { ...own, initializer: [...own.initializer, ...lent] };
+    const { own, view, lent } = bodyView(model, body, visible);
+    own.initializer.forEach((t) => options.taken.add(t.name ?? ''));
     const bIndex = buildGraphIndex(view);
     const bTypes = inferElementTypes(view, {
       opset: options.opset,
       outer: parentTypes,
       inputs: bodyInputTypes(op, holderInputs, parentTypes, options.opset),
     });
-    const nested = writeBodies(bIndex, bTypes, visibleOf(own, visible), prefix);
+    const nested = writeBodies(bIndex, bTypes, visibleInitializers(own, visible), prefix);
     const excludedOps = new Set(config.opTypesToExclude);
     const idOf = (k: number) => `${prefix}${bIndex.ids[k] as NodeId}`;
     const plan = planQuantization(
@@ -186,14 +175,13 @@ export function quantizeSubgraphs(
     plan.weights.forEach((type, t) => outcome.plan.weights.set(t, type));
     plan.saturationSafe.forEach((t) => outcome.plan.saturationSafe.add(t));
     plan.saturationRisk.forEach((t) => outcome.plan.saturationRisk.add(t));
-    const lentNames = new Set(lent.map((t) => t.name ?? ''));
-    const initializer = written.initializer.filter((t) => !lentNames.has(t.name ?? ''));
+    const initializer = written.initializer.filter((t) => !lent.has(t.name ?? ''));
     const node = options.guardPropagation
       ? closePropagationChains(written.node, { ...written, initializer }, [])
       : written.node;
     return { ...written, node, initializer };
   };
 
-  const attributes = writeBodies(index, types, visibleOf(model.graph!, new Map()), '');
+  const attributes = writeBodies(index, types, visibleInitializers(model.graph!, new Map()), '');
   return { attributes, outcome };
 }

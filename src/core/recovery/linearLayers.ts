@@ -146,6 +146,32 @@ export function hasLinearLayer(floatModel: ModelProto): boolean {
   return graph.node.some((n) => isLinearOp(n) && constants.has(n.input[1]));
 }
 
+/**
+ * Why a Conv, Gemm or MatMul with a weight of these dims cannot be tuned or corrected (its form), or undefined where
+ * it can: what findLinearLayers skips a layer for before it reads the weight's values.
+ */
+export function linearFormProblem(n: NodeProto, dims: readonly number[]): string | undefined {
+  if (n.op_type === 'Conv')
+    return dims.length === 4 ? undefined : `a ${dims.length - 2}-D convolution (only 2-D is tuned)`;
+  if (n.op_type === 'Gemm')
+    return int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2
+      ? 'Gemm with transA, alpha or beta'
+      : undefined;
+  return dims.length === 2 ? undefined : 'MatMul with a weight of rank other than 2';
+}
+
+/**
+ * The nodes of an indexed graph that findLinearLayers would take once quantized: ONNX's Conv, Gemm and MatMul whose
+ * weight is a float constant of a form it tunes (linearFormProblem). By index in `index`.
+ */
+export function linearLayerNodes(index: GraphIndex): number[] {
+  return Array.from(index.order).filter((i) => {
+    const n = index.nodes[i];
+    const w = isLinearOp(n) ? index.initializers.get(n.input[1]) : undefined;
+    return !!w && w.data_type === 1 && linearFormProblem(n, w.dims.map(Number)) === undefined;
+  });
+}
+
 /** Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. */
 export function findLinearLayers(
   floatModel: ModelProto,
@@ -198,11 +224,12 @@ export function findLinearLayers(
       weightIndex: (m: number, k: number) => number,
       channelAxisIsOutput: boolean;
     let conv: ConvGeometry | undefined;
+    const form = linearFormProblem(n, dims);
+    if (form) {
+      skip(form);
+      continue;
+    }
     if (op === 'Conv') {
-      if (dims.length !== 4) {
-        skip(`a ${dims.length - 2}-D convolution (only 2-D is tuned)`);
-        continue;
-      }
       groups = int(n, 'group', 1);
       outChannels = dims[0];
       inPerGroup = dims[1] * dims[2] * dims[3];
@@ -219,10 +246,6 @@ export function findLinearLayers(
           : 'NOTSET',
       };
     } else if (op === 'Gemm') {
-      if (int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2) {
-        skip('Gemm with transA, alpha or beta');
-        continue;
-      }
       const transB = int(n, 'transB', 0) === 1;
       outChannels = transB ? dims[0] : dims[1];
       inPerGroup = transB ? dims[1] : dims[0];
@@ -231,10 +254,6 @@ export function findLinearLayers(
       weightIndex = transB ? (m, k) => m * K + k : (m, k) => k * N + m;
       channelAxisIsOutput = w.axis === (transB ? 0 : 1);
     } else {
-      if (dims.length !== 2) {
-        skip('MatMul with a weight of rank other than 2');
-        continue;
-      }
       outChannels = dims[1];
       inPerGroup = dims[0];
       const N = outChannels;

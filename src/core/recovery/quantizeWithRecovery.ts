@@ -38,6 +38,7 @@ import {
   type SideRows,
 } from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
+import { bodyRecoveryWarning, untreatedBodyLayers, type RecoveryStep, type UntreatedBodyLayers } from './bodyLayers.ts';
 import { canRunIncrementally, QuantizedPasses, type PassStats } from './quantizedPasses.ts';
 import {
   applyLayerUpdates,
@@ -194,6 +195,11 @@ export interface RecoveryReport {
   /** Layers neither step could work on, and why. */
   readonly skippedLayers: readonly SkippedLayer[];
   /**
+   * What the steps asked for would have treated inside If/Loop/Scan bodies and did not, and the warning that counts it
+   * (also among the quantization report's warnings). Absent when they left nothing there.
+   */
+  readonly untreatedInBodies?: { readonly steps: readonly UntreatedBodyLayers[]; readonly warning: string };
+  /**
    * Seconds per phase; `gather` is the time spent running the models for layer data, `gatherFloat` the part of it
    * spent on the float model (0 when every row came from the FloatRowCache).
    */
@@ -222,7 +228,9 @@ export interface RecoveryResult {
   readonly floatModel: ModelProto;
 }
 
-/** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
+/** The recovery steps that work inside If/Loop/Scan bodies too; the others warn of what they left there. */
+const BODY_STEPS: ReadonlySet<RecoveryStep> = new Set();
+
 /**
  * The model whose activations are calibrated: the user's, unless CLE or SmoothQuant changed what the tensors hold.
  * Preparation alone (folds that keep every surviving tensor's name) changes them by float rounding only, and a plain
@@ -234,6 +242,7 @@ function calibratedModel(user: ModelProto, transformed: ModelProto, config: Quan
   return config.includeCle || config.includeSq ? transformed : user;
 }
 
+/** Prepares the graph and names every node by its stable id, so ids given for the model as loaded still resolve. */
 export function prepareNamed(
   model: ModelProto,
   foldConvAffine = true,
@@ -375,9 +384,13 @@ export async function quantizeWithRecovery(
   throwIfCancelled(options.signal);
   progress({ phase: 'quantize' });
   const quantized = quantizeModel(floatModel, ranges, config, options.configName);
+  // What the steps asked for would have treated inside If/Loop/Scan bodies, and did not: counted, never silent.
+  const untreatedInBodies = untreatedBodyLayers(floatModel, config, BODY_STEPS);
+  const bodyWarning = bodyRecoveryWarning(untreatedInBodies, quantized.report.subgraphs?.quantized !== undefined);
   const report: QuantizeReport = {
     ...quantized.report,
     preparation: [...prepared.actions, ...quantized.report.preparation],
+    warnings: [...quantized.report.warnings, ...(bodyWarning ? [bodyWarning] : [])],
   };
   const t4 = performance.now();
 
@@ -665,6 +678,7 @@ export async function quantizeWithRecovery(
       : undefined,
     biasCorrection: correct ? { layers: corrected, saturatedBiases, seconds: correctSeconds } : undefined,
     skippedLayers,
+    ...(bodyWarning ? { untreatedInBodies: { steps: untreatedInBodies, warning: bodyWarning } } : {}),
     seconds: {
       prepare: (t1 - t0) / 1000,
       cle: (t2 - t1) / 1000,

@@ -93,6 +93,11 @@ export function RungTable({
               </details>
             )}
             {r.mixedPrecision && <MixedLine m={r.mixedPrecision} />}
+            {r.bodyWarning && (
+              <div className="muted small" data-testid="rung-body-warning">
+                warning: {r.bodyWarning}
+              </div>
+            )}
             {r.finetune && (
               <div className="muted small">
                 {r.finetune.algorithm}: loss {r.finetune.lossBefore.toPrecision(3)} →{' '}

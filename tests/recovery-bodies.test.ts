@@ -1,0 +1,110 @@
+/**
+ * The recovery steps on a model whose compute is inside an If (as Silero VAD's opset-18 export keeps it), with
+ * EnableSubgraph, run for real in onnxruntime-node: a step that leaves layers inside the bodies untreated says so by
+ * count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
+ * recovery report (what the page's rung row shows); every written model loads at 'all' and 'basic' and passes
+ * onnx.checker.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encode, type ModelProto } from '../src/core/onnx/index.ts';
+import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
+import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
+import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { recoveryFacts } from '../workers/recovery/rungSummary.ts';
+import { convChainFeeds, ifConvChainModel } from './helpers/recoverModels.ts';
+import { checkModels } from './helpers/onnxChecker.ts';
+import { npyBytes } from './helpers/npyFiles.ts';
+import { qstudio } from './helpers/qstudio.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recovery-bodies-'));
+const feeds = convChainFeeds(6);
+const runtime = nodeRuntime(feeds);
+
+function config(extra: QuantConfigInput) {
+  const base = getPreset('A8W8');
+  return validateConfig({
+    ...base,
+    ...extra,
+    extraOptions: { ...base.extraOptions, EnableSubgraph: true, ...(extra.extraOptions ?? {}) },
+  });
+}
+
+const recover = (extra: QuantConfigInput) => {
+  const c = config(extra);
+  return quantizeWithRecovery(ifConvChainModel(), c, {
+    runtime,
+    calibrate: async (m) => (await calibrateOnFeeds(m, feeds, { config: c })).ranges,
+  });
+};
+
+async function loadsEverywhere(name: string, m: ModelProto): Promise<void> {
+  const file = path.join(tmp, `${name}.onnx`);
+  fs.writeFileSync(file, encode(m));
+  for (const level of ['all', 'basic'] as const) {
+    const session = await createSession(encode(m), 1, level);
+    try {
+      const y = (await session.run(feeds[0])).y.data as Float32Array;
+      expect(y).toHaveLength(6 * 12 * 12);
+      expect([...y].every(Number.isFinite)).toBe(true);
+    } finally {
+      await session.release();
+    }
+  }
+  for (const v of checkModels([file])) expect(v.ok, v.error).toBe(true);
+}
+
+describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
+  it('bias correction and fine-tuning that leave body layers untreated count them in a warning', async () => {
+    const r = await recover({
+      includeBiasCorrection: true,
+      includeFastFt: true,
+      extraOptions: { FastFinetune: { NumIterations: 20 } },
+    });
+    const w = r.report.warnings.find((x) => x.startsWith('recovery steps left inside control flow'));
+    expect(w).toMatch(/bias correction 4 layers, fine-tuning 4 layers/);
+    expect(w).toContain('if/then_branch/conv1');
+    expect(r.recovery.untreatedInBodies?.steps.map((s) => [s.step, s.ids.length])).toEqual([
+      ['bias correction', 4],
+      ['fine-tuning', 4],
+    ]);
+    expect(recoveryFacts(r.recovery).bodyWarning).toBe(w);
+    await loadsEverywhere('bias-finetune', r.model);
+  });
+
+  it('qstudio quantize --cle prints the count of the layer pairs it left inside the If', () => {
+    const model = path.join(tmp, 'if_conv_chain.onnx');
+    fs.writeFileSync(model, encode(ifConvChainModel()));
+    const data = path.join(tmp, 'tensors');
+    fs.mkdirSync(data, { recursive: true });
+    feeds.forEach((f, k) =>
+      fs.writeFileSync(path.join(data, `${k}.npy`), npyBytes(f.x.data as Float32Array, [1, 3, 12, 12], '<f4')),
+    );
+    const out = path.join(tmp, 'cle.onnx');
+    const run = qstudio(
+      'quantize',
+      model,
+      '--calib',
+      data,
+      '--config',
+      'A8W8',
+      '--enable-subgraph',
+      '--cle',
+      '-o',
+      out,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/warning: recovery steps left inside control flow: CLE 2 layer pairs/);
+    const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'cle.json'), 'utf8')) as {
+      recovery: { untreatedInBodies?: { steps: { step: string; ids: string[] }[] } };
+    };
+    expect(summary.recovery.untreatedInBodies?.steps[0].ids).toEqual([
+      'if/then_branch/conv1 → if/then_branch/dw2',
+      'if/then_branch/dw2 → if/then_branch/conv3',
+    ]);
+  });
+});
