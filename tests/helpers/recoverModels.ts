@@ -134,3 +134,44 @@ export function convChainFeeds(count: number, seed = 11): Feeds[] {
     x: float32Tensor(seededFloats(3 * 12 * 12, seed + s, -1, 1), [1, 3, 12, 12]),
   }));
 }
+
+/**
+ * An audio-shaped 1-D chain, as Silero VAD's encoder: x[1,4,40] → Conv1d 4→8 (k 3, pads 1) → Relu → depthwise
+ * Conv1d 8 (k 5, stride 2, dilation 2, pads 4/3) → Relu → Conv1d 8→6 (k 1, no bias) → y[1,6,20].
+ */
+export function conv1dChainModel(): ModelProto {
+  const conv1d = (inputs: string[], out: string, name: string, attrs: AttributeProto[]) =>
+    makeNode('Conv', inputs, [out], name, attrs);
+  return smallModel({
+    opset: 13,
+    inputs: [floatIO('x', [1, 4, 40])],
+    outputs: [floatIO('y', [1, 6, 20])],
+    initializers: [
+      weights('w1', [8, 4, 3], 21, 20),
+      weights('b1', [8], 22),
+      weights('w2', [8, 1, 5], 23, 0.05),
+      weights('b2', [8], 24),
+      weights('w3', [6, 8, 1], 25),
+    ],
+    nodes: [
+      conv1d(['x', 'w1', 'b1'], 'c1', 'conv1d_1', [ints('kernel_shape', [3]), ints('pads', [1, 1])]),
+      makeNode('Relu', ['c1'], ['r1'], 'relu1'),
+      conv1d(['r1', 'w2', 'b2'], 'c2', 'dw1d_2', [
+        intAttribute('group', 8),
+        ints('kernel_shape', [5]),
+        ints('strides', [2]),
+        ints('dilations', [2]),
+        ints('pads', [4, 3]),
+      ]),
+      makeNode('Relu', ['c2'], ['r2'], 'relu2'),
+      conv1d(['r2', 'w3'], 'y', 'conv1d_3', [ints('kernel_shape', [1])]),
+    ],
+  });
+}
+
+/** `count` seeded inputs for conv1dChainModel, values in [−1, 1). */
+export function conv1dChainFeeds(count: number, seed = 31): Feeds[] {
+  return Array.from({ length: count }, (_, s) => ({
+    x: float32Tensor(seededFloats(4 * 40, seed + s, -1, 1), [1, 4, 40]),
+  }));
+}

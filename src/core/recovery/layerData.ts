@@ -86,8 +86,10 @@ function rowReader(
   data: Float32Array,
 ): { positions: number; width: number; write(p: number, out: Float32Array, at: number): void } {
   if (layer.opType === 'Conv') {
-    if (dims.length !== 4) throw new RecoveryError(`${layer.id}: expected a 4-D input, got [${dims.join(', ')}]`);
-    const [n, c, h, w] = dims;
+    if (dims.length !== 4 && dims.length !== 3)
+      throw new RecoveryError(`${layer.id}: expected a 3-D or 4-D input, got [${dims.join(', ')}]`);
+    // A 1-D convolution's input [N, C, W] is read as [N, C, 1, W] (linearLayers.ts gives it a kernel of height 1).
+    const [n, c, h, w] = dims.length === 3 ? [dims[0], dims[1], 1, dims[2]] : dims;
     const g = layer.conv!;
     const [kh, kw] = g.kernel;
     if (c * kh * kw !== layer.groups * layer.inPerGroup)

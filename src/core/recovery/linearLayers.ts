@@ -1,5 +1,5 @@
 /**
- * The layers fast finetune and bias correction work on: Conv (2-D, any group), Gemm (transA = 0, alpha = beta = 1)
+ * The layers fast finetune and bias correction work on: Conv (1-D or 2-D, any group), Gemm (transA = 0, alpha = beta = 1)
  * and MatMul with a 2-D constant weight, found in a QDQ model with their weight codes, scales and zero points, and
  * matched by output name to the float model they were quantized from. Each is seen as Mg×Kg matrices, one per
  * group: output channel m of group g reads row elements [g·Kg, (g+1)·Kg) of an input row (an im2col patch for
@@ -152,7 +152,9 @@ export function hasLinearLayer(floatModel: ModelProto): boolean {
  */
 export function linearFormProblem(n: NodeProto, dims: readonly number[]): string | undefined {
   if (n.op_type === 'Conv')
-    return dims.length === 4 ? undefined : `a ${dims.length - 2}-D convolution (only 2-D is tuned)`;
+    return dims.length === 4 || dims.length === 3
+      ? undefined
+      : `a ${dims.length - 2}-D convolution (1-D and 2-D are tuned)`;
   if (n.op_type === 'Gemm')
     return int(n, 'transA', 0) !== 0 || float(n, 'alpha', 1) !== 1 || float(n, 'beta', 1) !== 1 || dims.length !== 2
       ? 'Gemm with transA, alpha or beta'
@@ -230,16 +232,23 @@ export function findLinearLayers(
       continue;
     }
     if (op === 'Conv') {
+      // A 1-D convolution (audio: Silero's STFT and encoder) is a 2-D one of height 1: [M, C, K] is [M, C, 1, K] in
+      // the same memory, and its input [N, C, W] is [N, C, 1, W] (layerData.ts reads it so).
+      const oneD = dims.length === 3;
+      const along = <T>(values: readonly T[] | undefined, fill: T): T[] | undefined =>
+        values && oneD ? [fill, values[0]] : values ? [...values] : undefined;
       groups = int(n, 'group', 1);
       outChannels = dims[0];
-      inPerGroup = dims[1] * dims[2] * dims[3];
+      const kernel: [number, number] = oneD ? [1, dims[2]] : [dims[2], dims[3]];
+      inPerGroup = dims[1] * kernel[0] * kernel[1];
       weightIndex = (m, k) => m * inPerGroup + k;
       channelAxisIsOutput = w.axis === 0;
-      const pads = ints(n, 'pads') ?? [0, 0, 0, 0];
+      const given = ints(n, 'pads');
+      const pads = given && oneD ? [0, given[0], 0, given[1]] : (given ?? [0, 0, 0, 0]);
       conv = {
-        kernel: [dims[2], dims[3]],
-        strides: (ints(n, 'strides') ?? [1, 1]) as [number, number],
-        dilations: (ints(n, 'dilations') ?? [1, 1]) as [number, number],
+        kernel,
+        strides: (along(ints(n, 'strides'), 1) ?? [1, 1]) as [number, number],
+        dilations: (along(ints(n, 'dilations'), 1) ?? [1, 1]) as [number, number],
         pads: [pads[0], pads[1], pads[2], pads[3]],
         autoPad: n.attribute.find((a) => a.name === 'auto_pad')?.s
           ? new TextDecoder().decode(n.attribute.find((a) => a.name === 'auto_pad')!.s!)
