@@ -2,7 +2,7 @@
  * `qstudio quantize --mixed-precision` on a model whose every output is one number a sample (a wake-word score): its
  * default target, cosine 0.99, is refused before any calibration with what to aim at instead, as the ladder and
  * suggest refuse it (before, the search printed "base: cosine 1.00000 ... target reached": the cosine of two numbers of
- * one sign is always 1); a decision target is taken.
+ * one sign is always 1); a decision target is taken, and judged on 16 samples where others are judged on 4.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +13,14 @@ import { seededFloats } from './helpers/fixtures.ts';
 import { npyBytes } from './helpers/npyFiles.ts';
 import { qstudio } from './helpers/qstudio.ts';
 import { scoreModel } from './helpers/smallModels.ts';
+import { float32Tensor, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
+import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
+import { getPreset } from '../src/core/quantize/presets.ts';
+import { DEFAULT_PRECISION_BUDGET } from '../src/core/quantize/precisionBudget.ts';
+import { chooseMixedPrecision } from '../src/core/search/mixedPrecision.ts';
+import { mixedPrecisionAim } from '../src/core/recovery/targetMeasure.ts';
+import { parseLadderTarget } from '../src/core/recovery/ladder.ts';
+import type { ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-mixed-one-number-'));
 
@@ -36,6 +44,34 @@ describe('mixed precision on a one-score model', () => {
     const decision = qstudio(...args, '--target', 'decision:0.95', '-o', path.join(tmp, 'decision.onnx'));
     expect(decision.code, decision.stderr).toBe(0);
     expect(decision.stderr).toMatch(/mixed precision: decision [\d.]+ → [\d.]+/);
-    expect(decision.stderr).toContain('target decision 0.95 on 4 tensor sample(s)');
+    // A decision target judges on up to 16 samples (its figure moves by 1/n): all 6 here, where it took 4.
+    expect(decision.stderr).toContain('target decision 0.95 on 6 tensor sample(s)');
+  });
+
+  it('judges a decision target on 16 samples by default and a cosine target on 4 (the samples onnxruntime ran)', async () => {
+    const model = scoreModel(true);
+    const feeds = Array.from({ length: 24 }, (_, k) => ({
+      x: float32Tensor(seededFloats(48, 60 + k, -1, 1), [1, 6, 8]),
+    }));
+    const { ranges } = await calibrateOnFeeds(model, feeds, { config: getPreset('A8W8') });
+    const judged = async (target: string) => {
+      const base = nodeRuntime(feeds);
+      const seen = new Set<number>();
+      const runtime: ComparisonRuntime = {
+        ...base,
+        open: async (bytes) => {
+          const session = await base.open(bytes);
+          return { ...session, run: (sample, names) => (seen.add(sample), session.run(sample, names)) };
+        },
+      };
+      await chooseMixedPrecision(model, ranges, getPreset('A8W8'), runtime, {
+        budget: DEFAULT_PRECISION_BUDGET,
+        ...mixedPrecisionAim(parseLadderTarget(target)),
+        maxMeasurements: 2,
+      });
+      return seen.size;
+    };
+    expect(await judged('decision:0.95')).toBe(16);
+    expect(await judged('cosine:0.99')).toBe(4);
   });
 });

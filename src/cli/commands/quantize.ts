@@ -39,7 +39,11 @@ import { choosesMethodByDefault } from '../../core/quantize/presets.ts';
 import { readModelFile, writeModelFile } from '../modelFile.ts';
 import { checkWrittenModel } from '../runtime/modelCheck.ts';
 import { parse, UsageError } from '../usage.ts';
-import { chooseMixedPrecision, type MixedPrecisionResult } from '../../core/search/mixedPrecision.ts';
+import {
+  chooseMixedPrecision,
+  defaultSensitivitySamples,
+  type MixedPrecisionResult,
+} from '../../core/search/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
 import type { Ranges } from '../../core/quantize/plan.ts';
 import type { ModelProto } from '../../core/onnx/model.ts';
@@ -139,7 +143,8 @@ ${PREPROCESS_USAGE}
                              or --labels: then top1 is label accuracy) are aimed at by their figure measured on the
                              judged --calib images; psnr:<dB> spends the budget toward cosine 0.999
 ${TASK_TARGET_USAGE}
-  --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4)
+  --sensitivity-samples <n>  --calib images the sensitivities are measured on (default 4; 16 with a decision target,
+                             whose figure moves by 1/n: measured on Silero VAD)
   --judge-optimization <l>   onnxruntime's graph optimization level the search measures at: all (default:
                              onnxruntime's default options in onnxruntime-node, -python and onnxruntime-web, what a
                              user's session runs: Q/DQ fused into int8 kernels, which also saturate on x86 CPUs
@@ -332,9 +337,9 @@ export const quantizeCommand = {
       // sequence (agreement with the float model), and task targets (map50, map, miou; top1 against --labels) by their
       // figure on the judged --calib images; a PSNR target by a high cosine.
       let goal = parseLadderTarget(values.target ?? MIXED_PRECISION_DEFAULT_TARGET);
-      const samples =
+      const givenSamples =
         values['sensitivity-samples'] === undefined
-          ? 4
+          ? undefined
           : positiveNumber('--sensitivity-samples', values['sensitivity-samples'], true);
       const images = folderFeeds(model, values.calib, values.preprocess, { fileName });
       const task = await taskTargetArgument(
@@ -348,6 +353,7 @@ export const quantizeCommand = {
       );
       if (task) goal = task.target;
       const aim = mixedPrecisionAim(goal, task?.task ?? null);
+      const samples = givenSamples ?? defaultSensitivitySamples(aim.metric);
       // The images decoded once: calibrated on as they are judged on.
       calibrated ??= (await calibrateDecoded(model, images, config)).ranges;
       const standIn = aim.figure
