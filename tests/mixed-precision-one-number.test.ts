@@ -46,6 +46,11 @@ describe('mixed precision on a one-score model', () => {
     expect(decision.stderr).toMatch(/mixed precision: decision [\d.]+ → [\d.]+/);
     // A decision target judges on up to 16 samples (its figure moves by 1/n): all 6 here, where it took 4.
     expect(decision.stderr).toContain('target decision 0.95 on 6 tensor sample(s)');
+    // Fewer than 16 there: said, with what to give.
+    expect(decision.stderr).toContain(
+      'note: the decision target is judged on 6 sample(s): its figure moves by 1/6 a sample',
+    );
+    expect(decision.stderr).toContain('give 16 or more (--calib samples, --sensitivity-samples)');
   });
 
   it('judges a decision target on 16 samples by default and a cosine target on 4 (the samples onnxruntime ran)', async () => {

@@ -354,6 +354,7 @@ export const quantizeCommand = {
       if (task) goal = task.target;
       const aim = mixedPrecisionAim(goal, task?.task ?? null);
       const samples = givenSamples ?? defaultSensitivitySamples(aim.metric);
+      const judged = Math.min(samples, images.feeds.length);
       // The images decoded once: calibrated on as they are judged on.
       calibrated ??= (await calibrateDecoded(model, images, config)).ranges;
       const standIn = aim.figure
@@ -362,8 +363,12 @@ export const quantizeCommand = {
           ? ''
           : ` (for ${goal.metric} ${goal.value}: judge it with qstudio evaluate or the ladder)`;
       process.stderr.write(
-        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${Math.min(samples, images.feeds.length)} ${images.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
+        `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${judged} ${images.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
       );
+      if (aim.metric === 'decision' && judged < defaultSensitivitySamples('decision'))
+        process.stderr.write(
+          `note: the decision target is judged on ${judged} sample(s): its figure moves by 1/${judged} a sample, so the search can stop at a set that keeps these and flips others (Silero VAD op18 A8W8: 4 samples kept 0.72 of its held-out decisions, 16 kept 1.0); give ${defaultSensitivitySamples('decision')} or more (--calib samples, --sensitivity-samples)\n`,
+        );
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
         samples,
