@@ -1,7 +1,7 @@
 /**
  * The recovery steps on a model whose compute is inside an If (as Silero VAD's opset-18 export keeps it), with
- * EnableSubgraph, run for real in onnxruntime-node: a step that leaves layers inside the bodies untreated says so by
- * count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
+ * EnableSubgraph, run for real in onnxruntime-node: CLE equalizes the pairs inside the branch; a step that leaves
+ * layers inside the bodies untreated says so by count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
  * recovery report (what the page's rung row shows); every written model loads at 'all' and 'basic' and passes
  * onnx.checker.
  */
@@ -9,16 +9,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encode, type ModelProto } from '../src/core/onnx/index.ts';
+import { decode, encode, type ModelProto } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
+import { crossLayerEqualize } from '../src/core/recovery/cle.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { recoveryFacts } from '../workers/recovery/rungSummary.ts';
 import { convChainFeeds, ifConvChainModel } from './helpers/recoverModels.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { npyBytes } from './helpers/npyFiles.ts';
+import { compareRuns } from './helpers/smallModels.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recovery-bodies-'));
@@ -76,7 +78,25 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
     await loadsEverywhere('bias-finetune', r.model);
   });
 
-  it('qstudio quantize --cle prints the count of the layer pairs it left inside the If', () => {
+  it('CLE equalizes the pairs inside the If (a branch Constant weight rewritten in place) and keeps the float function', async () => {
+    const model = ifConvChainModel();
+    const cle = { steps: 1, totalDiffThreshold: 0, scaleAppendBias: true };
+    expect(crossLayerEqualize(model, cle).report.pairs).toEqual([]);
+    const { model: equalized, report } = crossLayerEqualize(model, { ...cle, bodies: true });
+    expect(report.pairs.map((p) => `${p.first} → ${p.second}`)).toEqual([
+      'if/then_branch/conv1 → if/then_branch/dw2',
+      'if/then_branch/dw2 → if/then_branch/conv3',
+    ]);
+    expect(report.worstChannelSpread.after).toBeLessThan(report.worstChannelSpread.before / 5);
+    const then = equalized.graph!.node[2].attribute.find((a) => a.name === 'then_branch')!.g!;
+    expect(then.node.find((n) => n.name === 'w3_constant')?.op_type).toBe('Constant');
+    for (const d of await compareRuns(model, equalized, feeds[0])) {
+      expect(d.relative, d.name).toBeLessThan(1e-4);
+      expect(d.identical).toBe(false);
+    }
+  });
+
+  it('qstudio quantize --cle equalizes inside the If: no warning, and the written model is closer to the float one', async () => {
     const model = path.join(tmp, 'if_conv_chain.onnx');
     fs.writeFileSync(model, encode(ifConvChainModel()));
     const data = path.join(tmp, 'tensors');
@@ -84,27 +104,21 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
     feeds.forEach((f, k) =>
       fs.writeFileSync(path.join(data, `${k}.npy`), npyBytes(f.x.data as Float32Array, [1, 3, 12, 12], '<f4')),
     );
-    const out = path.join(tmp, 'cle.onnx');
-    const run = qstudio(
-      'quantize',
-      model,
-      '--calib',
-      data,
-      '--config',
-      'A8W8',
-      '--enable-subgraph',
-      '--cle',
-      '-o',
-      out,
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/warning: recovery steps left inside control flow: CLE 2 layer pairs/);
-    const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'cle.json'), 'utf8')) as {
-      recovery: { untreatedInBodies?: { steps: { step: string; ids: string[] }[] } };
-    };
-    expect(summary.recovery.untreatedInBodies?.steps[0].ids).toEqual([
-      'if/then_branch/conv1 → if/then_branch/dw2',
-      'if/then_branch/dw2 → if/then_branch/conv3',
-    ]);
+    const error: Record<string, number> = {};
+    for (const cle of [false, true]) {
+      const out = path.join(tmp, cle ? 'cle.onnx' : 'plain.onnx');
+      const args = ['--calib', data, '--config', 'A8W8', '--enable-subgraph', ...(cle ? ['--cle'] : []), '-o', out];
+      const run = qstudio('quantize', model, ...args);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).not.toContain('recovery steps left inside control flow');
+      if (cle) expect(run.stdout).toContain('CLE: 2 layer pairs equalized');
+      const written = decode(fs.readFileSync(out));
+      await loadsEverywhere(cle ? 'cli-cle' : 'cli-plain', written);
+      const held = convChainFeeds(4, 71);
+      let sum = 0;
+      for (const f of held) sum += (await compareRuns(ifConvChainModel(), written, f))[0].relative;
+      error[String(cle)] = sum / held.length;
+    }
+    expect(error.true).toBeLessThan(error.false * 0.8);
   });
 });

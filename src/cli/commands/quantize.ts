@@ -124,7 +124,9 @@ ${PREPROCESS_USAGE}
   --smooth-quant             SmoothQuant before calibration (Quark include_sq; needs --calib): activation outlier
                              channels before MatMul/Gemm weights moved into the weights, float outputs unchanged
   --sq-alpha <a>             SmoothQuant's migration strength in [0, 1] (Quark SmoothAlpha; default 0.5)
-  --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib)
+  --cle                      cross-layer equalization before calibration (Quark include_cle; needs --calib); with
+                             --enable-subgraph also the Conv pairs inside If/Loop/Scan bodies (Silero VAD op18 A8W8,
+                             held out: speech decisions 0.66 -> 0.84, per channel 0.94 -> 0.97)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
   --bias-correction          fold each layer's mean output shift on the --calib images into its bias
   --finetune <algorithm>     adaround (learn each weight's rounding) or adaquant (learn the weights and bias),

@@ -23,6 +23,26 @@ export function subgraphsOf(node: NodeProto): GraphProto[] {
   return out;
 }
 
+/**
+ * The graph rebuilt with `fn` applied to it and to every subgraph, innermost first: `fn` receives a graph whose nodes
+ * already carry their rewritten subgraphs. Nothing is modified in place.
+ */
+export function mapGraphs(graph: GraphProto, fn: (g: GraphProto) => GraphProto): GraphProto {
+  const node = graph.node.map((n) =>
+    n.attribute.some((a) => a.g || a.graphs.length > 0)
+      ? {
+          ...n,
+          attribute: n.attribute.map((a) => ({
+            ...a,
+            ...(a.g ? { g: mapGraphs(a.g, fn) } : {}),
+            graphs: a.graphs.map((g) => mapGraphs(g, fn)),
+          })),
+        }
+      : n,
+  );
+  return fn({ ...graph, node });
+}
+
 /** Calls `fn` on every dense tensor of the model: initializers and tensor attributes, in every graph. */
 export function forEachTensor(
   model: ModelProto,

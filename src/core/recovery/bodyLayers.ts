@@ -1,24 +1,26 @@
 /**
  * The layers inside If/Loop/Scan bodies that a recovery step asked for would have treated in the main graph, and did
- * not: CLE's layer pairs, SmoothQuant's smoothed activations, and the Conv/Gemm/MatMul layers bias correction and
- * fine-tuning work on. A model such as Silero VAD keeps all its compute inside one If: a step that sees only the main
+ * not: SmoothQuant's smoothed activations, and the Conv/Gemm/MatMul layers bias correction and fine-tuning work on
+ * (CLE equalizes body pairs like the main graph's: BODY_STEPS). A model such as Silero VAD keeps all its compute inside one If: a step that sees only the main
  * graph there does nothing, and the run must say so by count (bodyRecoveryWarning) rather than report "0 layers".
  * Bodies are seen as the quantizer sees them (quantize/bodyViews.ts). Pure: reads the model, changes nothing.
  */
 import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
 import { scopedBodies } from '../quantize/bodyViews.ts';
-import { findClePairs } from './cle.ts';
 import { linearLayerNodes } from './linearLayers.ts';
 import { smoothQuantCandidates } from './smoothQuant.ts';
 
 export type RecoveryStep = 'CLE' | 'SmoothQuant' | 'bias correction' | 'fine-tuning';
 
-/** What one step left untouched inside bodies: its units there (layer pairs, activations or layers) by scoped id. */
+/** The recovery steps that work inside If/Loop/Scan bodies too; the others are counted by untreatedBodyLayers. */
+export const BODY_STEPS: ReadonlySet<RecoveryStep> = new Set(['CLE']);
+
+/** What one step left untouched inside bodies: its units there (activations or layers) by scoped id. */
 export interface UntreatedBodyLayers {
   readonly step: RecoveryStep;
-  /** 'layer pairs' (CLE: "first → second"), 'activations' (SmoothQuant: tensor names) or 'layers'. */
-  readonly unit: 'layer pairs' | 'activations' | 'layers';
+  /** 'activations' (SmoothQuant: tensor names) or 'layers' (scoped node ids). */
+  readonly unit: 'activations' | 'layers';
   readonly ids: readonly string[];
 }
 
@@ -33,22 +35,17 @@ export function askedSteps(config: QuantConfig): RecoveryStep[] {
 }
 
 /**
- * For each step `config` asks for that is not among `treated` (the steps that work inside bodies), what it would have
- * treated inside the model's bodies; steps with nothing there are left out.
+ * For each step `config` asks for that does not work inside bodies (not in BODY_STEPS), what it would have treated
+ * inside the model's bodies; steps with nothing there are left out.
  */
-export function untreatedBodyLayers(
-  model: ModelProto,
-  config: QuantConfig,
-  treated: ReadonlySet<RecoveryStep> = new Set(),
-): UntreatedBodyLayers[] {
-  const steps = askedSteps(config).filter((s) => !treated.has(s));
+export function untreatedBodyLayers(model: ModelProto, config: QuantConfig): UntreatedBodyLayers[] {
+  const steps = askedSteps(config).filter((s) => !BODY_STEPS.has(s));
   if (steps.length === 0) return [];
   const bodies = scopedBodies(model);
   if (bodies.length === 0) return [];
   const found = new Map<RecoveryStep, string[]>(steps.map((s) => [s, []]));
   for (const b of bodies) {
     const id = (i: number) => `${b.prefix}${b.index.ids[i]}`;
-    if (found.has('CLE')) found.get('CLE')!.push(...findClePairs(b.index).pairs.map((p) => `${id(p.a)} → ${id(p.b)}`));
     if (found.has('SmoothQuant'))
       found.get('SmoothQuant')!.push(...smoothQuantCandidates({ ...model, graph: b.view }).map((c) => c.tensor));
     const linear = found.has('bias correction') || found.has('fine-tuning') ? linearLayerNodes(b.index).map(id) : [];
@@ -58,12 +55,7 @@ export function untreatedBodyLayers(
   return steps
     .map((step) => ({
       step,
-      unit:
-        step === 'CLE'
-          ? ('layer pairs' as const)
-          : step === 'SmoothQuant'
-            ? ('activations' as const)
-            : ('layers' as const),
+      unit: step === 'SmoothQuant' ? ('activations' as const) : ('layers' as const),
       ids: found.get(step)!,
     }))
     .filter((u) => u.ids.length > 0);
@@ -71,7 +63,7 @@ export function untreatedBodyLayers(
 
 /**
  * The warning that counts them, or undefined when every step treated what it found: "recovery steps left inside
- * control flow: CLE 6 layer pairs, bias correction 4 layers (…) …".
+ * control flow: bias correction 4 layers, fine-tuning 4 layers inside If/Loop/Scan bodies (…) …".
  */
 export function bodyRecoveryWarning(
   untreated: readonly UntreatedBodyLayers[],

@@ -8,11 +8,23 @@
  *
  * Grouped and depthwise convolutions take part (a depthwise layer's channel i is its row i). Pairs whose
  * activation is not positively homogeneous (SiLU, Sigmoid, HardSwish, Clip with a ceiling, ...) are skipped
- * and listed. Only initializers change; nodes, names and ids stay as they are. Pure: no runtime.
+ * and listed. Pairs inside If/Loop/Scan bodies (Silero VAD keeps all its Convs in one If) are equalized like the
+ * main graph's. Only weight values change (initializers, a body's Constant weights); nodes, names and ids stay as
+ * they are. Pure: no runtime.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import { isDefaultDomain, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
+import {
+  isDefaultDomain,
+  tensorAttribute,
+  type GraphProto,
+  type ModelProto,
+  type NodeId,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx/model.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
+import { forEachGraph, mapGraphs } from '../onnx/walk.ts';
+import { scopedBodies } from '../quantize/bodyViews.ts';
 
 /** Activations that commute with a positive per-channel scale. */
 const HOMOGENEOUS = new Set(['Relu', 'LeakyRelu']);
@@ -54,6 +66,8 @@ export interface CleOptions {
   readonly totalDiffThreshold: number;
   /** Count |bias_i| in the first layer's channel range (Quark CLEScaleAppendBias). */
   readonly scaleAppendBias: boolean;
+  /** Equalize pairs inside If/Loop/Scan bodies too: where the quantizer enters them (EnableSubgraph). Default false. */
+  readonly bodies?: boolean;
 }
 
 export interface CleReport {
@@ -96,13 +110,33 @@ function soleConsumer(index: GraphIndex, tensor: string): number | undefined {
   return c.length === 1 ? c[0] : undefined;
 }
 
+/** How many nodes (and graph outputs) read a tensor: of one graph, or of every scope of a model (modelReaders). */
+export type TensorReaders = (name: string) => number;
+
 /** Whether an initializer is read by exactly one node (CLE rewrites it in place). */
-function ownedBy(index: GraphIndex, name: string | undefined): boolean {
-  return !name || (index.consumers.get(name) ?? []).length === 1;
+function ownedBy(index: GraphIndex, name: string | undefined, readers?: TensorReaders): boolean {
+  return !name || (readers ? readers(name) : (index.consumers.get(name) ?? []).length) === 1;
 }
 
-/** Conv→Conv and Conv→act→Conv pairs of the graph, and the pairs CLE must leave alone with the reason. */
-export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: SkippedPair[] } {
+/** Readers of each tensor across the main graph and every subgraph: a weight an If branch also reads is shared. */
+export function modelReaders(model: ModelProto): TensorReaders {
+  const count = new Map<string, number>();
+  const add = (name: string) => count.set(name, (count.get(name) ?? 0) + 1);
+  forEachGraph(model.graph!, (g) => {
+    for (const n of g.node) n.input.forEach((t) => t && add(t));
+    for (const o of g.output) add(o.name ?? '');
+  });
+  return (name) => count.get(name) ?? 0;
+}
+
+/**
+ * Conv→Conv and Conv→act→Conv pairs of the graph, and the pairs CLE must leave alone with the reason. `readers`: who
+ * reads a weight across the model's scopes (default: this graph's nodes alone).
+ */
+export function findClePairs(
+  index: GraphIndex,
+  readers?: TensorReaders,
+): { pairs: PairPlan[]; skipped: SkippedPair[] } {
   const pairs: PairPlan[] = [];
   const skipped: SkippedPair[] = [];
   for (const a of index.order) {
@@ -150,7 +184,12 @@ export function findClePairs(index: GraphIndex): { pairs: PairPlan[]; skipped: S
     const wb = index.initializers.get(nb.input[1])!;
     if (!blocked && Number(wb.dims[1]) * attrInt(nb, 'group', 1) !== Number(wa.dims[0]))
       blocked = 'channel counts do not match';
-    if (!blocked && (!ownedBy(index, na.input[1]) || !ownedBy(index, na.input[2]) || !ownedBy(index, nb.input[1])))
+    if (
+      !blocked &&
+      (!ownedBy(index, na.input[1], readers) ||
+        !ownedBy(index, na.input[2], readers) ||
+        !ownedBy(index, nb.input[1], readers))
+    )
       blocked = 'a weight is shared with another node';
     if (!blocked && pairs.some((p) => p.b === b)) blocked = 'the second layer already pairs with another';
     if (blocked) skipped.push({ first: index.ids[a], second: index.ids[b], reason: blocked });
@@ -211,20 +250,50 @@ function equalizePair(a: ConvWeights, b: ConvWeights, appendBias: boolean): numb
   return diff;
 }
 
-/** Equalizes every pair CLE may touch; returns a new model (the input is not modified) and what was done. */
+/** One graph CLE works in: the main graph (prefix '') or an If/Loop/Scan body seen as the quantizer sees it. */
+interface CleScope {
+  readonly index: GraphIndex;
+  /** Prefix of its nodes' scoped ids (`if/then_branch/`). */
+  readonly prefix: string;
+}
+
+/**
+ * Equalizes every pair CLE may touch, in the main graph and, with `options.bodies`, inside If/Loop/Scan bodies (a
+ * body's pairs are named by scoped id, `if/then_branch/conv1`; a weight read anywhere else in the model is left alone); returns a new model
+ * (the input is not modified) and what was done. A body weight held in a Constant node is rewritten there, one read
+ * from an enclosing scope where it is an initializer.
+ */
 export function crossLayerEqualize(model: ModelProto, options: CleOptions): { model: ModelProto; report: CleReport } {
   const start = performance.now();
-  const index = buildGraphIndex(model.graph!);
-  const { pairs, skipped } = findClePairs(index);
-  const layers = new Map<number, ConvWeights>();
-  const layer = (i: number): ConvWeights => {
-    let l = layers.get(i);
-    if (l) return l;
+  const readers = modelReaders(model);
+  const scopes: CleScope[] = [
+    { index: buildGraphIndex(model.graph!), prefix: '' },
+    ...(options.bodies ? scopedBodies(model).map((b) => ({ index: b.index, prefix: b.prefix })) : []),
+  ];
+  const pairs: { scope: CleScope; plan: PairPlan }[] = [];
+  const skipped: SkippedPair[] = [];
+  for (const scope of scopes) {
+    const found = findClePairs(scope.index, readers);
+    pairs.push(...found.pairs.map((plan) => ({ scope, plan })));
+    skipped.push(
+      ...found.skipped.map((k) => ({
+        ...k,
+        first: `${scope.prefix}${k.first}` as NodeId,
+        second: `${scope.prefix}${k.second}` as NodeId,
+      })),
+    );
+  }
+  const layers = new Map<string, { scope: CleScope; node: number; weights: ConvWeights }>();
+  const layer = (scope: CleScope, i: number): ConvWeights => {
+    const key = `${scope.prefix}\u0000${i}`;
+    const known = layers.get(key);
+    if (known) return known.weights;
+    const { index } = scope;
     const n = index.nodes[i];
     const wt = index.initializers.get(n.input[1])!;
     const dims = wt.dims.map(Number);
     const biasT = n.input[2] ? index.initializers.get(n.input[2]) : undefined;
-    l = {
+    const l: ConvWeights = {
       w: Float32Array.from(readTensorAsFloat32(wt)),
       bias: biasT ? Float32Array.from(readTensorAsFloat32(biasT)) : undefined,
       outChannels: dims[0],
@@ -232,35 +301,35 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
       spatial: dims.slice(2).reduce((x, y) => x * y, 1),
       groups: attrInt(n, 'group', 1),
     };
-    layers.set(i, l);
+    layers.set(key, { scope, node: i, weights: l });
     return l;
   };
-  const spreadBefore = Math.max(1, ...pairs.map((p) => channelSpread(layer(p.a))));
+  const spreadBefore = Math.max(1, ...pairs.map((p) => channelSpread(layer(p.scope, p.plan.a))));
   const totalDiff: number[] = [];
   for (let step = 0; step < options.steps && pairs.length > 0; step++) {
     let diff = 0;
-    for (const p of pairs) diff += equalizePair(layer(p.a), layer(p.b), options.scaleAppendBias);
+    for (const p of pairs)
+      diff += equalizePair(layer(p.scope, p.plan.a), layer(p.scope, p.plan.b), options.scaleAppendBias);
     totalDiff.push(diff);
     if (diff < options.totalDiffThreshold) break;
   }
-  const spreadAfter = Math.max(1, ...pairs.map((p) => channelSpread(layer(p.a))));
+  const spreadAfter = Math.max(1, ...pairs.map((p) => channelSpread(layer(p.scope, p.plan.a))));
 
   const replaced = new Map<string, TensorProto>();
-  for (const [i, l] of layers) {
-    const n = index.nodes[i];
-    const wt = index.initializers.get(n.input[1])!;
+  for (const { scope, node, weights: l } of layers.values()) {
+    const n = scope.index.nodes[node];
+    const wt = scope.index.initializers.get(n.input[1])!;
     replaced.set(n.input[1], makeTensor(n.input[1], 1, wt.dims.map(Number), l.w));
     if (l.bias) replaced.set(n.input[2], makeTensor(n.input[2], 1, [l.bias.length], l.bias));
   }
-  const graph = model.graph!;
-  const out: ModelProto = {
-    ...model,
-    graph: { ...graph, initializer: graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t) },
-  };
   return {
-    model: out,
+    model: { ...model, graph: withTensors(model.graph!, replaced) },
     report: {
-      pairs: pairs.map((p) => ({ first: index.ids[p.a], second: index.ids[p.b], activation: p.activation })),
+      pairs: pairs.map(({ scope, plan }) => ({
+        first: `${scope.prefix}${scope.index.ids[plan.a]}` as NodeId,
+        second: `${scope.prefix}${scope.index.ids[plan.b]}` as NodeId,
+        activation: plan.activation,
+      })),
       skipped,
       steps: totalDiff.length,
       totalDiff,
@@ -268,4 +337,17 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
       seconds: (performance.now() - start) / 1000,
     },
   };
+}
+
+/** The graph with the tensors named in `replaced` rewritten wherever they are held: initializers and Constant nodes of every scope. */
+function withTensors(graph: GraphProto, replaced: ReadonlyMap<string, TensorProto>): GraphProto {
+  if (replaced.size === 0) return graph;
+  return mapGraphs(graph, (g) => ({
+    ...g,
+    initializer: g.initializer.map((t) => replaced.get(t.name ?? '') ?? t),
+    node: g.node.map((n) => {
+      const t = n.op_type === 'Constant' && isDefaultDomain(n.domain) ? replaced.get(n.output[0]) : undefined;
+      return t ? { ...n, attribute: [tensorAttribute('value', t)] } : n;
+    }),
+  }));
 }

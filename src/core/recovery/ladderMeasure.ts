@@ -261,13 +261,14 @@ export function ladderMeasures(
   const cleSettings = new Map<string, boolean>();
   const cleChanges = (config: QuantConfig): boolean => {
     const x = config.extraOptions;
-    const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias]);
+    const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias, x.EnableSubgraph]);
     let changes = cleSettings.get(key);
     if (changes === undefined) {
       const report = crossLayerEqualize(prepareNamed(rt.model).model, {
         steps: x.CLESteps,
         totalDiffThreshold: x.CLETotalLayerDiffThreshold,
         scaleAppendBias: x.CLEScaleAppendBias,
+        bodies: x.EnableSubgraph,
       }).report;
       changes = report.pairs.length > 0;
       cleSettings.set(key, changes);

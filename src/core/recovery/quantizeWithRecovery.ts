@@ -38,7 +38,7 @@ import {
   type SideRows,
 } from './layerData.ts';
 import { FloatRowCache } from './floatRowCache.ts';
-import { bodyRecoveryWarning, untreatedBodyLayers, type RecoveryStep, type UntreatedBodyLayers } from './bodyLayers.ts';
+import { bodyRecoveryWarning, untreatedBodyLayers, type UntreatedBodyLayers } from './bodyLayers.ts';
 import { canRunIncrementally, QuantizedPasses, type PassStats } from './quantizedPasses.ts';
 import {
   applyLayerUpdates,
@@ -228,9 +228,6 @@ export interface RecoveryResult {
   readonly floatModel: ModelProto;
 }
 
-/** The recovery steps that work inside If/Loop/Scan bodies too; the others warn of what they left there. */
-const BODY_STEPS: ReadonlySet<RecoveryStep> = new Set();
-
 /**
  * The model whose activations are calibrated: the user's, unless CLE or SmoothQuant changed what the tensors hold.
  * Preparation alone (folds that keep every surviving tensor's name) changes them by float rounding only, and a plain
@@ -359,6 +356,7 @@ export async function quantizeWithRecovery(
       steps: x.CLESteps,
       totalDiffThreshold: x.CLETotalLayerDiffThreshold,
       scaleAppendBias: x.CLEScaleAppendBias,
+      bodies: x.EnableSubgraph,
     });
     floatModel = eq.model;
     cle = eq.report;
@@ -385,7 +383,7 @@ export async function quantizeWithRecovery(
   progress({ phase: 'quantize' });
   const quantized = quantizeModel(floatModel, ranges, config, options.configName);
   // What the steps asked for would have treated inside If/Loop/Scan bodies, and did not: counted, never silent.
-  const untreatedInBodies = untreatedBodyLayers(floatModel, config, BODY_STEPS);
+  const untreatedInBodies = untreatedBodyLayers(floatModel, config);
   const bodyWarning = bodyRecoveryWarning(untreatedInBodies, quantized.report.subgraphs?.quantized !== undefined);
   const report: QuantizeReport = {
     ...quantized.report,
@@ -472,7 +470,7 @@ export async function quantizeWithRecovery(
     const budget = options.layerDataBudgetBytes ?? 256 * 2 ** 20;
     const floatBytes = (l: LinearLayer) => rowsPerLayer * l.groups * l.inPerGroup * 4;
     const cacheKey = JSON.stringify([
-      config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias] : null,
+      config.includeCle ? [x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias, x.EnableSubgraph] : null,
       // SmoothQuant divides the smoothed layers' inputs by its factors (measured on the same samples): other rows.
       config.includeSq ? x.SmoothAlpha : null,
       gatherOptions.positionsPerSample,
