@@ -117,6 +117,18 @@ describe('qstudio ladder', () => {
     expect(parseReportNumber(shortfall.weightCeiling.heldOut.score)).toBeLessThan(1);
     expect(shortfall.why[1]).toMatch(/every activation at 8/);
     expect(r.stdout).toMatch(/^ {2}every weight at 16 bits \(\d+\), activations at 8: held in /m);
+    // And how many bits it needs: everything at 16 bits with the activations, then the weights, on coarser grids.
+    expect(
+      shortfall.grids.map((g: { activationBits: number; weightBits: number }) => [g.activationBits, g.weightBits]),
+    ).toEqual([
+      [12, 16],
+      [10, 16],
+      [16, 10],
+    ]);
+    for (const g of shortfall.grids) expect(parseReportNumber(g.heldOut.score)).toBeLessThan(1);
+    expect(r.stdout).toMatch(
+      /^ {2}every activation on a 10-bit grid, every weight at 16 bits \(16-bit Q\/DQ stepped coarser\): held in /m,
+    );
     expect(r.stdout).toMatch(/^Why the target was not met:\n {2}Even every activation at 16 bits misses/m);
     expect(r.stdout).toMatch(/^At 16 bits in the largest set measured, and still short:\n {2}\d+ activations: /m);
     const page = fs.readFileSync(html, 'utf8');

@@ -22,7 +22,8 @@ import { rankLayers, tailSubgraph } from '../search/candidates.ts';
 import { suggestExclusions, type SuggestStep } from '../search/suggest.ts';
 import { chooseMixedPrecision, withUnits, type MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import { growPrecision, sensitivityRanking, type GrowthResult, type GrowthStep } from '../search/precisionGrowth.ts';
-import type { PrecisionCeiling, WeightCeiling } from './ladderShortfall.ts';
+import type { GridMeasurement, PrecisionCeiling, WeightCeiling } from './ladderShortfall.ts';
+import { withCoarserGrids, type CoarserGrids } from '../quantize/coarserGrids.ts';
 import { quantizeModel } from '../quantize/quantizeModel.ts';
 import { DEFAULT_PRECISION_BUDGET, type PrecisionBudget } from '../quantize/precisionBudget.ts';
 import {
@@ -143,6 +144,8 @@ export interface RungDetail {
   readonly ceiling?: PrecisionCeiling;
   /** Beside it: every weight at 16 bits with every activation at 8 (ladderShortfall.ts). */
   readonly weightCeiling?: WeightCeiling;
+  /** And the activations or the weights on coarser grids, everything else at 16 bits: how many bits the target needs. */
+  readonly grids?: readonly GridMeasurement[];
 }
 
 /** The activation collectors whose statistics do not depend on the activation type (no search on a quantized grid). */
@@ -400,14 +403,20 @@ export function ladderMeasures(
       let growth: GrowthResult | undefined;
       let ceiling: PrecisionCeiling | undefined;
       let weightCeiling: WeightCeiling | undefined;
+      const grids: GridMeasurement[] = [];
       /**
        * The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples; a
        * task target through `task`, the samples' own task reading.
        */
-      const scoreOn = async (on: ComparisonRuntime, c: QuantConfig, task: FigureReader | null) => {
+      const scoreOn = async (
+        on: ComparisonRuntime,
+        c: QuantConfig,
+        task: FigureReader | null,
+        grids?: CoarserGrids,
+      ) => {
         const q = quantizeModel(rt.model, ranges, c);
         const runs = runCollector();
-        const comparison = await compareModels(rt.model, q.model, on, {
+        const comparison = await compareModels(rt.model, grids ? withCoarserGrids(q.model, grids) : q.model, on, {
           ...UNREAD_BY_FIGURES,
           floatIndex,
           sequence: metric === 'sequence' ? 'always' : 'auto',
@@ -469,6 +478,19 @@ export function ladderMeasures(
               heldOut: await scoreOn(evaluation, wideWeights, heldOutReader),
             };
           }
+          // How many bits the target needs: everything at 16 bits, then the activations (or the weights) stepped as
+          // coarser grids (core/quantize/coarserGrids.ts), while the time lasts. Seconds each: a quantization and two
+          // judged runs.
+          const everything = withUnits(growthBase, ranking);
+          for (const g of SHORTFALL_GRIDS) {
+            if (rt.signal?.aborted || spent() >= CEILING_SHARE_OF_TIME_LEFT * left) break;
+            const coarser = { activations: g.activationBits, weights: g.weightBits };
+            grids.push({
+              ...g,
+              heldIn: await scoreOn(heldIn, everything, heldInReader, coarser),
+              heldOut: await scoreOn(evaluation, everything, heldOutReader, coarser),
+            });
+          }
         }
       }
       const { includeCle, includeFastFt, includeBiasCorrection } = chosen.config;
@@ -484,6 +506,7 @@ export function ladderMeasures(
         ...(growth ? { growth } : {}),
         ...(ceiling ? { ceiling } : {}),
         ...(weightCeiling ? { weightCeiling } : {}),
+        ...(grids.length > 0 ? { grids } : {}),
       });
       const keepsWhatItMeasured = () =>
         rt.signal?.aborted === true && (growth !== undefined || chosen.bestMeasured.units > 0);
@@ -576,6 +599,16 @@ const SEARCH_SHARE_OF_TIME_LEFT = 0.35;
 const GROWTH_SHARE_OF_TIME_LEFT = 0.6;
 /** The ceiling measurement (every activation at 16 bits) is made where the search and growth left this share. */
 const CEILING_SHARE_OF_TIME_LEFT = 0.65;
+
+/**
+ * The coarser grids the shortfall measures, everything else at 16 bits: the activations at 12 and 10 bits (on the
+ * PP-OCRv4 recognizer 12 met its target held out and 10 did not, bench/README "How many bits"), the weights at 10.
+ */
+const SHORTFALL_GRIDS: readonly { activationBits: number; weightBits: number }[] = [
+  { activationBits: 12, weightBits: 16 },
+  { activationBits: 10, weightBits: 16 },
+  { activationBits: 16, weightBits: 10 },
+];
 
 /**
  * What each kind of rung is expected to cost on `model` before any is measured (ladderBudget.ts priorCosts): from its

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ladderShortfall, type PrecisionCeiling, type WeightCeiling } from './ladderShortfall.ts';
+import { ladderShortfall, type GridMeasurement, type PrecisionCeiling, type WeightCeiling } from './ladderShortfall.ts';
 import { growPrecision } from '../search/precisionGrowth.ts';
 import type { MixedPrecisionResult } from '../search/mixedPrecision.ts';
 import type { PrecisionUnit } from '../search/precisionUnit.ts';
@@ -187,5 +187,55 @@ describe("the ladder's shortfall: which tensors block the target, and why", () =
     expect(neither.why[1]).toMatch(
       /^With all 4 weights at 16 bits and every activation at 8 the held-out samples read 0\.75 .*short of/,
     );
+  });
+  it('says how many bits the activations and the weights need, from the coarser grids measured', async () => {
+    const growth = await missingGrowth();
+    const judged = (
+      activationBits: number,
+      weightBits: number,
+      heldIn: number,
+      heldOut: number,
+      cer: number,
+    ): GridMeasurement => ({
+      activationBits,
+      weightBits,
+      heldIn: { score: heldIn, metrics: {} },
+      heldOut: { score: heldOut, metrics: { cer } },
+    });
+    const shortfall = (grids: GridMeasurement[]) =>
+      ladderShortfall(target, [rung(2, true, 0.625, { mixedPrecision: search(), growth, grids })], [])!;
+    // The recognizer's figures (bench/README "How many bits"): activations at 12 bits meet it, at 10 not; weights at 10 not.
+    const s = shortfall([
+      judged(12, 16, 0.875, 1, 0),
+      judged(10, 16, 0.6875, 0.75, 0.0545),
+      judged(16, 10, 0.875, 0.8125, 0.0149),
+    ]);
+    expect(s.grids).toEqual([
+      { activationBits: 12, weightBits: 16, heldIn: { score: 0.875 }, heldOut: { score: 1, cer: 0 }, met: true },
+      {
+        activationBits: 10,
+        weightBits: 16,
+        heldIn: { score: 0.6875 },
+        heldOut: { score: 0.75, cer: 0.0545 },
+        met: false,
+      },
+      {
+        activationBits: 16,
+        weightBits: 10,
+        heldIn: { score: 0.875 },
+        heldOut: { score: 0.8125, cer: 0.0149 },
+        met: false,
+      },
+    ]);
+    expect(s.why).toContain(
+      'Measured on coarser grids (16-bit Q/DQ stepped as fewer bits, not clipped at their ends), against sequence ≥ 0.875: with every weight at 16 bits and every activation on a coarser grid the held-out samples read 10 bits 0.75 (CER 5.45 %), 12 bits 1 (CER 0.00 %) (met): so the activations need about 12 bits, 4 more than 8; with every activation at 16 bits and every weight on a coarser grid the held-out samples read 10 bits 0.8125 (CER 1.49 %): so the weights need more than 10 bits.',
+    );
+    expect(shortfallSections(s).flatMap((x) => x.lines)).toContain(
+      'every activation on a 10-bit grid, every weight at 16 bits (16-bit Q/DQ stepped coarser): held in 0.6875, held out 0.75, CER 5.45 %',
+    );
+    // None measured (the budget ran out first): no sentence, no field.
+    const none = shortfall([]);
+    expect(none.grids).toBeUndefined();
+    expect(none.why.some((w) => /coarser grids/.test(w))).toBe(false);
   });
 });

@@ -4,7 +4,8 @@
  * the search's most sensitive units with their measured gain, the chosen set's held-in figure beside its held-out one,
  * and, where the growth missed, every activation at 16 bits measured once (the ceiling: whether the target needs more
  * than 8-bit activations at all) and every weight at 16 bits with 8-bit activations (whether the weights' rounding or the
- * activations' carries the error). No text about a particular model: every sentence is built from these numbers.
+ * activations' carries the error), and every activation (or weight) on coarser grids between 8 and 16 bits (how many
+ * bits the target needs). No text about a particular model: every sentence is built from these numbers.
  * Reads rungs structurally (the ladder's RungResult and ladderMeasure's RungDetail), so the ladder's report can use it
  * without an import cycle. Pure.
  */
@@ -30,12 +31,22 @@ export interface WeightCeiling extends HeldInAndOut {
   readonly w16: number;
 }
 
+/**
+ * Every activation and weight at 16 bits with the activations (or the weights) stepped as a coarser grid
+ * (core/quantize/coarserGrids.ts), measured beside the ceilings: how many bits the target needs, between 8 and 16.
+ */
+export interface GridMeasurement extends HeldInAndOut {
+  readonly activationBits: number;
+  readonly weightBits: number;
+}
+
 /** What of a rung's detail the shortfall reads (ladderMeasure.ts RungDetail). */
 interface MixedDetail {
   readonly mixedPrecision?: MixedPrecisionResult;
   readonly growth?: GrowthResult;
   readonly ceiling?: PrecisionCeiling;
   readonly weightCeiling?: WeightCeiling;
+  readonly grids?: readonly GridMeasurement[];
 }
 
 /** What of a measured rung the shortfall reads (ladder.ts RungResult). */
@@ -135,6 +146,13 @@ export function ladderShortfall(
     );
   }
 
+  const grids = detail.grids?.map((g) => ({
+    activationBits: g.activationBits,
+    weightBits: g.weightBits,
+    ...judged(g),
+  }));
+  if (grids && grids.length > 0) why.push(gridsWhy(grids, goal));
+
   let lifted: ReportLadderShortfall['lifted'];
   if (growth && growth.steps.length > 0) {
     const largest = growth.steps.reduce((a, b) => (b.units > a.units ? b : a));
@@ -183,5 +201,38 @@ export function ladderShortfall(
     ...(growth ? { chosen: { heldIn: figure(growth.chosen.score, growth.chosen.metrics), heldOut } } : {}),
     ...(ceiling ? { ceiling } : {}),
     ...(weightCeiling ? { weightCeiling } : {}),
+    ...(grids && grids.length > 0 ? { grids } : {}),
   };
+}
+
+type JudgedGrid = NonNullable<ReportLadderShortfall['grids']>[number];
+
+/**
+ * How many bits the target needs, said from the coarser grids measured: for the activations (every weight at 16 bits)
+ * and for the weights (every activation at 16 bits), the coarsest grid that met the target held out and the finer one
+ * that missed, or that even the finest measured missed.
+ */
+function gridsWhy(grids: readonly JudgedGrid[], goal: string): string {
+  const kindText = (kind: 'activation' | 'weight') => {
+    const other = kind === 'activation' ? 'weight' : 'activation';
+    const measured = grids
+      .filter((g) =>
+        kind === 'activation'
+          ? g.weightBits === 16 && g.activationBits < 16
+          : g.activationBits === 16 && g.weightBits < 16,
+      )
+      .map((g) => ({ bits: kind === 'activation' ? g.activationBits : g.weightBits, g }))
+      .sort((a, b) => a.bits - b.bits);
+    if (measured.length === 0) return undefined;
+    const list = measured
+      .map(({ bits, g }) => `${bits} bits ${figureText(g.heldOut)}${g.met ? ' (met)' : ''}`)
+      .join(', ');
+    const coarsestMet = measured.find(({ g }) => g.met);
+    const conclusion = coarsestMet
+      ? `so the ${kind}s need about ${coarsestMet.bits} bits, ${coarsestMet.bits - 8} more than 8`
+      : `so the ${kind}s need more than ${measured[measured.length - 1].bits} bits`;
+    return `with every ${other} at 16 bits and every ${kind} on a coarser grid the held-out samples read ${list}: ${conclusion}`;
+  };
+  const parts = [kindText('activation'), kindText('weight')].filter((t): t is string => t !== undefined);
+  return `Measured on coarser grids (16-bit Q/DQ stepped as fewer bits, not clipped at their ends), against ${goal}: ${parts.join('; ')}.`;
 }

@@ -159,6 +159,11 @@ export interface ReportLadderShortfall {
   readonly ceiling?: ReportLadderJudged & { readonly act16: number; readonly w16: number };
   /** Every weight at 16 bits with every activation at 8 bits measured: held in and held out. */
   readonly weightCeiling?: ReportLadderJudged & { readonly w16: number };
+  /**
+   * How many bits the target needs: every activation and weight at 16 bits, then the activations (or the weights) on a
+   * coarser grid (core/quantize/coarserGrids.ts), each measured held in and held out; finest grids first.
+   */
+  readonly grids?: readonly (ReportLadderJudged & { readonly activationBits: number; readonly weightBits: number })[];
 }
 
 /** One configuration the shortfall measured: its held-in and held-out figures, and whether held out meets the target. */

@@ -1,7 +1,8 @@
 /**
  * A ladder's shortfall (report.ts ReportLadderShortfall) as lines of text, shared by the command line, the HTML report
  * and the page: the reasons, the 16-bit sets measured on the held-in samples, the tensors lifted to 16 bits that still
- * missed, every activation (and every weight) at 16 bits where measured, and the most sensitive units with their measured gain. Pure.
+ * missed, every activation (and every weight) at 16 bits where measured, the coarser grids measured (how many bits the
+ * target needs), and the most sensitive units with their measured gain. Pure.
  */
 import type { ReportLadderFigure, ReportLadderShortfall } from './report.ts';
 
@@ -40,6 +41,12 @@ export function shortfallSections(s: ReportLadderShortfall): ShortfallSection[] 
   if (s.weightCeiling)
     measured.push(
       `every weight at 16 bits (${s.weightCeiling.w16}), activations at 8: held in ${figureText(s.weightCeiling.heldIn)}, held out ${figureText(s.weightCeiling.heldOut)}${s.weightCeiling.met ? ' (met)' : ''}`,
+    );
+  const gridText = (bits: number, kind: string) =>
+    bits === 16 ? `every ${kind} at 16 bits` : `every ${kind} on a ${bits}-bit grid`;
+  for (const g of s.grids ?? [])
+    measured.push(
+      `${gridText(g.activationBits, 'activation')}, ${gridText(g.weightBits, 'weight')} (16-bit Q/DQ stepped coarser): held in ${figureText(g.heldIn)}, held out ${figureText(g.heldOut)}${g.met ? ' (met)' : ''}`,
     );
   if (measured.length > 0) sections.push({ heading: 'Measured', lines: measured });
   if (s.lifted && s.lifted.activations.length + s.lifted.weights.length > 0)
