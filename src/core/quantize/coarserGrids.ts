@@ -5,8 +5,8 @@
  * 2^(16 − bits), so its 16-bit codes step as a `bits`-bit grid over its range would; the codes are not clipped at
  * that grid's ends (an int16 holds 2^(16 − bits) times the range), so values past the calibrated range are rounded,
  * not saturated. A weight's codes are rounded again onto the coarser grid, with the scale multiplied to match:
- * exactly a `bits`-bit symmetric grid over the same per-channel range. Pure: returns a copy whose graph shares every
- * node and every tensor it did not change.
+ * exactly a `bits`-bit grid over the same per-channel range. The main graph's Q/DQ only (a body's stay as written).
+ * Pure: returns a copy whose graph shares every node and every tensor it did not change.
  */
 import { DataType, type ModelProto, type TensorProto } from '../onnx/index.ts';
 import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
@@ -77,12 +77,14 @@ export function withCoarserGrids(model: ModelProto, grids: CoarserGrids): ModelP
     }
   }
   if (grids.weights !== undefined && grids.weights < 16) {
-    const factor = WIDE_HALF / (2 ** (grids.weights - 1) - 1);
+    const bits = grids.weights;
     for (const node of graph.node) {
       if (opType(node) !== 'DequantizeLinear') continue;
       const [codesName, scale, zeroPoint] = node.input;
       const codes = wide(codesName);
       if (!codes || changed.has(codesName) || !scale) continue;
+      // A symmetric int16 grid spans ±32767 codes, a uint16 one 65535 steps.
+      const factor = codes.data_type === DataType.INT16 ? WIDE_HALF / (2 ** (bits - 1) - 1) : 65535 / (2 ** bits - 1);
       if (grids.only && !grids.only.has(codesName.replace(/_quantized$/, ''))) continue;
       const zp = wide(zeroPoint);
       const zeros = zp ? (readTensor(zp) as Int16Array | Uint16Array) : undefined;
