@@ -21,6 +21,7 @@ import { chooseMixedPrecision } from '../src/core/search/mixedPrecision.ts';
 import { mixedPrecisionAim } from '../src/core/recovery/targetMeasure.ts';
 import { parseLadderTarget } from '../src/core/recovery/ladder.ts';
 import type { ComparisonRuntime } from '../src/core/evaluate/compareModels.ts';
+import { mixedSummary } from '../workers/recovery/rungSummary.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-mixed-one-number-'));
 
@@ -53,13 +54,13 @@ describe('mixed precision on a one-score model', () => {
     expect(decision.stderr).toContain('give 16 or more (--calib samples, --sensitivity-samples)');
   });
 
-  it('judges a decision target on 16 samples by default and a cosine target on 4 (the samples onnxruntime ran)', async () => {
+  it('judges a decision target on 16 samples by default and a cosine target on 4 (the samples onnxruntime ran), and the page says when a decision target had fewer', async () => {
     const model = scoreModel(true);
     const feeds = Array.from({ length: 24 }, (_, k) => ({
       x: float32Tensor(seededFloats(48, 60 + k, -1, 1), [1, 6, 8]),
     }));
     const { ranges } = await calibrateOnFeeds(model, feeds, { config: getPreset('A8W8') });
-    const judged = async (target: string) => {
+    const judged = async (target: string, samples?: number) => {
       const base = nodeRuntime(feeds);
       const seen = new Set<number>();
       const runtime: ComparisonRuntime = {
@@ -69,14 +70,23 @@ describe('mixed precision on a one-score model', () => {
           return { ...session, run: (sample, names) => (seen.add(sample), session.run(sample, names)) };
         },
       };
-      await chooseMixedPrecision(model, ranges, getPreset('A8W8'), runtime, {
+      const result = await chooseMixedPrecision(model, ranges, getPreset('A8W8'), runtime, {
         budget: DEFAULT_PRECISION_BUDGET,
         ...mixedPrecisionAim(parseLadderTarget(target)),
         maxMeasurements: 2,
+        ...(samples ? { samples } : {}),
       });
-      return seen.size;
+      // What the page's rung row shows: the samples judged, and a note where a decision target had too few.
+      const summary = mixedSummary(result)!;
+      expect(summary.samples).toBe(seen.size);
+      return { samples: seen.size, note: summary.fewSamples };
     };
-    expect(await judged('decision:0.95')).toBe(16);
-    expect(await judged('cosine:0.99')).toBe(4);
+    expect(await judged('decision:0.95')).toEqual({ samples: 16, note: null });
+    expect(await judged('cosine:0.99')).toEqual({ samples: 4, note: null });
+    const few = await judged('decision:0.95', 4);
+    expect(few.samples).toBe(4);
+    expect(few.note).toMatch(
+      /^the decision target is judged on 4 sample\(s\): its figure moves by 1\/4 a sample.*give 16 or more$/,
+    );
   });
 });

@@ -244,6 +244,10 @@ export interface MixedPrecisionSummary {
   startCosine: number;
   cosine: number;
   reached: boolean;
+  /** Calibration samples the search judged on. */
+  samples: number;
+  /** Where a decision target was judged on too few samples to trust (fewDecisionSamplesNote), what to give. */
+  fewSamples: string | null;
   measurements: number;
   seconds: number;
   budget: Record<'act16' | 'w16' | 'float', { limit: number; used: number; of: number }>;

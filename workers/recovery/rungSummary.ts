@@ -5,7 +5,7 @@
 import type { MixedPrecisionSummary, RungSummary } from './recoveryTypes.ts';
 import type { QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryReport } from '../../src/core/recovery/quantizeWithRecovery.ts';
-import type { MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
+import { fewDecisionSamplesNote, type MixedPrecisionResult } from '../../src/core/search/mixedPrecision.ts';
 
 /** The mixed-precision search in numbers, or null where none ran. */
 export function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisionSummary | null {
@@ -16,6 +16,8 @@ export function mixedSummary(m: MixedPrecisionResult | undefined): MixedPrecisio
     startCosine: m.startCosine,
     cosine: m.cosine,
     reached: m.reached,
+    samples: m.samples ?? 0,
+    fewSamples: m.samples === undefined ? null : fewDecisionSamplesNote(m.metric, m.samples),
     measurements: m.steps.length,
     seconds: m.seconds,
     budget: { act16: b('act16'), w16: b('w16'), float: b('float') },

@@ -42,6 +42,7 @@ import { parse, UsageError } from '../usage.ts';
 import {
   chooseMixedPrecision,
   defaultSensitivitySamples,
+  fewDecisionSamplesNote,
   type MixedPrecisionResult,
 } from '../../core/search/mixedPrecision.ts';
 import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize/precisionBudget.ts';
@@ -367,10 +368,8 @@ export const quantizeCommand = {
       process.stderr.write(
         `mixed precision: budget ${formatPrecisionBudget(budget)}, target ${aim.metric ?? 'cosine'} ${aim.target}${standIn} on ${judged} ${images.kind === 'tensors' ? 'tensor sample' : 'image'}(s), judged by ${graphOptimizationText(judgeLevel)}\n`,
       );
-      if (aim.metric === 'decision' && judged < defaultSensitivitySamples('decision'))
-        process.stderr.write(
-          `note: the decision target is judged on ${judged} sample(s): its figure moves by 1/${judged} a sample, so the search can stop at a set that keeps these and flips others (Silero VAD op18 A8W8: 4 samples kept 0.72 of its held-out decisions, 16 kept 1.0); give ${defaultSensitivitySamples('decision')} or more (--calib samples, --sensitivity-samples)\n`,
-        );
+      const few = fewDecisionSamplesNote(aim.metric, judged);
+      if (few) process.stderr.write(`note: ${few} (--calib samples, --sensitivity-samples)\n`);
       mixed = await chooseMixedPrecision(model, calibrated, config, nodeRuntime(images.feeds, judgeLevel), {
         budget,
         samples,

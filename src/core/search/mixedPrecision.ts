@@ -105,6 +105,8 @@ export interface MixedPrecisionResult {
   readonly cosine: number;
   /** What `startCosine` and `cosine` measure: 'cosine', or a task target's metric (map50, miou…). Absent: cosine. */
   readonly metric?: string;
+  /** Samples the search judged on (chooseMixedPrecision's; absent from a bare searchMixedPrecision). */
+  readonly samples?: number;
   readonly reached: boolean;
   readonly chosen: {
     readonly act16: readonly string[];
@@ -485,6 +487,16 @@ export function defaultSensitivitySamples(metric?: string): number {
   return metric === 'decision' ? 16 : 4;
 }
 
+/**
+ * What the CLI and the page say where a decision target is judged on fewer samples than defaultSensitivitySamples gives
+ * it (fewer calibration samples, or fewer asked): null otherwise.
+ */
+export function fewDecisionSamplesNote(metric: string | undefined, judged: number): string | null {
+  const enough = defaultSensitivitySamples('decision');
+  if (metric !== 'decision' || judged >= enough) return null;
+  return `the decision target is judged on ${judged} sample(s): its figure moves by 1/${judged} a sample, so the search can stop at a set that keeps these and flips others (Silero VAD op18 A8W8: 4 samples kept 0.72 of its held-out decisions, 16 kept 1.0); give ${enough} or more`;
+}
+
 export interface ChooseMixedPrecisionOptions {
   readonly budget: PrecisionBudget;
   /** Cosine to reach on the sensitivity samples (or the figure of `figure`, with one). */
@@ -536,6 +548,7 @@ export async function chooseMixedPrecision(
   const { includeCle, includeFastFt, includeBiasCorrection } = config;
   return {
     ...result,
+    samples: judge.samples,
     metric: options.figure ? (options.metric ?? 'figure') : 'cosine',
     config: { ...result.config, includeCle, includeFastFt, includeBiasCorrection },
     bestMeasured: {

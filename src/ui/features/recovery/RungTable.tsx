@@ -180,9 +180,13 @@ function MixedLine({ m }: { m: NonNullable<RungSummary['mixedPrecision']> }) {
   return (
     <div className="muted small" data-testid="rung-mixed" data-metric={m.metric}>
       mixed precision: {METRIC_LABEL[m.metric as LadderMetric] ?? m.metric} {m.startCosine.toFixed(4)} →{' '}
-      {m.cosine.toFixed(4)} on the calibration images ({m.reached ? 'aim reached' : 'aim not reached within the budget'}
-      , {m.measurements} measurements); 16-bit activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in
-      all), 16-bit weights {b.w16.used} of {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
+      {m.cosine.toFixed(4)} on {m.samples ? plural(m.samples, 'calibration sample') : 'the calibration images'} (
+      {m.reached ? 'aim reached' : 'aim not reached within the budget'}, {m.measurements} measurements); 16-bit
+      activations {b.act16.used} of {b.act16.limit} allowed ({b.act16.of} in all), 16-bit weights {b.w16.used} of{' '}
+      {b.w16.limit}, float nodes {b.float.used} of {b.float.limit}
+      {m.fewSamples && (
+        <span data-testid="rung-mixed-few-samples">. Note: {m.fewSamples} (more calibration samples)</span>
+      )}
     </div>
   );
 }
