@@ -2,7 +2,8 @@
  * The one calibration runner (core/calibrate/run/runner.ts) under both runtimes it is given in the product:
  * onnxruntime-node (the command line) and onnxruntime-web's WASM backend (the page's workers; it runs in
  * Node too). On a real detector and real photos: a budget too small for one run splits the tensors into
- * chunks and changes no range, on either runtime; and the two runtimes give the same ranges.
+ * chunks and changes no range, on either runtime; and the two runtimes give the same ranges. The progress's rate at
+ * the end is the whole run's (the command's closing line), not the pace after the first sample.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -146,4 +147,42 @@ describe('sequential calibration through the one runner', () => {
     },
     120_000,
   );
+});
+
+describe('the rate calibration progress reports', () => {
+  it('reads the whole run once every sample is done, as the closing line does, not the pace after the first', async () => {
+    // The first sample is slow (as a session's build makes it), the others quick: the two rates are far apart.
+    const photos = source();
+    const slowFirst = {
+      count: 4,
+      name: (i: number) => `sample ${i + 1}`,
+      produce: async (i: number) => {
+        await new Promise((r) => setTimeout(r, i === 0 ? 1500 : 10));
+        return photos.produce(0);
+      },
+    };
+    const calibrator = new ModelCalibrator(model, ortNodeRuntime(1));
+    const seen: { done: number; imagesPerSecond: number; etaSeconds: number | null }[] = [];
+    try {
+      const outcome = await calibrator.calibrate(
+        slowFirst,
+        getPreset('U8S8'),
+        () => false,
+        (p) => seen.push(p),
+      );
+      const whole = outcome.used / outcome.seconds;
+      const last = seen.filter((p) => p.done === 4);
+      expect(last.length).toBeGreaterThan(0);
+      for (const p of last) {
+        expect(p.imagesPerSecond / whole).toBeGreaterThan(0.9);
+        expect(p.imagesPerSecond / whole).toBeLessThan(1.1);
+      }
+      // While samples are left, the time left is from the pace after the slow first sample: under the whole rate's.
+      const third = seen.find((p) => p.done === 3)!;
+      expect(third.etaSeconds).not.toBeNull();
+      expect(third.imagesPerSecond).toBeGreaterThan(1.3 * whole);
+    } finally {
+      await calibrator.release();
+    }
+  });
 });
