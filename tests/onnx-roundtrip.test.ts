@@ -1,13 +1,14 @@
 /**
  * encode(decode(bytes)) loses nothing: for every fixture, the re-encoded model gets the same verdict
- * from onnx.checker and onnxruntime-node computes bit-identical outputs on the same input.
+ * from onnx.checker and onnxruntime-node computes bit-identical outputs on the same input. `encode` and
+ * `encodeParts` lay large raw data in directly, and give protobufjs's own bytes.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decode, encode, encodeParts, openModel, type GraphProto } from '../src/core/onnx/index.ts';
-import { GraphProtoType, protobuf } from '../src/core/onnx/protoRoot.ts';
+import { GraphProtoType, ModelProtoType, protobuf } from '../src/core/onnx/protoRoot.ts';
 import { createSession, float32Tensor } from '../src/cli/runtime/ortNode.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { CONCRETE_DIMS, FIXTURE_MODELS, MODELS, readModel, seededFloats } from './helpers/fixtures.ts';
@@ -77,5 +78,39 @@ describe('ONNX round trip on the fixtures', () => {
     const graph = GraphProtoType.decode(graphs[0]) as unknown as GraphProto;
     expect(graph.node.length).toBe(model.graph!.node.length);
     expect(graph.initializer.length).toBe(model.graph!.initializer.length);
+  });
+
+  it("encode and encodeParts give protobufjs's bytes, large raw data laid in directly", () => {
+    const whole = (model: object) => Buffer.from(ModelProtoType.encode(model).finish());
+    for (const name of FIXTURE_MODELS) {
+      const model = decode(readModel(name));
+      expect(Buffer.compare(Buffer.from(encode(model)), whole(model)), name).toBe(0);
+    }
+    // Fields after raw_data in a large tensor (doc_string 12, data_location 14, set to its default: an own
+    // property is written), and after the graph in the model (opset_import), as protobufjs orders them.
+    const model = decode(readModel('yolox-nano.onnx'));
+    const large = model.graph!.initializer.findIndex((t) => (t.raw_data?.byteLength ?? 0) >= 64 * 1024);
+    expect(large).toBeGreaterThanOrEqual(0);
+    const initializer = model.graph!.initializer.slice();
+    initializer[large] = { ...initializer[large], doc_string: 'weights', data_location: 0 };
+    const edited = { ...model, graph: { ...model.graph!, initializer }, doc_string: 'edited' };
+    const expected = whole(edited);
+    expect(Buffer.compare(Buffer.from(encode(edited)), expected)).toBe(0);
+    expect(expected.includes(Buffer.from('weights'))).toBe(true);
+    // Parts: the graph without initializers, then the initializers, in one graph field.
+    const graph = edited.graph;
+    const head = ModelProtoType.encode({ ...edited, graph: undefined }).finish();
+    const body = Buffer.concat([
+      GraphProtoType.encode({ ...graph, initializer: [] }).finish(),
+      GraphProtoType.encode({ initializer: graph.initializer }).finish(),
+    ]);
+    const key = protobuf.Writer.create()
+      .uint32((7 << 3) | 2)
+      .uint32(body.byteLength)
+      .finish();
+    const parts = encodeParts(edited, 256 * 1024);
+    expect(parts.length).toBeGreaterThan(3);
+    const joined = Buffer.concat(parts.map((p) => Buffer.from(p)));
+    expect(Buffer.compare(joined, Buffer.concat([head, key, body]))).toBe(0);
   });
 });
