@@ -28,6 +28,45 @@ export function ticks(lo: number, hi: number, count = 5): number[] {
   return out;
 }
 
+/** A call-out's circle radius in the layer chart. */
+const CALLOUT_R = 7;
+
+/**
+ * Where the numbered call-outs go so that none covers another: each wants the spot just above its bar; taken in rank
+ * order (the worst keeps its own spot), one that would touch a circle already placed moves to the nearest free spot
+ * on a 2r + 2 grid around it (up first, then sideways), within `bounds`. Its leader line still ends on its bar.
+ */
+export function placeCallouts(
+  wanted: readonly { rank: number; x: number; y: number }[],
+  bounds: { left: number; right: number; top: number; bottom: number },
+): { x: number; y: number }[] {
+  const gap = 2 * CALLOUT_R + 2;
+  const offsets: [number, number][] = [];
+  for (let dx = -8; dx <= 8; dx++) for (let dy = -8; dy <= 8; dy++) offsets.push([dx * gap, dy * gap]);
+  // Nearest first; at equal distance, up before down and the bar's own column before its neighbours.
+  offsets.sort((a, b) => Math.hypot(...a) - Math.hypot(...b) || a[1] - b[1] || Math.abs(a[0]) - Math.abs(b[0]));
+  const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), Math.max(lo, hi));
+  const out: { x: number; y: number }[] = wanted.map(() => ({ x: NaN, y: NaN }));
+  const done: { x: number; y: number }[] = [];
+  const order = wanted.map((_, j) => j).sort((a, b) => wanted[a].rank - wanted[b].rank);
+  for (const j of order) {
+    const x0 = clamp(wanted[j].x, bounds.left, bounds.right);
+    const y0 = clamp(wanted[j].y, bounds.top, bounds.bottom);
+    let spot = { x: x0, y: y0 };
+    for (const [dx, dy] of offsets) {
+      const c = { x: x0 + dx, y: y0 + dy };
+      if (c.x < bounds.left || c.x > bounds.right || c.y < bounds.top || c.y > bounds.bottom) continue;
+      if (done.every((d) => Math.hypot(d.x - c.x, d.y - c.y) >= gap)) {
+        spot = c;
+        break;
+      }
+    }
+    out[j] = spot;
+    done.push(spot);
+  }
+  return out;
+}
+
 export interface LayerChartOptions {
   /** Rows called out with their rank (1 = worst). */
   readonly highlight?: readonly LayerRow[];
@@ -80,13 +119,26 @@ export function layerChart(rows: readonly LayerRow[], options: LayerChartOptions
     );
   });
   // Call-outs last, so they sit above the bars.
-  rows.forEach((r, i) => {
+  const wanted = rows.flatMap((r, i) => {
     const k = rank.get(r.tensor);
-    if (k === undefined || !Number.isFinite(r.sqnr)) return;
-    const cx = m.left + i * step + step / 2;
-    const cy = Math.max(y(r.sqnr) - 10, m.top - 14);
+    if (k === undefined || !Number.isFinite(r.sqnr)) return [];
+    const x = m.left + i * step + step / 2;
+    return [{ rank: k, row: r, x, y: y(r.sqnr) }];
+  });
+  const placed = placeCallouts(
+    wanted.map((w) => ({ rank: w.rank, x: w.x, y: Math.max(w.y - 10, m.top - 14) })),
+    {
+      left: m.left + CALLOUT_R,
+      right: width - m.right - CALLOUT_R,
+      top: CALLOUT_R + 1,
+      bottom: m.top + ph - CALLOUT_R,
+    },
+  );
+  wanted.forEach((w, j) => {
+    const { x: cx, y: cy } = placed[j];
+    const k = w.rank;
     parts.push(
-      `<g class="callout"><line x1="${r1(cx)}" x2="${r1(cx)}" y1="${r1(cy + 7)}" y2="${r1(y(r.sqnr))}"/><circle cx="${r1(cx)}" cy="${r1(cy)}" r="7"/><text x="${r1(cx)}" y="${r1(cy + 3.5)}" text-anchor="middle">${k}</text><title>${escapeHtml(`#${k} ${r.tensor}: ${formatDb(r.sqnr)} dB`)}</title></g>`,
+      `<g class="callout"><line x1="${r1(cx)}" x2="${r1(w.x)}" y1="${r1(cy + CALLOUT_R)}" y2="${r1(w.y)}"/><circle cx="${r1(cx)}" cy="${r1(cy)}" r="${CALLOUT_R}"/><text x="${r1(cx)}" y="${r1(cy + 3.5)}" text-anchor="middle">${k}</text><title>${escapeHtml(`#${k} ${w.row.tensor}: ${formatDb(w.row.sqnr)} dB`)}</title></g>`,
     );
   });
   parts.push(`<line class="axis" x1="${m.left}" x2="${width - m.right}" y1="${m.top + ph}" y2="${m.top + ph}"/>`);
