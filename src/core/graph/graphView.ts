@@ -92,13 +92,24 @@ export function shapeLabel(info: TensorSummary | undefined): string {
   return info.shape.length === 0 ? 'scalar' : info.shape.join('×');
 }
 
+/** The longest symbolic dimension name the graph's boxes and edges show as written ("batch", "height"). */
+const MAX_DRAWN_SYMBOL = 10;
+
 /**
- * A graph input's or output's shape as its box shows it: shortened in the middle as node names are, so a shape of
- * long symbolic dimensions ("p2o.DynamicDimension.0×3×p2o.DynamicDimension.1×…", as Paddle exports name them) stays
- * inside its box; the inspector gives the whole shape.
+ * A shape as the graph draws it, on boxes and edges: "1×3×240×320", "batch×3×h×w", and "?" for a symbolic
+ * dimension with a long name ("p2o.DynamicDimension.0×3×p2o.DynamicDimension.1×…", as Paddle exports name them,
+ * reads "?×3×?×?"), as an unknown dimension reads: shortening the whole string cut it into "p2o.Dynami….Dimension.2",
+ * which says neither the rank nor the fixed sizes. The inspector gives the names (shapeLabel).
  */
+export function drawnShapeLabel(info: TensorSummary | undefined): string {
+  if (!info?.shape) return '';
+  if (info.shape.length === 0) return 'scalar';
+  return info.shape.map((d) => (typeof d === 'string' && d.length > MAX_DRAWN_SYMBOL ? '?' : d)).join('×');
+}
+
+/** A graph input's or output's shape as its box shows it, shortened in the middle if still too long for the box. */
 function boxShape(info: TensorSummary | undefined): string {
-  return shortName(shapeLabel(info));
+  return shortName(drawnShapeLabel(info));
 }
 
 function boxWidth(title: string, subtitle: string): number {
@@ -277,7 +288,7 @@ export function buildGraphView(index: GraphIndex, options: GraphViewOptions = {}
     const quant = fold?.edges.get(tensor);
     return quant
       ? { source, target, tensor, label: quantLabel(quant.params), quant }
-      : { source, target, tensor, label: shapeLabel(tensorInfo.get(tensor)) };
+      : { source, target, tensor, label: drawnShapeLabel(tensorInfo.get(tensor)) };
   };
   for (const i of index.order) {
     const target = boxOfNode[i];
