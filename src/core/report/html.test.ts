@@ -404,3 +404,33 @@ describe('task pictures', () => {
     expect(unbalancedTag(html)).toBeNull();
   });
 });
+
+describe('the worst layer beside the output (UltraFace: a red 7.47 dB layer beside a green 0.99995 cosine)', () => {
+  const card = (outputCosine: number) => {
+    const html = renderHtml(
+      buildReport({
+        ...input,
+        outputs: [
+          {
+            output: 'out',
+            metrics: { cosine: { count: 3, mean: outputCosine, min: outputCosine, max: outputCosine } },
+          },
+        ],
+      }),
+    );
+    return /<div class="card" data-card="worst-layer">(.*?)<\/div><\/div>/.exec(html)?.[1] ?? '';
+  };
+
+  it('says the layer is one tensor inside, not the output, and that the later layers absorbed its error', () => {
+    const good = card(0.99995);
+    expect(good).toContain('−1.30 dB');
+    expect(good).toContain('one tensor inside the model, not its output');
+    expect(good).toContain('the layers after it absorb this error');
+  });
+
+  it('does not say the error was absorbed where the output is off too', () => {
+    const poor = card(0.8274);
+    expect(poor).toContain('one tensor inside the model, not its output');
+    expect(poor).not.toContain('absorb');
+  });
+});

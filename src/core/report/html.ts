@@ -36,6 +36,7 @@ import {
 import type { Report, ReportFile, ReportLadder, ReportNpu } from './report.ts';
 import { shortfallSections } from './shortfallText.ts';
 import { headlineFigure } from './headlineFigure.ts';
+import { worstLayerMeaning } from './worstLayerMeaning.ts';
 import { REPORT_CSS } from './styles.ts';
 import { TASK_CSS, taskSection } from './taskSection.ts';
 import { paritySection } from './paritySection.ts';
@@ -97,8 +98,9 @@ function cards(r: Report): string {
   }
   const worst = r.layers?.worst[0];
   if (worst) {
+    const headline = r.atDefault ? headlineFigure(r.atDefault.outputs, r.atDefault.fidelity.meanCosine) : own;
     out.push(
-      `<div class="card"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div></div>`,
+      `<div class="card" data-card="worst-layer"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div><div class="sub" data-meaning>${e(worstLayerMeaning(worst.sqnr, cosineSeverity(headline.value)))}</div></div>`,
     );
   }
   const jump = r.layers?.jumps[0];

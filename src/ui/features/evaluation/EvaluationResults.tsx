@@ -7,6 +7,7 @@
 import { useStudio } from '../../store/index.ts';
 import { cosineSeverity, dbSeverity, formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
 import { headlineFigure } from '../../../core/report/headlineFigure.ts';
+import { worstLayerMeaning } from '../../../core/report/worstLayerMeaning.ts';
 import {
   DEFAULT_GRAPH_OPTIMIZATION,
   graphOptimizationLabel,
@@ -130,7 +131,14 @@ export function EvaluationResults({
             label="Worst layer SQNR"
             value={`${formatDb(worst.sqnr)} dB`}
             severity={dbSeverity(worst.sqnr)}
-            sub={<TensorName name={worst.node ?? worst.tensor} />}
+            sub={
+              <>
+                <TensorName name={worst.node ?? worst.tensor} />
+                <span className="facts__meaning" data-testid="eval-worst-sqnr-meaning">
+                  {worstLayerMeaning(worst.sqnr, cosineSeverity((defaultFigure ?? ownFigure).value))}
+                </span>
+              </>
+            }
             testId="eval-worst-sqnr"
           />
         )}
