@@ -25,16 +25,22 @@ const overlap = (
 
 for (const width of WIDTHS) {
   test.describe(`graph cosmetics at ${width} px`, () => {
-    test('picks, errors and added entries do not move the graph; the op-type list starts on a placeholder; the search results do not cover the picking tools', async ({
+    test('picks, errors and added entries do not move the graph; one op-type list on the page, on a placeholder; the search results do not cover the picking tools', async ({
       page,
     }) => {
       test.setTimeout(120_000);
       await openGraph(page, fileFromFixture('ultraface-rfb-320.onnx'), width);
       const top = await paneTop(page);
 
-      const select = page.getByTestId('add-op-type-select');
+      // One control adds an op type (the "Keep in float" card's; the pick toolbar repeated it), on a placeholder.
+      const select = page.getByTestId('add-optype-select');
+      await expect(page.locator('select:has(option:text-is("Choose an op type…"))')).toHaveCount(1);
+      await expect(page.getByRole('button', { name: 'Exclude op type' })).toHaveCount(1);
+      // Nodes: the toolbar's button takes the picks, the card's the ids typed in; the names say which.
+      await expect(page.getByTestId('add-nodes')).toHaveText('Exclude picked nodes');
+      await expect(page.getByRole('button', { name: 'Exclude nodes', exact: true })).toHaveCount(1);
       await expect(select.locator('option:checked')).toHaveText('Choose an op type…');
-      await expect(page.getByTestId('add-op-type')).toBeDisabled();
+      await expect(page.getByTestId('add-optype-button')).toBeDisabled();
 
       await clickGraphNode(page, 'Slice_217', 'Shift');
       await expect(page.getByTestId('pick-incomplete')).toBeVisible();
@@ -56,7 +62,7 @@ for (const width of WIDTHS) {
       expect(await paneTop(page), 'picks that select nothing').toBeCloseTo(top, 0);
 
       await select.selectOption('Softmax');
-      await expect(page.getByTestId('add-op-type')).toBeEnabled();
+      await expect(page.getByTestId('add-optype-button')).toBeEnabled();
 
       // The search's results list: over the graph, not over the picking tools.
       await page.getByTestId('graph-search').fill('Conv');

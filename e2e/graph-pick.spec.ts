@@ -121,8 +121,8 @@ test.describe('graph picking', () => {
     await clickGraphNode(page, 'Exp_227', 'Control');
     await expect(page.getByTestId('add-nodes')).toBeEnabled();
     await page.getByTestId('add-nodes').click();
-    await page.getByTestId('add-op-type-select').selectOption('Softmax');
-    await page.getByTestId('add-op-type').click();
+    await page.getByTestId('add-optype-select').selectOption('Softmax');
+    await page.getByTestId('add-optype-button').click();
     await expect.poll(() => highlighted(page, 'excluded')).toEqual(['Exp_227', 'Softmax_216']);
 
     // Hovering an entry of the list highlights its nodes; removing it takes its shading away.

@@ -335,7 +335,6 @@ export function GraphWorkspace({
   const colourableRef = useRef(false);
   colourableRef.current = precision !== null;
   const colours = byPrecision ? precision.colours : (scale?.colours ?? null);
-  const opTypes = useMemo(() => [...new Set(index.nodes.map((n) => n.op_type ?? ''))].filter(Boolean).sort(), [index]);
   const families = useMemo(() => [...new Set(view.boxes.map((b) => b.family))] as OpFamily[], [view]);
 
   useEffect(() => {
@@ -371,7 +370,6 @@ export function GraphWorkspace({
       {scopeBar}
       <PickToolbar
         preview={preview}
-        opTypes={opTypes}
         main={main?.graph ?? index.graph}
         body={body && { prefix: body.prefix, label: body.label }}
       />

@@ -2,15 +2,17 @@
  * Building an exclusion on the graph: the pick mode (inspect, start, end, single node; Shift, Alt and
  * Ctrl/⌘ pick a start, an end or a node whatever the mode), the current picks, what they resolve to
  * (highlighted on the graph before anything is committed, or why they resolve to nothing), a name,
- * and the buttons that add the subgraph, the picked nodes, or every node of an op type to the list.
+ * and the buttons that add the subgraph or the picked nodes to the list. Node ids typed in and whole op types are
+ * added on the "Keep in float" card (exclusion/AddExclusion.tsx), the one control for each: the toolbar repeated
+ * the card's op-type list and button.
  *
  * Its height does not change as picks come and go (the graph below must not jump under the pointer): the picks sit
  * on one row that scrolls sideways, and what they resolve to (or why not, or what was just added) on one status row
- * of a reserved height. The op-type list starts on a placeholder, not on an op whose name reads as a verb ("Add").
+ * of a reserved height.
  *
  * Inside a control-flow body (`body`) it offers what works there: single nodes kept float, picked by their scoped id
- * (`holder/then_branch/Conv_3`, the id nodes_to_exclude and the per-layer table use); start/end subgraphs and op types
- * are picked on the main graph. A body node's pick reads as its id and where its body is, wherever it is shown.
+ * (`holder/then_branch/Conv_3`, the id nodes_to_exclude and the per-layer table use); start/end subgraphs are
+ * picked on the main graph. A body node's pick reads as its id and where its body is, wherever it is shown.
  */
 import { useState } from 'react';
 import type { GraphProto, NodeId } from '../../../core/onnx/model.ts';
@@ -35,14 +37,13 @@ const listText = (ids: readonly string[], max = 3) =>
 
 interface Props {
   preview: PickPreview;
-  opTypes: string[];
   /** The main graph: a body node's pick is named from it (`then_gemm (inside if · then_branch)`). */
   main: GraphProto;
   /** The body drawn, if any: the prefix of its nodes' scoped ids and its path as the scope bar shows it. */
   body?: { prefix: string; label: string } | null;
 }
 
-export function PickToolbar({ preview, opTypes, main, body = null }: Props) {
+export function PickToolbar({ preview, main, body = null }: Props) {
   const mode = useStudio((s) => s.graph.pickMode);
   const starts = useStudio((s) => s.graph.starts);
   const ends = useStudio((s) => s.graph.ends);
@@ -52,11 +53,9 @@ export function PickToolbar({ preview, opTypes, main, body = null }: Props) {
   const clearPicks = useStudio((s) => s.clearPicks);
   const addExclusion = useStudio((s) => s.addExclusion);
   const [name, setName] = useState('');
-  const [opType, setOpType] = useState('');
   const [added, setAdded] = useState<{ name: string; list: string } | null>(null);
   const float16 = useStudio((s) => s.model.summary?.float16 === true);
 
-  const chosenOp = opTypes.includes(opType) ? opType : '';
   const hasPicks = nodes.length > 0 || (!body && (starts.length > 0 || ends.length > 0));
   /** A pick as it reads here: a node of the body drawn by its id there, another body's with where its body is. */
   const labelOf = (id: string) =>
@@ -216,37 +215,8 @@ export function PickToolbar({ preview, opTypes, main, body = null }: Props) {
           data-testid="add-nodes"
           onClick={() => add(nodesName, (n) => ({ kind: 'nodes', name: n, nodes: [...nodes] }))}
         >
-          Exclude {nodes.length || ''} node{nodes.length === 1 ? '' : 's'}
+          Exclude {nodes.length || ''} picked node{nodes.length === 1 ? '' : 's'}
         </button>
-        {!body && (
-          <span className="pick-optype">
-            <select
-              className="select select--inline"
-              value={chosenOp}
-              onChange={(e) => setOpType(e.target.value)}
-              aria-label="Op type to exclude"
-              data-testid="add-op-type-select"
-            >
-              <option value="" disabled>
-                Choose an op type…
-              </option>
-              {opTypes.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              className="button"
-              disabled={!chosenOp}
-              data-testid="add-op-type"
-              onClick={() => add(`all ${chosenOp}`, (n) => ({ kind: 'opTypes', name: n, opTypes: [chosenOp] }))}
-            >
-              Exclude op type
-            </button>
-          </span>
-        )}
       </div>
     </div>
   );
