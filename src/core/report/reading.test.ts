@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QUARK_TARGETS, headlineFigures, readResult } from './reading.ts';
+import { QUARK_TARGETS, aimedReading, headlineFigures, readResult } from './reading.ts';
 
 const quark = {
   cosine: { value: QUARK_TARGETS.cosine, source: 'quark' as const },
@@ -64,5 +64,12 @@ describe('reading a result', () => {
 
   it('leaves out a metric the report does not have', () => {
     expect(readResult({ cosine: 0.99, psnr: null }, quark, null).map((r) => r.metric)).toEqual(['cosine']);
+  });
+
+  it('aims the next step at the figure short of its target, not at a cosine already met (the sample: 0.983, 28.5 dB)', () => {
+    const readings = readResult({ cosine: 0.98283, psnr: 28.5 }, quark, null);
+    expect(aimedReading(readings)).toMatchObject({ metric: 'psnr', target: { value: 30 } });
+    expect(aimedReading(readResult({ cosine: 0.95, psnr: 23 }, quark, null))?.metric).toBe('cosine');
+    expect(aimedReading(readResult({ cosine: 0.999, psnr: 40 }, quark, null))).toBeNull();
   });
 });

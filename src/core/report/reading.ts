@@ -73,3 +73,11 @@ export function readResult(
   }
   return out;
 }
+
+/**
+ * The reading a next step aims at: the first figure short of its target (cosine before PSNR), or null when all meet.
+ * A search or a ladder toward a target already met (cosine 0.983 ≥ 0.98 while PSNR read 28.5 dB < 30) stops at once.
+ */
+export function aimedReading(readings: readonly MetricReading[]): MetricReading | null {
+  return readings.find((r) => !r.meets) ?? null;
+}

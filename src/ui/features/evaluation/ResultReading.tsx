@@ -10,7 +10,13 @@
  */
 import type { ReactNode } from 'react';
 import { formatCosine, formatDb, formatJump } from '../../../core/report/htmlText.ts';
-import { headlineFigures, readResult, type MetricReading, type ReadMetric } from '../../../core/report/reading.ts';
+import {
+  aimedReading,
+  headlineFigures,
+  readResult,
+  type MetricReading,
+  type ReadMetric,
+} from '../../../core/report/reading.ts';
 import { useObjectUrl } from '../../components/useObjectUrl.ts';
 import { useStudio } from '../../store/index.ts';
 import type { EvaluationOutcome } from '../../store/evaluationSlice.ts';
@@ -73,7 +79,11 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
   const setLadder = useStudio((s) => s.setLadderChoice);
   const climb = useStudio((s) => s.climbLadder);
   const url = useObjectUrl(run?.blob);
-  const cosine = readings.find((r) => r.metric === 'cosine');
+  // The figure the search and the ladder aim at: the first one short of its target.
+  const aimed = aimedReading(readings);
+  const aim =
+    aimed &&
+    `${aimed.metric === 'cosine' ? 'cosine' : 'PSNR'} ≥ ${aimed.target.value}${aimed.metric === 'psnr' ? ' dB' : ''}`;
   // The largest error jump at a weighted layer the quantization touched: excluding an elementwise node between
   // quantized neighbours keeps every Q/DQ around it, so the model computes the same.
   const precisions = result.report.precisions;
@@ -112,7 +122,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
     <div
       className="reading__next"
       data-testid="next-step"
-      data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : cosine && canSearch ? 'search' : 'ladder'}
+      data-step={jump && !alreadyFloat ? 'exclude' : bestRung ? 'rung' : aimed && canSearch ? 'search' : 'ladder'}
     >
       <span className="reading__next-title">
         Next step{jump && !alreadyFloat ? ', from the per-layer comparison' : ''}:
@@ -133,13 +143,13 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
           Keep {jump.node} float and quantize again
         </NextOption>
       )}
-      {(!jump || alreadyFloat) && cosine && canSearch && (
+      {(!jump || alreadyFloat) && aimed && canSearch && (
         <NextOption
           primary
           disabled={busy}
           testId="next-step-search"
           onClick={() => {
-            setSuggestMetric('cosine', cosine.target.value);
+            setSuggestMetric(aimed.metric, aimed.target.value);
             document
               .querySelector('[data-testid="suggest-card"]')
               ?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -157,7 +167,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
             </>
           }
         >
-          Search for the exclusions that reach cosine ≥ {cosine.target.value}
+          Search for the exclusions that reach {aim}
         </NextOption>
       )}
       {bestRung && (
@@ -175,12 +185,12 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
           Use {bestRung.label}
         </NextOption>
       )}
-      {!bestRung && cosine && (
+      {!bestRung && aimed && (
         <NextOption
           disabled={busy || !hasImages}
           testId="next-step-ladder"
           onClick={() => {
-            setLadder({ metric: 'cosine', value: cosine.target.value });
+            setLadder({ metric: aimed.metric, value: aimed.target.value });
             scrollToRecovery();
             void climb();
           }}
@@ -191,7 +201,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
             </>
           }
         >
-          Climb the ladder to cosine ≥ {cosine.target.value}
+          Climb the ladder to {aim}
         </NextOption>
       )}
     </div>
