@@ -29,6 +29,8 @@ export const PREVIEW_PORTS = {
   'calibration-speed': 4389,
   /** Two models side by side, suite compare. */
   compare: 4388,
+  /** The Vite dev server that draws the sample's scenes, suite sample-settings. */
+  'sample-settings': 4385,
   /** The sample with and without WebGPU's software adapter, suite webgpu-browser. */
   'webgpu-browser': 4386,
 } as const;

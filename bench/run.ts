@@ -18,6 +18,7 @@ import { recoverBrowserSuite } from './suites/recoverBrowser.ts';
 import { graphSuite } from './suites/graph.ts';
 import { graphFirstDrawSuite } from './suites/graphFirstDraw.ts';
 import { sampleSuite } from './suites/sample.ts';
+import { sampleSettingsSuite } from './suites/sampleSettings.ts';
 import { largeModelSuite } from './suites/largeModel.ts';
 import { largeModelPageSuite } from './suites/largeModelPage.ts';
 import { detector8bitSuite } from './suites/detector8bit.ts';
@@ -49,6 +50,7 @@ const suites: Suite[] = [
   graphSuite,
   graphFirstDrawSuite,
   sampleSuite,
+  sampleSettingsSuite,
   largeModelSuite,
   largeModelPageSuite,
   detector8bitSuite,

@@ -47,7 +47,7 @@ let preprocess: unknown;
 try {
   await withStudioPage(`http://localhost:${devPort}/`, async (p) => {
     const drawn = await p.evaluate(async () => {
-      const { sampleService } = await import('/src/ui/features/sample/sampleService.ts' as string);
+      const { sampleService } = await import('/src/ui/services/sampleService.ts' as string);
       const files: File[] = await sampleService.images('heldOut', sampleService.counts.heldOut);
       return {
         size: sampleService.size,

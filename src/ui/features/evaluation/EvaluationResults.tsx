@@ -131,13 +131,11 @@ export function EvaluationResults({
             label="Worst layer SQNR"
             value={`${formatDb(worst.sqnr)} dB`}
             severity={dbSeverity(worst.sqnr)}
-            sub={
-              <>
-                <TensorName name={worst.node ?? worst.tensor} />
-                <span className="facts__meaning" data-testid="eval-worst-sqnr-meaning">
-                  {worstLayerMeaning(worst.sqnr, cosineSeverity((defaultFigure ?? ownFigure).value))}
-                </span>
-              </>
+            sub={<TensorName name={worst.node ?? worst.tensor} />}
+            note={
+              <span className="facts__meaning" data-testid="eval-worst-sqnr-meaning">
+                {worstLayerMeaning(worst.sqnr, cosineSeverity((defaultFigure ?? ownFigure).value))}
+              </span>
             }
             testId="eval-worst-sqnr"
           />
