@@ -81,26 +81,30 @@ test('the sample report: values on one line, names broken at separators, the jum
   expect(chips).toContain(tile);
 
   // Read for the user: each figure against its target, the change from the previous run, the next step in one click.
-  await expect(page.getByTestId('sample-verdict')).toHaveText("below the target ≥ 0.98 (Quark's threshold)");
+  // The sample's own settings (A8W8 per channel, Sequential) meet the cosine target; its PSNR does not.
+  await expect(page.getByTestId('sample-verdict')).toHaveText("meets the target ≥ 0.98 (Quark's threshold)");
   const reading = page.getByTestId('result-reading');
   const cosine = reading.getByTestId('reading-cosine');
-  await expect(cosine).toHaveAttribute('data-meets', 'false');
-  await expect(cosine.getByTestId('reading-verdict')).toContainText(
-    "is below the target ≥ 0.98 (Quark's threshold), short by 0.0",
-  );
-  await expect(reading.getByTestId('reading-psnr').getByTestId('reading-verdict')).toContainText(
-    "the target ≥ 30 dB (Quark's threshold)",
-  );
+  await expect(cosine).toHaveAttribute('data-meets', 'true');
+  const psnr = reading.getByTestId('reading-psnr');
+  await expect(psnr).toHaveAttribute('data-meets', 'false');
+  await expect(psnr.getByTestId('reading-verdict')).toContainText("is below the target ≥ 30 dB (Quark's threshold)");
   await expect(cosine.getByTestId('reading-change')).toContainText('The first evaluation of this model');
-  // Another run (per channel): the change from the previous one is read.
-  await page.getByTestId('per-channel').check();
+  // The next step aims at the figure that is short (it offered a search to "cosine ≥ 0.98", already met).
+  const first = reading.getByTestId('next-step');
+  await expect(first).not.toContainText('cosine ≥');
+  await expect(first.getByTestId('next-step-ladder')).toHaveText('Climb the ladder to PSNR ≥ 30 dB');
+
+  // Another run (per tensor): the change from the previous one is read, and the cosine is now short.
+  await page.getByTestId('per-channel').uncheck();
   await page.getByTestId('quantize-button').click();
   await expect(page.getByTestId('eval-stale')).toBeVisible({ timeout: 60_000 }); // the new model is there; the evaluation is of the old one
   await page.getByTestId('evaluate-button').click();
-  await expect(cosine.getByTestId('reading-change')).toHaveText(/^[+−]0\.\d{4} since the previous run \(XINT8\)\.$/, {
+  await expect(cosine.getByTestId('reading-change')).toHaveText(/^[+−]0\.\d{4} since the previous run \(A8W8\)\.$/, {
     timeout: 150_000,
   });
   expect(await cosine.getByTestId('reading-change').textContent()).not.toMatch(/^[+−±]0\.0000 /);
+  await expect(cosine).toHaveAttribute('data-meets', 'false');
 
   // The next step, one click: the sample's error jumps are at elementwise nodes (keeping one float changes nothing), so the measured search.
   const next = reading.getByTestId('next-step');

@@ -68,6 +68,7 @@ const noSample: SampleService = {
   size: { height: 1, width: 1 },
   counts: { calibration: 0, heldOut: 0 },
   images: unavailable('The sample'),
+  settings: { preset: 'XINT8', perChannel: false, calibrationMethod: 'MinMax' },
 };
 const noRecovery: RecoveryService = {
   recover: unavailable('Recovery'),
@@ -105,6 +106,7 @@ export function createStudioStore(services: StudioServices) {
     state.resetRecovery();
     state.resetSample();
     state.resetParity();
+    if (leaving && leaving.fileName === sampleName && arriving?.fileName !== sampleName) state.leaveSample();
   });
 
   /** The data of the model left behind: offered to the new one, or cleared when it was the sample's. */

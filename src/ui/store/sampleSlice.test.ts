@@ -56,7 +56,7 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
   const calibration: CalibrationService = {
     async calibrate(_m, request) {
       calls.push(
-        `calibrate ${request.samples.length} ${JSON.stringify(request.spec?.dims)} ${request.spec?.channelOrder}`,
+        `calibrate ${request.samples.length} ${JSON.stringify(request.spec?.dims)} ${request.spec?.channelOrder} ${request.config.activationType}/${request.config.weightType} ${request.config.scaleType} ${request.config.calibrationMethod} ${request.config.perChannel ? 'per-channel' : 'per-tensor'}`,
       );
       if (options.holdCalibration) await new Promise<void>((r) => (release = r));
       if (options.failCalibration)
@@ -108,6 +108,7 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
     preset: 'paddleocr-det',
     size: { height: 320, width: 320 },
     counts: { calibration: 3, heldOut: 2 },
+    settings: { preset: 'A8W8', perChannel: true, calibrationMethod: 'Sequential' },
     async images(set, count) {
       return Array.from(
         { length: count },
@@ -119,13 +120,19 @@ function services(options: { failCalibration?: boolean; holdCalibration?: boolea
   return { store, calls, cancelledCount: () => cancelled, releaseCalibration: () => release?.() };
 }
 
+const other = {
+  fileName: 'other.onnx',
+  byteLength: 1,
+  read: async () => ({ bytes: new ArrayBuffer(1), externalFiles: {} }),
+};
+
 describe('the sample in one click', () => {
   it('opens, calibrates on its own scenes with its own preprocessing, quantizes, and evaluates on the held-out scenes', async () => {
     const { store, calls } = services();
     await store.getState().quantizeSample();
     expect(calls).toEqual([
       'open ppocr-det.onnx',
-      'calibrate 3 {"p2o.DynamicDimension.0":1,"p2o.DynamicDimension.1":320,"p2o.DynamicDimension.2":320} BGR',
+      'calibrate 3 {"p2o.DynamicDimension.0":1,"p2o.DynamicDimension.1":320,"p2o.DynamicDimension.2":320} BGR int8/int8 float32 Sequential per-channel',
       'quantize',
       'evaluate heldOut-0.png,heldOut-1.png',
     ]);
@@ -180,6 +187,32 @@ describe('the sample in one click', () => {
     await run;
     expect(store.getState().sample).toMatchObject({ status: 'cancelled', stage: 'calibrate' });
     expect(calls).not.toContain('quantize');
+  });
+
+  it("runs the sample's own settings, and gives the user's back when another model is opened", async () => {
+    const { store } = services();
+    store.getState().setQuantPreset('U8S8');
+    const mine = store.getState().run.settings;
+    await store.getState().quantizeSample();
+    expect(store.getState().run.settings).toMatchObject({
+      preset: 'A8W8',
+      perChannel: true,
+      calibrationMethod: 'Sequential',
+    });
+    expect(store.getState().run.result?.configName).toBe('A8W8');
+    // Run again: the settings to give back are still the user's, not the sample's.
+    await store.getState().quantizeSample();
+    await store.getState().openModel(other);
+    expect(store.getState().run.settings).toBe(mine);
+  });
+
+  it('keeps a change the user made to the settings after the click, when another model is opened', async () => {
+    const { store } = services();
+    await store.getState().quantizeSample();
+    store.getState().setPerChannel(false);
+    const changed = store.getState().run.settings;
+    await store.getState().openModel(other);
+    expect(store.getState().run.settings).toBe(changed);
   });
 
   it("another model opened afterwards clears the sample's outcome", async () => {

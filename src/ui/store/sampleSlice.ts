@@ -8,6 +8,10 @@
  * shown with the step's own error, and Cancel stops the step that is running (calibration and
  * evaluation are cancelled in their workers; a quantization finishes, and nothing follows it).
  * The scene drawing and the model's URL come from the SampleService it is given (tests pass a fake).
+ *
+ * The click quantizes with the settings measured best on the sample (SampleService.settings), not the page's default
+ * preset, so that a newcomer sees what the studio does for this model; the card says which. The settings in place
+ * before are given back when another model is opened, unless the user changed the sample's since (leaveSample).
  */
 import type { StateCreator } from 'zustand';
 import { defaultImageDims } from '../../core/preprocess/defaultDims.ts';
@@ -19,6 +23,8 @@ import type { CalibrationSlice } from './calibrationSlice.ts';
 import type { EvaluationSlice } from './evaluationSlice.ts';
 import type { ModelSlice, ModelSource } from './modelSlice.ts';
 import type { RunSlice } from './runSlice.ts';
+import type { QuantSettings } from './quantSettings.ts';
+import type { PresetName as QuantPresetName } from '../../core/quantize/presets.ts';
 
 /** What the slice needs from the page: the sample model and its images. */
 export interface SampleService {
@@ -34,6 +40,8 @@ export interface SampleService {
   counts: Record<SceneSet, number>;
   /** Draws a set's scenes as image files. */
   images(set: SceneSet, count: number): Promise<File[]>;
+  /** The quantization the one click runs: the settings measured best on this model, held out. */
+  settings: { preset: QuantPresetName; perChannel: boolean; calibrationMethod: string };
 }
 
 export type SampleStage = 'open' | 'images' | 'calibrate' | 'quantize' | 'evaluate';
@@ -60,6 +68,11 @@ export interface SampleSlice {
   dismissSampleError(): void;
   /** Another model was opened: the last run's outcome no longer applies (a running run goes on). */
   resetSample(): void;
+  /**
+   * The sample was left for another model: the quantization settings in place before its click come back, unless
+   * they were changed since the click set the sample's.
+   */
+  leaveSample(): void;
 }
 
 export const initialSampleState: SampleState = { status: 'idle', stage: null, full: false, error: null, seconds: null };
@@ -80,6 +93,9 @@ class StepFailed extends Error {}
 export function createSampleSlice<S extends Needs>(service: SampleService): StateCreator<S, [], [], SampleSlice> {
   // Each run gets a number; Cancel or a new run makes the old one stop at its next step.
   let latest = 0;
+  // The settings before the first click set the sample's, and the settings that click left (to tell a user's change).
+  let before: QuantSettings | null = null;
+  let applied: QuantSettings | null = null;
 
   return (set, get) => {
     const patch = (p: Partial<SampleState>) => set((s) => ({ sample: { ...s.sample, ...p } }) as Partial<S>);
@@ -118,6 +134,13 @@ export function createSampleSlice<S extends Needs>(service: SampleService): Stat
           patch({ status: 'idle', stage: null });
           return;
         }
+
+        // The sample's own settings (measured best on it); the user's are kept to give back on leaving.
+        if (get().run.settings !== applied) before = get().run.settings;
+        get().setQuantPreset(service.settings.preset);
+        get().setPerChannel(service.settings.perChannel);
+        get().setCalibrationMethod(service.settings.calibrationMethod);
+        applied = get().run.settings;
 
         stage('calibrate');
         await get().calibrate();
@@ -170,6 +193,13 @@ export function createSampleSlice<S extends Needs>(service: SampleService): Stat
 
       resetSample() {
         if (get().sample.status !== 'running') set({ sample: initialSampleState } as Partial<S>);
+      },
+
+      leaveSample() {
+        if (before && get().run.settings === applied)
+          set((s) => ({ run: { ...s.run, settings: before! } }) as Partial<S>);
+        before = null;
+        applied = null;
       },
     };
   };
