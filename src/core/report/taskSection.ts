@@ -67,15 +67,23 @@ function panel(title: string, p: TaskPicture, c: PictureContent, photoId: string
   return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width)}</svg>${caption(c)}</figure>`;
 }
 
+/**
+ * The task's k-th picture (worst agreement first): its name and agreement over the float model's, the quantized
+ * model's (and the labels') predictions side by side. The report's section and the sample's card both show it.
+ * `idPrefix` keeps the photo's id unique on a page that shows the same picture twice.
+ */
+export function taskPicture(t: ReportTask, k: number, idPrefix = 'task-photo'): string {
+  const p = t.pictures[k];
+  if (!p) return '';
+  const id = `${idPrefix}-${k}`;
+  const panels = [panel('Float model', p, p.float, id, true), panel('Quantized model', p, p.quantized, id, false)];
+  if (p.labels) panels.push(panel('Labels', p, p.labels, id, false));
+  return `<div class="task-picture" data-image="${e(p.name)}"><h4>${e(p.name)} <span class="muted">agreement ${pct(p.agreement)}</span></h4><div class="task-panels">${panels.join('')}</div></div>`;
+}
+
 function pictures(t: ReportTask): string {
   if (!t.pictures.length) return '';
-  const rows = t.pictures.map((p, k) => {
-    const id = `task-photo-${k}`;
-    const panels = [panel('Float model', p, p.float, id, true), panel('Quantized model', p, p.quantized, id, false)];
-    if (p.labels) panels.push(panel('Labels', p, p.labels, id, false));
-    return `<div class="task-picture" data-image="${e(p.name)}"><h4>${e(p.name)} <span class="muted">agreement ${pct(p.agreement)}</span></h4><div class="task-panels">${panels.join('')}</div></div>`;
-  });
-  return `<h3>Pictures, worst agreement first</h3>${rows.join('')}`;
+  return `<h3>Pictures, worst agreement first</h3>${t.pictures.map((_, k) => taskPicture(t, k)).join('')}`;
 }
 
 function classTable(t: ReportTask): string {
@@ -101,15 +109,19 @@ const SCORED: Record<ReportTask['task'], string> = {
   text: "its lines read (greedy CTC) compared with the float model's: lines read the same, and the character error rate",
 };
 
+/** A detection's boxes, found, moved, lost and added against the float model's, as one paragraph ('' for other tasks). */
+export function boxChanges(t: ReportTask): string {
+  const ch = t.changes;
+  if (!ch) return '';
+  return `<p>Of the float model's ${ch.reference} boxes at score ≥ ${t.scoreThreshold}: <b>${ch.found} found</b> by the quantized model (${ch.moved} moved: IoU under 0.75; mean IoU ${ch.found ? (ch.iouSum / ch.found).toFixed(3) : '—'}), <b>${ch.lost} lost</b>; ${ch.added} box${ch.added === 1 ? '' : 'es'} added that the float model did not find.</p>`;
+}
+
 export function taskSection(t: ReportTask | null | undefined): string {
   if (!t) return '';
   const agreement = taskFigureRows(t.task, t.agreement)
     .map(([k, v]) => `<tr><td>${e(k)}</td><td class="num">${pct(v)}</td></tr>`)
     .join('');
-  const ch = t.changes;
-  const changes = ch
-    ? `<p>Of the float model's ${ch.reference} boxes at score ≥ ${t.scoreThreshold}: <b>${ch.found} found</b> by the quantized model (${ch.moved} moved: IoU under 0.75; mean IoU ${ch.found ? (ch.iouSum / ch.found).toFixed(3) : '—'}), <b>${ch.lost} lost</b>; ${ch.added} box${ch.added === 1 ? '' : 'es'} added that the float model did not find.</p>`
-    : '';
+  const changes = boxChanges(t);
   const labels = t.labels
     ? `<h3>Against the labels</h3><table><thead><tr><th>Metric</th><th class="num">Float model</th><th class="num">Quantized model</th><th class="num">Drop</th></tr></thead><tbody>${t.labels.figures.map((f) => `<tr><td>${e(f.metric)}</td><td class="num">${pct(f.float)}</td><td class="num">${pct(f.quantized)}</td><td class="num">${Number.isNaN(f.drop) ? '—' : `${(f.drop * 100).toFixed(2)} pt`}</td></tr>`).join('')}</tbody></table>`
     : '<p class="muted">No labels given: the float model\'s predictions are the reference.</p>';

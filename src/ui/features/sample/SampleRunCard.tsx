@@ -2,7 +2,9 @@
  * The sample's one-click run, above the steps: what it does (its own drawn images, its own
  * preprocessing), the five stages with the one running highlighted and its progress, Cancel, a
  * failure named with its step, and at the end the time it took, the headline cosine, the quantized
- * model's download and a jump to the report (which it scrolls to by itself when the run ends).
+ * model's download, the text boxes float against quantized (SampleTaskResult: what a detector's user judges it by)
+ * and a jump to the report (which it scrolls to by itself when the run ends). It names the quantization it runs:
+ * the settings measured best on this model, not the page's default preset.
  * It shows while the sample is open or a run is under way, and is nothing otherwise.
  */
 import { useEffect, useRef } from 'react';
@@ -15,6 +17,7 @@ import { sampleService } from '../../services/sampleService.ts';
 import { SAMPLE_MODEL } from '../../store/modelSources.ts';
 import { resultTargets } from '../evaluation/targets.ts';
 import { DownloadLink } from '../../components/DownloadLink.tsx';
+import { SampleTaskResult } from './SampleTaskResult.tsx';
 import './sample.css';
 
 const STAGES: readonly [SampleStage, string][] = [
@@ -51,6 +54,7 @@ export function SampleRunCard() {
   const isSample = useStudio((s) => s.model.fileName === sampleService.fileName);
   const quantized = useStudio((s) => s.run.result);
   const cosine = useStudio((s) => s.evaluation.result?.report.fidelity.meanCosine ?? null);
+  const task = useStudio((s) => s.evaluation.result?.report.task ?? null);
   const ladder = useStudio((s) => s.recovery.ladder);
   const suggestTarget = useStudio((s) => s.evaluation.suggest.target);
   const target = resultTargets({ recovery: { ladder }, evaluation: { suggest: { target: suggestTarget } } }).cosine;
@@ -60,6 +64,15 @@ export function SampleRunCard() {
   const dismiss = useStudio((s) => s.dismissSampleError);
   const url = useObjectUrl(sample.status === 'done' ? quantized?.blob : undefined);
   const shown = useRef(false);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const running = sample.status === 'running';
+
+  // The click on the empty page's "Quantize the sample" removes that button once the model is open: the focus would
+  // fall to the page's top, and a keyboard user would tab through everything to reach Cancel. It goes to Cancel.
+  useEffect(() => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (running && lost) cancelButton.current?.focus();
+  }, [running, sample.stage, isSample]);
 
   useEffect(() => {
     if (sample.status !== 'done') {
@@ -80,9 +93,9 @@ export function SampleRunCard() {
   }, [sample.status]);
 
   if (!isSample && sample.status !== 'running' && sample.status !== 'error') return null;
-  const running = sample.status === 'running';
   const at = sample.stage ? STAGES.findIndex(([s]) => s === sample.stage) : -1;
   const { calibration, heldOut } = sampleService.counts;
+  const settings = sampleService.settings;
 
   return (
     <section
@@ -98,7 +111,13 @@ export function SampleRunCard() {
       <p className="muted small">
         PaddleOCR's text detector, with {calibration} text scenes drawn in this page to calibrate it and {heldOut}{' '}
         others, with different words, to judge it; its preprocessing is PaddleOCR's (BGR, ImageNet mean and std) at{' '}
-        {sampleService.size.width}×{sampleService.size.height}.
+        {sampleService.size.width}×{sampleService.size.height}. It is quantized as measured best for this model:{' '}
+        <strong data-testid="sample-settings">
+          {settings.preset}, {settings.perChannel ? 'per-channel' : 'per-tensor'} weights, {settings.calibrationMethod}{' '}
+          ranges
+        </strong>{' '}
+        (held out, it keeps the text boxes where the page&apos;s default preset, XINT8 for the NPU, loses some; choose
+        another preset below and quantize again to compare).
       </p>
       {(running || (sample.full && sample.status !== 'idle')) && (
         <ol className="sample-run__stages" aria-label="Steps of the sample run">
@@ -117,11 +136,14 @@ export function SampleRunCard() {
                   <Spinner size={12} />
                 ) : (
                   <span className="sample-run__mark" aria-hidden="true">
-                    {state === 'done' ? '✓' : i + 1}
+                    {state === 'done' ? '✓' : state === 'cancelled' || state === 'error' ? '✕' : i + 1}
                   </span>
                 )}
                 {label}
                 {state === 'running' && <StageProgress stage={stage} />}
+                {(state === 'cancelled' || state === 'error') && (
+                  <span className="sample-run__stopped">{state === 'cancelled' ? 'cancelled' : 'failed'}</span>
+                )}
               </li>
             );
           })}
@@ -129,7 +151,7 @@ export function SampleRunCard() {
       )}
       <div className="step__actions">
         {running ? (
-          <button type="button" className="button" onClick={cancel} data-testid="sample-cancel">
+          <button type="button" className="button" onClick={cancel} data-testid="sample-cancel" ref={cancelButton}>
             Cancel
           </button>
         ) : (
@@ -171,6 +193,7 @@ export function SampleRunCard() {
           </>
         )}
       </div>
+      {sample.status === 'done' && task && <SampleTaskResult task={task} />}
       {sample.status === 'error' && sample.error && (
         <ErrorCallout
           error={sample.error}
