@@ -340,6 +340,17 @@ describe('qstudio ladder', () => {
     expect(bad.stderr).toMatch(/--tune-sensitive "0": give a share in \(0, 1\]/);
   });
 
+  it('--adaquant-stride climbs its AdaQuant rungs strided (the configurations: tests in core ladder.test) and names a bad stride', () => {
+    const args = ['--target', 'cosine:1', '--finetune-reach', '1', '--no-mixed-precision', '--no-exclusions'];
+    const r = qstudio('ladder', mnist, ...common, ...args, '--no-per-channel', '--adaquant-stride', '5');
+    expect(r.stderr).not.toMatch(/TypeError|at async/);
+    expect(r.stdout).toMatch(/^rung \d+ XINT8 \+ AdaQuant \(stride 5\): cosine \d/m);
+    expect(r.stdout).toMatch(/^rung \d+ XINT8 \+ AdaRound: cosine \d/m);
+    const bad = qstudio('ladder', mnist, ...common, '--adaquant-stride', '0.5');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--adaquant-stride "0.5": give a whole number ≥ 1/);
+  });
+
   it('names a bad target and a bad order', () => {
     const r = qstudio('ladder', mnist, ...common, '--target', 'ssim:0.9');
     expect(r.code).toBe(2);

@@ -111,6 +111,7 @@ export async function climbRecoveryLadder(
         finetuneReach: request.finetuneReach,
         timeBudget: request.timeBudget,
         sensitiveShare: request.sensitiveShare,
+        adaquantStride: request.adaquantStride,
       },
       // The judge is onnxruntime-web, whose WASM int8 kernels do not saturate (measured, core/runtime/wasmInt8Kernels.ts):
       // a model at risk lists its saturation-safe rung as skipped, with the reason.

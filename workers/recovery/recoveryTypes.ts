@@ -107,6 +107,8 @@ export interface LadderRequest extends RecoveryData {
   timeBudget?: number;
   /** As RecoveryRequest.sensitiveShare, for every fine-tuning rung. */
   sensitiveShare?: number;
+  /** AdaQuant rungs take 1/k of the iterations at k × the learning rate (core LadderOptions.adaquantStride); absent: 1. */
+  adaquantStride?: number;
 }
 
 /** Where a run is: which rung (ladder only), which phase, which stage or layer. */

@@ -9,6 +9,8 @@ import {
   requiredReduction,
   rungConfig,
   rungLabel,
+  adaquantStrided,
+  isAdaquantStride,
   LadderTargetError,
   type RungMeasurement,
   type RungResult,
@@ -497,6 +499,52 @@ describe('the best-practice ladder', () => {
     expect(rungLabel({ preset: 'A16W8', perChannel: true, cle: true, finetune: 'adaquant', exclusions: false })).toBe(
       'A16W8 per-channel + CLE + AdaQuant',
     );
+  });
+
+  it('with adaquantStride k, measures its AdaQuant rungs at 1/k of the iterations and k × the learning rate, and its AdaRound rungs as set', async () => {
+    const base = withOptions(getPreset('XINT8'), { extraOptions: { FastFinetune: { NumIterations: 450 } } });
+    const { tried, configs } = await climbScored({}, { ...XINT8_ONLY, base, adaquantStride: 3 });
+    const at = (label: string) => configs[tried.indexOf(label)].extraOptions.FastFinetune;
+    const adaquantRate = rungConfig(
+      { preset: 'XINT8', perChannel: false, cle: false, finetune: 'adaquant', exclusions: false },
+      base,
+    ).extraOptions.FastFinetune.LearningRate;
+    expect(adaquantRate).toBe(1e-5);
+    // (Unknown labels score 0.5, 0.51 with CLE: the fine-tuning rungs start from XINT8 + CLE.)
+    expect(tried).toContain('XINT8 + CLE + AdaQuant (stride 3)');
+    expect(at('XINT8 + CLE + AdaQuant (stride 3)')).toMatchObject({
+      NumIterations: 150,
+      LearningRate: 3e-5,
+    });
+    expect(at('XINT8 + CLE + AdaRound')).toMatchObject({ NumIterations: 450, LearningRate: 0.1 });
+    // Without the option the AdaQuant rung is as configured.
+    const plain = await climbScored({}, { ...XINT8_ONLY, base });
+    expect(plain.configs[plain.tried.indexOf('XINT8 + CLE + AdaQuant')].extraOptions.FastFinetune).toMatchObject({
+      NumIterations: 450,
+      LearningRate: adaquantRate,
+    });
+  });
+
+  it('strides AdaQuant: the iterations rounded up, a budget-fitted count kept, a stride of 1 the configuration itself', () => {
+    const c = withOptions(getPreset('A8W8'), {
+      extraOptions: { FastFinetune: { OptimAlgorithm: 'adaquant', NumIterations: 1000, LearningRate: 1e-5 } },
+    });
+    expect(adaquantStrided(c, 3).extraOptions.FastFinetune).toMatchObject({ NumIterations: 334, LearningRate: 3e-5 });
+    expect(adaquantStrided(c, 3, 200).extraOptions.FastFinetune.NumIterations).toBe(200);
+    expect(adaquantStrided(c, 1)).toBe(c);
+    expect(
+      rungLabel({
+        preset: 'A8W8',
+        perChannel: true,
+        cle: false,
+        finetune: 'adaquant',
+        exclusions: false,
+        adaquantStride: 3,
+        iterations: 200,
+      }),
+    ).toBe('A8W8 per-channel + AdaQuant (stride 3, 200 iterations)');
+    expect([1, 3].map(isAdaquantStride)).toEqual([true, true]);
+    expect([0, 1.5, -2, NaN].map(isAdaquantStride)).toEqual([false, false, false, false]);
   });
 
   it("carries the user's calibration method and its settings into the formats of the same scale type, never across scale types", () => {

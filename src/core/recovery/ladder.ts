@@ -132,6 +132,11 @@ export interface RungRecipe {
   readonly biasCorrection?: boolean;
   /** Fine-tuning iterations per layer fitted to what is left of the time budget, fewer than the user's. Absent: theirs. */
   readonly iterations?: number;
+  /**
+   * AdaQuant in strides of this many steps (LadderOptions.adaquantStride): 1/stride of the user's iterations at stride ×
+   * their learning rate (adaquantStrided). Absent: 1.
+   */
+  readonly adaquantStride?: number;
 }
 
 export interface Rung {
@@ -284,6 +289,12 @@ export interface LadderOptions {
   readonly tunableLayers?: boolean;
   /** The largest share of a configuration's output error fine-tuning is expected to remove. Default FINETUNE_REACH. */
   readonly finetuneReach?: number;
+  /**
+   * AdaQuant rungs take 1/k of the iterations at k × the learning rate (adaquantStrided). Default 1: as configured.
+   * Measured as an option, not a default: cheaper everywhere, better held out on the recognizer, worse on YOLOX-nano
+   * (bench/README.md ladder-budget).
+   */
+  readonly adaquantStride?: number;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
   measure(config: QuantConfig, rung: Rung): Promise<RungMeasurement>;
   /** The exclusion search from `config`, toward the target; omitted → no exclusion rung. */
@@ -358,10 +369,17 @@ export function rungLabel(r: RungRecipe): string {
   if (r.exclusions) return 'Exclude sensitive nodes';
   const finetune = [
     ...(r.biasCorrection ? ['bias correction'] : []),
-    ...(r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${r.iterations ? ` (${r.iterations} iterations)` : ''}`] : []),
+    ...(r.finetune ? [`${ALGORITHM_LABEL[r.finetune]}${finetuneDetail(r)}`] : []),
   ];
   if (r.mixedPrecision) return [`Mixed precision (${startParts(r).join(' + ')})`, ...finetune].join(' + ');
   return [...startParts(r), ...(r.cle ? ['CLE'] : []), ...finetune].join(' + ');
+}
+
+/** " (stride 3, 150 iterations)", " (stride 3)", " (150 iterations)" or "": what a fine-tuning rung's label adds. */
+function finetuneDetail(r: RungRecipe): string {
+  const stride = r.finetune === 'adaquant' && (r.adaquantStride ?? 1) > 1 ? `stride ${r.adaquantStride}` : '';
+  const parts = [stride, r.iterations ? `${r.iterations} iterations` : ''].filter(Boolean);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
 }
 
 /** Why fine-tuning and bias-correction rungs are skipped on a model without a layer they work on (tunableLayers). */
@@ -430,7 +448,7 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
           : {}),
       }
     : {};
-  return withOptions(preset, {
+  const config = withOptions(preset, {
     ...(changesMethod ? { calibrationMethod: method } : {}),
     ...user,
     enableNpuTransformer: recipe.transformer ?? false,
@@ -445,6 +463,32 @@ export function rungConfig(recipe: RungRecipe, base?: QuantConfig): QuantConfig 
       ...calibration,
       ...userExtra,
       FastFinetune: { ...(base?.extraOptions.FastFinetune ?? {}), ...finetune },
+    },
+  });
+  return recipe.finetune === 'adaquant' && recipe.adaquantStride
+    ? adaquantStrided(config, recipe.adaquantStride, recipe.iterations)
+    : config;
+}
+
+/** Whether `k` is an AdaQuant stride (LadderOptions.adaquantStride): a whole number ≥ 1. */
+export function isAdaquantStride(k: number): boolean {
+  return Number.isInteger(k) && k >= 1;
+}
+
+/**
+ * `config` with AdaQuant in strides of `stride` steps: ⌈1/stride⌉ of its iterations (or `fitted`, a budget's fewer) at
+ * stride × its learning rate, so a layer's weights may travel as far in fewer steps. A stride of 1: `config`.
+ */
+export function adaquantStrided(config: QuantConfig, stride: number, fitted?: number): QuantConfig {
+  if (!(stride > 1)) return config;
+  const ft = config.extraOptions.FastFinetune;
+  return withOptions(config, {
+    extraOptions: {
+      FastFinetune: {
+        NumIterations: fitted ?? Math.max(1, Math.ceil(ft.NumIterations / stride)),
+        // To 12 digits, so 1e-5 × 3 is the 3e-5 a user would type (not 3.0000000000000004e-5).
+        LearningRate: Number((ft.LearningRate * stride).toPrecision(12)),
+      },
     },
   });
 }
@@ -581,21 +625,22 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     planned = Math.max(results.length, planned - n);
   };
 
-  /** The expected cost of `recipe` (ladderBudget.ts estimateRung), scaled to its fitted iterations where it has them. */
+  /**
+   * The expected cost of `recipe` (ladderBudget.ts estimateRung), scaled to the iterations it runs where they are not the
+   * user's (fitted to the budget, or AdaQuant's stride).
+   */
   const estimateOf = (recipe: RungRecipe): RungEstimate => {
     const k = FINETUNE_SHARE_PER_ITERATION;
-    const userOf = (r: RungRecipe) =>
-      rungConfig({ ...r, iterations: undefined }, options.base).extraOptions.FastFinetune.NumIterations;
-    // Rungs measured with fitted iterations count as they would have cost at the user's (the work later rungs reuse
+    const iterationsOf = (r: RungRecipe) => rungConfig(r, options.base).extraOptions.FastFinetune.NumIterations;
+    const userOf = (r: RungRecipe) => iterationsOf({ ...r, iterations: undefined, adaquantStride: undefined });
+    // Rungs measured with other iterations count as they would have cost at the user's (the work later rungs reuse
     // does not scale with the iterations).
     const asUser = results.map((r) => {
       const shared = Math.min(r.seconds, r.sharedSeconds ?? 0);
-      return r.rung.recipe.iterations
-        ? {
-            ...r,
-            seconds:
-              shared + ((r.seconds - shared) * (1 + k * userOf(r.rung.recipe))) / (1 + k * r.rung.recipe.iterations),
-          }
+      const ran = iterationsOf(r.rung.recipe);
+      const user = userOf(r.rung.recipe);
+      return r.rung.recipe.finetune && ran !== user
+        ? { ...r, seconds: shared + ((r.seconds - shared) * (1 + k * user)) / (1 + k * ran) }
         : r;
     });
     const e = estimateRung(
@@ -605,11 +650,12 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       // The exclusion search measures the best configuration's way (bestConfig below): its fine-tuning included.
       recipe.exclusions ? results[chooseRung(results)] : undefined,
     );
-    if (!recipe.iterations) return e;
+    const runs = iterationsOf(recipe);
     const user = userOf(recipe);
+    if (!recipe.finetune || runs === user) return e;
     return {
-      seconds: (e.seconds * (1 + k * recipe.iterations)) / (1 + k * user),
-      basis: `${e.basis}, scaled to ${recipe.iterations} of ${user} iterations`,
+      seconds: (e.seconds * (1 + k * runs)) / (1 + k * user),
+      basis: `${e.basis}, scaled to ${runs} of ${user} iterations`,
     };
   };
 
@@ -715,7 +761,9 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     closest: boolean,
     why0: string,
   ): Promise<boolean> => {
-    const recipe: RungRecipe = { ...from.rung.recipe, finetune };
+    const { adaquantStride: _, ...start } = from.rung.recipe;
+    const stride = finetune === 'adaquant' ? (options.adaquantStride ?? 1) : 1;
+    const recipe: RungRecipe = { ...start, finetune, ...(stride > 1 ? { adaquantStride: stride } : {}) };
     if (options.tunableLayers === false) {
       drop();
       skip({ label: rungLabel(recipe), reason: NO_TUNABLE_LAYER });

@@ -15,7 +15,7 @@ import { ladderCostPrior, ladderMeasures, type LadderRuntime } from './ladderMea
  */
 export interface LadderChoices extends Pick<
   LadderOptions,
-  'target' | 'base' | 'order' | 'formats' | 'reapplyAlgorithms' | 'perChannelRung' | 'finetuneReach'
+  'target' | 'base' | 'order' | 'formats' | 'reapplyAlgorithms' | 'perChannelRung' | 'finetuneReach' | 'adaquantStride'
 > {
   /** The exclusion search's rungs (default on). */
   readonly exclusions?: boolean;
@@ -85,6 +85,7 @@ export function ladderClimbOptions(
       host.kernelsSaturate === false && host.kernelsExactBecause === undefined ? undefined : measures.saturationRisk,
     saturationSafeSkipped: host.kernelsSaturate === false ? host.kernelsExactBecause : undefined,
     finetuneReach: choices.finetuneReach,
+    adaquantStride: choices.adaquantStride,
     exclude: choices.exclusions === false ? undefined : measures.exclude,
     mixed: choices.mixedPrecision === false ? undefined : measures.mixed,
     mixedBiasCorrection: choices.mixedBiasCorrection ?? true,

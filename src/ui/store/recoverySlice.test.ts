@@ -381,6 +381,38 @@ describe('recovery slice', () => {
     await running;
   });
 
+  it('strides AdaQuant as asked: a run with AdaQuant at 1/k of the iterations and k × the rate, the climb told k; a stride that is not a whole number ≥ 1 is refused', async () => {
+    const { s, fake } = await openStore();
+    expect(s().recovery.options.adaquantStride).toBe(1);
+    s().setRecoveryOptions({ finetune: 'adaquant', iterations: 450, learningRate: 1e-5, adaquantStride: 3 });
+    s().setRecoveryOptions({ adaquantStride: 1.5 }); // refused
+    s().setRecoveryOptions({ adaquantStride: 0 }); // refused
+    expect(s().recovery.options.adaquantStride).toBe(3);
+    const running = s().recoverWithSettings();
+    await flush();
+    expect(fake.runs[0].request.config.extraOptions.FastFinetune).toMatchObject({
+      OptimAlgorithm: 'adaquant',
+      NumIterations: 150,
+      LearningRate: 3e-5,
+    });
+    fake.runs[0].reject(new Error('done'));
+    await running;
+    const climbing = s().climbLadder();
+    await flush();
+    // The climb's configuration keeps the user's iterations: the ladder strides its AdaQuant rungs (not its AdaRound ones).
+    expect(fake.climbs[0].request).toMatchObject({ adaquantStride: 3 });
+    expect(fake.climbs[0].request.config.extraOptions.FastFinetune.NumIterations).toBe(450);
+    fake.climbs[0].resolve(ladderOutcome([], { chosen: -1, used: 2, evaluated: 2 }));
+    await climbing;
+    // AdaRound is never strided.
+    s().setRecoveryOptions({ finetune: 'adaround', learningRate: null });
+    const adaround = s().recoverWithSettings();
+    await flush();
+    expect(fake.runs[1].request.config.extraOptions.FastFinetune.NumIterations).toBe(450);
+    fake.runs[1].reject(new Error('done'));
+    await adaround;
+  });
+
   it('cancel asks the worker; a cancelled single run is "cancelled", not an error; a new model resets and ends the worker', async () => {
     const { s, fake } = await openStore();
     const running = s().recoverWithSettings();

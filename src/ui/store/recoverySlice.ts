@@ -22,6 +22,8 @@ import {
   DEFAULT_LADDER_ORDER,
   LADDER_METRICS,
   TASK_LADDER_METRICS,
+  adaquantStrided,
+  isAdaquantStride,
   isLadderOrder,
   type LadderMetric,
   type LadderOrder,
@@ -96,6 +98,8 @@ export interface RecoveryOptions {
    * this run and the ladder's fine-tuning rungs; null → the core's default, every layer.
    */
   sensitiveShare: number | null;
+  /** The ladder's AdaQuant rungs take 1/k of the iterations at k × the learning rate (core adaquantStride); 1: as set. */
+  adaquantStride: number;
   /** Automatic mixed precision before the algorithms: what hurts most leaves 8 bits, within the budget. */
   mixedPrecision: boolean;
   /** Shares that may leave 8 bits: activations and weights at 16 bits, nodes float (each in [0, 1]). */
@@ -205,6 +209,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = {
   iterations: 100,
   learningRate: null,
   sensitiveShare: null,
+  adaquantStride: 1,
   mixedPrecision: false,
   budget: DEFAULT_PRECISION_BUDGET,
   mixedTarget: 0.99,
@@ -257,7 +262,7 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
   } as const;
   // The ladder's rungs set the switches themselves.
   if (forLadder) return withRecoverySwitches(base, tuning);
-  return withRecoverySwitches(base, {
+  const config = withRecoverySwitches(base, {
     ...tuning,
     cle: o.cle,
     attention: o.attention,
@@ -265,6 +270,8 @@ export function recoveryConfig(base: QuantConfig, o: RecoveryOptions, forLadder 
     biasCorrection: o.biasCorrection,
     finetune: o.finetune !== 'none',
   });
+  // The ladder strides its AdaQuant rungs itself (adaquantStride in the climb's request).
+  return o.finetune === 'adaquant' ? adaquantStrided(config, o.adaquantStride) : config;
 }
 
 /**
@@ -431,6 +438,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
         if (!(Number.isInteger(o.iterations) && o.iterations >= 1)) return;
         if (o.learningRate !== null && !(o.learningRate > 0 && Number.isFinite(o.learningRate))) return;
         if (o.sensitiveShare !== null && !isSensitiveShare(o.sensitiveShare)) return;
+        if (!isAdaquantStride(o.adaquantStride)) return;
         if (!(o.smoothAlpha >= 0 && o.smoothAlpha <= 1)) return;
         if (!Object.values(o.budget).every((v) => v >= 0 && v <= 1) || !(o.mixedTarget > -1 && o.mixedTarget <= 1))
           return;
@@ -518,6 +526,7 @@ export function createRecoverySlice<S extends Needs>(service: RecoveryService): 
               order: ladder.order,
               timeBudget,
               sensitiveShare: options.sensitiveShare ?? undefined,
+              adaquantStride: options.adaquantStride > 1 ? options.adaquantStride : undefined,
             },
             onProgress(request),
           );

@@ -340,6 +340,15 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
         onChange={(learningRate) => set({ learningRate })}
       />
       <NumberField
+        label="AdaQuant stride"
+        title="AdaQuant (this run's and the ladder's AdaQuant rungs) takes 1/k of the iterations at k times the learning rate: about k times fewer optimizer steps. Measured at 3: a later AdaQuant rung on the PP-OCRv4 recognizer cost half the CPU and read more held-out lines, but YOLOX-nano read worse (bench/README.md ladder-budget). 1: as set (the default)"
+        min={1}
+        integer
+        value={o.adaquantStride}
+        testId="recover-adaquant-stride"
+        onChange={(adaquantStride) => set({ adaquantStride: adaquantStride ?? 1 })}
+      />
+      <NumberField
         label="Tune sensitive layers (share)"
         title="Fine-tune only the layers whose measured added noise (each layer's, on 4 calibration samples) sums to this share of all, largest first; the others keep nearest rounding: cheaper, and measured better held out on one configuration of the attention recognizer, but worse on the CNN detectors and on the recognizer's ladder rungs. Empty or 1: every layer (the default); each fine-tuned rung says which it took"
         min={0}
