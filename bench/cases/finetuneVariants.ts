@@ -5,13 +5,16 @@
  * plateau stop, RecoveryOptions.plateauStop), `sens=<share>` (only the layers
  * whose added noise sums to that share of all, RecoveryOptions.sensitiveShare; 02afd3b had it by error jumps in dB, and
  * `noise=<share>` for what `sens=` is now), `local` (RecoveryOptions.reconstruction 'local'), `adaquant` (AdaQuant
- * whatever the run's algorithm), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`, `sens=0.8+adaquant`); and
+ * whatever the run's algorithm), `it=<n>` and `lr=<rate>` (FastFinetune NumIterations and LearningRate), `stride=<k>`
+ * (AdaQuant strided as the ladder's --adaquant-stride: ladder.ts adaquantStrided; `stride=3` at 450 iterations is
+ * `it=150+lr=3e-5`), joined by '+' (`early+min=1e-4`, `plateau=1e-3+min=1e-4`, `sens=0.8+adaquant`); and
  * the seconds per stage both print for a run. Without `sens=` a variant takes the sensitive-layer rule
  * (sensitiveShareRule: AdaRound on a model with attention blocks tunes the sensitive layers to 0.8); `sens=1` tunes
  * every layer whatever the model.
  */
 import { withOptions, type QuantConfig } from '../../src/core/quantize/config.ts';
 import type { RecoveryResult } from '../../src/core/recovery/quantizeWithRecovery.ts';
+import { adaquantStrided } from '../../src/core/recovery/ladder.ts';
 
 export interface FinetuneVariant {
   /** Whether the variant fine-tunes (every variant but `plain`). */
@@ -38,18 +41,33 @@ export function finetuneVariant(
   const min = parts.find((p) => p.startsWith('min='));
   const plateau = parts.find((p) => p.startsWith('plateau='));
   const sens = parts.find((p) => p.startsWith('sens='));
+  const it = parts.find((p) => p.startsWith('it='));
+  const lr = parts.find((p) => p.startsWith('lr='));
+  const stride = parts.find((p) => p.startsWith('stride='));
   const tune = variant !== 'plain';
   if (parts.includes('adaquant')) algorithm = 'adaquant';
-  const config = withOptions(base, {
+  const tuned = withOptions(base, {
     includeFastFt: tune,
     ...(tune
       ? {
           extraOptions: {
-            FastFinetune: { OptimAlgorithm: algorithm, NumIterations: iterations, EarlyStop: parts.includes('early') },
+            FastFinetune: {
+              OptimAlgorithm: algorithm,
+              NumIterations: it ? Number(it.slice(3)) : iterations,
+              EarlyStop: parts.includes('early'),
+              // The algorithm's own rate unless given, as the ladder's rungs take it (ladder.ts rungConfig): before
+              // 2026-11-29 15:25 an AdaQuant variant kept the AdaRound preset's 0.1 (see bench/README.md ladder-budget).
+              LearningRate: lr
+                ? Number(lr.slice(3))
+                : base.extraOptions.FastFinetune.OptimAlgorithm === algorithm
+                  ? base.extraOptions.FastFinetune.LearningRate
+                  : undefined,
+            },
           },
         }
       : {}),
   });
+  const config = stride && algorithm === 'adaquant' ? adaquantStrided(tuned, Number(stride.slice(7))) : tuned;
   return {
     tune,
     config,
