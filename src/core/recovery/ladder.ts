@@ -291,8 +291,8 @@ export interface LadderOptions {
   readonly finetuneReach?: number;
   /**
    * AdaQuant rungs take 1/k of the iterations at k × the learning rate (adaquantStrided). Default 1: as configured.
-   * Measured as an option, not a default: cheaper everywhere, better held out on the recognizer, worse on YOLOX-nano
-   * (bench/README.md ladder-budget).
+   * An option, not a default: measured cheaper on every model, at 9 better held out on the recognizer and YOLOX-nano
+   * but worse on the text detector, at 3 worse on YOLOX-nano (bench/README.md ladder-budget).
    */
   readonly adaquantStride?: number;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */
