@@ -1,7 +1,7 @@
 /**
  * The recovery steps on a model whose compute is inside an If (as Silero VAD's opset-18 export keeps it), with
- * EnableSubgraph, run for real in onnxruntime-node: CLE equalizes the pairs inside the branch; a step that leaves
- * layers inside the bodies untreated says so by count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
+ * EnableSubgraph, run for real in onnxruntime-node: CLE equalizes the pairs inside the branch, bias correction corrects
+ * the branch's biases; a step that leaves layers inside the bodies untreated says so by count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
  * recovery report (what the page's rung row shows); every written model loads at 'all' and 'basic' and passes
  * onnx.checker.
  */
@@ -20,7 +20,7 @@ import { recoveryFacts } from '../workers/recovery/rungSummary.ts';
 import { convChainFeeds, ifConvChainModel } from './helpers/recoverModels.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { npyBytes } from './helpers/npyFiles.ts';
-import { compareRuns } from './helpers/smallModels.ts';
+import { compareRuns, outputsOf } from './helpers/smallModels.ts';
 import { qstudio } from './helpers/qstudio.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-recovery-bodies-'));
@@ -61,21 +61,40 @@ async function loadsEverywhere(name: string, m: ModelProto): Promise<void> {
 }
 
 describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
-  it('bias correction and fine-tuning that leave body layers untreated count them in a warning', async () => {
+  it('bias correction corrects the biases inside the If branch; fine-tuning and the bias-less layer are counted', async () => {
+    const plain = await recover({});
     const r = await recover({
       includeBiasCorrection: true,
       includeFastFt: true,
       extraOptions: { FastFinetune: { NumIterations: 20 } },
     });
+    expect(r.recovery.biasCorrection?.layers.map((l) => l.id)).toEqual([
+      'if/then_branch/conv1',
+      'if/then_branch/dw2',
+      'if/then_branch/conv3',
+    ]);
+    expect(r.recovery.finetune?.layers).toEqual([]);
+    expect(r.recovery.skippedLayers.map((l) => l.id)).toEqual(['if/else_branch/conv_else']);
     const w = r.report.warnings.find((x) => x.startsWith('recovery steps left inside control flow'));
-    expect(w).toMatch(/bias correction 4 layers, fine-tuning 4 layers/);
-    expect(w).toContain('if/then_branch/conv1');
+    expect(w).toMatch(/bias correction 1 layer, fine-tuning 4 layers/);
+    expect(w).toContain('if/else_branch/conv_else');
     expect(r.recovery.untreatedInBodies?.steps.map((s) => [s.step, s.ids.length])).toEqual([
-      ['bias correction', 4],
+      ['bias correction', 1],
       ['fine-tuning', 4],
     ]);
     expect(recoveryFacts(r.recovery).bodyWarning).toBe(w);
     await loadsEverywhere('bias-finetune', r.model);
+    // Held out, the output's mean shift per channel (what bias correction removes) shrinks.
+    const held = convChainFeeds(4, 71);
+    const shift = async (m: ModelProto) => {
+      const sums = new Float64Array(6);
+      for (const f of held) {
+        const [q, fl] = [await outputsOf(m, f), await outputsOf(ifConvChainModel(), f)];
+        for (let k = 0; k < q.y.data.length; k++) sums[Math.floor(k / 144)] += q.y.data[k] - fl.y.data[k];
+      }
+      return sums.reduce((a, v) => a + Math.abs(v), 0) / (held.length * 144);
+    };
+    expect(await shift(r.model)).toBeLessThan((await shift(plain.model)) * 0.5);
   });
 
   it('CLE equalizes the pairs inside the If (a branch Constant weight rewritten in place) and keeps the float function', async () => {

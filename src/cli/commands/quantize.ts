@@ -129,7 +129,10 @@ ${PREPROCESS_USAGE}
                              --enable-subgraph also the Conv pairs inside If/Loop/Scan bodies (Silero VAD op18 A8W8,
                              held out: speech decisions 0.66 -> 0.84, per channel 0.94 -> 0.97)
   --cle-steps <n>            CLE passes over all layer pairs (Quark CLESteps; default 1)
-  --bias-correction          fold each layer's mean output shift on the --calib images into its bias
+  --bias-correction          fold each layer's mean output shift on the --calib images into its bias; with
+                             --enable-subgraph also inside If branches (the layers there that have a bias). Silero
+                             VAD op18 A8W8 per channel, held out: decisions 0.94 -> 1.0; per tensor 0.66 -> 0.53
+                             alone, 0.94 with --cle (state cosine up in every case)
   --finetune <algorithm>     adaround (learn each weight's rounding) or adaquant (learn the weights and bias),
                              layer by layer on the --calib images (Quark include_fast_ft, FastFinetune)
   --finetune-iterations <n>  optimizer steps per layer (FastFinetune NumIterations; default 1000)

@@ -3,7 +3,14 @@
  * the summary and the writers all need "every tensor", and a model keeps tensors in three places:
  * initializers, Constant nodes' attributes, and subgraphs' own initializers.
  */
-import type { GraphProto, ModelProto, NodeProto, TensorProto } from './model.ts';
+import {
+  isDefaultDomain,
+  tensorAttribute,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from './model.ts';
 
 /** Calls `fn` on the graph and on every subgraph nested in its nodes' attributes, depth first. */
 export function forEachGraph(graph: GraphProto, fn: (g: GraphProto, depth: number) => void, depth = 0): void {
@@ -41,6 +48,22 @@ export function mapGraphs(graph: GraphProto, fn: (g: GraphProto) => GraphProto):
       : n,
   );
   return fn({ ...graph, node });
+}
+
+/**
+ * The graph with the tensors named in `replaced` rewritten wherever they are held: initializers and Constant nodes of
+ * every scope (names are unique across a model's scopes).
+ */
+export function replaceTensors(graph: GraphProto, replaced: ReadonlyMap<string, TensorProto>): GraphProto {
+  if (replaced.size === 0) return graph;
+  return mapGraphs(graph, (g) => ({
+    ...g,
+    initializer: g.initializer.map((t) => replaced.get(t.name ?? '') ?? t),
+    node: g.node.map((n) => {
+      const t = n.op_type === 'Constant' && isDefaultDomain(n.domain) ? replaced.get(n.output[0]) : undefined;
+      return t ? { ...n, attribute: [tensorAttribute('value', t)] } : n;
+    }),
+  }));
 }
 
 /** Calls `fn` on every dense tensor of the model: initializers and tensor attributes, in every graph. */

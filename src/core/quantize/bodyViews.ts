@@ -47,12 +47,19 @@ export interface ScopedBody extends BodyView {
   readonly index: GraphIndex;
   /** `holder/then_branch/`, `outer/body/inner/else_branch/`: a body node's scoped id is this and its id in `index`. */
   readonly prefix: string;
+  /** The op types of the control-flow nodes from the main graph down to it ('If', 'Loop', 'Scan'). */
+  readonly holders: readonly string[];
 }
 
 /** Every body of the model's control-flow nodes, at any depth (outer bodies before the bodies they hold). */
 export function scopedBodies(model: ModelProto): ScopedBody[] {
   const out: ScopedBody[] = [];
-  const visit = (index: GraphIndex, visible: ReadonlyMap<string, TensorProto>, prefix: string) => {
+  const visit = (
+    index: GraphIndex,
+    visible: ReadonlyMap<string, TensorProto>,
+    prefix: string,
+    holders: readonly string[],
+  ) => {
     index.nodes.forEach((node, i) => {
       if (!entersBodies(node)) return;
       const holder = `${prefix}${node.name || index.ids[i]}`;
@@ -61,12 +68,13 @@ export function scopedBodies(model: ModelProto): ScopedBody[] {
         const v = bodyView(model, a.g, visible);
         const bIndex = buildGraphIndex(v.view);
         const bPrefix = `${holder}/${a.name}/`;
-        out.push({ ...v, index: bIndex, prefix: bPrefix });
-        visit(bIndex, visibleInitializers(v.own, visible), bPrefix);
+        const path = [...holders, node.op_type ?? ''];
+        out.push({ ...v, index: bIndex, prefix: bPrefix, holders: path });
+        visit(bIndex, visibleInitializers(v.own, visible), bPrefix, path);
       }
     });
   };
   const graph = model.graph!;
-  visit(buildGraphIndex(graph), visibleInitializers(graph, new Map()), '');
+  visit(buildGraphIndex(graph), visibleInitializers(graph, new Map()), '', []);
   return out;
 }

@@ -1,20 +1,36 @@
 /**
  * The layers inside If/Loop/Scan bodies that a recovery step asked for would have treated in the main graph, and did
- * not: SmoothQuant's smoothed activations, and the Conv/Gemm/MatMul layers bias correction and fine-tuning work on
- * (CLE equalizes body pairs like the main graph's: BODY_STEPS). A model such as Silero VAD keeps all its compute inside one If: a step that sees only the main
+ * not: SmoothQuant's smoothed activations, the Conv/Gemm/MatMul layers fine-tuning works on, and those bias correction
+ * leaves there (in Loop/Scan bodies, or without a bias). CLE equalizes body pairs like the main graph's
+ * (treatsBodyLayer). A model such as Silero VAD keeps all its compute inside one If: a step that sees only the main
  * graph there does nothing, and the run must say so by count (bodyRecoveryWarning) rather than report "0 layers".
  * Bodies are seen as the quantizer sees them (quantize/bodyViews.ts). Pure: reads the model, changes nothing.
  */
 import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
-import { scopedBodies } from '../quantize/bodyViews.ts';
+import { scopedBodies, type ScopedBody } from '../quantize/bodyViews.ts';
 import { linearLayerNodes } from './linearLayers.ts';
 import { smoothQuantCandidates } from './smoothQuant.ts';
 
 export type RecoveryStep = 'CLE' | 'SmoothQuant' | 'bias correction' | 'fine-tuning';
 
-/** The recovery steps that work inside If/Loop/Scan bodies too; the others are counted by untreatedBodyLayers. */
-export const BODY_STEPS: ReadonlySet<RecoveryStep> = new Set(['CLE']);
+/**
+ * Whether a step works on a layer inside a body: CLE on every pair; bias correction on the Conv/Gemm layers of If
+ * branches (at any depth of If) that have a bias (findLinearLayers with bodies); SmoothQuant and fine-tuning on none.
+ */
+export function treatsBodyLayer(step: RecoveryStep, body: ScopedBody, node: number): boolean {
+  if (step === 'CLE') return true;
+  if (step === 'bias correction') return body.holders.every((op) => op === 'If') && !!body.index.nodes[node].input[2];
+  return false;
+}
+
+/** Why a step leaves a body layer as it is (treatsBodyLayer). */
+const UNTREATED_WHY: Record<RecoveryStep, string> = {
+  CLE: '',
+  SmoothQuant: 'works on the main graph only',
+  'bias correction': 'adds no bias inside a body and does not enter Loop/Scan bodies',
+  'fine-tuning': 'works on the main graph only',
+};
 
 /** What one step left untouched inside bodies: its units there (activations or layers) by scoped id. */
 export interface UntreatedBodyLayers {
@@ -35,11 +51,11 @@ export function askedSteps(config: QuantConfig): RecoveryStep[] {
 }
 
 /**
- * For each step `config` asks for that does not work inside bodies (not in BODY_STEPS), what it would have treated
- * inside the model's bodies; steps with nothing there are left out.
+ * For each step `config` asks for, what it would have treated inside the model's bodies and does not there
+ * (treatsBodyLayer); steps with nothing left are left out.
  */
 export function untreatedBodyLayers(model: ModelProto, config: QuantConfig): UntreatedBodyLayers[] {
-  const steps = askedSteps(config).filter((s) => !BODY_STEPS.has(s));
+  const steps = askedSteps(config).filter((s) => s !== 'CLE');
   if (steps.length === 0) return [];
   const bodies = scopedBodies(model);
   if (bodies.length === 0) return [];
@@ -48,9 +64,9 @@ export function untreatedBodyLayers(model: ModelProto, config: QuantConfig): Unt
     const id = (i: number) => `${b.prefix}${b.index.ids[i]}`;
     if (found.has('SmoothQuant'))
       found.get('SmoothQuant')!.push(...smoothQuantCandidates({ ...model, graph: b.view }).map((c) => c.tensor));
-    const linear = found.has('bias correction') || found.has('fine-tuning') ? linearLayerNodes(b.index).map(id) : [];
-    found.get('bias correction')?.push(...linear);
-    found.get('fine-tuning')?.push(...linear);
+    const linear = found.has('bias correction') || found.has('fine-tuning') ? linearLayerNodes(b.index) : [];
+    for (const step of ['bias correction', 'fine-tuning'] as const)
+      found.get(step)?.push(...linear.filter((i) => !treatsBodyLayer(step, b, i)).map(id));
   }
   return steps
     .map((step) => ({
@@ -70,15 +86,15 @@ export function bodyRecoveryWarning(
   bodiesQuantized: boolean,
 ): string | undefined {
   if (untreated.length === 0) return undefined;
+  const why = untreated.map((u) => `${u.step} ${UNTREATED_WHY[u.step]}`).join('; ');
   const counts = untreated.map(
     (u) => `${u.step} ${u.ids.length} ${u.ids.length === 1 ? u.unit.replace(/s$/, '') : u.unit}`,
   );
   const examples = [...new Set(untreated.flatMap((u) => u.ids))].slice(0, 3);
   const more = new Set(untreated.flatMap((u) => u.ids)).size > examples.length ? ', …' : '';
-  const steps = untreated.map((u) => u.step).join(', ');
   return (
     `recovery steps left inside control flow: ${counts.join(', ')} inside If/Loop/Scan bodies (${examples.join(', ')}${more}) ` +
-    `were not treated: ${steps} ${untreated.length === 1 ? 'works' : 'work'} on the main graph only, and the bodies are ` +
+    `were not treated (${why}); the bodies are ` +
     (bodiesQuantized ? 'quantized without them' : 'left float (EnableSubgraph is off)')
   );
 }

@@ -13,17 +13,9 @@
  * they are. Pure: no runtime.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
-import {
-  isDefaultDomain,
-  tensorAttribute,
-  type GraphProto,
-  type ModelProto,
-  type NodeId,
-  type NodeProto,
-  type TensorProto,
-} from '../onnx/model.ts';
+import { isDefaultDomain, type ModelProto, type NodeId, type NodeProto, type TensorProto } from '../onnx/model.ts';
 import { makeTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
-import { forEachGraph, mapGraphs } from '../onnx/walk.ts';
+import { forEachGraph, replaceTensors } from '../onnx/walk.ts';
 import { scopedBodies } from '../quantize/bodyViews.ts';
 
 /** Activations that commute with a positive per-channel scale. */
@@ -323,7 +315,7 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
     if (l.bias) replaced.set(n.input[2], makeTensor(n.input[2], 1, [l.bias.length], l.bias));
   }
   return {
-    model: { ...model, graph: withTensors(model.graph!, replaced) },
+    model: { ...model, graph: replaceTensors(model.graph!, replaced) },
     report: {
       pairs: pairs.map(({ scope, plan }) => ({
         first: `${scope.prefix}${scope.index.ids[plan.a]}` as NodeId,
@@ -337,17 +329,4 @@ export function crossLayerEqualize(model: ModelProto, options: CleOptions): { mo
       seconds: (performance.now() - start) / 1000,
     },
   };
-}
-
-/** The graph with the tensors named in `replaced` rewritten wherever they are held: initializers and Constant nodes of every scope. */
-function withTensors(graph: GraphProto, replaced: ReadonlyMap<string, TensorProto>): GraphProto {
-  if (replaced.size === 0) return graph;
-  return mapGraphs(graph, (g) => ({
-    ...g,
-    initializer: g.initializer.map((t) => replaced.get(t.name ?? '') ?? t),
-    node: g.node.map((n) => {
-      const t = n.op_type === 'Constant' && isDefaultDomain(n.domain) ? replaced.get(n.output[0]) : undefined;
-      return t ? { ...n, attribute: [tensorAttribute('value', t)] } : n;
-    }),
-  }));
 }

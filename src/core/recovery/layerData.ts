@@ -10,6 +10,7 @@
  */
 import { sessionModel, StudioError, type ModelProto } from '../onnx/index.ts';
 import { exposeOnly } from '../calibrate/run/expose.ts';
+import { exposeByName } from '../calibrate/run/exposeSubgraphs.ts';
 import type { ComparisonRuntime, RunTensor } from '../evaluate/compareModels.ts';
 import type { LinearLayer } from './linearLayers.ts';
 import { seededRandom } from '../seededRandom.ts';
@@ -180,12 +181,22 @@ export async function sampleLayerInputs(
     throw new RecoveryError('a tuned layer reads a graph input, and the runtime gives no feeds');
   const names = [...new Set(layers.map(tensorOf).filter((n) => !graphInputs.has(n)))];
   const samples = Math.min(options.samples, runtime.samples);
+  // Inputs of layers inside If branches are carried up to the main graph (exposeSubgraphs.ts) and read back by name.
+  const inBodies = layers.some((l) => l.scope);
+  const exposed = inBodies ? exposeByName(model, names) : undefined;
+  const outputs = exposed ? [...exposed.outputs] : names;
   const runs: SampleTensors = async (onSample) => {
-    const session = names.length ? await runtime.open(sessionModel(exposeOnly(model, names))) : undefined;
+    const session = names.length
+      ? await runtime.open(sessionModel(exposed ? exposed.model : exposeOnly(model, names)))
+      : undefined;
     try {
       for (let s = 0; s < samples; s++) {
         throwIfCancelled(options.signal);
-        onSample(s, { ...(needsFeeds ? runtime.feeds!(s) : {}), ...(session ? await session.run(s, names) : {}) });
+        const read = session ? await session.run(s, outputs) : {};
+        const named = exposed
+          ? Object.fromEntries(Object.entries(read).map(([k, v]) => [exposed.tensorOf.get(k) ?? k, v]))
+          : read;
+        onSample(s, { ...(needsFeeds ? runtime.feeds!(s) : {}), ...named });
       }
     } finally {
       await session?.release();
@@ -205,6 +216,8 @@ export async function layerRowsOf(
   await runs((s, out) => {
     layers.forEach((layer, li) => {
       const x = floatData(out[tensorOf(layer)], tensorOf(layer));
+      // An If branch no sample ran gives an empty tensor for the sample: no rows.
+      if (layer.scope && x.data.length === 0) return;
       const reader = rowReader(layer, x.dims, x.data);
       const random = seededRandom(options.seed + 7919 * s + 104729 * layerKey(layer));
       const count = Math.min(options.positionsPerSample, reader.positions);

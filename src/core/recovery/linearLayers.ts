@@ -18,6 +18,8 @@ import {
 } from '../onnx/model.ts';
 import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, roundHalfToEven, type QuantType } from '../quantize/numeric.ts';
+import { scopedBodies } from '../quantize/bodyViews.ts';
+import { forEachGraph, replaceTensors } from '../onnx/walk.ts';
 
 export interface ConvGeometry {
   readonly kernel: readonly [number, number];
@@ -41,9 +43,12 @@ export type BiasStore =
     };
 
 export interface LinearLayer {
+  /** The node's id; inside a body its scoped id (`if/then_branch/conv1`). */
   readonly id: NodeId;
+  /** '' in the main graph; inside an If branch the prefix of its scoped id (`if/then_branch/`). */
+  readonly scope: string;
   readonly opType: 'Conv' | 'Gemm' | 'MatMul';
-  /** Node index in the QDQ model. */
+  /** Node index in its graph of the QDQ model (the body's view inside a body). */
   readonly node: number;
   /** The node's first output: finds it again once updates have added nodes before it. */
   readonly output: string;
@@ -174,25 +179,49 @@ export function linearLayerNodes(index: GraphIndex): number[] {
   });
 }
 
-/** Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. */
+/**
+ * Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. With
+ * `bodies`, also the layers inside If branches (at any depth of If), seen as the quantizer sees them (bodyViews.ts),
+ * named by scoped id, their float twins found in the float model's branch of the same scoped path; a bias-less layer
+ * there is listed (a new bias would be a node added inside the branch). Layers in Loop and Scan bodies are not taken:
+ * their inputs are read per iteration, and gathered rows would mix iterations.
+ */
 export function findLinearLayers(
   floatModel: ModelProto,
   quantModel: ModelProto,
+  options: { bodies?: boolean } = {},
 ): { layers: LinearLayer[]; skipped: SkippedLayer[] } {
-  const fIndex = buildGraphIndex(floatModel.graph!);
-  const qIndex = buildGraphIndex(quantModel.graph!);
+  const layers: LinearLayer[] = [];
+  const skipped: SkippedLayer[] = [];
+  collectLayers(buildGraphIndex(floatModel.graph!), buildGraphIndex(quantModel.graph!), '', layers, skipped);
+  if (options.bodies) {
+    const floatBodies = new Map(scopedBodies(floatModel).map((b) => [b.prefix, b]));
+    for (const b of scopedBodies(quantModel)) {
+      const f = floatBodies.get(b.prefix);
+      if (f && b.holders.every((op) => op === 'If')) collectLayers(f.index, b.index, b.prefix, layers, skipped);
+    }
+  }
+  return { layers, skipped };
+}
+
+/** The layers of one scope (the main graph, prefix '', or a body) into `layers` and `skipped`. */
+function collectLayers(
+  fIndex: GraphIndex,
+  qIndex: GraphIndex,
+  scope: string,
+  layers: LinearLayer[],
+  skipped: SkippedLayer[],
+): void {
   const fByName = new Map<string, number>();
   fIndex.nodes.forEach((n, i) => {
     if (n.name) fByName.set(n.name, fByName.has(n.name) ? -1 : i);
   });
   for (const [k, v] of fByName) if (v < 0) fByName.delete(k);
-  const layers: LinearLayer[] = [];
-  const skipped: SkippedLayer[] = [];
   for (const i of qIndex.order) {
     const n = qIndex.nodes[i];
     if (!isLinearOp(n)) continue;
     const op = n.op_type;
-    const id = qIndex.ids[i];
+    const id = `${scope}${qIndex.ids[i]}` as NodeId;
     const skip = (reason: string) => skipped.push({ id, reason });
     const w = dequantizedConstant(qIndex, n.input[1]);
     if (!w) {
@@ -308,6 +337,9 @@ export function findLinearLayers(
         skip('its bias is neither a float nor a quantized 1-D constant');
         continue;
       }
+    } else if (scope) {
+      skip('inside a branch without a bias (a new one would be a node added there)');
+      continue;
     }
     const floatBias = new Float32Array(outChannels);
     const fBiasTensor = op !== 'MatMul' && fn.input[2] ? fIndex.initializers.get(fn.input[2]) : undefined;
@@ -318,6 +350,7 @@ export function findLinearLayers(
     }
     layers.push({
       id,
+      scope,
       floatBias,
       opType: op,
       node: i,
@@ -339,7 +372,6 @@ export function findLinearLayers(
       biasStore,
     });
   }
-  return { layers, skipped };
 }
 
 /** What tuning changed in one layer: new weight codes and/or a new bias in real units. */
@@ -363,7 +395,9 @@ export function applyLayerUpdates(
   const added: TensorProto[] = [];
   const nodes = [...graph.node];
   let saturatedBiases = 0;
-  const byName = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
+  // Initializers of every scope: a body layer's codes and bias are its branch's (names are unique across scopes).
+  const byName = new Map<string, TensorProto>();
+  forEachGraph(graph, (g) => g.initializer.forEach((t) => byName.set(t.name ?? '', t)));
   const taken = new Set([...byName.keys(), ...graph.node.flatMap((n) => n.output)]);
   const index = buildGraphIndex(graph);
   const biasNodes: NodeProto[] = [];
@@ -436,7 +470,10 @@ export function applyLayerUpdates(
   }
   nodes.unshift(...biasNodes); // constants' DequantizeLinear first, as the writer places them
   const initializer = [...graph.initializer.map((t) => replaced.get(t.name ?? '') ?? t), ...added];
-  return { model: { ...quantModel, graph: { ...graph, node: nodes, initializer } }, saturatedBiases };
+  const main = { ...graph, node: nodes, initializer };
+  // Codes and biases of layers inside branches are rewritten where their branch holds them.
+  const inBodies = updates.some((u) => u.layer.scope);
+  return { model: { ...quantModel, graph: inBodies ? replaceTensors(main, replaced) : main }, saturatedBiases };
 }
 
 function typedCodes(type: QuantType, codes: Int32Array) {

@@ -17,7 +17,8 @@
  * its own error. The runtime is injected (ComparisonRuntime); cancel through `signal`.
  * Must not import a runtime or read files.
  */
-import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
+import { entersBodies, scopedBodies } from '../quantize/bodyViews.ts';
 import { float16Nodes, float16ToFloat32 } from '../halfFloat/float16.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { prepare } from '../prepare/prepare.ts';
@@ -261,19 +262,40 @@ function biasTensors(l: LinearLayer): string[] {
   return b.kind === 'float' ? [b.name] : b.kind === 'quantized' ? [b.codes] : [];
 }
 
-/** Tuned layers by depth: a layer's depth is the number of tuned layers on its longest input path. */
+/**
+ * Tuned layers by depth: a layer's depth is the number of tuned layers on its longest input path. A layer inside an If
+ * branch counts from its holder's depth, and the holder's output from the deepest layer of its branches.
+ */
 function depthLevels(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
-  const index = buildGraphIndex(quantModel.graph!);
-  const target = new Map(layers.map((l) => [l.node, l]));
-  const depth = new Int32Array(index.nodes.length);
+  const byOutput = new Map(layers.map((l) => [`${l.scope}\u0000${l.output}`, l]));
+  const scopes = new Set(layers.map((l) => l.scope));
+  const bodies =
+    scopes.size > 1 || !scopes.has('') ? new Map(scopedBodies(quantModel).map((b) => [b.prefix, b])) : undefined;
   const levels: LinearLayer[][] = [];
-  for (const i of index.order) {
-    let d = 0;
-    for (let k = index.predStart[i]; k < index.predStart[i + 1]; k++) d = Math.max(d, depth[index.pred[k]]);
-    const l = target.get(i);
-    if (l) (levels[d] ??= []).push(l);
-    depth[i] = d + (l ? 1 : 0);
-  }
+  /** Places the layers of one graph from depth `start`; returns the deepest depth its outputs reach. */
+  const place = (index: GraphIndex, scope: string, start: number): number => {
+    const depth = new Int32Array(index.nodes.length);
+    let deepest = start;
+    for (const i of index.order) {
+      let d = start;
+      for (let k = index.predStart[i]; k < index.predStart[i + 1]; k++) d = Math.max(d, depth[index.pred[k]]);
+      const n = index.nodes[i];
+      const l = byOutput.get(`${scope}\u0000${n.output[0]}`);
+      if (l) (levels[d] ??= []).push(l);
+      let after = d + (l ? 1 : 0);
+      if (bodies && entersBodies(n)) {
+        const holder = `${scope}${n.name || index.ids[i]}/`;
+        for (const a of n.attribute) {
+          const body = a.g && bodies.get(`${holder}${a.name}/`);
+          if (body) after = Math.max(after, place(body.index, body.prefix, d));
+        }
+      }
+      depth[i] = after;
+      deepest = Math.max(deepest, after);
+    }
+    return deepest;
+  };
+  place(buildGraphIndex(quantModel.graph!), '', 0);
   return levels.filter(Boolean);
 }
 
@@ -411,15 +433,19 @@ export async function quantizeWithRecovery(
   let reused: RecoveryReport['reused'];
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
-    const found = findLinearLayers(floatModel, quantModel);
+    // Bias correction also works inside the If branches the quantizer entered; fine-tuning on the main graph alone.
+    const found = findLinearLayers(floatModel, quantModel, {
+      bodies: correct && report.subgraphs?.quantized !== undefined,
+    });
     skippedLayers = found.skipped;
+    const mainLayers = found.layers.filter((l) => !l.scope);
     // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
     let selected: Set<NodeId> | undefined;
     const choice = tune ? sensitiveShareRule(options.sensitiveShare) : undefined;
     sensitive = choice;
-    if (choice && choice.share < 1 && found.layers.length > 0) {
+    if (choice && choice.share < 1 && mainLayers.length > 0) {
       const s0 = performance.now();
-      const ids = found.layers.map((l) => l.id);
+      const ids = mainLayers.map((l) => l.id);
       const measure = () => measureAddedNoise(floatModel, quantModel, ids, options.runtime!);
       const kept = options.sensitivityCache?.get(SensitivityCache.keyOf(config), measure);
       const noises = await (kept ? kept.noises : measure());
@@ -434,7 +460,7 @@ export async function quantizeWithRecovery(
       sensitivitySeconds = (performance.now() - s0) / 1000;
       throwIfCancelled(options.signal);
     }
-    const worked = correct || !selected ? found.layers : found.layers.filter((l) => selected!.has(l.id));
+    const worked = correct ? found.layers : selected ? mainLayers.filter((l) => selected!.has(l.id)) : mainLayers;
     const rowsPerLayer = samples * ft.PositionsPerSample;
     const stages = planStages(
       depthLevels(quantModel, worked),
@@ -525,7 +551,7 @@ export async function quantizeWithRecovery(
     const fingerprints = memo ? new ValueFingerprints() : undefined;
     const floatPrints = fingerprints?.of(
       floatModel,
-      worked.map((l) => l.floatInput),
+      worked.filter((l) => !l.scope).map((l) => l.floatInput),
     );
     const { signal: _s, product: _p, dense: _d, ...tuneSettings } = tuneOptions;
     const memoBase = JSON.stringify([
@@ -540,6 +566,7 @@ export async function quantizeWithRecovery(
       gatherOptions.seed,
     ]);
     const memoKey = (l: LinearLayer, prints: Map<string, Fingerprint>, target: string): string | undefined => {
+      if (l.scope) return undefined; // a branch's values are not fingerprinted
       const q = prints.get(l.output);
       const f = floatPrints!.get(l.floatInput);
       if (!q || !f) return undefined;
@@ -573,7 +600,7 @@ export async function quantizeWithRecovery(
       const stage = stages[s];
       const prints = fingerprints?.of(
         quantModel,
-        stage.layers.map((l) => l.output),
+        stage.layers.filter((l) => !l.scope).map((l) => l.output),
       );
       const keys = stage.layers.map((l) => (prints ? memoKey(l, prints, targetOf(stage, l)) : undefined));
       const known = keys.map((k) => (k === undefined ? undefined : memo!.get(k)));
@@ -603,13 +630,19 @@ export async function quantizeWithRecovery(
             record(data.layer, known[li], true, updates);
             continue;
           }
+          if (data.rows === 0) {
+            // An If branch no calibration sample ran: nothing to learn from.
+            skippedLayers.push({ id: data.layer.id, reason: 'no calibration sample ran its branch' });
+            done++;
+            continue;
+          }
           let layer = data.layer;
           const target = targetOf(stage, data.layer);
           let result: LayerTuning | undefined;
           let untunedError: number | undefined;
           const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
           if (roundingError < threshold) untunedError = roundingError;
-          else if (tune && (!selected || selected.has(data.layer.id))) {
+          else if (tune && !layer.scope && (!selected || selected.has(data.layer.id))) {
             const f0 = performance.now();
             const problem = await buildLayerProblemOn(data, target, options.denseProduct);
             buildSeconds += (performance.now() - f0) / 1000;
