@@ -108,6 +108,17 @@ test.describe('evaluate and report', () => {
     const legend = page.getByTestId('graph-heat-legend');
     await expect(legend).toContainText('SQNR (dB)');
     await expect(legend).toContainText(/[1-9]\d* nodes with a value/);
+    // Under the heat map the op-family swatches are gone (they named colours the boxes no longer wear).
+    await expect(page.getByTestId('graph-families').locator('li')).toHaveText(['excluded (stays float)']);
+    // A red inner layer beside a good output is said to be one tensor inside, whose error later layers absorb.
+    await expect(page.getByTestId('eval-default-cosine')).toHaveClass(/eval-value--good/);
+    await expect(page.getByTestId('eval-worst-sqnr-meaning')).toContainText('the layers after it absorb this error');
+    await page
+      .getByTestId('eval-worst-sqnr')
+      .locator('xpath=ancestor::dl')
+      .screenshot({ path: info.outputPath('tiles.png') });
+    await page.getByTestId('graph-families').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: info.outputPath('heat-legend.png') });
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),

@@ -472,12 +472,14 @@ export function GraphWorkspace({
         />
       </div>
       {!byPrecision && (
-        <ul className="graph-families small" aria-label="Colours of op families">
-          {families.map((f) => (
-            <li key={f}>
-              <span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}
-            </li>
-          ))}
+        <ul className="graph-families small" aria-label="Colours of op families" data-testid="graph-families">
+          {/* Under a heat map the boxes wear its colours (its legend is above): op-family swatches would mislabel them. */}
+          {!colours &&
+            families.map((f) => (
+              <li key={f}>
+                <span className="graph-families__swatch" style={{ background: FAMILY_COLOURS[f] }} /> {FAMILY_LABELS[f]}
+              </li>
+            ))}
           <li>
             <span className="graph-families__swatch graph-families__swatch--excluded" /> excluded (stays float)
           </li>
