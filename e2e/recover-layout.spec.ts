@@ -3,7 +3,8 @@
  * below its column's frame (they sat on the frame's border), and at 1280 px, where the columns are side by side,
  * both buttons stand on one line whatever each column holds. A field's label is flush left above it, as every label on
  * the page (they were centred over narrow fields). Every choice list on the page is the studio's select (some were the
- * browser's bare one, others took the monospace of a text field).
+ * browser's bare one, others took the monospace of a text field), and shows its chosen text whole at 1280 and 900 px
+ * (the ladder's order and the preprocessing's resize were cut at 900).
  */
 import { expect, openWithModel, test } from './support.ts';
 
@@ -45,4 +46,23 @@ test('the recover card: both run buttons below their frames, side by side on one
   );
   expect(selects.length).toBeGreaterThan(4);
   expect(selects.filter((s) => !s.styled || s.mono)).toEqual([]);
+
+  for (const width of [1280, 900]) {
+    await page.setViewportSize({ width, height: 800 });
+    const cut = await page.evaluate(() => {
+      const context = document.createElement('canvas').getContext('2d')!;
+      return [...document.querySelectorAll('select')].flatMap((s) => {
+        const box = s.getBoundingClientRect();
+        if (!box.width) return [];
+        const style = getComputedStyle(s);
+        context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const text = s.selectedOptions[0]?.text ?? '';
+        // The text, the side paddings and the arrow (about 20 px).
+        const needs =
+          context.measureText(text).width + parseFloat(style.paddingLeft) + parseFloat(style.paddingRight) + 20;
+        return needs > box.width + 1 ? [`${s.getAttribute('data-testid')}: "${text}"`] : [];
+      });
+    });
+    expect(cut, `${width} px: selects whose chosen text is cut`).toEqual([]);
+  }
 });

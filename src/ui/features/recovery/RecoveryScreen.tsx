@@ -445,8 +445,8 @@ function LadderTarget({ disabled }: { disabled: boolean }) {
           onChange={(e) => set({ order: e.currentTarget.value as LadderOrder })}
           data-testid="ladder-order"
         >
-          <option value="eight-bit-first">8 bits first (mixed precision before any 16-bit format)</option>
-          <option value="fastest">fastest (every format screened first, 16-bit included)</option>
+          <option value="eight-bit-first">8 bits first (mixed precision before 16-bit)</option>
+          <option value="fastest">fastest (all formats screened, 16-bit too)</option>
         </select>
       </label>
       <Switch checked={c.allFormats} onChange={(allFormats) => set({ allFormats })} testId="ladder-all-formats">
