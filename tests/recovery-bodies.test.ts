@@ -1,7 +1,7 @@
 /**
  * The recovery steps on a model whose compute is inside an If (as Silero VAD's opset-18 export keeps it), with
- * EnableSubgraph, run for real in onnxruntime-node: CLE equalizes the pairs inside the branch, bias correction corrects
- * the branch's biases; a step that leaves layers inside the bodies untreated says so by count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
+ * EnableSubgraph, run for real in onnxruntime-node: CLE equalizes the pairs inside the branch, bias correction and
+ * fine-tuning treat the branch's layers; a step that leaves layers inside the bodies untreated says so by count, in the quantization report's warnings (what `qstudio quantize` prints and the page's report lists) and in the
  * recovery report (what the page's rung row shows); every written model loads at 'all' and 'basic' and passes
  * onnx.checker.
  */
@@ -61,7 +61,7 @@ async function loadsEverywhere(name: string, m: ModelProto): Promise<void> {
 }
 
 describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
-  it('bias correction corrects the biases inside the If branch; fine-tuning and the bias-less layer are counted', async () => {
+  it('bias correction and fine-tuning treat the layers inside the If branch; the bias-less one is counted', async () => {
     const plain = await recover({});
     const r = await recover({
       includeBiasCorrection: true,
@@ -73,14 +73,19 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
       'if/then_branch/dw2',
       'if/then_branch/conv3',
     ]);
-    expect(r.recovery.finetune?.layers).toEqual([]);
+    expect(r.recovery.finetune?.layers.map((l) => l.id)).toEqual([
+      'if/then_branch/conv1',
+      'if/then_branch/dw2',
+      'if/then_branch/conv3',
+    ]);
+    expect(r.recovery.finetune!.lossAfter).toBeLessThan(r.recovery.finetune!.lossBefore);
     expect(r.recovery.skippedLayers.map((l) => l.id)).toEqual(['if/else_branch/conv_else']);
     const w = r.report.warnings.find((x) => x.startsWith('recovery steps left inside control flow'));
-    expect(w).toMatch(/bias correction 1 layer, fine-tuning 4 layers/);
+    expect(w).toMatch(/bias correction 1 layer, fine-tuning 1 layer inside/);
     expect(w).toContain('if/else_branch/conv_else');
     expect(r.recovery.untreatedInBodies?.steps.map((s) => [s.step, s.ids.length])).toEqual([
       ['bias correction', 1],
-      ['fine-tuning', 4],
+      ['fine-tuning', 1],
     ]);
     expect(recoveryFacts(r.recovery).bodyWarning).toBe(w);
     await loadsEverywhere('bias-finetune', r.model);

@@ -134,7 +134,8 @@ ${PREPROCESS_USAGE}
                              VAD op18 A8W8 per channel, held out: decisions 0.94 -> 1.0; per tensor 0.66 -> 0.53
                              alone, 0.94 with --cle (state cosine up in every case)
   --finetune <algorithm>     adaround (learn each weight's rounding) or adaquant (learn the weights and bias),
-                             layer by layer on the --calib images (Quark include_fast_ft, FastFinetune)
+                             layer by layer on the --calib images (Quark include_fast_ft, FastFinetune); with
+                             --enable-subgraph also inside If branches (their layers that have a bias)
   --finetune-iterations <n>  optimizer steps per layer (FastFinetune NumIterations; default 1000)
   --finetune-lr <x>          Adam learning rate (FastFinetune LearningRate; default 0.1 adaround, 1e-5 adaquant)
   --mixed-precision          automatic mixed precision (needs --calib): the model stays at the config's 8 bits,

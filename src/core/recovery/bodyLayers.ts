@@ -1,7 +1,7 @@
 /**
  * The layers inside If/Loop/Scan bodies that a recovery step asked for would have treated in the main graph, and did
- * not: SmoothQuant's smoothed activations, the Conv/Gemm/MatMul layers fine-tuning works on, and those bias correction
- * leaves there (in Loop/Scan bodies, or without a bias). CLE equalizes body pairs like the main graph's
+ * not: SmoothQuant's smoothed activations, and the Conv/Gemm/MatMul layers bias correction and fine-tuning leave there
+ * (in Loop/Scan bodies, or without a bias). CLE equalizes body pairs like the main graph's
  * (treatsBodyLayer). A model such as Silero VAD keeps all its compute inside one If: a step that sees only the main
  * graph there does nothing, and the run must say so by count (bodyRecoveryWarning) rather than report "0 layers".
  * Bodies are seen as the quantizer sees them (quantize/bodyViews.ts). Pure: reads the model, changes nothing.
@@ -15,12 +15,14 @@ import { smoothQuantCandidates } from './smoothQuant.ts';
 export type RecoveryStep = 'CLE' | 'SmoothQuant' | 'bias correction' | 'fine-tuning';
 
 /**
- * Whether a step works on a layer inside a body: CLE on every pair; bias correction on the Conv/Gemm layers of If
- * branches (at any depth of If) that have a bias (findLinearLayers with bodies); SmoothQuant and fine-tuning on none.
+ * Whether a step works on a layer inside a body: CLE on every pair; bias correction and fine-tuning on the Conv/Gemm
+ * layers of If branches (at any depth of If) that have a bias (findLinearLayers with bodies); SmoothQuant on none.
  */
 export function treatsBodyLayer(step: RecoveryStep, body: ScopedBody, node: number): boolean {
   if (step === 'CLE') return true;
-  if (step === 'bias correction') return body.holders.every((op) => op === 'If') && !!body.index.nodes[node].input[2];
+  // Bias correction and fine-tuning take the layers of If branches that have a bias (findLinearLayers with bodies).
+  if (step === 'bias correction' || step === 'fine-tuning')
+    return body.holders.every((op) => op === 'If') && !!body.index.nodes[node].input[2];
   return false;
 }
 
@@ -29,7 +31,7 @@ const UNTREATED_WHY: Record<RecoveryStep, string> = {
   CLE: '',
   SmoothQuant: 'works on the main graph only',
   'bias correction': 'adds no bias inside a body and does not enter Loop/Scan bodies',
-  'fine-tuning': 'works on the main graph only',
+  'fine-tuning': 'takes no bias-less layer inside a body and does not enter Loop/Scan bodies',
 };
 
 /** What one step left untouched inside bodies: its units there (activations or layers) by scoped id. */

@@ -433,10 +433,8 @@ export async function quantizeWithRecovery(
   let reused: RecoveryReport['reused'];
   const samples = Math.min(options.runtime?.samples ?? 0, ft.DataSize ?? Infinity);
   if (tune || correct) {
-    // Bias correction also works inside the If branches the quantizer entered; fine-tuning on the main graph alone.
-    const found = findLinearLayers(floatModel, quantModel, {
-      bodies: correct && report.subgraphs?.quantized !== undefined,
-    });
+    // Both steps also work inside the If branches the quantizer entered.
+    const found = findLinearLayers(floatModel, quantModel, { bodies: report.subgraphs?.quantized !== undefined });
     skippedLayers = found.skipped;
     const mainLayers = found.layers.filter((l) => !l.scope);
     // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
@@ -460,7 +458,9 @@ export async function quantizeWithRecovery(
       sensitivitySeconds = (performance.now() - s0) / 1000;
       throwIfCancelled(options.signal);
     }
-    const worked = correct ? found.layers : selected ? mainLayers.filter((l) => selected!.has(l.id)) : mainLayers;
+    // The sensitivity is measured on the main graph's layers: branch layers are always tuned.
+    const isChosen = (l: LinearLayer) => !selected || !!l.scope || selected.has(l.id);
+    const worked = correct ? found.layers : found.layers.filter(isChosen);
     const rowsPerLayer = samples * ft.PositionsPerSample;
     const stages = planStages(
       depthLevels(quantModel, worked),
@@ -642,7 +642,7 @@ export async function quantizeWithRecovery(
           let untunedError: number | undefined;
           const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
           if (roundingError < threshold) untunedError = roundingError;
-          else if (tune && !layer.scope && (!selected || selected.has(data.layer.id))) {
+          else if (tune && isChosen(layer)) {
             const f0 = performance.now();
             const problem = await buildLayerProblemOn(data, target, options.denseProduct);
             buildSeconds += (performance.now() - f0) / 1000;
