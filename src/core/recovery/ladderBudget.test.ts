@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   estimateRung,
   ladderPrior,
+  mixedSensitivitySamples,
   formatDuration,
   parseTimeBudget,
   priorCosts,
@@ -68,6 +69,31 @@ describe('time budgets', () => {
     expect(prior.screen).toBeLessThan(1.1);
     expect(prior.finetune).toBeGreaterThan(3);
     expect(prior.finetune).toBeLessThan(60);
+  });
+
+  it("estimates the mixed-precision rung on the samples it judges: a decision target's 16, not a cosine's 4", () => {
+    // Silero-VAD-sized (300 k weights), 32 calibration and 8 evaluation chunks: the rung measures each candidate on 16
+    // samples for a decision target (defaultSensitivitySamples), four times a cosine target's 4.
+    const facts = { calibrationSamples: 32, evaluationSamples: 8, iterations: 100 };
+    const cosine = ladderPrior(300_000, { ...facts, metric: 'cosine' });
+    const decision = ladderPrior(300_000, { ...facts, metric: 'decision' });
+    expect(decision.screen).toBe(cosine.screen);
+    expect(decision.mixed - decision.screen).toBeCloseTo(4 * (cosine.mixed - cosine.screen), 6);
+    expect(mixedSensitivitySamples('decision', 32)).toBe(16);
+    expect(mixedSensitivitySamples('cosine', 32)).toBe(4);
+    // Fewer calibration samples than that: the rung judges those it has.
+    expect(mixedSensitivitySamples('decision', 6)).toBe(6);
+    expect(ladderPrior(300_000, { ...facts, calibrationSamples: 4, metric: 'decision' }).mixed).toBe(
+      ladderPrior(300_000, { ...facts, calibrationSamples: 4, metric: 'cosine' }).mixed,
+    );
+    // The rung's estimate before any mixed rung ran, scaled by a measured screening rung: four times the measurements' part.
+    const mixed = recipe({ mixedPrecision: true });
+    const screened = [result(1, recipe(), 2)];
+    const speed = 2 / cosine.screen;
+    expect(estimateRung(mixed, screened, decision).seconds).toBeCloseTo(decision.mixed * speed, 6);
+    expect(estimateRung(mixed, screened, decision).seconds).toBeGreaterThan(
+      3 * estimateRung(mixed, screened, cosine).seconds,
+    );
   });
 
   it('estimates from the model and images first, then from the rungs measured, per kind', () => {

@@ -8,6 +8,7 @@
  */
 import { StudioError } from '../onnx/errors.ts';
 import type { CalibrationMethod, FinetuneAlgorithm } from '../quantize/config.ts';
+import { defaultSensitivitySamples } from '../search/mixedPrecision.ts';
 
 /** What the estimate reads of a rung's recipe (ladder.ts RungRecipe). */
 export interface CostedRecipe {
@@ -95,6 +96,11 @@ export interface CostFacts {
   readonly iterations: number;
   /** The mixed-precision search's largest number of measurements. */
   readonly mixedMeasurements: number;
+  /**
+   * The calibration samples each mixed-precision measurement judges on (mixedSensitivitySamples); default
+   * MIXED_FITTED_SAMPLES, what the per-measurement share was fitted at.
+   */
+  readonly sensitivitySamples?: number;
   /** The exclusion search's largest number of measurements. */
   readonly exclusionSteps: number;
 }
@@ -116,8 +122,22 @@ const SCREEN_FIXED_SECONDS = 1;
  * iterations 25 minutes before anything was measured, for a rung of 3 s (AdaRound) to a minute (AdaQuant).
  */
 export const FINETUNE_SHARE_PER_ITERATION = 0.03;
-/** A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano: 66 s for ~60 measurements, 8 s screening). */
+/**
+ * A mixed-precision measurement (quantize, run on a few calibration samples) as a share of a screening rung (YOLOX-nano:
+ * 66 s for ~60 measurements, 8 s screening), on MIXED_FITTED_SAMPLES samples; it grows with the samples judged (a
+ * decision target's 16: defaultSensitivitySamples), taken as all of it, since the runs dominate (an upper figure).
+ */
 const MIXED_SHARE_PER_MEASUREMENT = 0.12;
+/** The samples MIXED_SHARE_PER_MEASUREMENT was fitted on (defaultSensitivitySamples for a cosine target then and now). */
+const MIXED_FITTED_SAMPLES = defaultSensitivitySamples();
+
+/**
+ * The calibration samples the ladder's mixed-precision rung judges each measurement on for a `metric` target (as
+ * chooseMixedPrecision takes them: defaultSensitivitySamples of the metric, at most the calibration samples).
+ */
+export function mixedSensitivitySamples(metric: string | undefined, calibrationSamples: number): number {
+  return Math.max(1, Math.min(calibrationSamples, defaultSensitivitySamples(metric)));
+}
 
 /**
  * A bias-correction rung's cost as a share of a fine-tuning rung's: it gathers the same layer data but runs no
@@ -135,7 +155,12 @@ export function priorCosts(f: CostFacts): CostPrior {
   return {
     screen,
     finetune: screen + FINETUNE_SHARE_PER_ITERATION * f.iterations * grows,
-    mixed: screen * (1 + MIXED_SHARE_PER_MEASUREMENT * f.mixedMeasurements),
+    mixed:
+      screen *
+      (1 +
+        MIXED_SHARE_PER_MEASUREMENT *
+          ((f.sensitivitySamples ?? MIXED_FITTED_SAMPLES) / MIXED_FITTED_SAMPLES) *
+          f.mixedMeasurements),
     exclusions: screen * Math.max(1, f.exclusionSteps),
   };
 }
@@ -147,12 +172,19 @@ export const LADDER_EXCLUSION_STEPS = 10;
 
 /**
  * The ladder's prior for a model of `parameters` weights (elements, as the model summary counts them): priorCosts with
- * the ladder's own search limits. The climb plans with it (ladderMeasure.ts ladderCostPrior); the recovery card shows
- * it before a climb starts.
+ * the ladder's own search limits, its mixed-precision rung judged on the samples a `metric` target takes (a decision
+ * target's 16, not 4). The climb plans with it (ladderMeasure.ts ladderCostPrior); the recovery card shows it before a
+ * climb starts.
  */
 export function ladderPrior(
   parameters: number,
-  f: { calibrationSamples: number; evaluationSamples: number; iterations: number; exclusionSteps?: number },
+  f: {
+    calibrationSamples: number;
+    evaluationSamples: number;
+    iterations: number;
+    exclusionSteps?: number;
+    metric?: string;
+  },
 ): CostPrior {
   return priorCosts({
     parameters,
@@ -160,6 +192,7 @@ export function ladderPrior(
     evaluationSamples: f.evaluationSamples,
     iterations: f.iterations,
     mixedMeasurements: LADDER_MIXED_MEASUREMENTS,
+    sensitivitySamples: mixedSensitivitySamples(f.metric, f.calibrationSamples),
     exclusionSteps: f.exclusionSteps ?? LADDER_EXCLUSION_STEPS,
   });
 }

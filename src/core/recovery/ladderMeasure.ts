@@ -616,7 +616,14 @@ const SHORTFALL_GRIDS: readonly { activationBits: number; weightBits: number }[]
  */
 export function ladderCostPrior(
   model: ModelProto,
-  f: { calibrationSamples: number; evaluationSamples: number; base?: QuantConfig; maxExclusionSteps?: number },
+  f: {
+    calibrationSamples: number;
+    evaluationSamples: number;
+    base?: QuantConfig;
+    maxExclusionSteps?: number;
+    /** The target's metric: a decision target's mixed-precision rung judges 16 samples (defaultSensitivitySamples). */
+    metric?: string;
+  },
 ): CostPrior {
   let parameters = 0;
   forEachTensor(model, (t) => {
@@ -627,5 +634,6 @@ export function ladderCostPrior(
     evaluationSamples: f.evaluationSamples,
     iterations: f.base?.extraOptions.FastFinetune.NumIterations ?? 1000,
     exclusionSteps: f.maxExclusionSteps,
+    metric: f.metric,
   });
 }

@@ -95,6 +95,7 @@ export function ladderClimbOptions(
       evaluationSamples: host.evaluationSamples,
       base: choices.base,
       maxExclusionSteps: choices.maxExclusionSteps,
+      metric: choices.target.metric,
     }),
   };
 }

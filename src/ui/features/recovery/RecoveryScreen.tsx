@@ -406,8 +406,14 @@ function PriorCosts() {
   const calibration = useStudio((s) => samplesOf(s.calibration).length);
   const evaluation = useStudio((s) => evaluationSamples(s).samples.length);
   const iterations = useStudio((s) => s.recovery.options.iterations);
+  const metric = useStudio((s) => s.recovery.ladder.metric);
   if (parameters === 0 || calibration === 0) return null;
-  const prior = ladderPrior(parameters, { calibrationSamples: calibration, evaluationSamples: evaluation, iterations });
+  const prior = ladderPrior(parameters, {
+    calibrationSamples: calibration,
+    evaluationSamples: evaluation,
+    iterations,
+    metric,
+  });
   const about = (s: number) => formatDuration(Math.max(1, s));
   return (
     <p className="muted small recover-prior" data-testid="ladder-prior">
