@@ -108,8 +108,14 @@ export interface EvaluationProgress {
   /** Search only: the steps measured so far, and the most there will be (the starting one included). */
   step?: { done: number; total: number };
   /** Search only: the step just measured. */
-  measured?: SuggestStep;
+  measured?: SuggestStepMeasured;
 }
+
+/**
+ * A search step as the page gets it: with the decisions alike at 0.5 of an output of one number a sample, where the
+ * model has one (core measuredDecision), which a cosine, PSNR or top-1 target leaves unjudged (unjudgedScoreNote).
+ */
+export type SuggestStepMeasured = SuggestStep & { readonly decision?: number };
 
 export type EvaluationProgressCallback = (p: EvaluationProgress) => void;
 
@@ -174,7 +180,7 @@ export interface SuggestOutcome {
   cosine: number;
   /** The starting configuration's cosine. */
   startCosine: number;
-  steps: SuggestStep[];
+  steps: SuggestStepMeasured[];
   /** What the search added to the starting configuration: the picks the user may accept. */
   added: { nodes: string[]; subgraphs: SubgraphExclusion[] };
   used: number;

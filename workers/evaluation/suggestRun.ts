@@ -8,12 +8,12 @@ import { addedExclusions, suggestExclusions } from '../../src/core/search/sugges
 import { suggestMeasure } from '../../src/core/search/suggestMeasure.ts';
 import { ConfigError, validateConfig } from '../../src/core/quantize/config.ts';
 import { LadderTargetError, parseLadderTarget } from '../../src/core/recovery/ladder.ts';
-import { targetMeasure } from '../../src/core/recovery/targetMeasure.ts';
+import { measuredDecision, targetMeasure } from '../../src/core/recovery/targetMeasure.ts';
 import { rangesFromTable } from '../../src/core/calibrate/run/rangeTable.ts';
 import { comparisonRuntime } from './comparisonRuntime.ts';
 import { decodeSamples, type EvaluationRun } from './heldEvaluation.ts';
 import { taskTargetReading } from './taskRuns.ts';
-import type { SuggestOutcome, SuggestRequest } from './evaluationTypes.ts';
+import type { SuggestOutcome, SuggestRequest, SuggestStepMeasured } from './evaluationTypes.ts';
 
 /** Named errors as evaluateQuantized's, plus the target's (ConfigError, LadderTargetError) and the quantizer's. */
 export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Promise<SuggestOutcome> {
@@ -40,6 +40,11 @@ export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Pr
       ? undefined
       : targetMeasure(goal, taskTargetReading(request.task, request.spec, data, goal.metric));
   let measured = 0;
+  // Each step's decisions alike, where the model has an output of one number a sample (as qstudio suggest reads them).
+  let lastDecision: number | undefined;
+  const decisions = new Map<number, number>();
+  const withDecision = <S extends { step: number }>(s: S): S & { decision?: number } =>
+    decisions.has(s.step) ? { ...s, decision: decisions.get(s.step)! } : s;
   const stepProgress = () => ({ done: measured, total: maxSteps + 1 });
   const result = await suggestExclusions({
     config,
@@ -61,9 +66,14 @@ export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Pr
       figure: measure,
       check,
       onProgress: (done, total) => progress({ phase: 'searching', done, total, step: stepProgress() }),
+      onMeasured: (m) => {
+        lastDecision = measuredDecision(m.comparison.outputs);
+      },
     }),
     onStep(step) {
       measured++;
+      if (!step.error && lastDecision !== undefined) decisions.set(step.step, lastDecision);
+      lastDecision = undefined;
       // A cancel during a measurement is recorded by the search as a failed step: stop here instead.
       check();
       progress({
@@ -71,7 +81,7 @@ export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Pr
         done: data.feeds.length,
         total: data.feeds.length,
         step: stepProgress(),
-        measured: step,
+        measured: withDecision(step),
       });
     },
   }).catch((e: unknown) => {
@@ -88,7 +98,7 @@ export async function suggestOn(run: EvaluationRun, request: SuggestRequest): Pr
     stopped: result.stopped,
     cosine: result.cosine,
     startCosine: result.steps[0].cosine,
-    steps: [...result.steps],
+    steps: result.steps.map((s): SuggestStepMeasured => withDecision(s)),
     added: addedExclusions(config, result.config),
     used: data.feeds.length,
     skipped: data.skipped,

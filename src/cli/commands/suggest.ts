@@ -22,7 +22,7 @@ import { modelFileInfo, readModelFile } from '../modelFile.ts';
 import { nodeRuntime } from '../runtime/ortNode.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
 import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
-import { ladderMetrics, targetMeasure, unjudgedScoreNote } from '../../core/recovery/targetMeasure.ts';
+import { measuredDecision, targetMeasure, unjudgedScoreNote } from '../../core/recovery/targetMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
 
@@ -163,7 +163,7 @@ export const suggestCommand = {
 
     let last: SuggestMeasured | undefined;
     // The decisions of an output the target does not judge, read from each measured step's comparison.
-    let measuredDecision: number | undefined;
+    let stepDecision: number | undefined;
     let bestDecision: number | undefined;
     const evaluate = suggestMeasure({
       model,
@@ -178,8 +178,7 @@ export const suggestCommand = {
       figure: metric === 'cosine' ? undefined : measure,
       onMeasured: (m) => {
         last = m;
-        const decision = metric === 'decision' ? undefined : ladderMetrics(m.comparison.outputs).decision;
-        measuredDecision = decision !== undefined && Number.isFinite(decision) ? decision : undefined;
+        stepDecision = metric === 'decision' ? undefined : measuredDecision(m.comparison.outputs);
       },
     });
     const result = await suggestExclusions({
@@ -191,7 +190,7 @@ export const suggestCommand = {
       evaluate,
       tailOf: (id) => tailSubgraph(index, id),
       onStep: (s) => {
-        const decision = s.error ? undefined : measuredDecision;
+        const decision = s.error ? undefined : stepDecision;
         if (s.kept) bestDecision = decision;
         process.stdout.write(`${stepLine(s, metric, decision)}\n`);
         const note = s.step === 0 && decision !== undefined ? unjudgedScoreNote(metric, { decision }, 'step') : null;

@@ -199,6 +199,15 @@ export function unjudgedScoreNote(
 }
 
 /**
+ * The decisions-alike figure of a measured comparison where the model has an output of one number a sample (what a
+ * suggest step reads beside its target, for unjudgedScoreNote); undefined where it has none.
+ */
+export function measuredDecision(outputs: readonly OutputSummary[]): number | undefined {
+  const decision = ladderMetrics(outputs).decision;
+  return decision !== undefined && Number.isFinite(decision) ? decision : undefined;
+}
+
+/**
  * The numbers shown side by side for every rung: each that the model's outputs define (no cosine where every output is
  * one number a sample, a wake-word score: its rungs read "decision 1.00000", not "cosine NaN").
  */

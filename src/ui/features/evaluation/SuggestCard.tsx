@@ -18,6 +18,7 @@ import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
 import { NumberField } from '../../components/NumberField.tsx';
 import { DataTable, NumberHead } from '../../components/DataTable.tsx';
+import { suggestUnjudgedNote } from '../../store/unjudgedNotes.ts';
 
 /** A target's figure (mAP, mIoU, top-1…) to five places; a dash when not measured. */
 const formatFigure = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(5));
@@ -50,6 +51,9 @@ export function SuggestCard() {
   const shownMetric = s.outcome?.metric ?? s.metric;
   const figureMetric = shownMetric !== 'cosine' && s.steps.some((st) => st.figure !== undefined) ? shownMetric : null;
   const added = s.outcome ? s.outcome.added.nodes.length + s.outcome.added.subgraphs.length : 0;
+  const unjudged = suggestUnjudgedNote(s);
+  // The decisions of an output of one number a sample beside each step, as qstudio suggest's step lines show them.
+  const decisions = shownMetric !== 'decision' && s.steps.some((st) => st.decision !== undefined);
 
   return (
     <StepCard
@@ -140,6 +144,7 @@ export function SuggestCard() {
               <NumberHead>Layer SQNR / drop</NumberHead>
               {figureMetric && <NumberHead>Measured {METRIC_LABEL[figureMetric]}</NumberHead>}
               <NumberHead>Measured cosine</NumberHead>
+              {decisions && <NumberHead>Measured decision</NumberHead>}
               <th scope="col">Kept</th>
               <NumberHead>Time</NumberHead>
             </>
@@ -163,11 +168,21 @@ export function SuggestCard() {
               <td className="eval-num" data-testid="suggest-step-cosine">
                 {formatCosine(st.cosine)}
               </td>
+              {decisions && (
+                <td className="eval-num" data-testid="suggest-step-decision">
+                  {formatFigure(st.decision)}
+                </td>
+              )}
               <td>{st.step === 0 ? '' : st.kept ? 'kept' : st.error ? 'failed' : 'not kept'}</td>
               <td className="eval-num">{st.seconds.toFixed(1)} s</td>
             </tr>
           ))}
         </DataTable>
+      )}
+      {unjudged && (
+        <p className="muted small" data-testid="suggest-unjudged">
+          {unjudged}
+        </p>
       )}
       {s.outcome && (
         <div className="eval-suggestion" data-testid="suggest-outcome">

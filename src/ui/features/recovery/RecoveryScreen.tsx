@@ -24,6 +24,7 @@ import type { RecoveryWorkerProgress } from '../../store/recoverySlice.ts';
 import { currentTaskHead, floatModelNeeded } from '../../store/selectors.ts';
 import { CurveChart, LayerLosses } from './LossCurves.tsx';
 import { RungTable } from './RungTable.tsx';
+import { ladderUnjudgedNote } from '../../store/unjudgedNotes.ts';
 import { RanOn } from '../runtime/RanOn.tsx';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox, type CheckboxProps } from '../../components/Checkbox.tsx';
@@ -485,6 +486,7 @@ function Results() {
   const shown = r.curves.length > 0 ? r.curves : (tuned?.finetune?.layers ?? []);
   const current = shown.at(-1);
   const targetMetric = r.climb?.target.metric ?? (r.mode === 'ladder' ? r.ladder.metric : 'cosine');
+  const unjudged = ladderUnjudgedNote(r);
   const download = async () => {
     setReportError(null);
     try {
@@ -508,6 +510,11 @@ function Results() {
       )}
       {r.rungs.length > 0 && (
         <RungTable rungs={r.rungs} chosen={r.climb ? r.climb.chosen : null} targetMetric={targetMetric} />
+      )}
+      {unjudged && (
+        <p className="muted small" data-testid="ladder-unjudged">
+          {unjudged}
+        </p>
       )}
       <RanOn
         step={

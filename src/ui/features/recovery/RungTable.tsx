@@ -1,6 +1,6 @@
 /**
  * The measured configurations side by side: label, why a ladder rung came when it did, the reference's step, the
- * target metric with cosine and PSNR, time (with the estimate the budget planned with), status, which is chosen, and
+ * target metric with cosine and PSNR (and the decisions of an output of one number a sample), time (with the estimate the budget planned with), status, which is chosen, and
  * what a mixed-precision search chose; "Use this model", under the status (no column of its own, so that the table fits
  * a 900 px page without scrolling sideways), makes one the run's result.
  */
@@ -44,7 +44,14 @@ export function RungTable({
   const adopted = useStudio((s) => s.recovery.adopted);
   const picking = useStudio((s) => s.recovery.picking);
   const use = useStudio((s) => s.useRung);
-  const others = ['cosine', 'psnr', ...(targetMetric === 'sequence' ? ['cer'] : [])].filter((m) => m !== targetMetric);
+  // A model with an output of one number a sample: its decisions beside each rung, as the CLI's rung lines show them.
+  const decisions = rungs.some((r) => Number.isFinite(r.metrics.decision));
+  const others = [
+    'cosine',
+    'psnr',
+    ...(targetMetric === 'sequence' ? ['cer'] : []),
+    ...(decisions ? ['decision'] : []),
+  ].filter((m) => m !== targetMetric);
   return (
     <DataTable
       className="eval-table recover-table"
