@@ -142,7 +142,8 @@ ${TASK_TARGET_USAGE}
   --adaquant-stride <k>       AdaQuant rungs take 1/k of the iterations at k times the learning rate (default 1;
                               at 9 from 450 iterations a later AdaQuant rung on the PP-OCRv4 recognizer cost 9.6
                               against 22.8 CPU s and read 10/16 held-out lines, CER 7.92 %, against 5/16, 8.91 %;
-                              YOLOX-nano also read better, the text detector worse: bench/README.md ladder-budget)
+                              YOLOX-nano also read better, the text detector worse; from 1000 iterations both the
+                              recognizer and YOLOX-nano read worse: bench/README.md ladder-budget)
   --time-budget <duration>    plan the climb to end within it (15m, 90s, 1h30m): each rung's cost is
                               estimated before it runs (from the model's size, the images and the rungs
                               measured) and printed; rungs that cannot finish in what is left are skipped

@@ -292,7 +292,8 @@ export interface LadderOptions {
   /**
    * AdaQuant rungs take 1/k of the iterations at k × the learning rate (adaquantStrided). Default 1: as configured.
    * An option, not a default: measured cheaper on every model, at 9 better held out on the recognizer and YOLOX-nano
-   * but worse on the text detector, at 3 worse on YOLOX-nano (bench/README.md ladder-budget).
+   * but worse on the text detector, at 3 worse on YOLOX-nano, at 9 from 1000 iterations worse on the recognizer and
+   * YOLOX-nano (bench/README.md ladder-budget).
    */
   readonly adaquantStride?: number;
   /** Calibrate, quantize, recover, evaluate one configuration. May throw: the rung is recorded as failed. */

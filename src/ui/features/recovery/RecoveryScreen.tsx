@@ -342,7 +342,7 @@ function AlgorithmSwitches({ disabled }: { disabled: boolean }) {
       />
       <NumberField
         label="AdaQuant stride"
-        title="AdaQuant (this run's and the ladder's AdaQuant rungs) takes 1/k of the iterations at k times the learning rate: about k times fewer optimizer steps. Measured at 9 (from 450 iterations): a later AdaQuant rung cost less than half the CPU and read better held out on the PP-OCRv4 recognizer and YOLOX-nano, worse on the text detector (bench/README.md ladder-budget). 1: as set (the default)"
+        title="AdaQuant (this run's and the ladder's AdaQuant rungs) takes 1/k of the iterations at k times the learning rate: about k times fewer optimizer steps. Measured at 9 (from 450 iterations): a later AdaQuant rung cost less than half the CPU and read better held out on the PP-OCRv4 recognizer and YOLOX-nano, worse on the text detector; from 1000 iterations worse on the recognizer and YOLOX-nano too (bench/README.md ladder-budget). 1: as set (the default)"
         min={1}
         integer
         value={o.adaquantStride}
