@@ -33,7 +33,11 @@ test('mnist: a ladder cancelled while fine-tuning keeps every finished rung usab
   );
   await expect(problem).toHaveCount(0);
   await expect(budget).not.toHaveAttribute('aria-invalid');
-  await card.getByTestId('ladder-button').click();
+  // By keyboard: Enter on the climb's button, and the focus is on Cancel (it fell to the page's top with the button
+  // disabled).
+  await card.getByTestId('ladder-button').focus();
+  await page.keyboard.press('Enter');
+  await expect(card.getByTestId('recover-cancel')).toBeFocused();
 
   // Progress in view, rung n of N, the times line with the budget.
   const progress = card.getByTestId('recover-progress');

@@ -89,9 +89,14 @@ function ProgressLine({
 }) {
   const now = useSecondTick();
   const ref = useRef<HTMLDivElement>(null);
-  // Brought into view when the run starts: the choices above are long, the progress would sit below the fold.
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  // Brought into view when the run starts: the choices above are long, the progress would sit below the fold. The run
+  // button pressed is disabled now and the focus fell to the page's top: a keyboard user lands on Cancel instead.
   useEffect(() => {
     ref.current?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
+    const active = document.activeElement;
+    if (active === null || active === document.body || (active as HTMLButtonElement).disabled)
+      cancelButton.current?.focus({ preventScroll: true });
   }, []);
   const l = progress?.layer;
   const done = l ? l.done : (progress?.done ?? 0);
@@ -131,6 +136,7 @@ function ProgressLine({
           onClick={onCancel}
           disabled={cancelling}
           data-testid="recover-cancel"
+          ref={cancelButton}
         >
           {cancelling ? 'Cancelling…' : 'Cancel'}
         </button>
