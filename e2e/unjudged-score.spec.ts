@@ -23,7 +23,7 @@ async function shoot(page: Page, target: string, file: string): Promise<void> {
 }
 
 const NOTE =
-  /^note: the cosine target judges only the outputs of more than one number a sample; this model also has an output of one number a sample \(a score or probability\), which has no cosine: its decisions at 0\.5 are shown beside each (step|rung) \("decision", [01]\.\d{5} here\), and --target decision:<share> aims at them$/;
+  /^note: the cosine target judges only the outputs of more than one number a sample; this model also has an output of one number a sample \(a score or probability\), which has no cosine: its decisions at 0\.5 are shown beside each (step|rung) \("decision", [01]\.\d{5} here\), and the target “decisions alike \(a probability at 0\.5\)” aims at them$/;
 
 test('a cosine target beside a one-number score: the search and the ladder say what it leaves unjudged', async ({
   page,

@@ -185,17 +185,19 @@ export function ladderScore(outputs: readonly OutputSummary[], metric: LadderMet
  * Where the target reads a figure that an output of one number a sample does not have (the cosine, PSNR, top-1) and the
  * model has such an output beside others (Silero VAD's speech probability beside its state), what the target leaves
  * unjudged and how to aim at it: the ladder on a 16 kHz Silero export met cosine 0.99 on its state while 2 of 32
- * speech decisions differed. `figures` are a ladder rung's or a suggest step's (ladderMetrics); `each` names which.
+ * speech decisions differed. `figures` are a ladder rung's or a suggest step's (ladderMetrics); `each` names which;
+ * `decisionTarget` names the decision target as the reader chooses it (the CLI's option, the page's menu entry).
  * Null where there is nothing to say.
  */
 export function unjudgedScoreNote(
   metric: string,
   figures: Readonly<Record<string, number>>,
   each: 'rung' | 'step' = 'rung',
+  decisionTarget = '--target decision:<share>',
 ): string | null {
   const decision = figures.decision;
   if (metric === 'decision' || decision === undefined || !Number.isFinite(decision)) return null;
-  return `note: the ${metric} target judges only the outputs of more than one number a sample; this model also has an output of one number a sample (a score or probability), which has no ${metric}: its decisions at 0.5 are shown beside each ${each} ("decision", ${decision.toFixed(5)} here), and --target decision:<share> aims at them`;
+  return `note: the ${metric} target judges only the outputs of more than one number a sample; this model also has an output of one number a sample (a score or probability), which has no ${metric}: its decisions at 0.5 are shown beside each ${each} ("decision", ${decision.toFixed(5)} here), and ${decisionTarget} aims at them`;
 }
 
 /**

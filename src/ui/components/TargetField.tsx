@@ -19,6 +19,9 @@ export const METRIC_LABEL: Record<LadderMetric, string> = {
   miou: 'task: mIoU of the masks',
 };
 
+/** The decision target as notes on the page name it (the CLI says `--target decision:<share>`). */
+export const DECISION_TARGET = `the target “${METRIC_LABEL.decision}”`;
+
 /** The value a metric's target starts at when chosen. */
 export const METRIC_START: Record<LadderMetric, number> = {
   cosine: 0.99,

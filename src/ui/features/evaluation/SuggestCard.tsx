@@ -12,7 +12,7 @@ import type { SuggestState } from '../../store/evaluationSlice.ts';
 import { EvaluationProgressBar } from './EvaluationProgressBar.tsx';
 import { AIM_TEXT, AimSelect } from '../../components/AimSelect.tsx';
 import { evaluationErrorHint, evaluationErrorTitle } from './errorTitles.ts';
-import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
+import { DECISION_TARGET, METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { currentTaskHead } from '../../store/selectors.ts';
 import { StepCard } from '../../components/StepCard.tsx';
 import { Checkbox } from '../../components/Checkbox.tsx';
@@ -51,7 +51,7 @@ export function SuggestCard() {
   const shownMetric = s.outcome?.metric ?? s.metric;
   const figureMetric = shownMetric !== 'cosine' && s.steps.some((st) => st.figure !== undefined) ? shownMetric : null;
   const added = s.outcome ? s.outcome.added.nodes.length + s.outcome.added.subgraphs.length : 0;
-  const unjudged = suggestUnjudgedNote(s);
+  const unjudged = suggestUnjudgedNote(s, DECISION_TARGET);
   // The decisions of an output of one number a sample beside each step, as qstudio suggest's step lines show them.
   const decisions = shownMetric !== 'decision' && s.steps.some((st) => st.decision !== undefined);
 

@@ -12,7 +12,7 @@ import { formatDuration, ladderPrior } from '../../../core/recovery/ladderBudget
 import { evaluationSamples, samplesOf } from '../../store/samples.ts';
 import { renderHtml, shortfallSections } from '../../../core/report/index.ts';
 import { type LadderMetric, type LadderOrder } from '../../../core/recovery/ladder.ts';
-import { METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
+import { DECISION_TARGET, METRIC_LABEL, TargetField } from '../../components/TargetField.tsx';
 import { FUNCTION_RULES_ROUTE } from '../../../core/quantize/attentionBlocks.ts';
 import { Callout } from '../../components/Callout.tsx';
 import { ErrorCallout } from '../../components/ErrorCallout.tsx';
@@ -492,7 +492,7 @@ function Results() {
   const shown = r.curves.length > 0 ? r.curves : (tuned?.finetune?.layers ?? []);
   const current = shown.at(-1);
   const targetMetric = r.climb?.target.metric ?? (r.mode === 'ladder' ? r.ladder.metric : 'cosine');
-  const unjudged = ladderUnjudgedNote(r);
+  const unjudged = ladderUnjudgedNote(r, DECISION_TARGET);
   const download = async () => {
     setReportError(null);
     try {
