@@ -23,19 +23,19 @@ import { float32Tensor, nodeRuntime, type Feeds } from '../../src/cli/runtime/or
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { checkWrittenFile } from './writtenFile.ts';
+import { caseNumber, caseOption } from './caseArguments.ts';
 
 const flags = process.argv.slice(2);
-const value = (key: string) => flags.find((f) => f.startsWith(`${key}=`))?.slice(key.length + 1);
-const method = value('method') ?? 'MinMax';
+const method = caseOption('method', flags) ?? 'MinMax';
 const perChannel = !flags.includes('perTensor');
 const fused = flags.includes('fused');
 const bc = flags.includes('bc');
 const adaround = flags.includes('adaround');
 const cle = flags.includes('cle');
-const tuneScenes = Number(value('tune') ?? 16);
-const iterations = Number(value('iterations') ?? 1000);
+const tuneScenes = Number(caseOption('tune', flags) ?? 16);
+const iterations = Number(caseOption('iterations', flags) ?? 1000);
 /** Output positions sampled per scene and layer for the layer data (default: the configuration's, 128). */
-const positions = value('positions') === undefined ? undefined : Number(value('positions'));
+const positions = caseNumber('positions', flags);
 const root = path.resolve(import.meta.dirname, '../..');
 const tmp = path.join(root, 'bench/tmp');
 fs.mkdirSync(tmp, { recursive: true });

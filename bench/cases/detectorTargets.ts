@@ -28,12 +28,12 @@ import { nodeRuntime } from '../../src/cli/runtime/ortNode.ts';
 import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import { TEXT_DETECTOR, writeTextScenes } from './textScenes.ts';
+import { caseNumber, caseOption } from './caseArguments.ts';
 
 const flags = process.argv.slice(2);
-const value = (key: string) => flags.find((f) => f.startsWith(`${key}=`))?.slice(key.length + 1);
-const perChannel = value('weights') === 'perChannel';
-const seed = value('seed') === undefined ? undefined : Number(value('seed'));
-const rowIds = (value('rows') ?? 'minmax,best').split(',');
+const perChannel = caseOption('weights', flags) === 'perChannel';
+const seed = caseNumber('seed', flags);
+const rowIds = (caseOption('rows', flags) ?? 'minmax,best').split(',');
 const tmp = path.resolve(import.meta.dirname, '../tmp');
 
 /** A set's scenes as PNG files (lossless: the tensors the in-memory scenes give), written once. */

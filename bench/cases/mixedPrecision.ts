@@ -33,19 +33,19 @@ import { nodeGramProduct } from '../../src/cli/runtime/gramProduct.ts';
 import { DETECTORS } from './detectors.ts';
 import { TEXT_DETECTOR, textSceneFeeds } from './textScenes.ts';
 import { checkWrittenFile } from './writtenFile.ts';
+import { caseNumber, caseOption } from './caseArguments.ts';
 
 const [which, preset, ...flags] = process.argv.slice(2);
 const perChannel = flags.includes('perChannel');
 const adaround = flags.includes('adaround');
-const maxMeasurements = Number(flags.find((f) => f.startsWith('max='))?.slice(4) ?? 100);
+const maxMeasurements = caseNumber('max', flags) ?? 100;
 /** The 8-bit tensors' calibration method, when not the preset's (16-bit tensors take the extremes seen, whatever it is). */
-const method = flags.find((f) => f.startsWith('method='))?.slice(7);
+const method = caseOption('method', flags);
 const fused = flags.includes('fused');
 const biasCorrection = flags.includes('bc');
-const value = (key: string) => flags.find((f) => f.startsWith(`${key}=`))?.slice(key.length + 1);
-const searchSamples = value('samples') === undefined ? undefined : Number(value('samples'));
-const tuneSamples = value('tune') === undefined ? undefined : Number(value('tune'));
-const iterations = value('iterations') === undefined ? undefined : Number(value('iterations'));
+const searchSamples = caseNumber('samples', flags);
+const tuneSamples = caseNumber('tune', flags);
+const iterations = caseNumber('iterations', flags);
 const earlyStop = flags.includes('earlyStop');
 const saturationSafe = flags.includes('safe');
 const root = path.resolve(import.meta.dirname, '../..');

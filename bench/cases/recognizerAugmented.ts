@@ -23,15 +23,15 @@ import { nodeDenseProduct } from '../../src/cli/runtime/denseProduct.ts';
 import type { Ranges } from '../../src/core/quantize/plan.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles } from './recognizerSetup.ts';
 import { augmentedTextLines } from './textLineAugment.ts';
+import { caseOption } from './caseArguments.ts';
 
 const args = process.argv.slice(2);
-const option = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
-const copies = Number(option('copies') ?? 0);
-const symmetric = option('sym') !== '0';
-const presetName = option('preset') ?? 'A8W8';
-const method = (option('method') ?? 'MinMSE') as CalibrationMethod;
+const copies = Number(caseOption('copies', args) ?? 0);
+const symmetric = caseOption('sym', args) !== '0';
+const presetName = caseOption('preset', args) ?? 'A8W8';
+const method = (caseOption('method', args) ?? 'MinMSE') as CalibrationMethod;
 // With `calib=lines`, ranges come from lines 00–15 alone and only fine-tuning sees the copies.
-const calibrateOnLines = option('calib') === 'lines';
+const calibrateOnLines = caseOption('calib', args) === 'lines';
 const routes = args.filter((a) => !/^(copies|sym|preset|method|calib)=/.test(a));
 
 const floatBytes = fs.readFileSync(RECOGNIZER_PATH);

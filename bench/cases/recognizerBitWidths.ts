@@ -22,23 +22,14 @@ import { withOptions, type CalibrationMethod } from '../../src/core/quantize/con
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseClock, caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
-const started = performance.now();
-const cpuAtStart = process.cpuUsage();
-const clock = () => {
-  const c = process.cpuUsage(cpuAtStart);
-  return { wallS: Math.round((performance.now() - started) / 1000), cpuS: Math.round((c.user + c.system) / 1e6) };
-};
+const clock = caseClock();
 
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const { heldIn, heldOut } = await createTextJudges(encode(model), { calibration, evaluation });
-const method = (option('method') ?? 'MinMax') as CalibrationMethod;
+const method = (caseOption('method') ?? 'MinMax') as CalibrationMethod;
 const config = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,
@@ -48,15 +39,15 @@ const { ranges } = await calibrateOnTensors(model, calibration.map(textLineTenso
 const units = precisionUnits(quantizeModel(model, ranges, config), config);
 const outputNames = new Set(model.graph!.output.map((o) => o.name ?? ''));
 const activations = units.act16.filter((u) => !u.names.some((t) => outputNames.has(t)));
-const front = Number(option('front') ?? activations.length);
-const from = Number(option('from') ?? 0);
-const weightBits = option('wbits') === undefined ? undefined : Number(option('wbits'));
+const front = Number(caseOption('front') ?? activations.length);
+const from = Number(caseOption('from') ?? 0);
+const weightBits = caseOption('wbits') === undefined ? undefined : Number(caseOption('wbits'));
 const weights16 =
   weightBits === undefined
-    ? units.w16.slice(0, Number(option('w16') ?? 0))
-    : units.w16.slice(0, Number(option('wfront') ?? units.w16.length));
+    ? units.w16.slice(0, Number(caseOption('w16') ?? 0))
+    : units.w16.slice(0, Number(caseOption('wfront') ?? units.w16.length));
 const weightNames = new Set(weights16.flatMap((u) => u.names));
-if (option('list')) activations.forEach((u, i) => console.log(i, u.names.join(', ')));
+if (caseOption('list')) activations.forEach((u, i) => console.log(i, u.names.join(', ')));
 const written = quantizeModel(model, ranges, withUnits(config, [...units.act16, ...weights16])).model;
 
 /** The written model with each named activation pair stepped as a `bits`-bit grid, the others as 8 bits. */
@@ -70,7 +61,7 @@ function emulated(bits: number): ModelProto {
   });
 }
 
-for (const bits of (option('bits') ?? '8,9,10,11,12').split(',').map(Number)) {
+for (const bits of (caseOption('bits') ?? '8,9,10,11,12').split(',').map(Number)) {
   const bytes = encode(emulated(bits));
   console.log(
     JSON.stringify({
@@ -81,7 +72,7 @@ for (const bits of (option('bits') ?? '8,9,10,11,12').split(',').map(Number)) {
       weightBits: weightBits ?? 'as written',
       heldIn: await heldIn(bytes),
       heldOutAll: await heldOut.all(bytes),
-      ...(option('basic') ? { heldOutBasic: await heldOut.basic(bytes) } : {}),
+      ...(caseOption('basic') ? { heldOutBasic: await heldOut.basic(bytes) } : {}),
       ...clock(),
     }),
   );

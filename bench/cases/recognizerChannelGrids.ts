@@ -21,19 +21,10 @@ import { makeTensor } from '../../src/core/onnx/tensorData.ts';
 import { intAttribute, type ModelProto, type NodeProto } from '../../src/core/onnx/model.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseClock, caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
-const symmetric = option('sym') === '1';
-const t0 = performance.now(),
-  c0 = process.cpuUsage();
-const clock = () => {
-  const c = process.cpuUsage(c0);
-  return { wallS: Math.round((performance.now() - t0) / 1000), cpuS: Math.round((c.user + c.system) / 1e6) };
-};
+const symmetric = caseOption('sym') === '1';
+const clock = caseClock();
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const lines = calibration.map(textLineTensor);
@@ -41,7 +32,7 @@ const op = (n: NodeProto) => (n as unknown as { op_type: string }).op_type;
 const config = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,
-  calibrationMethod: (option('method') ?? 'MinMSE') as CalibrationMethod,
+  calibrationMethod: (caseOption('method') ?? 'MinMSE') as CalibrationMethod,
   extraOptions: { ...getPreset('A8W8').extraOptions, ActivationSymmetric: symmetric },
 });
 const { ranges } = await calibrateOnTensors(model, lines, { config });
@@ -104,7 +95,7 @@ function perChannel(source: ModelProto, tensors: readonly string[]): Uint8Array 
         zp = new Int8Array(C);
       for (let c = 0; c < C; c++) {
         const r = ranges.get(t)!;
-        const clip = option('clip') === '1';
+        const clip = caseOption('clip') === '1';
         const mn = Math.min(clip ? Math.max(l[c], r.min) : l[c], 0),
           mx = Math.max(clip ? Math.min(h[c], r.max) : h[c], 0);
         if (symmetric) {
@@ -151,7 +142,7 @@ for (const [label, tensors] of Object.entries(sets)) {
   const wide = perChannel(wideQ.model, tensors);
   console.log(
     JSON.stringify({
-      label: `${label}${option('clip') === '1' ? ', each channel within the MinMSE range' : ''}`,
+      label: `${label}${caseOption('clip') === '1' ? ', each channel within the MinMSE range' : ''}`,
       symmetric,
       heldIn: await heldIn(bytes),
       heldInKlOutputWide: (await heldIn(wide)).kl,

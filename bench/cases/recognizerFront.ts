@@ -23,19 +23,19 @@ import { budgetCounts, DEFAULT_PRECISION_BUDGET } from '../../src/core/quantize/
 import { quantizeWithRecovery } from '../../src/core/recovery/quantizeWithRecovery.ts';
 import { createTextJudge, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
 import { checkWrittenFile } from './writtenFile.ts';
+import { caseOption } from './caseArguments.ts';
 
 const [floatArgument, actFrom, weightFrom, ...rest] = process.argv.slice(2);
-const option = (key: string) => rest.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
-const steps = new Set([...(rest.includes('bc') ? ['bc'] : []), ...(option('recover')?.split('+') ?? [])]);
+const steps = new Set([...(rest.includes('bc') ? ['bc'] : []), ...(caseOption('recover', rest)?.split('+') ?? [])]);
 const finetune = steps.has('adaround') ? 'adaround' : steps.has('adaquant') ? 'adaquant' : undefined;
-const alpha = option('sq');
+const alpha = caseOption('sq', rest);
 const recovery = [...steps].join('+') + (alpha ? `${steps.size ? '+' : ''}sq ${alpha}` : '');
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const config: QuantConfig = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,
-  calibrationMethod: (option('method') ?? 'MinMSE') as CalibrationMethod,
+  calibrationMethod: (caseOption('method', rest) ?? 'MinMSE') as CalibrationMethod,
 });
 const calibrationTensors = calibration.map(textLineTensor);
 const t0 = performance.now();
@@ -63,7 +63,7 @@ const recovered = withOptions(chosen, {
           FastFinetune: {
             OptimAlgorithm: finetune,
             LearningRate: undefined,
-            ...(option('iterations') ? { NumIterations: Number(option('iterations')) } : {}),
+            ...(caseOption('iterations', rest) ? { NumIterations: Number(caseOption('iterations', rest)) } : {}),
           },
         }
       : {}),
@@ -79,7 +79,7 @@ const final =
             recovered.includeSq ? (await calibrateOnTensors(m, calibrationTensors, { config })).ranges : ranges,
           runtime: nodeRuntime(calibrationTensors.map((x) => ({ x }))),
           gramProduct: nodeGramProduct,
-          reconstruction: option('reconstruction') === 'local' ? 'local' : 'asymmetric',
+          reconstruction: caseOption('reconstruction', rest) === 'local' ? 'local' : 'asymmetric',
           onProgress: (p) => {
             if (p.phase === 'layer')
               process.stderr.write(

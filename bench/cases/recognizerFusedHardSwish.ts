@@ -23,21 +23,12 @@ import { withOptions, type CalibrationMethod } from '../../src/core/quantize/con
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseClock, caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
-const symmetric = option('sym') !== '0';
-const presetName = option('preset') ?? 'A8W8';
-const method = (option('method') ?? 'MinMSE') as CalibrationMethod;
-const t0 = performance.now(),
-  c0 = process.cpuUsage();
-const clock = () => {
-  const c = process.cpuUsage(c0);
-  return { wallS: Math.round((performance.now() - t0) / 1000), cpuS: Math.round((c.user + c.system) / 1e6) };
-};
+const symmetric = caseOption('sym') !== '0';
+const presetName = caseOption('preset') ?? 'A8W8';
+const method = (caseOption('method') ?? 'MinMSE') as CalibrationMethod;
+const clock = caseClock();
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const preset = getPreset(presetName as Parameters<typeof getPreset>[0]);

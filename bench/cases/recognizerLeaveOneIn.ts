@@ -20,12 +20,8 @@ import { withOptions, type CalibrationMethod } from '../../src/core/quantize/con
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits, type PrecisionUnit } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
 const floatBytes = encode(model);
@@ -33,7 +29,7 @@ const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, ev
 const config = withOptions(getPreset('A8W8'), {
   perChannel: true,
   enableNpuTransformer: true,
-  calibrationMethod: (option('method') ?? 'MinMSE') as CalibrationMethod,
+  calibrationMethod: (caseOption('method') ?? 'MinMSE') as CalibrationMethod,
 });
 const { ranges } = await calibrateOnTensors(model, calibration.map(textLineTensor), { config });
 const units = precisionUnits(quantizeModel(model, ranges, config), config);
@@ -55,7 +51,7 @@ async function judged(label: string, wide: readonly PrecisionUnit[]) {
   return row;
 }
 
-if (!option('split')) {
+if (!caseOption('split')) {
   await judged('A8W8', []);
   await judged('every weight at 16 bits, activations at 8', units.w16);
   await judged('every activation at 16 bits, weights at 8', units.act16);
@@ -64,9 +60,9 @@ if (!option('split')) {
 
 // split=out: each unit's own cost judged on the held-out lines (16–31, 'all') instead; order=ranked: the units in
 // the order of their held-in costs as stored in bench/results/recognizer-leave-one-in.json.
-const costJudge = option('split') === 'out' ? heldOut.all : heldIn;
+const costJudge = caseOption('split') === 'out' ? heldOut.all : heldIn;
 const inOrder =
-  option('order') === 'ranked'
+  caseOption('order') === 'ranked'
     ? (
         JSON.parse(fs.readFileSync('bench/results/recognizer-leave-one-in.json', 'utf8')).units as {
           kind: string;
@@ -76,7 +72,7 @@ const inOrder =
         .map((c) => everything.find((u) => u.kind === c.kind && u.names.join() === c.names.join()))
         .filter((u): u is PrecisionUnit => u !== undefined)
     : everything;
-const count = Number(option('units') ?? everything.length);
+const count = Number(caseOption('units') ?? everything.length);
 const allWide = (await costJudge(bytesOf(everything))).kl;
 const costs: { kind: string; names: readonly string[]; cost: number; lines: string; cer: number }[] = [];
 for (const u of inOrder.slice(0, count)) {
@@ -87,7 +83,7 @@ costs.sort((a, b) => b.cost - a.cost);
 if (costs.length) console.log(JSON.stringify({ allWideKl: allWide, costs }));
 
 const ranked = costs.map((c) => everything.find((u) => u.kind === c.kind && u.names.join() === c.names.join())!);
-for (const spec of option('top')?.split(',') ?? []) {
+for (const spec of caseOption('top')?.split(',') ?? []) {
   const [a, w] = spec.split(':').map(Number);
   await judged(`the ${a} costliest activation groups and ${w} costliest weights at 16 bits`, [
     ...ranked.filter((u) => u.kind === 'act16').slice(0, a),

@@ -21,22 +21,13 @@ import type { TensorRange } from '../../src/core/quantize/plan.ts';
 import { calibrateOnTensors } from '../../src/cli/calibration/calibrateOnImages.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseClock, caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
-const symmetric = option('sym') !== '0';
-const groupsSearched = Number(option('k') ?? 16);
-const baseMethod = (option('method') ?? 'MinMSE') as CalibrationMethod;
-const wideOutput = (option('obj') ?? 'wide') === 'wide';
-const started = performance.now();
-const cpuAtStart = process.cpuUsage();
-const clock = () => {
-  const c = process.cpuUsage(cpuAtStart);
-  return { wallS: Math.round((performance.now() - started) / 1000), cpuS: Math.round((c.user + c.system) / 1e6) };
-};
+const symmetric = caseOption('sym') !== '0';
+const groupsSearched = Number(caseOption('k') ?? 16);
+const baseMethod = (caseOption('method') ?? 'MinMSE') as CalibrationMethod;
+const wideOutput = (caseOption('obj') ?? 'wide') === 'wide';
+const clock = caseClock();
 
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();

@@ -9,6 +9,7 @@ import { imageToTensor } from '../../src/core/preprocess/toTensor.ts';
 import { validatePreprocess } from '../../src/core/preprocess/spec.ts';
 import type { PrecisionKind } from '../../src/core/search/mixedPrecision.ts';
 import type { QuantConfigInput } from '../../src/core/quantize/config.ts';
+import { caseNumber, caseOption } from './caseArguments.ts';
 
 export const RECOGNIZER_PATH = path.join(
   import.meta.dirname,
@@ -161,16 +162,14 @@ export interface RecognizerCaseArguments {
 }
 
 export function recognizerCaseArguments(args: readonly string[]): RecognizerCaseArguments {
-  const value = (key: string) => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
-  const stages = value('stages')
+  const stages = caseOption('stages', args)
     ?.split('/')
     .map((stage) => stage.split('+') as PrecisionKind[]);
-  const iterations = value('iterations');
   return {
-    method: value('method'),
-    budget: value('budget'),
+    method: caseOption('method', args),
+    budget: caseOption('budget', args),
     stages,
-    iterations: iterations === undefined ? undefined : Number(iterations),
+    iterations: caseNumber('iterations', args),
   };
 }
 

@@ -24,20 +24,11 @@ import { createSession } from '../../src/cli/runtime/ortNode.ts';
 import { makeTensor, readTensorAsFloat32 } from '../../src/core/onnx/tensorData.ts';
 import { precisionUnits, withUnits } from '../../src/core/search/mixedPrecision.ts';
 import { createTextJudges, RECOGNIZER_PATH, textLineFiles, textLineTensor } from './recognizerSetup.ts';
+import { caseClock, caseOption } from './caseArguments.ts';
 
-const option = (key: string) =>
-  process.argv
-    .slice(2)
-    .find((a) => a.startsWith(`${key}=`))
-    ?.slice(key.length + 1);
-const alpha = Number(option('alpha') ?? 1);
-const margin = Number(option('margin') ?? 1);
-const started = performance.now();
-const cpuAtStart = process.cpuUsage();
-const clock = () => {
-  const c = process.cpuUsage(cpuAtStart);
-  return { wallS: Math.round((performance.now() - started) / 1000), cpuS: Math.round((c.user + c.system) / 1e6) };
-};
+const alpha = Number(caseOption('alpha') ?? 1);
+const margin = Number(caseOption('margin') ?? 1);
+const clock = caseClock();
 const STEM_OUTPUT = 'batch_norm_2.tmp_2';
 const model = decode(fs.readFileSync(RECOGNIZER_PATH));
 const { calibration, evaluation } = textLineFiles();
@@ -72,7 +63,7 @@ function rescalable(m: ModelProto): { tensor: string; params: string[] }[] {
         found.push({ tensor: t, params: [scale, shift] });
     }
   }
-  return option('every') === '1' ? found : found.filter((f) => f.tensor === STEM_OUTPUT);
+  return caseOption('every') === '1' ? found : found.filter((f) => f.tensor === STEM_OUTPUT);
 }
 const targets = rescalable(model);
 
@@ -150,8 +141,8 @@ const floatBytes = encode(model);
   );
 }
 const { heldIn, heldOut } = await createTextJudges(floatBytes, { calibration, evaluation });
-for (const symmetric of (option('sym') ?? '0,1').split(',').map((v) => v === '1'))
-  for (const method of (option('methods') ?? 'MinMSE,MinMax').split(',') as CalibrationMethod[])
+for (const symmetric of (caseOption('sym') ?? '0,1').split(',').map((v) => v === '1'))
+  for (const method of (caseOption('methods') ?? 'MinMSE,MinMax').split(',') as CalibrationMethod[])
     for (const [label, m] of [
       ['equalized', equal],
       ['as is', model],
