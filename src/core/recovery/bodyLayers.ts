@@ -15,14 +15,16 @@ import { smoothQuantCandidates } from './smoothQuant.ts';
 export type RecoveryStep = 'CLE' | 'SmoothQuant' | 'bias correction' | 'fine-tuning';
 
 /**
- * Whether a step works on a layer inside a body: CLE on every pair; bias correction and fine-tuning on the Conv/Gemm
- * layers of If branches (at any depth of If) that have a bias (findLinearLayers with bodies); SmoothQuant on none.
+ * Whether a step works on a layer inside a body: CLE on every pair; fine-tuning on the Conv/Gemm/MatMul layers of If
+ * branches (at any depth of If), bias correction on those of them that have a bias; SmoothQuant on none.
  */
 export function treatsBodyLayer(step: RecoveryStep, body: ScopedBody, node: number): boolean {
   if (step === 'CLE') return true;
-  // Bias correction and fine-tuning take the layers of If branches that have a bias (findLinearLayers with bodies).
-  if (step === 'bias correction' || step === 'fine-tuning')
-    return body.holders.every((op) => op === 'If') && !!body.index.nodes[node].input[2];
+  // Bias correction and fine-tuning take the layers of If branches (findLinearLayers with bodies); bias correction
+  // only those that have a bias.
+  const inBranch = body.holders.every((op) => op === 'If');
+  if (step === 'fine-tuning') return inBranch;
+  if (step === 'bias correction') return inBranch && !!body.index.nodes[node].input[2];
   return false;
 }
 
@@ -31,7 +33,7 @@ const UNTREATED_WHY: Record<RecoveryStep, string> = {
   CLE: '',
   SmoothQuant: 'works on the main graph only',
   'bias correction': 'adds no bias inside a body and does not enter Loop/Scan bodies',
-  'fine-tuning': 'takes no bias-less layer inside a body and does not enter Loop/Scan bodies',
+  'fine-tuning': 'does not enter Loop/Scan bodies',
 };
 
 /** What one step left untouched inside bodies: its units there (activations or layers) by scoped id. */

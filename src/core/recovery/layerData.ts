@@ -247,6 +247,10 @@ export async function layerRowsOf(
 
 /** Float and quantized rows of one layer as LayerRows, checked to come from inputs of the same shape. */
 export function pairRows(layer: LinearLayer, float: SideRows, quant: SideRows): LayerRows {
+  // A branch no sample ran has no quantized rows, though its float input may be a graph input read from the feeds; a
+  // branch some samples ran gives rows of different samples on each side then: neither pairs.
+  if (layer.scope && (float.rows === 0 || quant.rows !== float.rows))
+    return { layer, rows: 0, width: 0, floatRows: new Float32Array(0), quantRows: new Float32Array(0) };
   if (float.positions !== quant.positions || float.rows !== quant.rows)
     throw new RecoveryError(`${layer.id}: float and quantized inputs differ in shape`);
   return { layer, rows: quant.rows, width: quant.width, floatRows: float.data, quantRows: quant.data };

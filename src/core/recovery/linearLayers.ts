@@ -182,8 +182,8 @@ export function linearLayerNodes(index: GraphIndex): number[] {
 /**
  * Target layers of a QDQ model, matched to the float model; layers that cannot be tuned are listed with why. With
  * `bodies`, also the layers inside If branches (at any depth of If), seen as the quantizer sees them (bodyViews.ts),
- * named by scoped id, their float twins found in the float model's branch of the same scoped path; a bias-less layer
- * there is listed (a new bias would be a node added inside the branch). Layers in Loop and Scan bodies are not taken:
+ * named by scoped id, their float twins found in the float model's branch of the same scoped path (a bias-less one
+ * there gets no bias: applyLayerUpdates adds none inside a branch). Layers in Loop and Scan bodies are not taken:
  * their inputs are read per iteration, and gathered rows would mix iterations.
  */
 export function findLinearLayers(
@@ -337,9 +337,6 @@ function collectLayers(
         skip('its bias is neither a float nor a quantized 1-D constant');
         continue;
       }
-    } else if (scope) {
-      skip('inside a branch without a bias (a new one would be a node added there)');
-      continue;
     }
     const floatBias = new Float32Array(outChannels);
     const fBiasTensor = op !== 'MatMul' && fn.input[2] ? fIndex.initializers.get(fn.input[2]) : undefined;
@@ -428,7 +425,7 @@ export function applyLayerUpdates(
           s.codes,
           makeTensor(s.codes, QUANT_TYPES[s.type].onnxType, old.dims.map(Number), typedCodes(s.type, codes)),
         );
-      } else if (l.opType !== 'MatMul') {
+      } else if (l.opType !== 'MatMul' && !l.scope) {
         let name = `${l.id}_bias_corrected`;
         for (let k = 2; taken.has(name); k++) name = `${l.id}_bias_corrected_${k}`;
         taken.add(name);

@@ -229,6 +229,10 @@ export interface RecoveryResult {
   readonly floatModel: ModelProto;
 }
 
+/** Why a layer inside an If branch has no rows to learn from. */
+const BRANCH_NOT_RUN =
+  'no calibration sample ran its branch (or not the same samples in the float and quantized models)';
+
 /**
  * The model whose activations are calibrated: the user's, unless CLE or SmoothQuant changed what the tensors hold.
  * Preparation alone (folds that keep every surviving tensor's name) changes them by float rounding only, and a plain
@@ -632,12 +636,14 @@ export async function quantizeWithRecovery(
           }
           if (data.rows === 0) {
             // An If branch no calibration sample ran: nothing to learn from.
-            skippedLayers.push({ id: data.layer.id, reason: 'no calibration sample ran its branch' });
+            skippedLayers.push({ id: data.layer.id, reason: BRANCH_NOT_RUN });
             done++;
             continue;
           }
           let layer = data.layer;
           const target = targetOf(stage, data.layer);
+          // A branch layer without a bias keeps none (no node is added inside a branch): codes alone are tuned.
+          const fixedBias = !!layer.scope && layer.biasStore.kind === 'none';
           let result: LayerTuning | undefined;
           let untunedError: number | undefined;
           const roundingError = tune && threshold > 0 ? layerRoundingError(data) : Infinity;
@@ -649,13 +655,13 @@ export async function quantizeWithRecovery(
             result =
               ft.OptimAlgorithm === 'adaround'
                 ? await adaround(problem, tuneOptions)
-                : await adaquant(problem, tuneOptions);
+                : await adaquant(problem, fixedBias ? { ...tuneOptions, updateBias: false } : tuneOptions);
             finetuneSeconds += (performance.now() - f0) / 1000;
             layer = { ...layer, codes: result.codes ?? layer.codes, bias: result.bias ?? layer.bias };
           }
-          let bias = result?.bias;
+          let bias = fixedBias ? undefined : result?.bias;
           let shiftBefore: number | undefined;
-          if (correct) {
+          if (correct && !fixedBias) {
             const c0 = performance.now();
             const c = correctBias({ ...data, layer }, target);
             shiftBefore = c.shiftBefore;
