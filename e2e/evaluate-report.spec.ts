@@ -113,6 +113,13 @@ test.describe('evaluate and report', () => {
     // A red inner layer beside a good output is said to be one tensor inside, whose error later layers absorb.
     await expect(page.getByTestId('eval-default-cosine')).toHaveClass(/eval-value--good/);
     await expect(page.getByTestId('eval-worst-sqnr-meaning')).toContainText('the layers after it absorb this error');
+    // The worst layer's name (BatchNormalization_154) stays whole on its line, not broken as "BatchNormaliza|tion_154".
+    const name = page.getByTestId('eval-worst-sqnr').locator('xpath=following-sibling::span[1]');
+    // Lines it covers: the rows its drawn fragments stand on (an empty fragment may end the line before it).
+    const lines = await name.evaluate(
+      (e) => new Set([...e.getClientRects()].filter((r) => r.width > 1).map((r) => Math.round(r.y))).size,
+    );
+    expect(lines, `${await name.textContent()} on one line`).toBe(1);
     await page
       .getByTestId('eval-worst-sqnr')
       .locator('xpath=ancestor::dl')

@@ -51,7 +51,13 @@ function Headline({
         <span className={`facts__big eval-value--${severity ?? 'none'}`} data-testid={testId}>
           {value}
         </span>
-        {sub && <span className="facts__sub">{sub}</span>}
+        {/* A break opportunity before the sub: a long name goes whole to the next line instead of breaking mid-word. */}
+        {sub && (
+          <>
+            {' '}
+            <span className="facts__sub">{sub}</span>
+          </>
+        )}
         {note}
       </dd>
     </div>
