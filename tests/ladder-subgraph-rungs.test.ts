@@ -1,7 +1,8 @@
 /**
  * The ladder on a model whose compute is all inside an If (as Silero VAD's opset-18 export), with --enable-subgraph,
  * run for real through the command line: its mixed-precision rung widens tensors inside the branch and its exclusion
- * rung keeps branch nodes float (by scoped id), each measurably closer to the float model than the 8-bit rungs; the
+ * rung keeps branch nodes float (by scoped id), each measurably closer to the float model than the 8-bit rungs; its
+ * bias-correction and fine-tuning rungs treat the branch's layers instead of being skipped as having none; the
  * written model loads at onnxruntime's 'all' and 'basic' (it is at opset 21 for its 16-bit Q/DQ, above what the
  * installed onnx.checker reads; tests/mixed-precision-subgraphs.test.ts checks the same writes at opset 13).
  */
@@ -51,10 +52,19 @@ describe('ladder rungs inside an If body', () => {
     // Exit 3: the target is out of reach; the best rung is written.
     expect(run.code, run.stderr).toBe(3);
     const summary = JSON.parse(fs.readFileSync(json, 'utf8')) as {
-      ladder: { rungs: LadderRung[] };
+      ladder: { rungs: LadderRung[]; skipped: { label: string; reason: string }[] };
       exclusions: { ids: string[] }[];
     };
     const rungs = summary.ladder.rungs;
+    // Fine-tuning and bias correction enter the If branch with EnableSubgraph: their rungs are measured, not skipped as
+    // the starting rung again.
+    expect(rungs.map((r) => r.label)).toEqual(
+      expect.arrayContaining([
+        'Mixed precision (A8W8 per-channel) + bias correction',
+        'Mixed precision (A8W8 per-channel) + AdaRound',
+      ]),
+    );
+    for (const s of summary.ladder.skipped) expect(s.reason).not.toMatch(/starting rung again/);
     const eightBit = Math.max(...rungs.filter((r) => /^A8W8/.test(r.label)).map((r) => r.score));
     const mixed = rungs.find((r) => r.label.startsWith('Mixed precision'))!;
     const excluded = rungs.find((r) => r.label === 'Exclude sensitive nodes')!;

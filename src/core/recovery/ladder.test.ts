@@ -204,7 +204,7 @@ describe('the best-practice ladder', () => {
     const mixed = async (c: QuantConfig) => ({ score: 0.91, metrics: { cosine: 0.91 }, config: c });
     const { tried, result } = await climbScored(
       { XINT8: 0.88, A8W8: 0.87, A16W8: 0.91, 'A16W8 per-channel': 0.999 },
-      { cleApplies: () => false, tunableLayers: false, mixed, mixedBiasCorrection: true },
+      { cleApplies: () => false, tunableLayers: () => false, mixed, mixedBiasCorrection: true },
     );
     expect(tried.filter((t) => /AdaRound|AdaQuant|bias correction/.test(t))).toEqual([]);
     expect(result.results[result.chosen].rung.label).toBe('A16W8 per-channel');
@@ -420,7 +420,7 @@ describe('the best-practice ladder', () => {
     const signal = { aborted: false, budgetSpent: false };
     const result = await climb({
       ...XINT8_ONLY,
-      tunableLayers: false,
+      tunableLayers: () => false,
       timeBudget: 600,
       signal,
       measure: scoring({}).measure,

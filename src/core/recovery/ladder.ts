@@ -282,11 +282,12 @@ export interface LadderOptions {
    */
   cleApplies?(config: QuantConfig): boolean;
   /**
-   * Whether the model has a layer fine-tuning and bias correction work on (a Conv, Gemm or MatMul with a constant weight
-   * in the main graph: src/core/recovery/linearLayers.ts); where it has none (its compute inside If/Loop/Scan bodies),
-   * those rungs would be their starting rung again and are skipped. Omitted: they always run.
+   * Whether the model has a layer fine-tuning and bias correction work on under a rung's configuration (a Conv, Gemm or
+   * MatMul with a constant weight in the main graph, or in an If branch where the configuration enters bodies:
+   * src/core/recovery/linearLayers.ts); where it has none, those rungs would be their starting rung again and are
+   * skipped. Omitted: they always run.
    */
-  readonly tunableLayers?: boolean;
+  tunableLayers?(config: QuantConfig): boolean;
   /** The largest share of a configuration's output error fine-tuning is expected to remove. Default FINETUNE_REACH. */
   readonly finetuneReach?: number;
   /**
@@ -385,7 +386,7 @@ function finetuneDetail(r: RungRecipe): string {
 
 /** Why fine-tuning and bias-correction rungs are skipped on a model without a layer they work on (tunableLayers). */
 const NO_TUNABLE_LAYER =
-  "no Conv, Gemm or MatMul with a constant weight in the main graph (the model's compute is inside If/Loop/Scan bodies, which fine-tuning and bias correction do not reach): the rung would be its starting rung again";
+  'no Conv, Gemm or MatMul with a constant weight in the main graph, nor in an If branch the rung quantizes (fine-tuning and bias correction enter If branches where the configuration enters bodies, EnableSubgraph, and never Loop/Scan bodies): the rung would be its starting rung again';
 
 /** Calibration settings of the user's configuration that carry into a rung, with its method (see rungConfig). */
 const CALIBRATION_OPTIONS = [
@@ -765,7 +766,7 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
     const { adaquantStride: _, ...start } = from.rung.recipe;
     const stride = finetune === 'adaquant' ? (options.adaquantStride ?? 1) : 1;
     const recipe: RungRecipe = { ...start, finetune, ...(stride > 1 ? { adaquantStride: stride } : {}) };
-    if (options.tunableLayers === false) {
+    if (options.tunableLayers?.(rungConfig(recipe, options.base)) === false) {
       drop();
       skip({ label: rungLabel(recipe), reason: NO_TUNABLE_LAYER });
       return false;
@@ -1075,13 +1076,14 @@ export async function climbLadder(options: LadderOptions): Promise<LadderResult>
       return null;
     }
     // Bias correction on the chosen precisions: a fine-tuning rung's layer data without its iterations, so tried first.
-    if (options.mixedBiasCorrection && options.tunableLayers === false) {
+    const correctedRecipe: RungRecipe = { ...recipe, biasCorrection: true };
+    if (options.mixedBiasCorrection && options.tunableLayers?.(rungConfig(correctedRecipe, options.base)) === false) {
       drop();
-      skip({ label: rungLabel({ ...recipe, biasCorrection: true }), reason: NO_TUNABLE_LAYER });
+      skip({ label: rungLabel(correctedRecipe), reason: NO_TUNABLE_LAYER });
     } else if (options.mixedBiasCorrection) {
       if (await stopNow()) return 'cancelled';
       const corrected = await tryRung(
-        { ...recipe, biasCorrection: true },
+        correctedRecipe,
         'ours',
         'bias correction on the precisions the mixed-precision search chose: the layer data of a fine-tuning rung without its iterations, so before fine-tuning (measured on the recognizer: 12 → 15 of 16 lines at act16=0.25)',
       );

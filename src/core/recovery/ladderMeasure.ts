@@ -348,8 +348,13 @@ export function ladderMeasures(
     };
   };
 
-  // Fine-tuning and bias correction work on the main graph's layers (linearLayers.ts): none there, nothing to tune.
-  const tunableLayers = hasLinearLayer(prepareNamed(rt.model).model);
+  // Fine-tuning and bias correction work on the main graph's layers, and on If branches' where the rung enters bodies
+  // (linearLayers.ts): none there, nothing to tune.
+  const prepared = prepareNamed(rt.model).model;
+  const tunableInMain = hasLinearLayer(prepared);
+  const tunableWithBodies = tunableInMain || hasLinearLayer(prepared, { bodies: true });
+  const tunableLayers = (config: QuantConfig) =>
+    config.extraOptions.EnableSubgraph ? tunableWithBodies : tunableInMain;
 
   return {
     cleApplies: cleChanges,

@@ -142,13 +142,18 @@ function isLinearOp(n: NodeProto): n is NodeProto & { op_type: LinearLayer['opTy
 
 /**
  * Whether a float model has a layer findLinearLayers could match once quantized: a Conv, Gemm or MatMul in its main
- * graph with a constant weight. Where it has none (its compute inside If/Loop/Scan bodies), fine-tuning and bias
- * correction have nothing to work on.
+ * graph with a constant weight, or, with `bodies` (the quantizer enters them: EnableSubgraph), one of a form it tunes
+ * inside an If branch at any depth of If (Silero VAD op18 keeps all its compute there). Where it has none, fine-tuning
+ * and bias correction have nothing to work on.
  */
-export function hasLinearLayer(floatModel: ModelProto): boolean {
+export function hasLinearLayer(floatModel: ModelProto, options: { bodies?: boolean } = {}): boolean {
   const graph = floatModel.graph!;
   const constants = new Set(graph.initializer.map((t) => t.name));
-  return graph.node.some((n) => isLinearOp(n) && constants.has(n.input[1]));
+  if (graph.node.some((n) => isLinearOp(n) && constants.has(n.input[1]))) return true;
+  return (
+    !!options.bodies &&
+    scopedBodies(floatModel).some((b) => b.holders.every((op) => op === 'If') && linearLayerNodes(b.index).length > 0)
+  );
 }
 
 /**
