@@ -19,6 +19,7 @@ import {
   layerNoises,
   measureAddedNoise,
   noiseConcentration,
+  scopedNodes,
   sensitiveShareRule,
   SensitivityCache,
   type LayerNoise,
@@ -134,9 +135,9 @@ describe('fine-tuning only the sensitive layers', () => {
       layerTensors: new Set([one]),
     });
     expect(single.layerwise!.rows.map((r) => r.tensor)).toEqual([one]);
-    expect(chainTensors(ids, index).has(one)).toBe(true);
+    expect(chainTensors(ids, scopedNodes(plain.floatModel)).has(one)).toBe(true);
     expect(await measureAddedNoise(plain.floatModel, plain.model, ids, runtime)).toEqual(
-      layerNoises(ids, added, index),
+      layerNoises(ids, added, scopedNodes(plain.floatModel)),
     );
   });
 

@@ -13,6 +13,8 @@ import { decode, encode, type ModelProto } from '../src/core/onnx/index.ts';
 import { validateConfig, type QuantConfigInput } from '../src/core/quantize/config.ts';
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
+import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
+import { chooseSensitiveLayers, measureAddedNoise } from '../src/core/recovery/sensitiveLayers.ts';
 import { crossLayerEqualize } from '../src/core/recovery/cle.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
@@ -103,6 +105,64 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
       return sums.reduce((a, v) => a + Math.abs(v), 0) / (held.length * 144);
     };
     expect(await shift(r.model)).toBeLessThan((await shift(plain.model)) * 0.5);
+  });
+
+  it('fine-tuning only the sensitive layers measures and chooses the If branch layers by scoped id', async () => {
+    const plain = await recover({});
+    const noises = await measureAddedNoise(
+      plain.floatModel,
+      plain.model,
+      findLinearLayers(plain.floatModel, plain.model, { bodies: true }).layers.map((l) => l.id),
+      runtime,
+    );
+    const ids = ['if/then_branch/conv1', 'if/then_branch/dw2', 'if/then_branch/conv3'];
+    // The then branch's layers are measured (a figure each, where the main graph's alone were before).
+    expect(noises.map((n) => n.id)).toEqual([...ids, 'if/else_branch/conv_else']);
+    for (const id of ids) expect(noises.find((n) => n.id === id)!.addedNoise).not.toBe(0);
+    const chosen = chooseSensitiveLayers(noises, 0.3);
+    expect(chosen.size).toBeLessThan(ids.length);
+    const r = await quantizeWithRecovery(
+      ifConvChainModel(),
+      config({ includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 20 } } }),
+      {
+        runtime,
+        calibrate: async (m) => (await calibrateOnFeeds(m, feeds, { config: config({}) })).ranges,
+        sensitiveShare: 0.3,
+      },
+    );
+    const ft = r.recovery.finetune!;
+    expect(ft.sensitive?.layerNoise?.map((n) => n.id)).toEqual(noises.map((n) => n.id));
+    expect(ft.layers.map((l) => l.id).sort()).toEqual([...chosen].sort());
+    // The branch layers left out keep the plain model's codes.
+    const codes = (m: ModelProto) =>
+      new Map(findLinearLayers(r.floatModel, m, { bodies: true }).layers.map((l) => [l.id, [...l.codes].join(',')]));
+    const [before, after] = [codes(plain.model), codes(r.model)];
+    const left = ft.unselected!.map((u) => u.id).filter((id) => ids.includes(id));
+    expect(left.length).toBeGreaterThan(0);
+    for (const id of left) expect(after.get(id)).toBe(before.get(id));
+    await loadsEverywhere('sensitive-branch', r.model);
+  });
+
+  it('qstudio quantize --tune-sensitive tunes only the sensitive If branch layers; it goes with --finetune', async () => {
+    const model = path.join(tmp, 'if_conv_chain_sensitive.onnx');
+    fs.writeFileSync(model, encode(ifConvChainModel()));
+    const data = path.join(tmp, 'tensors-sensitive');
+    fs.mkdirSync(data, { recursive: true });
+    feeds.forEach((f, k) =>
+      fs.writeFileSync(path.join(data, `${k}.npy`), npyBytes(f.x.data as Float32Array, [1, 3, 12, 12], '<f4')),
+    );
+    const out = path.join(tmp, 'sensitive.onnx');
+    const base = ['--calib', data, '--config', 'A8W8', '--enable-subgraph', '-o', out];
+    const tuning = ['--finetune', 'adaround', '--finetune-iterations', '20'];
+    const run = qstudio('quantize', model, ...base, ...tuning, '--tune-sensitive', '0.3');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('sensitive layers (share 0.3): 3 left at nearest rounding (if/then_branch/');
+    const summary = JSON.parse(fs.readFileSync(path.join(tmp, 'sensitive.json'), 'utf8'));
+    expect(summary.recovery.finetune.layers.map((l: { id: string }) => l.id)).toEqual(['if/then_branch/dw2']);
+    await loadsEverywhere('cli-sensitive', decode(fs.readFileSync(out)));
+    const alone = qstudio('quantize', model, ...base, '--tune-sensitive', '0.3');
+    expect(alone.code).not.toBe(0);
+    expect(alone.stderr).toContain('--tune-sensitive goes with --finetune');
   });
 
   it('CLE equalizes the pairs inside the If (a branch Constant weight rewritten in place) and keeps the float function', async () => {

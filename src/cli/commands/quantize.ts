@@ -49,6 +49,7 @@ import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize
 import type { Ranges } from '../../core/quantize/plan.ts';
 import type { ModelProto } from '../../core/onnx/model.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
+import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
 import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
 import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
@@ -65,7 +66,7 @@ const usage = `Usage: qstudio quantize <model.onnx> (--calib <dir> [--preprocess
                         [--fp16-to-fp32 ["<start,...>:<end,...>"]]... [--fp32-scale]
                         [--attention] [--smooth-quant [--sq-alpha <a>]]
                         [--cle [--cle-steps <n>]] [--bias-correction]
-                        [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>]]
+                        [--finetune adaround|adaquant [--finetune-iterations <n>] [--finetune-lr <x>] [--tune-sensitive <share>]]
                         [--mixed-precision [--budget act16=0.1,w16=0.1,float=0.05] [--target <metric:value>]
                          [--sensitivity-samples <n>] [--judge-optimization basic|all]] [--save-config <config.json>]
 
@@ -138,6 +139,10 @@ ${PREPROCESS_USAGE}
                              --enable-subgraph also inside If branches (their layers that have a bias)
   --finetune-iterations <n>  optimizer steps per layer (FastFinetune NumIterations; default 1000)
   --finetune-lr <x>          Adam learning rate (FastFinetune LearningRate; default 0.1 adaround, 1e-5 adaquant)
+  --tune-sensitive <share>   fine-tune only the layers the per-layer sensitivity points at (as qstudio ladder's):
+                             the noise power each adds in the plain model, on 4 calibration samples, largest first
+                             until it sums to this share of all; with --enable-subgraph the If branches' layers too
+                             (default 1: every layer)
   --mixed-precision          automatic mixed precision (needs --calib): the model stays at the config's 8 bits,
                              and the activations and weights whose measured effect on the output is largest go
                              to 16 bits, then (if still short of --target) a few nodes stay float, within --budget
@@ -211,6 +216,7 @@ export const quantizeCommand = {
       finetune: { type: 'string' },
       'finetune-iterations': { type: 'string' },
       'finetune-lr': { type: 'string' },
+      'tune-sensitive': { type: 'string' },
       'mixed-precision': { type: 'boolean', default: false },
       budget: { type: 'string' },
       target: { type: 'string' },
@@ -243,6 +249,7 @@ export const quantizeCommand = {
       values['calibration-method'] === HELD_IN_METHOD ? undefined : values['calibration-method'],
     );
     let config = recoverySwitchesOf(loaded, values);
+    const sensitiveShare = sensitiveShareOf(values['tune-sensitive'], config);
     const { model, external, fileName } = readModelFile(modelPath);
     // A mixed-precision target the model's outputs cannot give is refused before any calibration, as the ladder and
     // suggest refuse it: a cosine of a wake-word score (one number a sample) is always 1.
@@ -417,6 +424,7 @@ export const quantizeCommand = {
           (!config.includeCle && calibrated) ||
           (await calibrateFolder(equalized, values.calib!, config, values.preprocess, { fileName })).ranges,
         onProgress: recoveryProgress(),
+        sensitiveShare,
       });
       ({ model: quantized, report, recovery } = result);
     } else {
@@ -629,6 +637,15 @@ function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>
   });
 }
 
+/** --tune-sensitive's share, checked: in (0, 1], with --finetune. */
+function sensitiveShareOf(text: string | undefined, config: QuantConfig): number | undefined {
+  if (text === undefined) return undefined;
+  if (!config.includeFastFt) throw new UsageError('--tune-sensitive goes with --finetune adaround|adaquant');
+  const share = Number(text);
+  if (!isSensitiveShare(share)) throw new UsageError(`--tune-sensitive "${text}": give a share in (0, 1]`);
+  return share;
+}
+
 /** Recovery progress on stderr: phases, and one line per tuned layer with its loss before → after. */
 function recoveryProgress(): (p: RecoveryProgress) => void {
   return (p) => {
@@ -661,6 +678,13 @@ function recoverySummary(r: RecoveryReport): string {
     lines.push(
       `${f.algorithm}: ${f.layers.filter((l) => !l.kept).length} of ${f.layers.length} layers changed, loss ${f.lossBefore.toPrecision(4)} → ${f.lossAfter.toPrecision(4)} in ${f.seconds.toFixed(1)} s`,
     );
+    if (f.unselected)
+      lines.push(
+        `sensitive layers (share ${f.sensitive?.share}): ${f.unselected.length} left at nearest rounding (${f.unselected
+          .slice(0, 3)
+          .map((u) => u.id)
+          .join(', ')}${f.unselected.length > 3 ? ', …' : ''})`,
+      );
   }
   if (r.skippedLayers.length)
     lines.push(`not tuned: ${r.skippedLayers.length} layer(s) (${r.skippedLayers[0].reason}, …)`);

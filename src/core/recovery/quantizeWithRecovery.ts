@@ -440,14 +440,14 @@ export async function quantizeWithRecovery(
     // Both steps also work inside the If branches the quantizer entered.
     const found = findLinearLayers(floatModel, quantModel, { bodies: report.subgraphs?.quantized !== undefined });
     skippedLayers = found.skipped;
-    const mainLayers = found.layers.filter((l) => !l.scope);
-    // Only the layers the sensitivity points at are tuned; without bias correction the others are not even gathered.
+    // Only the layers the sensitivity points at (those of If branches by scoped id, as the main graph's) are tuned;
+    // without bias correction the others are not even gathered.
     let selected: Set<NodeId> | undefined;
     const choice = tune ? sensitiveShareRule(options.sensitiveShare) : undefined;
     sensitive = choice;
-    if (choice && choice.share < 1 && mainLayers.length > 0) {
+    if (choice && choice.share < 1 && found.layers.length > 0) {
       const s0 = performance.now();
-      const ids = mainLayers.map((l) => l.id);
+      const ids = found.layers.map((l) => l.id);
       const measure = () => measureAddedNoise(floatModel, quantModel, ids, options.runtime!);
       const kept = options.sensitivityCache?.get(SensitivityCache.keyOf(config), measure);
       const noises = await (kept ? kept.noises : measure());
@@ -462,8 +462,7 @@ export async function quantizeWithRecovery(
       sensitivitySeconds = (performance.now() - s0) / 1000;
       throwIfCancelled(options.signal);
     }
-    // The sensitivity is measured on the main graph's layers: branch layers are always tuned.
-    const isChosen = (l: LinearLayer) => !selected || !!l.scope || selected.has(l.id);
+    const isChosen = (l: LinearLayer) => !selected || selected.has(l.id);
     const worked = correct ? found.layers : found.layers.filter(isChosen);
     const rowsPerLayer = samples * ft.PositionsPerSample;
     const stages = planStages(

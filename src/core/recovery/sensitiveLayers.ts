@@ -13,6 +13,8 @@
  * of the first compared node along its single-consumer chain, which nodeErrors measures from the layer's inputs. Only
  * the tensors those chains read and write are compared (chainTensors): the same figures as comparing every tensor, at
  * about half the cost (measured on four models: bench/README.md ladder-budget).
+ * Layers inside If branches (scoped ids, `if/then_branch/conv1`) are measured and chosen like the main graph's: their
+ * chains are followed inside their branch (scopedNodes), and the comparison carries their tensors up (compareModels).
  *
  * Where the user gives no share, every layer is tuned (`sensitiveShareRule`): no rule measured at least as good held
  * out on every benchmarked model. How concentrated the measured noise is (`noiseConcentration`) does not separate the
@@ -24,6 +26,7 @@
  * Must not import a runtime: the runtime is injected.
  */
 import { buildGraphIndex, type GraphIndex } from '../onnx/graphIndex.ts';
+import { scopedBodies } from '../quantize/bodyViews.ts';
 import type { ModelProto, NodeId } from '../onnx/model.ts';
 import { compareModels, type ComparisonRuntime } from '../evaluate/compareModels.ts';
 import { sampleSubset } from '../evaluate/outputJudge.ts';
@@ -42,12 +45,33 @@ export interface LayerNoise {
 /** Relative noise power of a tensor at `sqnr` dB (0 for an exact one). */
 const noisePower = (sqnr: number) => (sqnr === Infinity ? 0 : 10 ** (-sqnr / 10));
 
-/** The nodes a layer's figure may come from: the layer, then its output's single readers, at most 8 in all. */
-function* layerChain(id: NodeId, floatIndex: GraphIndex): Generator<number> {
-  let i = floatIndex.indexOfId.get(id);
+/** Where a node of the model is: the graph that holds it (the main graph or a body), its place there, its scope. */
+export interface ScopedNode {
+  readonly index: GraphIndex;
+  readonly i: number;
+  /** '' in the main graph; a body's prefix (`if/then_branch/`) inside one. */
+  readonly prefix: string;
+}
+
+/** Every node of the model by its (scoped) id: the main graph's (`floatIndex`) and those of its bodies. */
+export function scopedNodes(model: ModelProto, floatIndex = buildGraphIndex(model.graph!)): Map<NodeId, ScopedNode> {
+  const nodes = new Map<NodeId, ScopedNode>();
+  const add = (index: GraphIndex, prefix: string) =>
+    index.ids.forEach((id, i) => nodes.set(`${prefix}${id}` as NodeId, { index, i, prefix }));
+  add(floatIndex, '');
+  for (const b of scopedBodies(model)) add(b.index, b.prefix);
+  return nodes;
+}
+
+/** The nodes a layer's figure may come from: the layer, then its output's single readers in its graph, 8 at most. */
+function* layerChain(id: NodeId, nodes: ReadonlyMap<NodeId, ScopedNode>): Generator<ScopedNode> {
+  const at = nodes.get(id);
+  if (!at) return;
+  const { index, prefix } = at;
+  let i: number | undefined = at.i;
   for (let steps = 0; i !== undefined && steps < 8; steps++) {
-    yield i;
-    const readers = floatIndex.consumers.get(floatIndex.nodes[i].output[0]) ?? [];
+    yield { index, i, prefix };
+    const readers: readonly number[] = index.consumers.get(index.nodes[i].output[0]) ?? [];
     i = readers.length === 1 ? readers[0] : undefined;
   }
 }
@@ -56,26 +80,26 @@ function* layerChain(id: NodeId, floatIndex: GraphIndex): Generator<number> {
  * The tensors the layers' figures read: what each node of each layer's chain reads and writes. Comparing only these
  * gives each of them the SQNR the whole comparison gives (a tensor's SQNR depends on its own values only).
  */
-export function chainTensors(ids: readonly NodeId[], floatIndex: GraphIndex): Set<string> {
+export function chainTensors(ids: readonly NodeId[], nodes: ReadonlyMap<NodeId, ScopedNode>): Set<string> {
   const tensors = new Set<string>();
   for (const id of ids)
-    for (const i of layerChain(id, floatIndex)) {
-      for (const t of floatIndex.nodeInputs[i]) tensors.add(t);
-      for (const t of floatIndex.nodes[i].output) tensors.add(t);
+    for (const { index, i } of layerChain(id, nodes)) {
+      for (const t of index.nodeInputs[i]) tensors.add(t);
+      for (const t of index.nodes[i].output) tensors.add(t);
     }
   return tensors;
 }
 
-/** The added noise of each layer in `ids` (float-model node ids), from what each compared node adds (`added`). */
+/** The added noise of each layer in `ids` (float-model scoped ids), from what each compared node adds (`added`). */
 export function layerNoises(
   ids: readonly NodeId[],
   added: ReadonlyMap<NodeId, number>,
-  floatIndex: GraphIndex,
+  nodes: ReadonlyMap<NodeId, ScopedNode>,
 ): LayerNoise[] {
   return ids.map((id) => {
     // Follow the layer's output through nodes that were not compared, while it has a single reader.
-    for (const i of layerChain(id, floatIndex)) {
-      const a = added.get(floatIndex.ids[i]);
+    for (const { index, i, prefix } of layerChain(id, nodes)) {
+      const a = added.get(`${prefix}${index.ids[i]}` as NodeId);
       if (a !== undefined) return { id, addedNoise: Number.isFinite(a) ? a : 0 };
     }
     return { id, addedNoise: 0 };
@@ -100,7 +124,7 @@ export function chooseSensitiveLayers(layers: readonly LayerNoise[], share: numb
   return chosen;
 }
 
-/** The noise each linear layer in `ids` adds in the plain quantized model, measured on a few of `runtime`'s samples. */
+/** The noise each linear layer in `ids` (scoped ids) adds in the plain quantized model, measured on a few of `runtime`'s samples. */
 export async function measureAddedNoise(
   floatModel: ModelProto,
   quantModel: ModelProto,
@@ -108,9 +132,10 @@ export async function measureAddedNoise(
   runtime: ComparisonRuntime,
 ): Promise<LayerNoise[]> {
   const floatIndex = buildGraphIndex(floatModel.graph!);
+  const nodes = scopedNodes(floatModel, floatIndex);
   const comparison = await compareModels(floatModel, quantModel, sampleSubset(runtime, SENSITIVITY_SAMPLES), {
     layers: true,
-    layerTensors: chainTensors(ids, floatIndex),
+    layerTensors: chainTensors(ids, nodes),
     floatIndex,
   });
   const added = new Map(
@@ -119,7 +144,7 @@ export async function measureAddedNoise(
       noisePower(e.sqnr) - noisePower(e.inputSqnr),
     ]),
   );
-  return layerNoises(ids, added, floatIndex);
+  return layerNoises(ids, added, nodes);
 }
 
 /** Whether `share` is a share fine-tuning can tune to: in (0, 1] (1: every layer). */
