@@ -14,6 +14,8 @@ import { validateConfig, type QuantConfigInput } from '../src/core/quantize/conf
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import { findLinearLayers } from '../src/core/recovery/linearLayers.ts';
+import { TunedLayerMemo } from '../src/core/recovery/tunedLayerMemo.ts';
+import type { NodeId } from '../src/core/onnx/model.ts';
 import { chooseSensitiveLayers, measureAddedNoise } from '../src/core/recovery/sensitiveLayers.ts';
 import { crossLayerEqualize } from '../src/core/recovery/cle.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
@@ -163,6 +165,42 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
     const alone = qstudio('quantize', model, ...base, '--tune-sensitive', '0.3');
     expect(alone.code).not.toBe(0);
     expect(alone.stderr).toContain('--tune-sensitive goes with --finetune');
+  });
+
+  it('the memo of tuned layers takes the If branch layers a change leaves alone, same bytes as tuning them again', async () => {
+    const tuning = {
+      includeBiasCorrection: true,
+      includeFastFt: true,
+      extraOptions: { FastFinetune: { NumIterations: 20 } },
+    };
+    const run = (exclude: string[], memo?: TunedLayerMemo) => {
+      const c = config({ ...tuning, nodesToExclude: exclude as NodeId[] });
+      return quantizeWithRecovery(ifConvChainModel(), c, {
+        runtime,
+        calibrate: async (m) => (await calibrateOnFeeds(m, feeds, { config: c })).ranges,
+        tunedLayerMemo: memo,
+      });
+    };
+    const memo = new TunedLayerMemo();
+    expect((await run([], memo)).recovery.reused).toEqual({ layers: 0, passes: 0 });
+    // Run again: every tuned branch layer is kept; the passes of dw2 and conv3 are not run (conv1's pass also holds
+    // the else branch's layer, which no sample ran: nothing kept, its pass runs again).
+    const again = await run([], memo);
+    expect(again.recovery.stages).toBe(3);
+    expect(again.recovery.reused).toEqual({ layers: 3, passes: 2 });
+    // conv3 ends the branch: conv1 and dw2 read what they read before; excluding conv1 changes what both others read.
+    for (const [exclude, kept] of [
+      ['if/then_branch/conv3', ['if/then_branch/conv1', 'if/then_branch/dw2']],
+      ['if/then_branch/conv1', []],
+    ] as const) {
+      const fresh = await run([exclude]);
+      const r = await run([exclude], memo);
+      expect(encode(r.model)).toEqual(encode(fresh.model));
+      expect(r.recovery.finetune!.layers.filter((l) => l.reused).map((l) => l.id)).toEqual(kept);
+      expect(r.recovery.finetune!.layers.map((l) => [l.id, l.lossAfter])).toEqual(
+        fresh.recovery.finetune!.layers.map((l) => [l.id, l.lossAfter]),
+      );
+    }
   });
 
   it('CLE equalizes the pairs inside the If (a branch Constant weight rewritten in place) and keeps the float function', async () => {

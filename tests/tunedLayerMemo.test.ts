@@ -10,10 +10,10 @@ import { validateConfig, type QuantConfigInput } from '../src/core/quantize/conf
 import { getPreset } from '../src/core/quantize/presets.ts';
 import { quantizeWithRecovery } from '../src/core/recovery/quantizeWithRecovery.ts';
 import { TunedLayerMemo } from '../src/core/recovery/tunedLayerMemo.ts';
-import { ValueFingerprints } from '../src/core/recovery/valueFingerprints.ts';
+import { scopedTensorKey, ValueFingerprints } from '../src/core/recovery/valueFingerprints.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { nodeRuntime } from '../src/cli/runtime/ortNode.ts';
-import { convChainFeeds, convChainModel } from './helpers/recoverModels.ts';
+import { convChainFeeds, convChainModel, ifConvChainModel } from './helpers/recoverModels.ts';
 import type { NodeId } from '../src/core/onnx/model.ts';
 
 const feeds = convChainFeeds(6);
@@ -129,5 +129,52 @@ describe('value fingerprints', () => {
     expect(alpha.get('z')).toBe(before.get('z'));
     const op = swap((n) => (n.name === 'leaky2' ? { ...n, op_type: 'Elu' } : n));
     expect(op.get('r2')).not.toBe(before.get('r2'));
+  });
+
+  it('inside an If branch: what the branch reads from the main graph and its condition count, the other branch not', () => {
+    const ifModel = ifConvChainModel();
+    const scale = (name: string, k: number): ModelProto => ({
+      ...ifModel,
+      graph: {
+        ...ifModel.graph!,
+        initializer: ifModel.graph!.initializer.map((t) =>
+          t.name !== name
+            ? t
+            : makeTensor(
+                name,
+                DataType.FLOAT,
+                t.dims.map(Number),
+                new Float32Array(t.raw_data!.slice().buffer).map((v) => v * k),
+              ),
+        ),
+      },
+    });
+    const wanted = [
+      { scope: 'if/then_branch/', tensor: 'c1' },
+      { scope: 'if/then_branch/', tensor: 'y_then' },
+      { scope: 'if/else_branch/', tensor: 'y_else' },
+    ];
+    const of = (m: ModelProto) => new ValueFingerprints().ofScoped(m, wanted);
+    const key = (i: number) => scopedTensorKey(wanted[i].scope, wanted[i].tensor);
+    const before = of(ifModel);
+    for (let i = 0; i < wanted.length; i++) expect(before.get(key(i))).toMatch(/^\S{32}/);
+    expect(of(ifModel)).toEqual(before);
+    // The then branch's weight from the main graph: its tensors change, the else branch's not.
+    const w1 = of(scale('w1', 2));
+    expect(w1.get(key(0))).not.toBe(before.get(key(0)));
+    expect(w1.get(key(2))).toBe(before.get(key(2)));
+    // The else branch's weight: the then branch's tensors stay.
+    const we = of(scale('we', 2));
+    expect(we.get(key(1))).toBe(before.get(key(1)));
+    expect(we.get(key(2))).not.toBe(before.get(key(2)));
+    // The condition (which samples run a branch): every branch tensor changes.
+    const floor = of(scale('floor', 0.5));
+    for (let i = 0; i < wanted.length; i++) expect(floor.get(key(i))).not.toBe(before.get(key(i)));
+    // A scope that is no If branch has none.
+    expect(
+      new ValueFingerprints()
+        .ofScoped(ifModel, [{ scope: 'nowhere/', tensor: 'c1' }])
+        .get(scopedTensorKey('nowhere/', 'c1')),
+    ).toBeNull();
   });
 });

@@ -55,7 +55,7 @@ import { adaquant } from './adaquant.ts';
 import { correctBias } from './biasCorrection.ts';
 import { layerRoundingError, type CurvePoint, type LayerTuning, type TuningSummary } from './tuning.ts';
 import { TunedLayerMemo, type LayerOutcome } from './tunedLayerMemo.ts';
-import { arrayFingerprint, ValueFingerprints, type Fingerprint } from './valueFingerprints.ts';
+import { arrayFingerprint, scopedTensorKey, ValueFingerprints, type Fingerprint } from './valueFingerprints.ts';
 import { digestText } from '../digest.ts';
 import {
   chooseSensitiveLayers,
@@ -148,7 +148,8 @@ export interface RecoveryOptions {
    * Layers' outcomes kept from earlier calls on the same runtime and samples (the ladder's rungs, its exclusion search's
    * steps): a layer whose input each model computes the same way (valueFingerprints.ts), with the same weights, grid,
    * bias, target and options, takes the kept codes and bias (tunedLayerMemo.ts) instead of being gathered and tuned
-   * again, and a pass whose layers are all kept is not run. The written model is the same byte for byte.
+   * again, and a pass whose layers are all kept is not run. The written model is the same byte for byte. Layers of If
+   * branches are kept by scoped id too (their inputs fingerprinted inside the branch: ValueFingerprints.ofScoped).
    */
   readonly tunedLayerMemo?: TunedLayerMemo;
 }
@@ -552,9 +553,9 @@ export async function quantizeWithRecovery(
     // the quantized model (input, weight codes and grid, bias, attributes) and of its float input say.
     const memo = options.tunedLayerMemo;
     const fingerprints = memo ? new ValueFingerprints() : undefined;
-    const floatPrints = fingerprints?.of(
+    const floatPrints = fingerprints?.ofScoped(
       floatModel,
-      worked.filter((l) => !l.scope).map((l) => l.floatInput),
+      worked.map((l) => ({ scope: l.scope, tensor: l.floatInput })),
     );
     const { signal: _s, product: _p, dense: _d, ...tuneSettings } = tuneOptions;
     const memoBase = JSON.stringify([
@@ -569,9 +570,8 @@ export async function quantizeWithRecovery(
       gatherOptions.seed,
     ]);
     const memoKey = (l: LinearLayer, prints: Map<string, Fingerprint>, target: string): string | undefined => {
-      if (l.scope) return undefined; // a branch's values are not fingerprinted
-      const q = prints.get(l.output);
-      const f = floatPrints!.get(l.floatInput);
+      const q = prints.get(scopedTensorKey(l.scope, l.output));
+      const f = floatPrints!.get(scopedTensorKey(l.scope, l.floatInput));
       if (!q || !f) return undefined;
       const chosen = tune && selected ? selected.has(l.id) : null;
       const own = [arrayFingerprint(l.floatWeight), arrayFingerprint(l.floatBias)];
@@ -601,9 +601,9 @@ export async function quantizeWithRecovery(
       throwIfCancelled(options.signal);
       progress({ phase: 'gather', stage: s, stages: stages.length });
       const stage = stages[s];
-      const prints = fingerprints?.of(
+      const prints = fingerprints?.ofScoped(
         quantModel,
-        stage.layers.filter((l) => !l.scope).map((l) => l.output),
+        stage.layers.map((l) => ({ scope: l.scope, tensor: l.output })),
       );
       const keys = stage.layers.map((l) => (prints ? memoKey(l, prints, targetOf(stage, l)) : undefined));
       const known = keys.map((k) => (k === undefined ? undefined : memo!.get(k)));

@@ -7,11 +7,22 @@
  * rung widens a few activations). Node names do not count. A tensor that cannot be told (external data, a node with a
  * subgraph, an input nothing produces) has none, and neither has anything computed from it. Digests of initializers and
  * attributes are kept per object, so a model whose updates replace a few initializers is digested again only there.
+ * Inside an If branch (ofScoped) a tensor the branch reads from an enclosing scope takes that scope's fingerprint, and
+ * every fingerprint of the branch also carries its If's condition and which branch it is (with the enclosing scope's):
+ * the same computation on the samples that run the branch.
  * Pure; must not import a runtime.
  */
 import { bytesOf, digestBytes, digestText } from '../digest.ts';
 import { isExternal } from '../onnx/externalData.ts';
-import type { AttributeProto, ModelProto, NodeProto, TensorProto } from '../onnx/model.ts';
+import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import {
+  isDefaultDomain,
+  type AttributeProto,
+  type GraphProto,
+  type ModelProto,
+  type NodeProto,
+  type TensorProto,
+} from '../onnx/model.ts';
 
 /** A tensor's fingerprint, or null where it cannot be told. */
 export type Fingerprint = string | null;
@@ -26,7 +37,47 @@ export class ValueFingerprints {
    * tensors they are computed from.
    */
   of(model: ModelProto, wanted?: readonly string[]): Map<string, Fingerprint> {
-    const graph = model.graph!;
+    return this.ofGraph(model.graph!, wanted);
+  }
+
+  /**
+   * The fingerprints of `wanted` tensors of the main graph (scope '') and of If branches (scope: the branch's prefix,
+   * `if/then_branch/`, as a body layer's scope), keyed by scopedTensorKey. A scope that is no If branch gives null.
+   */
+  ofScoped(model: ModelProto, wanted: readonly { scope: string; tensor: string }[]): Map<string, Fingerprint> {
+    const out = new Map<string, Fingerprint>();
+    const byScope = new Map<string, string[]>();
+    for (const w of wanted) byScope.set(w.scope, [...(byScope.get(w.scope) ?? []), w.tensor]);
+    const branches = byScope.size > 1 || !byScope.has('') ? ifBranches(model.graph!) : new Map<string, Branch>();
+    /** What every fingerprint of a branch carries: its enclosing scope's, its If's condition and its name. */
+    const salts = new Map<string, string>();
+    /** The fingerprints of `names` in `scope`, those of its enclosing scopes first. */
+    const printsIn = (scope: string, names: readonly string[]): Map<string, Fingerprint> | undefined => {
+      if (scope === '') return this.ofGraph(model.graph!, names);
+      const b = branches.get(scope);
+      if (!b) return undefined;
+      const outer = printsIn(b.parent, [...outerReads(b.graph), b.holder.input[0] ?? '']);
+      if (!outer) return undefined;
+      const parentSalt = salts.get(b.parent) ?? '';
+      const condition = outer.get(b.holder.input[0] ?? '') ?? null;
+      const salt = condition === null ? null : digestText(JSON.stringify([parentSalt, condition, b.branch]));
+      const own = this.ofGraph(b.graph, names, (name) => outer.get(name) ?? null);
+      if (salt !== null) salts.set(scope, salt);
+      return new Map([...own].map(([t, f]) => [t, f === null || salt === null ? null : digestText(salt + f)]));
+    };
+    for (const [scope, names] of byScope) {
+      const prints = printsIn(scope, names);
+      for (const t of names) out.set(scopedTensorKey(scope, t), prints?.get(t) ?? null);
+    }
+    return out;
+  }
+
+  /** of for one graph; a tensor it reads from an enclosing scope takes `outer`'s fingerprint (none without it). */
+  private ofGraph(
+    graph: GraphProto,
+    wanted?: readonly string[],
+    outer?: (name: string) => Fingerprint,
+  ): Map<string, Fingerprint> {
     const out = new Map<string, Fingerprint>();
     const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
     const inputs = new Set(graph.input.map((v) => v.name ?? ''));
@@ -36,7 +87,8 @@ export class ValueFingerprints {
       const t = initializers.get(name);
       if (t) return this.tensor(t);
       if (inputs.has(name)) return `input:${name}`;
-      return producer.has(name) ? undefined : null;
+      if (producer.has(name)) return undefined;
+      return outer ? outer(name) : null;
     };
     // Depth first from each wanted tensor: a node is fingerprinted on its second visit, once its inputs are (an input
     // still being expanded closes a cycle, which a valid graph has none of: then it has none).
@@ -112,6 +164,48 @@ export class ValueFingerprints {
     }
     return f;
   }
+}
+
+/** The key of a tensor of `scope` ('' the main graph, else an If branch's prefix) in ofScoped's map. */
+export function scopedTensorKey(scope: string, tensor: string): string {
+  return `${scope}\u0000${tensor}`;
+}
+
+/** An If branch: its graph, the If node holding it, the attribute naming it, and the scope the If is in. */
+interface Branch {
+  readonly graph: GraphProto;
+  readonly holder: NodeProto;
+  readonly branch: string;
+  readonly parent: string;
+}
+
+/** The If branches at any depth of If, by prefix (`holder/then_branch/`, as quantize/bodyViews.ts names them). */
+function ifBranches(main: GraphProto): Map<string, Branch> {
+  const out = new Map<string, Branch>();
+  const visit = (graph: GraphProto, prefix: string) => {
+    const index = buildGraphIndex(graph);
+    graph.node.forEach((node, i) => {
+      if (node.op_type !== 'If' || !isDefaultDomain(node.domain)) return;
+      for (const a of node.attribute) {
+        if (!a.g) continue;
+        const scope = `${prefix}${node.name || index.ids[i]}/${a.name}/`;
+        out.set(scope, { graph: a.g, holder: node, branch: a.name ?? '', parent: prefix });
+        visit(a.g, scope);
+      }
+    });
+  };
+  visit(main, '');
+  return out;
+}
+
+/** The tensors a graph's nodes read that it neither computes nor holds: those of its enclosing scopes. */
+function outerReads(graph: GraphProto): string[] {
+  const own = new Set([
+    ...graph.initializer.map((t) => t.name ?? ''),
+    ...graph.input.map((v) => v.name ?? ''),
+    ...graph.node.flatMap((n) => n.output),
+  ]);
+  return [...new Set(graph.node.flatMap((n) => n.input).filter((t) => t && !own.has(t)))];
 }
 
 /** Digests of a tensor's data fields (raw_data, and the typed fields an old exporter may use). */
