@@ -178,6 +178,12 @@ export class GraphRenderer {
   private modifiers: TapModifiers = { shift: false, alt: false, ctrl: false };
   private readonly noteModifiers = (e: PointerEvent) => {
     this.modifiers = { shift: e.shiftKey, alt: e.altKey, ctrl: e.ctrlKey || e.metaKey };
+    // cytoscape keeps the container's place on the page and forgets it only on a scroll, a resize or a transition: a
+    // press after the canvas moved otherwise (a card above grew), or after a scroll whose event is not out yet (a
+    // scroll and a press in one frame, under load), hit the point the old place gave, a box away or the background.
+    // It measures the place again before it sees the press (pointerdown comes before mousedown; same size: no
+    // canvas is reallocated).
+    this.cy?.resize();
   };
 
   /** Clicks on the first picture, before cytoscape handles them. */
