@@ -35,13 +35,13 @@ export function taskFigureRows(task: ReportTask['task'], f: TaskFigures): [strin
   ];
 }
 
-function svgContent(c: PictureContent, w: number): string {
+function svgContent(c: PictureContent, w: number, h: number): string {
   const parts: string[] = [];
   if (c.mask)
     parts.push(
       `<image href="${c.mask.image}" x="${c.mask.x}" y="${c.mask.y}" width="${c.mask.width}" height="${c.mask.height}" preserveAspectRatio="none" style="image-rendering:pixelated"/>`,
     );
-  if (c.boxes) parts.push(boxOverlay(c.boxes, w));
+  if (c.boxes) parts.push(boxOverlay(c.boxes, w, h));
   return parts.join('');
 }
 
@@ -64,7 +64,7 @@ function panel(title: string, p: TaskPicture, c: PictureContent, photoId: string
     : first
       ? `<image id="${photoId}" href="${p.image}" x="0" y="0" width="${p.width}" height="${p.height}"/>`
       : `<use href="#${photoId}"/>`;
-  return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width)}</svg>${caption(c)}</figure>`;
+  return `<figure class="task-panel"><figcaption>${e(title)}</figcaption><svg viewBox="0 0 ${p.width} ${p.height}" role="img" aria-label="${e(`${title}: ${p.name}`)}">${photo}${svgContent(c, p.width, p.height)}</svg>${caption(c)}</figure>`;
 }
 
 /**
