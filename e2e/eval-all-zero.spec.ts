@@ -5,16 +5,20 @@
  * samples, has its quantized output all zeros on the two faint ones; the CLI on the model the page wrote prints the
  * same line, and the page's HTML report shows it under its cosine cards.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { dropFiles, evaluateAndWait, expect, expectSummaryOf, openStudio, test, type PayloadFile } from './support.ts';
-
-const file = (p: string): PayloadFile => ({
-  name: path.basename(p),
-  mimeType: 'application/octet-stream',
-  buffer: fs.readFileSync(p),
-});
+import {
+  calibrateAndQuantizeTensors,
+  dropFiles,
+  evaluateAndWait,
+  expect,
+  expectSummaryOf,
+  fileAt,
+  openStudio,
+  runBuilder,
+  test,
+} from './support.ts';
 
 test('a quantized output all zeros on 2 of 3 samples is counted beside the cosine, as the CLI prints it', async ({
   page,
@@ -22,26 +26,12 @@ test('a quantized output all zeros on 2 of 3 samples is counted beside the cosin
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   const dir = info.outputPath('collapse');
-  execFileSync(process.execPath, [
-    '--import',
-    'tsx',
-    path.join(import.meta.dirname, 'builders/collapsingOutputModel.ts'),
-    dir,
-  ]);
+  runBuilder('collapsingOutputModel', dir);
   const data = path.join(dir, 'data');
   await openStudio(page);
-  await dropFiles(page.getByTestId('drop-zone'), file(path.join(dir, 'collapse.onnx')));
+  await dropFiles(page.getByTestId('drop-zone'), fileAt(path.join(dir, 'collapse.onnx')));
   await expectSummaryOf(page, 'collapse.onnx');
-  await dropFiles(
-    page.getByTestId('calibration-drop'),
-    fs.readdirSync(data).map((f) => file(path.join(data, f))),
-  );
-  await expect(page.getByTestId('calibration-summary')).toHaveText('3 .npy samples');
-  await page.getByTestId('quant-preset').selectOption('XINT8');
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+  await calibrateAndQuantizeTensors(page, data, 'XINT8');
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-model').click()]);
   const quantPath = path.join(dir, 'collapse.quant.onnx');
   await download.saveAs(quantPath);

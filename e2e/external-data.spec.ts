@@ -1,22 +1,19 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { dropFiles, expect, expectSummaryOf, openStudio, test, type PayloadFile } from './support.ts';
+import {
+  dropFiles,
+  expect,
+  expectSummaryOf,
+  fileAt,
+  openStudio,
+  runBuilder,
+  test,
+  type PayloadFile,
+} from './support.ts';
 
 /** split.onnx and its weights.bin, built by e2e/builders/externalDataModel.ts into this test's output folder. */
 function externalDataModel(outDir: string): { model: PayloadFile; data: PayloadFile } {
-  execFileSync(process.execPath, [
-    '--import',
-    'tsx',
-    path.join(import.meta.dirname, 'builders/externalDataModel.ts'),
-    outDir,
-  ]);
-  const read = (name: string): PayloadFile => ({
-    name,
-    mimeType: 'application/octet-stream',
-    buffer: fs.readFileSync(path.join(outDir, name)),
-  });
-  return { model: read('split.onnx'), data: read('weights.bin') };
+  runBuilder('externalDataModel', outDir);
+  return { model: fileAt(path.join(outDir, 'split.onnx')), data: fileAt(path.join(outDir, 'weights.bin')) };
 }
 
 test.describe('models with external data', () => {

@@ -3,6 +3,7 @@
  * page exception, and helpers that give the page files the way a user does (a real drop, the picker).
  */
 import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import path from 'node:path';
@@ -51,6 +52,21 @@ export function imageFromFixture(name: string): PayloadFile {
     mimeType: MIME[path.extname(name).toLowerCase()] ?? 'application/octet-stream',
     buffer: fs.readFileSync(path.join(IMAGES, name)),
   };
+}
+
+/** A file on disk (a model or sample a builder wrote) as the page gets it from a drop. */
+export function fileAt(file: string): PayloadFile {
+  return { name: path.basename(file), mimeType: 'application/octet-stream', buffer: fs.readFileSync(file) };
+}
+
+/** Runs a model builder, e2e/builders/<name>.ts, with its arguments (where it writes). */
+export function runBuilder(name: string, ...args: string[]): void {
+  execFileSync(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(import.meta.dirname, 'builders', `${name}.ts`),
+    ...args,
+  ]);
 }
 
 /** Drops files on a locator with real dragenter/dragover/drop events (Playwright's locator.drop). */
@@ -138,6 +154,18 @@ export async function calibrateAndQuantize(
   await dropFiles(page.getByTestId('calibration-drop'), images);
   await expect(page.getByTestId('calibration-summary')).toHaveText(`${images.length} images`);
   await page.getByTestId('preprocess-preset').selectOption(preprocess);
+  await calibrateThenQuantize(page, preset);
+}
+
+/** Drops every .npy sample of a folder as calibration tensors, then calibrates and quantizes the open model. */
+export async function calibrateAndQuantizeTensors(page: Page, folder: string, preset: string): Promise<void> {
+  const samples = fs.readdirSync(folder).map((f) => fileAt(path.join(folder, f)));
+  await dropFiles(page.getByTestId('calibration-drop'), samples);
+  await expect(page.getByTestId('calibration-summary')).toHaveText(`${samples.length} .npy samples`);
+  await calibrateThenQuantize(page, preset);
+}
+
+async function calibrateThenQuantize(page: Page, preset: string): Promise<void> {
   await page.getByTestId('quant-preset').selectOption(preset);
   await page.getByTestId('calibrate-button').click();
   await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 90_000 });

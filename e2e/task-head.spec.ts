@@ -5,7 +5,6 @@
  * A model made in code whose output is no known head asks "Task not recognised — choose one" and shows no task
  * figure until the user chooses; a decoder its outputs cannot be read as is refused with the reason.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +13,11 @@ import {
   dropFiles,
   expect,
   expectSummaryOf,
+  fileAt,
   imageFromFixture,
   openStudio,
   openWithModel,
+  runBuilder,
   test,
 } from './support.ts';
 import type { Page } from '@playwright/test';
@@ -92,18 +93,9 @@ test.describe('task head', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'qs-head-'));
     const file = path.join(dir, 'unknown-head.onnx');
-    execFileSync(process.execPath, [
-      '--import',
-      'tsx',
-      path.join(import.meta.dirname, 'builders/unknownHeadModel.ts'),
-      file,
-    ]);
+    runBuilder('unknownHeadModel', file);
     await openStudio(page);
-    await dropFiles(page.getByTestId('drop-zone'), {
-      name: 'unknown-head.onnx',
-      mimeType: 'application/octet-stream',
-      buffer: fs.readFileSync(file),
-    });
+    await dropFiles(page.getByTestId('drop-zone'), fileAt(file));
     await expectSummaryOf(page, 'unknown-head.onnx');
     const head = page.getByTestId('task-head');
     await expect(head).toHaveAttribute('data-state', 'unrecognised');

@@ -4,17 +4,18 @@
  * unjudged. The exclusion search after its starting step, and the ladder after its first rung, say so in the words
  * qstudio suggest and ladder print (core unjudgedScoreNote), with the decisions measured and the decision target.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
-import { dropFiles, expect, expectSummaryOf, openStudio, test, type PayloadFile } from './support.ts';
-
-const file = (p: string): PayloadFile => ({
-  name: path.basename(p),
-  mimeType: 'application/octet-stream',
-  buffer: fs.readFileSync(p),
-});
+import {
+  calibrateAndQuantizeTensors,
+  dropFiles,
+  expect,
+  expectSummaryOf,
+  fileAt,
+  openStudio,
+  runBuilder,
+  test,
+} from './support.ts';
 
 async function shoot(page: Page, target: string, file: string): Promise<void> {
   await page.getByTestId(target).scrollIntoViewIfNeeded();
@@ -31,26 +32,12 @@ test('a cosine target beside a one-number score: the search and the ladder say w
   test.setTimeout(180_000);
   await page.setViewportSize({ width: 1440, height: 900 });
   const dir = info.outputPath('score');
-  execFileSync(process.execPath, [
-    '--import',
-    'tsx',
-    path.join(import.meta.dirname, 'builders/scoreAndHiddenModel.ts'),
-    dir,
-  ]);
+  runBuilder('scoreAndHiddenModel', dir);
   const data = path.join(dir, 'data');
   await openStudio(page);
-  await dropFiles(page.getByTestId('drop-zone'), file(path.join(dir, 'score-and-hidden.onnx')));
+  await dropFiles(page.getByTestId('drop-zone'), fileAt(path.join(dir, 'score-and-hidden.onnx')));
   await expectSummaryOf(page, 'score-and-hidden.onnx');
-  await dropFiles(
-    page.getByTestId('calibration-drop'),
-    fs.readdirSync(data).map((f) => file(path.join(data, f))),
-  );
-  await expect(page.getByTestId('calibration-summary')).toHaveText('6 .npy samples');
-  await page.getByTestId('quant-preset').selectOption('XINT8');
-  await page.getByTestId('calibrate-button').click();
-  await expect(page.getByTestId('calibration-result')).toBeVisible({ timeout: 60_000 });
-  await page.getByTestId('quantize-button').click();
-  await expect(page.getByTestId('quantize-result')).toBeVisible({ timeout: 30_000 });
+  await calibrateAndQuantizeTensors(page, data, 'XINT8');
 
   // The search: a cosine target, one step.
   const suggest = page.getByTestId('suggest-card');
