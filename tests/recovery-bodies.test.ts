@@ -21,7 +21,7 @@ import { crossLayerEqualize } from '../src/core/recovery/cle.ts';
 import { calibrateOnFeeds } from '../src/cli/calibration/calibrateOnImages.ts';
 import { createSession, nodeRuntime } from '../src/cli/runtime/ortNode.ts';
 import { recoveryFacts } from '../workers/recovery/rungSummary.ts';
-import { convChainFeeds, ifConvChainModel } from './helpers/recoverModels.ts';
+import { convChainFeeds, ifCapturedConvModel, ifConvChainModel } from './helpers/recoverModels.ts';
 import { checkModels } from './helpers/onnxChecker.ts';
 import { npyBytes } from './helpers/npyFiles.ts';
 import { compareRuns, outputsOf } from './helpers/smallModels.ts';
@@ -201,6 +201,18 @@ describe('recovery steps and the layers inside If/Loop/Scan bodies', () => {
         fresh.recovery.finetune!.layers.map((l) => [l.id, l.lossAfter]),
       );
     }
+  });
+
+  it("a branch layer reading a main-graph tensor its If does not list is tuned in a pass after that tensor's layer", async () => {
+    const c = config({ includeFastFt: true, extraOptions: { FastFinetune: { NumIterations: 10 } } });
+    const r = await quantizeWithRecovery(ifCapturedConvModel(), c, {
+      runtime,
+      calibrate: async (m) => (await calibrateOnFeeds(m, feeds, { config: c })).ranges,
+    });
+    // conv0 first, alone; the branch's conv1 (and the else branch's layer, which no sample ran) in the next pass.
+    expect(r.recovery.stages).toBe(2);
+    expect(r.recovery.finetune!.layers.map((l) => l.id)).toEqual(['conv0', 'if/then_branch/conv1']);
+    expect(r.recovery.skippedLayers.map((l) => l.id)).toEqual(['if/else_branch/conv_else']);
   });
 
   it('CLE equalizes the pairs inside the If (a branch Constant weight rewritten in place) and keeps the float function', async () => {

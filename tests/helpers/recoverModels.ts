@@ -128,6 +128,48 @@ export function ifConvChainModel(): ModelProto {
   });
 }
 
+/**
+ * A Conv of the main graph whose output an If's then branch reads without the If listing it (an outer-scope read, as
+ * exporters write): x → Conv 3→8 (3×3) → a; If(ReduceSum(x) > −1e9): then Conv 8→6 (1×1) on a → y, else Conv 3→6
+ * (1×1) on x → y.
+ */
+export function ifCapturedConvModel(): ModelProto {
+  const thenBranch = makeGraph({
+    name: 'then',
+    node: [conv(['a', 'w1', 'b1'], 'y_then', 'conv1', 1)],
+    input: [],
+    output: [floatIO('y_then', [1, 6, 12, 12])],
+  });
+  const elseBranch = makeGraph({
+    name: 'else',
+    node: [conv(['x', 'we'], 'y_else', 'conv_else', 1)],
+    input: [],
+    output: [floatIO('y_else', [1, 6, 12, 12])],
+  });
+  return smallModel({
+    opset: 13,
+    inputs: [floatIO('x', [1, 3, 12, 12])],
+    outputs: [floatIO('y', [1, 6, 12, 12])],
+    initializers: [
+      weights('w0', [8, 3, 3, 3], 1),
+      weights('b0', [8], 2),
+      weights('w1', [6, 8, 1, 1], 3),
+      weights('b1', [6], 4),
+      weights('we', [6, 3, 1, 1], 5),
+      makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1e9)),
+    ],
+    nodes: [
+      makeNode('ReduceSum', ['x'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
+      makeNode('Greater', ['s', 'floor'], ['cond'], 'decide'),
+      conv(['x', 'w0', 'b0'], 'a', 'conv0', 3),
+      makeNode('If', ['cond'], ['y'], 'if', [
+        graphAttribute('then_branch', thenBranch),
+        graphAttribute('else_branch', elseBranch),
+      ]),
+    ],
+  });
+}
+
 /** `count` seeded inputs for convChainModel, values in [−1, 1). */
 export function convChainFeeds(count: number, seed = 11): Feeds[] {
   return Array.from({ length: count }, (_, s) => ({

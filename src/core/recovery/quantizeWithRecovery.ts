@@ -269,7 +269,9 @@ function biasTensors(l: LinearLayer): string[] {
 
 /**
  * Tuned layers by depth: a layer's depth is the number of tuned layers on its longest input path. A layer inside an If
- * branch counts from its holder's depth, and the holder's output from the deepest layer of its branches.
+ * branch counts from its holder's depth, and the holder's output from the deepest layer of its branches. The holder's
+ * depth counts what its branches read from the enclosing scopes without the If listing it (GraphIndex.pred has those
+ * reads: test recovery-bodies).
  */
 function depthLevels(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
   const byOutput = new Map(layers.map((l) => [`${l.scope}\u0000${l.output}`, l]));
