@@ -15,6 +15,8 @@ import {
   tensorAttribute,
   type AttributeProto,
   type ModelProto,
+  type NodeProto,
+  type TensorProto,
 } from '../../src/core/onnx/index.ts';
 import { float32Tensor, type Feeds } from '../../src/cli/runtime/ortNode.ts';
 import { seededFloats } from './fixtures.ts';
@@ -85,9 +87,8 @@ export function convChainModel(): ModelProto {
  */
 export function ifConvChainModel(): ModelProto {
   const w3 = weights('w3', [6, 8, 1, 1], 5);
-  const thenBranch = makeGraph({
-    name: 'then',
-    node: [
+  return alwaysThenIfModel(
+    [
       conv(['x', 'w1', 'b1'], 'c1', 'conv1', 3),
       makeNode('Relu', ['c1'], ['r1'], 'relu1'),
       conv(['r1', 'w2', 'b2'], 'c2', 'dw2', 3, 8),
@@ -95,37 +96,15 @@ export function ifConvChainModel(): ModelProto {
       makeNode('Constant', [], ['w3'], 'w3_constant', [tensorAttribute('value', w3)]),
       conv(['r2', 'w3', 'b3'], 'y_then', 'conv3', 1),
     ],
-    input: [],
-    output: [floatIO('y_then', [1, 6, 12, 12])],
-  });
-  const elseBranch = makeGraph({
-    name: 'else',
-    node: [conv(['x', 'we'], 'y_else', 'conv_else', 1)],
-    input: [],
-    output: [floatIO('y_else', [1, 6, 12, 12])],
-  });
-  return smallModel({
-    opset: 13,
-    inputs: [floatIO('x', [1, 3, 12, 12])],
-    outputs: [floatIO('y', [1, 6, 12, 12])],
-    initializers: [
+    [
       weights('w1', [8, 3, 3, 3], 1, 50),
       weights('b1', [8], 2, 1),
       weights('w2', [8, 1, 3, 3], 3, 0.02),
       weights('b2', [8], 4, 1),
       weights('b3', [6], 6),
       weights('we', [6, 3, 1, 1], 9),
-      makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1e9)),
     ],
-    nodes: [
-      makeNode('ReduceSum', ['x'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
-      makeNode('Greater', ['s', 'floor'], ['cond'], 'decide'),
-      makeNode('If', ['cond'], ['y'], 'if', [
-        graphAttribute('then_branch', thenBranch),
-        graphAttribute('else_branch', elseBranch),
-      ]),
-    ],
-  });
+  );
 }
 
 /**
@@ -134,9 +113,28 @@ export function ifConvChainModel(): ModelProto {
  * (1×1) on x → y.
  */
 export function ifCapturedConvModel(): ModelProto {
+  return alwaysThenIfModel(
+    [conv(['a', 'w1', 'b1'], 'y_then', 'conv1', 1)],
+    [
+      weights('w0', [8, 3, 3, 3], 1),
+      weights('b0', [8], 2),
+      weights('w1', [6, 8, 1, 1], 3),
+      weights('b1', [6], 4),
+      weights('we', [6, 3, 1, 1], 5),
+    ],
+    [conv(['x', 'w0', 'b0'], 'a', 'conv0', 3)],
+  );
+}
+
+/**
+ * x [1, 3, 12, 12] → If(ReduceSum(x) > −1e9, always true) → y [1, 6, 12, 12]: the then branch's nodes end in y_then;
+ * the else branch is Conv 3→6 (1×1, weight `we` among the initializers) on x. `before` runs in the main graph ahead
+ * of the If.
+ */
+function alwaysThenIfModel(thenNodes: NodeProto[], initializers: TensorProto[], before: NodeProto[] = []): ModelProto {
   const thenBranch = makeGraph({
     name: 'then',
-    node: [conv(['a', 'w1', 'b1'], 'y_then', 'conv1', 1)],
+    node: thenNodes,
     input: [],
     output: [floatIO('y_then', [1, 6, 12, 12])],
   });
@@ -150,18 +148,11 @@ export function ifCapturedConvModel(): ModelProto {
     opset: 13,
     inputs: [floatIO('x', [1, 3, 12, 12])],
     outputs: [floatIO('y', [1, 6, 12, 12])],
-    initializers: [
-      weights('w0', [8, 3, 3, 3], 1),
-      weights('b0', [8], 2),
-      weights('w1', [6, 8, 1, 1], 3),
-      weights('b1', [6], 4),
-      weights('we', [6, 3, 1, 1], 5),
-      makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1e9)),
-    ],
+    initializers: [...initializers, makeTensor('floor', DataType.FLOAT, [], Float32Array.of(-1e9))],
     nodes: [
       makeNode('ReduceSum', ['x'], ['s'], 'sum', [intAttribute('keepdims', 0)]),
       makeNode('Greater', ['s', 'floor'], ['cond'], 'decide'),
-      conv(['x', 'w0', 'b0'], 'a', 'conv0', 3),
+      ...before,
       makeNode('If', ['cond'], ['y'], 'if', [
         graphAttribute('then_branch', thenBranch),
         graphAttribute('else_branch', elseBranch),
