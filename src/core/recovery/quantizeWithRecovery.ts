@@ -274,7 +274,7 @@ function biasTensors(l: LinearLayer): string[] {
  * reads: test recovery-bodies).
  */
 function depthLevels(quantModel: ModelProto, layers: readonly LinearLayer[]): LinearLayer[][] {
-  const byOutput = new Map(layers.map((l) => [`${l.scope}\u0000${l.output}`, l]));
+  const byOutput = new Map(layers.map((l) => [scopedTensorKey(l.scope, l.output), l]));
   const scopes = new Set(layers.map((l) => l.scope));
   const bodies =
     scopes.size > 1 || !scopes.has('') ? new Map(scopedBodies(quantModel).map((b) => [b.prefix, b])) : undefined;
@@ -287,7 +287,7 @@ function depthLevels(quantModel: ModelProto, layers: readonly LinearLayer[]): Li
       let d = start;
       for (let k = index.predStart[i]; k < index.predStart[i + 1]; k++) d = Math.max(d, depth[index.pred[k]]);
       const n = index.nodes[i];
-      const l = byOutput.get(`${scope}\u0000${n.output[0]}`);
+      const l = byOutput.get(scopedTensorKey(scope, n.output[0]));
       if (l) (levels[d] ??= []).push(l);
       let after = d + (l ? 1 : 0);
       if (bodies && entersBodies(n)) {
