@@ -47,7 +47,11 @@ export class ValueFingerprints {
   ofScoped(model: ModelProto, wanted: readonly { scope: string; tensor: string }[]): Map<string, Fingerprint> {
     const out = new Map<string, Fingerprint>();
     const byScope = new Map<string, string[]>();
-    for (const w of wanted) byScope.set(w.scope, [...(byScope.get(w.scope) ?? []), w.tensor]);
+    for (const w of wanted) {
+      const names = byScope.get(w.scope);
+      if (names) names.push(w.tensor);
+      else byScope.set(w.scope, [w.tensor]);
+    }
     const branches = byScope.size > 1 || !byScope.has('') ? ifBranches(model.graph!) : new Map<string, Branch>();
     /** What every fingerprint of a branch carries: its enclosing scope's, its If's condition and its name. */
     const salts = new Map<string, string>();
