@@ -94,8 +94,9 @@ export function bodyRecoveryWarning(
   const counts = untreated.map(
     (u) => `${u.step} ${u.ids.length} ${u.ids.length === 1 ? u.unit.replace(/s$/, '') : u.unit}`,
   );
-  const examples = [...new Set(untreated.flatMap((u) => u.ids))].slice(0, 3);
-  const more = new Set(untreated.flatMap((u) => u.ids)).size > examples.length ? ', …' : '';
+  const ids = [...new Set(untreated.flatMap((u) => u.ids))];
+  const examples = ids.slice(0, 3);
+  const more = ids.length > examples.length ? ', …' : '';
   return (
     `recovery steps left inside control flow: ${counts.join(', ')} inside If/Loop/Scan bodies (${examples.join(', ')}${more}) ` +
     `were not treated (${why}); the bodies are ` +
