@@ -51,6 +51,11 @@ export interface ScopedBody extends BodyView {
   readonly holders: readonly string[];
 }
 
+/** Whether a body is an If branch at any depth of If: no Loop or Scan on its way from the main graph. */
+export function isIfBranch(body: ScopedBody): boolean {
+  return body.holders.every((op) => op === 'If');
+}
+
 /** Every body of the model's control-flow nodes, at any depth (outer bodies before the bodies they hold). */
 export function scopedBodies(model: ModelProto): ScopedBody[] {
   const out: ScopedBody[] = [];

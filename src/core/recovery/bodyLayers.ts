@@ -8,7 +8,7 @@
  */
 import type { ModelProto } from '../onnx/model.ts';
 import type { QuantConfig } from '../quantize/config.ts';
-import { scopedBodies, type ScopedBody } from '../quantize/bodyViews.ts';
+import { isIfBranch, scopedBodies, type ScopedBody } from '../quantize/bodyViews.ts';
 import { linearLayerNodes } from './linearLayers.ts';
 import { smoothQuantCandidates } from './smoothQuant.ts';
 
@@ -22,7 +22,7 @@ export function treatsBodyLayer(step: RecoveryStep, body: ScopedBody, node: numb
   if (step === 'CLE') return true;
   // Bias correction and fine-tuning take the layers of If branches (findLinearLayers with bodies); bias correction
   // only those that have a bias.
-  const inBranch = body.holders.every((op) => op === 'If');
+  const inBranch = isIfBranch(body);
   if (step === 'fine-tuning') return inBranch;
   if (step === 'bias correction') return inBranch && !!body.index.nodes[node].input[2];
   return false;

@@ -18,7 +18,7 @@ import {
 } from '../onnx/model.ts';
 import { makeTensor, readTensor, readTensorAsFloat32 } from '../onnx/tensorData.ts';
 import { QUANT_TYPES, roundHalfToEven, type QuantType } from '../quantize/numeric.ts';
-import { scopedBodies } from '../quantize/bodyViews.ts';
+import { isIfBranch, scopedBodies } from '../quantize/bodyViews.ts';
 import { forEachGraph, replaceTensors } from '../onnx/walk.ts';
 
 export interface ConvGeometry {
@@ -151,8 +151,7 @@ export function hasLinearLayer(floatModel: ModelProto, options: { bodies?: boole
   const constants = new Set(graph.initializer.map((t) => t.name));
   if (graph.node.some((n) => isLinearOp(n) && constants.has(n.input[1]))) return true;
   return (
-    !!options.bodies &&
-    scopedBodies(floatModel).some((b) => b.holders.every((op) => op === 'If') && linearLayerNodes(b.index).length > 0)
+    !!options.bodies && scopedBodies(floatModel).some((b) => isIfBranch(b) && linearLayerNodes(b.index).length > 0)
   );
 }
 
@@ -203,7 +202,7 @@ export function findLinearLayers(
     const floatBodies = new Map(scopedBodies(floatModel).map((b) => [b.prefix, b]));
     for (const b of scopedBodies(quantModel)) {
       const f = floatBodies.get(b.prefix);
-      if (f && b.holders.every((op) => op === 'If')) collectLayers(f.index, b.index, b.prefix, layers, skipped);
+      if (f && isIfBranch(b)) collectLayers(f.index, b.index, b.prefix, layers, skipped);
     }
   }
   return { layers, skipped };
