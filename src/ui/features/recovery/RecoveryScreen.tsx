@@ -72,6 +72,29 @@ function rungShare(progress: RecoveryWorkerProgress | null, rungSeconds: number)
   return 0;
 }
 
+/** A progress bar with its caption beside it ("This rung 40 %"); the caption's test id is the bar's with "-caption". */
+function CaptionedTrack({
+  label,
+  share,
+  thin,
+  testId,
+}: {
+  label: string;
+  share: number;
+  thin?: boolean;
+  testId: string;
+}) {
+  const percent = Math.round(share * 100);
+  return (
+    <div className="progress__row">
+      <span className="progress__caption muted small" data-testid={`${testId}-caption`}>
+        {label} {percent} %
+      </span>
+      <ProgressTrack label={label} now={percent} max={100} percent={percent} thin={thin} testId={testId} />
+    </div>
+  );
+}
+
 function ProgressLine({
   progress,
   onCancel,
@@ -142,32 +165,9 @@ function ProgressLine({
         </button>
       </div>
       {/* Each bar says what it measures: the rung in flight, and the whole climb (its rungs of the most there may be). */}
-      <div className="progress__row">
-        <span className="progress__caption muted small" data-testid="recover-progress-bar-caption">
-          {rung ? 'This rung' : 'Recovery'} {Math.round(share * 100)} %
-        </span>
-        <ProgressTrack
-          label={rung ? 'This rung' : 'Recovery'}
-          now={Math.round(share * 100)}
-          max={100}
-          percent={Math.round(share * 100)}
-          testId="recover-progress-bar"
-        />
-      </div>
+      <CaptionedTrack label={rung ? 'This rung' : 'Recovery'} share={share} testId="recover-progress-bar" />
       {climbShare !== null && (
-        <div className="progress__row">
-          <span className="progress__caption muted small" data-testid="recover-progress-climb-caption">
-            The ladder {Math.round(climbShare * 100)} %
-          </span>
-          <ProgressTrack
-            label="The ladder"
-            now={Math.round(climbShare * 100)}
-            max={100}
-            percent={Math.round(climbShare * 100)}
-            thin
-            testId="recover-progress-climb"
-          />
-        </div>
+        <CaptionedTrack label="The ladder" share={climbShare} thin testId="recover-progress-climb" />
       )}
       <p className="muted small progress__times" data-testid="recover-progress-times">
         Elapsed {formatDuration(elapsed)}
