@@ -28,6 +28,8 @@ const WEIGHTED = /^(Conv|ConvTranspose|Gemm|MatMul)$/;
 const LABELS: Record<ReadMetric, string> = { cosine: 'Mean output cosine', psnr: 'Mean PSNR' };
 
 const figure = (metric: ReadMetric, v: number) => (metric === 'cosine' ? formatCosine(v) : `${formatDb(v)} dB`);
+/** A reading's target value as the page writes it: a cosine bare, a PSNR in dB. */
+const targetText = (r: MetricReading) => (r.metric === 'cosine' ? String(r.target.value) : `${r.target.value} dB`);
 const delta = (metric: ReadMetric, v: number) => {
   const text = metric === 'cosine' ? Math.abs(v).toFixed(4) : `${Math.abs(v).toFixed(2)} dB`;
   return `${v > 0 ? '+' : v < 0 ? '−' : '±'}${text}`;
@@ -46,8 +48,7 @@ function Reading({ r, previousLabel }: { r: MetricReading; previousLabel: string
       <span>
         {LABELS[r.metric]} <strong>{figure(r.metric, r.value)}</strong>{' '}
         <span data-testid="reading-verdict">
-          {r.meets ? 'meets' : 'is below'} the target ≥{' '}
-          {r.metric === 'cosine' ? String(r.target.value) : `${r.target.value} dB`} (
+          {r.meets ? 'meets' : 'is below'} the target ≥ {targetText(r)} (
           {r.target.source === 'quark' ? "Quark's threshold" : 'your target'})
           {r.meets ? '' : `, short by ${delta(r.metric, -r.margin).slice(1)}`}
         </span>
@@ -81,9 +82,7 @@ function NextStep({ result, readings }: { result: EvaluationOutcome; readings: M
   const url = useObjectUrl(run?.blob);
   // The figure the search and the ladder aim at: the first one short of its target.
   const aimed = aimedReading(readings);
-  const aim =
-    aimed &&
-    `${aimed.metric === 'cosine' ? 'cosine' : 'PSNR'} ≥ ${aimed.target.value}${aimed.metric === 'psnr' ? ' dB' : ''}`;
+  const aim = aimed && `${aimed.metric === 'cosine' ? 'cosine' : 'PSNR'} ≥ ${targetText(aimed)}`;
   // The largest error jump at a weighted layer the quantization touched: excluding an elementwise node between
   // quantized neighbours keeps every Q/DQ around it, so the model computes the same.
   const precisions = result.report.precisions;
