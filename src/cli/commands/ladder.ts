@@ -49,7 +49,7 @@ import { graphOptimizationText } from '../../core/runtime/graphOptimization.ts';
 import { judgeOptimizationArgument } from '../judgeOptimizationArgument.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
 import { dataFolderUsage } from '../data/dataFolder.ts';
-import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
+import { sensitiveShareArgument } from '../sensitiveShareArgument.ts';
 import { unjudgedScoreNote } from '../../core/recovery/targetMeasure.ts';
 
 const usage = `Usage: qstudio ladder <float.onnx> --calib <dir> [--data <eval dir>] [--target cosine:0.99]
@@ -263,9 +263,7 @@ export const ladderCommand = {
     const plateauStop = values['plateau-stop'] === undefined ? undefined : Number(values['plateau-stop']);
     if (plateauStop !== undefined && !(plateauStop >= 0 && plateauStop < 1))
       throw new UsageError(`--plateau-stop "${values['plateau-stop']}": give a share in [0, 1)`);
-    const sensitiveShare = values['tune-sensitive'] === undefined ? undefined : Number(values['tune-sensitive']);
-    if (sensitiveShare !== undefined && !isSensitiveShare(sensitiveShare))
-      throw new UsageError(`--tune-sensitive "${values['tune-sensitive']}": give a share in (0, 1]`);
+    const sensitiveShare = sensitiveShareArgument(values['tune-sensitive']);
     const adaquantStride = values['adaquant-stride'] === undefined ? undefined : Number(values['adaquant-stride']);
     if (adaquantStride !== undefined && !isAdaquantStride(adaquantStride))
       throw new UsageError(`--adaquant-stride "${values['adaquant-stride']}": give a whole number ≥ 1`);

@@ -49,7 +49,7 @@ import { formatPrecisionBudget, parsePrecisionBudget } from '../../core/quantize
 import type { Ranges } from '../../core/quantize/plan.ts';
 import type { ModelProto } from '../../core/onnx/model.ts';
 import { parseLadderTarget } from '../../core/recovery/ladder.ts';
-import { isSensitiveShare } from '../../core/recovery/sensitiveLayers.ts';
+import { sensitiveShareArgument } from '../sensitiveShareArgument.ts';
 import { mixedPrecisionAim } from '../../core/recovery/targetMeasure.ts';
 import { assertTargetFits } from '../../core/recovery/ladderMeasure.ts';
 import { TASK_TARGET_OPTIONS, TASK_TARGET_USAGE, taskTargetArgument } from '../taskTargetArgument.ts';
@@ -637,13 +637,11 @@ function recoverySwitchesOf(config: QuantConfig, values: Record<string, unknown>
   });
 }
 
-/** --tune-sensitive's share, checked: in (0, 1], with --finetune. */
+/** --tune-sensitive's share, checked (sensitiveShareArgument), with --finetune. */
 function sensitiveShareOf(text: string | undefined, config: QuantConfig): number | undefined {
   if (text === undefined) return undefined;
   if (!config.includeFastFt) throw new UsageError('--tune-sensitive goes with --finetune adaround|adaquant');
-  const share = Number(text);
-  if (!isSensitiveShare(share)) throw new UsageError(`--tune-sensitive "${text}": give a share in (0, 1]`);
-  return share;
+  return sensitiveShareArgument(text);
 }
 
 /** Recovery progress on stderr: phases, and one line per tuned layer with its loss before → after. */
