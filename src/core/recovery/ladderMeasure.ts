@@ -260,6 +260,8 @@ export function ladderMeasures(
   // What each layer's fine-tuning and bias correction gave, by what it depends on: a rung or an exclusion step whose
   // change leaves a layer's inputs alone takes its outcome instead of tuning it again (the same bytes).
   const tunedLayers = rt.tunedLayerBudgetBytes === 0 ? undefined : new TunedLayerMemo(rt.tunedLayerBudgetBytes);
+  // The model as the recovery steps see it, prepared once: what CLE pairs and tunable layers are looked for in.
+  const prepared = prepareNamed(rt.model).model;
   // CLE that finds no pair to equalize leaves the model as it is: such a rung is the rung without CLE, measured once.
   const cleSettings = new Map<string, boolean>();
   const cleChanges = (config: QuantConfig): boolean => {
@@ -267,7 +269,7 @@ export function ladderMeasures(
     const key = JSON.stringify([x.CLESteps, x.CLETotalLayerDiffThreshold, x.CLEScaleAppendBias, x.EnableSubgraph]);
     let changes = cleSettings.get(key);
     if (changes === undefined) {
-      const report = crossLayerEqualize(prepareNamed(rt.model).model, {
+      const report = crossLayerEqualize(prepared, {
         steps: x.CLESteps,
         totalDiffThreshold: x.CLETotalLayerDiffThreshold,
         scaleAppendBias: x.CLEScaleAppendBias,
@@ -350,7 +352,6 @@ export function ladderMeasures(
 
   // Fine-tuning and bias correction work on the main graph's layers, and on If branches' where the rung enters bodies
   // (linearLayers.ts): none there, nothing to tune.
-  const prepared = prepareNamed(rt.model).model;
   const tunableInMain = hasLinearLayer(prepared);
   const tunableWithBodies = tunableInMain || hasLinearLayer(prepared, { bodies: true });
   const tunableLayers = (config: QuantConfig) =>
