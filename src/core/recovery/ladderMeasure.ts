@@ -411,6 +411,15 @@ export function ladderMeasures(
       let weightCeiling: WeightCeiling | undefined;
       const grids: GridMeasurement[] = [];
       /**
+       * `c` quantized with the search's ranges (no recovery). The same configuration measured again (held in, then held
+       * out, then on each coarser grid) reuses its quantization: quantizeModel is pure.
+       */
+      let last: { config: QuantConfig; model: ModelProto } | undefined;
+      const quantizedWith = (c: QuantConfig): ModelProto => {
+        if (last?.config !== c) last = { config: c, model: quantizeModel(rt.model, ranges, c).model };
+        return last.model;
+      };
+      /**
        * The target's figure of `c` quantized with the search's ranges (no recovery), on held-in or held-out samples; a
        * task target through `task`, the samples' own task reading.
        */
@@ -420,9 +429,9 @@ export function ladderMeasures(
         task: FigureReader | null,
         grids?: CoarserGrids,
       ) => {
-        const q = quantizeModel(rt.model, ranges, c);
+        const q = quantizedWith(c);
         const runs = runCollector();
-        const comparison = await compareModels(rt.model, grids ? withCoarserGrids(q.model, grids) : q.model, on, {
+        const comparison = await compareModels(rt.model, grids ? withCoarserGrids(q, grids) : q, on, {
           ...UNREAD_BY_FIGURES,
           floatIndex,
           sequence: metric === 'sequence' ? 'always' : 'auto',
