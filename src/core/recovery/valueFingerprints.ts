@@ -14,7 +14,7 @@
  */
 import { bytesOf, digestBytes, digestText } from '../digest.ts';
 import { isExternal } from '../onnx/externalData.ts';
-import { buildGraphIndex } from '../onnx/graphIndex.ts';
+import { assignNodeIds } from '../onnx/nodeIds.ts';
 import {
   isDefaultDomain,
   type AttributeProto,
@@ -187,12 +187,12 @@ interface Branch {
 function ifBranches(main: GraphProto): Map<string, Branch> {
   const out = new Map<string, Branch>();
   const visit = (graph: GraphProto, prefix: string) => {
-    const index = buildGraphIndex(graph);
+    const ids = assignNodeIds(graph.node); // the ids a GraphIndex gives, without building one
     graph.node.forEach((node, i) => {
       if (node.op_type !== 'If' || !isDefaultDomain(node.domain)) return;
       for (const a of node.attribute) {
         if (!a.g) continue;
-        const scope = `${prefix}${node.name || index.ids[i]}/${a.name}/`;
+        const scope = `${prefix}${node.name || ids[i]}/${a.name}/`;
         out.set(scope, { graph: a.g, holder: node, branch: a.name ?? '', parent: prefix });
         visit(a.g, scope);
       }
