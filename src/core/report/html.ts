@@ -77,12 +77,13 @@ function cards(r: Report): string {
   const out: string[] = [];
   const c = r.fidelity.meanCosine;
   const undef = r.fidelity.undefinedOutputs ? `; ${r.fidelity.undefinedOutputs} output(s) undefined` : '';
-  if (r.atDefault) {
+  // The figure at onnxruntime's default options: its own card, and what the worst layer's line reads beside.
+  const atDefault = r.atDefault ? headlineFigure(r.atDefault.outputs, r.atDefault.fidelity.meanCosine) : undefined;
+  if (r.atDefault && atDefault) {
     const d = r.atDefault.fidelity;
     const dUndef = d.undefinedOutputs ? `; ${d.undefinedOutputs} output(s) undefined` : '';
-    const h = headlineFigure(r.atDefault.outputs, d.meanCosine);
     out.push(
-      `<div class="card" data-card="at-default"><div class="label">${h.label}, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(h.value)}">${h.text}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div>${allZeroHtml(r.atDefault.outputs)}</div>`,
+      `<div class="card" data-card="at-default"><div class="label">${atDefault.label}, ${e(r.atDefault.runtime)} default</div><div class="value ${cosineSeverity(atDefault.value)}">${atDefault.text}</div><div class="sub">${e(graphOptimizationLabel(r.atDefault.graphOptimization))}; what a user's session computes${dUndef}</div>${allZeroHtml(r.atDefault.outputs)}</div>`,
     );
   }
   const level = r.atDefault ? `, ${graphOptimizationLabel(r.graphOptimization ?? DEFAULT_GRAPH_OPTIMIZATION)}` : '';
@@ -98,7 +99,7 @@ function cards(r: Report): string {
   }
   const worst = r.layers?.worst[0];
   if (worst) {
-    const headline = r.atDefault ? headlineFigure(r.atDefault.outputs, r.atDefault.fidelity.meanCosine) : own;
+    const headline = atDefault ?? own;
     out.push(
       `<div class="card" data-card="worst-layer"><div class="label">Worst layer SQNR</div><div class="value ${dbSeverity(worst.sqnr)}">${formatDb(worst.sqnr)} dB</div><div class="sub mono">${e(worst.node ?? worst.tensor)}</div><div class="sub" data-meaning>${e(worstLayerMeaning(worst.sqnr, cosineSeverity(headline.value)))}</div></div>`,
     );
